@@ -1,0 +1,48 @@
+/**
+ * The port through which stacksync talks to one target's API. Two adapters implement it
+ * (managed, self-hosted); the planner and executor depend only on this interface.
+ */
+import type {
+  AlertWrite,
+  DashboardWrite,
+  DataSource,
+  LiveAlert,
+  LiveDashboard,
+  LivePipe,
+  LiveState,
+  PipePatch,
+  Variant,
+} from './model.js';
+
+export interface Api {
+  readonly variant: Variant;
+  /** The whole live state in the fewest calls: one list per collection, alert pages on self-hosted. */
+  readLiveState(): Promise<LiveState>;
+
+  listPipes(): Promise<LivePipe[]>;
+  updatePipe(id: string, patch: PipePatch): Promise<LivePipe>;
+
+  listDashboards(): Promise<LiveDashboard[]>;
+  createDashboard(body: DashboardWrite): Promise<LiveDashboard>;
+  updateDashboard(id: string, body: DashboardWrite): Promise<LiveDashboard>;
+  deleteDashboard(id: string): Promise<void>;
+
+  listAlerts(): Promise<LiveAlert[]>;
+  createAlert(body: AlertWrite): Promise<LiveAlert>;
+  updateAlert(id: string, body: AlertWrite): Promise<LiveAlert>;
+  deleteAlert(id: string): Promise<void>;
+
+  listSources(): Promise<DataSource[]>;
+
+  /** Releases pooled connections and timers. */
+  close(): Promise<void>;
+}
+
+/** Observes every HTTP exchange; the metrics module plugs in here without the client knowing it. */
+export interface ApiHooks {
+  onRequest?(event: { method: string; route: string; status: number | 'error'; durationSeconds: number }): void;
+  onRetry?(event: { method: string; route: string; reason: RetryReason; attempt: number; delayMs: number }): void;
+  onRateLimitWait?(event: { waitedSeconds: number }): void;
+}
+
+export type RetryReason = 'throttled' | 'server_error' | 'connection' | 'timeout';

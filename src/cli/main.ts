@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { formatLocation, isStacksyncError } from '../errors.js';
+
+export const EXIT_OK = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_CHANGES = 2;
+
+/** The package version, read once from package.json beside dist/ or src/. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Each subcommand module exports a factory; it resolves to the exit code the command wants. */
+export type CommandFactory = (setExitCode: (code: number) => void) => Command;
+
+export function buildProgram(setExitCode: (code: number) => void, commands: CommandFactory[]): Command {
+  const program = new Command('stacksync')
+    .description('Keep ingestion pipes, dashboards and alerts in Git: plan and apply YAML manifests against the API.')
+    .version(packageVersion(), '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const factory of commands) program.addCommand(factory(setExitCode).exitOverride());
+  return program;
+}
+
+/** Runs the CLI and resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const { commandFactories } = await import('./commands.js');
+  let exitCode = EXIT_OK;
+  const program = buildProgram((code) => (exitCode = code), commandFactories);
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    return reportFailure(error);
+  }
+}
+
+function reportFailure(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // --help and --version end through here with code 0.
+    return error.exitCode === 0 ? EXIT_OK : EXIT_ERROR;
+  }
+  if (isStacksyncError(error)) {
+    const where = formatLocation(error.location);
+    process.stderr.write(`stacksync: ${error.code}: ${where ? `${where}: ` : ''}${error.message}\n`);
+    return EXIT_ERROR;
+  }
+  process.stderr.write(`stacksync: E_INTERNAL: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return EXIT_ERROR;
+}

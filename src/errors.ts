@@ -1,0 +1,85 @@
+/**
+ * The one error type of stacksync. Callers match on `code`, never on the message.
+ * Only the CLI entry turns errors into exit codes.
+ */
+
+/** Every stable error code, with what it means. The README's error table is checked against this list. */
+export const ERROR_CODES = {
+  E_USAGE: 'the command line is wrong',
+  E_CONFIG_INVALID: 'the config file is missing, unreadable or does not match its schema',
+  E_SECRET_MISSING: 'a secret reference names an env var or file that is not there',
+  E_MANIFEST_PARSE: 'a manifest file is not valid YAML, is binary, too large or unsafe',
+  E_MANIFEST_INVALID: 'a manifest does not match the schema of its kind',
+  E_MANIFEST_DUPLICATE: 'two manifests name the same resource',
+  E_REF_UNRESOLVED: 'a reference (target, dashboard, tile) names nothing',
+  E_API_AUTH: 'the API refused the credentials (401/403)',
+  E_API_NOT_FOUND: 'the API has no such resource (404)',
+  E_API_VALIDATION: 'the API rejected the request body (400/409/413/422)',
+  E_API_DEPENDENCY: 'the database service is not running (424)',
+  E_API_THROTTLED: 'the API kept answering 429 past the retry budget',
+  E_API_UNAVAILABLE: 'the API failed (5xx, reset, timeout) past the retry budget',
+  E_API_PROTOCOL: 'the API answered something that is not the documented shape',
+  E_API_AMBIGUOUS: 'a create may or may not have happened (timed out after sending)',
+  E_STATE_CORRUPT: 'the state file cannot be read or parsed',
+  E_STATE_WRITE: 'the state file could not be written',
+  E_PRUNE_REFUSED: 'a prune was refused by the safety caps',
+  E_DEPENDENCY_FAILED: 'an operation was skipped because one it depends on failed',
+  E_EMULATOR_DATA: 'the emulator data or seed file is corrupt or invalid',
+  E_INTERNAL: 'a bug in stacksync',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Where in the manifests a problem is; line and column are 1-based. */
+export interface SourceLocation {
+  file: string;
+  line?: number;
+  column?: number;
+}
+
+export interface StacksyncErrorOptions {
+  /** What the error is about, e.g. `Dashboard/api-latency` or `GET /api/v2/alerts`. */
+  subject?: string;
+  location?: SourceLocation;
+  /** HTTP status, for API errors. */
+  status?: number;
+  /** Extra structured detail; must never hold a secret. */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class StacksyncError extends Error {
+  readonly code: ErrorCode;
+  readonly subject?: string;
+  readonly location?: SourceLocation;
+  readonly status?: number;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: StacksyncErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'StacksyncError';
+    this.code = code;
+    if (options.subject !== undefined) this.subject = options.subject;
+    if (options.location !== undefined) this.location = options.location;
+    if (options.status !== undefined) this.status = options.status;
+    if (options.details !== undefined) this.details = options.details;
+  }
+
+  /** `file:line:column: message` where a location is known, else the message. */
+  override toString(): string {
+    const where = formatLocation(this.location);
+    return where ? `${where}: ${this.message}` : this.message;
+  }
+}
+
+export function formatLocation(location: SourceLocation | undefined): string {
+  if (!location) return '';
+  let text = location.file;
+  if (location.line !== undefined) text += `:${location.line}`;
+  if (location.line !== undefined && location.column !== undefined) text += `:${location.column}`;
+  return text;
+}
+
+export function isStacksyncError(error: unknown, code?: ErrorCode): error is StacksyncError {
+  return error instanceof StacksyncError && (code === undefined || error.code === code);
+}

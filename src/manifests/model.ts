@@ -1,0 +1,98 @@
+/**
+ * Desired state: what the manifests say, after parse, validation and secret resolution.
+ * Pure data; the differ compares it with the live model of `api/model.ts`.
+ */
+import type { AlertChannel, Column, FieldMapping, Kind, PipeSettings, Series, TableMapping } from '../api/model.js';
+import type { SourceLocation } from '../errors.js';
+import type { PipeSourceKind } from '../spec/enums.js';
+
+/** A write-only value (credential) resolved from its reference. */
+export interface SecretValue {
+  /** The resolved value; never logged, rendered or persisted. */
+  value: string;
+  /** HMAC of `value` under the state's key; what the state file keeps and the differ compares. */
+  hmac: string;
+}
+
+interface DesiredBase {
+  kind: Kind;
+  /** `metadata.name`: the manifest's own key, unique per kind per target. */
+  key: string;
+  target: string;
+  location: SourceLocation;
+}
+
+export interface DesiredPipe extends DesiredBase {
+  kind: 'Pipe';
+  pipeId: string;
+  name?: string;
+  source?: {
+    kind: PipeSourceKind;
+    /** Block members other than credentials / accessKey / tableMappings. */
+    block: Record<string, unknown>;
+    /** `credentials` (username/password) or `accessKey` (accessKeyId/secretKey), resolved. */
+    secrets?: { member: 'credentials' | 'accessKey'; fields: Record<string, SecretValue> };
+    /** postgres only: the full desired list. */
+    tableMappings?: TableMapping[];
+    validateSamples?: boolean;
+  };
+  columns?: Column[];
+  fieldMappings?: FieldMapping[];
+  settings?: PipeSettings;
+}
+
+export interface DesiredTile {
+  name: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  asRatio?: boolean;
+  series: Series[];
+  location: SourceLocation;
+}
+
+export interface DesiredDashboard extends DesiredBase {
+  kind: 'Dashboard';
+  name: string;
+  tags?: string[];
+  tiles: DesiredTile[];
+}
+
+export interface DesiredAlert extends DesiredBase {
+  kind: 'Alert';
+  name?: string;
+  message?: string;
+  threshold: number;
+  thresholdType: 'above' | 'below';
+  interval: string;
+  source: 'tile' | 'search';
+  channel: AlertChannel;
+  groupBy?: string;
+  /** `metadata.name` of the Dashboard manifest, for `source: tile`. */
+  dashboard?: string;
+  /** Tile name in that dashboard, for `source: tile`. */
+  tile?: string;
+  savedSearchId?: string;
+}
+
+export type DesiredResource = DesiredPipe | DesiredDashboard | DesiredAlert;
+
+/** One problem found while loading; many are collected per run. */
+export interface LoadProblem {
+  code: 'E_MANIFEST_PARSE' | 'E_MANIFEST_INVALID' | 'E_MANIFEST_DUPLICATE' | 'E_REF_UNRESOLVED' | 'E_SECRET_MISSING';
+  message: string;
+  location: SourceLocation;
+  /** Target the broken document belongs to, when it could be told; prune is blocked for it. */
+  target?: string;
+  /** `Kind/metadata.name` when it could be told, so the daemon can mark just that resource. */
+  subject?: string;
+}
+
+export interface LoadResult {
+  resources: DesiredResource[];
+  problems: LoadProblem[];
+  warnings: LoadProblem[];
+  /** Targets with at least one problem, or with a problem not attributable to one target ('*'). */
+  blockedTargets: Set<string>;
+}

@@ -1,0 +1,109 @@
+/**
+ * Schema validation shared by the emulator (request bodies), the client (responses) and the
+ * manifest loader. Turns ajv's errors into `{ path, message }` issues with a readable path.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { API_SCHEMAS, type ApiSchemaName, type JsonSchema } from './schemas.js';
+
+// ajv-formats is CommonJS; under NodeNext its callable is the `.default` export.
+const addFormats = addFormatsModule.default;
+
+/** One thing wrong with a document. `path` is `tiles[0].w` style; empty for the root. */
+export interface SchemaIssue {
+  path: string;
+  /** JSON pointer segments of the offending value, for mapping back to YAML nodes. */
+  pointer: (string | number)[];
+  message: string;
+}
+
+export type SchemaResult<T> = { ok: true; value: T } | { ok: false; issues: SchemaIssue[] };
+
+/** A new ajv instance configured the way stacksync validates everything. */
+export function createAjv(options: { useDefaults?: boolean } = {}): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: options.useDefaults ?? false });
+  addFormats(ajv);
+  return ajv;
+}
+
+const sharedAjv = createAjv();
+const compiled = new Map<string, ValidateFunction>();
+
+/** A compiled validator for a schema object, cached by identity of the name given. */
+export function compileSchema(name: string, schema: JsonSchema, ajv: Ajv = sharedAjv): ValidateFunction {
+  let validate = compiled.get(name);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(name, validate);
+  }
+  return validate;
+}
+
+/** Validates `data` against one of the API schemas. */
+export function validateApi<T>(name: ApiSchemaName, data: unknown): SchemaResult<T> {
+  const validate = compileSchema(`api:${name}`, API_SCHEMAS[name]);
+  if (validate(data)) return { ok: true, value: data as T };
+  return { ok: false, issues: toIssues(validate.errors ?? []) };
+}
+
+/** Readable issues from ajv errors; drops the noise ajv adds for failed `if`/`oneOf` branches. */
+export function toIssues(errors: ErrorObject[]): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword === 'if') continue;
+    const issue = toIssue(error);
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push(issue);
+  }
+  return issues;
+}
+
+function toIssue(error: ErrorObject): SchemaIssue {
+  const pointer = parsePointer(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params['missingProperty']);
+      return { pointer, path: formatPath([...pointer, missing]), message: 'is required' };
+    }
+    case 'additionalProperties': {
+      const extra = String(params['additionalProperty']);
+      return { pointer: [...pointer, extra], path: formatPath([...pointer, extra]), message: 'is not a known member here' };
+    }
+    case 'enum':
+      return { pointer, path: formatPath(pointer), message: `must be one of ${(params['allowedValues'] as unknown[]).map(String).join(', ')}` };
+    case 'const':
+      return { pointer, path: formatPath(pointer), message: `must be ${JSON.stringify(params['allowedValue'])}` };
+    case 'oneOf':
+      return { pointer, path: formatPath(pointer), message: 'must hold exactly one of its alternatives' };
+    default:
+      return { pointer, path: formatPath(pointer), message: error.message ?? error.keyword };
+  }
+}
+
+function parsePointer(instancePath: string): (string | number)[] {
+  if (!instancePath) return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+}
+
+/** `['tiles', 0, 'w']` → `tiles[0].w`. */
+export function formatPath(pointer: readonly (string | number)[]): string {
+  let text = '';
+  for (const segment of pointer) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text ? `.${segment}` : segment;
+  }
+  return text;
+}
+
+/** `path: message; path: message`, the form both variants' 400 bodies use. */
+export function describeIssues(issues: readonly SchemaIssue[]): string {
+  return issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+}
