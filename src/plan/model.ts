@@ -1,0 +1,108 @@
+/**
+ * A plan: per target, the closed union of changes the differ found, and the API operations that
+ * carry each one out. Plan rendering, apply, logs, metrics and the state file all read this shape.
+ */
+import type { AlertWrite, DashboardWrite, Kind, PipePatch } from '../api/model.js';
+
+export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'unchanged' | 'error';
+export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'unchanged', 'error'];
+
+/** The marker shown instead of any write-only value. */
+export const SENSITIVE = '(sensitive)';
+
+/** One field-level difference; `path` like `tiles[p99].w` or `source.kafka.credentials`. */
+export interface FieldDiff {
+  path: string;
+  /** Absent when the field is new. `(sensitive)` for write-only values. */
+  before?: unknown;
+  /** Absent when the field is removed. `(sensitive)` for write-only values. */
+  after?: unknown;
+}
+
+/** `Kind/metadata.name`, the key a change is known by within its target. */
+export type ChangeKey = `${Kind}/${string}`;
+
+/**
+ * Ids an alert operation needs from a dashboard changed in the same run. The executor takes them
+ * from the dashboard operation's result; without such an operation the body already holds them.
+ */
+export interface AlertRefs {
+  /** The Dashboard change (same target) whose result holds the ids. */
+  dashboard: ChangeKey;
+  /** Tile name in that dashboard. */
+  tile: string;
+}
+
+/**
+ * The API writes of a change, in order. Bodies may hold secret values (pipe credentials):
+ * operations are never rendered, logged or persisted.
+ */
+export type Operation =
+  | { type: 'updatePipe'; id: string; patch: PipePatch; /** `remove-mappings` precedes `add-mappings` */ step?: 'remove-mappings' | 'add-mappings' }
+  | { type: 'createDashboard'; body: DashboardWrite }
+  | { type: 'updateDashboard'; id: string; body: DashboardWrite }
+  | { type: 'deleteDashboard'; id: string }
+  | { type: 'createAlert'; body: AlertWrite; refs?: AlertRefs }
+  | { type: 'updateAlert'; id: string; body: AlertWrite; refs?: AlertRefs }
+  | { type: 'deleteAlert'; id: string };
+
+export interface Change {
+  target: string;
+  kind: Kind;
+  /** `metadata.name` of the manifest; for a delete, the inventory key. */
+  name: string;
+  action: Action;
+  /** Live id, when the resource exists. */
+  id?: string;
+  /** Manifest location; absent for deletes. */
+  file?: string;
+  line?: number;
+  diff: FieldDiff[];
+  /** What apply sends; empty for unchanged and error. For adopt, the writes after taking it over. */
+  operations: Operation[];
+  /** Changes (same target) that must succeed first. */
+  dependsOn: ChangeKey[];
+  /** HMACs of write-only values this change sends, keyed by secret path; recorded after success. */
+  secretHashes?: Record<string, string>;
+  /** Live API name, recorded with a create intent and in the inventory. */
+  liveName?: string;
+  /** True when this resource was matched through a pending create intent (crash recovery). */
+  reclaimed?: boolean;
+  /** Things a reviewer must see, e.g. a tile removal that deletes alerts watching it. */
+  warnings: string[];
+  /** For action `error`: why this resource cannot be planned. */
+  error?: string;
+}
+
+/** A problem that is not one change: a manifest error, an unreachable target. */
+export interface PlanError {
+  file?: string;
+  line?: number;
+  column?: number;
+  target?: string;
+  code: string;
+  message: string;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  adopt: number;
+  unchanged: number;
+  errors: number;
+}
+
+export interface Plan {
+  version: 1;
+  summary: PlanSummary;
+  changes: Change[];
+  errors: PlanError[];
+  warnings: PlanError[];
+}
+
+/** Result of applying one change (apply --output json adds these to each change). */
+export interface ChangeResult {
+  result: 'ok' | 'failed' | 'skipped';
+  error?: string;
+}
