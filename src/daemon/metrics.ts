@@ -1,0 +1,137 @@
+/**
+ * stacksync's Prometheus metrics (design.md, "Daemon"): one registry per process, created once
+ * and passed in. Every closed label set is initialised to 0 so dashboards show zeros, not gaps.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Kind, Variant } from '../api/model.js';
+import { KINDS } from '../api/model.js';
+import type { ApiHooks, RetryReason } from '../api/port.js';
+import type { Action } from '../plan/model.js';
+
+export const RESOURCE_STATUSES = ['in_sync', 'drifted', 'error'] as const;
+export type ResourceStatus = (typeof RESOURCE_STATUSES)[number];
+export const RECONCILE_RESULTS = ['success', 'failure'] as const;
+export const OPERATION_RESULTS = ['ok', 'failed', 'skipped'] as const;
+const RETRY_REASONS: readonly RetryReason[] = ['throttled', 'server_error', 'connection', 'timeout'];
+const WRITE_ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt'];
+
+/** The route templates each variant uses, so request counters start at zero per route. */
+export const ROUTES: Record<Variant, readonly [string, string][]> = {
+  managed: [
+    ['GET', '/v1/organizations/{organizationId}/services/{serviceId}/pipes'],
+    ['PATCH', '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}'],
+    ['GET', '/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards'],
+    ['POST', '/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards'],
+    ['PUT', '/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards/{dashboardId}'],
+    ['DELETE', '/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards/{dashboardId}'],
+    ['GET', '/v1/organizations/{organizationId}/services/{serviceId}/stack/alerts'],
+    ['POST', '/v1/organizations/{organizationId}/services/{serviceId}/stack/alerts'],
+    ['PUT', '/v1/organizations/{organizationId}/services/{serviceId}/stack/alerts/{alertId}'],
+    ['DELETE', '/v1/organizations/{organizationId}/services/{serviceId}/stack/alerts/{alertId}'],
+  ],
+  'self-hosted': [
+    ['GET', '/api/v2/dashboards'],
+    ['POST', '/api/v2/dashboards'],
+    ['PUT', '/api/v2/dashboards/{id}'],
+    ['DELETE', '/api/v2/dashboards/{id}'],
+    ['GET', '/api/v2/alerts'],
+    ['POST', '/api/v2/alerts'],
+    ['PUT', '/api/v2/alerts/{id}'],
+    ['DELETE', '/api/v2/alerts/{id}'],
+  ],
+};
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly reconcileTotal: Counter<'target' | 'result'>;
+  readonly reconcileDuration: Histogram<'target'>;
+  readonly resources: Gauge<'target' | 'kind' | 'status'>;
+  readonly applyOperations: Counter<'target' | 'kind' | 'action' | 'result'>;
+  readonly apiRequests: Counter<'target' | 'method' | 'route' | 'code'>;
+  readonly apiRequestDuration: Histogram<'target' | 'method' | 'route'>;
+  readonly apiRetries: Counter<'target' | 'reason'>;
+  readonly queueDepth: Gauge<'target'>;
+  readonly lastSuccessfulSync: Gauge<'target'>;
+  readonly manifestErrors: Gauge<'target'>;
+  readonly driftSeconds: Gauge<'target' | 'kind'>;
+  readonly rateLimitWait: Counter<'target'>;
+}
+
+/** A fresh registry with every stacksync metric and the default Node process metrics. */
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    reconcileTotal: new Counter({ name: 'stacksync_reconcile_total', help: 'Syncs of a target by result.', labelNames: ['target', 'result'], registers }),
+    reconcileDuration: new Histogram({
+      name: 'stacksync_reconcile_duration_seconds',
+      help: 'Wall time of one sync of a target.',
+      labelNames: ['target'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers,
+    }),
+    resources: new Gauge({ name: 'stacksync_resources', help: 'Managed resources by status (in_sync, drifted, error).', labelNames: ['target', 'kind', 'status'], registers }),
+    applyOperations: new Counter({ name: 'stacksync_apply_operations_total', help: 'Changes applied, by action and result.', labelNames: ['target', 'kind', 'action', 'result'], registers }),
+    apiRequests: new Counter({ name: 'stacksync_api_requests_total', help: 'HTTP requests to the API by route template and status code.', labelNames: ['target', 'method', 'route', 'code'], registers }),
+    apiRequestDuration: new Histogram({
+      name: 'stacksync_api_request_duration_seconds',
+      help: 'Duration of HTTP requests to the API by route template.',
+      labelNames: ['target', 'method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    apiRetries: new Counter({ name: 'stacksync_api_retries_total', help: 'Retried API requests by reason.', labelNames: ['target', 'reason'], registers }),
+    queueDepth: new Gauge({ name: 'stacksync_queue_depth', help: 'Operations waiting in the apply queue of a target.', labelNames: ['target'], registers }),
+    lastSuccessfulSync: new Gauge({ name: 'stacksync_last_successful_sync_timestamp_seconds', help: 'Unix time of the last sync that completed without errors.', labelNames: ['target'], registers }),
+    manifestErrors: new Gauge({ name: 'stacksync_manifest_errors', help: 'Manifest load and validation errors in the last snapshot.', labelNames: ['target'], registers }),
+    driftSeconds: new Gauge({ name: 'stacksync_drift_seconds', help: 'Age of the oldest unhealed drift by kind (0 when in sync).', labelNames: ['target', 'kind'], registers }),
+    rateLimitWait: new Counter({ name: 'stacksync_rate_limit_wait_seconds_total', help: 'Time spent waiting for the client-side rate limit.', labelNames: ['target'], registers }),
+  };
+}
+
+/** Sets every closed label combination of one target to 0. */
+export function initTargetMetrics(metrics: Metrics, target: string, variant: Variant): void {
+  metrics.reconcileDuration.zero({ target });
+  for (const result of RECONCILE_RESULTS) metrics.reconcileTotal.inc({ target, result }, 0);
+  for (const kind of KINDS) {
+    for (const status of RESOURCE_STATUSES) metrics.resources.set({ target, kind, status }, 0);
+    for (const action of WRITE_ACTIONS) {
+      for (const result of OPERATION_RESULTS) metrics.applyOperations.inc({ target, kind, action, result }, 0);
+    }
+    metrics.driftSeconds.set({ target, kind }, 0);
+  }
+  for (const reason of RETRY_REASONS) metrics.apiRetries.inc({ target, reason }, 0);
+  for (const [method, route] of ROUTES[variant]) {
+    metrics.apiRequests.inc({ target, method, route, code: '200' }, 0);
+    metrics.apiRequestDuration.zero({ target, method, route });
+  }
+  metrics.queueDepth.set({ target }, 0);
+  metrics.lastSuccessfulSync.set({ target }, 0);
+  metrics.manifestErrors.set({ target }, 0);
+  metrics.rateLimitWait.inc({ target }, 0);
+}
+
+/** The client's hooks, feeding this registry for one target. */
+export function apiHooksFor(metrics: Metrics, target: string): ApiHooks {
+  return {
+    onRequest({ method, route, status, durationSeconds }) {
+      metrics.apiRequests.inc({ target, method, route, code: String(status) });
+      metrics.apiRequestDuration.observe({ target, method, route }, durationSeconds);
+    },
+    onRetry({ reason }) {
+      metrics.apiRetries.inc({ target, reason });
+    },
+    onRateLimitWait({ waitedSeconds }) {
+      metrics.rateLimitWait.inc({ target }, waitedSeconds);
+    },
+  };
+}
+
+/** Resource counts of one target by kind and status, replacing the previous figures. */
+export function setResourceCounts(metrics: Metrics, target: string, counts: Record<Kind, Record<ResourceStatus, number>>): void {
+  for (const kind of KINDS) {
+    for (const status of RESOURCE_STATUSES) metrics.resources.set({ target, kind, status }, counts[kind][status]);
+  }
+}
