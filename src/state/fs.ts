@@ -1,0 +1,72 @@
+/**
+ * The slice of `node:fs/promises` the state layer uses, so tests can inject failures
+ * (a rename that throws, a disk that is full) without touching the real disk's behaviour.
+ */
+import * as fsPromises from 'node:fs/promises';
+
+export interface StateFileHandle {
+  writeFile(data: string): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StateFs {
+  readFile(path: string, encoding: 'utf8'): Promise<string>;
+  open(path: string, flags: string, mode?: number): Promise<StateFileHandle>;
+  rename(from: string, to: string): Promise<void>;
+  link(existing: string, created: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  mkdir(path: string, options: { recursive: true; mode: number }): Promise<unknown>;
+  stat(path: string): Promise<{ mode: number; isFile(): boolean }>;
+}
+
+/** The real file system. */
+export const nodeFs: StateFs = fsPromises;
+
+/** The errno code of a Node file-system error, if any. */
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  const code = (error as { code: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Writes `data` to `path` and flushes it to disk; the handle is closed whatever happens. */
+export async function writeDurably(fs: StateFs, path: string, data: string, flags: string, mode: number): Promise<void> {
+  const handle = await fs.open(path, flags, mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Flushes a directory entry (a rename or link) to disk. Some platforms cannot open a directory
+ * for syncing; there the rename is as durable as the OS makes it, so those errors are ignored.
+ */
+export async function syncDirectory(fs: StateFs, dir: string): Promise<void> {
+  let handle: StateFileHandle;
+  try {
+    handle = await fs.open(dir, 'r');
+  } catch (error) {
+    if (['EISDIR', 'EPERM', 'EACCES', 'EINVAL'].includes(errnoCode(error) ?? '')) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!['EINVAL', 'EPERM', 'EBADF'].includes(errnoCode(error) ?? '')) throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Removes a file, ignoring that it is already gone. */
+export async function removeQuietly(fs: StateFs, path: string): Promise<void> {
+  try {
+    await fs.unlink(path);
+  } catch {
+    // Best effort: a leftover temp file is harmless and the error that led here matters more.
+  }
+}

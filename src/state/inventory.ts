@@ -1,0 +1,77 @@
+/**
+ * Pure transitions of one target's state: each takes a `TargetState` and returns a new one,
+ * never touching its input (the store hands out frozen states). The executor composes them
+ * and saves after each completed write.
+ */
+import type { Kind } from '../api/model.js';
+import { secretHashKey, type CreateIntent, type InventoryEntry, type TargetState } from './model.js';
+
+/** The inventory entry of `kind/key`, if stacksync owns it. */
+export function inventoryEntry(state: TargetState, kind: Kind, key: string): InventoryEntry | undefined {
+  return Object.hasOwn(state.inventory[kind], key) ? state.inventory[kind][key] : undefined;
+}
+
+/** Records a resource this run created, and drops its create intent: both land in one save. */
+export function recordCreated(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
+  return clearIntent(withEntry(state, kind, key, entry), kind, key);
+}
+
+/**
+ * Records a resource taken over (adopted, reclaimed after a crash, or simply updated: its id or
+ * name may have changed). Drops any intent for it, since it is now owned.
+ */
+export function recordAdopted(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
+  return clearIntent(withEntry(state, kind, key, entry), kind, key);
+}
+
+/** Forgets a deleted resource: its inventory entry and the secret hashes kept for it. */
+export function recordDeleted(state: TargetState, kind: Kind, key: string): TargetState {
+  const { [key]: _gone, ...rest } = state.inventory[kind];
+  const prefix = secretHashKey(kind, key, '');
+  const secretHashes = Object.fromEntries(Object.entries(state.secretHashes).filter(([name]) => !name.startsWith(prefix)));
+  return { ...state, inventory: { ...state.inventory, [kind]: rest }, secretHashes };
+}
+
+/** Records that a create of `kind/key` is about to be sent; replaces an older intent for it. */
+export function addIntent(state: TargetState, intent: CreateIntent): TargetState {
+  const others = state.intents.filter((pending) => !(pending.kind === intent.kind && pending.key === intent.key));
+  return { ...state, intents: [...others, intent] };
+}
+
+export function clearIntent(state: TargetState, kind: Kind, key: string): TargetState {
+  const intents = state.intents.filter((pending) => !(pending.kind === kind && pending.key === key));
+  return intents.length === state.intents.length ? state : { ...state, intents };
+}
+
+/** A pending intent of `kind` matching the manifest key and/or the API name given. */
+export function findIntent(state: TargetState, kind: Kind, match: { key?: string; name?: string }): CreateIntent | undefined {
+  return state.intents.find(
+    (intent) =>
+      intent.kind === kind && (match.key === undefined || intent.key === match.key) && (match.name === undefined || intent.name === match.name),
+  );
+}
+
+/** Records the HMACs of write-only values sent for `kind/key`, keyed by secret path. */
+export function recordSecretHashes(state: TargetState, kind: Kind, key: string, hashes: Readonly<Record<string, string>>): TargetState {
+  const entries = Object.entries(hashes);
+  if (entries.length === 0) return state;
+  const secretHashes = { ...state.secretHashes };
+  for (const [path, hash] of entries) secretHashes[secretHashKey(kind, key, path)] = hash;
+  return { ...state, secretHashes };
+}
+
+/** The HMAC last sent for one secret path of `kind/key`; unknown means "apply once". */
+export function secretHash(state: TargetState, kind: Kind, key: string, path: string): string | undefined {
+  return state.secretHashes[secretHashKey(kind, key, path)];
+}
+
+/** How many resources of this target stacksync owns, optionally of one kind (the base of maxDeletePercent). */
+export function managedCount(state: TargetState, kind?: Kind): number {
+  const kinds = kind ? [kind] : (Object.keys(state.inventory) as Kind[]);
+  return kinds.reduce((sum, each) => sum + Object.keys(state.inventory[each]).length, 0);
+}
+
+function withEntry(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
+  const clean: InventoryEntry = entry.name === undefined ? { id: entry.id } : { id: entry.id, name: entry.name };
+  return { ...state, inventory: { ...state.inventory, [kind]: { ...state.inventory[kind], [key]: clean } } };
+}
