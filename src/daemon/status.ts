@@ -1,0 +1,167 @@
+/**
+ * The `/status` document and the in-memory tracker that builds it from sync reports. No I/O and
+ * no clock of its own (the clock is passed in), so it is tested with plain data. The same figures
+ * feed the `stacksync_resources` and `stacksync_drift_seconds` gauges.
+ */
+import type { Kind } from '../api/model.js';
+import { KINDS } from '../api/model.js';
+import type { Metrics, ResourceStatus } from './metrics.js';
+import { RESOURCE_STATUSES, setResourceCounts } from './metrics.js';
+
+/** What one sync found out about one resource. */
+export interface ResourceObservation {
+  kind: Kind;
+  /** `metadata.name` of the manifest (or the inventory key of something being pruned). */
+  name: string;
+  status: ResourceStatus;
+  /** Live id, when the resource exists. */
+  id?: string;
+  /** Why the resource is in `error`; never holds a secret. */
+  error?: string;
+  /** Manifest location, when there is one. */
+  file?: string;
+  line?: number;
+}
+
+/** A resource as `/status` shows it. */
+export interface ResourceStatusEntry extends ResourceObservation {
+  /** ISO time since when the resource has been drifted without a heal; only on `drifted`. */
+  driftSince?: string;
+}
+
+export interface TargetStatus {
+  /** ISO time the last sync finished, whatever its result. */
+  lastSyncAt?: string;
+  lastResult?: 'success' | 'failure';
+  /** ISO time the last fully successful sync finished. */
+  lastSuccessAt?: string;
+  /** The most recent sync error and when it happened; kept after later successes, for diagnosis. */
+  lastError?: string;
+  lastErrorAt?: string;
+  /** The checkout revision the last finished sync read, when the checkout is a git worktree. */
+  revision?: string;
+  /** True while a sync of this target runs. */
+  syncing: boolean;
+  /** Every resource the last sync that could tell reported, sorted by kind then name. */
+  resources: ResourceStatusEntry[];
+}
+
+/** The `/status` JSON document. */
+export interface StatusDocument {
+  version: 1;
+  /** ISO time the document was made. */
+  generatedAt: string;
+  /** Every target has finished its first sync. */
+  ready: boolean;
+  targets: Record<string, TargetStatus>;
+}
+
+/** What the daemon tells the tracker when a sync of a target ends. */
+export interface SyncReport {
+  /** True when the sync completed without any error. */
+  ok: boolean;
+  /** The sync's error, for a failed sync; never holds a secret. */
+  error?: string;
+  revision?: string;
+  /** What the sync found; omit when it could not tell (e.g. the API was unreachable) to keep the last known. */
+  resources?: ResourceObservation[];
+}
+
+export interface StatusTracker {
+  syncStarted(target: string): void;
+  syncFinished(target: string, report: SyncReport): void;
+  /** One target's status; undefined for an unknown target. */
+  target(target: string): TargetStatus | undefined;
+  /** Every target has finished at least one sync (success or not): what `/readyz` reports. */
+  ready(): boolean;
+  document(): StatusDocument;
+}
+
+export type Counts = Record<Kind, Record<ResourceStatus, number>>;
+
+/** A tracker for a fixed set of targets; `now` returns epoch milliseconds. */
+export function createStatusTracker(targets: readonly string[], now: () => number): StatusTracker {
+  const state = new Map<string, TargetStatus>(targets.map((name) => [name, { syncing: false, resources: [] }]));
+  const known = (target: string): TargetStatus => {
+    const status = state.get(target);
+    if (status === undefined) throw new Error(`unknown target ${target}`);
+    return status;
+  };
+  return {
+    syncStarted(target) {
+      known(target).syncing = true;
+    },
+    syncFinished(target, report) {
+      state.set(target, applyReport(known(target), report, new Date(now()).toISOString()));
+    },
+    target: (target) => structuredClone(state.get(target)),
+    ready: () => allSynced(state),
+    document: () => ({
+      version: 1,
+      generatedAt: new Date(now()).toISOString(),
+      ready: allSynced(state),
+      targets: structuredClone(Object.fromEntries(state)),
+    }),
+  };
+}
+
+function allSynced(state: ReadonlyMap<string, TargetStatus>): boolean {
+  return [...state.values()].every((status) => status.lastSyncAt !== undefined);
+}
+
+/** The status of a target after a sync ends. */
+export function applyReport(previous: TargetStatus, report: SyncReport, at: string): TargetStatus {
+  const next: TargetStatus = { ...previous, syncing: false, lastSyncAt: at, lastResult: report.ok ? 'success' : 'failure' };
+  if (report.ok) next.lastSuccessAt = at;
+  if (report.error !== undefined) {
+    next.lastError = report.error;
+    next.lastErrorAt = at;
+  }
+  if (report.revision !== undefined) next.revision = report.revision;
+  if (report.resources !== undefined) next.resources = mergeResources(previous.resources, report.resources, at);
+  return next;
+}
+
+/** The observed resources, sorted, each drifted one keeping the `driftSince` it already had. */
+export function mergeResources(previous: readonly ResourceStatusEntry[], observed: readonly ResourceObservation[], at: string): ResourceStatusEntry[] {
+  const since = new Map(previous.filter((entry) => entry.driftSince !== undefined).map((entry) => [keyOf(entry), entry.driftSince]));
+  return observed
+    .map((resource): ResourceStatusEntry => {
+      if (resource.status !== 'drifted') return { ...resource };
+      return { ...resource, driftSince: since.get(keyOf(resource)) ?? at };
+    })
+    .sort(byKindThenName);
+}
+
+/** Resource counts by kind and status, every combination present (what `setResourceCounts` takes). */
+export function countByStatus(resources: readonly ResourceObservation[]): Counts {
+  const counts = Object.fromEntries(KINDS.map((kind) => [kind, Object.fromEntries(RESOURCE_STATUSES.map((status) => [status, 0]))])) as Counts;
+  for (const resource of resources) counts[resource.kind][resource.status] += 1;
+  return counts;
+}
+
+/** Age in seconds of the oldest unhealed drift per kind; 0 for a kind with none. */
+export function driftAges(resources: readonly ResourceStatusEntry[], nowMs: number): Record<Kind, number> {
+  const ages = Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<Kind, number>;
+  for (const resource of resources) {
+    if (resource.status !== 'drifted' || resource.driftSince === undefined) continue;
+    const age = Math.max(0, (nowMs - Date.parse(resource.driftSince)) / 1000);
+    ages[resource.kind] = Math.max(ages[resource.kind], age);
+  }
+  return ages;
+}
+
+/** Sets the resource and drift gauges of one target from its status. */
+export function recordStatusMetrics(metrics: Metrics, target: string, status: TargetStatus, nowMs: number): void {
+  setResourceCounts(metrics, target, countByStatus(status.resources));
+  const ages = driftAges(status.resources, nowMs);
+  for (const kind of KINDS) metrics.driftSeconds.set({ target, kind }, ages[kind]);
+}
+
+function keyOf(resource: Pick<ResourceObservation, 'kind' | 'name'>): string {
+  return `${resource.kind}/${resource.name}`;
+}
+
+function byKindThenName(a: ResourceObservation, b: ResourceObservation): number {
+  return KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
