@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addIntent,
+  clearIntent,
+  findIntent,
+  inventoryEntry,
+  managedCount,
+  recordAdopted,
+  recordCreated,
+  recordDeleted,
+  recordSecretHashes,
+  secretHash,
+} from '../../src/state/inventory.js';
+import { emptyTargetState, type TargetState } from '../../src/state/model.js';
+
+const AT = '2026-03-15T10:20:30.000Z';
+const HASH = 'b'.repeat(64);
+
+function frozen(state: TargetState): TargetState {
+  return JSON.parse(JSON.stringify(state), (_key, value: unknown) => (typeof value === 'object' && value !== null ? Object.freeze(value) : value)) as TargetState;
+}
+
+describe('inventory transitions', () => {
+  it('records a create and clears its intent in one step, leaving the input untouched', () => {
+    const before = frozen(addIntent(emptyTargetState(), { kind: 'Dashboard', key: 'api', name: 'API', at: AT }));
+    const after = recordCreated(before, 'Dashboard', 'api', { id: 'd1', name: 'API' });
+    expect(after.inventory.Dashboard).toEqual({ api: { id: 'd1', name: 'API' } });
+    expect(after.intents).toEqual([]);
+    expect(before.intents).toHaveLength(1);
+    expect(inventoryEntry(after, 'Dashboard', 'api')).toEqual({ id: 'd1', name: 'API' });
+    expect(inventoryEntry(after, 'Dashboard', 'toString')).toBeUndefined();
+  });
+
+  it('replaces an intent for the same kind and key, and finds intents by key or API name', () => {
+    let state = addIntent(emptyTargetState(), { kind: 'Alert', key: 'slow', name: 'Slow', at: AT });
+    state = addIntent(state, { kind: 'Alert', key: 'slow', name: 'Slow v2', at: AT });
+    state = addIntent(state, { kind: 'Dashboard', key: 'slow', name: 'Slow', at: AT });
+    expect(state.intents).toHaveLength(2);
+    expect(findIntent(state, 'Alert', { name: 'Slow v2' })?.key).toBe('slow');
+    expect(findIntent(state, 'Alert', { name: 'Slow' })).toBeUndefined();
+    expect(findIntent(state, 'Dashboard', { key: 'slow' })?.name).toBe('Slow');
+    expect(clearIntent(state, 'Alert', 'slow').intents).toEqual([{ kind: 'Dashboard', key: 'slow', name: 'Slow', at: AT }]);
+  });
+
+  it('adopting records the id and drops any intent', () => {
+    const state = recordAdopted(addIntent(emptyTargetState(), { kind: 'Alert', key: 'a', name: 'A', at: AT }), 'Alert', 'a', { id: 'x' });
+    expect(state.inventory.Alert).toEqual({ a: { id: 'x' } });
+    expect(state.intents).toEqual([]);
+  });
+
+  it('forgets a deleted resource together with its secret hashes only', () => {
+    let state = recordCreated(emptyTargetState(), 'Pipe', 'orders', { id: 'p1' });
+    state = recordCreated(state, 'Pipe', 'orders-2', { id: 'p2' });
+    state = recordSecretHashes(state, 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
+    state = recordSecretHashes(state, 'Pipe', 'orders-2', { 'source.kafka.credentials': HASH });
+    const after = recordDeleted(frozen(state), 'Pipe', 'orders');
+    expect(after.inventory.Pipe).toEqual({ 'orders-2': { id: 'p2' } });
+    expect(after.secretHashes).toEqual({ 'Pipe/orders-2:source.kafka.credentials': HASH });
+  });
+
+  it('keeps secret hashes by kind/key:path and counts managed resources', () => {
+    let state = recordSecretHashes(emptyTargetState(), 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
+    expect(secretHash(state, 'Pipe', 'orders', 'source.kafka.credentials')).toBe(HASH);
+    expect(secretHash(state, 'Pipe', 'other', 'source.kafka.credentials')).toBeUndefined();
+    state = recordCreated(recordCreated(state, 'Alert', 'a', { id: '1' }), 'Dashboard', 'd', { id: '2' });
+    expect(managedCount(state)).toBe(2);
+    expect(managedCount(state, 'Alert')).toBe(1);
+    expect(managedCount(emptyTargetState())).toBe(0);
+  });
+});
