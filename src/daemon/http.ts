@@ -1,0 +1,140 @@
+/**
+ * The daemon's HTTP endpoints (design.md, "Daemon"): Prometheus metrics, liveness, readiness, the
+ * status document and a reload hook that git-sync's `--webhook-url` can call. node:http only: six
+ * fixed routes need no framework.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { StacksyncError } from '../errors.js';
+import type { StatusDocument } from './status.js';
+
+/** `--listen` default (design.md). */
+export const DEFAULT_LISTEN = '0.0.0.0:9464';
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export interface HttpServerOptions extends ListenAddress {
+  /** The process's metrics registry, served on `/metrics`. */
+  registry: Registry;
+  /** The current `/status` document. */
+  status: () => StatusDocument;
+  /** Whether `/readyz` answers 200 (after the first complete sync). */
+  ready: () => boolean;
+  /** Called on `POST /-/reload`; should trigger a sync of every target and return at once. */
+  onReload: () => void;
+  logger?: Logger;
+}
+
+export interface RunningHttpServer {
+  /** `http://HOST:PORT`, IPv6 hosts in brackets. */
+  url: string;
+  /** The bound port (the free one picked when asked for 0). */
+  port: number;
+  /** Stops accepting connections, closes idle keep-alive ones and waits for requests in flight. */
+  close(): Promise<void>;
+}
+
+interface Reply {
+  status: number;
+  body: string;
+  type?: string;
+  headers?: Record<string, string>;
+}
+
+type Handler = (options: HttpServerOptions) => Reply | Promise<Reply>;
+
+const TEXT = 'text/plain; charset=utf-8';
+
+/** Route table: path → method → handler. A known path with another method is a 405. */
+const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
+  '/metrics': { GET: async ({ registry }) => ({ status: 200, body: await registry.metrics(), type: registry.contentType }) },
+  '/healthz': { GET: () => ({ status: 200, body: 'ok\n' }) },
+  '/readyz': { GET: ({ ready }) => (ready() ? { status: 200, body: 'ok\n' } : { status: 503, body: 'not ready: the first sync has not completed\n' }) },
+  '/status': { GET: ({ status }) => ({ status: 200, body: `${JSON.stringify(status(), null, 2)}\n`, type: 'application/json; charset=utf-8' }) },
+  '/-/reload': {
+    POST: ({ onReload }) => {
+      onReload();
+      return { status: 202, body: 'reload triggered\n' };
+    },
+  },
+};
+
+/** Starts the server and resolves once it listens. */
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const server = createServer((request, response) => void handle(options, request, response));
+  // Nothing here is slow: bound every exchange so a stuck client cannot hold a socket forever.
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 5_000;
+  await listen(server, options);
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://${formatHost(options.host)}:${port}`, port, close: () => closeServer(server) };
+}
+
+async function handle(options: HttpServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  request.resume(); // bodies are ignored; drain them so keep-alive works
+  let reply: Reply;
+  try {
+    reply = await route(options, request);
+  } catch (error) {
+    options.logger?.error({ err: error, path: request.url }, 'HTTP handler failed');
+    reply = { status: 500, body: 'internal error\n' };
+  }
+  response.writeHead(reply.status, { 'content-type': reply.type ?? TEXT, 'cache-control': 'no-store', ...reply.headers });
+  response.end(reply.body); // node drops the body of a HEAD reply itself
+}
+
+function route(options: HttpServerOptions, request: IncomingMessage): Reply | Promise<Reply> {
+  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  const methods = ROUTES[path];
+  if (methods === undefined) return { status: 404, body: 'not found\n' };
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  const handler = method === 'GET' || method === 'POST' ? methods[method] : undefined;
+  if (handler === undefined) return { status: 405, body: 'method not allowed\n', headers: { allow: allowed(methods) } };
+  return handler(options);
+}
+
+function allowed(methods: Partial<Record<'GET' | 'POST', Handler>>): string {
+  return Object.keys(methods).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ');
+}
+
+function listen(server: Server, { host, port }: ListenAddress): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(new StacksyncError('E_USAGE', `cannot listen on ${formatHost(host)}:${port}: ${error.code ?? error.message}`, { cause: error }));
+    });
+    server.listen(port, host, () => resolve());
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeIdleConnections();
+  });
+}
+
+function formatHost(host: string): string {
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
+/**
+ * Parses `--listen`: `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (all interfaces).
+ * @throws StacksyncError `E_USAGE` naming the bad value.
+ */
+export function parseListen(text: string): ListenAddress {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[3]);
+  const host = match?.[1] ?? match?.[2];
+  if (match === null || host === undefined || port > 65535) {
+    throw new StacksyncError('E_USAGE', `--listen must be HOST:PORT, [IPv6]:PORT or :PORT with a port 0-65535, got ${JSON.stringify(text)}`);
+  }
+  if (match[1] !== undefined && isIP(host) !== 6) throw new StacksyncError('E_USAGE', `--listen: ${JSON.stringify(host)} is not an IPv6 address`);
+  return { host: host === '' ? '0.0.0.0' : host, port };
+}
