@@ -1,0 +1,121 @@
+/**
+ * What a failed exchange means: the error code for an HTTP status, the server's message from either
+ * variant's error body, and what kind of transport failure undici reported. Pure functions; the
+ * retry loop in `transport.ts` decides what to do with the answers.
+ */
+import type { ErrorCode } from '../errors.js';
+import type { RetryReason } from './port.js';
+
+/** Server messages are quoted in errors and logs; keep them to a readable size. */
+const MAX_MESSAGE_LENGTH = 500;
+
+/** The error code of a final (non-retried) HTTP status, or of a transient one once retries are spent. */
+export function codeForStatus(status: number): ErrorCode {
+  switch (status) {
+    case 400:
+    case 409:
+    case 413:
+    case 422:
+      return 'E_API_VALIDATION';
+    case 401:
+    case 403:
+      return 'E_API_AUTH';
+    case 404:
+      return 'E_API_NOT_FOUND';
+    case 424:
+      return 'E_API_DEPENDENCY';
+    case 429:
+      return 'E_API_THROTTLED';
+    default:
+      return status >= 500 ? 'E_API_UNAVAILABLE' : 'E_API_PROTOCOL';
+  }
+}
+
+/** Statuses worth trying again: the server was busy or broken, not the request wrong. */
+export function isTransientStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+export interface ServerError {
+  /** Human-readable detail, e.g. `threshold must be a number`. */
+  message?: string;
+  /** Managed variant's code, e.g. `BAD_REQUEST`. */
+  serverCode?: string;
+  requestId?: string;
+}
+
+/**
+ * Reads both variants' error bodies: managed `{status, error: "CODE: detail", requestId}`,
+ * self-hosted `{message}`, or plain text (`Unauthorized`, `Not Found`).
+ */
+export function parseServerError(text: string): ServerError {
+  const trimmed = text.trim();
+  if (trimmed === '') return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(trimmed);
+  } catch {
+    return { message: clip(trimmed) };
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return { message: clip(trimmed) };
+  return fromErrorObject(json as Record<string, unknown>);
+}
+
+function fromErrorObject(body: Record<string, unknown>): ServerError {
+  const result: ServerError = {};
+  if (typeof body['requestId'] === 'string') result.requestId = body['requestId'];
+  const error = body['error'];
+  const message = body['message'];
+  if (typeof error === 'string') {
+    const match = /^([A-Z][A-Z0-9_]*):\s*(.*)$/s.exec(error);
+    if (match?.[1] !== undefined) {
+      result.serverCode = match[1];
+      result.message = clip(match[2] ?? '');
+    } else {
+      result.message = clip(error);
+    }
+  }
+  if (typeof message === 'string' && result.message === undefined) result.message = clip(message);
+  return result;
+}
+
+function clip(text: string): string {
+  return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
+}
+
+/** A transport failure, as far as retrying is concerned. */
+export interface NetworkFailure {
+  /** Undefined: not a failure worth retrying (a bug, a bad argument, a closed client). */
+  reason?: Extract<RetryReason, 'connection' | 'timeout'>;
+  /** Whether the request may have reached the server (so a create may have happened). */
+  maybeSent: boolean;
+  /** undici's or Node's code, e.g. `UND_ERR_SOCKET`, `ECONNREFUSED`. */
+  code: string;
+  /** The error's own message; may quote headers, so redact before use. */
+  message: string;
+}
+
+/** Failures before a byte of the request left: nothing happened on the server. */
+const NOT_SENT_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+/** Failures of a connection that carried (or may have carried) the request. */
+const SENT_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_CLOSED', 'HPE_INVALID_CONSTANT', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+const SENT_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+export function classifyNetworkError(error: unknown): NetworkFailure {
+  const code = errorCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return { reason: 'timeout', maybeSent: false, code, message };
+  if (SENT_TIMEOUT_CODES.has(code)) return { reason: 'timeout', maybeSent: true, code, message };
+  if (NOT_SENT_CONNECTION_CODES.has(code)) return { reason: 'connection', maybeSent: false, code, message };
+  if (SENT_CONNECTION_CODES.has(code)) return { reason: 'connection', maybeSent: true, code, message };
+  return { maybeSent: false, code, message };
+}
+
+/** The code of an error or of an error it wraps (wrappers put the socket error in `cause`). */
+function errorCode(error: unknown): string {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+  }
+  return error instanceof Error ? error.name : 'UNKNOWN';
+}

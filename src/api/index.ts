@@ -1,0 +1,125 @@
+/**
+ * The API client: `createApi(connection, options)` gives the {@link Api} of one target, managed or
+ * self-hosted, over undici, with its own pacing, retries and keep-alive pool.
+ */
+import type { Logger } from 'pino';
+import { Agent, type Dispatcher } from 'undici';
+import type { Credentials, RateLimit, TargetConnection } from '../config/model.js';
+import { StacksyncError } from '../errors.js';
+import { DEFAULT_RATE_LIMITS } from '../spec/enums.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
+import { ManagedAdapter } from './managed.js';
+import { defaultSleep, Pacer, type Sleep } from './pacer.js';
+import type { Api, ApiHooks } from './port.js';
+import { credentialStrings, Redactor } from './redact.js';
+import { SelfHostedAdapter } from './self-hosted.js';
+import { DEFAULT_TIMEOUTS, Transport, type Timeouts } from './transport.js';
+
+export type { Api, ApiHooks, RetryReason } from './port.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
+export { DEFAULT_TIMEOUTS, type Timeouts } from './transport.js';
+export { MANAGED_ROUTES, SELF_HOSTED_ROUTES } from './routes.js';
+export { Pacer, type PacerOptions, type Sleep } from './pacer.js';
+
+/** Everything optional; defaults are production settings. */
+export interface ApiOptions {
+  /** HTTP layer; default an Agent owned (and closed) by the client. Tests pass a MockAgent. */
+  dispatcher?: Dispatcher;
+  /** Metrics observers. */
+  hooks?: ApiHooks;
+  /** Gets debug lines per request and warnings per retry; never headers or bodies. */
+  logger?: Logger;
+  /** Defaults in {@link DEFAULT_TIMEOUTS}. */
+  timeouts?: Partial<Timeouts>;
+  /** Defaults in {@link DEFAULT_RETRY_POLICY}. */
+  retry?: Partial<RetryPolicy>;
+  /** Milliseconds clock; default `Date.now`. */
+  now?: () => number;
+  /** Default: a global `setTimeout`, so fake timers control it. */
+  sleep?: Sleep;
+  /** Jitter source in [0, 1); default `Math.random`. */
+  random?: () => number;
+  /** Default `stacksync`. */
+  userAgent?: string;
+}
+
+export function createApi(connection: TargetConnection, options: ApiOptions = {}): Api {
+  const credentials = checkedCredentials(connection);
+  const baseUrl = checkedBaseUrl(connection);
+  const ids = connection.variant === 'managed' ? managedIds(connection) : undefined;
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? defaultSleep;
+  const hooks = options.hooks ?? {};
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const rateLimit: RateLimit = connection.rateLimit ?? DEFAULT_RATE_LIMITS[connection.variant];
+  const ownAgent = options.dispatcher ? undefined : new Agent({ connect: { timeout: timeouts.connectMs }, connections: rateLimit.concurrency });
+  const pacer = new Pacer({
+    ...rateLimit,
+    now,
+    sleep,
+    onWait: (waitedMs) => {
+      try {
+        hooks.onRateLimitWait?.({ waitedSeconds: waitedMs / 1000 });
+      } catch {
+        // Observability is best effort.
+      }
+    },
+  });
+  const transport = new Transport({
+    baseUrl,
+    authorization: authorization(credentials),
+    dispatcher: options.dispatcher ?? (ownAgent as Agent),
+    pacer,
+    retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    timeouts,
+    hooks,
+    ...(options.logger ? { logger: options.logger.child({ component: 'api', target: connection.name }) } : {}),
+    redactor: new Redactor(credentialStrings(credentials)),
+    now,
+    sleep,
+    random: options.random ?? Math.random,
+    userAgent: options.userAgent ?? 'stacksync',
+  });
+  const close = async (): Promise<void> => {
+    transport.close();
+    pacer.close();
+    await ownAgent?.close();
+  };
+  return ids ? new ManagedAdapter(transport, ids, close) : new SelfHostedAdapter(transport, close);
+}
+
+function authorization(credentials: Credentials): string {
+  if (credentials.variant === 'self-hosted') return `Bearer ${credentials.token}`;
+  return `Basic ${Buffer.from(`${credentials.keyId}:${credentials.keySecret}`).toString('base64')}`;
+}
+
+function checkedCredentials(connection: TargetConnection): Credentials {
+  if (connection.credentials.variant !== connection.variant) {
+    throw configError(connection, `credentials are for a ${connection.credentials.variant} target`);
+  }
+  return connection.credentials;
+}
+
+function managedIds(connection: TargetConnection): { organizationId: string; serviceId: string } {
+  const { organizationId, serviceId } = connection;
+  if (!organizationId || !serviceId) throw configError(connection, 'a managed target needs organizationId and serviceId');
+  return { organizationId, serviceId };
+}
+
+/** The base URL without any user-info part, which would otherwise put a credential in URLs. */
+function checkedBaseUrl(connection: TargetConnection): string {
+  let url: URL;
+  try {
+    url = new URL(connection.baseUrl);
+  } catch {
+    throw configError(connection, 'baseUrl is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(connection, 'baseUrl must be http or https');
+  url.username = '';
+  url.password = '';
+  return url.toString();
+}
+
+function configError(connection: TargetConnection, message: string): StacksyncError {
+  return new StacksyncError('E_CONFIG_INVALID', `target ${connection.name}: ${message}`, { subject: `target ${connection.name}` });
+}

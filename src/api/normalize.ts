@@ -1,0 +1,302 @@
+/**
+ * Reads what the service returned into the internal model (`model.ts`), so the differ never sees
+ * a difference between variants or between service versions.
+ *
+ * Loose where real services vary (api-notes): `dashboard` or `dashboardId`, `savedSearch` or
+ * `savedSearchId`, `saved_search` for `search`, upper-case states, `_id` for `id`, `null` for
+ * absent, sparse pipes, unknown extra members. Strict where a wrong shape would make a plan wrong:
+ * ids, names, numbers, tile geometry, the one source block of a pipe. Garbage throws
+ * {@link ShapeError}, which the adapters turn into `E_API_PROTOCOL`.
+ */
+import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../spec/enums.js';
+import type {
+  AlertChannel,
+  Column,
+  DataSource,
+  FieldMapping,
+  LiveAlert,
+  LiveDashboard,
+  LivePipe,
+  PipeSettings,
+  PipeSource,
+  Series,
+  Tile,
+} from './model.js';
+
+/** A response member that is not the documented shape; `path` like `data[3].tiles[0].w`. */
+export class ShapeError extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`${path || '(root)'}: ${problem}`);
+    this.name = 'ShapeError';
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+/** Members the service must never return; dropped if a service does. */
+const WRITE_ONLY_MEMBERS = new Set(['credentials', 'accessKey']);
+
+// ---------------------------------------------------------------- envelopes
+
+/** Managed success envelope `{status, requestId, result}` → `result`. */
+export function unwrapManaged(body: unknown): unknown {
+  const envelope = object(body, '');
+  const status = envelope['status'];
+  if (status !== undefined && (typeof status !== 'number' || status < 200 || status >= 300)) {
+    throw new ShapeError('status', 'is not a success status');
+  }
+  if (!('result' in envelope)) throw new ShapeError('result', 'is missing');
+  return envelope['result'];
+}
+
+/** Self-hosted success envelope `{data}` → `data`. */
+export function unwrapData(body: unknown): unknown {
+  const envelope = object(body, '');
+  if (!('data' in envelope)) throw new ShapeError('data', 'is missing');
+  return envelope['data'];
+}
+
+/** Every item of a list, read by `read` with its index in the path. */
+export function listOf<T>(value: unknown, path: string, read: (item: unknown, path: string) => T): T[] {
+  if (!Array.isArray(value)) throw new ShapeError(path, 'is not a list');
+  return value.map((item, index) => read(item, `${path}[${index}]`));
+}
+
+// ---------------------------------------------------------------- pipes
+
+export function toLivePipe(value: unknown, path: string): LivePipe {
+  const raw = object(value, path);
+  const pipe: LivePipe = {
+    id: idOf(raw, path),
+    name: requiredString(raw, 'name', path),
+    source: toPipeSource(raw['source'], join(path, 'source')),
+    destination: toDestination(raw['destination'], join(path, 'destination')),
+  };
+  const state = optionalString(raw, 'state', path);
+  if (state !== undefined) pipe.state = state;
+  const fieldMappings = optionalList(raw, 'fieldMappings', path, toFieldMapping);
+  if (fieldMappings !== undefined) pipe.fieldMappings = fieldMappings;
+  const settings = toSettings(raw['settings'], join(path, 'settings'));
+  if (settings !== undefined) pipe.settings = settings;
+  return pipe;
+}
+
+function toPipeSource(value: unknown, path: string): PipeSource {
+  const raw = object(value, path);
+  const kinds = PIPE_SOURCE_KINDS.filter((kind) => isObject(raw[kind]));
+  const kind: PipeSourceKind | undefined = kinds[0];
+  if (kind === undefined) throw new ShapeError(path, `holds none of ${PIPE_SOURCE_KINDS.join(', ')}`);
+  if (kinds.length > 1) throw new ShapeError(path, `holds more than one source kind (${kinds.join(', ')})`);
+  const block: Obj = {};
+  for (const [key, member] of Object.entries(raw[kind] as Obj)) {
+    if (member !== null && member !== undefined && !WRITE_ONLY_MEMBERS.has(key)) block[key] = member;
+  }
+  if (block['tableMappings'] !== undefined) listOf(block['tableMappings'], join(join(path, kind), 'tableMappings'), checkTableMapping);
+  return { kind, block };
+}
+
+function checkTableMapping(value: unknown, path: string): void {
+  const raw = object(value, path);
+  for (const key of ['sourceSchemaName', 'sourceTable', 'targetTable']) requiredString(raw, key, path);
+}
+
+function toDestination(value: unknown, path: string): LivePipe['destination'] {
+  if (value === undefined || value === null) return {};
+  const destination: LivePipe['destination'] = {};
+  for (const [key, member] of Object.entries(object(value, path))) {
+    if (member === null || member === undefined) continue;
+    destination[key] = key === 'columns' ? listOf(member, join(path, 'columns'), toColumn) : member;
+  }
+  return destination;
+}
+
+function toColumn(value: unknown, path: string): Column {
+  const raw = object(value, path);
+  return { name: requiredString(raw, 'name', path), type: requiredString(raw, 'type', path) };
+}
+
+function toFieldMapping(value: unknown, path: string): FieldMapping {
+  const raw = object(value, path);
+  return { sourceField: requiredString(raw, 'sourceField', path), destinationField: requiredString(raw, 'destinationField', path) };
+}
+
+function toSettings(value: unknown, path: string): PipeSettings | undefined {
+  if (value === undefined || value === null) return undefined;
+  const settings: PipeSettings = {};
+  for (const [key, member] of Object.entries(object(value, path))) {
+    if (member === null) continue;
+    if (typeof member !== 'number' && typeof member !== 'boolean') throw new ShapeError(join(path, key), 'is not a number or boolean');
+    settings[key] = member;
+  }
+  return settings;
+}
+
+// ---------------------------------------------------------------- dashboards
+
+export function toLiveDashboard(value: unknown, path: string): LiveDashboard {
+  const raw = object(value, path);
+  return {
+    id: idOf(raw, path),
+    name: requiredString(raw, 'name', path),
+    tags: optionalList(raw, 'tags', path, (tag, at) => asString(tag, at)) ?? [],
+    tiles: optionalList(raw, 'tiles', path, toLiveTile) ?? [],
+  };
+}
+
+function toLiveTile(value: unknown, path: string): Tile & { id: string } {
+  const raw = object(value, path);
+  const tile: Tile & { id: string } = {
+    id: idOf(raw, path),
+    name: optionalString(raw, 'name', path) ?? '',
+    x: requiredNumber(raw, 'x', path),
+    y: requiredNumber(raw, 'y', path),
+    w: requiredNumber(raw, 'w', path),
+    h: requiredNumber(raw, 'h', path),
+    series: optionalList(raw, 'series', path, toSeries) ?? [],
+  };
+  const asRatio = optionalBoolean(raw, 'asRatio', path);
+  if (asRatio !== undefined) tile.asRatio = asRatio;
+  return tile;
+}
+
+const SERIES_TEXT_MEMBERS = ['dataSource', 'aggFn', 'field', 'where', 'content'] as const;
+
+function toSeries(value: unknown, path: string): Series {
+  const raw = object(value, path);
+  const series: Series = { type: requiredString(raw, 'type', path) };
+  for (const key of SERIES_TEXT_MEMBERS) {
+    const member = optionalString(raw, key, path);
+    if (member !== undefined) series[key] = member;
+  }
+  const groupBy = raw['groupBy'];
+  // Some service versions send a single group-by expression as a string.
+  if (typeof groupBy === 'string') series.groupBy = [groupBy];
+  else if (groupBy !== undefined && groupBy !== null) series.groupBy = listOf(groupBy, join(path, 'groupBy'), asString);
+  return series;
+}
+
+// ---------------------------------------------------------------- alerts
+
+export function toLiveAlert(value: unknown, path: string): LiveAlert {
+  const raw = object(value, path);
+  const alert: LiveAlert = {
+    id: idOf(raw, path),
+    threshold: requiredNumber(raw, 'threshold', path),
+    thresholdType: toThresholdType(raw['thresholdType'], join(path, 'thresholdType')),
+    interval: requiredString(raw, 'interval', path),
+    source: toAlertSource(raw['source'], join(path, 'source')),
+    channel: toChannel(raw['channel'], join(path, 'channel')),
+  };
+  for (const key of ['name', 'message', 'groupBy', 'tileId'] as const) {
+    const member = optionalString(raw, key, path);
+    if (member !== undefined) alert[key] = member;
+  }
+  const dashboardId = reference(raw, ['dashboard', 'dashboardId'], path);
+  if (dashboardId !== undefined) alert.dashboardId = dashboardId;
+  const savedSearchId = reference(raw, ['savedSearch', 'savedSearchId'], path);
+  if (savedSearchId !== undefined) alert.savedSearchId = savedSearchId;
+  const state = optionalString(raw, 'state', path);
+  if (state !== undefined) alert.state = state.toLowerCase();
+  const silenced = raw['silenced'];
+  // Some versions record who silenced it and until when instead of a flag.
+  if (typeof silenced === 'boolean') alert.silenced = silenced;
+  else if (isObject(silenced)) alert.silenced = true;
+  return alert;
+}
+
+function toThresholdType(value: unknown, path: string): LiveAlert['thresholdType'] {
+  const text = typeof value === 'string' ? value.toLowerCase() : value;
+  if (text === 'above' || text === 'below') return text;
+  throw new ShapeError(path, 'is not above or below');
+}
+
+function toAlertSource(value: unknown, path: string): LiveAlert['source'] {
+  const text = typeof value === 'string' ? value.toLowerCase() : value;
+  if (text === 'tile') return 'tile';
+  if (text === 'search' || text === 'saved_search' || text === 'savedsearch') return 'search';
+  throw new ShapeError(path, 'is not tile or search');
+}
+
+function toChannel(value: unknown, path: string): AlertChannel {
+  const raw = object(value, path);
+  const channel: AlertChannel = { type: requiredString(raw, 'type', path) };
+  const webhookId = optionalString(raw, 'webhookId', path);
+  if (webhookId !== undefined) channel.webhookId = webhookId;
+  return channel;
+}
+
+/** An id under the first of `keys` present: a string, or a populated object carrying `id`/`_id`. */
+function reference(raw: Obj, keys: readonly string[], path: string): string | undefined {
+  for (const key of keys) {
+    const member = raw[key];
+    if (member === undefined || member === null) continue;
+    if (typeof member === 'string') return member;
+    if (isObject(member)) return idOf(member, join(path, key));
+    throw new ShapeError(join(path, key), 'is not an id');
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------- sources
+
+export function toDataSource(value: unknown, path: string): DataSource {
+  const raw = object(value, path);
+  return { id: idOf(raw, path), name: requiredString(raw, 'name', path), kind: requiredString(raw, 'kind', path) };
+}
+
+// ---------------------------------------------------------------- leaves
+
+function isObject(value: unknown): value is Obj {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function object(value: unknown, path: string): Obj {
+  if (!isObject(value)) throw new ShapeError(path, 'is not an object');
+  return value;
+}
+
+/** `id`, or `_id` as document stores name it; a non-empty string. */
+function idOf(raw: Obj, path: string): string {
+  const id = raw['id'] ?? raw['_id'];
+  if (typeof id !== 'string' || id === '') throw new ShapeError(join(path, 'id'), 'is not a non-empty string');
+  return id;
+}
+
+function asString(value: unknown, path: string): string {
+  if (typeof value !== 'string') throw new ShapeError(path, 'is not a string');
+  return value;
+}
+
+function requiredString(raw: Obj, key: string, path: string): string {
+  return asString(raw[key], join(path, key));
+}
+
+function optionalString(raw: Obj, key: string, path: string): string | undefined {
+  const value = raw[key];
+  return value === undefined || value === null ? undefined : asString(value, join(path, key));
+}
+
+function optionalBoolean(raw: Obj, key: string, path: string): boolean | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw new ShapeError(join(path, key), 'is not a boolean');
+  return value;
+}
+
+function requiredNumber(raw: Obj, key: string, path: string): number {
+  const value = raw[key];
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new ShapeError(join(path, key), 'is not a number');
+  return value;
+}
+
+function optionalList<T>(raw: Obj, key: string, path: string, read: (item: unknown, path: string) => T): T[] | undefined {
+  const value = raw[key];
+  return value === undefined || value === null ? undefined : listOf(value, join(path, key), read);
+}
+
+function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
