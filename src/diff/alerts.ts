@@ -1,0 +1,214 @@
+/**
+ * Alert differ. A tile alert names its dashboard and tile by manifest name; they resolve to live
+ * ids when known now, or to `refs` the executor fills from the dashboard write of the same run.
+ *
+ * The server deletes an alert when the tile it watches disappears (dashboard PUT or DELETE). An
+ * alert that moves off such a tile is therefore written *before* that dashboard write when its new
+ * ids are known now, and re-created after it (a create with refs) when they are not.
+ */
+import type { AlertWrite, LiveAlert, LiveDashboard } from '../api/model.js';
+import type { DesiredAlert } from '../manifests/model.js';
+import type { AlertRefs, Change, FieldDiff, Operation } from '../plan/model.js';
+import type { TargetState } from '../state/model.js';
+import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, changeKey, errorChange } from './change.js';
+import type { DashboardOutcome } from './dashboards.js';
+import { matchAll } from './match.js';
+import type { Match } from './match.js';
+import { diffValues, fieldDiff, KNOWN_AFTER_APPLY } from './values.js';
+
+export interface AlertContext {
+  target: string;
+  liveAlerts: readonly LiveAlert[];
+  liveDashboards: readonly LiveDashboard[];
+  state: TargetState;
+  adopt: boolean;
+  /** By manifest key. */
+  dashboards: ReadonlyMap<string, DashboardOutcome>;
+  /** Live tile id → key of the Dashboard change whose write deletes it (update dropping it, or delete). */
+  doomedTiles: ReadonlyMap<string, string>;
+  /** Live dashboard id → key of its Dashboard delete. */
+  doomedDashboards: ReadonlyMap<string, string>;
+}
+
+export interface AlertOutcome {
+  change: Change;
+  live?: LiveAlert;
+  /** Key of a Dashboard change that must wait for this alert to move off the tile it drops. */
+  movesOffBefore?: string;
+  /** True when this change rescues the live alert from a cascade delete (move or re-create). */
+  rescued: boolean;
+}
+
+/** Where a tile alert points, resolved against this plan. */
+interface ResolvedRef {
+  dashboardKey: string;
+  /** Undefined: the dashboard is created in this plan. */
+  dashboardId?: string;
+  /** Undefined: the tile is new in this plan. */
+  tileId?: string;
+  /** The dashboard is written in this plan, so the executor takes the ids from that write. */
+  viaRefs: boolean;
+}
+
+export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]): AlertOutcome[] {
+  const matches = matchAll('Alert', desired, ctx.liveAlerts, ctx.state);
+  return desired.map((alert) => planAlert(ctx, alert, matches.get(alert.key) ?? { how: 'none' }));
+}
+
+function planAlert(ctx: AlertContext, desired: DesiredAlert, match: Match<LiveAlert>): AlertOutcome {
+  const live = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
+  const failed = (message: string): AlertOutcome => ({ change: errorChange(ctx.target, desired, message, live?.id), rescued: false, ...(live ? { live } : {}) });
+  if (match.how === 'ambiguous') return failed(ambiguousMessage('Alert', desired.name, match.count));
+  const ref = desired.source === 'tile' ? resolveRef(ctx, desired) : undefined;
+  if (typeof ref === 'string') return failed(ref);
+  const diff = diffAlert(ctx, desired, live, ref);
+  if (!live) return planCreate(ctx, desired, diff, ref);
+  const action = match.how === 'adopt' ? 'adopt' : diff.length > 0 ? 'update' : 'unchanged';
+  const change = changeFor(ctx.target, desired, action);
+  change.id = live.id;
+  if (desired.name !== undefined) change.liveName = desired.name;
+  change.diff = diff;
+  if (match.how === 'owned' && match.reclaimed) change.reclaimed = true;
+  if (match.how === 'adopt') change.warnings.push(adoptWarning('Alert', live.name, ctx.adopt));
+  const writes = diff.length > 0 && (match.how === 'owned' || ctx.adopt);
+  if (!writes) return { change, live, rescued: false };
+  return planWrite(ctx, desired, change, live, ref);
+}
+
+function planCreate(ctx: AlertContext, desired: DesiredAlert, diff: FieldDiff[], ref: ResolvedRef | undefined): AlertOutcome {
+  const change = changeFor(ctx.target, desired, 'create');
+  if (desired.name !== undefined) change.liveName = desired.name;
+  change.diff = diff;
+  change.operations = [withRefs({ type: 'createAlert', body: alertBody(desired, undefined, ref) }, desired, ref)];
+  if (ref?.viaRefs) addDependsOn(change, changeKey('Dashboard', ref.dashboardKey));
+  return { change, rescued: false };
+}
+
+function planWrite(ctx: AlertContext, desired: DesiredAlert, change: Change, live: LiveAlert, ref: ResolvedRef | undefined): AlertOutcome {
+  const doomer = doomerOf(ctx, live);
+  const body = alertBody(desired, live, ref);
+  if (doomer === undefined) {
+    change.operations = [withRefs({ type: 'updateAlert', id: live.id, body }, desired, ref)];
+    if (ref?.viaRefs) addDependsOn(change, changeKey('Dashboard', ref.dashboardKey));
+    return { change, live, rescued: false };
+  }
+  if (ref === undefined || (ref.dashboardId !== undefined && ref.tileId !== undefined)) {
+    // New ids known now: move the alert first (no refs, or the dashboard would wait for itself).
+    change.operations = [{ type: 'updateAlert', id: live.id, body }];
+    return { change, live, movesOffBefore: doomer, rescued: true };
+  }
+  change.operations = [withRefs({ type: 'createAlert', body }, desired, ref)];
+  addDependsOn(change, changeKey('Dashboard', ref.dashboardKey), changeKey('Dashboard', doomer));
+  change.warnings.push(
+    `the server deletes this alert when Dashboard/${doomer} drops the tile it watches; it is re-created on tile "${desired.tile ?? ''}" and gets a new id`,
+  );
+  return { change, live, rescued: true };
+}
+
+/** The Dashboard change whose write will make the server delete this live alert, if any. */
+function doomerOf(ctx: AlertContext, live: LiveAlert): string | undefined {
+  if (live.source !== 'tile') return undefined;
+  return ctx.doomedTiles.get(live.tileId ?? '') ?? ctx.doomedDashboards.get(live.dashboardId ?? '');
+}
+
+/** Resolves `dashboard`/`tile`; a string is why it cannot be. */
+function resolveRef(ctx: AlertContext, desired: DesiredAlert): ResolvedRef | string {
+  if (desired.dashboard === undefined || desired.tile === undefined) return 'a tile alert needs both dashboard and tile';
+  const outcome = ctx.dashboards.get(desired.dashboard);
+  if (!outcome) return `Dashboard/${desired.dashboard} is not a manifest of target ${ctx.target}`;
+  if (outcome.change.action === 'error') return `Dashboard/${desired.dashboard} cannot be planned, so its tile ids are unknown`;
+  if (!outcome.tileIds.has(desired.tile)) return `Dashboard/${desired.dashboard} has no tile named "${desired.tile}"`;
+  const tileId = outcome.tileIds.get(desired.tile);
+  if (!outcome.writes && tileId === undefined) {
+    return `tile "${desired.tile}" is not on the live dashboard and Dashboard/${desired.dashboard} is not written in this plan (adopt it first)`;
+  }
+  const ref: ResolvedRef = { dashboardKey: outcome.key, viaRefs: outcome.writes };
+  if (outcome.live) ref.dashboardId = outcome.live.id;
+  if (tileId !== undefined) ref.tileId = tileId;
+  return ref;
+}
+
+function withRefs<O extends Extract<Operation, { type: 'createAlert' | 'updateAlert' }>>(
+  operation: O,
+  desired: DesiredAlert,
+  ref: ResolvedRef | undefined,
+): O {
+  if (!ref?.viaRefs) return operation;
+  const refs: AlertRefs = { dashboard: changeKey('Dashboard', ref.dashboardKey), tile: desired.tile ?? '' };
+  return { ...operation, refs };
+}
+
+/**
+ * The full configuration (PUT replaces it). Optional members the manifest leaves out keep their
+ * live value, since PUT would otherwise clear them. Ids still unknown are left for the executor.
+ */
+function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, ref: ResolvedRef | undefined): AlertWrite {
+  const body: AlertWrite = {
+    threshold: desired.threshold,
+    thresholdType: desired.thresholdType,
+    interval: desired.interval,
+    source: desired.source,
+    channel: desired.channel,
+  };
+  const name = desired.name ?? live?.name;
+  const message = desired.message ?? live?.message;
+  const groupBy = desired.groupBy ?? live?.groupBy;
+  if (name !== undefined) body.name = name;
+  if (message !== undefined) body.message = message;
+  if (groupBy !== undefined) body.groupBy = groupBy;
+  if (ref?.dashboardId !== undefined) body.dashboardId = ref.dashboardId;
+  if (ref?.tileId !== undefined) body.tileId = ref.tileId;
+  if (desired.source === 'search' && desired.savedSearchId !== undefined) body.savedSearchId = desired.savedSearchId;
+  return body;
+}
+
+// ---------------------------------------------------------------- diff
+
+function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | undefined, ref: ResolvedRef | undefined): FieldDiff[] {
+  const compared: [string, unknown, unknown][] = [
+    ['name', desired.name, live?.name],
+    ['message', desired.message, live?.message],
+    ['threshold', desired.threshold, live?.threshold],
+    ['thresholdType', desired.thresholdType, live?.thresholdType],
+    ['interval', desired.interval, live?.interval],
+    ['source', desired.source, live?.source],
+    ['channel', desired.channel, live?.channel],
+    ['groupBy', desired.groupBy, live?.groupBy],
+    ['savedSearchId', desired.source === 'search' ? desired.savedSearchId : undefined, live?.savedSearchId],
+  ];
+  const diff: FieldDiff[] = [];
+  for (const [path, want, have] of compared) diffValues(path, want, have, diff);
+  if (ref) diffRef(ctx, desired, live, ref, diff);
+  return diff;
+}
+
+/** `dashboard` and `tile` shown by name; `…Id` only where names cannot tell the change. */
+function diffRef(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | undefined, ref: ResolvedRef, diff: FieldDiff[]): void {
+  const liveDashboardId = live?.source === 'tile' ? live.dashboardId : undefined;
+  const liveTileId = live?.source === 'tile' ? live.tileId : undefined;
+  refDiff(diff, 'dashboard', [dashboardLabel(ctx, liveDashboardId), desired.dashboard], [liveDashboardId, ref.dashboardId]);
+  refDiff(diff, 'tile', [tileLabel(ctx, liveTileId), desired.tile], [liveTileId, ref.tileId]);
+}
+
+function refDiff(diff: FieldDiff[], path: string, [beforeName, afterName]: [unknown, unknown], [beforeId, afterId]: [string | undefined, string | undefined]): void {
+  if (afterId !== undefined && afterId === beforeId) return;
+  if (beforeName !== afterName) diff.push(fieldDiff(path, beforeName, afterName));
+  if (afterId === undefined) diff.push(fieldDiff(`${path}Id`, beforeId, KNOWN_AFTER_APPLY));
+  else if (beforeName === afterName) diff.push(fieldDiff(`${path}Id`, beforeId, afterId));
+}
+
+/** The manifest key of a live dashboard when one matches it, else its API name, else the id. */
+function dashboardLabel(ctx: AlertContext, id: string | undefined): string | undefined {
+  if (id === undefined) return undefined;
+  for (const outcome of ctx.dashboards.values()) if (outcome.live?.id === id) return outcome.key;
+  return ctx.liveDashboards.find((dashboard) => dashboard.id === id)?.name ?? id;
+}
+
+function tileLabel(ctx: AlertContext, id: string | undefined): string | undefined {
+  if (id === undefined) return undefined;
+  for (const dashboard of ctx.liveDashboards) {
+    const tile = dashboard.tiles.find((item) => item.id === id);
+    if (tile) return tile.name;
+  }
+  return id;
+}

@@ -1,0 +1,52 @@
+/** Building blocks shared by the per-kind differs: one place that shapes a Change. */
+import type { Kind } from '../api/model.js';
+import type { DesiredResource } from '../manifests/model.js';
+import type { Action, Change, ChangeKey } from '../plan/model.js';
+
+export function changeKey(kind: Kind, key: string): ChangeKey {
+  return `${kind}/${key}`;
+}
+
+/** A change for a manifest, carrying its file and line. */
+export function changeFor(target: string, resource: DesiredResource, action: Action): Change {
+  const change: Change = {
+    target,
+    kind: resource.kind,
+    name: resource.key,
+    action,
+    file: resource.location.file,
+    diff: [],
+    operations: [],
+    dependsOn: [],
+    warnings: [],
+  };
+  if (resource.location.line !== undefined) change.line = resource.location.line;
+  return change;
+}
+
+/** A manifest that cannot be planned: no operations, the reason in `error`. */
+export function errorChange(target: string, resource: DesiredResource, message: string, id?: string): Change {
+  const change = changeFor(target, resource, 'error');
+  change.error = message;
+  if (id !== undefined) change.id = id;
+  return change;
+}
+
+/** Adds dependencies without duplicates, kept sorted so plans are stable. */
+export function addDependsOn(change: Change, ...keys: ChangeKey[]): void {
+  const all = new Set([...change.dependsOn, ...keys]);
+  all.delete(changeKey(change.kind, change.name));
+  change.dependsOn = [...all].sort();
+}
+
+/** The text every differ uses for an ambiguous name match. */
+export function ambiguousMessage(kind: Kind, name: string | undefined, count: number): string {
+  return `${count} live ${kind}s are named "${name ?? ''}" and none is in the inventory; rename or delete the extra ones so exactly one matches`;
+}
+
+/** A conflict warning for a same-named live resource stacksync does not own. */
+export function adoptWarning(kind: Kind, name: string | undefined, adopt: boolean): string {
+  return adopt
+    ? `a live ${kind} named "${name ?? ''}" that stacksync did not create will be adopted`
+    : `conflict: a live ${kind} named "${name ?? ''}" exists that stacksync did not create; it is left alone (use --adopt or sync.adopt: true to take it over)`;
+}

@@ -1,0 +1,129 @@
+/**
+ * Dashboard differ. Tiles are matched by name; an update sends the whole tile list (PUT replaces
+ * it) with the live ids of same-named tiles, so alerts watching them keep working.
+ */
+import type { DashboardWrite, LiveDashboard, Tile } from '../api/model.js';
+import type { DesiredDashboard, DesiredTile } from '../manifests/model.js';
+import type { Change, FieldDiff } from '../plan/model.js';
+import type { TargetState } from '../state/model.js';
+import { adoptWarning, ambiguousMessage, changeFor, errorChange } from './change.js';
+import { matchAll } from './match.js';
+import type { Match } from './match.js';
+import { diffValues, fieldDiff, omit, overlay, sameSet } from './values.js';
+
+export interface DashboardContext {
+  target: string;
+  live: readonly LiveDashboard[];
+  state: TargetState;
+  adopt: boolean;
+}
+
+/** What the alert differ needs to know about a dashboard's fate in this plan. */
+export interface DashboardOutcome {
+  key: string;
+  change: Change;
+  /** The matched live dashboard; absent when it is created (or cannot be planned). */
+  live?: LiveDashboard;
+  /** True when the plan writes it, so ids are final only after that write. */
+  writes: boolean;
+  /** Desired tile name → id it keeps (undefined: new tile, id known after apply; or missing live when not written). */
+  tileIds: Map<string, string | undefined>;
+  /** Live tile id → name, for tiles the planned write drops (the server deletes alerts watching them). */
+  removedTiles: Map<string, string>;
+}
+
+export function planDashboards(ctx: DashboardContext, desired: readonly DesiredDashboard[]): DashboardOutcome[] {
+  const matches = matchAll('Dashboard', desired, ctx.live, ctx.state);
+  return desired.map((dashboard) => planDashboard(ctx, dashboard, matches.get(dashboard.key) ?? { how: 'none' }));
+}
+
+function planDashboard(ctx: DashboardContext, desired: DesiredDashboard, match: Match<LiveDashboard>): DashboardOutcome {
+  const outcome = { key: desired.key, writes: false, tileIds: new Map<string, string | undefined>(), removedTiles: new Map<string, string>() };
+  switch (match.how) {
+    case 'ambiguous':
+      return { ...outcome, change: errorChange(ctx.target, desired, ambiguousMessage('Dashboard', desired.name, match.count)) };
+    case 'none':
+      return planCreate(ctx, desired, outcome);
+    case 'owned':
+    case 'adopt':
+      return planExisting(ctx, desired, match.live, match.how === 'adopt', match.how === 'owned' && match.reclaimed);
+  }
+}
+
+function planCreate(ctx: DashboardContext, desired: DesiredDashboard, outcome: Omit<DashboardOutcome, 'change'>): DashboardOutcome {
+  const change = changeFor(ctx.target, desired, 'create');
+  const tiles = desired.tiles.map(tileBody);
+  const body: DashboardWrite = { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles };
+  change.liveName = desired.name;
+  change.operations = [{ type: 'createDashboard', body }];
+  change.diff = [fieldDiff('name', undefined, desired.name)];
+  if (desired.tags) change.diff.push(fieldDiff('tags', undefined, desired.tags));
+  for (const tile of tiles) change.diff.push(fieldDiff(`tiles[${tile.name}]`, undefined, tile));
+  for (const tile of desired.tiles) outcome.tileIds.set(tile.name, undefined);
+  return { ...outcome, change, writes: true };
+}
+
+function planExisting(
+  ctx: DashboardContext,
+  desired: DesiredDashboard,
+  live: LiveDashboard,
+  adopting: boolean,
+  reclaimed: boolean,
+): DashboardOutcome {
+  const diff = diffDashboard(desired, live);
+  const change = changeFor(ctx.target, desired, adopting ? 'adopt' : diff.length > 0 ? 'update' : 'unchanged');
+  change.id = live.id;
+  change.liveName = desired.name;
+  change.diff = diff;
+  if (reclaimed) change.reclaimed = true;
+  if (adopting) change.warnings.push(adoptWarning('Dashboard', live.name, ctx.adopt));
+  const writes = diff.length > 0 && (!adopting || ctx.adopt);
+  if (writes) change.operations = [{ type: 'updateDashboard', id: live.id, body: updateBody(desired, live) }];
+  const liveTiles = new Map(live.tiles.map((tile) => [tile.name, tile.id]));
+  const desiredNames = new Set(desired.tiles.map((tile) => tile.name));
+  const removed = writes ? live.tiles.filter((tile) => !desiredNames.has(tile.name)) : [];
+  return {
+    key: desired.key,
+    change,
+    live,
+    writes,
+    tileIds: new Map(desired.tiles.map((tile) => [tile.name, liveTiles.get(tile.name)])),
+    removedTiles: new Map(removed.map((tile) => [tile.id, tile.name])),
+  };
+}
+
+function diffDashboard(desired: DesiredDashboard, live: LiveDashboard): FieldDiff[] {
+  const diff: FieldDiff[] = [];
+  if (desired.name !== live.name) diff.push(fieldDiff('name', live.name, desired.name));
+  if (desired.tags && !sameSet(desired.tags, live.tags)) diff.push(fieldDiff('tags', live.tags, desired.tags));
+  const liveByName = new Map(live.tiles.map((tile) => [tile.name, tile]));
+  for (const tile of desired.tiles) {
+    const current = liveByName.get(tile.name);
+    const path = `tiles[${tile.name}]`;
+    if (current) diffValues(path, tileBody(tile), omit(current, 'id'), diff);
+    else diff.push(fieldDiff(path, undefined, tileBody(tile)));
+  }
+  const desiredNames = new Set(desired.tiles.map((tile) => tile.name));
+  for (const tile of live.tiles.filter((item) => !desiredNames.has(item.name))) {
+    diff.push(fieldDiff(`tiles[${tile.name}]`, omit(tile, 'id'), undefined));
+  }
+  return diff;
+}
+
+/**
+ * The PUT body: same-named tiles keep their live id, and members the manifest leaves out keep
+ * their live value (PUT replaces the tile list, and an unmanaged field must not be reset).
+ */
+function updateBody(desired: DesiredDashboard, live: LiveDashboard): DashboardWrite {
+  const liveByName = new Map(live.tiles.map((tile) => [tile.name, tile]));
+  const tiles = desired.tiles.map((tile) => {
+    const current = liveByName.get(tile.name);
+    return current ? (overlay(tileBody(tile), current) as Tile) : tileBody(tile);
+  });
+  return { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles };
+}
+
+/** A tile as the API takes it: no manifest location, no id. */
+function tileBody(tile: DesiredTile): Tile {
+  return omit(tile, 'location');
+}

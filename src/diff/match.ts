@@ -1,0 +1,76 @@
+/**
+ * Matching live resources to manifests (design.md, "Matching live to desired"): the inventory id
+ * first, then the exact API name. A name match is ours when a pending create intent names it
+ * (crash recovery), otherwise it is someone else's and can only be adopted.
+ */
+import type { Kind } from '../api/model.js';
+import type { TargetState } from '../state/model.js';
+
+export interface Named {
+  id: string;
+  name?: string;
+}
+
+export type Match<L> =
+  /** In the inventory, or taken back through a pending intent (`reclaimed`). */
+  | { how: 'owned'; live: L; reclaimed: boolean }
+  /** Same name, not ours: shown as `adopt`. */
+  | { how: 'adopt'; live: L }
+  | { how: 'none' }
+  | { how: 'ambiguous'; count: number };
+
+export interface MatchSubject {
+  key: string;
+  /** The API name the manifest sets; without one only the inventory can match. */
+  name?: string;
+}
+
+/**
+ * Matches every subject of one kind at once, so a live resource is never claimed twice:
+ * inventory ids (of any key, including ones being pruned) are never name-matched by another key.
+ */
+export function matchAll<L extends Named>(
+  kind: Kind,
+  subjects: readonly MatchSubject[],
+  live: readonly L[],
+  state: TargetState,
+): Map<string, Match<L>> {
+  const inventory = state.inventory[kind];
+  const byId = new Map(live.map((item) => [item.id, item]));
+  const claimed = new Set(Object.values(inventory).map((entry) => entry.id));
+  const matches = new Map<string, Match<L>>();
+  for (const subject of subjects) {
+    const owned = byId.get(inventory[subject.key]?.id ?? '');
+    if (owned) matches.set(subject.key, { how: 'owned', live: owned, reclaimed: false });
+  }
+  for (const subject of subjects) {
+    if (matches.has(subject.key)) continue;
+    const match = matchByName(kind, subject, live, claimed, state);
+    if (match.how === 'owned' || match.how === 'adopt') claimed.add(match.live.id);
+    matches.set(subject.key, match);
+  }
+  return matches;
+}
+
+function matchByName<L extends Named>(
+  kind: Kind,
+  subject: MatchSubject,
+  live: readonly L[],
+  claimed: ReadonlySet<string>,
+  state: TargetState,
+): Match<L> {
+  const free = live.filter((item) => !claimed.has(item.id));
+  const intents = state.intents.filter((intent) => intent.kind === kind);
+  let candidates = subject.name === undefined ? [] : free.filter((item) => item.name === subject.name);
+  if (candidates.length === 0) {
+    // A create whose manifest was renamed after a crash: its intent still names the old API name.
+    const names = new Set(intents.filter((intent) => intent.key === subject.key).map((intent) => intent.name));
+    candidates = free.filter((item) => item.name !== undefined && names.has(item.name));
+  }
+  const [only] = candidates;
+  if (only === undefined) return { how: 'none' };
+  if (candidates.length > 1) return { how: 'ambiguous', count: candidates.length };
+  // An intent proves only that a create with *that name* may have happened, so the name must agree.
+  const ours = intents.some((intent) => intent.name === only.name);
+  return ours ? { how: 'owned', live: only, reclaimed: true } : { how: 'adopt', live: only };
+}

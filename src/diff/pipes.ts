@@ -1,0 +1,265 @@
+/**
+ * Pipe differ. Pipes are never created or deleted: a manifest names a live pipe by id and the
+ * plan is the smallest Update pipe (PATCH) body that brings it in line, or two when a postgres
+ * table mapping changes (the API refuses one table in both mapping lists of one PATCH).
+ */
+import type { Column, FieldMapping, LivePipe, PipePatch, TableMapping, TableMappingKey, Variant } from '../api/model.js';
+import type { DesiredPipe, SecretValue } from '../manifests/model.js';
+import type { Change, FieldDiff, Operation } from '../plan/model.js';
+import { SENSITIVE } from '../plan/model.js';
+import { pipePatchSourceBlockSchemas } from '../spec/schemas.js';
+import { secretHashKey } from '../state/model.js';
+import { changeFor, errorChange } from './change.js';
+import { covers, diffValues, fieldDiff, isPlainObject } from './values.js';
+
+export interface PipeContext {
+  target: string;
+  variant: Variant;
+  livePipes: readonly LivePipe[];
+  secretHashes: Readonly<Record<string, string>>;
+}
+
+/** What one pipe needs; `error` set when it cannot be planned. */
+interface PipeDraft {
+  diff: FieldDiff[];
+  patch: PipePatch;
+  source: Record<string, unknown>;
+  /** Changed postgres mappings, added back in a second PATCH. */
+  readd: TableMapping[];
+  secretHashes: Record<string, string>;
+  error?: string;
+}
+
+export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Change[] {
+  const owners = new Map<string, string>();
+  return desired.map((pipe) => {
+    const owner = owners.get(pipe.pipeId);
+    if (owner !== undefined) return errorChange(ctx.target, pipe, `pipe ${pipe.pipeId} is already managed by Pipe/${owner}`, pipe.pipeId);
+    owners.set(pipe.pipeId, pipe.key);
+    return planPipe(ctx, pipe);
+  });
+}
+
+function planPipe(ctx: PipeContext, desired: DesiredPipe): Change {
+  if (ctx.variant !== 'managed') {
+    return errorChange(ctx.target, desired, `target ${ctx.target} is ${ctx.variant}: pipes exist only on managed targets`);
+  }
+  const live = ctx.livePipes.find((pipe) => pipe.id === desired.pipeId);
+  if (!live) {
+    return errorChange(
+      ctx.target,
+      desired,
+      `pipe ${desired.pipeId} does not exist in target ${ctx.target}; stacksync cannot create pipes, only update existing ones`,
+    );
+  }
+  const draft = draftPipe(ctx, desired, live);
+  if (draft.error !== undefined) return errorChange(ctx.target, desired, draft.error, live.id);
+  const operations = pipeOperations(desired, live.id, draft);
+  const change = changeFor(ctx.target, desired, operations.length > 0 ? 'update' : 'unchanged');
+  change.id = live.id;
+  change.liveName = desired.name ?? live.name;
+  change.diff = draft.diff;
+  change.operations = operations;
+  if (Object.keys(draft.secretHashes).length > 0) change.secretHashes = draft.secretHashes;
+  return change;
+}
+
+function draftPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe): PipeDraft {
+  const draft: PipeDraft = { diff: [], patch: {}, source: {}, readd: [], secretHashes: {} };
+  if (desired.name !== undefined && desired.name !== live.name) {
+    draft.diff.push(fieldDiff('name', live.name, desired.name));
+    draft.patch.name = desired.name;
+  }
+  const steps = [draftSource, draftColumns, draftFieldMappings, draftSettings];
+  for (const step of steps) {
+    step(ctx, desired, live, draft);
+    if (draft.error !== undefined) break;
+  }
+  return draft;
+}
+
+// ---------------------------------------------------------------- source
+
+type Step = (ctx: PipeContext, desired: DesiredPipe, live: LivePipe, draft: PipeDraft) => void;
+
+const draftSource: Step = (ctx, desired, live, draft) => {
+  const source = desired.source;
+  if (!source) return;
+  if (source.kind !== live.source.kind) {
+    draft.error = `the source kind cannot change: pipe ${live.id} reads from ${live.source.kind}, the manifest says ${source.kind}`;
+    return;
+  }
+  const block: Record<string, unknown> = {};
+  draftBlockMembers(source.kind, source.block, live.source.block, draft, block);
+  if (draft.error !== undefined) return;
+  if (source.secrets) draftSecrets(ctx, desired, source.secrets, draft, block);
+  if (source.kind === 'postgres' && source.tableMappings) draftTableMappings(source.tableMappings, live.source.block, draft, block);
+  if (Object.keys(block).length > 0) draft.source[source.kind] = block;
+};
+
+function draftBlockMembers(
+  kind: DesiredPipeSourceKind,
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+  draft: PipeDraft,
+  block: Record<string, unknown>,
+): void {
+  const diffs = diffValues(`source.${kind}`, desired, live);
+  const fixed = diffs.map((diff) => diff.path).filter((path) => !isPatchable(kind, path));
+  if (fixed.length > 0) {
+    draft.error = `${fixed.join(', ')} cannot be changed through the API (Update pipe does not accept ${fixed.length > 1 ? 'them' : 'it'}); change the pipe in the console or make the manifest match it`;
+    return;
+  }
+  draft.diff.push(...diffs);
+  for (const [member, value] of Object.entries(desired)) {
+    if (covers(value, live[member])) continue;
+    block[member] = isPlainObject(value) ? changedKeys(value, live[member]) : value;
+  }
+}
+
+type DesiredPipeSourceKind = NonNullable<DesiredPipe['source']>['kind'];
+
+/** Whether Update pipe accepts the member at `path` (`source.<kind>.a.b`), per its JSON Schema. */
+function isPatchable(kind: DesiredPipeSourceKind, path: string): boolean {
+  const members = path.replace(/\[[^\]]*\]/g, '').split('.').slice(2);
+  let schema: unknown = pipePatchSourceBlockSchemas[kind];
+  for (const member of members) {
+    const properties = isPlainObject(schema) ? schema['properties'] : undefined;
+    if (!isPlainObject(properties) || !(member in properties)) return false;
+    schema = properties[member];
+  }
+  return true;
+}
+
+/** Only the keys of a nested object that differ: PATCH merges, so the rest stays as it is. */
+function changedKeys(desired: Record<string, unknown>, live: unknown): Record<string, unknown> {
+  const liveObject = isPlainObject(live) ? live : {};
+  return Object.fromEntries(Object.entries(desired).filter(([key, value]) => !covers(value, liveObject[key])));
+}
+
+/** Write-only values: the service never returns them, so the HMAC of what was last sent decides. */
+function draftSecrets(
+  ctx: PipeContext,
+  desired: DesiredPipe,
+  secrets: { member: 'credentials' | 'accessKey'; fields: Record<string, SecretValue> },
+  draft: PipeDraft,
+  block: Record<string, unknown>,
+): void {
+  const path = `source.${desired.source?.kind ?? ''}.${secrets.member}`;
+  const fields = Object.entries(secrets.fields).map(([field, secret]) => {
+    const hashKey = secretHashKey('Pipe', desired.key, `${path}.${field}`);
+    return { field, secret, hashKey, known: ctx.secretHashes[hashKey] };
+  });
+  if (fields.every(({ secret, known }) => known === secret.hmac)) return;
+  // The member is sent whole (the API wants every field of it), so every field's hash is recorded.
+  block[secrets.member] = Object.fromEntries(fields.map(({ field, secret }) => [field, secret.value]));
+  for (const { secret, hashKey } of fields) draft.secretHashes[hashKey] = secret.hmac;
+  const seenBefore = fields.some(({ known }) => known !== undefined);
+  draft.diff.push(fieldDiff(path, seenBefore ? SENSITIVE : undefined, SENSITIVE));
+}
+
+function draftTableMappings(
+  desired: readonly TableMapping[],
+  liveBlock: Record<string, unknown>,
+  draft: PipeDraft,
+  block: Record<string, unknown>,
+): void {
+  const live = liveTableMappings(liveBlock);
+  const liveByKey = new Map(live.map((mapping) => [mappingKey(mapping), mapping]));
+  const desiredKeys = new Set(desired.map(mappingKey));
+  const toAdd: TableMapping[] = [];
+  const toRemove: TableMappingKey[] = [];
+  for (const mapping of desired) {
+    const path = `source.postgres.tableMappings[${mappingKey(mapping)}]`;
+    const current = liveByKey.get(mappingKey(mapping));
+    if (!current) {
+      toAdd.push(mapping);
+      draft.diff.push(fieldDiff(path, undefined, mapping));
+    } else if (!covers(mapping, current)) {
+      toRemove.push(removalOf(current));
+      draft.readd.push(mapping);
+      diffValues(path, mapping, current, draft.diff);
+    }
+  }
+  for (const mapping of live.filter((item) => !desiredKeys.has(mappingKey(item)))) {
+    toRemove.push(removalOf(mapping));
+    draft.diff.push(fieldDiff(`source.postgres.tableMappings[${mappingKey(mapping)}]`, mapping, undefined));
+  }
+  if (toAdd.length > 0) block['tableMappingsToAdd'] = toAdd;
+  if (toRemove.length > 0) block['tableMappingsToRemove'] = toRemove;
+}
+
+function liveTableMappings(block: Record<string, unknown>): TableMapping[] {
+  const list = block['tableMappings'];
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (item): item is TableMapping =>
+      isPlainObject(item) &&
+      typeof item['sourceSchemaName'] === 'string' &&
+      typeof item['sourceTable'] === 'string' &&
+      typeof item['targetTable'] === 'string',
+  );
+}
+
+function mappingKey(mapping: Pick<TableMapping, 'sourceSchemaName' | 'sourceTable'>): string {
+  return `${mapping.sourceSchemaName}.${mapping.sourceTable}`;
+}
+
+function removalOf(mapping: TableMapping): TableMappingKey {
+  return { sourceSchemaName: mapping.sourceSchemaName, sourceTable: mapping.sourceTable, targetTable: mapping.targetTable };
+}
+
+// ---------------------------------------------------------------- destination, mappings, settings
+
+const draftColumns: Step = (_ctx, desired, live, draft) => {
+  if (desired.columns === undefined || covers(desired.columns, live.destination.columns)) return;
+  diffValues('destination.columns', desired.columns, live.destination.columns, draft.diff);
+  draft.patch.destination = { columns: desired.columns };
+};
+
+const draftFieldMappings: Step = (_ctx, desired, live, draft) => {
+  if (desired.fieldMappings === undefined) return;
+  if (covers(sortMappings(desired.fieldMappings), sortMappings(live.fieldMappings ?? []))) return;
+  // The API rejects fieldMappings without destination.columns in the same body.
+  const columns: Column[] | undefined = desired.columns ?? live.destination.columns;
+  if (columns === undefined || columns.length === 0) {
+    draft.error = 'fieldMappings can only be changed together with destination.columns, and neither the manifest nor the live pipe has columns';
+    return;
+  }
+  draft.diff.push(fieldDiff('fieldMappings', live.fieldMappings, desired.fieldMappings));
+  draft.patch.fieldMappings = desired.fieldMappings;
+  draft.patch.destination = { columns };
+};
+
+function sortMappings(mappings: readonly FieldMapping[]): FieldMapping[] {
+  const text = (m: FieldMapping): string => `${m.sourceField}\u0000${m.destinationField}`;
+  return [...mappings].sort((a, b) => text(a).localeCompare(text(b)));
+}
+
+const draftSettings: Step = (_ctx, desired, live, draft) => {
+  if (desired.settings === undefined) return;
+  const changed = changedKeys(desired.settings, live.settings) as Record<string, number | boolean>;
+  if (Object.keys(changed).length === 0) return;
+  diffValues('settings', changed, live.settings, draft.diff);
+  draft.patch.settings = changed;
+};
+
+// ---------------------------------------------------------------- operations
+
+function pipeOperations(desired: DesiredPipe, id: string, draft: PipeDraft): Operation[] {
+  const first: PipePatch = { ...draft.patch };
+  if (Object.keys(draft.source).length > 0) first.source = withValidateSamples(desired, draft.source);
+  if (Object.keys(first).length === 0 && draft.readd.length === 0) return [];
+  if (draft.readd.length === 0) return [{ type: 'updatePipe', id, patch: first }];
+  const second: PipePatch = { source: withValidateSamples(desired, { postgres: { tableMappingsToAdd: draft.readd } }) };
+  return [
+    { type: 'updatePipe', id, patch: first, step: 'remove-mappings' },
+    { type: 'updatePipe', id, patch: second, step: 'add-mappings' },
+  ];
+}
+
+/** `validateSamples` is a request flag, not stored state: sent along with a write, never a diff. */
+function withValidateSamples(desired: DesiredPipe, source: Record<string, unknown>): Record<string, unknown> {
+  const validate = desired.source?.validateSamples;
+  return validate === undefined ? source : { ...source, validateSamples: validate };
+}

@@ -1,0 +1,131 @@
+/**
+ * The differ's entry: one target's manifests against its live state and state file, as the
+ * changes that would bring live in line. Pure: no I/O, no clock, no environment.
+ */
+import type { LiveAlert, LiveState, Variant } from '../api/model.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource } from '../manifests/model.js';
+import type { Change } from '../plan/model.js';
+import type { TargetState } from '../state/model.js';
+import { planAlerts } from './alerts.js';
+import type { AlertOutcome } from './alerts.js';
+import { addDependsOn, changeKey } from './change.js';
+import { planDashboards } from './dashboards.js';
+import type { DashboardOutcome } from './dashboards.js';
+import { sortChanges } from './order.js';
+import { planPipes } from './pipes.js';
+import { planDeletes } from './prune.js';
+
+export interface PlanOptions {
+  /** Delete inventory resources no manifest names any more (`--prune`, `sync.prune`). */
+  prune: boolean;
+  /** Take over same-named live resources stacksync did not create (`--adopt`, `sync.adopt`). */
+  adopt: boolean;
+  /** A manifest of this target failed to load or validate: never prune. */
+  blocked: boolean;
+}
+
+export interface PlanTargetInput {
+  target: { name: string; variant: Variant };
+  /** Desired resources; those of other targets are ignored. */
+  desired: readonly DesiredResource[];
+  live: LiveState;
+  state: TargetState;
+  options: PlanOptions;
+}
+
+export function planTarget(input: PlanTargetInput): Change[] {
+  const { target, live, state, options } = input;
+  const desired = input.desired.filter((resource) => resource.target === target.name);
+  const pipes = desired.filter((r): r is DesiredPipe => r.kind === 'Pipe');
+  const dashboardManifests = desired.filter((r): r is DesiredDashboard => r.kind === 'Dashboard');
+  const alertManifests = desired.filter((r): r is DesiredAlert => r.kind === 'Alert');
+
+  // 1. Pipes: independent of everything else.
+  const pipeChanges = planPipes({ target: target.name, variant: target.variant, livePipes: live.pipes, secretHashes: state.secretHashes }, pipes);
+
+  // 2. Dashboards, whose tile ids the alerts resolve against.
+  const dashboards = planDashboards({ target: target.name, live: live.dashboards, state, adopt: options.adopt }, dashboardManifests);
+
+  // 3. Deletes of what the inventory holds and no manifest names.
+  const prune = options.prune && !options.blocked;
+  const keysOf = (list: readonly DesiredResource[]): Set<string> => new Set(list.map((r) => r.key));
+  const dashboardDeletes = prune ? planDeletes(target.name, 'Dashboard', keysOf(dashboardManifests), state, live.dashboards) : [];
+  const alertDeletes = prune ? planDeletes(target.name, 'Alert', keysOf(alertManifests), state, live.alerts) : [];
+
+  // 4. Alerts, knowing which live tiles this plan makes disappear.
+  const doom = doomedBy(dashboards, dashboardDeletes, live);
+  const alerts = planAlerts(
+    {
+      target: target.name,
+      liveAlerts: live.alerts,
+      liveDashboards: live.dashboards,
+      state,
+      adopt: options.adopt,
+      dashboards: new Map(dashboards.map((outcome) => [outcome.key, outcome])),
+      ...doom,
+    },
+    alertManifests,
+  );
+
+  // 5. Guard against the server's cascade deletes of alerts.
+  const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
+  orderCascades({ live: live.alerts, alerts, alertDeletes, dashboardDeletes, dashboardChanges, ...doom });
+
+  // 6. A stable order.
+  return sortChanges([...pipeChanges, ...dashboardChanges.values(), ...alerts.map((o) => o.change), ...alertDeletes]);
+}
+
+interface Doom {
+  doomedTiles: Map<string, string>;
+  doomedDashboards: Map<string, string>;
+}
+
+/** Live tiles and dashboards this plan's dashboard writes remove, with the change that removes them. */
+function doomedBy(dashboards: readonly DashboardOutcome[], deletes: readonly Change[], live: LiveState): Doom {
+  const doomedTiles = new Map<string, string>();
+  const doomedDashboards = new Map<string, string>();
+  for (const outcome of dashboards) for (const id of outcome.removedTiles.keys()) doomedTiles.set(id, outcome.key);
+  for (const change of deletes) {
+    const dashboard = live.dashboards.find((item) => item.id === change.id);
+    doomedDashboards.set(change.id ?? '', change.name);
+    for (const tile of dashboard?.tiles ?? []) doomedTiles.set(tile.id, change.name);
+  }
+  return { doomedTiles, doomedDashboards };
+}
+
+interface CascadeInput extends Doom {
+  live: readonly LiveAlert[];
+  alerts: readonly AlertOutcome[];
+  alertDeletes: readonly Change[];
+  dashboardDeletes: readonly Change[];
+  /** Dashboard changes (including deletes) by manifest / inventory key. */
+  dashboardChanges: ReadonlyMap<string, Change>;
+}
+
+/**
+ * Orders or flags every live alert a dashboard write would take down: alerts moving off first,
+ * deleted alerts before the write (so the delete does not 404), and a warning for the rest.
+ */
+function orderCascades(input: CascadeInput): void {
+  const alertDeleteKeys = input.alertDeletes.map((change) => changeKey('Alert', change.name));
+  for (const change of input.dashboardDeletes) addDependsOn(change, ...alertDeleteKeys);
+  for (const outcome of input.alerts) {
+    const doomer = outcome.movesOffBefore === undefined ? undefined : input.dashboardChanges.get(outcome.movesOffBefore);
+    if (doomer) addDependsOn(doomer, changeKey('Alert', outcome.change.name));
+  }
+  const rescued = new Set(input.alerts.filter((o) => o.rescued && o.live).map((o) => o.live?.id));
+  const deleted = new Map(input.alertDeletes.map((change) => [change.id, change]));
+  for (const alert of input.live) {
+    const doomerKey = alert.source === 'tile' ? (input.doomedTiles.get(alert.tileId ?? '') ?? input.doomedDashboards.get(alert.dashboardId ?? '')) : undefined;
+    const doomer = doomerKey === undefined ? undefined : input.dashboardChanges.get(doomerKey);
+    if (!doomer || rescued.has(alert.id)) continue;
+    const deletion = deleted.get(alert.id);
+    if (deletion) addDependsOn(doomer, changeKey('Alert', deletion.name));
+    else doomer.warnings.push(cascadeWarning(doomer, alert));
+  }
+}
+
+function cascadeWarning(doomer: Change, alert: LiveAlert): string {
+  const what = doomer.action === 'delete' ? 'this dashboard' : 'removed tiles';
+  return `the server deletes alerts watching ${what}: Alert ${alert.name ?? alert.id}`;
+}

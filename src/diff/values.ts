@@ -1,0 +1,91 @@
+/**
+ * Value comparison under the diff rule "only fields the manifest sets are compared".
+ * The desired side drives every walk: a key it leaves out is never looked at, and a server
+ * default (absent, `false`, `''`, `[]`, `{}`) equals the manifest saying the same default.
+ */
+import type { FieldDiff } from '../plan/model.js';
+
+/** Shown where an id (dashboard, tile) is assigned only when the plan is applied. */
+export const KNOWN_AFTER_APPLY = '(known after apply)';
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What the services store when a member is left out; absent and these compare equal. */
+export function isServerDefault(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return isPlainObject(value) && Object.keys(value).length === 0;
+}
+
+/** True when `live` agrees with every field `desired` sets (recursively). */
+export function covers(desired: unknown, live: unknown): boolean {
+  if (desired === undefined) return true;
+  if (isServerDefault(desired) && isServerDefault(live)) return true;
+  if (isPlainObject(desired)) {
+    const liveObject = isPlainObject(live) ? live : {};
+    return Object.keys(desired).every((key) => covers(desired[key], liveObject[key]));
+  }
+  if (Array.isArray(desired)) {
+    return Array.isArray(live) && live.length === desired.length && desired.every((item, i) => covers(item, live[i]));
+  }
+  return desired === live;
+}
+
+/**
+ * Field-level differences where `live` does not cover `desired`, as leaf paths under `path`.
+ * Objects recurse by key; arrays of objects of equal length recurse by index; anything else
+ * differs as a whole.
+ */
+export function diffValues(path: string, desired: unknown, live: unknown, out: FieldDiff[] = []): FieldDiff[] {
+  if (covers(desired, live)) return out;
+  if (isPlainObject(desired) && (isPlainObject(live) || live === undefined)) {
+    for (const key of Object.keys(desired)) diffValues(`${path}.${key}`, desired[key], live?.[key], out);
+    return out;
+  }
+  if (Array.isArray(desired) && Array.isArray(live) && live.length === desired.length && desired.every(isPlainObject)) {
+    desired.forEach((item, i) => diffValues(`${path}[${i}]`, item, live[i], out));
+    return out;
+  }
+  out.push(fieldDiff(path, live, desired));
+  return out;
+}
+
+/** A FieldDiff with `before`/`after` left out when that side is absent. */
+export function fieldDiff(path: string, before: unknown, after: unknown): FieldDiff {
+  const diff: FieldDiff = { path };
+  if (before !== undefined) diff.before = before;
+  if (after !== undefined) diff.after = after;
+  return diff;
+}
+
+/**
+ * `desired` laid over `live`: members the manifest leaves out keep their live value, so a
+ * replacing write (dashboard PUT) does not silently reset what the manifest does not manage.
+ */
+export function overlay(desired: unknown, live: unknown): unknown {
+  if (isPlainObject(desired) && isPlainObject(live)) {
+    const merged: Record<string, unknown> = { ...live };
+    for (const [key, value] of Object.entries(desired)) merged[key] = overlay(value, live[key]);
+    return merged;
+  }
+  if (Array.isArray(desired) && Array.isArray(live) && desired.length === live.length) {
+    return desired.map((item, i) => (isPlainObject(item) ? overlay(item, live[i]) : item));
+  }
+  return desired;
+}
+
+/** Same members regardless of order (tags). */
+export function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((item) => right.has(item));
+}
+
+/** A copy without the given keys (strip `location`, `id` before showing or sending). */
+export function omit<T extends object, K extends keyof T>(value: T, ...keys: K[]): Omit<T, K> {
+  const copy = { ...value };
+  for (const key of keys) delete copy[key];
+  return copy;
+}
