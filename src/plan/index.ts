@@ -1,0 +1,8 @@
+/** Plan assembly and rendering; all pure, all return data or strings. */
+export { buildPlan, changeRef, hasChanges, summarize } from './build.js';
+export type { ChangeResults } from './build.js';
+export { planToJson, renderPlanJson } from './render-json.js';
+export type { JsonRenderOptions } from './render-json.js';
+export { renderPlanText, summaryLine } from './render-text.js';
+export type { TextRenderOptions } from './render-text.js';
+export { renderPlanGithub } from './render-github.js';

@@ -1,0 +1,63 @@
+/**
+ * `--output json`: one object in the shape design.md fixes, keys in a stable order. Operations
+ * and secret hashes are never part of it; diffs carry `(sensitive)` for write-only values.
+ */
+import type { ChangeResults } from './build.js';
+import { changeRef } from './build.js';
+import type { Change, FieldDiff, Plan, PlanError } from './model.js';
+
+export interface JsonRenderOptions {
+  /** Apply results by `changeRef`; adds `result` and `error` to each change (apply --output json). */
+  results?: ChangeResults;
+}
+
+/** The plan as the JSON document (a plain object), before serialisation. */
+export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
+  const { create, update, delete: deletes, adopt, unchanged, errors } = plan.summary;
+  const document: Record<string, unknown> = {
+    version: plan.version,
+    summary: { create, update, delete: deletes, adopt, unchanged, errors },
+    changes: plan.changes.map((change) => changeToJson(change, options)),
+    errors: plan.errors.map(problemToJson),
+  };
+  if (plan.warnings.length > 0) document['warnings'] = plan.warnings.map(problemToJson);
+  return document;
+}
+
+/** The JSON text `plan --output json` prints: indented, with a final newline. */
+export function renderPlanJson(plan: Plan, options: JsonRenderOptions = {}): string {
+  return `${JSON.stringify(planToJson(plan, options), null, 2)}\n`;
+}
+
+function changeToJson(change: Change, options: JsonRenderOptions): Record<string, unknown> {
+  const json: Record<string, unknown> = { target: change.target, kind: change.kind, name: change.name, action: change.action };
+  if (change.id !== undefined) json['id'] = change.id;
+  if (change.file !== undefined) json['file'] = change.file;
+  if (change.line !== undefined) json['line'] = change.line;
+  json['diff'] = change.diff.map(diffToJson);
+  if (change.reclaimed) json['reclaimed'] = true;
+  if (change.warnings.length > 0) json['warnings'] = [...change.warnings];
+  const result = options.results?.get(changeRef(change));
+  if (result) json['result'] = result.result;
+  const error = result?.error ?? change.error;
+  if (error !== undefined) json['error'] = error;
+  return json;
+}
+
+function diffToJson(diff: FieldDiff): Record<string, unknown> {
+  const json: Record<string, unknown> = { path: diff.path };
+  if (diff.before !== undefined) json['before'] = diff.before;
+  if (diff.after !== undefined) json['after'] = diff.after;
+  return json;
+}
+
+function problemToJson(problem: PlanError): Record<string, unknown> {
+  const json: Record<string, unknown> = {};
+  if (problem.file !== undefined) json['file'] = problem.file;
+  if (problem.line !== undefined) json['line'] = problem.line;
+  if (problem.column !== undefined) json['column'] = problem.column;
+  json['message'] = problem.message;
+  json['code'] = problem.code;
+  if (problem.target !== undefined) json['target'] = problem.target;
+  return json;
+}

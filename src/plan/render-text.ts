@@ -1,0 +1,103 @@
+/**
+ * `--output text`: the plan for a person, grouped by target. Unchanged resources are counted in
+ * the summary line, not listed. Pure: returns the text; colour only when asked for.
+ */
+import { formatLocation } from '../errors.js';
+import { KNOWN_AFTER_APPLY } from '../diff/values.js';
+import type { ChangeResults } from './build.js';
+import { changeRef } from './build.js';
+import type { Action, Change, FieldDiff, Plan, PlanError } from './model.js';
+import { SENSITIVE } from './model.js';
+
+export interface TextRenderOptions {
+  /** ANSI colours (default false; the CLI turns them on for a TTY without NO_COLOR). */
+  color?: boolean;
+  /** Apply results by `changeRef`, shown under each change. */
+  results?: ChangeResults;
+}
+
+const ANSI = { reset: 0, bold: 1, dim: 2, red: 31, green: 32, yellow: 33, cyan: 36 } as const;
+type Style = keyof typeof ANSI;
+
+const MARKERS: Readonly<Record<Action, { sign: string; style: Style }>> = {
+  create: { sign: '+', style: 'green' },
+  update: { sign: '~', style: 'yellow' },
+  delete: { sign: '-', style: 'red' },
+  adopt: { sign: '=', style: 'cyan' },
+  unchanged: { sign: ' ', style: 'dim' },
+  error: { sign: '!', style: 'red' },
+};
+
+type Paint = (text: string, style: Style) => string;
+
+export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): string {
+  const paint: Paint = options.color ? (text, style) => `\u001b[${ANSI[style]}m${text}\u001b[0m` : (text) => text;
+  const lines: string[] = [];
+  const shown = plan.changes.filter((change) => change.action !== 'unchanged' || options.results?.has(changeRef(change)));
+  for (const [target, changes] of groupByTarget(shown)) {
+    lines.push(paint(`Target ${target}:`, 'bold'));
+    for (const change of changes) lines.push(...changeLines(change, paint, options.results));
+    lines.push('');
+  }
+  if (shown.length === 0) lines.push('No changes. Live state matches the manifests.', '');
+  lines.push(...problemLines('Errors:', plan.errors, 'red', paint));
+  lines.push(...problemLines('Warnings:', plan.warnings, 'yellow', paint));
+  lines.push(summaryLine(plan));
+  return `${lines.join('\n')}\n`;
+}
+
+/** `Plan: 1 to create, 2 to update, 0 to delete, 0 to adopt, 7 unchanged, 0 errors.` */
+export function summaryLine(plan: Plan): string {
+  const s = plan.summary;
+  const errors = `${s.errors} ${s.errors === 1 ? 'error' : 'errors'}`;
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt, ${s.unchanged} unchanged, ${errors}.`;
+}
+
+function groupByTarget(changes: readonly Change[]): Map<string, Change[]> {
+  const groups = new Map<string, Change[]>();
+  for (const change of changes) groups.set(change.target, [...(groups.get(change.target) ?? []), change]);
+  return groups;
+}
+
+function changeLines(change: Change, paint: Paint, results: ChangeResults | undefined): string[] {
+  const marker = MARKERS[change.action];
+  const details = [change.id === undefined ? '' : `id ${change.id}`, where(change.file, change.line)].filter(Boolean).join(', ');
+  const reclaimed = change.reclaimed ? ' (reclaimed after an interrupted create)' : '';
+  const header = `  ${paint(`${marker.sign} ${change.action}`, marker.style)} ${change.kind}/${change.name}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`;
+  const lines = [header];
+  if (change.error !== undefined) lines.push(`      ${paint(`error: ${change.error}`, 'red')}`);
+  for (const diff of change.diff) lines.push(`      ${diffLine(diff, paint)}`);
+  for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${warning}`, 'yellow')}`);
+  const result = results?.get(changeRef(change));
+  if (result) lines.push(`      result: ${result.result}${result.error === undefined ? '' : `: ${result.error}`}`);
+  return lines;
+}
+
+function diffLine(diff: FieldDiff, paint: Paint): string {
+  if (diff.before === undefined) return `${paint('+', 'green')} ${diff.path}: ${formatValue(diff.after)}`;
+  if (diff.after === undefined) return `${paint('-', 'red')} ${diff.path}: ${formatValue(diff.before)}`;
+  return `${paint('~', 'yellow')} ${diff.path}: ${formatValue(diff.before)} → ${formatValue(diff.after)}`;
+}
+
+/** Compact JSON, except the markers `(sensitive)` and `(known after apply)`, shown bare. */
+export function formatValue(value: unknown): string {
+  if (value === SENSITIVE || value === KNOWN_AFTER_APPLY) return value;
+  return JSON.stringify(value) ?? String(value);
+}
+
+function problemLines(title: string, problems: readonly PlanError[], style: Style, paint: Paint): string[] {
+  if (problems.length === 0) return [];
+  const lines = [paint(title, style)];
+  for (const problem of problems) {
+    const location = where(problem.file, problem.line, problem.column);
+    const prefix = [problem.target === undefined ? '' : `[${problem.target}]`, location].filter(Boolean).join(' ');
+    lines.push(`  ${prefix ? `${prefix}: ` : ''}${problem.message}`);
+  }
+  lines.push('');
+  return lines;
+}
+
+/** `file:line:column`, or '' without a file. */
+function where(file: string | undefined, line?: number, column?: number): string {
+  return file === undefined ? '' : formatLocation({ file, line, column });
+}
