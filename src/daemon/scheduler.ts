@@ -1,0 +1,268 @@
+/**
+ * When each target syncs. Level-based and de-duplicated, in the spirit of controller-runtime's
+ * workqueue: a work item is only a target name (the sync re-reads manifests and live state
+ * itself), so any number of triggers for a target collapse into one pending sync.
+ *
+ * Rules:
+ * - a target never syncs twice at once; a trigger during a sync marks it dirty, and exactly one
+ *   more sync runs after the current one;
+ * - triggers in one burst (the same tick) coalesce into one sync;
+ * - targets are independent: each has its own slot, so one hanging or failing does not delay others;
+ * - after each sync, the outcome decides the next one (see `nextRun`): a periodic resync
+ *   `intervalMs` ± jitter later, or a retry with exponential backoff after a transient failure.
+ */
+import type { Logger } from 'pino';
+
+/** Why a sync runs; informational, since every sync reconciles the whole target. */
+export type Trigger = 'initial' | 'files' | 'resync' | 'reload' | 'retry';
+
+/** How a sync ended, which decides when the target syncs next. */
+export type SyncOutcome =
+  /** Reconciled; next: periodic resync. */
+  | { result: 'ok' }
+  /** May pass on retry (API down, 5xx, throttled, timeout); next: retry with backoff. */
+  | { result: 'transient'; error?: unknown }
+  /** Will fail again until something changes (bad manifests, refused credentials); next: periodic resync or a change. */
+  | { result: 'terminal'; error?: unknown }
+  /** Sync again after a set delay (e.g. a service reported `Retry-After`). */
+  | { result: 'requeue'; afterMs: number };
+
+export interface SchedulerTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface SchedulerOptions {
+  targets: readonly string[];
+  /**
+   * Syncs one target. `signal` aborts when the scheduler stops: the sync should start no new
+   * API writes and return soon. A throw counts as a transient failure.
+   */
+  sync: (target: string, trigger: Trigger, signal: AbortSignal) => Promise<SyncOutcome>;
+  /** Periodic resync of each target, counted from the end of its last sync. */
+  intervalMs: number;
+  /** Spread of the resync interval, as a share of it: 0.1 means ±10 %. Default 0.1. */
+  jitter?: number;
+  /** First retry delay after a transient failure, doubling per consecutive failure. Default 1 s. */
+  backoffInitialMs?: number;
+  /** Longest retry delay. Default min(intervalMs, 5 min). */
+  backoffMaxMs?: number;
+  /** Default the global timers (so test fake timers apply). */
+  timers?: SchedulerTimers;
+  /** Epoch milliseconds; default `Date.now`. */
+  now?: () => number;
+  /** In [0, 1); default `Math.random`. */
+  random?: () => number;
+  logger?: Logger;
+}
+
+/** A target's scheduling state, for `/status`, logs and tests. */
+export interface TargetSchedule {
+  /** A sync of this target is in progress. */
+  running: boolean;
+  /** A trigger arrived during the running sync; one more sync follows it. */
+  dirty: boolean;
+  /** Consecutive transient failures (0 after any other outcome). */
+  failures: number;
+  lastTrigger?: Trigger;
+  lastOutcome?: SyncOutcome;
+  lastStartedAt?: number;
+  lastFinishedAt?: number;
+  /** When the next timed sync (resync or retry) is due, epoch ms. */
+  nextRunAt?: number;
+  nextTrigger?: Trigger;
+}
+
+export interface Scheduler {
+  /** Starts the initial sync of every target. Triggers before `start` are ignored. */
+  start(): void;
+  /** Asks for a sync of the given targets (all when omitted). Unknown target names throw. */
+  trigger(reason: Trigger, targets?: readonly string[]): void;
+  /** Stops taking work: cancels timers, aborts the syncs' signal, waits for syncs in flight. */
+  stop(): Promise<void>;
+  /** Resolves when no sync of the given targets (all when omitted) is running or about to start. */
+  idle(targets?: readonly string[]): Promise<void>;
+  state(target: string): TargetSchedule | undefined;
+}
+
+export const DEFAULT_JITTER = 0.1;
+export const DEFAULT_BACKOFF_INITIAL_MS = 1_000;
+export const BACKOFF_CAP_MS = 5 * 60_000;
+
+/** When several triggers coalesce, the sync reports the highest-ranked one. */
+const TRIGGER_RANK: Record<Trigger, number> = { resync: 0, retry: 1, files: 2, reload: 3, initial: 4 };
+
+interface Slot extends TargetSchedule {
+  readonly name: string;
+  /** A dispatch is queued for the end of this tick. */
+  queued: boolean;
+  /** The strongest trigger waiting to run. */
+  pending?: Trigger;
+  timer?: unknown;
+  inFlight: Promise<void>;
+}
+
+const GLOBAL_TIMERS: SchedulerTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export function createScheduler(options: SchedulerOptions): Scheduler {
+  const timers = options.timers ?? GLOBAL_TIMERS;
+  const now = options.now ?? Date.now;
+  const nextRun = nextRunPolicy(options);
+  const slots = new Map<string, Slot>(options.targets.map((name) => [name, newSlot(name)]));
+  const aborter = new AbortController();
+  let started = false;
+  let stopping: Promise<void> | undefined;
+
+  const slotsOf = (names: readonly string[] | undefined): Slot[] =>
+    (names ?? [...slots.keys()]).map((name) => {
+      const slot = slots.get(name);
+      if (slot === undefined) throw new Error(`unknown target ${name}`);
+      return slot;
+    });
+
+  function enqueue(slot: Slot, reason: Trigger): void {
+    slot.pending = stronger(slot.pending, reason);
+    if (slot.running) {
+      slot.dirty = true;
+      return;
+    }
+    if (slot.queued) return;
+    slot.queued = true;
+    // End of the tick, so a burst of triggers in one tick becomes one sync.
+    queueMicrotask(() => dispatch(slot));
+  }
+
+  function dispatch(slot: Slot): void {
+    slot.queued = false;
+    if (stopping !== undefined || slot.running) return;
+    const trigger = slot.pending ?? 'resync';
+    slot.pending = undefined;
+    cancelTimer(slot);
+    slot.running = true;
+    slot.lastTrigger = trigger;
+    slot.lastStartedAt = now();
+    slot.inFlight = runSync(slot.name, trigger).then((outcome) => finish(slot, outcome));
+  }
+
+  async function runSync(target: string, trigger: Trigger): Promise<SyncOutcome> {
+    try {
+      return await options.sync(target, trigger, aborter.signal);
+    } catch (error) {
+      options.logger?.error({ err: error, target, trigger }, 'sync threw; retrying with backoff');
+      return { result: 'transient', error };
+    }
+  }
+
+  function finish(slot: Slot, outcome: SyncOutcome): void {
+    slot.running = false;
+    slot.lastOutcome = outcome;
+    slot.lastFinishedAt = now();
+    slot.failures = outcome.result === 'transient' ? slot.failures + 1 : 0;
+    if (stopping !== undefined) return;
+    if (slot.dirty) {
+      slot.dirty = false;
+      enqueue(slot, slot.pending ?? 'resync');
+      return;
+    }
+    const next = nextRun(outcome, slot.failures);
+    schedule(slot, next.delayMs, next.trigger);
+  }
+
+  function schedule(slot: Slot, delayMs: number, trigger: Trigger): void {
+    cancelTimer(slot);
+    slot.nextRunAt = now() + delayMs;
+    slot.nextTrigger = trigger;
+    slot.timer = timers.setTimeout(() => {
+      slot.timer = undefined;
+      enqueue(slot, trigger);
+    }, delayMs);
+  }
+
+  function cancelTimer(slot: Slot): void {
+    if (slot.timer !== undefined) timers.clearTimeout(slot.timer);
+    slot.timer = undefined;
+    slot.nextRunAt = undefined;
+    slot.nextTrigger = undefined;
+  }
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      for (const slot of slots.values()) enqueue(slot, 'initial');
+    },
+    trigger(reason, targets) {
+      const chosen = slotsOf(targets);
+      if (!started || stopping !== undefined) return;
+      for (const slot of chosen) enqueue(slot, reason);
+    },
+    stop() {
+      stopping ??= (async () => {
+        aborter.abort();
+        for (const slot of slots.values()) cancelTimer(slot);
+        await Promise.all([...slots.values()].map((slot) => slot.inFlight));
+      })();
+      return stopping;
+    },
+    async idle(targets) {
+      const chosen = slotsOf(targets);
+      while (chosen.some((slot) => slot.running || slot.queued)) {
+        await Promise.all(chosen.map((slot) => slot.inFlight));
+        await new Promise<void>((resolve) => queueMicrotask(resolve));
+      }
+    },
+    state(target) {
+      const slot = slots.get(target);
+      return slot === undefined ? undefined : publicState(slot);
+    },
+  };
+}
+
+/** The retry policy in one place: what an outcome means for the next sync of the target. */
+function nextRunPolicy(options: SchedulerOptions): (outcome: SyncOutcome, failures: number) => { delayMs: number; trigger: Trigger } {
+  const random = options.random ?? Math.random;
+  const jitter = options.jitter ?? DEFAULT_JITTER;
+  const initial = options.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS;
+  const cap = options.backoffMaxMs ?? Math.min(options.intervalMs, BACKOFF_CAP_MS);
+  const resync = (): { delayMs: number; trigger: Trigger } => ({
+    delayMs: jittered(options.intervalMs, jitter, random()),
+    trigger: 'resync',
+  });
+  return (outcome, failures) => {
+    switch (outcome.result) {
+      case 'ok':
+      case 'terminal':
+        return resync();
+      case 'transient':
+        return { delayMs: backoffDelay(initial, cap, failures), trigger: 'retry' };
+      case 'requeue':
+        return { delayMs: Math.max(0, outcome.afterMs), trigger: 'resync' };
+    }
+  };
+}
+
+/** `intervalMs` spread by ±`jitter` share; `sample` in [0, 1). */
+export function jittered(intervalMs: number, jitter: number, sample: number): number {
+  return Math.round(intervalMs * (1 + jitter * (2 * sample - 1)));
+}
+
+/** `initialMs` doubled per failure after the first, capped at `maxMs`. */
+export function backoffDelay(initialMs: number, maxMs: number, failures: number): number {
+  return Math.min(maxMs, initialMs * 2 ** Math.max(0, failures - 1));
+}
+
+function stronger(current: Trigger | undefined, next: Trigger): Trigger {
+  return current === undefined || TRIGGER_RANK[next] > TRIGGER_RANK[current] ? next : current;
+}
+
+function newSlot(name: string): Slot {
+  return { name, running: false, dirty: false, failures: 0, queued: false, inFlight: Promise.resolve() };
+}
+
+function publicState(slot: Slot): TargetSchedule {
+  const { name: _name, queued: _queued, pending: _pending, timer: _timer, inFlight: _inFlight, ...state } = slot;
+  return { ...state };
+}
