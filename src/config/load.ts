@@ -1,0 +1,225 @@
+/**
+ * Loads the config file: read → parse (with positions) → schema with defaults → rules → normalise
+ * → freeze. Every problem is collected and reported with file, line and column.
+ */
+import { readFile as fsReadFile, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { ValidateFunction } from 'ajv';
+import { LineCounter, parseDocument } from 'yaml';
+import { StacksyncError, formatLocation, type SourceLocation } from '../errors.js';
+import { DEFAULT_RATE_LIMITS } from '../spec/enums.js';
+import { createAjv } from '../spec/validate.js';
+import { parseDuration } from './duration.js';
+import type { Config, RateLimit, SecretRef, SyncSettings, Target } from './model.js';
+import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from './schema.js';
+import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from './yaml-positions.js';
+import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, toPlainValue, yamlErrorMessage } from './yaml-safety.js';
+
+/** One thing wrong (or worth a warning) in the config file. */
+export interface ConfigProblem {
+  message: string;
+  location: SourceLocation;
+}
+
+export interface ConfigIo {
+  /** Reads the config file; the default refuses files over `MAX_CONFIG_BYTES` before reading. */
+  readFile: (path: string) => Promise<Uint8Array | string>;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  warnings: ConfigProblem[];
+}
+
+export type ConfigOutcome =
+  | { ok: true; config: Config; warnings: ConfigProblem[] }
+  | { ok: false; problems: ConfigProblem[]; warnings: ConfigProblem[] };
+
+/** A config file is a few KiB; anything near this is not one. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** Shortest resync interval accepted; shorter would hammer the API. */
+export const MIN_SYNC_INTERVAL_MS = 1_000;
+
+/**
+ * Reads, validates and freezes the config at `path` (shown in messages as given).
+ * Throws `E_CONFIG_INVALID` carrying every problem in `details.problems` ({file, line, column, message}).
+ */
+export async function loadConfig(path: string, io: Partial<ConfigIo> = {}): Promise<LoadedConfig> {
+  const bytes = await readConfigFile(path, io.readFile ?? readLimited);
+  const decoded = typeof bytes === 'string' ? { ok: true as const, text: bytes } : decodeText(bytes);
+  if (!decoded.ok) throw configError(path, [{ message: `the config file ${decoded.message}`, location: { file: path } }]);
+  const outcome = parseConfigText(decoded.text, { file: path, path: resolve(path) });
+  if (!outcome.ok) throw configError(path, outcome.problems);
+  return { config: outcome.config, warnings: outcome.warnings };
+}
+
+async function readConfigFile(path: string, read: ConfigIo['readFile']): Promise<Uint8Array | string> {
+  let bytes: Uint8Array | string;
+  try {
+    bytes = await read(path);
+  } catch (error) {
+    if (error instanceof StacksyncError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const message = code === 'ENOENT' ? `config file ${path} not found` : `config file ${path} cannot be read (${code ?? String(error)})`;
+    throw new StacksyncError('E_CONFIG_INVALID', message, { location: { file: path }, details: { reason: code, problems: [{ file: path, message }] } });
+  }
+  if (bytes.length > MAX_CONFIG_BYTES) throw tooLarge(path, bytes.length);
+  return bytes;
+}
+
+async function readLimited(path: string): Promise<Uint8Array> {
+  const stats = await stat(path);
+  if (!stats.isFile()) throw new StacksyncError('E_CONFIG_INVALID', `config file ${path} is not a regular file`, { location: { file: path } });
+  if (stats.size > MAX_CONFIG_BYTES) throw tooLarge(path, stats.size);
+  return fsReadFile(path);
+}
+
+function tooLarge(path: string, size: number): StacksyncError {
+  const message = `config file ${path} is ${formatBytes(size)}, over the limit of ${formatBytes(MAX_CONFIG_BYTES)}`;
+  return new StacksyncError('E_CONFIG_INVALID', message, { location: { file: path }, details: { problems: [{ file: path, message }] } });
+}
+
+/** The `E_CONFIG_INVALID` error for a list of problems; its message lists them all. */
+export function configError(file: string, problems: ConfigProblem[]): StacksyncError {
+  const details = { problems: problems.map((p) => ({ ...p.location, message: p.message })) };
+  const [only] = problems;
+  if (problems.length === 1 && only) return new StacksyncError('E_CONFIG_INVALID', only.message, { location: only.location, details });
+  const lines = problems.map((p) => `  ${formatLocation(p.location)}: ${p.message}`);
+  return new StacksyncError('E_CONFIG_INVALID', `${problems.length} problems:\n${lines.join('\n')}`, { location: { file }, details });
+}
+
+// ---------------------------------------------------------------- pure part
+
+interface RawTarget {
+  name: string;
+  variant: Target['variant'];
+  baseUrl: string;
+  organizationId?: string;
+  serviceId?: string;
+  auth: Record<string, SecretRef>;
+  rateLimit?: Partial<RateLimit>;
+}
+
+interface RawConfig {
+  targets: RawTarget[];
+  defaultTarget?: string;
+  sync: { interval: string; drift: SyncSettings['drift']; prune: boolean; maxDeletes: number; maxDeletePercent: number; adopt: boolean };
+  state: string;
+}
+
+let validator: ValidateFunction | undefined;
+function validateConfig(value: unknown): ValidateFunction {
+  validator ??= createAjv({ useDefaults: true }).compile(configSchema);
+  validator(value);
+  return validator;
+}
+
+/**
+ * Parses and validates config text. `file` is how messages name it; `path` is its absolute path
+ * (relative `fromFile` references resolve against its directory).
+ */
+export function parseConfigText(text: string, source: { file: string; path: string }): ConfigOutcome {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number): SourceLocation => ({ file: source.file, ...positionAt(offset, lineCounter) });
+  if (doc.errors.length > 0) {
+    return { ok: false, warnings: [], problems: doc.errors.map((e) => ({ message: `invalid YAML: ${yamlErrorMessage(e)}`, location: at(e.pos[0]) })) };
+  }
+  const plain = toPlainValue(doc, DEFAULT_YAML_LIMITS);
+  if (!plain.ok) return { ok: false, warnings: [], problems: [{ message: `the config ${plain.message}`, location: at(0) }] };
+  const yaml: YamlSource = { doc, lineCounter, value: plain.value };
+  const locate = (pointer: Pointer, where: 'key' | 'value' = 'value'): SourceLocation => ({ file: source.file, ...positionOfPointer(yaml, pointer, where) });
+  if (plain.value === null || plain.value === undefined) {
+    return { ok: false, warnings: [], problems: [{ message: 'the config file is empty; it needs at least targets', location: at(0) }] };
+  }
+  const validate = validateConfig(plain.value);
+  if (validate.errors && validate.errors.length > 0) {
+    const issues = locateIssues(validate.errors, yaml, { schema: configSchema, patternMessages: CONFIG_PATTERN_MESSAGES, wholeMessages: new Map([[secretRefSchema, SECRET_REF_MESSAGE]]) });
+    return { ok: false, warnings: [], problems: issues.map((i) => ({ message: `${i.path || '(config)'}: ${i.message}`, location: { file: source.file, line: i.line, column: i.column } })) };
+  }
+  const raw = plain.value as RawConfig;
+  const problems = ruleProblems(raw, locate);
+  const warnings = plainSecretWarnings(raw, locate);
+  if (problems.length > 0) return { ok: false, problems, warnings };
+  return { ok: true, config: deepFreeze(normalise(raw, source.path)), warnings };
+}
+
+type Locate = (pointer: Pointer, where?: 'key' | 'value') => SourceLocation;
+
+/** Rules a schema cannot say: unique names, a default target that exists, a sane interval. */
+function ruleProblems(raw: RawConfig, locate: Locate): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const seen = new Map<string, number>();
+  raw.targets.forEach((target, index) => {
+    const first = seen.get(target.name);
+    if (first === undefined) seen.set(target.name, index);
+    else problems.push({ message: `targets[${index}].name: target ${target.name} is already defined (targets[${first}])`, location: locate(['targets', index, 'name']) });
+  });
+  const names = raw.targets.map((t) => t.name).join(', ');
+  if (raw.defaultTarget !== undefined && !seen.has(raw.defaultTarget)) {
+    problems.push({ message: `defaultTarget: names no target; the targets are ${names}`, location: locate(['defaultTarget']) });
+  }
+  if (raw.defaultTarget === undefined && raw.targets.length > 1) {
+    problems.push({ message: `defaultTarget: is required when there are several targets (${names})`, location: locate(['targets'], 'key') });
+  }
+  const intervalMs = parseDuration(raw.sync.interval);
+  if (intervalMs === undefined || intervalMs < MIN_SYNC_INTERVAL_MS) {
+    problems.push({ message: 'sync.interval: must be at least 1s', location: locate(['sync', 'interval']) });
+  }
+  return problems;
+}
+
+function plainSecretWarnings(raw: RawConfig, locate: Locate): ConfigProblem[] {
+  const warnings: ConfigProblem[] = [];
+  raw.targets.forEach((target, index) => {
+    for (const [member, ref] of Object.entries(target.auth)) {
+      if (typeof ref !== 'string') continue;
+      const path = `targets[${index}].auth.${member}`;
+      warnings.push({ message: `${path}: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}`, location: locate(['targets', index, 'auth', member]) });
+    }
+  });
+  return warnings;
+}
+
+function normalise(raw: RawConfig, configPath: string): Config {
+  const baseDir = dirname(configPath);
+  const targets = raw.targets.map((target) => normaliseTarget(target, baseDir));
+  const defaultTarget = raw.defaultTarget ?? targets[0]?.name ?? '';
+  const sync: SyncSettings = {
+    intervalMs: parseDuration(raw.sync.interval) ?? 0,
+    drift: raw.sync.drift,
+    prune: raw.sync.prune,
+    maxDeletes: raw.sync.maxDeletes,
+    maxDeletePercent: raw.sync.maxDeletePercent,
+    adopt: raw.sync.adopt,
+  };
+  return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state) };
+}
+
+function normaliseTarget(raw: RawTarget, baseDir: string): Target {
+  const common = {
+    name: raw.name,
+    baseUrl: raw.baseUrl.replace(/\/+$/, ''),
+    rateLimit: { ...DEFAULT_RATE_LIMITS[raw.variant], ...raw.rateLimit },
+  };
+  const ref = (member: string): SecretRef => anchorSecret(raw.auth[member] ?? '', baseDir);
+  if (raw.variant === 'managed') {
+    return { ...common, variant: 'managed', organizationId: raw.organizationId ?? '', serviceId: raw.serviceId ?? '', auth: { keyId: ref('keyId'), keySecret: ref('keySecret') } };
+  }
+  return { ...common, variant: 'self-hosted', auth: { token: ref('token') } };
+}
+
+/** A relative `fromFile` is relative to the file that names it; made absolute so it works from any cwd. */
+export function anchorSecret(ref: SecretRef, baseDir: string): SecretRef {
+  if (typeof ref === 'object' && 'fromFile' in ref && !isAbsolute(ref.fromFile)) return { fromFile: resolve(baseDir, ref.fromFile) };
+  return typeof ref === 'object' ? { ...ref } : ref;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,103 @@
+/**
+ * Secret references → values, at the moment a client or a plan needs them. The only module that
+ * reads `process.env` (as a default that callers and tests override). Errors name the env var or
+ * file, never a value.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { StacksyncError } from '../errors.js';
+import type { Credentials, SecretRef, Target, TargetConnection } from './model.js';
+
+export interface SecretIo {
+  env: Readonly<Record<string, string | undefined>>;
+  /** Reads a secret file as text. */
+  readFile: (path: string) => string;
+}
+
+/** Largest secret file read; a token or key is far smaller, a device file is refused. */
+export const MAX_SECRET_FILE_BYTES = 64 * 1024;
+
+/** The process environment and file system; the default at the outermost call. */
+export function defaultSecretIo(): SecretIo {
+  return { env: process.env, readFile: readSecretFile };
+}
+
+function withDefaults(io: Partial<SecretIo>): SecretIo {
+  return { env: io.env ?? process.env, readFile: io.readFile ?? readSecretFile };
+}
+
+export function isPlainSecret(ref: SecretRef): ref is string {
+  return typeof ref === 'string';
+}
+
+/** `env var NAME`, `file PATH` or `a plain string`: what a reference names, never its value. */
+export function describeSecretRef(ref: SecretRef): string {
+  if (typeof ref === 'string') return 'a plain string';
+  return 'fromEnv' in ref ? `env var ${ref.fromEnv}` : `file ${ref.fromFile}`;
+}
+
+/**
+ * The value a reference names. `fromFile` drops one trailing newline (files written by `echo` or
+ * mounted from a Kubernetes secret often end with one). Throws `E_SECRET_MISSING`.
+ */
+export function resolveSecret(ref: SecretRef, io: Partial<SecretIo> = {}): string {
+  if (typeof ref === 'string') return ref;
+  const { env, readFile } = withDefaults(io);
+  if ('fromEnv' in ref) return nonEmpty(env[ref.fromEnv], ref);
+  return nonEmpty(readRef(ref.fromFile, readFile).replace(/\r?\n$/, ''), ref);
+}
+
+function readRef(path: string, readFile: SecretIo['readFile']): string {
+  try {
+    return readFile(path);
+  } catch (error) {
+    if (error instanceof StacksyncError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new StacksyncError('E_SECRET_MISSING', `file ${path} cannot be read (${code})`, { details: { file: path, reason: code } });
+  }
+}
+
+function nonEmpty(value: string | undefined, ref: { fromEnv: string } | { fromFile: string }): string {
+  const details = 'fromEnv' in ref ? { env: ref.fromEnv } : { file: ref.fromFile };
+  if (value === undefined) throw new StacksyncError('E_SECRET_MISSING', `${describeSecretRef(ref)} is not set`, { details });
+  if (value === '') throw new StacksyncError('E_SECRET_MISSING', `${describeSecretRef(ref)} is empty`, { details });
+  return value;
+}
+
+/** Reads a secret file, refusing what is not a small regular file (a FIFO or device would hang). */
+export function readSecretFile(path: string): string {
+  const stats = statSync(path);
+  if (!stats.isFile()) throw new StacksyncError('E_SECRET_MISSING', `file ${path} is not a regular file`, { details: { file: path } });
+  if (stats.size > MAX_SECRET_FILE_BYTES) {
+    throw new StacksyncError('E_SECRET_MISSING', `file ${path} is larger than ${MAX_SECRET_FILE_BYTES} bytes; is it really a secret?`, { details: { file: path } });
+  }
+  return readFileSync(path, 'utf8');
+}
+
+/** A target's credentials, resolved. Throws `E_SECRET_MISSING` naming the target. */
+export function resolveCredentials(target: Target, io: Partial<SecretIo> = {}): Credentials {
+  try {
+    if (target.variant === 'managed') {
+      return { variant: 'managed', keyId: resolveSecret(target.auth.keyId, io), keySecret: resolveSecret(target.auth.keySecret, io) };
+    }
+    return { variant: 'self-hosted', token: resolveSecret(target.auth.token, io) };
+  } catch (error) {
+    if (!(error instanceof StacksyncError)) throw error;
+    throw new StacksyncError(error.code, `target ${target.name}: ${error.message}`, { subject: `target ${target.name}`, details: error.details ?? {} });
+  }
+}
+
+/** Everything a client needs for one target. */
+export function toConnection(target: Target, io: Partial<SecretIo> = {}): TargetConnection {
+  const connection: TargetConnection = {
+    name: target.name,
+    variant: target.variant,
+    baseUrl: target.baseUrl,
+    credentials: resolveCredentials(target, io),
+    rateLimit: { ...target.rateLimit },
+  };
+  if (target.variant === 'managed') {
+    connection.organizationId = target.organizationId;
+    connection.serviceId = target.serviceId;
+  }
+  return connection;
+}
