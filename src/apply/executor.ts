@@ -1,0 +1,394 @@
+/**
+ * Carries out one target's plan through the `Api` port, and keeps the state file in step:
+ * an intent before every create, the inventory after every completed write, saved each time,
+ * so a kill at any moment loses at most the operation in flight and never yields a duplicate.
+ */
+import PQueue from 'p-queue';
+import type { Kind, LiveAlert, LiveDashboard } from '../api/model.js';
+import type { Api } from '../api/port.js';
+import { StacksyncError, isStacksyncError, type ErrorCode } from '../errors.js';
+import type { AlertRefs, Change, ChangeKey, ChangeResult, Operation } from '../plan/model.js';
+import type { AlertWrite, DashboardWrite } from '../api/model.js';
+import { addIntent, clearIntent, recordAdopted, recordCreated, recordDeleted, recordSecretHashes } from '../state/inventory.js';
+import type { TargetState } from '../state/model.js';
+import type { StateStore } from '../state/store.js';
+import { addToSummary, emptySummary, type ApiCall, type ApplyEvent, type SkipReason } from './events.js';
+import { buildExecutionGraph, type ExecutionNode } from './order.js';
+
+export interface ApplyDeps {
+  api: Api;
+  store: StateStore;
+  /** The target the changes belong to; changes of other targets are left out. */
+  target: string;
+  /** Changes in flight at once (the client paces requests itself). At least 1. */
+  concurrency: number;
+  /** Take over same-named live resources stacksync does not manage (`--adopt`, `sync.adopt`). */
+  adopt: boolean;
+  onEvent?: (event: ApplyEvent) => void;
+  /** When it aborts, no new operation starts; in-flight ones finish and the state is saved. */
+  signal?: AbortSignal;
+  /** Milliseconds since the epoch; default `Date.now`. */
+  clock?: () => number;
+}
+
+/** Per change of the target (`Kind/name`), what happened. Unchanged changes are `ok`. */
+export type ApplyResults = Map<ChangeKey, ChangeResult>;
+
+/** Creates tried at most this often when the API cannot tell whether one happened. */
+export const MAX_CREATE_ATTEMPTS = 2;
+
+/** Failures after which the service certainly created nothing, so the intent can go. */
+const NOT_CREATED: ReadonlySet<ErrorCode> = new Set(['E_API_VALIDATION', 'E_API_AUTH', 'E_API_NOT_FOUND', 'E_API_DEPENDENCY', 'E_API_THROTTLED']);
+
+/** Applies the changes of `deps.target`; never throws for a failed change, it reports it. */
+export async function applyPlan(changes: readonly Change[], deps: ApplyDeps): Promise<ApplyResults> {
+  return new ApplyRun(
+    changes.filter((change) => change.target === deps.target),
+    deps,
+  ).execute();
+}
+
+type Transition = (state: TargetState) => TargetState;
+
+/** Thrown to stop a change between operations after cancellation. */
+class Cancelled extends Error {}
+
+class ApplyRun {
+  readonly #deps: ApplyDeps;
+  readonly #clock: () => number;
+  readonly #nodes: ExecutionNode[];
+  readonly #cycles: ReadonlySet<ChangeKey>;
+  readonly #pending = new Set<ExecutionNode>();
+  readonly #results: ApplyResults = new Map();
+  /** Dashboards written in this run, for the alert operations that take their ids. */
+  readonly #dashboards = new Map<ChangeKey, LiveDashboard>();
+  readonly #queue: PQueue;
+  #summary = emptySummary();
+  #allSettled!: () => void;
+
+  constructor(changes: readonly Change[], deps: ApplyDeps) {
+    this.#deps = deps;
+    this.#clock = deps.clock ?? Date.now;
+    const graph = buildExecutionGraph(changes);
+    this.#nodes = graph.nodes;
+    this.#cycles = new Set(graph.cycles);
+    this.#queue = new PQueue({ concurrency: Math.max(1, Math.floor(deps.concurrency)) });
+  }
+
+  async execute(): Promise<ApplyResults> {
+    const startedAt = this.#clock();
+    const settled = new Promise<void>((resolve) => {
+      this.#allSettled = resolve;
+    });
+    this.#emit({ type: 'apply-started', target: this.#deps.target, at: startedAt, total: this.#nodes.filter(reportsProgress).length });
+    // 1. Settle what does not run: unchanged changes, planning errors, dependency cycles.
+    for (const node of this.#nodes) this.#settleWithoutRunning(node);
+    // 2. Run changes as their dependencies and lower ranks finish; each finish schedules again.
+    this.#deps.signal?.addEventListener('abort', () => this.#schedule(), { once: true });
+    this.#schedule();
+    await settled;
+    await this.#queue.onIdle();
+    // 3. Every change saved its own writes; this only retries a save that failed along the way.
+    await this.#deps.store.save().catch(() => undefined);
+    this.#emit({ type: 'apply-finished', target: this.#deps.target, at: this.#clock(), durationMs: this.#clock() - startedAt, summary: this.#summary });
+    return this.#results;
+  }
+
+  #settleWithoutRunning(node: ExecutionNode): void {
+    const { change } = node;
+    if (this.#cycles.has(node.key)) {
+      this.#fail(node, this.#clock(), new StacksyncError('E_INTERNAL', `${node.key} is in a dependency cycle of the plan`, { subject: node.key }));
+    } else if (change.action === 'error') {
+      this.#failPlanned(node);
+    } else if (change.action === 'unchanged' && !change.reclaimed) {
+      this.#settle(node, { result: 'ok' });
+    } else {
+      this.#pending.add(node);
+    }
+  }
+
+  /** Starts or skips every pending change that can be decided now, until nothing more can. */
+  #schedule(): void {
+    let progressed = true;
+    while (progressed) {
+      progressed = false;
+      for (const node of this.#pending) {
+        const decision = this.#decide(node);
+        if (decision === 'wait') continue;
+        this.#pending.delete(node);
+        progressed = true;
+        if (decision === 'run') void this.#queue.add(() => this.#run(node));
+        else this.#skip(node, decision.reason, decision.error, decision.code);
+      }
+    }
+    if (this.#pending.size === 0 && this.#results.size === this.#nodes.length) this.#allSettled();
+  }
+
+  #decide(node: ExecutionNode): 'wait' | 'run' | { reason: SkipReason; error: string; code?: ErrorCode } {
+    for (const required of node.requires) {
+      const result = this.#results.get(required);
+      if (result && result.result !== 'ok') {
+        return { reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: `depends on ${required}, which ${result.result === 'failed' ? 'failed' : 'was skipped'}` };
+      }
+    }
+    if (!node.requires.every((required) => this.#results.has(required)) || !this.#lowerRanksSettled(node.rank)) return 'wait';
+    if (this.#deps.signal?.aborted) return { reason: 'cancelled', error: 'cancelled' };
+    if (node.change.action === 'adopt' && !this.#deps.adopt && !node.change.reclaimed) {
+      const name = node.change.liveName ?? node.change.name;
+      return { reason: 'conflict', error: `conflict: a live ${node.change.kind} named "${name}" exists that stacksync does not manage; re-run with --adopt` };
+    }
+    return 'run';
+  }
+
+  #lowerRanksSettled(rank: number): boolean {
+    return this.#nodes.every((other) => other.rank >= rank || this.#results.has(other.key));
+  }
+
+  async #run(node: ExecutionNode): Promise<void> {
+    if (this.#deps.signal?.aborted) {
+      this.#skip(node, 'cancelled', 'cancelled');
+      this.#schedule();
+      return;
+    }
+    const startedAt = this.#clock();
+    this.#emit({ ...this.#base(node), type: 'change-started' });
+    try {
+      await this.#runChange(node);
+      this.#settle(node, { result: 'ok' });
+      this.#emit({ ...this.#base(node), type: 'change-succeeded', durationMs: this.#clock() - startedAt });
+    } catch (error) {
+      // Stopped between operations: what ran is saved; the rest is simply not applied.
+      if (error instanceof Cancelled) this.#skip(node, 'cancelled', error.message);
+      else this.#fail(node, startedAt, error);
+    }
+    this.#schedule();
+  }
+
+  /** The operations of one change, in order, each followed by its state transition and a save. */
+  async #runChange(node: ExecutionNode): Promise<void> {
+    const { operations } = node;
+    if (operations.length === 0) {
+      await this.#commit(node, this.#stateOnly(node), true);
+      return;
+    }
+    for (const [index, operation] of operations.entries()) {
+      if (index > 0 && this.#deps.signal?.aborted) throw new Cancelled(`cancelled after ${index} of ${operations.length} operations`);
+      const transition = await this.#runOperation(node, operation);
+      await this.#commit(node, transition, index === operations.length - 1);
+    }
+  }
+
+  /** A change without API writes: taking over a resource, or forgetting one that cannot be deleted. */
+  #stateOnly(node: ExecutionNode): Transition {
+    const { change } = node;
+    if (change.action === 'delete') return (state) => recordDeleted(state, change.kind, change.name);
+    if (!change.id) throw new StacksyncError('E_INTERNAL', `${node.key} has no operations and no live id to record`, { subject: node.key });
+    const entry = withName({ id: change.id }, change.liveName);
+    return (state) => recordAdopted(state, change.kind, change.name, entry);
+  }
+
+  /** Records a completed write (plus the change's secret hashes after its last one) and saves it. */
+  async #commit(node: ExecutionNode, transition: Transition, last: boolean): Promise<void> {
+    const { kind, name, secretHashes } = node.change;
+    this.#deps.store.update(this.#deps.target, (state) => {
+      const next = transition(state);
+      return last && secretHashes && node.change.action !== 'delete' ? recordSecretHashes(next, kind, name, secretHashes) : next;
+    });
+    await this.#deps.store.save();
+  }
+
+  async #runOperation(node: ExecutionNode, operation: Operation): Promise<Transition> {
+    const { api } = this.#deps;
+    const { kind, name } = node.change;
+    switch (operation.type) {
+      case 'updatePipe': {
+        const pipe = await this.#call(node, operation.type, () => api.updatePipe(operation.id, operation.patch));
+        return this.#owned(node, pipe);
+      }
+      case 'createDashboard':
+        return this.#dashboardWritten(node, await this.#create(node, operation.body.name, () => this.#createDashboard(node, operation.body), () => this.#findDashboard(node, operation.body.name)));
+      case 'updateDashboard':
+        return this.#dashboardWritten(node, await this.#updateOrRecreateDashboard(node, operation.id, operation.body));
+      case 'createAlert': {
+        const body = this.#resolveRefs(operation.body, operation.refs);
+        return this.#owned(node, await this.#create(node, body.name ?? name, () => this.#createAlert(node, body), () => this.#findAlert(node, body.name ?? name)));
+      }
+      case 'updateAlert':
+        return this.#owned(node, await this.#updateOrRecreateAlert(node, operation.id, this.#resolveRefs(operation.body, operation.refs)));
+      case 'deleteDashboard':
+        await this.#deleteGone(node, operation.type, () => api.deleteDashboard(operation.id));
+        return (state) => recordDeleted(state, kind, name);
+      case 'deleteAlert':
+        await this.#deleteGone(node, operation.type, () => api.deleteAlert(operation.id));
+        return (state) => recordDeleted(state, kind, name);
+    }
+  }
+
+  #owned(node: ExecutionNode, live: { id: string; name?: string }): Transition {
+    const { kind, name, liveName } = node.change;
+    const entry = withName({ id: live.id }, liveName ?? live.name);
+    return (state) => recordCreated(state, kind, name, entry);
+  }
+
+  #dashboardWritten(node: ExecutionNode, dashboard: LiveDashboard): Transition {
+    this.#dashboards.set(node.key, dashboard);
+    return this.#owned(node, dashboard);
+  }
+
+  #createDashboard(node: ExecutionNode, body: DashboardWrite): Promise<LiveDashboard> {
+    return this.#call(node, 'createDashboard', () => this.#deps.api.createDashboard(body));
+  }
+
+  #createAlert(node: ExecutionNode, body: AlertWrite): Promise<LiveAlert> {
+    return this.#call(node, 'createAlert', () => this.#deps.api.createAlert(body));
+  }
+
+  async #findDashboard(node: ExecutionNode, name: string): Promise<LiveDashboard | undefined> {
+    const list = await this.#call(node, 'listDashboards', () => this.#deps.api.listDashboards());
+    return list.find((dashboard) => dashboard.name === name);
+  }
+
+  async #findAlert(node: ExecutionNode, name: string): Promise<LiveAlert | undefined> {
+    const list = await this.#call(node, 'listAlerts', () => this.#deps.api.listAlerts());
+    return list.find((alert) => alert.name === name);
+  }
+
+  /**
+   * A create, crash-safe: the intent is durable before the request leaves. When the API cannot
+   * tell whether the create happened, a list by name decides: found → it is ours; not found →
+   * one more create. An intent left behind lets the next plan take the resource back.
+   */
+  async #create<T>(node: ExecutionNode, apiName: string, create: () => Promise<T>, find: () => Promise<T | undefined>): Promise<T> {
+    const { kind, name } = node.change;
+    this.#deps.store.update(this.#deps.target, (state) => addIntent(state, { kind, key: name, name: apiName, at: new Date(this.#clock()).toISOString() }));
+    await this.#deps.store.save();
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await create();
+      } catch (error) {
+        if (!isStacksyncError(error, 'E_API_AMBIGUOUS')) {
+          await this.#dropIntentIfNotCreated(kind, name, error);
+          throw error;
+        }
+        const found = await find();
+        if (found) return found;
+        if (attempt >= MAX_CREATE_ATTEMPTS || this.#deps.signal?.aborted) throw error;
+      }
+    }
+  }
+
+  async #dropIntentIfNotCreated(kind: Kind, key: string, error: unknown): Promise<void> {
+    if (!(error instanceof StacksyncError) || !NOT_CREATED.has(error.code)) return;
+    this.#deps.store.update(this.#deps.target, (state) => clearIntent(state, kind, key));
+    // Best effort: a stale intent only means a same-named resource would be taken back later.
+    await this.#deps.store.save().catch(() => undefined);
+  }
+
+  /**
+   * An update whose target vanished (404) since the plan was made — e.g. the alert on a tile that
+   * this run's dashboard update removed, which the service deletes with the tile — is created anew.
+   */
+  async #updateOrRecreateDashboard(node: ExecutionNode, id: string, body: DashboardWrite): Promise<LiveDashboard> {
+    try {
+      return await this.#call(node, 'updateDashboard', () => this.#deps.api.updateDashboard(id, body));
+    } catch (error) {
+      if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
+      const fresh: DashboardWrite = { ...body, tiles: body.tiles.map(({ id: _staleId, ...tile }) => tile) };
+      return this.#create(node, body.name, () => this.#createDashboard(node, fresh), () => this.#findDashboard(node, body.name));
+    }
+  }
+
+  async #updateOrRecreateAlert(node: ExecutionNode, id: string, body: AlertWrite): Promise<LiveAlert> {
+    try {
+      return await this.#call(node, 'updateAlert', () => this.#deps.api.updateAlert(id, body));
+    } catch (error) {
+      if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
+      const apiName = body.name ?? node.change.name;
+      return this.#create(node, apiName, () => this.#createAlert(node, body), () => this.#findAlert(node, apiName));
+    }
+  }
+
+  /** A delete; a 404 means someone (or a dashboard delete) removed it already, which is the goal. */
+  async #deleteGone(node: ExecutionNode, call: ApiCall, remove: () => Promise<void>): Promise<void> {
+    try {
+      await this.#call(node, call, remove);
+    } catch (error) {
+      if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
+    }
+  }
+
+  /** Fills `dashboardId`/`tileId` from a dashboard written earlier in this run. */
+  #resolveRefs(body: AlertWrite, refs: AlertRefs | undefined): AlertWrite {
+    const dashboard = refs && this.#dashboards.get(refs.dashboard);
+    if (!refs || !dashboard) return body;
+    const tile = dashboard.tiles.find((candidate) => candidate.name === refs.tile);
+    if (!tile) {
+      throw new StacksyncError('E_REF_UNRESOLVED', `${refs.dashboard} has no tile named "${refs.tile}" after it was written`, { subject: refs.dashboard });
+    }
+    return { ...body, dashboardId: dashboard.id, tileId: tile.id };
+  }
+
+  /** One API call, reported as an operation with its timing. */
+  async #call<T>(node: ExecutionNode, call: ApiCall, send: () => Promise<T>): Promise<T> {
+    const startedAt = this.#clock();
+    this.#emit({ ...this.#base(node), type: 'operation-started', call });
+    try {
+      const result = await send();
+      this.#emit({ ...this.#base(node), type: 'operation-succeeded', call, durationMs: this.#clock() - startedAt });
+      return result;
+    } catch (error) {
+      const { code, message } = describeError(error);
+      this.#emit({ ...this.#base(node), type: 'operation-failed', call, durationMs: this.#clock() - startedAt, code, error: message });
+      throw error;
+    }
+  }
+
+  #fail(node: ExecutionNode, startedAt: number, error: unknown): void {
+    const { code, message } = describeError(error);
+    this.#settle(node, { result: 'failed', error: message });
+    this.#emit({ ...this.#base(node), type: 'change-failed', durationMs: this.#clock() - startedAt, code, error: message });
+  }
+
+  /** A change the planner could not plan: failed, with the planner's message. */
+  #failPlanned(node: ExecutionNode): void {
+    const message = node.change.error ?? 'the change could not be planned';
+    this.#settle(node, { result: 'failed', error: message });
+    this.#emit({ ...this.#base(node), type: 'change-failed', durationMs: 0, error: message });
+  }
+
+  #skip(node: ExecutionNode, reason: SkipReason, error: string, code?: ErrorCode): void {
+    this.#settle(node, { result: 'skipped', error });
+    this.#emit({ ...this.#base(node), type: 'change-skipped', reason, error, ...(code ? { code } : {}) });
+  }
+
+  #settle(node: ExecutionNode, result: ChangeResult): void {
+    this.#results.set(node.key, result);
+    this.#summary = addToSummary(this.#summary, node.change.action, result.result);
+  }
+
+  #base(node: ExecutionNode): { target: string; key: ChangeKey; kind: Kind; action: Change['action']; at: number } {
+    return { target: this.#deps.target, key: node.key, kind: node.change.kind, action: node.change.action, at: this.#clock() };
+  }
+
+  #emit(event: ApplyEvent): void {
+    try {
+      this.#deps.onEvent?.(event);
+    } catch {
+      // A failing progress or metrics sink must not break an apply half-way.
+    }
+  }
+}
+
+/** Whether a change reports a finish event (unchanged ones do not, unless reclaimed). */
+function reportsProgress(node: ExecutionNode): boolean {
+  return node.change.action !== 'unchanged' || node.change.reclaimed === true;
+}
+
+function describeError(error: unknown): { code: ErrorCode; message: string } {
+  if (error instanceof StacksyncError) return { code: error.code, message: error.message };
+  return { code: 'E_INTERNAL', message: error instanceof Error ? error.message : String(error) };
+}
+
+function withName(entry: { id: string }, name: string | undefined): { id: string; name?: string } {
+  return name === undefined ? entry : { ...entry, name };
+}

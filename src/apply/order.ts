@@ -1,0 +1,147 @@
+/**
+ * The execution graph of one target's changes (pure). Two kinds of edges:
+ * - `requires`: hard dependencies (`dependsOn`, and the dashboard an alert's `refs` name); a change
+ *   runs only when these succeeded, otherwise it is skipped.
+ * - ranks: a kind-rank table (plain data, as Flux orders writes) — a change waits until every
+ *   change of a lower rank has finished, whatever its outcome.
+ */
+import type { Kind } from '../api/model.js';
+import { StacksyncError } from '../errors.js';
+import type { Change, ChangeKey, Operation } from '../plan/model.js';
+
+/**
+ * Lower ranks run first. Alert deletes go before dashboard deletes (a dashboard delete takes its
+ * alerts with it); dashboard writes go before alert writes (an alert needs its tile to exist).
+ */
+export const KIND_RANKS: Readonly<Record<Kind, { write: number; delete: number }>> = {
+  Alert: { write: 2, delete: 0 },
+  Dashboard: { write: 1, delete: 1 },
+  Pipe: { write: 1, delete: 1 },
+};
+
+/** Order of the operations of one change: a postgres mapping change is remove, then add. */
+export const STEP_RANKS: Readonly<Record<'remove-mappings' | 'none' | 'add-mappings', number>> = {
+  'remove-mappings': 0,
+  none: 1,
+  'add-mappings': 2,
+};
+
+export interface ExecutionNode {
+  key: ChangeKey;
+  change: Change;
+  /** Effective rank: the table's rank, raised to that of any change it requires. */
+  rank: number;
+  /** Changes of this plan that must succeed first. */
+  requires: ChangeKey[];
+  /** The change's operations in execution order. */
+  operations: Operation[];
+}
+
+export interface ExecutionGraph {
+  /** Every change, in an order that respects ranks and requires (ties keep plan order). */
+  nodes: ExecutionNode[];
+  /** Changes in a dependency cycle: they cannot run (a planner bug), and the changes requiring them are skipped. */
+  cycles: ChangeKey[];
+}
+
+export function changeKey(change: Pick<Change, 'kind' | 'name'>): ChangeKey {
+  return `${change.kind}/${change.name}`;
+}
+
+export function kindRank(change: Pick<Change, 'kind' | 'action'>): number {
+  const ranks = KIND_RANKS[change.kind];
+  return change.action === 'delete' ? ranks.delete : ranks.write;
+}
+
+/** Stable sort of one change's operations by step. */
+export function orderOperations(operations: readonly Operation[]): Operation[] {
+  const rank = (operation: Operation): number => STEP_RANKS[(operation.type === 'updatePipe' && operation.step) || 'none'];
+  return operations
+    .map((operation, index) => ({ operation, index }))
+    .sort((a, b) => rank(a.operation) - rank(b.operation) || a.index - b.index)
+    .map(({ operation }) => operation);
+}
+
+/** Builds the graph of one target's changes; throws `E_INTERNAL` on two changes with one key. */
+export function buildExecutionGraph(changes: readonly Change[]): ExecutionGraph {
+  const byKey = indexChanges(changes);
+  const requires = new Map<ChangeKey, ChangeKey[]>();
+  for (const [key, change] of byKey) requires.set(key, requiredKeys(change, key, byKey));
+  const { order, left } = topologicalOrder([...byKey.keys()], requires);
+  const ranks = effectiveRanks(order, byKey, requires);
+  const nodes = order
+    .map((key, index) => ({ key, index, rank: ranks.get(key) ?? 0 }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map(({ key, rank }) => toNode(byKey.get(key)!, key, rank, requires.get(key) ?? []));
+  // Changes left over are in a cycle or require one; the latter are skipped like any dependent.
+  const stuck = left.map((key) => toNode(byKey.get(key)!, key, kindRank(byKey.get(key)!), requires.get(key) ?? []));
+  return { nodes: [...nodes, ...stuck], cycles: left.filter((key) => reaches(key, key, requires)) };
+}
+
+function toNode(change: Change, key: ChangeKey, rank: number, required: ChangeKey[]): ExecutionNode {
+  return { key, change, rank, requires: required, operations: orderOperations(change.operations) };
+}
+
+function indexChanges(changes: readonly Change[]): Map<ChangeKey, Change> {
+  const byKey = new Map<ChangeKey, Change>();
+  for (const change of changes) {
+    const key = changeKey(change);
+    if (byKey.has(key)) throw new StacksyncError('E_INTERNAL', `the plan holds two changes for ${key}`, { subject: key });
+    byKey.set(key, change);
+  }
+  return byKey;
+}
+
+/** `dependsOn` plus the dashboards alert operations take ids from; keys outside the plan are ignored. */
+function requiredKeys(change: Change, self: ChangeKey, byKey: ReadonlyMap<ChangeKey, Change>): ChangeKey[] {
+  const keys = new Set<ChangeKey>(change.dependsOn);
+  for (const operation of change.operations) {
+    if ((operation.type === 'createAlert' || operation.type === 'updateAlert') && operation.refs) keys.add(operation.refs.dashboard);
+  }
+  keys.delete(self);
+  return [...keys].filter((key) => byKey.has(key));
+}
+
+/** Kahn's algorithm over `requires`, keeping plan order among ready keys; what is left is cyclic. */
+function topologicalOrder(keys: ChangeKey[], requires: ReadonlyMap<ChangeKey, ChangeKey[]>): { order: ChangeKey[]; left: ChangeKey[] } {
+  const done = new Set<ChangeKey>();
+  const order: ChangeKey[] = [];
+  let progressed = true;
+  while (progressed) {
+    progressed = false;
+    for (const key of keys) {
+      if (done.has(key) || !(requires.get(key) ?? []).every((required) => done.has(required))) continue;
+      done.add(key);
+      order.push(key);
+      progressed = true;
+    }
+  }
+  return { order, left: keys.filter((key) => !done.has(key)) };
+}
+
+/** Whether `to` can be reached from `from` by following `requires` (depth first). */
+function reaches(from: ChangeKey, to: ChangeKey, requires: ReadonlyMap<ChangeKey, ChangeKey[]>): boolean {
+  const seen = new Set<ChangeKey>();
+  const stack = [...(requires.get(from) ?? [])];
+  while (stack.length > 0) {
+    const key = stack.pop()!;
+    if (key === to) return true;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    stack.push(...(requires.get(key) ?? []));
+  }
+  return false;
+}
+
+/**
+ * A change requiring one of a higher rank takes that rank, so the rank barrier can never wait on
+ * a change that itself waits on the barrier.
+ */
+function effectiveRanks(order: ChangeKey[], byKey: ReadonlyMap<ChangeKey, Change>, requires: ReadonlyMap<ChangeKey, ChangeKey[]>): Map<ChangeKey, number> {
+  const ranks = new Map<ChangeKey, number>();
+  for (const key of order) {
+    const own = kindRank(byKey.get(key)!);
+    ranks.set(key, Math.max(own, ...(requires.get(key) ?? []).map((required) => ranks.get(required) ?? 0)));
+  }
+  return ranks;
+}
