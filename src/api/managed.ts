@@ -2,8 +2,8 @@
  * The managed adapter: HTTP Basic, `/v1/organizations/{org}/services/{svc}/…`, and the
  * `{status, requestId, result}` envelope. Lists are not paginated, so a full read is three calls.
  */
-import type { LiveAlert, LivePipe, LiveState, PipePatch } from './model.js';
-import { listOf, toLiveAlert, toLivePipe, unwrapManaged } from './normalize.js';
+import type { DataSource, LiveAlert, LivePipe, LiveState, PipePatch } from './model.js';
+import { listOf, toDataSource, toLiveAlert, toLivePipe, unwrapManaged } from './normalize.js';
 import { MANAGED_ROUTES } from './routes.js';
 import { StackAdapter } from './stack.js';
 import type { Transport } from './transport.js';
@@ -36,6 +36,10 @@ export class ManagedAdapter extends StackAdapter {
 
   async listAlerts(): Promise<LiveAlert[]> {
     return this.call({ method: 'GET', ...this.at(MANAGED_ROUTES.alerts) }, (data, path) => listOf(data, path, toLiveAlert));
+  }
+
+  async listSources(): Promise<DataSource[]> {
+    return this.call({ method: 'GET', ...this.at(MANAGED_ROUTES.sources) }, (data, path) => listOf(data, path, toDataSource));
   }
 }
 

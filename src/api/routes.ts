@@ -20,7 +20,6 @@ export const SELF_HOSTED_ROUTES = {
   dashboard: '/api/v2/dashboards/{id}',
   alerts: '/api/v2/alerts',
   alert: '/api/v2/alerts/{id}',
-  sources: '/api/v2/sources',
 } as const;
 
 /** The stack routes both variants share, by role. */
@@ -29,7 +28,6 @@ export interface StackRoutes {
   dashboard: string;
   alerts: string;
   alert: string;
-  sources: string;
 }
 
 /** Fills `{name}` placeholders with URI-encoded values; a placeholder without a value is a bug. */

@@ -5,7 +5,7 @@
  */
 import { StacksyncError } from '../errors.js';
 import { ALERT_PAGE_LIMIT_MAX } from '../spec/enums.js';
-import type { LiveAlert, LivePipe, LiveState } from './model.js';
+import type { DataSource, LiveAlert, LivePipe, LiveState } from './model.js';
 import { listOf, ShapeError, toLiveAlert, unwrapData } from './normalize.js';
 import { SELF_HOSTED_ROUTES } from './routes.js';
 import { StackAdapter } from './stack.js';
@@ -41,10 +41,14 @@ export class SelfHostedAdapter extends StackAdapter {
     return [];
   }
 
+  /** Pipes exist only on managed targets; nothing is sent. */
   async updatePipe(id: string): Promise<LivePipe> {
-    throw new StacksyncError('E_API_VALIDATION', 'self-hosted targets have no pipes; Pipe manifests need a managed target', {
-      subject: `Pipe ${id}`,
-    });
+    throw notOffered('PATCH pipe', `self-hosted targets have no pipes (pipe ${id}); Pipe manifests need a managed target`);
+  }
+
+  /** The self-hosted API documents no sources list (seed 4.2 has it on managed only); nothing is sent. */
+  async listSources(): Promise<DataSource[]> {
+    throw notOffered('GET sources', 'the self-hosted API offers no data sources list');
   }
 
   /** Every alert: one call per page of 1,000; after the first, the remaining pages in parallel. */
@@ -78,6 +82,10 @@ export class SelfHostedAdapter extends StackAdapter {
       return total === undefined ? { alerts } : { alerts, total };
     });
   }
+}
+
+function notOffered(subject: string, message: string): StacksyncError {
+  return new StacksyncError('E_API_NOT_FOUND', message, { subject, details: { variant: 'self-hosted' } });
 }
 
 function totalOf(body: unknown): number | undefined {

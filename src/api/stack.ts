@@ -4,7 +4,7 @@
  */
 import { StacksyncError } from '../errors.js';
 import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch, Variant } from './model.js';
-import { listOf, ShapeError, toDataSource, toLiveAlert, toLiveDashboard } from './normalize.js';
+import { listOf, ShapeError, toLiveAlert, toLiveDashboard } from './normalize.js';
 import type { Api } from './port.js';
 import { fillRoute, idParam, type StackRoutes } from './routes.js';
 import type { Exchange, Reply, Transport } from './transport.js';
@@ -29,6 +29,7 @@ export abstract class StackAdapter implements Api {
   abstract listPipes(): Promise<LivePipe[]>;
   abstract updatePipe(id: string, patch: PipePatch): Promise<LivePipe>;
   abstract listAlerts(): Promise<LiveAlert[]>;
+  abstract listSources(): Promise<DataSource[]>;
 
   async listDashboards(): Promise<LiveDashboard[]> {
     return this.call({ method: 'GET', ...this.at(this.routes.dashboards) }, (data, path) => listOf(data, path, toLiveDashboard));
@@ -58,10 +59,6 @@ export abstract class StackAdapter implements Api {
 
   async deleteAlert(id: string): Promise<void> {
     await this.transport.send({ method: 'DELETE', ...this.at(this.routes.alert, id) });
-  }
-
-  async listSources(): Promise<DataSource[]> {
-    return this.call({ method: 'GET', ...this.at(this.routes.sources) }, (data, path) => listOf(data, path, toDataSource));
   }
 
   async close(): Promise<void> {

@@ -161,18 +161,18 @@ describe('backoff and server-driven waits', () => {
     const pool = agent.get(BASE);
     pool.intercept({ path: '/api/v2/dashboards' }).reply(429, 'Too Many Requests', { headers: { 'retry-after': '5' } });
     pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([]));
-    pool.intercept({ path: '/api/v2/sources' }).reply(200, dataOk([]));
+    pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=0' }).reply(200, dataOk([]));
 
     let dashboardsDone = false;
-    let sourcesDone = false;
+    let alertsDone = false;
     const dashboards = api.listDashboards().then(() => (dashboardsDone = true));
     await vi.advanceTimersByTimeAsync(1_000);
     expect(log.requests).toHaveLength(1);
-    const sources = api.listSources().then(() => (sourcesDone = true));
+    const alerts = api.listAlerts().then(() => (alertsDone = true));
     await vi.advanceTimersByTimeAsync(3_999);
-    expect([dashboardsDone, sourcesDone, log.requests.length]).toEqual([false, false, 1]);
+    expect([dashboardsDone, alertsDone, log.requests.length]).toEqual([false, false, 1]);
     await vi.advanceTimersByTimeAsync(1);
-    await Promise.all([dashboards, sources]);
+    await Promise.all([dashboards, alerts]);
     expect(log.requests).toHaveLength(3);
     expect(log.waits).toEqual([4]);
   });

@@ -150,7 +150,8 @@ describe('self-hosted adapter', () => {
     agent.get(BASE).intercept({ path: '/api/v2/dashboards', headers: { authorization: `Bearer ${TOKEN}` } }).reply(200, dataOk([sampleDashboard()]));
     expect((await api.listDashboards())[0]?.name).toBe('api-latency');
     expect(await api.listPipes()).toEqual([]);
-    await expect(api.updatePipe('p', {})).rejects.toMatchObject({ code: 'E_API_VALIDATION' });
+    await expect(api.updatePipe('p', {})).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
+    await expect(api.listSources()).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
     expect(log.requests).toHaveLength(1);
   });
 
