@@ -1,0 +1,189 @@
+/**
+ * Pipe rules of the managed variant (seed 4.1 and api-notes, "Managed variant"): create, the
+ * PATCH merge with its cross-member rules, and delete. Pure over a service record; no HTTP.
+ */
+import { createHash } from 'node:crypto';
+import { validateApi } from '../spec/validate.js';
+import { ApiError, invalidMember, notFound } from './errors.js';
+import { isoTimestamp, newId } from './ids.js';
+import type { PipeResource, PipeSecrets, ServiceRecord } from './model.js';
+
+/** Members of a source block that are accepted, stored as fingerprints, and never returned. */
+const WRITE_ONLY_MEMBERS = ['credentials', 'accessKey'] as const;
+
+type Block = Record<string, unknown>;
+type TableMapping = { sourceSchemaName: string; sourceTable: string; targetTable: string } & Block;
+
+interface PipeInput {
+  id?: string;
+  name: string;
+  state?: string;
+  scaling?: Record<string, number>;
+  source: Record<string, unknown>;
+  destination?: Block;
+  fieldMappings?: PipeResource['fieldMappings'];
+  settings?: PipeResource['settings'];
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+interface PipePatch {
+  name?: string;
+  source?: Record<string, unknown>;
+  destination?: { columns: unknown[] };
+  fieldMappings?: PipeResource['fieldMappings'];
+  settings?: PipeResource['settings'];
+}
+
+/** `sha256:<hex>` of a write-only value, so tests can see it was stored without it being kept in clear. */
+export function fingerprint(value: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Block).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The one kind block a source holds (`validateSamples` sits beside it and is an instruction, not state). */
+function sourceKinds(source: Record<string, unknown>): string[] {
+  return Object.keys(source).filter((key) => key !== 'validateSamples');
+}
+
+export function pipeKind(pipe: PipeResource): string {
+  return Object.keys(pipe.source)[0] ?? 'unknown';
+}
+
+function requireColumnsForFieldMappings(body: { fieldMappings?: unknown; destination?: Block }): void {
+  if (body.fieldMappings !== undefined && body.destination?.['columns'] === undefined) {
+    throw new ApiError('bad_request', 'Columns are required if field mappings are provided');
+  }
+}
+
+/** Moves write-only members out of a block into fingerprints keyed `kind.member`. */
+function splitWriteOnly(kind: string, block: Block, secrets: PipeSecrets): Block {
+  const kept: Block = {};
+  for (const [key, value] of Object.entries(block)) {
+    if ((WRITE_ONLY_MEMBERS as readonly string[]).includes(key)) secrets[`${kind}.${key}`] = fingerprint(value);
+    else kept[key] = value;
+  }
+  return kept;
+}
+
+/** A new pipe from a create body or a seed entry (both already schema-valid). */
+export function buildPipe(serviceId: string, input: PipeInput, nowMs: number, defaultState: string): { pipe: PipeResource; secrets: PipeSecrets } {
+  requireColumnsForFieldMappings(input);
+  const kind = sourceKinds(input.source)[0] ?? 'unknown';
+  const secrets: PipeSecrets = {};
+  const block = splitWriteOnly(kind, input.source[kind] as Block, secrets);
+  const now = isoTimestamp(nowMs);
+  const pipe: PipeResource = {
+    id: input.id ?? newId('uuid', nowMs),
+    serviceId,
+    name: input.name,
+    state: input.state ?? defaultState,
+    ...(input.scaling && { scaling: input.scaling }),
+    source: { [kind]: block },
+    destination: input.destination ?? {},
+    ...(input.fieldMappings && { fieldMappings: input.fieldMappings }),
+    ...(input.settings && { settings: input.settings }),
+    createdAt: input.createdAt ?? now,
+    updatedAt: input.updatedAt ?? input.createdAt ?? now,
+  };
+  return { pipe, secrets };
+}
+
+export function requirePipe(service: ServiceRecord, id: string): PipeResource {
+  const pipe = service.pipes.get(id);
+  if (!pipe) throw notFound(`pipe ${id} not found`);
+  return pipe;
+}
+
+export function createPipe(service: ServiceRecord, body: unknown, nowMs: number): PipeResource {
+  const checked = validateApi<PipeInput>('pipeCreateBody', body);
+  if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe', { issues: checked.issues });
+  const { pipe, secrets } = buildPipe(service.id, checked.value, nowMs, 'Provisioning');
+  service.pipes.set(pipe.id, pipe);
+  service.pipeSecrets.set(pipe.id, secrets);
+  return pipe;
+}
+
+/**
+ * Update pipe: a merge where absent members stay unchanged. The patch is applied to a copy so a
+ * request rejected by any rule changes nothing.
+ */
+export function patchPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number): PipeResource {
+  const current = requirePipe(service, id);
+  const checked = validateApi<PipePatch>('pipePatchBody', body);
+  if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe patch', { issues: checked.issues });
+  const patch = checked.value;
+  requireColumnsForFieldMappings(patch);
+  const next = structuredClone(current);
+  const secrets = { ...service.pipeSecrets.get(id) };
+  if (patch.name !== undefined) next.name = patch.name;
+  if (patch.source) applySourcePatch(next, secrets, patch.source);
+  if (patch.destination) next.destination = { ...next.destination, columns: patch.destination.columns };
+  if (patch.fieldMappings) next.fieldMappings = patch.fieldMappings;
+  if (patch.settings) next.settings = { ...next.settings, ...patch.settings };
+  next.updatedAt = isoTimestamp(nowMs);
+  service.pipes.set(id, next);
+  service.pipeSecrets.set(id, secrets);
+  return next;
+}
+
+function applySourcePatch(pipe: PipeResource, secrets: PipeSecrets, source: Record<string, unknown>): void {
+  const kinds = sourceKinds(source);
+  if (kinds.length > 1) throw invalidMember('source', `must hold one source kind, got ${kinds.join(', ')}`);
+  const kind = kinds[0];
+  if (kind === undefined) return;
+  const actual = pipeKind(pipe);
+  if (kind !== actual) throw invalidMember(`source.${kind}`, `this pipe's source is ${actual}, not ${kind}`);
+  const { tableMappingsToAdd, tableMappingsToRemove, settings, ...members } = splitWriteOnly(kind, source[kind] as Block, secrets);
+  const block = pipe.source[kind] ?? {};
+  Object.assign(block, members);
+  if (settings !== undefined) block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
+  if (tableMappingsToAdd !== undefined || tableMappingsToRemove !== undefined) {
+    block['tableMappings'] = changeTableMappings(
+      (block['tableMappings'] as TableMapping[] | undefined) ?? [],
+      (tableMappingsToAdd as TableMapping[] | undefined) ?? [],
+      (tableMappingsToRemove as TableMapping[] | undefined) ?? [],
+    );
+  }
+  pipe.source[kind] = block;
+}
+
+const tableKey = (mapping: TableMapping): string => `${mapping.sourceSchemaName}.${mapping.sourceTable}`;
+const ADD_PATH = 'source.postgres.tableMappingsToAdd';
+const REMOVE_PATH = 'source.postgres.tableMappingsToRemove';
+
+/**
+ * Postgres mappings are keyed by source schema + table. The same table in both lists is refused
+ * (a changed mapping takes two PATCHes), as is removing a mapping that is not there.
+ */
+function changeTableMappings(current: TableMapping[], add: TableMapping[], remove: TableMapping[]): TableMapping[] {
+  const adding = new Set(add.map(tableKey));
+  let mappings = [...current];
+  remove.forEach((removal, index) => {
+    const key = tableKey(removal);
+    if (adding.has(key)) throw invalidMember(`${REMOVE_PATH}[${index}]`, `${key} is also in tableMappingsToAdd; remove and add in two requests`);
+    const at = mappings.findIndex((mapping) => tableKey(mapping) === key && mapping.targetTable === removal.targetTable);
+    if (at < 0) throw invalidMember(`${REMOVE_PATH}[${index}]`, `no table mapping ${key} → ${removal.targetTable} to remove`);
+    mappings = mappings.filter((_, position) => position !== at);
+  });
+  add.forEach((mapping, index) => {
+    const key = tableKey(mapping);
+    if (mappings.some((existing) => tableKey(existing) === key)) throw invalidMember(`${ADD_PATH}[${index}]`, `${key} is already mapped`);
+    mappings.push(mapping);
+  });
+  return mappings;
+}
+
+export function deletePipe(service: ServiceRecord, id: string): void {
+  requirePipe(service, id);
+  service.pipes.delete(id);
+  service.pipeSecrets.delete(id);
+}

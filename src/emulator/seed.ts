@@ -1,0 +1,381 @@
+/**
+ * The seed (design.md, "Emulator"): organizations with keys and services (state, pipes,
+ * sources), and self-hosted teams with tokens. Loaded from YAML or JSON and validated here, so a
+ * bad seed fails at start with the file and the path of what is wrong.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { StacksyncError } from '../errors.js';
+import { PIPE_STATES, SERVICE_STATES, SOURCE_KINDS } from '../spec/enums.js';
+import { dataSourceSchema, pipeCreateBodySchema, type JsonSchema } from '../spec/schemas.js';
+import { compileSchema, describeIssues, toIssues } from '../spec/validate.js';
+import type { ServiceState } from './model.js';
+
+export interface SeedKey { id: string; secret: string }
+
+/** A full pipe as the service would hold it; credentials may be given and are stored, never returned. */
+export type SeedPipe = { id?: string; name: string; state?: string; source: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+
+export interface SeedSource { id?: string; name: string; kind: string }
+
+export interface SeedService {
+  id: string;
+  /** `idle` and `stopped` answer 424 on every route of the service. Default `running`. */
+  state?: ServiceState;
+  pipes?: SeedPipe[];
+  /** Data sources of the stack; default one of each kind. */
+  sources?: SeedSource[];
+}
+
+export interface SeedOrganization { id: string; keys: SeedKey[]; services?: SeedService[] }
+export interface SeedTeam { id: string; tokens: string[] }
+
+export interface Seed {
+  organizations?: SeedOrganization[];
+  teams?: SeedTeam[];
+}
+
+const uuid = { type: 'string', format: 'uuid' } as const;
+const nonEmpty = { type: 'string', minLength: 1 } as const;
+
+function object(properties: Record<string, unknown>, required: string[] = []): JsonSchema {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+const seedPipeSchema: JsonSchema = {
+  ...pipeCreateBodySchema,
+  properties: {
+    ...(pipeCreateBodySchema['properties'] as Record<string, unknown>),
+    id: uuid,
+    serviceId: uuid,
+    state: { enum: [...PIPE_STATES] },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+  required: ['name', 'source'],
+};
+
+const seedSourceSchema: JsonSchema = { ...dataSourceSchema, properties: { ...(dataSourceSchema['properties'] as Record<string, unknown>), id: uuid }, required: ['name', 'kind'] };
+
+/** JSON Schema of a seed file. */
+export const seedSchema: JsonSchema = object({
+  organizations: {
+    type: 'array',
+    items: object(
+      {
+        id: uuid,
+        keys: { type: 'array', minItems: 1, items: object({ id: nonEmpty, secret: nonEmpty }, ['id', 'secret']) },
+        services: {
+          type: 'array',
+          items: object(
+            { id: uuid, state: { enum: [...SERVICE_STATES] }, pipes: { type: 'array', items: seedPipeSchema }, sources: { type: 'array', items: seedSourceSchema } },
+            ['id'],
+          ),
+        },
+      },
+      ['id', 'keys'],
+    ),
+  },
+  teams: {
+    type: 'array',
+    items: object({ id: nonEmpty, tokens: { type: 'array', minItems: 1, items: nonEmpty } }, ['id', 'tokens']),
+  },
+});
+
+/** Validates a seed object; `origin` names it in errors (a file path, or `seed option`). */
+export function parseSeed(value: unknown, origin = 'seed'): Seed {
+  const validate = compileSchema('emulator:seed', seedSchema);
+  if (!validate(value)) {
+    throw seedError(origin, describeIssues(toIssues(validate.errors ?? [])));
+  }
+  const seed = value as Seed;
+  const duplicate = findDuplicate(seed);
+  if (duplicate) throw seedError(origin, duplicate);
+  return seed;
+}
+
+/** Reads a YAML or JSON seed file. */
+export function loadSeedFile(path: string): Seed {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new StacksyncError('E_EMULATOR_DATA', `cannot read seed file ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (error) {
+    throw seedError(path, `not valid YAML or JSON: ${(error as Error).message}`);
+  }
+  return parseSeed(value ?? {}, path);
+}
+
+function seedError(origin: string, detail: string): StacksyncError {
+  return new StacksyncError('E_EMULATOR_DATA', `invalid emulator seed (${origin}): ${detail}`, { subject: origin });
+}
+
+/** Ids that must be unique across the whole seed; the first one repeated, described. */
+function findDuplicate(seed: Seed): string | undefined {
+  const organizations = seed.organizations ?? [];
+  const services = organizations.flatMap((org) => org.services ?? []);
+  const checks: [string, string[]][] = [
+    ['organization id', organizations.map((org) => org.id)],
+    ['key id', organizations.flatMap((org) => org.keys.map((key) => key.id))],
+    ['service id', services.map((service) => service.id)],
+    ['pipe id', services.flatMap((service) => (service.pipes ?? []).flatMap((pipe) => (pipe.id ? [pipe.id] : [])))],
+    ['source id', services.flatMap((service) => (service.sources ?? []).flatMap((source) => (source.id ? [source.id] : [])))],
+    ['team id', (seed.teams ?? []).map((team) => team.id)],
+    ['team token', (seed.teams ?? []).flatMap((team) => team.tokens)],
+  ];
+  for (const [what, values] of checks) {
+    const seen = new Set<string>();
+    for (const value of values) {
+      // Never echo a token back: it is a secret.
+      if (seen.has(value)) return what === 'team token' ? 'a team token is used twice' : `${what} ${value} is used twice`;
+      seen.add(value);
+    }
+  }
+  for (const service of services) {
+    const wrong = (service.pipes ?? []).find((pipe) => pipe['serviceId'] !== undefined && pipe['serviceId'] !== service.id);
+    if (wrong) return `pipe ${wrong.name} names serviceId ${String(wrong['serviceId'])} but is seeded under service ${service.id}`;
+  }
+  return undefined;
+}
+
+/** The fixed ids of the built-in seed, which docs, examples and tests rely on. */
+export const DEFAULT_SEED_IDS = {
+  organizationId: '0b4f6c1e-4d2a-4f6b-9a51-7c3d2e1f0a01',
+  keyId: 'emulator-key',
+  keySecret: 'emulator-secret',
+  serviceId: '9c1e2b7e-3a4d-4c5b-8e6f-1a2b3c4d5e01',
+  pipes: {
+    kafka: '7a0e1f2c-0001-4b3a-9c4d-5e6f7a8b9c01',
+    objectStorage: '7a0e1f2c-0002-4b3a-9c4d-5e6f7a8b9c02',
+    kinesis: '7a0e1f2c-0003-4b3a-9c4d-5e6f7a8b9c03',
+    postgres: '7a0e1f2c-0004-4b3a-9c4d-5e6f7a8b9c04',
+  },
+  sources: {
+    log: '5d0c3b2a-0001-4e5f-8a9b-0c1d2e3f4a01',
+    trace: '5d0c3b2a-0002-4e5f-8a9b-0c1d2e3f4a02',
+    metric: '5d0c3b2a-0003-4e5f-8a9b-0c1d2e3f4a03',
+    session: '5d0c3b2a-0004-4e5f-8a9b-0c1d2e3f4a04',
+  },
+  teamId: 'team-1',
+  token: 'emulator-token',
+} as const;
+
+/** Default data sources of a service seeded without `sources`: one of each kind. */
+export function defaultSources(): SeedSource[] {
+  return SOURCE_KINDS.map((kind) => ({ name: `${kind}s`, kind }));
+}
+
+/** The built-in seed: one organization, one running service, one pipe of each source kind, one team. */
+export function defaultSeed(): Seed {
+  const ids = DEFAULT_SEED_IDS;
+  return {
+    organizations: [
+      {
+        id: ids.organizationId,
+        keys: [{ id: ids.keyId, secret: ids.keySecret }],
+        services: [
+          {
+            id: ids.serviceId,
+            state: 'running',
+            pipes: [kafkaPipe(), objectStoragePipe(), kinesisPipe(), postgresPipe()],
+            sources: SOURCE_KINDS.map((kind) => ({ id: ids.sources[kind], name: `${kind}s`, kind })),
+          },
+        ],
+      },
+    ],
+    teams: [{ id: ids.teamId, tokens: [ids.token] }],
+  };
+}
+
+const SEEDED_AT = '2026-01-15T09:30:00.000Z';
+
+function kafkaPipe(): SeedPipe {
+  return {
+    id: DEFAULT_SEED_IDS.pipes.kafka,
+    name: 'orders-kafka',
+    state: 'Running',
+    scaling: { replicas: 2, concurrency: 2, replicaCpuMillicores: 500, replicaMemoryGb: 2 },
+    source: {
+      kafka: {
+        brokers: 'b-1.orders.kafka.internal:9092,b-2.orders.kafka.internal:9092',
+        topics: 'orders',
+        consumerGroup: 'stacksync-orders',
+        iamRole: 'arn:aws:iam::123456789012:role/orders-ingest',
+        offset: { timestamp: '2026-01-01T00:00' },
+        schemaRegistry: { url: 'https://schema-registry.internal:8081', authentication: 'PLAIN' },
+        reversePrivateEndpointIds: [],
+        credentials: { username: 'orders-consumer', password: 'emulator-kafka-password' },
+      },
+    },
+    destination: {
+      database: 'default',
+      table: 'orders',
+      managedTable: true,
+      tableDefinition: {
+        engine: { versionColumnId: 'updated_at', columnIds: [] },
+        sortingKey: ['order_id'],
+        partitionBy: 'toYYYYMM(created_at)',
+        primaryKey: 'order_id',
+      },
+      columns: [
+        { name: 'order_id', type: 'String' },
+        { name: 'customer_id', type: 'String' },
+        { name: 'amount', type: 'Decimal(18, 2)' },
+        { name: 'currency', type: 'LowCardinality(String)' },
+        { name: 'created_at', type: 'DateTime64(3)' },
+        { name: 'updated_at', type: 'DateTime64(3)' },
+      ],
+    },
+    fieldMappings: [
+      { sourceField: 'orderId', destinationField: 'order_id' },
+      { sourceField: 'customerId', destinationField: 'customer_id' },
+      { sourceField: 'amount', destinationField: 'amount' },
+      { sourceField: 'currency', destinationField: 'currency' },
+      { sourceField: 'createdAt', destinationField: 'created_at' },
+      { sourceField: 'updatedAt', destinationField: 'updated_at' },
+    ],
+    settings: { streaming_max_insert_wait_ms: 5000, engine_max_threads: 8, engine_max_insert_threads: 1, engine_parallel_view_processing: false },
+    createdAt: SEEDED_AT,
+    updatedAt: SEEDED_AT,
+  };
+}
+
+function objectStoragePipe(): SeedPipe {
+  return {
+    id: DEFAULT_SEED_IDS.pipes.objectStorage,
+    name: 'events-s3',
+    state: 'Running',
+    scaling: { replicas: 1, concurrency: 1, replicaCpuMillicores: 1000, replicaMemoryGb: 4 },
+    source: {
+      objectStorage: {
+        url: 'https://events-bucket.s3.eu-west-1.amazonaws.com/events/**/*.json.gz',
+        delimiter: ',',
+        compression: 'gzip',
+        isContinuous: true,
+        queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/events-notifications',
+        iamRole: 'arn:aws:iam::123456789012:role/events-ingest',
+      },
+    },
+    destination: {
+      database: 'analytics',
+      table: 'events',
+      managedTable: true,
+      tableDefinition: { sortingKey: ['event_time', 'event_id'], partitionBy: 'toDate(event_time)' },
+      columns: [
+        { name: 'event_id', type: 'UUID' },
+        { name: 'event_type', type: 'LowCardinality(String)' },
+        { name: 'payload', type: 'String' },
+        { name: 'event_time', type: 'DateTime64(3)' },
+      ],
+    },
+    fieldMappings: [
+      { sourceField: 'id', destinationField: 'event_id' },
+      { sourceField: 'type', destinationField: 'event_type' },
+      { sourceField: 'payload', destinationField: 'payload' },
+      { sourceField: 'time', destinationField: 'event_time' },
+    ],
+    settings: {
+      object_storage_concurrency: 1,
+      object_storage_polling_interval_ms: 30000,
+      object_storage_max_insert_bytes: 10737418240,
+      object_storage_max_file_count: 100,
+      engine_max_download_threads: 4,
+      object_storage_use_cluster_function: true,
+    },
+    createdAt: SEEDED_AT,
+    updatedAt: SEEDED_AT,
+  };
+}
+
+function kinesisPipe(): SeedPipe {
+  return {
+    id: DEFAULT_SEED_IDS.pipes.kinesis,
+    name: 'clicks-kinesis',
+    state: 'Running',
+    scaling: { replicas: 1, concurrency: 1, replicaCpuMillicores: 250, replicaMemoryGb: 1 },
+    source: {
+      kinesis: {
+        streamName: 'clicks',
+        region: 'eu-west-1',
+        useEnhancedFanOut: false,
+        timestamp: 1767225600,
+        iamRole: 'arn:aws:iam::123456789012:role/clicks-ingest',
+      },
+    },
+    destination: {
+      database: 'analytics',
+      table: 'clicks',
+      managedTable: true,
+      tableDefinition: { sortingKey: ['clicked_at'] },
+      columns: [
+        { name: 'session_id', type: 'String' },
+        { name: 'url', type: 'String' },
+        { name: 'clicked_at', type: 'DateTime' },
+      ],
+    },
+    fieldMappings: [
+      { sourceField: 'sessionId', destinationField: 'session_id' },
+      { sourceField: 'url', destinationField: 'url' },
+      { sourceField: 'ts', destinationField: 'clicked_at' },
+    ],
+    settings: { streaming_max_insert_wait_ms: 5000, engine_min_insert_block_size_bytes: 1073741824 },
+    createdAt: SEEDED_AT,
+    updatedAt: SEEDED_AT,
+  };
+}
+
+function postgresPipe(): SeedPipe {
+  return {
+    id: DEFAULT_SEED_IDS.pipes.postgres,
+    name: 'billing-postgres',
+    state: 'Running',
+    scaling: { replicas: 1, concurrency: 1, replicaCpuMillicores: 2000, replicaMemoryGb: 8 },
+    source: {
+      postgres: {
+        host: 'billing-db.internal',
+        port: 5432,
+        database: 'billing',
+        settings: {
+          syncIntervalSeconds: 60,
+          pullBatchSize: 100000,
+          publicationName: 'stacksync_billing',
+          replicationSlotName: 'stacksync_billing_slot',
+          allowNullableColumns: true,
+          initialLoadParallelism: 4,
+          snapshotNumRowsPerPartition: 100000,
+          snapshotNumberOfParallelTables: 1,
+          enableFailoverSlots: false,
+        },
+        tableMappings: [
+          { sourceSchemaName: 'public', sourceTable: 'invoices', targetTable: 'invoices', excludedColumns: [], useCustomSortingKey: false, sortingKeys: [] },
+          { sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers', excludedColumns: ['ssn'], useCustomSortingKey: true, sortingKeys: ['customer_id'] },
+        ],
+        credentials: { username: 'replicator', password: 'emulator-postgres-password' },
+      },
+    },
+    destination: {
+      database: 'billing',
+      managedTable: true,
+      columns: [
+        { name: 'invoice_id', type: 'Int64' },
+        { name: 'customer_id', type: 'Int64' },
+        { name: 'total', type: 'Decimal(18, 2)' },
+        { name: 'issued_at', type: 'DateTime64(6)' },
+      ],
+    },
+    fieldMappings: [
+      { sourceField: 'id', destinationField: 'invoice_id' },
+      { sourceField: 'customer_id', destinationField: 'customer_id' },
+      { sourceField: 'total', destinationField: 'total' },
+      { sourceField: 'issued_at', destinationField: 'issued_at' },
+    ],
+    settings: { engine_max_threads: 8, engine_max_insert_threads: 1, engine_parallel_distributed_insert_select: 2 },
+    createdAt: SEEDED_AT,
+    updatedAt: SEEDED_AT,
+  };
+}
