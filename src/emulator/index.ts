@@ -1,0 +1,134 @@
+/**
+ * `startEmulator`: a faithful, standalone server of both API variants on one port (design.md,
+ * "Emulator"). Managed routes live under `/v1/…`, self-hosted under `/api/v2/…`.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { pino, type Logger } from 'pino';
+import { ApiError } from './errors.js';
+import { hasFaults, NO_FAULTS, parseFaults } from './faults.js';
+import { BODY_LIMIT_BYTES } from './http.js';
+import { DataWriter, readDataFile } from './persistence.js';
+import { RateLimiter } from './rate-limit.js';
+import { Router } from './router.js';
+import { managedRoutes } from './routes-managed.js';
+import { selfHostedRoutes } from './routes-selfhosted.js';
+import { defaultSeed, parseSeed, type Seed } from './seed.js';
+import { closeServer, createPipeline, listen } from './server.js';
+import { Stats } from './stats.js';
+import { Store } from './store.js';
+import type { EmulatorData } from './model.js';
+import { StacksyncError } from '../errors.js';
+
+export { DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';
+export type { Seed, SeedKey, SeedOrganization, SeedPipe, SeedService, SeedSource, SeedTeam } from './seed.js';
+export type { EmulatorData } from './model.js';
+export type { StatsSnapshot, RouteStats } from './stats.js';
+export { parseFaults, type FaultSpec } from './faults.js';
+export { ApiError };
+
+export interface EmulatorOptions {
+  /** Interface to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** Port; `0` (the default) picks a free one. */
+  port?: number;
+  /** The initial state; default `defaultSeed()`. Ignored when `dataFile` already exists. */
+  seed?: Seed;
+  /** Persist state here across restarts (atomic, coalesced writes). */
+  dataFile?: string;
+  /** Fault injection, e.g. `error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms`. */
+  faults?: string;
+  /** Requests per credential per second; past it, 429. Default: unlimited. */
+  rateLimit?: number;
+  /** Request logs (debug) and lifecycle (info); `false` or absent = silent. */
+  logger?: Logger | false;
+  /** Source of randomness for fault injection; default `Math.random`. */
+  random?: () => number;
+  /** Clock for timestamps and rate-limit windows, ms since the epoch; default `Date.now`. */
+  clock?: () => number;
+  /** How injected latency waits; default a real timer. Tests pass a recorder. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Request body limit in bytes; default 10 MB. */
+  bodyLimit?: number;
+  /** Coalescing delay of data-file writes; default 100 ms. */
+  persistDelayMs?: number;
+}
+
+export interface RunningEmulator {
+  /** `http://127.0.0.1:PORT`, the base URL of both variants. */
+  url: string;
+  port: number;
+  /** The seed the emulator started from (its credentials work unless the data file says otherwise). */
+  seed: Seed;
+  /** True when the state came from an existing data file rather than the seed. */
+  restored: boolean;
+  /** The current state, as `GET /_emulator/dump` returns it (no secret in clear). */
+  state(): EmulatorData;
+  /** Stops the server, then writes any pending state. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function checkRateLimit(rateLimit: number | undefined): void {
+  if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0)) {
+    throw new StacksyncError('E_USAGE', `rate limit must be a positive integer, got ${rateLimit}`);
+  }
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const logger = options.logger || pino({ enabled: false });
+  const clock = options.clock ?? Date.now;
+  const seed = parseSeed(options.seed ?? defaultSeed(), options.seed ? 'seed option' : 'built-in seed');
+  const faults = options.faults ? parseFaults(options.faults) : NO_FAULTS;
+  checkRateLimit(options.rateLimit);
+
+  // State: the data file when it exists, else the seed.
+  const saved = options.dataFile ? readDataFile(options.dataFile) : undefined;
+  const store = saved ? Store.fromData(saved, clock) : Store.fromSeed(seed, clock);
+  if (saved && options.seed) logger.warn({ dataFile: options.dataFile }, 'data file exists; the seed is ignored');
+  const writer = options.dataFile
+    ? new DataWriter(options.dataFile, () => store.toData(), {
+        delayMs: options.persistDelayMs ?? 100,
+        onError: (error) => logger.error({ err: error, dataFile: options.dataFile }, 'could not write emulator data file'),
+      })
+    : undefined;
+  if (writer) {
+    store.onChange = () => writer.schedule();
+    // A fresh data file is written at once, so a path that cannot be written fails the start.
+    if (!saved) {
+      writer.schedule();
+      await writer.flush();
+    }
+  }
+
+  const pipeline = createPipeline({
+    store,
+    router: new Router([...managedRoutes, ...selfHostedRoutes]),
+    stats: new Stats(),
+    faults,
+    limiter: options.rateLimit ? new RateLimiter(options.rateLimit, clock) : undefined,
+    random: options.random ?? Math.random,
+    sleep: options.sleep ?? ((ms) => delay(ms)),
+    logger,
+    bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
+  });
+  const host = options.host ?? '127.0.0.1';
+  const server = await listen(pipeline, host, options.port ?? 0);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+  const url = `http://${urlHost(host)}:${port}`;
+  logger.info({ url, faults: hasFaults(faults) ? options.faults : undefined, rateLimit: options.rateLimit, dataFile: options.dataFile, restored: Boolean(saved) }, 'emulator listening');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      await closeServer(server);
+      await writer?.close();
+      logger.info({ url }, 'emulator stopped');
+    })());
+  return { url, port, seed, restored: Boolean(saved), state: () => store.toData(), close };
+}

@@ -1,0 +1,195 @@
+/**
+ * `--data FILE`: the state saved across restarts. Reads are strict (a corrupt file is an error,
+ * never silently replaced); writes are atomic (temp file, fsync, rename) and coalesced, so a
+ * burst of requests costs one write, and `flush()` on close saves the last change.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, rename } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { StacksyncError } from '../errors.js';
+import { SERVICE_STATES } from '../spec/enums.js';
+import { alertSchema, dashboardSchema, dataSourceSchema, pipeSchema, type JsonSchema } from '../spec/schemas.js';
+import { compileSchema, describeIssues, toIssues } from '../spec/validate.js';
+import type { EmulatorData } from './model.js';
+
+export const DATA_FORMAT = 'stacksync-emulator-data';
+
+function object(properties: Record<string, unknown>, required: string[]): JsonSchema {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+const array = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
+const requiring = (schema: JsonSchema, ...members: string[]): JsonSchema => ({
+  ...schema,
+  required: [...new Set([...(schema['required'] as string[]), ...members])],
+});
+const stack = {
+  dashboards: array(requiring(dashboardSchema, 'tags', 'team', 'createdAt', 'updatedAt')),
+  alerts: array(requiring(alertSchema, 'channel', 'state', 'team', 'silenced', 'createdAt', 'updatedAt')),
+};
+
+/** JSON Schema of the saved state (also the shape of `GET /_emulator/dump`). */
+export const dataSchema: JsonSchema = object(
+  {
+    version: { const: 1 },
+    organizations: array(
+      object(
+        {
+          id: { type: 'string' },
+          keys: array(object({ id: { type: 'string' }, secretSha256: sha256 }, ['id', 'secretSha256'])),
+          services: array(
+            object(
+              {
+                id: { type: 'string' },
+                state: { enum: [...SERVICE_STATES] },
+                pipes: array(requiring(pipeSchema, 'serviceId', 'state', 'destination', 'createdAt', 'updatedAt')),
+                pipeSecrets: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } } },
+                sources: array(dataSourceSchema),
+                ...stack,
+              },
+              ['id', 'state', 'pipes', 'pipeSecrets', 'sources', 'dashboards', 'alerts'],
+            ),
+          ),
+        },
+        ['id', 'keys', 'services'],
+      ),
+    ),
+    teams: array(object({ id: { type: 'string' }, tokenSha256: array(sha256), ...stack }, ['id', 'tokenSha256', 'dashboards', 'alerts'])),
+  },
+  ['version', 'organizations', 'teams'],
+);
+
+const fileSchema: JsonSchema = object({ format: { const: DATA_FORMAT }, savedAt: { type: 'string' }, state: dataSchema }, ['format', 'state']);
+
+function corrupt(path: string, detail: string, cause?: unknown): StacksyncError {
+  return new StacksyncError('E_EMULATOR_DATA', `emulator data file ${path} is corrupt: ${detail} (fix or remove it; it is never replaced silently)`, {
+    subject: path,
+    cause,
+  });
+}
+
+/** The saved state, or undefined when the file does not exist yet. */
+export function readDataFile(path: string): EmulatorData | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StacksyncError('E_EMULATOR_DATA', `cannot read emulator data file ${path}: ${(error as Error).message}`, { subject: path, cause: error });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw corrupt(path, `not JSON (${(error as Error).message})`, error);
+  }
+  const validate = compileSchema('emulator:data-file', fileSchema);
+  if (!validate(value)) throw corrupt(path, describeIssues(toIssues(validate.errors ?? [])));
+  return (value as { state: EmulatorData }).state;
+}
+
+/** Writes `text` to `path` so a reader sees the old file or the new one, never half of one. */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const file = await open(temporary, 'w', 0o600);
+  try {
+    await file.writeFile(text, 'utf8');
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(temporary, path);
+  await syncDirectory(dirname(path));
+}
+
+// The rename is durable only once the directory entry is; some platforms refuse to open a directory.
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    const handle = await open(directory, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Best effort.
+  }
+}
+
+export interface DataWriterOptions {
+  /** How long changes are gathered before one write. Default 100 ms. */
+  delayMs?: number;
+  /** A background write failed; it is retried with the next change or on flush. */
+  onError?: (error: unknown) => void;
+}
+
+/** Coalesces change notifications into at most one write per `delayMs`, one write at a time. */
+export class DataWriter {
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<boolean> | undefined;
+  private dirty = false;
+  private closed = false;
+  private lastError: unknown;
+  /** Completed writes, for tests and logs. */
+  writes = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly snapshot: () => EmulatorData,
+    private readonly options: DataWriterOptions = {},
+  ) {}
+
+  schedule(): void {
+    this.dirty = true;
+    if (this.closed || this.timer || this.writing) return;
+    this.timer = setTimeout(() => void this.run().then((ok) => ok && this.dirty && this.schedule()), this.options.delayMs ?? 100);
+    this.timer.unref();
+  }
+
+  /** Writes any pending change now and waits for it; throws when that write fails. */
+  async flush(): Promise<void> {
+    if (this.writing) await this.writing;
+    if (!this.dirty) return;
+    if (!(await this.run())) {
+      const reason = this.lastError instanceof Error ? `: ${this.lastError.message}` : '';
+      throw new StacksyncError('E_EMULATOR_DATA', `could not write emulator data file ${this.path}${reason}`, { subject: this.path, cause: this.lastError });
+    }
+  }
+
+  /** Flushes and stops writing; later changes are not saved. */
+  async close(): Promise<void> {
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private async run(): Promise<boolean> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.dirty = false;
+    // Serialised now, synchronously, so the file holds one consistent state.
+    const text = `${JSON.stringify({ format: DATA_FORMAT, savedAt: new Date().toISOString(), state: this.snapshot() }, null, 2)}\n`;
+    this.writing = writeFileAtomic(this.path, text).then(
+      () => {
+        this.writes++;
+        return true;
+      },
+      (error: unknown) => {
+        this.dirty = true;
+        this.lastError = error;
+        this.options.onError?.(error);
+        return false;
+      },
+    );
+    try {
+      return await this.writing;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+}

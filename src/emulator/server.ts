@@ -1,0 +1,174 @@
+/**
+ * The request pipeline on plain `node:http`. For each API request, in order: rate limit →
+ * injected faults → route → body → auth and rules (in the route) → reply in the variant's
+ * shape. Throttled and faulted requests are answered before any handler runs, so they never
+ * change state. `/_emulator/*` skips limits, faults and stats.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Variant } from '../api/model.js';
+import { DEFAULT_RATE_LIMITS } from '../spec/enums.js';
+import { credentialKey, parseAuthorization, type Presented } from './auth.js';
+import { errorReply, jsonReply, type Reply } from './envelope.js';
+import { ApiError, notFound } from './errors.js';
+import { decideFault, type FaultSpec } from './faults.js';
+import { parseJsonBody, readBody, resetConnection, sendReply } from './http.js';
+import type { RateDecision, RateLimiter } from './rate-limit.js';
+import type { Match, Router } from './router.js';
+import type { Stats } from './stats.js';
+import type { Store } from './store.js';
+
+export interface PipelineDeps {
+  store: Store;
+  router: Router;
+  stats: Stats;
+  faults: FaultSpec;
+  limiter: RateLimiter | undefined;
+  random: () => number;
+  sleep: (ms: number) => Promise<void>;
+  logger: Logger;
+  bodyLimit: number;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const UNMATCHED = '(unmatched)';
+
+/** Self-hosted paths and anything unknown answer like the self-hosted server; `/v1/` like managed. */
+function variantOfPath(path: string): Variant {
+  return path.startsWith('/v1/') ? 'managed' : 'self-hosted';
+}
+
+interface Exchange {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  match: Match;
+  variant: Variant;
+  template: string;
+  presented: Presented;
+  requestId: string;
+}
+
+function describe(request: IncomingMessage, router: Router): Exchange {
+  const method = request.method ?? 'GET';
+  const [path = '/', search = ''] = (request.url ?? '/').split('?', 2);
+  const match = router.match(method, path);
+  return {
+    method,
+    path,
+    query: new URLSearchParams(search),
+    match,
+    variant: match.kind === 'route' ? match.route.variant : variantOfPath(path),
+    template: match.kind === 'route' ? match.route.template : match.kind === 'method' ? match.template : UNMATCHED,
+    presented: parseAuthorization(request.headers.authorization),
+    requestId: randomUUID(),
+  };
+}
+
+export function createPipeline(deps: PipelineDeps): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    handle(deps, request, response).catch((error: unknown) => {
+      deps.logger.error({ err: error }, 'emulator request failed');
+      sendReply(response, jsonReply(500, { message: 'Internal Server Error' }));
+    });
+  };
+}
+
+async function handle(deps: PipelineDeps, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const started = performance.now();
+  if ((request.url ?? '').startsWith('/_emulator/')) {
+    sendReply(response, admin(deps, request.method ?? 'GET', (request.url ?? '').split('?')[0] ?? ''));
+    return;
+  }
+  const exchange = describe(request, deps.router);
+  let outcome: Reply | 'reset';
+  try {
+    outcome = await respond(deps, request, exchange);
+  } catch (error) {
+    outcome = errorReply(exchange.variant, toApiError(error, deps.logger), exchange.requestId);
+  }
+  if (outcome === 'reset') resetConnection(request);
+  else sendReply(response, outcome);
+  const status = outcome === 'reset' ? 'reset' : outcome.status;
+  deps.stats.record(exchange.method, exchange.template, status);
+  // Never the Authorization header, never a body: they may hold secrets.
+  deps.logger.debug({ method: exchange.method, route: exchange.template, status, ms: Math.round(performance.now() - started), requestId: exchange.requestId }, 'request');
+}
+
+function toApiError(error: unknown, logger: Logger): ApiError {
+  if (error instanceof ApiError) return error;
+  logger.error({ err: error }, 'emulator handler failed');
+  return new ApiError('internal', 'unexpected emulator error');
+}
+
+async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: Exchange): Promise<Reply | 'reset'> {
+  const rate = deps.limiter?.take(credentialKey(exchange.presented));
+  if (rate && !rate.allowed) throw throttled(exchange.variant, rate, `rate limit of ${rate.limit} requests per second exceeded`);
+
+  const fault = decideFault(deps.faults, deps.random);
+  if (fault.delayMs > 0) await deps.sleep(fault.delayMs);
+  if (fault.outcome === 'reset') return 'reset';
+  if (fault.outcome === 'error500') throw new ApiError('internal', 'injected fault');
+  if (fault.outcome === 'error503') throw new ApiError('unavailable', 'injected fault');
+  if (fault.outcome === 'throttle') throw throttled(exchange.variant, throttleOf(deps.limiter), 'injected throttle');
+
+  const { match } = exchange;
+  if (match.kind === 'none') throw notFound(`no route ${exchange.method} ${exchange.path}`);
+  if (match.kind === 'method') {
+    if (exchange.variant === 'self-hosted') throw notFound('Not Found');
+    throw new ApiError('method_not_allowed', `${exchange.method} is not allowed on ${match.template}`, { headers: { Allow: match.allowed.join(', ') } });
+  }
+  const body = BODY_METHODS.has(exchange.method) ? parseJsonBody(await readBody(request, deps.bodyLimit)) : undefined;
+  const reply = match.route.handle({ params: match.params, query: exchange.query, body, presented: exchange.presented, requestId: exchange.requestId, store: deps.store });
+  if (rate && exchange.variant === 'self-hosted') Object.assign(reply.headers, selfHostedRateHeaders(rate));
+  return reply;
+}
+
+/** A fault-injected 429 looks like a rate-limited one: the configured limit, or the real service's. */
+function throttleOf(limiter: RateLimiter | undefined): RateDecision {
+  return { allowed: false, limit: limiter?.limit ?? DEFAULT_RATE_LIMITS['self-hosted'].requests, remaining: 0, resetSeconds: 1 };
+}
+
+function selfHostedRateHeaders(rate: RateDecision): Record<string, string> {
+  return { 'RateLimit-Limit': String(rate.limit), 'RateLimit-Remaining': String(rate.remaining), 'RateLimit-Reset': String(rate.resetSeconds) };
+}
+
+/** 429 with `Retry-After` plus the variant's own headers (managed `X-RateLimit-Reset`, self-hosted `RateLimit-*`). */
+function throttled(variant: Variant, rate: RateDecision, message: string): ApiError {
+  const variantHeaders = variant === 'managed' ? { 'X-RateLimit-Reset': String(rate.resetSeconds) } : selfHostedRateHeaders(rate);
+  return new ApiError('too_many_requests', message, { headers: { 'Retry-After': String(rate.resetSeconds), ...variantHeaders } });
+}
+
+function admin(deps: PipelineDeps, method: string, path: string): Reply {
+  if (method === 'GET' && path === '/_emulator/stats') return jsonReply(200, deps.stats.snapshot());
+  if (method === 'POST' && path === '/_emulator/reset') {
+    deps.stats.reset();
+    return jsonReply(200, deps.stats.snapshot());
+  }
+  if (method === 'GET' && path === '/_emulator/dump') return jsonReply(200, deps.store.toData());
+  return jsonReply(404, { message: `no emulator endpoint ${method} ${path}` });
+}
+
+/** Listens on `host:port` with a backlog deep enough for a thousand simultaneous connections. */
+export async function listen(handler: (request: IncomingMessage, response: ServerResponse) => void, host: string, port: number): Promise<Server> {
+  const server = createServer({ keepAliveTimeout: 5_000 }, handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port, backlog: 4096 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+/** Stops accepting, lets in-flight requests finish for up to `graceMs`, then cuts the rest. */
+export async function closeServer(server: Server, graceMs = 2_000): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+  timer.unref();
+  await closed;
+  clearTimeout(timer);
+}
