@@ -1,0 +1,172 @@
+/**
+ * Progress of an apply for people. On a TTY: one line redrawn in place (done/total, operations
+ * per second, rate-limit waits), with failures printed above it. Otherwise: one quiet line per
+ * finished change. Always a closing summary. Formatting is pure; the writer is a thin shell
+ * over a stream and a clock.
+ */
+import type { Change, ChangeKey, ChangeResult } from '../plan/model.js';
+import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from './events.js';
+import { changeKey } from './order.js';
+
+/** Operations per second are averaged over this window. */
+export const RATE_WINDOW_MS = 10_000;
+/** A rate-limit wait reported this recently shows as "waiting for the rate limit". */
+export const RATE_LIMIT_RECENT_MS = 2_000;
+
+export interface ProgressSnapshot {
+  target: string;
+  done: number;
+  total: number;
+  /** API operations finished per second, recently. */
+  ratePerSecond: number;
+  /** Whether the client reported a rate-limit wait recently. */
+  rateLimited: boolean;
+  /** Seconds spent waiting for the rate limit so far. */
+  waitedSeconds: number;
+}
+
+/** `prod: 12/40 · 1.8 ops/s · waiting for the rate limit (3.0s so far)` */
+export function formatProgressLine(snapshot: ProgressSnapshot): string {
+  const parts = [`${snapshot.target}: ${snapshot.done}/${snapshot.total}`, `${snapshot.ratePerSecond.toFixed(1)} ops/s`];
+  if (snapshot.rateLimited) parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
+  else if (snapshot.waitedSeconds > 0) parts.push(`rate limit waits ${snapshot.waitedSeconds.toFixed(1)}s`);
+  return parts.join(' · ');
+}
+
+/** `created Dashboard/api (0.4s)`, `failed Alert/x: <why>`, `skipped Alert/y: <why>`. */
+export function formatChangeLine(event: ChangeFinishedEvent, options: { labelTarget?: boolean } = {}): string {
+  const prefix = options.labelTarget ? `[${event.target}] ` : '';
+  switch (event.type) {
+    case 'change-succeeded':
+      return `${prefix}${PAST_TENSE[event.action]} ${event.key} (${formatSeconds(event.durationMs)})`;
+    case 'change-failed':
+      return `${prefix}failed ${event.key}: ${event.error}`;
+    case 'change-skipped':
+      return `${prefix}skipped ${event.key}: ${event.error}`;
+  }
+}
+
+/** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 4.2s` */
+export function formatSummary(summary: ApplySummary, durationMs: number, target?: string): string {
+  const counts = (['created', 'updated', 'deleted', 'adopted', 'failed', 'skipped'] as const).map((name) => `${summary[name]} ${name}`);
+  return `Apply${target === undefined ? '' : ` ${target}`}: ${counts.join(', ')} in ${formatSeconds(durationMs)}`;
+}
+
+/** The summary of an apply from its changes and results, e.g. for JSON output or several targets. */
+export function summarize(changes: readonly Change[], results: ReadonlyMap<ChangeKey, ChangeResult>): ApplySummary {
+  let summary = emptySummary();
+  for (const change of changes) {
+    const result = results.get(changeKey(change));
+    if (result && (change.action !== 'unchanged' || result.result !== 'ok')) summary = addToSummary(summary, change.action, result.result);
+  }
+  return summary;
+}
+
+/** Events per second among `times` (ms) within the window ending at `now`. */
+export function recentRate(times: readonly number[], now: number, windowMs = RATE_WINDOW_MS): number {
+  const recent = times.filter((time) => time > now - windowMs && time <= now);
+  if (recent.length === 0) return 0;
+  const span = Math.max(now - Math.min(...recent), 1_000);
+  return (recent.length * 1_000) / Math.min(span, windowMs);
+}
+
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1_000).toFixed(1)}s`;
+}
+
+export interface ProgressStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface ProgressReporter {
+  /** Feed every `ApplyEvent` here (pass as `onEvent`, or call from a fan-out). */
+  onEvent(event: ApplyEvent): void;
+  /** Feed the client's `ApiHooks.onRateLimitWait` here. */
+  onRateLimitWait(event: { waitedSeconds: number }): void;
+}
+
+export interface ProgressOptions {
+  stream: ProgressStream;
+  /** ms; default `Date.now`. */
+  clock?: () => number;
+  /** Default: `stream.isTTY`. */
+  tty?: boolean;
+  /** Prefix lines and summaries with the target, for runs over several targets. */
+  labelTargets?: boolean;
+}
+
+const CLEAR_LINE = '\r\u001b[2K';
+
+export function createProgressReporter(options: ProgressOptions): ProgressReporter {
+  const { stream } = options;
+  const clock = options.clock ?? Date.now;
+  const tty = options.tty ?? stream.isTTY === true;
+  const labelTarget = options.labelTargets === true;
+  const state = { target: '', done: 0, total: 0, waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false };
+  const operationTimes: number[] = [];
+
+  const line = (): string => {
+    const now = clock();
+    const text = formatProgressLine({
+      target: state.target,
+      done: state.done,
+      total: state.total,
+      ratePerSecond: recentRate(operationTimes, now),
+      rateLimited: now - state.lastWaitAt <= RATE_LIMIT_RECENT_MS,
+      waitedSeconds: state.waitedSeconds,
+    });
+    return stream.columns ? text.slice(0, Math.max(stream.columns - 1, 10)) : text;
+  };
+  const redraw = (): void => {
+    stream.write(`${CLEAR_LINE}${line()}`);
+    state.drawn = true;
+  };
+  /** Prints a whole line; on a TTY above the progress line, which is redrawn after it. */
+  const print = (text: string, keepProgress: boolean): void => {
+    if (!tty) {
+      stream.write(`${text}\n`);
+      return;
+    }
+    stream.write(`${state.drawn ? CLEAR_LINE : ''}${text}\n`);
+    state.drawn = false;
+    if (keepProgress) redraw();
+  };
+
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case 'apply-started':
+          Object.assign(state, { target: event.target, done: 0, total: event.total });
+          operationTimes.length = 0;
+          if (tty) redraw();
+          return;
+        case 'operation-succeeded':
+        case 'operation-failed':
+          operationTimes.push(event.at);
+          if (operationTimes.length > 1_000) operationTimes.splice(0, operationTimes.length - 1_000);
+          if (tty) redraw();
+          return;
+        case 'change-succeeded':
+        case 'change-failed':
+        case 'change-skipped':
+          state.done += 1;
+          // A TTY shows successes through the counter; what went wrong stays on screen.
+          if (!tty || event.type !== 'change-succeeded') print(formatChangeLine(event, { labelTarget }), true);
+          else redraw();
+          return;
+        case 'apply-finished':
+          print(formatSummary(event.summary, event.durationMs, labelTarget ? event.target : undefined), false);
+          return;
+        default:
+          return;
+      }
+    },
+    onRateLimitWait({ waitedSeconds }) {
+      state.waitedSeconds += waitedSeconds;
+      state.lastWaitAt = clock();
+      if (tty && state.total > 0) redraw();
+    },
+  };
+}
