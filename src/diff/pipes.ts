@@ -26,6 +26,7 @@ interface PipeDraft {
   source: Record<string, unknown>;
   /** Changed postgres mappings, added back in a second PATCH. */
   readd: TableMapping[];
+  /** Secret path (`source.kafka.credentials.password`) → HMAC sent, as `recordSecretHashes` takes them. */
   secretHashes: Record<string, string>;
   error?: string;
 }
@@ -147,13 +148,13 @@ function draftSecrets(
 ): void {
   const path = `source.${desired.source?.kind ?? ''}.${secrets.member}`;
   const fields = Object.entries(secrets.fields).map(([field, secret]) => {
-    const hashKey = secretHashKey('Pipe', desired.key, `${path}.${field}`);
-    return { field, secret, hashKey, known: ctx.secretHashes[hashKey] };
+    const secretPath = `${path}.${field}`;
+    return { field, secret, secretPath, known: ctx.secretHashes[secretHashKey('Pipe', desired.key, secretPath)] };
   });
   if (fields.every(({ secret, known }) => known === secret.hmac)) return;
   // The member is sent whole (the API wants every field of it), so every field's hash is recorded.
   block[secrets.member] = Object.fromEntries(fields.map(({ field, secret }) => [field, secret.value]));
-  for (const { secret, hashKey } of fields) draft.secretHashes[hashKey] = secret.hmac;
+  for (const { secret, secretPath } of fields) draft.secretHashes[secretPath] = secret.hmac;
   const seenBefore = fields.some(({ known }) => known !== undefined);
   draft.diff.push(fieldDiff(path, seenBefore ? SENSITIVE : undefined, SENSITIVE));
 }

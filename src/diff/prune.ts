@@ -47,13 +47,8 @@ export function planDeletes(
     });
 }
 
-/** The resources of a target that prune could ever delete: its Dashboard and Alert inventory. */
-export function managedCount(state: TargetState): number {
-  return PRUNABLE_KINDS.reduce((sum, kind) => sum + Object.keys(state.inventory[kind]).length, 0);
-}
-
 export interface PruneCaps {
-  /** Resources stacksync manages in this target (see `managedCount`). */
+  /** Resources stacksync manages in this target (`managedCount` of `state/inventory.ts`). */
   managedCount: number;
   /** `sync.maxDeletes`: refuse more deletes than this. */
   maxDeletes: number;

@@ -1,0 +1,119 @@
+/**
+ * Small factories for differ inputs: fixtures and tests give only what a case is about, the
+ * rest gets the same defaults on the desired and the live side (so it never shows as drift).
+ */
+import type { LiveAlert, LiveDashboard, LivePipe, LiveState, Tile, Variant } from '../../src/api/model.js';
+import type { PlanOptions, PlanTargetInput } from '../../src/diff/index.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile } from '../../src/manifests/model.js';
+import type { TargetState } from '../../src/state/model.js';
+import { emptyTargetState } from '../../src/state/model.js';
+
+type Loose = Record<string, unknown>;
+
+export const TARGET = 'prod';
+
+const TILE_DEFAULTS = { x: 0, y: 0, w: 6, h: 2, series: [{ type: 'time', aggFn: 'avg' }] };
+const ALERT_DEFAULTS = {
+  threshold: 100,
+  thresholdType: 'above',
+  interval: '5m',
+  channel: { type: 'webhook', webhookId: 'wh-1' },
+};
+
+function location(key: string, line = 1): { file: string; line: number } {
+  return { file: `manifests/${key}.yaml`, line };
+}
+
+export function desiredTile(tile: Loose): DesiredTile {
+  return { ...TILE_DEFAULTS, location: location('tile', 5), ...tile } as DesiredTile;
+}
+
+export function desiredDashboard(fields: Loose & { key: string }): DesiredDashboard {
+  const tiles = ((fields['tiles'] as Loose[] | undefined) ?? []).map(desiredTile);
+  return { kind: 'Dashboard', target: TARGET, location: location(fields.key), name: fields.key, ...fields, tiles } as DesiredDashboard;
+}
+
+export function desiredAlert(fields: Loose & { key: string }): DesiredAlert {
+  const source = fields['source'] ?? (fields['savedSearchId'] === undefined ? 'tile' : 'search');
+  return { kind: 'Alert', target: TARGET, location: location(fields.key), ...ALERT_DEFAULTS, source, ...fields } as DesiredAlert;
+}
+
+export function desiredPipe(fields: Loose & { key: string; pipeId: string }): DesiredPipe {
+  return { kind: 'Pipe', target: TARGET, location: location(fields.key), ...fields } as DesiredPipe;
+}
+
+export function desired(resource: Loose): DesiredResource {
+  const withKey = resource as Loose & { key: string; pipeId: string };
+  switch (resource['kind']) {
+    case 'Dashboard':
+      return desiredDashboard(withKey);
+    case 'Alert':
+      return desiredAlert(withKey);
+    case 'Pipe':
+      return desiredPipe(withKey);
+    default:
+      throw new Error(`unknown kind ${String(resource['kind'])}`);
+  }
+}
+
+export function liveTile(tile: Loose & { id: string }): Tile & { id: string } {
+  return { ...TILE_DEFAULTS, ...tile } as Tile & { id: string };
+}
+
+export function liveDashboard(fields: Loose & { id: string; name: string }): LiveDashboard {
+  const tiles = ((fields['tiles'] as (Loose & { id: string })[] | undefined) ?? []).map(liveTile);
+  return { tags: [], ...fields, tiles } as LiveDashboard;
+}
+
+export function liveAlert(fields: Loose & { id: string }): LiveAlert {
+  const source = fields['source'] ?? (fields['savedSearchId'] === undefined ? 'tile' : 'search');
+  return { ...ALERT_DEFAULTS, source, state: 'inactive', silenced: false, ...fields } as LiveAlert;
+}
+
+export function liveState(fields: Loose = {}): LiveState {
+  return {
+    pipes: (fields['pipes'] as LivePipe[] | undefined) ?? [],
+    dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(liveDashboard),
+    alerts: ((fields['alerts'] as (Loose & { id: string })[] | undefined) ?? []).map(liveAlert),
+  };
+}
+
+export function targetState(fields: Loose = {}): TargetState {
+  const empty = emptyTargetState();
+  const inventory = (fields['inventory'] ?? {}) as Partial<TargetState['inventory']>;
+  return {
+    inventory: { ...empty.inventory, ...inventory },
+    secretHashes: (fields['secretHashes'] as Record<string, string> | undefined) ?? {},
+    intents: (fields['intents'] as TargetState['intents'] | undefined) ?? [],
+  };
+}
+
+export function planInput(fields: {
+  target?: { name?: string; variant?: Variant };
+  desired?: Loose[];
+  live?: Loose;
+  state?: Loose;
+  options?: Partial<PlanOptions>;
+}): PlanTargetInput {
+  return {
+    target: { name: TARGET, variant: 'managed', ...fields.target },
+    desired: (fields.desired ?? []).map(desired),
+    live: liveState(fields.live),
+    state: targetState(fields.state),
+    options: { prune: false, adopt: false, blocked: false, ...fields.options },
+  };
+}
+
+/** The seeded postgres pipe of the emulator (DEFAULT_SEED_IDS), as the client reads it. */
+export function livePostgresPipe(mappings: Loose[] = [
+  { sourceSchemaName: 'public', sourceTable: 'invoices', targetTable: 'invoices' },
+  { sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers' },
+]): LivePipe {
+  return {
+    id: '7a0e1f2c-0004-4b3a-9c4d-5e6f7a8b9c04',
+    name: 'billing-postgres',
+    state: 'Running',
+    source: { kind: 'postgres', block: { host: 'db.internal', port: 5432, database: 'billing', settings: { syncIntervalSeconds: 10, pullBatchSize: 1000 }, tableMappings: mappings } },
+    destination: { database: 'default', columns: [{ name: 'id', type: 'UInt64' }] },
+  } as LivePipe;
+}
