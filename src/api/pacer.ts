@@ -8,6 +8,7 @@
  * starts full can send almost twice the budget in one window and earn 429s from a fixed-window
  * server; this one cannot.
  */
+import { setMaxListeners } from 'node:events';
 import { StacksyncError } from '../errors.js';
 
 export type Priority = 'write' | 'read';
@@ -55,6 +56,8 @@ export class Pacer {
   private readonly abort = new AbortController();
 
   constructor(options: PacerOptions) {
+    // One signal serves every request and wait of the client; each adds a listener while pending.
+    setMaxListeners(0, this.abort.signal);
     this.capacity = Math.max(1, Math.floor(options.requests));
     this.windowMs = Math.max(0, options.perSeconds * 1000);
     this.concurrency = Math.max(1, Math.floor(options.concurrency));

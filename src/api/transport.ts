@@ -7,6 +7,7 @@
  * try again within the bounds, except a create the server may have acted on (→ E_API_AMBIGUOUS);
  * anything else → throw a classified StacksyncError at once.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { StacksyncError, type ErrorCode } from '../errors.js';
@@ -93,6 +94,8 @@ export class Transport {
   private readonly abort = new AbortController();
 
   constructor(private readonly options: TransportOptions) {
+    // One signal serves every request and wait of the client; each adds a listener while pending.
+    setMaxListeners(0, this.abort.signal);
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, '');
