@@ -1,0 +1,309 @@
+/**
+ * Rules across documents and the resolution of what manifests refer to: targets, duplicate
+ * names, dashboard and tile references of alerts, secrets. Then the desired model, built only
+ * from documents without any problem.
+ */
+import { dirname, resolve } from 'node:path';
+import { KINDS, type Kind } from '../api/model.js';
+import { anchorSecret } from '../config/load.js';
+import type { Config, SecretRef } from '../config/model.js';
+import { resolveSecret, type SecretIo } from '../config/secrets.js';
+import { positionOfPointer, type Pointer } from '../config/yaml-positions.js';
+import { formatLocation } from '../errors.js';
+import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../spec/enums.js';
+import { formatPath } from '../spec/validate.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, SecretValue } from './model.js';
+import type { ParsedDocument } from './parse.js';
+import type { AlertSpec, DashboardSpec, Manifest, ManifestTile, PipeSpec } from './validate.js';
+
+/** The target given to documents when validating without a config. */
+export const UNCONFIGURED_TARGET = '(default)';
+
+/** What could be told about a document even if it failed its schema. */
+export interface Identity {
+  kind?: Kind;
+  name?: string;
+  /** `metadata.target` as written. */
+  declaredTarget?: string;
+  /** The target the document belongs to, when it is known (configured, or declared/default without a config). */
+  target?: string;
+}
+
+export interface Entry {
+  doc: ParsedDocument;
+  identity: Identity;
+  /** Present when the document passed the schema of its kind. */
+  manifest?: Manifest;
+}
+
+export interface ResolveOptions {
+  /** Without a config, target checks are skipped (offline `validate` with no config file). */
+  config?: Config;
+  secretIo: Partial<SecretIo>;
+  hmac: (value: string) => string;
+}
+
+export interface Resolved {
+  resources: DesiredResource[];
+  problems: LoadProblem[];
+  warnings: LoadProblem[];
+}
+
+/** Kind, name and target of a document, read leniently from its plain value. */
+export function identify(value: unknown, config: Config | undefined): Identity {
+  const record = asRecord(value);
+  const metadata = asRecord(record?.['metadata']);
+  const identity: Identity = {};
+  const kind = record?.['kind'];
+  if (typeof kind === 'string' && (KINDS as readonly string[]).includes(kind)) identity.kind = kind as Kind;
+  if (typeof metadata?.['name'] === 'string') identity.name = metadata['name'];
+  if (typeof metadata?.['target'] === 'string') identity.declaredTarget = metadata['target'];
+  // Without metadata there is no telling whose document this was meant to be.
+  if (!metadata) return identity;
+  const target = identity.declaredTarget ?? config?.defaultTarget ?? UNCONFIGURED_TARGET;
+  if (!config || config.targets.some((t) => t.name === target)) identity.target = target;
+  return identity;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+export function subjectOf(identity: Identity): string | undefined {
+  return identity.kind && identity.name ? `${identity.kind}/${identity.name}` : undefined;
+}
+
+/** A problem placed on the node a pointer names, attributed to the document's target. */
+export function problemAt(entry: Entry, code: LoadProblem['code'], pointer: Pointer, message: string, at: 'key' | 'value' = 'value'): LoadProblem {
+  const location = { file: entry.doc.file, ...positionOfPointer(entry.doc, pointer, at) };
+  const path = formatPath(pointer);
+  const problem: LoadProblem = { code, message: path ? `${path}: ${message}` : message, location };
+  if (entry.identity.target !== undefined) problem.target = entry.identity.target;
+  const subject = subjectOf(entry.identity);
+  if (subject) problem.subject = subject;
+  return problem;
+}
+
+/** Runs every cross-document rule, resolves secrets, and builds the desired resources. */
+export function resolveEntries(entries: readonly Entry[], failedBySchema: ReadonlySet<Entry>, options: ResolveOptions): Resolved {
+  const problems: LoadProblem[] = [];
+  const warnings: LoadProblem[] = [];
+  const failed = new Set(failedBySchema);
+  const report = (entry: Entry, problem: LoadProblem): void => {
+    problems.push(problem);
+    failed.add(entry);
+  };
+  // 1. Targets: configured, and able to hold the kind.
+  if (options.config) for (const entry of entries) checkTarget(entry, options.config, report);
+  // 2. Names: unique per kind per target; tile names unique per dashboard; mappings unique per pipe.
+  checkDuplicates(entries, report);
+  for (const entry of entries) checkWithinDocument(entry, report);
+  // 3. Secrets resolve, so a missing one is found here and not in the middle of an apply.
+  const secrets = new Map<Entry, Map<string, SecretValue>>();
+  for (const entry of entries) {
+    if (entry.manifest?.kind === 'Pipe') secrets.set(entry, resolvePipeSecrets(entry, options, report, warnings));
+  }
+  // 4. Alert references, once it is known which dashboards are sound.
+  for (const entry of entries) checkAlertRefs(entry, entries, failed, report);
+  // 5. The desired model, from documents with no problem at all.
+  const resources = entries.filter((e) => !failed.has(e) && e.manifest).map((e) => toDesired(e, secrets.get(e)));
+  return { resources, problems, warnings };
+}
+
+type Report = (entry: Entry, problem: LoadProblem) => void;
+
+function checkTarget(entry: Entry, config: Config, report: Report): void {
+  const { declaredTarget, kind } = entry.identity;
+  const names = config.targets.map((t) => t.name).join(', ');
+  if (declaredTarget !== undefined && entry.identity.target === undefined) {
+    report(entry, problemAt(entry, 'E_REF_UNRESOLVED', ['metadata', 'target'], `names no target in the config; the targets are ${names}`));
+    return;
+  }
+  const target = config.targets.find((t) => t.name === entry.identity.target);
+  if (kind === 'Pipe' && target?.variant === 'self-hosted') {
+    const pointer = declaredTarget !== undefined ? ['metadata', 'target'] : ['kind'];
+    report(entry, problemAt(entry, 'E_MANIFEST_INVALID', pointer, `a Pipe needs a managed target, and ${target.name} is self-hosted (it has no pipes)`));
+  }
+}
+
+function checkDuplicates(entries: readonly Entry[], report: Report): void {
+  const first = new Map<string, Entry>();
+  const flagged = new Set<Entry>();
+  for (const entry of entries) {
+    const { kind, name, target } = entry.identity;
+    if (!kind || !name || target === undefined) continue;
+    const key = `${target}\u0000${kind}\u0000${name}`;
+    const earlier = first.get(key);
+    if (!earlier) {
+      first.set(key, entry);
+      continue;
+    }
+    const where = formatLocation(earlier.doc.location);
+    report(entry, problemAt(entry, 'E_MANIFEST_DUPLICATE', ['metadata', 'name'], `${kind} ${name} is already defined for target ${target} at ${where}`));
+    // Neither copy is applied: which one was meant cannot be told.
+    if (flagged.has(earlier)) continue;
+    flagged.add(earlier);
+    report(earlier, problemAt(earlier, 'E_MANIFEST_DUPLICATE', ['metadata', 'name'], `${kind} ${name} is defined again for target ${target} at ${formatLocation(entry.doc.location)}`));
+  }
+}
+
+function checkWithinDocument(entry: Entry, report: Report): void {
+  const manifest = entry.manifest;
+  if (manifest?.kind === 'Dashboard') {
+    duplicatesIn(manifest.spec.tiles ?? [], (tile) => tile.name).forEach(([index, earlier]) => {
+      report(entry, problemAt(entry, 'E_MANIFEST_DUPLICATE', ['spec', 'tiles', index, 'name'], `tile name ${manifest.spec.tiles?.[index]?.name} is already used by tiles[${earlier}]; tile names must be unique in a dashboard`));
+    });
+  }
+  const postgres = manifest?.kind === 'Pipe' ? asRecord(manifest.spec.source?.['postgres']) : undefined;
+  const mappings = (postgres?.['tableMappings'] ?? []) as { sourceSchemaName: string; sourceTable: string }[];
+  duplicatesIn(mappings, (m) => `${m.sourceSchemaName}.${m.sourceTable}`).forEach(([index, earlier]) => {
+    const mapping = mappings[index];
+    report(entry, problemAt(entry, 'E_MANIFEST_DUPLICATE', ['spec', 'source', 'postgres', 'tableMappings', index], `source table ${mapping?.sourceSchemaName}.${mapping?.sourceTable} is already mapped by tableMappings[${earlier}]`));
+  });
+}
+
+/** `[index, index of the first with the same key]` for every repeat. */
+function duplicatesIn<T>(items: readonly T[], keyOf: (item: T) => string): [number, number][] {
+  const seen = new Map<string, number>();
+  const repeats: [number, number][] = [];
+  items.forEach((item, index) => {
+    const earlier = seen.get(keyOf(item));
+    if (earlier === undefined) seen.set(keyOf(item), index);
+    else repeats.push([index, earlier]);
+  });
+  return repeats;
+}
+
+function checkAlertRefs(entry: Entry, entries: readonly Entry[], failed: ReadonlySet<Entry>, report: Report): void {
+  if (entry.manifest?.kind !== 'Alert' || entry.manifest.spec.source !== 'tile') return;
+  const { dashboard, tile } = entry.manifest.spec;
+  const candidates = entries.filter((e) => e.identity.kind === 'Dashboard' && e.identity.target === entry.identity.target);
+  const target = entry.identity.target === UNCONFIGURED_TARGET ? 'the default target' : `target ${entry.identity.target}`;
+  const found = candidates.find((e) => e.identity.name === dashboard);
+  if (!found) {
+    const known = [...new Set(candidates.map((e) => e.identity.name).filter(Boolean))];
+    const hint = known.length > 0 && known.length <= 20 ? `; its dashboards are ${known.join(', ')}` : '';
+    report(entry, problemAt(entry, 'E_REF_UNRESOLVED', ['spec', 'dashboard'], `names no Dashboard manifest of ${target}${hint}`));
+    return;
+  }
+  if (failed.has(found) || found.manifest?.kind !== 'Dashboard') {
+    report(entry, problemAt(entry, 'E_REF_UNRESOLVED', ['spec', 'dashboard'], `Dashboard ${dashboard} has errors (${formatLocation(found.doc.location)}), so this alert cannot be applied`));
+    return;
+  }
+  const tiles = (found.manifest.spec.tiles ?? []).map((t) => t.name);
+  if (!tiles.includes(tile ?? '')) {
+    const hint = tiles.length > 0 ? `its tiles are ${tiles.join(', ')}` : 'it has no tiles';
+    report(entry, problemAt(entry, 'E_REF_UNRESOLVED', ['spec', 'tile'], `Dashboard ${dashboard} has no tile named ${tile}; ${hint}`));
+  }
+}
+
+// ---------------------------------------------------------------- secrets
+
+const SECRET_MEMBERS = ['credentials', 'accessKey'] as const;
+
+/** Resolves a pipe's secret references; keyed by `source.<kind>.<member>.<field>`. */
+function resolvePipeSecrets(entry: Entry, options: ResolveOptions, report: Report, warnings: LoadProblem[]): Map<string, SecretValue> {
+  const values = new Map<string, SecretValue>();
+  const source = entry.manifest?.kind === 'Pipe' ? entry.manifest.spec.source : undefined;
+  const kind = source ? sourceKind(source) : undefined;
+  if (!source || !kind) return values;
+  const block = asRecord(source[kind]) ?? {};
+  const baseDir = dirname(resolve(entry.doc.file));
+  for (const member of SECRET_MEMBERS) {
+    for (const [field, ref] of Object.entries(asRecord(block[member]) ?? {})) {
+      const pointer = ['spec', 'source', kind, member, field];
+      if (typeof ref === 'string') {
+        warnings.push(problemAt(entry, 'E_MANIFEST_INVALID', pointer, 'is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git'));
+      }
+      const value = resolveOne(anchorSecret(ref as SecretRef, baseDir), options.secretIo);
+      if (typeof value === 'string') values.set(`source.${kind}.${member}.${field}`, { value, hmac: options.hmac(value) });
+      else report(entry, problemAt(entry, 'E_SECRET_MISSING', pointer, value.message));
+    }
+  }
+  return values;
+}
+
+function resolveOne(ref: SecretRef, io: Partial<SecretIo>): string | { message: string } {
+  try {
+    return resolveSecret(ref, io);
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'E_SECRET_MISSING') return { message: error.message };
+    throw error;
+  }
+}
+
+function sourceKind(source: NonNullable<PipeSpec['source']>): PipeSourceKind | undefined {
+  return PIPE_SOURCE_KINDS.find((kind) => kind in source);
+}
+
+// ---------------------------------------------------------------- desired model
+
+function toDesired(entry: Entry, secrets: Map<string, SecretValue> | undefined): DesiredResource {
+  const manifest = structuredClone(entry.manifest) as Manifest;
+  const base = { key: manifest.metadata.name, target: entry.identity.target ?? '', location: entry.doc.location };
+  switch (manifest.kind) {
+    case 'Pipe':
+      return toDesiredPipe(manifest.spec, base, secrets ?? new Map());
+    case 'Dashboard':
+      return toDesiredDashboard(manifest.spec, base, entry);
+    case 'Alert':
+      return toDesiredAlert(manifest.spec, base);
+  }
+}
+
+type Base = Pick<DesiredPipe, 'key' | 'target' | 'location'>;
+
+function toDesiredPipe(spec: PipeSpec, base: Base, secrets: Map<string, SecretValue>): DesiredPipe {
+  const pipe: DesiredPipe = { kind: 'Pipe', ...base, pipeId: spec.pipeId };
+  if (spec.name !== undefined) pipe.name = spec.name;
+  const kind = spec.source ? sourceKind(spec.source) : undefined;
+  if (spec.source && kind) pipe.source = toDesiredSource(spec.source, kind, secrets);
+  if (spec.destination?.columns !== undefined) pipe.columns = spec.destination.columns;
+  if (spec.fieldMappings !== undefined) pipe.fieldMappings = spec.fieldMappings;
+  if (spec.settings !== undefined) pipe.settings = spec.settings;
+  return pipe;
+}
+
+function toDesiredSource(source: NonNullable<PipeSpec['source']>, kind: PipeSourceKind, secrets: Map<string, SecretValue>): NonNullable<DesiredPipe['source']> {
+  const { credentials, accessKey, tableMappings, ...block } = asRecord(source[kind]) ?? {};
+  const desired: NonNullable<DesiredPipe['source']> = { kind, block };
+  const member = credentials !== undefined ? 'credentials' : accessKey !== undefined ? 'accessKey' : undefined;
+  if (member) {
+    const prefix = `source.${kind}.${member}.`;
+    const fields = Object.fromEntries([...secrets].filter(([path]) => path.startsWith(prefix)).map(([path, value]) => [path.slice(prefix.length), value]));
+    desired.secrets = { member, fields };
+  }
+  if (tableMappings !== undefined) desired.tableMappings = tableMappings as NonNullable<typeof desired.tableMappings>;
+  if (typeof source['validateSamples'] === 'boolean') desired.validateSamples = source['validateSamples'];
+  return desired;
+}
+
+function toDesiredDashboard(spec: DashboardSpec, base: Base, entry: Entry): DesiredDashboard {
+  const dashboard: DesiredDashboard = { kind: 'Dashboard', ...base, name: spec.name, tiles: [] };
+  if (spec.tags !== undefined) dashboard.tags = spec.tags;
+  dashboard.tiles = (spec.tiles ?? []).map((tile, index) => toDesiredTile(tile, { file: entry.doc.file, ...positionOfPointer(entry.doc, ['spec', 'tiles', index]) }));
+  return dashboard;
+}
+
+function toDesiredTile(tile: ManifestTile, location: DesiredTile['location']): DesiredTile {
+  const desired: DesiredTile = { name: tile.name, x: tile.x, y: tile.y, w: tile.w, h: tile.h, series: tile.series, location };
+  if (tile.asRatio !== undefined) desired.asRatio = tile.asRatio;
+  return desired;
+}
+
+function toDesiredAlert(spec: AlertSpec, base: Base): DesiredAlert {
+  const alert: DesiredAlert = {
+    kind: 'Alert',
+    ...base,
+    name: spec.name,
+    threshold: spec.threshold,
+    thresholdType: spec.thresholdType,
+    interval: spec.interval,
+    source: spec.source,
+    channel: spec.channel,
+  };
+  for (const member of ['message', 'groupBy', 'dashboard', 'tile', 'savedSearchId'] as const) {
+    if (spec[member] !== undefined) alert[member] = spec[member];
+  }
+  return alert;
+}

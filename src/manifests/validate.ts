@@ -1,0 +1,96 @@
+/**
+ * Schema validation of one manifest document, with every error placed on its YAML node.
+ * Pure: takes a parsed document, returns the typed manifest or the located issues.
+ */
+import type { ValidateFunction } from 'ajv';
+import type { AlertChannel, Column, FieldMapping, Kind, PipeSettings, Series, TableMapping } from '../api/model.js';
+import { locateIssues, type LocatedIssue, type YamlSource } from '../config/yaml-positions.js';
+import type { SecretRef } from '../config/model.js';
+import type { JsonSchema } from '../spec/schemas.js';
+import { createAjv } from '../spec/validate.js';
+import { DOCUMENT_SCHEMAS, MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from './schemas.js';
+
+export interface ManifestMetadata {
+  name: string;
+  target?: string;
+}
+
+export interface PipeSpec {
+  pipeId: string;
+  name?: string;
+  /** One kind block (members, `credentials`/`accessKey` as secret references, postgres `tableMappings`) and `validateSamples`. */
+  source?: Record<string, Record<string, unknown> | boolean>;
+  destination?: { columns?: Column[] };
+  fieldMappings?: FieldMapping[];
+  settings?: PipeSettings;
+}
+
+export interface ManifestTile {
+  name: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  asRatio?: boolean;
+  series: Series[];
+}
+
+export interface DashboardSpec {
+  name: string;
+  tags?: string[];
+  tiles?: ManifestTile[];
+}
+
+export interface AlertSpec {
+  name: string;
+  message?: string;
+  threshold: number;
+  thresholdType: 'above' | 'below';
+  interval: string;
+  source: 'tile' | 'search';
+  channel: AlertChannel;
+  groupBy?: string;
+  dashboard?: string;
+  tile?: string;
+  savedSearchId?: string;
+}
+
+interface ManifestOf<K extends Kind, S> {
+  apiVersion: string;
+  kind: K;
+  metadata: ManifestMetadata;
+  spec: S;
+}
+
+/** A document that passed the schema of its kind. */
+export type Manifest = ManifestOf<'Pipe', PipeSpec> | ManifestOf<'Dashboard', DashboardSpec> | ManifestOf<'Alert', AlertSpec>;
+
+export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issues: LocatedIssue[] };
+
+export type { SecretRef, TableMapping };
+
+const ajv = createAjv();
+const validators = new Map<JsonSchema, ValidateFunction>();
+
+function validatorFor(schema: JsonSchema): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Validates a document against the schema of its kind (or the envelope, when the kind is unknown). */
+export function validateManifest(source: YamlSource): ManifestCheck {
+  const schema = schemaFor(source.value);
+  const validate = validatorFor(schema);
+  if (validate(source.value)) return { ok: true, manifest: source.value as Manifest };
+  const issues = locateIssues(validate.errors ?? [], source, { schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
+  return { ok: false, issues };
+}
+
+function schemaFor(value: unknown): JsonSchema {
+  const kind = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)['kind'] : undefined;
+  return typeof kind === 'string' && Object.hasOwn(DOCUMENT_SCHEMAS, kind) ? DOCUMENT_SCHEMAS[kind as Kind] : envelopeSchema;
+}
