@@ -63,6 +63,8 @@ class ApplyRun {
   /** Dashboards written in this run, for the alert operations that take their ids. */
   readonly #dashboards = new Map<ChangeKey, LiveDashboard>();
   readonly #queue: PQueue;
+  /** Changes not yet settled, per rank: the rank barrier. */
+  readonly #unsettledByRank = new Map<number, number>();
   #summary = emptySummary();
   #allSettled!: () => void;
 
@@ -72,6 +74,7 @@ class ApplyRun {
     const graph = buildExecutionGraph(changes);
     this.#nodes = graph.nodes;
     this.#cycles = new Set(graph.cycles);
+    for (const node of this.#nodes) this.#unsettledByRank.set(node.rank, (this.#unsettledByRank.get(node.rank) ?? 0) + 1);
     this.#queue = new PQueue({ concurrency: Math.max(1, Math.floor(deps.concurrency)) });
   }
 
@@ -117,7 +120,7 @@ class ApplyRun {
         if (decision === 'wait') continue;
         this.#pending.delete(node);
         progressed = true;
-        if (decision === 'run') void this.#queue.add(() => this.#run(node));
+        if (decision === 'run') void this.#queue.add(() => this.#run(node)).catch((error: unknown) => this.#crashed(node, error));
         else this.#skip(node, decision.reason, decision.error, decision.code);
       }
     }
@@ -141,7 +144,14 @@ class ApplyRun {
   }
 
   #lowerRanksSettled(rank: number): boolean {
-    return this.#nodes.every((other) => other.rank >= rank || this.#results.has(other.key));
+    for (const [other, count] of this.#unsettledByRank) if (other < rank && count > 0) return false;
+    return true;
+  }
+
+  /** A bug escaped `#run`; fail the change rather than leave the apply waiting for it forever. */
+  #crashed(node: ExecutionNode, error: unknown): void {
+    if (!this.#results.has(node.key)) this.#fail(node, this.#clock(), error);
+    this.#schedule();
   }
 
   async #run(node: ExecutionNode): Promise<void> {
@@ -363,6 +373,7 @@ class ApplyRun {
 
   #settle(node: ExecutionNode, result: ChangeResult): void {
     this.#results.set(node.key, result);
+    this.#unsettledByRank.set(node.rank, (this.#unsettledByRank.get(node.rank) ?? 1) - 1);
     this.#summary = addToSummary(this.#summary, node.change.action, result.result);
   }
 

@@ -80,7 +80,8 @@ describe('applyPlan: order', () => {
     own('Dashboard', 'old', dashboard.id);
     own('Alert', 'old-alert', alert.id);
     const results = await apply([deleteChange('Dashboard', 'old', dashboard.id), deleteChange('Alert', 'old-alert', alert.id)]);
-    expect(api.methods()).toEqual(['deleteAlert', 'deleteDashboard']);
+    // Not merely started first: the dashboard delete waits until the alert delete has finished.
+    expect(api.timeline).toEqual(['start:deleteAlert', 'end:deleteAlert', 'start:deleteDashboard', 'end:deleteDashboard']);
     expect([...results.values()]).toEqual([{ result: 'ok' }, { result: 'ok' }]);
     expect(onDisk().targets[TARGET]!.inventory).toEqual({ Pipe: {}, Dashboard: {}, Alert: {} });
   });
@@ -403,6 +404,13 @@ describe('applyPlan: events', () => {
     expect(succeeded).toMatchObject({ durationMs: expect.any(Number) });
     expect((succeeded as { durationMs: number }).durationMs).toBeGreaterThan(0);
     expect(events.at(-1)).toMatchObject({ type: 'apply-finished', summary: { created: 1, updated: 0, deleted: 0, adopted: 0, failed: 1, skipped: 0 } });
+  });
+
+  it('finishes an empty plan at once without writing state', async () => {
+    const results = await apply([]);
+    expect(results.size).toBe(0);
+    expect(events.map((event) => event.type)).toEqual(['apply-started', 'apply-finished']);
+    expect(() => onDisk()).toThrow(/ENOENT/);
   });
 
   it('leaves out changes of other targets', async () => {

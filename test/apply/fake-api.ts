@@ -38,6 +38,8 @@ export class FakeApi implements Api {
   readonly alerts = new Map<string, LiveAlert>();
   readonly pipes = new Map<string, LivePipe>();
   readonly calls: Call[] = [];
+  /** `start:<method>` and `end:<method>` in the order they happened, to see overlap. */
+  readonly timeline: string[] = [];
   inFlight = 0;
   maxInFlight = 0;
   /** Awaited inside every call after it is logged; tests hold calls open with it. */
@@ -172,6 +174,7 @@ export class FakeApi implements Api {
 
   async #serve<T>(call: Call, handle: () => T): Promise<T> {
     this.calls.push(call);
+    this.timeline.push(`start:${call.method}`);
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -186,6 +189,7 @@ export class FakeApi implements Api {
       throw apiError('E_API_AMBIGUOUS', undefined, `${call.method} timed out after sending`);
     } finally {
       this.inFlight -= 1;
+      this.timeline.push(`end:${call.method}`);
     }
   }
 
