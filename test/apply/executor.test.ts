@@ -206,6 +206,34 @@ describe('applyPlan: failures', () => {
     expect(onDisk().targets[TARGET]!.inventory.Alert).toEqual({ slow: { id: recreated!.id, name: 'slow' } });
   });
 
+  it('moves an alert off a tile before the dashboard update that drops it, when the planner asks so', async () => {
+    const live = api.seedDashboard('API', ['old-tile', 'kept']);
+    const [oldTile, kept] = live.tiles;
+    const alert = api.seedAlert(alertBody('slow', { dashboardId: live.id, tileId: oldTile!.id }));
+    own('Dashboard', 'api', live.id);
+    own('Alert', 'slow', alert.id);
+    // The planner's shape: the dashboard (rank 1) depends on the alert write (rank 2).
+    const dashboardUpdate = change({
+      kind: 'Dashboard',
+      name: 'api',
+      action: 'update',
+      id: live.id,
+      dependsOn: ['Alert/slow'],
+      operations: [{ type: 'updateDashboard', id: live.id, body: { name: 'API', tiles: [tile('kept', kept!.id)] } }],
+    });
+    const alertMove = change({
+      kind: 'Alert',
+      name: 'slow',
+      action: 'update',
+      id: alert.id,
+      operations: [{ type: 'updateAlert', id: alert.id, body: alertBody('slow', { dashboardId: live.id, tileId: kept!.id }) }],
+    });
+    const results = await apply([dashboardUpdate, alertMove]);
+    expect([...results.values()]).toEqual([{ result: 'ok' }, { result: 'ok' }]);
+    expect(api.timeline).toEqual(['start:updateAlert', 'end:updateAlert', 'start:updateDashboard', 'end:updateDashboard']);
+    expect(api.alerts.get(alert.id)).toMatchObject({ tileId: kept!.id });
+  });
+
   it('reports an alert ref to a tile the written dashboard lacks as unresolved, without calling the API', async () => {
     const results = await apply([createDashboard('api', ['p50']), createAlertOn('slow', 'api', 'p99')]);
     expect(results.get('Alert/slow')).toMatchObject({ result: 'failed', error: expect.stringContaining('no tile named "p99"') });
