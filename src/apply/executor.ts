@@ -87,10 +87,13 @@ class ApplyRun {
     // 1. Settle what does not run: unchanged changes, planning errors, dependency cycles.
     for (const node of this.#nodes) this.#settleWithoutRunning(node);
     // 2. Run changes as their dependencies and lower ranks finish; each finish schedules again.
-    this.#deps.signal?.addEventListener('abort', () => this.#schedule(), { once: true });
+    const onAbort = (): void => this.#schedule();
+    this.#deps.signal?.addEventListener('abort', onAbort, { once: true });
     this.#schedule();
     await settled;
     await this.#queue.onIdle();
+    // A daemon reuses one signal for many runs; leave no listener behind.
+    this.#deps.signal?.removeEventListener('abort', onAbort);
     // 3. Every change saved its own writes; this only retries a save that failed along the way.
     await this.#deps.store.save().catch(() => undefined);
     this.#emit({ type: 'apply-finished', target: this.#deps.target, at: this.#clock(), durationMs: this.#clock() - startedAt, summary: this.#summary });
