@@ -67,30 +67,34 @@ export async function watchManifests(dir: string, options: WatchOptions): Promis
   let files = root === undefined ? undefined : await watchFiles(root, changes, log);
   let closed = false;
 
+  const swapTo = async (next: string | undefined): Promise<void> => {
+    log?.info({ from: root, to: next }, 'manifests checkout swapped');
+    const previous = files;
+    root = next;
+    files = undefined;
+    await previous?.close();
+    if (next !== undefined && !closed) files = await watchFiles(next, changes, log);
+    if (!closed) changes.add(next ?? wanted, true);
+  };
   // Serialised, so two quick swaps never leave two file watchers behind.
   let checking = Promise.resolve();
   const recheck = (): void => {
     checking = checking.then(async () => {
       const next = await realpath(wanted).catch(() => undefined);
-      if (closed || next === root) return;
-      log?.info({ from: root, to: next }, 'manifests checkout swapped');
-      const previous = files;
-      root = next;
-      files = undefined;
-      await previous?.close();
-      if (next !== undefined && !closed) files = await watchFiles(next, changes, log);
-      changes.add(next ?? wanted, true);
-    });
+      if (!closed && next !== root) await swapTo(next);
+    }).catch((error: unknown) => log?.error({ err: error, dir: wanted }, 'following the checkout failed'));
   };
 
   const anchor = await findAnchor(wanted);
   const link = anchor === undefined ? undefined : await watchLink(anchor, recheck, log);
+  // A swap between the first realpath and the link watcher being ready would go unseen.
+  if (link !== undefined) recheck();
   return {
     currentRoot: () => root ?? wanted,
     async close() {
       closed = true;
-      changes.cancel();
       await checking;
+      changes.cancel();
       await Promise.all([link?.close(), files?.close()]);
     },
   };

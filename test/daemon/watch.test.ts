@@ -181,6 +181,17 @@ describe('watchManifests on a git-sync checkout', () => {
     expect(changes.at(-1)).toEqual({ kind: 'files', paths: [join(base, 'rev3/manifests/a.yaml')] });
   });
 
+  it('reports a removed link, then its return', async () => {
+    const changes = await start(join(base, 'current/manifests'));
+    await rm(join(base, 'current'));
+    await waitFor(() => changes.length === 1);
+    expect(changes[0]).toEqual({ kind: 'checkout-swapped', paths: [join(base, 'current/manifests')] });
+    expect(watcher?.currentRoot()).toBe(join(base, 'current/manifests'));
+    await swapLink(join(base, 'current'), 'rev2');
+    await waitFor(() => changes.length === 2);
+    expect(watcher?.currentRoot()).toBe(join(base, 'rev2/manifests'));
+  });
+
   it('waits for a link that does not exist yet', async () => {
     const changes = await start(join(base, 'later/manifests'));
     expect(watcher?.currentRoot()).toBe(join(base, 'later/manifests'));
