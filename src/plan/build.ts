@@ -25,9 +25,9 @@ export function hasChanges(plan: Plan): boolean {
   return create + update + deletes + adopt > 0;
 }
 
-/** The key apply results are given under: `target:Kind/name`, unique within a plan. */
+/** The key apply results are given under: `target/Kind/name`, unique within a plan. */
 export function changeRef(change: Pick<Change, 'target' | 'kind' | 'name'>): string {
-  return `${change.target}:${change.kind}/${change.name}`;
+  return `${change.target}/${change.kind}/${change.name}`;
 }
 
 /** Apply results by `changeRef`; renderers add them to the changes they belong to. */
