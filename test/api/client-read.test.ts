@@ -241,3 +241,22 @@ describe('bad shapes are E_API_PROTOCOL', () => {
     if (path !== undefined) expect(error).toMatchObject({ details: { path } });
   });
 });
+
+describe('createApi', () => {
+  it('keeps a path prefix of the base URL and drops user-info from it', async () => {
+    agent = mockAgent();
+    api = createApi(selfHostedConnection({ baseUrl: 'http://someone:hunter2@api.test/observability/' }), { dispatcher: agent });
+    agent.get(BASE).intercept({ path: '/observability/api/v2/dashboards', headers: { authorization: `Bearer ${TOKEN}` } }).reply(200, dataOk([]));
+    expect(await api.listDashboards()).toEqual([]);
+  });
+
+  it.each([
+    { name: 'a managed target without serviceId', connection: () => managedConnection({ serviceId: undefined }) },
+    { name: 'credentials of the other variant', connection: () => managedConnection({ credentials: { variant: 'self-hosted', token: TOKEN } }) },
+    { name: 'a base URL that is not http', connection: () => selfHostedConnection({ baseUrl: 'ftp://api.test' }) },
+    { name: 'a base URL that is not a URL', connection: () => selfHostedConnection({ baseUrl: 'api.test' }) },
+  ])('refuses $name with E_CONFIG_INVALID', ({ connection }) => {
+    agent = mockAgent();
+    expect(() => createApi(connection(), { dispatcher: agent })).toThrow(expect.objectContaining({ code: 'E_CONFIG_INVALID' }) as Error);
+  });
+});
