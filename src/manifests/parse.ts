@@ -3,7 +3,7 @@
  * value. Pure. Hostile input (binary, invalid UTF-8, alias bombs, deep nesting, endless document
  * streams) becomes a problem, never a crash or a hang.
  */
-import { Composer, LineCounter, Parser, type Document } from 'yaml';
+import { Composer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
 import type { SourceLocation } from '../errors.js';
 import { nodePosition, positionAt, type YamlSource } from '../config/yaml-positions.js';
 import { decodeText, toPlainValue, yamlErrorMessage, type YamlLimits } from '../config/yaml-safety.js';
@@ -68,7 +68,7 @@ function addDocument(result: ParsedFile, doc: Document.Parsed, context: Document
   const { at } = context;
   for (const warning of doc.warnings) result.warnings.push({ ...problem(context.path, `YAML: ${yamlErrorMessage(warning)}`), location: at(warning.pos[0]) });
   if (doc.errors.length > 0) {
-    for (const error of doc.errors) result.problems.push({ ...problem(context.path, `invalid YAML: ${yamlErrorMessage(error)}`), location: at(error.pos[0]) });
+    for (const error of doc.errors) result.problems.push({ ...problem(context.path, describeYamlError(error, context.limits)), location: at(error.pos[0]) });
     return;
   }
   const location = { file: context.path, ...nodePosition(doc.contents, { doc, lineCounter: context.lineCounter }) };
@@ -80,6 +80,13 @@ function addDocument(result: ParsedFile, doc: Document.Parsed, context: Document
   // An empty document (a trailing `---`, a file of comments) declares nothing.
   if (plain.value === null || plain.value === undefined) return;
   result.documents.push({ file: context.path, index: context.index, doc, lineCounter: context.lineCounter, value: plain.value, location });
+}
+
+function describeYamlError(error: YAMLError, limits: ParseLimits): string {
+  const message = yamlErrorMessage(error);
+  // yaml catches its own stack overflow on absurd nesting; say what it means.
+  if (message.includes('Maximum call stack size exceeded')) return `the document is nested too deeply (over ${limits.maxDepth} levels)`;
+  return `invalid YAML: ${message}`;
 }
 
 function problem(file: string, message: string): LoadProblem {

@@ -4,7 +4,7 @@
  *
  * Every `*.yaml` / `*.yml` below the directory, recursively, in a stable order. Entries whose
  * name starts with '.' are skipped (`.git`, `.github`, git-sync's hidden worktrees). Symlinks are
- * followed only while they stay inside the directory.
+ * followed only while they stay inside the directory, and each real file or directory is read once.
  */
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -34,6 +34,7 @@ interface Walk {
   shownRoot: string;
   limits: ReadLimits;
   visitedDirs: Set<string>;
+  seenFiles: Set<string>;
   found: { path: string; real: string }[];
   problems: LoadProblem[];
 }
@@ -47,7 +48,7 @@ export async function readSnapshot(dir: string, limits: ReadLimits): Promise<Sna
   } catch (error) {
     return { files: [], problems: [parseProblem(dir, `the manifests directory cannot be read (${errorCode(error)})`)] };
   }
-  const walk: Walk = { root, shownRoot: dir, limits, visitedDirs: new Set([root]), found: [], problems: [] };
+  const walk: Walk = { root, shownRoot: dir, limits, visitedDirs: new Set([root]), seenFiles: new Set(), found: [], problems: [] };
   await walkDir(walk, root, dir);
   const files: SnapshotFile[] = [];
   for (const entry of walk.found) {
@@ -78,8 +79,8 @@ async function visit(walk: Walk, realPath: string, shown: string): Promise<void>
   const entry = await lstat(realPath).catch(() => undefined);
   if (!entry) return;
   if (entry.isSymbolicLink()) return visitLink(walk, realPath, shown);
-  if (entry.isDirectory()) return walkDir(walk, realPath, shown);
-  if (MANIFEST_FILE.test(shown)) walk.found.push({ path: shown, real: realPath });
+  if (entry.isDirectory()) return walkOnce(walk, realPath, shown);
+  if (MANIFEST_FILE.test(shown)) addFile(walk, shown, realPath);
 }
 
 async function visitLink(walk: Walk, linkPath: string, shown: string): Promise<void> {
@@ -97,13 +98,22 @@ async function visitLink(walk: Walk, linkPath: string, shown: string): Promise<v
     walk.problems.push(parseProblem(shown, 'is a symlink that leads outside the manifests directory; it was not read'));
     return;
   }
-  if (target.isDirectory()) {
-    // A link back to a directory already walked would loop for ever.
-    if (walk.visitedDirs.has(real)) return;
-    walk.visitedDirs.add(real);
-    return walkDir(walk, real, shown);
-  }
+  if (target.isDirectory()) return walkOnce(walk, real, shown);
+  addFile(walk, shown, real);
+}
+
+/** A link to a file already found would only produce duplicate-name errors; each is read once. */
+function addFile(walk: Walk, shown: string, real: string): void {
+  if (walk.seenFiles.has(real)) return;
+  walk.seenFiles.add(real);
   walk.found.push({ path: shown, real });
+}
+
+/** Each real directory is walked once: a link back up would loop, a link across would read files twice. */
+async function walkOnce(walk: Walk, realDir: string, shown: string): Promise<void> {
+  if (walk.visitedDirs.has(realDir)) return;
+  walk.visitedDirs.add(realDir);
+  return walkDir(walk, realDir, shown);
 }
 
 async function readOne(shown: string, real: string, limits: ReadLimits, problems: LoadProblem[]): Promise<Uint8Array | undefined> {
