@@ -186,12 +186,16 @@ function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | u
 function diffRef(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | undefined, ref: ResolvedRef, diff: FieldDiff[]): void {
   const liveDashboardId = live?.source === 'tile' ? live.dashboardId : undefined;
   const liveTileId = live?.source === 'tile' ? live.tileId : undefined;
-  refDiff(diff, 'dashboard', [dashboardLabel(ctx, liveDashboardId), desired.dashboard], [liveDashboardId, ref.dashboardId]);
-  refDiff(diff, 'tile', [tileLabel(ctx, liveTileId), desired.tile], [liveTileId, ref.tileId]);
+  // Labels are looked up only for references that change: most alerts stay where they are.
+  if (ref.dashboardId === undefined || ref.dashboardId !== liveDashboardId) {
+    refDiff(diff, 'dashboard', [dashboardLabel(ctx, liveDashboardId), desired.dashboard], [liveDashboardId, ref.dashboardId]);
+  }
+  if (ref.tileId === undefined || ref.tileId !== liveTileId) {
+    refDiff(diff, 'tile', [tileLabel(ctx, liveTileId), desired.tile], [liveTileId, ref.tileId]);
+  }
 }
 
 function refDiff(diff: FieldDiff[], path: string, [beforeName, afterName]: [unknown, unknown], [beforeId, afterId]: [string | undefined, string | undefined]): void {
-  if (afterId !== undefined && afterId === beforeId) return;
   if (beforeName !== afterName) diff.push(fieldDiff(path, beforeName, afterName));
   if (afterId === undefined) diff.push(fieldDiff(`${path}Id`, beforeId, KNOWN_AFTER_APPLY));
   else if (beforeName === afterName) diff.push(fieldDiff(`${path}Id`, beforeId, afterId));

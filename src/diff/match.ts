@@ -4,7 +4,7 @@
  * (crash recovery), otherwise it is someone else's and can only be adopted.
  */
 import type { Kind } from '../api/model.js';
-import type { TargetState } from '../state/model.js';
+import type { CreateIntent, TargetState } from '../state/model.js';
 
 export interface Named {
   id: string;
@@ -37,7 +37,9 @@ export function matchAll<L extends Named>(
 ): Map<string, Match<L>> {
   const inventory = state.inventory[kind];
   const byId = new Map(live.map((item) => [item.id, item]));
+  const byName = groupByName(live);
   const claimed = new Set(Object.values(inventory).map((entry) => entry.id));
+  const intents = state.intents.filter((intent) => intent.kind === kind);
   const matches = new Map<string, Match<L>>();
   for (const subject of subjects) {
     const owned = byId.get(inventory[subject.key]?.id ?? '');
@@ -45,27 +47,30 @@ export function matchAll<L extends Named>(
   }
   for (const subject of subjects) {
     if (matches.has(subject.key)) continue;
-    const match = matchByName(kind, subject, live, claimed, state);
+    const free = (name: string | undefined): L[] => (byName.get(name ?? '') ?? []).filter((item) => !claimed.has(item.id));
+    const match = matchByName(subject, free, intents);
     if (match.how === 'owned' || match.how === 'adopt') claimed.add(match.live.id);
     matches.set(subject.key, match);
   }
   return matches;
 }
 
+function groupByName<L extends Named>(live: readonly L[]): Map<string, L[]> {
+  const byName = new Map<string, L[]>();
+  for (const item of live) if (item.name !== undefined) byName.set(item.name, [...(byName.get(item.name) ?? []), item]);
+  return byName;
+}
+
 function matchByName<L extends Named>(
-  kind: Kind,
   subject: MatchSubject,
-  live: readonly L[],
-  claimed: ReadonlySet<string>,
-  state: TargetState,
+  free: (name: string | undefined) => L[],
+  intents: readonly CreateIntent[],
 ): Match<L> {
-  const free = live.filter((item) => !claimed.has(item.id));
-  const intents = state.intents.filter((intent) => intent.kind === kind);
-  let candidates = subject.name === undefined ? [] : free.filter((item) => item.name === subject.name);
+  let candidates = subject.name === undefined ? [] : free(subject.name);
   if (candidates.length === 0) {
     // A create whose manifest was renamed after a crash: its intent still names the old API name.
     const names = new Set(intents.filter((intent) => intent.key === subject.key).map((intent) => intent.name));
-    candidates = free.filter((item) => item.name !== undefined && names.has(item.name));
+    candidates = [...names].flatMap((name) => free(name));
   }
   const [only] = candidates;
   if (only === undefined) return { how: 'none' };
