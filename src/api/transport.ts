@@ -81,6 +81,17 @@ type Outcome =
   | { kind: 'transient'; reason: RetryReason; maybeActed: boolean; waitMs?: number; failure: Failure }
   | { kind: 'final'; error: StacksyncError };
 
+/** One attempt of one logical request. */
+interface AttemptContext {
+  exchange: Exchange;
+  /** Knows the target's credentials and those in this request's body. */
+  redactor: Redactor;
+  /** From 1. */
+  attempt: number;
+  /** An earlier attempt failed in a way the server may have carried it out. */
+  earlierMayHaveActed: boolean;
+}
+
 /** What went wrong in one attempt, for messages and details. */
 interface Failure {
   status?: number;
@@ -109,14 +120,14 @@ export class Transport {
     const started = now();
     let earlierMayHaveActed = false;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(exchange, payload, redactor, earlierMayHaveActed);
+      const outcome = await this.attempt({ exchange, redactor, attempt, earlierMayHaveActed }, payload);
       if (outcome.kind === 'ok') return outcome.reply;
       if (outcome.kind === 'final') throw outcome.error;
-      if (exchange.method === 'POST' && outcome.maybeActed) throw this.ambiguous(exchange, outcome.failure, redactor, attempt);
+      if (exchange.method === 'POST' && outcome.maybeActed) throw this.ambiguous({ exchange, redactor, attempt, earlierMayHaveActed }, outcome.failure);
       earlierMayHaveActed ||= outcome.maybeActed;
       const delay = outcome.waitMs ?? backoffDelay(retry, attempt, random);
       if (attempt >= retry.maxAttempts || now() + delay - started > retry.maxElapsedMs) {
-        throw this.exhausted(exchange, outcome, redactor, attempt);
+        throw this.exhausted({ exchange, redactor, attempt, earlierMayHaveActed }, outcome);
       }
       if (outcome.reason === 'throttled') this.options.pacer.pauseUntil(now() + delay);
       this.noteRetry(exchange, outcome, attempt, delay);
@@ -129,12 +140,13 @@ export class Transport {
     this.abort.abort();
   }
 
-  private async attempt(exchange: Exchange, payload: string | undefined, redactor: Redactor, earlierMayHaveActed: boolean): Promise<Outcome> {
+  private async attempt(context: AttemptContext, payload: string | undefined): Promise<Outcome> {
+    const { exchange } = context;
     let release: () => void;
     try {
       release = await this.options.pacer.acquire(exchange.method === 'GET' ? 'read' : 'write');
     } catch (error) {
-      return { kind: 'final', error: this.error('E_API_UNAVAILABLE', exchange, 'the client was closed', {}, redactor, 1, error) };
+      return { kind: 'final', error: this.error('E_API_UNAVAILABLE', context, 'the client was closed', {}, error) };
     }
     const started = this.options.now();
     let status: number | 'error' = 'error';
@@ -144,9 +156,9 @@ export class Transport {
       headersArrived = true;
       const text = await readText(response.body, MAX_BODY_BYTES);
       status = response.statusCode;
-      return this.judge(exchange, response.statusCode, response.headers, text, redactor, earlierMayHaveActed);
+      return this.judge(context, response.statusCode, response.headers, text);
     } catch (error) {
-      return this.judgeNetwork(exchange, error, redactor, headersArrived);
+      return this.judgeNetwork(context, error, headersArrived);
     } finally {
       release();
       this.observe(exchange, status, started);
@@ -173,11 +185,12 @@ export class Transport {
   }
 
   /** The answer to a request that got a status line. */
-  private judge(exchange: Exchange, status: number, headers: HeaderBag, text: string | undefined, redactor: Redactor, earlierMayHaveActed: boolean): Outcome {
+  private judge(context: AttemptContext, status: number, headers: HeaderBag, text: string | undefined): Outcome {
+    const { exchange, redactor, earlierMayHaveActed } = context;
     if (text === undefined) {
-      return { kind: 'final', error: this.error('E_API_PROTOCOL', exchange, `answer larger than ${MAX_BODY_BYTES} bytes`, { status }, redactor, 1) };
+      return { kind: 'final', error: this.error('E_API_PROTOCOL', context, `answer larger than ${MAX_BODY_BYTES} bytes`, { status }) };
     }
-    if (status >= 200 && status < 300) return this.success(exchange, status, headers, text, redactor);
+    if (status >= 200 && status < 300) return this.success(context, status, headers, text);
     // A DELETE retried after an attempt that may have worked finds the resource gone: that is success.
     if (status === 404 && exchange.method === 'DELETE' && earlierMayHaveActed) return { kind: 'ok', reply: { status, headers, body: undefined } };
     const server = parseServerError(text);
@@ -187,44 +200,46 @@ export class Transport {
       return { kind: 'transient', reason: throttled ? 'throttled' : 'server_error', maybeActed: !throttled, ...(waitMs === undefined ? {} : { waitMs }), failure: { status, server } };
     }
     if (status === 400 && exchange.notRepeatable && earlierMayHaveActed) {
-      return { kind: 'final', error: this.error('E_API_AMBIGUOUS', exchange, `HTTP 400 after an attempt that may have been applied${suffix(server.message, redactor)}`, { status, server }, redactor, 1) };
+      return { kind: 'final', error: this.error('E_API_AMBIGUOUS', context, `HTTP 400 after an attempt that may have been applied${suffix(server.message, redactor)}`, { status, server }) };
     }
-    return { kind: 'final', error: this.error(codeForStatus(status), exchange, `HTTP ${status}${suffix(server.message, redactor)}`, { status, server }, redactor, 1) };
+    return { kind: 'final', error: this.error(codeForStatus(status), context, `HTTP ${status}${suffix(server.message, redactor)}`, { status, server }) };
   }
 
-  private success(exchange: Exchange, status: number, headers: HeaderBag, text: string, redactor: Redactor): Outcome {
+  private success(context: AttemptContext, status: number, headers: HeaderBag, text: string): Outcome {
     if (text.trim() === '') return { kind: 'ok', reply: { status, headers, body: undefined } };
     try {
       return { kind: 'ok', reply: { status, headers, body: JSON.parse(text) as unknown } };
     } catch {
-      return { kind: 'final', error: this.error('E_API_PROTOCOL', exchange, `HTTP ${status} with a body that is not JSON`, { status }, redactor, 1) };
+      return { kind: 'final', error: this.error('E_API_PROTOCOL', context, `HTTP ${status} with a body that is not JSON`, { status }) };
     }
   }
 
-  private judgeNetwork(exchange: Exchange, error: unknown, redactor: Redactor, gotStatus: boolean): Outcome {
+  private judgeNetwork(context: AttemptContext, error: unknown, gotStatus: boolean): Outcome {
     if (error instanceof StacksyncError) return { kind: 'final', error };
     const network = classifyNetworkError(error);
     if (network.reason === undefined || this.abort.signal.aborted) {
       const what = this.abort.signal.aborted ? 'the client was closed' : `${network.code}: ${network.message}`;
-      return { kind: 'final', error: this.error('E_API_UNAVAILABLE', exchange, what, { network }, redactor, 1) };
+      return { kind: 'final', error: this.error('E_API_UNAVAILABLE', context, what, { network }) };
     }
     // Once a status line arrived the server has handled the request, whatever happened to the body.
     return { kind: 'transient', reason: network.reason, maybeActed: network.maybeSent || gotStatus, failure: { network } };
   }
 
-  private ambiguous(exchange: Exchange, failure: Failure, redactor: Redactor, attempts: number): StacksyncError {
-    const what = describeFailure(failure, redactor);
-    return this.error('E_API_AMBIGUOUS', exchange, `${what}; the server may have created it, look it up by name before creating it again`, failure, redactor, attempts);
+  private ambiguous(context: AttemptContext, failure: Failure): StacksyncError {
+    const what = describeFailure(failure, context.redactor);
+    return this.error('E_API_AMBIGUOUS', context, `${what}; the server may have created it, look it up by name before creating it again`, failure);
   }
 
-  private exhausted(exchange: Exchange, outcome: Extract<Outcome, { kind: 'transient' }>, redactor: Redactor, attempts: number): StacksyncError {
+  private exhausted(context: AttemptContext, outcome: Extract<Outcome, { kind: 'transient' }>): StacksyncError {
     const code: ErrorCode = outcome.reason === 'throttled' ? 'E_API_THROTTLED' : 'E_API_UNAVAILABLE';
-    const what = `${describeFailure(outcome.failure, redactor)} (gave up after ${attempts} attempt${attempts === 1 ? '' : 's'})`;
-    return this.error(code, exchange, what, outcome.failure, redactor, attempts);
+    const attempts = context.attempt;
+    const what = `${describeFailure(outcome.failure, context.redactor)} (gave up after ${attempts} attempt${attempts === 1 ? '' : 's'})`;
+    return this.error(code, context, what, outcome.failure);
   }
 
   /** Builds the error; everything quoted from outside passes the redactor, and no undici error is kept as `cause`. */
-  private error(code: ErrorCode, exchange: Exchange, what: string, failure: Failure, redactor: Redactor, attempts: number, cause?: unknown): StacksyncError {
+  private error(code: ErrorCode, context: AttemptContext, what: string, failure: Failure, cause?: unknown): StacksyncError {
+    const { exchange, redactor, attempt: attempts } = context;
     const subject = `${exchange.method} ${exchange.route}`;
     const details: Record<string, unknown> = { method: exchange.method, route: exchange.route, attempts };
     if (exchange.resourceId !== undefined) details['resourceId'] = exchange.resourceId;

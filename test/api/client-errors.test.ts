@@ -114,6 +114,13 @@ describe('error classification', () => {
     await expect(api.listDashboards()).rejects.toMatchObject({ code: 'E_API_UNAVAILABLE', details: { networkCode: 'UND_ERR_SOCKET', attempts: 3 } });
   });
 
+  it('counts the attempts a final answer took', async () => {
+    const { api, pool } = setup('self-hosted');
+    pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(503, 'busy');
+    pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(404, 'Not Found');
+    await expect(api.updateAlert('a1', ALERT_BODY)).rejects.toMatchObject({ code: 'E_API_NOT_FOUND', details: { attempts: 2 } });
+  });
+
   it('does not retry errors that are not transient', async () => {
     const { api, log, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/dashboards' }).replyWithError(new errors.InvalidArgumentError('bad'));
