@@ -1,0 +1,142 @@
+import { join } from 'node:path';
+import { CommanderError } from 'commander';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createValidateCommand } from '../../src/cli/validate.js';
+import { alert, dashboard, kafkaPipe, removeTrees, writeTree, type Tree } from './helpers.js';
+
+afterAll(removeTrees);
+
+const ORG = '0b4f6c1e-4d2a-4f6b-9a51-7c3d2e1f0a01';
+const SVC = '9c1e2b7e-3a4d-4c5b-8e6f-1a2b3c4d5e01';
+
+const configText = (keySecret = '{ fromEnv: KEY_SECRET }'): string => `targets:
+  - name: prod
+    variant: managed
+    baseUrl: http://127.0.0.1:4010
+    organizationId: ${ORG}
+    serviceId: ${SVC}
+    auth: { keyId: { fromEnv: KEY_ID }, keySecret: ${keySecret} }
+  - name: sh
+    variant: self-hosted
+    baseUrl: http://127.0.0.1:4010
+    auth: { token: { fromEnv: TOKEN } }
+defaultTarget: prod
+`;
+
+interface Run {
+  code: number | undefined;
+  stdout: string;
+  stderr: string;
+}
+
+async function validate(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Run> {
+  let code: number | undefined;
+  let stdout = '';
+  let stderr = '';
+  const command = createValidateCommand((c) => (code = c), { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env });
+  command.exitOverride().configureOutput({ writeOut: (t) => (stdout += t), writeErr: (t) => (stderr += t) });
+  const previous = process.cwd();
+  if (cwd) process.chdir(cwd);
+  try {
+    await command.parseAsync(args, { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    code = error.exitCode;
+  } finally {
+    process.chdir(previous);
+  }
+  return { code, stdout, stderr };
+}
+
+async function project(tree: Tree): Promise<string> {
+  return writeTree(tree);
+}
+
+describe('stacksync validate', () => {
+  it('passes a valid config and manifests, exit 0', async () => {
+    const dir = await project({
+      'config/stacksync.yaml': configText(),
+      'manifests/a.yaml': `${dashboard('api')}---\n${alert('slow', 'api', 'p99')}`,
+      'manifests/sh/b.yaml': dashboard('api', '', 'sh'),
+      'manifests/p.yaml': kafkaPipe(),
+    });
+    const run = await validate([], {}, dir);
+    expect(run).toEqual({ code: 0, stderr: '', stdout: 'validate ok: 0 errors, 0 warnings; 4 valid resources in manifests (1 pipe, 2 dashboards, 1 alert)\n' });
+  });
+
+  it('prints every problem as file:line:column: message, config and manifests alike, exit 1', async () => {
+    const dir = await project({
+      'c.yaml': configText().replace('defaultTarget: prod', 'defaultTarget: prod\nsync: { interval: often }'),
+      'm/a.yaml': dashboard('api').replace('w: 6', 'w: 99'),
+      'm/b.yaml': alert('slow', 'apii', 'p99', 'sh'),
+      'm/c.yaml': 'kind: [unclosed\n',
+    });
+    const run = await validate(['-c', join(dir, 'c.yaml'), '-m', join(dir, 'm')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')).toEqual([
+      `${join(dir, 'c.yaml')}:13:19: sync.interval: must be a duration like 30s, 5m, 1h or 1h30m`,
+      `${join(dir, 'm', 'a.yaml')}:12:10: spec.tiles[0].w: must be <= 24`,
+      `${join(dir, 'm', 'b.yaml')}:12:14: spec.dashboard: names no Dashboard manifest of target sh`,
+      `${join(dir, 'm', 'c.yaml')}:2:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+      `${join(dir, 'c.yaml')}: warning: the config is invalid, so manifests were checked without target checks`,
+      '',
+    ]);
+    expect(run.stdout).toBe(`validate failed: 4 errors, 1 warning; 0 valid resources in ${join(dir, 'm')} (0 pipes, 0 dashboards, 0 alerts)\n`);
+  });
+
+  it('without a config at the default path, checks manifests without targets and says so', async () => {
+    const dir = await project({ 'manifests/a.yaml': dashboard('api', '', 'wherever') });
+    const run = await validate([], {}, dir);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('config/stacksync.yaml: warning: no config file here, so manifests were checked without target checks (pass -c FILE or set STACKSYNC_CONFIG)\n');
+    expect(run.stdout).toContain('validate ok: 0 errors, 1 warning; 1 valid resource in manifests');
+  });
+
+  it('fails when a config named by flag or env is missing', async () => {
+    const dir = await project({ 'manifests/a.yaml': dashboard('api') });
+    const byFlag = await validate(['-c', 'nope.yaml'], {}, dir);
+    expect(byFlag.code).toBe(1);
+    expect(byFlag.stderr).toContain('nope.yaml: config file nope.yaml not found\n');
+    const byEnv = await validate([], { STACKSYNC_CONFIG: 'env.yaml' }, dir);
+    expect(byEnv.code).toBe(1);
+    expect(byEnv.stderr).toContain('env.yaml: config file env.yaml not found\n');
+  });
+
+  it('takes config and manifests from STACKSYNC_CONFIG and STACKSYNC_MANIFESTS; flags win', async () => {
+    const dir = await project({ 'etc/s.yaml': configText(), 'deploy/a.yaml': dashboard('api', '', 'elsewhere'), 'other/a.yaml': dashboard('api') });
+    const env = { STACKSYNC_CONFIG: join(dir, 'etc/s.yaml'), STACKSYNC_MANIFESTS: join(dir, 'deploy') };
+    const fromEnv = await validate([], env);
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toContain(`${join(dir, 'deploy', 'a.yaml')}:5:11: metadata.target: names no target in the config; the targets are prod, sh`);
+    const withFlag = await validate(['-m', join(dir, 'other')], env);
+    expect(withFlag.code).toBe(0);
+  });
+
+  it('never prints a secret value', async () => {
+    const values = { KAFKA_USER: 'kafka-user-XYZZY1', KAFKA_PASSWORD: 'kafka-password-XYZZY2' };
+    const dir = await project({
+      'c.yaml': configText('config-plain-XYZZY3'),
+      'm/p.yaml': kafkaPipe('\n      credentials:\n        username: { fromEnv: KAFKA_USER }\n        password: plain-manifest-XYZZY4'),
+      'm/q.yaml': kafkaPipe('\n      credentials:\n        username: { fromEnv: KAFKA_PASSWORD }\n        password: { fromEnv: MISSING_ONE }').replace('name: orders', 'name: orders-2'),
+      'm/r.yaml': kafkaPipe('\n      credentials:\n        username: 42\n        password: { fromEnv: KAFKA_PASSWORD, extra: plain-manifest-XYZZY5 }').replace('name: orders', 'name: orders-3'),
+    });
+    const run = await validate(['-c', join(dir, 'c.yaml'), '-m', join(dir, 'm')], values);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('env var MISSING_ONE is not set');
+    expect(run.stderr).toContain('targets[0].auth.keySecret: is a plain string in the config file');
+    expect(run.stderr).toContain('credentials.password: is a plain string in the manifest');
+    expect(run.stderr).toContain('credentials.password: must be {fromEnv: NAME}, {fromFile: PATH} or a plain string');
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/XYZZY/);
+  });
+
+  it('explains itself in --help', async () => {
+    const run = await validate(['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Usage: validate [options]');
+    expect(run.stdout).toContain('-c, --config <file>');
+    expect(run.stdout).toContain('-m, --manifests <dir>');
+    expect(run.stdout).toContain('Never touches the network');
+    expect(run.stdout).toContain('Exit codes: 0 valid (warnings allowed), 1 any error.');
+  });
+});
+
