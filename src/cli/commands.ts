@@ -1,4 +1,8 @@
 /** The subcommands, in the order `--help` lists them. */
+import { applyCommand } from './apply.js';
+import { emulatorCommand } from './emulator.js';
 import type { CommandFactory } from './main.js';
+import { planCommand } from './plan.js';
+import { validateCommand } from './validate.js';
 
-export const commandFactories: CommandFactory[] = [];
+export const commandFactories: CommandFactory[] = [validateCommand, planCommand, applyCommand, emulatorCommand];

@@ -1,0 +1,20 @@
+/** Small helpers the commands share for flags and terminal output. */
+import type { Plan } from '../plan/model.js';
+import { buildPlan } from '../plan/build.js';
+
+/** commander reducer for repeatable options. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Colours on a terminal unless NO_COLOR is set (https://no-color.org). */
+export function useColor(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb';
+}
+
+/** The plan with the config's warnings (e.g. plain-string secrets) added to its own. */
+export function withConfigWarnings(plan: Plan, warnings: readonly { message: string; file: string; line?: number; column?: number }[]): Plan {
+  if (warnings.length === 0) return plan;
+  const extra = warnings.map((warning) => ({ ...warning, code: 'W_CONFIG' }));
+  return buildPlan(plan.changes, plan.errors, [...extra, ...plan.warnings]);
+}
