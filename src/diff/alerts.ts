@@ -57,7 +57,11 @@ export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]):
 
 function planAlert(ctx: AlertContext, desired: DesiredAlert, match: Match<LiveAlert>): AlertOutcome {
   const live = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
-  const failed = (message: string): AlertOutcome => ({ change: errorChange(ctx.target, desired, message, live?.id), rescued: false, ...(live ? { live } : {}) });
+  const failed = (message: string): AlertOutcome => ({
+    change: errorChange(ctx.target, desired, message, live?.id),
+    rescued: false,
+    ...(live ? { live } : {}),
+  });
   if (match.how === 'ambiguous') return failed(ambiguousMessage('Alert', desired.name, match.count));
   const ref = desired.source === 'tile' ? resolveRef(ctx, desired) : undefined;
   if (typeof ref === 'string') return failed(ref);
@@ -105,10 +109,10 @@ function planWrite(ctx: AlertContext, desired: DesiredAlert, change: Change, liv
   return { change, live, rescued: true };
 }
 
-/** The Dashboard change whose write will make the server delete this live alert, if any. */
-function doomerOf(ctx: AlertContext, live: LiveAlert): string | undefined {
+/** Key of the Dashboard change whose write will make the server delete this live alert, if any. */
+export function doomerOf(doom: Pick<AlertContext, 'doomedTiles' | 'doomedDashboards'>, live: LiveAlert): string | undefined {
   if (live.source !== 'tile') return undefined;
-  return ctx.doomedTiles.get(live.tileId ?? '') ?? ctx.doomedDashboards.get(live.dashboardId ?? '');
+  return doom.doomedTiles.get(live.tileId ?? '') ?? doom.doomedDashboards.get(live.dashboardId ?? '');
 }
 
 /** Resolves `dashboard`/`tile`; a string is why it cannot be. */
@@ -195,7 +199,12 @@ function diffRef(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | und
   }
 }
 
-function refDiff(diff: FieldDiff[], path: string, [beforeName, afterName]: [unknown, unknown], [beforeId, afterId]: [string | undefined, string | undefined]): void {
+function refDiff(
+  diff: FieldDiff[],
+  path: string,
+  [beforeName, afterName]: [unknown, unknown],
+  [beforeId, afterId]: [string | undefined, string | undefined],
+): void {
   if (beforeName !== afterName) diff.push(fieldDiff(path, beforeName, afterName));
   if (afterId === undefined) diff.push(fieldDiff(`${path}Id`, beforeId, KNOWN_AFTER_APPLY));
   else if (beforeName === afterName) diff.push(fieldDiff(`${path}Id`, beforeId, afterId));

@@ -108,7 +108,10 @@ function draftBlockMembers(
   const diffs = diffValues(`source.${kind}`, desired, live);
   const fixed = diffs.map((diff) => diff.path).filter((path) => !isPatchable(kind, path));
   if (fixed.length > 0) {
-    draft.error = `${fixed.join(', ')} cannot be changed through the API (Update pipe does not accept ${fixed.length > 1 ? 'them' : 'it'}); change the pipe in the console or make the manifest match it`;
+    const them = fixed.length > 1 ? 'them' : 'it';
+    draft.error =
+      `${fixed.join(', ')} cannot be changed through the API (Update pipe does not accept ${them}); ` +
+      'change the pipe in the console or make the manifest match it';
     return;
   }
   draft.diff.push(...diffs);

@@ -6,7 +6,7 @@ import type { LiveAlert, LiveState, Variant } from '../api/model.js';
 import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource } from '../manifests/model.js';
 import type { Change } from '../plan/model.js';
 import type { TargetState } from '../state/model.js';
-import { planAlerts } from './alerts.js';
+import { doomerOf, planAlerts } from './alerts.js';
 import type { AlertOutcome } from './alerts.js';
 import { addDependsOn, changeKey } from './change.js';
 import { planDashboards } from './dashboards.js';
@@ -116,8 +116,7 @@ function orderCascades(input: CascadeInput): void {
   const rescued = new Set(input.alerts.filter((o) => o.rescued && o.live).map((o) => o.live?.id));
   const deleted = new Map(input.alertDeletes.map((change) => [change.id, change]));
   for (const alert of input.live) {
-    const doomerKey = alert.source === 'tile' ? (input.doomedTiles.get(alert.tileId ?? '') ?? input.doomedDashboards.get(alert.dashboardId ?? '')) : undefined;
-    const doomer = doomerKey === undefined ? undefined : input.dashboardChanges.get(doomerKey);
+    const doomer = input.dashboardChanges.get(doomerOf(input, alert) ?? '');
     if (!doomer || rescued.has(alert.id)) continue;
     const deletion = deleted.get(alert.id);
     if (deletion) addDependsOn(doomer, changeKey('Alert', deletion.name));

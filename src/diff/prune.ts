@@ -58,6 +58,8 @@ export interface PruneCaps {
   force: boolean;
 }
 
+const FORCE_HINT = 'rerun with --force to delete them anyway';
+
 export type PruneCheck = { ok: true } | { ok: false; message: string };
 
 /**
@@ -68,14 +70,12 @@ export function checkPruneCaps(changes: readonly Change[], caps: PruneCaps): Pru
   const deletes = changes.filter((change) => change.action === 'delete').length;
   if (deletes === 0 || caps.force) return { ok: true };
   if (deletes > caps.maxDeletes) {
-    return { ok: false, message: `prune refused: ${deletes} deletes exceed maxDeletes (${caps.maxDeletes}); rerun with --force to delete them anyway` };
+    return { ok: false, message: `prune refused: ${deletes} deletes exceed maxDeletes (${caps.maxDeletes}); ${FORCE_HINT}` };
   }
   const percent = caps.managedCount > 0 ? (deletes / caps.managedCount) * 100 : 100;
   if (percent > caps.maxDeletePercent) {
-    return {
-      ok: false,
-      message: `prune refused: ${deletes} of ${caps.managedCount} managed resources (${formatPercent(percent)}%) exceed maxDeletePercent (${caps.maxDeletePercent}%); rerun with --force to delete them anyway`,
-    };
+    const share = `${deletes} of ${caps.managedCount} managed resources (${formatPercent(percent)}%)`;
+    return { ok: false, message: `prune refused: ${share} exceed maxDeletePercent (${caps.maxDeletePercent}%); ${FORCE_HINT}` };
   }
   return { ok: true };
 }

@@ -63,8 +63,8 @@ function changeLines(change: Change, paint: Paint, results: ChangeResults | unde
   const marker = MARKERS[change.action];
   const details = [change.id === undefined ? '' : `id ${change.id}`, where(change.file, change.line)].filter(Boolean).join(', ');
   const reclaimed = change.reclaimed ? ' (reclaimed after an interrupted create)' : '';
-  const header = `  ${paint(`${marker.sign} ${change.action}`, marker.style)} ${change.kind}/${change.name}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`;
-  const lines = [header];
+  const action = paint(`${marker.sign} ${change.action}`, marker.style);
+  const lines = [`  ${action} ${change.kind}/${change.name}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`];
   if (change.error !== undefined) lines.push(`      ${paint(`error: ${change.error}`, 'red')}`);
   for (const diff of change.diff) lines.push(`      ${diffLine(diff, paint)}`);
   for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${warning}`, 'yellow')}`);
