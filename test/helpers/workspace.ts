@@ -1,0 +1,159 @@
+/**
+ * End-to-end harness: a real emulator on loopback, a temp workspace holding a config, manifests
+ * and the state file, and the built CLI (`dist/cli.js`) run as a child process in it.
+ * `npm test` builds first, so dist/ is current.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_SEED_IDS, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+/** Credentials of the emulator's default seed, as the env vars the workspace config names. */
+export const DEFAULT_ENV: Readonly<Record<string, string>> = {
+  STACKSYNC_KEY_ID: DEFAULT_SEED_IDS.keyId,
+  STACKSYNC_KEY_SECRET: DEFAULT_SEED_IDS.keySecret,
+  STACKSYNC_TOKEN: 'emulator-token',
+};
+
+export function startTestEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return startEmulator({ logger: false, ...options });
+}
+
+export interface WorkspaceOptions {
+  /** Extra YAML under `sync:` (e.g. `{ prune: true, maxDeletes: 3 }`). */
+  sync?: Record<string, unknown>;
+  /** rateLimit for both targets, e.g. `{ requests: 1000, perSeconds: 1, concurrency: 4 }`. */
+  rateLimit?: { requests: number; perSeconds: number; concurrency: number };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Workspace {
+  dir: string;
+  manifestsDir: string;
+  configPath: string;
+  statePath: string;
+  env: Record<string, string>;
+  /** Writes a file relative to the workspace (parents created). */
+  write(relativePath: string, text: string): Promise<void>;
+  remove(relativePath: string): Promise<void>;
+  /** Runs `stacksync ARGS` in the workspace; resolves when it exits. */
+  run(args: readonly string[], options?: { env?: Record<string, string>; timeoutMs?: number }): Promise<CliResult>;
+  /** Starts `stacksync ARGS` and returns the child, for signal tests. */
+  spawn(args: readonly string[], options?: { env?: Record<string, string> }): ChildProcess;
+  dispose(): Promise<void>;
+}
+
+/**
+ * A workspace with `config/stacksync.yaml` naming two targets on `emulatorUrl`:
+ * `local` (managed, the default seed's organization and service) and `local-selfhosted`.
+ */
+export async function createWorkspace(emulatorUrl: string, options: WorkspaceOptions = {}): Promise<Workspace> {
+  const dir = await mkdtemp(join(tmpdir(), 'stacksync-e2e-'));
+  const manifestsDir = join(dir, 'manifests');
+  const configPath = join(dir, 'config', 'stacksync.yaml');
+  const statePath = join(dir, '.stacksync', 'state.json');
+  await mkdir(manifestsDir, { recursive: true });
+  await mkdir(dirname(configPath), { recursive: true });
+  await writeFile(configPath, configYaml(emulatorUrl, options));
+  const env = { ...DEFAULT_ENV };
+  const workspace: Workspace = {
+    dir,
+    manifestsDir,
+    configPath,
+    statePath,
+    env,
+    async write(relativePath, text) {
+      const path = join(dir, relativePath);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, text);
+    },
+    async remove(relativePath) {
+      await rm(join(dir, relativePath), { force: true, recursive: true });
+    },
+    run: (args, runOptions = {}) => runCli(dir, args, { ...env, ...runOptions.env }, runOptions.timeoutMs ?? 60_000),
+    spawn: (args, spawnOptions = {}) => spawnCli(dir, args, { ...env, ...spawnOptions.env }),
+    dispose: () => rm(dir, { recursive: true, force: true }),
+  };
+  return workspace;
+}
+
+function configYaml(url: string, options: WorkspaceOptions): string {
+  const rateLimit = options.rateLimit ? `    rateLimit: ${JSON.stringify(options.rateLimit)}\n` : '';
+  const sync = options.sync ? `sync: ${JSON.stringify(options.sync)}\n` : '';
+  return `targets:
+  - name: local
+    variant: managed
+    baseUrl: ${url}
+    organizationId: ${DEFAULT_SEED_IDS.organizationId}
+    serviceId: ${DEFAULT_SEED_IDS.serviceId}
+    auth:
+      keyId: { fromEnv: STACKSYNC_KEY_ID }
+      keySecret: { fromEnv: STACKSYNC_KEY_SECRET }
+${rateLimit}  - name: local-selfhosted
+    variant: self-hosted
+    baseUrl: ${url}
+    auth:
+      token: { fromEnv: STACKSYNC_TOKEN }
+${rateLimit}defaultTarget: local
+${sync}`;
+}
+
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  // A clean environment: no inherited STACKSYNC_* settings, no colours, so output is greppable.
+  return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', ...env };
+}
+
+function spawnCli(cwd: string, args: readonly string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function runCli(cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawnCli(cwd, args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`stacksync ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+export interface EmulatorStats {
+  total: number;
+  writes: number;
+  throttled: number;
+  routes: { method: string; route: string; count: number; statuses: Record<string, number> }[];
+}
+
+export async function emulatorStats(url: string): Promise<EmulatorStats> {
+  const response = await fetch(`${url}/_emulator/stats`);
+  return (await response.json()) as EmulatorStats;
+}
+
+export async function resetEmulatorStats(url: string): Promise<void> {
+  await fetch(`${url}/_emulator/reset`, { method: 'POST' });
+}
+
+/** The emulator's whole state, for asserting on what is live (no duplicates, exact contents). */
+export async function emulatorDump(url: string): Promise<unknown> {
+  const response = await fetch(`${url}/_emulator/dump`);
+  return response.json();
+}
