@@ -89,8 +89,8 @@ export function parseSeed(value: unknown, origin = 'seed'): Seed {
     throw seedError(origin, describeIssues(toIssues(validate.errors ?? [])));
   }
   const seed = value as Seed;
-  const duplicate = findDuplicate(seed);
-  if (duplicate) throw seedError(origin, duplicate);
+  const problem = findDuplicate(seed) ?? findPipeProblem(seed);
+  if (problem) throw seedError(origin, problem);
   return seed;
 }
 
@@ -136,9 +136,21 @@ function findDuplicate(seed: Seed): string | undefined {
       seen.add(value);
     }
   }
-  for (const service of services) {
-    const wrong = (service.pipes ?? []).find((pipe) => pipe['serviceId'] !== undefined && pipe['serviceId'] !== service.id);
-    if (wrong) return `pipe ${wrong.name} names serviceId ${String(wrong['serviceId'])} but is seeded under service ${service.id}`;
+  return undefined;
+}
+
+/** The rules a pipe must follow beyond its schema, as the service would enforce them on create. */
+function findPipeProblem(seed: Seed): string | undefined {
+  for (const service of (seed.organizations ?? []).flatMap((org) => org.services ?? [])) {
+    for (const pipe of service.pipes ?? []) {
+      if (pipe['serviceId'] !== undefined && pipe['serviceId'] !== service.id) {
+        return `pipe ${pipe.name} names serviceId ${String(pipe['serviceId'])} but is seeded under service ${service.id}`;
+      }
+      const destination = pipe['destination'] as { columns?: unknown } | undefined;
+      if (pipe['fieldMappings'] !== undefined && destination?.columns === undefined) {
+        return `pipe ${pipe.name}: Columns are required if field mappings are provided`;
+      }
+    }
   }
   return undefined;
 }
