@@ -1,0 +1,101 @@
+/**
+ * `stacksync emulator`: runs the emulator in the foreground until SIGTERM or SIGINT, then closes
+ * cleanly (in-flight requests finish, state is written). The banner goes to stdout, logs to stderr.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { LevelWithSilent, Logger } from 'pino';
+import { createLogger } from '../daemon/logger.js';
+import { emulatorBanner } from '../emulator/banner.js';
+import { loadSeedFile, startEmulator, type RunningEmulator } from '../emulator/index.js';
+import type { CommandFactory } from './main.js';
+import { EXIT_OK } from './main.js';
+
+export const DEFAULT_EMULATOR_PORT = 4010;
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+export interface EmulatorFlags {
+  host: string;
+  port: number;
+  seed?: string;
+  data?: string;
+  faults?: string;
+  rateLimit?: number;
+  logLevel: LevelWithSilent;
+}
+
+export interface EmulatorIo {
+  stdout: { write(text: string): unknown };
+  logger?: Logger;
+  /** Resolves when the emulator should stop; default: the first SIGTERM or SIGINT. */
+  stopped?: Promise<string>;
+  /** Called once the emulator listens (tests use it to find the port). */
+  onListening?: (emulator: RunningEmulator) => void;
+}
+
+function integerIn(min: number, max: number, what: string) {
+  return (text: string): number => {
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!(value >= min && value <= max)) throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}.`);
+    return value;
+  };
+}
+
+/** The first of the given signals; its handlers are removed once it arrives. */
+export function waitForSignal(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      for (const name of signals) process.off(name, onSignal);
+      resolve(signal);
+    };
+    for (const name of signals) process.on(name, onSignal);
+  });
+}
+
+/** Starts the emulator, prints the banner, and resolves after a clean stop. */
+export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise<void> {
+  const logger = io.logger ?? createLogger({ level: flags.logLevel });
+  const stopped = io.stopped ?? waitForSignal();
+  const emulator = await startEmulator({
+    host: flags.host,
+    port: flags.port,
+    ...(flags.seed !== undefined && { seed: loadSeedFile(flags.seed) }),
+    ...(flags.data !== undefined && { dataFile: flags.data }),
+    ...(flags.faults !== undefined && { faults: flags.faults }),
+    ...(flags.rateLimit !== undefined && { rateLimit: flags.rateLimit }),
+    logger,
+  });
+  io.stdout.write(emulatorBanner(emulator.url, emulator.state(), emulator.seed));
+  io.onListening?.(emulator);
+  const signal = await stopped;
+  logger.info({ signal }, 'emulator stopping');
+  await emulator.close();
+}
+
+const HELP_AFTER = `
+Serves both API variants on one port: managed under /v1/organizations/{org}/services/{svc}/…
+(HTTP Basic: key id and secret) and self-hosted under /api/v2/… (Bearer token).
+Without --seed it uses the built-in seed (key emulator-key / emulator-secret, token emulator-token).
+Unauthenticated helpers: GET /_emulator/stats, POST /_emulator/reset, GET /_emulator/dump.
+
+Examples:
+  stacksync emulator
+  stacksync emulator --port 0 --seed emulator.yaml --data .emulator/state.json
+  stacksync emulator --faults "error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms"
+  stacksync emulator --rate-limit 10 --log-level debug
+`;
+
+export const emulatorCommand: CommandFactory = (setExitCode) =>
+  new Command('emulator')
+    .description('Run a local, faithful server of the whole API (both variants) for trying stacksync and for tests')
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 = any free port)', integerIn(0, 65535, 'port'), DEFAULT_EMULATOR_PORT)
+    .option('--seed <file>', 'seed file, YAML or JSON (organizations, keys, services, pipes, teams); default: built-in seed')
+    .option('--data <file>', 'keep state in this JSON file across restarts (written atomically); the seed only fills a new file')
+    .option('--faults <spec>', 'inject failures: error=P,throttle=P,reset=P,latency=D,spike=P:D (P a share 0..1, D like 20ms)')
+    .option('--rate-limit <n>', 'answer 429 past N requests per second per credential', integerIn(1, 1_000_000, 'rate limit'))
+    .addOption(new Option('--log-level <level>', 'log level on stderr (debug logs one line per request)').choices(LOG_LEVELS).default('info'))
+    .addHelpText('after', HELP_AFTER)
+    .action(async (flags: EmulatorFlags) => {
+      await runEmulator(flags, { stdout: process.stdout });
+      setExitCode(EXIT_OK);
+    });

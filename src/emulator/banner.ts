@@ -1,0 +1,52 @@
+/**
+ * What `stacksync emulator` prints on start: the URL, each organization, service, pipe and team
+ * with its credentials, and a curl example per variant. These are the emulator's own fixture
+ * credentials; a secret is shown only when the seed in use holds it (a restored data file keeps
+ * only hashes).
+ */
+import type { EmulatorData } from './model.js';
+import type { Seed } from './seed.js';
+import { sha256Hex } from './store.js';
+
+function knownSecret(seed: Seed, keyId: string, secretSha256: string): string | undefined {
+  const key = (seed.organizations ?? []).flatMap((org) => org.keys).find((candidate) => candidate.id === keyId);
+  return key && sha256Hex(key.secret) === secretSha256 ? key.secret : undefined;
+}
+
+function knownToken(seed: Seed, tokenSha256: string): string | undefined {
+  return (seed.teams ?? []).flatMap((team) => team.tokens).find((token) => sha256Hex(token) === tokenSha256);
+}
+
+const NOT_SHOWN = '(not shown: restored from the data file; use the secret it was seeded with)';
+
+export function emulatorBanner(url: string, state: EmulatorData, seed: Seed): string {
+  const lines = [`stacksync emulator listening on ${url}`, ''];
+  let managedExample: string | undefined;
+  for (const org of state.organizations) {
+    lines.push(`managed organization ${org.id}`);
+    for (const key of org.keys) {
+      const secret = knownSecret(seed, key.id, key.secretSha256);
+      lines.push(`  key id ${key.id}  secret ${secret ?? NOT_SHOWN}`);
+      const service = org.services[0];
+      if (!managedExample && secret && service) {
+        managedExample = `curl -u '${key.id}:${secret}' ${url}/v1/organizations/${org.id}/services/${service.id}/pipes`;
+      }
+    }
+    for (const service of org.services) {
+      lines.push(`  service ${service.id} (${service.state})`);
+      for (const pipe of service.pipes) lines.push(`    pipe ${pipe.id}  ${pipe.name} (${Object.keys(pipe.source)[0] ?? '?'})`);
+    }
+  }
+  let selfHostedExample: string | undefined;
+  for (const team of state.teams) {
+    const tokens = team.tokenSha256.map((hash) => knownToken(seed, hash));
+    lines.push(`self-hosted team ${team.id}  token ${tokens.map((token) => token ?? NOT_SHOWN).join(', ')}`);
+    const token = tokens.find((candidate) => candidate !== undefined);
+    if (!selfHostedExample && token) selfHostedExample = `curl -H 'Authorization: Bearer ${token}' ${url}/api/v2/dashboards`;
+  }
+  lines.push('', 'try:');
+  if (managedExample) lines.push(`  ${managedExample}`);
+  if (selfHostedExample) lines.push(`  ${selfHostedExample}`);
+  lines.push(`  curl ${url}/_emulator/stats`);
+  return `${lines.join('\n')}\n`;
+}
