@@ -48,6 +48,10 @@ function described(schema: JsonSchema, description: string): JsonSchema {
   return { ...schema, description };
 }
 
+function describedMembers(members: Record<string, JsonSchema>, descriptions: Record<string, string>): Record<string, JsonSchema> {
+  return Object.fromEntries(Object.entries(descriptions).map(([name, text]) => [name, described(members[name] ?? {}, text)]));
+}
+
 const nameSchema = { type: 'string', pattern: NAME_PATTERN, maxLength: NAME_MAX_LENGTH };
 
 const metadataSchema = object(
@@ -84,7 +88,7 @@ function manifestSourceBlock(kind: (typeof PIPE_SOURCE_KINDS)[number]): JsonSche
 }
 
 const pipeSourceSchema = object(
-  { ...Object.fromEntries(PIPE_SOURCE_KINDS.map((kind) => [kind, manifestSourceBlock(kind)])), validateSamples: { type: 'boolean' } },
+  { ...Object.fromEntries(PIPE_SOURCE_KINDS.map((kind) => [kind, manifestSourceBlock(kind)])), validateSamples: { type: 'boolean', description: 'Ask the service to check sample data with this update.' } },
   [],
   {
     description: 'Exactly one source block, of the kind the pipe already has, beside an optional validateSamples.',
@@ -120,7 +124,7 @@ const dashboardBody = properties(dashboardCreateBodySchema);
 export const dashboardSpecSchema: JsonSchema = object(
   {
     name: described(dashboardBody['name'] as JsonSchema, 'Dashboard name in the API; what live dashboards are matched by.'),
-    tags: described(dashboardBody['tags'] as JsonSchema, 'Tags.'),
+    tags: described(dashboardBody['tags'] as JsonSchema, 'Tags (at most 50, each at most 32 characters).'),
     tiles: { ...(dashboardBody['tiles'] as JsonSchema), items: manifestTileSchema, description: 'Tiles; each name unique in the dashboard. Default: none.' },
   },
   ['name'],
@@ -132,6 +136,15 @@ const alertBody = properties(alertWriteBodySchema);
 export const alertSpecSchema: JsonSchema = object(
   {
     ...without(alertBody, 'dashboardId', 'tileId', 'savedSearchId'),
+    ...describedMembers(alertBody, {
+      message: 'Text sent with the notification.',
+      threshold: 'Value the watched series is compared with.',
+      thresholdType: 'Fire when the value is above or below the threshold.',
+      interval: 'How often the alert is evaluated.',
+      source: 'tile: watch a dashboard tile (needs dashboard and tile); search: watch a saved search (needs savedSearchId).',
+      channel: 'Where notifications go: {type: webhook, webhookId: …}.',
+      groupBy: 'Field to group the evaluation by.',
+    }),
     name: { type: 'string', minLength: 1, description: 'Alert name in the API; what live alerts are matched by.' },
     dashboard: { ...nameSchema, description: 'For source tile: metadata.name of a Dashboard manifest of the same target.' },
     tile: { type: 'string', minLength: 1, description: 'For source tile: name of a tile in that dashboard.' },
