@@ -104,7 +104,8 @@ export function resolveEntries(entries: readonly Entry[], failedBySchema: Readon
     if (entry.manifest?.kind === 'Pipe') secrets.set(entry, resolvePipeSecrets(entry, options, report, warnings));
   }
   // 4. Alert references, once it is known which dashboards are sound.
-  for (const entry of entries) checkAlertRefs(entry, entries, failed, report);
+  const dashboards = dashboardsByTarget(entries);
+  for (const entry of entries) checkAlertRefs(entry, dashboards.get(entry.identity.target ?? '') ?? [], failed, report);
   // 5. The desired model, from documents with no problem at all.
   const resources = entries.filter((e) => !failed.has(e) && e.manifest).map((e) => toDesired(e, secrets.get(e)));
   return { resources, problems, warnings };
@@ -174,10 +175,22 @@ function duplicatesIn<T>(items: readonly T[], keyOf: (item: T) => string): [numb
   return repeats;
 }
 
-function checkAlertRefs(entry: Entry, entries: readonly Entry[], failed: ReadonlySet<Entry>, report: Report): void {
-  if (entry.manifest?.kind !== 'Alert' || entry.manifest.spec.source !== 'tile') return;
+function dashboardsByTarget(entries: readonly Entry[]): Map<string, Entry[]> {
+  const byTarget = new Map<string, Entry[]>();
+  for (const entry of entries) {
+    if (entry.identity.kind !== 'Dashboard' || entry.identity.target === undefined) continue;
+    const list = byTarget.get(entry.identity.target) ?? [];
+    list.push(entry);
+    byTarget.set(entry.identity.target, list);
+  }
+  return byTarget;
+}
+
+/** `candidates`: the Dashboard documents of the alert's target. */
+function checkAlertRefs(entry: Entry, candidates: readonly Entry[], failed: ReadonlySet<Entry>, report: Report): void {
+  // Without a known target the document already has a problem; "no dashboard there" would be noise.
+  if (entry.manifest?.kind !== 'Alert' || entry.manifest.spec.source !== 'tile' || entry.identity.target === undefined) return;
   const { dashboard, tile } = entry.manifest.spec;
-  const candidates = entries.filter((e) => e.identity.kind === 'Dashboard' && e.identity.target === entry.identity.target);
   const target = entry.identity.target === UNCONFIGURED_TARGET ? 'the default target' : `target ${entry.identity.target}`;
   const found = candidates.find((e) => e.identity.name === dashboard);
   if (!found) {

@@ -3,9 +3,8 @@
  * Pure: takes a parsed document, returns the typed manifest or the located issues.
  */
 import type { ValidateFunction } from 'ajv';
-import type { AlertChannel, Column, FieldMapping, Kind, PipeSettings, Series, TableMapping } from '../api/model.js';
+import type { AlertChannel, Column, FieldMapping, Kind, PipeSettings, Series } from '../api/model.js';
 import { locateIssues, type LocatedIssue, type YamlSource } from '../config/yaml-positions.js';
-import type { SecretRef } from '../config/model.js';
 import type { JsonSchema } from '../spec/schemas.js';
 import { createAjv } from '../spec/validate.js';
 import { DOCUMENT_SCHEMAS, MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from './schemas.js';
@@ -66,8 +65,6 @@ interface ManifestOf<K extends Kind, S> {
 export type Manifest = ManifestOf<'Pipe', PipeSpec> | ManifestOf<'Dashboard', DashboardSpec> | ManifestOf<'Alert', AlertSpec>;
 
 export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issues: LocatedIssue[] };
-
-export type { SecretRef, TableMapping };
 
 const ajv = createAjv();
 const validators = new Map<JsonSchema, ValidateFunction>();

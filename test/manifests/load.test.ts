@@ -70,6 +70,13 @@ const rows: Row[] = [
     resources: [],
   },
   {
+    name: 'an alert on a target that is not configured gets only that problem',
+    tree: { 'a.yaml': dashboard('api'), 'b.yaml': alert('slow', 'api', 'p99', 'staging') },
+    want: [{ file: 'b.yaml', line: 5, column: 11, code: 'E_REF_UNRESOLVED', message: 'metadata.target: names no target in the config' }],
+    blocked: ['*'],
+    resources: ['Dashboard/api@prod'],
+  },
+  {
     name: 'a Pipe on a self-hosted target',
     tree: { 'p.yaml': kafkaPipe().replace('name: orders\n', 'name: orders\n  target: sh\n') },
     want: [{ file: 'p.yaml', line: 5, column: 11, code: 'E_MANIFEST_INVALID', message: 'metadata.target: a Pipe needs a managed target, and sh is self-hosted' }],
