@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CommanderError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createValidateCommand } from '../../src/cli/validate.js';
@@ -138,5 +140,24 @@ describe('stacksync validate', () => {
     expect(run.stdout).toContain('Never touches the network');
     expect(run.stdout).toContain('Exit codes: 0 valid (warnings allowed), 1 any error.');
   });
-});
 
+  describe('through the built CLI (dist/cli.js, built by npm test)', () => {
+    const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+    const repo = fileURLToPath(new URL('../..', import.meta.url));
+    const run = (args: string[], cwd: string) => spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+
+    it('accepts the example config and manifests, exit 0', () => {
+      const child = run(['validate', '-c', 'examples/stacksync.yaml', '-m', 'manifests'], repo);
+      expect(child.stderr).toBe('');
+      expect(child.stdout).toMatch(/^validate ok: 0 errors, 0 warnings; \d+ valid resources in manifests/);
+      expect(child.status).toBe(0);
+    });
+
+    it('reports a broken manifest with its location, exit 1', async () => {
+      const dir = await project({ 'manifests/a.yaml': dashboard('api').replace('kind: Dashboard', 'kind: Board') });
+      const child = run(['validate'], dir);
+      expect(child.stderr).toContain(`${join('manifests', 'a.yaml')}:2:7: kind: must be one of Pipe, Dashboard, Alert\n`);
+      expect(child.status).toBe(1);
+    });
+  });
+});
