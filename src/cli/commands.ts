@@ -3,6 +3,7 @@ import { applyCommand } from './apply.js';
 import { emulatorCommand } from './emulator.js';
 import type { CommandFactory } from './main.js';
 import { planCommand } from './plan.js';
+import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 
-export const commandFactories: CommandFactory[] = [validateCommand, planCommand, applyCommand, emulatorCommand];
+export const commandFactories: CommandFactory[] = [validateCommand, planCommand, applyCommand, runCommand, emulatorCommand];

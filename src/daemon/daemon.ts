@@ -1,0 +1,158 @@
+/**
+ * `stacksync run`: the long-running reconciler. Composition only; each part is its own module:
+ * watch (chokidar, git-sync swaps) → scheduler (level-based, per target) → sync (plan, heal,
+ * report) → status, metrics, HTTP. Stops cleanly: no new writes, in-flight ones finish, state saved.
+ */
+import { realpath } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { ReconcileContext } from '../reconcile/reconcile.js';
+import type { Change, ChangeResult, Plan } from '../plan/model.js';
+import { renderPlanText } from '../plan/render-text.js';
+import { childForSync } from './logger.js';
+import { initTargetMetrics, type Metrics } from './metrics.js';
+import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
+import { readRevision } from './revision.js';
+import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
+import { createStatusTracker, recordStatusMetrics, type StatusTracker } from './status.js';
+import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
+import { watchManifests, type ManifestWatcher } from './watch.js';
+
+export interface DaemonOptions {
+  context: ReconcileContext;
+  metrics: Metrics;
+  logger: Logger;
+  /** Where `/metrics` and friends listen; omit to serve nothing (e.g. `--once` in tests). */
+  listen?: ListenAddress;
+  /** Plan and report only; never write. */
+  dryRun: boolean;
+  /** Watch the manifests directory (default true). */
+  watch?: boolean;
+  /** Human-readable plans and outcomes of syncs that changed something (default: none). */
+  console?: (text: string) => void;
+  debounceMs?: number;
+  timers?: SchedulerTimers;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface Daemon {
+  /** `http://HOST:PORT` of the metrics/status server, when listening. */
+  url?: string;
+  status: StatusTracker;
+  scheduler: Scheduler;
+  /** True once every target has completed a sync that read its live state. */
+  ready(): boolean;
+  /** Triggers a sync of every target, as `POST /-/reload` does. */
+  reload(): void;
+  /** Stops taking work, waits for syncs in flight, saves the state, closes everything. */
+  stop(): Promise<void>;
+}
+
+/** Starts watching, serving and syncing; resolves once the HTTP server listens and the initial sync is queued. */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { context, metrics, logger } = options;
+  const config = context.config;
+  const now = options.now ?? Date.now;
+  const targets = config.targets.map((target) => target.name);
+  const status = createStatusTracker(targets, now);
+  const planned = new Set<string>();
+  for (const target of config.targets) initTargetMetrics(metrics, target.name, target.variant);
+
+  // 1. The checkout: watched, so every sync reads the revision that is current when it starts.
+  let watcher: ManifestWatcher | undefined;
+  const currentRoot = async (): Promise<string> => watcher?.currentRoot() ?? (await realpath(context.manifestsDir).catch(() => context.manifestsDir));
+
+  // 2. The per-target sync the scheduler runs.
+  const runSync = async (targetName: string, trigger: Trigger, signal: AbortSignal): Promise<TargetSyncResult> => {
+    const target = config.targets.find((candidate) => candidate.name === targetName);
+    if (!target) throw new Error(`unknown target ${targetName}`);
+    const log = childForSync(logger, targetName);
+    status.syncStarted(targetName);
+    let result: TargetSyncResult;
+    try {
+      const root = await currentRoot();
+      const revision = await readRevision(root);
+      result = await syncTarget({
+        context: { ...context, manifestsDir: root, logger: log },
+        target,
+        heal: !options.dryRun && config.sync.drift === 'heal',
+        metrics,
+        logger: log,
+        signal,
+        trigger,
+        now,
+        ...(revision ? { revision } : {}),
+      });
+    } catch (error) {
+      log.error({ err: error }, 'sync failed');
+      result = crashedSync(error);
+    }
+    if (result.planned) planned.add(targetName);
+    status.syncFinished(targetName, result.report);
+    const current = status.target(targetName);
+    if (current) recordStatusMetrics(metrics, targetName, current, now());
+    if (options.console && result.plan) options.console(describeSync(targetName, trigger, result.plan, result.results, !options.dryRun && config.sync.drift === 'heal'));
+    return result;
+  };
+
+  const scheduler = createScheduler({
+    targets,
+    intervalMs: config.sync.intervalMs,
+    sync: async (target, trigger, signal) => (await runSync(target, trigger, signal)).outcome,
+    logger,
+    ...(options.timers ? { timers: options.timers } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.random ? { random: options.random } : {}),
+  });
+
+  const ready = (): boolean => targets.every((target) => planned.has(target));
+  const reload = (): void => scheduler.trigger('reload');
+
+  // 3. Serving: metrics, health, readiness, status, reload.
+  let http: RunningHttpServer | undefined;
+  if (options.listen) {
+    http = await startHttpServer({ ...options.listen, registry: metrics.registry, status: () => ({ ...status.document(), ready: ready() }), ready, onReload: reload, logger });
+  }
+  if (options.watch !== false) {
+    watcher = await watchManifests(context.manifestsDir, {
+      ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
+      logger,
+      onChange: (reason) => {
+        logger.info({ kind: reason.kind, paths: reason.paths.slice(0, 10) }, 'manifests changed');
+        scheduler.trigger('files');
+      },
+    });
+  }
+  scheduler.start();
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await watcher?.close();
+      await scheduler.stop();
+      await context.store.save();
+      await http?.close();
+    })());
+
+  return { ...(http ? { url: http.url } : {}), status, scheduler, ready, reload, stop };
+}
+
+/** One target's sync, for a person reading the console: the plan and, when it was applied, the outcome. */
+function describeSync(target: string, trigger: Trigger, plan: Plan, results: ReadonlyMap<string, ChangeResult> | undefined, heal: boolean): string {
+  const time = new Date().toISOString().slice(11, 19);
+  const changed = plan.changes.some((change: Change) => change.action !== 'unchanged');
+  if (!changed && plan.errors.length === 0) return `[${time}] ${target}: in sync (${plan.summary.unchanged} resources, ${trigger})\n`;
+  const what = !changed ? 'nothing to apply, but' : results ? 'applied' : heal ? 'could not apply' : 'found drift (report only, not applied)';
+  // Results of unchanged resources are all `ok`; listing them would bury the changes.
+  const shown = results && new Map([...results].filter(([ref]) => plan.changes.some((c) => c.action !== 'unchanged' && `${c.target}/${c.kind}/${c.name}` === ref)));
+  return `[${time}] ${target}: ${trigger} sync ${what}:\n${renderPlanText(plan, shown ? { results: shown } : {})}`;
+}
+
+/** `--once`: one sync of every target, then stop; true when every target synced without error. */
+export async function syncOnce(options: DaemonOptions): Promise<boolean> {
+  const daemon = await startDaemon({ ...options, watch: false });
+  await daemon.scheduler.idle();
+  const statuses = options.context.config.targets.map((target) => daemon.status.target(target.name));
+  await daemon.stop();
+  return statuses.every((status) => status?.lastResult === 'success');
+}

@@ -1,0 +1,173 @@
+/**
+ * One sync of one target, as the daemon runs it: plan from the current checkout, heal (or only
+ * report) drift, and turn the outcome into status observations, metrics and a scheduler outcome.
+ */
+import type { Logger } from 'pino';
+import type { ApplyEvent } from '../apply/events.js';
+import type { Kind } from '../api/model.js';
+import { KINDS } from '../api/model.js';
+import type { Target } from '../config/model.js';
+import { isStacksyncError } from '../errors.js';
+import type { Change, ChangeResult, Plan } from '../plan/model.js';
+import { computePlan, executePlan, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
+import type { Metrics } from './metrics.js';
+import type { SyncOutcome, Trigger } from './scheduler.js';
+import type { ResourceObservation, SyncReport } from './status.js';
+
+export interface TargetSyncOptions {
+  context: ReconcileContext;
+  target: Target;
+  /** `report` and dry runs plan and record drift but never write. */
+  heal: boolean;
+  metrics: Metrics;
+  logger: Logger;
+  signal: AbortSignal;
+  trigger: Trigger;
+  /** The checkout revision this sync reads, when known. */
+  revision?: string;
+  now: () => number;
+}
+
+export interface TargetSyncResult {
+  outcome: SyncOutcome;
+  report: SyncReport;
+  /** True when the live state was read and a plan made (what readiness waits for). */
+  planned: boolean;
+  plan?: Plan;
+  results?: ReadonlyMap<string, ChangeResult>;
+}
+
+/** Runs one sync of one target; never throws for API or manifest trouble, it reports it. */
+export async function syncTarget(options: TargetSyncOptions): Promise<TargetSyncResult> {
+  const { context, target, metrics, logger } = options;
+  const started = options.now();
+  const config = context.config;
+
+  // 1. Plan against the snapshot and the live state.
+  const run = await computePlan(context, { targets: [target.name], prune: config.sync.prune, adopt: config.sync.adopt });
+  const targetRun = run.targets[0];
+  metrics.manifestErrors.set({ target: target.name }, problemsOf(run, target.name));
+  if (run.plan.warnings.length > 0 && options.trigger !== 'resync') logger.warn({ warnings: run.plan.warnings.map((w) => w.message) }, 'manifest warnings');
+
+  // 2. Heal: apply what the plan found (never in report mode or a dry run).
+  let outcome: RunResult | undefined;
+  if (options.heal && !targetRun?.failed && hasWrites(targetRun?.changes ?? [])) {
+    outcome = await executePlan(context, run, {
+      force: false,
+      adopt: config.sync.adopt,
+      signal: options.signal,
+      onEvent: (_target, event) => recordApplyEvent(metrics, target.name, event),
+    });
+  }
+
+  // 3. Report: status, metrics, and what the scheduler should do next.
+  const result = summarise(run, outcome, options);
+  const seconds = (options.now() - started) / 1000;
+  metrics.reconcileDuration.observe({ target: target.name }, seconds);
+  metrics.reconcileTotal.inc({ target: target.name, result: result.report.ok ? 'success' : 'failure' });
+  if (result.report.ok) metrics.lastSuccessfulSync.set({ target: target.name }, options.now() / 1000);
+  logger.info({ trigger: options.trigger, ok: result.report.ok, seconds, summary: run.plan.summary, revision: options.revision }, 'sync finished');
+  return result;
+}
+
+function summarise(run: RunPlan, outcome: RunResult | undefined, options: TargetSyncOptions): TargetSyncResult {
+  const name = options.target.name;
+  const targetRun = run.targets[0];
+  const revision = options.revision === undefined ? {} : { revision: options.revision };
+  if (!targetRun || targetRun.failed) {
+    const error = targetRun?.failed?.message ?? 'target was not planned';
+    const terminal = targetRun?.failed?.code === 'E_API_AUTH' || targetRun?.failed?.code === 'E_SECRET_MISSING';
+    return { outcome: terminal ? { result: 'terminal', error } : { result: 'transient', error }, report: { ok: false, error, ...revision }, planned: false, plan: run.plan };
+  }
+  const results = outcome?.results;
+  const resources = [...observeChanges(targetRun.changes, results, options.heal), ...observeProblems(run, name)];
+  const failures = resources.filter((resource) => resource.status === 'error');
+  const refusals = outcome?.errors ?? [];
+  const problems = problemsOf(run, name);
+  const ok = failures.length === 0 && refusals.length === 0 && problems === 0;
+  const error = ok ? undefined : describeFailure(failures, refusals.map((r) => r.message), problems);
+  const report: SyncReport = { ok, resources, ...revision, ...(error ? { error } : {}) };
+  const applyFailed = failures.some((resource) => resource.error !== undefined && !resource.error.startsWith('manifest:'));
+  const next: SyncOutcome = ok ? { result: 'ok' } : applyFailed ? { result: 'transient', error } : { result: 'terminal', error };
+  return { outcome: next, report, planned: true, plan: run.plan, ...(results ? { results } : {}) };
+}
+
+function observeChanges(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult> | undefined, heal: boolean): ResourceObservation[] {
+  return changes.map((change) => {
+    const base: ResourceObservation = { kind: change.kind, name: change.name, status: 'in_sync' };
+    if (change.id !== undefined) base.id = change.id;
+    if (change.file !== undefined) base.file = change.file;
+    if (change.line !== undefined) base.line = change.line;
+    if (change.action === 'unchanged') return base;
+    if (change.action === 'error') return { ...base, status: 'error', error: change.error ?? 'cannot be planned' };
+    if (!heal || !results) return { ...base, status: 'drifted' };
+    const result = results.get(`${change.target}/${change.kind}/${change.name}`);
+    if (!result || result.result === 'ok') return base;
+    return { ...base, status: 'error', error: result.error ?? result.result };
+  });
+}
+
+/** Resources whose manifest failed to load: `error`, with the manifest's message. */
+function observeProblems(run: RunPlan, target: string): ResourceObservation[] {
+  const observations: ResourceObservation[] = [];
+  const seen = new Set<string>();
+  for (const problem of run.load.problems) {
+    if (problem.target !== target || !problem.subject || seen.has(problem.subject)) continue;
+    seen.add(problem.subject);
+    const [kind, name] = problem.subject.split('/', 2) as [string, string | undefined];
+    if (!name || !KINDS.includes(kind as Kind)) continue;
+    const observation: ResourceObservation = { kind: kind as Kind, name, status: 'error', error: `manifest: ${problem.message}`, file: problem.location.file };
+    if (problem.location.line !== undefined) observation.line = problem.location.line;
+    observations.push(observation);
+  }
+  return observations;
+}
+
+function problemsOf(run: RunPlan, target: string): number {
+  return run.load.problems.filter((problem) => problem.target === target || problem.target === '*' || problem.target === undefined).length;
+}
+
+function hasWrites(changes: readonly Change[]): boolean {
+  return changes.some((change) => change.action !== 'unchanged' && change.action !== 'error');
+}
+
+function describeFailure(failures: readonly ResourceObservation[], refusals: readonly string[], problems: number): string {
+  const parts: string[] = [];
+  if (problems > 0) parts.push(`${problems} manifest problem${problems === 1 ? '' : 's'}`);
+  for (const failure of failures.slice(0, 3)) parts.push(`${failure.kind}/${failure.name}: ${failure.error ?? 'failed'}`);
+  if (failures.length > 3) parts.push(`and ${failures.length - 3} more`);
+  parts.push(...refusals);
+  return parts.join('; ');
+}
+
+/** Apply events → `apply_operations_total` and `queue_depth`. */
+export function recordApplyEvent(metrics: Metrics, target: string, event: ApplyEvent): void {
+  switch (event.type) {
+    case 'apply-started':
+      metrics.queueDepth.set({ target }, event.total);
+      return;
+    case 'change-succeeded':
+    case 'change-failed':
+    case 'change-skipped':
+      metrics.queueDepth.dec({ target });
+      metrics.applyOperations.inc({ target, kind: event.kind, action: event.action, result: resultOf(event.type) });
+      return;
+    case 'apply-finished':
+      metrics.queueDepth.set({ target }, 0);
+      return;
+    default:
+      return;
+  }
+}
+
+function resultOf(type: 'change-succeeded' | 'change-failed' | 'change-skipped'): 'ok' | 'failed' | 'skipped' {
+  return type === 'change-succeeded' ? 'ok' : type === 'change-failed' ? 'failed' : 'skipped';
+}
+
+/** A thrown error (a bug, a corrupt state file) as a failed sync the scheduler retries. */
+export function crashedSync(error: unknown): TargetSyncResult {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = isStacksyncError(error) ? error.code : 'E_INTERNAL';
+  const terminal = code === 'E_STATE_CORRUPT' || code === 'E_CONFIG_INVALID';
+  return { outcome: terminal ? { result: 'terminal', error } : { result: 'transient', error }, report: { ok: false, error: `${code}: ${message}` }, planned: false };
+}
