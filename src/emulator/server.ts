@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import type { Variant } from '../api/model.js';
 import { DEFAULT_RATE_LIMITS } from '../spec/enums.js';
-import { credentialKey, parseAuthorization, type Presented } from './auth.js';
+import { authenticateKey, authenticateToken, credentialKey, parseAuthorization, type Presented } from './auth.js';
 import { errorReply, jsonReply, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
 import { decideFault, type FaultSpec } from './faults.js';
@@ -34,9 +34,11 @@ export interface PipelineDeps {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const UNMATCHED = '(unmatched)';
 
-/** Self-hosted paths and anything unknown answer like the self-hosted server; `/v1/` like managed. */
-function variantOfPath(path: string): Variant {
-  return path.startsWith('/v1/') ? 'managed' : 'self-hosted';
+/** The variant whose prefix a path is under, if any. */
+function prefixOf(path: string): Variant | undefined {
+  if (path.startsWith('/v1/')) return 'managed';
+  if (path.startsWith('/api/v2/')) return 'self-hosted';
+  return undefined;
 }
 
 interface Exchange {
@@ -59,7 +61,8 @@ function describe(request: IncomingMessage, router: Router): Exchange {
     path,
     query: new URLSearchParams(search),
     match,
-    variant: match.kind === 'route' ? match.route.variant : variantOfPath(path),
+    // Paths outside both prefixes answer like the self-hosted server (plain-text 404).
+    variant: match.kind === 'route' ? match.route.variant : (prefixOf(path) ?? 'self-hosted'),
     template: match.kind === 'route' ? match.route.template : match.kind === 'method' ? match.template : UNMATCHED,
     presented: parseAuthorization(request.headers.authorization),
     requestId: randomUUID(),
@@ -114,6 +117,7 @@ async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: E
   if (fault.outcome === 'throttle') throw throttled(exchange.variant, throttleOf(deps.limiter), 'injected throttle');
 
   const { match } = exchange;
+  if (match.kind !== 'route') authenticateUnmatched(deps.store, exchange);
   if (match.kind === 'none') throw notFound(`no route ${exchange.method} ${exchange.path}`);
   if (match.kind === 'method') {
     if (exchange.variant === 'self-hosted') throw notFound('Not Found');
@@ -123,6 +127,13 @@ async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: E
   const reply = match.route.handle({ params: match.params, query: exchange.query, body, presented: exchange.presented, requestId: exchange.requestId, store: deps.store });
   if (rate && exchange.variant === 'self-hosted') Object.assign(reply.headers, selfHostedRateHeaders(rate));
   return reply;
+}
+
+/** Under a variant's prefix nothing answers without credentials, not even a 404 or 405. */
+function authenticateUnmatched(store: Store, exchange: Exchange): void {
+  const prefix = prefixOf(exchange.path);
+  if (prefix === 'managed') authenticateKey(store, exchange.presented);
+  if (prefix === 'self-hosted') authenticateToken(store, exchange.presented);
 }
 
 /** A fault-injected 429 looks like a rate-limited one: the configured limit, or the real service's. */

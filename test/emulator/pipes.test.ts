@@ -167,6 +167,12 @@ describe('PATCH rules: 400 naming the member, nothing changes', () => {
       body: { source: { postgres: { tableMappingsToAdd: [remove('customers', 'c2')] } } },
       error: 'BAD_REQUEST: source.postgres.tableMappingsToAdd[0]: public.customers is already mapped',
     },
+    {
+      name: 'valid members beside a rejected mapping change',
+      pipe: 'postgres',
+      body: { name: 'renamed', settings: { engine_max_threads: 2 }, source: { postgres: { host: 'new-host', settings: { pullBatchSize: 7 }, tableMappingsToRemove: [remove('ghosts')] } } },
+      error: 'BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: no table mapping public.ghosts → ghosts to remove',
+    },
     { name: 'mapping without target table', pipe: 'postgres', body: { source: { postgres: { tableMappingsToAdd: [{ sourceSchemaName: 'public', sourceTable: 't' }] } } }, error: 'BAD_REQUEST: source.postgres.tableMappingsToAdd[0].targetTable: is required' },
     { name: 'port out of range', pipe: 'postgres', body: { source: { postgres: { port: 70000 } } }, error: 'BAD_REQUEST: source.postgres.port: must be <= 65535' },
     { name: 'body not JSON', pipe: 'kafka', raw: '{"name": ', error: 'BAD_REQUEST: request body is not valid JSON' },

@@ -79,6 +79,15 @@ describe('routing', () => {
     expect([selfHosted.status, selfHosted.text]).toEqual([404, 'Not Found']);
   });
 
+  it('under either prefix, unknown routes need credentials too', async () => {
+    const managed = await call(emulator.url, 'GET', `${SERVICE_PATH}/backups`);
+    expect([managed.status, managed.json.error]).toEqual([401, 'UNAUTHORIZED: missing or malformed Basic credentials']);
+    expect((await call(emulator.url, 'DELETE', `${SERVICE_PATH}/pipes`)).status).toBe(401);
+    const selfHosted = await call(emulator.url, 'GET', '/api/v2/saved-searches');
+    expect([selfHosted.status, selfHosted.text]).toEqual([401, 'Unauthorized']);
+    expect((await call(emulator.url, 'GET', '/nope')).status).toBe(404);
+  });
+
   it('unknown /_emulator endpoints 404', async () => {
     expect((await call(emulator.url, 'GET', '/_emulator/nope')).status).toBe(404);
   });
