@@ -64,7 +64,7 @@ export async function createWorkspace(emulatorUrl: string, options: WorkspaceOpt
   const statePath = join(dir, '.stacksync', 'state.json');
   await mkdir(manifestsDir, { recursive: true });
   await mkdir(dirname(configPath), { recursive: true });
-  await writeFile(configPath, configYaml(emulatorUrl, options));
+  await writeFile(configPath, configYaml(emulatorUrl, options, statePath));
   const env = { ...DEFAULT_ENV };
   const workspace: Workspace = {
     dir,
@@ -87,7 +87,7 @@ export async function createWorkspace(emulatorUrl: string, options: WorkspaceOpt
   return workspace;
 }
 
-function configYaml(url: string, options: WorkspaceOptions): string {
+function configYaml(url: string, options: WorkspaceOptions, statePath: string): string {
   const rateLimit = options.rateLimit ? `    rateLimit: ${JSON.stringify(options.rateLimit)}\n` : '';
   const sync = options.sync ? `sync: ${JSON.stringify(options.sync)}\n` : '';
   return `targets:
@@ -105,6 +105,7 @@ ${rateLimit}  - name: local-selfhosted
     auth:
       token: { fromEnv: STACKSYNC_TOKEN }
 ${rateLimit}defaultTarget: local
+state: ${JSON.stringify(statePath)}
 ${sync}`;
 }
 
