@@ -128,24 +128,49 @@ function checkTarget(entry: Entry, config: Config, report: Report): void {
 }
 
 function checkDuplicates(entries: readonly Entry[], report: Report): void {
+  const sameKey = reportRepeats(entries, report, {
+    valueOf: (entry) => entry.identity.name,
+    pointer: ['metadata', 'name'],
+    what: (kind, name) => `${kind} ${name}`,
+  });
+  // Live dashboards and alerts are found by their API name: two manifests with one name would fight over one resource.
+  // A copy already reported for its metadata.name needs no second problem.
+  reportRepeats(entries.filter((entry) => !sameKey.has(entry)), report, {
+    valueOf: (entry) => (entry.manifest?.kind === 'Dashboard' || entry.manifest?.kind === 'Alert' ? entry.manifest.spec.name : undefined),
+    pointer: ['spec', 'name'],
+    what: (kind, name) => `a ${kind} named "${name}"`,
+  });
+}
+
+interface UniqueKey {
+  valueOf: (entry: Entry) => string | undefined;
+  pointer: Pointer;
+  what: (kind: Kind, value: string) => string;
+}
+
+/** Reports every entry whose value repeats one of the same kind and target (neither copy is applied); returns them. */
+function reportRepeats(entries: readonly Entry[], report: Report, key: UniqueKey): Set<Entry> {
   const first = new Map<string, Entry>();
   const flagged = new Set<Entry>();
   for (const entry of entries) {
-    const { kind, name, target } = entry.identity;
-    if (!kind || !name || target === undefined) continue;
-    const key = `${target}\u0000${kind}\u0000${name}`;
-    const earlier = first.get(key);
+    const { kind, target } = entry.identity;
+    const value = key.valueOf(entry);
+    if (!kind || value === undefined || target === undefined) continue;
+    const id = `${target}\u0000${kind}\u0000${value}`;
+    const earlier = first.get(id);
     if (!earlier) {
-      first.set(key, entry);
+      first.set(id, entry);
       continue;
     }
-    const where = formatLocation(earlier.doc.location);
-    report(entry, problemAt(entry, 'E_MANIFEST_DUPLICATE', ['metadata', 'name'], `${kind} ${name} is already defined for target ${target} at ${where}`));
-    // Neither copy is applied: which one was meant cannot be told.
+    const what = key.what(kind, value);
+    report(entry, problemAt(entry, 'E_MANIFEST_DUPLICATE', key.pointer, `${what} is already defined for target ${target} at ${formatLocation(earlier.doc.location)}`));
+    flagged.add(entry);
+    // Which copy was meant cannot be told.
     if (flagged.has(earlier)) continue;
     flagged.add(earlier);
-    report(earlier, problemAt(earlier, 'E_MANIFEST_DUPLICATE', ['metadata', 'name'], `${kind} ${name} is defined again for target ${target} at ${formatLocation(entry.doc.location)}`));
+    report(earlier, problemAt(earlier, 'E_MANIFEST_DUPLICATE', key.pointer, `${what} is defined again for target ${target} at ${formatLocation(entry.doc.location)}`));
   }
+  return flagged;
 }
 
 function checkWithinDocument(entry: Entry, report: Report): void {

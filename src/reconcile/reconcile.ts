@@ -68,7 +68,7 @@ export async function computePlan(ctx: ReconcileContext, request: PlanRequest): 
 
   // 3. Assemble the plan.
   const errors = [...load.problems.filter((p) => inScope(p, targets)).map(problemToPlanError), ...runs.flatMap((run) => (run.failed ? [run.failed] : []))];
-  const warnings = load.warnings.map(problemToPlanError);
+  const warnings = [...load.warnings.map(problemToPlanError), ...runs.flatMap((run) => pruneHeldBack(run, request))];
   const plan = buildPlan(
     runs.flatMap((run) => run.changes),
     errors,
@@ -163,6 +163,13 @@ async function applyTarget(ctx: ReconcileContext, target: Target, changes: Chang
     ...(request.signal ? { signal: request.signal } : {}),
     ...(request.onEvent ? { onEvent: (event: ApplyEvent) => request.onEvent?.(target.name, event) } : {}),
   });
+}
+
+/** A requested prune that a manifest problem blocks must be visible, not silently skipped. */
+function pruneHeldBack(run: TargetRun, request: PlanRequest): PlanError[] {
+  if (!request.prune || !run.blocked || run.failed) return [];
+  const message = `prune held back for target ${run.target.name}: its manifests have errors, so nothing of it is deleted until they are fixed`;
+  return [{ target: run.target.name, code: 'E_PRUNE_REFUSED', message }];
 }
 
 function selectTargets(config: Config, names: readonly string[] | undefined): Target[] {

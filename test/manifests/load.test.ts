@@ -63,6 +63,16 @@ const rows: Row[] = [
     resources: ['Dashboard/api@sh'],
   },
   {
+    name: 'two manifests with one API name (spec.name) of one kind in one target',
+    tree: { 'a.yaml': dashboard('api'), 'b.yaml': dashboard('web').replace('name: web board', 'name: api board'), 'c.yaml': dashboard('other', '', 'sh').replace('name: other board', 'name: api board') },
+    want: [
+      { file: 'a.yaml', line: 6, column: 9, code: 'E_MANIFEST_DUPLICATE', message: 'spec.name: a Dashboard named "api board" is defined again for target prod at' },
+      { file: 'b.yaml', line: 6, column: 9, code: 'E_MANIFEST_DUPLICATE', message: 'spec.name: a Dashboard named "api board" is already defined for target prod at' },
+    ],
+    blocked: ['prod'],
+    resources: ['Dashboard/other@sh'],
+  },
+  {
     name: 'a target that is not configured',
     tree: { 'a.yaml': dashboard('api', '', 'staging') },
     want: [{ file: 'a.yaml', line: 5, column: 11, code: 'E_REF_UNRESOLVED', message: 'metadata.target: names no target in the config; the targets are prod, sh' }],
