@@ -1,0 +1,91 @@
+/**
+ * A loopback HTTP proxy in front of the emulator that lets a test answer chosen requests itself:
+ * a delete that fails, a server that echoes request bodies in its errors. Everything else is
+ * passed through unchanged, so the emulator still sees (and counts) it.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ProxiedRequest {
+  method: string;
+  /** Path and query, e.g. `/api/v2/dashboards/65f…`. */
+  path: string;
+  body: string;
+}
+
+export interface ProxyReply {
+  status: number;
+  body: string;
+  contentType?: string;
+}
+
+/** Returns a reply to answer the request in place of the emulator, or undefined to pass it on. */
+export type Interceptor = (request: ProxiedRequest) => ProxyReply | undefined;
+
+export interface RunningProxy {
+  url: string;
+  /** Replaces the interceptor (undefined: pass everything through). */
+  intercept(interceptor: Interceptor | undefined): void;
+  /** Requests answered by the interceptor so far. */
+  intercepted: ProxiedRequest[];
+  close(): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
+
+export async function startProxy(upstream: string): Promise<RunningProxy> {
+  let interceptor: Interceptor | undefined;
+  const intercepted: ProxiedRequest[] = [];
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      const proxied: ProxiedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', body: await readBody(request) };
+      const reply = interceptor?.(proxied);
+      if (reply) {
+        intercepted.push(proxied);
+        response.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json' }).end(reply.body);
+        return;
+      }
+      const forwarded = await fetch(`${upstream}${proxied.path}`, {
+        method: proxied.method,
+        headers: forwardHeaders(request),
+        ...(proxied.body === '' ? {} : { body: proxied.body }),
+      });
+      const headers: Record<string, string> = {};
+      forwarded.headers.forEach((value, name) => {
+        if (!HOP_BY_HOP.has(name)) headers[name] = value;
+      });
+      response.writeHead(forwarded.status, headers).end(Buffer.from(await forwarded.arrayBuffer()));
+    })().catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    intercept(next) {
+      interceptor = next;
+    },
+    intercepted,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function forwardHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string' && !HOP_BY_HOP.has(name)) headers[name] = value;
+  }
+  return headers;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
