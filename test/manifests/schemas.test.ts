@@ -1,7 +1,7 @@
 /**
  * The published JSON Schemas (schemas/*.json) are what the code generates, work on their own in a
  * plain JSON Schema validator, and accept the example manifests; the examples load cleanly with
- * the loader; and docs/manifests.md names every field the schemas have.
+ * the loader; and the README's reference names every field the schemas have.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,14 +115,15 @@ describe('example manifests and config', () => {
   });
 });
 
-describe('docs/manifests.md', () => {
-  const doc = readFileSync(join(root, 'docs', 'manifests.md'), 'utf8');
+describe('README: configuration and manifest reference', () => {
+  const doc = readFileSync(join(root, 'README.md'), 'utf8');
 
+  /** A `### heading` section of the reference, up to the next heading of that level or above. */
   function section(heading: string): string {
-    const start = doc.indexOf(`\n## ${heading}`);
-    expect(start, `section "## ${heading}"`).toBeGreaterThanOrEqual(0);
-    const end = doc.indexOf('\n## ', start + 1);
-    return doc.slice(start, end < 0 ? undefined : end);
+    const start = doc.indexOf(`\n### ${heading}`);
+    expect(start, `section "### ${heading}"`).toBeGreaterThanOrEqual(0);
+    const ends = ['\n### ', '\n## '].map((marker) => doc.indexOf(marker, start + 1)).filter((index) => index >= 0);
+    return doc.slice(start, ends.length > 0 ? Math.min(...ends) : undefined);
   }
 
   function members(schema: JsonSchema | undefined, ...path: string[]): string[] {
