@@ -322,7 +322,7 @@ export async function createDashboardOutOfBand(url: string, target: TargetName, 
 export async function createAlertOutOfBand(url: string, target: TargetName, name: string, dashboard: DashboardResource): Promise<AlertResource> {
   const tile = dashboard.tiles[0];
   if (!tile) throw new Error('the dashboard has no tile');
-  const body = { name, source: 'tile', dashboardId: dashboard.id, tileId: tile.id, threshold: 1, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhookId: 'oob' } };
+  const body = { name, source: 'tile', dashboardId: dashboard.id, tileId: tile.id, threshold: 1, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhookId: 'oncall' } };
   return (await send('POST', collectionUrl(url, target, 'alerts'), target, body)) as AlertResource;
 }
 
