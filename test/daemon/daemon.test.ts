@@ -2,7 +2,8 @@
  * The daemon against the emulator on loopback: watch → sync → heal/report, readiness, metrics,
  * git-sync swaps, and a broken manifest that blocks prune but nothing else.
  */
-import { readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { readFile, rename, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSession, type Session } from '../../src/cli/context.js';
@@ -136,7 +137,8 @@ describe('stacksync run (daemon)', () => {
     await eventually(async () => run.daemon.ready(), (ready) => ready);
     await run.daemon.scheduler.idle();
     const before = await metricValue(run, 'stacksync_reconcile_total', { target: 'local-selfhosted', result: 'success' });
-    for (let i = 0; i < 500; i++) await writeFile(join(workspace.manifestsDir, 'burst.yaml'), dashboard('burst', 'Burst', 4) + `# edit ${i}\n`);
+    // Synchronous writes in one tick: the watcher sees all 500 events as one burst however loaded the machine is.
+    for (let i = 0; i < 500; i++) writeFileSync(join(workspace.manifestsDir, 'burst.yaml'), dashboard('burst', 'Burst', 4) + `# edit ${i}\n`);
     await new Promise((resolve) => setTimeout(resolve, 600));
     await run.daemon.scheduler.idle();
     const after = await metricValue(run, 'stacksync_reconcile_total', { target: 'local-selfhosted', result: 'success' });
