@@ -56,6 +56,9 @@ export function toPlainValue(doc: Document, limits: Pick<YamlLimits, 'maxAliasCo
   try {
     value = doc.toJS({ maxAliasCount: limits.maxAliasCount });
   } catch (error) {
+    // yaml throws ReferenceError both for an alias bomb and for an alias whose anchor is missing.
+    const unresolved = error instanceof ReferenceError ? /^Unresolved alias.*: (.*)$/.exec(error.message) : null;
+    if (unresolved) return { ok: false, message: `uses the alias *${unresolved[1] ?? ''}, which names no anchor (an anchor must be set before its alias)` };
     if (error instanceof ReferenceError) return { ok: false, message: `expands too many aliases (over ${limits.maxAliasCount}); is this an alias bomb?` };
     if (error instanceof RangeError) return { ok: false, message: `is nested too deeply (over ${limits.maxDepth} levels)` };
     throw error;
