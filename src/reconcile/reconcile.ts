@@ -201,7 +201,9 @@ export function problemToPlanError(problem: LoadProblem): PlanError {
 
 function targetError(target: string, error: unknown): PlanError {
   const message = error instanceof Error ? error.message : String(error);
-  return { target, code: errorCode(error), message: `target ${target}: ${message}` };
+  // Errors from resolving a target's credentials already name it.
+  const prefix = `target ${target}: `;
+  return { target, code: errorCode(error), message: message.startsWith(prefix) ? message : `${prefix}${message}` };
 }
 
 function errorCode(error: unknown): string {
