@@ -1,0 +1,123 @@
+/**
+ * The bad-input corpus (issue 8): every case runs `stacksync validate` and `stacksync apply
+ * --prune` on a workspace whose baseline is already applied and owned, with the case's broken
+ * manifest or config laid over it. Each must exit 1 with the expected error at its file and
+ * line, never crash or hang, and change nothing live: no write reaches the emulator and its dump
+ * is unchanged. A control case shows that the same harness does see a prune when a file is
+ * really removed, so "nothing changed" is not vacuous.
+ */
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crashOf, createLimiter, parseJson } from '../helpers/cli-checks.js';
+import { emulatorDump, emulatorStats, resetEmulatorStats, type CliResult } from '../helpers/workspace.js';
+import { loadCases, openCase, prepareBaseline, type Baseline, type CorpusCase, type Expectation } from './runner.js';
+
+const cases = await loadCases();
+/** Two cores: three cases at once keeps the CPU busy without starving the emulators. */
+const limit = createLimiter(3);
+/** A run that takes longer than this is a hang. */
+const RUN_TIMEOUT_MS = 20_000;
+
+let baseline: Baseline;
+beforeAll(async () => {
+  baseline = await prepareBaseline();
+}, 60_000);
+afterAll(async () => {
+  if (baseline) await rm(baseline.dir, { recursive: true, force: true });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * A printed `file:line:column: …message…` line (line and column only as precise as expected),
+ * alone as validate prints it, indented in a plan, or after `stacksync: CODE: ` on a fatal error.
+ */
+function locationLine(expected: Expectation): RegExp {
+  let where = expected.file === undefined ? '' : escape(expected.file);
+  if (expected.line !== undefined) where += `:${expected.line}`;
+  if (expected.column !== undefined) where += `:${expected.column}`;
+  const prefix = `^\\s*(\\[[^\\]]+\\] |stacksync: ${expected.code}: )?`;
+  return new RegExp(`${prefix}${where}(:\\d+)*:? .*${escape(expected.message)}`, 'm');
+}
+
+function describeRun(result: CliResult): string {
+  return `exit ${result.code}\n--- stdout\n${result.stdout.slice(0, 4000)}\n--- stderr\n${result.stderr.slice(0, 4000)}`;
+}
+
+interface JsonPlanError {
+  code?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  message?: string;
+}
+
+/** The expected error in `apply --output json`: in the plan's errors, or (config, usage) on stderr. */
+function findApplyError(result: CliResult, expected: Expectation): boolean {
+  const plan = parseJson(result.stdout) as { errors?: JsonPlanError[] } | undefined;
+  if (plan?.errors) {
+    return plan.errors.some(
+      (error) =>
+        error.code === expected.code &&
+        error.file === expected.file &&
+        (expected.line === undefined || error.line === expected.line) &&
+        (expected.column === undefined || error.column === expected.column) &&
+        (error.message ?? '').includes(expected.message),
+    );
+  }
+  return result.stderr.includes(`stacksync: ${expected.code}: `) && locationLine(expected).test(result.stderr);
+}
+
+describe.concurrent('bad input corpus', () => {
+  it('has at least 40 cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(40);
+  });
+
+  for (const spec of cases) {
+    it(`${spec.name}: ${spec.why}`, () => limit(() => runCase(spec)), 90_000);
+  }
+
+  it('control: really removing a baseline file is pruned, so the no-write checks can fail', () =>
+    limit(async () => {
+      const world = await openCase(baseline, { name: 'control', dir: '/nonexistent', why: 'control', expect: NO_EXPECTATION, validate: { ...NO_EXPECTATION, exit: 1 }, apply: NO_EXPECTATION, env: {} });
+      try {
+        await world.workspace.remove('manifests/dashboards.yaml');
+        await world.workspace.remove('manifests/alerts.yaml');
+        const result = await world.workspace.run(['apply', '--prune'], { timeoutMs: RUN_TIMEOUT_MS });
+        expect(result.code, describeRun(result)).toBe(0);
+        const stats = await emulatorStats(world.url);
+        expect(stats.routes.filter((route) => route.method === 'DELETE').reduce((sum, route) => sum + route.count, 0)).toBe(4);
+      } finally {
+        await world.close();
+      }
+    }), 90_000);
+});
+
+const NO_EXPECTATION: Expectation = { code: 'E_USAGE', message: '' };
+
+async function runCase(spec: CorpusCase): Promise<void> {
+  const world = await openCase(baseline, spec);
+  try {
+    const before = await emulatorDump(world.url);
+    await resetEmulatorStats(world.url);
+
+    const validate = await world.workspace.run(['validate'], { timeoutMs: RUN_TIMEOUT_MS });
+    expect(crashOf(validate), describeRun(validate)).toBeUndefined();
+    expect(validate.code, describeRun(validate)).toBe(spec.validate.exit);
+    if (spec.validate.exit !== 0) expect(validate.stderr, `validate should report ${JSON.stringify(spec.validate)}`).toMatch(locationLine(spec.validate));
+
+    const apply = await world.workspace.run(['apply', '--prune', '--output', 'json'], { timeoutMs: RUN_TIMEOUT_MS });
+    expect(crashOf(apply), describeRun(apply)).toBeUndefined();
+    expect(apply.code, describeRun(apply)).toBe(1);
+    expect(apply.stdout + apply.stderr, 'a message repeats its own prefix').not.toMatch(/(target [\w.-]+: )\1/);
+    expect(findApplyError(apply, spec.apply), `apply should report ${JSON.stringify(spec.apply)}\n${describeRun(apply)}`).toBe(true);
+
+    const stats = await emulatorStats(world.url);
+    expect(stats.writes, 'writes reached the emulator').toBe(0);
+    expect(await emulatorDump(world.url)).toEqual(before);
+  } finally {
+    await world.close();
+  }
+}
