@@ -61,6 +61,7 @@ export const runCommand: CommandFactory = (setExitCode) =>
         logger,
         dryRun: flags.dryRun === true,
         console: (text) => process.stdout.write(text),
+        closeClients: () => session.clients.close(),
       };
       if (demo) process.stdout.write(embeddedBanner(demo, session.context.manifestsDir));
 

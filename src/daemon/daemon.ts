@@ -30,6 +30,14 @@ export interface DaemonOptions {
   /** Human-readable plans and outcomes of syncs that changed something (default: none). */
   console?: (text: string) => void;
   debounceMs?: number;
+  /**
+   * On stop, how long syncs in flight may take before the API clients are closed under them
+   * (default 10 s). A sync whose API is down sits in retry backoff for minutes; closing the
+   * clients ends it at once, and a create cut off this way keeps its intent for the next run.
+   */
+  drainMs?: number;
+  /** Closes the API clients (see `drainMs`). */
+  closeClients?: () => Promise<void>;
   timers?: SchedulerTimers;
   now?: () => number;
   random?: () => number;
@@ -129,12 +137,26 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await watcher?.close();
-      await scheduler.stop();
+      const stopped = scheduler.stop();
+      if (!(await settlesWithin(stopped, options.drainMs ?? DEFAULT_DRAIN_MS)) && options.closeClients) {
+        logger.warn('syncs still running after the drain time (API retries); closing the API clients');
+        await options.closeClients();
+      }
+      await stopped;
       await context.store.save();
       await http?.close();
     })());
 
   return { ...(http ? { url: http.url } : {}), status, scheduler, ready, reload, stop };
+}
+
+export const DEFAULT_DRAIN_MS = 10_000;
+
+/** Whether `promise` settles within `ms`; never rejects. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
 }
 
 /** One target's sync, for a person reading the console: the plan and, when it was applied, the outcome. */

@@ -2,6 +2,7 @@
  * The daemon against the emulator on loopback: watch → sync → heal/report, readiness, metrics,
  * git-sync swaps, and a broken manifest that blocks prune but nothing else.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { readFile, rename, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -68,7 +69,16 @@ async function start(workspace: Workspace, manifestsDir = workspace.manifestsDir
     { config: workspace.configPath, manifests: manifestsDir },
     { writeKey: true, env: workspace.env, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
   );
-  const daemon = await startDaemon({ context: session.context, metrics, logger, dryRun: extra.dryRun === true, listen: { host: '127.0.0.1', port: 0 }, debounceMs: 100 });
+  const daemon = await startDaemon({
+    context: session.context,
+    metrics,
+    logger,
+    dryRun: extra.dryRun === true,
+    listen: { host: '127.0.0.1', port: 0 },
+    debounceMs: 100,
+    drainMs: 300,
+    closeClients: () => session.clients.close(),
+  });
   return { daemon, session, metrics };
 }
 
@@ -212,6 +222,35 @@ describe('stacksync run (daemon)', () => {
     // Fixed: the prune that was held back now happens.
     await workspace.write('manifests/other.yaml', dashboard('other', 'Other', 4));
     await eventually(() => selfHostedDashboards(emulator), (list) => !list.some((d) => d.name === 'Gone'));
+  });
+
+  it('reports the revision it applied when the checkout is a git worktree', async () => {
+    const workspace = await workspaceWith({ 'repo/manifests/r.yaml': dashboard('rev', 'Revision', 3) });
+    const repo = join(workspace.dir, 'repo');
+    const git = (...args: string[]): string => execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8' }).trim();
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'manifests');
+    const head = git('rev-parse', 'HEAD');
+    const { daemon } = await running(workspace, join(repo, 'manifests'));
+    await eventually(async () => daemon.ready(), (ready) => ready);
+    const status = (await (await fetch(`${daemon.url}/status`)).json()) as { targets: Record<string, { revision?: string }> };
+    expect(status.targets['local-selfhosted']?.revision).toBe(head);
+  });
+
+  it('keeps syncing the other targets while one target\'s API is down', async () => {
+    const workspace = await workspaceWith({ 'manifests/up.yaml': dashboard('up', 'Still up', 3) });
+    // The managed target points at a port nothing listens on: its sync keeps retrying.
+    const config = await readFile(workspace.configPath, 'utf8');
+    await workspace.write('config/stacksync.yaml', config.replace(`baseUrl: ${emulator.url}`, 'baseUrl: http://127.0.0.1:9'));
+    const run = await running(workspace);
+    await eventually(() => selfHostedDashboards(emulator), (list) => list.some((d) => d.name === 'Still up'));
+    await eventually(async () => run.daemon.status.target('local-selfhosted')?.lastResult, (result) => result === 'success');
+    expect(run.daemon.status.target('local')?.lastResult).not.toBe('success');
+
+    // Stopping does not wait out the down target's retries: the clients are closed after the drain time.
+    await run.daemon.stop();
+    expect(run.daemon.status.target('local')?.lastError).toContain('the client was closed');
   });
 
   it('exits 0 on SIGTERM during an apply, with a valid state file, and the next run finishes without duplicates', async () => {
