@@ -2,9 +2,23 @@
  * Desired state: what the manifests say, after parse, validation and secret resolution.
  * Pure data; the differ compares it with the live model of `api/model.ts`.
  */
-import type { AlertChannel, Column, FieldMapping, Kind, PipeSettings, Series, TableMapping } from '../api/model.js';
+import type { AlertConfig, Column, FieldMapping, Kind, PipeSettings, TableMapping, Tile } from '../api/model.js';
 import type { SourceLocation } from '../errors.js';
 import type { PipeSourceKind } from '../spec/enums.js';
+
+/** A tile as manifests write it: the API's tile without the id the service assigns. */
+export type ManifestTile = Omit<Tile, 'id'>;
+
+/**
+ * Alert fields as manifests write them: the API's configuration, with the dashboard and tile named
+ * by manifest name and tile name (resolved to ids at apply time) instead of by id.
+ */
+export interface AlertFields extends Omit<AlertConfig, 'dashboardId' | 'tileId'> {
+  /** `metadata.name` of the Dashboard manifest, for `source: tile`. */
+  dashboard?: string;
+  /** Tile name in that dashboard, for `source: tile`. */
+  tile?: string;
+}
 
 /** A write-only value (credential) resolved from its reference. */
 export interface SecretValue {
@@ -41,14 +55,8 @@ export interface DesiredPipe extends DesiredBase {
   settings?: PipeSettings;
 }
 
-export interface DesiredTile {
-  name: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  asRatio?: boolean;
-  series: Series[];
+/** A tile as a manifest states it: the API's tile without the service-assigned id, plus where it is written. */
+export interface DesiredTile extends ManifestTile {
   location: SourceLocation;
 }
 
@@ -59,21 +67,8 @@ export interface DesiredDashboard extends DesiredBase {
   tiles: DesiredTile[];
 }
 
-export interface DesiredAlert extends DesiredBase {
+export interface DesiredAlert extends DesiredBase, AlertFields {
   kind: 'Alert';
-  name?: string;
-  message?: string;
-  threshold: number;
-  thresholdType: 'above' | 'below';
-  interval: string;
-  source: 'tile' | 'search';
-  channel: AlertChannel;
-  groupBy?: string;
-  /** `metadata.name` of the Dashboard manifest, for `source: tile`. */
-  dashboard?: string;
-  /** Tile name in that dashboard, for `source: tile`. */
-  tile?: string;
-  savedSearchId?: string;
 }
 
 export type DesiredResource = DesiredPipe | DesiredDashboard | DesiredAlert;

@@ -12,9 +12,9 @@ import { positionOfPointer, type Pointer } from '../config/yaml-positions.js';
 import { formatLocation } from '../errors.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../spec/enums.js';
 import { formatPath } from '../spec/validate.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, SecretValue } from './model.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, ManifestTile, SecretValue } from './model.js';
 import type { ParsedDocument } from './parse.js';
-import type { AlertSpec, DashboardSpec, Manifest, ManifestTile, PipeSpec } from './validate.js';
+import type { AlertSpec, DashboardSpec, Manifest, PipeSpec } from './validate.js';
 
 /** The target given to documents when validating without a config. */
 export const UNCONFIGURED_TARGET = '(default)';

@@ -3,7 +3,8 @@
  * Pure: takes a parsed document, returns the typed manifest or the located issues.
  */
 import type { ValidateFunction } from 'ajv';
-import type { AlertChannel, Column, FieldMapping, Kind, PipeSettings, Series } from '../api/model.js';
+import type { Column, FieldMapping, Kind, PipeSettings } from '../api/model.js';
+import type { AlertFields, ManifestTile } from './model.js';
 import { locateIssues, type LocatedIssue, type YamlSource } from '../config/yaml-positions.js';
 import type { JsonSchema } from '../spec/schemas.js';
 import { createAjv } from '../spec/validate.js';
@@ -24,34 +25,15 @@ export interface PipeSpec {
   settings?: PipeSettings;
 }
 
-export interface ManifestTile {
-  name: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  asRatio?: boolean;
-  series: Series[];
-}
-
 export interface DashboardSpec {
   name: string;
   tags?: string[];
   tiles?: ManifestTile[];
 }
 
-export interface AlertSpec {
+/** Alert spec: `name` is required, because stacksync finds live alerts by name. */
+export interface AlertSpec extends AlertFields {
   name: string;
-  message?: string;
-  threshold: number;
-  thresholdType: 'above' | 'below';
-  interval: string;
-  source: 'tile' | 'search';
-  channel: AlertChannel;
-  groupBy?: string;
-  dashboard?: string;
-  tile?: string;
-  savedSearchId?: string;
 }
 
 interface ManifestOf<K extends Kind, S> {
