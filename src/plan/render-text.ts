@@ -39,7 +39,8 @@ export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): str
     for (const change of changes) lines.push(...changeLines(change, paint, options.results));
     lines.push('');
   }
-  if (shown.length === 0) lines.push('No changes. Live state matches the manifests.', '');
+  // With errors, "matches" would be a claim about what could not be read or loaded.
+  if (shown.length === 0) lines.push(plan.errors.length > 0 ? 'No changes planned; the errors below kept part of it from being planned.' : 'No changes. Live state matches the manifests.', '');
   lines.push(...problemLines('Errors:', plan.errors, 'red', paint));
   lines.push(...problemLines('Warnings:', plan.warnings, 'yellow', paint));
   lines.push(summaryLine(plan));
