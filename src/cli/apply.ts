@@ -1,8 +1,8 @@
 /** `stacksync apply`: turn the plan into API writes, in order, paced, recorded in the state file. */
 import { Command, Option } from 'commander';
 import { renderPlanJson, renderPlanText } from '../plan/index.js';
-import type { ChangeResult, Plan } from '../plan/model.js';
-import { buildPlan } from '../plan/build.js';
+import type { Change, ChangeResult, Plan } from '../plan/model.js';
+import { buildPlan, changeRef } from '../plan/build.js';
 import { computePlan, executePlan, type RunResult } from '../reconcile/reconcile.js';
 import { addCommonOptions, openSession, type CommonFlags } from './context.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './main.js';
@@ -79,12 +79,40 @@ function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): 
   return [...errors, ...lines].map((line) => `${line}\n`).join('');
 }
 
-/** 1 when anything failed; cancellations after a signal are not failures (the next run finishes them). */
+/**
+ * 1 when anything failed; cancellations after a signal are not failures (the next run finishes
+ * them), and neither are the skips of changes waiting on a cancelled one.
+ */
 function exitCodeFor(plan: Plan, results: ReadonlyMap<string, ChangeResult>, cancelled: boolean): number {
   if (plan.summary.errors > 0) return EXIT_ERROR;
-  for (const result of results.values()) {
+  const byRef = new Map(plan.changes.map((change) => [changeRef(change), change]));
+  for (const [ref, result] of results) {
     if (result.result === 'failed') return EXIT_ERROR;
-    if (result.result === 'skipped' && !(cancelled && result.error?.includes('cancelled'))) return EXIT_ERROR;
+    if (result.result === 'skipped' && !(cancelled && skippedByCancel(ref, results, byRef, new Set()))) return EXIT_ERROR;
   }
   return EXIT_OK;
+}
+
+/** The change was cancelled, or every change it waited on that did not succeed was (transitively). */
+function skippedByCancel(ref: string, results: ReadonlyMap<string, ChangeResult>, changes: ReadonlyMap<string, Change>, seen: Set<string>): boolean {
+  const result = results.get(ref);
+  if (result?.result !== 'skipped') return false;
+  if (result.error?.startsWith('cancelled')) return true;
+  const change = changes.get(ref);
+  if (!change || seen.has(ref)) return false;
+  // `seen` is the path being followed, so a (planner bug) cycle ends instead of recursing forever.
+  seen.add(ref);
+  const blockers = requiredRefs(change).filter((required) => (results.get(required)?.result ?? 'ok') !== 'ok');
+  const cancelledOnly = blockers.length > 0 && blockers.every((required) => skippedByCancel(required, results, changes, seen));
+  seen.delete(ref);
+  return cancelledOnly;
+}
+
+/** What a change waits on, as `target/Kind/name`: its dependsOn and the dashboards its alert refs name. */
+function requiredRefs(change: Change): string[] {
+  const keys = new Set<string>(change.dependsOn);
+  for (const operation of change.operations) {
+    if ((operation.type === 'createAlert' || operation.type === 'updateAlert') && operation.refs) keys.add(operation.refs.dashboard);
+  }
+  return [...keys].map((key) => `${change.target}/${key}`);
 }
