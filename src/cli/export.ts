@@ -3,7 +3,7 @@
  * resource, so that `plan` on the result right away shows nothing to change; with `--adopt` the
  * resources are recorded in the inventory, so stacksync manages (and may prune) them from then on.
  */
-import { relative } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { KINDS, type Kind } from '../api/model.js';
 import type { Config } from '../config/model.js';
@@ -103,10 +103,17 @@ export function reportExport(outcome: ExportOutcome, flags: Pick<ExportFlags, 'o
     io.stderr(`stacksync: skipped ${skipped.kind} ${JSON.stringify(skipped.name ?? skipped.id)} (${skipped.id}): ${skipped.reason}\n`);
   }
   const counts = KINDS.map((kind) => `${outcome.files.filter((file) => file.manifest.kind === kind).length} ${kind.toLowerCase()}s`).join(', ');
-  const out = relative(process.cwd(), flags.out) || '.';
+  const out = displayPath(flags.out);
   const config = flags.config !== undefined ? ` -c ${flags.config}` : '';
   io.stdout(`Exported ${counts} from target ${outcome.target} to ${out}${outcome.adopted ? ', and recorded them in the state file as managed' : ''}.\n`);
   io.stdout(`Next: stacksync plan${config} -m ${out} --target ${outcome.target}  (expect no changes${outcome.adopted ? '' : "; without --adopt, dashboards and alerts show as 'adopt' until applied with --adopt"})\n`);
+}
+
+/** Relative to the working directory when inside it, else absolute. */
+function displayPath(path: string): string {
+  const shown = relative(process.cwd(), resolve(path));
+  if (shown === '') return '.';
+  return shown.startsWith('..') || isAbsolute(shown) ? resolve(path) : shown;
 }
 
 function parseKind(value: string, previous: Kind[] | undefined): Kind[] {

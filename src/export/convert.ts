@@ -73,25 +73,66 @@ type Outcome = { ok: true; manifest: ExportedManifest } | { ok: false; skip: Ski
 
 export function exportLiveState(live: LiveState, options: ExportOptions): ExportResult {
   const kinds = new Set(options.kinds ?? KINDS);
+  const watchers = countBy(live.alerts.map((alert) => alert.dashboardId ?? ''));
+  const dashboardTwins = sameNamed(live.dashboards, options.owned?.Dashboard, (id) => watchers.get(id) ?? 0);
+  const alertTwins = sameNamed(live.alerts, options.owned?.Alert, () => 0);
+  // Twins that cannot be exported get no key, so the one exported gets the plain name.
   const keys = {
     Pipe: assignKeys(live.pipes, 'pipe', options.owned?.Pipe),
-    Dashboard: assignKeys(live.dashboards, 'dashboard', options.owned?.Dashboard),
-    Alert: assignKeys(live.alerts, 'alert', options.owned?.Alert),
+    Dashboard: assignKeys(live.dashboards.filter((item) => !dashboardTwins.has(item.id)), 'dashboard', options.owned?.Dashboard),
+    Alert: assignKeys(live.alerts.filter((item) => !alertTwins.has(item.id)), 'alert', options.owned?.Alert),
   };
   // Dashboards are named even when not exported: alerts refer to them by these keys.
   const dashboards = new Map<string, DashboardNames | string>(
-    live.dashboards.map((dashboard) => [dashboard.id, dashboardNames(dashboard, keyOf(keys.Dashboard, dashboard.id))]),
+    live.dashboards.map((dashboard) => [dashboard.id, dashboardTwins.get(dashboard.id) ?? dashboardNames(dashboard, keyOf(keys.Dashboard, dashboard.id))]),
   );
   const outcomes: Outcome[] = [];
   if (kinds.has('Pipe')) outcomes.push(...live.pipes.map((pipe) => exportPipe(pipe, keyOf(keys.Pipe, pipe.id), options)));
   if (kinds.has('Dashboard')) {
     outcomes.push(...live.dashboards.map((dashboard) => exportDashboard(dashboard, dashboards.get(dashboard.id), options)));
   }
-  if (kinds.has('Alert')) outcomes.push(...live.alerts.map((alert) => exportAlert(alert, keyOf(keys.Alert, alert.id), dashboards, options)));
+  if (kinds.has('Alert')) {
+    for (const alert of live.alerts) {
+      const twin = alertTwins.get(alert.id);
+      outcomes.push(twin !== undefined ? skip('Alert', alert, twin) : exportAlert(alert, keyOf(keys.Alert, alert.id), dashboards, options));
+    }
+  }
   const manifests = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.manifest] : []));
   const skipped = outcomes.flatMap((outcome) => (outcome.ok ? [] : [outcome.skip]));
   manifests.sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { manifests, skipped };
+}
+
+/**
+ * Dashboards and alerts are matched by API name, and the loader refuses two manifests with one
+ * name in a target, so of several live resources sharing a name only one can be exported: the
+ * one the inventory owns, else the one most alerts watch, else the first by id. The others map
+ * to the reason they are skipped.
+ */
+function sameNamed(items: readonly { id: string; name?: string }[], owned: ReadonlyMap<string, string> | undefined, weight: (id: string) => number): Map<string, string> {
+  const groups = new Map<string, { id: string }[]>();
+  for (const item of items) if (item.name) groups.set(item.name, [...(groups.get(item.name) ?? []), item]);
+  const losers = new Map<string, string>();
+  for (const [name, group] of groups) {
+    if (group.length < 2) continue;
+    const rank = (id: string): [number, number] => [owned?.has(id) ? 0 : 1, -weight(id)];
+    const [winner, ...rest] = [...group].sort((a, b) => compareRanks(rank(a.id), rank(b.id)) || (a.id < b.id ? -1 : 1));
+    for (const other of rest) {
+      losers.set(other.id, `${group.length} live resources are named "${name}" and manifests match by name; only ${winner?.id ?? ''} is exported (rename the others in the console, then export again)`);
+    }
+  }
+  return losers;
+}
+
+function compareRanks(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+  return 0;
+}
+
+function countBy(values: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return counts;
 }
 
 function keyOf(keys: ReadonlyMap<string, string>, id: string): string {

@@ -263,6 +263,23 @@ describe('exportLiveState', () => {
     expect(manifest?.document.spec).not.toHaveProperty('dashboard');
   });
 
+  it('exports one of several same-named dashboards (the one alerts watch) and alerts (the owned one)', () => {
+    const state = live({
+      dashboards: [dashboard('d0', 'Same'), dashboard('d9', 'Same')],
+      alerts: [tileAlert('a1', 'Twin', 'd9', 't1'), tileAlert('a2', 'Twin', 'd9', 't1')],
+    });
+    const result = exportLiveState(state, { target: 'prod', setTarget: false, owned: { Alert: new Map([['a2', 'twin-alert']]) } });
+    expect(result.manifests.map((manifest) => [manifest.kind, manifest.id, manifest.key])).toEqual([
+      ['Dashboard', 'd9', 'same'],
+      ['Alert', 'a2', 'twin-alert'],
+    ]);
+    expect(result.skipped.map((item) => [item.kind, item.id])).toEqual([
+      ['Dashboard', 'd0'],
+      ['Alert', 'a1'],
+    ]);
+    expect(result.skipped[0]?.reason).toMatch(/only d9 is exported/);
+  });
+
   it('orders manifests by kind, then key', () => {
     const state = live({
       pipes: [kafkaPipe()],
