@@ -201,4 +201,50 @@ describe('apply converges with the minimum of writes', () => {
     }
     await expectConverged();
   });
+
+  it('one failed create does not stop the others; what depends on it is skipped, and the next run completes', async () => {
+    for (const target of ['local', 'local-selfhosted'] as const) {
+      await workspace.write(
+        `manifests/doomed-${target}.yaml`,
+        documents([
+          dashboardYaml({ key: 'doomed', target }),
+          alertYaml({ key: 'doomed-alert', target, dashboard: 'doomed', tile: 'main' }),
+          dashboardYaml({ key: 'bystander', target }),
+        ]),
+      );
+    }
+    // The service refuses the doomed dashboard (a 400 is final: not retried, certainly not created).
+    proxy.intercept((request) => {
+      requests.push(request);
+      const refused = request.method === 'POST' && request.body.includes(dashboardName('doomed'));
+      return refused ? { status: 400, body: JSON.stringify({ status: 400, error: 'BAD_REQUEST: no room for doomed', message: 'no room for doomed' }) } : undefined;
+    });
+    try {
+      const result = await workspace.run(['apply', '--output', 'json']);
+      expect(result.code, describeRun(result)).toBe(1);
+      const report = parseJsonOutput(result);
+      for (const target of ['local', 'local-selfhosted']) {
+        const of = (name: string): unknown => report.changes.find((change) => change.target === target && change.name === name);
+        expect(of('doomed')).toMatchObject({ action: 'create', result: 'failed', error: expect.stringMatching(/no room for doomed/) });
+        expect(of('doomed-alert')).toMatchObject({ action: 'create', result: 'skipped', error: expect.stringMatching(/depends on Dashboard\/doomed/) });
+        expect(of('bystander')).toMatchObject({ action: 'create', result: 'ok' });
+      }
+      // The refused create left no intent behind.
+      const state = await readState(workspace.statePath);
+      for (const target of ['local', 'local-selfhosted']) expect(state.targets[target]?.intents).toEqual([]);
+    } finally {
+      proxy.intercept((request) => {
+        requests.push(request);
+        return undefined;
+      });
+    }
+    const next = await workspace.run(['apply']);
+    expect(next.code, describeRun(next)).toBe(0);
+    await expectConverged();
+    const data = await dump(emulator.url);
+    for (const target of ['local', 'local-selfhosted'] as const) {
+      expect(liveOf(data, target).dashboards.filter((d) => d.name === dashboardName('doomed'))).toHaveLength(1);
+      expect(liveOf(data, target).alerts.filter((a) => a.name === alertName('doomed-alert'))).toHaveLength(1);
+    }
+  });
 });
