@@ -18,7 +18,10 @@ describe(`apply under faults (${FAULTS})`, () => {
 
   beforeAll(async () => {
     emulator = await startTestEmulator({ faults: FAULTS });
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 8 } });
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 8 },
+      sync: { maxDeletes: 1000, maxDeletePercent: 100 },
+    });
     // 2 × (25 dashboards + 75 alerts) = 200 resources.
     fleets.set('local', generateFleet({ target: 'local', prefix: 'fm', dashboards: 25, tilesPerDashboard: 3, alertsPerDashboard: 3 }));
     fleets.set('local-selfhosted', generateFleet({ target: 'local-selfhosted', prefix: 'fs', dashboards: 25, tilesPerDashboard: 3, alertsPerDashboard: 3 }));
@@ -29,16 +32,16 @@ describe(`apply under faults (${FAULTS})`, () => {
     await emulator?.close();
   });
 
-  it('converges in repeated runs with no duplicate dashboards or alerts', async () => {
+  /** Reruns apply until it exits 0; after every failed run, nothing may be live twice. */
+  async function applyUntilClean(args: string[]): Promise<{ runs: CliResult[]; durations: number[] }> {
     const runs: CliResult[] = [];
     const durations: number[] = [];
     for (let i = 0; i < MAX_RUNS; i++) {
       const started = Date.now();
-      const result = await workspace.run(['apply'], { timeoutMs: 120_000 });
+      const result = await workspace.run(args, { timeoutMs: 120_000 });
       durations.push(Date.now() - started);
       runs.push(result);
       if (result.code === 0) break;
-      // A failed run must still leave a consistent world behind: never a duplicate.
       const data = await dump(emulator.url);
       for (const target of fleets.keys()) {
         const live = liveOf(data, target);
@@ -48,23 +51,57 @@ describe(`apply under faults (${FAULTS})`, () => {
     }
     const last = runs[runs.length - 1];
     expect(last?.code, `no clean run in ${MAX_RUNS}; last: ${last ? describeRun(last) : 'none'}`).toBe(0);
-    // The faults really were there.
-    const stats = await emulatorStats(emulator.url);
-    expect(stats.throttled).toBeGreaterThan(0);
-    expect(stats.routes.some((route) => (route.statuses['500'] ?? 0) + (route.statuses['503'] ?? 0) > 0)).toBe(true);
-    expect(stats.routes.some((route) => (route.statuses['reset'] ?? 0) > 0)).toBe(true);
+    return { runs, durations };
+  }
 
+  async function expectExactState(): Promise<void> {
     const data = await dump(emulator.url);
     const state = await readState(workspace.statePath);
     for (const [target, fleet] of fleets) {
       expectExactly(liveOf(data, target), { dashboards: fleet.dashboardNames, alerts: fleet.alertNames });
       expectStateMatchesLive(state, data, target, { dashboards: fleet.dashboards, alerts: fleet.alerts });
     }
-    console.info(`converged after ${runs.length} run(s) taking ${durations.join(', ')} ms; ${stats.total} requests, ${stats.throttled} throttled`);
+  }
+
+  it('converges in repeated runs with no duplicate dashboards or alerts', async () => {
+    const { runs, durations } = await applyUntilClean(['apply']);
+    // The faults really were there.
+    const stats = await emulatorStats(emulator.url);
+    expect(stats.throttled).toBeGreaterThan(0);
+    expect(stats.routes.some((route) => (route.statuses['500'] ?? 0) + (route.statuses['503'] ?? 0) > 0)).toBe(true);
+    expect(stats.routes.some((route) => (route.statuses['reset'] ?? 0) > 0)).toBe(true);
+    await expectExactState();
+    console.info(`creates converged after ${runs.length} run(s) taking ${durations.join(', ')} ms; ${stats.total} requests, ${stats.throttled} throttled`);
   }, 300_000);
 
   it('then plans no changes, still under faults', async () => {
     const plan = await workspace.run(['plan', '--detailed-exitcode'], { timeoutMs: 60_000 });
     expect(plan.code, describeRun(plan)).toBe(0);
   }, 60_000);
+
+  it('updates and prunes converge too: a fifth of each fleet removed, the rest changed', async () => {
+    for (const target of [...fleets.keys()]) {
+      const prefix = target === 'local' ? 'fm' : 'fs';
+      const changed = generateFleet({ target, prefix, dashboards: 25, tilesPerDashboard: 3, alertsPerDashboard: 3, threshold: 500 });
+      await workspace.remove(`manifests/${prefix}`);
+      const kept = new Map([...changed.files].slice(5));
+      await writeFiles(workspace, kept);
+      const keep = (key: string): boolean => !/-d[0-4](-|$)/.test(key);
+      fleets.set(target, {
+        files: kept,
+        dashboards: changed.dashboards.filter(keep),
+        alerts: changed.alerts.filter(keep),
+        dashboardNames: changed.dashboardNames.filter((name) => keep(name.split(' ')[1] ?? '')),
+        alertNames: changed.alertNames.filter((name) => keep(name.split(' ')[1] ?? '')),
+      });
+      expect(fleets.get(target)?.dashboards).toHaveLength(20);
+    }
+    const { runs, durations } = await applyUntilClean(['apply', '--prune']);
+    await expectExactState();
+    const data = await dump(emulator.url);
+    for (const target of fleets.keys()) for (const alert of liveOf(data, target).alerts) expect(alert.threshold).toBeGreaterThanOrEqual(500);
+    console.info(`updates and deletes converged after ${runs.length} run(s) taking ${durations.join(', ')} ms`);
+    const plan = await workspace.run(['plan', '--prune', '--detailed-exitcode'], { timeoutMs: 60_000 });
+    expect(plan.code, describeRun(plan)).toBe(0);
+  }, 300_000);
 });

@@ -118,6 +118,8 @@ export interface FleetSpec {
   tilesPerDashboard: number;
   /** Alerts per dashboard, each on one of its tiles (round robin). */
   alertsPerDashboard: number;
+  /** Threshold of each dashboard's first alert (the next ones count up); default 10. */
+  threshold?: number;
 }
 
 export interface Fleet {
@@ -141,7 +143,7 @@ export function generateFleet(spec: FleetSpec): Fleet {
     fleet.dashboardNames.push(dashboardName(key));
     for (let a = 0; a < spec.alertsPerDashboard; a++) {
       const alertKey = `${key}-a${a}`;
-      parts.push(alertYaml({ key: alertKey, target: spec.target, dashboard: key, tile: tiles[a % tiles.length] ?? 't0', threshold: 10 + a }));
+      parts.push(alertYaml({ key: alertKey, target: spec.target, dashboard: key, tile: tiles[a % tiles.length] ?? 't0', threshold: (spec.threshold ?? 10) + a }));
       fleet.alerts.push(alertKey);
       fleet.alertNames.push(alertName(alertKey));
     }
