@@ -118,24 +118,39 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
   await Promise.all(
     run.targets.map(async (targetRun) => {
       if (targetRun.failed) return;
-      const { changes, refusal } = guardDeletes(ctx, targetRun, request.force, emptySnapshot);
+      const { changes, refused, refusal } = guardDeletes(ctx, targetRun, request.force, emptySnapshot);
       if (refusal) errors.push(refusal);
       const applied = await applyTarget(ctx, targetRun.target, changes, request);
       for (const [key, result] of applied) results.set(`${targetRun.target.name}/${key}`, result);
-      if (refusal) markRefused(targetRun, results, refusal.message);
+      if (refusal) markRefused(refused, results, refusal.message);
     }),
   );
   return { results, errors };
 }
 
-/** Drops the deletes of a target when the safety caps refuse them. */
-function guardDeletes(ctx: ReconcileContext, run: TargetRun, force: boolean, emptySnapshot: boolean): { changes: Change[]; refusal?: PlanError } {
+interface Guarded {
+  /** What may run. */
+  changes: Change[];
+  /** Refused deletes, and the changes held back because they need one of them first. */
+  refused: Change[];
+  refusal?: PlanError;
+}
+
+/** Drops the deletes of a target when the safety caps refuse them, with whatever waits on them. */
+function guardDeletes(ctx: ReconcileContext, run: TargetRun, force: boolean, emptySnapshot: boolean): Guarded {
   const deletes = run.changes.filter((change) => change.action === 'delete');
-  if (deletes.length === 0) return { changes: run.changes };
-  const keep = run.changes.filter((change) => change.action !== 'delete');
+  const refusal = deletes.length === 0 ? undefined : pruneRefusal(ctx, run, deletes.length, force, emptySnapshot);
+  if (!refusal) return { changes: run.changes, refused: [] };
+  // A change ordered after a delete (a dashboard update removing the tile a pruned alert watches)
+  // would make the server delete it anyway, so it is held back with the delete.
+  const refused = withDependents(run.changes, deletes);
+  return { changes: run.changes.filter((change) => !refused.includes(change)), refused, refusal };
+}
+
+function pruneRefusal(ctx: ReconcileContext, run: TargetRun, deletes: number, force: boolean, emptySnapshot: boolean): PlanError | undefined {
   if (emptySnapshot && !force) {
-    const message = `prune refused: the manifests directory holds no resources, so all ${deletes.length} managed resources of target ${run.target.name} would be deleted; rerun with --force if that is what you want`;
-    return { changes: keep, refusal: { target: run.target.name, code: 'E_PRUNE_REFUSED', message } };
+    const message = `prune refused: the manifests directory holds no resources, so all ${deletes} managed resources of target ${run.target.name} would be deleted; rerun with --force if that is what you want`;
+    return { target: run.target.name, code: 'E_PRUNE_REFUSED', message };
   }
   const check = checkPruneCaps(run.changes, {
     managedCount: managedCount(ctx.store.get(run.target.name)),
@@ -143,13 +158,34 @@ function guardDeletes(ctx: ReconcileContext, run: TargetRun, force: boolean, emp
     maxDeletePercent: ctx.config.sync.maxDeletePercent,
     force,
   });
-  if (check.ok) return { changes: run.changes };
-  return { changes: keep, refusal: { target: run.target.name, code: 'E_PRUNE_REFUSED', message: `target ${run.target.name}: ${check.message}` } };
+  return check.ok ? undefined : { target: run.target.name, code: 'E_PRUNE_REFUSED', message: `target ${run.target.name}: ${check.message}` };
 }
 
-function markRefused(run: TargetRun, results: Map<string, ChangeResult>, message: string): void {
-  for (const change of run.changes) {
-    if (change.action === 'delete') results.set(`${run.target.name}/${change.kind}/${change.name}`, { result: 'skipped', error: message });
+/** `roots` plus every change that requires one of them, transitively (dependsOn and alert refs). */
+function withDependents(changes: readonly Change[], roots: readonly Change[]): Change[] {
+  const held = new Set(roots);
+  const keys = new Set(roots.map((change) => `${change.kind}/${change.name}`));
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const change of changes) {
+      if (held.has(change) || !requiredKeys(change).some((key) => keys.has(key))) continue;
+      held.add(change);
+      keys.add(`${change.kind}/${change.name}`);
+      grown = true;
+    }
+  }
+  return changes.filter((change) => held.has(change));
+}
+
+function requiredKeys(change: Change): string[] {
+  const refs = change.operations.flatMap((operation) => ((operation.type === 'createAlert' || operation.type === 'updateAlert') && operation.refs ? [operation.refs.dashboard] : []));
+  return [...change.dependsOn, ...refs];
+}
+
+function markRefused(refused: readonly Change[], results: Map<string, ChangeResult>, message: string): void {
+  for (const change of refused) {
+    const why = change.action === 'delete' ? message : `held back: it needs a delete the prune caps refused (${message})`;
+    results.set(`${change.target}/${change.kind}/${change.name}`, { result: 'skipped', error: why });
   }
 }
 

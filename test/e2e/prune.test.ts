@@ -184,6 +184,26 @@ describe('the deletion caps', () => {
     expect(await liveDashboardNames('local-selfhosted', 'pct')).toEqual(names('pct', [3]));
   });
 
+  it('a dashboard update that would make the server delete a refused alert is held back with it', async () => {
+    const workspace = await newWorkspace({ sync: { maxDeletes: 0 } });
+    const file = 'manifests/cascade.yaml';
+    await workspace.write(file, documents([dashboardYaml({ key: 'cas', target: 'local', tiles: ['t0', 't1'] }), alertYaml({ key: 'cas-a', target: 'local', dashboard: 'cas', tile: 't1' })]));
+    await applyOk(workspace);
+    // The alert leaves Git and so does the tile it watches: removing the tile deletes the alert on the server.
+    await workspace.write(file, dashboardYaml({ key: 'cas', target: 'local', tiles: ['t0'] }));
+    const refused = await applyCounting(workspace, ['--prune', '--output', 'json']);
+    expect(refused.result.code, describeRun(refused.result)).toBe(1);
+    expect(refused.writes).toEqual({});
+    const report = parseJsonOutput(refused.result);
+    expect(report.changes.find((change) => change.name === 'cas')).toMatchObject({ action: 'update', result: 'skipped', error: expect.stringMatching(/held back/) });
+    expect((await liveTarget(emulator.url, 'local')).alerts.map((a) => a.name)).toContain(alertName('cas-a'));
+
+    const forced = await applyCounting(workspace, ['--prune', '--force']);
+    expect(forced.result.code, describeRun(forced.result)).toBe(0);
+    expect(forced.writes).toEqual({ [`DELETE ${ROUTES.managedAlert}`]: 1, [`PUT ${ROUTES.managedDashboard}`]: 1 });
+    expect((await readState(workspace.statePath)).targets['local']?.inventory.Alert).toEqual({});
+  });
+
   it('sync.prune: true prunes without the flag, within the same caps', async () => {
     const workspace = await newWorkspace({ sync: { prune: true, maxDeletes: 1, maxDeletePercent: 100 } });
     const files = await writeDashboards(workspace, 'local', 'cfg', 3);
