@@ -1,9 +1,10 @@
 /** The subcommands, in the order `--help` lists them. */
 import { applyCommand } from './apply.js';
 import { emulatorCommand } from './emulator.js';
+import { exportCommand } from './export.js';
 import type { CommandFactory } from './main.js';
 import { planCommand } from './plan.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 
-export const commandFactories: CommandFactory[] = [validateCommand, planCommand, applyCommand, runCommand, emulatorCommand];
+export const commandFactories: CommandFactory[] = [validateCommand, planCommand, applyCommand, runCommand, exportCommand, emulatorCommand];
