@@ -19,6 +19,7 @@ import {
   expectStateMatchesLive,
   livePipe,
   liveOf,
+  liveTarget,
   parseJsonOutput,
   readState,
   ROUTES,
@@ -245,6 +246,58 @@ describe('apply converges with the minimum of writes', () => {
     for (const target of ['local', 'local-selfhosted'] as const) {
       expect(liveOf(data, target).dashboards.filter((d) => d.name === dashboardName('doomed'))).toHaveLength(1);
       expect(liveOf(data, target).alerts.filter((a) => a.name === alertName('doomed-alert'))).toHaveLength(1);
+    }
+  });
+});
+
+describe('alerts follow their tiles when a dashboard drops or renames them', () => {
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  it.each([['local'], ['local-selfhosted']] as const)('on %s: a moved alert keeps its id, one on a renamed tile is re-created once', async (target) => {
+    const workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
+    try {
+      const write = (tiles: string[], moved: string, renamed: string): Promise<void> =>
+        workspace.write(
+          'manifests/board.yaml',
+          documents([
+            dashboardYaml({ key: 'board', target, tiles }),
+            alertYaml({ key: 'moved', target, dashboard: 'board', tile: moved }),
+            alertYaml({ key: 'renamed', target, dashboard: 'board', tile: renamed }),
+          ]),
+        );
+      await write(['t0', 't1', 'p99'], 't1', 'p99');
+      expect((await workspace.run(['apply'])).code).toBe(0);
+      const before = await liveTarget(emulator.url, target);
+      // t1 goes (its alert moves to t0 first); p99 becomes p99-latency (a new tile id), and its alert follows.
+      await write(['t0', 'p99-latency'], 't0', 'p99-latency');
+      const plan = await workspace.run(['plan']);
+      expect(plan.stdout).toMatch(/warning: the server deletes this alert .* re-created on tile "p99-latency"/);
+      await resetEmulatorStats(emulator.url);
+      const result = await workspace.run(['apply']);
+      expect(result.code, describeRun(result)).toBe(0);
+      const [dashboards, alerts] = target === 'local' ? [ROUTES.managedDashboard, ROUTES.managedAlert] : [ROUTES.selfDashboard, ROUTES.selfAlert];
+      const collection = target === 'local' ? ROUTES.managedAlerts : ROUTES.selfAlerts;
+      expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({ [`PUT ${dashboards}`]: 1, [`PUT ${alerts}`]: 1, [`POST ${collection}`]: 1 });
+
+      const after = await liveTarget(emulator.url, target);
+      expectExactly(after, { dashboards: [dashboardName('board')], alerts: [alertName('moved'), alertName('renamed')] });
+      const tiles = new Map(after.dashboards[0]?.tiles.map((tile) => [tile.name, tile.id]));
+      const moved = after.alerts.find((a) => a.name === alertName('moved'));
+      expect(moved?.id).toBe(before.alerts.find((a) => a.name === alertName('moved'))?.id);
+      expect(moved?.tileId).toBe(tiles.get('t0'));
+      expect(after.alerts.find((a) => a.name === alertName('renamed'))?.tileId).toBe(tiles.get('p99-latency'));
+      const state = await readState(workspace.statePath);
+      expectStateMatchesLive(state, await dump(emulator.url), target, { dashboards: ['board'], alerts: ['moved', 'renamed'] });
+      const again = await workspace.run(['plan', '--detailed-exitcode']);
+      expect(again.code, describeRun(again)).toBe(0);
+    } finally {
+      await workspace.dispose();
     }
   });
 });
