@@ -1,0 +1,274 @@
+/**
+ * The Helm chart, checked without a cluster: rendered by test/helm/render.ts (always) and by a
+ * real helm binary when one is on PATH or named by STACKSYNC_TEST_HELM (`helm lint`, and
+ * `helm template` must give the same objects as our renderer). The rendered objects are checked
+ * for what an operator relies on: probes, security context, env and config wiring, git-sync.
+ */
+import { execFile } from 'node:child_process';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { parseConfigText } from '../../src/config/load.js';
+import { renderChart, TemplateError } from './render.js';
+
+const exec = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CHART = join(ROOT, 'helm', 'stacksync');
+const RELEASE = { name: 'rel', namespace: 'platform' };
+
+// Rendered Kubernetes objects, only read in assertions: loose typing keeps the checks legible.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
+
+function valuesFile(path: string): Obj {
+  return parse(readFileSync(join(ROOT, path), 'utf8')) as Obj;
+}
+
+function toObjects(files: Iterable<string>): Obj[] {
+  return [...files].flatMap((text) =>
+    parseAllDocuments(text).flatMap((doc) => {
+      if (doc.errors.length > 0) throw new Error(`rendered YAML does not parse: ${doc.errors[0]?.message ?? ''}\n${text}`);
+      const value = doc.toJS() as Obj | null;
+      return value ? [value] : [];
+    }),
+  );
+}
+
+function render(values: Obj) {
+  const chart = renderChart(CHART, [values], RELEASE);
+  const objects = toObjects(chart.files.values());
+  const find = (kind: string): Obj | undefined => objects.find((object) => object.kind === kind);
+  const get = (kind: string): Obj => {
+    const object = find(kind);
+    if (!object) throw new Error(`no ${kind} rendered; kinds: ${objects.map((o) => o.kind).join(', ')}`);
+    return object;
+  };
+  return { objects, notes: chart.notes, find, get, kinds: objects.map((object) => object.kind as string).sort() };
+}
+
+function podOf(workload: Obj): Obj {
+  return workload.spec.template.spec as Obj;
+}
+
+function container(pod: Obj, name: string): Obj {
+  const found = [...(pod.containers as Obj[]), ...((pod.initContainers as Obj[] | undefined) ?? [])].find((item) => item.name === name);
+  if (!found) throw new Error(`no container ${name}`);
+  return found;
+}
+
+function arg(item: Obj, flag: string): string | undefined {
+  const prefix = `--${flag}=`;
+  return (item.args as string[]).find((each) => each.startsWith(prefix))?.slice(prefix.length);
+}
+
+function fromEnvNames(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(fromEnvNames);
+  if (typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  if (typeof record['fromEnv'] === 'string') return [record['fromEnv']];
+  return Object.values(record).flatMap(fromEnvNames);
+}
+
+const DEPLOYMENT_CASES: [string, string][] = [
+  ['minimal values', 'test/helm/values-minimal.yaml'],
+  ['full values', 'test/helm/values-full.yaml'],
+  ['the git-sync example', 'examples/helm/git-sync-values.yaml'],
+];
+
+describe.each(DEPLOYMENT_CASES)('deployment mode, %s', (_label, file) => {
+  const input = valuesFile(file);
+  const rendered = render(input);
+  const deployment = rendered.get('Deployment');
+  const pod = podOf(deployment);
+  const stacksync = container(pod, 'stacksync');
+  const gitSync = container(pod, 'git-sync');
+  const merged: Obj = { port: 9464, ...input, gitSync: { link: 'current', ...(input.gitSync as Obj) } };
+
+  it('renders parseable objects of the expected kinds', () => {
+    expect(rendered.kinds).toEqual(expect.arrayContaining(['ConfigMap', 'Deployment', 'Service', 'ServiceAccount']));
+    expect(rendered.kinds).not.toContain('Job');
+    expect(deployment.spec.replicas).toBe(1);
+    expect(deployment.spec.strategy.type).toBe('Recreate');
+  });
+
+  it('probes /healthz (liveness) and /readyz (readiness) on the port stacksync listens on', () => {
+    expect(stacksync.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    expect(stacksync.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
+    const port = (stacksync.ports as Obj[]).find((item) => item.name === 'metrics');
+    expect(port?.containerPort).toBe(merged.port);
+    expect(arg(stacksync, 'listen')).toBe(`0.0.0.0:${String(merged.port)}`);
+    const service = rendered.get('Service');
+    expect(service.spec.ports[0].targetPort).toBe('metrics');
+    expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
+  });
+
+  it('runs every container non-root, read-only, without capabilities, under seccomp RuntimeDefault', () => {
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    for (const item of [...(pod.containers as Obj[]), ...((pod.initContainers as Obj[] | undefined) ?? [])]) {
+      expect(item.securityContext, item.name as string).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(item.securityContext.runAsUser ?? pod.securityContext.runAsUser, item.name as string).toBeGreaterThan(0);
+      expect(item.resources?.limits?.memory, item.name as string).toBeDefined();
+    }
+  });
+
+  it('mounts only volumes that exist, with state on /var/lib/stacksync and the config read-only', () => {
+    const volumes = new Set((pod.volumes as Obj[]).map((volume) => volume.name as string));
+    for (const item of [...(pod.containers as Obj[]), ...((pod.initContainers as Obj[] | undefined) ?? [])]) {
+      for (const mount of item.volumeMounts as Obj[]) expect(volumes.has(mount.name as string), `${item.name as string}: ${mount.name as string}`).toBe(true);
+    }
+    const mounts = Object.fromEntries((stacksync.volumeMounts as Obj[]).map((mount) => [mount.mountPath, mount]));
+    expect(mounts['/var/lib/stacksync']?.name).toBe('state');
+    expect(mounts['/etc/stacksync']).toMatchObject({ name: 'config', readOnly: true });
+    expect(mounts['/git']).toMatchObject({ name: 'git', readOnly: true });
+  });
+
+  it('renders a config the stacksync config loader accepts, with the state on the volume', () => {
+    const configMap = rendered.get('ConfigMap');
+    expect(arg(stacksync, 'config')).toBe('/etc/stacksync/stacksync.yaml');
+    const volume = (pod.volumes as Obj[]).find((item) => item.name === 'config');
+    expect(volume?.configMap.name).toBe(configMap.metadata.name);
+    const outcome = parseConfigText(configMap.data['stacksync.yaml'] as string, { file: '/etc/stacksync/stacksync.yaml', path: '/etc/stacksync/stacksync.yaml' });
+    if (!outcome.ok) throw new Error(outcome.problems.map((problem) => problem.message).join('\n'));
+    expect(outcome.config.state).toBe('/var/lib/stacksync/state.json');
+    expect(outcome.config.targets.map((target) => target.name)).toEqual((input.config.targets as Obj[]).map((target) => target.name));
+  });
+
+  it('gives stacksync every env var the config refers to, from a Secret, and no value in the pod', () => {
+    const config = rendered.get('ConfigMap').data['stacksync.yaml'] as string;
+    const wanted = fromEnvNames(parse(config));
+    expect(wanted.length).toBeGreaterThan(0);
+    const secretName = (stacksync.envFrom as Obj[] | undefined)?.[0]?.secretRef?.name as string | undefined;
+    expect(secretName).toBeDefined();
+    const credentials = (input.credentials ?? {}) as Obj;
+    if (credentials.existingSecret) {
+      expect(secretName).toBe(credentials.existingSecret);
+      expect(rendered.find('Secret')).toBeUndefined();
+    } else {
+      const secret = rendered.get('Secret');
+      expect(secret.metadata.name).toBe(secretName);
+      expect(Object.keys(secret.stringData as Obj)).toEqual(expect.arrayContaining(wanted));
+      const podText = JSON.stringify(deployment);
+      for (const value of Object.values(credentials.env as Obj)) expect(podText).not.toContain(value as string);
+    }
+  });
+
+  it('wires git-sync: shared checkout, manifests path, reload webhook, credentials from a Secret', () => {
+    expect(arg(gitSync, 'repo')).toBe(merged.gitSync.repo);
+    expect(arg(gitSync, 'root')).toBe('/git');
+    expect(arg(gitSync, 'link')).toBe(merged.gitSync.link);
+    expect(arg(gitSync, 'webhook-url')).toBe(`http://localhost:${String(merged.port)}/-/reload`);
+    // stacksync answers the reload with 202, not git-sync's default 200.
+    expect(arg(gitSync, 'webhook-success-status')).toBe('202');
+    expect(arg(stacksync, 'manifests')?.startsWith(`/git/${String(merged.gitSync.link)}`)).toBe(true);
+    const init = (pod.initContainers as Obj[] | undefined)?.find((item) => item.name === 'git-sync-init');
+    expect(init?.args).toContain('--one-time');
+    const auth = (merged.gitSync.auth ?? { type: 'none' }) as Obj;
+    const text = JSON.stringify(gitSync);
+    if (auth.type === 'https') {
+      expect(gitSync.env).toEqual(
+        expect.arrayContaining([{ name: 'GITSYNC_PASSWORD', valueFrom: { secretKeyRef: { name: auth.existingSecret, key: 'password' } } }]),
+      );
+    }
+    if (auth.type === 'ssh') {
+      expect(arg(gitSync, 'ssh-key-file')).toBe('/etc/git-secret/ssh');
+      expect((pod.volumes as Obj[]).find((item) => item.name === 'git-secret')?.secret.secretName).toBe(auth.existingSecret);
+    }
+    expect(text).not.toMatch(/password=|token=/i);
+  });
+
+  it('keeps state on a claim when persistence is on, and warns in NOTES when it is not', () => {
+    const state = (pod.volumes as Obj[]).find((item) => item.name === 'state');
+    const persistence = ((input.state as Obj | undefined)?.persistence ?? {}) as Obj;
+    if (persistence.enabled) {
+      expect(state?.persistentVolumeClaim?.claimName).toBeDefined();
+      if (!persistence.existingClaim) expect(rendered.get('PersistentVolumeClaim').metadata.name).toBe(state?.persistentVolumeClaim.claimName);
+      expect(rendered.notes).not.toContain('WARNING');
+    } else {
+      expect(state?.emptyDir).toEqual({});
+      expect(rendered.notes).toContain('WARNING: the state file is on an emptyDir');
+    }
+  });
+});
+
+describe('chart options', () => {
+  it('full values: ServiceMonitor on the metrics port, overrides applied', () => {
+    const rendered = render(valuesFile('test/helm/values-full.yaml'));
+    const monitor = rendered.get('ServiceMonitor');
+    expect(monitor.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '15s', scrapeTimeout: '5s' }]);
+    expect(monitor.metadata.labels.release).toBe('kube-prometheus-stack');
+    const stacksync = container(podOf(rendered.get('Deployment')), 'stacksync');
+    expect(stacksync.image).toBe('registry.example.com/platform/stacksync:0.1.0');
+    expect(stacksync.args).toEqual(expect.arrayContaining(['--dry-run', '--log-level=debug', '--manifests=/git/head/clusters/prod/stacksync']));
+    expect(rendered.get('ServiceAccount').metadata.name).toBe('stacksync-sa');
+  });
+
+  it('job mode: one `apply` as a post-install/upgrade hook, git-sync cloning once, no Service', () => {
+    const rendered = render(valuesFile('test/helm/values-job.yaml'));
+    expect(rendered.kinds).not.toContain('Deployment');
+    expect(rendered.kinds).not.toContain('Service');
+    const job = rendered.get('Job');
+    expect(job.metadata.annotations['helm.sh/hook']).toBe('post-install,post-upgrade');
+    const pod = podOf(job);
+    expect(pod.restartPolicy).toBe('Never');
+    const stacksync = container(pod, 'stacksync');
+    expect(stacksync.args[0]).toBe('apply');
+    expect(stacksync.args).toContain('--prune');
+    expect(stacksync.livenessProbe).toBeUndefined();
+    expect(container(pod, 'git-sync-init').args).toContain('--one-time');
+    expect(pod.volumes.find((volume: Obj) => volume.name === 'state').persistentVolumeClaim.claimName).toBe('stacksync-state');
+    expect(rendered.find('PersistentVolumeClaim')).toBeUndefined();
+  });
+
+  it('the defaults alone refuse to render, naming what is missing', () => {
+    expect(() => render({})).toThrow(/config\.targets is empty/);
+    const targets = valuesFile('test/helm/values-minimal.yaml').config as Obj;
+    expect(() => render({ config: targets })).toThrow(/gitSync\.repo is required/);
+    expect(() => render({ config: targets })).toThrow(TemplateError);
+  });
+
+  it('values.yaml documents every top-level key it has', () => {
+    const text = readFileSync(join(CHART, 'values.yaml'), 'utf8');
+    const lines = text.split('\n');
+    for (const key of Object.keys(parse(text) as Obj)) {
+      const at = lines.findIndex((line) => line.startsWith(`${key}:`));
+      const before = lines.slice(Math.max(0, at - 3), at).join('\n');
+      expect(before, key).toMatch(/#/);
+    }
+  });
+});
+
+/** A helm binary: STACKSYNC_TEST_HELM, else `helm` on PATH; undefined when there is none. */
+function findHelm(): string | undefined {
+  const candidates = [process.env['STACKSYNC_TEST_HELM'], ...(process.env['PATH'] ?? '').split(delimiter).map((dir) => join(dir, 'helm'))];
+  return candidates.find((path): path is string => {
+    if (!path) return false;
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+const helm = findHelm();
+const VALUES_FILES = ['test/helm/values-minimal.yaml', 'test/helm/values-full.yaml', 'test/helm/values-job.yaml', 'examples/helm/git-sync-values.yaml'];
+
+describe.skipIf(!helm)(`with a helm binary (${helm ?? 'none on PATH; set STACKSYNC_TEST_HELM to use one'})`, () => {
+  it.each(VALUES_FILES)('helm lint passes with %s', async (file) => {
+    const { stdout } = await exec(helm as string, ['lint', CHART, '--strict', '-f', join(ROOT, file)]);
+    expect(stdout).toContain('0 chart(s) failed');
+  });
+
+  it.each(VALUES_FILES)('helm template gives the same objects as test/helm/render.ts for %s', async (file) => {
+    const { stdout } = await exec(helm as string, ['template', RELEASE.name, CHART, '--namespace', RELEASE.namespace, '-f', join(ROOT, file)]);
+    const key = (object: Obj): string => `${object.kind as string}/${object.metadata.name as string}`;
+    const byKey = (objects: Obj[]) => Object.fromEntries(objects.map((object) => [key(object), object]));
+    expect(byKey(render(valuesFile(file)).objects)).toEqual(byKey(toObjects([stdout])));
+  });
+});
