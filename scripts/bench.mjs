@@ -1,93 +1,91 @@
-// Benchmark placeholder (`npm run bench`, runs against dist/ after the build): seeds the emulator
-// on loopback with 1,000 dashboards (4 tiles each) and 3,000 alerts per variant through the API,
-// then times one full read with the client and counts the HTTP calls it took.
-// Bounded: loopback only, and the whole run is abandoned after BENCH_DEADLINE_MS.
-import { performance } from 'node:perf_hooks';
-import { createApi } from '../dist/api/index.js';
-import { DEFAULT_SEED_IDS as IDS, startEmulator } from '../dist/emulator/index.js';
+// The benchmark (`npm run bench` = build, then this): measures stacksync against the emulator on
+// loopback and prints every figure; the full run also writes BENCHMARKS.md (machine, Node
+// version, date, figures, and the goals they meet or miss). BENCH_QUICK=1 runs smaller sizes to
+// try it out and writes nothing (unless BENCH_OUTPUT=FILE). Sections:
+//   client full read · plan cost vs size · in-sync cost · daemon memory · apply under a rate
+//   limit · HTTP floor · watch latency
+// The daemon sections run when this build has `stacksync run`; otherwise they say "pending".
+// Bounded: every child has a deadline, and the whole run gives up after BENCH_DEADLINE_MS.
+import { writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { clientFullRead } from './bench/client-read.mjs';
+import { httpFloor } from './bench/http-floor.mjs';
+import { hasDaemon, machine } from './bench/lib.mjs';
+import { daemonMemory } from './bench/memory.mjs';
+import { planAtSize } from './bench/plan-size.mjs';
+import { rateLimitRuns } from './bench/rate-limit.mjs';
+import { renderMarkdown } from './bench/report.mjs';
+import { watchLatency } from './bench/watch.mjs';
 
-const DASHBOARDS = 1000;
-const TILES_PER_DASHBOARD = 4;
-const ALERTS = 3000;
-const BENCH_DEADLINE_MS = 300_000;
-/** Seeding goes as fast as loopback allows; the emulator runs without a rate limit here. */
-const SEED_RATE = { requests: 1_000_000, perSeconds: 1, concurrency: 32 };
-/** Calls a full read must take: managed pipes + dashboards + alerts; self-hosted dashboards + 3 alert pages. */
-const EXPECTED_CALLS = { managed: 3, 'self-hosted': 4 };
+const QUICK = process.env.BENCH_QUICK === '1';
+const BENCH_DEADLINE_MS = QUICK ? 300_000 : 1_200_000;
+/** Where the report goes; a quick run writes one only when BENCH_OUTPUT names a file. */
+const OUTPUT = process.env.BENCH_OUTPUT ?? (QUICK ? undefined : fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)));
 
-function connection(url, variant, rateLimit) {
-  if (variant === 'managed') {
-    return {
-      name: 'bench-managed', variant, baseUrl: url, organizationId: IDS.organizationId, serviceId: IDS.serviceId,
-      credentials: { variant, keyId: IDS.keyId, keySecret: IDS.keySecret }, rateLimit,
-    };
-  }
-  return { name: 'bench-selfhosted', variant, baseUrl: url, credentials: { variant, token: IDS.token }, rateLimit };
-}
+/** What each section runs; the full profile is the one BENCHMARKS.md reports. */
+export const PROFILE = QUICK
+  ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], rate: { changes: 40, limit: 10 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, watch: { size: 100, edits: 10 }, memory: { resyncs: 3, warmup: 2 } }
+  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], rate: { changes: 300, limit: 10 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, watch: { size: 100, edits: 50 }, memory: { resyncs: 12, warmup: 3 } };
 
-function dashboardBody(index) {
-  const tiles = Array.from({ length: TILES_PER_DASHBOARD }, (_, tile) => ({
-    name: `tile-${tile}`, x: (tile % 4) * 6, y: Math.floor(tile / 4) * 4, w: 6, h: 4,
-    series: [{ type: 'time', dataSource: 'events', aggFn: 'count', where: `service:svc-${index}` }],
-  }));
-  return { name: `bench-${String(index).padStart(4, '0')}`, tags: ['bench'], tiles };
-}
+const log = (line) => console.log(line);
 
-function alertBody(dashboard, index) {
-  const tile = dashboard.tiles[index % dashboard.tiles.length];
-  return {
-    name: `bench-alert-${index}`, threshold: 100 + index, thresholdType: 'above', interval: '5m', source: 'tile',
-    channel: { type: 'webhook', webhookId: 'bench-hook' }, dashboardId: dashboard.id, tileId: tile.id,
-  };
-}
-
-async function seed(url, variant) {
-  const api = createApi(connection(url, variant, SEED_RATE));
+async function section(results, name, title, body) {
+  log(`\n${title}`);
+  const started = Date.now();
   try {
-    const started = performance.now();
-    const dashboards = await Promise.all(Array.from({ length: DASHBOARDS }, (_, index) => api.createDashboard(dashboardBody(index))));
-    await Promise.all(Array.from({ length: ALERTS }, (_, index) => api.createAlert(alertBody(dashboards[index % dashboards.length], index))));
-    return performance.now() - started;
-  } finally {
-    await api.close();
+    results.sections[name] = await body();
+  } catch (error) {
+    results.sections[name] = { error: error instanceof Error ? error.message : String(error) };
+    results.failed = true;
+    log(`  FAILED: ${results.sections[name].error.split('\n')[0]}`);
   }
-}
-
-async function fullRead(url, variant) {
-  let calls = 0;
-  const api = createApi(connection(url, variant, SEED_RATE), { hooks: { onRequest: () => { calls += 1; } } });
-  try {
-    await fetch(`${url}/_emulator/reset`, { method: 'POST' });
-    const started = performance.now();
-    const live = await api.readLiveState();
-    const wallMs = performance.now() - started;
-    const server = await (await fetch(`${url}/_emulator/stats`)).json();
-    return { live, calls, serverCalls: server.total, wallMs };
-  } finally {
-    await api.close();
-  }
+  log(`  (${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }
 
 async function main() {
-  const emulator = await startEmulator({ host: '127.0.0.1', port: 0 });
-  let failed = false;
-  try {
-    for (const variant of ['self-hosted', 'managed']) {
-      const seedMs = await seed(emulator.url, variant);
-      const { live, calls, serverCalls, wallMs } = await fullRead(emulator.url, variant);
-      const ok = calls === EXPECTED_CALLS[variant] && serverCalls === calls && live.alerts.length === ALERTS && live.dashboards.length === DASHBOARDS;
-      failed ||= !ok;
-      console.log(
-        `${variant.padEnd(11)} full read: ${calls} HTTP calls (server saw ${serverCalls}, expected ${EXPECTED_CALLS[variant]}), ` +
-          `${live.dashboards.length} dashboards, ${live.alerts.length} alerts, ${live.pipes.length} pipes in ${wallMs.toFixed(0)} ms ` +
-          `(seeded ${DASHBOARDS} dashboards + ${ALERTS} alerts in ${(seedMs / 1000).toFixed(1)} s)${ok ? '' : '  <-- UNEXPECTED'}`,
-      );
+  const results = { machine: machine(), quick: QUICK, profile: PROFILE, sections: {}, failed: false };
+  const m = results.machine;
+  log(`stacksync benchmark${QUICK ? ' (quick)' : ''}: ${m.cpu}, ${m.cores} cores, ${m.memory}, Node ${m.node}, ${m.date}`);
+  const daemon = await hasDaemon(process.cwd());
+
+  await section(results, 'clientRead', 'Client full read', () => clientFullRead(PROFILE.clientRead, log));
+
+  let largest;
+  await section(results, 'planSize', 'Plan cost vs size (and the in-sync cost)', async () => {
+    const rows = [];
+    for (const size of PROFILE.sizes) {
+      const { figures, world } = await planAtSize(size, log);
+      rows.push(figures);
+      if (size === Math.max(...PROFILE.sizes)) largest = world;
+      else await world.close();
     }
-  } finally {
-    await emulator.close();
+    return rows;
+  });
+
+  await section(results, 'memory', 'Daemon memory', async () => {
+    if (!daemon) return { pending: 'daemon not built' };
+    if (!largest) throw new Error('no applied world from the plan section');
+    return daemonMemory(largest, PROFILE.memory, log);
+  });
+  await largest?.close();
+
+  await section(results, 'rateLimit', 'Apply under a rate limit', () => rateLimitRuns(PROFILE.rate, log));
+  await section(results, 'httpFloor', 'HTTP floor', () => httpFloor(PROFILE.floor, log));
+  await section(results, 'watch', 'Watch latency', async () => {
+    if (!daemon) return { pending: 'daemon not built' };
+    return watchLatency(PROFILE.watch, log);
+  });
+  if (!daemon) log('\npending: daemon not built (watch latency and daemon memory need `stacksync run`)');
+
+  const markdown = renderMarkdown(results);
+  if (!OUTPUT) log('\nquick run: BENCHMARKS.md left as it is (run without BENCH_QUICK to write it, or set BENCH_OUTPUT)');
+  else {
+    await writeFile(OUTPUT, markdown);
+    log(`\nwrote ${OUTPUT}`);
   }
-  console.log('Next: the benchmark issue adds plan/apply timings at this size, paced runs at the default rate limits, and a regression budget.');
-  if (failed) process.exitCode = 1;
+  const verdicts = markdown.split('\n').filter((line) => line.startsWith('- **')).join('\n');
+  if (verdicts) log(`\n${verdicts}`);
+  if (results.failed) process.exitCode = 1;
 }
 
 const deadline = setTimeout(() => {
@@ -97,6 +95,6 @@ const deadline = setTimeout(() => {
 deadline.unref();
 
 main().catch((error) => {
-  console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`bench failed: ${error instanceof Error ? error.stack : String(error)}`);
   process.exitCode = 1;
 });

@@ -1,0 +1,225 @@
+// BENCHMARKS.md from the figures of one run: the machine, a verdict per goal, a table per
+// section, and what limits each figure. Goals missed are stated as missed, in the summary too.
+
+const s = (ms) => (ms / 1000).toFixed(2);
+const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
+const n = (value) => value.toLocaleString('en-US');
+const ratio = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
+
+function verdict(ok, text) {
+  return `- **${ok ? 'Meets' : 'Short of'}:** ${text}`;
+}
+
+function failedOrPending(figures) {
+  if (!figures) return 'not run';
+  if (figures.error) return `failed: ${figures.error.split('\n')[0]}`;
+  if (figures.pending) return `pending: ${figures.pending}`;
+  return undefined;
+}
+
+function summary(sections) {
+  const lines = [];
+  const plan = sections.planSize;
+  if (Array.isArray(plan)) {
+    const ratios = plan.flatMap((row) => [row.initial.calls / row.floor, row.inSyncPlan.calls / row.floor]);
+    lines.push(verdict(ratios.every((value) => value === 1), `plan HTTP calls ÷ floor = ${ratios.map(ratio).join(', ')} (must be 1.0 at every size, first plan and in-sync plan).`));
+    const last = plan[plan.length - 1];
+    lines.push(verdict(last.inSyncApply.writes === 0 && last.inSyncApply.calls === last.floor, `in-sync re-apply at ${n(last.resources)} resources: ${last.inSyncApply.writes} writes, ${last.inSyncApply.calls} calls for a floor of ${last.floor}, ${s(last.inSyncApply.wallMs)} s.`));
+  }
+  const rate = sections.rateLimit;
+  if (rate?.matched) {
+    lines.push(verdict(rate.matched.ratio >= 0.95, `writes/s ÷ limit with the target configured to the limit = ${ratio(rate.matched.ratio)} (goal ≥ 0.95).`));
+    lines.push(verdict(rate.matched.throttled === 0, `429s received when configured to the limit = ${rate.matched.throttled} (goal 0).`));
+    lines.push(verdict(rate.above.missing === 0 && rate.above.duplicates === 0 && rate.above.exit === 0, `configured at 2 × the limit: recovers at ${ratio(rate.above.ratio)} of the limit through ${rate.above.throttled} × 429, ${rate.above.missing} lost, ${rate.above.duplicates} duplicated.`));
+  }
+  const floor = sections.httpFloor;
+  if (floor?.ratio) {
+    lines.push(verdict(floor.ratio <= 1.2, `stacksync apply ÷ HTTP floor = ${ratio(floor.ratio)} for the whole command (goal ≤ 1.2); its apply phase alone is ${ratio(floor.phaseRatio)}.`));
+  }
+  const watch = sections.watch;
+  lines.push(watch?.p50 === undefined ? `- **Pending:** watch latency (${failedOrPending(watch)}).` : `- **Measured:** watch latency p50 ${watch.p50.toFixed(0)} ms, p99 ${watch.p99.toFixed(0)} ms, debounce included (no goal set).`);
+  const memory = sections.memory;
+  if (memory?.steadyRss === undefined) lines.push(`- **Pending:** daemon memory (${failedOrPending(memory)}).`);
+  else {
+    const growth = memory.rssGrowth / memory.steadyRss;
+    lines.push(verdict(growth < 0.1, `daemon RSS at ${n(memory.resources)} resources: ${mib(memory.steadyRss)} MB steady, ${mib(memory.afterRss)} MB after ${memory.resyncs} resyncs (${(growth * 100).toFixed(1)} % growth; goal: no growth, < 10 % taken as noise).`));
+  }
+  return lines.join('\n');
+}
+
+function planSection(rows) {
+  const problem = failedOrPending(Array.isArray(rows) ? {} : rows);
+  if (problem) return problem;
+  const header = [
+    '| resources | plan, all to create | peak RSS | calls ÷ floor | apply | writes | apply phase writes/s | in-sync plan | peak RSS | calls ÷ floor | in-sync apply | writes |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const body = rows.map(
+    (row) =>
+      `| ${n(row.resources)} | ${s(row.initial.wallMs)} s | ${mib(row.initial.rssBytes)} MB | ${row.initial.calls} ÷ ${row.floor} = ${ratio(row.initial.calls / row.floor)} | ${s(row.apply.wallMs)} s | ${n(row.apply.writes)} | ${n(Math.round(row.apply.writes / row.apply.applySeconds))} | ${s(row.inSyncPlan.wallMs)} s | ${mib(row.inSyncPlan.rssBytes)} MB | ${row.inSyncPlan.calls} ÷ ${row.floor} = ${ratio(row.inSyncPlan.calls / row.floor)} | ${s(row.inSyncApply.wallMs)} s | ${row.inSyncApply.writes} |`,
+  );
+  return [...header, ...body].join('\n');
+}
+
+function rateSection(rate, profile) {
+  const problem = failedOrPending(rate);
+  if (problem) return problem;
+  const row = (label, r) => `| ${label} | ${r.configured}/s | ${r.writesPerSecond.toFixed(2)} | ${ratio(r.ratio)} | ${r.throttled} | ${r.missing} | ${r.duplicates} | ${r.exit} | ${r.applySeconds.toFixed(1)} s |`;
+  return [
+    `${profile.rate.changes} dashboard creates on the managed target; emulator \`--rate-limit ${profile.rate.limit}\` (per credential per second).`,
+    '',
+    '| target configured | pace | writes/s | ÷ limit | 429s | lost | duplicates | exit | apply phase |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    row('to the limit', rate.matched),
+    row('above the limit', rate.above),
+  ].join('\n');
+}
+
+function floorSection(floor) {
+  const problem = failedOrPending(floor);
+  if (problem) return problem;
+  return [
+    `${n(floor.writes)} dashboard creates at concurrency ${floor.concurrency}, no rate limit, median of ${floor.repeats} runs, each on a fresh emulator (child process).`,
+    '',
+    '| | wall | ÷ floor |',
+    '|---|---:|---:|',
+    `| bare undici loop (the floor) | ${s(floor.floorMs)} s | 1.00 |`,
+    `| \`stacksync apply\`, whole command | ${s(floor.stacksyncMs)} s | ${ratio(floor.ratio)} |`,
+    `| … of which its apply phase | ${s(floor.applyPhaseMs)} s | ${ratio(floor.phaseRatio)} |`,
+    `| … of which process start (\`stacksync --version\`) | ${s(floor.processStartMs)} s | |`,
+  ].join('\n');
+}
+
+function watchSection(watch) {
+  const problem = failedOrPending(watch);
+  if (problem) return problem;
+  const d = watch.debounceMs;
+  return [
+    `${watch.edits} edits, one at a time, of a dashboard file in a workspace of ${n(watch.size)} resources; from the file saved to the write answered by the emulator.`,
+    '',
+    '| | p50 | p99 | max |',
+    '|---|---:|---:|---:|',
+    `| debounce (${d} ms) included | ${watch.p50.toFixed(0)} ms | ${watch.p99.toFixed(0)} ms | ${watch.max.toFixed(0)} ms |`,
+    `| debounce excluded | ${(watch.p50 - d).toFixed(0)} ms | ${(watch.p99 - d).toFixed(0)} ms | ${(watch.max - d).toFixed(0)} ms |`,
+  ].join('\n');
+}
+
+function memorySection(memory) {
+  const problem = failedOrPending(memory);
+  if (problem) return problem;
+  return [
+    `\`stacksync run\` holding ${n(memory.resources)} resources, \`sync.interval: 1s\` so resyncs run back to back; ${memory.resyncs} resyncs per target in ${memory.minutes.toFixed(1)} min (an hour at the default 5 m interval is 12). From the daemon's /metrics.`,
+    '',
+    '| | RSS | heap used |',
+    '|---|---:|---:|',
+    `| steady (after the first syncs) | ${mib(memory.steadyRss)} MB | ${mib(memory.steadyHeap)} MB |`,
+    `| after ${memory.resyncs} resyncs | ${mib(memory.afterRss)} MB | ${mib(memory.afterHeap)} MB |`,
+    `| highest RSS seen | ${mib(memory.maxRss)} MB | |`,
+    '',
+    `Writes during the resyncs: ${memory.writes} (nothing had changed).`,
+  ].join('\n');
+}
+
+function clientSection(rows, profile) {
+  const problem = failedOrPending(Array.isArray(rows) ? {} : rows);
+  if (problem) return problem;
+  return [
+    `The API client alone (\`readLiveState\`), after seeding ${n(profile.clientRead.dashboards)} dashboards of 4 tiles and ${n(profile.clientRead.alerts)} alerts per variant through the API.`,
+    '',
+    '| variant | HTTP calls | expected | dashboards | alerts | pipes | full read | seeding |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row.variant} | ${row.calls} | ${row.expected} | ${n(row.dashboards)} | ${n(row.alerts)} | ${row.pipes} | ${row.wallMs.toFixed(0)} ms | ${(row.seedMs / 1000).toFixed(1)} s |`),
+  ].join('\n');
+}
+
+export function renderMarkdown(results) {
+  const { machine: m, sections, profile } = results;
+  return `# Benchmarks
+
+Measured by \`npm run bench\` (\`scripts/bench.mjs\`; fixtures from \`scripts/gen-fixtures.mjs\`, generated at run
+time) against the emulator on loopback, with the built CLI as a child process, as a user runs it.
+These figures are from one run; rerun to get yours.
+
+| machine | |
+|---|---|
+| CPU | ${m.cpu} |
+| cores | ${m.cores} |
+| memory | ${m.memory} |
+| Node | ${m.node} (${m.platform}) |
+| date | ${m.date} |
+
+## Goals
+
+${summary(sections)}
+
+## Plan cost vs size, and the in-sync cost
+
+Fixtures: 8 % pipes of every source kind (seeded, each manifest changes one setting; kafka ones carry
+credentials from env), the rest dashboards of 4 tiles with 3 alerts each, half on the managed target,
+half on the self-hosted one. The floor of HTTP calls for one plan is one list per collection: managed
+pipes, dashboards and alerts, self-hosted dashboards, and one page per 1,000 self-hosted alerts.
+Wall time is spawn to exit of \`node dist/cli.js …\`; peak RSS is the child's maxRSS (getrusage).
+
+${planSection(sections.planSize)}
+
+${NOTES.plan}
+
+## Daemon memory
+
+${memorySection(sections.memory)}
+
+${NOTES.memory}
+
+## Apply under a rate limit
+
+${rateSection(sections.rateLimit, profile)}
+
+${NOTES.rate}
+
+## HTTP floor
+
+${floorSection(sections.httpFloor)}
+
+${NOTES.floor}
+
+## Watch latency
+
+${watchSection(sections.watch)}
+
+${NOTES.watch}
+
+## Client full read
+
+${clientSection(sections.clientRead, profile)}
+`;
+}
+
+/** What limits each figure: from profiles of these runs (see each note), kept with the figures. */
+const NOTES = {
+  plan: `**What limits it.** Up to 1,000 resources a plan is mostly process start: loading the CLI's modules
+(commander, ajv and its compiled schemas, yaml, undici, pino, prom-client) takes about 0.5–1 s of the
+wall time on this machine before any work. Beyond that, parsing and validating the manifests and
+reading the live lists grow linearly; calls stay at the floor at every size. The first apply is
+dominated, at 10,000 resources, by the state file: after every completed write the store copies the
+target's inventory map (\`withEntry\`), deep-freezes it, and rewrites the whole file
+(\`JSON.stringify\` of all entries, fsync, rename); coalescing helps, but the work per write grows
+with the inventory, so the apply is quadratic overall. A CPU profile of the 10,000 apply attributed
+about two thirds of its CPU time to those three functions (\`state/store.ts\` \`#startWrite\`,
+\`deepFreeze\`, \`state/inventory.ts\` \`withEntry\`).`,
+  memory: `**What limits it.** The daemon keeps the desired model, the last live state and the status of every
+resource; its RSS is that plus Node's baseline. Heap samples are taken whenever a resync has just
+finished, not after a forced GC, so they move by a few MB from sample to sample.`,
+  rate: `**What limits it.** The client paces itself with the configured budget and shares it between the
+plan's list reads and the writes. Configured above the emulator's limit, the excess comes back as
+429s with \`Retry-After\`; each costs a wasted round trip and a wait, and the retry budget bounds how
+long one write keeps trying.`,
+  floor: `**What limits it.** The floor is only the round trips. The whole command adds process start (see
+the row above), loading and validating the manifests, the live read and the plan, then per write a
+state-file update (write, fsync, rename), which with ${'`'}concurrency${'`'} writes in flight are
+coalesced. For a few thousand writes the fixed costs are a large share of the total; compare the
+apply phase alone for the per-write overhead.`,
+  watch: `**What limits it.** The debounce (a quiet period, so a checkout of many files is one sync) and then
+one full sync: re-reading every manifest, one list call per collection, the plan, and the write. The
+sync part grows with the number of resources, since the daemon re-reads everything (level-based), not
+only the file that changed.`,
+};
