@@ -250,6 +250,18 @@ describe('stacksync plan against the emulator', () => {
     });
   });
 
+  it('an API failure on one target (a wrong token) exits 1 and still plans the other target', async () => {
+    const wrong = 'wrong-token-5b1d9e7c';
+    const result = await workspace.run(['plan', '--output', 'json', '--detailed-exitcode'], { env: { STACKSYNC_TOKEN: wrong } });
+    expect(result.code, describeRun(result)).toBe(1);
+    const plan = parseJsonOutput(result);
+    expect(plan.errors).toHaveLength(1);
+    expect(plan.errors[0]).toMatchObject({ target: 'local-selfhosted', code: 'E_API_AUTH' });
+    expect(plan.changes.some((change) => change.target === 'local')).toBe(true);
+    expect(plan.changes.some((change) => change.target === 'local-selfhosted')).toBe(false);
+    expect(result.stdout + result.stderr).not.toContain(wrong);
+  });
+
   describe('a broken manifest', () => {
     const BROKEN = documents([
       dashboardYaml({ key: 'broken', target: 'local', tiles: [{ name: 'wide', w: 99 }] }),
