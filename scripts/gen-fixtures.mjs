@@ -28,9 +28,12 @@ export function countsForSize(size) {
   return { pipes, dashboards, alertsPerDashboard: 3, total: pipes + dashboards * 4 };
 }
 
-/** Collections a full read lists, and so the floor of HTTP calls for one plan. */
-export function readFloor(counts) {
-  const selfHostedAlerts = selfHostedDashboards(counts) * counts.alertsPerDashboard;
+/**
+ * Collections a full read lists, and so the floor of HTTP calls for one plan. Alert pages depend
+ * on what is live: before the first apply (`applied: false`) there are none.
+ */
+export function readFloor(counts, { applied = true } = {}) {
+  const selfHostedAlerts = applied ? selfHostedDashboards(counts) * counts.alertsPerDashboard : 0;
   // managed: pipes, dashboards, alerts; self-hosted: dashboards and 1,000 alerts per page.
   return 3 + 1 + Math.max(1, Math.ceil(selfHostedAlerts / 1000));
 }
@@ -125,7 +128,7 @@ spec:
   return docs.join('---\n');
 }
 
-function configText(url, rateLimit, sync) {
+function configText(url, rateLimit, sync, statePath) {
   const rate = `    rateLimit: ${JSON.stringify(rateLimit)}\n`;
   return `targets:
   - name: local
@@ -143,15 +146,15 @@ ${rate}  - name: local-selfhosted
       token: { fromEnv: STACKSYNC_TOKEN }
 ${rate}defaultTarget: local
 sync: ${JSON.stringify(sync)}
-`;
+${statePath ? `state: ${statePath}\n` : ''}`;
 }
 
 /**
  * Writes a workspace into `dir`. `counts` from `countsForSize`, or any
  * `{ pipes, dashboards, alertsPerDashboard, selfHosted }`; `tag` varies every dashboard (a changed
- * tag turns each into an update).
+ * tag turns each into an update); `statePath` moves the state file (default .stacksync/state.json).
  */
-export async function writeFixtures({ dir, url, counts, tag = 'v1', rateLimit = { requests: 100_000, perSeconds: 1, concurrency: 8 }, sync = {} }) {
+export async function writeFixtures({ dir, url, counts, tag = 'v1', rateLimit = { requests: 100_000, perSeconds: 1, concurrency: 8 }, sync = {}, statePath }) {
   const files = new Map();
   for (let start = 0; start < counts.pipes; start += 50) {
     const docs = [];
@@ -164,7 +167,7 @@ export async function writeFixtures({ dir, url, counts, tag = 'v1', rateLimit = 
     const folder = target === 'local' ? 'managed' : 'selfhosted';
     files.set(`manifests/${folder}/d-${String(index).padStart(5, '0')}.yaml`, dashboardFile(index, target, tag, counts.alertsPerDashboard));
   }
-  files.set('config/stacksync.yaml', configText(url, rateLimit, sync));
+  files.set('config/stacksync.yaml', configText(url, rateLimit, sync, statePath));
   files.set('seed.json', JSON.stringify(seedFor(counts)));
   await Promise.all(
     [...files].map(async ([path, text]) => {

@@ -4,6 +4,7 @@
 //       live read, the plan, the writes, a state-file write per completed write).
 // Each against a fresh emulator child. Reports stacksync ÷ floor for the whole run and for its
 // apply phase alone, and the process start on its own, so it is clear what dominates.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,12 +65,27 @@ async function withEmulator(counts, body) {
   }
 }
 
+/** tmpfs, where fsync costs next to nothing: shows what durable state writes cost on this disk. */
+const TMPFS = '/dev/shm';
+
+async function stacksyncApply(counts, concurrency, statePath) {
+  return withEmulator(counts, async (emulator, dir) => {
+    await writeFixtures({ dir, url: emulator.url, counts, rateLimit: { requests: 1_000_000, perSeconds: 1, concurrency }, ...(statePath ? { statePath } : {}) });
+    const result = await runCli(dir, ['apply']);
+    const server = await stats(emulator.url);
+    if (result.code !== 0 || server.writes !== counts.dashboards) throw new Error(`stacksync apply: exit ${result.code}, ${server.writes} writes\n${result.stderr.slice(-2000)}`);
+    return { wallMs: result.wallMs, phaseMs: applySeconds(result.stderr, 'local') * 1000 };
+  });
+}
+
 export async function httpFloor({ writes, concurrency, repeats }, log) {
   const counts = { pipes: 0, dashboards: writes, alertsPerDashboard: 0, selfHosted: false, total: writes };
   const floor = [];
   const total = [];
   const phase = [];
   const start = [];
+  const tmpfsPhase = [];
+  const tmpfsTotal = [];
   for (let round = 0; round < repeats; round++) {
     floor.push(
       await withEmulator(counts, async (emulator) => {
@@ -78,16 +94,20 @@ export async function httpFloor({ writes, concurrency, repeats }, log) {
         return run.wallMs;
       }),
     );
-    await withEmulator(counts, async (emulator, dir) => {
-      await writeFixtures({ dir, url: emulator.url, counts, rateLimit: { requests: 1_000_000, perSeconds: 1, concurrency } });
-      const startup = await runCli(dir, ['--version']);
-      const result = await runCli(dir, ['apply']);
-      const server = await stats(emulator.url);
-      if (result.code !== 0 || server.writes !== writes) throw new Error(`stacksync apply: exit ${result.code}, ${server.writes} writes\n${result.stderr.slice(-2000)}`);
-      start.push(startup.wallMs);
-      total.push(result.wallMs);
-      phase.push(applySeconds(result.stderr, 'local') * 1000);
-    });
+    const run = await stacksyncApply(counts, concurrency);
+    total.push(run.wallMs);
+    phase.push(run.phaseMs);
+    start.push((await runCli(tmpdir(), ['--version'])).wallMs);
+    if (existsSync(TMPFS)) {
+      const scratch = await mkdtemp(join(TMPFS, 'stacksync-bench-'));
+      try {
+        const onTmpfs = await stacksyncApply(counts, concurrency, join(scratch, 'state.json'));
+        tmpfsTotal.push(onTmpfs.wallMs);
+        tmpfsPhase.push(onTmpfs.phaseMs);
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    }
   }
   const figures = {
     writes,
@@ -97,9 +117,12 @@ export async function httpFloor({ writes, concurrency, repeats }, log) {
     stacksyncMs: median(total),
     applyPhaseMs: median(phase),
     processStartMs: median(start),
+    tmpfsMs: tmpfsTotal.length ? median(tmpfsTotal) : undefined,
+    tmpfsPhaseMs: tmpfsPhase.length ? median(tmpfsPhase) : undefined,
   };
   figures.ratio = figures.stacksyncMs / figures.floorMs;
   figures.phaseRatio = figures.applyPhaseMs / figures.floorMs;
   log(`  ${writes} creates at concurrency ${concurrency}: floor ${(figures.floorMs / 1000).toFixed(2)} s, stacksync ${(figures.stacksyncMs / 1000).toFixed(2)} s (× ${figures.ratio.toFixed(2)}), its apply phase ${(figures.applyPhaseMs / 1000).toFixed(2)} s (× ${figures.phaseRatio.toFixed(2)}), process start ${(figures.processStartMs / 1000).toFixed(2)} s`);
+  if (figures.tmpfsMs !== undefined) log(`  with the state file on tmpfs: stacksync ${(figures.tmpfsMs / 1000).toFixed(2)} s (× ${(figures.tmpfsMs / figures.floorMs).toFixed(2)}), apply phase ${(figures.tmpfsPhaseMs / 1000).toFixed(2)} s (× ${(figures.tmpfsPhaseMs / figures.floorMs).toFixed(2)})`);
   return figures;
 }

@@ -1,19 +1,36 @@
 // Daemon memory: `stacksync run` over an applied world (10,000 resources in the full run), with
 // sync.interval at its 1 s minimum so periodic resyncs run back to back. RSS and heap come from
-// the daemon's own /metrics (prom-client's process metrics) after each resync; "steady" is after
-// the first few, "after" is once the resyncs of an hour at the default 5 m interval (12) — or more
-// — have run. Growth between them is what a leak would show.
+// the daemon's own /metrics (prom-client's process metrics), sampled twice a second. A resync of
+// 10,000 resources allocates a few hundred MB that the GC then gives back, so single samples swing;
+// what a leak would raise is the trough, so the figures compare the lowest RSS and heap of the
+// first third of the resyncs (after a warm-up) with those of the last third.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { median, metricSum, startDaemon, waitUntil } from './lib.mjs';
 
-/** Completed syncs per target so far. */
-function syncsDone(metrics, targets) {
-  return Math.min(...targets.map((target) => metricSum(metrics, 'stacksync_reconcile_total', { target })));
+const TARGETS = ['local', 'local-selfhosted'];
+
+/** Completed syncs of the target that has done fewest. */
+function syncsDone(metrics) {
+  return Math.min(...TARGETS.map((target) => metricSum(metrics, 'stacksync_reconcile_total', { target })));
 }
 
-function sample(metrics) {
-  return { rss: metricSum(metrics, 'process_resident_memory_bytes'), heap: metricSum(metrics, 'nodejs_heap_size_used_bytes') };
+async function metricsOf(daemon) {
+  try {
+    return (await daemon.get('/metrics')).text;
+  } catch {
+    return undefined;
+  }
+}
+
+function windowFigures(samples) {
+  return {
+    minRss: Math.min(...samples.map((s) => s.rss)),
+    medianRss: median(samples.map((s) => s.rss)),
+    maxRss: Math.max(...samples.map((s) => s.rss)),
+    minHeap: Math.min(...samples.map((s) => s.heap)),
+  };
 }
 
 export async function daemonMemory(world, { resyncs, warmup }, log) {
@@ -21,40 +38,39 @@ export async function daemonMemory(world, { resyncs, warmup }, log) {
   const original = await readFile(configPath, 'utf8');
   await writeFile(configPath, original.replace(/^sync: .*$/m, 'sync: {"interval":"1s"}'));
   const daemon = await startDaemon(world.dir, ['--log-level', 'warn'], { env: world.env });
-  const targets = ['local', 'local-selfhosted'];
   const samples = [];
   try {
-    await waitUntil(async () => (await daemon.get('/readyz')).status === 200, 120_000, 100);
-    let done = 0;
+    await waitUntil(async () => (await daemon.get('/readyz').catch(() => ({ status: 0 }))).status === 200, 180_000, 250);
     const started = Date.now();
-    while (done < warmup + resyncs) {
-      await waitUntil(async () => syncsDone((await daemon.get('/metrics')).text, targets) > done, 120_000, 100);
-      const metrics = (await daemon.get('/metrics')).text;
-      done = syncsDone(metrics, targets);
-      samples.push({ syncs: done, ...sample(metrics) });
+    const deadline = started + 15 * 60_000;
+    for (;;) {
+      const metrics = await metricsOf(daemon);
+      if (metrics) {
+        const syncs = syncsDone(metrics);
+        samples.push({ syncs, rss: metricSum(metrics, 'process_resident_memory_bytes'), heap: metricSum(metrics, 'nodejs_heap_size_used_bytes') });
+        if (syncs >= 1 + warmup + resyncs) break;
+      }
+      if (Date.now() > deadline) throw new Error(`only ${samples.at(-1)?.syncs ?? 0} syncs in 15 min`);
+      await delay(500);
     }
     const minutes = (Date.now() - started) / 60_000;
-    const steady = samples.filter((s) => s.syncs <= warmup + 1).slice(-3);
-    const after = samples.slice(-3);
-    const writes = metricSum((await daemon.get('/metrics')).text, 'stacksync_apply_operations_total');
-    const figures = {
-      resources: world.counts.total,
-      resyncs: done - 1,
-      minutes,
-      steadyRss: median(steady.map((s) => s.rss)),
-      afterRss: median(after.map((s) => s.rss)),
-      steadyHeap: median(steady.map((s) => s.heap)),
-      afterHeap: median(after.map((s) => s.heap)),
-      maxRss: Math.max(...samples.map((s) => s.rss)),
-      writes,
-    };
-    figures.rssGrowth = figures.afterRss - figures.steadyRss;
-    figures.heapGrowth = figures.afterHeap - figures.steadyHeap;
+    const measured = samples.filter((s) => s.syncs > warmup);
+    const third = Math.max(1, Math.floor(resyncs / 3));
+    const first = windowFigures(measured.filter((s) => s.syncs <= warmup + third));
+    const last = windowFigures(measured.filter((s) => s.syncs > warmup + resyncs - third));
+    const final = (await metricsOf(daemon)) ?? '';
+    const writes = ['create', 'update', 'delete'].reduce((sum, action) => sum + metricSum(final, 'stacksync_apply_operations_total', { action }), 0);
+    const figures = { resources: world.counts.total, resyncs, warmup, minutes, first, last, writes, samples: measured.length };
+    figures.rssGrowth = last.minRss - first.minRss;
+    figures.heapGrowth = last.minHeap - first.minHeap;
+    const m = (bytes) => (bytes / 2 ** 20).toFixed(0);
     log(
-      `  ${figures.resources} resources: RSS steady ${(figures.steadyRss / 2 ** 20).toFixed(0)} MB, after ${figures.resyncs} resyncs ${(figures.afterRss / 2 ** 20).toFixed(0)} MB ` +
-        `(heap ${(figures.steadyHeap / 2 ** 20).toFixed(0)} → ${(figures.afterHeap / 2 ** 20).toFixed(0)} MB), ${writes} writes, ${minutes.toFixed(1)} min`,
+      `  ${figures.resources} resources, ${resyncs} resyncs after ${warmup} warm-up, ${minutes.toFixed(1)} min: RSS trough ${m(first.minRss)} → ${m(last.minRss)} MB ` +
+        `(median ${m(first.medianRss)} → ${m(last.medianRss)}, peak ${m(Math.max(first.maxRss, last.maxRss))}), heap trough ${m(first.minHeap)} → ${m(last.minHeap)} MB, ${writes} writes`,
     );
     return figures;
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- daemon output\n${daemon.output().slice(-3000)}`);
   } finally {
     await daemon.stop();
     await writeFile(configPath, original);
