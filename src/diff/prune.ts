@@ -13,9 +13,10 @@ export const PRUNABLE_KINDS = ['Alert', 'Dashboard'] as const satisfies readonly
 export type PrunableKind = (typeof PRUNABLE_KINDS)[number];
 
 /**
- * One `delete` per inventory entry of `kind` whose key no manifest has. An entry whose id is no
- * longer live is left out: there is nothing to delete, and the executor's inventory refresh
- * (which keeps only ids that exist) forgets it.
+ * One `delete` per inventory entry of `kind` whose key no manifest has, and per live resource
+ * named by a pending create intent whose manifest is gone (a create that happened just before a
+ * crash: ours, though the inventory never recorded it). An entry whose id is no longer live is
+ * left out: there is nothing to delete, and `refreshInventory` forgets it.
  */
 export function planDeletes(
   target: string,
@@ -25,26 +26,38 @@ export function planDeletes(
   live: readonly Named[],
 ): Change[] {
   const liveById = new Map(live.map((item) => [item.id, item]));
-  return Object.entries(state.inventory[kind])
+  const inventory = state.inventory[kind];
+  const fromInventory = Object.entries(inventory)
     .filter(([key]) => !desiredKeys.has(key))
-    .sort(([a], [b]) => a.localeCompare(b))
     .flatMap(([key, entry]) => {
       const current = liveById.get(entry.id);
-      if (!current) return [];
-      const change: Change = {
-        target,
-        kind,
-        name: key,
-        action: 'delete',
-        id: entry.id,
-        diff: [],
-        operations: [{ type: kind === 'Alert' ? 'deleteAlert' : 'deleteDashboard', id: entry.id }],
-        dependsOn: [],
-        warnings: [],
-      };
-      if (current.name !== undefined) change.liveName = current.name;
-      return [change];
+      return current ? [deleteChange(target, kind, key, current)] : [];
     });
+  const owned = new Set(Object.values(inventory).map((entry) => entry.id));
+  const fromIntents = state.intents
+    .filter((intent) => intent.kind === kind && !desiredKeys.has(intent.key) && inventory[intent.key] === undefined)
+    .flatMap((intent) => {
+      const matches = live.filter((item) => item.name === intent.name && !owned.has(item.id));
+      // Two unowned resources with the name: which one the crashed create made cannot be told.
+      return matches.length === 1 && matches[0] ? [deleteChange(target, kind, intent.key, matches[0])] : [];
+    });
+  return [...fromInventory, ...fromIntents].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function deleteChange(target: string, kind: PrunableKind, key: string, current: Named): Change {
+  const change: Change = {
+    target,
+    kind,
+    name: key,
+    action: 'delete',
+    id: current.id,
+    diff: [],
+    operations: [{ type: kind === 'Alert' ? 'deleteAlert' : 'deleteDashboard', id: current.id }],
+    dependsOn: [],
+    warnings: [],
+  };
+  if (current.name !== undefined) change.liveName = current.name;
+  return change;
 }
 
 export interface PruneCaps {

@@ -15,7 +15,7 @@ import { loadManifests } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../manifests/model.js';
 import { buildPlan } from '../plan/build.js';
 import type { Change, ChangeResult, Plan, PlanError } from '../plan/model.js';
-import { managedCount } from '../state/inventory.js';
+import { managedCount, refreshInventory } from '../state/inventory.js';
 import type { SecretHasher } from '../state/hmac.js';
 import type { StateStore } from '../state/store.js';
 
@@ -118,6 +118,9 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
   await Promise.all(
     run.targets.map(async (targetRun) => {
       if (targetRun.failed) return;
+      // Forget entries and intents that name nothing live, before the caps count what is managed.
+      const live = targetRun.live;
+      if (live) ctx.store.update(targetRun.target.name, (state) => refreshInventory(state, live));
       const { changes, refused, refusal } = guardDeletes(ctx, targetRun, request.force, emptySnapshot);
       if (refusal) errors.push(refusal);
       const applied = await applyTarget(ctx, targetRun.target, changes, request);

@@ -24,12 +24,32 @@ export function recordAdopted(state: TargetState, kind: Kind, key: string, entry
   return clearIntent(withEntry(state, kind, key, entry), kind, key);
 }
 
-/** Forgets a deleted resource: its inventory entry and the secret hashes kept for it. */
+/** Forgets a deleted resource: its inventory entry, any intent naming it, and the secret hashes kept for it. */
 export function recordDeleted(state: TargetState, kind: Kind, key: string): TargetState {
   const { [key]: _gone, ...rest } = state.inventory[kind];
   const prefix = secretHashKey(kind, key, '');
   const secretHashes = Object.fromEntries(Object.entries(state.secretHashes).filter(([name]) => !name.startsWith(prefix)));
-  return { ...state, inventory: { ...state.inventory, [kind]: rest }, secretHashes };
+  return clearIntent({ ...state, inventory: { ...state.inventory, [kind]: rest }, secretHashes }, kind, key);
+}
+
+/**
+ * Forgets what names nothing live any more: dashboard and alert entries whose id is gone (deleted
+ * in the console, or by the service's cascade), and intents whose create never happened. Without
+ * this, dead entries would inflate the count `maxDeletePercent` is taken of. Pipes are left alone:
+ * a pipe that vanished is an error for a person to see, not something to forget.
+ */
+export function refreshInventory(state: TargetState, live: { dashboards: readonly { id: string; name?: string }[]; alerts: readonly { id: string; name?: string }[] }): TargetState {
+  const liveOf = { Dashboard: live.dashboards, Alert: live.alerts } as const;
+  let next = state;
+  for (const kind of ['Dashboard', 'Alert'] as const) {
+    const ids = new Set(liveOf[kind].map((item) => item.id));
+    for (const [key, entry] of Object.entries(next.inventory[kind])) {
+      if (!ids.has(entry.id)) next = recordDeleted(next, kind, key);
+    }
+  }
+  const names = { Pipe: new Set<string>(), Dashboard: new Set(live.dashboards.map((d) => d.name)), Alert: new Set(live.alerts.map((a) => a.name)) };
+  const intents = next.intents.filter((intent) => names[intent.kind].has(intent.name));
+  return intents.length === next.intents.length ? next : { ...next, intents };
 }
 
 /** Records that a create of `kind/key` is about to be sent; replaces an older intent for it. */

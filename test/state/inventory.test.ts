@@ -9,6 +9,7 @@ import {
   recordCreated,
   recordDeleted,
   recordSecretHashes,
+  refreshInventory,
   secretHash,
 } from '../../src/state/inventory.js';
 import { emptyTargetState, type TargetState } from '../../src/state/model.js';
@@ -66,5 +67,37 @@ describe('inventory transitions', () => {
     expect(managedCount(state)).toBe(2);
     expect(managedCount(state, 'Alert')).toBe(1);
     expect(managedCount(emptyTargetState())).toBe(0);
+  });
+});
+
+describe('refreshInventory', () => {
+  const state = (): TargetState => ({
+    ...emptyTargetState(),
+    inventory: {
+      Pipe: { orders: { id: 'p-gone' } },
+      Dashboard: { live: { id: 'd1', name: 'Live' }, dead: { id: 'd-dead', name: 'Dead' } },
+      Alert: { dead: { id: 'a-dead', name: 'Dead alert' } },
+    },
+    secretHashes: {},
+    intents: [
+      { kind: 'Dashboard', key: 'pending', name: 'Pending', at: '2026-11-21T00:00:00.000Z' },
+      { kind: 'Alert', key: 'never', name: 'Never sent', at: '2026-11-21T00:00:00.000Z' },
+    ],
+  });
+
+  it('forgets dashboard and alert entries whose id is gone, and intents that name nothing live', () => {
+    const next = refreshInventory(state(), { dashboards: [{ id: 'd1', name: 'Live' }, { id: 'd9', name: 'Pending' }], alerts: [] });
+    expect(Object.keys(next.inventory.Dashboard)).toEqual(['live']);
+    expect(next.inventory.Alert).toEqual({});
+    expect(next.intents.map((intent) => intent.key)).toEqual(['pending']);
+  });
+
+  it('leaves pipes alone: a vanished pipe is an error to show, not something to forget', () => {
+    expect(refreshInventory(state(), { dashboards: [], alerts: [] }).inventory.Pipe).toEqual({ orders: { id: 'p-gone' } });
+  });
+
+  it('recordDeleted also clears an intent for the key', () => {
+    const next = recordDeleted({ ...state(), intents: [{ kind: 'Dashboard', key: 'dead', name: 'Dead', at: '2026-11-21T00:00:00.000Z' }] }, 'Dashboard', 'dead');
+    expect(next.intents).toEqual([]);
   });
 });
