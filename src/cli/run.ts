@@ -83,7 +83,7 @@ export const runCommand: CommandFactory = (setExitCode) =>
           await closeAll();
         },
       });
-      if (demo) void whenReady(daemon.ready).then(() => process.stdout.write(embeddedTips(daemon.url ?? '', session.context.manifestsDir)));
+      if (demo) void whenReady(daemon.ready).then(() => process.stdout.write(embeddedTips(daemon.url ?? '', demo.emulator.url, session.context.manifestsDir)));
     });
 
 function whenReady(ready: () => boolean): Promise<void> {
@@ -109,14 +109,14 @@ function embeddedBanner(demo: Embedded, manifestsDir: string): string {
   ].join('\n');
 }
 
-function embeddedTips(httpUrl: string, manifestsDir: string): string {
+function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string): string {
   return [
     '',
     'First sync done. Things to try (this keeps running; Ctrl-C stops it cleanly):',
     `  - edit a file in ${manifestsDir}/ (say, a tile's "w" in a dashboard) and watch it applied within a second`,
     `  - delete an alert manifest: embedded mode prunes, so the alert is deleted`,
     `  - change something behind stacksync's back and see it healed at the next resync (30s):`,
-    `      curl -s -H 'Authorization: Bearer ${EMBEDDED_TOKEN}' <emulator>/api/v2/dashboards`,
+    `      curl -s -H 'Authorization: Bearer ${EMBEDDED_TOKEN}' ${emulatorUrl}/api/v2/dashboards`,
     `  - ${httpUrl}/status   per-resource state      ${httpUrl}/metrics   Prometheus metrics`,
     `  - curl -XPOST ${httpUrl}/-/reload               sync now`,
     '  - npx stacksync plan -c examples/stacksync.yaml  against a separately started `stacksync emulator`',
