@@ -7,6 +7,8 @@
 // The daemon sections run when this build has `stacksync run`; otherwise they say "pending".
 // Bounded: every child has a deadline, and the whole run gives up after BENCH_DEADLINE_MS.
 import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { clientFullRead } from './bench/client-read.mjs';
 import { httpFloor } from './bench/http-floor.mjs';
@@ -77,6 +79,10 @@ async function main() {
   });
   if (!daemon) log('\npending: daemon not built (watch latency and daemon memory need `stacksync run`)');
 
+  // The raw figures, so the report can be rendered again: node scripts/bench/report.mjs FILE
+  const raw = process.env.BENCH_RESULTS ?? join(tmpdir(), 'stacksync-bench-results.json');
+  await writeFile(raw, `${JSON.stringify(results, null, 2)}\n`);
+  log(`\nfigures: ${raw}`);
   const markdown = renderMarkdown(results);
   if (!OUTPUT) log('\nquick run: BENCHMARKS.md left as it is (run without BENCH_QUICK to write it, or set BENCH_OUTPUT)');
   else {

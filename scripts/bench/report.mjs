@@ -1,5 +1,8 @@
 // BENCHMARKS.md from the figures of one run: the machine, a verdict per goal, a table per
 // section, and what limits each figure. Goals missed are stated as missed, in the summary too.
+// `node scripts/bench/report.mjs RESULTS.json [OUT.md]` renders again from a run's saved figures.
+import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 
 const s = (ms) => (ms / 1000).toFixed(2);
 const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
@@ -209,30 +212,56 @@ ${clientSection(sections.clientRead, profile)}
 
 /** What limits each figure: from profiles of these runs (see each note), kept with the figures. */
 const NOTES = {
-  plan: `**What limits it.** Up to 1,000 resources a plan is mostly process start: loading the CLI's modules
-(commander, ajv and its compiled schemas, yaml, undici, pino, prom-client) takes about 0.5–1 s of the
-wall time on this machine before any work. Beyond that, parsing and validating the manifests and
-reading the live lists grow linearly; calls stay at the floor at every size. The first apply is
-dominated, at 10,000 resources, by the state file: after every completed write the store copies the
-target's inventory map (\`withEntry\`), deep-freezes it, and rewrites the whole file
-(\`JSON.stringify\` of all entries, fsync, rename); coalescing helps, but the work per write grows
-with the inventory, so the apply is quadratic overall. A CPU profile of the 10,000 apply attributed
-about two thirds of its CPU time to those three functions (\`state/store.ts\` \`#startWrite\`,
-\`deepFreeze\`, \`state/inventory.ts\` \`withEntry\`).`,
+  plan: `**What limits it.** Calls stay at the floor at every size, so the plan's cost is CPU in the CLI.
+At 100 resources about half of the wall time is process start (module loading: commander, ajv and
+its compiled schemas, yaml, undici, pino, prom-client; see the process start row of the HTTP floor).
+At 10,000 most of it is loading the manifests: \`stacksync validate\` alone (no network) takes about
+4 s there, and a CPU profile puts the YAML parse (documents with line positions, so every error can
+name its line) at nearly half of that; the live read is a few hundred ms and the diff less. The plan
+with everything to create also renders a diff line per new field, which is why it is not cheaper than
+the in-sync plan though it reads less.
+
+The first apply is another matter: it is superlinear (see its writes/s column).
+After every completed write (and before every create, for its intent) the state store copies the
+target's inventory map (\`state/inventory.ts\` \`withEntry\`), deep-freezes it (\`deepFreeze\`) and
+serialises the whole state (\`#startWrite\`: \`JSON.stringify\`, then write, fsync, rename, fsync of
+the directory). Saves are coalesced, but each costs time proportional to the inventory, so the apply
+is quadratic overall; a CPU profile of the 10,000 apply attributed about two thirds of its CPU time to
+those three functions.`,
   memory: `**What limits it.** Between syncs the daemon keeps the desired model, the last live state and the
-status of every resource; during a sync it also holds the parsed manifests, the JSON of every list
-response and the plan, all at once, which is where the peaks come from. The troughs are what stays.`,
+status of every resource; during a sync it also holds the parsed manifests (with their YAML
+documents), the JSON of every list response and the plan, all at once, which is where the peaks come
+from. The troughs are what stays; they did not grow.`,
   rate: `**What limits it.** The client paces itself with the configured budget and shares it between the
-plan's list reads and the writes. Configured above the emulator's limit, the excess comes back as
-429s with \`Retry-After\`; each costs a wasted round trip and a wait, and the retry budget bounds how
-long one write keeps trying.`,
-  floor: `**What limits it.** The floor is only the round trips. The whole command adds process start (see
-the row above), loading and validating the manifests, the live read and the plan, then per write a
-state-file update (write, fsync, rename), which with ${'`'}concurrency${'`'} writes in flight are
-coalesced. For a few thousand writes the fixed costs are a large share of the total; compare the
-apply phase alone for the per-write overhead.`,
-  watch: `**What limits it.** The debounce (a quiet period, so a checkout of many files is one sync) and then
-one full sync: re-reading every manifest, one list call per collection, the plan, and the write. The
-sync part grows with the number of resources, since the daemon re-reads everything (level-based), not
-only the file that changed.`,
+plan's list reads and the writes, so configured to the limit it runs at the limit with no 429.
+Configured above it, the excess comes back as 429s with \`Retry-After\`; each costs a wasted round
+trip and a wait, but the retries fill the budget back up, so throughput stays at the limit and
+nothing is lost. (The writes/s are over the apply phase as stacksync reports it, to 0.1 s.)`,
+  floor: `**What limits it.** Short of the goal, by a wide margin, and not because of HTTP. The floor is only
+the round trips. stacksync adds fixed costs (process start,
+loading the manifests, the live read, the plan: the whole command minus its apply phase) and, per
+write, the state-file work described under the plan figures: every create saves the state twice (the
+intent before the request, the inventory after), each save copying, freezing and serialising an
+inventory that grows with every create, plus two fsyncs. The tmpfs rows separate the two: with fsync
+nearly free the apply phase is still several times the floor, so the CPU spent on the state store
+dominates, and the disk's fsync latency (about 8 ms per atomic write on this VM's disk) is the
+smaller part. Reaching ≤ 1.2 would take an inventory updated in place and a state journal (append one
+line per write, one fsync per batch of writes in flight, compact once at the end of the run) instead
+of rewriting the whole file; the fixed costs would then still be about 1 s per command.`,
+  watch: `**What limits it.** The debounce (a quiet period of 200 ms, so a checkout of many files is one sync),
+then one full sync: re-reading every manifest, one list call per collection, the plan, and the write.
+The sync part grows with the number of resources, since the daemon re-reads everything (level-based),
+not only the file that changed: at 10,000 resources a sync takes several seconds (see the plan
+figures), and so would the latency.`,
 };
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [input, output] = process.argv.slice(2);
+  if (!input) {
+    console.error('usage: node scripts/bench/report.mjs RESULTS.json [OUT.md]');
+    process.exit(2);
+  }
+  const markdown = renderMarkdown(JSON.parse(await readFile(input, 'utf8')));
+  if (output) await writeFile(output, markdown);
+  else process.stdout.write(markdown);
+}
