@@ -27,7 +27,7 @@ const OUTPUT = process.env.BENCH_OUTPUT ?? (QUICK ? undefined : fileURLToPath(ne
 /** What each section runs; the full profile is the one BENCHMARKS.md reports. */
 export const PROFILE = QUICK
   ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], rate: { changes: 40, limit: 10 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, watch: { size: 100, edits: 10 }, memory: { resyncs: 3, warmup: 2 } }
-  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], rate: { changes: 300, limit: 10 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, watch: { size: 100, edits: 50 }, memory: { resyncs: 12, warmup: 3 } };
+  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], rate: { changes: 300, limit: 10 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, watch: { size: 100, edits: 50 }, memory: { resyncs: 12, warmup: 6 } };
 
 const log = (line) => console.log(line);
 

@@ -119,11 +119,14 @@ export async function dump(url) {
   return (await fetch(`${url}/_emulator/dump`)).json();
 }
 
-/** `stacksync run` in `cwd` with its HTTP endpoints on a free port; resolves once /healthz answers. */
-export async function startDaemon(cwd, args = [], { env = {} } = {}) {
+/**
+ * `stacksync run` in `cwd` with its HTTP endpoints on a free port; resolves once /healthz answers.
+ * `nodeArgs` go to node itself (e.g. `--inspect=127.0.0.1:0`).
+ */
+export async function startDaemon(cwd, args = [], { env = {}, nodeArgs = [] } = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = track(spawn(process.execPath, [CLI, 'run', '--listen', `127.0.0.1:${port}`, ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawn(process.execPath, [...nodeArgs, CLI, 'run', '--listen', `127.0.0.1:${port}`, ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   child.stdout.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
   child.stderr.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const s = (ms) => (ms / 1000).toFixed(2);
 const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
+const mib1 = (bytes) => (bytes / 2 ** 20).toFixed(1);
 const n = (value) => value.toLocaleString('en-US');
 const ratio = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
 
@@ -44,12 +45,11 @@ function summary(sections) {
   const memory = sections.memory;
   if (memory?.first === undefined) lines.push(`- **Pending:** daemon memory (${failedOrPending(memory)}).`);
   else {
-    const growth = memory.rssGrowth / memory.first.minRss;
-    const heapGrowth = memory.heapGrowth / memory.first.minHeap;
+    const growth = memory.heapGrowth / memory.first.heap;
     lines.push(
       verdict(
-        growth < 0.1 && heapGrowth < 0.1,
-        `daemon at ${n(memory.resources)} resources: RSS trough ${mib(memory.first.minRss)} → ${mib(memory.last.minRss)} MB and heap trough ${mib(memory.first.minHeap)} → ${mib(memory.last.minHeap)} MB over ${memory.resyncs} resyncs (goal: no growth; under 10 % is taken as noise).`,
+        growth < 0.05,
+        `daemon at ${n(memory.resources)} resources: heap after a forced GC ${mib1(memory.first.heap)} → ${mib1(memory.last.heap)} MB over ${memory.resyncs} resyncs (${(growth * 100).toFixed(1)} %), RSS ${mib(memory.first.rss)} → ${mib(memory.last.rss)} MB (goal: no growth; under 5 % is taken as noise).`,
       ),
     );
   }
@@ -122,14 +122,17 @@ function watchSection(watch) {
 function memorySection(memory) {
   const problem = failedOrPending(memory);
   if (problem) return problem;
-  const row = (label, w) => `| ${label} | ${mib(w.minRss)} MB | ${mib(w.medianRss)} MB | ${mib(w.maxRss)} MB | ${mib(w.minHeap)} MB |`;
   return [
-    `\`stacksync run\` holding ${n(memory.resources)} resources with \`sync.interval: 1s\`, so resyncs run back to back: ${memory.warmup} to warm up, then ${memory.resyncs} measured (an hour at the default 5 m interval is 12), ${memory.minutes.toFixed(1)} min, ${memory.samples} samples of the daemon's /metrics.`,
+    `\`stacksync run\` holding ${n(memory.resources)} resources; resyncs triggered back to back with \`POST /-/reload\` (an hour at the default 5 m interval is 12): ${memory.warmup} to warm up, then ${memory.resyncs} measured, ${memory.minutes.toFixed(1)} min. After each, with every target idle, two full GCs are forced through the inspector (\`--inspect\` on loopback) before reading the heap and RSS.`,
     '',
-    '| resyncs | RSS trough | RSS median | RSS peak | heap trough |',
-    '|---|---:|---:|---:|---:|',
-    row('first third', memory.first),
-    row('last third', memory.last),
+    '| | heap after GC | RSS after GC |',
+    '|---|---:|---:|',
+    `| after the warm-up | ${mib1(memory.first.heap)} MB | ${mib(memory.first.rss)} MB |`,
+    `| after ${memory.resyncs} more resyncs | ${mib1(memory.last.heap)} MB | ${mib(memory.last.rss)} MB |`,
+    `| highest heap after GC in between | ${mib1(memory.maxHeap)} MB | |`,
+    `| peak RSS during the syncs | | ${mib(memory.peakRss)} MB |`,
+    '',
+    `Heap after GC, resync by resync (MB): ${memory.heapSeries.map((bytes) => mib1(bytes)).join(', ')}.`,
     '',
     `Writes during the resyncs: ${memory.writes} (nothing had changed).`,
   ].join('\n');
@@ -213,7 +216,7 @@ ${clientSection(sections.clientRead, profile)}
 /** What limits each figure: from profiles of these runs (see each note), kept with the figures. */
 const NOTES = {
   plan: `**What limits it.** Calls stay at the floor at every size, so the plan's cost is CPU in the CLI.
-At 100 resources about half of the wall time is process start (module loading: commander, ajv and
+At 100 resources a third to a half of the wall time is process start (module loading: commander, ajv and
 its compiled schemas, yaml, undici, pino, prom-client; see the process start row of the HTTP floor).
 At 10,000 most of it is loading the manifests: \`stacksync validate\` alone (no network) takes about
 4 s there, and a CPU profile puts the YAML parse (documents with line positions, so every error can
@@ -231,7 +234,11 @@ those three functions.`,
   memory: `**What limits it.** Between syncs the daemon keeps the desired model, the last live state and the
 status of every resource; during a sync it also holds the parsed manifests (with their YAML
 documents), the JSON of every list response and the plan, all at once, which is where the peaks come
-from. The troughs are what stays; they did not grow.`,
+from. What is left after a forced GC is what stays between syncs; RSS stays above it because the
+allocator keeps freed pages for the next sync's peak. The heap after GC creeps up by about half a MB
+over the first resyncs (code being optimised as it warms up), which is why the warm-up is not
+counted: a longer run of 36 resyncs at 10,000 resources, made while writing this, rose 0.6 MB over
+the first eight and then stayed within 31.3–31.7 MB for the other 28.`,
   rate: `**What limits it.** The client paces itself with the configured budget and shares it between the
 plan's list reads and the writes, so configured to the limit it runs at the limit with no 429.
 Configured above it, the excess comes back as 429s with \`Retry-After\`; each costs a wasted round
