@@ -199,7 +199,7 @@ ${NOTES.rate}
 
 ${floorSection(sections.httpFloor)}
 
-${NOTES.floor}
+${sections.httpFloor?.ratio === undefined ? '' : NOTES.floor(sections.httpFloor)}
 
 ## Watch latency
 
@@ -221,8 +221,8 @@ its compiled schemas, yaml, undici, pino, prom-client; see the process start row
 At 10,000 most of it is loading the manifests: \`stacksync validate\` alone (no network) takes about
 4 s there, and a CPU profile puts the YAML parse (documents with line positions, so every error can
 name its line) at nearly half of that; the live read is a few hundred ms and the diff less. The plan
-with everything to create also renders a diff line per new field, which is why it is not cheaper than
-the in-sync plan though it reads less.
+with everything to create reads less (nothing is live yet) but renders a diff line per new field; the
+two cost about the same.
 
 The first apply is another matter: it is superlinear (see its writes/s column).
 After every completed write (and before every create, for its intent) the state store copies the
@@ -238,23 +238,24 @@ from. What is left after a forced GC is what stays between syncs; RSS stays abov
 allocator keeps freed pages for the next sync's peak. The heap after GC creeps up by about half a MB
 over the first resyncs (code being optimised as it warms up), which is why the warm-up is not
 counted: a longer run of 36 resyncs at 10,000 resources, made while writing this, rose 0.6 MB over
-the first eight and then stayed within 31.3–31.7 MB for the other 28.`,
+the first eight and then stayed flat, within 0.4 MB, for the other 28.`,
   rate: `**What limits it.** The client paces itself with the configured budget and shares it between the
 plan's list reads and the writes, so configured to the limit it runs at the limit with no 429.
 Configured above it, the excess comes back as 429s with \`Retry-After\`; each costs a wasted round
 trip and a wait, but the retries fill the budget back up, so throughput stays at the limit and
 nothing is lost. (The writes/s are over the apply phase as stacksync reports it, to 0.1 s.)`,
-  floor: `**What limits it.** Short of the goal, by a wide margin, and not because of HTTP. The floor is only
-the round trips. stacksync adds fixed costs (process start,
-loading the manifests, the live read, the plan: the whole command minus its apply phase) and, per
-write, the state-file work described under the plan figures: every create saves the state twice (the
-intent before the request, the inventory after), each save copying, freezing and serialising an
-inventory that grows with every create, plus two fsyncs. The tmpfs rows separate the two: with fsync
-nearly free the apply phase is still several times the floor, so the CPU spent on the state store
-dominates, and the disk's fsync latency (about 8 ms per atomic write on this VM's disk) is the
-smaller part. Reaching ≤ 1.2 would take an inventory updated in place and a state journal (append one
-line per write, one fsync per batch of writes in flight, compact once at the end of the run) instead
-of rewriting the whole file; the fixed costs would then still be about 1 s per command.`,
+  floor: (floor) => `**What limits it.** ${floor.ratio <= 1.2 ? 'Within the goal.' : 'Short of the goal, by a wide margin, and not because of HTTP.'} The floor is only the
+round trips. stacksync adds fixed costs (process start, loading the manifests, the live read, the
+plan: the whole command minus its apply phase, ${s(floor.stacksyncMs - floor.applyPhaseMs)} s here) and, per write, the state-file
+work described under the plan figures: every create saves the state twice (the intent before the
+request, the inventory after), each save copying, freezing and serialising an inventory that grows
+with every create, plus two fsyncs. The tmpfs rows separate the two: with fsync nearly free the apply
+phase is still ${ratio(floor.tmpfsPhaseMs / floor.floorMs)} × the floor, so the CPU spent on the state store dominates, and the disk's
+fsync latency (about 8 ms per atomic write on this VM's disk, measured apart) is the smaller part.
+Getting near 1.2 would take an inventory updated in place and a state journal (append one line per
+write, one fsync per batch of writes in flight, compact once at the end of the run) instead of
+rewriting the whole file; the fixed costs would remain, so the goal is only reachable for the apply
+phase, or for runs large enough that the fixed costs do not count.`,
   watch: `**What limits it.** The debounce (a quiet period of 200 ms, so a checkout of many files is one sync),
 then one full sync: re-reading every manifest, one list call per collection, the plan, and the write.
 The sync part grows with the number of resources, since the daemon re-reads everything (level-based),
