@@ -73,6 +73,7 @@ export const runCommand: CommandFactory = (setExitCode) =>
       }
       const listen = parseListen(flags.listen ?? (demo ? '127.0.0.1:9464' : DEFAULT_LISTEN));
       const daemon = await startDaemon({ ...options, listen });
+      logger.info({ url: daemon.url, targets: session.context.config.targets.map((target) => target.name), dryRun: options.dryRun }, 'listening: /metrics /healthz /readyz /status, POST /-/reload');
       installShutdown({
         graceMs: SHUTDOWN_GRACE_MS,
         logger,
