@@ -8,6 +8,7 @@
 import type { Kind } from '../api/model.js';
 import { StacksyncError } from '../errors.js';
 import type { Change, ChangeKey, Operation } from '../plan/model.js';
+import { requiredChanges } from '../plan/build.js';
 
 /**
  * Lower ranks run first. Alert deletes go before dashboard deletes (a dashboard delete takes its
@@ -92,14 +93,9 @@ function indexChanges(changes: readonly Change[]): Map<ChangeKey, Change> {
   return byKey;
 }
 
-/** `dependsOn` plus the dashboards alert operations take ids from; keys outside the plan are ignored. */
+/** What a change waits for, less itself and keys outside the plan. */
 function requiredKeys(change: Change, self: ChangeKey, byKey: ReadonlyMap<ChangeKey, Change>): ChangeKey[] {
-  const keys = new Set<ChangeKey>(change.dependsOn);
-  for (const operation of change.operations) {
-    if ((operation.type === 'createAlert' || operation.type === 'updateAlert') && operation.refs) keys.add(operation.refs.dashboard);
-  }
-  keys.delete(self);
-  return [...keys].filter((key) => byKey.has(key));
+  return requiredChanges(change).filter((key) => key !== self && byKey.has(key));
 }
 
 /** Kahn's algorithm over `requires`, keeping plan order among ready keys; what is left is cyclic. */

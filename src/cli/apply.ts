@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { renderPlanJson, renderPlanText } from '../plan/index.js';
 import type { Change, ChangeResult, Plan } from '../plan/model.js';
-import { buildPlan, changeRef } from '../plan/build.js';
+import { buildPlan, changeRef, requiredChanges } from '../plan/build.js';
 import { computePlan, executePlan, type RunResult } from '../reconcile/reconcile.js';
 import { addCommonOptions, openSession, type CommonFlags } from './context.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './main.js';
@@ -102,17 +102,8 @@ function skippedByCancel(ref: string, results: ReadonlyMap<string, ChangeResult>
   if (!change || seen.has(ref)) return false;
   // `seen` is the path being followed, so a (planner bug) cycle ends instead of recursing forever.
   seen.add(ref);
-  const blockers = requiredRefs(change).filter((required) => (results.get(required)?.result ?? 'ok') !== 'ok');
+  const blockers = requiredChanges(change).map((key) => `${change.target}/${key}`).filter((required) => (results.get(required)?.result ?? 'ok') !== 'ok');
   const cancelledOnly = blockers.length > 0 && blockers.every((required) => skippedByCancel(required, results, changes, seen));
   seen.delete(ref);
   return cancelledOnly;
-}
-
-/** What a change waits on, as `target/Kind/name`: its dependsOn and the dashboards its alert refs name. */
-function requiredRefs(change: Change): string[] {
-  const keys = new Set<string>(change.dependsOn);
-  for (const operation of change.operations) {
-    if ((operation.type === 'createAlert' || operation.type === 'updateAlert') && operation.refs) keys.add(operation.refs.dashboard);
-  }
-  return [...keys].map((key) => `${change.target}/${key}`);
 }

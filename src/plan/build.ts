@@ -1,5 +1,5 @@
 /** Assembling a Plan from the changes of every target, and keying apply results to changes. */
-import type { Change, ChangeResult, Plan, PlanError, PlanSummary } from './model.js';
+import type { Change, ChangeKey, ChangeResult, Plan, PlanError, PlanSummary } from './model.js';
 
 /**
  * The plan of one run. `changes` are those of every target, in the order given; `errors` are
@@ -28,6 +28,18 @@ export function hasChanges(plan: Plan): boolean {
 /** The key apply results are given under: `target/Kind/name`, unique within a plan. */
 export function changeRef(change: Pick<Change, 'target' | 'kind' | 'name'>): string {
   return `${change.target}/${change.kind}/${change.name}`;
+}
+
+/**
+ * The changes (same target) a change must wait for: its `dependsOn`, and the dashboards its alert
+ * operations take ids from. Apply ordering, prune refusal and exit codes all follow this one rule.
+ */
+export function requiredChanges(change: Pick<Change, 'dependsOn' | 'operations'>): ChangeKey[] {
+  const keys = new Set<ChangeKey>(change.dependsOn);
+  for (const operation of change.operations) {
+    if ((operation.type === 'createAlert' || operation.type === 'updateAlert') && operation.refs) keys.add(operation.refs.dashboard);
+  }
+  return [...keys];
 }
 
 /** Apply results by `changeRef`; renderers add them to the changes they belong to. */

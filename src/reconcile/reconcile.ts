@@ -13,7 +13,7 @@ import { checkPruneCaps, planTarget } from '../diff/index.js';
 import { StacksyncError, isStacksyncError } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../manifests/model.js';
-import { buildPlan } from '../plan/build.js';
+import { buildPlan, requiredChanges } from '../plan/build.js';
 import type { Change, ChangeResult, Plan, PlanError } from '../plan/model.js';
 import { managedCount, refreshInventory } from '../state/inventory.js';
 import type { SecretHasher } from '../state/hmac.js';
@@ -171,7 +171,7 @@ function withDependents(changes: readonly Change[], roots: readonly Change[]): C
   for (let grown = true; grown; ) {
     grown = false;
     for (const change of changes) {
-      if (held.has(change) || !requiredKeys(change).some((key) => keys.has(key))) continue;
+      if (held.has(change) || !requiredChanges(change).some((key) => keys.has(key))) continue;
       held.add(change);
       keys.add(`${change.kind}/${change.name}`);
       grown = true;
@@ -180,10 +180,6 @@ function withDependents(changes: readonly Change[], roots: readonly Change[]): C
   return changes.filter((change) => held.has(change));
 }
 
-function requiredKeys(change: Change): string[] {
-  const refs = change.operations.flatMap((operation) => ((operation.type === 'createAlert' || operation.type === 'updateAlert') && operation.refs ? [operation.refs.dashboard] : []));
-  return [...change.dependsOn, ...refs];
-}
 
 function markRefused(refused: readonly Change[], results: Map<string, ChangeResult>, message: string): void {
   for (const change of refused) {
