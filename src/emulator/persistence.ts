@@ -3,11 +3,9 @@
  * never silently replaced); writes are atomic (temp file, fsync, rename) and coalesced, so a
  * burst of requests costs one write, and `flush()` on close saves the last change.
  */
-import { randomBytes } from 'node:crypto';
-import { open, rename } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { StacksyncError } from '../errors.js';
+import { nodeFs, writeFileAtomically } from '../state/fs.js';
 import { SERVICE_STATES } from '../spec/enums.js';
 import { alertSchema, dashboardSchema, dataSourceSchema, pipeSchema, type JsonSchema } from '../spec/schemas.js';
 import { compileSchema, describeIssues, toIssues } from '../spec/validate.js';
@@ -90,31 +88,8 @@ export function readDataFile(path: string): EmulatorData | undefined {
 }
 
 /** Writes `text` to `path` so a reader sees the old file or the new one, never half of one. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const file = await open(temporary, 'w', 0o600);
-  try {
-    await file.writeFile(text, 'utf8');
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await rename(temporary, path);
-  await syncDirectory(dirname(path));
-}
-
-// The rename is durable only once the directory entry is; some platforms refuse to open a directory.
-async function syncDirectory(directory: string): Promise<void> {
-  try {
-    const handle = await open(directory, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Best effort.
-  }
+export function writeFileAtomic(path: string, text: string): Promise<void> {
+  return writeFileAtomically(nodeFs, path, text, 0o600);
 }
 
 export interface DataWriterOptions {

@@ -3,6 +3,8 @@
  * (a rename that throws, a disk that is full) without touching the real disk's behaviour.
  */
 import * as fsPromises from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
 
 export interface StateFileHandle {
   writeFile(data: string): Promise<void>;
@@ -69,4 +71,22 @@ export async function removeQuietly(fs: StateFs, path: string): Promise<void> {
   } catch {
     // Best effort: a leftover temp file is harmless and the error that led here matters more.
   }
+}
+
+/**
+ * Writes `text` to `path` so that a reader, or a process restarted after a crash, sees the old file
+ * or the new one, never half of one: a temp file in the same directory (so the rename is atomic),
+ * fsync, rename, fsync the directory. The temp file is removed when any step fails.
+ */
+export async function writeFileAtomically(fs: StateFs, path: string, text: string, mode: number): Promise<void> {
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeDurably(fs, temp, text, 'wx', mode);
+    await fs.rename(temp, path);
+  } catch (error) {
+    await removeQuietly(fs, temp);
+    throw error;
+  }
+  await syncDirectory(fs, dir);
 }

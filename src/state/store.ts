@@ -4,14 +4,13 @@
  * A corrupt file stops the run; it is never silently reset, because an empty inventory
  * would forget what stacksync owns and make the next prune or create go wrong.
  */
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { KINDS, type Kind } from '../api/model.js';
 import { StacksyncError } from '../errors.js';
 import type { JsonSchema } from '../spec/schemas.js';
 import { compileSchema, createAjv, describeIssues, toIssues } from '../spec/validate.js';
 import { emptyTargetState, type StateFile, type TargetState } from './model.js';
-import { errnoCode, nodeFs, removeQuietly, syncDirectory, writeDurably, type StateFs } from './fs.js';
+import { errnoCode, nodeFs, writeFileAtomically, type StateFs } from './fs.js';
 
 export const STATE_VERSION = 1;
 /** Mode of the state directory when stacksync creates it. */
@@ -169,19 +168,10 @@ class FileStateStore implements StateStore {
   }
 }
 
-/** Temp file in the same directory (so rename is atomic), fsync, rename, fsync the directory. */
+/** Creates the state directory (0700) if needed, then writes the file atomically. */
 async function writeAtomically(fs: StateFs, path: string, text: string): Promise<void> {
-  const dir = dirname(path);
-  await fs.mkdir(dir, { recursive: true, mode: STATE_DIR_MODE });
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await writeDurably(fs, temp, text, 'wx', STATE_FILE_MODE);
-    await fs.rename(temp, path);
-  } catch (error) {
-    await removeQuietly(fs, temp);
-    throw error;
-  }
-  await syncDirectory(fs, dir);
+  await fs.mkdir(dirname(path), { recursive: true, mode: STATE_DIR_MODE });
+  await writeFileAtomically(fs, path, text, STATE_FILE_MODE);
 }
 
 interface Deferred {
