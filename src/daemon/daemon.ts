@@ -7,6 +7,7 @@ import { realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
 import type { Change, ChangeResult, Plan } from '../plan/model.js';
+import { changeRef } from '../plan/build.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { childForSync } from './logger.js';
 import { initTargetMetrics, type Metrics } from './metrics.js';
@@ -166,7 +167,8 @@ function describeSync(target: string, trigger: Trigger, plan: Plan, results: Rea
   if (!changed && plan.errors.length === 0) return `[${time}] ${target}: in sync (${plan.summary.unchanged} resources, ${trigger})\n`;
   const what = !changed ? 'nothing to apply, but' : results ? 'applied' : heal ? 'could not apply' : 'found drift (report only, not applied)';
   // Results of unchanged resources are all `ok`; listing them would bury the changes.
-  const shown = results && new Map([...results].filter(([ref]) => plan.changes.some((c) => c.action !== 'unchanged' && `${c.target}/${c.kind}/${c.name}` === ref)));
+  const changedRefs = new Set(plan.changes.filter((c) => c.action !== 'unchanged').map(changeRef));
+  const shown = results && new Map([...results].filter(([ref]) => changedRefs.has(ref)));
   return `[${time}] ${target}: ${trigger} sync ${what}:\n${renderPlanText(plan, shown ? { results: shown } : {})}`;
 }
 

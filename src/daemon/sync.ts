@@ -8,6 +8,7 @@ import type { Kind } from '../api/model.js';
 import { KINDS } from '../api/model.js';
 import type { Target } from '../config/model.js';
 import { isStacksyncError } from '../errors.js';
+import { changeRef } from '../plan/build.js';
 import type { Change, ChangeResult, Plan } from '../plan/model.js';
 import { computePlan, executePlan, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import type { Metrics } from './metrics.js';
@@ -101,7 +102,7 @@ function observeChanges(changes: readonly Change[], results: ReadonlyMap<string,
     if (change.action === 'unchanged') return base;
     if (change.action === 'error') return { ...base, status: 'error', error: change.error ?? 'cannot be planned' };
     if (!heal || !results) return { ...base, status: 'drifted' };
-    const result = results.get(`${change.target}/${change.kind}/${change.name}`);
+    const result = results.get(changeRef(change));
     if (!result || result.result === 'ok') return base;
     return { ...base, status: 'error', error: result.error ?? result.result };
   });

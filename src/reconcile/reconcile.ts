@@ -13,7 +13,7 @@ import { checkPruneCaps, planTarget } from '../diff/index.js';
 import { StacksyncError, isStacksyncError } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../manifests/model.js';
-import { buildPlan, requiredChanges } from '../plan/build.js';
+import { buildPlan, changeRef, requiredChanges } from '../plan/build.js';
 import type { Change, ChangeResult, Plan, PlanError } from '../plan/model.js';
 import { managedCount, refreshInventory } from '../state/inventory.js';
 import type { SecretHasher } from '../state/hmac.js';
@@ -184,7 +184,7 @@ function withDependents(changes: readonly Change[], roots: readonly Change[]): C
 function markRefused(refused: readonly Change[], results: Map<string, ChangeResult>, message: string): void {
   for (const change of refused) {
     const why = change.action === 'delete' ? message : `held back: it needs a delete the prune caps refused (${message})`;
-    results.set(`${change.target}/${change.kind}/${change.name}`, { result: 'skipped', error: why });
+    results.set(changeRef(change), { result: 'skipped', error: why });
   }
 }
 
