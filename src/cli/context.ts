@@ -69,9 +69,15 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
   return { context, clients, logger, configWarnings, close: () => clients.close() };
 }
 
+/** Neither -c nor STACKSYNC_CONFIG names a config, and none is at the default path: `run` goes embedded, the rest explain. */
+export function noConfigGiven(flags: CommonFlags, env: Env): boolean {
+  const chosen = chooseConfigPath(flags.config, env);
+  return chosen.from === 'default' && !existsSync(chosen.path);
+}
+
 async function loadConfigFrom(flags: CommonFlags, env: Env) {
   const chosen = chooseConfigPath(flags.config, env);
-  if (chosen.from === 'default' && !existsSync(chosen.path)) {
+  if (noConfigGiven(flags, env)) {
     throw new StacksyncError(
       'E_CONFIG_INVALID',
       `no config file at ${chosen.path}; pass -c FILE, set STACKSYNC_CONFIG, or try 'stacksync run --embedded' to use the built-in emulator (see examples/stacksync.yaml)`,

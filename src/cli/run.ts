@@ -1,7 +1,6 @@
 /** `stacksync run`: the daemon, or with `--embedded` (default without a config) a self-contained demo. */
-import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import { chooseConfigPath, processEnv } from '../config/paths.js';
+import { processEnv } from '../config/paths.js';
 import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
 import { EMBEDDED_TOKEN, startEmbedded, type Embedded } from '../daemon/embedded.js';
 import { DEFAULT_LISTEN, parseListen } from '../daemon/http.js';
@@ -9,7 +8,7 @@ import { createLogger } from '../daemon/logger.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { installShutdown } from '../daemon/shutdown.js';
 import { DEFAULT_SEED_IDS } from '../emulator/index.js';
-import { addCommonOptions, openSession, type CommonFlags } from './context.js';
+import { addCommonOptions, noConfigGiven, openSession, type CommonFlags } from './context.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './main.js';
 
 interface RunFlags extends CommonFlags {
@@ -40,7 +39,7 @@ export const runCommand: CommandFactory = (setExitCode) =>
     .option('--dry-run', 'plan and report drift, never write')
     .action(async (flags: RunFlags) => {
       const env = processEnv();
-      const embedded = flags.embedded === true || (!flags.config && chooseConfigPath(undefined, env).from === 'default' && !existsSync(chooseConfigPath(undefined, env).path));
+      const embedded = flags.embedded === true || noConfigGiven(flags, env);
       const logger = createLogger({ level: (flags.logLevel ?? 'info') as 'info' });
       const metrics = createMetrics();
       const demo = embedded ? await startEmbedded() : undefined;
