@@ -4,9 +4,9 @@
  */
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
-import type { Credentials, RateLimit, TargetConnection } from '../config/model.js';
+import type { Credentials, RateLimit, TargetConnection } from '../model/config.js';
 import { StacksyncError } from '../errors.js';
-import { DEFAULT_RATE_LIMITS } from '../spec/enums.js';
+import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
 import { ManagedAdapter } from './managed.js';
 import { defaultSleep, Pacer, type Sleep } from './pacer.js';

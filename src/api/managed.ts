@@ -2,7 +2,7 @@
  * The managed adapter: HTTP Basic, `/v1/organizations/{org}/services/{svc}/…`, and the
  * `{status, requestId, result}` envelope. Lists are not paginated, so a full read is three calls.
  */
-import type { DataSource, LiveAlert, LivePipe, LiveState, PipePatch } from './model.js';
+import type { DataSource, LiveAlert, LivePipe, LiveState, PipePatch } from '../model/resources.js';
 import { listOf, toDataSource, toLiveAlert, toLivePipe, unwrapManaged } from './normalize.js';
 import { MANAGED_ROUTES } from './routes.js';
 import { StackAdapter } from './stack.js';

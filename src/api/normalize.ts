@@ -8,20 +8,8 @@
  * ids, names, numbers, tile geometry, the one source block of a pipe. Garbage throws
  * {@link ShapeError}, which the adapters turn into `E_API_PROTOCOL`.
  */
-import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../spec/enums.js';
-import type {
-  AlertChannel,
-  Column,
-  DataSource,
-  FieldMapping,
-  LiveAlert,
-  LiveDashboard,
-  LivePipe,
-  PipeSettings,
-  PipeSource,
-  Series,
-  Tile,
-} from './model.js';
+import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
+import type { AlertChannel, Column, DataSource, FieldMapping, LiveAlert, LiveDashboard, LivePipe, PipeSettings, PipeSource, Series, Tile } from '../model/resources.js';
 
 /** A response member that is not the documented shape; `path` like `data[3].tiles[0].w`. */
 export class ShapeError extends Error {

@@ -2,17 +2,8 @@
  * The port through which stacksync talks to one target's API. Two adapters implement it
  * (managed, self-hosted); the planner and executor depend only on this interface.
  */
-import type {
-  AlertWrite,
-  DashboardWrite,
-  DataSource,
-  LiveAlert,
-  LiveDashboard,
-  LivePipe,
-  LiveState,
-  PipePatch,
-  Variant,
-} from './model.js';
+import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch } from '../model/resources.js';
+import type { Variant } from '../model/kinds.js';
 
 export interface Api {
   readonly variant: Variant;

@@ -3,8 +3,8 @@
  * Undici's own errors can quote request headers (its mock agent prints them when nothing matches),
  * and a server may echo a request body, so every string we pass on goes through `redact`.
  */
-import type { Credentials } from '../config/model.js';
-import { SENSITIVE } from '../plan/model.js';
+import type { Credentials } from '../model/config.js';
+import { SENSITIVE } from '../model/plan.js';
 
 /** Shorter strings are too likely to occur by chance in a message to be worth replacing. */
 const MIN_SECRET_LENGTH = 4;

@@ -4,8 +4,8 @@
  * the first page tells the total and the rest are fetched together.
  */
 import { StacksyncError } from '../errors.js';
-import { ALERT_PAGE_LIMIT_MAX } from '../spec/enums.js';
-import type { DataSource, LiveAlert, LivePipe, LiveState } from './model.js';
+import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
+import type { DataSource, LiveAlert, LivePipe, LiveState } from '../model/resources.js';
 import { listOf, ShapeError, toLiveAlert, unwrapData } from './normalize.js';
 import { SELF_HOSTED_ROUTES } from './routes.js';
 import { StackAdapter } from './stack.js';

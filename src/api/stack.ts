@@ -3,7 +3,8 @@
  * both variants (api-notes), only routes, envelope and paging differ. Subclasses supply those.
  */
 import { StacksyncError } from '../errors.js';
-import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch, Variant } from './model.js';
+import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch } from '../model/resources.js';
+import type { Variant } from '../model/kinds.js';
 import { listOf, ShapeError, toLiveAlert, toLiveDashboard } from './normalize.js';
 import type { Api } from './port.js';
 import { fillRoute, idParam, type StackRoutes } from './routes.js';

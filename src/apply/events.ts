@@ -2,9 +2,9 @@
  * What the executor reports while it works, for progress output, metrics and logs.
  * Events never carry request bodies: those may hold secret values.
  */
-import type { Kind } from '../api/model.js';
+import type { Kind } from '../model/kinds.js';
 import type { ErrorCode } from '../errors.js';
-import type { Action, ChangeKey, ChangeResult, Operation } from '../plan/model.js';
+import type { Action, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
 
 /** An API call the executor makes: a plan operation, or a list to find a create that may have happened. */
 export type ApiCall = Operation['type'] | 'listDashboards' | 'listAlerts';

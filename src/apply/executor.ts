@@ -4,13 +4,14 @@
  * so a kill at any moment loses at most the operation in flight and never yields a duplicate.
  */
 import PQueue from 'p-queue';
-import type { Kind, LiveAlert, LiveDashboard } from '../api/model.js';
+import type { Kind } from '../model/kinds.js';
+import type { LiveAlert, LiveDashboard } from '../model/resources.js';
 import type { Api } from '../api/port.js';
 import { StacksyncError, isStacksyncError, type ErrorCode } from '../errors.js';
-import type { AlertRefs, Change, ChangeKey, ChangeResult, Operation } from '../plan/model.js';
-import type { AlertWrite, DashboardWrite } from '../api/model.js';
+import type { AlertRefs, Change, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
+import type { AlertWrite, DashboardWrite } from '../model/resources.js';
 import { addIntent, clearIntent, recordAdopted, recordCreated, recordDeleted, recordSecretHashes } from '../state/inventory.js';
-import type { TargetState } from '../state/model.js';
+import type { TargetState } from '../model/state.js';
 import type { StateStore } from '../state/store.js';
 import { addToSummary, emptySummary, type ApiCall, type ApplyEvent, type SkipReason } from './events.js';
 import { buildExecutionGraph, type ExecutionNode } from './order.js';

@@ -5,9 +5,9 @@
  * - ranks: a kind-rank table (plain data, as Flux orders writes) — a change waits until every
  *   change of a lower rank has finished, whatever its outcome.
  */
-import type { Kind } from '../api/model.js';
+import type { Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
-import type { Change, ChangeKey, Operation } from '../plan/model.js';
+import type { Change, ChangeKey, Operation } from '../model/plan.js';
 import { requiredChanges } from '../plan/build.js';
 
 /**

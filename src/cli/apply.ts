@@ -1,13 +1,13 @@
 /** `stacksync apply`: turn the plan into API writes, in order, paced, recorded in the state file. */
 import { Command, Option } from 'commander';
 import { renderPlanJson, renderPlanText } from '../plan/index.js';
-import type { Change, ChangeResult, Plan } from '../plan/model.js';
+import type { Change, ChangeResult, Plan } from '../model/plan.js';
 import { buildPlan, changeRef, requiredChanges } from '../plan/build.js';
 import { computePlan, executePlan, type RunResult } from '../reconcile/reconcile.js';
 import { addCommonOptions, openSession, type CommonFlags } from './context.js';
-import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './main.js';
+import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings } from './output.js';
-import { createProgressReporter } from '../apply/progress.js';
+import { createProgressReporter } from './progress.js';
 import { onTermination } from './signals.js';
 
 interface ApplyFlags extends CommonFlags {

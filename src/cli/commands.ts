@@ -2,7 +2,7 @@
 import { applyCommand } from './apply.js';
 import { emulatorCommand } from './emulator.js';
 import { exportCommand } from './export.js';
-import type { CommandFactory } from './main.js';
+import type { CommandFactory } from './exit.js';
 import { planCommand } from './plan.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';

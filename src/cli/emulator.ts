@@ -4,11 +4,11 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LevelWithSilent, Logger } from 'pino';
-import { createLogger } from '../daemon/logger.js';
+import { createLogger } from '../support/logger.js';
 import { emulatorBanner } from '../emulator/banner.js';
 import { loadSeedFile, startEmulator, type RunningEmulator } from '../emulator/index.js';
-import type { CommandFactory } from './main.js';
-import { EXIT_OK } from './main.js';
+import type { CommandFactory } from './exit.js';
+import { EXIT_OK } from './exit.js';
 
 export const DEFAULT_EMULATOR_PORT = 4010;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;

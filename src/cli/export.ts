@@ -5,15 +5,15 @@
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { KINDS, type Kind } from '../api/model.js';
-import type { Config } from '../config/model.js';
+import { KINDS, type Kind } from '../model/kinds.js';
+import type { Config } from '../model/config.js';
 import type { Env } from '../config/paths.js';
 import { StacksyncError } from '../errors.js';
 import { exportLiveState, placeManifests, writeExportFiles, type ExportFile, type SkippedResource } from '../export/index.js';
 import { recordAdopted } from '../state/inventory.js';
 import type { StateStore } from '../state/store.js';
 import { openSession } from './context.js';
-import { EXIT_OK, type CommandFactory } from './main.js';
+import { EXIT_OK, type CommandFactory } from './exit.js';
 
 export interface ExportFlags {
   config?: string;

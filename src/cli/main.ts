@@ -1,19 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { formatLocation, isStacksyncError } from '../errors.js';
-
-export const EXIT_OK = 0;
-export const EXIT_ERROR = 1;
-export const EXIT_CHANGES = 2;
+import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 
 /** The package version, read once from package.json beside dist/ or src/. */
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
-
-/** Each subcommand module exports a factory; it resolves to the exit code the command wants. */
-export type CommandFactory = (setExitCode: (code: number) => void) => Command;
 
 export function buildProgram(setExitCode: (code: number) => void, commands: CommandFactory[]): Command {
   const program = new Command('stacksync')

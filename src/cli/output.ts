@@ -1,5 +1,5 @@
 /** Small helpers the commands share for flags and terminal output. */
-import type { Plan } from '../plan/model.js';
+import type { Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
 
 /** commander reducer for repeatable options. */

@@ -1,10 +1,10 @@
 /** `stacksync plan`: the dry run that gates every pull request. Reads only; writes nothing. */
 import { Command, Option } from 'commander';
 import { hasChanges, renderPlanGithub, renderPlanJson, renderPlanText } from '../plan/index.js';
-import type { Plan } from '../plan/model.js';
+import type { Plan } from '../model/plan.js';
 import { computePlan } from '../reconcile/reconcile.js';
 import { addCommonOptions, openSession, type CommonFlags } from './context.js';
-import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './main.js';
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings } from './output.js';
 
 interface PlanFlags extends CommonFlags {

@@ -4,12 +4,12 @@ import { processEnv } from '../config/paths.js';
 import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
 import { EMBEDDED_TOKEN, startEmbedded, type Embedded } from '../daemon/embedded.js';
 import { DEFAULT_LISTEN, parseListen } from '../daemon/http.js';
-import { createLogger } from '../daemon/logger.js';
+import { createLogger } from '../support/logger.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { installShutdown } from '../daemon/shutdown.js';
 import { DEFAULT_SEED_IDS } from '../emulator/index.js';
 import { addCommonOptions, noConfigGiven, openSession, type CommonFlags } from './context.js';
-import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './main.js';
+import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 
 interface RunFlags extends CommonFlags {
   listen?: string;

@@ -7,12 +7,12 @@ import { randomBytes, createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig, type ConfigProblem } from '../config/load.js';
-import type { Config } from '../config/model.js';
+import type { Config } from '../model/config.js';
 import { chooseConfigPath, chooseManifestsDir, processEnv, type Env } from '../config/paths.js';
 import { formatLocation, isStacksyncError, type SourceLocation } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
-import type { DesiredResource } from '../manifests/model.js';
-import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './main.js';
+import type { DesiredResource } from '../model/desired.js';
+import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 
 export interface ValidateIo {
   stdout: (text: string) => void;

@@ -3,8 +3,7 @@
  * A string pattern (for the JSON Schema, so editors check it too) and a parser to milliseconds.
  */
 
-/** The JSON Schema pattern of a duration. */
-export const DURATION_PATTERN = '^([0-9]+(ms|s|m|h|d))+$';
+import { DURATION_PATTERN } from '../schema/config.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

@@ -7,13 +7,13 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
 import { StacksyncError, formatLocation, type SourceLocation } from '../errors.js';
-import { DEFAULT_RATE_LIMITS } from '../spec/enums.js';
-import { createAjv } from '../spec/validate.js';
+import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
+import { createAjv } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
-import type { Config, RateLimit, SecretRef, SyncSettings, Target } from './model.js';
-import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from './schema.js';
-import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from './yaml-positions.js';
-import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, toPlainValue, yamlErrorMessage } from './yaml-safety.js';
+import type { Config, RateLimit, SecretRef, SyncSettings, Target } from '../model/config.js';
+import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
+import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
+import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, toPlainValue, yamlErrorMessage } from '../yaml/safety.js';
 
 /** One thing wrong (or worth a warning) in the config file. */
 export interface ConfigProblem {

@@ -5,7 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { StacksyncError } from '../errors.js';
-import type { Credentials, SecretRef, Target, TargetConnection } from './model.js';
+import type { Credentials, SecretRef, Target, TargetConnection } from '../model/config.js';
 
 export interface SecretIo {
   env: Readonly<Record<string, string | undefined>>;

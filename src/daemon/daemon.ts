@@ -6,10 +6,10 @@
 import { realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
-import type { Change, ChangeResult, Plan } from '../plan/model.js';
+import type { Change, ChangeResult, Plan } from '../model/plan.js';
 import { changeRef } from '../plan/build.js';
 import { renderPlanText } from '../plan/render-text.js';
-import { childForSync } from './logger.js';
+import { childForSync } from '../support/logger.js';
 import { initTargetMetrics, type Metrics } from './metrics.js';
 import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
 import { readRevision } from './revision.js';

@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { parseConfigText } from '../config/load.js';
-import type { Config } from '../config/model.js';
+import type { Config } from '../model/config.js';
 import { DEFAULT_SEED_IDS, startEmulator, type RunningEmulator } from '../emulator/index.js';
 import { StacksyncError } from '../errors.js';
 

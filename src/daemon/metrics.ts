@@ -3,10 +3,10 @@
  * and passed in. Every closed label set is initialised to 0 so dashboards show zeros, not gaps.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Kind, Variant } from '../api/model.js';
-import { KINDS } from '../api/model.js';
+import type { Kind, Variant } from '../model/kinds.js';
+import { KINDS } from '../model/kinds.js';
 import type { ApiHooks, RetryReason } from '../api/port.js';
-import type { Action } from '../plan/model.js';
+import type { Action } from '../model/plan.js';
 
 export const RESOURCE_STATUSES = ['in_sync', 'drifted', 'error'] as const;
 export type ResourceStatus = (typeof RESOURCE_STATUSES)[number];

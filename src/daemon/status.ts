@@ -3,8 +3,8 @@
  * no clock of its own (the clock is passed in), so it is tested with plain data. The same figures
  * feed the `stacksync_resources` and `stacksync_drift_seconds` gauges.
  */
-import type { Kind } from '../api/model.js';
-import { KINDS } from '../api/model.js';
+import type { Kind } from '../model/kinds.js';
+import { KINDS } from '../model/kinds.js';
 import type { Metrics, ResourceStatus } from './metrics.js';
 import { RESOURCE_STATUSES, setResourceCounts } from './metrics.js';
 

@@ -4,12 +4,12 @@
  */
 import type { Logger } from 'pino';
 import type { ApplyEvent } from '../apply/events.js';
-import type { Kind } from '../api/model.js';
-import { KINDS } from '../api/model.js';
-import type { Target } from '../config/model.js';
+import type { Kind } from '../model/kinds.js';
+import { KINDS } from '../model/kinds.js';
+import type { Target } from '../model/config.js';
 import { isStacksyncError } from '../errors.js';
 import { changeRef } from '../plan/build.js';
-import type { Change, ChangeResult, Plan } from '../plan/model.js';
+import type { Change, ChangeResult, Plan } from '../model/plan.js';
 import { computePlan, executePlan, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import type { Metrics } from './metrics.js';
 import type { SyncOutcome, Trigger } from './scheduler.js';

@@ -6,15 +6,16 @@
  * alert that moves off such a tile is therefore written *before* that dashboard write when its new
  * ids are known now, and re-created after it (a create with refs) when they are not.
  */
-import type { AlertWrite, LiveAlert, LiveDashboard } from '../api/model.js';
-import type { DesiredAlert } from '../manifests/model.js';
-import type { AlertRefs, Change, FieldDiff, Operation } from '../plan/model.js';
-import type { TargetState } from '../state/model.js';
+import type { AlertWrite, LiveAlert, LiveDashboard } from '../model/resources.js';
+import type { DesiredAlert } from '../model/desired.js';
+import type { AlertRefs, Change, FieldDiff, Operation } from '../model/plan.js';
+import type { TargetState } from '../model/state.js';
 import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, changeKey, errorChange } from './change.js';
 import type { DashboardOutcome } from './dashboards.js';
 import { matchAll } from './match.js';
 import type { Match } from './match.js';
-import { diffValues, fieldDiff, KNOWN_AFTER_APPLY } from './values.js';
+import { diffValues, fieldDiff } from './values.js';
+import { KNOWN_AFTER_APPLY } from '../model/plan.js';
 
 export interface AlertContext {
   target: string;

@@ -1,7 +1,7 @@
 /** Building blocks shared by the per-kind differs: one place that shapes a Change. */
-import type { Kind } from '../api/model.js';
-import type { DesiredResource } from '../manifests/model.js';
-import type { Action, Change, ChangeKey } from '../plan/model.js';
+import type { Kind } from '../model/kinds.js';
+import type { DesiredResource } from '../model/desired.js';
+import type { Action, Change, ChangeKey } from '../model/plan.js';
 
 export function changeKey(kind: Kind, key: string): ChangeKey {
   return `${kind}/${key}`;

@@ -2,10 +2,10 @@
  * Dashboard differ. Tiles are matched by name; an update sends the whole tile list (PUT replaces
  * it) with the live ids of same-named tiles, so alerts watching them keep working.
  */
-import type { DashboardWrite, LiveDashboard, Tile } from '../api/model.js';
-import type { DesiredDashboard, DesiredTile } from '../manifests/model.js';
-import type { Change, FieldDiff } from '../plan/model.js';
-import type { TargetState } from '../state/model.js';
+import type { DashboardWrite, LiveDashboard, Tile } from '../model/resources.js';
+import type { DesiredDashboard, DesiredTile } from '../model/desired.js';
+import type { Change, FieldDiff } from '../model/plan.js';
+import type { TargetState } from '../model/state.js';
 import { adoptWarning, ambiguousMessage, changeFor, errorChange } from './change.js';
 import { matchAll } from './match.js';
 import type { Match } from './match.js';

@@ -4,4 +4,4 @@ export type { PlanOptions, PlanTargetInput } from './plan-target.js';
 export { checkPruneCaps, PRUNABLE_KINDS } from './prune.js';
 export type { PruneCaps, PruneCheck } from './prune.js';
 export { compareChanges, KIND_RANK, sortChanges } from './order.js';
-export { KNOWN_AFTER_APPLY } from './values.js';
+export { KNOWN_AFTER_APPLY } from '../model/plan.js';

@@ -3,8 +3,8 @@
  * alerts that reference it), deletes in reverse (alerts before their dashboards). The executor
  * still follows each change's `dependsOn`; this order makes plans stable and readable.
  */
-import type { Kind } from '../api/model.js';
-import type { Change } from '../plan/model.js';
+import type { Kind } from '../model/kinds.js';
+import type { Change } from '../model/plan.js';
 
 export const KIND_RANK: Readonly<Record<Kind, number>> = { Pipe: 0, Dashboard: 1, Alert: 2 };
 

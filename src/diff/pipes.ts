@@ -3,12 +3,13 @@
  * plan is the smallest Update pipe (PATCH) body that brings it in line, or two when a postgres
  * table mapping changes (the API refuses one table in both mapping lists of one PATCH).
  */
-import type { Column, FieldMapping, LivePipe, PipePatch, TableMapping, TableMappingKey, Variant } from '../api/model.js';
-import type { DesiredPipe, SecretValue } from '../manifests/model.js';
-import type { Change, FieldDiff, Operation } from '../plan/model.js';
-import { SENSITIVE } from '../plan/model.js';
-import { pipePatchSourceBlockSchemas } from '../spec/schemas.js';
-import { secretHashKey } from '../state/model.js';
+import type { Column, FieldMapping, LivePipe, PipePatch, TableMapping, TableMappingKey } from '../model/resources.js';
+import type { Variant } from '../model/kinds.js';
+import type { DesiredPipe, SecretValue } from '../model/desired.js';
+import type { Change, FieldDiff, Operation } from '../model/plan.js';
+import { SENSITIVE } from '../model/plan.js';
+import { pipePatchSourceBlockSchemas } from '../schema/api.js';
+import { secretHashKey } from '../model/state.js';
 import { changeFor, errorChange } from './change.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from './values.js';
 

@@ -2,10 +2,11 @@
  * The differ's entry: one target's manifests against its live state and state file, as the
  * changes that would bring live in line. Pure: no I/O, no clock, no environment.
  */
-import type { LiveAlert, LiveState, Variant } from '../api/model.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource } from '../manifests/model.js';
-import type { Change } from '../plan/model.js';
-import type { TargetState } from '../state/model.js';
+import type { LiveAlert, LiveState } from '../model/resources.js';
+import type { Variant } from '../model/kinds.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource } from '../model/desired.js';
+import type { Change } from '../model/plan.js';
+import type { TargetState } from '../model/state.js';
 import { doomerOf, planAlerts } from './alerts.js';
 import type { AlertOutcome } from './alerts.js';
 import { addDependsOn, changeKey } from './change.js';

@@ -3,9 +3,9 @@
  * the safety caps apply checks before running them. Resources not in the inventory are never
  * deleted; pipes are never deleted.
  */
-import type { Kind } from '../api/model.js';
-import type { Change } from '../plan/model.js';
-import type { TargetState } from '../state/model.js';
+import type { Kind } from '../model/kinds.js';
+import type { Change } from '../model/plan.js';
+import type { TargetState } from '../model/state.js';
 import type { Named } from './match.js';
 
 /** Kinds prune may delete, in the order their deletes must run (alerts before their dashboards). */

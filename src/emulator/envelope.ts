@@ -3,8 +3,8 @@
  * result}` and `{status, error: "CODE: detail", requestId}`. Self-hosted: the handler's body
  * (`{data}` …), 400 as `{message: "Body validation failed: path: msg"}`, other errors plain text.
  */
-import type { Variant } from '../api/model.js';
-import { describeIssues } from '../spec/validate.js';
+import type { Variant } from '../model/kinds.js';
+import { describeIssues } from '../schema/validate.js';
 import { API_ERROR_KINDS, type ApiError } from './errors.js';
 
 export interface Reply {

@@ -2,7 +2,7 @@
  * The failures the emulated API answers with, by kind. The rules (store) raise them without
  * knowing HTTP; `envelope.ts` turns each kind into the status and body of the variant.
  */
-import type { SchemaIssue } from '../spec/validate.js';
+import type { SchemaIssue } from '../schema/validate.js';
 
 export const API_ERROR_KINDS = {
   bad_request: { status: 400, code: 'BAD_REQUEST', text: 'Bad Request' },

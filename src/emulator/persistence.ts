@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { StacksyncError } from '../errors.js';
-import { nodeFs, writeFileAtomically } from '../state/fs.js';
-import { SERVICE_STATES } from '../spec/enums.js';
-import { alertSchema, dashboardSchema, dataSourceSchema, pipeSchema, type JsonSchema } from '../spec/schemas.js';
-import { compileSchema, describeIssues, toIssues } from '../spec/validate.js';
+import { nodeFs, writeFileAtomically } from '../support/fs.js';
+import { SERVICE_STATES } from '../schema/enums.js';
+import { alertSchema, dashboardSchema, dataSourceSchema, pipeSchema, type JsonSchema } from '../schema/api.js';
+import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
 import type { EmulatorData } from './model.js';
 
 export const DATA_FORMAT = 'stacksync-emulator-data';

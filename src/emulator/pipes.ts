@@ -3,7 +3,7 @@
  * PATCH merge with its cross-member rules, and delete. Pure over a service record; no HTTP.
  */
 import { createHash } from 'node:crypto';
-import { validateApi } from '../spec/validate.js';
+import { validateApi } from '../schema/validate.js';
 import { ApiError, invalidMember, notFound } from './errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { PipeResource, PipeSecrets, ServiceRecord } from './model.js';

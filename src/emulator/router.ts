@@ -2,7 +2,7 @@
  * The route table: `{ method, template, handle }` entries matched segment by segment. Templates
  * (`/api/v2/alerts/{id}`) are what stats and logs report, never raw paths with ids.
  */
-import type { Variant } from '../api/model.js';
+import type { Variant } from '../model/kinds.js';
 import type { Presented } from './auth.js';
 import type { Reply } from './envelope.js';
 import type { Store } from './store.js';

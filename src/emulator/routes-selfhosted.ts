@@ -2,8 +2,8 @@
  * Routes of the self-hosted variant (seed 4.3, 4.4; api-notes "Self-hosted variant"):
  * dashboards and alerts of the token's team. Another team's ids answer 404 like unknown ones.
  */
-import { ALERT_PAGE_LIMIT_MAX } from '../spec/enums.js';
-import type { SchemaIssue } from '../spec/validate.js';
+import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
+import type { SchemaIssue } from '../schema/validate.js';
 import { authenticateToken } from './auth.js';
 import { jsonReply, type Reply } from './envelope.js';
 import { ApiError } from './errors.js';

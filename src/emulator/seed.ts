@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { StacksyncError } from '../errors.js';
-import { PIPE_STATES, SERVICE_STATES, SOURCE_KINDS } from '../spec/enums.js';
-import { dataSourceSchema, pipeCreateBodySchema, type JsonSchema } from '../spec/schemas.js';
-import { compileSchema, describeIssues, toIssues } from '../spec/validate.js';
+import { PIPE_STATES, SERVICE_STATES, SOURCE_KINDS } from '../schema/enums.js';
+import { dataSourceSchema, pipeCreateBodySchema, type JsonSchema } from '../schema/api.js';
+import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
 import type { ServiceState } from './model.js';
 
 export interface SeedKey { id: string; secret: string }

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Variant } from '../api/model.js';
-import { DEFAULT_RATE_LIMITS } from '../spec/enums.js';
+import type { Variant } from '../model/kinds.js';
+import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { authenticateKey, authenticateToken, credentialKey, parseAuthorization, type Presented } from './auth.js';
 import { errorReply, jsonReply, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';

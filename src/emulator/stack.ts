@@ -3,7 +3,7 @@
  * server-assigned ids, tile-id preservation on PUT, alert cascade, alert target checks.
  * Pure over one workspace (a managed service's stack or a self-hosted team); no HTTP.
  */
-import { validateApi } from '../spec/validate.js';
+import { validateApi } from '../schema/validate.js';
 import { ApiError, notFound } from './errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { AlertResource, DashboardResource, TileResource, Workspace } from './model.js';

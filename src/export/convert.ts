@@ -7,10 +7,11 @@
  * skipped with the reason rather than written broken. Write-only credentials are never returned
  * by the API, so they are left out too (not managed) and offered as `fromEnv` placeholders.
  */
-import { KINDS, type Kind, type LiveAlert, type LiveDashboard, type LivePipe, type LiveState } from '../api/model.js';
-import { API_VERSION, DOCUMENT_SCHEMAS, SPEC_SCHEMAS } from '../manifests/schemas.js';
-import { pipePatchSourceBlockSchemas, type JsonSchema } from '../spec/schemas.js';
-import { compileSchema, describeIssues, toIssues } from '../spec/validate.js';
+import { KINDS, type Kind } from '../model/kinds.js';
+import { type LiveAlert, type LiveDashboard, type LivePipe, type LiveState } from '../model/resources.js';
+import { API_VERSION, DOCUMENT_SCHEMAS, SPEC_SCHEMAS } from '../schema/manifest.js';
+import { pipePatchSourceBlockSchemas, type JsonSchema } from '../schema/api.js';
+import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
 import { assignKeys, envName } from './names.js';
 
 export interface ManifestDocument {

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Kind } from '../api/model.js';
+import type { Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
 import type { ExportedManifest } from './convert.js';
 import { renderManifest } from './render.js';

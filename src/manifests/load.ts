@@ -3,10 +3,10 @@
  * Never throws for bad input: every problem is collected with its location, and the targets it
  * touches are blocked so that nothing is pruned because a broken manifest looked "missing".
  */
-import type { Config } from '../config/model.js';
+import type { Config } from '../model/config.js';
 import type { SecretIo } from '../config/secrets.js';
-import { DEFAULT_YAML_LIMITS, type YamlLimits } from '../config/yaml-safety.js';
-import type { LoadProblem, LoadResult } from './model.js';
+import { DEFAULT_YAML_LIMITS, type YamlLimits } from '../yaml/safety.js';
+import type { LoadProblem, LoadResult } from '../model/desired.js';
 import { parseManifestFile, type DocumentBudget, type ParsedDocument } from './parse.js';
 import { readSnapshot } from './read.js';
 import { identify, problemAt, resolveEntries, type Entry } from './resolve.js';

@@ -5,9 +5,9 @@
  */
 import { Composer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
 import type { SourceLocation } from '../errors.js';
-import { nodePosition, positionAt, type YamlSource } from '../config/yaml-positions.js';
-import { decodeText, toPlainValue, yamlErrorMessage, type YamlLimits } from '../config/yaml-safety.js';
-import type { LoadProblem } from './model.js';
+import { nodePosition, positionAt, type YamlSource } from '../yaml/positions.js';
+import { decodeText, toPlainValue, yamlErrorMessage, type YamlLimits } from '../yaml/safety.js';
+import type { LoadProblem } from '../model/desired.js';
 
 export interface ParsedDocument extends YamlSource {
   file: string;

@@ -8,8 +8,8 @@
  */
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { formatBytes } from '../config/yaml-safety.js';
-import type { LoadProblem } from './model.js';
+import { formatBytes } from '../yaml/safety.js';
+import type { LoadProblem } from '../model/desired.js';
 
 export interface SnapshotFile {
   /** The path shown in messages: the directory as given, joined with the path inside it. */

@@ -4,15 +4,15 @@
  * from documents without any problem.
  */
 import { dirname, resolve } from 'node:path';
-import { KINDS, type Kind } from '../api/model.js';
+import { KINDS, type Kind } from '../model/kinds.js';
 import { anchorSecret } from '../config/load.js';
-import type { Config, SecretRef } from '../config/model.js';
+import type { Config, SecretRef } from '../model/config.js';
 import { resolveSecret, type SecretIo } from '../config/secrets.js';
-import { positionOfPointer, type Pointer } from '../config/yaml-positions.js';
+import { positionOfPointer, type Pointer } from '../yaml/positions.js';
 import { formatLocation } from '../errors.js';
-import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../spec/enums.js';
-import { formatPath } from '../spec/validate.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, ManifestTile, SecretValue } from './model.js';
+import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
+import { formatPath } from '../schema/validate.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, ManifestTile, SecretValue } from '../model/desired.js';
 import type { ParsedDocument } from './parse.js';
 import type { AlertSpec, DashboardSpec, Manifest, PipeSpec } from './validate.js';
 

@@ -3,12 +3,13 @@
  * Pure: takes a parsed document, returns the typed manifest or the located issues.
  */
 import type { ValidateFunction } from 'ajv';
-import type { Column, FieldMapping, Kind, PipeSettings } from '../api/model.js';
-import type { AlertFields, ManifestTile } from './model.js';
-import { locateIssues, type LocatedIssue, type YamlSource } from '../config/yaml-positions.js';
-import type { JsonSchema } from '../spec/schemas.js';
-import { createAjv } from '../spec/validate.js';
-import { DOCUMENT_SCHEMAS, MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from './schemas.js';
+import type { Column, FieldMapping, PipeSettings } from '../model/resources.js';
+import type { Kind } from '../model/kinds.js';
+import type { AlertFields, ManifestTile } from '../model/desired.js';
+import { locateIssues, type LocatedIssue, type YamlSource } from '../yaml/positions.js';
+import type { JsonSchema } from '../schema/api.js';
+import { createAjv } from '../schema/validate.js';
+import { DOCUMENT_SCHEMAS, MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
 
 export interface ManifestMetadata {
   name: string;

@@ -1,5 +1,5 @@
 /** Assembling a Plan from the changes of every target, and keying apply results to changes. */
-import type { Change, ChangeKey, ChangeResult, Plan, PlanError, PlanSummary } from './model.js';
+import type { Change, ChangeKey, ChangeResult, Plan, PlanError, PlanSummary } from '../model/plan.js';
 
 /**
  * The plan of one run. `changes` are those of every target, in the order given; `errors` are

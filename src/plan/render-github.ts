@@ -2,7 +2,7 @@
  * `--output github`: workflow-command annotations (`::error …::`, `::warning …::`) that GitHub
  * pins to the manifest lines, followed by the text plan without colour.
  */
-import type { Change, Plan, PlanError } from './model.js';
+import type { Change, Plan, PlanError } from '../model/plan.js';
 import { renderPlanText } from './render-text.js';
 
 interface Annotation {

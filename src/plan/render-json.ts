@@ -4,7 +4,7 @@
  */
 import type { ChangeResults } from './build.js';
 import { changeRef } from './build.js';
-import type { Change, FieldDiff, Plan, PlanError } from './model.js';
+import type { Change, FieldDiff, Plan, PlanError } from '../model/plan.js';
 
 export interface JsonRenderOptions {
   /** Apply results by `changeRef`; adds `result` and `error` to each change (apply --output json). */

@@ -3,11 +3,11 @@
  * the summary line, not listed. Pure: returns the text; colour only when asked for.
  */
 import { formatLocation } from '../errors.js';
-import { KNOWN_AFTER_APPLY } from '../diff/values.js';
+import { KNOWN_AFTER_APPLY } from '../model/plan.js';
 import type { ChangeResults } from './build.js';
 import { changeRef } from './build.js';
-import type { Action, Change, FieldDiff, Plan, PlanError } from './model.js';
-import { SENSITIVE } from './model.js';
+import type { Action, Change, FieldDiff, Plan, PlanError } from '../model/plan.js';
+import { SENSITIVE } from '../model/plan.js';
 
 export interface TextRenderOptions {
   /** ANSI colours (default false; the CLI turns them on for a TTY without NO_COLOR). */

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import { createApi, type ApiOptions } from '../api/index.js';
 import type { Api, ApiHooks } from '../api/port.js';
-import type { Target } from '../config/model.js';
+import type { Target } from '../model/config.js';
 import { toConnection, type SecretIo } from '../config/secrets.js';
 
 export interface ClientPool {

@@ -4,17 +4,17 @@
  * diff/ and plan/; this module only sequences I/O around it and never decides exit codes.
  */
 import type { Logger } from 'pino';
-import type { LiveState } from '../api/model.js';
+import type { LiveState } from '../model/resources.js';
 import type { Api } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
-import type { Config, Target } from '../config/model.js';
+import type { Config, Target } from '../model/config.js';
 import { checkPruneCaps, planTarget } from '../diff/index.js';
 import { StacksyncError, isStacksyncError } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
-import type { LoadProblem, LoadResult } from '../manifests/model.js';
+import type { LoadProblem, LoadResult } from '../model/desired.js';
 import { buildPlan, changeRef, requiredChanges } from '../plan/build.js';
-import type { Change, ChangeResult, Plan, PlanError } from '../plan/model.js';
+import type { Change, ChangeResult, Plan, PlanError } from '../model/plan.js';
 import { managedCount, refreshInventory } from '../state/inventory.js';
 import type { SecretHasher } from '../state/hmac.js';
 import type { StateStore } from '../state/store.js';

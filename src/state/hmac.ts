@@ -6,7 +6,7 @@
 import { createHmac, randomBytes as nodeRandomBytes } from 'node:crypto';
 import { basename, dirname, extname, join } from 'node:path';
 import { StacksyncError } from '../errors.js';
-import { errnoCode, nodeFs, removeQuietly, syncDirectory, writeDurably, type StateFs } from './fs.js';
+import { errnoCode, nodeFs, removeQuietly, syncDirectory, writeDurably, type StateFs } from '../support/fs.js';
 import { STATE_DIR_MODE } from './store.js';
 
 /** Bytes of key material. */

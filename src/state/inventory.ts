@@ -3,8 +3,8 @@
  * never touching its input (the store hands out frozen states). The executor composes them
  * and saves after each completed write.
  */
-import type { Kind } from '../api/model.js';
-import { secretHashKey, type CreateIntent, type InventoryEntry, type TargetState } from './model.js';
+import type { Kind } from '../model/kinds.js';
+import { secretHashKey, type CreateIntent, type InventoryEntry, type TargetState } from '../model/state.js';
 
 /** The inventory entry of `kind/key`, if stacksync owns it. */
 export function inventoryEntry(state: TargetState, kind: Kind, key: string): InventoryEntry | undefined {

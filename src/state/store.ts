@@ -5,12 +5,12 @@
  * would forget what stacksync owns and make the next prune or create go wrong.
  */
 import { dirname } from 'node:path';
-import { KINDS, type Kind } from '../api/model.js';
+import { KINDS, type Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
-import type { JsonSchema } from '../spec/schemas.js';
-import { compileSchema, createAjv, describeIssues, toIssues } from '../spec/validate.js';
-import { emptyTargetState, type StateFile, type TargetState } from './model.js';
-import { errnoCode, nodeFs, writeFileAtomically, type StateFs } from './fs.js';
+import type { JsonSchema } from '../schema/api.js';
+import { compileSchema, createAjv, describeIssues, toIssues } from '../schema/validate.js';
+import { emptyTargetState, type StateFile, type TargetState } from '../model/state.js';
+import { errnoCode, nodeFs, writeFileAtomically, type StateFs } from '../support/fs.js';
 
 export const STATE_VERSION = 1;
 /** Mode of the state directory when stacksync creates it. */

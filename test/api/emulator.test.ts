@@ -6,8 +6,8 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, type Api, type ApiOptions } from '../../src/api/index.js';
-import type { AlertWrite, DashboardWrite, LiveAlert, LiveDashboard } from '../../src/api/model.js';
-import type { TargetConnection } from '../../src/config/model.js';
+import type { AlertWrite, DashboardWrite, LiveAlert, LiveDashboard } from '../../src/model/resources.js';
+import type { TargetConnection } from '../../src/model/config.js';
 import { DEFAULT_SEED_IDS, defaultSeed, startEmulator, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
 import { isStacksyncError, StacksyncError } from '../../src/errors.js';
 import { capturedLogger, failure, hookLog, type HookLog } from './helpers.js';

@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { MockAgent } from 'undici';
-import type { TargetConnection } from '../../src/config/model.js';
+import type { TargetConnection } from '../../src/model/config.js';
 import type { ApiHooks, RetryReason } from '../../src/api/port.js';
 import { StacksyncError } from '../../src/errors.js';
 

@@ -1,6 +1,6 @@
 /** Builders of plan changes for executor tests: the shapes the planner emits, nothing more. */
-import type { AlertWrite, DashboardWrite, Tile } from '../../src/api/model.js';
-import type { Change, ChangeKey, Operation } from '../../src/plan/model.js';
+import type { AlertWrite, DashboardWrite, Tile } from '../../src/model/resources.js';
+import type { Change, ChangeKey, Operation } from '../../src/model/plan.js';
 
 export const TARGET = 'prod';
 

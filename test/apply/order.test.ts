@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildExecutionGraph, orderOperations } from '../../src/apply/order.js';
-import type { Change, Operation } from '../../src/plan/model.js';
+import type { Change, Operation } from '../../src/model/plan.js';
 import { change, createAlertOn, createDashboard, deleteChange } from './changes.js';
 
 function keysInOrder(changes: Change[]): string[] {

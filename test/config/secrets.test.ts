@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/config/duration.js';
-import type { ManagedTarget, SecretRef, SelfHostedTarget } from '../../src/config/model.js';
+import type { ManagedTarget, SecretRef, SelfHostedTarget } from '../../src/model/config.js';
 import { chooseConfigPath, chooseManifestsDir } from '../../src/config/paths.js';
 import { resolveCredentials, resolveSecret, toConnection } from '../../src/config/secrets.js';
 import { StacksyncError } from '../../src/errors.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSession, type Session } from '../../src/cli/context.js';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.js';
-import { createLogger } from '../../src/daemon/logger.js';
+import { createLogger } from '../../src/support/logger.js';
 import { apiHooksFor, createMetrics, type Metrics } from '../../src/daemon/metrics.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { createWorkspace, emulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';

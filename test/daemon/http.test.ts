@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isStacksyncError } from '../../src/errors.js';
-import { createLogger } from '../../src/daemon/logger.js';
+import { createLogger } from '../../src/support/logger.js';
 import { createMetrics, initTargetMetrics } from '../../src/daemon/metrics.js';
 import type { HttpServerOptions, RunningHttpServer } from '../../src/daemon/http.js';
 import { DEFAULT_LISTEN, parseListen, startHttpServer } from '../../src/daemon/http.js';

@@ -232,7 +232,7 @@ describe('createScheduler', () => {
 
   it('treats a thrown sync as transient and logs it', async () => {
     const lines: string[] = [];
-    const { createLogger } = await import('../../src/daemon/logger.js');
+    const { createLogger } = await import('../../src/support/logger.js');
     const logger = createLogger({ destination: { write: (line: string) => void lines.push(line) }, isTty: false });
     const { scheduler, of, last } = harness({ logger }, ['a']);
     scheduler.start();

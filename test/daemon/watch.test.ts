@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChangeReason, ManifestWatcher, WatchOptions } from '../../src/daemon/watch.js';
-import { createLogger } from '../../src/daemon/logger.js';
+import { createLogger } from '../../src/support/logger.js';
 import { findAnchor, watchManifests } from '../../src/daemon/watch.js';
 
 let base: string;

@@ -2,11 +2,12 @@
  * Small factories for differ inputs: fixtures and tests give only what a case is about, the
  * rest gets the same defaults on the desired and the live side (so it never shows as drift).
  */
-import type { LiveAlert, LiveDashboard, LivePipe, LiveState, Tile, Variant } from '../../src/api/model.js';
+import type { LiveAlert, LiveDashboard, LivePipe, LiveState, Tile } from '../../src/model/resources.js';
+import type { Variant } from '../../src/model/kinds.js';
 import type { PlanOptions, PlanTargetInput } from '../../src/diff/index.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile } from '../../src/manifests/model.js';
-import type { TargetState } from '../../src/state/model.js';
-import { emptyTargetState } from '../../src/state/model.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile } from '../../src/model/desired.js';
+import type { TargetState } from '../../src/model/state.js';
+import { emptyTargetState } from '../../src/model/state.js';
 
 type Loose = Record<string, unknown>;
 

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { planTarget } from '../../src/diff/index.js';
-import type { DesiredResource } from '../../src/manifests/model.js';
+import type { DesiredResource } from '../../src/model/desired.js';
 import { buildPlan, renderPlanGithub, renderPlanJson, renderPlanText } from '../../src/plan/index.js';
-import type { Change, Operation } from '../../src/plan/model.js';
-import type { ApiSchemaName } from '../../src/spec/schemas.js';
-import { validateApi } from '../../src/spec/validate.js';
+import type { Change, Operation } from '../../src/model/plan.js';
+import type { ApiSchemaName } from '../../src/schema/api.js';
+import { validateApi } from '../../src/schema/validate.js';
 import { planInput } from './factories.js';
 
 interface WantChange {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkPruneCaps, planTarget } from '../../src/diff/index.js';
-import type { Change } from '../../src/plan/model.js';
+import type { Change } from '../../src/model/plan.js';
 import { managedCount } from '../../src/state/inventory.js';
 import { planInput } from './factories.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
-import { SENSITIVE } from '../../src/plan/model.js';
+import { SENSITIVE } from '../../src/model/plan.js';
 import { alertYaml, dashboardYaml, describeRun, documents, parseJsonOutput, readState, ROUTES, writesByRoute } from '../helpers/e2e.js';
 import { startProxy, type RunningProxy } from '../helpers/proxy.js';
 import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';

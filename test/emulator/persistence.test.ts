@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStacksyncError } from '../../src/errors.js';
 import { startEmulator, type EmulatorData, type RunningEmulator } from '../../src/emulator/index.js';
 import { DataWriter, dataSchema, readDataFile } from '../../src/emulator/persistence.js';
-import { compileSchema } from '../../src/spec/validate.js';
+import { compileSchema } from '../../src/schema/validate.js';
 import { basic, bearer, call, IDS, SERVICE_PATH, TILE } from './helpers.js';
 
 let dir: string;

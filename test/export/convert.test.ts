@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { LiveAlert, LiveDashboard, LivePipe, LiveState } from '../../src/api/model.js';
+import type { LiveAlert, LiveDashboard, LivePipe, LiveState } from '../../src/model/resources.js';
 import { assignKeys, envName, exportLiveState, pickBySchema, renderManifest, slugify } from '../../src/export/index.js';
-import { SPEC_SCHEMAS } from '../../src/manifests/schemas.js';
+import { SPEC_SCHEMAS } from '../../src/schema/manifest.js';
 
 const PIPE_ID = '7a0e1f2c-0001-4b3a-9c4d-5e6f7a8b9c01';
 

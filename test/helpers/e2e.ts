@@ -10,7 +10,7 @@ import type { EmulatorData } from '../../src/emulator/index.js';
 import type { AlertResource, DashboardResource } from '../../src/emulator/model.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { parseStateFile } from '../../src/state/store.js';
-import type { StateFile } from '../../src/state/model.js';
+import type { StateFile } from '../../src/model/state.js';
 import { emulatorDump, emulatorStats, type CliResult, type EmulatorStats } from './workspace.js';
 
 export type TargetName = 'local' | 'local-selfhosted';

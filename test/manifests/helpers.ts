@@ -2,7 +2,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Config } from '../../src/config/model.js';
+import type { Config } from '../../src/model/config.js';
 
 export type Tree = Record<string, string | Uint8Array>;
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/load.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, LoadProblem } from '../../src/manifests/model.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, LoadProblem } from '../../src/model/desired.js';
 import { PIPE_ID, alert, config, dashboard, hmac, kafkaPipe, removeTrees, writeTree, type Tree } from './helpers.js';
 
 afterAll(removeTrees);

@@ -10,10 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifests/load.js';
-import type { DesiredPipe } from '../../src/manifests/model.js';
-import { publishedSchemas } from '../../src/manifests/schemas.js';
-import type { JsonSchema } from '../../src/spec/schemas.js';
-import { createAjv } from '../../src/spec/validate.js';
+import type { DesiredPipe } from '../../src/model/desired.js';
+import { publishedSchemas } from '../../src/schema/manifest.js';
+import type { JsonSchema } from '../../src/schema/api.js';
+import { createAjv } from '../../src/schema/validate.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const schemasDir = join(root, 'schemas');

@@ -9,7 +9,7 @@ import {
   renderPlanJson,
   renderPlanText,
 } from '../../src/plan/index.js';
-import type { ChangeResult } from '../../src/plan/model.js';
+import type { ChangeResult } from '../../src/model/plan.js';
 import { escapeData, escapeProperty, formatAnnotation } from '../../src/plan/render-github.js';
 import { planInput } from '../diff/factories.js';
 import { samplePlan } from './sample.js';

@@ -1,6 +1,6 @@
 /** A small plan with one change of every action, used by the renderer tests. */
 import { buildPlan } from '../../src/plan/index.js';
-import type { Change, Plan } from '../../src/plan/model.js';
+import type { Change, Plan } from '../../src/model/plan.js';
 
 function change(fields: Partial<Change> & Pick<Change, 'kind' | 'name' | 'action'>): Change {
   return { target: 'prod', diff: [], operations: [], dependsOn: [], warnings: [], ...fields };

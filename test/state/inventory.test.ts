@@ -12,7 +12,7 @@ import {
   refreshInventory,
   secretHash,
 } from '../../src/state/inventory.js';
-import { emptyTargetState, type TargetState } from '../../src/state/model.js';
+import { emptyTargetState, type TargetState } from '../../src/model/state.js';
 
 const AT = '2026-03-15T10:20:30.000Z';
 const HASH = 'b'.repeat(64);

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStacksyncError } from '../../src/errors.js';
-import { nodeFs, type StateFs } from '../../src/state/fs.js';
+import { nodeFs, type StateFs } from '../../src/support/fs.js';
 import { addIntent, recordCreated, recordSecretHashes } from '../../src/state/inventory.js';
-import { emptyTargetState, type StateFile } from '../../src/state/model.js';
+import { emptyTargetState, type StateFile } from '../../src/model/state.js';
 import { openStateStore } from '../../src/state/store.js';
 
 let dir: string;

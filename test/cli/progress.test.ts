@@ -11,10 +11,10 @@ import {
   formatSummary,
   recentRate,
   summarize,
-} from '../../src/apply/progress.js';
+} from '../../src/cli/progress.js';
 import { openStateStore } from '../../src/state/store.js';
-import { change, createAlertOn, createDashboard, deleteChange } from './changes.js';
-import { FakeApi, apiError } from './fake-api.js';
+import { change, createAlertOn, createDashboard, deleteChange } from '../apply/changes.js';
+import { FakeApi, apiError } from '../apply/fake-api.js';
 
 const BASE = { target: 'prod', kind: 'Dashboard', action: 'create', at: 0 } as const;
 

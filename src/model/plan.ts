@@ -2,13 +2,17 @@
  * A plan: per target, the closed union of changes the differ found, and the API operations that
  * carry each one out. Plan rendering, apply, logs, metrics and the state file all read this shape.
  */
-import type { AlertWrite, DashboardWrite, Kind, PipePatch } from '../api/model.js';
+import type { AlertWrite, DashboardWrite, PipePatch } from './resources.js';
+import type { Kind } from './kinds.js';
 
 export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'unchanged' | 'error';
 export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'unchanged', 'error'];
 
 /** The marker shown instead of any write-only value. */
 export const SENSITIVE = '(sensitive)';
+
+/** Shown where an id (dashboard, tile) is assigned only when the plan is applied. */
+export const KNOWN_AFTER_APPLY = '(known after apply)';
 
 /** One field-level difference; `path` like `tiles[p99].w` or `source.kafka.credentials`. */
 export interface FieldDiff {

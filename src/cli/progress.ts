@@ -4,9 +4,9 @@
  * finished change. Always a closing summary. Formatting is pure; the writer is a thin shell
  * over a stream and a clock.
  */
-import type { Change, ChangeKey, ChangeResult } from '../plan/model.js';
-import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from './events.js';
-import { changeKey } from './order.js';
+import type { Change, ChangeKey, ChangeResult } from '../model/plan.js';
+import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
+import { changeKey } from '../apply/order.js';
 
 /** Operations per second are averaged over this window. */
 export const RATE_WINDOW_MS = 10_000;

@@ -3,6 +3,10 @@
  * Plain data, so schemas, emulator, differ and docs read the same values.
  */
 
+/** The kinds of manifest, in the order plans list them and their writes run. */
+export const RESOURCE_KINDS = ['Pipe', 'Dashboard', 'Alert'] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
 export const ALERT_INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
 export const ALERT_THRESHOLD_TYPES = ['above', 'below'] as const;
 export const ALERT_SOURCES = ['tile', 'search'] as const;

@@ -1,10 +1,11 @@
 /**
  * Desired state: what the manifests say, after parse, validation and secret resolution.
- * Pure data; the differ compares it with the live model of `api/model.ts`.
+ * Pure data; the differ compares it with the live model of `model/resources.ts`.
  */
-import type { AlertConfig, Column, FieldMapping, Kind, PipeSettings, TableMapping, Tile } from '../api/model.js';
+import type { AlertConfig, Column, FieldMapping, PipeSettings, TableMapping, Tile } from './resources.js';
+import type { Kind } from './kinds.js';
 import type { SourceLocation } from '../errors.js';
-import type { PipeSourceKind } from '../spec/enums.js';
+import type { PipeSourceKind } from '../schema/enums.js';
 
 /** A tile as manifests write it: the API's tile without the id the service assigns. */
 export type ManifestTile = Omit<Tile, 'id'>;

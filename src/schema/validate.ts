@@ -4,7 +4,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { API_SCHEMAS, type ApiSchemaName, type JsonSchema } from './schemas.js';
+import { API_SCHEMAS, type ApiSchemaName, type JsonSchema } from './api.js';
 
 // ajv-formats is CommonJS; under NodeNext its callable is the `.default` export.
 const addFormats = addFormatsModule.default;

@@ -3,9 +3,8 @@
  * two cannot disagree. The loader validates with them and `schemas/*.json` publishes them for
  * editors (`# yaml-language-server: $schema=…`).
  */
-import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, TARGET_NAME_PATTERN, configSchema, secretRefSchema } from '../config/schema.js';
-import { PIPE_SOURCE_KINDS } from '../spec/enums.js';
-import type { Kind } from '../api/model.js';
+import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, TARGET_NAME_PATTERN, configSchema, secretRefSchema } from './config.js';
+import { PIPE_SOURCE_KINDS, RESOURCE_KINDS, type ResourceKind as Kind } from './enums.js';
 import {
   alertWriteBodySchema,
   columnSchema,
@@ -16,7 +15,7 @@ import {
   tableMappingSchema,
   tileWriteSchema,
   type JsonSchema,
-} from '../spec/schemas.js';
+} from './api.js';
 
 export const API_VERSION = 'stacksync/v1';
 
@@ -192,7 +191,7 @@ export function documentSchema(kind: Kind): JsonSchema {
 export const envelopeSchema: JsonSchema = object(
   {
     apiVersion: { const: API_VERSION },
-    kind: { enum: ['Pipe', 'Dashboard', 'Alert'] },
+    kind: { enum: [...RESOURCE_KINDS] },
     metadata: metadataSchema,
     spec: { type: 'object' },
   },

@@ -5,8 +5,8 @@
  */
 import type { ErrorObject } from 'ajv';
 import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair } from 'yaml';
-import type { JsonSchema } from '../spec/schemas.js';
-import { formatPath, toIssues } from '../spec/validate.js';
+import type { JsonSchema } from '../schema/api.js';
+import { formatPath, toIssues } from '../schema/validate.js';
 
 export type Pointer = readonly (string | number)[];
 

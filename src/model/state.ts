@@ -2,7 +2,7 @@
  * The state file (`state`, default `.stacksync/state.json`): per target, what stacksync owns.
  * Never holds a secret value: only HMACs under a key kept beside it (`state.key`, mode 0600).
  */
-import type { Kind } from '../api/model.js';
+import type { Kind } from './kinds.js';
 
 /** A create that was about to be sent; a live resource of this kind and name after a crash is ours. */
 export interface CreateIntent {

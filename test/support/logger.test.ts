@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, childForSync, createLogger, newSyncId } from '../../src/daemon/logger.js';
+import { REDACTED, childForSync, createLogger, newSyncId } from '../../src/support/logger.js';
 
 /** An in-memory sink that keeps every line pino writes. */
 function memorySink(): { stream: { write(chunk: string): void }; lines: () => Record<string, unknown>[]; text: () => string } {

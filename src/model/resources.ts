@@ -3,12 +3,7 @@
  * Adapters normalise into these; the differ, planner and executor see nothing else.
  * Optional members are absent (never `undefined`-valued) when the service did not send them.
  */
-import type { PipeSourceKind } from '../spec/enums.js';
-
-export type Kind = 'Pipe' | 'Dashboard' | 'Alert';
-export const KINDS: readonly Kind[] = ['Pipe', 'Dashboard', 'Alert'];
-
-export type Variant = 'managed' | 'self-hosted';
+import type { PipeSourceKind } from '../schema/enums.js';
 
 export interface Column { name: string; type: string }
 export interface FieldMapping { sourceField: string; destinationField: string }

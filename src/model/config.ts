@@ -2,7 +2,7 @@
  * The validated, defaulted, frozen configuration (design.md, "Targets and configuration").
  * Produced once by `config/load.ts` and passed in; nothing else reads `process.env`.
  */
-import type { Variant } from '../api/model.js';
+import type { Variant } from './kinds.js';
 
 /** A reference to a secret: an env var, a file, or (discouraged, `plan` warns) a plain string. */
 export type SecretRef = { fromEnv: string } | { fromFile: string } | string;

@@ -2,9 +2,11 @@
  * The JSON Schema of the config file (design.md, "Targets and configuration"), and of a secret
  * reference, which the manifest schemas reuse. Published as `schemas/config.json`.
  */
-import { DEFAULT_RATE_LIMITS } from '../spec/enums.js';
-import type { JsonSchema } from '../spec/schemas.js';
-import { DURATION_PATTERN } from './duration.js';
+import { DEFAULT_RATE_LIMITS } from './enums.js';
+import type { JsonSchema } from './api.js';
+
+/** The JSON Schema pattern of a duration (`30s`, `5m`, `1h30m`, `500ms`, `1d`). */
+export const DURATION_PATTERN = '^([0-9]+(ms|s|m|h|d))+$';
 
 /** Environment variable names as POSIX shells accept them. */
 export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
