@@ -23,12 +23,55 @@ export const ERROR_CODES = {
   E_STATE_CORRUPT: 'the state file cannot be read or parsed',
   E_STATE_WRITE: 'the state file could not be written',
   E_PRUNE_REFUSED: 'a prune was refused by the safety caps',
+  E_CONFLICT: 'live resources stand in the way: several share the name, or one stacksync does not manage (see --adopt)',
   E_DEPENDENCY_FAILED: 'an operation was skipped because one it depends on failed',
+  E_CANCELLED: 'a signal stopped the run before this operation; the next run does it',
   E_EMULATOR_DATA: 'the emulator data or seed file is corrupt or invalid',
   E_INTERNAL: 'a bug in stacksync',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * Failures that repeat, unchanged, until someone changes something (a manifest, the config, a
+ * credential, the live resources in the way): the daemon waits for that change or the next resync
+ * instead of retrying with backoff. Every other code may pass on a retry. The one table of this
+ * rule, read only through {@link isTerminal} (controller-runtime's `TerminalError`).
+ */
+const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'E_USAGE',
+  'E_CONFIG_INVALID',
+  'E_SECRET_MISSING',
+  'E_MANIFEST_PARSE',
+  'E_MANIFEST_INVALID',
+  'E_MANIFEST_DUPLICATE',
+  'E_REF_UNRESOLVED',
+  'E_API_AUTH',
+  'E_STATE_CORRUPT',
+  'E_PRUNE_REFUSED',
+  'E_CONFLICT',
+  'E_EMULATOR_DATA',
+]);
+
+export function isTerminal(code: ErrorCode): boolean {
+  return TERMINAL_CODES.has(code);
+}
+
+/**
+ * Answers in which the API refused a request outright, so it certainly did nothing: after one of
+ * these a create did not happen (its intent can go). Timeouts, resets and 5xx are not here: the
+ * request may have been carried out.
+ */
+const REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['E_API_VALIDATION', 'E_API_AUTH', 'E_API_NOT_FOUND', 'E_API_DEPENDENCY', 'E_API_THROTTLED']);
+
+export function isRefusal(code: ErrorCode): boolean {
+  return REFUSAL_CODES.has(code);
+}
+
+/** The code of anything thrown: a StacksyncError's own, else `E_INTERNAL` (a bug). */
+export function errorCodeOf(error: unknown): ErrorCode {
+  return error instanceof StacksyncError ? error.code : 'E_INTERNAL';
+}
 
 /** Where in the manifests a problem is; line and column are 1-based. */
 export interface SourceLocation {

@@ -4,9 +4,8 @@
  */
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
-import type { Credentials, RateLimit, TargetConnection } from '../model/config.js';
+import type { Credentials, TargetConnection } from '../model/config.js';
 import { StacksyncError } from '../errors.js';
-import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
 import { ManagedAdapter } from './managed.js';
 import { defaultSleep, Pacer, type Sleep } from './pacer.js';
@@ -51,7 +50,8 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
   const sleep = options.sleep ?? defaultSleep;
   const hooks = options.hooks ?? {};
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const rateLimit: RateLimit = connection.rateLimit ?? DEFAULT_RATE_LIMITS[connection.variant];
+  // Defaults are filled once, when the config is loaded.
+  const { rateLimit } = connection;
   const ownAgent = options.dispatcher ? undefined : new Agent({ connect: { timeout: timeouts.connectMs }, connections: rateLimit.concurrency });
   const pacer = new Pacer({
     ...rateLimit,

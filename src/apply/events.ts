@@ -26,8 +26,8 @@ export type ApplyEvent =
   | { type: 'apply-finished'; target: string; at: number; durationMs: number; summary: ApplySummary }
   | (ChangeEventBase & { type: 'change-started' })
   | (ChangeEventBase & { type: 'change-succeeded'; durationMs: number })
-  | (ChangeEventBase & { type: 'change-failed'; durationMs: number; /** Absent for a change the planner could not plan. */ code?: ErrorCode; error: string })
-  | (ChangeEventBase & { type: 'change-skipped'; reason: SkipReason; code?: ErrorCode; error: string })
+  | (ChangeEventBase & { type: 'change-failed'; durationMs: number; code: ErrorCode; error: string })
+  | (ChangeEventBase & { type: 'change-skipped'; reason: SkipReason; code: ErrorCode; error: string })
   | (ChangeEventBase & { type: 'operation-started'; call: ApiCall })
   | (ChangeEventBase & { type: 'operation-succeeded'; call: ApiCall; durationMs: number })
   | (ChangeEventBase & { type: 'operation-failed'; call: ApiCall; durationMs: number; code: ErrorCode; error: string });

@@ -7,7 +7,7 @@ import PQueue from 'p-queue';
 import type { Kind } from '../model/kinds.js';
 import type { LiveAlert, LiveDashboard } from '../model/resources.js';
 import type { Api } from '../api/port.js';
-import { StacksyncError, isStacksyncError, type ErrorCode } from '../errors.js';
+import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
 import type { AlertRefs, Change, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
 import type { AlertWrite, DashboardWrite } from '../model/resources.js';
 import { addIntent, clearIntent, recordAdopted, recordCreated, recordDeleted, recordSecretHashes } from '../state/inventory.js';
@@ -37,9 +37,6 @@ export type ApplyResults = Map<ChangeKey, ChangeResult>;
 
 /** Creates tried at most this often when the API cannot tell whether one happened. */
 export const MAX_CREATE_ATTEMPTS = 2;
-
-/** Failures after which the service certainly created nothing, so the intent can go. */
-const NOT_CREATED: ReadonlySet<ErrorCode> = new Set(['E_API_VALIDATION', 'E_API_AUTH', 'E_API_NOT_FOUND', 'E_API_DEPENDENCY', 'E_API_THROTTLED']);
 
 /** Applies the changes of `deps.target`; never throws for a failed change, it reports it. */
 export async function applyPlan(changes: readonly Change[], deps: ApplyDeps): Promise<ApplyResults> {
@@ -131,18 +128,24 @@ class ApplyRun {
     if (this.#pending.size === 0 && this.#results.size === this.#nodes.length) this.#allSettled();
   }
 
-  #decide(node: ExecutionNode): 'wait' | 'run' | { reason: SkipReason; error: string; code?: ErrorCode } {
+  #decide(node: ExecutionNode): 'wait' | 'run' | { reason: SkipReason; error: string; code: ErrorCode } {
     for (const required of node.requires) {
       const result = this.#results.get(required);
       if (result && result.result !== 'ok') {
-        return { reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: `depends on ${required}, which ${result.result === 'failed' ? 'failed' : 'was skipped'}` };
+        // What stopped the blocker stops this one too: a cancellation stays a cancellation.
+        const code = result.code === 'E_CANCELLED' ? 'E_CANCELLED' : 'E_DEPENDENCY_FAILED';
+        return { reason: 'dependency', code, error: `depends on ${required}, which ${result.result === 'failed' ? 'failed' : 'was skipped'}` };
       }
     }
     if (!node.requires.every((required) => this.#results.has(required)) || !this.#lowerRanksSettled(node.rank)) return 'wait';
-    if (this.#deps.signal?.aborted) return { reason: 'cancelled', error: 'cancelled' };
+    if (this.#deps.signal?.aborted) return { reason: 'cancelled', code: 'E_CANCELLED', error: 'cancelled' };
     if (node.change.action === 'adopt' && !this.#deps.adopt && !node.change.reclaimed) {
       const name = node.change.liveName ?? node.change.name;
-      return { reason: 'conflict', error: `conflict: a live ${node.change.kind} named "${name}" exists that stacksync does not manage; re-run with --adopt` };
+      return {
+        reason: 'conflict',
+        code: 'E_CONFLICT',
+        error: `conflict: a live ${node.change.kind} named "${name}" exists that stacksync does not manage; re-run with --adopt`,
+      };
     }
     return 'run';
   }
@@ -160,7 +163,7 @@ class ApplyRun {
 
   async #run(node: ExecutionNode): Promise<void> {
     if (this.#deps.signal?.aborted) {
-      this.#skip(node, 'cancelled', 'cancelled');
+      this.#skip(node, 'cancelled', 'cancelled', 'E_CANCELLED');
       this.#schedule();
       return;
     }
@@ -172,7 +175,7 @@ class ApplyRun {
       this.#emit({ ...this.#base(node), type: 'change-succeeded', durationMs: this.#clock() - startedAt });
     } catch (error) {
       // Stopped between operations: what ran is saved; the rest is simply not applied.
-      if (error instanceof Cancelled) this.#skip(node, 'cancelled', error.message);
+      if (error instanceof Cancelled) this.#skip(node, 'cancelled', error.message, 'E_CANCELLED');
       else this.#fail(node, startedAt, error);
     }
     this.#schedule();
@@ -292,7 +295,8 @@ class ApplyRun {
   }
 
   async #dropIntentIfNotCreated(kind: Kind, key: string, error: unknown): Promise<void> {
-    if (!(error instanceof StacksyncError) || !NOT_CREATED.has(error.code)) return;
+    // Only an outright refusal proves nothing was created; after a timeout the create may have landed.
+    if (!(error instanceof StacksyncError) || !isRefusal(error.code)) return;
     this.#deps.store.update(this.#deps.target, (state) => clearIntent(state, kind, key));
     // Best effort: a stale intent only means a same-named resource would be taken back later.
     await this.#deps.store.save().catch(() => undefined);
@@ -359,20 +363,21 @@ class ApplyRun {
 
   #fail(node: ExecutionNode, startedAt: number, error: unknown): void {
     const { code, message } = describeError(error);
-    this.#settle(node, { result: 'failed', error: message });
+    this.#settle(node, { result: 'failed', code, error: message });
     this.#emit({ ...this.#base(node), type: 'change-failed', durationMs: this.#clock() - startedAt, code, error: message });
   }
 
   /** A change the planner could not plan: failed, with the planner's message. */
   #failPlanned(node: ExecutionNode): void {
     const message = node.change.error ?? 'the change could not be planned';
-    this.#settle(node, { result: 'failed', error: message });
-    this.#emit({ ...this.#base(node), type: 'change-failed', durationMs: 0, error: message });
+    const code = node.change.code ?? 'E_INTERNAL';
+    this.#settle(node, { result: 'failed', code, error: message });
+    this.#emit({ ...this.#base(node), type: 'change-failed', durationMs: 0, code, error: message });
   }
 
-  #skip(node: ExecutionNode, reason: SkipReason, error: string, code?: ErrorCode): void {
-    this.#settle(node, { result: 'skipped', error });
-    this.#emit({ ...this.#base(node), type: 'change-skipped', reason, error, ...(code ? { code } : {}) });
+  #skip(node: ExecutionNode, reason: SkipReason, error: string, code: ErrorCode): void {
+    this.#settle(node, { result: 'skipped', code, error });
+    this.#emit({ ...this.#base(node), type: 'change-skipped', reason, error, code });
   }
 
   #settle(node: ExecutionNode, result: ChangeResult): void {
@@ -400,8 +405,7 @@ function reportsProgress(node: ExecutionNode): boolean {
 }
 
 function describeError(error: unknown): { code: ErrorCode; message: string } {
-  if (error instanceof StacksyncError) return { code: error.code, message: error.message };
-  return { code: 'E_INTERNAL', message: error instanceof Error ? error.message : String(error) };
+  return { code: errorCodeOf(error), message: error instanceof Error ? error.message : String(error) };
 }
 
 function withName(entry: { id: string }, name: string | undefined): { id: string; name?: string } {

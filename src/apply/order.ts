@@ -1,24 +1,14 @@
 /**
  * The execution graph of one target's changes (pure). Two kinds of edges:
- * - `requires`: hard dependencies (`dependsOn`, and the dashboard an alert's `refs` name); a change
- *   runs only when these succeeded, otherwise it is skipped.
- * - ranks: a kind-rank table (plain data, as Flux orders writes) — a change waits until every
- *   change of a lower rank has finished, whatever its outcome.
+ * - `requires`: hard dependencies (`requiredChanges`); a change runs only when these succeeded,
+ *   otherwise it is skipped.
+ * - ranks: the kind-order table of `model/kinds.ts` (deletes reversed) — a change waits until
+ *   every change of a lower rank has finished, whatever its outcome.
  */
-import type { Kind } from '../model/kinds.js';
+import { kindRank } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
-import type { Change, ChangeKey, Operation } from '../model/plan.js';
-import { requiredChanges } from '../plan/build.js';
-
-/**
- * Lower ranks run first. Alert deletes go before dashboard deletes (a dashboard delete takes its
- * alerts with it); dashboard writes go before alert writes (an alert needs its tile to exist).
- */
-export const KIND_RANKS: Readonly<Record<Kind, { write: number; delete: number }>> = {
-  Alert: { write: 2, delete: 0 },
-  Dashboard: { write: 1, delete: 1 },
-  Pipe: { write: 1, delete: 1 },
-};
+import { changeKey, type Change, type ChangeKey, type Operation } from '../model/plan.js';
+import { requiredChanges } from '../diff/graph.js';
 
 /** Order of the operations of one change: a postgres mapping change is remove, then add. */
 export const STEP_RANKS: Readonly<Record<'remove-mappings' | 'none' | 'add-mappings', number>> = {
@@ -45,13 +35,8 @@ export interface ExecutionGraph {
   cycles: ChangeKey[];
 }
 
-export function changeKey(change: Pick<Change, 'kind' | 'name'>): ChangeKey {
-  return `${change.kind}/${change.name}`;
-}
-
-export function kindRank(change: Pick<Change, 'kind' | 'action'>): number {
-  const ranks = KIND_RANKS[change.kind];
-  return change.action === 'delete' ? ranks.delete : ranks.write;
+function rankOf(change: Pick<Change, 'kind' | 'action'>): number {
+  return kindRank(change.kind, change.action === 'delete');
 }
 
 /** Stable sort of one change's operations by step. */
@@ -75,7 +60,7 @@ export function buildExecutionGraph(changes: readonly Change[]): ExecutionGraph 
     .sort((a, b) => a.rank - b.rank || a.index - b.index)
     .map(({ key, rank }) => toNode(byKey.get(key)!, key, rank, requires.get(key) ?? []));
   // Changes left over are in a cycle or require one; the latter are skipped like any dependent.
-  const stuck = left.map((key) => toNode(byKey.get(key)!, key, kindRank(byKey.get(key)!), requires.get(key) ?? []));
+  const stuck = left.map((key) => toNode(byKey.get(key)!, key, rankOf(byKey.get(key)!), requires.get(key) ?? []));
   return { nodes: [...nodes, ...stuck], cycles: left.filter((key) => reaches(key, key, requires)) };
 }
 
@@ -86,7 +71,7 @@ function toNode(change: Change, key: ChangeKey, rank: number, required: ChangeKe
 function indexChanges(changes: readonly Change[]): Map<ChangeKey, Change> {
   const byKey = new Map<ChangeKey, Change>();
   for (const change of changes) {
-    const key = changeKey(change);
+    const key = changeKey(change.kind, change.name);
     if (byKey.has(key)) throw new StacksyncError('E_INTERNAL', `the plan holds two changes for ${key}`, { subject: key });
     byKey.set(key, change);
   }
@@ -136,7 +121,7 @@ function reaches(from: ChangeKey, to: ChangeKey, requires: ReadonlyMap<ChangeKey
 function effectiveRanks(order: ChangeKey[], byKey: ReadonlyMap<ChangeKey, Change>, requires: ReadonlyMap<ChangeKey, ChangeKey[]>): Map<ChangeKey, number> {
   const ranks = new Map<ChangeKey, number>();
   for (const key of order) {
-    const own = kindRank(byKey.get(key)!);
+    const own = rankOf(byKey.get(key)!);
     ranks.set(key, Math.max(own, ...(requires.get(key) ?? []).map((required) => ranks.get(required) ?? 0)));
   }
   return ranks;

@@ -1,9 +1,9 @@
 /** `stacksync apply`: turn the plan into API writes, in order, paced, recorded in the state file. */
 import { Command, Option } from 'commander';
 import { renderPlanJson, renderPlanText } from '../plan/index.js';
-import type { Change, ChangeResult, Plan } from '../model/plan.js';
-import { buildPlan, changeRef, requiredChanges } from '../plan/build.js';
-import { computePlan, executePlan, type RunResult } from '../reconcile/reconcile.js';
+import type { ChangeResult, Plan } from '../model/plan.js';
+import { buildPlan } from '../plan/build.js';
+import { computePlan, executePlan, planRequestFor, type RunResult } from '../reconcile/reconcile.js';
 import { addCommonOptions, openSession, type CommonFlags } from './context.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings } from './output.js';
@@ -46,15 +46,12 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         cancel.abort();
       });
       try {
-        const { config } = session.context;
-        const adopt = flags.adopt ?? config.sync.adopt;
-        const run = await computePlan(session.context, { targets: flags.target, prune: flags.prune ?? config.sync.prune, adopt });
+        const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
         const plan = withConfigWarnings(run.plan, session.configWarnings);
         const text = flags.output === 'text';
         if (text) process.stdout.write(renderPlanText(plan, { color: useColor(process.stdout) }));
         const outcome = await executePlan(session.context, run, {
           force: flags.force === true,
-          adopt,
           signal: cancel.signal,
           onEvent: (_target, event) => reporter.onEvent(event),
         });
@@ -74,36 +71,21 @@ function withRunErrors(plan: Plan, outcome: RunResult): Plan {
 
 function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): string {
   const failures = [...results.entries()].filter(([, result]) => result.result !== 'ok');
-  const lines = failures.map(([key, result]) => `${result.result === 'failed' ? 'failed' : 'skipped'}: ${key}: ${result.error ?? ''}`);
+  const lines = failures.flatMap(([key, result]) => (result.result === 'ok' ? [] : [`${result.result}: ${key}: ${result.error}`]));
   const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.message}`);
   return [...errors, ...lines].map((line) => `${line}\n`).join('');
 }
 
 /**
- * 1 when anything failed; cancellations after a signal are not failures (the next run finishes
- * them), and neither are the skips of changes waiting on a cancelled one.
+ * 1 when anything failed. After a signal, what it cancelled is not a failure (the next run does
+ * it), and neither is a change skipped only because what it waited on was cancelled: the executor
+ * gives both the code `E_CANCELLED`.
  */
 function exitCodeFor(plan: Plan, results: ReadonlyMap<string, ChangeResult>, cancelled: boolean): number {
   if (plan.summary.errors > 0) return EXIT_ERROR;
-  const byRef = new Map(plan.changes.map((change) => [changeRef(change), change]));
-  for (const [ref, result] of results) {
-    if (result.result === 'failed') return EXIT_ERROR;
-    if (result.result === 'skipped' && !(cancelled && skippedByCancel(ref, results, byRef, new Set()))) return EXIT_ERROR;
+  for (const result of results.values()) {
+    if (result.result === 'ok') continue;
+    if (!(cancelled && result.result === 'skipped' && result.code === 'E_CANCELLED')) return EXIT_ERROR;
   }
   return EXIT_OK;
-}
-
-/** The change was cancelled, or every change it waited on that did not succeed was (transitively). */
-function skippedByCancel(ref: string, results: ReadonlyMap<string, ChangeResult>, changes: ReadonlyMap<string, Change>, seen: Set<string>): boolean {
-  const result = results.get(ref);
-  if (result?.result !== 'skipped') return false;
-  if (result.error?.startsWith('cancelled')) return true;
-  const change = changes.get(ref);
-  if (!change || seen.has(ref)) return false;
-  // `seen` is the path being followed, so a (planner bug) cycle ends instead of recursing forever.
-  seen.add(ref);
-  const blockers = requiredChanges(change).map((key) => `${change.target}/${key}`).filter((required) => (results.get(required)?.result ?? 'ok') !== 'ok');
-  const cancelledOnly = blockers.length > 0 && blockers.every((required) => skippedByCancel(required, results, changes, seen));
-  seen.delete(ref);
-  return cancelledOnly;
 }

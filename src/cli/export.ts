@@ -6,14 +6,12 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { KINDS, type Kind } from '../model/kinds.js';
-import type { Config } from '../model/config.js';
 import type { Env } from '../config/paths.js';
-import { StacksyncError } from '../errors.js';
-import { exportLiveState, placeManifests, writeExportFiles, type ExportFile, type SkippedResource } from '../export/index.js';
-import { recordAdopted } from '../state/inventory.js';
-import type { StateStore } from '../state/store.js';
+import { exportTarget as exportLiveTarget, type ExportOutcome } from '../reconcile/export.js';
 import { openSession } from './context.js';
 import { EXIT_OK, type CommandFactory } from './exit.js';
+
+export type { ExportOutcome } from '../reconcile/export.js';
 
 export interface ExportFlags {
   config?: string;
@@ -34,66 +32,22 @@ export interface ExportIo {
   env?: Env;
 }
 
-export interface ExportOutcome {
-  target: string;
-  files: ExportFile[];
-  skipped: SkippedResource[];
-  adopted: boolean;
-}
-
 /** Exports one target into `flags.out`; throws `StacksyncError` on usage, config or API errors. */
 export async function exportTarget(flags: ExportFlags, io: ExportIo): Promise<ExportOutcome> {
   const session = await openSession({ ...flags, manifests: flags.out }, { writeKey: false, ...(io.env ? { env: io.env } : {}) });
   try {
-    const { config, store } = session.context;
-    const target = chooseTarget(config, flags.target);
-    const live = await session.context.apiFor(target).readLiveState();
-    const kinds = flags.kind && flags.kind.length > 0 ? flags.kind : KINDS;
-    if (target.variant === 'self-hosted' && flags.kind?.includes('Pipe')) {
-      io.stderr(`stacksync: warning: target ${target.name} is self-hosted, which has no pipes\n`);
-    }
-    const result = exportLiveState(live, {
-      target: target.name,
-      setTarget: target.name !== config.defaultTarget,
-      kinds,
-      owned: ownedKeys(store, target.name),
-    });
-    const files = placeManifests(result.manifests, {
+    return await exportLiveTarget(session.context, {
+      ...(flags.target !== undefined ? { target: flags.target } : {}),
       outDir: flags.out,
-      target: target.name,
+      kinds: flags.kind ?? [],
+      adopt: flags.adopt === true,
+      force: flags.force === true,
       ...(flags.schemaBase !== undefined ? { schemaBase: flags.schemaBase } : {}),
+      warn: (message) => io.stderr(`stacksync: warning: ${message}\n`),
     });
-    await writeExportFiles(files, { force: flags.force === true });
-    if (flags.adopt === true) await adopt(store, target.name, files);
-    return { target: target.name, files, skipped: result.skipped, adopted: flags.adopt === true };
   } finally {
     await session.close();
   }
-}
-
-function chooseTarget(config: Config, name: string | undefined) {
-  const wanted = name ?? config.defaultTarget;
-  const target = config.targets.find((candidate) => candidate.name === wanted);
-  if (!target) {
-    const known = config.targets.map((candidate) => candidate.name).join(', ');
-    throw new StacksyncError('E_USAGE', `target ${wanted} is not configured (configured: ${known})`);
-  }
-  return target;
-}
-
-/** Live id → key for what the inventory already holds, so a re-export keeps those keys. */
-function ownedKeys(store: StateStore, target: string): Record<Kind, Map<string, string>> {
-  const inventory = store.get(target).inventory;
-  const byId = (kind: Kind) => new Map(Object.entries(inventory[kind]).map(([key, entry]) => [entry.id, key]));
-  return { Pipe: byId('Pipe'), Dashboard: byId('Dashboard'), Alert: byId('Alert') };
-}
-
-/** Records every exported resource as owned, in one durable write. */
-async function adopt(store: StateStore, target: string, files: readonly ExportFile[]): Promise<void> {
-  store.update(target, (state) =>
-    files.reduce((next, { manifest }) => recordAdopted(next, manifest.kind, manifest.key, { id: manifest.id, name: manifest.liveName }), state),
-  );
-  await store.save();
 }
 
 /** What the command prints: the files on stdout, skipped resources on stderr, then what to do next. */

@@ -15,6 +15,6 @@ export function useColor(stream: { isTTY?: boolean }, env: Readonly<Record<strin
 /** The plan with the config's warnings (e.g. plain-string secrets) added to its own. */
 export function withConfigWarnings(plan: Plan, warnings: readonly { message: string; file: string; line?: number; column?: number }[]): Plan {
   if (warnings.length === 0) return plan;
-  const extra = warnings.map((warning) => ({ ...warning, code: 'W_CONFIG' }));
+  const extra = warnings.map((warning) => ({ ...warning, code: 'W_CONFIG' as const }));
   return buildPlan(plan.changes, plan.errors, [...extra, ...plan.warnings]);
 }

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { hasChanges, renderPlanGithub, renderPlanJson, renderPlanText } from '../plan/index.js';
 import type { Plan } from '../model/plan.js';
-import { computePlan } from '../reconcile/reconcile.js';
+import { computePlan, planRequestFor } from '../reconcile/reconcile.js';
 import { addCommonOptions, openSession, type CommonFlags } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings } from './output.js';
@@ -33,12 +33,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
     .action(async (flags: PlanFlags) => {
       const session = await openSession(flags, { writeKey: false });
       try {
-        const { config } = session.context;
-        const run = await computePlan(session.context, {
-          targets: flags.target,
-          prune: flags.prune ?? config.sync.prune,
-          adopt: flags.adopt ?? config.sync.adopt,
-        });
+        const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
         const plan = withConfigWarnings(run.plan, session.configWarnings);
         process.stdout.write(renderPlan(plan, flags.output));
         setExitCode(exitCodeFor(plan, flags.detailedExitcode === true));

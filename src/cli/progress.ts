@@ -4,9 +4,8 @@
  * finished change. Always a closing summary. Formatting is pure; the writer is a thin shell
  * over a stream and a clock.
  */
-import type { Change, ChangeKey, ChangeResult } from '../model/plan.js';
+import { changeKey, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
 import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
-import { changeKey } from '../apply/order.js';
 
 /** Operations per second are averaged over this window. */
 export const RATE_WINDOW_MS = 10_000;
@@ -56,7 +55,7 @@ export function formatSummary(summary: ApplySummary, durationMs: number, target?
 export function summarize(changes: readonly Change[], results: ReadonlyMap<ChangeKey, ChangeResult>): ApplySummary {
   let summary = emptySummary();
   for (const change of changes) {
-    const result = results.get(changeKey(change));
+    const result = results.get(changeKey(change.kind, change.name));
     if (result && (change.action !== 'unchanged' || result.result !== 'ok')) summary = addToSummary(summary, change.action, result.result);
   }
   return summary;

@@ -6,8 +6,7 @@
 import { realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
-import type { Change, ChangeResult, Plan } from '../model/plan.js';
-import { changeRef } from '../plan/build.js';
+import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { childForSync } from '../support/logger.js';
 import { initTargetMetrics, type Metrics } from './metrics.js';

@@ -3,6 +3,7 @@
  * no clock of its own (the clock is passed in), so it is tested with plain data. The same figures
  * feed the `stacksync_resources` and `stacksync_drift_seconds` gauges.
  */
+import type { ErrorCode } from '../errors.js';
 import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
 import type { Metrics, ResourceStatus } from './metrics.js';
@@ -18,6 +19,8 @@ export interface ResourceObservation {
   id?: string;
   /** Why the resource is in `error`; never holds a secret. */
   error?: string;
+  /** The code of that error. */
+  code?: ErrorCode;
   /** Manifest location, when there is one. */
   file?: string;
   line?: number;

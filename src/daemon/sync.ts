@@ -7,10 +7,10 @@ import type { ApplyEvent } from '../apply/events.js';
 import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
 import type { Target } from '../model/config.js';
-import { isStacksyncError } from '../errors.js';
-import { changeRef } from '../plan/build.js';
-import type { Change, ChangeResult, Plan } from '../model/plan.js';
-import { computePlan, executePlan, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
+import type { LoadProblem } from '../model/desired.js';
+import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
+import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
+import { computePlan, executePlan, planRequestFor, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import type { Metrics } from './metrics.js';
 import type { SyncOutcome, Trigger } from './scheduler.js';
 import type { ResourceObservation, SyncReport } from './status.js';
@@ -45,9 +45,9 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   const config = context.config;
 
   // 1. Plan against the snapshot and the live state.
-  const run = await computePlan(context, { targets: [target.name], prune: config.sync.prune, adopt: config.sync.adopt });
+  const run = await computePlan(context, planRequestFor(config, { targets: [target.name] }));
   const targetRun = run.targets[0];
-  metrics.manifestErrors.set({ target: target.name }, problemsOf(run, target.name));
+  metrics.manifestErrors.set({ target: target.name }, problemsOf(run, target.name).length);
   if (run.plan.warnings.length > 0 && options.trigger !== 'resync') logger.warn({ warnings: run.plan.warnings.map((w) => w.message) }, 'manifest warnings');
 
   // 2. Heal: apply what the plan found (never in report mode or a dry run).
@@ -55,7 +55,6 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   if (options.heal && !targetRun?.failed && hasWrites(targetRun?.changes ?? [])) {
     outcome = await executePlan(context, run, {
       force: false,
-      adopt: config.sync.adopt,
       signal: options.signal,
       onEvent: (_target, event) => recordApplyEvent(metrics, target.name, event),
     });
@@ -77,20 +76,25 @@ function summarise(run: RunPlan, outcome: RunResult | undefined, options: Target
   const revision = options.revision === undefined ? {} : { revision: options.revision };
   if (!targetRun || targetRun.failed) {
     const error = targetRun?.failed?.message ?? 'target was not planned';
-    const terminal = targetRun?.failed?.code === 'E_API_AUTH' || targetRun?.failed?.code === 'E_SECRET_MISSING';
-    return { outcome: terminal ? { result: 'terminal', error } : { result: 'transient', error }, report: { ok: false, error, ...revision }, planned: false, plan: run.plan };
+    const code = targetRun?.failed?.code ?? 'E_INTERNAL';
+    return { outcome: outcomeOf([code], error), report: { ok: false, error, ...revision }, planned: false, plan: run.plan };
   }
   const results = outcome?.results;
   const resources = [...observeChanges(targetRun.changes, results, options.heal), ...observeProblems(run, name)];
   const failures = resources.filter((resource) => resource.status === 'error');
   const refusals = outcome?.errors ?? [];
   const problems = problemsOf(run, name);
-  const ok = failures.length === 0 && refusals.length === 0 && problems === 0;
-  const error = ok ? undefined : describeFailure(failures, refusals.map((r) => r.message), problems);
-  const report: SyncReport = { ok, resources, ...revision, ...(error ? { error } : {}) };
-  const applyFailed = failures.some((resource) => resource.error !== undefined && !resource.error.startsWith('manifest:'));
-  const next: SyncOutcome = ok ? { result: 'ok' } : applyFailed ? { result: 'transient', error } : { result: 'terminal', error };
-  return { outcome: next, report, planned: true, plan: run.plan, ...(results ? { results } : {}) };
+  const ok = failures.length === 0 && refusals.length === 0 && problems.length === 0;
+  if (ok) return { outcome: { result: 'ok' }, report: { ok, resources, ...revision }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
+  const error = describeFailure(failures, refusals.map((r) => r.message), problems.length);
+  const codes = [...failures.map((failure) => failure.code ?? 'E_INTERNAL'), ...refusals.map((r) => r.code), ...problems.map((p) => p.code)];
+  const report: SyncReport = { ok, resources, ...revision, error };
+  return { outcome: outcomeOf(codes, error), report, planned: true, plan: run.plan, ...(results ? { results } : {}) };
+}
+
+/** Terminal when every failure is: nothing changes until someone does; otherwise retry with backoff. */
+function outcomeOf(codes: readonly ErrorCode[], error: unknown): SyncOutcome {
+  return codes.every(isTerminal) ? { result: 'terminal', error } : { result: 'transient', error };
 }
 
 function observeChanges(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult> | undefined, heal: boolean): ResourceObservation[] {
@@ -100,11 +104,11 @@ function observeChanges(changes: readonly Change[], results: ReadonlyMap<string,
     if (change.file !== undefined) base.file = change.file;
     if (change.line !== undefined) base.line = change.line;
     if (change.action === 'unchanged') return base;
-    if (change.action === 'error') return { ...base, status: 'error', error: change.error ?? 'cannot be planned' };
+    if (change.action === 'error') return { ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' };
     if (!heal || !results) return { ...base, status: 'drifted' };
     const result = results.get(changeRef(change));
     if (!result || result.result === 'ok') return base;
-    return { ...base, status: 'error', error: result.error ?? result.result };
+    return { ...base, status: 'error', error: result.error, code: result.code };
   });
 }
 
@@ -117,15 +121,15 @@ function observeProblems(run: RunPlan, target: string): ResourceObservation[] {
     seen.add(problem.subject);
     const [kind, name] = problem.subject.split('/', 2) as [string, string | undefined];
     if (!name || !KINDS.includes(kind as Kind)) continue;
-    const observation: ResourceObservation = { kind: kind as Kind, name, status: 'error', error: `manifest: ${problem.message}`, file: problem.location.file };
+    const observation: ResourceObservation = { kind: kind as Kind, name, status: 'error', error: `manifest: ${problem.message}`, code: problem.code, file: problem.location.file };
     if (problem.location.line !== undefined) observation.line = problem.location.line;
     observations.push(observation);
   }
   return observations;
 }
 
-function problemsOf(run: RunPlan, target: string): number {
-  return run.load.problems.filter((problem) => problem.target === target || problem.target === '*' || problem.target === undefined).length;
+function problemsOf(run: RunPlan, target: string): LoadProblem[] {
+  return run.load.problems.filter((problem) => problem.target === target || problem.target === '*' || problem.target === undefined);
 }
 
 function hasWrites(changes: readonly Change[]): boolean {
@@ -168,7 +172,6 @@ function resultOf(type: 'change-succeeded' | 'change-failed' | 'change-skipped')
 /** A thrown error (a bug, a corrupt state file) as a failed sync the scheduler retries. */
 export function crashedSync(error: unknown): TargetSyncResult {
   const message = error instanceof Error ? error.message : String(error);
-  const code = isStacksyncError(error) ? error.code : 'E_INTERNAL';
-  const terminal = code === 'E_STATE_CORRUPT' || code === 'E_CONFIG_INVALID';
-  return { outcome: terminal ? { result: 'terminal', error } : { result: 'transient', error }, report: { ok: false, error: `${code}: ${message}` }, planned: false };
+  const code = errorCodeOf(error);
+  return { outcome: outcomeOf([code], error), report: { ok: false, error: `${code}: ${message}` }, planned: false };
 }

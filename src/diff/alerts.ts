@@ -8,14 +8,14 @@
  */
 import type { AlertWrite, LiveAlert, LiveDashboard } from '../model/resources.js';
 import type { DesiredAlert } from '../model/desired.js';
-import type { AlertRefs, Change, FieldDiff, Operation } from '../model/plan.js';
+import { changeKey, KNOWN_AFTER_APPLY, type AlertRefs, type Change, type FieldDiff, type Operation } from '../model/plan.js';
+import type { ErrorCode } from '../errors.js';
 import type { TargetState } from '../model/state.js';
-import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, changeKey, errorChange } from './change.js';
+import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, errorChange } from './change.js';
 import type { DashboardOutcome } from './dashboards.js';
 import { matchAll } from './match.js';
 import type { Match } from './match.js';
 import { diffValues, fieldDiff } from './values.js';
-import { KNOWN_AFTER_APPLY } from '../model/plan.js';
 
 export interface AlertContext {
   target: string;
@@ -58,14 +58,14 @@ export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]):
 
 function planAlert(ctx: AlertContext, desired: DesiredAlert, match: Match<LiveAlert>): AlertOutcome {
   const live = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
-  const failed = (message: string): AlertOutcome => ({
-    change: errorChange(ctx.target, desired, message, live?.id),
+  const failed = (code: ErrorCode, message: string): AlertOutcome => ({
+    change: errorChange(ctx.target, desired, code, message, live?.id),
     rescued: false,
     ...(live ? { live } : {}),
   });
-  if (match.how === 'ambiguous') return failed(ambiguousMessage('Alert', desired.name, match.count));
+  if (match.how === 'ambiguous') return failed('E_CONFLICT', ambiguousMessage('Alert', desired.name, match.count));
   const ref = desired.source === 'tile' ? resolveRef(ctx, desired) : undefined;
-  if (typeof ref === 'string') return failed(ref);
+  if (typeof ref === 'string') return failed('E_REF_UNRESOLVED', ref);
   const diff = diffAlert(ctx, desired, live, ref);
   if (!live) return planCreate(ctx, desired, diff, ref);
   const action = match.how === 'adopt' ? 'adopt' : diff.length > 0 ? 'update' : 'unchanged';

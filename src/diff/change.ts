@@ -1,11 +1,8 @@
 /** Building blocks shared by the per-kind differs: one place that shapes a Change. */
 import type { Kind } from '../model/kinds.js';
 import type { DesiredResource } from '../model/desired.js';
-import type { Action, Change, ChangeKey } from '../model/plan.js';
-
-export function changeKey(kind: Kind, key: string): ChangeKey {
-  return `${kind}/${key}`;
-}
+import type { ErrorCode } from '../errors.js';
+import { changeKey, type Action, type Change, type ChangeKey } from '../model/plan.js';
 
 /** A change for a manifest, carrying its file and line. */
 export function changeFor(target: string, resource: DesiredResource, action: Action): Change {
@@ -24,9 +21,10 @@ export function changeFor(target: string, resource: DesiredResource, action: Act
   return change;
 }
 
-/** A manifest that cannot be planned: no operations, the reason in `error`. */
-export function errorChange(target: string, resource: DesiredResource, message: string, id?: string): Change {
+/** A manifest that cannot be planned: no operations, the reason in `code` and `error`. */
+export function errorChange(target: string, resource: DesiredResource, code: ErrorCode, message: string, id?: string): Change {
   const change = changeFor(target, resource, 'error');
+  change.code = code;
   change.error = message;
   if (id !== undefined) change.id = id;
   return change;

@@ -41,7 +41,7 @@ function planDashboard(ctx: DashboardContext, desired: DesiredDashboard, match: 
   const outcome = { key: desired.key, writes: false, tileIds: new Map<string, string | undefined>(), removedTiles: new Map<string, string>() };
   switch (match.how) {
     case 'ambiguous':
-      return { ...outcome, change: errorChange(ctx.target, desired, ambiguousMessage('Dashboard', desired.name, match.count)) };
+      return { ...outcome, change: errorChange(ctx.target, desired, 'E_CONFLICT', ambiguousMessage('Dashboard', desired.name, match.count)) };
     case 'none':
       return planCreate(ctx, desired, outcome);
     case 'owned':

@@ -1,7 +1,7 @@
 /** The pure differ: manifests + live state + state file → changes. */
 export { planTarget } from './plan-target.js';
 export type { PlanOptions, PlanTargetInput } from './plan-target.js';
-export { checkPruneCaps, PRUNABLE_KINDS } from './prune.js';
-export type { PruneCaps, PruneCheck } from './prune.js';
-export { compareChanges, KIND_RANK, sortChanges } from './order.js';
-export { KNOWN_AFTER_APPLY } from '../model/plan.js';
+export { checkPruneCaps, guardDeletes, PRUNABLE_KINDS, pruneHeldBack, refusedResults } from './prune.js';
+export type { DeleteGuardInput, GuardedChanges, PruneCaps, PruneCheck } from './prune.js';
+export { requiredChanges, withDependents } from './graph.js';
+export { compareChanges, sortChanges } from './order.js';

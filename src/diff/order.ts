@@ -1,19 +1,17 @@
 /**
- * Write order as plain data: creates and updates by ascending kind rank (a dashboard before the
- * alerts that reference it), deletes in reverse (alerts before their dashboards). The executor
- * still follows each change's `dependsOn`; this order makes plans stable and readable.
+ * The order plans list their changes in, from the one kind-order table: writes first, by kind
+ * (a dashboard before the alerts that reference it), then deletes in reverse (alerts before their
+ * dashboards), by name within a kind. The executor runs by the same table and each change's
+ * `dependsOn`; this order makes plans stable and readable.
  */
-import type { Kind } from '../model/kinds.js';
+import { kindRank } from '../model/kinds.js';
 import type { Change } from '../model/plan.js';
 
-export const KIND_RANK: Readonly<Record<Kind, number>> = { Pipe: 0, Dashboard: 1, Alert: 2 };
-
-/** Orders changes: non-deletes by kind rank then name, then deletes by reverse kind rank then name. */
 export function compareChanges(a: Change, b: Change): number {
   const aDelete = a.action === 'delete';
   const bDelete = b.action === 'delete';
   if (aDelete !== bDelete) return aDelete ? 1 : -1;
-  const rank = aDelete ? KIND_RANK[b.kind] - KIND_RANK[a.kind] : KIND_RANK[a.kind] - KIND_RANK[b.kind];
+  const rank = kindRank(a.kind, aDelete) - kindRank(b.kind, bDelete);
   return rank !== 0 ? rank : a.name.localeCompare(b.name);
 }
 

@@ -36,7 +36,7 @@ export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Ch
   const owners = new Map<string, string>();
   return desired.map((pipe) => {
     const owner = owners.get(pipe.pipeId);
-    if (owner !== undefined) return errorChange(ctx.target, pipe, `pipe ${pipe.pipeId} is already managed by Pipe/${owner}`, pipe.pipeId);
+    if (owner !== undefined) return errorChange(ctx.target, pipe, 'E_MANIFEST_DUPLICATE', `pipe ${pipe.pipeId} is already managed by Pipe/${owner}`, pipe.pipeId);
     owners.set(pipe.pipeId, pipe.key);
     return planPipe(ctx, pipe);
   });
@@ -44,18 +44,19 @@ export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Ch
 
 function planPipe(ctx: PipeContext, desired: DesiredPipe): Change {
   if (ctx.variant !== 'managed') {
-    return errorChange(ctx.target, desired, `target ${ctx.target} is ${ctx.variant}: pipes exist only on managed targets`);
+    return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', `target ${ctx.target} is ${ctx.variant}: pipes exist only on managed targets`);
   }
   const live = ctx.livePipes.find((pipe) => pipe.id === desired.pipeId);
   if (!live) {
     return errorChange(
       ctx.target,
       desired,
+      'E_API_NOT_FOUND',
       `pipe ${desired.pipeId} does not exist in target ${ctx.target}; stacksync cannot create pipes, only update existing ones`,
     );
   }
   const draft = draftPipe(ctx, desired, live);
-  if (draft.error !== undefined) return errorChange(ctx.target, desired, draft.error, live.id);
+  if (draft.error !== undefined) return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id);
   const operations = pipeOperations(desired, live.id, draft);
   const change = changeFor(ctx.target, desired, operations.length > 0 ? 'update' : 'unchanged');
   change.id = live.id;

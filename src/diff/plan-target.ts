@@ -5,11 +5,11 @@
 import type { LiveAlert, LiveState } from '../model/resources.js';
 import type { Variant } from '../model/kinds.js';
 import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource } from '../model/desired.js';
-import type { Change } from '../model/plan.js';
+import { changeKey, type Change } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { doomerOf, planAlerts } from './alerts.js';
 import type { AlertOutcome } from './alerts.js';
-import { addDependsOn, changeKey } from './change.js';
+import { addDependsOn } from './change.js';
 import { planDashboards } from './dashboards.js';
 import type { DashboardOutcome } from './dashboards.js';
 import { sortChanges } from './order.js';

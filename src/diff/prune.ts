@@ -1,11 +1,13 @@
 /**
- * Prune: deletes of what stacksync created (the inventory) and no manifest names any more, and
- * the safety caps apply checks before running them. Resources not in the inventory are never
- * deleted; pipes are never deleted.
+ * All of prune's policy, pure: the deletes of what stacksync created (the inventory) and no
+ * manifest names any more; the safety caps and the empty-directory guard checked before running
+ * them, with what waits on a refused delete; and the notice when a manifest error holds a prune
+ * back. Resources not in the inventory are never deleted; pipes are never deleted.
  */
 import type { Kind } from '../model/kinds.js';
-import type { Change } from '../model/plan.js';
+import { changeRef, type Change, type ChangeResult, type PlanError } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
+import { withDependents } from './graph.js';
 import type { Named } from './match.js';
 
 /** Kinds prune may delete, in the order their deletes must run (alerts before their dashboards). */
@@ -95,4 +97,60 @@ export function checkPruneCaps(changes: readonly Change[], caps: PruneCaps): Pru
 
 function formatPercent(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+export interface DeleteGuardInput {
+  target: string;
+  /** The target's planned changes. */
+  changes: readonly Change[];
+  /** The caps, with the target's managed count as it stands before the run. */
+  caps: PruneCaps;
+  /** The manifests directory loaded without error and held no resource at all. */
+  emptySnapshot: boolean;
+}
+
+export interface GuardedChanges {
+  /** What may run. */
+  changes: Change[];
+  /** Refused deletes, and the changes held back because they need one of them first. */
+  refused: Change[];
+  refusal?: PlanError;
+}
+
+/**
+ * Drops a target's deletes when the caps refuse them, or when the manifests directory is empty
+ * (a checkout gone wrong looks exactly like that), together with every change that waits on them:
+ * a change ordered after a delete (a dashboard update removing the tile a pruned alert watches)
+ * would make the server delete it anyway.
+ */
+export function guardDeletes(input: DeleteGuardInput): GuardedChanges {
+  const deletes = input.changes.filter((change) => change.action === 'delete');
+  const refusal = deletes.length === 0 ? undefined : deleteRefusal(input, deletes.length);
+  if (!refusal) return { changes: [...input.changes], refused: [] };
+  const refused = withDependents(input.changes, deletes);
+  return { changes: input.changes.filter((change) => !refused.includes(change)), refused, refusal };
+}
+
+function deleteRefusal(input: DeleteGuardInput, deletes: number): PlanError | undefined {
+  const { target } = input;
+  if (input.emptySnapshot && !input.caps.force) {
+    const message = `prune refused: the manifests directory holds no resources, so all ${deletes} managed resources of target ${target} would be deleted; rerun with --force if that is what you want`;
+    return { target, code: 'E_PRUNE_REFUSED', message };
+  }
+  const check = checkPruneCaps(input.changes, input.caps);
+  return check.ok ? undefined : { target, code: 'E_PRUNE_REFUSED', message: `target ${target}: ${check.message}` };
+}
+
+/** Results of the changes a refusal held back, by `changeRef`. */
+export function refusedResults(refused: readonly Change[], refusal: PlanError): Map<string, ChangeResult> {
+  const why = (change: Change): string =>
+    change.action === 'delete' ? refusal.message : `held back: it needs a delete the prune caps refused (${refusal.message})`;
+  return new Map(refused.map((change) => [changeRef(change), { result: 'skipped', code: 'E_PRUNE_REFUSED', error: why(change) }]));
+}
+
+/** A requested prune that a manifest problem blocks must be visible, not silently skipped. */
+export function pruneHeldBack(target: string, requested: boolean, blocked: boolean): PlanError[] {
+  if (!requested || !blocked) return [];
+  const message = `prune held back for target ${target}: its manifests have errors, so nothing of it is deleted until they are fixed`;
+  return [{ target, code: 'E_PRUNE_REFUSED', message }];
 }

@@ -84,8 +84,8 @@ function addDocument(result: ParsedFile, doc: Document.Parsed, context: Document
 
 function describeYamlError(error: YAMLError, limits: ParseLimits): string {
   const message = yamlErrorMessage(error);
-  // yaml catches its own stack overflow on absurd nesting; say what it means.
-  if (message.includes('Maximum call stack size exceeded')) return `the document is nested too deeply (over ${limits.maxDepth} levels)`;
+  // yaml catches its own stack overflow on absurd nesting (code RESOURCE_EXHAUSTION); say what it means.
+  if (error.code === 'RESOURCE_EXHAUSTION') return `the document is nested too deeply (over ${limits.maxDepth} levels)`;
   return `invalid YAML: ${message}`;
 }
 

@@ -2,6 +2,7 @@
  * A plan: per target, the closed union of changes the differ found, and the API operations that
  * carry each one out. Plan rendering, apply, logs, metrics and the state file all read this shape.
  */
+import type { ErrorCode } from '../errors.js';
 import type { AlertWrite, DashboardWrite, PipePatch } from './resources.js';
 import type { Kind } from './kinds.js';
 
@@ -25,6 +26,15 @@ export interface FieldDiff {
 
 /** `Kind/metadata.name`, the key a change is known by within its target. */
 export type ChangeKey = `${Kind}/${string}`;
+
+export function changeKey(kind: Kind, name: string): ChangeKey {
+  return `${kind}/${name}`;
+}
+
+/** The key apply results are given under: `target/Kind/name`, unique within a plan. */
+export function changeRef(change: Pick<Change, 'target' | 'kind' | 'name'>): string {
+  return `${change.target}/${change.kind}/${change.name}`;
+}
 
 /**
  * Ids an alert operation needs from a dashboard changed in the same run. The executor takes them
@@ -74,6 +84,8 @@ export interface Change {
   reclaimed?: boolean;
   /** Things a reviewer must see, e.g. a tile removal that deletes alerts watching it. */
   warnings: string[];
+  /** For action `error`: what kind of problem it is. */
+  code?: ErrorCode;
   /** For action `error`: why this resource cannot be planned. */
   error?: string;
 }
@@ -84,8 +96,13 @@ export interface PlanError {
   line?: number;
   column?: number;
   target?: string;
-  code: string;
+  code: ErrorCode;
   message: string;
+}
+
+/** Worth a reviewer's eye, not fatal: the code of what it is about, or `W_CONFIG` for the config file's own. */
+export interface PlanWarning extends Omit<PlanError, 'code'> {
+  code: ErrorCode | 'W_CONFIG';
 }
 
 export interface PlanSummary {
@@ -102,11 +119,11 @@ export interface Plan {
   summary: PlanSummary;
   changes: Change[];
   errors: PlanError[];
-  warnings: PlanError[];
+  warnings: PlanWarning[];
 }
 
-/** Result of applying one change (apply --output json adds these to each change). */
-export interface ChangeResult {
-  result: 'ok' | 'failed' | 'skipped';
-  error?: string;
-}
+/**
+ * Result of applying one change (apply --output json adds these to each change). A change that did
+ * not succeed carries the code of why, so callers decide by code, never by the message.
+ */
+export type ChangeResult = { result: 'ok' } | { result: 'failed' | 'skipped'; code: ErrorCode; error: string };

@@ -1,12 +1,12 @@
-/** Assembling a Plan from the changes of every target, and keying apply results to changes. */
-import type { Change, ChangeKey, ChangeResult, Plan, PlanError, PlanSummary } from '../model/plan.js';
+/** Assembling a Plan from the changes of every target. */
+import type { Change, ChangeResult, Plan, PlanError, PlanSummary, PlanWarning } from '../model/plan.js';
 
 /**
  * The plan of one run. `changes` are those of every target, in the order given; `errors` are
  * problems that are not one change (manifest errors, unreachable targets). The summary's
  * `errors` counts both those and the changes whose action is `error`.
  */
-export function buildPlan(changes: readonly Change[], errors: readonly PlanError[], warnings: readonly PlanError[] = []): Plan {
+export function buildPlan(changes: readonly Change[], errors: readonly PlanError[], warnings: readonly PlanWarning[] = []): Plan {
   return { version: 1, summary: summarize(changes, errors), changes: [...changes], errors: [...errors], warnings: [...warnings] };
 }
 
@@ -23,23 +23,6 @@ export function summarize(changes: readonly Change[], errors: readonly PlanError
 export function hasChanges(plan: Plan): boolean {
   const { create, update, delete: deletes, adopt } = plan.summary;
   return create + update + deletes + adopt > 0;
-}
-
-/** The key apply results are given under: `target/Kind/name`, unique within a plan. */
-export function changeRef(change: Pick<Change, 'target' | 'kind' | 'name'>): string {
-  return `${change.target}/${change.kind}/${change.name}`;
-}
-
-/**
- * The changes (same target) a change must wait for: its `dependsOn`, and the dashboards its alert
- * operations take ids from. Apply ordering, prune refusal and exit codes all follow this one rule.
- */
-export function requiredChanges(change: Pick<Change, 'dependsOn' | 'operations'>): ChangeKey[] {
-  const keys = new Set<ChangeKey>(change.dependsOn);
-  for (const operation of change.operations) {
-    if ((operation.type === 'createAlert' || operation.type === 'updateAlert') && operation.refs) keys.add(operation.refs.dashboard);
-  }
-  return [...keys];
 }
 
 /** Apply results by `changeRef`; renderers add them to the changes they belong to. */

@@ -1,5 +1,5 @@
 /** Plan assembly and rendering; all pure, all return data or strings. */
-export { buildPlan, changeRef, hasChanges, summarize } from './build.js';
+export { buildPlan, hasChanges, summarize } from './build.js';
 export type { ChangeResults } from './build.js';
 export { planToJson, renderPlanJson } from './render-json.js';
 export type { JsonRenderOptions } from './render-json.js';

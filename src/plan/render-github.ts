@@ -2,7 +2,7 @@
  * `--output github`: workflow-command annotations (`::error …::`, `::warning …::`) that GitHub
  * pins to the manifest lines, followed by the text plan without colour.
  */
-import type { Change, Plan, PlanError } from '../model/plan.js';
+import type { Change, Plan, PlanWarning } from '../model/plan.js';
 import { renderPlanText } from './render-text.js';
 
 interface Annotation {
@@ -24,7 +24,7 @@ export function renderPlanGithub(plan: Plan): string {
   return `${commands}${annotations.length > 0 ? '\n' : ''}${renderPlanText(plan, { color: false })}`;
 }
 
-function fromProblem(level: Annotation['level'], problem: PlanError): Annotation {
+function fromProblem(level: Annotation['level'], problem: PlanWarning): Annotation {
   const message = problem.target === undefined ? problem.message : `[${problem.target}] ${problem.message}`;
   return { level, file: problem.file, line: problem.line, col: problem.column, message };
 }

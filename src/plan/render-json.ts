@@ -3,8 +3,7 @@
  * and secret hashes are never part of it; diffs carry `(sensitive)` for write-only values.
  */
 import type { ChangeResults } from './build.js';
-import { changeRef } from './build.js';
-import type { Change, FieldDiff, Plan, PlanError } from '../model/plan.js';
+import { changeRef, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 
 export interface JsonRenderOptions {
   /** Apply results by `changeRef`; adds `result` and `error` to each change (apply --output json). */
@@ -39,7 +38,7 @@ function changeToJson(change: Change, options: JsonRenderOptions): Record<string
   if (change.warnings.length > 0) json['warnings'] = [...change.warnings];
   const result = options.results?.get(changeRef(change));
   if (result) json['result'] = result.result;
-  const error = result?.error ?? change.error;
+  const error = (result && result.result !== 'ok' ? result.error : undefined) ?? change.error;
   if (error !== undefined) json['error'] = error;
   return json;
 }
@@ -51,7 +50,7 @@ function diffToJson(diff: FieldDiff): Record<string, unknown> {
   return json;
 }
 
-function problemToJson(problem: PlanError): Record<string, unknown> {
+function problemToJson(problem: PlanWarning): Record<string, unknown> {
   const json: Record<string, unknown> = {};
   if (problem.file !== undefined) json['file'] = problem.file;
   if (problem.line !== undefined) json['line'] = problem.line;

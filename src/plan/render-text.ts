@@ -3,11 +3,8 @@
  * the summary line, not listed. Pure: returns the text; colour only when asked for.
  */
 import { formatLocation } from '../errors.js';
-import { KNOWN_AFTER_APPLY } from '../model/plan.js';
+import { changeRef, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import type { ChangeResults } from './build.js';
-import { changeRef } from './build.js';
-import type { Action, Change, FieldDiff, Plan, PlanError } from '../model/plan.js';
-import { SENSITIVE } from '../model/plan.js';
 
 export interface TextRenderOptions {
   /** ANSI colours (default false; the CLI turns them on for a TTY without NO_COLOR). */
@@ -70,7 +67,7 @@ function changeLines(change: Change, paint: Paint, results: ChangeResults | unde
   for (const diff of change.diff) lines.push(`      ${diffLine(diff, paint)}`);
   for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${warning}`, 'yellow')}`);
   const result = results?.get(changeRef(change));
-  if (result) lines.push(`      result: ${result.result}${result.error === undefined ? '' : `: ${result.error}`}`);
+  if (result) lines.push(`      result: ${result.result}${result.result === 'ok' ? '' : `: ${result.error}`}`);
   return lines;
 }
 
@@ -86,7 +83,7 @@ export function formatValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function problemLines(title: string, problems: readonly PlanError[], style: Style, paint: Paint): string[] {
+function problemLines(title: string, problems: readonly PlanWarning[], style: Style, paint: Paint): string[] {
   if (problems.length === 0) return [];
   const lines = [paint(title, style)];
   for (const problem of problems) {

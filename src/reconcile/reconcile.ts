@@ -9,11 +9,11 @@ import type { Api } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { Config, Target } from '../model/config.js';
-import { checkPruneCaps, planTarget } from '../diff/index.js';
-import { StacksyncError, isStacksyncError } from '../errors.js';
+import { guardDeletes, planTarget, pruneHeldBack, refusedResults } from '../diff/index.js';
+import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../model/desired.js';
-import { buildPlan, changeRef, requiredChanges } from '../plan/build.js';
+import { buildPlan } from '../plan/build.js';
 import type { Change, ChangeResult, Plan, PlanError } from '../model/plan.js';
 import { managedCount, refreshInventory } from '../state/inventory.js';
 import type { SecretHasher } from '../state/hmac.js';
@@ -39,6 +39,22 @@ export interface PlanRequest {
   adopt: boolean;
 }
 
+/** What the command line may override of the config's `sync` settings. */
+export interface RunOverrides {
+  targets?: readonly string[];
+  prune?: boolean;
+  adopt?: boolean;
+}
+
+/** The one place the config's `sync.prune` / `sync.adopt` meet `--prune` / `--adopt`. */
+export function planRequestFor(config: Config, overrides: RunOverrides = {}): PlanRequest {
+  return {
+    ...(overrides.targets ? { targets: overrides.targets } : {}),
+    prune: overrides.prune ?? config.sync.prune,
+    adopt: overrides.adopt ?? config.sync.adopt,
+  };
+}
+
 /** One target's part of a run. */
 export interface TargetRun {
   target: Target;
@@ -54,6 +70,8 @@ export interface RunPlan {
   plan: Plan;
   load: LoadResult;
   targets: TargetRun[];
+  /** What was asked for; applying the plan follows the same choices. */
+  request: PlanRequest;
 }
 
 /** Plans every requested target. Never throws for a target's API failure: it becomes a plan error. */
@@ -68,13 +86,16 @@ export async function computePlan(ctx: ReconcileContext, request: PlanRequest): 
 
   // 3. Assemble the plan.
   const errors = [...load.problems.filter((p) => inScope(p, targets)).map(problemToPlanError), ...runs.flatMap((run) => (run.failed ? [run.failed] : []))];
-  const warnings = [...load.warnings.map(problemToPlanError), ...runs.flatMap((run) => pruneHeldBack(run, request))];
+  const warnings = [
+    ...load.warnings.map(problemToPlanError),
+    ...runs.flatMap((run) => (run.failed ? [] : pruneHeldBack(run.target.name, request.prune, run.blocked))),
+  ];
   const plan = buildPlan(
     runs.flatMap((run) => run.changes),
     errors,
     warnings,
   );
-  return { plan, load, targets: runs };
+  return { plan, load, targets: runs, request };
 }
 
 async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadResult, request: PlanRequest): Promise<TargetRun> {
@@ -83,7 +104,7 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadRe
   try {
     live = await ctx.apiFor(target).readLiveState();
   } catch (error) {
-    ctx.logger?.warn({ target: target.name, code: errorCode(error) }, 'cannot read live state');
+    ctx.logger?.warn({ target: target.name, code: errorCodeOf(error) }, 'cannot read live state');
     return { target, changes: [], blocked, failed: targetError(target.name, error) };
   }
   const changes = planTarget({
@@ -98,7 +119,6 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadRe
 
 export interface ApplyRequest {
   force: boolean;
-  adopt: boolean;
   signal?: AbortSignal;
   onEvent?: (target: string, event: ApplyEvent) => void;
 }
@@ -118,107 +138,47 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
   await Promise.all(
     run.targets.map(async (targetRun) => {
       if (targetRun.failed) return;
-      // Forget entries and intents that name nothing live, before the caps count what is managed.
+      const name = targetRun.target.name;
+      // 1. Forget entries and intents that name nothing live, before the caps count what is managed.
       const live = targetRun.live;
-      if (live) ctx.store.update(targetRun.target.name, (state) => refreshInventory(state, live));
-      const { changes, refused, refusal } = guardDeletes(ctx, targetRun, request.force, emptySnapshot);
-      if (refusal) errors.push(refusal);
-      const applied = await applyTarget(ctx, targetRun.target, changes, request);
-      for (const [key, result] of applied) results.set(`${targetRun.target.name}/${key}`, result);
-      if (refusal) markRefused(refused, results, refusal.message);
+      if (live) ctx.store.update(name, (state) => refreshInventory(state, live));
+      // 2. Prune's guard: refused deletes, and what waits on them, do not run.
+      const { sync } = ctx.config;
+      const caps = { managedCount: managedCount(ctx.store.get(name)), maxDeletes: sync.maxDeletes, maxDeletePercent: sync.maxDeletePercent, force: request.force };
+      const guarded = guardDeletes({ target: name, changes: targetRun.changes, caps, emptySnapshot });
+      if (guarded.refusal) errors.push(guarded.refusal);
+      // 3. Apply the rest.
+      const applied = await applyTarget(ctx, targetRun.target, guarded.changes, run.request.adopt, request);
+      for (const [key, result] of applied) results.set(`${name}/${key}`, result);
+      if (guarded.refusal) for (const [ref, result] of refusedResults(guarded.refused, guarded.refusal)) results.set(ref, result);
     }),
   );
   return { results, errors };
 }
 
-interface Guarded {
-  /** What may run. */
-  changes: Change[];
-  /** Refused deletes, and the changes held back because they need one of them first. */
-  refused: Change[];
-  refusal?: PlanError;
-}
-
-/** Drops the deletes of a target when the safety caps refuse them, with whatever waits on them. */
-function guardDeletes(ctx: ReconcileContext, run: TargetRun, force: boolean, emptySnapshot: boolean): Guarded {
-  const deletes = run.changes.filter((change) => change.action === 'delete');
-  const refusal = deletes.length === 0 ? undefined : pruneRefusal(ctx, run, deletes.length, force, emptySnapshot);
-  if (!refusal) return { changes: run.changes, refused: [] };
-  // A change ordered after a delete (a dashboard update removing the tile a pruned alert watches)
-  // would make the server delete it anyway, so it is held back with the delete.
-  const refused = withDependents(run.changes, deletes);
-  return { changes: run.changes.filter((change) => !refused.includes(change)), refused, refusal };
-}
-
-function pruneRefusal(ctx: ReconcileContext, run: TargetRun, deletes: number, force: boolean, emptySnapshot: boolean): PlanError | undefined {
-  if (emptySnapshot && !force) {
-    const message = `prune refused: the manifests directory holds no resources, so all ${deletes} managed resources of target ${run.target.name} would be deleted; rerun with --force if that is what you want`;
-    return { target: run.target.name, code: 'E_PRUNE_REFUSED', message };
-  }
-  const check = checkPruneCaps(run.changes, {
-    managedCount: managedCount(ctx.store.get(run.target.name)),
-    maxDeletes: ctx.config.sync.maxDeletes,
-    maxDeletePercent: ctx.config.sync.maxDeletePercent,
-    force,
-  });
-  return check.ok ? undefined : { target: run.target.name, code: 'E_PRUNE_REFUSED', message: `target ${run.target.name}: ${check.message}` };
-}
-
-/** `roots` plus every change that requires one of them, transitively (dependsOn and alert refs). */
-function withDependents(changes: readonly Change[], roots: readonly Change[]): Change[] {
-  const held = new Set(roots);
-  const keys = new Set(roots.map((change) => `${change.kind}/${change.name}`));
-  for (let grown = true; grown; ) {
-    grown = false;
-    for (const change of changes) {
-      if (held.has(change) || !requiredChanges(change).some((key) => keys.has(key))) continue;
-      held.add(change);
-      keys.add(`${change.kind}/${change.name}`);
-      grown = true;
-    }
-  }
-  return changes.filter((change) => held.has(change));
-}
-
-
-function markRefused(refused: readonly Change[], results: Map<string, ChangeResult>, message: string): void {
-  for (const change of refused) {
-    const why = change.action === 'delete' ? message : `held back: it needs a delete the prune caps refused (${message})`;
-    results.set(changeRef(change), { result: 'skipped', error: why });
-  }
-}
-
-async function applyTarget(ctx: ReconcileContext, target: Target, changes: Change[], request: ApplyRequest): Promise<ApplyResults> {
+async function applyTarget(ctx: ReconcileContext, target: Target, changes: Change[], adopt: boolean, request: ApplyRequest): Promise<ApplyResults> {
   return applyPlan(changes, {
     api: ctx.apiFor(target),
     store: ctx.store,
     target: target.name,
     concurrency: target.rateLimit.concurrency,
-    adopt: request.adopt,
+    adopt,
     ...(request.signal ? { signal: request.signal } : {}),
     ...(request.onEvent ? { onEvent: (event: ApplyEvent) => request.onEvent?.(target.name, event) } : {}),
   });
 }
 
-/** A requested prune that a manifest problem blocks must be visible, not silently skipped. */
-function pruneHeldBack(run: TargetRun, request: PlanRequest): PlanError[] {
-  if (!request.prune || !run.blocked || run.failed) return [];
-  const message = `prune held back for target ${run.target.name}: its manifests have errors, so nothing of it is deleted until they are fixed`;
-  return [{ target: run.target.name, code: 'E_PRUNE_REFUSED', message }];
-}
-
 function selectTargets(config: Config, names: readonly string[] | undefined): Target[] {
   if (!names || names.length === 0) return config.targets;
-  return names.map((name) => {
-    const target = config.targets.find((candidate) => candidate.name === name);
-    if (!target) throw unknownTarget(config, name);
-    return target;
-  });
+  return names.map((name) => targetNamed(config, name));
 }
 
-function unknownTarget(config: Config, name: string): StacksyncError {
-  const known = config.targets.map((target) => target.name).join(', ');
-  return new StacksyncError('E_USAGE', `target ${name} is not configured (configured: ${known})`);
+/** The configured target of that name; `E_USAGE` naming the configured ones otherwise. */
+export function targetNamed(config: Config, name: string): Target {
+  const target = config.targets.find((candidate) => candidate.name === name);
+  if (target) return target;
+  const known = config.targets.map((candidate) => candidate.name).join(', ');
+  throw new StacksyncError('E_USAGE', `target ${name} is not configured (configured: ${known})`);
 }
 
 /** Problems of targets outside the run are not this run's business, but unattributed ones are. */
@@ -236,11 +196,8 @@ export function problemToPlanError(problem: LoadProblem): PlanError {
 
 function targetError(target: string, error: unknown): PlanError {
   const message = error instanceof Error ? error.message : String(error);
-  // Errors from resolving a target's credentials already name it.
-  const prefix = `target ${target}: `;
-  return { target, code: errorCode(error), message: message.startsWith(prefix) ? message : `${prefix}${message}` };
-}
-
-function errorCode(error: unknown): string {
-  return isStacksyncError(error) ? error.code : 'E_INTERNAL';
+  const subject = error instanceof StacksyncError ? error.subject : undefined;
+  // Errors from resolving a target's credentials or checking its URL already name it.
+  const named = subject === `target ${target}`;
+  return { target, code: errorCodeOf(error), message: named ? message : `target ${target}: ${message}` };
 }

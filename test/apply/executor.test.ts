@@ -126,8 +126,8 @@ describe('applyPlan: failures', () => {
   it('isolates a failure and skips what depends on it, naming the failed dependency', async () => {
     api.fail('createDashboard', apiError('E_API_VALIDATION', 400, 'tiles[0].w: must be <= 24'), { match: (call) => call.name === 'broken' });
     const results = await apply([createDashboard('broken'), createDashboard('fine'), createAlertOn('on-broken', 'broken', 'p99'), createAlertOn('on-fine', 'fine', 'p99')]);
-    expect(results.get('Dashboard/broken')).toEqual({ result: 'failed', error: 'tiles[0].w: must be <= 24' });
-    expect(results.get('Alert/on-broken')).toEqual({ result: 'skipped', error: 'depends on Dashboard/broken, which failed' });
+    expect(results.get('Dashboard/broken')).toEqual({ result: 'failed', code: 'E_API_VALIDATION', error: 'tiles[0].w: must be <= 24' });
+    expect(results.get('Alert/on-broken')).toEqual({ result: 'skipped', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/broken, which failed' });
     expect(results.get('Dashboard/fine')).toEqual({ result: 'ok' });
     expect(results.get('Alert/on-fine')).toEqual({ result: 'ok' });
     expect(events).toContainEqual(expect.objectContaining({ type: 'change-skipped', key: 'Alert/on-broken', reason: 'dependency', code: 'E_DEPENDENCY_FAILED' }));
@@ -135,10 +135,10 @@ describe('applyPlan: failures', () => {
   });
 
   it('skips changes that depend on a planning error, and reports unchanged ones ok without calls', async () => {
-    const broken = change({ kind: 'Dashboard', name: 'api', action: 'error', error: 'tile "p99" is defined twice' });
+    const broken = change({ kind: 'Dashboard', name: 'api', action: 'error', code: 'E_MANIFEST_INVALID', error: 'tile "p99" is defined twice' });
     const unchanged = change({ kind: 'Dashboard', name: 'same', action: 'unchanged', id: 'd9' });
     const results = await apply([broken, unchanged, createAlertOn('slow', 'api', 'p99')]);
-    expect(results.get('Dashboard/api')).toEqual({ result: 'failed', error: 'tile "p99" is defined twice' });
+    expect(results.get('Dashboard/api')).toEqual({ result: 'failed', code: 'E_MANIFEST_INVALID', error: 'tile "p99" is defined twice' });
     expect(results.get('Dashboard/same')).toEqual({ result: 'ok' });
     expect(results.get('Alert/slow')).toMatchObject({ result: 'skipped', error: 'depends on Dashboard/api, which failed' });
     expect(api.calls).toEqual([]);
@@ -148,7 +148,7 @@ describe('applyPlan: failures', () => {
     api.fail('createDashboard', apiError('E_API_UNAVAILABLE', 503));
     const second = change({ ...createAlertOn('second', 'api', 'p99'), dependsOn: ['Dashboard/api', 'Alert/first'] });
     const results = await apply([createDashboard('api'), createAlertOn('first', 'api', 'p99'), second]);
-    expect(results.get('Alert/second')).toEqual({ result: 'skipped', error: expect.stringMatching(/^depends on (Dashboard\/api, which failed|Alert\/first, which was skipped)$/) });
+    expect(results.get('Alert/second')).toEqual({ result: 'skipped', code: 'E_DEPENDENCY_FAILED', error: expect.stringMatching(/^depends on (Dashboard\/api, which failed|Alert\/first, which was skipped)$/) });
   });
 
   it('fails the changes in a dependency cycle and skips their dependents, running the rest', async () => {
@@ -166,7 +166,7 @@ describe('applyPlan: failures', () => {
     own('Alert', 'old', alert.id);
     api.fail('deleteAlert', apiError('E_API_UNAVAILABLE', 503, 'service unavailable past the retry budget'));
     const results = await apply([deleteChange('Alert', 'old', alert.id)]);
-    expect(results.get('Alert/old')).toEqual({ result: 'failed', error: 'service unavailable past the retry budget' });
+    expect(results.get('Alert/old')).toEqual({ result: 'failed', code: 'E_API_UNAVAILABLE', error: 'service unavailable past the retry budget' });
     expect(store.get(TARGET).inventory.Alert).toEqual({ old: { id: alert.id } });
   });
 
@@ -313,7 +313,7 @@ describe('applyPlan: crash safety', () => {
     release();
     const results = await pending;
     expect(results.get('Dashboard/d0')).toEqual({ result: 'ok' });
-    for (const key of ['Dashboard/d1', 'Dashboard/d2', 'Alert/a0'] as const) expect(results.get(key)).toEqual({ result: 'skipped', error: 'cancelled' });
+    for (const key of ['Dashboard/d1', 'Dashboard/d2', 'Alert/a0'] as const) expect(results.get(key)).toEqual({ result: 'skipped', code: 'E_CANCELLED', error: 'cancelled' });
     expect(api.methods()).toEqual(['createDashboard']);
     const saved = (await openStateStore(statePath)).get(TARGET);
     expect(saved.inventory.Dashboard).toEqual({ d0: { id: [...api.dashboards.keys()][0], name: 'd0' } });
@@ -340,7 +340,7 @@ describe('applyPlan: crash safety', () => {
       ],
       { signal: controller.signal },
     );
-    expect(results.get('Pipe/billing')).toEqual({ result: 'skipped', error: 'cancelled after 1 of 2 operations' });
+    expect(results.get('Pipe/billing')).toEqual({ result: 'skipped', code: 'E_CANCELLED', error: 'cancelled after 1 of 2 operations' });
     expect(api.calls).toHaveLength(1);
     expect(onDisk().targets[TARGET]!.inventory.Pipe).toEqual({ billing: { id: 'p1', name: 'billing' } });
   });
@@ -364,6 +364,7 @@ describe('applyPlan: adoption and secrets', () => {
     const results = await apply([adoptChange(live.id), createAlertOn('slow', 'api', 'p99')]);
     expect(results.get('Dashboard/api')).toEqual({
       result: 'skipped',
+      code: 'E_CONFLICT',
       error: 'conflict: a live Dashboard named "API" exists that stacksync does not manage; re-run with --adopt',
     });
     expect(results.get('Alert/slow')).toMatchObject({ result: 'skipped' });

@@ -29,7 +29,7 @@ describe('progress formatting', () => {
     ['a success', { ...BASE, key: 'Dashboard/api', type: 'change-succeeded', durationMs: 420 }, 'created Dashboard/api (0.4s)'],
     ['a delete', { ...BASE, action: 'delete', key: 'Dashboard/old', type: 'change-succeeded', durationMs: 1_000 }, 'deleted Dashboard/old (1.0s)'],
     ['a failure', { ...BASE, key: 'Dashboard/x', type: 'change-failed', durationMs: 5, code: 'E_API_VALIDATION', error: 'Tile not found' }, 'failed Dashboard/x: Tile not found'],
-    ['a skip', { ...BASE, key: 'Alert/y', kind: 'Alert', type: 'change-skipped', reason: 'dependency', error: 'depends on Dashboard/x, which failed' }, 'skipped Alert/y: depends on Dashboard/x, which failed'],
+    ['a skip', { ...BASE, key: 'Alert/y', kind: 'Alert', type: 'change-skipped', reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/x, which failed' }, 'skipped Alert/y: depends on Dashboard/x, which failed'],
   ])('formats %s as one line', (_label, event, want) => {
     expect(formatChangeLine(event)).toBe(want);
   });
@@ -54,7 +54,7 @@ describe('progress formatting', () => {
     const changes = [createDashboard('a'), createDashboard('b'), deleteChange('Alert', 'c', 'x'), change({ kind: 'Alert', name: 'd', action: 'unchanged' })];
     const results = new Map([
       ['Dashboard/a', { result: 'ok' }],
-      ['Dashboard/b', { result: 'failed', error: 'no' }],
+      ['Dashboard/b', { result: 'failed', code: 'E_API_VALIDATION', error: 'no' }],
       ['Alert/c', { result: 'ok' }],
       ['Alert/d', { result: 'ok' }],
     ] as const);
@@ -69,7 +69,7 @@ describe('progress reporter', () => {
     { ...BASE, key: 'Dashboard/a', type: 'operation-started', call: 'createDashboard' },
     { ...BASE, key: 'Dashboard/a', type: 'operation-succeeded', call: 'createDashboard', durationMs: 300, at: 300 },
     { ...BASE, key: 'Dashboard/a', type: 'change-succeeded', durationMs: 300, at: 300 },
-    { ...BASE, key: 'Alert/b', kind: 'Alert', type: 'change-skipped', reason: 'dependency', error: 'depends on Dashboard/z, which failed', at: 300 },
+    { ...BASE, key: 'Alert/b', kind: 'Alert', type: 'change-skipped', reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/z, which failed', at: 300 },
     { type: 'apply-finished', target: 'prod', at: 400, durationMs: 400, summary: { created: 1, updated: 0, deleted: 0, adopted: 0, failed: 0, skipped: 1 } },
   ];
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commandFactories } from '../../src/cli/commands.js';
 import { createMetrics } from '../../src/daemon/metrics.js';
-import { ERROR_CODES } from '../../src/errors.js';
+import { ERROR_CODES, isTerminal, type ErrorCode } from '../../src/errors.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -19,6 +19,13 @@ describe('README', () => {
 
   it('lists every error code with the meaning the code gives it', () => {
     for (const [code, meaning] of Object.entries(ERROR_CODES)) expect(readme).toContain(`| \`${code}\` | ${meaning} |`);
+  });
+
+  it("states the daemon's retry rule of every error code as the code has it", () => {
+    for (const [code, meaning] of Object.entries(ERROR_CODES)) {
+      const rule = isTerminal(code as ErrorCode) ? 'waits for a change' : 'retries with backoff';
+      expect(readme).toContain(`| \`${code}\` | ${meaning} | ${rule} |`);
+    }
   });
 
   it('documents every stacksync metric', async () => {

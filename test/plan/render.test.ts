@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { planTarget } from '../../src/diff/index.js';
 import {
   buildPlan,
-  changeRef,
   hasChanges,
   planToJson,
   renderPlanGithub,
   renderPlanJson,
   renderPlanText,
 } from '../../src/plan/index.js';
-import type { ChangeResult } from '../../src/model/plan.js';
+import { changeRef, type ChangeResult } from '../../src/model/plan.js';
 import { escapeData, escapeProperty, formatAnnotation } from '../../src/plan/render-github.js';
 import { planInput } from '../diff/factories.js';
 import { samplePlan } from './sample.js';
@@ -85,7 +84,7 @@ describe('renderPlanText', () => {
 
   it('shows apply results under their change', () => {
     const plan = samplePlan();
-    const results = new Map<string, ChangeResult>([[changeRef(plan.changes[1]!), { result: 'failed', error: 'E_API_VALIDATION: bad tile' }]]);
+    const results = new Map<string, ChangeResult>([[changeRef(plan.changes[1]!), { result: 'failed', code: 'E_API_VALIDATION', error: 'E_API_VALIDATION: bad tile' }]]);
     expect(renderPlanText(plan, { results })).toContain(
       '  + create Dashboard/api-latency  (manifests/api.yaml:1)\n      + name: "API latency"\n      result: failed: E_API_VALIDATION: bad tile\n',
     );
@@ -159,7 +158,7 @@ describe('renderPlanJson', () => {
   it('adds result and error to every change it has results for (apply --output json)', () => {
     const plan = samplePlan();
     const results = new Map<string, ChangeResult>(plan.changes.map((c) => [changeRef(c), { result: 'ok' }]));
-    results.set(changeRef(plan.changes[0]!), { result: 'failed', error: 'E_API_VALIDATION: Columns are required' });
+    results.set(changeRef(plan.changes[0]!), { result: 'failed', code: 'E_API_VALIDATION', error: 'E_API_VALIDATION: Columns are required' });
     const changes = planToJson(plan, { results })['changes'] as Record<string, unknown>[];
     expect(changes[0]).toMatchObject({ result: 'failed', error: 'E_API_VALIDATION: Columns are required' });
     expect(Object.keys(changes[0]!).slice(-2)).toEqual(['result', 'error']);
