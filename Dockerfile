@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 #
-# stacksync container image.
+# stacksync container image. Releases are built from it by .github/workflows/release.yml for
+# linux/amd64 and linux/arm64 and pushed to ghcr.io/<owner>/stacksync:<version> (README, Deploying).
 #
 #   docker build -t stacksync .
 #   docker run --rm -p 9464:9464 \
@@ -14,7 +15,11 @@
 # this file and runs its production install step outside a container engine.
 
 # ---- build: dev dependencies, TypeScript → dist/
-FROM node:22-bookworm-slim AS build
+# dist/ is plain JavaScript, the same for every architecture, so a multi-platform build
+# (.github/workflows/release.yml: linux/amd64 and linux/arm64) compiles it once, natively, instead
+# of under emulation. The stages below run on the target platform; none downloads anything
+# architecture-specific (node's base image and Debian's tini exist for both).
+FROM --platform=$BUILDPLATFORM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
