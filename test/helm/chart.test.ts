@@ -183,7 +183,7 @@ describe.each(DEPLOYMENT_CASES)('deployment mode, %s', (_label, file) => {
 
   it('keeps state on a claim when persistence is on, and warns in NOTES when it is not', () => {
     const state = (pod.volumes as Obj[]).find((item) => item.name === 'state');
-    const persistence = ((input.state as Obj | undefined)?.persistence ?? {}) as Obj;
+    const persistence = { ...(valuesFile('helm/stacksync/values.yaml').state.persistence as Obj), ...((input.state as Obj | undefined)?.persistence as Obj | undefined) };
     if (persistence.enabled) {
       expect(state?.persistentVolumeClaim?.claimName).toBeDefined();
       if (!persistence.existingClaim) expect(rendered.get('PersistentVolumeClaim').metadata.name).toBe(state?.persistentVolumeClaim.claimName);
@@ -222,6 +222,31 @@ describe('chart options', () => {
     expect(container(pod, 'git-sync-init').args).toContain('--one-time');
     expect(pod.volumes.find((volume: Obj) => volume.name === 'state').persistentVolumeClaim.claimName).toBe('stacksync-state');
     expect(rendered.find('PersistentVolumeClaim')).toBeUndefined();
+  });
+
+  it.each(['deployment', 'job'])('%s mode keeps the state on a PersistentVolumeClaim by default, kept on uninstall', (mode) => {
+    const rendered = render({ ...valuesFile('test/helm/values-minimal.yaml'), mode });
+    const claim = rendered.get('PersistentVolumeClaim');
+    const workload = rendered.get(mode === 'job' ? 'Job' : 'Deployment');
+    const state = (podOf(workload).volumes as Obj[]).find((volume) => volume.name === 'state');
+    expect(state?.persistentVolumeClaim?.claimName).toBe(claim.metadata.name);
+    expect(state?.emptyDir).toBeUndefined();
+    expect(claim.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+    expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
+    expect(rendered.notes).not.toContain('WARNING');
+  });
+
+  it('NOTES say where the state is, what losing it costs, and how to recover with adopt', () => {
+    for (const mode of ['deployment', 'job']) {
+      const { notes } = render({ ...valuesFile('test/helm/values-minimal.yaml'), mode });
+      expect(notes).toContain('PersistentVolumeClaim rel-stacksync-state');
+      expect(notes).toMatch(/adopt/);
+      expect(notes).toContain('apply --adopt');
+      expect(notes).toMatch(/credentials? (are|is) sent again|re-sen[dt]/);
+    }
+    const trial = render({ ...valuesFile('test/helm/values-minimal.yaml'), state: { persistence: { enabled: false } } });
+    expect(trial.find('PersistentVolumeClaim')).toBeUndefined();
+    expect(trial.notes).toContain('WARNING: the state file is on an emptyDir');
   });
 
   it('the defaults alone refuse to render, naming what is missing', () => {
@@ -263,6 +288,11 @@ describe.skipIf(!helm)(`with a helm binary (${helm ?? 'none on PATH; set STACKSY
   it.each(VALUES_FILES)('helm lint passes with %s', async (file) => {
     const { stdout } = await exec(helm as string, ['lint', CHART, '--strict', '-f', join(ROOT, file)]);
     expect(stdout).toContain('0 chart(s) failed');
+  });
+
+  it('helm template refuses a misspelt value through values.schema.json', async () => {
+    const args = ['template', RELEASE.name, CHART, '-f', join(ROOT, 'test/helm/values-minimal.yaml'), '--set', 'config.sync.prun=true'];
+    await expect(exec(helm as string, args)).rejects.toMatchObject({ stderr: expect.stringMatching(/prun/) as unknown });
   });
 
   it.each(VALUES_FILES)('helm template gives the same objects as test/helm/render.ts for %s', async (file) => {

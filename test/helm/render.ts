@@ -9,15 +9,22 @@
  * - functions: include, default, required, fail, quote, toYaml, nindent, indent, printf, trunc,
  *   trimSuffix, contains, eq, ne, and, or, not, empty, sha256sum
  *
+ * Like Helm, it checks the merged values against the chart's values.schema.json (when there is one)
+ * before rendering, and refuses values that do not meet it (ValuesSchemaError).
+ *
  * Semantics follow text/template and Helm: a missing map key is nil (printed as ""), a field of
  * nil is an error, `and`/`or` short-circuit and return an operand, emptiness is Go's (false, 0,
  * "", nil, empty list or map), `toYaml` sorts keys and does not indent lists inside maps (as
  * sigs.k8s.io/yaml does), and `required`/`fail` abort the render with their message.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml, stringify } from 'yaml';
+
+const addFormats = addFormatsModule.default;
 
 // ---------------------------------------------------------------- lexing
 
@@ -529,11 +536,54 @@ export function mergeValues(base: unknown, override: unknown): unknown {
   return merged;
 }
 
+/** Values that do not meet the chart's values.schema.json; `problems` as Helm words them. */
+export class ValuesSchemaError extends Error {
+  constructor(
+    readonly chart: string,
+    readonly problems: string[],
+  ) {
+    super(`values don't meet the specifications of the schema(s) in the following chart(s):\n${chart}:\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
+    this.name = 'ValuesSchemaError';
+  }
+}
+
+/** `config.sync: Additional property prun is not allowed`, in the style of Helm's messages. */
+function schemaProblem(error: ErrorObject): string {
+  const at = error.instancePath.split('/').slice(1).join('.') || '(root)';
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') return `${at}: Additional property ${String(params['additionalProperty'])} is not allowed`;
+  return `${at}: ${error.message ?? error.keyword}`;
+}
+
+const compiledSchemas = new Map<string, ValidateFunction>();
+
+function compiledSchema(path: string): ValidateFunction {
+  let validate = compiledSchemas.get(path);
+  if (!validate) {
+    // ajv's strictSchema (its default) makes a misspelt keyword in the schema an error too; its
+    // type checks are off, as the copied config schema uses union types and untyped if/then.
+    const ajv = new Ajv({ allErrors: true, strictTypes: false, strictTuples: false });
+    addFormats(ajv);
+    validate = ajv.compile(JSON.parse(readFileSync(path, 'utf8')) as object);
+    compiledSchemas.set(path, validate);
+  }
+  return validate;
+}
+
+/** Checks merged values against `chartDir/values.schema.json`, as helm install/upgrade/template/lint do. */
+export function validateValues(chartDir: string, chartName: string, values: unknown): void {
+  const path = join(chartDir, 'values.schema.json');
+  if (!existsSync(path)) return;
+  const validate = compiledSchema(path);
+  if (!validate(values)) throw new ValuesSchemaError(chartName, (validate.errors ?? []).map(schemaProblem));
+}
+
 /** Renders `chartDir` with its values.yaml overlaid by `overrides` (in order), as `helm template` would. */
 export function renderChart(chartDir: string, overrides: unknown[] = [], release: Release = { name: 'release', namespace: 'default' }): RenderedChart {
   const chart = parseYaml(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as { name: string; version: string; appVersion?: string };
   const defaults: unknown = parseYaml(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) ?? {};
   const values = overrides.reduce((merged, override) => mergeValues(merged, override), defaults);
+  validateValues(chartDir, chart.name, values);
   const root = {
     Values: values,
     Release: { Name: release.name, Namespace: release.namespace, Service: 'Helm', IsInstall: true, IsUpgrade: false, Revision: 1 },
