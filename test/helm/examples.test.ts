@@ -1,19 +1,15 @@
 /**
  * The shipped examples: every YAML file under examples/ (and the chart's values.yaml) parses;
- * the Prometheus rules name only metrics and labels stacksync exposes; the GitHub Actions plan
- * step treats exit 2 (changes) as success and exit 1 as failure, run for real with a stand-in CLI.
+ * the Prometheus rules name only metrics and labels stacksync exposes. (The GitHub Actions
+ * workflows are tested in test/workflows/.)
  */
-import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { createMetrics } from '../../src/daemon/metrics.js';
 
-const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 async function yamlFilesUnder(dir: string): Promise<string[]> {
@@ -121,51 +117,5 @@ describe('examples/prometheus/stacksync-rules.yaml', async () => {
     const values = rules.flatMap((rule) => [...rule.expr.matchAll(/(result|reason)="([^"]+)"/g)].map((match) => `${match[1]}=${match[2]}`));
     const allowed = new Set(['result=success', 'result=failure', 'result=ok', 'result=failed', 'result=skipped', 'reason=throttled', 'reason=server_error', 'reason=connection', 'reason=timeout']);
     for (const value of values) expect(allowed.has(value), value).toBe(true);
-  });
-});
-
-// ---------------------------------------------------------------- GitHub Actions
-
-interface Workflow {
-  on: Record<string, unknown>;
-  jobs: Record<string, { if?: string; steps: { name?: string; id?: string; run?: string; uses?: string }[]; concurrency?: { 'cancel-in-progress'?: boolean } }>;
-}
-
-describe('examples/github-actions/stacksync.yml', async () => {
-  const workflow = parse(await readFile(join(ROOT, 'examples/github-actions/stacksync.yml'), 'utf8')) as Workflow;
-
-  it('plans on pull requests and applies on main, never cancelling an apply', () => {
-    expect(Object.keys(workflow.on).sort()).toEqual(['pull_request', 'push']);
-    expect(workflow.jobs['plan']?.if).toContain('pull_request');
-    expect(workflow.jobs['apply']?.if).toContain("refs/heads/main");
-    expect(workflow.jobs['apply']?.concurrency?.['cancel-in-progress']).toBe(false);
-    const applyRuns = workflow.jobs['apply']?.steps.map((step) => step.run ?? '').join('\n');
-    expect(applyRuns).toMatch(/stacksync apply/);
-  });
-
-  const planStep = workflow.jobs['plan']?.steps.find((step) => step.id === 'plan');
-
-  it.each([
-    [0, 0, 'false'],
-    [2, 0, 'true'],
-    [1, 1, undefined],
-  ])('the plan step turns stacksync exit %i into step exit %i', async (cliExit, stepExit, changes) => {
-    expect(planStep?.run).toContain('--output github --detailed-exitcode');
-    const dir = await mkdtemp(join(tmpdir(), 'stacksync-gha-'));
-    try {
-      // A stand-in `stacksync` that exits as told: the step's shell logic is what is under test.
-      await writeFile(join(dir, 'stacksync'), `#!/bin/sh\necho "plan output"\nexit ${cliExit}\n`);
-      await chmod(join(dir, 'stacksync'), 0o755);
-      const output = join(dir, 'github-output');
-      await writeFile(output, '');
-      const run = exec('bash', ['-e', '-c', planStep?.run ?? 'exit 99'], { env: { PATH: `${dir}:/usr/bin:/bin`, GITHUB_OUTPUT: output } });
-      if (stepExit === 0) await run;
-      else await expect(run).rejects.toMatchObject({ code: stepExit });
-      const written = await readFile(output, 'utf8');
-      if (changes === undefined) expect(written).not.toContain('changes=true');
-      else expect(written).toContain(`changes=${changes}`);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
   });
 });
