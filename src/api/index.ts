@@ -1,6 +1,7 @@
 /**
  * The API client: `createApi(connection, options)` gives the {@link Api} of one target, managed or
- * self-hosted, over undici, with its own pacing, retries and keep-alive pool.
+ * self-hosted, over undici, with its retries and keep-alive pool, paced by the rate budget of its
+ * credential (shared with every client given the same {@link SharedPacers}).
  */
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
@@ -8,17 +9,19 @@ import type { Credentials, TargetConnection } from '../model/config.js';
 import { StacksyncError } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
 import { ManagedAdapter } from './managed.js';
-import { defaultSleep, Pacer, type Sleep } from './pacer.js';
+import { defaultSleep, type Sleep } from './pacer.js';
 import type { Api, ApiHooks } from './port.js';
 import { credentialStrings, Redactor } from './redact.js';
 import { SelfHostedAdapter } from './self-hosted.js';
+import { SharedPacers } from './shared-pacers.js';
 import { DEFAULT_TIMEOUTS, Transport, type Timeouts } from './transport.js';
 
 export type { Api, ApiHooks, RetryReason } from './port.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
 export { DEFAULT_TIMEOUTS, type Timeouts } from './transport.js';
 export { MANAGED_ROUTES, SELF_HOSTED_ROUTES } from './routes.js';
-export { Pacer, type PacerOptions, type Sleep } from './pacer.js';
+export { Pacer, safetyMarginMs, type PacerLane, type PacerOptions, type RateBudget, type Sleep } from './pacer.js';
+export { SharedPacers, type BudgetMember, type SharedPacersOptions } from './shared-pacers.js';
 
 /** Everything optional; defaults are production settings. */
 export interface ApiOptions {
@@ -40,6 +43,11 @@ export interface ApiOptions {
   random?: () => number;
   /** Default `stacksync`. */
   userAgent?: string;
+  /**
+   * Where the client takes its lane of its credential's budget. Clients given the same instance
+   * share one budget per origin and credential; default a registry of the client's own.
+   */
+  pacers?: SharedPacers;
 }
 
 export function createApi(connection: TargetConnection, options: ApiOptions = {}): Api {
@@ -53,10 +61,10 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
   // Defaults are filled once, when the config is loaded.
   const { rateLimit } = connection;
   const ownAgent = options.dispatcher ? undefined : new Agent({ connect: { timeout: timeouts.connectMs }, connections: rateLimit.concurrency });
-  const pacer = new Pacer({
-    ...rateLimit,
-    now,
-    sleep,
+  const authorizationValue = authorization(credentials);
+  const pacers = options.pacers ?? new SharedPacers({ now, sleep });
+  const member = { target: connection.name, origin: new URL(baseUrl).origin, authorization: authorizationValue, rateLimit };
+  const pacer = pacers.join(member, {
     onWait: (waitedMs) => {
       try {
         hooks.onRateLimitWait?.({ waitedSeconds: waitedMs / 1000 });
@@ -67,7 +75,7 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
   });
   const transport = new Transport({
     baseUrl,
-    authorization: authorization(credentials),
+    authorization: authorizationValue,
     dispatcher: options.dispatcher ?? (ownAgent as Agent),
     pacer,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },

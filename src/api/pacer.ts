@@ -1,31 +1,54 @@
 /**
- * Client-side pacing of one target: a token bucket sized by the target's `rateLimit` and a cap on
- * requests in flight. Reads and writes share the budget; queued writes are served before queued
- * reads so a long read (thousands of alerts) never starves an apply.
+ * Client-side pacing of one rate budget: a sliding-window log of the requests granted and a cap on
+ * requests in flight. Every target whose requests count against the budget (targets that share a
+ * base URL and a credential, see `shared-pacers.ts`) gets a lane of its own.
  *
- * Each token comes back `perSeconds` after it was spent (not trickled in at an average rate), so no
- * window of `perSeconds` ever holds more than `requests` requests. A plain refill-rate bucket that
- * starts full can send almost twice the budget in one window and earn 429s from a fixed-window
- * server; this one cannot.
+ * Rules, in the order `pump` applies them:
+ * - lanes take turns (round robin): a target with a thousand queued writes gets one request per
+ *   turn like a target with one read, so neither starves the other;
+ * - within a lane, queued writes go before queued reads, so a long read (thousands of alerts)
+ *   never starves that target's apply;
+ * - no window of `perSeconds` (plus a safety margin, below) ever holds more than `requests`
+ *   grants. Each token comes back a window after it was spent, not trickled in at an average rate:
+ *   a refill-rate bucket that starts full can send almost twice the budget in one window.
+ *
+ * The margin: a request is counted by the server when it arrives, not when it is granted here, and
+ * arrivals wander against grants (a fresh connection takes longer than a kept-alive one: the 11th
+ * request of a "10 per 10 s" budget was seen arriving 9.994 s after the first). So each window is
+ * kept `marginMs` longer than the server's; by default 2 % of it, 20 ms to 1 s.
+ *
+ * Why not p-queue (its `strict` mode is the same sliding window): its queue is one priority order,
+ * so turns between lanes would need a queue class of our own anyway; `clear()` leaves the promises
+ * of the tasks it drops pending forever, while closing one target's client must fail that
+ * target's waiters only; and it reads the global clock, where this one takes an injected clock.
  */
 import { setMaxListeners } from 'node:events';
 import { StacksyncError } from '../errors.js';
 
 export type Priority = 'write' | 'read';
 
-export interface PacerOptions {
-  /** Requests allowed per window. */
+/** At most `requests` requests in any window of `perSeconds` seconds. */
+export interface RateBudget {
   requests: number;
-  /** Window length in seconds. */
   perSeconds: number;
+}
+
+export interface PacerOptions extends RateBudget {
   /** Requests in flight at once. */
   concurrency: number;
+  /** Milliseconds each window is kept beyond `perSeconds`; default {@link safetyMarginMs}. */
+  marginMs?: number;
   /** Milliseconds since some epoch; default `Date.now`. */
   now?: () => number;
   /** Resolves after `ms`, rejects when `signal` aborts; default a global `setTimeout`. */
   sleep?: Sleep;
-  /** Told how long each granted request waited for a token or a slot (only when it waited). */
+}
+
+export interface LaneOptions {
+  /** Told how long each granted request of this lane waited for a token, a slot or its turn (only when it waited). */
   onWait?: (waitedMs: number) => void;
+  /** Called once, after the lane's `close()`. */
+  onClose?: () => void;
 }
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -33,22 +56,51 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 /** Releases the slot a request held; call exactly once, when its exchange is over. */
 export type Release = () => void;
 
+/** What a request needs of its pacer: the view one target has of a (possibly shared) budget. */
+export interface PacerLane {
+  /** Waits for this lane's turn, a token and a free slot. */
+  acquire(priority: Priority): Promise<Release>;
+  /** No request of the whole budget leaves before `untilMs` (a server said its window resets then). */
+  pauseUntil(untilMs: number): void;
+  /** This lane's requests waiting. */
+  readonly pending: number;
+  /** Fails this lane's waiting requests and leaves the budget; other lanes go on. */
+  close(): void;
+}
+
+/** The default margin of a window: 2 % of it, at least 20 ms and at most 1 s. */
+export function safetyMarginMs(windowMs: number): number {
+  return Math.min(1_000, Math.max(20, windowMs * 0.02));
+}
+
 interface Waiter {
   since: number;
   grant: (release: Release) => void;
   fail: (error: Error) => void;
 }
 
+interface Window {
+  capacity: number;
+  /** The server's window plus the margin. */
+  ms: number;
+}
+
+interface LaneState {
+  readonly queues: Record<Priority, Waiter[]>;
+  readonly onWait: ((waitedMs: number) => void) | undefined;
+}
+
 export class Pacer {
-  private readonly windowMs: number;
-  private readonly capacity: number;
-  private readonly concurrency: number;
+  private readonly windows: Window[] = [];
+  private readonly marginMs: number | undefined;
+  private concurrency: number;
   private readonly now: () => number;
   private readonly sleep: Sleep;
-  private readonly onWait: ((waitedMs: number) => void) | undefined;
-  /** Times at which tokens were spent, oldest first; at most `capacity` of them. */
+  /** Times at which tokens were spent, oldest first; no older than the longest window. */
   private readonly spent: number[] = [];
-  private readonly queues: Record<Priority, Waiter[]> = { write: [], read: [] };
+  /** Lanes in turn order; `turn` (modulo their count) is the index of the lane asked first next time. */
+  private readonly lanes: LaneState[] = [];
+  private turn = 0;
   private inFlight = 0;
   private pausedUntil = 0;
   private waking = false;
@@ -56,23 +108,44 @@ export class Pacer {
   private readonly abort = new AbortController();
 
   constructor(options: PacerOptions) {
-    // One signal serves every request and wait of the client; each adds a listener while pending.
+    // One signal serves every wait of the budget; each adds a listener while pending.
     setMaxListeners(0, this.abort.signal);
-    this.capacity = Math.max(1, Math.floor(options.requests));
-    this.windowMs = Math.max(0, options.perSeconds * 1000);
+    this.marginMs = options.marginMs;
     this.concurrency = Math.max(1, Math.floor(options.concurrency));
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? defaultSleep;
-    this.onWait = options.onWait;
+    this.restrict(options);
   }
 
-  /** Waits for a token and a free slot. Writes go ahead of reads that are still queued. */
-  acquire(priority: Priority): Promise<Release> {
-    if (this.closed) return Promise.reject(closedError());
-    return new Promise<Release>((grant, fail) => {
-      this.queues[priority].push({ since: this.now(), grant, fail });
-      this.pump();
-    });
+  /** A new lane: one target's turn in the budget. */
+  lane(options: LaneOptions = {}): PacerLane {
+    const state: LaneState = { queues: { write: [], read: [] }, onWait: options.onWait };
+    this.lanes.push(state);
+    let closed = false;
+    return {
+      acquire: (priority) => (closed ? Promise.reject(closedError()) : this.enqueue(state, priority)),
+      pauseUntil: (untilMs) => this.pauseUntil(untilMs),
+      get pending() {
+        return state.queues.write.length + state.queues.read.length;
+      },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        this.leave(state);
+        options.onClose?.();
+      },
+    };
+  }
+
+  /**
+   * Honours one more budget besides those already held (a target sharing the credential with a
+   * different setting): every window is kept, and the lowest concurrency wins.
+   */
+  restrict(budget: RateBudget & { concurrency?: number }): void {
+    const perMs = Math.max(0, budget.perSeconds * 1000);
+    const window: Window = { capacity: Math.max(1, Math.floor(budget.requests)), ms: perMs + (this.marginMs ?? safetyMarginMs(perMs)) };
+    if (!this.windows.some((held) => held.capacity === window.capacity && held.ms === window.ms)) this.windows.push(window);
+    if (budget.concurrency !== undefined) this.concurrency = Math.min(this.concurrency, Math.max(1, Math.floor(budget.concurrency)));
   }
 
   /** No request leaves before `untilMs` (a server said its window resets then). */
@@ -81,38 +154,71 @@ export class Pacer {
     this.pausedUntil = untilMs;
   }
 
-  /** Requests waiting for a token or a slot. */
+  /** Requests of every lane waiting for a token, a slot or their turn. */
   get pending(): number {
-    return this.queues.write.length + this.queues.read.length;
+    return this.lanes.reduce((sum, lane) => sum + lane.queues.write.length + lane.queues.read.length, 0);
   }
 
-  /** Fails every waiting request and stops the wake-up timer. */
+  /** Lanes still open. */
+  get laneCount(): number {
+    return this.lanes.length;
+  }
+
+  /** Fails every waiting request of every lane and stops the wake-up timer. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.abort.abort();
-    for (const waiter of [...this.queues.write, ...this.queues.read]) waiter.fail(closedError());
-    this.queues.write.length = 0;
-    this.queues.read.length = 0;
+    for (const lane of [...this.lanes]) this.leave(lane);
+  }
+
+  private enqueue(lane: LaneState, priority: Priority): Promise<Release> {
+    if (this.closed) return Promise.reject(closedError());
+    return new Promise<Release>((grant, fail) => {
+      lane.queues[priority].push({ since: this.now(), grant, fail });
+      this.pump();
+    });
+  }
+
+  private leave(lane: LaneState): void {
+    for (const waiter of [...lane.queues.write, ...lane.queues.read]) waiter.fail(closedError());
+    lane.queues.write.length = 0;
+    lane.queues.read.length = 0;
+    const index = this.lanes.indexOf(lane);
+    if (index < 0) return;
+    this.lanes.splice(index, 1);
+    if (index < this.turn) this.turn -= 1;
   }
 
   private pump(): void {
     while (!this.closed && this.inFlight < this.concurrency) {
-      const waiter = this.queues.write[0] ?? this.queues.read[0];
-      if (!waiter) return;
+      const index = this.nextLane();
+      if (index === undefined) return;
       const readyAt = this.nextTokenAt();
       if (readyAt > this.now()) return this.wakeAt(readyAt);
-      (this.queues.write[0] === waiter ? this.queues.write : this.queues.read).shift();
-      this.grant(waiter);
+      const lane = this.lanes[index] as LaneState;
+      const waiter = (lane.queues.write.shift() ?? lane.queues.read.shift()) as Waiter;
+      this.turn = index + 1;
+      this.grant(lane, waiter);
     }
   }
 
-  private grant(waiter: Waiter): void {
+  /** The first lane with a waiter, starting at the one whose turn it is. */
+  private nextLane(): number | undefined {
+    for (let step = 0; step < this.lanes.length; step++) {
+      const index = (this.turn + step) % this.lanes.length;
+      const lane = this.lanes[index];
+      if (lane && lane.queues.write.length + lane.queues.read.length > 0) return index;
+    }
+    return undefined;
+  }
+
+  private grant(lane: LaneState, waiter: Waiter): void {
     const now = this.now();
     this.spent.push(now);
     this.inFlight += 1;
     const waited = now - waiter.since;
-    if (waited > 0) this.onWait?.(waited);
+    if (waited > 0) lane.onWait?.(waited);
     let released = false;
     waiter.grant(() => {
       if (released) return;
@@ -122,12 +228,21 @@ export class Pacer {
     });
   }
 
-  /** When the next token is free: after any pause, and once the oldest spent token is a window old. */
+  /**
+   * When the next token is free: after any pause, and once, for every window held, the grant
+   * `capacity` places back is a window old.
+   */
   private nextTokenAt(): number {
     const now = this.now();
-    while (this.spent.length > 0 && (this.spent[0] ?? 0) + this.windowMs <= now) this.spent.shift();
-    const tokenAt = this.spent.length < this.capacity ? now : (this.spent[0] ?? now) + this.windowMs;
-    return Math.max(tokenAt, this.pausedUntil);
+    const longest = Math.max(...this.windows.map((window) => window.ms));
+    const most = Math.max(...this.windows.map((window) => window.capacity));
+    while (this.spent.length > 0 && ((this.spent[0] ?? 0) + longest <= now || this.spent.length > most)) this.spent.shift();
+    let at = Math.max(now, this.pausedUntil);
+    for (const window of this.windows) {
+      const bounding = this.spent[this.spent.length - window.capacity];
+      if (bounding !== undefined) at = Math.max(at, bounding + window.ms);
+    }
+    return at;
   }
 
   private wakeAt(at: number): void {

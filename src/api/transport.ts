@@ -13,7 +13,7 @@ import type { Dispatcher } from 'undici';
 import { StacksyncError, type ErrorCode } from '../errors.js';
 import { backoffDelay, serverWaitMs, type HeaderBag, type RetryPolicy } from './backoff.js';
 import { classifyNetworkError, codeForStatus, isTransientStatus, parseServerError, type NetworkFailure, type ServerError } from './failure.js';
-import type { Pacer, Sleep } from './pacer.js';
+import type { PacerLane, Sleep } from './pacer.js';
 import type { ApiHooks, RetryReason } from './port.js';
 import type { Redactor } from './redact.js';
 import { bodySecrets } from './redact.js';
@@ -64,7 +64,8 @@ export interface TransportOptions {
   /** Value of the Authorization header. */
   authorization: string;
   dispatcher: Dispatcher;
-  pacer: Pacer;
+  /** This target's lane of its credential's budget; a 429 pauses the whole budget. */
+  pacer: PacerLane;
   retry: RetryPolicy;
   timeouts: Timeouts;
   hooks: ApiHooks;

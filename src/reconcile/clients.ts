@@ -1,9 +1,10 @@
 /**
  * One API client per target, built on first use and kept for the process, so the keep-alive pool
- * and the token bucket span every sync. Credentials are resolved here, once per client.
+ * and the rate budget span every sync. Credentials are resolved here, once per client. Clients of
+ * targets that share a base URL origin and a credential share that credential's budget.
  */
 import type { Logger } from 'pino';
-import { createApi, type ApiOptions } from '../api/index.js';
+import { createApi, SharedPacers, type ApiOptions } from '../api/index.js';
 import type { Api, ApiHooks } from '../api/port.js';
 import type { Target } from '../model/config.js';
 import { toConnection, type SecretIo } from '../config/secrets.js';
@@ -18,17 +19,20 @@ export interface ClientPoolOptions {
   hooksFor?: (target: string) => ApiHooks;
   logger?: Logger;
   /** Extra client options (tests: faster retries, an injected dispatcher). */
-  api?: Omit<ApiOptions, 'hooks' | 'logger'>;
+  api?: Omit<ApiOptions, 'hooks' | 'logger' | 'pacers'>;
 }
 
 export function createClientPool(options: ClientPoolOptions = {}): ClientPool {
   const clients = new Map<string, Api>();
+  const { now, sleep } = options.api ?? {};
+  const pacers = new SharedPacers({ ...(now ? { now } : {}), ...(sleep ? { sleep } : {}), ...(options.logger ? { logger: options.logger } : {}) });
   return {
     apiFor(target) {
       let api = clients.get(target.name);
       if (!api) {
         api = createApi(toConnection(target, options.secretIo), {
           ...options.api,
+          pacers,
           ...(options.hooksFor ? { hooks: options.hooksFor(target.name) } : {}),
           ...(options.logger ? { logger: options.logger } : {}),
         });
