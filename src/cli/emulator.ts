@@ -7,6 +7,7 @@ import type { LevelWithSilent, Logger } from 'pino';
 import { createLogger } from '../support/logger.js';
 import { emulatorBanner } from '../emulator/banner.js';
 import { loadSeedFile, startEmulator, type RunningEmulator } from '../emulator/index.js';
+import { parseDuration } from '../config/duration.js';
 import type { CommandFactory } from './exit.js';
 import { EXIT_OK } from './exit.js';
 
@@ -20,6 +21,8 @@ export interface EmulatorFlags {
   data?: string;
   faults?: string;
   rateLimit?: number;
+  /** Milliseconds, from `--rate-window 10s`. */
+  rateWindow?: number;
   logLevel: LevelWithSilent;
 }
 
@@ -37,6 +40,14 @@ function integerIn(min: number, max: number, what: string) {
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
     if (!(value >= min && value <= max)) throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}.`);
     return value;
+  };
+}
+
+function duration(what: string) {
+  return (text: string): number => {
+    const ms = parseDuration(text);
+    if (ms === undefined || ms <= 0) throw new InvalidArgumentError(`${what} must be a duration like 10s or 500ms.`);
+    return ms;
   };
 }
 
@@ -62,6 +73,7 @@ export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise
     ...(flags.data !== undefined && { dataFile: flags.data }),
     ...(flags.faults !== undefined && { faults: flags.faults }),
     ...(flags.rateLimit !== undefined && { rateLimit: flags.rateLimit }),
+    ...(flags.rateWindow !== undefined && { rateWindowMs: flags.rateWindow }),
     logger,
   });
   io.stdout.write(emulatorBanner(emulator.url, emulator.state(), emulator.seed));
@@ -82,6 +94,7 @@ Examples:
   stacksync emulator --port 0 --seed emulator.yaml --data .emulator/state.json
   stacksync emulator --faults "error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms"
   stacksync emulator --rate-limit 10 --log-level debug
+  stacksync emulator --rate-limit 10 --rate-window 10s   # the managed service's budget, a sliding window
 `;
 
 export const emulatorCommand: CommandFactory = (setExitCode) =>
@@ -93,6 +106,7 @@ export const emulatorCommand: CommandFactory = (setExitCode) =>
     .option('--data <file>', 'keep state in this JSON file across restarts (written atomically); the seed only fills a new file')
     .option('--faults <spec>', 'inject failures: error=P,throttle=P,reset=P,latency=D,spike=P:D (P a share 0..1, D like 20ms)')
     .option('--rate-limit <n>', 'answer 429 past N requests per second per credential', integerIn(1, 1_000_000, 'rate limit'))
+    .option('--rate-window <d>', 'with --rate-limit: N per sliding window D (e.g. 10s), not per clock second', duration('rate window'))
     .addOption(new Option('--log-level <level>', 'log level on stderr (debug logs one line per request)').choices(LOG_LEVELS).default('info'))
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: EmulatorFlags) => {

@@ -39,6 +39,8 @@ export interface EmulatorOptions {
   faults?: string;
   /** Requests per credential per second; past it, 429. Default: unlimited. */
   rateLimit?: number;
+  /** With `rateLimit`: count over a sliding window of this many ms instead of the clock's seconds. */
+  rateWindowMs?: number;
   /** Request logs (debug) and lifecycle (info); `false` or absent = silent. */
   logger?: Logger | false;
   /** Source of randomness for fault injection; default `Math.random`. */
@@ -73,9 +75,12 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-function checkRateLimit(rateLimit: number | undefined): void {
+function checkRateLimit(rateLimit: number | undefined, windowMs: number | undefined): void {
   if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0)) {
     throw new StacksyncError('E_USAGE', `rate limit must be a positive integer, got ${rateLimit}`);
+  }
+  if (windowMs !== undefined && (rateLimit === undefined || !(Number.isInteger(windowMs) && windowMs > 0))) {
+    throw new StacksyncError('E_USAGE', `a rate window needs a rate limit and a positive whole number of ms, got ${windowMs}`);
   }
 }
 
@@ -84,7 +89,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clock = options.clock ?? Date.now;
   const seed = parseSeed(options.seed ?? defaultSeed(), options.seed ? 'seed option' : 'built-in seed');
   const faults = options.faults ? parseFaults(options.faults) : NO_FAULTS;
-  checkRateLimit(options.rateLimit);
+  checkRateLimit(options.rateLimit, options.rateWindowMs);
 
   // State: the data file when it exists, else the seed.
   const saved = options.dataFile ? readDataFile(options.dataFile) : undefined;
@@ -110,7 +115,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     router: new Router([...managedRoutes, ...selfHostedRoutes]),
     stats: new Stats(),
     faults,
-    limiter: options.rateLimit ? new RateLimiter(options.rateLimit, clock) : undefined,
+    limiter: options.rateLimit ? new RateLimiter(options.rateLimit, clock, options.rateWindowMs) : undefined,
     random: options.random ?? Math.random,
     sleep: options.sleep ?? ((ms) => delay(ms)),
     logger,
@@ -121,7 +126,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const url = `http://${urlHost(host)}:${port}`;
-  logger.info({ url, faults: hasFaults(faults) ? options.faults : undefined, rateLimit: options.rateLimit, dataFile: options.dataFile, restored: Boolean(saved) }, 'emulator listening');
+  logger.info({ url, faults: hasFaults(faults) ? options.faults : undefined, rateLimit: options.rateLimit, rateWindowMs: options.rateWindowMs, dataFile: options.dataFile, restored: Boolean(saved) }, 'emulator listening');
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

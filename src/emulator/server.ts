@@ -107,7 +107,7 @@ function toApiError(error: unknown, logger: Logger): ApiError {
 
 async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: Exchange): Promise<Reply | 'reset'> {
   const rate = deps.limiter?.take(credentialKey(exchange.presented));
-  if (rate && !rate.allowed) throw throttled(exchange.variant, rate, `rate limit of ${rate.limit} requests per second exceeded`);
+  if (rate && !rate.allowed) throw throttled(exchange.variant, rate, `rate limit of ${deps.limiter?.describe()} exceeded`);
 
   const fault = decideFault(deps.faults, deps.random);
   if (fault.delayMs > 0) await deps.sleep(fault.delayMs);

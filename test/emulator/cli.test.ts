@@ -81,7 +81,7 @@ describe('emulatorCommand', () => {
     command()
       .configureOutput({ writeOut: (text) => (help += text) })
       .outputHelp();
-    for (const flag of ['--host <host>', '--port <port>', '--seed <file>', '--data <file>', '--faults <spec>', '--rate-limit <n>', '--log-level <level>']) {
+    for (const flag of ['--host <host>', '--port <port>', '--seed <file>', '--data <file>', '--faults <spec>', '--rate-limit <n>', '--rate-window <d>', '--log-level <level>']) {
       expect(help).toContain(flag);
     }
     expect(help).toContain('default: 4010');
@@ -94,6 +94,7 @@ describe('emulatorCommand', () => {
     [['--port', 'abc'], 'port must be an integer from 0 to 65535.'],
     [['--port', '70000'], 'port must be an integer from 0 to 65535.'],
     [['--rate-limit', '0'], 'rate limit must be an integer from 1 to 1000000.'],
+    [['--rate-window', 'soon'], 'rate window must be a duration like 10s or 500ms.'],
     [['--log-level', 'loud'], 'Allowed choices are trace, debug, info, warn, error, fatal, silent.'],
   ])('rejects %j', async (args, message) => {
     await expect(command().parseAsync(args, { from: 'user' })).rejects.toMatchObject({ message: expect.stringContaining(message) });

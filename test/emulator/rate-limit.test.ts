@@ -16,6 +16,35 @@ describe('RateLimiter', () => {
   });
 });
 
+describe('RateLimiter with a sliding window', () => {
+  it('refuses the 11th request of any 10-second window, wherever the clock seconds fall', () => {
+    let now = 5_000_700;
+    const limiter = new RateLimiter(10, () => now, 10_000);
+    const first = now;
+    for (let i = 0; i < 10; i++) {
+      expect(limiter.take('a')).toMatchObject({ allowed: true, remaining: 9 - i });
+      now += 100;
+    }
+    // 9.994 s after the first: a fixed window of clock seconds would have let it through.
+    now = first + 9_994;
+    expect(limiter.take('a')).toEqual({ allowed: false, limit: 10, remaining: 0, resetSeconds: 1 });
+    expect(limiter.take('b')).toMatchObject({ allowed: true });
+    now = first + 10_000;
+    expect(limiter.take('a')).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limiter.take('a')).toMatchObject({ allowed: false, resetSeconds: 1 });
+    expect(limiter.describe()).toBe('10 requests per 10 s');
+    expect(new RateLimiter(2, () => now).describe()).toBe('2 requests per second');
+  });
+
+  it('says in Retry-After when the oldest request leaves the window', () => {
+    let now = 0;
+    const limiter = new RateLimiter(1, () => now, 60_000);
+    limiter.take('a');
+    now = 15_500;
+    expect(limiter.take('a')).toMatchObject({ allowed: false, resetSeconds: 45 });
+  });
+});
+
 describe('--rate-limit over HTTP', () => {
   const seed: Seed = {
     organizations: [{ id: IDS.organizationId, keys: [{ id: IDS.keyId, secret: IDS.keySecret }, { id: 'key-2', secret: 'secret-2' }], services: [{ id: IDS.serviceId }] }],
@@ -62,6 +91,24 @@ describe('--rate-limit over HTTP', () => {
     expect(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((h) => throttled.headers.get(h))).toEqual(['1', '1', '0', '1']);
     // Another token of the same team is another credential.
     expect((await call(emulator.url, 'GET', '/api/v2/alerts', { auth: bearer('token-2') })).status).toBe(200);
+  });
+
+  it('counts over a sliding window with rateWindowMs, and says so', async () => {
+    ({ emulator } = await start({ seed, rateLimit: 2, rateWindowMs: 10_000, clock: () => now }));
+    const list = () => call(emulator!.url, 'GET', `${SERVICE_PATH}/pipes`, { auth: basic() });
+    expect((await list()).status).toBe(200);
+    now += 5_000;
+    expect((await list()).status).toBe(200);
+    now += 4_999;
+    const throttled = await list();
+    expect(throttled.status).toBe(429);
+    expect(throttled.json.error).toBe('TOO_MANY_REQUESTS: rate limit of 2 requests per 10 s exceeded');
+    now += 1;
+    expect((await list()).status).toBe(200);
+  });
+
+  it('refuses a rate window without a rate limit', async () => {
+    await expect(start({ rateWindowMs: 10_000 })).rejects.toMatchObject({ code: 'E_USAGE' });
   });
 
   it('never limits /_emulator/*', async () => {
