@@ -9,11 +9,12 @@ import type { ReconcileContext } from '../reconcile/reconcile.js';
 import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { childForSync } from '../support/logger.js';
-import { initTargetMetrics, type Metrics } from './metrics.js';
+import { initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
 import { readRevision } from './revision.js';
 import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
-import { createStatusTracker, recordStatusMetrics, type StatusTracker } from './status.js';
+import { resyncSlots } from './spread.js';
+import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, type StatusTracker } from './status.js';
 import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
 import { watchManifests, type ManifestWatcher } from './watch.js';
 
@@ -103,9 +104,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     return result;
   };
 
+  // Targets sharing a rate budget resync one after another, each on its own slot (spread.ts).
+  const slots = resyncSlots(config.targets, config.sync.intervalMs);
+  if (slots.size > 0) logger.info({ resyncs: Object.fromEntries(slots) }, 'targets share a rate budget: their resyncs are spread over the interval');
   const scheduler = createScheduler({
     targets,
     intervalMs: config.sync.intervalMs,
+    resyncSlots: slots,
     sync: async (target, trigger, signal) => (await runSync(target, trigger, signal)).outcome,
     logger,
     ...(options.timers ? { timers: options.timers } : {}),
@@ -119,7 +124,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // 3. Serving: metrics, health, readiness, status, reload.
   let http: RunningHttpServer | undefined;
   if (options.listen) {
-    http = await startHttpServer({ ...options.listen, registry: metrics.registry, status: () => ({ ...status.document(), ready: ready() }), ready, onReload: reload, logger });
+    const document = async () => withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics));
+    http = await startHttpServer({ ...options.listen, registry: metrics.registry, status: document, ready, onReload: reload, logger });
   }
   if (options.watch !== false) {
     watcher = await watchManifests(context.manifestsDir, {

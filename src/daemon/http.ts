@@ -24,7 +24,7 @@ export interface HttpServerOptions extends ListenAddress {
   /** The process's metrics registry, served on `/metrics`. */
   registry: Registry;
   /** The current `/status` document. */
-  status: () => StatusDocument;
+  status: () => StatusDocument | Promise<StatusDocument>;
   /** Whether `/readyz` answers 200 (after the first complete sync). */
   ready: () => boolean;
   /** Called on `POST /-/reload`; should trigger a sync of every target and return at once. */
@@ -57,7 +57,7 @@ const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
   '/metrics': { GET: async ({ registry }) => ({ status: 200, body: await registry.metrics(), type: registry.contentType }) },
   '/healthz': { GET: () => ({ status: 200, body: 'ok\n' }) },
   '/readyz': { GET: ({ ready }) => (ready() ? { status: 200, body: 'ok\n' } : { status: 503, body: 'not ready: the first sync has not completed\n' }) },
-  '/status': { GET: ({ status }) => ({ status: 200, body: `${JSON.stringify(status(), null, 2)}\n`, type: 'application/json; charset=utf-8' }) },
+  '/status': { GET: async ({ status }) => ({ status: 200, body: `${JSON.stringify(await status(), null, 2)}\n`, type: 'application/json; charset=utf-8' }) },
   '/-/reload': {
     POST: ({ onReload }) => {
       onReload();

@@ -129,6 +129,15 @@ export function apiHooksFor(metrics: Metrics, target: string): ApiHooks {
   };
 }
 
+/** Seconds each target's requests have waited for their rate budget, by target: what the counter holds. */
+export async function rateLimitWaitSeconds(metrics: Metrics): Promise<Record<string, number>> {
+  const waits: Record<string, number> = {};
+  for (const { labels, value } of (await metrics.rateLimitWait.get()).values) {
+    if (typeof labels.target === 'string') waits[labels.target] = value;
+  }
+  return waits;
+}
+
 /** Resource counts of one target by kind and status, replacing the previous figures. */
 export function setResourceCounts(metrics: Metrics, target: string, counts: Record<Kind, Record<ResourceStatus, number>>): void {
   for (const kind of KINDS) {

@@ -9,9 +9,12 @@
  * - triggers in one burst (the same tick) coalesce into one sync;
  * - targets are independent: each has its own slot, so one hanging or failing does not delay others;
  * - after each sync, the outcome decides the next one (see `nextRun`): a periodic resync
- *   `intervalMs` ± jitter later, or a retry with exponential backoff after a transient failure.
+ *   `intervalMs` ± jitter later, or a retry with exponential backoff after a transient failure;
+ * - a target that shares its rate budget with others resyncs on its own slot of a common cycle
+ *   instead (see spread.ts), so the group's resyncs come one after another, not all at once.
  */
 import type { Logger } from 'pino';
+import { delayToSlot, type ResyncSlot } from './spread.js';
 
 /** Why a sync runs; informational, since every sync reconciles the whole target. */
 export type Trigger = 'initial' | 'files' | 'resync' | 'reload' | 'retry';
@@ -43,6 +46,11 @@ export interface SchedulerOptions {
   intervalMs: number;
   /** Spread of the resync interval, as a share of it: 0.1 means ±10 %. Default 0.1. */
   jitter?: number;
+  /**
+   * Targets that resync on a slot of a cycle (those sharing a rate budget; see spread.ts) instead
+   * of `intervalMs` ± jitter after their last sync. Cycles count from `start()`. Default none.
+   */
+  resyncSlots?: ReadonlyMap<string, ResyncSlot>;
   /** First retry delay after a transient failure, doubling per consecutive failure. Default 1 s. */
   backoffInitialMs?: number;
   /** Longest retry delay. Default min(intervalMs, 5 min). */
@@ -111,6 +119,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const timers = options.timers ?? GLOBAL_TIMERS;
   const now = options.now ?? Date.now;
   const nextRun = nextRunPolicy(options);
+  let epoch = now();
   const slots = new Map<string, Slot>(options.targets.map((name) => [name, newSlot(name)]));
   const aborter = new AbortController();
   let started = false;
@@ -167,7 +176,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       enqueue(slot, slot.pending ?? 'resync');
       return;
     }
-    const next = nextRun(outcome, slot.failures);
+    const next = nextRun(slot.name, outcome, slot.failures, epoch, now());
     schedule(slot, next.delayMs, next.trigger);
   }
 
@@ -192,6 +201,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     start() {
       if (started) return;
       started = true;
+      epoch = now();
       for (const slot of slots.values()) enqueue(slot, 'initial');
     },
     trigger(reason, targets) {
@@ -221,21 +231,23 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   };
 }
 
+type NextRun = (target: string, outcome: SyncOutcome, failures: number, epochMs: number, nowMs: number) => { delayMs: number; trigger: Trigger };
+
 /** The retry policy in one place: what an outcome means for the next sync of the target. */
-function nextRunPolicy(options: SchedulerOptions): (outcome: SyncOutcome, failures: number) => { delayMs: number; trigger: Trigger } {
+function nextRunPolicy(options: SchedulerOptions): NextRun {
   const random = options.random ?? Math.random;
   const jitter = options.jitter ?? DEFAULT_JITTER;
   const initial = options.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS;
   const cap = options.backoffMaxMs ?? Math.min(options.intervalMs, BACKOFF_CAP_MS);
-  const resync = (): { delayMs: number; trigger: Trigger } => ({
-    delayMs: jittered(options.intervalMs, jitter, random()),
-    trigger: 'resync',
-  });
-  return (outcome, failures) => {
+  const resync = (target: string, epochMs: number, nowMs: number): { delayMs: number; trigger: Trigger } => {
+    const slot = options.resyncSlots?.get(target);
+    return { delayMs: slot ? delayToSlot(slot, epochMs, nowMs) : jittered(options.intervalMs, jitter, random()), trigger: 'resync' };
+  };
+  return (target, outcome, failures, epochMs, nowMs) => {
     switch (outcome.result) {
       case 'ok':
       case 'terminal':
-        return resync();
+        return resync(target, epochMs, nowMs);
       case 'transient':
         return { delayMs: backoffDelay(initial, cap, failures), trigger: 'retry' };
       case 'requeue':

@@ -45,6 +45,13 @@ export interface TargetStatus {
   revision?: string;
   /** True while a sync of this target runs. */
   syncing: boolean;
+  /**
+   * Seconds this target's API requests have waited for their rate budget since the process
+   * started: the budget is shared by every target on the same origin and credential, so this
+   * grows when they crowd it. The same figure as `stacksync_rate_limit_wait_seconds_total`.
+   * Set in the served document (see {@link withRateLimitWaits}).
+   */
+  rateLimitWaitSeconds?: number;
   /** Every resource the last sync that could tell reported, sorted by kind then name. */
   resources: ResourceStatusEntry[];
 }
@@ -110,6 +117,14 @@ export function createStatusTracker(targets: readonly string[], now: () => numbe
 
 function allSynced(state: ReadonlyMap<string, TargetStatus>): boolean {
   return [...state.values()].every((status) => status.lastSyncAt !== undefined);
+}
+
+/** The document with each target's rate-limit wait, in seconds to the millisecond (0 for a target that never waited). */
+export function withRateLimitWaits(document: StatusDocument, waits: Readonly<Record<string, number>>): StatusDocument {
+  const targets = Object.fromEntries(
+    Object.entries(document.targets).map(([name, status]) => [name, { ...status, rateLimitWaitSeconds: Math.round((waits[name] ?? 0) * 1000) / 1000 }]),
+  );
+  return { ...document, targets };
 }
 
 /** The status of a target after a sync ends. */

@@ -11,7 +11,7 @@ import type { LoadProblem } from '../model/desired.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
 import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { computePlan, executePlan, planRequestFor, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
-import type { Metrics } from './metrics.js';
+import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import type { SyncOutcome, Trigger } from './scheduler.js';
 import type { ResourceObservation, SyncReport } from './status.js';
 
@@ -42,6 +42,7 @@ export interface TargetSyncResult {
 export async function syncTarget(options: TargetSyncOptions): Promise<TargetSyncResult> {
   const { context, target, metrics, logger } = options;
   const started = options.now();
+  const waitedBefore = (await rateLimitWaitSeconds(metrics))[target.name] ?? 0;
   const config = context.config;
 
   // 1. Plan against the snapshot and the live state.
@@ -66,7 +67,9 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   metrics.reconcileDuration.observe({ target: target.name }, seconds);
   metrics.reconcileTotal.inc({ target: target.name, result: result.report.ok ? 'success' : 'failure' });
   if (result.report.ok) metrics.lastSuccessfulSync.set({ target: target.name }, options.now() / 1000);
-  logger.info({ trigger: options.trigger, ok: result.report.ok, seconds, summary: run.plan.summary, revision: options.revision }, 'sync finished');
+  // The part of the sync spent waiting for the rate budget (shared with the targets on the same credential).
+  const waitedSeconds = ((await rateLimitWaitSeconds(metrics))[target.name] ?? 0) - waitedBefore;
+  logger.info({ trigger: options.trigger, ok: result.report.ok, seconds, rateLimitWaitSeconds: Math.round(waitedSeconds * 1000) / 1000, summary: run.plan.summary, revision: options.revision }, 'sync finished');
   return result;
 }
 

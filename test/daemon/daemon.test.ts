@@ -134,8 +134,9 @@ describe('stacksync run (daemon)', () => {
     await workspace.write('manifests/d.yaml', dashboard('edit-me', 'Edit me', 9) + '---\n' + alert('edit-alert', 'edit-me'));
     const edited = await eventually(() => selfHostedDashboards(emulator), (list) => list.find((d) => d.name === 'Edit me')?.tiles[0]?.w === 9);
     expect(edited.filter((d) => d.name === 'Edit me')).toHaveLength(1);
-    const status = (await (await fetch(`${daemon.url}/status`)).json()) as { ready: boolean; targets: Record<string, { resources: { kind: string; name: string; status: string }[] }> };
+    const status = (await (await fetch(`${daemon.url}/status`)).json()) as { ready: boolean; targets: Record<string, { rateLimitWaitSeconds: number; resources: { kind: string; name: string; status: string }[] }> };
     expect(status.ready).toBe(true);
+    for (const target of ['local', 'local-selfhosted']) expect(status.targets[target]?.rateLimitWaitSeconds).toBeGreaterThanOrEqual(0);
     expect(status.targets['local-selfhosted']?.resources).toEqual(
       expect.arrayContaining([expect.objectContaining({ kind: 'Dashboard', name: 'edit-me', status: 'in_sync' }), expect.objectContaining({ kind: 'Alert', name: 'edit-alert', status: 'in_sync' })]),
     );

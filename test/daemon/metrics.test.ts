@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiHooksFor, createMetrics, initTargetMetrics } from '../../src/daemon/metrics.js';
+import { apiHooksFor, createMetrics, initTargetMetrics, rateLimitWaitSeconds } from '../../src/daemon/metrics.js';
 
 /** The metric names design.md fixes (prefix stacksync_). */
 const DESIGN_METRICS = [
@@ -49,5 +49,13 @@ describe('metrics', () => {
     expect(text).toContain('stacksync_api_request_duration_seconds_count{target="prod",method="GET",route="/api/v2/alerts"} 2');
     expect(text).toContain('stacksync_api_retries_total{target="prod",reason="throttled"} 1');
     expect(text).toContain('stacksync_rate_limit_wait_seconds_total{target="prod"} 1.5');
+  });
+
+  it('reads back the rate-limit wait of every target, as /status shows it', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    initTargetMetrics(metrics, 'idle', 'managed');
+    apiHooksFor(metrics, 'busy').onRateLimitWait?.({ waitedSeconds: 2.25 });
+    apiHooksFor(metrics, 'busy').onRateLimitWait?.({ waitedSeconds: 0.5 });
+    expect(await rateLimitWaitSeconds(metrics)).toEqual({ idle: 0, busy: 2.75 });
   });
 });

@@ -209,6 +209,32 @@ describe('createScheduler', () => {
     expect(of('a').map((call) => call.trigger)).toEqual(['initial', 'files', 'resync']);
   });
 
+  it('resyncs targets that share a budget one after another, each on its own slot of the cycle', async () => {
+    const T0 = Date.now();
+    const resyncSlots = new Map([
+      ['a', { intervalMs: INTERVAL, offsetMs: 0 }],
+      ['b', { intervalMs: INTERVAL, offsetMs: 20_000 }],
+      ['c', { intervalMs: INTERVAL, offsetMs: 40_000 }],
+    ]);
+    const { scheduler, calls, of, open } = harness({ resyncSlots }, ['a', 'b', 'c', 'alone']);
+    scheduler.start();
+    await tick();
+    // The initial syncs end together, 5 s in; each resync then takes 1 s.
+    await vi.advanceTimersByTimeAsync(5_000);
+    for (const call of calls) call.finish();
+    for (let elapsed = 5_000; elapsed < 3 * INTERVAL; elapsed += 1_000) {
+      await vi.advanceTimersByTimeAsync(1_000);
+      for (const name of ['a', 'b', 'c', 'alone']) for (const call of open(name)) if (Date.now() - call.startedAt >= 1_000) call.finish();
+    }
+    const resyncs = (target: string) => of(target).filter((call) => call.trigger === 'resync').map((call) => call.startedAt - T0);
+    // Slots at least half an interval after the initial sync ended: b and c in the first cycle, a in the second.
+    expect(resyncs('b')).toEqual([80_000, 140_000]);
+    expect(resyncs('c')).toEqual([40_000, 100_000, 160_000]);
+    expect(resyncs('a')).toEqual([60_000, 120_000, 180_000]);
+    // A target alone on its budget keeps interval ± jitter from the end of its last sync (random 0.5: no jitter).
+    expect(resyncs('alone')).toEqual([65_000, 126_000]);
+  });
+
   it('retries a transient failure with doubling backoff capped at the interval, and resets on success', async () => {
     const { scheduler, of, last } = harness({ intervalMs: 10_000 }, ['a']);
     scheduler.start();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics, initTargetMetrics } from '../../src/daemon/metrics.js';
 import type { ResourceObservation, ResourceStatusEntry } from '../../src/daemon/status.js';
-import { countByStatus, createStatusTracker, driftAges, mergeResources, recordStatusMetrics } from '../../src/daemon/status.js';
+import { countByStatus, createStatusTracker, driftAges, mergeResources, recordStatusMetrics, withRateLimitWaits } from '../../src/daemon/status.js';
 
 const T0 = Date.parse('2026-03-15T10:00:00.000Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -155,5 +155,16 @@ describe('recordStatusMetrics', () => {
     expect(text).toContain('stacksync_resources{target="prod",kind="Pipe",status="error"} 0');
     expect(text).toContain('stacksync_drift_seconds{target="prod",kind="Dashboard"} 42');
     expect(text).toContain('stacksync_drift_seconds{target="prod",kind="Alert"} 0');
+  });
+});
+
+describe('withRateLimitWaits', () => {
+  it('shows each target its wait for the rate budget, to the millisecond, 0 when it never waited', () => {
+    const tracker = createStatusTracker(['prod', 'lab'], clock().now);
+    const doc = withRateLimitWaits(tracker.document(), { prod: 12.34567, elsewhere: 3 });
+    expect(doc.targets['prod']?.rateLimitWaitSeconds).toBe(12.346);
+    expect(doc.targets['lab']?.rateLimitWaitSeconds).toBe(0);
+    expect(Object.keys(doc.targets)).toEqual(['prod', 'lab']);
+    expect(tracker.document().targets['prod']).not.toHaveProperty('rateLimitWaitSeconds');
   });
 });
