@@ -9,13 +9,18 @@
  * - within a lane, queued writes go before queued reads, so a long read (thousands of alerts)
  *   never starves that target's apply;
  * - no window of `perSeconds` (plus a safety margin, below) ever holds more than `requests`
- *   grants. Each token comes back a window after it was spent, not trickled in at an average rate:
- *   a refill-rate bucket that starts full can send almost twice the budget in one window.
+ *   requests. Each token comes back a window after it was spent, not trickled in at an average
+ *   rate: a refill-rate bucket that starts full can send almost twice the budget in one window.
  *
- * The margin: a request is counted by the server when it arrives, not when it is granted here, and
- * arrivals wander against grants (a fresh connection takes longer than a kept-alive one: the 11th
- * request of a "10 per 10 s" budget was seen arriving 9.994 s after the first). So each window is
- * kept `marginMs` longer than the server's; by default 2 % of it, 20 ms to 1 s.
+ * When a token counts as spent: the server counts a request when it arrives, and arrivals wander
+ * against grants (a fresh connection is slower than a kept-alive one; an event loop busy planning
+ * another target sends a granted request late): the 11th request of a "10 per 10 s" budget was
+ * seen arriving 9.994 s after the first. So a token is stamped when its exchange ends (the
+ * answer is in, so the server has counted it by then), and a request in flight holds its token
+ * as if it had just been spent. The next request is granted no earlier than a window after that,
+ * and sent later still, so it arrives a full window after, whatever the delays on the way. On top,
+ * each window is kept `marginMs` longer than the server's (2 % of it, 20 ms to 1 s by default)
+ * for servers that time arrivals coarsely or approximate their window.
  *
  * Why not p-queue (its `strict` mode is the same sliding window): its queue is one priority order,
  * so turns between lanes would need a queue class of our own anyway; `clear()` leaves the promises
@@ -96,7 +101,7 @@ export class Pacer {
   private concurrency: number;
   private readonly now: () => number;
   private readonly sleep: Sleep;
-  /** Times at which tokens were spent, oldest first; no older than the longest window. */
+  /** Times at which the exchanges of spent tokens ended, oldest first; no older than the longest window. */
   private readonly spent: number[] = [];
   /** Lanes in turn order; `turn` (modulo their count) is the index of the lane asked first next time. */
   private readonly lanes: LaneState[] = [];
@@ -195,6 +200,8 @@ export class Pacer {
       const index = this.nextLane();
       if (index === undefined) return;
       const readyAt = this.nextTokenAt();
+      // Infinity: every token is held by a request in flight; its release pumps again.
+      if (readyAt === Infinity) return;
       if (readyAt > this.now()) return this.wakeAt(readyAt);
       const lane = this.lanes[index] as LaneState;
       const waiter = (lane.queues.write.shift() ?? lane.queues.read.shift()) as Waiter;
@@ -215,7 +222,6 @@ export class Pacer {
 
   private grant(lane: LaneState, waiter: Waiter): void {
     const now = this.now();
-    this.spent.push(now);
     this.inFlight += 1;
     const waited = now - waiter.since;
     if (waited > 0) lane.onWait?.(waited);
@@ -224,13 +230,15 @@ export class Pacer {
       if (released) return;
       released = true;
       this.inFlight -= 1;
+      this.spent.push(this.now());
       this.pump();
     });
   }
 
   /**
-   * When the next token is free: after any pause, and once, for every window held, the grant
-   * `capacity` places back is a window old.
+   * When the next token is free: after any pause, and once, for every window held, the token
+   * `capacity` places back is a window old, counting those of requests in flight as spent now.
+   * Infinity while requests in flight hold a whole window's tokens.
    */
   private nextTokenAt(): number {
     const now = this.now();
@@ -239,7 +247,9 @@ export class Pacer {
     while (this.spent.length > 0 && ((this.spent[0] ?? 0) + longest <= now || this.spent.length > most)) this.spent.shift();
     let at = Math.max(now, this.pausedUntil);
     for (const window of this.windows) {
-      const bounding = this.spent[this.spent.length - window.capacity];
+      const free = window.capacity - this.inFlight;
+      if (free <= 0) return Infinity;
+      const bounding = this.spent[this.spent.length - free];
       if (bounding !== undefined) at = Math.max(at, bounding + window.ms);
     }
     return at;

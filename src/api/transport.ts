@@ -144,6 +144,7 @@ export class Transport {
   private async attempt(context: AttemptContext, payload: string | undefined): Promise<Outcome> {
     const { exchange } = context;
     let release: () => void;
+    const asked = this.options.now();
     try {
       release = await this.options.pacer.acquire(exchange.method === 'GET' ? 'read' : 'write');
     } catch (error) {
@@ -162,7 +163,7 @@ export class Transport {
       return this.judgeNetwork(context, error, headersArrived);
     } finally {
       release();
-      this.observe(exchange, status, started);
+      this.observe(exchange, status, started, started - asked);
     }
   }
 
@@ -265,11 +266,12 @@ export class Transport {
     );
   }
 
-  private observe(exchange: Exchange, status: number | 'error', startedMs: number): void {
+  /** `waitedMs`: how long the request waited for its rate budget before it was sent. */
+  private observe(exchange: Exchange, status: number | 'error', startedMs: number, waitedMs: number): void {
     const { method, route } = exchange;
     const durationSeconds = Math.max(0, this.options.now() - startedMs) / 1000;
     callHook(() => this.options.hooks.onRequest?.({ method, route, status, durationSeconds }));
-    this.options.logger?.debug({ method, route, status, durationMs: Math.round(durationSeconds * 1000) }, 'API request');
+    this.options.logger?.debug({ method, route, status, durationMs: Math.round(durationSeconds * 1000), waitedMs }, 'API request');
   }
 
   private async wait(ms: number): Promise<void> {

@@ -73,6 +73,27 @@ describe('Pacer: one lane', () => {
     expect(times.at(-1)).toBe(10_200);
   });
 
+  it('counts a token from the end of its exchange, so a request sent late cannot arrive early', async () => {
+    const lane = new Pacer({ requests: 2, perSeconds: 1, concurrency: 5, marginMs: 0 }).lane();
+    const slow = await lane.acquire('write');
+    (await lane.acquire('write'))();
+    const { times, done } = grantTimes(lane, 3);
+    // The slow request holds a token while in flight; the other token cycles once a second.
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(times).toEqual([1_000, 2_000]);
+    // The slow request ends at 2.5 s: its token comes back at 3.5 s, not a window after its grant.
+    slow();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(times).toEqual([1_000, 2_000, 3_000]);
+    await done;
+    const after = grantTimes(lane, 1);
+    await vi.advanceTimersByTimeAsync(499);
+    expect(after.times).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    await after.done;
+    expect(after.times).toEqual([3_500]);
+  });
+
   it('caps requests in flight at the concurrency', async () => {
     const lane = new Pacer({ requests: 100, perSeconds: 1, concurrency: 2 }).lane();
     const releases: Release[] = [];
