@@ -3,7 +3,9 @@
 // version, date, figures, and the goals they meet or miss). BENCH_QUICK=1 runs smaller sizes to
 // try it out and writes nothing (unless BENCH_OUTPUT=FILE). Sections:
 //   client full read · plan cost vs size · in-sync cost · daemon memory · apply under a rate
-//   limit · HTTP floor · watch latency
+//   limit · many targets on one key · HTTP floor · watch latency
+// BENCH_ONLY=name,name runs only those sections (names as in the results: clientRead, planSize,
+// memory, rateLimit, sharedKey, httpFloor, watch) and writes no report unless BENCH_OUTPUT is set.
 // The daemon sections run when this build has `stacksync run`; otherwise they say "pending".
 // Bounded: every child has a deadline, and the whole run gives up after BENCH_DEADLINE_MS.
 import { writeFile } from 'node:fs/promises';
@@ -16,22 +18,25 @@ import { hasDaemon, machine } from './bench/lib.mjs';
 import { daemonMemory } from './bench/memory.mjs';
 import { planAtSize } from './bench/plan-size.mjs';
 import { rateLimitRuns } from './bench/rate-limit.mjs';
+import { sharedKeyRun } from './bench/shared-key.mjs';
 import { renderMarkdown } from './bench/report.mjs';
 import { watchLatency } from './bench/watch.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const BENCH_DEADLINE_MS = QUICK ? 300_000 : 1_200_000;
-/** Where the report goes; a quick run writes one only when BENCH_OUTPUT names a file. */
-const OUTPUT = process.env.BENCH_OUTPUT ?? (QUICK ? undefined : fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)));
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const BENCH_DEADLINE_MS = QUICK ? 300_000 : 1_400_000;
+/** Where the report goes; a quick or partial run writes one only when BENCH_OUTPUT names a file. */
+const OUTPUT = process.env.BENCH_OUTPUT ?? (QUICK || ONLY ? undefined : fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)));
 
 /** What each section runs; the full profile is the one BENCHMARKS.md reports. */
 export const PROFILE = QUICK
-  ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], rate: { changes: 40, limit: 10 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, watch: { size: 100, edits: 10 }, memory: { resyncs: 3, warmup: 2 } }
-  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], rate: { changes: 300, limit: 10 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, watch: { size: 100, edits: 50 }, memory: { resyncs: 12, warmup: 6 } };
+  ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], rate: { changes: 40, limit: 10 }, sharedKey: { targets: 10, requests: 10, perSeconds: 5, creates: 1, heavyCreates: 5 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, watch: { size: 100, edits: 10 }, memory: { resyncs: 3, warmup: 2 } }
+  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], rate: { changes: 300, limit: 10 }, sharedKey: { targets: 20, requests: 10, perSeconds: 10, creates: 2, heavyCreates: 12 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, watch: { size: 100, edits: 50 }, memory: { resyncs: 12, warmup: 6 } };
 
 const log = (line) => console.log(line);
 
 async function section(results, name, title, body) {
+  if (ONLY && !ONLY.has(name)) return;
   log(`\n${title}`);
   const started = Date.now();
   try {
@@ -72,6 +77,7 @@ async function main() {
   await largest?.close();
 
   await section(results, 'rateLimit', 'Apply under a rate limit', () => rateLimitRuns(PROFILE.rate, log));
+  await section(results, 'sharedKey', 'Many targets on one key', () => sharedKeyRun(PROFILE.sharedKey, log));
   await section(results, 'httpFloor', 'HTTP floor', () => httpFloor(PROFILE.floor, log));
   await section(results, 'watch', 'Watch latency', async () => {
     if (!daemon) return { pending: 'daemon not built' };
@@ -84,7 +90,7 @@ async function main() {
   await writeFile(raw, `${JSON.stringify(results, null, 2)}\n`);
   log(`\nfigures: ${raw}`);
   const markdown = renderMarkdown(results);
-  if (!OUTPUT) log('\nquick run: BENCHMARKS.md left as it is (run without BENCH_QUICK to write it, or set BENCH_OUTPUT)');
+  if (!OUTPUT) log('\nquick or partial run: BENCHMARKS.md left as it is (run without BENCH_QUICK and BENCH_ONLY to write it, or set BENCH_OUTPUT)');
   else {
     await writeFile(OUTPUT, markdown);
     log(`\nwrote ${OUTPUT}`);

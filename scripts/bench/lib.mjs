@@ -77,11 +77,12 @@ export async function freePort() {
 }
 
 /** `stacksync emulator` in a child process (its own CPU and memory), seeded from a file. */
-export async function startEmulatorChild({ seedFile, rateLimit, faults } = {}) {
+export async function startEmulatorChild({ seedFile, rateLimit, rateWindow, faults } = {}) {
   const port = await freePort();
   const args = ['emulator', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'silent'];
   if (seedFile) args.push('--seed', seedFile);
   if (rateLimit) args.push('--rate-limit', String(rateLimit));
+  if (rateWindow) args.push('--rate-window', rateWindow);
   if (faults) args.push('--faults', faults);
   const child = track(spawn(process.execPath, [CLI, ...args], { env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
