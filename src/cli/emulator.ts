@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LevelWithSilent, Logger } from 'pino';
 import { createLogger } from '../support/logger.js';
 import { emulatorBanner } from '../emulator/banner.js';
-import { loadSeedFile, startEmulator, type RunningEmulator } from '../emulator/index.js';
+import { loadSeedFile, PROFILES, startEmulator, type Profile, type RunningEmulator } from '../emulator/index.js';
 import { parseDuration } from '../config/duration.js';
 import type { CommandFactory } from './exit.js';
 import { EXIT_OK } from './exit.js';
@@ -15,6 +15,8 @@ export const DEFAULT_EMULATOR_PORT = 4010;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
 export interface EmulatorFlags {
+  /** Default `seed`. */
+  profile?: Profile;
   host: string;
   port: number;
   seed?: string;
@@ -66,17 +68,19 @@ export function waitForSignal(signals: readonly NodeJS.Signals[] = ['SIGTERM', '
 export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise<void> {
   const logger = io.logger ?? createLogger({ level: flags.logLevel });
   const stopped = io.stopped ?? waitForSignal();
+  const profile = flags.profile ?? 'seed';
   const emulator = await startEmulator({
+    profile,
     host: flags.host,
     port: flags.port,
-    ...(flags.seed !== undefined && { seed: loadSeedFile(flags.seed) }),
+    ...(flags.seed !== undefined && { seed: loadSeedFile(flags.seed, profile) }),
     ...(flags.data !== undefined && { dataFile: flags.data }),
     ...(flags.faults !== undefined && { faults: flags.faults }),
     ...(flags.rateLimit !== undefined && { rateLimit: flags.rateLimit }),
     ...(flags.rateWindow !== undefined && { rateWindowMs: flags.rateWindow }),
     logger,
   });
-  io.stdout.write(emulatorBanner(emulator.url, emulator.state(), emulator.seed));
+  io.stdout.write(emulatorBanner(emulator.url, emulator.state(), emulator.seed, emulator.credentialHash));
   io.onListening?.(emulator);
   const signal = await stopped;
   logger.info({ signal }, 'emulator stopping');
@@ -89,8 +93,18 @@ Serves both API variants on one port: managed under /v1/organizations/{org}/serv
 Without --seed it uses the built-in seed (key emulator-key / emulator-secret, token emulator-token).
 Unauthenticated helpers: GET /_emulator/stats, POST /_emulator/reset, GET /_emulator/dump.
 
+Profiles (--profile):
+  seed     the API exactly as spec/api-seed.md and api-notes.md describe it (default)
+  current  the real services as they are today: tiles answered as \`config\`, tiles required,
+           sourceId checked against the team's sources, saved_search alerts, eight threshold
+           types, webhooks that must exist, alerts with dashboardId/teamId and state OK,
+           24-hex ids on the managed stack routes, unknown members dropped, richer sources,
+           pipe states as open text; the seed file may add sources, webhooks, savedSearches,
+           dashboards and alerts to services and teams
+
 Examples:
   stacksync emulator
+  stacksync emulator --profile current
   stacksync emulator --port 0 --seed emulator.yaml --data .emulator/state.json
   stacksync emulator --faults "error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms"
   stacksync emulator --rate-limit 10 --log-level debug
@@ -100,9 +114,10 @@ Examples:
 export const emulatorCommand: CommandFactory = (setExitCode) =>
   new Command('emulator')
     .description('Run a local, faithful server of the whole API (both variants) for trying stacksync and for tests')
+    .addOption(new Option('--profile <profile>', 'whose behaviour to serve: the seed spec (seed) or the real services of today (current)').choices(PROFILES).default('seed'))
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 = any free port)', integerIn(0, 65535, 'port'), DEFAULT_EMULATOR_PORT)
-    .option('--seed <file>', 'seed file, YAML or JSON (organizations, keys, services, pipes, teams); default: built-in seed')
+    .option('--seed <file>', "seed file, YAML or JSON (organizations, keys, services, pipes, teams, and stacks in the profile's format); default: built-in seed")
     .option('--data <file>', 'keep state in this JSON file across restarts (written atomically); the seed only fills a new file')
     .option('--faults <spec>', 'inject failures: error=P,throttle=P,reset=P,latency=D,spike=P:D (P a share 0..1, D like 20ms)')
     .option('--rate-limit <n>', 'answer 429 past N requests per second per credential', integerIn(1, 1_000_000, 'rate limit'))

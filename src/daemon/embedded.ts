@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { parseConfigText } from '../config/load.js';
 import type { Config } from '../model/config.js';
-import { DEFAULT_SEED_IDS, startEmulator, type RunningEmulator } from '../emulator/index.js';
+import { DEFAULT_SEED_IDS, startEmulator, type Profile, type RunningEmulator } from '../emulator/index.js';
 import { StacksyncError } from '../errors.js';
 
 /** Where embedded mode keeps the emulator's data and its own state. */
@@ -21,10 +21,22 @@ export interface Embedded {
   config: Config;
 }
 
-export async function startEmbedded(options: { dir?: string; logger?: Logger; intervalMs?: number } = {}): Promise<Embedded> {
+export interface EmbeddedOptions {
+  /** Where the emulator's data and the state live. Default `.stacksync/embedded`. */
+  dir?: string;
+  logger?: Logger;
+  intervalMs?: number;
+  /**
+   * Whose behaviour the in-process emulator serves; default `seed`. Its data file remembers the
+   * profile, so switching needs another `dir`.
+   */
+  profile?: Profile;
+}
+
+export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embedded> {
   const dir = resolve(options.dir ?? EMBEDDED_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const emulator = await startEmulator({ port: 0, dataFile: join(dir, 'emulator.json'), logger: options.logger ?? false });
+  const emulator = await startEmulator({ profile: options.profile ?? 'seed', port: 0, dataFile: join(dir, 'emulator.json'), logger: options.logger ?? false });
   const outcome = parseConfigText(embeddedConfigYaml(emulator.url, join(dir, 'state.json')), { file: '(embedded config)', path: join(dir, 'stacksync.yaml') });
   if (!outcome.ok) {
     await emulator.close();

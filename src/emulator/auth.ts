@@ -1,24 +1,39 @@
 /**
  * Authentication per variant (seed 5, api-notes): managed routes take HTTP Basic with a key id
  * and secret scoped to one organization; self-hosted routes take a Bearer token of one team.
- * Secrets are compared by SHA-256 in constant time and never logged or echoed.
+ * It runs on the headers alone, before any body is read, so a request without valid credentials
+ * costs nothing but its headers. Secrets are compared as salted hashes in constant time and never
+ * logged or echoed.
  */
 import { timingSafeEqual } from 'node:crypto';
+import type { Variant } from '../model/kinds.js';
 import { ApiError } from './errors.js';
 import type { TeamRecord } from './model.js';
-import { sha256Hex, type Store } from './store.js';
+import type { Store } from './store.js';
 
 export type Presented =
   | { scheme: 'basic'; keyId: string; secret: string }
   | { scheme: 'bearer'; token: string }
   | { scheme: 'none' };
 
-/** What the Authorization header carries; anything unparseable counts as nothing. */
+/** Who a request is, once its credentials check out. */
+export type Principal =
+  | { variant: 'managed'; keyId: string; organizationId: string }
+  | { variant: 'self-hosted'; team: TeamRecord; tokenHash: string };
+
+// RFC 7235: `auth-scheme 1*SP credentials`. The credentials are one run of visible characters
+// (looser than token68, so any seeded token works); anything after them makes the header invalid.
+const CREDENTIALS = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*) +([\x21-\x7e]+)$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** What the Authorization header carries; anything that is not exactly one scheme and one credential counts as nothing. */
 export function parseAuthorization(header: string | undefined): Presented {
-  if (!header) return { scheme: 'none' };
-  const [scheme, value = ''] = header.trim().split(/\s+/, 2);
-  if (scheme?.toLowerCase() === 'bearer' && value) return { scheme: 'bearer', token: value };
-  if (scheme?.toLowerCase() !== 'basic' || !value) return { scheme: 'none' };
+  const match = header === undefined ? null : CREDENTIALS.exec(header);
+  if (!match) return { scheme: 'none' };
+  const scheme = (match[1] ?? '').toLowerCase();
+  const value = match[2] ?? '';
+  if (scheme === 'bearer') return { scheme: 'bearer', token: value };
+  if (scheme !== 'basic' || !BASE64.test(value)) return { scheme: 'none' };
   const decoded = Buffer.from(value, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0) return { scheme: 'none' };
@@ -31,31 +46,28 @@ function sameHash(a: string, b: string): boolean {
 
 const MANAGED_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="stacksync-emulator"' };
 
-/** The organization the Basic key belongs to; 401 when the key is missing or wrong. */
-export function authenticateKey(store: Store, presented: Presented): string {
+function authenticateKey(store: Store, presented: Presented): Principal {
   if (presented.scheme !== 'basic') throw new ApiError('unauthorized', 'missing or malformed Basic credentials', { headers: MANAGED_CHALLENGE });
   const key = store.key(presented.keyId);
-  if (!key || !sameHash(key.secretSha256, sha256Hex(presented.secret))) {
+  if (!key || !sameHash(key.secretHash, store.credentials.hash(presented.secret))) {
     throw new ApiError('unauthorized', 'invalid key id or key secret', { headers: MANAGED_CHALLENGE });
   }
-  return key.organizationId;
+  return { variant: 'managed', keyId: presented.keyId, organizationId: key.organizationId };
 }
 
-/** The team a Bearer token belongs to; 401 when the token is missing or unknown. */
-export function authenticateToken(store: Store, presented: Presented): TeamRecord {
-  const team = presented.scheme === 'bearer' ? store.teamByTokenHash(sha256Hex(presented.token)) : undefined;
-  if (!team) throw new ApiError('unauthorized', 'missing or invalid bearer token');
-  return team;
+function authenticateToken(store: Store, presented: Presented): Principal {
+  const tokenHash = presented.scheme === 'bearer' ? store.credentials.hash(presented.token) : undefined;
+  const team = tokenHash === undefined ? undefined : store.teamByTokenHash(tokenHash);
+  if (!team || tokenHash === undefined) throw new ApiError('unauthorized', 'missing or invalid bearer token');
+  return { variant: 'self-hosted', team, tokenHash };
 }
 
-/** The rate-limit bucket of a request: one per presented credential (never the secret itself). */
-export function credentialKey(presented: Presented): string {
-  switch (presented.scheme) {
-    case 'basic':
-      return `basic:${presented.keyId}`;
-    case 'bearer':
-      return `bearer:${sha256Hex(presented.token)}`;
-    case 'none':
-      return 'anonymous';
-  }
+/** The principal of a request under a variant's prefix; 401 when its credentials are missing or wrong. */
+export function authenticate(store: Store, variant: Variant, presented: Presented): Principal {
+  return variant === 'managed' ? authenticateKey(store, presented) : authenticateToken(store, presented);
+}
+
+/** The rate-limit bucket of an authenticated request: one per key id or token (by its salted hash, never the token). */
+export function rateKey(principal: Principal): string {
+  return principal.variant === 'managed' ? `key:${principal.keyId}` : `token:${principal.tokenHash}`;
 }

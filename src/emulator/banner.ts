@@ -4,28 +4,31 @@
  * credentials; a secret is shown only when the seed in use holds it (a restored data file keeps
  * only hashes).
  */
-import type { EmulatorData } from './model.js';
+import type { ProfileData } from './model.js';
 import type { Seed } from './seed.js';
-import { sha256Hex } from './store.js';
 
-function knownSecret(seed: Seed, keyId: string, secretSha256: string): string | undefined {
+/** The salted hash the state holds for a secret. */
+type Hash = (secret: string) => string;
+
+function knownSecret(seed: Seed, keyId: string, secretHash: string, hash: Hash): string | undefined {
   const key = (seed.organizations ?? []).flatMap((org) => org.keys).find((candidate) => candidate.id === keyId);
-  return key && sha256Hex(key.secret) === secretSha256 ? key.secret : undefined;
+  return key && hash(key.secret) === secretHash ? key.secret : undefined;
 }
 
-function knownToken(seed: Seed, tokenSha256: string): string | undefined {
-  return (seed.teams ?? []).flatMap((team) => team.tokens).find((token) => sha256Hex(token) === tokenSha256);
+function knownToken(seed: Seed, tokenHash: string, hash: Hash): string | undefined {
+  return (seed.teams ?? []).flatMap((team) => team.tokens).find((token) => hash(token) === tokenHash);
 }
 
 const NOT_SHOWN = '(not shown: restored from the data file; use the secret it was seeded with)';
 
-export function emulatorBanner(url: string, state: EmulatorData, seed: Seed): string {
-  const lines = [`stacksync emulator listening on ${url}`, ''];
+export function emulatorBanner(url: string, state: ProfileData, seed: Seed, hash: Hash): string {
+  const profile = state.profile ?? 'seed';
+  const lines = [`stacksync emulator listening on ${url}${profile === 'seed' ? '' : ` (profile ${profile})`}`, ''];
   let managedExample: string | undefined;
   for (const org of state.organizations) {
     lines.push(`managed organization ${org.id}`);
     for (const key of org.keys) {
-      const secret = knownSecret(seed, key.id, key.secretSha256);
+      const secret = knownSecret(seed, key.id, key.secretSha256, hash);
       lines.push(`  key id ${key.id}  secret ${secret ?? NOT_SHOWN}`);
       const service = org.services[0];
       if (!managedExample && secret && service) {
@@ -39,7 +42,7 @@ export function emulatorBanner(url: string, state: EmulatorData, seed: Seed): st
   }
   let selfHostedExample: string | undefined;
   for (const team of state.teams) {
-    const tokens = team.tokenSha256.map((hash) => knownToken(seed, hash));
+    const tokens = team.tokenSha256.map((tokenHash) => knownToken(seed, tokenHash, hash));
     lines.push(`self-hosted team ${team.id}  token ${tokens.map((token) => token ?? NOT_SHOWN).join(', ')}`);
     const token = tokens.find((candidate) => candidate !== undefined);
     if (!selfHostedExample && token) selfHostedExample = `curl -H 'Authorization: Bearer ${token}' ${url}/api/v2/dashboards`;

@@ -30,6 +30,11 @@ export function managedSuccess(result: unknown, requestId: string, headers: Reco
   return jsonReply(200, { status: 200, requestId, result }, headers);
 }
 
+/** A managed success without a `result`, as the real service answers a DELETE today. */
+export function managedDone(requestId: string): Reply {
+  return jsonReply(200, { status: 200, requestId });
+}
+
 function detail(error: ApiError): string {
   return error.issues?.length ? describeIssues(error.issues) : error.message;
 }
@@ -40,7 +45,7 @@ const SELF_HOSTED_ISSUE_PREFIX = { body: 'Body', query: 'Query', params: 'Params
 export function errorReply(variant: Variant, error: ApiError, requestId: string): Reply {
   const { status, code, text } = API_ERROR_KINDS[error.kind];
   if (variant === 'managed') return jsonReply(status, { status, error: `${code}: ${detail(error)}`, requestId }, error.headers);
-  if (error.kind !== 'bad_request') return textReply(status, text, error.headers);
+  if (error.kind !== 'bad_request') return error.json ? jsonReply(status, { message: error.message }, error.headers) : textReply(status, text, error.headers);
   const message = error.issues?.length ? `${SELF_HOSTED_ISSUE_PREFIX[error.source]} validation failed: ${describeIssues(error.issues)}` : error.message;
   return jsonReply(status, { message }, error.headers);
 }

@@ -26,6 +26,8 @@ export interface ApiErrorOptions {
   issues?: SchemaIssue[];
   source?: IssueSource;
   headers?: Record<string, string>;
+  /** The self-hosted variant answers it as JSON `{"message": …}` instead of its plain status text (e.g. 404 `Alert not found`). */
+  json?: boolean;
 }
 
 export class ApiError extends Error {
@@ -33,6 +35,7 @@ export class ApiError extends Error {
   readonly issues?: SchemaIssue[];
   readonly source: IssueSource;
   readonly headers: Record<string, string>;
+  readonly json: boolean;
 
   constructor(kind: ApiErrorKind, message: string, options: ApiErrorOptions = {}) {
     super(message);
@@ -41,6 +44,7 @@ export class ApiError extends Error {
     if (options.issues) this.issues = options.issues;
     this.source = options.source ?? 'body';
     this.headers = options.headers ?? {};
+    this.json = options.json ?? false;
   }
 
   get status(): number {

@@ -6,11 +6,14 @@ import type { Reply } from './envelope.js';
 /** The request body limit (10 MB); larger bodies answer 413. */
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
+/** A body read to its end, or `gone` when the client hung up first (not an error of the server). */
+export type BodyRead = { kind: 'body'; bytes: Buffer } | { kind: 'gone' };
+
 /**
  * The whole body, or a 413 as soon as it passes `limit`. The rest of an oversized body is read
  * and dropped (not buffered), so the connection stays usable for the answer.
  */
-export function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(request: IncomingMessage, limit: number): Promise<BodyRead> {
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {
@@ -27,10 +30,26 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
       reject(tooLarge(limit));
     };
     request.on('data', onData);
-    request.once('end', () => resolve(Buffer.concat(chunks)));
-    request.once('error', reject);
-    request.once('close', () => request.complete || reject(new Error('request aborted')));
+    request.once('end', () => resolve({ kind: 'body', bytes: Buffer.concat(chunks) }));
+    // A reset or an early close is the client leaving; the promise settles once either way.
+    request.once('error', () => resolve({ kind: 'gone' }));
+    request.once('close', () => request.complete || resolve({ kind: 'gone' }));
   });
+}
+
+/**
+ * Drops a body that will not be read (the request was answered from its headers), counting what
+ * arrives: past `limit` the connection is cut, so a client cannot stream into a refusal forever.
+ */
+export function discardBody(request: IncomingMessage, limit: number): void {
+  if (request.complete || request.readableEnded) return;
+  let size = 0;
+  request.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) request.socket.destroy();
+  });
+  request.on('error', () => {});
+  request.resume();
 }
 
 function tooLarge(limit: number): ApiError {

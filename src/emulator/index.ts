@@ -2,12 +2,13 @@
  * `startEmulator`: a faithful, standalone server of both API variants on one port (design.md,
  * "Emulator"). Managed routes live under `/v1/…`, self-hosted under `/api/v2/…`.
  */
+import type { Server } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import { ApiError } from './errors.js';
 import { hasFaults, NO_FAULTS, parseFaults } from './faults.js';
 import { BODY_LIMIT_BYTES } from './http.js';
-import { DataWriter, readDataFile } from './persistence.js';
+import { DataWriter, readSavedState, type SavedState } from './persistence.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 import { managedRoutes } from './routes-managed.js';
@@ -16,22 +17,25 @@ import { defaultSeed, parseSeed, type Seed } from './seed.js';
 import { closeServer, createPipeline, listen } from './server.js';
 import { Stats } from './stats.js';
 import { Store } from './store.js';
-import type { EmulatorData } from './model.js';
+import { PROFILES, profileOf, type Profile, type ProfileData } from './model.js';
 import { StacksyncError } from '../errors.js';
 
-export { DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';
-export type { Seed, SeedKey, SeedOrganization, SeedPipe, SeedService, SeedSource, SeedTeam } from './seed.js';
-export type { EmulatorData } from './model.js';
+export { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';
+export type { Seed, SeedKey, SeedOrganization, SeedPipe, SeedSavedSearch, SeedService, SeedSource, SeedStack, SeedTeam, SeedWebhook } from './seed.js';
+export type { CurrentAlertRecord, CurrentEmulatorData, EmulatorData, Profile, ProfileData } from './model.js';
+export { PROFILES } from './model.js';
 export type { StatsSnapshot, RouteStats } from './stats.js';
 export { parseFaults, type FaultSpec } from './faults.js';
 export { ApiError };
 
 export interface EmulatorOptions {
+  /** Whose behaviour to serve: the seed spec's (`seed`, the default) or the real services' of today (`current`). */
+  profile?: Profile;
   /** Interface to bind. Default `127.0.0.1`. */
   host?: string;
   /** Port; `0` (the default) picks a free one. */
   port?: number;
-  /** The initial state; default `defaultSeed()`. Ignored when `dataFile` already exists. */
+  /** The initial state, in the profile's format; default `defaultSeed(profile)`. Ignored when `dataFile` already exists. */
   seed?: Seed;
   /** Persist state here across restarts (atomic, coalesced writes). */
   dataFile?: string;
@@ -59,12 +63,15 @@ export interface RunningEmulator {
   /** `http://127.0.0.1:PORT`, the base URL of both variants. */
   url: string;
   port: number;
+  profile: Profile;
   /** The seed the emulator started from (its credentials work unless the data file says otherwise). */
   seed: Seed;
   /** True when the state came from an existing data file rather than the seed. */
   restored: boolean;
   /** The current state, as `GET /_emulator/dump` returns it (no secret in clear). */
-  state(): EmulatorData;
+  state(): ProfileData;
+  /** The salted hash the state holds for a secret or token (to tell whether a known secret still works). */
+  credentialHash(secret: string): string;
   /** Stops the server, then writes any pending state. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -84,27 +91,46 @@ function checkRateLimit(rateLimit: number | undefined, windowMs: number | undefi
   }
 }
 
+function checkProfile(profile: Profile): void {
+  if (!PROFILES.includes(profile)) throw new StacksyncError('E_USAGE', `profile must be one of ${PROFILES.join(', ')}, got ${String(profile)}`);
+}
+
+/** A data file serves the profile that wrote it: the other's rules cannot read its dashboards and alerts. */
+function checkSavedProfile(saved: SavedState | undefined, profile: Profile, dataFile: string | undefined): void {
+  if (!saved || profileOf(saved.state) === profile) return;
+  const found = profileOf(saved.state);
+  throw new StacksyncError('E_EMULATOR_DATA', `emulator data file ${dataFile} holds state of the ${found} profile, not ${profile}; start with --profile ${found}, or use another --data file`, {
+    subject: dataFile,
+  });
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const logger = options.logger || pino({ enabled: false });
   const clock = options.clock ?? Date.now;
-  const seed = parseSeed(options.seed ?? defaultSeed(), options.seed ? 'seed option' : 'built-in seed');
+  const profile = options.profile ?? 'seed';
+  checkProfile(profile);
+  const origin = options.seed ? 'seed option' : 'built-in seed';
+  const seed = parseSeed(options.seed ?? defaultSeed(profile), origin, profile);
   const faults = options.faults ? parseFaults(options.faults) : NO_FAULTS;
   checkRateLimit(options.rateLimit, options.rateWindowMs);
 
   // State: the data file when it exists, else the seed.
-  const saved = options.dataFile ? readDataFile(options.dataFile) : undefined;
-  const store = saved ? Store.fromData(saved, clock) : Store.fromSeed(seed, clock);
+  const saved = options.dataFile ? readSavedState(options.dataFile) : undefined;
+  checkSavedProfile(saved, profile, options.dataFile);
+  const store = saved ? Store.fromData(saved.state, clock, saved.credentialSalt) : Store.fromSeed(seed, clock, profile, origin);
   if (saved && options.seed) logger.warn({ dataFile: options.dataFile }, 'data file exists; the seed is ignored');
   const writer = options.dataFile
     ? new DataWriter(options.dataFile, () => store.toData(), {
         delayMs: options.persistDelayMs ?? 100,
+        credentialSalt: store.credentials.saltHex(),
         onError: (error) => logger.error({ err: error, dataFile: options.dataFile }, 'could not write emulator data file'),
       })
     : undefined;
   if (writer) {
     store.onChange = () => writer.schedule();
-    // A fresh data file is written at once, so a path that cannot be written fails the start.
-    if (!saved) {
+    // A fresh data file is written at once, so a path that cannot be written fails the start;
+    // a file from before salting is rewritten with its hashes salted.
+    if (!saved || saved.credentialSalt === undefined) {
       writer.schedule();
       await writer.flush();
     }
@@ -112,7 +138,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const pipeline = createPipeline({
     store,
-    router: new Router([...managedRoutes, ...selfHostedRoutes]),
+    router: new Router([...managedRoutes(profile), ...selfHostedRoutes(profile)]),
     stats: new Stats(),
     faults,
     limiter: options.rateLimit ? new RateLimiter(options.rateLimit, clock, options.rateWindowMs) : undefined,
@@ -122,11 +148,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
   });
   const host = options.host ?? '127.0.0.1';
-  const server = await listen(pipeline, host, options.port ?? 0);
+  let server: Server;
+  try {
+    server = await listen(pipeline, host, options.port ?? 0);
+  } catch (error) {
+    await writer?.close();
+    throw listenError(error, host, options.port ?? 0);
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const url = `http://${urlHost(host)}:${port}`;
-  logger.info({ url, faults: hasFaults(faults) ? options.faults : undefined, rateLimit: options.rateLimit, rateWindowMs: options.rateWindowMs, dataFile: options.dataFile, restored: Boolean(saved) }, 'emulator listening');
+  logger.info({ url, profile, faults: hasFaults(faults) ? options.faults : undefined, rateLimit: options.rateLimit, rateWindowMs: options.rateWindowMs, dataFile: options.dataFile, restored: Boolean(saved) }, 'emulator listening');
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -135,5 +167,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       await writer?.close();
       logger.info({ url }, 'emulator stopped');
     })());
-  return { url, port, seed, restored: Boolean(saved), state: () => store.toData(), close };
+  return { url, port, profile, seed, restored: Boolean(saved), state: () => store.toData(), credentialHash: (secret) => store.credentials.hash(secret), close };
+}
+
+/** Why the server could not listen, as one line for the person who picked the address. */
+const LISTEN_PROBLEMS: Record<string, string> = {
+  EADDRINUSE: 'the port is already in use (stop what holds it, or pick another with --port; 0 picks a free one)',
+  EACCES: 'permission denied (ports below 1024 need privileges; pick another with --port)',
+  EADDRNOTAVAIL: 'the address is not one of this machine’s (check --host)',
+};
+
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const problem = code === undefined ? undefined : LISTEN_PROBLEMS[code];
+  if (!problem) return error;
+  return new StacksyncError('E_USAGE', `cannot listen on ${host}:${port}: ${problem}`, { subject: `${host}:${port}`, cause: error });
 }

@@ -1,9 +1,17 @@
 /**
  * The emulator's state: plain records, the shapes the API returns. `EmulatorData` is the
  * serialised form, used alike for `--data` files and `GET /_emulator/dump`; it never holds a
- * secret in clear (key secrets and tokens as SHA-256, pipe credentials as fingerprints).
+ * secret in clear (key secrets and tokens as salted hashes, pipe credentials as fingerprints).
+ *
+ * Dashboards and alerts come in the shape of the emulator's profile: the seed's (`seed`) or the
+ * real services' of today (`current`, with sources, webhooks and saved searches of their own).
  */
+import type { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource, CurrentWebhook } from '../schema/api-current.js';
 import type { IdFormat } from './ids.js';
+
+/** Whose behaviour the emulator serves: the seed spec's (`seed`) or the real services' of today (`current`). */
+export type Profile = 'seed' | 'current';
+export const PROFILES: readonly Profile[] = ['seed', 'current'];
 
 export type ServiceState = 'running' | 'idle' | 'stopped';
 
@@ -72,14 +80,41 @@ export interface DataSourceResource {
   kind: string;
 }
 
-/** The dashboards and alerts of one owner: a managed service's stack, or a self-hosted team. */
-export interface Workspace {
+/**
+ * An alert of the current profile as stored: the response's members, except that `channel` and
+ * `channels` hold whatever was written or seeded (an email channel, `{type: null}`, nothing); the
+ * response shows them only when they resolve.
+ */
+export type CurrentAlertRecord = Omit<CurrentAlert, 'channel' | 'channels'> & {
+  channel?: Record<string, unknown> | null;
+  channels?: Record<string, unknown>[];
+};
+
+/** The dashboards and alerts of one owner under the seed profile: a managed service's stack, or a self-hosted team. */
+export interface SeedWorkspace {
+  profile: 'seed';
   /** Service id or team id; returned as the `team` of its dashboards and alerts. */
   owner: string;
   idFormat: IdFormat;
+  /** The managed `…/stack/sources` list; teams have none under this profile. */
+  sources: DataSourceResource[];
   dashboards: Map<string, DashboardResource>;
   alerts: Map<string, AlertResource>;
 }
+
+/** The same under the current profile, with what its rules look up: sources, webhooks, saved searches. */
+export interface CurrentWorkspace {
+  profile: 'current';
+  /** Service id or team id; returned as the `teamId` of its alerts. */
+  owner: string;
+  sources: CurrentSource[];
+  webhooks: CurrentWebhook[];
+  savedSearches: CurrentSavedSearch[];
+  dashboards: Map<string, CurrentDashboard>;
+  alerts: Map<string, CurrentAlertRecord>;
+}
+
+export type Workspace = SeedWorkspace | CurrentWorkspace;
 
 export interface ServiceRecord {
   id: string;
@@ -87,27 +122,33 @@ export interface ServiceRecord {
   state: ServiceState;
   pipes: Map<string, PipeResource>;
   pipeSecrets: Map<string, PipeSecrets>;
-  sources: DataSourceResource[];
   stack: Workspace;
 }
 
 export interface OrganizationRecord {
   id: string;
-  /** Key id → SHA-256 hex of the key secret. */
+  /** Key id → salted hash of the key secret (see `CredentialHasher`). */
   keys: Map<string, string>;
   services: Map<string, ServiceRecord>;
 }
 
 export interface TeamRecord {
   id: string;
-  /** SHA-256 hex of each token. */
+  /** Salted hash of each token. */
   tokenHashes: string[];
   stack: Workspace;
 }
 
-/** Serialised state: the `--data` file's `state` member and the body of `GET /_emulator/dump`. */
+/**
+ * Serialised state of the seed profile: the `--data` file's `state` member and the body of
+ * `GET /_emulator/dump`. `secretSha256` and `tokenSha256` are HMAC-SHA-256 digests keyed by a
+ * salt that is kept beside the state in the data file (and per process without one), never in
+ * the dump, so a dump cannot be used to guess a secret offline.
+ */
 export interface EmulatorData {
   version: 1;
+  /** Absent in files written before profiles existed: those are `seed`. */
+  profile?: 'seed';
   organizations: {
     id: string;
     keys: { id: string; secretSha256: string }[];
@@ -127,4 +168,32 @@ export interface EmulatorData {
     dashboards: DashboardResource[];
     alerts: AlertResource[];
   }[];
+}
+
+/** What a workspace serialises to under the current profile. */
+interface CurrentWorkspaceData {
+  sources: CurrentSource[];
+  webhooks: CurrentWebhook[];
+  savedSearches: CurrentSavedSearch[];
+  dashboards: CurrentDashboard[];
+  alerts: CurrentAlertRecord[];
+}
+
+/** Serialised state of the current profile; as `EmulatorData`, with the current shapes. */
+export interface CurrentEmulatorData {
+  version: 1;
+  profile: 'current';
+  organizations: {
+    id: string;
+    keys: { id: string; secretSha256: string }[];
+    services: ({ id: string; state: ServiceState; pipes: PipeResource[]; pipeSecrets: Record<string, PipeSecrets> } & CurrentWorkspaceData)[];
+  }[];
+  teams: ({ id: string; tokenSha256: string[] } & CurrentWorkspaceData)[];
+}
+
+/** Serialised state of either profile. */
+export type ProfileData = EmulatorData | CurrentEmulatorData;
+
+export function profileOf(data: ProfileData): Profile {
+  return data.profile ?? 'seed';
 }

@@ -9,7 +9,9 @@ import { nodeFs, writeFileAtomically } from '../support/fs.js';
 import { SERVICE_STATES } from '../schema/enums.js';
 import { alertSchema, dashboardSchema, dataSourceSchema, pipeSchema, type JsonSchema } from '../schema/api.js';
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
-import type { EmulatorData } from './model.js';
+import { SALT_PATTERN } from './credentials.js';
+import { currentDataSchema } from './current/data-schema.js';
+import type { ProfileData } from './model.js';
 
 export const DATA_FORMAT = 'stacksync-emulator-data';
 
@@ -27,10 +29,11 @@ const stack = {
   alerts: array(requiring(alertSchema, 'channel', 'state', 'team', 'silenced', 'createdAt', 'updatedAt')),
 };
 
-/** JSON Schema of the saved state (also the shape of `GET /_emulator/dump`). */
-export const dataSchema: JsonSchema = object(
+/** JSON Schema of the saved state of the seed profile. */
+const seedDataSchema: JsonSchema = object(
   {
     version: { const: 1 },
+    profile: { const: 'seed' },
     organizations: array(
       object(
         {
@@ -58,7 +61,23 @@ export const dataSchema: JsonSchema = object(
   ['version', 'organizations', 'teams'],
 );
 
-const fileSchema: JsonSchema = object({ format: { const: DATA_FORMAT }, savedAt: { type: 'string' }, state: dataSchema }, ['format', 'state']);
+/** JSON Schema of the saved state (also the shape of `GET /_emulator/dump`), by the profile it names. */
+export const dataSchema: JsonSchema = {
+  if: { type: 'object', properties: { profile: { const: 'current' } }, required: ['profile'] },
+  then: currentDataSchema,
+  else: seedDataSchema,
+};
+
+const fileSchema: JsonSchema = object(
+  { format: { const: DATA_FORMAT }, savedAt: { type: 'string' }, credentialSalt: { type: 'string', pattern: SALT_PATTERN }, state: dataSchema },
+  ['format', 'state'],
+);
+
+/** What a data file holds: the state, and the salt its credential hashes were made with (absent in files from before salting). */
+export interface SavedState {
+  state: ProfileData;
+  credentialSalt?: string;
+}
 
 function corrupt(path: string, detail: string, cause?: unknown): StacksyncError {
   return new StacksyncError('E_EMULATOR_DATA', `emulator data file ${path} is corrupt: ${detail} (fix or remove it; it is never replaced silently)`, {
@@ -68,7 +87,12 @@ function corrupt(path: string, detail: string, cause?: unknown): StacksyncError 
 }
 
 /** The saved state, or undefined when the file does not exist yet. */
-export function readDataFile(path: string): EmulatorData | undefined {
+export function readDataFile(path: string): ProfileData | undefined {
+  return readSavedState(path)?.state;
+}
+
+/** The saved state with its credential salt, or undefined when the file does not exist yet. */
+export function readSavedState(path: string): SavedState | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -84,7 +108,8 @@ export function readDataFile(path: string): EmulatorData | undefined {
   }
   const validate = compileSchema('emulator:data-file', fileSchema);
   if (!validate(value)) throw corrupt(path, describeIssues(toIssues(validate.errors ?? [])));
-  return (value as { state: EmulatorData }).state;
+  const saved = value as { state: ProfileData; credentialSalt?: string };
+  return { state: saved.state, ...(saved.credentialSalt !== undefined && { credentialSalt: saved.credentialSalt }) };
 }
 
 /** Writes `text` to `path` so a reader sees the old file or the new one, never half of one. */
@@ -95,6 +120,8 @@ export function writeFileAtomic(path: string, text: string): Promise<void> {
 export interface DataWriterOptions {
   /** How long changes are gathered before one write. Default 100 ms. */
   delayMs?: number;
+  /** The salt of the state's credential hashes, saved beside it (never in the state, so never in a dump). */
+  credentialSalt?: string;
   /** A background write failed; it is retried with the next change or on flush. */
   onError?: (error: unknown) => void;
 }
@@ -111,7 +138,7 @@ export class DataWriter {
 
   constructor(
     private readonly path: string,
-    private readonly snapshot: () => EmulatorData,
+    private readonly snapshot: () => ProfileData,
     private readonly options: DataWriterOptions = {},
   ) {}
 
@@ -148,7 +175,9 @@ export class DataWriter {
     this.timer = undefined;
     this.dirty = false;
     // Serialised now, synchronously, so the file holds one consistent state.
-    const text = `${JSON.stringify({ format: DATA_FORMAT, savedAt: new Date().toISOString(), state: this.snapshot() }, null, 2)}\n`;
+    const salt = this.options.credentialSalt;
+    const file = { format: DATA_FORMAT, savedAt: new Date().toISOString(), ...(salt !== undefined && { credentialSalt: salt }), state: this.snapshot() };
+    const text = `${JSON.stringify(file, null, 2)}\n`;
     this.writing = writeFileAtomic(this.path, text).then(
       () => {
         this.writes++;

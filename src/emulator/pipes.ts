@@ -3,10 +3,11 @@
  * PATCH merge with its cross-member rules, and delete. Pure over a service record; no HTTP.
  */
 import { createHash } from 'node:crypto';
+import { pipeCreateBodySchema, pipePatchBodySchema, pipePatchSourceBlockSchemas, pipeSourceBlockSchemas, type JsonSchema } from '../schema/api.js';
 import { validateApi } from '../schema/validate.js';
 import { ApiError, invalidMember, notFound } from './errors.js';
 import { isoTimestamp, newId } from './ids.js';
-import type { PipeResource, PipeSecrets, ServiceRecord } from './model.js';
+import type { PipeResource, PipeSecrets, Profile, ServiceRecord } from './model.js';
 
 /** Members of a source block that are accepted, stored as fingerprints, and never returned. */
 const WRITE_ONLY_MEMBERS = ['credentials', 'accessKey'] as const;
@@ -103,8 +104,61 @@ export function requirePipe(service: ServiceRecord, id: string): PipeResource {
   return pipe;
 }
 
-export function createPipe(service: ServiceRecord, body: unknown, nowMs: number): PipeResource {
-  const checked = validateApi<PipeInput>('pipeCreateBody', body);
+// ---------------------------------------------------------------- unknown members (current profile)
+
+type Schema = Record<string, unknown>;
+
+/**
+ * Deletes the members of `value` that `schema` does not name, through `properties` and `items`:
+ * the real service drops what it does not know instead of rejecting it. Works on any JSON Schema
+ * object (plain or TypeBox); objects that allow additional members are left whole.
+ */
+export function stripUnknownMembers(schema: Schema | undefined, value: unknown): void {
+  if (!schema) return;
+  if (Array.isArray(value)) {
+    for (const item of value) stripUnknownMembers(schema['items'] as Schema | undefined, item);
+    return;
+  }
+  const properties = schema['properties'] as Record<string, Schema> | undefined;
+  if (!properties || value === null || typeof value !== 'object') return;
+  const open = schema['additionalProperties'] !== undefined && schema['additionalProperties'] !== false;
+  for (const key of Object.keys(value)) {
+    const member = properties[key];
+    if (member) stripUnknownMembers(member, (value as Record<string, unknown>)[key]);
+    else if (!open) delete (value as Record<string, unknown>)[key];
+  }
+}
+
+function withProperties(schema: JsonSchema, properties: Record<string, unknown>): JsonSchema {
+  return { ...schema, properties: { ...(schema['properties'] as Record<string, unknown>), ...properties } };
+}
+
+/**
+ * What a PATCH may carry without being dropped: its own members, plus those of the pipe that
+ * cannot be changed (kafka `brokers`, …), kept so the check still names them in a 400.
+ */
+const PATCH_KEEPS: JsonSchema = withProperties(pipePatchBodySchema, {
+  source: withProperties(
+    (pipePatchBodySchema['properties'] as Record<string, JsonSchema>)['source'] ?? {},
+    Object.fromEntries(
+      Object.entries(pipePatchSourceBlockSchemas).map(([kind, block]) => [
+        kind,
+        withProperties(block, (pipeSourceBlockSchemas[kind as keyof typeof pipeSourceBlockSchemas]['properties'] ?? {}) as Record<string, unknown>),
+      ]),
+    ),
+  ),
+});
+
+/** Under the current profile a body loses its unknown members before it is checked. */
+function tolerated(body: unknown, keeps: JsonSchema, profile: Profile): unknown {
+  if (profile !== 'current') return body;
+  const copy = structuredClone(body);
+  stripUnknownMembers(keeps, copy);
+  return copy;
+}
+
+export function createPipe(service: ServiceRecord, body: unknown, nowMs: number, profile: Profile = 'seed'): PipeResource {
+  const checked = validateApi<PipeInput>('pipeCreateBody', tolerated(body, pipeCreateBodySchema, profile));
   if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe', { issues: checked.issues });
   const { pipe, secrets } = buildPipe(service.id, checked.value, nowMs, 'Provisioning');
   service.pipes.set(pipe.id, pipe);
@@ -116,9 +170,9 @@ export function createPipe(service: ServiceRecord, body: unknown, nowMs: number)
  * Update pipe: a merge where absent members stay unchanged. The patch is applied to a copy so a
  * request rejected by any rule changes nothing.
  */
-export function patchPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number): PipeResource {
+export function patchPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number, profile: Profile = 'seed'): PipeResource {
   const current = requirePipe(service, id);
-  const checked = validateApi<PipePatch>('pipePatchBody', body);
+  const checked = validateApi<PipePatch>('pipePatchBody', tolerated(body, PATCH_KEEPS, profile));
   if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe patch', { issues: checked.issues });
   const patch = checked.value;
   requireColumnsForFieldMappings(patch);

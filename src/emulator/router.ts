@@ -3,7 +3,7 @@
  * (`/api/v2/alerts/{id}`) are what stats and logs report, never raw paths with ids.
  */
 import type { Variant } from '../model/kinds.js';
-import type { Presented } from './auth.js';
+import type { Principal } from './auth.js';
 import type { Reply } from './envelope.js';
 import type { Store } from './store.js';
 
@@ -12,7 +12,8 @@ export interface RequestContext {
   query: URLSearchParams;
   /** Parsed JSON body of POST/PUT/PATCH; undefined otherwise. */
   body: unknown;
-  presented: Presented;
+  /** Who sent it: credentials are checked before any route runs. */
+  principal: Principal;
   requestId: string;
   store: Store;
 }

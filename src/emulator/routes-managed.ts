@@ -1,13 +1,17 @@
 /**
  * Routes of the managed variant (seed 4.1, 4.2; api-notes "Managed variant"): pipes and the
  * service's stack (dashboards, alerts, sources), all under one organization and service.
- * Every route: Basic key → path ids are UUIDs → organization (404/403) → service (404/424).
+ * Every route: Basic key (checked before routing) → path ids well formed → organization
+ * (404/403) → service (404/424). Under the current profile the stack's ids are 24-hex object ids,
+ * its dashboards and alerts follow the current rules, webhooks can be listed, and a DELETE
+ * answers without a `result`.
  */
-import { authenticateKey } from './auth.js';
-import { managedSuccess } from './envelope.js';
+import * as currentAlerts from './current/alerts.js';
+import * as currentDashboards from './current/dashboards.js';
+import { managedDone, managedSuccess, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
-import { isUuid } from './ids.js';
-import type { ServiceRecord } from './model.js';
+import { isIdOfFormat, type IdFormat } from './ids.js';
+import type { CurrentWorkspace, Profile, SeedWorkspace, ServiceRecord } from './model.js';
 import { createPipe, deletePipe, patchPipe, requirePipe } from './pipes.js';
 import type { RequestContext, Route } from './router.js';
 import * as stack from './stack.js';
@@ -15,28 +19,44 @@ import * as stack from './stack.js';
 const SERVICE = '/v1/organizations/{organizationId}/services/{serviceId}';
 
 type Handler = (context: RequestContext, service: ServiceRecord) => unknown;
+/** A handler whose answer is not `{status, requestId, result}`. */
+type RawHandler = (context: RequestContext, service: ServiceRecord) => Reply;
 
-function route(method: string, suffix: string, handler: Handler): Route {
+const ID_NAMES: Record<IdFormat, string> = { uuid: 'a UUID', objectId: 'a 24-hex object id' };
+
+function route(profile: Profile, method: string, suffix: string, handler: Handler): Route {
+  return rawRoute(profile, method, suffix, (context, service) => managedSuccess(handler(context, service), context.requestId));
+}
+
+function rawRoute(profile: Profile, method: string, suffix: string, handler: RawHandler): Route {
   return {
     method,
     template: `${SERVICE}${suffix}`,
     variant: 'managed',
     handle(context) {
-      return managedSuccess(handler(context, resolveService(context)), context.requestId);
+      return handler(context, resolveService(context, profile));
     },
   };
 }
 
-function resolveService(context: RequestContext): ServiceRecord {
-  const { store, params } = context;
-  const keyOrganization = authenticateKey(store, context.presented);
+/** The format of each path id: organizations, services and pipes are UUIDs; the stack's resources are object ids under `current`. */
+function idFormatOf(name: string, profile: Profile): IdFormat {
+  return profile === 'current' && (name === 'dashboardId' || name === 'alertId') ? 'objectId' : 'uuid';
+}
+
+function resolveService(context: RequestContext, profile: Profile): ServiceRecord {
+  const { store, params, principal } = context;
+  if (principal.variant !== 'managed') throw new ApiError('unauthorized', 'missing or malformed Basic credentials');
   for (const [name, value] of Object.entries(params)) {
-    if (!isUuid(value)) throw new ApiError('bad_request', `${name} must be a UUID`, { source: 'params', issues: [{ path: name, pointer: [name], message: 'must be a UUID' }] });
+    const format = idFormatOf(name, profile);
+    if (!isIdOfFormat(value, format)) {
+      throw new ApiError('bad_request', `${name} must be ${ID_NAMES[format]}`, { source: 'params', issues: [{ path: name, pointer: [name], message: `must be ${ID_NAMES[format]}` }] });
+    }
   }
   const organizationId = params['organizationId'] ?? '';
   const organization = store.organization(organizationId);
   if (!organization) throw notFound(`organization ${organizationId} not found`);
-  if (organization.id !== keyOrganization) throw new ApiError('forbidden', `the key does not belong to organization ${organizationId}`);
+  if (organization.id !== principal.organizationId) throw new ApiError('forbidden', `the key does not belong to organization ${organizationId}`);
   const serviceId = params['serviceId'] ?? '';
   const service = organization.services.get(serviceId);
   if (!service) throw notFound(`service ${serviceId} not found`);
@@ -47,30 +67,81 @@ function resolveService(context: RequestContext): ServiceRecord {
 const param = (context: RequestContext, name: string): string => context.params[name] ?? '';
 const mutate = <T>(context: RequestContext, change: (nowMs: number) => T): T => context.store.mutate(() => change(context.store.now()));
 
-export const managedRoutes: readonly Route[] = [
-  route('GET', '/pipes', (_, service) => [...service.pipes.values()]),
-  route('POST', '/pipes', (context, service) => mutate(context, (now) => createPipe(service, context.body, now))),
-  route('GET', '/pipes/{pipeId}', (context, service) => requirePipe(service, param(context, 'pipeId'))),
-  route('PATCH', '/pipes/{pipeId}', (context, service) => mutate(context, (now) => patchPipe(service, param(context, 'pipeId'), context.body, now))),
-  route('DELETE', '/pipes/{pipeId}', (context, service) => mutate(context, () => (deletePipe(service, param(context, 'pipeId')), {}))),
+/** The service's stack under the seed profile; the route tables only hand a stack to its own profile's rules. */
+function seedStack(service: ServiceRecord): SeedWorkspace {
+  if (service.stack.profile !== 'seed') throw new Error(`service ${service.id} holds a ${service.stack.profile} stack under the seed routes`);
+  return service.stack;
+}
 
-  route('GET', '/stack/dashboards', (_, service) => stack.listDashboards(service.stack)),
-  route('POST', '/stack/dashboards', (context, service) => mutate(context, (now) => stack.createDashboard(service.stack, context.body, now))),
-  route('GET', '/stack/dashboards/{dashboardId}', (context, service) => stack.getDashboard(service.stack, param(context, 'dashboardId'))),
-  route('PUT', '/stack/dashboards/{dashboardId}', (context, service) =>
-    mutate(context, (now) => stack.updateDashboard(service.stack, param(context, 'dashboardId'), context.body, now)),
+function currentStack(service: ServiceRecord): CurrentWorkspace {
+  if (service.stack.profile !== 'current') throw new Error(`service ${service.id} holds a ${service.stack.profile} stack under the current routes`);
+  return service.stack;
+}
+
+function pipeRoutes(profile: Profile): Route[] {
+  return [
+    route(profile, 'GET', '/pipes', (_, service) => [...service.pipes.values()]),
+    route(profile, 'POST', '/pipes', (context, service) => mutate(context, (now) => createPipe(service, context.body, now, profile))),
+    route(profile, 'GET', '/pipes/{pipeId}', (context, service) => requirePipe(service, param(context, 'pipeId'))),
+    route(profile, 'PATCH', '/pipes/{pipeId}', (context, service) => mutate(context, (now) => patchPipe(service, param(context, 'pipeId'), context.body, now, profile))),
+    profile === 'current'
+      ? rawRoute(profile, 'DELETE', '/pipes/{pipeId}', (context, service) => (mutate(context, () => deletePipe(service, param(context, 'pipeId'))), managedDone(context.requestId)))
+      : route(profile, 'DELETE', '/pipes/{pipeId}', (context, service) => mutate(context, () => (deletePipe(service, param(context, 'pipeId')), {}))),
+  ];
+}
+
+const SEED_STACK_ROUTES: Route[] = [
+  route('seed', 'GET', '/stack/dashboards', (_, service) => stack.listDashboards(seedStack(service))),
+  route('seed', 'POST', '/stack/dashboards', (context, service) => mutate(context, (now) => stack.createDashboard(seedStack(service), context.body, now))),
+  route('seed', 'GET', '/stack/dashboards/{dashboardId}', (context, service) => stack.getDashboard(seedStack(service), param(context, 'dashboardId'))),
+  route('seed', 'PUT', '/stack/dashboards/{dashboardId}', (context, service) =>
+    mutate(context, (now) => stack.updateDashboard(seedStack(service), param(context, 'dashboardId'), context.body, now)),
   ),
-  route('DELETE', '/stack/dashboards/{dashboardId}', (context, service) =>
-    mutate(context, () => (stack.deleteDashboard(service.stack, param(context, 'dashboardId')), {})),
+  route('seed', 'DELETE', '/stack/dashboards/{dashboardId}', (context, service) =>
+    mutate(context, () => (stack.deleteDashboard(seedStack(service), param(context, 'dashboardId')), {})),
   ),
 
-  route('GET', '/stack/alerts', (_, service) => stack.listAlerts(service.stack)),
-  route('POST', '/stack/alerts', (context, service) => mutate(context, (now) => stack.createAlert(service.stack, context.body, now))),
-  route('GET', '/stack/alerts/{alertId}', (context, service) => stack.getAlert(service.stack, param(context, 'alertId'))),
-  route('PUT', '/stack/alerts/{alertId}', (context, service) =>
-    mutate(context, (now) => stack.updateAlert(service.stack, param(context, 'alertId'), context.body, now)),
+  route('seed', 'GET', '/stack/alerts', (_, service) => stack.listAlerts(seedStack(service))),
+  route('seed', 'POST', '/stack/alerts', (context, service) => mutate(context, (now) => stack.createAlert(seedStack(service), context.body, now))),
+  route('seed', 'GET', '/stack/alerts/{alertId}', (context, service) => stack.getAlert(seedStack(service), param(context, 'alertId'))),
+  route('seed', 'PUT', '/stack/alerts/{alertId}', (context, service) =>
+    mutate(context, (now) => stack.updateAlert(seedStack(service), param(context, 'alertId'), context.body, now)),
   ),
-  route('DELETE', '/stack/alerts/{alertId}', (context, service) => mutate(context, () => (stack.deleteAlert(service.stack, param(context, 'alertId')), {}))),
+  route('seed', 'DELETE', '/stack/alerts/{alertId}', (context, service) => mutate(context, () => (stack.deleteAlert(seedStack(service), param(context, 'alertId')), {}))),
 
-  route('GET', '/stack/sources', (_, service) => service.sources),
+  route('seed', 'GET', '/stack/sources', (_, service) => seedStack(service).sources),
 ];
+
+const deleted = (context: RequestContext): Reply => managedDone(context.requestId);
+
+const CURRENT_STACK_ROUTES: Route[] = [
+  route('current', 'GET', '/stack/dashboards', (_, service) => currentDashboards.listDashboards(currentStack(service))),
+  route('current', 'POST', '/stack/dashboards', (context, service) => mutate(context, (now) => currentDashboards.createDashboard(currentStack(service), context.body, now))),
+  route('current', 'GET', '/stack/dashboards/{dashboardId}', (context, service) => currentDashboards.getDashboard(currentStack(service), param(context, 'dashboardId'))),
+  route('current', 'PUT', '/stack/dashboards/{dashboardId}', (context, service) =>
+    mutate(context, (now) => currentDashboards.updateDashboard(currentStack(service), param(context, 'dashboardId'), context.body, now)),
+  ),
+  rawRoute('current', 'DELETE', '/stack/dashboards/{dashboardId}', (context, service) => {
+    mutate(context, () => currentDashboards.deleteDashboard(currentStack(service), param(context, 'dashboardId')));
+    return deleted(context);
+  }),
+
+  route('current', 'GET', '/stack/alerts', (_, service) => currentAlerts.listAlerts(currentStack(service))),
+  route('current', 'POST', '/stack/alerts', (context, service) => mutate(context, (now) => currentAlerts.createAlert(currentStack(service), context.body, now))),
+  route('current', 'GET', '/stack/alerts/{alertId}', (context, service) => currentAlerts.getAlert(currentStack(service), param(context, 'alertId'))),
+  route('current', 'PUT', '/stack/alerts/{alertId}', (context, service) =>
+    mutate(context, (now) => currentAlerts.updateAlert(currentStack(service), param(context, 'alertId'), context.body, now)),
+  ),
+  rawRoute('current', 'DELETE', '/stack/alerts/{alertId}', (context, service) => {
+    mutate(context, () => currentAlerts.deleteAlert(currentStack(service), param(context, 'alertId')));
+    return deleted(context);
+  }),
+
+  route('current', 'GET', '/stack/sources', (_, service) => currentStack(service).sources),
+  route('current', 'GET', '/stack/webhooks', (_, service) => currentStack(service).webhooks),
+];
+
+/** The managed routes of a profile. */
+export function managedRoutes(profile: Profile): readonly Route[] {
+  return [...pipeRoutes(profile), ...(profile === 'current' ? CURRENT_STACK_ROUTES : SEED_STACK_ROUTES)];
+}

@@ -1,18 +1,21 @@
 /**
  * Routes of the self-hosted variant (seed 4.3, 4.4; api-notes "Self-hosted variant"):
  * dashboards and alerts of the token's team. Another team's ids answer 404 like unknown ones.
+ * Under the current profile they follow the current rules, and the team's sources and webhooks
+ * can be listed.
  */
 import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
 import type { SchemaIssue } from '../schema/validate.js';
-import { authenticateToken } from './auth.js';
+import * as currentAlerts from './current/alerts.js';
+import * as currentDashboards from './current/dashboards.js';
 import { jsonReply, type Reply } from './envelope.js';
 import { ApiError } from './errors.js';
 import { isObjectId } from './ids.js';
-import type { Workspace } from './model.js';
+import type { CurrentWorkspace, Profile, SeedWorkspace, TeamRecord } from './model.js';
 import type { RequestContext, Route } from './router.js';
 import * as stack from './stack.js';
 
-type Handler = (context: RequestContext, ws: Workspace) => Reply;
+type Handler = (context: RequestContext, team: TeamRecord) => Reply;
 
 function route(method: string, template: string, handler: Handler): Route {
   return {
@@ -20,19 +23,32 @@ function route(method: string, template: string, handler: Handler): Route {
     template,
     variant: 'self-hosted',
     handle(context) {
-      const team = authenticateToken(context.store, context.presented);
+      const { principal } = context;
+      if (principal.variant !== 'self-hosted') throw new ApiError('unauthorized', 'missing or invalid bearer token');
       const id = context.params['id'];
       if (id !== undefined && !isObjectId(id)) {
         throw new ApiError('bad_request', 'invalid id', { source: 'params', issues: [{ path: 'id', pointer: ['id'], message: 'must be a 24-hex object id' }] });
       }
-      return handler(context, team.stack);
+      return handler(context, principal.team);
     },
   };
+}
+
+/** The team's stack under the seed profile; the route tables only hand a stack to its own profile's rules. */
+function seedStack(team: TeamRecord): SeedWorkspace {
+  if (team.stack.profile !== 'seed') throw new Error(`team ${team.id} holds a ${team.stack.profile} stack under the seed routes`);
+  return team.stack;
+}
+
+function currentStack(team: TeamRecord): CurrentWorkspace {
+  if (team.stack.profile !== 'current') throw new Error(`team ${team.id} holds a ${team.stack.profile} stack under the current routes`);
+  return team.stack;
 }
 
 const data = (value: unknown): Reply => jsonReply(200, { data: value });
 const id = (context: RequestContext): string => context.params['id'] ?? '';
 const mutate = <T>(context: RequestContext, change: (nowMs: number) => T): T => context.store.mutate(() => change(context.store.now()));
+const deleted = (): Reply => jsonReply(200, {});
 
 /** `limit` 1..1000 (default 1000) and `offset` ≥ 0 (default 0); a bad value is a 400 naming it. */
 export function parsePaging(query: URLSearchParams): { limit: number; offset: number } {
@@ -50,23 +66,44 @@ export function parsePaging(query: URLSearchParams): { limit: number; offset: nu
   return paging;
 }
 
-function listAlertsPage(context: RequestContext, ws: Workspace): Reply {
+/** One page of a list, with `meta` and `X-Total-Count` as the real lists answer. */
+function page(context: RequestContext, all: readonly unknown[]): Reply {
   const { limit, offset } = parsePaging(context.query);
-  const all = stack.listAlerts(ws);
-  const page = all.slice(offset, offset + limit);
-  return jsonReply(200, { data: page, meta: { total: all.length, limit, offset } }, { 'X-Total-Count': String(all.length) });
+  return jsonReply(200, { data: all.slice(offset, offset + limit), meta: { total: all.length, limit, offset } }, { 'X-Total-Count': String(all.length) });
 }
 
-export const selfHostedRoutes: readonly Route[] = [
-  route('GET', '/api/v2/dashboards', (_, ws) => data(stack.listDashboards(ws))),
-  route('POST', '/api/v2/dashboards', (context, ws) => data(mutate(context, (now) => stack.createDashboard(ws, context.body, now)))),
-  route('GET', '/api/v2/dashboards/{id}', (context, ws) => data(stack.getDashboard(ws, id(context)))),
-  route('PUT', '/api/v2/dashboards/{id}', (context, ws) => data(mutate(context, (now) => stack.updateDashboard(ws, id(context), context.body, now)))),
-  route('DELETE', '/api/v2/dashboards/{id}', (context, ws) => (mutate(context, () => stack.deleteDashboard(ws, id(context))), jsonReply(200, {}))),
+const SEED_ROUTES: readonly Route[] = [
+  route('GET', '/api/v2/dashboards', (_, team) => data(stack.listDashboards(seedStack(team)))),
+  route('POST', '/api/v2/dashboards', (context, team) => data(mutate(context, (now) => stack.createDashboard(seedStack(team), context.body, now)))),
+  route('GET', '/api/v2/dashboards/{id}', (context, team) => data(stack.getDashboard(seedStack(team), id(context)))),
+  route('PUT', '/api/v2/dashboards/{id}', (context, team) => data(mutate(context, (now) => stack.updateDashboard(seedStack(team), id(context), context.body, now)))),
+  route('DELETE', '/api/v2/dashboards/{id}', (context, team) => (mutate(context, () => stack.deleteDashboard(seedStack(team), id(context))), deleted())),
 
-  route('GET', '/api/v2/alerts', listAlertsPage),
-  route('POST', '/api/v2/alerts', (context, ws) => data(mutate(context, (now) => stack.createAlert(ws, context.body, now)))),
-  route('GET', '/api/v2/alerts/{id}', (context, ws) => data(stack.getAlert(ws, id(context)))),
-  route('PUT', '/api/v2/alerts/{id}', (context, ws) => data(mutate(context, (now) => stack.updateAlert(ws, id(context), context.body, now)))),
-  route('DELETE', '/api/v2/alerts/{id}', (context, ws) => (mutate(context, () => stack.deleteAlert(ws, id(context))), jsonReply(200, {}))),
+  route('GET', '/api/v2/alerts', (context, team) => page(context, stack.listAlerts(seedStack(team)))),
+  route('POST', '/api/v2/alerts', (context, team) => data(mutate(context, (now) => stack.createAlert(seedStack(team), context.body, now)))),
+  route('GET', '/api/v2/alerts/{id}', (context, team) => data(stack.getAlert(seedStack(team), id(context)))),
+  route('PUT', '/api/v2/alerts/{id}', (context, team) => data(mutate(context, (now) => stack.updateAlert(seedStack(team), id(context), context.body, now)))),
+  route('DELETE', '/api/v2/alerts/{id}', (context, team) => (mutate(context, () => stack.deleteAlert(seedStack(team), id(context))), deleted())),
 ];
+
+const CURRENT_ROUTES: readonly Route[] = [
+  route('GET', '/api/v2/dashboards', (_, team) => data(currentDashboards.listDashboards(currentStack(team)))),
+  route('POST', '/api/v2/dashboards', (context, team) => data(mutate(context, (now) => currentDashboards.createDashboard(currentStack(team), context.body, now)))),
+  route('GET', '/api/v2/dashboards/{id}', (context, team) => data(currentDashboards.getDashboard(currentStack(team), id(context)))),
+  route('PUT', '/api/v2/dashboards/{id}', (context, team) => data(mutate(context, (now) => currentDashboards.updateDashboard(currentStack(team), id(context), context.body, now)))),
+  route('DELETE', '/api/v2/dashboards/{id}', (context, team) => (mutate(context, () => currentDashboards.deleteDashboard(currentStack(team), id(context))), deleted())),
+
+  route('GET', '/api/v2/alerts', (context, team) => page(context, currentAlerts.listAlerts(currentStack(team)))),
+  route('POST', '/api/v2/alerts', (context, team) => data(mutate(context, (now) => currentAlerts.createAlert(currentStack(team), context.body, now)))),
+  route('GET', '/api/v2/alerts/{id}', (context, team) => data(currentAlerts.getAlert(currentStack(team), id(context)))),
+  route('PUT', '/api/v2/alerts/{id}', (context, team) => data(mutate(context, (now) => currentAlerts.updateAlert(currentStack(team), id(context), context.body, now)))),
+  route('DELETE', '/api/v2/alerts/{id}', (context, team) => (mutate(context, () => currentAlerts.deleteAlert(currentStack(team), id(context))), deleted())),
+
+  route('GET', '/api/v2/sources', (_, team) => data(currentStack(team).sources)),
+  route('GET', '/api/v2/webhooks', (context, team) => page(context, currentStack(team).webhooks)),
+];
+
+/** The self-hosted routes of a profile. */
+export function selfHostedRoutes(profile: Profile): readonly Route[] {
+  return profile === 'current' ? CURRENT_ROUTES : SEED_ROUTES;
+}

@@ -1,34 +1,53 @@
 /**
  * The seed (design.md, "Emulator"): organizations with keys and services (state, pipes,
- * sources), and self-hosted teams with tokens. Loaded from YAML or JSON and validated here, so a
- * bad seed fails at start with the file and the path of what is wrong.
+ * sources), and self-hosted teams with tokens. Either may also hold dashboards and alerts, and
+ * under the current profile sources, webhooks and saved searches, each in the profile's own
+ * format. Loaded from YAML or JSON and validated here, so a bad seed fails at start with the file
+ * and the path of what is wrong (dashboards and alerts are checked by the profile's rules as
+ * they are seeded).
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { StacksyncError } from '../errors.js';
+import { CURRENT_SOURCE_KINDS, CURRENT_WEBHOOK_SERVICES, OBJECT_ID_PATTERN } from '../schema/api-current.js';
 import { PIPE_STATES, SERVICE_STATES, SOURCE_KINDS } from '../schema/enums.js';
 import { dataSourceSchema, pipeCreateBodySchema, type JsonSchema } from '../schema/api.js';
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
-import type { ServiceState } from './model.js';
+import type { Profile, ServiceState } from './model.js';
 
 export interface SeedKey { id: string; secret: string }
 
 /** A full pipe as the service would hold it; credentials may be given and are stored, never returned. */
 export type SeedPipe = { id?: string; name: string; state?: string; source: Record<string, Record<string, unknown>> } & Record<string, unknown>;
 
-export interface SeedSource { id?: string; name: string; kind: string }
+/** A data source: `{id, name, kind}`; under the current profile also `connection`, `from`, `timestampValueExpression` and any member of its kind. */
+export type SeedSource = { id?: string; name: string; kind: string } & Record<string, unknown>;
+/** A webhook alerts can name (current profile). */
+export type SeedWebhook = { id?: string; name: string; service: string } & Record<string, unknown>;
+/** A saved search `saved_search` alerts can name (current profile). */
+export type SeedSavedSearch = { id?: string; name: string } & Record<string, unknown>;
 
-export interface SeedService {
+/** What a service or team may be seeded with besides its credentials. */
+export interface SeedStack {
+  /** Data sources; a service without them gets one of each kind (under `current`, teams too). */
+  sources?: SeedSource[];
+  webhooks?: SeedWebhook[];
+  savedSearches?: SeedSavedSearch[];
+  /** Dashboards in the profile's request format, with ids (assigned when absent), created in order. */
+  dashboards?: Record<string, unknown>[];
+  /** Alerts in the profile's response format (ids assigned when absent), after the dashboards. */
+  alerts?: Record<string, unknown>[];
+}
+
+export interface SeedService extends SeedStack {
   id: string;
   /** `idle` and `stopped` answer 424 on every route of the service. Default `running`. */
   state?: ServiceState;
   pipes?: SeedPipe[];
-  /** Data sources of the stack; default one of each kind. */
-  sources?: SeedSource[];
 }
 
 export interface SeedOrganization { id: string; keys: SeedKey[]; services?: SeedService[] }
-export interface SeedTeam { id: string; tokens: string[] }
+export interface SeedTeam extends SeedStack { id: string; tokens: string[] }
 
 export interface Seed {
   organizations?: SeedOrganization[];
@@ -36,55 +55,103 @@ export interface Seed {
 }
 
 const uuid = { type: 'string', format: 'uuid' } as const;
+const objectId = { type: 'string', pattern: OBJECT_ID_PATTERN } as const;
 const nonEmpty = { type: 'string', minLength: 1 } as const;
+// A token must fit in one Authorization header value after `Bearer `.
+const token = { type: 'string', pattern: '^[\\x21-\\x7e]+$' } as const;
+const objects = { type: 'array', items: { type: 'object' } } as const;
 
 function object(properties: Record<string, unknown>, required: string[] = []): JsonSchema {
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
-const seedPipeSchema: JsonSchema = {
-  ...pipeCreateBodySchema,
-  properties: {
-    ...(pipeCreateBodySchema['properties'] as Record<string, unknown>),
-    id: uuid,
-    serviceId: uuid,
-    state: { enum: [...PIPE_STATES] },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-  },
-  required: ['name', 'source'],
-};
+function seedPipeSchema(profile: Profile): JsonSchema {
+  return {
+    ...pipeCreateBodySchema,
+    properties: {
+      ...(pipeCreateBodySchema['properties'] as Record<string, unknown>),
+      id: uuid,
+      serviceId: uuid,
+      // The real services have many more states than the seed names; under `current` any text goes.
+      state: profile === 'current' ? nonEmpty : { enum: [...PIPE_STATES] },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+    },
+    required: ['name', 'source'],
+  };
+}
 
 const seedSourceSchema: JsonSchema = { ...dataSourceSchema, properties: { ...(dataSourceSchema['properties'] as Record<string, unknown>), id: uuid }, required: ['name', 'kind'] };
 
-/** JSON Schema of a seed file. */
-export const seedSchema: JsonSchema = object({
-  organizations: {
+/** Current-profile members of a service or team; open objects, as the real ones carry more than these. */
+const currentStackMembers = {
+  sources: {
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: {
+        id: objectId,
+        name: { type: 'string' },
+        kind: { enum: [...CURRENT_SOURCE_KINDS] },
+        connection: objectId,
+        from: object({ databaseName: { type: 'string' }, tableName: { type: 'string' } }, ['databaseName', 'tableName']),
+        timestampValueExpression: { type: 'string' },
+      },
+      required: ['name', 'kind'],
+    },
+  },
+  webhooks: {
     type: 'array',
     items: object(
       {
-        id: uuid,
-        keys: { type: 'array', minItems: 1, items: object({ id: nonEmpty, secret: nonEmpty }, ['id', 'secret']) },
-        services: {
-          type: 'array',
-          items: object(
-            { id: uuid, state: { enum: [...SERVICE_STATES] }, pipes: { type: 'array', items: seedPipeSchema }, sources: { type: 'array', items: seedSourceSchema } },
-            ['id'],
-          ),
-        },
+        id: objectId,
+        name: nonEmpty,
+        service: { enum: [...CURRENT_WEBHOOK_SERVICES] },
+        url: { type: 'string' },
+        description: { type: 'string' },
+        createdAt: { type: 'string', format: 'date-time' },
+        updatedAt: { type: 'string', format: 'date-time' },
       },
-      ['id', 'keys'],
+      ['name', 'service'],
     ),
   },
-  teams: {
-    type: 'array',
-    items: object({ id: nonEmpty, tokens: { type: 'array', minItems: 1, items: nonEmpty } }, ['id', 'tokens']),
-  },
-});
+  savedSearches: { type: 'array', items: { type: 'object', properties: { id: objectId, name: { type: 'string' } }, required: ['name'] } },
+  dashboards: objects,
+  alerts: objects,
+};
 
-/** Validates a seed object; `origin` names it in errors (a file path, or `seed option`). */
-export function parseSeed(value: unknown, origin = 'seed'): Seed {
-  const validate = compileSchema('emulator:seed', seedSchema);
+/** JSON Schema of a seed file for a profile. */
+export function seedSchemaFor(profile: Profile): JsonSchema {
+  const stack = profile === 'current' ? currentStackMembers : { dashboards: objects, alerts: objects };
+  const serviceSources = profile === 'current' ? {} : { sources: { type: 'array', items: seedSourceSchema } };
+  return object({
+    organizations: {
+      type: 'array',
+      items: object(
+        {
+          id: uuid,
+          keys: { type: 'array', minItems: 1, items: object({ id: nonEmpty, secret: nonEmpty }, ['id', 'secret']) },
+          services: {
+            type: 'array',
+            items: object({ id: uuid, state: { enum: [...SERVICE_STATES] }, pipes: { type: 'array', items: seedPipeSchema(profile) }, ...serviceSources, ...stack }, ['id']),
+          },
+        },
+        ['id', 'keys'],
+      ),
+    },
+    teams: {
+      type: 'array',
+      items: object({ id: nonEmpty, tokens: { type: 'array', minItems: 1, items: token }, ...stack }, ['id', 'tokens']),
+    },
+  });
+}
+
+/** JSON Schema of a seed file of the seed profile. */
+export const seedSchema: JsonSchema = seedSchemaFor('seed');
+
+/** Validates a seed object for a profile (default `seed`); `origin` names it in errors (a file path, or `seed option`). */
+export function parseSeed(value: unknown, origin = 'seed', profile: Profile = 'seed'): Seed {
+  const validate = compileSchema(`emulator:seed:${profile}`, seedSchemaFor(profile));
   if (!validate(value)) {
     throw seedError(origin, describeIssues(toIssues(validate.errors ?? [])));
   }
@@ -94,8 +161,8 @@ export function parseSeed(value: unknown, origin = 'seed'): Seed {
   return seed;
 }
 
-/** Reads a YAML or JSON seed file. */
-export function loadSeedFile(path: string): Seed {
+/** Reads and validates a YAML or JSON seed file for a profile (default `seed`). */
+export function loadSeedFile(path: string, profile: Profile = 'seed'): Seed {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -108,7 +175,7 @@ export function loadSeedFile(path: string): Seed {
   } catch (error) {
     throw seedError(path, `not valid YAML or JSON: ${(error as Error).message}`);
   }
-  return parseSeed(value ?? {}, path);
+  return parseSeed(value ?? {}, path, profile);
 }
 
 function seedError(origin: string, detail: string): StacksyncError {
@@ -119,12 +186,19 @@ function seedError(origin: string, detail: string): StacksyncError {
 function findDuplicate(seed: Seed): string | undefined {
   const organizations = seed.organizations ?? [];
   const services = organizations.flatMap((org) => org.services ?? []);
+  const stacks: SeedStack[] = [...services, ...(seed.teams ?? [])];
+  const idsOf = (member: 'sources' | 'webhooks' | 'savedSearches' | 'dashboards' | 'alerts'): string[] =>
+    stacks.flatMap((stack) => (stack[member] ?? []).flatMap((entry) => (typeof entry['id'] === 'string' ? [entry['id']] : [])));
   const checks: [string, string[]][] = [
     ['organization id', organizations.map((org) => org.id)],
     ['key id', organizations.flatMap((org) => org.keys.map((key) => key.id))],
     ['service id', services.map((service) => service.id)],
     ['pipe id', services.flatMap((service) => (service.pipes ?? []).flatMap((pipe) => (pipe.id ? [pipe.id] : [])))],
-    ['source id', services.flatMap((service) => (service.sources ?? []).flatMap((source) => (source.id ? [source.id] : [])))],
+    ['source id', idsOf('sources')],
+    ['webhook id', idsOf('webhooks')],
+    ['saved search id', idsOf('savedSearches')],
+    ['dashboard id', idsOf('dashboards')],
+    ['alert id', idsOf('alerts')],
     ['team id', (seed.teams ?? []).map((team) => team.id)],
     ['team token', (seed.teams ?? []).flatMap((team) => team.tokens)],
   ];
@@ -177,13 +251,70 @@ export const DEFAULT_SEED_IDS = {
   token: 'emulator-token',
 } as const;
 
+/**
+ * What the built-in seed adds under the current profile, with fixed 24-hex ids: the service and
+ * the team each get one source of each kind on one connection, a webhook and a saved search.
+ */
+export const DEFAULT_CURRENT_IDS = {
+  service: {
+    connection: '66f0000000000000000c0001',
+    sources: { log: '66f0000000000000000a0001', trace: '66f0000000000000000a0002', metric: '66f0000000000000000a0003', session: '66f0000000000000000a0004' },
+    webhook: '66f0000000000000000b0001',
+    savedSearch: '66f0000000000000000d0001',
+  },
+  team: {
+    connection: '66f0000000000000000c0002',
+    sources: { log: '66f0000000000000000a0011', trace: '66f0000000000000000a0012', metric: '66f0000000000000000a0013', session: '66f0000000000000000a0014' },
+    webhook: '66f0000000000000000b0002',
+    savedSearch: '66f0000000000000000d0002',
+  },
+} as const;
+
 /** Default data sources of a service seeded without `sources`: one of each kind. */
 export function defaultSources(): SeedSource[] {
   return SOURCE_KINDS.map((kind) => ({ name: `${kind}s`, kind }));
 }
 
-/** The built-in seed: one organization, one running service, one pipe of each source kind, one team. */
-export function defaultSeed(): Seed {
+/** Where the default sources of the current profile read from, by kind (the OpenTelemetry exporter's tables). */
+const CURRENT_SOURCE_TABLES: Record<(typeof SOURCE_KINDS)[number], { tableName: string; timestampValueExpression: string }> = {
+  log: { tableName: 'otel_logs', timestampValueExpression: 'TimestampTime' },
+  trace: { tableName: 'otel_traces', timestampValueExpression: 'Timestamp' },
+  metric: { tableName: 'otel_metrics_gauge', timestampValueExpression: 'TimeUnix' },
+  session: { tableName: 'hyperdx_sessions', timestampValueExpression: 'TimestampTime' },
+};
+
+/** A current-profile source of each kind on one connection; ids given, or left to be assigned. */
+export function defaultCurrentSources(connection: string, ids?: Record<(typeof SOURCE_KINDS)[number], string>): SeedSource[] {
+  return SOURCE_KINDS.map((kind) => {
+    const { tableName, timestampValueExpression } = CURRENT_SOURCE_TABLES[kind];
+    return { ...(ids && { id: ids[kind] }), name: `${kind}s`, kind, connection, from: { databaseName: 'default', tableName }, timestampValueExpression };
+  });
+}
+
+function currentStack(ids: (typeof DEFAULT_CURRENT_IDS)['service' | 'team']): SeedStack {
+  return {
+    sources: defaultCurrentSources(ids.connection, ids.sources),
+    webhooks: [{ id: ids.webhook, name: 'on-call', service: 'generic', url: 'https://hooks.example.com/on-call' }],
+    savedSearches: [{ id: ids.savedSearch, name: 'errors' }],
+  };
+}
+
+/**
+ * The built-in seed: one organization, one running service, one pipe of each source kind, one
+ * team; under the current profile the service and the team also get sources, a webhook and a
+ * saved search (`DEFAULT_CURRENT_IDS`).
+ */
+export function defaultSeed(profile: Profile = 'seed'): Seed {
+  const seed = seedProfileDefault();
+  if (profile === 'seed') return seed;
+  const service = seed.organizations?.[0]?.services?.[0];
+  const team = seed.teams?.[0];
+  if (service) Object.assign(service, currentStack(DEFAULT_CURRENT_IDS.service));
+  if (team) Object.assign(team, currentStack(DEFAULT_CURRENT_IDS.team));
+  return seed;
+}
+
+function seedProfileDefault(): Seed {
   const ids = DEFAULT_SEED_IDS;
   return {
     organizations: [

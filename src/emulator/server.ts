@@ -1,19 +1,21 @@
 /**
- * The request pipeline on plain `node:http`. For each API request, in order: rate limit →
- * injected faults → route → body → auth and rules (in the route) → reply in the variant's
- * shape. Throttled and faulted requests are answered before any handler runs, so they never
- * change state. `/_emulator/*` skips limits, faults and stats.
+ * The request pipeline on plain `node:http`. For each API request, in order: credentials (from
+ * the headers alone) → rate limit of that credential → injected faults → route → body → rules
+ * (in the route) → reply in the variant's shape. A request without valid credentials is answered
+ * 401 before anything else, its body never read; throttled and faulted requests are answered
+ * before any handler runs, so they never change state. A client that hangs up mid-request is a
+ * debug line, not a failure. `/_emulator/*` skips auth, limits, faults and stats.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Variant } from '../model/kinds.js';
 import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
-import { authenticateKey, authenticateToken, credentialKey, parseAuthorization, type Presented } from './auth.js';
+import { authenticate, parseAuthorization, rateKey } from './auth.js';
 import { errorReply, jsonReply, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
 import { decideFault, type FaultSpec } from './faults.js';
-import { parseJsonBody, readBody, resetConnection, sendReply } from './http.js';
+import { discardBody, parseJsonBody, readBody, resetConnection, sendReply } from './http.js';
 import type { RateDecision, RateLimiter } from './rate-limit.js';
 import type { Match, Router } from './router.js';
 import type { Stats } from './stats.js';
@@ -48,7 +50,6 @@ interface Exchange {
   match: Match;
   variant: Variant;
   template: string;
-  presented: Presented;
   requestId: string;
 }
 
@@ -64,10 +65,12 @@ function describe(request: IncomingMessage, router: Router): Exchange {
     // Paths outside both prefixes answer like the self-hosted server (plain-text 404).
     variant: match.kind === 'route' ? match.route.variant : (prefixOf(path) ?? 'self-hosted'),
     template: match.kind === 'route' ? match.route.template : match.kind === 'method' ? match.template : UNMATCHED,
-    presented: parseAuthorization(request.headers.authorization),
     requestId: randomUUID(),
   };
 }
+
+/** How a request ended: a reply, a connection cut by fault injection, or a client that left first. */
+type Outcome = Reply | 'reset' | 'gone';
 
 export function createPipeline(deps: PipelineDeps): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
@@ -85,18 +88,29 @@ async function handle(deps: PipelineDeps, request: IncomingMessage, response: Se
     return;
   }
   const exchange = describe(request, deps.router);
-  let outcome: Reply | 'reset';
+  let outcome: Outcome;
   try {
     outcome = await respond(deps, request, exchange);
   } catch (error) {
     outcome = errorReply(exchange.variant, toApiError(error, deps.logger), exchange.requestId);
   }
+  if (outcome !== 'gone' && response.destroyed) outcome = 'gone';
+  const ms = Math.round(performance.now() - started);
+  // Never the Authorization header, never a body: they may hold secrets.
+  const line = { method: exchange.method, route: exchange.template, ms, requestId: exchange.requestId };
+  if (outcome === 'gone') {
+    deps.logger.debug(line, 'client disconnected before the answer');
+    return;
+  }
   if (outcome === 'reset') resetConnection(request);
-  else sendReply(response, outcome);
+  else {
+    // Answered from the headers (401, 404, 429, a fault): the body is dropped, never buffered.
+    if (!request.readableEnded) discardBody(request, deps.bodyLimit);
+    sendReply(response, outcome);
+  }
   const status = outcome === 'reset' ? 'reset' : outcome.status;
   deps.stats.record(exchange.method, exchange.template, status);
-  // Never the Authorization header, never a body: they may hold secrets.
-  deps.logger.debug({ method: exchange.method, route: exchange.template, status, ms: Math.round(performance.now() - started), requestId: exchange.requestId }, 'request');
+  deps.logger.debug({ ...line, status }, 'request');
 }
 
 function toApiError(error: unknown, logger: Logger): ApiError {
@@ -105,8 +119,14 @@ function toApiError(error: unknown, logger: Logger): ApiError {
   return new ApiError('internal', 'unexpected emulator error');
 }
 
-async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: Exchange): Promise<Reply | 'reset'> {
-  const rate = deps.limiter?.take(credentialKey(exchange.presented));
+async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: Exchange): Promise<Outcome> {
+  const prefix = prefixOf(exchange.path);
+  // Under a variant's prefix nothing answers without credentials, not even a 404 or 405.
+  if (prefix === undefined) throw notFound(`no route ${exchange.method} ${exchange.path}`);
+  const principal = authenticate(deps.store, prefix, parseAuthorization(request.headers.authorization));
+
+  // Only an authenticated credential spends its budget: a wrong secret cannot throttle the real key.
+  const rate = deps.limiter?.take(rateKey(principal));
   if (rate && !rate.allowed) throw throttled(exchange.variant, rate, `rate limit of ${deps.limiter?.describe()} exceeded`);
 
   const fault = decideFault(deps.faults, deps.random);
@@ -117,23 +137,20 @@ async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: E
   if (fault.outcome === 'throttle') throw throttled(exchange.variant, throttleOf(deps.limiter), 'injected throttle');
 
   const { match } = exchange;
-  if (match.kind !== 'route') authenticateUnmatched(deps.store, exchange);
   if (match.kind === 'none') throw notFound(`no route ${exchange.method} ${exchange.path}`);
   if (match.kind === 'method') {
     if (exchange.variant === 'self-hosted') throw notFound('Not Found');
     throw new ApiError('method_not_allowed', `${exchange.method} is not allowed on ${match.template}`, { headers: { Allow: match.allowed.join(', ') } });
   }
-  const body = BODY_METHODS.has(exchange.method) ? parseJsonBody(await readBody(request, deps.bodyLimit)) : undefined;
-  const reply = match.route.handle({ params: match.params, query: exchange.query, body, presented: exchange.presented, requestId: exchange.requestId, store: deps.store });
+  let body: unknown;
+  if (BODY_METHODS.has(exchange.method)) {
+    const read = await readBody(request, deps.bodyLimit);
+    if (read.kind === 'gone') return 'gone';
+    body = parseJsonBody(read.bytes);
+  }
+  const reply = match.route.handle({ params: match.params, query: exchange.query, body, principal, requestId: exchange.requestId, store: deps.store });
   if (rate && exchange.variant === 'self-hosted') Object.assign(reply.headers, selfHostedRateHeaders(rate));
   return reply;
-}
-
-/** Under a variant's prefix nothing answers without credentials, not even a 404 or 405. */
-function authenticateUnmatched(store: Store, exchange: Exchange): void {
-  const prefix = prefixOf(exchange.path);
-  if (prefix === 'managed') authenticateKey(store, exchange.presented);
-  if (prefix === 'self-hosted') authenticateToken(store, exchange.presented);
 }
 
 /** A fault-injected 429 looks like a rate-limited one: the configured limit, or the real service's. */

@@ -5,8 +5,9 @@
  */
 import { validateApi } from '../schema/validate.js';
 import { ApiError, notFound } from './errors.js';
-import { isoTimestamp, newId } from './ids.js';
-import type { AlertResource, DashboardResource, TileResource, Workspace } from './model.js';
+import { isoTimestamp, newId, type IdFormat } from './ids.js';
+import type { AlertResource, DashboardResource, SeedWorkspace as Workspace, TileResource } from './model.js';
+import { defaultSources, type SeedStack } from './seed.js';
 
 interface TileWrite { id?: string; name: string; x: number; y: number; w: number; h: number; asRatio?: boolean; series: Record<string, unknown>[] }
 interface DashboardWrite { name: string; tiles?: TileWrite[]; tags?: string[] }
@@ -56,14 +57,15 @@ export function getDashboard(ws: Workspace, id: string): DashboardResource {
   return dashboard;
 }
 
-/** Ids sent by the client are ignored: the dashboard and every tile get new ones. */
-export function createDashboard(ws: Workspace, body: unknown, nowMs: number): DashboardResource {
+/** Ids sent by the client are ignored: the dashboard and every tile get new ones (a seed keeps the ones it gives). */
+export function createDashboard(ws: Workspace, body: unknown, nowMs: number, seededId?: string): DashboardResource {
   const write = validated<DashboardWrite>('dashboardCreateBody', body);
   const now = isoTimestamp(nowMs);
+  const tileId = (tile: TileWrite): string => (seededId !== undefined && tile.id ? tile.id : newId(ws.idFormat, nowMs));
   const dashboard: DashboardResource = {
-    id: newId(ws.idFormat, nowMs),
+    id: seededId ?? newId(ws.idFormat, nowMs),
     name: write.name,
-    tiles: (write.tiles ?? []).map((tile) => tileResource(tile, newId(ws.idFormat, nowMs))),
+    tiles: (write.tiles ?? []).map((tile) => tileResource(tile, tileId(tile))),
     tags: write.tags ?? [],
     team: ws.owner,
     createdAt: now,
@@ -117,11 +119,11 @@ export function getAlert(ws: Workspace, id: string): AlertResource {
   return alert;
 }
 
-export function createAlert(ws: Workspace, body: unknown, nowMs: number): AlertResource {
+export function createAlert(ws: Workspace, body: unknown, nowMs: number, seededId?: string): AlertResource {
   const write = validated<AlertWrite>('alertWriteBody', body);
   checkTarget(ws, write);
   const now = isoTimestamp(nowMs);
-  const alert = alertResource(newId(ws.idFormat, nowMs), write, { state: 'inactive', silenced: false, team: ws.owner, createdAt: now, updatedAt: now });
+  const alert = alertResource(seededId ?? newId(ws.idFormat, nowMs), write, { state: 'inactive', silenced: false, team: ws.owner, createdAt: now, updatedAt: now });
   ws.alerts.set(alert.id, alert);
   return alert;
 }
@@ -173,4 +175,51 @@ function alertResource(id: string, write: AlertWrite, server: ServerSet): AlertR
     createdAt: server.createdAt,
     updatedAt: server.updatedAt,
   };
+}
+
+// ---------------------------------------------------------------- seeding
+
+/**
+ * A workspace as seeded: sources (a service without them gets one of each kind), then dashboards
+ * and alerts in the request format plus an optional `id` (tile ids are kept too), created in
+ * order under the same rules as a POST.
+ */
+export function seedWorkspace(owner: string, idFormat: IdFormat, seeded: SeedStack, nowMs: number): Workspace {
+  const sources = idFormat === 'uuid' ? (seeded.sources ?? defaultSources()) : [];
+  const ws: Workspace = {
+    profile: 'seed',
+    owner,
+    idFormat,
+    sources: sources.map((source) => ({ id: source.id ?? newId('uuid', nowMs), name: source.name, kind: source.kind })),
+    dashboards: new Map(),
+    alerts: new Map(),
+  };
+  (seeded.dashboards ?? []).forEach((entry, index) => atIndex('dashboards', index, () => createDashboard(ws, withoutId(entry), nowMs, seededIdOf(entry, idFormat, nowMs))));
+  (seeded.alerts ?? []).forEach((entry, index) => atIndex('alerts', index, () => createAlert(ws, withoutId(entry), nowMs, seededIdOf(entry, idFormat, nowMs))));
+  return ws;
+}
+
+function withoutId(entry: Record<string, unknown>): Record<string, unknown> {
+  const { id: _id, ...rest } = entry;
+  return rest;
+}
+
+function seededIdOf(entry: Record<string, unknown>, idFormat: IdFormat, nowMs: number): string {
+  const id = entry['id'];
+  if (id === undefined) return newId(idFormat, nowMs);
+  if (typeof id === 'string' && id.length > 0) return id;
+  throw new ApiError('bad_request', 'id must be a non-empty string', { issues: [{ path: 'id', pointer: ['id'], message: 'must be a non-empty string' }] });
+}
+
+/** Runs a seeding step; its failure names the entry (`dashboards[2].tiles[0].x: …`). */
+export function atIndex<T>(member: string, index: number, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const issues = error.issues?.length ? error.issues : [{ path: '', pointer: [], message: error.message }];
+    throw new ApiError('bad_request', error.message, {
+      issues: issues.map((issue) => ({ ...issue, path: issue.path ? `${member}[${index}].${issue.path}` : `${member}[${index}]`, pointer: [member, index, ...issue.pointer] })),
+    });
+  }
 }

@@ -1,19 +1,28 @@
 /**
- * The emulator's domain state: organizations (keys, services with pipes, sources and a stack),
- * and self-hosted teams (tokens, stack). Built from a seed or from saved data, serialised back
- * to data. Holds no secret in clear: key secrets and tokens are kept as SHA-256.
+ * The emulator's domain state: organizations (keys, services with pipes and a stack), and
+ * self-hosted teams (tokens, stack). Built from a seed or from saved data, serialised back to
+ * data. Holds no secret in clear: key secrets and tokens are kept as salted hashes.
  */
-import { createHash } from 'node:crypto';
-import { isoTimestamp, newId } from './ids.js';
-import type { EmulatorData, OrganizationRecord, ServiceRecord, TeamRecord, Workspace } from './model.js';
+import { StacksyncError } from '../errors.js';
+import { CredentialHasher } from './credentials.js';
+import * as current from './current/workspace.js';
+import { ApiError } from './errors.js';
+import { isoTimestamp } from './ids.js';
+import type { CurrentEmulatorData, EmulatorData, OrganizationRecord, Profile, ProfileData, ServiceRecord, TeamRecord, Workspace } from './model.js';
+import { profileOf } from './model.js';
 import { buildPipe } from './pipes.js';
-import { defaultSources, type Seed, type SeedService } from './seed.js';
+import { seedWorkspace } from './stack.js';
+import type { Seed, SeedService, SeedStack } from './seed.js';
 
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+export interface KeyRecord {
+  organizationId: string;
+  secretHash: string;
 }
 
-export interface KeyRecord { organizationId: string; secretSha256: string }
+/** Where a seed came from, for errors about what it holds. */
+export interface SeedOrigin {
+  origin: string;
+}
 
 export class Store {
   private readonly organizations = new Map<string, OrganizationRecord>();
@@ -23,26 +32,41 @@ export class Store {
   /** Called after every successful mutation; persistence hooks in here. */
   onChange: () => void = () => {};
 
-  private constructor(readonly clock: () => number) {}
+  private constructor(
+    readonly clock: () => number,
+    readonly profile: Profile,
+    readonly credentials: CredentialHasher,
+  ) {}
 
-  static fromSeed(seed: Seed, clock: () => number): Store {
-    const store = new Store(clock);
-    for (const org of seed.organizations ?? []) {
-      const keys = new Map(org.keys.map((key) => [key.id, sha256Hex(key.secret)]));
+  static fromSeed(seed: Seed, clock: () => number, profile: Profile, origin = 'seed'): Store {
+    const store = new Store(clock, profile, CredentialHasher.fresh());
+    const nowMs = clock();
+    for (const [orgIndex, org] of (seed.organizations ?? []).entries()) {
+      const keys = new Map(org.keys.map((key) => [key.id, store.credentials.hash(key.secret)]));
       const record: OrganizationRecord = { id: org.id, keys, services: new Map() };
-      for (const service of org.services ?? []) record.services.set(service.id, store.seedService(org.id, service));
+      for (const [index, service] of (org.services ?? []).entries()) {
+        const path = `organizations[${orgIndex}].services[${index}]`;
+        record.services.set(service.id, seeding(origin, path, () => store.seedService(org.id, service, nowMs)));
+      }
       store.addOrganization(record);
     }
-    for (const team of seed.teams ?? []) {
-      store.addTeam({ id: team.id, tokenHashes: team.tokens.map(sha256Hex), stack: emptyWorkspace(team.id, 'objectId') });
+    for (const [index, team] of (seed.teams ?? []).entries()) {
+      const stack = seeding(origin, `teams[${index}]`, () => store.workspace(team.id, 'objectId', team, nowMs));
+      store.addTeam({ id: team.id, tokenHashes: team.tokens.map((token) => store.credentials.hash(token)), stack });
     }
     return store;
   }
 
-  static fromData(data: EmulatorData, clock: () => number): Store {
-    const store = new Store(clock);
+  /**
+   * State saved earlier. `salt` is the data file's credential salt; a file from before salting has
+   * none, and its plain SHA-256 hashes are salted on the way in.
+   */
+  static fromData(data: ProfileData, clock: () => number, salt: string | undefined): Store {
+    const credentials = salt === undefined ? CredentialHasher.fresh() : CredentialHasher.fromSalt(salt);
+    const upgrade = (hash: string): string => (salt === undefined ? credentials.fromSha256(hash) : hash);
+    const store = new Store(clock, profileOf(data), credentials);
     for (const org of data.organizations) {
-      const keys = new Map(org.keys.map((key) => [key.id, key.secretSha256]));
+      const keys = new Map(org.keys.map((key) => [key.id, upgrade(key.secretSha256)]));
       const record: OrganizationRecord = { id: org.id, keys, services: new Map() };
       for (const service of org.services) {
         record.services.set(service.id, {
@@ -51,26 +75,25 @@ export class Store {
           state: service.state,
           pipes: new Map(service.pipes.map((pipe) => [pipe.id, pipe])),
           pipeSecrets: new Map(Object.entries(service.pipeSecrets)),
-          sources: service.sources,
-          stack: workspaceOf(service.id, 'uuid', service),
+          stack: restoredWorkspace(data, service.id, 'uuid', service),
         });
       }
       store.addOrganization(record);
     }
-    for (const team of data.teams) store.addTeam({ id: team.id, tokenHashes: team.tokenSha256, stack: workspaceOf(team.id, 'objectId', team) });
+    for (const team of data.teams) {
+      store.addTeam({ id: team.id, tokenHashes: team.tokenSha256.map(upgrade), stack: restoredWorkspace(data, team.id, 'objectId', team) });
+    }
     return store;
   }
 
-  private seedService(organizationId: string, seed: SeedService): ServiceRecord {
-    const nowMs = this.clock();
+  private seedService(organizationId: string, seed: SeedService, nowMs: number): ServiceRecord {
     const service: ServiceRecord = {
       id: seed.id,
       organizationId,
       state: seed.state ?? 'running',
       pipes: new Map(),
       pipeSecrets: new Map(),
-      sources: (seed.sources ?? defaultSources()).map((source) => ({ id: source.id ?? newId('uuid', nowMs), name: source.name, kind: source.kind })),
-      stack: emptyWorkspace(seed.id, 'uuid'),
+      stack: this.workspace(seed.id, 'uuid', seed, nowMs),
     };
     for (const entry of seed.pipes ?? []) {
       const { pipe, secrets } = buildPipe(seed.id, structuredClone(entry), nowMs, 'Running');
@@ -80,9 +103,13 @@ export class Store {
     return service;
   }
 
+  private workspace(owner: string, idFormat: 'uuid' | 'objectId', seeded: SeedStack, nowMs: number): Workspace {
+    return this.profile === 'current' ? current.seededWorkspace(owner, seeded, nowMs) : seedWorkspace(owner, idFormat, seeded, nowMs);
+  }
+
   private addOrganization(record: OrganizationRecord): void {
     this.organizations.set(record.id, record);
-    for (const [keyId, secretSha256] of record.keys) this.keys.set(keyId, { organizationId: record.id, secretSha256 });
+    for (const [keyId, secretHash] of record.keys) this.keys.set(keyId, { organizationId: record.id, secretHash });
   }
 
   private addTeam(team: TeamRecord): void {
@@ -109,8 +136,8 @@ export class Store {
     return this.keys.get(keyId);
   }
 
-  teamByTokenHash(tokenSha256: string): TeamRecord | undefined {
-    return this.tokens.get(tokenSha256);
+  teamByTokenHash(tokenHash: string): TeamRecord | undefined {
+    return this.tokens.get(tokenHash);
   }
 
   organization(id: string): OrganizationRecord | undefined {
@@ -125,41 +152,68 @@ export class Store {
     return [...this.teams.values()];
   }
 
-  toData(): EmulatorData {
-    return {
-      version: 1,
-      organizations: this.allOrganizations().map((org) => ({
-        id: org.id,
-        keys: [...org.keys].map(([id, secretSha256]) => ({ id, secretSha256 })),
-        services: [...org.services.values()].map((service) => ({
-          id: service.id,
-          state: service.state,
-          pipes: [...service.pipes.values()],
-          pipeSecrets: Object.fromEntries(service.pipeSecrets),
-          sources: service.sources,
-          dashboards: [...service.stack.dashboards.values()],
-          alerts: [...service.stack.alerts.values()],
-        })),
+  toData(): ProfileData {
+    const organizations = this.allOrganizations().map((org) => ({
+      id: org.id,
+      keys: [...org.keys].map(([id, secretSha256]) => ({ id, secretSha256 })),
+      services: [...org.services.values()].map((service) => ({
+        id: service.id,
+        state: service.state,
+        pipes: [...service.pipes.values()],
+        pipeSecrets: Object.fromEntries(service.pipeSecrets),
+        ...workspaceData(service.stack, 'service'),
       })),
-      teams: this.allTeams().map((team) => ({
-        id: team.id,
-        tokenSha256: team.tokenHashes,
-        dashboards: [...team.stack.dashboards.values()],
-        alerts: [...team.stack.alerts.values()],
-      })),
-    };
+    }));
+    const teams = this.allTeams().map((team) => ({ id: team.id, tokenSha256: team.tokenHashes, ...workspaceData(team.stack, 'team') }));
+    // Each workspace serialises in the shape of its own profile, and all of them share the store's.
+    return { version: 1, profile: this.profile, organizations, teams } as ProfileData;
   }
 }
 
-function emptyWorkspace(owner: string, idFormat: Workspace['idFormat']): Workspace {
-  return { owner, idFormat, dashboards: new Map(), alerts: new Map() };
+/** Runs one part of seeding; a rule it breaks becomes a seed error naming where in the seed. */
+function seeding<T>(origin: string, path: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const detail = error.issues?.length ? error.issues.map((issue) => `${path}.${issue.path}: ${issue.message}`).join('; ') : `${path}: ${error.message}`;
+    throw new StacksyncError('E_EMULATOR_DATA', `invalid emulator seed (${origin}): ${detail}`, { subject: origin });
+  }
 }
 
-function workspaceOf(owner: string, idFormat: Workspace['idFormat'], saved: Pick<EmulatorData['teams'][number], 'dashboards' | 'alerts'>): Workspace {
+function workspaceData(ws: Workspace, owner: 'service' | 'team'): Record<string, unknown> {
+  const dashboards = [...ws.dashboards.values()];
+  const alerts = [...ws.alerts.values()];
+  if (ws.profile === 'current') return { sources: ws.sources, webhooks: ws.webhooks, savedSearches: ws.savedSearches, dashboards, alerts };
+  // Seed-profile teams have no sources: the data keeps the shape it had before profiles.
+  return owner === 'service' ? { sources: ws.sources, dashboards, alerts } : { dashboards, alerts };
+}
+
+type ServiceData = EmulatorData['organizations'][number]['services'][number];
+type TeamData = EmulatorData['teams'][number];
+type CurrentStackData = CurrentEmulatorData['teams'][number];
+type SavedStack = ServiceData | TeamData | CurrentStackData | CurrentEmulatorData['organizations'][number]['services'][number];
+
+function restoredWorkspace(data: ProfileData, owner: string, idFormat: 'uuid' | 'objectId', saved: SavedStack): Workspace {
+  if (profileOf(data) === 'current') {
+    const stack = saved as CurrentStackData;
+    return {
+      profile: 'current',
+      owner,
+      sources: stack.sources,
+      webhooks: stack.webhooks,
+      savedSearches: stack.savedSearches,
+      dashboards: new Map(stack.dashboards.map((dashboard) => [dashboard.id, dashboard])),
+      alerts: new Map(stack.alerts.map((alert) => [alert.id, alert])),
+    };
+  }
+  const stack = saved as ServiceData | TeamData;
   return {
+    profile: 'seed',
     owner,
     idFormat,
-    dashboards: new Map(saved.dashboards.map((dashboard) => [dashboard.id, dashboard])),
-    alerts: new Map(saved.alerts.map((alert) => [alert.id, alert])),
+    sources: 'sources' in stack ? stack.sources : [],
+    dashboards: new Map(stack.dashboards.map((dashboard) => [dashboard.id, dashboard])),
+    alerts: new Map(stack.alerts.map((alert) => [alert.id, alert])),
   };
 }

@@ -1,0 +1,113 @@
+/**
+ * Request validation of the current profile: a body is cleaned with its TypeBox schema first
+ * (members the schema does not name are dropped, as the real validators strip them), then
+ * checked. Problems become issues whose paths are written the way the real service writes them
+ * (`tiles.0.config.select.1.aggFn`), in one 400: `Body validation failed: <path>: <msg>; …`.
+ */
+import type { TSchema } from 'typebox';
+import { Compile, type Validator } from 'typebox/compile';
+import type { TLocalizedValidationError } from 'typebox/error';
+import type { SchemaIssue } from '../../schema/validate.js';
+import { ApiError } from '../errors.js';
+
+export type Pointer = (string | number)[];
+
+const validators = new WeakMap<TSchema, Validator>();
+
+function validatorOf(schema: TSchema): Validator {
+  let validator = validators.get(schema);
+  if (!validator) {
+    validator = Compile(schema);
+    validators.set(schema, validator);
+  }
+  return validator;
+}
+
+/** `['tiles', 0, 'x']` → `tiles.0.x`, the real service's path notation. */
+export function dotted(pointer: readonly (string | number)[]): string {
+  return pointer.join('.');
+}
+
+export function issueAt(pointer: Pointer, message: string): SchemaIssue {
+  return { path: dotted(pointer), pointer, message };
+}
+
+/** One 400 for all the issues found; throws nothing when there are none. */
+export function throwIfAny(issues: readonly SchemaIssue[]): void {
+  if (issues.length) throw new ApiError('bad_request', 'body validation failed', { issues: [...issues] });
+}
+
+/**
+ * The value cleaned of unknown members and checked against `schema`, or its issues (paths below
+ * `at`). The input is never changed.
+ */
+export function clean<T>(schema: TSchema, value: unknown, at: Pointer = []): { value: T; issues: SchemaIssue[] } {
+  const validator = validatorOf(schema);
+  const cleaned = validator.Clean(structuredClone(value));
+  if (validator.Check(cleaned)) return { value: cleaned as T, issues: [] };
+  return { value: cleaned as T, issues: toIssues(validator.Errors(cleaned), at) };
+}
+
+/** `clean`, throwing a 400 when the value does not fit. */
+export function cleaned<T>(schema: TSchema, value: unknown, at: Pointer = []): T {
+  const result = clean<T>(schema, value, at);
+  throwIfAny(result.issues);
+  return result.value;
+}
+
+function pointerOf(instancePath: string): Pointer {
+  if (!instancePath) return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+}
+
+const isWithin = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
+
+/**
+ * Readable issues from TypeBox's errors. A failed union is one issue at its own path (what its
+ * branches said there, minus "must be null"), not one per branch.
+ */
+function toIssues(errors: readonly TLocalizedValidationError[], at: Pointer): SchemaIssue[] {
+  const unions = errors.filter((error) => error.keyword === 'anyOf').map((error) => error.instancePath);
+  const issues: SchemaIssue[] = [];
+  const seen = new Set<string>();
+  const add = (pointer: Pointer, message: string): void => {
+    const key = `${dotted(pointer)}\u0000${message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    issues.push(issueAt(pointer, message));
+  };
+  for (const error of errors) {
+    const union = unions.find((path) => isWithin(error.instancePath, path));
+    const pointer = [...at, ...pointerOf(union ?? error.instancePath)];
+    if (union !== undefined) {
+      if (error.keyword === 'anyOf') add(pointer, unionMessage(errors, union));
+      continue;
+    }
+    if (error.keyword === 'required') {
+      for (const name of (error.params as { requiredProperties?: string[] }).requiredProperties ?? []) add([...pointer, name], 'is required');
+      continue;
+    }
+    add(pointer, messageOf(error));
+  }
+  return issues;
+}
+
+function unionMessage(errors: readonly TLocalizedValidationError[], path: string): string {
+  const own = errors.filter((error) => error.instancePath === path && error.keyword !== 'anyOf' && !(error.keyword === 'type' && (error.params as { type?: string }).type === 'null'));
+  return own.length ? own.map(messageOf).join(' or ') : 'must match one of its alternatives';
+}
+
+function messageOf(error: TLocalizedValidationError): string {
+  switch (error.keyword) {
+    case 'enum':
+      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
+    default:
+      return error.message;
+  }
+}
