@@ -4,7 +4,7 @@
  * credentials; a secret is shown only when the seed in use holds it (a restored data file keeps
  * only hashes).
  */
-import type { ProfileData } from './model.js';
+import type { CurrentEmulatorData, ProfileData } from './model.js';
 import type { Seed } from './seed.js';
 
 /** The salted hash the state holds for a secret. */
@@ -20,6 +20,18 @@ function knownToken(seed: Seed, tokenHash: string, hash: Hash): string | undefin
 }
 
 const NOT_SHOWN = '(not shown: restored from the data file; use the secret it was seeded with)';
+
+type CurrentStack = CurrentEmulatorData['teams'][number];
+
+/** Under the current profile, what dashboards and alerts must name: the workspace's sources and webhooks. */
+function stackLines(stack: object, indent: string): string[] {
+  if (!('webhooks' in stack)) return [];
+  const { sources, webhooks } = stack as CurrentStack;
+  return [
+    `${indent}sources  ${sources.map((source) => `${source.name} ${source.id}`).join(', ') || '(none)'}`,
+    `${indent}webhooks ${webhooks.map((webhook) => `${webhook.name} ${webhook.id}`).join(', ') || '(none)'}`,
+  ];
+}
 
 export function emulatorBanner(url: string, state: ProfileData, seed: Seed, hash: Hash): string {
   const profile = state.profile ?? 'seed';
@@ -38,12 +50,14 @@ export function emulatorBanner(url: string, state: ProfileData, seed: Seed, hash
     for (const service of org.services) {
       lines.push(`  service ${service.id} (${service.state})`);
       for (const pipe of service.pipes) lines.push(`    pipe ${pipe.id}  ${pipe.name} (${Object.keys(pipe.source)[0] ?? '?'})`);
+      lines.push(...stackLines(service, '    '));
     }
   }
   let selfHostedExample: string | undefined;
   for (const team of state.teams) {
     const tokens = team.tokenSha256.map((tokenHash) => knownToken(seed, tokenHash, hash));
     lines.push(`self-hosted team ${team.id}  token ${tokens.map((token) => token ?? NOT_SHOWN).join(', ')}`);
+    lines.push(...stackLines(team, '  '));
     const token = tokens.find((candidate) => candidate !== undefined);
     if (!selfHostedExample && token) selfHostedExample = `curl -H 'Authorization: Bearer ${token}' ${url}/api/v2/dashboards`;
   }

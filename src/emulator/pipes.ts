@@ -2,11 +2,11 @@
  * Pipe rules of the managed variant (seed 4.1 and api-notes, "Managed variant"): create, the
  * PATCH merge with its cross-member rules, and delete. Pure over a service record; no HTTP.
  */
-import { createHash } from 'node:crypto';
 import { pipeCreateBodySchema, pipePatchBodySchema, pipePatchSourceBlockSchemas, pipeSourceBlockSchemas, type JsonSchema } from '../schema/api.js';
 import { validateApi } from '../schema/validate.js';
 import { ApiError, invalidMember, notFound } from './errors.js';
 import { isoTimestamp, newId } from './ids.js';
+import type { CredentialHasher } from './credentials.js';
 import type { PipeResource, PipeSecrets, Profile, ServiceRecord } from './model.js';
 
 /** Members of a source block that are accepted, stored as fingerprints, and never returned. */
@@ -36,9 +36,21 @@ interface PipePatch {
   settings?: PipeResource['settings'];
 }
 
-/** `sha256:<hex>` of a write-only value, so tests can see it was stored without it being kept in clear. */
-export function fingerprint(value: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
+/** How a write-only value is kept: a fingerprint that shows it was stored (and changed) without keeping it in clear. */
+export type Fingerprint = (value: unknown) => string;
+
+/**
+ * `sha256:<hex>` fingerprints salted like key secrets (see `CredentialHasher`), so a dump cannot
+ * be checked against guessed passwords.
+ */
+export function fingerprintWith(credentials: CredentialHasher): Fingerprint {
+  return (value) => `sha256:${credentials.hash(canonicalJson(value))}`;
+}
+
+/** What the pipe rules depend on besides the request: the profile's leniency and how secrets are kept. */
+export interface PipeRules {
+  profile: Profile;
+  fingerprint: Fingerprint;
 }
 
 function canonicalJson(value: unknown): string {
@@ -66,7 +78,7 @@ function requireColumnsForFieldMappings(body: { fieldMappings?: unknown; destina
 }
 
 /** Moves write-only members out of a block into fingerprints keyed `kind.member`. */
-function splitWriteOnly(kind: string, block: Block, secrets: PipeSecrets): Block {
+function splitWriteOnly(kind: string, block: Block, secrets: PipeSecrets, fingerprint: Fingerprint): Block {
   const kept: Block = {};
   for (const [key, value] of Object.entries(block)) {
     if ((WRITE_ONLY_MEMBERS as readonly string[]).includes(key)) secrets[`${kind}.${key}`] = fingerprint(value);
@@ -76,11 +88,11 @@ function splitWriteOnly(kind: string, block: Block, secrets: PipeSecrets): Block
 }
 
 /** A new pipe from a create body or a seed entry (both already schema-valid). */
-export function buildPipe(serviceId: string, input: PipeInput, nowMs: number, defaultState: string): { pipe: PipeResource; secrets: PipeSecrets } {
+export function buildPipe(serviceId: string, input: PipeInput, nowMs: number, defaultState: string, fingerprint: Fingerprint): { pipe: PipeResource; secrets: PipeSecrets } {
   requireColumnsForFieldMappings(input);
   const kind = sourceKinds(input.source)[0] ?? 'unknown';
   const secrets: PipeSecrets = {};
-  const block = splitWriteOnly(kind, input.source[kind] as Block, secrets);
+  const block = splitWriteOnly(kind, input.source[kind] as Block, secrets, fingerprint);
   const now = isoTimestamp(nowMs);
   const pipe: PipeResource = {
     id: input.id ?? newId('uuid', nowMs),
@@ -157,10 +169,10 @@ function tolerated(body: unknown, keeps: JsonSchema, profile: Profile): unknown 
   return copy;
 }
 
-export function createPipe(service: ServiceRecord, body: unknown, nowMs: number, profile: Profile = 'seed'): PipeResource {
-  const checked = validateApi<PipeInput>('pipeCreateBody', tolerated(body, pipeCreateBodySchema, profile));
+export function createPipe(service: ServiceRecord, body: unknown, nowMs: number, rules: PipeRules): PipeResource {
+  const checked = validateApi<PipeInput>('pipeCreateBody', tolerated(body, pipeCreateBodySchema, rules.profile));
   if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe', { issues: checked.issues });
-  const { pipe, secrets } = buildPipe(service.id, checked.value, nowMs, 'Provisioning');
+  const { pipe, secrets } = buildPipe(service.id, checked.value, nowMs, 'Provisioning', rules.fingerprint);
   service.pipes.set(pipe.id, pipe);
   service.pipeSecrets.set(pipe.id, secrets);
   return pipe;
@@ -170,16 +182,16 @@ export function createPipe(service: ServiceRecord, body: unknown, nowMs: number,
  * Update pipe: a merge where absent members stay unchanged. The patch is applied to a copy so a
  * request rejected by any rule changes nothing.
  */
-export function patchPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number, profile: Profile = 'seed'): PipeResource {
+export function patchPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number, rules: PipeRules): PipeResource {
   const current = requirePipe(service, id);
-  const checked = validateApi<PipePatch>('pipePatchBody', tolerated(body, PATCH_KEEPS, profile));
+  const checked = validateApi<PipePatch>('pipePatchBody', tolerated(body, PATCH_KEEPS, rules.profile));
   if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe patch', { issues: checked.issues });
   const patch = checked.value;
   requireColumnsForFieldMappings(patch);
   const next = structuredClone(current);
   const secrets = { ...service.pipeSecrets.get(id) };
   if (patch.name !== undefined) next.name = patch.name;
-  if (patch.source) applySourcePatch(next, secrets, patch.source);
+  if (patch.source) applySourcePatch(next, secrets, patch.source, rules.fingerprint);
   if (patch.destination) next.destination = { ...next.destination, columns: patch.destination.columns };
   if (patch.fieldMappings) next.fieldMappings = patch.fieldMappings;
   if (patch.settings) next.settings = { ...next.settings, ...patch.settings };
@@ -189,14 +201,14 @@ export function patchPipe(service: ServiceRecord, id: string, body: unknown, now
   return next;
 }
 
-function applySourcePatch(pipe: PipeResource, secrets: PipeSecrets, source: Record<string, unknown>): void {
+function applySourcePatch(pipe: PipeResource, secrets: PipeSecrets, source: Record<string, unknown>, fingerprint: Fingerprint): void {
   const kinds = sourceKinds(source);
   if (kinds.length > 1) throw invalidMember('source', `must hold one source kind, got ${kinds.join(', ')}`);
   const kind = kinds[0];
   if (kind === undefined) return;
   const actual = pipeKind(pipe);
   if (kind !== actual) throw invalidMember(`source.${kind}`, `this pipe's source is ${actual}, not ${kind}`);
-  const { tableMappingsToAdd, tableMappingsToRemove, settings, ...members } = splitWriteOnly(kind, source[kind] as Block, secrets);
+  const { tableMappingsToAdd, tableMappingsToRemove, settings, ...members } = splitWriteOnly(kind, source[kind] as Block, secrets, fingerprint);
   const block = pipe.source[kind] ?? {};
   Object.assign(block, members);
   if (settings !== undefined) block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };

@@ -12,7 +12,7 @@ import { managedDone, managedSuccess, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
 import { isIdOfFormat, type IdFormat } from './ids.js';
 import type { CurrentWorkspace, Profile, SeedWorkspace, ServiceRecord } from './model.js';
-import { createPipe, deletePipe, patchPipe, requirePipe } from './pipes.js';
+import { createPipe, deletePipe, fingerprintWith, patchPipe, requirePipe, type PipeRules } from './pipes.js';
 import type { RequestContext, Route } from './router.js';
 import * as stack from './stack.js';
 
@@ -79,11 +79,12 @@ function currentStack(service: ServiceRecord): CurrentWorkspace {
 }
 
 function pipeRoutes(profile: Profile): Route[] {
+  const rules = (context: RequestContext): PipeRules => ({ profile, fingerprint: fingerprintWith(context.store.credentials) });
   return [
     route(profile, 'GET', '/pipes', (_, service) => [...service.pipes.values()]),
-    route(profile, 'POST', '/pipes', (context, service) => mutate(context, (now) => createPipe(service, context.body, now, profile))),
+    route(profile, 'POST', '/pipes', (context, service) => mutate(context, (now) => createPipe(service, context.body, now, rules(context)))),
     route(profile, 'GET', '/pipes/{pipeId}', (context, service) => requirePipe(service, param(context, 'pipeId'))),
-    route(profile, 'PATCH', '/pipes/{pipeId}', (context, service) => mutate(context, (now) => patchPipe(service, param(context, 'pipeId'), context.body, now, profile))),
+    route(profile, 'PATCH', '/pipes/{pipeId}', (context, service) => mutate(context, (now) => patchPipe(service, param(context, 'pipeId'), context.body, now, rules(context)))),
     profile === 'current'
       ? rawRoute(profile, 'DELETE', '/pipes/{pipeId}', (context, service) => (mutate(context, () => deletePipe(service, param(context, 'pipeId'))), managedDone(context.requestId)))
       : route(profile, 'DELETE', '/pipes/{pipeId}', (context, service) => mutate(context, () => (deletePipe(service, param(context, 'pipeId')), {}))),

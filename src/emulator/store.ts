@@ -10,7 +10,8 @@ import { ApiError } from './errors.js';
 import { isoTimestamp } from './ids.js';
 import type { CurrentEmulatorData, EmulatorData, OrganizationRecord, Profile, ProfileData, ServiceRecord, TeamRecord, Workspace } from './model.js';
 import { profileOf } from './model.js';
-import { buildPipe } from './pipes.js';
+import { buildPipe, fingerprintWith } from './pipes.js';
+import type { PipeSecrets } from './model.js';
 import { seedWorkspace } from './stack.js';
 import type { Seed, SeedService, SeedStack } from './seed.js';
 
@@ -64,6 +65,8 @@ export class Store {
   static fromData(data: ProfileData, clock: () => number, salt: string | undefined): Store {
     const credentials = salt === undefined ? CredentialHasher.fresh() : CredentialHasher.fromSalt(salt);
     const upgrade = (hash: string): string => (salt === undefined ? credentials.fromSha256(hash) : hash);
+    const upgradeSecrets = (secrets: PipeSecrets): PipeSecrets =>
+      salt === undefined ? Object.fromEntries(Object.entries(secrets).map(([path, value]) => [path, `sha256:${upgrade(value.replace(/^sha256:/, ''))}`])) : secrets;
     const store = new Store(clock, profileOf(data), credentials);
     for (const org of data.organizations) {
       const keys = new Map(org.keys.map((key) => [key.id, upgrade(key.secretSha256)]));
@@ -74,7 +77,7 @@ export class Store {
           organizationId: org.id,
           state: service.state,
           pipes: new Map(service.pipes.map((pipe) => [pipe.id, pipe])),
-          pipeSecrets: new Map(Object.entries(service.pipeSecrets)),
+          pipeSecrets: new Map(Object.entries(service.pipeSecrets).map(([pipeId, secrets]) => [pipeId, upgradeSecrets(secrets)])),
           stack: restoredWorkspace(data, service.id, 'uuid', service),
         });
       }
@@ -96,7 +99,7 @@ export class Store {
       stack: this.workspace(seed.id, 'uuid', seed, nowMs),
     };
     for (const entry of seed.pipes ?? []) {
-      const { pipe, secrets } = buildPipe(seed.id, structuredClone(entry), nowMs, 'Running');
+      const { pipe, secrets } = buildPipe(seed.id, structuredClone(entry), nowMs, 'Running', fingerprintWith(this.credentials));
       service.pipes.set(pipe.id, pipe);
       service.pipeSecrets.set(pipe.id, secrets);
     }

@@ -5,7 +5,9 @@
  * as its two conversions (request → stored chart → response) would give it: a `series` tile
  * becomes the equivalent `config`, a `config` tile comes back normalised (`fillNulls: true`,
  * `where: ""`, `whereLanguage: "lucene"`, …). Normalising twice changes nothing, so a tile read
- * with GET and sent back with PUT is stored byte for byte as it was.
+ * with GET and sent back with PUT is stored byte for byte as it was. One quirk of the real
+ * service is kept on purpose: a count series' `field` is left out of the answer, and that answer
+ * sent back gains `valueExpression: ""`.
  */
 import {
   CURRENT_BUILDER_CONFIGS,
