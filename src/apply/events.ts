@@ -50,6 +50,7 @@ export const PAST_TENSE: Readonly<Record<Action, string>> = {
   update: 'updated',
   delete: 'deleted',
   adopt: 'adopted',
+  orphan: 'left alone',
   unchanged: 'unchanged',
   error: 'failed',
 };

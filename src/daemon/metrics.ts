@@ -6,14 +6,17 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Kind, Variant } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
 import type { ApiHooks, RetryReason } from '../api/port.js';
-import type { Action } from '../model/plan.js';
+import { WRITE_ACTIONS } from '../model/plan.js';
 
-export const RESOURCE_STATUSES = ['in_sync', 'drifted', 'error'] as const;
+/**
+ * `orphan`: in the inventory, named by no manifest, and not pruned (`sync.prune` off, or a
+ * manifest error holds the prune back): a later prune deletes it.
+ */
+export const RESOURCE_STATUSES = ['in_sync', 'drifted', 'error', 'orphan'] as const;
 export type ResourceStatus = (typeof RESOURCE_STATUSES)[number];
 export const RECONCILE_RESULTS = ['success', 'failure'] as const;
 export const OPERATION_RESULTS = ['ok', 'failed', 'skipped'] as const;
 const RETRY_REASONS: readonly RetryReason[] = ['throttled', 'server_error', 'connection', 'timeout'];
-const WRITE_ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt'];
 
 /** The route templates each variant uses, so request counters start at zero per route. */
 export const ROUTES: Record<Variant, readonly [string, string][]> = {
@@ -72,7 +75,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers,
     }),
-    resources: new Gauge({ name: 'stacksync_resources', help: 'Managed resources by status (in_sync, drifted, error).', labelNames: ['target', 'kind', 'status'], registers }),
+    resources: new Gauge({ name: 'stacksync_resources', help: 'Managed resources by status (in_sync, drifted, error, orphan).', labelNames: ['target', 'kind', 'status'], registers }),
     applyOperations: new Counter({ name: 'stacksync_apply_operations_total', help: 'Changes applied, by action and result.', labelNames: ['target', 'kind', 'action', 'result'], registers }),
     apiRequests: new Counter({ name: 'stacksync_api_requests_total', help: 'HTTP requests to the API by route template and status code.', labelNames: ['target', 'method', 'route', 'code'], registers }),
     apiRequestDuration: new Histogram({

@@ -9,7 +9,7 @@ import { KINDS } from '../model/kinds.js';
 import type { Target } from '../model/config.js';
 import type { LoadProblem } from '../model/desired.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
-import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
+import { changeRef, isWrite, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { computePlan, executePlan, planRequestFor, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import type { SyncOutcome, Trigger } from './scheduler.js';
@@ -107,6 +107,7 @@ function observeChanges(changes: readonly Change[], results: ReadonlyMap<string,
     if (change.file !== undefined) base.file = change.file;
     if (change.line !== undefined) base.line = change.line;
     if (change.action === 'unchanged') return base;
+    if (change.action === 'orphan') return { ...base, status: 'orphan' };
     if (change.action === 'error') return { ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' };
     if (!heal || !results) return { ...base, status: 'drifted' };
     const result = results.get(changeRef(change));
@@ -136,7 +137,7 @@ function problemsOf(run: RunPlan, target: string): LoadProblem[] {
 }
 
 function hasWrites(changes: readonly Change[]): boolean {
-  return changes.some((change) => change.action !== 'unchanged' && change.action !== 'error');
+  return changes.some((change) => isWrite(change.action));
 }
 
 function describeFailure(failures: readonly ResourceObservation[], refusals: readonly string[], problems: number): string {

@@ -14,7 +14,7 @@ import { planDashboards } from './dashboards.js';
 import type { DashboardOutcome } from './dashboards.js';
 import { sortChanges } from './order.js';
 import { planPipes } from './pipes.js';
-import { planDeletes } from './prune.js';
+import { planOrphans } from './prune.js';
 
 export interface PlanOptions {
   /** Delete inventory resources no manifest names any more (`--prune`, `sync.prune`). */
@@ -47,11 +47,13 @@ export function planTarget(input: PlanTargetInput): Change[] {
   // 2. Dashboards, whose tile ids the alerts resolve against.
   const dashboards = planDashboards({ target: target.name, live: live.dashboards, state, adopt: options.adopt }, dashboardManifests);
 
-  // 3. Deletes of what the inventory holds and no manifest names.
+  // 3. What the inventory holds and no manifest names: deletes when pruning, orphans otherwise.
   const prune = options.prune && !options.blocked;
   const keysOf = (list: readonly DesiredResource[]): Set<string> => new Set(list.map((r) => r.key));
-  const dashboardDeletes = prune ? planDeletes(target.name, 'Dashboard', keysOf(dashboardManifests), state, live.dashboards) : [];
-  const alertDeletes = prune ? planDeletes(target.name, 'Alert', keysOf(alertManifests), state, live.alerts) : [];
+  const dashboardOrphans = planOrphans(target.name, 'Dashboard', keysOf(dashboardManifests), state, live.dashboards, prune);
+  const alertOrphans = planOrphans(target.name, 'Alert', keysOf(alertManifests), state, live.alerts, prune);
+  const dashboardDeletes = dashboardOrphans.filter((change) => change.action === 'delete');
+  const alertDeletes = alertOrphans.filter((change) => change.action === 'delete');
 
   // 4. Alerts, knowing which live tiles this plan makes disappear.
   const doom = doomedBy(dashboards, dashboardDeletes, live);
@@ -72,8 +74,9 @@ export function planTarget(input: PlanTargetInput): Change[] {
   const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
   orderCascades({ live: live.alerts, alerts, alertDeletes, dashboardDeletes, dashboardChanges, ...doom });
 
-  // 6. A stable order.
-  return sortChanges([...pipeChanges, ...dashboardChanges.values(), ...alerts.map((o) => o.change), ...alertDeletes]);
+  // 6. A stable order; orphans (no deletes when pruning) join it untouched.
+  const orphans = prune ? [] : [...dashboardOrphans, ...alertOrphans];
+  return sortChanges([...pipeChanges, ...dashboardChanges.values(), ...alerts.map((o) => o.change), ...alertDeletes, ...orphans]);
 }
 
 interface Doom {

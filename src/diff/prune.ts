@@ -15,25 +15,28 @@ export const PRUNABLE_KINDS = ['Alert', 'Dashboard'] as const satisfies readonly
 export type PrunableKind = (typeof PRUNABLE_KINDS)[number];
 
 /**
- * One `delete` per inventory entry of `kind` whose key no manifest has, and per live resource
+ * One change per inventory entry of `kind` whose key no manifest has, and per live resource
  * named by a pending create intent whose manifest is gone (a create that happened just before a
- * crash: ours, though the inventory never recorded it). An entry whose id is no longer live is
- * left out: there is nothing to delete, and `refreshInventory` forgets it.
+ * crash: ours, though the inventory never recorded it): a `delete` when this run prunes, an
+ * `orphan` otherwise, so every plan shows what a prune would delete. An entry whose id is no
+ * longer live is left out: there is nothing to delete, and `refreshInventory` forgets it.
  */
-export function planDeletes(
+export function planOrphans(
   target: string,
   kind: PrunableKind,
   desiredKeys: ReadonlySet<string>,
   state: TargetState,
   live: readonly Named[],
+  prune: boolean,
 ): Change[] {
   const liveById = new Map(live.map((item) => [item.id, item]));
   const inventory = state.inventory[kind];
+  const found = (key: string, current: Named): Change => (prune ? deleteChange : orphanChange)(target, kind, key, current);
   const fromInventory = Object.entries(inventory)
     .filter(([key]) => !desiredKeys.has(key))
     .flatMap(([key, entry]) => {
       const current = liveById.get(entry.id);
-      return current ? [deleteChange(target, kind, key, current)] : [];
+      return current ? [found(key, current)] : [];
     });
   const owned = new Set(Object.values(inventory).map((entry) => entry.id));
   const fromIntents = state.intents
@@ -41,23 +44,20 @@ export function planDeletes(
     .flatMap((intent) => {
       const matches = live.filter((item) => item.name === intent.name && !owned.has(item.id));
       // Two unowned resources with the name: which one the crashed create made cannot be told.
-      return matches.length === 1 && matches[0] ? [deleteChange(target, kind, intent.key, matches[0])] : [];
+      return matches.length === 1 && matches[0] ? [found(intent.key, matches[0])] : [];
     });
   return [...fromInventory, ...fromIntents].sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function deleteChange(target: string, kind: PrunableKind, key: string, current: Named): Change {
-  const change: Change = {
-    target,
-    kind,
-    name: key,
-    action: 'delete',
-    id: current.id,
-    diff: [],
-    operations: [{ type: kind === 'Alert' ? 'deleteAlert' : 'deleteDashboard', id: current.id }],
-    dependsOn: [],
-    warnings: [],
-  };
+  const change = orphanChange(target, kind, key, current);
+  change.action = 'delete';
+  change.operations = [{ type: kind === 'Alert' ? 'deleteAlert' : 'deleteDashboard', id: current.id }];
+  return change;
+}
+
+function orphanChange(target: string, kind: PrunableKind, key: string, current: Named): Change {
+  const change: Change = { target, kind, name: key, action: 'orphan', id: current.id, diff: [], operations: [], dependsOn: [], warnings: [] };
   if (current.name !== undefined) change.liveName = current.name;
   return change;
 }

@@ -6,8 +6,21 @@ import type { ErrorCode } from '../errors.js';
 import type { AlertWrite, DashboardWrite, PipePatch } from './resources.js';
 import type { Kind } from './kinds.js';
 
-export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'unchanged' | 'error';
-export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'unchanged', 'error'];
+/**
+ * What a plan does with one resource. `orphan`: in the inventory, named by no manifest, and not
+ * pruned in this run (no `--prune`, or a manifest error holds the prune back); shown so a reviewer
+ * sees what a later prune deletes, but not a change: apply leaves it alone.
+ */
+export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'orphan' | 'unchanged' | 'error';
+export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'error'];
+
+/** Actions that make API writes (or take a resource over) when applied; the rest leave live as it is. */
+export const WRITE_ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt'];
+
+/** True for the actions apply carries out (`WRITE_ACTIONS`). */
+export function isWrite(action: Action): boolean {
+  return WRITE_ACTIONS.includes(action);
+}
 
 /** The marker shown instead of any write-only value. */
 export const SENSITIVE = '(sensitive)';
@@ -68,7 +81,7 @@ export interface Change {
   action: Action;
   /** Live id, when the resource exists. */
   id?: string;
-  /** Manifest location; absent for deletes. */
+  /** Manifest location; absent for deletes and orphans. */
   file?: string;
   line?: number;
   diff: FieldDiff[];
@@ -110,6 +123,8 @@ export interface PlanSummary {
   update: number;
   delete: number;
   adopt: number;
+  /** Inventory resources no manifest names that this plan does not delete (see `Action`). */
+  orphan: number;
   unchanged: number;
   errors: number;
 }

@@ -11,7 +11,7 @@ export function buildPlan(changes: readonly Change[], errors: readonly PlanError
 }
 
 export function summarize(changes: readonly Change[], errors: readonly PlanError[]): PlanSummary {
-  const summary: PlanSummary = { create: 0, update: 0, delete: 0, adopt: 0, unchanged: 0, errors: errors.length };
+  const summary: PlanSummary = { create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 0, errors: errors.length };
   for (const change of changes) {
     if (change.action === 'error') summary.errors++;
     else summary[change.action]++;
@@ -19,7 +19,10 @@ export function summarize(changes: readonly Change[], errors: readonly PlanError
   return summary;
 }
 
-/** True when applying the plan would write something (`plan --detailed-exitcode` exits 2). */
+/**
+ * True when applying the plan would write something (`plan --detailed-exitcode` exits 2). Orphans
+ * are not: apply leaves them alone unless it prunes, and then they are planned as deletes.
+ */
 export function hasChanges(plan: Plan): boolean {
   const { create, update, delete: deletes, adopt } = plan.summary;
   return create + update + deletes + adopt > 0;

@@ -12,10 +12,10 @@ export interface JsonRenderOptions {
 
 /** The plan as the JSON document (a plain object), before serialisation. */
 export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
-  const { create, update, delete: deletes, adopt, unchanged, errors } = plan.summary;
+  const { create, update, delete: deletes, adopt, orphan, unchanged, errors } = plan.summary;
   const document: Record<string, unknown> = {
     version: plan.version,
-    summary: { create, update, delete: deletes, adopt, unchanged, errors },
+    summary: { create, update, delete: deletes, adopt, orphan, unchanged, errors },
     changes: plan.changes.map((change) => changeToJson(change, options)),
     errors: plan.errors.map(problemToJson),
   };

@@ -21,6 +21,7 @@ const MARKERS: Readonly<Record<Action, { sign: string; style: Style }>> = {
   update: { sign: '~', style: 'yellow' },
   delete: { sign: '-', style: 'red' },
   adopt: { sign: '=', style: 'cyan' },
+  orphan: { sign: '?', style: 'yellow' },
   unchanged: { sign: ' ', style: 'dim' },
   error: { sign: '!', style: 'red' },
 };
@@ -44,12 +45,21 @@ export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): str
   return `${lines.join('\n')}\n`;
 }
 
-/** `Plan: 1 to create, 2 to update, 0 to delete, 0 to adopt, 7 unchanged, 0 errors.` */
+/**
+ * `Plan: 1 to create, 2 to update, 0 to delete, 0 to adopt, 7 unchanged, 0 errors.`, with
+ * `3 orphaned (apply --prune deletes them)` before `unchanged` when there are orphans, so the
+ * line never reads as "in sync" while a prune would delete something.
+ */
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
   const errors = `${s.errors} ${s.errors === 1 ? 'error' : 'errors'}`;
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt, ${s.unchanged} unchanged, ${errors}.`;
+  const orphans = s.orphan > 0 ? ` ${s.orphan} orphaned (${ORPHANS_HINT}),` : '';
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt,${orphans} ${s.unchanged} unchanged, ${errors}.`;
 }
+
+/** Why an orphan is listed and what removes it; every renderer says it the same way. */
+export const ORPHAN_NOTE = 'no manifest names it; apply --prune deletes it';
+const ORPHANS_HINT = 'apply --prune deletes them';
 
 function groupByTarget(changes: readonly Change[]): Map<string, Change[]> {
   const groups = new Map<string, Change[]>();
@@ -64,6 +74,7 @@ function changeLines(change: Change, paint: Paint, results: ChangeResults | unde
   const action = paint(`${marker.sign} ${change.action}`, marker.style);
   const lines = [`  ${action} ${change.kind}/${change.name}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`];
   if (change.error !== undefined) lines.push(`      ${paint(`error: ${change.error}`, 'red')}`);
+  if (change.action === 'orphan') lines.push(`      ${paint(ORPHAN_NOTE, 'dim')}`);
   for (const diff of change.diff) lines.push(`      ${diffLine(diff, paint)}`);
   for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${warning}`, 'yellow')}`);
   const result = results?.get(changeRef(change));

@@ -147,8 +147,9 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       const caps = { managedCount: managedCount(ctx.store.get(name)), maxDeletes: sync.maxDeletes, maxDeletePercent: sync.maxDeletePercent, force: request.force };
       const guarded = guardDeletes({ target: name, changes: targetRun.changes, caps, emptySnapshot });
       if (guarded.refusal) errors.push(guarded.refusal);
-      // 3. Apply the rest.
-      const applied = await applyTarget(ctx, targetRun.target, guarded.changes, run.request.adopt, request);
+      // 3. Apply the rest; an orphan is shown, never applied.
+      const applicable = guarded.changes.filter((change) => change.action !== 'orphan');
+      const applied = await applyTarget(ctx, targetRun.target, applicable, run.request.adopt, request);
       for (const [key, result] of applied) results.set(`${name}/${key}`, result);
       if (guarded.refusal) for (const [ref, result] of refusedResults(guarded.refused, guarded.refusal)) results.set(ref, result);
     }),

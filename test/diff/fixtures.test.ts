@@ -99,8 +99,8 @@ function expectChange(change: Change, want: WantChange): void {
     expect(change.warnings, `${label} warnings`).toHaveLength(want.warnings.length);
     want.warnings.forEach((text, i) => expect(change.warnings[i], `${label} warning ${i}`).toContain(text));
   }
-  if (change.action === 'unchanged' || change.action === 'error') expect(change.operations, `${label} operations`).toEqual([]);
-  if (change.action === 'delete') expect(change.file, `${label} file`).toBeUndefined();
+  if (change.action === 'unchanged' || change.action === 'error' || change.action === 'orphan') expect(change.operations, `${label} operations`).toEqual([]);
+  if (change.action === 'delete' || change.action === 'orphan') expect(change.file, `${label} file`).toBeUndefined();
   else expect(change.file, `${label} file`).toMatch(/^manifests\//);
 }
 

@@ -37,9 +37,9 @@ function documentLine(text: string, key: string): number {
   throw new Error(`no document ${key}`);
 }
 
-const SUMMARY_KEYS = ['create', 'update', 'delete', 'adopt', 'unchanged', 'errors'];
+const SUMMARY_KEYS = ['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'errors'];
 const CHANGE_KEYS = new Set(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'reclaimed', 'warnings', 'result', 'error']);
-const ACTIONS = new Set(['create', 'update', 'delete', 'adopt', 'unchanged', 'error']);
+const ACTIONS = new Set(['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'error']);
 
 /** Checks the document against design.md's shape, key by key, and returns it. */
 function expectPlanShape(plan: PlanJson): PlanJson {
@@ -58,13 +58,13 @@ function expectPlanShape(plan: PlanJson): PlanJson {
       expect(typeof diff.path).toBe('string');
       for (const key of Object.keys(diff)) expect(['path', 'before', 'after']).toContain(key);
     }
-    if (change.action === 'delete') {
+    if (change.action === 'delete' || change.action === 'orphan') {
       expect(change.file).toBeUndefined();
     } else {
       expect(change.file, `${change.kind}/${change.name} has a file`).toMatch(/^manifests\/.+\.ya?ml$/);
       expect(Number.isInteger(change.line)).toBe(true);
     }
-    if (['update', 'delete', 'adopt', 'unchanged'].includes(change.action)) expect(change.id, `${change.kind}/${change.name} has an id`).toBeTruthy();
+    if (['update', 'delete', 'adopt', 'orphan', 'unchanged'].includes(change.action)) expect(change.id, `${change.kind}/${change.name} has an id`).toBeTruthy();
     if (change.action === 'create') expect(change.id).toBeUndefined();
   }
   for (const error of plan.errors) {
@@ -72,7 +72,7 @@ function expectPlanShape(plan: PlanJson): PlanJson {
     expect(typeof error.message).toBe('string');
   }
   // The summary counts what the changes say.
-  for (const action of ['create', 'update', 'delete', 'adopt', 'unchanged'] as const) {
+  for (const action of ['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged'] as const) {
     expect(plan.summary[action], action).toBe(plan.changes.filter((change) => change.action === action).length);
   }
   expect(plan.summary.errors).toBe(plan.errors.length + plan.changes.filter((change) => change.action === 'error').length);
@@ -122,7 +122,7 @@ describe('stacksync plan against the emulator', () => {
     const result = await workspace.run(['plan', '--detailed-exitcode', '--output', 'json']);
     expect(result.code, describeRun(result)).toBe(0);
     const plan = expectPlanShape(parseJsonOutput(result));
-    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, unchanged: 0, errors: 0 });
+    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 0, errors: 0 });
     expect(plan.changes).toEqual([]);
     expect(plan.errors).toEqual([]);
   });
@@ -137,7 +137,7 @@ describe('stacksync plan against the emulator', () => {
     expect(result.code, describeRun(result)).toBe(2);
     expect(result.stderr).toBe('');
     const plan = expectPlanShape(parseJsonOutput(result));
-    expect(plan.summary).toEqual({ create: 5, update: 1, delete: 0, adopt: 0, unchanged: 0, errors: 0 });
+    expect(plan.summary).toEqual({ create: 5, update: 1, delete: 0, adopt: 0, orphan: 0, unchanged: 0, errors: 0 });
 
     const dashboard = change(plan, 'local', 'Dashboard', 'api');
     expect(dashboard).toMatchObject({ action: 'create', file: 'manifests/managed.yaml', line: documentLine(MANAGED_FILE, 'api') });
@@ -167,7 +167,7 @@ describe('stacksync plan against the emulator', () => {
     const result = await workspace.run(['plan', '--output', 'json', '--detailed-exitcode']);
     expect(result.code, describeRun(result)).toBe(0);
     const plan = expectPlanShape(parseJsonOutput(result));
-    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, unchanged: 6, errors: 0 });
+    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 6, errors: 0 });
     const text = await workspace.run(['plan', '--detailed-exitcode']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('No changes');
@@ -205,7 +205,7 @@ describe('stacksync plan against the emulator', () => {
     });
 
     it('gives each change its action, id, file and line in JSON', () => {
-      expect(json.summary).toEqual({ create: 0, update: 2, delete: 1, adopt: 2, unchanged: 3, errors: 0 });
+      expect(json.summary).toEqual({ create: 0, update: 2, delete: 1, adopt: 2, orphan: 0, unchanged: 3, errors: 0 });
       const dashboard = change(json, 'local', 'Dashboard', 'api');
       expect(dashboard.action).toBe('update');
       expect(dashboard.diff).toEqual([{ path: 'tiles[p99].w', before: 12, after: 18 }]);
@@ -344,6 +344,9 @@ describe('a manifest error in one file', () => {
     expect(change(plan, 'local-selfhosted', 'Dashboard', 'keep').action).toBe('update');
     // The broken target deletes nothing; the healthy one still prunes.
     expect(plan.changes.filter((c) => c.action === 'delete').map((c) => `${c.target}/${c.name}`)).toEqual(['local-selfhosted/gone']);
+    // What the held-back prune would delete is still shown, as an orphan.
+    expect(plan.changes.filter((c) => c.action === 'orphan').map((c) => `${c.target}/${c.name}`)).toEqual(['local/gone']);
+    expect(plan.summary.orphan).toBe(1);
   });
 
   it('apply --prune then applies the rest but deletes nothing of the broken target, and exits 1', async () => {

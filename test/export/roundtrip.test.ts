@@ -67,7 +67,7 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
     expect(result.code, describeRun(result)).toBe(0);
     expect(result.stdout).toContain('No changes');
     const json = parseJsonOutput(await workspace.run(['plan', '--output', 'json', '--target', target]));
-    expect(json.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, unchanged: 5 + pipes, errors: 0 });
+    expect(json.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 5 + pipes, errors: 0 });
     expect((await emulatorStats(emulator.url)).writes).toBe(0);
   });
 

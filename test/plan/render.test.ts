@@ -29,6 +29,8 @@ const TEXT = `Target prod:
   ! error Pipe/ghost  (manifests/ghost.yaml:4)
       error: pipe x does not exist
   - delete Alert/gone  (id a-9)
+  ? orphan Dashboard/old  (id d-5)
+      no manifest names it; apply --prune deletes it
 
 Errors:
   manifests/bad.yaml:3:7: spec.tiles[0].w: must be <= 24
@@ -36,20 +38,20 @@ Errors:
 Warnings:
   config/stacksync.yaml:9: a plain-string secret; use fromEnv or fromFile
 
-Plan: 2 to create, 2 to update, 1 to delete, 1 to adopt, 1 unchanged, 2 errors.
+Plan: 2 to create, 2 to update, 1 to delete, 1 to adopt, 1 orphaned (apply --prune deletes them), 1 unchanged, 2 errors.
 `;
 
 describe('buildPlan', () => {
   it('counts every action, and errors as problems plus error changes', () => {
     const plan = samplePlan();
     expect(plan.version).toBe(1);
-    expect(plan.summary).toEqual({ create: 2, update: 2, delete: 1, adopt: 1, unchanged: 1, errors: 2 });
+    expect(plan.summary).toEqual({ create: 2, update: 2, delete: 1, adopt: 1, orphan: 1, unchanged: 1, errors: 2 });
     expect(hasChanges(plan)).toBe(true);
   });
 
   it('a plan of unchanged resources has no changes', () => {
     const plan = buildPlan(samplePlan().changes.filter((c) => c.action === 'unchanged'), []);
-    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, unchanged: 1, errors: 0 });
+    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 1, errors: 0 });
     expect(plan.warnings).toEqual([]);
     expect(hasChanges(plan)).toBe(false);
   });
@@ -95,12 +97,13 @@ describe('renderPlanJson', () => {
   it('prints the design.md shape with stable key order', () => {
     const json = JSON.parse(renderPlanJson(samplePlan())) as Record<string, unknown>;
     expect(Object.keys(json)).toEqual(['version', 'summary', 'changes', 'errors', 'warnings']);
-    expect(Object.keys(json['summary'] as object)).toEqual(['create', 'update', 'delete', 'adopt', 'unchanged', 'errors']);
+    expect(Object.keys(json['summary'] as object)).toEqual(['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'errors']);
     const changes = json['changes'] as Record<string, unknown>[];
     expect(Object.keys(changes[0]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff']);
     expect(Object.keys(changes[2]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'warnings']);
     expect(Object.keys(changes[6]!)).toEqual(['target', 'kind', 'name', 'action', 'file', 'line', 'diff', 'error']);
     expect(changes[7]).toEqual({ target: 'prod', kind: 'Alert', name: 'gone', action: 'delete', id: 'a-9', diff: [] });
+    expect(changes[8]).toEqual({ target: 'prod', kind: 'Dashboard', name: 'old', action: 'orphan', id: 'd-5', diff: [] });
     expect(json['errors']).toEqual([
       { file: 'manifests/bad.yaml', line: 3, column: 7, message: 'spec.tiles[0].w: must be <= 24', code: 'E_MANIFEST_INVALID' },
     ]);
@@ -115,6 +118,7 @@ describe('renderPlanJson', () => {
     "update": 1,
     "delete": 0,
     "adopt": 0,
+    "orphan": 0,
     "unchanged": 0,
     "errors": 0
   },
