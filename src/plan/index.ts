@@ -6,3 +6,5 @@ export type { JsonRenderOptions } from './render-json.js';
 export { renderPlanText, summaryLine } from './render-text.js';
 export type { TextRenderOptions } from './render-text.js';
 export { renderPlanGithub } from './render-github.js';
+export { GITHUB_COMMENT_LIMIT, MARKDOWN_MARKER, renderPlanMarkdown } from './render-markdown.js';
+export type { MarkdownRenderOptions } from './render-markdown.js';
