@@ -1,14 +1,20 @@
 /** `stacksync apply`: turn the plan into API writes, in order, paced, recorded in the state file. */
+import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
+import { StacksyncError } from '../errors.js';
 import { renderPlanJson, renderPlanText } from '../plan/index.js';
-import type { ChangeResult, Plan } from '../model/plan.js';
+import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
-import { computePlan, executePlan, planRequestFor, type RunResult } from '../reconcile/reconcile.js';
-import { addCommonOptions, openSession, type CommonFlags } from './context.js';
+import { parseSavedPlan, type SavedPlan } from '../plan/saved.js';
+import { computePlan, executePlan, planRequestFor, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
+import { prepareSavedPlan } from '../reconcile/saved-plan.js';
+import { errnoCode } from '../support/fs.js';
+import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings } from './output.js';
 import { createProgressReporter } from './progress.js';
 import { onTermination } from './signals.js';
+import { packageVersion } from './version.js';
 
 interface ApplyFlags extends CommonFlags {
   target: string[];
@@ -16,6 +22,7 @@ interface ApplyFlags extends CommonFlags {
   prune?: boolean;
   force?: boolean;
   adopt?: boolean;
+  plan?: string;
 }
 
 export const applyCommand: CommandFactory = (setExitCode) =>
@@ -25,7 +32,8 @@ export const applyCommand: CommandFactory = (setExitCode) =>
       .description(
         'Plan, then carry the changes out through a rate-limited queue per target: dashboards before the alerts that watch them, alert deletes before dashboard deletes, ' +
           'a failed change skipping only what depends on it. Every completed write is recorded in the state file at once, so an interrupted apply resumes without duplicates.\n' +
-          'Exit codes: 0 everything applied, 1 anything failed (or bad manifests, or a refused prune).',
+          'With --plan FILE (written by plan --out) it applies exactly that plan: it plans again and refuses, writing nothing, when the manifests, the state file or the live state of any planned resource differ from when the plan was made.\n' +
+          'Exit codes: 0 everything applied, 1 anything failed (or bad manifests, a refused prune, a stale saved plan).',
       ),
   )
     .option('--target <name>', 'apply only this target (repeatable; default every target)', collect, [])
@@ -33,7 +41,9 @@ export const applyCommand: CommandFactory = (setExitCode) =>
     .option('--force', 'let a prune exceed sync.maxDeletes / sync.maxDeletePercent, or run on an empty manifests directory')
     .option('--adopt', 'take over same-named live resources stacksync did not create (default: sync.adopt)')
     .addOption(new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'))
+    .option('--plan <file>', 'apply the plan saved by `plan --out FILE`, exactly, or nothing if anything it was computed from changed (its --target, --prune and --adopt come with it)')
     .action(async (flags: ApplyFlags) => {
+      const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags);
       // Progress goes to stderr, so stdout holds only the plan and the results (or the JSON).
       const reporter = createProgressReporter({ stream: process.stderr, labelTargets: flags.target.length !== 1 });
       const session = await openSession(flags, {
@@ -46,7 +56,7 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         cancel.abort();
       });
       try {
-        const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
+        const run = await runToApply(session, flags, saved);
         const plan = withConfigWarnings(run.plan, session.configWarnings);
         const text = flags.output === 'text';
         if (text) process.stdout.write(renderPlanText(plan, { color: useColor(process.stdout) }));
@@ -63,6 +73,35 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         await session.close();
       }
     });
+
+/** The saved plan named by `--plan`; its choices cannot be overridden on the command line. */
+async function readSavedPlan(flags: ApplyFlags): Promise<{ file: string; plan: SavedPlan }> {
+  const file = flags.plan ?? '';
+  const overridden = [flags.target.length > 0 ? '--target' : '', flags.prune !== undefined ? '--prune' : '', flags.adopt !== undefined ? '--adopt' : ''].filter(Boolean);
+  if (overridden.length > 0) {
+    throw new StacksyncError('E_USAGE', `--plan applies the saved plan as it was made; ${overridden.join(', ')} cannot change it (plan again with them instead)`);
+  }
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new StacksyncError('E_PLAN_INVALID', `saved plan ${file} cannot be read (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
+  }
+  return { file, plan: parseSavedPlan(text, file) };
+}
+
+/** The run to apply: planned now, or the saved plan once it is shown to still hold. */
+async function runToApply(session: Session, flags: ApplyFlags, saved: { file: string; plan: SavedPlan } | undefined): Promise<RunPlan> {
+  if (!saved) return computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
+  const { run, left } = await prepareSavedPlan(session.context, saved.plan, saved.file, packageVersion());
+  if (left.length > 0) process.stderr.write(leftNotice(saved.file, left));
+  return run;
+}
+
+function leftNotice(file: string, left: readonly Change[]): string {
+  const list = left.map((change) => `  ${change.action} ${changeRef(change)}\n`).join('');
+  return `stacksync: not in ${file}, so not applied (changed since the plan; the next plan shows them):\n${list}`;
+}
 
 function withRunErrors(plan: Plan, outcome: RunResult): Plan {
   if (outcome.errors.length === 0) return plan;

@@ -1,13 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { formatLocation, isStacksyncError } from '../errors.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
+import { packageVersion } from './version.js';
 
-/** The package version, read once from package.json beside dist/ or src/. */
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
+export { packageVersion } from './version.js';
 
 export function buildProgram(setExitCode: (code: number) => void, commands: CommandFactory[]): Command {
   const program = new Command('stacksync')

@@ -1,13 +1,23 @@
 /** `stacksync plan`: the dry run that gates every pull request. Reads only; writes nothing. */
 import { Command, Option } from 'commander';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { processEnv, type Env } from '../config/paths.js';
 import { hasChanges, renderPlanGithub, renderPlanJson, renderPlanMarkdown, renderPlanText, type MarkdownRenderOptions } from '../plan/index.js';
 import type { Plan } from '../model/plan.js';
-import { computePlan, planRequestFor } from '../reconcile/reconcile.js';
-import { addCommonOptions, openSession, type CommonFlags } from './context.js';
+import { renderSavedPlan } from '../plan/saved.js';
+import { fingerprintRun } from '../reconcile/fingerprint.js';
+import { computePlan, planRequestFor, type RunPlan } from '../reconcile/reconcile.js';
+import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
+import { StacksyncError } from '../errors.js';
+import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings } from './output.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
+import { packageVersion } from './version.js';
+
+/** A saved plan holds HMACs of secret values, like the state file: nobody else needs to read it. */
+const SAVED_PLAN_MODE = 0o600;
 
 interface PlanFlags extends CommonFlags {
   target: string[];
@@ -16,6 +26,7 @@ interface PlanFlags extends CommonFlags {
   prune?: boolean;
   adopt?: boolean;
   linkBase?: string;
+  out?: string;
 }
 
 export const planCommand: CommandFactory = (setExitCode) =>
@@ -37,20 +48,24 @@ export const planCommand: CommandFactory = (setExitCode) =>
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none, 1 on errors')
     .option('--prune', 'also show the deletes `apply --prune` would make (default: sync.prune)')
     .option('--adopt', 'plan to take over same-named live resources (default: sync.adopt)')
+    .option('--out <file>', 'also save the plan, with a fingerprint of what it was computed from, for `apply --plan FILE` (creates the state key if missing)')
     .option(
       '--link-base <url>',
       'markdown: prefix of links to manifest lines, e.g. https://github.com/OWNER/REPO/blob/SHA/ (default in GitHub Actions: GITHUB_SERVER_URL/GITHUB_REPOSITORY/blob/GITHUB_SHA/)',
     )
     .addHelpText(
       'after',
-      '\nExamples (CI):\n  stacksync plan --output github --detailed-exitcode\n  stacksync plan --output markdown > plan.md    # a PR comment; its first line is <!-- stacksync-plan -->',
+      '\nExamples (CI):\n  stacksync plan --output github --detailed-exitcode\n  stacksync plan --output markdown > plan.md    # a PR comment; its first line is <!-- stacksync-plan -->\n' +
+        '  stacksync plan --out plan.json && stacksync apply --plan plan.json    # apply exactly what was reviewed',
     )
     .action(async (flags: PlanFlags) => {
       const env = processEnv();
-      const session = await openSession(flags, { writeKey: false, env });
+      // A saved plan's secret digests must be made with the key apply will check them with.
+      const session = await openSession(flags, { writeKey: flags.out !== undefined, env });
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
         const plan = withConfigWarnings(run.plan, session.configWarnings);
+        if (flags.out !== undefined) await savePlan(flags.out, run, plan, session);
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
         process.stdout.write(renderPlan(plan, flags.output, markdown));
         if (flags.output === 'github') {
@@ -64,7 +79,21 @@ export const planCommand: CommandFactory = (setExitCode) =>
     });
 
 function markdownFor(manifestsDir: string, flags: PlanFlags, env: Env): MarkdownRenderOptions {
-  return markdownOptions(manifestsDir, { ...(flags.linkBase !== undefined ? { linkBase: flags.linkBase } : {}) }, env);
+  const links = { ...(flags.linkBase !== undefined ? { linkBase: flags.linkBase } : {}), ...(flags.out !== undefined ? { out: flags.out } : {}) };
+  return markdownOptions(manifestsDir, links, env);
+}
+
+/** Writes the saved plan atomically (0600); says where on stderr, so stdout stays the plan alone. */
+async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session): Promise<void> {
+  const { config, store, hasher } = session.context;
+  const fingerprint = fingerprintRun(run, { config, store, hasher, version: packageVersion() });
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFileAtomically(nodeFs, file, renderSavedPlan(plan, fingerprint, new Date().toISOString()), SAVED_PLAN_MODE);
+  } catch (error) {
+    throw new StacksyncError('E_USAGE', `cannot write the plan to ${file} (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
+  }
+  process.stderr.write(`stacksync: saved the plan to ${file}; apply exactly it with: stacksync apply --plan ${file}\n`);
 }
 
 function renderPlan(plan: Plan, output: PlanFlags['output'], markdown: () => string): string {

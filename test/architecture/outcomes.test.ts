@@ -43,6 +43,8 @@ describe('one table per rule', () => {
       'E_STATE_CORRUPT',
       'E_PRUNE_REFUSED',
       'E_CONFLICT',
+      'E_PLAN_INVALID',
+      'E_PLAN_STALE',
       'E_EMULATOR_DATA',
     ]);
     for (const code of ['E_API_UNAVAILABLE', 'E_API_THROTTLED', 'E_API_AMBIGUOUS', 'E_DEPENDENCY_FAILED', 'E_INTERNAL'] as const) expect(isTerminal(code), code).toBe(false);

@@ -328,6 +328,11 @@ export async function createAlertOutOfBand(url: string, target: TargetName, name
   return (await send('POST', collectionUrl(url, target, 'alerts'), target, body)) as AlertResource;
 }
 
+/** Replaces a dashboard directly through the API (PUT), as a person editing it in the UI would. */
+export async function updateDashboardOutOfBand(url: string, target: TargetName, id: string, body: Pick<DashboardResource, 'name' | 'tags' | 'tiles'>): Promise<DashboardResource> {
+  return (await send('PUT', `${collectionUrl(url, target, 'dashboards')}/${id}`, target, body)) as DashboardResource;
+}
+
 // ---------------------------------------------------------------- utilities
 
 /** Polls until `check` returns true; fails after `timeoutMs`. */

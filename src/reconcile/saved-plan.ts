@@ -1,0 +1,43 @@
+/**
+ * `apply --plan FILE`: the use case that turns a saved plan back into a run to execute, or refuses.
+ * The plan is computed again, as it was asked for; its fingerprint must match the saved one for
+ * every planned write, and the run is then cut down to exactly those writes.
+ */
+import { StacksyncError } from '../errors.js';
+import { changeRef, isWrite, type Change } from '../model/plan.js';
+import { buildPlan } from '../plan/build.js';
+import { describeStale, plannedWrites, setupReasons, staleReasons, type SavedPlan } from '../plan/saved.js';
+import { fingerprintRun, setupFingerprint } from './fingerprint.js';
+import { computePlan, type ReconcileContext, type RunPlan } from './reconcile.js';
+
+export interface SavedRun {
+  /** The run to execute: the saved plan's writes, plus what needs no write (unchanged, errors). */
+  run: RunPlan;
+  /** Writes the plan computed now has and the saved one had not (live drift since): not applied. */
+  left: Change[];
+}
+
+/**
+ * The saved plan as a run, or `E_PLAN_STALE` listing everything that differs (nothing is
+ * written either way). `file` names the plan in messages; `version` is the running stacksync's.
+ */
+export async function prepareSavedPlan(ctx: ReconcileContext, saved: SavedPlan, file: string, version: string): Promise<SavedRun> {
+  const { request } = saved.fingerprint;
+
+  // 1. What can be told without the network: version, state key, where each target points.
+  const setup = setupReasons(saved.fingerprint, setupFingerprint(ctx.config, request.targets, ctx.hasher, version));
+  if (setup.length > 0) throw new StacksyncError('E_PLAN_STALE', describeStale(file, setup), { subject: file });
+
+  // 2. The plan again, asked as it was asked then; it must be the same plan.
+  const run = await computePlan(ctx, { targets: request.targets, prune: request.prune, adopt: request.adopt });
+  const reasons = staleReasons(saved.fingerprint, fingerprintRun(run, { ...ctx, version }));
+  if (reasons.length > 0) throw new StacksyncError('E_PLAN_STALE', describeStale(file, reasons), { subject: file });
+
+  // 3. Exactly the planned writes: a write that appeared since (drift elsewhere) waits for a new plan.
+  const planned = plannedWrites(saved.fingerprint);
+  const keep = (change: Change): boolean => !isWrite(change.action) || planned.has(changeRef(change));
+  const targets = run.targets.map((targetRun) => ({ ...targetRun, changes: targetRun.changes.filter(keep) }));
+  const left = run.targets.flatMap((targetRun) => targetRun.changes.filter((change) => !keep(change)));
+  const plan = buildPlan(run.plan.changes.filter(keep), run.plan.errors, run.plan.warnings);
+  return { run: { ...run, plan, targets }, left };
+}
