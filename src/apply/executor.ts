@@ -10,7 +10,7 @@ import type { Api } from '../api/port.js';
 import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
 import type { AlertRefs, Change, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
 import type { AlertWrite, DashboardWrite } from '../model/resources.js';
-import { addIntent, clearIntent, recordAdopted, recordCreated, recordDeleted, recordSecretHashes } from '../state/inventory.js';
+import { addIntent, clearIntent, recordAdopted, recordCreated, recordDeleted, recordSecretHashes, recordSpec } from '../state/inventory.js';
 import type { TargetState } from '../model/state.js';
 import type { StateStore } from '../state/store.js';
 import { addToSummary, emptySummary, type ApiCall, type ApplyEvent, type SkipReason } from './events.js';
@@ -204,12 +204,17 @@ class ApplyRun {
     return (state) => recordAdopted(state, change.kind, change.name, entry);
   }
 
-  /** Records a completed write (plus the change's secret hashes after its last one) and saves it. */
+  /**
+   * Records a completed write and saves it. After a change's last write, also the secret hashes
+   * it sent and the digest of the manifest it applied: only a change applied in full counts.
+   */
   async #commit(node: ExecutionNode, transition: Transition, last: boolean): Promise<void> {
-    const { kind, name, secretHashes } = node.change;
+    const { kind, name, secretHashes, spec } = node.change;
     this.#deps.store.update(this.#deps.target, (state) => {
       const next = transition(state);
-      return last && secretHashes && node.change.action !== 'delete' ? recordSecretHashes(next, kind, name, secretHashes) : next;
+      if (!last || node.change.action === 'delete') return next;
+      const hashed = secretHashes ? recordSecretHashes(next, kind, name, secretHashes) : next;
+      return spec === undefined ? hashed : recordSpec(hashed, kind, name, spec);
     });
     await this.#deps.store.save();
   }

@@ -9,13 +9,15 @@ import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { installShutdown } from '../daemon/shutdown.js';
 import { DEFAULT_SEED_IDS } from '../emulator/index.js';
 import { addCommonOptions, noConfigGiven, openSession, type CommonFlags } from './context.js';
-import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
+import { StacksyncError } from '../errors.js';
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 
 interface RunFlags extends CommonFlags {
   listen?: string;
   embedded?: boolean;
   once?: boolean;
   dryRun?: boolean;
+  detailedExitcode?: boolean;
 }
 
 /** How long a signalled stop may take (in-flight writes, state save) before exiting 1. */
@@ -29,15 +31,18 @@ export const runCommand: CommandFactory = (setExitCode) =>
         'Sync every target, then again whenever a manifest changes (debounced, following git-sync symlink swaps), on POST /-/reload, and every sync.interval (with jitter) to catch console edits. ' +
           'sync.drift heal repairs drift; report only reports it. Serves /metrics, /healthz, /readyz, /status and POST /-/reload on --listen.\n' +
           'Without a config file (or with --embedded) it starts the built-in emulator and reconciles manifests/ into it: the quickest way to see stacksync work.\n' +
-          'Exit codes: 0 after a clean SIGTERM/SIGINT (or --once with everything applied), 1 on errors.',
+          'Console and logs say "changes to apply" for manifest changes from Git and "drift" only for live edits made outside stacksync.\n' +
+          'Exit codes: 0 after a clean SIGTERM/SIGINT (or --once with everything applied), 1 on errors, 2 with --once --detailed-exitcode when changes were found and not applied (--dry-run, sync.drift report).',
       ),
     'info',
   )
     .option('--listen <host:port>', `address of /metrics, /healthz, /readyz, /status, /-/reload (default ${DEFAULT_LISTEN}; 127.0.0.1:9464 embedded)`)
     .option('--embedded', 'run against the built-in emulator (default when no config file exists)')
     .option('--once', "sync every target once and exit with apply's exit codes")
-    .option('--dry-run', 'plan and report drift, never write')
+    .option('--dry-run', 'plan and report changes to apply and drift, never write')
+    .option('--detailed-exitcode', 'with --once: exit 2 when changes were found and not applied, like plan --detailed-exitcode')
     .action(async (flags: RunFlags) => {
+      if (flags.detailedExitcode && !flags.once) throw new StacksyncError('E_USAGE', '--detailed-exitcode needs --once: a daemon has no exit code to report changes with');
       const env = processEnv();
       const embedded = flags.embedded === true || noConfigGiven(flags, env);
       const logger = createLogger({ level: (flags.logLevel ?? 'info') as 'info' });
@@ -65,9 +70,9 @@ export const runCommand: CommandFactory = (setExitCode) =>
       if (demo) process.stdout.write(embeddedBanner(demo, session.context.manifestsDir));
 
       if (flags.once) {
-        const ok = await syncOnce(options);
+        const once = await syncOnce(options);
         await closeAll();
-        setExitCode(ok ? EXIT_OK : EXIT_ERROR);
+        setExitCode(!once.ok ? EXIT_ERROR : flags.detailedExitcode && once.pending > 0 ? EXIT_CHANGES : EXIT_OK);
         return;
       }
       const listen = parseListen(flags.listen ?? (demo ? '127.0.0.1:9464' : DEFAULT_LISTEN));

@@ -6,8 +6,7 @@
 import { realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
-import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
-import { renderPlanText } from '../plan/render-text.js';
+import { describeSync, type NotApplied } from './console.js';
 import { childForSync } from '../support/logger.js';
 import { initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
@@ -100,7 +99,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     status.syncFinished(targetName, result.report);
     const current = status.target(targetName);
     if (current) recordStatusMetrics(metrics, targetName, current, now());
-    if (options.console && result.plan) options.console(describeSync(targetName, trigger, result.plan, result.results, !options.dryRun && config.sync.drift === 'heal'));
+    if (options.console && result.plan) options.console(describeSync({ target: targetName, trigger, plan: result.plan, ...(result.results ? { results: result.results } : {}), ...notApplied(options.dryRun, config.sync.drift), time: new Date(now()).toISOString().slice(11, 19) }));
     return result;
   };
 
@@ -165,23 +164,25 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** One target's sync, for a person reading the console: the plan and, when it was applied, the outcome. */
-function describeSync(target: string, trigger: Trigger, plan: Plan, results: ReadonlyMap<string, ChangeResult> | undefined, heal: boolean): string {
-  const time = new Date().toISOString().slice(11, 19);
-  const changed = plan.changes.some((change: Change) => change.action !== 'unchanged');
-  if (!changed && plan.errors.length === 0) return `[${time}] ${target}: in sync (${plan.summary.unchanged} resources, ${trigger})\n`;
-  const what = !changed ? 'nothing to apply, but' : results ? 'applied' : heal ? 'could not apply' : 'found drift (report only, not applied)';
-  // Results of unchanged resources are all `ok`; listing them would bury the changes.
-  const changedRefs = new Set(plan.changes.filter((c) => c.action !== 'unchanged').map(changeRef));
-  const shown = results && new Map([...results].filter(([ref]) => changedRefs.has(ref)));
-  return `[${time}] ${target}: ${trigger} sync ${what}:\n${renderPlanText(plan, shown ? { results: shown } : {})}`;
+/** Why this daemon never applies what it finds, if it does not. */
+function notApplied(dryRun: boolean, drift: 'heal' | 'report'): { notApplied?: NotApplied } {
+  if (dryRun) return { notApplied: 'dry-run' };
+  return drift === 'report' ? { notApplied: 'report' } : {};
 }
 
-/** `--once`: one sync of every target, then stop; true when every target synced without error. */
-export async function syncOnce(options: DaemonOptions): Promise<boolean> {
+export interface OnceOutcome {
+  /** Every target synced without error. */
+  ok: boolean;
+  /** Writes found and not applied (a dry run, `sync.drift: report`): changes to apply and drift. */
+  pending: number;
+}
+
+/** `--once`: one sync of every target, then stop. */
+export async function syncOnce(options: DaemonOptions): Promise<OnceOutcome> {
   const daemon = await startDaemon({ ...options, watch: false });
   await daemon.scheduler.idle();
   const statuses = options.context.config.targets.map((target) => daemon.status.target(target.name));
   await daemon.stop();
-  return statuses.every((status) => status?.lastResult === 'success');
+  const pending = statuses.flatMap((status) => status?.resources ?? []).filter((resource) => resource.status === 'drifted').length;
+  return { ok: statuses.every((status) => status?.lastResult === 'success'), pending };
 }

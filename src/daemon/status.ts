@@ -15,6 +15,11 @@ export interface ResourceObservation {
   /** `metadata.name` of the manifest (or the inventory key of something being pruned). */
   name: string;
   status: ResourceStatus;
+  /**
+   * Why a `drifted` resource differs from its manifest: `git`, a manifest change not yet applied
+   * (a dry run, `sync.drift: report`); `live`, an edit made outside stacksync (drift proper).
+   */
+  cause?: 'git' | 'live';
   /** Live id, when the resource exists. */
   id?: string;
   /** Why the resource is in `error`; never holds a secret. */

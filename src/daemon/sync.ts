@@ -10,7 +10,8 @@ import type { Target } from '../model/config.js';
 import type { LoadProblem } from '../model/desired.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan } from '../model/plan.js';
-import { computePlan, executePlan, planRequestFor, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
+import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
+import { describeApplied, describePending, pendingCounts, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import type { SyncOutcome, Trigger } from './scheduler.js';
 import type { ResourceObservation, SyncReport } from './status.js';
@@ -53,12 +54,17 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
 
   // 2. Heal: apply what the plan found (never in report mode or a dry run).
   let outcome: RunResult | undefined;
-  if (options.heal && !targetRun?.failed && hasWrites(targetRun?.changes ?? [])) {
-    outcome = await executePlan(context, run, {
-      force: false,
-      signal: options.signal,
-      onEvent: (_target, event) => recordApplyEvent(metrics, target.name, event),
-    });
+  if (options.heal && targetRun && !targetRun.failed) {
+    if (hasWrites(targetRun.changes)) {
+      outcome = await executePlan(context, run, {
+        force: false,
+        signal: options.signal,
+        onEvent: (_target, event) => recordApplyEvent(metrics, target.name, event),
+      });
+    } else if (recordInSync(context, target.name, targetRun.changes)) {
+      // Nothing to write, but what is in sync is now known as applied (how drift is told).
+      await context.store.save();
+    }
   }
 
   // 3. Report: status, metrics, and what the scheduler should do next.
@@ -69,7 +75,9 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   if (result.report.ok) metrics.lastSuccessfulSync.set({ target: target.name }, options.now() / 1000);
   // The part of the sync spent waiting for the rate budget (shared with the targets on the same credential).
   const waitedSeconds = ((await rateLimitWaitSeconds(metrics))[target.name] ?? 0) - waitedBefore;
-  logger.info({ trigger: options.trigger, ok: result.report.ok, seconds, rateLimitWaitSeconds: Math.round(waitedSeconds * 1000) / 1000, summary: run.plan.summary, revision: options.revision }, 'sync finished');
+  const pending = pendingCounts(run.plan.changes);
+  const fields = { trigger: options.trigger, ok: result.report.ok, seconds, rateLimitWaitSeconds: Math.round(waitedSeconds * 1000) / 1000, summary: run.plan.summary, ...pending, revision: options.revision };
+  logger.info(fields, syncMessage(pending, outcome !== undefined));
   return result;
 }
 
@@ -109,7 +117,7 @@ function observeChanges(changes: readonly Change[], results: ReadonlyMap<string,
     if (change.action === 'unchanged') return base;
     if (change.action === 'orphan') return { ...base, status: 'orphan' };
     if (change.action === 'error') return { ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' };
-    if (!heal || !results) return { ...base, status: 'drifted' };
+    if (!heal || !results) return { ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' };
     const result = results.get(changeRef(change));
     if (!result || result.result === 'ok') return base;
     return { ...base, status: 'error', error: result.error, code: result.code };
@@ -134,6 +142,12 @@ function observeProblems(run: RunPlan, target: string): ResourceObservation[] {
 
 function problemsOf(run: RunPlan, target: string): LoadProblem[] {
   return run.load.problems.filter((problem) => problem.target === target || problem.target === '*' || problem.target === undefined);
+}
+
+/** `sync finished: found 3 changes to apply and 1 drift (…)`, or what it applied of them. */
+function syncMessage(pending: PendingCounts, applied: boolean): string {
+  if (pending.toApply + pending.drift === 0) return 'sync finished';
+  return `sync finished: ${applied ? describeApplied(pending) : `found ${describePending(pending)}`}`;
 }
 
 function hasWrites(changes: readonly Change[]): boolean {

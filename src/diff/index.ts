@@ -5,3 +5,4 @@ export { checkPruneCaps, guardDeletes, PRUNABLE_KINDS, pruneHeldBack, refusedRes
 export type { DeleteGuardInput, GuardedChanges, PruneCaps, PruneCheck } from './prune.js';
 export { requiredChanges, withDependents } from './graph.js';
 export { compareChanges, sortChanges } from './order.js';
+export { markDrift } from './drift.js';

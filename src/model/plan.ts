@@ -93,6 +93,13 @@ export interface Change {
   secretHashes?: Record<string, string>;
   /** Live API name, recorded with a create intent and in the inventory. */
   liveName?: string;
+  /** Digest of the manifest's spec (no secret values), recorded in the inventory once applied. */
+  spec?: string;
+  /**
+   * True for a write whose manifest is the one stacksync last applied: the difference is a live
+   * edit made outside stacksync (drift), not a change from Git waiting to be applied.
+   */
+  drift?: boolean;
   /** True when this resource was matched through a pending create intent (crash recovery). */
   reclaimed?: boolean;
   /** Things a reviewer must see, e.g. a tile removal that deletes alerts watching it. */

@@ -19,6 +19,11 @@ export interface InventoryEntry {
   id: string;
   /** API name when last written; helps a person reading the file. */
   name?: string;
+  /**
+   * Digest of the manifest's spec when stacksync last wrote the resource or found it in sync:
+   * a later difference while the manifest still has this digest was made outside stacksync (drift).
+   */
+  spec?: string;
 }
 
 export interface TargetState {

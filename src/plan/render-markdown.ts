@@ -7,7 +7,7 @@
  * pointer to the full JSON plan. Pure: links are built from what the caller passes in.
  */
 import { KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
-import { ORPHAN_NOTE, summaryLine } from './render-text.js';
+import { DRIFT_NOTE, ORPHAN_NOTE, summaryLine } from './render-text.js';
 
 /** The hidden first line of every markdown plan; what a job searches its PR's comments for. */
 export const MARKDOWN_MARKER = '<!-- stacksync-plan -->';
@@ -165,7 +165,7 @@ function countActions(changes: readonly Change[]): string {
 
 function changeMarkdown(change: Change, detail: Detail, options: MarkdownRenderOptions): string {
   if (detail === 'compact') return compactRow(change, options);
-  const notes = change.action === 'orphan' ? [`_${ORPHAN_NOTE}_`] : [];
+  const notes = [...(change.action === 'orphan' ? [`_${ORPHAN_NOTE}_`] : []), ...(change.drift ? [`_${DRIFT_NOTE}_`] : [])];
   const diff = change.diff.length > 0 ? [fenced('diff', change.diff.flatMap(diffLines))] : [];
   return [changeHead(change, options), ...notes, ...diff].join('\n');
 }

@@ -57,6 +57,9 @@ export function summaryLine(plan: Plan): string {
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt,${orphans} ${s.unchanged} unchanged, ${errors}.`;
 }
 
+/** Marks a write that undoes a live edit rather than applying a manifest change (`Change.drift`). */
+export const DRIFT_NOTE = 'drift: edited outside stacksync; the manifest is as last applied';
+
 /** Why an orphan is listed and what removes it; every renderer says it the same way. */
 export const ORPHAN_NOTE = 'no manifest names it; apply --prune deletes it';
 const ORPHANS_HINT = 'apply --prune deletes them';
@@ -75,6 +78,7 @@ function changeLines(change: Change, paint: Paint, results: ChangeResults | unde
   const lines = [`  ${action} ${change.kind}/${change.name}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`];
   if (change.error !== undefined) lines.push(`      ${paint(`error: ${change.error}`, 'red')}`);
   if (change.action === 'orphan') lines.push(`      ${paint(ORPHAN_NOTE, 'dim')}`);
+  if (change.drift) lines.push(`      ${paint(DRIFT_NOTE, 'yellow')}`);
   for (const diff of change.diff) lines.push(`      ${diffLine(diff, paint)}`);
   for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${warning}`, 'yellow')}`);
   const result = results?.get(changeRef(change));

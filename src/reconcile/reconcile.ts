@@ -9,13 +9,14 @@ import type { Api } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { Config, Target } from '../model/config.js';
-import { guardDeletes, planTarget, pruneHeldBack, refusedResults } from '../diff/index.js';
+import { guardDeletes, markDrift, planTarget, pruneHeldBack, refusedResults } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../model/desired.js';
 import { buildPlan } from '../plan/build.js';
-import type { Change, ChangeResult, Plan, PlanError } from '../model/plan.js';
-import { managedCount, refreshInventory } from '../state/inventory.js';
+import { changeKey, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
+import { managedCount, recordSpec, refreshInventory } from '../state/inventory.js';
+import { specDigest } from './fingerprint.js';
 import type { SecretHasher } from '../state/hmac.js';
 import type { StateStore } from '../state/store.js';
 
@@ -107,14 +108,36 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadRe
     ctx.logger?.warn({ target: target.name, code: errorCodeOf(error) }, 'cannot read live state');
     return { target, changes: [], blocked, failed: targetError(target.name, error) };
   }
+  const state = ctx.store.get(target.name);
   const changes = planTarget({
     target: { name: target.name, variant: target.variant },
     desired: load.resources,
     live,
-    state: ctx.store.get(target.name),
+    state,
     options: { prune: request.prune, adopt: request.adopt, blocked },
   });
-  return { target, changes, blocked, live };
+  return { target, changes: markDrift(withSpecs(changes, load, target.name), state), blocked, live };
+}
+
+/** Each change of a manifest carries the digest of its spec: recorded once applied, compared to tell drift. */
+function withSpecs(changes: Change[], load: LoadResult, target: string): Change[] {
+  const specs = new Map(load.resources.filter((resource) => resource.target === target).map((resource) => [changeKey(resource.kind, resource.key), resource]));
+  for (const change of changes) {
+    const resource = change.action === 'error' ? undefined : specs.get(changeKey(change.kind, change.name));
+    if (resource && change.file !== undefined) change.spec = specDigest(resource);
+  }
+  return changes;
+}
+
+/**
+ * Unchanged resources match their manifests, so their spec digests count as applied (what drift
+ * is told by). Returns whether the state changed (it then needs a save).
+ */
+export function recordInSync(ctx: ReconcileContext, target: string, changes: readonly Change[]): boolean {
+  const state = ctx.store.get(target);
+  const next = changes.reduce((current, change) => (change.action === 'unchanged' && change.spec !== undefined ? recordSpec(current, change.kind, change.name, change.spec) : current), state);
+  if (next !== state) ctx.store.set(target, next);
+  return next !== state;
 }
 
 export interface ApplyRequest {
@@ -139,9 +162,11 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
     run.targets.map(async (targetRun) => {
       if (targetRun.failed) return;
       const name = targetRun.target.name;
-      // 1. Forget entries and intents that name nothing live, before the caps count what is managed.
+      // 1. Forget entries and intents that name nothing live, before the caps count what is managed;
+      //    what is in sync counts as applied.
       const live = targetRun.live;
       if (live) ctx.store.update(name, (state) => refreshInventory(state, live));
+      recordInSync(ctx, name, targetRun.changes);
       // 2. Prune's guard: refused deletes, and what waits on them, do not run.
       const { sync } = ctx.config;
       const caps = { managedCount: managedCount(ctx.store.get(name)), maxDeletes: sync.maxDeletes, maxDeletePercent: sync.maxDeletePercent, force: request.force };

@@ -91,7 +91,19 @@ export function managedCount(state: TargetState, kind?: Kind): number {
   return kinds.reduce((sum, each) => sum + Object.keys(state.inventory[each]).length, 0);
 }
 
+/**
+ * Records that `kind/key` matches the manifest whose spec has digest `spec` (found in sync, so
+ * as good as applied). No entry, or the digest already recorded: the state is returned as it is.
+ */
+export function recordSpec(state: TargetState, kind: Kind, key: string, spec: string): TargetState {
+  const entry = inventoryEntry(state, kind, key);
+  if (!entry || entry.spec === spec) return state;
+  return withEntry(state, kind, key, { ...entry, spec });
+}
+
 function withEntry(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
-  const clean: InventoryEntry = entry.name === undefined ? { id: entry.id } : { id: entry.id, name: entry.name };
+  const clean: InventoryEntry = { id: entry.id };
+  if (entry.name !== undefined) clean.name = entry.name;
+  if (entry.spec !== undefined) clean.spec = entry.spec;
   return { ...state, inventory: { ...state.inventory, [kind]: { ...state.inventory[kind], [key]: clean } } };
 }

@@ -207,7 +207,7 @@ const KIND_INVENTORY_SCHEMA: JsonSchema = {
     type: 'object',
     required: ['id'],
     additionalProperties: false,
-    properties: { id: { type: 'string', minLength: 1 }, name: { type: 'string' } },
+    properties: { id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' } },
   },
 };
 

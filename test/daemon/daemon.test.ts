@@ -177,7 +177,8 @@ describe('stacksync run (daemon)', () => {
     await eventually(async () => run.daemon.ready(), (ready) => ready);
     expect((await selfHostedDashboards(emulator)).some((d) => d.name === 'Report only')).toBe(false);
     const status = run.daemon.status.target('local-selfhosted');
-    expect(status?.resources).toEqual([expect.objectContaining({ kind: 'Dashboard', name: 'report', status: 'drifted' })]);
+    // Not drift: a manifest from Git waiting to be applied.
+    expect(status?.resources).toEqual([expect.objectContaining({ kind: 'Dashboard', name: 'report', status: 'drifted', cause: 'git' })]);
     expect(await metricValue(run, 'stacksync_resources', { target: 'local-selfhosted', kind: 'Dashboard', status: 'drifted' })).toBe(1);
 
     const dry = await workspaceWith({ 'manifests/dry.yaml': dashboard('dry', 'Dry run', 3) });
@@ -186,6 +187,24 @@ describe('stacksync run (daemon)', () => {
     await eventually(async () => dryRun.daemon.ready(), (ready) => ready);
     await dryRun.daemon.scheduler.idle();
     expect((await emulatorStats(emulator.url)).writes).toBe(before);
+  });
+
+  it('shows a resource whose manifest is gone as orphan in /status and the resources gauge, and leaves it alone', async () => {
+    const workspace = await workspaceWith({ 'manifests/keep.yaml': dashboard('keep', 'Keep me', 4), 'manifests/drop.yaml': dashboard('drop', 'Drop me', 4) });
+    const run = await running(workspace);
+    await eventually(async () => run.daemon.ready(), (ready) => ready);
+    await run.daemon.scheduler.idle();
+    await workspace.remove('manifests/drop.yaml');
+    const status = await eventually(
+      async () => run.daemon.status.target('local-selfhosted')?.resources ?? [],
+      (resources) => resources.some((resource) => resource.status === 'orphan'),
+    );
+    expect(status).toEqual([
+      expect.objectContaining({ kind: 'Dashboard', name: 'drop', status: 'orphan' }),
+      expect.objectContaining({ kind: 'Dashboard', name: 'keep', status: 'in_sync' }),
+    ]);
+    expect(await metricValue(run, 'stacksync_resources', { target: 'local-selfhosted', kind: 'Dashboard', status: 'orphan' })).toBe(1);
+    expect((await selfHostedDashboards(emulator)).some((d) => d.name === 'Drop me')).toBe(true);
   });
 
   it("follows git-sync's atomic symlink swap", async () => {

@@ -9,6 +9,7 @@ import {
   recordCreated,
   recordDeleted,
   recordSecretHashes,
+  recordSpec,
   refreshInventory,
   secretHash,
 } from '../../src/state/inventory.js';
@@ -22,6 +23,15 @@ function frozen(state: TargetState): TargetState {
 }
 
 describe('inventory transitions', () => {
+  it('records the spec digest of what was applied, keeps it over a re-record, and only for what is owned', () => {
+    const created = recordCreated(emptyTargetState(), 'Dashboard', 'api', { id: 'd1', name: 'API' });
+    const applied = recordSpec(frozen(created), 'Dashboard', 'api', 'digest-1');
+    expect(applied.inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API', spec: 'digest-1' });
+    expect(recordSpec(applied, 'Dashboard', 'api', 'digest-1')).toBe(applied);
+    expect(recordAdopted(applied, 'Dashboard', 'api', { ...applied.inventory.Dashboard['api']!, name: 'API v2' }).inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API v2', spec: 'digest-1' });
+    expect(recordSpec(applied, 'Dashboard', 'other', 'digest-2')).toBe(applied);
+  });
+
   it('records a create and clears its intent in one step, leaving the input untouched', () => {
     const before = frozen(addIntent(emptyTargetState(), { kind: 'Dashboard', key: 'api', name: 'API', at: AT }));
     const after = recordCreated(before, 'Dashboard', 'api', { id: 'd1', name: 'API' });

@@ -23,7 +23,7 @@ afterEach(async () => {
 const HASH = 'a'.repeat(64);
 
 function sampleFile(): StateFile {
-  let prod = recordCreated(emptyTargetState(), 'Dashboard', 'api-latency', { id: 'd1', name: 'API latency' });
+  let prod = recordCreated(emptyTargetState(), 'Dashboard', 'api-latency', { id: 'd1', name: 'API latency', spec: 'c'.repeat(64) });
   prod = addIntent(prod, { kind: 'Alert', key: 'slow', name: 'Slow API', at: '2026-03-15T10:20:30.000Z' });
   prod = recordSecretHashes(prod, 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
   return { version: 1, targets: { prod } };

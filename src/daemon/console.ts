@@ -1,0 +1,85 @@
+/**
+ * What the daemon tells a person on stdout after a sync that found something. Words matter here:
+ * a manifest changed in Git and not yet applied is a "change to apply"; "drift" is only a live
+ * edit made outside stacksync (see diff/drift.ts). Pure: the time of day is passed in.
+ */
+import { changeRef, isWrite, type Change, type ChangeResult, type Plan } from '../model/plan.js';
+import { renderPlanText } from '../plan/render-text.js';
+import type { Trigger } from './scheduler.js';
+
+/** Why found changes were not applied: a dry run, or `sync.drift: report`. */
+export type NotApplied = 'dry-run' | 'report';
+
+export interface SyncAccount {
+  target: string;
+  trigger: Trigger;
+  plan: Plan;
+  /** Apply results by `changeRef`, when the sync applied the plan. */
+  results?: ReadonlyMap<string, ChangeResult>;
+  /** Set when the sync never writes; undefined when it heals. */
+  notApplied?: NotApplied;
+  /** `HH:MM:SS`, the time the line is stamped with. */
+  time: string;
+}
+
+/** Writes the plan waits to make, split by cause. */
+export interface PendingCounts {
+  /** Manifest changes from Git not yet applied. */
+  toApply: number;
+  /** Live edits made outside stacksync. */
+  drift: number;
+}
+
+export function pendingCounts(changes: readonly Change[]): PendingCounts {
+  const writes = changes.filter((change) => isWrite(change.action));
+  const drift = writes.filter((change) => change.drift).length;
+  return { toApply: writes.length - drift, drift };
+}
+
+/** `3 changes to apply and 1 drift (a live edit made outside stacksync)`. */
+export function describePending(counts: PendingCounts): string {
+  const parts: string[] = [];
+  if (counts.toApply > 0) parts.push(`${counts.toApply} ${counts.toApply === 1 ? 'change' : 'changes'} to apply`);
+  if (counts.drift > 0) parts.push(`${counts.drift} drift (${counts.drift === 1 ? 'a live edit' : 'live edits'} made outside stacksync)`);
+  return parts.join(' and ');
+}
+
+const NOT_APPLIED: Readonly<Record<NotApplied, string>> = {
+  'dry-run': 'dry run: not applied',
+  report: 'sync.drift is report: not applied',
+};
+
+/** One sync, for the console: a headline, then the plan (with results when it was applied). */
+export function describeSync(account: SyncAccount): string {
+  const { target, trigger, plan, results, time } = account;
+  const counts = pendingCounts(plan.changes);
+  const listed = plan.changes.filter((change) => change.action !== 'unchanged');
+  if (listed.length === 0 && plan.errors.length === 0) return `[${time}] ${target}: in sync (${plan.summary.unchanged} resources, ${trigger})\n`;
+  const pending = describePending(counts);
+  const headline = !pending
+    ? nothingToApply(plan)
+    : results
+      ? describeApplied(counts)
+      : account.notApplied
+        ? `found ${pending} (${NOT_APPLIED[account.notApplied]})`
+        : `could not apply ${pending}`;
+  // Results of unchanged resources are all `ok`; listing them would bury the changes.
+  const listedRefs = new Set(listed.map(changeRef));
+  const shown = results && new Map([...results].filter(([ref]) => listedRefs.has(ref)));
+  return `[${time}] ${target}: ${trigger} sync ${headline}:\n${renderPlanText(plan, shown ? { results: shown } : {})}`;
+}
+
+/** Why a sync that writes nothing is still worth a look: orphans, errors. */
+function nothingToApply(plan: Plan): string {
+  const orphans = plan.summary.orphan > 0 ? `; ${plan.summary.orphan} orphaned (apply --prune deletes ${plan.summary.orphan === 1 ? 'it' : 'them'})` : '';
+  const errors = plan.summary.errors > 0 ? `; ${plan.summary.errors} ${plan.summary.errors === 1 ? 'error' : 'errors'}` : '';
+  return `found nothing to apply${orphans}${errors}`;
+}
+
+/** `applied 2 changes from Git and healed 1 drift (…)`. */
+export function describeApplied(counts: PendingCounts): string {
+  const parts: string[] = [];
+  if (counts.toApply > 0) parts.push(`applied ${counts.toApply} ${counts.toApply === 1 ? 'change' : 'changes'} from Git`);
+  if (counts.drift > 0) parts.push(`healed ${counts.drift} drift (${counts.drift === 1 ? 'a live edit' : 'live edits'} made outside stacksync)`);
+  return parts.join(' and ');
+}

@@ -1,0 +1,42 @@
+/** The daemon's console lines: "changes to apply" for Git, "drift" only for live edits. */
+import { describe, expect, it } from 'vitest';
+import { describeSync, pendingCounts } from '../../src/daemon/console.js';
+import type { Change } from '../../src/model/plan.js';
+import { buildPlan } from '../../src/plan/build.js';
+
+function change(fields: Partial<Change> & Pick<Change, 'name' | 'action'>): Change {
+  return { target: 'prod', kind: 'Dashboard', diff: [], operations: [], dependsOn: [], warnings: [], file: 'manifests/x.yaml', line: 1, ...fields };
+}
+
+const fromGit = change({ name: 'edited', action: 'update', id: 'd-1' });
+const drifted = change({ name: 'touched', action: 'update', id: 'd-2', drift: true });
+const line = (changes: Change[], extra: Partial<Parameters<typeof describeSync>[0]> = {}): string =>
+  describeSync({ target: 'prod', trigger: 'initial', plan: buildPlan(changes, []), time: '10:00:00', ...extra }).split('\n')[0] ?? '';
+
+describe('describeSync', () => {
+  it('a dry run found changes to apply, not drift', () => {
+    expect(line([fromGit, change({ name: 'new', action: 'create' })], { notApplied: 'dry-run' })).toBe('[10:00:00] prod: initial sync found 2 changes to apply (dry run: not applied):');
+  });
+
+  it('drift is named only for live edits made outside stacksync', () => {
+    expect(line([fromGit, drifted], { notApplied: 'report', trigger: 'resync' })).toBe(
+      '[10:00:00] prod: resync sync found 1 change to apply and 1 drift (a live edit made outside stacksync) (sync.drift is report: not applied):',
+    );
+  });
+
+  it('what a healing sync applied: changes from Git, and healed drift', () => {
+    const results = new Map([['prod/Dashboard/edited', { result: 'ok' as const }], ['prod/Dashboard/touched', { result: 'ok' as const }]]);
+    expect(line([fromGit, drifted], { results })).toBe('[10:00:00] prod: initial sync applied 1 change from Git and healed 1 drift (a live edit made outside stacksync):');
+    expect(line([drifted], { results, trigger: 'resync' })).toBe('[10:00:00] prod: resync sync healed 1 drift (a live edit made outside stacksync):');
+  });
+
+  it('in sync is one line; orphans alone are nothing to apply', () => {
+    expect(describeSync({ target: 'prod', trigger: 'resync', plan: buildPlan([change({ name: 'same', action: 'unchanged' })], []), time: '10:00:00' })).toBe('[10:00:00] prod: in sync (1 resources, resync)\n');
+    expect(line([change({ name: 'old', action: 'orphan', file: undefined })], { notApplied: 'dry-run' })).toBe('[10:00:00] prod: initial sync found nothing to apply; 1 orphaned (apply --prune deletes it):');
+    expect(line([change({ name: 'bad', action: 'error' })])).toBe('[10:00:00] prod: initial sync found nothing to apply; 1 error:');
+  });
+
+  it('counts only writes, split by cause', () => {
+    expect(pendingCounts([fromGit, drifted, change({ name: 'old', action: 'orphan' }), change({ name: 'bad', action: 'error' })])).toEqual({ toApply: 1, drift: 1 });
+  });
+});
