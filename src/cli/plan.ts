@@ -1,5 +1,6 @@
 /** `stacksync plan`: the dry run that gates every pull request. Reads only; writes nothing. */
 import { Command, Option } from 'commander';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { processEnv, type Env } from '../config/paths.js';
@@ -7,6 +8,7 @@ import { hasChanges, renderPlanGithub, renderPlanJson, renderPlanMarkdown, rende
 import type { Plan } from '../model/plan.js';
 import { renderSavedPlan } from '../plan/saved.js';
 import { fingerprintRun } from '../reconcile/fingerprint.js';
+import { keyPathFor } from '../state/hmac.js';
 import { computePlan, planRequestFor, type RunPlan } from '../reconcile/reconcile.js';
 import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
 import { StacksyncError } from '../errors.js';
@@ -48,7 +50,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none, 1 on errors')
     .option('--prune', 'also show the deletes `apply --prune` would make (default: sync.prune)')
     .option('--adopt', 'plan to take over same-named live resources (default: sync.adopt)')
-    .option('--out <file>', 'also save the plan, with a fingerprint of what it was computed from, for `apply --plan FILE` (creates the state key if missing)')
+    .option('--out <file>', 'also save the plan, with a fingerprint of what it was computed from, for `apply --plan FILE`')
     .option(
       '--link-base <url>',
       'markdown: prefix of links to manifest lines, e.g. https://github.com/OWNER/REPO/blob/SHA/ (default in GitHub Actions: GITHUB_SERVER_URL/GITHUB_REPOSITORY/blob/GITHUB_SHA/)',
@@ -60,8 +62,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
     )
     .action(async (flags: PlanFlags) => {
       const env = processEnv();
-      // A saved plan's secret digests must be made with the key apply will check them with.
-      const session = await openSession(flags, { writeKey: flags.out !== undefined, env });
+      const session = await openSession(flags, { writeKey: false, env });
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
         const plan = withConfigWarnings(run.plan, session.configWarnings);
@@ -94,6 +95,10 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
     throw new StacksyncError('E_USAGE', `cannot write the plan to ${file} (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
   }
   process.stderr.write(`stacksync: saved the plan to ${file}; apply exactly it with: stacksync apply --plan ${file}\n`);
+  // plan writes nothing else, not even a key: with none yet, its digests are made under a throwaway one.
+  if (!existsSync(keyPathFor(config.state))) {
+    process.stderr.write(`stacksync: warning: there is no state key (${keyPathFor(config.state)}) yet, so apply --plan cannot check this plan and will refuse it; run apply once first\n`);
+  }
 }
 
 function renderPlan(plan: Plan, output: PlanFlags['output'], markdown: () => string): string {
