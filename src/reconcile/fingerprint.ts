@@ -1,13 +1,12 @@
 /**
  * Digests of what a plan was computed from: the spec of each manifest, the live resources and
  * inventory entries of each planned write, and the writes themselves. Saved plans compare them
- * (plan/saved.ts); the spec digest is also what the state file records as "last applied", to tell
- * a Git change from drift. Data without secrets is digested with SHA-256; the writes, whose bodies
+ * (plan/saved.ts); the spec digest (spec.ts) is also what the state file records as "last
+ * applied", to tell a Git change from drift. Data without secrets is digested with SHA-256; the writes, whose bodies
  * may hold credentials, only under the state's HMAC key.
  */
 import type { Config, Target } from '../model/config.js';
 import type { Kind } from '../model/kinds.js';
-import type { DesiredResource } from '../model/desired.js';
 import { changeRef, isWrite, type Change } from '../model/plan.js';
 import type { LiveState } from '../model/resources.js';
 import type { ChangeFingerprint, PlanFingerprint } from '../plan/saved.js';
@@ -15,6 +14,7 @@ import type { SecretHasher } from '../state/hmac.js';
 import type { StateStore } from '../state/store.js';
 import { canonicalJson, digestOf } from '../support/digest.js';
 import type { RunPlan } from './reconcile.js';
+import { specDigest } from './spec.js';
 
 /** Hashed with the state key, it tells whether two runs hold the same key without revealing it. */
 const KEY_CHECK_INPUT = 'stacksync: saved plan key check';
@@ -28,23 +28,6 @@ const SERVER_STATUS_MEMBERS: Readonly<Record<Kind, readonly string[]>> = {
   Dashboard: [],
   Alert: ['state', 'silenced'],
 };
-
-/** A manifest as it matters to the API: no source location, secrets as their HMACs only. */
-export function specOf(resource: DesiredResource): unknown {
-  const { location: _where, ...rest } = resource;
-  if (rest.kind === 'Dashboard') return { ...rest, tiles: rest.tiles.map(({ location: _tile, ...tile }) => tile) };
-  if (rest.kind === 'Pipe' && rest.source?.secrets) {
-    const { member, fields } = rest.source.secrets;
-    const hashes = Object.fromEntries(Object.entries(fields).map(([name, secret]) => [name, secret.hmac]));
-    return { ...rest, source: { ...rest.source, secrets: { member, fields: hashes } } };
-  }
-  return rest;
-}
-
-/** Digest of a manifest's spec: equal for two manifests that ask the API for the same thing. */
-export function specDigest(resource: DesiredResource): string {
-  return digestOf(specOf(resource));
-}
 
 /** The part of a fingerprint known before reading anything live. */
 export function setupFingerprint(config: Config, targets: readonly string[], hasher: SecretHasher, version: string): Pick<PlanFingerprint, 'stacksync' | 'keyCheck' | 'targets'> {

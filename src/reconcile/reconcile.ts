@@ -16,7 +16,7 @@ import type { LoadProblem, LoadResult } from '../model/desired.js';
 import { buildPlan } from '../plan/build.js';
 import { changeKey, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
 import { managedCount, recordSpec, refreshInventory } from '../state/inventory.js';
-import { specDigest } from './fingerprint.js';
+import { specDigest } from './spec.js';
 import type { SecretHasher } from '../state/hmac.js';
 import type { StateStore } from '../state/store.js';
 
