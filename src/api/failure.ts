@@ -46,11 +46,13 @@ export interface ServerError {
 
 /**
  * Reads both variants' error bodies: managed `{status, error: "CODE: detail", requestId}`,
- * self-hosted `{message}`, or plain text (`Unauthorized`, `Not Found`).
+ * self-hosted `{message}`, or plain text (`Unauthorized`, `Not Found`). `redact` runs on the
+ * message before it is clipped: a secret cut in two by the clip would no longer be recognised.
  */
-export function parseServerError(text: string): ServerError {
+export function parseServerError(text: string, redact: (text: string) => string = (same) => same): ServerError {
   const trimmed = text.trim();
   if (trimmed === '') return {};
+  const clip = (message: string): string => clipText(redact(message));
   let json: unknown;
   try {
     json = JSON.parse(trimmed);
@@ -58,10 +60,10 @@ export function parseServerError(text: string): ServerError {
     return { message: clip(trimmed) };
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return { message: clip(trimmed) };
-  return fromErrorObject(json as Record<string, unknown>);
+  return fromErrorObject(json as Record<string, unknown>, clip);
 }
 
-function fromErrorObject(body: Record<string, unknown>): ServerError {
+function fromErrorObject(body: Record<string, unknown>, clip: (text: string) => string): ServerError {
   const result: ServerError = {};
   if (typeof body['requestId'] === 'string') result.requestId = body['requestId'];
   const error = body['error'];
@@ -79,7 +81,7 @@ function fromErrorObject(body: Record<string, unknown>): ServerError {
   return result;
 }
 
-function clip(text: string): string {
+function clipText(text: string): string {
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
 }
 

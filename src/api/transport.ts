@@ -195,7 +195,7 @@ export class Transport {
     if (status >= 200 && status < 300) return this.success(context, status, headers, text);
     // A DELETE retried after an attempt that may have worked finds the resource gone: that is success.
     if (status === 404 && exchange.method === 'DELETE' && earlierMayHaveActed) return { kind: 'ok', reply: { status, headers, body: undefined } };
-    const server = parseServerError(text);
+    const server = parseServerError(text, (message) => redactor.redact(message));
     if (isTransientStatus(status)) {
       const throttled = status === 429;
       const waitMs = throttled ? serverWaitMs(headers, this.options.now()) : undefined;

@@ -66,6 +66,41 @@ describe('secrets', () => {
     expect(lines.length).toBeGreaterThan(0);
   });
 
+  describe('in whatever encoding a server echoes them', () => {
+    // A quote, a backslash, a slash, a space and non-ASCII letters: each encoding differs from the raw string.
+    const USER = 'svc-ü"ser';
+    const PASSWORD = 'pa"55\\wörd/ß é-x';
+
+    /** How the forms are written here is independent of the redactor, so one it misses fails. */
+    const json = (text: string): string => JSON.stringify(text).slice(1, -1);
+    const ascii = (text: string): string => text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const asciiJson = (text: string): string => ascii(json(text));
+    const leakForms = (text: string): string[] => [text, json(text), asciiJson(text), encodeURIComponent(text), Buffer.from(text).toString('base64')];
+
+    it.each([
+      ['the body quoted in a JSON error (JSON-escaped once)', (body: string) => JSON.stringify({ status: 400, error: `BAD_REQUEST: cannot apply ${body}` })],
+      ['the body as plain text', (body: string) => `cannot apply ${body}`],
+      ['the body re-serialised ASCII-only (\\u00f6)', (body: string) => JSON.stringify({ message: `cannot apply ${ascii(body)}` })],
+      ['the body quoted twice (a JSON string inside a JSON string)', (body: string) => JSON.stringify({ message: JSON.stringify({ detail: `cannot apply ${body}` }) })],
+      ['a form field (URL-encoded)', () => JSON.stringify({ message: `rejected user=${encodeURIComponent(USER)}&password=${encodeURIComponent(PASSWORD)}` })],
+      ['a lower-case URL encoding', () => JSON.stringify({ message: `rejected ${encodeURIComponent(PASSWORD).toLowerCase()}` })],
+      ['a Basic header of user:pass', () => JSON.stringify({ message: `SASL rejected Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` })],
+      ['a message clipped in the middle of the secret', () => JSON.stringify({ message: `${'x'.repeat(485)} ${PASSWORD}` })],
+    ] as const)('%s', async (_name, echo) => {
+      agent = mockAgent();
+      const { logger, lines } = capturedLogger();
+      api = createApi(managedConnection(), { dispatcher: agent, logger, retry: { maxAttempts: 1 } });
+      agent
+        .get(BASE)
+        .intercept({ path: `${MANAGED_PREFIX}/pipes/p1`, method: 'PATCH' })
+        .reply(400, (request) => echo(String(request.body)));
+      const error = await failure(api.updatePipe('p1', { source: { kafka: { credentials: { username: USER, password: PASSWORD } } } }));
+      const forms = [...leakForms(PASSWORD), ...leakForms(USER), Buffer.from(`${USER}:${PASSWORD}`).toString('base64'), ...leakForms(PASSWORD.slice(0, 8))];
+      for (const text of [...renderings(error), ...lines]) for (const form of forms) expect(text, `leaks ${JSON.stringify(form)}`).not.toContain(form);
+      expect(error.message).toContain('(sensitive)');
+    });
+  });
+
   it('replace, not drop, what they hide: the message still says what failed', async () => {
     agent = mockAgent();
     api = createApi(selfHostedConnection(), { dispatcher: agent, retry: { maxAttempts: 1 } });

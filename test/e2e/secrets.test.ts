@@ -14,22 +14,31 @@ import { alertYaml, dashboardYaml, describeRun, documents, parseJsonOutput, read
 import { startProxy, type RunningProxy } from '../helpers/proxy.js';
 import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
 
+// Values with a quote, a backslash, a slash, a space and non-ASCII letters: every encoding of them differs from the raw string.
 const KAFKA_USER = 'kafka-user-e2e-4f1c9a';
-const KAFKA_PASSWORD = 'kafka-Pa55word-e2e-77d0b2!';
-const KAFKA_PASSWORD_2 = 'kafka-Pa55word-e2e-rotated-91ce';
+const KAFKA_PASSWORD = 'kafka-Pa"55\\wörd-e2e-77d0b2!';
+const KAFKA_PASSWORD_2 = 'kafka-"rotated" \\Pässwort/91ce-ßé';
 const ACCESS_KEY_ID = 'AKIAE2ETESTKEY0A1B2C3';
-const SECRET_KEY = 's3-secretKey/e2e+Zq8RwN0vT5yU1iO3pL6kJ9hG';
+const SECRET_KEY = 's3-secretKey/e2e+Zq8"RwN0\\vT5yU1iO3pL6kJ9hG-ø';
+
+/**
+ * The forms in which a leaked secret would show in output: raw; JSON-escaped, as `--output json`
+ * or a server quoting a body writes it (also with `\uXXXX` for non-ASCII); URL-encoded; base64.
+ * Written out here rather than taken from the redactor, so a redactor that misses one fails.
+ */
+function leakForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const asciiJson = json.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [secret, json, asciiJson, encodeURIComponent(secret), Buffer.from(secret).toString('base64')];
+}
+
+const RAW_SECRETS = [KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_2, ACCESS_KEY_ID, SECRET_KEY, DEFAULT_SEED_IDS.keySecret, DEFAULT_SEED_IDS.token];
 
 /** Every string that must never show: pipe secrets, target credentials and their encodings. */
 const SECRETS = [
-  KAFKA_USER,
-  KAFKA_PASSWORD,
-  KAFKA_PASSWORD_2,
-  ACCESS_KEY_ID,
-  SECRET_KEY,
-  DEFAULT_SEED_IDS.keySecret,
-  DEFAULT_SEED_IDS.token,
+  ...RAW_SECRETS.flatMap(leakForms),
   Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64'),
+  Buffer.from(`${KAFKA_USER}:${KAFKA_PASSWORD_2}`).toString('base64'),
 ];
 
 const PIPES = documents([
@@ -172,7 +181,7 @@ describe('secret values never leave stacksync', () => {
         expectNoSecret(result.stdout, `failed apply --output ${format} stdout`);
         expectNoSecret(result.stderr, `failed apply --output ${format} stderr`);
       }
-      expect(proxy.intercepted.some((request) => request.body.includes(KAFKA_PASSWORD_2))).toBe(true);
+      expect(proxy.intercepted.some((request) => JSON.parse(request.body).source?.kafka?.credentials?.password === KAFKA_PASSWORD_2)).toBe(true);
     } finally {
       proxy.intercept(undefined);
     }
