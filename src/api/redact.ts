@@ -40,9 +40,9 @@ export class Redactor {
   }
 
   redact(text: string): string {
-    let result = text;
-    for (const form of this.forms) if (result.includes(form)) result = result.split(form).join(SENSITIVE);
-    return result;
+    let redacted = text;
+    for (const form of this.forms) redacted = redacted.split(form).join(SENSITIVE);
+    return redacted;
   }
 }
 
