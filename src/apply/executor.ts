@@ -35,9 +35,6 @@ export interface ApplyDeps {
 /** Per change of the target (`Kind/name`), what happened. Unchanged changes are `ok`. */
 export type ApplyResults = Map<ChangeKey, ChangeResult>;
 
-/** Creates tried at most this often when the API cannot tell whether one happened. */
-export const MAX_CREATE_ATTEMPTS = 2;
-
 /** Applies the changes of `deps.target`; never throws for a failed change, it reports it. */
 export async function applyPlan(changes: readonly Change[], deps: ApplyDeps): Promise<ApplyResults> {
   return new ApplyRun(
@@ -228,12 +225,12 @@ class ApplyRun {
         return this.#owned(node, pipe);
       }
       case 'createDashboard':
-        return this.#dashboardWritten(node, await this.#create(node, operation.body.name, () => this.#createDashboard(node, operation.body), () => this.#findDashboard(node, operation.body.name)));
+        return this.#dashboardWritten(node, await this.#create(node, operation.body.name, () => this.#createDashboard(node, operation.body), () => this.#findDashboards(node, operation.body.name)));
       case 'updateDashboard':
         return this.#dashboardWritten(node, await this.#updateOrRecreateDashboard(node, operation.id, operation.body));
       case 'createAlert': {
         const body = this.#resolveRefs(operation.body, operation.refs);
-        return this.#owned(node, await this.#create(node, body.name ?? name, () => this.#createAlert(node, body), () => this.#findAlert(node, body.name ?? name)));
+        return this.#owned(node, await this.#create(node, body.name ?? name, () => this.#createAlert(node, body), () => this.#findAlerts(node, body.name ?? name)));
       }
       case 'updateAlert':
         return this.#owned(node, await this.#updateOrRecreateAlert(node, operation.id, this.#resolveRefs(operation.body, operation.refs)));
@@ -265,38 +262,59 @@ class ApplyRun {
     return this.#call(node, 'createAlert', () => this.#deps.api.createAlert(body));
   }
 
-  async #findDashboard(node: ExecutionNode, name: string): Promise<LiveDashboard | undefined> {
+  async #findDashboards(node: ExecutionNode, name: string): Promise<LiveDashboard[]> {
     const list = await this.#call(node, 'listDashboards', () => this.#deps.api.listDashboards());
-    return list.find((dashboard) => dashboard.name === name);
+    return list.filter((dashboard) => dashboard.name === name);
   }
 
-  async #findAlert(node: ExecutionNode, name: string): Promise<LiveAlert | undefined> {
+  async #findAlerts(node: ExecutionNode, name: string): Promise<LiveAlert[]> {
     const list = await this.#call(node, 'listAlerts', () => this.#deps.api.listAlerts());
-    return list.find((alert) => alert.name === name);
+    return list.filter((alert) => alert.name === name);
   }
 
   /**
    * A create, crash-safe: the intent is durable before the request leaves. When the API cannot
-   * tell whether the create happened, a list by name decides: found → it is ours; not found →
-   * one more create. An intent left behind lets the next plan take the resource back.
+   * tell whether the create happened (timeout, reset, 5xx after the body was sent), a list by
+   * name decides: exactly one → it is ours. Anything else fails the change and keeps the intent,
+   * and the create is never sent again in this run: a proxy may still hold the first request and
+   * forward it later, and a second create would then leave two. The next run's read settles it
+   * (the intent takes back exactly one live resource of that name).
    */
-  async #create<T>(node: ExecutionNode, apiName: string, create: () => Promise<T>, find: () => Promise<T | undefined>): Promise<T> {
+  async #create<T extends { id: string }>(node: ExecutionNode, apiName: string, create: () => Promise<T>, find: () => Promise<T[]>): Promise<T> {
     const { kind, name } = node.change;
     this.#deps.store.update(this.#deps.target, (state) => addIntent(state, { kind, key: name, name: apiName, at: new Date(this.#clock()).toISOString() }));
     await this.#deps.store.save();
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await create();
-      } catch (error) {
-        if (!isStacksyncError(error, 'E_API_AMBIGUOUS')) {
-          await this.#dropIntentIfNotCreated(kind, name, error);
-          throw error;
-        }
-        const found = await find();
-        if (found) return found;
-        if (attempt >= MAX_CREATE_ATTEMPTS || this.#deps.signal?.aborted) throw error;
+    try {
+      return await create();
+    } catch (error) {
+      if (!isStacksyncError(error, 'E_API_AMBIGUOUS')) {
+        await this.#dropIntentIfNotCreated(kind, name, error);
+        throw error;
       }
+      return this.#settleAmbiguous(node, apiName, error, find);
     }
+  }
+
+  async #settleAmbiguous<T>(node: ExecutionNode, apiName: string, error: StacksyncError, find: () => Promise<T[]>): Promise<T> {
+    const { kind } = node.change;
+    const pending = 'its intent stays pending, so the next run takes it back once it shows, or creates it if it never does';
+    let found: T[];
+    try {
+      found = await find();
+    } catch (lookup) {
+      const why = lookup instanceof Error ? lookup.message : String(lookup);
+      throw new StacksyncError('E_API_AMBIGUOUS', `${error.message}; looking it up by name failed too (${why}); it was not sent again, and ${pending}`, { subject: node.key, cause: error });
+    }
+    const [only] = found;
+    if (found.length === 1 && only !== undefined) return only;
+    if (found.length > 1) {
+      const message = `${error.message}; now ${found.length} live ${kind}s are named "${apiName}", so which one this create made cannot be told; delete the extra ones`;
+      throw new StacksyncError('E_CONFLICT', message, { subject: node.key, cause: error });
+    }
+    throw new StacksyncError('E_API_AMBIGUOUS', `${error.message}; no live ${kind} is named "${apiName}" yet; it was not sent again (the first request may still land), and ${pending}`, {
+      subject: node.key,
+      cause: error,
+    });
   }
 
   async #dropIntentIfNotCreated(kind: Kind, key: string, error: unknown): Promise<void> {
@@ -317,7 +335,7 @@ class ApplyRun {
     } catch (error) {
       if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
       const fresh: DashboardWrite = { ...body, tiles: body.tiles.map(({ id: _staleId, ...tile }) => tile) };
-      return this.#create(node, body.name, () => this.#createDashboard(node, fresh), () => this.#findDashboard(node, body.name));
+      return this.#create(node, body.name, () => this.#createDashboard(node, fresh), () => this.#findDashboards(node, body.name));
     }
   }
 
@@ -327,7 +345,7 @@ class ApplyRun {
     } catch (error) {
       if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
       const apiName = body.name ?? node.change.name;
-      return this.#create(node, apiName, () => this.#createAlert(node, body), () => this.#findAlert(node, apiName));
+      return this.#create(node, apiName, () => this.#createAlert(node, body), () => this.#findAlerts(node, apiName));
     }
   }
 

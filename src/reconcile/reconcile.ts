@@ -162,10 +162,10 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
     run.targets.map(async (targetRun) => {
       if (targetRun.failed) return;
       const name = targetRun.target.name;
-      // 1. Forget entries and intents that name nothing live, before the caps count what is managed;
-      //    what is in sync counts as applied.
+      // 1. Forget entries (and expired intents) that name nothing live, before the caps count what is
+      //    managed; what is in sync counts as applied.
       const live = targetRun.live;
-      if (live) ctx.store.update(name, (state) => refreshInventory(state, live));
+      if (live) ctx.store.update(name, (state) => refreshInventory(state, live, Date.now()));
       recordInSync(ctx, name, targetRun.changes);
       // 2. Prune's guard: refused deletes, and what waits on them, do not run.
       const { sync } = ctx.config;

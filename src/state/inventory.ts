@@ -33,12 +33,25 @@ export function recordDeleted(state: TargetState, kind: Kind, key: string): Targ
 }
 
 /**
- * Forgets what names nothing live any more: dashboard and alert entries whose id is gone (deleted
- * in the console, or by the service's cascade), and intents whose create never happened. Without
- * this, dead entries would inflate the count `maxDeletePercent` is taken of. Pipes are left alone:
- * a pipe that vanished is an error for a person to see, not something to forget.
+ * How long an intent naming nothing live is kept. A create that timed out may still land later
+ * (a proxy can hold the request and forward it), and only its intent makes the resource ours
+ * when it does; no proxy or server holds a request for a day, so an older intent names a create
+ * that never happened.
  */
-export function refreshInventory(state: TargetState, live: { dashboards: readonly { id: string; name?: string }[]; alerts: readonly { id: string; name?: string }[] }): TargetState {
+export const INTENT_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Forgets what names nothing live any more: dashboard and alert entries whose id is gone (deleted
+ * in the console, or by the service's cascade), and intents older than {@link INTENT_EXPIRY_MS}
+ * whose create never showed. Without this, dead entries would inflate the count
+ * `maxDeletePercent` is taken of. Pipes are left alone: a pipe that vanished is an error for a
+ * person to see, not something to forget. `nowMs`: milliseconds since the epoch.
+ */
+export function refreshInventory(
+  state: TargetState,
+  live: { dashboards: readonly { id: string; name?: string }[]; alerts: readonly { id: string; name?: string }[] },
+  nowMs: number,
+): TargetState {
   const liveOf = { Dashboard: live.dashboards, Alert: live.alerts } as const;
   let next = state;
   for (const kind of ['Dashboard', 'Alert'] as const) {
@@ -48,7 +61,7 @@ export function refreshInventory(state: TargetState, live: { dashboards: readonl
     }
   }
   const names = { Pipe: new Set<string>(), Dashboard: new Set(live.dashboards.map((d) => d.name)), Alert: new Set(live.alerts.map((a) => a.name)) };
-  const intents = next.intents.filter((intent) => names[intent.kind].has(intent.name));
+  const intents = next.intents.filter((intent) => names[intent.kind].has(intent.name) || !(nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS));
   return intents.length === next.intents.length ? next : { ...next, intents };
 }
 

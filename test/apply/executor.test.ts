@@ -270,29 +270,48 @@ describe('applyPlan: crash safety', () => {
     expect(api.calls).toEqual([]);
   });
 
-  it.each([
-    ['took effect', true, ['createDashboard', 'listDashboards']],
-    ['was lost', false, ['createDashboard', 'listDashboards', 'createDashboard']],
-  ])('recovers an ambiguous create that %s by looking it up by name: exactly one dashboard', async (_label, happened, calls) => {
+  it('recovers an ambiguous create that took effect by looking it up by name: exactly one dashboard', async () => {
     api.seedDashboard('someone-elses', ['x']);
-    api.ambiguous('createDashboard', happened);
+    api.ambiguous('createDashboard', true);
     const results = await apply([createDashboard('api', ['p99'], 'API latency')]);
     expect(results.get('Dashboard/api')).toEqual({ result: 'ok' });
-    expect(api.methods()).toEqual(calls);
+    expect(api.methods()).toEqual(['createDashboard', 'listDashboards']);
     const ours = [...api.dashboards.values()].filter((dashboard) => dashboard.name === 'API latency');
     expect(ours).toHaveLength(1);
     expect(onDisk().targets[TARGET]!.inventory.Dashboard).toEqual({ api: { id: ours[0]!.id, name: 'API latency' } });
     expect(onDisk().targets[TARGET]!.intents).toEqual([]);
   });
 
-  it('gives up after a bounded number of ambiguous creates and keeps the intent for the next run', async () => {
-    api.ambiguous('createAlert', false, 5);
-    const dashboard = api.seedDashboard('d', ['t']);
-    const body = alertBody('a', { dashboardId: dashboard.id, tileId: dashboard.tiles[0]!.id });
-    const results = await apply([change({ kind: 'Alert', name: 'a', action: 'create', operations: [{ type: 'createAlert', body }] })]);
-    expect(results.get('Alert/a')).toMatchObject({ result: 'failed' });
-    expect(api.methods().filter((method) => method === 'createAlert')).toHaveLength(2);
-    expect(onDisk().targets[TARGET]!.intents).toEqual([{ kind: 'Alert', key: 'a', name: 'a', at: expect.any(String) }]);
+  it.each([
+    ['Dashboard', () => createDashboard('api', ['p99'], 'API latency'), 'createDashboard', 'listDashboards'],
+    ['Alert', () => change({ kind: 'Alert', name: 'a', action: 'create', operations: [{ type: 'createAlert', body: alertBody('API latency', {}) }] }), 'createAlert', 'listAlerts'],
+  ] as const)('never sends an ambiguous %s create again in the same run: it fails, and the intent stays pending', async (kind, make, create, list) => {
+    // The first request may still be held by a proxy and land later: a second create would make two.
+    api.ambiguous(create, false, 5);
+    const results = await apply([make()]);
+    const key = `${kind}/${kind === 'Alert' ? 'a' : 'api'}` as const;
+    expect(results.get(key)).toMatchObject({ result: 'failed', code: 'E_API_AMBIGUOUS', error: expect.stringContaining('not sent again') });
+    expect(api.methods()).toEqual([create, list]);
+    expect(onDisk().targets[TARGET]!.intents).toEqual([{ kind, key: key.split('/')[1], name: 'API latency', at: expect.any(String) }]);
+  });
+
+  it('fails an ambiguous create as a conflict when the lookup finds two of that name, keeping the intent', async () => {
+    api.seedDashboard('API latency', ['x']);
+    api.ambiguous('createDashboard', true);
+    const results = await apply([createDashboard('api', ['p99'], 'API latency')]);
+    expect(results.get('Dashboard/api')).toMatchObject({ result: 'failed', code: 'E_CONFLICT', error: expect.stringContaining('2 live Dashboards are named "API latency"') });
+    expect(api.methods()).toEqual(['createDashboard', 'listDashboards']);
+    expect(onDisk().targets[TARGET]!.intents).toHaveLength(1);
+    expect(onDisk().targets[TARGET]!.inventory.Dashboard).toEqual({});
+  });
+
+  it('keeps the intent of an ambiguous create whose lookup fails', async () => {
+    api.ambiguous('createDashboard', false);
+    api.fail('listDashboards', apiError('E_API_UNAVAILABLE', 503, 'down'));
+    const results = await apply([createDashboard('api', ['p99'], 'API latency')]);
+    expect(results.get('Dashboard/api')).toMatchObject({ result: 'failed', code: 'E_API_AMBIGUOUS', error: expect.stringContaining('looking it up by name failed too') });
+    expect(api.methods()).toEqual(['createDashboard', 'listDashboards']);
+    expect(onDisk().targets[TARGET]!.intents).toHaveLength(1);
   });
 
   it('on cancellation starts nothing new, finishes what is in flight and leaves a consistent saved state', async () => {

@@ -95,15 +95,27 @@ describe('refreshInventory', () => {
     ],
   });
 
-  it('forgets dashboard and alert entries whose id is gone, and intents that name nothing live', () => {
-    const next = refreshInventory(state(), { dashboards: [{ id: 'd1', name: 'Live' }, { id: 'd9', name: 'Pending' }], alerts: [] });
+  const SOON = Date.parse('2026-11-21T00:05:00.000Z');
+  const NEXT_DAY = Date.parse('2026-11-22T00:00:01.000Z');
+
+  it('forgets dashboard and alert entries whose id is gone', () => {
+    const next = refreshInventory(state(), { dashboards: [{ id: 'd1', name: 'Live' }, { id: 'd9', name: 'Pending' }], alerts: [] }, SOON);
     expect(Object.keys(next.inventory.Dashboard)).toEqual(['live']);
     expect(next.inventory.Alert).toEqual({});
+  });
+
+  it('keeps an intent that names nothing live yet: a create that timed out may still land', () => {
+    const next = refreshInventory(state(), { dashboards: [], alerts: [] }, SOON);
+    expect(next.intents.map((intent) => intent.key)).toEqual(['pending', 'never']);
+  });
+
+  it('forgets an intent naming nothing live once it is a day old, and keeps one that names something live', () => {
+    const next = refreshInventory(state(), { dashboards: [{ id: 'd9', name: 'Pending' }], alerts: [] }, NEXT_DAY);
     expect(next.intents.map((intent) => intent.key)).toEqual(['pending']);
   });
 
   it('leaves pipes alone: a vanished pipe is an error to show, not something to forget', () => {
-    expect(refreshInventory(state(), { dashboards: [], alerts: [] }).inventory.Pipe).toEqual({ orders: { id: 'p-gone' } });
+    expect(refreshInventory(state(), { dashboards: [], alerts: [] }, SOON).inventory.Pipe).toEqual({ orders: { id: 'p-gone' } });
   });
 
   it('recordDeleted also clears an intent for the key', () => {
