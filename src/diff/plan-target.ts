@@ -15,6 +15,7 @@ import type { DashboardOutcome } from './dashboards.js';
 import { sortChanges } from './order.js';
 import { planPipes } from './pipes.js';
 import { planOrphans } from './prune.js';
+import { planTwins } from './twins.js';
 
 export interface PlanOptions {
   /** Delete inventory resources no manifest names any more (`--prune`, `sync.prune`). */
@@ -74,9 +75,16 @@ export function planTarget(input: PlanTargetInput): Change[] {
   const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
   orderCascades({ live: live.alerts, alerts, alertDeletes, dashboardDeletes, dashboardChanges, ...doom });
 
-  // 6. A stable order; orphans (no deletes when pruning) join it untouched.
+  // 6. Live twins of managed resources: shown as conflicts, never hidden behind the one matched by id.
+  const alertChanges = alerts.map((o) => o.change);
   const orphans = prune ? [] : [...dashboardOrphans, ...alertOrphans];
-  return sortChanges([...pipeChanges, ...dashboardChanges.values(), ...alerts.map((o) => o.change), ...alertDeletes, ...orphans]);
+  const twins = [
+    ...planTwins({ target: target.name, kind: 'Dashboard', changes: [...dashboardChanges.values(), ...orphans], live: live.dashboards, state }),
+    ...planTwins({ target: target.name, kind: 'Alert', changes: [...alertChanges, ...alertDeletes, ...orphans], live: live.alerts, state }),
+  ];
+
+  // 7. A stable order; orphans (no deletes when pruning) join it untouched.
+  return sortChanges([...pipeChanges, ...dashboardChanges.values(), ...alertChanges, ...alertDeletes, ...orphans, ...twins]);
 }
 
 interface Doom {

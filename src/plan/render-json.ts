@@ -39,8 +39,12 @@ function changeToJson(change: Change, options: JsonRenderOptions): Record<string
   if (change.warnings.length > 0) json['warnings'] = [...change.warnings];
   const result = options.results?.get(changeRef(change));
   if (result) json['result'] = result.result;
-  const error = (result && result.result !== 'ok' ? result.error : undefined) ?? change.error;
+  const failure = result && result.result !== 'ok' ? result : undefined;
+  const error = failure?.error ?? change.error;
   if (error !== undefined) json['error'] = error;
+  // Tools decide by code, never by the message.
+  const code = failure?.code ?? change.code;
+  if (code !== undefined) json['code'] = code;
   return json;
 }
 

@@ -1,7 +1,9 @@
 /**
  * A loopback HTTP proxy in front of the emulator that lets a test answer chosen requests itself:
- * a delete that fails, a server that echoes request bodies in its errors. Everything else is
- * passed through unchanged, so the emulator still sees (and counts) it.
+ * a delete that fails, a server that echoes request bodies in its errors, or a request held back
+ * (the client's connection is cut at once, as a proxy timing out would) and forwarded only when
+ * the test says, as a create that lands late. Everything else is passed through unchanged, so
+ * the emulator still sees (and counts) it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,15 +21,20 @@ export interface ProxyReply {
   contentType?: string;
 }
 
-/** Returns a reply to answer the request in place of the emulator, or undefined to pass it on. */
-export type Interceptor = (request: ProxiedRequest) => ProxyReply | undefined;
+/**
+ * Returns a reply to answer the request in place of the emulator, `'hold'` to cut the client off
+ * and keep the request for {@link RunningProxy.releaseHeld}, or undefined to pass it on.
+ */
+export type Interceptor = (request: ProxiedRequest) => ProxyReply | 'hold' | undefined;
 
 export interface RunningProxy {
   url: string;
   /** Replaces the interceptor (undefined: pass everything through). */
   intercept(interceptor: Interceptor | undefined): void;
-  /** Requests answered by the interceptor so far. */
+  /** Requests answered (or held) by the interceptor so far. */
   intercepted: ProxiedRequest[];
+  /** Forwards every held request to the emulator now, in order; resolves with their statuses. */
+  releaseHeld(): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -36,20 +43,26 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'co
 export async function startProxy(upstream: string): Promise<RunningProxy> {
   let interceptor: Interceptor | undefined;
   const intercepted: ProxiedRequest[] = [];
+  const held: { request: ProxiedRequest; headers: Record<string, string> }[] = [];
+  const forward = (proxied: ProxiedRequest, headers: Record<string, string>): Promise<Response> =>
+    fetch(`${upstream}${proxied.path}`, { method: proxied.method, headers, ...(proxied.body === '' ? {} : { body: proxied.body }) });
   const server: Server = createServer((request, response) => {
     void (async () => {
       const proxied: ProxiedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', body: await readBody(request) };
       const reply = interceptor?.(proxied);
+      if (reply === 'hold') {
+        intercepted.push(proxied);
+        held.push({ request: proxied, headers: forwardHeaders(request) });
+        // The whole request was received; the client hears nothing but a cut connection.
+        request.socket.destroy();
+        return;
+      }
       if (reply) {
         intercepted.push(proxied);
         response.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json' }).end(reply.body);
         return;
       }
-      const forwarded = await fetch(`${upstream}${proxied.path}`, {
-        method: proxied.method,
-        headers: forwardHeaders(request),
-        ...(proxied.body === '' ? {} : { body: proxied.body }),
-      });
+      const forwarded = await forward(proxied, forwardHeaders(request));
       const headers: Record<string, string> = {};
       forwarded.headers.forEach((value, name) => {
         if (!HOP_BY_HOP.has(name)) headers[name] = value;
@@ -65,6 +78,11 @@ export async function startProxy(upstream: string): Promise<RunningProxy> {
       interceptor = next;
     },
     intercepted,
+    async releaseHeld() {
+      const statuses: number[] = [];
+      for (const { request, headers } of held.splice(0)) statuses.push((await forward(request, headers)).status);
+      return statuses;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
