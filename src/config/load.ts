@@ -3,13 +3,14 @@
  * → freeze. Every problem is collected and reported with file, line and column.
  */
 import { readFile as fsReadFile, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
 import { StacksyncError, formatLocation, type SourceLocation } from '../errors.js';
 import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { createAjv } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
+import { anchorSecret, secretBaseDir } from './secrets.js';
 import type { Config, RateLimit, SecretRef, SyncSettings, Target } from '../model/config.js';
 import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
@@ -49,7 +50,8 @@ export async function loadConfig(path: string, io: Partial<ConfigIo> = {}): Prom
   const bytes = await readConfigFile(path, io.readFile ?? readLimited);
   const decoded = typeof bytes === 'string' ? { ok: true as const, text: bytes } : decodeText(bytes);
   if (!decoded.ok) throw configError(path, [{ message: `the config file ${decoded.message}`, location: { file: path } }]);
-  const outcome = parseConfigText(decoded.text, { file: path, path: resolve(path) });
+  // Its directory as the file system resolves it: where its relative `fromFile` references point.
+  const outcome = parseConfigText(decoded.text, { file: path, path: join(secretBaseDir(path), basename(path)) });
   if (!outcome.ok) throw configError(path, outcome.problems);
   return { config: outcome.config, warnings: outcome.warnings };
 }
@@ -208,12 +210,6 @@ function normaliseTarget(raw: RawTarget, baseDir: string): Target {
     return { ...common, variant: 'managed', organizationId: raw.organizationId ?? '', serviceId: raw.serviceId ?? '', auth: { keyId: ref('keyId'), keySecret: ref('keySecret') } };
   }
   return { ...common, variant: 'self-hosted', auth: { token: ref('token') } };
-}
-
-/** A relative `fromFile` is relative to the file that names it; made absolute so it works from any cwd. */
-export function anchorSecret(ref: SecretRef, baseDir: string): SecretRef {
-  if (typeof ref === 'object' && 'fromFile' in ref && !isAbsolute(ref.fromFile)) return { fromFile: resolve(baseDir, ref.fromFile) };
-  return typeof ref === 'object' ? { ...ref } : ref;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -3,7 +3,8 @@
  * reads `process.env` (as a default that callers and tests override). Errors name the env var or
  * file, never a value.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { StacksyncError } from '../errors.js';
 import type { Credentials, SecretRef, Target, TargetConnection } from '../model/config.js';
 
@@ -61,6 +62,28 @@ function nonEmpty(value: string | undefined, ref: { fromEnv: string } | { fromFi
   if (value === undefined) throw new StacksyncError('E_SECRET_MISSING', `${describeSecretRef(ref)} is not set`, { details });
   if (value === '') throw new StacksyncError('E_SECRET_MISSING', `${describeSecretRef(ref)} is empty`, { details });
   return value;
+}
+
+/**
+ * The directory a relative `fromFile` of `file` (the config file or a manifest) is resolved
+ * against: the directory the file is in, as the file system resolves it. So `..` means the same
+ * directory whether the file was reached through a git-sync link (as `apply -m /git/current`
+ * does) or through the checkout the link points at (as the daemon reads it): one rule in every
+ * command. When the directory cannot be resolved, its path as given.
+ */
+export function secretBaseDir(file: string): string {
+  const dir = dirname(resolve(file));
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/** A relative `fromFile` made absolute against `baseDir` (see {@link secretBaseDir}), so it works from any cwd. */
+export function anchorSecret(ref: SecretRef, baseDir: string): SecretRef {
+  if (typeof ref === 'object' && 'fromFile' in ref && !isAbsolute(ref.fromFile)) return { fromFile: resolve(baseDir, ref.fromFile) };
+  return typeof ref === 'object' ? { ...ref } : ref;
 }
 
 /** Reads a secret file, refusing what is not a small regular file (a FIFO or device would hang). */

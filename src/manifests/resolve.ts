@@ -3,11 +3,9 @@
  * names, dashboard and tile references of alerts, secrets. Then the desired model, built only
  * from documents without any problem.
  */
-import { dirname, resolve } from 'node:path';
 import { KINDS, type Kind } from '../model/kinds.js';
-import { anchorSecret } from '../config/load.js';
 import type { Config, SecretRef } from '../model/config.js';
-import { resolveSecret, type SecretIo } from '../config/secrets.js';
+import { anchorSecret, resolveSecret, secretBaseDir, type SecretIo } from '../config/secrets.js';
 import { positionOfPointer, type Pointer } from '../yaml/positions.js';
 import { formatLocation } from '../errors.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
@@ -246,7 +244,7 @@ function resolvePipeSecrets(entry: Entry, options: ResolveOptions, report: Repor
   const kind = source ? sourceKind(source) : undefined;
   if (!source || !kind) return values;
   const block = asRecord(source[kind]) ?? {};
-  const baseDir = dirname(resolve(entry.doc.file));
+  const baseDir = secretBaseDir(entry.doc.file);
   for (const member of SECRET_MEMBERS) {
     for (const [field, ref] of Object.entries(asRecord(block[member]) ?? {})) {
       const pointer = ['spec', 'source', kind, member, field];
