@@ -14,7 +14,7 @@ import { anchorSecret, secretBaseDir } from './secrets.js';
 import type { Config, RateLimit, SecretRef, SyncSettings, Target } from '../model/config.js';
 import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
-import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, toPlainValue, yamlErrorMessage } from '../yaml/safety.js';
+import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, refusedWarningMessage, splitYamlWarnings, toPlainValue, yamlErrorMessage } from '../yaml/safety.js';
 
 /** One thing wrong (or worth a warning) in the config file. */
 export interface ConfigProblem {
@@ -125,8 +125,13 @@ export function parseConfigText(text: string, source: { file: string; path: stri
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number): SourceLocation => ({ file: source.file, ...positionAt(offset, lineCounter) });
-  if (doc.errors.length > 0) {
-    return { ok: false, warnings: [], problems: doc.errors.map((e) => ({ message: `invalid YAML: ${yamlErrorMessage(e)}`, location: at(e.pos[0]) })) };
+  const { refused } = splitYamlWarnings(doc.warnings);
+  if (doc.errors.length > 0 || refused.length > 0) {
+    const problems = [
+      ...doc.errors.map((e) => ({ message: `invalid YAML: ${yamlErrorMessage(e)}`, location: at(e.pos[0]) })),
+      ...refused.map((w) => ({ message: refusedWarningMessage(w), location: at(w.pos[0]) })),
+    ];
+    return { ok: false, warnings: [], problems };
   }
   const plain = toPlainValue(doc, DEFAULT_YAML_LIMITS);
   if (!plain.ok) return { ok: false, warnings: [], problems: [{ message: `the config ${plain.message}`, location: at(0) }] };

@@ -6,7 +6,7 @@
 import { Composer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
 import type { SourceLocation } from '../errors.js';
 import { nodePosition, positionAt, type YamlSource } from '../yaml/positions.js';
-import { decodeText, toPlainValue, yamlErrorMessage, type YamlLimits } from '../yaml/safety.js';
+import { decodeText, refusedWarningMessage, splitYamlWarnings, toPlainValue, yamlErrorMessage, type YamlLimits } from '../yaml/safety.js';
 import type { LoadProblem } from '../model/desired.js';
 
 export interface ParsedDocument extends YamlSource {
@@ -66,11 +66,14 @@ interface DocumentContext {
 
 function addDocument(result: ParsedFile, doc: Document.Parsed, context: DocumentContext): void {
   const { at } = context;
-  for (const warning of doc.warnings) result.warnings.push({ ...problem(context.path, `YAML: ${yamlErrorMessage(warning)}`), location: at(warning.pos[0]) });
+  const { refused, warnings } = splitYamlWarnings(doc.warnings);
+  for (const warning of warnings) result.warnings.push({ ...problem(context.path, `YAML: ${yamlErrorMessage(warning)}`), location: at(warning.pos[0]) });
+  for (const warning of refused) result.problems.push({ ...problem(context.path, refusedWarningMessage(warning)), location: at(warning.pos[0]) });
   if (doc.errors.length > 0) {
     for (const error of doc.errors) result.problems.push({ ...problem(context.path, describeYamlError(error, context.limits)), location: at(error.pos[0]) });
     return;
   }
+  if (refused.length > 0) return;
   const location = { file: context.path, ...nodePosition(doc.contents, { doc, lineCounter: context.lineCounter }) };
   const plain = toPlainValue(doc, context.limits);
   if (!plain.ok) {

@@ -3,7 +3,7 @@
  * alias bombs, deep nesting and self-referencing aliases all end as a clear message, never a
  * crash or a hang.
  */
-import type { Document, YAMLError } from 'yaml';
+import type { Document, YAMLError, YAMLWarning } from 'yaml';
 
 export interface YamlLimits {
   /** Largest file read, in bytes. */
@@ -46,6 +46,27 @@ export function formatBytes(bytes: number): string {
 export function yamlErrorMessage(error: YAMLError): string {
   const first = error.message.split('\n')[0] ?? error.message;
   return first.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/**
+ * yaml only warns about a tag it does not know (`!!js/function`, `!custom`, `!<tag:…>`) and reads
+ * the value as if the tag were not there. A tag asks for a type stacksync does not have, so what
+ * the author meant cannot be what gets applied: an error, never a warning.
+ */
+const REFUSED_WARNING_CODES: ReadonlySet<string> = new Set(['TAG_RESOLVE_FAILED']);
+
+/** yaml's warnings of a document, split into those stacksync refuses as errors and the rest. */
+export function splitYamlWarnings(warnings: readonly YAMLWarning[]): { refused: YAMLWarning[]; warnings: YAMLWarning[] } {
+  return {
+    refused: warnings.filter((warning) => REFUSED_WARNING_CODES.has(warning.code)),
+    warnings: warnings.filter((warning) => !REFUSED_WARNING_CODES.has(warning.code)),
+  };
+}
+
+/** The message of a refused warning: an unknown tag, and what to do about it. */
+export function refusedWarningMessage(warning: YAMLWarning): string {
+  const tag = /^Unresolved tag: (.*)$/.exec(yamlErrorMessage(warning))?.[1] ?? '';
+  return `unknown YAML tag ${tag}: stacksync reads plain YAML data only (strings, numbers, booleans, lists, mappings); remove the tag`;
 }
 
 export type PlainValue = { ok: true; value: unknown } | { ok: false; message: string };
