@@ -3,7 +3,7 @@
  * reads `process.env` (as a default that callers and tests override). Errors name the env var or
  * file, never a value.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { StacksyncError } from '../errors.js';
 import type { Credentials, SecretRef, Target, TargetConnection } from '../model/config.js';
@@ -86,14 +86,39 @@ export function anchorSecret(ref: SecretRef, baseDir: string): SecretRef {
   return typeof ref === 'object' ? { ...ref } : ref;
 }
 
-/** Reads a secret file, refusing what is not a small regular file (a FIFO or device would hang). */
+/**
+ * Reads a secret file, refusing what is not a small regular file (a FIFO or device would hang).
+ * The size is checked on what is read, not on `stat`: files under /proc and /sys report size 0
+ * whatever they hold, so at most one byte past the limit is ever read.
+ */
 export function readSecretFile(path: string): string {
   const stats = statSync(path);
   if (!stats.isFile()) throw new StacksyncError('E_SECRET_MISSING', `file ${path} is not a regular file`, { details: { file: path } });
-  if (stats.size > MAX_SECRET_FILE_BYTES) {
-    throw new StacksyncError('E_SECRET_MISSING', `file ${path} is larger than ${MAX_SECRET_FILE_BYTES} bytes; is it really a secret?`, { details: { file: path } });
+  if (stats.size > MAX_SECRET_FILE_BYTES) throw tooLarge(path);
+  const bytes = readAtMost(path, MAX_SECRET_FILE_BYTES + 1);
+  if (bytes.length > MAX_SECRET_FILE_BYTES) throw tooLarge(path);
+  return bytes.toString('utf8');
+}
+
+function tooLarge(path: string): StacksyncError {
+  return new StacksyncError('E_SECRET_MISSING', `file ${path} is larger than ${MAX_SECRET_FILE_BYTES} bytes; is it really a secret?`, { details: { file: path } });
+}
+
+/** The first `limit` bytes of a file (fewer when it is shorter). */
+function readAtMost(path: string, limit: number): Buffer {
+  const buffer = Buffer.alloc(limit);
+  const fd = openSync(path, 'r');
+  try {
+    let filled = 0;
+    while (filled < limit) {
+      const read = readSync(fd, buffer, filled, limit - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd);
   }
-  return readFileSync(path, 'utf8');
 }
 
 /** A target's credentials, resolved. Throws `E_SECRET_MISSING` naming the target. */
