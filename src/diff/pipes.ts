@@ -3,7 +3,7 @@
  * plan is the smallest Update pipe (PATCH) body that brings it in line, or two when a postgres
  * table mapping changes (the API refuses one table in both mapping lists of one PATCH).
  */
-import type { Column, FieldMapping, LivePipe, PipePatch, TableMapping, TableMappingKey } from '../model/resources.js';
+import { uuidKey, type Column, type FieldMapping, type LivePipe, type PipePatch, type TableMapping, type TableMappingKey } from '../model/resources.js';
 import type { Variant } from '../model/kinds.js';
 import type { DesiredPipe, SecretValue } from '../model/desired.js';
 import type { Change, FieldDiff, Operation } from '../model/plan.js';
@@ -35,9 +35,9 @@ interface PipeDraft {
 export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Change[] {
   const owners = new Map<string, string>();
   return desired.map((pipe) => {
-    const owner = owners.get(pipe.pipeId);
+    const owner = owners.get(uuidKey(pipe.pipeId));
     if (owner !== undefined) return errorChange(ctx.target, pipe, 'E_MANIFEST_DUPLICATE', `pipe ${pipe.pipeId} is already managed by Pipe/${owner}`, pipe.pipeId);
-    owners.set(pipe.pipeId, pipe.key);
+    owners.set(uuidKey(pipe.pipeId), pipe.key);
     return planPipe(ctx, pipe);
   });
 }
@@ -46,7 +46,7 @@ function planPipe(ctx: PipeContext, desired: DesiredPipe): Change {
   if (ctx.variant !== 'managed') {
     return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', `target ${ctx.target} is ${ctx.variant}: pipes exist only on managed targets`);
   }
-  const live = ctx.livePipes.find((pipe) => pipe.id === desired.pipeId);
+  const live = ctx.livePipes.find((pipe) => uuidKey(pipe.id) === uuidKey(desired.pipeId));
   if (!live) {
     return errorChange(
       ctx.target,

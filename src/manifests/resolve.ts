@@ -10,6 +10,7 @@ import { positionOfPointer, type Pointer } from '../yaml/positions.js';
 import { formatLocation } from '../errors.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
 import { formatPath } from '../schema/validate.js';
+import { uuidKey } from '../model/resources.js';
 import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, ManifestTile, SecretValue } from '../model/desired.js';
 import type { ParsedDocument } from './parse.js';
 import type { AlertSpec, DashboardSpec, Manifest, PipeSpec } from './validate.js';
@@ -133,10 +134,17 @@ function checkDuplicates(entries: readonly Entry[], report: Report): void {
   });
   // Live dashboards and alerts are found by their API name: two manifests with one name would fight over one resource.
   // A copy already reported for its metadata.name needs no second problem.
-  reportRepeats(entries.filter((entry) => !sameKey.has(entry)), report, {
+  const fresh = entries.filter((entry) => !sameKey.has(entry));
+  reportRepeats(fresh, report, {
     valueOf: (entry) => (entry.manifest?.kind === 'Dashboard' || entry.manifest?.kind === 'Alert' ? entry.manifest.spec.name : undefined),
     pointer: ['spec', 'name'],
     what: (kind, name) => `a ${kind} named "${name}"`,
+  });
+  // Two manifests of one pipe would send it conflicting PATCHes; an id's case does not make it another pipe.
+  reportRepeats(fresh, report, {
+    valueOf: (entry) => (entry.manifest?.kind === 'Pipe' ? uuidKey(entry.manifest.spec.pipeId) : undefined),
+    pointer: ['spec', 'pipeId'],
+    what: (_kind, id) => `pipe ${id}`,
   });
 }
 

@@ -115,3 +115,8 @@ export interface DashboardWrite {
 }
 
 export type AlertWrite = AlertConfig;
+
+/** The key a UUID is compared by: its hex digits are case-insensitive (RFC 9562), so `7A0E…` and `7a0e…` name one pipe. */
+export function uuidKey(id: string): string {
+  return id.toLowerCase();
+}
