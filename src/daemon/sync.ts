@@ -91,7 +91,10 @@ function summarise(run: RunPlan, outcome: RunResult | undefined, options: Target
     return { outcome: outcomeOf([code], error), report: { ok: false, error, ...revision }, planned: false, plan: run.plan };
   }
   const results = outcome?.results;
-  const resources = [...observeChanges(targetRun.changes, results, options.heal), ...observeProblems(run, name)];
+  // Ids assigned by this sync's creates are in the inventory the apply recorded.
+  const inventory = options.context.store.get(name).inventory;
+  const idOf = (change: Change): string | undefined => change.id ?? inventory[change.kind][change.name]?.id;
+  const resources = [...observeChanges(targetRun.changes, results, options.heal, idOf), ...observeProblems(run, name)];
   const failures = resources.filter((resource) => resource.status === 'error');
   const refusals = outcome?.errors ?? [];
   const problems = problemsOf(run, name);
@@ -108,19 +111,31 @@ function outcomeOf(codes: readonly ErrorCode[], error: unknown): SyncOutcome {
   return codes.every(isTerminal) ? { result: 'terminal', error } : { result: 'transient', error };
 }
 
-function observeChanges(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult> | undefined, heal: boolean): ResourceObservation[] {
-  return changes.map((change) => {
+/**
+ * What the sync found about each change. A change applied now is `in_sync`, with the id a create
+ * got; a delete applied now is gone, so it is not listed (nor counted by the resources gauge).
+ */
+function observeChanges(
+  changes: readonly Change[],
+  results: ReadonlyMap<string, ChangeResult> | undefined,
+  heal: boolean,
+  idOf: (change: Change) => string | undefined,
+): ResourceObservation[] {
+  return changes.flatMap((change): ResourceObservation[] => {
     const base: ResourceObservation = { kind: change.kind, name: change.name, status: 'in_sync' };
     if (change.id !== undefined) base.id = change.id;
     if (change.file !== undefined) base.file = change.file;
     if (change.line !== undefined) base.line = change.line;
-    if (change.action === 'unchanged') return base;
-    if (change.action === 'orphan') return { ...base, status: 'orphan' };
-    if (change.action === 'error') return { ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' };
-    if (!heal || !results) return { ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' };
+    if (change.action === 'unchanged') return [base];
+    if (change.action === 'orphan') return [{ ...base, status: 'orphan' }];
+    if (change.action === 'error') return [{ ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' }];
+    if (!heal || !results) return [{ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }];
     const result = results.get(changeRef(change));
-    if (!result || result.result === 'ok') return base;
-    return { ...base, status: 'error', error: result.error, code: result.code };
+    if (result && result.result !== 'ok') return [{ ...base, status: 'error', error: result.error, code: result.code }];
+    if (!result) return [base];
+    if (change.action === 'delete') return [];
+    const id = idOf(change);
+    return [id === undefined ? base : { ...base, id }];
   });
 }
 
