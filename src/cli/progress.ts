@@ -12,11 +12,17 @@ export const RATE_WINDOW_MS = 10_000;
 /** A rate-limit wait reported this recently shows as "waiting for the rate limit". */
 export const RATE_LIMIT_RECENT_MS = 2_000;
 
-export interface ProgressSnapshot {
+/** How far one target's apply is. */
+export interface TargetProgress {
   target: string;
   done: number;
   total: number;
-  /** API operations finished per second, recently. */
+}
+
+export interface ProgressSnapshot {
+  /** Every target whose apply started, in the order they started. */
+  targets: readonly TargetProgress[];
+  /** API operations finished per second, recently, over all targets. */
   ratePerSecond: number;
   /** Whether the client reported a rate-limit wait recently. */
   rateLimited: boolean;
@@ -24,9 +30,9 @@ export interface ProgressSnapshot {
   waitedSeconds: number;
 }
 
-/** `prod: 12/40 · 1.8 ops/s · waiting for the rate limit (3.0s so far)` */
+/** `prod: 12/40 · lab: 3/5 · 1.8 ops/s · waiting for the rate limit (3.0s so far)` */
 export function formatProgressLine(snapshot: ProgressSnapshot): string {
-  const parts = [`${snapshot.target}: ${snapshot.done}/${snapshot.total}`, `${snapshot.ratePerSecond.toFixed(1)} ops/s`];
+  const parts = [...snapshot.targets.map((t) => `${t.target}: ${t.done}/${t.total}`), `${snapshot.ratePerSecond.toFixed(1)} ops/s`];
   if (snapshot.rateLimited) parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
   else if (snapshot.waitedSeconds > 0) parts.push(`rate limit waits ${snapshot.waitedSeconds.toFixed(1)}s`);
   return parts.join(' · ');
@@ -103,15 +109,15 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   const clock = options.clock ?? Date.now;
   const tty = options.tty ?? stream.isTTY === true;
   const labelTarget = options.labelTargets === true;
-  const state = { target: '', done: 0, total: 0, waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false };
+  const state = { waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false };
+  // Targets apply in parallel: each keeps its own count, so one's events never move another's.
+  const targets = new Map<string, TargetProgress>();
   const operationTimes: number[] = [];
 
   const line = (): string => {
     const now = clock();
     const text = formatProgressLine({
-      target: state.target,
-      done: state.done,
-      total: state.total,
+      targets: [...targets.values()],
       ratePerSecond: recentRate(operationTimes, now),
       rateLimited: now - state.lastWaitAt <= RATE_LIMIT_RECENT_MS,
       waitedSeconds: state.waitedSeconds,
@@ -137,8 +143,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
     onEvent(event) {
       switch (event.type) {
         case 'apply-started':
-          Object.assign(state, { target: event.target, done: 0, total: event.total });
-          operationTimes.length = 0;
+          targets.set(event.target, { target: event.target, done: 0, total: event.total });
           if (tty) redraw();
           return;
         case 'operation-succeeded':
@@ -149,12 +154,14 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           return;
         case 'change-succeeded':
         case 'change-failed':
-        case 'change-skipped':
-          state.done += 1;
+        case 'change-skipped': {
+          const progress = targets.get(event.target);
+          if (progress) progress.done += 1;
           // A TTY shows successes through the counter; what went wrong stays on screen.
           if (!tty || event.type !== 'change-succeeded') print(formatChangeLine(event, { labelTarget }), true);
           else redraw();
           return;
+        }
         case 'apply-finished':
           print(formatSummary(event.summary, event.durationMs, labelTarget ? event.target : undefined), false);
           return;
@@ -165,7 +172,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
     onRateLimitWait({ waitedSeconds }) {
       state.waitedSeconds += waitedSeconds;
       state.lastWaitAt = clock();
-      if (tty && state.total > 0) redraw();
+      if (tty && targets.size > 0) redraw();
     },
   };
 }

@@ -34,10 +34,12 @@ describe('progress formatting', () => {
     expect(formatChangeLine(event)).toBe(want);
   });
 
+  const prod = (done: number, total: number) => ({ target: 'prod', done, total });
   it.each([
-    [{ target: 'prod', done: 12, total: 40, ratePerSecond: 1.84, rateLimited: false, waitedSeconds: 0 }, 'prod: 12/40 · 1.8 ops/s'],
-    [{ target: 'prod', done: 12, total: 40, ratePerSecond: 1, rateLimited: true, waitedSeconds: 3 }, 'prod: 12/40 · 1.0 ops/s · waiting for the rate limit (3.0s so far)'],
-    [{ target: 'prod', done: 40, total: 40, ratePerSecond: 0, rateLimited: false, waitedSeconds: 3 }, 'prod: 40/40 · 0.0 ops/s · rate limit waits 3.0s'],
+    [{ targets: [prod(12, 40)], ratePerSecond: 1.84, rateLimited: false, waitedSeconds: 0 }, 'prod: 12/40 · 1.8 ops/s'],
+    [{ targets: [prod(12, 40)], ratePerSecond: 1, rateLimited: true, waitedSeconds: 3 }, 'prod: 12/40 · 1.0 ops/s · waiting for the rate limit (3.0s so far)'],
+    [{ targets: [prod(40, 40)], ratePerSecond: 0, rateLimited: false, waitedSeconds: 3 }, 'prod: 40/40 · 0.0 ops/s · rate limit waits 3.0s'],
+    [{ targets: [prod(3, 40), { target: 'lab', done: 1, total: 2 }], ratePerSecond: 2, rateLimited: false, waitedSeconds: 0 }, 'prod: 3/40 · lab: 1/2 · 2.0 ops/s'],
   ])('formats the progress line %#', (snapshot, want) => {
     expect(formatProgressLine(snapshot)).toBe(want);
   });
@@ -100,6 +102,22 @@ describe('progress reporter', () => {
     expect(text()).toContain('\r\u001b[2Kskipped Alert/b: depends on Dashboard/z, which failed\n\r\u001b[2Kprod: 2/2');
     expect(text().endsWith('\r\u001b[2KApply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped in 0.4s\n')).toBe(true);
     expect(text().match(/\n/g)).toHaveLength(2);
+  });
+
+  it('keeps each target its own count when two targets apply at once', () => {
+    const { text, reporter } = capture(true);
+    const lab = { ...BASE, target: 'lab' } as const;
+    reporter.onEvent({ type: 'apply-started', target: 'prod', at: 0, total: 3 });
+    reporter.onEvent({ ...BASE, key: 'Dashboard/a', type: 'change-succeeded', durationMs: 1 });
+    reporter.onEvent({ type: 'apply-started', target: 'lab', at: 0, total: 1 });
+    reporter.onEvent({ ...BASE, key: 'Dashboard/b', type: 'change-succeeded', durationMs: 1 });
+    reporter.onEvent({ ...lab, key: 'Dashboard/c', type: 'change-succeeded', durationMs: 1 });
+    reporter.onEvent({ type: 'apply-finished', target: 'lab', at: 0, durationMs: 1, summary: { created: 1, updated: 0, deleted: 0, adopted: 0, failed: 0, skipped: 0 } });
+    reporter.onEvent({ ...BASE, key: 'Dashboard/d', type: 'change-succeeded', durationMs: 1 });
+    const lines = text().split(/\r\u001b\[2K|\n/).filter((line) => /^\w+: \d+\/\d+/.test(line));
+    // Never a count past its total, nor one target's count under another's name.
+    for (const line of lines) for (const [, done, total] of line.matchAll(/(\d+)\/(\d+)/g)) expect(Number(done), line).toBeLessThanOrEqual(Number(total));
+    expect(lines.at(-1)).toMatch(/^prod: 3\/3 · lab: 1\/1 · /);
   });
 
   it('stops saying it is waiting once the rate-limit wait is old', () => {
