@@ -36,7 +36,11 @@ Checks, without any network access:
   - every *.yaml / *.yml under the manifests directory: the schema of its kind,
     unique names per kind and target, known targets, Pipes only on managed targets,
     alert dashboard and tile references, unique tile names, and that every secret
-    reference ({fromEnv} / {fromFile}) can be read
+    reference in the manifests ({fromEnv} / {fromFile}) can be read
+
+Not checked: the config's auth secrets (keyId, keySecret, token). validate runs where the
+API credentials usually are not (a CI job on a pull request); plan, apply and run resolve
+them per target and report a missing one as E_SECRET_MISSING naming the target.
 
 Without a config file at the default path, manifests are checked without target checks.
 
@@ -56,7 +60,7 @@ export function createValidateCommand(setExitCode: (code: number) => void, io: P
     env: io.env ?? processEnv(),
   };
   return new Command('validate')
-    .summary('check config and manifests offline (schema, names, references, secrets)')
+    .summary("check config and manifests offline (schema, names, references, manifests' secrets)")
     .description('Load the config and every manifest as plan and apply would, and report every problem with its file, line and column. Never touches the network.')
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .option('-m, --manifests <dir>', 'manifests directory (env STACKSYNC_MANIFESTS; default manifests/)')

@@ -141,6 +141,16 @@ describe('stacksync validate', () => {
     expect(run.stdout).toContain('Exit codes: 0 valid (warnings allowed), 1 any error.');
   });
 
+  it("says in --help that it does not resolve the config's auth secrets, and indeed does not", async () => {
+    const help = await validate(['--help']);
+    expect(help.stdout).toContain('every secret\n    reference in the manifests');
+    expect(help.stdout).toContain("Not checked: the config's auth secrets (keyId, keySecret, token)");
+    const dir = await project({ 'config/stacksync.yaml': configText(), 'manifests/d.yaml': dashboard('api') });
+    // KEY_ID, KEY_SECRET and TOKEN are all unset: what the help says is not checked is not.
+    const run = await validate([], {}, dir);
+    expect(run.code, run.stderr).toBe(0);
+  });
+
   describe('through the built CLI (dist/cli.js, built by npm test)', () => {
     const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
     const repo = fileURLToPath(new URL('../..', import.meta.url));
