@@ -61,13 +61,15 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
     expect(outcome.files).toHaveLength(5 + pipes);
   });
 
-  it('plan --detailed-exitcode on the export exits 0: nothing to change', async () => {
+  it('plan on the export has nothing to change, and shows the same-named twin it did not export as a conflict', async () => {
     await resetEmulatorStats(emulator.url);
-    const result = await workspace.run(['plan', '--detailed-exitcode', '--target', target]);
-    expect(result.code, describeRun(result)).toBe(0);
-    expect(result.stdout).toContain('No changes');
     const json = parseJsonOutput(await workspace.run(['plan', '--output', 'json', '--target', target]));
-    expect(json.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 5 + pipes, errors: 0 });
+    expect(json.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 5 + pipes, errors: 1 });
+    // The twin of the adopted "API Latency" is never hidden behind an "all well" (issue 15).
+    expect(json.changes.filter((change) => change.action !== 'unchanged')).toMatchObject([{ kind: 'Dashboard', action: 'error', code: 'E_CONFLICT', name: expect.stringMatching(/^api-latency \(twin /) }]);
+    const result = await workspace.run(['plan', '--detailed-exitcode', '--target', target]);
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(result.stdout).toContain('a second live Dashboard named "API Latency"');
     expect((await emulatorStats(emulator.url)).writes).toBe(0);
   });
 
@@ -94,14 +96,17 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
     expect(again.files.map((file) => file.relativePath).sort()).toEqual(outcome.files.map((file) => file.relativePath).sort());
   });
 
-  it('owns what it adopted: a removed manifest is pruned', async () => {
+  it('owns what it adopted: a removed manifest is pruned (and the twin, which it does not own, is not)', async () => {
     await workspace.remove('manifests/alerts/no-orders.yaml');
-    const result = await workspace.run(['apply', '--prune', '--force', '--target', target]);
-    expect(result.code, describeRun(result)).toBe(0);
+    const result = await workspace.run(['apply', '--prune', '--force', '--target', target, '--output', 'json']);
+    // 1: the twin conflict is still there; everything else applied.
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(parseJsonOutput(result).changes.filter((change) => change.result !== 'ok').map((change) => change.code)).toEqual(['E_CONFLICT']);
     const live = await liveTarget(emulator.url, target);
     expect(live.alerts.map((alert) => alert.name).sort()).toEqual(['API p99 above 500 ms', 'Payment failures']);
-    const plan = await workspace.run(['plan', '--detailed-exitcode', '--prune', '--target', target]);
-    expect(plan.code, describeRun(plan)).toBe(0);
+    expect(live.dashboards.filter((dashboard) => dashboard.name === 'API Latency')).toHaveLength(2);
+    const plan = parseJsonOutput(await workspace.run(['plan', '--output', 'json', '--prune', '--target', target]));
+    expect(plan.summary).toMatchObject({ create: 0, update: 0, delete: 0, adopt: 0, errors: 1 });
   });
 });
 

@@ -368,6 +368,8 @@ export interface PlanJson {
     diff: { path: string; before?: unknown; after?: unknown }[];
     result?: string;
     error?: string;
+    /** The error code of an `error` row or of a failed result. */
+    code?: string;
     warnings?: string[];
     reclaimed?: boolean;
   }[];
