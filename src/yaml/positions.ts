@@ -135,8 +135,14 @@ function describeError(error: ErrorObject, data: unknown, options: IssueOptions)
     }
     case 'additionalProperties': {
       const known = Object.keys((parent?.['properties'] as Record<string, unknown> | undefined) ?? {});
-      const expected = known.length > 0 ? `; expected one of ${known.join(', ')}` : '';
-      return { pointer: base.pointer, at: 'key', path: base.path, message: `is not a known member here${expected}` };
+      const guess = didYouMean(String(base.pointer.at(-1) ?? ''), known);
+      const expected = known.length === 0 ? '' : guess ? ` (expected one of ${known.join(', ')})` : `; expected one of ${known.join(', ')}`;
+      return { pointer: base.pointer, at: 'key', path: base.path, message: `is not a known member here${guess}${expected}` };
+    }
+    case 'enum': {
+      const value = valueAt(data, pointer);
+      const guess = typeof value === 'string' ? didYouMean(value, (params['allowedValues'] as unknown[]).map(String)) : '';
+      return { pointer, at: 'value', path: base.path, message: `${base.message}${when}${guess}` };
     }
     case 'false schema':
       return { pointer, at: 'key', path: base.path, message: `is not allowed here${when}` };
@@ -223,6 +229,36 @@ function valueAt(data: unknown, pointer: Pointer): unknown {
     current = (current as Record<string | number, unknown>)[segment];
   }
   return current;
+}
+
+/**
+ * `; did you mean Dashboard?` when one candidate is close to what was written (a typo, a wrong
+ * case, a letter swapped), else ''. Close: an edit distance, ignoring case, of at most a third of
+ * the word (at least 1), and a unique best.
+ */
+export function didYouMean(written: string, candidates: readonly string[]): string {
+  if (written === '') return '';
+  const word = written.toLowerCase();
+  const scored = candidates.map((candidate) => ({ candidate, distance: editDistance(word, candidate.toLowerCase()) }));
+  const best = Math.min(...scored.map((score) => score.distance));
+  const closest = scored.filter((score) => score.distance === best);
+  if (closest.length !== 1 || best > Math.max(1, Math.floor(word.length / 3)) || closest[0]?.candidate === written) return '';
+  return `; did you mean ${closest[0]?.candidate ?? ''}?`;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = rows[i] as number[];
+      const above = rows[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  }
+  return (rows[a.length] as number[])[b.length] as number;
 }
 
 const FORMAT_MESSAGES: Record<string, string> = {

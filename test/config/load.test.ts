@@ -187,7 +187,7 @@ const rejections: { name: string; text: string; want: { line: number; column?: n
   {
     name: 'misspelt sync member',
     text: `${selfHosted}sync:\n  prun: true\n`,
-    want: [{ line: 7, column: 3, message: 'sync.prun: is not a known member here; expected one of interval, drift, prune, maxDeletes, maxDeletePercent, adopt' }],
+    want: [{ line: 7, column: 3, message: 'sync.prun: is not a known member here; did you mean prune? (expected one of interval, drift, prune, maxDeletes, maxDeletePercent, adopt)' }],
   },
   {
     name: 'percent over 100 and a negative count',

@@ -169,5 +169,18 @@ describe('stacksync validate', () => {
       expect(child.stderr).toContain(`${join('manifests', 'a.yaml')}:2:7: kind: must be one of Pipe, Dashboard, Alert\n`);
       expect(child.status).toBe(1);
     });
+
+    it('says what a misspelt kind, member or flag most likely meant', async () => {
+      const text = dashboard('api').replace('kind: Dashboard', 'kind: Dashbord').replace(/^spec:\n  name:/m, 'spec:\n  nmae:');
+      const dir = await project({ 'manifests/a.yaml': text });
+      const child = run(['validate'], dir);
+      expect(child.stderr).toContain('kind: must be one of Pipe, Dashboard, Alert; did you mean Dashboard?');
+      expect(child.status).toBe(1);
+      const member = run(['validate'], await project({ 'manifests/a.yaml': dashboard('api').replace(/^spec:\n  name:/m, 'spec:\n  nmae:') }));
+      expect(member.stderr).toMatch(/spec\.nmae: is not a known member here; did you mean name\? \(expected one of /);
+      const flag = run(['validate', '--manifest', 'x'], dir);
+      expect(flag.stderr).toContain('(Did you mean --manifests?)');
+      expect(flag.status).toBe(1);
+    });
   });
 });
