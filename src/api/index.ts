@@ -29,7 +29,7 @@ export interface ApiOptions {
   dispatcher?: Dispatcher;
   /** Metrics observers. */
   hooks?: ApiHooks;
-  /** Gets debug lines per request and warnings per retry; never headers or bodies. */
+  /** Gets a debug line per request and per retry; never headers or bodies. */
   logger?: Logger;
   /** Defaults in {@link DEFAULT_TIMEOUTS}. */
   timeouts?: Partial<Timeouts>;

@@ -260,7 +260,10 @@ export class Transport {
   private noteRetry(exchange: Exchange, outcome: Extract<Outcome, { kind: 'transient' }>, attempt: number, delayMs: number): void {
     const { method, route } = exchange;
     callHook(() => this.options.hooks.onRetry?.({ method, route, reason: outcome.reason, attempt, delayMs }));
-    this.options.logger?.warn(
+    // Debug, not warn: an unreachable API fails every attempt of every parallel read, and a line per
+    // attempt buried the one message that matters (the final error) under dozens. Retries are counted
+    // in api_retries_total; the error that ends them says how many attempts it took.
+    this.options.logger?.debug(
       { method, route, reason: outcome.reason, attempt, delayMs, status: outcome.failure.status, networkCode: outcome.failure.network?.code },
       'retrying API request',
     );

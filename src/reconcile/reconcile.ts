@@ -105,7 +105,8 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadRe
   try {
     live = await ctx.apiFor(target).readLiveState();
   } catch (error) {
-    ctx.logger?.warn({ target: target.name, code: errorCodeOf(error) }, 'cannot read live state');
+    // The plan carries the error itself; this line is for a daemon's log, not a second copy on a CLI's stderr.
+    ctx.logger?.info({ target: target.name, code: errorCodeOf(error) }, 'cannot read live state');
     return { target, changes: [], blocked, failed: targetError(target.name, error) };
   }
   const state = ctx.store.get(target.name);
