@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashOf, createLimiter, parseJson } from '../helpers/cli-checks.js';
 import { emulatorDump, emulatorStats, resetEmulatorStats, type CliResult } from '../helpers/workspace.js';
-import { loadCases, openCase, prepareBaseline, type Baseline, type CorpusCase, type Expectation } from './runner.js';
+import { leakForms, loadCases, openCase, prepareBaseline, type Baseline, type CorpusCase, type Expectation } from './runner.js';
 
 const cases = await loadCases();
 /** Two cores: three cases at once keeps the CPU busy without starving the emulators. */
@@ -81,7 +81,7 @@ describe.concurrent('bad input corpus', () => {
 
   it('control: really removing a baseline file is pruned, so the no-write checks can fail', () =>
     limit(async () => {
-      const world = await openCase(baseline, { name: 'control', dir: '/nonexistent', why: 'control', expect: NO_EXPECTATION, validate: { ...NO_EXPECTATION, exit: 1 }, apply: NO_EXPECTATION, env: {} });
+      const world = await openCase(baseline, { name: 'control', dir: '/nonexistent', why: 'control', expect: NO_EXPECTATION, validate: { ...NO_EXPECTATION, exit: 1 }, apply: NO_EXPECTATION, env: {}, secrets: [] });
       try {
         await world.workspace.remove('manifests/dashboards.yaml');
         await world.workspace.remove('manifests/alerts.yaml');
@@ -113,6 +113,14 @@ async function runCase(spec: CorpusCase): Promise<void> {
     expect(apply.code, describeRun(apply)).toBe(1);
     expect(apply.stdout + apply.stderr, 'a message repeats its own prefix').not.toMatch(/(target [\w.-]+: )\1/);
     expect(findApplyError(apply, spec.apply), `apply should report ${JSON.stringify(spec.apply)}\n${describeRun(apply)}`).toBe(true);
+
+    for (const secret of spec.secrets) {
+      for (const form of leakForms(secret)) {
+        for (const [name, text] of Object.entries({ 'validate stdout': validate.stdout, 'validate stderr': validate.stderr, 'apply stdout': apply.stdout, 'apply stderr': apply.stderr })) {
+          expect(text.includes(form), `${name} holds a secret as ${JSON.stringify(form)}`).toBe(false);
+        }
+      }
+    }
 
     const stats = await emulatorStats(world.url);
     expect(stats.writes, 'writes reached the emulator').toBe(0);

@@ -61,6 +61,18 @@ export interface CorpusCase {
   generate?: { kind: GeneratorName; file: string };
   /** Env changes for the case; null removes a variable. */
   env: Record<string, string | null>;
+  /** Values that must appear in no output of the case, in any encoding (see `leakForms`). */
+  secrets: string[];
+}
+
+/**
+ * The forms a secret would take in output: raw; JSON-escaped, as `--output json` writes it (also
+ * with `\uXXXX` for non-ASCII); URL-encoded, as in a URL; base64.
+ */
+export function leakForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const asciiJson = json.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [...new Set([secret, json, asciiJson, encodeURIComponent(secret), Buffer.from(secret).toString('base64')])];
 }
 
 export async function loadCases(): Promise<CorpusCase[]> {
@@ -80,6 +92,7 @@ function parseCase(name: string, raw: unknown): CorpusCase {
     validate: { exit: 1, ...expect, ...(record['validate'] as Partial<Expectation & { exit: number }> | undefined) },
     apply: { ...expect, ...(record['apply'] as Partial<Expectation> | undefined) },
     env: (record['env'] as Record<string, string | null> | undefined) ?? {},
+    secrets: parseSecrets(record['secrets'], name),
   };
   if (!spec.why) throw new Error(`${name}/expect.yaml: 'why' is required`);
   if (generate) spec.generate = generate;
@@ -95,6 +108,12 @@ function parseExpectation(record: Record<string, unknown>, name: string): Expect
   if (typeof record['line'] === 'number') expectation.line = record['line'];
   if (typeof record['column'] === 'number') expectation.column = record['column'];
   return expectation;
+}
+
+function parseSecrets(raw: unknown, name: string): string[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw) || !raw.every((item) => typeof item === 'string' && item.length >= 4)) throw new Error(`${name}/expect.yaml: secrets must be a list of strings (4 characters or more)`);
+  return raw as string[];
 }
 
 function parseGenerate(raw: unknown, name: string): { kind: GeneratorName; file: string } {
