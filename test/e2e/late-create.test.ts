@@ -72,7 +72,7 @@ describe('a create that lands late', () => {
     expect(writes[`POST ${ROUTES.selfDashboards}`] ?? 0).toBe(0);
     expect(writes[`POST ${ROUTES.selfAlerts}`]).toBe(1);
     const state = (await readState(workspace.statePath)).targets[TARGET];
-    expect(state?.inventory.Dashboard).toEqual({ ops: { id: landed, name: NAME } });
+    expect(state?.inventory.Dashboard).toMatchObject({ ops: { id: landed, name: NAME } });
     expect(state?.intents).toEqual([]);
     expect(await dashboardsNamed(NAME)).toEqual([landed]);
   });
