@@ -5,8 +5,19 @@
  * Every `*.yaml` / `*.yml` below the directory, recursively, in a stable order. Entries whose
  * name starts with '.' are skipped (`.git`, `.github`, git-sync's hidden worktrees). Symlinks are
  * followed only while they stay inside the directory, and each real file or directory is read once.
+ *
+ * Whatever cannot be read is a problem of the whole load, never "no manifests there": a
+ * directory that cannot be listed, an entry that cannot be looked at, a broken or looping symlink
+ * (whatever its name: it may have been a directory of manifests). A missing manifest looks exactly
+ * like a deleted one, and a deleted one is pruned (Argo CD #3473).
+ *
+ * The walk is sequential, so which path a file shared by two links is read under never depends on
+ * timing; the look-ups of one directory's entries and the reads of the files run in parallel.
  */
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
+import type { Dirent, Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { formatBytes } from '../yaml/safety.js';
 import type { LoadProblem } from '../model/desired.js';
@@ -27,9 +38,30 @@ export interface ReadLimits {
   maxFiles: number;
 }
 
+/** The file system calls the snapshot makes; tests inject failures through it. */
+export interface ReadFs {
+  readdir(path: string, options: { withFileTypes: true }): Promise<Dirent[]>;
+  realpath(path: string): Promise<string>;
+  stat(path: string): Promise<Stats>;
+  open(path: string, flags: number): Promise<Pick<FileHandle, 'stat' | 'readFile' | 'close'>>;
+}
+
+export interface ReadOptions {
+  /** Default: `node:fs/promises`. */
+  fs?: ReadFs;
+  /** Files read at once. Default {@link DEFAULT_READ_CONCURRENCY}. */
+  concurrency?: number;
+}
+
+/** Enough reads in flight to keep a disk (and libuv's four threads) busy, few enough to stay far from EMFILE. */
+export const DEFAULT_READ_CONCURRENCY = 32;
+
 const MANIFEST_FILE = /\.ya?ml$/i;
+/** Non-blocking, so a FIFO that appears where a file was listed cannot hang the open. */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 interface Walk {
+  fs: ReadFs;
   root: string;
   shownRoot: string;
   limits: ReadLimits;
@@ -37,74 +69,90 @@ interface Walk {
   seenFiles: Set<string>;
   found: { path: string; real: string }[];
   problems: LoadProblem[];
+  capped: boolean;
 }
 
 /** Reads every manifest file under `dir`. Problems (unreadable, too large, escaping) are collected. */
-export async function readSnapshot(dir: string, limits: ReadLimits): Promise<Snapshot> {
+export async function readSnapshot(dir: string, limits: ReadLimits, options: ReadOptions = {}): Promise<Snapshot> {
+  const fs = options.fs ?? (fsPromises as ReadFs);
   let root: string;
   try {
-    root = await realpath(dir);
-    if (!(await stat(root)).isDirectory()) return { files: [], problems: [parseProblem(dir, 'the manifests directory is not a directory')] };
+    root = await fs.realpath(dir);
+    if (!(await fs.stat(root)).isDirectory()) return { files: [], problems: [parseProblem(dir, 'the manifests directory is not a directory')] };
   } catch (error) {
     return { files: [], problems: [parseProblem(dir, `the manifests directory cannot be read (${errorCode(error)})`)] };
   }
-  const walk: Walk = { root, shownRoot: dir, limits, visitedDirs: new Set([root]), seenFiles: new Set(), found: [], problems: [] };
+  const walk: Walk = { fs, root, shownRoot: dir, limits, visitedDirs: new Set([root]), seenFiles: new Set(), found: [], problems: [], capped: false };
   await walkDir(walk, root, dir);
+  const read = await mapLimited(walk.found, options.concurrency ?? DEFAULT_READ_CONCURRENCY, (entry) => readOne(fs, entry.path, entry.real, limits));
   const files: SnapshotFile[] = [];
-  for (const entry of walk.found) {
-    const bytes = await readOne(entry.path, entry.real, limits, walk.problems);
-    if (bytes) files.push({ path: entry.path, bytes });
+  for (const outcome of read) {
+    if ('bytes' in outcome) files.push(outcome);
+    else walk.problems.push(outcome);
   }
   return { files, problems: walk.problems };
 }
 
 async function walkDir(walk: Walk, realDir: string, shownDir: string): Promise<void> {
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = (await readdir(realDir)).filter((name) => !name.startsWith('.')).sort(compareNames);
+    entries = (await walk.fs.readdir(realDir, { withFileTypes: true })).filter((entry) => !entry.name.startsWith('.')).sort(compareNames);
   } catch (error) {
     walk.problems.push(parseProblem(shownDir, `the directory cannot be read (${errorCode(error)})`));
     return;
   }
-  for (const name of names) {
-    if (walk.found.length >= walk.limits.maxFiles) {
-      walk.problems.push(parseProblem(walk.shownRoot, `more than ${walk.limits.maxFiles} manifest files; the rest were not read`));
-      return;
-    }
-    await visit(walk, join(realDir, name), join(shownDir, name));
+  // Resolving links is the slow part of a visit; do a directory's at once, then visit in order.
+  const links = await Promise.all(entries.map((entry) => (entry.isSymbolicLink() ? resolveLink(walk.fs, join(realDir, entry.name)) : undefined)));
+  for (const [index, entry] of entries.entries()) {
+    if (walk.capped) return;
+    const shown = join(shownDir, entry.name);
+    const link = links[index];
+    if (link) await visitLink(walk, link, shown);
+    else if (entry.isDirectory()) await walkOnce(walk, join(realDir, entry.name), shown);
+    else if (MANIFEST_FILE.test(entry.name)) addFile(walk, shown, join(realDir, entry.name));
   }
 }
 
-async function visit(walk: Walk, realPath: string, shown: string): Promise<void> {
-  const entry = await lstat(realPath).catch(() => undefined);
-  if (!entry) return;
-  if (entry.isSymbolicLink()) return visitLink(walk, realPath, shown);
-  if (entry.isDirectory()) return walkOnce(walk, realPath, shown);
-  if (MANIFEST_FILE.test(shown)) addFile(walk, shown, realPath);
+type Link = { real: string; stats: Stats } | { error: unknown };
+
+async function resolveLink(fs: ReadFs, path: string): Promise<Link> {
+  try {
+    const real = await fs.realpath(path);
+    return { real, stats: await fs.stat(real) };
+  } catch (error) {
+    return { error };
+  }
 }
 
-async function visitLink(walk: Walk, linkPath: string, shown: string): Promise<void> {
-  let real: string;
-  try {
-    real = await realpath(linkPath);
-  } catch (error) {
-    if (MANIFEST_FILE.test(shown)) walk.problems.push(parseProblem(shown, `is a broken symlink (${errorCode(error)})`));
+async function visitLink(walk: Walk, link: Link, shown: string): Promise<void> {
+  if ('error' in link) {
+    walk.problems.push(parseProblem(shown, brokenLink(link.error)));
     return;
   }
-  const target = await stat(real).catch(() => undefined);
-  if (!target) return;
-  if (!target.isDirectory() && !MANIFEST_FILE.test(shown)) return;
-  if (!isInside(walk.root, real)) {
+  if (!link.stats.isDirectory() && !MANIFEST_FILE.test(shown)) return;
+  if (!isInside(walk.root, link.real)) {
     walk.problems.push(parseProblem(shown, 'is a symlink that leads outside the manifests directory; it was not read'));
     return;
   }
-  if (target.isDirectory()) return walkOnce(walk, real, shown);
-  addFile(walk, shown, real);
+  if (link.stats.isDirectory()) return walkOnce(walk, link.real, shown);
+  addFile(walk, shown, link.real);
+}
+
+function brokenLink(error: unknown): string {
+  const code = errorCode(error);
+  if (code === 'ELOOP') return 'is a symlink that loops back on itself (ELOOP); nothing under it can be read';
+  if (code === 'ENOENT' || code === 'ENOTDIR') return `is a broken symlink (${code}); restore what it points to, or remove it`;
+  return `is a symlink that cannot be followed (${code})`;
 }
 
 /** A link to a file already found would only produce duplicate-name errors; each is read once. */
 function addFile(walk: Walk, shown: string, real: string): void {
   if (walk.seenFiles.has(real)) return;
+  if (walk.found.length >= walk.limits.maxFiles) {
+    walk.capped = true;
+    walk.problems.push(parseProblem(walk.shownRoot, `more than ${walk.limits.maxFiles} manifest files; the rest were not read`));
+    return;
+  }
   walk.seenFiles.add(real);
   walk.found.push({ path: shown, real });
 }
@@ -116,19 +164,36 @@ async function walkOnce(walk: Walk, realDir: string, shown: string): Promise<voi
   return walkDir(walk, realDir, shown);
 }
 
-async function readOne(shown: string, real: string, limits: ReadLimits, problems: LoadProblem[]): Promise<Uint8Array | undefined> {
+async function readOne(fs: ReadFs, shown: string, real: string, limits: ReadLimits): Promise<SnapshotFile | LoadProblem> {
+  let handle: Awaited<ReturnType<ReadFs['open']>> | undefined;
   try {
-    const stats = await stat(real);
+    handle = await fs.open(real, OPEN_FLAGS);
+    const stats = await handle.stat();
     // A FIFO or device named *.yaml would block or never end.
-    if (!stats.isFile()) return void problems.push(parseProblem(shown, 'is not a regular file'));
-    if (stats.size > limits.maxFileBytes) return void problems.push(tooLarge(shown, stats.size, limits));
-    const bytes = await readFile(real);
-    if (bytes.length > limits.maxFileBytes) return void problems.push(tooLarge(shown, bytes.length, limits));
-    return bytes;
+    if (!stats.isFile()) return parseProblem(shown, 'is not a regular file');
+    if (stats.size > limits.maxFileBytes) return tooLarge(shown, stats.size, limits);
+    const bytes = await handle.readFile();
+    if (bytes.length > limits.maxFileBytes) return tooLarge(shown, bytes.length, limits);
+    return { path: shown, bytes };
   } catch (error) {
-    problems.push(parseProblem(shown, `cannot be read (${errorCode(error)})`));
-    return undefined;
+    return parseProblem(shown, `cannot be read (${errorCode(error)})`);
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
+}
+
+/** `fn` over `items` with at most `limit` calls in flight; results in the order of `items`. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
 }
 
 function tooLarge(shown: string, size: number, limits: ReadLimits): LoadProblem {
@@ -141,8 +206,8 @@ function isInside(root: string, path: string): boolean {
 }
 
 /** Code-unit order, not locale order, so every machine reads files in the same sequence. */
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+function compareNames(a: Dirent, b: Dirent): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 function errorCode(error: unknown): string {

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 export const GENERATORS = {
   /** Billion laughs: nine levels of nine aliases each. */
@@ -27,6 +27,19 @@ export const GENERATORS = {
   },
   /** The baseline file replaced by a symlink to nothing. */
   'broken-symlink': async (path: string) => replaceWithLink(join(dirname(path), 'gone', 'dashboards.yaml'), path),
+  /**
+   * The baseline file moved into a directory that is now a symlink to nothing (a checkout that
+   * went away): its resources look deleted unless the broken link stops the load.
+   */
+  'dangling-directory-link': async (path: string) => {
+    await rmFile(path);
+    await symlink(join(dirname(dirname(path)), 'gone-checkout', 'manifests'), withoutExtension(path));
+  },
+  /** The baseline file moved into a directory that is now a symlink to itself (ELOOP). */
+  'looping-directory-link': async (path: string) => {
+    await rmFile(path);
+    await symlink(basename(withoutExtension(path)), withoutExtension(path));
+  },
   /** The baseline file replaced by a FIFO: reading it would block forever. */
   fifo: async (path: string) => {
     await rmFile(path);
@@ -57,6 +70,10 @@ function tenThousandDocuments(): string {
 async function replaceWithLink(target: string, path: string): Promise<void> {
   await rmFile(path);
   await symlink(target, path);
+}
+
+function withoutExtension(path: string): string {
+  return path.replace(/\.ya?ml$/, '');
 }
 
 async function rmFile(path: string): Promise<void> {

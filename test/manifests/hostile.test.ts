@@ -83,7 +83,7 @@ describe('hostile manifests', () => {
     await symlink(dir, join(dir, 'real', 'loop'));
     const result = await loadManifests(dir, { config, hmac });
     expect(result.problems.map((p) => `${p.location.file.slice(dir.length + 1)}: ${p.code}: ${p.message}`)).toEqual([
-      'broken.yaml: E_MANIFEST_PARSE: is a broken symlink (ENOENT)',
+      'broken.yaml: E_MANIFEST_PARSE: is a broken symlink (ENOENT); restore what it points to, or remove it',
       'escape-dir: E_MANIFEST_PARSE: is a symlink that leads outside the manifests directory; it was not read',
       'escape.yaml: E_MANIFEST_PARSE: is a symlink that leads outside the manifests directory; it was not read',
     ]);
