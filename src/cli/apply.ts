@@ -23,6 +23,7 @@ interface ApplyFlags extends CommonFlags {
   force?: boolean;
   adopt?: boolean;
   plan?: string;
+  allowPartial?: boolean;
 }
 
 export const applyCommand: CommandFactory = (setExitCode) =>
@@ -33,6 +34,7 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         'Plan, then carry the changes out through a rate-limited queue per target: dashboards before the alerts that watch them, alert deletes before dashboard deletes, ' +
           'a failed change skipping only what depends on it. Every completed write is recorded in the state file at once, so an interrupted apply resumes without duplicates.\n' +
           'With --plan FILE (written by plan --out) it applies exactly that plan: it plans again and refuses, writing nothing, when the manifests, the state file or the live state of any planned resource differ from when the plan was made.\n' +
+          'A target whose manifests have errors gets no writes at all (the plan still shows what it would do), unless --allow-partial.\n' +
           'Exit codes: 0 everything applied, 1 anything failed (or bad manifests, a refused prune, a stale saved plan).',
       ),
   )
@@ -40,6 +42,7 @@ export const applyCommand: CommandFactory = (setExitCode) =>
     .option('--prune', 'delete resources stacksync created that no manifest names any more (default: sync.prune)')
     .option('--force', 'let a prune exceed sync.maxDeletes / sync.maxDeletePercent, or run on an empty manifests directory')
     .option('--adopt', 'take over same-named live resources stacksync did not create (default: sync.adopt)')
+    .option('--allow-partial', 'apply the valid manifests of a target even though others of it have errors (default: a target with manifest errors gets no writes; its deletes never run)')
     .addOption(new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'))
     .option('--plan <file>', 'apply the plan saved by `plan --out FILE`, exactly, or nothing if anything it was computed from changed (its --target, --prune and --adopt come with it)')
     .action(async (flags: ApplyFlags) => {
@@ -92,10 +95,11 @@ async function readSavedPlan(flags: ApplyFlags): Promise<{ file: string; plan: S
 
 /** The run to apply: planned now, or the saved plan once it is shown to still hold. */
 async function runToApply(session: Session, flags: ApplyFlags, saved: { file: string; plan: SavedPlan } | undefined): Promise<RunPlan> {
-  if (!saved) return computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
+  const allowPartial = flags.allowPartial === true;
+  if (!saved) return computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt, allowPartial }));
   const { run, left } = await prepareSavedPlan(session.context, saved.plan, saved.file, packageVersion());
   if (left.length > 0) process.stderr.write(leftNotice(saved.file, left));
-  return run;
+  return allowPartial ? { ...run, request: { ...run.request, allowPartial } } : run;
 }
 
 function leftNotice(file: string, left: readonly Change[]): string {
@@ -109,10 +113,17 @@ function withRunErrors(plan: Plan, outcome: RunResult): Plan {
 }
 
 function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): string {
-  const failures = [...results.entries()].filter(([, result]) => result.result !== 'ok');
-  const lines = failures.flatMap(([key, result]) => (result.result === 'ok' ? [] : [`${result.result}: ${key}: ${result.error}`]));
+  const lines: string[] = [];
+  // Held back for manifest errors: one line per target, however many changes it had.
+  const held = new Map<string, number>();
+  for (const [key, result] of results) {
+    if (result.result === 'ok') continue;
+    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${result.result}: ${key}: ${result.error}`);
+    else held.set(result.error, (held.get(result.error) ?? 0) + 1);
+  }
+  const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: ${error}`);
   const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.message}`);
-  return [...errors, ...lines].map((line) => `${line}\n`).join('');
+  return [...errors, ...heldLines, ...lines].map((line) => `${line}\n`).join('');
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Api } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { Config, Target } from '../model/config.js';
-import { guardDeletes, markDrift, planTarget, pruneHeldBack, refusedResults } from '../diff/index.js';
+import { guardDeletes, holdBackBlocked, markDrift, planTarget, pruneHeldBack, refusedResults, writesHeldBack } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../model/desired.js';
@@ -38,6 +38,11 @@ export interface PlanRequest {
   targets?: readonly string[];
   prune: boolean;
   adopt: boolean;
+  /**
+   * `apply --allow-partial`: apply the valid manifests of a target even when others of it failed
+   * to load (never its deletes). Default false: such a target gets no writes at all.
+   */
+  allowPartial?: boolean;
 }
 
 /** What the command line may override of the config's `sync` settings. */
@@ -45,6 +50,7 @@ export interface RunOverrides {
   targets?: readonly string[];
   prune?: boolean;
   adopt?: boolean;
+  allowPartial?: boolean;
 }
 
 /** The one place the config's `sync.prune` / `sync.adopt` meet `--prune` / `--adopt`. */
@@ -53,6 +59,7 @@ export function planRequestFor(config: Config, overrides: RunOverrides = {}): Pl
     ...(overrides.targets ? { targets: overrides.targets } : {}),
     prune: overrides.prune ?? config.sync.prune,
     adopt: overrides.adopt ?? config.sync.adopt,
+    ...(overrides.allowPartial ? { allowPartial: true } : {}),
   };
 }
 
@@ -90,6 +97,7 @@ export async function computePlan(ctx: ReconcileContext, request: PlanRequest): 
   const warnings = [
     ...load.warnings.map(problemToPlanError),
     ...runs.flatMap((run) => (run.failed ? [] : pruneHeldBack(run.target.name, request.prune, run.blocked))),
+    ...runs.flatMap((run) => (run.failed ? [] : writesHeldBack(run.target.name, run.changes, run.blocked, request.allowPartial === true))),
   ];
   const plan = buildPlan(
     runs.flatMap((run) => run.changes),
@@ -154,7 +162,10 @@ export interface RunResult {
   errors: PlanError[];
 }
 
-/** Applies a computed plan, every target independently; a refused prune deletes nothing of its target. */
+/**
+ * Applies a computed plan, every target independently; a refused prune deletes nothing of its
+ * target, and a target with manifest errors gets no writes (unless `allowPartial`).
+ */
 export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: ApplyRequest): Promise<RunResult> {
   const results = new Map<string, ChangeResult>();
   const errors: PlanError[] = [];
@@ -173,10 +184,13 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       const caps = { managedCount: managedCount(ctx.store.get(name)), maxDeletes: sync.maxDeletes, maxDeletePercent: sync.maxDeletePercent, force: request.force };
       const guarded = guardDeletes({ target: name, changes: targetRun.changes, caps, emptySnapshot });
       if (guarded.refusal) errors.push(guarded.refusal);
-      // 3. Apply the rest; an orphan is shown, never applied.
-      const applicable = guarded.changes.filter((change) => change.action !== 'orphan');
+      // 3. A target with manifest errors gets no writes, unless partial applies are allowed.
+      const held = holdBackBlocked({ target: name, changes: guarded.changes, blocked: targetRun.blocked, allowPartial: run.request.allowPartial === true });
+      // 4. Apply the rest; an orphan is shown, never applied.
+      const applicable = held.changes.filter((change) => change.action !== 'orphan');
       const applied = await applyTarget(ctx, targetRun.target, applicable, run.request.adopt, request);
       for (const [key, result] of applied) results.set(`${name}/${key}`, result);
+      for (const [ref, result] of held.held) results.set(ref, result);
       if (guarded.refusal) for (const [ref, result] of refusedResults(guarded.refused, guarded.refusal)) results.set(ref, result);
     }),
   );

@@ -42,6 +42,7 @@ describe('one table per rule', () => {
       'E_API_AUTH',
       'E_STATE_CORRUPT',
       'E_PRUNE_REFUSED',
+      'E_MANIFEST_BLOCKED',
       'E_CONFLICT',
       'E_PLAN_INVALID',
       'E_PLAN_STALE',

@@ -12,6 +12,7 @@ import { startDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/support/logger.js';
 import { apiHooksFor, createMetrics, type Metrics } from '../../src/daemon/metrics.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { liveTarget } from '../helpers/e2e.js';
 import { createWorkspace, emulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
@@ -219,29 +220,42 @@ describe('stacksync run (daemon)', () => {
     expect(swapped.filter((d) => d.name === 'Swapped')).toHaveLength(1);
   });
 
-  it('keeps reconciling the rest when a manifest breaks, and blocks prune for its target', async () => {
+  it('writes nothing to a target whose manifests break, keeps reconciling the others, and blocks prune', async () => {
     const workspace = await workspaceWith(
-      { 'manifests/keep.yaml': dashboard('keep', 'Keep', 4), 'manifests/gone.yaml': dashboard('gone', 'Gone', 4), 'manifests/other.yaml': dashboard('other', 'Other', 4) },
+      {
+        'manifests/keep.yaml': dashboard('keep', 'Keep', 4),
+        'manifests/gone.yaml': dashboard('gone', 'Gone', 4),
+        'manifests/other.yaml': dashboard('other', 'Other', 4),
+        'manifests/managed.yaml': dashboard('managed', 'Managed elsewhere', 4, 'local'),
+      },
       { prune: true, maxDeletePercent: 100 },
     );
     const run = await running(workspace);
     await eventually(() => selfHostedDashboards(emulator), (list) => ['Keep', 'Gone', 'Other'].every((name) => list.some((d) => d.name === name)));
     await run.daemon.scheduler.idle();
-    await workspace.remove('manifests/gone.yaml');
+    // Broken first, so no sync can see the removal without the error.
     await workspace.write('manifests/other.yaml', 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: other, target: local-selfhosted }\nspec: { name: Other, tiles: [ { name: p99, x: 99 } ] }\n');
+    await workspace.remove('manifests/gone.yaml');
     await workspace.write('manifests/keep.yaml', dashboard('keep', 'Keep', 8));
-    await eventually(() => selfHostedDashboards(emulator), (list) => list.find((d) => d.name === 'Keep')?.tiles[0]?.w === 8);
+    await workspace.write('manifests/managed.yaml', dashboard('managed', 'Managed elsewhere', 8, 'local'));
+    await eventually(async () => (await liveTarget(emulator.url, 'local')).dashboards, (list) => list.find((d) => d.name === 'Managed elsewhere')?.tiles[0]?.w === 8);
+    await eventually(async () => run.daemon.status.target('local-selfhosted')?.resources ?? [], (resources) => resources.some((r) => r.name === 'other' && r.status === 'error'));
     await run.daemon.scheduler.idle();
-    const names = (await selfHostedDashboards(emulator)).map((d) => d.name);
-    expect(names).toContain('Gone');
-    expect(names).toContain('Other');
+    const live = await selfHostedDashboards(emulator);
+    expect(live.map((d) => d.name)).toEqual(expect.arrayContaining(['Gone', 'Other']));
+    expect(live.find((d) => d.name === 'Keep')?.tiles[0]?.w).toBe(4);
     const status = run.daemon.status.target('local-selfhosted');
-    expect(status?.resources).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'Dashboard', name: 'other', status: 'error' })]));
+    expect(status?.resources).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'Dashboard', name: 'other', status: 'error' }),
+        expect.objectContaining({ kind: 'Dashboard', name: 'keep', status: 'error', code: 'E_MANIFEST_BLOCKED' }),
+      ]),
+    );
     expect(await metricValue(run, 'stacksync_manifest_errors', { target: 'local-selfhosted' })).toBeGreaterThan(0);
 
-    // Fixed: the prune that was held back now happens.
+    // Fixed: the held-back update and the prune both happen.
     await workspace.write('manifests/other.yaml', dashboard('other', 'Other', 4));
-    await eventually(() => selfHostedDashboards(emulator), (list) => !list.some((d) => d.name === 'Gone'));
+    await eventually(() => selfHostedDashboards(emulator), (list) => !list.some((d) => d.name === 'Gone') && list.find((d) => d.name === 'Keep')?.tiles[0]?.w === 8);
   });
 
   it('reports the revision it applied when the checkout is a git worktree', async () => {

@@ -1,0 +1,53 @@
+/**
+ * A target whose manifests failed to load gets no writes at all, pure policy: a broken document
+ * may be the one that would have changed what its valid siblings mean (a renamed dashboard, a
+ * moved alert), and half an apply is harder to reason about than none. Flux refuses to apply a
+ * Kustomization that does not build for the same reason. The plan still shows every change it
+ * could compute; `apply --allow-partial` lets the valid ones run (never deletes: prune stays
+ * blocked whatever the flag says, see `diff/prune.ts`).
+ */
+import { changeRef, isWrite, type Change, type ChangeResult, type PlanError } from '../model/plan.js';
+
+/** Whether applying `change` would write anything: to the API, or to the inventory (a reclaim). */
+export function changeWrites(change: Pick<Change, 'action' | 'reclaimed'>): boolean {
+  return isWrite(change.action) || change.reclaimed === true;
+}
+
+export interface BlockedGuardInput {
+  target: string;
+  changes: readonly Change[];
+  /** A manifest problem touches this target (its own, or one no target can be told for). */
+  blocked: boolean;
+  /** `apply --allow-partial`. */
+  allowPartial: boolean;
+}
+
+export interface BlockedGuard {
+  /** What may run: everything, or, for a blocked target, only what writes nothing. */
+  changes: Change[];
+  /** Results of the writes held back, by `changeRef`. */
+  held: Map<string, ChangeResult>;
+}
+
+/** Holds back every write of a blocked target, unless partial applies are allowed. */
+export function holdBackBlocked(input: BlockedGuardInput): BlockedGuard {
+  if (!input.blocked || input.allowPartial) return { changes: [...input.changes], held: new Map() };
+  const error = `not applied: the manifests of target ${input.target} have errors, so nothing is written to it until they are fixed (apply --allow-partial applies the valid ones)`;
+  const held = new Map<string, ChangeResult>();
+  const changes: Change[] = [];
+  for (const change of input.changes) {
+    if (changeWrites(change)) held.set(changeRef(change), { result: 'skipped', code: 'E_MANIFEST_BLOCKED', error });
+    else changes.push(change);
+  }
+  return { changes, held };
+}
+
+/** The plan's notice that a blocked target's changes will not be applied; none when nothing is held. */
+export function writesHeldBack(target: string, changes: readonly Change[], blocked: boolean, allowPartial: boolean): PlanError[] {
+  if (!blocked || allowPartial) return [];
+  const writes = changes.filter(changeWrites).length;
+  if (writes === 0) return [];
+  const what = `${writes} change${writes === 1 ? '' : 's'}`;
+  const message = `${what} of target ${target} held back: its manifests have errors, so nothing is applied to it until they are fixed (apply --allow-partial applies the valid ones)`;
+  return [{ target, code: 'E_MANIFEST_BLOCKED', message }];
+}
