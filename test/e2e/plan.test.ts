@@ -349,14 +349,19 @@ describe('a manifest error in one file', () => {
     expect(plan.summary.orphan).toBe(1);
   });
 
-  it('apply --prune then applies the rest but deletes nothing of the broken target, and exits 1', async () => {
+  it('apply --prune writes nothing to the broken target, applies and prunes the healthy one, and exits 1', async () => {
     await resetEmulatorStats(emulator.url);
     const result = await workspace.run(['apply', '--prune']);
     expect(result.code, describeRun(result)).toBe(1);
     const writes = writesByRoute(await emulatorStats(emulator.url));
-    expect(writes['DELETE /v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards/{dashboardId}']).toBeUndefined();
-    expect(writes['DELETE /api/v2/dashboards/{id}']).toBe(1);
-    expect(writes['PUT /v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards/{dashboardId}']).toBe(1);
-    expect(writes['PUT /api/v2/dashboards/{id}']).toBe(1);
+    expect(writes).toEqual({ 'DELETE /api/v2/dashboards/{id}': 1, 'PUT /api/v2/dashboards/{id}': 1 });
+  });
+
+  it('apply --prune --allow-partial applies the valid changes of the broken target too, but still deletes nothing of it', async () => {
+    await resetEmulatorStats(emulator.url);
+    const result = await workspace.run(['apply', '--prune', '--allow-partial']);
+    expect(result.code, describeRun(result)).toBe(1);
+    const writes = writesByRoute(await emulatorStats(emulator.url));
+    expect(writes).toEqual({ 'PUT /v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards/{dashboardId}': 1 });
   });
 });
