@@ -123,7 +123,7 @@ function updateBody(desired: DesiredDashboard, live: LiveDashboard): DashboardWr
   return { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles };
 }
 
-/** A tile as the API takes it: no manifest location, no id. */
+/** A tile as the API takes it (no id), as a copy the overlay may build on. */
 function tileBody(tile: DesiredTile): Tile {
-  return omit(tile, 'location');
+  return { ...tile };
 }

@@ -1,16 +1,21 @@
 /**
- * Loads the manifests directory into the desired model: snapshot → parse → schema → resolve.
- * Never throws for bad input: every problem is collected with its location, and the targets it
- * touches are blocked so that nothing is pruned because a broken manifest looked "missing".
+ * Loads the manifests directory into the desired model: snapshot → parse → schema → resolve →
+ * place. Never throws for bad input: every problem is collected with its location, and the
+ * targets it touches are blocked so that nothing is written because a broken manifest looked
+ * "missing" or "changed".
  */
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
 import type { Config } from '../model/config.js';
 import type { SecretIo } from '../config/secrets.js';
 import { DEFAULT_YAML_LIMITS, type YamlLimits } from '../yaml/safety.js';
 import type { LoadProblem, LoadResult } from '../model/desired.js';
-import { parseManifestFile, type DocumentBudget, type ParsedDocument } from './parse.js';
-import { readSnapshot } from './read.js';
-import { identify, problemAt, resolveEntries, type Entry } from './resolve.js';
-import { validateManifest } from './validate.js';
+import { contentKey, type CacheSession, type ParseCache } from './cache.js';
+import type { ParseLimits, ParsedText, PointerRequest } from './parse.js';
+import { createWorkerParser, defaultThreads, inlineParser, yieldToEventLoop, type ManifestParser } from './parser.js';
+import { readSnapshot, type SnapshotFile } from './read.js';
+import { identify, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
+import { validateManifest, type ManifestCheck } from './validate.js';
 
 export interface ManifestLimits extends YamlLimits {
   /** Most manifest files read per run. */
@@ -19,11 +24,18 @@ export interface ManifestLimits extends YamlLimits {
   maxDocuments: number;
 }
 
+/**
+ * Far above any real repository (100,000 resources load in well under 1 GiB), low enough that a
+ * generator gone wrong stops with a message instead of running out of memory.
+ */
 export const DEFAULT_MANIFEST_LIMITS: ManifestLimits = {
   ...DEFAULT_YAML_LIMITS,
-  maxFiles: 10_000,
-  maxDocuments: 10_000,
+  maxFiles: 1_000_000,
+  maxDocuments: 1_000_000,
 };
+
+/** Below this many bytes, starting worker threads costs more than the parse they would share. */
+export const WORKER_THRESHOLD_BYTES = 1024 * 1024;
 
 export interface LoadManifestsOptions {
   /** The validated config; without one (offline validate with no config file) target checks are skipped. */
@@ -35,52 +47,226 @@ export interface LoadManifestsOptions {
   /** HMAC of a secret value, under the state's key. */
   hmac: (value: string) => string;
   limits?: Partial<ManifestLimits>;
+  /**
+   * Where files are parsed. Default: worker threads (made for this load and closed after it)
+   * when the snapshot is over {@link WORKER_THRESHOLD_BYTES}, else this thread.
+   */
+  parser?: ManifestParser;
+  /** Parses kept from earlier loads (a daemon's); without one every file is parsed. */
+  cache?: ParseCache;
+  logger?: Logger;
 }
 
 /** The target every problem without a known target blocks: callers treat it as all of them. */
 export const ALL_TARGETS = '*';
 
+/** Files sent to a parser at once: few round trips, yet work for every worker. */
+const BATCH_FILES = 64;
+const BATCH_BYTES = 256 * 1024;
+/** Documents schema-checked between two yields to the event loop. */
+const CHECKS_PER_YIELD = 500;
+
+interface ParsedFile {
+  file: SnapshotFile;
+  parsed: ParsedText;
+}
+
 /** Loads every manifest under `dir`. Locations name files as `dir` joined with their path inside it. */
 export async function loadManifests(dir: string, options: LoadManifestsOptions): Promise<LoadResult> {
+  const started = performance.now();
   const limits = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits };
-  const problems: LoadProblem[] = [];
-  const warnings: LoadProblem[] = [];
+  const problems: FoundProblem[] = [];
+  const warnings: FoundProblem[] = [];
   // 1. Snapshot: every file is read before any is parsed.
   const snapshot = await readSnapshot(dir, limits);
   problems.push(...snapshot.problems);
-  // 2. Parse every document.
-  const documents: ParsedDocument[] = [];
-  const budget: DocumentBudget = { remaining: limits.maxDocuments, max: limits.maxDocuments };
-  for (const file of snapshot.files) {
-    const parsed = parseManifestFile(file, limits, budget);
-    documents.push(...parsed.documents);
-    problems.push(...parsed.problems);
-    warnings.push(...parsed.warnings);
+  // 2. Parse every file not parsed before.
+  const { parsers, owned } = chooseParsers(snapshot.files, options.parser);
+  const session = options.cache?.begin();
+  try {
+    const files = await parseFiles(snapshot.files, limits, parsers, session);
+    // 3. Documents, within the cap.
+    const documents = collectDocuments(files, limits.maxDocuments, problems, warnings);
+    // 4. Schema of each kind.
+    const { entries, failed } = await checkSchemas(documents, options.config, problems);
+    // 5. Rules across documents, references and secrets; then the desired model.
+    const secretIo: Partial<SecretIo> = {};
+    if (options.env) secretIo.env = options.env;
+    if (options.readFile) secretIo.readFile = options.readFile;
+    const resolved = resolveEntries(entries, failed, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac });
+    problems.push(...resolved.problems);
+    warnings.push(...resolved.warnings);
+    // 6. The line of every problem about a node, from a second parse of only the files that have one.
+    const bytesOf = new Map(snapshot.files.map((file) => [file.path, file.bytes]));
+    const placed = await placeProblems([...problems, ...warnings], bytesOf, parsers[0] ?? inlineParser);
+    options.logger?.debug({ files: snapshot.files.length, documents: documents.length, ms: Math.round(performance.now() - started), cache: options.cache?.stats }, 'manifests loaded');
+    const placedProblems = placed.slice(0, problems.length);
+    return {
+      resources: resolved.resources,
+      problems: placedProblems.sort(byLocation),
+      warnings: placed.slice(problems.length).sort(byLocation),
+      blockedTargets: new Set(placedProblems.map((p) => p.target ?? ALL_TARGETS)),
+    };
+  } finally {
+    session?.end();
+    await owned?.close();
   }
-  // 3. Schema of each kind.
-  const { entries, failed } = checkSchemas(documents, options.config, problems);
-  // 4. Rules across documents, references and secrets; then the desired model.
-  const secretIo: Partial<SecretIo> = {};
-  if (options.env) secretIo.env = options.env;
-  if (options.readFile) secretIo.readFile = options.readFile;
-  const resolved = resolveEntries(entries, failed, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac });
-  problems.push(...resolved.problems);
-  warnings.push(...resolved.warnings);
-  return {
-    resources: resolved.resources,
-    problems: problems.sort(byLocation),
-    warnings: warnings.sort(byLocation),
-    blockedTargets: new Set(problems.map((p) => p.target ?? ALL_TARGETS)),
-  };
 }
 
-function checkSchemas(documents: readonly ParsedDocument[], config: Config | undefined, problems: LoadProblem[]): { entries: Entry[]; failed: Set<Entry> } {
+/**
+ * Who parses: the given parser (a daemon's workers, which keep its event loop free), or, for a
+ * one-off command with enough to parse, this thread and a worker per other core.
+ */
+function chooseParsers(files: readonly SnapshotFile[], given: ManifestParser | undefined): { parsers: ManifestParser[]; owned?: ManifestParser } {
+  if (given) return { parsers: [given] };
+  const bytes = files.reduce((sum, file) => sum + file.bytes.length, 0);
+  const threads = defaultThreads() - 1;
+  const workers = bytes >= WORKER_THRESHOLD_BYTES && threads > 0 ? createWorkerParser({ threads }) : undefined;
+  return workers ? { parsers: [workers, inlineParser], owned: workers } : { parsers: [inlineParser] };
+}
+
+/** The parse of every file, in snapshot order: from the cache, or in batches shared out to the parsers. */
+async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits, parsers: readonly ManifestParser[], session: CacheSession | undefined): Promise<ParsedFile[]> {
+  const parseLimits: ParseLimits = { maxDepth: limits.maxDepth, maxAliasCount: limits.maxAliasCount, maxNodes: limits.maxNodes, maxDocuments: limits.maxDocuments };
+  const results: Promise<ParsedText>[] = [];
+  const misses: { bytes: Uint8Array; settle: Settle }[] = [];
+  for (const file of files) {
+    const key = session ? contentKey(file.bytes) : undefined;
+    const known = key === undefined ? undefined : session?.get(key);
+    if (known) {
+      results.push(known);
+      continue;
+    }
+    const pending = deferred();
+    results.push(pending.promise);
+    if (key !== undefined) session?.set(key, pending.promise);
+    misses.push({ bytes: file.bytes, settle: pending });
+  }
+  // Parses kept for later loads are shared: frozen, so no load can change another's input.
+  const keep = session !== undefined;
+  const queue = batches(misses);
+  let next = 0;
+  // Each parser takes the next batch as soon as it has room: a fast one is never left idle.
+  const drain = async (parser: ManifestParser): Promise<void> => {
+    for (let batch = queue[next++]; batch; batch = queue[next++]) await parseBatch(batch, parseLimits, parser, keep);
+  };
+  await Promise.all(parsers.flatMap((parser) => Array.from({ length: parser.capacity }, () => drain(parser))));
+  const parsed = await Promise.all(results);
+  return files.map((file, index) => ({ file, parsed: parsed[index] as ParsedText }));
+}
+
+async function parseBatch(batch: readonly { bytes: Uint8Array; settle: Settle }[], limits: ParseLimits, parser: ManifestParser, keep: boolean): Promise<void> {
+  let texts: ParsedText[];
+  try {
+    texts = await parser.parse(batch.map((miss) => miss.bytes), limits).catch(() =>
+      // A worker that died (out of memory, killed) takes only its batch with it: parse it here.
+      inlineParser.parse(batch.map((miss) => miss.bytes), limits),
+    );
+  } catch (error) {
+    for (const miss of batch) miss.settle.reject(error);
+    return;
+  }
+  batch.forEach((miss, index) => {
+    const text = texts[index] as ParsedText;
+    miss.settle.resolve(keep ? freeze(text) : text);
+  });
+}
+
+function batches<T extends { bytes: Uint8Array }>(items: readonly T[]): T[][] {
+  const result: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    if (current.length > 0 && (current.length >= BATCH_FILES || bytes + item.bytes.length > BATCH_BYTES)) {
+      result.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += item.bytes.length;
+  }
+  if (current.length > 0) result.push(current);
+  return result;
+}
+
+interface Settle {
+  promise: Promise<ParsedText>;
+  resolve: (value: ParsedText) => void;
+  reject: (error: unknown) => void;
+}
+
+function deferred(): Settle {
+  let resolve!: (value: ParsedText) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<ParsedText>((done, fail) => {
+    resolve = done;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A kept parse is shared between loads (and its values between targets): nothing may change it. */
+function freeze(parsed: ParsedText): ParsedText {
+  for (const document of parsed.documents) deepFreeze(document.value);
+  return Object.freeze(parsed);
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/** The documents of every file in order, up to `max` in all; the file's own problems and warnings. */
+function collectDocuments(files: readonly ParsedFile[], max: number, problems: FoundProblem[], warnings: FoundProblem[]): ManifestDocument[] {
+  const documents: ManifestDocument[] = [];
+  for (const { file, parsed } of files) {
+    for (const problem of parsed.problems) problems.push(textProblem(file.path, problem));
+    for (const warning of parsed.warnings) warnings.push(textProblem(file.path, warning));
+    for (const document of parsed.documents) {
+      const location = { file: file.path, line: document.line, column: document.column };
+      if (documents.length >= max) {
+        problems.push({ code: 'E_MANIFEST_PARSE', message: `more than ${max} manifest documents; this one and the rest were not read`, location });
+        return documents;
+      }
+      documents.push({ file: file.path, index: document.index, value: document.value, location });
+    }
+  }
+  return documents;
+}
+
+function textProblem(file: string, problem: ParsedText['problems'][number]): FoundProblem {
+  const location: LoadProblem['location'] = { file };
+  if (problem.line !== undefined) location.line = problem.line;
+  if (problem.column !== undefined) location.column = problem.column;
+  return { code: 'E_MANIFEST_PARSE', message: problem.message, location };
+}
+
+/**
+ * A document's schema check, by its value. Values are frozen and shared by every load that reads
+ * the same bytes, so a daemon checks a document once, not once per sync per target.
+ */
+const checks = new WeakMap<object, ManifestCheck>();
+
+function checkOnce(value: unknown): ManifestCheck {
+  if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return validateManifest(value);
+  let check = checks.get(value);
+  if (!check) {
+    check = validateManifest(value);
+    checks.set(value, check);
+  }
+  return check;
+}
+
+async function checkSchemas(documents: readonly ManifestDocument[], config: Config | undefined, problems: FoundProblem[]): Promise<{ entries: Entry[]; failed: Set<Entry> }> {
   const entries: Entry[] = [];
   const failed = new Set<Entry>();
-  for (const doc of documents) {
+  for (const [index, doc] of documents.entries()) {
+    // Thousands of documents take a while; probes and other syncs get their turn.
+    if (index > 0 && index % CHECKS_PER_YIELD === 0) await yieldToEventLoop();
     const entry: Entry = { doc, identity: identify(doc.value, config) };
     entries.push(entry);
-    const check = validateManifest(doc);
+    const check = checkOnce(doc.value);
     if (check.ok) {
       entry.manifest = check.manifest;
       continue;
@@ -88,10 +274,46 @@ function checkSchemas(documents: readonly ParsedDocument[], config: Config | und
     failed.add(entry);
     for (const issue of check.issues) {
       const problem = problemAt(entry, 'E_MANIFEST_INVALID', [], `${issue.path || '(document)'}: ${issue.message}`);
-      problems.push({ ...problem, location: { file: doc.file, line: issue.line, column: issue.column } });
+      problems.push({ ...problem, node: { doc, pointer: issue.pointer, at: issue.at } });
     }
   }
   return { entries, failed };
+}
+
+/** Problems with the line and column of the node each is about, and without that node. */
+async function placeProblems(found: readonly FoundProblem[], bytesOf: ReadonlyMap<string, Uint8Array>, parser: ManifestParser): Promise<LoadProblem[]> {
+  const byFile = new Map<string, number[]>();
+  found.forEach((problem, index) => {
+    if (!problem.node) return;
+    const list = byFile.get(problem.node.doc.file) ?? [];
+    list.push(index);
+    byFile.set(problem.node.doc.file, list);
+  });
+  const positions = new Map<number, { line: number; column: number }>();
+  await Promise.all(
+    [...byFile].map(async ([file, indexes]) => {
+      const bytes = bytesOf.get(file);
+      if (!bytes) return;
+      const requests: PointerRequest[] = indexes.map((index) => {
+        const node = found[index]?.node as NonNullable<FoundProblem['node']>;
+        return { index: node.doc.index, pointer: node.pointer, at: node.at };
+      });
+      const located = await locateSafely(parser, bytes, requests);
+      located.forEach((position, i) => position && positions.set(indexes[i] as number, position));
+    }),
+  );
+  return found.map(({ node: _node, ...problem }, index) => {
+    const position = positions.get(index);
+    return position ? { ...problem, location: { file: problem.location.file, ...position } } : problem;
+  });
+}
+
+async function locateSafely(parser: ManifestParser, bytes: Uint8Array, requests: PointerRequest[]): Promise<({ line: number; column: number } | undefined)[]> {
+  try {
+    return await parser.locate(bytes, requests);
+  } catch {
+    return inlineParser.locate(bytes, requests);
+  }
 }
 
 function byLocation(a: LoadProblem, b: LoadProblem): number {

@@ -1,88 +1,90 @@
 /**
- * Text of one manifest file → its documents, each with the positions of its nodes and its plain
- * value. Pure. Hostile input (binary, invalid UTF-8, alias bombs, deep nesting, endless document
- * streams) becomes a problem, never a crash or a hang.
+ * Bytes of one manifest file → its documents as plain values, each with the line it starts on.
+ * Pure, and independent of the file's path, so a result can be cached by content and computed on
+ * another thread. Hostile input (binary, invalid UTF-8, alias bombs, deep nesting, endless
+ * document streams) becomes a problem, never a crash or a hang.
+ *
+ * Positions cost: the YAML nodes are dropped as soon as a document's value is taken. The lines of
+ * nodes a later check complains about are found again by {@link locatePointers}, which parses the
+ * file a second time: errors are rare, and keeping every node of every file would double the
+ * memory of a load.
  */
 import { Composer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
-import type { SourceLocation } from '../errors.js';
-import { nodePosition, positionAt, type YamlSource } from '../yaml/positions.js';
+import { nodeAt, positionAt, type Pointer, type Position } from '../yaml/positions.js';
 import { decodeText, refusedWarningMessage, splitYamlWarnings, toPlainValue, yamlErrorMessage, type YamlLimits } from '../yaml/safety.js';
-import type { LoadProblem } from '../model/desired.js';
 
-export interface ParsedDocument extends YamlSource {
-  file: string;
-  /** 0-based index of the document in its file. */
+export interface ParseLimits extends Pick<YamlLimits, 'maxDepth' | 'maxAliasCount' | 'maxNodes'> {
+  /** Most documents composed from one file, empty ones included (an endless `---` stream stops here). */
+  maxDocuments: number;
+}
+
+/** A problem inside one file's text; the caller adds the file. */
+export interface TextProblem {
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface ParsedDocumentData extends Position {
+  /** 0-based index of the document in its file, empty documents counted. */
   index: number;
-  /** Where the document's content starts. */
-  location: SourceLocation;
+  /** The plain value; never mutated once parsed (it may be cached and shared). */
+  value: unknown;
 }
 
-export interface ParsedFile {
-  documents: ParsedDocument[];
-  problems: LoadProblem[];
-  warnings: LoadProblem[];
+export interface ParsedText {
+  documents: ParsedDocumentData[];
+  /** Documents that failed to parse are left out, with a problem each (`E_MANIFEST_PARSE`). */
+  problems: TextProblem[];
+  warnings: TextProblem[];
 }
 
-export type ParseLimits = Pick<YamlLimits, 'maxDepth' | 'maxAliasCount' | 'maxNodes'>;
-
-/** How many more documents this run may read; shared by all files so the cap is per run. */
-export interface DocumentBudget {
-  remaining: number;
-  max: number;
+/** Decodes and parses one file. */
+export function parseManifestBytes(bytes: Uint8Array, limits: ParseLimits): ParsedText {
+  const decoded = decodeText(bytes);
+  if (!decoded.ok) return { documents: [], warnings: [], problems: [{ message: decoded.message }] };
+  return parseManifestText(decoded.text, limits);
 }
 
-/** Decodes and parses one file. Documents that fail to parse are left out, with a problem each. */
-export function parseManifestFile(file: { path: string; bytes: Uint8Array }, limits: ParseLimits, budget: DocumentBudget): ParsedFile {
-  const decoded = decodeText(file.bytes);
-  if (!decoded.ok) return { documents: [], warnings: [], problems: [problem(file.path, decoded.message)] };
-  return parseManifestText(file.path, decoded.text, limits, budget);
-}
-
-export function parseManifestText(path: string, text: string, limits: ParseLimits, budget: DocumentBudget): ParsedFile {
-  const result: ParsedFile = { documents: [], problems: [], warnings: [] };
+export function parseManifestText(text: string, limits: ParseLimits): ParsedText {
+  const result: ParsedText = { documents: [], problems: [], warnings: [] };
   const lineCounter = new LineCounter();
-  const composer = new Composer({ uniqueKeys: true, prettyErrors: false });
+  const at = (offset: number): Position => positionAt(offset, lineCounter);
   let index = 0;
   // Composing lazily lets the document cap stop a huge stream without parsing the rest of it.
-  for (const doc of composer.compose(new Parser(lineCounter.addNewLine).parse(text))) {
-    const at = (offset: number): SourceLocation => ({ file: path, ...positionAt(offset, lineCounter) });
-    if (budget.remaining <= 0) {
-      result.problems.push({ ...problem(path, `more than ${budget.max} manifest documents; this one and the rest were not read`), location: at(doc.range[0]) });
+  for (const doc of composeDocuments(text, lineCounter)) {
+    if (index >= limits.maxDocuments) {
+      result.problems.push({ message: `more than ${limits.maxDocuments} manifest documents; this one and the rest were not read`, ...at(doc.range[0]) });
       break;
     }
-    budget.remaining -= 1;
-    addDocument(result, doc, { path, index: index++, lineCounter, at, limits });
+    addDocument(result, doc, index++, at, limits);
   }
   return result;
 }
 
-interface DocumentContext {
-  path: string;
-  index: number;
-  lineCounter: LineCounter;
-  at: (offset: number) => SourceLocation;
-  limits: ParseLimits;
+function composeDocuments(text: string, lineCounter: LineCounter): Generator<Document.Parsed> {
+  const composer = new Composer({ uniqueKeys: true, prettyErrors: false });
+  return composer.compose(new Parser(lineCounter.addNewLine).parse(text));
 }
 
-function addDocument(result: ParsedFile, doc: Document.Parsed, context: DocumentContext): void {
-  const { at } = context;
+function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at: (offset: number) => Position, limits: ParseLimits): void {
   const { refused, warnings } = splitYamlWarnings(doc.warnings);
-  for (const warning of warnings) result.warnings.push({ ...problem(context.path, `YAML: ${yamlErrorMessage(warning)}`), location: at(warning.pos[0]) });
-  for (const warning of refused) result.problems.push({ ...problem(context.path, refusedWarningMessage(warning)), location: at(warning.pos[0]) });
+  for (const warning of warnings) result.warnings.push({ message: `YAML: ${yamlErrorMessage(warning)}`, ...at(warning.pos[0]) });
+  for (const warning of refused) result.problems.push({ message: refusedWarningMessage(warning), ...at(warning.pos[0]) });
   if (doc.errors.length > 0) {
-    for (const error of doc.errors) result.problems.push({ ...problem(context.path, describeYamlError(error, context.limits)), location: at(error.pos[0]) });
+    for (const error of doc.errors) result.problems.push({ message: describeYamlError(error, limits), ...at(error.pos[0]) });
     return;
   }
   if (refused.length > 0) return;
-  const location = { file: context.path, ...nodePosition(doc.contents, { doc, lineCounter: context.lineCounter }) };
-  const plain = toPlainValue(doc, context.limits);
+  const start = at(doc.contents?.range?.[0] ?? doc.range[0]);
+  const plain = toPlainValue(doc, limits);
   if (!plain.ok) {
-    result.problems.push({ ...problem(context.path, `the document ${plain.message}`), location });
+    result.problems.push({ message: `the document ${plain.message}`, ...start });
     return;
   }
   // An empty document (a trailing `---`, a file of comments) declares nothing.
   if (plain.value === null || plain.value === undefined) return;
-  result.documents.push({ file: context.path, index: context.index, doc, lineCounter: context.lineCounter, value: plain.value, location });
+  result.documents.push({ index, value: plain.value, ...start });
 }
 
 function describeYamlError(error: YAMLError, limits: ParseLimits): string {
@@ -92,6 +94,34 @@ function describeYamlError(error: YAMLError, limits: ParseLimits): string {
   return `invalid YAML: ${message}`;
 }
 
-function problem(file: string, message: string): LoadProblem {
-  return { code: 'E_MANIFEST_PARSE', message, location: { file } };
+/** A node to find in document `index` of a file: `at: 'key'` picks the map key of the last segment. */
+export interface PointerRequest {
+  index: number;
+  pointer: Pointer;
+  at: 'key' | 'value';
+}
+
+/**
+ * The line and column of each requested node (or of its deepest existing ancestor), parsing the
+ * file again up to the last document asked about. Undefined where the document is not there
+ * (the file changed under us; the caller keeps the document's own line).
+ */
+export function locatePointers(bytes: Uint8Array, requests: readonly PointerRequest[]): (Position | undefined)[] {
+  const decoded = decodeText(bytes);
+  if (!decoded.ok || requests.length === 0) return requests.map(() => undefined);
+  const wanted = new Set(requests.map((request) => request.index));
+  const last = Math.max(...wanted);
+  const lineCounter = new LineCounter();
+  const docs = new Map<number, Document.Parsed>();
+  let index = 0;
+  for (const doc of composeDocuments(decoded.text, lineCounter)) {
+    if (wanted.has(index)) docs.set(index, doc);
+    if (index++ >= last) break;
+  }
+  return requests.map((request) => {
+    const doc = docs.get(request.index);
+    if (!doc) return undefined;
+    const node = nodeAt(doc, request.pointer, request.at);
+    return positionAt(node?.range?.[0] ?? doc.contents?.range?.[0] ?? doc.range[0], lineCounter);
+  });
 }

@@ -6,13 +6,12 @@
 import { KINDS, type Kind } from '../model/kinds.js';
 import type { Config, SecretRef } from '../model/config.js';
 import { anchorSecret, resolveSecret, secretBaseDir, type SecretIo } from '../config/secrets.js';
-import { positionOfPointer, type Pointer } from '../yaml/positions.js';
-import { formatLocation } from '../errors.js';
+import type { Pointer } from '../yaml/positions.js';
+import { formatLocation, type SourceLocation } from '../errors.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
 import { formatPath } from '../schema/validate.js';
 import { uuidKey } from '../model/resources.js';
 import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, ManifestTile, SecretValue } from '../model/desired.js';
-import type { ParsedDocument } from './parse.js';
 import type { AlertSpec, DashboardSpec, Manifest, PipeSpec } from './validate.js';
 
 /** The target given to documents when validating without a config. */
@@ -28,8 +27,30 @@ export interface Identity {
   target?: string;
 }
 
+/** One document of a manifest file, as the checks see it. */
+export interface ManifestDocument {
+  file: string;
+  /** 0-based index of the document in its file, empty documents counted. */
+  index: number;
+  value: unknown;
+  /** Where the document's content starts. */
+  location: SourceLocation;
+}
+
+/** The node a problem is about; its line is found once all checks are done (see `load.ts`). */
+export interface NodeRef {
+  doc: ManifestDocument;
+  pointer: Pointer;
+  at: 'key' | 'value';
+}
+
+/** A problem whose location is, for now, its document's start; `node` says where it belongs. */
+export interface FoundProblem extends LoadProblem {
+  node?: NodeRef;
+}
+
 export interface Entry {
-  doc: ParsedDocument;
+  doc: ManifestDocument;
   identity: Identity;
   /** Present when the document passed the schema of its kind. */
   manifest?: Manifest;
@@ -44,8 +65,8 @@ export interface ResolveOptions {
 
 export interface Resolved {
   resources: DesiredResource[];
-  problems: LoadProblem[];
-  warnings: LoadProblem[];
+  problems: FoundProblem[];
+  warnings: FoundProblem[];
 }
 
 /** Kind, name and target of a document, read leniently from its plain value. */
@@ -72,11 +93,10 @@ export function subjectOf(identity: Identity): string | undefined {
   return identity.kind && identity.name ? `${identity.kind}/${identity.name}` : undefined;
 }
 
-/** A problem placed on the node a pointer names, attributed to the document's target. */
-export function problemAt(entry: Entry, code: LoadProblem['code'], pointer: Pointer, message: string, at: 'key' | 'value' = 'value'): LoadProblem {
-  const location = { file: entry.doc.file, ...positionOfPointer(entry.doc, pointer, at) };
+/** A problem about the node a pointer names, attributed to the document's target. */
+export function problemAt(entry: Entry, code: LoadProblem['code'], pointer: Pointer, message: string, at: 'key' | 'value' = 'value'): FoundProblem {
   const path = formatPath(pointer);
-  const problem: LoadProblem = { code, message: path ? `${path}: ${message}` : message, location };
+  const problem: FoundProblem = { code, message: path ? `${path}: ${message}` : message, location: { ...entry.doc.location }, node: { doc: entry.doc, pointer, at } };
   if (entry.identity.target !== undefined) problem.target = entry.identity.target;
   const subject = subjectOf(entry.identity);
   if (subject) problem.subject = subject;
@@ -85,10 +105,10 @@ export function problemAt(entry: Entry, code: LoadProblem['code'], pointer: Poin
 
 /** Runs every cross-document rule, resolves secrets, and builds the desired resources. */
 export function resolveEntries(entries: readonly Entry[], failedBySchema: ReadonlySet<Entry>, options: ResolveOptions): Resolved {
-  const problems: LoadProblem[] = [];
-  const warnings: LoadProblem[] = [];
+  const problems: FoundProblem[] = [];
+  const warnings: FoundProblem[] = [];
   const failed = new Set(failedBySchema);
-  const report = (entry: Entry, problem: LoadProblem): void => {
+  const report = (entry: Entry, problem: FoundProblem): void => {
     problems.push(problem);
     failed.add(entry);
   };
@@ -104,13 +124,13 @@ export function resolveEntries(entries: readonly Entry[], failedBySchema: Readon
   }
   // 4. Alert references, once it is known which dashboards are sound.
   const dashboards = dashboardsByTarget(entries);
-  for (const entry of entries) checkAlertRefs(entry, dashboards.get(entry.identity.target ?? '') ?? [], failed, report);
+  for (const entry of entries) checkAlertRefs(entry, dashboards.get(entry.identity.target ?? ''), failed, report);
   // 5. The desired model, from documents with no problem at all.
   const resources = entries.filter((e) => !failed.has(e) && e.manifest).map((e) => toDesired(e, secrets.get(e)));
   return { resources, problems, warnings };
 }
 
-type Report = (entry: Entry, problem: LoadProblem) => void;
+type Report = (entry: Entry, problem: FoundProblem) => void;
 
 function checkTarget(entry: Entry, config: Config, report: Report): void {
   const { declaredTarget, kind } = entry.identity;
@@ -206,27 +226,33 @@ function duplicatesIn<T>(items: readonly T[], keyOf: (item: T) => string): [numb
   return repeats;
 }
 
-function dashboardsByTarget(entries: readonly Entry[]): Map<string, Entry[]> {
-  const byTarget = new Map<string, Entry[]>();
+/** The Dashboard documents of a target by manifest name (the first of a repeated name), so an alert finds its own at once. */
+interface TargetDashboards {
+  byName: Map<string, Entry>;
+}
+
+function dashboardsByTarget(entries: readonly Entry[]): Map<string, TargetDashboards> {
+  const byTarget = new Map<string, TargetDashboards>();
   for (const entry of entries) {
     if (entry.identity.kind !== 'Dashboard' || entry.identity.target === undefined) continue;
-    const list = byTarget.get(entry.identity.target) ?? [];
-    list.push(entry);
-    byTarget.set(entry.identity.target, list);
+    let dashboards = byTarget.get(entry.identity.target);
+    if (!dashboards) byTarget.set(entry.identity.target, (dashboards = { byName: new Map() }));
+    const name = entry.identity.name;
+    if (name !== undefined && !dashboards.byName.has(name)) dashboards.byName.set(name, entry);
   }
   return byTarget;
 }
 
 /** `candidates`: the Dashboard documents of the alert's target. */
-function checkAlertRefs(entry: Entry, candidates: readonly Entry[], failed: ReadonlySet<Entry>, report: Report): void {
+function checkAlertRefs(entry: Entry, candidates: TargetDashboards | undefined, failed: ReadonlySet<Entry>, report: Report): void {
   // Without a known target the document already has a problem; "no dashboard there" would be noise.
   if (entry.manifest?.kind !== 'Alert' || entry.manifest.spec.source !== 'tile' || entry.identity.target === undefined) return;
   const { dashboard, tile } = entry.manifest.spec;
   const target = entry.identity.target === UNCONFIGURED_TARGET ? 'the default target' : `target ${entry.identity.target}`;
-  const found = candidates.find((e) => e.identity.name === dashboard);
+  const found = dashboard === undefined ? undefined : candidates?.byName.get(dashboard);
   if (!found) {
-    const known = [...new Set(candidates.map((e) => e.identity.name).filter(Boolean))];
-    const hint = known.length > 0 && known.length <= 20 ? `; its dashboards are ${known.join(', ')}` : '';
+    const known = candidates?.byName.size ?? 0;
+    const hint = known > 0 && known <= 20 ? `; its dashboards are ${[...(candidates?.byName.keys() ?? [])].join(', ')}` : '';
     report(entry, problemAt(entry, 'E_REF_UNRESOLVED', ['spec', 'dashboard'], `names no Dashboard manifest of ${target}${hint}`));
     return;
   }
@@ -246,7 +272,7 @@ function checkAlertRefs(entry: Entry, candidates: readonly Entry[], failed: Read
 const SECRET_MEMBERS = ['credentials', 'accessKey'] as const;
 
 /** Resolves a pipe's secret references; keyed by `source.<kind>.<member>.<field>`. */
-function resolvePipeSecrets(entry: Entry, options: ResolveOptions, report: Report, warnings: LoadProblem[]): Map<string, SecretValue> {
+function resolvePipeSecrets(entry: Entry, options: ResolveOptions, report: Report, warnings: FoundProblem[]): Map<string, SecretValue> {
   const values = new Map<string, SecretValue>();
   const source = entry.manifest?.kind === 'Pipe' ? entry.manifest.spec.source : undefined;
   const kind = source ? sourceKind(source) : undefined;
@@ -289,7 +315,7 @@ function toDesired(entry: Entry, secrets: Map<string, SecretValue> | undefined):
     case 'Pipe':
       return toDesiredPipe(manifest.spec, base, secrets ?? new Map());
     case 'Dashboard':
-      return toDesiredDashboard(manifest.spec, base, entry);
+      return toDesiredDashboard(manifest.spec, base);
     case 'Alert':
       return toDesiredAlert(manifest.spec, base);
   }
@@ -322,15 +348,15 @@ function toDesiredSource(source: NonNullable<PipeSpec['source']>, kind: PipeSour
   return desired;
 }
 
-function toDesiredDashboard(spec: DashboardSpec, base: Base, entry: Entry): DesiredDashboard {
+function toDesiredDashboard(spec: DashboardSpec, base: Base): DesiredDashboard {
   const dashboard: DesiredDashboard = { kind: 'Dashboard', ...base, name: spec.name, tiles: [] };
   if (spec.tags !== undefined) dashboard.tags = spec.tags;
-  dashboard.tiles = (spec.tiles ?? []).map((tile, index) => toDesiredTile(tile, { file: entry.doc.file, ...positionOfPointer(entry.doc, ['spec', 'tiles', index]) }));
+  dashboard.tiles = (spec.tiles ?? []).map(toDesiredTile);
   return dashboard;
 }
 
-function toDesiredTile(tile: ManifestTile, location: DesiredTile['location']): DesiredTile {
-  const desired: DesiredTile = { name: tile.name, x: tile.x, y: tile.y, w: tile.w, h: tile.h, series: tile.series, location };
+function toDesiredTile(tile: ManifestTile): DesiredTile {
+  const desired: DesiredTile = { name: tile.name, x: tile.x, y: tile.y, w: tile.w, h: tile.h, series: tile.series };
   if (tile.asRatio !== undefined) desired.asRatio = tile.asRatio;
   return desired;
 }

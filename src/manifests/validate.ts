@@ -1,12 +1,12 @@
 /**
- * Schema validation of one manifest document, with every error placed on its YAML node.
- * Pure: takes a parsed document, returns the typed manifest or the located issues.
+ * Schema validation of one manifest document. Pure: takes a document's plain value, returns the
+ * typed manifest or the issues, each naming the node it is about (the loader finds their lines).
  */
 import type { ValidateFunction } from 'ajv';
 import type { Column, FieldMapping, PipeSettings } from '../model/resources.js';
 import type { Kind } from '../model/kinds.js';
 import type { AlertFields, ManifestTile } from '../model/desired.js';
-import { locateIssues, type LocatedIssue, type YamlSource } from '../yaml/positions.js';
+import { describeIssues, type DescribedIssue } from '../yaml/positions.js';
 import type { JsonSchema } from '../schema/api.js';
 import { createAjv } from '../schema/validate.js';
 import { DOCUMENT_SCHEMAS, MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
@@ -47,7 +47,7 @@ interface ManifestOf<K extends Kind, S> {
 /** A document that passed the schema of its kind. */
 export type Manifest = ManifestOf<'Pipe', PipeSpec> | ManifestOf<'Dashboard', DashboardSpec> | ManifestOf<'Alert', AlertSpec>;
 
-export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issues: LocatedIssue[] };
+export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issues: DescribedIssue[] };
 
 const ajv = createAjv();
 const validators = new Map<JsonSchema, ValidateFunction>();
@@ -62,11 +62,11 @@ function validatorFor(schema: JsonSchema): ValidateFunction {
 }
 
 /** Validates a document against the schema of its kind (or the envelope, when the kind is unknown). */
-export function validateManifest(source: YamlSource): ManifestCheck {
-  const schema = schemaFor(source.value);
+export function validateManifest(value: unknown): ManifestCheck {
+  const schema = schemaFor(value);
   const validate = validatorFor(schema);
-  if (validate(source.value)) return { ok: true, manifest: source.value as Manifest };
-  const issues = locateIssues(validate.errors ?? [], source, { schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
+  if (validate(value)) return { ok: true, manifest: value as Manifest };
+  const issues = describeIssues(validate.errors ?? [], value, { schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
   return { ok: false, issues };
 }
 

@@ -56,10 +56,11 @@ export interface DesiredPipe extends DesiredBase {
   settings?: PipeSettings;
 }
 
-/** A tile as a manifest states it: the API's tile without the service-assigned id, plus where it is written. */
-export interface DesiredTile extends ManifestTile {
-  location: SourceLocation;
-}
+/**
+ * A tile as a manifest states it: the API's tile without the service-assigned id. No location of
+ * its own: finding a tile's line costs a second parse, and nothing reports per tile.
+ */
+export type DesiredTile = ManifestTile;
 
 export interface DesiredDashboard extends DesiredBase {
   kind: 'Dashboard';

@@ -92,31 +92,43 @@ export interface IssueOptions {
 
 /** Located, readable issues from ajv errors, sorted by position, duplicates dropped. */
 export function locateIssues(errors: readonly ErrorObject[], source: YamlSource, options: IssueOptions): LocatedIssue[] {
-  const issues: LocatedIssue[] = [];
+  return describeIssues(errors, source.value, options)
+    .map(({ pointer, at, ...issue }) => ({ ...issue, ...positionOfPointer(source, pointer, at) }))
+    .sort(byPosition);
+}
+
+/**
+ * Readable issues from ajv errors with the node each is about, duplicates dropped, in ajv's
+ * order. No positions: a caller that no longer holds the YAML nodes places them later.
+ */
+export function describeIssues(errors: readonly ErrorObject[], data: unknown, options: IssueOptions): DescribedIssue[] {
+  const issues: DescribedIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
-    const described = describeError(error, source.value, options);
+    const described = describeError(error, data, options);
     if (!described) continue;
     const key = `${described.path}\u0000${described.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    issues.push({ ...described, ...positionOfPointer(source, described.pointer, described.at) });
+    issues.push(described);
   }
-  return issues.sort(byPosition);
+  return issues;
 }
 
 export function byPosition(a: Position, b: Position): number {
   return a.line - b.line || a.column - b.column;
 }
 
-interface Described {
+/** A schema problem with a readable path and message, and the node it is about. */
+export interface DescribedIssue {
   pointer: Pointer;
+  /** `key` for "unknown member" and "required" errors: the map key is the place to point at. */
   at: 'key' | 'value';
   path: string;
   message: string;
 }
 
-function describeError(error: ErrorObject, data: unknown, options: IssueOptions): Described | undefined {
+function describeError(error: ErrorObject, data: unknown, options: IssueOptions): DescribedIssue | undefined {
   const segments = schemaSegments(error.schemaPath);
   // Branch errors of a oneOf only repeat, per alternative, why it failed; the oneOf error says it once.
   if (error.keyword === 'if' || segments.slice(0, -1).includes('oneOf')) return undefined;

@@ -26,7 +26,7 @@ function location(key: string, line = 1): { file: string; line: number } {
 }
 
 export function desiredTile(tile: Loose): DesiredTile {
-  return { ...TILE_DEFAULTS, location: location('tile', 5), ...tile } as DesiredTile;
+  return { ...TILE_DEFAULTS, ...tile } as DesiredTile;
 }
 
 export function desiredDashboard(fields: Loose & { key: string }): DesiredDashboard {

@@ -263,7 +263,7 @@ describe('loadManifests: the desired model', () => {
     ]);
   });
 
-  it('builds dashboards with tile locations and alerts with references by name', async () => {
+  it('builds dashboards and alerts with references by name, each with the line of its document', async () => {
     const { dir, resources } = await load({ 'a.yaml': `${dashboard('api')}---\n${alert('slow', 'api', 'p99')}` });
     const [board, watch] = resources as [DesiredDashboard, DesiredAlert];
     expect(board).toEqual({
@@ -274,8 +274,8 @@ describe('loadManifests: the desired model', () => {
       name: 'api board',
       tags: ['team-a'],
       tiles: [
-        { name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'quantile', dataSource: 'events' }], location: { file: join(dir, 'a.yaml'), line: 9, column: 7 } },
-        { name: 'errors', x: 6, y: 0, w: 6, h: 4, asRatio: true, series: [{ type: 'number', aggFn: 'count', where: 'level:error' }], location: { file: join(dir, 'a.yaml'), line: 16, column: 7 } },
+        { name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'quantile', dataSource: 'events' }] },
+        { name: 'errors', x: 6, y: 0, w: 6, h: 4, asRatio: true, series: [{ type: 'number', aggFn: 'count', where: 'level:error' }] },
       ],
     });
     expect(watch).toEqual({
