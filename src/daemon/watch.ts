@@ -10,13 +10,14 @@
  * - the *file watcher* watches the resolved directory for `*.yaml`/`*.yml` edits and directory
  *   adds/removes, reported as `files`.
  * A plain directory has only the file watcher. A link that does not exist yet (git-sync has not
- * cloned) is watched for until it appears.
+ * cloned) is watched for until it appears. A watched directory that is deleted and made again
+ * (the checkout's parent replaced) is watched again: every check compares inodes, not only paths.
  *
  * Events are debounced: a burst (a checkout of 500 files) is one `onChange` with every path.
  * No `awaitWriteFinish`: it would add seconds of polling to every edit. A sync that catches a file
  * half-written reports a parse error, and the write's next event brings another sync.
  */
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
 import { watch } from 'chokidar';
@@ -47,6 +48,12 @@ export interface ManifestWatcher {
    * The given directory, resolved, while it does not exist.
    */
   currentRoot(): string;
+  /**
+   * Looks at the checkout again now: follows a swap whose event never came, and sets up again a
+   * watch whose directory was replaced. A daemon calls it at every sync, so a watch that died is
+   * back by the next periodic resync at the latest.
+   */
+  refresh(): Promise<void>;
   /** Stops watching; no `onChange` after it resolves. */
   close(): Promise<void>;
 }
@@ -58,46 +65,101 @@ export const MAX_PATHS = 1_000;
 
 const MANIFEST = /\.ya?ml$/i;
 
+/** The directory the manifests are in, and which one it is (a directory deleted and made again is another). */
+interface Checkout {
+  path: string;
+  ino: number;
+}
+
+interface LinkWatch {
+  anchor: string;
+  /** The anchor's parent, as it was when the watch began: if it is replaced, the watch is dead. */
+  parentIno: number;
+  watcher: FSWatcher;
+}
+
 /** Starts watching `dir`; resolves once the watchers are ready. */
 export async function watchManifests(dir: string, options: WatchOptions): Promise<ManifestWatcher> {
   const wanted = resolve(dir);
   const log = options.logger;
   const changes = createDebouncer(options);
-  let root = await realpath(wanted).catch(() => undefined);
-  let files = root === undefined ? undefined : await watchFiles(root, changes, log);
+  const settleMs = 2 * (options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
+  let root = await checkoutAt(wanted);
+  let files = root === undefined ? undefined : await watchFiles(root.path, changes, log);
+  let link: LinkWatch | undefined;
   let closed = false;
+  let settleTimer: NodeJS.Timeout | undefined;
 
-  const swapTo = async (next: string | undefined): Promise<void> => {
-    log?.info({ from: root, to: next }, 'manifests checkout swapped');
+  const swapTo = async (next: Checkout | undefined): Promise<void> => {
+    log?.info({ from: root?.path, to: next?.path }, 'manifests checkout swapped');
     const previous = files;
     root = next;
     files = undefined;
     await previous?.close();
-    if (next !== undefined && !closed) files = await watchFiles(next, changes, log);
-    if (!closed) changes.add(next ?? wanted, true);
+    if (next !== undefined && !closed) files = await watchFiles(next.path, changes, log);
+    if (!closed) changes.add(next?.path ?? wanted, true);
+  };
+  // The link watcher watches the anchor's parent; when that directory is deleted (and made again),
+  // the watch dies with it and must be set up afresh, on whatever the anchor is now.
+  const rearmLink = async (): Promise<void> => {
+    const anchor = await findAnchor(wanted);
+    const parentIno = anchor === undefined ? undefined : await inodeOf(dirname(anchor));
+    if (link !== undefined && link.anchor === anchor && link.parentIno === parentIno) return;
+    const previous = link;
+    link = undefined;
+    await previous?.watcher.close();
+    if (anchor === undefined || parentIno === undefined || closed) return;
+    link = { anchor, parentIno, watcher: await watchLink(anchor, onLinkEvent, log) };
+  };
+  const check = async (): Promise<void> => {
+    await rearmLink();
+    const next = await checkoutAt(wanted);
+    if (!closed && (next?.path !== root?.path || next?.ino !== root?.ino)) await swapTo(next);
   };
   // Serialised, so two quick swaps never leave two file watchers behind.
   let checking = Promise.resolve();
-  const recheck = (): void => {
-    checking = checking.then(async () => {
-      const next = await realpath(wanted).catch(() => undefined);
-      if (!closed && next !== root) await swapTo(next);
-    }).catch((error: unknown) => log?.error({ err: error, dir: wanted }, 'following the checkout failed'));
+  const recheck = (): Promise<void> => {
+    checking = checking.then(check).catch((error: unknown) => log?.error({ err: error, dir: wanted }, 'following the checkout failed'));
+    return checking;
   };
+  function onLinkEvent(): void {
+    void recheck();
+    // chokidar may fold two quick events on one name into one: look once more when things settle.
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(() => void recheck(), settleMs);
+    settleTimer.unref();
+  }
 
-  const anchor = await findAnchor(wanted);
-  const link = anchor === undefined ? undefined : await watchLink(anchor, recheck, log);
+  await rearmLink();
   // A swap between the first realpath and the link watcher being ready would go unseen.
-  if (link !== undefined) recheck();
+  if (link !== undefined) void recheck();
   return {
-    currentRoot: () => root ?? wanted,
+    currentRoot: () => root?.path ?? wanted,
+    refresh: () => recheck(),
     async close() {
       closed = true;
+      clearTimeout(settleTimer);
       await checking;
       changes.cancel();
-      await Promise.all([link?.close(), files?.close()]);
+      await Promise.all([link?.watcher.close(), files?.close()]);
     },
   };
+}
+
+async function checkoutAt(path: string): Promise<Checkout | undefined> {
+  try {
+    const real = await realpath(path);
+    return { path: real, ino: (await stat(real)).ino };
+  } catch {
+    return undefined;
+  }
+}
+
+function inodeOf(path: string): Promise<number | undefined> {
+  return stat(path).then(
+    (info) => info.ino,
+    () => undefined,
+  );
 }
 
 /**
@@ -130,7 +192,10 @@ async function watchLink(anchor: string, onEvent: () => void, log: Logger | unde
   watcher.on('all', (_event, path) => {
     if (path === anchor) onEvent();
   });
-  watcher.on('error', (error) => log?.warn({ err: error, path: anchor }, 'watching the checkout link failed'));
+  watcher.on('error', (error) => {
+    log?.warn({ err: error, path: anchor }, 'watching the checkout link failed');
+    onEvent();
+  });
   await ready(watcher);
   log?.debug({ link: anchor }, 'watching the checkout link');
   return watcher;

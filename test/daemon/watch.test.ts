@@ -218,3 +218,44 @@ describe('findAnchor', () => {
     expect(await findAnchor(join(base, path))).toBe(want === undefined ? undefined : join(base, want));
   });
 });
+
+describe('watchManifests when what it watches is replaced', () => {
+  it("watches again after the checkout's parent directory is deleted and made again", async () => {
+    await tree(base, { 'data/rev1/manifests/a.yaml': 'rev: 1\n' });
+    await symlink('rev1', join(base, 'data/current'));
+    const changes = await start(join(base, 'data/current/manifests'));
+    expect(watcher?.currentRoot()).toBe(join(base, 'data/rev1/manifests'));
+
+    await rm(join(base, 'data'), { recursive: true });
+    await waitFor(() => changes.some((change) => change.kind === 'checkout-swapped'));
+    await tree(base, { 'data/rev2/manifests/a.yaml': 'rev: 2\n' });
+    await symlink('rev2', join(base, 'data/current'));
+    await waitFor(() => watcher?.currentRoot() === join(base, 'data/rev2/manifests'));
+    await quiet();
+
+    const count = changes.length;
+    await writeFile(join(base, 'data/rev2/manifests/a.yaml'), 'rev: 2.1\n');
+    await waitFor(() => changes.length > count);
+    expect(changes.at(-1)).toEqual({ kind: 'files', paths: [join(base, 'data/rev2/manifests/a.yaml')] });
+  });
+
+  it('refresh follows a swap no event reported (a link higher up moved)', async () => {
+    await tree(base, { 'a/rev1/a.yaml': 'rev: 1\n', 'b/rev2/a.yaml': 'rev: 2\n' });
+    await symlink('rev1', join(base, 'a/current'));
+    await symlink('rev2', join(base, 'b/current'));
+    await symlink('a', join(base, 'outer'));
+    const changes = await start(join(base, 'outer/current'));
+    expect(watcher?.currentRoot()).toBe(join(base, 'a/rev1'));
+
+    // The watcher watches outer/ (that is, a/): replacing outer itself shows it nothing.
+    await swapLink(join(base, 'outer'), 'b');
+    await watcher?.refresh();
+    expect(watcher?.currentRoot()).toBe(join(base, 'b/rev2'));
+    await waitFor(() => changes.some((change) => change.kind === 'checkout-swapped'));
+    await quiet();
+    const count = changes.length;
+    await writeFile(join(base, 'b/rev2/a.yaml'), 'rev: 2.1\n');
+    await waitFor(() => changes.length > count);
+    expect(changes.at(-1)).toEqual({ kind: 'files', paths: [join(base, 'b/rev2/a.yaml')] });
+  });
+});
