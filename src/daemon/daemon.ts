@@ -10,6 +10,8 @@ import { describeSync, type NotApplied } from './console.js';
 import { childForSync } from '../support/logger.js';
 import { initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
+import { ParseCache } from '../manifests/cache.js';
+import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
 import { readRevision } from './revision.js';
 import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
 import { resyncSlots } from './spread.js';
@@ -38,6 +40,8 @@ export interface DaemonOptions {
   drainMs?: number;
   /** Closes the API clients (see `drainMs`). */
   closeClients?: () => Promise<void>;
+  /** Where manifests are parsed; default worker threads (this thread when the build has none). */
+  parser?: ManifestParser;
   timers?: SchedulerTimers;
   now?: () => number;
   random?: () => number;
@@ -66,9 +70,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const planned = new Set<string>();
   for (const target of config.targets) initTargetMetrics(metrics, target.name, target.variant);
 
-  // 1. The checkout: watched, so every sync reads the revision that is current when it starts.
+  // 1. The checkout. Every sync resolves it afresh (level-based): whatever the watcher saw or
+  // missed, a sync reads the revision the link names when it starts, from the real directory, so
+  // a swap during the read cannot mix two revisions. The watcher only says when to look again.
   let watcher: ManifestWatcher | undefined;
-  const currentRoot = async (): Promise<string> => watcher?.currentRoot() ?? (await realpath(context.manifestsDir).catch(() => context.manifestsDir));
+  const currentRoot = async (): Promise<string> => realpath(context.manifestsDir).catch(() => context.manifestsDir);
+  // Parses are kept from sync to sync (by content) and made off the event loop that serves the probes.
+  const ownParser = options.parser ? undefined : createWorkerParser({ threads: Math.min(2, defaultThreads()), ref: false });
+  const manifests = { parser: options.parser ?? ownParser ?? inlineParser, cache: new ParseCache() };
 
   // 2. The per-target sync the scheduler runs.
   const runSync = async (targetName: string, trigger: Trigger, signal: AbortSignal): Promise<TargetSyncResult> => {
@@ -77,11 +86,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const log = childForSync(logger, targetName);
     status.syncStarted(targetName);
     let result: TargetSyncResult;
+    let root: string | undefined;
     try {
-      const root = await currentRoot();
+      root = await currentRoot();
+      // The watcher may have missed what this sync sees (a swap whose event was dropped, a parent
+      // directory replaced): let it look again, without waiting for it.
+      watcher?.refresh();
       const revision = await readRevision(root);
       result = await syncTarget({
-        context: { ...context, manifestsDir: root, logger: log },
+        context: { ...context, manifestsDir: root, logger: log, manifests },
         target,
         heal: !options.dryRun && config.sync.drift === 'heal',
         metrics,
@@ -95,6 +108,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       log.error({ err: error }, 'sync failed');
       result = crashedSync(error);
     }
+    // The checkout moved while this sync read it: sync again, even if no event says so.
+    if (root !== undefined && (await currentRoot()) !== root) scheduler.trigger('files', [targetName]);
     if (result.planned) planned.add(targetName);
     status.syncFinished(targetName, result.report);
     const current = status.target(targetName);
@@ -149,6 +164,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       await stopped;
       await context.store.save();
+      await ownParser?.close();
       await http?.close();
     })());
 

@@ -74,6 +74,7 @@ interface ParsedFile {
 /** Loads every manifest under `dir`. Locations name files as `dir` joined with their path inside it. */
 export async function loadManifests(dir: string, options: LoadManifestsOptions): Promise<LoadResult> {
   const started = performance.now();
+  options.logger?.debug({ dir }, 'loading manifests');
   const limits = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits };
   const problems: FoundProblem[] = [];
   const warnings: FoundProblem[] = [];
@@ -142,20 +143,18 @@ async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits
     if (key !== undefined) session?.set(key, pending.promise);
     misses.push({ bytes: file.bytes, settle: pending });
   }
-  // Parses kept for later loads are shared: frozen, so no load can change another's input.
-  const keep = session !== undefined;
   const queue = batches(misses);
   let next = 0;
   // Each parser takes the next batch as soon as it has room: a fast one is never left idle.
   const drain = async (parser: ManifestParser): Promise<void> => {
-    for (let batch = queue[next++]; batch; batch = queue[next++]) await parseBatch(batch, parseLimits, parser, keep);
+    for (let batch = queue[next++]; batch; batch = queue[next++]) await parseBatch(batch, parseLimits, parser);
   };
   await Promise.all(parsers.flatMap((parser) => Array.from({ length: parser.capacity }, () => drain(parser))));
   const parsed = await Promise.all(results);
   return files.map((file, index) => ({ file, parsed: parsed[index] as ParsedText }));
 }
 
-async function parseBatch(batch: readonly { bytes: Uint8Array; settle: Settle }[], limits: ParseLimits, parser: ManifestParser, keep: boolean): Promise<void> {
+async function parseBatch(batch: readonly { bytes: Uint8Array; settle: Settle }[], limits: ParseLimits, parser: ManifestParser): Promise<void> {
   let texts: ParsedText[];
   try {
     texts = await parser.parse(batch.map((miss) => miss.bytes), limits).catch(() =>
@@ -166,10 +165,7 @@ async function parseBatch(batch: readonly { bytes: Uint8Array; settle: Settle }[
     for (const miss of batch) miss.settle.reject(error);
     return;
   }
-  batch.forEach((miss, index) => {
-    const text = texts[index] as ParsedText;
-    miss.settle.resolve(keep ? freeze(text) : text);
-  });
+  batch.forEach((miss, index) => miss.settle.resolve(freeze(texts[index] as ParsedText)));
 }
 
 function batches<T extends { bytes: Uint8Array }>(items: readonly T[]): T[][] {
@@ -205,7 +201,10 @@ function deferred(): Settle {
   return { promise, resolve, reject };
 }
 
-/** A kept parse is shared between loads (and its values between targets): nothing may change it. */
+/**
+ * A parse may be shared between loads, and its values become the desired resources' nested
+ * values without a copy: frozen, so no stage can change what another reads (a mutation throws).
+ */
 function freeze(parsed: ParsedText): ParsedText {
   for (const document of parsed.documents) deepFreeze(document.value);
   return Object.freeze(parsed);

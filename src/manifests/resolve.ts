@@ -308,8 +308,12 @@ function sourceKind(source: NonNullable<PipeSpec['source']>): PipeSourceKind | u
 
 // ---------------------------------------------------------------- desired model
 
+/**
+ * The desired resource of a sound document. Its nested values are the parsed document's own, not
+ * copies: parses are frozen (see `load.ts`), so no later stage can change what another reads.
+ */
 function toDesired(entry: Entry, secrets: Map<string, SecretValue> | undefined): DesiredResource {
-  const manifest = structuredClone(entry.manifest) as Manifest;
+  const manifest = entry.manifest as Manifest;
   const base = { key: manifest.metadata.name, target: entry.identity.target ?? '', location: entry.doc.location };
   switch (manifest.kind) {
     case 'Pipe':

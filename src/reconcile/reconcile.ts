@@ -11,7 +11,7 @@ import type { ApplyEvent } from '../apply/events.js';
 import type { Config, Target } from '../model/config.js';
 import { guardDeletes, holdBackBlocked, markDrift, planTarget, pruneHeldBack, refusedResults, writesHeldBack } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
-import { loadManifests } from '../manifests/load.js';
+import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../model/desired.js';
 import { buildPlan } from '../plan/build.js';
 import { changeKey, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
@@ -31,6 +31,8 @@ export interface ReconcileContext {
   /** Environment for secret references in manifests. */
   env: Readonly<Record<string, string | undefined>>;
   logger?: Logger;
+  /** A long-running process's parse workers and cache, kept from load to load (see `manifests/load.ts`). */
+  manifests?: Pick<LoadManifestsOptions, 'parser' | 'cache'>;
 }
 
 export interface PlanRequest {
@@ -86,13 +88,16 @@ export interface RunPlan {
 export async function computePlan(ctx: ReconcileContext, request: PlanRequest): Promise<RunPlan> {
   const targets = selectTargets(ctx.config, request.targets);
 
-  // 1. One consistent snapshot of the manifests.
-  const load = await loadManifests(ctx.manifestsDir, { config: ctx.config, env: ctx.env, hmac: ctx.hasher });
+  // 1. The live state of each target, read while the manifests load: neither needs the other.
+  const reads = new Map(targets.map((target) => [target.name, readLive(ctx, target)]));
 
-  // 2. Per target, in parallel: live state, then the pure diff.
-  const runs = await Promise.all(targets.map((target) => planOneTarget(ctx, target, load, request)));
+  // 2. One consistent snapshot of the manifests.
+  const load = await loadManifests(ctx.manifestsDir, { config: ctx.config, env: ctx.env, hmac: ctx.hasher, ...ctx.manifests, ...(ctx.logger ? { logger: ctx.logger } : {}) });
 
-  // 3. Assemble the plan.
+  // 3. Per target: the pure diff.
+  const runs = await Promise.all(targets.map((target) => planOneTarget(ctx, target, load, request, reads.get(target.name) as Promise<LiveRead>)));
+
+  // 4. Assemble the plan.
   const errors = [...load.problems.filter((p) => inScope(p, targets)).map(problemToPlanError), ...runs.flatMap((run) => (run.failed ? [run.failed] : []))];
   const warnings = [
     ...load.warnings.map(problemToPlanError),
@@ -107,16 +112,21 @@ export async function computePlan(ctx: ReconcileContext, request: PlanRequest): 
   return { plan, load, targets: runs, request };
 }
 
-async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadResult, request: PlanRequest): Promise<TargetRun> {
+type LiveRead = { live: LiveState } | { error: unknown };
+
+function readLive(ctx: ReconcileContext, target: Target): Promise<LiveRead> {
+  return (async () => ({ live: await ctx.apiFor(target).readLiveState() }))().catch((error: unknown) => ({ error }));
+}
+
+async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadResult, request: PlanRequest, read: Promise<LiveRead>): Promise<TargetRun> {
   const blocked = load.blockedTargets.has(target.name) || load.blockedTargets.has('*');
-  let live: LiveState;
-  try {
-    live = await ctx.apiFor(target).readLiveState();
-  } catch (error) {
+  const outcome = await read;
+  if ('error' in outcome) {
     // The plan carries the error itself; this line is for a daemon's log, not a second copy on a CLI's stderr.
-    ctx.logger?.info({ target: target.name, code: errorCodeOf(error) }, 'cannot read live state');
-    return { target, changes: [], blocked, failed: targetError(target.name, error) };
+    ctx.logger?.info({ target: target.name, code: errorCodeOf(outcome.error) }, 'cannot read live state');
+    return { target, changes: [], blocked, failed: targetError(target.name, outcome.error) };
   }
+  const live = outcome.live;
   const state = ctx.store.get(target.name);
   const changes = planTarget({
     target: { name: target.name, variant: target.variant },

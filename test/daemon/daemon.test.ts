@@ -220,6 +220,24 @@ describe('stacksync run (daemon)', () => {
     expect(swapped.filter((d) => d.name === 'Swapped')).toHaveLength(1);
   });
 
+  it('reads the revision the link names at every sync, even a swap the watcher never saw, and watches it from then on', async () => {
+    const workspace = await workspaceWith({ 'a/rev1/s.yaml': dashboard('fresh', 'Fresh', 2), 'b/rev2/s.yaml': dashboard('fresh', 'Fresh', 7) });
+    await symlink('rev1', join(workspace.dir, 'a', 'current'));
+    await symlink('rev2', join(workspace.dir, 'b', 'current'));
+    await symlink('a', join(workspace.dir, 'outer'));
+    const run = await running(workspace, join(workspace.dir, 'outer', 'current'));
+    await eventually(() => selfHostedDashboards(emulator), (list) => list.find((d) => d.name === 'Fresh')?.tiles[0]?.w === 2);
+    await run.daemon.scheduler.idle();
+    // The link above the watched one moves: no watcher event; the next sync (a reload) still reads rev2.
+    await symlink('b', join(workspace.dir, 'outer.tmp'));
+    await rename(join(workspace.dir, 'outer.tmp'), join(workspace.dir, 'outer'));
+    run.daemon.reload();
+    await eventually(() => selfHostedDashboards(emulator), (list) => list.find((d) => d.name === 'Fresh')?.tiles[0]?.w === 7);
+    // And the watcher follows what that sync saw: an edit in rev2 is applied without a reload.
+    await workspace.write('b/rev2/s.yaml', dashboard('fresh', 'Fresh', 9));
+    await eventually(() => selfHostedDashboards(emulator), (list) => list.find((d) => d.name === 'Fresh')?.tiles[0]?.w === 9);
+  });
+
   it('writes nothing to a target whose manifests break, keeps reconciling the others, and blocks prune', async () => {
     const workspace = await workspaceWith(
       {
