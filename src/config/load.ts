@@ -43,6 +43,12 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
 export const MIN_SYNC_INTERVAL_MS = 1_000;
 
 /**
+ * Longest resync interval accepted: a week. Drift goes unseen for as long as the interval, and
+ * the interval (plus its jitter) must stay well inside what a timer can hold (24.8 days).
+ */
+export const MAX_SYNC_INTERVAL_MS = 7 * 86_400_000;
+
+/**
  * Reads, validates and freezes the config at `path` (shown in messages as given).
  * Throws `E_CONFIG_INVALID` carrying every problem in `details.problems` ({file, line, column, message}).
  */
@@ -170,9 +176,12 @@ function ruleProblems(raw: RawConfig, locate: Locate): ConfigProblem[] {
   if (raw.defaultTarget === undefined && raw.targets.length > 1) {
     problems.push({ message: `defaultTarget: is required when there are several targets (${names})`, location: locate(['targets'], 'key') });
   }
-  const intervalMs = parseDuration(raw.sync.interval);
-  if (intervalMs === undefined || intervalMs < MIN_SYNC_INTERVAL_MS) {
+  // The schema checked the pattern: a duration that does not parse overflowed.
+  const intervalMs = parseDuration(raw.sync.interval) ?? Number.POSITIVE_INFINITY;
+  if (intervalMs < MIN_SYNC_INTERVAL_MS) {
     problems.push({ message: 'sync.interval: must be at least 1s', location: locate(['sync', 'interval']) });
+  } else if (intervalMs > MAX_SYNC_INTERVAL_MS) {
+    problems.push({ message: `sync.interval: must be at most 7d (${raw.sync.interval} is longer; a resync that rare leaves drift unseen that long)`, location: locate(['sync', 'interval']) });
   }
   return problems;
 }

@@ -14,6 +14,7 @@
  *   instead (see spread.ts), so the group's resyncs come one after another, not all at once.
  */
 import type { Logger } from 'pino';
+import { setLongTimeout, type LongTimeout } from '../support/timers.js';
 import { delayToSlot, type ResyncSlot } from './spread.js';
 
 /** Why a sync runs; informational, since every sync reconciles the whole target. */
@@ -110,9 +111,10 @@ interface Slot extends TargetSchedule {
   inFlight: Promise<void>;
 }
 
+/** Global timers, armed in steps for waits past 24.8 days (see `support/timers.ts`). */
 const GLOBAL_TIMERS: SchedulerTimers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  setTimeout: (callback, ms) => setLongTimeout(callback, ms),
+  clearTimeout: (handle) => (handle as LongTimeout).clear(),
 };
 
 export function createScheduler(options: SchedulerOptions): Scheduler {

@@ -185,6 +185,16 @@ const rejections: { name: string; text: string; want: { line: number; column?: n
     want: [{ line: 7, message: 'sync.interval: must be at least 1s' }],
   },
   {
+    name: 'interval past a week (a timer would overflow past 24.8 days)',
+    text: `${selfHosted}sync:\n  interval: 30d\n`,
+    want: [{ line: 7, column: 13, message: 'sync.interval: must be at most 7d (30d is longer' }],
+  },
+  {
+    name: 'interval too long to count',
+    text: `${selfHosted}sync:\n  interval: 99999999999999999999d\n`,
+    want: [{ line: 7, column: 13, message: 'sync.interval: must be at most 7d' }],
+  },
+  {
     name: 'misspelt sync member',
     text: `${selfHosted}sync:\n  prun: true\n`,
     want: [{ line: 7, column: 3, message: 'sync.prun: is not a known member here; did you mean prune? (expected one of interval, drift, prune, maxDeletes, maxDeletePercent, adopt)' }],

@@ -351,3 +351,22 @@ describe('backoffDelay', () => {
     expect(backoffDelay(1000, 300_000, failures)).toBe(want);
   });
 });
+
+describe('long intervals', () => {
+  it('waits out a 30-day resync interval instead of firing at once (timer overflow past 24.8 days)', async () => {
+    const DAY = 86_400_000;
+    const { scheduler, of, last } = harness({ intervalMs: 30 * DAY, jitter: 0 }, ['a']);
+    scheduler.start();
+    await tick();
+    last('a').finish();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(of('a')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(29 * DAY);
+    expect(of('a')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(DAY);
+    expect(of('a')).toHaveLength(2);
+    expect(last('a').trigger).toBe('resync');
+    last('a').finish();
+    await scheduler.stop();
+  });
+});
