@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { StacksyncError } from '../errors.js';
-import { renderPlanJson, renderPlanText } from '../plan/index.js';
+import { planTextChunks, renderPlanJson } from '../plan/index.js';
 import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
 import { parseSavedPlan, type SavedPlan } from '../plan/saved.js';
@@ -11,7 +11,7 @@ import { prepareSavedPlan } from '../reconcile/saved-plan.js';
 import { errnoCode } from '../support/fs.js';
 import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
-import { collect, useColor, withConfigWarnings } from './output.js';
+import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
 import { createProgressReporter } from './progress.js';
 import { onTermination } from './signals.js';
 import { packageVersion } from './version.js';
@@ -62,7 +62,7 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         const run = await runToApply(session, flags, saved);
         const plan = withConfigWarnings(run.plan, session.configWarnings);
         const text = flags.output === 'text';
-        if (text) process.stdout.write(renderPlanText(plan, { color: useColor(process.stdout) }));
+        if (text) await writeChunks(process.stdout, planTextChunks(plan, { color: useColor(process.stdout) }));
         const outcome = await executePlan(session.context, run, {
           force: flags.force === true,
           signal: cancel.signal,

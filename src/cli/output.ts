@@ -18,3 +18,21 @@ export function withConfigWarnings(plan: Plan, warnings: readonly { message: str
   const extra = warnings.map((warning) => ({ ...warning, code: 'W_CONFIG' as const }));
   return buildPlan(plan.changes, plan.errors, [...extra, ...plan.warnings]);
 }
+
+/**
+ * Writes text pieces to a stream in writes of about 64 KiB, waiting whenever the stream asks to
+ * (a pipe to a slow reader): a huge plan never sits in memory whole, as text or in buffers.
+ */
+export async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
+  let pending = '';
+  const flush = async (): Promise<void> => {
+    const ok = stream.write(pending);
+    pending = '';
+    if (!ok) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
+  };
+  for (const chunk of chunks) {
+    pending += chunk;
+    if (pending.length >= 64 * 1024) await flush();
+  }
+  if (pending.length > 0) await flush();
+}

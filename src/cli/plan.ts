@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { processEnv, type Env } from '../config/paths.js';
-import { hasChanges, renderPlanGithub, renderPlanJson, renderPlanMarkdown, renderPlanText, type MarkdownRenderOptions } from '../plan/index.js';
+import { hasChanges, planTextChunks, renderPlanGithub, renderPlanJson, renderPlanMarkdown, type MarkdownRenderOptions } from '../plan/index.js';
 import type { Plan } from '../model/plan.js';
 import { renderSavedPlan } from '../plan/saved.js';
 import { fingerprintRun } from '../reconcile/fingerprint.js';
@@ -14,7 +14,7 @@ import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
 import { StacksyncError } from '../errors.js';
 import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
-import { collect, useColor, withConfigWarnings } from './output.js';
+import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
 import { packageVersion } from './version.js';
 
@@ -68,7 +68,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
         const plan = withConfigWarnings(run.plan, session.configWarnings);
         if (flags.out !== undefined) await savePlan(flags.out, run, plan, session);
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
-        process.stdout.write(renderPlan(plan, flags.output, markdown));
+        await writeChunks(process.stdout, renderPlan(plan, flags.output, markdown));
         if (flags.output === 'github') {
           const problem = await appendStepSummary(env, markdown());
           if (problem) process.stderr.write(`stacksync: warning: ${problem}\n`);
@@ -101,11 +101,11 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
   }
 }
 
-function renderPlan(plan: Plan, output: PlanFlags['output'], markdown: () => string): string {
-  if (output === 'json') return renderPlanJson(plan);
-  if (output === 'github') return renderPlanGithub(plan);
-  if (output === 'markdown') return markdown();
-  return renderPlanText(plan, { color: useColor(process.stdout) });
+function renderPlan(plan: Plan, output: PlanFlags['output'], markdown: () => string): Iterable<string> {
+  if (output === 'json') return [renderPlanJson(plan)];
+  if (output === 'github') return [renderPlanGithub(plan)];
+  if (output === 'markdown') return [markdown()];
+  return planTextChunks(plan, { color: useColor(process.stdout) });
 }
 
 function exitCodeFor(plan: Plan, detailed: boolean): number {

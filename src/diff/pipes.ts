@@ -34,19 +34,20 @@ interface PipeDraft {
 
 export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Change[] {
   const owners = new Map<string, string>();
+  // By id, so thousands of pipes are not each looked for in the whole list.
+  const liveById = new Map(ctx.livePipes.map((pipe) => [uuidKey(pipe.id), pipe]));
   return desired.map((pipe) => {
     const owner = owners.get(uuidKey(pipe.pipeId));
     if (owner !== undefined) return errorChange(ctx.target, pipe, 'E_MANIFEST_DUPLICATE', `pipe ${pipe.pipeId} is already managed by Pipe/${owner}`, pipe.pipeId);
     owners.set(uuidKey(pipe.pipeId), pipe.key);
-    return planPipe(ctx, pipe);
+    return planPipe(ctx, pipe, liveById.get(uuidKey(pipe.pipeId)));
   });
 }
 
-function planPipe(ctx: PipeContext, desired: DesiredPipe): Change {
+function planPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe | undefined): Change {
   if (ctx.variant !== 'managed') {
     return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', `target ${ctx.target} is ${ctx.variant}: pipes exist only on managed targets`);
   }
-  const live = ctx.livePipes.find((pipe) => uuidKey(pipe.id) === uuidKey(desired.pipeId));
   if (!live) {
     return errorChange(
       ctx.target,

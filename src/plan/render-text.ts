@@ -29,20 +29,28 @@ const MARKERS: Readonly<Record<Action, { sign: string; style: Style }>> = {
 type Paint = (text: string, style: Style) => string;
 
 export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): string {
+  return [...planTextChunks(plan, options)].join('');
+}
+
+/**
+ * The same text in pieces, a change at a time, for a caller that writes as it goes: a plan of
+ * 100,000 changes is 46 MB of text, which need not be in memory at once (with its lines) on top
+ * of the plan itself.
+ */
+export function* planTextChunks(plan: Plan, options: TextRenderOptions = {}): Generator<string> {
   const paint: Paint = options.color ? (text, style) => `\u001b[${ANSI[style]}m${text}\u001b[0m` : (text) => text;
-  const lines: string[] = [];
+  const text = (lines: readonly string[]): string => lines.map((line) => `${line}\n`).join('');
   const shown = plan.changes.filter((change) => change.action !== 'unchanged' || options.results?.has(changeRef(change)));
   for (const [target, changes] of groupByTarget(shown)) {
-    lines.push(paint(`Target ${target}:`, 'bold'));
-    for (const change of changes) lines.push(...changeLines(change, paint, options.results));
-    lines.push('');
+    yield text([paint(`Target ${target}:`, 'bold')]);
+    for (const change of changes) yield text(changeLines(change, paint, options.results));
+    yield '\n';
   }
   // With errors, "matches" would be a claim about what could not be read or loaded.
-  if (shown.length === 0) lines.push(plan.errors.length > 0 ? 'No changes planned; the errors below kept part of it from being planned.' : 'No changes. Live state matches the manifests.', '');
-  lines.push(...problemLines('Errors:', plan.errors, 'red', paint));
-  lines.push(...problemLines('Warnings:', plan.warnings, 'yellow', paint));
-  lines.push(summaryLine(plan));
-  return `${lines.join('\n')}\n`;
+  if (shown.length === 0) yield text([plan.errors.length > 0 ? 'No changes planned; the errors below kept part of it from being planned.' : 'No changes. Live state matches the manifests.', '']);
+  yield text(problemLines('Errors:', plan.errors, 'red', paint));
+  yield text(problemLines('Warnings:', plan.warnings, 'yellow', paint));
+  yield text([summaryLine(plan)]);
 }
 
 /**
@@ -66,7 +74,12 @@ const ORPHANS_HINT = 'apply --prune deletes them';
 
 function groupByTarget(changes: readonly Change[]): Map<string, Change[]> {
   const groups = new Map<string, Change[]>();
-  for (const change of changes) groups.set(change.target, [...(groups.get(change.target) ?? []), change]);
+  for (const change of changes) {
+    const group = groups.get(change.target);
+    // Appended in place: copying the group per change made 100,000 changes take a minute.
+    if (group) group.push(change);
+    else groups.set(change.target, [change]);
+  }
   return groups;
 }
 
