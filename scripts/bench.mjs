@@ -2,10 +2,11 @@
 // loopback and prints every figure; the full run also writes BENCHMARKS.md (machine, Node
 // version, date, figures, and the goals they meet or miss). BENCH_QUICK=1 runs smaller sizes to
 // try it out and writes nothing (unless BENCH_OUTPUT=FILE). Sections:
-//   client full read · plan cost vs size · in-sync cost · daemon memory · apply under a rate
-//   limit · many targets on one key · HTTP floor · watch latency
+//   client full read · plan cost vs size · in-sync cost · plan at 100,000 · daemon memory ·
+//   apply under a rate limit · many targets on one key · HTTP floor · watch latency
 // BENCH_ONLY=name,name runs only those sections (names as in the results: clientRead, planSize,
-// memory, rateLimit, sharedKey, httpFloor, watch) and writes no report unless BENCH_OUTPUT is set.
+// planLarge, memory, rateLimit, sharedKey, httpFloor, watch) and writes no report unless
+// BENCH_OUTPUT is set.
 // The daemon sections run when this build has `stacksync run`; otherwise they say "pending".
 // Bounded: every child has a deadline, and the whole run gives up after BENCH_DEADLINE_MS.
 import { writeFile } from 'node:fs/promises';
@@ -16,7 +17,7 @@ import { clientFullRead } from './bench/client-read.mjs';
 import { httpFloor } from './bench/http-floor.mjs';
 import { hasDaemon, machine } from './bench/lib.mjs';
 import { daemonMemory } from './bench/memory.mjs';
-import { planAtSize } from './bench/plan-size.mjs';
+import { planAtSize, planOnly } from './bench/plan-size.mjs';
 import { rateLimitRuns } from './bench/rate-limit.mjs';
 import { sharedKeyRun } from './bench/shared-key.mjs';
 import { renderMarkdown } from './bench/report.mjs';
@@ -30,8 +31,8 @@ const OUTPUT = process.env.BENCH_OUTPUT ?? (QUICK || ONLY ? undefined : fileURLT
 
 /** What each section runs; the full profile is the one BENCHMARKS.md reports. */
 export const PROFILE = QUICK
-  ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], rate: { changes: 40, limit: 10 }, sharedKey: { targets: 10, requests: 10, perSeconds: 5, creates: 1, heavyCreates: 5 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, watch: { size: 100, edits: 10 }, memory: { resyncs: 3, warmup: 2 } }
-  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], rate: { changes: 300, limit: 10 }, sharedKey: { targets: 20, requests: 10, perSeconds: 10, creates: 2, heavyCreates: 12 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, watch: { size: 100, edits: 50 }, memory: { resyncs: 12, warmup: 6 } };
+  ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], rate: { changes: 40, limit: 10 }, sharedKey: { targets: 10, requests: 10, perSeconds: 5, creates: 1, heavyCreates: 5 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, largePlan: 20_000, watch: [{ size: 100, edits: 10 }, { size: 1000, edits: 5 }], memory: { resyncs: 3, warmup: 2 } }
+  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], rate: { changes: 300, limit: 10 }, sharedKey: { targets: 20, requests: 10, perSeconds: 10, creates: 2, heavyCreates: 12 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, largePlan: 100_000, watch: [{ size: 100, edits: 50 }, { size: 10_000, edits: 30 }], memory: { resyncs: 12, warmup: 6 } };
 
 const log = (line) => console.log(line);
 
@@ -69,6 +70,8 @@ async function main() {
     return rows;
   });
 
+  await section(results, 'planLarge', `Plan at ${PROFILE.largePlan.toLocaleString('en-US')} resources`, () => planOnly(PROFILE.largePlan, log));
+
   await section(results, 'memory', 'Daemon memory', async () => {
     if (!daemon) return { pending: 'daemon not built' };
     if (!largest) throw new Error('no applied world from the plan section');
@@ -81,7 +84,9 @@ async function main() {
   await section(results, 'httpFloor', 'HTTP floor', () => httpFloor(PROFILE.floor, log));
   await section(results, 'watch', 'Watch latency', async () => {
     if (!daemon) return { pending: 'daemon not built' };
-    return watchLatency(PROFILE.watch, log);
+    const rows = [];
+    for (const size of PROFILE.watch) rows.push(await watchLatency(size, log));
+    return rows;
   });
   if (!daemon) log('\npending: daemon not built (watch latency and daemon memory need `stacksync run`)');
 

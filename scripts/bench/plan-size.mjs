@@ -65,3 +65,18 @@ export async function planAtSize(size, log) {
   };
   return { figures, world };
 }
+
+/**
+ * One plan, everything to create, at a size too large to apply in a benchmark run (100,000): what
+ * CI pays on the first pull request of a big repository. The world is closed afterwards.
+ */
+export async function planOnly(size, log) {
+  const world = await openWorld(size);
+  try {
+    const plan = await measured(world, ['plan', '--detailed-exitcode'], 2, `plan at ${size}`);
+    log(`  ${size}: plan (all to create) ${(plan.wallMs / 1000).toFixed(2)} s, peak RSS ${(plan.rssBytes / 2 ** 20).toFixed(0)} MiB, ${plan.calls} calls`);
+    return { size, resources: world.counts.total, firstFloor: world.firstFloor, plan: { wallMs: plan.wallMs, rssBytes: plan.rssBytes, calls: plan.calls } };
+  } finally {
+    await world.close();
+  }
+}

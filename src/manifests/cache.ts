@@ -5,10 +5,16 @@
  * file; after a git-sync swap, the files the new revision changed (the key is the content, not the
  * path, which changes with every worktree). Loads in parallel share a parse in progress.
  *
+ * Reading every file is most of a cached load; so the cache also remembers each file's metadata
+ * (real path, inode, size, modification and change times) with its content key, and a file that
+ * still looks the same is not read at all, as git's index does. A file modified in the last two
+ * seconds is not vouched for that way (its time may not yet tell a second edit from the first).
+ *
  * The cache holds what the loads in progress and the last finished one used, nothing older, so
  * it stays the size of one snapshot (plus what an edit replaced, until the next load ends).
  */
 import { createHash } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import type { ParsedText } from './parse.js';
 
 /** The key of a file's bytes. */
@@ -21,10 +27,23 @@ export interface ParseCacheStats {
   parsed: number;
   /** Files whose parse was taken from the cache. */
   reused: number;
+  /** Files not even read: their metadata showed them unchanged. */
+  unread: number;
+}
+
+/** Files modified this recently are read again whatever their metadata says. */
+export const SETTLE_MS = 2_000;
+
+function identityOf(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 /** One load's view of the cache; `end` it when the load is done (it may then evict). */
 export interface CacheSession {
+  /** The content key of a file whose metadata is as it was when it was last read, if any. */
+  known(real: string, stats: Stats): string | undefined;
+  /** Records what a file read in this load looked like, and its content key. */
+  remember(real: string, stats: Stats, key: string): void;
   /** The parse of a file with this key, if one is known or in progress. */
   get(key: string): Promise<ParsedText> | undefined;
   /** Records the parse (in progress) of a file with this key; a failed parse is forgotten. */
@@ -32,11 +51,23 @@ export interface CacheSession {
   end(): void;
 }
 
+interface Used {
+  keys: Set<string>;
+  files: Set<string>;
+}
+
 export class ParseCache {
   readonly #entries = new Map<string, Promise<ParsedText>>();
-  /** Keys used by each load in progress. */
-  readonly #sessions = new Set<Set<string>>();
-  readonly #stats: ParseCacheStats = { parsed: 0, reused: 0 };
+  /** By real path: the file's metadata when it was read, and its content key. */
+  readonly #files = new Map<string, { identity: string; key: string }>();
+  /** What each load in progress used. */
+  readonly #sessions = new Set<Used>();
+  readonly #now: () => number;
+
+  constructor(options: { now?: () => number } = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+  readonly #stats: ParseCacheStats = { parsed: 0, reused: 0, unread: 0 };
 
   get stats(): ParseCacheStats {
     return { ...this.#stats };
@@ -48,19 +79,32 @@ export class ParseCache {
   }
 
   begin(): CacheSession {
-    const used = new Set<string>();
+    const used: Used = { keys: new Set(), files: new Set() };
     this.#sessions.add(used);
     return {
+      known: (real, stats) => {
+        const file = this.#files.get(real);
+        if (!file || file.identity !== identityOf(stats) || !this.#entries.has(file.key)) return undefined;
+        used.files.add(real);
+        used.keys.add(file.key);
+        this.#stats.unread += 1;
+        return file.key;
+      },
+      remember: (real, stats, key) => {
+        used.files.add(real);
+        if (this.#now() - stats.mtimeMs < SETTLE_MS || this.#now() - stats.ctimeMs < SETTLE_MS) this.#files.delete(real);
+        else this.#files.set(real, { identity: identityOf(stats), key });
+      },
       get: (key) => {
         const entry = this.#entries.get(key);
         if (entry) {
-          used.add(key);
+          used.keys.add(key);
           this.#stats.reused += 1;
         }
         return entry;
       },
       set: (key, parse) => {
-        used.add(key);
+        used.keys.add(key);
         this.#stats.parsed += 1;
         this.#entries.set(key, parse);
         parse.catch(() => {
@@ -69,9 +113,14 @@ export class ParseCache {
       },
       end: () => {
         if (!this.#sessions.delete(used)) return;
-        const keep = new Set(used);
-        for (const other of this.#sessions) for (const key of other) keep.add(key);
-        for (const key of this.#entries.keys()) if (!keep.has(key)) this.#entries.delete(key);
+        const keys = new Set(used.keys);
+        const files = new Set(used.files);
+        for (const other of this.#sessions) {
+          for (const key of other.keys) keys.add(key);
+          for (const file of other.files) files.add(file);
+        }
+        for (const key of this.#entries.keys()) if (!keys.has(key)) this.#entries.delete(key);
+        for (const [real, file] of this.#files) if (!files.has(real) || !keys.has(file.key)) this.#files.delete(real);
       },
     };
   }

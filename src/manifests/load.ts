@@ -4,6 +4,7 @@
  * targets it touches are blocked so that nothing is written because a broken manifest looked
  * "missing" or "changed".
  */
+import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Config } from '../model/config.js';
@@ -78,13 +79,15 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
   const limits = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits };
   const problems: FoundProblem[] = [];
   const warnings: FoundProblem[] = [];
-  // 1. Snapshot: every file is read before any is parsed.
-  const snapshot = await readSnapshot(dir, limits);
-  problems.push(...snapshot.problems);
-  // 2. Parse every file not parsed before.
-  const { parsers, owned } = chooseParsers(snapshot.files, options.parser);
+  let owner: ManifestParser | undefined;
   const session = options.cache?.begin();
   try {
+    // 1. Snapshot: every file is read (or vouched for by the cache) before any is parsed.
+    const snapshot = await readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats) } : {});
+    problems.push(...snapshot.problems);
+    // 2. Parse every file not parsed before.
+    const { parsers, owned } = chooseParsers(snapshot.files, options.parser);
+    owner = owned;
     const files = await parseFiles(snapshot.files, limits, parsers, session);
     // 3. Documents, within the cap.
     const documents = collectDocuments(files, limits.maxDocuments, problems, warnings);
@@ -98,8 +101,8 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     problems.push(...resolved.problems);
     warnings.push(...resolved.warnings);
     // 6. The line of every problem about a node, from a second parse of only the files that have one.
-    const bytesOf = new Map(snapshot.files.map((file) => [file.path, file.bytes]));
-    const placed = await placeProblems([...problems, ...warnings], bytesOf, parsers[0] ?? inlineParser);
+    const filesByPath = new Map(snapshot.files.map((file) => [file.path, file]));
+    const placed = await placeProblems([...problems, ...warnings], filesByPath, parsers[0] ?? inlineParser);
     options.logger?.debug({ files: snapshot.files.length, documents: documents.length, ms: Math.round(performance.now() - started), cache: options.cache?.stats }, 'manifests loaded');
     const placedProblems = placed.slice(0, problems.length);
     return {
@@ -110,7 +113,7 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     };
   } finally {
     session?.end();
-    await owned?.close();
+    await owner?.close();
   }
 }
 
@@ -120,7 +123,7 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
  */
 function chooseParsers(files: readonly SnapshotFile[], given: ManifestParser | undefined): { parsers: ManifestParser[]; owned?: ManifestParser } {
   if (given) return { parsers: [given] };
-  const bytes = files.reduce((sum, file) => sum + file.bytes.length, 0);
+  const bytes = files.reduce((sum, file) => sum + (file.bytes?.length ?? 0), 0);
   const threads = defaultThreads() - 1;
   const workers = bytes >= WORKER_THRESHOLD_BYTES && threads > 0 ? createWorkerParser({ threads }) : undefined;
   return workers ? { parsers: [workers, inlineParser], owned: workers } : { parsers: [inlineParser] };
@@ -132,16 +135,19 @@ async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits
   const results: Promise<ParsedText>[] = [];
   const misses: { bytes: Uint8Array; settle: Settle }[] = [];
   for (const file of files) {
-    const key = session ? contentKey(file.bytes) : undefined;
+    const key = file.key ?? (session && file.bytes ? contentKey(file.bytes) : undefined);
+    if (key !== undefined && file.bytes && file.stats) session?.remember(file.real, file.stats, key);
     const known = key === undefined ? undefined : session?.get(key);
     if (known) {
       results.push(known);
       continue;
     }
+    // Vouched for by the cache, yet gone from it: only a bug could get here, but read it then.
+    const bytes = file.bytes ?? (await readFile(file.real));
     const pending = deferred();
     results.push(pending.promise);
     if (key !== undefined) session?.set(key, pending.promise);
-    misses.push({ bytes: file.bytes, settle: pending });
+    misses.push({ bytes, settle: pending });
   }
   const queue = batches(misses);
   let next = 0;
@@ -280,7 +286,7 @@ async function checkSchemas(documents: readonly ManifestDocument[], config: Conf
 }
 
 /** Problems with the line and column of the node each is about, and without that node. */
-async function placeProblems(found: readonly FoundProblem[], bytesOf: ReadonlyMap<string, Uint8Array>, parser: ManifestParser): Promise<LoadProblem[]> {
+async function placeProblems(found: readonly FoundProblem[], files: ReadonlyMap<string, SnapshotFile>, parser: ManifestParser): Promise<LoadProblem[]> {
   const byFile = new Map<string, number[]>();
   found.forEach((problem, index) => {
     if (!problem.node) return;
@@ -291,7 +297,7 @@ async function placeProblems(found: readonly FoundProblem[], bytesOf: ReadonlyMa
   const positions = new Map<number, { line: number; column: number }>();
   await Promise.all(
     [...byFile].map(async ([file, indexes]) => {
-      const bytes = bytesOf.get(file);
+      const bytes = await bytesOf(files.get(file));
       if (!bytes) return;
       const requests: PointerRequest[] = indexes.map((index) => {
         const node = found[index]?.node as NonNullable<FoundProblem['node']>;
@@ -305,6 +311,16 @@ async function placeProblems(found: readonly FoundProblem[], bytesOf: ReadonlyMa
     const position = positions.get(index);
     return position ? { ...problem, location: { file: problem.location.file, ...position } } : problem;
   });
+}
+
+/**
+ * The bytes a file had in this snapshot. A file the cache vouched for was not read: read it now,
+ * and use it only if it still has the content it was parsed from (else the lines would lie).
+ */
+async function bytesOf(file: SnapshotFile | undefined): Promise<Uint8Array | undefined> {
+  if (!file || file.bytes) return file?.bytes;
+  const bytes = await readFile(file.real).catch(() => undefined);
+  return bytes && contentKey(bytes) === file.key ? bytes : undefined;
 }
 
 async function locateSafely(parser: ManifestParser, bytes: Uint8Array, requests: PointerRequest[]): Promise<({ line: number; column: number } | undefined)[]> {

@@ -25,7 +25,14 @@ import type { LoadProblem } from '../model/desired.js';
 export interface SnapshotFile {
   /** The path shown in messages: the directory as given, joined with the path inside it. */
   path: string;
-  bytes: Uint8Array;
+  /** The file's real path. */
+  real: string;
+  /** Its bytes; left out when `known` vouched for them (see `key`). */
+  bytes?: Uint8Array;
+  /** The content key `known` gave for a file it has seen unchanged: the bytes were not read. */
+  key?: string;
+  /** What the file looked like when read, for `known` next time. */
+  stats?: Stats;
 }
 
 export interface Snapshot {
@@ -49,6 +56,12 @@ export interface ReadFs {
 export interface ReadOptions {
   /** Default: `node:fs/promises`. */
   fs?: ReadFs;
+  /**
+   * The content key of a file whose metadata (real path, inode, size, times) shows it unchanged
+   * since it was last read, so its bytes need not be read again (a daemon's cache). Files it
+   * does not know are read whole.
+   */
+  known?: (real: string, stats: Stats) => string | undefined;
   /** Files read at once. Default {@link DEFAULT_READ_CONCURRENCY}. */
   concurrency?: number;
 }
@@ -84,10 +97,10 @@ export async function readSnapshot(dir: string, limits: ReadLimits, options: Rea
   }
   const walk: Walk = { fs, root, shownRoot: dir, limits, visitedDirs: new Set([root]), seenFiles: new Set(), found: [], problems: [], capped: false };
   await walkDir(walk, root, dir);
-  const read = await mapLimited(walk.found, options.concurrency ?? DEFAULT_READ_CONCURRENCY, (entry) => readOne(fs, entry.path, entry.real, limits));
+  const read = await mapLimited(walk.found, options.concurrency ?? DEFAULT_READ_CONCURRENCY, (entry) => readOne(fs, entry.path, entry.real, limits, options.known));
   const files: SnapshotFile[] = [];
   for (const outcome of read) {
-    if ('bytes' in outcome) files.push(outcome);
+    if ('real' in outcome) files.push(outcome);
     else walk.problems.push(outcome);
   }
   return { files, problems: walk.problems };
@@ -164,7 +177,12 @@ async function walkOnce(walk: Walk, realDir: string, shown: string): Promise<voi
   return walkDir(walk, realDir, shown);
 }
 
-async function readOne(fs: ReadFs, shown: string, real: string, limits: ReadLimits): Promise<SnapshotFile | LoadProblem> {
+async function readOne(fs: ReadFs, shown: string, real: string, limits: ReadLimits, known: ReadOptions['known']): Promise<SnapshotFile | LoadProblem> {
+  if (known) {
+    const stats = await fs.stat(real).catch(() => undefined);
+    const key = stats?.isFile() ? known(real, stats) : undefined;
+    if (key !== undefined) return { path: shown, real, key };
+  }
   let handle: Awaited<ReturnType<ReadFs['open']>> | undefined;
   try {
     handle = await fs.open(real, OPEN_FLAGS);
@@ -174,7 +192,7 @@ async function readOne(fs: ReadFs, shown: string, real: string, limits: ReadLimi
     if (stats.size > limits.maxFileBytes) return tooLarge(shown, stats.size, limits);
     const bytes = await handle.readFile();
     if (bytes.length > limits.maxFileBytes) return tooLarge(shown, bytes.length, limits);
-    return { path: shown, bytes };
+    return { path: shown, real, bytes, stats };
   } catch (error) {
     return parseProblem(shown, `cannot be read (${errorCode(error)})`);
   } finally {

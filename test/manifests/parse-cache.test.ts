@@ -86,6 +86,40 @@ describe('loadManifests with a parse cache', () => {
     expect(cache.size).toBe(4);
   });
 
+  it('does not read files whose metadata shows them unchanged, unless they changed in the last two seconds', async () => {
+    const dir = await writeTree(TREE);
+    let now = Date.now();
+    const cache = new ParseCache({ now: () => now });
+    const parser = countingParser();
+    const load = () => loadManifests(dir, { config, hmac, cache, parser });
+    await load();
+    // Just written: their times cannot yet vouch for them.
+    await load();
+    expect(cache.stats.unread).toBe(0);
+    now += 10_000;
+    await load();
+    await load();
+    expect(cache.stats.unread).toBe(3);
+
+    // An edit changes the file's times: it is read and parsed again, the others are not read.
+    await writeFile(join(dir, 'b.yaml'), dashboard('b2'));
+    expect((await load()).resources.map((r) => r.key)).toEqual(['a', 'b2', 'c']);
+    expect(cache.stats.unread).toBe(5);
+    expect(parser.files).toBe(4);
+  });
+
+  it('places a problem in a file it did not read from the bytes it parsed', async () => {
+    const dir = await writeTree({ 'bad.yaml': dashboard('bad').replace('w: 6', 'w: 0') });
+    let now = Date.now();
+    const cache = new ParseCache({ now: () => now });
+    await loadManifests(dir, { config, hmac, cache });
+    now += 10_000;
+    await loadManifests(dir, { config, hmac, cache });
+    const { problems } = await loadManifests(dir, { config, hmac, cache });
+    expect(cache.stats.unread).toBe(1);
+    expect(problems.map((p) => `${p.location.line}:${p.location.column}`)).toEqual(['12:10']);
+  });
+
   it('never lets a load change what another one reads', async () => {
     const dir = await writeTree(TREE);
     const cache = new ParseCache();
