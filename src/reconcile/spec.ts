@@ -9,7 +9,6 @@ import { digestOf } from '../support/digest.js';
 /** A manifest as it matters to the API: no source location, secrets as their HMACs only. */
 export function specOf(resource: DesiredResource): unknown {
   const { location: _where, ...rest } = resource;
-  if (rest.kind === 'Dashboard') return { ...rest, tiles: rest.tiles.map(({ location: _tile, ...tile }) => tile) };
   if (rest.kind === 'Pipe' && rest.source?.secrets) {
     const { member, fields } = rest.source.secrets;
     const hashes = Object.fromEntries(Object.entries(fields).map(([name, secret]) => [name, secret.hmac]));

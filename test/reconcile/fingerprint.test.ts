@@ -22,7 +22,7 @@ const pipe = (password: string, line = 1) =>
 describe('the spec digest of a manifest', () => {
   it('does not depend on where the manifest is written, nor on the order of its keys', () => {
     const a = desiredDashboard({ key: 'api', name: 'API', tags: ['x'], tiles: [{ name: 'p99' }] });
-    const moved = { ...a, location: { file: 'manifests/elsewhere.yaml', line: 40 }, tiles: a.tiles.map((tile) => ({ ...tile, location: { file: 'x.yaml', line: 9 } })) };
+    const moved = { ...a, location: { file: 'manifests/elsewhere.yaml', line: 40 } };
     const reordered = Object.fromEntries(Object.entries(a).reverse()) as typeof a;
     expect(specDigest(moved)).toBe(specDigest(a));
     expect(specDigest(reordered)).toBe(specDigest(a));
