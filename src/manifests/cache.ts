@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import type { ParsedText } from './parse.js';
+import type { Snapshot } from './read.js';
 
 /** The key of a file's bytes. */
 export function contentKey(bytes: Uint8Array): string {
@@ -29,6 +30,8 @@ export interface ParseCacheStats {
   reused: number;
   /** Files not even read: their metadata showed them unchanged. */
   unread: number;
+  /** Loads that took the snapshot another load was reading at the same time. */
+  sharedReads: number;
 }
 
 /** Files modified this recently are read again whatever their metadata says. */
@@ -63,11 +66,13 @@ export class ParseCache {
   /** What each load in progress used. */
   readonly #sessions = new Set<Used>();
   readonly #now: () => number;
+  /** Snapshot reads in progress, by directory and limits. */
+  readonly #reads = new Map<string, Promise<Snapshot>>();
 
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
   }
-  readonly #stats: ParseCacheStats = { parsed: 0, reused: 0, unread: 0 };
+  readonly #stats: ParseCacheStats = { parsed: 0, reused: 0, unread: 0, sharedReads: 0 };
 
   get stats(): ParseCacheStats {
     return { ...this.#stats };
@@ -76,6 +81,21 @@ export class ParseCache {
   /** Files held. */
   get size(): number {
     return this.#entries.size;
+  }
+
+  /**
+   * The snapshot a load in progress is reading of the same directory, if one is, else `read()`'s:
+   * targets that sync at once (one per target after an edit) read the directory once. A read that
+   * has finished is never reused: each later load reads afresh.
+   */
+  sharedRead(key: string, read: () => Promise<Snapshot>): Promise<Snapshot> {
+    let snapshot = this.#reads.get(key);
+    if (snapshot) this.#stats.sharedReads += 1;
+    else {
+      snapshot = read().finally(() => this.#reads.delete(key));
+      this.#reads.set(key, snapshot);
+    }
+    return snapshot;
   }
 
   begin(): CacheSession {

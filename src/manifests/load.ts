@@ -9,12 +9,13 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Config } from '../model/config.js';
 import type { SecretIo } from '../config/secrets.js';
+import { deepFreeze } from '../support/freeze.js';
 import { DEFAULT_YAML_LIMITS, type YamlLimits } from '../yaml/safety.js';
 import type { LoadProblem, LoadResult } from '../model/desired.js';
 import { contentKey, type CacheSession, type ParseCache } from './cache.js';
 import type { ParseLimits, ParsedText, PointerRequest } from './parse.js';
 import { createWorkerParser, defaultThreads, inlineParser, yieldToEventLoop, type ManifestParser } from './parser.js';
-import { readSnapshot, type SnapshotFile } from './read.js';
+import { readSnapshot, type Snapshot, type SnapshotFile } from './read.js';
 import { identify, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
 
@@ -83,7 +84,8 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
   const session = options.cache?.begin();
   try {
     // 1. Snapshot: every file is read (or vouched for by the cache) before any is parsed.
-    const snapshot = await readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats) } : {});
+    const read = (): Promise<Snapshot> => readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats) } : {});
+    const snapshot = await (options.cache ? options.cache.sharedRead(`${dir}\u0000${limits.maxFiles}\u0000${limits.maxFileBytes}`, read) : read());
     problems.push(...snapshot.problems);
     // 2. Parse every file not parsed before.
     const { parsers, owned } = chooseParsers(snapshot.files, options.parser);
@@ -214,12 +216,6 @@ function deferred(): Settle {
 function freeze(parsed: ParsedText): ParsedText {
   for (const document of parsed.documents) deepFreeze(document.value);
   return Object.freeze(parsed);
-}
-
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
 }
 
 /** The documents of every file in order, up to `max` in all; the file's own problems and warnings. */

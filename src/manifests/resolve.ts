@@ -8,6 +8,7 @@ import type { Config, SecretRef } from '../model/config.js';
 import { anchorSecret, resolveSecret, secretBaseDir, type SecretIo } from '../config/secrets.js';
 import type { Pointer } from '../yaml/positions.js';
 import { formatLocation, type SourceLocation } from '../errors.js';
+import { deepFreeze } from '../support/freeze.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
 import { formatPath } from '../schema/validate.js';
 import { uuidKey } from '../model/resources.js';
@@ -309,11 +310,29 @@ function sourceKind(source: NonNullable<PipeSpec['source']>): PipeSourceKind | u
 // ---------------------------------------------------------------- desired model
 
 /**
- * The desired resource of a sound document. Its nested values are the parsed document's own, not
- * copies: parses are frozen (see `load.ts`), so no later stage can change what another reads.
+ * Desired resources by the (frozen) manifest value they were built from, with what else went into
+ * them. A daemon resolves every document at every sync; an unchanged one gets the very same frozen
+ * resource back, so what is derived from it (its spec digest, see `reconcile/spec.ts`) is worked
+ * out once, not once per sync.
+ */
+const built = new WeakMap<object, { made: string; resource: DesiredResource }>();
+
+/**
+ * The desired resource of a sound document, frozen. Its nested values are the parsed document's
+ * own, not copies: parses are frozen too (see `load.ts`), so no stage can change what another reads.
  */
 function toDesired(entry: Entry, secrets: Map<string, SecretValue> | undefined): DesiredResource {
   const manifest = entry.manifest as Manifest;
+  const { file, line, column } = entry.doc.location;
+  const made = [entry.identity.target, file, line, column, ...[...(secrets ?? [])].map(([path, secret]) => `${path}=${secret.hmac}`)].join('\u0000');
+  const known = Object.isFrozen(manifest) ? built.get(manifest) : undefined;
+  if (known?.made === made) return known.resource;
+  const resource = deepFreeze(buildDesired(entry, manifest, secrets));
+  if (Object.isFrozen(manifest)) built.set(manifest, { made, resource });
+  return resource;
+}
+
+function buildDesired(entry: Entry, manifest: Manifest, secrets: Map<string, SecretValue> | undefined): DesiredResource {
   const base = { key: manifest.metadata.name, target: entry.identity.target ?? '', location: entry.doc.location };
   switch (manifest.kind) {
     case 'Pipe':

@@ -61,13 +61,17 @@ describe('loadManifests with a parse cache', () => {
     expect(swapped.resources.map((r) => r.location.file)).toEqual([join(second, 'a.yaml'), join(second, 'b.yaml'), join(second, 'team/c.yaml')]);
   });
 
-  it('shares one parse between loads running at once (one per target)', async () => {
+  it('shares one read and one parse between loads running at once (one per target)', async () => {
     const dir = await writeTree(TREE);
     const cache = new ParseCache();
     const parser = countingParser();
     const results = await Promise.all([1, 2, 3].map(() => loadManifests(dir, { config, hmac, cache, parser })));
     expect(results.map((result) => result.resources.length)).toEqual([3, 3, 3]);
     expect(parser.files).toBe(3);
+    expect(cache.stats.sharedReads).toBe(2);
+    // A read that has finished is not reused: the next load reads again.
+    await loadManifests(dir, { config, hmac, cache, parser });
+    expect(cache.stats.sharedReads).toBe(2);
   });
 
   it('places problems on their lines from a cached parse, and keeps nothing but the current snapshot', async () => {
@@ -120,17 +124,18 @@ describe('loadManifests with a parse cache', () => {
     expect(problems.map((p) => `${p.location.line}:${p.location.column}`)).toEqual(['12:10']);
   });
 
-  it('never lets a load change what another one reads', async () => {
+  it('never lets a load change what another one reads: resources and parses are frozen, and shared while unchanged', async () => {
     const dir = await writeTree(TREE);
     const cache = new ParseCache();
     const first = await loadManifests(dir, { config, hmac, cache });
     const board = first.resources[0];
     if (board?.kind !== 'Dashboard') throw new Error('expected a dashboard');
-    board.name = 'changed by a caller';
-    board.tiles[0] && (board.tiles[0].w = 99);
+    expect(() => {
+      board.name = 'changed by a caller';
+    }).toThrow(TypeError);
+    expect(() => board.tiles[0]?.series.push({ type: 'time', dataSource: 'events', aggFn: 'count' })).toThrow(TypeError);
     const second = await loadManifests(dir, { config, hmac, cache });
-    const again = second.resources[0];
-    expect(again?.kind === 'Dashboard' && again.name).toBe('a board');
-    expect(again?.kind === 'Dashboard' && again.tiles[0]?.w).toBe(6);
+    expect(second.resources[0]).toBe(board);
+    expect(second.resources[0]?.kind === 'Dashboard' && second.resources[0].name).toBe('a board');
   });
 });
