@@ -1,11 +1,18 @@
 /**
- * JSON Schemas of every API resource and request body (draft 2020-12 subset that ajv 8 speaks).
- * The one place these shapes live: the emulator validates requests with them, the client checks
- * responses with them, and the manifest schemas are built from their parts.
+ * JSON Schemas of every API resource and request body (draft 2020-12 subset that ajv 8 speaks),
+ * declared with TypeBox so each is also the TypeScript type of what it accepts: `model/` derives
+ * the request bodies and the pieces of the live model from them (`Static<typeof …>`).
  *
- * Schemas are plain objects composed by spreading, not `$ref`s, so each one is self-contained
- * and can be published as a file on its own.
+ * Who validates with them: the emulator (request bodies, its seed and data files) and, through
+ * the manifest schemas built from their parts, the manifest loader. Responses are NOT checked
+ * with them: the client reads responses with the deliberately tolerant `api/normalize.ts`, since
+ * real services differ from these shapes (api-notes).
+ *
+ * Schemas are composed from parts, not `$ref`s, so each one is self-contained and can be
+ * published as a file on its own.
  */
+import { Type, type TBoolean, type TInteger, type TOptional, type TSchema } from 'typebox';
+import { object, oneOf, optional } from './build.js';
 import {
   ALERT_CHANNEL_TYPES,
   ALERT_INTERVALS,
@@ -24,81 +31,74 @@ import {
   SOURCE_KINDS,
 } from './enums.js';
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from './build.js';
 
-const string = { type: 'string' } as const;
-const nonEmptyString = { type: 'string', minLength: 1 } as const;
-const integer = { type: 'integer' } as const;
-const boolean = { type: 'boolean' } as const;
-const stringArray = { type: 'array', items: string } as const;
-const uuid = { type: 'string', format: 'uuid' } as const;
-const timestamp = { type: 'string', format: 'date-time' } as const;
-
-function object(properties: Record<string, unknown>, required: string[] = []): JsonSchema {
-  return { type: 'object', properties, required, additionalProperties: false };
-}
+const string = Type.String();
+const nonEmptyString = Type.String({ minLength: 1 });
+const integer = Type.Integer();
+const positiveInteger = Type.Integer({ minimum: 1 });
+const boolean = Type.Boolean();
+const stringArray = Type.Array(string);
+const uuid = Type.String({ format: 'uuid' });
+const timestamp = Type.String({ format: 'date-time' });
+const port = Type.Integer({ minimum: 1, maximum: 65535 });
 
 // ---------------------------------------------------------------- pipes
 
+type PipeSettingMembers = { [K in keyof typeof PIPE_SETTING_BOUNDS]: TOptional<TInteger> } & {
+  [K in (typeof PIPE_BOOLEAN_SETTINGS)[number]]: TOptional<TBoolean>;
+};
+
 /** Pipe settings (seed 2.5) with the bounds of api-notes. */
-export const pipeSettingsSchema: JsonSchema = object({
-  ...Object.fromEntries(
-    Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [key, { type: 'integer', minimum, maximum }]),
-  ),
-  ...Object.fromEntries(PIPE_BOOLEAN_SETTINGS.map((key) => [key, boolean])),
+export const pipeSettingsSchema = object({
+  ...Object.fromEntries(Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [key, Type.Optional(Type.Integer({ minimum, maximum }))])),
+  ...Object.fromEntries(PIPE_BOOLEAN_SETTINGS.map((key) => [key, Type.Optional(boolean)])),
+} as PipeSettingMembers);
+
+export const usernamePasswordSchema = object({ username: string, password: string });
+export const accessKeySchema = object({ accessKeyId: string, secretKey: string });
+
+export const tableMappingSchema = object({
+  sourceSchemaName: nonEmptyString,
+  sourceTable: nonEmptyString,
+  targetTable: nonEmptyString,
+  ...optional({ excludedColumns: stringArray, useCustomSortingKey: boolean, sortingKeys: stringArray }),
 });
+/** What identifies a table mapping; the shape `tableMappingsToRemove` takes. */
+export const tableMappingRemovalSchema = object({ sourceSchemaName: nonEmptyString, sourceTable: nonEmptyString, targetTable: nonEmptyString });
 
-export const usernamePasswordSchema: JsonSchema = object({ username: string, password: string }, ['username', 'password']);
-export const accessKeySchema: JsonSchema = object({ accessKeyId: string, secretKey: string }, ['accessKeyId', 'secretKey']);
-
-export const tableMappingSchema: JsonSchema = object(
-  {
-    sourceSchemaName: nonEmptyString,
-    sourceTable: nonEmptyString,
-    targetTable: nonEmptyString,
-    excludedColumns: stringArray,
-    useCustomSortingKey: boolean,
-    sortingKeys: stringArray,
-  },
-  ['sourceSchemaName', 'sourceTable', 'targetTable'],
-);
-export const tableMappingRemovalSchema: JsonSchema = object(
-  { sourceSchemaName: nonEmptyString, sourceTable: nonEmptyString, targetTable: nonEmptyString },
-  ['sourceSchemaName', 'sourceTable', 'targetTable'],
+export const postgresSettingsSchema = object(
+  optional({
+    syncIntervalSeconds: positiveInteger,
+    pullBatchSize: positiveInteger,
+    publicationName: string,
+    replicationSlotName: string,
+    allowNullableColumns: boolean,
+    initialLoadParallelism: positiveInteger,
+    snapshotNumRowsPerPartition: positiveInteger,
+    snapshotNumberOfParallelTables: positiveInteger,
+    enableFailoverSlots: boolean,
+  }),
 );
 
-export const postgresSettingsSchema: JsonSchema = object({
-  syncIntervalSeconds: { type: 'integer', minimum: 1 },
-  pullBatchSize: { type: 'integer', minimum: 1 },
-  publicationName: string,
-  replicationSlotName: string,
-  allowNullableColumns: boolean,
-  initialLoadParallelism: { type: 'integer', minimum: 1 },
-  snapshotNumRowsPerPartition: { type: 'integer', minimum: 1 },
-  snapshotNumberOfParallelTables: { type: 'integer', minimum: 1 },
-  enableFailoverSlots: boolean,
-});
-
-/** Source blocks as stored and returned (seed 2.3); credentials are never in a response. */
-export const pipeSourceBlockSchemas = {
-  kafka: object({
+/** Members of each source block as stored and returned (seed 2.3); credentials are never in a response. */
+const pipeSourceBlockMembers = {
+  kafka: optional({
     brokers: string,
     topics: string,
     consumerGroup: string,
     iamRole: string,
-    offset: object({ timestamp: string }),
-    schemaRegistry: object({
-      url: { type: 'string', format: 'uri' },
-      authentication: { enum: [...SCHEMA_REGISTRY_AUTHENTICATIONS] },
-      caCertificate: string,
-    }),
+    offset: object(optional({ timestamp: string })),
+    schemaRegistry: object(
+      optional({ url: Type.String({ format: 'uri' }), authentication: oneOf(SCHEMA_REGISTRY_AUTHENTICATIONS), caCertificate: string }),
+    ),
     caCertificate: string,
     reversePrivateEndpointIds: stringArray,
   }),
-  objectStorage: object({
+  objectStorage: optional({
     url: string,
     delimiter: string,
-    compression: { enum: [...OBJECT_STORAGE_COMPRESSIONS] },
+    compression: oneOf(OBJECT_STORAGE_COMPRESSIONS),
     isContinuous: boolean,
     queueUrl: string,
     iamRole: string,
@@ -106,211 +106,224 @@ export const pipeSourceBlockSchemas = {
     path: string,
     azureContainerName: string,
   }),
-  kinesis: object({ streamName: string, region: string, useEnhancedFanOut: boolean, timestamp: integer, iamRole: string }),
-  postgres: object({
-    host: string,
-    port: { type: 'integer', minimum: 1, maximum: 65535 },
-    database: string,
-    settings: postgresSettingsSchema,
-    tableMappings: { type: 'array', items: tableMappingSchema },
-  }),
-} as const;
+  kinesis: optional({ streamName: string, region: string, useEnhancedFanOut: boolean, timestamp: integer, iamRole: string }),
+  postgres: optional({ host: string, port, database: string, settings: postgresSettingsSchema, tableMappings: Type.Array(tableMappingSchema) }),
+};
+
+/** Source blocks as stored and returned (seed 2.3). */
+export const pipeSourceBlockSchemas = {
+  kafka: object(pipeSourceBlockMembers.kafka),
+  objectStorage: object(pipeSourceBlockMembers.objectStorage),
+  kinesis: object(pipeSourceBlockMembers.kinesis),
+  postgres: object(pipeSourceBlockMembers.postgres),
+};
+
+/**
+ * Members of each Update pipe source block (seed 4.1) other than credentials and table mapping
+ * changes: what the service lets you change in place. The manifest's source blocks are these
+ * plus credentials as secret references.
+ */
+export const pipePatchBlockMembers = {
+  kafka: optional({ iamRole: string, caCertificate: string, reversePrivateEndpointIds: stringArray }),
+  objectStorage: optional({ iamRole: string, connectionString: string, path: string, azureContainerName: string }),
+  kinesis: optional({ iamRole: string }),
+  postgres: optional({ host: string, port, database: string, settings: object(optional({ syncIntervalSeconds: positiveInteger, pullBatchSize: positiveInteger })) }),
+};
+
+const { settings: postgresPatchSettings, ...postgresPatchConnection } = pipePatchBlockMembers.postgres;
 
 /** Source blocks of an Update pipe body (seed 4.1): only the members the service lets you change. */
 export const pipePatchSourceBlockSchemas = {
-  kafka: object({ iamRole: string, caCertificate: string, reversePrivateEndpointIds: stringArray, credentials: usernamePasswordSchema }),
-  objectStorage: object({ iamRole: string, connectionString: string, path: string, azureContainerName: string, accessKey: accessKeySchema }),
-  kinesis: object({ iamRole: string, accessKey: accessKeySchema }),
+  kafka: object({ ...pipePatchBlockMembers.kafka, credentials: Type.Optional(usernamePasswordSchema) }),
+  objectStorage: object({ ...pipePatchBlockMembers.objectStorage, accessKey: Type.Optional(accessKeySchema) }),
+  kinesis: object({ ...pipePatchBlockMembers.kinesis, accessKey: Type.Optional(accessKeySchema) }),
   postgres: object({
-    host: string,
-    port: { type: 'integer', minimum: 1, maximum: 65535 },
+    ...postgresPatchConnection,
+    credentials: Type.Optional(usernamePasswordSchema),
+    settings: postgresPatchSettings,
+    ...optional({ tableMappingsToAdd: Type.Array(tableMappingSchema), tableMappingsToRemove: Type.Array(tableMappingRemovalSchema) }),
+  }),
+};
+
+export const columnSchema = object({ name: nonEmptyString, type: nonEmptyString });
+export const fieldMappingSchema = object({ sourceField: nonEmptyString, destinationField: nonEmptyString });
+
+export const pipeDestinationSchema = object(
+  optional({
     database: string,
-    credentials: usernamePasswordSchema,
-    settings: object({ syncIntervalSeconds: { type: 'integer', minimum: 1 }, pullBatchSize: { type: 'integer', minimum: 1 } }),
-    tableMappingsToAdd: { type: 'array', items: tableMappingSchema },
-    tableMappingsToRemove: { type: 'array', items: tableMappingRemovalSchema },
+    table: string,
+    managedTable: boolean,
+    tableDefinition: object(
+      optional({
+        engine: object(optional({ versionColumnId: string, columnIds: stringArray })),
+        sortingKey: stringArray,
+        partitionBy: string,
+        primaryKey: string,
+      }),
+    ),
+    columns: Type.Array(columnSchema),
   }),
-} as const;
+);
 
-export const columnSchema: JsonSchema = object({ name: nonEmptyString, type: nonEmptyString }, ['name', 'type']);
-export const fieldMappingSchema: JsonSchema = object({ sourceField: nonEmptyString, destinationField: nonEmptyString }, ['sourceField', 'destinationField']);
-
-export const pipeDestinationSchema: JsonSchema = object({
-  database: string,
-  table: string,
-  managedTable: boolean,
-  tableDefinition: object({
-    engine: object({ versionColumnId: string, columnIds: stringArray }),
-    sortingKey: stringArray,
-    partitionBy: string,
-    primaryKey: string,
-  }),
-  columns: { type: 'array', items: columnSchema },
-});
-
-/** Exactly one source kind block, optionally beside `validateSamples`. */
-function sourceWithOneKind(blocks: Record<string, JsonSchema>, extra: Record<string, JsonSchema>): JsonSchema {
-  return {
-    ...object({ ...blocks, ...extra }),
-    minProperties: 1,
-    oneOf: Object.keys(blocks).map((kind) => ({ required: [kind] })),
-  };
+/** Exactly one source kind block, optionally beside `extra` members (`validateSamples`). */
+function sourceWithOneKind<B extends Record<string, TSchema>, E extends Record<string, TSchema>>(blocks: B, extra: E) {
+  return object({ ...optional(blocks), ...optional(extra) }, { minProperties: 1, oneOf: Object.keys(blocks).map((kind) => ({ required: [kind] })) });
 }
 
-export const pipeScalingSchema: JsonSchema = object({
-  replicas: { type: 'integer', minimum: 1 },
-  concurrency: { type: 'integer', minimum: 1 },
-  replicaCpuMillicores: { type: 'integer', minimum: 1 },
-  replicaMemoryGb: { type: 'number', exclusiveMinimum: 0 },
-});
+export const pipeScalingSchema = object(
+  optional({
+    replicas: positiveInteger,
+    concurrency: positiveInteger,
+    replicaCpuMillicores: positiveInteger,
+    replicaMemoryGb: Type.Number({ exclusiveMinimum: 0 }),
+  }),
+);
 
 /** The pipe resource (seed 2.2) as the service returns it. */
-export const pipeSchema: JsonSchema = object(
-  {
-    id: uuid,
-    serviceId: uuid,
-    name: string,
-    state: { enum: [...PIPE_STATES] },
-    scaling: pipeScalingSchema,
-    source: sourceWithOneKind(pipeSourceBlockSchemas, {}),
+export const pipeSchema = object({
+  id: uuid,
+  serviceId: Type.Optional(uuid),
+  name: string,
+  ...optional({ state: oneOf(PIPE_STATES), scaling: pipeScalingSchema }),
+  source: sourceWithOneKind(pipeSourceBlockSchemas, {}),
+  ...optional({
     destination: pipeDestinationSchema,
-    fieldMappings: { type: 'array', items: fieldMappingSchema },
+    fieldMappings: Type.Array(fieldMappingSchema),
     settings: pipeSettingsSchema,
     createdAt: timestamp,
     updatedAt: timestamp,
-  },
-  ['id', 'name', 'source'],
-);
-
-/** Body of Update pipe (seed 4.1). An empty source object is allowed only with validateSamples. */
-export const pipePatchBodySchema: JsonSchema = object({
-  name: nonEmptyString,
-  source: {
-    ...object({ ...pipePatchSourceBlockSchemas, validateSamples: boolean }),
-    maxProperties: 2,
-  },
-  destination: object({ columns: { type: 'array', items: columnSchema, minItems: 1 } }),
-  fieldMappings: { type: 'array', items: fieldMappingSchema },
-  settings: pipeSettingsSchema,
+  }),
 });
 
-/** Body of `POST …/pipes` (api-notes): a full pipe with credentials, without server-set fields. */
-export const pipeCreateBodySchema: JsonSchema = object(
-  {
+/** Body of Update pipe (seed 4.1). An empty source object is allowed only with validateSamples. */
+export const pipePatchBodySchema = object(
+  optional({
     name: nonEmptyString,
-    scaling: pipeScalingSchema,
-    source: sourceWithOneKind(
-      {
-        kafka: withMembers(pipeSourceBlockSchemas.kafka, { credentials: usernamePasswordSchema }),
-        objectStorage: withMembers(pipeSourceBlockSchemas.objectStorage, { accessKey: accessKeySchema }),
-        kinesis: withMembers(pipeSourceBlockSchemas.kinesis, { accessKey: accessKeySchema }),
-        postgres: withMembers(pipeSourceBlockSchemas.postgres, { credentials: usernamePasswordSchema }),
-      },
-      { validateSamples: boolean },
-    ),
-    destination: pipeDestinationSchema,
-    fieldMappings: { type: 'array', items: fieldMappingSchema },
+    source: object(optional({ ...pipePatchSourceBlockSchemas, validateSamples: boolean }), { maxProperties: 2 }),
+    destination: object(optional({ columns: Type.Array(columnSchema, { minItems: 1 }) })),
+    fieldMappings: Type.Array(fieldMappingSchema),
     settings: pipeSettingsSchema,
-  },
-  ['name', 'source', 'destination'],
+  }),
 );
 
-function withMembers(schema: JsonSchema, members: Record<string, JsonSchema>): JsonSchema {
-  return { ...schema, properties: { ...(schema['properties'] as Record<string, unknown>), ...members } };
-}
+/** Body of `POST …/pipes` (api-notes): a full pipe with credentials, without server-set fields. */
+export const pipeCreateBodySchema = object({
+  name: nonEmptyString,
+  scaling: Type.Optional(pipeScalingSchema),
+  source: sourceWithOneKind(
+    {
+      kafka: object({ ...pipeSourceBlockMembers.kafka, credentials: Type.Optional(usernamePasswordSchema) }),
+      objectStorage: object({ ...pipeSourceBlockMembers.objectStorage, accessKey: Type.Optional(accessKeySchema) }),
+      kinesis: object({ ...pipeSourceBlockMembers.kinesis, accessKey: Type.Optional(accessKeySchema) }),
+      postgres: object({ ...pipeSourceBlockMembers.postgres, credentials: Type.Optional(usernamePasswordSchema) }),
+    },
+    { validateSamples: boolean },
+  ),
+  destination: pipeDestinationSchema,
+  ...optional({ fieldMappings: Type.Array(fieldMappingSchema), settings: pipeSettingsSchema }),
+});
 
 // ---------------------------------------------------------------- dashboards
 
-export const seriesSchema: JsonSchema = {
-  ...object(
-    {
-      type: { enum: [...SERIES_TYPES] },
-      dataSource: { enum: [...SERIES_DATA_SOURCES] },
-      aggFn: { enum: [...SERIES_AGG_FNS] },
+export const seriesSchema = object(
+  {
+    type: oneOf(SERIES_TYPES),
+    ...optional({
+      dataSource: oneOf(SERIES_DATA_SOURCES),
+      aggFn: oneOf(SERIES_AGG_FNS),
       field: string,
       where: string,
       groupBy: stringArray,
       content: string,
-    },
-    ['type'],
-  ),
-  if: { properties: { type: { enum: [...SERIES_TYPES_NEEDING_AGG_FN] } } },
-  then: { required: ['aggFn'] },
-};
+    }),
+  },
+  {
+    if: { properties: { type: { enum: [...SERIES_TYPES_NEEDING_AGG_FN] } } },
+    then: { required: ['aggFn'] },
+  },
+);
 
-const tileProperties = {
-  name: { type: 'string', minLength: 1, maxLength: DASHBOARD_LIMITS.nameMaxLength },
-  x: { type: 'integer', minimum: 0, maximum: DASHBOARD_LIMITS.tileXMax },
-  y: { type: 'integer', minimum: 0 },
-  w: { type: 'integer', minimum: DASHBOARD_LIMITS.tileWMin, maximum: DASHBOARD_LIMITS.tileWMax },
-  h: { type: 'integer', minimum: DASHBOARD_LIMITS.tileHMin },
-  asRatio: boolean,
-  series: { type: 'array', items: seriesSchema },
+/** A tile's members other than its id, with the service's limits; manifests write tiles with just these. */
+export const tileMembers = {
+  name: Type.String({ minLength: 1, maxLength: DASHBOARD_LIMITS.nameMaxLength }),
+  x: Type.Integer({ minimum: 0, maximum: DASHBOARD_LIMITS.tileXMax }),
+  y: Type.Integer({ minimum: 0 }),
+  w: Type.Integer({ minimum: DASHBOARD_LIMITS.tileWMin, maximum: DASHBOARD_LIMITS.tileWMax }),
+  h: Type.Integer({ minimum: DASHBOARD_LIMITS.tileHMin }),
+  asRatio: Type.Optional(boolean),
+  series: Type.Array(seriesSchema),
 };
-const tileRequired = ['name', 'x', 'y', 'w', 'h', 'series'];
 
 /** A tile in a request: ids are optional (ignored on POST, matched on PUT). */
-export const tileWriteSchema: JsonSchema = object({ id: string, ...tileProperties }, tileRequired);
+export const tileWriteSchema = object({ id: Type.Optional(string), ...tileMembers });
 /** A tile as the service returns it. */
-export const tileSchema: JsonSchema = object({ id: nonEmptyString, ...tileProperties }, ['id', ...tileRequired]);
+export const tileSchema = object({ id: nonEmptyString, ...tileMembers });
 
-const dashboardName = { type: 'string', minLength: 1, maxLength: DASHBOARD_LIMITS.nameMaxLength };
-const dashboardTags = {
-  type: 'array',
-  maxItems: DASHBOARD_LIMITS.maxTags,
-  items: { type: 'string', minLength: 1, maxLength: DASHBOARD_LIMITS.tagMaxLength },
-};
+export const dashboardNameSchema = Type.String({ minLength: 1, maxLength: DASHBOARD_LIMITS.nameMaxLength });
+export const dashboardTagsSchema = Type.Array(Type.String({ minLength: 1, maxLength: DASHBOARD_LIMITS.tagMaxLength }), { maxItems: DASHBOARD_LIMITS.maxTags });
 
-export const dashboardCreateBodySchema: JsonSchema = object(
-  { name: dashboardName, tiles: { type: 'array', maxItems: DASHBOARD_LIMITS.maxTiles, items: tileWriteSchema }, tags: dashboardTags },
-  ['name'],
-);
+/** A dashboard's tile list, at most as long as the service allows. */
+export function tileList<T extends TSchema>(tile: T, options: { description?: string } = {}) {
+  return Type.Array(tile, { maxItems: DASHBOARD_LIMITS.maxTiles, ...options });
+}
+
+export const dashboardCreateBodySchema = object({
+  name: dashboardNameSchema,
+  ...optional({ tiles: tileList(tileWriteSchema), tags: dashboardTagsSchema }),
+});
 /** PUT replaces name and the whole tile list; tags left out stay as they were. */
-export const dashboardUpdateBodySchema: JsonSchema = object(
-  { id: string, name: dashboardName, tiles: { type: 'array', maxItems: DASHBOARD_LIMITS.maxTiles, items: tileWriteSchema }, tags: dashboardTags },
-  ['name', 'tiles'],
-);
-export const dashboardSchema: JsonSchema = object(
-  { id: nonEmptyString, name: string, tiles: { type: 'array', items: tileSchema }, tags: stringArray, team: string, createdAt: timestamp, updatedAt: timestamp },
-  ['id', 'name', 'tiles'],
-);
+export const dashboardUpdateBodySchema = object({
+  id: Type.Optional(string),
+  name: dashboardNameSchema,
+  tiles: tileList(tileWriteSchema),
+  tags: Type.Optional(dashboardTagsSchema),
+});
+export const dashboardSchema = object({
+  id: nonEmptyString,
+  name: string,
+  tiles: Type.Array(tileSchema),
+  ...optional({ tags: stringArray, team: string, createdAt: timestamp, updatedAt: timestamp }),
+});
 
 // ---------------------------------------------------------------- alerts
 
-export const alertChannelSchema: JsonSchema = {
-  ...object({ type: { enum: [...ALERT_CHANNEL_TYPES] }, webhookId: nonEmptyString }, ['type']),
-  if: { properties: { type: { const: 'webhook' } } },
-  then: { required: ['webhookId'] },
-};
+export const alertChannelSchema = object(
+  { type: oneOf(ALERT_CHANNEL_TYPES), webhookId: Type.Optional(nonEmptyString) },
+  {
+    if: { properties: { type: { const: 'webhook' } } },
+    then: { required: ['webhookId'] },
+  },
+);
 
-const alertConfigProperties = {
-  name: string,
-  message: string,
-  threshold: { type: 'number' },
-  interval: { enum: [...ALERT_INTERVALS] },
-  thresholdType: { enum: [...ALERT_THRESHOLD_TYPES] },
-  source: { enum: [...ALERT_SOURCES] },
+/** An alert's configuration, shared by the write body, the resource and the manifest's spec. */
+export const alertConfigMembers = {
+  name: Type.Optional(string),
+  message: Type.Optional(string),
+  threshold: Type.Number(),
+  interval: oneOf(ALERT_INTERVALS),
+  thresholdType: oneOf(ALERT_THRESHOLD_TYPES),
+  source: oneOf(ALERT_SOURCES),
   channel: alertChannelSchema,
-  groupBy: string,
+  groupBy: Type.Optional(string),
 };
 
 /** Body of create alert and of PUT (which replaces the whole configuration). */
-export const alertWriteBodySchema: JsonSchema = {
-  ...object(
-    { ...alertConfigProperties, dashboardId: nonEmptyString, tileId: nonEmptyString, savedSearchId: nonEmptyString },
-    ['threshold', 'interval', 'thresholdType', 'source', 'channel'],
-  ),
-  allOf: [
-    { if: { properties: { source: { const: 'tile' } }, required: ['source'] }, then: { required: ['dashboardId', 'tileId'] } },
-    { if: { properties: { source: { const: 'search' } }, required: ['source'] }, then: { required: ['savedSearchId'] } },
-  ],
-};
+export const alertWriteBodySchema = object(
+  { ...alertConfigMembers, ...optional({ dashboardId: nonEmptyString, tileId: nonEmptyString, savedSearchId: nonEmptyString }) },
+  {
+    allOf: [
+      { if: { properties: { source: { const: 'tile' } }, required: ['source'] }, then: { required: ['dashboardId', 'tileId'] } },
+      { if: { properties: { source: { const: 'search' } }, required: ['source'] }, then: { required: ['savedSearchId'] } },
+    ],
+  },
+);
 
 /** The alert as the emulator returns it (seed 2.6). The client's reader is more tolerant (api-notes). */
-export const alertSchema: JsonSchema = object(
-  {
-    id: nonEmptyString,
-    ...alertConfigProperties,
+export const alertSchema = object({
+  id: nonEmptyString,
+  ...alertConfigMembers,
+  channel: Type.Optional(alertChannelSchema),
+  ...optional({
     state: string,
     team: string,
     tileId: string,
@@ -319,16 +332,12 @@ export const alertSchema: JsonSchema = object(
     silenced: boolean,
     createdAt: timestamp,
     updatedAt: timestamp,
-  },
-  ['id', 'threshold', 'interval', 'thresholdType', 'source'],
-);
+  }),
+});
 
 // ---------------------------------------------------------------- sources
 
-export const dataSourceSchema: JsonSchema = object(
-  { id: nonEmptyString, name: string, kind: { enum: [...SOURCE_KINDS] } },
-  ['id', 'name', 'kind'],
-);
+export const dataSourceSchema = object({ id: nonEmptyString, name: string, kind: oneOf(SOURCE_KINDS) });
 
 /** Every schema by a stable name, for the validator cache and for publishing. */
 export const API_SCHEMAS = {

@@ -7,6 +7,9 @@
 export const RESOURCE_KINDS = ['Pipe', 'Dashboard', 'Alert'] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
+/** The API variants a target speaks: the managed cloud API (HTTP Basic) or the self-hosted one (Bearer). */
+export const TARGET_VARIANTS = ['managed', 'self-hosted'] as const;
+
 export const ALERT_INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
 export const ALERT_THRESHOLD_TYPES = ['above', 'below'] as const;
 export const ALERT_SOURCES = ['tile', 'search'] as const;

@@ -1,20 +1,24 @@
 /**
  * JSON Schemas of the manifests (design.md, "Manifests"), built from the API schema parts so the
- * two cannot disagree. The loader validates with them and `schemas/*.json` publishes them for
- * editors (`# yaml-language-server: $schema=…`).
+ * two cannot disagree, and declared with TypeBox so `model/manifest.ts` derives the document types
+ * from them. The loader validates with them and `schemas/*.json` publishes them for editors
+ * (`# yaml-language-server: $schema=…`).
  */
+import { Type, type TSchema } from 'typebox';
+import { constant, described, object, oneOf, optional, type JsonSchema } from './build.js';
 import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, TARGET_NAME_PATTERN, configSchema, secretRefSchema } from './config.js';
 import { PIPE_SOURCE_KINDS, RESOURCE_KINDS, type ResourceKind as Kind } from './enums.js';
 import {
-  alertWriteBodySchema,
+  alertConfigMembers,
   columnSchema,
-  dashboardCreateBodySchema,
+  dashboardNameSchema,
+  dashboardTagsSchema,
   fieldMappingSchema,
-  pipePatchSourceBlockSchemas,
+  pipePatchBlockMembers,
   pipeSettingsSchema,
   tableMappingSchema,
-  tileWriteSchema,
-  type JsonSchema,
+  tileList,
+  tileMembers,
 } from './api.js';
 
 export const API_VERSION = 'stacksync/v1';
@@ -31,125 +35,96 @@ export const MANIFEST_PATTERN_MESSAGES: Record<string, string> = {
 /** Errors anywhere inside these schemas are reported as one message. */
 export const WHOLE_MESSAGES = new Map<JsonSchema, string>([[secretRefSchema, SECRET_REF_MESSAGE]]);
 
-function object(properties: Record<string, unknown>, required: string[] = [], extra: JsonSchema = {}): JsonSchema {
-  return { type: 'object', properties, required, additionalProperties: false, ...extra };
-}
+const nameSchema = Type.String({ pattern: NAME_PATTERN, maxLength: NAME_MAX_LENGTH });
 
-function properties(schema: JsonSchema): Record<string, JsonSchema> {
-  return schema['properties'] as Record<string, JsonSchema>;
-}
-
-function without(record: Record<string, JsonSchema>, ...names: string[]): Record<string, JsonSchema> {
-  return Object.fromEntries(Object.entries(record).filter(([name]) => !names.includes(name)));
-}
-
-function described(schema: JsonSchema, description: string): JsonSchema {
-  return { ...schema, description };
-}
-
-function describedMembers(members: Record<string, JsonSchema>, descriptions: Record<string, string>): Record<string, JsonSchema> {
-  return Object.fromEntries(Object.entries(descriptions).map(([name, text]) => [name, described(members[name] ?? {}, text)]));
-}
-
-const nameSchema = { type: 'string', pattern: NAME_PATTERN, maxLength: NAME_MAX_LENGTH };
-
-const metadataSchema = object(
-  {
-    name: { ...nameSchema, description: "The manifest's key: unique per kind per target; lowercase letters, digits and '-'." },
-    target: { type: 'string', pattern: TARGET_NAME_PATTERN, description: 'Target (from the config) to apply to; defaultTarget when left out.' },
-  },
-  ['name'],
-);
+export const metadataSchema = object({
+  name: described(nameSchema, "The manifest's key: unique per kind per target; lowercase letters, digits and '-'."),
+  target: Type.Optional(Type.String({ pattern: TARGET_NAME_PATTERN, description: 'Target (from the config) to apply to; defaultTarget when left out.' })),
+});
 
 // ---------------------------------------------------------------- Pipe
 
-const credentialsSecretSchema = object({ username: secretRefSchema, password: secretRefSchema }, ['username', 'password'], {
-  description: 'Write-only; compared by an HMAC kept in the state file. Each member is a secret reference.',
-});
-const accessKeySecretSchema = object({ accessKeyId: secretRefSchema, secretKey: secretRefSchema }, ['accessKeyId', 'secretKey'], {
-  description: 'Write-only; compared by an HMAC kept in the state file. Each member is a secret reference.',
-});
+const SECRET_MEMBERS_DESCRIPTION = 'Write-only; compared by an HMAC kept in the state file. Each member is a secret reference.';
+const credentialsSecretSchema = object({ username: secretRefSchema, password: secretRefSchema }, { description: SECRET_MEMBERS_DESCRIPTION });
+const accessKeySecretSchema = object({ accessKeyId: secretRefSchema, secretKey: secretRefSchema }, { description: SECRET_MEMBERS_DESCRIPTION });
 
-/** Update pipe's source blocks, with secret references for credentials and, for postgres, the full mapping list. */
-function manifestSourceBlock(kind: (typeof PIPE_SOURCE_KINDS)[number]): JsonSchema {
-  const block = pipePatchSourceBlockSchemas[kind];
-  const members = without(properties(block), 'credentials', 'accessKey', 'tableMappingsToAdd', 'tableMappingsToRemove');
-  if ('credentials' in properties(block)) members['credentials'] = credentialsSecretSchema;
-  if ('accessKey' in properties(block)) members['accessKey'] = accessKeySecretSchema;
-  if (kind === 'postgres') {
-    members['tableMappings'] = {
-      type: 'array',
-      items: tableMappingSchema,
-      description: 'The full desired list; the plan sends the additions and removals (keyed by sourceSchemaName + sourceTable).',
-    };
-  }
-  return object(members);
-}
+/**
+ * Update pipe's source blocks, with secret references for credentials and, for postgres, the full
+ * mapping list instead of the additions and removals.
+ */
+const manifestSourceBlocks = {
+  kafka: object({ ...pipePatchBlockMembers.kafka, credentials: Type.Optional(credentialsSecretSchema) }),
+  objectStorage: object({ ...pipePatchBlockMembers.objectStorage, accessKey: Type.Optional(accessKeySecretSchema) }),
+  kinesis: object({ ...pipePatchBlockMembers.kinesis, accessKey: Type.Optional(accessKeySecretSchema) }),
+  postgres: object({
+    ...pipePatchBlockMembers.postgres,
+    credentials: Type.Optional(credentialsSecretSchema),
+    tableMappings: Type.Optional(
+      Type.Array(tableMappingSchema, {
+        description: 'The full desired list; the plan sends the additions and removals (keyed by sourceSchemaName + sourceTable).',
+      }),
+    ),
+  }),
+} satisfies Record<(typeof PIPE_SOURCE_KINDS)[number], TSchema>;
 
 const pipeSourceSchema = object(
-  { ...Object.fromEntries(PIPE_SOURCE_KINDS.map((kind) => [kind, manifestSourceBlock(kind)])), validateSamples: { type: 'boolean', description: 'Ask the service to check sample data with this update.' } },
-  [],
+  { ...optional(manifestSourceBlocks), validateSamples: Type.Optional(Type.Boolean({ description: 'Ask the service to check sample data with this update.' })) },
   {
     description: 'Exactly one source block, of the kind the pipe already has, beside an optional validateSamples.',
     oneOf: PIPE_SOURCE_KINDS.map((kind) => ({ required: [kind] })),
   },
 );
 
-export const pipeSpecSchema: JsonSchema = object(
-  {
-    pipeId: { type: 'string', format: 'uuid', description: 'Id of the existing pipe (pipes cannot be created through the API).' },
-    name: { type: 'string', minLength: 1, description: 'Pipe name.' },
+export const pipeSpecSchema = object({
+  pipeId: Type.String({ format: 'uuid', description: 'Id of the existing pipe (pipes cannot be created through the API).' }),
+  ...optional({
+    name: Type.String({ minLength: 1, description: 'Pipe name.' }),
     source: pipeSourceSchema,
     destination: object(
-      { columns: { type: 'array', minItems: 1, items: columnSchema, description: 'Destination columns; sent together with fieldMappings.' } },
-      [],
+      { columns: Type.Optional(Type.Array(columnSchema, { minItems: 1, description: 'Destination columns; sent together with fieldMappings.' })) },
       { description: 'Only the columns can be changed.' },
     ),
-    fieldMappings: { type: 'array', items: fieldMappingSchema, description: 'Source field → destination column.' },
+    fieldMappings: Type.Array(fieldMappingSchema, { description: 'Source field → destination column.' }),
     settings: described(pipeSettingsSchema, 'Engine and ingestion settings, with the bounds the service enforces.'),
-  },
-  ['pipeId'],
-);
+  }),
+});
 
 // ---------------------------------------------------------------- Dashboard
 
-const manifestTileSchema: JsonSchema = {
-  ...tileWriteSchema,
-  properties: without(properties(tileWriteSchema), 'id'),
+const manifestTileSchema = object(tileMembers, {
   description: 'A tile; `name` is its key within the dashboard (ids are assigned by the service and kept across updates).',
-};
+});
 
-const dashboardBody = properties(dashboardCreateBodySchema);
-export const dashboardSpecSchema: JsonSchema = object(
-  {
-    name: described(dashboardBody['name'] as JsonSchema, 'Dashboard name in the API; what live dashboards are matched by.'),
-    tags: described(dashboardBody['tags'] as JsonSchema, 'Tags (at most 50, each at most 32 characters).'),
-    tiles: { ...(dashboardBody['tiles'] as JsonSchema), items: manifestTileSchema, description: 'Tiles; each name unique in the dashboard. Default: none.' },
-  },
-  ['name'],
-);
+export const dashboardSpecSchema = object({
+  name: described(dashboardNameSchema, 'Dashboard name in the API; what live dashboards are matched by.'),
+  ...optional({
+    tags: described(dashboardTagsSchema, 'Tags (at most 50, each at most 32 characters).'),
+    tiles: tileList(manifestTileSchema, { description: 'Tiles; each name unique in the dashboard. Default: none.' }),
+  }),
+});
 
 // ---------------------------------------------------------------- Alert
 
-const alertBody = properties(alertWriteBodySchema);
-export const alertSpecSchema: JsonSchema = object(
+export const alertSpecSchema = object(
   {
-    ...without(alertBody, 'dashboardId', 'tileId', 'savedSearchId'),
-    ...describedMembers(alertBody, {
-      message: 'Text sent with the notification.',
-      threshold: 'Value the watched series is compared with.',
-      thresholdType: 'Fire when the value is above or below the threshold.',
-      interval: 'How often the alert is evaluated.',
-      source: 'tile: watch a dashboard tile (needs dashboard and tile); search: watch a saved search (needs savedSearchId).',
-      channel: 'Where notifications go: {type: webhook, webhookId: …}.',
-      groupBy: 'Field to group the evaluation by.',
+    ...alertConfigMembers,
+    name: Type.String({ minLength: 1, description: 'Alert name in the API; what live alerts are matched by.' }),
+    message: described(alertConfigMembers.message, 'Text sent with the notification.'),
+    threshold: described(alertConfigMembers.threshold, 'Value the watched series is compared with.'),
+    thresholdType: described(alertConfigMembers.thresholdType, 'Fire when the value is above or below the threshold.'),
+    interval: described(alertConfigMembers.interval, 'How often the alert is evaluated.'),
+    source: described(
+      alertConfigMembers.source,
+      'tile: watch a dashboard tile (needs dashboard and tile); search: watch a saved search (needs savedSearchId).',
+    ),
+    channel: described(alertConfigMembers.channel, 'Where notifications go: {type: webhook, webhookId: …}.'),
+    groupBy: described(alertConfigMembers.groupBy, 'Field to group the evaluation by.'),
+    ...optional({
+      dashboard: described(nameSchema, 'For source tile: metadata.name of a Dashboard manifest of the same target.'),
+      tile: Type.String({ minLength: 1, description: 'For source tile: name of a tile in that dashboard.' }),
+      savedSearchId: Type.String({ minLength: 1, description: 'For source search: id of the saved search.' }),
     }),
-    name: { type: 'string', minLength: 1, description: 'Alert name in the API; what live alerts are matched by.' },
-    dashboard: { ...nameSchema, description: 'For source tile: metadata.name of a Dashboard manifest of the same target.' },
-    tile: { type: 'string', minLength: 1, description: 'For source tile: name of a tile in that dashboard.' },
-    savedSearchId: { type: 'string', minLength: 1, description: 'For source search: id of the saved search.' },
   },
-  ['name', 'threshold', 'interval', 'thresholdType', 'source', 'channel'],
   {
     allOf: [
       {
@@ -166,7 +141,7 @@ export const alertSpecSchema: JsonSchema = object(
 
 // ---------------------------------------------------------------- documents
 
-export const SPEC_SCHEMAS: Record<Kind, JsonSchema> = { Pipe: pipeSpecSchema, Dashboard: dashboardSpecSchema, Alert: alertSpecSchema };
+export const SPEC_SCHEMAS = { Pipe: pipeSpecSchema, Dashboard: dashboardSpecSchema, Alert: alertSpecSchema } satisfies Record<Kind, JsonSchema>;
 
 const KIND_DESCRIPTIONS: Record<Kind, string> = {
   Pipe: 'An existing ingestion pipe, updated to match (managed targets only).',
@@ -174,35 +149,29 @@ const KIND_DESCRIPTIONS: Record<Kind, string> = {
   Alert: 'An alert on a dashboard tile or a saved search.',
 };
 
-/** A whole manifest document of one kind. */
-export function documentSchema(kind: Kind): JsonSchema {
-  return object(
-    {
-      apiVersion: { const: API_VERSION, description: `Always ${API_VERSION}.` },
-      kind: { const: kind, description: KIND_DESCRIPTIONS[kind] },
-      metadata: metadataSchema,
-      spec: SPEC_SCHEMAS[kind],
-    },
-    ['apiVersion', 'kind', 'metadata', 'spec'],
-  );
+/** A whole manifest document of one kind, with that kind's spec. */
+function documentSchema<K extends Kind, S extends TSchema>(kind: K, spec: S) {
+  return object({
+    apiVersion: constant(API_VERSION, { description: `Always ${API_VERSION}.` }),
+    kind: constant(kind, { description: KIND_DESCRIPTIONS[kind] }),
+    metadata: metadataSchema,
+    spec,
+  });
 }
 
 /** What every document must be before its kind is known. */
-export const envelopeSchema: JsonSchema = object(
-  {
-    apiVersion: { const: API_VERSION },
-    kind: { enum: [...RESOURCE_KINDS] },
-    metadata: metadataSchema,
-    spec: { type: 'object' },
-  },
-  ['apiVersion', 'kind', 'metadata', 'spec'],
-);
+export const envelopeSchema = object({
+  apiVersion: constant(API_VERSION),
+  kind: oneOf(RESOURCE_KINDS),
+  metadata: metadataSchema,
+  spec: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
+});
 
-export const DOCUMENT_SCHEMAS: Record<Kind, JsonSchema> = {
-  Pipe: documentSchema('Pipe'),
-  Dashboard: documentSchema('Dashboard'),
-  Alert: documentSchema('Alert'),
-};
+export const DOCUMENT_SCHEMAS = {
+  Pipe: documentSchema('Pipe', pipeSpecSchema),
+  Dashboard: documentSchema('Dashboard', dashboardSpecSchema),
+  Alert: documentSchema('Alert', alertSpecSchema),
+} satisfies Record<Kind, JsonSchema>;
 
 // ---------------------------------------------------------------- publishing
 
