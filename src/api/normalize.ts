@@ -1,6 +1,7 @@
 /**
- * Reads what the service returned into the internal model (`model.ts`), so the differ never sees
- * a difference between variants or between service versions.
+ * Reads what the service returned into the internal model (`model/resources.ts`), so the differ
+ * never sees a difference between variants or between service versions. Responses are not
+ * validated against the API schemas: this reader is the check, and it is tolerant by design.
  *
  * Loose where real services vary (api-notes): `dashboard` or `dashboardId`, `savedSearch` or
  * `savedSearchId`, `saved_search` for `search`, upper-case states, `_id` for `id`, `null` for
@@ -9,7 +10,7 @@
  * {@link ShapeError}, which the adapters turn into `E_API_PROTOCOL`.
  */
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
-import type { AlertChannel, Column, DataSource, FieldMapping, LiveAlert, LiveDashboard, LivePipe, PipeSettings, PipeSource, Series, Tile } from '../model/resources.js';
+import type { Column, DataSource, FieldMapping, LiveAlert, LiveAlertChannel, LiveDashboard, LivePipe, LivePipeSettings, LiveSeries, LiveTile, PipeSource } from '../model/resources.js';
 
 /** A response member that is not the documented shape; `path` like `data[3].tiles[0].w`. */
 export class ShapeError extends Error {
@@ -111,9 +112,9 @@ function toFieldMapping(value: unknown, path: string): FieldMapping {
   return { sourceField: requiredString(raw, 'sourceField', path), destinationField: requiredString(raw, 'destinationField', path) };
 }
 
-function toSettings(value: unknown, path: string): PipeSettings | undefined {
+function toSettings(value: unknown, path: string): LivePipeSettings | undefined {
   if (value === undefined || value === null) return undefined;
-  const settings: PipeSettings = {};
+  const settings: LivePipeSettings = {};
   for (const [key, member] of Object.entries(object(value, path))) {
     if (member === null) continue;
     if (typeof member !== 'number' && typeof member !== 'boolean') throw new ShapeError(join(path, key), 'is not a number or boolean');
@@ -134,9 +135,9 @@ export function toLiveDashboard(value: unknown, path: string): LiveDashboard {
   };
 }
 
-function toLiveTile(value: unknown, path: string): Tile & { id: string } {
+function toLiveTile(value: unknown, path: string): LiveTile {
   const raw = object(value, path);
-  const tile: Tile & { id: string } = {
+  const tile: LiveTile = {
     id: idOf(raw, path),
     name: optionalString(raw, 'name', path) ?? '',
     x: requiredNumber(raw, 'x', path),
@@ -152,9 +153,9 @@ function toLiveTile(value: unknown, path: string): Tile & { id: string } {
 
 const SERIES_TEXT_MEMBERS = ['dataSource', 'aggFn', 'field', 'where', 'content'] as const;
 
-function toSeries(value: unknown, path: string): Series {
+function toSeries(value: unknown, path: string): LiveSeries {
   const raw = object(value, path);
-  const series: Series = { type: requiredString(raw, 'type', path) };
+  const series: LiveSeries = { type: requiredString(raw, 'type', path) };
   for (const key of SERIES_TEXT_MEMBERS) {
     const member = optionalString(raw, key, path);
     if (member !== undefined) series[key] = member;
@@ -208,9 +209,9 @@ function toAlertSource(value: unknown, path: string): LiveAlert['source'] {
   throw new ShapeError(path, 'is not tile or search');
 }
 
-function toChannel(value: unknown, path: string): AlertChannel {
+function toChannel(value: unknown, path: string): LiveAlertChannel {
   const raw = object(value, path);
-  const channel: AlertChannel = { type: requiredString(raw, 'type', path) };
+  const channel: LiveAlertChannel = { type: requiredString(raw, 'type', path) };
   const webhookId = optionalString(raw, 'webhookId', path);
   if (webhookId !== undefined) channel.webhookId = webhookId;
   return channel;

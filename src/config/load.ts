@@ -11,7 +11,7 @@ import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { createAjv } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
 import { anchorSecret, secretBaseDir } from './secrets.js';
-import type { Config, RateLimit, SecretRef, SyncSettings, Target } from '../model/config.js';
+import type { Config, DefaultedConfigFile, SecretRef, SyncSettings, Target, TargetFile } from '../model/config.js';
 import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
 import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, refusedWarningMessage, splitYamlWarnings, toPlainValue, yamlErrorMessage } from '../yaml/safety.js';
@@ -99,23 +99,6 @@ export function configError(file: string, problems: ConfigProblem[]): StacksyncE
 
 // ---------------------------------------------------------------- pure part
 
-interface RawTarget {
-  name: string;
-  variant: Target['variant'];
-  baseUrl: string;
-  organizationId?: string;
-  serviceId?: string;
-  auth: Record<string, SecretRef>;
-  rateLimit?: Partial<RateLimit>;
-}
-
-interface RawConfig {
-  targets: RawTarget[];
-  defaultTarget?: string;
-  sync: { interval: string; drift: SyncSettings['drift']; prune: boolean; maxDeletes: number; maxDeletePercent: number; adopt: boolean };
-  state: string;
-}
-
 let validator: ValidateFunction | undefined;
 function validateConfig(value: unknown): ValidateFunction {
   validator ??= createAjv({ useDefaults: true }).compile(configSchema);
@@ -151,7 +134,7 @@ export function parseConfigText(text: string, source: { file: string; path: stri
     const issues = locateIssues(validate.errors, yaml, { schema: configSchema, patternMessages: CONFIG_PATTERN_MESSAGES, wholeMessages: new Map([[secretRefSchema, SECRET_REF_MESSAGE]]) });
     return { ok: false, warnings: [], problems: issues.map((i) => ({ message: `${i.path || '(config)'}: ${i.message}`, location: { file: source.file, line: i.line, column: i.column } })) };
   }
-  const raw = plain.value as RawConfig;
+  const raw = plain.value as DefaultedConfigFile;
   const problems = ruleProblems(raw, locate);
   const warnings = plainSecretWarnings(raw, locate);
   if (problems.length > 0) return { ok: false, problems, warnings };
@@ -161,7 +144,7 @@ export function parseConfigText(text: string, source: { file: string; path: stri
 type Locate = (pointer: Pointer, where?: 'key' | 'value') => SourceLocation;
 
 /** Rules a schema cannot say: unique names, a default target that exists, a sane interval. */
-function ruleProblems(raw: RawConfig, locate: Locate): ConfigProblem[] {
+function ruleProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const seen = new Map<string, number>();
   raw.targets.forEach((target, index) => {
@@ -186,7 +169,7 @@ function ruleProblems(raw: RawConfig, locate: Locate): ConfigProblem[] {
   return problems;
 }
 
-function plainSecretWarnings(raw: RawConfig, locate: Locate): ConfigProblem[] {
+function plainSecretWarnings(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[] {
   const warnings: ConfigProblem[] = [];
   raw.targets.forEach((target, index) => {
     for (const [member, ref] of Object.entries(target.auth)) {
@@ -198,7 +181,7 @@ function plainSecretWarnings(raw: RawConfig, locate: Locate): ConfigProblem[] {
   return warnings;
 }
 
-function normalise(raw: RawConfig, configPath: string): Config {
+function normalise(raw: DefaultedConfigFile, configPath: string): Config {
   const baseDir = dirname(configPath);
   const targets = raw.targets.map((target) => normaliseTarget(target, baseDir));
   const defaultTarget = raw.defaultTarget ?? targets[0]?.name ?? '';
@@ -213,7 +196,7 @@ function normalise(raw: RawConfig, configPath: string): Config {
   return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state) };
 }
 
-function normaliseTarget(raw: RawTarget, baseDir: string): Target {
+function normaliseTarget(raw: TargetFile, baseDir: string): Target {
   const common = {
     name: raw.name,
     baseUrl: raw.baseUrl.replace(/\/+$/, ''),

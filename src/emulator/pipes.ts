@@ -151,7 +151,7 @@ function withProperties(schema: JsonSchema, properties: Record<string, unknown>)
  */
 const PATCH_KEEPS: JsonSchema = withProperties(pipePatchBodySchema, {
   source: withProperties(
-    (pipePatchBodySchema['properties'] as Record<string, JsonSchema>)['source'] ?? {},
+    (pipePatchBodySchema['properties'] as unknown as Record<string, JsonSchema>)['source'] ?? {},
     Object.fromEntries(
       Object.entries(pipePatchSourceBlockSchemas).map(([kind, block]) => [
         kind,

@@ -12,8 +12,8 @@ import { deepFreeze } from '../support/freeze.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
 import { formatPath } from '../schema/validate.js';
 import { uuidKey } from '../model/resources.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, ManifestTile, SecretValue } from '../model/desired.js';
-import type { AlertSpec, DashboardSpec, Manifest, PipeSpec } from './validate.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, SecretValue } from '../model/desired.js';
+import type { AlertSpec, DashboardSpec, Manifest, ManifestTile, PipeSpec } from '../model/manifest.js';
 
 /** The target given to documents when validating without a config. */
 export const UNCONFIGURED_TARGET = '(default)';

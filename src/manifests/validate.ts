@@ -3,49 +3,12 @@
  * typed manifest or the issues, each naming the node it is about (the loader finds their lines).
  */
 import type { ValidateFunction } from 'ajv';
-import type { Column, FieldMapping, PipeSettings } from '../model/resources.js';
 import type { Kind } from '../model/kinds.js';
-import type { AlertFields, ManifestTile } from '../model/desired.js';
+import type { Manifest } from '../model/manifest.js';
 import { describeIssues, type DescribedIssue } from '../yaml/positions.js';
 import type { JsonSchema } from '../schema/api.js';
 import { createAjv } from '../schema/validate.js';
 import { DOCUMENT_SCHEMAS, MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
-
-export interface ManifestMetadata {
-  name: string;
-  target?: string;
-}
-
-export interface PipeSpec {
-  pipeId: string;
-  name?: string;
-  /** One kind block (members, `credentials`/`accessKey` as secret references, postgres `tableMappings`) and `validateSamples`. */
-  source?: Record<string, Record<string, unknown> | boolean>;
-  destination?: { columns?: Column[] };
-  fieldMappings?: FieldMapping[];
-  settings?: PipeSettings;
-}
-
-export interface DashboardSpec {
-  name: string;
-  tags?: string[];
-  tiles?: ManifestTile[];
-}
-
-/** Alert spec: `name` is required, because stacksync finds live alerts by name. */
-export interface AlertSpec extends AlertFields {
-  name: string;
-}
-
-interface ManifestOf<K extends Kind, S> {
-  apiVersion: string;
-  kind: K;
-  metadata: ManifestMetadata;
-  spec: S;
-}
-
-/** A document that passed the schema of its kind. */
-export type Manifest = ManifestOf<'Pipe', PipeSpec> | ManifestOf<'Dashboard', DashboardSpec> | ManifestOf<'Alert', AlertSpec>;
 
 export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issues: DescribedIssue[] };
 

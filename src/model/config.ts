@@ -2,25 +2,28 @@
  * The validated, defaulted, frozen configuration (design.md, "Targets and configuration").
  * Produced once by `config/load.ts` and passed in; nothing else reads `process.env`.
  */
+import type { Static } from 'typebox';
 import type { Variant } from './kinds.js';
+import type { configSchema, managedAuthSchema, rateLimitSchema, secretRefSchema, selfHostedAuthSchema, syncSchema } from '../schema/config.js';
+
+/** The config file as written (schemas/config.json). */
+export type ConfigFile = Static<typeof configSchema>;
+export type TargetFile = ConfigFile['targets'][number];
+type SyncFile = Static<typeof syncSchema>;
+
+/** The file once it passed its schema, which filled in the defaults of `sync` and `state`. */
+export type DefaultedConfigFile = Omit<ConfigFile, 'sync' | 'state'> & { sync: Required<SyncFile>; state: string };
 
 /** A reference to a secret: an env var, a file, or (discouraged, `plan` warns) a plain string. */
-export type SecretRef = { fromEnv: string } | { fromFile: string } | string;
+export type SecretRef = Static<typeof secretRefSchema>;
 
-export interface RateLimit {
-  requests: number;
-  perSeconds: number;
-  concurrency: number;
-}
+/** Client-side pacing, with the variant's defaults filled in. */
+export type RateLimit = Required<Static<typeof rateLimitSchema>>;
 
-export interface ManagedAuth { keyId: SecretRef; keySecret: SecretRef }
-export interface SelfHostedAuth { token: SecretRef }
+export type ManagedAuth = Static<typeof managedAuthSchema>;
+export type SelfHostedAuth = Static<typeof selfHostedAuthSchema>;
 
-interface TargetBase {
-  name: string;
-  baseUrl: string;
-  rateLimit: RateLimit;
-}
+type TargetBase = Pick<TargetFile, 'name' | 'baseUrl'> & { rateLimit: RateLimit };
 export interface ManagedTarget extends TargetBase {
   variant: 'managed';
   organizationId: string;
@@ -33,14 +36,10 @@ export interface SelfHostedTarget extends TargetBase {
 }
 export type Target = ManagedTarget | SelfHostedTarget;
 
-export interface SyncSettings {
+/** `sync` of the file with its defaults, the interval parsed. */
+export interface SyncSettings extends Omit<Required<SyncFile>, 'interval'> {
   /** Periodic resync, milliseconds (config: `5m` style). */
   intervalMs: number;
-  drift: 'heal' | 'report';
-  prune: boolean;
-  maxDeletes: number;
-  maxDeletePercent: number;
-  adopt: boolean;
 }
 
 export interface Config {

@@ -2,24 +2,11 @@
  * Desired state: what the manifests say, after parse, validation and secret resolution.
  * Pure data; the differ compares it with the live model of `model/resources.ts`.
  */
-import type { AlertConfig, Column, FieldMapping, PipeSettings, TableMapping, Tile } from './resources.js';
+import type { Column, TableMapping } from './resources.js';
+import type { AlertSpec, DashboardSpec, ManifestTile, PipeSpec } from './manifest.js';
 import type { Kind } from './kinds.js';
 import type { SourceLocation } from '../errors.js';
 import type { PipeSourceKind } from '../schema/enums.js';
-
-/** A tile as manifests write it: the API's tile without the id the service assigns. */
-export type ManifestTile = Omit<Tile, 'id'>;
-
-/**
- * Alert fields as manifests write them: the API's configuration, with the dashboard and tile named
- * by manifest name and tile name (resolved to ids at apply time) instead of by id.
- */
-export interface AlertFields extends Omit<AlertConfig, 'dashboardId' | 'tileId'> {
-  /** `metadata.name` of the Dashboard manifest, for `source: tile`. */
-  dashboard?: string;
-  /** Tile name in that dashboard, for `source: tile`. */
-  tile?: string;
-}
 
 /** A write-only value (credential) resolved from its reference. */
 export interface SecretValue {
@@ -37,10 +24,9 @@ interface DesiredBase {
   location: SourceLocation;
 }
 
-export interface DesiredPipe extends DesiredBase {
+/** A Pipe's spec with the source split into the block, the resolved secrets and the mappings. */
+export interface DesiredPipe extends DesiredBase, Pick<PipeSpec, 'pipeId' | 'name' | 'fieldMappings' | 'settings'> {
   kind: 'Pipe';
-  pipeId: string;
-  name?: string;
   source?: {
     kind: PipeSourceKind;
     /** Block members other than credentials / accessKey / tableMappings. */
@@ -51,9 +37,8 @@ export interface DesiredPipe extends DesiredBase {
     tableMappings?: TableMapping[];
     validateSamples?: boolean;
   };
+  /** `destination.columns` of the spec. */
   columns?: Column[];
-  fieldMappings?: FieldMapping[];
-  settings?: PipeSettings;
 }
 
 /**
@@ -62,14 +47,16 @@ export interface DesiredPipe extends DesiredBase {
  */
 export type DesiredTile = ManifestTile;
 
-export interface DesiredDashboard extends DesiredBase {
+export interface DesiredDashboard extends DesiredBase, Pick<DashboardSpec, 'name' | 'tags'> {
   kind: 'Dashboard';
-  name: string;
-  tags?: string[];
   tiles: DesiredTile[];
 }
 
-export interface DesiredAlert extends DesiredBase, AlertFields {
+/**
+ * An Alert's spec as is: the API's configuration, with the dashboard and tile named by manifest
+ * name and tile name (resolved to ids at apply time) instead of by id.
+ */
+export interface DesiredAlert extends DesiredBase, AlertSpec {
   kind: 'Alert';
 }
 

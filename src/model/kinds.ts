@@ -1,10 +1,10 @@
 /** The kinds of resource stacksync manages, the API variants it speaks, and the one kind-order table. */
-import { RESOURCE_KINDS, type ResourceKind } from '../schema/enums.js';
+import { RESOURCE_KINDS, type ResourceKind, type TARGET_VARIANTS } from '../schema/enums.js';
 
 export type Kind = ResourceKind;
 export const KINDS: readonly Kind[] = RESOURCE_KINDS;
 
-export type Variant = 'managed' | 'self-hosted';
+export type Variant = (typeof TARGET_VARIANTS)[number];
 
 /**
  * The one order table (as Flux's `ssa/sort.go`): writes run in this order, a dashboard before the

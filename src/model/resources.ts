@@ -1,23 +1,44 @@
 /**
- * The internal model of live resources: one shape per kind, whatever variant they were read from.
- * Adapters normalise into these; the differ, planner and executor see nothing else.
- * Optional members are absent (never `undefined`-valued) when the service did not send them.
+ * The internal model of live resources and of the API writes, one shape per kind, whatever
+ * variant they were read from or are sent to.
+ *
+ * Write shapes (request bodies and their parts) are derived from the API schemas of
+ * `schema/api.ts`, so they are exactly what the emulator accepts. Live shapes are what the
+ * tolerant reader of `api/normalize.ts` produces: built from the same pieces, but with plain
+ * strings where a service may send values newer than our enumerations, since responses are not
+ * validated against the schemas. Adapters normalise into these; the differ, planner and
+ * executor see nothing else. Optional members are absent (never `undefined`-valued) when the
+ * service did not send them.
  */
+import type { Static } from 'typebox';
 import type { PipeSourceKind } from '../schema/enums.js';
+import type {
+  alertChannelSchema,
+  alertWriteBodySchema,
+  columnSchema,
+  dashboardUpdateBodySchema,
+  dataSourceSchema,
+  fieldMappingSchema,
+  pipePatchBodySchema,
+  pipeSettingsSchema,
+  seriesSchema,
+  tableMappingRemovalSchema,
+  tableMappingSchema,
+  tileWriteSchema,
+} from '../schema/api.js';
 
-export interface Column { name: string; type: string }
-export interface FieldMapping { sourceField: string; destinationField: string }
-export interface TableMapping {
-  sourceSchemaName: string;
-  sourceTable: string;
-  targetTable: string;
-  excludedColumns?: string[];
-  useCustomSortingKey?: boolean;
-  sortingKeys?: string[];
-}
-export type TableMappingKey = Pick<TableMapping, 'sourceSchemaName' | 'sourceTable' | 'targetTable'>;
+// ---------------------------------------------------------------- pipes
 
-export type PipeSettings = Record<string, number | boolean>;
+export type Column = Static<typeof columnSchema>;
+export type FieldMapping = Static<typeof fieldMappingSchema>;
+export type TableMapping = Static<typeof tableMappingSchema>;
+/** What identifies a table mapping (the members `tableMappingsToRemove` takes). */
+export type TableMappingKey = Static<typeof tableMappingRemovalSchema>;
+
+/** Pipe settings as written (manifest, Update pipe), with the names the service knows. */
+export type PipeSettings = Static<typeof pipeSettingsSchema>;
+/** Pipe settings as read: every number or boolean the service returns, also settings newer than ours. */
+export type LivePipeSettings = Record<string, number | boolean>;
 
 /** A pipe source: exactly one kind block, as read (credentials are never returned). */
 export interface PipeSource {
@@ -33,62 +54,59 @@ export interface LivePipe {
   source: PipeSource;
   destination: { columns?: Column[] } & Record<string, unknown>;
   fieldMappings?: FieldMapping[];
-  settings?: PipeSettings;
+  settings?: LivePipeSettings;
 }
 
-export interface Series {
-  type: string;
-  dataSource?: string;
-  aggFn?: string;
-  field?: string;
-  where?: string;
-  groupBy?: string[];
-  content?: string;
-}
+/**
+ * Body of Update pipe, as the planner builds it (seed 4.1). The source is assembled member by
+ * member for the pipe's one kind from the manifest's block (already validated against the same
+ * block schemas), so it is typed as a plain record.
+ */
+export type PipePatch = Omit<Static<typeof pipePatchBodySchema>, 'source'> & { source?: Record<string, unknown> };
 
-export interface Tile {
-  /** Assigned by the service; absent on tiles not yet created. */
-  id?: string;
-  name: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  asRatio?: boolean;
-  series: Series[];
-}
+// ---------------------------------------------------------------- dashboards
+
+export type Series = Static<typeof seriesSchema>;
+/** A series as read: its enumerated members as plain strings. */
+export type LiveSeries = Omit<Series, 'type' | 'dataSource' | 'aggFn'> & { type: string; dataSource?: string; aggFn?: string };
+
+/** A tile as written; `id` is absent on tiles not yet created. */
+export type Tile = Static<typeof tileWriteSchema>;
+/** A tile as read: the service always gives its id. */
+export type LiveTile = Omit<Tile, 'id' | 'series'> & { id: string; series: LiveSeries[] };
 
 export interface LiveDashboard {
   id: string;
   name: string;
   tags: string[];
-  tiles: (Tile & { id: string })[];
+  tiles: LiveTile[];
 }
 
-export interface AlertChannel { type: string; webhookId?: string }
+/** Body of a dashboard create or update; tile ids are sent on update to keep them. */
+export type DashboardWrite = Omit<Static<typeof dashboardUpdateBodySchema>, 'id'>;
 
-/** Alert configuration as written (request shape, `dashboardId`). */
-export interface AlertConfig {
-  name?: string;
-  message?: string;
-  threshold: number;
-  thresholdType: 'above' | 'below';
-  interval: string;
-  source: 'tile' | 'search';
-  channel: AlertChannel;
-  groupBy?: string;
-  dashboardId?: string;
-  tileId?: string;
-  savedSearchId?: string;
-}
+// ---------------------------------------------------------------- alerts
 
-export interface LiveAlert extends AlertConfig {
+export type AlertChannel = Static<typeof alertChannelSchema>;
+/** A channel as read: any channel type the service has, not only the ones stacksync writes. */
+export type LiveAlertChannel = Omit<AlertChannel, 'type'> & { type: string };
+
+/** Body of an alert create or update (PUT replaces the whole configuration; request shape, `dashboardId`). */
+export type AlertWrite = Static<typeof alertWriteBodySchema>;
+
+/** An alert as read; `thresholdType` and `source` are normalised to the written values. */
+export interface LiveAlert extends Omit<AlertWrite, 'interval' | 'channel'> {
   id: string;
+  interval: string;
+  channel: LiveAlertChannel;
   state?: string;
   silenced?: boolean;
 }
 
-export interface DataSource { id: string; name: string; kind: string }
+// ---------------------------------------------------------------- sources
+
+/** A data source as read; `kind` as the service names it. */
+export type DataSource = Omit<Static<typeof dataSourceSchema>, 'kind'> & { kind: string };
 
 /** Everything a plan needs from one target, read in one list call per collection. */
 export interface LiveState {
@@ -97,24 +115,6 @@ export interface LiveState {
   dashboards: LiveDashboard[];
   alerts: LiveAlert[];
 }
-
-/** Body of Update pipe, as the planner builds it (seed 4.1). */
-export interface PipePatch {
-  name?: string;
-  source?: Record<string, unknown>;
-  destination?: { columns: Column[] };
-  fieldMappings?: FieldMapping[];
-  settings?: PipeSettings;
-}
-
-/** Body of a dashboard create or update; tile ids are sent on update to keep them. */
-export interface DashboardWrite {
-  name: string;
-  tags?: string[];
-  tiles: Tile[];
-}
-
-export type AlertWrite = AlertConfig;
 
 /** The key a UUID is compared by: its hex digits are case-insensitive (RFC 9562), so `7A0E…` and `7a0e…` name one pipe. */
 export function uuidKey(id: string): string {

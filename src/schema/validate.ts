@@ -1,6 +1,8 @@
 /**
- * Schema validation shared by the emulator (request bodies), the client (responses) and the
- * manifest loader. Turns ajv's errors into `{ path, message }` issues with a readable path.
+ * Schema validation shared by the emulator (request bodies, seed and data files), the manifest
+ * and config loaders, the state store and export. Turns ajv's errors into `{ path, message }`
+ * issues with a readable path. API responses are not validated here: the client's tolerant
+ * reader (`api/normalize.ts`) checks them.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';

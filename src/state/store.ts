@@ -211,7 +211,7 @@ const KIND_INVENTORY_SCHEMA: JsonSchema = {
   },
 };
 
-/** The shape of `StateFile` (model.ts), checked on every read. */
+/** The shape of `StateFile` (model/state.ts), checked on every read. */
 export const STATE_FILE_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['version', 'targets'],

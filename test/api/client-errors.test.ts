@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errors, type MockAgent } from 'undici';
 import { createApi, type Api, type ApiOptions } from '../../src/api/index.js';
 import { StacksyncError } from '../../src/errors.js';
+import type { AlertWrite } from '../../src/model/resources.js';
 import {
   BASE,
   dataOk,
@@ -40,7 +41,7 @@ function setup(variant: 'managed' | 'self-hosted', options: ApiOptions = {}) {
   return { api, log, time, pool: agent.get(BASE) };
 }
 
-const ALERT_BODY = {
+const ALERT_BODY: AlertWrite = {
   name: 'slow', threshold: 500, thresholdType: 'above' as const, interval: '5m', source: 'tile' as const,
   channel: { type: 'webhook', webhookId: 'hook-1' }, dashboardId: 'd1', tileId: 't1',
 };

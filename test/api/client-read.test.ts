@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { createApi, type Api } from '../../src/api/index.js';
+import type { AlertWrite, Tile } from '../../src/model/resources.js';
 import {
   BASE,
   BASIC,
@@ -114,7 +115,7 @@ describe('managed adapter', () => {
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/dashboards/d-1`, method: 'PUT' }).reply(capture(managedOk(sampleDashboard('d-1', 'renamed'))));
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/dashboards/d-1`, method: 'DELETE' }).reply(capture(managedOk({})));
 
-    const tile = { id: 'stale', name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] };
+    const tile: Tile = { id: 'stale', name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] };
     const created = await api.createDashboard({ name: 'api-latency', tags: ['api'], tiles: [tile] });
     const updated = await api.updateDashboard(created.id, { name: 'renamed', tiles: [{ ...tile, id: 'd-1-t1' }] });
     await api.deleteDashboard(created.id);
@@ -166,7 +167,7 @@ describe('self-hosted adapter', () => {
     pool.intercept({ path: '/api/v2/alerts', method: 'POST' }).reply(reply(dataOk(sampleAlert('a1'))));
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(reply(dataOk(sampleAlert('a1', { threshold: 900 }))));
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'DELETE' }).reply(200, '{}');
-    const body = {
+    const body: AlertWrite = {
       name: 'slow', threshold: 500, thresholdType: 'above' as const, interval: '5m', source: 'tile' as const,
       channel: { type: 'webhook', webhookId: 'hook-1' }, dashboardId: 'd1', tileId: 't1',
     };

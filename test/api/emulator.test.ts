@@ -6,7 +6,7 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, type Api, type ApiOptions } from '../../src/api/index.js';
-import type { AlertWrite, DashboardWrite, LiveAlert, LiveDashboard } from '../../src/model/resources.js';
+import type { AlertWrite, DashboardWrite, LiveAlert, LiveDashboard, Tile } from '../../src/model/resources.js';
 import type { TargetConnection } from '../../src/model/config.js';
 import { DEFAULT_SEED_IDS, defaultSeed, startEmulator, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
 import { isStacksyncError, StacksyncError } from '../../src/errors.js';
@@ -36,7 +36,7 @@ function seedWithIdleService(): Seed {
   return seed;
 }
 
-const TILE = { name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', dataSource: 'events', aggFn: 'quantile', where: 'svc:api' }] };
+const TILE: Tile = { name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', dataSource: 'events', aggFn: 'quantile', where: 'svc:api' }] };
 const DASHBOARD: DashboardWrite = { name: 'api-latency', tags: ['api'], tiles: [TILE, { ...TILE, name: 'errors', x: 6 }] };
 
 function alertOn(dashboard: LiveDashboard, name: string, threshold = 500): AlertWrite {
@@ -142,7 +142,7 @@ describe('against the emulator', () => {
       expect(alert).toMatchObject({ state: 'inactive', silenced: false, dashboardId: created.id, tileId: created.tiles[0]?.id });
 
       // An update that sends back the live tile ids keeps them, so the alert keeps watching.
-      const updated = await api.updateDashboard(created.id, { name: `crud-${variant}`, tags: ['api', 'v2'], tiles: created.tiles.map((tile) => ({ ...tile, h: 5 })) });
+      const updated = await api.updateDashboard(created.id, { name: `crud-${variant}`, tags: ['api', 'v2'], tiles: created.tiles.map((tile) => ({ ...tile, h: 5 })) as Tile[] });
       expect(updated.tiles.map((tile) => tile.id)).toEqual(created.tiles.map((tile) => tile.id));
       expect(updated.tags).toEqual(['api', 'v2']);
 
@@ -273,7 +273,7 @@ describe.each(['managed', 'self-hosted'] as const)('%s under faults error=0.2,th
     const names = Array.from({ length: 12 }, (_, index) => `faulty-${index}`);
     const findAlert = (name: string) => async (): Promise<LiveAlert | undefined> => (await api.listAlerts()).find((item) => item.name === name);
     const alerts = await Promise.all(names.map((name) => createOnce(() => api.createAlert(alertOn(dashboard, name)), findAlert(name))));
-    await api.updateDashboard(dashboard.id, { name: 'faulty', tags: ['chaos'], tiles: dashboard.tiles });
+    await api.updateDashboard(dashboard.id, { name: 'faulty', tags: ['chaos'], tiles: dashboard.tiles as Tile[] });
     await Promise.all(alerts.slice(0, 6).map((alert) => api.updateAlert(alert.id, alertOn(dashboard, alert.name ?? '', 900))));
     await Promise.all(alerts.slice(9).map((alert) => api.deleteAlert(alert.id)));
     if (variant === 'managed') {
