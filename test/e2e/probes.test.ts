@@ -14,7 +14,13 @@ import { dashboardYaml, documents } from '../helpers/e2e.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const PROBE_EVERY_MS = 100;
+/**
+ * How long a probe may take: 1 s, or a quarter of the load where a loaded machine stretches the
+ * load itself. A probe that waited for a parse waits for a whole file's, half of this load (two
+ * files), so it fails either way; a busy 2-core machine's scheduling delays do not.
+ */
 const PROBE_LIMIT_MS = 1_000;
+const probeLimitMs = (loadMs: number): number => Math.max(PROBE_LIMIT_MS, loadMs / 4);
 
 let emulator: RunningEmulator;
 let workspace: Workspace;
@@ -71,7 +77,7 @@ async function probe(url: string): Promise<{ sent: number; answered: number; sta
 }
 
 describe('probes during a big load', () => {
-  it('/healthz answers within 1 s, every time, while 7 MB of manifests are parsed', async () => {
+  it('/healthz answers within 1 s (or a quarter of the load on a slow machine), every time, while 7 MB of manifests are parsed', async () => {
     for (const revision of ['rev1', 'rev2']) {
       await workspace.write(`checkout/${revision}/big-a.yaml`, bigFile('big-a', revision));
       await workspace.write(`checkout/${revision}/big-b.yaml`, bigFile('big-b', revision));
@@ -101,7 +107,7 @@ describe('probes during a big load', () => {
     expect(during.length, `load ${end.time - start.time} ms\n${timeline}`).toBeGreaterThan(0);
     for (const p of probes) {
       expect(p.status).toBe(200);
-      expect(p.answered - p.sent, timeline).toBeLessThan(PROBE_LIMIT_MS);
+      expect(p.answered - p.sent, timeline).toBeLessThan(probeLimitMs(end.time - start.time));
     }
   }, 240_000);
 });

@@ -197,9 +197,16 @@ describe('a saved plan', () => {
     expect(result.stderr).toContain('E_USAGE: --plan applies the saved plan as it was made; --prune cannot change it');
   });
 
-  it('applies exactly the planned writes when nothing changed', async () => {
+  it('writes nothing to a target whose manifests had errors, as apply without a saved plan', async () => {
     await resetEmulatorStats(emulator.url);
     const result = await run(['apply', '--plan', planFile]);
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({});
+  });
+
+  it('applies exactly the planned writes when nothing changed (--allow-partial: the broken file stays broken)', async () => {
+    await resetEmulatorStats(emulator.url);
+    const result = await run(['apply', '--plan', planFile, '--allow-partial']);
     // The broken file is still an error, as it was in the plan.
     expect(result.code, describeRun(result)).toBe(1);
     expect(result.stdout).toContain('Plan: 2 to create, 2 to update, 0 to delete, 0 to adopt, 1 orphaned (apply --prune deletes them), 1 unchanged, 1 error.');
