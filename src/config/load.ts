@@ -123,7 +123,10 @@ export function parseConfigText(text: string, source: { file: string; path: stri
     return { ok: false, warnings: [], problems };
   }
   const plain = toPlainValue(doc, DEFAULT_YAML_LIMITS);
-  if (!plain.ok) return { ok: false, warnings: [], problems: [{ message: `the config ${plain.message}`, location: at(0) }] };
+  if (!plain.ok) {
+    const location = plain.pointer ? { file: source.file, ...positionOfPointer({ doc, lineCounter, value: undefined }, plain.pointer) } : at(0);
+    return { ok: false, warnings: [], problems: [{ message: plain.pointer ? plain.message : `the config ${plain.message}`, location }] };
+  }
   const yaml: YamlSource = { doc, lineCounter, value: plain.value };
   const locate = (pointer: Pointer, where: 'key' | 'value' = 'value'): SourceLocation => ({ file: source.file, ...positionOfPointer(yaml, pointer, where) });
   if (plain.value === null || plain.value === undefined) {
@@ -166,7 +169,26 @@ function ruleProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[]
   } else if (intervalMs > MAX_SYNC_INTERVAL_MS) {
     problems.push({ message: `sync.interval: must be at most 7d (${raw.sync.interval} is longer; a resync that rare leaves drift unseen that long)`, location: locate(['sync', 'interval']) });
   }
+  raw.targets.forEach((target, index) => {
+    const problem = baseUrlProblem(target.baseUrl);
+    if (problem) problems.push({ message: `targets[${index}].baseUrl: ${problem}`, location: locate(['targets', index, 'baseUrl']) });
+  });
   return problems;
+}
+
+/**
+ * What the schema's `uri` format lets through. Credentials in the URL would be logged and echoed
+ * wherever the URL is shown, so they are refused, and the message never repeats the URL.
+ */
+function baseUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'is not a URL a client can open (is the port between 1 and 65535?)';
+  }
+  if (url.username !== '' || url.password !== '') return 'must not carry a user or password; give credentials in auth, as secret references (fromEnv, fromFile)';
+  return undefined;
 }
 
 function plainSecretWarnings(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[] {

@@ -79,7 +79,8 @@ function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at
   const start = at(doc.contents?.range?.[0] ?? doc.range[0]);
   const plain = toPlainValue(doc, limits);
   if (!plain.ok) {
-    result.problems.push({ message: `the document ${plain.message}`, ...start });
+    if (plain.pointer) result.problems.push({ message: plain.message, ...at(nodeAt(doc, plain.pointer)?.range?.[0] ?? doc.range[0]) });
+    else result.problems.push({ message: `the document ${plain.message}`, ...start });
     return;
   }
   // An empty document (a trailing `---`, a file of comments) declares nothing.

@@ -4,6 +4,7 @@
  * crash or a hang.
  */
 import type { Document, YAMLError, YAMLWarning } from 'yaml';
+import { formatPath } from '../schema/validate.js';
 
 export interface YamlLimits {
   /** Largest file read, in bytes. */
@@ -69,7 +70,8 @@ export function refusedWarningMessage(warning: YAMLWarning): string {
   return `unknown YAML tag ${tag}: stacksync reads plain YAML data only (strings, numbers, booleans, lists, mappings); remove the tag`;
 }
 
-export type PlainValue = { ok: true; value: unknown } | { ok: false; message: string };
+/** `pointer` names the value a failure is about, when it is one value rather than the whole document. */
+export type PlainValue = { ok: true; value: unknown } | { ok: false; message: string; pointer?: (string | number)[] };
 
 /** The plain JS value of a document, within the alias, depth and size limits. */
 export function toPlainValue(doc: Document, limits: Pick<YamlLimits, 'maxAliasCount' | 'maxDepth' | 'maxNodes'>): PlainValue {
@@ -85,7 +87,30 @@ export function toPlainValue(doc: Document, limits: Pick<YamlLimits, 'maxAliasCo
     throw error;
   }
   const problem = shapeProblem(value, limits.maxDepth, limits.maxNodes);
-  return problem ? { ok: false, message: problem } : { ok: true, value };
+  if (problem) return { ok: false, message: problem };
+  const pointer = nonFiniteNumberAt(value);
+  if (pointer) return { ok: false, pointer, message: `${formatPath(pointer) || 'the document'}: .inf and .nan are not numbers (JSON, and so the API, has neither); write a finite number` };
+  return { ok: true, value };
+}
+
+/**
+ * Where the first `.inf`, `-.inf` or `.nan` is. A JSON Schema `number` lets them through, and
+ * JSON.stringify would send them as `null`: never what the author meant. Call after
+ * {@link shapeProblem}, which bounds the walk.
+ */
+export function nonFiniteNumberAt(value: unknown): (string | number)[] | undefined {
+  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [current, pointer] = stack.pop() as [unknown, (string | number)[]];
+    if (typeof current === 'number' && !Number.isFinite(current)) return pointer;
+    if (current === null || typeof current !== 'object') continue;
+    const entries: [string | number, unknown][] = Array.isArray(current) ? current.map((child, index) => [index, child]) : Object.entries(current);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] as [string | number, unknown];
+      stack.push([child, [...pointer, key]]);
+    }
+  }
+  return undefined;
 }
 
 /**
