@@ -11,55 +11,28 @@ import { alertSchema, dashboardSchema, dataSourceSchema, pipeSchema, type JsonSc
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
 import { SALT_PATTERN } from './credentials.js';
 import { currentDataSchema } from './current/data-schema.js';
+import { array, object, savedStateSchema } from './saved-state-schema.js';
 import type { ProfileData } from './model.js';
 
 export const DATA_FORMAT = 'stacksync-emulator-data';
 
-function object(properties: Record<string, unknown>, required: string[]): JsonSchema {
-  return { type: 'object', properties, required, additionalProperties: false };
-}
-const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
-const array = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
 const requiring = (schema: JsonSchema, ...members: string[]): JsonSchema => ({
   ...schema,
   required: [...new Set([...(schema['required'] as string[]), ...members])],
 });
-const stack = {
-  dashboards: array(requiring(dashboardSchema, 'tags', 'team', 'createdAt', 'updatedAt')),
-  alerts: array(requiring(alertSchema, 'channel', 'state', 'team', 'silenced', 'createdAt', 'updatedAt')),
-};
 
 /** JSON Schema of the saved state of the seed profile. */
-const seedDataSchema: JsonSchema = object(
-  {
-    version: { const: 1 },
-    profile: { const: 'seed' },
-    organizations: array(
-      object(
-        {
-          id: { type: 'string' },
-          keys: array(object({ id: { type: 'string' }, secretSha256: sha256 }, ['id', 'secretSha256'])),
-          services: array(
-            object(
-              {
-                id: { type: 'string' },
-                state: { enum: [...SERVICE_STATES] },
-                pipes: array(requiring(pipeSchema, 'serviceId', 'state', 'destination', 'createdAt', 'updatedAt')),
-                pipeSecrets: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } } },
-                sources: array(dataSourceSchema),
-                ...stack,
-              },
-              ['id', 'state', 'pipes', 'pipeSecrets', 'sources', 'dashboards', 'alerts'],
-            ),
-          ),
-        },
-        ['id', 'keys', 'services'],
-      ),
-    ),
-    teams: array(object({ id: { type: 'string' }, tokenSha256: array(sha256), ...stack }, ['id', 'tokenSha256', 'dashboards', 'alerts'])),
+const seedDataSchema: JsonSchema = savedStateSchema({
+  profile: 'seed',
+  profileRequired: false,
+  pipe: requiring(pipeSchema, 'serviceId', 'state', 'destination', 'createdAt', 'updatedAt'),
+  serviceStates: SERVICE_STATES,
+  serviceOnly: { sources: array(dataSourceSchema) },
+  stack: {
+    dashboards: array(requiring(dashboardSchema, 'tags', 'team', 'createdAt', 'updatedAt')),
+    alerts: array(requiring(alertSchema, 'channel', 'state', 'team', 'silenced', 'createdAt', 'updatedAt')),
   },
-  ['version', 'organizations', 'teams'],
-);
+});
 
 /** JSON Schema of the saved state (also the shape of `GET /_emulator/dump`), by the profile it names. */
 export const dataSchema: JsonSchema = {

@@ -86,7 +86,8 @@ function toIssue(error: ErrorObject): SchemaIssue {
   }
 }
 
-function parsePointer(instancePath: string): (string | number)[] {
+/** A JSON Pointer (`/tiles/0/w`, as ajv and TypeBox report paths) → `['tiles', 0, 'w']`. */
+export function parsePointer(instancePath: string): (string | number)[] {
   if (!instancePath) return [];
   return instancePath
     .slice(1)

@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import { pipeSchema, type JsonSchema } from '../../schema/api.js';
 import { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource, CurrentWebhook } from '../../schema/api-current.js';
 import { SERVICE_STATES } from '../../schema/enums.js';
+import { array, savedStateSchema } from '../saved-state-schema.js';
 
 const anyChannel = Type.Object({ type: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true });
 
@@ -18,51 +19,22 @@ const StoredAlert = Type.Object({
   channels: Type.Optional(Type.Array(anyChannel)),
 });
 
-const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
-const array = (items: unknown): JsonSchema => ({ type: 'array', items });
-const object = (properties: Record<string, unknown>, required: string[]): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
-
 const pipe: JsonSchema = {
   ...pipeSchema,
   properties: { ...(pipeSchema['properties'] as Record<string, unknown>), state: { type: 'string', minLength: 1 } },
   required: [...new Set([...(pipeSchema['required'] as string[]), 'serviceId', 'state', 'destination', 'createdAt', 'updatedAt'])],
 };
 
-const stack = {
-  sources: array(CurrentSource),
-  webhooks: array(CurrentWebhook),
-  savedSearches: array(CurrentSavedSearch),
-  dashboards: array(CurrentDashboard),
-  alerts: array(StoredAlert),
-};
-const stackMembers = Object.keys(stack);
-
-export const currentDataSchema: JsonSchema = object(
-  {
-    version: { const: 1 },
-    profile: { const: 'current' },
-    organizations: array(
-      object(
-        {
-          id: { type: 'string' },
-          keys: array(object({ id: { type: 'string' }, secretSha256: sha256 }, ['id', 'secretSha256'])),
-          services: array(
-            object(
-              {
-                id: { type: 'string' },
-                state: { enum: [...SERVICE_STATES] },
-                pipes: array(pipe),
-                pipeSecrets: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } } },
-                ...stack,
-              },
-              ['id', 'state', 'pipes', 'pipeSecrets', ...stackMembers],
-            ),
-          ),
-        },
-        ['id', 'keys', 'services'],
-      ),
-    ),
-    teams: array(object({ id: { type: 'string' }, tokenSha256: array(sha256), ...stack }, ['id', 'tokenSha256', ...stackMembers])),
+export const currentDataSchema: JsonSchema = savedStateSchema({
+  profile: 'current',
+  profileRequired: true,
+  pipe,
+  serviceStates: SERVICE_STATES,
+  stack: {
+    sources: array(CurrentSource),
+    webhooks: array(CurrentWebhook),
+    savedSearches: array(CurrentSavedSearch),
+    dashboards: array(CurrentDashboard),
+    alerts: array(StoredAlert),
   },
-  ['version', 'profile', 'organizations', 'teams'],
-);
+});

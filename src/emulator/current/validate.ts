@@ -7,7 +7,7 @@
 import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import type { TLocalizedValidationError } from 'typebox/error';
-import type { SchemaIssue } from '../../schema/validate.js';
+import { parsePointer, type SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';
 
 export type Pointer = (string | number)[];
@@ -55,15 +55,6 @@ export function cleaned<T>(schema: TSchema, value: unknown, at: Pointer = []): T
   return result.value;
 }
 
-function pointerOf(instancePath: string): Pointer {
-  if (!instancePath) return [];
-  return instancePath
-    .slice(1)
-    .split('/')
-    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
-}
-
 const isWithin = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
 
 /**
@@ -82,7 +73,7 @@ function toIssues(errors: readonly TLocalizedValidationError[], at: Pointer): Sc
   };
   for (const error of errors) {
     const union = unions.find((path) => isWithin(error.instancePath, path));
-    const pointer = [...at, ...pointerOf(union ?? error.instancePath)];
+    const pointer = [...at, ...parsePointer(union ?? error.instancePath)];
     if (union !== undefined) {
       if (error.keyword === 'anyOf') add(pointer, unionMessage(errors, union));
       continue;

@@ -11,7 +11,7 @@ import {
   CURRENT_ALERT_SOURCES,
   CURRENT_ALERT_STATES,
   CURRENT_THRESHOLD_TYPES,
-  CurrentAlertSilenced,
+  CurrentAlert,
   OBJECT_ID_PATTERN,
   type CurrentSavedSearch,
   type CurrentSource,
@@ -29,14 +29,15 @@ const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
 const nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 const anyChannel = Type.Object({ type: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true });
 
-/** An alert in a seed: the response's members (`teamId` is the workspace's), channels of any type. */
+const { teamId: _teamId, ...alertResponseMembers } = CurrentAlert.properties;
+
+/**
+ * An alert in a seed: the response's members (`teamId` is the workspace's), channels of any type,
+ * and what the service would refuse (enums, ranges, dates) checked, so a seed's typo is caught.
+ */
 export const SeededAlert = Type.Object({
+  ...alertResponseMembers,
   id: Type.Optional(objectId),
-  name: nullable(Type.String()),
-  message: nullable(Type.String()),
-  note: nullable(Type.String()),
-  threshold: Type.Number(),
-  thresholdMax: Type.Optional(Type.Number()),
   interval: Type.Enum(CURRENT_ALERT_INTERVALS),
   scheduleOffsetMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 1439 })),
   scheduleStartAt: nullable(Type.String({ format: 'date-time' })),
@@ -46,12 +47,6 @@ export const SeededAlert = Type.Object({
   state: Type.Optional(Type.Enum(CURRENT_ALERT_STATES)),
   channel: Type.Optional(Type.Union([anyChannel, Type.Null()])),
   channels: Type.Optional(Type.Array(anyChannel)),
-  tileId: Type.Optional(Type.String()),
-  dashboardId: Type.Optional(Type.String()),
-  savedSearchId: Type.Optional(Type.String()),
-  groupBy: Type.Optional(Type.String()),
-  silenced: Type.Optional(CurrentAlertSilenced),
-  executionErrors: Type.Optional(Type.Array(Type.Object({ timestamp: Type.String(), type: Type.String(), message: Type.String() }))),
   createdAt: Type.Optional(Type.String({ format: 'date-time' })),
   updatedAt: Type.Optional(Type.String({ format: 'date-time' })),
 });
