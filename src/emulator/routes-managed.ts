@@ -11,7 +11,7 @@ import * as currentDashboards from './current/dashboards.js';
 import { managedDone, managedSuccess, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
 import { isIdOfFormat, type IdFormat } from './ids.js';
-import type { CurrentWorkspace, Profile, SeedWorkspace, ServiceRecord } from './model.js';
+import { stackOf, type CurrentWorkspace, type Profile, type SeedWorkspace, type ServiceRecord } from './model.js';
 import { createPipe, deletePipe, fingerprintWith, patchPipe, requirePipe, type PipeRules } from './pipes.js';
 import type { RequestContext, Route } from './router.js';
 import * as stack from './stack.js';
@@ -67,15 +67,11 @@ function resolveService(context: RequestContext, profile: Profile): ServiceRecor
 const param = (context: RequestContext, name: string): string => context.params[name] ?? '';
 const mutate = <T>(context: RequestContext, change: (nowMs: number) => T): T => context.store.mutate(() => change(context.store.now()));
 
-/** The service's stack under the seed profile; the route tables only hand a stack to its own profile's rules. */
 function seedStack(service: ServiceRecord): SeedWorkspace {
-  if (service.stack.profile !== 'seed') throw new Error(`service ${service.id} holds a ${service.stack.profile} stack under the seed routes`);
-  return service.stack;
+  return stackOf(service, 'seed');
 }
-
 function currentStack(service: ServiceRecord): CurrentWorkspace {
-  if (service.stack.profile !== 'current') throw new Error(`service ${service.id} holds a ${service.stack.profile} stack under the current routes`);
-  return service.stack;
+  return stackOf(service, 'current');
 }
 
 function pipeRoutes(profile: Profile): Route[] {

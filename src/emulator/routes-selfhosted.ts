@@ -11,7 +11,7 @@ import * as currentDashboards from './current/dashboards.js';
 import { jsonReply, type Reply } from './envelope.js';
 import { ApiError } from './errors.js';
 import { isObjectId } from './ids.js';
-import type { CurrentWorkspace, Profile, SeedWorkspace, TeamRecord } from './model.js';
+import { stackOf, type CurrentWorkspace, type Profile, type SeedWorkspace, type TeamRecord } from './model.js';
 import type { RequestContext, Route } from './router.js';
 import * as stack from './stack.js';
 
@@ -34,15 +34,11 @@ function route(method: string, template: string, handler: Handler): Route {
   };
 }
 
-/** The team's stack under the seed profile; the route tables only hand a stack to its own profile's rules. */
 function seedStack(team: TeamRecord): SeedWorkspace {
-  if (team.stack.profile !== 'seed') throw new Error(`team ${team.id} holds a ${team.stack.profile} stack under the seed routes`);
-  return team.stack;
+  return stackOf(team, 'seed');
 }
-
 function currentStack(team: TeamRecord): CurrentWorkspace {
-  if (team.stack.profile !== 'current') throw new Error(`team ${team.id} holds a ${team.stack.profile} stack under the current routes`);
-  return team.stack;
+  return stackOf(team, 'current');
 }
 
 const data = (value: unknown): Reply => jsonReply(200, { data: value });
