@@ -2,6 +2,7 @@
  * Carries out one target's plan through the `Api` port, and keeps the state file in step:
  * an intent before every create, the inventory after every completed write, saved each time,
  * so a kill at any moment loses at most the operation in flight and never yields a duplicate.
+ * Each is one journal record; the saves of writes in flight share one fsync.
  */
 import PQueue from 'p-queue';
 import type { Kind } from '../model/kinds.js';
@@ -10,8 +11,8 @@ import type { Api } from '../api/port.js';
 import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
 import type { AlertRefs, Change, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
 import type { AlertWrite, DashboardWrite } from '../model/resources.js';
-import { addIntent, clearIntent, recordAdopted, recordCreated, recordDeleted, recordSecretHashes, recordSpec } from '../state/inventory.js';
-import type { TargetState } from '../model/state.js';
+import { ownedRecord } from '../state/inventory.js';
+import type { StateRecord } from '../model/state.js';
 import type { StateStore } from '../state/store.js';
 import { addToSummary, emptySummary, type ApiCall, type ApplyEvent, type SkipReason } from './events.js';
 import { buildExecutionGraph, type ExecutionNode } from './order.js';
@@ -43,7 +44,8 @@ export async function applyPlan(changes: readonly Change[], deps: ApplyDeps): Pr
   ).execute();
 }
 
-type Transition = (state: TargetState) => TargetState;
+/** What an operation changes in the state, once it succeeded. */
+type Transition = StateRecord[];
 
 /** Thrown to stop a change between operations after cancellation. */
 class Cancelled extends Error {}
@@ -195,10 +197,9 @@ class ApplyRun {
   /** A change without API writes: taking over a resource, or forgetting one that cannot be deleted. */
   #stateOnly(node: ExecutionNode): Transition {
     const { change } = node;
-    if (change.action === 'delete') return (state) => recordDeleted(state, change.kind, change.name);
+    if (change.action === 'delete') return [{ type: 'forgotten', kind: change.kind, key: change.name }];
     if (!change.id) throw new StacksyncError('E_INTERNAL', `${node.key} has no operations and no live id to record`, { subject: node.key });
-    const entry = withName({ id: change.id }, change.liveName);
-    return (state) => recordAdopted(state, change.kind, change.name, entry);
+    return [ownedRecord(change.kind, change.name, withName({ id: change.id }, change.liveName))];
   }
 
   /**
@@ -207,12 +208,12 @@ class ApplyRun {
    */
   async #commit(node: ExecutionNode, transition: Transition, last: boolean): Promise<void> {
     const { kind, name, secretHashes, spec } = node.change;
-    this.#deps.store.update(this.#deps.target, (state) => {
-      const next = transition(state);
-      if (!last || node.change.action === 'delete') return next;
-      const hashed = secretHashes ? recordSecretHashes(next, kind, name, secretHashes) : next;
-      return spec === undefined ? hashed : recordSpec(hashed, kind, name, spec);
-    });
+    const records = [...transition];
+    if (last && node.change.action !== 'delete') {
+      if (secretHashes && Object.keys(secretHashes).length > 0) records.push({ type: 'secrets', kind, key: name, hashes: { ...secretHashes } });
+      if (spec !== undefined) records.push({ type: 'spec', kind, key: name, spec });
+    }
+    this.#deps.store.record(this.#deps.target, ...records);
     await this.#deps.store.save();
   }
 
@@ -236,17 +237,16 @@ class ApplyRun {
         return this.#owned(node, await this.#updateOrRecreateAlert(node, operation.id, this.#resolveRefs(operation.body, operation.refs)));
       case 'deleteDashboard':
         await this.#deleteGone(node, operation.type, () => api.deleteDashboard(operation.id));
-        return (state) => recordDeleted(state, kind, name);
+        return [{ type: 'forgotten', kind, key: name }];
       case 'deleteAlert':
         await this.#deleteGone(node, operation.type, () => api.deleteAlert(operation.id));
-        return (state) => recordDeleted(state, kind, name);
+        return [{ type: 'forgotten', kind, key: name }];
     }
   }
 
   #owned(node: ExecutionNode, live: { id: string; name?: string }): Transition {
     const { kind, name, liveName } = node.change;
-    const entry = withName({ id: live.id }, liveName ?? live.name);
-    return (state) => recordCreated(state, kind, name, entry);
+    return [ownedRecord(kind, name, withName({ id: live.id }, liveName ?? live.name))];
   }
 
   #dashboardWritten(node: ExecutionNode, dashboard: LiveDashboard): Transition {
@@ -282,7 +282,7 @@ class ApplyRun {
    */
   async #create<T extends { id: string }>(node: ExecutionNode, apiName: string, create: () => Promise<T>, find: () => Promise<T[]>): Promise<T> {
     const { kind, name } = node.change;
-    this.#deps.store.update(this.#deps.target, (state) => addIntent(state, { kind, key: name, name: apiName, at: new Date(this.#clock()).toISOString() }));
+    this.#deps.store.record(this.#deps.target, { type: 'intent', kind, key: name, name: apiName, at: new Date(this.#clock()).toISOString() });
     await this.#deps.store.save();
     try {
       return await create();
@@ -320,7 +320,7 @@ class ApplyRun {
   async #dropIntentIfNotCreated(kind: Kind, key: string, error: unknown): Promise<void> {
     // Only an outright refusal proves nothing was created; after a timeout the create may have landed.
     if (!(error instanceof StacksyncError) || !isRefusal(error.code)) return;
-    this.#deps.store.update(this.#deps.target, (state) => clearIntent(state, kind, key));
+    this.#deps.store.record(this.#deps.target, { type: 'intent-dropped', kind, key });
     // Best effort: a stale intent only means a same-named resource would be taken back later.
     await this.#deps.store.save().catch(() => undefined);
   }

@@ -66,7 +66,14 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
     logger,
   };
   const configWarnings = warnings.map((warning) => ({ message: warning.message, ...warning.location }));
-  return { context, clients, logger, configWarnings, close: () => clients.close() };
+  const close = async (): Promise<void> => {
+    try {
+      await store.close();
+    } finally {
+      await clients.close();
+    }
+  };
+  return { context, clients, logger, configWarnings, close };
 }
 
 /** Neither -c nor STACKSYNC_CONFIG names a config, and none is at the default path: `run` goes embedded, the rest explain. */

@@ -47,3 +47,26 @@ export function emptyTargetState(): TargetState {
 export function secretHashKey(kind: Kind, key: string, path: string): string {
   return `${kind}/${key}:${path}`;
 }
+
+/**
+ * One change to one target's state, as the journal keeps it: the store applies it in place and
+ * appends it as one line, so a write costs the same whatever the size of the inventory. Each is
+ * an assignment (set or remove), so replaying a record the state already holds changes nothing.
+ */
+export type StateRecord =
+  /** A create is about to be sent; replaces an older intent for `kind/key`. */
+  | { type: 'intent'; kind: Kind; key: string; name: string; at: string }
+  /** `kind/key` is owned (created, adopted, reclaimed or updated) with this id; replaces its entry and drops its intent. */
+  | { type: 'owned'; kind: Kind; key: string; id: string; name?: string; spec?: string }
+  /** `kind/key`, if owned, matches the manifest whose spec has this digest (applied in full, or found in sync). */
+  | { type: 'spec'; kind: Kind; key: string; spec: string }
+  /** `kind/key` is gone: its inventory entry, its intent and its secret hashes are forgotten. */
+  | { type: 'forgotten'; kind: Kind; key: string }
+  /** The create of `kind/key` certainly did not happen (or names nothing live): its intent goes. */
+  | { type: 'intent-dropped'; kind: Kind; key: string }
+  /** HMACs of the write-only values last sent for `kind/key`, by secret path. */
+  | { type: 'secrets'; kind: Kind; key: string; hashes: Record<string, string> }
+  /** The whole target replaced (tools, tests, whole-state transitions); costs the size of the target. */
+  | { type: 'replaced'; state: TargetState };
+
+export type StateRecordType = StateRecord['type'];

@@ -5,7 +5,7 @@
  */
 import { KINDS, type Kind } from '../model/kinds.js';
 import { exportLiveState, placeManifests, writeExportFiles, type ExportFile, type SkippedResource } from '../export/index.js';
-import { recordAdopted } from '../state/inventory.js';
+import { ownedRecord } from '../state/inventory.js';
 import type { StateStore } from '../state/store.js';
 import { targetNamed, type ReconcileContext } from './reconcile.js';
 
@@ -64,8 +64,6 @@ function ownedKeys(store: StateStore, target: string): Record<Kind, Map<string, 
 
 /** Records every exported resource as owned, in one durable write. */
 async function adopt(store: StateStore, target: string, files: readonly ExportFile[]): Promise<void> {
-  store.update(target, (state) =>
-    files.reduce((next, { manifest }) => recordAdopted(next, manifest.kind, manifest.key, { id: manifest.id, name: manifest.liveName }), state),
-  );
+  store.record(target, ...files.map(({ manifest }) => ownedRecord(manifest.kind, manifest.key, { id: manifest.id, name: manifest.liveName })));
   await store.save();
 }

@@ -15,8 +15,9 @@ import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../model/desired.js';
 import { buildPlan } from '../plan/build.js';
 import { changeKey, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
-import { managedCount, recordSpec, refreshInventory } from '../state/inventory.js';
+import { managedCount, specRecord, staleRecords } from '../state/inventory.js';
 import { specDigest } from './spec.js';
+import type { StateRecord } from '../model/state.js';
 import type { SecretHasher } from '../state/hmac.js';
 import type { StateStore } from '../state/store.js';
 
@@ -154,9 +155,13 @@ function withSpecs(changes: Change[], load: LoadResult, target: string): Change[
  */
 export function recordInSync(ctx: ReconcileContext, target: string, changes: readonly Change[]): boolean {
   const state = ctx.store.get(target);
-  const next = changes.reduce((current, change) => (change.action === 'unchanged' && change.spec !== undefined ? recordSpec(current, change.kind, change.name, change.spec) : current), state);
-  if (next !== state) ctx.store.set(target, next);
-  return next !== state;
+  const records: StateRecord[] = [];
+  for (const change of changes) {
+    const record = change.action === 'unchanged' && change.spec !== undefined ? specRecord(state, change.kind, change.name, change.spec) : undefined;
+    if (record) records.push(record);
+  }
+  if (records.length > 0) ctx.store.record(target, ...records);
+  return records.length > 0;
 }
 
 export interface ApplyRequest {
@@ -187,7 +192,7 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       // 1. Forget entries (and expired intents) that name nothing live, before the caps count what is
       //    managed; what is in sync counts as applied.
       const live = targetRun.live;
-      if (live) ctx.store.update(name, (state) => refreshInventory(state, live, Date.now()));
+      if (live) ctx.store.record(name, ...staleRecords(ctx.store.get(name), live, Date.now()));
       recordInSync(ctx, name, targetRun.changes);
       // 2. Prune's guard: refused deletes, and what waits on them, do not run.
       const { sync } = ctx.config;

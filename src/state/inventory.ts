@@ -1,10 +1,13 @@
 /**
- * Pure transitions of one target's state: each takes a `TargetState` and returns a new one,
- * never touching its input (the store hands out frozen states). The executor composes them
- * and saves after each completed write.
+ * Pure transitions of one target's state, for the few places that change a whole state at once
+ * (export, tests): each returns a new `TargetState` and never touches its input. They are the
+ * records of `records.ts` applied to a copy, so each rule has one home. The executor does not use
+ * them: it appends records to the store, which applies them in place.
  */
 import type { Kind } from '../model/kinds.js';
-import { secretHashKey, type CreateIntent, type InventoryEntry, type TargetState } from '../model/state.js';
+import type { CreateIntent, InventoryEntry, StateRecord, TargetState } from '../model/state.js';
+import { secretHashKey } from '../model/state.js';
+import { withRecords } from './records.js';
 
 /** The inventory entry of `kind/key`, if stacksync owns it. */
 export function inventoryEntry(state: TargetState, kind: Kind, key: string): InventoryEntry | undefined {
@@ -13,7 +16,7 @@ export function inventoryEntry(state: TargetState, kind: Kind, key: string): Inv
 
 /** Records a resource this run created, and drops its create intent: both land in one save. */
 export function recordCreated(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
-  return clearIntent(withEntry(state, kind, key, entry), kind, key);
+  return withRecords(state, [ownedRecord(kind, key, entry)]);
 }
 
 /**
@@ -21,15 +24,20 @@ export function recordCreated(state: TargetState, kind: Kind, key: string, entry
  * name may have changed). Drops any intent for it, since it is now owned.
  */
 export function recordAdopted(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
-  return clearIntent(withEntry(state, kind, key, entry), kind, key);
+  return withRecords(state, [ownedRecord(kind, key, entry)]);
 }
 
 /** Forgets a deleted resource: its inventory entry, any intent naming it, and the secret hashes kept for it. */
 export function recordDeleted(state: TargetState, kind: Kind, key: string): TargetState {
-  const { [key]: _gone, ...rest } = state.inventory[kind];
-  const prefix = secretHashKey(kind, key, '');
-  const secretHashes = Object.fromEntries(Object.entries(state.secretHashes).filter(([name]) => !name.startsWith(prefix)));
-  return clearIntent({ ...state, inventory: { ...state.inventory, [kind]: rest }, secretHashes }, kind, key);
+  return withRecords(state, [{ type: 'forgotten', kind, key }]);
+}
+
+/** The record of owning `kind/key` as `entry` (what a completed create, update or adoption appends). */
+export function ownedRecord(kind: Kind, key: string, entry: InventoryEntry): StateRecord {
+  const record: StateRecord = { type: 'owned', kind, key, id: entry.id };
+  if (entry.name !== undefined) record.name = entry.name;
+  if (entry.spec !== undefined) record.spec = entry.spec;
+  return record;
 }
 
 /**
@@ -40,40 +48,52 @@ export function recordDeleted(state: TargetState, kind: Kind, key: string): Targ
  */
 export const INTENT_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
+/** What `staleRecords` compares the inventory with: the live resources, by id and API name. */
+export interface LiveIds {
+  dashboards: readonly { id: string; name?: string }[];
+  alerts: readonly { id: string; name?: string }[];
+}
+
 /**
- * Forgets what names nothing live any more: dashboard and alert entries whose id is gone (deleted
- * in the console, or by the service's cascade), and intents older than {@link INTENT_EXPIRY_MS}
- * whose create never showed. Without this, dead entries would inflate the count
- * `maxDeletePercent` is taken of. Pipes are left alone: a pipe that vanished is an error for a
- * person to see, not something to forget. `nowMs`: milliseconds since the epoch.
+ * The records that forget what names nothing live any more: dashboard and alert entries whose id
+ * is gone (deleted in the console, or by the service's cascade), and intents older than
+ * {@link INTENT_EXPIRY_MS} whose create never showed. Without this, dead entries would inflate
+ * the count `maxDeletePercent` is taken of. Pipes are left alone: a pipe that vanished is an error
+ * for a person to see, not something to forget. `nowMs`: milliseconds since the epoch.
  */
-export function refreshInventory(
-  state: TargetState,
-  live: { dashboards: readonly { id: string; name?: string }[]; alerts: readonly { id: string; name?: string }[] },
-  nowMs: number,
-): TargetState {
+export function staleRecords(state: TargetState, live: LiveIds, nowMs: number): StateRecord[] {
   const liveOf = { Dashboard: live.dashboards, Alert: live.alerts } as const;
-  let next = state;
+  const records: StateRecord[] = [];
+  const forgotten = new Set<string>();
   for (const kind of ['Dashboard', 'Alert'] as const) {
     const ids = new Set(liveOf[kind].map((item) => item.id));
-    for (const [key, entry] of Object.entries(next.inventory[kind])) {
-      if (!ids.has(entry.id)) next = recordDeleted(next, kind, key);
+    for (const [key, entry] of Object.entries(state.inventory[kind])) {
+      if (ids.has(entry.id)) continue;
+      records.push({ type: 'forgotten', kind, key });
+      forgotten.add(`${kind}/${key}`);
     }
   }
   const names = { Pipe: new Set<string>(), Dashboard: new Set(live.dashboards.map((d) => d.name)), Alert: new Set(live.alerts.map((a) => a.name)) };
-  const intents = next.intents.filter((intent) => names[intent.kind].has(intent.name) || !(nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS));
-  return intents.length === next.intents.length ? next : { ...next, intents };
+  for (const intent of state.intents) {
+    if (forgotten.has(`${intent.kind}/${intent.key}`) || names[intent.kind].has(intent.name)) continue;
+    if (nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS) records.push({ type: 'intent-dropped', kind: intent.kind, key: intent.key });
+  }
+  return records;
+}
+
+/** `state` without what names nothing live (see `staleRecords`); the same object when nothing is stale. */
+export function refreshInventory(state: TargetState, live: LiveIds, nowMs: number): TargetState {
+  const records = staleRecords(state, live, nowMs);
+  return records.length === 0 ? state : withRecords(state, records);
 }
 
 /** Records that a create of `kind/key` is about to be sent; replaces an older intent for it. */
 export function addIntent(state: TargetState, intent: CreateIntent): TargetState {
-  const others = state.intents.filter((pending) => !(pending.kind === intent.kind && pending.key === intent.key));
-  return { ...state, intents: [...others, intent] };
+  return withRecords(state, [{ type: 'intent', kind: intent.kind, key: intent.key, name: intent.name, at: intent.at }]);
 }
 
 export function clearIntent(state: TargetState, kind: Kind, key: string): TargetState {
-  const intents = state.intents.filter((pending) => !(pending.kind === kind && pending.key === key));
-  return intents.length === state.intents.length ? state : { ...state, intents };
+  return findIntent(state, kind, { key }) ? withRecords(state, [{ type: 'intent-dropped', kind, key }]) : state;
 }
 
 /** A pending intent of `kind` matching the manifest key and/or the API name given. */
@@ -86,11 +106,8 @@ export function findIntent(state: TargetState, kind: Kind, match: { key?: string
 
 /** Records the HMACs of write-only values sent for `kind/key`, keyed by secret path. */
 export function recordSecretHashes(state: TargetState, kind: Kind, key: string, hashes: Readonly<Record<string, string>>): TargetState {
-  const entries = Object.entries(hashes);
-  if (entries.length === 0) return state;
-  const secretHashes = { ...state.secretHashes };
-  for (const [path, hash] of entries) secretHashes[secretHashKey(kind, key, path)] = hash;
-  return { ...state, secretHashes };
+  if (Object.keys(hashes).length === 0) return state;
+  return withRecords(state, [{ type: 'secrets', kind, key, hashes: { ...hashes } }]);
 }
 
 /** The HMAC last sent for one secret path of `kind/key`; unknown means "apply once". */
@@ -109,14 +126,12 @@ export function managedCount(state: TargetState, kind?: Kind): number {
  * as good as applied). No entry, or the digest already recorded: the state is returned as it is.
  */
 export function recordSpec(state: TargetState, kind: Kind, key: string, spec: string): TargetState {
-  const entry = inventoryEntry(state, kind, key);
-  if (!entry || entry.spec === spec) return state;
-  return withEntry(state, kind, key, { ...entry, spec });
+  const record = specRecord(state, kind, key, spec);
+  return record ? withRecords(state, [record]) : state;
 }
 
-function withEntry(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
-  const clean: InventoryEntry = { id: entry.id };
-  if (entry.name !== undefined) clean.name = entry.name;
-  if (entry.spec !== undefined) clean.spec = entry.spec;
-  return { ...state, inventory: { ...state.inventory, [kind]: { ...state.inventory[kind], [key]: clean } } };
+/** The record of `recordSpec`, or none when it would change nothing (so an in-sync resource costs no journal line). */
+export function specRecord(state: TargetState, kind: Kind, key: string, spec: string): StateRecord | undefined {
+  const entry = inventoryEntry(state, kind, key);
+  return !entry || entry.spec === spec ? undefined : { type: 'spec', kind, key, spec };
 }

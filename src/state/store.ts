@@ -1,252 +1,373 @@
 /**
- * The state file on disk: read once, validated, kept in memory, and written atomically
- * (temp file, fsync, rename, fsync dir) after each completed write of an apply.
- * A corrupt file stops the run; it is never silently reset, because an empty inventory
- * would forget what stacksync owns and make the next prune or create go wrong.
+ * The state on disk: a state file plus a journal beside it. The state is kept in memory and
+ * changed in place; each change is one record appended to the journal, and `save()` makes every
+ * record appended so far durable with one fsync, however many writes were in flight. So a write
+ * costs the same at 30,000 resources as at 10. At the end of a run (and when a journal is found at
+ * start-up, after a crash) the state file is rewritten atomically and the journal removed.
+ *
+ * A corrupt file stops the run; it is never silently reset, because an empty inventory would
+ * forget what stacksync owns and make the next prune or create go wrong. Only one process may
+ * write at a time: callers hold the lock of `lock.ts` around a store they write through.
  */
 import { dirname } from 'node:path';
-import { KINDS, type Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
-import type { JsonSchema } from '../schema/api.js';
-import { compileSchema, createAjv, describeIssues, toIssues } from '../schema/validate.js';
-import { emptyTargetState, type StateFile, type TargetState } from '../model/state.js';
-import { errnoCode, nodeFs, writeFileAtomically, type StateFs } from '../support/fs.js';
+import { emptyTargetState, type StateFile, type StateRecord, type TargetState } from '../model/state.js';
+import { errnoCode, nodeFs, syncDirectory, writeFileAtomically, type StateFs, type StateFileHandle } from '../support/fs.js';
+import {
+  corruptFile,
+  journalPathFor,
+  parseJournal,
+  parseStateFile,
+  serializeJournalEntry,
+  serializeStateFile,
+  STATE_VERSION,
+  type JournalEntry,
+} from './format.js';
+import { applyRecord, setOwn } from './records.js';
 
-export const STATE_VERSION = 1;
+export { journalPathFor, parseStateFile, STATE_FILE_SCHEMA, STATE_VERSION } from './format.js';
+
 /** Mode of the state directory when stacksync creates it. */
 export const STATE_DIR_MODE = 0o700;
-/** Mode of the state file: it holds ids and HMACs, no secrets, but nobody else needs it. */
+/** Mode of the state file and its journal: they hold ids and HMACs, no secrets, but nobody else needs them. */
 export const STATE_FILE_MODE = 0o600;
 
 export interface StateStore {
   /** Path of the state file. */
   readonly path: string;
-  /** One target's state (empty when the file has none). Frozen: change it through `update`/`set`. */
+  /**
+   * One target's state (empty when there is none). It is the store's own copy, changed in place
+   * by later records, so reading costs nothing: never change it, and do not keep it across writes.
+   */
   get(target: string): TargetState;
-  /** Replaces one target's state in memory; `save()` makes it durable. */
+  /** Applies records to one target's state in memory and queues them for the journal; `save()` makes them durable. */
+  record(target: string, ...records: StateRecord[]): void;
+  /** Replaces one target's state (one record the size of the target: for tools and tests, not per write). */
   set(target: string, state: TargetState): void;
-  /** Applies a pure transition to one target's state in memory and returns the new state. */
+  /**
+   * Applies a whole-state transition to one target and returns the new state. Nothing is recorded
+   * when the transition returns its input; otherwise it costs what `set` does.
+   */
   update(target: string, transition: (state: TargetState) => TargetState): TargetState;
-  /** The whole state as it is in memory (frozen). */
+  /** The whole state as it is in memory (the store's own copy, like `get`). */
   snapshot(): StateFile;
   /**
-   * Writes the in-memory state durably. One write is in flight at a time; calls made meanwhile
-   * share the next write. Resolves only once a write holding everything set before the call is
-   * on disk; rejects with `E_STATE_WRITE` when that write fails. Nothing to write resolves at once.
+   * Makes every record made before the call durable. Records of concurrent writers share one
+   * append and one fsync. Rejects with `E_STATE_WRITE` when that write fails (the next save then
+   * rewrites the whole state file instead of appending). Nothing to write resolves at once.
    */
   save(): Promise<void>;
+  /** Writes the whole state to the state file atomically and removes the journal (end of a run). */
+  compact(): Promise<void>;
+  /** Reads the state from disk again (another process may have written it since); nothing may be unsaved. */
+  reload(): Promise<void>;
+  /** Compacts what was written and closes the journal. */
+  close(): Promise<void>;
 }
 
 export interface StateStoreOptions {
   fs?: StateFs;
+  /** Never write (plan, dry runs): records are refused, save and compact do nothing. Default false. */
+  readOnly?: boolean;
+  /**
+   * Compact a journal found at open (what a crashed run left). Default true; the daemon opens
+   * without, since it holds no lock yet, and compacts at its first sync.
+   */
+  compactOnOpen?: boolean;
 }
 
-/** Opens the state file at `path`; a missing file is an empty state (first run). */
+/** Opens the state file at `path` and replays its journal; a missing file is an empty state (first run). */
 export async function openStateStore(path: string, options: StateStoreOptions = {}): Promise<StateStore> {
-  const fs = options.fs ?? nodeFs;
-  const initial = await readStateFile(fs, path);
-  return new FileStateStore(path, fs, initial);
+  const store = new FileStateStore(path, options.fs ?? nodeFs, options.readOnly === true);
+  await store.load(options.compactOnOpen !== false);
+  return store;
 }
 
-/** Reads and validates a state file; `E_STATE_CORRUPT` naming the file when it cannot be used. */
+/** The state as it is durable on disk (the state file with its journal replayed), without writing anything. */
+export async function readDurableState(path: string, fs: StateFs = nodeFs): Promise<StateFile> {
+  return (await readDisk(fs, path)).file;
+}
+
+/** Reads and validates a state file alone; `E_STATE_CORRUPT` naming the file when it cannot be used. */
 export async function readStateFile(fs: StateFs, path: string): Promise<StateFile> {
-  let text: string;
+  const text = await readIfPresent(fs, path, (error) => corruptFile(path, `cannot be read (${errnoCode(error) ?? String(error)})`, error));
+  return text === undefined ? { version: STATE_VERSION, targets: {} } : parseStateFile(path, text);
+}
+
+interface DiskState {
+  file: StateFile;
+  fileFound: boolean;
+  /** Number of the last journal record, 0 without one. */
+  lastSeq: number;
+  journalFound: boolean;
+  tornTail: boolean;
+}
+
+/**
+ * The journal is read before the state file: a compaction by another process in between then
+ * means replaying records the new state file already holds, which changes nothing (every record
+ * is an assignment), instead of missing records that were moved into it.
+ */
+async function readDisk(fs: StateFs, path: string): Promise<DiskState> {
+  const journalPath = journalPathFor(path);
+  const journalText = await readIfPresent(fs, journalPath, (error) => corruptFile(journalPath, `cannot be read (${errnoCode(error) ?? String(error)})`, error));
+  const text = await readIfPresent(fs, path, (error) => corruptFile(path, `cannot be read (${errnoCode(error) ?? String(error)})`, error));
+  const file: StateFile = text === undefined ? { version: STATE_VERSION, targets: {} } : parseStateFile(path, text);
+  const journal = journalText === undefined ? { entries: [], tornTail: false } : parseJournal(journalPath, journalText);
+  for (const entry of journal.entries) applyRecord(targetOf(file, entry.target), entry.record);
+  const lastSeq = journal.entries[journal.entries.length - 1]?.seq ?? 0;
+  return { file, fileFound: text !== undefined, lastSeq, journalFound: journalText !== undefined, tornTail: journal.tornTail };
+}
+
+async function readIfPresent(fs: StateFs, path: string, unreadable: (error: unknown) => Error): Promise<string | undefined> {
   try {
-    text = await fs.readFile(path, 'utf8');
+    return await fs.readFile(path, 'utf8');
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return { version: STATE_VERSION, targets: {} };
-    throw corrupt(path, `cannot be read (${errnoCode(error) ?? String(error)})`, error);
-  }
-  return parseStateFile(path, text);
-}
-
-/** Parses state file text; exported for tests and tools that hold the text already. */
-export function parseStateFile(path: string, text: string): StateFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw corrupt(path, `is not valid JSON (${(error as Error).message})`, error);
-  }
-  const version = typeof data === 'object' && data !== null ? (data as { version?: unknown }).version : undefined;
-  if (version !== STATE_VERSION) {
-    throw corrupt(path, `has version ${JSON.stringify(version)}; this stacksync reads version ${STATE_VERSION}`);
-  }
-  const validate = compileSchema('state:file', STATE_FILE_SCHEMA, stateAjv);
-  if (!validate(data)) throw corrupt(path, `does not have the shape of a state file: ${describeIssues(toIssues(validate.errors ?? []))}`);
-  return normalise(data as StateFile);
-}
-
-function corrupt(path: string, what: string, cause?: unknown): StacksyncError {
-  return new StacksyncError(
-    'E_STATE_CORRUPT',
-    `state file ${path} ${what}; fix or move it away by hand (stacksync never resets it, so it cannot forget what it owns)`,
-    { subject: path, cause },
-  );
-}
-
-/** Fills kinds added after the file was written, so readers can index every kind. */
-function normalise(file: StateFile): StateFile {
-  const targets: Record<string, TargetState> = {};
-  for (const [name, state] of Object.entries(file.targets)) {
-    targets[name] = { ...state, inventory: { ...emptyTargetState().inventory, ...state.inventory } };
-  }
-  return { version: STATE_VERSION, targets };
-}
-
-class FileStateStore implements StateStore {
-  #state: StateFile;
-  /** Bumped on every in-memory change; compared with what is on disk. */
-  #version = 0;
-  #durableVersion = 0;
-  #inFlight: { version: number; done: Promise<void> } | undefined;
-  #next: Deferred | undefined;
-
-  constructor(
-    readonly path: string,
-    private readonly fs: StateFs,
-    initial: StateFile,
-  ) {
-    this.#state = deepFreeze(initial);
-  }
-
-  get(target: string): TargetState {
-    return this.#state.targets[target] ?? FROZEN_EMPTY;
-  }
-
-  set(target: string, state: TargetState): void {
-    this.#state = deepFreeze({ ...this.#state, targets: { ...this.#state.targets, [target]: state } });
-    this.#version += 1;
-  }
-
-  update(target: string, transition: (state: TargetState) => TargetState): TargetState {
-    this.set(target, transition(this.get(target)));
-    return this.get(target);
-  }
-
-  snapshot(): StateFile {
-    return this.#state;
-  }
-
-  save(): Promise<void> {
-    if (this.#inFlight) {
-      if (this.#inFlight.version === this.#version) return this.#inFlight.done;
-      this.#next ??= deferred();
-      return this.#next.promise;
-    }
-    if (this.#durableVersion === this.#version) return Promise.resolve();
-    return this.#startWrite();
-  }
-
-  #startWrite(): Promise<void> {
-    const version = this.#version;
-    const text = `${JSON.stringify(this.#state, null, 2)}\n`;
-    const done = writeAtomically(this.fs, this.path, text).then(
-      () => {
-        this.#durableVersion = Math.max(this.#durableVersion, version);
-        this.#afterWrite();
-      },
-      (error: unknown) => {
-        this.#afterWrite();
-        throw new StacksyncError('E_STATE_WRITE', `state file ${this.path} could not be written (${errnoCode(error) ?? String(error)})`, {
-          subject: this.path,
-          cause: error,
-        });
-      },
-    );
-    this.#inFlight = { version, done };
-    return done;
-  }
-
-  /** Starts the coalesced write that calls made during the last one are waiting for. */
-  #afterWrite(): void {
-    this.#inFlight = undefined;
-    const waiting = this.#next;
-    if (!waiting) return;
-    this.#next = undefined;
-    this.save().then(waiting.resolve, waiting.reject);
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw unreadable(error);
   }
 }
 
-/** Creates the state directory (0700) if needed, then writes the file atomically. */
-async function writeAtomically(fs: StateFs, path: string, text: string): Promise<void> {
-  await fs.mkdir(dirname(path), { recursive: true, mode: STATE_DIR_MODE });
-  await writeFileAtomically(fs, path, text, STATE_FILE_MODE);
+function targetOf(file: StateFile, target: string): TargetState {
+  if (!Object.hasOwn(file.targets, target)) setOwn(file.targets, target, emptyTargetState());
+  return file.targets[target] as TargetState;
 }
 
-interface Deferred {
-  promise: Promise<void>;
+interface Waiter {
+  seq: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
+class FileStateStore implements StateStore {
+  readonly #journalPath: string;
+  #file: StateFile = { version: STATE_VERSION, targets: {} };
+  /** Number of the last record made in memory, and of the last one durable on disk. */
+  #seq = 0;
+  #durableSeq = 0;
+  /** Journal lines not yet appended, oldest first. */
+  #pending: { seq: number; text: string }[] = [];
+  #waiters: Waiter[] = [];
+  /** Appends and compactions, one at a time, in order. Never rejects. */
+  #io: Promise<void> = Promise.resolve();
+  #flushQueued = false;
+  #journal: StateFileHandle | undefined;
+  /** A journal file is on disk (so a compaction has one to remove). */
+  #journalOnDisk = false;
+  /** A state file is on disk: until there is one, a save writes it instead of starting a journal. */
+  #stateFileOnDisk = false;
+  /**
+   * The journal's end is not known to be a whole line (an append failed, or a crash tore its last
+   * line): nothing may be appended after it, so the next write is a compaction.
+   */
+  #journalSuspect = false;
+
+  constructor(
+    readonly path: string,
+    private readonly fs: StateFs,
+    private readonly readOnly: boolean,
+  ) {
+    this.#journalPath = journalPathFor(path);
+  }
+
+  async load(compact: boolean): Promise<void> {
+    const disk = await readDisk(this.fs, this.path);
+    this.#file = disk.file;
+    this.#seq = this.#durableSeq = disk.lastSeq;
+    this.#journalOnDisk = disk.journalFound;
+    this.#stateFileOnDisk = disk.fileFound;
+    this.#journalSuspect = disk.tornTail;
+    if (compact && disk.journalFound && !this.readOnly) await this.compact();
+  }
+
+  get(target: string): TargetState {
+    return Object.hasOwn(this.#file.targets, target) ? (this.#file.targets[target] as TargetState) : EMPTY;
+  }
+
+  record(target: string, ...records: StateRecord[]): void {
+    if (this.readOnly) throw new StacksyncError('E_INTERNAL', `state file ${this.path} was opened read-only`, { subject: this.path });
+    const state = targetOf(this.#file, target);
+    for (const record of records) {
+      applyRecord(state, record);
+      this.#seq += 1;
+      this.#pending.push({ seq: this.#seq, text: serializeJournalEntry({ seq: this.#seq, target, record } satisfies JournalEntry) });
+    }
+  }
+
+  set(target: string, state: TargetState): void {
+    this.record(target, { type: 'replaced', state });
+  }
+
+  update(target: string, transition: (state: TargetState) => TargetState): TargetState {
+    const current = this.get(target);
+    const next = transition(current);
+    if (next !== current) this.set(target, next);
+    return this.get(target);
+  }
+
+  snapshot(): StateFile {
+    return this.#file;
+  }
+
+  save(): Promise<void> {
+    const seq = this.#seq;
+    if (this.readOnly || this.#durableSeq >= seq) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.#waiters.push({ seq, resolve, reject });
+      this.#scheduleFlush();
+    });
+  }
+
+  compact(): Promise<void> {
+    if (this.readOnly) return Promise.resolve();
+    return this.#enqueue(() => (this.#inStateFile() ? Promise.resolve() : this.#compactNow()));
+  }
+
+  async reload(): Promise<void> {
+    await this.#io;
+    if (this.#pending.length > 0 || this.#durableSeq < this.#seq) {
+      throw new StacksyncError('E_INTERNAL', `state file ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
+    }
+    await this.#closeJournal();
+    await this.load(true);
+  }
+
+  async close(): Promise<void> {
+    await this.compact();
+    await this.#io;
+    await this.#closeJournal();
+  }
+
+  /** Memory and the state file agree: every record went through the journal, and there is none. */
+  #inStateFile(): boolean {
+    return !this.#journalOnDisk && !this.#journalSuspect && this.#pending.length === 0 && (this.#stateFileOnDisk || this.#seq === 0);
+  }
+
+  /** Runs `work` after the appends and compactions queued before it; its failure is returned, not left in the queue. */
+  #enqueue(work: () => Promise<void>): Promise<void> {
+    const run = this.#io.then(work);
+    this.#io = run.catch(() => undefined);
+    return run;
+  }
+
+  /** One append is queued at a time: records made while one is running all go into the next. */
+  #scheduleFlush(): void {
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    void this.#enqueue(() => {
+      this.#flushQueued = false;
+      return this.#flush();
+    }).catch(() => undefined);
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#pending.length === 0) return this.#settle(this.#durableSeq);
+    // The first save of a first run writes the state file, so a journal always has one beside it
+    // and the state file appears as soon as stacksync may own something.
+    if (this.#journalSuspect || !this.#stateFileOnDisk) return this.#compactNow();
+    const batch = this.#pending.length;
+    const upTo = this.#pending[batch - 1]?.seq ?? this.#seq;
+    try {
+      const journal = await this.#openJournal();
+      await journal.writeFile(this.#pending.slice(0, batch).map((line) => line.text).join(''));
+      await journal.datasync();
+    } catch (error) {
+      // Part of the batch may be on disk: never append after it, rewrite the whole state instead.
+      this.#journalSuspect = true;
+      await this.#closeJournal();
+      this.#fail(upTo, error);
+      return;
+    }
+    this.#pending.splice(0, batch);
+    this.#durableSeq = upTo;
+    this.#settle(upTo);
+  }
+
+  /** State file rewritten atomically from memory, then the journal removed; covers every record made so far. */
+  async #compactNow(): Promise<void> {
+    const upTo = this.#seq;
+    const text = serializeStateFile(this.#file);
+    try {
+      await this.#closeJournal();
+      await this.fs.mkdir(dirname(this.path), { recursive: true, mode: STATE_DIR_MODE });
+      await writeFileAtomically(this.fs, this.path, text, STATE_FILE_MODE);
+      this.#stateFileOnDisk = true;
+      if (this.#journalOnDisk) await this.#removeJournal();
+    } catch (error) {
+      // The journal may still hold records the state file lacks, or lack some it has: append no more to it.
+      this.#journalSuspect = true;
+      this.#fail(upTo, error);
+      throw this.#writeError(error);
+    }
+    this.#journalSuspect = false;
+    this.#pending = this.#pending.filter((line) => line.seq > upTo);
+    this.#durableSeq = Math.max(this.#durableSeq, upTo);
+    this.#settle(upTo);
+  }
+
+  async #removeJournal(): Promise<void> {
+    try {
+      await this.fs.unlink(this.#journalPath);
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+    }
+    await syncDirectory(this.fs, dirname(this.path));
+    this.#journalOnDisk = false;
+  }
+
+  async #openJournal(): Promise<StateFileHandle> {
+    if (this.#journal) return this.#journal;
+    await this.fs.mkdir(dirname(this.path), { recursive: true, mode: STATE_DIR_MODE });
+    let created = true;
+    let handle: StateFileHandle;
+    try {
+      handle = await this.fs.open(this.#journalPath, 'ax', STATE_FILE_MODE);
+    } catch (error) {
+      if (errnoCode(error) !== 'EEXIST') throw error;
+      created = false;
+      handle = await this.fs.open(this.#journalPath, 'a', STATE_FILE_MODE);
+    }
+    this.#journal = handle;
+    this.#journalOnDisk = true;
+    // A new file's name must be durable too, or a crash could lose the whole journal.
+    if (created) await syncDirectory(this.fs, dirname(this.path));
+    return handle;
+  }
+
+  async #closeJournal(): Promise<void> {
+    const journal = this.#journal;
+    this.#journal = undefined;
+    await journal?.close().catch(() => undefined);
+  }
+
+  #settle(upTo: number): void {
+    this.#waiters = this.#waiters.filter((waiter) => {
+      if (waiter.seq > upTo) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  #fail(upTo: number, error: unknown): void {
+    const failure = this.#writeError(error);
+    this.#waiters = this.#waiters.filter((waiter) => {
+      if (waiter.seq > upTo) return true;
+      waiter.reject(failure);
+      return false;
+    });
+  }
+
+  #writeError(error: unknown): StacksyncError {
+    if (error instanceof StacksyncError) return error;
+    return new StacksyncError('E_STATE_WRITE', `state file ${this.path} could not be written (${errnoCode(error) ?? String(error)})`, { subject: this.path, cause: error });
+  }
 }
 
-/** Freezes in place, recursively; state objects are small, and a stray mutation then throws. */
+/** What `get` returns for a target without state: frozen, since it is shared. */
+const EMPTY: TargetState = deepFreeze(emptyTargetState());
+
 function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (typeof value !== 'object' || value === null) return value;
   for (const member of Object.values(value)) deepFreeze(member);
   return Object.freeze(value);
 }
-
-const FROZEN_EMPTY: TargetState = deepFreeze(emptyTargetState());
-
-const stateAjv = createAjv();
-
-const KIND_INVENTORY_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: {
-    type: 'object',
-    required: ['id'],
-    additionalProperties: false,
-    properties: { id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' } },
-  },
-};
-
-/** The shape of `StateFile` (model/state.ts), checked on every read. */
-export const STATE_FILE_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['version', 'targets'],
-  additionalProperties: false,
-  properties: {
-    version: { const: STATE_VERSION },
-    targets: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object',
-        required: ['inventory', 'secretHashes', 'intents'],
-        additionalProperties: false,
-        properties: {
-          inventory: {
-            type: 'object',
-            additionalProperties: false,
-            properties: Object.fromEntries(KINDS.map((kind: Kind) => [kind, KIND_INVENTORY_SCHEMA])),
-          },
-          secretHashes: { type: 'object', additionalProperties: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-          intents: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['kind', 'key', 'name', 'at'],
-              additionalProperties: false,
-              properties: {
-                kind: { enum: [...KINDS] },
-                key: { type: 'string' },
-                name: { type: 'string' },
-                at: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
-};

@@ -9,6 +9,8 @@ import { basename, dirname, join } from 'node:path';
 export interface StateFileHandle {
   writeFile(data: string): Promise<void>;
   sync(): Promise<void>;
+  /** Flushes the data (and the size), not the other metadata: what an append needs to be durable. */
+  datasync(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import type { Change } from '../../src/model/plan.js';
 import { nodeFs, type StateFs } from '../../src/support/fs.js';
 import { recordCreated } from '../../src/state/inventory.js';
 import type { StateFile } from '../../src/model/state.js';
-import { openStateStore, type StateStore } from '../../src/state/store.js';
+import { journalPathFor, openStateStore, readDurableState, type StateStore } from '../../src/state/store.js';
 import { TARGET, alertBody, change, createAlertOn, createDashboard, dashboardBody, deleteChange, tile } from './changes.js';
 import { FakeApi, apiError } from './fake-api.js';
 
@@ -34,9 +34,9 @@ function apply(changes: Change[], overrides: Partial<ApplyDeps> = {}) {
   return applyPlan(changes, { api, store, target: TARGET, concurrency: 4, adopt: false, onEvent: (event) => events.push(event), ...overrides });
 }
 
-/** The state file as it is on disk right now (not the store's memory). */
-function onDisk(): StateFile {
-  return JSON.parse(readFileSync(statePath, 'utf8')) as StateFile;
+/** The state as it is durable on disk right now (state file and journal, not the store's memory). */
+function onDisk(): Promise<StateFile> {
+  return readDurableState(statePath);
 }
 
 function own(kind: 'Dashboard' | 'Alert', key: string, id: string): void {
@@ -52,7 +52,7 @@ describe('applyPlan: order', () => {
     const [dashboard] = [...api.dashboards.values()];
     const [alert] = [...api.alerts.values()];
     expect(alert).toMatchObject({ dashboardId: dashboard!.id, tileId: dashboard!.tiles.find((each) => each.name === 'p99')!.id });
-    expect(onDisk().targets[TARGET]!.inventory).toEqual({
+    expect((await onDisk()).targets[TARGET]!.inventory).toEqual({
       Pipe: {},
       Dashboard: { api: { id: dashboard!.id, name: 'api' } },
       Alert: { slow: { id: alert!.id, name: 'slow' } },
@@ -83,7 +83,7 @@ describe('applyPlan: order', () => {
     // Not merely started first: the dashboard delete waits until the alert delete has finished.
     expect(api.timeline).toEqual(['start:deleteAlert', 'end:deleteAlert', 'start:deleteDashboard', 'end:deleteDashboard']);
     expect([...results.values()]).toEqual([{ result: 'ok' }, { result: 'ok' }]);
-    expect(onDisk().targets[TARGET]!.inventory).toEqual({ Pipe: {}, Dashboard: {}, Alert: {} });
+    expect((await onDisk()).targets[TARGET]!.inventory).toEqual({ Pipe: {}, Dashboard: {}, Alert: {} });
   });
 
   it('removes postgres mappings before adding them, whatever order the operations came in', async () => {
@@ -104,7 +104,7 @@ describe('applyPlan: order', () => {
     const steps = api.calls.map((call) => Object.keys((call.body as { source: { postgres: object } }).source.postgres)[0]);
     expect(steps).toEqual(['tableMappingsToRemove', 'tableMappingsToAdd']);
     expect(api.pipes.get('p1')!.source.block['tableMappings']).toEqual([{ ...mapping, targetTable: 'invoices_v2' }]);
-    expect(onDisk().targets[TARGET]!.inventory.Pipe).toEqual({ billing: { id: 'p1', name: 'billing' } });
+    expect((await onDisk()).targets[TARGET]!.inventory.Pipe).toEqual({ billing: { id: 'p1', name: 'billing' } });
   });
 
   it('keeps concurrency within the bound and uses it', async () => {
@@ -175,7 +175,7 @@ describe('applyPlan: failures', () => {
     const results = await apply([deleteChange('Alert', 'gone', 'a-unknown')]);
     expect(results.get('Alert/gone')).toEqual({ result: 'ok' });
     expect(api.methods()).toEqual(['deleteAlert']);
-    expect(onDisk().targets[TARGET]!.inventory.Alert).toEqual({});
+    expect((await onDisk()).targets[TARGET]!.inventory.Alert).toEqual({});
   });
 
   it('recreates an alert whose update finds it gone (its tile was removed by this run)', async () => {
@@ -203,7 +203,7 @@ describe('applyPlan: failures', () => {
     expect(api.methods()).toEqual(['updateDashboard', 'updateAlert', 'createAlert']);
     const [recreated] = [...api.alerts.values()];
     expect(recreated!.tileId).toBe(api.dashboards.get(live.id)!.tiles[0]!.id);
-    expect(onDisk().targets[TARGET]!.inventory.Alert).toEqual({ slow: { id: recreated!.id, name: 'slow' } });
+    expect((await onDisk()).targets[TARGET]!.inventory.Alert).toEqual({ slow: { id: recreated!.id, name: 'slow' } });
   });
 
   it('moves an alert off a tile before the dashboard update that drops it, when the planner asks so', async () => {
@@ -245,13 +245,13 @@ describe('applyPlan: failures', () => {
 describe('applyPlan: crash safety', () => {
   it('has the create intent on disk before the create is sent, and clears it after', async () => {
     const seen: StateFile[] = [];
-    api.gate = (call) => {
-      if (call.method === 'createDashboard') seen.push(onDisk());
+    api.gate = async (call) => {
+      if (call.method === 'createDashboard') seen.push(await onDisk());
     };
     await apply([createDashboard('api', ['p99'], 'API latency')]);
     expect(seen[0]!.targets[TARGET]!.intents).toEqual([{ kind: 'Dashboard', key: 'api', name: 'API latency', at: expect.any(String) }]);
     expect(seen[0]!.targets[TARGET]!.inventory.Dashboard).toEqual({});
-    const after = onDisk().targets[TARGET]!;
+    const after = (await onDisk()).targets[TARGET]!;
     expect(after.intents).toEqual([]);
     expect(after.inventory.Dashboard).toEqual({ api: { id: [...api.dashboards.keys()][0], name: 'API latency' } });
   });
@@ -259,11 +259,13 @@ describe('applyPlan: crash safety', () => {
   it('clears the intent when the API certainly created nothing', async () => {
     api.fail('createAlert', apiError('E_API_VALIDATION', 400, 'threshold must be a number'));
     await apply([change({ kind: 'Alert', name: 'a', action: 'create', operations: [{ type: 'createAlert', body: alertBody('a', {}) }] })]);
-    expect(onDisk().targets[TARGET]!.intents).toEqual([]);
+    expect((await onDisk()).targets[TARGET]!.intents).toEqual([]);
   });
 
   it('does not send a create whose intent could not be saved', async () => {
-    const brokenFs: StateFs = { ...nodeFs, rename: () => Promise.reject(Object.assign(new Error('full'), { code: 'ENOSPC' })) };
+    // A full disk: nothing can be created or appended to.
+    const full = (): Promise<never> => Promise.reject(Object.assign(new Error('full'), { code: 'ENOSPC' }));
+    const brokenFs: StateFs = { ...nodeFs, open: (path, flags, mode) => (flags === 'r' ? nodeFs.open(path, flags, mode) : full()), rename: full };
     const brokenStore = await openStateStore(statePath, { fs: brokenFs });
     const results = await apply([createDashboard('api')], { store: brokenStore });
     expect(results.get('Dashboard/api')).toMatchObject({ result: 'failed', error: expect.stringContaining('could not be written') });
@@ -278,8 +280,8 @@ describe('applyPlan: crash safety', () => {
     expect(api.methods()).toEqual(['createDashboard', 'listDashboards']);
     const ours = [...api.dashboards.values()].filter((dashboard) => dashboard.name === 'API latency');
     expect(ours).toHaveLength(1);
-    expect(onDisk().targets[TARGET]!.inventory.Dashboard).toEqual({ api: { id: ours[0]!.id, name: 'API latency' } });
-    expect(onDisk().targets[TARGET]!.intents).toEqual([]);
+    expect((await onDisk()).targets[TARGET]!.inventory.Dashboard).toEqual({ api: { id: ours[0]!.id, name: 'API latency' } });
+    expect((await onDisk()).targets[TARGET]!.intents).toEqual([]);
   });
 
   it.each([
@@ -292,7 +294,7 @@ describe('applyPlan: crash safety', () => {
     const key = `${kind}/${kind === 'Alert' ? 'a' : 'api'}` as const;
     expect(results.get(key)).toMatchObject({ result: 'failed', code: 'E_API_AMBIGUOUS', error: expect.stringContaining('not sent again') });
     expect(api.methods()).toEqual([create, list]);
-    expect(onDisk().targets[TARGET]!.intents).toEqual([{ kind, key: key.split('/')[1], name: 'API latency', at: expect.any(String) }]);
+    expect((await onDisk()).targets[TARGET]!.intents).toEqual([{ kind, key: key.split('/')[1], name: 'API latency', at: expect.any(String) }]);
   });
 
   it('fails an ambiguous create as a conflict when the lookup finds two of that name, keeping the intent', async () => {
@@ -301,8 +303,8 @@ describe('applyPlan: crash safety', () => {
     const results = await apply([createDashboard('api', ['p99'], 'API latency')]);
     expect(results.get('Dashboard/api')).toMatchObject({ result: 'failed', code: 'E_CONFLICT', error: expect.stringContaining('2 live Dashboards are named "API latency"') });
     expect(api.methods()).toEqual(['createDashboard', 'listDashboards']);
-    expect(onDisk().targets[TARGET]!.intents).toHaveLength(1);
-    expect(onDisk().targets[TARGET]!.inventory.Dashboard).toEqual({});
+    expect((await onDisk()).targets[TARGET]!.intents).toHaveLength(1);
+    expect((await onDisk()).targets[TARGET]!.inventory.Dashboard).toEqual({});
   });
 
   it('keeps the intent of an ambiguous create whose lookup fails', async () => {
@@ -311,7 +313,7 @@ describe('applyPlan: crash safety', () => {
     const results = await apply([createDashboard('api', ['p99'], 'API latency')]);
     expect(results.get('Dashboard/api')).toMatchObject({ result: 'failed', code: 'E_API_AMBIGUOUS', error: expect.stringContaining('looking it up by name failed too') });
     expect(api.methods()).toEqual(['createDashboard', 'listDashboards']);
-    expect(onDisk().targets[TARGET]!.intents).toHaveLength(1);
+    expect((await onDisk()).targets[TARGET]!.intents).toHaveLength(1);
   });
 
   it('on cancellation starts nothing new, finishes what is in flight and leaves a consistent saved state', async () => {
@@ -361,7 +363,7 @@ describe('applyPlan: crash safety', () => {
     );
     expect(results.get('Pipe/billing')).toEqual({ result: 'skipped', code: 'E_CANCELLED', error: 'cancelled after 1 of 2 operations' });
     expect(api.calls).toHaveLength(1);
-    expect(onDisk().targets[TARGET]!.inventory.Pipe).toEqual({ billing: { id: 'p1', name: 'billing' } });
+    expect((await onDisk()).targets[TARGET]!.inventory.Pipe).toEqual({ billing: { id: 'p1', name: 'billing' } });
   });
 });
 
@@ -394,14 +396,14 @@ describe('applyPlan: adoption and secrets', () => {
   it('takes it over with --adopt, or silently when it was reclaimed from an intent', async () => {
     const live = api.seedDashboard('API', []);
     await apply([adoptChange(live.id)], { adopt: true });
-    expect(onDisk().targets[TARGET]!.inventory.Dashboard).toEqual({ api: { id: live.id, name: 'API' } });
+    expect((await onDisk()).targets[TARGET]!.inventory.Dashboard).toEqual({ api: { id: live.id, name: 'API' } });
     expect(api.methods()).toEqual(['updateDashboard']);
 
     const other = api.seedDashboard('Other', []);
     const reclaimed = change({ kind: 'Dashboard', name: 'other', action: 'adopt', id: other.id, liveName: 'Other', reclaimed: true });
     const results = await apply([reclaimed], { adopt: false });
     expect(results.get('Dashboard/other')).toEqual({ result: 'ok' });
-    expect(onDisk().targets[TARGET]!.inventory.Dashboard['other']).toEqual({ id: other.id, name: 'Other' });
+    expect((await onDisk()).targets[TARGET]!.inventory.Dashboard['other']).toEqual({ id: other.id, name: 'Other' });
   });
 
   it('records a reclaimed unchanged resource and drops its intent, without API calls', async () => {
@@ -409,7 +411,7 @@ describe('applyPlan: adoption and secrets', () => {
     const results = await apply([change({ kind: 'Alert', name: 'a', action: 'unchanged', id: 'a7', liveName: 'A', reclaimed: true })]);
     expect(results.get('Alert/a')).toEqual({ result: 'ok' });
     expect(api.calls).toEqual([]);
-    expect(onDisk().targets[TARGET]!).toMatchObject({ intents: [], inventory: { Alert: { a: { id: 'a7', name: 'A' } } } });
+    expect((await onDisk()).targets[TARGET]!).toMatchObject({ intents: [], inventory: { Alert: { a: { id: 'a7', name: 'A' } } } });
   });
 
   it('records secret hashes after success, and never a secret value in state or events', async () => {
@@ -424,9 +426,10 @@ describe('applyPlan: adoption and secrets', () => {
       operations: [{ type: 'updatePipe', id: 'p1', patch: { source: { kafka: { credentials: { username: 'svc', password: 'hunter2-top-secret' } } } } }],
     });
     await apply([pipeChange]);
-    const text = await readFile(statePath, 'utf8');
+    const text = [await readFile(statePath, 'utf8').catch(() => ''), await readFile(journalPathFor(statePath), 'utf8').catch(() => '')].join('\n');
+    expect(text).toContain('c'.repeat(64));
     expect(text).not.toContain('hunter2-top-secret');
-    expect(onDisk().targets[TARGET]!.secretHashes).toEqual({ 'Pipe/orders:source.kafka.credentials': hash });
+    expect((await onDisk()).targets[TARGET]!.secretHashes).toEqual({ 'Pipe/orders:source.kafka.credentials': hash });
     expect(JSON.stringify(events)).not.toContain('hunter2-top-secret');
   });
 
@@ -458,7 +461,7 @@ describe('applyPlan: events', () => {
     const results = await apply([]);
     expect(results.size).toBe(0);
     expect(events.map((event) => event.type)).toEqual(['apply-started', 'apply-finished']);
-    expect(() => onDisk()).toThrow(/ENOENT/);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('leaves out changes of other targets', async () => {

@@ -77,7 +77,7 @@ describe('HMAC key', () => {
     const hash = createSecretHasher(await loadOrCreateHmacKey(keyPathFor(statePath)));
     const store = await openStateStore(statePath);
     store.set('prod', recordSecretHashes(emptyTargetState(), 'Pipe', 'orders', { 'source.kafka.credentials.password': hash('hunter2-very-secret') }));
-    await store.save();
+    await store.close();
     const text = await readFile(statePath, 'utf8');
     expect(text).not.toContain('hunter2-very-secret');
     expect(text).toContain(hash('hunter2-very-secret'));

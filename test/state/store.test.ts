@@ -1,24 +1,35 @@
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStacksyncError } from '../../src/errors.js';
-import { nodeFs, type StateFs } from '../../src/support/fs.js';
+import { nodeFs, type StateFileHandle, type StateFs } from '../../src/support/fs.js';
 import { addIntent, recordCreated, recordSecretHashes } from '../../src/state/inventory.js';
 import { emptyTargetState, type StateFile } from '../../src/model/state.js';
-import { openStateStore } from '../../src/state/store.js';
+import { journalPathFor, openStateStore as openStore, readDurableState, type StateStore, type StateStoreOptions } from '../../src/state/store.js';
 
 let dir: string;
 let path: string;
+let journal: string;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'stacksync-state-'));
   path = join(dir, 'nested', 'state.json');
+  journal = journalPathFor(path);
 });
 afterEach(async () => {
+  // Stores left open on purpose (a "killed" run) still hold a journal handle.
+  for (const store of opened.splice(0)) await store.close().catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
 });
+
+const opened: StateStore[] = [];
+
+async function openStateStore(file: string, options?: StateStoreOptions): Promise<StateStore> {
+  const store = await openStore(file, options);
+  opened.push(store);
+  return store;
+}
 
 const HASH = 'a'.repeat(64);
 
@@ -29,53 +40,68 @@ function sampleFile(): StateFile {
   return { version: 1, targets: { prod } };
 }
 
-async function expectCorrupt(text: string, fragment: string): Promise<void> {
-  await writeFile(join(dir, 'state.json'), text);
-  const error = await openStateStore(join(dir, 'state.json')).then(
+function owned(index: number) {
+  return { type: 'owned', kind: 'Alert', key: `a${index}`, id: `id${index}` } as const;
+}
+
+/** A store over a state file that exists already (any run after the first). */
+async function openExisting(options?: StateStoreOptions): Promise<StateStore> {
+  await mkdir(join(dir, 'nested'), { recursive: true });
+  await writeFile(path, '{"version": 1, "targets": {}}\n');
+  return openStateStore(path, options);
+}
+
+async function lines(file: string): Promise<string[]> {
+  return (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '');
+}
+
+async function expectCorrupt(open: () => Promise<unknown>, file: string, fragment: string): Promise<void> {
+  const before = await readFile(file, 'utf8');
+  const error = await open().then(
     () => undefined,
     (caught: unknown) => caught,
   );
   expect(isStacksyncError(error, 'E_STATE_CORRUPT')).toBe(true);
-  expect((error as Error).message).toContain(join(dir, 'state.json'));
+  expect((error as Error).message).toContain(file);
   expect((error as Error).message).toContain(fragment);
   // Never silently reset: the file is exactly as it was.
-  expect(await readFile(join(dir, 'state.json'), 'utf8')).toBe(text);
+  expect(await readFile(file, 'utf8')).toBe(before);
 }
 
-describe('state store', () => {
-  it('treats a missing file as an empty state and creates nothing until saved', async () => {
+describe('state store: the state file', () => {
+  it('treats a missing file as an empty state and creates nothing until something is recorded', async () => {
     const store = await openStateStore(path);
     expect(store.get('prod')).toEqual(emptyTargetState());
     await store.save();
+    await store.close();
     await expect(stat(join(dir, 'nested'))).rejects.toThrow();
   });
 
-  it('round-trips a state through the file, creating the directory 0700 and the file 0600', async () => {
+  it('round-trips a state, creating the directory 0700 and the state file and journal 0600', async () => {
     const store = await openStateStore(path);
     const file = sampleFile();
+    store.set('prod', emptyTargetState());
+    await store.save();
     store.set('prod', file.targets['prod']!);
     await store.save();
-    const reopened = await openStateStore(path);
-    expect(reopened.snapshot()).toEqual(file);
+    expect((await stat(journal)).mode & 0o777).toBe(0o600);
+    expect((await openStateStore(path, { readOnly: true })).snapshot()).toEqual(file);
+    await store.close();
     expect((await stat(join(dir, 'nested'))).mode & 0o777).toBe(0o700);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await openStateStore(path)).snapshot()).toEqual(file);
   });
 
-  it('leaves no temp files behind after writes', async () => {
+  it('leaves only the state file behind once closed: no journal, no temp files', async () => {
     const store = await openStateStore(path);
     for (let round = 0; round < 5; round += 1) {
-      store.update('prod', (state) => recordCreated(state, 'Alert', `a${round}`, { id: `id${round}` }));
+      store.record('prod', owned(round));
       await store.save();
     }
+    await store.close();
     expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
-  });
-
-  it('hands out frozen states so a stray mutation cannot bypass a save', async () => {
-    const store = await openStateStore(path);
-    store.set('prod', sampleFile().targets['prod']!);
-    expect(() => {
-      (store.get('prod').inventory.Dashboard as Record<string, unknown>)['x'] = { id: 'y' };
-    }).toThrow(TypeError);
+    const onDisk = JSON.parse(await readFile(path, 'utf8')) as StateFile;
+    expect(Object.keys(onDisk.targets['prod']!.inventory.Alert)).toEqual(['a0', 'a1', 'a2', 'a3', 'a4']);
   });
 
   it.each([
@@ -88,12 +114,15 @@ describe('state store', () => {
     ['a secret that is not a hash', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {"Pipe/p:x": "hunter2"}, "intents": []}}}', 'secretHashes'],
     ['an intent of an unknown kind', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [{"kind": "X", "key": "k", "name": "n", "at": "t"}]}}}', 'intents[0].kind'],
   ])('refuses %s with E_STATE_CORRUPT and leaves the file untouched', async (_label, text, fragment) => {
-    await expectCorrupt(text, fragment);
+    await mkdir(join(dir, 'nested'));
+    await writeFile(path, text);
+    await expectCorrupt(() => openStateStore(path), path, fragment);
   });
 
   it('refuses an unreadable file with E_STATE_CORRUPT rather than starting empty', async () => {
     // Injected, because a test running as root can read a file whatever its mode.
-    const deniedFs: StateFs = { ...nodeFs, readFile: () => Promise.reject(Object.assign(new Error('denied'), { code: 'EACCES' })) };
+    const denied = (file: string) => Promise.reject(Object.assign(new Error(`denied ${file}`), { code: 'EACCES' }));
+    const deniedFs: StateFs = { ...nodeFs, readFile: (file) => (file === path ? denied(file) : nodeFs.readFile(file, 'utf8')) };
     await expect(openStateStore(path, { fs: deniedFs })).rejects.toMatchObject({
       code: 'E_STATE_CORRUPT',
       message: expect.stringContaining(`${path} cannot be read (EACCES)`),
@@ -101,75 +130,229 @@ describe('state store', () => {
   });
 
   it('fills kinds missing from an older file so every kind can be indexed', async () => {
-    await writeFile(path.replace('nested/', ''), JSON.stringify({ version: 1, targets: { prod: { inventory: { Alert: { a: { id: '1' } } }, secretHashes: {}, intents: [] } } }));
-    const store = await openStateStore(path.replace('nested/', ''));
+    await mkdir(join(dir, 'nested'));
+    await writeFile(path, JSON.stringify({ version: 1, targets: { prod: { inventory: { Alert: { a: { id: '1' } } }, secretHashes: {}, intents: [] } } }));
+    const store = await openStateStore(path);
     expect(store.get('prod').inventory).toEqual({ Pipe: {}, Dashboard: {}, Alert: { a: { id: '1' } } });
   });
+});
 
-  it('keeps the previous file when a write fails and reports E_STATE_WRITE', async () => {
+describe('state store: the journal', () => {
+  it('writes the state file at the first save of a first run, so a journal never lacks one', async () => {
+    const store = await openStateStore(path);
+    store.record('prod', { type: 'intent', kind: 'Alert', key: 'a1', name: 'A1', at: 't' });
+    await store.save();
+    expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
+    expect((JSON.parse(await readFile(path, 'utf8')) as StateFile).targets['prod']?.intents).toEqual([{ kind: 'Alert', key: 'a1', name: 'A1', at: 't' }]);
+    store.record('prod', owned(1));
+    await store.save();
+    expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['state.json', 'state.json.journal']);
+  });
+
+  it('appends one line per record and leaves the state file alone until compaction', async () => {
     const store = await openStateStore(path);
     store.set('prod', sampleFile().targets['prod']!);
-    await store.save();
-    const before = await readFile(path, 'utf8');
-    const failingFs: StateFs = { ...nodeFs, rename: () => Promise.reject(Object.assign(new Error('disk full'), { code: 'ENOSPC' })) };
-    const broken = await openStateStore(path, { fs: failingFs });
-    broken.update('prod', (state) => recordCreated(state, 'Alert', 'new', { id: 'n1' }));
-    await expect(broken.save()).rejects.toMatchObject({ code: 'E_STATE_WRITE', message: expect.stringContaining('ENOSPC') });
-    expect(await readFile(path, 'utf8')).toBe(before);
-    expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
+    await store.compact();
+    const compacted = await readFile(path, 'utf8');
+    for (let index = 0; index < 3; index += 1) {
+      store.record('prod', owned(index));
+      await store.save();
+    }
+    expect(await readFile(path, 'utf8')).toBe(compacted);
+    expect((await lines(journal)).map((line) => JSON.parse(line) as unknown)).toEqual([
+      { seq: 2, target: 'prod', type: 'owned', kind: 'Alert', key: 'a0', id: 'id0' },
+      { seq: 3, target: 'prod', type: 'owned', kind: 'Alert', key: 'a1', id: 'id1' },
+      { seq: 4, target: 'prod', type: 'owned', kind: 'Alert', key: 'a2', id: 'id2' },
+    ]);
   });
 
-  it('serialises concurrent saves: each resolves only once its state is on disk, and the last state wins', async () => {
-    let writes = 0;
-    let renamesInFlight = 0;
-    let maxRenamesInFlight = 0;
+  it('recovers what a killed run saved: replayed on open, then compacted into the state file', async () => {
+    const crashed = await openExisting();
+    crashed.set('prod', sampleFile().targets['prod']!);
+    crashed.record('prod', owned(1), { type: 'intent-dropped', kind: 'Alert', key: 'slow' }, { type: 'forgotten', kind: 'Pipe', key: 'orders' });
+    await crashed.save();
+    // No close: the process "died" here. The next one finds the journal.
+    const reopened = await openStateStore(path);
+    expect(reopened.get('prod')).toEqual({
+      inventory: { Pipe: {}, Dashboard: { 'api-latency': { id: 'd1', name: 'API latency', spec: 'c'.repeat(64) } }, Alert: { a1: { id: 'id1' } } },
+      secretHashes: {},
+      intents: [],
+    });
+    expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
+    expect((JSON.parse(await readFile(path, 'utf8')) as StateFile).targets['prod']).toEqual(reopened.get('prod'));
+  });
+
+  it('opened read-only (plan), replays the journal but writes nothing and refuses records', async () => {
+    const writer = await openExisting();
+    writer.record('prod', owned(1));
+    await writer.save();
+    const reader = await openStateStore(path, { readOnly: true });
+    expect(reader.get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' } });
+    await reader.close();
+    expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['state.json', 'state.json.journal']);
+    expect(() => reader.record('prod', owned(2))).toThrow(/read-only/);
+  });
+
+  it('ignores a last line cut short by a crash (never reported durable), and compacts without it', async () => {
+    const store = await openExisting();
+    store.record('prod', owned(1));
+    await store.save();
+    await appendFile(journal, '{"seq":2,"target":"prod","type":"owned","kind":"Al');
+    const reopened = await openStateStore(path);
+    expect(reopened.get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' } });
+    reopened.record('prod', owned(3));
+    await reopened.save();
+    expect((await openStateStore(path, { readOnly: true })).get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' }, a3: { id: 'id3' } });
+  });
+
+  it('keeps appending after a torn line only once it is gone (a daemon opens without compacting)', async () => {
+    const store = await openExisting();
+    store.record('prod', owned(1));
+    await store.save();
+    await appendFile(journal, '{"seq":2,"tar');
+    const daemon = await openStateStore(path, { compactOnOpen: false });
+    daemon.record('prod', owned(2));
+    await daemon.save();
+    // Had it appended after the torn bytes, this line would be corrupt.
+    expect((await openStateStore(path, { readOnly: true })).get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' } });
+  });
+
+  it.each([
+    ['a line that is not JSON', (good: string) => `${good}{"seq":2,oops}\n{"seq":3,"target":"prod","type":"forgotten","kind":"Alert","key":"a1"}\n`, 'line 2 is not valid JSON'],
+    ['an unknown record type', (good: string) => `${good}{"seq":2,"target":"prod","type":"renamed","kind":"Alert","key":"a1"}\n`, 'line 2 has no known record type ("renamed")'],
+    ['a record of the wrong shape', (good: string) => `${good}{"seq":2,"target":"prod","type":"owned","kind":"Alert","key":"a1"}\n`, 'line 2 is not a well-formed owned record'],
+    ['a gap in the numbering', (good: string) => `${good}{"seq":5,"target":"prod","type":"forgotten","kind":"Alert","key":"a1"}\n`, 'line 2 has record number 5 after 1'],
+  ])('refuses %s with E_STATE_CORRUPT naming the journal and line, and changes nothing', async (_label, corrupt, fragment) => {
+    const store = await openExisting();
+    store.record('prod', owned(1));
+    await store.save();
+    await writeFile(journal, corrupt(await readFile(journal, 'utf8')));
+    await expectCorrupt(() => openStateStore(path), journal, fragment);
+    await expectCorrupt(() => openStateStore(path, { readOnly: true }), journal, fragment);
+    expect(await readFile(path, 'utf8')).toBe('{"version": 1, "targets": {}}\n');
+  });
+
+  it('replays records the state file already holds to the same state (a crash between compaction and removing the journal)', async () => {
+    const store = await openExisting();
+    store.set('prod', sampleFile().targets['prod']!);
+    store.record('prod', owned(1), { type: 'intent', kind: 'Alert', key: 'new', name: 'New', at: 't' }, { type: 'forgotten', kind: 'Alert', key: 'a1' }, owned(1));
+    await store.save();
+    const journalText = await readFile(journal, 'utf8');
+    await store.close();
+    const compacted = await readFile(path, 'utf8');
+    await writeFile(journal, journalText);
+    expect(await readDurableState(path)).toEqual(JSON.parse(compacted));
+  });
+
+  it('keeps keys named like Object.prototype members as plain data', async () => {
+    const store = await openStateStore(path);
+    store.record('prod', { type: 'owned', kind: 'Alert', key: '__proto__', id: 'x' }, { type: 'owned', kind: 'Alert', key: 'constructor', id: 'y' });
+    await store.save();
+    const alerts = (await readDurableState(path)).targets['prod']!.inventory.Alert;
+    expect(Object.keys(alerts)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(alerts)).toBe(Object.prototype);
+  });
+
+  it('sees what another writer recorded after a reload', async () => {
+    const first = await openStateStore(path, { compactOnOpen: false });
+    const second = await openStateStore(path);
+    second.record('prod', owned(7));
+    await second.close();
+    expect(first.get('prod').inventory.Alert).toEqual({});
+    await first.reload();
+    expect(first.get('prod').inventory.Alert).toEqual({ a7: { id: 'id7' } });
+  });
+});
+
+describe('state store: saves', () => {
+  it('shares one append and one fsync among concurrent saves; each resolves only once its record is durable', async () => {
+    let syncs = 0;
     const countingFs: StateFs = {
       ...nodeFs,
-      rename: async (from, to) => {
-        writes += 1;
-        renamesInFlight += 1;
-        maxRenamesInFlight = Math.max(maxRenamesInFlight, renamesInFlight);
-        await new Promise((resolve) => setImmediate(resolve));
-        await nodeFs.rename(from, to);
-        renamesInFlight -= 1;
+      open: async (file, flags, mode) => {
+        const handle = await nodeFs.open(file, flags, mode);
+        return {
+          writeFile: (data) => handle.writeFile(data),
+          sync: () => handle.sync(),
+          datasync: async () => {
+            syncs += 1;
+            await new Promise((resolve) => setImmediate(resolve));
+            await handle.datasync();
+          },
+          close: () => handle.close(),
+        };
       },
     };
-    const store = await openStateStore(path, { fs: countingFs });
-    const saves: Promise<void>[] = [];
-    const durableChecks: Promise<void>[] = [];
+    const store = await openExisting({ fs: countingFs });
+    const checks: Promise<void>[] = [];
     for (let index = 0; index < 20; index += 1) {
-      store.update('prod', (state) => recordCreated(state, 'Alert', `a${index}`, { id: `id${index}` }));
-      const save = store.save();
-      saves.push(save);
-      // At the moment this save resolves, the file must already hold alert `a${index}`.
-      durableChecks.push(
-        save.then(() => {
-          const onDisk = JSON.parse(readFileSync(path, 'utf8')) as StateFile;
-          expect(onDisk.targets['prod']?.inventory.Alert[`a${index}`]).toEqual({ id: `id${index}` });
-        }),
-      );
+      store.record('prod', owned(index));
+      // At the moment this save resolves, the durable state must already hold alert `a${index}`.
+      checks.push(store.save().then(async () => expect((await readDurableState(path)).targets['prod']?.inventory.Alert[`a${index}`]).toEqual({ id: `id${index}` })));
     }
-    await Promise.all([...saves, ...durableChecks]);
-    expect(maxRenamesInFlight).toBe(1);
-    expect(writes).toBeLessThan(20);
-    const final = JSON.parse(await readFile(path, 'utf8')) as StateFile;
-    expect(Object.keys(final.targets['prod']!.inventory.Alert)).toHaveLength(20);
+    await Promise.all(checks);
+    expect(syncs).toBeGreaterThan(0);
+    expect(syncs).toBeLessThan(5);
+    expect(await lines(journal)).toHaveLength(20);
   });
 
-  it('lets a later save succeed after a failed one', async () => {
-    let failNext = true;
-    const flakyFs: StateFs = {
+  it('rejects a failed append with E_STATE_WRITE, then rewrites the whole state instead of appending after a half-written line', async () => {
+    let failNext = false;
+    const tearingFs: StateFs = {
       ...nodeFs,
-      rename: (from, to) => {
-        if (!failNext) return nodeFs.rename(from, to);
-        failNext = false;
-        return Promise.reject(Object.assign(new Error('io'), { code: 'EIO' }));
+      open: async (file, flags, mode) => {
+        const handle = await nodeFs.open(file, flags, mode);
+        const torn: StateFileHandle = {
+          writeFile: async (data) => {
+            if (!failNext) return handle.writeFile(data);
+            failNext = false;
+            await handle.writeFile(data.slice(0, 12));
+            throw Object.assign(new Error('io'), { code: 'EIO' });
+          },
+          sync: () => handle.sync(),
+          datasync: () => handle.datasync(),
+          close: () => handle.close(),
+        };
+        return torn;
       },
     };
-    const store = await openStateStore(path, { fs: flakyFs });
-    store.update('prod', (state) => recordCreated(state, 'Alert', 'a', { id: '1' }));
-    await expect(store.save()).rejects.toMatchObject({ code: 'E_STATE_WRITE' });
+    const store = await openExisting({ fs: tearingFs });
+    store.record('prod', owned(1));
     await store.save();
-    expect((await openStateStore(path)).get('prod').inventory.Alert).toEqual({ a: { id: '1' } });
+    failNext = true;
+    store.record('prod', owned(2));
+    await expect(store.save()).rejects.toMatchObject({ code: 'E_STATE_WRITE', message: expect.stringContaining('EIO') });
+    store.record('prod', owned(3));
+    await store.save();
+    expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
+    expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' }, a3: { id: 'id3' } });
+  });
+
+  it('keeps the journal when the compaction fails, and a later compaction succeeds', async () => {
+    let failRename = true;
+    const flakyFs: StateFs = {
+      ...nodeFs,
+      rename: (from, to) => (failRename ? Promise.reject(Object.assign(new Error('disk full'), { code: 'ENOSPC' })) : nodeFs.rename(from, to)),
+    };
+    const store = await openExisting({ fs: flakyFs });
+    store.record('prod', owned(1));
+    await store.save();
+    await expect(store.compact()).rejects.toMatchObject({ code: 'E_STATE_WRITE', message: expect.stringContaining('ENOSPC') });
+    expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['state.json', 'state.json.journal']);
+    expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({ a1: { id: 'id1' } });
+    failRename = false;
+    store.record('prod', owned(2));
+    await store.save();
+    await store.close();
+    expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
+    expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' } });
+  });
+
+  it('does not send records to disk from a read of an unchanged store', async () => {
+    const store = await openStateStore(path);
+    store.update('prod', (state) => state);
+    await store.save();
+    await store.compact();
+    await expect(stat(join(dir, 'nested'))).rejects.toThrow();
   });
 });

@@ -1,0 +1,89 @@
+/**
+ * What each `StateRecord` does to a target's state: the one home of those rules. The store applies
+ * records in place to its own copy (O(1) per write, whatever the size of the inventory); the pure
+ * transitions of `inventory.ts` apply them to a copy.
+ */
+import { KINDS, type Kind } from '../model/kinds.js';
+import { emptyTargetState, secretHashKey, type InventoryEntry, type StateRecord, type TargetState } from '../model/state.js';
+
+/** Changes `state` in place. Only the store's own state and fresh copies may be passed here. */
+export function applyRecord(state: TargetState, record: StateRecord): void {
+  switch (record.type) {
+    case 'intent':
+      dropIntent(state, record.kind, record.key);
+      state.intents.push({ kind: record.kind, key: record.key, name: record.name, at: record.at });
+      return;
+    case 'owned':
+      setOwn(state.inventory[record.kind], record.key, entryOf(record));
+      dropIntent(state, record.kind, record.key);
+      return;
+    case 'spec': {
+      const entry = Object.hasOwn(state.inventory[record.kind], record.key) ? state.inventory[record.kind][record.key] : undefined;
+      // Entries are shared with copies (see copyTargetState), so the entry is replaced, not changed.
+      if (entry) setOwn(state.inventory[record.kind], record.key, { ...entry, spec: record.spec });
+      return;
+    }
+    case 'forgotten':
+      delete state.inventory[record.kind][record.key];
+      forgetSecretHashes(state, record.kind, record.key);
+      dropIntent(state, record.kind, record.key);
+      return;
+    case 'intent-dropped':
+      dropIntent(state, record.kind, record.key);
+      return;
+    case 'secrets':
+      for (const [path, hash] of Object.entries(record.hashes)) setOwn(state.secretHashes, secretHashKey(record.kind, record.key, path), hash);
+      return;
+    case 'replaced':
+      replaceInPlace(state, copyTargetState(record.state));
+      return;
+  }
+}
+
+/** A copy whose maps and lists can be changed without touching `state` (entries are shared: they are never changed, only replaced). */
+export function copyTargetState(state: TargetState): TargetState {
+  const inventory = emptyTargetState().inventory;
+  for (const kind of KINDS) Object.assign(inventory[kind], state.inventory[kind]);
+  return { inventory, secretHashes: { ...state.secretHashes }, intents: [...state.intents] };
+}
+
+/** `state` with `records` applied, leaving `state` as it was. */
+export function withRecords(state: TargetState, records: readonly StateRecord[]): TargetState {
+  const next = copyTargetState(state);
+  for (const record of records) applyRecord(next, record);
+  return next;
+}
+
+function entryOf(record: { id: string; name?: string; spec?: string }): InventoryEntry {
+  const entry: InventoryEntry = { id: record.id };
+  if (record.name !== undefined) entry.name = record.name;
+  if (record.spec !== undefined) entry.spec = record.spec;
+  return entry;
+}
+
+function dropIntent(state: TargetState, kind: Kind, key: string): void {
+  // Intents are few (creates in flight, or left by a crash), so a scan is cheap.
+  const index = state.intents.findIndex((intent) => intent.kind === kind && intent.key === key);
+  if (index >= 0) state.intents.splice(index, 1);
+}
+
+function forgetSecretHashes(state: TargetState, kind: Kind, key: string): void {
+  const prefix = secretHashKey(kind, key, '');
+  // Only pipes carry write-only values, so this scans a handful of hashes.
+  for (const name of Object.keys(state.secretHashes)) if (name.startsWith(prefix)) delete state.secretHashes[name];
+}
+
+function replaceInPlace(state: TargetState, next: TargetState): void {
+  state.inventory = next.inventory;
+  state.secretHashes = next.secretHashes;
+  state.intents = next.intents;
+}
+
+/**
+ * Sets an own property, even one named `__proto__`: keys come from manifests and the state file,
+ * and a plain assignment of that name would change the object's prototype instead.
+ */
+export function setOwn<T>(map: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__') Object.defineProperty(map, key, { value, writable: true, enumerable: true, configurable: true });
+  else map[key] = value;
+}
