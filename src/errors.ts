@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   E_API_AMBIGUOUS: 'a create may or may not have happened (timed out after sending)',
   E_STATE_CORRUPT: 'the state file cannot be read or parsed',
   E_STATE_WRITE: 'the state file could not be written',
+  E_STATE_LOCKED: 'another stacksync process kept the state file locked past --lock-timeout',
   E_PRUNE_REFUSED: 'a prune was refused by the safety caps',
   E_MANIFEST_BLOCKED: 'a change was not applied because manifests of its target have errors (apply --allow-partial lifts this)',
   E_CONFLICT: 'live resources stand in the way: several share the name, or one stacksync does not manage (see --adopt)',

@@ -9,14 +9,14 @@ import { parseSavedPlan, type SavedPlan } from '../plan/saved.js';
 import { computePlan, executePlan, planRequestFor, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import { prepareSavedPlan } from '../reconcile/saved-plan.js';
 import { errnoCode } from '../support/fs.js';
-import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
+import { addCommonOptions, lockTimeoutOf, lockTimeoutOption, openSession, type CommonFlags, type LockFlags, type Session } from './context.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
 import { createProgressReporter } from './progress.js';
 import { onTermination } from './signals.js';
 import { packageVersion } from './version.js';
 
-interface ApplyFlags extends CommonFlags {
+interface ApplyFlags extends CommonFlags, LockFlags {
   target: string[];
   output: 'text' | 'json';
   prune?: boolean;
@@ -45,12 +45,14 @@ export const applyCommand: CommandFactory = (setExitCode) =>
     .option('--allow-partial', 'apply the valid manifests of a target even though others of it have errors (default: a target with manifest errors gets no writes; its deletes never run)')
     .addOption(new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'))
     .option('--plan <file>', 'apply the plan saved by `plan --out FILE`, exactly, or nothing if anything it was computed from changed (its --target, --prune and --adopt come with it)')
+    .addOption(lockTimeoutOption())
     .action(async (flags: ApplyFlags) => {
       const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags);
       // Progress goes to stderr, so stdout holds only the plan and the results (or the JSON).
       const reporter = createProgressReporter({ stream: process.stderr, labelTargets: flags.target.length !== 1 });
       const session = await openSession(flags, {
         writeKey: true,
+        state: { mode: 'command', command: 'apply', lockTimeoutMs: lockTimeoutOf(flags) },
         clientOptions: { hooksFor: () => ({ onRateLimitWait: (event) => reporter.onRateLimitWait(event) }) },
       });
       const cancel = new AbortController();

@@ -3,8 +3,9 @@
  * loading them, opening the state, and printing problems. Exit codes stay in the commands.
  */
 import { existsSync } from 'node:fs';
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Logger } from 'pino';
+import { parseDuration } from '../config/duration.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../model/config.js';
 import { chooseConfigPath, chooseManifestsDir, processEnv, type Env } from '../config/paths.js';
@@ -12,8 +13,10 @@ import { createLogger } from '../support/logger.js';
 import { StacksyncError } from '../errors.js';
 import { createClientPool, type ClientPool, type ClientPoolOptions } from '../reconcile/clients.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
-import { createSecretHasher, keyPathFor, loadOrCreateHmacKey } from '../state/hmac.js';
-import { openStateStore } from '../state/store.js';
+import { createStateGuard, readOnlyGuard, type StateGuard } from '../state/guard.js';
+import { createSecretHasher, keyPathFor, loadOrCreateHmacKey, type SecretHasher } from '../state/hmac.js';
+import { acquireStateLock, DEFAULT_LOCK_TIMEOUT_MS, type LockHolder, type StateLock } from '../state/lock.js';
+import { openStateStore, type StateStore } from '../state/store.js';
 import { randomBytes } from 'node:crypto';
 
 export interface CommonFlags {
@@ -30,13 +33,53 @@ export function addCommonOptions(command: Command, defaultLogLevel = 'warn'): Co
     .option('--log-level <level>', 'log level on stderr: trace, debug, info, warn, error, silent', defaultLogLevel);
 }
 
+/** `--lock-timeout` of the commands that write the state file. */
+export interface LockFlags {
+  lockTimeout?: number;
+}
+
+/** `--lock-timeout`: how long to wait while another stacksync process writes the same state file. */
+export function lockTimeoutOption(): Option {
+  return new Option(
+    '--lock-timeout <duration>',
+    `how long to wait while another stacksync process writes the same state file, e.g. 30s, 2m, 0 (default ${DEFAULT_LOCK_TIMEOUT_MS / 1000}s); then exit 1 naming it`,
+  ).argParser(parseLockTimeout);
+}
+
+/** Milliseconds of `--lock-timeout`: a duration (`30s`, `2m`) or plain seconds. */
+export function parseLockTimeout(text: string): number {
+  const ms = /^[0-9]+$/.test(text) ? Number(text) * 1000 : parseDuration(text);
+  if (ms === undefined || !Number.isSafeInteger(ms)) throw new InvalidArgumentError('must be a duration like 30s or 2m, or a number of seconds');
+  return ms;
+}
+
+/** The lock timeout the flags ask for, or the default (30 s). */
+export function lockTimeoutOf(flags: LockFlags): number {
+  return flags.lockTimeout ?? DEFAULT_LOCK_TIMEOUT_MS;
+}
+
 export interface Session {
   context: ReconcileContext;
   clients: ClientPool;
   logger: Logger;
   configWarnings: { message: string; file: string; line?: number; column?: number }[];
+  /** Runs a burst of state writes under the state lock (`guarded` access), from a fresh read of the state. */
+  guard: StateGuard;
+  /** Writes what is left of the state (when this command holds the lock), lets the lock go, closes the clients. */
   close(): Promise<void>;
 }
+
+/**
+ * How a command uses the state file. One process writes it at a time: another waits for the lock
+ * up to `lockTimeoutMs`, then fails with `E_STATE_LOCKED` naming the holder.
+ */
+export type StateAccess =
+  /** Never writes and takes no lock (plan, dry runs, export without --adopt). */
+  | { mode: 'read' }
+  /** Writes during the whole command (apply): the lock is taken before the state is read, and kept until `close`. */
+  | { mode: 'command'; command: string; lockTimeoutMs: number }
+  /** Writes in bursts (each sync of the daemon, export --adopt): `session.guard` takes the lock around each. */
+  | { mode: 'guarded'; command: string; lockTimeoutMs: number };
 
 export interface SessionOptions {
   /** Create the HMAC key when missing (apply/run); plan uses a throwaway key instead, writing nothing. */
@@ -46,6 +89,8 @@ export interface SessionOptions {
   logger?: Logger;
   /** An already loaded config (embedded mode). */
   config?: Config;
+  /** How the state file is used: read only, locked for the whole command, or locked per burst of writes. */
+  state: StateAccess;
 }
 
 /** Loads the config and opens state and clients for one command. */
@@ -53,8 +98,15 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
   const env = options.env ?? processEnv();
   const logger = options.logger ?? createLogger({ level: (flags.logLevel ?? 'warn') as 'warn' });
   const { config, warnings } = options.config ? { config: options.config, warnings: [] } : await loadConfigFrom(flags, env);
-  const store = await openStateStore(config.state);
-  const hasher = createSecretHasher(await hmacKey(config.state, options.writeKey));
+  const state = await openState(config.state, options.state, logger);
+  const { store } = state;
+  let hasher: SecretHasher;
+  try {
+    hasher = createSecretHasher(await hmacKey(config.state, options.writeKey));
+  } catch (error) {
+    await state.close();
+    throw error;
+  }
   const clients = createClientPool({ ...options.clientOptions, logger, secretIo: { env } });
   const context: ReconcileContext = {
     config,
@@ -68,12 +120,59 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
   const configWarnings = warnings.map((warning) => ({ message: warning.message, ...warning.location }));
   const close = async (): Promise<void> => {
     try {
-      await store.close();
+      await state.close();
     } finally {
       await clients.close();
     }
   };
-  return { context, clients, logger, configWarnings, close };
+  return { context, clients, logger, configWarnings, guard: state.guard, close };
+}
+
+interface OpenState {
+  store: StateStore;
+  guard: StateGuard;
+  close(): Promise<void>;
+}
+
+/** Opens the state the way `access` says; for a command that writes throughout, the lock comes first. */
+async function openState(path: string, access: StateAccess, logger: Logger): Promise<OpenState> {
+  if (access.mode === 'read') {
+    const store = await openStateStore(path, { readOnly: true });
+    return { store, guard: readOnlyGuard(store), close: () => store.close() };
+  }
+  const lock = (signal?: AbortSignal): Promise<StateLock> =>
+    acquireStateLock(path, {
+      command: access.command,
+      timeoutMs: access.lockTimeoutMs,
+      ...(signal ? { signal } : {}),
+      onWait: (holder) => logger.warn({ holder: describeHolder(holder) }, `state file is locked by another stacksync; waiting up to ${access.lockTimeoutMs / 1000} s (--lock-timeout)`),
+      onStale: (holder) => logger.warn({ holder: describeHolder(holder) }, 'took over the state lock of a stacksync process that is gone'),
+    });
+  if (access.mode === 'guarded') {
+    // No lock yet: what a crashed run left in the journal is compacted by the first holder.
+    const store = await openStateStore(path, { compactOnOpen: false });
+    return { store, guard: createStateGuard(store, lock), close: async () => undefined };
+  }
+  const held = await lock();
+  let store: StateStore;
+  try {
+    store = await openStateStore(path);
+  } catch (error) {
+    await held.release();
+    throw error;
+  }
+  const close = async (): Promise<void> => {
+    try {
+      await store.close();
+    } finally {
+      await held.release();
+    }
+  };
+  return { store, guard: { hold: (body) => body() }, close };
+}
+
+function describeHolder(holder: LockHolder): string {
+  return `stacksync ${holder.command}, pid ${holder.pid} on ${holder.host}, since ${holder.since}`;
 }
 
 /** Neither -c nor STACKSYNC_CONFIG names a config, and none is at the default path: `run` goes embedded, the rest explain. */

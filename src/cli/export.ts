@@ -8,7 +8,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { KINDS, type Kind } from '../model/kinds.js';
 import type { Env } from '../config/paths.js';
 import { exportTarget as exportLiveTarget, type ExportOutcome } from '../reconcile/export.js';
-import { openSession } from './context.js';
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../state/lock.js';
+import { openSession, type StateAccess } from './context.js';
 import { EXIT_OK, type CommandFactory } from './exit.js';
 
 export type { ExportOutcome } from '../reconcile/export.js';
@@ -34,9 +35,11 @@ export interface ExportIo {
 
 /** Exports one target into `flags.out`; throws `StacksyncError` on usage, config or API errors. */
 export async function exportTarget(flags: ExportFlags, io: ExportIo): Promise<ExportOutcome> {
-  const session = await openSession({ ...flags, manifests: flags.out }, { writeKey: false, ...(io.env ? { env: io.env } : {}) });
+  // Only --adopt writes the state, and then under the lock like every writer.
+  const state: StateAccess = flags.adopt === true ? { mode: 'guarded', command: 'export', lockTimeoutMs: DEFAULT_LOCK_TIMEOUT_MS } : { mode: 'read' };
+  const session = await openSession({ ...flags, manifests: flags.out }, { writeKey: false, state, ...(io.env ? { env: io.env } : {}) });
   try {
-    return await exportLiveTarget(session.context, {
+    return await session.guard.hold(() => exportLiveTarget(session.context, {
       ...(flags.target !== undefined ? { target: flags.target } : {}),
       outDir: flags.out,
       kinds: flags.kind ?? [],
@@ -44,7 +47,7 @@ export async function exportTarget(flags: ExportFlags, io: ExportIo): Promise<Ex
       force: flags.force === true,
       ...(flags.schemaBase !== undefined ? { schemaBase: flags.schemaBase } : {}),
       warn: (message) => io.stderr(`stacksync: warning: ${message}\n`),
-    });
+    }));
   } finally {
     await session.close();
   }

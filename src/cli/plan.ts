@@ -62,7 +62,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
     )
     .action(async (flags: PlanFlags) => {
       const env = processEnv();
-      const session = await openSession(flags, { writeKey: false, env });
+      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' } });
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
         const plan = withConfigWarnings(run.plan, session.configWarnings);

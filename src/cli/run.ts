@@ -8,11 +8,11 @@ import { createLogger } from '../support/logger.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { installShutdown } from '../daemon/shutdown.js';
 import { DEFAULT_SEED_IDS } from '../emulator/index.js';
-import { addCommonOptions, noConfigGiven, openSession, type CommonFlags } from './context.js';
+import { addCommonOptions, lockTimeoutOf, lockTimeoutOption, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
 import { StacksyncError } from '../errors.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 
-interface RunFlags extends CommonFlags {
+interface RunFlags extends CommonFlags, LockFlags {
   listen?: string;
   embedded?: boolean;
   once?: boolean;
@@ -41,6 +41,7 @@ export const runCommand: CommandFactory = (setExitCode) =>
     .option('--once', "sync every target once and exit with apply's exit codes")
     .option('--dry-run', 'plan and report changes to apply and drift, never write')
     .option('--detailed-exitcode', 'with --once: exit 2 when changes were found and not applied, like plan --detailed-exitcode')
+    .addOption(lockTimeoutOption())
     .action(async (flags: RunFlags) => {
       if (flags.detailedExitcode && !flags.once) throw new StacksyncError('E_USAGE', '--detailed-exitcode needs --once: a daemon has no exit code to report changes with');
       const env = processEnv();
@@ -50,6 +51,8 @@ export const runCommand: CommandFactory = (setExitCode) =>
       const demo = embedded ? await startEmbedded() : undefined;
       const session = await openSession(flags, {
         writeKey: flags.dryRun !== true,
+        // Each sync takes the state lock, so a one-off apply can run between two syncs.
+        state: flags.dryRun === true ? { mode: 'read' } : { mode: 'guarded', command: 'run', lockTimeoutMs: lockTimeoutOf(flags) },
         logger,
         env,
         ...(demo ? { config: demo.config } : {}),
@@ -66,6 +69,7 @@ export const runCommand: CommandFactory = (setExitCode) =>
         dryRun: flags.dryRun === true,
         console: (text) => process.stdout.write(text),
         closeClients: () => session.clients.close(),
+        stateGuard: session.guard,
       };
       if (demo) process.stdout.write(embeddedBanner(demo, session.context.manifestsDir));
 

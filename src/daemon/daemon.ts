@@ -6,6 +6,7 @@
 import { realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
+import type { StateGuard } from '../state/guard.js';
 import { describeSync, type NotApplied } from './console.js';
 import { childForSync } from '../support/logger.js';
 import { initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
@@ -42,6 +43,12 @@ export interface DaemonOptions {
   closeClients?: () => Promise<void>;
   /** Where manifests are parsed; default worker threads (this thread when the build has none). */
   parser?: ManifestParser;
+  /**
+   * Each sync runs under it: the state lock, so another stacksync process (a one-off apply) writes
+   * between two syncs, never during one, and each sync starts from what that process recorded.
+   * Without it the daemon assumes no other process writes its state file.
+   */
+  stateGuard?: StateGuard;
   timers?: SchedulerTimers;
   now?: () => number;
   random?: () => number;
@@ -93,17 +100,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // directory replaced): let it look again, without waiting for it.
       watcher?.refresh();
       const revision = await readRevision(root);
-      result = await syncTarget({
-        context: { ...context, manifestsDir: root, logger: log, manifests },
-        target,
-        heal: !options.dryRun && config.sync.drift === 'heal',
-        metrics,
-        logger: log,
-        signal,
-        trigger,
-        now,
-        ...(revision ? { revision } : {}),
-      });
+      const dir = root;
+      const sync = (): Promise<TargetSyncResult> =>
+        syncTarget({
+          context: { ...context, manifestsDir: dir, logger: log, manifests },
+          target,
+          heal: !options.dryRun && config.sync.drift === 'heal',
+          metrics,
+          logger: log,
+          signal,
+          trigger,
+          now,
+          ...(revision ? { revision } : {}),
+        });
+      result = options.stateGuard ? await options.stateGuard.hold(sync, signal) : await sync();
     } catch (error) {
       log.error({ err: error }, 'sync failed');
       result = crashedSync(error);

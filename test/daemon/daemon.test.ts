@@ -68,7 +68,7 @@ async function start(workspace: Workspace, manifestsDir = workspace.manifestsDir
   const logger = createLogger({ level: 'silent' });
   const session = await openSession(
     { config: workspace.configPath, manifests: manifestsDir },
-    { writeKey: true, env: workspace.env, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
+    { writeKey: true, state: { mode: 'guarded', command: 'run', lockTimeoutMs: 5_000 }, env: workspace.env, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
   );
   const daemon = await startDaemon({
     context: session.context,
@@ -79,6 +79,7 @@ async function start(workspace: Workspace, manifestsDir = workspace.manifestsDir
     debounceMs: 100,
     drainMs: 300,
     closeClients: () => session.clients.close(),
+    stateGuard: session.guard,
   });
   return { daemon, session, metrics };
 }

@@ -1,0 +1,227 @@
+/**
+ * One writer per state file, across processes: a daemon and a one-off `apply` on the same volume
+ * must never write over each other's records. The lock is a file beside the state file
+ * (`state.json.lock`), created with O_EXCL and holding who holds it (pid, host, command, since),
+ * so a waiter can name the holder and tell when it died: a holder on this host whose process is
+ * gone left the lock behind (SIGKILL, OOM, a power cut) and it is taken over, with a warning.
+ * A holder on another host cannot be checked from here, so its lock is never broken.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { StacksyncError } from '../errors.js';
+import { errnoCode, nodeFs, type StateFs } from '../support/fs.js';
+import { STATE_DIR_MODE, STATE_FILE_MODE } from './store.js';
+
+/** How long a second writer waits for the lock by default (`--lock-timeout`). */
+export const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
+
+/** What the lock file says about its holder. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** The stacksync command holding it, e.g. `apply` or `run`. */
+  command: string;
+  /** ISO time it was taken. */
+  since: string;
+  /** Tells this holding apart from a later one by a process with the same pid. */
+  token: string;
+}
+
+export interface StateLockOptions {
+  /** The command taking the lock, shown to whoever waits for it. */
+  command: string;
+  /** How long to wait while another process holds it; 0 gives up at once. Default 30 s. */
+  timeoutMs?: number;
+  /** Stops waiting (with `E_STATE_LOCKED`) when it aborts. */
+  signal?: AbortSignal;
+  /** Told when a lock left by a process that is gone is taken over. */
+  onStale?: (holder: LockHolder) => void;
+  /** Told once, when another holder makes this one wait. */
+  onWait?: (holder: LockHolder) => void;
+  fs?: StateFs;
+  /** This host and process; default `os.hostname()` and `process.pid`. */
+  host?: string;
+  pid?: number;
+  /** Whether a process of this host is running; default `process.kill(pid, 0)`. */
+  isAlive?: (pid: number) => boolean;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface StateLock {
+  readonly holder: LockHolder;
+  /** Removes the lock file, unless it is no longer this holder's. */
+  release(): Promise<void>;
+}
+
+/** `.stacksync/state.json` → `.stacksync/state.json.lock`. */
+export function lockPathFor(statePath: string): string {
+  return `${statePath}.lock`;
+}
+
+/** Tokens of the locks this process holds: a lock with this pid and another token was left by an earlier process. */
+const heldHere = new Set<string>();
+
+/** Polling for a held lock starts at this interval and backs off to the next. */
+const FIRST_POLL_MS = 25;
+const MAX_POLL_MS = 500;
+
+/**
+ * Takes the lock of the state file at `statePath`, waiting up to `timeoutMs` while another live
+ * process holds it; then `E_STATE_LOCKED`, naming the holder.
+ */
+export async function acquireStateLock(statePath: string, options: StateLockOptions): Promise<StateLock> {
+  const fs = options.fs ?? nodeFs;
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? defaultSleep;
+  const path = lockPathFor(statePath);
+  const me: LockHolder = {
+    pid: options.pid ?? process.pid,
+    host: options.host ?? hostname(),
+    command: options.command,
+    since: new Date(now()).toISOString(),
+    token: randomBytes(8).toString('hex'),
+  };
+  const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const deadline = now() + timeoutMs;
+  await fs.mkdir(dirname(path), { recursive: true, mode: STATE_DIR_MODE });
+  let pollMs = FIRST_POLL_MS;
+  let waitedFor: string | undefined;
+  for (;;) {
+    if (await tryCreate(fs, path, me)) return heldLock(fs, path, me);
+    const holder = await readHolder(fs, path);
+    if (holder === 'gone') continue;
+    if (holder !== 'unreadable' && isStale(holder, me, options.isAlive ?? isProcessAlive)) {
+      if (await breakStale(fs, path, holder)) options.onStale?.(holder);
+      continue;
+    }
+    if (options.signal?.aborted) throw lockedError(statePath, holder, timeoutMs, 'stopped waiting for it');
+    if (now() >= deadline) throw lockedError(statePath, holder, timeoutMs);
+    if (holder !== 'unreadable' && waitedFor !== holder.token) {
+      waitedFor = holder.token;
+      options.onWait?.(holder);
+    }
+    await sleep(Math.max(1, Math.min(pollMs, deadline - now())));
+    pollMs = Math.min(pollMs * 2, MAX_POLL_MS);
+  }
+}
+
+/** The lock file, created only if there is none; false when someone else has it. */
+async function tryCreate(fs: StateFs, path: string, me: LockHolder): Promise<boolean> {
+  let handle;
+  try {
+    handle = await fs.open(path, 'wx', STATE_FILE_MODE);
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return false;
+    throw new StacksyncError('E_STATE_WRITE', `state lock ${path} could not be created (${errnoCode(error) ?? String(error)})`, { subject: path, cause: error });
+  }
+  try {
+    await handle.writeFile(`${JSON.stringify(me)}\n`);
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+/** Who holds the lock; `gone` when it was released meanwhile; `unreadable` while it is being written, or when it is not ours. */
+async function readHolder(fs: StateFs, path: string): Promise<LockHolder | 'gone' | 'unreadable'> {
+  let text: string;
+  try {
+    text = await fs.readFile(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return 'gone';
+    return 'unreadable';
+  }
+  return parseHolder(text) ?? 'unreadable';
+}
+
+function parseHolder(text: string): LockHolder | undefined {
+  try {
+    const data = JSON.parse(text) as Partial<LockHolder>;
+    const { pid, host, command, since, token } = data;
+    if (!Number.isInteger(pid) || typeof host !== 'string' || typeof command !== 'string' || typeof since !== 'string' || typeof token !== 'string') return undefined;
+    return { pid: pid as number, host, command, since, token };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A holder on this host whose process is gone, or that has this process's pid without being held here (a recycled pid, as in a restarted container). */
+function isStale(holder: LockHolder, me: LockHolder, isAlive: (pid: number) => boolean): boolean {
+  if (holder.host !== me.host) return false;
+  if (holder.pid === me.pid) return !heldHere.has(holder.token);
+  return !isAlive(holder.pid);
+}
+
+/**
+ * Removes a stale lock, unless another process took it over first: the file is moved aside and
+ * checked to be the stale holder's before it is deleted; a fresh lock moved by mistake is put back.
+ */
+async function breakStale(fs: StateFs, path: string, stale: LockHolder): Promise<boolean> {
+  const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
+  try {
+    await fs.rename(path, aside);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return false;
+    throw error;
+  }
+  const moved = await readHolder(fs, aside);
+  if (moved !== 'gone' && moved !== 'unreadable' && moved.token !== stale.token) {
+    await fs.link(aside, path).catch(() => undefined);
+    await fs.unlink(aside).catch(() => undefined);
+    return false;
+  }
+  await fs.unlink(aside).catch(() => undefined);
+  return true;
+}
+
+function heldLock(fs: StateFs, path: string, me: LockHolder): StateLock {
+  heldHere.add(me.token);
+  let released = false;
+  return {
+    holder: me,
+    async release() {
+      if (released) return;
+      released = true;
+      heldHere.delete(me.token);
+      const holder = await readHolder(fs, path);
+      if (holder === 'gone' || holder === 'unreadable' || holder.token !== me.token) return;
+      await fs.unlink(path).catch((error: unknown) => {
+        if (errnoCode(error) !== 'ENOENT') throw error;
+      });
+    },
+  };
+}
+
+function lockedError(statePath: string, holder: LockHolder | 'unreadable', timeoutMs: number, why?: string): StacksyncError {
+  const path = lockPathFor(statePath);
+  const who =
+    holder === 'unreadable'
+      ? `a lock file stacksync cannot read (${path})`
+      : `\`stacksync ${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since})`;
+  const waited = why ?? `waited ${formatSeconds(timeoutMs)} (--lock-timeout)`;
+  return new StacksyncError(
+    'E_STATE_LOCKED',
+    `state file ${statePath} is locked by ${who}; ${waited}. Try again when it is done; if that process is gone and ran on another host, which stacksync cannot check, remove ${path} by hand`,
+    { subject: statePath, ...(holder === 'unreadable' ? {} : { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } }) },
+  );
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return errnoCode(error) === 'EPERM';
+  }
+}
+
+function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
