@@ -161,7 +161,18 @@ async function openState(path: string, access: StateAccess, logger: Logger): Pro
     await held.release();
     throw error;
   }
+  // A second signal exits at once: leave a complete state file and no lock behind even then.
+  const onExit = (): void => {
+    try {
+      store.compactSync();
+    } catch {
+      // The journal is still there: the next run replays it.
+    }
+    held.releaseSync();
+  };
+  process.once('exit', onExit);
   const close = async (): Promise<void> => {
+    process.off('exit', onExit);
     try {
       await store.close();
     } finally {

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { StacksyncError } from '../errors.js';
-import { errnoCode, nodeFs, type StateFs } from '../support/fs.js';
+import { errnoCode, nodeFs, removeDurablySync, type StateFs } from '../support/fs.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE } from './store.js';
 
 /** How long a second writer waits for the lock by default (`--lock-timeout`). */
@@ -53,6 +53,8 @@ export interface StateLock {
   readonly holder: LockHolder;
   /** Removes the lock file, unless it is no longer this holder's. */
   release(): Promise<void>;
+  /** `release`, synchronously and without the ownership check: for a process exiting at once while it holds the lock. */
+  releaseSync(): void;
 }
 
 /** `.stacksync/state.json` → `.stacksync/state.json.lock`. */
@@ -190,6 +192,12 @@ function heldLock(fs: StateFs, path: string, me: LockHolder): StateLock {
       await fs.unlink(path).catch((error: unknown) => {
         if (errnoCode(error) !== 'ENOENT') throw error;
       });
+    },
+    releaseSync() {
+      if (released) return;
+      released = true;
+      heldHere.delete(me.token);
+      removeDurablySync(path);
     },
   };
 }

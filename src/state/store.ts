@@ -12,7 +12,7 @@
 import { dirname } from 'node:path';
 import { StacksyncError } from '../errors.js';
 import { emptyTargetState, type StateFile, type StateRecord, type TargetState } from '../model/state.js';
-import { errnoCode, nodeFs, syncDirectory, writeFileAtomically, type StateFs, type StateFileHandle } from '../support/fs.js';
+import { errnoCode, makeDirectorySync, nodeFs, removeDurablySync, syncDirectory, writeFileAtomically, writeFileAtomicallySync, type StateFs, type StateFileHandle } from '../support/fs.js';
 import {
   corruptFile,
   journalPathFor,
@@ -63,6 +63,11 @@ export interface StateStore {
   reload(): Promise<void>;
   /** Compacts what was written and closes the journal. */
   close(): Promise<void>;
+  /**
+   * Compacts at once, synchronously, from memory (records not yet saved included: each is either
+   * an intent, harmless early, or a write that happened): for a process exiting at once.
+   */
+  compactSync(): void;
 }
 
 export interface StateStoreOptions {
@@ -236,6 +241,15 @@ class FileStateStore implements StateStore {
     await this.compact();
     await this.#io;
     await this.#closeJournal();
+  }
+
+  compactSync(): void {
+    if (this.readOnly || this.#inStateFile()) return;
+    makeDirectorySync(dirname(this.path), STATE_DIR_MODE);
+    writeFileAtomicallySync(this.path, serializeStateFile(this.#file), STATE_FILE_MODE);
+    removeDurablySync(this.#journalPath);
+    this.#journalOnDisk = false;
+    this.#stateFileOnDisk = true;
   }
 
   /** Memory and the state file agree: every record went through the journal, and there is none. */

@@ -2,6 +2,7 @@
  * The slice of `node:fs/promises` the state layer uses, so tests can inject failures
  * (a rename that throws, a disk that is full) without touching the real disk's behaviour.
  */
+import * as fsSync from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
@@ -91,4 +92,55 @@ export async function writeFileAtomically(fs: StateFs, path: string, text: strin
     throw error;
   }
   await syncDirectory(fs, dir);
+}
+
+/**
+ * `writeFileAtomically` with the real file system's synchronous calls: for a process that must
+ * leave a complete file behind while it exits at once (a second signal), when no promise will
+ * run any more. Best effort: any failure leaves the old file in place.
+ */
+export function writeFileAtomicallySync(path: string, text: string, mode: number): void {
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const fd = fsSync.openSync(temp, 'wx', mode);
+    try {
+      fsSync.writeFileSync(fd, text);
+      fsSync.fsyncSync(fd);
+    } finally {
+      fsSync.closeSync(fd);
+    }
+    fsSync.renameSync(temp, path);
+    syncDirectorySync(dir);
+  } catch (error) {
+    fsSync.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Removes a file (ignoring that it is gone) and flushes the directory entry, synchronously. */
+export function removeDurablySync(path: string): void {
+  fsSync.rmSync(path, { force: true });
+  syncDirectorySync(dirname(path));
+}
+
+function syncDirectorySync(dir: string): void {
+  let fd: number;
+  try {
+    fd = fsSync.openSync(dir, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsSync.fsyncSync(fd);
+  } catch {
+    // As in syncDirectory: some platforms cannot sync a directory.
+  } finally {
+    fsSync.closeSync(fd);
+  }
+}
+
+/** Creates a directory and its parents if missing, synchronously (see `writeFileAtomicallySync`). */
+export function makeDirectorySync(dir: string, mode: number): void {
+  fsSync.mkdirSync(dir, { recursive: true, mode });
 }

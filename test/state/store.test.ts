@@ -244,6 +244,17 @@ describe('state store: the journal', () => {
     expect(await readDurableState(path)).toEqual(JSON.parse(compacted));
   });
 
+  it('compacts synchronously from memory for a process exiting at once, unsaved records included', async () => {
+    const store = await openExisting();
+    store.record('prod', owned(1));
+    await store.save();
+    store.record('prod', { type: 'intent', kind: 'Alert', key: 'a2', name: 'A2', at: 't' });
+    store.compactSync();
+    expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
+    const onDisk = JSON.parse(await readFile(path, 'utf8')) as StateFile;
+    expect(onDisk.targets['prod']).toMatchObject({ inventory: { Alert: { a1: { id: 'id1' } } }, intents: [{ kind: 'Alert', key: 'a2' }] });
+  });
+
   it('keeps keys named like Object.prototype members as plain data', async () => {
     const store = await openStateStore(path);
     store.record('prod', { type: 'owned', kind: 'Alert', key: '__proto__', id: 'x' }, { type: 'owned', kind: 'Alert', key: 'constructor', id: 'y' });
