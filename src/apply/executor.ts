@@ -62,6 +62,14 @@ class ApplyRun {
   readonly #queue: PQueue;
   /** Changes not yet settled, per rank: the rank barrier. */
   readonly #unsettledByRank = new Map<number, number>();
+  /**
+   * Pending changes to decide again: each waiting one is parked under what it waits for and comes
+   * back only when that settles, so a finish costs what it unblocks, not a pass over every pending
+   * change (which made a first apply of 30,000 resources quadratic).
+   */
+  readonly #candidates = new Set<ExecutionNode>();
+  readonly #waitingOnChange = new Map<ChangeKey, ExecutionNode[]>();
+  readonly #waitingOnRank = new Map<number, ExecutionNode[]>();
   #summary = emptySummary();
   #allSettled!: () => void;
 
@@ -84,7 +92,10 @@ class ApplyRun {
     // 1. Settle what does not run: unchanged changes, planning errors, dependency cycles.
     for (const node of this.#nodes) this.#settleWithoutRunning(node);
     // 2. Run changes as their dependencies and lower ranks finish; each finish schedules again.
-    const onAbort = (): void => this.#schedule();
+    const onAbort = (): void => {
+      for (const node of this.#pending) this.#candidates.add(node);
+      this.#schedule();
+    };
     this.#deps.signal?.addEventListener('abort', onAbort, { once: true });
     this.#schedule();
     await settled;
@@ -107,24 +118,43 @@ class ApplyRun {
       this.#settle(node, { result: 'ok' });
     } else {
       this.#pending.add(node);
+      this.#candidates.add(node);
     }
   }
 
   /** Starts or skips every pending change that can be decided now, until nothing more can. */
   #schedule(): void {
-    let progressed = true;
-    while (progressed) {
-      progressed = false;
-      for (const node of this.#pending) {
-        const decision = this.#decide(node);
-        if (decision === 'wait') continue;
-        this.#pending.delete(node);
-        progressed = true;
-        if (decision === 'run') void this.#queue.add(() => this.#run(node)).catch((error: unknown) => this.#crashed(node, error));
-        else this.#skip(node, decision.reason, decision.error, decision.code);
+    for (const node of this.#candidates) {
+      this.#candidates.delete(node);
+      if (!this.#pending.has(node)) continue;
+      const decision = this.#decide(node);
+      if (decision === 'wait') {
+        this.#park(node);
+        continue;
       }
+      this.#pending.delete(node);
+      if (decision === 'run') void this.#queue.add(() => this.#run(node)).catch((error: unknown) => this.#crashed(node, error));
+      else this.#skip(node, decision.reason, decision.error, decision.code);
     }
     if (this.#pending.size === 0 && this.#results.size === this.#nodes.length) this.#allSettled();
+  }
+
+  /** Parks a waiting change under every unsettled change it requires, and under its rank while lower ranks run. */
+  #park(node: ExecutionNode): void {
+    for (const required of node.requires) if (!this.#results.has(required)) pushTo(this.#waitingOnChange, required, node);
+    if (!this.#lowerRanksSettled(node.rank)) pushTo(this.#waitingOnRank, node.rank, node);
+  }
+
+  /** Sends back to be decided what waited on `node`, or on its rank once that rank is done. */
+  #wake(node: ExecutionNode): void {
+    for (const waiting of this.#waitingOnChange.get(node.key) ?? []) this.#candidates.add(waiting);
+    this.#waitingOnChange.delete(node.key);
+    if ((this.#unsettledByRank.get(node.rank) ?? 0) > 0) return;
+    for (const [rank, waiting] of this.#waitingOnRank) {
+      if (rank <= node.rank) continue;
+      for (const each of waiting) this.#candidates.add(each);
+      this.#waitingOnRank.delete(rank);
+    }
   }
 
   #decide(node: ExecutionNode): 'wait' | 'run' | { reason: SkipReason; error: string; code: ErrorCode } {
@@ -407,6 +437,7 @@ class ApplyRun {
     this.#results.set(node.key, result);
     this.#unsettledByRank.set(node.rank, (this.#unsettledByRank.get(node.rank) ?? 1) - 1);
     this.#summary = addToSummary(this.#summary, node.change.action, result.result);
+    this.#wake(node);
   }
 
   #base(node: ExecutionNode): { target: string; key: ChangeKey; kind: Kind; action: Change['action']; at: number } {
@@ -433,4 +464,10 @@ function describeError(error: unknown): { code: ErrorCode; message: string } {
 
 function withName(entry: { id: string }, name: string | undefined): { id: string; name?: string } {
   return name === undefined ? entry : { ...entry, name };
+}
+
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
