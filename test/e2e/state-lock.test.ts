@@ -25,7 +25,21 @@ import {
   writeFiles,
   type Fleet,
 } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+
+/** `stacksync ARGS` started in the workspace: its stderr so far, and its result once it exits. */
+function startCli(workspace: Workspace, args: readonly string[]): { stderr: () => string; done: Promise<CliResult> } {
+  const child = workspace.spawn(args);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { stderr: () => stderr, done };
+}
 
 /** The fleet's files moved from manifests/ to `dir`/. */
 function movedTo(dir: string, fleet: Fleet): Fleet {
@@ -56,21 +70,29 @@ describe('a daemon and an apply on one state file at once', () => {
 
     const daemon = await startDaemon(workspace, ['--log-level', 'warn']);
     try {
-      // 1. The daemon's first sync is writing: it holds the lock.
+      // 1. The daemon's first sync is writing, so it holds the lock; it is frozen there (SIGSTOP) so
+      //    that the apply surely meets the lock, however slowly the apply starts on a loaded machine.
       await waitFor(async () => (await emulatorStats(emulator.url)).writes >= 1, 20_000);
+      daemon.child.kill('SIGSTOP');
+      const frozen = await emulatorStats(emulator.url);
+      expect(frozen.writes, 'the daemon\'s first sync ended before it could be frozen').toBeLessThan(16);
       expect(JSON.parse(await readFile(lockPathFor(workspace.statePath), 'utf8'))).toMatchObject({ command: 'run', pid: daemon.child.pid });
 
-      // 2. The apply waits for it, then plans from the daemon's records and writes its own.
-      const applied = await workspace.run(['apply', '-m', 'other', '--lock-timeout', '60s'], { timeoutMs: 90_000 });
+      // 2. The apply waits for it; once the daemon goes on and lets go, it plans from the daemon's
+      //    records and writes its own.
+      const apply = startCli(workspace, ['apply', '-m', 'other', '--lock-timeout', '60s']);
+      await waitFor(() => apply.stderr().includes('state file is locked by another stacksync'), 30_000, 50);
+      expect(apply.stderr()).toContain(`stacksync run, pid ${daemon.child.pid}`);
+      daemon.child.kill('SIGCONT');
+      const applied = await apply.done;
       expect(applied.code, describeRun(applied)).toBe(0);
-      expect(applied.stderr).toContain('state file is locked by another stacksync');
-      expect(applied.stderr).toContain('stacksync run, pid');
 
       // 3. The daemon's next sync writes again: from a fresh read, so the apply's records stay.
       await workspace.write('manifests/dm/dm-d0.yaml', dashboardYaml({ key: 'dm-d0', target: 'local-selfhosted', tiles: [{ name: 't0', w: 6 }] }));
       await waitFor(async () => liveOf(await dump(emulator.url), 'local-selfhosted').dashboards.some((d) => d.name === 'Dashboard dm-d0' && d.tiles[0]?.w === 6), 30_000, 100);
       await waitFor(() => !existsSync(lockPathFor(workspace.statePath)), 30_000);
     } finally {
+      daemon.child.kill('SIGCONT');
       expect((await daemon.stop()).code).toBe(0);
     }
 
@@ -83,6 +105,15 @@ describe('a daemon and an apply on one state file at once', () => {
     expectStateMatchesLive(state, data, 'local', applyManaged);
     expectStateMatchesLive(state, data, 'local-selfhosted', selfHosted);
     expect(existsSync(`${workspace.statePath}.journal`)).toBe(false);
+
+    // A lost record would show again as a create, or as a same-named resource in the way: applying
+    // both directories again writes nothing and succeeds.
+    await resetEmulatorStats(emulator.url);
+    for (const dir of ['manifests', 'other']) {
+      const again = await workspace.run(['apply', '-m', dir]);
+      expect(again.code, describeRun(again)).toBe(0);
+    }
+    expect((await emulatorStats(emulator.url)).writes).toBe(0);
   }, 120_000);
 });
 
