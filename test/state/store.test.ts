@@ -244,6 +244,21 @@ describe('state store: the journal', () => {
     expect(await readDurableState(path)).toEqual(JSON.parse(compacted));
   });
 
+  it('journals spec digests: set on an owned entry, dropped by a later owned record without one, ignored for what is not owned', async () => {
+    const store = await openExisting();
+    const digest = 'd'.repeat(64);
+    store.record('prod', owned(1), { type: 'spec', kind: 'Alert', key: 'a1', spec: digest }, { type: 'spec', kind: 'Alert', key: 'nobody', spec: digest });
+    store.record('prod', owned(2), { type: 'spec', kind: 'Alert', key: 'a2', spec: digest }, owned(2));
+    await store.save();
+    const want = { a1: { id: 'id1', spec: digest }, a2: { id: 'id2' } };
+    expect(store.get('prod').inventory.Alert).toEqual(want);
+    // Replayed from the journal by the next process, and then compacted into the state file.
+    expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual(want);
+    const reopened = await openStateStore(path);
+    expect(reopened.get('prod').inventory.Alert).toEqual(want);
+    expect((JSON.parse(await readFile(path, 'utf8')) as StateFile).targets['prod']!.inventory.Alert).toEqual(want);
+  });
+
   it('compacts synchronously from memory for a process exiting at once, unsaved records included', async () => {
     const store = await openExisting();
     store.record('prod', owned(1));
