@@ -2,11 +2,11 @@
 // loopback and prints every figure; the full run also writes BENCHMARKS.md (machine, Node
 // version, date, figures, and the goals they meet or miss). BENCH_QUICK=1 runs smaller sizes to
 // try it out and writes nothing (unless BENCH_OUTPUT=FILE). Sections:
-//   client full read · plan cost vs size · in-sync cost · plan at 100,000 · daemon memory ·
-//   apply under a rate limit · many targets on one key · HTTP floor · watch latency
+//   client full read · plan cost vs size · in-sync cost · plan at 100,000 · first apply vs size ·
+//   daemon memory · apply under a rate limit · many targets on one key · HTTP floor · watch latency
 // BENCH_ONLY=name,name runs only those sections (names as in the results: clientRead, planSize,
-// planLarge, memory, rateLimit, sharedKey, httpFloor, watch) and writes no report unless
-// BENCH_OUTPUT is set.
+// planLarge, firstApply, memory, rateLimit, sharedKey, httpFloor, watch) and writes no report
+// unless BENCH_OUTPUT is set.
 // The daemon sections run when this build has `stacksync run`; otherwise they say "pending".
 // Bounded: every child has a deadline, and the whole run gives up after BENCH_DEADLINE_MS.
 import { writeFile } from 'node:fs/promises';
@@ -14,25 +14,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { clientFullRead } from './bench/client-read.mjs';
+import { firstApplyScale } from './bench/first-apply.mjs';
 import { httpFloor } from './bench/http-floor.mjs';
 import { hasDaemon, machine } from './bench/lib.mjs';
 import { daemonMemory } from './bench/memory.mjs';
 import { planAtSize, planOnly } from './bench/plan-size.mjs';
 import { rateLimitRuns } from './bench/rate-limit.mjs';
 import { sharedKeyRun } from './bench/shared-key.mjs';
-import { renderMarkdown } from './bench/report.mjs';
+import { firstApplyVerdict, floorVerdict, renderMarkdown } from './bench/report.mjs';
 import { watchLatency } from './bench/watch.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
-const BENCH_DEADLINE_MS = QUICK ? 300_000 : 1_400_000;
+const BENCH_DEADLINE_MS = QUICK ? 420_000 : 2_400_000;
 /** Where the report goes; a quick or partial run writes one only when BENCH_OUTPUT names a file. */
 const OUTPUT = process.env.BENCH_OUTPUT ?? (QUICK || ONLY ? undefined : fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)));
 
 /** What each section runs; the full profile is the one BENCHMARKS.md reports. */
 export const PROFILE = QUICK
-  ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], rate: { changes: 40, limit: 10 }, sharedKey: { targets: 10, requests: 10, perSeconds: 5, creates: 1, heavyCreates: 5 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, largePlan: 20_000, watch: [{ size: 100, edits: 10 }, { size: 1000, edits: 5 }], memory: { resyncs: 3, warmup: 2 } }
-  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], rate: { changes: 300, limit: 10 }, sharedKey: { targets: 20, requests: 10, perSeconds: 10, creates: 2, heavyCreates: 12 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, largePlan: 100_000, watch: [{ size: 100, edits: 50 }, { size: 10_000, edits: 30 }], memory: { resyncs: 12, warmup: 6 } };
+  ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], firstApply: [300, 1000, 3000], rate: { changes: 40, limit: 10 }, sharedKey: { targets: 10, requests: 10, perSeconds: 5, creates: 1, heavyCreates: 5 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, largePlan: 20_000, watch: [{ size: 100, edits: 10 }, { size: 1000, edits: 5 }], memory: { resyncs: 3, warmup: 2 } }
+  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], firstApply: [1000, 10_000, 30_000], rate: { changes: 300, limit: 10 }, sharedKey: { targets: 20, requests: 10, perSeconds: 10, creates: 2, heavyCreates: 12 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, largePlan: 100_000, watch: [{ size: 100, edits: 50 }, { size: 10_000, edits: 30 }], memory: { resyncs: 12, warmup: 6 } };
 
 const log = (line) => console.log(line);
 
@@ -72,6 +73,12 @@ async function main() {
 
   await section(results, 'planLarge', `Plan at ${PROFILE.largePlan.toLocaleString('en-US')} resources`, () => planOnly(PROFILE.largePlan, log));
 
+  await section(results, 'firstApply', `First apply at ${PROFILE.firstApply.map((size) => size.toLocaleString('en-US')).join(', ')} resources`, async () => {
+    const figures = await firstApplyScale({ sizes: PROFILE.firstApply }, log);
+    log(`  ${firstApplyVerdict(figures)}`);
+    return figures;
+  });
+
   await section(results, 'memory', 'Daemon memory', async () => {
     if (!daemon) return { pending: 'daemon not built' };
     if (!largest) throw new Error('no applied world from the plan section');
@@ -81,7 +88,11 @@ async function main() {
 
   await section(results, 'rateLimit', 'Apply under a rate limit', () => rateLimitRuns(PROFILE.rate, log));
   await section(results, 'sharedKey', 'Many targets on one key', () => sharedKeyRun(PROFILE.sharedKey, log));
-  await section(results, 'httpFloor', 'HTTP floor', () => httpFloor(PROFILE.floor, log));
+  await section(results, 'httpFloor', 'HTTP floor', async () => {
+    const figures = await httpFloor(PROFILE.floor, log);
+    log(`  ${floorVerdict(figures)}`);
+    return figures;
+  });
   await section(results, 'watch', 'Watch latency', async () => {
     if (!daemon) return { pending: 'daemon not built' };
     const rows = [];
