@@ -356,13 +356,8 @@ name its line) at nearly half of that; the live read is a few hundred ms and the
 with everything to create reads less (nothing is live yet) but renders a diff line per new field; the
 two cost about the same.
 
-The first apply is another matter: it is superlinear (see its writes/s column).
-After every completed write (and before every create, for its intent) the state store copies the
-target's inventory map (\`state/inventory.ts\` \`withEntry\`), deep-freezes it (\`deepFreeze\`) and
-serialises the whole state (\`#startWrite\`: \`JSON.stringify\`, then write, fsync, rename, fsync of
-the directory). Saves are coalesced, but each costs time proportional to the inventory, so the apply
-is quadratic overall; a CPU profile of the 10,000 apply attributed about two thirds of its CPU time to
-those three functions.`,
+The first apply is measured on its own below (first apply vs size): each write costs the same at
+every size, since the state store appends one journal line per write instead of rewriting the file.`,
   firstApply: `**What limits it.** The state store costs the same per write at every size: the inventory is
 changed in place and each intent and completed write is one line appended to a journal beside the
 state file, the writes in flight sharing one fsync; the state file is rewritten once, at the end.
@@ -393,18 +388,16 @@ the client sends late can never land inside the previous window; the 11th reques
 the manifests and plans at once, and the budget idles until the first of them asks. Targets take
 turns (one request each per round), so the light targets finish in the same round or two whatever
 the heavy one has queued, and the heavy one finishes alone at the end.`,
-  floor: (floor) => `**What limits it.** ${floor.ratio <= 1.2 ? 'Within the goal.' : 'Short of the goal, by a wide margin, and not because of HTTP.'} The floor is only the
-round trips. stacksync adds fixed costs (process start, loading the manifests, the live read, the
-plan: the whole command minus its apply phase, ${s(floor.stacksyncMs - floor.applyPhaseMs)} s here) and, per write, the state-file
-work described under the plan figures: every create saves the state twice (the intent before the
-request, the inventory after), each save copying, freezing and serialising an inventory that grows
-with every create, plus two fsyncs. The tmpfs rows separate the two: with fsync nearly free the apply
-phase is still ${ratio(floor.tmpfsPhaseMs / floor.floorMs)} × the floor, so the CPU spent on the state store dominates, and the disk's
-fsync latency (about 8 ms per atomic write on this VM's disk, measured apart) is the smaller part.
-Getting near 1.2 would take an inventory updated in place and a state journal (append one line per
-write, one fsync per batch of writes in flight, compact once at the end of the run) instead of
-rewriting the whole file; the fixed costs would remain, so the goal is only reachable for the apply
-phase, or for runs large enough that the fixed costs do not count.`,
+  floor: (floor) => `**What limits it.** The floor is only the round trips. stacksync adds fixed costs
+(process start, loading the manifests, the live read, the plan and its text: the whole command minus
+its apply phase, ${s(floor.stacksyncMs - floor.applyPhaseMs)} s here, of which process start alone is ${s(floor.processStartMs)} s), which is why the whole
+command is further from the floor than its apply phase; they shrink with loading (issue 12's other
+rows), not with the state store. Per write, the state store appends a journal line and waits for its
+fsync, shared by every write in flight: a create waits for two (its intent before the request, its
+result after). The executor runs four changes per request slot so those waits overlap the requests.
+The tmpfs rows show what fsync costs on this disk: the apply phase there is ${ratio(floor.tmpfsPhaseMs / floor.floorMs)} × the floor against
+${ratio(floor.phaseRatio)} × on disk. On this shared 2-core machine the apply phase varies by a factor of two from run to
+run with the load of other processes; the figures are the median of ${floor.repeats}.`,
   watch: `**What limits it.** The debounce (a quiet period of 200 ms, so a checkout of many files is one sync),
 then one full sync: re-reading every manifest, one list call per collection, the plan, and the write.
 The sync part grows with the number of resources, since the daemon re-reads everything (level-based),
