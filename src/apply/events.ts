@@ -51,6 +51,7 @@ export const PAST_TENSE: Readonly<Record<Action, string>> = {
   delete: 'deleted',
   adopt: 'adopted',
   orphan: 'left alone',
+  suspended: 'left alone (suspended)',
   unchanged: 'unchanged',
   error: 'failed',
 };

@@ -223,6 +223,7 @@ function normaliseTarget(raw: TargetFile, baseDir: string): Target {
     name: raw.name,
     baseUrl: raw.baseUrl.replace(/\/+$/, ''),
     rateLimit: { ...DEFAULT_RATE_LIMITS[raw.variant], ...raw.rateLimit },
+    ...(raw.suspend === true ? { suspend: true as const } : {}),
   };
   const ref = (member: string): SecretRef => anchorSecret(raw.auth[member] ?? '', baseDir);
   if (raw.variant === 'managed') {

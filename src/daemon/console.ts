@@ -4,7 +4,7 @@
  * edit made outside stacksync (see diff/drift.ts). Pure: the time of day is passed in.
  */
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan } from '../model/plan.js';
-import { renderPlanText } from '../plan/render-text.js';
+import { isListed, renderPlanText } from '../plan/render-text.js';
 import type { Trigger } from './scheduler.js';
 
 /** Why found changes were not applied: a dry run, or `sync.drift: report`. */
@@ -53,7 +53,7 @@ const NOT_APPLIED: Readonly<Record<NotApplied, string>> = {
 export function describeSync(account: SyncAccount): string {
   const { target, trigger, plan, results, time } = account;
   const counts = pendingCounts(plan.changes);
-  const listed = plan.changes.filter((change) => change.action !== 'unchanged');
+  const listed = plan.changes.filter(isListed);
   if (listed.length === 0 && plan.errors.length === 0) return `[${time}] ${target}: in sync (${plan.summary.unchanged} resources, ${trigger})\n`;
   const pending = describePending(counts);
   const headline = !pending
@@ -72,8 +72,9 @@ export function describeSync(account: SyncAccount): string {
 /** Why a sync that writes nothing is still worth a look: orphans, errors. */
 function nothingToApply(plan: Plan): string {
   const orphans = plan.summary.orphan > 0 ? `; ${plan.summary.orphan} orphaned (apply --prune deletes ${plan.summary.orphan === 1 ? 'it' : 'them'})` : '';
+  const suspended = plan.summary.suspended > 0 ? `; ${plan.summary.suspended} suspended` : '';
   const errors = plan.summary.errors > 0 ? `; ${plan.summary.errors} ${plan.summary.errors === 1 ? 'error' : 'errors'}` : '';
-  return `found nothing to apply${orphans}${errors}`;
+  return `found nothing to apply${orphans}${suspended}${errors}`;
 }
 
 /** `applied 2 changes from Git and healed 1 drift (…)`. */

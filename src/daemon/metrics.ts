@@ -10,9 +10,10 @@ import { WRITE_ACTIONS } from '../model/plan.js';
 
 /**
  * `orphan`: in the inventory, named by no manifest, and not pruned (`sync.prune` off, or a
- * manifest error holds the prune back): a later prune deletes it.
+ * manifest error holds the prune back): a later prune deletes it. `suspended`: its target or
+ * manifest is suspended, so it is read and reported but never written.
  */
-export const RESOURCE_STATUSES = ['in_sync', 'drifted', 'error', 'orphan'] as const;
+export const RESOURCE_STATUSES = ['in_sync', 'drifted', 'error', 'orphan', 'suspended'] as const;
 export type ResourceStatus = (typeof RESOURCE_STATUSES)[number];
 export const RECONCILE_RESULTS = ['success', 'failure'] as const;
 export const OPERATION_RESULTS = ['ok', 'failed', 'skipped'] as const;
@@ -75,7 +76,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers,
     }),
-    resources: new Gauge({ name: 'stacksync_resources', help: 'Managed resources by status (in_sync, drifted, error, orphan).', labelNames: ['target', 'kind', 'status'], registers }),
+    resources: new Gauge({ name: 'stacksync_resources', help: 'Managed resources by status (in_sync, drifted, error, orphan, suspended).', labelNames: ['target', 'kind', 'status'], registers }),
     applyOperations: new Counter({ name: 'stacksync_apply_operations_total', help: 'Changes applied, by action and result.', labelNames: ['target', 'kind', 'action', 'result'], registers }),
     apiRequests: new Counter({ name: 'stacksync_api_requests_total', help: 'HTTP requests to the API by route template and status code.', labelNames: ['target', 'method', 'route', 'code'], registers }),
     apiRequestDuration: new Histogram({

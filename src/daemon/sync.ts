@@ -128,6 +128,8 @@ function observeChanges(
     if (change.line !== undefined) base.line = change.line;
     if (change.action === 'unchanged') return [base];
     if (change.action === 'orphan') return [{ ...base, status: 'orphan' }];
+    // Drifted or not, it is left as it is.
+    if (change.action === 'suspended') return [{ ...base, status: 'suspended' }];
     if (change.action === 'error') return [{ ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' }];
     if (!heal || !results) return [{ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }];
     const result = results.get(changeRef(change));

@@ -6,5 +6,6 @@ export type { DeleteGuardInput, GuardedChanges, PruneCaps, PruneCheck } from './
 export { requiredChanges, withDependents } from './graph.js';
 export { compareChanges, sortChanges } from './order.js';
 export { markDrift } from './drift.js';
+export { suspendChanges } from './suspend.js';
 export { holdBackBlocked, changeWrites, writesHeldBack } from './blocked.js';
 export type { BlockedGuard, BlockedGuardInput } from './blocked.js';

@@ -15,6 +15,7 @@ import type { DashboardOutcome } from './dashboards.js';
 import { sortChanges } from './order.js';
 import { planPipes } from './pipes.js';
 import { planOrphans } from './prune.js';
+import { suspendChanges } from './suspend.js';
 import { planTwins } from './twins.js';
 
 export interface PlanOptions {
@@ -24,6 +25,8 @@ export interface PlanOptions {
   adopt: boolean;
   /** A manifest of this target failed to load or validate: never prune. */
   blocked: boolean;
+  /** The target is suspended (config `suspend`, or `POST /-/suspend`): nothing of it is written. Default false. */
+  suspended?: boolean;
 }
 
 export interface PlanTargetInput {
@@ -49,7 +52,7 @@ export function planTarget(input: PlanTargetInput): Change[] {
   const dashboards = planDashboards({ target: target.name, live: live.dashboards, state, adopt: options.adopt }, dashboardManifests);
 
   // 3. What the inventory holds and no manifest names: deletes when pruning, orphans otherwise.
-  const prune = options.prune && !options.blocked;
+  const prune = options.prune && !options.blocked && options.suspended !== true;
   const keysOf = (list: readonly DesiredResource[]): Set<string> => new Set(list.map((r) => r.key));
   const dashboardOrphans = planOrphans(target.name, 'Dashboard', keysOf(dashboardManifests), state, live.dashboards, prune);
   const alertOrphans = planOrphans(target.name, 'Alert', keysOf(alertManifests), state, live.alerts, prune);
@@ -83,8 +86,12 @@ export function planTarget(input: PlanTargetInput): Change[] {
     ...planTwins({ target: target.name, kind: 'Alert', changes: [...alertChanges, ...alertDeletes, ...orphans], live: live.alerts, state }),
   ];
 
-  // 7. A stable order; orphans (no deletes when pruning) join it untouched.
-  return sortChanges([...pipeChanges, ...dashboardChanges.values(), ...alertChanges, ...alertDeletes, ...orphans, ...twins]);
+  // 7. What is suspended is shown, never written.
+  const changes = [...pipeChanges, ...dashboardChanges.values(), ...alertChanges, ...alertDeletes, ...orphans, ...twins];
+  suspendChanges(changes, desired, options.suspended === true);
+
+  // 8. A stable order; orphans (no deletes when pruning) join it untouched.
+  return sortChanges(changes);
 }
 
 interface Doom {

@@ -12,7 +12,8 @@ import { deepFreeze } from '../support/freeze.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
 import { formatPath } from '../schema/validate.js';
 import { uuidKey } from '../model/resources.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, SecretValue } from '../model/desired.js';
+import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, ResourcePolicy, SecretValue } from '../model/desired.js';
+import { PRUNE_ANNOTATION, SUSPEND_ANNOTATION } from '../schema/manifest.js';
 import type { AlertSpec, DashboardSpec, Manifest, ManifestTile, PipeSpec } from '../model/manifest.js';
 
 /** The target given to documents when validating without a config. */
@@ -333,7 +334,8 @@ function toDesired(entry: Entry, secrets: Map<string, SecretValue> | undefined):
 }
 
 function buildDesired(entry: Entry, manifest: Manifest, secrets: Map<string, SecretValue> | undefined): DesiredResource {
-  const base = { key: manifest.metadata.name, target: entry.identity.target ?? '', location: entry.doc.location };
+  const policy = policyOf(manifest);
+  const base = { key: manifest.metadata.name, target: entry.identity.target ?? '', location: entry.doc.location, ...(policy ? { policy } : {}) };
   switch (manifest.kind) {
     case 'Pipe':
       return toDesiredPipe(manifest.spec, base, secrets ?? new Map());
@@ -344,7 +346,16 @@ function buildDesired(entry: Entry, manifest: Manifest, secrets: Map<string, Sec
   }
 }
 
-type Base = Pick<DesiredPipe, 'key' | 'target' | 'location'>;
+type Base = Pick<DesiredPipe, 'key' | 'target' | 'location' | 'policy'>;
+
+/** What the annotations ask beyond the spec; undefined when nothing. */
+function policyOf(manifest: Manifest): ResourcePolicy | undefined {
+  const annotations = manifest.metadata.annotations ?? {};
+  const policy: ResourcePolicy = {};
+  if (annotations[SUSPEND_ANNOTATION] === 'true') policy.suspend = true;
+  if (annotations[PRUNE_ANNOTATION] === 'disabled') policy.noPrune = true;
+  return Object.keys(policy).length > 0 ? policy : undefined;
+}
 
 function toDesiredPipe(spec: PipeSpec, base: Base, secrets: Map<string, SecretValue>): DesiredPipe {
   const pipe: DesiredPipe = { kind: 'Pipe', ...base, pipeId: spec.pipeId };

@@ -23,7 +23,11 @@ export type RateLimit = Required<Static<typeof rateLimitSchema>>;
 export type ManagedAuth = Static<typeof managedAuthSchema>;
 export type SelfHostedAuth = Static<typeof selfHostedAuthSchema>;
 
-type TargetBase = Pick<TargetFile, 'name' | 'baseUrl'> & { rateLimit: RateLimit };
+type TargetBase = Pick<TargetFile, 'name' | 'baseUrl'> & {
+  rateLimit: RateLimit;
+  /** `suspend: true`: read and reported, never written. Absent: not suspended. */
+  suspend?: true;
+};
 export interface ManagedTarget extends TargetBase {
   variant: 'managed';
   organizationId: string;

@@ -16,12 +16,25 @@ export interface SecretValue {
   hmac: string;
 }
 
+/**
+ * What a manifest's annotations (and `spec.ignoreDifferences`) ask of stacksync beyond its
+ * spec. Members are absent when not asked for.
+ */
+export interface ResourcePolicy {
+  /** `stacksync.io/suspend: "true"`: read and reported, never written, healed or pruned. */
+  suspend?: true;
+  /** `stacksync.io/prune: disabled`: never deleted by prune, even once the manifest is gone. */
+  noPrune?: true;
+}
+
 interface DesiredBase {
   kind: Kind;
   /** `metadata.name`: the manifest's own key, unique per kind per target. */
   key: string;
   target: string;
   location: SourceLocation;
+  /** Absent when the manifest asks for nothing beyond its spec. */
+  policy?: ResourcePolicy;
 }
 
 /** A Pipe's spec with the source split into the block, the resolved secrets and the mappings. */

@@ -9,10 +9,12 @@ import type { Kind } from './kinds.js';
 /**
  * What a plan does with one resource. `orphan`: in the inventory, named by no manifest, and not
  * pruned in this run (no `--prune`, or a manifest error holds the prune back); shown so a reviewer
- * sees what a later prune deletes, but not a change: apply leaves it alone.
+ * sees what a later prune deletes, but not a change: apply leaves it alone. `suspended`: its
+ * target or its manifest is suspended (or it waits on one that is); read and shown with the
+ * difference it has, never written.
  */
-export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'orphan' | 'unchanged' | 'error';
-export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'error'];
+export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'orphan' | 'suspended' | 'unchanged' | 'error';
+export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'error'];
 
 /** Actions that make API writes (or take a resource over) when applied; the rest leave live as it is. */
 export const WRITE_ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt'];
@@ -132,6 +134,8 @@ export interface PlanSummary {
   adopt: number;
   /** Inventory resources no manifest names that this plan does not delete (see `Action`). */
   orphan: number;
+  /** Resources of a suspended target or manifest: shown, never written. */
+  suspended: number;
   unchanged: number;
   errors: number;
 }

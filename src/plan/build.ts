@@ -11,7 +11,7 @@ export function buildPlan(changes: readonly Change[], errors: readonly PlanError
 }
 
 export function summarize(changes: readonly Change[], errors: readonly PlanError[]): PlanSummary {
-  const summary: PlanSummary = { create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 0, errors: errors.length };
+  const summary: PlanSummary = { create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: errors.length };
   for (const change of changes) {
     if (change.action === 'error') summary.errors++;
     else summary[change.action]++;

@@ -12,10 +12,11 @@ export interface JsonRenderOptions {
 
 /** The plan as the JSON document (a plain object), before serialisation. */
 export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
-  const { create, update, delete: deletes, adopt, orphan, unchanged, errors } = plan.summary;
+  const { create, update, delete: deletes, adopt, orphan, suspended, unchanged, errors } = plan.summary;
   const document: Record<string, unknown> = {
     version: plan.version,
-    summary: { create, update, delete: deletes, adopt, orphan, unchanged, errors },
+    // `suspended` only when there are some: the summary keeps the shape design.md fixes otherwise.
+    summary: { create, update, delete: deletes, adopt, orphan, ...(suspended > 0 ? { suspended } : {}), unchanged, errors },
     changes: plan.changes.map((change) => changeToJson(change, options)),
     errors: plan.errors.map(problemToJson),
   };

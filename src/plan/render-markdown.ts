@@ -7,7 +7,7 @@
  * pointer to the full JSON plan. Pure: links are built from what the caller passes in.
  */
 import { KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
-import { DRIFT_NOTE, ORPHAN_NOTE, summaryLine } from './render-text.js';
+import { DRIFT_NOTE, isListed, ORPHAN_NOTE, summaryLine } from './render-text.js';
 
 /** The hidden first line of every markdown plan; what a job searches its PR's comments for. */
 export const MARKDOWN_MARKER = '<!-- stacksync-plan -->';
@@ -39,6 +39,7 @@ const SIGNS: Readonly<Record<Action, string>> = {
   delete: '-',
   adopt: '=',
   orphan: '?',
+  suspended: '#',
   unchanged: ' ',
   error: '!',
 };
@@ -130,7 +131,7 @@ interface Group {
 function groupChanges(changes: readonly Change[]): Group[] {
   const groups = new Map<string, Group>();
   for (const change of changes) {
-    if (change.action === 'unchanged' || change.action === 'error') continue;
+    if (!isListed(change) || change.action === 'error') continue;
     const key = `${change.target}\u0000${change.kind}`;
     const group = groups.get(key) ?? { target: change.target, kind: change.kind, changes: [] };
     group.changes.push(change);
@@ -154,6 +155,7 @@ const ACTION_WORDS: readonly [Action, string][] = [
   ['delete', 'to delete'],
   ['adopt', 'to adopt'],
   ['orphan', 'orphaned'],
+  ['suspended', 'suspended'],
 ];
 
 function countActions(changes: readonly Change[]): string {

@@ -22,6 +22,7 @@ const MARKERS: Readonly<Record<Action, { sign: string; style: Style }>> = {
   delete: { sign: '-', style: 'red' },
   adopt: { sign: '=', style: 'cyan' },
   orphan: { sign: '?', style: 'yellow' },
+  suspended: { sign: '#', style: 'cyan' },
   unchanged: { sign: ' ', style: 'dim' },
   error: { sign: '!', style: 'red' },
 };
@@ -40,7 +41,7 @@ export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): str
 export function* planTextChunks(plan: Plan, options: TextRenderOptions = {}): Generator<string> {
   const paint: Paint = options.color ? (text, style) => `\u001b[${ANSI[style]}m${text}\u001b[0m` : (text) => text;
   const text = (lines: readonly string[]): string => lines.map((line) => `${line}\n`).join('');
-  const shown = plan.changes.filter((change) => change.action !== 'unchanged' || options.results?.has(changeRef(change)));
+  const shown = plan.changes.filter((change) => isListed(change) || options.results?.has(changeRef(change)));
   for (const [target, changes] of groupByTarget(shown)) {
     yield text([paint(`Target ${target}:`, 'bold')]);
     for (const change of changes) yield text(changeLines(change, paint, options.results));
@@ -62,7 +63,17 @@ export function summaryLine(plan: Plan): string {
   const s = plan.summary;
   const errors = `${s.errors} ${s.errors === 1 ? 'error' : 'errors'}`;
   const orphans = s.orphan > 0 ? ` ${s.orphan} orphaned (${ORPHANS_HINT}),` : '';
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt,${orphans} ${s.unchanged} unchanged, ${errors}.`;
+  const suspended = s.suspended > 0 ? ` ${s.suspended} suspended (not written),` : '';
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt,${orphans}${suspended} ${s.unchanged} unchanged, ${errors}.`;
+}
+
+/**
+ * Whether a change is listed, not only counted: everything but what is in sync, and a suspended
+ * resource only when it differs (a suspended target would otherwise list all it has every time).
+ */
+export function isListed(change: Change): boolean {
+  if (change.action === 'suspended') return change.diff.length > 0;
+  return change.action !== 'unchanged';
 }
 
 /** Marks a write that undoes a live edit rather than applying a manifest change (`Change.drift`). */

@@ -46,6 +46,8 @@ export interface PlanRequest {
    * to load (never its deletes). Default false: such a target gets no writes at all.
    */
   allowPartial?: boolean;
+  /** Targets suspended at run time (`POST /-/suspend`), on top of those the config suspends. */
+  suspendedTargets?: readonly string[];
 }
 
 /** What the command line may override of the config's `sync` settings. */
@@ -134,9 +136,13 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadRe
     desired: load.resources,
     live,
     state,
-    options: { prune: request.prune, adopt: request.adopt, blocked },
+    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request) },
   });
   return { target, changes: markDrift(withSpecs(changes, load, target.name), state), blocked, live };
+}
+
+function isSuspended(target: Target, request: PlanRequest): boolean {
+  return target.suspend === true || (request.suspendedTargets?.includes(target.name) ?? false);
 }
 
 /** Each change of a manifest carries the digest of its spec: recorded once applied, compared to tell drift. */
@@ -201,8 +207,8 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       if (guarded.refusal) errors.push(guarded.refusal);
       // 3. A target with manifest errors gets no writes, unless partial applies are allowed.
       const held = holdBackBlocked({ target: name, changes: guarded.changes, blocked: targetRun.blocked, allowPartial: run.request.allowPartial === true });
-      // 4. Apply the rest; an orphan is shown, never applied.
-      const applicable = held.changes.filter((change) => change.action !== 'orphan');
+      // 4. Apply the rest; an orphan or a suspended resource is shown, never applied.
+      const applicable = held.changes.filter((change) => change.action !== 'orphan' && change.action !== 'suspended');
       const applied = await applyTarget(ctx, targetRun.target, applicable, run.request.adopt, request);
       for (const [key, result] of applied) results.set(`${name}/${key}`, result);
       for (const [ref, result] of held.held) results.set(ref, result);

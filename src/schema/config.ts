@@ -75,6 +75,9 @@ const targetSchema = object(
     // Which members auth holds depends on the variant: the `then` schemas below check them.
     auth: Type.Unsafe<Record<string, SecretRefValue>>({ type: 'object', description: 'managed: {keyId, keySecret}; self-hosted: {token}. Each is a secret reference.' }),
     rateLimit: Type.Optional(rateLimitSchema),
+    suspend: Type.Optional(
+      Type.Boolean({ default: false, description: 'Read and report this target, never write to it (no heal, no prune); POST /-/suspend does the same at run time.' }),
+    ),
   },
   {
     allOf: [

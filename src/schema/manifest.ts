@@ -27,8 +27,17 @@ export const API_VERSION = 'stacksync/v1';
 export const NAME_PATTERN = '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$';
 export const NAME_MAX_LENGTH = 128;
 
+/**
+ * A field path as the plan prints it: members joined by '.', list items by `[key]`
+ * (`tiles[p99].w`, `threshold`, `source.kafka.topic`).
+ */
+export const FIELD_PATH_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*(\\[[^\\]]+\\])*(\\.[A-Za-z_][A-Za-z0-9_]*(\\[[^\\]]+\\])*)*$';
+export const FIELD_PATH_LIST_PATTERN = '^\\s*[^,\\s][^,]*(,\\s*[^,\\s][^,]*)*\\s*$';
+
 export const MANIFEST_PATTERN_MESSAGES: Record<string, string> = {
   ...CONFIG_PATTERN_MESSAGES,
+  [FIELD_PATH_PATTERN]: 'must be a field path as the plan prints it, e.g. tiles[p99].w or threshold',
+  [FIELD_PATH_LIST_PATTERN]: 'must be field paths separated by commas, e.g. "tiles[p99].w, threshold"',
   [NAME_PATTERN]: "must be lowercase letters, digits and '-', starting and ending with a letter or digit",
 };
 
@@ -37,9 +46,36 @@ export const WHOLE_MESSAGES = new Map<JsonSchema, string>([[secretRefSchema, SEC
 
 const nameSchema = Type.String({ pattern: NAME_PATTERN, maxLength: NAME_MAX_LENGTH });
 
+/** The annotation that suspends one resource: read and reported, never written. */
+export const SUSPEND_ANNOTATION = 'stacksync.io/suspend';
+/** The annotation that keeps prune from ever deleting a resource. */
+export const PRUNE_ANNOTATION = 'stacksync.io/prune';
+/** The annotation listing field paths whose live values are kept (comma-separated), as `spec.ignoreDifferences` does. */
+export const IGNORE_ANNOTATION = 'stacksync.io/ignore-differences';
+
+const annotationsSchema = Type.Object(
+  {
+    ...optional({
+      [SUSPEND_ANNOTATION]: oneOf(['true', 'false'] as const, { description: '"true": read and report this resource, never write, heal or prune it.' }),
+      [PRUNE_ANNOTATION]: oneOf(['disabled', 'enabled'] as const, { description: '"disabled": prune never deletes this resource, even once its manifest is gone.' }),
+      [IGNORE_ANNOTATION]: Type.String({ pattern: FIELD_PATH_LIST_PATTERN, description: 'Comma-separated field paths whose live values are kept (like spec.ignoreDifferences).' }),
+    }),
+  },
+  { additionalProperties: Type.String(), description: 'Annotations: stacksync.io/ ones steer stacksync; others are kept for people and tools.' },
+);
+
 export const metadataSchema = object({
   name: described(nameSchema, "The manifest's key: unique per kind per target; lowercase letters, digits and '-'."),
-  target: Type.Optional(Type.String({ pattern: TARGET_NAME_PATTERN, description: 'Target (from the config) to apply to; defaultTarget when left out.' })),
+  ...optional({
+    target: Type.String({ pattern: TARGET_NAME_PATTERN, description: 'Target (from the config) to apply to; defaultTarget when left out.' }),
+    annotations: annotationsSchema,
+  }),
+});
+
+/** `spec.ignoreDifferences`: field paths whose live values are kept, never diffed or written. */
+const ignoreDifferencesSchema = Type.Array(Type.String({ pattern: FIELD_PATH_PATTERN }), {
+  uniqueItems: true,
+  description: 'Field paths, as the plan prints them (tiles[p99].w, threshold), whose live values are kept: never diffed, never written.',
 });
 
 // ---------------------------------------------------------------- Pipe

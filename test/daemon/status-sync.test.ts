@@ -74,4 +74,15 @@ describe('/status after a sync that created and pruned', () => {
     expect(target?.resources.map((resource) => `${resource.name}:${resource.status}`)).toEqual(['keep:in_sync']);
     expect(await gauge('in_sync')).toBe(1);
   });
+
+  it('shows a suspended resource as suspended, in /status and in the gauge', async () => {
+    const manifest = dashboardYaml({ key: 'keep', target: TARGET }).replace('metadata:\n', 'metadata:\n  annotations: { stacksync.io/suspend: "true" }\n');
+    await workspace.write('manifests/keep.yaml', manifest);
+    const before = (await status()).targets[TARGET]?.lastSyncAt;
+    daemon.reload();
+    await waitFor(async () => (await status()).targets[TARGET]?.lastSyncAt !== before, 30_000, 50);
+    expect((await status()).targets[TARGET]?.resources.map((resource) => `${resource.name}:${resource.status}`)).toEqual(['keep:suspended']);
+    expect(await gauge('suspended')).toBe(1);
+    expect(await gauge('in_sync')).toBe(0);
+  });
 });

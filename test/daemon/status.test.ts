@@ -117,9 +117,9 @@ describe('countByStatus', () => {
   it('counts every kind and status, zeros included', () => {
     const counts = countByStatus([dash('a', 'in_sync'), dash('b', 'in_sync'), dash('c', 'error'), { kind: 'Alert', name: 'x', status: 'drifted' }, dash('d', 'orphan')]);
     expect(counts).toEqual({
-      Pipe: { in_sync: 0, drifted: 0, error: 0, orphan: 0 },
-      Dashboard: { in_sync: 2, drifted: 0, error: 1, orphan: 1 },
-      Alert: { in_sync: 0, drifted: 1, error: 0, orphan: 0 },
+      Pipe: { in_sync: 0, drifted: 0, error: 0, orphan: 0, suspended: 0 },
+      Dashboard: { in_sync: 2, drifted: 0, error: 1, orphan: 1, suspended: 0 },
+      Alert: { in_sync: 0, drifted: 1, error: 0, orphan: 0, suspended: 0 },
     });
   });
 });

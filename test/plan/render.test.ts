@@ -45,13 +45,13 @@ describe('buildPlan', () => {
   it('counts every action, and errors as problems plus error changes', () => {
     const plan = samplePlan();
     expect(plan.version).toBe(1);
-    expect(plan.summary).toEqual({ create: 2, update: 2, delete: 1, adopt: 1, orphan: 1, unchanged: 1, errors: 2 });
+    expect(plan.summary).toEqual({ create: 2, update: 2, delete: 1, adopt: 1, orphan: 1, suspended: 0, unchanged: 1, errors: 2 });
     expect(hasChanges(plan)).toBe(true);
   });
 
   it('a plan of unchanged resources has no changes', () => {
     const plan = buildPlan(samplePlan().changes.filter((c) => c.action === 'unchanged'), []);
-    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 1, errors: 0 });
+    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 1, errors: 0 });
     expect(plan.warnings).toEqual([]);
     expect(hasChanges(plan)).toBe(false);
   });

@@ -1,0 +1,96 @@
+/**
+ * Operating a running setup (issue 13), end to end against the emulator: suspended resources and
+ * targets are read and reported but never written, ignored fields are never diffed or written,
+ * prune leaves what `stacksync.io/prune: disabled` marks, one manifest serves several targets
+ * with their own variables, and a failed pipe shows as degraded.
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { dashboardName, dashboardYaml, describeRun, liveTarget, parseJsonOutput, updateDashboardOutOfBand, type TargetName } from '../helpers/e2e.js';
+import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+
+const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
+
+let emulator: RunningEmulator;
+const workspaces: Workspace[] = [];
+
+beforeAll(async () => {
+  emulator = await startTestEmulator();
+});
+afterAll(async () => {
+  await Promise.all(workspaces.map((workspace) => workspace.dispose()));
+  await emulator?.close();
+});
+
+async function newWorkspace(): Promise<Workspace> {
+  const workspace = await createWorkspace(emulator.url, { rateLimit: FAST });
+  workspaces.push(workspace);
+  return workspace;
+}
+
+/** `yaml` with annotations added under its metadata. */
+function annotated(yaml: string, annotations: Record<string, string>): string {
+  const lines = Object.entries(annotations).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`);
+  return yaml.replace('metadata:\n', `metadata:\n  annotations:\n${lines.join('\n')}\n`);
+}
+
+/** Runs the CLI and returns it with the API writes it made. */
+async function counting(workspace: Workspace, args: string[]): Promise<{ result: CliResult; writes: number }> {
+  await resetEmulatorStats(emulator.url);
+  const result = await workspace.run(args);
+  return { result, writes: (await emulatorStats(emulator.url)).writes };
+}
+
+async function liveDashboard(target: TargetName, key: string): Promise<Awaited<ReturnType<typeof liveTarget>>['dashboards'][number]> {
+  const found = (await liveTarget(emulator.url, target)).dashboards.find((d) => d.name === dashboardName(key));
+  if (!found) throw new Error(`Dashboard ${key} is not live`);
+  return found;
+}
+
+/** Changes the width of every tile of a live dashboard, as a person in the UI would. */
+async function widenOutOfBand(target: TargetName, key: string, w: number): Promise<void> {
+  const live = await liveDashboard(target, key);
+  await updateDashboardOutOfBand(emulator.url, target, live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w })) });
+}
+
+describe('suspend', () => {
+  it('a suspended resource drifted out of band is reported, and neither apply nor the daemon heals it', async () => {
+    const workspace = await newWorkspace();
+    const manifest = dashboardYaml({ key: 'susp-web', target: 'local-selfhosted', tiles: [{ name: 'p99', w: 6 }] });
+    await workspace.write('manifests/web.yaml', manifest);
+    expect((await workspace.run(['apply'])).code).toBe(0);
+    await workspace.write('manifests/web.yaml', annotated(manifest, { 'stacksync.io/suspend': 'true' }));
+    await widenOutOfBand('local-selfhosted', 'susp-web', 11);
+
+    const plan = parseJsonOutput(await workspace.run(['plan', '--output', 'json']));
+    const change = plan.changes.find((c) => c.name === 'susp-web');
+    expect(change?.action).toBe('suspended');
+    expect(change?.diff).toEqual([{ path: 'tiles[p99].w', before: 11, after: 6 }]);
+
+    const applied = await counting(workspace, ['apply']);
+    expect(applied.result.code, describeRun(applied.result)).toBe(0);
+    expect(applied.writes).toBe(0);
+    const once = await counting(workspace, ['run', '--once']);
+    expect(once.result.code, describeRun(once.result)).toBe(0);
+    expect(once.writes).toBe(0);
+    expect((await liveDashboard('local-selfhosted', 'susp-web')).tiles[0]?.w).toBe(11);
+
+    // Resumed (the annotation removed): the next apply heals it.
+    await workspace.write('manifests/web.yaml', manifest);
+    expect((await workspace.run(['apply'])).code).toBe(0);
+    expect((await liveDashboard('local-selfhosted', 'susp-web')).tiles[0]?.w).toBe(6);
+  });
+
+  it('a target suspended in the config gets no writes at all, not even a create', async () => {
+    const workspace = await newWorkspace();
+    const config = await readFile(workspace.configPath, 'utf8');
+    await workspace.write('config/stacksync.yaml', config.replace('variant: self-hosted\n', 'variant: self-hosted\n    suspend: true\n'));
+    await workspace.write('manifests/new.yaml', dashboardYaml({ key: 'susp-new', target: 'local-selfhosted' }));
+    const applied = await counting(workspace, ['apply']);
+    expect(applied.result.code, describeRun(applied.result)).toBe(0);
+    expect(applied.writes).toBe(0);
+    expect(applied.result.stdout).toContain('target local-selfhosted is suspended');
+    expect((await liveTarget(emulator.url, 'local-selfhosted')).dashboards.map((d) => d.name)).not.toContain(dashboardName('susp-new'));
+  });
+});
