@@ -241,7 +241,7 @@ class ApplyRun {
     const records = [...transition];
     if (last && node.change.action !== 'delete') {
       if (secretHashes && Object.keys(secretHashes).length > 0) records.push({ type: 'secrets', kind, key: name, hashes: { ...secretHashes } });
-      if (spec !== undefined) records.push({ type: 'spec', kind, key: name, spec });
+      if (spec !== undefined) records.push({ type: 'spec', kind, key: name, spec, ...(node.change.pruneDisabled ? { prune: 'disabled' as const } : {}) });
     }
     this.#deps.store.record(this.#deps.target, ...records);
     await this.#deps.store.save();

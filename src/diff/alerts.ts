@@ -13,6 +13,7 @@ import type { ErrorCode } from '../errors.js';
 import type { TargetState } from '../model/state.js';
 import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, errorChange } from './change.js';
 import type { DashboardOutcome } from './dashboards.js';
+import { ignoreAlertFields } from './ignore.js';
 import { matchAll } from './match.js';
 import type { Match } from './match.js';
 import { diffValues, fieldDiff } from './values.js';
@@ -56,8 +57,9 @@ export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]):
   return desired.map((alert) => planAlert(ctx, alert, matches.get(alert.key) ?? { how: 'none' }));
 }
 
-function planAlert(ctx: AlertContext, desired: DesiredAlert, match: Match<LiveAlert>): AlertOutcome {
+function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveAlert>): AlertOutcome {
   const live = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
+  const desired = live ? ignoreAlertFields(manifest, live) : manifest;
   const failed = (code: ErrorCode, message: string): AlertOutcome => ({
     change: errorChange(ctx.target, desired, code, message, live?.id),
     rescued: false,

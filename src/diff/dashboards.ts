@@ -7,6 +7,7 @@ import type { DesiredDashboard, DesiredTile } from '../model/desired.js';
 import type { Change, FieldDiff } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { adoptWarning, ambiguousMessage, changeFor, errorChange } from './change.js';
+import { ignoreDashboardFields } from './ignore.js';
 import { matchAll } from './match.js';
 import type { Match } from './match.js';
 import { diffValues, fieldDiff, omit, overlay, sameSet } from './values.js';
@@ -70,6 +71,7 @@ function planExisting(
   adopting: boolean,
   reclaimed: boolean,
 ): DashboardOutcome {
+  desired = ignoreDashboardFields(desired, live);
   const diff = diffDashboard(desired, live);
   const change = changeFor(ctx.target, desired, adopting ? 'adopt' : diff.length > 0 ? 'update' : 'unchanged');
   change.id = live.id;

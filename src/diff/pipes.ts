@@ -11,6 +11,7 @@ import { SENSITIVE } from '../model/plan.js';
 import { pipePatchSourceBlockSchemas } from '../schema/api.js';
 import { secretHashKey } from '../model/state.js';
 import { changeFor, errorChange } from './change.js';
+import { ignorePipeFields } from './ignore.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from './values.js';
 
 export interface PipeContext {
@@ -56,7 +57,7 @@ function planPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe | undef
       `pipe ${desired.pipeId} does not exist in target ${ctx.target}; stacksync cannot create pipes, only update existing ones`,
     );
   }
-  const draft = draftPipe(ctx, desired, live);
+  const draft = draftPipe(ctx, ignorePipeFields(desired, live), live);
   if (draft.error !== undefined) return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id);
   const operations = pipeOperations(desired, live.id, draft);
   const change = changeFor(ctx.target, desired, operations.length > 0 ? 'update' : 'unchanged');

@@ -80,7 +80,8 @@ export function planTarget(input: PlanTargetInput): Change[] {
 
   // 6. Live twins of managed resources: shown as conflicts, never hidden behind the one matched by id.
   const alertChanges = alerts.map((o) => o.change);
-  const orphans = prune ? [] : [...dashboardOrphans, ...alertOrphans];
+  // Pruning, only what prune may not delete (`stacksync.io/prune: disabled`) is left an orphan.
+  const orphans = [...dashboardOrphans, ...alertOrphans].filter((change) => change.action === 'orphan');
   const twins = [
     ...planTwins({ target: target.name, kind: 'Dashboard', changes: [...dashboardChanges.values(), ...orphans], live: live.dashboards, state }),
     ...planTwins({ target: target.name, kind: 'Alert', changes: [...alertChanges, ...alertDeletes, ...orphans], live: live.alerts, state }),

@@ -36,7 +36,8 @@ export function planOrphans(
     .filter(([key]) => !desiredKeys.has(key))
     .flatMap(([key, entry]) => {
       const current = liveById.get(entry.id);
-      return current ? [found(key, current)] : [];
+      if (!current) return [];
+      return [entry.prune === 'disabled' ? keptChange(target, kind, key, current) : found(key, current)];
     });
   const owned = new Set(Object.values(inventory).map((entry) => entry.id));
   const fromIntents = state.intents
@@ -47,6 +48,15 @@ export function planOrphans(
       return matches.length === 1 && matches[0] ? [found(intent.key, matches[0])] : [];
     });
   return [...fromInventory, ...fromIntents].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Why an orphan is not deleted even by a prune. */
+export const PRUNE_DISABLED_NOTE = 'stacksync.io/prune: disabled when last applied: prune never deletes it';
+
+function keptChange(target: string, kind: PrunableKind, key: string, current: Named): Change {
+  const change = orphanChange(target, kind, key, current);
+  change.warnings.push(PRUNE_DISABLED_NOTE);
+  return change;
 }
 
 function deleteChange(target: string, kind: PrunableKind, key: string, current: Named): Change {

@@ -13,7 +13,7 @@ import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
 import { formatPath } from '../schema/validate.js';
 import { uuidKey } from '../model/resources.js';
 import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, ResourcePolicy, SecretValue } from '../model/desired.js';
-import { PRUNE_ANNOTATION, SUSPEND_ANNOTATION } from '../schema/manifest.js';
+import { IGNORE_ANNOTATION, PRUNE_ANNOTATION, SUSPEND_ANNOTATION } from '../schema/manifest.js';
 import type { AlertSpec, DashboardSpec, Manifest, ManifestTile, PipeSpec } from '../model/manifest.js';
 
 /** The target given to documents when validating without a config. */
@@ -354,6 +354,9 @@ function policyOf(manifest: Manifest): ResourcePolicy | undefined {
   const policy: ResourcePolicy = {};
   if (annotations[SUSPEND_ANNOTATION] === 'true') policy.suspend = true;
   if (annotations[PRUNE_ANNOTATION] === 'disabled') policy.noPrune = true;
+  const fromAnnotation = (annotations[IGNORE_ANNOTATION] ?? '').split(',').map((path) => path.trim()).filter(Boolean);
+  const ignore = [...new Set([...fromAnnotation, ...(manifest.spec.ignoreDifferences ?? [])])];
+  if (ignore.length > 0) policy.ignore = ignore;
   return Object.keys(policy).length > 0 ? policy : undefined;
 }
 

@@ -25,6 +25,8 @@ export interface ResourcePolicy {
   suspend?: true;
   /** `stacksync.io/prune: disabled`: never deleted by prune, even once the manifest is gone. */
   noPrune?: true;
+  /** Field paths (plan syntax, `tiles[p99].w`) whose live values are kept: never diffed, never written. */
+  ignore?: readonly string[];
 }
 
 interface DesiredBase {

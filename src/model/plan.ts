@@ -102,6 +102,11 @@ export interface Change {
    * edit made outside stacksync (drift), not a change from Git waiting to be applied.
    */
   drift?: boolean;
+  /**
+   * The manifest says `stacksync.io/prune: disabled`: recorded in the inventory once applied, so
+   * prune leaves the resource alone even after the manifest is gone.
+   */
+  pruneDisabled?: true;
   /** True when this resource was matched through a pending create intent (crash recovery). */
   reclaimed?: boolean;
   /** Things a reviewer must see, e.g. a tile removal that deletes alerts watching it. */

@@ -24,6 +24,8 @@ export interface InventoryEntry {
    * a later difference while the manifest still has this digest was made outside stacksync (drift).
    */
   spec?: string;
+  /** `disabled`: the manifest last applied said `stacksync.io/prune: disabled`, so prune never deletes it. */
+  prune?: 'disabled';
 }
 
 export interface TargetState {
@@ -58,8 +60,11 @@ export type StateRecord =
   | { type: 'intent'; kind: Kind; key: string; name: string; at: string }
   /** `kind/key` is owned (created, adopted, reclaimed or updated) with this id; replaces its entry and drops its intent. */
   | { type: 'owned'; kind: Kind; key: string; id: string; name?: string; spec?: string }
-  /** `kind/key`, if owned, matches the manifest whose spec has this digest (applied in full, or found in sync). */
-  | { type: 'spec'; kind: Kind; key: string; spec: string }
+  /**
+   * `kind/key`, if owned, matches the manifest whose spec has this digest (applied in full, or
+   * found in sync); `prune: disabled` when that manifest says so, and absent clears it.
+   */
+  | { type: 'spec'; kind: Kind; key: string; spec: string; prune?: 'disabled' }
   /** `kind/key` is gone: its inventory entry, its intent and its secret hashes are forgotten. */
   | { type: 'forgotten'; kind: Kind; key: string }
   /** The create of `kind/key` certainly did not happen (or names nothing live): its intent goes. */

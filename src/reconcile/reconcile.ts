@@ -151,6 +151,7 @@ function withSpecs(changes: Change[], load: LoadResult, target: string): Change[
   for (const change of changes) {
     const resource = change.action === 'error' ? undefined : specs.get(changeKey(change.kind, change.name));
     if (resource && change.file !== undefined) change.spec = specDigest(resource);
+    if (resource?.policy?.noPrune && change.file !== undefined) change.pruneDisabled = true;
   }
   return changes;
 }
@@ -163,7 +164,7 @@ export function recordInSync(ctx: ReconcileContext, target: string, changes: rea
   const state = ctx.store.get(target);
   const records: StateRecord[] = [];
   for (const change of changes) {
-    const record = change.action === 'unchanged' && change.spec !== undefined ? specRecord(state, change.kind, change.name, change.spec) : undefined;
+    const record = change.action === 'unchanged' && change.spec !== undefined ? specRecord(state, change.kind, change.name, change.spec, change.pruneDisabled === true) : undefined;
     if (record) records.push(record);
   }
   if (records.length > 0) ctx.store.record(target, ...records);

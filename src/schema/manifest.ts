@@ -122,6 +122,7 @@ export const pipeSpecSchema = object({
     ),
     fieldMappings: Type.Array(fieldMappingSchema, { description: 'Source field → destination column.' }),
     settings: described(pipeSettingsSchema, 'Engine and ingestion settings, with the bounds the service enforces.'),
+    ignoreDifferences: ignoreDifferencesSchema,
   }),
 });
 
@@ -136,6 +137,7 @@ export const dashboardSpecSchema = object({
   ...optional({
     tags: described(dashboardTagsSchema, 'Tags (at most 50, each at most 32 characters).'),
     tiles: tileList(manifestTileSchema, { description: 'Tiles; each name unique in the dashboard. Default: none.' }),
+    ignoreDifferences: ignoreDifferencesSchema,
   }),
 });
 
@@ -159,6 +161,7 @@ export const alertSpecSchema = object(
       dashboard: described(nameSchema, 'For source tile: metadata.name of a Dashboard manifest of the same target.'),
       tile: Type.String({ minLength: 1, description: 'For source tile: name of a tile in that dashboard.' }),
       savedSearchId: Type.String({ minLength: 1, description: 'For source search: id of the saved search.' }),
+      ignoreDifferences: ignoreDifferencesSchema,
     }),
   },
   {

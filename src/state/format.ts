@@ -127,7 +127,7 @@ const KIND_INVENTORY_SCHEMA: JsonSchema = {
     type: 'object',
     required: ['id'],
     additionalProperties: false,
-    properties: { id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' } },
+    properties: { id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' }, prune: { const: 'disabled' } },
   },
 };
 
@@ -172,7 +172,7 @@ export const STATE_FILE_SCHEMA: JsonSchema = {
 const JOURNAL_LINE_SCHEMAS: Record<StateRecordType, JsonSchema> = {
   intent: lineSchema('intent', { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' } }, ['kind', 'key', 'name', 'at']),
   owned: lineSchema('owned', { kind: KIND_SCHEMA, key: { type: 'string' }, id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' } }, ['kind', 'key', 'id']),
-  spec: lineSchema('spec', { kind: KIND_SCHEMA, key: { type: 'string' }, spec: { type: 'string' } }, ['kind', 'key', 'spec']),
+  spec: lineSchema('spec', { kind: KIND_SCHEMA, key: { type: 'string' }, spec: { type: 'string' }, prune: { const: 'disabled' } }, ['kind', 'key', 'spec']),
   forgotten: lineSchema('forgotten', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),
   'intent-dropped': lineSchema('intent-dropped', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),
   secrets: lineSchema('secrets', { kind: KIND_SCHEMA, key: { type: 'string' }, hashes: { type: 'object', additionalProperties: HASH_SCHEMA } }, ['kind', 'key', 'hashes']),

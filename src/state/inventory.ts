@@ -123,15 +123,17 @@ export function managedCount(state: TargetState, kind?: Kind): number {
 
 /**
  * Records that `kind/key` matches the manifest whose spec has digest `spec` (found in sync, so
- * as good as applied). No entry, or the digest already recorded: the state is returned as it is.
+ * as good as applied), and whether that manifest disables prune for it. No entry, or both
+ * already recorded: the state is returned as it is.
  */
-export function recordSpec(state: TargetState, kind: Kind, key: string, spec: string): TargetState {
-  const record = specRecord(state, kind, key, spec);
+export function recordSpec(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false): TargetState {
+  const record = specRecord(state, kind, key, spec, pruneDisabled);
   return record ? withRecords(state, [record]) : state;
 }
 
 /** The record of `recordSpec`, or none when it would change nothing (so an in-sync resource costs no journal line). */
-export function specRecord(state: TargetState, kind: Kind, key: string, spec: string): StateRecord | undefined {
+export function specRecord(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false): StateRecord | undefined {
   const entry = inventoryEntry(state, kind, key);
-  return !entry || entry.spec === spec ? undefined : { type: 'spec', kind, key, spec };
+  if (!entry || (entry.spec === spec && (entry.prune === 'disabled') === pruneDisabled)) return undefined;
+  return { type: 'spec', kind, key, spec, ...(pruneDisabled ? { prune: 'disabled' as const } : {}) };
 }

@@ -20,7 +20,9 @@ export function applyRecord(state: TargetState, record: StateRecord): void {
     case 'spec': {
       const entry = Object.hasOwn(state.inventory[record.kind], record.key) ? state.inventory[record.kind][record.key] : undefined;
       // Entries are shared with copies (see copyTargetState), so the entry is replaced, not changed.
-      if (entry) setOwn(state.inventory[record.kind], record.key, { ...entry, spec: record.spec });
+      if (!entry) return;
+      const { prune: _was, ...rest } = entry;
+      setOwn(state.inventory[record.kind], record.key, { ...rest, spec: record.spec, ...(record.prune ? { prune: record.prune } : {}) });
       return;
     }
     case 'forgotten':

@@ -94,3 +94,50 @@ describe('suspend', () => {
     expect((await liveTarget(emulator.url, 'local-selfhosted')).dashboards.map((d) => d.name)).not.toContain(dashboardName('susp-new'));
   });
 });
+
+describe('ignore rules and prune: disabled', () => {
+  it('a field listed in spec.ignoreDifferences and changed out of band causes no write', async () => {
+    const workspace = await newWorkspace();
+    const manifest = dashboardYaml({ key: 'ign-web', target: 'local-selfhosted', tiles: [{ name: 'p99', w: 6 }] });
+    await workspace.write('manifests/web.yaml', manifest);
+    expect((await workspace.run(['apply'])).code).toBe(0);
+    await workspace.write('manifests/web.yaml', `${manifest}  ignoreDifferences: ["tiles[p99].w"]\n`);
+    expect((await workspace.run(['apply'])).code, 'recording the new manifest').toBe(0);
+    await widenOutOfBand('local-selfhosted', 'ign-web', 11);
+
+    const plan = parseJsonOutput(await workspace.run(['plan', '--output', 'json']));
+    expect(plan.changes.find((c) => c.name === 'ign-web')?.action).toBe('unchanged');
+    const applied = await counting(workspace, ['apply']);
+    expect(applied.result.code, describeRun(applied.result)).toBe(0);
+    expect(applied.writes).toBe(0);
+    expect((await liveDashboard('local-selfhosted', 'ign-web')).tiles[0]?.w).toBe(11);
+  });
+
+  it('the annotation form ignores as well; a field not listed is still healed, keeping the ignored live value', async () => {
+    const workspace = await newWorkspace();
+    const manifest = dashboardYaml({ key: 'ign-ann', target: 'local-selfhosted', tiles: [{ name: 'p99', w: 6, h: 4 }] });
+    await workspace.write('manifests/web.yaml', annotated(manifest, { 'stacksync.io/ignore-differences': 'tiles[p99].w' }));
+    expect((await workspace.run(['apply'])).code).toBe(0);
+    const live = await liveDashboard('local-selfhosted', 'ign-ann');
+    await updateDashboardOutOfBand(emulator.url, 'local-selfhosted', live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w: 9, h: 2 })) });
+    const applied = await counting(workspace, ['apply']);
+    expect(applied.result.code, describeRun(applied.result)).toBe(0);
+    expect(applied.writes).toBe(1);
+    expect((await liveDashboard('local-selfhosted', 'ign-ann')).tiles[0]).toMatchObject({ w: 9, h: 4 });
+  });
+
+  it('a resource applied with stacksync.io/prune: disabled survives apply --prune after its manifest is removed', async () => {
+    const workspace = await newWorkspace();
+    await workspace.write('manifests/kept.yaml', annotated(dashboardYaml({ key: 'np-kept', target: 'local-selfhosted' }), { 'stacksync.io/prune': 'disabled' }));
+    await workspace.write('manifests/gone.yaml', dashboardYaml({ key: 'np-gone', target: 'local-selfhosted' }));
+    expect((await workspace.run(['apply'])).code).toBe(0);
+    await workspace.remove('manifests/kept.yaml');
+    await workspace.remove('manifests/gone.yaml');
+    await workspace.write('manifests/other.yaml', dashboardYaml({ key: 'np-other', target: 'local-selfhosted' }));
+    const pruned = await workspace.run(['apply', '--prune', '--force']);
+    expect(pruned.code, describeRun(pruned)).toBe(0);
+    const names = (await liveTarget(emulator.url, 'local-selfhosted')).dashboards.map((d) => d.name);
+    expect(names).toContain(dashboardName('np-kept'));
+    expect(names).not.toContain(dashboardName('np-gone'));
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * Ignore rules, pure: field paths (`spec.ignoreDifferences`, or the
+ * `stacksync.io/ignore-differences` annotation) whose live values are kept. The desired resource
+ * takes the live value at each such path before it is diffed, so the field never shows as a
+ * difference and every write sends back what live has (Argo CD's `ignoreDifferences`, with
+ * `RespectIgnoreDifferences`). Paths use the plan's own syntax: members joined by `.`, list
+ * items by `[key]` (a tile's or mapping's name, or an index): `tiles[p99].w`, `threshold`.
+ * Where live has no value (a resource or tile still to be created) the manifest's value stands:
+ * a create must send something.
+ */
+import type { DesiredAlert, DesiredDashboard, DesiredPipe } from '../model/desired.js';
+import type { LiveAlert, LiveDashboard, LivePipe } from '../model/resources.js';
+import { isPlainObject } from './values.js';
+
+type Segment = { member: string } | { key: string };
+
+/** `tiles[p99].w` → member tiles, key p99, member w. */
+export function parseFieldPath(path: string): Segment[] {
+  const segments: Segment[] = [];
+  for (const part of path.split(/\.(?![^[]*\])/)) {
+    const match = /^([^[]+)((?:\[[^\]]+\])*)$/.exec(part);
+    if (!match) return [];
+    segments.push({ member: match[1] as string });
+    for (const key of (match[2] ?? '').matchAll(/\[([^\]]+)\]/g)) segments.push({ key: key[1] as string });
+  }
+  return segments;
+}
+
+/** `desired` with the live value at `path` wherever live has one; untouched elsewhere. Never changes its input. */
+export function keepLiveAt(desired: unknown, live: unknown, path: readonly Segment[]): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined) return live === undefined ? desired : live;
+  if ('member' in head) {
+    if (!isPlainObject(desired) || !isPlainObject(live) || live[head.member] === undefined) return desired;
+    return { ...desired, [head.member]: keepLiveAt(desired[head.member], live[head.member], rest) };
+  }
+  if (!Array.isArray(desired) || !Array.isArray(live)) return desired;
+  const index = indexOfKey(desired, head.key);
+  const liveIndex = indexOfKey(live, head.key);
+  if (index < 0 || liveIndex < 0) return desired;
+  const copy = [...desired];
+  copy[index] = keepLiveAt(desired[index], live[liveIndex], rest);
+  return copy;
+}
+
+/** A list item by the key the plan shows it under: its `name`, else its index. */
+function indexOfKey(items: readonly unknown[], key: string): number {
+  const named = items.findIndex((item) => isPlainObject(item) && item['name'] === key);
+  if (named >= 0 || !/^\d+$/.test(key)) return named;
+  return Number(key) < items.length ? Number(key) : -1;
+}
+
+function keepLive<T>(desired: T, live: unknown, paths: readonly string[] | undefined): T {
+  if (!paths || paths.length === 0) return desired;
+  return paths.reduce((current, path) => keepLiveAt(current, live, parseFieldPath(path)) as T, desired);
+}
+
+/** A dashboard manifest with its ignored fields taken from live. */
+export function ignoreDashboardFields(desired: DesiredDashboard, live: LiveDashboard): DesiredDashboard {
+  return keepLive(desired, live, desired.policy?.ignore);
+}
+
+/** An alert manifest with its ignored fields taken from live. */
+export function ignoreAlertFields(desired: DesiredAlert, live: LiveAlert): DesiredAlert {
+  return keepLive(desired, live, desired.policy?.ignore);
+}
+
+/**
+ * A pipe manifest with its ignored fields taken from live. The manifest's paths name the spec's
+ * shape (`source.kafka.topic`, `destination.columns`), which the desired model splits up, so
+ * the rules apply to that shape and the result is split again.
+ */
+export function ignorePipeFields(desired: DesiredPipe, live: LivePipe): DesiredPipe {
+  const paths = desired.policy?.ignore;
+  if (!paths || paths.length === 0) return desired;
+  const source = desired.source;
+  const view = {
+    ...(desired.name !== undefined ? { name: desired.name } : {}),
+    ...(source ? { source: { [source.kind]: source.block } } : {}),
+    ...(desired.columns ? { destination: { columns: desired.columns } } : {}),
+    ...(desired.fieldMappings ? { fieldMappings: desired.fieldMappings } : {}),
+    ...(desired.settings ? { settings: desired.settings } : {}),
+  };
+  const liveView = { name: live.name, source: { [live.source.kind]: live.source.block }, destination: live.destination, fieldMappings: live.fieldMappings, settings: live.settings };
+  const kept = keepLive(view, liveView, paths) as typeof view & { source?: Record<string, Record<string, unknown>> };
+  const next: DesiredPipe = { ...desired };
+  if (kept.name !== undefined) next.name = kept.name;
+  if (source && kept.source) next.source = { ...source, block: kept.source[source.kind] ?? source.block };
+  if (kept.destination?.columns) next.columns = kept.destination.columns;
+  if (kept.fieldMappings) next.fieldMappings = kept.fieldMappings;
+  if (kept.settings) next.settings = kept.settings;
+  return next;
+}
