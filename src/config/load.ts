@@ -224,6 +224,7 @@ function normaliseTarget(raw: TargetFile, baseDir: string): Target {
     baseUrl: raw.baseUrl.replace(/\/+$/, ''),
     rateLimit: { ...DEFAULT_RATE_LIMITS[raw.variant], ...raw.rateLimit },
     ...(raw.suspend === true ? { suspend: true as const } : {}),
+    ...(raw.vars ? { vars: Object.fromEntries(Object.entries(raw.vars).map(([name, ref]) => [name, anchorSecret(ref, baseDir)])) } : {}),
   };
   const ref = (member: string): SecretRef => anchorSecret(raw.auth[member] ?? '', baseDir);
   if (raw.variant === 'managed') {

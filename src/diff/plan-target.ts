@@ -15,6 +15,7 @@ import type { DashboardOutcome } from './dashboards.js';
 import { sortChanges } from './order.js';
 import { planPipes } from './pipes.js';
 import { planOrphans } from './prune.js';
+import { maskSensitive } from './sensitive.js';
 import { suspendChanges } from './suspend.js';
 import { planTwins } from './twins.js';
 
@@ -90,6 +91,8 @@ export function planTarget(input: PlanTargetInput): Change[] {
   // 7. What is suspended is shown, never written.
   const changes = [...pipeChanges, ...dashboardChanges.values(), ...alertChanges, ...alertDeletes, ...orphans, ...twins];
   suspendChanges(changes, desired, options.suspended === true);
+  // Secret values of variables never leave the differ.
+  maskSensitive(changes, desired);
 
   // 8. A stable order; orphans (no deletes when pruning) join it untouched.
   return sortChanges(changes);

@@ -16,7 +16,8 @@ import { contentKey, type CacheSession, type ParseCache } from './cache.js';
 import type { ParseLimits, ParsedText, PointerRequest } from './parse.js';
 import { createWorkerParser, defaultThreads, inlineParser, yieldToEventLoop, type ManifestParser } from './parser.js';
 import { readSnapshot, type Snapshot, type SnapshotFile } from './read.js';
-import { identify, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
+import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
+import { mentionsVariables, substituteVariables } from './vars.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
 
 export interface ManifestLimits extends YamlLimits {
@@ -93,12 +94,12 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     const files = await parseFiles(snapshot.files, limits, parsers, session);
     // 3. Documents, within the cap.
     const documents = collectDocuments(files, limits.maxDocuments, problems, warnings);
-    // 4. Schema of each kind.
-    const { entries, failed } = await checkSchemas(documents, options.config, problems);
-    // 5. Rules across documents, references and secrets; then the desired model.
+    // 4. Per target: variables substituted, then the schema of each kind.
     const secretIo: Partial<SecretIo> = {};
     if (options.env) secretIo.env = options.env;
     if (options.readFile) secretIo.readFile = options.readFile;
+    const { entries, failed } = await checkSchemas(documents, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac }, problems);
+    // 5. Rules across documents, references and secrets; then the desired model.
     const resolved = resolveEntries(entries, failed, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac });
     problems.push(...resolved.problems);
     warnings.push(...resolved.warnings);
@@ -259,26 +260,64 @@ function checkOnce(value: unknown): ManifestCheck {
   return check;
 }
 
-async function checkSchemas(documents: readonly ManifestDocument[], config: Config | undefined, problems: FoundProblem[]): Promise<{ entries: Entry[]; failed: Set<Entry> }> {
+interface CheckOptions {
+  config?: Config;
+  secretIo: Partial<SecretIo>;
+  hmac: (value: string) => string;
+}
+
+async function checkSchemas(documents: readonly ManifestDocument[], options: CheckOptions, problems: FoundProblem[]): Promise<{ entries: Entry[]; failed: Set<Entry> }> {
   const entries: Entry[] = [];
   const failed = new Set<Entry>();
+  // A document of several targets reports a problem once per target: each of them is blocked by it.
+  const report = (problem: FoundProblem): void => void problems.push(problem);
   for (const [index, doc] of documents.entries()) {
     // Thousands of documents take a while; probes and other syncs get their turn.
     if (index > 0 && index % CHECKS_PER_YIELD === 0) await yieldToEventLoop();
-    const entry: Entry = { doc, identity: identify(doc.value, config) };
-    entries.push(entry);
-    const check = checkOnce(doc.value);
-    if (check.ok) {
-      entry.manifest = check.manifest;
-      continue;
-    }
-    failed.add(entry);
-    for (const issue of check.issues) {
-      const problem = problemAt(entry, 'E_MANIFEST_INVALID', [], `${issue.path || '(document)'}: ${issue.message}`);
-      problems.push({ ...problem, node: { doc, pointer: issue.pointer, at: issue.at } });
+    for (const entry of expand(doc, options, report)) {
+      entries.push(entry);
+      if (entry.manifest === undefined) failed.add(entry);
     }
   }
   return { entries, failed };
+}
+
+/**
+ * The entries of one document: one per target it names, each with that target's variables
+ * substituted and checked against the schema of its kind.
+ */
+function expand(doc: ManifestDocument, options: CheckOptions, report: (problem: FoundProblem) => void): Entry[] {
+  const { config } = options;
+  const targets = expandedTargets(doc.value, config);
+  const declared = Array.isArray(asRecord(asRecord(doc.value)?.['metadata'])?.['target']);
+  const identities = targets ? targets.map((target) => identifyFor(doc.value, config, target, declared)) : [identify(doc.value, config)];
+  return identities.map((identity) => {
+    const entry: Entry = { doc, identity };
+    const target = config?.targets.find((candidate) => candidate.name === identity.target);
+    let value = doc.value;
+    if (target && mentionsVariables(value)) {
+      const substituted = substituteVariables(value, { target: target.name, vars: target.vars ?? {}, secretIo: options.secretIo, hmac: options.hmac });
+      value = deepFreeze(substituted.value);
+      entry.doc = { ...doc, value };
+      if (substituted.sensitive.length > 0) entry.sensitive = substituted.sensitive;
+      for (const problem of substituted.problems) report(problemAt(entry, problem.code, problem.pointer, problem.message));
+      if (substituted.problems.length > 0) return entry;
+    }
+    const check = checkOnce(value);
+    if (check.ok) {
+      entry.manifest = check.manifest;
+      return entry;
+    }
+    for (const issue of check.issues) {
+      const problem = problemAt(entry, 'E_MANIFEST_INVALID', [], `${issue.path || '(document)'}: ${issue.message}`);
+      report({ ...problem, node: { doc, pointer: issue.pointer, at: issue.at } });
+    }
+    return entry;
+  });
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 /** Problems with the line and column of the node each is about, and without that node. */

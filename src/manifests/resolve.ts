@@ -56,6 +56,30 @@ export interface Entry {
   identity: Identity;
   /** Present when the document passed the schema of its kind. */
   manifest?: Manifest;
+  /** Secret values its `${NAME}` references took (see `vars.ts`); masked in every output. */
+  sensitive?: SecretValue[];
+}
+
+/**
+ * The targets a document names beyond one: a `metadata.target` list, or every configured target
+ * for `metadata.targets: all`. Undefined for a document of one target (or none), which
+ * `identify` handles.
+ */
+export function expandedTargets(value: unknown, config: Config | undefined): string[] | undefined {
+  const metadata = asRecord(asRecord(value)?.['metadata']);
+  if (metadata?.['targets'] === 'all' && metadata['target'] === undefined) return config ? config.targets.map((target) => target.name) : [UNCONFIGURED_TARGET];
+  const list = metadata?.['target'];
+  if (!Array.isArray(list) || list.length === 0 || !list.every((item) => typeof item === 'string')) return undefined;
+  return [...new Set(list as string[])];
+}
+
+/** The identity of one expansion of a document to `target`. */
+export function identifyFor(value: unknown, config: Config | undefined, target: string, declared: boolean): Identity {
+  const identity = identify(value, config);
+  delete identity.target;
+  if (declared) identity.declaredTarget = target;
+  if (!config || config.targets.some((t) => t.name === target)) identity.target = target;
+  return identity;
 }
 
 export interface ResolveOptions {
@@ -325,7 +349,14 @@ const built = new WeakMap<object, { made: string; resource: DesiredResource }>()
 function toDesired(entry: Entry, secrets: Map<string, SecretValue> | undefined): DesiredResource {
   const manifest = entry.manifest as Manifest;
   const { file, line, column } = entry.doc.location;
-  const made = [entry.identity.target, file, line, column, ...[...(secrets ?? [])].map(([path, secret]) => `${path}=${secret.hmac}`)].join('\u0000');
+  const made = [
+    entry.identity.target,
+    file,
+    line,
+    column,
+    ...[...(secrets ?? [])].map(([path, secret]) => `${path}=${secret.hmac}`),
+    ...(entry.sensitive ?? []).map((secret) => secret.hmac),
+  ].join('\u0000');
   const known = Object.isFrozen(manifest) ? built.get(manifest) : undefined;
   if (known?.made === made) return known.resource;
   const resource = deepFreeze(buildDesired(entry, manifest, secrets));
@@ -335,7 +366,8 @@ function toDesired(entry: Entry, secrets: Map<string, SecretValue> | undefined):
 
 function buildDesired(entry: Entry, manifest: Manifest, secrets: Map<string, SecretValue> | undefined): DesiredResource {
   const policy = policyOf(manifest);
-  const base = { key: manifest.metadata.name, target: entry.identity.target ?? '', location: entry.doc.location, ...(policy ? { policy } : {}) };
+  const sensitive = entry.sensitive && entry.sensitive.length > 0 ? { sensitive: entry.sensitive } : {};
+  const base = { key: manifest.metadata.name, target: entry.identity.target ?? '', location: entry.doc.location, ...(policy ? { policy } : {}), ...sensitive };
   switch (manifest.kind) {
     case 'Pipe':
       return toDesiredPipe(manifest.spec, base, secrets ?? new Map());
@@ -346,7 +378,7 @@ function buildDesired(entry: Entry, manifest: Manifest, secrets: Map<string, Sec
   }
 }
 
-type Base = Pick<DesiredPipe, 'key' | 'target' | 'location' | 'policy'>;
+type Base = Pick<DesiredPipe, 'key' | 'target' | 'location' | 'policy' | 'sensitive'>;
 
 /** What the annotations ask beyond the spec; undefined when nothing. */
 function policyOf(manifest: Manifest): ResourcePolicy | undefined {

@@ -27,6 +27,11 @@ type TargetBase = Pick<TargetFile, 'name' | 'baseUrl'> & {
   rateLimit: RateLimit;
   /** `suspend: true`: read and reported, never written. Absent: not suspended. */
   suspend?: true;
+  /**
+   * Values of `${NAME}` in this target's manifests: a plain string is a value; a `fromEnv` or
+   * `fromFile` reference (anchored to the config's directory) is a secret. Absent: none.
+   */
+  vars?: Readonly<Record<string, SecretRef>>;
 };
 export interface ManagedTarget extends TargetBase {
   variant: 'managed';

@@ -37,6 +37,11 @@ interface DesiredBase {
   location: SourceLocation;
   /** Absent when the manifest asks for nothing beyond its spec. */
   policy?: ResourcePolicy;
+  /**
+   * Secret values that `${NAME}` variables put into its strings: shown as `(sensitive)` in every
+   * output, and kept out of the spec digest by their HMACs. Absent when there are none.
+   */
+  sensitive?: readonly SecretValue[];
 }
 
 /** A Pipe's spec with the source split into the block, the resolved secrets and the mappings. */

@@ -3,18 +3,27 @@
  * secret value. Its digest is recorded in the state file when applied (what tells drift from a
  * change in Git) and compared by saved plans.
  */
-import type { DesiredResource } from '../model/desired.js';
+import type { DesiredResource, SecretValue } from '../model/desired.js';
 import { digestOf } from '../support/digest.js';
 
 /** A manifest as it matters to the API: no source location, secrets as their HMACs only. */
 export function specOf(resource: DesiredResource): unknown {
-  const { location: _where, ...rest } = resource;
-  if (rest.kind === 'Pipe' && rest.source?.secrets) {
-    const { member, fields } = rest.source.secrets;
+  const { location: _where, sensitive, ...rest } = resource;
+  const spec = sensitive && sensitive.length > 0 ? (withHmacs(rest, sensitive) as typeof rest) : rest;
+  if (spec.kind === 'Pipe' && spec.source?.secrets) {
+    const { member, fields } = spec.source.secrets;
     const hashes = Object.fromEntries(Object.entries(fields).map(([name, secret]) => [name, secret.hmac]));
-    return { ...rest, source: { ...rest.source, secrets: { member, fields: hashes } } };
+    return { ...spec, source: { ...spec.source, secrets: { member, fields: hashes } } };
   }
-  return rest;
+  return spec;
+}
+
+/** A copy whose strings hold the HMAC of each substituted secret instead of its value. */
+function withHmacs(value: unknown, secrets: readonly SecretValue[]): unknown {
+  if (typeof value === 'string') return secrets.reduce((text, secret) => (secret.value ? text.split(secret.value).join(`hmac:${secret.hmac}`) : text), value);
+  if (Array.isArray(value)) return value.map((item) => withHmacs(item, secrets));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withHmacs(item, secrets)]));
+  return value;
 }
 
 /**

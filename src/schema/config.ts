@@ -75,6 +75,15 @@ const targetSchema = object(
     // Which members auth holds depends on the variant: the `then` schemas below check them.
     auth: Type.Unsafe<Record<string, SecretRefValue>>({ type: 'object', description: 'managed: {keyId, keySecret}; self-hosted: {token}. Each is a secret reference.' }),
     rateLimit: Type.Optional(rateLimitSchema),
+    vars: Type.Optional(
+      Type.Unsafe<Record<string, SecretRefValue>>({
+        type: 'object',
+        propertyNames: { pattern: ENV_NAME_PATTERN },
+        additionalProperties: secretRefSchema,
+        description:
+          'Variables for ${NAME} in manifest string values of this target. A plain string is a value; {fromEnv: NAME} or {fromFile: PATH} is a secret, shown as (sensitive) in every output.',
+      }),
+    ),
     suspend: Type.Optional(
       Type.Boolean({ default: false, description: 'Read and report this target, never write to it (no heal, no prune); POST /-/suspend does the same at run time.' }),
     ),

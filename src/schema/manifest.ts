@@ -64,13 +64,19 @@ const annotationsSchema = Type.Object(
   { additionalProperties: Type.String(), description: 'Annotations: stacksync.io/ ones steer stacksync; others are kept for people and tools.' },
 );
 
-export const metadataSchema = object({
-  name: described(nameSchema, "The manifest's key: unique per kind per target; lowercase letters, digits and '-'."),
-  ...optional({
-    target: Type.String({ pattern: TARGET_NAME_PATTERN, description: 'Target (from the config) to apply to; defaultTarget when left out.' }),
-    annotations: annotationsSchema,
-  }),
-});
+export const metadataSchema = object(
+  {
+    name: described(nameSchema, "The manifest's key: unique per kind per target; lowercase letters, digits and '-'."),
+    ...optional({
+      target: Type.Union([Type.String({ pattern: TARGET_NAME_PATTERN }), Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), { minItems: 1, uniqueItems: true })], {
+        description: 'Target (from the config) to apply to, or a list of them, each with its own vars; defaultTarget when left out.',
+      }),
+      targets: constant('all', { description: '"all": apply to every configured target, each with its own vars (instead of target).' }),
+      annotations: annotationsSchema,
+    }),
+  },
+  { not: { required: ['target', 'targets'] }, description: 'target and targets exclude each other.' },
+);
 
 /** `spec.ignoreDifferences`: field paths whose live values are kept, never diffed or written. */
 const ignoreDifferencesSchema = Type.Array(Type.String({ pattern: FIELD_PATH_PATTERN }), {

@@ -141,3 +141,58 @@ describe('ignore rules and prune: disabled', () => {
     expect(names).not.toContain(dashboardName('np-gone'));
   });
 });
+
+describe('variables', () => {
+  async function withVars(workspace: Workspace): Promise<void> {
+    const config = await readFile(workspace.configPath, 'utf8');
+    const withLocal = config.replace('variant: managed\n', 'variant: managed\n    vars: { ENV: prod, WIDTH: "7", HOOK: { fromEnv: HOOK_PROD } }\n');
+    await workspace.write('config/stacksync.yaml', withLocal.replace('variant: self-hosted\n', 'variant: self-hosted\n    vars: { ENV: staging, WIDTH: "3", HOOK: plain-hook }\n'));
+  }
+
+  const manifest = (extraTags = ''): string =>
+    [
+      'apiVersion: stacksync/v1',
+      'kind: Dashboard',
+      'metadata:',
+      '  name: vars-web',
+      '  target: [local, local-selfhosted]',
+      'spec:',
+      '  name: "Web ${ENV}"',
+      `  tags: ["env:\${ENV}", "hook:\${HOOK}"${extraTags}]`,
+      '  tiles:',
+      '    - { name: main, x: 0, y: 0, w: 6, h: 4, series: [{ type: time, dataSource: events, aggFn: count, where: "env:${ENV}" }] }',
+      '',
+    ].join('\n');
+
+  it('one manifest is applied to two targets, each with its own values; a secret value never shows', async () => {
+    const workspace = await newWorkspace();
+    await withVars(workspace);
+    await workspace.write('manifests/web.yaml', manifest());
+    const env = { HOOK_PROD: 'hook-s3cr3t' };
+    const plan = await workspace.run(['plan'], { env });
+    expect(plan.code, describeRun(plan)).toBe(0);
+    expect(plan.stdout).not.toContain('hook-s3cr3t');
+    expect(plan.stdout).toContain('(sensitive)');
+    const json = await workspace.run(['plan', '--output', 'json'], { env });
+    expect(json.stdout).not.toContain('hook-s3cr3t');
+
+    const applied = await workspace.run(['apply'], { env });
+    expect(applied.code, describeRun(applied)).toBe(0);
+    expect(`${applied.stdout}${applied.stderr}`).not.toContain('hook-s3cr3t');
+    const prod = (await liveTarget(emulator.url, 'local')).dashboards.find((d) => d.name === 'Web prod');
+    const staging = (await liveTarget(emulator.url, 'local-selfhosted')).dashboards.find((d) => d.name === 'Web staging');
+    expect(prod?.tags).toEqual(['env:prod', 'hook:hook-s3cr3t']);
+    expect(staging?.tags).toEqual(['env:staging', 'hook:plain-hook']);
+    expect(await readFile(workspace.statePath, 'utf8')).not.toContain('hook-s3cr3t');
+  });
+
+  it('an unset variable is a file:line error at validate, for each target that lacks it', async () => {
+    const workspace = await newWorkspace();
+    await withVars(workspace);
+    await workspace.write('manifests/web.yaml', manifest(', "region:${REGION}"'));
+    const validate = await workspace.run(['validate'], { env: { HOOK_PROD: 'x' } });
+    expect(validate.code, describeRun(validate)).toBe(1);
+    expect(validate.stderr).toMatch(/manifests\/web\.yaml:8:\d+.*\$\{REGION\} is not set for target local\b/);
+    expect(validate.stderr).toMatch(/\$\{REGION\} is not set for target local-selfhosted/);
+  });
+});
