@@ -7,6 +7,7 @@ import type { Kind, Variant } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
 import type { ApiHooks, RetryReason } from '../api/port.js';
 import { WRITE_ACTIONS } from '../model/plan.js';
+import { PIPE_STATES } from '../schema/enums.js';
 
 /**
  * `orphan`: in the inventory, named by no manifest, and not pruned (`sync.prune` off, or a
@@ -59,6 +60,7 @@ export interface Metrics {
   readonly manifestErrors: Gauge<'target'>;
   readonly driftSeconds: Gauge<'target' | 'kind'>;
   readonly rateLimitWait: Counter<'target'>;
+  readonly pipeState: Gauge<'target' | 'name' | 'state'>;
 }
 
 /** A fresh registry with every stacksync metric and the default Node process metrics. */
@@ -92,6 +94,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     manifestErrors: new Gauge({ name: 'stacksync_manifest_errors', help: 'Manifest load and validation errors in the last snapshot.', labelNames: ['target'], registers }),
     driftSeconds: new Gauge({ name: 'stacksync_drift_seconds', help: 'Age of the oldest unhealed drift by kind (0 when in sync).', labelNames: ['target', 'kind'], registers }),
     rateLimitWait: new Counter({ name: 'stacksync_rate_limit_wait_seconds_total', help: 'Time spent waiting for the client-side rate limit.', labelNames: ['target'], registers }),
+    pipeState: new Gauge({ name: 'stacksync_pipe_state', help: 'Live state of each managed pipe: 1 for its current state, 0 for the known others.', labelNames: ['target', 'name', 'state'], registers }),
   };
 }
 
@@ -140,6 +143,33 @@ export async function rateLimitWaitSeconds(metrics: Metrics): Promise<Record<str
     if (typeof labels.target === 'string') waits[labels.target] = value;
   }
   return waits;
+}
+
+/** States every managed pipe gets a series for (0 unless current), so a change of state shows as a flip, not a gap. */
+const KNOWN_PIPE_STATES = [...PIPE_STATES, 'InternalError'];
+
+/** The state each metrics registry last set per target and pipe, so a state the service no longer reports drops out. */
+const lastPipeStates = new WeakMap<Metrics, Map<string, Map<string, string>>>();
+
+/**
+ * Sets `pipe_state` of one target's pipes: 1 for the current state and 0 for the known others.
+ * A state outside the known ones gets its own series while current; a pipe no longer reported
+ * loses its series.
+ */
+export function setPipeStates(metrics: Metrics, target: string, states: ReadonlyMap<string, string>): void {
+  const byTarget = lastPipeStates.get(metrics) ?? new Map<string, Map<string, string>>();
+  lastPipeStates.set(metrics, byTarget);
+  const previous = byTarget.get(target) ?? new Map<string, string>();
+  for (const [name, state] of previous) {
+    if (states.get(name) === state) continue;
+    if (!states.has(name)) for (const known of KNOWN_PIPE_STATES) metrics.pipeState.remove({ target, name, state: known });
+    if (!KNOWN_PIPE_STATES.includes(state)) metrics.pipeState.remove({ target, name, state });
+  }
+  for (const [name, state] of states) {
+    for (const known of KNOWN_PIPE_STATES) metrics.pipeState.set({ target, name, state: known }, known === state ? 1 : 0);
+    if (!KNOWN_PIPE_STATES.includes(state)) metrics.pipeState.set({ target, name, state }, 1);
+  }
+  byTarget.set(target, new Map(states));
 }
 
 /** Resource counts of one target by kind and status, replacing the previous figures. */

@@ -7,7 +7,7 @@ import type { ErrorCode } from '../errors.js';
 import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
 import type { Metrics, ResourceStatus } from './metrics.js';
-import { RESOURCE_STATUSES, setResourceCounts } from './metrics.js';
+import { RESOURCE_STATUSES, setPipeStates, setResourceCounts } from './metrics.js';
 
 /** What one sync found out about one resource. */
 export interface ResourceObservation {
@@ -29,6 +29,10 @@ export interface ResourceObservation {
   /** Manifest location, when there is one. */
   file?: string;
   line?: number;
+  /** Pipes: the live state the service reports (Running, Failed, …), as it is. */
+  state?: string;
+  /** Pipes: `degraded` when that state is Failed, InternalError or Paused. */
+  health?: 'healthy' | 'degraded';
 }
 
 /** A resource as `/status` shows it. */
@@ -174,11 +178,17 @@ export function driftAges(resources: readonly ResourceStatusEntry[], nowMs: numb
   return ages;
 }
 
-/** Sets the resource and drift gauges of one target from its status. */
+/** Sets the resource, drift and pipe-state gauges of one target from its status. */
 export function recordStatusMetrics(metrics: Metrics, target: string, status: TargetStatus, nowMs: number): void {
   setResourceCounts(metrics, target, countByStatus(status.resources));
   const ages = driftAges(status.resources, nowMs);
   for (const kind of KINDS) metrics.driftSeconds.set({ target, kind }, ages[kind]);
+  setPipeStates(metrics, target, pipeStates(status.resources));
+}
+
+/** Pipe name → live state, for the pipes whose state is known. */
+export function pipeStates(resources: readonly ResourceObservation[]): Map<string, string> {
+  return new Map(resources.filter((r) => r.kind === 'Pipe' && r.state !== undefined).map((r) => [r.name, r.state as string]));
 }
 
 function keyOf(resource: Pick<ResourceObservation, 'kind' | 'name'>): string {

@@ -10,6 +10,7 @@ import type { Target } from '../model/config.js';
 import type { LoadProblem } from '../model/desired.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan } from '../model/plan.js';
+import { isDegradedPipeState } from '../model/resources.js';
 import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import { describeApplied, describePending, pendingCounts, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
@@ -124,6 +125,10 @@ function observeChanges(
   return changes.flatMap((change): ResourceObservation[] => {
     const base: ResourceObservation = { kind: change.kind, name: change.name, status: 'in_sync' };
     if (change.id !== undefined) base.id = change.id;
+    if (change.liveState !== undefined) {
+      base.state = change.liveState;
+      base.health = isDegradedPipeState(change.liveState) ? 'degraded' : 'healthy';
+    }
     if (change.file !== undefined) base.file = change.file;
     if (change.line !== undefined) base.line = change.line;
     if (change.action === 'unchanged') return [base];

@@ -7,5 +7,6 @@ export { requiredChanges, withDependents } from './graph.js';
 export { compareChanges, sortChanges } from './order.js';
 export { markDrift } from './drift.js';
 export { suspendChanges } from './suspend.js';
+export { pipeHealthWarnings } from './health.js';
 export { holdBackBlocked, changeWrites, writesHeldBack } from './blocked.js';
 export type { BlockedGuard, BlockedGuardInput } from './blocked.js';

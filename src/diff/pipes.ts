@@ -58,7 +58,7 @@ function planPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe | undef
     );
   }
   const draft = draftPipe(ctx, ignorePipeFields(desired, live), live);
-  if (draft.error !== undefined) return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id);
+  if (draft.error !== undefined) return withLiveState(errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id), live);
   const operations = pipeOperations(desired, live.id, draft);
   const change = changeFor(ctx.target, desired, operations.length > 0 ? 'update' : 'unchanged');
   change.id = live.id;
@@ -66,6 +66,12 @@ function planPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe | undef
   change.diff = draft.diff;
   change.operations = operations;
   if (Object.keys(draft.secretHashes).length > 0) change.secretHashes = draft.secretHashes;
+  return withLiveState(change, live);
+}
+
+/** The live state travels with the change: `/status`, the pipe-state gauge and the plan's health warning read it. */
+function withLiveState(change: Change, live: LivePipe): Change {
+  if (live.state !== undefined) change.liveState = live.state;
   return change;
 }
 

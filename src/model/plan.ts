@@ -107,6 +107,8 @@ export interface Change {
    * prune leaves the resource alone even after the manifest is gone.
    */
   pruneDisabled?: true;
+  /** Pipes: the live `state` the service reported (Running, Failed, …), as it is. */
+  liveState?: string;
   /** True when this resource was matched through a pending create intent (crash recovery). */
   reclaimed?: boolean;
   /** Things a reviewer must see, e.g. a tile removal that deletes alerts watching it. */
@@ -127,9 +129,13 @@ export interface PlanError {
   message: string;
 }
 
-/** Worth a reviewer's eye, not fatal: the code of what it is about, or `W_CONFIG` for the config file's own. */
+/**
+ * Worth a reviewer's eye, not fatal: the code of what it is about, `W_CONFIG` for the config
+ * file's own, or `W_PIPE_DEGRADED` for a managed pipe whose live state is Failed, InternalError
+ * or Paused.
+ */
 export interface PlanWarning extends Omit<PlanError, 'code'> {
-  code: ErrorCode | 'W_CONFIG';
+  code: ErrorCode | 'W_CONFIG' | 'W_PIPE_DEGRADED';
 }
 
 export interface PlanSummary {

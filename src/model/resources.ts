@@ -116,6 +116,16 @@ export interface LiveState {
   alerts: LiveAlert[];
 }
 
+/**
+ * Live pipe states that mean the pipe is not ingesting as it should: reported as `degraded`.
+ * Any other state (the services add new ones) is shown as it is, never an error.
+ */
+export const DEGRADED_PIPE_STATES: readonly string[] = ['Failed', 'InternalError', 'Paused'];
+
+export function isDegradedPipeState(state: string | undefined): boolean {
+  return state !== undefined && DEGRADED_PIPE_STATES.includes(state);
+}
+
 /** The key a UUID is compared by: its hex digits are case-insensitive (RFC 9562), so `7A0E…` and `7a0e…` name one pipe. */
 export function uuidKey(id: string): string {
   return id.toLowerCase();

@@ -15,8 +15,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
   const { create, update, delete: deletes, adopt, orphan, suspended, unchanged, errors } = plan.summary;
   const document: Record<string, unknown> = {
     version: plan.version,
-    // `suspended` only when there are some: the summary keeps the shape design.md fixes otherwise.
-    summary: { create, update, delete: deletes, adopt, orphan, ...(suspended > 0 ? { suspended } : {}), unchanged, errors },
+    summary: { create, update, delete: deletes, adopt, orphan, suspended, unchanged, errors },
     changes: plan.changes.map((change) => changeToJson(change, options)),
     errors: plan.errors.map(problemToJson),
   };

@@ -9,7 +9,7 @@ import type { Api } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { Config, Target } from '../model/config.js';
-import { guardDeletes, holdBackBlocked, markDrift, planTarget, pruneHeldBack, refusedResults, writesHeldBack } from '../diff/index.js';
+import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, writesHeldBack } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../model/desired.js';
@@ -106,6 +106,7 @@ export async function computePlan(ctx: ReconcileContext, request: PlanRequest): 
     ...load.warnings.map(problemToPlanError),
     ...runs.flatMap((run) => (run.failed ? [] : pruneHeldBack(run.target.name, request.prune, run.blocked))),
     ...runs.flatMap((run) => (run.failed ? [] : writesHeldBack(run.target.name, run.changes, run.blocked, request.allowPartial === true))),
+    ...runs.flatMap((run) => pipeHealthWarnings(run.changes)),
   ];
   const plan = buildPlan(
     runs.flatMap((run) => run.changes),

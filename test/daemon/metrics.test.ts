@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiHooksFor, createMetrics, initTargetMetrics, rateLimitWaitSeconds } from '../../src/daemon/metrics.js';
+import { apiHooksFor, createMetrics, initTargetMetrics, rateLimitWaitSeconds, setPipeStates } from '../../src/daemon/metrics.js';
 
 /** The metric names design.md fixes (prefix stacksync_). */
 const DESIGN_METRICS = [
@@ -57,5 +57,19 @@ describe('metrics', () => {
     apiHooksFor(metrics, 'busy').onRateLimitWait?.({ waitedSeconds: 2.25 });
     apiHooksFor(metrics, 'busy').onRateLimitWait?.({ waitedSeconds: 0.5 });
     expect(await rateLimitWaitSeconds(metrics)).toEqual({ idle: 0, busy: 2.75 });
+  });
+});
+
+describe('setPipeStates', () => {
+  const series = async (metrics: ReturnType<typeof createMetrics>): Promise<string[]> =>
+    (await metrics.pipeState.get()).values.filter((v) => v.value === 1 || v.labels.state === 'Weird').map((v) => `${v.labels.name}:${v.labels.state}=${v.value}`);
+
+  it('flips to the new state, drops an unknown state once it is gone, and a pipe no longer reported', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    setPipeStates(metrics, 'prod', new Map([['a', 'Weird'], ['b', 'Running']]));
+    expect(await series(metrics)).toEqual(['a:Weird=1', 'b:Running=1']);
+    setPipeStates(metrics, 'prod', new Map([['a', 'Failed']]));
+    expect(await series(metrics)).toEqual(['a:Failed=1']);
+    expect((await metrics.pipeState.get()).values.filter((v) => v.labels.name === 'b')).toEqual([]);
   });
 });

@@ -64,7 +64,7 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
   it('plan on the export has nothing to change, and shows the same-named twin it did not export as a conflict', async () => {
     await resetEmulatorStats(emulator.url);
     const json = parseJsonOutput(await workspace.run(['plan', '--output', 'json', '--target', target]));
-    expect(json.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, unchanged: 5 + pipes, errors: 1 });
+    expect(json.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 5 + pipes, errors: 1 });
     // The twin of the adopted "API Latency" is never hidden behind an "all well" (issue 15).
     expect(json.changes.filter((change) => change.action !== 'unchanged')).toMatchObject([{ kind: 'Dashboard', action: 'error', code: 'E_CONFLICT', name: expect.stringMatching(/^api-latency \(twin /) }]);
     const result = await workspace.run(['plan', '--detailed-exitcode', '--target', target]);

@@ -97,7 +97,7 @@ describe('renderPlanJson', () => {
   it('prints the design.md shape with stable key order', () => {
     const json = JSON.parse(renderPlanJson(samplePlan())) as Record<string, unknown>;
     expect(Object.keys(json)).toEqual(['version', 'summary', 'changes', 'errors', 'warnings']);
-    expect(Object.keys(json['summary'] as object)).toEqual(['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'errors']);
+    expect(Object.keys(json['summary'] as object)).toEqual(['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'errors']);
     const changes = json['changes'] as Record<string, unknown>[];
     expect(Object.keys(changes[0]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff']);
     expect(Object.keys(changes[2]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'warnings']);
@@ -119,6 +119,7 @@ describe('renderPlanJson', () => {
     "delete": 0,
     "adopt": 0,
     "orphan": 0,
+    "suspended": 0,
     "unchanged": 0,
     "errors": 0
   },
