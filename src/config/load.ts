@@ -11,8 +11,8 @@ import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { createAjv } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
 import { anchorSecret, secretBaseDir } from './secrets.js';
-import type { Config, DefaultedConfigFile, SecretRef, SyncSettings, Target, TargetFile } from '../model/config.js';
-import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
+import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, SecretRef, SyncSettings, Target, TargetFile } from '../model/config.js';
+import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
 import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, refusedWarningMessage, splitYamlWarnings, toPlainValue, yamlErrorMessage } from '../yaml/safety.js';
 
@@ -162,6 +162,11 @@ function ruleProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[]
   if (raw.defaultTarget === undefined && raw.targets.length > 1) {
     problems.push({ message: `defaultTarget: is required when there are several targets (${names})`, location: locate(['targets'], 'key') });
   }
+  (raw.notify ?? []).forEach((entry, index) => {
+    entry.targets?.forEach((name, at) => {
+      if (!seen.has(name)) problems.push({ message: `notify[${index}].targets[${at}]: names no target; the targets are ${names}`, location: locate(['notify', index, 'targets', at]) });
+    });
+  });
   // The schema checked the pattern: a duration that does not parse overflowed.
   const intervalMs = parseDuration(raw.sync.interval) ?? Number.POSITIVE_INFINITY;
   if (intervalMs < MIN_SYNC_INTERVAL_MS) {
@@ -200,6 +205,16 @@ function plainSecretWarnings(raw: DefaultedConfigFile, locate: Locate): ConfigPr
       warnings.push({ message: `${path}: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}`, location: locate(['targets', index, 'auth', member]) });
     }
   });
+  // A webhook URL may be public; keys and tokens never are.
+  (raw.notify ?? []).forEach((entry, index) => {
+    for (const member of ['secret', 'token'] as const) {
+      if (typeof entry[member] !== 'string') continue;
+      warnings.push({ message: `notify[${index}].${member}: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}`, location: locate(['notify', index, member]) });
+    }
+  });
+  if (typeof raw.control?.token === 'string') {
+    warnings.push({ message: 'control.token: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}', location: locate(['control', 'token']) });
+  }
   return warnings;
 }
 
@@ -215,7 +230,25 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
     maxDeletePercent: raw.sync.maxDeletePercent,
     adopt: raw.sync.adopt,
   };
-  return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state) };
+  const notify = raw.notify && raw.notify.length > 0 ? { notify: raw.notify.map((entry) => normaliseNotifier(entry, baseDir)) } : {};
+  const control = raw.control ? { controlToken: anchorSecret(raw.control.token, baseDir) } : {};
+  return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state), ...notify, ...control };
+}
+
+function normaliseNotifier(raw: NonNullable<ConfigFile['notify']>[number], baseDir: string): NotifierSettings {
+  const settings: NotifierSettings = {
+    provider: raw.provider,
+    events: raw.events ?? [...NOTIFY_EVENTS],
+    timeoutMs: parseDuration(raw.timeout ?? '10s') ?? 10_000,
+  };
+  for (const member of ['url', 'secret', 'token'] as const) {
+    const ref = raw[member];
+    if (ref !== undefined) settings[member] = anchorSecret(ref, baseDir);
+  }
+  if (raw.repository !== undefined) settings.repository = raw.repository;
+  if (raw.apiUrl !== undefined) settings.apiUrl = raw.apiUrl.replace(/\/+$/, '');
+  if (raw.targets !== undefined) settings.targets = raw.targets;
+  return settings;
 }
 
 function normaliseTarget(raw: TargetFile, baseDir: string): Target {

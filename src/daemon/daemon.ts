@@ -9,7 +9,11 @@ import type { ReconcileContext } from '../reconcile/reconcile.js';
 import type { StateGuard } from '../state/guard.js';
 import { describeSync, type NotApplied } from './console.js';
 import { childForSync } from '../support/logger.js';
-import { initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
+import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
+import { createNotifier, type Notifier } from '../notify/notifier.js';
+import type { SyncAccount } from '../notify/events.js';
+import { credentialStrings, Redactor } from '../api/redact.js';
+import { resolveCredentials } from '../config/secrets.js';
 import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
 import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
@@ -49,6 +53,8 @@ export interface DaemonOptions {
    * Without it the daemon assumes no other process writes its state file.
    */
   stateGuard?: StateGuard;
+  /** Sends notifications; default one for the config's `notify` entries (none without them). */
+  notifier?: Notifier;
   timers?: SchedulerTimers;
   now?: () => number;
   random?: () => number;
@@ -76,6 +82,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const status = createStatusTracker(targets, now);
   const planned = new Set<string>();
   for (const target of config.targets) initTargetMetrics(metrics, target.name, target.variant);
+  const notifier = options.notifier ?? defaultNotifier(context, metrics, logger);
 
   // 1. The checkout. Every sync resolves it afresh (level-based): whatever the watcher saw or
   // missed, a sync reads the revision the link names when it starts, from the real directory, so
@@ -101,6 +108,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       watcher?.refresh();
       const revision = await readRevision(root);
       const dir = root;
+      notifier?.syncStarted(targetName, revision);
       const sync = (): Promise<TargetSyncResult> =>
         syncTarget({
           context: { ...context, manifestsDir: dir, logger: log, manifests },
@@ -122,6 +130,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (root !== undefined && (await currentRoot()) !== root) scheduler.trigger('files', [targetName]);
     if (result.planned) planned.add(targetName);
     status.syncFinished(targetName, result.report);
+    notifier?.syncFinished(accountOf(targetName, result));
     const current = status.target(targetName);
     if (current) recordStatusMetrics(metrics, targetName, current, now());
     if (options.console && result.plan) options.console(describeSync({ target: targetName, trigger, plan: result.plan, ...(result.results ? { results: result.results } : {}), ...notApplied(options.dryRun, config.sync.drift), time: new Date(now()).toISOString().slice(11, 19) }));
@@ -173,6 +182,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         await options.closeClients();
       }
       await stopped;
+      // What the last syncs had to tell gets a moment to go out; a receiver that hangs does not hold the stop.
+      await notifier?.flush(NOTIFY_FLUSH_MS);
       await context.store.save();
       await ownParser?.close();
       await http?.close();
@@ -182,6 +193,36 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 }
 
 export const DEFAULT_DRAIN_MS = 10_000;
+
+/** How long a stop waits for queued notifications. */
+export const NOTIFY_FLUSH_MS = 5_000;
+
+/** A notifier for the config's `notify` entries, masking every credential of the targets too. */
+function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Logger): Notifier | undefined {
+  const settings = context.config.notify ?? [];
+  if (settings.length === 0) return undefined;
+  initNotificationMetrics(metrics, settings);
+  const secrets = context.config.targets.flatMap((target) => {
+    try {
+      return credentialStrings(resolveCredentials(target, { env: context.env }));
+    } catch {
+      return []; // the target's own sync reports it
+    }
+  });
+  const redactor = new Redactor(secrets);
+  return createNotifier(settings, { secretIo: { env: context.env }, counter: metrics.notifications, logger, redact: (text) => redactor.redact(text) });
+}
+
+/** What a finished sync tells the notifier. */
+function accountOf(target: string, result: TargetSyncResult): SyncAccount {
+  const account: SyncAccount = { target, ok: result.report.ok };
+  if (result.report.revision !== undefined) account.revision = result.report.revision;
+  if (result.report.error !== undefined) account.error = result.report.error;
+  if (result.plan) account.plan = result.plan;
+  if (result.results) account.results = result.results;
+  if (result.refusals) account.refusals = result.refusals;
+  return account;
+}
 
 /** Whether `promise` settles within `ms`; never rejects. */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

@@ -61,6 +61,7 @@ export interface Metrics {
   readonly driftSeconds: Gauge<'target' | 'kind'>;
   readonly rateLimitWait: Counter<'target'>;
   readonly pipeState: Gauge<'target' | 'name' | 'state'>;
+  readonly notifications: Counter<'provider' | 'event' | 'result'>;
 }
 
 /** A fresh registry with every stacksync metric and the default Node process metrics. */
@@ -94,6 +95,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     manifestErrors: new Gauge({ name: 'stacksync_manifest_errors', help: 'Manifest load and validation errors in the last snapshot.', labelNames: ['target'], registers }),
     driftSeconds: new Gauge({ name: 'stacksync_drift_seconds', help: 'Age of the oldest unhealed drift by kind (0 when in sync).', labelNames: ['target', 'kind'], registers }),
     rateLimitWait: new Counter({ name: 'stacksync_rate_limit_wait_seconds_total', help: 'Time spent waiting for the client-side rate limit.', labelNames: ['target'], registers }),
+    notifications: new Counter({ name: 'stacksync_notifications_total', help: 'Notifications by provider, event and result (sent, failed after retries, dropped from a full queue).', labelNames: ['provider', 'event', 'result'], registers }),
     pipeState: new Gauge({ name: 'stacksync_pipe_state', help: 'Live state of each managed pipe: 1 for its current state, 0 for the known others.', labelNames: ['target', 'name', 'state'], registers }),
   };
 }
@@ -118,6 +120,15 @@ export function initTargetMetrics(metrics: Metrics, target: string, variant: Var
   metrics.lastSuccessfulSync.set({ target }, 0);
   metrics.manifestErrors.set({ target }, 0);
   metrics.rateLimitWait.inc({ target }, 0);
+}
+
+/** Sets every provider, event and result combination of the configured notification providers to 0. */
+export function initNotificationMetrics(metrics: Metrics, providers: readonly { provider: string; events: readonly string[] }[]): void {
+  for (const { provider, events } of providers) {
+    for (const event of provider === 'github' ? ['status'] : events) {
+      for (const result of ['sent', 'failed', 'dropped']) metrics.notifications.inc({ provider, event, result }, 0);
+    }
+  }
 }
 
 /** The client's hooks, feeding this registry for one target. */

@@ -9,7 +9,7 @@ import { KINDS } from '../model/kinds.js';
 import type { Target } from '../model/config.js';
 import type { LoadProblem } from '../model/desired.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
-import { changeRef, isWrite, type Change, type ChangeResult, type Plan } from '../model/plan.js';
+import { changeRef, isWrite, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
 import { isDegradedPipeState } from '../model/resources.js';
 import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import { describeApplied, describePending, pendingCounts, type PendingCounts } from './console.js';
@@ -38,6 +38,8 @@ export interface TargetSyncResult {
   planned: boolean;
   plan?: Plan;
   results?: ReadonlyMap<string, ChangeResult>;
+  /** Deletes the prune caps refused in this sync (what `pruneRefused` notifications tell). */
+  refusals?: readonly PlanError[];
 }
 
 /** Runs one sync of one target; never throws for API or manifest trouble, it reports it. */
@@ -104,7 +106,7 @@ function summarise(run: RunPlan, outcome: RunResult | undefined, options: Target
   const error = describeFailure(failures, refusals.map((r) => r.message), problems.length);
   const codes = [...failures.map((failure) => failure.code ?? 'E_INTERNAL'), ...refusals.map((r) => r.code), ...problems.map((p) => p.code)];
   const report: SyncReport = { ok, resources, ...revision, error };
-  return { outcome: outcomeOf(codes, error), report, planned: true, plan: run.plan, ...(results ? { results } : {}) };
+  return { outcome: outcomeOf(codes, error), report, planned: true, plan: run.plan, ...(results ? { results } : {}), ...(refusals.length > 0 ? { refusals } : {}) };
 }
 
 /** Terminal when every failure is: nothing changes until someone does; otherwise retry with backoff. */

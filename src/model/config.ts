@@ -4,7 +4,7 @@
  */
 import type { Static } from 'typebox';
 import type { Variant } from './kinds.js';
-import type { configSchema, managedAuthSchema, rateLimitSchema, secretRefSchema, selfHostedAuthSchema, syncSchema } from '../schema/config.js';
+import type { configSchema, managedAuthSchema, NOTIFY_EVENTS, NOTIFY_PROVIDERS, rateLimitSchema, secretRefSchema, selfHostedAuthSchema, syncSchema } from '../schema/config.js';
 
 /** The config file as written (schemas/config.json). */
 export type ConfigFile = Static<typeof configSchema>;
@@ -51,6 +51,30 @@ export interface SyncSettings extends Omit<Required<SyncFile>, 'interval'> {
   intervalMs: number;
 }
 
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+export type NotifyProvider = (typeof NOTIFY_PROVIDERS)[number];
+
+/** One `notify` entry, its secret references anchored to the config's directory. */
+export interface NotifierSettings {
+  provider: NotifyProvider;
+  /** webhook, slack: where to POST (a secret: Slack URLs carry a token). */
+  url?: SecretRef;
+  /** webhook: key of the `X-Stacksync-Signature: sha256=…` HMAC of the body. */
+  secret?: SecretRef;
+  /** github: a token allowed to create commit statuses. */
+  token?: SecretRef;
+  /** github: `owner/name`. */
+  repository?: string;
+  /** github: API base URL without a trailing `/` (default https://api.github.com). */
+  apiUrl?: string;
+  /** Events it sends (default: all). */
+  events: readonly NotifyEvent[];
+  /** Targets whose events it sends; absent: all. */
+  targets?: readonly string[];
+  /** One delivery attempt's time limit, ms (default 10 s). */
+  timeoutMs: number;
+}
+
 export interface Config {
   /** Absolute path of the file this came from; undefined for the embedded default. */
   file?: string;
@@ -59,6 +83,10 @@ export interface Config {
   sync: SyncSettings;
   /** State file path, resolved against the working directory. */
   state: string;
+  /** Notification providers of the daemon; absent when none. */
+  notify?: readonly NotifierSettings[];
+  /** Bearer token of `POST /-/suspend` and `/-/resume`; absent: those endpoints are off. */
+  controlToken?: SecretRef;
 }
 
 /** Credentials after resolving the secret references; held in memory only. */

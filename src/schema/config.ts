@@ -134,6 +134,42 @@ export const syncSchema = object(
   { default: {}, description: 'How the daemon and apply behave.' },
 );
 
+/** What a notification can be about (Flux's notification-controller is the model). */
+export const NOTIFY_EVENTS = ['applied', 'failed', 'drift', 'pruneRefused', 'recovered'] as const;
+/** Where notifications go: a generic JSON POST, a Slack incoming webhook, or GitHub commit statuses. */
+export const NOTIFY_PROVIDERS = ['webhook', 'slack', 'github'] as const;
+
+const notifierSchema = object(
+  {
+    provider: oneOf(NOTIFY_PROVIDERS, { description: 'webhook: JSON POST; slack: incoming-webhook message; github: commit status on the applied revision.' }),
+    ...optional({
+      url: secretRefSchema,
+      secret: secretRefSchema,
+      token: secretRefSchema,
+      repository: Type.String({ pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$', description: 'github: owner/name of the repository the manifests come from.' }),
+      apiUrl: Type.String({ format: 'uri', pattern: '^https?://', description: 'github: API base URL (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3).' }),
+      events: Type.Array(oneOf(NOTIFY_EVENTS), { minItems: 1, uniqueItems: true, description: 'Events sent (default: all). github reports the sync of a revision and ignores this.' }),
+      targets: Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), { minItems: 1, uniqueItems: true, description: 'Targets whose events are sent (default: all).' }),
+      timeout: Type.String({ pattern: DURATION_PATTERN, default: '10s', description: 'Longest one delivery attempt may take.' }),
+    }),
+  },
+  {
+    description:
+      'A notification provider. url (webhook, slack; a secret reference, since Slack URLs carry a token), secret (webhook: HMAC-SHA256 key of the X-Stacksync-Signature header), token and repository (github).',
+    allOf: [
+      { if: { properties: { provider: { enum: ['webhook', 'slack'] } }, required: ['provider'] }, then: { required: ['url'], properties: { token: false, repository: false, apiUrl: false } } },
+      { if: { properties: { provider: { const: 'slack' } }, required: ['provider'] }, then: { properties: { secret: false } } },
+      { if: { properties: { provider: { const: 'github' } }, required: ['provider'] }, then: { required: ['token', 'repository'], properties: { url: false, secret: false } } },
+    ],
+  },
+);
+
+/** The daemon's control endpoints (`POST /-/suspend`, `/-/resume`): off unless a token is set. */
+const controlSchema = object(
+  { token: secretRefSchema },
+  { description: 'Bearer token that POST /-/suspend and /-/resume require; without it those endpoints are off.' },
+);
+
 /** The config file schema, with defaults (ajv `useDefaults` fills them). */
 export const configSchema = object({
   targets: Type.Array(targetSchema, { minItems: 1, description: 'The API endpoints manifests are applied to.' }),
@@ -141,6 +177,8 @@ export const configSchema = object({
     defaultTarget: Type.String({ minLength: 1, description: 'Target of manifests without metadata.target; needed when there are several targets.' }),
     sync: syncSchema,
     state: Type.String({ minLength: 1, default: DEFAULT_STATE_PATH, description: 'State file (inventory, secret hashes), relative to the working directory.' }),
+    notify: Type.Array(notifierSchema, { description: 'Where the daemon sends notifications (applied, failed, drift, pruneRefused, recovered).' }),
+    control: controlSchema,
   }),
 });
 

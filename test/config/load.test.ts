@@ -307,3 +307,35 @@ describe('loadConfig: every problem, with its line', () => {
     expect(error.message).toContain('not a regular file');
   });
 });
+
+describe('notify, control, vars and suspend', () => {
+  const selfHosted = `targets:
+  - name: sh
+    variant: self-hosted
+    baseUrl: http://127.0.0.1:1
+    auth: { token: { fromEnv: T } }
+    vars: { ENV: staging, KEY: { fromFile: key.txt } }
+    suspend: true
+`;
+
+  it('loads them, anchoring secret references to the config file', async () => {
+    const path = await write('ops.yaml', `${selfHosted}notify:\n  - provider: github\n    repository: acme/obs\n    token: { fromEnv: GH }\n    events: [failed]\ncontrol: { token: { fromEnv: CTL } }\n`);
+    const { config } = await loadConfig(path);
+    expect(config.targets[0]).toMatchObject({ suspend: true, vars: { ENV: 'staging', KEY: { fromFile: join(dir, 'key.txt') } } });
+    expect(config.notify).toEqual([{ provider: 'github', repository: 'acme/obs', token: { fromEnv: 'GH' }, events: ['failed'], timeoutMs: 10_000 }]);
+    expect(config.controlToken).toEqual({ fromEnv: 'CTL' });
+  });
+
+  it('refuses a github provider without a token and a slack one without a url', async () => {
+    const problems = await problemsOf(`${selfHosted}notify:\n  - provider: github\n    repository: acme/obs\n  - provider: slack\n`);
+    expect(problems.map((p) => [p.line, p.message])).toEqual([
+      [9, expect.stringContaining('token')],
+      [11, expect.stringContaining('url')],
+    ]);
+  });
+
+  it('refuses a target filter naming no target', async () => {
+    const problems = await problemsOf(`${selfHosted}notify:\n  - provider: webhook\n    url: http://x\n    targets: [nope]\n`);
+    expect(problems.map((p) => [p.line, p.message])).toEqual([[11, 'notify[0].targets[0]: names no target; the targets are sh']]);
+  });
+});
