@@ -13,14 +13,14 @@ import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type 
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { SyncAccount } from '../notify/events.js';
 import { credentialStrings, Redactor } from '../api/redact.js';
-import { resolveCredentials } from '../config/secrets.js';
+import { resolveCredentials, resolveSecret } from '../config/secrets.js';
 import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
 import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
 import { readRevision } from './revision.js';
 import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
 import { resyncSlots } from './spread.js';
-import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, type StatusTracker } from './status.js';
+import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusTracker } from './status.js';
 import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
 import { watchManifests, type ManifestWatcher } from './watch.js';
 
@@ -69,6 +69,12 @@ export interface Daemon {
   ready(): boolean;
   /** Triggers a sync of every target, as `POST /-/reload` does. */
   reload(): void;
+  /**
+   * Suspends (or resumes) a target at run time, as `POST /-/suspend` (`/-/resume`) does, and
+   * syncs it. Not kept across restarts; a target the config suspends stays suspended. False for
+   * a target that is not configured.
+   */
+  setSuspended(target: string, suspended: boolean): boolean;
   /** Stops taking work, waits for syncs in flight, saves the state, closes everything. */
   stop(): Promise<void>;
 }
@@ -83,6 +89,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const planned = new Set<string>();
   for (const target of config.targets) initTargetMetrics(metrics, target.name, target.variant);
   const notifier = options.notifier ?? defaultNotifier(context, metrics, logger);
+  // Suspended at run time; the config's own suspensions are in the targets.
+  const suspendedNow = new Set<string>();
+  const suspendedTargets = (): Set<string> => new Set([...config.targets.filter((target) => target.suspend).map((target) => target.name), ...suspendedNow]);
+  // Resolved now, so a missing token stops the start instead of leaving the endpoints open or broken.
+  const controlToken = config.controlToken === undefined ? undefined : resolveSecret(config.controlToken, { env: context.env });
 
   // 1. The checkout. Every sync resolves it afresh (level-based): whatever the watcher saw or
   // missed, a sync reads the revision the link names when it starts, from the real directory, so
@@ -120,6 +131,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           trigger,
           now,
           ...(revision ? { revision } : {}),
+          ...(suspendedNow.has(targetName) ? { suspended: true } : {}),
         });
       result = options.stateGuard ? await options.stateGuard.hold(sync, signal) : await sync();
     } catch (error) {
@@ -153,12 +165,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const ready = (): boolean => targets.every((target) => planned.has(target));
   const reload = (): void => scheduler.trigger('reload');
+  const setSuspended = (target: string, suspend: boolean): boolean => {
+    if (!targets.includes(target)) return false;
+    if (suspend) suspendedNow.add(target);
+    else suspendedNow.delete(target);
+    scheduler.trigger('reload', [target]);
+    return true;
+  };
 
   // 3. Serving: metrics, health, readiness, status, reload.
   let http: RunningHttpServer | undefined;
   if (options.listen) {
-    const document = async () => withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics));
-    http = await startHttpServer({ ...options.listen, registry: metrics.registry, status: document, ready, onReload: reload, logger });
+    const document = async () => withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets());
+    const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
+    http = await startHttpServer({ ...options.listen, registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control });
   }
   if (options.watch !== false) {
     watcher = await watchManifests(context.manifestsDir, {
@@ -189,7 +209,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await http?.close();
     })());
 
-  return { ...(http ? { url: http.url } : {}), status, scheduler, ready, reload, stop };
+  return { ...(http ? { url: http.url } : {}), status, scheduler, ready, reload, setSuspended, stop };
 }
 
 export const DEFAULT_DRAIN_MS = 10_000;

@@ -3,6 +3,7 @@
  * status document and a reload hook that git-sync's `--webhook-url` can call. node:http only: six
  * fixed routes need no framework.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +30,16 @@ export interface HttpServerOptions extends ListenAddress {
   ready: () => boolean;
   /** Called on `POST /-/reload`; should trigger a sync of every target and return at once. */
   onReload: () => void;
+  /** `POST /-/suspend?target=T` and `/-/resume?target=T`; absent: those endpoints answer 404. */
+  control?: ControlOptions;
   logger?: Logger;
+}
+
+export interface ControlOptions {
+  /** The bearer token a request must carry. */
+  token: string;
+  /** Suspends or resumes a target (and syncs it); false for a target that is not configured. */
+  setSuspended: (target: string, suspended: boolean) => boolean;
 }
 
 export interface RunningHttpServer {
@@ -48,7 +58,7 @@ interface Reply {
   headers?: Record<string, string>;
 }
 
-type Handler = (options: HttpServerOptions) => Reply | Promise<Reply>;
+type Handler = (options: HttpServerOptions, request: IncomingMessage, url: URL) => Reply | Promise<Reply>;
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -64,7 +74,30 @@ const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
       return { status: 202, body: 'reload triggered\n' };
     },
   },
+  '/-/suspend': { POST: (options, request, url) => control(options, request, url, true) },
+  '/-/resume': { POST: (options, request, url) => control(options, request, url, false) },
 };
+
+/** Suspend or resume: only with the configured bearer token, and only for a configured target. */
+function control(options: HttpServerOptions, request: IncomingMessage, url: URL, suspend: boolean): Reply {
+  if (!options.control) return { status: 404, body: 'not found: set control.token in the config to enable this endpoint\n' };
+  if (!bearerMatches(request.headers.authorization, options.control.token)) {
+    return { status: 401, body: 'unauthorized: a bearer token is required\n', headers: { 'www-authenticate': 'Bearer realm="stacksync"' } };
+  }
+  const target = url.searchParams.get('target');
+  if (!target) return { status: 400, body: 'the target query parameter is required, e.g. ?target=prod\n' };
+  if (!options.control.setSuspended(target, suspend)) return { status: 404, body: `target ${target} is not configured\n` };
+  options.logger?.info({ target }, suspend ? 'target suspended through POST /-/suspend' : 'target resumed through POST /-/resume');
+  return { status: 202, body: `target ${target} ${suspend ? 'suspended' : 'resumed'}; it syncs now\n` };
+}
+
+/** Compares in constant time, so the token cannot be guessed a byte at a time. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  const given = Buffer.from(match?.[1] ?? '');
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
 
 /** Starts the server and resolves once it listens. */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
@@ -91,13 +124,14 @@ async function handle(options: HttpServerOptions, request: IncomingMessage, resp
 }
 
 function route(options: HttpServerOptions, request: IncomingMessage): Reply | Promise<Reply> {
-  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const path = url.pathname;
   const methods = ROUTES[path];
   if (methods === undefined) return { status: 404, body: 'not found\n' };
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   const handler = method === 'GET' || method === 'POST' ? methods[method] : undefined;
   if (handler === undefined) return { status: 405, body: 'method not allowed\n', headers: { allow: allowed(methods) } };
-  return handler(options);
+  return handler(options, request, url);
 }
 
 function allowed(methods: Partial<Record<'GET' | 'POST', Handler>>): string {

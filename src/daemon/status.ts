@@ -54,6 +54,8 @@ export interface TargetStatus {
   revision?: string;
   /** True while a sync of this target runs. */
   syncing: boolean;
+  /** True while the target is suspended (config `suspend`, or `POST /-/suspend`): read and reported, never written. */
+  suspended?: boolean;
   /**
    * Seconds this target's API requests have waited for their rate budget since the process
    * started: the budget is shared by every target on the same origin and credential, so this
@@ -133,6 +135,12 @@ export function withRateLimitWaits(document: StatusDocument, waits: Readonly<Rec
   const targets = Object.fromEntries(
     Object.entries(document.targets).map(([name, status]) => [name, { ...status, rateLimitWaitSeconds: Math.round((waits[name] ?? 0) * 1000) / 1000 }]),
   );
+  return { ...document, targets };
+}
+
+/** The document with `suspended: true` on each suspended target. */
+export function withSuspended(document: StatusDocument, suspended: ReadonlySet<string>): StatusDocument {
+  const targets = Object.fromEntries(Object.entries(document.targets).map(([name, status]) => [name, suspended.has(name) ? { ...status, suspended: true } : status]));
   return { ...document, targets };
 }
 

@@ -28,6 +28,8 @@ export interface TargetSyncOptions {
   trigger: Trigger;
   /** The checkout revision this sync reads, when known. */
   revision?: string;
+  /** Suspended at run time (`POST /-/suspend`): read and reported, never written. */
+  suspended?: boolean;
   now: () => number;
 }
 
@@ -50,7 +52,7 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   const config = context.config;
 
   // 1. Plan against the snapshot and the live state.
-  const run = await computePlan(context, planRequestFor(config, { targets: [target.name] }));
+  const run = await computePlan(context, { ...planRequestFor(config, { targets: [target.name] }), ...(options.suspended ? { suspendedTargets: [target.name] } : {}) });
   const targetRun = run.targets[0];
   metrics.manifestErrors.set({ target: target.name }, problemsOf(run, target.name).length);
   if (run.plan.warnings.length > 0 && options.trigger !== 'resync') logger.warn({ warnings: run.plan.warnings.map((w) => w.message) }, 'manifest warnings');
