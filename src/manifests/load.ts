@@ -288,9 +288,8 @@ async function checkSchemas(documents: readonly ManifestDocument[], options: Che
  */
 function expand(doc: ManifestDocument, options: CheckOptions, report: (problem: FoundProblem) => void): Entry[] {
   const { config } = options;
-  const targets = expandedTargets(doc.value, config);
-  const declared = Array.isArray(asRecord(asRecord(doc.value)?.['metadata'])?.['target']);
-  const identities = targets ? targets.map((target) => identifyFor(doc.value, config, target, declared)) : [identify(doc.value, config)];
+  const expanded = expandedTargets(doc.value, config);
+  const identities = expanded ? expanded.targets.map((target) => identifyFor(doc.value, config, target, expanded.declared)) : [identify(doc.value, config)];
   return identities.map((identity) => {
     const entry: Entry = { doc, identity };
     const target = config?.targets.find((candidate) => candidate.name === identity.target);
@@ -316,9 +315,6 @@ function expand(doc: ManifestDocument, options: CheckOptions, report: (problem: 
   });
 }
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
 
 /** Problems with the line and column of the node each is about, and without that node. */
 async function placeProblems(found: readonly FoundProblem[], files: ReadonlyMap<string, SnapshotFile>, parser: ManifestParser): Promise<LoadProblem[]> {

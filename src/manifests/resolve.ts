@@ -65,12 +65,14 @@ export interface Entry {
  * for `metadata.targets: all`. Undefined for a document of one target (or none), which
  * `identify` handles.
  */
-export function expandedTargets(value: unknown, config: Config | undefined): string[] | undefined {
+export function expandedTargets(value: unknown, config: Config | undefined): { targets: string[]; declared: boolean } | undefined {
   const metadata = asRecord(asRecord(value)?.['metadata']);
-  if (metadata?.['targets'] === 'all' && metadata['target'] === undefined) return config ? config.targets.map((target) => target.name) : [UNCONFIGURED_TARGET];
+  if (metadata?.['targets'] === 'all' && metadata['target'] === undefined) {
+    return { targets: config ? config.targets.map((target) => target.name) : [UNCONFIGURED_TARGET], declared: false };
+  }
   const list = metadata?.['target'];
   if (!Array.isArray(list) || list.length === 0 || !list.every((item) => typeof item === 'string')) return undefined;
-  return [...new Set(list as string[])];
+  return { targets: [...new Set(list as string[])], declared: true };
 }
 
 /** The identity of one expansion of a document to `target`. */
