@@ -37,7 +37,7 @@ function documentLine(text: string, key: string): number {
   throw new Error(`no document ${key}`);
 }
 
-const SUMMARY_KEYS = ['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'errors'];
+const SUMMARY_KEYS = ['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'errors'];
 const CHANGE_KEYS = new Set(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'reclaimed', 'warnings', 'result', 'error']);
 const ACTIONS = new Set(['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'error']);
 
