@@ -43,9 +43,9 @@ describe('pipe health', () => {
     const logger = createLogger({ level: 'silent' });
     session = await openSession(
       { config: workspace.configPath, manifests: workspace.manifestsDir },
-      { writeKey: true, env: workspace.env, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
+      { writeKey: true, state: { mode: 'guarded', command: 'run', lockTimeoutMs: 5_000 }, env: workspace.env, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
     );
-    daemon = await startDaemon({ context: session.context, metrics, logger, dryRun: false, listen: { host: '127.0.0.1', port: 0 }, watch: false, drainMs: 300, closeClients: () => session.clients.close() });
+    daemon = await startDaemon({ context: session.context, metrics, logger, dryRun: false, listen: { host: '127.0.0.1', port: 0 }, watch: false, drainMs: 300, closeClients: () => session.clients.close(), stateGuard: session.guard });
     await waitFor(() => daemon.ready(), 30_000, 50);
   }, 60_000);
   afterAll(async () => {
