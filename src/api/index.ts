@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import type { Credentials, TargetConnection } from '../model/config.js';
 import { StacksyncError } from '../errors.js';
+import { DEFAULT_API_PROFILE } from '../schema/enums.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
 import { ManagedAdapter } from './managed.js';
 import { defaultSleep, type Sleep } from './pacer.js';
@@ -93,7 +94,8 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
     pacer.close();
     await ownAgent?.close();
   };
-  return ids ? new ManagedAdapter(transport, ids, close) : new SelfHostedAdapter(transport, close);
+  const profile = connection.api?.profile ?? DEFAULT_API_PROFILE;
+  return ids ? new ManagedAdapter(transport, ids, close, profile) : new SelfHostedAdapter(transport, close, profile);
 }
 
 function authorization(credentials: Credentials): string {

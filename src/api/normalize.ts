@@ -4,13 +4,31 @@
  * validated against the API schemas: this reader is the check, and it is tolerant by design.
  *
  * Loose where real services vary (api-notes): `dashboard` or `dashboardId`, `savedSearch` or
- * `savedSearchId`, `saved_search` for `search`, upper-case states, `_id` for `id`, `null` for
- * absent, sparse pipes, unknown extra members. Strict where a wrong shape would make a plan wrong:
- * ids, names, numbers, tile geometry, the one source block of a pipe. Garbage throws
- * {@link ShapeError}, which the adapters turn into `E_API_PROTOCOL`.
+ * `savedSearchId`, `saved_search` for `search`, any threshold type and state, tiles as `series`
+ * or `config`, no channel, `_id` for `id`, `null` for absent, sparse pipes. Members the model
+ * does not name are kept in each resource's `extra`, so updates send them back. Strict where a
+ * wrong shape would make a plan wrong: ids, names, numbers, tile geometry, the one source block of
+ * a pipe. Garbage throws {@link ShapeError}; in a list it sets that one item aside as unreadable
+ * ({@link readEach}), in a single answer the adapters turn it into `E_API_PROTOCOL`.
  */
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
-import type { Column, DataSource, FieldMapping, LiveAlert, LiveAlertChannel, LiveDashboard, LivePipe, LivePipeSettings, LiveSeries, LiveTile, PipeSource } from '../model/resources.js';
+import type { Kind } from '../model/kinds.js';
+import type {
+  Column,
+  DataSource,
+  Extra,
+  FieldMapping,
+  LiveAlert,
+  LiveAlertChannel,
+  LiveDashboard,
+  LivePipe,
+  LivePipeSettings,
+  LiveSeries,
+  LiveTile,
+  PipeSource,
+  UnreadableResource,
+  Webhook,
+} from '../model/resources.js';
 
 /** A response member that is not the documented shape; `path` like `data[3].tiles[0].w`. */
 export class ShapeError extends Error {
@@ -125,6 +143,11 @@ function toSettings(value: unknown, path: string): LivePipeSettings | undefined 
 
 // ---------------------------------------------------------------- dashboards
 
+/** Dashboard members the service sets itself: never sent back. */
+const DASHBOARD_SERVER_MEMBERS = ['id', '_id', '__v', 'team', 'teamId', 'createdAt', 'updatedAt'];
+const DASHBOARD_MODELLED = ['name', 'tags', 'tiles'];
+const TILE_MODELLED = ['id', '_id', 'name', 'x', 'y', 'w', 'h', 'asRatio', 'series', 'config'];
+
 export function toLiveDashboard(value: unknown, path: string): LiveDashboard {
   const raw = object(value, path);
   return {
@@ -132,9 +155,14 @@ export function toLiveDashboard(value: unknown, path: string): LiveDashboard {
     name: requiredString(raw, 'name', path),
     tags: optionalList(raw, 'tags', path, (tag, at) => asString(tag, at)) ?? [],
     tiles: optionalList(raw, 'tiles', path, toLiveTile) ?? [],
+    ...extraOf(raw, [...DASHBOARD_SERVER_MEMBERS, ...DASHBOARD_MODELLED]),
   };
 }
 
+/**
+ * A tile in either format: the seed's `series` (each kept whole) or a current server's `config`
+ * (kept whole and opaque). Geometry must be numbers: a plan that moves tiles needs them.
+ */
 function toLiveTile(value: unknown, path: string): LiveTile {
   const raw = object(value, path);
   const tile: LiveTile = {
@@ -144,51 +172,64 @@ function toLiveTile(value: unknown, path: string): LiveTile {
     y: requiredNumber(raw, 'y', path),
     w: requiredNumber(raw, 'w', path),
     h: requiredNumber(raw, 'h', path),
-    series: optionalList(raw, 'series', path, toSeries) ?? [],
+    ...extraOf(raw, TILE_MODELLED),
   };
   const asRatio = optionalBoolean(raw, 'asRatio', path);
   if (asRatio !== undefined) tile.asRatio = asRatio;
+  const series = optionalList(raw, 'series', path, toSeries);
+  if (series !== undefined) tile.series = series;
+  const config = raw['config'];
+  if (config !== undefined && config !== null) tile.config = object(config, join(path, 'config'));
   return tile;
 }
 
-const SERIES_TEXT_MEMBERS = ['dataSource', 'aggFn', 'field', 'where', 'content'] as const;
-
 function toSeries(value: unknown, path: string): LiveSeries {
   const raw = object(value, path);
-  const series: LiveSeries = { type: requiredString(raw, 'type', path) };
-  for (const key of SERIES_TEXT_MEMBERS) {
-    const member = optionalString(raw, key, path);
-    if (member !== undefined) series[key] = member;
-  }
+  const series: LiveSeries = { ...withoutNulls(raw), type: requiredString(raw, 'type', path) };
   const groupBy = raw['groupBy'];
   // Some service versions send a single group-by expression as a string.
-  if (typeof groupBy === 'string') series.groupBy = [groupBy];
-  else if (groupBy !== undefined && groupBy !== null) series.groupBy = listOf(groupBy, join(path, 'groupBy'), asString);
+  if (typeof groupBy === 'string') series['groupBy'] = [groupBy];
+  else if (groupBy !== undefined && groupBy !== null) series['groupBy'] = listOf(groupBy, join(path, 'groupBy'), asString);
   return series;
 }
 
 // ---------------------------------------------------------------- alerts
 
+/** Alert members the service sets itself (or names differently in responses): never sent back. */
+const ALERT_SERVER_MEMBERS = ['id', '_id', '__v', 'state', 'team', 'teamId', 'createdAt', 'updatedAt', 'silenced', 'executionErrors', 'dashboard', 'savedSearch'];
+const ALERT_MODELLED = ['name', 'message', 'threshold', 'thresholdType', 'thresholdMax', 'interval', 'source', 'channel', 'groupBy', 'dashboardId', 'tileId', 'savedSearchId'];
+
+/**
+ * An alert in any shape the services send (api-notes, "The real services today"): any threshold
+ * type, `saved_search`, no channel or a channel of any type, `dashboardId`, `silenced` as an
+ * object, any state; members not modelled go to `extra`. Only what a plan cannot do without is
+ * strict: the id, the threshold and the interval.
+ */
 export function toLiveAlert(value: unknown, path: string): LiveAlert {
   const raw = object(value, path);
   const alert: LiveAlert = {
     id: idOf(raw, path),
     threshold: requiredNumber(raw, 'threshold', path),
-    thresholdType: toThresholdType(raw['thresholdType'], join(path, 'thresholdType')),
+    thresholdType: requiredString(raw, 'thresholdType', path).toLowerCase(),
     interval: requiredString(raw, 'interval', path),
-    source: toAlertSource(raw['source'], join(path, 'source')),
-    channel: toChannel(raw['channel'], join(path, 'channel')),
+    ...extraOf(raw, [...ALERT_SERVER_MEMBERS, ...ALERT_MODELLED]),
   };
   for (const key of ['name', 'message', 'groupBy', 'tileId'] as const) {
     const member = optionalString(raw, key, path);
     if (member !== undefined) alert[key] = member;
   }
+  const thresholdMax = raw['thresholdMax'];
+  if (thresholdMax !== undefined && thresholdMax !== null) alert.thresholdMax = requiredNumber(raw, 'thresholdMax', path);
+  const source = optionalString(raw, 'source', path);
+  if (source !== undefined) alert.source = toAlertSource(source);
+  const channel = toChannel(raw['channel'], join(path, 'channel'));
+  if (channel !== undefined) alert.channel = channel;
   const dashboardId = reference(raw, ['dashboard', 'dashboardId'], path);
   if (dashboardId !== undefined) alert.dashboardId = dashboardId;
   const savedSearchId = reference(raw, ['savedSearch', 'savedSearchId'], path);
   if (savedSearchId !== undefined) alert.savedSearchId = savedSearchId;
-  const state = optionalString(raw, 'state', path);
-  if (state !== undefined) alert.state = state.toLowerCase();
+  const state = raw['state'];
+  if (typeof state === 'string') alert.state = state.toLowerCase();
   const silenced = raw['silenced'];
   // Some versions record who silenced it and until when instead of a flag.
   if (typeof silenced === 'boolean') alert.silenced = silenced;
@@ -196,24 +237,21 @@ export function toLiveAlert(value: unknown, path: string): LiveAlert {
   return alert;
 }
 
-function toThresholdType(value: unknown, path: string): LiveAlert['thresholdType'] {
-  const text = typeof value === 'string' ? value.toLowerCase() : value;
-  if (text === 'above' || text === 'below') return text;
-  throw new ShapeError(path, 'is not above or below');
+/** `saved_search` (current servers) and `search` (the seed) are one source; anything newer is kept as sent. */
+function toAlertSource(text: string): string {
+  const lower = text.toLowerCase();
+  if (lower === 'search' || lower === 'saved_search' || lower === 'savedsearch') return 'search';
+  return lower;
 }
 
-function toAlertSource(value: unknown, path: string): LiveAlert['source'] {
-  const text = typeof value === 'string' ? value.toLowerCase() : value;
-  if (text === 'tile') return 'tile';
-  if (text === 'search' || text === 'saved_search' || text === 'savedsearch') return 'search';
-  throw new ShapeError(path, 'is not tile or search');
-}
-
-function toChannel(value: unknown, path: string): LiveAlertChannel {
+/** A channel of any type, whole; none when the service sent none (or one without a type: unresolved). */
+function toChannel(value: unknown, path: string): LiveAlertChannel | undefined {
+  if (value === undefined || value === null) return undefined;
   const raw = object(value, path);
-  const channel: LiveAlertChannel = { type: requiredString(raw, 'type', path) };
-  const webhookId = optionalString(raw, 'webhookId', path);
-  if (webhookId !== undefined) channel.webhookId = webhookId;
+  const type = raw['type'];
+  if (type === undefined || type === null) return undefined;
+  const channel: LiveAlertChannel = { ...withoutNulls(raw), type: asString(type, join(path, 'type')) };
+  if (channel.webhookId !== undefined) asString(channel.webhookId, join(path, 'webhookId'));
   return channel;
 }
 
@@ -229,11 +267,67 @@ function reference(raw: Obj, keys: readonly string[], path: string): string | un
   return undefined;
 }
 
+// ---------------------------------------------------------------- lists, one resource at a time
+
+/** A list read item by item: what could be read, and what could not (with its id when it has one). */
+export interface ReadList<T> {
+  items: T[];
+  unreadable: UnreadableResource[];
+}
+
+/**
+ * Every item of a list, read by `read`; an item that does not read is set aside as unreadable
+ * (an error on that resource only) instead of failing the list. An item without even an id
+ * cannot be managed or named, so it is left out.
+ */
+export function readEach<T>(kind: Kind, value: unknown, path: string, read: (item: unknown, path: string) => T): ReadList<T> {
+  if (!Array.isArray(value)) throw new ShapeError(path, 'is not a list');
+  const list: ReadList<T> = { items: [], unreadable: [] };
+  value.forEach((item, index) => {
+    const at = `${path}[${index}]`;
+    try {
+      list.items.push(read(item, at));
+    } catch (error) {
+      if (!(error instanceof ShapeError)) throw error;
+      const unreadable = unreadableOf(kind, item, error);
+      if (unreadable) list.unreadable.push(unreadable);
+    }
+  });
+  return list;
+}
+
+function unreadableOf(kind: Kind, item: unknown, error: ShapeError): UnreadableResource | undefined {
+  if (!isObject(item)) return undefined;
+  const id = item['id'] ?? item['_id'];
+  if (typeof id !== 'string' || id === '') return undefined;
+  const name = item['name'];
+  return { kind, id, ...(typeof name === 'string' ? { name } : {}), problem: error.message };
+}
+
+/** `{extra}` with the members of `raw` not in `known`, as read (nulls included); nothing when there are none. */
+function extraOf(raw: Obj, known: readonly string[]): { extra?: Extra } {
+  const extra: Extra = {};
+  for (const [key, member] of Object.entries(raw)) if (!known.includes(key) && member !== undefined) extra[key] = member;
+  return Object.keys(extra).length > 0 ? { extra } : {};
+}
+
+function withoutNulls(raw: Obj): Obj {
+  return Object.fromEntries(Object.entries(raw).filter(([, member]) => member !== null && member !== undefined));
+}
+
 // ---------------------------------------------------------------- sources
 
 export function toDataSource(value: unknown, path: string): DataSource {
   const raw = object(value, path);
   return { id: idOf(raw, path), name: requiredString(raw, 'name', path), kind: requiredString(raw, 'kind', path) };
+}
+
+export function toWebhook(value: unknown, path: string): Webhook {
+  const raw = object(value, path);
+  const webhook: Webhook = { id: idOf(raw, path), name: requiredString(raw, 'name', path) };
+  const service = optionalString(raw, 'service', path);
+  if (service !== undefined) webhook.service = service;
+  return webhook;
 }
 
 // ---------------------------------------------------------------- leaves

@@ -2,12 +2,15 @@
  * The port through which stacksync talks to one target's API. Two adapters implement it
  * (managed, self-hosted); the planner and executor depend only on this interface.
  */
-import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch } from '../model/resources.js';
+import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch, Webhook } from '../model/resources.js';
 import type { Variant } from '../model/kinds.js';
 
 export interface Api {
   readonly variant: Variant;
-  /** The whole live state in the fewest calls: one list per collection, alert pages on self-hosted. */
+  /**
+   * The whole live state in the fewest calls: one list per collection, alert pages on self-hosted.
+   * A resource of a list that does not read is set aside in `unreadable`, never failing the list.
+   */
   readLiveState(): Promise<LiveState>;
 
   listPipes(): Promise<LivePipe[]>;
@@ -24,6 +27,8 @@ export interface Api {
   deleteAlert(id: string): Promise<void>;
 
   listSources(): Promise<DataSource[]>;
+  /** The webhooks alerts can notify (current servers); one call. */
+  listWebhooks(): Promise<Webhook[]>;
 
   /** Releases pooled connections and timers. */
   close(): Promise<void>;

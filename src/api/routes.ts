@@ -13,6 +13,7 @@ export const MANAGED_ROUTES = {
   alerts: `${MANAGED_SERVICE}/stack/alerts`,
   alert: `${MANAGED_SERVICE}/stack/alerts/{alertId}`,
   sources: `${MANAGED_SERVICE}/stack/sources`,
+  webhooks: `${MANAGED_SERVICE}/stack/webhooks`,
 } as const;
 
 export const SELF_HOSTED_ROUTES = {
@@ -20,6 +21,8 @@ export const SELF_HOSTED_ROUTES = {
   dashboard: '/api/v2/dashboards/{id}',
   alerts: '/api/v2/alerts',
   alert: '/api/v2/alerts/{id}',
+  sources: '/api/v2/sources',
+  webhooks: '/api/v2/webhooks',
 } as const;
 
 /** The stack routes both variants share, by role. */

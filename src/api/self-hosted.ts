@@ -5,10 +5,11 @@
  */
 import { StacksyncError } from '../errors.js';
 import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
-import type { DataSource, LiveAlert, LivePipe, LiveState } from '../model/resources.js';
-import { listOf, ShapeError, toLiveAlert, unwrapData } from './normalize.js';
+import type { DataSource, LiveAlert, LivePipe, LiveState, UnreadableResource, Webhook } from '../model/resources.js';
+import type { ApiProfile } from '../schema/enums.js';
+import { listOf, readEach, ShapeError, toDataSource, toLiveAlert, toWebhook, unwrapData, type ReadList } from './normalize.js';
 import { SELF_HOSTED_ROUTES } from './routes.js';
-import { StackAdapter } from './stack.js';
+import { StackAdapter, unreadableOf } from './stack.js';
 import type { Exchange, Transport } from './transport.js';
 
 /** A bound on pages, so a server that misreports its total cannot keep us reading forever. */
@@ -16,6 +17,8 @@ const MAX_ALERT_PAGES = 10_000;
 
 interface AlertPage {
   alerts: LiveAlert[];
+  /** Items of the page that did not read; they count toward the page's length. */
+  unreadable: UnreadableResource[];
   /** From `meta.total` or `X-Total-Count`; undefined when the server sent neither. */
   total?: number;
 }
@@ -24,8 +27,8 @@ export class SelfHostedAdapter extends StackAdapter {
   readonly variant = 'self-hosted' as const;
   protected readonly payloadMember = 'data';
 
-  constructor(transport: Transport, onClose: () => Promise<void>) {
-    super(transport, SELF_HOSTED_ROUTES, {}, onClose);
+  constructor(transport: Transport, onClose: () => Promise<void>, profile: ApiProfile) {
+    super(transport, SELF_HOSTED_ROUTES, {}, onClose, profile);
   }
 
   protected unwrap(body: unknown): unknown {
@@ -33,8 +36,8 @@ export class SelfHostedAdapter extends StackAdapter {
   }
 
   async readLiveState(): Promise<LiveState> {
-    const [dashboards, alerts] = await Promise.all([this.listDashboards(), this.listAlerts()]);
-    return { pipes: [], dashboards, alerts };
+    const [dashboards, alerts] = await Promise.all([this.readDashboards(), this.readAlerts()]);
+    return { pipes: [], dashboards: dashboards.items, alerts: alerts.items, unreadable: unreadableOf(dashboards, alerts) };
   }
 
   async listPipes(): Promise<LivePipe[]> {
@@ -46,30 +49,45 @@ export class SelfHostedAdapter extends StackAdapter {
     throw notOffered('PATCH pipe', `self-hosted targets have no pipes (pipe ${id}); Pipe manifests need a managed target`);
   }
 
-  /** The self-hosted API documents no sources list (seed 4.2 has it on managed only); nothing is sent. */
+  /**
+   * The seed documents no self-hosted sources list (seed 4.2 has it on managed only); current
+   * servers answer `/api/v2/sources`. Under the seed profile nothing is sent.
+   */
   async listSources(): Promise<DataSource[]> {
-    throw notOffered('GET sources', 'the self-hosted API offers no data sources list');
+    if (this.profile === 'seed') throw notOffered('GET sources', 'the self-hosted API of the seed offers no data sources list (set api.profile: current)');
+    return this.call({ method: 'GET', ...this.at(SELF_HOSTED_ROUTES.sources) }, (data, path) => listOf(data, path, toDataSource));
+  }
+
+  /** Current servers only; the list answers in one page of up to 1,000, ample for webhooks. */
+  async listWebhooks(): Promise<Webhook[]> {
+    if (this.profile === 'seed') throw notOffered('GET webhooks', 'the self-hosted API of the seed offers no webhooks list (set api.profile: current)');
+    return this.call({ method: 'GET', ...this.at(SELF_HOSTED_ROUTES.webhooks, undefined, `?limit=${ALERT_PAGE_LIMIT_MAX}`) }, (data, path) => listOf(data, path, toWebhook));
+  }
+
+  async listAlerts(): Promise<LiveAlert[]> {
+    return (await this.readAlerts()).items;
   }
 
   /** Every alert: one call per page of 1,000; after the first, the remaining pages in parallel. */
-  async listAlerts(): Promise<LiveAlert[]> {
+  private async readAlerts(): Promise<ReadList<LiveAlert>> {
     const first = await this.alertPage(0);
-    const step = first.alerts.length;
-    if (step === 0) return [];
-    if (first.total === undefined) return this.pageOnUntilShort(first.alerts, step);
+    const step = first.alerts.length + first.unreadable.length;
+    if (step === 0) return { items: [], unreadable: [] };
+    if (first.total === undefined) return this.pageOnUntilShort(first, step);
     const offsets: number[] = [];
     for (let offset = step; offset < first.total && offsets.length < MAX_ALERT_PAGES; offset += step) offsets.push(offset);
     const pages = await Promise.all(offsets.map((offset) => this.alertPage(offset)));
-    return uniqueById([first.alerts, ...pages.map((page) => page.alerts)]);
+    return merged([first, ...pages]);
   }
 
   /** Without a total, read on until a page comes back short. */
-  private async pageOnUntilShort(firstAlerts: LiveAlert[], step: number): Promise<LiveAlert[]> {
-    const pages = [firstAlerts];
-    for (let offset = step; pages.length < MAX_ALERT_PAGES && (pages.at(-1)?.length ?? 0) >= step; offset += step) {
-      pages.push((await this.alertPage(offset)).alerts);
+  private async pageOnUntilShort(first: AlertPage, step: number): Promise<ReadList<LiveAlert>> {
+    const pages = [first];
+    const length = (page: AlertPage | undefined): number => (page ? page.alerts.length + page.unreadable.length : 0);
+    for (let offset = step; pages.length < MAX_ALERT_PAGES && length(pages.at(-1)) >= step; offset += step) {
+      pages.push(await this.alertPage(offset));
     }
-    return uniqueById(pages);
+    return merged(pages);
   }
 
   private async alertPage(offset: number): Promise<AlertPage> {
@@ -77,9 +95,9 @@ export class SelfHostedAdapter extends StackAdapter {
     const exchange: Exchange = { method: 'GET', ...this.at(SELF_HOSTED_ROUTES.alerts, undefined, query) };
     const reply = await this.transport.send(exchange);
     return this.read(exchange, reply, (body) => {
-      const alerts = listOf(unwrapData(body), 'data', toLiveAlert);
+      const { items: alerts, unreadable } = readEach('Alert', unwrapData(body), 'data', toLiveAlert);
       const total = totalOf(body) ?? headerTotal(reply.headers['x-total-count']);
-      return total === undefined ? { alerts } : { alerts, total };
+      return total === undefined ? { alerts, unreadable } : { alerts, unreadable, total };
     });
   }
 }
@@ -105,8 +123,12 @@ function headerTotal(value: string | string[] | undefined): number | undefined {
 }
 
 /** Pages read while alerts change can overlap; an alert counts once. */
-function uniqueById(pages: LiveAlert[][]): LiveAlert[] {
+function merged(pages: AlertPage[]): ReadList<LiveAlert> {
   const byId = new Map<string, LiveAlert>();
-  for (const page of pages) for (const alert of page) if (!byId.has(alert.id)) byId.set(alert.id, alert);
-  return [...byId.values()];
+  const unreadable = new Map<string, UnreadableResource>();
+  for (const page of pages) {
+    for (const alert of page.alerts) if (!byId.has(alert.id)) byId.set(alert.id, alert);
+    for (const item of page.unreadable) if (!unreadable.has(item.id)) unreadable.set(item.id, item);
+  }
+  return { items: [...byId.values()], unreadable: [...unreadable.values()] };
 }

@@ -3,9 +3,10 @@
  * both variants (api-notes), only routes, envelope and paging differ. Subclasses supply those.
  */
 import { StacksyncError } from '../errors.js';
-import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch } from '../model/resources.js';
+import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch, Webhook } from '../model/resources.js';
 import type { Variant } from '../model/kinds.js';
-import { listOf, ShapeError, toLiveAlert, toLiveDashboard } from './normalize.js';
+import type { ApiProfile } from '../schema/enums.js';
+import { readEach, ShapeError, toLiveAlert, toLiveDashboard, type ReadList } from './normalize.js';
 import type { Api } from './port.js';
 import { fillRoute, idParam, type StackRoutes } from './routes.js';
 import type { Exchange, Reply, Transport } from './transport.js';
@@ -19,6 +20,8 @@ export abstract class StackAdapter implements Api {
     /** Placeholder values every route of this target shares (organization and service on managed). */
     private readonly baseParams: Record<string, string>,
     private readonly onClose: () => Promise<void>,
+    /** Which spelling writes take (`api.profile` of the target). */
+    protected readonly profile: ApiProfile,
   ) {}
 
   /** The payload inside the variant's success envelope. */
@@ -31,9 +34,15 @@ export abstract class StackAdapter implements Api {
   abstract updatePipe(id: string, patch: PipePatch): Promise<LivePipe>;
   abstract listAlerts(): Promise<LiveAlert[]>;
   abstract listSources(): Promise<DataSource[]>;
+  abstract listWebhooks(): Promise<Webhook[]>;
 
   async listDashboards(): Promise<LiveDashboard[]> {
-    return this.call({ method: 'GET', ...this.at(this.routes.dashboards) }, (data, path) => listOf(data, path, toLiveDashboard));
+    return (await this.readDashboards()).items;
+  }
+
+  /** Every dashboard that reads, and the ones that do not, set aside. */
+  protected async readDashboards(): Promise<ReadList<LiveDashboard>> {
+    return this.call({ method: 'GET', ...this.at(this.routes.dashboards) }, (data, path) => readEach('Dashboard', data, path, toLiveDashboard));
   }
 
   async createDashboard(body: DashboardWrite): Promise<LiveDashboard> {
@@ -51,11 +60,11 @@ export abstract class StackAdapter implements Api {
   }
 
   async createAlert(body: AlertWrite): Promise<LiveAlert> {
-    return this.call({ method: 'POST', ...this.at(this.routes.alerts), body }, toLiveAlert);
+    return this.call({ method: 'POST', ...this.at(this.routes.alerts), body: spelled(body, this.profile) }, toLiveAlert);
   }
 
   async updateAlert(id: string, body: AlertWrite): Promise<LiveAlert> {
-    return this.call({ method: 'PUT', ...this.at(this.routes.alert, id), body }, toLiveAlert);
+    return this.call({ method: 'PUT', ...this.at(this.routes.alert, id), body: spelled(body, this.profile) }, toLiveAlert);
   }
 
   async deleteAlert(id: string): Promise<void> {
@@ -87,6 +96,20 @@ export abstract class StackAdapter implements Api {
       return protocolError(subject, exchange, reply.status, error);
     }
   }
+}
+
+/** How each profile spells a saved-search alert's `source` (the model says `search`). */
+const SAVED_SEARCH_SOURCE: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
+
+/** The body in the target's spelling: only the saved-search source differs between profiles. */
+export function spelled(body: AlertWrite, profile: ApiProfile): AlertWrite {
+  const isSearch = body.source === 'search' || body.source === 'saved_search';
+  return isSearch ? { ...body, source: SAVED_SEARCH_SOURCE[profile] } : body;
+}
+
+/** A list and the items of it that did not read, merged into a live state's `unreadable`. */
+export function unreadableOf(...lists: ReadList<unknown>[]): LiveState['unreadable'] {
+  return lists.flatMap((list) => list.unreadable);
 }
 
 function protocolError(subject: string, exchange: Exchange, status: number, error: ShapeError): never {

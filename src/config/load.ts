@@ -7,7 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
 import { StacksyncError, formatLocation, type SourceLocation } from '../errors.js';
-import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
+import { DEFAULT_API_PROFILE, DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { createAjv } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
 import { anchorSecret, secretBaseDir } from './secrets.js';
@@ -258,6 +258,7 @@ function normaliseTarget(raw: TargetFile, baseDir: string): Target {
     rateLimit: { ...DEFAULT_RATE_LIMITS[raw.variant], ...raw.rateLimit },
     ...(raw.suspend === true ? { suspend: true as const } : {}),
     ...(raw.vars ? { vars: Object.fromEntries(Object.entries(raw.vars).map(([name, ref]) => [name, anchorSecret(ref, baseDir)])) } : {}),
+    api: { profile: raw.api?.profile ?? DEFAULT_API_PROFILE },
   };
   const ref = (member: string): SecretRef => anchorSecret(raw.auth[member] ?? '', baseDir);
   if (raw.variant === 'managed') {

@@ -142,6 +142,7 @@ export function toConnection(target: Target, io: Partial<SecretIo> = {}): Target
     baseUrl: target.baseUrl,
     credentials: resolveCredentials(target, io),
     rateLimit: { ...target.rateLimit },
+    ...(target.api ? { api: { ...target.api } } : {}),
   };
   if (target.variant === 'managed') {
     connection.organizationId = target.organizationId;

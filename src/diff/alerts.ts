@@ -5,22 +5,28 @@
  * The server deletes an alert when the tile it watches disappears (dashboard PUT or DELETE). An
  * alert that moves off such a tile is therefore written *before* that dashboard write when its new
  * ids are known now, and re-created after it (a create with refs) when they are not.
+ *
+ * Server-side apply: only the members a manifest sets are compared, and an update body is the
+ * live alert as read (its `channels`, `note`, `thresholdMax`, members of newer servers) with the
+ * manifest's members laid over it, since PUT replaces the whole configuration.
  */
-import type { AlertWrite, LiveAlert, LiveDashboard } from '../model/resources.js';
+import type { AlertWrite, LiveAlert, LiveAlertChannel, LiveDashboard, UnreadableResource } from '../model/resources.js';
 import type { DesiredAlert } from '../model/desired.js';
 import { changeKey, KNOWN_AFTER_APPLY, type AlertRefs, type Change, type FieldDiff, type Operation } from '../model/plan.js';
 import type { ErrorCode } from '../errors.js';
 import type { TargetState } from '../model/state.js';
-import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, errorChange } from './change.js';
+import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from './change.js';
 import type { DashboardOutcome } from './dashboards.js';
 import { ignoreAlertFields } from './ignore.js';
 import { matchAll } from './match.js';
 import type { Match } from './match.js';
-import { diffValues, fieldDiff } from './values.js';
+import { covers, diffValues, fieldDiff } from './values.js';
 
 export interface AlertContext {
   target: string;
   liveAlerts: readonly LiveAlert[];
+  /** Live alerts that could not be read; a manifest matching one gets an error row. */
+  unreadable?: readonly UnreadableResource[];
   liveDashboards: readonly LiveDashboard[];
   state: TargetState;
   adopt: boolean;
@@ -53,12 +59,15 @@ interface ResolvedRef {
 }
 
 export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]): AlertOutcome[] {
-  const matches = matchAll('Alert', desired, ctx.liveAlerts, ctx.state);
+  const unreadable = (ctx.unreadable ?? []).filter((item) => item.kind === 'Alert');
+  const matches = matchAll<LiveAlert | UnreadableResource>('Alert', desired, [...ctx.liveAlerts, ...unreadable], ctx.state);
   return desired.map((alert) => planAlert(ctx, alert, matches.get(alert.key) ?? { how: 'none' }));
 }
 
-function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveAlert>): AlertOutcome {
-  const live = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
+function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveAlert | UnreadableResource>): AlertOutcome {
+  const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
+  if (matched && isUnreadable(matched)) return { change: unreadableChange(ctx.target, manifest, matched), rescued: false };
+  const live = matched;
   const desired = live ? ignoreAlertFields(manifest, live) : manifest;
   const failed = (code: ErrorCode, message: string): AlertOutcome => ({
     change: errorChange(ctx.target, desired, code, message, live?.id),
@@ -150,23 +159,44 @@ function withRefs<O extends Extract<Operation, { type: 'createAlert' | 'updateAl
  * live value, since PUT would otherwise clear them. Ids still unknown are left for the executor.
  */
 function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, ref: ResolvedRef | undefined): AlertWrite {
+  const source = sourceOf(desired);
   const body: AlertWrite = {
+    ...live?.extra,
     threshold: desired.threshold,
     thresholdType: desired.thresholdType,
     interval: desired.interval,
-    source: desired.source,
-    channel: desired.channel,
+    source,
   };
-  const name = desired.name ?? live?.name;
-  const message = desired.message ?? live?.message;
-  const groupBy = desired.groupBy ?? live?.groupBy;
-  if (name !== undefined) body.name = name;
-  if (message !== undefined) body.message = message;
-  if (groupBy !== undefined) body.groupBy = groupBy;
+  const kept = {
+    name: desired.name ?? live?.name,
+    message: desired.message ?? live?.message,
+    groupBy: desired.groupBy ?? live?.groupBy,
+    thresholdMax: desired.thresholdMax ?? live?.thresholdMax,
+    channel: desired.channel ?? live?.channel,
+  };
+  for (const [member, value] of Object.entries(kept)) if (value !== undefined) body[member] = value;
+  if (desired.channel !== undefined) keepChannelsInStep(body, desired.channel, live);
   if (ref?.dashboardId !== undefined) body.dashboardId = ref.dashboardId;
   if (ref?.tileId !== undefined) body.tileId = ref.tileId;
-  if (desired.source === 'search' && desired.savedSearchId !== undefined) body.savedSearchId = desired.savedSearchId;
+  if (source === 'search' && desired.savedSearchId !== undefined) body.savedSearchId = desired.savedSearchId;
   return body;
+}
+
+/** `search` and the current spelling `saved_search` are one source; the model says `search`. */
+function sourceOf(desired: Pick<DesiredAlert, 'source'>): string {
+  return desired.source === 'saved_search' ? 'search' : desired.source;
+}
+
+/**
+ * Newer servers keep a list of channels whose first entry is `channel`, and refuse a body where
+ * the two disagree. The manifest's channel takes the first place; the others stay as they were.
+ */
+function keepChannelsInStep(body: AlertWrite, channel: LiveAlertChannel, live: LiveAlert | undefined): void {
+  const channels = live?.extra?.['channels'];
+  if (!Array.isArray(channels) || channels.length === 0) return;
+  if (live?.channel !== undefined && covers(channel, live.channel)) return;
+  const rest = channels.slice(1).filter((other) => !covers(channel, other));
+  body['channels'] = [channel, ...rest];
 }
 
 // ---------------------------------------------------------------- diff
@@ -177,11 +207,12 @@ function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | u
     ['message', desired.message, live?.message],
     ['threshold', desired.threshold, live?.threshold],
     ['thresholdType', desired.thresholdType, live?.thresholdType],
+    ['thresholdMax', desired.thresholdMax, live?.thresholdMax],
     ['interval', desired.interval, live?.interval],
-    ['source', desired.source, live?.source],
+    ['source', sourceOf(desired), live?.source],
     ['channel', desired.channel, live?.channel],
     ['groupBy', desired.groupBy, live?.groupBy],
-    ['savedSearchId', desired.source === 'search' ? desired.savedSearchId : undefined, live?.savedSearchId],
+    ['savedSearchId', sourceOf(desired) === 'search' ? desired.savedSearchId : undefined, live?.savedSearchId],
   ];
   const diff: FieldDiff[] = [];
   for (const [path, want, have] of compared) diffValues(path, want, have, diff);

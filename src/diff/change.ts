@@ -2,6 +2,7 @@
 import type { Kind } from '../model/kinds.js';
 import type { DesiredResource } from '../model/desired.js';
 import type { ErrorCode } from '../errors.js';
+import type { UnreadableResource } from '../model/resources.js';
 import { changeKey, type Action, type Change, type ChangeKey } from '../model/plan.js';
 
 /** A change for a manifest, carrying its file and line. */
@@ -28,6 +29,20 @@ export function errorChange(target: string, resource: DesiredResource, code: Err
   change.error = message;
   if (id !== undefined) change.id = id;
   return change;
+}
+
+/**
+ * A manifest whose live resource could not be read: an error on that resource only (code
+ * `E_API_PROTOCOL`, with its id), so the rest of the target is planned as usual.
+ */
+export function unreadableChange(target: string, resource: DesiredResource, live: UnreadableResource): Change {
+  const message = `the live ${live.kind} ${live.id} has a shape stacksync cannot read (${live.problem}); it is left alone until it can be read`;
+  return errorChange(target, resource, 'E_API_PROTOCOL', message, live.id);
+}
+
+/** True for the stand-in of a live resource that could not be read. */
+export function isUnreadable(live: object): live is UnreadableResource {
+  return 'problem' in live;
 }
 
 /** Adds dependencies without duplicates, kept sorted so plans are stable. */

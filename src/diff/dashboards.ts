@@ -1,12 +1,16 @@
 /**
  * Dashboard differ. Tiles are matched by name; an update sends the whole tile list (PUT replaces
  * it) with the live ids of same-named tiles, so alerts watching them keep working.
+ *
+ * Server-side apply: only the members a manifest sets are compared, and an update body is the
+ * live dashboard as read with those members laid over it. A tile the manifest gives only a name
+ * and a position keeps its live `config` (or `series`) and every member stacksync does not model.
  */
-import type { DashboardWrite, LiveDashboard, Tile } from '../model/resources.js';
+import type { DashboardWrite, LiveDashboard, LiveTile, TileWrite, UnreadableResource } from '../model/resources.js';
 import type { DesiredDashboard, DesiredTile } from '../model/desired.js';
 import type { Change, FieldDiff } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
-import { adoptWarning, ambiguousMessage, changeFor, errorChange } from './change.js';
+import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from './change.js';
 import { ignoreDashboardFields } from './ignore.js';
 import { matchAll } from './match.js';
 import type { Match } from './match.js';
@@ -15,6 +19,8 @@ import { diffValues, fieldDiff, omit, overlay, sameSet } from './values.js';
 export interface DashboardContext {
   target: string;
   live: readonly LiveDashboard[];
+  /** Live dashboards that could not be read; a manifest matching one gets an error row. */
+  unreadable?: readonly UnreadableResource[];
   state: TargetState;
   adopt: boolean;
 }
@@ -34,12 +40,16 @@ export interface DashboardOutcome {
 }
 
 export function planDashboards(ctx: DashboardContext, desired: readonly DesiredDashboard[]): DashboardOutcome[] {
-  const matches = matchAll('Dashboard', desired, ctx.live, ctx.state);
+  const unreadable = (ctx.unreadable ?? []).filter((item) => item.kind === 'Dashboard');
+  const matches = matchAll<LiveDashboard | UnreadableResource>('Dashboard', desired, [...ctx.live, ...unreadable], ctx.state);
   return desired.map((dashboard) => planDashboard(ctx, dashboard, matches.get(dashboard.key) ?? { how: 'none' }));
 }
 
-function planDashboard(ctx: DashboardContext, desired: DesiredDashboard, match: Match<LiveDashboard>): DashboardOutcome {
+function planDashboard(ctx: DashboardContext, desired: DesiredDashboard, match: Match<LiveDashboard | UnreadableResource>): DashboardOutcome {
   const outcome = { key: desired.key, writes: false, tileIds: new Map<string, string | undefined>(), removedTiles: new Map<string, string>() };
+  if ((match.how === 'owned' || match.how === 'adopt') && isUnreadable(match.live)) {
+    return { ...outcome, change: unreadableChange(ctx.target, desired, match.live) };
+  }
   switch (match.how) {
     case 'ambiguous':
       return { ...outcome, change: errorChange(ctx.target, desired, 'E_CONFLICT', ambiguousMessage('Dashboard', desired.name, match.count)) };
@@ -47,7 +57,7 @@ function planDashboard(ctx: DashboardContext, desired: DesiredDashboard, match: 
       return planCreate(ctx, desired, outcome);
     case 'owned':
     case 'adopt':
-      return planExisting(ctx, desired, match.live, match.how === 'adopt', match.how === 'owned' && match.reclaimed);
+      return planExisting(ctx, desired, match.live as LiveDashboard, match.how === 'adopt', match.how === 'owned' && match.reclaimed);
   }
 }
 
@@ -102,30 +112,50 @@ function diffDashboard(desired: DesiredDashboard, live: LiveDashboard): FieldDif
   for (const tile of desired.tiles) {
     const current = liveByName.get(tile.name);
     const path = `tiles[${tile.name}]`;
-    if (current) diffValues(path, tileBody(tile), omit(current, 'id'), diff);
+    if (current) diffValues(path, tileBody(tile), omit(liveTileBody(current), 'id'), diff);
     else diff.push(fieldDiff(path, undefined, tileBody(tile)));
   }
   const desiredNames = new Set(desired.tiles.map((tile) => tile.name));
   for (const tile of live.tiles.filter((item) => !desiredNames.has(item.name))) {
-    diff.push(fieldDiff(`tiles[${tile.name}]`, omit(tile, 'id'), undefined));
+    diff.push(fieldDiff(`tiles[${tile.name}]`, omit(liveTileBody(tile), 'id'), undefined));
   }
   return diff;
 }
 
 /**
- * The PUT body: same-named tiles keep their live id, and members the manifest leaves out keep
- * their live value (PUT replaces the tile list, and an unmanaged field must not be reset).
+ * The PUT body: the live dashboard as read (filters, saved query, … of newer servers) with the
+ * manifest's members laid over it. Same-named tiles keep their live id, and members the manifest
+ * leaves out keep their live value (PUT replaces the tile list, and an unmanaged field must not
+ * be reset).
  */
 function updateBody(desired: DesiredDashboard, live: LiveDashboard): DashboardWrite {
   const liveByName = new Map(live.tiles.map((tile) => [tile.name, tile]));
   const tiles = desired.tiles.map((tile) => {
     const current = liveByName.get(tile.name);
-    return current ? (overlay(tileBody(tile), current) as Tile) : tileBody(tile);
+    return current ? overlayTile(tileBody(tile), current) : tileBody(tile);
   });
-  return { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles };
+  return { ...live.extra, name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles };
+}
+
+/**
+ * A manifest tile over its live tile. A tile holds one chart format: when the manifest writes
+ * `series`, the live `config` is not sent along (and the other way round), since a service
+ * refuses a tile with both.
+ */
+function overlayTile(desired: TileWrite, live: LiveTile): TileWrite {
+  const base = liveTileBody(live);
+  if (desired.series !== undefined) delete base.config;
+  if (desired.config !== undefined) delete base.series;
+  return overlay(desired, base) as TileWrite;
+}
+
+/** A live tile as a write body: every member it was read with, its id included. */
+function liveTileBody(tile: LiveTile): TileWrite {
+  const { extra, ...modelled } = tile;
+  return { ...extra, ...modelled };
 }
 
 /** A tile as the API takes it (no id), as a copy the overlay may build on. */
-function tileBody(tile: DesiredTile): Tile {
-  return { ...tile };
+function tileBody(tile: DesiredTile): TileWrite {
+  return { ...tile } as TileWrite;
 }

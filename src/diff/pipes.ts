@@ -3,14 +3,14 @@
  * plan is the smallest Update pipe (PATCH) body that brings it in line, or two when a postgres
  * table mapping changes (the API refuses one table in both mapping lists of one PATCH).
  */
-import { uuidKey, type Column, type FieldMapping, type LivePipe, type PipePatch, type TableMapping, type TableMappingKey } from '../model/resources.js';
+import { uuidKey, type Column, type FieldMapping, type LivePipe, type PipePatch, type TableMapping, type TableMappingKey, type UnreadableResource } from '../model/resources.js';
 import type { Variant } from '../model/kinds.js';
 import type { DesiredPipe, SecretValue } from '../model/desired.js';
 import type { Change, FieldDiff, Operation } from '../model/plan.js';
 import { SENSITIVE } from '../model/plan.js';
 import { pipePatchSourceBlockSchemas } from '../schema/api.js';
 import { secretHashKey } from '../model/state.js';
-import { changeFor, errorChange } from './change.js';
+import { changeFor, errorChange, unreadableChange } from './change.js';
 import { ignorePipeFields } from './ignore.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from './values.js';
 
@@ -18,6 +18,8 @@ export interface PipeContext {
   target: string;
   variant: Variant;
   livePipes: readonly LivePipe[];
+  /** Live pipes that could not be read; a manifest naming one gets an error row. */
+  unreadable?: readonly UnreadableResource[];
   secretHashes: Readonly<Record<string, string>>;
 }
 
@@ -37,10 +39,13 @@ export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Ch
   const owners = new Map<string, string>();
   // By id, so thousands of pipes are not each looked for in the whole list.
   const liveById = new Map(ctx.livePipes.map((pipe) => [uuidKey(pipe.id), pipe]));
+  const unreadableById = new Map((ctx.unreadable ?? []).filter((item) => item.kind === 'Pipe').map((item) => [uuidKey(item.id), item]));
   return desired.map((pipe) => {
     const owner = owners.get(uuidKey(pipe.pipeId));
     if (owner !== undefined) return errorChange(ctx.target, pipe, 'E_MANIFEST_DUPLICATE', `pipe ${pipe.pipeId} is already managed by Pipe/${owner}`, pipe.pipeId);
     owners.set(uuidKey(pipe.pipeId), pipe.key);
+    const unreadable = unreadableById.get(uuidKey(pipe.pipeId));
+    if (unreadable) return unreadableChange(ctx.target, pipe, unreadable);
     return planPipe(ctx, pipe, liveById.get(uuidKey(pipe.pipeId)));
   });
 }

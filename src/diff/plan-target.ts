@@ -47,16 +47,19 @@ export function planTarget(input: PlanTargetInput): Change[] {
   const alertManifests = desired.filter((r): r is DesiredAlert => r.kind === 'Alert');
 
   // 1. Pipes: independent of everything else.
-  const pipeChanges = planPipes({ target: target.name, variant: target.variant, livePipes: live.pipes, secretHashes: state.secretHashes }, pipes);
+  const unreadable = live.unreadable ?? [];
+  const pipeChanges = planPipes({ target: target.name, variant: target.variant, livePipes: live.pipes, unreadable, secretHashes: state.secretHashes }, pipes);
 
   // 2. Dashboards, whose tile ids the alerts resolve against.
-  const dashboards = planDashboards({ target: target.name, live: live.dashboards, state, adopt: options.adopt }, dashboardManifests);
+  const dashboards = planDashboards({ target: target.name, live: live.dashboards, unreadable, state, adopt: options.adopt }, dashboardManifests);
 
   // 3. What the inventory holds and no manifest names: deletes when pruning, orphans otherwise.
   const prune = options.prune && !options.blocked && options.suspended !== true;
   const keysOf = (list: readonly DesiredResource[]): Set<string> => new Set(list.map((r) => r.key));
-  const dashboardOrphans = planOrphans(target.name, 'Dashboard', keysOf(dashboardManifests), state, live.dashboards, prune);
-  const alertOrphans = planOrphans(target.name, 'Alert', keysOf(alertManifests), state, live.alerts, prune);
+  // Unreadable resources are live too: a prune deletes them by id, which needs no shape.
+  const named = { Dashboard: [...live.dashboards, ...unreadable.filter((item) => item.kind === 'Dashboard')], Alert: [...live.alerts, ...unreadable.filter((item) => item.kind === 'Alert')] };
+  const dashboardOrphans = planOrphans(target.name, 'Dashboard', keysOf(dashboardManifests), state, named.Dashboard, prune);
+  const alertOrphans = planOrphans(target.name, 'Alert', keysOf(alertManifests), state, named.Alert, prune);
   const dashboardDeletes = dashboardOrphans.filter((change) => change.action === 'delete');
   const alertDeletes = alertOrphans.filter((change) => change.action === 'delete');
 
@@ -66,6 +69,7 @@ export function planTarget(input: PlanTargetInput): Change[] {
     {
       target: target.name,
       liveAlerts: live.alerts,
+      unreadable,
       liveDashboards: live.dashboards,
       state,
       adopt: options.adopt,
@@ -84,8 +88,8 @@ export function planTarget(input: PlanTargetInput): Change[] {
   // Pruning, only what prune may not delete (`stacksync.io/prune: disabled`) is left an orphan.
   const orphans = [...dashboardOrphans, ...alertOrphans].filter((change) => change.action === 'orphan');
   const twins = [
-    ...planTwins({ target: target.name, kind: 'Dashboard', changes: [...dashboardChanges.values(), ...orphans], live: live.dashboards, state }),
-    ...planTwins({ target: target.name, kind: 'Alert', changes: [...alertChanges, ...alertDeletes, ...orphans], live: live.alerts, state }),
+    ...planTwins({ target: target.name, kind: 'Dashboard', changes: [...dashboardChanges.values(), ...orphans], live: named.Dashboard, state }),
+    ...planTwins({ target: target.name, kind: 'Alert', changes: [...alertChanges, ...alertDeletes, ...orphans], live: named.Alert, state }),
   ];
 
   // 7. What is suspended is shown, never written.

@@ -64,7 +64,8 @@ export function fieldDiff(path: string, before: unknown, after: unknown): FieldD
 export function overlay(desired: unknown, live: unknown): unknown {
   if (isPlainObject(desired) && isPlainObject(live)) {
     const merged: Record<string, unknown> = { ...live };
-    for (const [key, value] of Object.entries(desired)) merged[key] = overlay(value, live[key]);
+    // A member set to undefined is one the manifest leaves out: the live value stays.
+    for (const [key, value] of Object.entries(desired)) if (value !== undefined) merged[key] = overlay(value, live[key]);
     return merged;
   }
   if (Array.isArray(desired) && Array.isArray(live) && desired.length === live.length) {

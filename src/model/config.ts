@@ -4,6 +4,7 @@
  */
 import type { Static } from 'typebox';
 import type { Variant } from './kinds.js';
+import type { ApiProfile } from '../schema/enums.js';
 import type { configSchema, managedAuthSchema, NOTIFY_EVENTS, NOTIFY_PROVIDERS, rateLimitSchema, secretRefSchema, selfHostedAuthSchema, syncSchema } from '../schema/config.js';
 
 /** The config file as written (schemas/config.json). */
@@ -23,6 +24,12 @@ export type RateLimit = Required<Static<typeof rateLimitSchema>>;
 export type ManagedAuth = Static<typeof managedAuthSchema>;
 export type SelfHostedAuth = Static<typeof selfHostedAuthSchema>;
 
+/** `api` of a target with its default filled in. */
+export interface TargetApi {
+  /** Which spelling writes take; default `seed`. */
+  profile: ApiProfile;
+}
+
 type TargetBase = Pick<TargetFile, 'name' | 'baseUrl'> & {
   rateLimit: RateLimit;
   /** `suspend: true`: read and reported, never written. Absent: not suspended. */
@@ -32,6 +39,8 @@ type TargetBase = Pick<TargetFile, 'name' | 'baseUrl'> & {
    * `fromFile` reference (anchored to the config's directory) is a secret. Absent: none.
    */
   vars?: Readonly<Record<string, SecretRef>>;
+  /** Absent: the defaults (profile `seed`). */
+  api?: TargetApi;
 };
 export interface ManagedTarget extends TargetBase {
   variant: 'managed';
@@ -103,4 +112,6 @@ export interface TargetConnection {
   serviceId?: string;
   credentials: Credentials;
   rateLimit: RateLimit;
+  /** Which spelling writes take; default `seed`. */
+  api?: TargetApi;
 }

@@ -12,6 +12,7 @@
  */
 import type { Static } from 'typebox';
 import type { PipeSourceKind } from '../schema/enums.js';
+import type { Kind } from './kinds.js';
 import type {
   alertChannelSchema,
   alertWriteBodySchema,
@@ -67,40 +68,96 @@ export type PipePatch = Omit<Static<typeof pipePatchBodySchema>, 'source'> & { s
 // ---------------------------------------------------------------- dashboards
 
 export type Series = Static<typeof seriesSchema>;
-/** A series as read: its enumerated members as plain strings. */
-export type LiveSeries = Omit<Series, 'type' | 'dataSource' | 'aggFn'> & { type: string; dataSource?: string; aggFn?: string };
+/**
+ * A series as read: every member the service sent (a current server's `sourceId`, `alias`, …),
+ * with `type` as plain text. Kept whole so an update sends it back as it was.
+ */
+export type LiveSeries = Record<string, unknown> & { type: string };
 
-/** A tile as written; `id` is absent on tiles not yet created. */
+/**
+ * Members of a live resource that the model does not name, exactly as read (server-set members
+ * such as timestamps and owners left out). An update sends them back unchanged, so a member added
+ * by a newer server, or one stacksync does not manage, is never dropped or reset.
+ */
+export type Extra = Record<string, unknown>;
+
+/** A tile as written by the seed's API (series format); `id` is absent on tiles not yet created. */
 export type Tile = Static<typeof tileWriteSchema>;
-/** A tile as read: the service always gives its id. */
-export type LiveTile = Omit<Tile, 'id' | 'series'> & { id: string; series: LiveSeries[] };
+
+/**
+ * A tile in a write body: the seed's `series` or a current server's `config` (one of them), and
+ * whatever else the live tile carried, sent back as it was.
+ */
+export type TileWrite = Omit<Tile, 'series'> & { series?: LiveSeries[]; config?: Record<string, unknown> } & Extra;
+
+/** A tile as read: the service always gives its id; `series` (old format) or `config` (new format) as sent. */
+export interface LiveTile {
+  id: string;
+  name: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  asRatio?: boolean;
+  series?: LiveSeries[];
+  /** Kept whole and opaque: stacksync reads nothing inside it but compares what a manifest sets. */
+  config?: Record<string, unknown>;
+  extra?: Extra;
+}
 
 export interface LiveDashboard {
   id: string;
   name: string;
   tags: string[];
   tiles: LiveTile[];
+  /** Filters, saved query, containers, … of newer servers. */
+  extra?: Extra;
 }
 
 /** Body of a dashboard create or update; tile ids are sent on update to keep them. */
-export type DashboardWrite = Omit<Static<typeof dashboardUpdateBodySchema>, 'id'>;
+export type DashboardWrite = Omit<Static<typeof dashboardUpdateBodySchema>, 'id' | 'tiles'> & { tiles: TileWrite[] } & Extra;
 
 // ---------------------------------------------------------------- alerts
 
 export type AlertChannel = Static<typeof alertChannelSchema>;
-/** A channel as read: any channel type the service has, not only the ones stacksync writes. */
-export type LiveAlertChannel = Omit<AlertChannel, 'type'> & { type: string };
+/** A channel as read: any channel type the service has (email, …), with every member it sent. */
+export type LiveAlertChannel = Record<string, unknown> & { type: string; webhookId?: string };
 
-/** Body of an alert create or update (PUT replaces the whole configuration; request shape, `dashboardId`). */
-export type AlertWrite = Static<typeof alertWriteBodySchema>;
+/**
+ * Body of an alert create or update (PUT replaces the whole configuration; request shape,
+ * `dashboardId`). Built on the seed's write body; `source` is written in the target's spelling
+ * by the adapter, and members of the live alert the model does not name ride along.
+ */
+export type AlertWrite = Omit<Static<typeof alertWriteBodySchema>, 'thresholdType' | 'channel' | 'source'> & {
+  thresholdType: string;
+  source: string;
+  channel?: LiveAlertChannel;
+  thresholdMax?: number;
+} & Extra;
 
-/** An alert as read; `thresholdType` and `source` are normalised to the written values. */
-export interface LiveAlert extends Omit<AlertWrite, 'interval' | 'channel'> {
+/**
+ * An alert as read, tolerant of every shape the services send: `thresholdType` and `state` as
+ * plain (lower-case) text, `source` normalised to `tile` / `search` (a current server's
+ * `saved_search`) or kept as sent, no channel when the service resolves none.
+ */
+export interface LiveAlert {
   id: string;
+  name?: string;
+  message?: string;
+  threshold: number;
+  thresholdType: string;
+  thresholdMax?: number;
   interval: string;
-  channel: LiveAlertChannel;
+  source?: string;
+  channel?: LiveAlertChannel;
+  groupBy?: string;
+  dashboardId?: string;
+  tileId?: string;
+  savedSearchId?: string;
   state?: string;
   silenced?: boolean;
+  /** `channels`, `note`, `numConsecutiveWindows`, schedules, … */
+  extra?: Extra;
 }
 
 // ---------------------------------------------------------------- sources
@@ -108,12 +165,35 @@ export interface LiveAlert extends Omit<AlertWrite, 'interval' | 'channel'> {
 /** A data source as read; `kind` as the service names it. */
 export type DataSource = Omit<Static<typeof dataSourceSchema>, 'kind'> & { kind: string };
 
+/** A webhook as listed by a current server; alerts name it by id. */
+export interface Webhook {
+  id: string;
+  name: string;
+  service?: string;
+}
+
+/**
+ * A live resource of a list that could not be read (a shape stacksync cannot understand). It is
+ * an error on that resource only: a manifest that manages it gets an `error` row, and nothing
+ * else notices it.
+ */
+export interface UnreadableResource {
+  kind: Kind;
+  id: string;
+  /** Its API name, when that much could be read. */
+  name?: string;
+  /** What is wrong, like `data[3].threshold: is not a number`. */
+  problem: string;
+}
+
 /** Everything a plan needs from one target, read in one list call per collection. */
 export interface LiveState {
   /** Empty on self-hosted targets, which have no pipes. */
   pipes: LivePipe[];
   dashboards: LiveDashboard[];
   alerts: LiveAlert[];
+  /** Resources of the lists above that could not be read; absent means none. */
+  unreadable?: UnreadableResource[];
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import { object, oneOf, optional, readable } from './build.js';
-import { DEFAULT_RATE_LIMITS, TARGET_VARIANTS } from './enums.js';
+import { API_PROFILES, DEFAULT_API_PROFILE, DEFAULT_RATE_LIMITS, TARGET_VARIANTS } from './enums.js';
 
 /** The JSON Schema pattern of a duration (`30s`, `5m`, `1h30m`, `500ms`, `1d`). */
 export const DURATION_PATTERN = '^([0-9]+(ms|s|m|h|d))+$';
@@ -60,6 +60,18 @@ function describeRate(variant: keyof typeof DEFAULT_RATE_LIMITS): string {
   return `${rate.requests} per ${rate.perSeconds} s, concurrency ${rate.concurrency}`;
 }
 
+/** What the target's API is: which spelling its writes take. */
+export const targetApiSchema = object(
+  optional({
+    profile: oneOf(API_PROFILES, {
+      default: DEFAULT_API_PROFILE,
+      description:
+        "seed: the API as the seed spec describes it (alert source `search`). current: the real services of today (alert source `saved_search`, tiles answered as `config`). Reading accepts both; this picks what is written.",
+    }),
+  }),
+  { description: 'What the API of this target is; set profile: current for the real services of today.' },
+);
+
 export const managedAuthSchema = object({ keyId: secretRefSchema, keySecret: secretRefSchema });
 export const selfHostedAuthSchema = object({ token: secretRefSchema });
 
@@ -87,6 +99,7 @@ const targetSchema = object(
     suspend: Type.Optional(
       Type.Boolean({ default: false, description: 'Read and report this target, never write to it (no heal, no prune); POST /-/suspend does the same at run time.' }),
     ),
+    api: Type.Optional(targetApiSchema),
   },
   {
     allOf: [

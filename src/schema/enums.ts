@@ -7,6 +7,14 @@
 export const RESOURCE_KINDS = ['Pipe', 'Dashboard', 'Alert'] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
+/**
+ * Which spelling of the observability API a target takes on writes: the seed's (`search`,
+ * `series` tiles) or the real services' of today (`saved_search`). Reading accepts both always.
+ */
+export const API_PROFILES = ['seed', 'current'] as const;
+export type ApiProfile = (typeof API_PROFILES)[number];
+export const DEFAULT_API_PROFILE: ApiProfile = 'seed';
+
 /** The API variants a target speaks: the managed cloud API (HTTP Basic) or the self-hosted one (Bearer). */
 export const TARGET_VARIANTS = ['managed', 'self-hosted'] as const;
 
@@ -14,6 +22,15 @@ export const ALERT_INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d
 export const ALERT_THRESHOLD_TYPES = ['above', 'below'] as const;
 export const ALERT_SOURCES = ['tile', 'search'] as const;
 export const ALERT_CHANNEL_TYPES = ['webhook'] as const;
+
+/** Threshold types a manifest may name: the seed's two and the six newer servers add (api-notes). */
+export const MANIFEST_THRESHOLD_TYPES = ['above', 'below', 'above_exclusive', 'below_or_equal', 'equal', 'not_equal', 'between', 'not_between'] as const;
+/** Threshold types that compare with a range and so need `thresholdMax`. */
+export const RANGE_THRESHOLD_TYPES = ['between', 'not_between'] as const;
+/** Alert sources a manifest may name: `search` (the seed) and `saved_search` (current servers) are one. */
+export const MANIFEST_ALERT_SOURCES = ['tile', 'search', 'saved_search'] as const;
+/** Aggregations of series on current servers beyond the seed's. */
+export const CURRENT_ONLY_AGG_FNS = ['increase'] as const;
 
 export const SERIES_TYPES = ['time', 'histogram', 'search', 'number', 'table', 'markdown'] as const;
 export const SERIES_DATA_SOURCES = ['events', 'metrics'] as const;

@@ -7,7 +7,18 @@
 import { Type, type TSchema } from 'typebox';
 import { constant, described, object, oneOf, optional, type JsonSchema } from './build.js';
 import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, TARGET_NAME_PATTERN, configSchema, secretRefSchema } from './config.js';
-import { PIPE_SOURCE_KINDS, RESOURCE_KINDS, type ResourceKind as Kind } from './enums.js';
+import {
+  CURRENT_ONLY_AGG_FNS,
+  MANIFEST_ALERT_SOURCES,
+  MANIFEST_THRESHOLD_TYPES,
+  PIPE_SOURCE_KINDS,
+  RANGE_THRESHOLD_TYPES,
+  RESOURCE_KINDS,
+  SERIES_AGG_FNS,
+  SERIES_DATA_SOURCES,
+  SERIES_TYPES,
+  type ResourceKind as Kind,
+} from './enums.js';
 import {
   alertConfigMembers,
   columnSchema,
@@ -134,9 +145,64 @@ export const pipeSpecSchema = object({
 
 // ---------------------------------------------------------------- Dashboard
 
-const manifestTileSchema = object(tileMembers, {
-  description: 'A tile; `name` is its key within the dashboard (ids are assigned by the service and kept across updates).',
+const SOURCE_NAME_DESCRIPTION = "Name of a data source of the target, resolved to its id from the target's sources list (instead of sourceId).";
+
+/**
+ * A series of the old tile format: the seed's members, and those current servers take (a series
+ * names its data source by `sourceId`, or here by `source` name).
+ */
+const manifestSeriesSchema = object({
+  type: oneOf(SERIES_TYPES),
+  ...optional({
+    dataSource: oneOf(SERIES_DATA_SOURCES),
+    aggFn: oneOf([...SERIES_AGG_FNS, ...CURRENT_ONLY_AGG_FNS]),
+    field: Type.String(),
+    where: Type.String(),
+    groupBy: Type.Array(Type.String()),
+    content: Type.String(),
+    sourceId: Type.String({ minLength: 1, description: 'Id of a data source of the target (current servers).' }),
+    source: Type.String({ minLength: 1, description: SOURCE_NAME_DESCRIPTION }),
+    alias: Type.String(),
+    level: Type.Number({ minimum: 0, maximum: 1 }),
+    whereLanguage: Type.String(),
+    fields: Type.Array(Type.String()),
+    sortOrder: Type.String(),
+    displayType: Type.String(),
+    metricName: Type.String(),
+    metricDataType: Type.String(),
+    numberFormat: Type.Record(Type.String(), Type.Unknown()),
+  }),
 });
+
+/**
+ * A tile's chart in the new format: an object passed to the service as written and compared
+ * member by member with the live one (members it leaves out are not compared, and are kept).
+ */
+const manifestTileConfigSchema = Type.Object(
+  optional({
+    displayType: Type.String({ description: 'line, stacked_bar, table, number, pie, bar, heatmap, search, markdown, …' }),
+    sourceId: Type.String({ minLength: 1, description: 'Id of a data source of the target.' }),
+    source: Type.String({ minLength: 1, description: SOURCE_NAME_DESCRIPTION }),
+  }),
+  { additionalProperties: true, description: "The tile's chart as current servers take it (`config`); passed through as written." },
+);
+
+const { series: _seedSeries, ...tilePlacement } = tileMembers;
+
+const manifestTileSchema = object(
+  {
+    ...tilePlacement,
+    ...optional({
+      series: Type.Array(manifestSeriesSchema, { description: "The chart in the seed's format (old format); current servers answer every tile as config." }),
+      config: manifestTileConfigSchema,
+    }),
+  },
+  {
+    description:
+      'A tile; `name` is its key within the dashboard (ids are assigned by the service and kept across updates). Give series or config, or neither: then the live chart is kept as it is.',
+    not: { required: ['series', 'config'] },
+  },
+);
 
 export const dashboardSpecSchema = object({
   name: described(dashboardNameSchema, 'Dashboard name in the API; what live dashboards are matched by.'),
@@ -149,24 +215,44 @@ export const dashboardSpecSchema = object({
 
 // ---------------------------------------------------------------- Alert
 
+/** A webhook channel, naming its webhook by id or by name (resolved from the target's webhooks list). */
+const manifestChannelSchema = object(
+  {
+    type: constant('webhook'),
+    ...optional({
+      webhookId: Type.String({ minLength: 1, description: 'Id of the webhook.' }),
+      webhook: Type.String({ minLength: 1, description: "Name of a webhook of the target, resolved to its id from the target's webhooks list." }),
+    }),
+  },
+  {
+    description: 'Where notifications go: {type: webhook, webhookId: …} or {type: webhook, webhook: <name>}. Left out: the live channels are kept.',
+    oneOf: [{ required: ['webhookId'] }, { required: ['webhook'] }],
+  },
+);
+
+const searchSources = MANIFEST_ALERT_SOURCES.filter((source) => source !== 'tile');
+
 export const alertSpecSchema = object(
   {
     ...alertConfigMembers,
     name: Type.String({ minLength: 1, description: 'Alert name in the API; what live alerts are matched by.' }),
     message: described(alertConfigMembers.message, 'Text sent with the notification.'),
     threshold: described(alertConfigMembers.threshold, 'Value the watched series is compared with.'),
-    thresholdType: described(alertConfigMembers.thresholdType, 'Fire when the value is above or below the threshold.'),
+    thresholdType: oneOf(MANIFEST_THRESHOLD_TYPES, {
+      description: 'When to fire: above, below (every server); above_exclusive, below_or_equal, equal, not_equal, between, not_between (newer servers).',
+    }),
     interval: described(alertConfigMembers.interval, 'How often the alert is evaluated.'),
-    source: described(
-      alertConfigMembers.source,
-      'tile: watch a dashboard tile (needs dashboard and tile); search: watch a saved search (needs savedSearchId).',
-    ),
-    channel: described(alertConfigMembers.channel, 'Where notifications go: {type: webhook, webhookId: …}.'),
+    source: oneOf(MANIFEST_ALERT_SOURCES, {
+      description:
+        "tile: watch a dashboard tile (needs dashboard and tile); saved_search (or the seed's search, one and the same): watch a saved search (needs savedSearchId). Written in the target's spelling.",
+    }),
+    channel: Type.Optional(manifestChannelSchema),
     groupBy: described(alertConfigMembers.groupBy, 'Field to group the evaluation by.'),
     ...optional({
+      thresholdMax: Type.Number({ description: 'Upper end of the range, for thresholdType between and not_between.' }),
       dashboard: described(nameSchema, 'For source tile: metadata.name of a Dashboard manifest of the same target.'),
       tile: Type.String({ minLength: 1, description: 'For source tile: name of a tile in that dashboard.' }),
-      savedSearchId: Type.String({ minLength: 1, description: 'For source search: id of the saved search.' }),
+      savedSearchId: Type.String({ minLength: 1, description: 'For source saved_search: id of the saved search.' }),
       ignoreDifferences: ignoreDifferencesSchema,
     }),
   },
@@ -177,8 +263,12 @@ export const alertSpecSchema = object(
         then: { required: ['dashboard', 'tile'], properties: { savedSearchId: false } },
       },
       {
-        if: { properties: { source: { const: 'search' } }, required: ['source'] },
+        if: { properties: { source: { enum: searchSources } }, required: ['source'] },
         then: { required: ['savedSearchId'], properties: { dashboard: false, tile: false } },
+      },
+      {
+        if: { properties: { thresholdType: { enum: [...RANGE_THRESHOLD_TYPES] } }, required: ['thresholdType'] },
+        then: { required: ['thresholdMax'] },
       },
     ],
   },

@@ -52,6 +52,8 @@ export const INTENT_EXPIRY_MS = 24 * 60 * 60 * 1000;
 export interface LiveIds {
   dashboards: readonly { id: string; name?: string }[];
   alerts: readonly { id: string; name?: string }[];
+  /** Live resources that could not be read are still live: their entries stay. */
+  unreadable?: readonly { kind: Kind; id: string; name?: string }[];
 }
 
 /**
@@ -62,7 +64,8 @@ export interface LiveIds {
  * for a person to see, not something to forget. `nowMs`: milliseconds since the epoch.
  */
 export function staleRecords(state: TargetState, live: LiveIds, nowMs: number): StateRecord[] {
-  const liveOf = { Dashboard: live.dashboards, Alert: live.alerts } as const;
+  const unreadable = (kind: Kind): { id: string; name?: string }[] => (live.unreadable ?? []).filter((item) => item.kind === kind);
+  const liveOf = { Dashboard: [...live.dashboards, ...unreadable('Dashboard')], Alert: [...live.alerts, ...unreadable('Alert')] } as const;
   const records: StateRecord[] = [];
   const forgotten = new Set<string>();
   for (const kind of ['Dashboard', 'Alert'] as const) {
@@ -73,7 +76,7 @@ export function staleRecords(state: TargetState, live: LiveIds, nowMs: number): 
       forgotten.add(`${kind}/${key}`);
     }
   }
-  const names = { Pipe: new Set<string>(), Dashboard: new Set(live.dashboards.map((d) => d.name)), Alert: new Set(live.alerts.map((a) => a.name)) };
+  const names = { Pipe: new Set<string>(), Dashboard: new Set(liveOf.Dashboard.map((d) => d.name)), Alert: new Set(liveOf.Alert.map((a) => a.name)) };
   for (const intent of state.intents) {
     if (forgotten.has(`${intent.kind}/${intent.key}`) || names[intent.kind].has(intent.name)) continue;
     if (nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS) records.push({ type: 'intent-dropped', kind: intent.kind, key: intent.key });

@@ -221,6 +221,24 @@ describe('self-hosted adapter', () => {
     expect(live.alerts).toHaveLength(1);
     expect(log.requests).toHaveLength(2);
   });
+
+  it('sets aside a resource it cannot read and reads the rest of the list; a page counts it toward its length', async () => {
+    const { api, log } = selfHosted();
+    const pool = agent.get(BASE);
+    const badTile = { id: 'd-bad', name: 'broken', tiles: [{ id: 't', name: 'p', x: 0, y: 0, w: 'wide', h: 1 }] };
+    pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([sampleDashboard(), badTile, { name: 'no id at all' }]));
+    const page = [...alertsPage(0, 999), sampleAlert('alert-bad', { threshold: null })];
+    pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=0' }).reply(200, dataOk(page));
+    pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=1000' }).reply(200, dataOk([sampleAlert('alert-1000')]));
+    const live = await api.readLiveState();
+    expect(live.dashboards.map((dashboard) => dashboard.name)).toEqual(['api-latency']);
+    expect(live.alerts).toHaveLength(1000);
+    expect(live.unreadable).toEqual([
+      { kind: 'Dashboard', id: 'd-bad', name: 'broken', problem: 'data[1].tiles[0].w: is not a number' },
+      { kind: 'Alert', id: 'alert-bad', name: 'slow', problem: 'data[999].threshold: is not a number' },
+    ]);
+    expect(log.requests).toHaveLength(3);
+  });
 });
 
 describe('bad shapes are E_API_PROTOCOL', () => {
@@ -229,8 +247,6 @@ describe('bad shapes are E_API_PROTOCOL', () => {
     { name: 'managed with an error status inside 200', variant: 'managed', body: JSON.stringify({ status: 500, result: [] }), path: 'status' },
     { name: 'self-hosted without data', variant: 'self-hosted', body: JSON.stringify({ items: [] }), path: 'data' },
     { name: 'a list that is not a list', variant: 'self-hosted', body: dataOk({ id: 'x' }), path: 'data' },
-    { name: 'a dashboard without id', variant: 'self-hosted', body: dataOk([{ name: 'x', tiles: [] }]), path: 'data[0].id' },
-    { name: 'a tile without geometry', variant: 'self-hosted', body: dataOk([{ id: 'd', name: 'x', tiles: [{ id: 't', name: 'p', x: 0, y: 0, w: 'wide', h: 1 }] }]), path: 'data[0].tiles[0].w' },
     { name: 'a body that is not JSON', variant: 'self-hosted', body: '<html>oops</html>', path: undefined },
     { name: 'a body that is a string', variant: 'managed', body: '"ok"', path: '' },
   ])('$name', async ({ variant, body, path }) => {

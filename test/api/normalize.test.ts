@@ -1,6 +1,6 @@
 /** Variants of real services read into one model: the differ must never see them. */
 import { describe, expect, it } from 'vitest';
-import { ShapeError, toDataSource, toLiveAlert, toLiveDashboard, toLivePipe } from '../../src/api/normalize.js';
+import { readEach, ShapeError, toDataSource, toLiveAlert, toLiveDashboard, toLivePipe, toWebhook } from '../../src/api/normalize.js';
 import { sampleAlert } from './helpers.js';
 
 const canonicalAlert = toLiveAlert(sampleAlert('a1'), 'data[0]');
@@ -46,10 +46,36 @@ describe('alerts', () => {
     expect(toLiveAlert(sampleAlert('a1', { silenced: { by: 'me', until: '2026-04-01T00:00:00.000Z' } }), 'a').silenced).toBe(true);
   });
 
+  it('reads the shape of current servers: range thresholds, saved_search, channels, note, teamId, members it does not model', () => {
+    const raw = {
+      id: '65f5e4a3b9e77c001a0000a1', name: 'errors', message: null, note: 'runbook: …', threshold: 5, thresholdMax: 10, thresholdType: 'between',
+      interval: '15m', numConsecutiveWindows: 2, source: 'saved_search', savedSearchId: 's1', state: 'INSUFFICIENT_DATA', teamId: 'team-1',
+      channel: { type: 'webhook', webhookId: 'w1' }, channels: [{ type: 'webhook', webhookId: 'w1' }, { type: 'webhook', webhookId: 'w2' }],
+      silenced: { by: 'me', at: '2026-01-01T00:00:00.000Z', until: '2026-02-01T00:00:00.000Z' }, scheduleOffsetMinutes: 3, futureMember: { a: 1 },
+      createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    expect(toLiveAlert(raw, 'a')).toEqual({
+      id: raw.id, name: 'errors', threshold: 5, thresholdMax: 10, thresholdType: 'between', interval: '15m', source: 'search', savedSearchId: 's1',
+      channel: { type: 'webhook', webhookId: 'w1' }, state: 'insufficient_data', silenced: true,
+      extra: { note: 'runbook: …', numConsecutiveWindows: 2, channels: raw.channels, scheduleOffsetMinutes: 3, futureMember: { a: 1 } },
+    });
+  });
+
+  it.each([
+    { name: 'no channel', raw: { channel: undefined }, want: undefined },
+    { name: 'a channel the service could not resolve', raw: { channel: { type: null } }, want: undefined },
+    { name: 'an email channel', raw: { channel: { type: 'email', emails: ['a@example.com'] } }, want: { type: 'email', emails: ['a@example.com'] } },
+  ])('reads an alert with $name', ({ raw, want }) => {
+    expect(toLiveAlert(sampleAlert('a1', raw), 'a').channel).toEqual(want);
+  });
+
+  it('keeps threshold types and sources newer than its own as text', () => {
+    expect(toLiveAlert(sampleAlert('a1', { thresholdType: 'not_equal', source: 'anomaly' }), 'a')).toMatchObject({ thresholdType: 'not_equal', source: 'anomaly' });
+  });
+
   it.each([
     { raw: { threshold: 'high' }, path: 'data[0].threshold' },
-    { raw: { thresholdType: 'sideways' }, path: 'data[0].thresholdType' },
-    { raw: { source: 'tiles' }, path: 'data[0].source' },
+    { raw: { thresholdType: 3 }, path: 'data[0].thresholdType' },
     { raw: { channel: 'webhook' }, path: 'data[0].channel' },
     { raw: { id: '' }, path: 'data[0].id' },
     { raw: { dashboard: 42 }, path: 'data[0].dashboard' },
@@ -60,15 +86,29 @@ describe('alerts', () => {
 });
 
 describe('dashboards', () => {
-  it('fills absent tags, tiles, series with empty lists and keeps only model members', () => {
+  it('fills absent tags and tiles with empty lists and leaves server-set members out', () => {
     expect(toLiveDashboard({ id: 'd', name: 'n', team: 'team-1', createdAt: 'x' }, 'd')).toEqual({ id: 'd', name: 'n', tags: [], tiles: [] });
-    const dashboard = toLiveDashboard({ id: 'd', name: 'n', tiles: [{ _id: 't', name: 'p', x: 0, y: 1, w: 2, h: 3, asRatio: null, extra: 1 }] }, 'd');
-    expect(dashboard.tiles).toEqual([{ id: 't', name: 'p', x: 0, y: 1, w: 2, h: 3, series: [] }]);
+    const dashboard = toLiveDashboard({ id: 'd', name: 'n', tiles: [{ _id: 't', name: 'p', x: 0, y: 1, w: 2, h: 3, asRatio: null, containerId: 'c1' }] }, 'd');
+    expect(dashboard.tiles).toEqual([{ id: 't', name: 'p', x: 0, y: 1, w: 2, h: 3, extra: { containerId: 'c1' } }]);
+  });
+
+  it('keeps a config tile whole and the members of newer servers in extra', () => {
+    const config = { displayType: 'line', sourceId: '65f5e4a3b9e77c001a0000b1', select: [{ aggFn: 'avg', valueExpression: 'Duration', level: null }], fillNulls: true };
+    const dashboard = toLiveDashboard(
+      { id: 'd', name: 'n', tags: [], tiles: [{ id: 't', name: 'p', x: 0, y: 0, w: 6, h: 4, config }], filters: [], savedQuery: null, teamId: 'team' },
+      'd',
+    );
+    expect(dashboard).toEqual({ id: 'd', name: 'n', tags: [], tiles: [{ id: 't', name: 'p', x: 0, y: 0, w: 6, h: 4, config }], extra: { filters: [], savedQuery: null } });
+  });
+
+  it('keeps every member of a series, also those the seed does not list', () => {
+    const dashboard = toLiveDashboard({ id: 'd', name: 'n', tiles: [{ id: 't', name: 'p', x: 0, y: 0, w: 1, h: 1, series: [{ type: 'time', sourceId: 's', aggFn: 'count', where: '', groupBy: [] }] }] }, 'd');
+    expect(dashboard.tiles[0]?.series).toEqual([{ type: 'time', sourceId: 's', aggFn: 'count', where: '', groupBy: [] }]);
   });
 
   it('reads a single group-by string as a list', () => {
     const dashboard = toLiveDashboard({ id: 'd', name: 'n', tiles: [{ id: 't', name: 'p', x: 0, y: 0, w: 1, h: 1, series: [{ type: 'table', aggFn: 'count', groupBy: 'service' }] }] }, 'd');
-    expect(dashboard.tiles[0]?.series[0]?.groupBy).toEqual(['service']);
+    expect(dashboard.tiles[0]?.series?.[0]?.['groupBy']).toEqual(['service']);
   });
 
   it('rejects a tile without an id', () => {
@@ -96,6 +136,25 @@ describe('pipes', () => {
     { raw: { source: { postgres: { tableMappings: [{ sourceTable: 't' }] } } }, path: 'p.source.postgres.tableMappings[0].sourceSchemaName' },
   ])('rejects garbage at $path', ({ raw, path }) => {
     expect(() => toLivePipe({ id: 'p', name: 'n', ...raw }, 'p')).toThrow(expect.objectContaining({ path }) as ShapeError);
+  });
+});
+
+describe('lists', () => {
+  it('sets aside an item that does not read, with its id and name, and reads the rest', () => {
+    const items = [sampleAlert('a1'), sampleAlert('a2', { threshold: 'high' }), sampleAlert('a3'), { name: 'no id', threshold: 'x' }, 'garbage'];
+    const list = readEach('Alert', items, 'data', toLiveAlert);
+    expect(list.items.map((alert) => alert.id)).toEqual(['a1', 'a3']);
+    expect(list.unreadable).toEqual([{ kind: 'Alert', id: 'a2', name: 'slow', problem: 'data[1].threshold: is not a number' }]);
+  });
+
+  it('still fails when the list itself is not a list', () => {
+    expect(() => readEach('Alert', { data: [] }, 'data', toLiveAlert)).toThrow(ShapeError);
+  });
+});
+
+describe('webhooks', () => {
+  it('reads {id, name, service}', () => {
+    expect(toWebhook({ id: 'w', name: 'ops', service: 'slack', createdAt: 'x' }, 'w')).toEqual({ id: 'w', name: 'ops', service: 'slack' });
   });
 });
 

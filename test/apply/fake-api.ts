@@ -5,7 +5,7 @@
  * plus what tests need: injected failures, ambiguous creates, a call log, an in-flight count,
  * and a gate to hold calls open.
  */
-import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch, TableMapping } from '../../src/model/resources.js';
+import type { AlertWrite, DashboardWrite, DataSource, Webhook, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch, TableMapping } from '../../src/model/resources.js';
 import type { Api } from '../../src/api/port.js';
 import { StacksyncError, type ErrorCode } from '../../src/errors.js';
 
@@ -160,6 +160,10 @@ export class FakeApi implements Api {
   }
 
   async listSources(): Promise<DataSource[]> {
+    return [];
+  }
+
+  async listWebhooks(): Promise<Webhook[]> {
     return [];
   }
 

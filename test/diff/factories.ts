@@ -76,6 +76,7 @@ export function liveState(fields: Loose = {}): LiveState {
     pipes: (fields['pipes'] as LivePipe[] | undefined) ?? [],
     dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(liveDashboard),
     alerts: ((fields['alerts'] as (Loose & { id: string })[] | undefined) ?? []).map(liveAlert),
+    ...(fields['unreadable'] ? { unreadable: fields['unreadable'] as LiveState['unreadable'] } : {}),
   };
 }
 

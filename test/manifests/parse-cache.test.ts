@@ -133,7 +133,7 @@ describe('loadManifests with a parse cache', () => {
     expect(() => {
       board.name = 'changed by a caller';
     }).toThrow(TypeError);
-    expect(() => board.tiles[0]?.series.push({ type: 'time', dataSource: 'events', aggFn: 'count' })).toThrow(TypeError);
+    expect(() => board.tiles[0]?.series?.push({ type: 'time', dataSource: 'events', aggFn: 'count' })).toThrow(TypeError);
     const second = await loadManifests(dir, { config, hmac, cache });
     expect(second.resources[0]).toBe(board);
     expect(second.resources[0]?.kind === 'Dashboard' && second.resources[0].name).toBe('a board');

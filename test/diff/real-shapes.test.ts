@@ -1,0 +1,134 @@
+/**
+ * The differ against the shapes real services send today (api-notes, "The real services today"):
+ * a live resource it cannot read is an error on that resource only, and every update body is the
+ * live resource as read with the manifest's members laid over it (server-side apply).
+ */
+import { describe, expect, it } from 'vitest';
+import { planTarget } from '../../src/diff/index.js';
+import type { Change, Operation } from '../../src/model/plan.js';
+import { planInput } from './factories.js';
+
+const CONFIG = { displayType: 'line', sourceId: '65f5e4a3b9e77c001a0000b1', select: [{ aggFn: 'avg', valueExpression: 'Duration' }], fillNulls: true };
+const configTile = { id: 't1', name: 'latency', x: 0, y: 0, w: 6, h: 4, series: undefined, config: CONFIG, extra: { containerId: 'c1' } };
+const dashboardExtra = { filters: [{ id: 'f1', type: 'QUERY_EXPRESSION', name: 'svc', expression: 'ServiceName', sourceId: CONFIG.sourceId }], savedQuery: null };
+const liveDashboard = { id: 'd1', name: 'API', tiles: [configTile], extra: dashboardExtra };
+
+const unreadableAlert = { kind: 'Alert', id: 'a-bad', name: 'broken', problem: 'data[3].threshold: is not a number' };
+
+function only(changes: Change[], name: string): Change {
+  const found = changes.filter((change) => change.name === name);
+  expect(found).toHaveLength(1);
+  return found[0] as Change;
+}
+
+function bodyOf(change: Change): Record<string, unknown> {
+  const [operation] = change.operations as (Operation & { body?: Record<string, unknown> })[];
+  if (!operation?.body) throw new Error(`no body in ${change.action} ${change.name}`);
+  return operation.body;
+}
+
+describe('a live resource that cannot be read', () => {
+  const alerts = Array.from({ length: 999 }, (_, index) => ({ id: `a${index}`, name: `alert ${index}`, source: 'search', savedSearchId: 's1' }));
+  const manifests = alerts.map((alert, index) => ({ kind: 'Alert', key: `alert-${index}`, name: alert.name, source: 'search', savedSearchId: 's1', threshold: 1000 + index }));
+  const inventory = { Alert: Object.fromEntries(alerts.map((alert, index) => [`alert-${index}`, { id: alert.id }])) };
+
+  it('is one error row, with its code and id, when a manifest manages it; the other 999 are planned', () => {
+    const desired = [...manifests, { kind: 'Alert', key: 'broken', name: 'broken', source: 'search', savedSearchId: 's1' }];
+    const state = { inventory: { Alert: { ...inventory.Alert, broken: { id: 'a-bad' } } } };
+    const changes = planTarget(planInput({ desired, live: { alerts, unreadable: [unreadableAlert] }, state }));
+    const errors = changes.filter((change) => change.action === 'error');
+    expect(errors).toEqual([expect.objectContaining({ name: 'broken', id: 'a-bad', code: 'E_API_PROTOCOL', file: 'manifests/broken.yaml' })]);
+    expect(errors[0]?.error).toContain('data[3].threshold: is not a number');
+    expect(changes.filter((change) => change.action === 'update')).toHaveLength(999);
+  });
+
+  it('is an error row too when a manifest would adopt it by name', () => {
+    const changes = planTarget(planInput({ desired: [{ kind: 'Alert', key: 'broken', name: 'broken', source: 'search', savedSearchId: 's1' }], live: { unreadable: [unreadableAlert] } }));
+    expect(changes).toEqual([expect.objectContaining({ action: 'error', id: 'a-bad', code: 'E_API_PROTOCOL' })]);
+  });
+
+  it('is nothing at all when no manifest manages it', () => {
+    const changes = planTarget(planInput({ desired: manifests, live: { alerts, unreadable: [unreadableAlert] }, state: { inventory } }));
+    expect(changes.filter((change) => change.action !== 'update')).toEqual([]);
+    expect(changes).toHaveLength(999);
+  });
+
+  it('is still live for prune: an owned one no manifest names is deleted by id, or shown as an orphan', () => {
+    const state = { inventory: { Alert: { broken: { id: 'a-bad' } } } };
+    const pruned = planTarget(planInput({ live: { unreadable: [unreadableAlert] }, state, options: { prune: true } }));
+    expect(pruned.map((change) => [change.action, change.id])).toEqual([['delete', 'a-bad']]);
+    const kept = planTarget(planInput({ live: { unreadable: [unreadableAlert] }, state }));
+    expect(kept.map((change) => [change.action, change.id])).toEqual([['orphan', 'a-bad']]);
+  });
+
+  it('stops a pipe manifest naming it, with the pipe id', () => {
+    const pipeId = '7a0e1f2c-0004-4b3a-9c4d-5e6f7a8b9c04';
+    const changes = planTarget(planInput({ desired: [{ kind: 'Pipe', key: 'billing', pipeId, name: 'x' }], live: { unreadable: [{ kind: 'Pipe', id: pipeId, problem: 'data[0].source: holds none of kafka' }] } }));
+    expect(changes).toEqual([expect.objectContaining({ action: 'error', id: pipeId, code: 'E_API_PROTOCOL' })]);
+  });
+});
+
+describe('dashboard updates keep what the manifest does not manage', () => {
+  const state = { inventory: { Dashboard: { api: { id: 'd1' } } } };
+
+  it('a tile given only a name and a position keeps its config and unknown members; the dashboard keeps its filters', () => {
+    const desired = [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [{ name: 'latency', x: 6, y: 0, w: 6, h: 4, series: undefined }] }];
+    const change = only(planTarget(planInput({ desired, live: { dashboards: [liveDashboard] }, state })), 'api');
+    expect(change.action).toBe('update');
+    expect(change.diff).toEqual([{ path: 'tiles[latency].x', before: 0, after: 6 }]);
+    expect(bodyOf(change)).toEqual({ ...dashboardExtra, name: 'API', tiles: [{ id: 't1', name: 'latency', x: 6, y: 0, w: 6, h: 4, config: CONFIG, containerId: 'c1' }] });
+  });
+
+  it('compares only the config members a manifest sets, and lays them over the live config', () => {
+    const tile = (config: Record<string, unknown>) => ({ name: 'latency', x: 0, y: 0, w: 6, h: 4, series: undefined, config });
+    const same = planTarget(planInput({ desired: [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [tile({ displayType: 'line', select: [{ aggFn: 'avg' }] })] }], live: { dashboards: [liveDashboard] }, state }));
+    expect(same.map((change) => change.action)).toEqual(['unchanged']);
+    const changed = only(planTarget(planInput({ desired: [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [tile({ select: [{ aggFn: 'max' }] })] }], live: { dashboards: [liveDashboard] }, state })), 'api');
+    expect(changed.diff).toEqual([{ path: 'tiles[latency].config.select[0].aggFn', before: 'avg', after: 'max' }]);
+    const [sent] = bodyOf(changed)['tiles'] as Record<string, unknown>[];
+    expect(sent?.['config']).toEqual({ ...CONFIG, select: [{ aggFn: 'max', valueExpression: 'Duration' }] });
+  });
+
+  it('a tile the manifest writes as series does not send the live config along', () => {
+    const series = [{ type: 'time', sourceId: CONFIG.sourceId, aggFn: 'avg', where: '', groupBy: [] }];
+    const desired = [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [{ name: 'latency', x: 0, y: 0, w: 6, h: 4, series }] }];
+    const change = only(planTarget(planInput({ desired, live: { dashboards: [liveDashboard] }, state })), 'api');
+    const [sent] = bodyOf(change)['tiles'] as Record<string, unknown>[];
+    expect(sent).toEqual({ id: 't1', name: 'latency', x: 0, y: 0, w: 6, h: 4, series, containerId: 'c1' });
+  });
+});
+
+describe('alert updates keep what the manifest does not manage', () => {
+  const live = {
+    id: 'a1', name: 'errors', source: 'search', savedSearchId: 's1', threshold: 5, thresholdType: 'between', thresholdMax: 10, interval: '15m',
+    channel: { type: 'webhook', webhookId: 'w1' },
+    extra: { note: 'runbook', numConsecutiveWindows: 2, channels: [{ type: 'webhook', webhookId: 'w1' }, { type: 'webhook', webhookId: 'w2' }], futureMember: { a: 1 } },
+  };
+  const state = { inventory: { Alert: { errors: { id: 'a1' } } } };
+  const manifest = { kind: 'Alert', key: 'errors', name: 'errors', source: 'saved_search', savedSearchId: 's1', thresholdType: 'between', interval: '15m', channel: undefined };
+
+  it('sends channels, note, thresholdMax and unknown members back as they were; only the threshold is diffed', () => {
+    const change = only(planTarget(planInput({ desired: [{ ...manifest, threshold: 7 }], live: { alerts: [live] }, state })), 'errors');
+    expect(change.diff).toEqual([{ path: 'threshold', before: 5, after: 7 }]);
+    expect(bodyOf(change)).toEqual({
+      ...live.extra, name: 'errors', threshold: 7, thresholdType: 'between', thresholdMax: 10, interval: '15m', source: 'search', savedSearchId: 's1', channel: live.channel,
+    });
+  });
+
+  it('reads saved_search and search as one source: nothing to change', () => {
+    const changes = planTarget(planInput({ desired: [{ ...manifest, threshold: 5 }], live: { alerts: [live] }, state }));
+    expect(changes.map((change) => change.action)).toEqual(['unchanged']);
+  });
+
+  it("a manifest's channel takes the first place of channels; the other channels stay", () => {
+    const desired = [{ ...manifest, threshold: 5, channel: { type: 'webhook', webhookId: 'w3' } }];
+    const change = only(planTarget(planInput({ desired, live: { alerts: [live] }, state })), 'errors');
+    expect(change.diff).toEqual([{ path: 'channel.webhookId', before: 'w1', after: 'w3' }]);
+    expect(bodyOf(change)).toMatchObject({ channel: { type: 'webhook', webhookId: 'w3' }, channels: [{ type: 'webhook', webhookId: 'w3' }, { type: 'webhook', webhookId: 'w2' }] });
+  });
+
+  it('diffs thresholdMax when the manifest sets it', () => {
+    const change = only(planTarget(planInput({ desired: [{ ...manifest, threshold: 5, thresholdMax: 20 }], live: { alerts: [live] }, state })), 'errors');
+    expect(change.diff).toEqual([{ path: 'thresholdMax', before: 10, after: 20 }]);
+  });
+});
