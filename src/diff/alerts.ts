@@ -27,6 +27,8 @@ export interface AlertContext {
   liveAlerts: readonly LiveAlert[];
   /** Live alerts that could not be read; a manifest matching one gets an error row. */
   unreadable?: readonly UnreadableResource[];
+  /** `Kind/key` → why the manifest names something that does not exist: an error row. */
+  unresolved?: ReadonlyMap<string, string>;
   liveDashboards: readonly LiveDashboard[];
   state: TargetState;
   adopt: boolean;
@@ -68,6 +70,8 @@ function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveA
   const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
   if (matched && isUnreadable(matched)) return { change: unreadableChange(ctx.target, manifest, matched), rescued: false };
   const live = matched;
+  const unresolved = ctx.unresolved?.get(changeKey('Alert', manifest.key));
+  if (unresolved !== undefined) return { change: errorChange(ctx.target, manifest, 'E_REF_UNRESOLVED', unresolved, live?.id), rescued: false, ...(live ? { live } : {}) };
   const desired = live ? ignoreAlertFields(manifest, live) : manifest;
   const failed = (code: ErrorCode, message: string): AlertOutcome => ({
     change: errorChange(ctx.target, desired, code, message, live?.id),

@@ -8,7 +8,7 @@
  */
 import type { DashboardWrite, LiveDashboard, LiveTile, TileWrite, UnreadableResource } from '../model/resources.js';
 import type { DesiredDashboard, DesiredTile } from '../model/desired.js';
-import type { Change, FieldDiff } from '../model/plan.js';
+import { changeKey, type Change, type FieldDiff } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from './change.js';
 import { ignoreDashboardFields } from './ignore.js';
@@ -21,6 +21,8 @@ export interface DashboardContext {
   live: readonly LiveDashboard[];
   /** Live dashboards that could not be read; a manifest matching one gets an error row. */
   unreadable?: readonly UnreadableResource[];
+  /** `Kind/key` → why the manifest names something that does not exist: an error row. */
+  unresolved?: ReadonlyMap<string, string>;
   state: TargetState;
   adopt: boolean;
 }
@@ -47,6 +49,9 @@ export function planDashboards(ctx: DashboardContext, desired: readonly DesiredD
 
 function planDashboard(ctx: DashboardContext, desired: DesiredDashboard, match: Match<LiveDashboard | UnreadableResource>): DashboardOutcome {
   const outcome = { key: desired.key, writes: false, tileIds: new Map<string, string | undefined>(), removedTiles: new Map<string, string>() };
+  const unresolved = ctx.unresolved?.get(changeKey('Dashboard', desired.key));
+  const liveId = match.how === 'owned' || match.how === 'adopt' ? match.live.id : undefined;
+  if (unresolved !== undefined) return { ...outcome, change: errorChange(ctx.target, desired, 'E_REF_UNRESOLVED', unresolved, liveId) };
   if ((match.how === 'owned' || match.how === 'adopt') && isUnreadable(match.live)) {
     return { ...outcome, change: unreadableChange(ctx.target, desired, match.live) };
   }

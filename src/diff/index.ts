@@ -8,5 +8,7 @@ export { compareChanges, sortChanges } from './order.js';
 export { markDrift } from './drift.js';
 export { suspendChanges } from './suspend.js';
 export { pipeHealthWarnings } from './health.js';
+export { namesUsed, resolveNames } from './names.js';
+export type { NameLists, NamesUsed, ResolvedNames } from './names.js';
 export { holdBackBlocked, changeWrites, writesHeldBack } from './blocked.js';
 export type { BlockedGuard, BlockedGuardInput } from './blocked.js';

@@ -37,6 +37,8 @@ export interface PlanTargetInput {
   live: LiveState;
   state: TargetState;
   options: PlanOptions;
+  /** `Kind/key` → why a manifest cannot be planned (a source or webhook name that names nothing): an error row. */
+  unresolved?: ReadonlyMap<string, string>;
 }
 
 export function planTarget(input: PlanTargetInput): Change[] {
@@ -51,7 +53,8 @@ export function planTarget(input: PlanTargetInput): Change[] {
   const pipeChanges = planPipes({ target: target.name, variant: target.variant, livePipes: live.pipes, unreadable, secretHashes: state.secretHashes }, pipes);
 
   // 2. Dashboards, whose tile ids the alerts resolve against.
-  const dashboards = planDashboards({ target: target.name, live: live.dashboards, unreadable, state, adopt: options.adopt }, dashboardManifests);
+  const unresolved = input.unresolved ?? new Map<string, string>();
+  const dashboards = planDashboards({ target: target.name, live: live.dashboards, unreadable, unresolved, state, adopt: options.adopt }, dashboardManifests);
 
   // 3. What the inventory holds and no manifest names: deletes when pruning, orphans otherwise.
   const prune = options.prune && !options.blocked && options.suspended !== true;
@@ -70,6 +73,7 @@ export function planTarget(input: PlanTargetInput): Change[] {
       target: target.name,
       liveAlerts: live.alerts,
       unreadable,
+      unresolved,
       liveDashboards: live.dashboards,
       state,
       adopt: options.adopt,

@@ -9,7 +9,7 @@ import type { Api } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { Config, Target } from '../model/config.js';
-import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, writesHeldBack } from '../diff/index.js';
+import { guardDeletes, holdBackBlocked, markDrift, namesUsed, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, resolveNames, writesHeldBack, type NameLists } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem, LoadResult } from '../model/desired.js';
@@ -132,18 +132,35 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadRe
   }
   const live = outcome.live;
   const state = ctx.store.get(target.name);
+  const desired = load.resources.filter((resource) => resource.target === target.name);
+  const lists = await readNameLists(ctx, target, desired).catch((error: unknown) => ({ error }));
+  if ('error' in lists) {
+    ctx.logger?.info({ target: target.name, code: errorCodeOf(lists.error) }, 'cannot read the lists manifests name sources or webhooks from');
+    return { target, changes: [], blocked, failed: targetError(target.name, lists.error) };
+  }
+  const names = resolveNames(target.name, desired, lists);
   const changes = planTarget({
     target: { name: target.name, variant: target.variant },
-    desired: load.resources,
+    desired: names.resources,
     live,
     state,
     options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request) },
+    unresolved: names.unresolved,
   });
   return { target, changes: markDrift(withSpecs(changes, load, target.name), state), blocked, live };
 }
 
 function isSuspended(target: Target, request: PlanRequest): boolean {
   return target.suspend === true || (request.suspendedTargets?.includes(target.name) ?? false);
+}
+
+/** The sources and webhooks lists of a target, each read (one call) only when a manifest of it names one. */
+async function readNameLists(ctx: ReconcileContext, target: Target, desired: Parameters<typeof namesUsed>[0]): Promise<NameLists> {
+  const used = namesUsed(desired);
+  if (!used.sources && !used.webhooks) return {};
+  const api = ctx.apiFor(target);
+  const [sources, webhooks] = await Promise.all([used.sources ? api.listSources() : undefined, used.webhooks ? api.listWebhooks() : undefined]);
+  return { ...(sources ? { sources } : {}), ...(webhooks ? { webhooks } : {}) };
 }
 
 /** Each change of a manifest carries the digest of its spec: recorded once applied, compared to tell drift. */
