@@ -8,7 +8,7 @@ import type { Variant } from '../model/kinds.js';
 import type { DesiredPipe, SecretValue } from '../model/desired.js';
 import type { Change, FieldDiff, Operation } from '../model/plan.js';
 import { SENSITIVE } from '../model/plan.js';
-import { pipePatchSourceBlockSchemas } from '../schema/api.js';
+import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from '../schema/api.js';
 import { secretHashKey } from '../model/state.js';
 import { changeFor, errorChange, unreadableChange } from './change.js';
 import { ignorePipeFields } from './ignore.js';
@@ -141,6 +141,8 @@ type DesiredPipeSourceKind = NonNullable<DesiredPipe['source']>['kind'];
 /** Whether Update pipe accepts the member at `path` (`source.<kind>.a.b`), per its JSON Schema. */
 function isPatchable(kind: DesiredPipeSourceKind, path: string): boolean {
   const members = path.replace(/\[[^\]]*\]/g, '').split('.').slice(2);
+  // Members the real service takes beyond the seed's list are sent as written.
+  if (members[0] !== undefined && Object.hasOwn(pipePatchBeyondSeedMembers[kind], members[0])) return true;
   let schema: unknown = pipePatchSourceBlockSchemas[kind];
   for (const member of members) {
     const properties = isPlainObject(schema) ? schema['properties'] : undefined;

@@ -206,9 +206,11 @@ function exportAlert(alert: LiveAlert, key: string, dashboards: ReadonlyMap<stri
     ...refs,
     threshold: alert.threshold,
     thresholdType: alert.thresholdType,
+    thresholdMax: alert.thresholdMax,
     interval: alert.interval,
     groupBy: alert.groupBy,
-    channel: alert.channel,
+    // Only webhook channels can be written; any other (email, …) is left out, so it is kept live.
+    channel: alert.channel?.type === 'webhook' ? alert.channel : undefined,
   };
   return finish('Alert', alert.id, alert.name, key, pickBySchema(candidate, SPEC_SCHEMAS.Alert), options);
 }
@@ -247,6 +249,8 @@ function skip(kind: Kind, live: { id: string; name?: string }, reason: string): 
 export function pickBySchema(value: unknown, schema: JsonSchema | undefined): unknown {
   if (Array.isArray(value)) return value.map((item) => pickBySchema(item, asSchema(schema?.['items'])));
   if (!isPlainObject(value)) return value;
+  // An open object (a tile's config) is the service's own: kept whole.
+  if (schema?.['additionalProperties'] === true) return value;
   const properties = asSchema(schema?.['properties']);
   if (properties === undefined) return value;
   const required = new Set(Array.isArray(schema?.['required']) ? (schema['required'] as string[]) : []);

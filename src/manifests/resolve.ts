@@ -11,6 +11,7 @@ import { formatLocation, type SourceLocation } from '../errors.js';
 import { deepFreeze } from '../support/freeze.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../schema/enums.js';
 import { formatPath } from '../schema/validate.js';
+import { pipePatchBeyondSeedMembers } from '../schema/api.js';
 import { uuidKey } from '../model/resources.js';
 import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile, LoadProblem, ResourcePolicy, SecretValue } from '../model/desired.js';
 import { IGNORE_ANNOTATION, PRUNE_ANNOTATION, SUSPEND_ANNOTATION } from '../schema/manifest.js';
@@ -299,6 +300,9 @@ function checkAlertRefs(entry: Entry, candidates: TargetDashboards | undefined, 
 
 const SECRET_MEMBERS = ['credentials', 'accessKey'] as const;
 
+const BEYOND_SEED_WARNING =
+  "is not in the seed's Update pipe list; it is sent as written (the real service takes it, a service that follows the seed refuses it)";
+
 /** Resolves a pipe's secret references; keyed by `source.<kind>.<member>.<field>`. */
 function resolvePipeSecrets(entry: Entry, options: ResolveOptions, report: Report, warnings: FoundProblem[]): Map<string, SecretValue> {
   const values = new Map<string, SecretValue>();
@@ -306,6 +310,9 @@ function resolvePipeSecrets(entry: Entry, options: ResolveOptions, report: Repor
   const kind = source ? sourceKind(source) : undefined;
   if (!source || !kind) return values;
   const block = asRecord(source[kind]) ?? {};
+  for (const member of Object.keys(block).filter((name) => Object.hasOwn(pipePatchBeyondSeedMembers[kind], name))) {
+    warnings.push(problemAt(entry, 'E_MANIFEST_INVALID', ['spec', 'source', kind, member], BEYOND_SEED_WARNING));
+  }
   const baseDir = secretBaseDir(entry.doc.file);
   for (const member of SECRET_MEMBERS) {
     for (const [field, ref] of Object.entries(asRecord(block[member]) ?? {})) {
@@ -427,7 +434,10 @@ function toDesiredDashboard(spec: DashboardSpec, base: Base): DesiredDashboard {
 }
 
 function toDesiredTile(tile: ManifestTile): DesiredTile {
-  const desired: DesiredTile = { name: tile.name, x: tile.x, y: tile.y, w: tile.w, h: tile.h, series: tile.series };
+  const desired: DesiredTile = { name: tile.name, x: tile.x, y: tile.y, w: tile.w, h: tile.h };
+  // A tile without series or config leaves its live chart alone: neither member is set.
+  if (tile.series !== undefined) desired.series = tile.series;
+  if (tile.config !== undefined) desired.config = tile.config;
   if (tile.asRatio !== undefined) desired.asRatio = tile.asRatio;
   return desired;
 }
@@ -441,10 +451,11 @@ function toDesiredAlert(spec: AlertSpec, base: Base): DesiredAlert {
     thresholdType: spec.thresholdType,
     interval: spec.interval,
     source: spec.source,
-    channel: spec.channel,
   };
   for (const member of ['message', 'groupBy', 'dashboard', 'tile', 'savedSearchId'] as const) {
     if (spec[member] !== undefined) alert[member] = spec[member];
   }
+  if (spec.thresholdMax !== undefined) alert.thresholdMax = spec.thresholdMax;
+  if (spec.channel !== undefined) alert.channel = spec.channel;
   return alert;
 }

@@ -130,6 +130,18 @@ export const pipePatchBlockMembers = {
   postgres: optional({ host: string, port, database: string, settings: object(optional({ syncIntervalSeconds: positiveInteger, pullBatchSize: positiveInteger })) }),
 };
 
+/**
+ * Members the real service's Update pipe takes beyond the seed's list (api-notes, "The real
+ * services today"). Manifests may set them: they are sent as written, and `validate` warns that
+ * a service that follows the seed refuses them.
+ */
+export const pipePatchBeyondSeedMembers = {
+  kafka: optional({ authentication: string, tlsHost: string, disableTls: boolean }),
+  objectStorage: {},
+  kinesis: {},
+  postgres: {},
+};
+
 const { settings: postgresPatchSettings, ...postgresPatchConnection } = pipePatchBlockMembers.postgres;
 
 /** Source blocks of an Update pipe body (seed 4.1): only the members the service lets you change. */

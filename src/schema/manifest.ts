@@ -17,6 +17,7 @@ import {
   SERIES_AGG_FNS,
   SERIES_DATA_SOURCES,
   SERIES_TYPES,
+  SERIES_TYPES_NEEDING_AGG_FN,
   type ResourceKind as Kind,
 } from './enums.js';
 import {
@@ -25,6 +26,7 @@ import {
   dashboardNameSchema,
   dashboardTagsSchema,
   fieldMappingSchema,
+  pipePatchBeyondSeedMembers,
   pipePatchBlockMembers,
   pipeSettingsSchema,
   tableMappingSchema,
@@ -106,7 +108,7 @@ const accessKeySecretSchema = object({ accessKeyId: secretRefSchema, secretKey: 
  * mapping list instead of the additions and removals.
  */
 const manifestSourceBlocks = {
-  kafka: object({ ...pipePatchBlockMembers.kafka, credentials: Type.Optional(credentialsSecretSchema) }),
+  kafka: object({ ...pipePatchBlockMembers.kafka, ...pipePatchBeyondSeedMembers.kafka, credentials: Type.Optional(credentialsSecretSchema) }),
   objectStorage: object({ ...pipePatchBlockMembers.objectStorage, accessKey: Type.Optional(accessKeySecretSchema) }),
   kinesis: object({ ...pipePatchBlockMembers.kinesis, accessKey: Type.Optional(accessKeySecretSchema) }),
   postgres: object({
@@ -172,6 +174,9 @@ const manifestSeriesSchema = object({
     metricDataType: Type.String(),
     numberFormat: Type.Record(Type.String(), Type.Unknown()),
   }),
+}, {
+  if: { properties: { type: { enum: [...SERIES_TYPES_NEEDING_AGG_FN] } } },
+  then: { required: ['aggFn'] },
 });
 
 /**
@@ -231,10 +236,11 @@ const manifestChannelSchema = object(
 );
 
 const searchSources = MANIFEST_ALERT_SOURCES.filter((source) => source !== 'tile');
+const { channel: _seedChannel, ...alertMembers } = alertConfigMembers;
 
 export const alertSpecSchema = object(
   {
-    ...alertConfigMembers,
+    ...alertMembers,
     name: Type.String({ minLength: 1, description: 'Alert name in the API; what live alerts are matched by.' }),
     message: described(alertConfigMembers.message, 'Text sent with the notification.'),
     threshold: described(alertConfigMembers.threshold, 'Value the watched series is compared with.'),
@@ -246,9 +252,9 @@ export const alertSpecSchema = object(
       description:
         "tile: watch a dashboard tile (needs dashboard and tile); saved_search (or the seed's search, one and the same): watch a saved search (needs savedSearchId). Written in the target's spelling.",
     }),
-    channel: Type.Optional(manifestChannelSchema),
     groupBy: described(alertConfigMembers.groupBy, 'Field to group the evaluation by.'),
     ...optional({
+      channel: manifestChannelSchema,
       thresholdMax: Type.Number({ description: 'Upper end of the range, for thresholdType between and not_between.' }),
       dashboard: described(nameSchema, 'For source tile: metadata.name of a Dashboard manifest of the same target.'),
       tile: Type.String({ minLength: 1, description: 'For source tile: name of a tile in that dashboard.' }),

@@ -190,15 +190,16 @@ function schemaAt(schema: unknown, segments: readonly string[]): JsonSchema | un
   return current !== null && typeof current === 'object' ? (current as JsonSchema) : undefined;
 }
 
-/** ` when source is tile` for an error raised under the `then` of an `if` on constant values. */
+/** ` when source is tile` for an error raised under the `then` of an `if` on constant values (or a few: `is search or saved_search`). */
 function condition(schema: JsonSchema, segments: readonly string[]): string {
   const thenIndex = segments.lastIndexOf('then');
   if (thenIndex < 0) return '';
   const ifSchema = schemaAt(schema, [...segments.slice(0, thenIndex), 'if']);
-  const properties = (ifSchema?.['properties'] ?? {}) as Record<string, { const?: unknown }>;
-  const parts = Object.entries(properties)
-    .filter(([, value]) => value.const !== undefined)
-    .map(([name, value]) => `${name} is ${String(value.const)}`);
+  const properties = (ifSchema?.['properties'] ?? {}) as Record<string, { const?: unknown; enum?: unknown[] }>;
+  const parts = Object.entries(properties).flatMap(([name, value]) => {
+    if (value.const !== undefined) return [`${name} is ${String(value.const)}`];
+    return Array.isArray(value.enum) ? [`${name} is ${value.enum.map(String).join(' or ')}`] : [];
+  });
   return parts.length > 0 ? ` when ${parts.join(' and ')}` : '';
 }
 

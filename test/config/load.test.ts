@@ -64,6 +64,7 @@ describe('loadConfig: defaults and normalisation', () => {
           serviceId: SVC,
           auth: { keyId: { fromEnv: 'KEY_ID' }, keySecret: { fromFile: join(dir, 'secrets/key') } },
           rateLimit: { requests: 10, perSeconds: 10, concurrency: 2 },
+          api: { profile: 'seed' },
         },
       ],
       defaultTarget: 'prod',

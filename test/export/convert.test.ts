@@ -110,7 +110,7 @@ describe('metadata names', () => {
 });
 
 describe('pickBySchema', () => {
-  it('keeps only declared members, drops empties unless required', () => {
+  it('keeps only declared members, drops empties unless required (an empty series list too)', () => {
     const picked = pickBySchema(
       {
         name: 'd',
@@ -120,7 +120,7 @@ describe('pickBySchema', () => {
       },
       SPEC_SCHEMAS.Dashboard,
     );
-    expect(picked).toEqual({ name: 'd', tiles: [{ name: 't', x: 0, y: 0, w: 1, h: 1, series: [] }] });
+    expect(picked).toEqual({ name: 'd', tiles: [{ name: 't', x: 0, y: 0, w: 1, h: 1 }] });
   });
 
   it('keeps false: it is a value, not an absence', () => {
