@@ -1,5 +1,6 @@
 /** `stacksync run`: the daemon, or with `--embedded` (default without a config) a self-contained demo. */
-import { Command } from 'commander';
+import { relative } from 'node:path';
+import { Command, Option } from 'commander';
 import { processEnv } from '../config/paths.js';
 import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
 import { EMBEDDED_TOKEN, startEmbedded, type Embedded } from '../daemon/embedded.js';
@@ -7,7 +8,7 @@ import { DEFAULT_LISTEN, parseListen } from '../daemon/http.js';
 import { createLogger } from '../support/logger.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { installShutdown } from '../daemon/shutdown.js';
-import { DEFAULT_SEED_IDS } from '../emulator/index.js';
+import { DEFAULT_SEED_IDS, PROFILES, type Profile } from '../emulator/index.js';
 import { addCommonOptions, lockTimeoutOf, lockTimeoutOption, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
 import { StacksyncError } from '../errors.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
@@ -15,6 +16,7 @@ import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.j
 interface RunFlags extends CommonFlags, LockFlags {
   listen?: string;
   embedded?: boolean;
+  profile?: Profile;
   once?: boolean;
   dryRun?: boolean;
   detailedExitcode?: boolean;
@@ -38,6 +40,11 @@ export const runCommand: CommandFactory = (setExitCode) =>
   )
     .option('--listen <host:port>', `address of /metrics, /healthz, /readyz, /status, /-/reload (default ${DEFAULT_LISTEN}; 127.0.0.1:9464 embedded)`)
     .option('--embedded', 'run against the built-in emulator (default when no config file exists)')
+    .addOption(
+      new Option('--profile <profile>', 'with --embedded: whose behaviour the built-in emulator serves, the seed spec (seed) or the real services of today (current); the targets write its spelling')
+        .choices(PROFILES)
+        .default('seed'),
+    )
     .option('--once', "sync every target once and exit with apply's exit codes")
     .option('--dry-run', 'plan and report changes to apply and drift, never write')
     .option('--detailed-exitcode', 'with --once: exit 2 when changes were found and not applied, like plan --detailed-exitcode')
@@ -48,7 +55,7 @@ export const runCommand: CommandFactory = (setExitCode) =>
       const embedded = flags.embedded === true || noConfigGiven(flags, env);
       const logger = createLogger({ level: (flags.logLevel ?? 'info') as 'info' });
       const metrics = createMetrics();
-      const demo = embedded ? await startEmbedded() : undefined;
+      const demo = embedded ? await startEmbedded({ profile: flags.profile ?? 'seed' }) : undefined;
       const session = await openSession(flags, {
         writeKey: flags.dryRun !== true,
         // Each sync takes the state lock, so a one-off apply can run between two syncs.
@@ -113,7 +120,7 @@ function embeddedBanner(demo: Embedded, manifestsDir: string): string {
     `stacksync: no config file found, so running against the built-in emulator at ${url}`,
     `  managed target "local":              org ${DEFAULT_SEED_IDS.organizationId}, key ${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`,
     `  self-hosted target "local-selfhosted": bearer token ${EMBEDDED_TOKEN}`,
-    `  reconciling ${manifestsDir}/ into it; state in .stacksync/embedded/`,
+    `  reconciling ${manifestsDir}/ into it; state in ${relative(process.cwd(), demo.dir) || '.'}/`,
     '',
   ].join('\n');
 }

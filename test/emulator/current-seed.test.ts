@@ -283,6 +283,9 @@ describe('choosing the profile', () => {
     const seed = await startEmbedded({ dir: join(dir, 'embedded-seed') });
     try {
       expect([current.emulator.profile, seed.emulator.profile]).toEqual(['current', 'seed']);
+      // Its targets write the profile's spelling.
+      expect(current.config.targets.map((target) => target.api?.profile)).toEqual(['current', 'current']);
+      expect(seed.config.targets.map((target) => target.api?.profile)).toEqual(['seed', 'seed']);
       expect((await call(current.emulator.url, 'GET', '/api/v2/sources', { auth: bearer() })).status).toBe(200);
     } finally {
       await Promise.all([current.emulator.close(), seed.emulator.close()]);
