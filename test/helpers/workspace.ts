@@ -28,6 +28,8 @@ export interface WorkspaceOptions {
   sync?: Record<string, unknown>;
   /** rateLimit for both targets, e.g. `{ requests: 1000, perSeconds: 1, concurrency: 4 }`. */
   rateLimit?: { requests: number; perSeconds: number; concurrency: number };
+  /** `api.profile` of both targets; left out of the config when absent (the default, seed). */
+  apiProfile?: 'seed' | 'current';
 }
 
 export interface CliResult {
@@ -88,7 +90,8 @@ export async function createWorkspace(emulatorUrl: string, options: WorkspaceOpt
 }
 
 function configYaml(url: string, options: WorkspaceOptions, statePath: string): string {
-  const rateLimit = options.rateLimit ? `    rateLimit: ${JSON.stringify(options.rateLimit)}\n` : '';
+  const rateLimit =
+    (options.rateLimit ? `    rateLimit: ${JSON.stringify(options.rateLimit)}\n` : '') + (options.apiProfile ? `    api: { profile: ${options.apiProfile} }\n` : '');
   const sync = options.sync ? `sync: ${JSON.stringify(options.sync)}\n` : '';
   return `targets:
   - name: local
