@@ -25,8 +25,6 @@ export const ALERT_CHANNEL_TYPES = ['webhook'] as const;
 
 /** Threshold types a manifest may name: the seed's two and the six newer servers add (api-notes). */
 export const MANIFEST_THRESHOLD_TYPES = ['above', 'below', 'above_exclusive', 'below_or_equal', 'equal', 'not_equal', 'between', 'not_between'] as const;
-/** Threshold types that compare with a range and so need `thresholdMax`. */
-export const RANGE_THRESHOLD_TYPES = ['between', 'not_between'] as const;
 /** Alert sources a manifest may name: `search` (the seed) and `saved_search` (current servers) are one. */
 export const MANIFEST_ALERT_SOURCES = ['tile', 'search', 'saved_search'] as const;
 /** Aggregations of series on current servers beyond the seed's. */

@@ -12,7 +12,6 @@ import {
   MANIFEST_ALERT_SOURCES,
   MANIFEST_THRESHOLD_TYPES,
   PIPE_SOURCE_KINDS,
-  RANGE_THRESHOLD_TYPES,
   RESOURCE_KINDS,
   SERIES_AGG_FNS,
   SERIES_DATA_SOURCES,
@@ -255,7 +254,7 @@ export const alertSpecSchema = object(
     groupBy: described(alertConfigMembers.groupBy, 'Field to group the evaluation by.'),
     ...optional({
       channel: manifestChannelSchema,
-      thresholdMax: Type.Number({ description: 'Upper end of the range, for thresholdType between and not_between.' }),
+      thresholdMax: Type.Number({ description: 'Upper end of the range, for thresholdType between and not_between. Left out, the live value is kept (a new range alert needs it).' }),
       dashboard: described(nameSchema, 'For source tile: metadata.name of a Dashboard manifest of the same target.'),
       tile: Type.String({ minLength: 1, description: 'For source tile: name of a tile in that dashboard.' }),
       savedSearchId: Type.String({ minLength: 1, description: 'For source saved_search: id of the saved search.' }),
@@ -271,10 +270,6 @@ export const alertSpecSchema = object(
       {
         if: { properties: { source: { enum: searchSources } }, required: ['source'] },
         then: { required: ['savedSearchId'], properties: { dashboard: false, tile: false } },
-      },
-      {
-        if: { properties: { thresholdType: { enum: [...RANGE_THRESHOLD_TYPES] } }, required: ['thresholdType'] },
-        then: { required: ['thresholdMax'] },
       },
     ],
   },
