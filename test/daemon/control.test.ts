@@ -5,13 +5,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSession, type Session } from '../../src/cli/context.js';
-import { startDaemon, type Daemon } from '../../src/daemon/daemon.js';
+import type { Session } from '../../src/cli/context.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
 import { startHttpServer } from '../../src/daemon/http.js';
-import { apiHooksFor, createMetrics, type Metrics } from '../../src/daemon/metrics.js';
+import { createMetrics, type Metrics } from '../../src/daemon/metrics.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { createLogger } from '../../src/support/logger.js';
 import { dashboardName, dashboardYaml, liveTarget, updateDashboardOutOfBand, waitFor } from '../helpers/e2e.js';
+import { startInProcessDaemon } from '../helpers/in-process-daemon.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const TARGET = 'local-selfhosted';
@@ -44,13 +44,7 @@ describe('suspend and resume over HTTP', () => {
     await workspace.write('config/stacksync.yaml', `${config}control: { token: { fromEnv: CONTROL_TOKEN } }\n`);
     await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: TARGET, tiles: [{ name: 'p99', w: 6 }] }));
     metrics = createMetrics({ defaultMetrics: false });
-    const logger = createLogger({ level: 'silent' });
-    session = await openSession(
-      { config: workspace.configPath, manifests: workspace.manifestsDir },
-      { writeKey: true, state: { mode: 'guarded', command: 'run', lockTimeoutMs: 5_000 }, env: { ...workspace.env, CONTROL_TOKEN: TOKEN }, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
-    );
-    daemon = await startDaemon({ context: session.context, metrics, logger, dryRun: false, listen: { host: '127.0.0.1', port: 0 }, watch: false, drainMs: 300, closeClients: () => session.clients.close(), stateGuard: session.guard });
-    await waitFor(() => daemon.ready(), 30_000, 50);
+    ({ session, daemon } = await startInProcessDaemon(workspace, { metrics, env: { CONTROL_TOKEN: TOKEN } }));
   }, 60_000);
   afterAll(async () => {
     await daemon?.stop();

@@ -5,13 +5,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSession, type Session } from '../../src/cli/context.js';
-import { startDaemon, type Daemon } from '../../src/daemon/daemon.js';
-import { apiHooksFor, createMetrics, type Metrics } from '../../src/daemon/metrics.js';
+import type { Session } from '../../src/cli/context.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
+import { createMetrics, type Metrics } from '../../src/daemon/metrics.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { createLogger } from '../../src/support/logger.js';
 import { dashboardYaml, waitFor } from '../helpers/e2e.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { startInProcessDaemon } from '../helpers/in-process-daemon.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const TARGET = 'local-selfhosted';
@@ -52,13 +52,7 @@ describe('notifications from the daemon', () => {
     );
     await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: TARGET, tiles: ['p99', 'p50'] }));
     metrics = createMetrics({ defaultMetrics: false });
-    const logger = createLogger({ level: 'silent' });
-    session = await openSession(
-      { config: workspace.configPath, manifests: workspace.manifestsDir },
-      { writeKey: true, state: { mode: 'guarded', command: 'run', lockTimeoutMs: 5_000 }, env: { ...workspace.env, HOOK_KEY: 'receiver-key' }, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
-    );
-    daemon = await startDaemon({ context: session.context, metrics, logger, dryRun: false, watch: false, drainMs: 300, closeClients: () => session.clients.close(), stateGuard: session.guard });
-    await waitFor(() => daemon.ready(), 30_000, 50);
+    ({ session, daemon } = await startInProcessDaemon(workspace, { metrics, env: { HOOK_KEY: 'receiver-key' }, listen: false }));
   }, 60_000);
   afterAll(async () => {
     await daemon?.stop();

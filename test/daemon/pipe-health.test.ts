@@ -4,12 +4,12 @@
  * `stacksync_pipe_state` is 1 for each current state, and the plan warns about the failed one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSession, type Session } from '../../src/cli/context.js';
-import { startDaemon, type Daemon } from '../../src/daemon/daemon.js';
-import { apiHooksFor, createMetrics, type Metrics } from '../../src/daemon/metrics.js';
+import type { Session } from '../../src/cli/context.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
+import { createMetrics, type Metrics } from '../../src/daemon/metrics.js';
 import { DEFAULT_SEED_IDS, defaultSeed, type RunningEmulator } from '../../src/emulator/index.js';
-import { createLogger } from '../../src/support/logger.js';
-import { describeRun, waitFor } from '../helpers/e2e.js';
+import { describeRun } from '../helpers/e2e.js';
+import { startInProcessDaemon } from '../helpers/in-process-daemon.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const pipe = (name: string, id: string): string => `apiVersion: stacksync/v1
@@ -40,13 +40,7 @@ describe('pipe health', () => {
     await workspace.write('manifests/orders.yaml', pipe('orders', DEFAULT_SEED_IDS.pipes.kafka));
     await workspace.write('manifests/events.yaml', pipe('events', DEFAULT_SEED_IDS.pipes.kinesis));
     metrics = createMetrics({ defaultMetrics: false });
-    const logger = createLogger({ level: 'silent' });
-    session = await openSession(
-      { config: workspace.configPath, manifests: workspace.manifestsDir },
-      { writeKey: true, state: { mode: 'guarded', command: 'run', lockTimeoutMs: 5_000 }, env: workspace.env, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
-    );
-    daemon = await startDaemon({ context: session.context, metrics, logger, dryRun: false, listen: { host: '127.0.0.1', port: 0 }, watch: false, drainMs: 300, closeClients: () => session.clients.close(), stateGuard: session.guard });
-    await waitFor(() => daemon.ready(), 30_000, 50);
+    ({ session, daemon } = await startInProcessDaemon(workspace, { metrics }));
   }, 60_000);
   afterAll(async () => {
     await daemon?.stop();

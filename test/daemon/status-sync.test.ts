@@ -4,12 +4,12 @@
  * `in_sync` (and counted) until the next one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSession, type Session } from '../../src/cli/context.js';
-import { startDaemon, type Daemon } from '../../src/daemon/daemon.js';
-import { apiHooksFor, createMetrics, type Metrics } from '../../src/daemon/metrics.js';
+import type { Session } from '../../src/cli/context.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
+import { createMetrics, type Metrics } from '../../src/daemon/metrics.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { createLogger } from '../../src/support/logger.js';
 import { dashboardName, dashboardYaml, liveTarget, waitFor } from '../helpers/e2e.js';
+import { startInProcessDaemon } from '../helpers/in-process-daemon.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const TARGET = 'local-selfhosted';
@@ -37,13 +37,7 @@ describe('/status after a sync that created and pruned', () => {
     await workspace.write('manifests/keep.yaml', dashboardYaml({ key: 'keep', target: TARGET }));
     await workspace.write('manifests/gone.yaml', dashboardYaml({ key: 'gone', target: TARGET }));
     metrics = createMetrics();
-    const logger = createLogger({ level: 'silent' });
-    session = await openSession(
-      { config: workspace.configPath, manifests: workspace.manifestsDir },
-      { writeKey: true, state: { mode: 'guarded', command: 'run', lockTimeoutMs: 5_000 }, env: workspace.env, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
-    );
-    daemon = await startDaemon({ context: session.context, metrics, logger, dryRun: false, listen: { host: '127.0.0.1', port: 0 }, watch: false, drainMs: 300, closeClients: () => session.clients.close(), stateGuard: session.guard });
-    await waitFor(() => daemon.ready(), 30_000, 50);
+    ({ session, daemon } = await startInProcessDaemon(workspace, { metrics }));
   }, 60_000);
   afterAll(async () => {
     await daemon?.stop();
