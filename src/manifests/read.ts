@@ -14,10 +14,8 @@
  * The walk is sequential, so which path a file shared by two links is read under never depends on
  * timing; the look-ups of one directory's entries and the reads of the files run in parallel.
  */
-import { constants } from 'node:fs';
-import * as fsPromises from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { formatBytes } from '../yaml/safety.js';
 import type { LoadProblem } from '../model/desired.js';
@@ -50,11 +48,46 @@ export interface ReadFs {
   readdir(path: string, options: { withFileTypes: true }): Promise<Dirent[]>;
   realpath(path: string): Promise<string>;
   stat(path: string): Promise<Stats>;
-  open(path: string, flags: number): Promise<Pick<FileHandle, 'stat' | 'readFile' | 'close'>>;
+  open(path: string, flags: number): Promise<OpenFile>;
 }
 
+/** The part of a `FileHandle` the snapshot uses. */
+export interface OpenFile {
+  stat(): Promise<Stats>;
+  readFile(): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/**
+ * The default {@link ReadFs}: the calls made synchronously, yielding to the event loop every
+ * {@link CALLS_PER_YIELD} files. `node:fs/promises` takes four thread-pool round trips per file
+ * (open, stat, read, close): 0.4 s for 2,300 small files that this reads in 0.05 s. Manifests are
+ * small local files; the yields keep a daemon's probes answering through a large snapshot.
+ */
+export function localReadFs(): ReadFs {
+  let calls = 0;
+  const pace = async (): Promise<void> => {
+    if (++calls % CALLS_PER_YIELD === 0) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return {
+    readdir: async (path, options) => readdirSync(path, options),
+    realpath: async (path) => realpathSync(path),
+    async stat(path) {
+      await pace();
+      return statSync(path);
+    },
+    async open(path, flags) {
+      await pace();
+      const fd = openSync(path, flags);
+      return { stat: async () => fstatSync(fd), readFile: async () => readFileSync(fd), close: async () => closeSync(fd) };
+    },
+  };
+}
+
+const CALLS_PER_YIELD = 64;
+
 export interface ReadOptions {
-  /** Default: `node:fs/promises`. */
+  /** Default: {@link localReadFs}. */
   fs?: ReadFs;
   /**
    * The content key of a file whose metadata (real path, inode, size, times) shows it unchanged
@@ -87,7 +120,7 @@ interface Walk {
 
 /** Reads every manifest file under `dir`. Problems (unreadable, too large, escaping) are collected. */
 export async function readSnapshot(dir: string, limits: ReadLimits, options: ReadOptions = {}): Promise<Snapshot> {
-  const fs = options.fs ?? (fsPromises as ReadFs);
+  const fs = options.fs ?? localReadFs();
   let root: string;
   try {
     root = await fs.realpath(dir);
@@ -183,7 +216,7 @@ async function readOne(fs: ReadFs, shown: string, real: string, limits: ReadLimi
     const key = stats?.isFile() ? known(real, stats) : undefined;
     if (key !== undefined) return { path: shown, real, key };
   }
-  let handle: Awaited<ReturnType<ReadFs['open']>> | undefined;
+  let handle: OpenFile | undefined;
   try {
     handle = await fs.open(real, OPEN_FLAGS);
     const stats = await handle.stat();
