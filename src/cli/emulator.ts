@@ -5,8 +5,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LevelWithSilent, Logger } from 'pino';
 import { createLogger } from '../support/logger.js';
-import { emulatorBanner } from '../emulator/banner.js';
-import { loadSeedFile, PROFILES, startEmulator, type Profile, type RunningEmulator } from '../emulator/index.js';
+import type { RunningEmulator } from '../emulator/index.js';
+import { PROFILES, type Profile } from '../emulator/model.js';
 import { parseDuration } from '../config/duration.js';
 import type { CommandFactory } from './exit.js';
 import { EXIT_OK } from './exit.js';
@@ -69,6 +69,8 @@ export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise
   const logger = io.logger ?? createLogger({ level: flags.logLevel });
   const stopped = io.stopped ?? waitForSignal();
   const profile = flags.profile ?? 'seed';
+  // Loaded here, not with the command list: every other command starts without the emulator.
+  const [{ loadSeedFile, startEmulator }, { emulatorBanner }] = await Promise.all([import('../emulator/index.js'), import('../emulator/banner.js')]);
   const emulator = await startEmulator({
     profile,
     host: flags.host,
