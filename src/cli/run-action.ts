@@ -8,10 +8,20 @@ import { createLogger } from '../support/logger.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { installShutdown } from '../daemon/shutdown.js';
 import { DEFAULT_SEED_IDS } from '../emulator/index.js';
-import { lockTimeoutOf, noConfigGiven, openSession } from './context.js';
+import { lockTimeoutOf, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
 import { StacksyncError } from '../errors.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from './exit.js';
-import type { RunFlags } from './run.js';
+import type { Profile } from '../emulator/model.js';
+
+/** `stacksync run`'s flags, as commander gives them. */
+export interface RunFlags extends CommonFlags, LockFlags {
+  listen?: string;
+  embedded?: boolean;
+  profile?: Profile;
+  once?: boolean;
+  dryRun?: boolean;
+  detailedExitcode?: boolean;
+}
 
 /** How long a signalled stop may take (in-flight writes, state save) before exiting 1. */
 const SHUTDOWN_GRACE_MS = 30_000;

@@ -1,18 +1,11 @@
 /** `stacksync run`: the daemon, or with `--embedded` (default without a config) a self-contained demo. */
 import { Command, Option } from 'commander';
 import { DEFAULT_LISTEN } from '../daemon/http.js';
-import { PROFILES, type Profile } from '../emulator/model.js';
-import { addCommonOptions, lockTimeoutOption, type CommonFlags, type LockFlags } from './context.js';
+import { PROFILES } from '../emulator/model.js';
+import { addCommonOptions, lockTimeoutOption } from './context.js';
+import type { RunFlags } from './run-action.js';
 import type { CommandFactory } from './exit.js';
 
-export interface RunFlags extends CommonFlags, LockFlags {
-  listen?: string;
-  embedded?: boolean;
-  profile?: Profile;
-  once?: boolean;
-  dryRun?: boolean;
-  detailedExitcode?: boolean;
-}
 
 export const runCommand: CommandFactory = (setExitCode) =>
   addCommonOptions(
