@@ -8,10 +8,15 @@ import { createHash } from 'node:crypto';
 /**
  * JSON with object keys sorted at every level; `undefined` members and array holes as JSON drops
  * them. Written out directly rather than through a `JSON.stringify` replacer that copies every
- * object: a plan digests every manifest's spec, and this is three times faster.
+ * object: a plan digests every manifest's spec, and this takes a third less time.
  */
 export function canonicalJson(value: unknown): string {
   return jsonOf(value) ?? 'null';
+}
+
+/** Hex SHA-256 of the canonical JSON of `value`. */
+export function digestOf(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
 }
 
 /** What `JSON.stringify` gives for `value`, keys sorted; undefined where it leaves a member out. */
@@ -28,16 +33,16 @@ function jsonOf(value: unknown): string | undefined {
       const json = (value as { toJSON?: () => unknown }).toJSON;
       if (typeof json === 'function') return jsonOf(json.call(value));
       if (Array.isArray(value)) {
-        const items: string[] = [];
-        for (let index = 0; index < value.length; index++) items.push(jsonOf(value[index]) ?? 'null');
-        return `[${items.join(',')}]`;
+        let text = '[';
+        for (let index = 0; index < value.length; index++) text += `${index > 0 ? ',' : ''}${jsonOf(value[index]) ?? 'null'}`;
+        return `${text}]`;
       }
-      const members: string[] = [];
+      let text = '';
       for (const key of sortedKeys(value)) {
         const member = jsonOf((value as Record<string, unknown>)[key]);
-        if (member !== undefined) members.push(`${JSON.stringify(key)}:${member}`);
+        if (member !== undefined) text += `${text ? ',' : ''}${JSON.stringify(key)}:${member}`;
       }
-      return `{${members.join(',')}}`;
+      return `{${text}}`;
     }
     case 'bigint':
       // As JSON.stringify does: a bigint has no JSON form.
@@ -50,20 +55,17 @@ function jsonOf(value: unknown): string | undefined {
 /**
  * Keys in code-unit order, except that integer keys come first in numeric order: the order the
  * digests stored in state files were made with (a sorted copy of an object still puts its
- * integer keys first).
+ * integer keys first). `Object.keys` already lists those first, in that order.
  */
 function sortedKeys(object: object): string[] {
-  const keys = Object.keys(object).sort();
-  const integers = keys.filter(isArrayIndex);
-  if (integers.length === 0) return keys;
-  return [...integers.sort((a, b) => Number(a) - Number(b)), ...keys.filter((key) => !isArrayIndex(key))];
+  const keys = Object.keys(object);
+  let integers = 0;
+  while (integers < keys.length && isArrayIndex(keys[integers] as string)) integers++;
+  if (integers === 0) return keys.sort();
+  return [...keys.slice(0, integers), ...keys.slice(integers).sort()];
 }
 
 function isArrayIndex(key: string): boolean {
-  return /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < 2 ** 32 - 1;
-}
-
-/** Hex SHA-256 of the canonical JSON of `value`. */
-export function digestOf(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57 && /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < 2 ** 32 - 1;
 }
