@@ -7,7 +7,8 @@
  *   - text that has none of the constructs in {@link DIFFERING_CONSTRUCTS} (anchors, tags,
  *     directives, explicit or collection keys, tabs, …), read with a schema that resolves plain
  *     scalars exactly as YAML 1.2's core schema does in `yaml`;
- *   - documents that read without any error and pass every check `toPlainValue` makes.
+ *   - documents that read without any error, pass every check `toPlainValue` makes, and have no
+ *     null key.
  *
  * Anything else returns undefined, and the caller parses the text with `yaml`, whose messages
  * and positions every problem report uses. So for any text the result is what `yaml` gives, only
@@ -28,20 +29,19 @@ export interface FastDocument extends Position {
 /**
  * What sends a text to `yaml`, with why. Each is a construct where `js-yaml` reads differently,
  * or where only `yaml` gives the message and position a problem needs. A false match only costs
- * speed: the text is read the slow way.
+ * speed: the text is read the slow way. `hint` is a string every match contains.
  */
-export const DIFFERING_CONSTRUCTS: readonly { pattern: RegExp; why: string }[] = [
-  { pattern: /&/, why: 'anchors (and so aliases): only yaml counts alias expansions against the alias limit' },
-  { pattern: /!!|!</, why: 'explicit core tags (!!int "1") and verbatim tags resolve differently' },
-  { pattern: /(^|[\s[{,])![^\s=]/, why: 'a local tag is an error whose message and line come from yaml' },
-  { pattern: /^%/m, why: 'directives (%YAML 1.1 changes how scalars resolve)' },
-  { pattern: /^\.\.\.(\s|$)/m, why: 'document end markers change how yaml counts documents' },
-  { pattern: /^---[ \t]*[^\s#]/m, why: 'content on the document marker line' },
-  { pattern: /(^|[\s[{,])\?(\s|$)/m, why: 'explicit keys, which may be collections' },
-  { pattern: /[\]}][ \t]*:(\s|$)/, why: 'a flow collection as a key: js-yaml and yaml turn it into different strings' },
-  { pattern: /(^|[\s{,])(~|null|Null|NULL)?[ \t]*:(\s|$)/m, why: 'a null or empty key: yaml names it "", js-yaml "null"' },
-  { pattern: /\t/, why: 'tabs, where the two disagree on what is indentation' },
-  { pattern: /[\u0085\u2028\u2029]/, why: 'Unicode line breaks, which js-yaml reads as content' },
+export const DIFFERING_CONSTRUCTS: readonly { hint: string; pattern: RegExp; why: string }[] = [
+  { hint: '&', pattern: /&/, why: 'anchors (and so aliases): only yaml counts alias expansions against the alias limit' },
+  { hint: '!', pattern: /!!|!</, why: 'explicit core tags (!!int "1") and verbatim tags resolve differently' },
+  { hint: '!', pattern: /(^|[\s[{,])![^\s=]/, why: 'a local tag is an error whose message and line come from yaml' },
+  { hint: '%', pattern: /^%/m, why: 'directives (%YAML 1.1 changes how scalars resolve)' },
+  { hint: '...', pattern: /^\.\.\.(\s|$)/m, why: 'document end markers change how yaml counts documents' },
+  { hint: '---', pattern: /^---[ \t]*[^\s#]/m, why: 'content on the document marker line' },
+  { hint: '?', pattern: /(^|[\s[{,])\?(\s|$)/m, why: 'explicit keys, which may be collections' },
+  { hint: ':', pattern: /[\]}][ \t]*:(\s|$)/, why: 'a flow collection as a key: js-yaml and yaml turn it into different strings' },
+  { hint: '\t', pattern: /\t/, why: 'tabs, where the two disagree on what is indentation' },
+  { hint: '', pattern: /[\u0085\u2028\u2029]/, why: 'Unicode line breaks, which js-yaml reads as content' },
 ];
 
 /**
@@ -49,16 +49,17 @@ export const DIFFERING_CONSTRUCTS: readonly { pattern: RegExp; why: string }[] =
  * `0b101` and YAML 1.1 forms). The patterns are `yaml`'s own.
  */
 const CORE_SCALARS = [
-  new Type('tag:yaml.org,2002:null', { kind: 'scalar', resolve: (data: string) => /^(?:~|[Nn]ull|NULL)?$/.test(data ?? ''), construct: () => null }),
-  new Type('tag:yaml.org,2002:bool', { kind: 'scalar', resolve: (data: string) => /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(data), construct: (data: string) => data[0] === 't' || data[0] === 'T' }),
+  new Type('tag:yaml.org,2002:null', { kind: 'scalar', resolve: (data: string | null) => data === null || /^(?:~|[Nn]ull|NULL)?$/.test(data), construct: () => null }),
+  new Type('tag:yaml.org,2002:bool', { kind: 'scalar', resolve: (data: string) => startsWithOneOf(data, 'tTfF') && /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(data), construct: (data: string) => data[0] === 't' || data[0] === 'T' }),
   new Type('tag:yaml.org,2002:int', {
     kind: 'scalar',
-    resolve: (data: string) => /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/.test(data),
+    resolve: (data: string) => startsWithOneOf(data, '0123456789+-') && /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/.test(data),
     construct: (data: string) => (data.startsWith('0o') ? parseInt(data.slice(2), 8) : data.startsWith('0x') ? parseInt(data.slice(2), 16) : parseInt(data, 10)),
   }),
   new Type('tag:yaml.org,2002:float', {
     kind: 'scalar',
-    resolve: (data: string) => /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(data),
+    resolve: (data: string) =>
+      startsWithOneOf(data, '0123456789+-.') && /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(data),
     construct: (data: string) => {
       if (/nan$/i.test(data)) return NaN;
       if (/inf$/i.test(data)) return data.startsWith('-') ? -Infinity : Infinity;
@@ -66,6 +67,11 @@ const CORE_SCALARS = [
     },
   }),
 ];
+
+/** A cheap first look before a pattern: most plain scalars are words, which no number or boolean starts like. */
+function startsWithOneOf(data: string, firsts: string): boolean {
+  return data.length > 0 && firsts.includes(data[0] as string);
+}
 const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: CORE_SCALARS });
 
 /**
@@ -74,7 +80,8 @@ const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: CORE_SCALARS });
  * an error, a value over the limits, a non-finite number, or more than `maxDocuments` documents.
  */
 export function readPlainYaml(text: string, limits: Pick<YamlLimits, 'maxDepth' | 'maxNodes'> & { maxDocuments: number }): FastDocument[] | undefined {
-  if (DIFFERING_CONSTRUCTS.some(({ pattern }) => pattern.test(text))) return undefined;
+  // `includes` first: a native scan, where most of these patterns would try every position.
+  if (DIFFERING_CONSTRUCTS.some(({ hint, pattern }) => text.includes(hint) && pattern.test(text))) return undefined;
   const starts: Position[] = [];
   let values: unknown[];
   try {
@@ -102,7 +109,8 @@ export function readPlainYaml(text: string, limits: Pick<YamlLimits, 'maxDepth' 
 }
 
 /**
- * Whether a value passes `toPlainValue`'s checks (depth, size, only finite numbers) in one walk.
+ * Whether a value passes `toPlainValue`'s checks (depth, size, only finite numbers) in one walk,
+ * and has no key "null": js-yaml names a null key (`null:`, `~:`) "null" where yaml names it "".
  * Recursive: js-yaml's own depth limit bounds the nesting, and with no anchors there are no cycles.
  */
 function withinLimits(root: unknown, maxDepth: number, maxNodes: number): boolean {
@@ -113,7 +121,7 @@ function withinLimits(root: unknown, maxDepth: number, maxNodes: number): boolea
     if (value === null || typeof value !== 'object') return true;
     if (depth >= maxDepth) return false;
     if (Array.isArray(value)) return value.every((child) => visit(child, depth + 1));
-    for (const key in value) if (!visit((value as Record<string, unknown>)[key], depth + 1)) return false;
+    for (const key in value) if (key === 'null' || !visit((value as Record<string, unknown>)[key], depth + 1)) return false;
     return true;
   };
   return visit(root, 0);
