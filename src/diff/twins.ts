@@ -27,6 +27,15 @@ export function planTwins(input: TwinInput): Change[] {
   // Claimed: recorded in the inventory under any key, or matched by this plan (adopted, reclaimed).
   const ofKind = changes.filter((change) => change.kind === kind);
   const claimed = new Set([...Object.values(inventory).map((entry) => entry.id), ...ofKind.flatMap((change) => (change.id === undefined ? [] : [change.id]))]);
+  // Unclaimed live resources by name, each with its place in `live`: a look-up per change, not a
+  // scan of every live resource (10,000 × 10,000 took 1.4 s of an in-sync plan).
+  const unclaimedByName = new Map<string, { twin: Named; at: number }[]>();
+  live.forEach((twin, at) => {
+    if (claimed.has(twin.id) || twin.name === undefined) return;
+    const same = unclaimedByName.get(twin.name);
+    if (same) same.push({ twin, at });
+    else unclaimedByName.set(twin.name, [{ twin, at }]);
+  });
   const twins: Change[] = [];
   for (const change of ofKind) {
     // A twin belongs to a manifest: deletes and orphans have none, and are on their way out or shown already.
@@ -35,10 +44,8 @@ export function planTwins(input: TwinInput): Change[] {
     const owned = entry && change.id === entry.id ? liveById.get(entry.id) : undefined;
     if (!owned) continue;
     const names = new Set([owned.name, change.liveName].filter((name): name is string => name !== undefined));
-    for (const twin of live) {
-      if (claimed.has(twin.id) || twin.name === undefined || !names.has(twin.name)) continue;
-      twins.push(twinChange(input.target, change, owned, twin));
-    }
+    const found = [...names].flatMap((name) => unclaimedByName.get(name) ?? []).sort((a, b) => a.at - b.at);
+    for (const { twin } of found) twins.push(twinChange(input.target, change, owned, twin));
   }
   return twins;
 }
