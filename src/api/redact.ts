@@ -25,25 +25,31 @@ const PAIRED_MEMBERS = [
 
 export class Redactor {
   private readonly secrets: string[];
-  private readonly forms: string[];
+  /** Every form of every secret, longest first; made at the first `redact`, which only a failure needs. */
+  #forms: string[] | undefined;
 
   constructor(secrets: Iterable<string>) {
     this.secrets = [...new Set([...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH))];
-    const forms = new Set(this.secrets.flatMap(encodingsOf));
-    // Longest first, so a form that contains another is replaced whole.
-    this.forms = [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
   }
 
   /** The same redactor knowing some more secrets (e.g. those in one request body). */
   with(extra: Iterable<string>): Redactor {
-    return new Redactor([...this.secrets, ...extra]);
+    const more = [...extra].filter((secret) => secret.length >= MIN_SECRET_LENGTH && !this.secrets.includes(secret));
+    return more.length === 0 ? this : new Redactor([...this.secrets, ...more]);
   }
 
   redact(text: string): string {
+    this.#forms ??= formsOf(this.secrets);
     let redacted = text;
-    for (const form of this.forms) redacted = redacted.split(form).join(SENSITIVE);
+    for (const form of this.#forms) redacted = redacted.split(form).join(SENSITIVE);
     return redacted;
   }
+}
+
+/** Longest first, so a form that contains another is replaced whole. */
+function formsOf(secrets: readonly string[]): string[] {
+  const forms = new Set(secrets.flatMap(encodingsOf));
+  return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 
 /**
