@@ -14,7 +14,7 @@
 # else is written, so the root filesystem can be read-only. test/container/image.test.ts checks
 # this file and runs its production install step outside a container engine.
 
-# ---- build: dev dependencies, TypeScript → dist/
+# ---- build: dev dependencies, TypeScript → dist/ (and the bundled CLI, dist/bundle/)
 # dist/ is plain JavaScript, the same for every architecture, so a multi-platform build
 # (.github/workflows/release.yml: linux/amd64 and linux/arm64) compiles it once, natively, instead
 # of under emulation. The stages below run on the target platform; none downloads anything
@@ -24,7 +24,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/postbuild.mjs scripts/postbuild.mjs
+COPY scripts/postbuild.mjs scripts/bundle.mjs scripts/
 COPY src src
 RUN npm run build
 
