@@ -6,8 +6,7 @@
  * Rules, in the order `pump` applies them:
  * - lanes take turns (round robin): a target with a thousand queued writes gets one request per
  *   turn like a target with one read, so neither starves the other;
- * - within a lane, queued writes go before queued reads, so a long read (thousands of alerts)
- *   never starves that target's apply;
+ * - within a lane, retries go first, then writes, then reads ({@link PRIORITY_ORDER});
  * - no window of `perSeconds` (plus a safety margin, below) ever holds more than `requests`
  *   requests. Each token comes back a window after it was spent, not trickled in at an average
  *   rate: a refill-rate bucket that starts full can send almost twice the budget in one window.
@@ -30,7 +29,14 @@
 import { setMaxListeners } from 'node:events';
 import { StacksyncError } from '../errors.js';
 
-export type Priority = 'write' | 'read';
+/**
+ * What a request is, in the order a lane serves its queue: a retry first (it lost its place once
+ * already: behind fresh requests, a write refused with 429 would lose the next window's race as
+ * well, and give up after its last attempt), then writes, so a long read never starves an apply,
+ * then reads.
+ */
+export const PRIORITY_ORDER = ['retry', 'write', 'read'] as const;
+export type Priority = (typeof PRIORITY_ORDER)[number];
 
 /** At most `requests` requests in any window of `perSeconds` seconds. */
 export interface RateBudget {
@@ -124,14 +130,14 @@ export class Pacer {
 
   /** A new lane: one target's turn in the budget. */
   lane(options: LaneOptions = {}): PacerLane {
-    const state: LaneState = { queues: { write: [], read: [] }, onWait: options.onWait };
+    const state: LaneState = { queues: { retry: [], write: [], read: [] }, onWait: options.onWait };
     this.lanes.push(state);
     let closed = false;
     return {
       acquire: (priority) => (closed ? Promise.reject(closedError()) : this.enqueue(state, priority)),
       pauseUntil: (untilMs) => this.pauseUntil(untilMs),
       get pending() {
-        return state.queues.write.length + state.queues.read.length;
+        return waiting(state);
       },
       close: () => {
         if (closed) return;
@@ -161,7 +167,7 @@ export class Pacer {
 
   /** Requests of every lane waiting for a token, a slot or their turn. */
   get pending(): number {
-    return this.lanes.reduce((sum, lane) => sum + lane.queues.write.length + lane.queues.read.length, 0);
+    return this.lanes.reduce((sum, lane) => sum + waiting(lane), 0);
   }
 
   /** Lanes still open. */
@@ -186,9 +192,10 @@ export class Pacer {
   }
 
   private leave(lane: LaneState): void {
-    for (const waiter of [...lane.queues.write, ...lane.queues.read]) waiter.fail(closedError());
-    lane.queues.write.length = 0;
-    lane.queues.read.length = 0;
+    for (const priority of PRIORITY_ORDER) {
+      for (const waiter of lane.queues[priority]) waiter.fail(closedError());
+      lane.queues[priority].length = 0;
+    }
     const index = this.lanes.indexOf(lane);
     if (index < 0) return;
     this.lanes.splice(index, 1);
@@ -204,7 +211,7 @@ export class Pacer {
       if (readyAt === Infinity) return;
       if (readyAt > this.now()) return this.wakeAt(readyAt);
       const lane = this.lanes[index] as LaneState;
-      const waiter = (lane.queues.write.shift() ?? lane.queues.read.shift()) as Waiter;
+      const waiter = PRIORITY_ORDER.map((priority) => lane.queues[priority]).find((queue) => queue.length > 0)?.shift() as Waiter;
       this.turn = index + 1;
       this.grant(lane, waiter);
     }
@@ -215,7 +222,7 @@ export class Pacer {
     for (let step = 0; step < this.lanes.length; step++) {
       const index = (this.turn + step) % this.lanes.length;
       const lane = this.lanes[index];
-      if (lane && lane.queues.write.length + lane.queues.read.length > 0) return index;
+      if (lane && waiting(lane) > 0) return index;
     }
     return undefined;
   }
@@ -268,6 +275,10 @@ export class Pacer {
       },
     );
   }
+}
+
+function waiting(lane: LaneState): number {
+  return lane.queues.retry.length + lane.queues.write.length + lane.queues.read.length;
 }
 
 function closedError(): StacksyncError {

@@ -146,7 +146,7 @@ export class Transport {
     let release: () => void;
     const asked = this.options.now();
     try {
-      release = await this.options.pacer.acquire(exchange.method === 'GET' ? 'read' : 'write');
+      release = await this.options.pacer.acquire(context.attempt > 1 ? 'retry' : exchange.method === 'GET' ? 'read' : 'write');
     } catch (error) {
       return { kind: 'final', error: this.error('E_API_UNAVAILABLE', context, 'the client was closed', {}, error) };
     }

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Pacer, safetyMarginMs, type PacerLane, type Release } from '../../src/api/pacer.js';
+import { Pacer, safetyMarginMs, type PacerLane, type Priority, type Release } from '../../src/api/pacer.js';
 import { SharedPacers, type BudgetMember } from '../../src/api/shared-pacers.js';
 
 const T0 = 1_700_000_000_000;
@@ -28,7 +28,7 @@ function grantTimes(lane: PacerLane, count: number, priority: 'read' | 'write' =
 }
 
 /** Queues `count` requests on a lane; each records `label` in `order` when granted and releases at once. */
-function queue(lane: PacerLane, label: string, count: number, order: string[], priority: 'read' | 'write' = 'read'): Promise<void> {
+function queue(lane: PacerLane, label: string, count: number, order: string[], priority: Priority = 'read'): Promise<void> {
   return Promise.all(
     Array.from({ length: count }, () =>
       lane.acquire(priority).then((release) => {
@@ -118,6 +118,16 @@ describe('Pacer: one lane', () => {
     first();
     await Promise.all(queued);
     expect(order).toEqual(['write-1', 'read-1', 'read-2']);
+  });
+
+  it('serves a retry before the writes and reads that queued earlier, so a request refused once does not lose the next race too', async () => {
+    const lane = new Pacer({ requests: 100, perSeconds: 1, concurrency: 1 }).lane();
+    const order: string[] = [];
+    const first = await lane.acquire('write');
+    const queued = [queue(lane, 'read', 1, order), queue(lane, 'write', 2, order, 'write'), queue(lane, 'retry', 1, order, 'retry')];
+    first();
+    await Promise.all(queued);
+    expect(order).toEqual(['retry', 'write', 'write', 'read']);
   });
 
   it('serves a write waiting for a token before reads that queued earlier', async () => {
