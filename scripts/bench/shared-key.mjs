@@ -86,7 +86,8 @@ export function requestsOf(stderr) {
     if (!line.startsWith('{')) continue;
     const entry = JSON.parse(line);
     if (entry.msg === 'API request') requests.push({ target: entry.target, startMs: Date.parse(entry.time) - entry.durationMs, waitedMs: entry.waitedMs, status: entry.status });
-    if (entry.msg === 'sync finished') syncs.push({ target: entry.target, seconds: entry.seconds, waitSeconds: entry.rateLimitWaitSeconds });
+    // "sync finished", or "sync finished: applied …" when it wrote something.
+    if (typeof entry.msg === 'string' && entry.msg.startsWith('sync finished')) syncs.push({ target: entry.target, seconds: entry.seconds, waitSeconds: entry.rateLimitWaitSeconds });
   }
   return { requests: requests.sort((a, b) => a.startMs - b.startMs), syncs };
 }
