@@ -360,8 +360,12 @@ every spec 0.16 s, freezing the parsed values 0.07 s, the manifest checks 0.06 s
 step left to remove. What would reach it: the parse on a second core (a worker costs more to start,
 and to send 10,000 values back, than it saves at 9 MiB; it is used from 32 MiB, as at 100,000),
 schema validators compiled at build time, and a desired model built with fewer copies. At 100,000
-the same stages scale linearly (time 4.5 × and memory 4.2 × those of 10,000 for 10 × the resources),
-with the parse shared by a worker.
+the same stages scale linearly (memory about 4 × that of 10,000 for 10 × the resources), with the
+parse shared by a worker; the time is at the goal, not under it with a margin: two full runs on
+2026-11-23 gave 13.0 s, then 16.1 s, on this shared machine. A profile at 100,000 puts the main thread's time in
+its half of the YAML (about 3 s), garbage collection (1.7 s), the checks and the model of 100,000
+documents (about 1.5 s) and freezing the parsed values (0.7 s), while the worker waits for a third
+of the run: handing the worker more of the parse is the first step there.
 
 The first apply is measured on its own below (first apply vs size): each write costs the same at
 every size, since the state store appends one journal line per write instead of rewriting the file.`,
@@ -406,18 +410,27 @@ line and waits for its fsync, shared by every write in flight: a create waits fo
 before the request, its result after), and a change counts as done only once its result is durable
 (a state write that fails fails that change). The executor runs four changes per request slot so
 those waits overlap the requests. The tmpfs rows show what fsync costs on this disk: there the apply
-phase is ${ratio(floor.tmpfsPhaseMs / floor.floorMs)} × the floor and the whole command ${ratio(floor.tmpfsMs / floor.floorMs)} ×, against ${ratio(floor.phaseRatio)} × and ${ratio(floor.ratio)} × on disk: what is left
-of both goals is the fsyncs, and the way to meet them is to let a result's fsync wait for the next
-intent's instead of holding its request slot (crash safety would then rest on the intents alone, as
-it already does for a crash between a create and its result). On this shared 2-core machine (the
-emulator uses the other core) the apply phase varies by a factor of 1.5 from run to run; the figures
-are the median of ${floor.repeats}.`,
+phase is ${ratio(floor.tmpfsPhaseMs / floor.floorMs)} × the floor and the whole command ${ratio(floor.tmpfsMs / floor.floorMs)} ×, against ${ratio(floor.phaseRatio)} × and ${ratio(floor.ratio)} × on disk (two full
+runs on 2026-11-23 gave 1.08 × and 1.98 × on tmpfs, 1.60 × and 2.67 × on disk, then the figures above). The rest above the
+floor is CPU per write (the request body, the executor's bookkeeping, the journal line, the progress
+line) on a 2-core machine whose other core runs the emulator serving the same writes: the bare loop
+does less per request, so sharing the machine slows it less. What is left of both goals is therefore
+the fsyncs and that CPU; the next steps are to let a result's fsync wait for the next intent's
+instead of holding its request slot (crash safety would then rest on the intents alone, as it already
+does for a crash between a create and its result), and to profile the per-write path. On this shared
+2-core machine the apply phase varies by a factor of 1.5 from run to run; the figures are the median of ${floor.repeats}.`,
   watch: `**What limits it.** The debounce (a quiet period of 200 ms, so a checkout of many files is one
 sync), then one sync of the level-based design: every file is looked at again (one consistent
 snapshot), but only the changed one is parsed (the rest are known by content); one list call per
 collection reads the whole live state; the whole desired set is diffed against it; the one write
-goes out. At 10,000 resources the sync part is the live read of 10,000 resources and the diff of
-all of them, about 0.6 to 0.8 s, so the p99 is just under the second.`,
+goes out. A CPU profile of the daemon through five such edits at 10,000 resources shows it idle for
+most of each sync: what a sync waits for is the live read, which the emulator, on the same two cores,
+serves in 150 to 600 ms a list at this size, and every file event syncs both targets, so the other
+target's full read competes for the emulator too (its sync finds nothing to do). stacksync's own
+work per sync (the checks and the model of 10,000 documents, parsing and normalising the lists, the
+diff) is about 0.2 s. So the p99 sits around the second: two full runs on 2026-11-23 gave 987 ms, then
+1,232 ms. The next step is to sync only the targets a changed file's documents
+belong to, before and after the change (the periodic resync still reads every target).`,
 };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
