@@ -1,5 +1,5 @@
 /**
- * The fast way to read plain manifest YAML. `js-yaml` reads a 10,000-resource repository (9 MB)
+ * The fast way to read plain manifest YAML. `js-yaml` reads a 10,000-resource repository (9 MiB)
  * in about 0.4 s where `yaml` takes 4.3 s, and parsing was most of a plan's time. But `js-yaml`
  * keeps no node positions, is laxer on a few points and differs on some rare constructs, so it
  * is used only where the two are known to agree:
@@ -12,7 +12,7 @@
  *
  * Anything else returns undefined, and the caller parses the text with `yaml`, whose messages
  * and positions every problem report uses. So for any text the result is what `yaml` gives, only
- * sooner; test/yaml/fast-read.test.ts holds the two to that over every YAML file in the repo
+ * sooner; test/manifests/fast-read.test.ts holds the two to that over every YAML file in the repo
  * and a table of edge cases.
  */
 import { FAILSAFE_SCHEMA, Type, loadAll, type State } from 'js-yaml';
