@@ -5,7 +5,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../src/cli/context.js';
 import type { Daemon } from '../../src/daemon/daemon.js';
 import { startHttpServer } from '../../src/daemon/http.js';
 import { createMetrics, type Metrics } from '../../src/daemon/metrics.js';
@@ -24,7 +23,7 @@ interface StatusJson {
 describe('suspend and resume over HTTP', () => {
   let emulator: RunningEmulator;
   let workspace: Workspace;
-  let session: Session;
+  let stopDaemon: (() => Promise<void>) | undefined;
   let daemon: Daemon;
   let metrics: Metrics;
 
@@ -44,11 +43,10 @@ describe('suspend and resume over HTTP', () => {
     await workspace.write('config/stacksync.yaml', `${config}control: { token: { fromEnv: CONTROL_TOKEN } }\n`);
     await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: TARGET, tiles: [{ name: 'p99', w: 6 }] }));
     metrics = createMetrics({ defaultMetrics: false });
-    ({ session, daemon } = await startInProcessDaemon(workspace, { metrics, env: { CONTROL_TOKEN: TOKEN } }));
+    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, { metrics, env: { CONTROL_TOKEN: TOKEN } }));
   }, 60_000);
   afterAll(async () => {
-    await daemon?.stop();
-    await session?.close();
+    await stopDaemon?.();
     await workspace?.dispose();
     await emulator?.close();
   });

@@ -5,7 +5,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../src/cli/context.js';
 import type { Daemon } from '../../src/daemon/daemon.js';
 import { createMetrics, type Metrics } from '../../src/daemon/metrics.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -29,7 +28,7 @@ describe('notifications from the daemon', () => {
   let emulator: RunningEmulator;
   let receiver: Receiver;
   let workspace: Workspace;
-  let session: Session;
+  let stopDaemon: (() => Promise<void>) | undefined;
   let daemon: Daemon;
   let metrics: Metrics;
 
@@ -52,11 +51,10 @@ describe('notifications from the daemon', () => {
     );
     await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: TARGET, tiles: ['p99', 'p50'] }));
     metrics = createMetrics({ defaultMetrics: false });
-    ({ session, daemon } = await startInProcessDaemon(workspace, { metrics, env: { HOOK_KEY: 'receiver-key' }, listen: false }));
+    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, { metrics, env: { HOOK_KEY: 'receiver-key' }, listen: false }));
   }, 60_000);
   afterAll(async () => {
-    await daemon?.stop();
-    await session?.close();
+    await stopDaemon?.();
     await workspace?.dispose();
     await receiver?.close();
     await emulator?.close();

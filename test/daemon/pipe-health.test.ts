@@ -4,7 +4,6 @@
  * `stacksync_pipe_state` is 1 for each current state, and the plan warns about the failed one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../src/cli/context.js';
 import type { Daemon } from '../../src/daemon/daemon.js';
 import { createMetrics, type Metrics } from '../../src/daemon/metrics.js';
 import { DEFAULT_SEED_IDS, defaultSeed, type RunningEmulator } from '../../src/emulator/index.js';
@@ -24,7 +23,7 @@ spec:
 describe('pipe health', () => {
   let emulator: RunningEmulator;
   let workspace: Workspace;
-  let session: Session;
+  let stopDaemon: (() => Promise<void>) | undefined;
   let daemon: Daemon;
   let metrics: Metrics;
 
@@ -40,11 +39,10 @@ describe('pipe health', () => {
     await workspace.write('manifests/orders.yaml', pipe('orders', DEFAULT_SEED_IDS.pipes.kafka));
     await workspace.write('manifests/events.yaml', pipe('events', DEFAULT_SEED_IDS.pipes.kinesis));
     metrics = createMetrics({ defaultMetrics: false });
-    ({ session, daemon } = await startInProcessDaemon(workspace, { metrics }));
+    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, { metrics }));
   }, 60_000);
   afterAll(async () => {
-    await daemon?.stop();
-    await session?.close();
+    await stopDaemon?.();
     await workspace?.dispose();
     await emulator?.close();
   });

@@ -4,7 +4,6 @@
  * `in_sync` (and counted) until the next one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../src/cli/context.js';
 import type { Daemon } from '../../src/daemon/daemon.js';
 import { createMetrics, type Metrics } from '../../src/daemon/metrics.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -21,7 +20,7 @@ interface StatusJson {
 describe('/status after a sync that created and pruned', () => {
   let emulator: RunningEmulator;
   let workspace: Workspace;
-  let session: Session;
+  let stopDaemon: (() => Promise<void>) | undefined;
   let daemon: Daemon;
   let metrics: Metrics;
 
@@ -37,11 +36,10 @@ describe('/status after a sync that created and pruned', () => {
     await workspace.write('manifests/keep.yaml', dashboardYaml({ key: 'keep', target: TARGET }));
     await workspace.write('manifests/gone.yaml', dashboardYaml({ key: 'gone', target: TARGET }));
     metrics = createMetrics();
-    ({ session, daemon } = await startInProcessDaemon(workspace, { metrics }));
+    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, { metrics }));
   }, 60_000);
   afterAll(async () => {
-    await daemon?.stop();
-    await session?.close();
+    await stopDaemon?.();
     await workspace?.dispose();
     await emulator?.close();
   });

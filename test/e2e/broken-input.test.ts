@@ -7,39 +7,27 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { chmod, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dashboardName, dashboardYaml, describeRun, documents, liveTarget, parseJsonOutput, ROUTES, writesByRoute, type TargetName } from '../helpers/e2e.js';
-import { CLI, createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import { CLI, sharedEmulator, emulatorStats, resetEmulatorStats, type CliResult, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 const WIDE_OPEN = { prune: true, maxDeletes: 100, maxDeletePercent: 100 };
 
-let emulator: RunningEmulator;
-const workspaces: Workspace[] = [];
+const shared = sharedEmulator();
 
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await Promise.all(workspaces.map((workspace) => workspace.dispose()));
-  await emulator?.close();
-});
-
-async function newWorkspace(): Promise<Workspace> {
-  const workspace = await createWorkspace(emulator.url, { rateLimit: FAST, sync: WIDE_OPEN });
-  workspaces.push(workspace);
-  return workspace;
+function newWorkspace(): Promise<Workspace> {
+  return shared.workspace({ rateLimit: FAST, sync: WIDE_OPEN });
 }
 
 async function applyCounting(workspace: Workspace, args: string[], run = (a: string[]) => workspace.run(a)): Promise<{ result: CliResult; writes: Record<string, number> }> {
-  await resetEmulatorStats(emulator.url);
+  await resetEmulatorStats(shared.emulator.url);
   const result = await run(['apply', ...args]);
-  return { result, writes: writesByRoute(await emulatorStats(emulator.url)) };
+  return { result, writes: writesByRoute(await emulatorStats(shared.emulator.url)) };
 }
 
 async function liveNames(target: TargetName, prefix: string): Promise<string[]> {
-  return (await liveTarget(emulator.url, target)).dashboards
+  return (await liveTarget(shared.emulator.url, target)).dashboards
     .map((d) => d.name)
     .filter((name) => name.startsWith(dashboardName(prefix)))
     .sort();

@@ -4,26 +4,15 @@
  * at once. The config now refuses it, naming the maximum, before anything is sent; the longest
  * interval it accepts leaves an idle daemon idle.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { startDaemon, waitUntil } from '../helpers/daemon.js';
 import { dashboardYaml, describeRun } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import { sharedEmulator, emulatorStats, resetEmulatorStats, type Workspace } from '../helpers/workspace.js';
 
-let emulator: RunningEmulator;
-const workspaces: Workspace[] = [];
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await Promise.all(workspaces.map((workspace) => workspace.dispose()));
-  await emulator?.close();
-});
+const shared = sharedEmulator();
 
 async function workspaceWithInterval(interval: string): Promise<Workspace> {
-  const workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { interval } });
-  workspaces.push(workspace);
+  const workspace = await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { interval } });
   await workspace.write('manifests/idle.yaml', dashboardYaml({ key: `idle-${interval}`, target: 'local-selfhosted' }));
   return workspace;
 }
@@ -31,11 +20,11 @@ async function workspaceWithInterval(interval: string): Promise<Workspace> {
 describe('a long resync interval', () => {
   it('30d: run refuses the config, naming the maximum, and sends nothing', async () => {
     const workspace = await workspaceWithInterval('30d');
-    await resetEmulatorStats(emulator.url);
+    await resetEmulatorStats(shared.emulator.url);
     const result = await workspace.run(['run', '--listen', '127.0.0.1:0', '--once'], { timeoutMs: 20_000 });
     expect(result.code, describeRun(result)).toBe(1);
     expect(result.stderr).toMatch(/E_CONFIG_INVALID: .*config\/stacksync\.yaml:\d+:\d+: sync\.interval: must be at most 7d/);
-    expect((await emulatorStats(emulator.url)).total).toBe(0);
+    expect((await emulatorStats(shared.emulator.url)).total).toBe(0);
   });
 
   it('7d, the longest accepted: an idle daemon sends nothing after its first sync', async () => {
@@ -43,10 +32,10 @@ describe('a long resync interval', () => {
     const daemon = await startDaemon(workspace, ['--log-level', 'warn']);
     try {
       await waitUntil(async () => (await daemon.get('/readyz')).status === 200, 30_000);
-      await resetEmulatorStats(emulator.url);
+      await resetEmulatorStats(shared.emulator.url);
       // A hot loop shows within a second (thousands of requests); three leave no doubt.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
-      expect((await emulatorStats(emulator.url)).total).toBe(0);
+      expect((await emulatorStats(shared.emulator.url)).total).toBe(0);
     } finally {
       await daemon.stop();
     }

@@ -5,28 +5,16 @@
  * with their own variables, and a failed pipe shows as degraded.
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { dashboardName, dashboardYaml, describeRun, liveTarget, parseJsonOutput, updateDashboardOutOfBand, type TargetName } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import { sharedEmulator, emulatorStats, resetEmulatorStats, type CliResult, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 
-let emulator: RunningEmulator;
-const workspaces: Workspace[] = [];
+const shared = sharedEmulator();
 
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await Promise.all(workspaces.map((workspace) => workspace.dispose()));
-  await emulator?.close();
-});
-
-async function newWorkspace(): Promise<Workspace> {
-  const workspace = await createWorkspace(emulator.url, { rateLimit: FAST });
-  workspaces.push(workspace);
-  return workspace;
+function newWorkspace(): Promise<Workspace> {
+  return shared.workspace({ rateLimit: FAST });
 }
 
 /** `yaml` with annotations added under its metadata. */
@@ -37,13 +25,13 @@ function annotated(yaml: string, annotations: Record<string, string>): string {
 
 /** Runs the CLI and returns it with the API writes it made. */
 async function counting(workspace: Workspace, args: string[]): Promise<{ result: CliResult; writes: number }> {
-  await resetEmulatorStats(emulator.url);
+  await resetEmulatorStats(shared.emulator.url);
   const result = await workspace.run(args);
-  return { result, writes: (await emulatorStats(emulator.url)).writes };
+  return { result, writes: (await emulatorStats(shared.emulator.url)).writes };
 }
 
 async function liveDashboard(target: TargetName, key: string): Promise<Awaited<ReturnType<typeof liveTarget>>['dashboards'][number]> {
-  const found = (await liveTarget(emulator.url, target)).dashboards.find((d) => d.name === dashboardName(key));
+  const found = (await liveTarget(shared.emulator.url, target)).dashboards.find((d) => d.name === dashboardName(key));
   if (!found) throw new Error(`Dashboard ${key} is not live`);
   return found;
 }
@@ -51,7 +39,7 @@ async function liveDashboard(target: TargetName, key: string): Promise<Awaited<R
 /** Changes the width of every tile of a live dashboard, as a person in the UI would. */
 async function widenOutOfBand(target: TargetName, key: string, w: number): Promise<void> {
   const live = await liveDashboard(target, key);
-  await updateDashboardOutOfBand(emulator.url, target, live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w })) });
+  await updateDashboardOutOfBand(shared.emulator.url, target, live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w })) });
 }
 
 describe('suspend', () => {
@@ -91,7 +79,7 @@ describe('suspend', () => {
     expect(applied.result.code, describeRun(applied.result)).toBe(0);
     expect(applied.writes).toBe(0);
     expect(applied.result.stdout).toContain('target local-selfhosted is suspended');
-    expect((await liveTarget(emulator.url, 'local-selfhosted')).dashboards.map((d) => d.name)).not.toContain(dashboardName('susp-new'));
+    expect((await liveTarget(shared.emulator.url, 'local-selfhosted')).dashboards.map((d) => d.name)).not.toContain(dashboardName('susp-new'));
   });
 });
 
@@ -119,7 +107,7 @@ describe('ignore rules and prune: disabled', () => {
     await workspace.write('manifests/web.yaml', annotated(manifest, { 'stacksync.io/ignore-differences': 'tiles[p99].w' }));
     expect((await workspace.run(['apply'])).code).toBe(0);
     const live = await liveDashboard('local-selfhosted', 'ign-ann');
-    await updateDashboardOutOfBand(emulator.url, 'local-selfhosted', live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w: 9, h: 2 })) });
+    await updateDashboardOutOfBand(shared.emulator.url, 'local-selfhosted', live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w: 9, h: 2 })) });
     const applied = await counting(workspace, ['apply']);
     expect(applied.result.code, describeRun(applied.result)).toBe(0);
     expect(applied.writes).toBe(1);
@@ -136,7 +124,7 @@ describe('ignore rules and prune: disabled', () => {
     await workspace.write('manifests/other.yaml', dashboardYaml({ key: 'np-other', target: 'local-selfhosted' }));
     const pruned = await workspace.run(['apply', '--prune', '--force']);
     expect(pruned.code, describeRun(pruned)).toBe(0);
-    const names = (await liveTarget(emulator.url, 'local-selfhosted')).dashboards.map((d) => d.name);
+    const names = (await liveTarget(shared.emulator.url, 'local-selfhosted')).dashboards.map((d) => d.name);
     expect(names).toContain(dashboardName('np-kept'));
     expect(names).not.toContain(dashboardName('np-gone'));
   });
@@ -179,8 +167,8 @@ describe('variables', () => {
     const applied = await workspace.run(['apply'], { env });
     expect(applied.code, describeRun(applied)).toBe(0);
     expect(`${applied.stdout}${applied.stderr}`).not.toContain('hook-s3cr3t');
-    const prod = (await liveTarget(emulator.url, 'local')).dashboards.find((d) => d.name === 'Web prod');
-    const staging = (await liveTarget(emulator.url, 'local-selfhosted')).dashboards.find((d) => d.name === 'Web staging');
+    const prod = (await liveTarget(shared.emulator.url, 'local')).dashboards.find((d) => d.name === 'Web prod');
+    const staging = (await liveTarget(shared.emulator.url, 'local-selfhosted')).dashboards.find((d) => d.name === 'Web staging');
     expect(prod?.tags).toEqual(['env:prod', 'hook:hook-s3cr3t']);
     expect(staging?.tags).toEqual(['env:staging', 'hook:plain-hook']);
     expect(await readFile(workspace.statePath, 'utf8')).not.toContain('hook-s3cr3t');

@@ -2,10 +2,9 @@
  * Prune safety end to end (issue 5): a broken manifest never leads to a delete, the caps hold
  * (and `--force` lifts them), an empty manifests directory deletes nothing without `--force`,
  * what stacksync did not create is never deleted, and a failed delete is retried next time.
- * Each case has its own workspace (and name prefix) on one emulator.
+ * Each case has its own workspace (and name prefix) on one shared.emulator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
 import {
   alertName,
   alertYaml,
@@ -23,26 +22,15 @@ import {
   type TargetName,
 } from '../helpers/e2e.js';
 import { startProxy, type RunningProxy } from '../helpers/proxy.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace, type WorkspaceOptions } from '../helpers/workspace.js';
+import { sharedEmulator, emulatorStats, resetEmulatorStats, type CliResult, type Workspace, type WorkspaceOptions } from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 const DELETES = [`DELETE ${ROUTES.managedDashboard}`, `DELETE ${ROUTES.managedAlert}`, `DELETE ${ROUTES.selfDashboard}`, `DELETE ${ROUTES.selfAlert}`];
 
-let emulator: RunningEmulator;
-const workspaces: Workspace[] = [];
+const shared = sharedEmulator();
 
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await Promise.all(workspaces.map((workspace) => workspace.dispose()));
-  await emulator?.close();
-});
-
-async function newWorkspace(options: WorkspaceOptions = {}, url = emulator.url): Promise<Workspace> {
-  const workspace = await createWorkspace(url, { rateLimit: FAST, ...options });
-  workspaces.push(workspace);
-  return workspace;
+function newWorkspace(options: WorkspaceOptions = {}, url?: string): Promise<Workspace> {
+  return shared.workspace({ rateLimit: FAST, ...options }, url);
 }
 
 /** One file per dashboard `${prefix}-N` on `target`; returns the file paths by key. */
@@ -65,9 +53,9 @@ async function applyOk(workspace: Workspace, args: string[] = []): Promise<CliRe
 
 /** Runs apply, counting the writes it made. */
 async function applyCounting(workspace: Workspace, args: string[]): Promise<{ result: CliResult; writes: Record<string, number> }> {
-  await resetEmulatorStats(emulator.url);
+  await resetEmulatorStats(shared.emulator.url);
   const result = await workspace.run(['apply', ...args]);
-  return { result, writes: writesByRoute(await emulatorStats(emulator.url)) };
+  return { result, writes: writesByRoute(await emulatorStats(shared.emulator.url)) };
 }
 
 function deletesIn(writes: Record<string, number>): number {
@@ -75,7 +63,7 @@ function deletesIn(writes: Record<string, number>): number {
 }
 
 async function liveDashboardNames(target: TargetName, prefix: string): Promise<string[]> {
-  return (await liveTarget(emulator.url, target)).dashboards
+  return (await liveTarget(shared.emulator.url, target)).dashboards
     .map((d) => d.name)
     .filter((name) => name.startsWith(dashboardName(`${prefix}-`)))
     .sort();
@@ -196,7 +184,7 @@ describe('the deletion caps', () => {
     expect(refused.writes).toEqual({});
     const report = parseJsonOutput(refused.result);
     expect(report.changes.find((change) => change.name === 'cas')).toMatchObject({ action: 'update', result: 'skipped', error: expect.stringMatching(/held back/) });
-    expect((await liveTarget(emulator.url, 'local')).alerts.map((a) => a.name)).toContain(alertName('cas-a'));
+    expect((await liveTarget(shared.emulator.url, 'local')).alerts.map((a) => a.name)).toContain(alertName('cas-a'));
 
     const forced = await applyCounting(workspace, ['--prune', '--force']);
     expect(forced.result.code, describeRun(forced.result)).toBe(0);
@@ -251,9 +239,9 @@ describe('an empty manifests directory', () => {
 describe('what stacksync did not create', () => {
   it('is never deleted: not when unmanaged and unnamed, not after a manifest naming it is removed', async () => {
     const workspace = await newWorkspace({ sync: { maxDeletes: 1000, maxDeletePercent: 100 } });
-    const stray = await createDashboardOutOfBand(emulator.url, 'local', 'Stray by hand');
-    await createAlertOutOfBand(emulator.url, 'local', 'Stray alert by hand', stray);
-    const named = await createDashboardOutOfBand(emulator.url, 'local-selfhosted', dashboardName('oob-named'));
+    const stray = await createDashboardOutOfBand(shared.emulator.url, 'local', 'Stray by hand');
+    await createAlertOutOfBand(shared.emulator.url, 'local', 'Stray alert by hand', stray);
+    const named = await createDashboardOutOfBand(shared.emulator.url, 'local-selfhosted', dashboardName('oob-named'));
     await writeDashboards(workspace, 'local', 'oob', 2);
     // A manifest with the name of a live dashboard someone made by hand: a conflict, never adopted.
     await workspace.write('manifests/named.yaml', dashboardYaml({ key: 'oob-named', target: 'local-selfhosted' }));
@@ -268,10 +256,10 @@ describe('what stacksync did not create', () => {
     expect(result.code, describeRun(result)).toBe(0);
     // Only oob-1, which stacksync created, goes.
     expect(writes).toEqual({ [`DELETE ${ROUTES.managedDashboard}`]: 1 });
-    const local = await liveTarget(emulator.url, 'local');
+    const local = await liveTarget(shared.emulator.url, 'local');
     expect(local.dashboards.map((d) => d.name)).toContain('Stray by hand');
     expect(local.alerts.map((a) => a.name)).toContain('Stray alert by hand');
-    expect((await liveTarget(emulator.url, 'local-selfhosted')).dashboards.map((d) => d.id)).toContain(named.id);
+    expect((await liveTarget(shared.emulator.url, 'local-selfhosted')).dashboards.map((d) => d.id)).toContain(named.id);
     expect(await liveDashboardNames('local', 'oob')).toEqual(names('oob', [0]));
   });
 });
@@ -283,7 +271,7 @@ describe('a failed delete', () => {
   });
 
   it('stays in the inventory and is retried by the next apply', async () => {
-    proxy = await startProxy(emulator.url);
+    proxy = await startProxy(shared.emulator.url);
     const workspace = await newWorkspace({ sync: { maxDeletes: 100, maxDeletePercent: 100 } }, proxy.url);
     await workspace.write(
       'manifests/pair.yaml',
@@ -308,7 +296,7 @@ describe('a failed delete', () => {
     const state = await readState(workspace.statePath);
     expect(Object.keys(state.targets['local']?.inventory.Alert ?? {})).toEqual(['fail-a']);
     expect(Object.keys(state.targets['local']?.inventory.Dashboard ?? {}).sort()).toEqual(['fail-d', 'fail-keep-0']);
-    const live = await liveTarget(emulator.url, 'local');
+    const live = await liveTarget(shared.emulator.url, 'local');
     expect(live.alerts.map((a) => a.name)).toContain(alertName('fail-a'));
 
     proxy.intercept(undefined);
@@ -318,6 +306,6 @@ describe('a failed delete', () => {
     const after = await readState(workspace.statePath);
     expect(after.targets['local']?.inventory.Alert).toEqual({});
     expect(Object.keys(after.targets['local']?.inventory.Dashboard ?? {})).toEqual(['fail-keep-0']);
-    expect((await liveTarget(emulator.url, 'local')).alerts.map((a) => a.name)).not.toContain(alertName('fail-a'));
+    expect((await liveTarget(shared.emulator.url, 'local')).alerts.map((a) => a.name)).not.toContain(alertName('fail-a'));
   });
 });

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { DEFAULT_SEED_IDS, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -21,6 +22,40 @@ export const DEFAULT_ENV: Readonly<Record<string, string>> = {
 
 export function startTestEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   return startEmulator({ logger: false, ...options });
+}
+
+export interface SharedEmulator {
+  /** The file's emulator (started before its first test). */
+  readonly emulator: RunningEmulator;
+  /** A new workspace on it, or on `url`; disposed with the others after the file's last test. */
+  workspace(options?: WorkspaceOptions, url?: string): Promise<Workspace>;
+}
+
+/**
+ * One emulator for a test file and the workspaces its tests open on it: registers the hooks that
+ * start it before the file's tests and close everything after them.
+ */
+export function sharedEmulator(options: EmulatorOptions = {}): SharedEmulator {
+  let emulator: RunningEmulator | undefined;
+  const workspaces: Workspace[] = [];
+  beforeAll(async () => {
+    emulator = await startTestEmulator(options);
+  });
+  afterAll(async () => {
+    await Promise.all(workspaces.map((workspace) => workspace.dispose()));
+    await emulator?.close();
+  });
+  return {
+    get emulator() {
+      if (!emulator) throw new Error('the emulator starts in beforeAll');
+      return emulator;
+    },
+    async workspace(workspaceOptions = {}, url) {
+      const workspace = await createWorkspace(url ?? this.emulator.url, workspaceOptions);
+      workspaces.push(workspace);
+      return workspace;
+    },
+  };
 }
 
 export interface WorkspaceOptions {
