@@ -13,6 +13,7 @@ import { parseDuration } from './duration.js';
 import { anchorSecret, secretBaseDir } from './secrets.js';
 import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, SecretRef, SyncSettings, Target, TargetFile } from '../model/config.js';
 import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
+import { deepFreeze } from '../support/freeze.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
 import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, refusedWarningMessage, splitYamlWarnings, toPlainValue, yamlErrorMessage } from '../yaml/safety.js';
 
@@ -265,12 +266,4 @@ function normaliseTarget(raw: TargetFile, baseDir: string): Target {
     return { ...common, variant: 'managed', organizationId: raw.organizationId ?? '', serviceId: raw.serviceId ?? '', auth: { keyId: ref('keyId'), keySecret: ref('keySecret') } };
   }
   return { ...common, variant: 'self-hosted', auth: { token: ref('token') } };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }

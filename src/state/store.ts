@@ -11,6 +11,7 @@
  */
 import { dirname } from 'node:path';
 import { StacksyncError } from '../errors.js';
+import { deepFreeze } from '../support/freeze.js';
 import { emptyTargetState, type StateFile, type StateRecord, type TargetState } from '../model/state.js';
 import { errnoCode, makeDirectorySync, nodeFs, removeDurablySync, syncDirectory, writeFileAtomically, writeFileAtomicallySync, type StateFs, type StateFileHandle } from '../support/fs.js';
 import {
@@ -379,9 +380,3 @@ class FileStateStore implements StateStore {
 
 /** What `get` returns for a target without state: frozen, since it is shared. */
 const EMPTY: TargetState = deepFreeze(emptyTargetState());
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  for (const member of Object.values(value)) deepFreeze(member);
-  return Object.freeze(value);
-}
