@@ -211,7 +211,7 @@ export class Pacer {
       if (readyAt === Infinity) return;
       if (readyAt > this.now()) return this.wakeAt(readyAt);
       const lane = this.lanes[index] as LaneState;
-      const waiter = PRIORITY_ORDER.map((priority) => lane.queues[priority]).find((queue) => queue.length > 0)?.shift() as Waiter;
+      const waiter = firstWaiting(lane) as Waiter;
       this.turn = index + 1;
       this.grant(lane, waiter);
     }
@@ -277,8 +277,15 @@ export class Pacer {
   }
 }
 
+/** Requests of a lane waiting, of every priority. */
 function waiting(lane: LaneState): number {
-  return lane.queues.retry.length + lane.queues.write.length + lane.queues.read.length;
+  return PRIORITY_ORDER.reduce((sum, priority) => sum + lane.queues[priority].length, 0);
+}
+
+/** Takes the lane's next waiter, the first of its highest priority. */
+function firstWaiting(lane: LaneState): Waiter | undefined {
+  for (const priority of PRIORITY_ORDER) if (lane.queues[priority].length > 0) return lane.queues[priority].shift();
+  return undefined;
 }
 
 function closedError(): StacksyncError {
