@@ -3,7 +3,7 @@
 // (Node 20 compiles each ES module on its own; TypeBox alone is 370 of them). dist/cli.js, the
 // package's bin, becomes a one-line entry into the bundle. The unbundled modules stay in dist/
 // for the scripts that import them (bench, fixtures, schemas).
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
@@ -19,3 +19,5 @@ const bundle = await rolldown({
 await bundle.write({ dir: dist('bundle'), format: 'esm', sourcemap: true, entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
 await bundle.close();
 writeFileSync(dist('cli.js'), "#!/usr/bin/env node\n// The CLI, bundled by scripts/bundle.mjs (src/cli.ts is its source).\nimport './bundle/cli.js';\n");
+// tsc's map of the entry it wrote no longer describes it (the bundle has maps of its own).
+rmSync(dist('cli.js.map'), { force: true });
