@@ -1,16 +1,17 @@
 /**
  * One writer per state file, across processes: a daemon and a one-off `apply` on the same volume
  * must never write over each other's records. The lock is a file beside the state file
- * (`state.json.lock`), created with O_EXCL and holding who holds it (pid, host, command, since),
- * so a waiter can name the holder and tell when it died: a holder on this host whose process is
- * gone left the lock behind (SIGKILL, OOM, a power cut) and it is taken over, with a warning.
+ * (`state.json.lock`) that appears, atomically and only if there is none, already naming its
+ * holder (pid, host, command, since), so a waiter can name the holder and tell when it died: a
+ * holder on this host whose process is gone left the lock behind (SIGKILL, OOM, a power cut) and
+ * it is taken over, with a warning.
  * A holder on another host cannot be checked from here, so its lock is never broken.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { StacksyncError } from '../errors.js';
-import { errnoCode, nodeFs, removeDurablySync, type StateFs } from '../support/fs.js';
+import { errnoCode, nodeFs, removeDurablySync, removeQuietly, writeDurably, type StateFs } from '../support/fs.js';
 import { STATE_DIR_MODE, STATE_FILE_MODE } from './store.js';
 
 /** How long a second writer waits for the lock by default (`--lock-timeout`). */
@@ -109,24 +110,43 @@ export async function acquireStateLock(statePath: string, options: StateLockOpti
   }
 }
 
-/** The lock file, created only if there is none; false when someone else has it. */
+/** Errors of `link` on a file system without hard links; there the lock file is created in place. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/**
+ * The lock file, created only if there is none; false when someone else has it. It appears with
+ * its holder already written: the holder goes to a private temp file first, which is then linked
+ * to the lock's name (a link, like O_EXCL, fails if the name exists). Created empty and filled
+ * after, a process killed in between would leave a lock nobody can read or break.
+ */
 async function tryCreate(fs: StateFs, path: string, me: LockHolder): Promise<boolean> {
-  let handle;
+  const temp = join(dirname(path), `.${basename(path)}.${me.pid}.${me.token}.tmp`);
   try {
-    handle = await fs.open(path, 'wx', STATE_FILE_MODE);
+    await writeDurably(fs, temp, `${JSON.stringify(me)}\n`, 'wx', STATE_FILE_MODE);
+    await fs.link(temp, path);
+    return true;
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'EEXIST') return false;
+    if (NO_HARD_LINKS.has(code ?? '')) return createInPlace(fs, path, me);
+    throw new StacksyncError('E_STATE_WRITE', `state lock ${path} could not be created (${code ?? String(error)})`, { subject: path, cause: error });
+  } finally {
+    await removeQuietly(fs, temp);
+  }
+}
+
+/** `tryCreate` where hard links are not supported: O_EXCL, then the holder. */
+async function createInPlace(fs: StateFs, path: string, me: LockHolder): Promise<boolean> {
+  try {
+    await writeDurably(fs, path, `${JSON.stringify(me)}\n`, 'wx', STATE_FILE_MODE);
+    return true;
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') return false;
     throw new StacksyncError('E_STATE_WRITE', `state lock ${path} could not be created (${errnoCode(error) ?? String(error)})`, { subject: path, cause: error });
   }
-  try {
-    await handle.writeFile(`${JSON.stringify(me)}\n`);
-  } finally {
-    await handle.close();
-  }
-  return true;
 }
 
-/** Who holds the lock; `gone` when it was released meanwhile; `unreadable` while it is being written, or when it is not ours. */
+/** Who holds the lock; `gone` when it was released meanwhile; `unreadable` when it is not ours (or, without hard links, while it is being written). */
 async function readHolder(fs: StateFs, path: string): Promise<LockHolder | 'gone' | 'unreadable'> {
   let text: string;
   try {

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeFs, type StateFs } from '../../src/support/fs.js';
 import { acquireStateLock, lockPathFor, type LockHolder, type StateLockOptions } from '../../src/state/lock.js';
 
 let dir: string;
@@ -138,5 +139,28 @@ describe('state lock', () => {
     await writeFile(lockPath, JSON.stringify({ ...lock.holder, pid: 102, token: 'someone-else' }));
     await lock.release();
     expect((await holderOnDisk()).token).toBe('someone-else');
+  });
+  it('never shows a lock file without its holder: a process stopped while taking it blocks no one', async () => {
+    // The first taker freezes (as if killed) while writing who it is; its pid is then gone.
+    const frozenFs: StateFs = {
+      ...nodeFs,
+      open: async (file, flags, mode) => {
+        const handle = await nodeFs.open(file, flags, mode);
+        return { ...handle, writeFile: () => new Promise<void>(() => undefined), sync: () => handle.sync(), datasync: () => handle.datasync(), close: () => handle.close() };
+      },
+    };
+    void acquireStateLock(statePath, options({ pid: 999, fs: frozenFs }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const lock = await acquireStateLock(statePath, options({ timeoutMs: 0 }));
+    expect((await holderOnDisk()).token).toBe(lock.holder.token);
+  });
+
+  it('still works where the file system has no hard links', async () => {
+    const noLinks: StateFs = { ...nodeFs, link: async () => Promise.reject(Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' })) };
+    const lock = await acquireStateLock(statePath, options({ fs: noLinks }));
+    expect(await holderOnDisk()).toMatchObject({ pid: 101, token: lock.holder.token });
+    await expect(acquireStateLock(statePath, options({ pid: 102, fs: noLinks, timeoutMs: 0 }))).rejects.toMatchObject({ code: 'E_STATE_LOCKED' });
+    await lock.release();
+    expect(await readdir(join(dir, 'state'))).toEqual([]);
   });
 });
