@@ -22,6 +22,7 @@ import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } f
 import { resyncSlots } from './spread.js';
 import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusTracker } from './status.js';
 import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
+import { trackAffectedTargets } from './affected.js';
 import { watchManifests, type ManifestWatcher } from './watch.js';
 
 export interface DaemonOptions {
@@ -180,13 +181,23 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
     http = await startHttpServer({ ...options.listen, registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control });
   }
+  // A saved file syncs the targets whose documents it holds (affected.ts).
+  const affected = trackAffectedTargets({ config, parser: manifests.parser, cache: manifests.cache });
   if (options.watch !== false) {
     watcher = await watchManifests(context.manifestsDir, {
       ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
       logger,
       onChange: (reason) => {
-        logger.info({ kind: reason.kind, paths: reason.paths.slice(0, 10) }, 'manifests changed');
-        scheduler.trigger('files');
+        void affected.of(reason).then(
+          (concerned) => {
+            logger.info({ kind: reason.kind, paths: reason.paths.slice(0, 10), targets: concerned ?? targets }, 'manifests changed');
+            scheduler.trigger('files', concerned);
+          },
+          (error: unknown) => {
+            logger.warn({ err: error }, 'could not tell which targets a change concerns; syncing all of them');
+            scheduler.trigger('files');
+          },
+        );
       },
     });
   }

@@ -37,6 +37,9 @@ export interface ParseCacheStats {
 /** Files modified this recently are read again whatever their metadata says. */
 export const SETTLE_MS = 2_000;
 
+/** The identity of a file whose metadata vouches for nothing: it matches no file's. */
+const UNVOUCHED = '';
+
 function identityOf(stats: Stats): string {
   return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
@@ -61,7 +64,7 @@ interface Used {
 
 export class ParseCache {
   readonly #entries = new Map<string, Promise<ParsedText>>();
-  /** By real path: the file's metadata when it was read, and its content key. */
+  /** By real path: the file's metadata when it was read (if settled by then), and its content key. */
   readonly #files = new Map<string, { identity: string; key: string }>();
   /** What each load in progress used. */
   readonly #sessions = new Set<Used>();
@@ -98,6 +101,12 @@ export class ParseCache {
     return snapshot;
   }
 
+  /** The parse of what the file at this real path held when a load last read it, if it is still held. */
+  lastParseOf(real: string): Promise<ParsedText> | undefined {
+    const file = this.#files.get(real);
+    return file === undefined ? undefined : this.#entries.get(file.key);
+  }
+
   begin(): CacheSession {
     const used: Used = { keys: new Set(), files: new Set() };
     this.#sessions.add(used);
@@ -112,8 +121,9 @@ export class ParseCache {
       },
       remember: (real, stats, key) => {
         used.files.add(real);
-        if (this.#now() - stats.mtimeMs < SETTLE_MS || this.#now() - stats.ctimeMs < SETTLE_MS) this.#files.delete(real);
-        else this.#files.set(real, { identity: identityOf(stats), key });
+        // A file modified too recently to be vouched for by its metadata keeps only its content key.
+        const settled = this.#now() - stats.mtimeMs >= SETTLE_MS && this.#now() - stats.ctimeMs >= SETTLE_MS;
+        this.#files.set(real, { identity: settled ? identityOf(stats) : UNVOUCHED, key });
       },
       get: (key) => {
         const entry = this.#entries.get(key);

@@ -158,6 +158,27 @@ describe('stacksync run (daemon)', () => {
     expect(after - before).toBe(1);
   });
 
+  it('syncs only the targets whose documents a saved file holds, before or after the edit', async () => {
+    const workspace = await workspaceWith({ 'manifests/mine.yaml': dashboard('mine', 'Mine', 4), 'manifests/theirs.yaml': dashboard('theirs', 'Theirs', 4, 'local') });
+    const run = await running(workspace);
+    await eventually(async () => run.daemon.ready(), (ready) => ready);
+    await run.daemon.scheduler.idle();
+    const syncs = async () => ({
+      local: await metricValue(run, 'stacksync_reconcile_total', { target: 'local', result: 'success' }),
+      selfHosted: await metricValue(run, 'stacksync_reconcile_total', { target: 'local-selfhosted', result: 'success' }),
+    });
+    const before = await syncs();
+    await workspace.write('manifests/mine.yaml', dashboard('mine', 'Mine', 8));
+    await eventually(() => selfHostedDashboards(emulator), (list) => list.find((d) => d.name === 'Mine')?.tiles[0]?.w === 8);
+    await run.daemon.scheduler.idle();
+    const edited = await syncs();
+    expect(edited).toEqual({ local: before.local, selfHosted: before.selfHosted + 1 });
+
+    // Moved to the other target: both sync, the one it left and the one it joined.
+    await workspace.write('manifests/mine.yaml', dashboard('mine', 'Mine', 8, 'local'));
+    await eventually(syncs, (now) => now.local > edited.local && now.selfHosted > edited.selfHosted);
+  });
+
   it('heals an out-of-band change at resync', async () => {
     const workspace = await workspaceWith({ 'manifests/heal.yaml': dashboard('heal', 'Heal me', 5) });
     const run = await running(workspace);
