@@ -52,8 +52,8 @@ export async function watchLatency({ size, edits }, log) {
     await waitUntil(async () => (await daemon.get('/readyz')).status === 200, 300_000);
     const latencies = [];
     for (let edit = 0; edit < edits; edit++) {
-      // A different dashboard each time, of either target.
-      const index = (edit * 2) % counts.dashboards;
+      // A different dashboard each time, of each target in turn (odd indexes are the self-hosted target's).
+      const index = edit % counts.dashboards;
       const written = nextWrite(listeners, (entry) => entry.method === 'PUT' && entry.route.includes('/dashboards/{'));
       await rewriteDashboards({ dir, counts, tag: `edit-${edit}`, only: index });
       const saved = performance.now();
