@@ -16,6 +16,8 @@ const bundle = await rolldown({
   logLevel: 'warn',
 });
 // dist/bundle/ is as deep as dist/cli/, so the paths to package.json and schemas/ still hold.
+// Emptied first: chunks are named by hash, and an earlier build's would stay beside this one's.
+rmSync(dist('bundle'), { recursive: true, force: true });
 await bundle.write({ dir: dist('bundle'), format: 'esm', sourcemap: true, entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
 await bundle.close();
 writeFileSync(dist('cli.js'), "#!/usr/bin/env node\n// The CLI, bundled by scripts/bundle.mjs (src/cli.ts is its source).\nimport './bundle/cli.js';\n");
