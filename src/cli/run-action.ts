@@ -1,13 +1,10 @@
 /** What `stacksync run` does; kept apart from its definition so other commands start without the daemon. */
-import { relative } from 'node:path';
 import { processEnv } from '../config/paths.js';
 import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
-import { EMBEDDED_TOKEN, startEmbedded, type Embedded } from '../daemon/embedded.js';
 import { DEFAULT_LISTEN, parseListen } from '../daemon/http.js';
 import { createLogger } from '../support/logger.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { installShutdown } from '../daemon/shutdown.js';
-import { DEFAULT_SEED_IDS } from '../emulator/index.js';
 import { lockTimeoutOf, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
 import { StacksyncError } from '../errors.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from './exit.js';
@@ -32,7 +29,8 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
   const embedded = flags.embedded === true || noConfigGiven(flags, env);
   const logger = createLogger({ level: (flags.logLevel ?? 'info') as 'info' });
   const metrics = createMetrics();
-  const demo = embedded ? await startEmbedded({ profile: flags.profile ?? 'seed' }) : undefined;
+  // The emulator is loaded only when it runs: a daemon against real services never pays for it.
+  const demo = embedded ? await (await import('../daemon/embedded.js')).startEmbedded({ profile: flags.profile ?? 'seed' }) : undefined;
   const session = await openSession(flags, {
     writeKey: flags.dryRun !== true,
     // Each sync takes the state lock, so a one-off apply can run between two syncs.
@@ -55,7 +53,7 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
     closeClients: () => session.clients.close(),
     stateGuard: session.guard,
   };
-  if (demo) process.stdout.write(embeddedBanner(demo, session.context.manifestsDir));
+  if (demo) process.stdout.write(demo.banner(session.context.manifestsDir));
 
   if (flags.once) {
     const once = await syncOnce(options);
@@ -76,7 +74,7 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
       await closeAll();
     },
   });
-  if (demo) void whenReady(daemon.ready).then(() => process.stdout.write(embeddedTips(daemon.url ?? '', demo.emulator.url, session.context.manifestsDir)));
+  if (demo) void whenReady(daemon.ready).then(() => process.stdout.write(demo.tips(daemon.url ?? '', session.context.manifestsDir)));
 }
 
 function whenReady(ready: () => boolean): Promise<void> {
@@ -90,29 +88,3 @@ function whenReady(ready: () => boolean): Promise<void> {
   });
 }
 
-function embeddedBanner(demo: Embedded, manifestsDir: string): string {
-  const url = demo.emulator.url;
-  return [
-    '',
-    `stacksync: no config file found, so running against the built-in emulator at ${url}`,
-    `  managed target "local":              org ${DEFAULT_SEED_IDS.organizationId}, key ${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`,
-    `  self-hosted target "local-selfhosted": bearer token ${EMBEDDED_TOKEN}`,
-    `  reconciling ${manifestsDir}/ into it; state in ${relative(process.cwd(), demo.dir) || '.'}/`,
-    '',
-  ].join('\n');
-}
-
-function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string): string {
-  return [
-    '',
-    'First sync done. Things to try (this keeps running; Ctrl-C stops it cleanly):',
-    `  - edit a file in ${manifestsDir}/ (say, a tile's "w" in a dashboard) and watch it applied within a second`,
-    `  - delete an alert manifest: embedded mode prunes, so the alert is deleted`,
-    `  - change something behind stacksync's back and see it healed at the next resync (30s):`,
-    `      curl -s -H 'Authorization: Bearer ${EMBEDDED_TOKEN}' ${emulatorUrl}/api/v2/dashboards`,
-    `  - ${httpUrl}/status   per-resource state      ${httpUrl}/metrics   Prometheus metrics`,
-    `  - curl -XPOST ${httpUrl}/-/reload               sync now`,
-    '  - npx stacksync plan -c examples/stacksync.yaml  against a separately started `stacksync emulator`',
-    '',
-  ].join('\n');
-}

@@ -5,7 +5,7 @@
  * Emulator data and stacksync state persist side by side, so a restart picks up where it left.
  */
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { parseConfigText } from '../config/load.js';
 import type { Config } from '../model/config.js';
@@ -21,6 +21,10 @@ export interface Embedded {
   config: Config;
   /** Where the emulator's data and the state live. */
   dir: string;
+  /** What `run` prints when it starts in embedded mode. */
+  banner(manifestsDir: string): string;
+  /** What `run` prints once the first sync is done. */
+  tips(httpUrl: string, manifestsDir: string): string;
 }
 
 export interface EmbeddedOptions {
@@ -46,7 +50,39 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     await emulator.close();
     throw new StacksyncError('E_INTERNAL', `embedded config is invalid: ${outcome.problems.map((p) => p.message).join('; ')}`);
   }
-  return { emulator, config: outcome.config, dir };
+  return {
+    emulator,
+    config: outcome.config,
+    dir,
+    banner: (manifestsDir) => embeddedBanner(emulator.url, dir, manifestsDir),
+    tips: (httpUrl, manifestsDir) => embeddedTips(httpUrl, emulator.url, manifestsDir),
+  };
+}
+
+function embeddedBanner(url: string, dir: string, manifestsDir: string): string {
+  return [
+    '',
+    `stacksync: no config file found, so running against the built-in emulator at ${url}`,
+    `  managed target "local":              org ${DEFAULT_SEED_IDS.organizationId}, key ${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`,
+    `  self-hosted target "local-selfhosted": bearer token ${EMBEDDED_TOKEN}`,
+    `  reconciling ${manifestsDir}/ into it; state in ${relative(process.cwd(), dir) || '.'}/`,
+    '',
+  ].join('\n');
+}
+
+function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string): string {
+  return [
+    '',
+    'First sync done. Things to try (this keeps running; Ctrl-C stops it cleanly):',
+    `  - edit a file in ${manifestsDir}/ (say, a tile's "w" in a dashboard) and watch it applied within a second`,
+    `  - delete an alert manifest: embedded mode prunes, so the alert is deleted`,
+    `  - change something behind stacksync's back and see it healed at the next resync (30s):`,
+    `      curl -s -H 'Authorization: Bearer ${EMBEDDED_TOKEN}' ${emulatorUrl}/api/v2/dashboards`,
+    `  - ${httpUrl}/status   per-resource state      ${httpUrl}/metrics   Prometheus metrics`,
+    `  - curl -XPOST ${httpUrl}/-/reload               sync now`,
+    '  - npx stacksync plan -c examples/stacksync.yaml  against a separately started `stacksync emulator`',
+    '',
+  ].join('\n');
 }
 
 /** The config embedded mode runs with; also what the README shows as a starting point. */

@@ -1,0 +1,44 @@
+/**
+ * The README's first command: `npm start` is `stacksync run` in a clone with no config file, which
+ * runs against the built-in emulator. Run here on a copy of the repository's example manifests:
+ * the first sync applies every one of them (nothing held back), and SIGTERM stops it cleanly.
+ */
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/workspace.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('stacksync run with no config file (npm start)', () => {
+  it('applies the example manifests to the built-in emulator, says what to try, and stops on SIGTERM', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'stacksync-embedded-'));
+    await cp(join(REPO, 'manifests'), join(dir, 'manifests'), { recursive: true });
+    await cp(join(REPO, 'examples', 'secrets'), join(dir, 'examples', 'secrets'), { recursive: true });
+    const child = spawn(process.execPath, [CLI, 'run', '--listen', '127.0.0.1:0'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 60_000;
+    while (!stdout.includes('First sync done') && Date.now() < deadline && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGTERM');
+    const code = await exited;
+    const output = `--- stdout\n${stdout}\n--- stderr\n${stderr}`;
+    expect(stdout, output).toContain('no config file found, so running against the built-in emulator');
+    expect(stdout, output).toContain('First sync done');
+    expect(stdout, output).toMatch(/local: initial sync applied \d+ changes from Git:/);
+    expect(stdout, output).toMatch(/local-selfhosted: initial sync applied \d+ changes from Git:/);
+    expect(stdout, output).not.toMatch(/not applied|failed|Errors:/);
+    expect(code, output).toBe(0);
+  });
+});
