@@ -59,7 +59,7 @@ export function describeSync(account: SyncAccount): string {
   const headline = !pending
     ? nothingToApply(plan)
     : results
-      ? describeApplied(counts)
+      ? describeApplied(plan.changes, results)
       : account.notApplied
         ? `found ${pending} (${NOT_APPLIED[account.notApplied]})`
         : `could not apply ${pending}`;
@@ -77,8 +77,23 @@ function nothingToApply(plan: Plan): string {
   return `found nothing to apply${orphans}${suspended}${errors}`;
 }
 
-/** `applied 2 changes from Git and healed 1 drift (…)`. */
-export function describeApplied(counts: PendingCounts): string {
+/**
+ * What became of the writes a sync tried: `applied 2 changes from Git and healed 1 drift (…)`,
+ * then how many failed and how many were not applied (held back, or never reached).
+ */
+export function describeApplied(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult>): string {
+  const writes = changes.filter((change) => isWrite(change.action));
+  const resultOf = (change: Change): ChangeResult['result'] | undefined => results.get(changeRef(change))?.result;
+  const done = writes.filter((change) => resultOf(change) === 'ok');
+  const failed = writes.filter((change) => resultOf(change) === 'failed').length;
+  const notApplied = writes.length - done.length - failed;
+  const parts = [describeDone(pendingCounts(done)) || 'applied nothing'];
+  if (failed > 0) parts.push(`${failed} failed`);
+  if (notApplied > 0) parts.push(`${notApplied} not applied`);
+  return parts.join('; ');
+}
+
+function describeDone(counts: PendingCounts): string {
   const parts: string[] = [];
   if (counts.toApply > 0) parts.push(`applied ${counts.toApply} ${counts.toApply === 1 ? 'change' : 'changes'} from Git`);
   if (counts.drift > 0) parts.push(`healed ${counts.drift} drift (${counts.drift === 1 ? 'a live edit' : 'live edits'} made outside stacksync)`);

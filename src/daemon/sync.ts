@@ -82,7 +82,7 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   const waitedSeconds = ((await rateLimitWaitSeconds(metrics))[target.name] ?? 0) - waitedBefore;
   const pending = pendingCounts(run.plan.changes);
   const fields = { trigger: options.trigger, ok: result.report.ok, seconds, rateLimitWaitSeconds: Math.round(waitedSeconds * 1000) / 1000, summary: run.plan.summary, ...pending, revision: options.revision };
-  logger.info(fields, syncMessage(pending, outcome !== undefined));
+  logger.info(fields, syncMessage(run.plan.changes, pending, result.results));
   return result;
 }
 
@@ -170,10 +170,10 @@ function problemsOf(run: RunPlan, target: string): LoadProblem[] {
   return run.load.problems.filter((problem) => problem.target === target || problem.target === '*' || problem.target === undefined);
 }
 
-/** `sync finished: found 3 changes to apply and 1 drift (…)`, or what it applied of them. */
-function syncMessage(pending: PendingCounts, applied: boolean): string {
+/** `sync finished: found 3 changes to apply and 1 drift (…)`, or what became of them when it applied them. */
+function syncMessage(changes: readonly Change[], pending: PendingCounts, results: ReadonlyMap<string, ChangeResult> | undefined): string {
   if (pending.toApply + pending.drift === 0) return 'sync finished';
-  return `sync finished: ${applied ? describeApplied(pending) : `found ${describePending(pending)}`}`;
+  return `sync finished: ${results ? describeApplied(changes, results) : `found ${describePending(pending)}`}`;
 }
 
 function hasWrites(changes: readonly Change[]): boolean {

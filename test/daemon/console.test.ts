@@ -30,6 +30,14 @@ describe('describeSync', () => {
     expect(line([drifted], { results, trigger: 'resync' })).toBe('[10:00:00] prod: resync sync healed 1 drift (a live edit made outside stacksync):');
   });
 
+  it('counts only what was applied as applied: failures and writes held back are told apart', () => {
+    const created = change({ name: 'new', action: 'create' });
+    const failed = new Map([['prod/Dashboard/edited', { result: 'ok' as const }], ['prod/Dashboard/new', { result: 'failed' as const, code: 'E_API_VALIDATION' as const, error: '400' }]]);
+    expect(line([fromGit, created], { results: failed })).toBe('[10:00:00] prod: initial sync applied 1 change from Git; 1 failed:');
+    const heldBack = new Map([['prod/Dashboard/edited', { result: 'skipped' as const, code: 'E_MANIFEST_BLOCKED' as const, error: 'manifests have errors' }]]);
+    expect(line([fromGit, created], { results: heldBack })).toBe('[10:00:00] prod: initial sync applied nothing; 2 not applied:');
+  });
+
   it('in sync is one line; orphans alone are nothing to apply', () => {
     expect(describeSync({ target: 'prod', trigger: 'resync', plan: buildPlan([change({ name: 'same', action: 'unchanged' })], []), time: '10:00:00' })).toBe('[10:00:00] prod: in sync (1 resources, resync)\n');
     expect(line([change({ name: 'old', action: 'orphan', file: undefined })], { notApplied: 'dry-run' })).toBe('[10:00:00] prod: initial sync found nothing to apply; 1 orphaned (apply --prune deletes it):');
