@@ -78,7 +78,14 @@ describe('state guard (the daemon holding the lock per sync)', () => {
   it('makes another writer wait for the holding in flight', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const sync = guard.hold(() => held);
+    let holding!: () => void;
+    const inside = new Promise<void>((resolve) => (holding = resolve));
+    const sync = guard.hold(() => {
+      holding();
+      return held;
+    });
+    // The body runs once the lock is taken.
+    await inside;
     await expect(acquireStateLock(path, { command: 'apply', timeoutMs: 0 })).rejects.toMatchObject({ code: 'E_STATE_LOCKED', message: expect.stringContaining('`stacksync run`') });
     release();
     await sync;
