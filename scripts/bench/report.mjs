@@ -414,23 +414,26 @@ phase is ${ratio(floor.tmpfsPhaseMs / floor.floorMs)} × the floor and the whole
 runs on 2026-11-23 gave 1.08 × and 1.98 × on tmpfs, 1.60 × and 2.67 × on disk, then the figures above). The rest above the
 floor is CPU per write (the request body, the executor's bookkeeping, the journal line, the progress
 line) on a 2-core machine whose other core runs the emulator serving the same writes: the bare loop
-does less per request, so sharing the machine slows it less. What is left of both goals is therefore
-the fsyncs and that CPU; the next steps are to let a result's fsync wait for the next intent's
-instead of holding its request slot (crash safety would then rest on the intents alone, as it already
-does for a crash between a create and its result), and to profile the per-write path. On this shared
+does less per request, so sharing the machine slows it less. Taking a create's result fsync out of
+its request slot (the change still counts as done only once it is durable) was tried on
+2026-11-23: over seven alternating pairs of runs of the same 2,000 creates, the apply phase was the
+same with and without it (1.3 to 1.9 s either way), so it was not kept: the slot's wait is not what
+limits it. What is left is CPU per write, spread thin (no function of stacksync's own above 3 % of
+the apply phase in a profile), and the fixed costs before it. On this shared
 2-core machine the apply phase varies by a factor of 1.5 from run to run; the figures are the median of ${floor.repeats}.`,
   watch: `**What limits it.** The debounce (a quiet period of 200 ms, so a checkout of many files is one
 sync), then one sync of the level-based design: every file is looked at again (one consistent
 snapshot), but only the changed one is parsed (the rest are known by content); one list call per
 collection reads the whole live state; the whole desired set is diffed against it; the one write
-goes out. A CPU profile of the daemon through five such edits at 10,000 resources shows it idle for
-most of each sync: what a sync waits for is the live read, which the emulator, on the same two cores,
-serves in 150 to 600 ms a list at this size, and every file event syncs both targets, so the other
-target's full read competes for the emulator too (its sync finds nothing to do). stacksync's own
-work per sync (the checks and the model of 10,000 documents, parsing and normalising the lists, the
-diff) is about 0.2 s. So the p99 sits around the second: two full runs on 2026-11-23 gave 987 ms, then
-1,232 ms. The next step is to sync only the targets a changed file's documents
-belong to, before and after the change (the periodic resync still reads every target).`,
+goes out. Only the targets the saved file's documents belong to (before the edit and after it)
+sync; every target syncs when that cannot be told (a new file, a parse error, a git-sync swap).
+Before that, every file event synced both targets, and the untouched target's full read and diff
+competed with the edited one for the two cores: two full runs on 2026-11-23 gave a p99 of 987 ms,
+then 1,232 ms; syncing only the edited target took it to 763 ms in a run of the watch section alone.
+The edits alternate between the two targets. A CPU profile of the daemon shows it idle for most of
+each sync: what a sync waits for is the live read, which the emulator, on the same two cores, serves
+in 150 to 600 ms a list at this size. stacksync's own work per sync (the checks and the model of
+10,000 documents, parsing and normalising the lists, the diff) is about 0.2 s.`,
 };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
