@@ -14,9 +14,9 @@
  *   so resyncs come one after another, I/T apart, instead of all at once. I/T is at least the
  *   time one resync's reads take of the budget (twice that, with the share of one half).
  *
- * Grouping here goes by what the config says (same origin, same secret references); the pacer
- * groups by what the references resolve to. Targets whose references differ but hold the same
- * key still share one budget (never a 429), only their resyncs are not spread against each other.
+ * Targets are grouped as the pacer groups them: by origin and by what their credentials resolve
+ * to (a fingerprint the caller gives), so two references that hold the same key are one group.
+ * Without a fingerprint (a secret that cannot be read yet), by the references themselves.
  */
 import type { Target } from '../model/config.js';
 import type { Variant } from '../model/kinds.js';
@@ -33,20 +33,26 @@ export const READS_PER_RESYNC: Readonly<Record<Variant, number>> = { managed: 3,
 /** Share of a shared budget that periodic resyncs may take over one interval. */
 export const RESYNC_BUDGET_SHARE = 0.5;
 
-/** Targets that share a rate budget, by origin and secret references; each group in config order. */
-export function budgetGroups(targets: readonly Target[]): Target[][] {
+/**
+ * A fingerprint of what a target's credentials resolve to (never the credentials themselves), or
+ * undefined when they cannot be resolved.
+ */
+export type CredentialFingerprint = (target: Target) => string | undefined;
+
+/** Targets that share a rate budget, by origin and credentials; each group in config order. */
+export function budgetGroups(targets: readonly Target[], fingerprint?: CredentialFingerprint): Target[][] {
   const groups = new Map<string, Target[]>();
   for (const target of targets) {
-    const key = groupKey(target);
+    const key = groupKey(target, fingerprint);
     groups.set(key, [...(groups.get(key) ?? []), target]);
   }
   return [...groups.values()];
 }
 
 /** A slot per target that shares its budget with others; targets alone on theirs get none. */
-export function resyncSlots(targets: readonly Target[], intervalMs: number): Map<string, ResyncSlot> {
+export function resyncSlots(targets: readonly Target[], intervalMs: number, fingerprint?: CredentialFingerprint): Map<string, ResyncSlot> {
   const slots = new Map<string, ResyncSlot>();
-  for (const group of budgetGroups(targets)) {
+  for (const group of budgetGroups(targets, fingerprint)) {
     if (group.length < 2) continue;
     const cycleMs = groupIntervalMs(group, intervalMs);
     group.forEach((target, index) => slots.set(target.name, { intervalMs: cycleMs, offsetMs: Math.round((index * cycleMs) / group.length) }));
@@ -73,12 +79,13 @@ export function delayToSlot(slot: ResyncSlot, epochMs: number, nowMs: number): n
   return epochMs + slot.offsetMs + cycles * slot.intervalMs - nowMs;
 }
 
-function groupKey(target: Target): string {
+function groupKey(target: Target, fingerprint: CredentialFingerprint | undefined): string {
   let origin: string;
   try {
     origin = new URL(target.baseUrl).origin;
   } catch {
     return `target ${target.name}`;
   }
-  return JSON.stringify([origin, target.variant, target.auth]);
+  const credential = fingerprint?.(target);
+  return JSON.stringify([origin, target.variant, credential === undefined ? { references: target.auth } : { resolved: credential }]);
 }

@@ -29,6 +29,16 @@ describe('budgetGroups', () => {
     ];
     expect(names(budgetGroups(targets))).toEqual([['a', 'b', 'c'], ['obs'], ['other-key'], ['other-host']]);
   });
+
+  it('groups by what the credentials resolve to when it is known: two references to one key are one budget', () => {
+    const targets = [managed('a'), managed('same-key', { auth: { keyId: { fromFile: '/run/id' }, keySecret: { fromFile: '/run/secret' } } }), managed('unreadable', { auth: { keyId: { fromEnv: 'UNSET' }, keySecret: { fromEnv: 'UNSET' } } })];
+    const resolved: Record<string, string> = { a: 'fingerprint-1', 'same-key': 'fingerprint-1' };
+    expect(names(budgetGroups(targets, (target) => resolved[target.name]))).toEqual([['a', 'same-key'], ['unreadable']]);
+    expect(names(budgetGroups(targets))).toEqual([['a'], ['same-key'], ['unreadable']]);
+    // A key both hold, but on another host, is another budget.
+    const elsewhere = [managed('a'), managed('eu', { baseUrl: 'https://eu.api.example.com' })];
+    expect(names(budgetGroups(elsewhere, () => 'fingerprint-1'))).toEqual([['a'], ['eu']]);
+  });
 });
 
 describe('resyncSlots', () => {
