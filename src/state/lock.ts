@@ -123,13 +123,16 @@ async function tryCreate(fs: StateFs, path: string, me: LockHolder): Promise<boo
   const temp = join(dirname(path), `.${basename(path)}.${me.pid}.${me.token}.tmp`);
   try {
     await writeDurably(fs, temp, `${JSON.stringify(me)}\n`, 'wx', STATE_FILE_MODE);
-    await fs.link(temp, path);
-    return true;
+    try {
+      await fs.link(temp, path);
+      return true;
+    } catch (error) {
+      if (errnoCode(error) === 'EEXIST') return false;
+      if (NO_HARD_LINKS.has(errnoCode(error) ?? '')) return await createInPlace(fs, path, me);
+      throw error;
+    }
   } catch (error) {
-    const code = errnoCode(error);
-    if (code === 'EEXIST') return false;
-    if (NO_HARD_LINKS.has(code ?? '')) return createInPlace(fs, path, me);
-    throw new StacksyncError('E_STATE_WRITE', `state lock ${path} could not be created (${code ?? String(error)})`, { subject: path, cause: error });
+    throw lockWriteError(path, error);
   } finally {
     await removeQuietly(fs, temp);
   }
@@ -142,8 +145,13 @@ async function createInPlace(fs: StateFs, path: string, me: LockHolder): Promise
     return true;
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') return false;
-    throw new StacksyncError('E_STATE_WRITE', `state lock ${path} could not be created (${errnoCode(error) ?? String(error)})`, { subject: path, cause: error });
+    throw error;
   }
+}
+
+function lockWriteError(path: string, error: unknown): StacksyncError {
+  if (error instanceof StacksyncError) return error;
+  return new StacksyncError('E_STATE_WRITE', `state lock ${path} could not be created (${errnoCode(error) ?? String(error)})`, { subject: path, cause: error });
 }
 
 /** Who holds the lock; `gone` when it was released meanwhile; `unreadable` when it is not ours (or, without hard links, while it is being written). */
