@@ -7,13 +7,14 @@
  * from one target to another concerns both). Whatever cannot be told exactly concerns every
  * target, as every change did before: a swap of the checkout, a directory, a file whose earlier
  * content is not known (a new file, or one the last load could not read), a file with a problem
- * (which blocks every target's writes), a document with no configured target. A sync, once started, still diffs the target's whole desired set
- * against one fresh live read: this only decides who syncs.
+ * (which blocks every target's writes), a document with no configured target. A sync, once
+ * started, still diffs the target's whole desired set against one fresh live read: this only
+ * decides who syncs.
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { Config } from '../model/config.js';
 import type { ParseCache } from '../manifests/cache.js';
-import { DEFAULT_MANIFEST_LIMITS } from '../manifests/load.js';
+import { DEFAULT_MANIFEST_LIMITS, parseLimitsOf } from '../manifests/load.js';
 import type { ParsedText } from '../manifests/parse.js';
 import type { ManifestParser } from '../manifests/parser.js';
 import { expandedTargets, identify } from '../manifests/resolve.js';
@@ -40,8 +41,8 @@ const MANIFEST_FILE = /\.ya?ml$/i;
 export function trackAffectedTargets(options: AffectedTargetsOptions): AffectedTargets {
   const { config, parser, cache } = options;
   const configured = new Set(config.targets.map((target) => target.name));
-  const limits = { maxDepth: DEFAULT_MANIFEST_LIMITS.maxDepth, maxAliasCount: DEFAULT_MANIFEST_LIMITS.maxAliasCount, maxNodes: DEFAULT_MANIFEST_LIMITS.maxNodes, maxDocuments: DEFAULT_MANIFEST_LIMITS.maxDocuments };
-  /** What each file changed since the checkout was last swapped held after its last change. */
+  const limits = parseLimitsOf(DEFAULT_MANIFEST_LIMITS);
+  /** For each file changed since the last swap of the checkout: what it held after its last change. */
   const known = new Map<string, Concern>();
 
   const concernOf = (parsed: ParsedText): Concern => {

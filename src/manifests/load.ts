@@ -44,6 +44,11 @@ export const DEFAULT_MANIFEST_LIMITS: ManifestLimits = {
  */
 export const WORKER_THRESHOLD_BYTES = 32 * 1024 * 1024;
 
+/** The limits that apply to parsing one file. */
+export function parseLimitsOf(limits: ManifestLimits): ParseLimits {
+  return { maxDepth: limits.maxDepth, maxAliasCount: limits.maxAliasCount, maxNodes: limits.maxNodes, maxDocuments: limits.maxDocuments };
+}
+
 export interface LoadManifestsOptions {
   /** The validated config; without one (offline validate with no config file) target checks are skipped. */
   config?: Config;
@@ -138,7 +143,7 @@ function chooseParsers(files: readonly SnapshotFile[], given: ManifestParser | u
 
 /** The parse of every file, in snapshot order: from the cache, or in batches shared out to the parsers. */
 async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits, parsers: readonly ManifestParser[], session: CacheSession | undefined): Promise<ParsedFile[]> {
-  const parseLimits: ParseLimits = { maxDepth: limits.maxDepth, maxAliasCount: limits.maxAliasCount, maxNodes: limits.maxNodes, maxDocuments: limits.maxDocuments };
+  const parseLimits = parseLimitsOf(limits);
   const results: Promise<ParsedText>[] = [];
   const misses: { bytes: Uint8Array; settle: Settle }[] = [];
   for (const file of files) {
