@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { formatLocation, isStacksyncError } from '../errors.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { packageVersion } from './version.js';
+import { compileForQuickExit } from './quick-exit.js';
 
 export { packageVersion } from './version.js';
 
@@ -12,6 +13,7 @@ export function buildProgram(setExitCode: (code: number) => void, commands: Comm
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   for (const factory of commands) program.addCommand(factory(setExitCode).exitOverride());
+  program.hook('preAction', (_program, action) => compileForQuickExit(action.name(), action.opts()));
   return program;
 }
 
