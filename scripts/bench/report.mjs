@@ -349,7 +349,7 @@ ${clientSection(sections.clientRead, profile)}
 const NOTES = {
   plan: `**What limits it.** Calls stay at the floor at every size, so the plan's cost is CPU in the CLI,
 all on one thread below 32 MiB of manifests. A CPU profile of the 10,000-resource plan with everything
-to create (2,316 files, 9 MiB; 3.1 s under the profiler, 2.3 to 3.4 s without it) splits it so:
+to create (2,316 files, 9 MiB; 3.1 s under the profiler, 2.3 to 3.4 s without it in four full runs) splits it so:
 start-up and module loading 0.3 s (the CLI is one bundle); reading the files 0.08 s; YAML 0.58 s
 (js-yaml for plain text, \`yaml\` for the rest: \`yaml\` alone took 4.3 s for these files, and every plan
 used it before); ajv, compiling the schemas and checking 10,000 documents, 0.21 s; garbage collection
@@ -361,8 +361,8 @@ step left to remove. What would reach it: the parse on a second core (a worker c
 and to send 10,000 values back, than it saves at 9 MiB; it is used from 32 MiB, as at 100,000),
 schema validators compiled at build time, and a desired model built with fewer copies. At 100,000
 the same stages scale linearly (memory about 4 × that of 10,000 for 10 × the resources), with the
-parse shared by a worker; the time is at the goal, not under it with a margin: three full runs on
-2026-11-23 gave 13.0 s, 16.1 s and 14.0 s on this shared machine. A profile at 100,000 puts the main thread's time in
+parse shared by a worker; the time is at the goal, not under it with a margin: four full runs on
+2026-11-23 gave 13.0 s, 16.1 s, 14.0 s and 15.9 s on this shared machine. A profile at 100,000 puts the main thread's time in
 its half of the YAML (about 3 s), garbage collection (1.7 s), the checks and the model of 100,000
 documents (about 1.5 s) and freezing the parsed values (0.7 s), while the worker waits for a third
 of the run: handing the worker more of the parse is the first step there.
@@ -410,8 +410,8 @@ line and waits for its fsync, shared by every write in flight: a create waits fo
 before the request, its result after), and a change counts as done only once its result is durable
 (a state write that fails fails that change). The executor runs four changes per request slot so
 those waits overlap the requests. The tmpfs rows show what fsync costs on this disk: there the apply
-phase is ${ratio(floor.tmpfsPhaseMs / floor.floorMs)} × the floor and the whole command ${ratio(floor.tmpfsMs / floor.floorMs)} ×, against ${ratio(floor.phaseRatio)} × and ${ratio(floor.ratio)} × on disk (two full
-runs on 2026-11-23 before this one gave 1.08 × and 1.98 ×, then 1.75 × and 3.02 × on tmpfs, and 1.60 × and 2.67 ×, then 1.95 × and 3.39 × on disk: from run to run the two vary more than they differ). The rest above the
+phase is ${ratio(floor.tmpfsPhaseMs / floor.floorMs)} × the floor and the whole command ${ratio(floor.tmpfsMs / floor.floorMs)} ×, against ${ratio(floor.phaseRatio)} × and ${ratio(floor.ratio)} × on disk (three full
+runs on 2026-11-23 before this one gave 1.08 × and 1.98 ×, 1.75 × and 3.02 ×, then 1.66 × and 2.90 × on tmpfs, and 1.60 × and 2.67 ×, 1.95 × and 3.39 ×, then 1.66 × and 2.73 × on disk: from run to run the two vary more than they differ). The rest above the
 floor is CPU per write (the request body, the executor's bookkeeping, the journal line, the progress
 line) on a 2-core machine whose other core runs the emulator serving the same writes: the bare loop
 does less per request, so sharing the machine slows it less. Taking a create's result fsync out of
@@ -430,7 +430,7 @@ sync; every target syncs when that cannot be told (a new file, a parse error, a 
 Before that, every file event synced both targets, and the untouched target's full read and diff
 competed with the edited one for the two cores: two full runs on 2026-11-23 gave a p99 of 987 ms,
 then 1,232 ms; syncing only the edited target took it to 763 ms in a run of the watch section alone,
-and to the figure above in the full run.
+to 812 ms in the full run before this one, and to the figure above.
 The edits alternate between the two targets. A CPU profile of the daemon shows it idle for most of
 each sync: what a sync waits for is the live read, which the emulator, on the same two cores, serves
 in 150 to 600 ms a list at this size. stacksync's own work per sync (the checks and the model of
