@@ -10,7 +10,7 @@
  * live alert as read (its `channels`, `note`, `thresholdMax`, members of newer servers) with the
  * manifest's members laid over it, since PUT replaces the whole configuration.
  */
-import type { AlertWrite, LiveAlert, LiveAlertChannel, LiveDashboard, UnreadableResource } from '../model/resources.js';
+import { withUnreadable, type AlertWrite, type LiveAlert, type LiveAlertChannel, type LiveDashboard, type UnreadableResource } from '../model/resources.js';
 import type { DesiredAlert } from '../model/desired.js';
 import { changeKey, KNOWN_AFTER_APPLY, type AlertRefs, type Change, type FieldDiff, type Operation } from '../model/plan.js';
 import type { ErrorCode } from '../errors.js';
@@ -61,8 +61,7 @@ interface ResolvedRef {
 }
 
 export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]): AlertOutcome[] {
-  const unreadable = (ctx.unreadable ?? []).filter((item) => item.kind === 'Alert');
-  const matches = matchAll<LiveAlert | UnreadableResource>('Alert', desired, [...ctx.liveAlerts, ...unreadable], ctx.state);
+  const matches = matchAll('Alert', desired, withUnreadable('Alert', ctx.liveAlerts, ctx.unreadable), ctx.state);
   return desired.map((alert) => planAlert(ctx, alert, matches.get(alert.key) ?? { how: 'none' }));
 }
 

@@ -6,7 +6,7 @@
  * live dashboard as read with those members laid over it. A tile the manifest gives only a name
  * and a position keeps its live `config` (or `series`) and every member stacksync does not model.
  */
-import type { DashboardWrite, LiveDashboard, LiveTile, TileWrite, UnreadableResource } from '../model/resources.js';
+import { withUnreadable, type DashboardWrite, type LiveDashboard, type LiveTile, type TileWrite, type UnreadableResource } from '../model/resources.js';
 import type { DesiredDashboard, DesiredTile } from '../model/desired.js';
 import { changeKey, type Change, type FieldDiff } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
@@ -42,8 +42,7 @@ export interface DashboardOutcome {
 }
 
 export function planDashboards(ctx: DashboardContext, desired: readonly DesiredDashboard[]): DashboardOutcome[] {
-  const unreadable = (ctx.unreadable ?? []).filter((item) => item.kind === 'Dashboard');
-  const matches = matchAll<LiveDashboard | UnreadableResource>('Dashboard', desired, [...ctx.live, ...unreadable], ctx.state);
+  const matches = matchAll('Dashboard', desired, withUnreadable('Dashboard', ctx.live, ctx.unreadable), ctx.state);
   return desired.map((dashboard) => planDashboard(ctx, dashboard, matches.get(dashboard.key) ?? { how: 'none' }));
 }
 

@@ -2,7 +2,7 @@
  * The differ's entry: one target's manifests against its live state and state file, as the
  * changes that would bring live in line. Pure: no I/O, no clock, no environment.
  */
-import type { LiveAlert, LiveState } from '../model/resources.js';
+import { withUnreadable, type LiveAlert, type LiveState } from '../model/resources.js';
 import type { Variant } from '../model/kinds.js';
 import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource } from '../model/desired.js';
 import { changeKey, type Change } from '../model/plan.js';
@@ -60,7 +60,7 @@ export function planTarget(input: PlanTargetInput): Change[] {
   const prune = options.prune && !options.blocked && options.suspended !== true;
   const keysOf = (list: readonly DesiredResource[]): Set<string> => new Set(list.map((r) => r.key));
   // Unreadable resources are live too: a prune deletes them by id, which needs no shape.
-  const named = { Dashboard: [...live.dashboards, ...unreadable.filter((item) => item.kind === 'Dashboard')], Alert: [...live.alerts, ...unreadable.filter((item) => item.kind === 'Alert')] };
+  const named = { Dashboard: withUnreadable('Dashboard', live.dashboards, unreadable), Alert: withUnreadable('Alert', live.alerts, unreadable) };
   const dashboardOrphans = planOrphans(target.name, 'Dashboard', keysOf(dashboardManifests), state, named.Dashboard, prune);
   const alertOrphans = planOrphans(target.name, 'Alert', keysOf(alertManifests), state, named.Alert, prune);
   const dashboardDeletes = dashboardOrphans.filter((change) => change.action === 'delete');

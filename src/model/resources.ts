@@ -206,6 +206,14 @@ export function isDegradedPipeState(state: string | undefined): boolean {
   return state !== undefined && DEGRADED_PIPE_STATES.includes(state);
 }
 
+/**
+ * The live resources of one kind a plan or the inventory must account for: those that were read,
+ * then those that could not be (still live, with an id; a prune deletes them by it).
+ */
+export function withUnreadable<T, U extends { kind: Kind }>(kind: Kind, read: readonly T[], unreadable: readonly U[] = []): (T | U)[] {
+  return [...read, ...unreadable.filter((item) => item.kind === kind)];
+}
+
 /** The key a UUID is compared by: its hex digits are case-insensitive (RFC 9562), so `7A0E…` and `7a0e…` name one pipe. */
 export function uuidKey(id: string): string {
   return id.toLowerCase();

@@ -5,6 +5,7 @@
  * them: it appends records to the store, which applies them in place.
  */
 import type { Kind } from '../model/kinds.js';
+import { withUnreadable } from '../model/resources.js';
 import type { CreateIntent, InventoryEntry, StateRecord, TargetState } from '../model/state.js';
 import { secretHashKey } from '../model/state.js';
 import { withRecords } from './records.js';
@@ -64,8 +65,7 @@ export interface LiveIds {
  * for a person to see, not something to forget. `nowMs`: milliseconds since the epoch.
  */
 export function staleRecords(state: TargetState, live: LiveIds, nowMs: number): StateRecord[] {
-  const unreadable = (kind: Kind): { id: string; name?: string }[] => (live.unreadable ?? []).filter((item) => item.kind === kind);
-  const liveOf = { Dashboard: [...live.dashboards, ...unreadable('Dashboard')], Alert: [...live.alerts, ...unreadable('Alert')] } as const;
+  const liveOf = { Dashboard: withUnreadable('Dashboard', live.dashboards, live.unreadable), Alert: withUnreadable('Alert', live.alerts, live.unreadable) } as const;
   const records: StateRecord[] = [];
   const forgotten = new Set<string>();
   for (const kind of ['Dashboard', 'Alert'] as const) {
