@@ -12,7 +12,7 @@ import type { Config, Target } from '../model/config.js';
 import { guardDeletes, holdBackBlocked, markDrift, namesUsed, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, resolveNames, writesHeldBack, type NameLists } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
-import type { LoadProblem, LoadResult } from '../model/desired.js';
+import type { DesiredResource, LoadProblem, LoadResult } from '../model/desired.js';
 import { buildPlan } from '../plan/build.js';
 import { changeKey, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
 import { managedCount, specRecord, staleRecords } from '../state/inventory.js';
@@ -147,7 +147,7 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadRe
     options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request) },
     unresolved: names.unresolved,
   });
-  return { target, changes: markDrift(withSpecs(changes, load, target.name), state), blocked, live };
+  return { target, changes: markDrift(withSpecs(changes, desired), state), blocked, live };
 }
 
 function isSuspended(target: Target, request: PlanRequest): boolean {
@@ -163,9 +163,12 @@ async function readNameLists(ctx: ReconcileContext, target: Target, desired: Par
   return { ...(sources ? { sources } : {}), ...(webhooks ? { webhooks } : {}) };
 }
 
-/** Each change of a manifest carries the digest of its spec: recorded once applied, compared to tell drift. */
-function withSpecs(changes: Change[], load: LoadResult, target: string): Change[] {
-  const specs = new Map(load.resources.filter((resource) => resource.target === target).map((resource) => [changeKey(resource.kind, resource.key), resource]));
+/**
+ * Each change of a manifest carries the digest of its spec (as written, names unresolved):
+ * recorded once applied, compared to tell drift. `desired`: the target's resources.
+ */
+function withSpecs(changes: Change[], desired: readonly DesiredResource[]): Change[] {
+  const specs = new Map(desired.map((resource) => [changeKey(resource.kind, resource.key), resource]));
   for (const change of changes) {
     const resource = change.action === 'error' ? undefined : specs.get(changeKey(change.kind, change.name));
     if (resource && change.file !== undefined) change.spec = specDigest(resource);
