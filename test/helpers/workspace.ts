@@ -125,7 +125,8 @@ export async function createWorkspace(emulatorUrl: string, options: WorkspaceOpt
 }
 
 function configYaml(url: string, options: WorkspaceOptions, statePath: string): string {
-  const rateLimit =
+  // Lines every target gets.
+  const perTarget =
     (options.rateLimit ? `    rateLimit: ${JSON.stringify(options.rateLimit)}\n` : '') + (options.apiProfile ? `    api: { profile: ${options.apiProfile} }\n` : '');
   const sync = options.sync ? `sync: ${JSON.stringify(options.sync)}\n` : '';
   return `targets:
@@ -137,12 +138,12 @@ function configYaml(url: string, options: WorkspaceOptions, statePath: string): 
     auth:
       keyId: { fromEnv: STACKSYNC_KEY_ID }
       keySecret: { fromEnv: STACKSYNC_KEY_SECRET }
-${rateLimit}  - name: local-selfhosted
+${perTarget}  - name: local-selfhosted
     variant: self-hosted
     baseUrl: ${url}
     auth:
       token: { fromEnv: STACKSYNC_TOKEN }
-${rateLimit}defaultTarget: local
+${perTarget}defaultTarget: local
 state: ${JSON.stringify(statePath)}
 ${sync}`;
 }
