@@ -6,7 +6,7 @@ import type { DataSource, LiveAlert, LivePipe, LiveState, PipePatch, Webhook } f
 import type { ApiProfile } from '../schema/enums.js';
 import { listOf, readEach, toDataSource, toLiveAlert, toLivePipe, toWebhook, unwrapManaged, type ReadList } from './normalize.js';
 import { MANAGED_ROUTES } from './routes.js';
-import { StackAdapter, unreadableOf } from './stack.js';
+import { StackAdapter, unreadableIn } from './stack.js';
 import type { Transport } from './transport.js';
 
 export class ManagedAdapter extends StackAdapter {
@@ -23,7 +23,7 @@ export class ManagedAdapter extends StackAdapter {
 
   async readLiveState(): Promise<LiveState> {
     const [pipes, dashboards, alerts] = await Promise.all([this.readPipes(), this.readDashboards(), this.readAlerts()]);
-    return { pipes: pipes.items, dashboards: dashboards.items, alerts: alerts.items, unreadable: unreadableOf(pipes, dashboards, alerts) };
+    return { pipes: pipes.items, dashboards: dashboards.items, alerts: alerts.items, unreadable: unreadableIn(pipes, dashboards, alerts) };
   }
 
   async listPipes(): Promise<LivePipe[]> {

@@ -9,7 +9,7 @@ import type { DataSource, LiveAlert, LivePipe, LiveState, UnreadableResource, We
 import type { ApiProfile } from '../schema/enums.js';
 import { listOf, readEach, ShapeError, toDataSource, toLiveAlert, toWebhook, unwrapData, type ReadList } from './normalize.js';
 import { SELF_HOSTED_ROUTES } from './routes.js';
-import { StackAdapter, unreadableOf } from './stack.js';
+import { StackAdapter, unreadableIn } from './stack.js';
 import type { Exchange, Transport } from './transport.js';
 
 /** A bound on pages, so a server that misreports its total cannot keep us reading forever. */
@@ -37,7 +37,7 @@ export class SelfHostedAdapter extends StackAdapter {
 
   async readLiveState(): Promise<LiveState> {
     const [dashboards, alerts] = await Promise.all([this.readDashboards(), this.readAlerts()]);
-    return { pipes: [], dashboards: dashboards.items, alerts: alerts.items, unreadable: unreadableOf(dashboards, alerts) };
+    return { pipes: [], dashboards: dashboards.items, alerts: alerts.items, unreadable: unreadableIn(dashboards, alerts) };
   }
 
   async listPipes(): Promise<LivePipe[]> {

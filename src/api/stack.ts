@@ -107,8 +107,8 @@ export function spelled(body: AlertWrite, profile: ApiProfile): AlertWrite {
   return isSearch ? { ...body, source: SAVED_SEARCH_SOURCE[profile] } : body;
 }
 
-/** A list and the items of it that did not read, merged into a live state's `unreadable`. */
-export function unreadableOf(...lists: ReadList<unknown>[]): LiveState['unreadable'] {
+/** The items of these lists that did not read, merged into a live state's `unreadable`. */
+export function unreadableIn(...lists: ReadList<unknown>[]): LiveState['unreadable'] {
   return lists.flatMap((list) => list.unreadable);
 }
 
