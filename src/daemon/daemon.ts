@@ -3,7 +3,6 @@
  * watch (chokidar, git-sync swaps) → scheduler (level-based, per target) → sync (plan, heal,
  * report) → status, metrics, HTTP. Stops cleanly: no new writes, in-flight ones finish, state saved.
  */
-import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Target } from '../model/config.js';
@@ -21,7 +20,8 @@ import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
 import { readRevision } from './revision.js';
 import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
-import { resyncSlots, type CredentialFingerprint } from './spread.js';
+import { resyncSlots } from './spread.js';
+import { credentialFingerprints } from '../config/fingerprint.js';
 import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusTracker } from './status.js';
 import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
 import { trackAffectedTargets } from './affected.js';
@@ -229,19 +229,6 @@ export const DEFAULT_DRAIN_MS = 10_000;
 
 /** How long a stop waits for queued notifications. */
 export const NOTIFY_FLUSH_MS = 5_000;
-
-/** What each target's credentials resolve to, hashed: targets on one key share a budget whatever their references. */
-function credentialFingerprints(targets: readonly Target[], env: ReconcileContext['env']): CredentialFingerprint {
-  const fingerprints = new Map<string, string>();
-  for (const target of targets) {
-    try {
-      fingerprints.set(target.name, createHash('sha256').update(JSON.stringify(resolveCredentials(target, { env }))).digest('hex'));
-    } catch {
-      // Not readable yet: grouped by its references; the target's own sync reports the secret.
-    }
-  }
-  return (target) => fingerprints.get(target.name);
-}
 
 /** A notifier for the config's `notify` entries, masking every credential of the targets too. */
 function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Logger): Notifier | undefined {
