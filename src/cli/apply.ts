@@ -13,6 +13,7 @@ import { addCommonOptions, lockTimeoutOf, lockTimeoutOption, openSession, type C
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
 import { createProgressReporter } from './progress.js';
+import { bothHooks, createRequestLog, withEstimate } from './estimate.js';
 import { onTermination } from './signals.js';
 import { packageVersion } from './version.js';
 
@@ -50,10 +51,12 @@ export const applyCommand: CommandFactory = (setExitCode) =>
       const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags);
       // Progress goes to stderr, so stdout holds only the plan and the results (or the JSON).
       const reporter = createProgressReporter({ stream: process.stderr, labelTargets: flags.target.length !== 1 });
+      // The plan's reads are counted and timed for the estimate of the writes that follow.
+      const requests = createRequestLog();
       const session = await openSession(flags, {
         writeKey: true,
         state: { mode: 'command', command: 'apply', lockTimeoutMs: lockTimeoutOf(flags) },
-        clientOptions: { hooksFor: () => ({ onRateLimitWait: (event) => reporter.onRateLimitWait(event) }) },
+        clientOptions: { hooksFor: (target) => bothHooks({ onRateLimitWait: (event) => reporter.onRateLimitWait(event) }, requests.hooksFor(target)) },
       });
       const cancel = new AbortController();
       const stopListening = onTermination(() => {
@@ -62,7 +65,8 @@ export const applyCommand: CommandFactory = (setExitCode) =>
       });
       try {
         const run = await runToApply(session, flags, saved);
-        const plan = withConfigWarnings(run.plan, session.configWarnings);
+        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);
+        if (plan.estimate) reporter.onEstimate(plan.estimate);
         const text = flags.output === 'text';
         if (text) await writeChunks(process.stdout, planTextChunks(plan, { color: useColor(process.stdout) }));
         const outcome = await executePlan(session.context, run, {
@@ -111,7 +115,8 @@ function leftNotice(file: string, left: readonly Change[]): string {
 
 function withRunErrors(plan: Plan, outcome: RunResult): Plan {
   if (outcome.errors.length === 0) return plan;
-  return buildPlan(plan.changes, [...plan.errors, ...outcome.errors], plan.warnings);
+  const final = buildPlan(plan.changes, [...plan.errors, ...outcome.errors], plan.warnings);
+  return plan.estimate ? { ...final, estimate: plan.estimate } : final;
 }
 
 function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): string {

@@ -15,6 +15,7 @@ import { StacksyncError } from '../errors.js';
 import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
+import { createRequestLog, withEstimate } from './estimate.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
 import { packageVersion } from './version.js';
 
@@ -62,10 +63,12 @@ export const planCommand: CommandFactory = (setExitCode) =>
     )
     .action(async (flags: PlanFlags) => {
       const env = processEnv();
-      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' } });
+      // The plan's reads are counted and timed for the estimate of the apply.
+      const requests = createRequestLog();
+      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, clientOptions: { hooksFor: requests.hooksFor } });
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
-        const plan = withConfigWarnings(run.plan, session.configWarnings);
+        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);
         if (flags.out !== undefined) await savePlan(flags.out, run, plan, session);
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
         await writeChunks(process.stdout, renderPlan(plan, flags.output, markdown));

@@ -6,11 +6,16 @@
  */
 import { changeKey, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
 import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
+import { remainingSeconds } from '../apply/estimate.js';
+import type { ApplyEstimate } from '../model/estimate.js';
+import { approximately, thousands } from '../plan/render-estimate.js';
 
 /** Operations per second are averaged over this window. */
 export const RATE_WINDOW_MS = 10_000;
 /** A rate-limit wait reported this recently shows as "waiting for the rate limit". */
 export const RATE_LIMIT_RECENT_MS = 2_000;
+/** Without a TTY, how often a line says how long is left (a CI log of a long apply). */
+export const REMAINING_NOTE_EVERY_MS = 60_000;
 
 /** How far one target's apply is. */
 export interface TargetProgress {
@@ -28,6 +33,8 @@ export interface ProgressSnapshot {
   rateLimited: boolean;
   /** Seconds spent waiting for the rate limit so far. */
   waitedSeconds: number;
+  /** Seconds the rest of the apply takes at the targets' budgets, when estimated. */
+  remainingSeconds?: number;
 }
 
 /** `prod: 12/40 · lab: 3/5 · 1.8 ops/s · waiting for the rate limit (3.0s so far)` */
@@ -35,6 +42,7 @@ export function formatProgressLine(snapshot: ProgressSnapshot): string {
   const parts = [...snapshot.targets.map((t) => `${t.target}: ${t.done}/${t.total}`), `${snapshot.ratePerSecond.toFixed(1)} ops/s`];
   if (snapshot.rateLimited) parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
   else if (snapshot.waitedSeconds > 0) parts.push(`rate limit waits ${snapshot.waitedSeconds.toFixed(1)}s`);
+  if (snapshot.remainingSeconds !== undefined) parts.push(`${approximately(snapshot.remainingSeconds)} left`);
   return parts.join(' · ');
 }
 
@@ -90,6 +98,13 @@ export interface ProgressReporter {
   onEvent(event: ApplyEvent): void;
   /** Feed the client's `ApiHooks.onRateLimitWait` here. */
   onRateLimitWait(event: { waitedSeconds: number }): void;
+  /** The plan's estimate of the apply: progress then says how long is left. */
+  onEstimate(estimate: ApplyEstimate): void;
+}
+
+/** `progress: 120 of 3,000 writes, ≈ 49 min left`: the line a log without a TTY gets now and then. */
+export function formatRemainingLine(done: number, writes: number, seconds: number): string {
+  return `progress: ${thousands(done)} of ${thousands(writes)} writes, ${approximately(seconds)} left`;
 }
 
 export interface ProgressOptions {
@@ -113,6 +128,16 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   // Targets apply in parallel: each keeps its own count, so one's events never move another's.
   const targets = new Map<string, TargetProgress>();
   const operationTimes: number[] = [];
+  const remaining = { estimate: undefined as ApplyEstimate | undefined, done: new Map<string, number>(), notedAt: clock() };
+  const secondsLeft = (): number | undefined => (remaining.estimate ? remainingSeconds(remaining.estimate, remaining.done) : undefined);
+  /** Without a TTY, a line now and then saying how long is left. */
+  const noteRemaining = (): void => {
+    const seconds = secondsLeft();
+    if (tty || seconds === undefined || clock() - remaining.notedAt < REMAINING_NOTE_EVERY_MS) return;
+    remaining.notedAt = clock();
+    const done = [...remaining.done.values()].reduce((sum, count) => sum + count, 0);
+    print(formatRemainingLine(done, remaining.estimate?.writes ?? 0, seconds), false);
+  };
 
   const line = (): string => {
     const now = clock();
@@ -121,6 +146,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       ratePerSecond: recentRate(operationTimes, now),
       rateLimited: now - state.lastWaitAt <= RATE_LIMIT_RECENT_MS,
       waitedSeconds: state.waitedSeconds,
+      ...(remaining.estimate ? { remainingSeconds: secondsLeft() } : {}),
     });
     return stream.columns ? text.slice(0, Math.max(stream.columns - 1, 10)) : text;
   };
@@ -148,6 +174,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           return;
         case 'operation-succeeded':
         case 'operation-failed':
+          remaining.done.set(event.target, (remaining.done.get(event.target) ?? 0) + 1);
           operationTimes.push(event.at);
           if (operationTimes.length > 1_000) operationTimes.splice(0, operationTimes.length - 1_000);
           if (tty) redraw();
@@ -160,6 +187,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           // A TTY shows successes through the counter; what went wrong stays on screen.
           if (!tty || event.type !== 'change-succeeded') print(formatChangeLine(event, { labelTarget }), true);
           else redraw();
+          noteRemaining();
           return;
         }
         case 'apply-finished':
@@ -173,6 +201,10 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       state.waitedSeconds += waitedSeconds;
       state.lastWaitAt = clock();
       if (tty && targets.size > 0) redraw();
+    },
+    onEstimate(estimate) {
+      remaining.estimate = estimate;
+      remaining.notedAt = clock();
     },
   };
 }
