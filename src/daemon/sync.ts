@@ -15,7 +15,7 @@ import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileC
 import { describeApplied, describePending, pendingCounts, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import type { SyncOutcome, Trigger } from './scheduler.js';
-import type { ResourceObservation, SyncReport } from './status.js';
+import { STATUS_DIFF_LIMIT, type ResourceObservation, type SyncReport } from './status.js';
 
 export interface TargetSyncOptions {
   context: ReconcileContext;
@@ -80,6 +80,8 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   if (result.report.ok) metrics.lastSuccessfulSync.set({ target: target.name }, options.now() / 1000);
   // The part of the sync spent waiting for the rate budget (shared with the targets on the same credential).
   const waitedSeconds = ((await rateLimitWaitSeconds(metrics))[target.name] ?? 0) - waitedBefore;
+  result.report.seconds = Math.round(seconds * 1000) / 1000;
+  result.report.rateLimitWaitSeconds = Math.round(waitedSeconds * 1000) / 1000;
   const pending = pendingCounts(run.plan.changes);
   const fields = { trigger: options.trigger, ok: result.report.ok, seconds, rateLimitWaitSeconds: Math.round(waitedSeconds * 1000) / 1000, summary: run.plan.summary, ...pending, revision: options.revision };
   logger.info(fields, syncMessage(run.plan.changes, pending, result.results));
@@ -138,9 +140,9 @@ function observeChanges(
     if (change.action === 'unchanged') return [base];
     if (change.action === 'orphan') return [{ ...base, status: 'orphan' }];
     // Drifted or not, it is left as it is.
-    if (change.action === 'suspended') return [{ ...base, status: 'suspended' }];
+    if (change.action === 'suspended') return [withDiff({ ...base, status: 'suspended' }, change)];
     if (change.action === 'error') return [{ ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' }];
-    if (!heal || !results) return [{ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }];
+    if (!heal || !results) return [withDiff({ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }, change)];
     const result = results.get(changeRef(change));
     if (result && result.result !== 'ok') return [{ ...base, status: 'error', error: result.error, code: result.code }];
     if (!result) return [base];
@@ -148,6 +150,13 @@ function observeChanges(
     const id = idOf(change);
     return [id === undefined ? base : { ...base, id }];
   });
+}
+
+/** The observation with the first fields of the change's difference, when it has one. */
+function withDiff(observation: ResourceObservation, change: Change): ResourceObservation {
+  if (change.diff.length === 0) return observation;
+  const omitted = change.diff.length - STATUS_DIFF_LIMIT;
+  return { ...observation, diff: change.diff.slice(0, STATUS_DIFF_LIMIT), ...(omitted > 0 ? { diffOmitted: omitted } : {}) };
 }
 
 /** Resources whose manifest failed to load: `error`, with the manifest's message. */
