@@ -61,7 +61,7 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
     setExitCode(!once.ok ? EXIT_ERROR : flags.detailedExitcode && once.pending > 0 ? EXIT_CHANGES : EXIT_OK);
     return;
   }
-  const listen = parseListen(flags.listen ?? (demo ? '127.0.0.1:9464' : DEFAULT_LISTEN));
+  const listen = parseListen(flags.listen ?? session.context.config.daemon?.listen ?? (demo ? '127.0.0.1:9464' : DEFAULT_LISTEN));
   const daemon = await startDaemon({ ...options, listen });
   logger.info({ url: daemon.url, targets: session.context.config.targets.map((target) => target.name), dryRun: options.dryRun }, 'listening: /metrics /healthz /readyz /status, POST /-/reload');
   installShutdown({
