@@ -23,6 +23,7 @@ import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } f
 import { resyncSlots } from './spread.js';
 import { credentialFingerprints } from '../config/fingerprint.js';
 import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusTracker } from './status.js';
+import { createSourceLinker } from './source-links.js';
 import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
 import { trackAffectedTargets } from './affected.js';
 import { watchManifests, type ManifestWatcher } from './watch.js';
@@ -179,7 +180,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // 3. Serving: metrics, health, readiness, status, reload.
   let http: RunningHttpServer | undefined;
   if (options.listen) {
-    const document = async () => withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets());
+    // Manifest paths as the repository has them, linked to their lines when a repository URL is set.
+    const linked = createSourceLinker(config.daemon?.repositoryUrl === undefined ? {} : { repositoryUrl: config.daemon.repositoryUrl });
+    const document = async () => linked(withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets()));
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
     http = await startHttpServer({ ...options.listen, registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control });
   }
