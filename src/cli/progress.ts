@@ -16,6 +16,8 @@ export const RATE_WINDOW_MS = 10_000;
 export const RATE_LIMIT_RECENT_MS = 2_000;
 /** Without a TTY, how often a line says how long is left (a CI log of a long apply). */
 export const REMAINING_NOTE_EVERY_MS = 60_000;
+/** The time left is worked out again at most this often: it replays the pacing of every write left. */
+export const REMAINING_RECOMPUTE_MS = 500;
 
 /** How far one target's apply is. */
 export interface TargetProgress {
@@ -128,15 +130,21 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   // Targets apply in parallel: each keeps its own count, so one's events never move another's.
   const targets = new Map<string, TargetProgress>();
   const operationTimes: number[] = [];
-  const remaining = { estimate: undefined as ApplyEstimate | undefined, done: new Map<string, number>(), notedAt: clock() };
-  const secondsLeft = (): number | undefined => (remaining.estimate ? remainingSeconds(remaining.estimate, remaining.done) : undefined);
+  const remaining = { estimate: undefined as ApplyEstimate | undefined, done: new Map<string, number>(), notedAt: clock(), seconds: 0, at: -Infinity };
+  const secondsLeft = (): number | undefined => {
+    if (!remaining.estimate) return undefined;
+    if (clock() - remaining.at >= REMAINING_RECOMPUTE_MS) {
+      remaining.seconds = remainingSeconds(remaining.estimate, remaining.done);
+      remaining.at = clock();
+    }
+    return remaining.seconds;
+  };
   /** Without a TTY, a line now and then saying how long is left. */
   const noteRemaining = (): void => {
-    const seconds = secondsLeft();
-    if (tty || seconds === undefined || clock() - remaining.notedAt < REMAINING_NOTE_EVERY_MS) return;
+    if (tty || !remaining.estimate || clock() - remaining.notedAt < REMAINING_NOTE_EVERY_MS) return;
     remaining.notedAt = clock();
     const done = [...remaining.done.values()].reduce((sum, count) => sum + count, 0);
-    print(formatRemainingLine(done, remaining.estimate?.writes ?? 0, seconds), false);
+    print(formatRemainingLine(done, remaining.estimate.writes, secondsLeft() ?? 0), false);
   };
 
   const line = (): string => {
@@ -205,6 +213,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
     onEstimate(estimate) {
       remaining.estimate = estimate;
       remaining.notedAt = clock();
+      remaining.at = -Infinity;
     },
   };
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApplyEvent } from '../../src/apply/events.js';
 import { estimateApply } from '../../src/apply/estimate.js';
-import { createProgressReporter, formatProgressLine, formatRemainingLine, REMAINING_NOTE_EVERY_MS } from '../../src/cli/progress.js';
+import { createProgressReporter, formatProgressLine, formatRemainingLine, REMAINING_NOTE_EVERY_MS, REMAINING_RECOMPUTE_MS } from '../../src/cli/progress.js';
 import { createDashboard } from '../apply/changes.js';
 
 const MANAGED = { requests: 10, perSeconds: 10, concurrency: 2 };
@@ -38,12 +38,15 @@ describe('remaining time', () => {
     expect(formatRemainingLine(1_200, 3_000, 1_900)).toBe('progress: 1,200 of 3,000 writes, ≈ 32 min left');
   });
 
-  it('on a TTY, counts down as writes are done', () => {
-    const { text, reporter } = capture(true);
+  it('on a TTY, counts down as writes are done (worked out again twice a second at most)', () => {
+    const { text, reporter, setNow } = capture(true);
     reporter.onEstimate(estimate(300));
     reporter.onEvent({ type: 'apply-started', target: 'prod', at: 0, total: 300 });
     expect(text().split('\r\u001b[2K').at(-1)).toMatch(/ · ≈ 5 min left$/);
-    for (let index = 0; index < 200; index++) for (const event of created(index, 0)) reporter.onEvent(event);
+    for (let index = 0; index < 199; index++) for (const event of created(index, 0)) reporter.onEvent(event);
+    expect(text().split('\r\u001b[2K').at(-1)).toMatch(/ · ≈ 5 min left$/);
+    setNow(REMAINING_RECOMPUTE_MS);
+    for (const event of created(199, REMAINING_RECOMPUTE_MS)) reporter.onEvent(event);
     expect(text().split('\r\u001b[2K').at(-1)).toMatch(/^prod: 200\/300 · .* · ≈ 2 min left$/);
   });
 
