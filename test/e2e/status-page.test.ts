@@ -160,18 +160,20 @@ describe.skipIf(!BROWSER)('the status page in a browser', () => {
     await page.evaluate('window.__sameDocument = true');
     const web = row(page, 'local-selfhosted/Dashboard/web');
     await web.locator('summary').click({ timeout: WAIT_MS });
+    // The reader is at the web row, the api row above it cut by the top of the window.
     await web.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+    await page.evaluate('window.scrollBy(0, -40)');
     const before = await web.evaluate((element) => element.getBoundingClientRect().top);
     // A manifest change above it: the api dashboard gets a field diff, so its row grows.
     await workspace.write('manifests/local.yaml', documents([ordersPipe, dashboardYaml({ key: 'api', target: 'local', tiles: [{ name: 'p99', w: 18 }, 'errors'] }), alertYaml({ key: 'api-slow', target: 'local', dashboard: 'api', tile: 'p99' })]));
-    await page.waitForFunction(`document.querySelector('#resources tr[data-key="local/Dashboard/api"]')?.textContent.includes('drifted')`, undefined, { timeout: WAIT_MS });
+    await row(page, 'local/Dashboard/api').locator('.badge.drifted').waitFor({ timeout: WAIT_MS });
     expect(await page.evaluate('window.__sameDocument')).toBe(true);
     expect(await web.locator('details').getAttribute('open')).not.toBeNull();
     expect(Math.abs((await web.evaluate((element) => element.getBoundingClientRect().top)) - before)).toBeLessThanOrEqual(2);
     // With a filter on, a refresh keeps it.
     await page.selectOption('select[name="status"]', 'drifted');
     const summary = await page.locator('#summary').innerText();
-    await page.waitForFunction(`document.getElementById('summary').textContent !== ${JSON.stringify(summary)}`, undefined, { timeout: WAIT_MS });
+    await page.locator('#summary').filter({ hasNotText: summary }).waitFor({ timeout: WAIT_MS });
     expect(await page.locator('select[name="status"]').inputValue()).toBe('drifted');
     expect(await page.locator('#resources tbody tr[data-key]:visible').count()).toBe(2);
     await page.close();
@@ -184,6 +186,17 @@ describe.skipIf(!BROWSER)('the status page in a browser', () => {
     expect(await page.locator('#resources > thead').isHidden()).toBe(true);
     expect(await row(page, 'local-selfhosted/Alert/broken').innerText()).toContain(`no tile named ${HOSTILE_TILE};`);
     await page.screenshot({ path: join(shots, 'status-page-phone.png'), fullPage: true });
+    await page.close();
+  });
+
+  // Last: it stops the daemon.
+  it('says so when the daemon stops answering, and keeps showing what it said before', async () => {
+    const { page } = await open();
+    await row(page, 'local-selfhosted/Alert/broken').waitFor({ timeout: WAIT_MS });
+    await daemon.stop();
+    await page.locator('#stale').waitFor({ state: 'visible', timeout: WAIT_MS });
+    expect(await page.locator('#stale').innerText()).toMatch(/^The daemon did not answer at .*; this is what it said before\. Trying again\.$/);
+    expect(await row(page, 'local-selfhosted/Alert/broken').isVisible()).toBe(true);
     await page.close();
   });
 });

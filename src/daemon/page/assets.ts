@@ -92,14 +92,19 @@ export const PAGE_SCRIPT = `
   form.addEventListener('change', () => { rememberFilter(); applyFilter(); });
   form.addEventListener('submit', (event) => { event.preventDefault(); rememberFilter(); applyFilter(); });
 
-  /** The first row on screen and where it is, so a refresh leaves the reader looking at it. */
+  /**
+   * The row the reader is at, and where: the first that starts on screen (else the one cut by the
+   * top edge), so a refresh that changes rows above it leaves it where it was.
+   */
   function anchor() {
+    let cut;
     for (const row of document.querySelectorAll('#resources tbody tr[data-key]')) {
       if (row.hidden) continue;
       const box = row.getBoundingClientRect();
-      if (box.bottom > 0) return { key: row.dataset.key, top: box.top };
+      if (box.top >= 0) return box.top < window.innerHeight ? { key: row.dataset.key, top: box.top } : cut;
+      if (box.bottom > 0) cut = { key: row.dataset.key, top: box.top };
     }
-    return undefined;
+    return cut;
   }
 
   function keepOptions(select, fresh) {
