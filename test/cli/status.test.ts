@@ -12,7 +12,7 @@ import { freePort, startDaemon, waitUntil, type RunningDaemon } from '../helpers
 import { alertYaml, dashboardYaml } from '../helpers/e2e.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
-describe('stacksync status', () => {
+describe('stacksync status', { timeout: 90_000 }, () => {
   let emulator: RunningEmulator;
   let workspace: Workspace;
   let daemon: RunningDaemon;

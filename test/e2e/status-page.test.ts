@@ -36,7 +36,7 @@ spec:
   pipeId: ${DEFAULT_SEED_IDS.pipes.kafka}
 `;
 
-describe.skipIf(!BROWSER)('the status page in a browser', () => {
+describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, () => {
   let emulator: RunningEmulator;
   let workspace: Workspace;
   let daemon: RunningDaemon;
