@@ -8,6 +8,7 @@ import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
 import type { Metrics, ResourceStatus } from './metrics.js';
 import { RESOURCE_STATUSES, setPipeStates, setResourceCounts } from './metrics.js';
+import { descriptorOf } from '../kinds/index.js';
 
 /** What one sync found out about one resource. */
 export interface ResourceObservation {
@@ -194,9 +195,9 @@ export function recordStatusMetrics(metrics: Metrics, target: string, status: Ta
   setPipeStates(metrics, target, pipeStates(status.resources));
 }
 
-/** Pipe name → live state, for the pipes whose state is known. */
+/** Name → live state, for the resources of a kind with a health rule (pipes) whose state is known: the pipe-state gauge. */
 export function pipeStates(resources: readonly ResourceObservation[]): Map<string, string> {
-  return new Map(resources.filter((r) => r.kind === 'Pipe' && r.state !== undefined).map((r) => [r.name, r.state as string]));
+  return new Map(resources.filter((r) => r.state !== undefined && descriptorOf(r.kind).health !== undefined).map((r) => [r.name, r.state as string]));
 }
 
 function keyOf(resource: Pick<ResourceObservation, 'kind' | 'name'>): string {

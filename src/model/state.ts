@@ -2,7 +2,7 @@
  * The state file (`state`, default `.stacksync/state.json`): per target, what stacksync owns.
  * Never holds a secret value: only HMACs under a key kept beside it (`state.key`, mode 0600).
  */
-import type { Kind } from './kinds.js';
+import { KINDS, type Kind } from './kinds.js';
 
 /** A create that was about to be sent; a live resource of this kind and name after a crash is ours. */
 export interface CreateIntent {
@@ -42,7 +42,12 @@ export interface StateFile {
 }
 
 export function emptyTargetState(): TargetState {
-  return { inventory: { Pipe: {}, Dashboard: {}, Alert: {} }, secretHashes: {}, intents: [] };
+  return { inventory: emptyInventory(), secretHashes: {}, intents: [] };
+}
+
+/** An inventory with an empty section for every kind. */
+export function emptyInventory(): Record<Kind, Record<string, InventoryEntry>> {
+  return Object.fromEntries(KINDS.map((kind) => [kind, {}])) as Record<Kind, Record<string, InventoryEntry>>;
 }
 
 /** The key under which a write-only value's HMAC is kept. */
