@@ -214,6 +214,7 @@ function applySourcePatch(pipe: PipeResource, secrets: PipeSecrets, source: Reco
   if (settings !== undefined) block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
   if (tableMappingsToAdd !== undefined || tableMappingsToRemove !== undefined) {
     block['tableMappings'] = changeTableMappings(
+      kind,
       (block['tableMappings'] as TableMapping[] | undefined) ?? [],
       (tableMappingsToAdd as TableMapping[] | undefined) ?? [],
       (tableMappingsToRemove as TableMapping[] | undefined) ?? [],
@@ -222,27 +223,26 @@ function applySourcePatch(pipe: PipeResource, secrets: PipeSecrets, source: Reco
   pipe.source[kind] = block;
 }
 
-const tableKey = (mapping: TableMapping): string => `${mapping.sourceSchemaName}.${mapping.sourceTable}`;
-const ADD_PATH = 'source.postgres.tableMappingsToAdd';
-const REMOVE_PATH = 'source.postgres.tableMappingsToRemove';
-
 /**
- * Postgres mappings are keyed by source schema + table. The same table in both lists is refused
- * (a changed mapping takes two PATCHes), as is removing a mapping that is not there.
+ * Mappings are keyed by their source (schema + table for postgres; `keys` names the pair). The
+ * same source in both lists is refused (a changed mapping takes two PATCHes), as is removing a
+ * mapping that is not there. `family` names the block in errors.
  */
-function changeTableMappings(current: TableMapping[], add: TableMapping[], remove: TableMapping[]): TableMapping[] {
-  const adding = new Set(add.map(tableKey));
+export function changeTableMappings<M extends Record<string, unknown>>(family: string, current: M[], add: M[], remove: M[], keys: readonly [string, string] = ['sourceSchemaName', 'sourceTable']): M[] {
+  const keyOf = (mapping: M): string => `${String(mapping[keys[0]])}.${String(mapping[keys[1]])}`;
+  const adding = new Set(add.map(keyOf));
   let mappings = [...current];
   remove.forEach((removal, index) => {
-    const key = tableKey(removal);
-    if (adding.has(key)) throw invalidMember(`${REMOVE_PATH}[${index}]`, `${key} is also in tableMappingsToAdd; remove and add in two requests`);
-    const at = mappings.findIndex((mapping) => tableKey(mapping) === key && mapping.targetTable === removal.targetTable);
-    if (at < 0) throw invalidMember(`${REMOVE_PATH}[${index}]`, `no table mapping ${key} → ${removal.targetTable} to remove`);
-    mappings = mappings.filter((_, position) => position !== at);
+    const key = keyOf(removal);
+    const at = `source.${family}.tableMappingsToRemove[${index}]`;
+    if (adding.has(key)) throw invalidMember(at, `${key} is also in tableMappingsToAdd; remove and add in two requests`);
+    const found = mappings.findIndex((mapping) => keyOf(mapping) === key && mapping['targetTable'] === removal['targetTable']);
+    if (found < 0) throw invalidMember(at, `no table mapping ${key} → ${String(removal['targetTable'])} to remove`);
+    mappings = mappings.filter((_, position) => position !== found);
   });
   add.forEach((mapping, index) => {
-    const key = tableKey(mapping);
-    if (mappings.some((existing) => tableKey(existing) === key)) throw invalidMember(`${ADD_PATH}[${index}]`, `${key} is already mapped`);
+    const key = keyOf(mapping);
+    if (mappings.some((existing) => keyOf(existing) === key)) throw invalidMember(`source.${family}.tableMappingsToAdd[${index}]`, `${key} is already mapped`);
     mappings.push(mapping);
   });
   return mappings;

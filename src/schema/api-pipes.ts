@@ -279,12 +279,10 @@ export const PIPE_PATCH_BLOCKS: Partial<Record<PipeFamily, TSchema>> = {
 
 // ---------------------------------------------------------------- the rest of a pipe
 
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-
-/** Pipe settings with the seed's prefix and the real service's bounds; null means "the default". */
+/** Pipe settings with the seed's prefix and the real service's bounds (a null, "the default", is taken out before the check). */
 export const currentPipeSettingsSchema = object({
-  ...Object.fromEntries(Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [key, Type.Optional(nullable(Type.Integer({ minimum, maximum })))])),
-  ...Object.fromEntries([...PIPE_BOOLEAN_SETTINGS, 'kafka_read_committed'].map((key) => [key, Type.Optional(nullable(boolean))])),
+  ...Object.fromEntries(Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [key, Type.Optional(Type.Integer({ minimum, maximum }))])),
+  ...Object.fromEntries([...PIPE_BOOLEAN_SETTINGS, 'kafka_read_committed'].map((key) => [key, Type.Optional(boolean)])),
 });
 
 const column = object({ name: nonEmpty, type: nonEmpty });
