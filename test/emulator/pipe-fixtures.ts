@@ -150,7 +150,7 @@ export function manualClock(startMs = Date.parse('2026-03-01T09:00:00.000Z')) {
 export type Managed = (method: string, suffix: string, options?: CallOptions) => Promise<CallResult>;
 
 /** A current-profile emulator and a client of one of its services. */
-export async function startCurrent(options: EmulatorOptions = {}, service = SERVICE) {
+export async function startCurrent(options: EmulatorOptions = {}, service: string = SERVICE) {
   const { emulator } = await start({ profile: 'current', seed: fixtureSeed(), pipeTransitionMs: 0, ...options });
   const managed: Managed = (method, suffix, callOptions = {}) =>
     call(emulator.url, method, `/v1/organizations/${ORG}/services/${service}${suffix}`, { auth: basic(), ...callOptions });
