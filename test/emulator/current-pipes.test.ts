@@ -272,6 +272,22 @@ describe('state commands (OpenAPI, Update ClickPipe state)', () => {
     expect(await stateOf(managed, pipe.id)).toBe('Running');
   });
 
+  it('a database pipe stopped during its initial snapshot takes it again when started', async () => {
+    const clock = manualClock();
+    const managed = await boot({ clock: clock.now, pipeTransitionMs: 1000 });
+    const pipe = await createPipe(managed, pipeBody('postgres'));
+    clock.advance(1000);
+    expect(await stateOf(managed, pipe.id)).toBe('Snapshot');
+    await command(managed, pipe.id, 'stop');
+    clock.advance(1000);
+    expect(await stateOf(managed, pipe.id)).toBe('Paused');
+    await command(managed, pipe.id, 'start');
+    clock.advance(1000);
+    expect(await stateOf(managed, pipe.id)).toBe('Snapshot');
+    clock.advance(1000);
+    expect(await stateOf(managed, pipe.id)).toBe('Running');
+  });
+
   it('a stop of a pipe already at rest changes nothing', async () => {
     const managed = await boot();
     const id = await settledPipe(managed, pipeBody('kafka'));

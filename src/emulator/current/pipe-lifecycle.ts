@@ -129,10 +129,14 @@ export function scheduleStart(service: ServiceRecord, pipe: PipeResource, now: n
  * OpenAPI: "Stopping a ClickPipe will stop the ingestion process from any state". Streaming and
  * object-storage pipes end `Stopped`, database pipes `Paused` (provider: "the API reports Stopped
  * for streaming pipes and Paused for CDC pipes"). A pipe already at rest stays so, and whatever
- * was pending (an automatic resume) is called off.
+ * was pending (an automatic resume) is called off; a database pipe stopped before its snapshot
+ * was done takes it when it runs again.
  */
 export function scheduleStop(service: ServiceRecord, pipe: PipeResource, now: number, behaviour: PipeBehaviour): void {
   const [transitional, rest] = isDatabasePipe(pipe) ? ['Pausing', 'Paused'] : ['Stopping', 'Stopped'];
+  // A snapshot cut short is taken again when the pipe runs again.
+  const lifecycle = lifecycleOf(service, pipe.id);
+  if (isDatabasePipe(pipe) && (pipe.state === 'Snapshot' || lifecycle.steps.some((step) => step.state === 'Snapshot'))) lifecycle.snapshotPending = true;
   if (pipe.state === 'Stopped' || pipe.state === 'Paused') schedule(service, pipe, now, behaviour, undefined, []);
   else schedule(service, pipe, now, behaviour, transitional, [rest]);
 }

@@ -347,8 +347,14 @@ function redactUri(family: PipeFamily, block: Block, secrets: PipeSecrets, finge
 
 // ---------------------------------------------------------------- create
 
-/** `POST …/pipes`: one family block, checked by its family's schema and rules; answers `Provisioning`. */
-export function createCurrentPipe(service: ServiceRecord, body: unknown, nowMs: number, rules: CurrentPipeRules): PipeResource {
+/** A create body that passed every check: the body, its family and its family's block. */
+interface CheckedCreate {
+  input: Block;
+  family: PipeFamily;
+  block: Block;
+}
+
+function checkCreate(body: unknown): CheckedCreate {
   const input = tolerated(currentPipeCreateBodySchema, requireBody(body));
   if (isObject(input['settings'])) input['settings'] = withoutNulls(input['settings']);
   const issues = check('create', currentPipeCreateBodySchema, input);
@@ -357,27 +363,28 @@ export function createCurrentPipe(service: ServiceRecord, body: unknown, nowMs: 
   const block = family && isObject(source[family]) ? tolerated(PIPE_CREATE_BLOCKS[family], withoutNulls(source[family] as Block)) : undefined;
   if (family && !block) issues.push(issue(`source.${family}`, 'must be object'));
   if (family && block) {
-    const at = `source.${family}`;
     const blockIssues = check(`create:${family}`, PIPE_CREATE_BLOCKS[family], block, ['source', family]);
-    issues.push(...(blockIssues.length ? blockIssues : FAMILY_RULES[family](block, at)));
+    issues.push(...(blockIssues.length ? blockIssues : FAMILY_RULES[family](block, `source.${family}`)));
     if (isObject(input['destination'])) issues.push(...destinationRules(family, input['destination']));
     issues.push(...scalingRules(family, input['scaling'] as Block | undefined, 'scaling'));
   }
   if (issues.length || !family || !block) throw invalid(issues);
   requireColumnsForFieldMappings(input);
-  requireUniqueName(service, String(input['name']));
+  return { input, family, block };
+}
 
+function newCurrentPipe(serviceId: string, { input, family, block }: CheckedCreate, nowMs: number, fingerprint: Fingerprint): { pipe: PipeResource; secrets: PipeSecrets } {
   const flavour = DEFAULT_PIPE_FLAVOURS[family as keyof typeof DEFAULT_PIPE_FLAVOURS];
   if (flavour && block['type'] === undefined) block['type'] = flavour;
   const secrets: PipeSecrets = {};
-  const stored = takeWriteOnly(family, block, secrets, rules.fingerprint);
-  redactUri(family, stored, secrets, rules.fingerprint);
+  const stored = takeWriteOnly(family, block, secrets, fingerprint);
+  redactUri(family, stored, secrets, fingerprint);
   const scaling = SCALABLE_PIPE_FAMILIES.includes(family) ? { ...DEFAULT_PIPE_SCALING, ...(input['scaling'] as Record<string, number> | undefined) } : undefined;
   const settings = input['settings'] as PipeResource['settings'] | undefined;
   const now = isoTimestamp(nowMs);
   const pipe: PipeResource = {
     id: newId('uuid', nowMs),
-    serviceId: service.id,
+    serviceId,
     name: String(input['name']),
     state: 'Provisioning',
     ...(scaling && { scaling }),
@@ -388,6 +395,14 @@ export function createCurrentPipe(service: ServiceRecord, body: unknown, nowMs: 
     createdAt: now,
     updatedAt: now,
   };
+  return { pipe, secrets };
+}
+
+/** `POST …/pipes`: one family block, checked by its family's schema and rules; answers `Provisioning`. */
+export function createCurrentPipe(service: ServiceRecord, body: unknown, nowMs: number, rules: CurrentPipeRules): PipeResource {
+  const checked = checkCreate(body);
+  requireUniqueName(service, String(checked.input['name']));
+  const { pipe, secrets } = newCurrentPipe(service.id, checked, nowMs, rules.fingerprint);
   service.pipes.set(pipe.id, pipe);
   service.pipeSecrets.set(pipe.id, secrets);
   scheduleCreate(service, pipe, nowMs, rules.behaviour);
@@ -450,32 +465,31 @@ function mergeSettings(current: PipeResource['settings'], patch: Block): PipeRes
   return merged as PipeResource['settings'];
 }
 
-/**
- * `PATCH …/pipes/{id}`: a merge where absent members stay unchanged, applied to a copy so a
- * request refused by any rule changes nothing. Create-only members are refused, naming each;
- * members the service does not know are dropped.
- */
-export function patchCurrentPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number, rules: CurrentPipeRules): PipeResource {
-  const current = requirePipe(service, id);
-  const raw = requireBody(body);
-  const family = pipeFamily(current);
-  refuseChangeAfterSnapshot(current, family);
+/** A PATCH body that passed every check: the body, its settings as sent (null = back to the default), and the family block. */
+interface CheckedPatch {
+  input: Block;
+  settings?: Block;
+  block?: Block;
+  /** Members of the block sent as null: unset. */
+  cleared: string[];
+}
+
+function checkPatch(raw: Block, family: PipeFamily): CheckedPatch {
   const createOnly = createOnlyIssues(raw, family);
   if (createOnly.length) throw invalid(createOnly, 'invalid pipe patch');
-
   const input = tolerated(currentPipePatchBodySchema, raw);
-  const settingsPatch = isObject(input['settings']) ? input['settings'] : undefined;
-  if (settingsPatch) input['settings'] = withoutNulls(settingsPatch);
+  const settings = isObject(input['settings']) ? input['settings'] : undefined;
+  if (settings) input['settings'] = withoutNulls(settings);
   const issues = check('patch', currentPipePatchBodySchema, input);
   const source = isObject(input['source']) ? input['source'] : {};
   for (const other of Object.keys(source).filter((key) => isPipeFamily(key) && key !== family)) {
     issues.push(issue(`source.${other}`, `this pipe's source is ${family}, not ${other} (the source family is create-only)`));
   }
-  let block: Block | undefined;
-  let cleared: string[] = [];
   const rawBlock = source[family];
   if (rawBlock !== undefined && !isObject(rawBlock)) issues.push(issue(`source.${family}`, 'must be object'));
   const patchSchema = PIPE_PATCH_BLOCKS[family];
+  let block: Block | undefined;
+  let cleared: string[] = [];
   if (isObject(rawBlock) && patchSchema) {
     cleared = Object.keys(rawBlock).filter((key) => rawBlock[key] === null && key !== 'tableMappingsToAdd' && key !== 'tableMappingsToRemove');
     block = tolerated(patchSchema, withoutNulls(rawBlock));
@@ -483,23 +497,40 @@ export function patchCurrentPipe(service: ServiceRecord, id: string, body: unkno
   }
   if (issues.length) throw invalid(issues, 'invalid pipe patch');
   requireColumnsForFieldMappings(input);
+  return { input, ...(settings && { settings }), ...(block && { block }), cleared };
+}
 
-  const editsMappings = block !== undefined && (nonEmptyList(block['tableMappingsToAdd']) || nonEmptyList(block['tableMappingsToRemove']));
-  // Provider (issue 497): the API answers "Postgres ClickPipe must be paused to edit" to a mapping edit on a running pipe.
-  if (editsMappings && !EDITABLE_MAPPING_STATES.includes(current.state)) {
-    throw new ApiError('bad_request', `${PIPE_FAMILY_TITLES[family]} pipe must be paused to edit its table mappings (pipe ${id} is ${current.state}; stop it first)`);
-  }
-  if (typeof input['name'] === 'string') requireUniqueName(service, input['name'], id);
-
+function patched(current: PipeResource, family: PipeFamily, { input, settings, block, cleared }: CheckedPatch, secrets: PipeSecrets, nowMs: number, rules: CurrentPipeRules): PipeResource {
   const next = structuredClone(current);
-  const secrets = { ...service.pipeSecrets.get(id) };
   if (typeof input['name'] === 'string') next.name = input['name'];
   if (block) applyBlock(next, family, block, cleared, secrets, rules);
   const destination = input['destination'] as Block | undefined;
   if (destination?.['columns'] !== undefined) next.destination = { ...next.destination, columns: destination['columns'] };
   if (input['fieldMappings'] !== undefined) next.fieldMappings = input['fieldMappings'] as PipeResource['fieldMappings'];
-  if (settingsPatch) next.settings = mergeSettings(next.settings, settingsPatch);
+  if (settings) next.settings = mergeSettings(next.settings, settings);
   next.updatedAt = isoTimestamp(nowMs);
+  return next;
+}
+
+/**
+ * `PATCH …/pipes/{id}`: a merge where absent members stay unchanged, applied to a copy so a
+ * request refused by any rule changes nothing. Create-only members are refused, naming each;
+ * members the service does not know are dropped.
+ */
+export function patchCurrentPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number, rules: CurrentPipeRules): PipeResource {
+  const current = requirePipe(service, id);
+  const family = pipeFamily(current);
+  refuseChangeAfterSnapshot(current, family);
+  const checked = checkPatch(requireBody(body), family);
+  const { block } = checked;
+  const editsMappings = block !== undefined && (nonEmptyList(block['tableMappingsToAdd']) || nonEmptyList(block['tableMappingsToRemove']));
+  // Provider (issue 497): the API answers "Postgres ClickPipe must be paused to edit" to a mapping edit on a running pipe.
+  if (editsMappings && !EDITABLE_MAPPING_STATES.includes(current.state)) {
+    throw new ApiError('bad_request', `${PIPE_FAMILY_TITLES[family]} pipe must be paused to edit its table mappings (pipe ${id} is ${current.state}; stop it first)`);
+  }
+  if (typeof checked.input['name'] === 'string') requireUniqueName(service, checked.input['name'], id);
+  const secrets = { ...service.pipeSecrets.get(id) };
+  const next = patched(current, family, checked, secrets, nowMs, rules);
   service.pipes.set(id, next);
   service.pipeSecrets.set(id, secrets);
   if (editsMappings) scheduleResumeAfterEdit(service, next, nowMs, rules.behaviour, nonEmptyList(block?.['tableMappingsToAdd']));
