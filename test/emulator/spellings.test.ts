@@ -132,7 +132,7 @@ describe('stacksync emulator: --paths, --settings-prefix, --pipe-delay', () => {
         .configureOutput({ writeOut: (text) => (help += text), writeErr: () => {} });
     command().outputHelp();
     const flat = help.replace(/\s+/g, ' ');
-    for (const text of ['--pipe-delay <d>', '--paths <spec>', '--settings-prefix <prefix>', 'pipefail=P', 'pipes=clickpipes,stack=clickstack']) expect(flat).toContain(text);
+    for (const text of ['--pipe-delay <d>', '--paths <spec>', '--settings-prefix <p>', 'pipefail=P', 'pipes=clickpipes,stack=clickstack']) expect(flat).toContain(text);
     await expect(command().parseAsync(['--pipe-delay', 'soon'], { from: 'user' })).rejects.toMatchObject({ message: expect.stringContaining('pipe delay must be a duration') });
   });
 });
