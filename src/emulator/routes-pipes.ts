@@ -70,7 +70,7 @@ function edgeOf(spelling: SettingsSpelling | undefined): Edge {
 
 function seedPipeRoutes(build: ServiceRoutes, edge: Edge): Route[] {
   const { route } = build;
-  const rules = (context: RequestContext): PipeRules => ({ profile: 'seed', fingerprint: fingerprintWith(context.store.credentials) });
+  const rules = (context: RequestContext): PipeRules => ({ fingerprint: fingerprintWith(context.store.credentials) });
   const write = <T>(context: RequestContext, change: (nowMs: number) => T): T => edge.run(() => context.store.mutate(() => change(context.store.now())));
   return [
     route('seed', 'GET', '/pipes', (_, service) => [...service.pipes.values()].map(edge.pipeOut)),

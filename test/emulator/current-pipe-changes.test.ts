@@ -19,7 +19,6 @@ import {
   startCurrent,
   stateOf,
   type Body,
-  type Managed,
 } from './pipe-fixtures.js';
 
 let emulator: RunningEmulator | undefined;
