@@ -4,6 +4,8 @@
  * line. Never created and never deleted by stacksync, so prune never touches one.
  */
 import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
+import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../schema/pipe-create-only.js';
+import { PIPE_FAMILIES } from '../schema/pipe-sources.js';
 import { defineKind } from './descriptor.js';
 import { managedRoutes } from './kit/routes.js';
 import { planPipes } from './pipe/diff.js';
@@ -19,7 +21,7 @@ export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof P
   routes: { managed: managedRoutes('pipes', 'pipeId', 'PATCH') },
   identity: 'id',
   references: [],
-  createOnly: [],
+  createOnly: createOnlyMembers(),
   manifests: pipeManifests,
   reader: { read: toLivePipe, statusMembers: ['state'], liveState: (pipe) => pipe.state },
   // Adding or removing table mappings twice fails (api-notes), so such a PATCH is not blindly repeatable.
@@ -36,4 +38,17 @@ function changesMappings(patch: Record<string, unknown>): boolean {
   const postgres = source !== null && typeof source === 'object' ? (source as Record<string, unknown>)['postgres'] : undefined;
   if (postgres === null || typeof postgres !== 'object') return false;
   return 'tableMappingsToAdd' in postgres || 'tableMappingsToRemove' in postgres;
+}
+
+/**
+ * Spec paths that cannot change once a pipe exists, from the one table the emulator reads too
+ * (`schema/pipe-create-only.ts`): `source.<family>` where every member is, else its members, and
+ * the destination's.
+ */
+function createOnlyMembers(): string[] {
+  const source = PIPE_FAMILIES.flatMap((family) => {
+    const members = PIPE_CREATE_ONLY_SOURCE_MEMBERS[family];
+    return members === '*' ? [`source.${family}`] : members.map((member) => `source.${family}.${member}`);
+  });
+  return [...source, ...PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => `destination.${member}`)];
 }
