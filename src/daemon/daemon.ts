@@ -16,7 +16,7 @@ import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { SyncAccount } from '../notify/events.js';
 import { credentialStrings, Redactor } from '../api/redact.js';
 import { resolveCredentials, resolveSecret } from '../config/secrets.js';
-import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
+import { startHttpServer, type BoundHttpServer, type HttpHandlers, type ListenAddress, type RunningHttpServer } from './http.js';
 import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
 import { readRevision } from './revision.js';
@@ -31,8 +31,11 @@ export interface DaemonOptions {
   context: ReconcileContext;
   metrics: Metrics;
   logger: Logger;
-  /** Where `/metrics` and friends listen; omit to serve nothing (e.g. `--once` in tests). */
-  listen?: ListenAddress;
+  /**
+   * Where `/metrics` and friends listen: an address, or a server bound already (what `run` does,
+   * so that a port in use stops it before it starts anything); omit to serve nothing.
+   */
+  listen?: ListenAddress | BoundHttpServer;
   /** Plan and report only; never write. */
   dryRun: boolean;
   /** Watch the manifests directory (default true). */
@@ -181,7 +184,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (options.listen) {
     const document = async () => withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets());
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
-    http = await startHttpServer({ ...options.listen, registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control });
+    const handlers: HttpHandlers = { registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control };
+    http = await serveOn(options.listen, handlers).catch(async (error: unknown) => {
+      await ownParser?.close();
+      throw error;
+    });
   }
   // A saved file syncs the targets whose documents it holds (affected.ts).
   const affected = trackAffectedTargets({ config, parser: manifests.parser, cache: manifests.cache });
@@ -226,6 +233,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 }
 
 export const DEFAULT_DRAIN_MS = 10_000;
+
+async function serveOn(listen: ListenAddress | BoundHttpServer, handlers: HttpHandlers): Promise<RunningHttpServer> {
+  if (!('serve' in listen)) return startHttpServer({ ...listen, ...handlers });
+  listen.serve(handlers);
+  return listen;
+}
 
 /** How long a stop waits for queued notifications. */
 export const NOTIFY_FLUSH_MS = 5_000;

@@ -11,6 +11,7 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { StacksyncError } from '../errors.js';
+import { listenError, type AddressFlags } from '../support/listen.js';
 import type { StatusDocument } from './status.js';
 
 /** `--listen` default (design.md). */
@@ -21,7 +22,10 @@ export interface ListenAddress {
   port: number;
 }
 
-export interface HttpServerOptions extends ListenAddress {
+export interface HttpServerOptions extends ListenAddress, HttpHandlers {}
+
+/** What the server answers with. */
+export interface HttpHandlers {
   /** The process's metrics registry, served on `/metrics`. */
   registry: Registry;
   /** The current `/status` document. */
@@ -47,7 +51,7 @@ export interface RunningHttpServer {
   url: string;
   /** The bound port (the free one picked when asked for 0). */
   port: number;
-  /** Stops accepting connections, closes idle keep-alive ones and waits for requests in flight. */
+  /** Stops accepting connections, closes idle keep-alive ones and waits for requests in flight; again, waits for the first. */
   close(): Promise<void>;
 }
 
@@ -58,7 +62,16 @@ interface Reply {
   headers?: Record<string, string>;
 }
 
-type Handler = (options: HttpServerOptions, request: IncomingMessage, url: URL) => Reply | Promise<Reply>;
+/**
+ * A server that listens already and answers 503 until `serve` hands it the daemon's handlers: `run`
+ * takes its port before it starts anything else, so a port in use stops it before it has touched
+ * the state or started an emulator.
+ */
+export interface BoundHttpServer extends RunningHttpServer {
+  serve(handlers: HttpHandlers): void;
+}
+
+type Handler = (options: HttpHandlers, request: IncomingMessage, url: URL) => Reply | Promise<Reply>;
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -79,7 +92,7 @@ const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
 };
 
 /** Suspend or resume: only with the configured bearer token, and only for a configured target. */
-function control(options: HttpServerOptions, request: IncomingMessage, url: URL, suspend: boolean): Reply {
+function control(options: HttpHandlers, request: IncomingMessage, url: URL, suspend: boolean): Reply {
   if (!options.control) return { status: 404, body: 'not found: set control.token in the config to enable this endpoint\n' };
   if (!bearerMatches(request.headers.authorization, options.control.token)) {
     return { status: 401, body: 'unauthorized: a bearer token is required\n', headers: { 'www-authenticate': 'Bearer realm="stacksync"' } };
@@ -101,16 +114,38 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 
 /** Starts the server and resolves once it listens. */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
-  const server = createServer((request, response) => void handle(options, request, response));
+  const bound = await bindHttpServer(options);
+  bound.serve(options);
+  return bound;
+}
+
+/**
+ * Listens on `address`, answering 503 until `serve` is called.
+ * @throws StacksyncError `E_USAGE` naming the address and `--listen` when it cannot listen.
+ */
+export async function bindHttpServer(address: ListenAddress): Promise<BoundHttpServer> {
+  let handlers: HttpHandlers | undefined;
+  const server = createServer((request, response) => {
+    if (handlers) void handle(handlers, request, response);
+    else starting(request, response);
+  });
   // Nothing here is slow: bound every exchange so a stuck client cannot hold a socket forever.
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
-  await listen(server, options);
+  await listen(server, address);
   const { port } = server.address() as AddressInfo;
-  return { url: `http://${formatHost(options.host)}:${port}`, port, close: () => closeServer(server) };
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => (closing ??= closeServer(server));
+  return { url: `http://${formatHost(address.host)}:${port}`, port, close, serve: (given) => void (handlers = given) };
 }
 
-async function handle(options: HttpServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+function starting(request: IncomingMessage, response: ServerResponse): void {
+  request.resume();
+  response.writeHead(503, { 'content-type': TEXT, 'cache-control': 'no-store' });
+  response.end('starting\n');
+}
+
+async function handle(options: HttpHandlers, request: IncomingMessage, response: ServerResponse): Promise<void> {
   request.resume(); // bodies are ignored; drain them so keep-alive works
   let reply: Reply;
   try {
@@ -123,7 +158,7 @@ async function handle(options: HttpServerOptions, request: IncomingMessage, resp
   response.end(reply.body); // node drops the body of a HEAD reply itself
 }
 
-function route(options: HttpServerOptions, request: IncomingMessage): Reply | Promise<Reply> {
+function route(options: HttpHandlers, request: IncomingMessage): Reply | Promise<Reply> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const path = url.pathname;
   const methods = ROUTES[path];
@@ -138,10 +173,15 @@ function allowed(methods: Partial<Record<'GET' | 'POST', Handler>>): string {
   return Object.keys(methods).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ');
 }
 
+/** The flag that picks the daemon's address. */
+const LISTEN_FLAGS: AddressFlags = { port: '--listen; port 0 picks a free one', host: '--listen' };
+
 function listen(server: Server, { host, port }: ListenAddress): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(new StacksyncError('E_USAGE', `cannot listen on ${formatHost(host)}:${port}: ${error.code ?? error.message}`, { cause: error }));
+      const address = `${formatHost(host)}:${port}`;
+      const known = listenError(error, address, LISTEN_FLAGS);
+      reject(known instanceof StacksyncError ? known : new StacksyncError('E_USAGE', `cannot listen on ${address} (--listen): ${error.code ?? error.message}`, { subject: address, cause: error }));
     });
     server.listen(port, host, () => resolve());
   });
