@@ -11,6 +11,7 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { StacksyncError } from '../errors.js';
+import { suspensionNoteProblem } from '../model/state.js';
 import { listenError, type AddressFlags } from '../support/listen.js';
 import type { StatusDocument } from './status.js';
 
@@ -42,8 +43,17 @@ export interface HttpHandlers {
 export interface ControlOptions {
   /** The bearer token a request must carry. */
   token: string;
-  /** Suspends or resumes a target (and syncs it); false for a target that is not configured. */
-  setSuspended: (target: string, suspended: boolean) => boolean;
+  /**
+   * Suspends or resumes a target (and syncs it), recording it in the state first; resolves false
+   * for a target that is not configured, rejects when it could not be recorded.
+   */
+  setSuspended: (target: string, suspended: boolean, note: SuspensionNote) => Promise<boolean>;
+}
+
+/** What an operator may say with a suspend: `?reason=…&by=…`. */
+export interface SuspensionNote {
+  reason?: string;
+  by?: string;
 }
 
 export interface RunningHttpServer {
@@ -92,16 +102,38 @@ const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
 };
 
 /** Suspend or resume: only with the configured bearer token, and only for a configured target. */
-function control(options: HttpHandlers, request: IncomingMessage, url: URL, suspend: boolean): Reply {
+async function control(options: HttpHandlers, request: IncomingMessage, url: URL, suspend: boolean): Promise<Reply> {
   if (!options.control) return { status: 404, body: 'not found: set control.token in the config to enable this endpoint\n' };
   if (!bearerMatches(request.headers.authorization, options.control.token)) {
     return { status: 401, body: 'unauthorized: a bearer token is required\n', headers: { 'www-authenticate': 'Bearer realm="stacksync"' } };
   }
   const target = url.searchParams.get('target');
   if (!target) return { status: 400, body: 'the target query parameter is required, e.g. ?target=prod\n' };
-  if (!options.control.setSuspended(target, suspend)) return { status: 404, body: `target ${target} is not configured\n` };
-  options.logger?.info({ target }, suspend ? 'target suspended through POST /-/suspend' : 'target resumed through POST /-/resume');
-  return { status: 202, body: `target ${target} ${suspend ? 'suspended' : 'resumed'}; it syncs now\n` };
+  const note = suspensionNote(url.searchParams);
+  if ('problem' in note) return { status: 400, body: `${note.problem}\n` };
+  let known: boolean;
+  try {
+    known = await options.control.setSuspended(target, suspend, note);
+  } catch (error) {
+    options.logger?.error({ err: error, target }, suspend ? 'could not record a suspension' : 'could not record a resume');
+    return { status: 503, body: `the ${suspend ? 'suspension' : 'resume'} of target ${target} could not be recorded in the state file: ${error instanceof Error ? error.message : String(error)}\n` };
+  }
+  if (!known) return { status: 404, body: `target ${target} is not configured\n` };
+  options.logger?.info({ target, ...note }, suspend ? 'target suspended through POST /-/suspend' : 'target resumed through POST /-/resume');
+  return { status: 202, body: `target ${target} ${suspend ? 'suspended until POST /-/resume' : 'resumed'}; it syncs now\n` };
+}
+
+/** `reason` and `by` from the query, each one line of bounded length when given. */
+function suspensionNote(query: URLSearchParams): SuspensionNote | { problem: string } {
+  const note: SuspensionNote = {};
+  for (const name of ['reason', 'by'] as const) {
+    const value = query.get(name);
+    if (value === null) continue;
+    const problem = suspensionNoteProblem(value);
+    if (problem !== undefined) return { problem: `the ${name} query parameter ${problem}` };
+    note[name] = value;
+  }
+  return note;
 }
 
 /** Compares in constant time, so the token cannot be guessed a byte at a time. */
