@@ -90,7 +90,7 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
   const fingerprint = fingerprintRun(run, { config, store, hasher, version: packageVersion() });
   try {
     await mkdir(dirname(file), { recursive: true });
-    await writeFileAtomically(nodeFs, file, renderSavedPlan(plan, fingerprint, new Date().toISOString()), SAVED_PLAN_MODE);
+    await writeFileAtomically(nodeFs, file, renderSavedPlan(plan, fingerprint, new Date().toISOString(), hasher), SAVED_PLAN_MODE);
   } catch (error) {
     throw new StacksyncError('E_USAGE', `cannot write the plan to ${file} (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
   }
