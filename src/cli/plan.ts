@@ -123,9 +123,9 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
   if (existsSync(keyPathFor(config.state))) return;
   const note =
     keySalt === undefined
-      ? 'so apply --plan cannot check this plan (a target’s credentials did not resolve) and will refuse it'
-      : 'so this plan is sealed with a key derived from the targets’ credentials: apply --plan needs the same ones, and its first run makes that key the state key';
-  process.stderr.write(`stacksync: note: there is no state key (${keyPathFor(config.state)}) yet, ${note}\n`);
+      ? 'warning: there is no state key (KEY) yet, and a target’s credentials did not resolve, so apply --plan cannot check this plan and will refuse it'
+      : 'note: there is no state key (KEY) yet, so this plan is sealed with a key derived from the targets’ credentials: apply --plan needs the same ones, and its first run makes that key the state key';
+  process.stderr.write(`stacksync: ${note.replace('KEY', keyPathFor(config.state))}\n`);
 }
 
 function renderPlan(plan: Plan, output: PlanFlags['output'], markdown: () => string): Iterable<string> {
