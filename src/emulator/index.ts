@@ -23,6 +23,7 @@ import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
 import { Store } from './store.js';
 import { PROFILES, profileOf, type Profile, type ProfileData } from './model.js';
 import { StacksyncError } from '../errors.js';
+import { listenError, type AddressFlags } from '../support/listen.js';
 
 export { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';
 export type { Seed, SeedKey, SeedOrganization, SeedPipe, SeedSavedSearch, SeedService, SeedSource, SeedStack, SeedTeam, SeedWebhook } from './seed.js';
@@ -182,7 +183,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     server = await listen(pipeline, host, options.port ?? 0);
   } catch (error) {
     await writer?.close();
-    throw listenError(error, host, options.port ?? 0);
+    throw listenError(error, `${host}:${options.port ?? 0}`, EMULATOR_ADDRESS_FLAGS);
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
@@ -199,16 +200,5 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   return { url, port, profile, seed, paths, settingsPrefix, restored: Boolean(saved), state: () => store.toData(), credentialHash: (secret) => store.credentials.hash(secret), close };
 }
 
-/** Why the server could not listen, as one line for the person who picked the address. */
-const LISTEN_PROBLEMS: Record<string, string> = {
-  EADDRINUSE: 'the port is already in use (stop what holds it, or pick another with --port; 0 picks a free one)',
-  EACCES: 'permission denied (ports below 1024 need privileges; pick another with --port)',
-  EADDRNOTAVAIL: 'the address is not one of this machine’s (check --host)',
-};
-
-function listenError(error: unknown, host: string, port: number): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const problem = code === undefined ? undefined : LISTEN_PROBLEMS[code];
-  if (!problem) return error;
-  return new StacksyncError('E_USAGE', `cannot listen on ${host}:${port}: ${problem}`, { subject: `${host}:${port}`, cause: error });
-}
+/** The emulator command's flags for its address. */
+const EMULATOR_ADDRESS_FLAGS: AddressFlags = { port: '--port; 0 picks a free one', host: '--host' };

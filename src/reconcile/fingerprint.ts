@@ -19,10 +19,15 @@ import { specDigest } from './spec.js';
 /** Hashed with the state key, it tells whether two runs hold the same key without revealing it. */
 const KEY_CHECK_INPUT = 'stacksync: saved plan key check';
 
+/** Tells whether two runs hold the same key, without revealing it. */
+export function keyCheckOf(hasher: SecretHasher): string {
+  return hasher(KEY_CHECK_INPUT);
+}
+
 /** The part of a fingerprint known before reading anything live. */
 export function setupFingerprint(config: Config, targets: readonly string[], hasher: SecretHasher, version: string): Pick<PlanFingerprint, 'stacksync' | 'keyCheck' | 'targets'> {
   const endpoints = config.targets.filter((target) => targets.includes(target.name)).map((target) => [target.name, endpointDigest(target)]);
-  return { stacksync: version, keyCheck: hasher(KEY_CHECK_INPUT), targets: Object.fromEntries(endpoints) };
+  return { stacksync: version, keyCheck: keyCheckOf(hasher), targets: Object.fromEntries(endpoints) };
 }
 
 function endpointDigest(target: Target): string {
@@ -36,6 +41,8 @@ export interface FingerprintContext {
   hasher: SecretHasher;
   /** The running stacksync's version. */
   version: string;
+  /** The salt of the key derived for a plan made before the state had one (plan-key.ts). */
+  keySalt?: string;
 }
 
 /** The fingerprint of a computed plan, before anything of it is applied. */
@@ -48,6 +55,7 @@ export function fingerprintRun(run: RunPlan, ctx: FingerprintContext): PlanFinge
   );
   return {
     ...setupFingerprint(ctx.config, targets, ctx.hasher, ctx.version),
+    ...(ctx.keySalt !== undefined ? { keySalt: ctx.keySalt } : {}),
     request: { targets, prune: run.request.prune, adopt: run.request.adopt },
     manifests: Object.fromEntries(manifests),
     problems: problemDigests(run.load.problems.filter((problem) => inScope(problem.target))),
