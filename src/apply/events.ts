@@ -7,7 +7,7 @@ import type { ErrorCode } from '../errors.js';
 import type { Action, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
 
 /** An API call the executor makes: a plan operation, or a list to find a create that may have happened. */
-export type ApiCall = Operation['type'] | 'listDashboards' | 'listAlerts';
+export type ApiCall = Operation['type'] | `list${Kind}s`;
 
 /** Why a change did not run. */
 export type SkipReason = 'dependency' | 'conflict' | 'cancelled';

@@ -6,15 +6,16 @@
  */
 import PQueue from 'p-queue';
 import type { Kind } from '../model/kinds.js';
-import type { LiveAlert, LiveDashboard } from '../model/resources.js';
+import type { LiveBase } from '../model/resources.js';
 import type { Api } from '../api/port.js';
 import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
-import type { AlertRefs, Change, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
-import type { AlertWrite, DashboardWrite } from '../model/resources.js';
+import { operationVerb, type Change, type ChangeKey, type ChangeResult, type Operation, type OperationRefs, type WriteBody } from '../model/plan.js';
+import { descriptorOf } from '../kinds/index.js';
 import { ownedRecord } from '../state/inventory.js';
 import type { StateRecord } from '../model/state.js';
 import type { StateStore } from '../state/store.js';
 import { addToSummary, emptySummary, type ApiCall, type ApplyEvent, type SkipReason } from './events.js';
+import { operationType as operationTypeOf } from '../model/plan.js';
 import { buildExecutionGraph, type ExecutionNode } from './order.js';
 
 export interface ApplyDeps {
@@ -57,8 +58,8 @@ class ApplyRun {
   readonly #cycles: ReadonlySet<ChangeKey>;
   readonly #pending = new Set<ExecutionNode>();
   readonly #results: ApplyResults = new Map();
-  /** Dashboards written in this run, for the alert operations that take their ids. */
-  readonly #dashboards = new Map<ChangeKey, LiveDashboard>();
+  /** What each change wrote in this run, for the operations that take ids from it (an alert's dashboard). */
+  readonly #written = new Map<ChangeKey, LiveBase>();
   readonly #queue: PQueue;
   /** Changes not yet settled, per rank: the rank barrier. */
   readonly #unsettledByRank = new Map<number, number>();
@@ -250,56 +251,37 @@ class ApplyRun {
   async #runOperation(node: ExecutionNode, operation: Operation): Promise<Transition> {
     const { api } = this.#deps;
     const { kind, name } = node.change;
-    switch (operation.type) {
-      case 'updatePipe': {
-        const pipe = await this.#call(node, operation.type, () => api.updatePipe(operation.id, operation.patch));
-        return this.#owned(node, pipe);
+    switch (operationVerb(operation, kind)) {
+      case 'create': {
+        const body = this.#resolveRefs(node, operation);
+        const apiName = apiNameOf(body) ?? name;
+        return this.#owned(node, await this.#create(node, apiName, () => this.#createOf(node, body), () => this.#find(node, apiName)));
       }
-      case 'createDashboard':
-        return this.#dashboardWritten(node, await this.#create(node, operation.body.name, () => this.#createDashboard(node, operation.body), () => this.#findDashboards(node, operation.body.name)));
-      case 'updateDashboard':
-        return this.#dashboardWritten(node, await this.#updateOrRecreateDashboard(node, operation.id, operation.body));
-      case 'createAlert': {
-        const body = this.#resolveRefs(operation.body, operation.refs);
-        return this.#owned(node, await this.#create(node, body.name ?? name, () => this.#createAlert(node, body), () => this.#findAlerts(node, body.name ?? name)));
-      }
-      case 'updateAlert':
-        return this.#owned(node, await this.#updateOrRecreateAlert(node, operation.id, this.#resolveRefs(operation.body, operation.refs)));
-      case 'deleteDashboard':
-        await this.#deleteGone(node, operation.type, () => api.deleteDashboard(operation.id));
-        return [{ type: 'forgotten', kind, key: name }];
-      case 'deleteAlert':
-        await this.#deleteGone(node, operation.type, () => api.deleteAlert(operation.id));
+      case 'update':
+        if ('patch' in operation) return this.#owned(node, await this.#call(node, operation.type, () => api.update(kind, operation.id, operation.patch)));
+        return this.#owned(node, await this.#updateOrRecreate(node, 'id' in operation ? operation.id : '', this.#resolveRefs(node, operation)));
+      case 'delete':
+        await this.#deleteGone(node, operation.type, () => api.remove(kind, 'id' in operation ? operation.id : ''));
         return [{ type: 'forgotten', kind, key: name }];
     }
   }
 
-  #owned(node: ExecutionNode, live: { id: string; name?: string }): Transition {
+  /** Records what a write made as owned, and keeps it for the operations of this run that take ids from it. */
+  #owned(node: ExecutionNode, live: LiveBase): Transition {
     const { kind, name, liveName } = node.change;
+    this.#written.set(node.key, live);
     return [ownedRecord(kind, name, withName({ id: live.id }, liveName ?? live.name))];
   }
 
-  #dashboardWritten(node: ExecutionNode, dashboard: LiveDashboard): Transition {
-    this.#dashboards.set(node.key, dashboard);
-    return this.#owned(node, dashboard);
+  #createOf(node: ExecutionNode, body: WriteBody): Promise<LiveBase> {
+    const { kind } = node.change;
+    return this.#call(node, operationTypeOf('create', kind), () => this.#deps.api.create(kind, body));
   }
 
-  #createDashboard(node: ExecutionNode, body: DashboardWrite): Promise<LiveDashboard> {
-    return this.#call(node, 'createDashboard', () => this.#deps.api.createDashboard(body));
-  }
-
-  #createAlert(node: ExecutionNode, body: AlertWrite): Promise<LiveAlert> {
-    return this.#call(node, 'createAlert', () => this.#deps.api.createAlert(body));
-  }
-
-  async #findDashboards(node: ExecutionNode, name: string): Promise<LiveDashboard[]> {
-    const list = await this.#call(node, 'listDashboards', () => this.#deps.api.listDashboards());
-    return list.filter((dashboard) => dashboard.name === name);
-  }
-
-  async #findAlerts(node: ExecutionNode, name: string): Promise<LiveAlert[]> {
-    const list = await this.#call(node, 'listAlerts', () => this.#deps.api.listAlerts());
-    return list.filter((alert) => alert.name === name);
+  async #find(node: ExecutionNode, name: string): Promise<LiveBase[]> {
+    const { kind } = node.change;
+    const list = await this.#call(node, `list${kind}s`, () => this.#deps.api.list(kind));
+    return list.filter((item: LiveBase) => item.name === name);
   }
 
   /**
@@ -359,23 +341,14 @@ class ApplyRun {
    * An update whose target vanished (404) since the plan was made — e.g. the alert on a tile that
    * this run's dashboard update removed, which the service deletes with the tile — is created anew.
    */
-  async #updateOrRecreateDashboard(node: ExecutionNode, id: string, body: DashboardWrite): Promise<LiveDashboard> {
+  async #updateOrRecreate(node: ExecutionNode, id: string, body: WriteBody): Promise<LiveBase> {
+    const { kind } = node.change;
     try {
-      return await this.#call(node, 'updateDashboard', () => this.#deps.api.updateDashboard(id, body));
+      return await this.#call(node, operationTypeOf('update', kind), () => this.#deps.api.update(kind, id, body));
     } catch (error) {
       if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
-      const fresh: DashboardWrite = { ...body, tiles: body.tiles.map(({ id: _staleId, ...tile }) => tile) };
-      return this.#create(node, body.name, () => this.#createDashboard(node, fresh), () => this.#findDashboards(node, body.name));
-    }
-  }
-
-  async #updateOrRecreateAlert(node: ExecutionNode, id: string, body: AlertWrite): Promise<LiveAlert> {
-    try {
-      return await this.#call(node, 'updateAlert', () => this.#deps.api.updateAlert(id, body));
-    } catch (error) {
-      if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
-      const apiName = body.name ?? node.change.name;
-      return this.#create(node, apiName, () => this.#createAlert(node, body), () => this.#findAlerts(node, apiName));
+      const apiName = apiNameOf(body) ?? node.change.name;
+      return this.#create(node, apiName, () => this.#createOf(node, body), () => this.#find(node, apiName));
     }
   }
 
@@ -388,15 +361,12 @@ class ApplyRun {
     }
   }
 
-  /** Fills `dashboardId`/`tileId` from a dashboard written earlier in this run. */
-  #resolveRefs(body: AlertWrite, refs: AlertRefs | undefined): AlertWrite {
-    const dashboard = refs && this.#dashboards.get(refs.dashboard);
-    if (!refs || !dashboard) return body;
-    const tile = dashboard.tiles.find((candidate) => candidate.name === refs.tile);
-    if (!tile) {
-      throw new StacksyncError('E_REF_UNRESOLVED', `${refs.dashboard} has no tile named "${refs.tile}" after it was written`, { subject: refs.dashboard });
-    }
-    return { ...body, dashboardId: dashboard.id, tileId: tile.id };
+  /** The operation's body with the ids it takes from changes written earlier in this run filled in. */
+  #resolveRefs(node: ExecutionNode, operation: Operation): WriteBody {
+    const body = 'body' in operation ? operation.body : {};
+    const refs: OperationRefs | undefined = 'refs' in operation ? operation.refs : undefined;
+    const fill = descriptorOf(node.change.kind).refs?.fill;
+    return refs && fill ? fill(body, refs, (key) => this.#written.get(key)) : body;
   }
 
   /** One API call, reported as an operation with its timing. */
@@ -460,6 +430,11 @@ function reportsProgress(node: ExecutionNode): boolean {
 
 function describeError(error: unknown): { code: ErrorCode; message: string } {
   return { code: errorCodeOf(error), message: error instanceof Error ? error.message : String(error) };
+}
+
+/** The API name a body gives the resource it creates, if it names one. */
+function apiNameOf(body: WriteBody): string | undefined {
+  return typeof body['name'] === 'string' ? body['name'] : undefined;
 }
 
 function withName(entry: { id: string }, name: string | undefined): { id: string; name?: string } {

@@ -10,7 +10,7 @@ import type { Target } from '../model/config.js';
 import type { LoadProblem } from '../model/desired.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
-import { isDegradedPipeState } from '../model/resources.js';
+import { isDegraded } from '../diff/index.js';
 import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import { describeApplied, describePending, pendingCounts, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
@@ -133,7 +133,7 @@ function observeChanges(
     if (change.id !== undefined) base.id = change.id;
     if (change.liveState !== undefined) {
       base.state = change.liveState;
-      base.health = isDegradedPipeState(change.liveState) ? 'degraded' : 'healthy';
+      base.health = isDegraded(change) ? 'degraded' : 'healthy';
     }
     if (change.file !== undefined) base.file = change.file;
     if (change.line !== undefined) base.line = change.line;

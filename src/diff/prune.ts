@@ -2,17 +2,20 @@
  * All of prune's policy, pure: the deletes of what stacksync created (the inventory) and no
  * manifest names any more; the safety caps and the empty-directory guard checked before running
  * them, with what waits on a refused delete; and the notice when a manifest error holds a prune
- * back. Resources not in the inventory are never deleted; pipes are never deleted.
+ * back. Resources not in the inventory are never deleted, nor kinds whose descriptor has no prune policy.
  */
 import type { Kind } from '../model/kinds.js';
-import { changeRef, type Change, type ChangeResult, type PlanError } from '../model/plan.js';
+import { changeRef, operationType, type Change, type ChangeResult, type PlanError } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
+import { descriptorOf, kindRank, ORDERED_DESCRIPTORS } from '../kinds/index.js';
+import type { Named } from '../kinds/kit/match.js';
 import { withDependents } from './graph.js';
-import type { Named } from './match.js';
 
-/** Kinds prune may delete, in the order their deletes must run (alerts before their dashboards). */
-export const PRUNABLE_KINDS = ['Alert', 'Dashboard'] as const satisfies readonly Kind[];
-export type PrunableKind = (typeof PRUNABLE_KINDS)[number];
+/** Kinds prune may delete (their descriptors have a prune policy), in the order their deletes must run. */
+export const PRUNABLE_KINDS: readonly Kind[] = ORDERED_DESCRIPTORS.filter((descriptor) => descriptor.prune !== undefined)
+  .map((descriptor) => descriptor.kind)
+  .sort((a, b) => kindRank(a, true) - kindRank(b, true));
+export type PrunableKind = Kind;
 
 /**
  * One change per inventory entry of `kind` whose key no manifest has, and per live resource
@@ -32,8 +35,9 @@ export function planOrphans(
   const liveById = new Map(live.map((item) => [item.id, item]));
   const inventory = state.inventory[kind];
   const found = (key: string, current: Named): Change => (prune ? deleteChange : orphanChange)(target, kind, key, current);
+  const policy = descriptorOf(kind).prune;
   const fromInventory = Object.entries(inventory)
-    .filter(([key]) => !desiredKeys.has(key))
+    .filter(([key, entry]) => !desiredKeys.has(key) && policy?.allowed(entry) === true)
     .flatMap(([key, entry]) => {
       const current = liveById.get(entry.id);
       if (!current) return [];
@@ -62,7 +66,7 @@ function keptChange(target: string, kind: PrunableKind, key: string, current: Na
 function deleteChange(target: string, kind: PrunableKind, key: string, current: Named): Change {
   const change = orphanChange(target, kind, key, current);
   change.action = 'delete';
-  change.operations = [{ type: kind === 'Alert' ? 'deleteAlert' : 'deleteDashboard', id: current.id }];
+  change.operations = [{ type: operationType('delete', kind), id: current.id }];
   return change;
 }
 

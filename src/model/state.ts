@@ -2,7 +2,7 @@
  * The state file (`state`, default `.stacksync/state.json`): per target, what stacksync owns.
  * Never holds a secret value: only HMACs under a key kept beside it (`state.key`, mode 0600).
  */
-import type { Kind } from './kinds.js';
+import { KINDS, type Kind } from './kinds.js';
 
 /** A create that was about to be sent; a live resource of this kind and name after a crash is ours. */
 export interface CreateIntent {
@@ -28,12 +28,41 @@ export interface InventoryEntry {
   prune?: 'disabled';
 }
 
+/**
+ * An operator's suspension of a target (`POST /-/suspend`): the daemon reads and reports the
+ * target but never writes to it, across restarts, until `POST /-/resume` lifts it.
+ */
+export interface Suspension {
+  /** ISO timestamp of the suspend. */
+  since: string;
+  /** Why, as the operator gave it. */
+  reason?: string;
+  /** Who, as the operator gave it: not checked (the control token is the same for everyone). */
+  by?: string;
+}
+
+/** The longest `reason` or `by` a suspension keeps. */
+export const SUSPENSION_NOTE_MAX = 500;
+
+/**
+ * Why `text` cannot be a suspension's `reason` or `by`, or undefined when it can: one line of at
+ * most {@link SUSPENSION_NOTE_MAX} characters. The state file's schema holds the same rule.
+ */
+export function suspensionNoteProblem(text: string): string | undefined {
+  if (text.length === 0) return 'is empty';
+  if (text.length > SUSPENSION_NOTE_MAX) return `is longer than ${SUSPENSION_NOTE_MAX} characters`;
+  if (/[\u0000-\u001f\u007f]/u.test(text)) return 'holds a control character (a line break, a tab, …)';
+  return undefined;
+}
+
 export interface TargetState {
   /** kind → metadata.name → what stacksync created or adopted. */
   inventory: Record<Kind, Record<string, InventoryEntry>>;
   /** `Kind/key:secret.path` → HMAC-SHA256 (hex) of the value last sent. */
   secretHashes: Record<string, string>;
   intents: CreateIntent[];
+  /** Absent unless suspended over HTTP (a file written before suspensions were kept has none). */
+  suspension?: Suspension;
 }
 
 export interface StateFile {
@@ -42,7 +71,12 @@ export interface StateFile {
 }
 
 export function emptyTargetState(): TargetState {
-  return { inventory: { Pipe: {}, Dashboard: {}, Alert: {} }, secretHashes: {}, intents: [] };
+  return { inventory: emptyInventory(), secretHashes: {}, intents: [] };
+}
+
+/** An inventory with an empty section for every kind. */
+export function emptyInventory(): Record<Kind, Record<string, InventoryEntry>> {
+  return Object.fromEntries(KINDS.map((kind) => [kind, {}])) as Record<Kind, Record<string, InventoryEntry>>;
 }
 
 /** The key under which a write-only value's HMAC is kept. */
@@ -71,6 +105,10 @@ export type StateRecord =
   | { type: 'intent-dropped'; kind: Kind; key: string }
   /** HMACs of the write-only values last sent for `kind/key`, by secret path. */
   | { type: 'secrets'; kind: Kind; key: string; hashes: Record<string, string> }
+  /** Suspended over HTTP (replaces an earlier suspension). */
+  | ({ type: 'suspended' } & Suspension)
+  /** The suspension is lifted (`POST /-/resume`); nothing when there is none. */
+  | { type: 'resumed' }
   /** The whole target replaced (tools, tests, whole-state transitions); costs the size of the target. */
   | { type: 'replaced'; state: TargetState };
 

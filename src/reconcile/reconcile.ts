@@ -4,7 +4,6 @@
  * diff/ and plan/; this module only sequences I/O around it and never decides exit codes.
  */
 import type { Logger } from 'pino';
-import type { LiveState } from '../model/resources.js';
 import type { Api } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
@@ -12,7 +11,8 @@ import type { Config, Target } from '../model/config.js';
 import { guardDeletes, holdBackBlocked, markDrift, namesUsed, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, resolveNames, writesHeldBack, type NameLists } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
-import type { DesiredResource, LoadProblem, LoadResult } from '../model/desired.js';
+import type { LoadProblem } from '../model/desired.js';
+import type { DesiredResource, LiveState, LoadedManifests } from '../kinds/index.js';
 import { buildPlan } from '../plan/build.js';
 import { changeKey, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
 import { managedCount, specRecord, staleRecords } from '../state/inventory.js';
@@ -81,7 +81,7 @@ export interface TargetRun {
 
 export interface RunPlan {
   plan: Plan;
-  load: LoadResult;
+  load: LoadedManifests;
   targets: TargetRun[];
   /** What was asked for; applying the plan follows the same choices. */
   request: PlanRequest;
@@ -122,7 +122,7 @@ function readLive(ctx: ReconcileContext, target: Target): Promise<LiveRead> {
   return (async () => ({ live: await ctx.apiFor(target).readLiveState() }))().catch((error: unknown) => ({ error }));
 }
 
-async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadResult, request: PlanRequest, read: Promise<LiveRead>): Promise<TargetRun> {
+async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadedManifests, request: PlanRequest, read: Promise<LiveRead>): Promise<TargetRun> {
   const blocked = load.blockedTargets.has(target.name) || load.blockedTargets.has('*');
   const outcome = await read;
   if ('error' in outcome) {

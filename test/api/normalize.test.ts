@@ -1,6 +1,10 @@
 /** Variants of real services read into one model: the differ must never see them. */
 import { describe, expect, it } from 'vitest';
-import { readEach, ShapeError, toDataSource, toLiveAlert, toLiveDashboard, toLivePipe, toWebhook } from '../../src/api/normalize.js';
+import { readEach, ShapeError } from '../../src/kinds/kit/read.js';
+import { toDataSource, toWebhook } from '../../src/api/envelope.js';
+import { toLiveAlert } from '../../src/kinds/alert/read.js';
+import { toLiveDashboard } from '../../src/kinds/dashboard/read.js';
+import { toLivePipe } from '../../src/kinds/pipe/read.js';
 import { sampleAlert } from './helpers.js';
 
 const canonicalAlert = toLiveAlert(sampleAlert('a1'), 'data[0]');

@@ -2,10 +2,16 @@
  * Small factories for differ inputs: fixtures and tests give only what a case is about, the
  * rest gets the same defaults on the desired and the live side (so it never shows as drift).
  */
-import type { LiveAlert, LiveDashboard, LivePipe, LiveState, Tile } from '../../src/model/resources.js';
+import type { LiveAlert } from '../../src/kinds/alert/model.js';
+import type { LiveDashboard, Tile } from '../../src/kinds/dashboard/model.js';
+import type { LivePipe } from '../../src/kinds/pipe/model.js';
+import type { LiveState } from '../../src/kinds/index.js';
 import type { Variant } from '../../src/model/kinds.js';
 import type { PlanOptions, PlanTargetInput } from '../../src/diff/index.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile } from '../../src/model/desired.js';
+import type { DesiredAlert } from '../../src/kinds/alert/model.js';
+import type { DesiredDashboard, DesiredTile } from '../../src/kinds/dashboard/model.js';
+import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
+import type { DesiredResource } from '../../src/kinds/index.js';
 import type { TargetState } from '../../src/model/state.js';
 import { emptyTargetState } from '../../src/model/state.js';
 

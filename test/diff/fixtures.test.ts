@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { planTarget } from '../../src/diff/index.js';
-import type { DesiredResource } from '../../src/model/desired.js';
+import type { DesiredResource } from '../../src/kinds/index.js';
 import { buildPlan, renderPlanGithub, renderPlanJson, renderPlanText } from '../../src/plan/index.js';
 import type { Change, Operation } from '../../src/model/plan.js';
 import type { ApiSchemaName } from '../../src/schema/api.js';

@@ -3,8 +3,8 @@
  * first, then the exact API name. A name match is ours when a pending create intent names it
  * (crash recovery), otherwise it is someone else's and can only be adopted.
  */
-import type { Kind } from '../model/kinds.js';
-import type { CreateIntent, TargetState } from '../model/state.js';
+import type { Kind } from '../../model/kinds.js';
+import type { CreateIntent, TargetState } from '../../model/state.js';
 
 export interface Named {
   id: string;
