@@ -78,6 +78,29 @@ describe('stacksync status', { timeout: 90_000 }, () => {
   });
 });
 
+describe('daemon.listen of the config', { timeout: 90_000 }, () => {
+  it('is where run listens without --listen, and where status asks', async () => {
+    const emulator = await startTestEmulator();
+    const workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
+    const port = await freePort();
+    await workspace.write('config/stacksync.yaml', `${await readFile(workspace.configPath, 'utf8')}daemon:\n  listen: 127.0.0.1:${port}\n`);
+    await workspace.write('manifests/api.yaml', dashboardYaml({ key: 'api', target: 'local' }));
+    const child = workspace.spawn(['run']);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200, 45_000);
+      const result = await workspace.run(['status']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^ {2}Dashboard +api +in sync +manifests\/api\.yaml:\d+$/m);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      await workspace.dispose();
+      await emulator.close();
+    }
+  });
+});
+
 describe('the status text', () => {
   it('puts the fields a drifted resource differs in under it, and more notes under the first', () => {
     const document: StatusDocument = {
