@@ -155,8 +155,19 @@ export function toLiveDashboard(value: unknown, path: string): LiveDashboard {
     name: requiredString(raw, 'name', path),
     tags: optionalList(raw, 'tags', path, (tag, at) => asString(tag, at)) ?? [],
     tiles: optionalList(raw, 'tiles', path, toLiveTile) ?? [],
+    ...createdAtOf(raw),
     ...extraOf(raw, [...DASHBOARD_SERVER_MEMBERS, ...DASHBOARD_MODELLED]),
   };
+}
+
+/**
+ * `{createdAt}` when the service sent a creation time that reads as one; nothing otherwise. Only
+ * ownership looks at it, and an unknown creation time proves nothing, so a strange one is not an
+ * unreadable resource: it is as good as none.
+ */
+function createdAtOf(raw: Obj): { createdAt?: string } {
+  const createdAt = raw['createdAt'];
+  return typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) ? { createdAt } : {};
 }
 
 /**
@@ -212,6 +223,7 @@ export function toLiveAlert(value: unknown, path: string): LiveAlert {
     threshold: requiredNumber(raw, 'threshold', path),
     thresholdType: requiredString(raw, 'thresholdType', path).toLowerCase(),
     interval: requiredString(raw, 'interval', path),
+    ...createdAtOf(raw),
     ...extraOf(raw, [...ALERT_SERVER_MEMBERS, ...ALERT_MODELLED]),
   };
   for (const key of ['name', 'message', 'groupBy', 'tileId'] as const) {

@@ -110,6 +110,8 @@ export interface LiveDashboard {
   name: string;
   tags: string[];
   tiles: LiveTile[];
+  /** When the service made it (ISO 8601), where the service says so: what tells whether a create of ours made it. */
+  createdAt?: string;
   /** Filters, saved query, containers, … of newer servers. */
   extra?: Extra;
 }
@@ -156,6 +158,8 @@ export interface LiveAlert {
   savedSearchId?: string;
   state?: string;
   silenced?: boolean;
+  /** When the service made it (ISO 8601), where the service says so: what tells whether a create of ours made it. */
+  createdAt?: string;
   /** `channels`, `note`, `numConsecutiveWindows`, schedules, … */
   extra?: Extra;
 }
