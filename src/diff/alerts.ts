@@ -18,6 +18,7 @@ import type { TargetState } from '../model/state.js';
 import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from './change.js';
 import type { DashboardOutcome } from './dashboards.js';
 import { ignoreAlertFields } from './ignore.js';
+import type { IntentTiming } from './intents.js';
 import { matchAll } from './match.js';
 import type { Match } from './match.js';
 import { covers, diffValues, fieldDiff } from './values.js';
@@ -31,6 +32,8 @@ export interface AlertContext {
   unresolved?: ReadonlyMap<string, string>;
   liveDashboards: readonly LiveDashboard[];
   state: TargetState;
+  /** The plan's time and the settle window, against which create intents are judged. */
+  timing: IntentTiming;
   adopt: boolean;
   /** By manifest key. */
   dashboards: ReadonlyMap<string, DashboardOutcome>;
@@ -61,7 +64,7 @@ interface ResolvedRef {
 }
 
 export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]): AlertOutcome[] {
-  const matches = matchAll('Alert', desired, withUnreadable('Alert', ctx.liveAlerts, ctx.unreadable), ctx.state);
+  const matches = matchAll('Alert', desired, withUnreadable('Alert', ctx.liveAlerts, ctx.unreadable), ctx.state, ctx.timing);
   return desired.map((alert) => planAlert(ctx, alert, matches.get(alert.key) ?? { how: 'none' }));
 }
 

@@ -28,6 +28,8 @@ export interface PlanOptions {
   blocked: boolean;
   /** The target is suspended (config `suspend`, or `POST /-/suspend`): nothing of it is written. Default false. */
   suspended?: boolean;
+  /** `sync.settleWindow` in milliseconds: how long a create may land after it was sent. */
+  settleMs: number;
 }
 
 export interface PlanTargetInput {
@@ -37,6 +39,8 @@ export interface PlanTargetInput {
   live: LiveState;
   state: TargetState;
   options: PlanOptions;
+  /** When the plan is made, milliseconds since the epoch: create intents are judged against it. */
+  nowMs: number;
   /** `Kind/key` → why a manifest cannot be planned (a source or webhook name that names nothing): an error row. */
   unresolved?: ReadonlyMap<string, string>;
 }
@@ -54,7 +58,8 @@ export function planTarget(input: PlanTargetInput): Change[] {
 
   // 2. Dashboards, whose tile ids the alerts resolve against.
   const unresolved = input.unresolved ?? new Map<string, string>();
-  const dashboards = planDashboards({ target: target.name, live: live.dashboards, unreadable, unresolved, state, adopt: options.adopt }, dashboardManifests);
+  const timing = { nowMs: input.nowMs, settleMs: options.settleMs };
+  const dashboards = planDashboards({ target: target.name, live: live.dashboards, unreadable, unresolved, state, timing, adopt: options.adopt }, dashboardManifests);
 
   // 3. What the inventory holds and no manifest names: deletes when pruning, orphans otherwise.
   const prune = options.prune && !options.blocked && options.suspended !== true;
@@ -76,6 +81,7 @@ export function planTarget(input: PlanTargetInput): Change[] {
       unresolved,
       liveDashboards: live.dashboards,
       state,
+      timing,
       adopt: options.adopt,
       dashboards: new Map(dashboards.map((outcome) => [outcome.key, outcome])),
       ...doom,

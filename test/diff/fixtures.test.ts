@@ -1,6 +1,6 @@
 /**
  * Table-driven differ tests: every document of `test/fixtures/diff/*.yaml` is one case
- * `{name, target?, desired, live, state, options, want}`. Besides what a case wants, every case
+ * `{name, target?, desired, live, state, options, now?, want}`. Besides what a case wants, every case
  * checks the invariants any plan must keep: dependencies point at changes of the plan and have
  * no cycle, every write body is valid for the API, and no secret value reaches any rendering.
  */
@@ -39,6 +39,8 @@ interface Case {
   live?: Record<string, unknown>;
   state?: Record<string, unknown>;
   options?: { prune?: boolean; adopt?: boolean; blocked?: boolean };
+  /** ISO time the plan is made (default `PLAN_NOW` of the factories). */
+  now?: string;
   want: { changes: WantChange[]; ordered?: boolean; absent?: string[] };
 }
 
