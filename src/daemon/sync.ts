@@ -139,6 +139,8 @@ function observeChanges(
     if (change.action === 'orphan') return [{ ...base, status: 'orphan' }];
     // Drifted or not, it is left as it is.
     if (change.action === 'suspended') return [{ ...base, status: 'suspended' }];
+    // Not as the manifest wants it yet, and not an error: an earlier create may still land.
+    if (change.action === 'waiting') return [{ ...base, status: 'drifted', cause: 'git', ...(change.waitUntil === undefined ? {} : { waitUntil: change.waitUntil }) }];
     if (change.action === 'error') return [{ ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' }];
     if (!heal || !results) return [{ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }];
     const result = results.get(changeRef(change));

@@ -15,6 +15,7 @@ import type { DashboardOutcome } from './dashboards.js';
 import { sortChanges } from './order.js';
 import { planPipes } from './pipes.js';
 import { planOrphans } from './prune.js';
+import { awaitLateCreates } from './settle.js';
 import { maskSensitive } from './sensitive.js';
 import { suspendChanges } from './suspend.js';
 import { planTwins } from './twins.js';
@@ -102,8 +103,9 @@ export function planTarget(input: PlanTargetInput): Change[] {
     ...planTwins({ target: target.name, kind: 'Alert', changes: [...alertChanges, ...alertDeletes, ...orphans], live: named.Alert, state }),
   ];
 
-  // 7. What is suspended is shown, never written.
+  // 7. A create whose earlier create may still land waits for it; what is suspended is shown, never written.
   const changes = [...pipeChanges, ...dashboardChanges.values(), ...alertChanges, ...alertDeletes, ...orphans, ...twins];
+  awaitLateCreates(changes, state, timing);
   suspendChanges(changes, desired, options.suspended === true);
   // Secret values of variables never leave the differ.
   maskSensitive(changes, desired);

@@ -236,8 +236,8 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       if (guarded.refusal) errors.push(guarded.refusal);
       // 3. A target with manifest errors gets no writes, unless partial applies are allowed.
       const held = holdBackBlocked({ target: name, changes: guarded.changes, blocked: targetRun.blocked, allowPartial: run.request.allowPartial === true });
-      // 4. Apply the rest; an orphan or a suspended resource is shown, never applied.
-      const applicable = held.changes.filter((change) => change.action !== 'orphan' && change.action !== 'suspended');
+      // 4. Apply the rest; an orphan, a suspended resource or a waiting create is shown, never applied.
+      const applicable = held.changes.filter((change) => change.action !== 'orphan' && change.action !== 'suspended' && change.action !== 'waiting');
       const applied = await applyTarget(ctx, targetRun.target, applicable, run.request.adopt, request);
       for (const [key, result] of applied) results.set(`${name}/${key}`, result);
       for (const [ref, result] of held.held) results.set(ref, result);
@@ -277,6 +277,8 @@ async function applyTarget(ctx: ReconcileContext, target: Target, changes: Chang
     target: target.name,
     concurrency: target.rateLimit.concurrency * CHANGES_PER_REQUEST_SLOT,
     adopt,
+    settleMs: ctx.config.sync.settleWindowMs,
+    ...(ctx.now ? { clock: ctx.now } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
     ...(request.onEvent ? { onEvent: (event: ApplyEvent) => request.onEvent?.(target.name, event) } : {}),
   });

@@ -30,6 +30,7 @@ interface WantChange {
   secretHashes?: Record<string, string>;
   reclaimed?: boolean;
   liveName?: string;
+  waitUntil?: string;
 }
 
 interface Case {
@@ -93,7 +94,7 @@ function expectWanted(changes: Change[], want: Case['want']): void {
 
 function expectChange(change: Change, want: WantChange): void {
   const label = `${change.kind}/${change.name}`;
-  const exact = ['id', 'diff', 'operations', 'dependsOn', 'secretHashes', 'reclaimed', 'liveName'] as const;
+  const exact = ['id', 'diff', 'operations', 'dependsOn', 'secretHashes', 'reclaimed', 'liveName', 'waitUntil'] as const;
   for (const key of exact) if (want[key] !== undefined) expect(change[key], `${label} ${key}`).toEqual(want[key]);
   if (want.diffPaths) expect(change.diff.map((d) => d.path), `${label} diff paths`).toEqual(want.diffPaths);
   if (want.error !== undefined) expect(change.error, `${label} error`).toContain(want.error);
@@ -101,7 +102,7 @@ function expectChange(change: Change, want: WantChange): void {
     expect(change.warnings, `${label} warnings`).toHaveLength(want.warnings.length);
     want.warnings.forEach((text, i) => expect(change.warnings[i], `${label} warning ${i}`).toContain(text));
   }
-  if (change.action === 'unchanged' || change.action === 'error' || change.action === 'orphan') expect(change.operations, `${label} operations`).toEqual([]);
+  if (change.action === 'unchanged' || change.action === 'error' || change.action === 'orphan' || change.action === 'waiting') expect(change.operations, `${label} operations`).toEqual([]);
   if (change.action === 'delete' || change.action === 'orphan') expect(change.file, `${label} file`).toBeUndefined();
   else expect(change.file, `${label} file`).toMatch(/^manifests\//);
 }
