@@ -14,7 +14,7 @@ import { planDashboards } from './dashboards.js';
 import type { DashboardOutcome } from './dashboards.js';
 import { sortChanges } from './order.js';
 import { planPipes } from './pipes.js';
-import { planOrphans } from './prune.js';
+import { planOrphans, type PrunableKind } from './prune.js';
 import { awaitLateCreates } from './settle.js';
 import { maskSensitive } from './sensitive.js';
 import { suspendChanges } from './suspend.js';
@@ -44,6 +44,12 @@ export interface PlanTargetInput {
   nowMs: number;
   /** `Kind/key` → why a manifest cannot be planned (a source or webhook name that names nothing): an error row. */
   unresolved?: ReadonlyMap<string, string>;
+  /**
+   * `Kind/key` of this target's manifests that failed to load but whose kind and name could be
+   * read. Their resources are still named by a manifest: the load problem is their one row (an
+   * error at its line), never an orphan or a delete.
+   */
+  broken?: ReadonlySet<string>;
 }
 
 export function planTarget(input: PlanTargetInput): Change[] {
@@ -64,11 +70,16 @@ export function planTarget(input: PlanTargetInput): Change[] {
 
   // 3. What the inventory holds and no manifest names: deletes when pruning, orphans otherwise.
   const prune = options.prune && !options.blocked && options.suspended !== true;
-  const keysOf = (list: readonly DesiredResource[]): Set<string> => new Set(list.map((r) => r.key));
+  // A manifest that failed to load still names its resource: never an orphan, never pruned.
+  const keysOf = (kind: PrunableKind, list: readonly DesiredResource[]): Set<string> => {
+    const keys = new Set(list.map((r) => r.key));
+    for (const key of input.broken ?? []) if (key.startsWith(`${kind}/`)) keys.add(key.slice(kind.length + 1));
+    return keys;
+  };
   // Unreadable resources are live too: a prune deletes them by id, which needs no shape.
   const named = { Dashboard: withUnreadable('Dashboard', live.dashboards, unreadable), Alert: withUnreadable('Alert', live.alerts, unreadable) };
-  const dashboardOrphans = planOrphans(target.name, 'Dashboard', keysOf(dashboardManifests), state, named.Dashboard, prune);
-  const alertOrphans = planOrphans(target.name, 'Alert', keysOf(alertManifests), state, named.Alert, prune);
+  const dashboardOrphans = planOrphans(target.name, 'Dashboard', keysOf('Dashboard', dashboardManifests), state, named.Dashboard, prune);
+  const alertOrphans = planOrphans(target.name, 'Alert', keysOf('Alert', alertManifests), state, named.Alert, prune);
   const dashboardDeletes = dashboardOrphans.filter((change) => change.action === 'delete');
   const alertDeletes = alertOrphans.filter((change) => change.action === 'delete');
 

@@ -149,6 +149,7 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadRe
     options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), settleMs: ctx.config.sync.settleWindowMs },
     nowMs: nowOf(ctx),
     unresolved: names.unresolved,
+    broken: brokenSubjects(load, target.name),
   });
   return { target, changes: markDrift(withSpecs(changes, desired), state), blocked, live };
 }

@@ -103,6 +103,8 @@ export function planInput(fields: {
   options?: Partial<PlanOptions>;
   /** ISO time the plan is made; default {@link PLAN_NOW}. */
   now?: string;
+  /** `Kind/key` of manifests that failed to load but whose identity is known. */
+  broken?: string[];
 }): PlanTargetInput {
   return {
     target: { name: TARGET, variant: 'managed', ...fields.target },
@@ -111,6 +113,7 @@ export function planInput(fields: {
     state: targetState(fields.state),
     options: { prune: false, adopt: false, blocked: false, settleMs: SETTLE_MS, ...fields.options },
     nowMs: Date.parse(fields.now ?? PLAN_NOW),
+    ...(fields.broken ? { broken: new Set(fields.broken) } : {}),
   };
 }
 
