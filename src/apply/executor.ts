@@ -7,6 +7,7 @@
 import PQueue from 'p-queue';
 import type { Kind } from '../model/kinds.js';
 import type { LiveAlert, LiveDashboard } from '../model/resources.js';
+import { mayStillLand } from '../api/failure.js';
 import type { Api } from '../api/port.js';
 import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
 import type { AlertRefs, Change, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
@@ -309,12 +310,13 @@ class ApplyRun {
 
   /**
    * A create, crash-safe: the intent is durable before the request leaves. When the API cannot
-   * tell whether the create happened (the transport's `E_API_AMBIGUOUS`: a timeout, a reset, a
-   * 5xx after the body was sent), the intent records until when it may still land (the settle
-   * window), and a list by name decides: exactly one → it is ours. Anything else fails the change
-   * and keeps the intent, and the create is never sent again in this run: a proxy may still hold
-   * the first request and forward it later, and a second create would then leave two. Later runs
-   * wait for it until the deadline (the plan shows it `waiting`) and take it back if it lands.
+   * tell whether the create happened (the transport's `E_API_AMBIGUOUS`: a timeout, a cut, a 5xx
+   * after the body was sent), a list by name decides: exactly one → it is ours. Anything else
+   * fails the change and keeps the intent, and the create is never sent again in this run: a proxy
+   * may still hold the first request and forward it later, and a second create would then leave
+   * two. When nobody answered it at all (`mayStillLand`: a timeout, a close without an answer, a
+   * gateway's 502/504), the intent also records until when it may land (the settle window): later
+   * runs wait for it until then (the plan shows it `waiting`) and take it back if it lands.
    */
   async #create<T extends { id: string }>(node: ExecutionNode, apiName: string, create: () => Promise<T>, find: () => Promise<T[]>): Promise<T> {
     const { kind, name } = node.change;
@@ -329,17 +331,22 @@ class ApplyRun {
         await this.#dropIntentIfNotCreated(kind, name, error);
         throw error;
       }
-      const settleUntil = new Date(sentAt + this.#deps.settleMs).toISOString();
-      this.#deps.store.record(this.#deps.target, { ...intent, settleUntil });
-      // Best effort: without it a later run would not wait for the create before sending it again.
-      await this.#deps.store.save().catch(() => undefined);
+      const settleUntil = mayStillLand(error) ? new Date(sentAt + this.#deps.settleMs).toISOString() : undefined;
+      if (settleUntil !== undefined) {
+        this.#deps.store.record(this.#deps.target, { ...intent, settleUntil });
+        // Best effort: without it a later run would not wait for the create before sending it again.
+        await this.#deps.store.save().catch(() => undefined);
+      }
       return this.#settleAmbiguous(node, apiName, error, find, settleUntil);
     }
   }
 
-  async #settleAmbiguous<T>(node: ExecutionNode, apiName: string, error: StacksyncError, find: () => Promise<T[]>, settleUntil: string): Promise<T> {
+  async #settleAmbiguous<T>(node: ExecutionNode, apiName: string, error: StacksyncError, find: () => Promise<T[]>, settleUntil: string | undefined): Promise<T> {
     const { kind } = node.change;
-    const pending = `its intent stays pending: later runs wait for it until ${settleUntil} and take it back if it lands, and create it after that if it never does`;
+    const pending =
+      settleUntil === undefined
+        ? 'its intent stays pending, so the next run takes it back once it shows, or creates it if it never does'
+        : `its intent stays pending: later runs wait for it until ${settleUntil} and take it back if it lands, and create it after that if it never does`;
     let found: T[];
     try {
       found = await find();

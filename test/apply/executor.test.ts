@@ -300,6 +300,13 @@ describe('applyPlan: crash safety', () => {
     expect(Date.parse(intent!.settleUntil!) - Date.parse(intent!.at)).toBe(120_000);
   });
 
+  it('records no settle deadline when the create cannot land later (a reset, a 500): the next run may create it at once', async () => {
+    api.ambiguous('createDashboard', false, 1, false);
+    const results = await apply([createDashboard('api', ['p99'], 'API latency')]);
+    expect(results.get('Dashboard/api')).toMatchObject({ result: 'failed', code: 'E_API_AMBIGUOUS', error: expect.stringContaining('not sent again') });
+    expect((await onDisk()).targets[TARGET]!.intents).toEqual([{ kind: 'Dashboard', key: 'api', name: 'API latency', at: expect.any(String) }]);
+  });
+
   it('fails an ambiguous create as a conflict when the lookup finds two of that name, keeping the intent', async () => {
     api.seedDashboard('API latency', ['x']);
     api.ambiguous('createDashboard', true);
