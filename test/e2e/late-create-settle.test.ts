@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { alertYaml, dashboardName, dashboardYaml, describeRun, documents, liveTarget, parseJsonOutput, readState, ROUTES, writesByRoute } from '../helpers/e2e.js';
+import { startDaemon, waitUntil } from '../helpers/daemon.js';
 import { startProxy, type RunningProxy } from '../helpers/proxy.js';
 import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
@@ -86,6 +87,23 @@ describe('a create the client gave up on, held by a proxy and forwarded later', 
     expect(parseJsonOutput(result).changes.find((change) => change.name === 'held')).toMatchObject({ action: 'waiting' });
     expect((await emulatorStats(emulator.url)).writes).toBe(0);
     expect(proxy.intercepted.filter((request) => request.method === 'POST')).toHaveLength(1);
+  });
+
+  it('a daemon sync in the window is not a failure: /status shows it drifted until then, and nothing is written', async () => {
+    const settleUntil = (await readState(workspace.statePath)).targets[TARGET]?.intents[0]?.settleUntil;
+    await resetEmulatorStats(emulator.url);
+    const daemon = await startDaemon(workspace, ['--log-level', 'warn']);
+    try {
+      await waitUntil(async () => (await daemon.get('/readyz')).status === 200, 30_000);
+      const status = JSON.parse((await daemon.get('/status')).text) as { targets: Record<string, { lastResult?: string; resources: { kind: string; name: string; status: string; waitUntil?: string }[] }> };
+      const target = status.targets[TARGET];
+      expect(target?.lastResult).toBe('success');
+      expect(target?.resources.find((resource) => resource.name === 'held')).toMatchObject({ kind: 'Dashboard', status: 'drifted', waitUntil: settleUntil });
+      expect(daemon.output().stdout).toContain('waiting for an earlier create that may still land');
+    } finally {
+      await daemon.stop();
+    }
+    expect((await emulatorStats(emulator.url)).writes).toBe(0);
   });
 
   it('when the held create lands, the next run takes it back as ours: exactly one dashboard', async () => {
