@@ -1,6 +1,7 @@
 /**
- * Creates answered late, pure. A create that timed out, was cut off or got a 5xx may still be
- * carried out: a proxy can hold the request past the client's timeout and forward it anyway. Until
+ * Creates answered late, pure. A create nobody answered (a timeout, a connection closed without an
+ * answer, a gateway's 502 or 504) may still be carried out: a proxy can hold the request past the
+ * client's timeout and forward it anyway. Until
  * its settle deadline (`sync.settleWindow` after it was sent, recorded in its intent) a new create
  * of the same resource would make a second one, so the plan shows it as `waiting` instead, with
  * the writes that need it. Once the late create lands, the match takes it back as ours (see
