@@ -35,6 +35,11 @@ export interface ResourceObservation {
   state?: string;
   /** Pipes: `degraded` when that state is Failed, InternalError or Paused. */
   health?: 'healthy' | 'degraded';
+  /**
+   * ISO time until which a `drifted` resource waits for an earlier create of it that may still
+   * land (the plan's `waiting`); it is not written before then.
+   */
+  waitUntil?: string;
 }
 
 /** A resource as `/status` shows it. */
