@@ -19,6 +19,7 @@ import { Stats } from './stats.js';
 import { Store } from './store.js';
 import { PROFILES, profileOf, type Profile, type ProfileData } from './model.js';
 import { StacksyncError } from '../errors.js';
+import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 
 export { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';
 export type { Seed, SeedKey, SeedOrganization, SeedPipe, SeedSavedSearch, SeedService, SeedSource, SeedStack, SeedTeam, SeedWebhook } from './seed.js';
@@ -91,6 +92,12 @@ function checkRateLimit(rateLimit: number | undefined, windowMs: number | undefi
   }
 }
 
+/** The real self-hosted budget (100 requests per 60 s per token), counted for the `RateLimit-*` headers only. */
+function selfHostedMeter(clock: () => number): RateLimiter {
+  const { requests, perSeconds } = DEFAULT_RATE_LIMITS['self-hosted'];
+  return new RateLimiter(requests, clock, perSeconds * 1000);
+}
+
 function checkProfile(profile: Profile): void {
   if (!PROFILES.includes(profile)) throw new StacksyncError('E_USAGE', `profile must be one of ${PROFILES.join(', ')}, got ${String(profile)}`);
 }
@@ -146,6 +153,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     sleep: options.sleep ?? ((ms) => delay(ms)),
     logger,
     bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
+    rateHeadersOnEveryAnswer: profile === 'current',
+    rateMeter: profile === 'current' && !options.rateLimit ? selfHostedMeter(clock) : undefined,
   });
   const host = options.host ?? '127.0.0.1';
   let server: Server;

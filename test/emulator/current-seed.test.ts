@@ -78,6 +78,7 @@ describe('the built-in seed under the current profile', () => {
       connection: CURRENT.team.connection,
       from: { databaseName: 'default', tableName: 'otel_logs' },
       timestampValueExpression: 'TimestampTime',
+      defaultTableSelectExpression: 'Timestamp, ServiceName, SeverityText, Body',
     });
     expect((await call(emulator.url, 'GET', `${SERVICE_PATH}/stack/webhooks`, { auth: basic() })).json.result.map((w: { id: string }) => w.id)).toEqual([CURRENT.service.webhook]);
     const state = emulator.state() as CurrentEmulatorData;

@@ -1,12 +1,14 @@
 /**
  * JSON Schema of the saved state of the current profile (the `--data` file's `state` and the
  * body of `GET /_emulator/dump`): the seed profile's organizations, keys, services and teams,
- * with the current shapes of dashboards, alerts, sources, webhooks and saved searches, and pipe
- * states as open text.
+ * with the current shapes of dashboards (and the tiles a GET hides), alerts, sources, webhooks
+ * and saved searches, and pipe states as open text. Connections and the fingerprints of
+ * write-only members came later: files without them are still read.
  */
 import { Type } from 'typebox';
 import { pipeSchema, type JsonSchema } from '../../schema/api.js';
-import { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource, CurrentWebhook } from '../../schema/api-current.js';
+import { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../../schema/api-current.js';
+import { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../../schema/api-current-stack.js';
 import { SERVICE_STATES } from '../../schema/enums.js';
 import { array, savedStateSchema } from '../saved-state-schema.js';
 
@@ -18,6 +20,11 @@ const StoredAlert = Type.Object({
   channel: Type.Optional(Type.Union([anyChannel, Type.Null()])),
   channels: Type.Optional(Type.Array(anyChannel)),
 });
+
+/** A dashboard as stored: the answer, and the tiles it leaves out. */
+const StoredDashboard = Type.Object({ ...CurrentDashboard.properties, hiddenTiles: Type.Optional(Type.Array(CurrentHiddenTile)) });
+
+const fingerprints = { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } };
 
 const pipe: JsonSchema = {
   ...pipeSchema,
@@ -32,9 +39,10 @@ export const currentDataSchema: JsonSchema = savedStateSchema({
   serviceStates: SERVICE_STATES,
   stack: {
     sources: array(CurrentSource),
-    webhooks: array(CurrentWebhook),
+    webhooks: array(CurrentWebhookEntry),
     savedSearches: array(CurrentSavedSearch),
-    dashboards: array(CurrentDashboard),
+    dashboards: array(StoredDashboard),
     alerts: array(StoredAlert),
   },
+  optionalStack: { connections: array(CurrentConnection), secrets: fingerprints },
 });
