@@ -207,17 +207,20 @@ export const CurrentConnection = Type.Object({
 
 const W = CURRENT_WEBHOOK_LIMITS;
 
+/** A map of names to values; what a name and a value may hold is checked beside the schema, with the service's own messages. */
+const nameValueMap = Type.Object({}, { additionalProperties: Type.Unknown() });
+
 /**
  * Create and update body (PUT takes the same). Header and query-parameter maps are checked beside
- * the schema (names, control characters, counts), with the service's own messages.
+ * the schema (names, values, control characters, counts), with the service's own messages.
  */
 export const CurrentWebhookWrite = Type.Object({
   name: Type.String(),
   service: Type.Enum(CURRENT_WEBHOOK_WRITE_SERVICES),
   url: Type.String({ maxLength: W.urlMaxLength }),
   description: Type.Optional(Type.String({ maxLength: W.descriptionMaxLength })),
-  queryParams: Type.Optional(Type.Record(Type.String(), Type.String())),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  queryParams: Type.Optional(nameValueMap),
+  headers: Type.Optional(nameValueMap),
   body: Type.Optional(Type.String({ maxLength: W.bodyMaxLength })),
 });
 
@@ -321,7 +324,7 @@ export const CURRENT_MANAGED_CHANNELS = { email: CurrentEmailChannel, webhook: C
 export type CurrentConnectionCreate = Static<typeof CurrentConnectionCreate>;
 export type CurrentConnectionUpdate = Static<typeof CurrentConnectionUpdate>;
 export type CurrentConnection = Static<typeof CurrentConnection>;
-export type CurrentWebhookWrite = Static<typeof CurrentWebhookWrite>;
+export type CurrentWebhookWrite = Omit<Static<typeof CurrentWebhookWrite>, 'headers' | 'queryParams'> & { headers?: Record<string, string>; queryParams?: Record<string, string> };
 export type CurrentWebhookEntry = Static<typeof CurrentWebhookEntry>;
 export type CurrentSavedSearchWrite = Static<typeof CurrentSavedSearchWrite>;
 export type CurrentSavedSearchFilter = Static<typeof savedSearchFilter>;

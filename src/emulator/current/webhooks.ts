@@ -59,14 +59,20 @@ function parsesAsUrl(text: string): boolean {
   }
 }
 
+/** Values of a name-value map must be text, as the service's `z.record(…, z.string())` wants them. */
+function valueTypeIssues(member: WriteOnly, map: Record<string, unknown>): SchemaIssue[] {
+  return Object.entries(map).flatMap(([name, value]) => (typeof value === 'string' ? [] : [issueAt([member, name], `Expected string, received ${value === null ? 'null' : typeof value}`)]));
+}
+
 function headerIssues(headers: Record<string, string>): SchemaIssue[] {
-  const issues = mapCountIssue('headers', headers, L.maxHeaders);
+  const issues = [...valueTypeIssues('headers', headers), ...mapCountIssue('headers', headers, L.maxHeaders)];
   for (const [name, value] of Object.entries(headers)) {
     const at = ['headers', name];
     if (name.length === 0) issues.push(issueAt(at, 'Header name cannot be empty'));
     else if (name.length > L.headerNameMaxLength) issues.push(issueAt(at, `Header name must be at most ${L.headerNameMaxLength} characters`));
     else if (!HEADER_NAME.test(name)) issues.push(issueAt(at, "Invalid header name. Only alphanumeric characters and !#$%&'*+-.^_`|~ are allowed"));
     else if (/^\d/.test(name)) issues.push(issueAt(at, 'Header name cannot start with a number'));
+    if (typeof value !== 'string') continue;
     if (value.length > L.headerValueMaxLength) issues.push(issueAt(at, `Header values must be at most ${L.headerValueMaxLength} characters`));
     else if (CONTROL_CHARACTERS.test(value)) issues.push(issueAt(at, 'Header values cannot contain control characters'));
   }
@@ -74,11 +80,12 @@ function headerIssues(headers: Record<string, string>): SchemaIssue[] {
 }
 
 function queryParamIssues(params: Record<string, string>): SchemaIssue[] {
-  const issues = mapCountIssue('queryParams', params, L.maxQueryParams);
+  const issues = [...valueTypeIssues('queryParams', params), ...mapCountIssue('queryParams', params, L.maxQueryParams)];
   for (const [key, value] of Object.entries(params)) {
     const at = ['queryParams', key];
     if (key.length === 0) issues.push(issueAt(at, 'Query parameter name cannot be empty'));
     else if (key.length > L.queryParamKeyMaxLength || CONTROL_CHARACTERS.test(key)) issues.push(issueAt(at, 'Query parameter names cannot contain control characters'));
+    if (typeof value !== 'string') continue;
     if (value.length > L.queryParamValueMaxLength) issues.push(issueAt(at, `Query parameter values must be at most ${L.queryParamValueMaxLength} characters`));
     else if (CONTROL_CHARACTERS.test(value)) issues.push(issueAt(at, 'Query parameter values cannot contain control characters'));
   }
