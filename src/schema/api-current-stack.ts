@@ -173,6 +173,55 @@ export const CURRENT_SOURCE_WRITES = {
 } as const;
 
 export type CurrentSourceKind = keyof typeof CURRENT_SOURCE_WRITES;
+
+const commonNullable = ['disabled', 'querySettings'] as const;
+const viewNullable = ['useTextIndexForImplicitColumn', 'highlightedTraceAttributeExpressions', 'highlightedRowAttributeExpressions', 'materializedViews', 'metadataMaterializedViews'] as const;
+
+/**
+ * Members of a source body the OpenAPI marks nullable (hyperdx `packages/api/openapi.json`,
+ * `LogSource` … `PromqlSource`): null there means the member is not set.
+ */
+export const CURRENT_SOURCE_NULLABLE: Record<CurrentSourceKind, readonly string[]> = {
+  log: [
+    ...commonNullable,
+    'serviceNameExpression',
+    'serviceVersionExpression',
+    'severityTextExpression',
+    'bodyExpression',
+    'eventAttributesExpression',
+    'resourceAttributesExpression',
+    'displayedTimestampValueExpression',
+    'metricSourceId',
+    'traceSourceId',
+    'traceIdExpression',
+    'spanIdExpression',
+    'implicitColumnExpression',
+    'knownColumnsListExpression',
+    ...viewNullable,
+  ],
+  trace: [
+    ...commonNullable,
+    'logSourceId',
+    'sessionSourceId',
+    'metricSourceId',
+    'statusCodeExpression',
+    'statusMessageExpression',
+    'serviceNameExpression',
+    'serviceVersionExpression',
+    'resourceAttributesExpression',
+    'eventAttributesExpression',
+    'spanEventsValueExpression',
+    'implicitColumnExpression',
+    'knownColumnsListExpression',
+    ...viewNullable,
+  ],
+  metric: [...commonNullable, 'logSourceId'],
+  session: [...commonNullable, 'timestampValueExpression'],
+  promql: commonNullable,
+};
+
+/** Alert members the OpenAPI marks nullable that the write schema does not take null for; null there means not set. */
+export const CURRENT_ALERT_NULLABLE_MEMBERS = ['dashboardId', 'tileId', 'savedSearchId', 'thresholdMax', 'scheduleOffsetMinutes'] as const;
 export type CurrentSourceWrite = { [K in CurrentSourceKind]: Static<(typeof CURRENT_SOURCE_WRITES)[K]> }[CurrentSourceKind];
 
 // ---------------------------------------------------------------- connections

@@ -18,14 +18,14 @@ import {
   type CurrentAlert,
   type CurrentAlertChannel,
 } from '../../schema/api-current.js';
-import { CURRENT_MANAGED_CHANNELS } from '../../schema/api-current-stack.js';
+import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../schema/api-current-stack.js';
 import type { Variant } from '../../model/kinds.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentAlertRecord, CurrentWorkspace } from '../model.js';
 import { supportsAlerts } from './tiles.js';
-import { clean, cleaned, issueAt, jsonNotFound, throwIfAny, type Pointer } from './validate.js';
+import { clean, cleaned, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
@@ -47,9 +47,11 @@ function alertNotFound(): ApiError {
 
 // ---------------------------------------------------------------- reading a request
 
-function readWrite(body: unknown, variant: Variant): AlertWrite {
-  const write = variant === 'managed' ? readManagedWrite(body) : cleaned<AlertWrite>(CurrentAlertWrite, body);
-  throwIfAny(crossMemberIssues(write));
+/** The body, with nulls the OpenAPI allows dropped, read by the variant's rules; then the rules across members. */
+function readWrite(body: unknown, variant: Variant, nowMs: number): AlertWrite {
+  const nullsDropped = withoutNulls(body, CURRENT_ALERT_NULLABLE_MEMBERS);
+  const write = variant === 'managed' ? readManagedWrite(nullsDropped) : cleaned<AlertWrite>(CurrentAlertWrite, nullsDropped);
+  throwIfAny([...crossMemberIssues(write), ...scheduleStartIssues(write, nowMs)]);
   return write;
 }
 
@@ -74,6 +76,17 @@ function readManagedChannel(channel: unknown, at: Pointer, issues: SchemaIssue[]
 }
 
 /** The rules the real schema adds with refinements: what each source needs, the channel choice, the schedule, the range. */
+const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** `scheduleStartAtSchema`: a start at most a year ahead and at most ten years back. */
+function scheduleStartIssues(write: AlertWrite, nowMs: number): SchemaIssue[] {
+  if (write.scheduleStartAt == null) return [];
+  const at = new Date(write.scheduleStartAt).getTime();
+  if (at > nowMs + YEAR_MS) return [issueAt(['scheduleStartAt'], 'scheduleStartAt must be within 1 year from now')];
+  if (at < nowMs - 10 * YEAR_MS) return [issueAt(['scheduleStartAt'], 'scheduleStartAt must be within 10 years in the past')];
+  return [];
+}
+
 function crossMemberIssues(write: AlertWrite): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
   const source = write.source ?? 'saved_search';
@@ -220,7 +233,7 @@ export function getAlert(ws: CurrentWorkspace, id: string): CurrentAlert {
 }
 
 export function createAlert(ws: CurrentWorkspace, body: unknown, nowMs: number): CurrentAlert {
-  const write = readWrite(body, ws.variant);
+  const write = readWrite(body, ws.variant, nowMs);
   checkReferences(ws, write);
   const now = isoTimestamp(nowMs);
   const alert = recordOf(newObjectId(nowMs), write, { state: CURRENT_ALERT_INITIAL_STATE, teamId: ws.owner, createdAt: now, updatedAt: now });
@@ -230,7 +243,7 @@ export function createAlert(ws: CurrentWorkspace, body: unknown, nowMs: number):
 
 /** PUT replaces the configuration; state, silencing and creation time stay. */
 export function updateAlert(ws: CurrentWorkspace, id: string, body: unknown, nowMs: number): CurrentAlert {
-  const write = readWrite(body, ws.variant);
+  const write = readWrite(body, ws.variant, nowMs);
   checkReferences(ws, write);
   const current = requireAlert(ws, id);
   const alert = recordOf(id, write, { state: current.state, teamId: current.teamId, createdAt: current.createdAt, updatedAt: isoTimestamp(nowMs) }, current);

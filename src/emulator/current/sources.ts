@@ -9,18 +9,20 @@
  */
 import type { TSchema } from 'typebox';
 import type { CurrentSource } from '../../schema/api-current.js';
-import { CURRENT_SOURCE_WRITES, type CurrentSourceKind, type CurrentSourceWrite } from '../../schema/api-current-stack.js';
+import { CURRENT_SOURCE_NULLABLE, CURRENT_SOURCE_WRITES, type CurrentSourceKind, type CurrentSourceWrite } from '../../schema/api-current-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
 import { checkConnectionId } from './connections.js';
-import { clean, inSchemaOrder, issueAt, jsonNotFound, throwIfAny, type Pointer } from './validate.js';
+import { clean, inSchemaOrder, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
 
 const KINDS = Object.keys(CURRENT_SOURCE_WRITES) as CurrentSourceKind[];
 const GRANULARITY_UNITS: Record<string, string> = { s: 'second', m: 'minute', h: 'hour', d: 'day' };
 const SQL_INTERVAL = /^(\d+) (second|minute|hour|day)$/;
 /** The trace kind's default precision (nanoseconds are 9, the schema's default is milliseconds). */
 const DEFAULT_DURATION_PRECISION = 3;
+const LEGACY_SESSION_TIMESTAMP = 'TimestampTime';
+const HIGHLIGHT_NULLABLE = ['luceneExpression', 'alias'] as const;
 
 type Json = Record<string, unknown>;
 
@@ -37,16 +39,32 @@ function schemaOf(body: unknown): TSchema {
   return CURRENT_SOURCE_WRITES[kind as CurrentSourceKind];
 }
 
-/** A source body: cleaned by its kind's schema, granularities in the answer's short form, cross-member rules checked. */
+/** A source body: nulls where the OpenAPI allows them dropped, cleaned by its kind's schema, granularities in the answer's short form, cross-member rules checked. */
 function readWrite(body: unknown): CurrentSourceWrite {
   const schema = schemaOf(body);
-  const { value, issues } = clean<CurrentSourceWrite>(schema, body);
+  const kind = (body as { kind: CurrentSourceKind }).kind;
+  const { value, issues } = clean<CurrentSourceWrite>(schema, nestedNullsDropped(withoutNulls(withSessionTimestamp(body as Json), CURRENT_SOURCE_NULLABLE[kind]) as Json));
   throwIfAny(issues);
   const write = value as CurrentSourceWrite & Json;
   issues.push(...granularityIssues(write), ...kindIssues(write));
   throwIfAny(issues);
   if (write.kind === 'trace' && write.durationPrecision === undefined) write.durationPrecision = DEFAULT_DURATION_PRECISION;
   return inSchemaOrder(schema, write);
+}
+
+/** A session source's null timestamp is its table's `TimestampTime`, the service's legacy default. */
+function withSessionTimestamp(body: Json): Json {
+  return body['kind'] === 'session' && body['timestampValueExpression'] === null ? { ...body, timestampValueExpression: LEGACY_SESSION_TIMESTAMP } : body;
+}
+
+/** Nulls the OpenAPI allows below the top: a metric source's `from.tableName` (empty), highlighted expressions' `luceneExpression` and `alias`, aggregated columns' `sourceColumn`. */
+function nestedNullsDropped(body: Json): Json {
+  const from = isObject(body['from']) && body['from']['tableName'] === null && body['kind'] === 'metric' ? { ...body['from'], tableName: '' } : body['from'];
+  const items = (member: string, nullable: readonly string[]) => (Array.isArray(body[member]) ? { [member]: (body[member] as unknown[]).map((item) => withoutNulls(item, nullable)) } : {});
+  const views = Array.isArray(body['materializedViews'])
+    ? { materializedViews: (body['materializedViews'] as unknown[]).map((view) => (isObject(view) && Array.isArray(view['aggregatedColumns']) ? { ...view, aggregatedColumns: view['aggregatedColumns'].map((column) => withoutNulls(column, ['sourceColumn'])) } : view)) }
+    : {};
+  return { ...body, from, ...items('highlightedTraceAttributeExpressions', HIGHLIGHT_NULLABLE), ...items('highlightedRowAttributeExpressions', HIGHLIGHT_NULLABLE), ...views };
 }
 
 /** `5m` or `5 minute`, answered `5m`; anything else is refused like the SQL interval schema refuses it. */

@@ -22,6 +22,12 @@ export function refused(message: string): ApiError {
   return new ApiError('bad_request', message);
 }
 
+/** The body without the named members that are null: where the OpenAPI marks a member nullable, null means "not set". */
+export function withoutNulls(body: unknown, members: readonly string[]): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  return Object.fromEntries(Object.entries(body).filter(([key, value]) => !(value === null && members.includes(key))));
+}
+
 /**
  * The members of `value` in the order of the schema's properties, the order the real service's
  * zod parse writes them in; members the schema does not name follow, undefined ones are left out.
