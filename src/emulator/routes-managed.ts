@@ -6,7 +6,7 @@
  * its kinds follow the current rules (`current/stack-kinds.ts`), the gateway refuses write bodies
  * with members their schema does not name, and a DELETE answers without a `result`.
  */
-import { checkGatewayBody } from './current/gateway.js';
+import { checkGatewayBody, type GatewayOperation } from './current/gateway.js';
 import { CURRENT_STACK_ID_NAMES, CURRENT_STACK_KINDS, type StackCall, type StackKind } from './current/stack-kinds.js';
 import { managedDone, managedSuccess, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
@@ -115,10 +115,10 @@ function stackCall(kind: StackKind, context: RequestContext, service: ServiceRec
   return { ws: currentStack(service), id: param(context, kind.idName), body: context.body, nowMs: context.store.now(), fingerprint: fingerprintWith(context.store.credentials) };
 }
 
-/** A write: the gateway checks the body first, then the operation runs as one mutation. */
-function gatewayWrite(kind: StackKind, operation: (call: StackCall) => unknown): Handler {
+/** A write: the gateway checks the body first (when the write has one), then the operation runs as one mutation. */
+function gatewayWrite(kind: StackKind, gateway: GatewayOperation | undefined, operation: (call: StackCall) => unknown): Handler {
   return (context, service) => {
-    if (kind.gateway) checkGatewayBody(kind.gateway, context.body);
+    if (gateway) checkGatewayBody(gateway, context.body);
     return context.store.mutate(() => operation(stackCall(kind, context, service)));
   };
 }
@@ -144,11 +144,11 @@ function currentKindRoutes(kind: StackKind): Route[] {
   }
   if (get) routes.push(route('current', 'GET', item, (context, service) => get(stackCall(kind, context, service))));
   if (!kind.writableOn.includes('managed')) return routes;
-  const remove = gatewayWrite({ ...kind, gateway: undefined }, (call) => kind.remove(call));
+  const remove = gatewayWrite(kind, undefined, (call) => kind.remove(call));
   return [
     ...routes,
-    route('current', 'POST', base, gatewayWrite(kind, (call) => kind.create(call))),
-    route('current', 'PUT', item, gatewayWrite(kind, (call) => kind.update(call))),
+    route('current', 'POST', base, gatewayWrite(kind, kind.gateway, (call) => kind.create(call))),
+    route('current', 'PUT', item, gatewayWrite(kind, kind.gateway, (call) => kind.update(call))),
     // A DELETE answers `{status, requestId}` without a `result`.
     rawRoute('current', 'DELETE', item, (context, service) => (remove(context, service), managedDone(context.requestId))),
   ];

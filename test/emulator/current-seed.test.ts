@@ -253,7 +253,9 @@ describe('choosing the profile', () => {
     const emulator = await ready;
     expect(emulator.profile).toBe('current');
     expect(output).toContain(`listening on ${emulator.url} (profile current)`);
-    expect(output).toContain(`webhooks pager ${WEBHOOK}`);
+    expect(output).toContain(`webhooks       pager ${WEBHOOK}`);
+    expect(output).toContain(`saved searches errors ${SEARCH}`);
+    expect(output).toMatch(/connections +Default [0-9a-f]{24}/);
     expect((await call(emulator.url, 'GET', '/api/v2/webhooks', { auth: bearer('ops-token') })).status).toBe(200);
     stop('SIGTERM');
     await done;
