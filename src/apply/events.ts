@@ -52,6 +52,7 @@ export const PAST_TENSE: Readonly<Record<Action, string>> = {
   adopt: 'adopted',
   orphan: 'left alone',
   suspended: 'left alone (suspended)',
+  waiting: 'left alone (waiting for an earlier create)',
   unchanged: 'unchanged',
   error: 'failed',
 };

@@ -7,6 +7,7 @@
 import PQueue from 'p-queue';
 import type { Kind } from '../model/kinds.js';
 import type { LiveBase } from '../model/resources.js';
+import { mayStillLand } from '../api/failure.js';
 import type { Api } from '../api/port.js';
 import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
 import { operationVerb, type Change, type ChangeKey, type ChangeResult, type Operation, type OperationRefs, type WriteBody } from '../model/plan.js';
@@ -32,6 +33,11 @@ export interface ApplyDeps {
   signal?: AbortSignal;
   /** Milliseconds since the epoch; default `Date.now`. */
   clock?: () => number;
+  /**
+   * `sync.settleWindow`, milliseconds: how long after it was sent a create whose answer never came
+   * may still land; recorded in its intent, later runs wait that long before creating it again.
+   */
+  settleMs: number;
 }
 
 /** Per change of the target (`Kind/name`), what happened. Unchanged changes are `ok`. */
@@ -286,15 +292,19 @@ class ApplyRun {
 
   /**
    * A create, crash-safe: the intent is durable before the request leaves. When the API cannot
-   * tell whether the create happened (timeout, reset, 5xx after the body was sent), a list by
-   * name decides: exactly one → it is ours. Anything else fails the change and keeps the intent,
-   * and the create is never sent again in this run: a proxy may still hold the first request and
-   * forward it later, and a second create would then leave two. The next run's read settles it
-   * (the intent takes back exactly one live resource of that name).
+   * tell whether the create happened (the transport's `E_API_AMBIGUOUS`: a timeout, a cut, a 5xx
+   * after the body was sent), a list by name decides: exactly one → it is ours. Anything else
+   * fails the change and keeps the intent, and the create is never sent again in this run: a proxy
+   * may still hold the first request and forward it later, and a second create would then leave
+   * two. When nobody answered it at all (`mayStillLand`: a timeout, a close without an answer, a
+   * gateway's 502/504), the intent also records until when it may land (the settle window): later
+   * runs wait for it until then (the plan shows it `waiting`) and take it back if it lands.
    */
   async #create<T extends { id: string }>(node: ExecutionNode, apiName: string, create: () => Promise<T>, find: () => Promise<T[]>): Promise<T> {
     const { kind, name } = node.change;
-    this.#deps.store.record(this.#deps.target, { type: 'intent', kind, key: name, name: apiName, at: new Date(this.#clock()).toISOString() });
+    const sentAt = this.#clock();
+    const intent = { type: 'intent', kind, key: name, name: apiName, at: new Date(sentAt).toISOString() } as const;
+    this.#deps.store.record(this.#deps.target, intent);
     await this.#deps.store.save();
     try {
       return await create();
@@ -303,13 +313,22 @@ class ApplyRun {
         await this.#dropIntentIfNotCreated(kind, name, error);
         throw error;
       }
-      return this.#settleAmbiguous(node, apiName, error, find);
+      const settleUntil = mayStillLand(error) ? new Date(sentAt + this.#deps.settleMs).toISOString() : undefined;
+      if (settleUntil !== undefined) {
+        this.#deps.store.record(this.#deps.target, { ...intent, settleUntil });
+        // Best effort: without it a later run would not wait for the create before sending it again.
+        await this.#deps.store.save().catch(() => undefined);
+      }
+      return this.#settleAmbiguous(node, apiName, error, find, settleUntil);
     }
   }
 
-  async #settleAmbiguous<T>(node: ExecutionNode, apiName: string, error: StacksyncError, find: () => Promise<T[]>): Promise<T> {
+  async #settleAmbiguous<T>(node: ExecutionNode, apiName: string, error: StacksyncError, find: () => Promise<T[]>, settleUntil: string | undefined): Promise<T> {
     const { kind } = node.change;
-    const pending = 'its intent stays pending, so the next run takes it back once it shows, or creates it if it never does';
+    const pending =
+      settleUntil === undefined
+        ? 'its intent stays pending, so the next run takes it back once it shows, or creates it if it never does'
+        : `its intent stays pending: later runs wait for it until ${settleUntil} and take it back if it lands, and create it after that if it never does`;
     let found: T[];
     try {
       found = await find();

@@ -42,7 +42,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
       .description(
         'Load and validate the manifests, read the live state of each target (one list call per collection), and print the changes that `apply` would make.\n' +
           'Resources stacksync manages that no manifest names any more show as "orphan" (as "delete" with --prune): apply leaves them alone unless it prunes.\n' +
-          'Exit codes: 0 no changes (or no --detailed-exitcode; orphans alone are no change), 1 errors (bad manifests, API failure), 2 changes found with --detailed-exitcode.',
+          'Exit codes: 0 no changes (or no --detailed-exitcode; orphans and waiting creates alone are no change), 1 errors (bad manifests, API failure), 2 changes found with --detailed-exitcode.',
       ),
   )
     .option('--target <name>', 'plan only this target (repeatable; default every target)', collect, [])

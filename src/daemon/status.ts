@@ -37,6 +37,11 @@ export interface ResourceObservation {
   /** Pipes: `degraded` when that state is Failed, InternalError or Paused. */
   health?: 'healthy' | 'degraded';
   /**
+   * ISO time until which a `drifted` resource waits for an earlier create of it that may still
+   * land (the plan's `waiting`); it is not written before then.
+   */
+  waitUntil?: string;
+  /**
    * How a `drifted` resource (or a suspended one that differs) differs from its manifest, the
    * first {@link STATUS_DIFF_LIMIT} fields; write-only values as `(sensitive)`, as in plans.
    */

@@ -8,6 +8,7 @@ import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
 import type { Target } from '../model/config.js';
 import type { LoadProblem } from '../model/desired.js';
+import type { TargetState } from '../model/state.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
 import { isDegraded } from '../diff/index.js';
@@ -101,7 +102,7 @@ function summarise(run: RunPlan, outcome: RunResult | undefined, options: Target
   // Ids assigned by this sync's creates are in the inventory the apply recorded.
   const inventory = options.context.store.get(name).inventory;
   const idOf = (change: Change): string | undefined => change.id ?? inventory[change.kind][change.name]?.id;
-  const resources = [...observeChanges(targetRun.changes, results, options.heal, idOf), ...observeProblems(run, name)];
+  const resources = [...observeChanges(targetRun.changes, results, options.heal, idOf), ...observeProblems(run, name, inventory)];
   const failures = resources.filter((resource) => resource.status === 'error');
   const refusals = outcome?.errors ?? [];
   const problems = problemsOf(run, name);
@@ -141,6 +142,8 @@ function observeChanges(
     if (change.action === 'orphan') return [{ ...base, status: 'orphan' }];
     // Drifted or not, it is left as it is.
     if (change.action === 'suspended') return [withDiff({ ...base, status: 'suspended' }, change)];
+    // Not as the manifest wants it yet, and not an error: an earlier create may still land.
+    if (change.action === 'waiting') return [withDiff({ ...base, status: 'drifted', cause: 'git', ...(change.waitUntil === undefined ? {} : { waitUntil: change.waitUntil }) }, change)];
     if (change.action === 'error') return [{ ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' }];
     if (!heal || !results) return [withDiff({ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }, change)];
     const result = results.get(changeRef(change));
@@ -159,8 +162,12 @@ function withDiff(observation: ResourceObservation, change: Change): ResourceObs
   return { ...observation, diff: change.diff.slice(0, STATUS_DIFF_LIMIT), ...(omitted > 0 ? { diffOmitted: omitted } : {}) };
 }
 
-/** Resources whose manifest failed to load: `error`, with the manifest's message. */
-function observeProblems(run: RunPlan, target: string): ResourceObservation[] {
+/**
+ * Resources whose manifest failed to load: `error`, with the manifest's message and line, and the
+ * live id stacksync owns for it. The plan names such a resource nowhere else (it is not an orphan),
+ * so this is its one entry.
+ */
+function observeProblems(run: RunPlan, target: string, inventory: TargetState['inventory']): ResourceObservation[] {
   const observations: ResourceObservation[] = [];
   const seen = new Set<string>();
   for (const problem of run.load.problems) {
@@ -170,6 +177,8 @@ function observeProblems(run: RunPlan, target: string): ResourceObservation[] {
     if (!name || !KINDS.includes(kind as Kind)) continue;
     const observation: ResourceObservation = { kind: kind as Kind, name, status: 'error', error: `manifest: ${problem.message}`, code: problem.code, file: problem.location.file };
     if (problem.location.line !== undefined) observation.line = problem.location.line;
+    const owned = Object.hasOwn(inventory[kind as Kind], name) ? inventory[kind as Kind][name]?.id : undefined;
+    if (owned !== undefined) observation.id = owned;
     observations.push(observation);
   }
   return observations;

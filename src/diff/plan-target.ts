@@ -11,6 +11,7 @@ import { withUnreadable } from '../model/resources.js';
 import { liveOf, ORDERED_DESCRIPTORS, type DesiredResource, type KindPlan, type LiveState } from '../kinds/index.js';
 import { sortChanges } from './order.js';
 import { planOrphans, PRUNABLE_KINDS } from './prune.js';
+import { awaitLateCreates } from './settle.js';
 import { maskSensitive } from './sensitive.js';
 import { suspendChanges } from './suspend.js';
 import { planTwins } from './twins.js';
@@ -24,6 +25,8 @@ export interface PlanOptions {
   blocked: boolean;
   /** The target is suspended (config `suspend`, or `POST /-/suspend`): nothing of it is written. Default false. */
   suspended?: boolean;
+  /** `sync.settleWindow` in milliseconds: how long a create may land after it was sent. */
+  settleMs: number;
 }
 
 export interface PlanTargetInput {
@@ -33,8 +36,16 @@ export interface PlanTargetInput {
   live: LiveState;
   state: TargetState;
   options: PlanOptions;
+  /** When the plan is made, milliseconds since the epoch: create intents are judged against it. */
+  nowMs: number;
   /** `Kind/key` → why a manifest cannot be planned (a source or webhook name that names nothing): an error row. */
   unresolved?: ReadonlyMap<string, string>;
+  /**
+   * `Kind/key` of this target's manifests that failed to load but whose kind and name could be
+   * read. Their resources are still named by a manifest: the load problem is their one row (an
+   * error at its line), never an orphan or a delete.
+   */
+  broken?: ReadonlySet<string>;
 }
 
 export function planTarget(input: PlanTargetInput): Change[] {
@@ -45,12 +56,18 @@ export function planTarget(input: PlanTargetInput): Change[] {
   // Unreadable resources are live too: a prune deletes them by id, which needs no shape.
   const named = (kind: Kind): ReturnType<typeof liveOf>[number][] => withUnreadable(kind, liveOf(live, kind), unreadable);
 
+  const timing = { nowMs: input.nowMs, settleMs: options.settleMs };
+
   // 1. What the inventory holds and no manifest names: deletes when pruning, orphans otherwise.
   const prune = options.prune && !options.blocked && options.suspended !== true;
+  // A manifest that failed to load still names its resource: never an orphan, never pruned.
+  const keysOf = (kind: Kind): Set<string> => {
+    const keys = new Set(desiredOf(kind).map((r) => r.key));
+    for (const key of input.broken ?? []) if (key.startsWith(`${kind}/`)) keys.add(key.slice(kind.length + 1));
+    return keys;
+  };
   const orphans = new Map<Kind, Change[]>();
-  for (const kind of PRUNABLE_KINDS) {
-    orphans.set(kind, planOrphans(target.name, kind, new Set(desiredOf(kind).map((r) => r.key)), state, named(kind), prune));
-  }
+  for (const kind of PRUNABLE_KINDS) orphans.set(kind, planOrphans(target.name, kind, keysOf(kind), state, named(kind), prune));
   const deletes = new Map([...orphans].map(([kind, changes]) => [kind, changes.filter((change) => change.action === 'delete')] as const));
 
   // 2. Each kind's manifests, in write order: a kind sees the plans of the kinds it names.
@@ -64,6 +81,7 @@ export function planTarget(input: PlanTargetInput): Change[] {
       unreadable: unreadable.filter((item) => item.kind === descriptor.kind),
       unresolved: input.unresolved ?? new Map<string, string>(),
       state,
+      timing,
       adopt: options.adopt,
       planned,
       deletes,
@@ -80,8 +98,9 @@ export function planTarget(input: PlanTargetInput): Change[] {
     planTwins({ target: target.name, kind: descriptor.kind, changes: [...written, ...(deletes.get(descriptor.kind) ?? []), ...kept], live: named(descriptor.kind), state }),
   );
 
-  // 4. What is suspended is shown, never written.
+  // 4. A create whose earlier create may still land waits for it; what is suspended is shown, never written.
   const changes = [...written, ...[...deletes.values()].flat(), ...kept, ...twins];
+  awaitLateCreates(changes, state, timing);
   suspendChanges(changes, desired, options.suspended === true);
   // Secret values of variables never leave the differ.
   maskSensitive(changes, desired);

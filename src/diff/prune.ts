@@ -2,7 +2,9 @@
  * All of prune's policy, pure: the deletes of what stacksync created (the inventory) and no
  * manifest names any more; the safety caps and the empty-directory guard checked before running
  * them, with what waits on a refused delete; and the notice when a manifest error holds a prune
- * back. Resources not in the inventory are never deleted, nor kinds whose descriptor has no prune policy.
+ * back. Resources not in the inventory are never deleted, whatever a create intent says (an
+ * intent proves only that a create may have happened), nor kinds whose descriptor has no prune
+ * policy.
  */
 import type { Kind } from '../model/kinds.js';
 import { changeRef, operationType, type Change, type ChangeResult, type PlanError } from '../model/plan.js';
@@ -18,11 +20,11 @@ export const PRUNABLE_KINDS: readonly Kind[] = ORDERED_DESCRIPTORS.filter((descr
 export type PrunableKind = Kind;
 
 /**
- * One change per inventory entry of `kind` whose key no manifest has, and per live resource
- * named by a pending create intent whose manifest is gone (a create that happened just before a
- * crash: ours, though the inventory never recorded it): a `delete` when this run prunes, an
- * `orphan` otherwise, so every plan shows what a prune would delete. An entry whose id is no
- * longer live is left out: there is nothing to delete, and `refreshInventory` forgets it.
+ * One change per inventory entry of `kind` whose key no manifest has: a `delete` when this run
+ * prunes, an `orphan` otherwise, so every plan shows what a prune would delete. An entry whose id
+ * is no longer live is left out: there is nothing to delete, and `refreshInventory` forgets it.
+ * `desiredKeys` holds every key a manifest names, also those of manifests that failed to load
+ * (their resource is an error, never an orphan).
  */
 export function planOrphans(
   target: string,
@@ -43,15 +45,7 @@ export function planOrphans(
       if (!current) return [];
       return [entry.prune === 'disabled' ? keptChange(target, kind, key, current) : found(key, current)];
     });
-  const owned = new Set(Object.values(inventory).map((entry) => entry.id));
-  const fromIntents = state.intents
-    .filter((intent) => intent.kind === kind && !desiredKeys.has(intent.key) && inventory[intent.key] === undefined)
-    .flatMap((intent) => {
-      const matches = live.filter((item) => item.name === intent.name && !owned.has(item.id));
-      // Two unowned resources with the name: which one the crashed create made cannot be told.
-      return matches.length === 1 && matches[0] ? [found(intent.key, matches[0])] : [];
-    });
-  return [...fromInventory, ...fromIntents].sort((a, b) => a.name.localeCompare(b.name));
+  return fromInventory.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** Why an orphan is not deleted even by a prune. */

@@ -68,6 +68,7 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
         unresolved: input.unresolved,
         liveDashboards: input.liveOf(DASHBOARD) as readonly LiveDashboard[],
         state: input.state,
+        timing: input.timing,
         adopt: input.adopt,
         dashboards: new Map(dashboards.map((outcome) => [outcome.key, outcome])),
         ...doom,

@@ -30,7 +30,7 @@ export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, Dashboa
     resolve: (dashboard, lists, target) => resolveSourceNames(dashboard, lists.sources ?? [], target),
   },
   plan: (input) => {
-    const outcomes = planDashboards({ target: input.target, live: input.live, unreadable: input.unreadable, unresolved: input.unresolved, state: input.state, adopt: input.adopt }, input.desired);
+    const outcomes = planDashboards({ target: input.target, live: input.live, unreadable: input.unreadable, unresolved: input.unresolved, state: input.state, timing: input.timing, adopt: input.adopt }, input.desired);
     return { changes: outcomes.map((outcome) => outcome.change), outcome: outcomes };
   },
   prune: { allowed: () => true, forgetWhenGone: true },

@@ -18,6 +18,7 @@ import type { InventoryEntry, TargetState } from '../model/state.js';
 import type { ApiProfile } from '../schema/enums.js';
 import type { JsonSchema } from '../schema/api.js';
 import type { Pointer } from '../yaml/positions.js';
+import type { IntentTiming } from './kit/intents.js';
 
 // ---------------------------------------------------------------- routes
 
@@ -132,6 +133,8 @@ export interface KindPlanInput<D extends DesiredBase, L extends LiveBase> {
   /** `Kind/key` → why the manifest names something that does not exist: an error row. */
   unresolved: ReadonlyMap<string, string>;
   state: TargetState;
+  /** The plan's time and the settle window, against which create intents are judged. */
+  timing: IntentTiming;
   adopt: boolean;
   /** What the kinds planned before this one made of their manifests (the kinds it names among them). */
   planned: ReadonlyMap<Kind, KindPlan>;

@@ -11,10 +11,13 @@ import type { Kind } from './kinds.js';
  * pruned in this run (no `--prune`, or a manifest error holds the prune back); shown so a reviewer
  * sees what a later prune deletes, but not a change: apply leaves it alone. `suspended`: its
  * target or its manifest is suspended (or it waits on one that is); read and shown with the
- * difference it has, never written.
+ * difference it has, never written. `waiting`: a create held back because an earlier create of it
+ * went unanswered and may still land (until `waitUntil`), or a write that needs such a create:
+ * shown with its difference, not written in this run; the run after the window takes back what
+ * landed, or creates it.
  */
-export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'orphan' | 'suspended' | 'unchanged' | 'error';
-export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'error'];
+export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'orphan' | 'suspended' | 'waiting' | 'unchanged' | 'error';
+export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'waiting', 'unchanged', 'error'];
 
 /** Actions that make API writes (or take a resource over) when applied; the rest leave live as it is. */
 export const WRITE_ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt'];
@@ -131,6 +134,8 @@ export interface Change {
   liveState?: string;
   /** True when this resource was matched through a pending create intent (crash recovery). */
   reclaimed?: boolean;
+  /** For `waiting`: ISO time until which the earlier create may still land. */
+  waitUntil?: string;
   /** Things a reviewer must see, e.g. a tile removal that deletes alerts watching it. */
   warnings: string[];
   /** For action `error`: what kind of problem it is. */

@@ -4,15 +4,35 @@
  */
 import { KINDS, type Kind } from './kinds.js';
 
-/** A create that was about to be sent; a live resource of this kind and name after a crash is ours. */
+/**
+ * A create that was about to be sent. It proves only that a create of this kind and API name may
+ * have happened at `at`: a live resource of that name is taken back as ours only when it could be
+ * that create (made after `at` and before the create could have landed, see `kinds/kit/intents.ts`)
+ * and a manifest still wants it. It never makes anything deletable.
+ */
 export interface CreateIntent {
   kind: Kind;
   /** `metadata.name` of the manifest. */
   key: string;
   /** The API `name` the create sends; what recovery matches on. */
   name: string;
-  /** ISO timestamp. */
+  /** ISO timestamp, written before the request left. */
   at: string;
+  /**
+   * ISO timestamp, set when the create was sent and its answer never came (timeout, cut
+   * connection, 5xx): the server may still carry it out until then (`sync.settleWindow` after
+   * `at`), so later runs wait for it instead of creating again.
+   */
+  settleUntil?: string;
+}
+
+/**
+ * The last moment the create of `intent` could have landed, ms since the epoch: its settle
+ * deadline when its answer never came, else `settleMs` (`sync.settleWindow`) after it was written.
+ * NaN when the intent's time does not read as one.
+ */
+export function createLandsBy(intent: Pick<CreateIntent, 'at' | 'settleUntil'>, settleMs: number): number {
+  return intent.settleUntil === undefined ? Date.parse(intent.at) + settleMs : Date.parse(intent.settleUntil);
 }
 
 export interface InventoryEntry {
@@ -90,8 +110,8 @@ export function secretHashKey(kind: Kind, key: string, path: string): string {
  * an assignment (set or remove), so replaying a record the state already holds changes nothing.
  */
 export type StateRecord =
-  /** A create is about to be sent; replaces an older intent for `kind/key`. */
-  | { type: 'intent'; kind: Kind; key: string; name: string; at: string }
+  /** A create is about to be sent (or went unanswered: `settleUntil`); replaces an older intent for `kind/key`. */
+  | { type: 'intent'; kind: Kind; key: string; name: string; at: string; settleUntil?: string }
   /** `kind/key` is owned (created, adopted, reclaimed or updated) with this id; replaces its entry and drops its intent. */
   | { type: 'owned'; kind: Kind; key: string; id: string; name?: string; spec?: string }
   /**

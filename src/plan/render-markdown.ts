@@ -41,6 +41,7 @@ const SIGNS: Readonly<Record<Action, string>> = {
   adopt: '=',
   orphan: '?',
   suspended: '#',
+  waiting: '*',
   unchanged: ' ',
   error: '!',
 };
@@ -160,6 +161,7 @@ const ACTION_WORDS: readonly [Action, string][] = [
   ['adopt', 'to adopt'],
   ['orphan', 'orphaned'],
   ['suspended', 'suspended'],
+  ['waiting', 'waiting'],
 ];
 
 function countActions(changes: readonly Change[]): string {

@@ -155,7 +155,7 @@ const TARGET_STATE_SCHEMA: JsonSchema = {
         type: 'object',
         required: ['kind', 'key', 'name', 'at'],
         additionalProperties: false,
-        properties: { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' } },
+        properties: { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' }, settleUntil: { type: 'string' } },
       },
     },
     suspension: { type: 'object', required: ['since'], additionalProperties: false, properties: SUSPENSION_PROPERTIES },
@@ -175,7 +175,7 @@ export const STATE_FILE_SCHEMA: JsonSchema = {
 
 /** One schema per record type: the members of `StateRecord` (model/state.ts) plus `seq` and `target`. */
 const JOURNAL_LINE_SCHEMAS: Record<StateRecordType, JsonSchema> = {
-  intent: lineSchema('intent', { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' } }, ['kind', 'key', 'name', 'at']),
+  intent: lineSchema('intent', { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' }, settleUntil: { type: 'string' } }, ['kind', 'key', 'name', 'at']),
   owned: lineSchema('owned', { kind: KIND_SCHEMA, key: { type: 'string' }, id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' } }, ['kind', 'key', 'id']),
   spec: lineSchema('spec', { kind: KIND_SCHEMA, key: { type: 'string' }, spec: { type: 'string' }, prune: { const: 'disabled' } }, ['kind', 'key', 'spec']),
   forgotten: lineSchema('forgotten', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),

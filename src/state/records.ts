@@ -11,7 +11,7 @@ export function applyRecord(state: TargetState, record: StateRecord): void {
   switch (record.type) {
     case 'intent':
       dropIntent(state, record.kind, record.key);
-      state.intents.push({ kind: record.kind, key: record.key, name: record.name, at: record.at });
+      state.intents.push({ kind: record.kind, key: record.key, name: record.name, at: record.at, ...(record.settleUntil === undefined ? {} : { settleUntil: record.settleUntil }) });
       return;
     case 'owned':
       setOwn(state.inventory[record.kind], record.key, entryOf(record));

@@ -204,6 +204,30 @@ describe('creates that may have happened', () => {
   });
 
   it.each([
+    { name: 'a headers timeout (a proxy may hold it past our time limit)', error: () => new errors.HeadersTimeoutError(), later: true },
+    { name: 'a close without an answer (a proxy giving up on us)', error: () => socketReset(), later: true },
+    { name: 'a reset (the peer aborted the exchange)', error: () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), later: false },
+    { name: 'a body timeout (the answer had begun: the server handled it)', error: () => new errors.BodyTimeoutError(), later: false },
+  ])('after $name, says whether the create may still land later: $later', async ({ error, later }) => {
+    const { api, pool } = setup('self-hosted');
+    pool.intercept({ path: '/api/v2/alerts', method: 'POST' }).replyWithError(error());
+    expect((await failure(api.create('Alert', ALERT_BODY))).details).toMatchObject({ mayLandLater: later });
+  });
+
+  it.each([
+    { status: 502, later: true },
+    { status: 504, later: true },
+    { status: 500, later: false },
+    { status: 503, later: false },
+  ])('after a $status, says whether the create may still land later: $later (a gateway gave up, or the service answered)', async ({ status, later }) => {
+    const { api, pool } = setup('managed');
+    pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts`, method: 'POST' }).reply(status, 'upstream');
+    const error = await failure(api.create('Alert', ALERT_BODY));
+    expect(error.code).toBe('E_API_AMBIGUOUS');
+    expect(error.details).toMatchObject({ mayLandLater: later });
+  });
+
+  it.each([
     { name: '429', reply: (pool: ReturnType<typeof setup>['pool']) => pool.intercept({ path: '/api/v2/dashboards', method: 'POST' }).reply(429, '', { headers: { 'retry-after': '1' } }) },
     { name: 'connection refused', reply: (pool: ReturnType<typeof setup>['pool']) => pool.intercept({ path: '/api/v2/dashboards', method: 'POST' }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })) },
     { name: 'connect timeout', reply: (pool: ReturnType<typeof setup>['pool']) => pool.intercept({ path: '/api/v2/dashboards', method: 'POST' }).replyWithError(new errors.ConnectTimeoutError()) },

@@ -32,6 +32,8 @@ interface Injection {
   times: number;
   /** `ambiguous-done`: the write happens, then the caller hears E_API_AMBIGUOUS; `ambiguous-lost`: nothing happens. */
   effect: { error: StacksyncError } | 'ambiguous-done' | 'ambiguous-lost';
+  /** For the ambiguous effects: whether the transport would say the create may still land later (a timeout: yes; a reset or a 500: no). */
+  mayLandLater?: boolean;
 }
 
 export function apiError(code: ErrorCode, status?: number, message = `${code} injected`): StacksyncError {
@@ -58,9 +60,12 @@ export class FakeApi implements Api {
     this.#injections.push({ method, match: options.match ?? (() => true), times: options.times ?? 1, effect: { error } });
   }
 
-  /** The next create of `method` times out ambiguously; `happened` says whether it took effect. */
-  ambiguous(method: 'createDashboard' | 'createAlert', happened: boolean, times = 1): void {
-    this.#injections.push({ method, match: () => true, times, effect: happened ? 'ambiguous-done' : 'ambiguous-lost' });
+  /**
+   * The next create of `method` times out ambiguously; `happened` says whether it took effect.
+   * `mayLandLater: false` makes it a failure after which nothing can land later (a reset, a 500).
+   */
+  ambiguous(method: 'createDashboard' | 'createAlert', happened: boolean, times = 1, mayLandLater = true): void {
+    this.#injections.push({ method, match: () => true, times, effect: happened ? 'ambiguous-done' : 'ambiguous-lost', mayLandLater });
   }
 
   seedDashboard(name: string, tiles: string[]): LiveDashboard {
@@ -221,7 +226,7 @@ export class FakeApi implements Api {
       injection.times -= 1;
       if (injection.effect === 'ambiguous-done') handle();
       if (typeof injection.effect === 'object') throw injection.effect.error;
-      throw apiError('E_API_AMBIGUOUS', undefined, `${call.method} timed out after sending`);
+      throw new StacksyncError('E_API_AMBIGUOUS', `${call.method} timed out after sending`, { details: { mayLandLater: injection.mayLandLater !== false } });
     } finally {
       this.inFlight -= 1;
       this.timeline.push(`end:${call.method}`);

@@ -44,6 +44,7 @@ function sample(): StatusDocument {
             line: 1,
           },
           { kind: 'Alert', name: 'broken', status: 'error', error: `no tile named ${HOSTILE}`, code: 'E_REF_UNRESOLVED', path: 'manifests/broken.yaml', line: 10 },
+          { kind: 'Alert', name: 'late', status: 'drifted', cause: 'git', waitUntil: '2026-11-26T10:05:00.000Z', path: 'manifests/late.yaml', line: 1 },
         ],
         { revision: '0123456789abcdef0123456789abcdef01234567' },
       ),
@@ -73,13 +74,14 @@ describe('the status page', () => {
     expect(text).toContain('… and 3 more fields');
     expect(text).toContain(`prod Alert broken error manifests/broken.yaml:10 no tile named ${HOSTILE} (E_REF_UNRESOLVED)`);
     expect(html).toContain('<a href="https://git.example/blob/abc/manifests/pipes.yaml#L3" rel="noreferrer"><code>manifests/pipes.yaml:3</code></a>');
+    expect(text).toContain('prod Alert late drifted manifests/late.yaml:1 a manifest change not applied yet not created before 2026-11-26 10:05:00 UTC: an earlier create of it may still land');
   });
 
   it('shows per target the last sync, revision, counts, the rate-budget wait and the error', () => {
     const text = textOf(html);
     expect(text).toContain('last sync 2026-11-26 10:00:00 UTC, succeeded in 1.3 s');
     expect(text).toContain('revision 0123456789abcdef0123456789abcdef01234567');
-    expect(text).toContain('resources 1 in sync, 1 drifted, 1 error, 1 degraded');
+    expect(text).toContain('resources 1 in sync, 2 drifted, 1 error, 1 degraded');
     expect(text).toContain('rate-budget wait 0.5 s in the last sync, 12 s since start');
     expect(text).toMatch(/lab last sync failed suspended last sync .* error target lab: <script>/);
   });
@@ -105,10 +107,11 @@ describe('the status page', () => {
       ['prod/Pipe/orders', false],
       ['prod/Dashboard/web', true],
       ['prod/Alert/broken', true],
+      ['prod/Alert/late', true],
       ['lab/Webhook/oncall', true],
     ]);
     expect(filtered).toContain('<option value="degraded" selected>');
-    expect(filtered).toContain('1 of 4 resources shown');
+    expect(filtered).toContain('1 of 5 resources shown');
     const byTarget = renderStatusPage(sample(), { target: 'lab' });
     expect(byTarget).toContain('<article class="target" data-target-card="prod" hidden>');
   });

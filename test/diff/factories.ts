@@ -96,19 +96,30 @@ export function targetState(fields: Loose = {}): TargetState {
   };
 }
 
+/** When a plan of the factories is made, unless a case says otherwise: well after the fixtures' intents (10:20). */
+export const PLAN_NOW = '2026-03-15T12:00:00.000Z';
+/** The default `sync.settleWindow`. */
+export const SETTLE_MS = 120_000;
+
 export function planInput(fields: {
   target?: { name?: string; variant?: Variant };
   desired?: Loose[];
   live?: Loose;
   state?: Loose;
   options?: Partial<PlanOptions>;
+  /** ISO time the plan is made; default {@link PLAN_NOW}. */
+  now?: string;
+  /** `Kind/key` of manifests that failed to load but whose identity is known. */
+  broken?: string[];
 }): PlanTargetInput {
   return {
     target: { name: TARGET, variant: 'managed', ...fields.target },
     desired: (fields.desired ?? []).map(desired),
     live: liveState(fields.live),
     state: targetState(fields.state),
-    options: { prune: false, adopt: false, blocked: false, ...fields.options },
+    options: { prune: false, adopt: false, blocked: false, settleMs: SETTLE_MS, ...fields.options },
+    nowMs: Date.parse(fields.now ?? PLAN_NOW),
+    ...(fields.broken ? { broken: new Set(fields.broken) } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ import type { ErrorCode } from '../../errors.js';
 import type { TargetState } from '../../model/state.js';
 import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
 import { keepLive } from '../kit/ignore.js';
+import type { IntentTiming } from '../kit/intents.js';
 import { matchAll } from '../kit/match.js';
 import type { Match } from '../kit/match.js';
 import { covers, diffValues, fieldDiff } from '../kit/values.js';
@@ -32,6 +33,8 @@ export interface AlertContext {
   unresolved?: ReadonlyMap<string, string>;
   liveDashboards: readonly LiveDashboard[];
   state: TargetState;
+  /** The plan's time and the settle window, against which create intents are judged. */
+  timing: IntentTiming;
   adopt: boolean;
   /** By manifest key. */
   dashboards: ReadonlyMap<string, DashboardOutcome>;
@@ -62,7 +65,7 @@ interface ResolvedRef {
 }
 
 export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]): AlertOutcome[] {
-  const matches = matchAll(ALERT, desired, withUnreadable(ALERT, ctx.liveAlerts, ctx.unreadable), ctx.state);
+  const matches = matchAll(ALERT, desired, withUnreadable(ALERT, ctx.liveAlerts, ctx.unreadable), ctx.state, ctx.timing);
   return desired.map((alert) => planAlert(ctx, alert, matches.get(alert.key) ?? { how: 'none' }));
 }
 

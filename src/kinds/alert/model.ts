@@ -47,6 +47,8 @@ export interface LiveAlert {
   savedSearchId?: string;
   state?: string;
   silenced?: boolean;
+  /** When the service made it (ISO 8601), where the service says so: what tells whether a create of ours made it. */
+  createdAt?: string;
   /** `channels`, `note`, `numConsecutiveWindows`, schedules, … */
   extra?: Extra;
 }

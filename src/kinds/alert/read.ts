@@ -3,7 +3,7 @@
  * `dashboard` or `dashboardId`, `savedSearch` or `savedSearchId`, `saved_search` for `search`,
  * any threshold type and state, no channel.
  */
-import { asString, extraOf, idOf, isObject, join, object, optionalString, requiredNumber, requiredString, ShapeError, withoutNulls, type Obj } from '../kit/read.js';
+import { asString, createdAtOf, extraOf, idOf, isObject, join, object, optionalString, requiredNumber, requiredString, ShapeError, withoutNulls, type Obj } from '../kit/read.js';
 import type { LiveAlert, LiveAlertChannel } from './model.js';
 
 /** Alert members the service sets itself (or names differently in responses): never sent back. */
@@ -23,6 +23,7 @@ export function toLiveAlert(value: unknown, path: string): LiveAlert {
     threshold: requiredNumber(raw, 'threshold', path),
     thresholdType: requiredString(raw, 'thresholdType', path).toLowerCase(),
     interval: requiredString(raw, 'interval', path),
+    ...createdAtOf(raw),
     ...extraOf(raw, [...ALERT_SERVER_MEMBERS, ...ALERT_MODELLED]),
   };
   for (const key of ['name', 'message', 'groupBy', 'tileId'] as const) {

@@ -11,6 +11,7 @@ import { changeKey, operationType, type Change, type FieldDiff } from '../../mod
 import type { TargetState } from '../../model/state.js';
 import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
 import { keepLive } from '../kit/ignore.js';
+import type { IntentTiming } from '../kit/intents.js';
 import { matchAll } from '../kit/match.js';
 import type { Match } from '../kit/match.js';
 import { diffValues, fieldDiff, omit, overlay, sameSet } from '../kit/values.js';
@@ -24,6 +25,8 @@ export interface DashboardContext {
   /** `Kind/key` → why the manifest names something that does not exist: an error row. */
   unresolved?: ReadonlyMap<string, string>;
   state: TargetState;
+  /** The plan's time and the settle window, against which create intents are judged. */
+  timing: IntentTiming;
   adopt: boolean;
 }
 
@@ -42,7 +45,7 @@ export interface DashboardOutcome {
 }
 
 export function planDashboards(ctx: DashboardContext, desired: readonly DesiredDashboard[]): DashboardOutcome[] {
-  const matches = matchAll(KIND, desired, withUnreadable(KIND, ctx.live, ctx.unreadable), ctx.state);
+  const matches = matchAll(KIND, desired, withUnreadable(KIND, ctx.live, ctx.unreadable), ctx.state, ctx.timing);
   return desired.map((dashboard) => planDashboard(ctx, dashboard, matches.get(dashboard.key) ?? { how: 'none' }));
 }
 

@@ -48,6 +48,8 @@ export interface LiveDashboard {
   name: string;
   tags: string[];
   tiles: LiveTile[];
+  /** When the service made it (ISO 8601), where the service says so: what tells whether a create of ours made it. */
+  createdAt?: string;
   /** Filters, saved query, containers, … of newer servers. */
   extra?: Extra;
 }

@@ -2,7 +2,7 @@
  * Reads a live dashboard: tiles in either format (the seed's `series`, a current server's
  * `config`), members the model does not name kept in `extra` so an update sends them back.
  */
-import { asString, extraOf, idOf, join, listOf, object, optionalBoolean, optionalList, optionalString, requiredNumber, requiredString, withoutNulls } from '../kit/read.js';
+import { asString, createdAtOf, extraOf, idOf, join, listOf, object, optionalBoolean, optionalList, optionalString, requiredNumber, requiredString, withoutNulls } from '../kit/read.js';
 import type { LiveDashboard, LiveSeries, LiveTile } from './model.js';
 
 /** Dashboard members the service sets itself: never sent back. */
@@ -17,6 +17,7 @@ export function toLiveDashboard(value: unknown, path: string): LiveDashboard {
     name: requiredString(raw, 'name', path),
     tags: optionalList(raw, 'tags', path, (tag, at) => asString(tag, at)) ?? [],
     tiles: optionalList(raw, 'tiles', path, toLiveTile) ?? [],
+    ...createdAtOf(raw),
     ...extraOf(raw, [...DASHBOARD_SERVER_MEMBERS, ...DASHBOARD_MODELLED]),
   };
 }

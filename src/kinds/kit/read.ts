@@ -73,6 +73,16 @@ export function extraOf(raw: Obj, known: readonly string[]): { extra?: Extra } {
   return Object.keys(extra).length > 0 ? { extra } : {};
 }
 
+/**
+ * `{createdAt}` when the service sent a creation time that reads as one; nothing otherwise. Only
+ * ownership looks at it, and an unknown creation time proves nothing, so a strange one is not an
+ * unreadable resource: it is as good as none.
+ */
+export function createdAtOf(raw: Obj): { createdAt?: string } {
+  const createdAt = raw['createdAt'];
+  return typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) ? { createdAt } : {};
+}
+
 export function withoutNulls(raw: Obj): Obj {
   return Object.fromEntries(Object.entries(raw).filter(([, member]) => member !== null && member !== undefined));
 }
