@@ -42,8 +42,9 @@ export interface ResourceObservation {
    */
   waitUntil?: string;
   /**
-   * How a `drifted` resource (or a suspended one that differs) differs from its manifest, the
-   * first {@link STATUS_DIFF_LIMIT} fields; write-only values as `(sensitive)`, as in plans.
+   * How a live `drifted` resource (or a suspended one that differs) differs from its manifest,
+   * the first {@link STATUS_DIFF_LIMIT} fields; write-only values as `(sensitive)`, as in plans.
+   * None for one not created yet.
    */
   diff?: FieldDiff[];
   /** Fields that differ beyond those in `diff`. */

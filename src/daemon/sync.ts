@@ -155,9 +155,13 @@ function observeChanges(
   });
 }
 
-/** The observation with the first fields of the change's difference, when it has one. */
+/**
+ * The observation with the first fields of the change's difference, when it has one. Not for a
+ * create: its difference is the whole manifest, which says no more than "not created yet", and a
+ * dry run over thousands of creates would make the status (copied whole on every read) heavy.
+ */
 function withDiff(observation: ResourceObservation, change: Change): ResourceObservation {
-  if (change.diff.length === 0) return observation;
+  if (change.diff.length === 0 || change.id === undefined) return observation;
   const omitted = change.diff.length - STATUS_DIFF_LIMIT;
   return { ...observation, diff: change.diff.slice(0, STATUS_DIFF_LIMIT), ...(omitted > 0 ? { diffOmitted: omitted } : {}) };
 }

@@ -1,6 +1,6 @@
 /**
  * `/status` of a daemon that only reports drift (`sync.drift: report`): a resource edited behind
- * its back is `drifted` with the fields that differ (what the status page and `stacksync status`
+ * its back is `drifted` with the fields that differ (one not created yet without them) (what the status page and `stacksync status`
  * show), and each target tells how long its last sync took and how much of it waited for the budget.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,8 @@ describe('/status of drift that is only reported', () => {
     const web = (await liveTarget(emulator.url, TARGET)).dashboards.find((dashboard) => dashboard.name === dashboardName('web'));
     if (!web) throw new Error('not created');
     await updateDashboardOutOfBand(emulator.url, TARGET, web.id, { name: web.name, tags: web.tags, tiles: web.tiles.map((tile) => ({ ...tile, w: 6 })) });
+    // Not applied: a resource the daemon would create.
+    await workspace.write('manifests/fresh.yaml', dashboardYaml({ key: 'fresh', target: TARGET }));
     ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, { metrics: createMetrics({ defaultMetrics: false }) }));
   }, 60_000);
   afterAll(async () => {
@@ -41,8 +43,11 @@ describe('/status of drift that is only reported', () => {
     const status = (await (await fetch(`${daemon.url}/status`)).json()) as StatusDocument;
     const target = status.targets[TARGET];
     expect(target?.resources).toEqual([
+      expect.objectContaining({ kind: 'Dashboard', name: 'fresh', status: 'drifted', cause: 'git' }),
       expect.objectContaining({ kind: 'Dashboard', name: 'web', status: 'drifted', cause: 'live', diff: [{ path: 'tiles[main].w', before: 6, after: 12 }], path: expect.stringMatching(/web\.yaml$/), line: 1 }),
     ]);
+    // One not created yet carries no diff: it would be the whole manifest, copied on every read of the status.
+    expect(target?.resources[0]).not.toHaveProperty('diff');
     expect(target?.lastSyncSeconds).toBeGreaterThan(0);
     expect(target?.lastSyncWaitSeconds).toBeGreaterThanOrEqual(0);
     // Reported, not healed.
