@@ -3,6 +3,7 @@ import { formatLocation, isStacksyncError } from '../errors.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { packageVersion } from './version.js';
 import { compileForQuickExit } from './quick-exit.js';
+import { dropOutputOnClosedPipe } from './pipes.js';
 
 export { packageVersion } from './version.js';
 
@@ -19,6 +20,8 @@ export function buildProgram(setExitCode: (code: number) => void, commands: Comm
 
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
+  dropOutputOnClosedPipe(process.stdout);
+  dropOutputOnClosedPipe(process.stderr);
   const { commandFactories } = await import('./commands.js');
   let exitCode = EXIT_OK;
   const program = buildProgram((code) => (exitCode = code), commandFactories);

@@ -28,7 +28,16 @@ export async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterabl
   const flush = async (): Promise<void> => {
     const ok = stream.write(pending);
     pending = '';
-    if (!ok) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
+    // A reader that went away never drains: its 'close' ends the wait too (see pipes.ts).
+    if (!ok) await new Promise<void>((resolve) => {
+      const done = (): void => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        resolve();
+      };
+      stream.once('drain', done);
+      stream.once('close', done);
+    });
   };
   for (const chunk of chunks) {
     pending += chunk;
