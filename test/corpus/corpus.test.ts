@@ -45,6 +45,14 @@ function locationLine(expected: Expectation): RegExp {
   return new RegExp(`${prefix}${where}(:\\d+)*:? .*${escape(expected.message)}`, 'm');
 }
 
+/** `file:line:column: CODE: …message…`, the line validate prints for a problem (code included). */
+function validateLine(expected: Expectation): RegExp {
+  let where = expected.file === undefined ? '' : escape(expected.file);
+  if (expected.line !== undefined) where += `:${expected.line}`;
+  if (expected.column !== undefined) where += `:${expected.column}`;
+  return new RegExp(`^${where}(:\\d+)*: ${expected.code}: .*${escape(expected.message)}`, 'm');
+}
+
 function describeRun(result: CliResult): string {
   return `exit ${result.code}\n--- stdout\n${result.stdout.slice(0, 4000)}\n--- stderr\n${result.stderr.slice(0, 4000)}`;
 }
@@ -109,7 +117,7 @@ async function runCase(spec: CorpusCase): Promise<void> {
     const validate = await world.workspace.run(['validate'], { timeoutMs: RUN_TIMEOUT_MS });
     expect(crashOf(validate), describeRun(validate)).toBeUndefined();
     expect(validate.code, describeRun(validate)).toBe(spec.validate.exit);
-    if (spec.validate.exit !== 0) expect(validate.stderr, `validate should report ${JSON.stringify(spec.validate)}`).toMatch(locationLine(spec.validate));
+    if (spec.validate.exit !== 0) expect(validate.stdout, `validate should report ${JSON.stringify(spec.validate)}`).toMatch(validateLine(spec.validate));
 
     const apply = await world.workspace.run(['apply', '--prune', '--output', 'json'], { timeoutMs: RUN_TIMEOUT_MS });
     expect(crashOf(apply), describeRun(apply)).toBeUndefined();

@@ -106,7 +106,7 @@ describe('a manifests directory that cannot be fully read prunes nothing', () =>
     await replace(workspace.manifestsDir);
     const validate = await workspace.run(['validate']);
     expect(validate.code, describeRun(validate)).toBe(1);
-    expect(validate.stderr).toContain(`manifests/team: ${message}`);
+    expect(validate.stdout).toContain(`manifests/team: E_MANIFEST_PARSE: ${message}`);
     const { result, writes } = await applyCounting(workspace, ['--prune']);
     expect(result.code, describeRun(result)).toBe(1);
     expect(writes).toEqual({});
