@@ -120,11 +120,11 @@ function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): 
   const held = new Map<string, number>();
   for (const [key, result] of results) {
     if (result.result === 'ok') continue;
-    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${result.result}: ${key}: ${result.error}`);
+    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${result.result}: ${key}: ${result.code}: ${result.error}`);
     else held.set(result.error, (held.get(result.error) ?? 0) + 1);
   }
-  const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: ${error}`);
-  const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.message}`);
+  const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: E_MANIFEST_BLOCKED: ${error}`);
+  const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.code}: ${error.message}`);
   return [...errors, ...heldLines, ...lines].map((line) => `${line}\n`).join('');
 }
 

@@ -38,16 +38,16 @@ export function formatProgressLine(snapshot: ProgressSnapshot): string {
   return parts.join(' · ');
 }
 
-/** `created Dashboard/api (0.4s)`, `failed Alert/x: <why>`, `skipped Alert/y: <why>`. */
+/** `created Dashboard/api (0.4s)`, `failed Alert/x: E_CODE: <why>`, `skipped Alert/y: E_CODE: <why>`. */
 export function formatChangeLine(event: ChangeFinishedEvent, options: { labelTarget?: boolean } = {}): string {
   const prefix = options.labelTarget ? `[${event.target}] ` : '';
   switch (event.type) {
     case 'change-succeeded':
       return `${prefix}${PAST_TENSE[event.action]} ${event.key} (${formatSeconds(event.durationMs)})`;
     case 'change-failed':
-      return `${prefix}failed ${event.key}: ${event.error}`;
+      return `${prefix}failed ${event.key}: ${event.code}: ${event.error}`;
     case 'change-skipped':
-      return `${prefix}skipped ${event.key}: ${event.error}`;
+      return `${prefix}skipped ${event.key}: ${event.code}: ${event.error}`;
   }
 }
 

@@ -49,8 +49,8 @@ export function* planTextChunks(plan: Plan, options: TextRenderOptions = {}): Ge
   }
   // With errors, "matches" would be a claim about what could not be read or loaded.
   if (shown.length === 0) yield text([plan.errors.length > 0 ? 'No changes planned; the errors below kept part of it from being planned.' : 'No changes. Live state matches the manifests.', '']);
-  yield text(problemLines('Errors:', plan.errors, 'red', paint));
-  yield text(problemLines('Warnings:', plan.warnings, 'yellow', paint));
+  yield text(problemLines('Errors:', plan.errors, 'red', paint, true));
+  yield text(problemLines('Warnings:', plan.warnings, 'yellow', paint, false));
   yield text([summaryLine(plan)]);
 }
 
@@ -100,13 +100,13 @@ function changeLines(change: Change, paint: Paint, results: ChangeResults | unde
   const reclaimed = change.reclaimed ? ' (reclaimed after an interrupted create)' : '';
   const action = paint(`${marker.sign} ${change.action}`, marker.style);
   const lines = [`  ${action} ${change.kind}/${change.name}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`];
-  if (change.error !== undefined) lines.push(`      ${paint(`error: ${change.error}`, 'red')}`);
+  if (change.error !== undefined) lines.push(`      ${paint(`error: ${withCode(change.code, change.error)}`, 'red')}`);
   if (change.action === 'orphan') lines.push(`      ${paint(ORPHAN_NOTE, 'dim')}`);
   if (change.drift) lines.push(`      ${paint(DRIFT_NOTE, 'yellow')}`);
   for (const diff of change.diff) lines.push(`      ${diffLine(diff, paint)}`);
   for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${warning}`, 'yellow')}`);
   const result = results?.get(changeRef(change));
-  if (result) lines.push(`      result: ${result.result}${result.result === 'ok' ? '' : `: ${result.error}`}`);
+  if (result) lines.push(`      result: ${result.result}${result.result === 'ok' ? '' : `: ${withCode(result.code, result.error)}`}`);
   return lines;
 }
 
@@ -122,16 +122,21 @@ export function formatValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function problemLines(title: string, problems: readonly PlanWarning[], style: Style, paint: Paint): string[] {
+function problemLines(title: string, problems: readonly PlanWarning[], style: Style, paint: Paint, coded: boolean): string[] {
   if (problems.length === 0) return [];
   const lines = [paint(title, style)];
   for (const problem of problems) {
     const location = where(problem.file, problem.line, problem.column);
     const prefix = [problem.target === undefined ? '' : `[${problem.target}]`, location].filter(Boolean).join(' ');
-    lines.push(`  ${prefix ? `${prefix}: ` : ''}${problem.message}`);
+    lines.push(`  ${prefix ? `${prefix}: ` : ''}${coded ? withCode(problem.code, problem.message) : problem.message}`);
   }
   lines.push('');
   return lines;
+}
+
+/** `E_CODE: message`: every error line carries the stable code scripts match on (README, "Error codes"). */
+export function withCode(code: string | undefined, message: string): string {
+  return code === undefined ? message : `${code}: ${message}`;
 }
 
 /** `file:line:column`, or '' without a file. */

@@ -28,8 +28,8 @@ describe('progress formatting', () => {
   it.each<[string, Parameters<typeof formatChangeLine>[0], string]>([
     ['a success', { ...BASE, key: 'Dashboard/api', type: 'change-succeeded', durationMs: 420 }, 'created Dashboard/api (0.4s)'],
     ['a delete', { ...BASE, action: 'delete', key: 'Dashboard/old', type: 'change-succeeded', durationMs: 1_000 }, 'deleted Dashboard/old (1.0s)'],
-    ['a failure', { ...BASE, key: 'Dashboard/x', type: 'change-failed', durationMs: 5, code: 'E_API_VALIDATION', error: 'Tile not found' }, 'failed Dashboard/x: Tile not found'],
-    ['a skip', { ...BASE, key: 'Alert/y', kind: 'Alert', type: 'change-skipped', reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/x, which failed' }, 'skipped Alert/y: depends on Dashboard/x, which failed'],
+    ['a failure', { ...BASE, key: 'Dashboard/x', type: 'change-failed', durationMs: 5, code: 'E_API_VALIDATION', error: 'Tile not found' }, 'failed Dashboard/x: E_API_VALIDATION: Tile not found'],
+    ['a skip', { ...BASE, key: 'Alert/y', kind: 'Alert', type: 'change-skipped', reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/x, which failed' }, 'skipped Alert/y: E_DEPENDENCY_FAILED: depends on Dashboard/x, which failed'],
   ])('formats %s as one line', (_label, event, want) => {
     expect(formatChangeLine(event)).toBe(want);
   });
@@ -86,7 +86,7 @@ describe('progress reporter', () => {
     const { text, reporter } = capture(false);
     for (const event of run) reporter.onEvent(event);
     expect(text()).toBe(
-      ['created Dashboard/a (0.3s)', 'skipped Alert/b: depends on Dashboard/z, which failed', 'Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped in 0.4s', ''].join('\n'),
+      ['created Dashboard/a (0.3s)', 'skipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed', 'Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped in 0.4s', ''].join('\n'),
     );
   });
 
@@ -99,7 +99,7 @@ describe('progress reporter', () => {
     expect(text()).not.toContain('\n');
     for (const event of run.slice(5)) reporter.onEvent(event);
     // The progress line is cleared before a line is printed over it, then drawn again below.
-    expect(text()).toContain('\r\u001b[2Kskipped Alert/b: depends on Dashboard/z, which failed\n\r\u001b[2Kprod: 2/2');
+    expect(text()).toContain('\r\u001b[2Kskipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed\n\r\u001b[2Kprod: 2/2');
     expect(text().endsWith('\r\u001b[2KApply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped in 0.4s\n')).toBe(true);
     expect(text().match(/\n/g)).toHaveLength(2);
   });
@@ -150,8 +150,8 @@ describe('progress reporter fed by applyPlan', () => {
       });
       expect(out.split('\n')).toEqual([
         expect.stringMatching(/^created Dashboard\/good \(\d+\.\ds\)$/),
-        'failed Dashboard/bad: Body validation failed: tiles',
-        'skipped Alert/watch: depends on Dashboard/bad, which failed',
+        'failed Dashboard/bad: E_API_VALIDATION: Body validation failed: tiles',
+        'skipped Alert/watch: E_DEPENDENCY_FAILED: depends on Dashboard/bad, which failed',
         expect.stringMatching(/^Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 skipped in \d+\.\ds$/),
         '',
       ]);
