@@ -197,7 +197,7 @@ async function loadConfigFrom(flags: CommonFlags, env: Env) {
   if (noConfigGiven(flags, env)) {
     throw new StacksyncError(
       'E_CONFIG_INVALID',
-      `no config file at ${chosen.path}; pass -c FILE, set STACKSYNC_CONFIG, or try 'stacksync run --embedded' to use the built-in emulator (see examples/stacksync.yaml)`,
+      `no config file at ${chosen.path}; pass -c FILE, set STACKSYNC_CONFIG, or try 'stacksync run --embedded' to use the built-in emulator (config/ holds configs to start from: config/emulator.yaml for a local 'stacksync emulator', config/production.yaml, config/ci.yaml)`,
       { location: { file: chosen.path } },
     );
   }

@@ -1,6 +1,7 @@
 /**
  * The README's first command: `npm start` is `stacksync run` in a clone with no config file, which
- * runs against the built-in emulator. Run here on a copy of the repository's example manifests:
+ * runs against the built-in emulator. Run here on a copy of the repository's example manifests
+ * and its config/ directory:
  * the first sync applies every one of them (nothing held back), and SIGTERM stops it cleanly.
  */
 import { spawn } from 'node:child_process';
@@ -23,6 +24,8 @@ describe('stacksync run with no config file (npm start)', () => {
     dir = await mkdtemp(join(tmpdir(), 'stacksync-embedded-'));
     await cp(join(REPO, 'manifests'), join(dir, 'manifests'), { recursive: true });
     await cp(join(REPO, 'examples', 'secrets'), join(dir, 'examples', 'secrets'), { recursive: true });
+    // A fresh clone has config/ with the configs to start from; none of them is at the default path.
+    await cp(join(REPO, 'config'), join(dir, 'config'), { recursive: true });
     const child = spawn(process.execPath, [CLI, 'run', '--listen', '127.0.0.1:0'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

@@ -178,7 +178,7 @@ describe('stacksync validate', () => {
     const run = (args: string[], cwd: string) => spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
 
     it('accepts the example config and manifests, exit 0', () => {
-      const child = run(['validate', '-c', 'examples/stacksync.yaml', '-m', 'manifests'], repo);
+      const child = run(['validate', '-c', 'config/emulator.yaml', '-m', 'manifests'], repo);
       expect(child.stderr).toBe('');
       expect(child.stdout).toMatch(/^validate ok: 0 errors, 0 warnings; \d+ valid resources in manifests/);
       expect(child.status).toBe(0);
