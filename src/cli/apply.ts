@@ -9,10 +9,12 @@ import { parseSavedPlan, type SavedPlan } from '../plan/saved.js';
 import { computePlan, executePlan, planRequestFor, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import { prepareSavedPlan } from '../reconcile/saved-plan.js';
 import { errnoCode } from '../support/fs.js';
-import { addCommonOptions, lockTimeoutOf, lockTimeoutOption, openSession, type CommonFlags, type LockFlags, type Session } from './context.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
-import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
-import { createProgressReporter } from './progress.js';
+import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
+import { createProgressLog, createProgressReporter, type ProgressReporter } from './progress.js';
+import { addCommonOptions, commandLogger, lockTimeoutOf, lockTimeoutOption, openSession, type CommonFlags, type LockFlags, type Session } from './context.js';
+import { logFormatFor, type LogFormat } from './log-format.js';
+import type { Logger } from 'pino';
 import { onTermination } from './signals.js';
 import { packageVersion } from './version.js';
 
@@ -48,20 +50,23 @@ export const applyCommand: CommandFactory = (setExitCode) =>
     .addOption(lockTimeoutOption())
     .action(async (flags: ApplyFlags) => {
       const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags);
+      const logFormat = logFormatFor('apply', flags);
+      const logger = commandLogger(flags, logFormat);
       // Progress goes to stderr, so stdout holds only the plan and the results (or the JSON).
-      const reporter = createProgressReporter({ stream: process.stderr, labelTargets: flags.target.length !== 1 });
+      const reporter = progressFor(logFormat, logger, flags.target.length !== 1);
       const session = await openSession(flags, {
         writeKey: true,
         state: { mode: 'command', command: 'apply', lockTimeoutMs: lockTimeoutOf(flags) },
-        clientOptions: { hooksFor: () => ({ onRateLimitWait: (event) => reporter.onRateLimitWait(event) }) },
+        logger,
+        clientOptions: { hooksFor: (target) => ({ onRateLimitWait: (event) => reporter.onRateLimitWait(event), onRateLimitDelay: (event) => reporter.onRateLimitDelay({ ...event, target }) }) },
       });
       const cancel = new AbortController();
       const stopListening = onTermination(() => {
-        process.stderr.write('stacksync: stopping: no new writes; waiting for those in flight and saving the state (signal again to exit now)\n');
+        notice(logger, logFormat, 'info', 'stopping: no new writes; waiting for those in flight and saving the state (signal again to exit now)');
         cancel.abort();
       });
       try {
-        const run = await runToApply(session, flags, saved);
+        const run = await runToApply(session, flags, saved, logFormat);
         const plan = withConfigWarnings(run.plan, session.configWarnings);
         const text = flags.output === 'text';
         if (text) await writeChunks(process.stdout, planTextChunks(plan, { color: useColor(process.stdout) }));
@@ -78,6 +83,11 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         await session.close();
       }
     });
+
+/** Human progress lines on stderr, or the same as records when the logs are JSON. */
+function progressFor(format: LogFormat, logger: Logger, labelTargets: boolean): ProgressReporter {
+  return format === 'json' ? createProgressLog(logger) : createProgressReporter({ stream: process.stderr, labelTargets });
+}
 
 /** The saved plan named by `--plan`; its choices cannot be overridden on the command line. */
 async function readSavedPlan(flags: ApplyFlags): Promise<{ file: string; plan: SavedPlan }> {
@@ -96,11 +106,14 @@ async function readSavedPlan(flags: ApplyFlags): Promise<{ file: string; plan: S
 }
 
 /** The run to apply: planned now, or the saved plan once it is shown to still hold. */
-async function runToApply(session: Session, flags: ApplyFlags, saved: { file: string; plan: SavedPlan } | undefined): Promise<RunPlan> {
+async function runToApply(session: Session, flags: ApplyFlags, saved: { file: string; plan: SavedPlan } | undefined, logFormat: LogFormat): Promise<RunPlan> {
   const allowPartial = flags.allowPartial === true;
   if (!saved) return computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt, allowPartial }));
   const { run, left } = await prepareSavedPlan(session.context, saved.plan, saved.file, packageVersion());
-  if (left.length > 0) process.stderr.write(leftNotice(saved.file, left));
+  if (left.length > 0) {
+    if (logFormat === 'json') session.logger.warn({ notApplied: left.map(changeRef) }, `not in ${saved.file}, so not applied (changed since the plan; the next plan shows them)`);
+    else process.stderr.write(leftNotice(saved.file, left));
+  }
   return allowPartial ? { ...run, request: { ...run.request, allowPartial } } : run;
 }
 

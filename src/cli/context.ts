@@ -10,6 +10,8 @@ import { loadConfig } from '../config/load.js';
 import type { Config } from '../model/config.js';
 import { chooseConfigPath, chooseManifestsDir, processEnv, type Env } from '../config/paths.js';
 import { createLogger } from '../support/logger.js';
+import { logFormatOption, type LogFormat } from './log-format.js';
+import { useColor } from './output.js';
 import { StacksyncError } from '../errors.js';
 import { createClientPool, type ClientPool, type ClientPoolOptions } from '../reconcile/clients.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
@@ -23,14 +25,21 @@ export interface CommonFlags {
   config?: string;
   manifests?: string;
   logLevel?: string;
+  logFormat?: LogFormat;
 }
 
-/** Adds `-c`, `-m` and `--log-level` with their help text. */
+/** Adds `-c`, `-m`, `--log-level` and `--log-format` with their help text. */
 export function addCommonOptions(command: Command, defaultLogLevel = 'warn'): Command {
   return command
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .option('-m, --manifests <dir>', 'manifests directory (env STACKSYNC_MANIFESTS; default manifests/)')
-    .option('--log-level <level>', 'log level on stderr: trace, debug, info, warn, error, silent', defaultLogLevel);
+    .option('--log-level <level>', 'log level on stderr: trace, debug, info, warn, error, silent', defaultLogLevel)
+    .addOption(logFormatOption());
+}
+
+/** The logger of a command: `--log-level`, in the form `format` says (see log-format.ts). */
+export function commandLogger(flags: Pick<CommonFlags, 'logLevel'>, format: LogFormat, defaultLevel = 'warn'): Logger {
+  return createLogger({ level: (flags.logLevel ?? defaultLevel) as 'warn', format, color: useColor(process.stderr) });
 }
 
 /** `--lock-timeout` of the commands that write the state file. */
@@ -91,12 +100,14 @@ export interface SessionOptions {
   config?: Config;
   /** How the state file is used: read only, locked for the whole command, or locked per burst of writes. */
   state: StateAccess;
+  /** The form of the session's log lines (unless `logger` is given); default human. */
+  logFormat?: LogFormat;
 }
 
 /** Loads the config and opens state and clients for one command. */
 export async function openSession(flags: CommonFlags, options: SessionOptions): Promise<Session> {
   const env = options.env ?? processEnv();
-  const logger = options.logger ?? createLogger({ level: (flags.logLevel ?? 'warn') as 'warn' });
+  const logger = options.logger ?? commandLogger(flags, options.logFormat ?? 'human');
   const { config, warnings } = options.config ? { config: options.config, warnings: [] } : await loadConfigFrom(flags, env);
   const state = await openState(config.state, options.state, logger);
   const { store } = state;

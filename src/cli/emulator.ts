@@ -4,7 +4,8 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LevelWithSilent, Logger } from 'pino';
-import { createLogger } from '../support/logger.js';
+import { createLogger, type LogFormat } from '../support/logger.js';
+import { logFormatFor, logFormatOption } from './log-format.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { PROFILES, type Profile } from '../emulator/model.js';
 import { parseDuration } from '../config/duration.js';
@@ -26,6 +27,7 @@ export interface EmulatorFlags {
   /** Milliseconds, from `--rate-window 10s`. */
   rateWindow?: number;
   logLevel: LevelWithSilent;
+  logFormat?: LogFormat;
 }
 
 export interface EmulatorIo {
@@ -66,7 +68,7 @@ export function waitForSignal(signals: readonly NodeJS.Signals[] = ['SIGTERM', '
 
 /** Starts the emulator, prints the banner, and resolves after a clean stop. */
 export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise<void> {
-  const logger = io.logger ?? createLogger({ level: flags.logLevel });
+  const logger = io.logger ?? createLogger({ level: flags.logLevel, format: logFormatFor('emulator', flags) });
   const stopped = io.stopped ?? waitForSignal();
   const profile = flags.profile ?? 'seed';
   // Loaded here, not with the command list: every other command starts without the emulator.
@@ -125,6 +127,7 @@ export const emulatorCommand: CommandFactory = (setExitCode) =>
     .option('--rate-limit <n>', 'answer 429 past N requests per second per credential', integerIn(1, 1_000_000, 'rate limit'))
     .option('--rate-window <d>', 'with --rate-limit: N per sliding window D (e.g. 10s), not per clock second', duration('rate window'))
     .addOption(new Option('--log-level <level>', 'log level on stderr (debug logs one line per request)').choices(LOG_LEVELS).default('info'))
+    .addOption(logFormatOption())
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: EmulatorFlags) => {
       await runEmulator(flags, { stdout: process.stdout });

@@ -14,7 +14,8 @@ import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
 import { StacksyncError } from '../errors.js';
 import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
-import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
+import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
+import { logFormatFor, type LogFormat } from './log-format.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
 import { packageVersion } from './version.js';
 
@@ -62,16 +63,17 @@ export const planCommand: CommandFactory = (setExitCode) =>
     )
     .action(async (flags: PlanFlags) => {
       const env = processEnv();
-      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' } });
+      const logFormat = logFormatFor('plan', flags);
+      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat });
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
         const plan = withConfigWarnings(run.plan, session.configWarnings);
-        if (flags.out !== undefined) await savePlan(flags.out, run, plan, session);
+        if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, logFormat);
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
         await writeChunks(process.stdout, renderPlan(plan, flags.output, markdown));
         if (flags.output === 'github') {
           const problem = await appendStepSummary(env, markdown());
-          if (problem) process.stderr.write(`stacksync: warning: ${problem}\n`);
+          if (problem) notice(session.logger, logFormat, 'warn', problem);
         }
         setExitCode(exitCodeFor(plan, flags.detailedExitcode === true));
       } finally {
@@ -85,7 +87,7 @@ function markdownFor(manifestsDir: string, flags: PlanFlags, env: Env): Markdown
 }
 
 /** Writes the saved plan atomically (0600); says where on stderr, so stdout stays the plan alone. */
-async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session): Promise<void> {
+async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session, logFormat: LogFormat): Promise<void> {
   const { config, store, hasher } = session.context;
   const fingerprint = fingerprintRun(run, { config, store, hasher, version: packageVersion() });
   try {
@@ -94,10 +96,10 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
   } catch (error) {
     throw new StacksyncError('E_USAGE', `cannot write the plan to ${file} (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
   }
-  process.stderr.write(`stacksync: saved the plan to ${file}; apply exactly it with: stacksync apply --plan ${file}\n`);
+  notice(session.logger, logFormat, 'info', `saved the plan to ${file}; apply exactly it with: stacksync apply --plan ${file}`, { file });
   // plan writes nothing else, not even a key: with none yet, its digests are made under a throwaway one.
   if (!existsSync(keyPathFor(config.state))) {
-    process.stderr.write(`stacksync: warning: there is no state key (${keyPathFor(config.state)}) yet, so apply --plan cannot check this plan and will refuse it; run apply once first\n`);
+    notice(session.logger, logFormat, 'warn', `there is no state key (${keyPathFor(config.state)}) yet, so apply --plan cannot check this plan and will refuse it; run apply once first`);
   }
 }
 

@@ -2,10 +2,11 @@
 import { processEnv } from '../config/paths.js';
 import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
 import { DEFAULT_LISTEN, parseListen } from '../daemon/http.js';
-import { createLogger } from '../support/logger.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
+import { logFormatFor } from './log-format.js';
 import { installShutdown } from '../daemon/shutdown.js';
-import { lockTimeoutOf, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
+import { commandLogger, lockTimeoutOf, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
+import { RATE_WAIT_NOTICE_MS, formatRateWait } from './progress.js';
 import { StacksyncError } from '../errors.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from './exit.js';
 import type { Profile } from '../emulator/model.js';
@@ -27,7 +28,9 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
   if (flags.detailedExitcode && !flags.once) throw new StacksyncError('E_USAGE', '--detailed-exitcode needs --once: a daemon has no exit code to report changes with');
   const env = processEnv();
   const embedded = flags.embedded === true || noConfigGiven(flags, env);
-  const logger = createLogger({ level: (flags.logLevel ?? 'info') as 'info' });
+  // A person reads the embedded demo and --once; a pod's log collector reads the daemon.
+  const logFormat = logFormatFor('run', { ...flags, embedded });
+  const logger = commandLogger(flags, logFormat, 'info');
   const metrics = createMetrics();
   // The emulator is loaded only when it runs: a daemon against real services never pays for it.
   const demo = embedded ? await (await import('../daemon/embedded.js')).startEmbedded({ profile: flags.profile ?? 'seed' }) : undefined;
@@ -38,7 +41,14 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
     logger,
     env,
     ...(demo ? { config: demo.config } : {}),
-    clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) },
+    clientOptions: {
+      hooksFor: (target) => ({
+        ...apiHooksFor(metrics, target),
+        onRateLimitDelay: ({ waitSeconds }) => {
+          if (waitSeconds * 1_000 >= RATE_WAIT_NOTICE_MS) logger.info({ target, waitSeconds }, formatRateWait(target, waitSeconds));
+        },
+      }),
+    },
   });
   const closeAll = async (): Promise<void> => {
     await session.close();
@@ -49,11 +59,13 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
     metrics,
     logger,
     dryRun: flags.dryRun === true,
-    console: (text) => process.stdout.write(text),
+    // Human lines: the account of each sync on stdout. JSON: the same as records, and nothing else.
+    ...(logFormat === 'human' ? { console: (text: string) => void process.stdout.write(text) } : {}),
     closeClients: () => session.clients.close(),
     stateGuard: session.guard,
   };
-  if (demo) process.stdout.write(demo.banner(session.context.manifestsDir));
+  if (demo && logFormat === 'human') process.stdout.write(demo.banner(session.context.manifestsDir));
+  else if (demo) logger.info({ emulator: demo.emulator.url, manifests: session.context.manifestsDir, state: demo.dir }, 'no config file found, so running against the built-in emulator');
 
   if (flags.once) {
     const once = await syncOnce(options);
@@ -74,7 +86,7 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
       await closeAll();
     },
   });
-  if (demo) void whenReady(daemon.ready).then(() => process.stdout.write(demo.tips(daemon.url ?? '', session.context.manifestsDir)));
+  if (demo && logFormat === 'human') void whenReady(daemon.ready).then(() => process.stdout.write(demo.tips(daemon.url ?? '', session.context.manifestsDir)));
 }
 
 function whenReady(ready: () => boolean): Promise<void> {
