@@ -3,7 +3,7 @@
  * the summary line, not listed. Pure: returns the text; colour only when asked for.
  */
 import { formatLocation } from '../errors.js';
-import { changeRef, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import { changeRef, isWrite, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import type { ChangeResults } from './build.js';
 
 export interface TextRenderOptions {
@@ -51,7 +51,7 @@ export function* planTextChunks(plan: Plan, options: TextRenderOptions = {}): Ge
   if (shown.length === 0) yield text([plan.errors.length > 0 ? 'No changes planned; the errors below kept part of it from being planned.' : 'No changes. Live state matches the manifests.', '']);
   yield text(problemLines('Errors:', plan.errors, 'red', paint, true));
   yield text(problemLines('Warnings:', plan.warnings, 'yellow', paint, false));
-  yield text([summaryLine(plan)]);
+  yield text([options.results ? resultLine(plan, options.results) : summaryLine(plan)]);
 }
 
 /**
@@ -65,6 +65,30 @@ export function summaryLine(plan: Plan): string {
   const orphans = s.orphan > 0 ? ` ${s.orphan} orphaned (${ORPHANS_HINT}),` : '';
   const suspended = s.suspended > 0 ? ` ${s.suspended} suspended (not written),` : '';
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt,${orphans}${suspended} ${s.unchanged} unchanged, ${errors}.`;
+}
+
+/**
+ * Under a plan that was applied, the closing line counts what happened, not what was planned:
+ * `Result: 1 created, 0 updated, 0 deleted, 0 adopted, 2 failed, 1 not applied, 7 unchanged.`
+ * A failed write is counted as failed, never under a "0 errors" of the plan; errors of the plan
+ * itself (what could not be planned) are added when there are any.
+ */
+export function resultLine(plan: Plan, results: ChangeResults): string {
+  const done: Record<'create' | 'update' | 'delete' | 'adopt', number> = { create: 0, update: 0, delete: 0, adopt: 0 };
+  let failed = 0;
+  let notApplied = 0;
+  for (const change of plan.changes) {
+    if (!isWrite(change.action)) continue;
+    const result = results.get(changeRef(change))?.result;
+    if (result === 'ok') done[change.action as keyof typeof done] += 1;
+    else if (result === 'failed') failed += 1;
+    else notApplied += 1;
+  }
+  const s = plan.summary;
+  const orphans = s.orphan > 0 ? ` ${s.orphan} orphaned (${ORPHANS_HINT}),` : '';
+  const suspended = s.suspended > 0 ? ` ${s.suspended} suspended (not written),` : '';
+  const errors = s.errors > 0 ? `, ${s.errors} ${s.errors === 1 ? 'error' : 'errors'} in the plan` : '';
+  return `Result: ${done.create} created, ${done.update} updated, ${done.delete} deleted, ${done.adopt} adopted, ${failed} failed, ${notApplied} not applied,${orphans}${suspended} ${s.unchanged} unchanged${errors}.`;
 }
 
 /**
