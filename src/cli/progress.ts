@@ -179,6 +179,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           return;
         }
         case 'apply-finished':
+          if (ticker !== undefined) clearInterval(ticker);
           print(formatSummary(event.summary, event.durationMs, labelTarget ? event.target : undefined), false);
           return;
         default:

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { Target } from '../model/config.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
@@ -207,9 +208,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
       logger,
       onChange: (reason) => {
-        void affected.of(reason).then(
-          (concerned) => {
-            logger.info({ kind: reason.kind, paths: reason.paths.slice(0, 10), targets: concerned ?? targets }, 'manifests changed');
+        void Promise.all([affected.of(reason), currentRoot()]).then(
+          ([concerned, root]) => {
+            const paths = reason.paths.slice(0, 10).map((path) => shownPath(path, root, context.manifestsDir));
+            logger.info({ kind: reason.kind, paths, targets: concerned ?? targets }, 'manifests changed');
             scheduler.trigger('files', concerned);
           },
           (error: unknown) => {
@@ -292,6 +294,13 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A watcher's path named as the daemon names files: under the manifests directory as given. */
+function shownPath(path: string, root: string, shownDir: string): string {
+  const inside = relative(root, path);
+  if (inside === '') return shownDir;
+  return inside.startsWith('..') || isAbsolute(inside) ? path : join(shownDir, inside);
 }
 
 /** Why this daemon never applies what it finds, if it does not. */

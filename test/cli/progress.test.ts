@@ -104,6 +104,31 @@ describe('progress reporter', () => {
     expect(text().match(/\n/g)).toHaveLength(2);
   });
 
+  it('says when a wait for the rate budget starts and how long it is, once per wait, not for mere pacing', () => {
+    const { text, reporter, setNow } = capture(false);
+    reporter.onEvent(run[0]!);
+    reporter.onRateLimitDelay({ waitSeconds: 0.4, target: 'prod' });
+    setNow(100);
+    reporter.onRateLimitDelay({ waitSeconds: 9.8, target: 'prod' });
+    setNow(200);
+    // Another target on the same budget hears of the same wait.
+    reporter.onRateLimitDelay({ waitSeconds: 9.7, target: 'lab' });
+    setNow(10_000);
+    reporter.onRateLimitDelay({ waitSeconds: 2, target: 'prod' });
+    expect(text()).toBe('waiting 9.8s for the rate budget of prod\nwaiting 2.0s for the rate budget of prod\n');
+  });
+
+  it('counts a wait for the rate budget down on the progress line of a TTY', () => {
+    const { text, reporter, setNow } = capture(true);
+    reporter.onEvent(run[0]!);
+    reporter.onRateLimitDelay({ waitSeconds: 9.8, target: 'prod' });
+    expect(text().split('\r\u001b[2K').at(-1)).toBe('prod: 0/2 · 0.0 ops/s · waiting for the rate budget: 9.8s left');
+    setNow(4_000);
+    reporter.onEvent(run[3]!);
+    expect(text().split('\r\u001b[2K').at(-1)).toMatch(/ · waiting for the rate budget: 5\.8s left$/);
+    expect(text()).not.toContain('\n');
+  });
+
   it('keeps each target its own count when two targets apply at once', () => {
     const { text, reporter } = capture(true);
     const lab = { ...BASE, target: 'lab' } as const;

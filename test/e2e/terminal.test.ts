@@ -93,7 +93,10 @@ describe('the daemon', () => {
     daemon = await startDaemon(workspace);
     const running = daemon;
     await waitUntil(() => records(running.output().stderr).filter((record) => String(record['msg']).startsWith('retrying')).length >= 2, 15_000);
+    await workspace.write('manifests/extra.yaml', '# nothing yet\n');
+    await waitUntil(() => records(running.output().stderr).some((record) => record['msg'] === 'manifests changed'), 15_000);
     const { stdout, stderr } = running.output();
+    expect(records(stderr).find((record) => record['msg'] === 'manifests changed')).toMatchObject({ paths: [join('manifests', 'extra.yaml')] });
     expect(stdout).toBe('');
     const told = records(stderr);
     const failed = told.filter((record) => String(record['msg']).startsWith('sync failed'));
