@@ -59,8 +59,8 @@ export function formatChangeLine(event: ChangeFinishedEvent, options: { labelTar
 }
 
 /** `waiting 9.8s for the rate budget of prod` (when the wait starts; 10 requests per 10 s means waits). */
-export function formatRateWait(target: string, waitSeconds: number): string {
-  return `waiting ${waitSeconds.toFixed(1)}s for the rate budget of ${target}`;
+export function formatRateWait(target: string | undefined, waitSeconds: number): string {
+  return `waiting ${waitSeconds.toFixed(1)}s for the rate budget${target === undefined ? '' : ` of ${target}`}`;
 }
 
 /** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 4.2s` */
@@ -196,7 +196,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       // One notice per wait: the lanes of targets sharing a budget hear of the same one.
       if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < state.waitUntil) return;
       state.waitUntil = now + waitSeconds * 1_000;
-      if (!tty) return print(`${labelTarget ? `[${target}] ` : ''}${formatRateWait(target, waitSeconds)}`, false);
+      if (!tty) return print(labelTarget ? `[${target}] ${formatRateWait(undefined, waitSeconds)}` : formatRateWait(target, waitSeconds), false);
       // The time left counts down on the progress line, a redraw a second while it lasts.
       if (ticker !== undefined) clearInterval(ticker);
       ticker = setInterval(() => {
