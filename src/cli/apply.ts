@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { StacksyncError } from '../errors.js';
-import { planTextChunks, renderPlanJson } from '../plan/index.js';
+import { planTextChunks, renderPlanJson, resultLine } from '../plan/index.js';
 import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
 import { parseSavedPlan, type SavedPlan } from '../plan/saved.js';
@@ -138,7 +138,8 @@ function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): 
   }
   const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: E_MANIFEST_BLOCKED: ${error}`);
   const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.code}: ${error.message}`);
-  return [...errors, ...heldLines, ...lines].map((line) => `${line}\n`).join('');
+  // The plan above counted what was planned; this counts what happened.
+  return [...errors, ...heldLines, ...lines, resultLine(plan, results)].map((line) => `${line}\n`).join('');
 }
 
 /**

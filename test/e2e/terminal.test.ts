@@ -57,6 +57,8 @@ describe('apply --output text', () => {
     expect(result.stderr).toMatch(/^skipped Alert\/error-spike: E_DEPENDENCY_FAILED: depends on Dashboard\/service-health, which failed$/m);
     expect(result.stdout).toMatch(/^failed: local-selfhosted\/Dashboard\/service-health: E_API_VALIDATION: POST/m);
     expect(result.stdout).toMatch(/^skipped: local-selfhosted\/Alert\/error-spike: E_DEPENDENCY_FAILED: depends on/m);
+    // The plan's own line counted what was planned ("0 errors"); the last line counts what happened.
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('Result: 0 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 not applied, 0 unchanged.');
   });
 });
 
