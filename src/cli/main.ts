@@ -44,10 +44,12 @@ function reportFailure(error: unknown, format: LogFormat): number {
     return error.exitCode === 0 ? EXIT_OK : EXIT_ERROR;
   }
   const code = isStacksyncError(error) ? error.code : 'E_INTERNAL';
-  const where = isStacksyncError(error) ? formatLocation(error.location) : '';
+  const location = isStacksyncError(error) ? error.location : undefined;
+  const where = formatLocation(location);
   const message = isStacksyncError(error) ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-  // With JSON logs, the last word is a JSON record too.
-  if (format === 'json') process.stderr.write(`${JSON.stringify({ level: 50, time: new Date().toISOString(), name: 'stacksync', code, ...(where ? { where } : {}), msg: message })}\n`);
+  // With JSON logs, the last word is a JSON record too, its location in the fields plan --output json uses.
+  const problems = isStacksyncError(error) && Array.isArray(error.details?.['problems']) ? { problems: error.details['problems'] as unknown[] } : {};
+  if (format === 'json') process.stderr.write(`${JSON.stringify({ level: 50, time: new Date().toISOString(), name: 'stacksync', code, ...location, ...problems, msg: message })}\n`);
   else process.stderr.write(`stacksync: ${code}: ${where ? `${where}: ` : ''}${message}\n`);
   return EXIT_ERROR;
 }

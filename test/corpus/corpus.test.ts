@@ -65,7 +65,10 @@ interface JsonPlanError {
   message?: string;
 }
 
-/** The expected error in `apply --output json`: in the plan's errors, or (config, usage) on stderr. */
+/**
+ * The expected error in `apply --output json`: in the plan's errors, or (config, usage) as the
+ * last record on stderr (off a terminal, --output json logs JSON records, the last word too).
+ */
 function findApplyError(result: CliResult, expected: Expectation): boolean {
   const plan = parseJson(result.stdout) as { errors?: JsonPlanError[] } | undefined;
   if (plan?.errors) {
@@ -78,7 +81,17 @@ function findApplyError(result: CliResult, expected: Expectation): boolean {
         (error.message ?? '').includes(expected.message),
     );
   }
-  return result.stderr.includes(`stacksync: ${expected.code}: `) && locationLine(expected).test(result.stderr);
+  const last = parseJson(result.stderr.trimEnd().split('\n').at(-1) ?? '') as (JsonPlanError & { level?: number; msg?: string; problems?: JsonPlanError[] }) | undefined;
+  if (last?.level !== 50 || last.code !== expected.code) return false;
+  // One problem is the record's own location; several are listed in `problems`.
+  const places = last.problems ?? [{ ...last, message: last.msg ?? '' }];
+  return places.some(
+    (place) =>
+      place.file === expected.file &&
+      (expected.line === undefined || place.line === expected.line) &&
+      (expected.column === undefined || place.column === expected.column) &&
+      (place.message ?? '').includes(expected.message),
+  );
 }
 
 describe.concurrent('bad input corpus', () => {
