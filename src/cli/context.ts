@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { parseDuration } from '../config/duration.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../model/config.js';
-import { chooseConfigPath, chooseManifestsDir, processEnv, type Env } from '../config/paths.js';
+import { chooseConfigPath, chooseManifestsDir, noConfigAnywhere, processEnv, type Env } from '../config/paths.js';
 import { createLogger } from '../support/logger.js';
 import { logFormatOption, type LogFormat } from './log-format.js';
 import { useColor } from './output.js';
@@ -199,8 +199,7 @@ function describeHolder(holder: LockHolder): string {
 
 /** Neither -c nor STACKSYNC_CONFIG names a config, and none is at the default path: `run` goes embedded, the rest explain. */
 export function noConfigGiven(flags: CommonFlags, env: Env): boolean {
-  const chosen = chooseConfigPath(flags.config, env);
-  return chosen.from === 'default' && !existsSync(chosen.path);
+  return noConfigAnywhere(flags.config, env);
 }
 
 async function loadConfigFrom(flags: CommonFlags, env: Env) {

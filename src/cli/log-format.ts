@@ -6,13 +6,15 @@
  * `apply`, `run --once`, the embedded demo).
  */
 import { Option } from 'commander';
+import { noConfigAnywhere, processEnv } from '../config/paths.js';
 import { LOG_FORMATS, type LogFormat } from '../support/logger.js';
 
 export type { LogFormat } from '../support/logger.js';
 
 /** Commands whose output is for machines whatever `--output` says, given their options. */
 const FOR_MACHINES: Readonly<Record<string, (options: Record<string, unknown>) => boolean>> = {
-  run: (options) => options['once'] !== true && options['embedded'] !== true,
+  // Embedded (asked for, or no config anywhere, as on a fresh clone) is the demo a person watches.
+  run: (options) => options['once'] !== true && options['embedded'] !== true && !noConfigAnywhere(typeof options['config'] === 'string' ? options['config'] : undefined, processEnv()),
   emulator: () => true,
 };
 
