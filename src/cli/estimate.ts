@@ -51,20 +51,22 @@ export function withEstimate(plan: Plan, run: RunPlan, context: ReconcileContext
   return { ...plan, estimate };
 }
 
-/** Both sets of hooks on one client. */
+/** Every hook a client calls: a record, so a hook added to ApiHooks and not here does not compile. */
+const HOOKS: Readonly<Record<keyof ApiHooks, true>> = { onRequest: true, onRetry: true, onRateLimitWait: true, onRateLimitDelay: true };
+
+type AnyHook = (event: never) => void;
+
+/** Both sets of hooks on one client: each hook tells the first, then the second. */
 export function bothHooks(first: ApiHooks, second: ApiHooks): ApiHooks {
-  return {
-    onRequest: (event) => {
-      first.onRequest?.(event);
-      second.onRequest?.(event);
-    },
-    onRetry: (event) => {
-      first.onRetry?.(event);
-      second.onRetry?.(event);
-    },
-    onRateLimitWait: (event) => {
-      first.onRateLimitWait?.(event);
-      second.onRateLimitWait?.(event);
-    },
-  };
+  const both: Partial<Record<keyof ApiHooks, AnyHook>> = {};
+  for (const name of Object.keys(HOOKS) as (keyof ApiHooks)[]) {
+    const one = first[name] as AnyHook | undefined;
+    const other = second[name] as AnyHook | undefined;
+    if (!one && !other) continue;
+    both[name] = (event) => {
+      one?.(event);
+      other?.(event);
+    };
+  }
+  return both as ApiHooks;
 }

@@ -1,9 +1,11 @@
 /**
  * Progress of an apply for people. On a TTY: one line redrawn in place (done/total, operations
- * per second, rate-limit waits), with failures printed above it. Otherwise: one quiet line per
- * finished change. Always a closing summary. Formatting is pure; the writer is a thin shell
- * over a stream and a clock.
+ * per second, a wait for the rate budget with the time it has left), with failures printed above
+ * it. Otherwise: one quiet line per finished change, and one when a wait for the rate budget
+ * starts. Always a closing summary. With JSON logs, the same as records (`createProgressLog`).
+ * Formatting is pure; the writer is a thin shell over a stream and a clock.
  */
+import type { Logger } from 'pino';
 import { changeKey, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
 import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
 import { remainingSeconds } from '../apply/estimate.js';
@@ -14,6 +16,8 @@ import { approximately, thousands } from '../plan/render-estimate.js';
 export const RATE_WINDOW_MS = 10_000;
 /** A rate-limit wait reported this recently shows as "waiting for the rate limit". */
 export const RATE_LIMIT_RECENT_MS = 2_000;
+/** A wait for the rate budget this long or longer gets a line of its own (shorter ones are pacing, not news). */
+export const RATE_WAIT_NOTICE_MS = 1_000;
 /** Without a TTY, how often a line says how long is left (a CI log of a long apply). */
 export const REMAINING_NOTE_EVERY_MS = 60_000;
 /** The time left is worked out again at most this often: it replays the pacing of every write left. */
@@ -35,6 +39,8 @@ export interface ProgressSnapshot {
   rateLimited: boolean;
   /** Seconds spent waiting for the rate limit so far. */
   waitedSeconds: number;
+  /** Seconds left of a wait for the rate budget going on now. */
+  waitLeftSeconds?: number;
   /** Seconds the rest of the apply takes at the targets' budgets, when estimated. */
   remainingSeconds?: number;
 }
@@ -42,23 +48,29 @@ export interface ProgressSnapshot {
 /** `prod: 12/40 · lab: 3/5 · 1.8 ops/s · waiting for the rate limit (3.0s so far)` */
 export function formatProgressLine(snapshot: ProgressSnapshot): string {
   const parts = [...snapshot.targets.map((t) => `${t.target}: ${t.done}/${t.total}`), `${snapshot.ratePerSecond.toFixed(1)} ops/s`];
-  if (snapshot.rateLimited) parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
+  if (snapshot.waitLeftSeconds !== undefined && snapshot.waitLeftSeconds > 0) parts.push(`waiting for the rate budget: ${snapshot.waitLeftSeconds.toFixed(1)}s left`);
+  else if (snapshot.rateLimited) parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
   else if (snapshot.waitedSeconds > 0) parts.push(`rate limit waits ${snapshot.waitedSeconds.toFixed(1)}s`);
   if (snapshot.remainingSeconds !== undefined) parts.push(`${approximately(snapshot.remainingSeconds)} left`);
   return parts.join(' · ');
 }
 
-/** `created Dashboard/api (0.4s)`, `failed Alert/x: <why>`, `skipped Alert/y: <why>`. */
+/** `created Dashboard/api (0.4s)`, `failed Alert/x: E_CODE: <why>`, `skipped Alert/y: E_CODE: <why>`. */
 export function formatChangeLine(event: ChangeFinishedEvent, options: { labelTarget?: boolean } = {}): string {
   const prefix = options.labelTarget ? `[${event.target}] ` : '';
   switch (event.type) {
     case 'change-succeeded':
       return `${prefix}${PAST_TENSE[event.action]} ${event.key} (${formatSeconds(event.durationMs)})`;
     case 'change-failed':
-      return `${prefix}failed ${event.key}: ${event.error}`;
+      return `${prefix}failed ${event.key}: ${event.code}: ${event.error}`;
     case 'change-skipped':
-      return `${prefix}skipped ${event.key}: ${event.error}`;
+      return `${prefix}skipped ${event.key}: ${event.code}: ${event.error}`;
   }
+}
+
+/** `waiting 9.8s for the rate budget of prod` (when the wait starts; 10 requests per 10 s means waits). */
+export function formatRateWait(target: string | undefined, waitSeconds: number): string {
+  return `waiting ${waitSeconds.toFixed(1)}s for the rate budget${target === undefined ? '' : ` of ${target}`}`;
 }
 
 /** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 4.2s` */
@@ -100,6 +112,8 @@ export interface ProgressReporter {
   onEvent(event: ApplyEvent): void;
   /** Feed the client's `ApiHooks.onRateLimitWait` here. */
   onRateLimitWait(event: { waitedSeconds: number }): void;
+  /** Feed the client's `ApiHooks.onRateLimitDelay` here, with the target of the client. */
+  onRateLimitDelay(event: { waitSeconds: number; target: string }): void;
   /** The plan's estimate of the apply: progress then says how long is left. */
   onEstimate(estimate: ApplyEstimate): void;
 }
@@ -107,6 +121,43 @@ export interface ProgressReporter {
 /** `progress: 120 of 3,000 writes, ≈ 49 min left`: the line a log without a TTY gets now and then. */
 export function formatRemainingLine(done: number, writes: number, seconds: number): string {
   return `progress: ${thousands(done)} of ${thousands(writes)} writes, ${approximately(seconds)} left`;
+}
+
+/** The time left of an apply, from its estimate and the requests done; what both reporters count down with. */
+interface Remaining {
+  estimate(estimate: ApplyEstimate): void;
+  /** One request of `target` done. */
+  done(target: string): void;
+  /** Seconds left, worked out again at most every {@link REMAINING_RECOMPUTE_MS}; undefined without an estimate. */
+  seconds(): number | undefined;
+  /** The progress note, when one is due (a minute after the last); undefined otherwise. */
+  due(): { done: number; writes: number; seconds: number } | undefined;
+}
+
+function trackRemaining(clock: () => number): Remaining {
+  const done = new Map<string, number>();
+  let estimate: ApplyEstimate | undefined;
+  let notedAt = clock();
+  let worked = { at: -Infinity, seconds: 0 };
+  const seconds = (): number | undefined => {
+    if (!estimate) return undefined;
+    if (clock() - worked.at >= REMAINING_RECOMPUTE_MS) worked = { at: clock(), seconds: remainingSeconds(estimate, done) };
+    return worked.seconds;
+  };
+  return {
+    estimate(given) {
+      estimate = given;
+      notedAt = clock();
+      worked = { at: -Infinity, seconds: 0 };
+    },
+    done: (target) => void done.set(target, (done.get(target) ?? 0) + 1),
+    seconds,
+    due() {
+      if (!estimate || clock() - notedAt < REMAINING_NOTE_EVERY_MS) return undefined;
+      notedAt = clock();
+      return { done: [...done.values()].reduce((sum, count) => sum + count, 0), writes: estimate.writes, seconds: seconds() ?? 0 };
+    },
+  };
 }
 
 export interface ProgressOptions {
@@ -126,26 +177,12 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   const clock = options.clock ?? Date.now;
   const tty = options.tty ?? stream.isTTY === true;
   const labelTarget = options.labelTargets === true;
-  const state = { waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false };
+  const state = { waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false, waitUntil: -Infinity };
+  let ticker: NodeJS.Timeout | undefined;
   // Targets apply in parallel: each keeps its own count, so one's events never move another's.
   const targets = new Map<string, TargetProgress>();
   const operationTimes: number[] = [];
-  const remaining = { estimate: undefined as ApplyEstimate | undefined, done: new Map<string, number>(), notedAt: clock(), seconds: 0, at: -Infinity };
-  const secondsLeft = (): number | undefined => {
-    if (!remaining.estimate) return undefined;
-    if (clock() - remaining.at >= REMAINING_RECOMPUTE_MS) {
-      remaining.seconds = remainingSeconds(remaining.estimate, remaining.done);
-      remaining.at = clock();
-    }
-    return remaining.seconds;
-  };
-  /** Without a TTY, a line now and then saying how long is left. */
-  const noteRemaining = (): void => {
-    if (tty || !remaining.estimate || clock() - remaining.notedAt < REMAINING_NOTE_EVERY_MS) return;
-    remaining.notedAt = clock();
-    const done = [...remaining.done.values()].reduce((sum, count) => sum + count, 0);
-    print(formatRemainingLine(done, remaining.estimate.writes, secondsLeft() ?? 0), false);
-  };
+  const remaining = trackRemaining(clock);
 
   const line = (): string => {
     const now = clock();
@@ -154,7 +191,8 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       ratePerSecond: recentRate(operationTimes, now),
       rateLimited: now - state.lastWaitAt <= RATE_LIMIT_RECENT_MS,
       waitedSeconds: state.waitedSeconds,
-      ...(remaining.estimate ? { remainingSeconds: secondsLeft() } : {}),
+      waitLeftSeconds: Math.max(0, (state.waitUntil - now) / 1_000),
+      ...optional('remainingSeconds', remaining.seconds()),
     });
     return stream.columns ? text.slice(0, Math.max(stream.columns - 1, 10)) : text;
   };
@@ -182,7 +220,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           return;
         case 'operation-succeeded':
         case 'operation-failed':
-          remaining.done.set(event.target, (remaining.done.get(event.target) ?? 0) + 1);
+          remaining.done(event.target);
           operationTimes.push(event.at);
           if (operationTimes.length > 1_000) operationTimes.splice(0, operationTimes.length - 1_000);
           if (tty) redraw();
@@ -195,10 +233,13 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           // A TTY shows successes through the counter; what went wrong stays on screen.
           if (!tty || event.type !== 'change-succeeded') print(formatChangeLine(event, { labelTarget }), true);
           else redraw();
-          noteRemaining();
+          // Without a TTY, a line now and then saying how long is left.
+          const note = tty ? undefined : remaining.due();
+          if (note) print(formatRemainingLine(note.done, note.writes, note.seconds), false);
           return;
         }
         case 'apply-finished':
+          if (ticker !== undefined) clearInterval(ticker);
           print(formatSummary(event.summary, event.durationMs, labelTarget ? event.target : undefined), false);
           return;
         default:
@@ -210,10 +251,62 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       state.lastWaitAt = clock();
       if (tty && targets.size > 0) redraw();
     },
-    onEstimate(estimate) {
-      remaining.estimate = estimate;
-      remaining.notedAt = clock();
-      remaining.at = -Infinity;
+    onRateLimitDelay({ waitSeconds, target }) {
+      const now = clock();
+      // One notice per wait: the lanes of targets sharing a budget hear of the same one.
+      if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < state.waitUntil) return;
+      state.waitUntil = now + waitSeconds * 1_000;
+      if (!tty) return print(labelTarget ? `[${target}] ${formatRateWait(undefined, waitSeconds)}` : formatRateWait(target, waitSeconds), false);
+      // The time left counts down on the progress line, a redraw a second while it lasts.
+      if (ticker !== undefined) clearInterval(ticker);
+      ticker = setInterval(() => {
+        if (clock() >= state.waitUntil) clearInterval(ticker);
+        if (targets.size > 0) redraw();
+      }, 1_000);
+      ticker.unref();
+      if (targets.size > 0) redraw();
     },
+    onEstimate: (estimate) => remaining.estimate(estimate),
   };
+}
+
+/** Progress as log records, for JSON logs: the same events, never a human line among them. */
+export function createProgressLog(logger: Logger, clock: () => number = Date.now): ProgressReporter {
+  let waitUntil = -Infinity;
+  const remaining = trackRemaining(clock);
+  return {
+    onEvent(event) {
+      const base = { target: event.target };
+      if (event.type === 'operation-succeeded' || event.type === 'operation-failed') remaining.done(event.target);
+      const note = event.type === 'change-succeeded' || event.type === 'change-failed' || event.type === 'change-skipped' ? remaining.due() : undefined;
+      if (note) logger.info({ writesDone: note.done, writes: note.writes, remainingSeconds: note.seconds }, formatRemainingLine(note.done, note.writes, note.seconds));
+      switch (event.type) {
+        case 'change-succeeded':
+          return logger.info({ ...base, kind: event.kind, action: event.action, durationMs: event.durationMs }, formatChangeLine(event));
+        case 'change-failed':
+          return logger.error({ ...base, kind: event.kind, action: event.action, code: event.code }, formatChangeLine(event));
+        case 'change-skipped':
+          return logger.warn({ ...base, kind: event.kind, action: event.action, code: event.code }, formatChangeLine(event));
+        case 'apply-finished':
+          return logger.info({ ...base, summary: event.summary, durationMs: event.durationMs }, formatSummary(event.summary, event.durationMs, event.target));
+        default:
+          return;
+      }
+    },
+    onRateLimitWait() {
+      // Told when it starts (onRateLimitDelay); the metrics count the total.
+    },
+    onRateLimitDelay({ waitSeconds, target }) {
+      const now = Date.now();
+      if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < waitUntil) return;
+      waitUntil = now + waitSeconds * 1_000;
+      logger.info({ target, waitSeconds }, formatRateWait(target, waitSeconds));
+    },
+    onEstimate: (estimate) => remaining.estimate(estimate),
+  };
+}
+
+/** `{ [key]: value }` when the value is defined, else nothing (optional members stay absent). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }

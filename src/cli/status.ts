@@ -13,6 +13,7 @@ import type { StatusDocument } from '../daemon/status.js';
 import { StacksyncError } from '../errors.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect } from './output.js';
+import { logFormatOption } from './log-format.js';
 
 interface StatusFlags {
   config?: string;
@@ -36,6 +37,7 @@ export const statusCommand: CommandFactory = (setExitCode) =>
     .option('--listen <host:port>', `the address the daemon listens on, as given to run --listen (default: the config's daemon.listen, else ${DEFAULT_LISTEN})`)
     .option('--target <name>', 'only this target (repeatable; default every target)', collect, [])
     .addOption(new Option('--output <format>', 'text for people, json for tools (the /status document)').choices(['text', 'json']).default('text'))
+    .addOption(logFormatOption())
     .action(async (flags: StatusFlags) => {
       const { address, from } = await daemonAddress(flags, processEnv());
       // The view of the document loads only for this command (it needs the metrics module's tables).

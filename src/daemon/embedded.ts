@@ -81,7 +81,7 @@ function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string
     `  - ${httpUrl}/   the status page, in a browser; \`npx stacksync status\` prints it here`,
     `  - ${httpUrl}/status   per-resource state      ${httpUrl}/metrics   Prometheus metrics`,
     `  - curl -XPOST ${httpUrl}/-/reload               sync now`,
-    '  - npx stacksync plan -c examples/stacksync.yaml  against a separately started `stacksync emulator`',
+    '  - npx stacksync plan -c config/emulator.yaml  against a separately started `stacksync emulator`',
     '',
   ].join('\n');
 }
