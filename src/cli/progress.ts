@@ -297,7 +297,7 @@ export function createProgressLog(logger: Logger, clock: () => number = Date.now
       // Told when it starts (onRateLimitDelay); the metrics count the total.
     },
     onRateLimitDelay({ waitSeconds, target }) {
-      const now = Date.now();
+      const now = clock();
       if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < waitUntil) return;
       waitUntil = now + waitSeconds * 1_000;
       logger.info({ target, waitSeconds }, formatRateWait(target, waitSeconds));

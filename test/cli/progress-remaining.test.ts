@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ApplyEvent } from '../../src/apply/events.js';
 import { estimateApply } from '../../src/apply/estimate.js';
-import { createProgressReporter, formatProgressLine, formatRemainingLine, REMAINING_NOTE_EVERY_MS, REMAINING_RECOMPUTE_MS } from '../../src/cli/progress.js';
+import { createProgressLog, createProgressReporter, formatProgressLine, formatRemainingLine, REMAINING_NOTE_EVERY_MS, REMAINING_RECOMPUTE_MS } from '../../src/cli/progress.js';
+import { createLogger } from '../../src/support/logger.js';
 import { createDashboard } from '../apply/changes.js';
 
 const MANAGED = { requests: 10, perSeconds: 10, concurrency: 2 };
@@ -62,6 +63,24 @@ describe('remaining time', () => {
     // 100 s of changes: a note after the first minute, not before.
     expect(notes).toEqual([expect.stringMatching(/^progress: 61 of 300 writes, ≈ \d+ min left$/)]);
     expect(REMAINING_NOTE_EVERY_MS).toBe(60_000);
+  });
+
+  it('with JSON logs, says it as a record now and then, with the figures as fields', () => {
+    const chunks: string[] = [];
+    let now = 0;
+    const logger = createLogger({ destination: { write: (chunk: string) => void chunks.push(chunk) }, isTty: false });
+    const reporter = createProgressLog(logger, () => now);
+    reporter.onEstimate(estimate(300));
+    reporter.onEvent({ type: 'apply-started', target: 'prod', at: 0, total: 300 });
+    for (let index = 0; index < 100; index++) {
+      now = index * 1_000;
+      for (const event of created(index, now)) reporter.onEvent(event);
+    }
+    const records = chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const notes = records.filter((record) => typeof record['msg'] === 'string' && record['msg'].startsWith('progress: '));
+    expect(notes).toEqual([expect.objectContaining({ writesDone: 61, writes: 300, remainingSeconds: expect.any(Number), msg: expect.stringMatching(/^progress: 61 of 300 writes, ≈ \d+ min left$/) })]);
+    // Every other record is a change, one per create.
+    expect(records.filter((record) => record['action'] === 'create')).toHaveLength(100);
   });
 
   it('says nothing of the time left without an estimate', () => {

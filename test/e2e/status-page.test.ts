@@ -28,6 +28,7 @@ const REPOSITORY = 'https://git.example.test/acme/manifests/blob/{revision}/';
 /** What someone renames the dashboard to, behind stacksync's back: the page shows it in the diff. */
 const HOSTILE_NAME = '<script>window.__pwned = 1</script>';
 const HOSTILE_TILE = '<img src=x onerror=window.__pwned=2>';
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 const ordersPipe = `apiVersion: stacksync/v1
 kind: Pipe
@@ -109,6 +110,8 @@ describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, 
     expect(target).toMatch(/rate-budget wait/);
     expect(problems).toEqual([]);
     await page.screenshot({ path: join(shots, 'status-page.png'), fullPage: true });
+    // Kept as the test's artifact: a PNG that outlives the run.
+    expect((await readFile(join(shots, 'status-page.png'))).subarray(0, 8)).toEqual(PNG_SIGNATURE);
     await page.close();
   });
 
