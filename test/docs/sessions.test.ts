@@ -170,7 +170,7 @@ describe('shell sessions of the README and docs/ against an emulator', () => {
       line: 1,
       lang: 'sh',
       flags: [],
-      text: 'stacksync emulator --port 4010 &\nexport STACKSYNC_KEY_ID=emulator-key STACKSYNC_KEY_SECRET=emulator-secret STACKSYNC_TOKEN=emulator-token\nstacksync plan -c examples/stacksync.yaml --detailed-exitcode   # exit 0: in sync',
+      text: 'stacksync emulator --port 4010 &\nexport STACKSYNC_KEY_ID=emulator-key STACKSYNC_KEY_SECRET=emulator-secret STACKSYNC_TOKEN=emulator-token\nstacksync plan -c config/emulator.yaml --detailed-exitcode   # exit 0: in sync',
     };
     expect(await runSession(block)).toEqual([expect.stringContaining('exit 2, the block says 0')]);
   }, 60_000);
