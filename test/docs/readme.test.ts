@@ -14,6 +14,7 @@ const readme = readDoc('README.md');
 const errorCodesPage = readDoc('docs/reference/error-codes.md');
 const metricsPage = readDoc('docs/reference/metrics.md');
 const cliPage = readDoc('docs/reference/cli.md');
+const troubleshootingPage = readDoc('docs/troubleshooting.md');
 
 describe('README', () => {
   it('starts with the two commands that work on a fresh clone', () => {
@@ -39,6 +40,14 @@ describe('reference pages', () => {
       const rule = isTerminal(code as ErrorCode) ? 'waits for a change' : 'retries with backoff';
       expect(errorCodesPage).toContain(`| \`${code}\` | ${meaning} | ${rule} |`);
     }
+  });
+
+  it('docs/troubleshooting.md says what to do about every error code, in its "By error code" table', () => {
+    const section = /\n## By error code\n([\s\S]*?)(?=\n## )/.exec(troubleshootingPage)?.[1] ?? '';
+    const rows = section.split('\n').filter((line) => line.startsWith('| `E_'));
+    const advised = rows.map((row) => /^\| `(E_\w+)` \| (.*) \|$/.exec(row));
+    expect(advised.every((match) => match !== null && match[2]!.trim().length > 10), 'each row has advice').toBe(true);
+    expect(advised.map((match) => match?.[1]).sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 
   it('docs/reference/metrics.md documents every stacksync metric', async () => {
