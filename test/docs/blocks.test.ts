@@ -7,7 +7,8 @@
  *   together, config and all, as `validate` would: no problem, no warning. A deliberate fragment
  *   says so (```yaml fragment, first line `# fragment: why`), and there may be only a few;
  * - a JSON block parses;
- * - every `stacksync …` command line names a command and flags that exist, with allowed values;
+ * - every `stacksync …` command line names a command and flags that the built CLI's `--help`
+ *   shows, with values it allows (help.ts reads them);
  *   those that need no network (`validate`, `--help`, `--version`) run against the built CLI in a
  *   copy of the repository and exit as their comment says (`# exit 2`), else 0.
  * Blocks that run a session against an emulator are run by sessions.test.ts.
@@ -19,7 +20,6 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Command, Option } from 'commander';
 import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandFactories } from '../../src/cli/commands.js';
@@ -30,6 +30,7 @@ import { loadManifests } from '../../src/manifests/load.js';
 import type { Config } from '../../src/model/config.js';
 import { validateManifest } from '../../src/manifests/validate.js';
 import { CLI } from '../helpers/workspace.js';
+import { readHelp, type HelpFlag } from './help.js';
 import { codeBlocks, documentationFiles, expectedExit, parseShellLine, readDoc, ROOT, shellLines, stacksyncArgs, type CodeBlock } from './markdown.js';
 
 const exec = promisify(execFile);
@@ -172,30 +173,32 @@ async function write(path: string, text: string): Promise<void> {
 
 // ---------------------------------------------------------------- command lines
 
-const commands = new Map<string, Command>(commandFactories.map((factory) => factory(() => undefined)).map((command) => [command.name(), command]));
 const HELP = new Set(['--help', '-h']);
 
-/** What is wrong with `stacksync ARGS`: an unknown command, flag or value, a missing value, an argument no command takes. */
-function argumentProblems(args: readonly string[]): string[] {
+/**
+ * What is wrong with `stacksync ARGS`, by the commands and flags `--help` shows: an unknown
+ * command, flag or value, a missing value, an argument no command takes.
+ */
+function argumentProblems(args: readonly string[], commands: ReadonlyMap<string, HelpFlag[]>): string[] {
   const [first = '', ...rest] = args;
   if (['--help', '-h', '--version', '-V'].includes(first)) return rest.length === 0 ? [] : [`nothing may follow ${first}`];
   if (first === 'help') return rest.length === 0 || (rest.length === 1 && commands.has(rest[0] ?? '')) ? [] : [`help ${rest.join(' ')}: no such command`];
-  const command = commands.get(first);
-  if (!command) return [`no command ${first}`];
+  const flags = commands.get(first);
+  if (!flags) return [`no command ${first}`];
   const problems: string[] = [];
   for (let index = 0; index < rest.length; index++) {
     const word = rest[index] ?? '';
     if (HELP.has(word)) continue;
-    const [flag = '', inline] = word.startsWith('--') ? word.split(/=(.*)/s, 2) : [word];
-    const option = command.options.find((candidate: Option) => candidate.long === flag || candidate.short === flag);
-    if (!option) {
-      problems.push(word.startsWith('-') ? `${first} has no flag ${flag}` : `${first} takes no argument ${word}`);
+    const [name = '', inline] = word.startsWith('--') ? word.split(/=(.*)/s, 2) : [word];
+    const flag = flags.find((candidate) => candidate.long === name || candidate.short === name);
+    if (!flag) {
+      problems.push(word.startsWith('-') ? `${first} has no flag ${name}` : `${first} takes no argument ${word}`);
       continue;
     }
-    if (!option.required && !option.optional) continue;
+    if (!flag.takesValue) continue;
     const value = inline ?? rest[++index];
-    if (value === undefined) problems.push(`${first} ${flag} needs a value`);
-    else if (option.argChoices && !option.argChoices.includes(value)) problems.push(`${first} ${flag} ${value}: not one of ${option.argChoices.join(', ')}`);
+    if (value === undefined) problems.push(`${first} ${name} needs a value`);
+    else if (flag.choices && !flag.choices.includes(value)) problems.push(`${first} ${name} ${value}: not one of ${flag.choices.join(', ')}`);
   }
   return problems;
 }
@@ -237,6 +240,11 @@ function commandLines(): CommandLine[] {
 // ---------------------------------------------------------------- tests
 
 describe('code blocks of the README and docs/', () => {
+  let help = new Map<string, HelpFlag[]>();
+  beforeAll(async () => {
+    help = await readHelp();
+  });
+
   it('are each in a language the documentation tests know', () => {
     expect(blocks.length).toBeGreaterThan(30);
     expect(blocks.filter((block) => !LANGUAGES.has(block.lang)).map((block) => `${where(block)}: ${block.lang}`)).toEqual([]);
@@ -260,10 +268,19 @@ describe('code blocks of the README and docs/', () => {
     expect(() => JSON.parse(block.text)).not.toThrow();
   });
 
-  it('name only commands, flags and values stacksync has', () => {
+  it('read from --help every command and flag the program has, with their values', () => {
+    const program = commandFactories.map((factory) => factory(() => undefined));
+    expect([...help.keys()]).toEqual(program.map((command) => command.name()));
+    for (const command of program) {
+      const expected = command.options.map((option) => ({ long: option.long, short: option.short, takesValue: option.required || option.optional, choices: option.argChoices }));
+      expect(help.get(command.name())?.filter((flag) => flag.long !== '--help'), command.name()).toEqual(expected);
+    }
+  });
+
+  it('name only commands, flags and values stacksync --help shows', () => {
     const lines = commandLines();
     expect(lines.length).toBeGreaterThan(15);
-    expect(lines.flatMap((entry) => argumentProblems(entry.args).map((problem) => `${where(entry.block)}: ${entry.line.trim()}: ${problem}`))).toEqual([]);
+    expect(lines.flatMap((entry) => argumentProblems(entry.args, help).map((problem) => `${where(entry.block)}: ${entry.line.trim()}: ${problem}`))).toEqual([]);
   });
 
   it('the checks can fail: a wrong manifest, config, seed, flag or value is reported', async () => {
@@ -285,10 +302,10 @@ describe('code blocks of the README and docs/', () => {
       'spec: { name: a, source: tile, dashboard: d, tile: t, threshold: 1, thresholdType: above, interval: 5m }',
     ].join('\n');
     expect(await yamlProblems(block('yaml', workspace))).toEqual([expect.stringContaining('E_REF_UNRESOLVED')]);
-    expect(argumentProblems(['plan', '--output', 'yaml'])).toEqual(['plan --output yaml: not one of text, json, github, markdown']);
-    expect(argumentProblems(['apply', '--dry-run', 'x'])).toEqual(['apply has no flag --dry-run', 'apply takes no argument x']);
-    expect(argumentProblems(['deploy'])).toEqual(['no command deploy']);
-    expect(argumentProblems(['run', '--listen'])).toEqual(['run --listen needs a value']);
+    expect(argumentProblems(['plan', '--output', 'yaml'], help)).toEqual(['plan --output yaml: not one of text, json, github, markdown']);
+    expect(argumentProblems(['apply', '--dry-run', 'x'], help)).toEqual(['apply has no flag --dry-run', 'apply takes no argument x']);
+    expect(argumentProblems(['deploy'], help)).toEqual(['no command deploy']);
+    expect(argumentProblems(['run', '--listen'], help)).toEqual(['run --listen needs a value']);
   });
 });
 
