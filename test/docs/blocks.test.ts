@@ -31,7 +31,7 @@ import type { Config } from '../../src/model/config.js';
 import { validateManifest } from '../../src/manifests/validate.js';
 import { CLI } from '../helpers/workspace.js';
 import { readHelp, type HelpFlag } from './help.js';
-import { codeBlocks, documentationFiles, expectedExit, parseShellLine, readDoc, ROOT, shellLines, stacksyncArgs, type CodeBlock } from './markdown.js';
+import { codeBlocks, documentationFiles, expectedExit, parseShellLine, proseOf, readDoc, ROOT, shellLines, stacksyncArgs, type CodeBlock } from './markdown.js';
 
 const exec = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -179,7 +179,7 @@ const HELP = new Set(['--help', '-h']);
  * What is wrong with `stacksync ARGS`, by the commands and flags `--help` shows: an unknown
  * command, flag or value, a missing value, an argument no command takes.
  */
-function argumentProblems(args: readonly string[], commands: ReadonlyMap<string, HelpFlag[]>): string[] {
+function argumentProblems(args: readonly string[], commands: ReadonlyMap<string, HelpFlag[]>, { valueMayBeLeftOut = false } = {}): string[] {
   const [first = '', ...rest] = args;
   if (['--help', '-h', '--version', '-V'].includes(first)) return rest.length === 0 ? [] : [`nothing may follow ${first}`];
   if (first === 'help') return rest.length === 0 || (rest.length === 1 && commands.has(rest[0] ?? '')) ? [] : [`help ${rest.join(' ')}: no such command`];
@@ -197,8 +197,9 @@ function argumentProblems(args: readonly string[], commands: ReadonlyMap<string,
     }
     if (!flag.takesValue) continue;
     const value = inline ?? rest[++index];
-    if (value === undefined) problems.push(`${first} ${name} needs a value`);
-    else if (flag.choices && !flag.choices.includes(value)) problems.push(`${first} ${name} ${value}: not one of ${flag.choices.join(', ')}`);
+    if (value === undefined) {
+      if (!valueMayBeLeftOut) problems.push(`${first} ${name} needs a value`);
+    } else if (flag.choices && !flag.choices.includes(value)) problems.push(`${first} ${name} ${value}: not one of ${flag.choices.join(', ')}`);
   }
   return problems;
 }
@@ -235,6 +236,40 @@ function commandLines(): CommandLine[] {
         }),
       );
     });
+}
+
+/**
+ * Commands named in the prose, as code spans: `stacksync …` (also after `kubectl exec … --`), or a
+ * command name followed by a long flag (`apply --allow-partial`). A flag may be named without its
+ * value there (`apply --plan`); `plan -out` (Terraform's) is not ours and is not read. Synopsis
+ * notation is read too: `[--output text|json]` is checked once per alternative.
+ */
+function inlineCommands(commands: ReadonlyMap<string, HelpFlag[]>): { where: string; args: string[] }[] {
+  return documentationFiles().flatMap((file) =>
+    proseOf(readDoc(file))
+      .split('\n')
+      .flatMap((line, index) =>
+        [...line.matchAll(/`([^`]+)`/g)].flatMap((span) => {
+          const text = (span[1] ?? '').replace(/^.* -- (?=stacksync )/, '');
+          const words = parseShellLine(synopsisToWords(text))[0]?.words ?? [];
+          const args = stacksyncArgs({ env: {}, words, background: false }) ?? (commands.has(words[0] ?? '') && words[1]?.startsWith('--') ? words : undefined);
+          return args && args.length > 0 ? alternatives(args).map((each) => ({ where: `${file}:${index + 1}: ${text}`, args: each })) : [];
+        }),
+      ),
+  );
+}
+
+const OR = '\u0001';
+
+/** `[-c F] [--output text|json] …` as words: brackets and ellipses dropped, `a|b` kept as one word. */
+function synopsisToWords(text: string): string {
+  return text.replace(/[[\]…]/g, '').replace(/(\w)\|(?=\w)/g, `$1${OR}`);
+}
+
+/** One argument list per alternative of its `a|b` words. */
+function alternatives(args: string[]): string[][] {
+  const count = Math.max(...args.map((word) => word.split(OR).length));
+  return Array.from({ length: count }, (_, index) => args.map((word) => word.split(OR)[Math.min(index, word.split(OR).length - 1)] ?? word));
 }
 
 // ---------------------------------------------------------------- tests
@@ -283,6 +318,12 @@ describe('code blocks of the README and docs/', () => {
     expect(lines.flatMap((entry) => argumentProblems(entry.args, help).map((problem) => `${where(entry.block)}: ${entry.line.trim()}: ${problem}`))).toEqual([]);
   });
 
+  it('name in the prose only commands, flags and values stacksync --help shows', () => {
+    const spans = inlineCommands(help);
+    expect(spans.length).toBeGreaterThan(20);
+    expect(spans.flatMap((span) => argumentProblems(span.args, help, { valueMayBeLeftOut: true }).map((problem) => `${span.where}: ${problem}`))).toEqual([]);
+  });
+
   it('the checks can fail: a wrong manifest, config, seed, flag or value is reported', async () => {
     const block = (lang: string, text: string): CodeBlock => ({ file: 'docs/x.md', line: 1, lang, flags: [], text });
     expect(await yamlProblems(block('yaml', 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: x }\nspec: { name: x, tiles: [{ name: a, x: 0, y: 0, w: 30, h: 1 }] }\n'))).toEqual([
@@ -306,6 +347,10 @@ describe('code blocks of the README and docs/', () => {
     expect(argumentProblems(['apply', '--dry-run', 'x'], help)).toEqual(['apply has no flag --dry-run', 'apply takes no argument x']);
     expect(argumentProblems(['deploy'], help)).toEqual(['no command deploy']);
     expect(argumentProblems(['run', '--listen'], help)).toEqual(['run --listen needs a value']);
+    expect(alternatives(parseShellLine(synopsisToWords('stacksync plan [--output text|yaml] [-c F]'))[0]?.words.slice(1) ?? []).map((args) => argumentProblems(args, help))).toEqual([
+      [],
+      ['plan --output yaml: not one of text, json, github, markdown'],
+    ]);
   });
 });
 
