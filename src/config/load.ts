@@ -15,7 +15,7 @@ import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, SecretR
 import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
 import { deepFreeze } from '../support/freeze.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
-import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, refusedWarningMessage, splitYamlWarnings, toPlainValue, yamlErrorMessage } from '../yaml/safety.js';
+import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, refusedWarningMessage, splitYamlWarnings, toPlainValue, versionProblem, YAML_READ_OPTIONS, yamlErrorMessage } from '../yaml/safety.js';
 
 /** One thing wrong (or worth a warning) in the config file. */
 export interface ConfigProblem {
@@ -113,11 +113,13 @@ function validateConfig(value: unknown): ValidateFunction {
  */
 export function parseConfigText(text: string, source: { file: string; path: string }): ConfigOutcome {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { ...YAML_READ_OPTIONS, lineCounter });
   const at = (offset: number): SourceLocation => ({ file: source.file, ...positionAt(offset, lineCounter) });
   const { refused } = splitYamlWarnings(doc.warnings);
-  if (doc.errors.length > 0 || refused.length > 0) {
+  const version = versionProblem(doc, text);
+  if (doc.errors.length > 0 || refused.length > 0 || version) {
     const problems = [
+      ...(version ? [{ message: version.message, location: at(version.offset) }] : []),
       ...doc.errors.map((e) => ({ message: `invalid YAML: ${yamlErrorMessage(e)}`, location: at(e.pos[0]) })),
       ...refused.map((w) => ({ message: refusedWarningMessage(w), location: at(w.pos[0]) })),
     ];
