@@ -80,6 +80,22 @@ export function versionProblem(doc: Document, text: string): { message: string; 
   };
 }
 
+/**
+ * Where the first CR not followed by LF is between `from` and `to`. YAML (and so yaml, and
+ * editors) takes only LF and CRLF as line breaks: a file saved with CR alone (classic Mac) is one
+ * long line, whose errors (`Nested mappings are not allowed…` at line 1, many times) hide the
+ * cause. Where a text with one has errors, {@link loneCrMessage} is the one to report.
+ */
+export function loneCrAt(text: string, from = 0, to = text.length): number | undefined {
+  const match = /\r(?!\n)/.exec(text.slice(from, to));
+  return match ? from + match.index : undefined;
+}
+
+/** The message for a text with lone CRs that does not parse; `first` is yaml's first error. */
+export function loneCrMessage(first: YAMLError): string {
+  return `invalid YAML: lines end with CR alone, which YAML does not take as a line break, so they run together (${yamlErrorMessage(first)}); save the file with LF or CRLF line ends`;
+}
+
 /** yaml's message without the source excerpt it appends (the location is reported separately). */
 export function yamlErrorMessage(error: YAMLError): string {
   const first = error.message.split('\n')[0] ?? error.message;
