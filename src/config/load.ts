@@ -5,7 +5,7 @@
 import { readFile as fsReadFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ValidateFunction } from 'ajv';
-import { LineCounter, parseDocument, type YAMLError } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { StacksyncError, formatLocation, type SourceLocation } from '../errors.js';
 import { DEFAULT_API_PROFILE, DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { createAjv } from '../schema/validate.js';
@@ -15,7 +15,7 @@ import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, SecretR
 import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
 import { deepFreeze } from '../support/freeze.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
-import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, loneCrAt, loneCrMessage, refusedWarningMessage, splitYamlWarnings, toPlainValue, versionProblem, YAML_READ_OPTIONS, yamlErrorMessage } from '../yaml/safety.js';
+import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, loneCrProblem, refusedWarningMessage, splitYamlWarnings, toPlainValue, versionProblem, YAML_READ_OPTIONS, yamlErrorMessage } from '../yaml/safety.js';
 
 /** One thing wrong (or worth a warning) in the config file. */
 export interface ConfigProblem {
@@ -100,13 +100,6 @@ export function configError(file: string, problems: ConfigProblem[]): StacksyncE
 
 // ---------------------------------------------------------------- pure part
 
-/** yaml's errors, or the one that explains them all: lines that end with CR alone. */
-function yamlErrors(errors: readonly YAMLError[], text: string): { message: string; offset: number }[] {
-  const loneCr = errors.length > 0 ? loneCrAt(text) : undefined;
-  if (loneCr !== undefined) return [{ message: loneCrMessage(errors[0] as YAMLError), offset: loneCr }];
-  return errors.map((error) => ({ message: `invalid YAML: ${yamlErrorMessage(error)}`, offset: error.pos[0] }));
-}
-
 let validator: ValidateFunction | undefined;
 function validateConfig(value: unknown): ValidateFunction {
   validator ??= createAjv({ useDefaults: true }).compile(configSchema);
@@ -119,6 +112,8 @@ function validateConfig(value: unknown): ValidateFunction {
  * (relative `fromFile` references resolve against its directory).
  */
 export function parseConfigText(text: string, source: { file: string; path: string }): ConfigOutcome {
+  const loneCr = loneCrProblem(text);
+  if (loneCr) return { ok: false, warnings: [], problems: [{ message: loneCr.message, location: { file: source.file, line: loneCr.line, column: loneCr.column } }] };
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { ...YAML_READ_OPTIONS, lineCounter });
   const at = (offset: number): SourceLocation => ({ file: source.file, ...positionAt(offset, lineCounter) });
@@ -127,7 +122,7 @@ export function parseConfigText(text: string, source: { file: string; path: stri
   if (doc.errors.length > 0 || refused.length > 0 || version) {
     const problems = [
       ...(version ? [{ message: version.message, location: at(version.offset) }] : []),
-      ...yamlErrors(doc.errors, text).map(({ message, offset }) => ({ message, location: at(offset) })),
+      ...doc.errors.map((e) => ({ message: `invalid YAML: ${yamlErrorMessage(e)}`, location: at(e.pos[0]) })),
       ...refused.map((w) => ({ message: refusedWarningMessage(w), location: at(w.pos[0]) })),
     ];
     return { ok: false, warnings: [], problems };

@@ -81,19 +81,27 @@ export function versionProblem(doc: Document, text: string): { message: string; 
 }
 
 /**
- * Where the first CR not followed by LF is between `from` and `to`. YAML (and so yaml, and
- * editors) takes only LF and CRLF as line breaks: a file saved with CR alone (classic Mac) is one
- * long line, whose errors (`Nested mappings are not allowed…` at line 1, many times) hide the
- * cause. Where a text with one has errors, {@link loneCrMessage} is the one to report.
+ * Where the first CR not followed by LF is, as a problem. YAML 1.2 takes a lone CR for a line
+ * break (and so does js-yaml); yaml, the reader of every message here and the one editors use,
+ * does not, and reads the lines around it as one. So the text has two meanings, and one of them
+ * can be dangerous: saved with CR alone, a file whose first line is a comment is one comment to
+ * yaml, empty, and its resources would look deleted. Refused wherever it is.
  */
-export function loneCrAt(text: string, from = 0, to = text.length): number | undefined {
-  const match = /\r(?!\n)/.exec(text.slice(from, to));
-  return match ? from + match.index : undefined;
+export function loneCrProblem(text: string): { message: string; line: number; column: number } | undefined {
+  const match = /\r(?!\n)/.exec(text);
+  if (!match) return undefined;
+  const lineStart = text.lastIndexOf('\n', match.index) + 1;
+  return {
+    message: 'invalid YAML: a line ends with CR alone, which YAML readers disagree on (yaml and editors take no line break there, so the lines run together); save the file with LF or CRLF line ends',
+    line: countNewlines(text, match.index) + 1,
+    column: match.index - lineStart + 1,
+  };
 }
 
-/** The message for a text with lone CRs that does not parse; `first` is yaml's first error. */
-export function loneCrMessage(first: YAMLError): string {
-  return `invalid YAML: lines end with CR alone, which YAML does not take as a line break, so they run together (${yamlErrorMessage(first)}); save the file with LF or CRLF line ends`;
+function countNewlines(text: string, before: number): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at >= 0 && at < before; at = text.indexOf('\n', at + 1)) count++;
+  return count;
 }
 
 /** yaml's message without the source excerpt it appends (the location is reported separately). */
