@@ -7,7 +7,7 @@
  *   - text that has none of the constructs in {@link DIFFERING_CONSTRUCTS} (anchors, tags,
  *     directives, explicit or collection keys, tabs, CR line ends, …), no quoted scalar or flow
  *     collection over more than one line ({@link spansLines}) and no indentation js-yaml reads
- *     more leniently ({@link irregularIndentation}), read with a schema that resolves plain
+ *     more leniently and no key too long for yaml ({@link irregularLines}), read with a schema that resolves plain
  *     scalars exactly as YAML 1.2's core schema does in `yaml`;
  *   - documents that read without any error, pass every check `toPlainValue` makes, and have no
  *     null key.
@@ -54,7 +54,6 @@ export const DIFFERING_CONSTRUCTS: readonly { hint: string; pattern: RegExp; why
   { hint: '>', pattern: /[|>][-+]?[1-9]/, why: 'the same, for folded scalars' },
   { hint: '+', pattern: /[|>]\+/, why: 'a block scalar that keeps its final line breaks: the two count trailing white space differently' },
   { hint: '\n', pattern: /[|>][^\n]*\n(?:\r?\n)* +\r?(?:\n|$)/, why: 'a block scalar whose first lines hold only spaces, which yaml refuses past the content indentation' },
-  { hint: ':', pattern: /^[^\n]{1000,}:/m, why: 'a key of over 1024 characters, which yaml refuses (YAML caps implicit keys) and js-yaml reads' },
   { hint: '\r', pattern: /\r(?!\n)/, why: 'a CR not followed by LF: js-yaml takes it for a line break, yaml (and editors) do not' },
 ];
 
@@ -96,7 +95,7 @@ const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: CORE_SCALARS });
 export function readPlainYaml(text: string, limits: Pick<YamlLimits, 'maxDepth' | 'maxNodes'> & { maxDocuments: number }): FastDocument[] | undefined {
   // `includes` first: a native scan, where most of these patterns would try every position.
   if (DIFFERING_CONSTRUCTS.some(({ hint, pattern }) => text.includes(hint) && pattern.test(text))) return undefined;
-  if (spansLines(text) || irregularIndentation(text)) return undefined;
+  if (spansLines(text) || irregularLines(text)) return undefined;
   const starts: Position[] = [];
   let values: unknown[];
   try {
@@ -148,12 +147,26 @@ const BACKSLASH = 0x5c;
 const HASH = 0x23;
 const NEWLINE = 0x0a;
 const CR = 0x0d;
-const OPENERS = new Set([0x5b, 0x7b]); // [ {
-const CLOSERS = new Set([0x5d, 0x7d]); // ] }
+const SPACE = 0x20;
+const DASH = 0x2d;
+
+/** What a character is to {@link spansLines}, by code (ASCII only; every other character is 0). */
+const QUOTE = 1;
+const OPENER = 2;
+const CLOSER = 3;
+const COMMENT = 4;
+const LINE_END = 5;
+const ROLE = asciiTable({ '"': QUOTE, "'": QUOTE, '[': OPENER, '{': OPENER, ']': CLOSER, '}': CLOSER, '#': COMMENT, '\n': LINE_END });
 /** Characters after which a quote or a bracket opens a scalar or a collection (or may: a false match only costs speed). */
-const BEFORE_NODE = new Set([...' \t\r:-?[{,'].map((char) => char.charCodeAt(0)));
+const BEFORE_NODE = asciiTable(Object.fromEntries([...' \t\r:-?[{,'].map((char) => [char, 1])));
 /** A `#` starts a comment only after white space. */
-const BEFORE_COMMENT = new Set([...' \t\r'].map((char) => char.charCodeAt(0)));
+const BEFORE_COMMENT = asciiTable({ ' ': 1, '\t': 1, '\r': 1, '\n': 1 });
+
+function asciiTable(entries: Record<string, number>): Uint8Array {
+  const table = new Uint8Array(128);
+  for (const [char, value] of Object.entries(entries)) table[char.charCodeAt(0)] = value;
+  return table;
+}
 
 /**
  * Whether a quoted scalar or a flow collection may run over more than one line, or a quoted
@@ -173,20 +186,26 @@ export function spansLines(text: string): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code === NEWLINE) {
+    const role = code < 128 ? (ROLE[code] as number) : 0;
+    if (role === 0) {
+      previous = code;
+      continue;
+    }
+    const opens = depth > 0 || (previous < 128 && (previous === NEWLINE || BEFORE_NODE[previous] === 1));
+    if (role === LINE_END) {
       if (depth > 0) return true;
-    } else if (code === HASH && (previous === NEWLINE || BEFORE_COMMENT.has(previous))) {
+    } else if (role === COMMENT && previous < 128 && BEFORE_COMMENT[previous] === 1) {
       const end = text.indexOf('\n', i);
       if (end < 0) return depth > 0;
       i = end - 1;
-    } else if ((code === DOUBLE || code === SINGLE) && (depth > 0 || previous === NEWLINE || BEFORE_NODE.has(previous))) {
+    } else if (role === QUOTE && opens) {
       const close = closingQuote(text, i);
       // Open, or closed right before a `#`: a comment needs a space before it, which yaml insists on.
       if (close < 0 || text.charCodeAt(close + 1) === HASH) return true;
       i = close;
-    } else if (OPENERS.has(code) && (depth > 0 || previous === NEWLINE || BEFORE_NODE.has(previous))) {
+    } else if (role === OPENER && opens) {
       depth++;
-    } else if (CLOSERS.has(code) && depth > 0) {
+    } else if (role === CLOSER && depth > 0) {
       depth--;
     }
     previous = code;
@@ -212,21 +231,28 @@ function closingQuote(text: string, open: number): number {
   return -1;
 }
 
-const SPACE = 0x20;
-const DASH = 0x2d;
+/**
+ * yaml refuses an implicit key whose `:` is more than 1024 characters after its start, where
+ * js-yaml reads it; a line with a `:` this far in goes to yaml.
+ */
+const LONGEST_KEY_LINE = 1000;
+/** Below every level (the document's is -1): no block scalar is being read. */
+const NO_BLOCK_SCALAR = -2;
 
 /**
  * Whether a line steps back to an indentation no open block collection has, or in a way js-yaml
  * is known to read more leniently than yaml (which refuses `All sequence items must start at the
- * same column` where js-yaml puts the item somewhere). The block structure is followed as a stack
- * of indentations: a deeper line opens a level (a nested collection, or a plain scalar's next
- * line), a `- ` item opens one where its content starts, and a shallower line must land exactly
- * on an open level. Comment lines and blank lines may be anywhere; the lines of a block scalar
- * (after a `|` or `>` ending its line) are skipped while deeper than its parent.
+ * same column` where js-yaml puts the item somewhere), or may hold a key too long for yaml. The
+ * block structure is followed as a stack of indentations: a deeper line opens a level (a nested
+ * collection, or a plain scalar's next line), a `- ` item opens one where its content starts, and
+ * a shallower line must land exactly on an open level. Comment lines and blank lines may be
+ * anywhere; the lines of a block scalar (after a `|` or `>` ending its line) are skipped while
+ * deeper than its parent. Missing a block scalar (one with a comment after its header) only
+ * checks its lines as structure, which can only send more texts to yaml.
  */
-export function irregularIndentation(text: string): boolean {
+export function irregularLines(text: string): boolean {
   const levels = [-1];
-  let blockScalarParent: number | undefined;
+  let blockScalarParent = NO_BLOCK_SCALAR;
   for (let start = 0; start < text.length; ) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
@@ -234,31 +260,27 @@ export function irregularIndentation(text: string): boolean {
     while (text.charCodeAt(indent) === SPACE) indent++;
     const column = indent - start;
     const first = text.charCodeAt(indent);
+    const next = end + 1;
     const blank = indent >= end || first === CR;
-    if (blank || (blockScalarParent !== undefined && column > blockScalarParent)) {
-      start = end + 1;
+    if (blank || (blockScalarParent > NO_BLOCK_SCALAR && column > blockScalarParent)) {
+      start = next;
       continue;
     }
-    blockScalarParent = undefined;
+    blockScalarParent = NO_BLOCK_SCALAR;
     if (first === HASH) {
-      start = end + 1;
+      start = next;
       continue;
     }
     if (column === 0 && text.startsWith('---', indent)) {
       levels.length = 1;
-      start = end + 1;
+      start = next;
       continue;
     }
+    if (end - start > LONGEST_KEY_LINE && text.lastIndexOf(':', end) - start >= LONGEST_KEY_LINE) return true;
     if (!enterLevel(levels, column)) return true;
-    // Items opened on this line (`- name: x`, `- - a`): each one's content is a level of its own.
-    for (let at = indent; text.charCodeAt(at) === DASH && isSpaceOrEnd(text.charCodeAt(at + 1)); ) {
-      at++;
-      while (text.charCodeAt(at) === SPACE) at++;
-      if (at >= end || text.charCodeAt(at) === CR || text.charCodeAt(at) === HASH) break;
-      levels.push(at - start);
-    }
+    openItems(text, indent, end, start, levels);
     if (endsWithBlockScalarHeader(text, indent, end)) blockScalarParent = levels[levels.length - 1] as number;
-    start = end + 1;
+    start = next;
   }
   return false;
 }
@@ -277,12 +299,27 @@ function enterLevel(levels: number[], column: number): boolean {
   return true;
 }
 
+/** Items opened on a line (`- name: x`): each one's content is a level of its own. */
+function openItems(text: string, indent: number, end: number, lineStart: number, levels: number[]): void {
+  for (let at = indent; text.charCodeAt(at) === DASH && isSpaceOrEnd(text.charCodeAt(at + 1)); ) {
+    at++;
+    while (text.charCodeAt(at) === SPACE) at++;
+    const code = text.charCodeAt(at);
+    if (at >= end || code === CR || code === HASH) return;
+    levels.push(at - lineStart);
+  }
+}
+
 function isSpaceOrEnd(code: number): boolean {
   return code === SPACE || code === NEWLINE || code === CR || Number.isNaN(code);
 }
 
-/** `key: |`, `- >-`, `|  # comment`: a `|` or `>` as the line's last token. */
+/** `key: |`, `- >-`: a `|` or `>` header, with its chomping indicator, as the line's last token. */
 function endsWithBlockScalarHeader(text: string, from: number, end: number): boolean {
-  const line = text.slice(from, end);
-  return (line.includes('|') || line.includes('>')) && /(?:^|[ ])[|>][-+]?[ ]*(?:[ ]#.*)?\r?$/.test(line);
+  let last = end - 1;
+  while (last >= from && (text.charCodeAt(last) === SPACE || text.charCodeAt(last) === CR)) last--;
+  let code = text.charCodeAt(last);
+  if (code === DASH || code === 0x2b) code = text.charCodeAt(--last); // chomping: - or +
+  if (code !== 0x7c && code !== 0x3e) return false; // | or >
+  return last === from || text.charCodeAt(last - 1) === SPACE;
 }
