@@ -28,19 +28,28 @@ const PAIRED_MEMBERS = [
 export class Redactor {
   private readonly secrets: string[];
 
-  constructor(secrets: Iterable<string>) {
-    this.secrets = [...new Set([...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH))];
+  /** `later`: secrets read when something is redacted (their current values), besides `secrets`. */
+  constructor(
+    secrets: Iterable<string>,
+    private readonly later?: () => Iterable<string>,
+  ) {
+    this.secrets = usable(secrets);
   }
 
   /** The same redactor knowing some more secrets (e.g. those in one request body). */
   with(extra: Iterable<string>): Redactor {
-    const more = [...extra].filter((secret) => secret.length >= MIN_SECRET_LENGTH && !this.secrets.includes(secret));
-    return more.length === 0 ? this : new Redactor([...this.secrets, ...more]);
+    const more = usable(extra).filter((secret) => !this.secrets.includes(secret));
+    return more.length === 0 ? this : new Redactor([...this.secrets, ...more], this.later);
   }
 
   redact(text: string): string {
-    return this.secrets.length === 0 ? text : redactSecrets(text, this.secrets, SENSITIVE);
+    const secrets = this.later ? [...new Set([...this.secrets, ...usable(this.later())])] : this.secrets;
+    return secrets.length === 0 ? text : redactSecrets(text, secrets, SENSITIVE);
   }
+}
+
+function usable(secrets: Iterable<string>): string[] {
+  return [...new Set([...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH))];
 }
 
 /** The strings a target's credentials can show up as: raw, `id:secret`, and the Basic header value. */

@@ -134,6 +134,24 @@ export function resolveCredentials(target: Target, io: Partial<SecretIo> = {}): 
   }
 }
 
+/**
+ * The values of a target's secret `vars` (those read from the environment or a file) that can be
+ * read now: they go into request bodies through `${NAME}`, so the client must know them to mask
+ * a server's echo of them. One that cannot be read is left out (loading the manifests says why).
+ */
+export function secretVarValues(target: Target, io: Partial<SecretIo> = {}): string[] {
+  const values: string[] = [];
+  for (const ref of Object.values(target.vars ?? {})) {
+    if (typeof ref === 'string') continue;
+    try {
+      values.push(resolveSecret(ref, io));
+    } catch (error) {
+      if (!(error instanceof StacksyncError)) throw error;
+    }
+  }
+  return values;
+}
+
 /** Everything a client needs for one target. */
 export function toConnection(target: Target, io: Partial<SecretIo> = {}): TargetConnection {
   const connection: TargetConnection = {

@@ -15,7 +15,7 @@ import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type 
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { SyncAccount } from '../notify/events.js';
 import { credentialStrings, Redactor } from '../api/redact.js';
-import { resolveCredentials, resolveSecret } from '../config/secrets.js';
+import { resolveCredentials, resolveSecret, secretVarValues } from '../config/secrets.js';
 import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
 import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
@@ -243,7 +243,7 @@ function credentialFingerprints(targets: readonly Target[], env: ReconcileContex
   return (target) => fingerprints.get(target.name);
 }
 
-/** A notifier for the config's `notify` entries, masking every credential of the targets too. */
+/** A notifier for the config's `notify` entries, masking every credential and secret var of the targets too. */
 function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Logger): Notifier | undefined {
   const settings = context.config.notify ?? [];
   if (settings.length === 0) return undefined;
@@ -255,7 +255,7 @@ function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Lo
       return []; // the target's own sync reports it
     }
   });
-  const redactor = new Redactor(secrets);
+  const redactor = new Redactor(secrets, () => context.config.targets.flatMap((target) => secretVarValues(target, { env: context.env })));
   return createNotifier(settings, { secretIo: { env: context.env }, counter: metrics.notifications, logger, redact: (text) => redactor.redact(text) });
 }
 
