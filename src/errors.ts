@@ -28,7 +28,7 @@ export const ERROR_CODES = {
   E_CONFLICT: 'live resources stand in the way: several share the name, or one stacksync does not manage (see --adopt)',
   E_DEPENDENCY_FAILED: 'an operation was skipped because one it depends on failed',
   E_CANCELLED: 'a signal stopped the run before this operation; the next run does it',
-  E_PLAN_INVALID: 'a saved plan file cannot be read, or was written by another format version',
+  E_PLAN_INVALID: 'a saved plan file cannot be read, was written by another format version, or was changed after plan wrote it',
   E_PLAN_STALE: 'a saved plan no longer matches the manifests, the live state or the state file; nothing was applied',
   E_EMULATOR_DATA: 'the emulator data or seed file is corrupt or invalid',
   E_INTERNAL: 'a bug in stacksync',

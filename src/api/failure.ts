@@ -3,7 +3,7 @@
  * variant's error body, and what kind of transport failure undici reported. Pure functions; the
  * retry loop in `transport.ts` decides what to do with the answers.
  */
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode, StacksyncError } from '../errors.js';
 import type { RetryReason } from './port.js';
 
 /** Server messages are quoted in errors and logs; keep them to a readable size. */
@@ -120,6 +120,30 @@ const NOT_SENT_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGA
 /** Failures of a connection that carried (or may have carried) the request. */
 const SENT_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_CLOSED', 'HPE_INVALID_CONSTANT', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 const SENT_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * Among the failures after which a request may have been carried out, those after which it may
+ * still be carried out *later*: nobody answered it, so whoever holds it (a proxy past our
+ * timeout, a gateway whose upstream is still busy) may forward or finish it minutes on. A timeout
+ * before the answer, a connection closed without one (an orderly close, as a proxy giving up on
+ * its client does), and a gateway's 502 or 504. Not these: an answer from the service itself (a
+ * 500 or 503 says it is done with the request, one way or the other) and a reset (the peer aborted
+ * the exchange, and what it held goes with it): after those a lookup right away tells whether the
+ * create happened, and nothing is left to land.
+ */
+const UNANSWERED_NETWORK_CODES: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
+const GATEWAY_GAVE_UP_STATUSES: ReadonlySet<number> = new Set([502, 504]);
+
+/** Whether a request that failed this way may still be carried out later (see above); `answered`: a status line arrived. */
+export function mayLandLater(failure: { status?: number; network?: Pick<NetworkFailure, 'code'>; answered?: boolean }): boolean {
+  if (failure.status !== undefined) return GATEWAY_GAVE_UP_STATUSES.has(failure.status);
+  return failure.answered !== true && failure.network !== undefined && UNANSWERED_NETWORK_CODES.has(failure.network.code);
+}
+
+/** Whether the create an `E_API_AMBIGUOUS` error is about may still land later, as the transport judged it. */
+export function mayStillLand(error: StacksyncError): boolean {
+  return error.code === 'E_API_AMBIGUOUS' && error.details?.['mayLandLater'] === true;
+}
 
 export function classifyNetworkError(error: unknown): NetworkFailure {
   const code = errorCode(error);

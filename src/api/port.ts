@@ -1,30 +1,28 @@
 /**
  * The port through which stacksync talks to one target's API. Two adapters implement it
- * (managed, self-hosted); the planner and executor depend only on this interface.
+ * (managed, self-hosted) over every registered kind; the planner and executor depend only on
+ * this interface, and name kinds only as data.
  */
-import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch, Webhook } from '../model/resources.js';
-import type { Variant } from '../model/kinds.js';
+import type { DataSource, Webhook } from '../model/resources.js';
+import type { Kind, Variant } from '../model/kinds.js';
+import type { WriteBody } from '../model/plan.js';
+import type { LiveOfKind, LiveState } from '../kinds/index.js';
 
 export interface Api {
   readonly variant: Variant;
   /**
-   * The whole live state in the fewest calls: one list per collection, alert pages on self-hosted.
-   * A resource of a list that does not read is set aside in `unreadable`, never failing the list.
+   * The whole live state in the fewest calls: one list per collection of the kinds the variant
+   * has (every page of a paged one). A resource of a list that does not read is set aside in
+   * `unreadable`, never failing the list.
    */
   readLiveState(): Promise<LiveState>;
 
-  listPipes(): Promise<LivePipe[]>;
-  updatePipe(id: string, patch: PipePatch): Promise<LivePipe>;
-
-  listDashboards(): Promise<LiveDashboard[]>;
-  createDashboard(body: DashboardWrite): Promise<LiveDashboard>;
-  updateDashboard(id: string, body: DashboardWrite): Promise<LiveDashboard>;
-  deleteDashboard(id: string): Promise<void>;
-
-  listAlerts(): Promise<LiveAlert[]>;
-  createAlert(body: AlertWrite): Promise<LiveAlert>;
-  updateAlert(id: string, body: AlertWrite): Promise<LiveAlert>;
-  deleteAlert(id: string): Promise<void>;
+  /** Every live object of `kind` that reads; none on a variant without the kind (nothing is sent). */
+  list<K extends Kind>(kind: K): Promise<LiveOfKind<K>[]>;
+  create<K extends Kind>(kind: K, body: WriteBody): Promise<LiveOfKind<K>>;
+  /** A full replace (PUT) or a merge (PATCH), as the kind's route says. */
+  update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>>;
+  remove(kind: Kind, id: string): Promise<void>;
 
   listSources(): Promise<DataSource[]>;
   /** The webhooks alerts can notify (current servers); one call. */

@@ -1,37 +1,15 @@
 /**
  * Route templates of both variants, exactly as hooks, metrics, logs and errors name them (the
- * emulator's `/_emulator/stats` uses the same strings), and how a template becomes a path.
+ * emulator's `/_emulator/stats` uses the same strings), and how a template becomes a path. The
+ * kinds' routes are their descriptors'; the lists manifests name things in are here.
  */
+import { MANAGED_SERVICE, SELF_HOSTED_API } from '../kinds/kit/routes.js';
 
-const MANAGED_SERVICE = '/v1/organizations/{organizationId}/services/{serviceId}';
-
-export const MANAGED_ROUTES = {
-  pipes: `${MANAGED_SERVICE}/pipes`,
-  pipe: `${MANAGED_SERVICE}/pipes/{pipeId}`,
-  dashboards: `${MANAGED_SERVICE}/stack/dashboards`,
-  dashboard: `${MANAGED_SERVICE}/stack/dashboards/{dashboardId}`,
-  alerts: `${MANAGED_SERVICE}/stack/alerts`,
-  alert: `${MANAGED_SERVICE}/stack/alerts/{alertId}`,
-  sources: `${MANAGED_SERVICE}/stack/sources`,
-  webhooks: `${MANAGED_SERVICE}/stack/webhooks`,
+/** The lists a manifest names things in (sources, webhooks) that are not kinds of their own. */
+export const LOOKUP_ROUTES = {
+  managed: { sources: `${MANAGED_SERVICE}/stack/sources`, webhooks: `${MANAGED_SERVICE}/stack/webhooks` },
+  'self-hosted': { sources: `${SELF_HOSTED_API}/sources`, webhooks: `${SELF_HOSTED_API}/webhooks` },
 } as const;
-
-export const SELF_HOSTED_ROUTES = {
-  dashboards: '/api/v2/dashboards',
-  dashboard: '/api/v2/dashboards/{id}',
-  alerts: '/api/v2/alerts',
-  alert: '/api/v2/alerts/{id}',
-  sources: '/api/v2/sources',
-  webhooks: '/api/v2/webhooks',
-} as const;
-
-/** The stack routes both variants share, by role. */
-export interface StackRoutes {
-  dashboards: string;
-  dashboard: string;
-  alerts: string;
-  alert: string;
-}
 
 /** Fills `{name}` placeholders with URI-encoded values; a placeholder without a value is a bug. */
 export function fillRoute(template: string, params: Record<string, string>): string {

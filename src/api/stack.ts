@@ -1,22 +1,33 @@
 /**
- * What both adapters share: dashboards, alerts and sources carry the same resources and rules on
- * both variants (api-notes), only routes, envelope and paging differ. Subclasses supply those.
+ * What both adapters share: every kind is read and written the same way on both variants, from
+ * its descriptor's routes, reader and write hooks; only the envelope, the base parameters of the
+ * routes and the lists' spelling differ, which the subclasses supply.
  */
 import { StacksyncError } from '../errors.js';
-import type { AlertWrite, DashboardWrite, DataSource, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch, Webhook } from '../model/resources.js';
-import type { Variant } from '../model/kinds.js';
+import type { Kind, Variant } from '../model/kinds.js';
+import type { WriteBody } from '../model/plan.js';
+import type { DataSource, LiveBase, UnreadableResource, Webhook } from '../model/resources.js';
 import type { ApiProfile } from '../schema/enums.js';
-import { readEach, ShapeError, toLiveAlert, toLiveDashboard, type ReadList } from './normalize.js';
+import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
+import { descriptorOf, DESCRIPTORS, liveStateOf, type AnyKindDescriptor, type KindRoutes, type LiveOfKind, type LiveState } from '../kinds/index.js';
+import { readEach, ShapeError, type ReadList } from '../kinds/kit/read.js';
 import type { Api } from './port.js';
-import { fillRoute, idParam, type StackRoutes } from './routes.js';
+import { fillRoute, idParam } from './routes.js';
 import type { Exchange, Reply, Transport } from './transport.js';
+
+/** A bound on pages, so a server that misreports its total cannot keep us reading forever. */
+const MAX_PAGES = 10_000;
+
+interface Page<T> extends ReadList<T> {
+  /** From `meta.total` or `X-Total-Count`; undefined when the server sent neither. */
+  total?: number;
+}
 
 export abstract class StackAdapter implements Api {
   abstract readonly variant: Variant;
 
   constructor(
     protected readonly transport: Transport,
-    protected readonly routes: StackRoutes,
     /** Placeholder values every route of this target shares (organization and service on managed). */
     private readonly baseParams: Record<string, string>,
     private readonly onClose: () => Promise<void>,
@@ -29,50 +40,100 @@ export abstract class StackAdapter implements Api {
   /** Its member name, the root of paths in protocol errors. */
   protected abstract readonly payloadMember: string;
 
-  abstract readLiveState(): Promise<LiveState>;
-  abstract listPipes(): Promise<LivePipe[]>;
-  abstract updatePipe(id: string, patch: PipePatch): Promise<LivePipe>;
-  abstract listAlerts(): Promise<LiveAlert[]>;
   abstract listSources(): Promise<DataSource[]>;
   abstract listWebhooks(): Promise<Webhook[]>;
 
-  async listDashboards(): Promise<LiveDashboard[]> {
-    return (await this.readDashboards()).items;
+  /** Every kind this variant has, one list each, read together. */
+  async readLiveState(): Promise<LiveState> {
+    const kinds = DESCRIPTORS.filter((descriptor) => this.routesOf(descriptor) !== undefined);
+    const lists = await Promise.all(kinds.map((descriptor) => this.readList(descriptor)));
+    const byKind = new Map<Kind, readonly LiveBase[]>(kinds.map((descriptor, index) => [descriptor.kind, lists[index]?.items ?? []]));
+    return liveStateOf(byKind, lists.flatMap((list) => list.unreadable));
   }
 
-  /** Every dashboard that reads, and the ones that do not, set aside. */
-  protected async readDashboards(): Promise<ReadList<LiveDashboard>> {
-    return this.call({ method: 'GET', ...this.at(this.routes.dashboards) }, (data, path) => readEach('Dashboard', data, path, toLiveDashboard));
+  async list<K extends Kind>(kind: K): Promise<LiveOfKind<K>[]> {
+    const descriptor = descriptorOf(kind);
+    if (this.routesOf(descriptor) === undefined) return [];
+    return (await this.readList(descriptor)).items as LiveOfKind<K>[];
   }
 
-  async createDashboard(body: DashboardWrite): Promise<LiveDashboard> {
-    // The service assigns tile ids on create; ids sent along would be ignored, so none are sent.
-    const tiles = body.tiles.map(({ id: _ignored, ...tile }) => tile);
-    return this.call({ method: 'POST', ...this.at(this.routes.dashboards), body: { ...body, tiles } }, toLiveDashboard);
+  async create<K extends Kind>(kind: K, body: WriteBody): Promise<LiveOfKind<K>> {
+    const descriptor = descriptorOf(kind);
+    const routes = this.offered(descriptor, 'POST');
+    const sent = this.spelled(descriptor, descriptor.writes?.createBody?.(body) ?? body);
+    return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, descriptor.reader.read) as Promise<LiveOfKind<K>>;
   }
 
-  async updateDashboard(id: string, body: DashboardWrite): Promise<LiveDashboard> {
-    return this.call({ method: 'PUT', ...this.at(this.routes.dashboard, id), body }, toLiveDashboard);
+  async update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>> {
+    const descriptor = descriptorOf(kind);
+    const routes = this.offered(descriptor, 'update', id);
+    const notRepeatable = descriptor.writes?.notRepeatable?.(body) === true;
+    const exchange: Exchange = { method: routes.update, ...this.at(routes.item, id), body: this.spelled(descriptor, body), ...(notRepeatable ? { notRepeatable } : {}) };
+    return this.call(exchange, descriptor.reader.read) as Promise<LiveOfKind<K>>;
   }
 
-  async deleteDashboard(id: string): Promise<void> {
-    await this.transport.send({ method: 'DELETE', ...this.at(this.routes.dashboard, id) });
-  }
-
-  async createAlert(body: AlertWrite): Promise<LiveAlert> {
-    return this.call({ method: 'POST', ...this.at(this.routes.alerts), body: spelled(body, this.profile) }, toLiveAlert);
-  }
-
-  async updateAlert(id: string, body: AlertWrite): Promise<LiveAlert> {
-    return this.call({ method: 'PUT', ...this.at(this.routes.alert, id), body: spelled(body, this.profile) }, toLiveAlert);
-  }
-
-  async deleteAlert(id: string): Promise<void> {
-    await this.transport.send({ method: 'DELETE', ...this.at(this.routes.alert, id) });
+  async remove(kind: Kind, id: string): Promise<void> {
+    const routes = this.offered(descriptorOf(kind), 'DELETE', id);
+    await this.transport.send({ method: 'DELETE', ...this.at(routes.item, id) });
   }
 
   async close(): Promise<void> {
     await this.onClose();
+  }
+
+  private routesOf(descriptor: AnyKindDescriptor): KindRoutes | undefined {
+    return descriptor.routes[this.variant];
+  }
+
+  /** The kind's routes on this variant; a variant without the kind sends nothing and says so. */
+  private offered(descriptor: AnyKindDescriptor, what: string, id?: string): KindRoutes {
+    const routes = this.routesOf(descriptor);
+    if (routes) return routes;
+    const which = id === undefined ? '' : ` (${descriptor.kind} ${id})`;
+    const where = Object.keys(descriptor.routes).join(' and ');
+    throw notOffered(`${what} ${descriptor.kind}`, `${this.variant} targets have no ${descriptor.collection}${which}; ${descriptor.kind} manifests need a ${where} target`, this.variant);
+  }
+
+  private spelled(descriptor: AnyKindDescriptor, body: WriteBody): WriteBody {
+    return descriptor.writes?.spell?.(body, this.profile) ?? body;
+  }
+
+  /** Every live object of a kind that reads, and the ones that do not, set aside. */
+  protected readList(descriptor: AnyKindDescriptor): Promise<ReadList<LiveBase>> {
+    const routes = this.routesOf(descriptor) as KindRoutes;
+    const read = (data: unknown, path: string): ReadList<LiveBase> => readEach(descriptor.kind, data, path, descriptor.reader.read);
+    if (routes.paged) return this.readPages(descriptor.kind, routes.collection, descriptor.reader.read);
+    return this.call({ method: 'GET', ...this.at(routes.collection) }, read);
+  }
+
+  /** Every page of a paged list: one call per page of 1,000; after the first, the remaining pages in parallel. */
+  private async readPages<T extends LiveBase>(kind: Kind, route: string, read: (item: unknown, path: string) => T): Promise<ReadList<T>> {
+    const page = (offset: number): Promise<Page<T>> => this.page(kind, route, offset, read);
+    const first = await page(0);
+    const step = first.items.length + first.unreadable.length;
+    if (step === 0) return { items: [], unreadable: [] };
+    if (first.total === undefined) return this.pageOnUntilShort(first, step, page);
+    const offsets: number[] = [];
+    for (let offset = step; offset < first.total && offsets.length < MAX_PAGES; offset += step) offsets.push(offset);
+    return merged([first, ...(await Promise.all(offsets.map(page)))]);
+  }
+
+  /** Without a total, read on until a page comes back short. */
+  private async pageOnUntilShort<T extends LiveBase>(first: Page<T>, step: number, page: (offset: number) => Promise<Page<T>>): Promise<ReadList<T>> {
+    const pages = [first];
+    const length = (each: Page<T> | undefined): number => (each ? each.items.length + each.unreadable.length : 0);
+    for (let offset = step; pages.length < MAX_PAGES && length(pages.at(-1)) >= step; offset += step) pages.push(await page(offset));
+    return merged(pages);
+  }
+
+  private async page<T>(kind: Kind, route: string, offset: number, read: (item: unknown, path: string) => T): Promise<Page<T>> {
+    const exchange: Exchange = { method: 'GET', ...this.at(route, undefined, `?limit=${ALERT_PAGE_LIMIT_MAX}&offset=${offset}`) };
+    const reply = await this.transport.send(exchange);
+    return this.read(exchange, reply, (body) => {
+      const list = readEach(kind, this.unwrap(body), this.payloadMember, read);
+      const total = totalOf(body) ?? headerTotal(reply.headers['x-total-count']);
+      return total === undefined ? list : { ...list, total };
+    });
   }
 
   /** Route template and concrete path of a collection, or of one resource when `id` is given. */
@@ -98,18 +159,36 @@ export abstract class StackAdapter implements Api {
   }
 }
 
-/** How each profile spells a saved-search alert's `source` (the model says `search`). */
-const SAVED_SEARCH_SOURCE: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
-
-/** The body in the target's spelling: only the saved-search source differs between profiles. */
-export function spelled(body: AlertWrite, profile: ApiProfile): AlertWrite {
-  const isSearch = body.source === 'search' || body.source === 'saved_search';
-  return isSearch ? { ...body, source: SAVED_SEARCH_SOURCE[profile] } : body;
+/** A request this target cannot take: nothing is sent. */
+export function notOffered(subject: string, message: string, variant: Variant): StacksyncError {
+  return new StacksyncError('E_API_NOT_FOUND', message, { subject, details: { variant } });
 }
 
-/** The items of these lists that did not read, merged into a live state's `unreadable`. */
-export function unreadableIn(...lists: ReadList<unknown>[]): LiveState['unreadable'] {
-  return lists.flatMap((list) => list.unreadable);
+function totalOf(body: unknown): number | undefined {
+  const meta = (body as { meta?: unknown }).meta;
+  if (meta === undefined || meta === null) return undefined;
+  const total = (meta as { total?: unknown }).total;
+  if (total === undefined) return undefined;
+  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) throw new ShapeError('meta.total', 'is not a count');
+  return total;
+}
+
+function headerTotal(value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return undefined;
+  const total = Number(text);
+  return Number.isInteger(total) && total >= 0 ? total : undefined;
+}
+
+/** Pages read while the list changes can overlap; an object counts once. */
+function merged<T extends LiveBase>(pages: readonly ReadList<T>[]): ReadList<T> {
+  const byId = new Map<string, T>();
+  const unreadable = new Map<string, UnreadableResource>();
+  for (const page of pages) {
+    for (const item of page.items) if (!byId.has(item.id)) byId.set(item.id, item);
+    for (const item of page.unreadable) if (!unreadable.has(item.id)) unreadable.set(item.id, item);
+  }
+  return { items: [...byId.values()], unreadable: [...unreadable.values()] };
 }
 
 function protocolError(subject: string, exchange: Exchange, status: number, error: ShapeError): never {

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { StacksyncError, type ErrorCode } from '../errors.js';
 import { backoffDelay, serverWaitMs, type HeaderBag, type RetryPolicy } from './backoff.js';
-import { classifyNetworkError, codeForStatus, isTransientStatus, parseServerError, type NetworkFailure, type ServerError } from './failure.js';
+import { classifyNetworkError, codeForStatus, isTransientStatus, mayLandLater, parseServerError, type NetworkFailure, type ServerError } from './failure.js';
 import type { PacerLane, Sleep } from './pacer.js';
 import type { ApiHooks, RetryReason } from './port.js';
 import type { Redactor } from './redact.js';
@@ -98,6 +98,8 @@ interface Failure {
   status?: number;
   server?: ServerError;
   network?: NetworkFailure;
+  /** A status line arrived before the network failed. */
+  answered?: boolean;
 }
 
 export class Transport {
@@ -224,9 +226,10 @@ export class Transport {
       return { kind: 'final', error: this.error('E_API_UNAVAILABLE', context, what, { network }) };
     }
     // Once a status line arrived the server has handled the request, whatever happened to the body.
-    return { kind: 'transient', reason: network.reason, maybeActed: network.maybeSent || gotStatus, failure: { network } };
+    return { kind: 'transient', reason: network.reason, maybeActed: network.maybeSent || gotStatus, failure: { network, answered: gotStatus } };
   }
 
+  /** `details.mayLandLater` says whether the create may still be carried out later (see `mayLandLater`). */
   private ambiguous(context: AttemptContext, failure: Failure): StacksyncError {
     const what = describeFailure(failure, context.redactor);
     return this.error('E_API_AMBIGUOUS', context, `${what}; the server may have created it, look it up by name before creating it again`, failure);
@@ -249,6 +252,7 @@ export class Transport {
     if (failure.server?.serverCode !== undefined) details['serverCode'] = failure.server.serverCode;
     if (failure.server?.requestId !== undefined) details['requestId'] = failure.server.requestId;
     if (failure.network !== undefined) details['networkCode'] = failure.network.code;
+    if (code === 'E_API_AMBIGUOUS') details['mayLandLater'] = mayLandLater(failure);
     return new StacksyncError(code, `${subject}: ${redactor.redact(what)}`, {
       subject,
       ...(failure.status === undefined ? {} : { status: failure.status }),

@@ -7,7 +7,7 @@ import type { ErrorCode } from '../errors.js';
 import type { Action, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
 
 /** An API call the executor makes: a plan operation, or a list to find a create that may have happened. */
-export type ApiCall = Operation['type'] | 'listDashboards' | 'listAlerts';
+export type ApiCall = Operation['type'] | `list${Kind}s`;
 
 /** Why a change did not run. */
 export type SkipReason = 'dependency' | 'conflict' | 'cancelled';
@@ -52,6 +52,7 @@ export const PAST_TENSE: Readonly<Record<Action, string>> = {
   adopt: 'adopted',
   orphan: 'left alone',
   suspended: 'left alone (suspended)',
+  waiting: 'left alone (waiting for an earlier create)',
   unchanged: 'unchanged',
   error: 'failed',
 };

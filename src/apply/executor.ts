@@ -6,15 +6,17 @@
  */
 import PQueue from 'p-queue';
 import type { Kind } from '../model/kinds.js';
-import type { LiveAlert, LiveDashboard } from '../model/resources.js';
+import type { LiveBase } from '../model/resources.js';
+import { mayStillLand } from '../api/failure.js';
 import type { Api } from '../api/port.js';
 import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
-import type { AlertRefs, Change, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
-import type { AlertWrite, DashboardWrite } from '../model/resources.js';
+import { operationVerb, type Change, type ChangeKey, type ChangeResult, type Operation, type OperationRefs, type WriteBody } from '../model/plan.js';
+import { descriptorOf } from '../kinds/index.js';
 import { ownedRecord } from '../state/inventory.js';
 import type { StateRecord } from '../model/state.js';
 import type { StateStore } from '../state/store.js';
 import { addToSummary, emptySummary, type ApiCall, type ApplyEvent, type SkipReason } from './events.js';
+import { operationType as operationTypeOf } from '../model/plan.js';
 import { buildExecutionGraph, type ExecutionNode } from './order.js';
 
 export interface ApplyDeps {
@@ -31,6 +33,11 @@ export interface ApplyDeps {
   signal?: AbortSignal;
   /** Milliseconds since the epoch; default `Date.now`. */
   clock?: () => number;
+  /**
+   * `sync.settleWindow`, milliseconds: how long after it was sent a create whose answer never came
+   * may still land; recorded in its intent, later runs wait that long before creating it again.
+   */
+  settleMs: number;
 }
 
 /** Per change of the target (`Kind/name`), what happened. Unchanged changes are `ok`. */
@@ -57,8 +64,8 @@ class ApplyRun {
   readonly #cycles: ReadonlySet<ChangeKey>;
   readonly #pending = new Set<ExecutionNode>();
   readonly #results: ApplyResults = new Map();
-  /** Dashboards written in this run, for the alert operations that take their ids. */
-  readonly #dashboards = new Map<ChangeKey, LiveDashboard>();
+  /** What each change wrote in this run, for the operations that take ids from it (an alert's dashboard). */
+  readonly #written = new Map<ChangeKey, LiveBase>();
   readonly #queue: PQueue;
   /** Changes not yet settled, per rank: the rank barrier. */
   readonly #unsettledByRank = new Map<number, number>();
@@ -250,69 +257,54 @@ class ApplyRun {
   async #runOperation(node: ExecutionNode, operation: Operation): Promise<Transition> {
     const { api } = this.#deps;
     const { kind, name } = node.change;
-    switch (operation.type) {
-      case 'updatePipe': {
-        const pipe = await this.#call(node, operation.type, () => api.updatePipe(operation.id, operation.patch));
-        return this.#owned(node, pipe);
+    switch (operationVerb(operation, kind)) {
+      case 'create': {
+        const body = this.#resolveRefs(node, operation);
+        const apiName = apiNameOf(body) ?? name;
+        return this.#owned(node, await this.#create(node, apiName, () => this.#createOf(node, body), () => this.#find(node, apiName)));
       }
-      case 'createDashboard':
-        return this.#dashboardWritten(node, await this.#create(node, operation.body.name, () => this.#createDashboard(node, operation.body), () => this.#findDashboards(node, operation.body.name)));
-      case 'updateDashboard':
-        return this.#dashboardWritten(node, await this.#updateOrRecreateDashboard(node, operation.id, operation.body));
-      case 'createAlert': {
-        const body = this.#resolveRefs(operation.body, operation.refs);
-        return this.#owned(node, await this.#create(node, body.name ?? name, () => this.#createAlert(node, body), () => this.#findAlerts(node, body.name ?? name)));
-      }
-      case 'updateAlert':
-        return this.#owned(node, await this.#updateOrRecreateAlert(node, operation.id, this.#resolveRefs(operation.body, operation.refs)));
-      case 'deleteDashboard':
-        await this.#deleteGone(node, operation.type, () => api.deleteDashboard(operation.id));
-        return [{ type: 'forgotten', kind, key: name }];
-      case 'deleteAlert':
-        await this.#deleteGone(node, operation.type, () => api.deleteAlert(operation.id));
+      case 'update':
+        if ('patch' in operation) return this.#owned(node, await this.#call(node, operation.type, () => api.update(kind, operation.id, operation.patch)));
+        return this.#owned(node, await this.#updateOrRecreate(node, 'id' in operation ? operation.id : '', this.#resolveRefs(node, operation)));
+      case 'delete':
+        await this.#deleteGone(node, operation.type, () => api.remove(kind, 'id' in operation ? operation.id : ''));
         return [{ type: 'forgotten', kind, key: name }];
     }
   }
 
-  #owned(node: ExecutionNode, live: { id: string; name?: string }): Transition {
+  /** Records what a write made as owned, and keeps it for the operations of this run that take ids from it. */
+  #owned(node: ExecutionNode, live: LiveBase): Transition {
     const { kind, name, liveName } = node.change;
+    this.#written.set(node.key, live);
     return [ownedRecord(kind, name, withName({ id: live.id }, liveName ?? live.name))];
   }
 
-  #dashboardWritten(node: ExecutionNode, dashboard: LiveDashboard): Transition {
-    this.#dashboards.set(node.key, dashboard);
-    return this.#owned(node, dashboard);
+  #createOf(node: ExecutionNode, body: WriteBody): Promise<LiveBase> {
+    const { kind } = node.change;
+    return this.#call(node, operationTypeOf('create', kind), () => this.#deps.api.create(kind, body));
   }
 
-  #createDashboard(node: ExecutionNode, body: DashboardWrite): Promise<LiveDashboard> {
-    return this.#call(node, 'createDashboard', () => this.#deps.api.createDashboard(body));
-  }
-
-  #createAlert(node: ExecutionNode, body: AlertWrite): Promise<LiveAlert> {
-    return this.#call(node, 'createAlert', () => this.#deps.api.createAlert(body));
-  }
-
-  async #findDashboards(node: ExecutionNode, name: string): Promise<LiveDashboard[]> {
-    const list = await this.#call(node, 'listDashboards', () => this.#deps.api.listDashboards());
-    return list.filter((dashboard) => dashboard.name === name);
-  }
-
-  async #findAlerts(node: ExecutionNode, name: string): Promise<LiveAlert[]> {
-    const list = await this.#call(node, 'listAlerts', () => this.#deps.api.listAlerts());
-    return list.filter((alert) => alert.name === name);
+  async #find(node: ExecutionNode, name: string): Promise<LiveBase[]> {
+    const { kind } = node.change;
+    const list = await this.#call(node, `list${kind}s`, () => this.#deps.api.list(kind));
+    return list.filter((item: LiveBase) => item.name === name);
   }
 
   /**
    * A create, crash-safe: the intent is durable before the request leaves. When the API cannot
-   * tell whether the create happened (timeout, reset, 5xx after the body was sent), a list by
-   * name decides: exactly one → it is ours. Anything else fails the change and keeps the intent,
-   * and the create is never sent again in this run: a proxy may still hold the first request and
-   * forward it later, and a second create would then leave two. The next run's read settles it
-   * (the intent takes back exactly one live resource of that name).
+   * tell whether the create happened (the transport's `E_API_AMBIGUOUS`: a timeout, a cut, a 5xx
+   * after the body was sent), a list by name decides: exactly one → it is ours. Anything else
+   * fails the change and keeps the intent, and the create is never sent again in this run: a proxy
+   * may still hold the first request and forward it later, and a second create would then leave
+   * two. When nobody answered it at all (`mayStillLand`: a timeout, a close without an answer, a
+   * gateway's 502/504), the intent also records until when it may land (the settle window): later
+   * runs wait for it until then (the plan shows it `waiting`) and take it back if it lands.
    */
   async #create<T extends { id: string }>(node: ExecutionNode, apiName: string, create: () => Promise<T>, find: () => Promise<T[]>): Promise<T> {
     const { kind, name } = node.change;
-    this.#deps.store.record(this.#deps.target, { type: 'intent', kind, key: name, name: apiName, at: new Date(this.#clock()).toISOString() });
+    const sentAt = this.#clock();
+    const intent = { type: 'intent', kind, key: name, name: apiName, at: new Date(sentAt).toISOString() } as const;
+    this.#deps.store.record(this.#deps.target, intent);
     await this.#deps.store.save();
     try {
       return await create();
@@ -321,13 +313,22 @@ class ApplyRun {
         await this.#dropIntentIfNotCreated(kind, name, error);
         throw error;
       }
-      return this.#settleAmbiguous(node, apiName, error, find);
+      const settleUntil = mayStillLand(error) ? new Date(sentAt + this.#deps.settleMs).toISOString() : undefined;
+      if (settleUntil !== undefined) {
+        this.#deps.store.record(this.#deps.target, { ...intent, settleUntil });
+        // Best effort: without it a later run would not wait for the create before sending it again.
+        await this.#deps.store.save().catch(() => undefined);
+      }
+      return this.#settleAmbiguous(node, apiName, error, find, settleUntil);
     }
   }
 
-  async #settleAmbiguous<T>(node: ExecutionNode, apiName: string, error: StacksyncError, find: () => Promise<T[]>): Promise<T> {
+  async #settleAmbiguous<T>(node: ExecutionNode, apiName: string, error: StacksyncError, find: () => Promise<T[]>, settleUntil: string | undefined): Promise<T> {
     const { kind } = node.change;
-    const pending = 'its intent stays pending, so the next run takes it back once it shows, or creates it if it never does';
+    const pending =
+      settleUntil === undefined
+        ? 'its intent stays pending, so the next run takes it back once it shows, or creates it if it never does'
+        : `its intent stays pending: later runs wait for it until ${settleUntil} and take it back if it lands, and create it after that if it never does`;
     let found: T[];
     try {
       found = await find();
@@ -359,23 +360,14 @@ class ApplyRun {
    * An update whose target vanished (404) since the plan was made — e.g. the alert on a tile that
    * this run's dashboard update removed, which the service deletes with the tile — is created anew.
    */
-  async #updateOrRecreateDashboard(node: ExecutionNode, id: string, body: DashboardWrite): Promise<LiveDashboard> {
+  async #updateOrRecreate(node: ExecutionNode, id: string, body: WriteBody): Promise<LiveBase> {
+    const { kind } = node.change;
     try {
-      return await this.#call(node, 'updateDashboard', () => this.#deps.api.updateDashboard(id, body));
+      return await this.#call(node, operationTypeOf('update', kind), () => this.#deps.api.update(kind, id, body));
     } catch (error) {
       if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
-      const fresh: DashboardWrite = { ...body, tiles: body.tiles.map(({ id: _staleId, ...tile }) => tile) };
-      return this.#create(node, body.name, () => this.#createDashboard(node, fresh), () => this.#findDashboards(node, body.name));
-    }
-  }
-
-  async #updateOrRecreateAlert(node: ExecutionNode, id: string, body: AlertWrite): Promise<LiveAlert> {
-    try {
-      return await this.#call(node, 'updateAlert', () => this.#deps.api.updateAlert(id, body));
-    } catch (error) {
-      if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
-      const apiName = body.name ?? node.change.name;
-      return this.#create(node, apiName, () => this.#createAlert(node, body), () => this.#findAlerts(node, apiName));
+      const apiName = apiNameOf(body) ?? node.change.name;
+      return this.#create(node, apiName, () => this.#createOf(node, body), () => this.#find(node, apiName));
     }
   }
 
@@ -388,15 +380,12 @@ class ApplyRun {
     }
   }
 
-  /** Fills `dashboardId`/`tileId` from a dashboard written earlier in this run. */
-  #resolveRefs(body: AlertWrite, refs: AlertRefs | undefined): AlertWrite {
-    const dashboard = refs && this.#dashboards.get(refs.dashboard);
-    if (!refs || !dashboard) return body;
-    const tile = dashboard.tiles.find((candidate) => candidate.name === refs.tile);
-    if (!tile) {
-      throw new StacksyncError('E_REF_UNRESOLVED', `${refs.dashboard} has no tile named "${refs.tile}" after it was written`, { subject: refs.dashboard });
-    }
-    return { ...body, dashboardId: dashboard.id, tileId: tile.id };
+  /** The operation's body with the ids it takes from changes written earlier in this run filled in. */
+  #resolveRefs(node: ExecutionNode, operation: Operation): WriteBody {
+    const body = 'body' in operation ? operation.body : {};
+    const refs: OperationRefs | undefined = 'refs' in operation ? operation.refs : undefined;
+    const fill = descriptorOf(node.change.kind).refs?.fill;
+    return refs && fill ? fill(body, refs, (key) => this.#written.get(key)) : body;
   }
 
   /** One API call, reported as an operation with its timing. */
@@ -460,6 +449,11 @@ function reportsProgress(node: ExecutionNode): boolean {
 
 function describeError(error: unknown): { code: ErrorCode; message: string } {
   return { code: errorCodeOf(error), message: error instanceof Error ? error.message : String(error) };
+}
+
+/** The API name a body gives the resource it creates, if it names one. */
+function apiNameOf(body: WriteBody): string | undefined {
+  return typeof body['name'] === 'string' ? body['name'] : undefined;
 }
 
 function withName(entry: { id: string }, name: string | undefined): { id: string; name?: string } {

@@ -5,13 +5,13 @@
  * - ranks: the kind-order table of `model/kinds.ts` (deletes reversed) — a change waits until
  *   every change of a lower rank has finished, whatever its outcome.
  */
-import { kindRank } from '../model/kinds.js';
+import { kindRank } from '../kinds/index.js';
 import { StacksyncError } from '../errors.js';
-import { changeKey, type Change, type ChangeKey, type Operation } from '../model/plan.js';
+import { changeKey, type Change, type ChangeKey, type Operation, type OperationStep } from '../model/plan.js';
 import { requiredChanges } from '../diff/graph.js';
 
 /** Order of the operations of one change: a postgres mapping change is remove, then add. */
-export const STEP_RANKS: Readonly<Record<'remove-mappings' | 'none' | 'add-mappings', number>> = {
+export const STEP_RANKS: Readonly<Record<OperationStep | 'none', number>> = {
   'remove-mappings': 0,
   none: 1,
   'add-mappings': 2,
@@ -41,7 +41,7 @@ function rankOf(change: Pick<Change, 'kind' | 'action'>): number {
 
 /** Stable sort of one change's operations by step. */
 export function orderOperations(operations: readonly Operation[]): Operation[] {
-  const rank = (operation: Operation): number => STEP_RANKS[(operation.type === 'updatePipe' && operation.step) || 'none'];
+  const rank = (operation: Operation): number => STEP_RANKS[('step' in operation && operation.step) || 'none'];
   return operations
     .map((operation, index) => ({ operation, index }))
     .sort((a, b) => rank(a.operation) - rank(b.operation) || a.index - b.index)

@@ -5,7 +5,12 @@ import { StacksyncError } from '../errors.js';
 import { planTextChunks, renderPlanJson } from '../plan/index.js';
 import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
-import { parseSavedPlan, type SavedPlan } from '../plan/saved.js';
+import { describeStale, editedPlan, OTHER_CREDENTIALS, parseSavedPlan, sealMatches, type SavedPlan } from '../plan/saved.js';
+import { processEnv, type Env } from '../config/paths.js';
+import type { Config } from '../model/config.js';
+import { keyCheckOf } from '../reconcile/fingerprint.js';
+import { planKeyFrom } from '../reconcile/plan-key.js';
+import { createSecretHasher } from '../state/hmac.js';
 import { computePlan, executePlan, planRequestFor, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import { prepareSavedPlan } from '../reconcile/saved-plan.js';
 import { errnoCode } from '../support/fs.js';
@@ -50,10 +55,15 @@ export const applyCommand: CommandFactory = (setExitCode) =>
       const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags);
       // Progress goes to stderr, so stdout holds only the plan and the results (or the JSON).
       const reporter = createProgressReporter({ stream: process.stderr, labelTargets: flags.target.length !== 1 });
+      const env = processEnv();
+      const keySalt = saved?.plan.fingerprint.keySalt;
       const session = await openSession(flags, {
         writeKey: true,
+        env,
         state: { mode: 'command', command: 'apply', lockTimeoutMs: lockTimeoutOf(flags) },
         clientOptions: { hooksFor: () => ({ onRateLimitWait: (event) => reporter.onRateLimitWait(event) }) },
+        // The first apply of a plan made before the state had a key makes the plan's key the state key.
+        ...(saved && keySalt !== undefined ? { newKey: (config: Config) => stateKeyFromPlan(config, env, saved, keySalt) } : {}),
       });
       const cancel = new AbortController();
       const stopListening = onTermination(() => {
@@ -93,6 +103,20 @@ async function readSavedPlan(flags: ApplyFlags): Promise<{ file: string; plan: S
     throw new StacksyncError('E_PLAN_INVALID', `saved plan ${file} cannot be read (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
   }
   return { file, plan: parseSavedPlan(text, file) };
+}
+
+/**
+ * The key derived for a saved plan made before the state had one (reconcile/plan-key.ts), checked
+ * against the plan's key check and seal before it becomes the state key: a plan that does not
+ * check out under it is refused with no key created.
+ */
+async function stateKeyFromPlan(config: Config, env: Env, saved: { file: string; plan: SavedPlan }, salt: string): Promise<Buffer> {
+  const { fingerprint } = saved.plan;
+  const key = await planKeyFrom(config, fingerprint.request.targets, { env }, salt);
+  const hasher = createSecretHasher(key);
+  if (keyCheckOf(hasher) !== fingerprint.keyCheck) throw new StacksyncError('E_PLAN_STALE', describeStale(saved.file, [OTHER_CREDENTIALS]), { subject: saved.file });
+  if (!sealMatches(saved.plan, hasher)) throw editedPlan(saved.file);
+  return key;
 }
 
 /** The run to apply: planned now, or the saved plan once it is shown to still hold. */

@@ -14,7 +14,7 @@ import { StacksyncError } from '../errors.js';
 import { createClientPool, type ClientPool, type ClientPoolOptions } from '../reconcile/clients.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
 import { createStateGuard, readOnlyGuard, type StateGuard } from '../state/guard.js';
-import { createSecretHasher, keyPathFor, loadOrCreateHmacKey, type SecretHasher } from '../state/hmac.js';
+import { createSecretHasher, HMAC_KEY_BYTES, keyPathFor, loadOrCreateHmacKey, type SecretHasher } from '../state/hmac.js';
 import { acquireStateLock, DEFAULT_LOCK_TIMEOUT_MS, type LockHolder, type StateLock } from '../state/lock.js';
 import { openStateStore, type StateStore } from '../state/store.js';
 import { randomBytes } from 'node:crypto';
@@ -91,6 +91,12 @@ export interface SessionOptions {
   config?: Config;
   /** How the state file is used: read only, locked for the whole command, or locked per burst of writes. */
   state: StateAccess;
+  /**
+   * The key to use when the state has none yet (default: random): `plan --out` derives one for
+   * the plan, and the first `apply --plan` of such a plan creates the state key with it
+   * (reconcile/plan-key.ts). May throw to refuse, before the key file is created.
+   */
+  newKey?: (config: Config) => Promise<Buffer>;
 }
 
 /** Loads the config and opens state and clients for one command. */
@@ -102,7 +108,8 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
   const { store } = state;
   let hasher: SecretHasher;
   try {
-    hasher = createSecretHasher(await hmacKey(config.state, options.writeKey));
+    const newKey = options.newKey;
+    hasher = createSecretHasher(await hmacKey(config.state, options.writeKey, newKey && (() => newKey(config))));
   } catch (error) {
     await state.close();
     throw error;
@@ -204,9 +211,14 @@ async function loadConfigFrom(flags: CommonFlags, env: Env) {
   return loadConfig(chosen.path);
 }
 
-/** The state's HMAC key; without `create`, a missing key means no hashes were ever kept, so any key compares the same. */
-async function hmacKey(statePath: string, create: boolean): Promise<Buffer> {
+/**
+ * The state's HMAC key, or when there is none yet, `newKey`'s (random by default): created as the
+ * state key with `create`, else only used (no hashes were ever kept, so any key compares the same).
+ */
+async function hmacKey(statePath: string, create: boolean, newKey?: () => Promise<Buffer>): Promise<Buffer> {
   const path = keyPathFor(statePath);
-  if (create || existsSync(path)) return loadOrCreateHmacKey(path);
-  return randomBytes(32);
+  if (existsSync(path)) return loadOrCreateHmacKey(path);
+  const fresh = newKey ? await newKey() : undefined;
+  if (create) return loadOrCreateHmacKey(path, fresh ? { randomBytes: () => fresh } : {});
+  return fresh ?? randomBytes(HMAC_KEY_BYTES);
 }

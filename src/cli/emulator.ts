@@ -25,6 +25,12 @@ export interface EmulatorFlags {
   rateLimit?: number;
   /** Milliseconds, from `--rate-window 10s`. */
   rateWindow?: number;
+  /** Milliseconds each asynchronous pipe state change takes (current profile), from `--pipe-delay 1s`. */
+  pipeDelay?: number;
+  /** `--paths pipes=clickpipes,stack=clickstack`, parsed with the emulator (like `--faults`). */
+  paths?: string;
+  /** From `--settings-prefix clickhouse_`. */
+  settingsPrefix?: string;
   logLevel: LevelWithSilent;
 }
 
@@ -53,6 +59,15 @@ function duration(what: string) {
   };
 }
 
+/** A duration that may be 0 (`0`, `0s`, `250ms`, `1s`). */
+function delay(what: string) {
+  return (text: string): number => {
+    const ms = text === '0' ? 0 : parseDuration(text);
+    if (ms === undefined) throw new InvalidArgumentError(`${what} must be a duration like 1s or 250ms, or 0.`);
+    return ms;
+  };
+}
+
 /** The first of the given signals; its handlers are removed once it arrives. */
 export function waitForSignal(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): Promise<string> {
   return new Promise((resolve) => {
@@ -70,7 +85,7 @@ export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise
   const stopped = io.stopped ?? waitForSignal();
   const profile = flags.profile ?? 'seed';
   // Loaded here, not with the command list: every other command starts without the emulator.
-  const [{ loadSeedFile, startEmulator }, { emulatorBanner }] = await Promise.all([import('../emulator/index.js'), import('../emulator/banner.js')]);
+  const [{ loadSeedFile, parsePathSegments, startEmulator }, { emulatorBanner }] = await Promise.all([import('../emulator/index.js'), import('../emulator/banner.js')]);
   const emulator = await startEmulator({
     profile,
     host: flags.host,
@@ -80,9 +95,12 @@ export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise
     ...(flags.faults !== undefined && { faults: flags.faults }),
     ...(flags.rateLimit !== undefined && { rateLimit: flags.rateLimit }),
     ...(flags.rateWindow !== undefined && { rateWindowMs: flags.rateWindow }),
+    ...(flags.pipeDelay !== undefined && { pipeTransitionMs: flags.pipeDelay }),
+    ...(flags.paths !== undefined && { paths: parsePathSegments(flags.paths) }),
+    ...(flags.settingsPrefix !== undefined && { settingsPrefix: flags.settingsPrefix }),
     logger,
   });
-  io.stdout.write(emulatorBanner(emulator.url, emulator.state(), emulator.seed, emulator.credentialHash));
+  io.stdout.write(emulatorBanner(emulator.url, emulator.state(), emulator.seed, emulator.credentialHash, emulator.paths.pipes));
   io.onListening?.(emulator);
   const signal = await stopped;
   logger.info({ signal }, 'emulator stopping');
@@ -103,6 +121,14 @@ Profiles (--profile):
            24-hex ids on the managed stack routes, unknown members dropped, richer sources,
            pipe states as open text; the seed file may add sources, webhooks, savedSearches,
            dashboards and alerts to services and teams
+           Pipes live their whole lifecycle: create of every source family, Provisioning →
+           Running (or Snapshot, Completed, Failed) after --pipe-delay, start/stop/resync,
+           settings, scaling and pipesCdcScaling; a seed service's failPipes (names or globs)
+           and --faults pipefail=P make provisionings fail
+
+Other spellings (both profiles): --paths renames the managed product segments, e.g.
+pipes=clickpipes,stack=clickstack (…/clickpipes, …/clickpipesCdcScaling, …/clickstack/…);
+--settings-prefix serves engine_* pipe settings under another prefix, e.g. clickhouse_.
 
 Examples:
   stacksync emulator
@@ -111,6 +137,8 @@ Examples:
   stacksync emulator --faults "error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms"
   stacksync emulator --rate-limit 10 --log-level debug
   stacksync emulator --rate-limit 10 --rate-window 10s   # the managed service's budget, a sliding window
+  stacksync emulator --profile current --pipe-delay 0 --faults pipefail=0.1
+  stacksync emulator --paths pipes=clickpipes,stack=clickstack --settings-prefix clickhouse_
 `;
 
 export const emulatorCommand: CommandFactory = (setExitCode) =>
@@ -121,9 +149,12 @@ export const emulatorCommand: CommandFactory = (setExitCode) =>
     .option('--port <port>', 'port to listen on (0 = any free port)', integerIn(0, 65535, 'port'), DEFAULT_EMULATOR_PORT)
     .option('--seed <file>', "seed file, YAML or JSON (organizations, keys, services, pipes, teams, and stacks in the profile's format); default: built-in seed")
     .option('--data <file>', 'keep state in this JSON file across restarts (written atomically); the seed only fills a new file')
-    .option('--faults <spec>', 'inject failures: error=P,throttle=P,reset=P,latency=D,spike=P:D (P a share 0..1, D like 20ms)')
+    .option('--faults <spec>', 'inject failures: error=P,throttle=P,reset=P,latency=D,spike=P:D,pipefail=P (P a share 0..1, D like 20ms)')
     .option('--rate-limit <n>', 'answer 429 past N requests per second per credential', integerIn(1, 1_000_000, 'rate limit'))
     .option('--rate-window <d>', 'with --rate-limit: N per sliding window D (e.g. 10s), not per clock second', duration('rate window'))
+    .option('--pipe-delay <d>', 'current profile: time each asynchronous pipe state change takes (default 1s; 0 = settled by the next request)', delay('pipe delay'))
+    .option('--paths <spec>', 'serve the managed product segments under other names: pipes=NAME,stack=NAME')
+    .option('--settings-prefix <p>', "serve the pipes' engine_ settings under another prefix (e.g. clickhouse_)")
     .addOption(new Option('--log-level <level>', 'log level on stderr (debug logs one line per request)').choices(LOG_LEVELS).default('info'))
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: EmulatorFlags) => {

@@ -92,7 +92,7 @@ export const exportCommand: CommandFactory = (setExitCode) =>
     .option('--log-level <level>', 'log level on stderr: trace, debug, info, warn, error, silent', 'warn')
     .option('--target <name>', 'target to read (default: defaultTarget); metadata.target is written when it is not the default')
     .requiredOption('--out <dir>', 'directory to write into (created if missing)')
-    .option('--kind <kind>', 'export only this kind: Pipe, Dashboard or Alert (repeatable; default all)', parseKind)
+    .option('--kind <kind>', `export only this kind: ${KINDS.join(', ')} (repeatable; default all)`, parseKind)
     .option('--adopt', 'record the exported resources in the state file, so stacksync manages (and may prune) them from now on')
     .option('--force', 'overwrite files that already exist')
     .option('--schema-base <url>', 'prefix of the $schema line (e.g. where you publish schemas/); default: a relative path to schemas/ in the repository, else the installed package')

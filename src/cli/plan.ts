@@ -7,11 +7,14 @@ import { processEnv, type Env } from '../config/paths.js';
 import { hasChanges, planTextChunks, renderPlanGithub, renderPlanJson, renderPlanMarkdown, type MarkdownRenderOptions } from '../plan/index.js';
 import type { Plan } from '../model/plan.js';
 import { renderSavedPlan } from '../plan/saved.js';
+import { newPlanKeySalt, planKeyFrom } from '../reconcile/plan-key.js';
+import type { Config } from '../model/config.js';
+import { randomBytes } from 'node:crypto';
 import { fingerprintRun } from '../reconcile/fingerprint.js';
-import { keyPathFor } from '../state/hmac.js';
+import { HMAC_KEY_BYTES, keyPathFor } from '../state/hmac.js';
 import { computePlan, planRequestFor, type RunPlan } from '../reconcile/reconcile.js';
 import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
-import { StacksyncError } from '../errors.js';
+import { isStacksyncError, StacksyncError } from '../errors.js';
 import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
@@ -38,7 +41,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
       .description(
         'Load and validate the manifests, read the live state of each target (one list call per collection), and print the changes that `apply` would make.\n' +
           'Resources stacksync manages that no manifest names any more show as "orphan" (as "delete" with --prune): apply leaves them alone unless it prunes.\n' +
-          'Exit codes: 0 no changes (or no --detailed-exitcode; orphans alone are no change), 1 errors (bad manifests, API failure), 2 changes found with --detailed-exitcode.',
+          'Exit codes: 0 no changes (or no --detailed-exitcode; orphans and waiting creates alone are no change), 1 errors (bad manifests, API failure), 2 changes found with --detailed-exitcode.',
       ),
   )
     .option('--target <name>', 'plan only this target (repeatable; default every target)', collect, [])
@@ -62,11 +65,14 @@ export const planCommand: CommandFactory = (setExitCode) =>
     )
     .action(async (flags: PlanFlags) => {
       const env = processEnv();
-      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' } });
+      // A plan saved before the state has a key is made under a key derived for it (plan-key.ts).
+      const derived: { salt?: string } = {};
+      const newKey = flags.out === undefined ? undefined : (config: Config) => keyForNewState(config, flags, env, derived);
+      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, ...(newKey ? { newKey } : {}) });
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
         const plan = withConfigWarnings(run.plan, session.configWarnings);
-        if (flags.out !== undefined) await savePlan(flags.out, run, plan, session);
+        if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, derived.salt);
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
         await writeChunks(process.stdout, renderPlan(plan, flags.output, markdown));
         if (flags.output === 'github') {
@@ -84,21 +90,42 @@ function markdownFor(manifestsDir: string, flags: PlanFlags, env: Env): Markdown
   return markdownOptions(manifestsDir, links, env);
 }
 
+/**
+ * The key of a state that has none yet, for a saved plan: derived from the planned targets'
+ * credentials and a fresh salt (kept in `derived` for the fingerprint). When a credential does
+ * not resolve (that target's plan fails anyway), a throwaway key: apply will refuse the plan.
+ */
+async function keyForNewState(config: Config, flags: PlanFlags, env: Env, derived: { salt?: string }): Promise<Buffer> {
+  const targets = flags.target.length > 0 ? flags.target : config.targets.map((target) => target.name);
+  const salt = newPlanKeySalt();
+  try {
+    const key = await planKeyFrom(config, targets, { env }, salt);
+    derived.salt = salt;
+    return key;
+  } catch (error) {
+    if (!isStacksyncError(error, 'E_SECRET_MISSING')) throw error;
+    return randomBytes(HMAC_KEY_BYTES);
+  }
+}
+
 /** Writes the saved plan atomically (0600); says where on stderr, so stdout stays the plan alone. */
-async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session): Promise<void> {
+async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session, keySalt: string | undefined): Promise<void> {
   const { config, store, hasher } = session.context;
-  const fingerprint = fingerprintRun(run, { config, store, hasher, version: packageVersion() });
+  const fingerprint = fingerprintRun(run, { config, store, hasher, version: packageVersion(), ...(keySalt !== undefined ? { keySalt } : {}) });
   try {
     await mkdir(dirname(file), { recursive: true });
-    await writeFileAtomically(nodeFs, file, renderSavedPlan(plan, fingerprint, new Date().toISOString()), SAVED_PLAN_MODE);
+    await writeFileAtomically(nodeFs, file, renderSavedPlan(plan, fingerprint, new Date().toISOString(), hasher), SAVED_PLAN_MODE);
   } catch (error) {
     throw new StacksyncError('E_USAGE', `cannot write the plan to ${file} (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
   }
   process.stderr.write(`stacksync: saved the plan to ${file}; apply exactly it with: stacksync apply --plan ${file}\n`);
-  // plan writes nothing else, not even a key: with none yet, its digests are made under a throwaway one.
-  if (!existsSync(keyPathFor(config.state))) {
-    process.stderr.write(`stacksync: warning: there is no state key (${keyPathFor(config.state)}) yet, so apply --plan cannot check this plan and will refuse it; run apply once first\n`);
-  }
+  // plan writes nothing else, not even a key: with none yet, the plan's is derived from the targets' credentials.
+  if (existsSync(keyPathFor(config.state))) return;
+  const note =
+    keySalt === undefined
+      ? 'warning: there is no state key (KEY) yet, and a target’s credentials did not resolve, so apply --plan cannot check this plan and will refuse it'
+      : 'note: there is no state key (KEY) yet, so this plan is sealed with a key derived from the targets’ credentials: apply --plan needs the same ones, and its first run makes that key the state key';
+  process.stderr.write(`stacksync: ${note.replace('KEY', keyPathFor(config.state))}\n`);
 }
 
 function renderPlan(plan: Plan, output: PlanFlags['output'], markdown: () => string): Iterable<string> {

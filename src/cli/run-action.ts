@@ -1,7 +1,7 @@
 /** What `stacksync run` does; kept apart from its definition so other commands start without the daemon. */
 import { processEnv } from '../config/paths.js';
 import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
-import { DEFAULT_LISTEN, parseListen } from '../daemon/http.js';
+import { bindHttpServer, DEFAULT_LISTEN, parseListen, type BoundHttpServer } from '../daemon/http.js';
 import { createLogger } from '../support/logger.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { installShutdown } from '../daemon/shutdown.js';
@@ -27,10 +27,43 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
   if (flags.detailedExitcode && !flags.once) throw new StacksyncError('E_USAGE', '--detailed-exitcode needs --once: a daemon has no exit code to report changes with');
   const env = processEnv();
   const embedded = flags.embedded === true || noConfigGiven(flags, env);
+  // The port first: a daemon that cannot serve stops before it has started an emulator or touched the state.
+  const server = flags.once ? undefined : await bindHttpServer(parseListen(flags.listen ?? (embedded ? EMBEDDED_LISTEN : DEFAULT_LISTEN)));
+  const opened: (() => Promise<void>)[] = server ? [() => server.close()] : [];
+  // Whatever was opened is closed again, last first, when the start fails: nothing may keep a
+  // process alive that has nothing to serve.
+  const closeAll = async (): Promise<void> => {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
+    opened.length = 0;
+  };
+  try {
+    await startRun(flags, setExitCode, { env, embedded, opened, closeAll, ...(server ? { server } : {}) });
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/** The daemon's address with `--embedded` (the demo's; a real daemon listens on all interfaces). */
+const EMBEDDED_LISTEN = '127.0.0.1:9464';
+
+interface RunStart {
+  env: ReturnType<typeof processEnv>;
+  embedded: boolean;
+  /** How to close what has been opened so far; each step adds its own. */
+  opened: (() => Promise<void>)[];
+  closeAll: () => Promise<void>;
+  /** The bound HTTP server (absent with `--once`). */
+  server?: BoundHttpServer;
+}
+
+async function startRun(flags: RunFlags, setExitCode: (code: number) => void, start: RunStart): Promise<void> {
+  const { env, opened, closeAll } = start;
   const logger = createLogger({ level: (flags.logLevel ?? 'info') as 'info' });
   const metrics = createMetrics();
   // The emulator is loaded only when it runs: a daemon against real services never pays for it.
-  const demo = embedded ? await (await import('../daemon/embedded.js')).startEmbedded({ profile: flags.profile ?? 'seed' }) : undefined;
+  const demo = start.embedded ? await (await import('../daemon/embedded.js')).startEmbedded({ profile: flags.profile ?? 'seed' }) : undefined;
+  if (demo) opened.push(() => demo.emulator.close());
   const session = await openSession(flags, {
     writeKey: flags.dryRun !== true,
     // Each sync takes the state lock, so a one-off apply can run between two syncs.
@@ -40,10 +73,7 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
     ...(demo ? { config: demo.config } : {}),
     clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) },
   });
-  const closeAll = async (): Promise<void> => {
-    await session.close();
-    await demo?.emulator.close();
-  };
+  opened.push(() => session.close());
   const options: DaemonOptions = {
     context: session.context,
     metrics,
@@ -55,14 +85,13 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
   };
   if (demo) process.stdout.write(demo.banner(session.context.manifestsDir));
 
-  if (flags.once) {
+  if (!start.server) {
     const once = await syncOnce(options);
     await closeAll();
     setExitCode(!once.ok ? EXIT_ERROR : flags.detailedExitcode && once.pending > 0 ? EXIT_CHANGES : EXIT_OK);
     return;
   }
-  const listen = parseListen(flags.listen ?? (demo ? '127.0.0.1:9464' : DEFAULT_LISTEN));
-  const daemon = await startDaemon({ ...options, listen });
+  const daemon = await startDaemon({ ...options, listen: start.server });
   logger.info({ url: daemon.url, targets: session.context.config.targets.map((target) => target.name), dryRun: options.dryRun }, 'listening: /metrics /healthz /readyz /status, POST /-/reload');
   installShutdown({
     graceMs: SHUTDOWN_GRACE_MS,

@@ -11,7 +11,7 @@ import type { Config } from '../model/config.js';
 import { chooseConfigPath, chooseManifestsDir, processEnv, type Env } from '../config/paths.js';
 import { formatLocation, isStacksyncError, type SourceLocation } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
-import type { DesiredResource } from '../model/desired.js';
+import { KIND_ORDER, type DesiredResource } from '../kinds/index.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 
 export interface ValidateIo {
@@ -123,7 +123,7 @@ function describe(finding: Finding, prefix = ''): string {
 }
 
 function summary(resources: readonly DesiredResource[], errors: number, warnings: number, dir: string): string {
-  const counts = (['Pipe', 'Dashboard', 'Alert'] as const).map((kind) => plural(resources.filter((r) => r.kind === kind).length, kind.toLowerCase()));
+  const counts = KIND_ORDER.map((kind) => plural(resources.filter((r) => r.kind === kind).length, kind.toLowerCase()));
   const status = errors > 0 ? 'failed' : 'ok';
   return `validate ${status}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}; ${plural(resources.length, 'valid resource')} in ${dir} (${counts.join(', ')})`;
 }

@@ -14,6 +14,7 @@ import { anchorSecret, secretBaseDir } from './secrets.js';
 import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, SecretRef, SyncSettings, Target, TargetFile } from '../model/config.js';
 import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
 import { deepFreeze } from '../support/freeze.js';
+import { INTENT_EXPIRY_MS } from '../state/inventory.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
 import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, loneCrProblem, refusedWarningMessage, splitYamlWarnings, toPlainValue, versionProblem, YAML_READ_OPTIONS, yamlErrorMessage } from '../yaml/safety.js';
 
@@ -179,6 +180,9 @@ function ruleProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[]
   } else if (intervalMs > MAX_SYNC_INTERVAL_MS) {
     problems.push({ message: `sync.interval: must be at most 7d (${raw.sync.interval} is longer; a resync that rare leaves drift unseen that long)`, location: locate(['sync', 'interval']) });
   }
+  if ((parseDuration(raw.sync.settleWindow) ?? Number.POSITIVE_INFINITY) > INTENT_EXPIRY_MS) {
+    problems.push({ message: `sync.settleWindow: must be at most 1d (a create intent that names nothing live is forgotten after a day)`, location: locate(['sync', 'settleWindow']) });
+  }
   raw.targets.forEach((target, index) => {
     const problem = baseUrlProblem(target.baseUrl);
     if (problem) problems.push({ message: `targets[${index}].baseUrl: ${problem}`, location: locate(['targets', index, 'baseUrl']) });
@@ -234,6 +238,7 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
     maxDeletes: raw.sync.maxDeletes,
     maxDeletePercent: raw.sync.maxDeletePercent,
     adopt: raw.sync.adopt,
+    settleWindowMs: parseDuration(raw.sync.settleWindow) ?? 0,
   };
   const notify = raw.notify && raw.notify.length > 0 ? { notify: raw.notify.map((entry) => normaliseNotifier(entry, baseDir)) } : {};
   const control = raw.control ? { controlToken: anchorSecret(raw.control.token, baseDir) } : {};

@@ -4,6 +4,7 @@
  * edit made outside stacksync (see diff/drift.ts). Pure: the time of day is passed in.
  */
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan } from '../model/plan.js';
+import { waitingCount } from '../plan/build.js';
 import { isListed, renderPlanText } from '../plan/render-text.js';
 import type { Trigger } from './scheduler.js';
 
@@ -73,8 +74,9 @@ export function describeSync(account: SyncAccount): string {
 function nothingToApply(plan: Plan): string {
   const orphans = plan.summary.orphan > 0 ? `; ${plan.summary.orphan} orphaned (apply --prune deletes ${plan.summary.orphan === 1 ? 'it' : 'them'})` : '';
   const suspended = plan.summary.suspended > 0 ? `; ${plan.summary.suspended} suspended` : '';
+  const waiting = waitingCount(plan) > 0 ? `; ${waitingCount(plan)} waiting for an earlier create that may still land` : '';
   const errors = plan.summary.errors > 0 ? `; ${plan.summary.errors} ${plan.summary.errors === 1 ? 'error' : 'errors'}` : '';
-  return `found nothing to apply${orphans}${suspended}${errors}`;
+  return `found nothing to apply${orphans}${suspended}${waiting}${errors}`;
 }
 
 /**

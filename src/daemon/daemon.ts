@@ -16,7 +16,9 @@ import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { SyncAccount } from '../notify/events.js';
 import { credentialStrings, Redactor } from '../api/redact.js';
 import { resolveCredentials, resolveSecret, secretVarValues } from '../config/secrets.js';
-import { startHttpServer, type ListenAddress, type RunningHttpServer } from './http.js';
+import { startHttpServer, type BoundHttpServer, type HttpHandlers, type ListenAddress, type RunningHttpServer, type SuspensionNote } from './http.js';
+import type { StateRecord, Suspension } from '../model/state.js';
+import { StacksyncError } from '../errors.js';
 import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
 import { readRevision } from './revision.js';
@@ -31,8 +33,11 @@ export interface DaemonOptions {
   context: ReconcileContext;
   metrics: Metrics;
   logger: Logger;
-  /** Where `/metrics` and friends listen; omit to serve nothing (e.g. `--once` in tests). */
-  listen?: ListenAddress;
+  /**
+   * Where `/metrics` and friends listen: an address, or a server bound already (what `run` does,
+   * so that a port in use stops it before it starts anything); omit to serve nothing.
+   */
+  listen?: ListenAddress | BoundHttpServer;
   /** Plan and report only; never write. */
   dryRun: boolean;
   /** Watch the manifests directory (default true). */
@@ -74,10 +79,11 @@ export interface Daemon {
   reload(): void;
   /**
    * Suspends (or resumes) a target at run time, as `POST /-/suspend` (`/-/resume`) does, and
-   * syncs it. Not kept across restarts; a target the config suspends stays suspended. False for
-   * a target that is not configured.
+   * syncs it. The suspension is recorded in the state (under its lock) before this resolves, so it
+   * holds across restarts until resumed; a target the config suspends stays suspended. False for
+   * a target that is not configured; rejects when the state could not be written (nothing changed).
    */
-  setSuspended(target: string, suspended: boolean): boolean;
+  setSuspended(target: string, suspended: boolean, note?: SuspensionNote): Promise<boolean>;
   /** Stops taking work, waits for syncs in flight, saves the state, closes everything. */
   stop(): Promise<void>;
 }
@@ -92,9 +98,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const planned = new Set<string>();
   for (const target of config.targets) initTargetMetrics(metrics, target.name, target.variant);
   const notifier = options.notifier ?? defaultNotifier(context, metrics, logger);
-  // Suspended at run time; the config's own suspensions are in the targets.
-  const suspendedNow = new Set<string>();
-  const suspendedTargets = (): Set<string> => new Set([...config.targets.filter((target) => target.suspend).map((target) => target.name), ...suspendedNow]);
+  // Suspended at run time: kept in the state, read afresh by each sync; the config's own are in the targets.
+  const suspensionOf = (target: string): Suspension | undefined => context.store.get(target).suspension;
+  const suspendedTargets = (): Set<string> => new Set(config.targets.filter((target) => target.suspend || suspensionOf(target.name)).map((target) => target.name));
   // Resolved now, so a missing token stops the start instead of leaving the endpoints open or broken.
   const controlToken = config.controlToken === undefined ? undefined : resolveSecret(config.controlToken, { env: context.env });
 
@@ -134,7 +140,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           trigger,
           now,
           ...(revision ? { revision } : {}),
-          ...(suspendedNow.has(targetName) ? { suspended: true } : {}),
+          // Read when the sync starts: under the state lock, after the state was read again.
+          ...(suspensionOf(targetName) ? { suspended: true } : {}),
         });
       result = options.stateGuard ? await options.stateGuard.hold(sync, signal) : await sync();
     } catch (error) {
@@ -168,10 +175,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const ready = (): boolean => targets.every((target) => planned.has(target));
   const reload = (): void => scheduler.trigger('reload');
-  const setSuspended = (target: string, suspend: boolean): boolean => {
+  const setSuspended = async (target: string, suspend: boolean, note: SuspensionNote = {}): Promise<boolean> => {
     if (!targets.includes(target)) return false;
-    if (suspend) suspendedNow.add(target);
-    else suspendedNow.delete(target);
+    if (options.dryRun) throw new StacksyncError('E_USAGE', 'this daemon runs --dry-run: it writes nothing, the state included, so it keeps no suspension');
+    const record: StateRecord = suspend ? { type: 'suspended', since: new Date(now()).toISOString(), ...note } : { type: 'resumed' };
+    const write = async (): Promise<void> => {
+      if (record.type === 'resumed' && !suspensionOf(target)) return;
+      context.store.record(target, record);
+      await context.store.save();
+    };
+    await (options.stateGuard ? options.stateGuard.hold(write) : write());
     scheduler.trigger('reload', [target]);
     return true;
   };
@@ -179,9 +192,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // 3. Serving: metrics, health, readiness, status, reload.
   let http: RunningHttpServer | undefined;
   if (options.listen) {
-    const document = async () => withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets());
+    const document = async () => withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets(), suspensionOf);
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
-    http = await startHttpServer({ ...options.listen, registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control });
+    const handlers: HttpHandlers = { registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control };
+    http = await serveOn(options.listen, handlers).catch(async (error: unknown) => {
+      await ownParser?.close();
+      throw error;
+    });
   }
   // A saved file syncs the targets whose documents it holds (affected.ts).
   const affected = trackAffectedTargets({ config, parser: manifests.parser, cache: manifests.cache });
@@ -226,6 +243,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 }
 
 export const DEFAULT_DRAIN_MS = 10_000;
+
+async function serveOn(listen: ListenAddress | BoundHttpServer, handlers: HttpHandlers): Promise<RunningHttpServer> {
+  if (!('serve' in listen)) return startHttpServer({ ...listen, ...handlers });
+  listen.serve(handlers);
+  return listen;
+}
 
 /** How long a stop waits for queued notifications. */
 export const NOTIFY_FLUSH_MS = 5_000;

@@ -11,6 +11,8 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { StacksyncError } from '../errors.js';
+import { suspensionNoteProblem } from '../model/state.js';
+import { listenError, type AddressFlags } from '../support/listen.js';
 import type { StatusDocument } from './status.js';
 
 /** `--listen` default (design.md). */
@@ -21,7 +23,10 @@ export interface ListenAddress {
   port: number;
 }
 
-export interface HttpServerOptions extends ListenAddress {
+export interface HttpServerOptions extends ListenAddress, HttpHandlers {}
+
+/** What the server answers with. */
+export interface HttpHandlers {
   /** The process's metrics registry, served on `/metrics`. */
   registry: Registry;
   /** The current `/status` document. */
@@ -38,8 +43,17 @@ export interface HttpServerOptions extends ListenAddress {
 export interface ControlOptions {
   /** The bearer token a request must carry. */
   token: string;
-  /** Suspends or resumes a target (and syncs it); false for a target that is not configured. */
-  setSuspended: (target: string, suspended: boolean) => boolean;
+  /**
+   * Suspends or resumes a target (and syncs it), recording it in the state first; resolves false
+   * for a target that is not configured, rejects when it could not be recorded.
+   */
+  setSuspended: (target: string, suspended: boolean, note: SuspensionNote) => Promise<boolean>;
+}
+
+/** What an operator may say with a suspend: `?reason=…&by=…`. */
+export interface SuspensionNote {
+  reason?: string;
+  by?: string;
 }
 
 export interface RunningHttpServer {
@@ -47,7 +61,7 @@ export interface RunningHttpServer {
   url: string;
   /** The bound port (the free one picked when asked for 0). */
   port: number;
-  /** Stops accepting connections, closes idle keep-alive ones and waits for requests in flight. */
+  /** Stops accepting connections, closes idle keep-alive ones and waits for requests in flight; again, waits for the first. */
   close(): Promise<void>;
 }
 
@@ -58,7 +72,16 @@ interface Reply {
   headers?: Record<string, string>;
 }
 
-type Handler = (options: HttpServerOptions, request: IncomingMessage, url: URL) => Reply | Promise<Reply>;
+/**
+ * A server that listens already and answers 503 until `serve` hands it the daemon's handlers: `run`
+ * takes its port before it starts anything else, so a port in use stops it before it has touched
+ * the state or started an emulator.
+ */
+export interface BoundHttpServer extends RunningHttpServer {
+  serve(handlers: HttpHandlers): void;
+}
+
+type Handler = (options: HttpHandlers, request: IncomingMessage, url: URL) => Reply | Promise<Reply>;
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -79,16 +102,38 @@ const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
 };
 
 /** Suspend or resume: only with the configured bearer token, and only for a configured target. */
-function control(options: HttpServerOptions, request: IncomingMessage, url: URL, suspend: boolean): Reply {
+async function control(options: HttpHandlers, request: IncomingMessage, url: URL, suspend: boolean): Promise<Reply> {
   if (!options.control) return { status: 404, body: 'not found: set control.token in the config to enable this endpoint\n' };
   if (!bearerMatches(request.headers.authorization, options.control.token)) {
     return { status: 401, body: 'unauthorized: a bearer token is required\n', headers: { 'www-authenticate': 'Bearer realm="stacksync"' } };
   }
   const target = url.searchParams.get('target');
   if (!target) return { status: 400, body: 'the target query parameter is required, e.g. ?target=prod\n' };
-  if (!options.control.setSuspended(target, suspend)) return { status: 404, body: `target ${target} is not configured\n` };
-  options.logger?.info({ target }, suspend ? 'target suspended through POST /-/suspend' : 'target resumed through POST /-/resume');
-  return { status: 202, body: `target ${target} ${suspend ? 'suspended' : 'resumed'}; it syncs now\n` };
+  const note = suspensionNote(url.searchParams);
+  if ('problem' in note) return { status: 400, body: `${note.problem}\n` };
+  let known: boolean;
+  try {
+    known = await options.control.setSuspended(target, suspend, note);
+  } catch (error) {
+    options.logger?.error({ err: error, target }, suspend ? 'could not record a suspension' : 'could not record a resume');
+    return { status: 503, body: `the ${suspend ? 'suspension' : 'resume'} of target ${target} could not be recorded in the state file: ${error instanceof Error ? error.message : String(error)}\n` };
+  }
+  if (!known) return { status: 404, body: `target ${target} is not configured\n` };
+  options.logger?.info({ target, ...note }, suspend ? 'target suspended through POST /-/suspend' : 'target resumed through POST /-/resume');
+  return { status: 202, body: `target ${target} ${suspend ? 'suspended until POST /-/resume' : 'resumed'}; it syncs now\n` };
+}
+
+/** `reason` and `by` from the query, each one line of bounded length when given. */
+function suspensionNote(query: URLSearchParams): SuspensionNote | { problem: string } {
+  const note: SuspensionNote = {};
+  for (const name of ['reason', 'by'] as const) {
+    const value = query.get(name);
+    if (value === null) continue;
+    const problem = suspensionNoteProblem(value);
+    if (problem !== undefined) return { problem: `the ${name} query parameter ${problem}` };
+    note[name] = value;
+  }
+  return note;
 }
 
 /** Compares in constant time, so the token cannot be guessed a byte at a time. */
@@ -101,16 +146,38 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 
 /** Starts the server and resolves once it listens. */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
-  const server = createServer((request, response) => void handle(options, request, response));
+  const bound = await bindHttpServer(options);
+  bound.serve(options);
+  return bound;
+}
+
+/**
+ * Listens on `address`, answering 503 until `serve` is called.
+ * @throws StacksyncError `E_USAGE` naming the address and `--listen` when it cannot listen.
+ */
+export async function bindHttpServer(address: ListenAddress): Promise<BoundHttpServer> {
+  let handlers: HttpHandlers | undefined;
+  const server = createServer((request, response) => {
+    if (handlers) void handle(handlers, request, response);
+    else starting(request, response);
+  });
   // Nothing here is slow: bound every exchange so a stuck client cannot hold a socket forever.
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
-  await listen(server, options);
+  await listen(server, address);
   const { port } = server.address() as AddressInfo;
-  return { url: `http://${formatHost(options.host)}:${port}`, port, close: () => closeServer(server) };
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => (closing ??= closeServer(server));
+  return { url: `http://${formatHost(address.host)}:${port}`, port, close, serve: (given) => void (handlers = given) };
 }
 
-async function handle(options: HttpServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+function starting(request: IncomingMessage, response: ServerResponse): void {
+  request.resume();
+  response.writeHead(503, { 'content-type': TEXT, 'cache-control': 'no-store' });
+  response.end('starting\n');
+}
+
+async function handle(options: HttpHandlers, request: IncomingMessage, response: ServerResponse): Promise<void> {
   request.resume(); // bodies are ignored; drain them so keep-alive works
   let reply: Reply;
   try {
@@ -123,7 +190,7 @@ async function handle(options: HttpServerOptions, request: IncomingMessage, resp
   response.end(reply.body); // node drops the body of a HEAD reply itself
 }
 
-function route(options: HttpServerOptions, request: IncomingMessage): Reply | Promise<Reply> {
+function route(options: HttpHandlers, request: IncomingMessage): Reply | Promise<Reply> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const path = url.pathname;
   const methods = ROUTES[path];
@@ -138,10 +205,15 @@ function allowed(methods: Partial<Record<'GET' | 'POST', Handler>>): string {
   return Object.keys(methods).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ');
 }
 
+/** The flag that picks the daemon's address. */
+const LISTEN_FLAGS: AddressFlags = { port: '--listen; port 0 picks a free one', host: '--listen' };
+
 function listen(server: Server, { host, port }: ListenAddress): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(new StacksyncError('E_USAGE', `cannot listen on ${formatHost(host)}:${port}: ${error.code ?? error.message}`, { cause: error }));
+      const address = `${formatHost(host)}:${port}`;
+      const known = listenError(error, address, LISTEN_FLAGS);
+      reject(known instanceof StacksyncError ? known : new StacksyncError('E_USAGE', `cannot listen on ${address} (--listen): ${error.code ?? error.message}`, { subject: address, cause: error }));
     });
     server.listen(port, host, () => resolve());
   });

@@ -5,9 +5,11 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { Kind } from '../model/kinds.js';
+import type { Suspension } from '../model/state.js';
 import { KINDS } from '../model/kinds.js';
 import type { Metrics, ResourceStatus } from './metrics.js';
 import { RESOURCE_STATUSES, setPipeStates, setResourceCounts } from './metrics.js';
+import { descriptorOf } from '../kinds/index.js';
 
 /** What one sync found out about one resource. */
 export interface ResourceObservation {
@@ -33,6 +35,11 @@ export interface ResourceObservation {
   state?: string;
   /** Pipes: `degraded` when that state is Failed, InternalError or Paused. */
   health?: 'healthy' | 'degraded';
+  /**
+   * ISO time until which a `drifted` resource waits for an earlier create of it that may still
+   * land (the plan's `waiting`); it is not written before then.
+   */
+  waitUntil?: string;
 }
 
 /** A resource as `/status` shows it. */
@@ -56,6 +63,8 @@ export interface TargetStatus {
   syncing: boolean;
   /** True while the target is suspended (config `suspend`, or `POST /-/suspend`): read and reported, never written. */
   suspended?: boolean;
+  /** A suspension made over HTTP: since when, and the reason and author it was given; it holds until `POST /-/resume`. */
+  suspension?: Suspension;
   /**
    * Seconds this target's API requests have waited for their rate budget since the process
    * started: the budget is shared by every target on the same origin and credential, so this
@@ -138,10 +147,14 @@ export function withRateLimitWaits(document: StatusDocument, waits: Readonly<Rec
   return { ...document, targets };
 }
 
-/** The document with `suspended: true` on each suspended target. */
-export function withSuspended(document: StatusDocument, suspended: ReadonlySet<string>): StatusDocument {
-  const targets = Object.fromEntries(Object.entries(document.targets).map(([name, status]) => [name, suspended.has(name) ? { ...status, suspended: true } : status]));
+/** The document with `suspended: true` on each suspended target, and the suspension made over HTTP where there is one. */
+export function withSuspended(document: StatusDocument, suspended: ReadonlySet<string>, suspensionOf: (target: string) => Suspension | undefined = () => undefined): StatusDocument {
+  const targets = Object.fromEntries(Object.entries(document.targets).map(([name, status]) => [name, suspended.has(name) ? suspendedStatus(status, suspensionOf(name)) : status]));
   return { ...document, targets };
+}
+
+function suspendedStatus(status: TargetStatus, suspension: Suspension | undefined): TargetStatus {
+  return { ...status, suspended: true, ...(suspension ? { suspension: { ...suspension } } : {}) };
 }
 
 /** The status of a target after a sync ends. */
@@ -194,9 +207,9 @@ export function recordStatusMetrics(metrics: Metrics, target: string, status: Ta
   setPipeStates(metrics, target, pipeStates(status.resources));
 }
 
-/** Pipe name → live state, for the pipes whose state is known. */
+/** Name → live state, for the resources of a kind with a health rule (pipes) whose state is known: the pipe-state gauge. */
 export function pipeStates(resources: readonly ResourceObservation[]): Map<string, string> {
-  return new Map(resources.filter((r) => r.kind === 'Pipe' && r.state !== undefined).map((r) => [r.name, r.state as string]));
+  return new Map(resources.filter((r) => r.state !== undefined && descriptorOf(r.kind).health !== undefined).map((r) => [r.name, r.state as string]));
 }
 
 function keyOf(resource: Pick<ResourceObservation, 'kind' | 'name'>): string {

@@ -8,9 +8,10 @@ import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
 import type { Target } from '../model/config.js';
 import type { LoadProblem } from '../model/desired.js';
+import type { TargetState } from '../model/state.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
-import { isDegradedPipeState } from '../model/resources.js';
+import { isDegraded } from '../diff/index.js';
 import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import { describeApplied, describePending, pendingCounts, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
@@ -99,7 +100,7 @@ function summarise(run: RunPlan, outcome: RunResult | undefined, options: Target
   // Ids assigned by this sync's creates are in the inventory the apply recorded.
   const inventory = options.context.store.get(name).inventory;
   const idOf = (change: Change): string | undefined => change.id ?? inventory[change.kind][change.name]?.id;
-  const resources = [...observeChanges(targetRun.changes, results, options.heal, idOf), ...observeProblems(run, name)];
+  const resources = [...observeChanges(targetRun.changes, results, options.heal, idOf), ...observeProblems(run, name, inventory)];
   const failures = resources.filter((resource) => resource.status === 'error');
   const refusals = outcome?.errors ?? [];
   const problems = problemsOf(run, name);
@@ -131,7 +132,7 @@ function observeChanges(
     if (change.id !== undefined) base.id = change.id;
     if (change.liveState !== undefined) {
       base.state = change.liveState;
-      base.health = isDegradedPipeState(change.liveState) ? 'degraded' : 'healthy';
+      base.health = isDegraded(change) ? 'degraded' : 'healthy';
     }
     if (change.file !== undefined) base.file = change.file;
     if (change.line !== undefined) base.line = change.line;
@@ -139,6 +140,8 @@ function observeChanges(
     if (change.action === 'orphan') return [{ ...base, status: 'orphan' }];
     // Drifted or not, it is left as it is.
     if (change.action === 'suspended') return [{ ...base, status: 'suspended' }];
+    // Not as the manifest wants it yet, and not an error: an earlier create may still land.
+    if (change.action === 'waiting') return [{ ...base, status: 'drifted', cause: 'git', ...(change.waitUntil === undefined ? {} : { waitUntil: change.waitUntil }) }];
     if (change.action === 'error') return [{ ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' }];
     if (!heal || !results) return [{ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }];
     const result = results.get(changeRef(change));
@@ -150,8 +153,12 @@ function observeChanges(
   });
 }
 
-/** Resources whose manifest failed to load: `error`, with the manifest's message. */
-function observeProblems(run: RunPlan, target: string): ResourceObservation[] {
+/**
+ * Resources whose manifest failed to load: `error`, with the manifest's message and line, and the
+ * live id stacksync owns for it. The plan names such a resource nowhere else (it is not an orphan),
+ * so this is its one entry.
+ */
+function observeProblems(run: RunPlan, target: string, inventory: TargetState['inventory']): ResourceObservation[] {
   const observations: ResourceObservation[] = [];
   const seen = new Set<string>();
   for (const problem of run.load.problems) {
@@ -161,6 +168,8 @@ function observeProblems(run: RunPlan, target: string): ResourceObservation[] {
     if (!name || !KINDS.includes(kind as Kind)) continue;
     const observation: ResourceObservation = { kind: kind as Kind, name, status: 'error', error: `manifest: ${problem.message}`, code: problem.code, file: problem.location.file };
     if (problem.location.line !== undefined) observation.line = problem.location.line;
+    const owned = Object.hasOwn(inventory[kind as Kind], name) ? inventory[kind as Kind][name]?.id : undefined;
+    if (owned !== undefined) observation.id = owned;
     observations.push(observation);
   }
   return observations;

@@ -4,15 +4,17 @@
  */
 import type { Change, ChangeKey } from '../model/plan.js';
 import { changeKey } from '../model/plan.js';
+import { descriptorOf } from '../kinds/index.js';
 
 /**
- * The changes (same target) a change must wait for: its `dependsOn`, and the dashboards its alert
- * operations take ids from.
+ * The changes (same target) a change must wait for: its `dependsOn`, and the changes its
+ * operations take ids from (an alert's dashboard), as its kind's descriptor reads the refs.
  */
-export function requiredChanges(change: Pick<Change, 'dependsOn' | 'operations'>): ChangeKey[] {
+export function requiredChanges(change: Pick<Change, 'kind' | 'dependsOn' | 'operations'>): ChangeKey[] {
   const keys = new Set<ChangeKey>(change.dependsOn);
+  const refs = descriptorOf(change.kind).refs;
   for (const operation of change.operations) {
-    if ((operation.type === 'createAlert' || operation.type === 'updateAlert') && operation.refs) keys.add(operation.refs.dashboard);
+    if (refs && 'refs' in operation && operation.refs) for (const key of refs.changes(operation.refs)) keys.add(key);
   }
   return [...keys];
 }

@@ -7,7 +7,7 @@ export { requiredChanges, withDependents } from './graph.js';
 export { compareChanges, sortChanges } from './order.js';
 export { markDrift } from './drift.js';
 export { suspendChanges } from './suspend.js';
-export { pipeHealthWarnings } from './health.js';
+export { isDegraded, pipeHealthWarnings } from './health.js';
 export { namesUsed, resolveNames } from './names.js';
 export type { NameLists, NamesUsed, ResolvedNames } from './names.js';
 export { holdBackBlocked, changeWrites, writesHeldBack } from './blocked.js';

@@ -4,7 +4,7 @@
  * dashboards), by name within a kind; orphans, which prune would delete, sort as deletes. The executor runs by the same table and each change's
  * `dependsOn`; this order makes plans stable and readable.
  */
-import { kindRank } from '../model/kinds.js';
+import { kindRank } from '../kinds/index.js';
 import type { Change } from '../model/plan.js';
 
 export function compareChanges(a: Change, b: Change): number {

@@ -2,24 +2,29 @@
  * All of prune's policy, pure: the deletes of what stacksync created (the inventory) and no
  * manifest names any more; the safety caps and the empty-directory guard checked before running
  * them, with what waits on a refused delete; and the notice when a manifest error holds a prune
- * back. Resources not in the inventory are never deleted; pipes are never deleted.
+ * back. Resources not in the inventory are never deleted, whatever a create intent says (an
+ * intent proves only that a create may have happened), nor kinds whose descriptor has no prune
+ * policy.
  */
 import type { Kind } from '../model/kinds.js';
-import { changeRef, type Change, type ChangeResult, type PlanError } from '../model/plan.js';
+import { changeRef, operationType, type Change, type ChangeResult, type PlanError } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
+import { descriptorOf, kindRank, ORDERED_DESCRIPTORS } from '../kinds/index.js';
+import type { Named } from '../kinds/kit/match.js';
 import { withDependents } from './graph.js';
-import type { Named } from './match.js';
 
-/** Kinds prune may delete, in the order their deletes must run (alerts before their dashboards). */
-export const PRUNABLE_KINDS = ['Alert', 'Dashboard'] as const satisfies readonly Kind[];
-export type PrunableKind = (typeof PRUNABLE_KINDS)[number];
+/** Kinds prune may delete (their descriptors have a prune policy), in the order their deletes must run. */
+export const PRUNABLE_KINDS: readonly Kind[] = ORDERED_DESCRIPTORS.filter((descriptor) => descriptor.prune !== undefined)
+  .map((descriptor) => descriptor.kind)
+  .sort((a, b) => kindRank(a, true) - kindRank(b, true));
+export type PrunableKind = Kind;
 
 /**
- * One change per inventory entry of `kind` whose key no manifest has, and per live resource
- * named by a pending create intent whose manifest is gone (a create that happened just before a
- * crash: ours, though the inventory never recorded it): a `delete` when this run prunes, an
- * `orphan` otherwise, so every plan shows what a prune would delete. An entry whose id is no
- * longer live is left out: there is nothing to delete, and `refreshInventory` forgets it.
+ * One change per inventory entry of `kind` whose key no manifest has: a `delete` when this run
+ * prunes, an `orphan` otherwise, so every plan shows what a prune would delete. An entry whose id
+ * is no longer live is left out: there is nothing to delete, and `refreshInventory` forgets it.
+ * `desiredKeys` holds every key a manifest names, also those of manifests that failed to load
+ * (their resource is an error, never an orphan).
  */
 export function planOrphans(
   target: string,
@@ -32,22 +37,15 @@ export function planOrphans(
   const liveById = new Map(live.map((item) => [item.id, item]));
   const inventory = state.inventory[kind];
   const found = (key: string, current: Named): Change => (prune ? deleteChange : orphanChange)(target, kind, key, current);
+  const policy = descriptorOf(kind).prune;
   const fromInventory = Object.entries(inventory)
-    .filter(([key]) => !desiredKeys.has(key))
+    .filter(([key, entry]) => !desiredKeys.has(key) && policy?.allowed(entry) === true)
     .flatMap(([key, entry]) => {
       const current = liveById.get(entry.id);
       if (!current) return [];
       return [entry.prune === 'disabled' ? keptChange(target, kind, key, current) : found(key, current)];
     });
-  const owned = new Set(Object.values(inventory).map((entry) => entry.id));
-  const fromIntents = state.intents
-    .filter((intent) => intent.kind === kind && !desiredKeys.has(intent.key) && inventory[intent.key] === undefined)
-    .flatMap((intent) => {
-      const matches = live.filter((item) => item.name === intent.name && !owned.has(item.id));
-      // Two unowned resources with the name: which one the crashed create made cannot be told.
-      return matches.length === 1 && matches[0] ? [found(intent.key, matches[0])] : [];
-    });
-  return [...fromInventory, ...fromIntents].sort((a, b) => a.name.localeCompare(b.name));
+  return fromInventory.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** Why an orphan is not deleted even by a prune. */
@@ -62,7 +60,7 @@ function keptChange(target: string, kind: PrunableKind, key: string, current: Na
 function deleteChange(target: string, kind: PrunableKind, key: string, current: Named): Change {
   const change = orphanChange(target, kind, key, current);
   change.action = 'delete';
-  change.operations = [{ type: kind === 'Alert' ? 'deleteAlert' : 'deleteDashboard', id: current.id }];
+  change.operations = [{ type: operationType('delete', kind), id: current.id }];
   return change;
 }
 

@@ -4,7 +4,7 @@
  * one shows as `(sensitive)`, and a warning or error text has it replaced. Operations keep the real
  * values: they are what apply sends, and are never rendered, logged or persisted.
  */
-import type { DesiredResource } from '../model/desired.js';
+import type { DesiredResource } from '../kinds/index.js';
 import { changeKey, SENSITIVE, type Change, type FieldDiff } from '../model/plan.js';
 import { holdsSecret as holdsSecretForm, redactSecrets } from '../support/redaction.js';
 

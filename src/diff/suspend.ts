@@ -4,7 +4,7 @@
  * stands, but nothing of it is written: no create, update, adoption, heal or delete. A write
  * that waits on a suspended one cannot run either, and is shown as suspended too.
  */
-import type { DesiredResource } from '../model/desired.js';
+import type { DesiredResource } from '../kinds/index.js';
 import { changeKey, isWrite, type Change } from '../model/plan.js';
 import { withDependents } from './graph.js';
 

@@ -33,7 +33,8 @@ function stackLines(stack: object, indent: string): string[] {
   ];
 }
 
-export function emulatorBanner(url: string, state: ProfileData, seed: Seed, hash: Hash): string {
+/** `pipesSegment`: the name the managed pipe routes are served under (`--paths`). */
+export function emulatorBanner(url: string, state: ProfileData, seed: Seed, hash: Hash, pipesSegment = 'pipes'): string {
   const profile = state.profile ?? 'seed';
   const lines = [`stacksync emulator listening on ${url}${profile === 'seed' ? '' : ` (profile ${profile})`}`, ''];
   let managedExample: string | undefined;
@@ -44,7 +45,7 @@ export function emulatorBanner(url: string, state: ProfileData, seed: Seed, hash
       lines.push(`  key id ${key.id}  secret ${secret ?? NOT_SHOWN}`);
       const service = org.services[0];
       if (!managedExample && secret && service) {
-        managedExample = `curl -u '${key.id}:${secret}' ${url}/v1/organizations/${org.id}/services/${service.id}/pipes`;
+        managedExample = `curl -u '${key.id}:${secret}' ${url}/v1/organizations/${org.id}/services/${service.id}/${pipesSegment}`;
       }
     }
     for (const service of org.services) {

@@ -1,8 +1,10 @@
 /**
- * Fault injection (`--faults`): grammar `error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms`.
+ * Fault injection (`--faults`): grammar `error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms,pipefail=0.1`.
  * `error` answers 500 or 503, `throttle` 429 with Retry-After, `reset` cuts the connection,
  * `latency` delays every request, `spike=P:D` delays a share P by D. Shares are drawn from the
- * injected `random`, in a fixed order, so tests script the outcome.
+ * injected `random`, in a fixed order, so tests script the outcome. `pipefail=P` is not about
+ * requests: under the current profile a share P of pipe provisionings (create, start, resync)
+ * end `Failed`, drawn when the pipe is provisioned.
  */
 import { StacksyncError } from '../errors.js';
 
@@ -12,6 +14,8 @@ export interface FaultSpec {
   reset: number;
   latencyMs: number;
   spike: { share: number; delayMs: number };
+  /** Share of pipe provisionings that end `Failed` (current profile). */
+  pipeFail: number;
 }
 
 export type FaultOutcome = 'none' | 'error500' | 'error503' | 'throttle' | 'reset';
@@ -21,10 +25,10 @@ export interface FaultDecision {
   outcome: FaultOutcome;
 }
 
-export const NO_FAULTS: FaultSpec = { error: 0, throttle: 0, reset: 0, latencyMs: 0, spike: { share: 0, delayMs: 0 } };
+export const NO_FAULTS: FaultSpec = { error: 0, throttle: 0, reset: 0, latencyMs: 0, spike: { share: 0, delayMs: 0 }, pipeFail: 0 };
 
 function usage(spec: string, detail: string): StacksyncError {
-  return new StacksyncError('E_USAGE', `invalid --faults "${spec}": ${detail} (grammar: error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms)`);
+  return new StacksyncError('E_USAGE', `invalid --faults "${spec}": ${detail} (grammar: error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms,pipefail=0.1)`);
 }
 
 function parseShare(spec: string, name: string, text: string): number {
@@ -64,6 +68,9 @@ function applyFault(spec: string, faults: FaultSpec, name: string, value: string
     case 'latency':
       faults.latencyMs = parseDuration(spec, name, value);
       return;
+    case 'pipefail':
+      faults.pipeFail = parseShare(spec, name, value);
+      return;
     case 'spike': {
       const [share = '', delay = ''] = value.split(':', 2);
       faults.spike = { share: parseShare(spec, 'spike share', share), delayMs: parseDuration(spec, 'spike delay', delay) };
@@ -75,7 +82,7 @@ function applyFault(spec: string, faults: FaultSpec, name: string, value: string
 }
 
 export function hasFaults(faults: FaultSpec): boolean {
-  return faults.error + faults.throttle + faults.reset + faults.latencyMs + faults.spike.share > 0;
+  return faults.error + faults.throttle + faults.reset + faults.latencyMs + faults.spike.share + faults.pipeFail > 0;
 }
 
 /**

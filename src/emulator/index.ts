@@ -16,9 +16,14 @@ import { selfHostedRoutes } from './routes-selfhosted.js';
 import { defaultSeed, parseSeed, type Seed } from './seed.js';
 import { closeServer, createPipeline, listen } from './server.js';
 import { Stats } from './stats.js';
+import { DEFAULT_PIPE_TRANSITION_MS } from './current/pipe-lifecycle.js';
+import { resolvePathSegments, withPathSegments, type PathSegments } from './path-segments.js';
+import { checkSettingsPrefix } from './settings-prefix.js';
+import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
 import { Store } from './store.js';
 import { PROFILES, profileOf, type Profile, type ProfileData } from './model.js';
 import { StacksyncError } from '../errors.js';
+import { listenError, type AddressFlags } from '../support/listen.js';
 
 export { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';
 export type { Seed, SeedKey, SeedOrganization, SeedPipe, SeedSavedSearch, SeedService, SeedSource, SeedStack, SeedTeam, SeedWebhook } from './seed.js';
@@ -26,6 +31,8 @@ export type { CurrentAlertRecord, CurrentEmulatorData, EmulatorData, Profile, Pr
 export { PROFILES } from './model.js';
 export type { StatsSnapshot, RouteStats } from './stats.js';
 export { parseFaults, type FaultSpec } from './faults.js';
+export { DEFAULT_PATH_SEGMENTS, parsePathSegments, type PathSegments } from './path-segments.js';
+export { DEFAULT_PIPE_TRANSITION_MS } from './current/pipe-lifecycle.js';
 export { ApiError };
 
 export interface EmulatorOptions {
@@ -57,6 +64,15 @@ export interface EmulatorOptions {
   bodyLimit?: number;
   /** Coalescing delay of data-file writes; default 100 ms. */
   persistDelayMs?: number;
+  /**
+   * Current profile: how long each asynchronous pipe state change takes (Provisioning → Running is
+   * one, → Snapshot → Running two), in ms; default 1000. With 0 a pipe has settled by the next request.
+   */
+  pipeTransitionMs?: number;
+  /** Names the managed routes use for their product segments instead of the seed's, e.g. `{ pipes: 'clickpipes', stack: 'clickstack' }`. */
+  paths?: Partial<PathSegments>;
+  /** Prefix of the pipes' engine settings instead of the seed's `engine_`, e.g. `clickhouse_`. */
+  settingsPrefix?: string;
 }
 
 export interface RunningEmulator {
@@ -66,6 +82,10 @@ export interface RunningEmulator {
   profile: Profile;
   /** The seed the emulator started from (its credentials work unless the data file says otherwise). */
   seed: Seed;
+  /** The product path segments the managed routes are served under. */
+  paths: PathSegments;
+  /** The prefix of the pipes' engine settings as served. */
+  settingsPrefix: string;
   /** True when the state came from an existing data file rather than the seed. */
   restored: boolean;
   /** The current state, as `GET /_emulator/dump` returns it (no secret in clear). */
@@ -91,6 +111,12 @@ function checkRateLimit(rateLimit: number | undefined, windowMs: number | undefi
   }
 }
 
+function checkTransitionMs(ms: number | undefined): number {
+  if (ms === undefined) return DEFAULT_PIPE_TRANSITION_MS;
+  if (!(Number.isInteger(ms) && ms >= 0)) throw new StacksyncError('E_USAGE', `pipe transition delay must be a whole number of ms, 0 or more, got ${ms}`);
+  return ms;
+}
+
 function checkProfile(profile: Profile): void {
   if (!PROFILES.includes(profile)) throw new StacksyncError('E_USAGE', `profile must be one of ${PROFILES.join(', ')}, got ${String(profile)}`);
 }
@@ -113,6 +139,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const seed = parseSeed(options.seed ?? defaultSeed(profile), origin, profile);
   const faults = options.faults ? parseFaults(options.faults) : NO_FAULTS;
   checkRateLimit(options.rateLimit, options.rateWindowMs);
+  const paths = resolvePathSegments(options.paths);
+  const settingsPrefix = checkSettingsPrefix(options.settingsPrefix ?? DEFAULT_SETTINGS_PREFIX);
+  const random = options.random ?? Math.random;
+  const pipes = { behaviour: { transitionMs: checkTransitionMs(options.pipeTransitionMs), failShare: faults.pipeFail, random }, settingsPrefix };
 
   // State: the data file when it exists, else the seed.
   const saved = options.dataFile ? readSavedState(options.dataFile) : undefined;
@@ -138,11 +168,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const pipeline = createPipeline({
     store,
-    router: new Router([...managedRoutes(profile), ...selfHostedRoutes(profile)]),
+    router: new Router(withPathSegments([...managedRoutes(profile, pipes), ...selfHostedRoutes(profile)], paths)),
     stats: new Stats(),
     faults,
     limiter: options.rateLimit ? new RateLimiter(options.rateLimit, clock, options.rateWindowMs) : undefined,
-    random: options.random ?? Math.random,
+    random,
     sleep: options.sleep ?? ((ms) => delay(ms)),
     logger,
     bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
@@ -153,12 +183,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     server = await listen(pipeline, host, options.port ?? 0);
   } catch (error) {
     await writer?.close();
-    throw listenError(error, host, options.port ?? 0);
+    throw listenError(error, `${host}:${options.port ?? 0}`, EMULATOR_ADDRESS_FLAGS);
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const url = `http://${urlHost(host)}:${port}`;
-  logger.info({ url, profile, faults: hasFaults(faults) ? options.faults : undefined, rateLimit: options.rateLimit, rateWindowMs: options.rateWindowMs, dataFile: options.dataFile, restored: Boolean(saved) }, 'emulator listening');
+  logger.info({ url, profile, paths, settingsPrefix, faults: hasFaults(faults) ? options.faults : undefined, rateLimit: options.rateLimit, rateWindowMs: options.rateWindowMs, dataFile: options.dataFile, restored: Boolean(saved) }, 'emulator listening');
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -167,19 +197,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       await writer?.close();
       logger.info({ url }, 'emulator stopped');
     })());
-  return { url, port, profile, seed, restored: Boolean(saved), state: () => store.toData(), credentialHash: (secret) => store.credentials.hash(secret), close };
+  return { url, port, profile, seed, paths, settingsPrefix, restored: Boolean(saved), state: () => store.toData(), credentialHash: (secret) => store.credentials.hash(secret), close };
 }
 
-/** Why the server could not listen, as one line for the person who picked the address. */
-const LISTEN_PROBLEMS: Record<string, string> = {
-  EADDRINUSE: 'the port is already in use (stop what holds it, or pick another with --port; 0 picks a free one)',
-  EACCES: 'permission denied (ports below 1024 need privileges; pick another with --port)',
-  EADDRNOTAVAIL: 'the address is not one of this machine’s (check --host)',
-};
-
-function listenError(error: unknown, host: string, port: number): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const problem = code === undefined ? undefined : LISTEN_PROBLEMS[code];
-  if (!problem) return error;
-  return new StacksyncError('E_USAGE', `cannot listen on ${host}:${port}: ${problem}`, { subject: `${host}:${port}`, cause: error });
-}
+/** The emulator command's flags for its address. */
+const EMULATOR_ADDRESS_FLAGS: AddressFlags = { port: '--port; 0 picks a free one', host: '--host' };

@@ -33,6 +33,43 @@ export interface PipeResource {
 /** Write-only members of one pipe by path (`kafka.credentials`), as `sha256:<hex>` fingerprints. */
 export type PipeSecrets = Record<string, string>;
 
+/** A state a pipe is still to reach, and when (ms since the epoch). */
+export interface PipeStep {
+  state: string;
+  at: number;
+}
+
+/** Where a pipe of the current profile is going: the states still to come, in order. */
+export interface PipeLifecycle {
+  steps: PipeStep[];
+  /** Tables were added while it was paused: it passes through `Snapshot` when it runs again. */
+  snapshotPending?: boolean;
+}
+
+/** The service-wide sizing shared by its database pipes (`…/pipesCdcScaling`). */
+export interface CdcScaling {
+  replicaCpuMillicores: number;
+  replicaMemoryGb: number;
+}
+
+/**
+ * What the current profile keeps about a service's pipes beyond the resources themselves: their
+ * pending state changes, the CDC scaling (absent until a database pipe has been provisioned), and
+ * the names of pipes whose provisioning is made to fail (seed `failPipes`).
+ */
+export interface PipeRuntime {
+  lifecycles: Map<string, PipeLifecycle>;
+  cdcScaling?: CdcScaling & { pending?: CdcScaling & { at: number } };
+  failPipes: string[];
+}
+
+/** `PipeRuntime` as saved in the data file and shown by `GET /_emulator/dump`. */
+export interface PipeRuntimeData {
+  lifecycles: Record<string, PipeLifecycle>;
+  cdcScaling?: CdcScaling & { pending?: CdcScaling & { at: number } };
+  failPipes?: string[];
+}
+
 export interface TileResource {
   id: string;
   name: string;
@@ -131,6 +168,8 @@ export interface ServiceRecord {
   state: ServiceState;
   pipes: Map<string, PipeResource>;
   pipeSecrets: Map<string, PipeSecrets>;
+  /** Current profile only: the pipes' lifecycle and the CDC scaling. */
+  pipeRuntime?: PipeRuntime;
   stack: Workspace;
 }
 
@@ -195,7 +234,7 @@ export interface CurrentEmulatorData {
   organizations: {
     id: string;
     keys: { id: string; secretSha256: string }[];
-    services: ({ id: string; state: ServiceState; pipes: PipeResource[]; pipeSecrets: Record<string, PipeSecrets> } & CurrentWorkspaceData)[];
+    services: ({ id: string; state: ServiceState; pipes: PipeResource[]; pipeSecrets: Record<string, PipeSecrets>; pipeRuntime?: PipeRuntimeData } & CurrentWorkspaceData)[];
   }[];
   teams: ({ id: string; tokenSha256: string[] } & CurrentWorkspaceData)[];
 }

@@ -2,12 +2,11 @@
  * Pipe rules of the managed variant (seed 4.1 and api-notes, "Managed variant"): create, the
  * PATCH merge with its cross-member rules, and delete. Pure over a service record; no HTTP.
  */
-import { pipeCreateBodySchema, pipePatchBodySchema, pipePatchSourceBlockSchemas, pipeSourceBlockSchemas, type JsonSchema } from '../schema/api.js';
 import { validateApi } from '../schema/validate.js';
 import { ApiError, invalidMember, notFound } from './errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { CredentialHasher } from './credentials.js';
-import type { PipeResource, PipeSecrets, Profile, ServiceRecord } from './model.js';
+import type { PipeResource, PipeSecrets, ServiceRecord } from './model.js';
 
 /** Members of a source block that are accepted, stored as fingerprints, and never returned. */
 const WRITE_ONLY_MEMBERS = ['credentials', 'accessKey'] as const;
@@ -47,9 +46,8 @@ export function fingerprintWith(credentials: CredentialHasher): Fingerprint {
   return (value) => `sha256:${credentials.hash(canonicalJson(value))}`;
 }
 
-/** What the pipe rules depend on besides the request: the profile's leniency and how secrets are kept. */
+/** What the seed profile's pipe rules depend on besides the request: how secrets are kept. */
 export interface PipeRules {
-  profile: Profile;
   fingerprint: Fingerprint;
 }
 
@@ -116,7 +114,7 @@ export function requirePipe(service: ServiceRecord, id: string): PipeResource {
   return pipe;
 }
 
-// ---------------------------------------------------------------- unknown members (current profile)
+// ---------------------------------------------------------------- unknown members (the current profile's rules)
 
 type Schema = Record<string, unknown>;
 
@@ -141,36 +139,8 @@ export function stripUnknownMembers(schema: Schema | undefined, value: unknown):
   }
 }
 
-function withProperties(schema: JsonSchema, properties: Record<string, unknown>): JsonSchema {
-  return { ...schema, properties: { ...(schema['properties'] as Record<string, unknown>), ...properties } };
-}
-
-/**
- * What a PATCH may carry without being dropped: its own members, plus those of the pipe that
- * cannot be changed (kafka `brokers`, …), kept so the check still names them in a 400.
- */
-const PATCH_KEEPS: JsonSchema = withProperties(pipePatchBodySchema, {
-  source: withProperties(
-    (pipePatchBodySchema['properties'] as unknown as Record<string, JsonSchema>)['source'] ?? {},
-    Object.fromEntries(
-      Object.entries(pipePatchSourceBlockSchemas).map(([kind, block]) => [
-        kind,
-        withProperties(block, (pipeSourceBlockSchemas[kind as keyof typeof pipeSourceBlockSchemas]['properties'] ?? {}) as Record<string, unknown>),
-      ]),
-    ),
-  ),
-});
-
-/** Under the current profile a body loses its unknown members before it is checked. */
-function tolerated(body: unknown, keeps: JsonSchema, profile: Profile): unknown {
-  if (profile !== 'current') return body;
-  const copy = structuredClone(body);
-  stripUnknownMembers(keeps, copy);
-  return copy;
-}
-
 export function createPipe(service: ServiceRecord, body: unknown, nowMs: number, rules: PipeRules): PipeResource {
-  const checked = validateApi<PipeInput>('pipeCreateBody', tolerated(body, pipeCreateBodySchema, rules.profile));
+  const checked = validateApi<PipeInput>('pipeCreateBody', body);
   if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe', { issues: checked.issues });
   const { pipe, secrets } = buildPipe(service.id, checked.value, nowMs, 'Provisioning', rules.fingerprint);
   service.pipes.set(pipe.id, pipe);
@@ -184,7 +154,7 @@ export function createPipe(service: ServiceRecord, body: unknown, nowMs: number,
  */
 export function patchPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number, rules: PipeRules): PipeResource {
   const current = requirePipe(service, id);
-  const checked = validateApi<PipePatch>('pipePatchBody', tolerated(body, PATCH_KEEPS, rules.profile));
+  const checked = validateApi<PipePatch>('pipePatchBody', body);
   if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe patch', { issues: checked.issues });
   const patch = checked.value;
   requireColumnsForFieldMappings(patch);
@@ -214,6 +184,7 @@ function applySourcePatch(pipe: PipeResource, secrets: PipeSecrets, source: Reco
   if (settings !== undefined) block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
   if (tableMappingsToAdd !== undefined || tableMappingsToRemove !== undefined) {
     block['tableMappings'] = changeTableMappings(
+      kind,
       (block['tableMappings'] as TableMapping[] | undefined) ?? [],
       (tableMappingsToAdd as TableMapping[] | undefined) ?? [],
       (tableMappingsToRemove as TableMapping[] | undefined) ?? [],
@@ -222,27 +193,26 @@ function applySourcePatch(pipe: PipeResource, secrets: PipeSecrets, source: Reco
   pipe.source[kind] = block;
 }
 
-const tableKey = (mapping: TableMapping): string => `${mapping.sourceSchemaName}.${mapping.sourceTable}`;
-const ADD_PATH = 'source.postgres.tableMappingsToAdd';
-const REMOVE_PATH = 'source.postgres.tableMappingsToRemove';
-
 /**
- * Postgres mappings are keyed by source schema + table. The same table in both lists is refused
- * (a changed mapping takes two PATCHes), as is removing a mapping that is not there.
+ * Mappings are keyed by their source (schema + table for postgres; `keys` names the pair). The
+ * same source in both lists is refused (a changed mapping takes two PATCHes), as is removing a
+ * mapping that is not there. `family` names the block in errors.
  */
-function changeTableMappings(current: TableMapping[], add: TableMapping[], remove: TableMapping[]): TableMapping[] {
-  const adding = new Set(add.map(tableKey));
+export function changeTableMappings<M extends Record<string, unknown>>(family: string, current: M[], add: M[], remove: M[], keys: readonly [string, string] = ['sourceSchemaName', 'sourceTable']): M[] {
+  const keyOf = (mapping: M): string => `${String(mapping[keys[0]])}.${String(mapping[keys[1]])}`;
+  const adding = new Set(add.map(keyOf));
   let mappings = [...current];
   remove.forEach((removal, index) => {
-    const key = tableKey(removal);
-    if (adding.has(key)) throw invalidMember(`${REMOVE_PATH}[${index}]`, `${key} is also in tableMappingsToAdd; remove and add in two requests`);
-    const at = mappings.findIndex((mapping) => tableKey(mapping) === key && mapping.targetTable === removal.targetTable);
-    if (at < 0) throw invalidMember(`${REMOVE_PATH}[${index}]`, `no table mapping ${key} → ${removal.targetTable} to remove`);
-    mappings = mappings.filter((_, position) => position !== at);
+    const key = keyOf(removal);
+    const at = `source.${family}.tableMappingsToRemove[${index}]`;
+    if (adding.has(key)) throw invalidMember(at, `${key} is also in tableMappingsToAdd; remove and add in two requests`);
+    const found = mappings.findIndex((mapping) => keyOf(mapping) === key && mapping['targetTable'] === removal['targetTable']);
+    if (found < 0) throw invalidMember(at, `no table mapping ${key} → ${String(removal['targetTable'])} to remove`);
+    mappings = mappings.filter((_, position) => position !== found);
   });
   add.forEach((mapping, index) => {
-    const key = tableKey(mapping);
-    if (mappings.some((existing) => tableKey(existing) === key)) throw invalidMember(`${ADD_PATH}[${index}]`, `${key} is already mapped`);
+    const key = keyOf(mapping);
+    if (mappings.some((existing) => keyOf(existing) === key)) throw invalidMember(`source.${family}.tableMappingsToAdd[${index}]`, `${key} is already mapped`);
     mappings.push(mapping);
   });
   return mappings;

@@ -12,8 +12,8 @@ import { managedDone, managedSuccess, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
 import { isIdOfFormat, type IdFormat } from './ids.js';
 import { stackOf, type CurrentWorkspace, type Profile, type SeedWorkspace, type ServiceRecord } from './model.js';
-import { createPipe, deletePipe, fingerprintWith, patchPipe, requirePipe, type PipeRules } from './pipes.js';
 import type { RequestContext, Route } from './router.js';
+import { pipeRoutes, type PipeRouteOptions } from './routes-pipes.js';
 import * as stack from './stack.js';
 
 const SERVICE = '/v1/organizations/{organizationId}/services/{serviceId}';
@@ -74,19 +74,6 @@ function currentStack(service: ServiceRecord): CurrentWorkspace {
   return stackOf(service, 'current');
 }
 
-function pipeRoutes(profile: Profile): Route[] {
-  const rules = (context: RequestContext): PipeRules => ({ profile, fingerprint: fingerprintWith(context.store.credentials) });
-  return [
-    route(profile, 'GET', '/pipes', (_, service) => [...service.pipes.values()]),
-    route(profile, 'POST', '/pipes', (context, service) => mutate(context, (now) => createPipe(service, context.body, now, rules(context)))),
-    route(profile, 'GET', '/pipes/{pipeId}', (context, service) => requirePipe(service, param(context, 'pipeId'))),
-    route(profile, 'PATCH', '/pipes/{pipeId}', (context, service) => mutate(context, (now) => patchPipe(service, param(context, 'pipeId'), context.body, now, rules(context)))),
-    profile === 'current'
-      ? rawRoute(profile, 'DELETE', '/pipes/{pipeId}', (context, service) => (mutate(context, () => deletePipe(service, param(context, 'pipeId'))), managedDone(context.requestId)))
-      : route(profile, 'DELETE', '/pipes/{pipeId}', (context, service) => mutate(context, () => (deletePipe(service, param(context, 'pipeId')), {}))),
-  ];
-}
-
 const SEED_STACK_ROUTES: Route[] = [
   route('seed', 'GET', '/stack/dashboards', (_, service) => stack.listDashboards(seedStack(service))),
   route('seed', 'POST', '/stack/dashboards', (context, service) => mutate(context, (now) => stack.createDashboard(seedStack(service), context.body, now))),
@@ -138,7 +125,7 @@ const CURRENT_STACK_ROUTES: Route[] = [
   route('current', 'GET', '/stack/webhooks', (_, service) => currentStack(service).webhooks),
 ];
 
-/** The managed routes of a profile. */
-export function managedRoutes(profile: Profile): readonly Route[] {
-  return [...pipeRoutes(profile), ...(profile === 'current' ? CURRENT_STACK_ROUTES : SEED_STACK_ROUTES)];
+/** The managed routes of a profile; `pipes` tunes the pipe routes (lifecycle pace, settings prefix). */
+export function managedRoutes(profile: Profile, pipes?: PipeRouteOptions): readonly Route[] {
+  return [...pipeRoutes(profile, { route, rawRoute }, pipes), ...(profile === 'current' ? CURRENT_STACK_ROUTES : SEED_STACK_ROUTES)];
 }

@@ -17,6 +17,8 @@ export interface ProfileShapes {
   stack: Record<string, JsonSchema>;
   /** Members only a service has besides its pipes (the seed's data sources). */
   serviceOnly?: Record<string, JsonSchema>;
+  /** Members a service may have, absent from files written before they existed. */
+  serviceOptional?: Record<string, JsonSchema>;
   /** Whether `profile` must be written (files from before profiles have none and are seed). */
   profileRequired: boolean;
 }
@@ -42,6 +44,7 @@ export function savedStateSchema(shapes: ProfileShapes): JsonSchema {
                   pipes: array(shapes.pipe),
                   pipeSecrets: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } } },
                   ...serviceOnly,
+                  ...shapes.serviceOptional,
                   ...shapes.stack,
                 },
                 ['id', 'state', 'pipes', 'pipeSecrets', ...Object.keys(serviceOnly), ...stackMembers],

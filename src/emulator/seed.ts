@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { StacksyncError } from '../errors.js';
 import { CURRENT_SOURCE_KINDS, CURRENT_WEBHOOK_SERVICES, OBJECT_ID_PATTERN } from '../schema/api-current.js';
 import { PIPE_STATES, SERVICE_STATES, SOURCE_KINDS } from '../schema/enums.js';
+import { PIPE_FAMILIES } from '../schema/pipe-sources.js';
 import { dataSourceSchema, pipeCreateBodySchema, type JsonSchema } from '../schema/api.js';
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
 import type { Profile, ServiceState } from './model.js';
@@ -44,6 +45,11 @@ export interface SeedService extends SeedStack {
   /** `idle` and `stopped` answer 424 on every route of the service. Default `running`. */
   state?: ServiceState;
   pipes?: SeedPipe[];
+  /**
+   * Current profile: names (or `*` globs) of pipes whose every provisioning — create, start,
+   * resync — ends `Failed`, for testing how a client meets a pipe that fails.
+   */
+  failPipes?: string[];
 }
 
 export interface SeedOrganization { id: string; keys: SeedKey[]; services?: SeedService[] }
@@ -66,20 +72,42 @@ function object(properties: Record<string, unknown>, required: string[] = []): J
 }
 
 function seedPipeSchema(profile: Profile): JsonSchema {
+  if (profile === 'current') return currentSeedPipeSchema;
   return {
     ...pipeCreateBodySchema,
     properties: {
       ...(pipeCreateBodySchema['properties'] as Record<string, unknown>),
       id: uuid,
       serviceId: uuid,
-      // The real services have many more states than the seed names; under `current` any text goes.
-      state: profile === 'current' ? nonEmpty : { enum: [...PIPE_STATES] },
+      state: { enum: [...PIPE_STATES] },
       createdAt: { type: 'string', format: 'date-time' },
       updatedAt: { type: 'string', format: 'date-time' },
     },
     required: ['name', 'source'],
   };
 }
+
+/**
+ * A pipe seeded under the current profile: as the service would hold it, of any source family,
+ * in any state (the real services have many more states than the seed names; any text goes).
+ * Its family's create rules are not applied: a seed may hold what a service has drifted into.
+ */
+const currentSeedPipeSchema: JsonSchema = object(
+  {
+    id: uuid,
+    serviceId: uuid,
+    name: nonEmpty,
+    state: nonEmpty,
+    scaling: { type: 'object' },
+    source: { type: 'object', minProperties: 1, maxProperties: 1, propertyNames: { enum: [...PIPE_FAMILIES] }, additionalProperties: { type: 'object' } },
+    destination: { type: 'object' },
+    fieldMappings: objects,
+    settings: { type: 'object' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+  ['name', 'source'],
+);
 
 const seedSourceSchema: JsonSchema = { ...dataSourceSchema, properties: { ...(dataSourceSchema['properties'] as Record<string, unknown>), id: uuid }, required: ['name', 'kind'] };
 
@@ -124,6 +152,7 @@ const currentStackMembers = {
 export function seedSchemaFor(profile: Profile): JsonSchema {
   const stack = profile === 'current' ? currentStackMembers : { dashboards: objects, alerts: objects };
   const serviceSources = profile === 'current' ? {} : { sources: { type: 'array', items: seedSourceSchema } };
+  const serviceOnly = profile === 'current' ? { failPipes: { type: 'array', items: nonEmpty } } : {};
   return object({
     organizations: {
       type: 'array',
@@ -133,7 +162,7 @@ export function seedSchemaFor(profile: Profile): JsonSchema {
           keys: { type: 'array', minItems: 1, items: object({ id: nonEmpty, secret: nonEmpty }, ['id', 'secret']) },
           services: {
             type: 'array',
-            items: object({ id: uuid, state: { enum: [...SERVICE_STATES] }, pipes: { type: 'array', items: seedPipeSchema(profile) }, ...serviceSources, ...stack }, ['id']),
+            items: object({ id: uuid, state: { enum: [...SERVICE_STATES] }, pipes: { type: 'array', items: seedPipeSchema(profile) }, ...serviceSources, ...serviceOnly, ...stack }, ['id']),
           },
         },
         ['id', 'keys'],

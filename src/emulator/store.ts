@@ -10,6 +10,8 @@ import { ApiError } from './errors.js';
 import { isoTimestamp } from './ids.js';
 import type { CurrentEmulatorData, EmulatorData, OrganizationRecord, Profile, ProfileData, ServiceRecord, TeamRecord, Workspace } from './model.js';
 import { profileOf } from './model.js';
+import { advancePipes, emptyRuntime, runtimeFromData, runtimeToData } from './current/pipe-lifecycle.js';
+import { seededCurrentPipe } from './current/pipes.js';
 import { buildPipe, fingerprintWith } from './pipes.js';
 import type { PipeSecrets } from './model.js';
 import { seedWorkspace } from './stack.js';
@@ -78,6 +80,7 @@ export class Store {
           state: service.state,
           pipes: new Map(service.pipes.map((pipe) => [pipe.id, pipe])),
           pipeSecrets: new Map(Object.entries(service.pipeSecrets).map(([pipeId, secrets]) => [pipeId, upgradeSecrets(secrets)])),
+          ...(profileOf(data) === 'current' && { pipeRuntime: runtimeFromData('pipeRuntime' in service ? service.pipeRuntime : undefined) }),
           stack: restoredWorkspace(data, service.id, 'uuid', service),
         });
       }
@@ -98,10 +101,16 @@ export class Store {
       pipeSecrets: new Map(),
       stack: this.workspace(seed.id, 'uuid', seed, nowMs),
     };
+    const fingerprint = fingerprintWith(this.credentials);
     for (const entry of seed.pipes ?? []) {
-      const { pipe, secrets } = buildPipe(seed.id, structuredClone(entry), nowMs, 'Running', fingerprintWith(this.credentials));
+      const { pipe, secrets } =
+        this.profile === 'current' ? seededCurrentPipe(seed.id, structuredClone(entry), nowMs, fingerprint) : buildPipe(seed.id, structuredClone(entry), nowMs, 'Running', fingerprint);
       service.pipes.set(pipe.id, pipe);
       service.pipeSecrets.set(pipe.id, secrets);
+    }
+    if (this.profile === 'current') {
+      service.pipeRuntime = emptyRuntime(seed.failPipes ?? []);
+      advancePipes(service, nowMs);
     }
     return service;
   }
@@ -164,6 +173,7 @@ export class Store {
         state: service.state,
         pipes: [...service.pipes.values()],
         pipeSecrets: Object.fromEntries(service.pipeSecrets),
+        ...(service.pipeRuntime && { pipeRuntime: runtimeToData(service.pipeRuntime) }),
         ...workspaceData(service.stack, 'service'),
       })),
     }));

@@ -1,6 +1,6 @@
 /** An exported manifest as YAML text: the editor's schema line, a short header, the document. */
 import { Document, isMap, isScalar, isSeq, visit, type Node } from 'yaml';
-import type { ExportedManifest } from './convert.js';
+import type { ExportedManifest } from './live.js';
 
 export interface RenderContext {
   /** What follows `$schema=` (a path relative to the file, or a URL). */

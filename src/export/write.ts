@@ -6,13 +6,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Kind } from '../model/kinds.js';
+import { KINDS, type Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
-import type { ExportedManifest } from './convert.js';
+import type { ExportedManifest } from './live.js';
 import { renderManifest } from './render.js';
 
-/** The published schema file of each kind, as in `schemas/`. */
-export const SCHEMA_FILES: Record<Kind, string> = { Pipe: 'pipe.json', Dashboard: 'dashboard.json', Alert: 'alert.json' };
+/** The published schema file of each kind, as in `schemas/` (`pipe.json`). */
+export const SCHEMA_FILES: Record<Kind, string> = Object.fromEntries(KINDS.map((kind) => [kind, `${kind.toLowerCase()}.json`])) as Record<Kind, string>;
 
 /** `schemas/` of the installed package (beside `dist/`, or beside `src/` in a checkout). */
 export const PACKAGE_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));

@@ -11,7 +11,8 @@ import type { Config } from '../model/config.js';
 import type { SecretIo } from '../config/secrets.js';
 import { deepFreeze } from '../support/freeze.js';
 import { DEFAULT_YAML_LIMITS, type YamlLimits } from '../yaml/safety.js';
-import type { LoadProblem, LoadResult } from '../model/desired.js';
+import type { LoadProblem } from '../model/desired.js';
+import type { LoadedManifests } from '../kinds/index.js';
 import { contentKey, type CacheSession, type ParseCache } from './cache.js';
 import type { ParseLimits, ParsedText, PointerRequest } from './parse.js';
 import { createWorkerParser, defaultThreads, inlineParser, yieldToEventLoop, type ManifestParser } from './parser.js';
@@ -84,7 +85,7 @@ interface ParsedFile {
 }
 
 /** Loads every manifest under `dir`. Locations name files as `dir` joined with their path inside it. */
-export async function loadManifests(dir: string, options: LoadManifestsOptions): Promise<LoadResult> {
+export async function loadManifests(dir: string, options: LoadManifestsOptions): Promise<LoadedManifests> {
   const started = performance.now();
   options.logger?.debug({ dir }, 'loading manifests');
   const limits = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits };

@@ -3,12 +3,13 @@
  * typed manifest or the issues, each naming the node it is about (the loader finds their lines).
  */
 import type { ValidateFunction } from 'ajv';
-import type { Kind } from '../model/kinds.js';
+import { KINDS, type Kind } from '../model/kinds.js';
 import type { Manifest } from '../model/manifest.js';
 import { describeIssues, type DescribedIssue } from '../yaml/positions.js';
 import type { JsonSchema } from '../schema/api.js';
 import { createAjv } from '../schema/validate.js';
-import { DOCUMENT_SCHEMAS, MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
+import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
+import { descriptorOf } from '../kinds/index.js';
 
 export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issues: DescribedIssue[] };
 
@@ -35,5 +36,5 @@ export function validateManifest(value: unknown): ManifestCheck {
 
 function schemaFor(value: unknown): JsonSchema {
   const kind = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)['kind'] : undefined;
-  return typeof kind === 'string' && Object.hasOwn(DOCUMENT_SCHEMAS, kind) ? DOCUMENT_SCHEMAS[kind as Kind] : envelopeSchema;
+  return typeof kind === 'string' && (KINDS as readonly string[]).includes(kind) ? descriptorOf(kind as Kind).schema : envelopeSchema;
 }

@@ -55,9 +55,14 @@ export interface SelfHostedTarget extends TargetBase {
 export type Target = ManagedTarget | SelfHostedTarget;
 
 /** `sync` of the file with its defaults, the interval parsed. */
-export interface SyncSettings extends Omit<Required<SyncFile>, 'interval'> {
+export interface SyncSettings extends Omit<Required<SyncFile>, 'interval' | 'settleWindow'> {
   /** Periodic resync, milliseconds (config: `5m` style). */
   intervalMs: number;
+  /**
+   * How long a create whose answer never came may still land, milliseconds (config
+   * `settleWindow`, default 2 minutes): later runs wait for it that long before creating again.
+   */
+  settleWindowMs: number;
 }
 
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];

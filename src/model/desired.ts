@@ -1,12 +1,10 @@
 /**
- * Desired state: what the manifests say, after parse, validation and secret resolution.
- * Pure data; the differ compares it with the live model of `model/resources.ts`.
+ * Desired state: what the manifests say, after parse, validation and secret resolution. What
+ * every kind shares is here; each kind's desired shape lives with its descriptor
+ * (`kinds/<kind>/model.ts`), and their union is `DesiredResource` of `kinds/index.ts`.
  */
-import type { Column, TableMapping } from './resources.js';
-import type { AlertSpec, DashboardSpec, ManifestTile, PipeSpec } from './manifest.js';
 import type { Kind } from './kinds.js';
 import type { SourceLocation } from '../errors.js';
-import type { PipeSourceKind } from '../schema/enums.js';
 
 /** A write-only value (credential) resolved from its reference. */
 export interface SecretValue {
@@ -29,7 +27,7 @@ export interface ResourcePolicy {
   ignore?: readonly string[];
 }
 
-interface DesiredBase {
+export interface DesiredBase {
   kind: Kind;
   /** `metadata.name`: the manifest's own key, unique per kind per target. */
   key: string;
@@ -44,44 +42,6 @@ interface DesiredBase {
   sensitive?: readonly SecretValue[];
 }
 
-/** A Pipe's spec with the source split into the block, the resolved secrets and the mappings. */
-export interface DesiredPipe extends DesiredBase, Pick<PipeSpec, 'pipeId' | 'name' | 'fieldMappings' | 'settings'> {
-  kind: 'Pipe';
-  source?: {
-    kind: PipeSourceKind;
-    /** Block members other than credentials / accessKey / tableMappings. */
-    block: Record<string, unknown>;
-    /** `credentials` (username/password) or `accessKey` (accessKeyId/secretKey), resolved. */
-    secrets?: { member: 'credentials' | 'accessKey'; fields: Record<string, SecretValue> };
-    /** postgres only: the full desired list. */
-    tableMappings?: TableMapping[];
-    validateSamples?: boolean;
-  };
-  /** `destination.columns` of the spec. */
-  columns?: Column[];
-}
-
-/**
- * A tile as a manifest states it: the API's tile without the service-assigned id. No location of
- * its own: finding a tile's line costs a second parse, and nothing reports per tile.
- */
-export type DesiredTile = ManifestTile;
-
-export interface DesiredDashboard extends DesiredBase, Pick<DashboardSpec, 'name' | 'tags'> {
-  kind: 'Dashboard';
-  tiles: DesiredTile[];
-}
-
-/**
- * An Alert's spec as is: the API's configuration, with the dashboard and tile named by manifest
- * name and tile name (resolved to ids at apply time) instead of by id.
- */
-export interface DesiredAlert extends DesiredBase, AlertSpec {
-  kind: 'Alert';
-}
-
-export type DesiredResource = DesiredPipe | DesiredDashboard | DesiredAlert;
-
 /** One problem found while loading; many are collected per run. */
 export interface LoadProblem {
   code: 'E_MANIFEST_PARSE' | 'E_MANIFEST_INVALID' | 'E_MANIFEST_DUPLICATE' | 'E_REF_UNRESOLVED' | 'E_SECRET_MISSING';
@@ -93,8 +53,9 @@ export interface LoadProblem {
   subject?: string;
 }
 
-export interface LoadResult {
-  resources: DesiredResource[];
+/** What a load gives: `R` is the union of the kinds' desired shapes (`LoadedManifests` of `kinds/`). */
+export interface LoadResult<R extends DesiredBase = DesiredBase> {
+  resources: R[];
   problems: LoadProblem[];
   warnings: LoadProblem[];
   /** Targets with at least one problem, or with a problem not attributable to one target ('*'). */

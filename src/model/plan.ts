@@ -3,7 +3,6 @@
  * carry each one out. Plan rendering, apply, logs, metrics and the state file all read this shape.
  */
 import type { ErrorCode } from '../errors.js';
-import type { AlertWrite, DashboardWrite, PipePatch } from './resources.js';
 import type { Kind } from './kinds.js';
 
 /**
@@ -11,10 +10,13 @@ import type { Kind } from './kinds.js';
  * pruned in this run (no `--prune`, or a manifest error holds the prune back); shown so a reviewer
  * sees what a later prune deletes, but not a change: apply leaves it alone. `suspended`: its
  * target or its manifest is suspended (or it waits on one that is); read and shown with the
- * difference it has, never written.
+ * difference it has, never written. `waiting`: a create held back because an earlier create of it
+ * went unanswered and may still land (until `waitUntil`), or a write that needs such a create:
+ * shown with its difference, not written in this run; the run after the window takes back what
+ * landed, or creates it.
  */
-export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'orphan' | 'suspended' | 'unchanged' | 'error';
-export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'error'];
+export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'orphan' | 'suspended' | 'waiting' | 'unchanged' | 'error';
+export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'waiting', 'unchanged', 'error'];
 
 /** Actions that make API writes (or take a resource over) when applied; the rest leave live as it is. */
 export const WRITE_ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt'];
@@ -52,28 +54,48 @@ export function changeRef(change: Pick<Change, 'target' | 'kind' | 'name'>): str
 }
 
 /**
- * Ids an alert operation needs from a dashboard changed in the same run. The executor takes them
- * from the dashboard operation's result; without such an operation the body already holds them.
+ * Ids an operation takes from a change written earlier in the same run (an alert on a dashboard
+ * created with it: `{dashboard: 'Dashboard/api', tile: 'p99'}`). Which members name changes, and
+ * how the ids are filled in, is the operation's kind's (its descriptor's `refs`).
  */
-export interface AlertRefs {
-  /** The Dashboard change (same target) whose result holds the ids. */
-  dashboard: ChangeKey;
-  /** Tile name in that dashboard. */
-  tile: string;
+export type OperationRefs = Readonly<Record<string, string>>;
+
+/** A request body as a differ built it for its kind's API; may hold secret values. */
+export type WriteBody = Record<string, unknown>;
+
+/** What an operation does to its resource; the executor carries out each verb one way for every kind. */
+export type OperationVerb = 'create' | 'update' | 'delete';
+
+/** `createDashboard`, `updatePipe`, …: an operation's verb and kind, as plans, events and the API's call log name it. */
+export type OperationType = `${OperationVerb}${Kind}`;
+
+/** The type of an operation of `verb` on `kind`. */
+export function operationType(verb: OperationVerb, kind: Kind): OperationType {
+  return `${verb}${kind}`;
 }
 
+const VERBS: readonly OperationVerb[] = ['create', 'update', 'delete'];
+
+/** The verb of an operation on a resource of `kind` (its type is the verb and the kind). */
+export function operationVerb(operation: Pick<Operation, 'type'>, kind: Kind): OperationVerb {
+  const verb = VERBS.find((candidate) => operation.type === operationType(candidate, kind));
+  if (verb === undefined) throw new Error(`operation ${operation.type} is not one of a ${kind}`);
+  return verb;
+}
+
+/** Order of the operations of one change: a postgres mapping change is remove, then add. */
+export type OperationStep = 'remove-mappings' | 'add-mappings';
+
 /**
- * The API writes of a change, in order. Bodies may hold secret values (pipe credentials):
- * operations are never rendered, logged or persisted.
+ * The API writes of a change, in order: a create (POST) or a full update (PUT) with a `body`, a
+ * partial update (PATCH) with a `patch`, a delete with only the id. Bodies may hold secret values
+ * (pipe credentials): operations are never rendered, logged or persisted.
  */
 export type Operation =
-  | { type: 'updatePipe'; id: string; patch: PipePatch; /** `remove-mappings` precedes `add-mappings` */ step?: 'remove-mappings' | 'add-mappings' }
-  | { type: 'createDashboard'; body: DashboardWrite }
-  | { type: 'updateDashboard'; id: string; body: DashboardWrite }
-  | { type: 'deleteDashboard'; id: string }
-  | { type: 'createAlert'; body: AlertWrite; refs?: AlertRefs }
-  | { type: 'updateAlert'; id: string; body: AlertWrite; refs?: AlertRefs }
-  | { type: 'deleteAlert'; id: string };
+  | { type: OperationType; body: WriteBody; refs?: OperationRefs }
+  | { type: OperationType; id: string; body: WriteBody; refs?: OperationRefs }
+  | { type: OperationType; id: string; patch: WriteBody; step?: OperationStep }
+  | { type: OperationType; id: string };
 
 export interface Change {
   target: string;
@@ -107,10 +129,12 @@ export interface Change {
    * prune leaves the resource alone even after the manifest is gone.
    */
   pruneDisabled?: true;
-  /** Pipes: the live `state` the service reported (Running, Failed, …), as it is. */
+  /** The live `state` the service reported for a kind that has one (a pipe: Running, Failed, …), as it is. */
   liveState?: string;
   /** True when this resource was matched through a pending create intent (crash recovery). */
   reclaimed?: boolean;
+  /** For `waiting`: ISO time until which the earlier create may still land. */
+  waitUntil?: string;
   /** Things a reviewer must see, e.g. a tile removal that deletes alerts watching it. */
   warnings: string[];
   /** For action `error`: what kind of problem it is. */

@@ -2,17 +2,37 @@
  * The state file (`state`, default `.stacksync/state.json`): per target, what stacksync owns.
  * Never holds a secret value: only HMACs under a key kept beside it (`state.key`, mode 0600).
  */
-import type { Kind } from './kinds.js';
+import { KINDS, type Kind } from './kinds.js';
 
-/** A create that was about to be sent; a live resource of this kind and name after a crash is ours. */
+/**
+ * A create that was about to be sent. It proves only that a create of this kind and API name may
+ * have happened at `at`: a live resource of that name is taken back as ours only when it could be
+ * that create (made after `at` and before the create could have landed, see `kinds/kit/intents.ts`)
+ * and a manifest still wants it. It never makes anything deletable.
+ */
 export interface CreateIntent {
   kind: Kind;
   /** `metadata.name` of the manifest. */
   key: string;
   /** The API `name` the create sends; what recovery matches on. */
   name: string;
-  /** ISO timestamp. */
+  /** ISO timestamp, written before the request left. */
   at: string;
+  /**
+   * ISO timestamp, set when the create was sent and its answer never came (timeout, cut
+   * connection, 5xx): the server may still carry it out until then (`sync.settleWindow` after
+   * `at`), so later runs wait for it instead of creating again.
+   */
+  settleUntil?: string;
+}
+
+/**
+ * The last moment the create of `intent` could have landed, ms since the epoch: its settle
+ * deadline when its answer never came, else `settleMs` (`sync.settleWindow`) after it was written.
+ * NaN when the intent's time does not read as one.
+ */
+export function createLandsBy(intent: Pick<CreateIntent, 'at' | 'settleUntil'>, settleMs: number): number {
+  return intent.settleUntil === undefined ? Date.parse(intent.at) + settleMs : Date.parse(intent.settleUntil);
 }
 
 export interface InventoryEntry {
@@ -28,12 +48,41 @@ export interface InventoryEntry {
   prune?: 'disabled';
 }
 
+/**
+ * An operator's suspension of a target (`POST /-/suspend`): the daemon reads and reports the
+ * target but never writes to it, across restarts, until `POST /-/resume` lifts it.
+ */
+export interface Suspension {
+  /** ISO timestamp of the suspend. */
+  since: string;
+  /** Why, as the operator gave it. */
+  reason?: string;
+  /** Who, as the operator gave it: not checked (the control token is the same for everyone). */
+  by?: string;
+}
+
+/** The longest `reason` or `by` a suspension keeps. */
+export const SUSPENSION_NOTE_MAX = 500;
+
+/**
+ * Why `text` cannot be a suspension's `reason` or `by`, or undefined when it can: one line of at
+ * most {@link SUSPENSION_NOTE_MAX} characters. The state file's schema holds the same rule.
+ */
+export function suspensionNoteProblem(text: string): string | undefined {
+  if (text.length === 0) return 'is empty';
+  if (text.length > SUSPENSION_NOTE_MAX) return `is longer than ${SUSPENSION_NOTE_MAX} characters`;
+  if (/[\u0000-\u001f\u007f]/u.test(text)) return 'holds a control character (a line break, a tab, …)';
+  return undefined;
+}
+
 export interface TargetState {
   /** kind → metadata.name → what stacksync created or adopted. */
   inventory: Record<Kind, Record<string, InventoryEntry>>;
   /** `Kind/key:secret.path` → HMAC-SHA256 (hex) of the value last sent. */
   secretHashes: Record<string, string>;
   intents: CreateIntent[];
+  /** Absent unless suspended over HTTP (a file written before suspensions were kept has none). */
+  suspension?: Suspension;
 }
 
 export interface StateFile {
@@ -42,7 +91,12 @@ export interface StateFile {
 }
 
 export function emptyTargetState(): TargetState {
-  return { inventory: { Pipe: {}, Dashboard: {}, Alert: {} }, secretHashes: {}, intents: [] };
+  return { inventory: emptyInventory(), secretHashes: {}, intents: [] };
+}
+
+/** An inventory with an empty section for every kind. */
+export function emptyInventory(): Record<Kind, Record<string, InventoryEntry>> {
+  return Object.fromEntries(KINDS.map((kind) => [kind, {}])) as Record<Kind, Record<string, InventoryEntry>>;
 }
 
 /** The key under which a write-only value's HMAC is kept. */
@@ -56,8 +110,8 @@ export function secretHashKey(kind: Kind, key: string, path: string): string {
  * an assignment (set or remove), so replaying a record the state already holds changes nothing.
  */
 export type StateRecord =
-  /** A create is about to be sent; replaces an older intent for `kind/key`. */
-  | { type: 'intent'; kind: Kind; key: string; name: string; at: string }
+  /** A create is about to be sent (or went unanswered: `settleUntil`); replaces an older intent for `kind/key`. */
+  | { type: 'intent'; kind: Kind; key: string; name: string; at: string; settleUntil?: string }
   /** `kind/key` is owned (created, adopted, reclaimed or updated) with this id; replaces its entry and drops its intent. */
   | { type: 'owned'; kind: Kind; key: string; id: string; name?: string; spec?: string }
   /**
@@ -71,6 +125,10 @@ export type StateRecord =
   | { type: 'intent-dropped'; kind: Kind; key: string }
   /** HMACs of the write-only values last sent for `kind/key`, by secret path. */
   | { type: 'secrets'; kind: Kind; key: string; hashes: Record<string, string> }
+  /** Suspended over HTTP (replaces an earlier suspension). */
+  | ({ type: 'suspended' } & Suspension)
+  /** The suspension is lifted (`POST /-/resume`); nothing when there is none. */
+  | { type: 'resumed' }
   /** The whole target replaced (tools, tests, whole-state transitions); costs the size of the target. */
   | { type: 'replaced'; state: TargetState };
 

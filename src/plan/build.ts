@@ -14,18 +14,26 @@ export function summarize(changes: readonly Change[], errors: readonly PlanError
   const summary: PlanSummary = { create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: errors.length };
   for (const change of changes) {
     if (change.action === 'error') summary.errors++;
-    else summary[change.action]++;
+    // The summary's members are fixed by design.md; waiting creates are counted by `waitingCount`.
+    else if (change.action !== 'waiting') summary[change.action]++;
   }
   return summary;
 }
 
 /**
  * True when applying the plan would write something (`plan --detailed-exitcode` exits 2). Orphans
- * are not: apply leaves them alone unless it prunes, and then they are planned as deletes.
+ * are not: apply leaves them alone unless it prunes, and then they are planned as deletes. Nor are
+ * waiting creates: applying now would write nothing, and what happens to them next (taken back
+ * when the late create lands, created once the window is over) is the next run's plan.
  */
 export function hasChanges(plan: Plan): boolean {
   const { create, update, delete: deletes, adopt } = plan.summary;
   return create + update + deletes + adopt > 0;
+}
+
+/** Changes waiting for an earlier create that may still land (not a member of the fixed summary). */
+export function waitingCount(plan: Pick<Plan, 'changes'>): number {
+  return plan.changes.filter((change) => change.action === 'waiting').length;
 }
 
 /** Apply results by `changeRef`; renderers add them to the changes they belong to. */

@@ -35,6 +35,7 @@ function changeToJson(change: Change, options: JsonRenderOptions): Record<string
   if (change.line !== undefined) json['line'] = change.line;
   json['diff'] = change.diff.map(diffToJson);
   if (change.reclaimed) json['reclaimed'] = true;
+  if (change.waitUntil !== undefined) json['waitUntil'] = change.waitUntil;
   if (change.drift) json['drift'] = true;
   if (change.warnings.length > 0) json['warnings'] = [...change.warnings];
   const result = options.results?.get(changeRef(change));

@@ -40,6 +40,7 @@ const SIGNS: Readonly<Record<Action, string>> = {
   adopt: '=',
   orphan: '?',
   suspended: '#',
+  waiting: '*',
   unchanged: ' ',
   error: '!',
 };
@@ -156,6 +157,7 @@ const ACTION_WORDS: readonly [Action, string][] = [
   ['adopt', 'to adopt'],
   ['orphan', 'orphaned'],
   ['suspended', 'suspended'],
+  ['waiting', 'waiting'],
 ];
 
 function countActions(changes: readonly Change[]): string {

@@ -4,7 +4,7 @@
  */
 import { formatLocation } from '../errors.js';
 import { changeRef, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
-import type { ChangeResults } from './build.js';
+import { waitingCount, type ChangeResults } from './build.js';
 
 export interface TextRenderOptions {
   /** ANSI colours (default false; the CLI turns them on for a TTY without NO_COLOR). */
@@ -23,6 +23,7 @@ const MARKERS: Readonly<Record<Action, { sign: string; style: Style }>> = {
   adopt: { sign: '=', style: 'cyan' },
   orphan: { sign: '?', style: 'yellow' },
   suspended: { sign: '#', style: 'cyan' },
+  waiting: { sign: '*', style: 'cyan' },
   unchanged: { sign: ' ', style: 'dim' },
   error: { sign: '!', style: 'red' },
 };
@@ -64,7 +65,9 @@ export function summaryLine(plan: Plan): string {
   const errors = `${s.errors} ${s.errors === 1 ? 'error' : 'errors'}`;
   const orphans = s.orphan > 0 ? ` ${s.orphan} orphaned (${ORPHANS_HINT}),` : '';
   const suspended = s.suspended > 0 ? ` ${s.suspended} suspended (not written),` : '';
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt,${orphans}${suspended} ${s.unchanged} unchanged, ${errors}.`;
+  const waitingNow = waitingCount(plan);
+  const waiting = waitingNow > 0 ? ` ${waitingNow} waiting (for an earlier create that may still land),` : '';
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt,${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
 }
 
 /**

@@ -6,15 +6,22 @@
  * owns the file format, reading it back, and telling what differs.
  *
  * The file holds no secret value: the plan shows them as `(sensitive)`, and the fingerprint holds
- * only HMACs under the state's key (the same key the state file's secret hashes use).
+ * only HMACs under the state's key (the same key the state file's secret hashes use), or, for a
+ * plan made before the state had a key, under a key derived for the plan (reconcile/plan-key.ts).
+ * A seal, an HMAC under the same key over everything else in the file, makes any edit of it (a
+ * member changed, a planned write dropped, the file cut short) a refusal rather than a smaller plan.
  */
 import { StacksyncError } from '../errors.js';
 import { ACTIONS, type Action, type Plan } from '../model/plan.js';
+import { canonicalJson } from '../support/digest.js';
 import { planToJson } from './render-json.js';
 
 export const SAVED_PLAN_FORMAT = 'stacksync-saved-plan';
-/** Bumped when the fingerprint changes meaning; a file of another version is refused. */
-export const SAVED_PLAN_VERSION = 1;
+/** Bumped when the fingerprint changes meaning; a file of another version is refused. 2: the seal, and `keySalt`. */
+export const SAVED_PLAN_VERSION = 2;
+
+/** What the seal's HMAC is taken of, before the file's canonical JSON: no other HMAC input starts so. */
+const SEAL_INPUT = 'stacksync: saved plan seal\n';
 
 /** What one planned write was computed against, and what it sends. */
 export interface ChangeFingerprint {
@@ -38,6 +45,11 @@ export interface PlanFingerprint {
   stacksync: string;
   /** A keyed digest of a constant: tells whether apply holds the HMAC key the plan was made with. */
   keyCheck: string;
+  /**
+   * Present when the plan was made before the state had a key: the salt (hex) of the key derived
+   * for it from the planned targets' credentials, which the first apply makes the state key.
+   */
+  keySalt?: string;
   /** What the plan was asked for; `apply --plan` asks the same. */
   request: { targets: string[]; prune: boolean; adopt: boolean };
   /** Target name → digest of where it points (variant, base URL, organization, service). */
@@ -55,12 +67,29 @@ export interface SavedPlan {
   plan: Record<string, unknown>;
   createdAt: string;
   fingerprint: PlanFingerprint;
+  /** The file's seal, and what it is the HMAC of (see {@link sealMatches}). */
+  seal: string;
+  sealed: string;
 }
 
-/** The text of a saved plan file: the JSON plan with the fingerprint under `saved`. */
-export function renderSavedPlan(plan: Plan, fingerprint: PlanFingerprint, createdAt: string): string {
-  const saved = { format: SAVED_PLAN_FORMAT, formatVersion: SAVED_PLAN_VERSION, createdAt, ...fingerprint };
-  return `${JSON.stringify({ ...planToJson(plan), saved }, null, 2)}\n`;
+/** An HMAC under the plan's key (the state's `SecretHasher`). */
+export type PlanHasher = (value: string) => string;
+
+/** The text of a saved plan file: the JSON plan with the fingerprint under `saved`, sealed under `hasher`. */
+export function renderSavedPlan(plan: Plan, fingerprint: PlanFingerprint, createdAt: string, hasher: PlanHasher): string {
+  const document = { ...planToJson(plan), saved: { format: SAVED_PLAN_FORMAT, formatVersion: SAVED_PLAN_VERSION, createdAt, ...fingerprint } };
+  const seal = hasher(`${SEAL_INPUT}${canonicalJson(document)}`);
+  return `${JSON.stringify({ ...document, saved: { ...document.saved, seal } }, null, 2)}\n`;
+}
+
+/** Whether the file is as `plan` sealed it, under the key `hasher` holds (check the key first: another key fails this too). */
+export function sealMatches(saved: SavedPlan, hasher: PlanHasher): boolean {
+  return hasher(`${SEAL_INPUT}${saved.sealed}`) === saved.seal;
+}
+
+/** `E_PLAN_INVALID`: the file is not as `plan` wrote it. */
+export function editedPlan(file: string): StacksyncError {
+  return invalid(file, 'was changed after plan wrote it (its seal does not match its content): run plan --out again');
 }
 
 /** Reads a saved plan file's text; `E_PLAN_INVALID` naming `file` when it is not one this stacksync reads. */
@@ -79,8 +108,9 @@ export function parseSavedPlan(text: string, file: string): SavedPlan {
   }
   const problem = shapeProblem(saved);
   if (problem) throw invalid(file, `is damaged: ${problem}`);
-  const { format: _format, formatVersion: _version, createdAt, ...fingerprint } = saved;
-  return { plan, createdAt: createdAt as string, fingerprint: fingerprint as unknown as PlanFingerprint };
+  const { format: _format, formatVersion: _version, createdAt, seal, ...fingerprint } = saved;
+  const sealed = canonicalJson({ ...data, saved: { ...saved, seal: undefined } });
+  return { plan, createdAt: createdAt as string, fingerprint: fingerprint as unknown as PlanFingerprint, seal: seal as string, sealed };
 }
 
 function invalid(file: string, what: string): StacksyncError {
@@ -91,6 +121,8 @@ function invalid(file: string, what: string): StacksyncError {
 function shapeProblem(saved: Record<string, unknown>): string | undefined {
   const request = saved['request'];
   if (typeof saved['createdAt'] !== 'string' || typeof saved['stacksync'] !== 'string' || typeof saved['keyCheck'] !== 'string') return 'createdAt, stacksync or keyCheck is missing';
+  if (typeof saved['seal'] !== 'string') return 'seal is missing';
+  if (saved['keySalt'] !== undefined && (typeof saved['keySalt'] !== 'string' || !/^[0-9a-f]{32}$/.test(saved['keySalt']))) return 'keySalt is not 16 bytes of hex';
   if (!isObject(request) || !isStringArray(request['targets']) || typeof request['prune'] !== 'boolean' || typeof request['adopt'] !== 'boolean') return 'request is not {targets, prune, adopt}';
   for (const member of ['targets', 'manifests', 'problems'] as const) if (!isStringRecord(saved[member])) return `${member} is not a map of digests`;
   const changes = saved['changes'];
@@ -127,9 +159,7 @@ export function staleReasons(saved: PlanFingerprint, now: PlanFingerprint): Stal
 export function setupReasons(saved: PlanFingerprint, now: Pick<PlanFingerprint, 'stacksync' | 'keyCheck' | 'targets'>): StaleReason[] {
   const reasons: StaleReason[] = [];
   if (saved.stacksync !== now.stacksync) reasons.push({ subject: 'stacksync', what: `the plan was made by stacksync ${saved.stacksync}; this is ${now.stacksync}` });
-  if (saved.keyCheck !== now.keyCheck) {
-    reasons.push({ subject: 'state key', what: 'the plan was made with another HMAC key than the state file’s (state.key), so its secrets cannot be checked' });
-  }
+  if (saved.keyCheck !== now.keyCheck) reasons.push({ subject: 'state key', what: saved.keySalt === undefined ? OTHER_KEY : MADE_BEFORE_THE_KEY });
   for (const [target, endpoint] of Object.entries(saved.targets)) {
     const current = now.targets[target];
     if (current === undefined) reasons.push({ subject: `target ${target}`, what: 'is not in the config any more' });
@@ -137,6 +167,15 @@ export function setupReasons(saved: PlanFingerprint, now: Pick<PlanFingerprint, 
   }
   return reasons;
 }
+
+const OTHER_KEY = 'the plan was made with another HMAC key than the state file’s (state.key), so its secrets cannot be checked';
+const MADE_BEFORE_THE_KEY = 'the plan was made before the state had a key, and the state has one now that is not this plan’s (another apply ran first)';
+
+/** Why a plan made before the state had a key cannot be checked when apply's credentials do not give its key. */
+export const OTHER_CREDENTIALS: StaleReason = {
+  subject: 'state key',
+  what: 'the plan was made before the state had a key, so it is checked with a key derived from the planned targets’ credentials, and those given to apply are not the ones plan had (plan with the credentials apply uses)',
+};
 
 function manifestReasons(saved: PlanFingerprint, now: PlanFingerprint): StaleReason[] {
   const reasons: StaleReason[] = [];

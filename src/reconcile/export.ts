@@ -4,6 +4,7 @@
  * inventory so stacksync manages (and may prune) them from then on.
  */
 import { KINDS, type Kind } from '../model/kinds.js';
+import { descriptorOf } from '../kinds/index.js';
 import { exportLiveState, placeManifests, writeExportFiles, type ExportFile, type SkippedResource } from '../export/index.js';
 import { ownedRecord } from '../state/inventory.js';
 import type { StateStore } from '../state/store.js';
@@ -36,7 +37,10 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
   const target = targetNamed(config, request.target ?? config.defaultTarget);
   // 1. Read.
   const live = await ctx.apiFor(target).readLiveState();
-  if (target.variant === 'self-hosted' && request.kinds.includes('Pipe')) request.warn(`target ${target.name} is self-hosted, which has no pipes`);
+  for (const kind of request.kinds) {
+    const descriptor = descriptorOf(kind);
+    if (descriptor.routes[target.variant] === undefined) request.warn(`target ${target.name} is ${target.variant}, which has no ${descriptor.collection}`);
+  }
   // 2. Convert (pure), keeping the keys the inventory already knows.
   const result = exportLiveState(live, {
     target: target.name,
@@ -58,8 +62,7 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
 /** Live id → key for what the inventory already holds, so a re-export keeps those keys. */
 function ownedKeys(store: StateStore, target: string): Record<Kind, Map<string, string>> {
   const inventory = store.get(target).inventory;
-  const byId = (kind: Kind) => new Map(Object.entries(inventory[kind]).map(([key, entry]) => [entry.id, key]));
-  return { Pipe: byId('Pipe'), Dashboard: byId('Dashboard'), Alert: byId('Alert') };
+  return Object.fromEntries(KINDS.map((kind) => [kind, new Map(Object.entries(inventory[kind]).map(([key, entry]) => [entry.id, key]))])) as Record<Kind, Map<string, string>>;
 }
 
 /** Records every exported resource as owned, in one durable write. */

@@ -8,7 +8,7 @@
 import type { Config, Target } from '../model/config.js';
 import type { Kind } from '../model/kinds.js';
 import { changeRef, isWrite, type Change } from '../model/plan.js';
-import type { LiveState } from '../model/resources.js';
+import { descriptorOf, liveOf, type LiveState } from '../kinds/index.js';
 import type { ChangeFingerprint, PlanFingerprint } from '../plan/saved.js';
 import type { SecretHasher } from '../state/hmac.js';
 import type { StateStore } from '../state/store.js';
@@ -19,20 +19,15 @@ import { specDigest } from './spec.js';
 /** Hashed with the state key, it tells whether two runs hold the same key without revealing it. */
 const KEY_CHECK_INPUT = 'stacksync: saved plan key check';
 
-/**
- * Live members the service changes on its own (an alert firing, a pipe pausing): a plan does not
- * depend on them, so they must not make a saved plan stale.
- */
-const SERVER_STATUS_MEMBERS: Readonly<Record<Kind, readonly string[]>> = {
-  Pipe: ['state'],
-  Dashboard: [],
-  Alert: ['state', 'silenced'],
-};
+/** Tells whether two runs hold the same key, without revealing it. */
+export function keyCheckOf(hasher: SecretHasher): string {
+  return hasher(KEY_CHECK_INPUT);
+}
 
 /** The part of a fingerprint known before reading anything live. */
 export function setupFingerprint(config: Config, targets: readonly string[], hasher: SecretHasher, version: string): Pick<PlanFingerprint, 'stacksync' | 'keyCheck' | 'targets'> {
   const endpoints = config.targets.filter((target) => targets.includes(target.name)).map((target) => [target.name, endpointDigest(target)]);
-  return { stacksync: version, keyCheck: hasher(KEY_CHECK_INPUT), targets: Object.fromEntries(endpoints) };
+  return { stacksync: version, keyCheck: keyCheckOf(hasher), targets: Object.fromEntries(endpoints) };
 }
 
 function endpointDigest(target: Target): string {
@@ -46,6 +41,8 @@ export interface FingerprintContext {
   hasher: SecretHasher;
   /** The running stacksync's version. */
   version: string;
+  /** The salt of the key derived for a plan made before the state had one (plan-key.ts). */
+  keySalt?: string;
 }
 
 /** The fingerprint of a computed plan, before anything of it is applied. */
@@ -58,6 +55,7 @@ export function fingerprintRun(run: RunPlan, ctx: FingerprintContext): PlanFinge
   );
   return {
     ...setupFingerprint(ctx.config, targets, ctx.hasher, ctx.version),
+    ...(ctx.keySalt !== undefined ? { keySalt: ctx.keySalt } : {}),
     request: { targets, prune: run.request.prune, adopt: run.request.adopt },
     manifests: Object.fromEntries(manifests),
     problems: problemDigests(run.load.problems.filter((problem) => inScope(problem.target))),
@@ -77,12 +75,16 @@ function changeFingerprint(change: Change, live: LiveState | undefined, ctx: Fin
 }
 
 function liveResource(live: LiveState | undefined, kind: Kind, id: string): object | undefined {
-  const collection: readonly { id: string }[] = kind === 'Pipe' ? (live?.pipes ?? []) : kind === 'Dashboard' ? (live?.dashboards ?? []) : (live?.alerts ?? []);
-  return collection.find((item) => item.id === id);
+  return liveOf(live, kind).find((item) => item.id === id);
 }
 
+/**
+ * Without the live members the service changes on its own (an alert firing, a pipe pausing): a
+ * plan does not depend on them, so they must not make a saved plan stale.
+ */
 function withoutStatus(kind: Kind, resource: object): object {
-  return Object.fromEntries(Object.entries(resource).filter(([member]) => !SERVER_STATUS_MEMBERS[kind].includes(member)));
+  const status = descriptorOf(kind).reader.statusMembers;
+  return Object.fromEntries(Object.entries(resource).filter(([member]) => !status.includes(member)));
 }
 
 /** Per file, a digest of its problems (position, code, message). */

@@ -4,7 +4,6 @@
  * diff/ and plan/; this module only sequences I/O around it and never decides exit codes.
  */
 import type { Logger } from 'pino';
-import type { LiveState } from '../model/resources.js';
 import type { Api } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
@@ -12,10 +11,11 @@ import type { Config, Target } from '../model/config.js';
 import { guardDeletes, holdBackBlocked, markDrift, namesUsed, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, resolveNames, writesHeldBack, type NameLists } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
-import type { DesiredResource, LoadProblem, LoadResult } from '../model/desired.js';
+import type { LoadProblem } from '../model/desired.js';
+import type { DesiredResource, LiveState, LoadedManifests } from '../kinds/index.js';
 import { buildPlan } from '../plan/build.js';
-import { changeKey, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
-import { managedCount, specRecord, staleRecords } from '../state/inventory.js';
+import { changeKey, type Change, type ChangeKey, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
+import { managedCount, specRecord, staleRecords, type IntentExpiry } from '../state/inventory.js';
 import { specDigest } from './spec.js';
 import type { StateRecord } from '../model/state.js';
 import type { SecretHasher } from '../state/hmac.js';
@@ -34,6 +34,8 @@ export interface ReconcileContext {
   logger?: Logger;
   /** A long-running process's parse workers and cache, kept from load to load (see `manifests/load.ts`). */
   manifests?: Pick<LoadManifestsOptions, 'parser' | 'cache'>;
+  /** Milliseconds since the epoch; default `Date.now`. What create intents are judged against. */
+  now?: () => number;
 }
 
 export interface PlanRequest {
@@ -81,7 +83,7 @@ export interface TargetRun {
 
 export interface RunPlan {
   plan: Plan;
-  load: LoadResult;
+  load: LoadedManifests;
   targets: TargetRun[];
   /** What was asked for; applying the plan follows the same choices. */
   request: PlanRequest;
@@ -122,7 +124,7 @@ function readLive(ctx: ReconcileContext, target: Target): Promise<LiveRead> {
   return (async () => ({ live: await ctx.apiFor(target).readLiveState() }))().catch((error: unknown) => ({ error }));
 }
 
-async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadResult, request: PlanRequest, read: Promise<LiveRead>): Promise<TargetRun> {
+async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadedManifests, request: PlanRequest, read: Promise<LiveRead>): Promise<TargetRun> {
   const blocked = load.blockedTargets.has(target.name) || load.blockedTargets.has('*');
   const outcome = await read;
   if ('error' in outcome) {
@@ -144,10 +146,16 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadRe
     desired: names.resources,
     live,
     state,
-    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request) },
+    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), settleMs: ctx.config.sync.settleWindowMs },
+    nowMs: nowOf(ctx),
     unresolved: names.unresolved,
+    broken: brokenSubjects(load, target.name),
   });
   return { target, changes: markDrift(withSpecs(changes, desired), state), blocked, live };
+}
+
+function nowOf(ctx: ReconcileContext): number {
+  return (ctx.now ?? Date.now)();
 }
 
 function isSuspended(target: Target, request: PlanRequest): boolean {
@@ -220,7 +228,7 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       // 1. Forget entries (and expired intents) that name nothing live, before the caps count what is
       //    managed; what is in sync counts as applied.
       const live = targetRun.live;
-      if (live) ctx.store.record(name, ...staleRecords(ctx.store.get(name), live, Date.now()));
+      if (live) ctx.store.record(name, ...staleRecords(ctx.store.get(name), live, nowOf(ctx), intentExpiry(ctx.config, run.load, targetRun)));
       recordInSync(ctx, name, targetRun.changes);
       // 2. Prune's guard: refused deletes, and what waits on them, do not run.
       const { sync } = ctx.config;
@@ -229,8 +237,8 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       if (guarded.refusal) errors.push(guarded.refusal);
       // 3. A target with manifest errors gets no writes, unless partial applies are allowed.
       const held = holdBackBlocked({ target: name, changes: guarded.changes, blocked: targetRun.blocked, allowPartial: run.request.allowPartial === true });
-      // 4. Apply the rest; an orphan or a suspended resource is shown, never applied.
-      const applicable = held.changes.filter((change) => change.action !== 'orphan' && change.action !== 'suspended');
+      // 4. Apply the rest; an orphan, a suspended resource or a waiting create is shown, never applied.
+      const applicable = held.changes.filter((change) => change.action !== 'orphan' && change.action !== 'suspended' && change.action !== 'waiting');
       const applied = await applyTarget(ctx, targetRun.target, applicable, run.request.adopt, request);
       for (const [key, result] of applied) results.set(`${name}/${key}`, result);
       for (const [ref, result] of held.held) results.set(ref, result);
@@ -238,6 +246,20 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
     }),
   );
   return { results, errors };
+}
+
+/**
+ * What tells the intents of manifests that are gone: every manifest of the target, broken ones
+ * included. None while a manifest of the target failed to load without its name being known:
+ * it may be the one an intent belongs to.
+ */
+function intentExpiry(config: Config, load: LoadedManifests, run: TargetRun): IntentExpiry | undefined {
+  const target = run.target.name;
+  const unknown = (problem: LoadProblem): boolean => (problem.target === target ? problem.subject === undefined : problem.target === undefined || problem.target === '*');
+  if (load.problems.some(unknown)) return undefined;
+  const broken = brokenSubjects(load, target);
+  const wanted = new Set<string>([...load.resources.filter((resource) => resource.target === target).map((resource) => changeKey(resource.kind, resource.key)), ...broken]);
+  return { wanted, settleMs: config.sync.settleWindowMs };
 }
 
 /**
@@ -256,6 +278,8 @@ async function applyTarget(ctx: ReconcileContext, target: Target, changes: Chang
     target: target.name,
     concurrency: target.rateLimit.concurrency * CHANGES_PER_REQUEST_SLOT,
     adopt,
+    settleMs: ctx.config.sync.settleWindowMs,
+    ...(ctx.now ? { clock: ctx.now } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
     ...(request.onEvent ? { onEvent: (event: ApplyEvent) => request.onEvent?.(target.name, event) } : {}),
   });
@@ -272,6 +296,14 @@ export function targetNamed(config: Config, name: string): Target {
   if (target) return target;
   const known = config.targets.map((candidate) => candidate.name).join(', ');
   throw new StacksyncError('E_USAGE', `target ${name} is not configured (configured: ${known})`);
+}
+
+/**
+ * `Kind/key` of the manifests of `target` that failed to load but whose kind and name could be
+ * read: their resources are still wanted (an error on each, never an orphan to prune).
+ */
+export function brokenSubjects(load: LoadedManifests, target: string): Set<ChangeKey> {
+  return new Set(load.problems.flatMap((problem) => (problem.target === target && problem.subject !== undefined ? [problem.subject as ChangeKey] : [])));
 }
 
 /** Problems of targets outside the run are not this run's business, but unattributed ones are. */

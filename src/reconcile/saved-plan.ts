@@ -6,7 +6,7 @@
 import { StacksyncError } from '../errors.js';
 import { changeRef, isWrite, type Change } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
-import { describeStale, plannedWrites, setupReasons, staleReasons, type SavedPlan } from '../plan/saved.js';
+import { describeStale, editedPlan, plannedWrites, sealMatches, setupReasons, staleReasons, type SavedPlan } from '../plan/saved.js';
 import { fingerprintRun, setupFingerprint } from './fingerprint.js';
 import { computePlan, type ReconcileContext, type RunPlan } from './reconcile.js';
 
@@ -24,13 +24,15 @@ export interface SavedRun {
 export async function prepareSavedPlan(ctx: ReconcileContext, saved: SavedPlan, file: string, version: string): Promise<SavedRun> {
   const { request } = saved.fingerprint;
 
-  // 1. What can be told without the network: version, state key, where each target points.
+  // 1. What can be told without the network: version, state key, where each target points; then
+  //    that the file is as plan wrote it (a seal under another key would fail too, and say less).
   const setup = setupReasons(saved.fingerprint, setupFingerprint(ctx.config, request.targets, ctx.hasher, version));
   if (setup.length > 0) throw new StacksyncError('E_PLAN_STALE', describeStale(file, setup), { subject: file });
+  if (!sealMatches(saved, ctx.hasher)) throw editedPlan(file);
 
   // 2. The plan again, asked as it was asked then; it must be the same plan.
   const run = await computePlan(ctx, { targets: request.targets, prune: request.prune, adopt: request.adopt });
-  const reasons = staleReasons(saved.fingerprint, fingerprintRun(run, { ...ctx, version }));
+  const reasons = staleReasons(saved.fingerprint, fingerprintRun(run, { ...ctx, version, ...(saved.fingerprint.keySalt !== undefined ? { keySalt: saved.fingerprint.keySalt } : {}) }));
   if (reasons.length > 0) throw new StacksyncError('E_PLAN_STALE', describeStale(file, reasons), { subject: file });
 
   // 3. Exactly the planned writes: a write that appeared since (drift elsewhere) waits for a new plan.

@@ -3,19 +3,17 @@
  * secret value. Its digest is recorded in the state file when applied (what tells drift from a
  * change in Git) and compared by saved plans.
  */
-import type { DesiredResource, SecretValue } from '../model/desired.js';
+import type { SecretValue } from '../model/desired.js';
+import { descriptorOf, type DesiredResource } from '../kinds/index.js';
 import { digestOf } from '../support/digest.js';
 
 /** A manifest as it matters to the API: no source location, secrets as their HMACs only. */
 export function specOf(resource: DesiredResource): unknown {
   const { location: _where, sensitive, ...rest } = resource;
   const spec = sensitive && sensitive.length > 0 ? (withHmacs(rest, sensitive) as typeof rest) : rest;
-  if (spec.kind === 'Pipe' && spec.source?.secrets) {
-    const { member, fields } = spec.source.secrets;
-    const hashes = Object.fromEntries(Object.entries(fields).map(([name, secret]) => [name, secret.hmac]));
-    return { ...spec, source: { ...spec.source, secrets: { member, fields: hashes } } };
-  }
-  return spec;
+  // A kind whose manifests hold secrets of their own gives them as their HMACs.
+  const view = descriptorOf(spec.kind).manifests.specView;
+  return view ? view(spec) : spec;
 }
 
 /** A copy whose strings hold the HMAC of each substituted secret instead of its value. */

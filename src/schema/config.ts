@@ -123,6 +123,7 @@ export const SYNC_DEFAULTS = {
   maxDeletes: 10,
   maxDeletePercent: 25,
   adopt: false,
+  settleWindow: '2m',
 } as const;
 
 export const DEFAULT_STATE_PATH = '.stacksync/state.json';
@@ -143,6 +144,12 @@ export const syncSchema = object(
       description: "Refuse a plan that deletes more than this share (percent) of a target's managed resources, unless --force.",
     }),
     adopt: Type.Boolean({ default: SYNC_DEFAULTS.adopt, description: 'Take over same-named live resources not created by stacksync.' }),
+    settleWindow: Type.String({
+      pattern: DURATION_PATTERN,
+      default: SYNC_DEFAULTS.settleWindow,
+      description:
+        'How long a create whose answer never came (timeout, cut connection, 5xx) may still land: later runs wait this long before creating it again, and take it back as ours if it lands. Keep it at least twice the request time limit (30 s headers + 30 s body).',
+    }),
   }),
   { default: {}, description: 'How the daemon and apply behave.' },
 );

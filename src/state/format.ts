@@ -8,7 +8,7 @@ import { KINDS, type Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
 import type { JsonSchema } from '../schema/api.js';
 import { compileSchema, createAjv, describeIssues, toIssues } from '../schema/validate.js';
-import { emptyTargetState, type StateFile, type StateRecord, type StateRecordType, type TargetState } from '../model/state.js';
+import { emptyTargetState, SUSPENSION_NOTE_MAX, type StateFile, type StateRecord, type StateRecordType, type TargetState } from '../model/state.js';
 
 export const STATE_VERSION = 1;
 
@@ -134,6 +134,10 @@ const KIND_INVENTORY_SCHEMA: JsonSchema = {
 const HASH_SCHEMA: JsonSchema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 const KIND_SCHEMA: JsonSchema = { enum: [...KINDS] };
 
+/** `reason` and `by` are free text from an HTTP request: bounded, one line (`suspensionNoteProblem`). */
+const NOTE_SCHEMA: JsonSchema = { type: 'string', minLength: 1, maxLength: SUSPENSION_NOTE_MAX, pattern: '^[^\\u0000-\\u001f\\u007f]*$' };
+const SUSPENSION_PROPERTIES: Record<string, JsonSchema> = { since: { type: 'string', minLength: 1 }, reason: NOTE_SCHEMA, by: NOTE_SCHEMA };
+
 const TARGET_STATE_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['inventory', 'secretHashes', 'intents'],
@@ -151,9 +155,10 @@ const TARGET_STATE_SCHEMA: JsonSchema = {
         type: 'object',
         required: ['kind', 'key', 'name', 'at'],
         additionalProperties: false,
-        properties: { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' } },
+        properties: { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' }, settleUntil: { type: 'string' } },
       },
     },
+    suspension: { type: 'object', required: ['since'], additionalProperties: false, properties: SUSPENSION_PROPERTIES },
   },
 };
 
@@ -170,12 +175,14 @@ export const STATE_FILE_SCHEMA: JsonSchema = {
 
 /** One schema per record type: the members of `StateRecord` (model/state.ts) plus `seq` and `target`. */
 const JOURNAL_LINE_SCHEMAS: Record<StateRecordType, JsonSchema> = {
-  intent: lineSchema('intent', { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' } }, ['kind', 'key', 'name', 'at']),
+  intent: lineSchema('intent', { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' }, settleUntil: { type: 'string' } }, ['kind', 'key', 'name', 'at']),
   owned: lineSchema('owned', { kind: KIND_SCHEMA, key: { type: 'string' }, id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' } }, ['kind', 'key', 'id']),
   spec: lineSchema('spec', { kind: KIND_SCHEMA, key: { type: 'string' }, spec: { type: 'string' }, prune: { const: 'disabled' } }, ['kind', 'key', 'spec']),
   forgotten: lineSchema('forgotten', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),
   'intent-dropped': lineSchema('intent-dropped', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),
   secrets: lineSchema('secrets', { kind: KIND_SCHEMA, key: { type: 'string' }, hashes: { type: 'object', additionalProperties: HASH_SCHEMA } }, ['kind', 'key', 'hashes']),
+  suspended: lineSchema('suspended', SUSPENSION_PROPERTIES, ['since']),
+  resumed: lineSchema('resumed', {}, []),
   replaced: lineSchema('replaced', { state: TARGET_STATE_SCHEMA }, ['state']),
 };
 

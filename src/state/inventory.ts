@@ -5,9 +5,10 @@
  * them: it appends records to the store, which applies them in place.
  */
 import type { Kind } from '../model/kinds.js';
-import { withUnreadable } from '../model/resources.js';
+import { withUnreadable, type LiveBase } from '../model/resources.js';
+import { DESCRIPTORS, liveOf, type LiveState } from '../kinds/index.js';
 import type { CreateIntent, InventoryEntry, StateRecord, TargetState } from '../model/state.js';
-import { secretHashKey } from '../model/state.js';
+import { createLandsBy, secretHashKey } from '../model/state.js';
 import { withRecords } from './records.js';
 
 /** The inventory entry of `kind/key`, if stacksync owns it. */
@@ -50,49 +51,64 @@ export function ownedRecord(kind: Kind, key: string, entry: InventoryEntry): Sta
 export const INTENT_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 /** What `staleRecords` compares the inventory with: the live resources, by id and API name. */
-export interface LiveIds {
-  dashboards: readonly { id: string; name?: string }[];
-  alerts: readonly { id: string; name?: string }[];
+export type LiveIds = Partial<Record<keyof LiveState, readonly LiveBase[]>> & {
   /** Live resources that could not be read are still live: their entries stay. */
   unreadable?: readonly { kind: Kind; id: string; name?: string }[];
+};
+
+/** What tells an intent whose manifest is gone. */
+export interface IntentExpiry {
+  /** `Kind/key` of every manifest of the target, also of those that failed to load. */
+  wanted: ReadonlySet<string>;
+  /** `sync.settleWindow`, milliseconds. */
+  settleMs: number;
 }
 
 /**
- * The records that forget what names nothing live any more: dashboard and alert entries whose id
- * is gone (deleted in the console, or by the service's cascade), and intents older than
- * {@link INTENT_EXPIRY_MS} whose create never showed. Without this, dead entries would inflate
- * the count `maxDeletePercent` is taken of. Pipes are left alone: a pipe that vanished is an error
- * for a person to see, not something to forget. `nowMs`: milliseconds since the epoch.
+ * The records that forget what names nothing live any more: entries of kinds whose descriptor
+ * says so (dashboards, alerts) whose id is gone (deleted in the console, or by the service's
+ * cascade), intents older than {@link INTENT_EXPIRY_MS} whose create never showed, and, given
+ * `expiry`, intents of manifests that are gone once their create can no longer land (only a
+ * manifest that wants it may take a create back, and no intent deletes anything, so such an
+ * intent has nothing left to do). Without this, dead entries would inflate the count
+ * `maxDeletePercent` is taken of. A kind without that rule (an existing pipe) is left alone: a
+ * pipe that vanished is an error for a person to see, not something to forget. `nowMs`:
+ * milliseconds since the epoch.
  */
-export function staleRecords(state: TargetState, live: LiveIds, nowMs: number): StateRecord[] {
-  const liveOf = { Dashboard: withUnreadable('Dashboard', live.dashboards, live.unreadable), Alert: withUnreadable('Alert', live.alerts, live.unreadable) } as const;
+export function staleRecords(state: TargetState, live: LiveIds, nowMs: number, expiry?: IntentExpiry): StateRecord[] {
+  const liveOfKind = (kind: Kind): readonly LiveBase[] => withUnreadable(kind, liveOf(live as LiveState, kind), live.unreadable);
   const records: StateRecord[] = [];
   const forgotten = new Set<string>();
-  for (const kind of ['Dashboard', 'Alert'] as const) {
-    const ids = new Set(liveOf[kind].map((item) => item.id));
+  for (const descriptor of DESCRIPTORS.filter((each) => each.prune?.forgetWhenGone === true)) {
+    const { kind } = descriptor;
+    const ids = new Set(liveOfKind(kind).map((item) => item.id));
     for (const [key, entry] of Object.entries(state.inventory[kind])) {
       if (ids.has(entry.id)) continue;
       records.push({ type: 'forgotten', kind, key });
       forgotten.add(`${kind}/${key}`);
     }
   }
-  const names = { Pipe: new Set<string>(), Dashboard: new Set(liveOf.Dashboard.map((d) => d.name)), Alert: new Set(liveOf.Alert.map((a) => a.name)) };
+  const names = new Map<Kind, Set<string | undefined>>();
+  const namesOf = (kind: Kind): Set<string | undefined> => names.get(kind) ?? names.set(kind, new Set(liveOfKind(kind).map((item) => item.name))).get(kind)!;
   for (const intent of state.intents) {
-    if (forgotten.has(`${intent.kind}/${intent.key}`) || names[intent.kind].has(intent.name)) continue;
-    if (nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS) records.push({ type: 'intent-dropped', kind: intent.kind, key: intent.key });
+    const key = `${intent.kind}/${intent.key}`;
+    if (forgotten.has(key)) continue;
+    const unwanted = expiry !== undefined && !expiry.wanted.has(key) && !(nowMs <= createLandsBy(intent, expiry.settleMs));
+    const unseen = !namesOf(intent.kind).has(intent.name) && nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS;
+    if (unwanted || unseen) records.push({ type: 'intent-dropped', kind: intent.kind, key: intent.key });
   }
   return records;
 }
 
 /** `state` without what names nothing live (see `staleRecords`); the same object when nothing is stale. */
-export function refreshInventory(state: TargetState, live: LiveIds, nowMs: number): TargetState {
-  const records = staleRecords(state, live, nowMs);
+export function refreshInventory(state: TargetState, live: LiveIds, nowMs: number, expiry?: IntentExpiry): TargetState {
+  const records = staleRecords(state, live, nowMs, expiry);
   return records.length === 0 ? state : withRecords(state, records);
 }
 
 /** Records that a create of `kind/key` is about to be sent; replaces an older intent for it. */
 export function addIntent(state: TargetState, intent: CreateIntent): TargetState {
-  return withRecords(state, [{ type: 'intent', kind: intent.kind, key: intent.key, name: intent.name, at: intent.at }]);
+  return withRecords(state, [{ type: 'intent', ...intent }]);
 }
 
 export function clearIntent(state: TargetState, kind: Kind, key: string): TargetState {

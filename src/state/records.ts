@@ -11,7 +11,7 @@ export function applyRecord(state: TargetState, record: StateRecord): void {
   switch (record.type) {
     case 'intent':
       dropIntent(state, record.kind, record.key);
-      state.intents.push({ kind: record.kind, key: record.key, name: record.name, at: record.at });
+      state.intents.push({ kind: record.kind, key: record.key, name: record.name, at: record.at, ...(record.settleUntil === undefined ? {} : { settleUntil: record.settleUntil }) });
       return;
     case 'owned':
       setOwn(state.inventory[record.kind], record.key, entryOf(record));
@@ -36,6 +36,14 @@ export function applyRecord(state: TargetState, record: StateRecord): void {
     case 'secrets':
       for (const [path, hash] of Object.entries(record.hashes)) setOwn(state.secretHashes, secretHashKey(record.kind, record.key, path), hash);
       return;
+    case 'suspended': {
+      const { type: _type, ...suspension } = record;
+      state.suspension = suspension;
+      return;
+    }
+    case 'resumed':
+      delete state.suspension;
+      return;
     case 'replaced':
       replaceInPlace(state, copyTargetState(record.state));
       return;
@@ -46,7 +54,7 @@ export function applyRecord(state: TargetState, record: StateRecord): void {
 export function copyTargetState(state: TargetState): TargetState {
   const inventory = emptyTargetState().inventory;
   for (const kind of KINDS) Object.assign(inventory[kind], state.inventory[kind]);
-  return { inventory, secretHashes: { ...state.secretHashes }, intents: [...state.intents] };
+  return { inventory, secretHashes: { ...state.secretHashes }, intents: [...state.intents], ...(state.suspension ? { suspension: { ...state.suspension } } : {}) };
 }
 
 /** `state` with `records` applied, leaving `state` as it was. */
@@ -79,6 +87,8 @@ function replaceInPlace(state: TargetState, next: TargetState): void {
   state.inventory = next.inventory;
   state.secretHashes = next.secretHashes;
   state.intents = next.intents;
+  if (next.suspension) state.suspension = next.suspension;
+  else delete state.suspension;
 }
 
 /**

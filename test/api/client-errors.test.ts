@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errors, type MockAgent } from 'undici';
 import { createApi, type Api, type ApiOptions } from '../../src/api/index.js';
 import { StacksyncError } from '../../src/errors.js';
-import type { AlertWrite } from '../../src/model/resources.js';
+import type { AlertWrite } from '../../src/kinds/alert/model.js';
 import {
   BASE,
   dataOk,
@@ -71,7 +71,7 @@ describe('error classification', () => {
     agent.get(BASE).intercept({ path: `${MANAGED_PREFIX}/stack/dashboards` })
       .reply(status, JSON.stringify({ status, error: 'SOME_CODE: it went wrong', requestId: 'req-1' }))
       .times(attempts);
-    const error = await failure(api.listDashboards());
+    const error = await failure(api.list('Dashboard'));
     expect(error).toBeInstanceOf(StacksyncError);
     expect(error).toMatchObject({ code, status, subject: `GET ${route}`, details: { method: 'GET', route, attempts, serverMessage: 'it went wrong', serverCode: 'SOME_CODE', requestId: 'req-1' } });
     expect((error as Error).message).toContain('it went wrong');
@@ -88,7 +88,7 @@ describe('error classification', () => {
     const { api, pool } = setup(variant);
     const path = variant === 'managed' ? `${MANAGED_PREFIX}/stack/alerts/a1` : '/api/v2/alerts/a1';
     pool.intercept({ path, method: 'PUT' }).reply(status, body);
-    const error = await failure(api.updateAlert('a1', ALERT_BODY));
+    const error = await failure(api.update('Alert', 'a1', ALERT_BODY));
     expect(error.details?.['serverMessage']).toBe(message);
     expect(error.details?.['serverCode']).toBe(serverCode);
     expect(error.details?.['resourceId']).toBe('a1');
@@ -104,7 +104,7 @@ describe('error classification', () => {
     const { api, log, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/dashboards' }).replyWithError(error());
     pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([sampleDashboard()]));
-    expect(await api.listDashboards()).toHaveLength(1);
+    expect(await api.list('Dashboard')).toHaveLength(1);
     expect(log.requests.map((request) => request.status)).toEqual(['error', 200]);
     expect(log.retries).toMatchObject([{ method: 'GET', route: '/api/v2/dashboards', reason, attempt: 1 }]);
   });
@@ -112,20 +112,20 @@ describe('error classification', () => {
   it('gives up on network failures as E_API_UNAVAILABLE with the undici code', async () => {
     const { api, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/dashboards' }).replyWithError(socketReset()).times(3);
-    await expect(api.listDashboards()).rejects.toMatchObject({ code: 'E_API_UNAVAILABLE', details: { networkCode: 'UND_ERR_SOCKET', attempts: 3 } });
+    await expect(api.list('Dashboard')).rejects.toMatchObject({ code: 'E_API_UNAVAILABLE', details: { networkCode: 'UND_ERR_SOCKET', attempts: 3 } });
   });
 
   it('counts the attempts a final answer took', async () => {
     const { api, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(503, 'busy');
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(404, 'Not Found');
-    await expect(api.updateAlert('a1', ALERT_BODY)).rejects.toMatchObject({ code: 'E_API_NOT_FOUND', details: { attempts: 2 } });
+    await expect(api.update('Alert', 'a1', ALERT_BODY)).rejects.toMatchObject({ code: 'E_API_NOT_FOUND', details: { attempts: 2 } });
   });
 
   it('does not retry errors that are not transient', async () => {
     const { api, log, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/dashboards' }).replyWithError(new errors.InvalidArgumentError('bad'));
-    await expect(api.listDashboards()).rejects.toMatchObject({ code: 'E_API_UNAVAILABLE' });
+    await expect(api.list('Dashboard')).rejects.toMatchObject({ code: 'E_API_UNAVAILABLE' });
     expect(log.requests).toHaveLength(1);
   });
 });
@@ -135,7 +135,7 @@ describe('backoff and server-driven waits', () => {
     const { api, pool, time } = setup('managed', { retry: { ...FAST_RETRY, maxAttempts: 4 } });
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts` }).reply(503, 'busy').times(3);
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts` }).reply(200, managedOk([]));
-    await api.listAlerts();
+    await api.list('Alert');
     expect(time.sleeps).toEqual([50, 100, 200]);
   });
 
@@ -148,7 +148,7 @@ describe('backoff and server-driven waits', () => {
     const { api, log, pool, time } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/dashboards' }).reply(429, 'Too Many Requests', { headers });
     pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([]));
-    await api.listDashboards();
+    await api.list('Dashboard');
     expect(time.sleeps).toEqual([wait]);
     expect(log.retries).toEqual([{ method: 'GET', route: '/api/v2/dashboards', reason: 'throttled', attempt: 1, delayMs: wait }]);
   });
@@ -156,7 +156,7 @@ describe('backoff and server-driven waits', () => {
   it('gives up at once when the server asks for a wait past the time budget', async () => {
     const { api, log, pool, time } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/dashboards' }).reply(429, 'Too Many Requests', { headers: { 'retry-after': '3600' } });
-    await expect(api.listDashboards()).rejects.toMatchObject({ code: 'E_API_THROTTLED', status: 429, details: { attempts: 1 } });
+    await expect(api.list('Dashboard')).rejects.toMatchObject({ code: 'E_API_THROTTLED', status: 429, details: { attempts: 1 } });
     expect(time.sleeps).toEqual([]);
     expect(log.requests).toHaveLength(1);
   });
@@ -173,10 +173,10 @@ describe('backoff and server-driven waits', () => {
 
     let dashboardsDone = false;
     let alertsDone = false;
-    const dashboards = api.listDashboards().then(() => (dashboardsDone = true));
+    const dashboards = api.list('Dashboard').then(() => (dashboardsDone = true));
     await vi.advanceTimersByTimeAsync(1_000);
     expect(log.requests).toHaveLength(1);
-    const alerts = api.listAlerts().then(() => (alertsDone = true));
+    const alerts = api.list('Alert').then(() => (alertsDone = true));
     await vi.advanceTimersByTimeAsync(3_999);
     expect([dashboardsDone, alertsDone, log.requests.length]).toEqual([false, false, 1]);
     await vi.advanceTimersByTimeAsync(1);
@@ -195,12 +195,36 @@ describe('creates that may have happened', () => {
   ])('a POST failing with $name is E_API_AMBIGUOUS, not retried', async ({ reply }) => {
     const { api, log, pool } = setup('self-hosted');
     reply(pool, '/api/v2/alerts');
-    const error = await failure(api.createAlert(ALERT_BODY));
+    const error = await failure(api.create('Alert', ALERT_BODY));
     expect(error.code).toBe('E_API_AMBIGUOUS');
     expect(error.subject).toBe('POST /api/v2/alerts');
     expect(error.message).toMatch(/look it up by name/);
     expect(log.requests).toHaveLength(1);
     expect(log.retries).toEqual([]);
+  });
+
+  it.each([
+    { name: 'a headers timeout (a proxy may hold it past our time limit)', error: () => new errors.HeadersTimeoutError(), later: true },
+    { name: 'a close without an answer (a proxy giving up on us)', error: () => socketReset(), later: true },
+    { name: 'a reset (the peer aborted the exchange)', error: () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), later: false },
+    { name: 'a body timeout (the answer had begun: the server handled it)', error: () => new errors.BodyTimeoutError(), later: false },
+  ])('after $name, says whether the create may still land later: $later', async ({ error, later }) => {
+    const { api, pool } = setup('self-hosted');
+    pool.intercept({ path: '/api/v2/alerts', method: 'POST' }).replyWithError(error());
+    expect((await failure(api.create('Alert', ALERT_BODY))).details).toMatchObject({ mayLandLater: later });
+  });
+
+  it.each([
+    { status: 502, later: true },
+    { status: 504, later: true },
+    { status: 500, later: false },
+    { status: 503, later: false },
+  ])('after a $status, says whether the create may still land later: $later (a gateway gave up, or the service answered)', async ({ status, later }) => {
+    const { api, pool } = setup('managed');
+    pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts`, method: 'POST' }).reply(status, 'upstream');
+    const error = await failure(api.create('Alert', ALERT_BODY));
+    expect(error.code).toBe('E_API_AMBIGUOUS');
+    expect(error.details).toMatchObject({ mayLandLater: later });
   });
 
   it.each([
@@ -211,7 +235,7 @@ describe('creates that may have happened', () => {
     const { api, log, pool } = setup('self-hosted');
     reply(pool);
     pool.intercept({ path: '/api/v2/dashboards', method: 'POST' }).reply(200, dataOk(sampleDashboard('d-9')));
-    expect((await api.createDashboard({ name: 'x', tiles: [] })).id).toBe('d-9');
+    expect((await api.create('Dashboard', { name: 'x', tiles: [] })).id).toBe('d-9');
     expect(log.requests).toHaveLength(2);
   });
 
@@ -220,7 +244,7 @@ describe('creates that may have happened', () => {
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(502, 'bad gateway');
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).replyWithError(socketReset());
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(200, dataOk(sampleAlert('a1')));
-    expect((await api.updateAlert('a1', ALERT_BODY)).id).toBe('a1');
+    expect((await api.update('Alert', 'a1', ALERT_BODY)).id).toBe('a1');
     expect(log.retries.map((retry) => retry.reason)).toEqual(['server_error', 'connection']);
   });
 
@@ -228,13 +252,13 @@ describe('creates that may have happened', () => {
     const { api, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'DELETE' }).replyWithError(socketReset());
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'DELETE' }).reply(404, 'Not Found');
-    await expect(api.deleteAlert('a1')).resolves.toBeUndefined();
+    await expect(api.remove('Alert', 'a1')).resolves.toBeUndefined();
   });
 
   it('a DELETE of an unknown alert on the first attempt is E_API_NOT_FOUND', async () => {
     const { api, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'DELETE' }).reply(404, 'Not Found');
-    await expect(api.deleteAlert('a1')).rejects.toMatchObject({ code: 'E_API_NOT_FOUND', details: { resourceId: 'a1' } });
+    await expect(api.remove('Alert', 'a1')).rejects.toMatchObject({ code: 'E_API_NOT_FOUND', details: { resourceId: 'a1' } });
   });
 
   it('a PATCH adding table mappings that got 400 after a 5xx is ambiguous (the first may have applied)', async () => {
@@ -243,7 +267,7 @@ describe('creates that may have happened', () => {
     pool.intercept({ path, method: 'PATCH' }).reply(500, JSON.stringify({ status: 500, error: 'INTERNAL: oops', requestId: 'r' }));
     pool.intercept({ path, method: 'PATCH' }).reply(400, JSON.stringify({ status: 400, error: 'BAD_REQUEST: mapping public.x exists', requestId: 'r' }));
     const patch = { source: { postgres: { tableMappingsToAdd: [{ sourceSchemaName: 'public', sourceTable: 'x', targetTable: 'x' }] } } };
-    await expect(api.updatePipe('p1', patch)).rejects.toMatchObject({ code: 'E_API_AMBIGUOUS', status: 400 });
+    await expect(api.update('Pipe', 'p1', patch)).rejects.toMatchObject({ code: 'E_API_AMBIGUOUS', status: 400 });
   });
 
   it('a PATCH without mapping changes is simply retried after a 5xx', async () => {
@@ -251,7 +275,7 @@ describe('creates that may have happened', () => {
     const path = `${MANAGED_PREFIX}/pipes/p1`;
     pool.intercept({ path, method: 'PATCH' }).reply(500, '{}');
     pool.intercept({ path, method: 'PATCH' }).reply(200, managedOk({ id: 'p1', name: 'n', source: { kinesis: { streamName: 's' } } }));
-    expect((await api.updatePipe('p1', { name: 'n' })).source.kind).toBe('kinesis');
+    expect((await api.update('Pipe', 'p1', { name: 'n' })).source.kind).toBe('kinesis');
   });
 });
 
@@ -264,12 +288,12 @@ describe('hooks and close', () => {
       hooks: { onRequest: () => { throw new Error('metrics broke'); } },
     });
     pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([]));
-    await expect(api.listDashboards()).resolves.toEqual([]);
+    await expect(api.list('Dashboard')).resolves.toEqual([]);
   });
 
   it('a closed client refuses requests', async () => {
     const { api } = setup('self-hosted');
     await api.close();
-    await expect(api.listDashboards()).rejects.toMatchObject({ code: 'E_API_UNAVAILABLE' });
+    await expect(api.list('Dashboard')).rejects.toMatchObject({ code: 'E_API_UNAVAILABLE' });
   });
 });

@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { createApi, type Api } from '../../src/api/index.js';
-import type { AlertWrite, Tile } from '../../src/model/resources.js';
+import type { AlertWrite } from '../../src/kinds/alert/model.js';
+import type { Tile } from '../../src/kinds/dashboard/model.js';
 import {
   BASE,
   BASIC,
@@ -97,7 +98,7 @@ describe('managed adapter', () => {
         sent = JSON.parse(String(request.body));
         return { statusCode: 200, data: managedOk({ ...kafkaPipe, name: 'renamed' }), responseOptions: { headers: JSON_HEADERS } };
       });
-    const pipe = await api.updatePipe(kafkaPipe.id, { name: 'renamed', settings: { engine_max_threads: 4 } });
+    const pipe = await api.update('Pipe', kafkaPipe.id, { name: 'renamed', settings: { engine_max_threads: 4 } });
     expect(sent).toEqual({ name: 'renamed', settings: { engine_max_threads: 4 } });
     expect(pipe.name).toBe('renamed');
     expect(log.requests).toEqual([{ method: 'PATCH', route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}', status: 200 }]);
@@ -116,9 +117,9 @@ describe('managed adapter', () => {
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/dashboards/d-1`, method: 'DELETE' }).reply(capture(managedOk({})));
 
     const tile: Tile = { id: 'stale', name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] };
-    const created = await api.createDashboard({ name: 'api-latency', tags: ['api'], tiles: [tile] });
-    const updated = await api.updateDashboard(created.id, { name: 'renamed', tiles: [{ ...tile, id: 'd-1-t1' }] });
-    await api.deleteDashboard(created.id);
+    const created = await api.create('Dashboard', { name: 'api-latency', tags: ['api'], tiles: [tile] });
+    const updated = await api.update('Dashboard', created.id, { name: 'renamed', tiles: [{ ...tile, id: 'd-1-t1' }] });
+    await api.remove('Dashboard', created.id);
 
     expect(bodies).toEqual([
       { name: 'api-latency', tags: ['api'], tiles: [{ name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] }] },
@@ -141,7 +142,7 @@ describe('managed adapter', () => {
   it('encodes ids into the path', async () => {
     const { api } = managed();
     agent.get(BASE).intercept({ path: `${MANAGED_PREFIX}/stack/alerts/a%2F..%2Fb`, method: 'DELETE' }).reply(200, managedOk({}));
-    await api.deleteAlert('a/../b');
+    await api.remove('Alert', 'a/../b');
   });
 });
 
@@ -149,9 +150,9 @@ describe('self-hosted adapter', () => {
   it('uses Bearer auth, unwraps {data}, and has no pipes', async () => {
     const { api, log } = selfHosted();
     agent.get(BASE).intercept({ path: '/api/v2/dashboards', headers: { authorization: `Bearer ${TOKEN}` } }).reply(200, dataOk([sampleDashboard()]));
-    expect((await api.listDashboards())[0]?.name).toBe('api-latency');
-    expect(await api.listPipes()).toEqual([]);
-    await expect(api.updatePipe('p', {})).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
+    expect((await api.list('Dashboard'))[0]?.name).toBe('api-latency');
+    expect(await api.list('Pipe')).toEqual([]);
+    await expect(api.update('Pipe', 'p', {})).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
     await expect(api.listSources()).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
     expect(log.requests).toHaveLength(1);
   });
@@ -171,9 +172,9 @@ describe('self-hosted adapter', () => {
       name: 'slow', threshold: 500, thresholdType: 'above' as const, interval: '5m', source: 'tile' as const,
       channel: { type: 'webhook', webhookId: 'hook-1' }, dashboardId: 'd1', tileId: 't1',
     };
-    const created = await api.createAlert(body);
-    const updated = await api.updateAlert('a1', { ...body, threshold: 900 });
-    await api.deleteAlert('a1');
+    const created = await api.create('Alert', body);
+    const updated = await api.update('Alert', 'a1', { ...body, threshold: 900 });
+    await api.remove('Alert', 'a1');
     expect(bodies).toEqual([body, { ...body, threshold: 900 }]);
     expect(created.id).toBe('a1');
     expect(updated.threshold).toBe(900);
@@ -193,7 +194,7 @@ describe('self-hosted adapter', () => {
       const { body, headers } = total(2500);
       pool.intercept({ path: `/api/v2/alerts?limit=1000&offset=${offset}` }).reply(200, dataOk(alertsPage(offset, count), body), { headers });
     }
-    const alerts = await api.listAlerts();
+    const alerts = await api.list('Alert');
     expect(alerts).toHaveLength(2500);
     expect(new Set(alerts.map((alert) => alert.id)).size).toBe(2500);
     expect(log.requests).toHaveLength(3);
@@ -206,7 +207,7 @@ describe('self-hosted adapter', () => {
     pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=0' }).reply(200, dataOk(alertsPage(0, 1000)));
     pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=1000' }).reply(200, dataOk(alertsPage(1000, 1000)));
     pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=2000' }).reply(200, dataOk([]));
-    expect(await api.listAlerts()).toHaveLength(2000);
+    expect(await api.list('Alert')).toHaveLength(2000);
     expect(log.requests).toHaveLength(3);
   });
 
@@ -253,7 +254,7 @@ describe('bad shapes are E_API_PROTOCOL', () => {
     const { api } = variant === 'managed' ? managed() : selfHosted();
     const route = variant === 'managed' ? `${MANAGED_PREFIX}/stack/dashboards` : '/api/v2/dashboards';
     agent.get(BASE).intercept({ path: route }).reply(200, body);
-    const error = await failure(api.listDashboards());
+    const error = await failure(api.list('Dashboard'));
     expect(error).toMatchObject({ code: 'E_API_PROTOCOL', status: 200 });
     if (path !== undefined) expect(error).toMatchObject({ details: { path } });
   });
@@ -264,7 +265,7 @@ describe('createApi', () => {
     agent = mockAgent();
     api = createApi(selfHostedConnection({ baseUrl: 'http://someone:hunter2@api.test/observability/' }), { dispatcher: agent });
     agent.get(BASE).intercept({ path: '/observability/api/v2/dashboards', headers: { authorization: `Bearer ${TOKEN}` } }).reply(200, dataOk([]));
-    expect(await api.listDashboards()).toEqual([]);
+    expect(await api.list('Dashboard')).toEqual([]);
   });
 
   it.each([

@@ -6,7 +6,8 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, type Api, type ApiOptions } from '../../src/api/index.js';
-import type { AlertWrite, DashboardWrite, LiveAlert, LiveDashboard, Tile } from '../../src/model/resources.js';
+import type { AlertWrite, LiveAlert } from '../../src/kinds/alert/model.js';
+import type { DashboardWrite, LiveDashboard, Tile } from '../../src/kinds/dashboard/model.js';
 import type { TargetConnection } from '../../src/model/config.js';
 import { DEFAULT_SEED_IDS, defaultSeed, startEmulator, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
 import { isStacksyncError, StacksyncError } from '../../src/errors.js';
@@ -107,8 +108,8 @@ describe('against the emulator', () => {
     it('reads everything in the fewest calls', async () => {
       const connection = variant === 'managed' ? managed(emulator.url) : selfHosted(emulator.url);
       const { api: writer } = client(connection);
-      const dashboard = await writer.createDashboard({ ...DASHBOARD, name: `bulk-${variant}` });
-      await Promise.all(Array.from({ length: 3000 }, (_, index) => writer.createAlert(alertOn(dashboard, `bulk-${index}`))));
+      const dashboard = await writer.create('Dashboard', { ...DASHBOARD, name: `bulk-${variant}` });
+      await Promise.all(Array.from({ length: 3000 }, (_, index) => writer.create('Alert', alertOn(dashboard, `bulk-${index}`))));
 
       await resetStats(emulator.url);
       const { api, log } = client(connection);
@@ -125,8 +126,8 @@ describe('against the emulator', () => {
       } else {
         expect(log.requests.filter((request) => request.route === '/api/v2/alerts')).toHaveLength(3);
       }
-      await writer.deleteDashboard(dashboard.id);
-      const after = await api.listAlerts();
+      await writer.remove('Dashboard', dashboard.id);
+      const after = await api.list('Alert');
       expect(after.filter((alert) => alert.name?.startsWith('bulk-'))).toHaveLength(0);
     });
   });
@@ -136,24 +137,24 @@ describe('against the emulator', () => {
       const { api, log } = client(variant === 'managed' ? managed(emulator.url) : selfHosted(emulator.url));
       await resetStats(emulator.url);
 
-      const created = await api.createDashboard({ ...DASHBOARD, name: `crud-${variant}` });
+      const created = await api.create('Dashboard', { ...DASHBOARD, name: `crud-${variant}` });
       expect(created.tiles.map((tile) => tile.name)).toEqual(['p99', 'errors']);
-      const alert = await api.createAlert(alertOn(created, `crud-alert-${variant}`));
+      const alert = await api.create('Alert', alertOn(created, `crud-alert-${variant}`));
       expect(alert).toMatchObject({ state: 'inactive', silenced: false, dashboardId: created.id, tileId: created.tiles[0]?.id });
 
       // An update that sends back the live tile ids keeps them, so the alert keeps watching.
-      const updated = await api.updateDashboard(created.id, { name: `crud-${variant}`, tags: ['api', 'v2'], tiles: created.tiles.map((tile) => ({ ...tile, h: 5 })) as Tile[] });
+      const updated = await api.update('Dashboard', created.id, { name: `crud-${variant}`, tags: ['api', 'v2'], tiles: created.tiles.map((tile) => ({ ...tile, h: 5 })) as Tile[] });
       expect(updated.tiles.map((tile) => tile.id)).toEqual(created.tiles.map((tile) => tile.id));
       expect(updated.tags).toEqual(['api', 'v2']);
 
-      const changed = await api.updateAlert(alert.id, { ...alertOn(created, `crud-alert-${variant}`, 900), groupBy: 'service' });
+      const changed = await api.update('Alert', alert.id, { ...alertOn(created, `crud-alert-${variant}`, 900), groupBy: 'service' });
       expect(changed).toMatchObject({ id: alert.id, threshold: 900, groupBy: 'service' });
-      expect((await api.listAlerts()).find((item) => item.id === alert.id)?.threshold).toBe(900);
+      expect((await api.list('Alert')).find((item) => item.id === alert.id)?.threshold).toBe(900);
 
-      await api.deleteAlert(alert.id);
-      expect((await expectFailure(api.deleteAlert(alert.id))).code).toBe('E_API_NOT_FOUND');
-      await api.deleteDashboard(created.id);
-      expect((await api.listDashboards()).some((item) => item.id === created.id)).toBe(false);
+      await api.remove('Alert', alert.id);
+      expect((await expectFailure(api.remove('Alert', alert.id))).code).toBe('E_API_NOT_FOUND');
+      await api.remove('Dashboard', created.id);
+      expect((await api.list('Dashboard')).some((item) => item.id === created.id)).toBe(false);
 
       const counts = Object.fromEntries((await stats(emulator.url)).routes.map((route) => [`${route.method} ${route.route}`, route.count]));
       const hooked: Record<string, number> = {};
@@ -165,16 +166,16 @@ describe('against the emulator', () => {
   describe('managed only', () => {
     it('updates a pipe (PATCH merge), changes table mappings in two steps, and lists sources', async () => {
       const { api } = client(managed(emulator.url));
-      const renamed = await api.updatePipe(IDS.pipes.kinesis, { name: 'clicks-renamed', settings: { streaming_max_insert_wait_ms: 1000 } });
+      const renamed = await api.update('Pipe', IDS.pipes.kinesis, { name: 'clicks-renamed', settings: { streaming_max_insert_wait_ms: 1000 } });
       expect(renamed).toMatchObject({ id: IDS.pipes.kinesis, name: 'clicks-renamed', source: { kind: 'kinesis' }, settings: { streaming_max_insert_wait_ms: 1000 } });
 
-      const withCredentials = await api.updatePipe(IDS.pipes.kafka, { source: { kafka: { credentials: { username: 'orders', password: KAFKA_PASSWORD } } } });
+      const withCredentials = await api.update('Pipe', IDS.pipes.kafka, { source: { kafka: { credentials: { username: 'orders', password: KAFKA_PASSWORD } } } });
       expect(JSON.stringify(withCredentials)).not.toContain(KAFKA_PASSWORD);
       expect(withCredentials.source.block).not.toHaveProperty('credentials');
 
       const mapping = { sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers' };
-      await api.updatePipe(IDS.pipes.postgres, { source: { postgres: { tableMappingsToRemove: [mapping] } } });
-      const readded = await api.updatePipe(IDS.pipes.postgres, { source: { postgres: { tableMappingsToAdd: [{ ...mapping, targetTable: 'clients' }] } } });
+      await api.update('Pipe', IDS.pipes.postgres, { source: { postgres: { tableMappingsToRemove: [mapping] } } });
+      const readded = await api.update('Pipe', IDS.pipes.postgres, { source: { postgres: { tableMappingsToAdd: [{ ...mapping, targetTable: 'clients' }] } } });
       expect(readded.source.block['tableMappings']).toContainEqual(expect.objectContaining({ sourceTable: 'customers', targetTable: 'clients' }));
 
       expect((await api.listSources()).map((source) => source.kind).sort()).toEqual(['log', 'metric', 'session', 'trace']);
@@ -182,15 +183,15 @@ describe('against the emulator', () => {
 
     it('classifies a real server’s refusals', async () => {
       const { api } = client(managed(emulator.url));
-      const invalid = await expectFailure(api.updatePipe(IDS.pipes.kafka, { fieldMappings: [{ sourceField: 'a', destinationField: 'b' }] }));
+      const invalid = await expectFailure(api.update('Pipe', IDS.pipes.kafka, { fieldMappings: [{ sourceField: 'a', destinationField: 'b' }] }));
       expect(invalid).toMatchObject({ code: 'E_API_VALIDATION', status: 400, details: { serverCode: 'BAD_REQUEST' } });
       expect(invalid.message).toContain('Columns are required if field mappings are provided');
 
-      const missing = await expectFailure(api.updatePipe('7a0e1f2c-0009-4b3a-9c4d-5e6f7a8b9c09', { name: 'x' }));
+      const missing = await expectFailure(api.update('Pipe', '7a0e1f2c-0009-4b3a-9c4d-5e6f7a8b9c09', { name: 'x' }));
       expect(missing).toMatchObject({ code: 'E_API_NOT_FOUND', status: 404, subject: 'PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}' });
 
       const { api: wrongKey } = client(managed(emulator.url, { credentials: { variant: 'managed', keyId: IDS.keyId, keySecret: `${IDS.keySecret}-wrong` } }));
-      expect(await expectFailure(wrongKey.listPipes())).toMatchObject({ code: 'E_API_AUTH', status: 401 });
+      expect(await expectFailure(wrongKey.list('Pipe'))).toMatchObject({ code: 'E_API_AUTH', status: 401 });
 
       const { api: idle } = client(managed(emulator.url, { serviceId: IDLE_SERVICE }));
       expect(await expectFailure(idle.readLiveState())).toMatchObject({ code: 'E_API_DEPENDENCY', status: 424 });
@@ -200,12 +201,12 @@ describe('against the emulator', () => {
   describe('self-hosted only', () => {
     it('classifies a real server’s refusals', async () => {
       const { api } = client(selfHosted(emulator.url));
-      const invalid = await expectFailure(api.createAlert({ ...alertOn({ id: 'nope', name: 'x', tags: [], tiles: [{ ...TILE, id: 't' }] }, 'bad'), threshold: Number.NaN }));
+      const invalid = await expectFailure(api.create('Alert', { ...alertOn({ id: 'nope', name: 'x', tags: [], tiles: [{ ...TILE, id: 't' }] }, 'bad'), threshold: Number.NaN }));
       expect(invalid).toMatchObject({ code: 'E_API_VALIDATION', status: 400 });
       expect(invalid.details?.['serverMessage']).toMatch(/^Body validation failed/);
 
       const { api: wrongToken } = client(selfHosted(emulator.url, { credentials: { variant: 'self-hosted', token: `${IDS.token}-wrong` } }));
-      const auth = await expectFailure(wrongToken.listDashboards());
+      const auth = await expectFailure(wrongToken.list('Dashboard'));
       expect(auth).toMatchObject({ code: 'E_API_AUTH', status: 401, details: { serverMessage: 'Unauthorized' } });
     });
   });
@@ -267,17 +268,17 @@ describe.each(['managed', 'self-hosted'] as const)('%s under faults error=0.2,th
     expect(live.pipes).toHaveLength(variant === 'managed' ? 4 : 0);
 
     const dashboard = await createOnce(
-      () => api.createDashboard({ ...DASHBOARD, name: 'faulty' }),
-      async () => (await api.listDashboards()).find((item) => item.name === 'faulty'),
+      () => api.create('Dashboard', { ...DASHBOARD, name: 'faulty' }),
+      async () => (await api.list('Dashboard')).find((item) => item.name === 'faulty'),
     );
     const names = Array.from({ length: 12 }, (_, index) => `faulty-${index}`);
-    const findAlert = (name: string) => async (): Promise<LiveAlert | undefined> => (await api.listAlerts()).find((item) => item.name === name);
-    const alerts = await Promise.all(names.map((name) => createOnce(() => api.createAlert(alertOn(dashboard, name)), findAlert(name))));
-    await api.updateDashboard(dashboard.id, { name: 'faulty', tags: ['chaos'], tiles: dashboard.tiles as Tile[] });
-    await Promise.all(alerts.slice(0, 6).map((alert) => api.updateAlert(alert.id, alertOn(dashboard, alert.name ?? '', 900))));
-    await Promise.all(alerts.slice(9).map((alert) => api.deleteAlert(alert.id)));
+    const findAlert = (name: string) => async (): Promise<LiveAlert | undefined> => (await api.list('Alert')).find((item) => item.name === name);
+    const alerts = await Promise.all(names.map((name) => createOnce(() => api.create('Alert', alertOn(dashboard, name)), findAlert(name))));
+    await api.update('Dashboard', dashboard.id, { name: 'faulty', tags: ['chaos'], tiles: dashboard.tiles as Tile[] });
+    await Promise.all(alerts.slice(0, 6).map((alert) => api.update('Alert', alert.id, alertOn(dashboard, alert.name ?? '', 900))));
+    await Promise.all(alerts.slice(9).map((alert) => api.remove('Alert', alert.id)));
     if (variant === 'managed') {
-      await api.updatePipe(IDS.pipes.kinesis, { name: 'clicks-under-fire', source: { kinesis: { accessKey: { accessKeyId: 'AKIA-test', secretKey: KAFKA_PASSWORD } } } });
+      await api.update('Pipe', IDS.pipes.kinesis, { name: 'clicks-under-fire', source: { kinesis: { accessKey: { accessKeyId: 'AKIA-test', secretKey: KAFKA_PASSWORD } } } });
       expect(await api.listSources()).toHaveLength(4);
     }
 

@@ -1,6 +1,10 @@
 /** Variants of real services read into one model: the differ must never see them. */
 import { describe, expect, it } from 'vitest';
-import { readEach, ShapeError, toDataSource, toLiveAlert, toLiveDashboard, toLivePipe, toWebhook } from '../../src/api/normalize.js';
+import { readEach, ShapeError } from '../../src/kinds/kit/read.js';
+import { toDataSource, toWebhook } from '../../src/api/envelope.js';
+import { toLiveAlert } from '../../src/kinds/alert/read.js';
+import { toLiveDashboard } from '../../src/kinds/dashboard/read.js';
+import { toLivePipe } from '../../src/kinds/pipe/read.js';
 import { sampleAlert } from './helpers.js';
 
 const canonicalAlert = toLiveAlert(sampleAlert('a1'), 'data[0]');
@@ -10,7 +14,7 @@ describe('alerts', () => {
     expect(canonicalAlert).toEqual({
       id: 'a1', name: 'slow', message: 'p99 high', threshold: 500, interval: '5m', thresholdType: 'above', source: 'tile',
       channel: { type: 'webhook', webhookId: 'hook-1' }, dashboardId: '65f5e4a3b9e77c001a000001', tileId: '65f5e4a3b9e77c001a000001-t1',
-      state: 'inactive', silenced: false,
+      state: 'inactive', silenced: false, createdAt: '2026-03-15T10:20:30.000Z',
     });
   });
 
@@ -56,7 +60,7 @@ describe('alerts', () => {
     };
     expect(toLiveAlert(raw, 'a')).toEqual({
       id: raw.id, name: 'errors', threshold: 5, thresholdMax: 10, thresholdType: 'between', interval: '15m', source: 'search', savedSearchId: 's1',
-      channel: { type: 'webhook', webhookId: 'w1' }, state: 'insufficient_data', silenced: true,
+      channel: { type: 'webhook', webhookId: 'w1' }, state: 'insufficient_data', silenced: true, createdAt: raw.createdAt,
       extra: { note: 'runbook: …', numConsecutiveWindows: 2, channels: raw.channels, scheduleOffsetMinutes: 3, futureMember: { a: 1 } },
     });
   });
@@ -86,6 +90,17 @@ describe('alerts', () => {
 });
 
 describe('dashboards', () => {
+  it.each([
+    { createdAt: '2026-03-15T10:20:30.000Z', want: { createdAt: '2026-03-15T10:20:30.000Z' } },
+    { createdAt: 'yesterday', want: {} },
+    { createdAt: 1773570030000, want: {} },
+    { createdAt: null, want: {} },
+  ])('keeps a creation time only when it reads as one ($createdAt): an odd one proves nothing and breaks nothing', ({ createdAt, want }) => {
+    const dashboard = toLiveDashboard({ id: 'd', name: 'n', createdAt }, 'd');
+    expect(dashboard).toEqual({ id: 'd', name: 'n', tags: [], tiles: [], ...want });
+    expect(toLiveAlert(sampleAlert('a1', { createdAt }), 'a').createdAt).toEqual(want.createdAt);
+  });
+
   it('fills absent tags and tiles with empty lists and leaves server-set members out', () => {
     expect(toLiveDashboard({ id: 'd', name: 'n', team: 'team-1', createdAt: 'x' }, 'd')).toEqual({ id: 'd', name: 'n', tags: [], tiles: [] });
     const dashboard = toLiveDashboard({ id: 'd', name: 'n', tiles: [{ _id: 't', name: 'p', x: 0, y: 1, w: 2, h: 3, asRatio: null, containerId: 'c1' }] }, 'd');

@@ -32,25 +32,25 @@ describe('secrets', () => {
       name: 'undici quoting request headers (mock agent mismatch)',
       variant: 'managed',
       arrange: (a: MockAgent) => a.get(BASE).intercept({ path: `${MANAGED_PREFIX}/pipes`, headers: { authorization: 'Basic other' } }).reply(200, managedOk([])),
-      call: (client: Api) => client.listPipes(),
+      call: (client: Api) => client.list('Pipe'),
     },
     {
       name: 'a network error whose message quotes the token',
       variant: 'self-hosted',
       arrange: (a: MockAgent) => a.get(BASE).intercept({ path: '/api/v2/dashboards' }).replyWithError(new errors.SocketError(`closed while sending Bearer ${SECRETS[1]}`)).persist(),
-      call: (client: Api) => client.listDashboards(),
+      call: (client: Api) => client.list('Dashboard'),
     },
     {
       name: 'a server echoing the Authorization header',
       variant: 'managed',
       arrange: (a: MockAgent) => a.get(BASE).intercept({ path: `${MANAGED_PREFIX}/pipes` }).reply(401, (request) => JSON.stringify({ status: 401, error: `UNAUTHORIZED: bad ${JSON.stringify(request.headers)}` })),
-      call: (client: Api) => client.listPipes(),
+      call: (client: Api) => client.list('Pipe'),
     },
     {
       name: 'a server echoing a credential from the body',
       variant: 'managed',
       arrange: (a: MockAgent) => a.get(BASE).intercept({ path: `${MANAGED_PREFIX}/pipes/p1`, method: 'PATCH' }).reply(400, (request) => JSON.stringify({ status: 400, error: `BAD_REQUEST: bad body ${String(request.body)}` })),
-      call: (client: Api) => client.updatePipe('p1', { source: { kafka: { credentials: { username: 'svc-user', password: PIPE_PASSWORD } } } }),
+      call: (client: Api) => client.update('Pipe', 'p1', { source: { kafka: { credentials: { username: 'svc-user', password: PIPE_PASSWORD } } } }),
     },
   ] as const)('stay out of errors and logs: $name', async ({ variant, arrange, call }) => {
     agent = mockAgent();
@@ -94,7 +94,7 @@ describe('secrets', () => {
         .get(BASE)
         .intercept({ path: `${MANAGED_PREFIX}/pipes/p1`, method: 'PATCH' })
         .reply(400, (request) => echo(String(request.body)));
-      const error = await failure(api.updatePipe('p1', { source: { kafka: { credentials: { username: USER, password: PASSWORD } } } }));
+      const error = await failure(api.update('Pipe', 'p1', { source: { kafka: { credentials: { username: USER, password: PASSWORD } } } }));
       const forms = [...leakForms(PASSWORD), ...leakForms(USER), Buffer.from(`${USER}:${PASSWORD}`).toString('base64'), ...leakForms(PASSWORD.slice(0, 8))];
       for (const text of [...renderings(error), ...lines]) for (const form of forms) expect(text, `leaks ${JSON.stringify(form)}`).not.toContain(form);
       expect(error.message).toContain('(sensitive)');
@@ -105,7 +105,7 @@ describe('secrets', () => {
     agent = mockAgent();
     api = createApi(selfHostedConnection(), { dispatcher: agent, retry: { maxAttempts: 1 } });
     agent.get(BASE).intercept({ path: '/api/v2/dashboards' }).reply(401, `Unauthorized token ${SECRETS[1]}`);
-    const error = await failure(api.listDashboards());
+    const error = await failure(api.list('Dashboard'));
     expect(error.message).toBe('GET /api/v2/dashboards: HTTP 401: Unauthorized token (sensitive)');
   });
 
@@ -114,7 +114,7 @@ describe('secrets', () => {
     const { logger, lines } = capturedLogger();
     api = createApi(selfHostedConnection(), { dispatcher: agent, logger });
     agent.get(BASE).intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([]));
-    await api.listDashboards();
+    await api.list('Dashboard');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ component: 'api', target: 'selfhosted', method: 'GET', route: '/api/v2/dashboards', status: 200 });
     expectNoSecret(lines);

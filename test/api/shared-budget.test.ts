@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SEED_IDS as IDS, defaultSeed, startEmulator, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
 import type { ManagedTarget } from '../../src/model/config.js';
-import type { DashboardWrite } from '../../src/model/resources.js';
+import type { DashboardWrite } from '../../src/kinds/dashboard/model.js';
 import { createClientPool, type ClientPool } from '../../src/reconcile/clients.js';
 
 const SERVICES = ['9c1e2b7e-3a4d-4c5b-8e6f-1a2b3c4d5e01', '9c1e2b7e-3a4d-4c5b-8e6f-1a2b3c4d5e02', '9c1e2b7e-3a4d-4c5b-8e6f-1a2b3c4d5e03'];
@@ -56,7 +56,7 @@ describe('targets sharing one key', () => {
     const [busy, readerB, readerC] = SERVICES.map((id, index) => pool.apiFor(target(['busy', 'reader-b', 'reader-c'][index] ?? '', id, emulator.url)));
     if (!busy || !readerB || !readerC) throw new Error('three clients');
     let busyDone = 0;
-    const writes = Array.from({ length: 10 }, (_, index) => busy.createDashboard(dashboard(`d-${index}`)).then(() => (busyDone += 1)));
+    const writes = Array.from({ length: 10 }, (_, index) => busy.create('Dashboard', dashboard(`d-${index}`)).then(() => (busyDone += 1)));
     const writesLeftWhenRead: number[] = [];
     const reads = [readerB, readerC].map((api) => api.readLiveState().then(() => writesLeftWhenRead.push(10 - busyDone)));
     await Promise.all([...writes, ...reads]);

@@ -1,5 +1,6 @@
 /** Builders of plan changes for executor tests: the shapes the planner emits, nothing more. */
-import type { AlertWrite, DashboardWrite, Tile } from '../../src/model/resources.js';
+import type { AlertWrite } from '../../src/kinds/alert/model.js';
+import type { DashboardWrite, Tile } from '../../src/kinds/dashboard/model.js';
 import type { Change, ChangeKey, Operation } from '../../src/model/plan.js';
 
 export const TARGET = 'prod';

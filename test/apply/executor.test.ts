@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 function apply(changes: Change[], overrides: Partial<ApplyDeps> = {}) {
-  return applyPlan(changes, { api, store, target: TARGET, concurrency: 4, adopt: false, onEvent: (event) => events.push(event), ...overrides });
+  return applyPlan(changes, { api, store, target: TARGET, concurrency: 4, adopt: false, settleMs: 120_000, onEvent: (event) => events.push(event), ...overrides });
 }
 
 /** The state as it is durable on disk right now (state file and journal, not the store's memory). */
@@ -294,7 +294,17 @@ describe('applyPlan: crash safety', () => {
     const key = `${kind}/${kind === 'Alert' ? 'a' : 'api'}` as const;
     expect(results.get(key)).toMatchObject({ result: 'failed', code: 'E_API_AMBIGUOUS', error: expect.stringContaining('not sent again') });
     expect(api.methods()).toEqual([create, list]);
-    expect((await onDisk()).targets[TARGET]!.intents).toEqual([{ kind, key: key.split('/')[1], name: 'API latency', at: expect.any(String) }]);
+    const [intent] = (await onDisk()).targets[TARGET]!.intents;
+    expect(intent).toEqual({ kind, key: key.split('/')[1], name: 'API latency', at: expect.any(String), settleUntil: expect.any(String) });
+    // It may land until the settle window after it was sent: later runs wait that long.
+    expect(Date.parse(intent!.settleUntil!) - Date.parse(intent!.at)).toBe(120_000);
+  });
+
+  it('records no settle deadline when the create cannot land later (a reset, a 500): the next run may create it at once', async () => {
+    api.ambiguous('createDashboard', false, 1, false);
+    const results = await apply([createDashboard('api', ['p99'], 'API latency')]);
+    expect(results.get('Dashboard/api')).toMatchObject({ result: 'failed', code: 'E_API_AMBIGUOUS', error: expect.stringContaining('not sent again') });
+    expect((await onDisk()).targets[TARGET]!.intents).toEqual([{ kind: 'Dashboard', key: 'api', name: 'API latency', at: expect.any(String) }]);
   });
 
   it('fails an ambiguous create as a conflict when the lookup finds two of that name, keeping the intent', async () => {

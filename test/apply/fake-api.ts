@@ -5,8 +5,14 @@
  * plus what tests need: injected failures, ambiguous creates, a call log, an in-flight count,
  * and a gate to hold calls open.
  */
-import type { AlertWrite, DashboardWrite, DataSource, Webhook, LiveAlert, LiveDashboard, LivePipe, LiveState, PipePatch, TableMapping } from '../../src/model/resources.js';
+import type { DataSource, Webhook } from '../../src/model/resources.js';
+import type { AlertWrite, LiveAlert } from '../../src/kinds/alert/model.js';
+import type { DashboardWrite, LiveDashboard } from '../../src/kinds/dashboard/model.js';
+import type { LivePipe, PipePatch, TableMapping } from '../../src/kinds/pipe/model.js';
+import type { LiveOfKind, LiveState } from '../../src/kinds/index.js';
 import type { Api } from '../../src/api/port.js';
+import type { Kind } from '../../src/model/kinds.js';
+import type { WriteBody } from '../../src/model/plan.js';
 import { StacksyncError, type ErrorCode } from '../../src/errors.js';
 
 export type Method = 'updatePipe' | 'listDashboards' | 'createDashboard' | 'updateDashboard' | 'deleteDashboard' | 'listAlerts' | 'createAlert' | 'updateAlert' | 'deleteAlert';
@@ -26,6 +32,8 @@ interface Injection {
   times: number;
   /** `ambiguous-done`: the write happens, then the caller hears E_API_AMBIGUOUS; `ambiguous-lost`: nothing happens. */
   effect: { error: StacksyncError } | 'ambiguous-done' | 'ambiguous-lost';
+  /** For the ambiguous effects: whether the transport would say the create may still land later (a timeout: yes; a reset or a 500: no). */
+  mayLandLater?: boolean;
 }
 
 export function apiError(code: ErrorCode, status?: number, message = `${code} injected`): StacksyncError {
@@ -52,9 +60,12 @@ export class FakeApi implements Api {
     this.#injections.push({ method, match: options.match ?? (() => true), times: options.times ?? 1, effect: { error } });
   }
 
-  /** The next create of `method` times out ambiguously; `happened` says whether it took effect. */
-  ambiguous(method: 'createDashboard' | 'createAlert', happened: boolean, times = 1): void {
-    this.#injections.push({ method, match: () => true, times, effect: happened ? 'ambiguous-done' : 'ambiguous-lost' });
+  /**
+   * The next create of `method` times out ambiguously; `happened` says whether it took effect.
+   * `mayLandLater: false` makes it a failure after which nothing can land later (a reset, a 500).
+   */
+  ambiguous(method: 'createDashboard' | 'createAlert', happened: boolean, times = 1, mayLandLater = true): void {
+    this.#injections.push({ method, match: () => true, times, effect: happened ? 'ambiguous-done' : 'ambiguous-lost', mayLandLater });
   }
 
   seedDashboard(name: string, tiles: string[]): LiveDashboard {
@@ -159,6 +170,31 @@ export class FakeApi implements Api {
     });
   }
 
+  // The port's calls, by kind, onto the named calls the log records (`createDashboard`, …).
+  list<K extends Kind>(kind: K): Promise<LiveOfKind<K>[]> {
+    const lists: Record<Kind, () => Promise<unknown[]>> = { Pipe: () => this.listPipes(), Dashboard: () => this.listDashboards(), Alert: () => this.listAlerts() };
+    return lists[kind]() as Promise<LiveOfKind<K>[]>;
+  }
+
+  create<K extends Kind>(kind: K, body: WriteBody): Promise<LiveOfKind<K>> {
+    const creates: Partial<Record<Kind, () => Promise<unknown>>> = { Dashboard: () => this.createDashboard(body as DashboardWrite), Alert: () => this.createAlert(body as AlertWrite) };
+    return (creates[kind] ?? (() => Promise.reject(apiError('E_API_NOT_FOUND', 404))))() as Promise<LiveOfKind<K>>;
+  }
+
+  update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>> {
+    const updates: Record<Kind, () => Promise<unknown>> = {
+      Pipe: () => this.updatePipe(id, body as PipePatch),
+      Dashboard: () => this.updateDashboard(id, body as DashboardWrite),
+      Alert: () => this.updateAlert(id, body as AlertWrite),
+    };
+    return updates[kind]() as Promise<LiveOfKind<K>>;
+  }
+
+  remove(kind: Kind, id: string): Promise<void> {
+    const removes: Partial<Record<Kind, () => Promise<void>>> = { Dashboard: () => this.deleteDashboard(id), Alert: () => this.deleteAlert(id) };
+    return (removes[kind] ?? (() => Promise.reject(apiError('E_API_NOT_FOUND', 404))))();
+  }
+
   async listSources(): Promise<DataSource[]> {
     return [];
   }
@@ -190,7 +226,7 @@ export class FakeApi implements Api {
       injection.times -= 1;
       if (injection.effect === 'ambiguous-done') handle();
       if (typeof injection.effect === 'object') throw injection.effect.error;
-      throw apiError('E_API_AMBIGUOUS', undefined, `${call.method} timed out after sending`);
+      throw new StacksyncError('E_API_AMBIGUOUS', `${call.method} timed out after sending`, { details: { mayLandLater: injection.mayLandLater !== false } });
     } finally {
       this.inFlight -= 1;
       this.timeline.push(`end:${call.method}`);

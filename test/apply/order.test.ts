@@ -49,6 +49,6 @@ describe('execution graph', () => {
   it('runs a mapping removal before an addition and keeps other operations in place', () => {
     const op = (step: 'remove-mappings' | 'add-mappings' | undefined, name: string): Operation => ({ type: 'updatePipe', id: 'p', patch: { name }, ...(step ? { step } : {}) });
     const ordered = orderOperations([op('add-mappings', 'add'), op(undefined, 'plain'), op('remove-mappings', 'remove')]);
-    expect(ordered.map((each) => (each.type === 'updatePipe' ? each.patch.name : ''))).toEqual(['remove', 'plain', 'add']);
+    expect(ordered.map((each) => ('patch' in each ? each.patch['name'] : ''))).toEqual(['remove', 'plain', 'add']);
   });
 });

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, isRefusal, isTerminal, type ErrorCode } from '../../src/errors.js';
-import { KIND_ORDER, kindRank } from '../../src/model/kinds.js';
+import { KIND_ORDER, kindRank } from '../../src/kinds/index.js';
 import { SRC, sourceFiles } from './imports.js';
 
 /** A string method or regex test applied to something named like a message or an error. */

@@ -143,6 +143,7 @@ describe('progress reporter fed by applyPlan', () => {
         api,
         store: await openStateStore(join(dir, 'state.json')),
         target: 'prod',
+        settleMs: 120_000,
         concurrency: 1,
         adopt: false,
         onEvent: reporter.onEvent,

@@ -68,7 +68,7 @@ describe('loadConfig: defaults and normalisation', () => {
         },
       ],
       defaultTarget: 'prod',
-      sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false },
+      sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, settleWindowMs: 120_000 },
       state: resolve('.stacksync/state.json'),
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -85,13 +85,13 @@ describe('loadConfig: defaults and normalisation', () => {
     auth: { token: { fromEnv: TOKEN } }
     rateLimit: { concurrency: 1 }
 defaultTarget: sh
-sync: { interval: 1h30m, drift: report, prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true }
+sync: { interval: 1h30m, drift: report, prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true, settleWindow: 5m }
 state: /var/lib/stacksync/state.json
 `,
     );
     const { config } = await loadConfig(path);
     expect(config.defaultTarget).toBe('sh');
-    expect(config.sync).toEqual({ intervalMs: 5_400_000, drift: 'report', prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true });
+    expect(config.sync).toEqual({ intervalMs: 5_400_000, drift: 'report', prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true, settleWindowMs: 300_000 });
     expect(config.state).toBe('/var/lib/stacksync/state.json');
     expect(config.targets[1]).toMatchObject({ variant: 'self-hosted', rateLimit: { requests: 100, perSeconds: 60, concurrency: 1 } });
     expect(config.targets[1]).not.toHaveProperty('organizationId');
@@ -196,9 +196,14 @@ const rejections: { name: string; text: string; want: { line: number; column?: n
     want: [{ line: 7, column: 13, message: 'sync.interval: must be at most 7d' }],
   },
   {
+    name: 'settle window past a day (an intent naming nothing live is forgotten then)',
+    text: `${selfHosted}sync:\n  settleWindow: 2d\n`,
+    want: [{ line: 7, column: 17, message: 'sync.settleWindow: must be at most 1d' }],
+  },
+  {
     name: 'misspelt sync member',
     text: `${selfHosted}sync:\n  prun: true\n`,
-    want: [{ line: 7, column: 3, message: 'sync.prun: is not a known member here; did you mean prune? (expected one of interval, drift, prune, maxDeletes, maxDeletePercent, adopt)' }],
+    want: [{ line: 7, column: 3, message: 'sync.prun: is not a known member here; did you mean prune? (expected one of interval, drift, prune, maxDeletes, maxDeletePercent, adopt, settleWindow)' }],
   },
   {
     name: 'percent over 100 and a negative count',

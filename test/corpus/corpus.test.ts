@@ -84,7 +84,7 @@ describe.concurrent('bad input corpus', () => {
 
   it('control: really removing a baseline file is pruned, so the no-write checks can fail', () =>
     limit(async () => {
-      const world = await openCase(baseline, { name: 'control', dir: '/nonexistent', why: 'control', expect: NO_EXPECTATION, validate: { ...NO_EXPECTATION, exit: 1 }, apply: NO_EXPECTATION, env: {}, secrets: [] });
+      const world = await openCase(baseline, { name: 'control', dir: '/nonexistent', why: 'control', expect: NO_EXPECTATION, validate: { ...NO_EXPECTATION, exit: 1 }, apply: NO_EXPECTATION, env: {}, secrets: [], notOrphaned: [] });
       try {
         await world.workspace.remove('manifests/dashboards.yaml');
         await world.workspace.remove('manifests/alerts.yaml');
@@ -99,6 +99,15 @@ describe.concurrent('bad input corpus', () => {
 });
 
 const NO_EXPECTATION: Expectation = { code: 'E_USAGE', message: '' };
+
+/** `Kind/name` of the changes apply's plan lists as orphans or deletes of `subject`. */
+function orphanedOf(result: CliResult, subject: string): string[] {
+  const plan = parseJson(result.stdout) as { changes?: { kind: string; name: string; action: string }[] } | undefined;
+  return (plan?.changes ?? [])
+    .filter((change) => change.action === 'orphan' || change.action === 'delete')
+    .map((change) => `${change.kind}/${change.name}`)
+    .filter((name) => name === subject);
+}
 
 async function runCase(spec: CorpusCase): Promise<void> {
   const world = await openCase(baseline, spec);
@@ -116,6 +125,7 @@ async function runCase(spec: CorpusCase): Promise<void> {
     expect(apply.code, describeRun(apply)).toBe(1);
     expect(apply.stdout + apply.stderr, 'a message repeats its own prefix').not.toMatch(/(target [\w.-]+: )\1/);
     expect(findApplyError(apply, spec.apply), `apply should report ${JSON.stringify(spec.apply)}\n${describeRun(apply)}`).toBe(true);
+    for (const subject of spec.notOrphaned) expect(orphanedOf(apply, subject), `${subject}: its broken manifest made it an orphan`).toEqual([]);
 
     for (const secret of spec.secrets) {
       for (const form of leakForms(secret)) {

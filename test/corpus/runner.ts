@@ -63,6 +63,11 @@ export interface CorpusCase {
   env: Record<string, string | null>;
   /** Values that must appear in no output of the case, in any encoding (see `leakForms`). */
   secrets: string[];
+  /**
+   * `Kind/name` of resources whose manifest the case breaks but whose identity can still be read:
+   * apply's plan must list none of them as an orphan or a delete (the load error is their one row).
+   */
+  notOrphaned: string[];
 }
 
 /**
@@ -93,6 +98,7 @@ function parseCase(name: string, raw: unknown): CorpusCase {
     apply: { ...expect, ...(record['apply'] as Partial<Expectation> | undefined) },
     env: (record['env'] as Record<string, string | null> | undefined) ?? {},
     secrets: parseSecrets(record['secrets'], name),
+    notOrphaned: parseSubjects(record['notOrphaned'], name),
   };
   if (!spec.why) throw new Error(`${name}/expect.yaml: 'why' is required`);
   if (generate) spec.generate = generate;
@@ -113,6 +119,12 @@ function parseExpectation(record: Record<string, unknown>, name: string): Expect
 function parseSecrets(raw: unknown, name: string): string[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw) || !raw.every((item) => typeof item === 'string' && item.length >= 4)) throw new Error(`${name}/expect.yaml: secrets must be a list of strings (4 characters or more)`);
+  return raw as string[];
+}
+
+function parseSubjects(raw: unknown, name: string): string[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw) || !raw.every((item) => typeof item === 'string' && /^[A-Z][A-Za-z]+\/[a-z0-9-]+$/.test(item))) throw new Error(`${name}/expect.yaml: notOrphaned must be a list of Kind/name`);
   return raw as string[];
 }
 

@@ -4,7 +4,7 @@ import { isStacksyncError } from '../../src/errors.js';
 import { createLogger } from '../../src/support/logger.js';
 import { createMetrics, initTargetMetrics } from '../../src/daemon/metrics.js';
 import type { HttpServerOptions, RunningHttpServer } from '../../src/daemon/http.js';
-import { DEFAULT_LISTEN, parseListen, startHttpServer } from '../../src/daemon/http.js';
+import { bindHttpServer, DEFAULT_LISTEN, parseListen, startHttpServer } from '../../src/daemon/http.js';
 import { createStatusTracker } from '../../src/daemon/status.js';
 
 let server: RunningHttpServer | undefined;
@@ -121,12 +121,23 @@ describe('startHttpServer', () => {
     expect(lines.join('')).toContain('HTTP handler failed');
   });
 
-  it('refuses a port in use with E_USAGE', async () => {
+  it('refuses a port in use with E_USAGE naming the address and --listen', async () => {
     await start();
     const { options } = setup({ port: server!.port });
     const failure = await startHttpServer(options).catch((error: unknown) => error);
     expect(isStacksyncError(failure, 'E_USAGE')).toBe(true);
-    expect(String(failure)).toContain(`127.0.0.1:${server!.port}`);
+    expect(String(failure)).toContain(`127.0.0.1:${server!.port}: the port is already in use (stop what holds it, or pick another with --listen; port 0 picks a free one)`);
+  });
+
+  it('bound before it serves: 503 until the handlers come, then theirs; closing twice is fine', async () => {
+    const bound = await bindHttpServer({ host: '127.0.0.1', port: 0 });
+    server = bound;
+    const before = await fetch(`${bound.url}/healthz`);
+    expect([before.status, await before.text()]).toEqual([503, 'starting\n']);
+    bound.serve(setup().options);
+    expect((await fetch(`${bound.url}/healthz`)).status).toBe(200);
+    await bound.close();
+    await bound.close();
   });
 
   it('closes while a keep-alive connection is open', async () => {

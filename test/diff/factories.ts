@@ -2,10 +2,16 @@
  * Small factories for differ inputs: fixtures and tests give only what a case is about, the
  * rest gets the same defaults on the desired and the live side (so it never shows as drift).
  */
-import type { LiveAlert, LiveDashboard, LivePipe, LiveState, Tile } from '../../src/model/resources.js';
+import type { LiveAlert } from '../../src/kinds/alert/model.js';
+import type { LiveDashboard, Tile } from '../../src/kinds/dashboard/model.js';
+import type { LivePipe } from '../../src/kinds/pipe/model.js';
+import type { LiveState } from '../../src/kinds/index.js';
 import type { Variant } from '../../src/model/kinds.js';
 import type { PlanOptions, PlanTargetInput } from '../../src/diff/index.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, DesiredResource, DesiredTile } from '../../src/model/desired.js';
+import type { DesiredAlert } from '../../src/kinds/alert/model.js';
+import type { DesiredDashboard, DesiredTile } from '../../src/kinds/dashboard/model.js';
+import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
+import type { DesiredResource } from '../../src/kinds/index.js';
 import type { TargetState } from '../../src/model/state.js';
 import { emptyTargetState } from '../../src/model/state.js';
 
@@ -90,19 +96,30 @@ export function targetState(fields: Loose = {}): TargetState {
   };
 }
 
+/** When a plan of the factories is made, unless a case says otherwise: well after the fixtures' intents (10:20). */
+export const PLAN_NOW = '2026-03-15T12:00:00.000Z';
+/** The default `sync.settleWindow`. */
+export const SETTLE_MS = 120_000;
+
 export function planInput(fields: {
   target?: { name?: string; variant?: Variant };
   desired?: Loose[];
   live?: Loose;
   state?: Loose;
   options?: Partial<PlanOptions>;
+  /** ISO time the plan is made; default {@link PLAN_NOW}. */
+  now?: string;
+  /** `Kind/key` of manifests that failed to load but whose identity is known. */
+  broken?: string[];
 }): PlanTargetInput {
   return {
     target: { name: TARGET, variant: 'managed', ...fields.target },
     desired: (fields.desired ?? []).map(desired),
     live: liveState(fields.live),
     state: targetState(fields.state),
-    options: { prune: false, adopt: false, blocked: false, ...fields.options },
+    options: { prune: false, adopt: false, blocked: false, settleMs: SETTLE_MS, ...fields.options },
+    nowMs: Date.parse(fields.now ?? PLAN_NOW),
+    ...(fields.broken ? { broken: new Set(fields.broken) } : {}),
   };
 }
 

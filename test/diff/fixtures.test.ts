@@ -1,6 +1,6 @@
 /**
  * Table-driven differ tests: every document of `test/fixtures/diff/*.yaml` is one case
- * `{name, target?, desired, live, state, options, want}`. Besides what a case wants, every case
+ * `{name, target?, desired, live, state, options, now?, want}`. Besides what a case wants, every case
  * checks the invariants any plan must keep: dependencies point at changes of the plan and have
  * no cycle, every write body is valid for the API, and no secret value reaches any rendering.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { planTarget } from '../../src/diff/index.js';
-import type { DesiredResource } from '../../src/model/desired.js';
+import type { DesiredResource } from '../../src/kinds/index.js';
 import { buildPlan, renderPlanGithub, renderPlanJson, renderPlanText } from '../../src/plan/index.js';
 import type { Change, Operation } from '../../src/model/plan.js';
 import type { ApiSchemaName } from '../../src/schema/api.js';
@@ -30,6 +30,7 @@ interface WantChange {
   secretHashes?: Record<string, string>;
   reclaimed?: boolean;
   liveName?: string;
+  waitUntil?: string;
 }
 
 interface Case {
@@ -39,6 +40,8 @@ interface Case {
   live?: Record<string, unknown>;
   state?: Record<string, unknown>;
   options?: { prune?: boolean; adopt?: boolean; blocked?: boolean };
+  /** ISO time the plan is made (default `PLAN_NOW` of the factories). */
+  now?: string;
   want: { changes: WantChange[]; ordered?: boolean; absent?: string[] };
 }
 
@@ -91,7 +94,7 @@ function expectWanted(changes: Change[], want: Case['want']): void {
 
 function expectChange(change: Change, want: WantChange): void {
   const label = `${change.kind}/${change.name}`;
-  const exact = ['id', 'diff', 'operations', 'dependsOn', 'secretHashes', 'reclaimed', 'liveName'] as const;
+  const exact = ['id', 'diff', 'operations', 'dependsOn', 'secretHashes', 'reclaimed', 'liveName', 'waitUntil'] as const;
   for (const key of exact) if (want[key] !== undefined) expect(change[key], `${label} ${key}`).toEqual(want[key]);
   if (want.diffPaths) expect(change.diff.map((d) => d.path), `${label} diff paths`).toEqual(want.diffPaths);
   if (want.error !== undefined) expect(change.error, `${label} error`).toContain(want.error);
@@ -99,7 +102,7 @@ function expectChange(change: Change, want: WantChange): void {
     expect(change.warnings, `${label} warnings`).toHaveLength(want.warnings.length);
     want.warnings.forEach((text, i) => expect(change.warnings[i], `${label} warning ${i}`).toContain(text));
   }
-  if (change.action === 'unchanged' || change.action === 'error' || change.action === 'orphan') expect(change.operations, `${label} operations`).toEqual([]);
+  if (change.action === 'unchanged' || change.action === 'error' || change.action === 'orphan' || change.action === 'waiting') expect(change.operations, `${label} operations`).toEqual([]);
   if (change.action === 'delete' || change.action === 'orphan') expect(change.file, `${label} file`).toBeUndefined();
   else expect(change.file, `${label} file`).toMatch(/^manifests\//);
 }

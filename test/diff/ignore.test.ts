@@ -1,8 +1,10 @@
 /** Ignore rules and `stacksync.io/prune: disabled` in the differ. */
 import { describe, expect, it } from 'vitest';
 import { planTarget } from '../../src/diff/index.js';
-import { keepLiveAt, parseFieldPath } from '../../src/diff/ignore.js';
-import type { Change, Operation } from '../../src/model/plan.js';
+import { keepLiveAt, parseFieldPath } from '../../src/kinds/kit/ignore.js';
+import type { Change } from '../../src/model/plan.js';
+import type { DashboardWrite } from '../../src/kinds/dashboard/model.js';
+import type { AlertWrite } from '../../src/kinds/alert/model.js';
 import { livePostgresPipe, planInput } from './factories.js';
 
 const byRef = (changes: Change[]): Record<string, Change> => Object.fromEntries(changes.map((c) => [`${c.kind}/${c.name}`, c]));
@@ -38,7 +40,7 @@ describe('ignoreDifferences', () => {
     expect(api?.diff).toEqual([{ path: 'tiles[p99].h', before: 2, after: 3 }]);
     const [operation] = api?.operations ?? [];
     expect(operation?.type).toBe('updateDashboard');
-    expect((operation as Extract<Operation, { type: 'updateDashboard' }>).body.tiles[0]).toMatchObject({ id: 't-1', w: 4, h: 3 });
+    expect((operation as unknown as { body: DashboardWrite }).body.tiles[0]).toMatchObject({ id: 't-1', w: 4, h: 3 });
   });
 
   it('when every difference is ignored the dashboard is unchanged', () => {
@@ -54,7 +56,7 @@ describe('ignoreDifferences', () => {
     };
     const slow = byRef(planTarget(planInput(input)))['Alert/slow'];
     expect(slow?.diff).toEqual([{ path: 'message', before: 'old', after: 'new' }]);
-    expect((slow?.operations[0] as Extract<Operation, { type: 'updateAlert' }>).body.threshold).toBe(250);
+    expect((slow?.operations[0] as unknown as { body: AlertWrite }).body.threshold).toBe(250);
   });
 
   it('an ignored pipe setting is not patched', () => {

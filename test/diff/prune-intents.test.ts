@@ -1,40 +1,46 @@
-/** Prune of resources a crashed create left behind: named by an intent, never inventoried. */
+/**
+ * A create intent never makes a resource deletable (issue 25, item 1): it says only that a create
+ * may have happened. Prune deletes what the inventory records, and nothing else.
+ */
 import { describe, expect, it } from 'vitest';
 import { planTarget } from '../../src/diff/index.js';
 import { planInput } from './factories.js';
 
 const tile = { id: 't1', name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] };
-const intent = { kind: 'Dashboard', key: 'gone', name: 'Gone', at: '2026-11-21T00:00:00.000Z' };
-const orphan = { id: 'd-orphan', name: 'Gone', tiles: [tile] };
+const intent = { kind: 'Dashboard', key: 'gone', name: 'Gone', at: '2026-03-15T10:20:30.000Z' };
+/** Made a moment after the intent: what a create killed after it was sent leaves. */
+const landed = { id: 'd-landed', name: 'Gone', tiles: [tile], createdAt: '2026-03-15T10:20:30.300Z' };
+/** Made an hour later, by hand, by a colleague who liked the name. */
+const colleagues = { ...landed, id: 'd-colleague', createdAt: '2026-03-15T11:20:30.000Z' };
 
-const deletesOf = (input: Parameters<typeof planInput>[0]) =>
-  planTarget(planInput(input))
-    .filter((change) => change.action === 'delete')
-    .map((change) => `${change.kind}/${change.name}:${change.id}`);
+const changesOf = (input: Parameters<typeof planInput>[0]) => planTarget(planInput(input)).map((change) => `${change.kind}/${change.name}:${change.action}:${change.id ?? ''}`);
 
-describe('prune of intent-named orphans', () => {
-  it('deletes the live resource a pending intent names when its manifest is gone', () => {
-    expect(deletesOf({ live: { dashboards: [orphan] }, state: { intents: [intent] }, options: { prune: true } })).toEqual(['Dashboard/gone:d-orphan']);
+describe('a pending intent whose manifest is gone', () => {
+  it.each([
+    ['the create it recorded', landed],
+    ["a colleague's resource of that name", colleagues],
+  ])('neither deletes nor lists %s, with or without prune', (_what, live) => {
+    for (const options of [{ prune: true }, { prune: false }, { prune: true, blocked: true }]) {
+      expect(changesOf({ live: { dashboards: [live] }, state: { intents: [intent] }, options })).toEqual([]);
+    }
   });
 
-  it('deletes nothing without prune, or while the target is blocked', () => {
-    expect(deletesOf({ live: { dashboards: [orphan] }, state: { intents: [intent] } })).toEqual([]);
-    expect(deletesOf({ live: { dashboards: [orphan] }, state: { intents: [intent] }, options: { prune: true, blocked: true } })).toEqual([]);
+  it('leaves a same-named resource the inventory owns under another key to the inventory', () => {
+    const state = { intents: [intent], inventory: { Dashboard: { other: { id: 'd-landed', name: 'Gone' } } } };
+    expect(changesOf({ live: { dashboards: [landed] }, state, options: { prune: true } })).toEqual(['Dashboard/other:delete:d-landed']);
   });
+});
 
-  it('deletes nothing when two unowned live resources carry the name', () => {
-    const twin = { ...orphan, id: 'd-twin' };
-    expect(deletesOf({ live: { dashboards: [orphan, twin] }, state: { intents: [intent] }, options: { prune: true } })).toEqual([]);
-  });
+describe('a pending intent whose manifest still wants the resource', () => {
+  const desired = [{ kind: 'Dashboard', key: 'gone', name: 'Gone', tiles: [{ name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] }] }];
 
-  it('never deletes a same-named resource the inventory owns under another key', () => {
-    const state = { intents: [intent], inventory: { Dashboard: { other: { id: 'd-orphan', name: 'Gone' } } } };
-    expect(deletesOf({ desired: [], live: { dashboards: [orphan] }, state, options: { prune: true } })).toEqual(['Dashboard/other:d-orphan']);
-  });
-
-  it('takes the resource back instead when the manifest still names it', () => {
-    const desired = [{ kind: 'Dashboard', key: 'gone', name: 'Gone', tiles: [{ name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] }] }];
-    const changes = planTarget(planInput({ desired, live: { dashboards: [orphan] }, state: { intents: [intent] }, options: { prune: true } }));
+  it('takes back the create it recorded', () => {
+    const changes = planTarget(planInput({ desired, live: { dashboards: [landed] }, state: { intents: [intent] }, options: { prune: true } }));
     expect(changes.map((change) => [change.action, change.reclaimed])).toEqual([['unchanged', true]]);
+  });
+
+  it("shows a colleague's resource of that name as adopt: a person decides, nothing is taken or deleted", () => {
+    const changes = planTarget(planInput({ desired, live: { dashboards: [colleagues] }, state: { intents: [intent] }, options: { prune: true } }));
+    expect(changes.map((change) => [change.action, change.id, change.reclaimed, change.operations])).toEqual([['adopt', 'd-colleague', undefined, []]]);
   });
 });

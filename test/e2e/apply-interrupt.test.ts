@@ -40,7 +40,8 @@ function targetState(intents: TargetState['intents']): TargetState {
   return { inventory: { Pipe: {}, Dashboard: {}, Alert: {} }, secretHashes: {}, intents };
 }
 
-const AT = '2026-03-15T10:20:30.000Z';
+/** The intents were written just before the creates they record went out (an intent proves nothing about what was made before it). */
+const AT = new Date().toISOString();
 
 describe('a pending create intent (crash between create and state write)', () => {
   let emulator: RunningEmulator;

@@ -4,12 +4,13 @@
  * would do, the other targets go ahead), `--allow-partial` lets the valid ones through, and a
  * directory that cannot be fully read is an error of the whole load, never fewer manifests.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmod, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dashboardName, dashboardYaml, describeRun, documents, liveTarget, parseJsonOutput, ROUTES, writesByRoute, type TargetName } from '../helpers/e2e.js';
-import { CLI, sharedEmulator, emulatorStats, resetEmulatorStats, type CliResult, type Workspace } from '../helpers/workspace.js';
+import { canDropPrivileges, unprivilegedCli } from '../helpers/unprivileged.js';
+import { sharedEmulator, emulatorStats, resetEmulatorStats, type CliResult, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 const WIDE_OPEN = { prune: true, maxDeletes: 100, maxDeletePercent: 100 };
@@ -115,40 +116,23 @@ describe('a manifests directory that cannot be fully read prunes nothing', () =>
   });
 
   // Root reads a directory whatever its mode, so this runs the CLI as an unprivileged user.
-  const canDropPrivileges = process.getuid?.() === 0 && hasSetpriv();
-  it.skipIf(!canDropPrivileges)('a subdirectory the user cannot enter (run as an unprivileged user; needs root and setpriv)', async () => {
-    // The workspace (config, state, key) belongs to nobody now, so only the chmod under test stops the reader.
-    execFileSync('chown', ['-R', '65534:65534', workspace.dir]);
-    const asNobody = (args: string[]): Promise<CliResult> => runAsNobody(workspace, args);
-    for (const mode of [0o000, 0o644]) {
-      await chmod(join(workspace.manifestsDir, 'team'), mode);
-      const { result, writes } = await applyCounting(workspace, ['--prune'], asNobody);
-      expect(result.code, describeRun(result)).toBe(1);
-      expect(result.stdout + result.stderr).toContain('manifests/team');
-      expect(writes).toEqual({});
+  it.skipIf(!canDropPrivileges())('a subdirectory the user cannot enter (run as an unprivileged user; needs root and setpriv)', async (ctx) => {
+    const cli = await unprivilegedCli();
+    if ('reason' in cli) return ctx.skip(cli.reason);
+    try {
+      // The workspace (config, state, key) belongs to nobody now, so only the chmod under test stops the reader.
+      execFileSync('chown', ['-R', '65534:65534', workspace.dir]);
+      const asNobody = (args: string[]): Promise<CliResult> => cli.run(workspace.dir, args, workspace.env);
+      for (const mode of [0o000, 0o644]) {
+        await chmod(join(workspace.manifestsDir, 'team'), mode);
+        const { result, writes } = await applyCounting(workspace, ['--prune'], asNobody);
+        expect(result.code, describeRun(result)).toBe(1);
+        expect(result.stdout + result.stderr).toContain('manifests/team');
+        expect(writes).toEqual({});
+      }
+      expect(await liveNames('local', prefix)).toEqual([dashboardName(`${prefix}a`), dashboardName(`${prefix}root`)]);
+    } finally {
+      await cli.dispose();
     }
-    expect(await liveNames('local', prefix)).toEqual([dashboardName(`${prefix}a`), dashboardName(`${prefix}root`)]);
   });
 });
-
-function hasSetpriv(): boolean {
-  try {
-    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The built CLI in the workspace as uid/gid 65534 (nobody). */
-function runAsNobody(workspace: Workspace, args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const env = { PATH: process.env['PATH'] ?? '', HOME: '/tmp', NO_COLOR: '1', ...workspace.env };
-    let stdout = '';
-    let stderr = '';
-    const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, CLI, ...args], { cwd: workspace.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}

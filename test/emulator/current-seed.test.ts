@@ -189,7 +189,7 @@ describe('pipes under the current profile', () => {
     expect(() => parseSeed(seed(), 'seed.yaml', 'seed')).toThrow(/pipes\[0\]\.state: must be one of Provisioning/);
   });
 
-  it('drop unknown PATCH members instead of refusing them, but still refuse a member that cannot change', async () => {
+  it('drop unknown PATCH members instead of refusing them, but still refuse a create-only member, naming it', async () => {
     const emulator = await boot({ seed: seed() });
     const patch = (body: unknown) => call(emulator.url, 'PATCH', path, { auth: basic('k', 's'), body });
     const lenient = await patch({ name: 'renamed', whatever: 1, source: { kafka: { tlsHost: 'kafka.internal', disableTls: false, iamRole: 'role' } } });
@@ -197,7 +197,7 @@ describe('pipes under the current profile', () => {
     expect(lenient.json.result.name).toBe('renamed');
     expect(lenient.json.result.source.kafka).toEqual({ brokers: 'b:9092', topics: 'orders', iamRole: 'role' });
     const immutable = await patch({ source: { kafka: { brokers: 'other:9092' } } });
-    expect([immutable.status, immutable.json.error]).toEqual([400, 'BAD_REQUEST: source.kafka.brokers: is not a known member here']);
+    expect([immutable.status, immutable.json.error]).toEqual([400, 'BAD_REQUEST: source.kafka.brokers: is create-only: it cannot change once the pipe exists (delete the pipe and create it again)']);
     const removed = await call(emulator.url, 'DELETE', path, { auth: basic('k', 's') });
     expect(removed.json).toEqual({ status: 200, requestId: expect.any(String) });
   });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { LiveAlert, LiveDashboard, LivePipe, LiveState } from '../../src/model/resources.js';
+import type { LiveAlert } from '../../src/kinds/alert/model.js';
+import type { LiveDashboard } from '../../src/kinds/dashboard/model.js';
+import type { LivePipe } from '../../src/kinds/pipe/model.js';
+import type { LiveState } from '../../src/kinds/index.js';
 import { assignKeys, envName, exportLiveState, pickBySchema, renderManifest, slugify } from '../../src/export/index.js';
 import { SPEC_SCHEMAS } from '../../src/schema/manifest.js';
 

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/load.js';
-import type { DesiredAlert, DesiredDashboard, DesiredPipe, LoadProblem } from '../../src/model/desired.js';
+import type { LoadProblem } from '../../src/model/desired.js';
+import type { DesiredAlert } from '../../src/kinds/alert/model.js';
+import type { DesiredDashboard } from '../../src/kinds/dashboard/model.js';
+import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
 import { PIPE_ID, alert, config, dashboard, hmac, kafkaPipe, removeTrees, writeTree, type Tree } from './helpers.js';
 
 afterAll(removeTrees);

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifests/load.js';
-import type { DesiredPipe } from '../../src/model/desired.js';
+import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
 import { publishedSchemas } from '../../src/schema/manifest.js';
 import type { JsonSchema } from '../../src/schema/api.js';
 import { createAjv } from '../../src/schema/validate.js';

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/load.js';
 import { substituteVariables } from '../../src/manifests/vars.js';
 import type { Config } from '../../src/model/config.js';
-import type { DesiredAlert } from '../../src/model/desired.js';
+import type { DesiredAlert } from '../../src/kinds/alert/model.js';
 import { specOf } from '../../src/reconcile/spec.js';
 import { config as baseConfig, hmac, removeTrees, writeTree } from './helpers.js';
 

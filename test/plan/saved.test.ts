@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isStacksyncError } from '../../src/errors.js';
-import { parseSavedPlan, renderSavedPlan, setupReasons, staleReasons, type PlanFingerprint } from '../../src/plan/saved.js';
+import { createHmac } from 'node:crypto';
+import { parseSavedPlan, renderSavedPlan, sealMatches, setupReasons, staleReasons, type PlanFingerprint } from '../../src/plan/saved.js';
 import { samplePlan } from './sample.js';
 
 function fingerprint(overrides: Partial<PlanFingerprint> = {}): PlanFingerprint {
@@ -27,13 +28,19 @@ function withChange(ref: string, change: Partial<PlanFingerprint['changes'][stri
   return { ...base, changes: { ...base.changes, [ref]: { ...current, ...change } } };
 }
 
+/** An HMAC under a fixed key, as the state key's hasher is. */
+function hasherOf(key: string): (value: string) => string {
+  return (value) => createHmac('sha256', key).update(value).digest('hex');
+}
+const HASHER = hasherOf('the-state-key');
+
 describe('the saved plan file', () => {
-  const text = renderSavedPlan(samplePlan(), fingerprint(), '2026-03-15T10:00:00.000Z');
+  const text = renderSavedPlan(samplePlan(), fingerprint(), '2026-03-15T10:00:00.000Z', HASHER);
 
   it('is the JSON plan, plus the fingerprint under "saved", and reads back', () => {
     const data = JSON.parse(text) as Record<string, unknown>;
     expect(Object.keys(data)).toEqual(['version', 'summary', 'changes', 'errors', 'warnings', 'saved']);
-    expect(data['saved']).toMatchObject({ format: 'stacksync-saved-plan', formatVersion: 1, createdAt: '2026-03-15T10:00:00.000Z', stacksync: '0.1.0' });
+    expect(data['saved']).toMatchObject({ format: 'stacksync-saved-plan', formatVersion: 2, createdAt: '2026-03-15T10:00:00.000Z', stacksync: '0.1.0' });
     const saved = parseSavedPlan(text, 'plan.json');
     expect(saved.fingerprint).toEqual(fingerprint());
     expect(saved.createdAt).toBe('2026-03-15T10:00:00.000Z');
@@ -49,7 +56,9 @@ describe('the saved plan file', () => {
     ['not JSON', '{', /is not JSON/],
     ['a plain JSON plan', JSON.stringify({ version: 1, summary: {} }), /is not a saved plan \(no "saved" member\); write one with plan --out/],
     ['another format', JSON.stringify({ saved: { format: 'terraform' } }), /is not a saved plan \(format "terraform"\)/],
-    ['another format version', text.replace('"formatVersion": 1', '"formatVersion": 2'), /has format version 2; this stacksync reads version 1: run plan --out again/],
+    ['another format version', text.replace('"formatVersion": 2', '"formatVersion": 1'), /has format version 1; this stacksync reads version 2: run plan --out again/],
+    ['no seal', text.replace(/"seal": "[0-9a-f]+"/, '"sealed": "no"'), /is damaged: seal is missing/],
+    ['a salt that is not 16 bytes', text.replace('"keyCheck": "k1"', '"keyCheck": "k1", "keySalt": "00ff"'), /is damaged: keySalt is not 16 bytes of hex/],
     ['a damaged fingerprint', text.replace('"writes": "w1"', '"writes": 7'), /is damaged: changes\["prod\/Dashboard\/web"\] is not a planned change/],
     ['a damaged request', text.replace('"prune": false', '"prune": "no"'), /is damaged: request is not \{targets, prune, adopt\}/],
   ])('refuses %s with E_PLAN_INVALID naming the file', (_what, content, message) => {
@@ -62,6 +71,32 @@ describe('the saved plan file', () => {
     expect(isStacksyncError(thrown, 'E_PLAN_INVALID'), String(thrown)).toBe(true);
     expect((thrown as Error).message).toMatch(/^saved plan out\/plan\.json /);
     expect((thrown as Error).message).toMatch(message);
+  });
+});
+
+describe('the seal of a saved plan', () => {
+  const text = renderSavedPlan(samplePlan(), fingerprint(), '2026-03-15T10:00:00.000Z', HASHER);
+  const edited = (change: (data: { saved: PlanFingerprint & Record<string, unknown> } & Record<string, unknown>) => void): string => {
+    const data = JSON.parse(text) as { saved: PlanFingerprint & Record<string, unknown> } & Record<string, unknown>;
+    change(data);
+    return JSON.stringify(data, null, 4);
+  };
+
+  it('matches the file as plan wrote it, however it is indented, under the key it was made with only', () => {
+    expect(sealMatches(parseSavedPlan(text, 'plan.json'), HASHER)).toBe(true);
+    expect(sealMatches(parseSavedPlan(edited(() => undefined), 'plan.json'), HASHER)).toBe(true);
+    expect(sealMatches(parseSavedPlan(text, 'plan.json'), hasherOf('another-key'))).toBe(false);
+  });
+
+  it.each([
+    ['a planned write dropped', (data: { saved: PlanFingerprint }) => delete data.saved.changes['prod/Dashboard/api']],
+    ['the request widened', (data: { saved: PlanFingerprint }) => (data.saved.request.prune = true)],
+    ['a digest replaced', (data: { saved: PlanFingerprint }) => (data.saved.changes['prod/Dashboard/web']!.writes = 'w1-forged')],
+    ['a salt added', (data: { saved: PlanFingerprint }) => (data.saved.keySalt = '00'.repeat(16))],
+    ['the plan shown changed', (data: Record<string, unknown>) => (data['summary'] = {})],
+    ['the creation time changed', (data: Record<string, unknown> & { saved: Record<string, unknown> }) => (data.saved['createdAt'] = '2030-01-01T00:00:00.000Z')],
+  ])('fails when the file was edited: %s', (_what, change) => {
+    expect(sealMatches(parseSavedPlan(edited(change as (data: unknown) => void), 'plan.json'), HASHER)).toBe(false);
   });
 });
 
@@ -116,6 +151,12 @@ describe('what makes a saved plan stale', () => {
       { subject: 'state key', what: 'the plan was made with another HMAC key than the state file’s (state.key), so its secrets cannot be checked' },
       { subject: 'target prod', what: 'points elsewhere now (variant, baseUrl, organizationId or serviceId changed)' },
       { subject: 'target staging', what: 'is not in the config any more' },
+    ]);
+  });
+
+  it('a plan made before the state had a key, once the state has another', () => {
+    expect(setupReasons(fingerprint({ keySalt: '00'.repeat(16) }), { stacksync: '0.1.0', keyCheck: 'k2', targets: { prod: 'endpoint-1' } })).toEqual([
+      { subject: 'state key', what: 'the plan was made before the state had a key, and the state has one now that is not this plan’s (another apply ran first)' },
     ]);
   });
 });

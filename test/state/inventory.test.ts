@@ -114,6 +114,18 @@ describe('refreshInventory', () => {
     expect(next.intents.map((intent) => intent.key)).toEqual(['pending']);
   });
 
+  it('forgets the intent of a manifest that is gone once its create can no longer land, even when its name is live', () => {
+    const live = { dashboards: [{ id: 'd9', name: 'Pending' }], alerts: [] };
+    const gone = { wanted: new Set(['Alert/never']), settleMs: 120_000 };
+    const inWindow = Date.parse('2026-11-21T00:01:00.000Z');
+    expect(refreshInventory(state(), live, inWindow, gone).intents.map((intent) => intent.key)).toEqual(['pending', 'never']);
+    expect(refreshInventory(state(), live, SOON, gone).intents.map((intent) => intent.key)).toEqual(['never']);
+    // A create answered late waits out its own deadline.
+    const late = { ...state(), intents: [{ kind: 'Dashboard' as const, key: 'pending', name: 'Pending', at: '2026-11-21T00:00:00.000Z', settleUntil: '2026-11-21T00:10:00.000Z' }] };
+    expect(refreshInventory(late, live, SOON, gone).intents).toHaveLength(1);
+    expect(refreshInventory(late, live, NEXT_DAY, gone).intents).toEqual([]);
+  });
+
   it('leaves pipes alone: a vanished pipe is an error to show, not something to forget', () => {
     expect(refreshInventory(state(), { dashboards: [], alerts: [] }, SOON).inventory.Pipe).toEqual({ orders: { id: 'p-gone' } });
   });

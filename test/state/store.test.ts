@@ -113,6 +113,8 @@ describe('state store: the state file', () => {
     ['an unknown kind', '{"version": 1, "targets": {"prod": {"inventory": {"Widget": {}}, "secretHashes": {}, "intents": []}}}', 'Widget'],
     ['a secret that is not a hash', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {"Pipe/p:x": "hunter2"}, "intents": []}}}', 'secretHashes'],
     ['an intent of an unknown kind', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [{"kind": "X", "key": "k", "name": "n", "at": "t"}]}}}', 'intents[0].kind'],
+    ['a suspension without its time', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [], "suspension": {"by": "alice"}}}}', 'since: is required'],
+    ['a suspension reason of two lines', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [], "suspension": {"since": "t", "reason": "a\\nb"}}}}', 'suspension.reason'],
   ])('refuses %s with E_STATE_CORRUPT and leaves the file untouched', async (_label, text, fragment) => {
     await mkdir(join(dir, 'nested'));
     await writeFile(path, text);
@@ -257,6 +259,23 @@ describe('state store: the journal', () => {
     const reopened = await openStateStore(path);
     expect(reopened.get('prod').inventory.Alert).toEqual(want);
     expect((JSON.parse(await readFile(path, 'utf8')) as StateFile).targets['prod']!.inventory.Alert).toEqual(want);
+  });
+
+  it('journals a suspension and its lifting, and keeps it through a whole-target replacement', async () => {
+    const store = await openExisting();
+    const suspension = { since: '2026-03-15T10:20:30.000Z', reason: 'incident 42', by: 'alice' };
+    store.record('prod', owned(1), { type: 'suspended', ...suspension });
+    await store.save();
+    expect((await readDurableState(path)).targets['prod']!.suspension).toEqual(suspension);
+    // A transition of the whole target (a copy with records applied) carries it along.
+    store.update('prod', (state) => recordCreated(state, 'Alert', 'a2', { id: 'id2' }));
+    await store.close();
+    const reopened = await openStateStore(path);
+    expect(reopened.get('prod').suspension).toEqual(suspension);
+    reopened.record('prod', { type: 'resumed' });
+    await reopened.save();
+    expect((await readDurableState(path)).targets['prod']).not.toHaveProperty('suspension');
+    expect(Object.keys(reopened.get('prod').inventory.Alert)).toEqual(['a1', 'a2']);
   });
 
   it('compacts synchronously from memory for a process exiting at once, unsaved records included', async () => {

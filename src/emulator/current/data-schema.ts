@@ -1,11 +1,12 @@
 /**
  * JSON Schema of the saved state of the current profile (the `--data` file's `state` and the
  * body of `GET /_emulator/dump`): the seed profile's organizations, keys, services and teams,
- * with the current shapes of dashboards, alerts, sources, webhooks and saved searches, and pipe
- * states as open text.
+ * with the current shapes of dashboards, alerts, sources, webhooks and saved searches, pipes of
+ * every source family in any state, and each service's pipe lifecycle and CDC scaling.
  */
 import { Type } from 'typebox';
-import { pipeSchema, type JsonSchema } from '../../schema/api.js';
+import { currentStoredPipeSchema } from '../../schema/api-pipes.js';
+import { readable, type JsonSchema } from '../../schema/build.js';
 import { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource, CurrentWebhook } from '../../schema/api-current.js';
 import { SERVICE_STATES } from '../../schema/enums.js';
 import { array, savedStateSchema } from '../saved-state-schema.js';
@@ -19,17 +20,25 @@ const StoredAlert = Type.Object({
   channels: Type.Optional(Type.Array(anyChannel)),
 });
 
-const pipe: JsonSchema = {
-  ...pipeSchema,
-  properties: { ...(pipeSchema['properties'] as Record<string, unknown>), state: { type: 'string', minLength: 1 } },
-  required: [...new Set([...(pipeSchema['required'] as string[]), 'serviceId', 'state', 'destination', 'createdAt', 'updatedAt'])],
-};
+const step = Type.Object({ state: Type.String({ minLength: 1 }), at: Type.Integer() }, { additionalProperties: false });
+const cdcScaling = { replicaCpuMillicores: Type.Integer(), replicaMemoryGb: Type.Number() };
+
+/** The pipes' lifecycle and the CDC scaling (`PipeRuntimeData`); absent in files from before the lifecycle. */
+const pipeRuntime = readable(Type.Object(
+  {
+    lifecycles: Type.Record(Type.String(), Type.Object({ steps: Type.Array(step), snapshotPending: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+    cdcScaling: Type.Optional(Type.Object({ ...cdcScaling, pending: Type.Optional(Type.Object({ ...cdcScaling, at: Type.Integer() }, { additionalProperties: false })) }, { additionalProperties: false })),
+    failPipes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false },
+));
 
 export const currentDataSchema: JsonSchema = savedStateSchema({
   profile: 'current',
   profileRequired: true,
-  pipe,
+  pipe: currentStoredPipeSchema,
   serviceStates: SERVICE_STATES,
+  serviceOptional: { pipeRuntime },
   stack: {
     sources: array(CurrentSource),
     webhooks: array(CurrentWebhook),

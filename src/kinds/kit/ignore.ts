@@ -8,8 +8,6 @@
  * Where live has no value (a resource or tile still to be created) the manifest's value stands:
  * a create must send something.
  */
-import type { DesiredAlert, DesiredDashboard, DesiredPipe } from '../model/desired.js';
-import type { LiveAlert, LiveDashboard, LivePipe } from '../model/resources.js';
 import { isPlainObject } from './values.js';
 
 type Segment = { member: string } | { key: string };
@@ -50,44 +48,9 @@ function indexOfKey(items: readonly unknown[], key: string): number {
   return Number(key) < items.length ? Number(key) : -1;
 }
 
-function keepLive<T>(desired: T, live: unknown, paths: readonly string[] | undefined): T {
+/** `desired` with the live value at each of `paths` (see {@link keepLiveAt}). */
+export function keepLive<T>(desired: T, live: unknown, paths: readonly string[] | undefined): T {
   if (!paths || paths.length === 0) return desired;
   return paths.reduce((current, path) => keepLiveAt(current, live, parseFieldPath(path)) as T, desired);
 }
 
-/** A dashboard manifest with its ignored fields taken from live. */
-export function ignoreDashboardFields(desired: DesiredDashboard, live: LiveDashboard): DesiredDashboard {
-  return keepLive(desired, live, desired.policy?.ignore);
-}
-
-/** An alert manifest with its ignored fields taken from live. */
-export function ignoreAlertFields(desired: DesiredAlert, live: LiveAlert): DesiredAlert {
-  return keepLive(desired, live, desired.policy?.ignore);
-}
-
-/**
- * A pipe manifest with its ignored fields taken from live. The manifest's paths name the spec's
- * shape (`source.kafka.topic`, `destination.columns`), which the desired model splits up, so
- * the rules apply to that shape and the result is split again.
- */
-export function ignorePipeFields(desired: DesiredPipe, live: LivePipe): DesiredPipe {
-  const paths = desired.policy?.ignore;
-  if (!paths || paths.length === 0) return desired;
-  const source = desired.source;
-  const view = {
-    ...(desired.name !== undefined ? { name: desired.name } : {}),
-    ...(source ? { source: { [source.kind]: source.block } } : {}),
-    ...(desired.columns ? { destination: { columns: desired.columns } } : {}),
-    ...(desired.fieldMappings ? { fieldMappings: desired.fieldMappings } : {}),
-    ...(desired.settings ? { settings: desired.settings } : {}),
-  };
-  const liveView = { name: live.name, source: { [live.source.kind]: live.source.block }, destination: live.destination, fieldMappings: live.fieldMappings, settings: live.settings };
-  const kept = keepLive(view, liveView, paths) as typeof view & { source?: Record<string, Record<string, unknown>> };
-  const next: DesiredPipe = { ...desired };
-  if (kept.name !== undefined) next.name = kept.name;
-  if (source && kept.source) next.source = { ...source, block: kept.source[source.kind] ?? source.block };
-  if (kept.destination?.columns) next.columns = kept.destination.columns;
-  if (kept.fieldMappings) next.fieldMappings = kept.fieldMappings;
-  if (kept.settings) next.settings = kept.settings;
-  return next;
-}

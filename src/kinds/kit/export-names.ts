@@ -3,7 +3,7 @@
  * exports of the same live state name things alike (alerts exported later still find the
  * dashboards exported earlier).
  */
-import { NAME_MAX_LENGTH } from '../schema/manifest.js';
+import { NAME_MAX_LENGTH } from '../../schema/manifest.js';
 
 const VALID_KEY = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 

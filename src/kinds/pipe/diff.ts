@@ -3,16 +3,16 @@
  * plan is the smallest Update pipe (PATCH) body that brings it in line, or two when a postgres
  * table mapping changes (the API refuses one table in both mapping lists of one PATCH).
  */
-import { uuidKey, type Column, type FieldMapping, type LivePipe, type PipePatch, type TableMapping, type TableMappingKey, type UnreadableResource } from '../model/resources.js';
-import type { Variant } from '../model/kinds.js';
-import type { DesiredPipe, SecretValue } from '../model/desired.js';
-import type { Change, FieldDiff, Operation } from '../model/plan.js';
-import { SENSITIVE } from '../model/plan.js';
-import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from '../schema/api.js';
-import { secretHashKey } from '../model/state.js';
-import { changeFor, errorChange, unreadableChange } from './change.js';
+import type { UnreadableResource } from '../../model/resources.js';
+import type { Variant } from '../../model/kinds.js';
+import type { SecretValue } from '../../model/desired.js';
+import { operationType, SENSITIVE, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
+import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from '../../schema/api.js';
+import { secretHashKey } from '../../model/state.js';
+import { changeFor, errorChange, unreadableChange } from '../kit/change.js';
+import { covers, diffValues, fieldDiff, isPlainObject } from '../kit/values.js';
 import { ignorePipeFields } from './ignore.js';
-import { covers, diffValues, fieldDiff, isPlainObject } from './values.js';
+import { PIPE, uuidKey, type Column, type DesiredPipe, type FieldMapping, type LivePipe, type PipePatch, type TableMapping, type TableMappingKey } from './model.js';
 
 export interface PipeContext {
   target: string;
@@ -39,7 +39,7 @@ export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Ch
   const owners = new Map<string, string>();
   // By id, so thousands of pipes are not each looked for in the whole list.
   const liveById = new Map(ctx.livePipes.map((pipe) => [uuidKey(pipe.id), pipe]));
-  const unreadableById = new Map((ctx.unreadable ?? []).filter((item) => item.kind === 'Pipe').map((item) => [uuidKey(item.id), item]));
+  const unreadableById = new Map((ctx.unreadable ?? []).filter((item) => item.kind === PIPE).map((item) => [uuidKey(item.id), item]));
   return desired.map((pipe) => {
     const owner = owners.get(uuidKey(pipe.pipeId));
     if (owner !== undefined) return errorChange(ctx.target, pipe, 'E_MANIFEST_DUPLICATE', `pipe ${pipe.pipeId} is already managed by Pipe/${owner}`, pipe.pipeId);
@@ -169,7 +169,7 @@ function draftSecrets(
   const path = `source.${desired.source?.kind ?? ''}.${secrets.member}`;
   const fields = Object.entries(secrets.fields).map(([field, secret]) => {
     const secretPath = `${path}.${field}`;
-    return { field, secret, secretPath, known: ctx.secretHashes[secretHashKey('Pipe', desired.key, secretPath)] };
+    return { field, secret, secretPath, known: ctx.secretHashes[secretHashKey(PIPE, desired.key, secretPath)] };
   });
   if (fields.every(({ secret, known }) => known === secret.hmac)) return;
   // The member is sent whole (the API wants every field of it), so every field's hash is recorded.
@@ -271,11 +271,11 @@ function pipeOperations(desired: DesiredPipe, id: string, draft: PipeDraft): Ope
   const first: PipePatch = { ...draft.patch };
   if (Object.keys(draft.source).length > 0) first.source = withValidateSamples(desired, draft.source);
   if (Object.keys(first).length === 0 && draft.readd.length === 0) return [];
-  if (draft.readd.length === 0) return [{ type: 'updatePipe', id, patch: first }];
+  if (draft.readd.length === 0) return [{ type: operationType('update', PIPE), id, patch: first }];
   const second: PipePatch = { source: withValidateSamples(desired, { postgres: { tableMappingsToAdd: draft.readd } }) };
   return [
-    { type: 'updatePipe', id, patch: first, step: 'remove-mappings' },
-    { type: 'updatePipe', id, patch: second, step: 'add-mappings' },
+    { type: operationType('update', PIPE), id, patch: first, step: 'remove-mappings' },
+    { type: operationType('update', PIPE), id, patch: second, step: 'add-mappings' },
   ];
 }
 

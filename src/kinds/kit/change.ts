@@ -1,12 +1,12 @@
 /** Building blocks shared by the per-kind differs: one place that shapes a Change. */
-import type { Kind } from '../model/kinds.js';
-import type { DesiredResource } from '../model/desired.js';
-import type { ErrorCode } from '../errors.js';
-import type { UnreadableResource } from '../model/resources.js';
-import { changeKey, type Action, type Change, type ChangeKey } from '../model/plan.js';
+import type { Kind } from '../../model/kinds.js';
+import type { DesiredBase } from '../../model/desired.js';
+import type { ErrorCode } from '../../errors.js';
+import type { UnreadableResource } from '../../model/resources.js';
+import { changeKey, type Action, type Change, type ChangeKey } from '../../model/plan.js';
 
 /** A change for a manifest, carrying its file and line. */
-export function changeFor(target: string, resource: DesiredResource, action: Action): Change {
+export function changeFor(target: string, resource: DesiredBase, action: Action): Change {
   const change: Change = {
     target,
     kind: resource.kind,
@@ -23,7 +23,7 @@ export function changeFor(target: string, resource: DesiredResource, action: Act
 }
 
 /** A manifest that cannot be planned: no operations, the reason in `code` and `error`. */
-export function errorChange(target: string, resource: DesiredResource, code: ErrorCode, message: string, id?: string): Change {
+export function errorChange(target: string, resource: DesiredBase, code: ErrorCode, message: string, id?: string): Change {
   const change = changeFor(target, resource, 'error');
   change.code = code;
   change.error = message;
@@ -35,7 +35,7 @@ export function errorChange(target: string, resource: DesiredResource, code: Err
  * A manifest whose live resource could not be read: an error on that resource only (code
  * `E_API_PROTOCOL`, with its id), so the rest of the target is planned as usual.
  */
-export function unreadableChange(target: string, resource: DesiredResource, live: UnreadableResource): Change {
+export function unreadableChange(target: string, resource: DesiredBase, live: UnreadableResource): Change {
   const message = `the live ${live.kind} ${live.id} has a shape stacksync cannot read (${live.problem}); it is left alone until it can be read`;
   return errorChange(target, resource, 'E_API_PROTOCOL', message, live.id);
 }

@@ -6,15 +6,16 @@
  * live dashboard as read with those members laid over it. A tile the manifest gives only a name
  * and a position keeps its live `config` (or `series`) and every member stacksync does not model.
  */
-import { withUnreadable, type DashboardWrite, type LiveDashboard, type LiveTile, type TileWrite, type UnreadableResource } from '../model/resources.js';
-import type { DesiredDashboard, DesiredTile } from '../model/desired.js';
-import { changeKey, type Change, type FieldDiff } from '../model/plan.js';
-import type { TargetState } from '../model/state.js';
-import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from './change.js';
-import { ignoreDashboardFields } from './ignore.js';
-import { matchAll } from './match.js';
-import type { Match } from './match.js';
-import { diffValues, fieldDiff, omit, overlay, sameSet } from './values.js';
+import { withUnreadable, type UnreadableResource } from '../../model/resources.js';
+import { changeKey, operationType, type Change, type FieldDiff } from '../../model/plan.js';
+import type { TargetState } from '../../model/state.js';
+import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
+import { keepLive } from '../kit/ignore.js';
+import type { IntentTiming } from '../kit/intents.js';
+import { matchAll } from '../kit/match.js';
+import type { Match } from '../kit/match.js';
+import { diffValues, fieldDiff, omit, overlay, sameSet } from '../kit/values.js';
+import { DASHBOARD as KIND, type DashboardWrite, type DesiredDashboard, type DesiredTile, type LiveDashboard, type LiveTile, type TileWrite } from './model.js';
 
 export interface DashboardContext {
   target: string;
@@ -24,6 +25,8 @@ export interface DashboardContext {
   /** `Kind/key` → why the manifest names something that does not exist: an error row. */
   unresolved?: ReadonlyMap<string, string>;
   state: TargetState;
+  /** The plan's time and the settle window, against which create intents are judged. */
+  timing: IntentTiming;
   adopt: boolean;
 }
 
@@ -42,13 +45,13 @@ export interface DashboardOutcome {
 }
 
 export function planDashboards(ctx: DashboardContext, desired: readonly DesiredDashboard[]): DashboardOutcome[] {
-  const matches = matchAll('Dashboard', desired, withUnreadable('Dashboard', ctx.live, ctx.unreadable), ctx.state);
+  const matches = matchAll(KIND, desired, withUnreadable(KIND, ctx.live, ctx.unreadable), ctx.state, ctx.timing);
   return desired.map((dashboard) => planDashboard(ctx, dashboard, matches.get(dashboard.key) ?? { how: 'none' }));
 }
 
 function planDashboard(ctx: DashboardContext, desired: DesiredDashboard, match: Match<LiveDashboard | UnreadableResource>): DashboardOutcome {
   const outcome = { key: desired.key, writes: false, tileIds: new Map<string, string | undefined>(), removedTiles: new Map<string, string>() };
-  const unresolved = ctx.unresolved?.get(changeKey('Dashboard', desired.key));
+  const unresolved = ctx.unresolved?.get(changeKey(KIND, desired.key));
   const liveId = match.how === 'owned' || match.how === 'adopt' ? match.live.id : undefined;
   if (unresolved !== undefined) return { ...outcome, change: errorChange(ctx.target, desired, 'E_REF_UNRESOLVED', unresolved, liveId) };
   if ((match.how === 'owned' || match.how === 'adopt') && isUnreadable(match.live)) {
@@ -56,7 +59,7 @@ function planDashboard(ctx: DashboardContext, desired: DesiredDashboard, match: 
   }
   switch (match.how) {
     case 'ambiguous':
-      return { ...outcome, change: errorChange(ctx.target, desired, 'E_CONFLICT', ambiguousMessage('Dashboard', desired.name, match.count)) };
+      return { ...outcome, change: errorChange(ctx.target, desired, 'E_CONFLICT', ambiguousMessage(KIND, desired.name, match.count)) };
     case 'none':
       return planCreate(ctx, desired, outcome);
     case 'owned':
@@ -70,7 +73,7 @@ function planCreate(ctx: DashboardContext, desired: DesiredDashboard, outcome: O
   const tiles = desired.tiles.map(tileBody);
   const body: DashboardWrite = { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles };
   change.liveName = desired.name;
-  change.operations = [{ type: 'createDashboard', body }];
+  change.operations = [{ type: operationType('create', KIND), body }];
   change.diff = [fieldDiff('name', undefined, desired.name)];
   if (desired.tags) change.diff.push(fieldDiff('tags', undefined, desired.tags));
   for (const tile of tiles) change.diff.push(fieldDiff(`tiles[${tile.name}]`, undefined, tile));
@@ -85,16 +88,16 @@ function planExisting(
   adopting: boolean,
   reclaimed: boolean,
 ): DashboardOutcome {
-  desired = ignoreDashboardFields(desired, live);
+  desired = keepLive(desired, live, desired.policy?.ignore);
   const diff = diffDashboard(desired, live);
   const change = changeFor(ctx.target, desired, adopting ? 'adopt' : diff.length > 0 ? 'update' : 'unchanged');
   change.id = live.id;
   change.liveName = desired.name;
   change.diff = diff;
   if (reclaimed) change.reclaimed = true;
-  if (adopting) change.warnings.push(adoptWarning('Dashboard', live.name, ctx.adopt));
+  if (adopting) change.warnings.push(adoptWarning(KIND, live.name, ctx.adopt));
   const writes = diff.length > 0 && (!adopting || ctx.adopt);
-  if (writes) change.operations = [{ type: 'updateDashboard', id: live.id, body: updateBody(desired, live) }];
+  if (writes) change.operations = [{ type: operationType('update', KIND), id: live.id, body: updateBody(desired, live) }];
   const liveTiles = new Map(live.tiles.map((tile) => [tile.name, tile.id]));
   const desiredNames = new Set(desired.tiles.map((tile) => tile.name));
   const removed = writes ? live.tiles.filter((tile) => !desiredNames.has(tile.name)) : [];

@@ -1,14 +1,18 @@
 /**
  * Matching live resources to manifests (design.md, "Matching live to desired"): the inventory id
- * first, then the exact API name. A name match is ours when a pending create intent names it
- * (crash recovery), otherwise it is someone else's and can only be adopted.
+ * first, then the exact API name. A name match is ours when a pending create intent names it and
+ * the resource could be that create (crash recovery, a create that landed late: see `intents.ts`);
+ * otherwise it is someone else's and can only be adopted.
  */
-import type { Kind } from '../model/kinds.js';
-import type { CreateIntent, TargetState } from '../model/state.js';
+import type { Kind } from '../../model/kinds.js';
+import type { CreateIntent, TargetState } from '../../model/state.js';
+import { couldBeCreateOf, type IntentTiming } from './intents.js';
 
 export interface Named {
   id: string;
   name?: string;
+  /** When the service made it, where it says so (ISO 8601). */
+  createdAt?: string;
 }
 
 export type Match<L> =
@@ -34,6 +38,7 @@ export function matchAll<L extends Named>(
   subjects: readonly MatchSubject[],
   live: readonly L[],
   state: TargetState,
+  timing: IntentTiming,
 ): Map<string, Match<L>> {
   const inventory = state.inventory[kind];
   const byId = new Map(live.map((item) => [item.id, item]));
@@ -48,7 +53,7 @@ export function matchAll<L extends Named>(
   for (const subject of subjects) {
     if (matches.has(subject.key)) continue;
     const free = (name: string | undefined): L[] => (byName.get(name ?? '') ?? []).filter((item) => !claimed.has(item.id));
-    const match = matchByName(subject, free, intents);
+    const match = matchByName(subject, free, intents, timing);
     if (match.how === 'owned' || match.how === 'adopt') claimed.add(match.live.id);
     matches.set(subject.key, match);
   }
@@ -65,6 +70,7 @@ function matchByName<L extends Named>(
   subject: MatchSubject,
   free: (name: string | undefined) => L[],
   intents: readonly CreateIntent[],
+  timing: IntentTiming,
 ): Match<L> {
   let candidates = subject.name === undefined ? [] : free(subject.name);
   if (candidates.length === 0) {
@@ -75,7 +81,8 @@ function matchByName<L extends Named>(
   const [only] = candidates;
   if (only === undefined) return { how: 'none' };
   if (candidates.length > 1) return { how: 'ambiguous', count: candidates.length };
-  // An intent proves only that a create with *that name* may have happened, so the name must agree.
-  const ours = intents.some((intent) => intent.name === only.name);
+  // An intent proves only that a create with *that name* may have happened, at its time: the name
+  // must agree, and the resource must have been made while that create could land.
+  const ours = intents.some((intent) => intent.name === only.name && couldBeCreateOf(intent, only, timing));
   return ours ? { how: 'owned', live: only, reclaimed: true } : { how: 'adopt', live: only };
 }

@@ -3,7 +3,7 @@
  * The desired side drives every walk: a key it leaves out is never looked at, and a server
  * default (absent, `false`, `''`, `[]`, `{}`) equals the manifest saying the same default.
  */
-import type { FieldDiff } from '../model/plan.js';
+import type { FieldDiff } from '../../model/plan.js';
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

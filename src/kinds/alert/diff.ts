@@ -10,17 +10,19 @@
  * live alert as read (its `channels`, `note`, `thresholdMax`, members of newer servers) with the
  * manifest's members laid over it, since PUT replaces the whole configuration.
  */
-import { withUnreadable, type AlertWrite, type LiveAlert, type LiveAlertChannel, type LiveDashboard, type UnreadableResource } from '../model/resources.js';
-import type { DesiredAlert } from '../model/desired.js';
-import { changeKey, KNOWN_AFTER_APPLY, type AlertRefs, type Change, type FieldDiff, type Operation } from '../model/plan.js';
-import type { ErrorCode } from '../errors.js';
-import type { TargetState } from '../model/state.js';
-import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from './change.js';
-import type { DashboardOutcome } from './dashboards.js';
-import { ignoreAlertFields } from './ignore.js';
-import { matchAll } from './match.js';
-import type { Match } from './match.js';
-import { covers, diffValues, fieldDiff } from './values.js';
+import { withUnreadable, type UnreadableResource } from '../../model/resources.js';
+import { changeKey, KNOWN_AFTER_APPLY, operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
+import type { ErrorCode } from '../../errors.js';
+import type { TargetState } from '../../model/state.js';
+import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
+import { keepLive } from '../kit/ignore.js';
+import type { IntentTiming } from '../kit/intents.js';
+import { matchAll } from '../kit/match.js';
+import type { Match } from '../kit/match.js';
+import { covers, diffValues, fieldDiff } from '../kit/values.js';
+import type { DashboardOutcome } from '../dashboard/diff.js';
+import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
+import { ALERT, type AlertRefs, type AlertWrite, type DesiredAlert, type LiveAlert, type LiveAlertChannel } from './model.js';
 
 export interface AlertContext {
   target: string;
@@ -31,6 +33,8 @@ export interface AlertContext {
   unresolved?: ReadonlyMap<string, string>;
   liveDashboards: readonly LiveDashboard[];
   state: TargetState;
+  /** The plan's time and the settle window, against which create intents are judged. */
+  timing: IntentTiming;
   adopt: boolean;
   /** By manifest key. */
   dashboards: ReadonlyMap<string, DashboardOutcome>;
@@ -61,7 +65,7 @@ interface ResolvedRef {
 }
 
 export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]): AlertOutcome[] {
-  const matches = matchAll('Alert', desired, withUnreadable('Alert', ctx.liveAlerts, ctx.unreadable), ctx.state);
+  const matches = matchAll(ALERT, desired, withUnreadable(ALERT, ctx.liveAlerts, ctx.unreadable), ctx.state, ctx.timing);
   return desired.map((alert) => planAlert(ctx, alert, matches.get(alert.key) ?? { how: 'none' }));
 }
 
@@ -69,15 +73,15 @@ function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveA
   const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
   if (matched && isUnreadable(matched)) return { change: unreadableChange(ctx.target, manifest, matched), rescued: false };
   const live = matched;
-  const unresolved = ctx.unresolved?.get(changeKey('Alert', manifest.key));
+  const unresolved = ctx.unresolved?.get(changeKey(ALERT, manifest.key));
   if (unresolved !== undefined) return { change: errorChange(ctx.target, manifest, 'E_REF_UNRESOLVED', unresolved, live?.id), rescued: false, ...(live ? { live } : {}) };
-  const desired = live ? ignoreAlertFields(manifest, live) : manifest;
+  const desired = live ? keepLive(manifest, live, manifest.policy?.ignore) : manifest;
   const failed = (code: ErrorCode, message: string): AlertOutcome => ({
     change: errorChange(ctx.target, desired, code, message, live?.id),
     rescued: false,
     ...(live ? { live } : {}),
   });
-  if (match.how === 'ambiguous') return failed('E_CONFLICT', ambiguousMessage('Alert', desired.name, match.count));
+  if (match.how === 'ambiguous') return failed('E_CONFLICT', ambiguousMessage(ALERT, desired.name, match.count));
   const ref = desired.source === 'tile' ? resolveRef(ctx, desired) : undefined;
   if (typeof ref === 'string') return failed('E_REF_UNRESOLVED', ref);
   const diff = diffAlert(ctx, desired, live, ref);
@@ -88,7 +92,7 @@ function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveA
   if (desired.name !== undefined) change.liveName = desired.name;
   change.diff = diff;
   if (match.how === 'owned' && match.reclaimed) change.reclaimed = true;
-  if (match.how === 'adopt') change.warnings.push(adoptWarning('Alert', live.name, ctx.adopt));
+  if (match.how === 'adopt') change.warnings.push(adoptWarning(ALERT, live.name, ctx.adopt));
   const writes = diff.length > 0 && (match.how === 'owned' || ctx.adopt);
   if (!writes) return { change, live, rescued: false };
   return planWrite(ctx, desired, change, live, ref);
@@ -98,8 +102,8 @@ function planCreate(ctx: AlertContext, desired: DesiredAlert, diff: FieldDiff[],
   const change = changeFor(ctx.target, desired, 'create');
   if (desired.name !== undefined) change.liveName = desired.name;
   change.diff = diff;
-  change.operations = [withRefs({ type: 'createAlert', body: alertBody(desired, undefined, ref) }, desired, ref)];
-  if (ref?.viaRefs) addDependsOn(change, changeKey('Dashboard', ref.dashboardKey));
+  change.operations = [withRefs({ type: operationType('create', ALERT), body: alertBody(desired, undefined, ref) }, desired, ref)];
+  if (ref?.viaRefs) addDependsOn(change, changeKey(DASHBOARD, ref.dashboardKey));
   return { change, rescued: false };
 }
 
@@ -107,17 +111,17 @@ function planWrite(ctx: AlertContext, desired: DesiredAlert, change: Change, liv
   const doomer = doomerOf(ctx, live);
   const body = alertBody(desired, live, ref);
   if (doomer === undefined) {
-    change.operations = [withRefs({ type: 'updateAlert', id: live.id, body }, desired, ref)];
-    if (ref?.viaRefs) addDependsOn(change, changeKey('Dashboard', ref.dashboardKey));
+    change.operations = [withRefs({ type: operationType('update', ALERT), id: live.id, body }, desired, ref)];
+    if (ref?.viaRefs) addDependsOn(change, changeKey(DASHBOARD, ref.dashboardKey));
     return { change, live, rescued: false };
   }
   if (ref === undefined || (ref.dashboardId !== undefined && ref.tileId !== undefined)) {
     // New ids known now: move the alert first (no refs, or the dashboard would wait for itself).
-    change.operations = [{ type: 'updateAlert', id: live.id, body }];
+    change.operations = [{ type: operationType('update', ALERT), id: live.id, body }];
     return { change, live, movesOffBefore: doomer, rescued: true };
   }
-  change.operations = [withRefs({ type: 'createAlert', body }, desired, ref)];
-  addDependsOn(change, changeKey('Dashboard', ref.dashboardKey), changeKey('Dashboard', doomer));
+  change.operations = [withRefs({ type: operationType('create', ALERT), body }, desired, ref)];
+  addDependsOn(change, changeKey(DASHBOARD, ref.dashboardKey), changeKey(DASHBOARD, doomer));
   change.warnings.push(
     `the server deletes this alert when Dashboard/${doomer} drops the tile it watches; it is re-created on tile "${desired.tile ?? ''}" and gets a new id`,
   );
@@ -147,14 +151,10 @@ function resolveRef(ctx: AlertContext, desired: DesiredAlert): ResolvedRef | str
   return ref;
 }
 
-function withRefs<O extends Extract<Operation, { type: 'createAlert' | 'updateAlert' }>>(
-  operation: O,
-  desired: DesiredAlert,
-  ref: ResolvedRef | undefined,
-): O {
+function withRefs(operation: Extract<Operation, { body: unknown }>, desired: DesiredAlert, ref: ResolvedRef | undefined): Operation {
   if (!ref?.viaRefs) return operation;
-  const refs: AlertRefs = { dashboard: changeKey('Dashboard', ref.dashboardKey), tile: desired.tile ?? '' };
-  return { ...operation, refs };
+  const refs: AlertRefs = { dashboard: changeKey(DASHBOARD, ref.dashboardKey), tile: desired.tile ?? '' };
+  return { ...operation, refs: { ...refs } };
 }
 
 /**

@@ -1,0 +1,164 @@
+/**
+ * Live state → manifest documents, for `stacksync export`. Pure: no I/O, no clock.
+ *
+ * A manifest holds only what stacksync can manage, so that `plan` on the result shows nothing to
+ * change: members the API cannot write (kafka brokers, pipe state, tile ids, timestamps) are
+ * left out by walking the manifest schema, and a document that the schema would still refuse is
+ * skipped with the reason rather than written broken. Write-only credentials are never returned
+ * by the API, so they are left out too (not managed) and offered as `fromEnv` placeholders.
+ */
+import { KINDS, type Kind } from '../model/kinds.js';
+import type { LiveBase } from '../model/resources.js';
+import { API_VERSION } from '../schema/manifest.js';
+import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
+import { descriptorOf, DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type LiveState } from '../kinds/index.js';
+import { assignKeys } from '../kinds/kit/export-names.js';
+
+export type { CredentialPlaceholder } from '../kinds/index.js';
+
+export interface ManifestDocument {
+  apiVersion: string;
+  kind: Kind;
+  metadata: { name: string; target?: string };
+  spec: Record<string, unknown>;
+}
+
+export interface ExportedManifest {
+  kind: Kind;
+  /** `metadata.name`. */
+  key: string;
+  /** Live id, recorded in the inventory by `--adopt`. */
+  id: string;
+  /** Live API name. */
+  liveName: string;
+  document: ManifestDocument;
+  credentials?: CredentialPlaceholder;
+}
+
+export interface SkippedResource {
+  kind: Kind;
+  id: string;
+  name?: string;
+  reason: string;
+}
+
+export interface ExportResult {
+  /** In kind order (Pipe, Dashboard, Alert), then by key. */
+  manifests: ExportedManifest[];
+  skipped: SkippedResource[];
+}
+
+export interface ExportOptions {
+  target: string;
+  /** Write `metadata.target`; set when the target is not the config's default. */
+  setTarget: boolean;
+  /** Kinds to export; default all. */
+  kinds?: readonly Kind[];
+  /** Live id → `metadata.name` already in the inventory, per kind: those keys are kept. */
+  owned?: Partial<Record<Kind, ReadonlyMap<string, string>>>;
+}
+
+type Outcome = { ok: true; manifest: ExportedManifest } | { ok: false; skip: SkippedResource };
+
+export function exportLiveState(live: LiveState, options: ExportOptions): ExportResult {
+  const kinds = new Set(options.kinds ?? KINDS);
+  // How often each live object is named by another (an alert names its dashboard): of twins, the most named is exported.
+  const named = countBy(DESCRIPTORS.flatMap((descriptor) => liveOf(live, descriptor.kind).flatMap((item) => descriptor.export.namedIds?.(item) ?? [])));
+  const plans = new Map(DESCRIPTORS.map((descriptor) => [descriptor.kind, exportPlan(descriptor, liveOf(live, descriptor.kind), options, named)]));
+  // Every kind is named even when not exported: others refer to it by these keys.
+  const ctx = { namesOf: (kind: Kind, id: string): unknown => plans.get(kind)?.names.get(id) };
+  const outcomes: Outcome[] = [];
+  for (const descriptor of DESCRIPTORS.filter((each) => kinds.has(each.kind))) {
+    const plan = plans.get(descriptor.kind)!;
+    for (const item of liveOf(live, descriptor.kind)) {
+      const twin = plan.twins.get(item.id);
+      outcomes.push(twin !== undefined ? skip(descriptor.kind, item, twin) : exportOne(descriptor, item, keyOf(plan.keys, item.id), ctx, options));
+    }
+  }
+  const manifests = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.manifest] : []));
+  const skipped = outcomes.flatMap((outcome) => (outcome.ok ? [] : [outcome.skip]));
+  manifests.sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { manifests, skipped };
+}
+
+/** One kind's twins (skipped), keys and names, worked out before anything is written. */
+interface KindExportPlan {
+  twins: Map<string, string>;
+  keys: Map<string, string>;
+  /** By id: what the kind's `names` made of it, or why its twin is not exported. */
+  names: Map<string, unknown>;
+}
+
+function exportPlan(descriptor: AnyKindDescriptor, items: readonly LiveBase[], options: ExportOptions, named: ReadonlyMap<string, number>): KindExportPlan {
+  const owned = options.owned?.[descriptor.kind];
+  // Kinds matched by id have no twins.
+  const twins = descriptor.identity === 'name' ? sameNamed(items, owned, (id) => named.get(id) ?? 0) : new Map<string, string>();
+  // Twins that cannot be exported get no key, so the one exported gets the plain name.
+  const keys = assignKeys(items.filter((item) => !twins.has(item.id)), descriptor.export.keyPrefix, owned);
+  const names = new Map<string, unknown>(items.map((item) => [item.id, twins.get(item.id) ?? (descriptor.export.names ? descriptor.export.names(item, keyOf(keys, item.id)) : keyOf(keys, item.id))]));
+  return { twins, keys, names };
+}
+
+function exportOne(descriptor: AnyKindDescriptor, item: LiveBase, key: string, ctx: { namesOf: (kind: Kind, id: string) => unknown }, options: ExportOptions): Outcome {
+  const written = descriptor.export.write(item, key, ctx);
+  if ('skip' in written) return skip(descriptor.kind, item, written.skip);
+  const outcome = finish(descriptor.kind, item.id, item.name ?? '', key, written.spec, options);
+  if (outcome.ok && written.credentials) outcome.manifest.credentials = written.credentials;
+  return outcome;
+}
+
+/**
+ * Kinds matched by API name (dashboards, alerts) cannot have two manifests of one name in a
+ * target, so of several live resources sharing a name only one can be exported: the one the
+ * inventory owns, else the one most named by others (the dashboard most alerts watch), else the
+ * first by id. The others map to the reason they are skipped.
+ */
+function sameNamed(items: readonly { id: string; name?: string }[], owned: ReadonlyMap<string, string> | undefined, weight: (id: string) => number): Map<string, string> {
+  const groups = new Map<string, { id: string }[]>();
+  for (const item of items) if (item.name) groups.set(item.name, [...(groups.get(item.name) ?? []), item]);
+  const losers = new Map<string, string>();
+  for (const [name, group] of groups) {
+    if (group.length < 2) continue;
+    const rank = (id: string): [number, number] => [owned?.has(id) ? 0 : 1, -weight(id)];
+    const [winner, ...rest] = [...group].sort((a, b) => compareRanks(rank(a.id), rank(b.id)) || (a.id < b.id ? -1 : 1));
+    for (const other of rest) {
+      losers.set(other.id, `${group.length} live resources are named "${name}" and manifests match by name; only ${winner?.id ?? ''} is exported (rename the others in the console, then export again)`);
+    }
+  }
+  return losers;
+}
+
+function compareRanks(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+  return 0;
+}
+
+function countBy(values: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return counts;
+}
+
+function keyOf(keys: ReadonlyMap<string, string>, id: string): string {
+  const key = keys.get(id);
+  if (key === undefined) throw new Error(`no key assigned to ${id}`);
+  return key;
+}
+
+// ---------------------------------------------------------------- documents
+
+function finish(kind: Kind, id: string, liveName: string, key: string, spec: unknown, options: ExportOptions): Outcome {
+  const metadata = options.setTarget ? { name: key, target: options.target } : { name: key };
+  const document: ManifestDocument = { apiVersion: API_VERSION, kind, metadata, spec: spec as Record<string, unknown> };
+  const validate = compileSchema(`export:${kind}`, descriptorOf(kind).schema);
+  if (!validate(document)) {
+    const issues = describeIssues(toIssues(validate.errors ?? []));
+    return skip(kind, { id, name: liveName }, `the live ${kind.toLowerCase()} cannot be written as a valid manifest: ${issues}`);
+  }
+  return { ok: true, manifest: { kind, key, id, liveName, document } };
+}
+
+function skip(kind: Kind, live: { id: string; name?: string }, reason: string): Outcome {
+  return { ok: false, skip: { kind, id: live.id, ...(live.name !== undefined ? { name: live.name } : {}), reason } };
+}
+

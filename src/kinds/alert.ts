@@ -1,0 +1,86 @@
+/**
+ * Alert: an alert on a dashboard tile or a saved search, on both variants. A tile alert names its
+ * dashboard and tile by manifest name, so it is written after the dashboards it names and deleted
+ * before them; the server deletes an alert with the tile it watches, which the plan orders around.
+ */
+import type { ChangeKey } from '../model/plan.js';
+import { StacksyncError } from '../errors.js';
+import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
+import type { ApiProfile } from '../schema/enums.js';
+import { defineKind } from './descriptor.js';
+import { doomedBy, orderCascades } from './alert/cascade.js';
+import { planAlerts } from './alert/diff.js';
+import { alertExport } from './alert/export.js';
+import { alertManifests, type AlertManifest } from './alert/manifests.js';
+import { ALERT, type DesiredAlert, type LiveAlert } from './alert/model.js';
+import { resolveWebhookName } from './alert/names.js';
+import { toLiveAlert } from './alert/read.js';
+import type { DashboardOutcome } from './dashboard/diff.js';
+import { DASHBOARD, type LiveDashboard } from './dashboard/model.js';
+import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
+
+/** How each profile spells a saved-search alert's `source` (the model says `search`). */
+const SAVED_SEARCH_SOURCE: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
+
+export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, typeof ALERT, 'alerts'>({
+  kind: ALERT,
+  collection: 'alerts',
+  schema: DOCUMENT_SCHEMAS[ALERT],
+  // Self-hosted alert lists are paged: a client that does not page misses alerts past the first 1,000.
+  routes: { managed: managedRoutes('stack/alerts', 'alertId', 'PUT'), 'self-hosted': selfHostedRoutes('alerts', 'PUT', true) },
+  identity: 'name',
+  references: [DASHBOARD],
+  createOnly: [],
+  manifests: alertManifests,
+  reader: { read: toLiveAlert, statusMembers: ['state', 'silenced'] },
+  // Only the saved-search source is spelled differently between profiles.
+  writes: {
+    spell: (body, profile) => {
+      const isSearch = body['source'] === 'search' || body['source'] === 'saved_search';
+      return isSearch ? { ...body, source: SAVED_SEARCH_SOURCE[profile] } : body;
+    },
+  },
+  names: {
+    uses: (alert) => (alert.channel?.webhook !== undefined ? ['webhooks'] : []),
+    resolve: (alert, lists, target) => resolveWebhookName(alert, lists.webhooks ?? [], target),
+  },
+  refs: {
+    changes: (refs) => (refs['dashboard'] === undefined ? [] : [refs['dashboard'] as ChangeKey]),
+    // The dashboard written earlier in this run gives the ids of the tile named.
+    fill: (body, refs, written) => {
+      const key = refs['dashboard'] as ChangeKey | undefined;
+      const dashboard = key === undefined ? undefined : (written(key) as LiveDashboard | undefined);
+      if (!key || !dashboard) return body;
+      const tile = dashboard.tiles.find((candidate) => candidate.name === refs['tile']);
+      if (!tile) throw new StacksyncError('E_REF_UNRESOLVED', `${key} has no tile named "${refs['tile'] ?? ''}" after it was written`, { subject: key });
+      return { ...body, dashboardId: dashboard.id, tileId: tile.id };
+    },
+  },
+  plan: (input) => {
+    const dashboards = (input.planned.get(DASHBOARD)?.outcome ?? []) as DashboardOutcome[];
+    const dashboardDeletes = input.deletes.get(DASHBOARD) ?? [];
+    const doom = doomedBy(dashboards, dashboardDeletes, input.liveOf(DASHBOARD) as readonly LiveDashboard[]);
+    const outcomes = planAlerts(
+      {
+        target: input.target,
+        liveAlerts: input.live,
+        unreadable: input.unreadable,
+        unresolved: input.unresolved,
+        liveDashboards: input.liveOf(DASHBOARD) as readonly LiveDashboard[],
+        state: input.state,
+        timing: input.timing,
+        adopt: input.adopt,
+        dashboards: new Map(dashboards.map((outcome) => [outcome.key, outcome])),
+        ...doom,
+      },
+      input.desired,
+    );
+    // Guard against the server's cascade deletes of alerts.
+    const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
+    orderCascades({ live: input.live, alerts: outcomes, alertDeletes: input.deletes.get(ALERT) ?? [], dashboardDeletes, dashboardChanges, ...doom });
+    return { changes: outcomes.map((outcome) => outcome.change) };
+  },
+  prune: { allowed: () => true, forgetWhenGone: true },
+  export: alertExport,
+});
+

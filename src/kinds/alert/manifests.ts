@@ -1,0 +1,59 @@
+/**
+ * An Alert manifest's rules beyond its schema: a tile alert names a Dashboard manifest of its
+ * target and a tile of it, resolved to ids at apply time, so a new dashboard and its alert can be
+ * applied in one run. And the desired alert it becomes.
+ */
+import type { Static } from 'typebox';
+import { formatLocation } from '../../errors.js';
+import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
+import type { DesiredBaseOf, DocumentProblem, KindManifests, ManifestLookup } from '../descriptor.js';
+import { DASHBOARD } from '../dashboard/model.js';
+import { ALERT, type AlertSpec, type DesiredAlert } from './model.js';
+
+export type AlertManifest = Static<typeof DOCUMENT_SCHEMAS.Alert>;
+
+export const alertManifests: KindManifests<DesiredAlert, AlertManifest> = {
+  // Live alerts are found by their API name: two manifests with one name would fight over one resource.
+  uniqueName: (manifest) => ({ value: manifest.spec.name, pointer: ['spec', 'name'], what: (name) => `a ${ALERT} named "${name}"` }),
+  checkReferences: (manifest, lookup) => (manifest.spec.source === 'tile' ? tileReference(manifest.spec, lookup) : []),
+  build: (manifest, base) => toDesiredAlert(manifest.spec, base),
+};
+
+function tileReference(spec: AlertSpec, lookup: ManifestLookup): DocumentProblem[] {
+  const { dashboard, tile } = spec;
+  const found = dashboard === undefined ? undefined : lookup.find(DASHBOARD, dashboard);
+  if (!found) {
+    const known = lookup.names(DASHBOARD);
+    const hint = known.length > 0 && known.length <= 20 ? `; its dashboards are ${known.join(', ')}` : '';
+    return [unresolved(['spec', 'dashboard'], `names no Dashboard manifest of ${lookup.targetLabel}${hint}`)];
+  }
+  if (found.failed || found.manifest?.kind !== DASHBOARD) {
+    return [unresolved(['spec', 'dashboard'], `Dashboard ${dashboard} has errors (${formatLocation(found.location)}), so this alert cannot be applied`)];
+  }
+  const tiles = (found.manifest.spec.tiles ?? []).map((t) => t.name);
+  if (tiles.includes(tile ?? '')) return [];
+  const hint = tiles.length > 0 ? `its tiles are ${tiles.join(', ')}` : 'it has no tiles';
+  return [unresolved(['spec', 'tile'], `Dashboard ${dashboard} has no tile named ${tile}; ${hint}`)];
+}
+
+function unresolved(pointer: DocumentProblem['pointer'], message: string): DocumentProblem {
+  return { code: 'E_REF_UNRESOLVED', pointer, message };
+}
+
+function toDesiredAlert(spec: AlertSpec, base: DesiredBaseOf): DesiredAlert {
+  const alert: DesiredAlert = {
+    kind: ALERT,
+    ...base,
+    name: spec.name,
+    threshold: spec.threshold,
+    thresholdType: spec.thresholdType,
+    interval: spec.interval,
+    source: spec.source,
+  };
+  for (const member of ['message', 'groupBy', 'dashboard', 'tile', 'savedSearchId'] as const) {
+    if (spec[member] !== undefined) alert[member] = spec[member];
+  }
+  if (spec.thresholdMax !== undefined) alert.thresholdMax = spec.thresholdMax;
+  if (spec.channel !== undefined) alert.channel = spec.channel;
+  return alert;
+}

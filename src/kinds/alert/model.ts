@@ -1,0 +1,79 @@
+/** The Alert kind's shapes: the desired alert, the live one as read, and the write body. */
+import type { Static } from 'typebox';
+import type { DesiredBase } from '../../model/desired.js';
+import type { Extra } from '../../model/resources.js';
+import type { alertSpecSchema } from '../../schema/manifest.js';
+import type { ChangeKey } from '../../model/plan.js';
+import type { alertChannelSchema, alertWriteBodySchema } from '../../schema/api.js';
+import type { Kind } from '../../model/kinds.js';
+
+/** The kind's name, as manifests, plans and the state file write it. */
+export const ALERT = 'Alert' satisfies Kind;
+
+export type AlertChannel = Static<typeof alertChannelSchema>;
+/** A channel as read: any channel type the service has (email, …), with every member it sent. */
+export type LiveAlertChannel = Record<string, unknown> & { type: string; webhookId?: string };
+
+/**
+ * Body of an alert create or update (PUT replaces the whole configuration; request shape,
+ * `dashboardId`). Built on the seed's write body; `source` is written in the target's spelling
+ * by the adapter, and members of the live alert the model does not name ride along.
+ */
+export type AlertWrite = Omit<Static<typeof alertWriteBodySchema>, 'thresholdType' | 'channel' | 'source'> & {
+  thresholdType: string;
+  source: string;
+  channel?: LiveAlertChannel;
+  thresholdMax?: number;
+} & Extra;
+
+/**
+ * An alert as read, tolerant of every shape the services send: `thresholdType` and `state` as
+ * plain (lower-case) text, `source` normalised to `tile` / `search` (a current server's
+ * `saved_search`) or kept as sent, no channel when the service resolves none.
+ */
+export interface LiveAlert {
+  id: string;
+  name?: string;
+  message?: string;
+  threshold: number;
+  thresholdType: string;
+  thresholdMax?: number;
+  interval: string;
+  source?: string;
+  channel?: LiveAlertChannel;
+  groupBy?: string;
+  dashboardId?: string;
+  tileId?: string;
+  savedSearchId?: string;
+  state?: string;
+  silenced?: boolean;
+  /** When the service made it (ISO 8601), where the service says so: what tells whether a create of ours made it. */
+  createdAt?: string;
+  /** `channels`, `note`, `numConsecutiveWindows`, schedules, … */
+  extra?: Extra;
+}
+
+/**
+ * An Alert's spec as is: the API's configuration, with the dashboard and tile named by manifest
+ * name and tile name (resolved to ids at apply time) instead of by id.
+ */
+export interface DesiredAlert extends DesiredBase, AlertSpec {
+  kind: typeof ALERT;
+}
+
+/**
+ * Ids an alert operation needs from a dashboard changed in the same run. The executor takes them
+ * from the dashboard operation's result; without such an operation the body already holds them.
+ */
+export interface AlertRefs {
+  /** The Dashboard change (same target) whose result holds the ids. */
+  dashboard: ChangeKey;
+  /** Tile name in that dashboard. */
+  tile: string;
+}
+
+/**
+ * An Alert's spec: the API's configuration with `name` required (stacksync finds live alerts by
+ * name) and the dashboard and tile named by manifest name and tile name instead of by id.
+ */
+export type AlertSpec = Static<typeof alertSpecSchema>;

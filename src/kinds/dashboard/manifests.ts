@@ -1,0 +1,38 @@
+/** A Dashboard manifest's rules beyond its schema, and the desired dashboard it becomes. */
+import type { Static } from 'typebox';
+import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
+import type { DesiredBaseOf, KindManifests } from '../descriptor.js';
+import { duplicatesIn } from '../kit/duplicates.js';
+import { DASHBOARD, type DashboardSpec, type DesiredDashboard, type DesiredTile, type ManifestTile } from './model.js';
+
+export type DashboardManifest = Static<typeof DOCUMENT_SCHEMAS.Dashboard>;
+
+export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManifest> = {
+  // Live dashboards are found by their API name: two manifests with one name would fight over one resource.
+  uniqueName: (manifest) => ({ value: manifest.spec.name, pointer: ['spec', 'name'], what: (name) => `a ${DASHBOARD} named "${name}"` }),
+  check: (manifest) => {
+    const tiles = manifest.spec.tiles ?? [];
+    return duplicatesIn(tiles, (tile) => tile.name).map(([index, earlier]) => ({
+      code: 'E_MANIFEST_DUPLICATE',
+      pointer: ['spec', 'tiles', index, 'name'],
+      message: `tile name ${tiles[index]?.name} is already used by tiles[${earlier}]; tile names must be unique in a dashboard`,
+    }));
+  },
+  build: (manifest, base) => toDesiredDashboard(manifest.spec, base),
+};
+
+function toDesiredDashboard(spec: DashboardSpec, base: DesiredBaseOf): DesiredDashboard {
+  const dashboard: DesiredDashboard = { kind: DASHBOARD, ...base, name: spec.name, tiles: [] };
+  if (spec.tags !== undefined) dashboard.tags = spec.tags;
+  dashboard.tiles = (spec.tiles ?? []).map(toDesiredTile);
+  return dashboard;
+}
+
+function toDesiredTile(tile: ManifestTile): DesiredTile {
+  const desired: DesiredTile = { name: tile.name, x: tile.x, y: tile.y, w: tile.w, h: tile.h };
+  // A tile without series or config leaves its live chart alone: neither member is set.
+  if (tile.series !== undefined) desired.series = tile.series;
+  if (tile.config !== undefined) desired.config = tile.config;
+  if (tile.asRatio !== undefined) desired.asRatio = tile.asRatio;
+  return desired;
+}

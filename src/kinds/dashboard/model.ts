@@ -1,0 +1,74 @@
+/**
+ * The Dashboard kind's shapes: the desired dashboard, the live one as read (tiles in either
+ * format), and the create/update body.
+ */
+import type { Static } from 'typebox';
+import type { DesiredBase } from '../../model/desired.js';
+import type { Extra } from '../../model/resources.js';
+import type { dashboardSpecSchema } from '../../schema/manifest.js';
+import type { dashboardUpdateBodySchema, seriesSchema, tileWriteSchema } from '../../schema/api.js';
+import type { Kind } from '../../model/kinds.js';
+
+/** The kind's name, as manifests, plans and the state file write it. */
+export const DASHBOARD = 'Dashboard' satisfies Kind;
+
+export type Series = Static<typeof seriesSchema>;
+/**
+ * A series as read: every member the service sent (a current server's `sourceId`, `alias`, …),
+ * with `type` as plain text. Kept whole so an update sends it back as it was.
+ */
+export type LiveSeries = Record<string, unknown> & { type: string };
+
+/** A tile as written by the seed's API (series format); `id` is absent on tiles not yet created. */
+export type Tile = Static<typeof tileWriteSchema>;
+
+/**
+ * A tile in a write body: the seed's `series` or a current server's `config` (one of them), and
+ * whatever else the live tile carried, sent back as it was.
+ */
+export type TileWrite = Omit<Tile, 'series'> & { series?: LiveSeries[]; config?: Record<string, unknown> } & Extra;
+
+/** A tile as read: the service always gives its id; `series` (old format) or `config` (new format) as sent. */
+export interface LiveTile {
+  id: string;
+  name: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  asRatio?: boolean;
+  series?: LiveSeries[];
+  /** Kept whole and opaque: stacksync reads nothing inside it but compares what a manifest sets. */
+  config?: Record<string, unknown>;
+  extra?: Extra;
+}
+
+export interface LiveDashboard {
+  id: string;
+  name: string;
+  tags: string[];
+  tiles: LiveTile[];
+  /** When the service made it (ISO 8601), where the service says so: what tells whether a create of ours made it. */
+  createdAt?: string;
+  /** Filters, saved query, containers, … of newer servers. */
+  extra?: Extra;
+}
+
+/** Body of a dashboard create or update; tile ids are sent on update to keep them. */
+export type DashboardWrite = Omit<Static<typeof dashboardUpdateBodySchema>, 'id' | 'tiles'> & { tiles: TileWrite[] } & Extra;
+
+/**
+ * A tile as a manifest states it: the API's tile without the service-assigned id. No location of
+ * its own: finding a tile's line costs a second parse, and nothing reports per tile.
+ */
+export type DesiredTile = ManifestTile;
+
+export interface DesiredDashboard extends DesiredBase, Pick<DashboardSpec, 'name' | 'tags'> {
+  kind: typeof DASHBOARD;
+  tiles: DesiredTile[];
+}
+
+export type DashboardSpec = Static<typeof dashboardSpecSchema>;
+
+/** A tile as manifests write it: the API's tile without the id the service assigns. */
+export type ManifestTile = NonNullable<DashboardSpec['tiles']>[number];

@@ -1,0 +1,251 @@
+/**
+ * What a kind of resource is, in one place: the shape every descriptor of `kinds/` fills in and
+ * every stage reads (Kubernetes registers a kind once in its scheme; a Terraform resource is one
+ * file with its schema, CRUD and plan modifiers). The stages — load, resolve, read live, diff,
+ * order, apply, prune, record, export, status — are generic over this interface and name no kind.
+ *
+ * A descriptor holds data where a rule is data (routes, references, create-only members, prune
+ * proof, secret members) and small functions where a kind behaves its own way (how a live object
+ * is read, how a manifest is diffed against it, how export writes it back).
+ */
+import type { SourceLocation } from '../errors.js';
+import type { Kind, Variant } from '../model/kinds.js';
+import type { DesiredBase, SecretValue } from '../model/desired.js';
+import type { Manifest } from '../model/manifest.js';
+import type { Change, ChangeKey, OperationRefs, WriteBody } from '../model/plan.js';
+import type { DataSource, LiveBase, UnreadableResource, Webhook } from '../model/resources.js';
+import type { InventoryEntry, TargetState } from '../model/state.js';
+import type { ApiProfile } from '../schema/enums.js';
+import type { JsonSchema } from '../schema/api.js';
+import type { Pointer } from '../yaml/positions.js';
+import type { IntentTiming } from './kit/intents.js';
+
+// ---------------------------------------------------------------- routes
+
+/** Where one kind lives on one variant: route templates as metrics and logs name them. */
+export interface KindRoutes {
+  /** List (GET) and create (POST). */
+  collection: string;
+  /** Update and delete, with one trailing `{…}` id placeholder. */
+  item: string;
+  /** How an update is sent: a full replace (PUT) or a merge (PATCH, a minimal body). */
+  update: 'PUT' | 'PATCH';
+  /** The list answers in pages (`limit` ≤ 1000, `offset`, a total): read every page. */
+  paged?: true;
+}
+
+// ---------------------------------------------------------------- load
+
+/** A secret reference a manifest holds, found by its kind's descriptor. */
+export interface SecretSite {
+  /** Where it is written, for the problem's line. */
+  pointer: Pointer;
+  /** The reference as written (`{fromEnv}`, `{fromFile}`, or a plain string, which is warned about). */
+  ref: unknown;
+  /** The key the resolved value is handed to `build` under, and its HMAC recorded under (`source.kafka.credentials.password`). */
+  path: string;
+}
+
+/** A problem a descriptor finds in one document; the loader gives it the document's place. */
+export interface DocumentProblem {
+  code: 'E_MANIFEST_INVALID' | 'E_MANIFEST_DUPLICATE' | 'E_REF_UNRESOLVED';
+  pointer: Pointer;
+  message: string;
+}
+
+/** Another manifest of the same target, as a reference check sees it. */
+export interface ReferencedManifest {
+  manifest?: Manifest;
+  /** It has problems of its own, so what names it cannot be applied either. */
+  failed: boolean;
+  location: SourceLocation;
+}
+
+/** What a reference check may look up: the manifests of the document's target, by kind and `metadata.name`. */
+export interface ManifestLookup {
+  /** Names of the manifests of `kind` in the target (at most the first of a repeated name). */
+  names(kind: Kind): string[];
+  find(kind: Kind, name: string): ReferencedManifest | undefined;
+  /** How the target is named in messages: `target prod`, or `the default target`. */
+  targetLabel: string;
+}
+
+/** Everything that goes into a desired resource besides its spec. */
+export type DesiredBaseOf = Omit<DesiredBase, 'kind'>;
+
+export interface KindManifests<D extends DesiredBase, M extends Manifest = Manifest> {
+  /** The API name two manifests of one target must not share (a live resource is matched by it), with the pointer and what to call it. */
+  uniqueName?(manifest: M): { value: string; pointer: Pointer; what: (value: string) => string } | undefined;
+  /** Problems inside one document: names that must be unique within it. */
+  check?(manifest: M): DocumentProblem[];
+  /** References to other manifests of the same target (an alert's dashboard and tile). */
+  checkReferences?(manifest: M, lookup: ManifestLookup): DocumentProblem[];
+  /** Members the real service takes beyond the seed's list: warned about, sent as written. */
+  warnings?(manifest: M): DocumentProblem[];
+  /** The secret references the manifest holds; the secret stage resolves them. */
+  secrets?(manifest: M): SecretSite[];
+  /** The desired resource of a sound manifest, its secrets resolved (by `SecretSite.path`). */
+  build(manifest: M, base: DesiredBaseOf, secrets: ReadonlyMap<string, SecretValue>): D;
+  /** The spec as its digest is taken, where it holds secret values of its own: their HMACs instead (default: as it is). */
+  specView?(spec: Omit<D, 'location' | 'sensitive'>): unknown;
+}
+
+// ---------------------------------------------------------------- read
+
+/** How the live objects of a kind are read from an API answer. */
+export interface KindReader<L extends LiveBase> {
+  /** One live object; a wrong shape throws `ShapeError` (an unreadable resource, never a failed list). */
+  read(item: unknown, path: string): L;
+  /** Members the service changes on its own (a pipe pausing, an alert firing): a saved plan is not stale for them. */
+  statusMembers: readonly string[];
+  /** The live state the service reports, for kinds that have one (a pipe's). */
+  liveState?(live: L): string | undefined;
+}
+
+/** How bodies of a kind are sent: the hooks a variant or a service needs. */
+export interface KindWrites {
+  /** The body of a create, from what the differ built (a dashboard's tile ids dropped: the service assigns them). */
+  createBody?(body: WriteBody): WriteBody;
+  /** The body in the target's spelling (an alert's saved-search source). */
+  spell?(body: WriteBody, profile: ApiProfile): WriteBody;
+  /** An update that must not be repeated blindly after an ambiguous answer (a pipe's mapping add). */
+  notRepeatable?(body: WriteBody): boolean;
+}
+
+// ---------------------------------------------------------------- plan
+
+/** Lists a manifest may name things in instead of ids (until those things are kinds of their own). */
+export type NameList = 'sources' | 'webhooks';
+
+export interface NameLists {
+  sources?: readonly DataSource[];
+  webhooks?: readonly Webhook[];
+}
+
+/** What a kind's differ gets: its manifests and live objects, and what the kinds it names planned. */
+export interface KindPlanInput<D extends DesiredBase, L extends LiveBase> {
+  target: string;
+  variant: Variant;
+  desired: readonly D[];
+  live: readonly L[];
+  /** Live objects of this kind that could not be read; a manifest matching one gets an error row. */
+  unreadable: readonly UnreadableResource[];
+  /** `Kind/key` → why the manifest names something that does not exist: an error row. */
+  unresolved: ReadonlyMap<string, string>;
+  state: TargetState;
+  /** The plan's time and the settle window, against which create intents are judged. */
+  timing: IntentTiming;
+  adopt: boolean;
+  /** What the kinds planned before this one made of their manifests (the kinds it names among them). */
+  planned: ReadonlyMap<Kind, KindPlan>;
+  /** The deletes of every kind in this plan (prune). */
+  deletes: ReadonlyMap<Kind, readonly Change[]>;
+  /** The live objects of any kind, for a differ that looks across (an alert's dashboard labels). */
+  liveOf(kind: Kind): readonly LiveBase[];
+}
+
+/** What a kind's differ made: its changes, and what the kinds that name it need to know (`outcome`). */
+export interface KindPlan {
+  changes: Change[];
+  /** Kind-specific, read by the descriptors of the kinds that reference this one. */
+  outcome?: unknown;
+}
+
+/** How a kind matches live objects to manifests. */
+export type Identity =
+  /** By the inventory's id, then the API `name` (`spec.name`); same-named live twins are conflicts. */
+  | 'name'
+  /** By an id the manifest holds (`spec.pipeId` of an existing pipe). */
+  | 'id';
+
+/** Ids an operation takes from a change written earlier in the run. */
+export interface KindRefs {
+  /** The changes `refs` names (they must succeed first). */
+  changes(refs: OperationRefs): ChangeKey[];
+  /** The body with the ids filled in from what those changes wrote; throws `E_REF_UNRESOLVED` when they are not there. */
+  fill(body: WriteBody, refs: OperationRefs, written: (key: ChangeKey) => LiveBase | undefined): WriteBody;
+}
+
+// ---------------------------------------------------------------- prune, export, health
+
+/** Whether prune may delete a resource of this kind whose manifest is gone, and on what proof. */
+export interface PrunePolicy {
+  /** The proof: stacksync's own inventory says it made or took over this resource (`entry`). */
+  allowed(entry: InventoryEntry): boolean;
+  /** An inventory entry whose id is no longer live is forgotten (deleted elsewhere, or by a cascade). */
+  forgetWhenGone: boolean;
+}
+
+/** What export knows while it writes one resource. */
+export interface ExportContext {
+  /** What a kind's `names` made of a live object of that kind, by its id (a dashboard's key and tile names). */
+  namesOf(kind: Kind, id: string): unknown;
+}
+
+/** A live object as a manifest spec, or why it cannot be one. */
+export type ExportedSpec = { spec: Record<string, unknown>; credentials?: CredentialPlaceholder } | { skip: string };
+
+/** Credentials a resource takes, written as placeholders the user fills in to manage them. */
+export interface CredentialPlaceholder {
+  /** Where they go: `spec.source.kafka`. */
+  path: string;
+  member: string;
+  fields: Record<string, { fromEnv: string }>;
+}
+
+export interface KindExport<L extends LiveBase> {
+  /** Prefix of keys made up for live objects without a usable name (`pipe-1`). */
+  keyPrefix: string;
+  /** Ids of live objects of other kinds this one names: export keeps, of same-named twins, the one most named. */
+  namedIds?(live: L): string[];
+  /** What referencing kinds need of an exported object (its key, tile names), or why it cannot be exported. */
+  names?(live: L, key: string): unknown;
+  write(live: L, key: string, ctx: ExportContext): ExportedSpec;
+}
+
+/** A kind whose live state can be unhealthy (a pipe that failed). */
+export interface KindHealth {
+  degraded(state: string | undefined): boolean;
+}
+
+// ---------------------------------------------------------------- the descriptor
+
+export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends LiveBase = LiveBase, M extends Manifest = Manifest> {
+  kind: Kind;
+  /** The member of a target's live state that holds this kind's objects (`dashboards`). */
+  collection: string;
+  /** The manifest document's JSON Schema. */
+  schema: JsonSchema;
+  /** Where it lives on each variant that has it; a variant without an entry has no such kind. */
+  routes: Partial<Record<Variant, KindRoutes>>;
+  identity: Identity;
+  /** Kinds its manifests name; the order table is derived from these (a kind is written after what it names). */
+  references: readonly Kind[];
+  /** Spec members that cannot change once created (a change means delete and create again). */
+  createOnly: readonly string[];
+  manifests: KindManifests<D, M>;
+  reader: KindReader<L>;
+  writes?: KindWrites;
+  /** The lists a manifest of this kind names things in, and how the names become ids. */
+  names?: {
+    uses(resource: D): NameList[];
+    /** The resource with its names replaced by ids, or why one names nothing. */
+    resolve(resource: D, lists: NameLists, target: string): D | string;
+  };
+  refs?: KindRefs;
+  plan(input: KindPlanInput<D, L>): KindPlan;
+  /** Absent: prune never deletes this kind (an existing pipe named by id). */
+  prune?: PrunePolicy;
+  export: KindExport<L>;
+  health?: KindHealth;
+}
+
+/**
+ * A descriptor, typed: its kind and collection stay literal, so the live state and the union of
+ * desired resources can be derived from the registry (`kinds/index.ts`).
+ */
+export function defineKind<D extends DesiredBase, L extends LiveBase, M extends Manifest, K extends Kind, C extends string>(
+  descriptor: KindDescriptor<D, L, M> & { kind: K; collection: C },
+): KindDescriptor<D, L, M> & { kind: K; collection: C } {
+  return descriptor;
+}

@@ -1,0 +1,45 @@
+/**
+ * The kinds, as the stages see them: the registry, and the types derived from it — the union of
+ * desired resources, a target's live state (one member per kind's collection) — with the few
+ * generic ways to reach into them.
+ */
+import type { LoadResult } from '../model/desired.js';
+import type { Kind } from '../model/kinds.js';
+import type { LiveBase, UnreadableResource } from '../model/resources.js';
+import { descriptorOf, DESCRIPTORS, type KIND_DESCRIPTORS } from './registry.js';
+
+export { descriptorOf, DESCRIPTORS, KIND_DESCRIPTORS, KIND_ORDER, kindRank, ORDERED_DESCRIPTORS, type AnyKindDescriptor } from './registry.js';
+export type * from './descriptor.js';
+
+type Registered = (typeof KIND_DESCRIPTORS)[number];
+// Each descriptor's own types, read back out of the registry: what its reader and its builder give.
+type DesiredOf<R> = R extends { manifests: { build(...args: never[]): infer D } } ? D : never;
+type LiveOf<R> = R extends { reader: { read(...args: never[]): infer L } } ? L : never;
+
+/** The live shape of one kind (`LivePipe` for `Pipe`). */
+export type LiveOfKind<K extends Kind> = LiveOf<Extract<Registered, { kind: K }>>;
+
+/** What a manifest of any kind becomes once loaded and resolved. */
+export type DesiredResource = DesiredOf<Registered>;
+
+/** A load's result with the kinds' desired shapes. */
+export type LoadedManifests = LoadResult<DesiredResource>;
+
+/** Everything a plan needs from one target, read in one list call per collection (`pipes`, `dashboards`, …). */
+export type LiveState = { [R in Registered as R['collection']]: LiveOf<R>[] } & {
+  /** Resources of the lists above that could not be read; absent means none. */
+  unreadable?: UnreadableResource[];
+};
+
+/** The live objects of `kind` in a live state (none when the state has no such collection, as on a variant without the kind). */
+export function liveOf(live: LiveState | undefined, kind: Kind): readonly LiveBase[] {
+  const collection = (live as Record<string, readonly LiveBase[] | undefined> | undefined)?.[descriptorOf(kind).collection];
+  return collection ?? [];
+}
+
+/** A live state from the collections read, by kind; kinds not given are empty. */
+export function liveStateOf(byKind: ReadonlyMap<Kind, readonly LiveBase[]>, unreadable?: UnreadableResource[]): LiveState {
+  const state: Record<string, unknown> = Object.fromEntries(DESCRIPTORS.map((descriptor) => [descriptor.collection, [...(byKind.get(descriptor.kind) ?? [])]]));
+  if (unreadable !== undefined) state['unreadable'] = unreadable;
+  return state as LiveState;
+}

@@ -1,0 +1,67 @@
+/**
+ * The registry: every kind's descriptor, once, and what is derived from them — the one order
+ * table (a kind is written after the kinds its manifests name, and deleted before them) and the
+ * lookups every stage uses. A new kind is one descriptor file and one line in `KIND_DESCRIPTORS`.
+ */
+import { KINDS, type Kind } from '../model/kinds.js';
+import type { KindDescriptor } from './descriptor.js';
+import { alertKind } from './alert.js';
+import { dashboardKind } from './dashboard.js';
+import { pipeKind } from './pipe.js';
+
+/** Every kind stacksync manages, one descriptor each. Ties in the order table keep this order. */
+export const KIND_DESCRIPTORS = [pipeKind, dashboardKind, alertKind] as const;
+
+/** Any registered descriptor, its own types erased: what the generic stages hold. */
+// Each descriptor's own types are erased here: stages see its resources through the base types.
+export type AnyKindDescriptor = KindDescriptor<any, any, any>;
+
+/** The registry as the generic stages walk it, in registry order. */
+export const DESCRIPTORS: readonly AnyKindDescriptor[] = KIND_DESCRIPTORS;
+
+const byKind = new Map<Kind, AnyKindDescriptor>(DESCRIPTORS.map((descriptor) => [descriptor.kind, descriptor]));
+assertComplete();
+
+/** The descriptor of `kind`. */
+export function descriptorOf(kind: Kind): AnyKindDescriptor {
+  const descriptor = byKind.get(kind);
+  if (!descriptor) throw new Error(`kind ${kind} has no descriptor`);
+  return descriptor;
+}
+
+/**
+ * The one order table (as Flux's `ssa/sort.go`), derived from the references: writes run in this
+ * order, a kind after every kind it names (a dashboard before the alerts that watch its tiles);
+ * deletes in the reverse order (an alert before its dashboard, whose delete would take it along).
+ * Plans list their changes in the same order.
+ */
+export const KIND_ORDER: readonly Kind[] = writeOrder(DESCRIPTORS);
+
+/** The descriptors in write order. */
+export const ORDERED_DESCRIPTORS: readonly AnyKindDescriptor[] = KIND_ORDER.map(descriptorOf);
+
+/** A kind's place in {@link KIND_ORDER} for a write, or in the reversed order for a delete. */
+export function kindRank(kind: Kind, isDelete: boolean): number {
+  const rank = KIND_ORDER.indexOf(kind);
+  return isDelete ? KIND_ORDER.length - 1 - rank : rank;
+}
+
+/** A topological order of the reference graph, ties in registry order; a cycle is a bug in the descriptors. */
+function writeOrder(descriptors: readonly AnyKindDescriptor[]): Kind[] {
+  const order: Kind[] = [];
+  while (order.length < descriptors.length) {
+    const next = descriptors.find((d) => !order.includes(d.kind) && d.references.every((named: Kind) => order.includes(named)));
+    if (!next) throw new Error(`the kinds' references form a cycle among ${descriptors.filter((d) => !order.includes(d.kind)).map((d) => d.kind).join(', ')}`);
+    order.push(next.kind);
+  }
+  return order;
+}
+
+/** Every kind name has exactly one descriptor, and every reference names a registered kind. */
+function assertComplete(): void {
+  const missing = KINDS.filter((kind) => !byKind.has(kind));
+  if (missing.length > 0 || byKind.size !== DESCRIPTORS.length) throw new Error(`kinds without exactly one descriptor: ${missing.join(', ')}`);
+  for (const descriptor of DESCRIPTORS) {
+    for (const named of descriptor.references) if (!byKind.has(named)) throw new Error(`${descriptor.kind} names unknown kind ${named}`);
+  }
+}

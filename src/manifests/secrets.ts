@@ -1,0 +1,59 @@
+/**
+ * The secret stage: the secret references each manifest holds — where its kind's descriptor says
+ * they are — resolved once each, between the checks and the desired model, so a missing secret
+ * is a problem at its line here and never a surprise in the middle of an apply. Values are held
+ * with their HMACs only in memory; what leaves this stage for any output is the HMAC.
+ */
+import type { SecretRef } from '../model/config.js';
+import type { SecretValue } from '../model/desired.js';
+import { anchorSecret, resolveSecret, secretBaseDir, type SecretIo } from '../config/secrets.js';
+import { isStacksyncError } from '../errors.js';
+import { descriptorOf } from '../kinds/index.js';
+import { problemAt, type Entry, type FoundProblem } from './entries.js';
+
+export interface SecretStageOptions {
+  secretIo: Partial<SecretIo>;
+  hmac: (value: string) => string;
+}
+
+export interface ResolvedSecrets {
+  /** Per sound entry, its values by the descriptor's secret path. */
+  values: Map<Entry, Map<string, SecretValue>>;
+  problems: { entry: Entry; problem: FoundProblem }[];
+  warnings: FoundProblem[];
+}
+
+const PLAIN_SECRET_WARNING = 'is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git';
+
+/**
+ * Resolves the secret references of every entry that passed its schema, also of one with other
+ * problems: every problem of a manifest is shown at once, not one per fix.
+ */
+export function resolveSecrets(entries: readonly Entry[], options: SecretStageOptions): ResolvedSecrets {
+  const result: ResolvedSecrets = { values: new Map(), problems: [], warnings: [] };
+  for (const entry of entries) {
+    const manifest = entry.manifest;
+    if (!manifest) continue;
+    const sites = descriptorOf(manifest.kind).manifests.secrets?.(manifest) ?? [];
+    if (sites.length === 0) continue;
+    const values = new Map<string, SecretValue>();
+    const baseDir = secretBaseDir(entry.doc.file);
+    for (const site of sites) {
+      if (typeof site.ref === 'string') result.warnings.push(problemAt(entry, 'E_MANIFEST_INVALID', site.pointer, PLAIN_SECRET_WARNING));
+      const value = resolveOne(anchorSecret(site.ref as SecretRef, baseDir), options.secretIo);
+      if (typeof value === 'string') values.set(site.path, { value, hmac: options.hmac(value) });
+      else result.problems.push({ entry, problem: problemAt(entry, 'E_SECRET_MISSING', site.pointer, value.message) });
+    }
+    result.values.set(entry, values);
+  }
+  return result;
+}
+
+function resolveOne(ref: SecretRef, io: Partial<SecretIo>): string | { message: string } {
+  try {
+    return resolveSecret(ref, io);
+  } catch (error) {
+    if (isStacksyncError(error, 'E_SECRET_MISSING')) return { message: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,366 @@
+/**
+ * Wire shapes of pipes as the real managed service speaks them today (api-notes, "The real
+ * services today: the whole lifecycle"; the OpenAPI's ClickPipes schemas), as TypeBox schemas:
+ * one create block and one PATCH block per source family, looked up by the family's key rather
+ * than tried as a union, so an error names the member that is wrong. The seed's narrower shapes
+ * stay in `api.ts`.
+ *
+ * Like the real validators, the emulator drops members these schemas do not name before checking
+ * a body (create-only members excepted: a PATCH refuses those, see `pipe-create-only.ts`). Members
+ * the OpenAPI marks nullable may be sent as null, which means "not set".
+ *
+ * Settings are written here with the seed's prefix (`engine_max_threads`); a server that spells
+ * them otherwise (`clickhouse_…`) is served by renaming at the edge.
+ */
+import { Type, type TSchema } from 'typebox';
+import { object, oneOf, optional } from './build.js';
+import { PIPE_BOOLEAN_SETTINGS, PIPE_SETTING_BOUNDS } from './enums.js';
+import {
+  BIGQUERY_AUTHENTICATIONS,
+  CDC_SCALING_BOUNDS,
+  DATABASE_AUTHENTICATIONS,
+  DESTINATION_TABLE_ENGINES,
+  KAFKA_AUTHENTICATIONS,
+  KAFKA_OFFSET_STRATEGIES,
+  KAFKA_TOMBSTONE_MODES,
+  KINESIS_AUTHENTICATIONS,
+  KINESIS_ITERATOR_TYPES,
+  MONGODB_READ_PREFERENCES,
+  MYSQL_REPLICATION_MECHANISMS,
+  OBJECT_STORAGE_AUTHENTICATIONS,
+  PIPE_FLAVOURS,
+  PIPE_FORMATS,
+  PIPE_SCALING_BOUNDS,
+  PIPE_STATE_COMMANDS,
+  PUBSUB_AUTHENTICATIONS,
+  PUBSUB_SEEK_TYPES,
+  REPLICATION_MODES,
+  TABLE_ENGINES,
+  type PipeFamily,
+} from './pipe-sources.js';
+
+const string = Type.String();
+const nonEmpty = Type.String({ minLength: 1 });
+const boolean = Type.Boolean();
+const positive = Type.Integer({ minimum: 1 });
+const port = Type.Integer({ minimum: 1, maximum: 65535 });
+const uniqueStrings = Type.Array(string, { uniqueItems: true });
+
+// ---------------------------------------------------------------- credentials (write-only)
+
+const plain = object(optional({ username: string, password: string }));
+const accessKey = object(optional({ accessKeyId: string, secretKey: string }));
+const serviceAccount = object({ serviceAccountFile: nonEmpty });
+/** One of the shapes kafka credentials take, by authentication: user/password, IAM user keys, an Event Hubs connection string, or mTLS. */
+const kafkaCredentials = object(optional({ username: string, password: string, accessKeyId: string, secretKey: string, connectionString: string, certificate: string, privateKey: string }));
+
+// ---------------------------------------------------------------- streaming and object storage
+
+const kafkaOffset = object({ strategy: oneOf(KAFKA_OFFSET_STRATEGIES), timestamp: Type.Optional(string) });
+const kafkaSchemaRegistry = object({
+  url: nonEmpty,
+  ...optional({
+    type: oneOf(['confluent', 'glue']),
+    authentication: oneOf(['PLAIN']),
+    caCertificate: string,
+    credentials: plain,
+    glueRegion: string,
+    glueRegistryName: string,
+    glueRoleArn: string,
+  }),
+});
+
+const kafkaPatchMembers = { authentication: oneOf(KAFKA_AUTHENTICATIONS), iamRole: string, caCertificate: string, reversePrivateEndpointIds: Type.Array(string), credentials: kafkaCredentials };
+const kafkaCreate = object({
+  type: oneOf(PIPE_FLAVOURS.kafka),
+  format: oneOf(PIPE_FORMATS.kafka),
+  brokers: nonEmpty,
+  topics: nonEmpty,
+  ...optional({
+    ...kafkaPatchMembers,
+    consumerGroup: string,
+    offset: kafkaOffset,
+    schemaRegistry: kafkaSchemaRegistry,
+    exactlyOnce: boolean,
+    tombstoneMode: oneOf(KAFKA_TOMBSTONE_MODES),
+    protobufSchema: Type.String({ minLength: 1, maxLength: 1_048_576 }),
+  }),
+});
+const kafkaPatch = object(optional(kafkaPatchMembers));
+
+const objectStoragePatchMembers = {
+  skipInitialLoad: boolean,
+  startAfter: string,
+  authentication: oneOf(OBJECT_STORAGE_AUTHENTICATIONS),
+  iamRole: string,
+  connectionString: string,
+  path: string,
+  azureContainerName: string,
+  accessKey,
+  serviceAccountKey: nonEmpty,
+};
+const objectStorageCreate = object({
+  type: oneOf(PIPE_FLAVOURS.objectStorage),
+  format: oneOf(PIPE_FORMATS.objectStorage),
+  ...optional({
+    ...objectStoragePatchMembers,
+    url: nonEmpty,
+    delimiter: string,
+    compression: oneOf(['none', 'gzip', 'gz', 'brotli', 'br', 'xz', 'LZMA', 'zstd', 'auto']),
+    isContinuous: boolean,
+    queueUrl: string,
+  }),
+});
+const objectStoragePatch = object(optional(objectStoragePatchMembers));
+
+const kinesisPatchMembers = { authentication: oneOf(KINESIS_AUTHENTICATIONS), iamRole: string, accessKey };
+const kinesisCreate = object({
+  format: oneOf(PIPE_FORMATS.kinesis),
+  streamName: nonEmpty,
+  region: nonEmpty,
+  iteratorType: oneOf(KINESIS_ITERATOR_TYPES),
+  authentication: oneOf(KINESIS_AUTHENTICATIONS),
+  ...optional({
+    iamRole: string,
+    accessKey,
+    timestamp: Type.Integer({ minimum: 0 }),
+    useEnhancedFanOut: boolean,
+    schemaRegistry: object({ type: oneOf(['glue']), glueRegion: nonEmpty, glueRegistryName: nonEmpty, glueRoleArn: Type.Optional(string) }),
+    protobufSchema: Type.String({ minLength: 1, maxLength: 1_048_576 }),
+  }),
+});
+const kinesisPatch = object(optional(kinesisPatchMembers));
+
+const ackDeadline = Type.Integer({ minimum: 10, maximum: 600 });
+const pubsubCreate = object({
+  format: oneOf(PIPE_FORMATS.pubsub),
+  projectId: nonEmpty,
+  topic: nonEmpty,
+  authentication: oneOf(PUBSUB_AUTHENTICATIONS),
+  seekType: oneOf(PUBSUB_SEEK_TYPES),
+  ...optional({
+    seekTimestamp: Type.String({ format: 'date-time' }),
+    filter: Type.String({ maxLength: 256 }),
+    enableOrdering: boolean,
+    ackDeadline,
+    serviceAccountKey: serviceAccount,
+  }),
+});
+const pubsubPatch = object(optional({ authentication: oneOf(PUBSUB_AUTHENTICATIONS), ackDeadline, serviceAccountKey: serviceAccount }));
+
+// ---------------------------------------------------------------- databases
+
+const tableOptions = {
+  excludedColumns: uniqueStrings,
+  useCustomSortingKey: boolean,
+  sortingKeys: uniqueStrings,
+  tableEngine: oneOf(TABLE_ENGINES),
+  partitionKey: string,
+  partitionByExpr: string,
+};
+const schemaTableMapping = object({ sourceSchemaName: nonEmpty, sourceTable: nonEmpty, targetTable: nonEmpty, ...optional(tableOptions) });
+const schemaTableRemoval = object({ sourceSchemaName: nonEmpty, sourceTable: nonEmpty, targetTable: nonEmpty, ...optional({ tableEngine: oneOf(TABLE_ENGINES), partitionKey: string, partitionByExpr: string }) });
+const collectionMapping = object({ sourceDatabaseName: nonEmpty, sourceCollection: nonEmpty, targetTable: nonEmpty, tableEngine: Type.Optional(oneOf(TABLE_ENGINES)) });
+const datasetMapping = object({
+  sourceDatasetName: nonEmpty,
+  sourceTable: nonEmpty,
+  targetTable: nonEmpty,
+  ...optional({ excludedColumns: Type.Array(string), useCustomSortingKey: boolean, sortingKeys: Type.Array(string), tableEngine: oneOf(TABLE_ENGINES) }),
+});
+const mappings = <T extends TSchema>(mapping: T) => Type.Array(mapping, { minItems: 1 });
+
+const syncSettings = { syncIntervalSeconds: positive, pullBatchSize: positive };
+const snapshotSettings = { initialLoadParallelism: positive, snapshotNumRowsPerPartition: Type.Integer({ minimum: 1000 }), snapshotNumberOfParallelTables: positive };
+const tls = { tlsHost: string, caCertificate: string, disableTls: boolean, skipCertVerification: boolean };
+
+const databaseAccess = { authentication: oneOf(DATABASE_AUTHENTICATIONS), iamRole: string, ...tls, credentials: plain };
+const postgresConnection = { host: nonEmpty, port, database: nonEmpty };
+const postgresCreate = object({
+  ...postgresConnection,
+  tableMappings: mappings(schemaTableMapping),
+  ...optional({
+    ...databaseAccess,
+    type: oneOf(PIPE_FLAVOURS.postgres),
+    settings: object(
+      optional({
+        ...syncSettings,
+        ...snapshotSettings,
+        replicationMode: oneOf(REPLICATION_MODES),
+        publicationName: string,
+        replicationSlotName: string,
+        allowNullableColumns: boolean,
+        enableFailoverSlots: boolean,
+        deleteOnMerge: boolean,
+      }),
+    ),
+  }),
+});
+const postgresPatch = object(
+  optional({
+    ...postgresConnection,
+    ...databaseAccess,
+    settings: object(optional(syncSettings)),
+    tableMappingsToAdd: Type.Array(schemaTableMapping),
+    tableMappingsToRemove: Type.Array(schemaTableRemoval),
+  }),
+);
+
+const mysqlConnection = { host: nonEmpty, port };
+const mysqlAccess = { ...databaseAccess, serverId: Type.Integer({ minimum: 1, maximum: 4_294_967_295 }) };
+const mysqlCreate = object({
+  ...mysqlConnection,
+  settings: object({
+    replicationMode: oneOf(REPLICATION_MODES),
+    ...optional({ ...syncSettings, ...snapshotSettings, replicationMechanism: oneOf(MYSQL_REPLICATION_MECHANISMS), useCompression: boolean, allowNullableColumns: boolean, deleteOnMerge: boolean }),
+  }),
+  tableMappings: mappings(schemaTableMapping),
+  ...optional({ ...mysqlAccess, type: oneOf(PIPE_FLAVOURS.mysql) }),
+});
+const mysqlPatch = object(
+  optional({
+    ...mysqlConnection,
+    ...mysqlAccess,
+    settings: object(optional({ ...syncSettings, useCompression: boolean })),
+    tableMappingsToAdd: Type.Array(schemaTableMapping),
+    tableMappingsToRemove: Type.Array(schemaTableRemoval),
+  }),
+);
+
+const mongodbConnection = { uri: nonEmpty, readPreference: oneOf(MONGODB_READ_PREFERENCES) };
+const mongodbAccess = { ...tls, credentials: plain };
+const mongodbCreate = object({
+  ...mongodbConnection,
+  settings: object({
+    replicationMode: oneOf(REPLICATION_MODES),
+    ...optional({ ...syncSettings, ...snapshotSettings, deleteOnMerge: boolean, useJsonNativeFormat: boolean }),
+  }),
+  tableMappings: mappings(collectionMapping),
+  ...optional(mongodbAccess),
+});
+const mongodbPatch = object(
+  optional({
+    ...mongodbConnection,
+    ...mongodbAccess,
+    settings: object(optional(syncSettings)),
+    tableMappingsToAdd: Type.Array(collectionMapping),
+    tableMappingsToRemove: Type.Array(collectionMapping),
+  }),
+);
+
+const bigqueryCreate = object({
+  snapshotStagingPath: nonEmpty,
+  settings: object({ replicationMode: oneOf(['snapshot']), ...optional({ allowNullableColumns: boolean, ...snapshotSettings }) }),
+  tableMappings: mappings(datasetMapping),
+  ...optional({ authentication: oneOf(BIGQUERY_AUTHENTICATIONS), projectId: nonEmpty, credentials: serviceAccount }),
+});
+
+/** The source block of each family in a create body, write-only members included. */
+export const PIPE_CREATE_BLOCKS: Record<PipeFamily, TSchema> = {
+  kafka: kafkaCreate,
+  objectStorage: objectStorageCreate,
+  kinesis: kinesisCreate,
+  pubsub: pubsubCreate,
+  postgres: postgresCreate,
+  mysql: mysqlCreate,
+  mongodb: mongodbCreate,
+  bigquery: bigqueryCreate,
+};
+
+/** The source block of each family in a PATCH body: what the service changes in place. BigQuery has none (snapshot only). */
+export const PIPE_PATCH_BLOCKS: Partial<Record<PipeFamily, TSchema>> = {
+  kafka: kafkaPatch,
+  objectStorage: objectStoragePatch,
+  kinesis: kinesisPatch,
+  pubsub: pubsubPatch,
+  postgres: postgresPatch,
+  mysql: mysqlPatch,
+  mongodb: mongodbPatch,
+};
+
+// ---------------------------------------------------------------- the rest of a pipe
+
+/** Pipe settings with the seed's prefix and the real service's bounds (a null, "the default", is taken out before the check). */
+export const currentPipeSettingsSchema = object({
+  ...Object.fromEntries(Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [key, Type.Optional(Type.Integer({ minimum, maximum }))])),
+  ...Object.fromEntries([...PIPE_BOOLEAN_SETTINGS, 'kafka_read_committed'].map((key) => [key, Type.Optional(boolean)])),
+});
+
+const column = object({ name: nonEmpty, type: nonEmpty });
+const fieldMapping = object({ sourceField: nonEmpty, destinationField: nonEmpty });
+
+export const currentPipeDestinationSchema = object(
+  optional({
+    database: nonEmpty,
+    table: nonEmpty,
+    managedTable: boolean,
+    tableDefinition: object(
+      optional({
+        engine: object(optional({ type: oneOf(DESTINATION_TABLE_ENGINES), versionColumnId: string, columnIds: Type.Array(string) })),
+        sortingKey: Type.Array(string),
+        partitionBy: string,
+        primaryKey: string,
+        ttl: nonEmpty,
+      }),
+    ),
+    columns: Type.Array(column),
+    roles: Type.Array(string),
+  }),
+);
+
+const scalingMembers = {
+  replicas: Type.Integer(PIPE_SCALING_BOUNDS.replicas),
+  replicaCpuMillicores: Type.Integer(PIPE_SCALING_BOUNDS.replicaCpuMillicores),
+  replicaMemoryGb: Type.Number(PIPE_SCALING_BOUNDS.replicaMemoryGb),
+};
+
+/** `PATCH …/pipes/{id}/scaling` and the `scaling` of a create body; `concurrency` is for object storage only (0 = automatic). */
+export const pipeScalingBodySchema = object(optional({ ...scalingMembers, concurrency: Type.Integer({ minimum: 0 }) }), { minProperties: 1 });
+
+/** `PATCH …/pipesCdcScaling`: both members, in their steps. */
+export const cdcScalingBodySchema = object({
+  replicaCpuMillicores: Type.Integer(CDC_SCALING_BOUNDS.replicaCpuMillicores),
+  replicaMemoryGb: Type.Number(CDC_SCALING_BOUNDS.replicaMemoryGb),
+});
+
+/** `PATCH …/pipes/{id}/state`. */
+export const pipeStateBodySchema = object({ command: oneOf(PIPE_STATE_COMMANDS) });
+
+/** `POST …/pipes` without its source block, which is checked by its family's schema. */
+export const currentPipeCreateBodySchema = object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  source: Type.Object({}, { additionalProperties: true }),
+  destination: currentPipeDestinationSchema,
+  ...optional({ description: string, fieldMappings: Type.Array(fieldMapping), settings: currentPipeSettingsSchema, scaling: pipeScalingBodySchema }),
+});
+
+/** `PATCH …/pipes/{id}` without its source block, which is checked by the pipe's family's schema. */
+export const currentPipePatchBodySchema = object(
+  optional({
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    source: Type.Object({}, { additionalProperties: true }),
+    destination: object(optional({ columns: Type.Array(column) })),
+    fieldMappings: Type.Array(fieldMapping),
+    settings: currentPipeSettingsSchema,
+  }),
+);
+
+/**
+ * A pipe as the current profile stores and returns it, for its data file and seeds: the frame is
+ * checked, the source block is open (its family's rules ran when it was written).
+ */
+export const currentStoredPipeSchema = object({
+  id: Type.String({ format: 'uuid' }),
+  serviceId: Type.String({ format: 'uuid' }),
+  name: nonEmpty,
+  state: nonEmpty,
+  source: Type.Object({}, { additionalProperties: Type.Object({}, { additionalProperties: true }), minProperties: 1, maxProperties: 1 }),
+  destination: Type.Object({}, { additionalProperties: true }),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+  ...optional({
+    description: string,
+    scaling: Type.Object({}, { additionalProperties: true }),
+    fieldMappings: Type.Array(Type.Object({}, { additionalProperties: true })),
+    settings: Type.Object({}, { additionalProperties: true }),
+  }),
+});

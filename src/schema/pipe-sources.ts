@@ -1,0 +1,172 @@
+/**
+ * The pipe source families of the real managed service and everything that varies by family:
+ * flavours (`type`), formats, authentication modes, which families scale, resync or share the
+ * service-wide CDC scaling, and the bounds of both scaling operations. Plain data, read alike by
+ * the emulator's `current` profile and by the client (validate, differ, schemas).
+ *
+ * Sources: api-notes.md, "The real services today: the whole lifecycle" (the project's reading of
+ * them, which wins where it speaks); the managed OpenAPI's ClickPipes schemas; the Terraform
+ * provider's `clickhouse_clickpipe` and `clickhouse_clickpipe_cdc_infrastructure` resources.
+ */
+
+/** The key of a pipe's one source block. */
+export const PIPE_FAMILIES = ['kafka', 'objectStorage', 'kinesis', 'pubsub', 'postgres', 'mysql', 'mongodb', 'bigquery'] as const;
+export type PipeFamily = (typeof PIPE_FAMILIES)[number];
+
+/**
+ * `type` of the families that have flavours. Object storage: api-notes and the provider name three
+ * (the newest OpenAPI also lists dospaces, cloudflarer2, ovhobjectstorage); MySQL: api-notes and
+ * the provider name six (the OpenAPI omits planetscalevitess). Postgres and MySQL default their
+ * `type` to the family's own name when it is left out (OpenAPI: 'Defaults to "postgres"').
+ */
+export const PIPE_FLAVOURS = {
+  kafka: ['kafka', 'confluent', 'msk', 'azureeventhub', 'redpanda', 'warpstream', 'gcmk', 'dokafka'],
+  objectStorage: ['s3', 'gcs', 'azureblobstorage'],
+  postgres: ['postgres', 'supabase', 'neon', 'alloydb', 'planetscale', 'rdspostgres', 'aurorapostgres', 'cloudsqlpostgres', 'azurepostgres', 'crunchybridge', 'tigerdata'],
+  mysql: ['mysql', 'rdsmysql', 'auroramysql', 'planetscalevitess', 'mariadb', 'rdsmariadb'],
+} as const;
+export type FlavouredFamily = keyof typeof PIPE_FLAVOURS;
+
+/** Families whose `type` may be left out on create, and what it then is. */
+export const DEFAULT_PIPE_FLAVOURS: Partial<Record<FlavouredFamily, string>> = { postgres: 'postgres', mysql: 'mysql' };
+
+/** What a family is, which decides how it settles, stops and scales. */
+export type PipeFamilyClass = 'streaming' | 'objectStorage' | 'database';
+
+export const PIPE_FAMILY_CLASSES: Record<PipeFamily, PipeFamilyClass> = {
+  kafka: 'streaming',
+  kinesis: 'streaming',
+  pubsub: 'streaming',
+  objectStorage: 'objectStorage',
+  postgres: 'database',
+  mysql: 'database',
+  mongodb: 'database',
+  bigquery: 'database',
+};
+
+/** Families that take `PATCH …/pipes/{id}/scaling` (api-notes; provider: CDC sources refuse it). */
+export const SCALABLE_PIPE_FAMILIES: readonly PipeFamily[] = ['kafka', 'kinesis', 'objectStorage'];
+/** Families that take the `resync` command (OpenAPI: Postgres and MySQL; the provider also sends it for MongoDB). */
+export const RESYNCABLE_PIPE_FAMILIES: readonly PipeFamily[] = ['postgres', 'mysql', 'mongodb'];
+/** Families that only ever take a snapshot: they end `Completed`, and take no change after create. */
+export const SNAPSHOT_ONLY_PIPE_FAMILIES: readonly PipeFamily[] = ['bigquery'];
+/** Families whose table mappings change by `tableMappingsToAdd`/`ToRemove`, only while paused. */
+export const MAPPED_PIPE_FAMILIES: readonly PipeFamily[] = ['postgres', 'mysql', 'mongodb'];
+/** Families sharing the service's CDC scaling (OpenAPI: "database ClickPipes (PostgreSQL, MySQL, MongoDB, BigQuery)"). */
+export const CDC_SCALING_PIPE_FAMILIES: readonly PipeFamily[] = ['postgres', 'mysql', 'mongodb', 'bigquery'];
+
+/** The members that identify one table mapping, by family; a changed mapping is a removal, then an add. */
+export const TABLE_MAPPING_KEYS: Partial<Record<PipeFamily, readonly [string, string]>> = {
+  postgres: ['sourceSchemaName', 'sourceTable'],
+  mysql: ['sourceSchemaName', 'sourceTable'],
+  mongodb: ['sourceDatabaseName', 'sourceCollection'],
+  bigquery: ['sourceDatasetName', 'sourceTable'],
+};
+
+/** How the families name themselves in the service's messages ("Postgres ClickPipe must be paused to edit"). */
+export const PIPE_FAMILY_TITLES: Record<PipeFamily, string> = {
+  kafka: 'Kafka',
+  objectStorage: 'Object storage',
+  kinesis: 'Kinesis',
+  pubsub: 'Pub/Sub',
+  postgres: 'Postgres',
+  mysql: 'MySQL',
+  mongodb: 'MongoDB',
+  bigquery: 'BigQuery',
+};
+
+// ---------------------------------------------------------------- formats and modes (OpenAPI)
+
+export const PIPE_FORMATS = {
+  kafka: ['JSONEachRow', 'Avro', 'AvroConfluent', 'Protobuf'],
+  kinesis: ['JSONEachRow', 'Avro', 'AvroConfluent', 'Protobuf'],
+  pubsub: ['JSONEachRow', 'Avro', 'Protobuf'],
+  objectStorage: ['JSONEachRow', 'JSONAsObject', 'CSV', 'CSVWithNames', 'TabSeparated', 'TabSeparatedWithNames', 'Parquet', 'Avro'],
+} as const;
+
+export const KAFKA_AUTHENTICATIONS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'IAM_ROLE', 'IAM_USER', 'MUTUAL_TLS', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'] as const;
+/** OpenAPI, kafka `authentication`: "Supported authentication methods: kafka: PLAIN, SCRAM-SHA-256, …". */
+export const KAFKA_AUTHENTICATIONS_BY_FLAVOUR: Record<(typeof PIPE_FLAVOURS)['kafka'][number], readonly (typeof KAFKA_AUTHENTICATIONS)[number][]> = {
+  kafka: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'MUTUAL_TLS'],
+  msk: ['SCRAM-SHA-512', 'IAM_ROLE', 'IAM_USER', 'MUTUAL_TLS'],
+  gcmk: ['PLAIN', 'MUTUAL_TLS', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'],
+  confluent: ['PLAIN', 'MUTUAL_TLS'],
+  warpstream: ['PLAIN'],
+  azureeventhub: ['PLAIN'],
+  redpanda: ['SCRAM-SHA-256', 'SCRAM-SHA-512', 'MUTUAL_TLS'],
+  dokafka: ['SCRAM-SHA-256', 'MUTUAL_TLS'],
+};
+export const KAFKA_OFFSET_STRATEGIES = ['from_beginning', 'from_latest', 'from_timestamp'] as const;
+export const KAFKA_TOMBSTONE_MODES = ['delete', 'soft_delete'] as const;
+
+export const OBJECT_STORAGE_AUTHENTICATIONS = ['IAM_ROLE', 'IAM_USER', 'CONNECTION_STRING', 'SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'] as const;
+/** OpenAPI: "IAM_USER is for S3, GCS …; IAM_ROLE is for S3 only; SERVICE_ACCOUNT is for GCS only; CONNECTION_STRING is for Azure Blob Storage". No authentication is a public bucket. */
+export const OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR: Record<(typeof PIPE_FLAVOURS)['objectStorage'][number], readonly (typeof OBJECT_STORAGE_AUTHENTICATIONS)[number][]> = {
+  s3: ['IAM_ROLE', 'IAM_USER'],
+  gcs: ['IAM_USER', 'SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'],
+  azureblobstorage: ['CONNECTION_STRING'],
+};
+
+export const KINESIS_AUTHENTICATIONS = ['IAM_ROLE', 'IAM_USER'] as const;
+export const KINESIS_ITERATOR_TYPES = ['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP'] as const;
+
+export const PUBSUB_AUTHENTICATIONS = ['SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'] as const;
+export const PUBSUB_SEEK_TYPES = ['latest', 'earliest', 'timestamp'] as const;
+
+export const DATABASE_AUTHENTICATIONS = ['basic', 'IAM_ROLE'] as const;
+export const REPLICATION_MODES = ['cdc', 'snapshot', 'cdc_only'] as const;
+export const MYSQL_REPLICATION_MECHANISMS = ['GTID', 'FILE_POS'] as const;
+/** OpenAPI: "MariaDB supports GTID only". */
+export const MARIADB_FLAVOURS: readonly string[] = ['mariadb', 'rdsmariadb'];
+export const MONGODB_READ_PREFERENCES = ['primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest'] as const;
+export const TABLE_ENGINES = ['MergeTree', 'ReplacingMergeTree', 'Null'] as const;
+export const DESTINATION_TABLE_ENGINES = ['MergeTree', 'ReplacingMergeTree', 'SummingMergeTree', 'Null'] as const;
+export const BIGQUERY_AUTHENTICATIONS = ['SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'] as const;
+
+// ---------------------------------------------------------------- lifecycle
+
+/** States the real API returns (OpenAPI `ClickPipe.state`); clients treat any other text as opaque. */
+export const CURRENT_PIPE_STATES = [
+  'Unknown', 'Provisioning', 'Running', 'Degraded', 'Stopping', 'Stopped', 'Failed', 'Completed', 'InternalError',
+  'Setup', 'Snapshot', 'Paused', 'Pausing', 'Modifying', 'Resync',
+] as const;
+
+export const PIPE_STATE_COMMANDS = ['start', 'stop', 'resync'] as const;
+export type PipeStateCommand = (typeof PIPE_STATE_COMMANDS)[number];
+
+/** OpenAPI, Update ClickPipe state: "Starting is allowed for ClickPipes in the Stopped state or with a Failed state"; a stopped database pipe is `Paused`. */
+export const STARTABLE_PIPE_STATES: readonly string[] = ['Stopped', 'Paused', 'Failed'];
+/** Provider: CDC pipes accept table-mapping edits only once settled in one of these (`isClickPipeStoppedOrPaused`). */
+export const EDITABLE_MAPPING_STATES: readonly string[] = ['Stopped', 'Paused'];
+
+// ---------------------------------------------------------------- scaling
+
+/** `PATCH …/pipes/{id}/scaling` bounds, inclusive (the provider's validators; the OpenAPI allows up to 40 replicas). */
+export const PIPE_SCALING_BOUNDS = {
+  replicas: { minimum: 1, maximum: 10 },
+  replicaCpuMillicores: { minimum: 125, maximum: 2000 },
+  replicaMemoryGb: { minimum: 0.5, maximum: 8 },
+} as const;
+
+/** Scaling of a new streaming or object-storage pipe created without one. */
+export const DEFAULT_PIPE_SCALING = { replicas: 1, replicaCpuMillicores: 250, replicaMemoryGb: 1 } as const;
+
+/**
+ * `…/pipesCdcScaling` bounds (provider `clickhouse_clickpipe_cdc_infrastructure`): CPU in steps of
+ * 1000 millicores, memory in steps of 4 GB and exactly 4 GB per CPU core.
+ */
+export const CDC_SCALING_BOUNDS = {
+  replicaCpuMillicores: { minimum: 1000, maximum: 24000, multipleOf: 1000 },
+  replicaMemoryGb: { minimum: 4, maximum: 96, multipleOf: 4 },
+  memoryGbPerCore: 4,
+} as const;
+
+/** The CDC scaling a service starts with once its first database pipe is provisioned (2 CPU + 8 GB, one compute unit). */
+export const DEFAULT_CDC_SCALING = { replicaCpuMillicores: 2000, replicaMemoryGb: 8 } as const;
+
+/** The settings prefix of the seed (`engine_max_threads`); real servers spell it with the engine's name. */
+export const DEFAULT_SETTINGS_PREFIX = 'engine_';
+
+export function isPipeFamily(name: string): name is PipeFamily {
+  return (PIPE_FAMILIES as readonly string[]).includes(name);
+}

@@ -1,0 +1,161 @@
+/**
+ * Issue 23's conformance walk (run by `kinds-seed.test.ts` and `kinds-current.test.ts`, one
+ * profile each, so the two run side by side): every registered kind, from its one fixture
+ * (`test/fixtures/kinds/<kind>.yaml`), through every stage — validate, plan, apply, plan clean,
+ * update, prune without and with proof, export → plan clean — on both emulator profiles and on
+ * every variant the kind has, through the built CLI against the emulator on loopback. A kind
+ * added to the registry without a fixture fails here.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, type Profile, type RunningEmulator } from '../../src/emulator/index.js';
+import { DESCRIPTORS } from '../../src/kinds/index.js';
+import type { Variant } from '../../src/model/kinds.js';
+import { createWorkspace, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+
+const FIXTURES = new URL('../fixtures/kinds/', import.meta.url).pathname;
+
+interface ProfileFixture {
+  requires?: string;
+  manifest: string;
+  update: { member: string; value: unknown };
+}
+
+interface KindFixture {
+  kind: string;
+  firstAction: 'create' | 'update';
+  prunable: boolean;
+  profiles: Record<Profile, ProfileFixture>;
+}
+
+const TARGET_OF: Record<Variant, 'local' | 'local-selfhosted'> = { managed: 'local', 'self-hosted': 'local-selfhosted' };
+
+function fixtureOf(kind: string): KindFixture | undefined {
+  const path = join(FIXTURES, `${kind.toLowerCase()}.yaml`);
+  return existsSync(path) ? (parse(readFileSync(path, 'utf8')) as KindFixture) : undefined;
+}
+
+/** The fixture's text with its placeholders filled for one target of one profile. */
+function filled(text: string, variant: Variant, profile: Profile): string {
+  const current = variant === 'managed' ? DEFAULT_CURRENT_IDS.service : DEFAULT_CURRENT_IDS.team;
+  const values: Record<string, string> = {
+    target: TARGET_OF[variant],
+    savedSearch: profile === 'current' ? current.savedSearch : 'saved-1',
+    ...Object.fromEntries(Object.entries(DEFAULT_SEED_IDS.pipes).map(([source, id]) => [`pipes.${source}`, id])),
+  };
+  return text.replace(/\{\{([\w.]+)\}\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`unknown placeholder {{${name}}}`);
+    return value;
+  });
+}
+
+interface PlanJson {
+  changes: { kind: string; name: string; action: string }[];
+}
+
+function actionOf(result: CliResult, kind: string, name: string): string | undefined {
+  const plan = JSON.parse(result.stdout) as PlanJson;
+  return plan.changes.find((change) => change.kind === kind && change.name === name)?.action;
+}
+
+function expectExit(result: CliResult, code: number, what: string): void {
+  expect(result.code, `${what}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(code);
+}
+
+/** Every registered kind has a fixture, and every fixture names a registered kind. */
+export function checkFixtures(): void {
+  it('every registered kind has a fixture, and every fixture names a registered kind', async () => {
+    const missing = DESCRIPTORS.filter((descriptor) => fixtureOf(descriptor.kind) === undefined).map((descriptor) => descriptor.kind);
+    expect(missing).toEqual([]);
+    const files = (await readdir(FIXTURES)).filter((file) => file.endsWith('.yaml'));
+    expect(files.sort()).toEqual(DESCRIPTORS.map((descriptor) => `${descriptor.kind.toLowerCase()}.yaml`).sort());
+  });
+}
+
+/** Registers the walk of every kind on every variant it has, against one emulator of `profile`. */
+export function walkEveryKind(profile: Profile): void {
+  let emulator: RunningEmulator | undefined;
+  const workspaces: Workspace[] = [];
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ profile });
+  });
+  afterAll(async () => {
+    await Promise.all(workspaces.map((workspace) => workspace.dispose()));
+    await emulator?.close();
+  });
+  const workspaceOn = async (): Promise<Workspace> => {
+    if (!emulator) throw new Error(`no ${profile} emulator`);
+    const workspace = await createWorkspace(emulator.url, { apiProfile: profile, rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
+    workspaces.push(workspace);
+    return workspace;
+  };
+  const cases = DESCRIPTORS.flatMap((descriptor) => (Object.keys(descriptor.routes) as Variant[]).map((variant) => ({ kind: descriptor.kind, variant })));
+  describe.each(cases)(`$kind on $variant, ${profile} profile`, ({ kind, variant }) => walkKind(kind, variant, profile, workspaceOn));
+}
+
+function walkKind(kind: string, variant: Variant, profile: Profile, workspaceOn: () => Promise<Workspace>): void {
+  const fixture = fixtureOf(kind);
+  if (!fixture) return;
+  const target = TARGET_OF[variant];
+  const own = fixture.profiles[profile];
+  const manifest = parse(filled(own.manifest, variant, profile)) as { metadata: { name: string }; spec: Record<string, unknown> };
+  const key = manifest.metadata.name;
+  const requires = own.requires ? filled(own.requires, variant, profile) : undefined;
+
+  it('goes through every stage', async () => {
+    const workspace = await workspaceOn();
+    const write = (spec: unknown): Promise<void> => workspace.write('manifests/kind.yaml', [requires, stringify(spec)].filter(Boolean).join('---\n'));
+    const plan = (): Promise<CliResult> => workspace.run(['plan', '--target', target, '--output', 'json', '--detailed-exitcode']);
+
+    // 1. Validate, offline.
+    await write(manifest);
+    expectExit(await workspace.run(['validate']), 0, 'validate');
+    // 2. Plan: the kind's first action.
+    const first = await plan();
+    expectExit(first, 2, 'first plan');
+    expect(actionOf(first, kind, key)).toBe(fixture.firstAction);
+    // 3. Apply, then the plan is clean.
+    expectExit(await workspace.run(['apply', '--target', target]), 0, 'apply');
+    expectExit(await plan(), 0, 'plan after apply');
+    // 4. Update one member: planned as an update, applied, clean again.
+    const updated = { ...manifest, spec: { ...manifest.spec, [own.update.member]: own.update.value } };
+    await write(updated);
+    const update = await plan();
+    expectExit(update, 2, 'plan of the update');
+    expect(actionOf(update, kind, key)).toBe('update');
+    expectExit(await workspace.run(['apply', '--target', target]), 0, 'apply of the update');
+    expectExit(await plan(), 0, 'plan after the update');
+    // 5. Export → plan clean: a fresh workspace adopts the export and finds nothing to change.
+    const onboarding = await workspaceOn();
+    expectExit(await onboarding.run(['export', '--target', target, '--out', 'exported', '--adopt']), 0, 'export');
+    const exported = await onboarding.run(['plan', '--target', target, '-m', 'exported', '--output', 'json', '--detailed-exitcode']);
+    expectExit(exported, 0, 'plan of the export');
+    const adopted = (JSON.parse(exported.stdout) as PlanJson).changes.filter((change) => change.kind === kind);
+    expect(adopted.length, 'the export holds the kind').toBeGreaterThan(0);
+    expect(adopted.every((change) => change.action === 'unchanged')).toBe(true);
+    // 6. Prune without proof: a workspace that named it but never owned it (no --adopt) deletes nothing.
+    const stranger = await workspaceOn();
+    await stranger.write('manifests/kind.yaml', [requires, stringify(updated)].filter(Boolean).join('---\n'));
+    const conflict = await stranger.run(['plan', '--target', target, '--output', 'json']);
+    if (fixture.prunable) expect(actionOf(conflict, kind, key)).toBe('adopt');
+    await stranger.run(['apply', '--target', target]);
+    await stranger.remove('manifests/kind.yaml');
+    expectExit(await stranger.run(['apply', '--target', target, '--prune', '--force']), 0, 'prune without proof');
+    expectExit(await plan(), 0, 'still live, unchanged, after a prune without proof');
+    await workspace.remove('manifests/kind.yaml');
+    if (requires) await workspace.write('manifests/kind.yaml', requires);
+    const orphaned = await workspace.run(['plan', '--target', target, '--output', 'json']);
+    expectExit(orphaned, 0, 'plan without the manifest');
+    expect(actionOf(orphaned, kind, key)).toBe(fixture.prunable ? 'orphan' : undefined);
+    // 7. Prune with proof: what the inventory holds is deleted when the kind may be pruned, never otherwise.
+    const pruned = await workspace.run(['plan', '--target', target, '--prune', '--output', 'json']);
+    expect(actionOf(pruned, kind, key)).toBe(fixture.prunable ? 'delete' : undefined);
+    expectExit(await workspace.run(['apply', '--target', target, '--prune', '--force']), 0, 'prune with proof');
+    const after = await workspace.run(['plan', '--target', target, '--prune', '--output', 'json', '--detailed-exitcode']);
+    expectExit(after, 0, 'plan after the prune');
+  }, 120_000);
+}
