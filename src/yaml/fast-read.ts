@@ -6,9 +6,9 @@
  *
  *   - text that has none of the constructs in {@link DIFFERING_CONSTRUCTS} (anchors, tags,
  *     directives, explicit or collection keys, tabs, CR line ends, …), no quoted scalar or flow
- *     collection over more than one line ({@link spansLines}) and no indentation js-yaml reads
- *     more leniently and no key too long for yaml ({@link irregularLines}), read with a schema that resolves plain
- *     scalars exactly as YAML 1.2's core schema does in `yaml`;
+ *     collection over more than one line ({@link spansLines}), no indentation js-yaml reads
+ *     more leniently and no key too long for yaml ({@link irregularLines}), read with a schema
+ *     that resolves plain scalars exactly as YAML 1.2's core schema does in `yaml`;
  *   - documents that read without any error, pass every check `toPlainValue` makes, and have no
  *     null key.
  *
@@ -155,10 +155,9 @@ const QUOTE = 1;
 const OPENER = 2;
 const CLOSER = 3;
 const COMMENT = 4;
-const LINE_END = 5;
-const ROLE = asciiTable({ '"': QUOTE, "'": QUOTE, '[': OPENER, '{': OPENER, ']': CLOSER, '}': CLOSER, '#': COMMENT, '\n': LINE_END });
+const ROLE = asciiTable({ '"': QUOTE, "'": QUOTE, '[': OPENER, '{': OPENER, ']': CLOSER, '}': CLOSER, '#': COMMENT });
 /** Characters after which a quote or a bracket opens a scalar or a collection (or may: a false match only costs speed). */
-const BEFORE_NODE = asciiTable(Object.fromEntries([...' \t\r:-?[{,'].map((char) => [char, 1])));
+const BEFORE_NODE = asciiTable(Object.fromEntries([...' \t\r\n:-?[{,'].map((char) => [char, 1])));
 /** A `#` starts a comment only after white space. */
 const BEFORE_COMMENT = asciiTable({ ' ': 1, '\t': 1, '\r': 1, '\n': 1 });
 
@@ -182,35 +181,64 @@ function asciiTable(entries: Record<string, number>): Uint8Array {
  * quotes and brackets mean nothing.
  */
 export function spansLines(text: string): boolean {
-  let previous = NEWLINE;
+  const significant = new NextOf(text, SIGNIFICANT);
+  const lineEnd = new NextOf(text, ['\n']);
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const role = code < 128 ? (ROLE[code] as number) : 0;
-    if (role === 0) {
-      previous = code;
-      continue;
-    }
-    const opens = depth > 0 || (previous < 128 && (previous === NEWLINE || BEFORE_NODE[previous] === 1));
-    if (role === LINE_END) {
+  for (let from = 0, i = significant.after(0); ; i = significant.after(from)) {
+    // Inside a flow collection a line end before the next character that matters is its end.
+    if (depth > 0 && lineEnd.after(from) < i) return true;
+    if (i >= text.length) return depth > 0;
+    const role = ROLE[text.charCodeAt(i)] as number;
+    const previous = i === 0 ? NEWLINE : text.charCodeAt(i - 1);
+    const opens = depth > 0 || (previous < 128 && BEFORE_NODE[previous] === 1);
+    from = i + 1;
+    if (role === COMMENT && previous < 128 && BEFORE_COMMENT[previous] === 1) {
       if (depth > 0) return true;
-    } else if (role === COMMENT && previous < 128 && BEFORE_COMMENT[previous] === 1) {
-      const end = text.indexOf('\n', i);
-      if (end < 0) return depth > 0;
-      i = end - 1;
+      from = lineEnd.after(i) + 1;
     } else if (role === QUOTE && opens) {
       const close = closingQuote(text, i);
       // Open, or closed right before a `#`: a comment needs a space before it, which yaml insists on.
       if (close < 0 || text.charCodeAt(close + 1) === HASH) return true;
-      i = close;
+      from = close + 1;
     } else if (role === OPENER && opens) {
       depth++;
     } else if (role === CLOSER && depth > 0) {
       depth--;
     }
-    previous = code;
   }
-  return depth > 0;
+}
+
+/** The characters {@link spansLines} looks at; it jumps over everything else. */
+const SIGNIFICANT = ['"', "'", '[', '{', ']', '}', '#'];
+
+/**
+ * The next of some characters in a text, found by the engine's own `indexOf` for each (a native
+ * scan, several times faster than a loop over every character). Positions asked for only grow,
+ * so each search resumes only once passed: one pass over the text per character looked for.
+ */
+class NextOf {
+  private readonly at: number[];
+
+  constructor(
+    private readonly text: string,
+    private readonly chars: readonly string[],
+  ) {
+    this.at = chars.map(() => -1);
+  }
+
+  /** The first position at or after `from` of one of the characters; the text's length when none is left. */
+  after(from: number): number {
+    let nearest = this.text.length;
+    for (let k = 0; k < this.chars.length; k++) {
+      let found = this.at[k] as number;
+      if (found < from) {
+        found = this.text.indexOf(this.chars[k] as string, from);
+        this.at[k] = found = found < 0 ? this.text.length : found;
+      }
+      if (found < nearest) nearest = found;
+    }
+    return nearest;
+  }
 }
 
 /** Where the quoted scalar opened at `open` closes on its own line, or -1. */
