@@ -6,8 +6,8 @@
  * message), and in every escaping at once and in mixes (JSON inside JSON inside JSON,
  * `\u00f6`-escaped, URL-encoded twice, form-encoded, shell-quoted, HTML, JSON inside a URL).
  * Every output is searched: plan in each format and its saved file and job summary, apply in
- * text and JSON at trace level, the daemon's logs, /status and /metrics, webhook and Slack
- * notifications, and the files stacksync writes.
+ * text and JSON at trace level, export's files, the daemon's logs, /status and /metrics, webhook
+ * and Slack notifications, and the files stacksync writes.
  *
  * The planted secrets hold `"`, `\`, `/`, a newline and non-ASCII letters, which every escaping
  * changes, between alphanumeric chunks, which none does: whatever the escaping, a leak of more
@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { startDaemon, waitUntil } from '../helpers/daemon.js';
-import { describeRun } from '../helpers/e2e.js';
+import { describeRun, parseJsonOutput } from '../helpers/e2e.js';
 import { startProxy, type ProxiedRequest, type ProxyReply, type RunningProxy } from '../helpers/proxy.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createWorkspace, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
@@ -291,6 +291,25 @@ describe('a server echoing secrets in every escaped form leaks none into any out
     expect(planned.code, describeRun(planned)).toBe(2);
     record(`plan-${format}.json`, await readFile(join(workspace.dir, `plan-${format}.json`), 'utf8'));
     record('job summary', await readFile(join(workspace.dir, 'step-summary.md'), 'utf8').catch(() => ''));
+    expectNoLeak();
+  });
+
+  it('export of live pipes that carry their credentials back writes none of them', async () => {
+    for (const target of ['local', 'local-selfhosted']) {
+      const result = await run(`export --target ${target}`, ['export', '--target', target, '--out', `exported-${target}`, '--log-level', 'trace']);
+      expect(result.code, describeRun(result)).toBe(0);
+      for (const kind of await readdir(join(workspace.dir, `exported-${target}`)).catch(() => [])) {
+        for (const file of await readdir(join(workspace.dir, `exported-${target}`, kind))) record(`exported ${kind}/${file}`, await readFile(join(workspace.dir, `exported-${target}`, kind, file), 'utf8'));
+      }
+    }
+    expect(outputs.some(({ where }) => where.startsWith('exported pipes/'))).toBe(true);
+    expectNoLeak();
+    // The tile's token is written back as the variable it came from, so a plan of the export sends it again unchanged.
+    const exported = await readFile(join(workspace.dir, 'exported-local', 'dashboards', 'echo-managed.yaml'), 'utf8');
+    expect(exported).toContain('token:${TILE_TOKEN} service:echo-managed');
+    const plan = await run('plan of the export', ['plan', '-m', 'exported-local', '--target', 'local', '--output', 'json']);
+    expect(plan.code, describeRun(plan)).toBe(0);
+    expect(parseJsonOutput(plan).changes.find((change) => change.name === 'echo-managed')).toMatchObject({ action: 'unchanged' });
     expectNoLeak();
   });
 
