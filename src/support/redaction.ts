@@ -278,17 +278,7 @@ const ANSI_C_QUOTED = /\$'((?:[^'\\]|\\[\s\S])*)'/g;
  */
 function decodeAnsiCQuotes(text: string): Decoded | undefined {
   if (!text.includes("$'")) return undefined;
-  const out = new Builder();
-  let at = 0;
-  for (const match of text.matchAll(ANSI_C_QUOTED)) {
-    for (let i = at; i < match.index; i++) out.char(text[i] as string, i);
-    const inner = match.index + 2;
-    for (let i = inner; i < inner + (match[1] as string).length; i++) out.char(text[i] as string, i);
-    out.changed = true;
-    at = match.index + match[0].length;
-  }
-  for (let i = at; i < text.length; i++) out.char(text[i] as string, i);
-  return out.done(text.length);
+  return replacing(text, ANSI_C_QUOTED, (match) => [match.index + 2, match.index + 2 + (match[1] as string).length]);
 }
 
 const HTML_ENTITIES: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: '>', apos: "'", nbsp: '\u00a0' };
@@ -297,27 +287,36 @@ const HTML_ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));/g;
 /** HTML entities, as an error page quoting the request writes them. */
 function decodeHtml(text: string): Decoded | undefined {
   if (!text.includes('&')) return undefined;
-  return replacing(text, HTML_ENTITY, (match, decimal?: string, hex?: string, name?: string) => {
+  return replacing(text, HTML_ENTITY, ([, decimal, hex, name]) => {
     const code = decimal !== undefined ? parseInt(decimal, 10) : hex !== undefined ? parseInt(hex, 16) : undefined;
     if (code !== undefined) return code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
     return HTML_ENTITIES[name ?? ''];
   });
 }
 
-/** Each match of `pattern` replaced by what `replace` gives (undefined: left as is). */
-function replacing(text: string, pattern: RegExp, replace: (...groups: (string | undefined)[]) => string | undefined): Decoded | undefined {
+/**
+ * Each match of `pattern` replaced by what `replace` gives: a string (standing where the match
+ * began), the part of the text between two positions (each character keeping its place), or
+ * undefined (left as it is).
+ */
+function replacing(text: string, pattern: RegExp, replace: (match: RegExpExecArray) => string | [number, number] | undefined): Decoded | undefined {
   const out = new Builder();
   let at = 0;
   for (const match of text.matchAll(pattern)) {
-    const replacement = replace(...match);
+    const replacement = replace(match);
     if (replacement === undefined) continue;
-    for (let i = at; i < match.index; i++) out.char(text[i] as string, i);
-    out.char(replacement, match.index);
+    copy(out, text, at, match.index);
+    if (typeof replacement === 'string') out.char(replacement, match.index);
+    else copy(out, text, replacement[0], replacement[1]);
     out.changed = true;
     at = match.index + match[0].length;
   }
-  for (let i = at; i < text.length; i++) out.char(text[i] as string, i);
+  copy(out, text, at, text.length);
   return out.done(text.length);
+}
+
+function copy(out: Builder, text: string, from: number, to: number): void {
+  for (let i = from; i < to; i++) out.char(text[i] as string, i);
 }
 
 const DECODERS: readonly Decoder[] = [decodeBackslashes, percentDecoder(false), percentDecoder(true), decodeShellQuotes, decodeAnsiCQuotes, decodeHtml];
