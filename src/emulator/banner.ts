@@ -23,14 +23,12 @@ const NOT_SHOWN = '(not shown: restored from the data file; use the secret it wa
 
 type CurrentStack = CurrentEmulatorData['teams'][number];
 
-/** Under the current profile, what dashboards and alerts must name: the workspace's sources and webhooks. */
+/** Under the current profile, what resources name by id: the workspace's connections, sources, webhooks and saved searches. */
 function stackLines(stack: object, indent: string): string[] {
   if (!('webhooks' in stack)) return [];
-  const { sources, webhooks } = stack as CurrentStack;
-  return [
-    `${indent}sources  ${sources.map((source) => `${source.name} ${source.id}`).join(', ') || '(none)'}`,
-    `${indent}webhooks ${webhooks.map((webhook) => `${webhook.name} ${webhook.id}`).join(', ') || '(none)'}`,
-  ];
+  const { connections = [], sources, webhooks, savedSearches } = stack as CurrentStack;
+  const line = (label: string, entries: readonly { id: string; name: string }[]) => `${indent}${label} ${entries.map((entry) => `${entry.name} ${entry.id}`).join(', ') || '(none)'}`;
+  return [line('connections   ', connections), line('sources       ', sources), line('webhooks      ', webhooks), line('saved searches', savedSearches)];
 }
 
 /** `pipesSegment`: the name the managed pipe routes are served under (`--paths`). */

@@ -10,6 +10,7 @@ export const API_ERROR_KINDS = {
   forbidden: { status: 403, code: 'FORBIDDEN', text: 'Forbidden' },
   not_found: { status: 404, code: 'NOT_FOUND', text: 'Not Found' },
   method_not_allowed: { status: 405, code: 'METHOD_NOT_ALLOWED', text: 'Method Not Allowed' },
+  conflict: { status: 409, code: 'CONFLICT', text: 'Conflict' },
   payload_too_large: { status: 413, code: 'PAYLOAD_TOO_LARGE', text: 'Payload Too Large' },
   failed_dependency: { status: 424, code: 'FAILED_DEPENDENCY', text: 'Failed Dependency' },
   too_many_requests: { status: 429, code: 'TOO_MANY_REQUESTS', text: 'Too many requests, please try again later.' },

@@ -24,6 +24,7 @@ import { Store } from './store.js';
 import { PROFILES, profileOf, type Profile, type ProfileData } from './model.js';
 import { StacksyncError } from '../errors.js';
 import { listenError, type AddressFlags } from '../support/listen.js';
+import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 
 export { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';
 export type { Seed, SeedKey, SeedOrganization, SeedPipe, SeedSavedSearch, SeedService, SeedSource, SeedStack, SeedTeam, SeedWebhook } from './seed.js';
@@ -117,6 +118,12 @@ function checkTransitionMs(ms: number | undefined): number {
   return ms;
 }
 
+/** The real self-hosted budget (100 requests per 60 s per token), counted for the `RateLimit-*` headers only. */
+function selfHostedMeter(clock: () => number): RateLimiter {
+  const { requests, perSeconds } = DEFAULT_RATE_LIMITS['self-hosted'];
+  return new RateLimiter(requests, clock, perSeconds * 1000);
+}
+
 function checkProfile(profile: Profile): void {
   if (!PROFILES.includes(profile)) throw new StacksyncError('E_USAGE', `profile must be one of ${PROFILES.join(', ')}, got ${String(profile)}`);
 }
@@ -176,6 +183,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     sleep: options.sleep ?? ((ms) => delay(ms)),
     logger,
     bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
+    rateHeadersOnEveryAnswer: profile === 'current',
+    rateMeter: profile === 'current' && !options.rateLimit ? selfHostedMeter(clock) : undefined,
   });
   const host = options.host ?? '127.0.0.1';
   let server: Server;

@@ -6,7 +6,9 @@
  * Dashboards and alerts come in the shape of the emulator's profile: the seed's (`seed`) or the
  * real services' of today (`current`, with sources, webhooks and saved searches of their own).
  */
-import type { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource, CurrentWebhook } from '../schema/api-current.js';
+import type { Variant } from '../model/kinds.js';
+import type { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../schema/api-current.js';
+import type { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../schema/api-current-stack.js';
 import type { IdFormat } from './ids.js';
 
 /** Whose behaviour the emulator serves: the seed spec's (`seed`) or the real services' of today (`current`). */
@@ -127,6 +129,12 @@ export type CurrentAlertRecord = Omit<CurrentAlert, 'channel' | 'channels'> & {
   channels?: Record<string, unknown>[];
 };
 
+/** A dashboard of the current profile as stored: what GET answers, and the tiles it does not (PromQL tiles). */
+export type CurrentDashboardRecord = CurrentDashboard & { hiddenTiles?: CurrentHiddenTile[] };
+
+/** Write-only members of one resource (a webhook's headers and query parameters, a connection's password) by path, as `sha256:<hex>` fingerprints. */
+export type StackSecrets = Record<string, string>;
+
 /** The dashboards and alerts of one owner under the seed profile: a managed service's stack, or a self-hosted team. */
 export interface SeedWorkspace {
   profile: 'seed';
@@ -139,16 +147,26 @@ export interface SeedWorkspace {
   alerts: Map<string, AlertResource>;
 }
 
-/** The same under the current profile, with what its rules look up: sources, webhooks, saved searches. */
+/**
+ * The same under the current profile, with the kinds the real services added: sources on
+ * connections, webhooks, saved searches.
+ */
 export interface CurrentWorkspace {
   profile: 'current';
-  /** Service id or team id; returned as the `teamId` of its alerts. */
+  /** Service id or team id; returned as the `teamId` of its alerts and saved searches. */
   owner: string;
+  /** Who serves it (not saved: services are managed, teams self-hosted); the rules that differ read it. */
+  variant: Variant;
   sources: CurrentSource[];
-  webhooks: CurrentWebhook[];
+  /** On a managed service, the platform's connections: listed, never written. */
+  connections: CurrentConnection[];
+  webhooks: CurrentWebhookEntry[];
+  /** As created (the answer's members but `teamId`) or as seeded (any subset). */
   savedSearches: CurrentSavedSearch[];
-  dashboards: Map<string, CurrentDashboard>;
+  dashboards: Map<string, CurrentDashboardRecord>;
   alerts: Map<string, CurrentAlertRecord>;
+  /** Write-only members by the id of the webhook or connection holding them. */
+  secrets: Map<string, StackSecrets>;
 }
 
 export type Workspace = SeedWorkspace | CurrentWorkspace;
@@ -218,13 +236,15 @@ export interface EmulatorData {
   }[];
 }
 
-/** What a workspace serialises to under the current profile. */
-interface CurrentWorkspaceData {
+/** What a workspace serialises to under the current profile; files from before connections and secrets have neither. */
+export interface CurrentWorkspaceData {
   sources: CurrentSource[];
-  webhooks: CurrentWebhook[];
+  connections?: CurrentConnection[];
+  webhooks: CurrentWebhookEntry[];
   savedSearches: CurrentSavedSearch[];
-  dashboards: CurrentDashboard[];
+  dashboards: CurrentDashboardRecord[];
   alerts: CurrentAlertRecord[];
+  secrets?: Record<string, StackSecrets>;
 }
 
 /** Serialised state of the current profile; as `EmulatorData`, with the current shapes. */

@@ -3,15 +3,17 @@
  * service's stack (dashboards, alerts, sources), all under one organization and service.
  * Every route: Basic key (checked before routing) → path ids well formed → organization
  * (404/403) → service (404/424). Under the current profile the stack's ids are 24-hex object ids,
- * its dashboards and alerts follow the current rules, webhooks can be listed, and a DELETE
- * answers without a `result`.
+ * its kinds follow the current rules (`current/stack-kinds.ts`), the gateway refuses write bodies
+ * with members their schema does not name, and a DELETE answers without a `result`.
  */
-import * as currentAlerts from './current/alerts.js';
-import * as currentDashboards from './current/dashboards.js';
+import { checkGatewayBody, type GatewayOperation } from './current/gateway.js';
+import { CURRENT_STACK_ID_NAMES, CURRENT_STACK_KINDS, type StackCall, type StackKind } from './current/stack-kinds.js';
 import { managedDone, managedSuccess, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
 import { isIdOfFormat, type IdFormat } from './ids.js';
 import { stackOf, type CurrentWorkspace, type Profile, type SeedWorkspace, type ServiceRecord } from './model.js';
+import { pageOf, parsePaging } from './paging.js';
+import { fingerprintWith } from './pipes.js';
 import type { RequestContext, Route } from './router.js';
 import { pipeRoutes, type PipeRouteOptions } from './routes-pipes.js';
 import * as stack from './stack.js';
@@ -41,7 +43,7 @@ function rawRoute(profile: Profile, method: string, suffix: string, handler: Raw
 
 /** The format of each path id: organizations, services and pipes are UUIDs; the stack's resources are object ids under `current`. */
 function idFormatOf(name: string, profile: Profile): IdFormat {
-  return profile === 'current' && (name === 'dashboardId' || name === 'alertId') ? 'objectId' : 'uuid';
+  return profile === 'current' && CURRENT_STACK_ID_NAMES.includes(name) ? 'objectId' : 'uuid';
 }
 
 function resolveService(context: RequestContext, profile: Profile): ServiceRecord {
@@ -96,34 +98,51 @@ const SEED_STACK_ROUTES: Route[] = [
   route('seed', 'GET', '/stack/sources', (_, service) => seedStack(service).sources),
 ];
 
-const deleted = (context: RequestContext): Reply => managedDone(context.requestId);
+/** A call of a current-stack operation from a request on a service. */
+function stackCall(kind: StackKind, context: RequestContext, service: ServiceRecord): StackCall {
+  return { ws: currentStack(service), id: param(context, kind.idName), body: context.body, nowMs: context.store.now(), fingerprint: fingerprintWith(context.store.credentials) };
+}
 
-const CURRENT_STACK_ROUTES: Route[] = [
-  route('current', 'GET', '/stack/dashboards', (_, service) => currentDashboards.listDashboards(currentStack(service))),
-  route('current', 'POST', '/stack/dashboards', (context, service) => mutate(context, (now) => currentDashboards.createDashboard(currentStack(service), context.body, now))),
-  route('current', 'GET', '/stack/dashboards/{dashboardId}', (context, service) => currentDashboards.getDashboard(currentStack(service), param(context, 'dashboardId'))),
-  route('current', 'PUT', '/stack/dashboards/{dashboardId}', (context, service) =>
-    mutate(context, (now) => currentDashboards.updateDashboard(currentStack(service), param(context, 'dashboardId'), context.body, now)),
-  ),
-  rawRoute('current', 'DELETE', '/stack/dashboards/{dashboardId}', (context, service) => {
-    mutate(context, () => currentDashboards.deleteDashboard(currentStack(service), param(context, 'dashboardId')));
-    return deleted(context);
-  }),
+/** A write: the gateway checks the body first (when the write has one), then the operation runs as one mutation. */
+function gatewayWrite(kind: StackKind, gateway: GatewayOperation | undefined, operation: (call: StackCall) => unknown): Handler {
+  return (context, service) => {
+    if (gateway) checkGatewayBody(gateway, context.body);
+    return context.store.mutate(() => operation(stackCall(kind, context, service)));
+  };
+}
 
-  route('current', 'GET', '/stack/alerts', (_, service) => currentAlerts.listAlerts(currentStack(service))),
-  route('current', 'POST', '/stack/alerts', (context, service) => mutate(context, (now) => currentAlerts.createAlert(currentStack(service), context.body, now))),
-  route('current', 'GET', '/stack/alerts/{alertId}', (context, service) => currentAlerts.getAlert(currentStack(service), param(context, 'alertId'))),
-  route('current', 'PUT', '/stack/alerts/{alertId}', (context, service) =>
-    mutate(context, (now) => currentAlerts.updateAlert(currentStack(service), param(context, 'alertId'), context.body, now)),
-  ),
-  rawRoute('current', 'DELETE', '/stack/alerts/{alertId}', (context, service) => {
-    mutate(context, () => currentAlerts.deleteAlert(currentStack(service), param(context, 'alertId')));
-    return deleted(context);
-  }),
+/** The routes of one current-stack kind: its list (paged where it pages), read and check operations, and writes where the platform allows them. */
+function currentKindRoutes(kind: StackKind): Route[] {
+  const base = `/stack/${kind.segment}`;
+  const item = `${base}/{${kind.idName}}`;
+  const { check, get } = kind;
+  const routes = [
+    route('current', 'GET', base, (context, service) => {
+      const all = kind.list(currentStack(service));
+      return kind.pagedOn.includes('managed') ? pageOf(all, parsePaging(context.query)) : all;
+    }),
+  ];
+  if (check) {
+    routes.push(
+      route('current', 'POST', `${base}/${check.suffix}`, (context, service) => {
+        checkGatewayBody(check.gateway, context.body);
+        return check.handle(stackCall(kind, context, service));
+      }),
+    );
+  }
+  if (get) routes.push(route('current', 'GET', item, (context, service) => get(stackCall(kind, context, service))));
+  if (!kind.writableOn.includes('managed')) return routes;
+  const remove = gatewayWrite(kind, undefined, (call) => kind.remove(call));
+  return [
+    ...routes,
+    route('current', 'POST', base, gatewayWrite(kind, kind.gateway, (call) => kind.create(call))),
+    route('current', 'PUT', item, gatewayWrite(kind, kind.gateway, (call) => kind.update(call))),
+    // A DELETE answers `{status, requestId}` without a `result`.
+    rawRoute('current', 'DELETE', item, (context, service) => (remove(context, service), managedDone(context.requestId))),
+  ];
+}
 
-  route('current', 'GET', '/stack/sources', (_, service) => currentStack(service).sources),
-  route('current', 'GET', '/stack/webhooks', (_, service) => currentStack(service).webhooks),
-];
+const CURRENT_STACK_ROUTES: Route[] = CURRENT_STACK_KINDS.flatMap(currentKindRoutes);
 
 /** The managed routes of a profile; `pipes` tunes the pipe routes (lifecycle pace, settings prefix). */
 export function managedRoutes(profile: Profile, pipes?: PipeRouteOptions): readonly Route[] {

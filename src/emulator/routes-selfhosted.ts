@@ -1,16 +1,15 @@
 /**
  * Routes of the self-hosted variant (seed 4.3, 4.4; api-notes "Self-hosted variant"):
  * dashboards and alerts of the token's team. Another team's ids answer 404 like unknown ones.
- * Under the current profile they follow the current rules, and the team's sources and webhooks
- * can be listed.
+ * Under the current profile the team's kinds follow the current rules (`current/stack-kinds.ts`):
+ * dashboards, alerts, sources, connections, webhooks and saved searches.
  */
-import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
-import type { SchemaIssue } from '../schema/validate.js';
-import * as currentAlerts from './current/alerts.js';
-import * as currentDashboards from './current/dashboards.js';
+import { CURRENT_STACK_KINDS, type StackCall, type StackKind } from './current/stack-kinds.js';
 import { jsonReply, type Reply } from './envelope.js';
 import { ApiError } from './errors.js';
 import { isObjectId } from './ids.js';
+import { pageOf, parsePaging } from './paging.js';
+import { fingerprintWith } from './pipes.js';
 import { stackOf, type CurrentWorkspace, type Profile, type SeedWorkspace, type TeamRecord } from './model.js';
 import type { RequestContext, Route } from './router.js';
 import * as stack from './stack.js';
@@ -46,26 +45,10 @@ const id = (context: RequestContext): string => context.params['id'] ?? '';
 const mutate = <T>(context: RequestContext, change: (nowMs: number) => T): T => context.store.mutate(() => change(context.store.now()));
 const deleted = (): Reply => jsonReply(200, {});
 
-/** `limit` 1..1000 (default 1000) and `offset` ≥ 0 (default 0); a bad value is a 400 naming it. */
-export function parsePaging(query: URLSearchParams): { limit: number; offset: number } {
-  const issues: SchemaIssue[] = [];
-  const read = (name: string, fallback: number, min: number, max: number): number => {
-    const text = query.get(name);
-    if (text === null) return fallback;
-    const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (Number.isInteger(value) && value >= min && value <= max) return value;
-    issues.push({ path: name, pointer: [name], message: `must be an integer from ${min} to ${max}` });
-    return fallback;
-  };
-  const paging = { limit: read('limit', ALERT_PAGE_LIMIT_MAX, 1, ALERT_PAGE_LIMIT_MAX), offset: read('offset', 0, 0, Number.MAX_SAFE_INTEGER) };
-  if (issues.length) throw new ApiError('bad_request', 'invalid query', { source: 'query', issues });
-  return paging;
-}
-
 /** One page of a list, with `meta` and `X-Total-Count` as the real lists answer. */
 function page(context: RequestContext, all: readonly unknown[]): Reply {
-  const { limit, offset } = parsePaging(context.query);
-  return jsonReply(200, { data: all.slice(offset, offset + limit), meta: { total: all.length, limit, offset } }, { 'X-Total-Count': String(all.length) });
+  const paging = parsePaging(context.query);
+  return jsonReply(200, { data: pageOf(all, paging), meta: { total: all.length, ...paging } }, { 'X-Total-Count': String(all.length) });
 }
 
 const SEED_ROUTES: readonly Route[] = [
@@ -82,22 +65,28 @@ const SEED_ROUTES: readonly Route[] = [
   route('DELETE', '/api/v2/alerts/{id}', (context, team) => (mutate(context, () => stack.deleteAlert(seedStack(team), id(context))), deleted())),
 ];
 
-const CURRENT_ROUTES: readonly Route[] = [
-  route('GET', '/api/v2/dashboards', (_, team) => data(currentDashboards.listDashboards(currentStack(team)))),
-  route('POST', '/api/v2/dashboards', (context, team) => data(mutate(context, (now) => currentDashboards.createDashboard(currentStack(team), context.body, now)))),
-  route('GET', '/api/v2/dashboards/{id}', (context, team) => data(currentDashboards.getDashboard(currentStack(team), id(context)))),
-  route('PUT', '/api/v2/dashboards/{id}', (context, team) => data(mutate(context, (now) => currentDashboards.updateDashboard(currentStack(team), id(context), context.body, now)))),
-  route('DELETE', '/api/v2/dashboards/{id}', (context, team) => (mutate(context, () => currentDashboards.deleteDashboard(currentStack(team), id(context))), deleted())),
+/** A call of a current-stack operation from a request of a team. */
+function stackCall(context: RequestContext, team: TeamRecord): StackCall {
+  return { ws: currentStack(team), id: id(context), body: context.body, nowMs: context.store.now(), fingerprint: fingerprintWith(context.store.credentials) };
+}
 
-  route('GET', '/api/v2/alerts', (context, team) => page(context, currentAlerts.listAlerts(currentStack(team)))),
-  route('POST', '/api/v2/alerts', (context, team) => data(mutate(context, (now) => currentAlerts.createAlert(currentStack(team), context.body, now)))),
-  route('GET', '/api/v2/alerts/{id}', (context, team) => data(currentAlerts.getAlert(currentStack(team), id(context)))),
-  route('PUT', '/api/v2/alerts/{id}', (context, team) => data(mutate(context, (now) => currentAlerts.updateAlert(currentStack(team), id(context), context.body, now)))),
-  route('DELETE', '/api/v2/alerts/{id}', (context, team) => (mutate(context, () => currentAlerts.deleteAlert(currentStack(team), id(context))), deleted())),
+/** The routes of one current-stack kind: its list (paged where it pages), its operations, and a check answered bare. */
+function currentKindRoutes(kind: StackKind): Route[] {
+  const base = `/api/v2/${kind.segment}`;
+  const item = `${base}/{id}`;
+  const { check, get } = kind;
+  const write = (operation: (call: StackCall) => unknown) => (context: RequestContext, team: TeamRecord) => context.store.mutate(() => operation(stackCall(context, team)));
+  return [
+    route('GET', base, (context, team) => (kind.pagedOn.includes('self-hosted') ? page(context, kind.list(currentStack(team))) : data(kind.list(currentStack(team))))),
+    ...(check ? [route('POST', `${base}/${check.suffix}`, (context, team) => jsonReply(200, check.handle(stackCall(context, team))))] : []),
+    ...(get ? [route('GET', item, (context, team) => data(get(stackCall(context, team))))] : []),
+    route('POST', base, (context, team) => data(write((call) => kind.create(call))(context, team))),
+    route('PUT', item, (context, team) => data(write((call) => kind.update(call))(context, team))),
+    route('DELETE', item, (context, team) => (write((call) => kind.remove(call))(context, team), deleted())),
+  ];
+}
 
-  route('GET', '/api/v2/sources', (_, team) => data(currentStack(team).sources)),
-  route('GET', '/api/v2/webhooks', (context, team) => page(context, currentStack(team).webhooks)),
-];
+const CURRENT_ROUTES: readonly Route[] = CURRENT_STACK_KINDS.flatMap(currentKindRoutes);
 
 /** The self-hosted routes of a profile. */
 export function selfHostedRoutes(profile: Profile): readonly Route[] {

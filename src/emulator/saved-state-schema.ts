@@ -15,6 +15,8 @@ export interface ProfileShapes {
   serviceStates: readonly string[];
   /** Members of a service and of a team: each a list of the profile's stack resources. */
   stack: Record<string, JsonSchema>;
+  /** Stack members that files written by earlier versions lack. */
+  optionalStack?: Record<string, JsonSchema>;
   /** Members only a service has besides its pipes (the seed's data sources). */
   serviceOnly?: Record<string, JsonSchema>;
   /** Members a service may have, absent from files written before they existed. */
@@ -26,6 +28,7 @@ export interface ProfileShapes {
 /** JSON Schema of one profile's saved state (the `--data` file's `state`, and `GET /_emulator/dump`). */
 export function savedStateSchema(shapes: ProfileShapes): JsonSchema {
   const stackMembers = Object.keys(shapes.stack);
+  const stack = { ...shapes.stack, ...shapes.optionalStack };
   const serviceOnly = shapes.serviceOnly ?? {};
   return object(
     {
@@ -45,7 +48,7 @@ export function savedStateSchema(shapes: ProfileShapes): JsonSchema {
                   pipeSecrets: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } } },
                   ...serviceOnly,
                   ...shapes.serviceOptional,
-                  ...shapes.stack,
+                  ...stack,
                 },
                 ['id', 'state', 'pipes', 'pipeSecrets', ...Object.keys(serviceOnly), ...stackMembers],
               ),
@@ -54,7 +57,7 @@ export function savedStateSchema(shapes: ProfileShapes): JsonSchema {
           ['id', 'keys', 'services'],
         ),
       ),
-      teams: array(object({ id: { type: 'string' }, tokenSha256: array(sha256), ...shapes.stack }, ['id', 'tokenSha256', ...stackMembers])),
+      teams: array(object({ id: { type: 'string' }, tokenSha256: array(sha256), ...stack }, ['id', 'tokenSha256', ...stackMembers])),
     },
     ['version', ...(shapes.profileRequired ? ['profile'] : []), 'organizations', 'teams'],
   );

@@ -23,8 +23,10 @@ export type SeedPipe = { id?: string; name: string; state?: string; source: Reco
 
 /** A data source: `{id, name, kind}`; under the current profile also `connection`, `from`, `timestampValueExpression` and any member of its kind. */
 export type SeedSource = { id?: string; name: string; kind: string } & Record<string, unknown>;
-/** A webhook alerts can name (current profile). */
+/** A webhook alerts can name (current profile); its `headers` and `queryParams` are stored as fingerprints, never returned. */
 export type SeedWebhook = { id?: string; name: string; service: string } & Record<string, unknown>;
+/** A connection sources name (current profile); its `password` is stored as a fingerprint, never returned. */
+export type SeedConnection = { id?: string; name: string; host: string; username: string } & Record<string, unknown>;
 /** A saved search `saved_search` alerts can name (current profile). */
 export type SeedSavedSearch = { id?: string; name: string } & Record<string, unknown>;
 
@@ -32,6 +34,8 @@ export type SeedSavedSearch = { id?: string; name: string } & Record<string, unk
 export interface SeedStack {
   /** Data sources; a service without them gets one of each kind (under `current`, teams too). */
   sources?: SeedSource[];
+  /** Connections (current profile); without them, one for each connection the sources name. On a managed service they are the platform's. */
+  connections?: SeedConnection[];
   webhooks?: SeedWebhook[];
   savedSearches?: SeedSavedSearch[];
   /** Dashboards in the profile's request format, with ids (assigned when absent), created in order. */
@@ -111,8 +115,27 @@ const currentSeedPipeSchema: JsonSchema = object(
 
 const seedSourceSchema: JsonSchema = { ...dataSourceSchema, properties: { ...(dataSourceSchema['properties'] as Record<string, unknown>), id: uuid }, required: ['name', 'kind'] };
 
+const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+
 /** Current-profile members of a service or team; open objects, as the real ones carry more than these. */
 const currentStackMembers = {
+  connections: {
+    type: 'array',
+    items: object(
+      {
+        id: objectId,
+        name: { type: 'string' },
+        host: { type: 'string' },
+        username: { type: 'string' },
+        password: { type: 'string' },
+        hyperdxSettingPrefix: { type: ['string', 'null'] },
+        isPrometheusEndpoint: { type: 'boolean' },
+        createdAt: { type: 'string', format: 'date-time' },
+        updatedAt: { type: 'string', format: 'date-time' },
+      },
+      ['name', 'host', 'username'],
+    ),
+  },
   sources: {
     type: 'array',
     items: {
@@ -137,6 +160,9 @@ const currentStackMembers = {
         service: { enum: [...CURRENT_WEBHOOK_SERVICES] },
         url: { type: 'string' },
         description: { type: 'string' },
+        body: { type: 'string' },
+        headers: stringMap,
+        queryParams: stringMap,
         createdAt: { type: 'string', format: 'date-time' },
         updatedAt: { type: 'string', format: 'date-time' },
       },
@@ -216,7 +242,7 @@ function findDuplicate(seed: Seed): string | undefined {
   const organizations = seed.organizations ?? [];
   const services = organizations.flatMap((org) => org.services ?? []);
   const stacks: SeedStack[] = [...services, ...(seed.teams ?? [])];
-  const idsOf = (member: 'sources' | 'webhooks' | 'savedSearches' | 'dashboards' | 'alerts'): string[] =>
+  const idsOf = (member: 'sources' | 'connections' | 'webhooks' | 'savedSearches' | 'dashboards' | 'alerts'): string[] =>
     stacks.flatMap((stack) => (stack[member] ?? []).flatMap((entry) => (typeof entry['id'] === 'string' ? [entry['id']] : [])));
   const checks: [string, string[]][] = [
     ['organization id', organizations.map((org) => org.id)],
@@ -224,6 +250,7 @@ function findDuplicate(seed: Seed): string | undefined {
     ['service id', services.map((service) => service.id)],
     ['pipe id', services.flatMap((service) => (service.pipes ?? []).flatMap((pipe) => (pipe.id ? [pipe.id] : [])))],
     ['source id', idsOf('sources')],
+    ['connection id', idsOf('connections')],
     ['webhook id', idsOf('webhooks')],
     ['saved search id', idsOf('savedSearches')],
     ['dashboard id', idsOf('dashboards')],
@@ -312,11 +339,35 @@ const CURRENT_SOURCE_TABLES: Record<(typeof SOURCE_KINDS)[number], { tableName: 
   session: { tableName: 'hyperdx_sessions', timestampValueExpression: 'TimestampTime' },
 };
 
-/** A current-profile source of each kind on one connection; ids given, or left to be assigned. */
+/** The members each kind requires (hyperdx `common-utils` source schemas), so a default source read with GET can be sent back with PUT. */
+function kindMembers(kind: (typeof SOURCE_KINDS)[number], traceSourceId: string | undefined): Record<string, unknown> {
+  switch (kind) {
+    case 'log':
+      return { defaultTableSelectExpression: 'Timestamp, ServiceName, SeverityText, Body' };
+    case 'trace':
+      return {
+        defaultTableSelectExpression: 'Timestamp, ServiceName, StatusCode, round(Duration / 1e6), SpanName',
+        durationExpression: 'Duration',
+        durationPrecision: 9,
+        traceIdExpression: 'TraceId',
+        spanIdExpression: 'SpanId',
+        parentSpanIdExpression: 'ParentSpanId',
+        spanNameExpression: 'SpanName',
+        spanKindExpression: 'SpanKind',
+      };
+    case 'metric':
+      return { metricTables: { gauge: 'otel_metrics_gauge', sum: 'otel_metrics_sum', histogram: 'otel_metrics_histogram' }, resourceAttributesExpression: 'ResourceAttributes' };
+    case 'session':
+      return traceSourceId === undefined ? {} : { traceSourceId };
+  }
+}
+
+/** A current-profile source of each kind on one connection; ids given, or left to be assigned (then the session source names no trace source). */
 export function defaultCurrentSources(connection: string, ids?: Record<(typeof SOURCE_KINDS)[number], string>): SeedSource[] {
   return SOURCE_KINDS.map((kind) => {
     const { tableName, timestampValueExpression } = CURRENT_SOURCE_TABLES[kind];
-    return { ...(ids && { id: ids[kind] }), name: `${kind}s`, kind, connection, from: { databaseName: 'default', tableName }, timestampValueExpression };
+    const from = { databaseName: 'default', tableName };
+    return { ...(ids && { id: ids[kind] }), name: `${kind}s`, kind, connection, from, timestampValueExpression, ...kindMembers(kind, ids?.trace) };
   });
 }
 

@@ -31,6 +31,13 @@ export interface PipelineDeps {
   sleep: (ms: number) => Promise<void>;
   logger: Logger;
   bodyLimit: number;
+  /**
+   * Under the current profile, every self-hosted answer carries `RateLimit-*` (the real routers
+   * sit behind express-rate-limit with `standardHeaders`, which sends them before auth runs).
+   * Without `--rate-limit` the numbers come from this meter of the real budget, which never refuses.
+   */
+  rateHeadersOnEveryAnswer: boolean;
+  rateMeter: RateLimiter | undefined;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -51,6 +58,10 @@ interface Exchange {
   variant: Variant;
   template: string;
   requestId: string;
+  /** Whose budget the request spends, once its credentials are known. */
+  rateKey?: string;
+  /** The limiter's decision, when a limiter ran. */
+  rate?: RateDecision;
 }
 
 function describe(request: IncomingMessage, router: Router): Exchange {
@@ -104,6 +115,7 @@ async function handle(deps: PipelineDeps, request: IncomingMessage, response: Se
   }
   if (outcome === 'reset') resetConnection(request);
   else {
+    addRateHeaders(deps, exchange, outcome);
     // Answered from the headers (401, 404, 429, a fault): the body is dropped, never buffered.
     if (!request.readableEnded) discardBody(request, deps.bodyLimit);
     sendReply(response, outcome);
@@ -124,9 +136,11 @@ async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: E
   // Under a variant's prefix nothing answers without credentials, not even a 404 or 405.
   if (prefix === undefined) throw notFound(`no route ${exchange.method} ${exchange.path}`);
   const principal = authenticate(deps.store, prefix, parseAuthorization(request.headers.authorization));
+  exchange.rateKey = rateKey(principal);
 
   // Only an authenticated credential spends its budget: a wrong secret cannot throttle the real key.
-  const rate = deps.limiter?.take(rateKey(principal));
+  const rate = deps.limiter?.take(exchange.rateKey);
+  if (rate) exchange.rate = rate;
   if (rate && !rate.allowed) throw throttled(exchange.variant, rate, `rate limit of ${deps.limiter?.describe()} exceeded`);
 
   const fault = decideFault(deps.faults, deps.random);
@@ -156,6 +170,13 @@ async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: E
 /** A fault-injected 429 looks like a rate-limited one: the configured limit, or the real service's. */
 function throttleOf(limiter: RateLimiter | undefined): RateDecision {
   return { allowed: false, limit: limiter?.limit ?? DEFAULT_RATE_LIMITS['self-hosted'].requests, remaining: 0, resetSeconds: 1 };
+}
+
+/** `RateLimit-*` on an answer of the self-hosted v2 routes that has none yet, when the profile wants them on every answer. */
+function addRateHeaders(deps: PipelineDeps, exchange: Exchange, reply: Reply): void {
+  if (!deps.rateHeadersOnEveryAnswer || exchange.variant !== 'self-hosted' || !exchange.path.startsWith('/api/v2/') || 'RateLimit-Limit' in reply.headers) return;
+  const rate = exchange.rate ?? (deps.rateMeter ?? deps.limiter)?.take(exchange.rateKey ?? 'unauthenticated');
+  if (rate) Object.assign(reply.headers, selfHostedRateHeaders(rate));
 }
 
 function selfHostedRateHeaders(rate: RateDecision): Record<string, string> {

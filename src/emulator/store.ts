@@ -5,6 +5,7 @@
  */
 import { StacksyncError } from '../errors.js';
 import { CredentialHasher } from './credentials.js';
+import { connectionsNamedBy } from './current/connections.js';
 import * as current from './current/workspace.js';
 import { ApiError } from './errors.js';
 import { isoTimestamp } from './ids.js';
@@ -81,13 +82,13 @@ export class Store {
           pipes: new Map(service.pipes.map((pipe) => [pipe.id, pipe])),
           pipeSecrets: new Map(Object.entries(service.pipeSecrets).map(([pipeId, secrets]) => [pipeId, upgradeSecrets(secrets)])),
           ...(profileOf(data) === 'current' && { pipeRuntime: runtimeFromData('pipeRuntime' in service ? service.pipeRuntime : undefined) }),
-          stack: restoredWorkspace(data, service.id, 'uuid', service),
+          stack: restoredWorkspace(data, service.id, 'uuid', service, { nowMs: clock(), upgrade: upgradeSecrets }),
         });
       }
       store.addOrganization(record);
     }
     for (const team of data.teams) {
-      store.addTeam({ id: team.id, tokenHashes: team.tokenSha256.map(upgrade), stack: restoredWorkspace(data, team.id, 'objectId', team) });
+      store.addTeam({ id: team.id, tokenHashes: team.tokenSha256.map(upgrade), stack: restoredWorkspace(data, team.id, 'objectId', team, { nowMs: clock(), upgrade: upgradeSecrets }) });
     }
     return store;
   }
@@ -116,7 +117,9 @@ export class Store {
   }
 
   private workspace(owner: string, idFormat: 'uuid' | 'objectId', seeded: SeedStack, nowMs: number): Workspace {
-    return this.profile === 'current' ? current.seededWorkspace(owner, seeded, nowMs) : seedWorkspace(owner, idFormat, seeded, nowMs);
+    if (this.profile === 'seed') return seedWorkspace(owner, idFormat, seeded, nowMs);
+    // Services are the managed variant's workspaces (UUIDs), teams the self-hosted one's.
+    return current.seededWorkspace(owner, idFormat === 'uuid' ? 'managed' : 'self-hosted', seeded, nowMs, fingerprintWith(this.credentials));
   }
 
   private addOrganization(record: OrganizationRecord): void {
@@ -197,7 +200,10 @@ function seeding<T>(origin: string, path: string, build: () => T): T {
 function workspaceData(ws: Workspace, owner: 'service' | 'team'): Record<string, unknown> {
   const dashboards = [...ws.dashboards.values()];
   const alerts = [...ws.alerts.values()];
-  if (ws.profile === 'current') return { sources: ws.sources, webhooks: ws.webhooks, savedSearches: ws.savedSearches, dashboards, alerts };
+  if (ws.profile === 'current') {
+    const { sources, connections, webhooks, savedSearches } = ws;
+    return { sources, connections, webhooks, savedSearches, dashboards, alerts, secrets: Object.fromEntries(ws.secrets) };
+  }
   // Seed-profile teams have no sources: the data keeps the shape it had before profiles.
   return owner === 'service' ? { sources: ws.sources, dashboards, alerts } : { dashboards, alerts };
 }
@@ -207,17 +213,28 @@ type TeamData = EmulatorData['teams'][number];
 type CurrentStackData = CurrentEmulatorData['teams'][number];
 type SavedStack = ServiceData | TeamData | CurrentStackData | CurrentEmulatorData['organizations'][number]['services'][number];
 
-function restoredWorkspace(data: ProfileData, owner: string, idFormat: 'uuid' | 'objectId', saved: SavedStack): Workspace {
+/** How a saved workspace is brought back: the time for what older files lack, and the salting of their secrets. */
+interface Restoring {
+  nowMs: number;
+  upgrade: (secrets: PipeSecrets) => PipeSecrets;
+}
+
+function restoredWorkspace(data: ProfileData, owner: string, idFormat: 'uuid' | 'objectId', saved: SavedStack, restoring: Restoring): Workspace {
   if (profileOf(data) === 'current') {
     const stack = saved as CurrentStackData;
+    const variant = idFormat === 'uuid' ? 'managed' : 'self-hosted';
     return {
       profile: 'current',
       owner,
+      variant,
       sources: stack.sources,
+      // Files from before connections were kept name the connections of their sources.
+      connections: stack.connections ?? connectionsNamedBy(stack.sources, variant, owner, restoring.nowMs),
       webhooks: stack.webhooks,
       savedSearches: stack.savedSearches,
       dashboards: new Map(stack.dashboards.map((dashboard) => [dashboard.id, dashboard])),
       alerts: new Map(stack.alerts.map((alert) => [alert.id, alert])),
+      secrets: new Map(Object.entries(stack.secrets ?? {}).map(([id, secrets]) => [id, restoring.upgrade(secrets)])),
     };
   }
   const stack = saved as ServiceData | TeamData;

@@ -1,6 +1,6 @@
 /**
- * Loads the manifests directory into the desired model: snapshot → parse → schema → resolve →
- * place. Never throws for bad input: every problem is collected with its location, and the
+ * Loads the manifests directory into the desired model: snapshot → parse → schema → rules →
+ * secrets → references → desired model → place. Never throws for bad input: every problem is collected with its location, and the
  * targets it touches are blocked so that nothing is written because a broken manifest looked
  * "missing" or "changed".
  */
@@ -109,7 +109,8 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     if (options.env) secretIo.env = options.env;
     if (options.readFile) secretIo.readFile = options.readFile;
     const { entries, failed } = await checkSchemas(documents, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac }, problems);
-    // 5. Rules across documents, references and secrets; then the desired model.
+    // 5. Rules across documents (each kind's from its descriptor), the secret stage (manifests/secrets.ts:
+    //    every secret reference a descriptor declares, resolved once), references; then the desired model.
     const resolved = resolveEntries(entries, failed, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac });
     problems.push(...resolved.problems);
     warnings.push(...resolved.warnings);

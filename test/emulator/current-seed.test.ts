@@ -78,6 +78,7 @@ describe('the built-in seed under the current profile', () => {
       connection: CURRENT.team.connection,
       from: { databaseName: 'default', tableName: 'otel_logs' },
       timestampValueExpression: 'TimestampTime',
+      defaultTableSelectExpression: 'Timestamp, ServiceName, SeverityText, Body',
     });
     expect((await call(emulator.url, 'GET', `${SERVICE_PATH}/stack/webhooks`, { auth: basic() })).json.result.map((w: { id: string }) => w.id)).toEqual([CURRENT.service.webhook]);
     const state = emulator.state() as CurrentEmulatorData;
@@ -252,7 +253,9 @@ describe('choosing the profile', () => {
     const emulator = await ready;
     expect(emulator.profile).toBe('current');
     expect(output).toContain(`listening on ${emulator.url} (profile current)`);
-    expect(output).toContain(`webhooks pager ${WEBHOOK}`);
+    expect(output).toContain(`webhooks       pager ${WEBHOOK}`);
+    expect(output).toContain(`saved searches errors ${SEARCH}`);
+    expect(output).toMatch(/connections +Default [0-9a-f]{24}/);
     expect((await call(emulator.url, 'GET', '/api/v2/webhooks', { auth: bearer('ops-token') })).status).toBe(200);
     stop('SIGTERM');
     await done;

@@ -1,43 +1,92 @@
 /**
  * Alert rules of the current profile (api-notes, "The real services today"), pure over one
  * workspace: `source` is `saved_search` (the default) or `tile`; eight threshold types, the range
- * ones with `thresholdMax`; `channel` or `channels` naming webhooks of the team; responses with
- * `dashboardId`, `teamId`, `state` (new alerts `OK`) and the nullable members as null. The order
- * of the checks is the real one: the body (400), then what it names (400), then the alert (404).
+ * ones with `thresholdMax`; `channel` or `channels` (1–10) naming webhooks of the team, and on a
+ * managed service also `email` channels and the members its integrations add (the managed
+ * OpenAPI's `ClickStackAlertChannelEmail` and `…Webhook`); responses with `dashboardId`, `teamId`,
+ * `state` (new alerts `OK`) and the nullable members as null. The order of the checks is the real
+ * one: the body (400), then what it names (400), then the alert (404).
  */
+import { Type } from 'typebox';
 import {
   CURRENT_ALERT_INITIAL_STATE,
   CURRENT_ALERT_INTERVAL_MINUTES,
+  CURRENT_MAX_ALERT_CHANNELS,
   CURRENT_RANGE_THRESHOLD_TYPES,
   CurrentAlertWrite,
   OBJECT_ID_PATTERN,
   type CurrentAlert,
   type CurrentAlertChannel,
-  type CurrentAlertWrite as AlertWrite,
-  type CurrentWebhookChannel,
 } from '../../schema/api-current.js';
+import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../schema/api-current-stack.js';
+import type { Variant } from '../../model/kinds.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentAlertRecord, CurrentWorkspace } from '../model.js';
 import { supportsAlerts } from './tiles.js';
-import { cleaned, issueAt, throwIfAny } from './validate.js';
+import { clean, cleaned, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
+/** A channel as written: a webhook one on both variants, an email one (and more members) on managed. */
+type ChannelWrite = { type: string; webhookId?: string } & Record<string, unknown>;
+type AlertWrite = Omit<CurrentAlertWrite, 'channel' | 'channels'> & { channel?: ChannelWrite; channels?: ChannelWrite[] };
+
+/** The managed body: channels checked one by one by their `type`, against the channels the managed OpenAPI lists. */
+const ManagedAlertWrite = Type.Object({
+  ...CurrentAlertWrite.properties,
+  channel: Type.Optional(Type.Unknown()),
+  channels: Type.Optional(Type.Array(Type.Unknown(), { minItems: 1, maxItems: CURRENT_MAX_ALERT_CHANNELS })),
+});
+const MANAGED_CHANNEL_TYPES = Object.keys(CURRENT_MANAGED_CHANNELS) as (keyof typeof CURRENT_MANAGED_CHANNELS)[];
+
 function alertNotFound(): ApiError {
-  return new ApiError('not_found', 'Alert not found', { json: true });
+  return jsonNotFound('Alert not found');
 }
 
 // ---------------------------------------------------------------- reading a request
 
-function readWrite(body: unknown): AlertWrite {
-  const write = cleaned<AlertWrite>(CurrentAlertWrite, body);
-  throwIfAny(crossMemberIssues(write));
+/** The body, with nulls the OpenAPI allows dropped, read by the variant's rules; then the rules across members. */
+function readWrite(body: unknown, variant: Variant, nowMs: number): AlertWrite {
+  const nullsDropped = withoutNulls(body, CURRENT_ALERT_NULLABLE_MEMBERS);
+  const write = variant === 'managed' ? readManagedWrite(nullsDropped) : cleaned<AlertWrite>(CurrentAlertWrite, nullsDropped);
+  throwIfAny([...crossMemberIssues(write), ...scheduleStartIssues(write, nowMs)]);
   return write;
 }
 
+function readManagedWrite(body: unknown): AlertWrite {
+  const { value, issues } = clean<Record<string, unknown>>(ManagedAlertWrite, body);
+  if (value['channel'] !== undefined) value['channel'] = readManagedChannel(value['channel'], ['channel'], issues);
+  if (Array.isArray(value['channels'])) value['channels'] = value['channels'].map((channel, index) => readManagedChannel(channel, ['channels', index], issues));
+  throwIfAny(issues);
+  return value as AlertWrite;
+}
+
+function readManagedChannel(channel: unknown, at: Pointer, issues: SchemaIssue[]): unknown {
+  const type = typeof channel === 'object' && channel !== null ? (channel as { type?: unknown }).type : undefined;
+  const schema = CURRENT_MANAGED_CHANNELS[type as keyof typeof CURRENT_MANAGED_CHANNELS];
+  if (!schema) {
+    issues.push(issueAt([...at, 'type'], `must be one of ${MANAGED_CHANNEL_TYPES.join(', ')}`));
+    return channel;
+  }
+  const checked = clean(schema, channel, at);
+  issues.push(...checked.issues);
+  return checked.value;
+}
+
 /** The rules the real schema adds with refinements: what each source needs, the channel choice, the schedule, the range. */
+const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** `scheduleStartAtSchema`: a start at most a year ahead and at most ten years back. */
+function scheduleStartIssues(write: AlertWrite, nowMs: number): SchemaIssue[] {
+  if (write.scheduleStartAt == null) return [];
+  const at = new Date(write.scheduleStartAt).getTime();
+  if (at > nowMs + YEAR_MS) return [issueAt(['scheduleStartAt'], 'scheduleStartAt must be within 1 year from now')];
+  if (at < nowMs - 10 * YEAR_MS) return [issueAt(['scheduleStartAt'], 'scheduleStartAt must be within 10 years in the past')];
+  return [];
+}
+
 function crossMemberIssues(write: AlertWrite): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
   const source = write.source ?? 'saved_search';
@@ -56,7 +105,13 @@ function crossMemberIssues(write: AlertWrite): SchemaIssue[] {
   return issues;
 }
 
-const channelKey = (channel: CurrentWebhookChannel): string => `${channel.type}:${channel.webhookId}`;
+/** A channel's identity is its whole content (`alertChannelKey` hashes the object), so two email channels differ by their recipients. */
+function channelKey(channel: unknown): string {
+  if (Array.isArray(channel)) return `[${channel.map(channelKey).join(',')}]`;
+  if (typeof channel !== 'object' || channel === null) return JSON.stringify(channel);
+  const entries = Object.entries(channel).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${channelKey(member)}`).join(',')}}`;
+}
 
 /** One of `channel` and `channels`, or both when `channel` is the first of `channels`; no channel twice. */
 function channelSelectionProblem(write: AlertWrite): string | undefined {
@@ -68,7 +123,7 @@ function channelSelectionProblem(write: AlertWrite): string | undefined {
   return new Set(keys).size === keys.length ? undefined : 'Duplicate notification channels are not allowed';
 }
 
-function channelsOf(write: AlertWrite): CurrentWebhookChannel[] {
+function channelsOf(write: AlertWrite): ChannelWrite[] {
   return write.channels ?? (write.channel ? [write.channel] : []);
 }
 
@@ -79,7 +134,7 @@ function checkReferences(ws: CurrentWorkspace, write: AlertWrite): void {
     if (!OBJECT_ID.test(write.savedSearchId ?? '')) throw new ApiError('bad_request', 'Invalid saved search ID');
     if (!ws.savedSearches.some((search) => search.id === write.savedSearchId)) throw new ApiError('bad_request', 'Saved search not found');
   }
-  const webhookIds = channelsOf(write).map((channel) => channel.webhookId);
+  const webhookIds = channelsOf(write).flatMap((channel) => (channel.type === 'webhook' ? [channel.webhookId ?? ''] : []));
   if (webhookIds.some((id) => !OBJECT_ID.test(id))) throw new ApiError('bad_request', 'Invalid webhook ID');
   const known = new Set(ws.webhooks.map((webhook) => webhook.id));
   if (!webhookIds.every((id) => known.has(id))) throw new ApiError('bad_request', 'Webhook not found');
@@ -178,7 +233,7 @@ export function getAlert(ws: CurrentWorkspace, id: string): CurrentAlert {
 }
 
 export function createAlert(ws: CurrentWorkspace, body: unknown, nowMs: number): CurrentAlert {
-  const write = readWrite(body);
+  const write = readWrite(body, ws.variant, nowMs);
   checkReferences(ws, write);
   const now = isoTimestamp(nowMs);
   const alert = recordOf(newObjectId(nowMs), write, { state: CURRENT_ALERT_INITIAL_STATE, teamId: ws.owner, createdAt: now, updatedAt: now });
@@ -188,7 +243,7 @@ export function createAlert(ws: CurrentWorkspace, body: unknown, nowMs: number):
 
 /** PUT replaces the configuration; state, silencing and creation time stay. */
 export function updateAlert(ws: CurrentWorkspace, id: string, body: unknown, nowMs: number): CurrentAlert {
-  const write = readWrite(body);
+  const write = readWrite(body, ws.variant, nowMs);
   checkReferences(ws, write);
   const current = requireAlert(ws, id);
   const alert = recordOf(id, write, { state: current.state, teamId: current.teamId, createdAt: current.createdAt, updatedAt: isoTimestamp(nowMs) }, current);

@@ -1,26 +1,36 @@
 /**
- * Dashboard rules of the current profile (api-notes, "The real services today"), pure over one
- * workspace: `tiles` required, tiles in either format and answered as `config`, every source a
- * tile or filter names must be a source of the team (and a raw SQL tile's connection one of
- * theirs), tile ids kept on PUT only when they are the dashboard's, alerts of tiles that are gone
- * or can no longer be alerted on deleted with them.
+ * Dashboard rules of the current profile (api-notes, "The real services today"; hyperdx
+ * `routers/external-api/v2/dashboards.ts` and `v2/utils/dashboards.ts`), pure over one workspace:
+ * `tiles` required, tiles in either format and answered as `config`, every source a tile or filter
+ * names must be a source of the team (and a raw SQL tile's connection one of theirs), tiles placed
+ * in containers and tabs that exist, filters strict (no `id` on create, their `id` on update),
+ * tile ids kept on PUT only when they are the dashboard's, alerts of tiles that are gone or can no
+ * longer be alerted on deleted with them. Tiles a GET does not return (PromQL tiles) are kept
+ * beside the answer, and a PUT (which replaces the tile list) deletes them. `validate` runs the
+ * same checks and stores nothing.
  */
 import {
+  CurrentDashboardFilter,
   CurrentDashboardWrite,
   type CurrentDashboard,
-  type CurrentDashboardFilter,
+  type CurrentDashboardContainer,
   type CurrentDashboardWrite as DashboardWrite,
   type CurrentSavedFilterValue,
   type CurrentTile,
   type CurrentTileConfig,
   type CurrentTileWrite,
 } from '../../schema/api-current.js';
+import type { CurrentDashboardValidation } from '../../schema/api-current-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
-import { ApiError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { newObjectId } from '../ids.js';
-import type { CurrentWorkspace } from '../model.js';
+import type { CurrentDashboardRecord, CurrentWorkspace } from '../model.js';
 import { readTileConfig, supportsAlerts, tileSourceIds } from './tiles.js';
-import { cleaned, issueAt, throwIfAny } from './validate.js';
+import { clean, issueAt, refused, throwIfAny } from './validate.js';
+
+/** Whether a body creates a dashboard (filters without ids) or replaces one (filters with theirs). */
+type Mode = 'create' | 'update';
+const FILTER_MEMBERS = Object.keys(CurrentDashboardFilter.properties);
 
 /** A dashboard body, checked: the write and the response form of each of its tiles' configs. */
 interface CheckedWrite {
@@ -28,16 +38,85 @@ interface CheckedWrite {
   configs: CurrentTileConfig[];
 }
 
-function readWrite(body: unknown): CheckedWrite {
-  const write = cleaned<DashboardWrite>(CurrentDashboardWrite, body);
-  const issues: SchemaIssue[] = [];
+/** The body checked as the service's body schema checks it: the write and its tiles' configs, or every issue found. */
+function checkWrite(body: unknown, mode: Mode): { checked: CheckedWrite; issues: SchemaIssue[] } {
+  const { value: write, issues } = clean<DashboardWrite>(CurrentDashboardWrite, body);
+  issues.push(...strictFilterIssues(body, mode));
+  if (issues.length) return { checked: { write, configs: [] }, issues };
   const configs = write.tiles.map((tile, index) => readTileConfig(tile, ['tiles', index], issues));
-  issues.push(...duplicateTileIds(write.tiles));
+  issues.push(...duplicateTileIds(write.tiles), ...containerIssues(write.containers ?? []), ...filterIssues(write.filters ?? []));
   if (write.savedQuery != null && write.savedQueryLanguage === null) {
     issues.push(issueAt(['savedQueryLanguage'], 'savedQueryLanguage cannot be null when savedQuery is provided'));
   }
+  return { checked: { write, configs: configs as CurrentTileConfig[] }, issues };
+}
+
+function readWrite(body: unknown, mode: Mode): CheckedWrite {
+  const { checked, issues } = checkWrite(body, mode);
   throwIfAny(issues);
-  return { write, configs: configs as CurrentTileConfig[] };
+  return checked;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Filters are strict objects (`externalDashboardFilterSchema`): no member they do not name, and `id` only on update, where it is required. */
+function strictFilterIssues(body: unknown, mode: Mode): SchemaIssue[] {
+  const filters = isObject(body) && Array.isArray(body['filters']) ? body['filters'] : [];
+  const allowed = mode === 'create' ? FILTER_MEMBERS.filter((member) => member !== 'id') : FILTER_MEMBERS;
+  return filters.flatMap((filter: unknown, index) => {
+    if (!isObject(filter)) return [];
+    const unknown = Object.keys(filter).filter((key) => !allowed.includes(key));
+    const issues = unknown.length ? [issueAt(['filters', index], `Unrecognized key(s) in object: ${unknown.map((key) => `'${key}'`).join(', ')}`)] : [];
+    if (mode === 'update' && filter['id'] === undefined) issues.push(issueAt(['filters', index, 'id'], 'is required'));
+    return issues;
+  });
+}
+
+/** `validateDashboardContainersStructure`: container ids unique, tab ids unique within their container. */
+function containerIssues(containers: readonly CurrentDashboardContainer[]): SchemaIssue[] {
+  const seen = new Set<string>();
+  return containers.flatMap((container, index) => {
+    const issues = seen.has(container.id) ? [issueAt(['containers', index, 'id'], `Container IDs must be unique: "${container.id}"`)] : [];
+    seen.add(container.id);
+    const tabs = new Set<string>();
+    (container.tabs ?? []).forEach((tab, at) => {
+      if (tabs.has(tab.id)) issues.push(issueAt(['containers', index, 'tabs', at, 'id'], `Duplicate tab id "${tab.id}" in container "${container.id}"`));
+      tabs.add(tab.id);
+    });
+    return issues;
+  });
+}
+
+/** `deriveVariableName`: the display name made token-safe. */
+function derivedVariableName(name: string): string {
+  const sanitized = name.trim().replace(/\s+/g, '_').replace(/[^A-Za-z0-9_]+/g, '');
+  return /^[0-9_]/.test(sanitized) ? `v${sanitized}` : sanitized;
+}
+
+/** The filter rules of the body schema: each filter does something, members only with their mode, variable names present and unique. */
+function filterIssues(filters: readonly CurrentDashboardFilter[]): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  const names = new Set<string>();
+  filters.forEach((filter, index) => {
+    const broadcast = filter.isBroadcastEnabled !== false;
+    const variable = filter.isVariableEnabled === true;
+    if (variable) {
+      const name = filter.variableName?.trim() || derivedVariableName(filter.name);
+      if (!name) issues.push(issueAt(['filters', index, 'variableName'], `Variable name is required for filter "${filter.name}"`));
+      else if (names.has(name)) issues.push(issueAt(['filters', index, 'variableName'], `Variable names must be unique: "${name}"`));
+      names.add(name);
+    }
+    if (!broadcast && !variable) issues.push(issueAt(['filters', index, 'isBroadcastEnabled'], `Filter "${filter.name}" must broadcast its value, be available as a variable, or both`));
+    if (filter.variableName !== undefined && !variable) {
+      issues.push(issueAt(['filters', index, 'variableName'], `Filter "${filter.name}" sets variableName but is not available as a variable; set isVariableEnabled to true or drop variableName`));
+    }
+    if (filter.appliesToSourceIds?.length && !broadcast) {
+      issues.push(
+        issueAt(['filters', index, 'appliesToSourceIds'], `Filter "${filter.name}" sets appliesToSourceIds but does not broadcast its value; set isBroadcastEnabled to true or drop appliesToSourceIds`),
+      );
+    }
+  });
+  return issues;
 }
 
 function duplicateTileIds(tiles: readonly CurrentTileWrite[]): SchemaIssue[] {
@@ -50,10 +129,32 @@ function duplicateTileIds(tiles: readonly CurrentTileWrite[]): SchemaIssue[] {
   });
 }
 
-/** What the tiles and filters name must exist in the workspace; the first kind of problem found is the 400. */
-function checkReferences(ws: CurrentWorkspace, { write, configs }: CheckedWrite): void {
+/** `validateDashboardTileContainerRefs`: each tile's container exists, and its tab is one of that container's. */
+function containerRefProblems(containers: readonly CurrentDashboardContainer[], tiles: readonly CurrentTileWrite[]): string[] {
+  const byId = new Map(containers.map((container) => [container.id, container]));
+  return tiles.flatMap((tile, index) => {
+    const problems: string[] = [];
+    const container = tile.containerId === undefined ? undefined : byId.get(tile.containerId);
+    if (tile.containerId !== undefined && !container) problems.push(`tiles.${index}.containerId: Tile references unknown containerId "${tile.containerId}"`);
+    if (tile.tabId === undefined) return problems;
+    if (tile.containerId === undefined) problems.push(`tiles.${index}.tabId: tabId requires containerId to be set`);
+    else if (container && !container.tabs?.some((tab) => tab.id === tile.tabId)) {
+      problems.push(`tiles.${index}.tabId: Tile references unknown tabId "${tile.tabId}" in container "${tile.containerId}"`);
+    }
+    return problems;
+  });
+}
+
+/**
+ * What the tiles name must exist (`validateDashboardTiles`): their containers, then the sources
+ * the tiles and filters name, then raw SQL tiles' connections and their match with the source.
+ * The first kind of problem found is the answer.
+ */
+function referenceProblem(ws: CurrentWorkspace, { write, configs }: CheckedWrite, containers: readonly CurrentDashboardContainer[]): string | undefined {
+  const refs = containerRefProblems(containers, write.tiles);
+  if (refs.length) return refs.join('; ');
   const sources = new Map(ws.sources.map((source) => [source.id, source]));
-  const connections = new Set(ws.sources.map((source) => source.connection));
+  const connections = new Set(ws.connections.map((connection) => connection.id));
   const named = new Set([...write.tiles.flatMap((tile, index) => tileSourceIds(tile, configs[index] as CurrentTileConfig)), ...(write.filters ?? []).map((filter) => filter.sourceId)]);
   const sql = configs.flatMap((config) => ('configType' in config ? [config] : []));
   const problems: [string, string[]][] = [
@@ -61,7 +162,13 @@ function checkReferences(ws: CurrentWorkspace, { write, configs }: CheckedWrite)
     ['Could not find the following connection IDs', [...new Set(sql.map((config) => config.connectionId))].filter((id) => !connections.has(id))],
     ['The following source IDs do not match the specified connections', sql.flatMap((config) => (config.sourceId && sources.get(config.sourceId)?.connection !== config.connectionId && sources.has(config.sourceId) ? [config.sourceId] : []))],
   ];
-  for (const [message, ids] of problems) if (ids.length) throw new ApiError('bad_request', `${message}: ${ids.join(', ')}`);
+  const found = problems.find(([, ids]) => ids.length);
+  return found && `${found[0]}: ${found[1].join(', ')}`;
+}
+
+function checkReferences(ws: CurrentWorkspace, checked: CheckedWrite, containers: readonly CurrentDashboardContainer[]): void {
+  const problem = referenceProblem(ws, checked, containers);
+  if (problem) throw refused(problem);
 }
 
 function tileOf(tile: CurrentTileWrite, config: CurrentTileConfig, id: string): CurrentTile {
@@ -107,21 +214,32 @@ const unique = (tags: readonly string[]): string[] => [...new Set(tags)];
 
 // ---------------------------------------------------------------- operations
 
-/** Sorted by name descending, as the list answers (stable for equal names). */
-export function listDashboards(ws: CurrentWorkspace): CurrentDashboard[] {
-  return [...ws.dashboards.values()].sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+/** The answer: the stored dashboard without the tiles a GET does not return. */
+function externalDashboard(dashboard: CurrentDashboardRecord): CurrentDashboard {
+  if (dashboard.hiddenTiles === undefined) return dashboard;
+  const { hiddenTiles: _hidden, ...answered } = dashboard;
+  return answered;
 }
 
-export function getDashboard(ws: CurrentWorkspace, id: string): CurrentDashboard {
+/** Sorted by name descending, as the list answers (stable for equal names). */
+export function listDashboards(ws: CurrentWorkspace): CurrentDashboard[] {
+  return [...ws.dashboards.values()].sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0)).map(externalDashboard);
+}
+
+function requireDashboard(ws: CurrentWorkspace, id: string): CurrentDashboardRecord {
   const dashboard = ws.dashboards.get(id);
   if (!dashboard) throw notFound(`dashboard ${id} not found`);
   return dashboard;
 }
 
+export function getDashboard(ws: CurrentWorkspace, id: string): CurrentDashboard {
+  return externalDashboard(requireDashboard(ws, id));
+}
+
 /** Ids sent by the client are ignored: the dashboard and every tile get new ones (a seed keeps the ones it gives). */
 export function createDashboard(ws: CurrentWorkspace, body: unknown, nowMs: number, seededId?: string): CurrentDashboard {
-  const checked = readWrite(body);
-  checkReferences(ws, checked);
+  const checked = readWrite(body, 'create');
+  checkReferences(ws, checked, checked.write.containers ?? []);
   const { write, configs } = checked;
   const tileId = (tile: CurrentTileWrite): string => (seededId !== undefined && tile.id ? tile.id : newObjectId(nowMs));
   const dashboard: CurrentDashboard = {
@@ -140,20 +258,35 @@ export function createDashboard(ws: CurrentWorkspace, body: unknown, nowMs: numb
 }
 
 /**
+ * `POST …/dashboards/validate`: the create body checked as a create checks it, nothing stored;
+ * always an answer, never a 400. A body the schema refuses lists its issues; one whose references
+ * do not resolve lists that one problem at the root.
+ */
+export function validateDashboard(ws: CurrentWorkspace, body: unknown): CurrentDashboardValidation {
+  const { checked, issues } = checkWrite(body, 'create');
+  if (issues.length) return { valid: false, errors: issues.map(({ path, message }) => ({ path, message })), normalized: null };
+  const problem = referenceProblem(ws, checked, checked.write.containers ?? []);
+  if (problem) return { valid: false, errors: [{ path: '', message: problem }], normalized: null };
+  return { valid: true, errors: [], normalized: checked.write };
+}
+
+/**
  * Replaces name and tiles; tags, filters, the saved query and containers only when sent. A tile
- * keeps its id only when the request carries an id already on this dashboard; alerts watching
- * tiles that are gone, or whose chart can no longer be alerted on, are deleted.
+ * keeps its id only when the request carries an id already on this dashboard (hidden tiles
+ * included); hidden tiles not sent are gone. Alerts watching tiles that are gone, or whose chart
+ * can no longer be alerted on, are deleted.
  */
 export function updateDashboard(ws: CurrentWorkspace, id: string, body: unknown, nowMs: number): CurrentDashboard {
-  const checked = readWrite(body);
-  const current = getDashboard(ws, id);
-  checkReferences(ws, checked);
+  const checked = readWrite(body, 'update');
+  const current = requireDashboard(ws, id);
+  checkReferences(ws, checked, checked.write.containers ?? current.containers ?? []);
   const { write, configs } = checked;
-  const existing = new Set(current.tiles.map((tile) => tile.id));
+  const existing = new Set([...current.tiles, ...(current.hiddenTiles ?? [])].map((tile) => tile.id));
   const tiles = write.tiles.map((tile, index) => tileOf(tile, configs[index] as CurrentTileConfig, tile.id !== undefined && existing.has(tile.id) ? tile.id : newObjectId(nowMs)));
   const language = savedQueryLanguageOf(write);
+  const { hiddenTiles: _dropped, ...kept } = current;
   const next: CurrentDashboard = {
-    ...current,
+    ...kept,
     name: write.name,
     tiles,
     tags: write.tags === undefined ? current.tags : unique(write.tags),

@@ -1,13 +1,16 @@
 /**
  * JSON Schema of the saved state of the current profile (the `--data` file's `state` and the
  * body of `GET /_emulator/dump`): the seed profile's organizations, keys, services and teams,
- * with the current shapes of dashboards, alerts, sources, webhooks and saved searches, pipes of
- * every source family in any state, and each service's pipe lifecycle and CDC scaling.
+ * with the current shapes of dashboards (and the tiles a GET hides), alerts, sources, webhooks
+ * and saved searches, pipes of every source family in any state, and each service's pipe
+ * lifecycle and CDC scaling. Connections, the fingerprints of write-only members and the pipe
+ * lifecycle came later: files without them are still read.
  */
 import { Type } from 'typebox';
 import { currentStoredPipeSchema } from '../../schema/api-pipes.js';
 import { readable, type JsonSchema } from '../../schema/build.js';
-import { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource, CurrentWebhook } from '../../schema/api-current.js';
+import { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../../schema/api-current.js';
+import { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../../schema/api-current-stack.js';
 import { SERVICE_STATES } from '../../schema/enums.js';
 import { array, savedStateSchema } from '../saved-state-schema.js';
 
@@ -19,6 +22,11 @@ const StoredAlert = Type.Object({
   channel: Type.Optional(Type.Union([anyChannel, Type.Null()])),
   channels: Type.Optional(Type.Array(anyChannel)),
 });
+
+/** A dashboard as stored: the answer, and the tiles it leaves out. */
+const StoredDashboard = Type.Object({ ...CurrentDashboard.properties, hiddenTiles: Type.Optional(Type.Array(CurrentHiddenTile)) });
+
+const fingerprints = { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } };
 
 const step = Type.Object({ state: Type.String({ minLength: 1 }), at: Type.Integer() }, { additionalProperties: false });
 const cdcScaling = { replicaCpuMillicores: Type.Integer(), replicaMemoryGb: Type.Number() };
@@ -41,9 +49,10 @@ export const currentDataSchema: JsonSchema = savedStateSchema({
   serviceOptional: { pipeRuntime },
   stack: {
     sources: array(CurrentSource),
-    webhooks: array(CurrentWebhook),
+    webhooks: array(CurrentWebhookEntry),
     savedSearches: array(CurrentSavedSearch),
-    dashboards: array(CurrentDashboard),
+    dashboards: array(StoredDashboard),
     alerts: array(StoredAlert),
   },
+  optionalStack: { connections: array(CurrentConnection), secrets: fingerprints },
 });

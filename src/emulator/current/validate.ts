@@ -12,6 +12,33 @@ import { ApiError } from '../errors.js';
 
 export type Pointer = (string | number)[];
 
+/** A 404 the self-hosted server answers as JSON `{"message": …}` (its v2 routers' `… not found`). */
+export function jsonNotFound(message: string): ApiError {
+  return new ApiError('not_found', message, { json: true });
+}
+
+/** A 400 whose message is the whole answer (the routers' own checks), not a `Body validation failed` list. */
+export function refused(message: string): ApiError {
+  return new ApiError('bad_request', message);
+}
+
+/** The body without the named members that are null: where the OpenAPI marks a member nullable, null means "not set". */
+export function withoutNulls(body: unknown, members: readonly string[]): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  return Object.fromEntries(Object.entries(body).filter(([key, value]) => !(value === null && members.includes(key))));
+}
+
+/**
+ * The members of `value` in the order of the schema's properties, the order the real service's
+ * zod parse writes them in; members the schema does not name follow, undefined ones are left out.
+ */
+export function inSchemaOrder<T extends object>(schema: TSchema, value: T): T {
+  const order = Object.keys((schema as { properties?: object }).properties ?? {});
+  const entries = Object.entries(value).filter(([, member]) => member !== undefined);
+  const rank = (key: string): number => (order.includes(key) ? order.indexOf(key) : order.length);
+  return Object.fromEntries(entries.sort(([a], [b]) => rank(a) - rank(b))) as T;
+}
+
 const validators = new WeakMap<TSchema, Validator>();
 
 function validatorOf(schema: TSchema): Validator {

@@ -1,8 +1,10 @@
 /**
  * A workspace of the current profile as seeded: sources (one of each kind when none are given),
- * webhooks, saved searches, then dashboards created by the dashboard rules (ids kept) and alerts
- * taken as the service would hold them: email or several channels, a note, consecutive windows,
- * no channel at all, a state or a silencing, each returned as seeded.
+ * connections (one for each that the sources name when none are given), webhooks (their headers
+ * and query parameters kept as fingerprints), saved searches, then dashboards created by the
+ * dashboard rules (ids kept, with the tiles a GET hides beside them) and alerts taken as the
+ * service would hold them: email or several channels, a note, consecutive windows, no channel at
+ * all, a state or a silencing, each returned as seeded.
  */
 import { Type } from 'typebox';
 import {
@@ -15,15 +17,24 @@ import {
   OBJECT_ID_PATTERN,
   type CurrentSavedSearch,
   type CurrentSource,
-  type CurrentWebhook,
 } from '../../schema/api-current.js';
+import {
+  CurrentConnection,
+  CurrentHiddenTile,
+  CurrentWebhookEntry,
+  type CurrentConnection as CurrentConnectionType,
+  type CurrentHiddenTile as HiddenTile,
+} from '../../schema/api-current-stack.js';
+import type { Variant } from '../../model/kinds.js';
 import { ApiError } from '../errors.js';
 import { isObjectId, isoTimestamp, newObjectId } from '../ids.js';
-import type { CurrentAlertRecord, CurrentWorkspace } from '../model.js';
-import { defaultCurrentSources, type SeedSource, type SeedStack } from '../seed.js';
+import type { CurrentAlertRecord, CurrentWorkspace, StackSecrets } from '../model.js';
+import type { Fingerprint } from '../pipes.js';
+import { defaultCurrentSources, type SeedConnection, type SeedSource, type SeedStack } from '../seed.js';
 import { atIndex } from '../stack.js';
+import { connectionsNamedBy } from './connections.js';
 import { createDashboard } from './dashboards.js';
-import { cleaned } from './validate.js';
+import { cleaned, inSchemaOrder } from './validate.js';
 
 const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
 const nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
@@ -70,17 +81,43 @@ function sourceOf(seed: SeedSource, connection: string, nowMs: number): CurrentS
   };
 }
 
-function webhookOf(seed: Record<string, unknown>, nowMs: number): CurrentWebhook {
+/** Created and updated times as seeded, or now. */
+function timesOf(seed: Record<string, unknown>, nowMs: number): { createdAt: string; updatedAt: string } {
   const createdAt = typeof seed['createdAt'] === 'string' ? seed['createdAt'] : isoTimestamp(nowMs);
-  return {
-    id: typeof seed['id'] === 'string' ? seed['id'] : newObjectId(nowMs),
-    name: String(seed['name']),
-    service: String(seed['service']),
-    ...(typeof seed['url'] === 'string' && { url: seed['url'] }),
-    ...(typeof seed['description'] === 'string' && { description: seed['description'] }),
-    createdAt,
-    updatedAt: typeof seed['updatedAt'] === 'string' ? seed['updatedAt'] : createdAt,
-  };
+  return { createdAt, updatedAt: typeof seed['updatedAt'] === 'string' ? seed['updatedAt'] : createdAt };
+}
+
+const idOf = (seed: Record<string, unknown>, nowMs: number): string => (typeof seed['id'] === 'string' ? seed['id'] : newObjectId(nowMs));
+
+/** A seeded webhook as listed, in the answer's order; its headers and query parameters go to `secrets`. */
+function webhookOf(seed: Record<string, unknown>, nowMs: number, secrets: Map<string, StackSecrets>, fingerprint: Fingerprint): CurrentWebhookEntry {
+  const { createdAt, updatedAt } = timesOf(seed, nowMs);
+  const text = (key: string) => (typeof seed[key] === 'string' ? (seed[key] as string) : undefined);
+  const webhook = inSchemaOrder(CurrentWebhookEntry, { id: idOf(seed, nowMs), name: String(seed['name']), url: text('url'), description: text('description'), updatedAt, createdAt, service: String(seed['service']), body: text('body') });
+  const written = (['headers', 'queryParams'] as const).flatMap((member) =>
+    Object.entries((seed[member] ?? {}) as Record<string, string>).map(([name, value]) => [`${member}.${name}`, fingerprint(value)]),
+  );
+  if (written.length) secrets.set(webhook.id, Object.fromEntries(written));
+  return webhook;
+}
+
+/** A seeded connection as answered; its password goes to `secrets`. */
+function connectionOf(seed: SeedConnection, nowMs: number, secrets: Map<string, StackSecrets>, fingerprint: Fingerprint): CurrentConnectionType {
+  const { id: _id, password, createdAt: _created, updatedAt: _updated, ...members } = seed;
+  const connection = inSchemaOrder(CurrentConnection, { id: idOf(seed, nowMs), ...members, ...timesOf(seed, nowMs) }) as CurrentConnectionType;
+  if (typeof password === 'string' && password) secrets.set(connection.id, { password: fingerprint(password) });
+  return connection;
+}
+
+/** A seeded dashboard: created by the dashboard rules, with the tiles a GET hides (`hiddenTiles`) kept beside it. */
+function seedDashboard(ws: CurrentWorkspace, entry: Record<string, unknown>, nowMs: number): void {
+  const { id, hiddenTiles, ...body } = entry;
+  if (id !== undefined && !(typeof id === 'string' && isObjectId(id))) {
+    throw new ApiError('bad_request', 'invalid id', { issues: [{ path: 'id', pointer: ['id'], message: 'must be a 24-hex object id' }] });
+  }
+  const hidden = hiddenTiles === undefined ? undefined : cleaned<HiddenTile[]>(Type.Array(CurrentHiddenTile), hiddenTiles, ['hiddenTiles']);
+  const dashboard = createDashboard(ws, body, nowMs, typeof id === 'string' ? id : newObjectId(nowMs));
+  if (hidden?.length) ws.dashboards.set(dashboard.id, { ...dashboard, hiddenTiles: hidden });
 }
 
 function savedSearchOf(seed: Record<string, unknown>, nowMs: number): CurrentSavedSearch {
@@ -121,27 +158,24 @@ function alertOf(seed: SeededAlert, owner: string, nowMs: number): CurrentAlertR
   } as CurrentAlertRecord;
 }
 
-/** The workspace of a seeded service or team under the current profile. */
-export function seededWorkspace(owner: string, seeded: SeedStack, nowMs: number): CurrentWorkspace {
+/** The workspace of a seeded service (managed) or team (self-hosted) under the current profile. */
+export function seededWorkspace(owner: string, variant: Variant, seeded: SeedStack, nowMs: number, fingerprint: Fingerprint): CurrentWorkspace {
   const connection = newObjectId(nowMs);
+  const secrets = new Map<string, StackSecrets>();
+  const sources = (seeded.sources ?? defaultCurrentSources(connection)).map((source) => sourceOf(source, connection, nowMs));
   const ws: CurrentWorkspace = {
     profile: 'current',
     owner,
-    sources: (seeded.sources ?? defaultCurrentSources(connection)).map((source) => sourceOf(source, connection, nowMs)),
-    webhooks: (seeded.webhooks ?? []).map((webhook) => webhookOf(webhook, nowMs)),
+    variant,
+    sources,
+    connections: seeded.connections?.map((entry) => connectionOf(entry, nowMs, secrets, fingerprint)) ?? connectionsNamedBy(sources, variant, owner, nowMs),
+    webhooks: (seeded.webhooks ?? []).map((webhook) => webhookOf(webhook, nowMs, secrets, fingerprint)),
     savedSearches: (seeded.savedSearches ?? []).map((search) => savedSearchOf(search, nowMs)),
     dashboards: new Map(),
     alerts: new Map(),
+    secrets,
   };
-  (seeded.dashboards ?? []).forEach((entry, index) =>
-    atIndex('dashboards', index, () => {
-      const { id, ...body } = entry;
-      if (id !== undefined && !(typeof id === 'string' && isObjectId(id))) {
-        throw new ApiError('bad_request', 'invalid id', { issues: [{ path: 'id', pointer: ['id'], message: 'must be a 24-hex object id' }] });
-      }
-      return createDashboard(ws, body, nowMs, id ?? newObjectId(nowMs));
-    }),
-  );
+  (seeded.dashboards ?? []).forEach((entry, index) => atIndex('dashboards', index, () => seedDashboard(ws, entry, nowMs)));
   (seeded.alerts ?? []).forEach((entry, index) =>
     atIndex('alerts', index, () => {
       const alert = alertOf(cleaned<SeededAlert>(SeededAlert, entry), owner, nowMs);

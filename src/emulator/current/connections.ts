@@ -1,0 +1,84 @@
+/**
+ * Connections of the current profile (hyperdx `routers/external-api/v2/connections.ts`,
+ * `controllers/connection.ts`), pure over one workspace: the ClickHouse endpoint and credentials a
+ * source queries through. `password` is write-only: stored as a fingerprint, never answered; an
+ * update without one (or with `""`) keeps it. `hyperdxSettingPrefix` null or `""` clears it on
+ * update, absent keeps it. A delete checks no source that names the connection (the real one does
+ * not). On a managed service the platform makes the connections: its routes only read them.
+ */
+import {
+  CurrentConnection,
+  CurrentConnectionCreate,
+  CurrentConnectionUpdate,
+  type CurrentConnection as Connection,
+  type CurrentConnectionCreate as ConnectionCreate,
+  type CurrentConnectionUpdate as ConnectionUpdate,
+} from '../../schema/api-current-stack.js';
+import type { Variant } from '../../model/kinds.js';
+import type { CurrentSource } from '../../schema/api-current.js';
+import { notFound } from '../errors.js';
+import { isObjectId, isoTimestamp, newObjectId } from '../ids.js';
+import type { CurrentWorkspace } from '../model.js';
+import type { Fingerprint } from '../pipes.js';
+import { cleaned, inSchemaOrder, refused } from './validate.js';
+
+/** The connection a source must name: an object id (400 otherwise) of one of the workspace's connections (400 otherwise). */
+export function checkConnectionId(ws: CurrentWorkspace, connection: unknown): void {
+  if (typeof connection !== 'string' || !isObjectId(connection)) throw refused('connection must be a valid connection id');
+  if (!ws.connections.some((candidate) => candidate.id === connection)) throw refused('connection must be an existing connection id');
+}
+
+/**
+ * The connections of a workspace seeded (or saved) without any: one for each connection its sources
+ * name, as the service would have them (the platform's on a managed service).
+ */
+export function connectionsNamedBy(sources: readonly CurrentSource[], variant: Variant, owner: string, nowMs: number): Connection[] {
+  const now = isoTimestamp(nowMs);
+  const host = variant === 'managed' ? `https://${owner}.clickhouse.cloud:8443` : 'http://localhost:8123';
+  return [...new Set(sources.map((source) => source.connection))].map((id) => ({ id, name: 'Default', host, username: 'default', createdAt: now, updatedAt: now }));
+}
+
+// ---------------------------------------------------------------- operations
+
+export function listConnections(ws: CurrentWorkspace): Connection[] {
+  return ws.connections;
+}
+
+/** Unknown ids answer the plain 404 of the router's `sendStatus(404)`. */
+export function getConnection(ws: CurrentWorkspace, id: string): Connection {
+  const connection = ws.connections.find((candidate) => candidate.id === id);
+  if (!connection) throw notFound(`connection ${id} not found`);
+  return connection;
+}
+
+export function createConnection(ws: CurrentWorkspace, body: unknown, nowMs: number, fingerprint: Fingerprint): Connection {
+  const write = cleaned<ConnectionCreate>(CurrentConnectionCreate, body);
+  const now = isoTimestamp(nowMs);
+  const { password, hyperdxSettingPrefix, ...members } = write;
+  const connection = inSchemaOrder(CurrentConnection, { id: newObjectId(nowMs), ...members, hyperdxSettingPrefix: hyperdxSettingPrefix ?? undefined, createdAt: now, updatedAt: now });
+  ws.connections.push(connection);
+  keepPassword(ws, connection.id, password, fingerprint);
+  return connection;
+}
+
+/** Sets what the body names; keeps the password unless a non-empty one is sent. */
+export function updateConnection(ws: CurrentWorkspace, id: string, body: unknown, nowMs: number, fingerprint: Fingerprint): Connection {
+  const write = cleaned<ConnectionUpdate>(CurrentConnectionUpdate, body);
+  const current = getConnection(ws, id);
+  const { password, hyperdxSettingPrefix, ...members } = write;
+  const prefix = hyperdxSettingPrefix === null || hyperdxSettingPrefix === '' ? undefined : (hyperdxSettingPrefix ?? current.hyperdxSettingPrefix);
+  const next = inSchemaOrder(CurrentConnection, { ...current, ...members, hyperdxSettingPrefix: prefix, updatedAt: isoTimestamp(nowMs) });
+  ws.connections[ws.connections.indexOf(current)] = next;
+  keepPassword(ws, id, password, fingerprint);
+  return next;
+}
+
+export function deleteConnection(ws: CurrentWorkspace, id: string): void {
+  const connection = getConnection(ws, id);
+  ws.connections.splice(ws.connections.indexOf(connection), 1);
+  ws.secrets.delete(id);
+}
+
+function keepPassword(ws: CurrentWorkspace, id: string, password: string | undefined, fingerprint: Fingerprint): void {
+  if (password) ws.secrets.set(id, { password: fingerprint(password) });
+}

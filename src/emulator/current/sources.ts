@@ -1,0 +1,141 @@
+/**
+ * Sources of the current profile (hyperdx `routers/external-api/v2/sources.ts`,
+ * `controllers/sources.ts`), pure over one workspace. A body is one of the kinds' schemas
+ * (`log`, `trace`, `session`, `metric`, `promql`), checked by its `kind`; its `connection` must be
+ * one of the workspace's connections. PUT is a full replace and may change the kind. Granularities
+ * of materialized views are taken short (`5m`) or as SQL intervals (`5 minute`) and answered
+ * short. A delete checks nothing that names the source: the real server deletes it and leaves
+ * dashboards, saved searches and other sources pointing at nothing.
+ */
+import type { TSchema } from 'typebox';
+import type { CurrentSource } from '../../schema/api-current.js';
+import { CURRENT_SOURCE_NULLABLE, CURRENT_SOURCE_WRITES, type CurrentSourceKind, type CurrentSourceWrite } from '../../schema/api-current-stack.js';
+import type { SchemaIssue } from '../../schema/validate.js';
+import { newObjectId } from '../ids.js';
+import type { CurrentWorkspace } from '../model.js';
+import { checkConnectionId } from './connections.js';
+import { clean, inSchemaOrder, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
+
+const KINDS = Object.keys(CURRENT_SOURCE_WRITES) as CurrentSourceKind[];
+const GRANULARITY_UNITS: Record<string, string> = { s: 'second', m: 'minute', h: 'hour', d: 'day' };
+const SQL_INTERVAL = /^(\d+) (second|minute|hour|day)$/;
+/** The trace kind's default precision (nanoseconds are 9, the schema's default is milliseconds). */
+const DEFAULT_DURATION_PRECISION = 3;
+const LEGACY_SESSION_TIMESTAMP = 'TimestampTime';
+const HIGHLIGHT_NULLABLE = ['luceneExpression', 'alias'] as const;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// ---------------------------------------------------------------- reading a request
+
+/** The kind's schema, or a 400 naming the kinds (the discriminated union's check). */
+function schemaOf(body: unknown): TSchema {
+  const kind = isObject(body) ? body['kind'] : undefined;
+  if (!KINDS.includes(kind as CurrentSourceKind)) throwIfAny([issueAt(['kind'], `must be one of ${KINDS.join(', ')}`)]);
+  return CURRENT_SOURCE_WRITES[kind as CurrentSourceKind];
+}
+
+/** A source body: nulls where the OpenAPI allows them dropped, cleaned by its kind's schema, granularities in the answer's short form, cross-member rules checked. */
+function readWrite(body: unknown): CurrentSourceWrite {
+  const schema = schemaOf(body);
+  const kind = (body as { kind: CurrentSourceKind }).kind;
+  const { value, issues } = clean<CurrentSourceWrite>(schema, nestedNullsDropped(withoutNulls(withSessionTimestamp(body as Json), CURRENT_SOURCE_NULLABLE[kind]) as Json));
+  throwIfAny(issues);
+  const write = value as CurrentSourceWrite & Json;
+  issues.push(...granularityIssues(write), ...kindIssues(write));
+  throwIfAny(issues);
+  if (write.kind === 'trace' && write.durationPrecision === undefined) write.durationPrecision = DEFAULT_DURATION_PRECISION;
+  return inSchemaOrder(schema, write);
+}
+
+/** A session source's null timestamp is its table's `TimestampTime`, the service's legacy default. */
+function withSessionTimestamp(body: Json): Json {
+  return body['kind'] === 'session' && body['timestampValueExpression'] === null ? { ...body, timestampValueExpression: LEGACY_SESSION_TIMESTAMP } : body;
+}
+
+/** Nulls the OpenAPI allows below the top: a metric source's `from.tableName` (empty), highlighted expressions' `luceneExpression` and `alias`, aggregated columns' `sourceColumn`. */
+function nestedNullsDropped(body: Json): Json {
+  const from = isObject(body['from']) && body['from']['tableName'] === null && body['kind'] === 'metric' ? { ...body['from'], tableName: '' } : body['from'];
+  const items = (member: string, nullable: readonly string[]) => (Array.isArray(body[member]) ? { [member]: (body[member] as unknown[]).map((item) => withoutNulls(item, nullable)) } : {});
+  const views = Array.isArray(body['materializedViews'])
+    ? { materializedViews: (body['materializedViews'] as unknown[]).map((view) => (isObject(view) && Array.isArray(view['aggregatedColumns']) ? { ...view, aggregatedColumns: view['aggregatedColumns'].map((column) => withoutNulls(column, ['sourceColumn'])) } : view)) }
+    : {};
+  return { ...body, from, ...items('highlightedTraceAttributeExpressions', HIGHLIGHT_NULLABLE), ...items('highlightedRowAttributeExpressions', HIGHLIGHT_NULLABLE), ...views };
+}
+
+/** `5m` or `5 minute`, answered `5m`; anything else is refused like the SQL interval schema refuses it. */
+function shortGranularity(value: string, at: Pointer, issues: SchemaIssue[]): string {
+  const short = /^(\d+)([smhd])$/.exec(value);
+  const interval = short ? `${short[1]} ${GRANULARITY_UNITS[short[2] ?? '']}` : value;
+  const match = SQL_INTERVAL.exec(interval);
+  if (!match) {
+    issues.push(issueAt(at, 'Invalid'));
+    return value;
+  }
+  return `${match[1]}${(match[2] ?? '').charAt(0)}`;
+}
+
+function granularityIssues(write: Json): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  const views = Array.isArray(write['materializedViews']) ? (write['materializedViews'] as Json[]) : [];
+  views.forEach((view, index) => {
+    view['minGranularity'] = shortGranularity(String(view['minGranularity']), ['materializedViews', index, 'minGranularity'], issues);
+    (view['aggregatedColumns'] as Json[]).forEach((column, at) => {
+      if (column['aggFn'] !== 'count' && !column['sourceColumn']) {
+        issues.push(issueAt(['materializedViews', index, 'aggregatedColumns', at], 'Materialized View Source Column is required'));
+      }
+    });
+  });
+  const metadata = write['metadataMaterializedViews'];
+  if (isObject(metadata)) metadata['granularity'] = shortGranularity(String(metadata['granularity']), ['metadataMaterializedViews', 'granularity'], issues);
+  return issues;
+}
+
+function kindIssues(write: Json): SchemaIssue[] {
+  if (write['kind'] !== 'metric') return [];
+  const tables = Object.values((write['metricTables'] ?? {}) as Json);
+  return tables.some((table) => typeof table === 'string' && table.length > 0) ? [] : [issueAt(['metricTables'], 'At least one metric table must be specified')];
+}
+
+// ---------------------------------------------------------------- operations
+
+export function listSources(ws: CurrentWorkspace): CurrentSource[] {
+  return ws.sources;
+}
+
+function sourceIndex(ws: CurrentWorkspace, id: string): number {
+  const index = ws.sources.findIndex((source) => source.id === id);
+  if (index < 0) throw jsonNotFound('Source not found');
+  return index;
+}
+
+export function getSource(ws: CurrentWorkspace, id: string): CurrentSource {
+  return ws.sources[sourceIndex(ws, id)] as CurrentSource;
+}
+
+/** The order of the real checks: the body (400), its connection (400), then the source (404). */
+export function createSource(ws: CurrentWorkspace, body: unknown, nowMs: number): CurrentSource {
+  const write = readWrite(body);
+  checkConnectionId(ws, write.connection);
+  const source = { id: newObjectId(nowMs), ...write } as CurrentSource;
+  ws.sources.push(source);
+  return source;
+}
+
+/** A full replace: members left out are gone, the kind may change, the id stays. */
+export function updateSource(ws: CurrentWorkspace, id: string, body: unknown): CurrentSource {
+  const write = readWrite(body);
+  checkConnectionId(ws, write.connection);
+  const index = sourceIndex(ws, id);
+  const source = { id, ...write } as CurrentSource;
+  ws.sources[index] = source;
+  return source;
+}
+
+export function deleteSource(ws: CurrentWorkspace, id: string): void {
+  ws.sources.splice(sourceIndex(ws, id), 1);
+}
