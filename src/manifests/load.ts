@@ -68,6 +68,8 @@ export interface LoadManifestsOptions {
   /** Parses kept from earlier loads (a daemon's); without one every file is parsed. */
   cache?: ParseCache;
   logger?: Logger;
+  /** How locations name `dir` when not as `dir` (see `ReadOptions.shownAs`). */
+  shownAs?: string;
 }
 
 /** The target every problem without a known target blocks: callers treat it as all of them. */
@@ -84,7 +86,7 @@ interface ParsedFile {
   parsed: ParsedText;
 }
 
-/** Loads every manifest under `dir`. Locations name files as `dir` joined with their path inside it. */
+/** Loads every manifest under `dir`. Locations name files as `dir` (or `shownAs`) joined with their path inside it. */
 export async function loadManifests(dir: string, options: LoadManifestsOptions): Promise<LoadedManifests> {
   const started = performance.now();
   options.logger?.debug({ dir }, 'loading manifests');
@@ -95,8 +97,9 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
   const session = options.cache?.begin();
   try {
     // 1. Snapshot: every file is read (or vouched for by the cache) before any is parsed.
-    const read = (): Promise<Snapshot> => readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats) } : {});
-    const snapshot = await (options.cache ? options.cache.sharedRead(`${dir}\u0000${limits.maxFiles}\u0000${limits.maxFileBytes}`, read) : read());
+    const shown = options.shownAs === undefined ? {} : { shownAs: options.shownAs };
+    const read = (): Promise<Snapshot> => readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats), ...shown } : shown);
+    const snapshot = await (options.cache ? options.cache.sharedRead(`${dir}\u0000${options.shownAs ?? ''}\u0000${limits.maxFiles}\u0000${limits.maxFileBytes}`, read) : read());
     problems.push(...snapshot.problems);
     // 2. Parse every file not parsed before.
     const { parsers, owned } = chooseParsers(snapshot.files, options.parser);
