@@ -28,7 +28,7 @@ async function expectRefused(workspace: Workspace, file: string, line: number, m
   const validate = await workspace.run(['validate']);
   expect(validate.code, describeRun(validate)).toBe(1);
   expectNoCrash(validate);
-  expect(validate.stderr).toMatch(new RegExp(`${file}:${line}:\\d+: .*${message.source}`));
+  expect(validate.stdout).toMatch(new RegExp(`${file}:${line}:\\d+: .*${message.source}`));
 
   await resetEmulatorStats(shared.emulator.url);
   const apply = await workspace.run(['apply', '--output', 'json', ...applyArgs]);
