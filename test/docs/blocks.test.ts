@@ -177,9 +177,11 @@ const HELP = new Set(['--help', '-h']);
 
 /**
  * What is wrong with `stacksync ARGS`, by the commands and flags `--help` shows: an unknown
- * command, flag or value, a missing value, an argument no command takes.
+ * command, flag or value, a missing value, an argument no command takes. In `notation` (prose and
+ * synopses) a flag may be named without its value, and an upper-case value (`F`, `FILE`) is a
+ * placeholder.
  */
-function argumentProblems(args: readonly string[], commands: ReadonlyMap<string, HelpFlag[]>, { valueMayBeLeftOut = false } = {}): string[] {
+function argumentProblems(args: readonly string[], commands: ReadonlyMap<string, HelpFlag[]>, { notation = false } = {}): string[] {
   const [first = '', ...rest] = args;
   if (['--help', '-h', '--version', '-V'].includes(first)) return rest.length === 0 ? [] : [`nothing may follow ${first}`];
   if (first === 'help') return rest.length === 0 || (rest.length === 1 && commands.has(rest[0] ?? '')) ? [] : [`help ${rest.join(' ')}: no such command`];
@@ -198,8 +200,8 @@ function argumentProblems(args: readonly string[], commands: ReadonlyMap<string,
     if (!flag.takesValue) continue;
     const value = inline ?? rest[++index];
     if (value === undefined) {
-      if (!valueMayBeLeftOut) problems.push(`${first} ${name} needs a value`);
-    } else if (flag.choices && !flag.choices.includes(value)) problems.push(`${first} ${name} ${value}: not one of ${flag.choices.join(', ')}`);
+      if (!notation) problems.push(`${first} ${name} needs a value`);
+    } else if (flag.choices && !flag.choices.includes(value) && !(notation && /^[A-Z][A-Z_]*$/.test(value))) problems.push(`${first} ${name} ${value}: not one of ${flag.choices.join(', ')}`);
   }
   return problems;
 }
@@ -257,6 +259,27 @@ function inlineCommands(commands: ReadonlyMap<string, HelpFlag[]>): { where: str
         }),
       ),
   );
+}
+
+/**
+ * The synopses in blocks without a language (`stacksync plan [-c F] [--output text|json]`): lines
+ * starting with `stacksync `, their indented continuation lines joined, a description after a
+ * wide gap dropped.
+ */
+function synopsisCommands(): { where: string; args: string[] }[] {
+  return blocks
+    .filter((block) => block.lang === '')
+    .flatMap((block) => {
+      const entries: { line: number; text: string }[] = [];
+      block.text.split('\n').forEach((line, index) => {
+        if (/^stacksync [a-z-]/.test(line)) entries.push({ line: block.line + 1 + index, text: line });
+        else if (/^\s+\S/.test(line) && entries.length > 0) entries[entries.length - 1]!.text += ` ${line.trim()}`;
+      });
+      return entries.flatMap(({ line, text }) => {
+        const words = parseShellLine(synopsisToWords(text.replace(/\s{3,}[^\s[-].*$/, '')))[0]?.words.slice(1) ?? [];
+        return alternatives(words).map((args) => ({ where: `${block.file}:${line}: ${text.slice(0, 60)}`, args }));
+      });
+    });
 }
 
 const OR = '\u0001';
@@ -321,7 +344,13 @@ describe('code blocks of the README and docs/', () => {
   it('name in the prose only commands, flags and values stacksync --help shows', () => {
     const spans = inlineCommands(help);
     expect(spans.length).toBeGreaterThan(20);
-    expect(spans.flatMap((span) => argumentProblems(span.args, help, { valueMayBeLeftOut: true }).map((problem) => `${span.where}: ${problem}`))).toEqual([]);
+    expect(spans.flatMap((span) => argumentProblems(span.args, help, { notation: true }).map((problem) => `${span.where}: ${problem}`))).toEqual([]);
+  });
+
+  it('synopses name only commands, flags and values stacksync --help shows', () => {
+    const synopses = synopsisCommands();
+    expect(new Set(synopses.map((synopsis) => synopsis.args[0])).size).toBeGreaterThanOrEqual(6);
+    expect(synopses.flatMap((synopsis) => argumentProblems(synopsis.args, help, { notation: true }).map((problem) => `${synopsis.where}: ${problem}`))).toEqual([]);
   });
 
   it('the checks can fail: a wrong manifest, config, seed, flag or value is reported', async () => {
