@@ -299,9 +299,10 @@ function alternatives(args: string[]): string[][] {
 
 describe('code blocks of the README and docs/', () => {
   let help = new Map<string, HelpFlag[]>();
+  // Eight CLI starts at once: generous on a loaded two-core machine.
   beforeAll(async () => {
     help = await readHelp();
-  });
+  }, 90_000);
 
   it('are each in a language the documentation tests know', () => {
     expect(blocks.length).toBeGreaterThan(30);
