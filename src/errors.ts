@@ -3,7 +3,7 @@
  * Only the CLI entry turns errors into exit codes.
  */
 
-/** Every stable error code, with what it means. The README's error table is checked against this list. */
+/** Every stable error code, with what it means. docs/reference/error-codes.md is checked against this list. */
 export const ERROR_CODES = {
   E_USAGE: 'the command line is wrong',
   E_CONFIG_INVALID: 'the config file is missing, unreadable or does not match its schema',

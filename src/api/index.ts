@@ -45,6 +45,12 @@ export interface ApiOptions {
   /** Default `stacksync`. */
   userAgent?: string;
   /**
+   * Secrets the client sends besides its credentials and the secret members of bodies (a target's
+   * secret `vars`, which `${NAME}` puts anywhere in a body): masked in everything it lets out.
+   * Called when a failure is redacted.
+   */
+  secrets?: () => Iterable<string>;
+  /**
    * Where the client takes its lane of its credential's budget. Clients given the same instance
    * share one budget per origin and credential; default a registry of the client's own.
    */
@@ -78,7 +84,7 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
     timeouts,
     hooks,
     ...(options.logger ? { logger: options.logger.child({ component: 'api', target: connection.name }) } : {}),
-    redactor: new Redactor(credentialStrings(credentials)),
+    redactor: new Redactor(credentialStrings(credentials), options.secrets),
     now,
     sleep,
     random: options.random ?? Math.random,

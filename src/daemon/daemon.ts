@@ -16,7 +16,7 @@ import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type 
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { SyncAccount } from '../notify/events.js';
 import { credentialStrings, Redactor } from '../api/redact.js';
-import { resolveCredentials, resolveSecret } from '../config/secrets.js';
+import { resolveCredentials, resolveSecret, secretVarValues } from '../config/secrets.js';
 import { startHttpServer, type BoundHttpServer, type HttpHandlers, type ListenAddress, type RunningHttpServer, type SuspensionNote } from './http.js';
 import type { StateRecord, Suspension } from '../model/state.js';
 import { StacksyncError } from '../errors.js';
@@ -275,7 +275,7 @@ async function serveOn(listen: ListenAddress | BoundHttpServer, handlers: HttpHa
 /** How long a stop waits for queued notifications. */
 export const NOTIFY_FLUSH_MS = 5_000;
 
-/** A notifier for the config's `notify` entries, masking every credential of the targets too. */
+/** A notifier for the config's `notify` entries, masking every credential and secret var of the targets too. */
 function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Logger): Notifier | undefined {
   const settings = context.config.notify ?? [];
   if (settings.length === 0) return undefined;
@@ -287,7 +287,7 @@ function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Lo
       return []; // the target's own sync reports it
     }
   });
-  const redactor = new Redactor(secrets);
+  const redactor = new Redactor(secrets, () => context.config.targets.flatMap((target) => secretVarValues(target, { env: context.env })));
   return createNotifier(settings, { secretIo: { env: context.env }, counter: metrics.notifications, logger, redact: (text) => redactor.redact(text) });
 }
 

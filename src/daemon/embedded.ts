@@ -86,7 +86,7 @@ function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string
   ].join('\n');
 }
 
-/** The config embedded mode runs with; also what the README shows as a starting point. */
+/** The config embedded mode runs with; also what the docs show as a starting point. */
 export function embeddedConfigYaml(url: string, statePath: string, profile: Profile = 'seed'): string {
   const ids = DEFAULT_SEED_IDS;
   return `targets:

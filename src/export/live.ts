@@ -13,6 +13,8 @@ import { API_VERSION } from '../schema/manifest.js';
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
 import { descriptorOf, DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type LiveState } from '../kinds/index.js';
 import { assignKeys } from '../kinds/kit/export-names.js';
+import { SENSITIVE } from '../model/plan.js';
+import { holdsSecret, redactSecrets } from '../support/redaction.js';
 
 export type { CredentialPlaceholder } from '../kinds/index.js';
 
@@ -56,6 +58,11 @@ export interface ExportOptions {
   kinds?: readonly Kind[];
   /** Live id → `metadata.name` already in the inventory, per kind: those keys are kept. */
   owned?: Partial<Record<Kind, ReadonlyMap<string, string>>>;
+  /**
+   * The target's secret `vars`: a live value that holds one was written through `${NAME}`, and is
+   * written back that way (see {@link withVariables}); never in clear.
+   */
+  secretVars?: readonly { name: string; value: string }[];
 }
 
 type Outcome = { ok: true; manifest: ExportedManifest } | { ok: false; skip: SkippedResource };
@@ -149,7 +156,8 @@ function keyOf(keys: ReadonlyMap<string, string>, id: string): string {
 
 function finish(kind: Kind, id: string, liveName: string, key: string, spec: unknown, options: ExportOptions): Outcome {
   const metadata = options.setTarget ? { name: key, target: options.target } : { name: key };
-  const document: ManifestDocument = { apiVersion: API_VERSION, kind, metadata, spec: spec as Record<string, unknown> };
+  const written = options.secretVars?.length ? withVariables(spec, options.secretVars) : spec;
+  const document: ManifestDocument = { apiVersion: API_VERSION, kind, metadata, spec: written as Record<string, unknown> };
   const validate = compileSchema(`export:${kind}`, descriptorOf(kind).schema);
   if (!validate(document)) {
     const issues = describeIssues(toIssues(validate.errors ?? []));
@@ -162,3 +170,29 @@ function skip(kind: Kind, live: { id: string; name?: string }, reason: string): 
   return { ok: false, skip: { kind, id: live.id, ...(live.name !== undefined ? { name: live.name } : {}), reason } };
 }
 
+
+/**
+ * A spec with every secret var value in its strings written back as the `${NAME}` it came from,
+ * so that `plan` on the export sends the same value and the file holds no secret; the string's
+ * own `${…}` are escaped (`$${…}`), as the manifest syntax wants for a literal. A form of the value
+ * that is not the value itself (escaped inside a JSON string the live resource holds) cannot be
+ * a reference and is masked: a plan would then show that member as a change to review.
+ */
+export function withVariables(value: unknown, secrets: readonly { name: string; value: string }[]): unknown {
+  if (typeof value === 'string') return stringWithVariables(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => withVariables(item, secrets));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withVariables(item, secrets)]));
+  return value;
+}
+
+function stringWithVariables(text: string, secrets: readonly { name: string; value: string }[]): string {
+  const values = secrets.map((secret) => secret.value);
+  if (!holdsSecret(text, values)) return text;
+  // Longest first, so a value that contains another is replaced whole; marked, then the string's
+  // own references escaped, then the marks made references.
+  const ordered = [...secrets].sort((a, b) => b.value.length - a.value.length);
+  const marked = ordered.reduce((current, secret) => current.split(secret.value).join(`\u0000${secret.name}\u0001`), text);
+  const escaped = marked.replace(/\$\{[^}]*\}/g, (reference) => `$${reference}`);
+  const referenced = escaped.replace(/\u0000(\w+)\u0001/g, (_whole, name: string) => `\${${name}}`);
+  return redactSecrets(referenced, values, SENSITIVE);
+}

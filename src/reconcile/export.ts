@@ -7,6 +7,7 @@ import { KINDS, type Kind } from '../model/kinds.js';
 import { descriptorOf } from '../kinds/index.js';
 import { exportLiveState, placeManifests, writeExportFiles, type ExportFile, type SkippedResource } from '../export/index.js';
 import { ownedRecord } from '../state/inventory.js';
+import { secretVars } from '../config/secrets.js';
 import type { StateStore } from '../state/store.js';
 import { targetNamed, type ReconcileContext } from './reconcile.js';
 
@@ -32,7 +33,7 @@ export interface ExportOutcome {
   adopted: boolean;
 }
 
-export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store' | 'apiFor'>, request: ExportRequest): Promise<ExportOutcome> {
+export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store' | 'apiFor' | 'env'>, request: ExportRequest): Promise<ExportOutcome> {
   const { config, store } = ctx;
   const target = targetNamed(config, request.target ?? config.defaultTarget);
   // 1. Read.
@@ -47,6 +48,7 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
     setTarget: target.name !== config.defaultTarget,
     kinds: request.kinds.length > 0 ? request.kinds : KINDS,
     owned: ownedKeys(store, target.name),
+    secretVars: secretVars(target, { env: ctx.env }),
   });
   // 3. Write, then record ownership.
   const files = placeManifests(result.manifests, {

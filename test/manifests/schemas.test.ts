@@ -1,7 +1,8 @@
 /**
  * The published JSON Schemas (schemas/*.json) are what the code generates, work on their own in a
  * plain JSON Schema validator, and accept the example manifests; the examples load cleanly with
- * the loader; and the README's reference names every field the schemas have.
+ * the loader; and the reference in docs/ names every field the schemas have (each kind on its page
+ * under docs/manifests/, the config in docs/reference/config.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifests/load.js';
+import { DESCRIPTORS } from '../../src/kinds/index.js';
 import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
 import { publishedSchemas } from '../../src/schema/manifest.js';
 import type { JsonSchema } from '../../src/schema/api.js';
@@ -115,39 +117,42 @@ describe('example manifests and config', () => {
   });
 });
 
-describe('README: configuration and manifest reference', () => {
-  const doc = readFileSync(join(root, 'README.md'), 'utf8');
+describe('docs: configuration and manifest reference', () => {
+  const docs = (path: string): string => readFileSync(join(root, 'docs', path), 'utf8');
 
-  /** A `### heading` section of the reference, up to the next heading of that level or above. */
-  function section(heading: string): string {
-    const start = doc.indexOf(`\n### ${heading}`);
-    expect(start, `section "### ${heading}"`).toBeGreaterThanOrEqual(0);
-    const ends = ['\n### ', '\n## '].map((marker) => doc.indexOf(marker, start + 1)).filter((index) => index >= 0);
-    return doc.slice(start, ends.length > 0 ? Math.min(...ends) : undefined);
+  /** `SavedSearch` → `saved-search`: the page of a kind under docs/manifests/. */
+  function pageOf(kind: string): string {
+    return `manifests/${kind.replace(/(?<=[a-z])(?=[A-Z])/g, '-').toLowerCase()}.md`;
   }
 
+  /** Every member name a schema gives at `path`, through anyOf / oneOf / allOf branches too. */
   function members(schema: JsonSchema | undefined, ...path: string[]): string[] {
-    let current: JsonSchema | undefined = schema;
-    for (const name of path) current = (current?.['properties'] as Record<string, JsonSchema> | undefined)?.[name];
-    return Object.keys((current?.['properties'] as Record<string, unknown> | undefined) ?? {});
+    const at = (node: JsonSchema | undefined, rest: readonly string[]): JsonSchema[] => {
+      if (!node) return [];
+      const branches = (['anyOf', 'oneOf', 'allOf'] as const).flatMap((key) => (node[key] as JsonSchema[] | undefined) ?? []);
+      const properties = node['properties'] as Record<string, JsonSchema> | undefined;
+      const here = rest.length === 0 ? [node] : at(properties?.[rest[0] ?? ''], rest.slice(1));
+      return [...here, ...branches.flatMap((branch) => at(branch, rest))];
+    };
+    return [...new Set(at(schema, path).flatMap((node) => Object.keys((node['properties'] as Record<string, unknown> | undefined) ?? {})))];
   }
 
-  it.each([
-    ['Pipe', 'pipe.json'],
-    ['Dashboard', 'dashboard.json'],
-    ['Alert', 'alert.json'],
-  ])('names every spec field of %s in its section', (kind, file) => {
-    const text = section(kind);
-    const fields = members(generated[file], 'spec');
+  it.each(DESCRIPTORS.map((descriptor) => [descriptor.kind, descriptor.schema] as const))('names every spec field of %s on its page', (kind, schema) => {
+    const text = docs(pageOf(kind));
+    const fields = members(schema, 'spec');
     expect(fields.length).toBeGreaterThan(2);
-    for (const field of fields) expect(text, `${kind}.spec.${field}`).toContain(`\`${field}\``);
+    for (const field of fields) expect(text, `${kind}.spec.${field} in docs/${pageOf(kind)}`).toContain(`\`${field}\``);
   });
 
-  it('names every config field and every metadata field', () => {
-    const config = section('Configuration');
+  it('names every config field, every notify and control member, and every metadata field', () => {
+    const config = docs('reference/config.md');
     const schema = generated['config.json'];
     const targetSchema = (schema?.['properties'] as Record<string, JsonSchema>)['targets']?.['items'] as JsonSchema;
-    for (const field of [...members(schema), ...members(schema, 'sync'), ...members(targetSchema)]) expect(config, field).toContain(`\`${field}\``);
-    for (const field of members(generated['pipe.json'], 'metadata')) expect(doc, `metadata.${field}`).toContain(`\`${field}\``);
+    const notifySchema = (schema?.['properties'] as Record<string, JsonSchema>)['notify']?.['items'] as JsonSchema;
+    const fields = [...members(schema), ...members(schema, 'sync'), ...members(targetSchema), ...members(notifySchema), ...members(schema, 'control')];
+    expect(fields.length).toBeGreaterThan(25);
+    for (const field of fields) expect(config, field).toContain(`\`${field}\``);
+    const manifests = docs('manifests/README.md');
+    for (const field of members(generated['pipe.json'], 'metadata')) expect(manifests, `metadata.${field}`).toContain(`\`${field}\``);
   });
 });
