@@ -19,6 +19,7 @@ import { addCommonOptions, openSession, type CommonFlags, type Session } from '.
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
+import { createRequestLog, withEstimate } from './estimate.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
 import { packageVersion } from './version.js';
 
@@ -70,10 +71,12 @@ export const planCommand: CommandFactory = (setExitCode) =>
       // A plan saved before the state has a key is made under a key derived for it (plan-key.ts).
       const derived: { salt?: string } = {};
       const newKey = flags.out === undefined ? undefined : (config: Config) => keyForNewState(config, flags, env, derived);
-      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat, ...(newKey ? { newKey } : {}) });
+      // The plan's reads are counted and timed for the estimate of the apply.
+      const requests = createRequestLog();
+      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat, clientOptions: { hooksFor: requests.hooksFor }, ...(newKey ? { newKey } : {}) });
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
-        const plan = withConfigWarnings(run.plan, session.configWarnings);
+        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);
         if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, { logFormat, keySalt: derived.salt });
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
         await writeChunks(process.stdout, renderPlan(plan, flags.output, markdown));

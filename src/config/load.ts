@@ -242,7 +242,8 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
   };
   const notify = raw.notify && raw.notify.length > 0 ? { notify: raw.notify.map((entry) => normaliseNotifier(entry, baseDir)) } : {};
   const control = raw.control ? { controlToken: anchorSecret(raw.control.token, baseDir) } : {};
-  return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state), ...notify, ...control };
+  const daemon = raw.daemon && Object.keys(raw.daemon).length > 0 ? { daemon: { ...raw.daemon } } : {};
+  return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state), ...notify, ...control, ...daemon };
 }
 
 function normaliseNotifier(raw: NonNullable<ConfigFile['notify']>[number], baseDir: string): NotifierSettings {
