@@ -6,6 +6,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { KINDS, type Kind } from '../model/kinds.js';
+import { countOf } from '../kinds/index.js';
 import type { Env } from '../config/paths.js';
 import { exportTarget as exportLiveTarget, type ExportOutcome } from '../reconcile/export.js';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../state/lock.js';
@@ -59,7 +60,8 @@ export function reportExport(outcome: ExportOutcome, flags: Pick<ExportFlags, 'o
   for (const skipped of outcome.skipped) {
     io.stderr(`stacksync: skipped ${skipped.kind} ${JSON.stringify(skipped.name ?? skipped.id)} (${skipped.id}): ${skipped.reason}\n`);
   }
-  const counts = KINDS.map((kind) => `${outcome.files.filter((file) => file.manifest.kind === kind).length} ${kind.toLowerCase()}s`).join(', ');
+  const written = KINDS.map((kind) => [kind, outcome.files.filter((file) => file.manifest.kind === kind).length] as const).filter(([, count]) => count > 0);
+  const counts = written.length === 0 ? 'nothing' : written.map(([kind, count]) => countOf(kind, count)).join(', ');
   const out = displayPath(flags.out);
   const config = flags.config !== undefined ? ` -c ${flags.config}` : '';
   io.stdout(`Exported ${counts} from target ${outcome.target} to ${out}${outcome.adopted ? ', and recorded them in the state file as managed' : ''}.\n`);

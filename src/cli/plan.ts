@@ -32,6 +32,7 @@ interface PlanFlags extends CommonFlags {
   adopt?: boolean;
   linkBase?: string;
   out?: string;
+  serverValidate: boolean;
 }
 
 export const planCommand: CommandFactory = (setExitCode) =>
@@ -54,6 +55,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
     .option('--prune', 'also show the deletes `apply --prune` would make (default: sync.prune)')
     .option('--adopt', 'plan to take over same-named live resources (default: sync.adopt)')
     .option('--out <file>', 'also save the plan, with a fingerprint of what it was computed from, for `apply --plan FILE`')
+    .option('--no-server-validate', "do not ask targets that can check a write without storing it (dashboards/validate) about each dashboard the plan would write")
     .option(
       '--link-base <url>',
       'markdown: prefix of links to manifest lines, e.g. https://github.com/OWNER/REPO/blob/SHA/ (default in GitHub Actions: GITHUB_SERVER_URL/GITHUB_REPOSITORY/blob/GITHUB_SHA/)',
@@ -70,7 +72,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
       const newKey = flags.out === undefined ? undefined : (config: Config) => keyForNewState(config, flags, env, derived);
       const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, ...(newKey ? { newKey } : {}) });
       try {
-        const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
+        const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt, serverValidate: flags.serverValidate }));
         const plan = withConfigWarnings(run.plan, session.configWarnings);
         if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, derived.salt);
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));

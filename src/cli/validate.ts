@@ -11,7 +11,7 @@ import type { Config } from '../model/config.js';
 import { chooseConfigPath, chooseManifestsDir, processEnv, type Env } from '../config/paths.js';
 import { formatLocation, isStacksyncError, type SourceLocation } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
-import { KIND_ORDER, type DesiredResource } from '../kinds/index.js';
+import { countOf, KIND_ORDER, type DesiredResource } from '../kinds/index.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 
 export interface ValidateIo {
@@ -123,9 +123,10 @@ function describe(finding: Finding, prefix = ''): string {
 }
 
 function summary(resources: readonly DesiredResource[], errors: number, warnings: number, dir: string): string {
-  const counts = KIND_ORDER.map((kind) => plural(resources.filter((r) => r.kind === kind).length, kind.toLowerCase()));
+  const counts = KIND_ORDER.map((kind) => [kind, resources.filter((r) => r.kind === kind).length] as const).filter(([, count]) => count > 0);
   const status = errors > 0 ? 'failed' : 'ok';
-  return `validate ${status}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}; ${plural(resources.length, 'valid resource')} in ${dir} (${counts.join(', ')})`;
+  const byKind = counts.length > 0 ? ` (${counts.map(([kind, count]) => countOf(kind, count)).join(', ')})` : '';
+  return `validate ${status}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}; ${plural(resources.length, 'valid resource')} in ${dir}${byKind}`;
 }
 
 function plural(count: number, noun: string): string {

@@ -83,7 +83,7 @@ describe('stacksync validate', () => {
       `${join(dir, 'c.yaml')}: warning: the config is invalid, so manifests were checked without target checks`,
       '',
     ]);
-    expect(run.stdout).toBe(`validate failed: 4 errors, 1 warning; 0 valid resources in ${join(dir, 'm')} (0 pipes, 0 dashboards, 0 alerts)\n`);
+    expect(run.stdout).toBe(`validate failed: 4 errors, 1 warning; 0 valid resources in ${join(dir, 'm')}\n`);
   });
 
   it('without a config at the default path, checks manifests without targets and says so', async () => {
@@ -166,7 +166,7 @@ describe('stacksync validate', () => {
     it('reports a broken manifest with its location, exit 1', async () => {
       const dir = await project({ 'manifests/a.yaml': dashboard('api').replace('kind: Dashboard', 'kind: Board') });
       const child = run(['validate'], dir);
-      expect(child.stderr).toContain(`${join('manifests', 'a.yaml')}:2:7: kind: must be one of Pipe, Dashboard, Alert\n`);
+      expect(child.stderr).toContain(`${join('manifests', 'a.yaml')}:2:7: kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert\n`);
       expect(child.status).toBe(1);
     });
 
@@ -174,7 +174,7 @@ describe('stacksync validate', () => {
       const text = dashboard('api').replace('kind: Dashboard', 'kind: Dashbord').replace(/^spec:\n  name:/m, 'spec:\n  nmae:');
       const dir = await project({ 'manifests/a.yaml': text });
       const child = run(['validate'], dir);
-      expect(child.stderr).toContain('kind: must be one of Pipe, Dashboard, Alert; did you mean Dashboard?');
+      expect(child.stderr).toContain('kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert; did you mean Dashboard?');
       expect(child.status).toBe(1);
       const member = run(['validate'], await project({ 'manifests/a.yaml': dashboard('api').replace(/^spec:\n  name:/m, 'spec:\n  nmae:') }));
       expect(member.stderr).toMatch(/spec\.nmae: is not a known member here; did you mean name\? \(expected one of /);
