@@ -6,15 +6,15 @@
  * deletes first and says on the delete which alerts go with it.
  */
 import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import type { LiveRecord } from './kit/record.js';
-import { namedReference, recordExport } from './kit/record-export.js';
+import { idsAt, namedReference, recordExport } from './kit/record-export.js';
 import { recordKind } from './kit/record-kind.js';
-import type { DesiredRecord } from './kit/record-manifests.js';
-import { pointerTo, type NameRefs } from './kit/refs.js';
+import { withIdOf } from './kit/refs.js';
 import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
 import { warnSourceDeletes } from './kit/source-deletes.js';
 import { SAVED_SEARCH } from './saved-search/model.js';
 import { SOURCE } from './source/model.js';
+
+const sourceOf = idsAt('sourceId');
 
 export const savedSearchKind = recordKind<typeof SAVED_SEARCH, 'savedSearches'>({
   kind: SAVED_SEARCH,
@@ -24,21 +24,10 @@ export const savedSearchKind = recordKind<typeof SAVED_SEARCH, 'savedSearches'>(
     'self-hosted': selfHostedRoutes('saved-searches', 'PUT', { paged: true, access: { seed: 'none' } }),
   },
   references: [SOURCE],
-  rules: { members: savedSearchMembers },
+  // The saved search as the API takes it: its source by id.
+  rules: { members: (desired, refs) => withIdOf(desired.spec, refs, SOURCE, { name: 'source', id: 'sourceId', as: 'sourceId' }) },
   afterPlan: (plan, input) => warnSourceDeletes(SAVED_SEARCH, input.deletes.get(SOURCE) ?? [], input.live, sourceOf, [...plan.changes, ...(input.deletes.get(SAVED_SEARCH) ?? [])]),
   export: recordExport('saved-search', SPEC_SCHEMAS[SAVED_SEARCH], (live, ctx) => namedReference(ctx, live.members, SOURCE, 'sourceId', { name: 'source', id: 'sourceId' }), {
     namedIds: sourceOf,
   }),
 });
-
-/** The saved search as the API takes it: its source by id. */
-function savedSearchMembers(desired: DesiredRecord, refs: NameRefs): Record<string, unknown> {
-  const { source, sourceId, ...members } = desired.spec;
-  const id = typeof source === 'string' ? refs.id(SOURCE, source, pointerTo('sourceId')) : sourceId;
-  return { ...members, ...(id === undefined ? {} : { sourceId: id }) };
-}
-
-function sourceOf(live: LiveRecord): string[] {
-  const id = live.members['sourceId'];
-  return typeof id === 'string' ? [id] : [];
-}

@@ -10,13 +10,13 @@
 import { SPEC_SCHEMAS } from '../schema/manifest.js';
 import { CONNECTION } from './connection/model.js';
 import { labelOf, leftNaming } from './kit/dependents.js';
-import type { LiveRecord } from './kit/record.js';
-import { namedReference, recordExport } from './kit/record-export.js';
+import { idsAt, namedReference, recordExport } from './kit/record-export.js';
 import { recordKind } from './kit/record-kind.js';
-import type { DesiredRecord } from './kit/record-manifests.js';
-import { pointerTo, type NameRefs } from './kit/refs.js';
+import { withIdOf } from './kit/refs.js';
 import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
 import { SOURCE } from './source/model.js';
+
+const connectionOf = idsAt('connection');
 
 export const sourceKind = recordKind<typeof SOURCE, 'sources'>({
   kind: SOURCE,
@@ -26,7 +26,8 @@ export const sourceKind = recordKind<typeof SOURCE, 'sources'>({
     'self-hosted': selfHostedRoutes('sources', 'PUT', { access: { seed: 'none' } }),
   },
   references: [CONNECTION],
-  rules: { members: sourceMembers },
+  // The source as the API takes it: its connection by id.
+  rules: { members: (desired, refs) => withIdOf(desired.spec, refs, CONNECTION, { name: 'connection', id: 'connectionId', as: 'connection' }) },
   // The server deletes a connection whatever names it: the sources left on it are said on the delete.
   afterPlan: (plan, input) => {
     const changes = [...plan.changes, ...(input.deletes.get(SOURCE) ?? [])];
@@ -38,15 +39,3 @@ export const sourceKind = recordKind<typeof SOURCE, 'sources'>({
     namedIds: connectionOf,
   }),
 });
-
-/** The source as the API takes it: its connection by id. */
-function sourceMembers(desired: DesiredRecord, refs: NameRefs): Record<string, unknown> {
-  const { connection, connectionId, ...members } = desired.spec;
-  const id = typeof connection === 'string' ? refs.id(CONNECTION, connection, pointerTo('connection')) : connectionId;
-  return { ...members, ...(id === undefined ? {} : { connection: id }) };
-}
-
-function connectionOf(live: LiveRecord): string[] {
-  const connection = live.members['connection'];
-  return typeof connection === 'string' ? [connection] : [];
-}

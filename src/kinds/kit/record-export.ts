@@ -32,6 +32,14 @@ export function namedReference(ctx: ExportContext, members: Record<string, unkno
   return name === undefined ? { ...rest, [as.id]: id } : { ...rest, [as.name]: name };
 }
 
+/** The id a live record names at `member` (its connection, its source), as a list. */
+export function idsAt(member: string): (live: LiveRecord) => string[] {
+  return (live) => {
+    const id = live.members[member];
+    return typeof id === 'string' ? [id] : [];
+  };
+}
+
 export interface RecordExportOptions {
   /** Ids of other kinds' resources a live one names (export keeps, of same-named twins, the one most named). */
   namedIds?(live: LiveRecord): string[];

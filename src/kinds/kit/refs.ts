@@ -53,6 +53,16 @@ function setAt(value: unknown, segments: readonly string[], id: string): unknown
   return value;
 }
 
+/**
+ * `spec` with the resource it names at `member.name` (by name) or `member.id` (by id) written as
+ * that resource's id at `member.as` (a placeholder and a ref when this run creates it).
+ */
+export function withIdOf(spec: Record<string, unknown>, refs: NameRefs, kind: Kind, member: { name: string; id: string; as: string }): Record<string, unknown> {
+  const { [member.name]: name, [member.id]: id, ...rest } = spec;
+  const resolved = typeof name === 'string' ? refs.id(kind, name, pointerTo(member.as)) : id;
+  return resolved === undefined ? rest : { ...rest, [member.as]: resolved };
+}
+
 /** The refs of kinds whose bodies take ids only at places (every kind but the alert's tile refs). */
 export const POINTER_REFS: KindRefs = { changes: pointerChanges, fill: fillPointers };
 
