@@ -65,13 +65,8 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
   const pacers = options.pacers ?? new SharedPacers({ now, sleep });
   const member = { target: connection.name, origin: new URL(baseUrl).origin, authorization: authorizationValue, rateLimit };
   const pacer = pacers.join(member, {
-    onWait: (waitedMs) => {
-      try {
-        hooks.onRateLimitWait?.({ waitedSeconds: waitedMs / 1000 });
-      } catch {
-        // Observability is best effort.
-      }
-    },
+    onWait: (waitedMs) => bestEffort(() => hooks.onRateLimitWait?.({ waitedSeconds: waitedMs / 1000 })),
+    onDelay: (delayMs) => bestEffort(() => hooks.onRateLimitDelay?.({ waitSeconds: delayMs / 1000 })),
   });
   const transport = new Transport({
     baseUrl,
@@ -95,6 +90,15 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
   };
   const profile = connection.api?.profile ?? DEFAULT_API_PROFILE;
   return ids ? new ManagedAdapter(transport, ids, close, profile) : new SelfHostedAdapter(transport, close, profile);
+}
+
+/** Observability is best effort: a hook that throws never fails a request. */
+function bestEffort(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // ignored on purpose
+  }
 }
 
 function authorization(credentials: Credentials): string {
