@@ -136,6 +136,10 @@ describe('README: configuration and manifest reference', () => {
     ['Pipe', 'pipe.json'],
     ['Dashboard', 'dashboard.json'],
     ['Alert', 'alert.json'],
+    ['Connection', 'connection.json'],
+    ['Source', 'source.json'],
+    ['SavedSearch', 'savedsearch.json'],
+    ['Webhook', 'webhook.json'],
   ])('names every spec field of %s in its section', (kind, file) => {
     const text = section(kind);
     const fields = members(generated[file], 'spec');
