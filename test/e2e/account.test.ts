@@ -8,6 +8,8 @@
  * (connection, source, webhook, saved search, dashboard, alerts, all named by name) is kept from
  * manifests: in sync on the next plan, a change sent alone, prune deletes only what it made.
  */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CURRENT_IDS, defaultSeed, type Seed } from '../../src/emulator/index.js';
 import { describeRun, documents, parseJsonOutput, TARGETS, type TargetName } from '../helpers/e2e.js';
@@ -136,6 +138,13 @@ function wholeAccountFiles(target: TargetName, where = 'level:error'): Record<st
 function idsOf(stack: Stack): Record<string, string[]> {
   const kinds = { connections: stack.connections, sources: stack.sources, webhooks: stack.webhooks, savedSearches: stack.savedSearches, dashboards: stack.dashboards, alerts: stack.alerts };
   return Object.fromEntries(Object.entries(kinds).map(([kind, items]) => [kind, (items ?? []).map((item) => item.id).sort()]));
+}
+
+/** Every file below `dir`, concatenated in name order. */
+async function filesUnder(dir: string): Promise<string> {
+  const names = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath ?? entry.path, entry.name));
+  const texts = await Promise.all(names.sort().map((name) => readFile(name, 'utf8')));
+  return texts.join('\n---\n');
 }
 
 function writeCount(stats: Awaited<ReturnType<typeof emulatorStats>>, method: string, suffix: string): number {
@@ -302,6 +311,37 @@ describe.each(TARGETS)('the whole account as code on %s (current profile)', (tar
     expect(after).toEqual(baseline);
     for (const secret of Object.values(SECRETS)) expect(printed(emptied)).not.toContain(secret);
   }, 180_000);
+
+  it('exports an account holding every kind, named by name and without secrets, and the plan of the export shows no changes', async () => {
+    const { url } = shared.emulator;
+    const workspace = await open();
+    const run = (args: string[], env: Record<string, string> = SECRETS) => workspace.run([...args, '--target', target], { env });
+    for (const [path, text] of Object.entries(wholeAccountFiles(target))) await workspace.write(path, text);
+    const applied = await run(['apply']);
+    expect(applied.code, describeRun(applied)).toBe(0);
+    const made = await stackOf(url, target);
+
+    // A fresh workspace that owns nothing exports the whole account, the seed's resources and ours alike.
+    const fresh = await open();
+    const exported = await fresh.run(['export', '--out', 'manifests', '--adopt', '--target', target]);
+    expect(exported.code, describeRun(exported)).toBe(0);
+    const text = await filesUnder(fresh.manifestsDir);
+    const kinds = target === 'local' ? ['Source', 'Dashboard', 'SavedSearch', 'Webhook', 'Alert'] : ['Connection', 'Source', 'Dashboard', 'SavedSearch', 'Webhook', 'Alert'];
+    for (const kind of kinds) expect(text, `an exported ${kind}`).toMatch(new RegExp(`^kind: ${kind}$`, 'm'));
+    // References by name, never the ids they resolve to (a file's header comment says which live id it came from).
+    const members = text.split('\n').filter((line) => !line.trimStart().startsWith('#')).join('\n');
+    expect(members).toMatch(/savedSearch: [a-z0-9-]+/);
+    expect(members).toMatch(/webhook: [a-z0-9-]+/);
+    expect(members).toMatch(/source: [a-z0-9-]+/);
+    for (const id of [named(made.savedSearches, 'Shop errors').id, named(made.webhooks, 'Shop pager').id, named(made.sources, 'Shop logs').id]) expect(members).not.toContain(id);
+    for (const secret of Object.values(SECRETS)) expect(text + exported.stdout + exported.stderr).not.toContain(secret);
+
+    // Export leaves every secret out (the live ones are kept; a comment names the variable to set to manage one): the plan is clean.
+    expect(members).not.toMatch(/fromEnv|fromFile/);
+    const plan = await fresh.run(['plan', '--detailed-exitcode', '--output', 'json', '--target', target]);
+    expect(plan.code, describeRun(plan)).toBe(0);
+    expect(parseJsonOutput(plan).changes.map((change) => change.kind)).toEqual(expect.arrayContaining(kinds));
+  }, 120_000);
 
   it('refuses to update a dashboard holding a tile its GET does not return, leaves it as it was, and updates it once the manifest owns every tile', async () => {
     const { url } = shared.emulator;
