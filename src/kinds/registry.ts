@@ -56,8 +56,17 @@ export function accessOf(kind: Kind, variant: Variant, profile: ApiProfile): Kin
 
 /** `count` resources of a kind in words: `1 dashboard`, `2 saved searches`. */
 export function countOf(kind: Kind, count: number): string {
-  const noun = kind.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-  return `${count} ${noun}${count === 1 ? '' : /(s|sh|ch)$/.test(noun) ? 'es' : 's'}`;
+  return `${count} ${count === 1 ? nounOf(kind) : pluralOf(kind)}`;
+}
+
+/** A kind's resources in words: `dashboards`, `saved searches`. */
+export function pluralOf(kind: Kind): string {
+  const noun = nounOf(kind);
+  return `${noun}${/(s|sh|ch)$/.test(noun) ? 'es' : 's'}`;
+}
+
+function nounOf(kind: Kind): string {
+  return kind.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
 /** A kind's place in {@link KIND_ORDER} for a write, or in the reversed order for a delete. */

@@ -15,7 +15,7 @@ import type { Pointer } from '../yaml/positions.js';
 import type { Manifest } from '../model/manifest.js';
 import { IGNORE_ANNOTATION, PRUNE_ANNOTATION, SUSPEND_ANNOTATION } from '../schema/manifest.js';
 import type { ResourcePolicy } from '../model/desired.js';
-import { accessOf, descriptorOf, type DesiredResource, type DocumentProblem, type KindAccess, type ManifestLookup } from '../kinds/index.js';
+import { accessOf, descriptorOf, pluralOf, type DesiredResource, type DocumentProblem, type KindAccess, type ManifestLookup } from '../kinds/index.js';
 import type { SecretIo } from '../config/secrets.js';
 import { problemAt, UNCONFIGURED_TARGET, type Entry, type FoundProblem } from './entries.js';
 import { resolveSecrets } from './secrets.js';
@@ -88,7 +88,6 @@ function checkTarget(entry: Entry, config: Config, report: Report): void {
   }
   const target = config.targets.find((t) => t.name === entry.identity.target);
   if (!kind || !target) return;
-  const descriptor = descriptorOf(kind);
   const profile = profileOf(target);
   const access = accessOf(kind, target.variant, profile);
   if (access === 'write') return;
@@ -101,10 +100,10 @@ function targetProblem(kind: Kind, target: string, variant: Variant, profile: Ap
   const descriptor = descriptorOf(kind);
   const where = writableOn(kind);
   if (access === 'read') {
-    return `target ${target} (${variant}, api profile ${profile}) lists its ${descriptor.collection} but cannot create or change them, so a ${kind} manifest cannot apply there; name an existing one by its name from the manifests that use it instead`;
+    return `target ${target} (${variant}, api profile ${profile}) lists its ${pluralOf(kind)} but cannot create or change them, so a ${kind} manifest cannot apply there; name an existing one by its name from the manifests that use it instead`;
   }
-  if (descriptor.routes[variant] === undefined) return `a ${kind} needs ${where}, and ${target} is ${variant} (it has no ${descriptor.collection})`;
-  return `a ${kind} needs ${where}, and ${target} speaks api profile ${profile} (whose ${variant} API has no ${descriptor.collection})`;
+  if (descriptor.routes[variant] === undefined) return `a ${kind} needs ${where}, and ${target} is ${variant} (it has no ${pluralOf(kind)})`;
+  return `a ${kind} needs ${where}, and ${target} speaks api profile ${profile} (whose ${variant} API has no ${pluralOf(kind)})`;
 }
 
 /** The targets that can hold a kind, in words: `a managed target`, `a target with api profile current`. */

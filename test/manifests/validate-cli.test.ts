@@ -87,6 +87,38 @@ describe('stacksync validate', () => {
     ]);
   });
 
+  it('checks the account kinds offline: where each can apply, its references, and secrets never echoed', async () => {
+    const current = configText().replace(/(baseUrl: http:\/\/127\.0\.0\.1:4010\n)/g, '$1    api: { profile: current }\n');
+    const kind = (kindName: string, name: string, target: string, spec: string): string => `apiVersion: stacksync/v1\nkind: ${kindName}\nmetadata: { name: ${name}, target: ${target} }\nspec:\n${spec}`;
+    const dir = await project({
+      'c-seed.yaml': configText(),
+      'c-current.yaml': current,
+      'm/account.yaml': [
+        kind('Connection', 'ch', 'prod', '  name: CH\n  host: http://ch:8123\n  username: reader\n'),
+        kind('Source', 'logs', 'sh', '  name: Logs\n  kind: log\n  connection: ch\n'),
+        kind('Webhook', 'pager', 'sh', '  name: Pager\n  service: generic\n  url: https://hooks.example.com/T0KEN-IN-URL\n  headers: { Authorization: Bearer-H3ADER }\n'),
+        kind('SavedSearch', 'errors', 'sh', '  name: Errors\n  source: logs\n'),
+        kind('Alert', 'errors', 'sh', '  name: Errors\n  source: saved_search\n  savedSearch: errors\n  savedSearchId: 66f0000000000000000d0002\n  threshold: 1\n  thresholdType: above\n  interval: 5m\n  channel: { type: webhook, webhook: pager }\n'),
+      ].join('---\n'),
+    });
+    const seed = await validate(['-c', join(dir, 'c-seed.yaml'), '-m', join(dir, 'm')]);
+    expect(seed.code).toBe(1);
+    expect(seed.stdout).toContain('a Connection needs a self-hosted target with api profile current, and prod speaks api profile seed (whose managed API has no connections)');
+    expect(seed.stdout).toContain('a SavedSearch needs a target with api profile current, and sh speaks api profile seed (whose self-hosted API has no saved searches)');
+    const currentRun = await validate(['-c', join(dir, 'c-current.yaml'), '-m', join(dir, 'm')]);
+    expect(currentRun.code).toBe(1);
+    const file = join(dir, 'm', 'account.yaml');
+    expect(currentRun.stdout.split('\n')).toEqual([
+      `${file}:3:31: E_MANIFEST_INVALID: metadata.target: target prod (managed, api profile current) lists its connections but cannot create or change them, so a Connection manifest cannot apply there; name an existing one by its name from the manifests that use it instead`,
+      `${file}:37:3: E_MANIFEST_INVALID: spec: must set exactly one of savedSearchId, savedSearch`,
+      `${file}:23:8: warning: spec.url: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
+      `${file}:24:29: warning: spec.headers.Authorization: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
+      `validate failed: 2 errors, 2 warnings; 3 valid resources in ${join(dir, 'm')} (1 source, 1 saved search, 1 webhook)`,
+      '',
+    ]);
+    for (const run of [seed, currentRun]) expect(run.stdout + run.stderr).not.toMatch(/T0KEN-IN-URL|Bearer-H3ADER/);
+  });
+
   it('--output json: one object with the summary, every error and warning with its code', async () => {
     const dir = await project({
       'config/stacksync.yaml': configText(),
