@@ -343,6 +343,26 @@ describe.each(TARGETS)('the whole account as code on %s (current profile)', (tar
     expect(parseJsonOutput(plan).changes.map((change) => change.kind)).toEqual(expect.arrayContaining(kinds));
   }, 120_000);
 
+  it.runIf(target === 'local-selfhosted')('applies examples/account as it is written, and the next plan is clean', async () => {
+    const { url } = shared.emulator;
+    const workspace = await open();
+    const dir = join(import.meta.dirname, '..', '..', 'examples', 'account');
+    for (const file of (await readdir(dir)).filter((name) => name.endsWith('.yaml'))) await workspace.write(join('manifests', file), await readFile(join(dir, file), 'utf8'));
+    const env = { SHOP_CLICKHOUSE_PASSWORD: 'example-password', SHOP_PAGER_URL: 'https://hooks.example.com/example', SHOP_PAGER_TOKEN: 'example-token' };
+    const applied = await workspace.run(['apply', '--target', target], { env });
+    expect(applied.code, describeRun(applied)).toBe(0);
+    const live = await stackOf(url, target);
+    const source = named(live.sources, 'Shop logs');
+    expect(source['connection']).toBe(named(live.connections, 'Shop ClickHouse').id);
+    expect(named(live.alerts, 'Shop errors above 5 in 5 minutes')).toMatchObject({ savedSearchId: named(live.savedSearches, 'Shop errors').id });
+    const plan = await workspace.run(['plan', '--detailed-exitcode', '--target', target], { env });
+    expect(plan.code, describeRun(plan)).toBe(0);
+    // Leave the account as the other cases found it.
+    await workspace.remove('manifests');
+    await workspace.write('manifests/other.yaml', '# nothing here for now\n');
+    expect((await workspace.run(['apply', '--prune', '--force', '--target', target], { env })).code).toBe(0);
+  }, 120_000);
+
   it('refuses to update a dashboard holding a tile its GET does not return, leaves it as it was, and updates it once the manifest owns every tile', async () => {
     const { url } = shared.emulator;
     const workspace = await open();
