@@ -257,9 +257,13 @@ describe.each(TARGETS)('the whole account as code on %s (current profile)', (tar
     const creates = parseJsonOutput(plan).changes.map((change) => `${change.action} ${change.kind}`);
     const connection = target === 'local' ? [] : ['create Connection'];
     expect(creates).toEqual([...connection, 'create Source', 'create Dashboard', 'create SavedSearch', 'create Webhook', 'create Alert', 'create Alert']);
-    const applied = await run(['apply']);
+    // A saved plan (and the review comment made with it) holds no secret either, and applies as it was reviewed.
+    const saved = await run(['plan', '--out', 'plan.json', '--output', 'markdown']);
+    const savedText = await readFile(join(workspace.dir, 'plan.json'), 'utf8');
+    expect(savedText).toContain('"kind": "Webhook"');
+    const applied = await workspace.run(['apply', '--plan', 'plan.json'], { env: SECRETS });
     expect(applied.code, describeRun(applied)).toBe(0);
-    for (const result of [plan, applied]) for (const secret of Object.values(SECRETS)) expect(printed(result)).not.toContain(secret);
+    for (const text of [printed(plan), printed(saved), savedText, printed(applied)]) for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
 
     let live = await stackOf(url, target);
     const connectionId = target === 'local' ? DEFAULT_CURRENT_IDS.service.connection : named(live.connections, 'Shop ClickHouse').id;
