@@ -87,9 +87,9 @@ export const exportCommand: CommandFactory = (setExitCode) =>
   new Command('export')
     .summary('write manifests for what a target already has (onboarding)')
     .description(
-      'Read the live pipes, dashboards and alerts of one target and write one manifest per resource to DIR/<kind>s/<name>.yaml, ' +
-        'so that `plan` on DIR shows no changes. Credentials are never written: the API does not return them; each pipe file ' +
-        'shows them as {fromEnv: …} placeholders in a comment. Resources that cannot be written as a valid manifest are skipped and named on stderr.\n' +
+      'Read the live resources of every kind of one target and write one manifest per resource to DIR/<kinds>/<name>.yaml, ' +
+        'so that `plan` on DIR shows no changes. Credentials are never written: the API does not return them; each file holding one ' +
+        'shows it as a {fromEnv: …} placeholder in a comment. Resources that cannot be written as a valid manifest are skipped and named on stderr.\n' +
         'Exit codes: 0 exported, 1 error (bad config, unknown target, API failure, files already there without --force).',
     )
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')

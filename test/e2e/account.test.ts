@@ -330,6 +330,8 @@ describe.each(TARGETS)('the whole account as code on %s (current profile)', (tar
     const exported = await fresh.run(['export', '--out', 'manifests', '--adopt', '--target', target]);
     expect(exported.code, describeRun(exported)).toBe(0);
     const text = await filesUnder(fresh.manifestsDir);
+    const folders = target === 'local' ? ['sources', 'dashboards', 'saved-searches', 'webhooks', 'alerts'] : ['connections', 'sources', 'dashboards', 'saved-searches', 'webhooks', 'alerts'];
+    expect(await readdir(fresh.manifestsDir)).toEqual(expect.arrayContaining(folders));
     const kinds = target === 'local' ? ['Source', 'Dashboard', 'SavedSearch', 'Webhook', 'Alert'] : ['Connection', 'Source', 'Dashboard', 'SavedSearch', 'Webhook', 'Alert'];
     for (const kind of kinds) expect(text, `an exported ${kind}`).toMatch(new RegExp(`^kind: ${kind}$`, 'm'));
     // References by name, never the ids they resolve to (a file's header comment says which live id it came from).
@@ -345,6 +347,13 @@ describe.each(TARGETS)('the whole account as code on %s (current profile)', (tar
     const plan = await fresh.run(['plan', '--detailed-exitcode', '--output', 'json', '--target', target]);
     expect(plan.code, describeRun(plan)).toBe(0);
     expect(parseJsonOutput(plan).changes.map((change) => change.kind)).toEqual(expect.arrayContaining(kinds));
+
+    // Leave the account as the other cases found it: the workspace that made the account prunes it.
+    await workspace.remove('manifests');
+    await workspace.write('manifests/other.yaml', '# nothing here for now\n');
+    const cleared = await run(['apply', '--prune', '--force']);
+    expect(cleared.code, describeRun(cleared)).toBe(0);
+    expect(idsOf(await stackOf(url, target)).sources).not.toContain(named(made.sources, 'Shop logs').id);
   }, 120_000);
 
   it.runIf(target === 'local-selfhosted')('applies examples/account as it is written, and the next plan is clean', async () => {
