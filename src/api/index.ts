@@ -17,10 +17,9 @@ import { SelfHostedAdapter } from './self-hosted.js';
 import { SharedPacers } from './shared-pacers.js';
 import { DEFAULT_TIMEOUTS, Transport, type Timeouts } from './transport.js';
 
-export type { Api, ApiHooks, RetryReason } from './port.js';
+export type { Api, ApiHooks, RetryReason, ServerCheck } from './port.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
 export { DEFAULT_TIMEOUTS, type Timeouts } from './transport.js';
-export { LOOKUP_ROUTES } from './routes.js';
 export { Pacer, safetyMarginMs, type PacerLane, type PacerOptions, type RateBudget, type Sleep } from './pacer.js';
 export { SharedPacers, type BudgetMember, type SharedPacersOptions } from './shared-pacers.js';
 

@@ -11,7 +11,7 @@ import { KINDS, type Kind } from '../model/kinds.js';
 import type { LiveBase } from '../model/resources.js';
 import { API_VERSION } from '../schema/manifest.js';
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
-import { descriptorOf, DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type LiveState } from '../kinds/index.js';
+import { descriptorOf, DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type KindAccess, type LiveState } from '../kinds/index.js';
 import { assignKeys } from '../kinds/kit/export-names.js';
 import { SENSITIVE } from '../model/plan.js';
 import { holdsSecret, redactSecrets } from '../support/redaction.js';
@@ -45,7 +45,7 @@ export interface SkippedResource {
 }
 
 export interface ExportResult {
-  /** In kind order (Pipe, Dashboard, Alert), then by key. */
+  /** In kind order (`RESOURCE_KINDS`), then by key. */
   manifests: ExportedManifest[];
   skipped: SkippedResource[];
 }
@@ -63,15 +63,23 @@ export interface ExportOptions {
    * written back that way (see {@link withVariables}); never in clear.
    */
   secretVars?: readonly { name: string; value: string }[];
+  /**
+   * What the target offers of each kind (default: every operation). A kind it only lists (a
+   * managed service's connections) is not exported: other kinds name its resources by API name.
+   */
+  access?: (kind: Kind) => KindAccess;
 }
 
 type Outcome = { ok: true; manifest: ExportedManifest } | { ok: false; skip: SkippedResource };
 
 export function exportLiveState(live: LiveState, options: ExportOptions): ExportResult {
-  const kinds = new Set(options.kinds ?? KINDS);
+  const writable = (kind: Kind): boolean => (options.access?.(kind) ?? 'write') === 'write';
+  const kinds = new Set((options.kinds ?? KINDS).filter(writable));
   // How often each live object is named by another (an alert names its dashboard): of twins, the most named is exported.
   const named = countBy(DESCRIPTORS.flatMap((descriptor) => liveOf(live, descriptor.kind).flatMap((item) => descriptor.export.namedIds?.(item) ?? [])));
-  const plans = new Map(DESCRIPTORS.map((descriptor) => [descriptor.kind, exportPlan(descriptor, liveOf(live, descriptor.kind), options, named)]));
+  const plans = new Map(
+    DESCRIPTORS.map((descriptor) => [descriptor.kind, writable(descriptor.kind) ? exportPlan(descriptor, liveOf(live, descriptor.kind), options, named) : listedPlan(liveOf(live, descriptor.kind))]),
+  );
   // Every kind is named even when not exported: others refer to it by these keys.
   const ctx = { namesOf: (kind: Kind, id: string): unknown => plans.get(kind)?.names.get(id) };
   const outcomes: Outcome[] = [];
@@ -104,6 +112,18 @@ function exportPlan(descriptor: AnyKindDescriptor, items: readonly LiveBase[], o
   const keys = assignKeys(items.filter((item) => !twins.has(item.id)), descriptor.export.keyPrefix, owned);
   const names = new Map<string, unknown>(items.map((item) => [item.id, twins.get(item.id) ?? (descriptor.export.names ? descriptor.export.names(item, keyOf(keys, item.id)) : keyOf(keys, item.id))]));
   return { twins, keys, names };
+}
+
+/**
+ * The names of a kind that is not exported (the target only lists it): other kinds name its
+ * resources by API name, where that name is one resource's alone.
+ */
+function listedPlan(items: readonly LiveBase[]): KindExportPlan {
+  const counts = countBy(items.flatMap((item) => (item.name === undefined ? [] : [item.name])));
+  const names = new Map<string, unknown>(
+    items.map((item) => [item.id, item.name !== undefined && counts.get(item.name) === 1 ? { key: item.name } : `it has no name of its own (${item.name ?? 'none'})`]),
+  );
+  return { twins: new Map(), keys: new Map(), names };
 }
 
 function exportOne(descriptor: AnyKindDescriptor, item: LiveBase, key: string, ctx: { namesOf: (kind: Kind, id: string) => unknown }, options: ExportOptions): Outcome {

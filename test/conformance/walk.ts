@@ -3,8 +3,9 @@
  * profile each, so the two run side by side): every registered kind, from its one fixture
  * (`test/fixtures/kinds/<kind>.yaml`), through every stage — validate, plan, apply, plan clean,
  * update, prune without and with proof, export → plan clean — on both emulator profiles and on
- * every variant the kind has, through the built CLI against the emulator on loopback. A kind
- * added to the registry without a fixture fails here.
+ * every variant that can write the kind under that profile (a seed-profile target has no webhooks,
+ * a managed service's connections are the platform's), through the built CLI against the
+ * emulator on loopback. A kind added to the registry without a fixture fails here.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -12,8 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, type Profile, type RunningEmulator } from '../../src/emulator/index.js';
-import { DESCRIPTORS } from '../../src/kinds/index.js';
-import type { Variant } from '../../src/model/kinds.js';
+import { accessOf, descriptorOf, DESCRIPTORS } from '../../src/kinds/index.js';
+import type { Kind, Variant } from '../../src/model/kinds.js';
 import { createWorkspace, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
 
 const FIXTURES = new URL('../fixtures/kinds/', import.meta.url).pathname;
@@ -28,7 +29,15 @@ interface KindFixture {
   kind: string;
   firstAction: 'create' | 'update';
   prunable: boolean;
-  profiles: Record<Profile, ProfileFixture>;
+  /** One entry per profile under which some variant can write the kind; none for the others. */
+  profiles: Partial<Record<Profile, ProfileFixture>>;
+}
+
+const PROFILES: readonly Profile[] = ['seed', 'current'];
+
+/** The variants that can write `kind` under `profile`: where its manifests apply (elsewhere they are an error, or it has no such kind). */
+function writableVariants(kind: Kind, profile: Profile): Variant[] {
+  return (Object.keys(descriptorOf(kind).routes) as Variant[]).filter((variant) => accessOf(kind, variant, profile) === 'write');
 }
 
 const TARGET_OF: Record<Variant, 'local' | 'local-selfhosted'> = { managed: 'local', 'self-hosted': 'local-selfhosted' };
@@ -74,6 +83,13 @@ export function checkFixtures(): void {
     const files = (await readdir(FIXTURES)).filter((file) => file.endsWith('.yaml'));
     expect(files.sort()).toEqual(DESCRIPTORS.map((descriptor) => `${descriptor.kind.toLowerCase()}.yaml`).sort());
   });
+
+  it('every fixture covers exactly the profiles under which its kind can be written', () => {
+    for (const descriptor of DESCRIPTORS) {
+      const covered = Object.keys(fixtureOf(descriptor.kind)?.profiles ?? {}).sort();
+      expect(covered, descriptor.kind).toEqual(PROFILES.filter((profile) => writableVariants(descriptor.kind, profile).length > 0).sort());
+    }
+  });
 }
 
 /** Registers the walk of every kind on every variant it has, against one emulator of `profile`. */
@@ -93,7 +109,7 @@ export function walkEveryKind(profile: Profile): void {
     workspaces.push(workspace);
     return workspace;
   };
-  const cases = DESCRIPTORS.flatMap((descriptor) => (Object.keys(descriptor.routes) as Variant[]).map((variant) => ({ kind: descriptor.kind, variant })));
+  const cases = DESCRIPTORS.flatMap((descriptor) => writableVariants(descriptor.kind, profile).map((variant) => ({ kind: descriptor.kind, variant })));
   describe.each(cases)(`$kind on $variant, ${profile} profile`, ({ kind, variant }) => walkKind(kind, variant, profile, workspaceOn));
 }
 
@@ -102,6 +118,7 @@ function walkKind(kind: string, variant: Variant, profile: Profile, workspaceOn:
   if (!fixture) return;
   const target = TARGET_OF[variant];
   const own = fixture.profiles[profile];
+  if (!own) throw new Error(`the ${kind} fixture has no ${profile} profile`);
   const manifest = parse(filled(own.manifest, variant, profile)) as { metadata: { name: string }; spec: Record<string, unknown> };
   const key = manifest.metadata.name;
   const requires = own.requires ? filled(own.requires, variant, profile) : undefined;

@@ -26,9 +26,16 @@ function exampleFiles(): string[] {
   return readdirSync(manifestsDir).filter((name) => /\.ya?ml$/.test(name)).sort();
 }
 
-function exampleDocuments(): { file: string; value: Record<string, unknown> }[] {
-  return exampleFiles().flatMap((file) =>
-    parseAllDocuments(readFileSync(join(manifestsDir, file), 'utf8'))
+/** The whole-account example: the kinds the seed's examples cannot hold (they need the current profile). */
+const accountDir = join(root, 'examples', 'account');
+
+function accountFiles(): string[] {
+  return readdirSync(accountDir).filter((name) => /\.ya?ml$/.test(name)).sort();
+}
+
+function exampleDocuments(dir = manifestsDir, files = exampleFiles()): { file: string; value: Record<string, unknown> }[] {
+  return files.flatMap((file) =>
+    parseAllDocuments(readFileSync(join(dir, file), 'utf8'))
       .map((doc) => doc.toJS() as Record<string, unknown>)
       .filter((value) => value !== null)
       .map((value) => ({ file, value })),
@@ -54,12 +61,14 @@ describe('published schemas', () => {
 
   it('validate the example manifests on their own, per kind and as manifest.json', () => {
     const ajv = createAjv();
-    const byKind = { Pipe: 'pipe.json', Dashboard: 'dashboard.json', Alert: 'alert.json' } as Record<string, string>;
+    const byKind = (kind: string): string => `${kind.toLowerCase()}.json`;
     const compiled = Object.fromEntries(Object.entries(generated).map(([name, schema]) => [name, ajv.compile(schema)]));
-    const documents = exampleDocuments();
+    const account = exampleDocuments(accountDir, accountFiles());
+    expect(new Set(account.map(({ value }) => value['kind']))).toEqual(new Set(['Connection', 'Source', 'Webhook', 'SavedSearch', 'Dashboard', 'Alert']));
+    const documents = [...exampleDocuments(), ...account];
     expect(documents.length).toBeGreaterThan(10);
     for (const { file, value } of documents) {
-      const kindFile = byKind[String(value['kind'])] ?? '';
+      const kindFile = byKind(String(value['kind']));
       expect(compiled[kindFile]?.(value), `${file} against ${kindFile}`).toBe(true);
       expect(compiled['manifest.json']?.(value), `${file} against manifest.json`).toBe(true);
     }
@@ -114,6 +123,11 @@ describe('example manifests and config', () => {
       expect(first, file).toBe(`# yaml-language-server: $schema=../schemas/${expected}`);
     }
     expect(readFileSync(join(root, 'config', 'emulator.yaml'), 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/config.json');
+    for (const file of accountFiles()) {
+      const kinds = new Set(exampleDocuments(accountDir, [file]).map(({ value }) => String(value['kind']).toLowerCase()));
+      expect(kinds.size, file).toBe(1);
+      expect(readFileSync(join(accountDir, file), 'utf8').split('\n')[0], file).toBe(`# yaml-language-server: $schema=../../schemas/${[...kinds][0]}.json`);
+    }
   });
 });
 
