@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SEED_IDS as IDS, defaultSeed } from '../dist/emulator/index.js';
+import { accessOf, DESCRIPTORS } from '../dist/kinds/index.js';
 
 export const SOURCE_KINDS = ['kafka', 'objectStorage', 'kinesis', 'postgres'];
 const TILES = ['p50', 'p99', 'errors', 'count'];
@@ -29,13 +30,19 @@ export function countsForSize(size) {
 }
 
 /**
- * Collections a full read lists, and so the floor of HTTP calls for one plan. Alert pages depend
- * on what is live: before the first apply (`applied: false`) there are none.
+ * Collections a full read lists, and so the floor of HTTP calls for one plan: one list per kind
+ * each target offers under the seed profile (from the kinds' own table, so a new kind moves the
+ * floor with it; a list-only kind counts, since every plan reads it), and one page per 1,000 of a
+ * paged list. Alert pages depend on what is live: before the first apply (`applied: false`)
+ * there are none. Every other paged list holds fewer than 1,000 (the seed's own).
  */
 export function readFloor(counts, { applied = true } = {}) {
   const selfHostedAlerts = applied ? selfHostedDashboards(counts) * counts.alertsPerDashboard : 0;
-  // managed: pipes, dashboards, alerts; self-hosted: dashboards and 1,000 alerts per page.
-  return 3 + 1 + Math.max(1, Math.ceil(selfHostedAlerts / 1000));
+  const pages = { Alert: Math.max(1, Math.ceil(selfHostedAlerts / 1000)) };
+  const listed = (variant) => DESCRIPTORS.filter((descriptor) => accessOf(descriptor.kind, variant, 'seed') !== 'none');
+  const managed = listed('managed').length;
+  const selfHosted = listed('self-hosted').reduce((sum, descriptor) => sum + (descriptor.routes['self-hosted']?.paged ? (pages[descriptor.kind] ?? 1) : 1), 0);
+  return managed + selfHosted;
 }
 
 function selfHostedDashboards(counts) {

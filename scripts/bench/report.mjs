@@ -314,9 +314,10 @@ ${summary(sections)}
 
 Fixtures: 8 % pipes of every source kind (seeded, each manifest changes one setting; kafka ones carry
 credentials from env), the rest dashboards of 4 tiles with 3 alerts each, half on the managed target,
-half on the self-hosted one. The floor of HTTP calls for one plan is one list per collection: managed
-pipes, dashboards and alerts, self-hosted dashboards, and one page per 1,000 self-hosted alerts live
-(so one page before the first apply).
+half on the self-hosted one. The floor of HTTP calls for one plan is one list per collection each
+target offers (from the kinds' table): managed pipes, sources (listed, not written, under the seed
+profile), dashboards and alerts, self-hosted dashboards, and one page per 1,000 self-hosted alerts
+live (so one page before the first apply).
 Wall time is spawn to exit of \`node dist/cli.js …\`; peak RSS is the child's maxRSS (getrusage).
 
 ${planSection(sections.planSize)}
