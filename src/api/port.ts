@@ -5,7 +5,7 @@
  */
 import type { DataSource, Webhook } from '../model/resources.js';
 import type { Kind, Variant } from '../model/kinds.js';
-import type { WriteBody } from '../model/plan.js';
+import type { ActionVerb, WriteBody } from '../model/plan.js';
 import type { LiveOfKind, LiveState } from '../kinds/index.js';
 
 export interface Api {
@@ -23,6 +23,11 @@ export interface Api {
   /** A full replace (PUT) or a merge (PATCH), as the kind's route says. */
   update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>>;
   remove(kind: Kind, id: string): Promise<void>;
+  /**
+   * An action on one resource on its kind's route for it (a pipe's `start` on `…/pipes/{id}/state`,
+   * its `scale`); the answer as the kind's live object, or undefined when it is not one.
+   */
+  act<K extends Kind>(kind: K, verb: ActionVerb, id: string, body: WriteBody): Promise<LiveOfKind<K> | undefined>;
 
   listSources(): Promise<DataSource[]>;
   /** The webhooks alerts can notify (current servers); one call. */

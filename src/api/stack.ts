@@ -5,7 +5,7 @@
  */
 import { StacksyncError } from '../errors.js';
 import type { Kind, Variant } from '../model/kinds.js';
-import type { WriteBody } from '../model/plan.js';
+import type { ActionVerb, WriteBody } from '../model/plan.js';
 import type { DataSource, LiveBase, UnreadableResource, Webhook } from '../model/resources.js';
 import type { ApiProfile } from '../schema/enums.js';
 import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
@@ -77,6 +77,22 @@ export abstract class StackAdapter implements Api {
     await this.transport.send({ method: 'DELETE', ...this.at(routes.item, id) });
   }
 
+  async act<K extends Kind>(kind: K, verb: ActionVerb, id: string, body: WriteBody): Promise<LiveOfKind<K> | undefined> {
+    const descriptor = descriptorOf(kind);
+    const routes = this.offered(descriptor, verb, id);
+    const action = routes.actions?.[verb];
+    if (!action) throw notOffered(`${verb} ${kind}`, `${kind} has no ${verb} action`, this.variant);
+    const exchange: Exchange = { method: action.method, ...this.at(action.route, id, '', idParam(routes.item)), body: this.spelled(descriptor, body) };
+    const reply = await this.transport.send(exchange);
+    // The answer is only confirmation: one that does not read as the kind's object is no failure.
+    try {
+      return descriptor.reader.read(this.unwrap(reply.body), this.payloadMember) as LiveOfKind<K>;
+    } catch (error) {
+      if (error instanceof ShapeError) return undefined;
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     await this.onClose();
   }
@@ -137,8 +153,8 @@ export abstract class StackAdapter implements Api {
   }
 
   /** Route template and concrete path of a collection, or of one resource when `id` is given. */
-  protected at(route: string, id?: string, query = ''): Pick<Exchange, 'route' | 'path' | 'resourceId'> {
-    const params = id === undefined ? this.baseParams : { ...this.baseParams, [idParam(route)]: id };
+  protected at(route: string, id?: string, query = '', idName?: string): Pick<Exchange, 'route' | 'path' | 'resourceId'> {
+    const params = id === undefined ? this.baseParams : { ...this.baseParams, [idName ?? idParam(route)]: id };
     return { route, path: fillRoute(route, params) + query, ...(id === undefined ? {} : { resourceId: id }) };
   }
 

@@ -54,6 +54,7 @@ export function formatChangeLine(event: ChangeFinishedEvent, options: { labelTar
 /** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 4.2s` */
 export function formatSummary(summary: ApplySummary, durationMs: number, target?: string): string {
   const counts = (['created', 'updated', 'deleted', 'adopted', 'failed', 'skipped'] as const).map((name) => `${summary[name]} ${name}`);
+  if (summary.replaced !== undefined && summary.replaced > 0) counts.splice(2, 0, `${summary.replaced} replaced`);
   return `Apply${target === undefined ? '' : ` ${target}`}: ${counts.join(', ')} in ${formatSeconds(durationMs)}`;
 }
 

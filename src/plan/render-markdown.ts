@@ -36,6 +36,7 @@ export interface MarkdownRenderOptions {
 const SIGNS: Readonly<Record<Action, string>> = {
   create: '+',
   update: '~',
+  replace: '-/+',
   delete: '-',
   adopt: '=',
   orphan: '?',
@@ -153,6 +154,7 @@ function block(group: Group, rows: readonly string[], detail: Detail, open: bool
 const ACTION_WORDS: readonly [Action, string][] = [
   ['create', 'to create'],
   ['update', 'to update'],
+  ['replace', 'to replace'],
   ['delete', 'to delete'],
   ['adopt', 'to adopt'],
   ['orphan', 'orphaned'],

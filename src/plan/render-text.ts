@@ -5,6 +5,8 @@
 import { formatLocation } from '../errors.js';
 import { changeRef, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import { waitingCount, type ChangeResults } from './build.js';
+import { descriptorOf } from '../kinds/index.js';
+import type { Kind } from '../model/kinds.js';
 
 export interface TextRenderOptions {
   /** ANSI colours (default false; the CLI turns them on for a TTY without NO_COLOR). */
@@ -19,6 +21,7 @@ type Style = keyof typeof ANSI;
 const MARKERS: Readonly<Record<Action, { sign: string; style: Style }>> = {
   create: { sign: '+', style: 'green' },
   update: { sign: '~', style: 'yellow' },
+  replace: { sign: '-/+', style: 'red' },
   delete: { sign: '-', style: 'red' },
   adopt: { sign: '=', style: 'cyan' },
   orphan: { sign: '?', style: 'yellow' },
@@ -67,7 +70,17 @@ export function summaryLine(plan: Plan): string {
   const suspended = s.suspended > 0 ? ` ${s.suspended} suspended (not written),` : '';
   const waitingNow = waitingCount(plan);
   const waiting = waitingNow > 0 ? ` ${waitingNow} waiting (for an earlier create that may still land),` : '';
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt,${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
+  const replace = s.replace > 0 ? ` ${s.replace} to replace (deleted and created again),` : '';
+  return `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete${deletesApart(s)}, ${s.adopt} to adopt,${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
+}
+
+/** ` (1 Pipe: its ingestion stops)`: the deletes (and replaces) a reviewer must see on their own, by kind; '' when none. */
+function deletesApart(summary: Plan['summary']): string {
+  const counts = Object.entries(summary.deleteByKind ?? {}).map(([kind, n]) => {
+    const note = descriptorOf(kind as Kind).prune?.countApart;
+    return `${n} ${kind}${n === 1 ? '' : 's'}${note ? `: ${note}` : ''}`;
+  });
+  return counts.length > 0 ? ` (${counts.join('; ')})` : '';
 }
 
 /**

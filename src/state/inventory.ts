@@ -39,6 +39,7 @@ export function ownedRecord(kind: Kind, key: string, entry: InventoryEntry): Sta
   const record: StateRecord = { type: 'owned', kind, key, id: entry.id };
   if (entry.name !== undefined) record.name = entry.name;
   if (entry.spec !== undefined) record.spec = entry.spec;
+  if (entry.created === true) record.created = true;
   return record;
 }
 
