@@ -55,7 +55,7 @@ function credentialLines(manifest: ExportedManifest): string[] {
     '#',
     '# Credentials are write-only: the API never returns them, so they are left out here and',
     `# stacksync leaves them as they are. To manage them, add under ${credentials.path}:`,
-    `#   ${credentials.member}:`,
+    credentials.value ? `#   ${credentials.member}: { fromEnv: ${credentials.value.fromEnv} }` : `#   ${credentials.member}:`,
     ...fields,
     '# and set those variables; apply sends them once, then compares them by an HMAC in the state file.',
   ];

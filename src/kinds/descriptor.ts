@@ -205,7 +205,10 @@ export interface CredentialPlaceholder {
   /** Where they go: `spec.source.kafka`. */
   path: string;
   member: string;
+  /** Each field of the member (`username`, `password`); empty when the member is one secret itself (`value`). */
   fields: Record<string, { fromEnv: string }>;
+  /** The member is one secret itself (an object-storage `serviceAccountKey`). */
+  value?: { fromEnv: string };
 }
 
 export interface KindExport<L extends LiveBase> {
@@ -220,7 +223,8 @@ export interface KindExport<L extends LiveBase> {
 
 /** A kind whose live state can be unhealthy (a pipe that failed). */
 export interface KindHealth {
-  degraded(state: string | undefined): boolean;
+  /** `wanted`: the state the manifest asks for, where it asks for one (a pipe stopped on purpose is not degraded). */
+  degraded(state: string | undefined, wanted?: string): boolean;
 }
 
 /** Where a live resource stands on its way to a goal an operation awaits (`Operation.await`). */

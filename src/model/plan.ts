@@ -167,6 +167,8 @@ export interface Change {
   pruneDisabled?: true;
   /** The live `state` the service reported for a kind that has one (a pipe: Running, Failed, …), as it is. */
   liveState?: string;
+  /** The state its manifest wants, for a kind whose resources are run and stopped (a pipe: Running or Stopped). */
+  wantedState?: string;
   /** True when this resource was matched through a pending create intent (crash recovery). */
   reclaimed?: boolean;
   /** For `waiting`: ISO time until which the earlier create may still land. */

@@ -74,7 +74,7 @@ export function summaryLine(plan: Plan): string {
   return `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete${deletesApart(s)}, ${s.adopt} to adopt,${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
 }
 
-/** ` (1 Pipe: its ingestion stops)`: the deletes (and replaces) a reviewer must see on their own, by kind; '' when none. */
+/** The deletes (and replaces) a reviewer must see on their own, by kind, with what each stops (`countApart`); '' when none. */
 function deletesApart(summary: Plan['summary']): string {
   const counts = Object.entries(summary.deleteByKind ?? {}).map(([kind, n]) => {
     const note = descriptorOf(kind as Kind).prune?.countApart;

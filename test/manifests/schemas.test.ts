@@ -94,7 +94,7 @@ describe('example manifests and config', () => {
     const postgres = pipes.find((p) => p.source?.kind === 'postgres');
     expect(postgres?.source?.tableMappings?.map((m) => `${m.sourceSchemaName}.${m.sourceTable}`)).toEqual(['public.invoices', 'public.customers', 'public.payments']);
     const kafka = pipes.find((p) => p.source?.kind === 'kafka');
-    expect(Object.keys(kafka?.source?.secrets?.fields ?? {})).toEqual(['username', 'password']);
+    expect(Object.keys(kafka?.source?.secrets?.[0]?.fields ?? {})).toEqual(['username', 'password']);
     const count = (kind: string, target: string) => result.resources.filter((r) => r.kind === kind && r.target === target).length;
     expect(count('Dashboard', 'local')).toBeGreaterThanOrEqual(2);
     expect(count('Alert', 'local')).toBeGreaterThanOrEqual(2);
@@ -126,10 +126,12 @@ describe('README: configuration and manifest reference', () => {
     return doc.slice(start, ends.length > 0 ? Math.min(...ends) : undefined);
   }
 
+  /** The members a schema names at `path`; of a schema in two forms (`if`/`then`/`else`), those of both. */
   function members(schema: JsonSchema | undefined, ...path: string[]): string[] {
     let current: JsonSchema | undefined = schema;
     for (const name of path) current = (current?.['properties'] as Record<string, JsonSchema> | undefined)?.[name];
-    return Object.keys((current?.['properties'] as Record<string, unknown> | undefined) ?? {});
+    const forms = [current, current?.['then'] as JsonSchema | undefined, current?.['else'] as JsonSchema | undefined];
+    return [...new Set(forms.flatMap((form) => Object.keys((form?.['properties'] as Record<string, unknown> | undefined) ?? {})))];
   }
 
   it.each([

@@ -205,11 +205,11 @@ describe('secrets never reach any rendering', () => {
       desired: [
         {
           kind: 'Pipe', key: 'orders', pipeId: 'p1',
-          source: { kind: 'kafka', block: {}, secrets: { member: 'credentials', fields: { username: { value: secrets[0], hmac: 'h1' }, password: { value: secrets[1], hmac: 'h2' } } } },
+          source: { kind: 'kafka', block: {}, secrets: [{ member: 'credentials', fields: { username: { value: secrets[0], hmac: 'h1' }, password: { value: secrets[1], hmac: 'h2' } } }] },
         },
         {
           kind: 'Pipe', key: 'events', pipeId: 'p2', name: 'events-v2',
-          source: { kind: 'objectStorage', block: {}, secrets: { member: 'accessKey', fields: { accessKeyId: { value: secrets[2], hmac: 'h3' }, secretKey: { value: secrets[3], hmac: 'h4' } } } },
+          source: { kind: 'objectStorage', block: {}, secrets: [{ member: 'accessKey', fields: { accessKeyId: { value: secrets[2], hmac: 'h3' }, secretKey: { value: secrets[3], hmac: 'h4' } } }] },
         },
       ],
       live: {
