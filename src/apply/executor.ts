@@ -162,6 +162,7 @@ class ApplyRun {
       this.#pending.delete(node);
       // A change runs outside the queue; each of its requests takes a slot, its waits do not.
       if (decision === 'run') void this.#run(node).catch((error: unknown) => this.#crashed(node, error));
+      else if ('refused' in decision) this.#fail(node, this.#clock(), new StacksyncError(decision.code, decision.error, { subject: node.key }));
       else this.#skip(node, decision.reason, decision.error, decision.code);
     }
     if (this.#pending.size === 0 && this.#results.size === this.#nodes.length) this.#allSettled();
@@ -185,7 +186,7 @@ class ApplyRun {
     }
   }
 
-  #decide(node: ExecutionNode): 'wait' | 'run' | { reason: SkipReason; error: string; code: ErrorCode } {
+  #decide(node: ExecutionNode): 'wait' | 'run' | { reason: SkipReason; error: string; code: ErrorCode } | { refused: true; error: string; code: ErrorCode } {
     for (const required of node.requires) {
       const result = this.#results.get(required);
       if (result && result.result !== 'ok') {
@@ -205,8 +206,9 @@ class ApplyRun {
       };
     }
     if (node.change.action === 'replace' && !this.#deps.allowReplace && !node.change.replaceAllowed) {
+      // An error on that resource, not a skip: what the manifest asks cannot be done as things are.
       return {
-        reason: 'conflict',
+        refused: true,
         code: 'E_REPLACE_REFUSED',
         error: `not replaced: this change deletes the live ${node.change.kind} and creates it again (see the plan's warning); apply --allow-replace, or the annotation stacksync.io/replace: allow, lets it`,
       };

@@ -104,7 +104,7 @@ export class SettleWatch {
       live = await (this.#deps.onPoll ? this.#deps.onPoll(kind, list) : list());
     } catch (error) {
       // The client retried already; a list that keeps failing ends the waits it could not serve in time.
-      this.#expire(kind, (waiter) => new StacksyncError('E_WAIT_TIMEOUT', `${waiter.subject}: could not be followed: ${error instanceof Error ? error.message : String(error)}`, { subject: waiter.subject, cause: error }));
+      this.#expire(kind, (waiter) => new StacksyncError('E_WAIT_TIMEOUT', `could not be followed while it settles: ${error instanceof Error ? error.message : String(error)}`, { subject: waiter.subject, cause: error }));
       return;
     }
     const byId = new Map(live.map((item) => [item.id, item]));
@@ -113,11 +113,11 @@ export class SettleWatch {
     for (const waiter of this.#waiters.filter((each) => each.kind === kind)) {
       const current = byId.get(waiter.id);
       if (!current) {
-        this.#drop(waiter).reject(new StacksyncError('E_API_NOT_FOUND', `${waiter.subject}: ${kind} ${waiter.id} is gone while stacksync waited for it`, { subject: waiter.subject }));
+        this.#drop(waiter).reject(new StacksyncError('E_API_NOT_FOUND', `${kind} ${waiter.id} is gone while stacksync waited for it to settle`, { subject: waiter.subject }));
         continue;
       }
       const check = settle ? settle.check(waiter.goal, current) : { settled: true as const };
-      if ('failed' in check) this.#drop(waiter).reject(new StacksyncError('E_RESOURCE_FAILED', `${waiter.subject}: ${check.failed}`, { subject: waiter.subject }));
+      if ('failed' in check) this.#drop(waiter).reject(new StacksyncError('E_RESOURCE_FAILED', check.failed, { subject: waiter.subject }));
       else if (check.settled) this.#drop(waiter).resolve(current);
       else {
         if (check.state !== undefined) waiter.state = check.state;
@@ -155,7 +155,7 @@ function timedOut(waiter: Waiter, now: number): StacksyncError {
   const state = waiter.state === undefined ? '' : ` (still ${waiter.state})`;
   return new StacksyncError(
     'E_WAIT_TIMEOUT',
-    `${waiter.subject}: did not settle within ${seconds}s${state}; it may still settle on its own (the next run sees where it is; apply --wait gives it longer)`,
+    `did not settle within ${seconds}s${state}; it may still settle on its own (the next run sees where it is; apply --wait gives it longer)`,
     { subject: waiter.subject },
   );
 }

@@ -51,6 +51,13 @@ export function formatChangeLine(event: ChangeFinishedEvent, options: { labelTar
   }
 }
 
+/** `waiting for 3 Pipes to settle: 2 Provisioning, 1 Snapshot` */
+export function formatSettleLine(event: Extract<ApplyEvent, { type: 'settle-progress' }>, options: { labelTarget?: boolean } = {}): string {
+  const prefix = options.labelTarget ? `[${event.target}] ` : '';
+  const states = Object.entries(event.states).map(([state, n]) => `${n} ${state}`).join(', ');
+  return `${prefix}waiting for ${event.waiting} ${event.kind}${event.waiting === 1 ? '' : 's'} to settle: ${states}`;
+}
+
 /** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 4.2s` */
 export function formatSummary(summary: ApplySummary, durationMs: number, target?: string): string {
   const counts = (['created', 'updated', 'deleted', 'adopted', 'failed', 'skipped'] as const).map((name) => `${summary[name]} ${name}`);
@@ -110,7 +117,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   const clock = options.clock ?? Date.now;
   const tty = options.tty ?? stream.isTTY === true;
   const labelTarget = options.labelTargets === true;
-  const state = { waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false };
+  const state = { waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false, lastSettle: '' };
   // Targets apply in parallel: each keeps its own count, so one's events never move another's.
   const targets = new Map<string, TargetProgress>();
   const operationTimes: number[] = [];
@@ -166,6 +173,13 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
         case 'apply-finished':
           print(formatSummary(event.summary, event.durationMs, labelTarget ? event.target : undefined), false);
           return;
+        case 'settle-progress': {
+          // One line each time what is still settling changes, so a long wait shows it is alive.
+          const text = formatSettleLine(event, { labelTarget });
+          if (event.waiting > 0 && text !== state.lastSettle) print(text, true);
+          state.lastSettle = text;
+          return;
+        }
         default:
           return;
       }

@@ -115,6 +115,11 @@ export interface KindWrites {
   spell?(body: WriteBody, profile: ApiProfile): WriteBody;
   /** An update that must not be repeated blindly after an ambiguous answer (a pipe's mapping add). */
   notRepeatable?(body: WriteBody): boolean;
+  /**
+   * Renames the members a server spells with a prefix of its own (a pipe's `engine_*` settings,
+   * `clickhouse_*` on the real service): a body on its way out, an answer on its way in.
+   */
+  respell?(value: unknown, from: string, to: string): unknown;
 }
 
 // ---------------------------------------------------------------- plan

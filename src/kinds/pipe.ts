@@ -29,7 +29,7 @@ export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof P
   manifests: pipeManifests,
   reader: { read: toLivePipe, statusMembers: ['state'], liveState: (pipe) => pipe.state },
   // Adding or removing table mappings twice fails (api-notes), so such a PATCH is not blindly repeatable.
-  writes: { notRepeatable: changesMappings },
+  writes: { notRepeatable: changesMappings, respell: respellSettings },
   plan: (input) => ({
     changes: planPipes(
       { target: input.target, variant: input.variant, livePipes: input.live, unreadable: input.unreadable, secretHashes: input.state.secretHashes, state: input.state, timing: input.timing, adopt: input.adopt },
@@ -48,6 +48,13 @@ function pipeRoutes(): KindRoutes {
   const routes = managedRoutes('pipes', 'pipeId', 'PATCH');
   const state = { route: `${routes.item}/state`, method: 'PATCH' as const };
   return { ...routes, actions: { start: state, stop: state, resync: state, scale: { route: `${routes.item}/scaling`, method: 'PATCH' } } };
+}
+
+/** The `settings` of a pipe (or of a body) with keys starting `from` renamed to start `to`. */
+function respellSettings(value: unknown, from: string, to: string): unknown {
+  if (!isPlainObject(value) || !isPlainObject(value['settings'])) return value;
+  const settings = Object.fromEntries(Object.entries(value['settings']).map(([key, member]) => [key.startsWith(from) ? `${to}${key.slice(from.length)}` : key, member]));
+  return { ...value, settings };
 }
 
 function changesMappings(patch: Record<string, unknown>): boolean {

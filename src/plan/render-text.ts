@@ -71,16 +71,20 @@ export function summaryLine(plan: Plan): string {
   const waitingNow = waitingCount(plan);
   const waiting = waitingNow > 0 ? ` ${waitingNow} waiting (for an earlier create that may still land),` : '';
   const replace = s.replace > 0 ? ` ${s.replace} to replace (deleted and created again),` : '';
-  return `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete${deletesApart(s)}, ${s.adopt} to adopt,${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
+  return `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete, ${s.adopt} to adopt,${deletesApart(s)}${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
 }
 
-/** The deletes (and replaces) a reviewer must see on their own, by kind, with what each stops (`countApart`); '' when none. */
+/**
+ * ` 1 Pipe among the deletes and replaces (its ingestion stops),`: those a reviewer must see on
+ * their own, by kind, with what each stops (`countApart`); '' when none.
+ */
 function deletesApart(summary: Plan['summary']): string {
-  const counts = Object.entries(summary.deleteByKind ?? {}).map(([kind, n]) => {
-    const note = descriptorOf(kind as Kind).prune?.countApart;
-    return `${n} ${kind}${n === 1 ? '' : 's'}${note ? `: ${note}` : ''}`;
-  });
-  return counts.length > 0 ? ` (${counts.join('; ')})` : '';
+  return Object.entries(summary.deleteByKind ?? {})
+    .map(([kind, n]) => {
+      const note = descriptorOf(kind as Kind).prune?.countApart;
+      return ` ${n} ${kind}${n === 1 ? '' : 's'} among the deletes and replaces${note ? ` (${note})` : ''},`;
+    })
+    .join('');
 }
 
 /**

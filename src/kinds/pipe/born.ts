@@ -304,6 +304,7 @@ function liveOperations(ctx: PipeContext, desired: DesiredBornPipe, live: LivePi
 function editFlow(desired: DesiredBornPipe, live: LivePipe, patches: Operation[], moves: LiveMoves): void {
   const wanted = desired.born.state;
   const atRest = live.state !== undefined && EDITABLE_MAPPING_STATES.includes(live.state);
+  if (atRest === (wanted === 'Running')) moves.diff.push(fieldDiff('state', live.state, wanted));
   if (!atRest) {
     moves.operations.push({ type: operationType('stop', PIPE), id: live.id, body: { command: 'stop' }, step: 'pause', await: STOPPED_GOAL, marksBefore: { resume: wanted } });
   }

@@ -42,7 +42,7 @@ export function runningSettled(family: PipeFamily, block: Record<string, unknown
 export function checkPipe(goal: string, pipe: LivePipe): SettleCheck {
   const state = pipe.state;
   if (state === undefined) return { settled: false };
-  if (FAILED_STATES.includes(state)) return { failed: `pipe ${pipe.id} ended ${state}` };
+  if (FAILED_STATES.includes(state)) return { failed: `pipe ${pipe.id} ended ${state} (its provisioning failed; the service's console says why)` };
   const settled = goal === STOPPED_GOAL ? STOPPED_STATES : runningSettled(pipe.source.kind, pipe.source.block);
   return settled.includes(state) ? { settled: true } : { settled: false, state };
 }
