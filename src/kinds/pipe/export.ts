@@ -4,7 +4,8 @@
  * create takes it, destination, field mappings, scaling, settings and state. Credentials are
  * never returned, so they are offered as `fromEnv` placeholders in a comment. A live pipe that
  * lacks what a create needs (a pipe of the seed's shape, without `type` or `format`) is written
- * in the existing form instead, naming it by its id, which always describes it.
+ * in the existing form instead, naming it by its id, which always describes it. A pipe at rest,
+ * or failed, is written `state: Stopped`.
  */
 import { compileSchema } from '../../schema/validate.js';
 import { bornPipeSpecSchema, existingPipeSpecSchema } from '../../schema/manifest.js';
@@ -14,7 +15,7 @@ import type { CredentialPlaceholder, KindExport } from '../descriptor.js';
 import { envName } from '../kit/export-names.js';
 import { pickBySchema } from '../kit/pick.js';
 import { isPlainObject } from '../kit/values.js';
-import { STOPPED_STATES, STOPPING_STATES } from './lifecycle.js';
+import { FAILED_STATES, STOPPED_STATES, STOPPING_STATES } from './lifecycle.js';
 import type { LivePipe } from './model.js';
 
 export const pipeExport: KindExport<LivePipe> = {
@@ -29,7 +30,8 @@ export const pipeExport: KindExport<LivePipe> = {
 
 function bornSpec(pipe: LivePipe): Record<string, unknown> | undefined {
   const { kind, block } = pipe.source;
-  const stopped = pipe.state !== undefined && (STOPPED_STATES.includes(pipe.state) || STOPPING_STATES.includes(pipe.state));
+  // A failed pipe is not running either: exported Stopped, it plans clean, and Running starts it again.
+  const stopped = pipe.state !== undefined && [...STOPPED_STATES, ...STOPPING_STATES, ...FAILED_STATES].includes(pipe.state);
   const candidate = {
     name: pipe.name,
     source: { [kind]: block },
