@@ -69,12 +69,25 @@ export interface LivePipeView {
   destination: Body;
 }
 
-/** The live pipes of the default service, as the API answers them. */
+/**
+ * The live pipes of the default service, as stored (what a GET answers), read from the emulator's
+ * dump: no credentials, no faults, no rate limit, and pending state changes already applied by the
+ * emulator's last request.
+ */
 export async function livePipes(url: string): Promise<LivePipeView[]> {
   const ids = DEFAULT_SEED_IDS;
+  // A GET first, so the lifecycle's due states are applied before the dump is taken.
   const auth = Buffer.from(`${ids.keyId}:${ids.keySecret}`).toString('base64');
-  const response = await fetch(`${url}/v1/organizations/${ids.organizationId}/services/${ids.serviceId}/pipes`, { headers: { authorization: `Basic ${auth}` } });
-  return ((await response.json()) as { result: LivePipeView[] }).result;
+  // Under injected faults a request may be refused before it is handled: try until one is.
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const status = await fetch(`${url}/v1/organizations/${ids.organizationId}/services/${ids.serviceId}/pipes`, { headers: { authorization: `Basic ${auth}` } })
+      .then(async (response) => (await response.arrayBuffer(), response.status))
+      .catch(() => 0);
+    if (status === 200) break;
+  }
+  const dump = (await (await fetch(`${url}/_emulator/dump`)).json()) as { organizations: { id: string; services: { id: string; pipes: LivePipeView[] }[] }[] };
+  const service = dump.organizations.find((org) => org.id === ids.organizationId)?.services.find((each) => each.id === ids.serviceId);
+  return service?.pipes ?? [];
 }
 
 /** The one live pipe of that name; fails when there is none or more than one. */
