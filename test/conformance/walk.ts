@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, type Profile, type RunningEmulator } from '../../src/emulator/index.js';
 import { DESCRIPTORS } from '../../src/kinds/index.js';
 import type { Variant } from '../../src/model/kinds.js';
@@ -26,16 +26,24 @@ interface ProfileFixture {
 
 interface KindFixture {
   kind: string;
+  /** What the walk is of, when a kind's file holds more than one (a pipe born in Git, an existing pipe). */
+  form?: string;
   firstAction: 'create' | 'update';
   prunable: boolean;
-  profiles: Record<Profile, ProfileFixture>;
+  /** The profiles it is walked on; a form a profile cannot serve leaves it out. */
+  profiles: Partial<Record<Profile, ProfileFixture>>;
 }
 
 const TARGET_OF: Record<Variant, 'local' | 'local-selfhosted'> = { managed: 'local', 'self-hosted': 'local-selfhosted' };
 
 function fixtureOf(kind: string): KindFixture | undefined {
+  return fixturesOf(kind)[0];
+}
+
+/** Every walk of a kind: its file may hold several documents, one per form of its manifests. */
+function fixturesOf(kind: string): KindFixture[] {
   const path = join(FIXTURES, `${kind.toLowerCase()}.yaml`);
-  return existsSync(path) ? (parse(readFileSync(path, 'utf8')) as KindFixture) : undefined;
+  return existsSync(path) ? parseAllDocuments(readFileSync(path, 'utf8')).map((doc) => doc.toJS() as KindFixture) : [];
 }
 
 /** The fixture's text with its placeholders filled for one target of one profile. */
@@ -93,15 +101,20 @@ export function walkEveryKind(profile: Profile): void {
     workspaces.push(workspace);
     return workspace;
   };
-  const cases = DESCRIPTORS.flatMap((descriptor) => (Object.keys(descriptor.routes) as Variant[]).map((variant) => ({ kind: descriptor.kind, variant })));
-  describe.each(cases)(`$kind on $variant, ${profile} profile`, ({ kind, variant }) => walkKind(kind, variant, profile, workspaceOn));
+  const cases = DESCRIPTORS.flatMap((descriptor) =>
+    (Object.keys(descriptor.routes) as Variant[]).flatMap((variant) =>
+      fixturesOf(descriptor.kind).flatMap((fixture, index) => (fixture.profiles[profile] ? [{ kind: descriptor.kind, variant, index, form: fixture.form ?? 'manifest' }] : [])),
+    ),
+  );
+  describe.each(cases)(`$kind ($form) on $variant, ${profile} profile`, ({ kind, variant, index }) => walkKind(kind, index, variant, profile, workspaceOn));
 }
 
-function walkKind(kind: string, variant: Variant, profile: Profile, workspaceOn: () => Promise<Workspace>): void {
-  const fixture = fixtureOf(kind);
+function walkKind(kind: string, index: number, variant: Variant, profile: Profile, workspaceOn: () => Promise<Workspace>): void {
+  const fixture = fixturesOf(kind)[index];
   if (!fixture) return;
   const target = TARGET_OF[variant];
   const own = fixture.profiles[profile];
+  if (!own) return;
   const manifest = parse(filled(own.manifest, variant, profile)) as { metadata: { name: string }; spec: Record<string, unknown> };
   const key = manifest.metadata.name;
   const requires = own.requires ? filled(own.requires, variant, profile) : undefined;
