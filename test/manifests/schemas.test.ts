@@ -84,7 +84,10 @@ describe('example manifests and config', () => {
     const result = await loadManifests(manifestsDir, { config, env: {}, hmac: (v) => `h${v.length}` });
     expect(result.problems).toEqual([]);
     expect(result.warnings).toEqual([]);
-    const pipes = result.resources.filter((r): r is DesiredPipe => r.kind === 'Pipe');
+    const pipes = result.resources.filter((r): r is DesiredPipe => r.kind === 'Pipe' && r.pipeId !== undefined);
+    // One born in Git of each class: streaming, object storage, database (CDC).
+    const born = result.resources.filter((r): r is DesiredPipe => r.kind === 'Pipe' && r.pipeId === undefined);
+    expect(born.map((p) => `${p.name ?? ''}:${p.source?.kind ?? '-'}:${p.born?.state ?? '-'}`).sort()).toEqual(['audit-logs-s3:objectStorage:Running', 'inventory-cdc:postgres:Running', 'payments-stream:kafka:Running']);
     expect(pipes.map((p) => `${p.pipeId}:${p.source?.kind ?? '-'}`).sort()).toEqual([
       `${DEFAULT_SEED_IDS.pipes.kafka}:kafka`,
       `${DEFAULT_SEED_IDS.pipes.objectStorage}:objectStorage`,
