@@ -66,13 +66,8 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
   const pacers = options.pacers ?? new SharedPacers({ now, sleep });
   const member = { target: connection.name, origin: new URL(baseUrl).origin, authorization: authorizationValue, rateLimit };
   const pacer = pacers.join(member, {
-    onWait: (waitedMs) => {
-      try {
-        hooks.onRateLimitWait?.({ waitedSeconds: waitedMs / 1000 });
-      } catch {
-        // Observability is best effort.
-      }
-    },
+    onWait: (waitedMs) => bestEffort(() => hooks.onRateLimitWait?.({ waitedSeconds: waitedMs / 1000 })),
+    onDelay: (delayMs) => bestEffort(() => hooks.onRateLimitDelay?.({ waitSeconds: delayMs / 1000 })),
   });
   const transport = new Transport({
     baseUrl,
@@ -97,6 +92,15 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
   const profile = connection.api?.profile ?? DEFAULT_API_PROFILE;
   const server = { ...(connection.api?.paths ? { paths: connection.api.paths } : {}), ...(connection.api?.settingsPrefix !== undefined ? { settingsPrefix: connection.api.settingsPrefix } : {}) };
   return ids ? new ManagedAdapter(transport, ids, close, profile, server) : new SelfHostedAdapter(transport, close, profile);
+}
+
+/** Observability is best effort: a hook that throws never fails a request. */
+function bestEffort(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // ignored on purpose
+  }
 }
 
 function authorization(credentials: Credentials): string {

@@ -58,6 +58,12 @@ export interface PacerOptions extends RateBudget {
 export interface LaneOptions {
   /** Told how long each granted request of this lane waited for a token, a slot or its turn (only when it waited). */
   onWait?: (waitedMs: number) => void;
+  /**
+   * Told, when the budget starts a wait for its next token (or for the end of a server's
+   * `Retry-After`) while this lane has requests waiting, how long that wait will be: so a person
+   * hears of a wait when it starts, not after it.
+   */
+  onDelay?: (delayMs: number) => void;
   /** Called once, after the lane's `close()`. */
   onClose?: () => void;
 }
@@ -99,6 +105,7 @@ interface Window {
 interface LaneState {
   readonly queues: Record<Priority, Waiter[]>;
   readonly onWait: ((waitedMs: number) => void) | undefined;
+  readonly onDelay: ((delayMs: number) => void) | undefined;
 }
 
 export class Pacer {
@@ -130,7 +137,7 @@ export class Pacer {
 
   /** A new lane: one target's turn in the budget. */
   lane(options: LaneOptions = {}): PacerLane {
-    const state: LaneState = { queues: { retry: [], write: [], read: [] }, onWait: options.onWait };
+    const state: LaneState = { queues: { retry: [], write: [], read: [] }, onWait: options.onWait, onDelay: options.onDelay };
     this.lanes.push(state);
     let closed = false;
     return {
@@ -265,7 +272,9 @@ export class Pacer {
   private wakeAt(at: number): void {
     if (this.waking) return;
     this.waking = true;
-    this.sleep(Math.max(0, at - this.now()), this.abort.signal).then(
+    const delayMs = Math.max(0, at - this.now());
+    for (const lane of this.lanes) if (waiting(lane) > 0) lane.onDelay?.(delayMs);
+    this.sleep(delayMs, this.abort.signal).then(
       () => {
         this.waking = false;
         this.pump();

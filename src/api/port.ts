@@ -41,7 +41,10 @@ export interface Api {
 export interface ApiHooks {
   onRequest?(event: { method: string; route: string; status: number | 'error'; durationSeconds: number }): void;
   onRetry?(event: { method: string; route: string; reason: RetryReason; attempt: number; delayMs: number }): void;
+  /** A request waited this long for the rate budget; told when the wait is over. */
   onRateLimitWait?(event: { waitedSeconds: number }): void;
+  /** Requests start a wait of this long for the rate budget; told when the wait starts. */
+  onRateLimitDelay?(event: { waitSeconds: number }): void;
 }
 
 export type RetryReason = 'throttled' | 'server_error' | 'connection' | 'timeout';

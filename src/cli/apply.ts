@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { StacksyncError } from '../errors.js';
-import { planTextChunks, renderPlanJson } from '../plan/index.js';
+import { planTextChunks, renderPlanJson, resultLine } from '../plan/index.js';
 import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
 import { describeStale, editedPlan, OTHER_CREDENTIALS, parseSavedPlan, sealMatches, type SavedPlan } from '../plan/saved.js';
@@ -15,10 +15,12 @@ import { createSecretHasher } from '../state/hmac.js';
 import { computePlan, executePlan, planRequestFor, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
 import { prepareSavedPlan } from '../reconcile/saved-plan.js';
 import { errnoCode } from '../support/fs.js';
-import { addCommonOptions, lockTimeoutOf, lockTimeoutOption, openSession, type CommonFlags, type LockFlags, type Session } from './context.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
-import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
-import { createProgressReporter } from './progress.js';
+import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
+import { createProgressLog, createProgressReporter, type ProgressReporter } from './progress.js';
+import { addCommonOptions, commandLogger, lockTimeoutOf, lockTimeoutOption, openSession, type CommonFlags, type LockFlags, type Session } from './context.js';
+import { logFormatFor, type LogFormat } from './log-format.js';
+import type { Logger } from 'pino';
 import { onTermination } from './signals.js';
 import { packageVersion } from './version.js';
 
@@ -59,25 +61,28 @@ export const applyCommand: CommandFactory = (setExitCode) =>
     .action(async (flags: ApplyFlags) => {
       const waitMs = parseWait(flags.wait);
       const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags);
+      const logFormat = logFormatFor('apply', flags);
+      const logger = commandLogger(flags, logFormat);
       // Progress goes to stderr, so stdout holds only the plan and the results (or the JSON).
-      const reporter = createProgressReporter({ stream: process.stderr, labelTargets: flags.target.length !== 1 });
+      const reporter = progressFor(logFormat, logger, flags.target.length !== 1);
       const env = processEnv();
       const keySalt = saved?.plan.fingerprint.keySalt;
       const session = await openSession(flags, {
         writeKey: true,
         env,
         state: { mode: 'command', command: 'apply', lockTimeoutMs: lockTimeoutOf(flags) },
-        clientOptions: { hooksFor: () => ({ onRateLimitWait: (event) => reporter.onRateLimitWait(event) }) },
+        logger,
+        clientOptions: { hooksFor: (target) => ({ onRateLimitWait: (event) => reporter.onRateLimitWait(event), onRateLimitDelay: (event) => reporter.onRateLimitDelay({ ...event, target }) }) },
         // The first apply of a plan made before the state had a key makes the plan's key the state key.
         ...(saved && keySalt !== undefined ? { newKey: (config: Config) => stateKeyFromPlan(config, env, saved, keySalt) } : {}),
       });
       const cancel = new AbortController();
       const stopListening = onTermination(() => {
-        process.stderr.write('stacksync: stopping: no new writes; waiting for those in flight and saving the state (signal again to exit now)\n');
+        notice(logger, logFormat, 'info', 'stopping: no new writes; waiting for those in flight and saving the state (signal again to exit now)');
         cancel.abort();
       });
       try {
-        const run = await runToApply(session, flags, saved);
+        const run = await runToApply(session, flags, saved, logFormat);
         const plan = withConfigWarnings(run.plan, session.configWarnings);
         const text = flags.output === 'text';
         if (text) await writeChunks(process.stdout, planTextChunks(plan, { color: useColor(process.stdout) }));
@@ -105,6 +110,11 @@ function parseWait(text: string): number {
   const ms = parseDuration(text);
   if (ms === undefined) throw new StacksyncError('E_USAGE', `--wait ${text}: must be a duration like 30s, 10m or 1h (0: do not wait)`);
   return ms;
+}
+
+/** Human progress lines on stderr, or the same as records when the logs are JSON. */
+function progressFor(format: LogFormat, logger: Logger, labelTargets: boolean): ProgressReporter {
+  return format === 'json' ? createProgressLog(logger) : createProgressReporter({ stream: process.stderr, labelTargets });
 }
 
 /** The saved plan named by `--plan`; its choices cannot be overridden on the command line. */
@@ -138,11 +148,14 @@ async function stateKeyFromPlan(config: Config, env: Env, saved: { file: string;
 }
 
 /** The run to apply: planned now, or the saved plan once it is shown to still hold. */
-async function runToApply(session: Session, flags: ApplyFlags, saved: { file: string; plan: SavedPlan } | undefined): Promise<RunPlan> {
+async function runToApply(session: Session, flags: ApplyFlags, saved: { file: string; plan: SavedPlan } | undefined, logFormat: LogFormat): Promise<RunPlan> {
   const allowPartial = flags.allowPartial === true;
   if (!saved) return computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt, allowPartial }));
   const { run, left } = await prepareSavedPlan(session.context, saved.plan, saved.file, packageVersion());
-  if (left.length > 0) process.stderr.write(leftNotice(saved.file, left));
+  if (left.length > 0) {
+    if (logFormat === 'json') session.logger.warn({ notApplied: left.map(changeRef) }, `not in ${saved.file}, so not applied (changed since the plan; the next plan shows them)`);
+    else process.stderr.write(leftNotice(saved.file, left));
+  }
   return allowPartial ? { ...run, request: { ...run.request, allowPartial } } : run;
 }
 
@@ -162,12 +175,13 @@ function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): 
   const held = new Map<string, number>();
   for (const [key, result] of results) {
     if (result.result === 'ok') continue;
-    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${result.result}: ${key}: ${result.error}`);
+    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${result.result}: ${key}: ${result.code}: ${result.error}`);
     else held.set(result.error, (held.get(result.error) ?? 0) + 1);
   }
-  const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: ${error}`);
-  const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.message}`);
-  return [...errors, ...heldLines, ...lines].map((line) => `${line}\n`).join('');
+  const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: E_MANIFEST_BLOCKED: ${error}`);
+  const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.code}: ${error.message}`);
+  // The plan above counted what was planned; this counts what happened.
+  return [...errors, ...heldLines, ...lines, resultLine(plan, results)].map((line) => `${line}\n`).join('');
 }
 
 /**

@@ -8,8 +8,10 @@ import type { Logger } from 'pino';
 import { parseDuration } from '../config/duration.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../model/config.js';
-import { chooseConfigPath, chooseManifestsDir, processEnv, type Env } from '../config/paths.js';
+import { chooseConfigPath, chooseManifestsDir, noConfigAnywhere, processEnv, type Env } from '../config/paths.js';
 import { createLogger } from '../support/logger.js';
+import { logFormatOption, type LogFormat } from './log-format.js';
+import { useColor } from './output.js';
 import { StacksyncError } from '../errors.js';
 import { createClientPool, type ClientPool, type ClientPoolOptions } from '../reconcile/clients.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
@@ -23,14 +25,21 @@ export interface CommonFlags {
   config?: string;
   manifests?: string;
   logLevel?: string;
+  logFormat?: LogFormat;
 }
 
-/** Adds `-c`, `-m` and `--log-level` with their help text. */
+/** Adds `-c`, `-m`, `--log-level` and `--log-format` with their help text. */
 export function addCommonOptions(command: Command, defaultLogLevel = 'warn'): Command {
   return command
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .option('-m, --manifests <dir>', 'manifests directory (env STACKSYNC_MANIFESTS; default manifests/)')
-    .option('--log-level <level>', 'log level on stderr: trace, debug, info, warn, error, silent', defaultLogLevel);
+    .option('--log-level <level>', 'log level on stderr: trace, debug, info, warn, error, silent', defaultLogLevel)
+    .addOption(logFormatOption());
+}
+
+/** The logger of a command: `--log-level`, in the form `format` says (see log-format.ts). */
+export function commandLogger(flags: Pick<CommonFlags, 'logLevel'>, format: LogFormat, defaultLevel = 'warn'): Logger {
+  return createLogger({ level: (flags.logLevel ?? defaultLevel) as 'warn', format, color: useColor(process.stderr) });
 }
 
 /** `--lock-timeout` of the commands that write the state file. */
@@ -97,12 +106,14 @@ export interface SessionOptions {
    * (reconcile/plan-key.ts). May throw to refuse, before the key file is created.
    */
   newKey?: (config: Config) => Promise<Buffer>;
+  /** The form of the session's log lines (unless `logger` is given); default human. */
+  logFormat?: LogFormat;
 }
 
 /** Loads the config and opens state and clients for one command. */
 export async function openSession(flags: CommonFlags, options: SessionOptions): Promise<Session> {
   const env = options.env ?? processEnv();
-  const logger = options.logger ?? createLogger({ level: (flags.logLevel ?? 'warn') as 'warn' });
+  const logger = options.logger ?? commandLogger(flags, options.logFormat ?? 'human');
   const { config, warnings } = options.config ? { config: options.config, warnings: [] } : await loadConfigFrom(flags, env);
   const state = await openState(config.state, options.state, logger);
   const { store } = state;
@@ -195,8 +206,7 @@ function describeHolder(holder: LockHolder): string {
 
 /** Neither -c nor STACKSYNC_CONFIG names a config, and none is at the default path: `run` goes embedded, the rest explain. */
 export function noConfigGiven(flags: CommonFlags, env: Env): boolean {
-  const chosen = chooseConfigPath(flags.config, env);
-  return chosen.from === 'default' && !existsSync(chosen.path);
+  return noConfigAnywhere(flags.config, env);
 }
 
 async function loadConfigFrom(flags: CommonFlags, env: Env) {
@@ -204,7 +214,7 @@ async function loadConfigFrom(flags: CommonFlags, env: Env) {
   if (noConfigGiven(flags, env)) {
     throw new StacksyncError(
       'E_CONFIG_INVALID',
-      `no config file at ${chosen.path}; pass -c FILE, set STACKSYNC_CONFIG, or try 'stacksync run --embedded' to use the built-in emulator (see examples/stacksync.yaml)`,
+      `no config file at ${chosen.path}; pass -c FILE, set STACKSYNC_CONFIG, or try 'stacksync run --embedded' to use the built-in emulator (config/ holds configs to start from: config/emulator.yaml for a local 'stacksync emulator', config/production.yaml, config/ci.yaml)`,
       { location: { file: chosen.path } },
     );
   }

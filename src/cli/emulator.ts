@@ -4,7 +4,8 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LevelWithSilent, Logger } from 'pino';
-import { createLogger } from '../support/logger.js';
+import { createLogger, type LogFormat } from '../support/logger.js';
+import { logFormatFor, logFormatOption } from './log-format.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { PROFILES, type Profile } from '../emulator/model.js';
 import { parseDuration } from '../config/duration.js';
@@ -32,6 +33,7 @@ export interface EmulatorFlags {
   /** From `--settings-prefix clickhouse_`. */
   settingsPrefix?: string;
   logLevel: LevelWithSilent;
+  logFormat?: LogFormat;
 }
 
 export interface EmulatorIo {
@@ -81,7 +83,7 @@ export function waitForSignal(signals: readonly NodeJS.Signals[] = ['SIGTERM', '
 
 /** Starts the emulator, prints the banner, and resolves after a clean stop. */
 export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise<void> {
-  const logger = io.logger ?? createLogger({ level: flags.logLevel });
+  const logger = io.logger ?? createLogger({ level: flags.logLevel, format: logFormatFor('emulator', flags) });
   const stopped = io.stopped ?? waitForSignal();
   const profile = flags.profile ?? 'seed';
   // Loaded here, not with the command list: every other command starts without the emulator.
@@ -156,6 +158,7 @@ export const emulatorCommand: CommandFactory = (setExitCode) =>
     .option('--paths <spec>', 'serve the managed product segments under other names: pipes=NAME,stack=NAME')
     .option('--settings-prefix <p>', "serve the pipes' engine_ settings under another prefix (e.g. clickhouse_)")
     .addOption(new Option('--log-level <level>', 'log level on stderr (debug logs one line per request)').choices(LOG_LEVELS).default('info'))
+    .addOption(logFormatOption())
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: EmulatorFlags) => {
       await runEmulator(flags, { stdout: process.stdout });

@@ -11,12 +11,14 @@ import { exportTarget as exportLiveTarget, type ExportOutcome } from '../reconci
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../state/lock.js';
 import { openSession, type StateAccess } from './context.js';
 import { EXIT_OK, type CommandFactory } from './exit.js';
+import { logFormatFor, logFormatOption, type LogFormat } from './log-format.js';
 
 export type { ExportOutcome } from '../reconcile/export.js';
 
 export interface ExportFlags {
   config?: string;
   logLevel?: string;
+  logFormat?: LogFormat;
   target?: string;
   out: string;
   /** Kinds to export; empty means all. */
@@ -37,7 +39,7 @@ export interface ExportIo {
 export async function exportTarget(flags: ExportFlags, io: ExportIo): Promise<ExportOutcome> {
   // Only --adopt writes the state, and then under the lock like every writer.
   const state: StateAccess = flags.adopt === true ? { mode: 'guarded', command: 'export', lockTimeoutMs: DEFAULT_LOCK_TIMEOUT_MS } : { mode: 'read' };
-  const session = await openSession({ ...flags, manifests: flags.out }, { writeKey: false, state, ...(io.env ? { env: io.env } : {}) });
+  const session = await openSession({ ...flags, manifests: flags.out }, { writeKey: false, state, logFormat: logFormatFor('export', flags), ...(io.env ? { env: io.env } : {}) });
   try {
     return await session.guard.hold(() => exportLiveTarget(session.context, {
       ...(flags.target !== undefined ? { target: flags.target } : {}),
@@ -90,6 +92,7 @@ export const exportCommand: CommandFactory = (setExitCode) =>
     )
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .option('--log-level <level>', 'log level on stderr: trace, debug, info, warn, error, silent', 'warn')
+    .addOption(logFormatOption())
     .option('--target <name>', 'target to read (default: defaultTarget); metadata.target is written when it is not the default')
     .requiredOption('--out <dir>', 'directory to write into (created if missing)')
     .option('--kind <kind>', `export only this kind: ${KINDS.join(', ')} (repeatable; default all)`, parseKind)

@@ -1,6 +1,8 @@
 /** Small helpers the commands share for flags and terminal output. */
+import type { Logger } from 'pino';
 import type { Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
+import type { LogFormat } from '../support/logger.js';
 
 /** commander reducer for repeatable options. */
 export function collect(value: string, previous: string[]): string[] {
@@ -28,11 +30,29 @@ export async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterabl
   const flush = async (): Promise<void> => {
     const ok = stream.write(pending);
     pending = '';
-    if (!ok) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
+    // A reader that went away never drains: its 'close' ends the wait too (see pipes.ts).
+    if (!ok) await new Promise<void>((resolve) => {
+      const done = (): void => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        resolve();
+      };
+      stream.once('drain', done);
+      stream.once('close', done);
+    });
   };
   for (const chunk of chunks) {
     pending += chunk;
     if (pending.length >= 64 * 1024) await flush();
   }
   if (pending.length > 0) await flush();
+}
+
+/**
+ * A notice for whoever reads stderr: a `stacksync: …` line for a person, a record when the logs
+ * are JSON (a human line among JSON records would break the collector's parse).
+ */
+export function notice(logger: Logger, format: LogFormat, level: 'info' | 'warn', message: string, fields: Record<string, unknown> = {}): void {
+  if (format === 'json') logger[level](fields, message);
+  else process.stderr.write(`stacksync: ${level === 'warn' ? 'warning: ' : ''}${message}\n`);
 }

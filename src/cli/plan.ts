@@ -17,7 +17,8 @@ import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
 import { isStacksyncError, StacksyncError } from '../errors.js';
 import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
-import { collect, useColor, withConfigWarnings, writeChunks } from './output.js';
+import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
+import { logFormatFor, type LogFormat } from './log-format.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
 import { packageVersion } from './version.js';
 
@@ -65,19 +66,20 @@ export const planCommand: CommandFactory = (setExitCode) =>
     )
     .action(async (flags: PlanFlags) => {
       const env = processEnv();
+      const logFormat = logFormatFor('plan', flags);
       // A plan saved before the state has a key is made under a key derived for it (plan-key.ts).
       const derived: { salt?: string } = {};
       const newKey = flags.out === undefined ? undefined : (config: Config) => keyForNewState(config, flags, env, derived);
-      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, ...(newKey ? { newKey } : {}) });
+      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat, ...(newKey ? { newKey } : {}) });
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
         const plan = withConfigWarnings(run.plan, session.configWarnings);
-        if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, derived.salt);
+        if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, { logFormat, keySalt: derived.salt });
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
         await writeChunks(process.stdout, renderPlan(plan, flags.output, markdown));
         if (flags.output === 'github') {
           const problem = await appendStepSummary(env, markdown());
-          if (problem) process.stderr.write(`stacksync: warning: ${problem}\n`);
+          if (problem) notice(session.logger, logFormat, 'warn', problem);
         }
         setExitCode(exitCodeFor(plan, flags.detailedExitcode === true));
       } finally {
@@ -109,7 +111,8 @@ async function keyForNewState(config: Config, flags: PlanFlags, env: Env, derive
 }
 
 /** Writes the saved plan atomically (0600); says where on stderr, so stdout stays the plan alone. */
-async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session, keySalt: string | undefined): Promise<void> {
+async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session, how: { logFormat: LogFormat; keySalt: string | undefined }): Promise<void> {
+  const { logFormat, keySalt } = how;
   const { config, store, hasher } = session.context;
   const fingerprint = fingerprintRun(run, { config, store, hasher, version: packageVersion(), ...(keySalt !== undefined ? { keySalt } : {}) });
   try {
@@ -118,14 +121,15 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
   } catch (error) {
     throw new StacksyncError('E_USAGE', `cannot write the plan to ${file} (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
   }
-  process.stderr.write(`stacksync: saved the plan to ${file}; apply exactly it with: stacksync apply --plan ${file}\n`);
+  notice(session.logger, logFormat, 'info', `saved the plan to ${file}; apply exactly it with: stacksync apply --plan ${file}`, { file });
   // plan writes nothing else, not even a key: with none yet, the plan's is derived from the targets' credentials.
   if (existsSync(keyPathFor(config.state))) return;
-  const note =
-    keySalt === undefined
-      ? 'warning: there is no state key (KEY) yet, and a target’s credentials did not resolve, so apply --plan cannot check this plan and will refuse it'
-      : 'note: there is no state key (KEY) yet, so this plan is sealed with a key derived from the targets’ credentials: apply --plan needs the same ones, and its first run makes that key the state key';
-  process.stderr.write(`stacksync: ${note.replace('KEY', keyPathFor(config.state))}\n`);
+  const key = keyPathFor(config.state);
+  if (keySalt === undefined) {
+    notice(session.logger, logFormat, 'warn', `there is no state key (${key}) yet, and a target’s credentials did not resolve, so apply --plan cannot check this plan and will refuse it`);
+  } else {
+    notice(session.logger, logFormat, 'info', `note: there is no state key (${key}) yet, so this plan is sealed with a key derived from the targets’ credentials: apply --plan needs the same ones, and its first run makes that key the state key`);
+  }
 }
 
 function renderPlan(plan: Plan, output: PlanFlags['output'], markdown: () => string): Iterable<string> {

@@ -1,9 +1,11 @@
 /**
  * Progress of an apply for people. On a TTY: one line redrawn in place (done/total, operations
- * per second, rate-limit waits), with failures printed above it. Otherwise: one quiet line per
- * finished change. Always a closing summary. Formatting is pure; the writer is a thin shell
- * over a stream and a clock.
+ * per second, a wait for the rate budget with the time it has left), with failures printed above
+ * it. Otherwise: one quiet line per finished change, and one when a wait for the rate budget
+ * starts. Always a closing summary. With JSON logs, the same as records (`createProgressLog`).
+ * Formatting is pure; the writer is a thin shell over a stream and a clock.
  */
+import type { Logger } from 'pino';
 import { changeKey, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
 import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
 
@@ -11,6 +13,8 @@ import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySumm
 export const RATE_WINDOW_MS = 10_000;
 /** A rate-limit wait reported this recently shows as "waiting for the rate limit". */
 export const RATE_LIMIT_RECENT_MS = 2_000;
+/** A wait for the rate budget this long or longer gets a line of its own (shorter ones are pacing, not news). */
+export const RATE_WAIT_NOTICE_MS = 1_000;
 
 /** How far one target's apply is. */
 export interface TargetProgress {
@@ -28,26 +32,29 @@ export interface ProgressSnapshot {
   rateLimited: boolean;
   /** Seconds spent waiting for the rate limit so far. */
   waitedSeconds: number;
+  /** Seconds left of a wait for the rate budget going on now. */
+  waitLeftSeconds?: number;
 }
 
 /** `prod: 12/40 · lab: 3/5 · 1.8 ops/s · waiting for the rate limit (3.0s so far)` */
 export function formatProgressLine(snapshot: ProgressSnapshot): string {
   const parts = [...snapshot.targets.map((t) => `${t.target}: ${t.done}/${t.total}`), `${snapshot.ratePerSecond.toFixed(1)} ops/s`];
-  if (snapshot.rateLimited) parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
+  if (snapshot.waitLeftSeconds !== undefined && snapshot.waitLeftSeconds > 0) parts.push(`waiting for the rate budget: ${snapshot.waitLeftSeconds.toFixed(1)}s left`);
+  else if (snapshot.rateLimited) parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
   else if (snapshot.waitedSeconds > 0) parts.push(`rate limit waits ${snapshot.waitedSeconds.toFixed(1)}s`);
   return parts.join(' · ');
 }
 
-/** `created Dashboard/api (0.4s)`, `failed Alert/x: <why>`, `skipped Alert/y: <why>`. */
+/** `created Dashboard/api (0.4s)`, `failed Alert/x: E_CODE: <why>`, `skipped Alert/y: E_CODE: <why>`. */
 export function formatChangeLine(event: ChangeFinishedEvent, options: { labelTarget?: boolean } = {}): string {
   const prefix = options.labelTarget ? `[${event.target}] ` : '';
   switch (event.type) {
     case 'change-succeeded':
       return `${prefix}${PAST_TENSE[event.action]} ${event.key} (${formatSeconds(event.durationMs)})`;
     case 'change-failed':
-      return `${prefix}failed ${event.key}: ${event.error}`;
+      return `${prefix}failed ${event.key}: ${event.code}: ${event.error}`;
     case 'change-skipped':
-      return `${prefix}skipped ${event.key}: ${event.error}`;
+      return `${prefix}skipped ${event.key}: ${event.code}: ${event.error}`;
   }
 }
 
@@ -56,6 +63,11 @@ export function formatSettleLine(event: Extract<ApplyEvent, { type: 'settle-prog
   const prefix = options.labelTarget ? `[${event.target}] ` : '';
   const states = Object.entries(event.states).map(([state, n]) => `${n} ${state}`).join(', ');
   return `${prefix}waiting for ${event.waiting} ${event.kind}${event.waiting === 1 ? '' : 's'} to settle: ${states}`;
+}
+
+/** `waiting 9.8s for the rate budget of prod` (when the wait starts; 10 requests per 10 s means waits). */
+export function formatRateWait(target: string | undefined, waitSeconds: number): string {
+  return `waiting ${waitSeconds.toFixed(1)}s for the rate budget${target === undefined ? '' : ` of ${target}`}`;
 }
 
 /** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 4.2s` */
@@ -98,6 +110,8 @@ export interface ProgressReporter {
   onEvent(event: ApplyEvent): void;
   /** Feed the client's `ApiHooks.onRateLimitWait` here. */
   onRateLimitWait(event: { waitedSeconds: number }): void;
+  /** Feed the client's `ApiHooks.onRateLimitDelay` here, with the target of the client. */
+  onRateLimitDelay(event: { waitSeconds: number; target: string }): void;
 }
 
 export interface ProgressOptions {
@@ -117,7 +131,8 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   const clock = options.clock ?? Date.now;
   const tty = options.tty ?? stream.isTTY === true;
   const labelTarget = options.labelTargets === true;
-  const state = { waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false, lastSettle: '' };
+  const state = { waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false, waitUntil: -Infinity, lastSettle: '' };
+  let ticker: NodeJS.Timeout | undefined;
   // Targets apply in parallel: each keeps its own count, so one's events never move another's.
   const targets = new Map<string, TargetProgress>();
   const operationTimes: number[] = [];
@@ -129,6 +144,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       ratePerSecond: recentRate(operationTimes, now),
       rateLimited: now - state.lastWaitAt <= RATE_LIMIT_RECENT_MS,
       waitedSeconds: state.waitedSeconds,
+      waitLeftSeconds: Math.max(0, (state.waitUntil - now) / 1_000),
     });
     return stream.columns ? text.slice(0, Math.max(stream.columns - 1, 10)) : text;
   };
@@ -171,6 +187,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           return;
         }
         case 'apply-finished':
+          if (ticker !== undefined) clearInterval(ticker);
           print(formatSummary(event.summary, event.durationMs, labelTarget ? event.target : undefined), false);
           return;
         case 'settle-progress': {
@@ -188,6 +205,60 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       state.waitedSeconds += waitedSeconds;
       state.lastWaitAt = clock();
       if (tty && targets.size > 0) redraw();
+    },
+    onRateLimitDelay({ waitSeconds, target }) {
+      const now = clock();
+      // One notice per wait: the lanes of targets sharing a budget hear of the same one.
+      if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < state.waitUntil) return;
+      state.waitUntil = now + waitSeconds * 1_000;
+      if (!tty) return print(labelTarget ? `[${target}] ${formatRateWait(undefined, waitSeconds)}` : formatRateWait(target, waitSeconds), false);
+      // The time left counts down on the progress line, a redraw a second while it lasts.
+      if (ticker !== undefined) clearInterval(ticker);
+      ticker = setInterval(() => {
+        if (clock() >= state.waitUntil) clearInterval(ticker);
+        if (targets.size > 0) redraw();
+      }, 1_000);
+      ticker.unref();
+      if (targets.size > 0) redraw();
+    },
+  };
+}
+
+/** Progress as log records, for JSON logs: the same events, never a human line among them. */
+export function createProgressLog(logger: Logger): ProgressReporter {
+  let waitUntil = -Infinity;
+  let lastSettle = '';
+  return {
+    onEvent(event) {
+      const base = { target: event.target };
+      switch (event.type) {
+        case 'change-succeeded':
+          return logger.info({ ...base, kind: event.kind, action: event.action, durationMs: event.durationMs }, formatChangeLine(event));
+        case 'change-failed':
+          return logger.error({ ...base, kind: event.kind, action: event.action, code: event.code }, formatChangeLine(event));
+        case 'change-skipped':
+          return logger.warn({ ...base, kind: event.kind, action: event.action, code: event.code }, formatChangeLine(event));
+        case 'apply-finished':
+          return logger.info({ ...base, summary: event.summary, durationMs: event.durationMs }, formatSummary(event.summary, event.durationMs, event.target));
+        case 'settle-progress': {
+          // A record each time what is still settling changes, as the human line does.
+          const text = formatSettleLine(event, { labelTarget: true });
+          if (event.waiting > 0 && text !== lastSettle) logger.info({ ...base, kind: event.kind, waiting: event.waiting, states: event.states }, formatSettleLine(event));
+          lastSettle = text;
+          return;
+        }
+        default:
+          return;
+      }
+    },
+    onRateLimitWait() {
+      // Told when it starts (onRateLimitDelay); the metrics count the total.
+    },
+    onRateLimitDelay({ waitSeconds, target }) {
+      const now = Date.now();
+      if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < waitUntil) return;
+      waitUntil = now + waitSeconds * 1_000;
+      logger.info({ target, waitSeconds }, formatRateWait(target, waitSeconds));
     },
   };
 }

@@ -2,10 +2,11 @@
 import { processEnv } from '../config/paths.js';
 import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
 import { bindHttpServer, DEFAULT_LISTEN, parseListen, type BoundHttpServer } from '../daemon/http.js';
-import { createLogger } from '../support/logger.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
+import { logFormatFor } from './log-format.js';
 import { installShutdown } from '../daemon/shutdown.js';
-import { lockTimeoutOf, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
+import { commandLogger, lockTimeoutOf, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
+import { RATE_WAIT_NOTICE_MS, formatRateWait } from './progress.js';
 import { StacksyncError } from '../errors.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from './exit.js';
 import type { Profile } from '../emulator/model.js';
@@ -58,8 +59,10 @@ interface RunStart {
 }
 
 async function startRun(flags: RunFlags, setExitCode: (code: number) => void, start: RunStart): Promise<void> {
-  const { env, opened, closeAll } = start;
-  const logger = createLogger({ level: (flags.logLevel ?? 'info') as 'info' });
+  const { env, opened, closeAll, embedded } = start;
+  // A person reads the embedded demo and --once; a pod's log collector reads the daemon.
+  const logFormat = logFormatFor('run', { ...flags, embedded });
+  const logger = commandLogger(flags, logFormat, 'info');
   const metrics = createMetrics();
   // The emulator is loaded only when it runs: a daemon against real services never pays for it.
   const demo = start.embedded ? await (await import('../daemon/embedded.js')).startEmbedded({ profile: flags.profile ?? 'seed' }) : undefined;
@@ -71,7 +74,14 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
     logger,
     env,
     ...(demo ? { config: demo.config } : {}),
-    clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) },
+    clientOptions: {
+      hooksFor: (target) => ({
+        ...apiHooksFor(metrics, target),
+        onRateLimitDelay: ({ waitSeconds }) => {
+          if (waitSeconds * 1_000 >= RATE_WAIT_NOTICE_MS) logger.info({ target, waitSeconds }, formatRateWait(target, waitSeconds));
+        },
+      }),
+    },
   });
   opened.push(() => session.close());
   const options: DaemonOptions = {
@@ -79,15 +89,22 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
     metrics,
     logger,
     dryRun: flags.dryRun === true,
-    console: (text) => process.stdout.write(text),
+    // Human lines: the account of each sync on stdout. JSON: the same as records, and nothing else.
+    ...(logFormat === 'human' ? { console: (text: string) => void process.stdout.write(text) } : {}),
     closeClients: () => session.clients.close(),
     stateGuard: session.guard,
   };
-  if (demo) process.stdout.write(demo.banner(session.context.manifestsDir));
+  if (demo && logFormat === 'human') process.stdout.write(demo.banner(session.context.manifestsDir));
+  else if (demo) logger.info({ emulator: demo.emulator.url, manifests: session.context.manifestsDir, state: demo.dir }, 'no config file found, so running against the built-in emulator');
 
   if (!start.server) {
     const once = await syncOnce(options);
     await closeAll();
+    // A one-off run that failed says why where a one-off command does: on stderr, last.
+    for (const { target, error } of once.failed) {
+      if (logFormat === 'json') logger.error({ target }, error);
+      else process.stderr.write(`stacksync: target ${target}: ${error}\n`);
+    }
     setExitCode(!once.ok ? EXIT_ERROR : flags.detailedExitcode && once.pending > 0 ? EXIT_CHANGES : EXIT_OK);
     return;
   }
@@ -103,7 +120,7 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
       await closeAll();
     },
   });
-  if (demo) void whenReady(daemon.ready).then(() => process.stdout.write(demo.tips(daemon.url ?? '', session.context.manifestsDir)));
+  if (demo && logFormat === 'human') void whenReady(daemon.ready).then(() => process.stdout.write(demo.tips(daemon.url ?? '', session.context.manifestsDir)));
 }
 
 function whenReady(ready: () => boolean): Promise<void> {

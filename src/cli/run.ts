@@ -15,7 +15,8 @@ export const runCommand: CommandFactory = (setExitCode) =>
         'Sync every target, then again whenever a manifest changes (debounced, following git-sync symlink swaps), on POST /-/reload, and every sync.interval (with jitter) to catch console edits. ' +
           'sync.drift heal repairs drift; report only reports it. Serves /metrics, /healthz, /readyz, /status and POST /-/reload on --listen.\n' +
           'Without a config file (or with --embedded) it starts the built-in emulator and reconciles manifests/ into it: the quickest way to see stacksync work.\n' +
-          'Console and logs say "changes to apply" for manifest changes from Git and "drift" only for live edits made outside stacksync.\n' +
+          'Console and logs say "changes to apply" for manifest changes (applied "from Git" at a commit, "from the working tree" with uncommitted edits) and "drift" only for live edits made outside stacksync. ' +
+          'A sync that fails as the one before it is one line ("retrying Alert/x in 2 s: …"). On a terminal, --once and embedded: human lines; otherwise JSON records on stderr only (--log-format).\n' +
           'Exit codes: 0 after a clean SIGTERM/SIGINT (or --once with everything applied), 1 on errors, 2 with --once --detailed-exitcode when changes were found and not applied (--dry-run, sync.drift report).',
       ),
     'info',

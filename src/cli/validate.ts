@@ -1,33 +1,45 @@
 /**
  * `stacksync validate`: the offline check. Config and manifests are loaded exactly as plan and
  * apply load them (schema, names, targets, references, secrets), but nothing touches the network
- * and nothing is written. Problems are printed as `file:line:column: message` on stderr.
+ * and nothing is written. Its output, problems and summary alike, goes to stdout, so one stream
+ * holds the whole report: `file:line:column: CODE: message` lines then the summary, or one JSON
+ * object with `--output json`.
  */
 import { randomBytes, createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { loadConfig, type ConfigProblem } from '../config/load.js';
 import type { Config } from '../model/config.js';
 import { chooseConfigPath, chooseManifestsDir, processEnv, type Env } from '../config/paths.js';
-import { formatLocation, isStacksyncError, type SourceLocation } from '../errors.js';
+import { formatLocation, isStacksyncError, type ErrorCode, type SourceLocation } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
 import { KIND_ORDER, type DesiredResource } from '../kinds/index.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 
 export interface ValidateIo {
   stdout: (text: string) => void;
-  stderr: (text: string) => void;
   env: Env;
 }
 
 interface ValidateFlags {
   config?: string;
   manifests?: string;
+  output?: 'text' | 'json';
 }
 
 interface Finding {
   location: SourceLocation;
+  /** The stable code scripts match on; `W_CONFIG` for a warning about the config. */
+  code: ErrorCode | 'W_CONFIG';
   message: string;
+}
+
+/** What one run of validate found. */
+interface Report {
+  errors: readonly Finding[];
+  warnings: readonly Finding[];
+  resources: readonly DesiredResource[];
+  dir: string;
 }
 
 const HELP_AFTER = `
@@ -44,11 +56,16 @@ them per target and report a missing one as E_SECRET_MISSING naming the target.
 
 Without a config file at the default path, manifests are checked without target checks.
 
+Output: one line per problem (file:line:column: CODE: message, warnings as
+file:line:column: warning: message), then a summary line, all on stdout; with
+--output json one object: {version, ok, summary, errors, warnings}.
+
 Exit codes: 0 valid (warnings allowed), 1 any error.
 
 Examples:
   stacksync validate
-  stacksync validate -c examples/stacksync.yaml -m manifests
+  stacksync validate -c config/emulator.yaml -m manifests
+  stacksync validate --output json
   STACKSYNC_MANIFESTS=deploy/manifests stacksync validate
 `;
 
@@ -56,7 +73,6 @@ Examples:
 export function createValidateCommand(setExitCode: (code: number) => void, io: Partial<ValidateIo> = {}): Command {
   const out: ValidateIo = {
     stdout: io.stdout ?? ((text) => void process.stdout.write(text)),
-    stderr: io.stderr ?? ((text) => void process.stderr.write(text)),
     env: io.env ?? processEnv(),
   };
   return new Command('validate')
@@ -64,6 +80,7 @@ export function createValidateCommand(setExitCode: (code: number) => void, io: P
     .description('Load the config and every manifest as plan and apply would, and report every problem with its file, line and column. Never touches the network.')
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .option('-m, --manifests <dir>', 'manifests directory (env STACKSYNC_MANIFESTS; default manifests/)')
+    .addOption(new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'))
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: ValidateFlags) => {
       setExitCode(await runValidate(flags, out));
@@ -85,9 +102,8 @@ async function runValidate(flags: ValidateFlags, io: ValidateIo): Promise<number
   errors.push(...result.problems);
   warnings.push(...result.warnings);
   // 3. Report.
-  for (const finding of errors) io.stderr(`${describe(finding)}\n`);
-  for (const finding of warnings) io.stderr(`${describe(finding, 'warning: ')}\n`);
-  io.stdout(`${summary(result.resources, errors.length, warnings.length, dir)}\n`);
+  const report: Report = { errors, warnings, resources: result.resources, dir };
+  io.stdout(flags.output === 'json' ? renderJson(report) : renderText(report));
   return errors.length > 0 ? EXIT_ERROR : EXIT_OK;
 }
 
@@ -96,36 +112,64 @@ async function loadConfigFor(flags: ValidateFlags, env: Env, errors: Finding[], 
   if (chosen.from === 'default' && !existsSync(chosen.path)) {
     warnings.push({
       location: { file: chosen.path },
+      code: 'W_CONFIG',
       message: 'no config file here, so manifests were checked without target checks (pass -c FILE or set STACKSYNC_CONFIG)',
     });
     return undefined;
   }
   try {
     const loaded = await loadConfig(chosen.path);
-    warnings.push(...loaded.warnings);
+    warnings.push(...loaded.warnings.map((warning) => ({ ...warning, code: 'W_CONFIG' as const })));
     return loaded.config;
   } catch (error) {
     if (!isStacksyncError(error, 'E_CONFIG_INVALID')) throw error;
     errors.push(...configFindings(error.details?.['problems'], error.message, chosen.path));
-    warnings.push({ location: { file: chosen.path }, message: 'the config is invalid, so manifests were checked without target checks' });
+    warnings.push({ location: { file: chosen.path }, code: 'W_CONFIG', message: 'the config is invalid, so manifests were checked without target checks' });
     return undefined;
   }
 }
 
 function configFindings(problems: unknown, message: string, file: string): Finding[] {
-  if (!Array.isArray(problems) || problems.length === 0) return [{ location: { file }, message }];
-  return (problems as (SourceLocation & Pick<ConfigProblem, 'message'>)[]).map(({ message: text, ...location }) => ({ location, message: text }));
+  if (!Array.isArray(problems) || problems.length === 0) return [{ location: { file }, code: 'E_CONFIG_INVALID', message }];
+  return (problems as (SourceLocation & Pick<ConfigProblem, 'message'>)[]).map(({ message: text, ...location }) => ({ location, code: 'E_CONFIG_INVALID', message: text }));
 }
 
-function describe(finding: Finding, prefix = ''): string {
+/** Every problem on a line of its own (`file:line:column: CODE: message`), then the summary. */
+function renderText(report: Report): string {
+  const lines = [...report.errors.map((finding) => describe(finding, finding.code)), ...report.warnings.map((finding) => describe(finding, 'warning')), summary(report)];
+  return lines.map((line) => `${line}\n`).join('');
+}
+
+function describe(finding: Finding, label: string): string {
   const where = formatLocation(finding.location);
-  return where ? `${where}: ${prefix}${finding.message}` : `${prefix}${finding.message}`;
+  return `${where ? `${where}: ` : ''}${label}: ${finding.message}`;
 }
 
-function summary(resources: readonly DesiredResource[], errors: number, warnings: number, dir: string): string {
-  const counts = KIND_ORDER.map((kind) => plural(resources.filter((r) => r.kind === kind).length, kind.toLowerCase()));
-  const status = errors > 0 ? 'failed' : 'ok';
-  return `validate ${status}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}; ${plural(resources.length, 'valid resource')} in ${dir} (${counts.join(', ')})`;
+function summary(report: Report): string {
+  const counts = Object.entries(kindCounts(report.resources)).map(([kind, count]) => plural(count, kind.toLowerCase()));
+  const status = report.errors.length > 0 ? 'failed' : 'ok';
+  return `validate ${status}: ${plural(report.errors.length, 'error')}, ${plural(report.warnings.length, 'warning')}; ${plural(report.resources.length, 'valid resource')} in ${report.dir} (${counts.join(', ')})`;
+}
+
+/** `--output json`: the whole report as one object, problems in the shape `plan --output json` gives them. */
+function renderJson(report: Report): string {
+  const document = {
+    version: 1,
+    ok: report.errors.length === 0,
+    summary: { errors: report.errors.length, warnings: report.warnings.length, resources: report.resources.length, kinds: kindCounts(report.resources), manifests: report.dir },
+    errors: report.errors.map(findingToJson),
+    warnings: report.warnings.map(findingToJson),
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+function findingToJson(finding: Finding): Record<string, unknown> {
+  const { file, line, column } = finding.location;
+  return { file, ...(line !== undefined ? { line } : {}), ...(column !== undefined ? { column } : {}), code: finding.code, message: finding.message };
+}
+
+function kindCounts(resources: readonly DesiredResource[]): Record<string, number> {
+  return Object.fromEntries(KIND_ORDER.map((kind) => [kind, resources.filter((resource) => resource.kind === kind).length]));
 }
 
 function plural(count: number, noun: string): string {

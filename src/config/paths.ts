@@ -2,6 +2,7 @@
  * Where the config and the manifests are: flag, else environment variable, else default
  * (design.md). Lives in config/ because nothing else reads `process.env`.
  */
+import { existsSync } from 'node:fs';
 
 export const DEFAULT_CONFIG_PATH = 'config/stacksync.yaml';
 export const DEFAULT_MANIFESTS_DIR = 'manifests';
@@ -19,6 +20,12 @@ export interface ChosenPath {
 /** `-c`, else `STACKSYNC_CONFIG`, else `config/stacksync.yaml`. */
 export function chooseConfigPath(flag: string | undefined, env: Env = process.env): ChosenPath {
   return choose(flag, env[CONFIG_ENV], DEFAULT_CONFIG_PATH);
+}
+
+/** Neither the flag nor `STACKSYNC_CONFIG` names a config, and none is at the default path (`run` then goes embedded). */
+export function noConfigAnywhere(flag: string | undefined, env: Env = process.env): boolean {
+  const chosen = chooseConfigPath(flag, env);
+  return chosen.from === 'default' && !existsSync(chosen.path);
 }
 
 /** `-m`, else `STACKSYNC_MANIFESTS`, else `manifests`. */

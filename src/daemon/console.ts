@@ -1,7 +1,9 @@
 /**
  * What the daemon tells a person on stdout after a sync that found something. Words matter here:
- * a manifest changed in Git and not yet applied is a "change to apply"; "drift" is only a live
- * edit made outside stacksync (see diff/drift.ts). Pure: the time of day is passed in.
+ * a manifest changed and not yet applied is a "change to apply" (applied "from Git" when the
+ * checkout is at a commit, "from the working tree" when it holds uncommitted edits or is no git
+ * checkout at all); "drift" is only a live edit made outside stacksync (see diff/drift.ts).
+ * Pure: the time of day is passed in.
  */
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { waitingCount } from '../plan/build.js';
@@ -10,6 +12,16 @@ import type { Trigger } from './scheduler.js';
 
 /** Why found changes were not applied: a dry run, or `sync.drift: report`. */
 export type NotApplied = 'dry-run' | 'report';
+
+/** Where the manifests a sync read come from: a committed revision, or files as they are on disk. */
+export type ManifestSource = 'git' | 'working-tree';
+
+/** The source of a checkout: Git only for a known revision without uncommitted edits. */
+export function manifestSource(revision: string | undefined, uncommitted: boolean | undefined): ManifestSource {
+  return revision !== undefined && uncommitted !== true ? 'git' : 'working-tree';
+}
+
+const SOURCE_WORDS: Readonly<Record<ManifestSource, string>> = { git: 'from Git', 'working-tree': 'from the working tree' };
 
 export interface SyncAccount {
   target: string;
@@ -21,6 +33,8 @@ export interface SyncAccount {
   notApplied?: NotApplied;
   /** `HH:MM:SS`, the time the line is stamped with. */
   time: string;
+  /** Where the manifests came from; default the working tree (say "from Git" only when known). */
+  source?: ManifestSource;
 }
 
 /** Writes the plan waits to make, split by cause. */
@@ -60,7 +74,7 @@ export function describeSync(account: SyncAccount): string {
   const headline = !pending
     ? nothingToApply(plan)
     : results
-      ? describeApplied(plan.changes, results)
+      ? describeApplied(plan.changes, results, account.source)
       : account.notApplied
         ? `found ${pending} (${NOT_APPLIED[account.notApplied]})`
         : `could not apply ${pending}`;
@@ -83,21 +97,21 @@ function nothingToApply(plan: Plan): string {
  * What became of the writes a sync tried: `applied 2 changes from Git and healed 1 drift (…)`,
  * then how many failed and how many were not applied (held back, or never reached).
  */
-export function describeApplied(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult>): string {
+export function describeApplied(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult>, source: ManifestSource = 'working-tree'): string {
   const writes = changes.filter((change) => isWrite(change.action));
   const resultOf = (change: Change): ChangeResult['result'] | undefined => results.get(changeRef(change))?.result;
   const done = writes.filter((change) => resultOf(change) === 'ok');
   const failed = writes.filter((change) => resultOf(change) === 'failed').length;
   const notApplied = writes.length - done.length - failed;
-  const parts = [describeDone(pendingCounts(done)) || 'applied nothing'];
+  const parts = [describeDone(pendingCounts(done), source) || 'applied nothing'];
   if (failed > 0) parts.push(`${failed} failed`);
   if (notApplied > 0) parts.push(`${notApplied} not applied`);
   return parts.join('; ');
 }
 
-function describeDone(counts: PendingCounts): string {
+function describeDone(counts: PendingCounts, source: ManifestSource): string {
   const parts: string[] = [];
-  if (counts.toApply > 0) parts.push(`applied ${counts.toApply} ${counts.toApply === 1 ? 'change' : 'changes'} from Git`);
+  if (counts.toApply > 0) parts.push(`applied ${counts.toApply} ${counts.toApply === 1 ? 'change' : 'changes'} ${SOURCE_WORDS[source]}`);
   if (counts.drift > 0) parts.push(`healed ${counts.drift} drift (${counts.drift === 1 ? 'a live edit' : 'live edits'} made outside stacksync)`);
   return parts.join(' and ');
 }

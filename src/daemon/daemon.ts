@@ -5,12 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { Target } from '../model/config.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
 import type { StateGuard } from '../state/guard.js';
-import { describeSync, type NotApplied } from './console.js';
-import { childForSync } from '../support/logger.js';
+import { manifestSource, type ManifestSource, type NotApplied } from './console.js';
+import { createSyncReporter, type SyncTold } from './report.js';
+import { childForSync, clockTime } from '../support/logger.js';
 import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { SyncAccount } from '../notify/events.js';
@@ -21,7 +23,7 @@ import type { StateRecord, Suspension } from '../model/state.js';
 import { StacksyncError } from '../errors.js';
 import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
-import { readRevision } from './revision.js';
+import { hasUncommittedEdits, readRevision } from './revision.js';
 import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
 import { resyncSlots, type CredentialFingerprint } from './spread.js';
 import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusTracker } from './status.js';
@@ -42,7 +44,10 @@ export interface DaemonOptions {
   dryRun: boolean;
   /** Watch the manifests directory (default true). */
   watch?: boolean;
-  /** Human-readable plans and outcomes of syncs that changed something (default: none). */
+  /**
+   * Where a person reads what each sync did (plans, results, one line per retry). Without it,
+   * each sync is told as log records instead (what a log collector wants): never both.
+   */
   console?: (text: string) => void;
   debounceMs?: number;
   /**
@@ -113,7 +118,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const ownParser = options.parser ? undefined : createWorkerParser({ threads: Math.min(2, defaultThreads()), ref: false });
   const manifests = { parser: options.parser ?? ownParser ?? inlineParser, cache: new ParseCache() };
 
-  // 2. The per-target sync the scheduler runs.
+  // 2. The per-target sync the scheduler runs. What it did is told once the scheduler has said
+  // what comes next (a retry in 2 s, the resync in 5 min): see report.ts.
+  const report = createSyncReporter(options.console ? { console: options.console } : { records: true });
+  const untold = new Map<string, SyncTold>();
   const runSync = async (targetName: string, trigger: Trigger, signal: AbortSignal): Promise<TargetSyncResult> => {
     const target = config.targets.find((candidate) => candidate.name === targetName);
     if (!target) throw new Error(`unknown target ${targetName}`);
@@ -121,17 +129,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     status.syncStarted(targetName);
     let result: TargetSyncResult;
     let root: string | undefined;
+    let source: ManifestSource = 'working-tree';
     try {
       root = await currentRoot();
       // The watcher may have missed what this sync sees (a swap whose event was dropped, a parent
       // directory replaced): let it look again, without waiting for it.
       watcher?.refresh();
-      const revision = await readRevision(root);
+      const [revision, uncommitted] = await Promise.all([readRevision(root), hasUncommittedEdits(root)]);
+      source = manifestSource(revision, uncommitted);
       const dir = root;
       notifier?.syncStarted(targetName, revision);
       const sync = (): Promise<TargetSyncResult> =>
         syncTarget({
-          context: { ...context, manifestsDir: dir, logger: log, manifests },
+          // Read from the resolved checkout, named as given (as plan names them), whatever revision it is.
+          context: { ...context, manifestsDir: dir, logger: log, manifests: { ...manifests, shownAs: context.manifestsDir } },
           target,
           heal: !options.dryRun && config.sync.drift === 'heal',
           metrics,
@@ -139,13 +150,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           signal,
           trigger,
           now,
+          source,
           ...(revision ? { revision } : {}),
           // Read when the sync starts: under the state lock, after the state was read again.
           ...(suspensionOf(targetName) ? { suspended: true } : {}),
         });
       result = options.stateGuard ? await options.stateGuard.hold(sync, signal) : await sync();
     } catch (error) {
-      log.error({ err: error }, 'sync failed');
       result = crashedSync(error);
     }
     // The checkout moved while this sync read it: sync again, even if no event says so.
@@ -155,7 +166,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     notifier?.syncFinished(accountOf(targetName, result));
     const current = status.target(targetName);
     if (current) recordStatusMetrics(metrics, targetName, current, now());
-    if (options.console && result.plan) options.console(describeSync({ target: targetName, trigger, plan: result.plan, ...(result.results ? { results: result.results } : {}), ...notApplied(options.dryRun, config.sync.drift), time: new Date(now()).toISOString().slice(11, 19) }));
+    const time = clockTime(now());
+    const account = result.plan && { target: targetName, trigger, plan: result.plan, source, time, ...(result.results ? { results: result.results } : {}), ...notApplied(options.dryRun, config.sync.drift) };
+    untold.set(targetName, { target: targetName, trigger, ok: result.report.ok, time, logger: log, ...(account ? { account } : {}), ...(result.record ? { record: result.record } : {}), ...(result.failure ? { failure: result.failure } : {}) });
     return result;
   };
 
@@ -167,6 +180,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     intervalMs: config.sync.intervalMs,
     resyncSlots: slots,
     sync: async (target, trigger, signal) => (await runSync(target, trigger, signal)).outcome,
+    onNext: (target, _outcome, next) => {
+      const told = untold.get(target);
+      untold.delete(target);
+      if (told) report(told, next);
+    },
     logger,
     ...(options.timers ? { timers: options.timers } : {}),
     ...(options.now ? { now: options.now } : {}),
@@ -207,9 +225,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
       logger,
       onChange: (reason) => {
-        void affected.of(reason).then(
-          (concerned) => {
-            logger.info({ kind: reason.kind, paths: reason.paths.slice(0, 10), targets: concerned ?? targets }, 'manifests changed');
+        void Promise.all([affected.of(reason), currentRoot()]).then(
+          ([concerned, root]) => {
+            const paths = reason.paths.slice(0, 10).map((path) => shownPath(path, root, context.manifestsDir));
+            logger.info({ kind: reason.kind, paths, targets: concerned ?? targets }, 'manifests changed');
             scheduler.trigger('files', concerned);
           },
           (error: unknown) => {
@@ -300,6 +319,13 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
 }
 
+/** A watcher's path named as the daemon names files: under the manifests directory as given. */
+function shownPath(path: string, root: string, shownDir: string): string {
+  const inside = relative(root, path);
+  if (inside === '') return shownDir;
+  return inside.startsWith('..') || isAbsolute(inside) ? path : join(shownDir, inside);
+}
+
 /** Why this daemon never applies what it finds, if it does not. */
 function notApplied(dryRun: boolean, drift: 'heal' | 'report'): { notApplied?: NotApplied } {
   if (dryRun) return { notApplied: 'dry-run' };
@@ -311,6 +337,8 @@ export interface OnceOutcome {
   ok: boolean;
   /** Writes found and not applied (a dry run, `sync.drift: report`): changes to apply and drift. */
   pending: number;
+  /** The targets whose sync failed, with the error each ended with. */
+  failed: { target: string; error: string }[];
 }
 
 /** `--once`: one sync of every target, then stop. */
@@ -320,5 +348,9 @@ export async function syncOnce(options: DaemonOptions): Promise<OnceOutcome> {
   const statuses = options.context.config.targets.map((target) => daemon.status.target(target.name));
   await daemon.stop();
   const pending = statuses.flatMap((status) => status?.resources ?? []).filter((resource) => resource.status === 'drifted').length;
-  return { ok: statuses.every((status) => status?.lastResult === 'success'), pending };
+  const failed = options.context.config.targets.flatMap((target, index) => {
+    const status = statuses[index];
+    return status?.lastResult === 'success' ? [] : [{ target: target.name, error: status?.lastError ?? 'the sync did not finish' }];
+  });
+  return { ok: failed.length === 0, pending, failed };
 }

@@ -80,7 +80,7 @@ function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string
     `      curl -s -H 'Authorization: Bearer ${EMBEDDED_TOKEN}' ${emulatorUrl}/api/v2/dashboards`,
     `  - ${httpUrl}/status   per-resource state      ${httpUrl}/metrics   Prometheus metrics`,
     `  - curl -XPOST ${httpUrl}/-/reload               sync now`,
-    '  - npx stacksync plan -c examples/stacksync.yaml  against a separately started `stacksync emulator`',
+    '  - npx stacksync plan -c config/emulator.yaml  against a separately started `stacksync emulator`',
     '',
   ].join('\n');
 }

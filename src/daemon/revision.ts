@@ -3,6 +3,8 @@
  * are worktrees (`.git` is a file `gitdir: …`, HEAD detached at the synced commit); plain clones
  * have a `.git` directory. Asking git is the reliable way; when git is missing (a slim container
  * image) the HEAD file is read directly. Never throws: no revision is a normal answer.
+ * Whether the checkout holds uncommitted edits decides how the console names the manifests'
+ * changes: "from Git" only for a committed revision, "from the working tree" otherwise.
  */
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
@@ -21,6 +23,20 @@ export interface RevisionOptions {
 /** The commit `dir` (or the repository it sits in) is checked out at, or undefined. */
 export async function readRevision(dir: string, options: RevisionOptions = {}): Promise<string | undefined> {
   return (await revParse(options.git ?? 'git', dir)) ?? (await readHeadFiles(resolve(dir)));
+}
+
+/**
+ * Whether `dir` holds edits not committed at HEAD: a file under it changed, added, deleted or
+ * untracked (ignored files do not count). Undefined when git cannot tell (no git, not a
+ * repository, a timeout): a git-sync checkout read without git is taken as what it is, a commit.
+ */
+export async function hasUncommittedEdits(dir: string, options: RevisionOptions = {}): Promise<boolean | undefined> {
+  const args = ['-c', 'safe.directory=*', '-C', dir, 'status', '--porcelain', '--untracked-files=all', '--', '.'];
+  return new Promise((done) => {
+    execFile(options.git ?? 'git', args, { timeout: GIT_TIMEOUT_MS, windowsHide: true }, (error, stdout) => {
+      done(error ? undefined : String(stdout).trim() !== '');
+    });
+  });
 }
 
 function revParse(git: string, dir: string): Promise<string | undefined> {

@@ -63,6 +63,18 @@ export interface SchedulerOptions {
   /** In [0, 1); default `Math.random`. */
   random?: () => number;
   logger?: Logger;
+  /**
+   * Told after each sync of a target what comes next: the timed sync it scheduled (a retry after
+   * a transient failure, or the periodic resync), or nothing timed (it syncs again at once, or
+   * the scheduler is stopping). How the daemon words a retry: `retrying … in 2 s`.
+   */
+  onNext?: (target: string, outcome: SyncOutcome, next: NextSync | undefined) => void;
+}
+
+/** The timed sync the scheduler arranged after a sync. */
+export interface NextSync {
+  delayMs: number;
+  trigger: Trigger;
 }
 
 /** A target's scheduling state, for `/status`, logs and tests. */
@@ -172,14 +184,24 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     slot.lastOutcome = outcome;
     slot.lastFinishedAt = now();
     slot.failures = outcome.result === 'transient' ? slot.failures + 1 : 0;
-    if (stopping !== undefined) return;
-    if (slot.dirty) {
+    if (stopping !== undefined || slot.dirty) {
+      tell(slot.name, outcome, undefined);
+      if (stopping !== undefined) return;
       slot.dirty = false;
       enqueue(slot, slot.pending ?? 'resync');
       return;
     }
     const next = nextRun(slot.name, outcome, slot.failures, epoch, now());
+    tell(slot.name, outcome, next);
     schedule(slot, next.delayMs, next.trigger);
+  }
+
+  function tell(target: string, outcome: SyncOutcome, next: NextSync | undefined): void {
+    try {
+      options.onNext?.(target, outcome, next);
+    } catch (error) {
+      options.logger?.error({ err: error, target }, 'reporting a sync failed');
+    }
   }
 
   function schedule(slot: Slot, delayMs: number, trigger: Trigger): void {
@@ -233,7 +255,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   };
 }
 
-type NextRun = (target: string, outcome: SyncOutcome, failures: number, epochMs: number, nowMs: number) => { delayMs: number; trigger: Trigger };
+type NextRun = (target: string, outcome: SyncOutcome, failures: number, epochMs: number, nowMs: number) => NextSync;
 
 /** The retry policy in one place: what an outcome means for the next sync of the target. */
 function nextRunPolicy(options: SchedulerOptions): NextRun {

@@ -13,7 +13,7 @@ import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
 import { isDegraded } from '../diff/index.js';
 import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
-import { describeApplied, describePending, pendingCounts, type PendingCounts } from './console.js';
+import { describeApplied, describePending, pendingCounts, type ManifestSource, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import type { SyncOutcome, Trigger } from './scheduler.js';
 import type { ResourceObservation, SyncReport } from './status.js';
@@ -29,14 +29,39 @@ export interface TargetSyncOptions {
   trigger: Trigger;
   /** The checkout revision this sync reads, when known. */
   revision?: string;
+  /** Whether the manifests are that revision as committed, or files with uncommitted edits (default). */
+  source?: ManifestSource;
   /** Suspended at run time (`POST /-/suspend`): read and reported, never written. */
   suspended?: boolean;
   now: () => number;
 }
 
+/**
+ * The log record of one sync: what a log collector is told (a person reads the same on the
+ * console). The daemon writes it once the scheduler has said what comes next.
+ */
+export interface SyncRecord {
+  /** A sync that failed is an error, whatever else it did. */
+  level: 'info' | 'error';
+  msg: string;
+  fields: Record<string, unknown>;
+}
+
+/** Why a sync failed, for a one-line account of it (`retrying Alert/x in 2 s: E_…: …`). */
+export interface SyncFailure {
+  code: ErrorCode;
+  /** `Kind/name` of each resource that failed; empty when the target as a whole did. */
+  subjects: string[];
+  /** The first failure's message. */
+  error: string;
+}
+
 export interface TargetSyncResult {
   outcome: SyncOutcome;
   report: SyncReport;
+  /** The sync's log record; none for a sync that crashed (the daemon words that one). */
+  record?: SyncRecord;
+  failure?: SyncFailure;
   /** True when the live state was read and a plan made (what readiness waits for). */
   planned: boolean;
   plan?: Plan;
@@ -82,9 +107,21 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   // The part of the sync spent waiting for the rate budget (shared with the targets on the same credential).
   const waitedSeconds = ((await rateLimitWaitSeconds(metrics))[target.name] ?? 0) - waitedBefore;
   const pending = pendingCounts(run.plan.changes);
-  const fields = { trigger: options.trigger, ok: result.report.ok, seconds, rateLimitWaitSeconds: Math.round(waitedSeconds * 1000) / 1000, summary: run.plan.summary, ...pending, revision: options.revision };
-  logger.info(fields, syncMessage(run.plan.changes, pending, result.results));
-  return result;
+  const fields = {
+    trigger: options.trigger,
+    ok: result.report.ok,
+    seconds,
+    rateLimitWaitSeconds: Math.round(waitedSeconds * 1000) / 1000,
+    summary: run.plan.summary,
+    // Only the counts there are: a healed drift is not "toApply: 0".
+    ...nonZero(pending),
+    ...(options.revision === undefined ? {} : { revision: options.revision }),
+    source: options.source ?? 'working-tree',
+    ...(result.failure === undefined ? {} : { code: result.failure.code, error: result.report.error }),
+  };
+  const ok = result.report.ok;
+  const msg = syncMessage(run.plan.changes, pending, result.results, options.source, ok ? 'sync finished' : 'sync failed');
+  return { ...result, record: { level: ok ? 'info' : 'error', msg, fields } };
 }
 
 function summarise(run: RunPlan, outcome: RunResult | undefined, options: TargetSyncOptions): TargetSyncResult {
@@ -94,7 +131,7 @@ function summarise(run: RunPlan, outcome: RunResult | undefined, options: Target
   if (!targetRun || targetRun.failed) {
     const error = targetRun?.failed?.message ?? 'target was not planned';
     const code = targetRun?.failed?.code ?? 'E_INTERNAL';
-    return { outcome: outcomeOf([code], error), report: { ok: false, error, ...revision }, planned: false, plan: run.plan };
+    return { outcome: outcomeOf([code], error), report: { ok: false, error, ...revision }, failure: { code, subjects: [], error }, planned: false, plan: run.plan };
   }
   const results = outcome?.results;
   // Ids assigned by this sync's creates are in the inventory the apply recorded.
@@ -109,7 +146,19 @@ function summarise(run: RunPlan, outcome: RunResult | undefined, options: Target
   const error = describeFailure(failures, refusals.map((r) => r.message), problems.length);
   const codes = [...failures.map((failure) => failure.code ?? 'E_INTERNAL'), ...refusals.map((r) => r.code), ...problems.map((p) => p.code)];
   const report: SyncReport = { ok, resources, ...revision, error };
-  return { outcome: outcomeOf(codes, error), report, planned: true, plan: run.plan, ...(results ? { results } : {}), ...(refusals.length > 0 ? { refusals } : {}) };
+  const failure = failureOf(failures, refusals, problems);
+  return { outcome: outcomeOf(codes, error), report, failure, planned: true, plan: run.plan, ...(results ? { results } : {}), ...(refusals.length > 0 ? { refusals } : {}) };
+}
+
+/** The first failure's code and message, and every resource that failed. */
+function failureOf(failures: readonly ResourceObservation[], refusals: readonly PlanError[], problems: readonly LoadProblem[]): SyncFailure {
+  const subjects = failures.map((failure) => `${failure.kind}/${failure.name}`);
+  const first = failures[0];
+  if (first) return { code: first.code ?? 'E_INTERNAL', subjects, error: first.error ?? 'failed' };
+  const refusal = refusals[0];
+  if (refusal) return { code: refusal.code, subjects, error: refusal.message };
+  const problem = problems[0];
+  return { code: problem?.code ?? 'E_INTERNAL', subjects, error: problem ? `${problem.location.file}: ${problem.message}` : 'failed' };
 }
 
 /**
@@ -192,9 +241,19 @@ function problemsOf(run: RunPlan, target: string): LoadProblem[] {
 }
 
 /** `sync finished: found 3 changes to apply and 1 drift (…)`, or what became of them when it applied them. */
-function syncMessage(changes: readonly Change[], pending: PendingCounts, results: ReadonlyMap<string, ChangeResult> | undefined): string {
-  if (pending.toApply + pending.drift === 0) return 'sync finished';
-  return `sync finished: ${results ? describeApplied(changes, results) : `found ${describePending(pending)}`}`;
+function syncMessage(
+  changes: readonly Change[],
+  pending: PendingCounts,
+  results: ReadonlyMap<string, ChangeResult> | undefined,
+  source: ManifestSource | undefined,
+  lead = 'sync finished',
+): string {
+  if (pending.toApply + pending.drift === 0) return lead;
+  return `${lead}: ${results ? describeApplied(changes, results, source) : `found ${describePending(pending)}`}`;
+}
+
+function nonZero(counts: PendingCounts): Partial<PendingCounts> {
+  return Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0));
 }
 
 function hasWrites(changes: readonly Change[]): boolean {
@@ -238,5 +297,6 @@ function resultOf(type: 'change-succeeded' | 'change-failed' | 'change-skipped')
 export function crashedSync(error: unknown): TargetSyncResult {
   const message = error instanceof Error ? error.message : String(error);
   const code = errorCodeOf(error);
-  return { outcome: outcomeOf([code], error), report: { ok: false, error: `${code}: ${message}` }, planned: false };
+  const record: SyncRecord = { level: 'error', msg: `sync failed: ${code}: ${message}`, fields: { ok: false, code, err: error } };
+  return { outcome: outcomeOf([code], error), report: { ok: false, error: `${code}: ${message}` }, record, failure: { code, subjects: [], error: message }, planned: false };
 }

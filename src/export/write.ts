@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KINDS, type Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
@@ -50,8 +50,9 @@ export function placeManifests(manifests: readonly ExportedManifest[], options: 
 /**
  * The `$schema` of a file in `fileDir`: `--schema-base` when given; else the relative path to a
  * `schemas/<kind>.json` in the repository holding the output (searched upwards, stopping at the
- * directory that holds `.git`); else a `file://` URL of the installed package's schema, which
- * works on this machine (copy `schemas/` into the repository for a path that works everywhere).
+ * directory that holds `.git`); else the relative path to the installed package's schema (which
+ * holds wherever the two stay put; copy `schemas/` into the repository for a path that holds in
+ * every clone). A `file://` URL only when no relative path exists (another drive on Windows).
  */
 export function schemaRefFor(fileDir: string, kind: Kind, options: Pick<PlaceOptions, 'schemaBase' | 'exists' | 'packageSchemasDir'>): string {
   const file = SCHEMA_FILES[kind];
@@ -59,10 +60,16 @@ export function schemaRefFor(fileDir: string, kind: Kind, options: Pick<PlaceOpt
   const exists = options.exists ?? existsSync;
   for (let dir = fileDir; ; dir = dirname(dir)) {
     const candidate = join(dir, 'schemas', file);
-    if (exists(candidate)) return relative(fileDir, candidate).split(sep).join('/');
+    if (exists(candidate)) return relativeRef(fileDir, candidate);
     if (exists(join(dir, '.git')) || dirname(dir) === dir) break;
   }
-  return pathToFileURL(join(options.packageSchemasDir ?? PACKAGE_SCHEMAS_DIR, file)).href;
+  const packaged = join(options.packageSchemasDir ?? PACKAGE_SCHEMAS_DIR, file);
+  return isAbsolute(relative(fileDir, packaged)) ? pathToFileURL(packaged).href : relativeRef(fileDir, packaged);
+}
+
+/** `to` relative to `fromDir`, `/`-separated, as editors resolve `$schema` paths. */
+function relativeRef(fromDir: string, to: string): string {
+  return relative(fromDir, to).split(sep).join('/');
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Loads the manifests directory into the desired model: snapshot → parse → schema → resolve →
- * place. Never throws for bad input: every problem is collected with its location, and the
+ * Loads the manifests directory into the desired model: snapshot → parse → schema → rules →
+ * secrets → references → desired model → place. Never throws for bad input: every problem is collected with its location, and the
  * targets it touches are blocked so that nothing is written because a broken manifest looked
  * "missing" or "changed".
  */
@@ -68,6 +68,8 @@ export interface LoadManifestsOptions {
   /** Parses kept from earlier loads (a daemon's); without one every file is parsed. */
   cache?: ParseCache;
   logger?: Logger;
+  /** How locations name `dir` when not as `dir` (see `ReadOptions.shownAs`). */
+  shownAs?: string;
 }
 
 /** The target every problem without a known target blocks: callers treat it as all of them. */
@@ -84,7 +86,7 @@ interface ParsedFile {
   parsed: ParsedText;
 }
 
-/** Loads every manifest under `dir`. Locations name files as `dir` joined with their path inside it. */
+/** Loads every manifest under `dir`. Locations name files as `dir` (or `shownAs`) joined with their path inside it. */
 export async function loadManifests(dir: string, options: LoadManifestsOptions): Promise<LoadedManifests> {
   const started = performance.now();
   options.logger?.debug({ dir }, 'loading manifests');
@@ -95,8 +97,9 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
   const session = options.cache?.begin();
   try {
     // 1. Snapshot: every file is read (or vouched for by the cache) before any is parsed.
-    const read = (): Promise<Snapshot> => readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats) } : {});
-    const snapshot = await (options.cache ? options.cache.sharedRead(`${dir}\u0000${limits.maxFiles}\u0000${limits.maxFileBytes}`, read) : read());
+    const shown = options.shownAs === undefined ? {} : { shownAs: options.shownAs };
+    const read = (): Promise<Snapshot> => readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats), ...shown } : shown);
+    const snapshot = await (options.cache ? options.cache.sharedRead(`${dir}\u0000${options.shownAs ?? ''}\u0000${limits.maxFiles}\u0000${limits.maxFileBytes}`, read) : read());
     problems.push(...snapshot.problems);
     // 2. Parse every file not parsed before.
     const { parsers, owned } = chooseParsers(snapshot.files, options.parser);
@@ -109,7 +112,8 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     if (options.env) secretIo.env = options.env;
     if (options.readFile) secretIo.readFile = options.readFile;
     const { entries, failed } = await checkSchemas(documents, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac }, problems);
-    // 5. Rules across documents, references and secrets; then the desired model.
+    // 5. Rules across documents (each kind's from its descriptor), the secret stage (manifests/secrets.ts:
+    //    every secret reference a descriptor declares, resolved once), references; then the desired model.
     const resolved = resolveEntries(entries, failed, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac });
     problems.push(...resolved.problems);
     warnings.push(...resolved.warnings);

@@ -97,6 +97,11 @@ export interface ReadOptions {
   known?: (real: string, stats: Stats) => string | undefined;
   /** Files read at once. Default {@link DEFAULT_READ_CONCURRENCY}. */
   concurrency?: number;
+  /**
+   * How messages name the directory, when not as `dir`: the daemon reads the checkout a git-sync
+   * link resolved to, and names files under the link as it was given, as plan does.
+   */
+  shownAs?: string;
 }
 
 /** Enough reads in flight to keep a disk (and libuv's four threads) busy, few enough to stay far from EMFILE. */
@@ -128,8 +133,9 @@ export async function readSnapshot(dir: string, limits: ReadLimits, options: Rea
   } catch (error) {
     return { files: [], problems: [parseProblem(dir, `the manifests directory cannot be read (${errorCode(error)})`)] };
   }
-  const walk: Walk = { fs, root, shownRoot: dir, limits, visitedDirs: new Set([root]), seenFiles: new Set(), found: [], problems: [], capped: false };
-  await walkDir(walk, root, dir);
+  const shownRoot = options.shownAs ?? dir;
+  const walk: Walk = { fs, root, shownRoot, limits, visitedDirs: new Set([root]), seenFiles: new Set(), found: [], problems: [], capped: false };
+  await walkDir(walk, root, shownRoot);
   const read = await mapLimited(walk.found, options.concurrency ?? DEFAULT_READ_CONCURRENCY, (entry) => readOne(fs, entry.path, entry.real, limits, options.known));
   const files: SnapshotFile[] = [];
   for (const outcome of read) {

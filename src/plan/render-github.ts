@@ -3,7 +3,7 @@
  * pins to the manifest lines, followed by the text plan without colour.
  */
 import type { Change, Plan, PlanWarning } from '../model/plan.js';
-import { renderPlanText } from './render-text.js';
+import { renderPlanText, withCode } from './render-text.js';
 
 interface Annotation {
   level: 'error' | 'warning';
@@ -15,8 +15,8 @@ interface Annotation {
 
 export function renderPlanGithub(plan: Plan): string {
   const annotations: Annotation[] = [
-    ...plan.errors.map((problem) => fromProblem('error', problem)),
-    ...plan.changes.filter((change) => change.action === 'error').map((change) => fromChange('error', change, change.error ?? 'cannot be planned')),
+    ...plan.errors.map((problem) => fromProblem('error', { ...problem, message: withCode(problem.code, problem.message) })),
+    ...plan.changes.filter((change) => change.action === 'error').map((change) => fromChange('error', change, withCode(change.code, change.error ?? 'cannot be planned'))),
     ...plan.warnings.map((problem) => fromProblem('warning', problem)),
     ...plan.changes.flatMap((change) => change.warnings.map((warning) => fromChange('warning', change, warning))),
   ];

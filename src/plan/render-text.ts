@@ -3,7 +3,7 @@
  * the summary line, not listed. Pure: returns the text; colour only when asked for.
  */
 import { formatLocation } from '../errors.js';
-import { changeRef, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import { changeRef, isWrite, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import { waitingCount, type ChangeResults } from './build.js';
 import { descriptorOf } from '../kinds/index.js';
 import type { Kind } from '../model/kinds.js';
@@ -53,9 +53,9 @@ export function* planTextChunks(plan: Plan, options: TextRenderOptions = {}): Ge
   }
   // With errors, "matches" would be a claim about what could not be read or loaded.
   if (shown.length === 0) yield text([plan.errors.length > 0 ? 'No changes planned; the errors below kept part of it from being planned.' : 'No changes. Live state matches the manifests.', '']);
-  yield text(problemLines('Errors:', plan.errors, 'red', paint));
-  yield text(problemLines('Warnings:', plan.warnings, 'yellow', paint));
-  yield text([summaryLine(plan)]);
+  yield text(problemLines('Errors:', plan.errors, 'red', paint, true));
+  yield text(problemLines('Warnings:', plan.warnings, 'yellow', paint, false));
+  yield text([options.results ? resultLine(plan, options.results) : summaryLine(plan)]);
 }
 
 /**
@@ -85,6 +85,30 @@ function deletesApart(summary: Plan['summary']): string {
       return ` ${n} ${kind}${n === 1 ? '' : 's'} among the deletes and replaces${note ? ` (${note})` : ''},`;
     })
     .join('');
+}
+
+/**
+ * Under a plan that was applied, the closing line counts what happened, not what was planned:
+ * `Result: 1 created, 0 updated, 0 deleted, 0 adopted, 2 failed, 1 not applied, 7 unchanged.`
+ * A failed write is counted as failed, never under a "0 errors" of the plan; errors of the plan
+ * itself (what could not be planned) are added when there are any.
+ */
+export function resultLine(plan: Plan, results: ChangeResults): string {
+  const done: Record<'create' | 'update' | 'delete' | 'adopt', number> = { create: 0, update: 0, delete: 0, adopt: 0 };
+  let failed = 0;
+  let notApplied = 0;
+  for (const change of plan.changes) {
+    if (!isWrite(change.action)) continue;
+    const result = results.get(changeRef(change))?.result;
+    if (result === 'ok') done[change.action as keyof typeof done] += 1;
+    else if (result === 'failed') failed += 1;
+    else notApplied += 1;
+  }
+  const s = plan.summary;
+  const orphans = s.orphan > 0 ? ` ${s.orphan} orphaned (${ORPHANS_HINT}),` : '';
+  const suspended = s.suspended > 0 ? ` ${s.suspended} suspended (not written),` : '';
+  const errors = s.errors > 0 ? `, ${s.errors} ${s.errors === 1 ? 'error' : 'errors'} in the plan` : '';
+  return `Result: ${done.create} created, ${done.update} updated, ${done.delete} deleted, ${done.adopt} adopted, ${failed} failed, ${notApplied} not applied,${orphans}${suspended} ${s.unchanged} unchanged${errors}.`;
 }
 
 /**
@@ -120,13 +144,13 @@ function changeLines(change: Change, paint: Paint, results: ChangeResults | unde
   const reclaimed = change.reclaimed ? ' (reclaimed after an interrupted create)' : '';
   const action = paint(`${marker.sign} ${change.action}`, marker.style);
   const lines = [`  ${action} ${change.kind}/${change.name}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`];
-  if (change.error !== undefined) lines.push(`      ${paint(`error: ${change.error}`, 'red')}`);
+  if (change.error !== undefined) lines.push(`      ${paint(`error: ${withCode(change.code, change.error)}`, 'red')}`);
   if (change.action === 'orphan') lines.push(`      ${paint(ORPHAN_NOTE, 'dim')}`);
   if (change.drift) lines.push(`      ${paint(DRIFT_NOTE, 'yellow')}`);
   for (const diff of change.diff) lines.push(`      ${diffLine(diff, paint)}`);
   for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${warning}`, 'yellow')}`);
   const result = results?.get(changeRef(change));
-  if (result) lines.push(`      result: ${result.result}${result.result === 'ok' ? '' : `: ${result.error}`}`);
+  if (result) lines.push(`      result: ${result.result}${result.result === 'ok' ? '' : `: ${withCode(result.code, result.error)}`}`);
   return lines;
 }
 
@@ -142,16 +166,21 @@ export function formatValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function problemLines(title: string, problems: readonly PlanWarning[], style: Style, paint: Paint): string[] {
+function problemLines(title: string, problems: readonly PlanWarning[], style: Style, paint: Paint, coded: boolean): string[] {
   if (problems.length === 0) return [];
   const lines = [paint(title, style)];
   for (const problem of problems) {
     const location = where(problem.file, problem.line, problem.column);
     const prefix = [problem.target === undefined ? '' : `[${problem.target}]`, location].filter(Boolean).join(' ');
-    lines.push(`  ${prefix ? `${prefix}: ` : ''}${problem.message}`);
+    lines.push(`  ${prefix ? `${prefix}: ` : ''}${coded ? withCode(problem.code, problem.message) : problem.message}`);
   }
   lines.push('');
   return lines;
+}
+
+/** `E_CODE: message`: every error line carries the stable code scripts match on (README, "Error codes"). */
+export function withCode(code: string | undefined, message: string): string {
+  return code === undefined ? message : `${code}: ${message}`;
 }
 
 /** `file:line:column`, or '' without a file. */

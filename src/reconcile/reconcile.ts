@@ -33,8 +33,11 @@ export interface ReconcileContext {
   /** Environment for secret references in manifests. */
   env: Readonly<Record<string, string | undefined>>;
   logger?: Logger;
-  /** A long-running process's parse workers and cache, kept from load to load (see `manifests/load.ts`). */
-  manifests?: Pick<LoadManifestsOptions, 'parser' | 'cache'>;
+  /**
+   * A long-running process's parse workers and cache, kept from load to load (see
+   * `manifests/load.ts`), and how files are named when `manifestsDir` is a resolved checkout.
+   */
+  manifests?: Pick<LoadManifestsOptions, 'parser' | 'cache' | 'shownAs'>;
   /** Milliseconds since the epoch; default `Date.now`. What create intents are judged against. */
   now?: () => number;
 }

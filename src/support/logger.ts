@@ -1,12 +1,12 @@
 /**
- * The process logger: pino JSON lines by default (what log collectors parse), pino-pretty when a
- * human watches a terminal. Every field that could carry a secret is censored by path, on the
- * root logger and on every child, so a careless `log.info({ credentials })` cannot leak.
+ * The process logger. Two forms, one per process and never mixed in one stream: JSON lines (what
+ * log collectors parse) or human lines, one short line per record (`18:02:03 WARN  prod: …`).
+ * Every field that could carry a secret is censored by path, on the root logger and on every
+ * child, so a careless `log.info({ credentials })` cannot leak, in either form.
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilent, Logger } from 'pino';
-import { build as prettyStream } from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -40,39 +40,90 @@ export const REDACT_PATHS: readonly string[] = SECRET_KEYS.flatMap((key) =>
   Array.from({ length: REDACT_DEPTH + 1 }, (_unused, depth) => `${'*.'.repeat(depth)}${key}`),
 );
 
+/** `human`: a line a person reads; `json`: a record a log collector parses. */
+export type LogFormat = 'human' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['human', 'json'];
+
 export interface LoggerOptions {
   /** Minimum level; default `info`. */
   level?: LevelWithSilent;
-  /** Human-readable output; default: true when `isTty` (stderr is a terminal). */
-  pretty?: boolean;
-  /** Where lines go; default stderr (fd 2), so stdout stays free for command output. */
+  /** Default: human when `isTty`, else JSON. */
+  format?: LogFormat;
+  /** Where lines go; default stderr, so stdout stays free for command output. */
   destination?: DestinationStream;
-  /** Whether the output is a terminal; default `process.stderr.isTTY`. Decides `pretty` and colours. */
+  /** Whether the output is a terminal; default `process.stderr.isTTY`. Decides the default format. */
   isTty?: boolean;
+  /** ANSI colours on human lines (default false; the CLI turns them on for a terminal without NO_COLOR). */
+  color?: boolean;
 }
 
 /** The root logger of a stacksync process. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const isTty = options.isTty ?? process.stderr.isTTY === true;
-  const pretty = options.pretty ?? isTty;
+  const format = options.format ?? (isTty ? 'human' : 'json');
   const settings = {
     level: options.level ?? 'info',
     base: { name: 'stacksync' },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
   };
-  return pino(settings, pretty ? prettyDestination(options.destination, isTty) : (options.destination ?? pino.destination({ dest: 2, sync: false })));
+  // stderr itself (not a file descriptor of its own): writes to a closed pipe end quietly (cli/pipes.ts).
+  const destination = options.destination ?? process.stderr;
+  return pino(settings, format === 'human' ? humanDestination(destination, options.color === true) : destination);
 }
 
-function prettyDestination(destination: DestinationStream | undefined, colorize: boolean): DestinationStream {
-  // Synchronous, in-process pretty printing: no worker thread to outlive a crash and lose lines.
-  return prettyStream({
-    destination: destination ?? 2,
-    colorize,
-    sync: true,
-    translateTime: 'SYS:HH:MM:ss.l',
-    ignore: 'pid,hostname,name',
-  });
+/** Takes pino's serialised (already redacted) records and writes each as one human line. */
+function humanDestination(destination: DestinationStream, color: boolean): DestinationStream {
+  return {
+    write(chunk: string): void {
+      for (const line of chunk.split('\n')) {
+        if (line.trim() === '') continue;
+        destination.write(`${formatHumanRecord(JSON.parse(line) as Record<string, unknown>, color)}\n`);
+      }
+    },
+  };
+}
+
+const LEVEL_NAMES: Readonly<Record<number, { name: string; color: number }>> = {
+  10: { name: 'TRACE', color: 2 },
+  20: { name: 'DEBUG', color: 2 },
+  30: { name: 'INFO', color: 36 },
+  40: { name: 'WARN', color: 33 },
+  50: { name: 'ERROR', color: 31 },
+  60: { name: 'FATAL', color: 31 },
+};
+
+/** What a human line shows elsewhere, or never: the time, level and message, the target as a prefix. */
+const SHOWN_APART = new Set(['level', 'time', 'msg', 'name', 'pid', 'hostname', 'target', 'syncId']);
+
+/** One record as one line: `18:02:03 WARN  prod: message key=value …`; an error as its type and message. */
+export function formatHumanRecord(record: Record<string, unknown>, color = false): string {
+  const level = LEVEL_NAMES[Number(record['level'])] ?? { name: String(record['level']), color: 0 };
+  const time = typeof record['time'] === 'string' || typeof record['time'] === 'number' ? clockTime(new Date(record['time']).getTime()) : '';
+  const label = level.name.padEnd(5);
+  const target = typeof record['target'] === 'string' ? `${record['target']}: ` : '';
+  const fields = Object.entries(record)
+    .filter(([key, value]) => !SHOWN_APART.has(key) && value !== undefined)
+    .map(([key, value]) => `${key}=${humanValue(value)}`);
+  const text = [`${target}${String(record['msg'] ?? '')}`, ...fields].join(' ');
+  return `${time} ${color && level.color ? `\u001b[${level.color}m${label}\u001b[0m` : label} ${text}`;
+}
+
+function humanValue(value: unknown): string {
+  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  if (isErrorRecord(value)) return JSON.stringify(`${value.type}: ${value.message}`);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** pino's serialised `err`: `{ type, message, stack }`; the stack is for JSON logs. */
+function isErrorRecord(value: unknown): value is { type: string; message: string } {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' && typeof (value as { message?: unknown }).message === 'string' && 'stack' in value;
+}
+
+/** `HH:MM:SS` of `ms` in local time: how every human line is stamped (logs and the daemon's console alike). */
+export function clockTime(ms: number): string {
+  const date = new Date(ms);
+  return [date.getHours(), date.getMinutes(), date.getSeconds()].map((part) => String(part).padStart(2, '0')).join(':');
 }
 
 /** A fresh id for one sync, short enough to read in a log line. */

@@ -28,8 +28,8 @@ describe('progress formatting', () => {
   it.each<[string, Parameters<typeof formatChangeLine>[0], string]>([
     ['a success', { ...BASE, key: 'Dashboard/api', type: 'change-succeeded', durationMs: 420 }, 'created Dashboard/api (0.4s)'],
     ['a delete', { ...BASE, action: 'delete', key: 'Dashboard/old', type: 'change-succeeded', durationMs: 1_000 }, 'deleted Dashboard/old (1.0s)'],
-    ['a failure', { ...BASE, key: 'Dashboard/x', type: 'change-failed', durationMs: 5, code: 'E_API_VALIDATION', error: 'Tile not found' }, 'failed Dashboard/x: Tile not found'],
-    ['a skip', { ...BASE, key: 'Alert/y', kind: 'Alert', type: 'change-skipped', reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/x, which failed' }, 'skipped Alert/y: depends on Dashboard/x, which failed'],
+    ['a failure', { ...BASE, key: 'Dashboard/x', type: 'change-failed', durationMs: 5, code: 'E_API_VALIDATION', error: 'Tile not found' }, 'failed Dashboard/x: E_API_VALIDATION: Tile not found'],
+    ['a skip', { ...BASE, key: 'Alert/y', kind: 'Alert', type: 'change-skipped', reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/x, which failed' }, 'skipped Alert/y: E_DEPENDENCY_FAILED: depends on Dashboard/x, which failed'],
   ])('formats %s as one line', (_label, event, want) => {
     expect(formatChangeLine(event)).toBe(want);
   });
@@ -86,7 +86,7 @@ describe('progress reporter', () => {
     const { text, reporter } = capture(false);
     for (const event of run) reporter.onEvent(event);
     expect(text()).toBe(
-      ['created Dashboard/a (0.3s)', 'skipped Alert/b: depends on Dashboard/z, which failed', 'Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped in 0.4s', ''].join('\n'),
+      ['created Dashboard/a (0.3s)', 'skipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed', 'Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped in 0.4s', ''].join('\n'),
     );
   });
 
@@ -99,9 +99,34 @@ describe('progress reporter', () => {
     expect(text()).not.toContain('\n');
     for (const event of run.slice(5)) reporter.onEvent(event);
     // The progress line is cleared before a line is printed over it, then drawn again below.
-    expect(text()).toContain('\r\u001b[2Kskipped Alert/b: depends on Dashboard/z, which failed\n\r\u001b[2Kprod: 2/2');
+    expect(text()).toContain('\r\u001b[2Kskipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed\n\r\u001b[2Kprod: 2/2');
     expect(text().endsWith('\r\u001b[2KApply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped in 0.4s\n')).toBe(true);
     expect(text().match(/\n/g)).toHaveLength(2);
+  });
+
+  it('says when a wait for the rate budget starts and how long it is, once per wait, not for mere pacing', () => {
+    const { text, reporter, setNow } = capture(false);
+    reporter.onEvent(run[0]!);
+    reporter.onRateLimitDelay({ waitSeconds: 0.4, target: 'prod' });
+    setNow(100);
+    reporter.onRateLimitDelay({ waitSeconds: 9.8, target: 'prod' });
+    setNow(200);
+    // Another target on the same budget hears of the same wait.
+    reporter.onRateLimitDelay({ waitSeconds: 9.7, target: 'lab' });
+    setNow(10_000);
+    reporter.onRateLimitDelay({ waitSeconds: 2, target: 'prod' });
+    expect(text()).toBe('waiting 9.8s for the rate budget of prod\nwaiting 2.0s for the rate budget of prod\n');
+  });
+
+  it('counts a wait for the rate budget down on the progress line of a TTY', () => {
+    const { text, reporter, setNow } = capture(true);
+    reporter.onEvent(run[0]!);
+    reporter.onRateLimitDelay({ waitSeconds: 9.8, target: 'prod' });
+    expect(text().split('\r\u001b[2K').at(-1)).toBe('prod: 0/2 · 0.0 ops/s · waiting for the rate budget: 9.8s left');
+    setNow(4_000);
+    reporter.onEvent(run[3]!);
+    expect(text().split('\r\u001b[2K').at(-1)).toMatch(/ · waiting for the rate budget: 5\.8s left$/);
+    expect(text()).not.toContain('\n');
   });
 
   it('keeps each target its own count when two targets apply at once', () => {
@@ -151,8 +176,8 @@ describe('progress reporter fed by applyPlan', () => {
       });
       expect(out.split('\n')).toEqual([
         expect.stringMatching(/^created Dashboard\/good \(\d+\.\ds\)$/),
-        'failed Dashboard/bad: Body validation failed: tiles',
-        'skipped Alert/watch: depends on Dashboard/bad, which failed',
+        'failed Dashboard/bad: E_API_VALIDATION: Body validation failed: tiles',
+        'skipped Alert/watch: E_DEPENDENCY_FAILED: depends on Dashboard/bad, which failed',
         expect.stringMatching(/^Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 skipped in \d+\.\ds$/),
         '',
       ]);

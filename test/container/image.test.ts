@@ -149,7 +149,7 @@ describe('production install, as the deps and runtime stages do it', () => {
 
   it('validates manifests with only production dependencies (ajv, yaml, schemas resolved)', async (ctx) => {
     if (!installed.ok) return ctx.skip(installed.reason);
-    const { stdout, stderr } = await exec(process.execPath, [join(dir, 'dist', 'cli.js'), 'validate', '-m', join(ROOT, 'manifests'), '-c', join(ROOT, 'examples', 'stacksync.yaml')], {
+    const { stdout, stderr } = await exec(process.execPath, [join(dir, 'dist', 'cli.js'), 'validate', '-m', join(ROOT, 'manifests'), '-c', join(ROOT, 'config', 'emulator.yaml')], {
       cwd: dir,
       env: { HOME: dir, NO_COLOR: '1', STACKSYNC_KEY_ID: 'k', STACKSYNC_KEY_SECRET: 's', STACKSYNC_TOKEN: 't' },
     });

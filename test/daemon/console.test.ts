@@ -1,6 +1,6 @@
-/** The daemon's console lines: "changes to apply" for Git, "drift" only for live edits. */
+/** The daemon's console lines: "changes to apply" for Git, "drift" only for live edits; results counted as they happened. */
 import { describe, expect, it } from 'vitest';
-import { describeSync, pendingCounts } from '../../src/daemon/console.js';
+import { describeSync, manifestSource, pendingCounts } from '../../src/daemon/console.js';
 import type { Change } from '../../src/model/plan.js';
 import { buildPlan } from '../../src/plan/build.js';
 
@@ -26,14 +26,41 @@ describe('describeSync', () => {
 
   it('what a healing sync applied: changes from Git, and healed drift', () => {
     const results = new Map([['prod/Dashboard/edited', { result: 'ok' as const }], ['prod/Dashboard/touched', { result: 'ok' as const }]]);
-    expect(line([fromGit, drifted], { results })).toBe('[10:00:00] prod: initial sync applied 1 change from Git and healed 1 drift (a live edit made outside stacksync):');
-    expect(line([drifted], { results, trigger: 'resync' })).toBe('[10:00:00] prod: resync sync healed 1 drift (a live edit made outside stacksync):');
+    expect(line([fromGit, drifted], { results, source: 'git' })).toBe('[10:00:00] prod: initial sync applied 1 change from Git and healed 1 drift (a live edit made outside stacksync):');
+    expect(line([drifted], { results, trigger: 'resync', source: 'git' })).toBe('[10:00:00] prod: resync sync healed 1 drift (a live edit made outside stacksync):');
+  });
+
+  it('says "from Git" only for a committed revision: uncommitted edits, or no git at all, are the working tree', () => {
+    const results = new Map([['prod/Dashboard/edited', { result: 'ok' as const }]]);
+    expect(line([fromGit], { results, source: 'working-tree' })).toBe('[10:00:00] prod: initial sync applied 1 change from the working tree:');
+    expect(line([fromGit], { results })).toBe('[10:00:00] prod: initial sync applied 1 change from the working tree:');
+    expect(manifestSource('a'.repeat(40), false)).toBe('git');
+    expect(manifestSource('a'.repeat(40), undefined)).toBe('git');
+    expect(manifestSource('a'.repeat(40), true)).toBe('working-tree');
+    expect(manifestSource(undefined, undefined)).toBe('working-tree');
+  });
+
+  it('closes an applied plan with what happened: a failed write is counted as failed, never "0 errors"', () => {
+    const created = change({ name: 'new', action: 'create' });
+    const alert = change({ name: 'watch', action: 'create', kind: 'Alert' });
+    const results = new Map([
+      ['prod/Dashboard/edited', { result: 'ok' as const }],
+      ['prod/Dashboard/new', { result: 'failed' as const, code: 'E_API_VALIDATION' as const, error: 'HTTP 400' }],
+      ['prod/Alert/watch', { result: 'skipped' as const, code: 'E_DEPENDENCY_FAILED' as const, error: 'depends on Dashboard/new, which failed' }],
+    ]);
+    const text = describeSync({ target: 'prod', trigger: 'initial', plan: buildPlan([fromGit, created, alert, change({ name: 'same', action: 'unchanged' })], []), results, time: '10:00:00', source: 'git' });
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toBe('[10:00:00] prod: initial sync applied 1 change from Git; 1 failed; 1 not applied:');
+    expect(text).toContain('      result: failed: E_API_VALIDATION: HTTP 400\n');
+    expect(lines.at(-1)).toBe('Result: 0 created, 1 updated, 0 deleted, 0 adopted, 1 failed, 1 not applied, 1 unchanged.');
+    expect(text).not.toMatch(/\b0 errors\b/);
+    expect(text).not.toContain('Plan:');
   });
 
   it('counts only what was applied as applied: failures and writes held back are told apart', () => {
     const created = change({ name: 'new', action: 'create' });
     const failed = new Map([['prod/Dashboard/edited', { result: 'ok' as const }], ['prod/Dashboard/new', { result: 'failed' as const, code: 'E_API_VALIDATION' as const, error: '400' }]]);
-    expect(line([fromGit, created], { results: failed })).toBe('[10:00:00] prod: initial sync applied 1 change from Git; 1 failed:');
+    expect(line([fromGit, created], { results: failed, source: 'git' })).toBe('[10:00:00] prod: initial sync applied 1 change from Git; 1 failed:');
     const heldBack = new Map([['prod/Dashboard/edited', { result: 'skipped' as const, code: 'E_MANIFEST_BLOCKED' as const, error: 'manifests have errors' }]]);
     expect(line([fromGit, created], { results: heldBack })).toBe('[10:00:00] prod: initial sync applied nothing; 2 not applied:');
   });

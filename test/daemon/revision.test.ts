@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRevision } from '../../src/daemon/revision.js';
+import { hasUncommittedEdits, readRevision } from '../../src/daemon/revision.js';
 
 const NO_GIT = { git: '/nonexistent/git' };
 let root: string;
@@ -68,5 +68,28 @@ describe('readRevision', () => {
 
   it('answers undefined for a missing directory', async () => {
     expect(await readRevision(join(root, 'missing'))).toBeUndefined();
+  });
+});
+
+describe('hasUncommittedEdits', () => {
+  it('tells a checkout at its commit from one with edits under the directory, and says nothing without git', async () => {
+    const clone = join(root, 'edits');
+    git(root, 'clone', '-q', repo, clone);
+    const manifests = join(clone, 'manifests');
+    expect(await hasUncommittedEdits(manifests)).toBe(false);
+    await writeFile(join(clone, 'elsewhere.txt'), 'outside the manifests directory\n');
+    expect(await hasUncommittedEdits(manifests)).toBe(false);
+    await writeFile(join(manifests, 'a.yaml'), 'kind: Alert\n');
+    expect(await hasUncommittedEdits(manifests)).toBe(true);
+    git(clone, 'checkout', '-q', '--', 'manifests/a.yaml');
+    await writeFile(join(manifests, 'new.yaml'), 'kind: Alert\n');
+    expect(await hasUncommittedEdits(manifests)).toBe(true);
+    expect(await hasUncommittedEdits(manifests, NO_GIT)).toBeUndefined();
+    const plain = await mkdtemp(join(tmpdir(), 'stacksync-plain-'));
+    try {
+      expect(await hasUncommittedEdits(plain)).toBeUndefined();
+    } finally {
+      await rm(plain, { recursive: true });
+    }
   });
 });

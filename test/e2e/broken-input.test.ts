@@ -81,8 +81,8 @@ describe('a target with manifest errors gets no writes', () => {
     const { result, writes } = await applyCounting(workspace, []);
     expect(result.code, describeRun(result)).toBe(1);
     expect(writes).toEqual({});
-    expect(result.stdout).toMatch(/^skipped: 1 change: not applied: the manifests of target local have errors/m);
-    expect(result.stdout).toMatch(/^skipped: 1 change: not applied: the manifests of target local-selfhosted have errors/m);
+    expect(result.stdout).toMatch(/^skipped: 1 change: E_MANIFEST_BLOCKED: not applied: the manifests of target local have errors/m);
+    expect(result.stdout).toMatch(/^skipped: 1 change: E_MANIFEST_BLOCKED: not applied: the manifests of target local-selfhosted have errors/m);
   });
 });
 
@@ -107,7 +107,7 @@ describe('a manifests directory that cannot be fully read prunes nothing', () =>
     await replace(workspace.manifestsDir);
     const validate = await workspace.run(['validate']);
     expect(validate.code, describeRun(validate)).toBe(1);
-    expect(validate.stderr).toContain(`manifests/team: ${message}`);
+    expect(validate.stdout).toContain(`manifests/team: E_MANIFEST_PARSE: ${message}`);
     const { result, writes } = await applyCounting(workspace, ['--prune']);
     expect(result.code, describeRun(result)).toBe(1);
     expect(writes).toEqual({});

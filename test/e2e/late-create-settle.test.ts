@@ -92,7 +92,7 @@ describe('a create the client gave up on, held by a proxy and forwarded later', 
   it('a daemon sync in the window is not a failure: /status shows it drifted until then, and nothing is written', async () => {
     const settleUntil = (await readState(workspace.statePath)).targets[TARGET]?.intents[0]?.settleUntil;
     await resetEmulatorStats(emulator.url);
-    const daemon = await startDaemon(workspace, ['--log-level', 'warn']);
+    const daemon = await startDaemon(workspace, ['--log-format', 'human', '--log-level', 'warn']);
     try {
       await waitUntil(async () => (await daemon.get('/readyz')).status === 200, 30_000);
       const status = JSON.parse((await daemon.get('/status')).text) as { targets: Record<string, { lastResult?: string; resources: { kind: string; name: string; status: string; waitUntil?: string }[] }> };

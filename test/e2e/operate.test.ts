@@ -180,7 +180,7 @@ describe('variables', () => {
     await workspace.write('manifests/web.yaml', manifest(', "region:${REGION}"'));
     const validate = await workspace.run(['validate'], { env: { HOOK_PROD: 'x' } });
     expect(validate.code, describeRun(validate)).toBe(1);
-    expect(validate.stderr).toMatch(/manifests\/web\.yaml:8:\d+.*\$\{REGION\} is not set for target local\b/);
-    expect(validate.stderr).toMatch(/\$\{REGION\} is not set for target local-selfhosted/);
+    expect(validate.stdout).toMatch(/manifests\/web\.yaml:8:\d+.*\$\{REGION\} is not set for target local\b/);
+    expect(validate.stdout).toMatch(/\$\{REGION\} is not set for target local-selfhosted/);
   });
 });

@@ -68,6 +68,6 @@ describe('a relative fromFile in a manifest reached through a git-sync link', ()
     await workspace.remove('git/.worktrees/kafka-password');
     const validate = await workspace.run(['validate', '-m', manifests]);
     expect(validate.code, describeRun(validate)).toBe(1);
-    expect(validate.stderr).toContain(join(await realpath(join(workspace.dir, 'git', '.worktrees')), 'kafka-password'));
+    expect(validate.stdout).toContain(join(await realpath(join(workspace.dir, 'git', '.worktrees')), 'kafka-password'));
   });
 });

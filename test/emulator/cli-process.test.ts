@@ -52,7 +52,13 @@ describe('stacksync emulator (process)', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(stderr).toContain('stacksync: E_EMULATOR_DATA: emulator data file');
+    // Off a terminal the emulator logs JSON, and its last word is a JSON record too.
+    expect(JSON.parse(stderr.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ level: 50, code: 'E_EMULATOR_DATA', msg: expect.stringContaining('emulator data file') });
+    const human = spawn(process.execPath, [CLI, 'emulator', '--port', '0', '--data', data, '--log-format', 'human'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let humanStderr = '';
+    human.stderr.on('data', (chunk: Buffer) => (humanStderr += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => human.once('exit', resolve))).toBe(1);
+    expect(humanStderr).toContain('stacksync: E_EMULATOR_DATA: emulator data file');
     expect(readFileSync(data, 'utf8')).toBe('not json');
   });
 });

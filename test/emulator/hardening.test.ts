@@ -228,6 +228,9 @@ describe('a busy port', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await within(10_000, new Promise<number | null>((resolve) => child.once('exit', resolve)), 'exit');
     expect(code).toBe(1);
-    expect(stderr.trimEnd().split('\n')).toEqual([`stacksync: E_USAGE: cannot listen on 127.0.0.1:${holder.port}: the port is already in use (stop what holds it, or pick another with --port; 0 picks a free one)`]);
+    // Off a terminal the emulator logs JSON records: its one line is one.
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 50, code: 'E_USAGE', msg: `cannot listen on 127.0.0.1:${holder.port}: the port is already in use (stop what holds it, or pick another with --port; 0 picks a free one)` });
   });
 });

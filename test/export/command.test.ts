@@ -3,8 +3,9 @@
  * The last test runs the built CLI and switches itself on once the lead wires `exportCommand`
  * into `src/cli/commands.ts`.
  */
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { commandFactories } from '../../src/cli/commands.js';
 import { exportCommand } from '../../src/cli/export.js';
@@ -58,6 +59,18 @@ describe('stacksync export (command)', () => {
     expect(result.stdout).toContain('wrote pipes/orders-kafka.yaml\n');
     expect(result.stdout).toMatch(/Exported 4 pipes, 2 dashboards, 3 alerts from target local to /);
     expect(result.stdout).toMatch(/Next: stacksync plan -c .* --target local/);
+  });
+
+  it('links each file to its schema by a relative path, also outside any repository', async () => {
+    const out = join(workspace.dir, 'linked');
+    expect(existsSync(join(workspace.dir, '.git'))).toBe(false);
+    const result = await runExport(['-c', workspace.configPath, '--out', out, '--kind', 'Dashboard']);
+    expect(result.code).toBe(0);
+    const file = join(out, 'dashboards', 'api-latency.yaml');
+    const reference = /^# yaml-language-server: \$schema=(.+)$/m.exec(await readFile(file, 'utf8'))?.[1] ?? '';
+    expect(reference).not.toMatch(/^[a-z]+:/);
+    expect(isAbsolute(reference)).toBe(false);
+    expect(JSON.parse(await readFile(resolve(dirname(file), reference), 'utf8'))).toMatchObject({ title: expect.stringMatching(/dashboard/i) });
   });
 
   it('--kind limits what is written (case-insensitive, repeatable)', async () => {

@@ -119,8 +119,8 @@ describe('secret values appear in no output, log, metric, status or file', () =>
 
   it('the plain-string access key is warned about by its path, never by its value', async () => {
     const result = await workspace.run(['validate']);
-    expect(result.stderr).toMatch(/pipes\.yaml:\d+:\d+: warning: spec\.source\.kinesis\.accessKey\.secretKey: is a plain string/);
-    expect(leaks(result.stderr)).toEqual([]);
+    expect(result.stdout).toMatch(/pipes\.yaml:\d+:\d+: warning: spec\.source\.kinesis\.accessKey\.secretKey: is a plain string/);
+    expect(leaks(result.stdout)).toEqual([]);
   });
 
   it('the API received every secret (so the runs above did use them)', () => {

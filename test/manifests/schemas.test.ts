@@ -67,14 +67,14 @@ describe('published schemas', () => {
 
   it('validate the example config', () => {
     const validate = createAjv().compile(generated['config.json'] as JsonSchema);
-    const config = parseAllDocuments(readFileSync(join(root, 'examples', 'stacksync.yaml'), 'utf8'))[0]?.toJS();
+    const config = parseAllDocuments(readFileSync(join(root, 'config', 'emulator.yaml'), 'utf8'))[0]?.toJS();
     expect(validate(config), JSON.stringify(validate.errors)).toBe(true);
   });
 });
 
 describe('example manifests and config', () => {
   it('load with no problem and no warning', async () => {
-    const { config, warnings: configWarnings } = await loadConfig(join(root, 'examples', 'stacksync.yaml'));
+    const { config, warnings: configWarnings } = await loadConfig(join(root, 'config', 'emulator.yaml'));
     expect(configWarnings).toEqual([]);
     expect(config.targets.map((t) => `${t.name}:${t.variant}:${t.baseUrl}`)).toEqual(['local:managed:http://127.0.0.1:4010', 'local-selfhosted:self-hosted:http://127.0.0.1:4010']);
     expect(config.targets[0]).toMatchObject({ organizationId: DEFAULT_SEED_IDS.organizationId, serviceId: DEFAULT_SEED_IDS.serviceId });
@@ -114,7 +114,7 @@ describe('example manifests and config', () => {
       const expected = kinds.length === 1 ? schemaOf[kinds[0] ?? ''] : 'manifest.json';
       expect(first, file).toBe(`# yaml-language-server: $schema=../schemas/${expected}`);
     }
-    expect(readFileSync(join(root, 'examples', 'stacksync.yaml'), 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/config.json');
+    expect(readFileSync(join(root, 'config', 'emulator.yaml'), 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/config.json');
   });
 });
 

@@ -35,7 +35,7 @@ async function validate(args: string[], env: Record<string, string> = {}, cwd?: 
   let code: number | undefined;
   let stdout = '';
   let stderr = '';
-  const command = createValidateCommand((c) => (code = c), { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env });
+  const command = createValidateCommand((c) => (code = c), { stdout: (t) => (stdout += t), env });
   command.exitOverride().configureOutput({ writeOut: (t) => (stdout += t), writeErr: (t) => (stderr += t) });
   const previous = process.cwd();
   if (cwd) process.chdir(cwd);
@@ -66,7 +66,7 @@ describe('stacksync validate', () => {
     expect(run).toEqual({ code: 0, stderr: '', stdout: 'validate ok: 0 errors, 0 warnings; 4 valid resources in manifests (1 pipe, 2 dashboards, 1 alert)\n' });
   });
 
-  it('prints every problem as file:line:column: message, config and manifests alike, exit 1', async () => {
+  it('prints every problem as file:line:column: CODE: message, then the summary, on stdout; exit 1', async () => {
     const dir = await project({
       'c.yaml': configText().replace('defaultTarget: prod', 'defaultTarget: prod\nsync: { interval: often }'),
       'm/a.yaml': dashboard('api').replace('w: 6', 'w: 99'),
@@ -75,22 +75,43 @@ describe('stacksync validate', () => {
     });
     const run = await validate(['-c', join(dir, 'c.yaml'), '-m', join(dir, 'm')]);
     expect(run.code).toBe(1);
-    expect(run.stderr.split('\n')).toEqual([
-      `${join(dir, 'c.yaml')}:13:19: sync.interval: must be a duration like 30s, 5m, 1h or 1h30m`,
-      `${join(dir, 'm', 'a.yaml')}:12:10: spec.tiles[0].w: must be <= 24`,
-      `${join(dir, 'm', 'b.yaml')}:12:14: spec.dashboard: names no Dashboard manifest of target sh`,
-      `${join(dir, 'm', 'c.yaml')}:2:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+    expect(run.stderr).toBe('');
+    expect(run.stdout.split('\n')).toEqual([
+      `${join(dir, 'c.yaml')}:13:19: E_CONFIG_INVALID: sync.interval: must be a duration like 30s, 5m, 1h or 1h30m`,
+      `${join(dir, 'm', 'a.yaml')}:12:10: E_MANIFEST_INVALID: spec.tiles[0].w: must be <= 24`,
+      `${join(dir, 'm', 'b.yaml')}:12:14: E_REF_UNRESOLVED: spec.dashboard: names no Dashboard manifest of target sh`,
+      `${join(dir, 'm', 'c.yaml')}:2:1: E_MANIFEST_PARSE: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]`,
       `${join(dir, 'c.yaml')}: warning: the config is invalid, so manifests were checked without target checks`,
+      `validate failed: 4 errors, 1 warning; 0 valid resources in ${join(dir, 'm')} (0 pipes, 0 dashboards, 0 alerts)`,
       '',
     ]);
-    expect(run.stdout).toBe(`validate failed: 4 errors, 1 warning; 0 valid resources in ${join(dir, 'm')} (0 pipes, 0 dashboards, 0 alerts)\n`);
+  });
+
+  it('--output json: one object with the summary, every error and warning with its code', async () => {
+    const dir = await project({
+      'config/stacksync.yaml': configText(),
+      'manifests/a.yaml': dashboard('api').replace('w: 6', 'w: 99'),
+      'manifests/b.yaml': dashboard('web'),
+    });
+    const run = await validate(['--output', 'json'], {}, dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({
+      version: 1,
+      ok: false,
+      summary: { errors: 1, warnings: 0, resources: 1, kinds: { Pipe: 0, Dashboard: 1, Alert: 0 }, manifests: 'manifests' },
+      errors: [{ file: join('manifests', 'a.yaml'), line: 12, column: 10, code: 'E_MANIFEST_INVALID', message: 'spec.tiles[0].w: must be <= 24' }],
+      warnings: [],
+    });
+    const clean = await validate(['--output', 'json', '-c', 'missing.yaml'], {}, dir);
+    expect(JSON.parse(clean.stdout)).toMatchObject({ ok: false, errors: expect.arrayContaining([expect.objectContaining({ file: 'missing.yaml', code: 'E_CONFIG_INVALID' })]) });
   });
 
   it('without a config at the default path, checks manifests without targets and says so', async () => {
     const dir = await project({ 'manifests/a.yaml': dashboard('api', '', 'wherever') });
     const run = await validate([], {}, dir);
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe('config/stacksync.yaml: warning: no config file here, so manifests were checked without target checks (pass -c FILE or set STACKSYNC_CONFIG)\n');
+    expect(run.stdout).toContain('config/stacksync.yaml: warning: no config file here, so manifests were checked without target checks (pass -c FILE or set STACKSYNC_CONFIG)\n');
     expect(run.stdout).toContain('validate ok: 0 errors, 1 warning; 1 valid resource in manifests');
   });
 
@@ -98,10 +119,10 @@ describe('stacksync validate', () => {
     const dir = await project({ 'manifests/a.yaml': dashboard('api') });
     const byFlag = await validate(['-c', 'nope.yaml'], {}, dir);
     expect(byFlag.code).toBe(1);
-    expect(byFlag.stderr).toContain('nope.yaml: config file nope.yaml not found\n');
+    expect(byFlag.stdout).toContain('nope.yaml: E_CONFIG_INVALID: config file nope.yaml not found\n');
     const byEnv = await validate([], { STACKSYNC_CONFIG: 'env.yaml' }, dir);
     expect(byEnv.code).toBe(1);
-    expect(byEnv.stderr).toContain('env.yaml: config file env.yaml not found\n');
+    expect(byEnv.stdout).toContain('env.yaml: E_CONFIG_INVALID: config file env.yaml not found\n');
   });
 
   it('takes config and manifests from STACKSYNC_CONFIG and STACKSYNC_MANIFESTS; flags win', async () => {
@@ -109,7 +130,7 @@ describe('stacksync validate', () => {
     const env = { STACKSYNC_CONFIG: join(dir, 'etc/s.yaml'), STACKSYNC_MANIFESTS: join(dir, 'deploy') };
     const fromEnv = await validate([], env);
     expect(fromEnv.code).toBe(1);
-    expect(fromEnv.stderr).toContain(`${join(dir, 'deploy', 'a.yaml')}:5:11: metadata.target: names no target in the config; the targets are prod, sh`);
+    expect(fromEnv.stdout).toContain(`${join(dir, 'deploy', 'a.yaml')}:5:11: E_REF_UNRESOLVED: metadata.target: names no target in the config; the targets are prod, sh`);
     const withFlag = await validate(['-m', join(dir, 'other')], env);
     expect(withFlag.code).toBe(0);
   });
@@ -124,10 +145,10 @@ describe('stacksync validate', () => {
     });
     const run = await validate(['-c', join(dir, 'c.yaml'), '-m', join(dir, 'm')], values);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('env var MISSING_ONE is not set');
-    expect(run.stderr).toContain('targets[0].auth.keySecret: is a plain string in the config file');
-    expect(run.stderr).toContain('credentials.password: is a plain string in the manifest');
-    expect(run.stderr).toContain('credentials.password: must be {fromEnv: NAME}, {fromFile: PATH} or a plain string');
+    expect(run.stdout).toContain('env var MISSING_ONE is not set');
+    expect(run.stdout).toContain('targets[0].auth.keySecret: is a plain string in the config file');
+    expect(run.stdout).toContain('credentials.password: is a plain string in the manifest');
+    expect(run.stdout).toContain('credentials.password: must be {fromEnv: NAME}, {fromFile: PATH} or a plain string');
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/XYZZY/);
   });
 
@@ -148,7 +169,7 @@ describe('stacksync validate', () => {
     const dir = await project({ 'config/stacksync.yaml': configText(), 'manifests/d.yaml': dashboard('api') });
     // KEY_ID, KEY_SECRET and TOKEN are all unset: what the help says is not checked is not.
     const run = await validate([], {}, dir);
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stdout).toBe(0);
   });
 
   describe('through the built CLI (dist/cli.js, built by npm test)', () => {
@@ -157,7 +178,7 @@ describe('stacksync validate', () => {
     const run = (args: string[], cwd: string) => spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
 
     it('accepts the example config and manifests, exit 0', () => {
-      const child = run(['validate', '-c', 'examples/stacksync.yaml', '-m', 'manifests'], repo);
+      const child = run(['validate', '-c', 'config/emulator.yaml', '-m', 'manifests'], repo);
       expect(child.stderr).toBe('');
       expect(child.stdout).toMatch(/^validate ok: 0 errors, 0 warnings; \d+ valid resources in manifests/);
       expect(child.status).toBe(0);
@@ -166,7 +187,8 @@ describe('stacksync validate', () => {
     it('reports a broken manifest with its location, exit 1', async () => {
       const dir = await project({ 'manifests/a.yaml': dashboard('api').replace('kind: Dashboard', 'kind: Board') });
       const child = run(['validate'], dir);
-      expect(child.stderr).toContain(`${join('manifests', 'a.yaml')}:2:7: kind: must be one of Pipe, Dashboard, Alert\n`);
+      expect(child.stderr).toBe('');
+      expect(child.stdout).toContain(`${join('manifests', 'a.yaml')}:2:7: E_MANIFEST_INVALID: kind: must be one of Pipe, Dashboard, Alert\n`);
       expect(child.status).toBe(1);
     });
 
@@ -174,10 +196,10 @@ describe('stacksync validate', () => {
       const text = dashboard('api').replace('kind: Dashboard', 'kind: Dashbord').replace(/^spec:\n  name:/m, 'spec:\n  nmae:');
       const dir = await project({ 'manifests/a.yaml': text });
       const child = run(['validate'], dir);
-      expect(child.stderr).toContain('kind: must be one of Pipe, Dashboard, Alert; did you mean Dashboard?');
+      expect(child.stdout).toContain('kind: must be one of Pipe, Dashboard, Alert; did you mean Dashboard?');
       expect(child.status).toBe(1);
       const member = run(['validate'], await project({ 'manifests/a.yaml': dashboard('api').replace(/^spec:\n  name:/m, 'spec:\n  nmae:') }));
-      expect(member.stderr).toMatch(/spec\.nmae: is not a known member here; did you mean name\? \(expected one of /);
+      expect(member.stdout).toMatch(/spec\.nmae: is not a known member here; did you mean name\? \(expected one of /);
       const flag = run(['validate', '--manifest', 'x'], dir);
       expect(flag.stderr).toContain('(Did you mean --manifests?)');
       expect(flag.status).toBe(1);

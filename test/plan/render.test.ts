@@ -27,13 +27,13 @@ const TEXT = `Target prod:
   + create Alert/p99-high  (manifests/api.yaml:20)
       + tileId: (known after apply)
   ! error Pipe/ghost  (manifests/ghost.yaml:4)
-      error: pipe x does not exist
+      error: E_API_NOT_FOUND: pipe x does not exist
   - delete Alert/gone  (id a-9)
   ? orphan Dashboard/old  (id d-5)
       no manifest names it; apply --prune deletes it
 
 Errors:
-  manifests/bad.yaml:3:7: spec.tiles[0].w: must be <= 24
+  manifests/bad.yaml:3:7: E_MANIFEST_INVALID: spec.tiles[0].w: must be <= 24
 
 Warnings:
   config/stacksync.yaml:9: a plain-string secret; use fromEnv or fromFile
@@ -86,7 +86,7 @@ describe('renderPlanText', () => {
 
   it('shows apply results under their change', () => {
     const plan = samplePlan();
-    const results = new Map<string, ChangeResult>([[changeRef(plan.changes[1]!), { result: 'failed', code: 'E_API_VALIDATION', error: 'E_API_VALIDATION: bad tile' }]]);
+    const results = new Map<string, ChangeResult>([[changeRef(plan.changes[1]!), { result: 'failed', code: 'E_API_VALIDATION', error: 'bad tile' }]]);
     expect(renderPlanText(plan, { results })).toContain(
       '  + create Dashboard/api-latency  (manifests/api.yaml:1)\n      + name: "API latency"\n      result: failed: E_API_VALIDATION: bad tile\n',
     );
@@ -101,7 +101,7 @@ describe('renderPlanJson', () => {
     const changes = json['changes'] as Record<string, unknown>[];
     expect(Object.keys(changes[0]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff']);
     expect(Object.keys(changes[2]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'warnings']);
-    expect(Object.keys(changes[6]!)).toEqual(['target', 'kind', 'name', 'action', 'file', 'line', 'diff', 'error']);
+    expect(Object.keys(changes[6]!)).toEqual(['target', 'kind', 'name', 'action', 'file', 'line', 'diff', 'error', 'code']);
     expect(changes[7]).toEqual({ target: 'prod', kind: 'Alert', name: 'gone', action: 'delete', id: 'a-9', diff: [] });
     expect(changes[8]).toEqual({ target: 'prod', kind: 'Dashboard', name: 'old', action: 'orphan', id: 'd-5', diff: [] });
     expect(json['errors']).toEqual([
@@ -176,8 +176,8 @@ describe('renderPlanJson', () => {
 describe('renderPlanGithub', () => {
   it('annotates errors and warnings at their lines, then prints the plain text plan', () => {
     expect(renderPlanGithub(samplePlan())).toBe(
-      '::error file=manifests/bad.yaml,line=3,col=7::spec.tiles[0].w: must be <= 24\n' +
-        '::error file=manifests/ghost.yaml,line=4::[prod] Pipe/ghost: pipe x does not exist\n' +
+      '::error file=manifests/bad.yaml,line=3,col=7::E_MANIFEST_INVALID: spec.tiles[0].w: must be <= 24\n' +
+        '::error file=manifests/ghost.yaml,line=4::[prod] Pipe/ghost: E_API_NOT_FOUND: pipe x does not exist\n' +
         '::warning file=config/stacksync.yaml,line=9::a plain-string secret; use fromEnv or fromFile\n' +
         '::warning file=manifests/web.yaml,line=1::[prod] Dashboard/web: the server deletes alerts watching removed tiles: Alert legacy\n' +
         '\n' +

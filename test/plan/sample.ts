@@ -23,7 +23,7 @@ export function samplePlan(): Plan {
     change({ kind: 'Dashboard', name: 'shared', action: 'adopt', id: 'd-3', file: 'manifests/shared.yaml', line: 2 }),
     change({ kind: 'Dashboard', name: 'same', action: 'unchanged', id: 'd-4', file: 'manifests/same.yaml', line: 1 }),
     change({ kind: 'Alert', name: 'p99-high', action: 'create', file: 'manifests/api.yaml', line: 20, diff: [{ path: 'tileId', after: '(known after apply)' }] }),
-    change({ kind: 'Pipe', name: 'ghost', action: 'error', file: 'manifests/ghost.yaml', line: 4, error: 'pipe x does not exist' }),
+    change({ kind: 'Pipe', name: 'ghost', action: 'error', file: 'manifests/ghost.yaml', line: 4, code: 'E_API_NOT_FOUND', error: 'pipe x does not exist' }),
     change({ kind: 'Alert', name: 'gone', action: 'delete', id: 'a-9' }),
     change({ kind: 'Dashboard', name: 'old', action: 'orphan', id: 'd-5', liveName: 'Old' }),
   ];

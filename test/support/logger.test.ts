@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { REDACTED, childForSync, createLogger, newSyncId } from '../../src/support/logger.js';
 
@@ -57,21 +56,28 @@ describe('createLogger', () => {
     expect(sink.text()).not.toContain(SECRET);
   });
 
-  it('prints human-readable lines when pretty, still redacted', async () => {
-    const chunks: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk.toString());
-        done();
-      },
-    });
-    const log = createLogger({ destination, pretty: true, isTty: false });
-    log.info({ target: 'prod', auth: { password: SECRET } }, 'pretty hello');
-    await expect.poll(() => chunks.join('')).toContain('pretty hello');
-    const text = chunks.join('');
-    expect(text).toContain('INFO');
-    expect(text).not.toContain(SECRET);
-    expect(() => JSON.parse(text)).toThrow();
+  it('prints one human line per record: time, level, target, message, fields; still redacted', () => {
+    const sink = memorySink();
+    const log = createLogger({ destination: sink.stream, format: 'human' });
+    log.info({ target: 'prod', auth: { password: SECRET }, count: 3, note: 'two words' }, 'human hello');
+    childForSync(log, 'lab', 'abc').error({ err: new Error('kaboom'), code: 'E_INTERNAL' }, 'sync failed');
+    log.warn('plain');
+    const lines = sink.text().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d INFO  prod: human hello auth=\{"password":"\[redacted\]"\} count=3 note="two words"$/);
+    expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d ERROR lab: sync failed err="Error: kaboom" code=E_INTERNAL$/);
+    expect(lines[2]).toMatch(/^\d\d:\d\d:\d\d WARN  plain$/);
+    expect(sink.text()).not.toContain(SECRET);
+    expect(sink.text()).not.toContain('{"level"');
+  });
+
+  it('defaults to human lines on a terminal and JSON elsewhere', () => {
+    const tty = memorySink();
+    createLogger({ destination: tty.stream, isTty: true }).info('x');
+    expect(tty.text()).toMatch(/^\d\d:\d\d:\d\d INFO  x\n$/);
+    const pipe = memorySink();
+    createLogger({ destination: pipe.stream, isTty: false }).info('x');
+    expect(pipe.lines()[0]).toMatchObject({ msg: 'x', level: 30 });
   });
 });
 
