@@ -5,7 +5,7 @@
  * (only what stacksync created). Existing (`pipeId`): updated only, never deleted by prune.
  */
 import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
-import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../schema/pipe-create-only.js';
+import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../schema/pipe-create-only.js';
 import { PIPE_FAMILIES } from '../schema/pipe-sources.js';
 import { defineKind, type KindRoutes } from './descriptor.js';
 import { managedRoutes } from './kit/routes.js';
@@ -66,12 +66,12 @@ function changesMappings(patch: Record<string, unknown>): boolean {
 /**
  * Spec paths that cannot change once a pipe exists, from the one table the emulator reads too
  * (`schema/pipe-create-only.ts`): `source.<family>` where every member is, else its members, and
- * the destination's.
+ * the destination's, and the pipe's own (description).
  */
 function createOnlyMembers(): string[] {
   const source = PIPE_FAMILIES.flatMap((family) => {
     const members = PIPE_CREATE_ONLY_SOURCE_MEMBERS[family];
     return members === '*' ? [`source.${family}`] : members.map((member) => `source.${family}.${member}`);
   });
-  return [...source, ...PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => `destination.${member}`)];
+  return [...PIPE_CREATE_ONLY_MEMBERS, ...source, ...PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => `destination.${member}`)];
 }

@@ -10,7 +10,7 @@
 import { withUnreadable } from '../../model/resources.js';
 import { operationType, SENSITIVE, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
 import type { Marks } from '../../model/state.js';
-import { isCreateOnlyDestinationMember, isCreateOnlySourceMember } from '../../schema/pipe-create-only.js';
+import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS } from '../../schema/pipe-create-only.js';
 import { EDITABLE_MAPPING_STATES, PIPE_FAMILY_CLASSES, PIPE_FAMILY_TITLES, SCALABLE_PIPE_FAMILIES, SNAPSHOT_ONLY_PIPE_FAMILIES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
 import { digestOf } from '../../support/digest.js';
 import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
@@ -166,6 +166,7 @@ function draftLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe): 
     draft.diff.push(fieldDiff('name', live.name, desired.name));
     draft.patch.name = desired.name;
   }
+  draftCreateOnlyMembers(desired, live, draft);
   draftBlock(desired, live, draft);
   draftSecrets(desired.key, source.kind, source.secrets ?? [], ctx.secretHashes, draft, (member) => isCreateOnlySourceMember(source.kind, member));
   if (TABLE_MAPPING_KEYS[source.kind] && source.tableMappings) draftTableMappings(source.kind, source.tableMappings, live.source.block, draft);
@@ -173,6 +174,17 @@ function draftLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe): 
   draftFieldMappings(desired.fieldMappings, columnsOf(desired), live, draft);
   draftSettings(desired.settings, live, draft);
   return draft;
+}
+
+/** The pipe's own create-only members (description): one the manifest sets and the live pipe lacks or differs in forces a replace. */
+function draftCreateOnlyMembers(desired: DesiredBornPipe, live: LivePipe, draft: PipeDraft): void {
+  const wanted: Record<string, unknown> = { description: desired.born.description };
+  const have: Record<string, unknown> = { description: live.description };
+  for (const member of PIPE_CREATE_ONLY_MEMBERS) {
+    if (wanted[member] === undefined || wanted[member] === have[member]) continue;
+    draft.forcing.push(member);
+    draft.diff.push(fieldDiff(member, have[member], wanted[member]));
+  }
 }
 
 /** The block's members: a create-only one that differs forces a replace, the others are patched. */
