@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeRun, parseJsonOutput } from '../helpers/e2e.js';
 import { bornPipesYaml, livePipeNamed, livePipes, type BornPipe } from '../helpers/pipes.js';
 import { startProxy, type ProxiedRequest, type RunningProxy } from '../helpers/proxy.js';
-import { sharedEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import { emulatorStats, resetEmulatorStats, sharedEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { fixtureSeed, pipeBody, type Body } from '../emulator/pipe-fixtures.js';
 
@@ -115,4 +115,24 @@ describe('a pipe born in Git, its whole loop, on the wire', () => {
     expect(names).toEqual(expect.arrayContaining(['made-in-console', 'managed-by-id']));
     expect((await livePipes(shared.emulator.url)).map((pipe) => pipe.id)).toEqual(expect.arrayContaining([unmanaged, byId]));
   }, 180_000);
+
+  it('validate checks scaling bounds offline, each a located error, and scaling on a database pipe', async () => {
+    const workspace = await shared.workspace({ apiProfile: 'current' });
+    await write(workspace, [
+      { key: 'too-many', family: 'kafka', spec: { scaling: { replicas: 11 } } },
+      { key: 'too-small', family: 'kinesis', spec: { scaling: { replicaCpuMillicores: 100, replicaMemoryGb: 9 } } },
+      { key: 'in-bounds', family: 'objectStorage', spec: { scaling: { replicas: 10, replicaCpuMillicores: 2000, replicaMemoryGb: 0.5 } } },
+      { key: 'cdc', family: 'postgres', spec: { scaling: { replicas: 2 } } },
+    ]);
+    await resetEmulatorStats(shared.emulator.url);
+    const result = await workspace.run(['validate']);
+    expectExit(result, 1, 'validate');
+    expect((await emulatorStats(shared.emulator.url)).total, 'requests of validate').toBe(0);
+    const out = result.stdout + result.stderr;
+    expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling\.replicas.*<= 10/);
+    expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling\.replicaCpuMillicores.*>= 125/);
+    expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling\.replicaMemoryGb.*<= 8/);
+    expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling: is only for kafka, kinesis, objectStorage pipes; postgres pipes share the service's CDC scaling/);
+    expect(out).not.toMatch(/in-bounds/);
+  });
 });

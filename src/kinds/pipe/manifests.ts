@@ -88,7 +88,7 @@ function bornRules(manifest: PipeManifest): DocumentProblem[] {
     problems.push({
       code: 'E_MANIFEST_INVALID',
       pointer: ['spec', 'scaling'],
-      message: `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC scaling (the target's pipes.cdcScaling)`,
+      message: `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC scaling, one per service, which no pipe's manifest sets`,
     });
   }
   if (manifest.metadata.annotations?.[RESYNC_ANNOTATION] !== undefined && !RESYNCABLE_PIPE_FAMILIES.includes(family)) {
