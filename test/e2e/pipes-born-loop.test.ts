@@ -135,4 +135,30 @@ describe('a pipe born in Git, its whole loop, on the wire', () => {
     expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling: is only for kafka, kinesis, objectStorage pipes; postgres pipes share the service's CDC scaling/);
     expect(out).not.toMatch(/in-bounds/);
   });
+
+  it('starts a Failed pipe again once per new revision of its manifest, never in a loop', async () => {
+    // The fixture seed fails every provisioning of a pipe named broken-* (failPipes).
+    const workspace = await shared.workspace({ apiProfile: 'current', rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } }, proxy.url);
+    const broken: BornPipe = { key: 'broken-loop', family: 'kafka', spec: { settings: { streaming_max_insert_wait_ms: 1000 } } };
+    await write(workspace, [broken]);
+    const first = await workspace.run(['apply', '--target', 'local', '--output', 'json']);
+    expectExit(first, 1, 'apply of the create');
+    expect(parseJsonOutput(first).changes.find((change) => change.name === 'broken-loop')).toMatchObject({ action: 'create', result: 'failed', code: 'E_RESOURCE_FAILED' });
+    expect(await writesOf(() => workspace.run(['apply', '--target', 'local']), 'apply of the same revision')).toEqual([]);
+
+    // A new revision: its edit, and one start.
+    await write(workspace, [{ ...broken, spec: { settings: { streaming_max_insert_wait_ms: 2000 } } }]);
+    writes = [];
+    const again = await workspace.run(['apply', '--target', 'local', '--output', 'json']);
+    expectExit(again, 1, 'apply of a new revision');
+    expect(parseJsonOutput(again).changes.find((change) => change.name === 'broken-loop')?.error).toMatch(/Failed/);
+    const routes = writes.map((request) => `${request.method} ${request.path.replace(/^.*\/pipes\/[0-9a-f-]{36}/, '…/pipes/{id}')}`);
+    expect(routes.filter((route) => route === 'PATCH …/pipes/{id}/state')).toHaveLength(1);
+    expect(writes.find((request) => request.path.endsWith('/state'))?.body).toBe(JSON.stringify({ command: 'start' }));
+    expect(routes).toContain('PATCH …/pipes/{id}');
+    expect((await livePipeNamed(shared.emulator.url, 'broken-loop')).state).toBe('Failed');
+
+    // That revision's one attempt is spent.
+    expect(await writesOf(() => workspace.run(['apply', '--target', 'local']), 'apply of the same revision again')).toEqual([]);
+  }, 120_000);
 });
