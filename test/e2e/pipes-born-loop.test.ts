@@ -12,7 +12,7 @@ import { bornPipesYaml, livePipeNamed, livePipes, type BornPipe } from '../helpe
 import { startProxy, type ProxiedRequest, type RunningProxy } from '../helpers/proxy.js';
 import { emulatorStats, resetEmulatorStats, sharedEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
-import { fixtureSeed, pipeBody, type Body } from '../emulator/pipe-fixtures.js';
+import { fixtureSeed, pipeBody, postgresBlock, type Body } from '../emulator/pipe-fixtures.js';
 
 const shared = sharedEmulator({ profile: 'current', seed: fixtureSeed(), pipeTransitionMs: 0 });
 
@@ -160,5 +160,42 @@ describe('a pipe born in Git, its whole loop, on the wire', () => {
 
     // That revision's one attempt is spent.
     expect(await writesOf(() => workspace.run(['apply', '--target', 'local']), 'apply of the same revision again')).toEqual([]);
+  }, 120_000);
+
+  it('restores a paused pipe to Running when its mapping edit fails, and the next run applies the edit', async () => {
+    const workspace = await shared.workspace({ apiProfile: 'current', rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } }, proxy.url);
+    const pipe: BornPipe = { key: 'mapped-refused', family: 'postgres' };
+    await write(workspace, [pipe]);
+    expectExit(await workspace.run(['apply', '--target', 'local']), 0, 'apply of the create');
+    const block = postgresBlock();
+    block['tableMappings'] = [...(block['tableMappings'] as object[]), { sourceSchemaName: 'public', sourceTable: 'orders', targetTable: 'orders' }];
+    await write(workspace, [{ ...pipe, block }]);
+
+    // The service refuses the edit itself (once): the pipe was stopped for it, so it is started again.
+    let refusals = 1;
+    proxy.intercept((request) => {
+      if (request.method !== 'GET') writes.push(request);
+      if (request.method === 'PATCH' && /\/pipes\/[0-9a-f-]{36}$/.test(request.path) && refusals-- > 0) {
+        return { status: 400, contentType: 'application/json', body: JSON.stringify({ status: 400, error: 'BAD_REQUEST: table public.orders is not in the publication', requestId: 'r-1' }) };
+      }
+      return undefined;
+    });
+    writes = [];
+    const failed = await workspace.run(['apply', '--target', 'local', '--output', 'json']);
+    proxy.intercept((request) => {
+      if (request.method !== 'GET') writes.push(request);
+      return undefined;
+    });
+    expectExit(failed, 1, 'apply of the refused edit');
+    expect(parseJsonOutput(failed).changes.find((change) => change.name === 'mapped-refused')?.error).toMatch(/not in the publication/);
+    const states = writes.filter((request) => request.path.endsWith('/state')).map((request) => (JSON.parse(request.body) as { command: string }).command);
+    expect(states).toEqual(['stop', 'start']);
+    expect((await livePipeNamed(shared.emulator.url, 'mapped-refused')).state).toBe('Running');
+
+    expectExit(await workspace.run(['apply', '--target', 'local']), 0, 'apply of the edit again');
+    const live = await livePipeNamed(shared.emulator.url, 'mapped-refused');
+    expect(live.state).toBe('Running');
+    expect((live.source['postgres']?.['tableMappings'] as { sourceTable: string }[]).map((m) => m.sourceTable)).toEqual(['users', 'orders']);
+    expectExit(await workspace.run(['plan', '--target', 'local', '--detailed-exitcode']), 0, 'plan after the edit');
   }, 120_000);
 });
