@@ -6,6 +6,7 @@
  * operation; with the manifest gone, `apply --prune` deletes the pipe, and only it — a pipe no
  * manifest made (not in the inventory) and a `pipeId` pipe are left alone.
  */
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeRun, parseJsonOutput } from '../helpers/e2e.js';
 import { bornPipesYaml, livePipeNamed, livePipes, type BornPipe } from '../helpers/pipes.js';
@@ -197,5 +198,44 @@ describe('a pipe born in Git, its whole loop, on the wire', () => {
     expect(live.state).toBe('Running');
     expect((live.source['postgres']?.['tableMappings'] as { sourceTable: string }[]).map((m) => m.sourceTable)).toEqual(['users', 'orders']);
     expectExit(await workspace.run(['plan', '--target', 'local', '--detailed-exitcode']), 0, 'plan after the edit');
+  }, 120_000);
+
+  it('finishes, on the next run, a mapping edit whose apply was killed while the pipe was paused for it', async () => {
+    const workspace = await shared.workspace({ apiProfile: 'current', rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } }, proxy.url);
+    const pipe: BornPipe = { key: 'mapped-killed', family: 'postgres' };
+    await write(workspace, [pipe]);
+    expectExit(await workspace.run(['apply', '--target', 'local']), 0, 'apply of the create');
+    const block = postgresBlock();
+    block['tableMappings'] = [...(block['tableMappings'] as object[]), { sourceSchemaName: 'public', sourceTable: 'orders', targetTable: 'orders' }];
+    await write(workspace, [{ ...pipe, block }]);
+
+    // The apply is killed the moment its edit reaches the service (after the stop): the edit never lands.
+    let child: ChildProcess | undefined;
+    proxy.intercept((request) => {
+      if (request.method === 'PATCH' && /\/pipes\/[0-9a-f-]{36}$/.test(request.path)) {
+        child?.kill('SIGKILL');
+        return { status: 503, body: 'gone' };
+      }
+      return undefined;
+    });
+    child = workspace.spawn(['apply', '--target', 'local']);
+    const { signal } = await new Promise<{ signal: NodeJS.Signals | null }>((resolve) => child?.once('exit', (_code, exitSignal) => resolve({ signal: exitSignal })));
+    proxy.intercept((request) => {
+      if (request.method !== 'GET') writes.push(request);
+      return undefined;
+    });
+    expect(signal).toBe('SIGKILL');
+    expect((await livePipeNamed(shared.emulator.url, 'mapped-killed')).state).toBe('Paused');
+
+    const plan = await workspace.run(['plan', '--target', 'local']);
+    expect(plan.stdout).toContain('~ update Pipe/mapped-killed');
+    writes = [];
+    expectExit(await workspace.run(['apply', '--target', 'local']), 0, 'apply after the kill');
+    const states = writes.filter((request) => request.path.endsWith('/state')).map((request) => (JSON.parse(request.body) as { command: string }).command);
+    expect(states).toEqual(['start']);
+    const live = await livePipeNamed(shared.emulator.url, 'mapped-killed');
+    expect(live.state).toBe('Running');
+    expect((live.source['postgres']?.['tableMappings'] as { sourceTable: string }[]).map((m) => m.sourceTable)).toEqual(['users', 'orders']);
+    expectExit(await workspace.run(['plan', '--target', 'local', '--detailed-exitcode']), 0, 'plan after the run that finished it');
   }, 120_000);
 });
