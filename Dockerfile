@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 #
 # stacksync container image. Releases are built from it by .github/workflows/release.yml for
-# linux/amd64 and linux/arm64 and pushed to ghcr.io/<owner>/stacksync:<version> (README, Deploying).
+# linux/amd64 and linux/arm64 and pushed to ghcr.io/<owner>/stacksync:<version> (docs/deploy.md).
 #
 #   docker build -t stacksync .
 #   docker run --rm -p 9464:9464 \

@@ -3,7 +3,7 @@
  * Only the CLI entry turns errors into exit codes.
  */
 
-/** Every stable error code, with what it means. The README's error table is checked against this list. */
+/** Every stable error code, with what it means. docs/reference/error-codes.md is checked against this list. */
 export const ERROR_CODES = {
   E_USAGE: 'the command line is wrong',
   E_CONFIG_INVALID: 'the config file is missing, unreadable or does not match its schema',
@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   E_PLAN_INVALID: 'a saved plan file cannot be read, was written by another format version, or was changed after plan wrote it',
   E_PLAN_STALE: 'a saved plan no longer matches the manifests, the live state or the state file; nothing was applied',
   E_EMULATOR_DATA: 'the emulator data or seed file is corrupt or invalid',
+  E_DAEMON_UNREACHABLE: 'no stacksync daemon answered where stacksync status asked',
   E_INTERNAL: 'a bug in stacksync',
 } as const;
 

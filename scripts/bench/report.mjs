@@ -3,6 +3,7 @@
 // `node scripts/bench/report.mjs RESULTS.json [OUT.md]` renders again from a run's saved figures.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { estimateVerdict } from './estimate.mjs';
 
 const s = (ms) => (ms / 1000).toFixed(2);
 /** MiB (2^20 bytes), which is what these compute; the tables say MiB. */
@@ -52,6 +53,9 @@ function summary(sections) {
       ),
     );
   } else if (shared) lines.push(`- **Pending:** many targets on one key (${failedOrPending(shared)}).`);
+  const estimate = sections.estimate;
+  if (estimate?.ratio !== undefined) lines.push(estimateVerdict(estimate));
+  else if (estimate) lines.push(`- **Pending:** apply estimate (${failedOrPending(estimate)}).`);
   const first = sections.firstApply;
   if (first?.rows) lines.push(firstApplyVerdict(first));
   else if (first) lines.push(`- **Pending:** first apply vs size (${failedOrPending(first)}).`);
@@ -206,6 +210,24 @@ function sharedKeySection(shared) {
   ].join('\n');
 }
 
+function estimateSection(estimate) {
+  const problem = failedOrPending(estimate);
+  if (problem) return problem;
+  const targets = estimate.perTarget.map((target) => `${target.target} ${target.requests} requests, ${target.seconds.toFixed(1)} s`).join('; ');
+  return [
+    `\`stacksync apply --output json\` with ${estimate.targets} managed targets (services of one organization) on one API key, both configured with the key's budget scaled down to ${estimate.requests} requests per ${estimate.perSeconds} s (concurrency 4), which the emulator (child process) enforces per key over a sliding window (\`--rate-limit ${estimate.requests} --rate-window ${estimate.perSeconds}s\`). One target creates ${estimate.dashboards} dashboards and an alert on each (each alert waits for its dashboard, created in the same apply), the other ${estimate.otherDashboards} dashboards. The estimate is the one the apply's own plan printed; the measure is the whole command, spawn to exit.`,
+    '',
+    '| | |',
+    '|---|---:|',
+    `| requests estimated / answered by the emulator | ${estimate.estimatedRequests} / ${estimate.serverRequests} |`,
+    `| 429s | ${estimate.throttled} |`,
+    `| estimate, per target | ${targets} |`,
+    `| estimate of the apply | ${estimate.estimatedSeconds.toFixed(1)} s |`,
+    `| measured, whole command | ${estimate.measuredSeconds.toFixed(1)} s |`,
+    `| estimate ÷ measured | ${ratio(estimate.ratio)} |`,
+  ].join('\n');
+}
+
 function firstApplySection(first) {
   const problem = failedOrPending(first);
   if (problem) return problem;
@@ -345,6 +367,12 @@ ${sharedKeySection(sections.sharedKey)}
 
 ${NOTES.sharedKey}
 
+## Apply estimate
+
+${estimateSection(sections.estimate)}
+
+${NOTES.estimate}
+
 ## Pipes born in Git at the real budget
 
 ${bornPipesSection(sections.bornPipes)}
@@ -424,6 +452,15 @@ the client sends late can never land inside the previous window; the 11th reques
 the manifests and plans at once, and the budget idles until the first of them asks. Targets take
 turns (one request each per round), so the light targets finish in the same round or two whatever
 the heavy one has queued, and the heavy one finishes alone at the end.`,
+  estimate: `**What limits it.** The budget, which the estimate replays: the pace model
+(\`src/api/pace-model.ts\`) applies the pacer's own rules (a token counts from the end of its
+exchange, each window kept 2 % longer, the concurrency) to the requests the plan counts, one per
+operation of each change plus the reads the plan itself made, and the test suite checks the model
+against the real pacer to the millisecond. What it cannot know is how long a request takes: it takes
+the quickest of the plan's own reads, so a round trip per window is in the estimate. The measure
+also holds what the estimate leaves out, process start, loading the manifests and the plan (about a
+second here), which is why the estimate comes out a little short of it; over an apply of minutes at
+the real budgets that second is lost in the rounding.`,
   floor: (floor) => `**What limits it.** The floor is only the round trips. stacksync adds fixed costs
 (process start, loading the manifests, the live read, the plan and its text: the whole command minus
 its apply phase, ${s(floor.stacksyncMs - floor.applyPhaseMs)} s here, of which process start alone is ${s(floor.processStartMs)} s), which is why the whole

@@ -8,6 +8,15 @@ import type { RetryReason } from './port.js';
 
 /** Server messages are quoted in errors and logs; keep them to a readable size. */
 const MAX_MESSAGE_LENGTH = 500;
+/**
+ * How much of a server message is searched for secrets: redaction decodes the text in every way
+ * it may be escaped, which costs a few passes over it, and a server may answer megabytes. What
+ * lies past this cannot reach the 500 characters shown unless redaction removed nearly all of
+ * what is before it; {@link clipRedacted} keeps a margin of the window's end out of the message
+ * for that case, so a secret cut in two by the window never shows in part.
+ */
+const REDACT_WINDOW = 64 * 1024;
+const WINDOW_MARGIN = 8 * 1024;
 
 /** The error code of a final (non-retried) HTTP status, or of a transient one once retries are spent. */
 export function codeForStatus(status: number): ErrorCode {
@@ -52,7 +61,7 @@ export interface ServerError {
 export function parseServerError(text: string, redact: (text: string) => string = (same) => same): ServerError {
   const trimmed = text.trim();
   if (trimmed === '') return {};
-  const clip = (message: string): string => clipText(redact(message));
+  const clip = (message: string): string => clipRedacted(message, redact);
   let json: unknown;
   try {
     json = JSON.parse(trimmed);
@@ -81,8 +90,17 @@ function fromErrorObject(body: Record<string, unknown>, clip: (text: string) => 
   return result;
 }
 
-function clipText(text: string): string {
-  return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
+/** The message redacted, then clipped to what is shown. */
+function clipRedacted(message: string, redact: (text: string) => string): string {
+  if (message.length <= REDACT_WINDOW) return clipText(redact(message), MAX_MESSAGE_LENGTH);
+  const redacted = redact(message.slice(0, REDACT_WINDOW));
+  // What is left of the window's last part may be a secret cut in two: never shown.
+  const limit = Math.min(MAX_MESSAGE_LENGTH, Math.max(0, redacted.length - WINDOW_MARGIN));
+  return `${redacted.slice(0, limit)}…`;
+}
+
+function clipText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** A transport failure, as far as retrying is concerned. */

@@ -17,10 +17,9 @@ import { SelfHostedAdapter } from './self-hosted.js';
 import { SharedPacers } from './shared-pacers.js';
 import { DEFAULT_TIMEOUTS, Transport, type Timeouts } from './transport.js';
 
-export type { Api, ApiHooks, RetryReason } from './port.js';
+export type { Api, ApiHooks, RetryReason, ServerCheck } from './port.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
 export { DEFAULT_TIMEOUTS, type Timeouts } from './transport.js';
-export { LOOKUP_ROUTES } from './routes.js';
 export { Pacer, safetyMarginMs, type PacerLane, type PacerOptions, type RateBudget, type Sleep } from './pacer.js';
 export { SharedPacers, type BudgetMember, type SharedPacersOptions } from './shared-pacers.js';
 
@@ -44,6 +43,12 @@ export interface ApiOptions {
   random?: () => number;
   /** Default `stacksync`. */
   userAgent?: string;
+  /**
+   * Secrets the client sends besides its credentials and the secret members of bodies (a target's
+   * secret `vars`, which `${NAME}` puts anywhere in a body): masked in everything it lets out.
+   * Called when a failure is redacted.
+   */
+  secrets?: () => Iterable<string>;
   /**
    * Where the client takes its lane of its credential's budget. Clients given the same instance
    * share one budget per origin and credential; default a registry of the client's own.
@@ -78,7 +83,7 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
     timeouts,
     hooks,
     ...(options.logger ? { logger: options.logger.child({ component: 'api', target: connection.name }) } : {}),
-    redactor: new Redactor(credentialStrings(credentials)),
+    redactor: new Redactor(credentialStrings(credentials), options.secrets),
     now,
     sleep,
     random: options.random ?? Math.random,

@@ -1,13 +1,10 @@
 /**
  * The managed adapter: HTTP Basic, `/v1/organizations/{org}/services/{svc}/…`, and the
- * `{status, requestId, result}` envelope. Lists are not paginated, so a full read is one call per
- * kind.
+ * `{status, requestId, result}` envelope. Lists answer whole, or page by page without a total
+ * (read until a short page); a full read is a call per kind, and one per page.
  */
-import type { DataSource, Webhook } from '../model/resources.js';
 import type { ApiProfile } from '../schema/enums.js';
-import { listOf } from '../kinds/kit/read.js';
-import { toDataSource, toWebhook, unwrapManaged } from './envelope.js';
-import { LOOKUP_ROUTES } from './routes.js';
+import { unwrapManaged } from './envelope.js';
 import { StackAdapter, type ServerSpelling } from './stack.js';
 import type { Transport } from './transport.js';
 
@@ -23,12 +20,7 @@ export class ManagedAdapter extends StackAdapter {
     return unwrapManaged(body);
   }
 
-  async listSources(): Promise<DataSource[]> {
-    return this.call({ method: 'GET', ...this.at(LOOKUP_ROUTES.managed.sources) }, (data, path) => listOf(data, path, toDataSource));
-  }
-
-  /** Current servers only (the seed has no webhooks route). */
-  async listWebhooks(): Promise<Webhook[]> {
-    return this.call({ method: 'GET', ...this.at(LOOKUP_ROUTES.managed.webhooks) }, (data, path) => listOf(data, path, toWebhook));
+  protected unwrapCheck(body: unknown): unknown {
+    return unwrapManaged(body);
   }
 }

@@ -3,7 +3,6 @@
  * (managed, self-hosted) over every registered kind; the planner and executor depend only on
  * this interface, and name kinds only as data.
  */
-import type { DataSource, Webhook } from '../model/resources.js';
 import type { Kind, Variant } from '../model/kinds.js';
 import type { ActionVerb, WriteBody } from '../model/plan.js';
 import type { LiveOfKind, LiveState } from '../kinds/index.js';
@@ -29,12 +28,20 @@ export interface Api {
    */
   act<K extends Kind>(kind: K, verb: ActionVerb, id: string, body: WriteBody): Promise<LiveOfKind<K> | undefined>;
 
-  listSources(): Promise<DataSource[]>;
-  /** The webhooks alerts can notify (current servers); one call. */
-  listWebhooks(): Promise<Webhook[]>;
+  /**
+   * Asks the target whether it would take `body` as a create of `kind`, storing nothing (the
+   * dashboards' `validate` route); undefined when the target offers no such check.
+   */
+  validate(kind: Kind, body: WriteBody): Promise<ServerCheck | undefined>;
 
   /** Releases pooled connections and timers. */
   close(): Promise<void>;
+}
+
+/** What a target's check of a body said: whether it would take it, and each problem at its path (`tiles.0.x`). */
+export interface ServerCheck {
+  valid: boolean;
+  errors: { path: string; message: string }[];
 }
 
 /** Observes every HTTP exchange; the metrics module plugs in here without the client knowing it. */

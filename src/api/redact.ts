@@ -4,12 +4,14 @@
  * and a server may echo a request body, so every string we pass on goes through `redact`.
  *
  * A server rarely echoes a secret as it was sent: a body quoted inside a JSON error is
- * JSON-escaped (`"` → `\"`, `\` → `\\`, non-ASCII → `\u00f6` in some servers), a query is
- * URL-encoded, a Basic header is base64 of `user:pass`. Each secret is therefore matched in every
- * form in {@link encodingsOf}, and the callers add the `user:pass` pairs.
+ * JSON-escaped (`"` → `\"`, `\` → `\\`, non-ASCII → `\u00f6` in some servers), quoted again by
+ * another layer, URL-encoded in a query, base64 in a Basic header, shell-quoted by a tool. Each
+ * secret is found in any of those forms, escaped any number of times in any mix (see
+ * support/redaction.ts), and the callers add the `user:pass` pairs.
  */
 import type { Credentials } from '../model/config.js';
 import { SENSITIVE } from '../model/plan.js';
+import { redactSecrets } from '../support/redaction.js';
 
 /** Shorter strings are too likely to occur by chance in a message to be worth replacing. */
 const MIN_SECRET_LENGTH = 4;
@@ -25,69 +27,29 @@ const PAIRED_MEMBERS = [
 
 export class Redactor {
   private readonly secrets: string[];
-  /** Every form of every secret, longest first; made at the first `redact`, which only a failure needs. */
-  #forms: string[] | undefined;
 
-  constructor(secrets: Iterable<string>) {
-    this.secrets = [...new Set([...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH))];
+  /** `later`: secrets read when something is redacted (their current values), besides `secrets`. */
+  constructor(
+    secrets: Iterable<string>,
+    private readonly later?: () => Iterable<string>,
+  ) {
+    this.secrets = usable(secrets);
   }
 
   /** The same redactor knowing some more secrets (e.g. those in one request body). */
   with(extra: Iterable<string>): Redactor {
-    const more = [...extra].filter((secret) => secret.length >= MIN_SECRET_LENGTH && !this.secrets.includes(secret));
-    return more.length === 0 ? this : new Redactor([...this.secrets, ...more]);
+    const more = usable(extra).filter((secret) => !this.secrets.includes(secret));
+    return more.length === 0 ? this : new Redactor([...this.secrets, ...more], this.later);
   }
 
   redact(text: string): string {
-    this.#forms ??= formsOf(this.secrets);
-    let redacted = text;
-    for (const form of this.#forms) redacted = redacted.split(form).join(SENSITIVE);
-    return redacted;
+    const secrets = this.later ? [...new Set([...this.secrets, ...usable(this.later())])] : this.secrets;
+    return secrets.length === 0 ? text : redactSecrets(text, secrets, SENSITIVE);
   }
 }
 
-/** Longest first, so a form that contains another is replaced whole. */
-function formsOf(secrets: readonly string[]): string[] {
-  const forms = new Set(secrets.flatMap(encodingsOf));
-  return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-}
-
-/**
- * Every form a secret can take in a body or message that quotes it: raw; JSON-escaped (once, as a
- * quoted body; twice, as a body quoted inside a JSON string; with `\uXXXX` for non-ASCII and `\/`
- * for slashes, as some encoders write); URL-encoded (either hex case, `+` for spaces); base64
- * (standard and URL-safe, with and without padding).
- */
-export function encodingsOf(secret: string): string[] {
-  const json = jsonEscape(secret);
-  const forms = [secret, json, jsonEscape(json), asciiJson(json, 'lower'), asciiJson(json, 'upper'), json.replaceAll('/', '\\/')];
-  const url = urlEncode(secret);
-  if (url !== undefined) forms.push(url, url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), new URLSearchParams({ s: secret }).toString().slice(2));
-  const base64 = Buffer.from(secret, 'utf8').toString('base64');
-  forms.push(base64, base64.replace(/=+$/, ''), Buffer.from(secret, 'utf8').toString('base64url'));
-  return [...new Set(forms)];
-}
-
-/** The string as it appears between the quotes of a JSON string. */
-function jsonEscape(text: string): string {
-  return JSON.stringify(text).slice(1, -1);
-}
-
-/** Undefined for text that is not well-formed UTF-16 (a lone surrogate), which no URL can carry. */
-function urlEncode(text: string): string | undefined {
-  try {
-    return encodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** JSON escaping that leaves only ASCII: every other UTF-16 unit as `\uXXXX`. */
-function asciiJson(json: string, hexCase: 'lower' | 'upper'): string {
-  return json.replace(/[^\x20-\x7e]/g, (char) => {
-    const hex = (char.codePointAt(0) ?? 0).toString(16).padStart(4, '0');
-    return `\\u${hexCase === 'lower' ? hex : hex.toUpperCase()}`;
-  });
+function usable(secrets: Iterable<string>): string[] {
+  return [...new Set([...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH))];
 }
 
 /** The strings a target's credentials can show up as: raw, `id:secret`, and the Basic header value. */

@@ -6,20 +6,20 @@
 import { StacksyncError } from '../errors.js';
 import type { Kind, Variant } from '../model/kinds.js';
 import type { ActionVerb, WriteBody } from '../model/plan.js';
-import type { DataSource, LiveBase, UnreadableResource, Webhook } from '../model/resources.js';
+import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import type { ApiProfile } from '../schema/enums.js';
 import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
-import { descriptorOf, DESCRIPTORS, liveStateOf, type AnyKindDescriptor, type KindRoutes, type LiveOfKind, type LiveState } from '../kinds/index.js';
-import { readEach, ShapeError, type ReadList } from '../kinds/kit/read.js';
-import type { Api } from './port.js';
+import { accessOf, descriptorOf, DESCRIPTORS, liveStateOf, type AnyKindDescriptor, type KindRoutes, type LiveOfKind, type LiveState } from '../kinds/index.js';
+import { asString, isObject, listOf, object, readEach, requiredString, ShapeError, type ReadList } from '../kinds/kit/read.js';
+import type { Api, ServerCheck } from './port.js';
 import { fillRoute, idParam } from './routes.js';
 import { MANAGED_SERVICE } from '../kinds/kit/routes.js';
 import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
 import type { TargetApi } from '../model/config.js';
+import type { Exchange, Reply, Transport } from './transport.js';
 
 /** How a target's server spells what the seed writes neutrally. */
 export type ServerSpelling = Pick<TargetApi, 'paths' | 'settingsPrefix'>;
-import type { Exchange, Reply, Transport } from './transport.js';
 
 /** A bound on pages, so a server that misreports its total cannot keep us reading forever. */
 const MAX_PAGES = 10_000;
@@ -47,9 +47,8 @@ export abstract class StackAdapter implements Api {
   protected abstract unwrap(body: unknown): unknown;
   /** Its member name, the root of paths in protocol errors. */
   protected abstract readonly payloadMember: string;
-
-  abstract listSources(): Promise<DataSource[]>;
-  abstract listWebhooks(): Promise<Webhook[]>;
+  /** The answer of a check route (`dashboards/validate`), which some variants send without their envelope. */
+  protected abstract unwrapCheck(body: unknown): unknown;
 
   /** Every kind this variant has, one list each, read together. */
   async readLiveState(): Promise<LiveState> {
@@ -63,6 +62,15 @@ export abstract class StackAdapter implements Api {
     const descriptor = descriptorOf(kind);
     if (this.routesOf(descriptor) === undefined) return [];
     return (await this.readList(descriptor)).items as LiveOfKind<K>[];
+  }
+
+  async validate(kind: Kind, body: WriteBody): Promise<ServerCheck | undefined> {
+    const descriptor = descriptorOf(kind);
+    const route = this.routesOf(descriptor)?.validate?.[this.profile];
+    if (route === undefined || accessOf(kind, this.variant, this.profile) !== 'write') return undefined;
+    const exchange: Exchange = { method: 'POST', ...this.at(route), body: this.spelled(descriptor, descriptor.writes?.createBody?.(body) ?? body) };
+    const reply = await this.transport.send(exchange);
+    return this.read(exchange, reply, (answer) => toServerCheck(this.unwrapCheck(answer)));
   }
 
   async create<K extends Kind>(kind: K, body: WriteBody): Promise<LiveOfKind<K>> {
@@ -105,17 +113,18 @@ export abstract class StackAdapter implements Api {
     await this.onClose();
   }
 
+  /** The kind's routes on this variant, when it offers the kind at all under this profile. */
   private routesOf(descriptor: AnyKindDescriptor): KindRoutes | undefined {
-    return descriptor.routes[this.variant];
+    return accessOf(descriptor.kind, this.variant, this.profile) === 'none' ? undefined : descriptor.routes[this.variant];
   }
 
-  /** The kind's routes on this variant; a variant without the kind sends nothing and says so. */
+  /** The kind's routes for a write; a target that cannot write the kind sends nothing and says so. */
   private offered(descriptor: AnyKindDescriptor, what: string, id?: string): KindRoutes {
     const routes = this.routesOf(descriptor);
-    if (routes) return routes;
+    if (routes && accessOf(descriptor.kind, this.variant, this.profile) === 'write') return routes;
     const which = id === undefined ? '' : ` (${descriptor.kind} ${id})`;
-    const where = Object.keys(descriptor.routes).join(' and ');
-    throw notOffered(`${what} ${descriptor.kind}`, `${this.variant} targets have no ${descriptor.collection}${which}; ${descriptor.kind} manifests need a ${where} target`, this.variant);
+    const can = routes ? `lists its ${descriptor.collection} but cannot write them` : `has no ${descriptor.collection}`;
+    throw notOffered(`${what} ${descriptor.kind}`, `a ${this.variant} target with api profile ${this.profile} ${can}${which}`, this.variant);
   }
 
   private spelled(descriptor: AnyKindDescriptor, body: WriteBody): WriteBody {
@@ -210,8 +219,23 @@ export function notOffered(subject: string, message: string, variant: Variant): 
   return new StacksyncError('E_API_NOT_FOUND', message, { subject, details: { variant } });
 }
 
+/** A check route's answer: whether the body would be taken, and the problems it names. */
+function toServerCheck(value: unknown): ServerCheck {
+  const raw = object(value, '');
+  const valid = raw['valid'];
+  if (typeof valid !== 'boolean') throw new ShapeError('valid', 'is not a boolean');
+  const errors = raw['errors'] === undefined || raw['errors'] === null ? [] : listOf(raw['errors'], 'errors', (item, path) => {
+    const problem = object(item, path);
+    const at = problem['path'];
+    return { path: at === undefined || at === null ? '' : asString(at, `${path}.path`), message: requiredString(problem, 'message', path) };
+  });
+  return { valid, errors };
+}
+
 function totalOf(body: unknown): number | undefined {
-  const meta = (body as { meta?: unknown }).meta;
+  // Managed pages answer the bare list: no meta, no total.
+  if (!isObject(body)) return undefined;
+  const meta = body['meta'];
   if (meta === undefined || meta === null) return undefined;
   const total = (meta as { total?: unknown }).total;
   if (total === undefined) return undefined;

@@ -21,6 +21,7 @@ import { createProgressLog, createProgressReporter, type ProgressReporter } from
 import { addCommonOptions, commandLogger, lockTimeoutOf, lockTimeoutOption, openSession, type CommonFlags, type LockFlags, type Session } from './context.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
 import type { Logger } from 'pino';
+import { bothHooks, createRequestLog, withEstimate } from './estimate.js';
 import { onTermination } from './signals.js';
 import { packageVersion } from './version.js';
 
@@ -67,12 +68,16 @@ export const applyCommand: CommandFactory = (setExitCode) =>
       const reporter = progressFor(logFormat, logger, flags.target.length !== 1);
       const env = processEnv();
       const keySalt = saved?.plan.fingerprint.keySalt;
+      // The plan's reads are counted and timed for the estimate of the writes that follow.
+      const requests = createRequestLog();
       const session = await openSession(flags, {
         writeKey: true,
         env,
         state: { mode: 'command', command: 'apply', lockTimeoutMs: lockTimeoutOf(flags) },
         logger,
-        clientOptions: { hooksFor: (target) => ({ onRateLimitWait: (event) => reporter.onRateLimitWait(event), onRateLimitDelay: (event) => reporter.onRateLimitDelay({ ...event, target }) }) },
+        clientOptions: {
+          hooksFor: (target) => bothHooks({ onRateLimitWait: (event) => reporter.onRateLimitWait(event), onRateLimitDelay: (event) => reporter.onRateLimitDelay({ ...event, target }) }, requests.hooksFor(target)),
+        },
         // The first apply of a plan made before the state had a key makes the plan's key the state key.
         ...(saved && keySalt !== undefined ? { newKey: (config: Config) => stateKeyFromPlan(config, env, saved, keySalt) } : {}),
       });
@@ -83,7 +88,8 @@ export const applyCommand: CommandFactory = (setExitCode) =>
       });
       try {
         const run = await runToApply(session, flags, saved, logFormat);
-        const plan = withConfigWarnings(run.plan, session.configWarnings);
+        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);
+        if (plan.estimate) reporter.onEstimate(plan.estimate);
         const text = flags.output === 'text';
         if (text) await writeChunks(process.stdout, planTextChunks(plan, { color: useColor(process.stdout) }));
         const outcome = await executePlan(session.context, run, {
@@ -166,7 +172,8 @@ function leftNotice(file: string, left: readonly Change[]): string {
 
 function withRunErrors(plan: Plan, outcome: RunResult): Plan {
   if (outcome.errors.length === 0) return plan;
-  return buildPlan(plan.changes, [...plan.errors, ...outcome.errors], plan.warnings);
+  const final = buildPlan(plan.changes, [...plan.errors, ...outcome.errors], plan.warnings);
+  return plan.estimate ? { ...final, estimate: plan.estimate } : final;
 }
 
 function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): string {

@@ -5,6 +5,7 @@ import { exportCommand } from './export.js';
 import type { CommandFactory } from './exit.js';
 import { planCommand } from './plan.js';
 import { runCommand } from './run.js';
+import { statusCommand } from './status.js';
 import { validateCommand } from './validate.js';
 
-export const commandFactories: CommandFactory[] = [validateCommand, planCommand, applyCommand, runCommand, exportCommand, emulatorCommand];
+export const commandFactories: CommandFactory[] = [validateCommand, planCommand, applyCommand, runCommand, statusCommand, exportCommand, emulatorCommand];

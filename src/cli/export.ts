@@ -6,6 +6,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { KINDS, type Kind } from '../model/kinds.js';
+import { countOf } from '../kinds/index.js';
 import type { Env } from '../config/paths.js';
 import { exportTarget as exportLiveTarget, type ExportOutcome } from '../reconcile/export.js';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../state/lock.js';
@@ -61,7 +62,8 @@ export function reportExport(outcome: ExportOutcome, flags: Pick<ExportFlags, 'o
   for (const skipped of outcome.skipped) {
     io.stderr(`stacksync: skipped ${skipped.kind} ${JSON.stringify(skipped.name ?? skipped.id)} (${skipped.id}): ${skipped.reason}\n`);
   }
-  const counts = KINDS.map((kind) => `${outcome.files.filter((file) => file.manifest.kind === kind).length} ${kind.toLowerCase()}s`).join(', ');
+  const written = KINDS.map((kind) => [kind, outcome.files.filter((file) => file.manifest.kind === kind).length] as const).filter(([, count]) => count > 0);
+  const counts = written.length === 0 ? 'nothing' : written.map(([kind, count]) => countOf(kind, count)).join(', ');
   const out = displayPath(flags.out);
   const config = flags.config !== undefined ? ` -c ${flags.config}` : '';
   io.stdout(`Exported ${counts} from target ${outcome.target} to ${out}${outcome.adopted ? ', and recorded them in the state file as managed' : ''}.\n`);
@@ -85,9 +87,9 @@ export const exportCommand: CommandFactory = (setExitCode) =>
   new Command('export')
     .summary('write manifests for what a target already has (onboarding)')
     .description(
-      'Read the live pipes, dashboards and alerts of one target and write one manifest per resource to DIR/<kind>s/<name>.yaml, ' +
-        'so that `plan` on DIR shows no changes. Credentials are never written: the API does not return them; each pipe file ' +
-        'shows them as {fromEnv: …} placeholders in a comment. Resources that cannot be written as a valid manifest are skipped and named on stderr.\n' +
+      'Read the live resources of every kind of one target and write one manifest per resource to DIR/<kinds>/<name>.yaml, ' +
+        'so that `plan` on DIR shows no changes. Credentials are never written: the API does not return them; each file holding one ' +
+        'shows it as a {fromEnv: …} placeholder in a comment. Resources that cannot be written as a valid manifest are skipped and named on stderr.\n' +
         'Exit codes: 0 exported, 1 error (bad config, unknown target, API failure, files already there without --force).',
     )
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')

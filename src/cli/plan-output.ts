@@ -2,10 +2,10 @@
  * The I/O around the markdown plan: where manifest files are in the repository, what their links
  * point at, and GitHub's job summary file. The renderer itself (plan/render-markdown.ts) is pure.
  */
-import { existsSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Env } from '../config/paths.js';
+import { gitTopLevel, repoPath } from '../support/git.js';
 import type { MarkdownRenderOptions } from '../plan/render-markdown.js';
 
 export interface MarkdownLinkFlags {
@@ -39,21 +39,7 @@ export function githubBlobBase(env: Env): string | undefined {
   return `${server.replace(/\/+$/, '')}/${repository}/blob/${sha}/`;
 }
 
-/** The nearest directory at or above `dir` holding `.git` (a directory, or a worktree's file). */
-export function gitTopLevel(dir: string): string | undefined {
-  for (let current = dir; ; current = dirname(current)) {
-    if (existsSync(join(current, '.git'))) return current;
-    if (dirname(current) === current) return undefined;
-  }
-}
-
-/** `absolute` relative to the repository root, with `/`; the plan's own name when outside any repository. */
-function repoPath(root: string | undefined, absolute: string, shown: string): string {
-  if (root === undefined) return shown;
-  const path = relative(root, absolute);
-  if (path.startsWith('..') || isAbsolute(path)) return shown;
-  return path.split(sep).join('/');
-}
+export { gitTopLevel } from '../support/git.js';
 
 /**
  * Appends the markdown plan to `$GITHUB_STEP_SUMMARY` when set (GitHub shows it on the run's

@@ -19,6 +19,7 @@ import { addCommonOptions, openSession, type CommonFlags, type Session } from '.
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
+import { createRequestLog, withEstimate } from './estimate.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
 import { packageVersion } from './version.js';
 
@@ -33,6 +34,7 @@ interface PlanFlags extends CommonFlags {
   adopt?: boolean;
   linkBase?: string;
   out?: string;
+  serverValidate: boolean;
 }
 
 export const planCommand: CommandFactory = (setExitCode) =>
@@ -55,6 +57,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
     .option('--prune', 'also show the deletes `apply --prune` would make (default: sync.prune)')
     .option('--adopt', 'plan to take over same-named live resources (default: sync.adopt)')
     .option('--out <file>', 'also save the plan, with a fingerprint of what it was computed from, for `apply --plan FILE`')
+    .option('--no-server-validate', "do not ask targets that can check a write without storing it (dashboards/validate) about each dashboard the plan would write")
     .option(
       '--link-base <url>',
       'markdown: prefix of links to manifest lines, e.g. https://github.com/OWNER/REPO/blob/SHA/ (default in GitHub Actions: GITHUB_SERVER_URL/GITHUB_REPOSITORY/blob/GITHUB_SHA/)',
@@ -70,10 +73,12 @@ export const planCommand: CommandFactory = (setExitCode) =>
       // A plan saved before the state has a key is made under a key derived for it (plan-key.ts).
       const derived: { salt?: string } = {};
       const newKey = flags.out === undefined ? undefined : (config: Config) => keyForNewState(config, flags, env, derived);
-      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat, ...(newKey ? { newKey } : {}) });
+      // The plan's reads are counted and timed for the estimate of the apply.
+      const requests = createRequestLog();
+      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat, clientOptions: { hooksFor: requests.hooksFor }, ...(newKey ? { newKey } : {}) });
       try {
-        const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt }));
-        const plan = withConfigWarnings(run.plan, session.configWarnings);
+        const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt, serverValidate: flags.serverValidate }));
+        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);
         if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, { logFormat, keySalt: derived.salt });
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
         await writeChunks(process.stdout, renderPlan(plan, flags.output, markdown));

@@ -8,6 +8,9 @@
 import type { Logger } from 'pino';
 import { changeKey, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
 import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
+import { remainingSeconds } from '../apply/estimate.js';
+import type { ApplyEstimate } from '../model/estimate.js';
+import { approximately, thousands } from '../plan/render-estimate.js';
 
 /** Operations per second are averaged over this window. */
 export const RATE_WINDOW_MS = 10_000;
@@ -15,6 +18,10 @@ export const RATE_WINDOW_MS = 10_000;
 export const RATE_LIMIT_RECENT_MS = 2_000;
 /** A wait for the rate budget this long or longer gets a line of its own (shorter ones are pacing, not news). */
 export const RATE_WAIT_NOTICE_MS = 1_000;
+/** Without a TTY, how often a line says how long is left (a CI log of a long apply). */
+export const REMAINING_NOTE_EVERY_MS = 60_000;
+/** The time left is worked out again at most this often: it replays the pacing of every write left. */
+export const REMAINING_RECOMPUTE_MS = 500;
 
 /** How far one target's apply is. */
 export interface TargetProgress {
@@ -34,6 +41,8 @@ export interface ProgressSnapshot {
   waitedSeconds: number;
   /** Seconds left of a wait for the rate budget going on now. */
   waitLeftSeconds?: number;
+  /** Seconds the rest of the apply takes at the targets' budgets, when estimated. */
+  remainingSeconds?: number;
 }
 
 /** `prod: 12/40 · lab: 3/5 · 1.8 ops/s · waiting for the rate limit (3.0s so far)` */
@@ -42,6 +51,7 @@ export function formatProgressLine(snapshot: ProgressSnapshot): string {
   if (snapshot.waitLeftSeconds !== undefined && snapshot.waitLeftSeconds > 0) parts.push(`waiting for the rate budget: ${snapshot.waitLeftSeconds.toFixed(1)}s left`);
   else if (snapshot.rateLimited) parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
   else if (snapshot.waitedSeconds > 0) parts.push(`rate limit waits ${snapshot.waitedSeconds.toFixed(1)}s`);
+  if (snapshot.remainingSeconds !== undefined) parts.push(`${approximately(snapshot.remainingSeconds)} left`);
   return parts.join(' · ');
 }
 
@@ -112,6 +122,50 @@ export interface ProgressReporter {
   onRateLimitWait(event: { waitedSeconds: number }): void;
   /** Feed the client's `ApiHooks.onRateLimitDelay` here, with the target of the client. */
   onRateLimitDelay(event: { waitSeconds: number; target: string }): void;
+  /** The plan's estimate of the apply: progress then says how long is left. */
+  onEstimate(estimate: ApplyEstimate): void;
+}
+
+/** `progress: 120 of 3,000 writes, ≈ 49 min left`: the line a log without a TTY gets now and then. */
+export function formatRemainingLine(done: number, writes: number, seconds: number): string {
+  return `progress: ${thousands(done)} of ${thousands(writes)} writes, ${approximately(seconds)} left`;
+}
+
+/** The time left of an apply, from its estimate and the requests done; what both reporters count down with. */
+interface Remaining {
+  estimate(estimate: ApplyEstimate): void;
+  /** One request of `target` done. */
+  done(target: string): void;
+  /** Seconds left, worked out again at most every {@link REMAINING_RECOMPUTE_MS}; undefined without an estimate. */
+  seconds(): number | undefined;
+  /** The progress note, when one is due (a minute after the last); undefined otherwise. */
+  due(): { done: number; writes: number; seconds: number } | undefined;
+}
+
+function trackRemaining(clock: () => number): Remaining {
+  const done = new Map<string, number>();
+  let estimate: ApplyEstimate | undefined;
+  let notedAt = clock();
+  let worked = { at: -Infinity, seconds: 0 };
+  const seconds = (): number | undefined => {
+    if (!estimate) return undefined;
+    if (clock() - worked.at >= REMAINING_RECOMPUTE_MS) worked = { at: clock(), seconds: remainingSeconds(estimate, done) };
+    return worked.seconds;
+  };
+  return {
+    estimate(given) {
+      estimate = given;
+      notedAt = clock();
+      worked = { at: -Infinity, seconds: 0 };
+    },
+    done: (target) => void done.set(target, (done.get(target) ?? 0) + 1),
+    seconds,
+    due() {
+      if (!estimate || clock() - notedAt < REMAINING_NOTE_EVERY_MS) return undefined;
+      notedAt = clock();
+      return { done: [...done.values()].reduce((sum, count) => sum + count, 0), writes: estimate.writes, seconds: seconds() ?? 0 };
+    },
+  };
 }
 
 export interface ProgressOptions {
@@ -136,6 +190,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   // Targets apply in parallel: each keeps its own count, so one's events never move another's.
   const targets = new Map<string, TargetProgress>();
   const operationTimes: number[] = [];
+  const remaining = trackRemaining(clock);
 
   const line = (): string => {
     const now = clock();
@@ -145,6 +200,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       rateLimited: now - state.lastWaitAt <= RATE_LIMIT_RECENT_MS,
       waitedSeconds: state.waitedSeconds,
       waitLeftSeconds: Math.max(0, (state.waitUntil - now) / 1_000),
+      ...optional('remainingSeconds', remaining.seconds()),
     });
     return stream.columns ? text.slice(0, Math.max(stream.columns - 1, 10)) : text;
   };
@@ -172,6 +228,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           return;
         case 'operation-succeeded':
         case 'operation-failed':
+          remaining.done(event.target);
           operationTimes.push(event.at);
           if (operationTimes.length > 1_000) operationTimes.splice(0, operationTimes.length - 1_000);
           if (tty) redraw();
@@ -184,6 +241,9 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           // A TTY shows successes through the counter; what went wrong stays on screen.
           if (!tty || event.type !== 'change-succeeded') print(formatChangeLine(event, { labelTarget }), true);
           else redraw();
+          // Without a TTY, a line now and then saying how long is left.
+          const note = tty ? undefined : remaining.due();
+          if (note) print(formatRemainingLine(note.done, note.writes, note.seconds), false);
           return;
         }
         case 'apply-finished':
@@ -221,16 +281,21 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       ticker.unref();
       if (targets.size > 0) redraw();
     },
+    onEstimate: (estimate) => remaining.estimate(estimate),
   };
 }
 
 /** Progress as log records, for JSON logs: the same events, never a human line among them. */
-export function createProgressLog(logger: Logger): ProgressReporter {
+export function createProgressLog(logger: Logger, clock: () => number = Date.now): ProgressReporter {
   let waitUntil = -Infinity;
   let lastSettle = '';
+  const remaining = trackRemaining(clock);
   return {
     onEvent(event) {
       const base = { target: event.target };
+      if (event.type === 'operation-succeeded' || event.type === 'operation-failed') remaining.done(event.target);
+      const note = event.type === 'change-succeeded' || event.type === 'change-failed' || event.type === 'change-skipped' ? remaining.due() : undefined;
+      if (note) logger.info({ writesDone: note.done, writes: note.writes, remainingSeconds: note.seconds }, formatRemainingLine(note.done, note.writes, note.seconds));
       switch (event.type) {
         case 'change-succeeded':
           return logger.info({ ...base, kind: event.kind, action: event.action, durationMs: event.durationMs }, formatChangeLine(event));
@@ -255,10 +320,16 @@ export function createProgressLog(logger: Logger): ProgressReporter {
       // Told when it starts (onRateLimitDelay); the metrics count the total.
     },
     onRateLimitDelay({ waitSeconds, target }) {
-      const now = Date.now();
+      const now = clock();
       if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < waitUntil) return;
       waitUntil = now + waitSeconds * 1_000;
       logger.info({ target, waitSeconds }, formatRateWait(target, waitSeconds));
     },
+    onEstimate: (estimate) => remaining.estimate(estimate),
   };
+}
+
+/** `{ [key]: value }` when the value is defined, else nothing (optional members stay absent). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }

@@ -1,5 +1,6 @@
 /** What `stacksync run` does; kept apart from its definition so other commands start without the daemon. */
-import { processEnv } from '../config/paths.js';
+import { chooseConfigPath, processEnv } from '../config/paths.js';
+import { loadConfig } from '../config/load.js';
 import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
 import { bindHttpServer, DEFAULT_LISTEN, parseListen, type BoundHttpServer } from '../daemon/http.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
@@ -29,7 +30,7 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
   const env = processEnv();
   const embedded = flags.embedded === true || noConfigGiven(flags, env);
   // The port first: a daemon that cannot serve stops before it has started an emulator or touched the state.
-  const server = flags.once ? undefined : await bindHttpServer(parseListen(flags.listen ?? (embedded ? EMBEDDED_LISTEN : DEFAULT_LISTEN)));
+  const server = flags.once ? undefined : await bindHttpServer(parseListen(flags.listen ?? (embedded ? EMBEDDED_LISTEN : ((await configuredListen(flags, env)) ?? DEFAULT_LISTEN))));
   const opened: (() => Promise<void>)[] = server ? [() => server.close()] : [];
   // Whatever was opened is closed again, last first, when the start fails: nothing may keep a
   // process alive that has nothing to serve.
@@ -43,6 +44,11 @@ export async function runAction(flags: RunFlags, setExitCode: (code: number) => 
     await closeAll();
     throw error;
   }
+}
+
+/** The config's `daemon.listen`, read before anything is opened (the port is taken first). */
+async function configuredListen(flags: RunFlags, env: ReturnType<typeof processEnv>): Promise<string | undefined> {
+  return (await loadConfig(chooseConfigPath(flags.config, env).path)).config.daemon?.listen;
 }
 
 /** The daemon's address with `--embedded` (the demo's; a real daemon listens on all interfaces). */

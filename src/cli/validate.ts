@@ -13,7 +13,7 @@ import type { Config } from '../model/config.js';
 import { chooseConfigPath, chooseManifestsDir, processEnv, type Env } from '../config/paths.js';
 import { formatLocation, isStacksyncError, type ErrorCode, type SourceLocation } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
-import { KIND_ORDER, type DesiredResource } from '../kinds/index.js';
+import { countOf, KIND_ORDER, type DesiredResource } from '../kinds/index.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 
 export interface ValidateIo {
@@ -146,9 +146,12 @@ function describe(finding: Finding, label: string): string {
 }
 
 function summary(report: Report): string {
-  const counts = Object.entries(kindCounts(report.resources)).map(([kind, count]) => plural(count, kind.toLowerCase()));
+  // Seven kinds: only those present are counted, so the line stays short.
+  const byCount = kindCounts(report.resources);
+  const counts = KIND_ORDER.filter((kind) => (byCount[kind] ?? 0) > 0).map((kind) => countOf(kind, byCount[kind] ?? 0));
   const status = report.errors.length > 0 ? 'failed' : 'ok';
-  return `validate ${status}: ${plural(report.errors.length, 'error')}, ${plural(report.warnings.length, 'warning')}; ${plural(report.resources.length, 'valid resource')} in ${report.dir} (${counts.join(', ')})`;
+  const byKind = counts.length > 0 ? ` (${counts.join(', ')})` : '';
+  return `validate ${status}: ${plural(report.errors.length, 'error')}, ${plural(report.warnings.length, 'warning')}; ${plural(report.resources.length, 'valid resource')} in ${report.dir}${byKind}`;
 }
 
 /** `--output json`: the whole report as one object, problems in the shape `plan --output json` gives them. */

@@ -16,7 +16,7 @@ import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchem
 import { deepFreeze } from '../support/freeze.js';
 import { INTENT_EXPIRY_MS } from '../state/inventory.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
-import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, refusedWarningMessage, splitYamlWarnings, toPlainValue, yamlErrorMessage } from '../yaml/safety.js';
+import { DEFAULT_YAML_LIMITS, decodeText, formatBytes, loneCrProblem, refusedWarningMessage, splitYamlWarnings, toPlainValue, versionProblem, YAML_READ_OPTIONS, yamlErrorMessage } from '../yaml/safety.js';
 
 /** One thing wrong (or worth a warning) in the config file. */
 export interface ConfigProblem {
@@ -113,12 +113,16 @@ function validateConfig(value: unknown): ValidateFunction {
  * (relative `fromFile` references resolve against its directory).
  */
 export function parseConfigText(text: string, source: { file: string; path: string }): ConfigOutcome {
+  const loneCr = loneCrProblem(text);
+  if (loneCr) return { ok: false, warnings: [], problems: [{ message: loneCr.message, location: { file: source.file, line: loneCr.line, column: loneCr.column } }] };
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { ...YAML_READ_OPTIONS, lineCounter });
   const at = (offset: number): SourceLocation => ({ file: source.file, ...positionAt(offset, lineCounter) });
   const { refused } = splitYamlWarnings(doc.warnings);
-  if (doc.errors.length > 0 || refused.length > 0) {
+  const version = versionProblem(doc, text);
+  if (doc.errors.length > 0 || refused.length > 0 || version) {
     const problems = [
+      ...(version ? [{ message: version.message, location: at(version.offset) }] : []),
       ...doc.errors.map((e) => ({ message: `invalid YAML: ${yamlErrorMessage(e)}`, location: at(e.pos[0]) })),
       ...refused.map((w) => ({ message: refusedWarningMessage(w), location: at(w.pos[0]) })),
     ];
@@ -238,7 +242,8 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
   };
   const notify = raw.notify && raw.notify.length > 0 ? { notify: raw.notify.map((entry) => normaliseNotifier(entry, baseDir)) } : {};
   const control = raw.control ? { controlToken: anchorSecret(raw.control.token, baseDir) } : {};
-  return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state), ...notify, ...control };
+  const daemon = raw.daemon && Object.keys(raw.daemon).length > 0 ? { daemon: { ...raw.daemon } } : {};
+  return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state), ...notify, ...control, ...daemon };
 }
 
 function normaliseNotifier(raw: NonNullable<ConfigFile['notify']>[number], baseDir: string): NotifierSettings {

@@ -134,6 +134,30 @@ export function resolveCredentials(target: Target, io: Partial<SecretIo> = {}): 
   }
 }
 
+/**
+ * A target's secret `vars` (those read from the environment or a file) that can be read now,
+ * with their names: they go into request bodies and so into live resources through `${NAME}`,
+ * so a client must know them to mask a server's echo of them, and export to write them back as
+ * references. One that cannot be read is left out (loading the manifests says why).
+ */
+export function secretVars(target: Target, io: Partial<SecretIo> = {}): { name: string; value: string }[] {
+  const found: { name: string; value: string }[] = [];
+  for (const [name, ref] of Object.entries(target.vars ?? {})) {
+    if (typeof ref === 'string') continue;
+    try {
+      found.push({ name, value: resolveSecret(ref, io) });
+    } catch (error) {
+      if (!(error instanceof StacksyncError)) throw error;
+    }
+  }
+  return found;
+}
+
+/** The values of {@link secretVars}. */
+export function secretVarValues(target: Target, io: Partial<SecretIo> = {}): string[] {
+  return secretVars(target, io).map((secret) => secret.value);
+}
+
 /** Everything a client needs for one target. */
 export function toConnection(target: Target, io: Partial<SecretIo> = {}): TargetConnection {
   const connection: TargetConnection = {

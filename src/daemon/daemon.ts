@@ -3,7 +3,6 @@
  * watch (chokidar, git-sync swaps) → scheduler (level-based, per target) → sync (plan, heal,
  * report) → status, metrics, HTTP. Stops cleanly: no new writes, in-flight ones finish, state saved.
  */
-import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Logger } from 'pino';
@@ -17,7 +16,7 @@ import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type 
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { SyncAccount } from '../notify/events.js';
 import { credentialStrings, Redactor } from '../api/redact.js';
-import { resolveCredentials, resolveSecret } from '../config/secrets.js';
+import { resolveCredentials, resolveSecret, secretVarValues } from '../config/secrets.js';
 import { startHttpServer, type BoundHttpServer, type HttpHandlers, type ListenAddress, type RunningHttpServer, type SuspensionNote } from './http.js';
 import type { StateRecord, Suspension } from '../model/state.js';
 import { StacksyncError } from '../errors.js';
@@ -25,8 +24,10 @@ import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
 import { hasUncommittedEdits, readRevision } from './revision.js';
 import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
-import { resyncSlots, type CredentialFingerprint } from './spread.js';
+import { resyncSlots } from './spread.js';
+import { credentialFingerprints } from '../config/fingerprint.js';
 import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusTracker } from './status.js';
+import { createSourceLinker } from './source-links.js';
 import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
 import { trackAffectedTargets } from './affected.js';
 import { watchManifests, type ManifestWatcher } from './watch.js';
@@ -210,7 +211,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // 3. Serving: metrics, health, readiness, status, reload.
   let http: RunningHttpServer | undefined;
   if (options.listen) {
-    const document = async () => withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets(), suspensionOf);
+    // Manifest paths as the repository has them, linked to their lines when a repository URL is set.
+    const linked = createSourceLinker(config.daemon?.repositoryUrl === undefined ? {} : { repositoryUrl: config.daemon.repositoryUrl });
+    const document = async () => linked(withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets(), suspensionOf));
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
     const handlers: HttpHandlers = { registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control };
     http = await serveOn(options.listen, handlers).catch(async (error: unknown) => {
@@ -272,20 +275,7 @@ async function serveOn(listen: ListenAddress | BoundHttpServer, handlers: HttpHa
 /** How long a stop waits for queued notifications. */
 export const NOTIFY_FLUSH_MS = 5_000;
 
-/** What each target's credentials resolve to, hashed: targets on one key share a budget whatever their references. */
-function credentialFingerprints(targets: readonly Target[], env: ReconcileContext['env']): CredentialFingerprint {
-  const fingerprints = new Map<string, string>();
-  for (const target of targets) {
-    try {
-      fingerprints.set(target.name, createHash('sha256').update(JSON.stringify(resolveCredentials(target, { env }))).digest('hex'));
-    } catch {
-      // Not readable yet: grouped by its references; the target's own sync reports the secret.
-    }
-  }
-  return (target) => fingerprints.get(target.name);
-}
-
-/** A notifier for the config's `notify` entries, masking every credential of the targets too. */
+/** A notifier for the config's `notify` entries, masking every credential and secret var of the targets too. */
 function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Logger): Notifier | undefined {
   const settings = context.config.notify ?? [];
   if (settings.length === 0) return undefined;
@@ -297,7 +287,7 @@ function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Lo
       return []; // the target's own sync reports it
     }
   });
-  const redactor = new Redactor(secrets);
+  const redactor = new Redactor(secrets, () => context.config.targets.flatMap((target) => secretVarValues(target, { env: context.env })));
   return createNotifier(settings, { secretIo: { env: context.env }, counter: metrics.notifications, logger, redact: (text) => redactor.redact(text) });
 }
 

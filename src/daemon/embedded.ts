@@ -78,6 +78,7 @@ function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string
     `  - delete an alert manifest: embedded mode prunes, so the alert is deleted`,
     `  - change something behind stacksync's back and see it healed at the next resync (30s):`,
     `      curl -s -H 'Authorization: Bearer ${EMBEDDED_TOKEN}' ${emulatorUrl}/api/v2/dashboards`,
+    `  - ${httpUrl}/   the status page, in a browser; \`npx stacksync status\` prints it here`,
     `  - ${httpUrl}/status   per-resource state      ${httpUrl}/metrics   Prometheus metrics`,
     `  - curl -XPOST ${httpUrl}/-/reload               sync now`,
     '  - npx stacksync plan -c config/emulator.yaml  against a separately started `stacksync emulator`',
@@ -85,7 +86,7 @@ function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string
   ].join('\n');
 }
 
-/** The config embedded mode runs with; also what the README shows as a starting point. */
+/** The config embedded mode runs with; also what the docs show as a starting point. */
 export function embeddedConfigYaml(url: string, statePath: string, profile: Profile = 'seed'): string {
   const ids = DEFAULT_SEED_IDS;
   return `targets:

@@ -1,7 +1,7 @@
 /**
- * The daemon's HTTP endpoints (design.md, "Daemon"): Prometheus metrics, liveness, readiness, the
- * status document and a reload hook that git-sync's `--webhook-url` can call. node:http only: six
- * fixed routes need no framework.
+ * The daemon's HTTP endpoints (design.md, "Daemon"): the status page, Prometheus metrics,
+ * liveness, readiness, the status document and a reload hook that git-sync's `--webhook-url` can
+ * call. node:http only: a few fixed routes need no framework.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -87,6 +87,8 @@ const TEXT = 'text/plain; charset=utf-8';
 
 /** Route table: path → method → handler. A known path with another method is a 405. */
 const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
+  // Loaded on first use: every command imports this module for --listen, and the page needs the metrics module.
+  '/': { GET: async ({ status }, _request, url) => (await import('./page/serve.js')).statusPageReply(await status(), url) },
   '/metrics': { GET: async ({ registry }) => ({ status: 200, body: await registry.metrics(), type: registry.contentType }) },
   '/healthz': { GET: () => ({ status: 200, body: 'ok\n' }) },
   '/readyz': { GET: ({ ready }) => (ready() ? { status: 200, body: 'ok\n' } : { status: 503, body: 'not ready: the first sync has not completed\n' }) },

@@ -7,6 +7,7 @@ import type { ErrorCode } from '../errors.js';
 import type { Kind } from '../model/kinds.js';
 import type { Suspension } from '../model/state.js';
 import { KINDS } from '../model/kinds.js';
+import type { FieldDiff } from '../model/plan.js';
 import type { Metrics, ResourceStatus } from './metrics.js';
 import { RESOURCE_STATUSES, setPipeStates, setResourceCounts } from './metrics.js';
 import { descriptorOf } from '../kinds/index.js';
@@ -40,12 +41,29 @@ export interface ResourceObservation {
    * land (the plan's `waiting`); it is not written before then.
    */
   waitUntil?: string;
+  /**
+   * How a live `drifted` resource (or a suspended one that differs) differs from its manifest,
+   * the first {@link STATUS_DIFF_LIMIT} fields; write-only values as `(sensitive)`, as in plans.
+   * None for one not created yet.
+   */
+  diff?: FieldDiff[];
+  /** Fields that differ beyond those in `diff`. */
+  diffOmitted?: number;
 }
+
+/** Fields of a resource's difference kept in the status (a page of them is enough to see what drifted). */
+export const STATUS_DIFF_LIMIT = 20;
 
 /** A resource as `/status` shows it. */
 export interface ResourceStatusEntry extends ResourceObservation {
   /** ISO time since when the resource has been drifted without a heal; only on `drifted`. */
   driftSince?: string;
+  /**
+   * The manifest's path in its repository (relative to the checkout's top level), and a link to
+   * its line when `daemon.repositoryUrl` is set. Set in the served document (see `source-links.ts`).
+   */
+  path?: string;
+  url?: string;
 }
 
 export interface TargetStatus {
@@ -59,6 +77,10 @@ export interface TargetStatus {
   lastErrorAt?: string;
   /** The checkout revision the last finished sync read, when the checkout is a git worktree. */
   revision?: string;
+  /** How long the last finished sync took, in seconds. */
+  lastSyncSeconds?: number;
+  /** Of that, the seconds its API requests waited for the rate budget. */
+  lastSyncWaitSeconds?: number;
   /** True while a sync of this target runs. */
   syncing: boolean;
   /** True while the target is suspended (config `suspend`, or `POST /-/suspend`): read and reported, never written. */
@@ -93,6 +115,9 @@ export interface SyncReport {
   /** The sync's error, for a failed sync; never holds a secret. */
   error?: string;
   revision?: string;
+  /** How long the sync took, and how much of it its requests waited for the rate budget, in seconds. */
+  seconds?: number;
+  rateLimitWaitSeconds?: number;
   /** What the sync found; omit when it could not tell (e.g. the API was unreachable) to keep the last known. */
   resources?: ResourceObservation[];
 }
@@ -166,6 +191,8 @@ export function applyReport(previous: TargetStatus, report: SyncReport, at: stri
     next.lastErrorAt = at;
   }
   if (report.revision !== undefined) next.revision = report.revision;
+  if (report.seconds !== undefined) next.lastSyncSeconds = report.seconds;
+  if (report.rateLimitWaitSeconds !== undefined) next.lastSyncWaitSeconds = report.rateLimitWaitSeconds;
   if (report.resources !== undefined) next.resources = mergeResources(previous.resources, report.resources, at);
   return next;
 }

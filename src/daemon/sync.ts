@@ -16,7 +16,7 @@ import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileC
 import { describeApplied, describePending, pendingCounts, type ManifestSource, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import type { SyncOutcome, Trigger } from './scheduler.js';
-import type { ResourceObservation, SyncReport } from './status.js';
+import { STATUS_DIFF_LIMIT, type ResourceObservation, type SyncReport } from './status.js';
 
 export interface TargetSyncOptions {
   context: ReconcileContext;
@@ -106,6 +106,8 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   if (result.report.ok) metrics.lastSuccessfulSync.set({ target: target.name }, options.now() / 1000);
   // The part of the sync spent waiting for the rate budget (shared with the targets on the same credential).
   const waitedSeconds = ((await rateLimitWaitSeconds(metrics))[target.name] ?? 0) - waitedBefore;
+  result.report.seconds = Math.round(seconds * 1000) / 1000;
+  result.report.rateLimitWaitSeconds = Math.round(waitedSeconds * 1000) / 1000;
   const pending = pendingCounts(run.plan.changes);
   const fields = {
     trigger: options.trigger,
@@ -200,11 +202,11 @@ function observeChanges(
     if (change.action === 'unchanged') return [base];
     if (change.action === 'orphan') return [{ ...base, status: 'orphan' }];
     // Drifted or not, it is left as it is.
-    if (change.action === 'suspended') return [{ ...base, status: 'suspended' }];
+    if (change.action === 'suspended') return [withDiff({ ...base, status: 'suspended' }, change)];
     // Not as the manifest wants it yet, and not an error: an earlier create may still land.
-    if (change.action === 'waiting') return [{ ...base, status: 'drifted', cause: 'git', ...(change.waitUntil === undefined ? {} : { waitUntil: change.waitUntil }) }];
+    if (change.action === 'waiting') return [withDiff({ ...base, status: 'drifted', cause: 'git', ...(change.waitUntil === undefined ? {} : { waitUntil: change.waitUntil }) }, change)];
     if (change.action === 'error') return [{ ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' }];
-    if (!heal || !results) return [{ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }];
+    if (!heal || !results) return [withDiff({ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }, change)];
     const result = results.get(changeRef(change));
     if (result && result.result !== 'ok') return [{ ...base, status: 'error', error: result.error, code: result.code }];
     if (!result) return [base];
@@ -212,6 +214,17 @@ function observeChanges(
     const id = idOf(change);
     return [id === undefined ? base : { ...base, id }];
   });
+}
+
+/**
+ * The observation with the first fields of the change's difference, when it has one. Not for a
+ * create: its difference is the whole manifest, which says no more than "not created yet", and a
+ * dry run over thousands of creates would make the status (copied whole on every read) heavy.
+ */
+function withDiff(observation: ResourceObservation, change: Change): ResourceObservation {
+  if (change.diff.length === 0 || change.id === undefined) return observation;
+  const omitted = change.diff.length - STATUS_DIFF_LIMIT;
+  return { ...observation, diff: change.diff.slice(0, STATUS_DIFF_LIMIT), ...(omitted > 0 ? { diffOmitted: omitted } : {}) };
 }
 
 /**

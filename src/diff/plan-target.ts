@@ -8,9 +8,11 @@ import type { Kind, Variant } from '../model/kinds.js';
 import type { Change } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { withUnreadable } from '../model/resources.js';
-import { liveOf, ORDERED_DESCRIPTORS, type DesiredResource, type KindPlan, type LiveState } from '../kinds/index.js';
+import { DEFAULT_API_PROFILE, type ApiProfile } from '../schema/enums.js';
+import { accessOf, liveOf, ORDERED_DESCRIPTORS, type DesiredResource, type KindPlan, type LiveState } from '../kinds/index.js';
 import { sortChanges } from './order.js';
 import { planOrphans, PRUNABLE_KINDS } from './prune.js';
+import { referenceResolver } from './references.js';
 import { awaitLateCreates } from './settle.js';
 import { maskSensitive } from './sensitive.js';
 import { suspendChanges } from './suspend.js';
@@ -30,7 +32,8 @@ export interface PlanOptions {
 }
 
 export interface PlanTargetInput {
-  target: { name: string; variant: Variant };
+  /** `profile`: whose spelling the target speaks (`api.profile`, default `seed`). */
+  target: { name: string; variant: Variant; profile?: ApiProfile };
   /** Desired resources; those of other targets are ignored. */
   desired: readonly DesiredResource[];
   live: LiveState;
@@ -38,8 +41,6 @@ export interface PlanTargetInput {
   options: PlanOptions;
   /** When the plan is made, milliseconds since the epoch: create intents are judged against it. */
   nowMs: number;
-  /** `Kind/key` → why a manifest cannot be planned (a source or webhook name that names nothing): an error row. */
-  unresolved?: ReadonlyMap<string, string>;
   /**
    * `Kind/key` of this target's manifests that failed to load but whose kind and name could be
    * read. Their resources are still named by a manifest: the load problem is their one row (an
@@ -70,22 +71,27 @@ export function planTarget(input: PlanTargetInput): Change[] {
   for (const kind of PRUNABLE_KINDS) orphans.set(kind, planOrphans(target.name, kind, keysOf(kind), state, named(kind), prune));
   const deletes = new Map([...orphans].map(([kind, changes]) => [kind, changes.filter((change) => change.action === 'delete')] as const));
 
-  // 2. Each kind's manifests, in write order: a kind sees the plans of the kinds it names.
+  // 2. Each kind's manifests, in write order: a kind sees the plans of the kinds it names, and
+  //    resolves the names it gives them against those plans and the live state.
+  const profile = target.profile ?? DEFAULT_API_PROFILE;
   const planned = new Map<Kind, KindPlan>();
+  const refer = referenceResolver({ target: target.name, variant: target.variant, profile, planned, live, deletes });
   for (const descriptor of ORDERED_DESCRIPTORS) {
     const plan = descriptor.plan({
       target: target.name,
       variant: target.variant,
+      profile,
       desired: desiredOf(descriptor.kind),
       live: liveOf(live, descriptor.kind),
       unreadable: unreadable.filter((item) => item.kind === descriptor.kind),
-      unresolved: input.unresolved ?? new Map<string, string>(),
       state,
       timing,
       adopt: options.adopt,
       planned,
       deletes,
       liveOf: (kind: Kind) => liveOf(live, kind),
+      refer,
+      access: (kind: Kind) => accessOf(kind, target.variant, profile),
     });
     planned.set(descriptor.kind, plan);
   }

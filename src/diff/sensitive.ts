@@ -6,6 +6,7 @@
  */
 import type { DesiredResource } from '../kinds/index.js';
 import { changeKey, SENSITIVE, type Change, type FieldDiff } from '../model/plan.js';
+import { holdsSecret as holdsSecretForm, redactSecrets } from '../support/redaction.js';
 
 /** Masks, in place, what the changes of resources with sensitive values show. Returns the same array. */
 export function maskSensitive(changes: Change[], desired: readonly DesiredResource[]): Change[] {
@@ -32,11 +33,10 @@ function maskDiff(diff: FieldDiff, secrets: readonly string[]): FieldDiff {
 }
 
 function holdsSecret(value: unknown, secrets: readonly string[]): boolean {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-  return secrets.some((secret) => text.includes(secret) || text.includes(JSON.stringify(secret).slice(1, -1)));
+  return holdsSecretForm(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), secrets);
 }
 
-/** `text` with every secret value replaced by `(sensitive)`. */
+/** `text` with every secret value, in any escaped form, replaced by `(sensitive)`. */
 export function maskText(text: string, secrets: readonly string[]): string {
-  return secrets.reduce((current, secret) => current.split(secret).join(SENSITIVE), text);
+  return redactSecrets(text, secrets, SENSITIVE);
 }

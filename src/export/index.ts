@@ -1,5 +1,5 @@
 /** `stacksync export`: live state → manifests (pure) and their files (I/O). */
-export { exportLiveState } from './live.js';
+export { exportLiveState, withVariables } from './live.js';
 export { pickBySchema } from '../kinds/kit/pick.js';
 export type { CredentialPlaceholder, ExportedManifest, ExportOptions, ExportResult, ManifestDocument, SkippedResource } from './live.js';
 export { assignKeys, envName, isValidKey, slugify } from '../kinds/kit/export-names.js';

@@ -11,8 +11,10 @@ import { KINDS, type Kind } from '../model/kinds.js';
 import type { LiveBase } from '../model/resources.js';
 import { API_VERSION } from '../schema/manifest.js';
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
-import { descriptorOf, DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type LiveState } from '../kinds/index.js';
+import { descriptorOf, DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type KindAccess, type LiveState } from '../kinds/index.js';
 import { assignKeys } from '../kinds/kit/export-names.js';
+import { SENSITIVE } from '../model/plan.js';
+import { holdsSecret, redactSecrets } from '../support/redaction.js';
 
 export type { CredentialPlaceholder } from '../kinds/index.js';
 
@@ -43,7 +45,7 @@ export interface SkippedResource {
 }
 
 export interface ExportResult {
-  /** In kind order (Pipe, Dashboard, Alert), then by key. */
+  /** In kind order (`RESOURCE_KINDS`), then by key. */
   manifests: ExportedManifest[];
   skipped: SkippedResource[];
 }
@@ -56,15 +58,28 @@ export interface ExportOptions {
   kinds?: readonly Kind[];
   /** Live id → `metadata.name` already in the inventory, per kind: those keys are kept. */
   owned?: Partial<Record<Kind, ReadonlyMap<string, string>>>;
+  /**
+   * The target's secret `vars`: a live value that holds one was written through `${NAME}`, and is
+   * written back that way (see {@link withVariables}); never in clear.
+   */
+  secretVars?: readonly { name: string; value: string }[];
+  /**
+   * What the target offers of each kind (default: every operation). A kind it only lists (a
+   * managed service's connections) is not exported: other kinds name its resources by API name.
+   */
+  access?: (kind: Kind) => KindAccess;
 }
 
 type Outcome = { ok: true; manifest: ExportedManifest } | { ok: false; skip: SkippedResource };
 
 export function exportLiveState(live: LiveState, options: ExportOptions): ExportResult {
-  const kinds = new Set(options.kinds ?? KINDS);
+  const writable = (kind: Kind): boolean => (options.access?.(kind) ?? 'write') === 'write';
+  const kinds = new Set((options.kinds ?? KINDS).filter(writable));
   // How often each live object is named by another (an alert names its dashboard): of twins, the most named is exported.
   const named = countBy(DESCRIPTORS.flatMap((descriptor) => liveOf(live, descriptor.kind).flatMap((item) => descriptor.export.namedIds?.(item) ?? [])));
-  const plans = new Map(DESCRIPTORS.map((descriptor) => [descriptor.kind, exportPlan(descriptor, liveOf(live, descriptor.kind), options, named)]));
+  const plans = new Map(
+    DESCRIPTORS.map((descriptor) => [descriptor.kind, writable(descriptor.kind) ? exportPlan(descriptor, liveOf(live, descriptor.kind), options, named) : listedPlan(liveOf(live, descriptor.kind))]),
+  );
   // Every kind is named even when not exported: others refer to it by these keys.
   const ctx = { namesOf: (kind: Kind, id: string): unknown => plans.get(kind)?.names.get(id) };
   const outcomes: Outcome[] = [];
@@ -97,6 +112,18 @@ function exportPlan(descriptor: AnyKindDescriptor, items: readonly LiveBase[], o
   const keys = assignKeys(items.filter((item) => !twins.has(item.id)), descriptor.export.keyPrefix, owned);
   const names = new Map<string, unknown>(items.map((item) => [item.id, twins.get(item.id) ?? (descriptor.export.names ? descriptor.export.names(item, keyOf(keys, item.id)) : keyOf(keys, item.id))]));
   return { twins, keys, names };
+}
+
+/**
+ * The names of a kind that is not exported (the target only lists it): other kinds name its
+ * resources by API name, where that name is one resource's alone.
+ */
+function listedPlan(items: readonly LiveBase[]): KindExportPlan {
+  const counts = countBy(items.flatMap((item) => (item.name === undefined ? [] : [item.name])));
+  const names = new Map<string, unknown>(
+    items.map((item) => [item.id, item.name !== undefined && counts.get(item.name) === 1 ? { key: item.name } : `it has no name of its own (${item.name ?? 'none'})`]),
+  );
+  return { twins: new Map(), keys: new Map(), names };
 }
 
 function exportOne(descriptor: AnyKindDescriptor, item: LiveBase, key: string, ctx: { namesOf: (kind: Kind, id: string) => unknown }, options: ExportOptions): Outcome {
@@ -149,7 +176,8 @@ function keyOf(keys: ReadonlyMap<string, string>, id: string): string {
 
 function finish(kind: Kind, id: string, liveName: string, key: string, spec: unknown, options: ExportOptions): Outcome {
   const metadata = options.setTarget ? { name: key, target: options.target } : { name: key };
-  const document: ManifestDocument = { apiVersion: API_VERSION, kind, metadata, spec: spec as Record<string, unknown> };
+  const written = options.secretVars?.length ? withVariables(spec, options.secretVars) : spec;
+  const document: ManifestDocument = { apiVersion: API_VERSION, kind, metadata, spec: written as Record<string, unknown> };
   const validate = compileSchema(`export:${kind}`, descriptorOf(kind).schema);
   if (!validate(document)) {
     const issues = describeIssues(toIssues(validate.errors ?? []));
@@ -162,3 +190,29 @@ function skip(kind: Kind, live: { id: string; name?: string }, reason: string): 
   return { ok: false, skip: { kind, id: live.id, ...(live.name !== undefined ? { name: live.name } : {}), reason } };
 }
 
+
+/**
+ * A spec with every secret var value in its strings written back as the `${NAME}` it came from,
+ * so that `plan` on the export sends the same value and the file holds no secret; the string's
+ * own `${…}` are escaped (`$${…}`), as the manifest syntax wants for a literal. A form of the value
+ * that is not the value itself (escaped inside a JSON string the live resource holds) cannot be
+ * a reference and is masked: a plan would then show that member as a change to review.
+ */
+export function withVariables(value: unknown, secrets: readonly { name: string; value: string }[]): unknown {
+  if (typeof value === 'string') return stringWithVariables(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => withVariables(item, secrets));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withVariables(item, secrets)]));
+  return value;
+}
+
+function stringWithVariables(text: string, secrets: readonly { name: string; value: string }[]): string {
+  const values = secrets.map((secret) => secret.value);
+  if (!holdsSecret(text, values)) return text;
+  // Longest first, so a value that contains another is replaced whole; marked, then the string's
+  // own references escaped, then the marks made references.
+  const ordered = [...secrets].sort((a, b) => b.value.length - a.value.length);
+  const marked = ordered.reduce((current, secret) => current.split(secret.value).join(`\u0000${secret.name}\u0001`), text);
+  const escaped = marked.replace(/\$\{[^}]*\}/g, (reference) => `$${reference}`);
+  const referenced = escaped.replace(/\u0000(\w+)\u0001/g, (_whole, name: string) => `\${${name}}`);
+  return redactSecrets(referenced, values, SENSITIVE);
+}

@@ -50,13 +50,13 @@ function isMultiline(value: unknown): boolean {
 function credentialLines(manifest: ExportedManifest): string[] {
   const credentials = manifest.credentials;
   if (!credentials) return [];
-  const fields = Object.entries(credentials.fields).map(([field, ref]) => `#     ${field}: { fromEnv: ${ref.fromEnv} }`);
+  const fields = Object.entries(credentials.fields ?? {}).map(([field, ref]) => `#     ${field}: { fromEnv: ${ref.fromEnv} }`);
+  const member = credentials.value ? [`#   ${credentials.member}: { fromEnv: ${credentials.value.fromEnv} }`] : [`#   ${credentials.member}:`, ...fields];
   return [
     '#',
-    '# Credentials are write-only: the API never returns them, so they are left out here and',
-    `# stacksync leaves them as they are. To manage them, add under ${credentials.path}:`,
-    credentials.value ? `#   ${credentials.member}: { fromEnv: ${credentials.value.fromEnv} }` : `#   ${credentials.member}:`,
-    ...fields,
+    '# Credentials are secrets: they are never written here, and stacksync leaves them as they are.',
+    `# To manage them, add under ${credentials.path}:`,
+    ...member,
     '# and set those variables; apply sends them once, then compares them by an HMAC in the state file.',
   ];
 }

@@ -1,5 +1,5 @@
 /**
- * Where exported manifests go (`DIR/<kind>s/<name>.yaml`), which `$schema` each names, and
+ * Where exported manifests go (`DIR/<kinds>/<name>.yaml`: `dashboards/`, `saved-searches/`), which `$schema` each names, and
  * writing them without clobbering anything unless asked to.
  */
 import { existsSync } from 'node:fs';
@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KINDS, type Kind } from '../model/kinds.js';
+import { pluralOf } from '../kinds/index.js';
 import { StacksyncError } from '../errors.js';
 import type { ExportedManifest } from './live.js';
 import { renderManifest } from './render.js';
@@ -40,7 +41,7 @@ export interface PlaceOptions {
 export function placeManifests(manifests: readonly ExportedManifest[], options: PlaceOptions): ExportFile[] {
   const outDir = resolve(options.outDir);
   return manifests.map((manifest) => {
-    const relativePath = `${manifest.kind.toLowerCase()}s/${manifest.key}.yaml`;
+    const relativePath = `${pluralOf(manifest.kind).replace(/ /g, '-')}/${manifest.key}.yaml`;
     const path = join(outDir, ...relativePath.split('/'));
     const schemaRef = schemaRefFor(dirname(path), manifest.kind, options);
     return { path, relativePath, manifest, text: renderManifest(manifest, { schemaRef, target: options.target }) };

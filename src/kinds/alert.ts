@@ -13,11 +13,14 @@ import { planAlerts } from './alert/diff.js';
 import { alertExport } from './alert/export.js';
 import { alertManifests, type AlertManifest } from './alert/manifests.js';
 import { ALERT, type DesiredAlert, type LiveAlert } from './alert/model.js';
-import { resolveWebhookName } from './alert/names.js';
+import { orderSavedSearchDeletes, orderWebhookDeletes } from './alert/deletes.js';
 import { toLiveAlert } from './alert/read.js';
 import type { DashboardOutcome } from './dashboard/diff.js';
 import { DASHBOARD, type LiveDashboard } from './dashboard/model.js';
+import { fillPointers, pointerChanges } from './kit/refs.js';
 import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
+import { SAVED_SEARCH } from './saved-search/model.js';
+import { WEBHOOK } from './webhook/model.js';
 
 /** How each profile spells a saved-search alert's `source` (the model says `search`). */
 const SAVED_SEARCH_SOURCE: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
@@ -27,9 +30,9 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
   collection: 'alerts',
   schema: DOCUMENT_SCHEMAS[ALERT],
   // Self-hosted alert lists are paged: a client that does not page misses alerts past the first 1,000.
-  routes: { managed: managedRoutes('stack/alerts', 'alertId', 'PUT'), 'self-hosted': selfHostedRoutes('alerts', 'PUT', true) },
+  routes: { managed: managedRoutes('stack/alerts', 'alertId', 'PUT'), 'self-hosted': selfHostedRoutes('alerts', 'PUT', { paged: true }) },
   identity: 'name',
-  references: [DASHBOARD],
+  references: [DASHBOARD, SAVED_SEARCH, WEBHOOK],
   createOnly: [],
   manifests: alertManifests,
   reader: { read: toLiveAlert, statusMembers: ['state', 'silenced'] },
@@ -40,20 +43,17 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
       return isSearch ? { ...body, source: SAVED_SEARCH_SOURCE[profile] } : body;
     },
   },
-  names: {
-    uses: (alert) => (alert.channel?.webhook !== undefined ? ['webhooks'] : []),
-    resolve: (alert, lists, target) => resolveWebhookName(alert, lists.webhooks ?? [], target),
-  },
   refs: {
-    changes: (refs) => (refs['dashboard'] === undefined ? [] : [refs['dashboard'] as ChangeKey]),
-    // The dashboard written earlier in this run gives the ids of the tile named.
+    changes: (refs) => [...(refs['dashboard'] === undefined ? [] : [refs['dashboard'] as ChangeKey]), ...pointerChanges(refs)],
+    // The dashboard written earlier in this run gives the ids of the tile named; saved searches and webhooks their own.
     fill: (body, refs, written) => {
+      const filled = fillPointers(body, refs, written);
       const key = refs['dashboard'] as ChangeKey | undefined;
       const dashboard = key === undefined ? undefined : (written(key) as LiveDashboard | undefined);
-      if (!key || !dashboard) return body;
+      if (!key || !dashboard) return filled;
       const tile = dashboard.tiles.find((candidate) => candidate.name === refs['tile']);
       if (!tile) throw new StacksyncError('E_REF_UNRESOLVED', `${key} has no tile named "${refs['tile'] ?? ''}" after it was written`, { subject: key });
-      return { ...body, dashboardId: dashboard.id, tileId: tile.id };
+      return { ...filled, dashboardId: dashboard.id, tileId: tile.id };
     },
   },
   plan: (input) => {
@@ -63,9 +63,10 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
     const outcomes = planAlerts(
       {
         target: input.target,
+        profile: input.profile,
+        refer: input.refer,
         liveAlerts: input.live,
         unreadable: input.unreadable,
-        unresolved: input.unresolved,
         liveDashboards: input.liveOf(DASHBOARD) as readonly LiveDashboard[],
         state: input.state,
         timing: input.timing,
@@ -77,10 +78,14 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
     );
     // Guard against the server's cascade deletes of alerts.
     const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
-    orderCascades({ live: input.live, alerts: outcomes, alertDeletes: input.deletes.get(ALERT) ?? [], dashboardDeletes, dashboardChanges, ...doom });
+    const alertDeletes = input.deletes.get(ALERT) ?? [];
+    orderCascades({ live: input.live, alerts: outcomes, alertDeletes, dashboardDeletes, dashboardChanges, ...doom });
+    // A webhook's delete waits for the alerts that move off it (the server refuses it while one notifies it); a saved search's for those on it (it deletes them).
+    const standing = { live: input.live, alerts: outcomes, alertDeletes };
+    orderWebhookDeletes(input.deletes.get(WEBHOOK) ?? [], standing);
+    orderSavedSearchDeletes(input.deletes.get(SAVED_SEARCH) ?? [], standing);
     return { changes: outcomes.map((outcome) => outcome.change) };
   },
   prune: { allowed: () => true, forgetWhenGone: true },
   export: alertExport,
 });
-

@@ -1,38 +1,69 @@
 /**
  * Dashboard: an observability dashboard with its tiles, on both variants. Matched by API name;
  * an update sends the whole tile list (PUT) with the live ids of same-named tiles, so the alerts
- * watching them keep working. Pruned on the inventory's proof.
+ * watching them keep working. Tiles and filters name their sources by name (`source: <name>`),
+ * resolved to ids, also of sources created in the same run. Tiles are sent in the form the target
+ * speaks (`speak.ts`). Where the target offers `dashboards/validate`, `plan` asks it about every
+ * dashboard it would write. Pruned on the inventory's proof.
  */
 import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
-import { defineKind } from './descriptor.js';
+import type { WriteBody } from '../model/plan.js';
+import { defineKind, type KindPlanInput } from './descriptor.js';
+import { CONNECTION } from './connection/model.js';
 import { planDashboards } from './dashboard/diff.js';
-import { dashboardExport } from './dashboard/export.js';
+import { dashboardExport, sourceIdsOf } from './dashboard/export.js';
+import type { HiddenTileEvidence } from './dashboard/hidden.js';
 import { dashboardManifests, type DashboardManifest } from './dashboard/manifests.js';
 import { DASHBOARD, type DesiredDashboard, type LiveDashboard, type TileWrite } from './dashboard/model.js';
-import { namesSources, resolveSourceNames } from './dashboard/names.js';
 import { toLiveDashboard } from './dashboard/read.js';
+import { ALERT } from './alert/model.js';
+import type { LiveRecord } from './kit/record.js';
+import { POINTER_REFS } from './kit/refs.js';
 import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
+import { warnSourceDeletes } from './kit/source-deletes.js';
+import { SOURCE } from './source/model.js';
 
 export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, DashboardManifest, typeof DASHBOARD, 'dashboards'>({
   kind: DASHBOARD,
   collection: 'dashboards',
   schema: DOCUMENT_SCHEMAS[DASHBOARD],
-  routes: { managed: managedRoutes('stack/dashboards', 'dashboardId', 'PUT'), 'self-hosted': selfHostedRoutes('dashboards', 'PUT') },
+  routes: {
+    managed: managedRoutes('stack/dashboards', 'dashboardId', 'PUT', { validate: { suffix: 'validate', profiles: ['current'] } }),
+    'self-hosted': selfHostedRoutes('dashboards', 'PUT', { validate: { suffix: 'validate', profiles: ['current'] } }),
+  },
   identity: 'name',
-  references: [],
+  references: [SOURCE],
   createOnly: [],
   manifests: dashboardManifests,
   reader: { read: toLiveDashboard, statusMembers: [] },
-  // The service assigns tile ids on create; ids sent along would be ignored, so none are sent.
-  writes: { createBody: (body) => ({ ...body, tiles: ((body['tiles'] ?? []) as TileWrite[]).map(({ id: _ignored, ...tile }) => tile) }) },
-  names: {
-    uses: (dashboard) => (namesSources(dashboard) ? ['sources'] : []),
-    resolve: (dashboard, lists, target) => resolveSourceNames(dashboard, lists.sources ?? [], target),
-  },
+  // The service assigns the ids of tiles and filters on create; a filter sent with one is refused.
+  writes: { createBody },
+  refs: POINTER_REFS,
   plan: (input) => {
-    const outcomes = planDashboards({ target: input.target, live: input.live, unreadable: input.unreadable, unresolved: input.unresolved, state: input.state, timing: input.timing, adopt: input.adopt }, input.desired);
-    return { changes: outcomes.map((outcome) => outcome.change), outcome: outcomes };
+    const outcomes = planDashboards(
+      { target: input.target, profile: input.profile, live: input.live, unreadable: input.unreadable, state: input.state, timing: input.timing, adopt: input.adopt, refer: input.refer, hidden: evidence(input) },
+      input.desired,
+    );
+    const changes = outcomes.map((outcome) => outcome.change);
+    warnSourceDeletes(DASHBOARD, input.deletes.get(SOURCE) ?? [], input.live, sourceIdsOf, [...changes, ...(input.deletes.get(DASHBOARD) ?? [])]);
+    return { changes, outcome: outcomes };
   },
   prune: { allowed: () => true, forgetWhenGone: true },
   export: dashboardExport,
 });
+
+function createBody(body: WriteBody): WriteBody {
+  const tiles = ((body['tiles'] ?? []) as TileWrite[]).map(({ id: _ignored, ...tile }) => tile);
+  const filters = body['filters'];
+  return { ...body, tiles, ...(Array.isArray(filters) ? { filters: filters.map(({ id: _id, ...filter }: WriteBody) => filter) } : {}) };
+}
+
+/** What the target's live state tells of tiles a GET leaves out: the alerts, and what serves PromQL. */
+function evidence(input: KindPlanInput<DesiredDashboard, LiveDashboard>): HiddenTileEvidence {
+  const sources = (input.liveOf(SOURCE) as readonly LiveRecord[]).filter((source) => source.members['kind'] === 'promql');
+  const connections = (input.liveOf(CONNECTION) as readonly LiveRecord[]).filter((connection) => connection.members['isPrometheusEndpoint'] === true);
+  return {
+    alerts: input.liveOf(ALERT) as HiddenTileEvidence['alerts'],
+    promql: [...sources.map((source) => `source "${source.name}"`), ...connections.map((connection) => `connection "${connection.name}"`)],
+  };
+}

@@ -13,7 +13,7 @@ import type { Kind, Variant } from '../model/kinds.js';
 import type { DesiredBase, SecretValue } from '../model/desired.js';
 import type { Manifest } from '../model/manifest.js';
 import type { ActionVerb, Change, ChangeKey, OperationRefs, WriteBody } from '../model/plan.js';
-import type { DataSource, LiveBase, UnreadableResource, Webhook } from '../model/resources.js';
+import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import type { InventoryEntry, TargetState } from '../model/state.js';
 import type { ApiProfile } from '../schema/enums.js';
 import type { JsonSchema } from '../schema/api.js';
@@ -21,6 +21,13 @@ import type { Pointer } from '../yaml/positions.js';
 import type { IntentTiming } from './kit/intents.js';
 
 // ---------------------------------------------------------------- routes
+
+/**
+ * What a target offers of a kind: every operation; only its list (what manifests of other kinds
+ * may name but none may create: a seed-profile service's sources, the platform's connections of
+ * a managed service); or nothing.
+ */
+export type KindAccess = 'write' | 'read' | 'none';
 
 /** Where one kind lives on one variant: route templates as metrics and logs name them. */
 export interface KindRoutes {
@@ -30,13 +37,20 @@ export interface KindRoutes {
   item: string;
   /** How an update is sent: a full replace (PUT) or a merge (PATCH, a minimal body). */
   update: 'PUT' | 'PATCH';
-  /** The list answers in pages (`limit` ≤ 1000, `offset`, a total): read every page. */
+  /** The list answers in pages (`limit` ≤ 1000, `offset`, a total or none): read every page. */
   paged?: true;
   /**
    * Actions on one resource beside its update, each on a route of its own under `item`
    * (`…/pipes/{pipeId}/state`): the template (with the item's id placeholder) and the method.
    */
   actions?: Partial<Record<ActionVerb, { route: string; method: 'PATCH' | 'PUT' | 'POST' }>>;
+  /** What this variant offers under each profile; a profile not named offers every operation. */
+  access?: Partial<Record<ApiProfile, KindAccess>>;
+  /**
+   * A route that checks a create body without storing it (`dashboards/validate`), under the
+   * profiles that serve one; it answers `{valid, errors: [{path, message}]}`.
+   */
+  validate?: Partial<Record<ApiProfile, string>>;
 }
 
 // ---------------------------------------------------------------- load
@@ -124,24 +138,23 @@ export interface KindWrites {
 
 // ---------------------------------------------------------------- plan
 
-/** Lists a manifest may name things in instead of ids (until those things are kinds of their own). */
-export type NameList = 'sources' | 'webhooks';
-
-export interface NameLists {
-  sources?: readonly DataSource[];
-  webhooks?: readonly Webhook[];
-}
+/**
+ * What a name a manifest gives for a resource of another kind stands for: a live resource (its id
+ * is known now), one this run creates (its id is known once that change is written), or nothing
+ * it can be (why, for the manifest's error row).
+ */
+export type Reference = { id: string } | { after: ChangeKey } | { error: string };
 
 /** What a kind's differ gets: its manifests and live objects, and what the kinds it names planned. */
 export interface KindPlanInput<D extends DesiredBase, L extends LiveBase> {
   target: string;
   variant: Variant;
+  /** Whose spelling the target speaks (`api.profile`): what a body is written in. */
+  profile: ApiProfile;
   desired: readonly D[];
   live: readonly L[];
   /** Live objects of this kind that could not be read; a manifest matching one gets an error row. */
   unreadable: readonly UnreadableResource[];
-  /** `Kind/key` → why the manifest names something that does not exist: an error row. */
-  unresolved: ReadonlyMap<string, string>;
   state: TargetState;
   /** The plan's time and the settle window, against which create intents are judged. */
   timing: IntentTiming;
@@ -152,6 +165,14 @@ export interface KindPlanInput<D extends DesiredBase, L extends LiveBase> {
   deletes: ReadonlyMap<Kind, readonly Change[]>;
   /** The live objects of any kind, for a differ that looks across (an alert's dashboard labels). */
   liveOf(kind: Kind): readonly LiveBase[];
+  /**
+   * What a manifest's name for a resource of `kind` (one of the kinds this one `references`)
+   * stands for: a manifest of that kind in the target (by `metadata.name`), else exactly one
+   * live resource with that API name, never one this plan deletes.
+   */
+  refer(kind: Kind, name: string): Reference;
+  /** What the target offers of `kind` under its variant and profile. */
+  access(kind: Kind): KindAccess;
 }
 
 /** What a kind's differ made: its changes, and what the kinds that name it need to know (`outcome`). */
@@ -210,9 +231,9 @@ export interface CredentialPlaceholder {
   /** Where they go: `spec.source.kafka`. */
   path: string;
   member: string;
-  /** Each field of the member (`username`, `password`); empty when the member is one secret itself (`value`). */
-  fields: Record<string, { fromEnv: string }>;
-  /** The member is one secret itself (an object-storage `serviceAccountKey`). */
+  /** The member's fields, each a reference (`credentials: {username: …, password: …}`). */
+  fields?: Record<string, { fromEnv: string }>;
+  /** The member itself as one reference (`url: {fromEnv: …}`), instead of fields. */
   value?: { fromEnv: string };
 }
 
@@ -273,12 +294,6 @@ export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends L
   manifests: KindManifests<D, M>;
   reader: KindReader<L>;
   writes?: KindWrites;
-  /** The lists a manifest of this kind names things in, and how the names become ids. */
-  names?: {
-    uses(resource: D): NameList[];
-    /** The resource with its names replaced by ids, or why one names nothing. */
-    resolve(resource: D, lists: NameLists, target: string): D | string;
-  };
   refs?: KindRefs;
   plan(input: KindPlanInput<D, L>): KindPlan;
   /** Absent: prune never deletes this kind (an existing pipe named by id). */

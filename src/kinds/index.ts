@@ -8,7 +8,7 @@ import type { Kind } from '../model/kinds.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import { descriptorOf, DESCRIPTORS, type KIND_DESCRIPTORS } from './registry.js';
 
-export { descriptorOf, DESCRIPTORS, KIND_DESCRIPTORS, KIND_ORDER, kindRank, ORDERED_DESCRIPTORS, type AnyKindDescriptor } from './registry.js';
+export { accessOf, countOf, pluralOf, descriptorOf, DESCRIPTORS, KIND_DESCRIPTORS, KIND_ORDER, kindRank, ORDERED_DESCRIPTORS, type AnyKindDescriptor } from './registry.js';
 export type * from './descriptor.js';
 
 type Registered = (typeof KIND_DESCRIPTORS)[number];

@@ -3,14 +3,19 @@
  * table (a kind is written after the kinds its manifests name, and deleted before them) and the
  * lookups every stage uses. A new kind is one descriptor file and one line in `KIND_DESCRIPTORS`.
  */
-import { KINDS, type Kind } from '../model/kinds.js';
-import type { KindDescriptor } from './descriptor.js';
+import { KINDS, type Kind, type Variant } from '../model/kinds.js';
+import type { ApiProfile } from '../schema/enums.js';
+import type { KindAccess, KindDescriptor } from './descriptor.js';
 import { alertKind } from './alert.js';
+import { connectionKind } from './connection.js';
 import { dashboardKind } from './dashboard.js';
 import { pipeKind } from './pipe.js';
+import { savedSearchKind } from './saved-search.js';
+import { sourceKind } from './source.js';
+import { webhookKind } from './webhook.js';
 
 /** Every kind stacksync manages, one descriptor each. Ties in the order table keep this order. */
-export const KIND_DESCRIPTORS = [pipeKind, dashboardKind, alertKind] as const;
+export const KIND_DESCRIPTORS = [pipeKind, connectionKind, sourceKind, dashboardKind, savedSearchKind, webhookKind, alertKind] as const;
 
 /** Any registered descriptor, its own types erased: what the generic stages hold. */
 // Each descriptor's own types are erased here: stages see its resources through the base types.
@@ -39,6 +44,30 @@ export const KIND_ORDER: readonly Kind[] = writeOrder(DESCRIPTORS);
 
 /** The descriptors in write order. */
 export const ORDERED_DESCRIPTORS: readonly AnyKindDescriptor[] = KIND_ORDER.map(descriptorOf);
+
+/**
+ * What a target of `variant` speaking `profile` offers of `kind`: every operation, its list only,
+ * or nothing (no routes on that variant, or none under that profile).
+ */
+export function accessOf(kind: Kind, variant: Variant, profile: ApiProfile): KindAccess {
+  const routes = descriptorOf(kind).routes[variant];
+  return routes === undefined ? 'none' : (routes.access?.[profile] ?? 'write');
+}
+
+/** `count` resources of a kind in words: `1 dashboard`, `2 saved searches`. */
+export function countOf(kind: Kind, count: number): string {
+  return `${count} ${count === 1 ? nounOf(kind) : pluralOf(kind)}`;
+}
+
+/** A kind's resources in words: `dashboards`, `saved searches`. */
+export function pluralOf(kind: Kind): string {
+  const noun = nounOf(kind);
+  return `${noun}${/(s|sh|ch)$/.test(noun) ? 'es' : 's'}`;
+}
+
+function nounOf(kind: Kind): string {
+  return kind.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
 
 /** A kind's place in {@link KIND_ORDER} for a write, or in the reversed order for a delete. */
 export function kindRank(kind: Kind, isDelete: boolean): number {

@@ -16,7 +16,7 @@
 import { Composer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
 import { nodeAt, positionAt, type Pointer, type Position } from '../yaml/positions.js';
 import { readPlainYaml } from '../yaml/fast-read.js';
-import { decodeText, refusedWarningMessage, splitYamlWarnings, toPlainValue, yamlErrorMessage, type YamlLimits } from '../yaml/safety.js';
+import { decodeText, loneCrProblem, refusedWarningMessage, splitYamlWarnings, toPlainValue, versionProblem, YAML_READ_OPTIONS, yamlErrorMessage, type YamlLimits } from '../yaml/safety.js';
 
 export interface ParseLimits extends Pick<YamlLimits, 'maxDepth' | 'maxAliasCount' | 'maxNodes'> {
   /** Most documents composed from one file, empty ones included (an endless `---` stream stops here). */
@@ -59,6 +59,8 @@ export function parseManifestText(text: string, limits: ParseLimits): ParsedText
 
 /** The careful reading, with `yaml`: what every text with a problem, and every unusual one, gets. */
 export function parseWithPositions(text: string, limits: ParseLimits): ParsedText {
+  const loneCr = loneCrProblem(text);
+  if (loneCr) return { documents: [], problems: [loneCr], warnings: [] };
   const result: ParsedText = { documents: [], problems: [], warnings: [] };
   const lineCounter = new LineCounter();
   const at = (offset: number): Position => positionAt(offset, lineCounter);
@@ -69,25 +71,27 @@ export function parseWithPositions(text: string, limits: ParseLimits): ParsedTex
       result.problems.push({ message: `more than ${limits.maxDocuments} manifest documents; this one and the rest were not read`, ...at(doc.range[0]) });
       break;
     }
-    addDocument(result, doc, index++, at, limits);
+    addDocument(result, doc, index++, at, limits, text);
   }
   return result;
 }
 
 function composeDocuments(text: string, lineCounter: LineCounter): Generator<Document.Parsed> {
-  const composer = new Composer({ uniqueKeys: true, prettyErrors: false });
+  const composer = new Composer(YAML_READ_OPTIONS);
   return composer.compose(new Parser(lineCounter.addNewLine).parse(text));
 }
 
-function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at: (offset: number) => Position, limits: ParseLimits): void {
+function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at: (offset: number) => Position, limits: ParseLimits, text: string): void {
   const { refused, warnings } = splitYamlWarnings(doc.warnings);
+  const version = versionProblem(doc, text);
   for (const warning of warnings) result.warnings.push({ message: `YAML: ${yamlErrorMessage(warning)}`, ...at(warning.pos[0]) });
+  if (version) result.problems.push({ message: version.message, ...at(version.offset) });
   for (const warning of refused) result.problems.push({ message: refusedWarningMessage(warning), ...at(warning.pos[0]) });
   if (doc.errors.length > 0) {
     for (const error of doc.errors) result.problems.push({ message: describeYamlError(error, limits), ...at(error.pos[0]) });
     return;
   }
-  if (refused.length > 0) return;
+  if (refused.length > 0 || version) return;
   const start = at(doc.contents?.range?.[0] ?? doc.range[0]);
   const plain = toPlainValue(doc, limits);
   if (!plain.ok) {

@@ -4,7 +4,9 @@
  * a document, the secret stage, references to other manifests. Then the desired model, built only
  * from documents without any problem.
  */
-import type { Kind } from '../model/kinds.js';
+import type { Kind, Variant } from '../model/kinds.js';
+import { profileOf } from '../config/profile.js';
+import { API_PROFILES, type ApiProfile } from '../schema/enums.js';
 import type { Config } from '../model/config.js';
 import type { SecretValue } from '../model/desired.js';
 import { formatLocation } from '../errors.js';
@@ -13,7 +15,7 @@ import type { Pointer } from '../yaml/positions.js';
 import type { Manifest } from '../model/manifest.js';
 import { IGNORE_ANNOTATION, PRUNE_ANNOTATION, REPLACE_ANNOTATION, RESYNC_ANNOTATION, SUSPEND_ANNOTATION } from '../schema/manifest.js';
 import type { ResourcePolicy } from '../model/desired.js';
-import { descriptorOf, type DesiredResource, type DocumentProblem, type ManifestLookup } from '../kinds/index.js';
+import { accessOf, descriptorOf, pluralOf, type DesiredResource, type DocumentProblem, type KindAccess, type ManifestLookup } from '../kinds/index.js';
 import type { SecretIo } from '../config/secrets.js';
 import { problemAt, UNCONFIGURED_TARGET, type Entry, type FoundProblem } from './entries.js';
 import { resolveSecrets } from './secrets.js';
@@ -86,11 +88,33 @@ function checkTarget(entry: Entry, config: Config, report: Report): void {
   }
   const target = config.targets.find((t) => t.name === entry.identity.target);
   if (!kind || !target) return;
-  const descriptor = descriptorOf(kind);
-  if (descriptor.routes[target.variant] !== undefined) return;
+  const profile = profileOf(target);
+  const access = accessOf(kind, target.variant, profile);
+  if (access === 'write') return;
   const pointer = declaredTarget !== undefined ? ['metadata', 'target'] : ['kind'];
-  const where = Object.keys(descriptor.routes).join(' or ');
-  report(entry, problemAt(entry, 'E_MANIFEST_INVALID', pointer, `a ${kind} needs a ${where} target, and ${target.name} is ${target.variant} (it has no ${descriptor.collection})`));
+  report(entry, problemAt(entry, 'E_MANIFEST_INVALID', pointer, targetProblem(kind, target.name, target.variant, profile, access)));
+}
+
+/** Why a target cannot hold a manifest of `kind`, and what to write instead. */
+function targetProblem(kind: Kind, target: string, variant: Variant, profile: ApiProfile, access: KindAccess): string {
+  const descriptor = descriptorOf(kind);
+  const where = writableOn(kind);
+  if (access === 'read') {
+    return `target ${target} (${variant}, api profile ${profile}) lists its ${pluralOf(kind)} but cannot create or change them, so a ${kind} manifest cannot apply there; name an existing one by its name from the manifests that use it instead`;
+  }
+  if (descriptor.routes[variant] === undefined) return `a ${kind} needs ${where}, and ${target} is ${variant} (it has no ${pluralOf(kind)})`;
+  return `a ${kind} needs ${where}, and ${target} speaks api profile ${profile} (whose ${variant} API has no ${pluralOf(kind)})`;
+}
+
+/** The targets that can hold a kind, in words: `a managed target`, `a target with api profile current`. */
+function writableOn(kind: Kind): string {
+  const places = (Object.keys(descriptorOf(kind).routes) as Variant[]).flatMap((variant) =>
+    API_PROFILES.filter((profile) => accessOf(kind, variant, profile) === 'write').map((profile) => ({ variant, profile })),
+  );
+  const variants = [...new Set(places.map((place) => place.variant))];
+  const profiles = [...new Set(places.map((place) => place.profile))];
+  const variantText = variants.length === 1 ? `a ${variants[0]} target` : 'a target';
+  return profiles.length === API_PROFILES.length ? variantText : `${variantText} with api profile ${profiles.join(' or ')}`;
 }
 
 function checkDuplicates(entries: readonly Entry[], report: Report): void {

@@ -105,6 +105,16 @@ export interface Config {
   notify?: readonly NotifierSettings[];
   /** Bearer token of `POST /-/suspend` and `/-/resume`; absent: those endpoints are off. */
   controlToken?: SecretRef;
+  /** `daemon:` of the file; absent when it has none. */
+  daemon?: DaemonSettings;
+}
+
+/** Where the daemon serves and what its status page links to. */
+export interface DaemonSettings {
+  /** `HOST:PORT` (`run --listen` wins over it); absent: the default. */
+  listen?: string;
+  /** Prefix of links to manifest lines; `{revision}` stands for the synced commit. */
+  repositoryUrl?: string;
 }
 
 /** Credentials after resolving the secret references; held in memory only. */

@@ -3,6 +3,7 @@
  * carry each one out. Plan rendering, apply, logs, metrics and the state file all read this shape.
  */
 import type { ErrorCode } from '../errors.js';
+import type { ApplyEstimate } from './estimate.js';
 import type { Kind } from './kinds.js';
 import type { MarkChanges } from './state.js';
 
@@ -226,6 +227,8 @@ export interface Plan {
   changes: Change[];
   errors: PlanError[];
   warnings: PlanWarning[];
+  /** How many requests applying it makes and how long they take at each target's budget; set by the CLI. */
+  estimate?: ApplyEstimate;
 }
 
 /**

@@ -5,9 +5,7 @@
  * state of a target is keyed by the kinds' collections (`kinds/index.ts`). Optional members are
  * absent (never `undefined`-valued) when the service did not send them.
  */
-import type { Static } from 'typebox';
 import type { Kind } from './kinds.js';
-import type { dataSourceSchema } from '../schema/api.js';
 
 /** A live resource as every stage may see it: its id and, for most kinds, its API name. */
 export interface LiveBase {
@@ -21,16 +19,6 @@ export interface LiveBase {
  * by a newer server, or one stacksync does not manage, is never dropped or reset.
  */
 export type Extra = Record<string, unknown>;
-
-/** A data source as read; `kind` as the service names it. */
-export type DataSource = Omit<Static<typeof dataSourceSchema>, 'kind'> & { kind: string };
-
-/** A webhook as listed by a current server; alerts name it by id. */
-export interface Webhook {
-  id: string;
-  name: string;
-  service?: string;
-}
 
 /**
  * A live resource of a list that could not be read (a shape stacksync cannot understand). It is

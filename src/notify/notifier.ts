@@ -9,7 +9,9 @@ import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { resolveSecret, type SecretIo } from '../config/secrets.js';
+import { SENSITIVE } from '../model/plan.js';
 import type { NotifierSettings, NotifyEvent, NotifyProvider } from '../model/config.js';
+import { redactSecrets } from '../support/redaction.js';
 import { backoffDelay, type RetryPolicy } from '../api/backoff.js';
 import { eventsOf, type NotificationEvent, type NotifyMemory, type SyncAccount } from './events.js';
 import { githubStatusBody, slackBody, webhookBody, type GithubState, type Redact } from './payloads.js';
@@ -82,7 +84,7 @@ interface Delivery {
 export function createNotifier(settings: readonly NotifierSettings[], options: NotifierOptions): Notifier {
   const providers: Provider[] = settings.map((entry) => resolveProvider(entry, options.secretIo));
   const own = providers.flatMap((p) => [p.url, p.secret, p.token].filter((value): value is string => value !== undefined && value.length >= 4));
-  const redact: Redact = (text) => own.reduce((current, secret) => current.split(secret).join('(sensitive)'), options.redact ? options.redact(text) : text);
+  const redact: Redact = (text) => redactSecrets(options.redact ? options.redact(text) : text, own, SENSITIVE);
   const queue = createQueue({ ...options, redact });
   const memory = new Map<string, NotifyMemory>();
   const statuses = new Map<string, string>();

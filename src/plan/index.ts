@@ -8,3 +8,4 @@ export type { TextRenderOptions } from './render-text.js';
 export { renderPlanGithub } from './render-github.js';
 export { GITHUB_COMMENT_LIMIT, MARKDOWN_MARKER, renderPlanMarkdown } from './render-markdown.js';
 export type { MarkdownRenderOptions } from './render-markdown.js';
+export { approximately, estimateLines, estimateToJson, formatBudget, thousands } from './render-estimate.js';

@@ -4,6 +4,7 @@
  */
 import type { ChangeResults } from './build.js';
 import { changeRef, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import { estimateToJson } from './render-estimate.js';
 
 export interface JsonRenderOptions {
   /** Apply results by `changeRef`; adds `result` and `error` to each change (apply --output json). */
@@ -20,6 +21,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     errors: plan.errors.map(problemToJson),
   };
   if (plan.warnings.length > 0) document['warnings'] = plan.warnings.map(problemToJson);
+  if (plan.estimate) document['estimate'] = estimateToJson(plan.estimate);
   return document;
 }
 

@@ -8,6 +8,7 @@
  */
 import { KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import { DRIFT_NOTE, isListed, ORPHAN_NOTE, summaryLine } from './render-text.js';
+import { estimateLines } from './render-estimate.js';
 
 /** The hidden first line of every markdown plan; what a job searches its PR's comments for. */
 export const MARKDOWN_MARKER = '<!-- stacksync-plan -->';
@@ -72,6 +73,9 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
 
 function headLines(plan: Plan, options: MarkdownRenderOptions, budget: number): string[] {
   const lines = [MARKDOWN_MARKER, '### stacksync plan', '', `**${escapeText(summaryLine(plan))}**`];
+  // The apply's time: a sentence, then a list item per target when several write.
+  const estimate = estimateLines(plan.estimate);
+  if (estimate.length > 0) lines.push('', ...estimate.map((line, index) => (index === 0 ? escapeText(line) : `- ${escapeText(line.trim())}`)));
   const problems = [...plan.errors.map((problem) => problemItem(problem, options)), ...errorChanges(plan).map((change) => changeErrorItem(change, options))];
   if (problems.length === 0 && !plan.changes.some((change) => change.action !== 'unchanged')) lines.push('', 'No changes. Live state matches the manifests.');
   lines.push(...section(`:x: ${count(problems.length, 'error')}`, problems, budget * 0.75));

@@ -7,6 +7,7 @@ import { changeRef, isWrite, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Cha
 import { waitingCount, type ChangeResults } from './build.js';
 import { descriptorOf } from '../kinds/index.js';
 import type { Kind } from '../model/kinds.js';
+import { estimateLines } from './render-estimate.js';
 
 export interface TextRenderOptions {
   /** ANSI colours (default false; the CLI turns them on for a TTY without NO_COLOR). */
@@ -55,7 +56,8 @@ export function* planTextChunks(plan: Plan, options: TextRenderOptions = {}): Ge
   if (shown.length === 0) yield text([plan.errors.length > 0 ? 'No changes planned; the errors below kept part of it from being planned.' : 'No changes. Live state matches the manifests.', '']);
   yield text(problemLines('Errors:', plan.errors, 'red', paint, true));
   yield text(problemLines('Warnings:', plan.warnings, 'yellow', paint, false));
-  yield text([options.results ? resultLine(plan, options.results) : summaryLine(plan)]);
+  // After an apply the result line says what happened; before it, how long the apply takes.
+  yield text(options.results ? [resultLine(plan, options.results)] : [summaryLine(plan), ...estimateLines(plan.estimate)]);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { createApi, SharedPacers, type ApiOptions } from '../api/index.js';
 import type { Api, ApiHooks } from '../api/port.js';
 import type { Target } from '../model/config.js';
-import { toConnection, type SecretIo } from '../config/secrets.js';
+import { secretVarValues, toConnection, type SecretIo } from '../config/secrets.js';
 
 export interface ClientPool {
   apiFor(target: Target): Api;
@@ -33,6 +33,8 @@ export function createClientPool(options: ClientPoolOptions = {}): ClientPool {
         api = createApi(toConnection(target, options.secretIo), {
           ...options.api,
           pacers,
+          // Read when a failure is redacted: a rotated file is the value being sent now.
+          secrets: () => secretVarValues(target, options.secretIo),
           ...(options.hooksFor ? { hooks: options.hooksFor(target.name) } : {}),
           ...(options.logger ? { logger: options.logger } : {}),
         });

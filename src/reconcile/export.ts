@@ -4,9 +4,11 @@
  * inventory so stacksync manages (and may prune) them from then on.
  */
 import { KINDS, type Kind } from '../model/kinds.js';
-import { descriptorOf } from '../kinds/index.js';
+import { accessOf, descriptorOf, type KindAccess } from '../kinds/index.js';
+import { profileOf } from '../config/profile.js';
 import { exportLiveState, placeManifests, writeExportFiles, type ExportFile, type SkippedResource } from '../export/index.js';
 import { ownedRecord } from '../state/inventory.js';
+import { secretVars } from '../config/secrets.js';
 import type { StateStore } from '../state/store.js';
 import { targetNamed, type ReconcileContext } from './reconcile.js';
 
@@ -32,14 +34,16 @@ export interface ExportOutcome {
   adopted: boolean;
 }
 
-export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store' | 'apiFor'>, request: ExportRequest): Promise<ExportOutcome> {
+export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store' | 'apiFor' | 'env'>, request: ExportRequest): Promise<ExportOutcome> {
   const { config, store } = ctx;
   const target = targetNamed(config, request.target ?? config.defaultTarget);
   // 1. Read.
   const live = await ctx.apiFor(target).readLiveState();
+  const access = (kind: Kind): KindAccess => accessOf(kind, target.variant, profileOf(target));
   for (const kind of request.kinds) {
     const descriptor = descriptorOf(kind);
-    if (descriptor.routes[target.variant] === undefined) request.warn(`target ${target.name} is ${target.variant}, which has no ${descriptor.collection}`);
+    if (access(kind) === 'none') request.warn(`target ${target.name} (${target.variant}, api profile ${profileOf(target)}) has no ${descriptor.collection}`);
+    else if (access(kind) === 'read') request.warn(`target ${target.name} only lists its ${descriptor.collection}: manifests name them, but none is exported`);
   }
   // 2. Convert (pure), keeping the keys the inventory already knows.
   const result = exportLiveState(live, {
@@ -47,6 +51,8 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
     setTarget: target.name !== config.defaultTarget,
     kinds: request.kinds.length > 0 ? request.kinds : KINDS,
     owned: ownedKeys(store, target.name),
+    secretVars: secretVars(target, { env: ctx.env }),
+    access,
   });
   // 3. Write, then record ownership.
   const files = placeManifests(result.manifests, {

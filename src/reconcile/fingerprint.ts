@@ -3,7 +3,8 @@
  * inventory entries of each planned write, and the writes themselves. Saved plans compare them
  * (plan/saved.ts); the spec digest (spec.ts) is also what the state file records as "last
  * applied", to tell a Git change from drift. Data without secrets is digested with SHA-256; the writes, whose bodies
- * may hold credentials, only under the state's HMAC key.
+ * may hold credentials, and the live resources, which may hold a secret the service returns (a
+ * webhook's URL), only under the state's HMAC key.
  */
 import type { Config, Target } from '../model/config.js';
 import type { Kind } from '../model/kinds.js';
@@ -67,7 +68,8 @@ function changeFingerprint(change: Change, live: LiveState | undefined, ctx: Fin
   const fingerprint: ChangeFingerprint = { action: change.action, writes: ctx.hasher(canonicalJson(change.operations)), dependsOn: [...change.dependsOn] };
   if (change.id !== undefined) fingerprint.id = change.id;
   const current = change.id === undefined ? undefined : liveResource(live, change.kind, change.id);
-  if (current !== undefined) fingerprint.live = digestOf(withoutStatus(change.kind, current));
+  // Under the key: a live resource may hold a secret the service returns (a webhook's URL).
+  if (current !== undefined) fingerprint.live = ctx.hasher(canonicalJson(withoutStatus(change.kind, current)));
   const owned = ctx.store.get(change.target).inventory[change.kind][change.name]?.id;
   if (owned !== undefined) fingerprint.owned = owned;
   if (change.secretHashes && Object.keys(change.secretHashes).length > 0) fingerprint.secrets = { ...change.secretHashes };

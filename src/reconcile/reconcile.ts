@@ -4,21 +4,22 @@
  * diff/ and plan/; this module only sequences I/O around it and never decides exit codes.
  */
 import type { Logger } from 'pino';
-import type { Api } from '../api/port.js';
+import type { Api, ServerCheck } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { SettleOptions } from '../apply/settle.js';
 import type { Config, Target } from '../model/config.js';
-import { guardDeletes, holdBackBlocked, markDrift, namesUsed, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, resolveNames, writesHeldBack, type NameLists } from '../diff/index.js';
+import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, writesHeldBack } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem } from '../model/desired.js';
 import type { DesiredResource, LiveState, LoadedManifests } from '../kinds/index.js';
 import { buildPlan } from '../plan/build.js';
-import { changeKey, type Change, type ChangeKey, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
+import { changeKey, isWrite, type Change, type ChangeKey, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
 import { managedCount, specRecord, staleRecords, type IntentExpiry } from '../state/inventory.js';
 import { specDigest } from './spec.js';
 import type { StateRecord } from '../model/state.js';
+import { profileOf } from '../config/profile.js';
 import type { SecretHasher } from '../state/hmac.js';
 import type { StateStore } from '../state/store.js';
 
@@ -54,6 +55,11 @@ export interface PlanRequest {
   allowPartial?: boolean;
   /** Targets suspended at run time (`POST /-/suspend`), on top of those the config suspends. */
   suspendedTargets?: readonly string[];
+  /**
+   * Ask each target that offers a check route (`dashboards/validate`) about every write it could
+   * check, and turn a refused one into an error at its manifest (`plan`; off: `--no-server-validate`).
+   */
+  serverValidate?: boolean;
 }
 
 /** What the command line may override of the config's `sync` settings. */
@@ -62,6 +68,7 @@ export interface RunOverrides {
   prune?: boolean;
   adopt?: boolean;
   allowPartial?: boolean;
+  serverValidate?: boolean;
 }
 
 /** The one place the config's `sync.prune` / `sync.adopt` meet `--prune` / `--adopt`. */
@@ -71,6 +78,7 @@ export function planRequestFor(config: Config, overrides: RunOverrides = {}): Pl
     prune: overrides.prune ?? config.sync.prune,
     adopt: overrides.adopt ?? config.sync.adopt,
     ...(overrides.allowPartial ? { allowPartial: true } : {}),
+    ...(overrides.serverValidate ? { serverValidate: true } : {}),
   };
 }
 
@@ -139,23 +147,47 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: Loaded
   const live = outcome.live;
   const state = ctx.store.get(target.name);
   const desired = load.resources.filter((resource) => resource.target === target.name);
-  const lists = await readNameLists(ctx, target, desired).catch((error: unknown) => ({ error }));
-  if ('error' in lists) {
-    ctx.logger?.info({ target: target.name, code: errorCodeOf(lists.error) }, 'cannot read the lists manifests name sources or webhooks from');
-    return { target, changes: [], blocked, failed: targetError(target.name, lists.error) };
-  }
-  const names = resolveNames(target.name, desired, lists);
   const changes = planTarget({
-    target: { name: target.name, variant: target.variant },
-    desired: names.resources,
+    target: { name: target.name, variant: target.variant, profile: profileOf(target) },
+    desired,
     live,
     state,
     options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), settleMs: ctx.config.sync.settleWindowMs },
     nowMs: nowOf(ctx),
-    unresolved: names.unresolved,
     broken: brokenSubjects(load, target.name),
   });
+  if (request.serverValidate) await checkWithServer(ctx.apiFor(target), changes);
   return { target, changes: markDrift(withSpecs(changes, desired), state), blocked, live };
+}
+
+/**
+ * The writes the target can check without storing anything (a dashboard's create body, on a
+ * server that offers `dashboards/validate`), asked together and paced by the target's budget:
+ * one it refuses becomes an error at its manifest, with the server's reasons, and is not written.
+ */
+async function checkWithServer(api: Api, changes: Change[]): Promise<void> {
+  await Promise.all(changes.map((change) => checkOne(api, change)));
+}
+
+async function checkOne(api: Api, change: Change): Promise<void> {
+  if (!isWrite(change.action)) return;
+  const operation = change.operations.find((each) => 'body' in each);
+  if (!operation || !('body' in operation)) return;
+  if ('refs' in operation && operation.refs !== undefined && Object.keys(operation.refs).length > 0) return;
+  let check: ServerCheck | undefined;
+  try {
+    check = await api.validate(change.kind, operation.body);
+  } catch (error) {
+    change.warnings.push(`the target could not check it before apply (${error instanceof Error ? error.message : String(error)})`);
+    return;
+  }
+  if (!check || check.valid) return;
+  const reasons = check.errors.map((problem) => (problem.path ? `${problem.path}: ${problem.message}` : problem.message)).join('; ');
+  change.action = 'error';
+  change.code = 'E_API_VALIDATION';
+  change.error = `the target refuses it (its validate check: ${reasons || 'no reason given'}); nothing is written`;
+  change.operations = [];
+  delete change.secretHashes;
 }
 
 function nowOf(ctx: ReconcileContext): number {
@@ -166,14 +198,6 @@ function isSuspended(target: Target, request: PlanRequest): boolean {
   return target.suspend === true || (request.suspendedTargets?.includes(target.name) ?? false);
 }
 
-/** The sources and webhooks lists of a target, each read (one call) only when a manifest of it names one. */
-async function readNameLists(ctx: ReconcileContext, target: Target, desired: Parameters<typeof namesUsed>[0]): Promise<NameLists> {
-  const used = namesUsed(desired);
-  if (!used.sources && !used.webhooks) return {};
-  const api = ctx.apiFor(target);
-  const [sources, webhooks] = await Promise.all([used.sources ? api.listSources() : undefined, used.webhooks ? api.listWebhooks() : undefined]);
-  return { ...(sources ? { sources } : {}), ...(webhooks ? { webhooks } : {}) };
-}
 
 /**
  * Each change of a manifest carries the digest of its spec (as written, names unresolved):

@@ -203,6 +203,25 @@ const controlSchema = object(
   { description: 'Bearer token that POST /-/suspend and /-/resume require; without it those endpoints are off.' },
 );
 
+/** `HOST:PORT`, `[IPv6]:PORT` or `:PORT`, a port 0-65535: what `run --listen` takes. */
+export const LISTEN_PATTERN = '^(\\[[0-9a-fA-F:.]+\\]|[^:\\[\\]]*):([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$';
+
+/** Where the daemon serves, and how its status page links to manifests. */
+const daemonSchema = object(
+  optional({
+    listen: Type.String({
+      pattern: LISTEN_PATTERN,
+      description: 'HOST:PORT of the daemon\'s HTTP endpoints and status page (default 0.0.0.0:9464; run --listen wins over it); stacksync status asks it.',
+    }),
+    repositoryUrl: Type.String({
+      pattern: '^https?://',
+      description:
+        'Prefix of links from the status page to manifest lines: the manifest\'s path in its repository and #L<line> are added, and {revision} is replaced by the synced commit, e.g. https://github.com/OWNER/REPO/blob/{revision}/',
+    }),
+  }),
+  { description: 'The daemon (stacksync run): its listen address and the links of its status page.' },
+);
+
 /** The config file schema, with defaults (ajv `useDefaults` fills them). */
 export const configSchema = object({
   targets: Type.Array(targetSchema, { minItems: 1, description: 'The API endpoints manifests are applied to.' }),
@@ -212,6 +231,7 @@ export const configSchema = object({
     state: Type.String({ minLength: 1, default: DEFAULT_STATE_PATH, description: 'State file (inventory, secret hashes), relative to the working directory.' }),
     notify: Type.Array(notifierSchema, { description: 'Where the daemon sends notifications (applied, failed, drift, pruneRefused, recovered).' }),
     control: controlSchema,
+    daemon: daemonSchema,
   }),
 });
 
@@ -223,4 +243,5 @@ export const CONFIG_PATTERN_MESSAGES: Record<string, string> = {
   '^https?://': 'must start with http:// or https://',
   [PATH_SEGMENT_PATTERN]: "must be one path segment: letters, digits, '_' and '-'",
   [SETTINGS_PREFIX_PATTERN]: "must be lowercase letters and digits ending with '_', like engine_",
+  [LISTEN_PATTERN]: 'must be HOST:PORT, [IPv6]:PORT or :PORT with a port 0-65535',
 };

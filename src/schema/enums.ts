@@ -3,8 +3,8 @@
  * Plain data, so schemas, emulator, differ and docs read the same values.
  */
 
-/** The kinds of manifest, in the order plans list them and their writes run. */
-export const RESOURCE_KINDS = ['Pipe', 'Dashboard', 'Alert'] as const;
+/** The kinds of manifest (the registry derives the order their writes run in from what each names). */
+export const RESOURCE_KINDS = ['Pipe', 'Connection', 'Source', 'Dashboard', 'SavedSearch', 'Webhook', 'Alert'] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
 /**

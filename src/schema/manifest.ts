@@ -36,17 +36,14 @@ import { currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BL
 import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from './pipe-create-only.js';
 import { PIPE_FAMILIES, type PipeFamily } from './pipe-sources.js';
 
+import { FIELD_PATH_PATTERN, ignoreDifferencesSchema, nameSchema, NAME_PATTERN } from './manifest-parts.js';
+import { connectionSpecSchema, savedSearchSpecSchema, sourceSpecSchema, webhookSpecSchema } from './manifest-stack.js';
+import { CURRENT_MAX_ALERT_CHANNELS, CURRENT_WHERE_LANGUAGES, CurrentDashboardContainer, CurrentDashboardFilter, CurrentSavedFilterValue } from './api-current.js';
+import { CURRENT_CHANNEL_SEVERITIES } from './api-current-stack.js';
+
 export const API_VERSION = 'stacksync/v1';
 
-/** `metadata.name`: lowercase letters, digits and '-', starting and ending with a letter or digit. */
-export const NAME_PATTERN = '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$';
-export const NAME_MAX_LENGTH = 128;
-
-/**
- * A field path as the plan prints it: members joined by '.', list items by `[key]`
- * (`tiles[p99].w`, `threshold`, `source.kafka.topic`).
- */
-export const FIELD_PATH_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*(\\[[^\\]]+\\])*(\\.[A-Za-z_][A-Za-z0-9_]*(\\[[^\\]]+\\])*)*$';
+export { FIELD_PATH_PATTERN, NAME_MAX_LENGTH, NAME_PATTERN } from './manifest-parts.js';
 export const FIELD_PATH_LIST_PATTERN = '^\\s*[^,\\s][^,]*(,\\s*[^,\\s][^,]*)*\\s*$';
 
 export const MANIFEST_PATTERN_MESSAGES: Record<string, string> = {
@@ -59,7 +56,6 @@ export const MANIFEST_PATTERN_MESSAGES: Record<string, string> = {
 /** Errors anywhere inside these schemas are reported as one message. */
 export const WHOLE_MESSAGES = new Map<JsonSchema, string>([[secretRefSchema, SECRET_REF_MESSAGE]]);
 
-const nameSchema = Type.String({ pattern: NAME_PATTERN, maxLength: NAME_MAX_LENGTH });
 
 /** The annotation that suspends one resource: read and reported, never written. */
 export const SUSPEND_ANNOTATION = 'stacksync.io/suspend';
@@ -99,11 +95,6 @@ export const metadataSchema = object(
   { not: { required: ['target', 'targets'] }, description: 'target and targets exclude each other.' },
 );
 
-/** `spec.ignoreDifferences`: field paths whose live values are kept, never diffed or written. */
-const ignoreDifferencesSchema = Type.Array(Type.String({ pattern: FIELD_PATH_PATTERN }), {
-  uniqueItems: true,
-  description: 'Field paths, as the plan prints them (tiles[p99].w, threshold), whose live values are kept: never diffed, never written.',
-});
 
 // ---------------------------------------------------------------- Pipe
 
@@ -280,8 +271,13 @@ const manifestTileSchema = object(
   {
     ...tilePlacement,
     ...optional({
-      series: Type.Array(manifestSeriesSchema, { description: "The chart in the seed's format (old format); current servers answer every tile as config." }),
+      series: Type.Array(manifestSeriesSchema, {
+        description:
+          "The chart in the seed's format (old format). Sent as series to a seed-profile target (by dataSource), and as the equivalent config to a current one (by source), where it maps exactly.",
+      }),
       config: manifestTileConfigSchema,
+      containerId: Type.String({ minLength: 1, description: 'The container (group) the tile is in (current servers).' }),
+      tabId: Type.String({ minLength: 1, description: 'The tab of that container the tile is on (current servers).' }),
     }),
   },
   {
@@ -291,29 +287,64 @@ const manifestTileSchema = object(
   },
 );
 
+const { id: _filterId, sourceId: _filterSourceId, name: _filterName, type: _filterType, ...filterMembers } = CurrentDashboardFilter.properties;
+
+/** A dashboard filter (a variable) as a manifest writes it: by name, its source by name or id; the service assigns its id. */
+const manifestFilterSchema = object(
+  {
+    name: Type.String({ minLength: 1, description: 'The filter\'s name: its key within the dashboard (the service assigns its id, which updates keep).' }),
+    ...optional({
+      type: constant('QUERY_EXPRESSION', { description: 'Always QUERY_EXPRESSION (the default).' }),
+      source: Type.String({ minLength: 1, description: SOURCE_NAME_DESCRIPTION }),
+      sourceId: Type.String({ minLength: 1, description: 'Id of the source the filter reads its values from.' }),
+    }),
+    ...filterMembers,
+  },
+  { description: 'A filter of the dashboard; variableName needs isVariableEnabled: true.', oneOf: [{ required: ['source'] }, { required: ['sourceId'] }] },
+);
+
 export const dashboardSpecSchema = object({
   name: described(dashboardNameSchema, 'Dashboard name in the API; what live dashboards are matched by.'),
   ...optional({
     tags: described(dashboardTagsSchema, 'Tags (at most 50, each at most 32 characters).'),
     tiles: tileList(manifestTileSchema, { description: 'Tiles; each name unique in the dashboard. Default: none.' }),
+    ownsAllTiles: Type.Boolean({
+      description:
+        'true: these tiles are the whole dashboard. An update (which replaces the tile list) then also deletes tiles a GET does not return (PromQL tiles); without it, a dashboard that may hold such tiles is never updated.',
+    }),
+    filters: Type.Array(manifestFilterSchema, { description: 'The filters (variables), in order; each name unique. Left out, the live ones are kept as they are (current servers).' }),
+    containers: Type.Array(CurrentDashboardContainer, { description: 'Groups and tabs that tiles name by containerId and tabId. Left out, the live ones are kept (current servers).' }),
+    savedQuery: Type.Union([Type.String(), Type.Null()], { description: 'The query the dashboard opens with (current servers).' }),
+    savedQueryLanguage: Type.Union([oneOf(CURRENT_WHERE_LANGUAGES), Type.Null()], { description: 'lucene, sql or promql (current servers).' }),
+    savedFilterValues: Type.Array(CurrentSavedFilterValue, { description: 'The filter values the dashboard opens with (current servers).' }),
     ignoreDifferences: ignoreDifferencesSchema,
   }),
 });
 
 // ---------------------------------------------------------------- Alert
 
-/** A webhook channel, naming its webhook by id or by name (resolved from the target's webhooks list). */
+/**
+ * A channel: a webhook, by id or by name (a Webhook manifest's metadata.name or a live webhook's
+ * name), with the members the managed service's integrations add; or, on the managed service, an
+ * email channel.
+ */
 const manifestChannelSchema = object(
   {
-    type: constant('webhook'),
+    type: oneOf(['webhook', 'email'] as const, { description: 'webhook (every server) or email (the managed service).' }),
     ...optional({
       webhookId: Type.String({ minLength: 1, description: 'Id of the webhook.' }),
-      webhook: Type.String({ minLength: 1, description: "Name of a webhook of the target, resolved to its id from the target's webhooks list." }),
+      webhook: Type.String({ minLength: 1, description: 'Name of a webhook: the metadata.name of a Webhook manifest of the target, or the API name of a live one; resolved to its id at apply time.' }),
+      webhookService: Type.Union([Type.String(), Type.Null()], { description: 'The integration behind the webhook (managed service).' }),
+      slackChannelId: Type.Union([Type.String(), Type.Null()], { description: 'The Slack channel of a Slack API webhook (managed service).' }),
+      severity: Type.Union([oneOf(CURRENT_CHANNEL_SEVERITIES), Type.Null()], { description: 'PagerDuty severity (managed service).' }),
+      emailRecipients: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'For type email: who gets it (managed service).' }),
     }),
   },
   {
-    description: 'Where notifications go: {type: webhook, webhookId: …} or {type: webhook, webhook: <name>}. Left out: the live channels are kept.',
-    oneOf: [{ required: ['webhookId'] }, { required: ['webhook'] }],
+    description: 'Where notifications go: {type: webhook, webhook: <name>} or {type: webhook, webhookId: …}, or {type: email, emailRecipients: […]} (managed service).',
+    if: { properties: { type: { const: 'email' } } },
+    then: { required: ['emailRecipients'], properties: { webhookId: false, webhook: false } },
+    else: { oneOf: [{ required: ['webhookId'] }, { required: ['webhook'] }], properties: { emailRecipients: false } },
   },
 );
 
@@ -336,11 +367,24 @@ export const alertSpecSchema = object(
     }),
     groupBy: described(alertConfigMembers.groupBy, 'Field to group the evaluation by.'),
     ...optional({
-      channel: manifestChannelSchema,
+      channel: described(manifestChannelSchema, 'The channel notifications go to. Left out (and channels too): the live channels are kept.'),
+      channels: Type.Array(manifestChannelSchema, {
+        minItems: 1,
+        maxItems: CURRENT_MAX_ALERT_CHANNELS,
+        description: 'Several channels (1 to 10, newer servers): the first is also `channel`. Instead of channel.',
+      }),
       thresholdMax: Type.Number({ description: 'Upper end of the range, for thresholdType between and not_between. Left out, the live value is kept (a new range alert needs it).' }),
       dashboard: described(nameSchema, 'For source tile: metadata.name of a Dashboard manifest of the same target.'),
       tile: Type.String({ minLength: 1, description: 'For source tile: name of a tile in that dashboard.' }),
       savedSearchId: Type.String({ minLength: 1, description: 'For source saved_search: id of the saved search.' }),
+      savedSearch: Type.String({
+        minLength: 1,
+        description: 'For source saved_search: name of the saved search (a SavedSearch manifest\'s metadata.name, or a live one\'s name), resolved to its id at apply time.',
+      }),
+      note: Type.String({ minLength: 1, maxLength: 4096, description: 'A note for whoever is notified, e.g. a runbook link (newer servers).' }),
+      numConsecutiveWindows: Type.Integer({ minimum: 1, description: 'How many windows in a row must breach before it fires (newer servers).' }),
+      scheduleOffsetMinutes: Type.Integer({ minimum: 0, maximum: 1439, description: 'Minutes the evaluation windows are shifted by, below the interval (newer servers).' }),
+      scheduleStartAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the evaluation windows start (newer servers); with it, scheduleOffsetMinutes must be 0.' }),
       ignoreDifferences: ignoreDifferencesSchema,
     }),
   },
@@ -348,23 +392,36 @@ export const alertSpecSchema = object(
     allOf: [
       {
         if: { properties: { source: { const: 'tile' } }, required: ['source'] },
-        then: { required: ['dashboard', 'tile'], properties: { savedSearchId: false } },
+        then: { required: ['dashboard', 'tile'], properties: { savedSearchId: false, savedSearch: false } },
       },
       {
         if: { properties: { source: { enum: searchSources } }, required: ['source'] },
-        then: { required: ['savedSearchId'], properties: { dashboard: false, tile: false } },
+        then: { oneOf: [{ required: ['savedSearchId'] }, { required: ['savedSearch'] }], properties: { dashboard: false, tile: false } },
       },
+      { not: { required: ['channel', 'channels'] } },
     ],
   },
 );
 
 // ---------------------------------------------------------------- documents
 
-export const SPEC_SCHEMAS = { Pipe: pipeSpecSchema, Dashboard: dashboardSpecSchema, Alert: alertSpecSchema } satisfies Record<Kind, JsonSchema>;
+export const SPEC_SCHEMAS = {
+  Pipe: pipeSpecSchema,
+  Connection: connectionSpecSchema,
+  Source: sourceSpecSchema,
+  Dashboard: dashboardSpecSchema,
+  SavedSearch: savedSearchSpecSchema,
+  Webhook: webhookSpecSchema,
+  Alert: alertSpecSchema,
+} satisfies Record<Kind, JsonSchema>;
 
 const KIND_DESCRIPTIONS: Record<Kind, string> = {
   Pipe: 'An ingestion pipe (managed targets only): born in Git (created, updated, started and stopped, pruned) or, with pipeId, an existing one updated to match.',
+  Connection: 'A database connection sources query through (self-hosted targets; a managed service makes its own, which manifests name).',
+  Source: 'A source of observability data (logs, traces, metrics, sessions) on a connection.',
   Dashboard: 'An observability dashboard with its tiles.',
+  SavedSearch: 'A saved search on a source, which alerts may watch.',
+  Webhook: 'A webhook alerts notify (Slack, incident.io or a generic HTTP endpoint).',
   Alert: 'An alert on a dashboard tile or a saved search.',
 };
 
@@ -388,7 +445,11 @@ export const envelopeSchema = object({
 
 export const DOCUMENT_SCHEMAS = {
   Pipe: documentSchema('Pipe', pipeSpecSchema),
+  Connection: documentSchema('Connection', connectionSpecSchema),
+  Source: documentSchema('Source', sourceSpecSchema),
   Dashboard: documentSchema('Dashboard', dashboardSpecSchema),
+  SavedSearch: documentSchema('SavedSearch', savedSearchSpecSchema),
+  Webhook: documentSchema('Webhook', webhookSpecSchema),
   Alert: documentSchema('Alert', alertSpecSchema),
 } satisfies Record<Kind, JsonSchema>;
 
@@ -405,12 +466,13 @@ function published(name: string, title: string, description: string, schema: Jso
  * the committed files are equal, so they never go stale.
  */
 export function publishedSchemas(): Record<string, JsonSchema> {
+  const kinds = Object.fromEntries(
+    RESOURCE_KINDS.map((kind) => [`${kind.toLowerCase()}.json`, published(kind.toLowerCase(), `stacksync ${kind} manifest`, KIND_DESCRIPTIONS[kind], DOCUMENT_SCHEMAS[kind])]),
+  );
   return {
-    'pipe.json': published('pipe', 'stacksync Pipe manifest', KIND_DESCRIPTIONS.Pipe, DOCUMENT_SCHEMAS.Pipe),
-    'dashboard.json': published('dashboard', 'stacksync Dashboard manifest', KIND_DESCRIPTIONS.Dashboard, DOCUMENT_SCHEMAS.Dashboard),
-    'alert.json': published('alert', 'stacksync Alert manifest', KIND_DESCRIPTIONS.Alert, DOCUMENT_SCHEMAS.Alert),
-    'manifest.json': published('manifest', 'stacksync manifest', 'Any stacksync manifest: a Pipe, a Dashboard or an Alert, chosen by kind.', {
-      oneOf: [DOCUMENT_SCHEMAS.Pipe, DOCUMENT_SCHEMAS.Dashboard, DOCUMENT_SCHEMAS.Alert],
+    ...kinds,
+    'manifest.json': published('manifest', 'stacksync manifest', `Any stacksync manifest: a ${RESOURCE_KINDS.join(', ')}, chosen by kind.`, {
+      oneOf: RESOURCE_KINDS.map((kind) => DOCUMENT_SCHEMAS[kind]),
     }),
     'config.json': published('config', 'stacksync config', 'The stacksync config file (config/stacksync.yaml).', configSchema),
   };

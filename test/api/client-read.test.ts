@@ -60,9 +60,10 @@ const kafkaPipe = {
 };
 
 describe('managed adapter', () => {
-  it('reads the whole live state in three calls with Basic auth, and unwraps {status, requestId, result}', async () => {
+  it('reads the whole live state in one call per kind the seed offers, with Basic auth, and unwraps {status, requestId, result}', async () => {
     const { api, log } = managed();
     const pool = agent.get(BASE);
+    pool.intercept({ path: `${MANAGED_PREFIX}/stack/sources`, headers: { authorization: BASIC } }).reply(200, managedOk([{ id: 's1', name: 'Logs', kind: 'log' }]), { headers: JSON_HEADERS });
     pool.intercept({ path: `${MANAGED_PREFIX}/pipes`, headers: { authorization: BASIC } }).reply(200, managedOk([kafkaPipe]), { headers: JSON_HEADERS });
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/dashboards`, headers: { authorization: BASIC } }).reply(200, managedOk([sampleDashboard()]), { headers: JSON_HEADERS });
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts`, headers: { authorization: BASIC } }).reply(200, managedOk([sampleAlert()]), { headers: JSON_HEADERS });
@@ -89,7 +90,9 @@ describe('managed adapter', () => {
       'GET /v1/organizations/{organizationId}/services/{serviceId}/pipes 200',
       'GET /v1/organizations/{organizationId}/services/{serviceId}/stack/alerts 200',
       'GET /v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards 200',
+      'GET /v1/organizations/{organizationId}/services/{serviceId}/stack/sources 200',
     ]);
+    expect(live.sources).toEqual([{ id: 's1', name: 'Logs', members: { name: 'Logs', kind: 'log' } }]);
   });
 
   it('sends a PATCH body as given and reads back the updated pipe', async () => {
@@ -136,10 +139,11 @@ describe('managed adapter', () => {
     ]);
   });
 
-  it('lists data sources', async () => {
+  it('lists data sources (the seed lists them on managed targets, read only)', async () => {
     const { api } = managed();
     agent.get(BASE).intercept({ path: `${MANAGED_PREFIX}/stack/sources` }).reply(200, managedOk([{ id: 's1', name: 'Logs', kind: 'log' }]));
-    expect(await api.listSources()).toEqual([{ id: 's1', name: 'Logs', kind: 'log' }]);
+    expect(await api.list('Source')).toEqual([{ id: 's1', name: 'Logs', members: { name: 'Logs', kind: 'log' } }]);
+    await expect(api.create('Source', { name: 'x' })).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
   });
 
   it('encodes ids into the path', async () => {
@@ -156,7 +160,9 @@ describe('self-hosted adapter', () => {
     expect((await api.list('Dashboard'))[0]?.name).toBe('api-latency');
     expect(await api.list('Pipe')).toEqual([]);
     await expect(api.update('Pipe', 'p', {})).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
-    await expect(api.listSources()).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
+    // The seed's self-hosted API has no sources, webhooks or saved searches: nothing is sent for them.
+    expect(await api.list('Source')).toEqual([]);
+    expect(await api.list('Webhook')).toEqual([]);
     expect(log.requests).toHaveLength(1);
   });
 

@@ -1,7 +1,7 @@
 /** Variants of real services read into one model: the differ must never see them. */
 import { describe, expect, it } from 'vitest';
 import { readEach, ShapeError } from '../../src/kinds/kit/read.js';
-import { toDataSource, toWebhook } from '../../src/api/envelope.js';
+import { readRecord } from '../../src/kinds/kit/record.js';
 import { toLiveAlert } from '../../src/kinds/alert/read.js';
 import { toLiveDashboard } from '../../src/kinds/dashboard/read.js';
 import { toLivePipe } from '../../src/kinds/pipe/read.js';
@@ -168,14 +168,17 @@ describe('lists', () => {
   });
 });
 
-describe('webhooks', () => {
-  it('reads {id, name, service}', () => {
-    expect(toWebhook({ id: 'w', name: 'ops', service: 'slack', createdAt: 'x' }, 'w')).toEqual({ id: 'w', name: 'ops', service: 'slack' });
+describe('sources, connections, webhooks, saved searches', () => {
+  it('keep every member but what the server sets itself, so a PUT built from them passes a strict gateway', () => {
+    const raw = { _id: 'w', name: 'ops', service: 'slack', url: 'https://hooks.slack.com/x', teamId: 't', createdAt: '2026-03-15T10:20:30.000Z', updatedAt: 'x', __v: 0, description: null };
+    expect(readRecord(raw, 'w')).toEqual({ id: 'w', name: 'ops', createdAt: '2026-03-15T10:20:30.000Z', members: { name: 'ops', service: 'slack', url: 'https://hooks.slack.com/x' } });
   });
-});
 
-describe('sources', () => {
-  it('reads {id, name, kind}', () => {
-    expect(toDataSource({ id: 's', name: 'Logs', kind: 'log', extra: 1 }, 's')).toEqual({ id: 's', name: 'Logs', kind: 'log' });
+  it('reads the seed\'s {id, name, kind} sources', () => {
+    expect(readRecord({ id: 's', name: 'Logs', kind: 'log' }, 's')).toEqual({ id: 's', name: 'Logs', members: { name: 'Logs', kind: 'log' } });
+  });
+
+  it('refuses one without a name: it could not be matched', () => {
+    expect(() => readRecord({ id: 's', kind: 'log' }, 'data[0]')).toThrow(ShapeError);
   });
 });

@@ -8,7 +8,7 @@ import { applyPlan, type ApplyDeps } from '../../src/apply/executor.js';
 import type { Change } from '../../src/model/plan.js';
 import { nodeFs, type StateFs } from '../../src/support/fs.js';
 import { recordCreated } from '../../src/state/inventory.js';
-import type { StateFile } from '../../src/model/state.js';
+import { emptyInventory, type StateFile } from '../../src/model/state.js';
 import { journalPathFor, openStateStore, readDurableState, type StateStore } from '../../src/state/store.js';
 import { TARGET, alertBody, change, createAlertOn, createDashboard, dashboardBody, deleteChange, tile } from './changes.js';
 import { FakeApi, apiError } from './fake-api.js';
@@ -53,6 +53,7 @@ describe('applyPlan: order', () => {
     const [alert] = [...api.alerts.values()];
     expect(alert).toMatchObject({ dashboardId: dashboard!.id, tileId: dashboard!.tiles.find((each) => each.name === 'p99')!.id });
     expect((await onDisk()).targets[TARGET]!.inventory).toEqual({
+      ...emptyInventory(),
       Pipe: {},
       Dashboard: { api: { id: dashboard!.id, name: 'api' } },
       Alert: { slow: { id: alert!.id, name: 'slow' } },
@@ -83,7 +84,7 @@ describe('applyPlan: order', () => {
     // Not merely started first: the dashboard delete waits until the alert delete has finished.
     expect(api.timeline).toEqual(['start:deleteAlert', 'end:deleteAlert', 'start:deleteDashboard', 'end:deleteDashboard']);
     expect([...results.values()]).toEqual([{ result: 'ok' }, { result: 'ok' }]);
-    expect((await onDisk()).targets[TARGET]!.inventory).toEqual({ Pipe: {}, Dashboard: {}, Alert: {} });
+    expect((await onDisk()).targets[TARGET]!.inventory).toEqual(emptyInventory());
   });
 
   it('removes postgres mappings before adding them, whatever order the operations came in', async () => {

@@ -5,14 +5,14 @@
  * plus what tests need: injected failures, ambiguous creates, a call log, an in-flight count,
  * and a gate to hold calls open.
  */
-import type { DataSource, Webhook } from '../../src/model/resources.js';
 import type { AlertWrite, LiveAlert } from '../../src/kinds/alert/model.js';
 import type { DashboardWrite, LiveDashboard } from '../../src/kinds/dashboard/model.js';
 import type { LivePipe, PipePatch, TableMapping } from '../../src/kinds/pipe/model.js';
-import type { LiveOfKind, LiveState } from '../../src/kinds/index.js';
+import { liveStateOf, type LiveOfKind, type LiveState } from '../../src/kinds/index.js';
 import type { Api } from '../../src/api/port.js';
 import type { Kind } from '../../src/model/kinds.js';
 import type { ActionVerb, WriteBody } from '../../src/model/plan.js';
+import type { LiveBase } from '../../src/model/resources.js';
 import { StacksyncError, type ErrorCode } from '../../src/errors.js';
 
 export type Method = 'updatePipe' | 'actPipe' | 'listDashboards' | 'createDashboard' | 'updateDashboard' | 'deleteDashboard' | 'listAlerts' | 'createAlert' | 'updateAlert' | 'deleteAlert';
@@ -89,7 +89,7 @@ export class FakeApi implements Api {
   }
 
   async readLiveState(): Promise<LiveState> {
-    return { pipes: [...this.pipes.values()], dashboards: [...this.dashboards.values()], alerts: [...this.alerts.values()] };
+    return liveStateOf(new Map<Kind, readonly LiveBase[]>([['Pipe', [...this.pipes.values()]], ['Dashboard', [...this.dashboards.values()]], ['Alert', [...this.alerts.values()]]]));
   }
 
   async listPipes(): Promise<LivePipe[]> {
@@ -172,8 +172,8 @@ export class FakeApi implements Api {
 
   // The port's calls, by kind, onto the named calls the log records (`createDashboard`, …).
   list<K extends Kind>(kind: K): Promise<LiveOfKind<K>[]> {
-    const lists: Record<Kind, () => Promise<unknown[]>> = { Pipe: () => this.listPipes(), Dashboard: () => this.listDashboards(), Alert: () => this.listAlerts() };
-    return lists[kind]() as Promise<LiveOfKind<K>[]>;
+    const lists: Partial<Record<Kind, () => Promise<unknown[]>>> = { Pipe: () => this.listPipes(), Dashboard: () => this.listDashboards(), Alert: () => this.listAlerts() };
+    return (lists[kind] ?? (async () => []))() as Promise<LiveOfKind<K>[]>;
   }
 
   create<K extends Kind>(kind: K, body: WriteBody): Promise<LiveOfKind<K>> {
@@ -182,12 +182,12 @@ export class FakeApi implements Api {
   }
 
   update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>> {
-    const updates: Record<Kind, () => Promise<unknown>> = {
+    const updates: Partial<Record<Kind, () => Promise<unknown>>> = {
       Pipe: () => this.updatePipe(id, body as PipePatch),
       Dashboard: () => this.updateDashboard(id, body as DashboardWrite),
       Alert: () => this.updateAlert(id, body as AlertWrite),
     };
-    return updates[kind]() as Promise<LiveOfKind<K>>;
+    return (updates[kind] ?? (() => Promise.reject(apiError('E_API_NOT_FOUND', 404))))() as Promise<LiveOfKind<K>>;
   }
 
   /** A pipe's state command or scaling: `start` runs it, `stop` stops it (at once: the fake has no provisioning); the call is logged as `actPipe` with the verb as its name. */
@@ -208,12 +208,9 @@ export class FakeApi implements Api {
     return (removes[kind] ?? (() => Promise.reject(apiError('E_API_NOT_FOUND', 404))))();
   }
 
-  async listSources(): Promise<DataSource[]> {
-    return [];
-  }
-
-  async listWebhooks(): Promise<Webhook[]> {
-    return [];
+  /** Checks nothing: the fake offers no check route. */
+  async validate(): Promise<undefined> {
+    return undefined;
   }
 
   async close(): Promise<void> {}

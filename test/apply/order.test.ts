@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { kindRank } from '../../src/kinds/index.js';
 import { buildExecutionGraph, orderOperations } from '../../src/apply/order.js';
 import type { Change, Operation } from '../../src/model/plan.js';
 import { change, createAlertOn, createDashboard, deleteChange } from './changes.js';
@@ -23,13 +24,14 @@ describe('execution graph', () => {
   });
 
   it('raises the rank of a change that requires a higher-ranked one, so it cannot deadlock on the rank barrier', () => {
-    // An alert delete (rank 0) that the planner made wait for an alert write (rank 2).
+    // An alert delete (the first delete rank) that the planner made wait for an alert write (the last write rank).
     const del = change({ ...deleteChange('Alert', 'old', 'x'), dependsOn: ['Alert/new'] });
     const graph = buildExecutionGraph([del, createAlertOn('new', 'd', 't'), createDashboard('d')]);
+    const alertWrites = kindRank('Alert', false);
     expect(graph.nodes.map((node) => [node.key, node.rank])).toEqual([
-      ['Dashboard/d', 1],
-      ['Alert/new', 2],
-      ['Alert/old', 2],
+      ['Dashboard/d', kindRank('Dashboard', false)],
+      ['Alert/new', alertWrites],
+      ['Alert/old', alertWrites],
     ]);
     expect(graph.cycles).toEqual([]);
   });

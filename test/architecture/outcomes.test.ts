@@ -60,8 +60,9 @@ describe('one table per rule', () => {
   });
 
   it('kind order: writes in table order, deletes reversed', () => {
-    expect(KIND_ORDER).toEqual(['Pipe', 'Dashboard', 'Alert']);
-    expect(KIND_ORDER.map((kind) => kindRank(kind, false))).toEqual([0, 1, 2]);
-    expect(KIND_ORDER.map((kind) => kindRank(kind, true))).toEqual([2, 1, 0]);
+    // Creates bottom-up: a connection before its sources, a source before what reads it, a saved search and a webhook before the alerts on them.
+    expect(KIND_ORDER).toEqual(['Pipe', 'Connection', 'Source', 'Dashboard', 'SavedSearch', 'Webhook', 'Alert']);
+    expect(KIND_ORDER.map((kind) => kindRank(kind, false))).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(KIND_ORDER.map((kind) => kindRank(kind, true))).toEqual([6, 5, 4, 3, 2, 1, 0]);
   });
 });

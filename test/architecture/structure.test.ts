@@ -1,5 +1,5 @@
 /**
- * The structure of src/ (README, "Architecture"): no import cycle between files or between
+ * The structure of src/ (docs/architecture.md): no import cycle between files or between
  * folders, so each folder is a stage that only looks down the data flow.
  */
 import { describe, expect, it } from 'vitest';

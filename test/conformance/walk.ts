@@ -3,8 +3,9 @@
  * profile each, so the two run side by side): every registered kind, from its one fixture
  * (`test/fixtures/kinds/<kind>.yaml`), through every stage — validate, plan, apply, plan clean,
  * update, prune without and with proof, export → plan clean — on both emulator profiles and on
- * every variant the kind has, through the built CLI against the emulator on loopback. A kind
- * added to the registry without a fixture fails here.
+ * every variant that can write the kind under that profile (a seed-profile target has no webhooks,
+ * a managed service's connections are the platform's), through the built CLI against the
+ * emulator on loopback. A kind added to the registry without a fixture fails here.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -12,8 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, type Profile, type RunningEmulator } from '../../src/emulator/index.js';
-import { DESCRIPTORS } from '../../src/kinds/index.js';
-import type { Variant } from '../../src/model/kinds.js';
+import { accessOf, descriptorOf, DESCRIPTORS } from '../../src/kinds/index.js';
+import type { Kind, Variant } from '../../src/model/kinds.js';
 import { createWorkspace, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
 
 const FIXTURES = new URL('../fixtures/kinds/', import.meta.url).pathname;
@@ -30,8 +31,15 @@ interface KindFixture {
   form?: string;
   firstAction: 'create' | 'update';
   prunable: boolean;
-  /** The profiles it is walked on; a form a profile cannot serve leaves it out. */
+  /** One entry per profile under which some variant can write the kind; none for the others. */
   profiles: Partial<Record<Profile, ProfileFixture>>;
+}
+
+const PROFILES: readonly Profile[] = ['seed', 'current'];
+
+/** The variants that can write `kind` under `profile`: where its manifests apply (elsewhere they are an error, or it has no such kind). */
+function writableVariants(kind: Kind, profile: Profile): Variant[] {
+  return (Object.keys(descriptorOf(kind).routes) as Variant[]).filter((variant) => accessOf(kind, variant, profile) === 'write');
 }
 
 const TARGET_OF: Record<Variant, 'local' | 'local-selfhosted'> = { managed: 'local', 'self-hosted': 'local-selfhosted' };
@@ -82,6 +90,13 @@ export function checkFixtures(): void {
     const files = (await readdir(FIXTURES)).filter((file) => file.endsWith('.yaml'));
     expect(files.sort()).toEqual(DESCRIPTORS.map((descriptor) => `${descriptor.kind.toLowerCase()}.yaml`).sort());
   });
+
+  it('every fixture, each form of it, covers exactly the profiles under which its kind can be written', () => {
+    for (const descriptor of DESCRIPTORS) {
+      const writable = PROFILES.filter((profile) => writableVariants(descriptor.kind, profile).length > 0).sort();
+      for (const fixture of fixturesOf(descriptor.kind)) expect(Object.keys(fixture.profiles).sort(), `${descriptor.kind} (${fixture.form ?? 'manifest'})`).toEqual(writable);
+    }
+  });
 }
 
 /** Registers the walk of every kind on every variant it has, against one emulator of `profile`. */
@@ -102,8 +117,8 @@ export function walkEveryKind(profile: Profile): void {
     return workspace;
   };
   const cases = DESCRIPTORS.flatMap((descriptor) =>
-    (Object.keys(descriptor.routes) as Variant[]).flatMap((variant) =>
-      fixturesOf(descriptor.kind).flatMap((fixture, index) => (fixture.profiles[profile] ? [{ kind: descriptor.kind, variant, index, form: fixture.form ?? 'manifest' }] : [])),
+    writableVariants(descriptor.kind, profile).flatMap((variant) =>
+      fixturesOf(descriptor.kind).map((fixture, index) => ({ kind: descriptor.kind, variant, index, form: fixture.form ?? 'manifest' })),
     ),
   );
   describe.each(cases)(`$kind ($form) on $variant, ${profile} profile`, ({ kind, variant, index }) => walkKind(kind, index, variant, profile, workspaceOn));
@@ -114,7 +129,7 @@ function walkKind(kind: string, index: number, variant: Variant, profile: Profil
   if (!fixture) return;
   const target = TARGET_OF[variant];
   const own = fixture.profiles[profile];
-  if (!own) return;
+  if (!own) throw new Error(`the ${kind} fixture (${fixture.form ?? 'manifest'}) has no ${profile} profile`);
   const manifest = parse(filled(own.manifest, variant, profile)) as { metadata: { name: string }; spec: Record<string, unknown> };
   const key = manifest.metadata.name;
   const requires = own.requires ? filled(own.requires, variant, profile) : undefined;

@@ -16,6 +16,12 @@ export const GENERATORS = {
   binary: async (path: string) => writeFile(path, Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])),
   /** The baseline file with one name in Latin-1 (0xE9), which is not UTF-8. */
   'invalid-utf8': async (path: string) => writeFile(path, Buffer.from((await readFile(path, 'utf8')).replace('name: API\n', 'name: API caf\u00e9\n'), 'latin1')),
+  /**
+   * The baseline file saved with CR line ends (classic Mac): to yaml (and editors) one comment
+   * line, an empty file whose dashboards would look deleted; to YAML 1.2 and js-yaml, the same
+   * dashboards. Not committed as a file: git and editors may change its line ends.
+   */
+  'cr-line-ends': async (path: string) => writeFile(path, (await readFile(path, 'utf8')).replaceAll('\n', '\r')),
   /** 10,000 documents, each of an unknown kind: more than one run may read. */
   'ten-thousand-documents': async (path: string) => writeFile(path, tenThousandDocuments()),
   /** The baseline file replaced by a symlink to an identical copy outside the manifests directory. */

@@ -75,6 +75,17 @@ describe('startHttpServer', () => {
     expect(await response.json()).toEqual(tracker.document());
   });
 
+  it('serves the status page on /, with its filter from the query and a strict Content-Security-Policy', async () => {
+    const { url, tracker } = await start();
+    tracker.syncFinished('prod', { ok: true, resources: [{ kind: 'Pipe', name: 'orders', status: 'in_sync' }] });
+    const response = await fetch(`${url}/?status=error`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-/);
+    const html = await response.text();
+    expect(html).toContain('<tr data-key="prod/Pipe/orders" data-target="prod" data-kind="Pipe" data-status="in_sync" hidden>');
+  });
+
   it('triggers a reload on POST /-/reload and answers 202', async () => {
     const { url, onReload } = await start();
     const response = await fetch(`${url}/-/reload`, { method: 'POST', body: '{"hash":"abc"}' });
@@ -87,7 +98,8 @@ describe('startHttpServer', () => {
     ['POST', '/metrics', 405, 'GET, HEAD'],
     ['DELETE', '/status', 405, 'GET, HEAD'],
     ['GET', '/nope', 404, null],
-    ['GET', '/', 404, null],
+    ['GET', '/index.html', 404, null],
+    ['POST', '/', 405, 'GET, HEAD'],
   ])('answers %s %s with %i', async (method, path, status, allow) => {
     const { url, onReload } = await start();
     const response = await fetch(`${url}${path}`, { method });

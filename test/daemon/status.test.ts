@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics, initTargetMetrics } from '../../src/daemon/metrics.js';
 import type { ResourceObservation, ResourceStatusEntry } from '../../src/daemon/status.js';
+import { KINDS, type Kind } from '../../src/model/kinds.js';
 import { countByStatus, createStatusTracker, driftAges, mergeResources, recordStatusMetrics, withRateLimitWaits } from '../../src/daemon/status.js';
+
+/** Every kind with `value`, as the status document lists them, then the given ones. */
+function everyKind<T>(value: T, given: Partial<Record<Kind, T>> = {}): Record<Kind, T> {
+  return { ...Object.fromEntries(KINDS.map((kind) => [kind, value])), ...given } as Record<Kind, T>;
+}
 
 const T0 = Date.parse('2026-03-15T10:00:00.000Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -116,17 +122,19 @@ describe('mergeResources', () => {
 describe('countByStatus', () => {
   it('counts every kind and status, zeros included', () => {
     const counts = countByStatus([dash('a', 'in_sync'), dash('b', 'in_sync'), dash('c', 'error'), { kind: 'Alert', name: 'x', status: 'drifted' }, dash('d', 'orphan')]);
-    expect(counts).toEqual({
-      Pipe: { in_sync: 0, drifted: 0, error: 0, orphan: 0, suspended: 0 },
-      Dashboard: { in_sync: 2, drifted: 0, error: 1, orphan: 1, suspended: 0 },
-      Alert: { in_sync: 0, drifted: 1, error: 0, orphan: 0, suspended: 0 },
-    });
+    const none = { in_sync: 0, drifted: 0, error: 0, orphan: 0, suspended: 0 };
+    expect(counts).toEqual(
+      everyKind(none, {
+        Dashboard: { in_sync: 2, drifted: 0, error: 1, orphan: 1, suspended: 0 },
+        Alert: { in_sync: 0, drifted: 1, error: 0, orphan: 0, suspended: 0 },
+      }),
+    );
   });
 });
 
 describe('driftAges', () => {
   it.each([
-    ['nothing drifted', [dash('a', 'in_sync')], { Pipe: 0, Dashboard: 0, Alert: 0 }],
+    ['nothing drifted', [dash('a', 'in_sync')], everyKind(0)],
     [
       'the oldest drift per kind',
       [
@@ -134,9 +142,9 @@ describe('driftAges', () => {
         { ...dash('b', 'drifted'), driftSince: iso(T0 - 90_000) },
         { kind: 'Alert', name: 'x', status: 'drifted', driftSince: iso(T0 - 5_000) },
       ],
-      { Pipe: 0, Dashboard: 90, Alert: 5 },
+      everyKind(0, { Dashboard: 90, Alert: 5 }),
     ],
-    ['a clock behind the drift start', [{ ...dash('a', 'drifted'), driftSince: iso(T0 + 1000) }], { Pipe: 0, Dashboard: 0, Alert: 0 }],
+    ['a clock behind the drift start', [{ ...dash('a', 'drifted'), driftSince: iso(T0 + 1000) }], everyKind(0)],
   ] as [string, ResourceStatusEntry[], Record<string, number>][])('%s', (_name, resources, want) => {
     expect(driftAges(resources, T0)).toEqual(want);
   });

@@ -14,6 +14,8 @@ import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
 import type { DesiredResource } from '../../src/kinds/index.js';
 import type { TargetState } from '../../src/model/state.js';
 import { emptyTargetState } from '../../src/model/state.js';
+import type { LiveRecord } from '../../src/kinds/kit/record.js';
+import type { ApiProfile } from '../../src/schema/enums.js';
 
 type Loose = Record<string, unknown>;
 
@@ -79,6 +81,10 @@ export function liveAlert(fields: Loose & { id: string }): LiveAlert {
 
 export function liveState(fields: Loose = {}): LiveState {
   return {
+    connections: (fields['connections'] as LiveRecord[] | undefined) ?? [],
+    sources: (fields['sources'] as LiveRecord[] | undefined) ?? [],
+    savedSearches: (fields['savedSearches'] as LiveRecord[] | undefined) ?? [],
+    webhooks: (fields['webhooks'] as LiveRecord[] | undefined) ?? [],
     pipes: (fields['pipes'] as LivePipe[] | undefined) ?? [],
     dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(liveDashboard),
     alerts: ((fields['alerts'] as (Loose & { id: string })[] | undefined) ?? []).map(liveAlert),
@@ -102,7 +108,7 @@ export const PLAN_NOW = '2026-03-15T12:00:00.000Z';
 export const SETTLE_MS = 120_000;
 
 export function planInput(fields: {
-  target?: { name?: string; variant?: Variant };
+  target?: { name?: string; variant?: Variant; profile?: ApiProfile };
   desired?: Loose[];
   live?: Loose;
   state?: Loose;

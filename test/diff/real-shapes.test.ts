@@ -70,10 +70,11 @@ describe('a live resource that cannot be read', () => {
 
 describe('dashboard updates keep what the manifest does not manage', () => {
   const state = { inventory: { Dashboard: { api: { id: 'd1' } } } };
+  const current = { profile: 'current' as const };
 
   it('a tile given only a name and a position keeps its config and unknown members; the dashboard keeps its filters', () => {
     const desired = [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [{ name: 'latency', x: 6, y: 0, w: 6, h: 4, series: undefined }] }];
-    const change = only(planTarget(planInput({ desired, live: { dashboards: [liveDashboard] }, state })), 'api');
+    const change = only(planTarget(planInput({ target: current, desired, live: { dashboards: [liveDashboard] }, state })), 'api');
     expect(change.action).toBe('update');
     expect(change.diff).toEqual([{ path: 'tiles[latency].x', before: 0, after: 6 }]);
     expect(bodyOf(change)).toEqual({ ...dashboardExtra, name: 'API', tiles: [{ id: 't1', name: 'latency', x: 6, y: 0, w: 6, h: 4, config: CONFIG, containerId: 'c1' }] });
@@ -81,54 +82,30 @@ describe('dashboard updates keep what the manifest does not manage', () => {
 
   it('compares only the config members a manifest sets, and lays them over the live config', () => {
     const tile = (config: Record<string, unknown>) => ({ name: 'latency', x: 0, y: 0, w: 6, h: 4, series: undefined, config });
-    const same = planTarget(planInput({ desired: [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [tile({ displayType: 'line', select: [{ aggFn: 'avg' }] })] }], live: { dashboards: [liveDashboard] }, state }));
+    const same = planTarget(planInput({ target: current, desired: [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [tile({ displayType: 'line', select: [{ aggFn: 'avg' }] })] }], live: { dashboards: [liveDashboard] }, state }));
     expect(same.map((change) => change.action)).toEqual(['unchanged']);
-    const changed = only(planTarget(planInput({ desired: [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [tile({ select: [{ aggFn: 'max' }] })] }], live: { dashboards: [liveDashboard] }, state })), 'api');
+    const changed = only(planTarget(planInput({ target: current, desired: [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [tile({ select: [{ aggFn: 'max' }] })] }], live: { dashboards: [liveDashboard] }, state })), 'api');
     expect(changed.diff).toEqual([{ path: 'tiles[latency].config.select[0].aggFn', before: 'avg', after: 'max' }]);
     const [sent] = bodyOf(changed)['tiles'] as Record<string, unknown>[];
     expect(sent?.['config']).toEqual({ ...CONFIG, select: [{ aggFn: 'max', valueExpression: 'Duration' }] });
   });
 
-  it('a tile the manifest writes as series does not send the live config along', () => {
+  it('a tile the manifest writes as series is compared and sent as the config it maps onto, on a current target', () => {
+    const series = [{ type: 'time', sourceId: CONFIG.sourceId, aggFn: 'avg', field: 'Duration', where: '', groupBy: [] }];
+    const desired = [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [{ name: 'latency', x: 0, y: 0, w: 6, h: 4, series }] }];
+    const same = planTarget(planInput({ target: current, desired, live: { dashboards: [liveDashboard] }, state }));
+    expect(same.map((change) => [change.action, change.diff])).toEqual([['unchanged', []]]);
+    const moved = desired.map((dashboard) => ({ ...dashboard, tiles: dashboard.tiles.map((tile) => ({ ...tile, w: 12 })) }));
+    const change = only(planTarget(planInput({ target: current, desired: moved, live: { dashboards: [liveDashboard] }, state })), 'api');
+    const [sent] = bodyOf(change)['tiles'] as Record<string, unknown>[];
+    expect(sent).toEqual({ id: 't1', name: 'latency', x: 0, y: 0, w: 12, h: 4, config: { ...CONFIG, select: [{ aggFn: 'avg', valueExpression: 'Duration', where: '' }] }, containerId: 'c1' });
+  });
+
+  it('a tile the manifest writes as series is sent as series to a seed-profile target, without the live config or a current server\'s source', () => {
     const series = [{ type: 'time', sourceId: CONFIG.sourceId, aggFn: 'avg', where: '', groupBy: [] }];
     const desired = [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [{ name: 'latency', x: 0, y: 0, w: 6, h: 4, series }] }];
-    const change = only(planTarget(planInput({ desired, live: { dashboards: [liveDashboard] }, state })), 'api');
+    const change = only(planTarget(planInput({ desired, live: { dashboards: [{ ...liveDashboard, extra: {} }] }, state })), 'api');
     const [sent] = bodyOf(change)['tiles'] as Record<string, unknown>[];
-    expect(sent).toEqual({ id: 't1', name: 'latency', x: 0, y: 0, w: 6, h: 4, series, containerId: 'c1' });
-  });
-});
-
-describe('alert updates keep what the manifest does not manage', () => {
-  const live = {
-    id: 'a1', name: 'errors', source: 'search', savedSearchId: 's1', threshold: 5, thresholdType: 'between', thresholdMax: 10, interval: '15m',
-    channel: { type: 'webhook', webhookId: 'w1' },
-    extra: { note: 'runbook', numConsecutiveWindows: 2, channels: [{ type: 'webhook', webhookId: 'w1' }, { type: 'webhook', webhookId: 'w2' }], futureMember: { a: 1 } },
-  };
-  const state = { inventory: { Alert: { errors: { id: 'a1' } } } };
-  const manifest = { kind: 'Alert', key: 'errors', name: 'errors', source: 'saved_search', savedSearchId: 's1', thresholdType: 'between', interval: '15m', channel: undefined };
-
-  it('sends channels, note, thresholdMax and unknown members back as they were; only the threshold is diffed', () => {
-    const change = only(planTarget(planInput({ desired: [{ ...manifest, threshold: 7 }], live: { alerts: [live] }, state })), 'errors');
-    expect(change.diff).toEqual([{ path: 'threshold', before: 5, after: 7 }]);
-    expect(bodyOf(change)).toEqual({
-      ...live.extra, name: 'errors', threshold: 7, thresholdType: 'between', thresholdMax: 10, interval: '15m', source: 'search', savedSearchId: 's1', channel: live.channel,
-    });
-  });
-
-  it('reads saved_search and search as one source: nothing to change', () => {
-    const changes = planTarget(planInput({ desired: [{ ...manifest, threshold: 5 }], live: { alerts: [live] }, state }));
-    expect(changes.map((change) => change.action)).toEqual(['unchanged']);
-  });
-
-  it("a manifest's channel takes the first place of channels; the other channels stay", () => {
-    const desired = [{ ...manifest, threshold: 5, channel: { type: 'webhook', webhookId: 'w3' } }];
-    const change = only(planTarget(planInput({ desired, live: { alerts: [live] }, state })), 'errors');
-    expect(change.diff).toEqual([{ path: 'channel.webhookId', before: 'w1', after: 'w3' }]);
-    expect(bodyOf(change)).toMatchObject({ channel: { type: 'webhook', webhookId: 'w3' }, channels: [{ type: 'webhook', webhookId: 'w3' }, { type: 'webhook', webhookId: 'w2' }] });
-  });
-
-  it('diffs thresholdMax when the manifest sets it', () => {
-    const change = only(planTarget(planInput({ desired: [{ ...manifest, threshold: 5, thresholdMax: 20 }], live: { alerts: [live] }, state })), 'errors');
-    expect(change.diff).toEqual([{ path: 'thresholdMax', before: 10, after: 20 }]);
+    expect(sent).toEqual({ id: 't1', name: 'latency', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg', where: '', groupBy: [] }], containerId: 'c1' });
   });
 });

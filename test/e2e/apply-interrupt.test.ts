@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import type { StateFile, TargetState } from '../../src/model/state.js';
+import { emptyInventory, type StateFile, type TargetState } from '../../src/model/state.js';
 import {
   alertName,
   alertYaml,
@@ -37,7 +37,7 @@ import {
 import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 function targetState(intents: TargetState['intents']): TargetState {
-  return { inventory: { Pipe: {}, Dashboard: {}, Alert: {} }, secretHashes: {}, intents };
+  return { inventory: emptyInventory(), secretHashes: {}, intents };
 }
 
 /** The intents were written just before the creates they record went out (an intent proves nothing about what was made before it). */

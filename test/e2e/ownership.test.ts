@@ -8,7 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import type { StateFile } from '../../src/model/state.js';
+import { emptyInventory, type StateFile } from '../../src/model/state.js';
 import { createDashboardOutOfBand, dashboardName, dashboardYaml, describeRun, liveTarget, parseJsonOutput, readState, TARGETS } from '../helpers/e2e.js';
 import { startProxy, type RunningProxy } from '../helpers/proxy.js';
 import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
@@ -82,7 +82,7 @@ describe('an intent written an hour before a colleague made a dashboard of its n
     const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
     const state: StateFile = { version: 1, targets: {} };
     for (const target of TARGETS) {
-      state.targets[target] = { inventory: { Pipe: {}, Dashboard: {}, Alert: {} }, secretHashes: {}, intents: [{ kind: 'Dashboard', key: 'taken', name: NAME, at: anHourAgo }] };
+      state.targets[target] = { inventory: emptyInventory(), secretHashes: {}, intents: [{ kind: 'Dashboard', key: 'taken', name: NAME, at: anHourAgo }] };
       colleagues.set(target, (await createDashboardOutOfBand(emulator.url, target, NAME)).id);
       await workspace.write(`manifests/${target}.yaml`, dashboardYaml({ key: 'taken', target }));
     }

@@ -45,7 +45,7 @@ const ACTIONS = new Set(['create', 'update', 'delete', 'adopt', 'orphan', 'uncha
 function expectPlanShape(plan: PlanJson): PlanJson {
   const keys = Object.keys(plan);
   expect(keys.slice(0, 4)).toEqual(['version', 'summary', 'changes', 'errors']);
-  expect(keys.filter((key) => key !== 'warnings')).toHaveLength(4);
+  expect(keys.filter((key) => key !== 'warnings' && key !== 'estimate')).toHaveLength(4);
   expect(plan.version).toBe(1);
   expect(Object.keys(plan.summary)).toEqual(SUMMARY_KEYS);
   for (const value of Object.values(plan.summary)) expect(Number.isInteger(value)).toBe(true);

@@ -169,9 +169,9 @@ describe('a realistic account on the current profile, managed member by member',
       quiet: ['adopt', []],
       burst: ['adopt', ['threshold']],
     });
-    // No manifest names a source or a webhook: neither list is read.
+    // Sources and webhooks are kinds of their own now: each is listed once per plan (for orphans and drift), whether or not a manifest names one.
     const stats = await emulatorStats(emulator.url);
-    expect([listCalls(stats, '/sources'), listCalls(stats, '/webhooks')]).toEqual([0, 0]);
+    expect([listCalls(stats, '/sources'), listCalls(stats, '/webhooks')]).toEqual([1, 1]);
 
     const first = await workspace.run(['apply', '--adopt', '--target', 'local-selfhosted']);
     expect(first.code).toBe(0);

@@ -82,12 +82,12 @@ describe('stacksync export (command)', () => {
 
   it('warns that a self-hosted target has no pipes when asked for them', async () => {
     const result = await runExport(['-c', workspace.configPath, '--target', 'local-selfhosted', '--out', join(workspace.dir, 'pipes'), '--kind', 'Pipe']);
-    expect(result.stderr).toContain('local-selfhosted is self-hosted, which has no pipes');
-    expect(result.stdout).toContain('Exported 0 pipes, 0 dashboards, 0 alerts');
+    expect(result.stderr).toContain('target local-selfhosted (self-hosted, api profile seed) has no pipes');
+    expect(result.stdout).toContain('Exported nothing');
   });
 
   it.each([
-    [['--out', 'x', '--kind', 'Widget'], /must be one of Pipe, Dashboard, Alert/],
+    [['--out', 'x', '--kind', 'Widget'], /must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert/],
     [['--kind', 'Pipe'], /required option '--out <dir>'/],
   ])('rejects bad flags %j', async (args, message) => {
     const result = runExport(['-c', workspace.configPath, ...args]);

@@ -5,6 +5,8 @@
  * credential), and write nothing there. The other target, whose credentials are good, still syncs.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { accessOf } from '../../src/kinds/index.js';
+import { KINDS } from '../../src/model/kinds.js';
 import { DEFAULT_SEED_IDS, defaultSeed, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
 import { crashOf } from '../helpers/cli-checks.js';
 import { metricSum, startDaemon, waitUntil } from '../helpers/daemon.js';
@@ -30,8 +32,11 @@ function twoOrganizations(): Seed {
 
 type Variant = 'managed' | 'self-hosted';
 const TARGET_OF: Record<Variant, string> = { managed: 'local', 'self-hosted': 'local-selfhosted' };
-/** Collections one read of a target lists: managed pipes, dashboards, alerts; self-hosted dashboards, alerts. */
-const COLLECTIONS: Record<Variant, number> = { managed: 3, 'self-hosted': 2 };
+/** Collections one read of a target lists under the seed profile: every kind its variant offers (managed: pipes, sources, dashboards, alerts; self-hosted: dashboards, alerts). */
+const COLLECTIONS: Record<Variant, number> = {
+  managed: KINDS.filter((kind) => accessOf(kind, 'managed', 'seed') !== 'none').length,
+  'self-hosted': KINDS.filter((kind) => accessOf(kind, 'self-hosted', 'seed') !== 'none').length,
+};
 
 interface AuthCase {
   name: string;

@@ -272,6 +272,7 @@ export function readsByRoute(stats: EmulatorStats): Record<string, number> {
 export const ROUTES = {
   managedPipes: '/v1/organizations/{organizationId}/services/{serviceId}/pipes',
   managedPipe: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}',
+  managedSources: '/v1/organizations/{organizationId}/services/{serviceId}/stack/sources',
   managedDashboards: '/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards',
   managedDashboard: '/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards/{dashboardId}',
   managedAlerts: '/v1/organizations/{organizationId}/services/{serviceId}/stack/alerts',

@@ -13,12 +13,15 @@ export interface ProxiedRequest {
   /** Path and query, e.g. `/api/v2/dashboards/65f…`. */
   path: string;
   body: string;
+  /** The request's headers (hop-by-hop ones left out), e.g. `authorization`. */
+  headers: Record<string, string>;
 }
 
 export interface ProxyReply {
   status: number;
   body: string;
   contentType?: string;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -27,10 +30,18 @@ export interface ProxyReply {
  */
 export type Interceptor = (request: ProxiedRequest) => ProxyReply | 'hold' | undefined;
 
+/** Changes what passes through: the headers sent on to the emulator, and the body of its answer (undefined: as it was). */
+export interface Rewriter {
+  headers?: (headers: Record<string, string>) => Record<string, string>;
+  body?: (request: ProxiedRequest, status: number, body: string) => string | undefined;
+}
+
 export interface RunningProxy {
   url: string;
   /** Replaces the interceptor (undefined: pass everything through). */
   intercept(interceptor: Interceptor | undefined): void;
+  /** Replaces the rewriter of what passes through (undefined: nothing changed). */
+  rewrite(rewriter: Rewriter | undefined): void;
   /** Requests answered (or held) by the interceptor so far. */
   intercepted: ProxiedRequest[];
   /** Forwards every held request to the emulator now, in order; resolves with their statuses. */
@@ -42,13 +53,14 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'co
 
 export async function startProxy(upstream: string): Promise<RunningProxy> {
   let interceptor: Interceptor | undefined;
+  let rewriter: Rewriter | undefined;
   const intercepted: ProxiedRequest[] = [];
   const held: { request: ProxiedRequest; headers: Record<string, string> }[] = [];
   const forward = (proxied: ProxiedRequest, headers: Record<string, string>): Promise<Response> =>
-    fetch(`${upstream}${proxied.path}`, { method: proxied.method, headers, ...(proxied.body === '' ? {} : { body: proxied.body }) });
+    fetch(`${upstream}${proxied.path}`, { method: proxied.method, headers: rewriter?.headers?.(headers) ?? headers, ...(proxied.body === '' ? {} : { body: proxied.body }) });
   const server: Server = createServer((request, response) => {
     void (async () => {
-      const proxied: ProxiedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', body: await readBody(request) };
+      const proxied: ProxiedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', body: await readBody(request), headers: forwardHeaders(request) };
       const reply = interceptor?.(proxied);
       if (reply === 'hold') {
         intercepted.push(proxied);
@@ -59,7 +71,7 @@ export async function startProxy(upstream: string): Promise<RunningProxy> {
       }
       if (reply) {
         intercepted.push(proxied);
-        response.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json' }).end(reply.body);
+        response.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json', ...reply.headers }).end(reply.body);
         return;
       }
       const forwarded = await forward(proxied, forwardHeaders(request));
@@ -67,7 +79,9 @@ export async function startProxy(upstream: string): Promise<RunningProxy> {
       forwarded.headers.forEach((value, name) => {
         if (!HOP_BY_HOP.has(name)) headers[name] = value;
       });
-      response.writeHead(forwarded.status, headers).end(Buffer.from(await forwarded.arrayBuffer()));
+      const body = Buffer.from(await forwarded.arrayBuffer());
+      const rewritten = rewriter?.body?.(proxied, forwarded.status, body.toString('utf8'));
+      response.writeHead(forwarded.status, headers).end(rewritten ?? body);
     })().catch(() => response.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -76,6 +90,9 @@ export async function startProxy(upstream: string): Promise<RunningProxy> {
     url: `http://127.0.0.1:${port}`,
     intercept(next) {
       interceptor = next;
+    },
+    rewrite(next) {
+      rewriter = next;
     },
     intercepted,
     async releaseHeld() {

@@ -37,7 +37,7 @@ spec:
         - { type: time, dataSource: events, aggFn: quantile, where: "service:svc-0" }
 `;
 
-/** [name, text, the fast reader must take it]: plain texts must be taken, or the fast path is dead. */
+/** [name, text, whether the fast reader takes it]: plain texts must be taken (or the fast path is dead), the rest declined. */
 const EDGE_CASES: [string, string, boolean][] = [
   ['a dashboard manifest', MANIFEST, true],
   ['three documents', `${MANIFEST}---\n${MANIFEST}---\n# only a comment\n${MANIFEST}`, true],
@@ -54,9 +54,9 @@ const EDGE_CASES: [string, string, boolean][] = [
   ['YAML 1.1 numbers stay strings', 'a: 1_000\nb: 0b101\nc: 1:30\nd: 0777\ne: 1,000\n', true],
   ['booleans and their look-alikes', 'a: true\nb: False\nc: TRUE\nd: yes\ne: no\nf: on\ng: off\nh: y\ni: tRue\n', true],
   ['nulls', 'a: null\nb: ~\nc:\nd: Null\ne: NULL\nf: nULL\n', true],
-  ['quoted scalars', `a: "x\\x41\\u263A\\N\\t\\"q"\nb: 'it''s'\nc: "12"\nd: 'true'\ne: "multi\n  line"\n`, true],
-  ['block scalars', 'a: |\n  one\n  two\n\nb: >\n  folded\n  text\n\n  para\nc: |-\n  strip\nd: |+\n  keep\n\ne: >2\n   indented\n', true],
-  ['multi-line plain scalars', 'a: one\n  two\n  three\nb: [x,\n  y]\n', true],
+  ['quoted scalars', `a: "x\\x41\\u263A\\N\\t\\"q"\nb: 'it''s'\nc: "12"\nd: 'true'\n`, true],
+  ['block scalars', 'a: |\n  one\n  two\n\nb: >\n  folded\n  text\n\n  para\nc: |-\n  strip\n', true],
+  ['multi-line plain scalars', 'a: one\n  two\n  three\n', true],
   ['merge key is a plain key', 'base: {x: 1}\nother:\n  <<: {y: 2}\n', true],
   ['__proto__ as a key', '__proto__: {polluted: true}\nok: 1\n', true],
   ['scalar keys', '1: a\ntrue: b\n1.5: c\n"quoted": d\n', true],
@@ -82,7 +82,27 @@ const EDGE_CASES: [string, string, boolean][] = [
   ['a quoted "null" key', '"null": a\n', false],
   ['an empty key', ': a\n', false],
   ['tabs', 'a:\t1\n', false],
-  ['CRLF line ends', 'a: 1\r\nb: 2\r\n---\r\nc: "x\r\n  y"\r\n', true],
+  ['CRLF line ends', 'a: 1\r\nb: 2\r\n---\r\nc: "x y"\r\nd:\r\n- e\r\n', true],
+  // Declined since issue 25: the generated texts of yaml-differential.test.ts found each one read
+  // differently (or the same only by luck) by the two readers.
+  ['lone CR line ends', 'a: 1\rb: 2\r', false],
+  ['a CR inside a value', 'a: x\ry\n', false],
+  ['a quoted scalar over two lines', 'e: "multi\n  line"\n', false],
+  ['a quoted scalar over two lines, under-indented', "a: 'x\n\ny'\n", false],
+  ['a quoted scalar over two lines, CRLF', 'c: "x\r\n  y"\r\n', false],
+  ['a flow collection over two lines', 'b: [x,\n  y]\n', false],
+  ['a flow mapping over two lines, under-indented', '- a: {b: 1,\n  c: 2}\n', false],
+  ['keep chomping', 'd: |+\n  keep\n\n', false],
+  ['an indentation indicator', 'e: >2\n   indented\n', false],
+  ['a block scalar with a leading line of spaces', 'a: >-\n      \n     x\n', false],
+  ['a list on the line of an item', '-  -\n- a\n', false],
+  ['a sequence item between two levels', '- a:\n     - x\n  - y\n', false],
+  ['a comment right after a quote', "'a'#: b\n", false],
+  ['a comment right after a flow collection', '[a]#\n', false],
+  ['a comment right after the document marker', '---# c\na: 1\n', false],
+  ['a key of over 1024 characters', `${'k'.repeat(1030)}: v\n`, false],
+  ['a byte order mark inside', 'a: x\ufeffy\n', false],
+  ['the non-specific tag', 'a: ! 12\n', false],
   ['a Unicode line break', 'a: x\u2028y\n', false],
   ['a duplicate key', 'a: 1\na: 2\n', false],
   ['.inf and .nan', 'a: .inf\nb: -.Inf\nc: .NaN\n', false],
@@ -95,7 +115,7 @@ describe('the fast YAML reader', () => {
   it.each(EDGE_CASES)('%s: gives what yaml gives, or declines', (_name, text, taken) => {
     const { fast, same } = compare(text);
     expect(same).toBe(true);
-    if (taken) expect(fast).toBe(true);
+    expect(fast).toBe(taken);
   });
 
   it('agrees with yaml on every YAML file in the repository, and reads most of them', () => {

@@ -44,7 +44,7 @@ const rows: Row[] = [
   {
     name: 'unknown kind',
     tree: { 'a.yaml': dashboard('api').replace('kind: Dashboard', 'kind: Dashbaord') },
-    want: [{ file: 'a.yaml', line: 2, column: 7, code: 'E_MANIFEST_INVALID', message: 'kind: must be one of Pipe, Dashboard, Alert' }],
+    want: [{ file: 'a.yaml', line: 2, column: 7, code: 'E_MANIFEST_INVALID', message: 'kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert' }],
     blocked: ['prod'],
     resources: [],
   },
@@ -176,12 +176,12 @@ const rows: Row[] = [
       'b.yaml': alert('slow', 'api', 'p99').replace('source: tile', 'source: search').replace('threshold: 1.5', 'threshold: high').replace('webhookId: hook-1', 'id: x'),
     },
     want: [
-      { file: 'b.yaml', line: 5, column: 1, code: 'E_MANIFEST_INVALID', message: 'spec.savedSearchId: is required when source is search' },
+      { file: 'b.yaml', line: 6, column: 3, code: 'E_MANIFEST_INVALID', message: 'spec: must set exactly one of savedSearchId, savedSearch' },
       { file: 'b.yaml', line: 7, column: 14, code: 'E_MANIFEST_INVALID', message: 'spec.threshold: must be a number (got a string)' },
       { file: 'b.yaml', line: 11, column: 3, code: 'E_MANIFEST_INVALID', message: 'spec.dashboard: is not allowed here when source is search' },
       { file: 'b.yaml', line: 12, column: 3, code: 'E_MANIFEST_INVALID', message: 'spec.tile: is not allowed here when source is search' },
       { file: 'b.yaml', line: 13, column: 12, code: 'E_MANIFEST_INVALID', message: 'spec.channel: must set exactly one of webhookId, webhook' },
-      { file: 'b.yaml', line: 13, column: 29, code: 'E_MANIFEST_INVALID', message: 'spec.channel.id: is not a known member here; expected one of type, webhookId, webhook' },
+      { file: 'b.yaml', line: 13, column: 29, code: 'E_MANIFEST_INVALID', message: 'spec.channel.id: is not a known member here; expected one of type, webhookId, webhook,' },
     ],
     blocked: ['prod'],
     resources: ['Dashboard/api@prod'],

@@ -1,7 +1,8 @@
 /**
  * The published JSON Schemas (schemas/*.json) are what the code generates, work on their own in a
  * plain JSON Schema validator, and accept the example manifests; the examples load cleanly with
- * the loader; and the README's reference names every field the schemas have.
+ * the loader; and the reference in docs/ names every field the schemas have (each kind on its page
+ * under docs/manifests/, the config in docs/reference/config.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifests/load.js';
+import { DESCRIPTORS } from '../../src/kinds/index.js';
 import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
 import { publishedSchemas } from '../../src/schema/manifest.js';
 import type { JsonSchema } from '../../src/schema/api.js';
@@ -24,9 +26,16 @@ function exampleFiles(): string[] {
   return readdirSync(manifestsDir).filter((name) => /\.ya?ml$/.test(name)).sort();
 }
 
-function exampleDocuments(): { file: string; value: Record<string, unknown> }[] {
-  return exampleFiles().flatMap((file) =>
-    parseAllDocuments(readFileSync(join(manifestsDir, file), 'utf8'))
+/** The whole-account example: the kinds the seed's examples cannot hold (they need the current profile). */
+const accountDir = join(root, 'examples', 'account');
+
+function accountFiles(): string[] {
+  return readdirSync(accountDir).filter((name) => /\.ya?ml$/.test(name)).sort();
+}
+
+function exampleDocuments(dir = manifestsDir, files = exampleFiles()): { file: string; value: Record<string, unknown> }[] {
+  return files.flatMap((file) =>
+    parseAllDocuments(readFileSync(join(dir, file), 'utf8'))
       .map((doc) => doc.toJS() as Record<string, unknown>)
       .filter((value) => value !== null)
       .map((value) => ({ file, value })),
@@ -52,12 +61,14 @@ describe('published schemas', () => {
 
   it('validate the example manifests on their own, per kind and as manifest.json', () => {
     const ajv = createAjv();
-    const byKind = { Pipe: 'pipe.json', Dashboard: 'dashboard.json', Alert: 'alert.json' } as Record<string, string>;
+    const byKind = (kind: string): string => `${kind.toLowerCase()}.json`;
     const compiled = Object.fromEntries(Object.entries(generated).map(([name, schema]) => [name, ajv.compile(schema)]));
-    const documents = exampleDocuments();
+    const account = exampleDocuments(accountDir, accountFiles());
+    expect(new Set(account.map(({ value }) => value['kind']))).toEqual(new Set(['Connection', 'Source', 'Webhook', 'SavedSearch', 'Dashboard', 'Alert']));
+    const documents = [...exampleDocuments(), ...account];
     expect(documents.length).toBeGreaterThan(10);
     for (const { file, value } of documents) {
-      const kindFile = byKind[String(value['kind'])] ?? '';
+      const kindFile = byKind(String(value['kind']));
       expect(compiled[kindFile]?.(value), `${file} against ${kindFile}`).toBe(true);
       expect(compiled['manifest.json']?.(value), `${file} against manifest.json`).toBe(true);
     }
@@ -115,44 +126,51 @@ describe('example manifests and config', () => {
       expect(first, file).toBe(`# yaml-language-server: $schema=../schemas/${expected}`);
     }
     expect(readFileSync(join(root, 'config', 'emulator.yaml'), 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/config.json');
+    for (const file of accountFiles()) {
+      const kinds = new Set(exampleDocuments(accountDir, [file]).map(({ value }) => String(value['kind']).toLowerCase()));
+      expect(kinds.size, file).toBe(1);
+      expect(readFileSync(join(accountDir, file), 'utf8').split('\n')[0], file).toBe(`# yaml-language-server: $schema=../../schemas/${[...kinds][0]}.json`);
+    }
   });
 });
 
-describe('README: configuration and manifest reference', () => {
-  const doc = readFileSync(join(root, 'README.md'), 'utf8');
+describe('docs: configuration and manifest reference', () => {
+  const docs = (path: string): string => readFileSync(join(root, 'docs', path), 'utf8');
 
-  /** A `### heading` section of the reference, up to the next heading of that level or above. */
-  function section(heading: string): string {
-    const start = doc.indexOf(`\n### ${heading}`);
-    expect(start, `section "### ${heading}"`).toBeGreaterThanOrEqual(0);
-    const ends = ['\n### ', '\n## '].map((marker) => doc.indexOf(marker, start + 1)).filter((index) => index >= 0);
-    return doc.slice(start, ends.length > 0 ? Math.min(...ends) : undefined);
+  /** `SavedSearch` → `saved-search`: the page of a kind under docs/manifests/. */
+  function pageOf(kind: string): string {
+    return `manifests/${kind.replace(/(?<=[a-z])(?=[A-Z])/g, '-').toLowerCase()}.md`;
   }
 
-  /** The members a schema names at `path`; of a schema in two forms (`if`/`then`/`else`), those of both. */
+  /** Every member name a schema gives at `path`, through anyOf / oneOf / allOf branches and both forms of an `if`/`then`/`else` too. */
   function members(schema: JsonSchema | undefined, ...path: string[]): string[] {
-    let current: JsonSchema | undefined = schema;
-    for (const name of path) current = (current?.['properties'] as Record<string, JsonSchema> | undefined)?.[name];
-    const forms = [current, current?.['then'] as JsonSchema | undefined, current?.['else'] as JsonSchema | undefined];
-    return [...new Set(forms.flatMap((form) => Object.keys((form?.['properties'] as Record<string, unknown> | undefined) ?? {})))];
+    const at = (node: JsonSchema | undefined, rest: readonly string[]): JsonSchema[] => {
+      if (!node) return [];
+      const branches = (['anyOf', 'oneOf', 'allOf'] as const).flatMap((key) => (node[key] as JsonSchema[] | undefined) ?? []);
+      const forms = (['then', 'else'] as const).flatMap((key) => (node[key] ? [node[key] as JsonSchema] : []));
+      const properties = node['properties'] as Record<string, JsonSchema> | undefined;
+      const here = rest.length === 0 ? [node] : at(properties?.[rest[0] ?? ''], rest.slice(1));
+      return [...here, ...[...branches, ...forms].flatMap((branch) => at(branch, rest))];
+    };
+    return [...new Set(at(schema, path).flatMap((node) => Object.keys((node['properties'] as Record<string, unknown> | undefined) ?? {})))];
   }
 
-  it.each([
-    ['Pipe', 'pipe.json'],
-    ['Dashboard', 'dashboard.json'],
-    ['Alert', 'alert.json'],
-  ])('names every spec field of %s in its section', (kind, file) => {
-    const text = section(kind);
-    const fields = members(generated[file], 'spec');
+  it.each(DESCRIPTORS.map((descriptor) => [descriptor.kind, descriptor.schema] as const))('names every spec field of %s on its page', (kind, schema) => {
+    const text = docs(pageOf(kind));
+    const fields = members(schema, 'spec');
     expect(fields.length).toBeGreaterThan(2);
-    for (const field of fields) expect(text, `${kind}.spec.${field}`).toContain(`\`${field}\``);
+    for (const field of fields) expect(text, `${kind}.spec.${field} in docs/${pageOf(kind)}`).toContain(`\`${field}\``);
   });
 
-  it('names every config field and every metadata field', () => {
-    const config = section('Configuration');
+  it('names every config field, every notify and control member, and every metadata field', () => {
+    const config = docs('reference/config.md');
     const schema = generated['config.json'];
     const targetSchema = (schema?.['properties'] as Record<string, JsonSchema>)['targets']?.['items'] as JsonSchema;
-    for (const field of [...members(schema), ...members(schema, 'sync'), ...members(targetSchema)]) expect(config, field).toContain(`\`${field}\``);
-    for (const field of members(generated['pipe.json'], 'metadata')) expect(doc, `metadata.${field}`).toContain(`\`${field}\``);
+    const notifySchema = (schema?.['properties'] as Record<string, JsonSchema>)['notify']?.['items'] as JsonSchema;
+    const fields = [...members(schema), ...members(schema, 'sync'), ...members(targetSchema), ...members(notifySchema), ...members(schema, 'control')];
+    expect(fields.length).toBeGreaterThan(25);
+    for (const field of fields) expect(config, field).toContain(`\`${field}\``);
+    const manifests = docs('manifests/README.md');
+    for (const field of members(generated['pipe.json'], 'metadata')) expect(manifests, `metadata.${field}`).toContain(`\`${field}\``);
   });
 });

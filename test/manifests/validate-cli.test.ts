@@ -82,9 +82,41 @@ describe('stacksync validate', () => {
       `${join(dir, 'm', 'b.yaml')}:12:14: E_REF_UNRESOLVED: spec.dashboard: names no Dashboard manifest of target sh`,
       `${join(dir, 'm', 'c.yaml')}:2:1: E_MANIFEST_PARSE: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]`,
       `${join(dir, 'c.yaml')}: warning: the config is invalid, so manifests were checked without target checks`,
-      `validate failed: 4 errors, 1 warning; 0 valid resources in ${join(dir, 'm')} (0 pipes, 0 dashboards, 0 alerts)`,
+      `validate failed: 4 errors, 1 warning; 0 valid resources in ${join(dir, 'm')}`,
       '',
     ]);
+  });
+
+  it('checks the account kinds offline: where each can apply, its references, and secrets never echoed', async () => {
+    const current = configText().replace(/(baseUrl: http:\/\/127\.0\.0\.1:4010\n)/g, '$1    api: { profile: current }\n');
+    const kind = (kindName: string, name: string, target: string, spec: string): string => `apiVersion: stacksync/v1\nkind: ${kindName}\nmetadata: { name: ${name}, target: ${target} }\nspec:\n${spec}`;
+    const dir = await project({
+      'c-seed.yaml': configText(),
+      'c-current.yaml': current,
+      'm/account.yaml': [
+        kind('Connection', 'ch', 'prod', '  name: CH\n  host: http://ch:8123\n  username: reader\n'),
+        kind('Source', 'logs', 'sh', '  name: Logs\n  kind: log\n  connection: ch\n'),
+        kind('Webhook', 'pager', 'sh', '  name: Pager\n  service: generic\n  url: https://hooks.example.com/T0KEN-IN-URL\n  headers: { Authorization: Bearer-H3ADER }\n'),
+        kind('SavedSearch', 'errors', 'sh', '  name: Errors\n  source: logs\n'),
+        kind('Alert', 'errors', 'sh', '  name: Errors\n  source: saved_search\n  savedSearch: errors\n  savedSearchId: 66f0000000000000000d0002\n  threshold: 1\n  thresholdType: above\n  interval: 5m\n  channel: { type: webhook, webhook: pager }\n'),
+      ].join('---\n'),
+    });
+    const seed = await validate(['-c', join(dir, 'c-seed.yaml'), '-m', join(dir, 'm')]);
+    expect(seed.code).toBe(1);
+    expect(seed.stdout).toContain('a Connection needs a self-hosted target with api profile current, and prod speaks api profile seed (whose managed API has no connections)');
+    expect(seed.stdout).toContain('a SavedSearch needs a target with api profile current, and sh speaks api profile seed (whose self-hosted API has no saved searches)');
+    const currentRun = await validate(['-c', join(dir, 'c-current.yaml'), '-m', join(dir, 'm')]);
+    expect(currentRun.code).toBe(1);
+    const file = join(dir, 'm', 'account.yaml');
+    expect(currentRun.stdout.split('\n')).toEqual([
+      `${file}:3:31: E_MANIFEST_INVALID: metadata.target: target prod (managed, api profile current) lists its connections but cannot create or change them, so a Connection manifest cannot apply there; name an existing one by its name from the manifests that use it instead`,
+      `${file}:37:3: E_MANIFEST_INVALID: spec: must set exactly one of savedSearchId, savedSearch`,
+      `${file}:23:8: warning: spec.url: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
+      `${file}:24:29: warning: spec.headers.Authorization: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
+      `validate failed: 2 errors, 2 warnings; 3 valid resources in ${join(dir, 'm')} (1 source, 1 saved search, 1 webhook)`,
+      '',
+    ]);
+    for (const run of [seed, currentRun]) expect(run.stdout + run.stderr).not.toMatch(/T0KEN-IN-URL|Bearer-H3ADER/);
   });
 
   it('--output json: one object with the summary, every error and warning with its code', async () => {
@@ -99,7 +131,7 @@ describe('stacksync validate', () => {
     expect(JSON.parse(run.stdout)).toEqual({
       version: 1,
       ok: false,
-      summary: { errors: 1, warnings: 0, resources: 1, kinds: { Pipe: 0, Dashboard: 1, Alert: 0 }, manifests: 'manifests' },
+      summary: { errors: 1, warnings: 0, resources: 1, kinds: { Pipe: 0, Connection: 0, Source: 0, Dashboard: 1, SavedSearch: 0, Webhook: 0, Alert: 0 }, manifests: 'manifests' },
       errors: [{ file: join('manifests', 'a.yaml'), line: 12, column: 10, code: 'E_MANIFEST_INVALID', message: 'spec.tiles[0].w: must be <= 24' }],
       warnings: [],
     });
@@ -188,7 +220,7 @@ describe('stacksync validate', () => {
       const dir = await project({ 'manifests/a.yaml': dashboard('api').replace('kind: Dashboard', 'kind: Board') });
       const child = run(['validate'], dir);
       expect(child.stderr).toBe('');
-      expect(child.stdout).toContain(`${join('manifests', 'a.yaml')}:2:7: E_MANIFEST_INVALID: kind: must be one of Pipe, Dashboard, Alert\n`);
+      expect(child.stdout).toContain(`${join('manifests', 'a.yaml')}:2:7: E_MANIFEST_INVALID: kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert\n`);
       expect(child.status).toBe(1);
     });
 
@@ -196,7 +228,7 @@ describe('stacksync validate', () => {
       const text = dashboard('api').replace('kind: Dashboard', 'kind: Dashbord').replace(/^spec:\n  name:/m, 'spec:\n  nmae:');
       const dir = await project({ 'manifests/a.yaml': text });
       const child = run(['validate'], dir);
-      expect(child.stdout).toContain('kind: must be one of Pipe, Dashboard, Alert; did you mean Dashboard?');
+      expect(child.stdout).toContain('kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert; did you mean Dashboard?');
       expect(child.status).toBe(1);
       const member = run(['validate'], await project({ 'manifests/a.yaml': dashboard('api').replace(/^spec:\n  name:/m, 'spec:\n  nmae:') }));
       expect(member.stdout).toMatch(/spec\.nmae: is not a known member here; did you mean name\? \(expected one of /);

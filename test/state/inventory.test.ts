@@ -84,6 +84,7 @@ describe('refreshInventory', () => {
   const state = (): TargetState => ({
     ...emptyTargetState(),
     inventory: {
+      ...emptyTargetState().inventory,
       Pipe: { orders: { id: 'p-gone' } },
       Dashboard: { live: { id: 'd1', name: 'Live' }, dead: { id: 'd-dead', name: 'Dead' } },
       Alert: { dead: { id: 'a-dead', name: 'Dead alert' } },

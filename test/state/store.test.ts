@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStacksyncError } from '../../src/errors.js';
 import { nodeFs, type StateFileHandle, type StateFs } from '../../src/support/fs.js';
 import { addIntent, recordCreated, recordSecretHashes } from '../../src/state/inventory.js';
-import { emptyTargetState, type StateFile } from '../../src/model/state.js';
+import { emptyInventory, emptyTargetState, type StateFile } from '../../src/model/state.js';
 import { journalPathFor, openStateStore as openStore, readDurableState, type StateStore, type StateStoreOptions } from '../../src/state/store.js';
 
 let dir: string;
@@ -135,7 +135,7 @@ describe('state store: the state file', () => {
     await mkdir(join(dir, 'nested'));
     await writeFile(path, JSON.stringify({ version: 1, targets: { prod: { inventory: { Alert: { a: { id: '1' } } }, secretHashes: {}, intents: [] } } }));
     const store = await openStateStore(path);
-    expect(store.get('prod').inventory).toEqual({ Pipe: {}, Dashboard: {}, Alert: { a: { id: '1' } } });
+    expect(store.get('prod').inventory).toEqual({ ...emptyInventory(), Alert: { a: { id: '1' } } });
   });
 });
 
@@ -176,7 +176,7 @@ describe('state store: the journal', () => {
     // No close: the process "died" here. The next one finds the journal.
     const reopened = await openStateStore(path);
     expect(reopened.get('prod')).toEqual({
-      inventory: { Pipe: {}, Dashboard: { 'api-latency': { id: 'd1', name: 'API latency', spec: 'c'.repeat(64) } }, Alert: { a1: { id: 'id1' } } },
+      inventory: { ...emptyInventory(), Dashboard: { 'api-latency': { id: 'd1', name: 'API latency', spec: 'c'.repeat(64) } }, Alert: { a1: { id: 'id1' } } },
       secretHashes: {},
       intents: [],
     });

@@ -1,12 +1,12 @@
 /**
  * The install path: .github/workflows/release.yml publishes the image and the npm tarball, and
  * everything that installs stacksync (the chart's default image, the example workflow, the
- * README) names exactly what it publishes, at the version in package.json. The project's
+ * README and docs/) names exactly what it publishes, at the version in package.json. The project's
  * GitHub account is `stacksync`, so its releases are ghcr.io/stacksync/stacksync:<version> and
  * https://github.com/stacksync/stacksync/releases/download/v<version>/stacksync-<version>.tgz.
  */
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,7 +21,9 @@ const chart = parse(await readFile(join(ROOT, 'helm/stacksync/Chart.yaml'), 'utf
 const chartValues = parse(await readFile(join(ROOT, 'helm/stacksync/values.yaml'), 'utf8')) as { image: { repository: string; tag: string } };
 const release = await readWorkflow('.github/workflows/release.yml');
 const example = await readWorkflow('examples/github-actions/stacksync.yml');
-const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+// The README and every page of docs/: wherever an install command is written.
+const docPaths = ['README.md', ...(await readdir(join(ROOT, 'docs'), { recursive: true })).filter((path) => path.endsWith('.md')).map((path) => join('docs', path))];
+const docs = (await Promise.all(docPaths.map((path) => readFile(join(ROOT, path), 'utf8')))).join('\n');
 
 let gha: Runner;
 beforeEach(async () => {
@@ -107,17 +109,17 @@ describe('what installs stacksync names what the release publishes', () => {
     expect(args).toBe(`install --global https://github.com/${OWNER}/stacksync/releases/download/v${pkg.version}/${pkg.name}-${pkg.version}.tgz`);
   });
 
-  it('the README pins the release’s image and tarball at this version, and never an unpublished npm name', async () => {
+  it('the README and docs/ pin the release’s image and tarball at this version, and never an unpublished npm name', async () => {
     const image = await releasedImage(OWNER);
-    const images = [...readme.matchAll(new RegExp(`${image.replaceAll('.', '\\.')}:([0-9][^\\s\`"']*)`, 'g'))].map((match) => match[1]);
-    const tarballs = [...readme.matchAll(/releases\/download\/v([^/\s]+)\/stacksync-([^\s`"']+)\.tgz/g)].map((match) => [match[1], match[2]]);
+    const images = [...docs.matchAll(new RegExp(`${image.replaceAll('.', '\\.')}:([0-9][^\\s\`"']*)`, 'g'))].map((match) => match[1]);
+    const tarballs = [...docs.matchAll(/releases\/download\/v([^/\s]+)\/stacksync-([^\s`"']+)\.tgz/g)].map((match) => [match[1], match[2]]);
     expect(images.length).toBeGreaterThan(0);
     expect(tarballs.length).toBeGreaterThan(0);
     expect(new Set(images)).toEqual(new Set([pkg.version]));
     for (const [tag, file] of tarballs) expect([tag, file]).toEqual([pkg.version, pkg.version]);
     // stacksync is not on the npm registry: installing it by name would install nothing, or someone
     // else's package. (`npx stacksync` in a clone runs the clone's own bin, and is fine.)
-    expect(readme).not.toMatch(/npm (?:install|i)\b[^\n`]*\s(?:-g\s+|--global\s+)?stacksync(?:@\S+)?\s*(?:$|`)/m);
+    expect(docs).not.toMatch(/npm (?:install|i)\b[^\n`]*\s(?:-g\s+|--global\s+)?stacksync(?:@\S+)?\s*(?:$|`)/m);
   });
 
   it('the Dockerfile downloads nothing for one architecture only', async () => {

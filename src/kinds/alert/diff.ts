@@ -13,8 +13,14 @@
 import { withUnreadable, type UnreadableResource } from '../../model/resources.js';
 import { changeKey, KNOWN_AFTER_APPLY, operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
 import type { ErrorCode } from '../../errors.js';
+import type { Kind } from '../../model/kinds.js';
+import type { ApiProfile } from '../../schema/enums.js';
+import type { Reference } from '../descriptor.js';
+import { NameRefs, pointerTo } from '../kit/refs.js';
+import { SAVED_SEARCH } from '../saved-search/model.js';
+import { WEBHOOK } from '../webhook/model.js';
 import type { TargetState } from '../../model/state.js';
-import { addDependsOn, adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
+import { addDependsOn, ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange } from '../kit/change.js';
 import { keepLive } from '../kit/ignore.js';
 import type { IntentTiming } from '../kit/intents.js';
 import { matchAll } from '../kit/match.js';
@@ -22,15 +28,17 @@ import type { Match } from '../kit/match.js';
 import { covers, diffValues, fieldDiff } from '../kit/values.js';
 import type { DashboardOutcome } from '../dashboard/diff.js';
 import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
-import { ALERT, type AlertRefs, type AlertWrite, type DesiredAlert, type LiveAlert, type LiveAlertChannel } from './model.js';
+import { ALERT, CURRENT_ALERT_MEMBERS, type AlertRefs, type AlertWrite, type DesiredAlert, type LiveAlert, type LiveAlertChannel, type ManifestChannel } from './model.js';
 
 export interface AlertContext {
   target: string;
   liveAlerts: readonly LiveAlert[];
   /** Live alerts that could not be read; a manifest matching one gets an error row. */
   unreadable?: readonly UnreadableResource[];
-  /** `Kind/key` → why the manifest names something that does not exist: an error row. */
-  unresolved?: ReadonlyMap<string, string>;
+  /** Whose spelling the target speaks. */
+  profile: ApiProfile;
+  /** What names of other kinds' resources (saved searches, webhooks) stand for. */
+  refer: (kind: Kind, name: string) => Reference;
   liveDashboards: readonly LiveDashboard[];
   state: TargetState;
   /** The plan's time and the settle window, against which create intents are judged. */
@@ -53,6 +61,21 @@ export interface AlertOutcome {
   rescued: boolean;
 }
 
+/** The ids of what the manifest names by name: channels' webhooks, the saved search. */
+interface Named {
+  channel?: LiveAlertChannel;
+  channels?: LiveAlertChannel[];
+  savedSearchId?: string;
+}
+
+/** Everything the manifest points at, resolved against this plan. */
+interface Resolved extends Named {
+  /** The places of names whose resources this run creates. */
+  names: NameRefs;
+  /** Where a tile alert points. */
+  ref?: ResolvedRef;
+}
+
 /** Where a tile alert points, resolved against this plan. */
 interface ResolvedRef {
   dashboardKey: string;
@@ -73,8 +96,6 @@ function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveA
   const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
   if (matched && isUnreadable(matched)) return { change: unreadableChange(ctx.target, manifest, matched), rescued: false };
   const live = matched;
-  const unresolved = ctx.unresolved?.get(changeKey(ALERT, manifest.key));
-  if (unresolved !== undefined) return { change: errorChange(ctx.target, manifest, 'E_REF_UNRESOLVED', unresolved, live?.id), rescued: false, ...(live ? { live } : {}) };
   const desired = live ? keepLive(manifest, live, manifest.policy?.ignore) : manifest;
   const failed = (code: ErrorCode, message: string): AlertOutcome => ({
     change: errorChange(ctx.target, desired, code, message, live?.id),
@@ -82,45 +103,46 @@ function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveA
     ...(live ? { live } : {}),
   });
   if (match.how === 'ambiguous') return failed('E_CONFLICT', ambiguousMessage(ALERT, desired.name, match.count));
+  const seedProblem = ctx.profile === 'seed' ? currentOnlyMembers(desired) : undefined;
+  if (seedProblem !== undefined) return failed('E_MANIFEST_INVALID', seedProblem);
+  const names = new NameRefs(ctx.refer);
+  const named = namedIds(desired, names);
+  if (names.errors.length > 0) return failed('E_REF_UNRESOLVED', names.errors.join('; '));
   const ref = desired.source === 'tile' ? resolveRef(ctx, desired) : undefined;
   if (typeof ref === 'string') return failed('E_REF_UNRESOLVED', ref);
-  const diff = diffAlert(ctx, desired, live, ref);
-  if (!live) return planCreate(ctx, desired, diff, ref);
-  const action = match.how === 'adopt' ? 'adopt' : diff.length > 0 ? 'update' : 'unchanged';
-  const change = changeFor(ctx.target, desired, action);
-  change.id = live.id;
-  if (desired.name !== undefined) change.liveName = desired.name;
-  change.diff = diff;
-  if (match.how === 'owned' && match.reclaimed) change.reclaimed = true;
-  if (match.how === 'adopt') change.warnings.push(adoptWarning(ALERT, live.name, ctx.adopt));
+  const resolved = { ...named, names, ...(ref ? { ref } : {}) };
+  const diff = diffAlert(ctx, desired, live, resolved);
+  if (!live) return planCreate(ctx, desired, diff, resolved);
+  const change = matchedChange(ctx.target, desired, live, diff, match, ctx.adopt);
   const writes = diff.length > 0 && (match.how === 'owned' || ctx.adopt);
   if (!writes) return { change, live, rescued: false };
-  return planWrite(ctx, desired, change, live, ref);
+  return planWrite(ctx, desired, change, live, resolved);
 }
 
-function planCreate(ctx: AlertContext, desired: DesiredAlert, diff: FieldDiff[], ref: ResolvedRef | undefined): AlertOutcome {
+function planCreate(ctx: AlertContext, desired: DesiredAlert, diff: FieldDiff[], resolved: Resolved): AlertOutcome {
   const change = changeFor(ctx.target, desired, 'create');
   if (desired.name !== undefined) change.liveName = desired.name;
   change.diff = diff;
-  change.operations = [withRefs({ type: operationType('create', ALERT), body: alertBody(desired, undefined, ref) }, desired, ref)];
-  if (ref?.viaRefs) addDependsOn(change, changeKey(DASHBOARD, ref.dashboardKey));
+  change.operations = [withRefs({ type: operationType('create', ALERT), body: alertBody(desired, undefined, resolved) }, desired, resolved)];
+  if (resolved.ref?.viaRefs) addDependsOn(change, changeKey(DASHBOARD, resolved.ref.dashboardKey));
   return { change, rescued: false };
 }
 
-function planWrite(ctx: AlertContext, desired: DesiredAlert, change: Change, live: LiveAlert, ref: ResolvedRef | undefined): AlertOutcome {
+function planWrite(ctx: AlertContext, desired: DesiredAlert, change: Change, live: LiveAlert, resolved: Resolved): AlertOutcome {
+  const { ref } = resolved;
   const doomer = doomerOf(ctx, live);
-  const body = alertBody(desired, live, ref);
+  const body = alertBody(desired, live, resolved);
   if (doomer === undefined) {
-    change.operations = [withRefs({ type: operationType('update', ALERT), id: live.id, body }, desired, ref)];
+    change.operations = [withRefs({ type: operationType('update', ALERT), id: live.id, body }, desired, resolved)];
     if (ref?.viaRefs) addDependsOn(change, changeKey(DASHBOARD, ref.dashboardKey));
     return { change, live, rescued: false };
   }
   if (ref === undefined || (ref.dashboardId !== undefined && ref.tileId !== undefined)) {
-    // New ids known now: move the alert first (no refs, or the dashboard would wait for itself).
-    change.operations = [{ type: operationType('update', ALERT), id: live.id, body }];
+    // New ids known now: move the alert first (no dashboard refs, or the dashboard would wait for itself).
+    change.operations = [{ type: operationType('update', ALERT), id: live.id, body, ...resolved.names.operationRefs }];
     return { change, live, movesOffBefore: doomer, rescued: true };
   }
-  change.operations = [withRefs({ type: operationType('create', ALERT), body }, desired, ref)];
+  change.operations = [withRefs({ type: operationType('create', ALERT), body }, desired, resolved)];
   addDependsOn(change, changeKey(DASHBOARD, ref.dashboardKey), changeKey(DASHBOARD, doomer));
   change.warnings.push(
     `the server deletes this alert when Dashboard/${doomer} drops the tile it watches; it is re-created on tile "${desired.tile ?? ''}" and gets a new id`,
@@ -151,17 +173,19 @@ function resolveRef(ctx: AlertContext, desired: DesiredAlert): ResolvedRef | str
   return ref;
 }
 
-function withRefs(operation: Extract<Operation, { body: unknown }>, desired: DesiredAlert, ref: ResolvedRef | undefined): Operation {
-  if (!ref?.viaRefs) return operation;
-  const refs: AlertRefs = { dashboard: changeKey(DASHBOARD, ref.dashboardKey), tile: desired.tile ?? '' };
-  return { ...operation, refs: { ...refs } };
+/** The operation with the ids it takes from changes of this run: the dashboard's (and its tile's), and the names' places. */
+function withRefs(operation: Extract<Operation, { body: unknown }>, desired: DesiredAlert, { ref, names }: Resolved): Operation {
+  const tile: AlertRefs | undefined = ref?.viaRefs ? { dashboard: changeKey(DASHBOARD, ref.dashboardKey), tile: desired.tile ?? '' } : undefined;
+  const refs = { ...names.refs, ...tile };
+  return Object.keys(refs).length > 0 ? { ...operation, refs } : operation;
 }
 
 /**
  * The full configuration (PUT replaces it). Optional members the manifest leaves out keep their
  * live value, since PUT would otherwise clear them. Ids still unknown are left for the executor.
  */
-function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, ref: ResolvedRef | undefined): AlertWrite {
+function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, resolved: Resolved): AlertWrite {
+  const { ref, names } = resolved;
   const source = sourceOf(desired);
   const body: AlertWrite = {
     ...live?.extra,
@@ -175,14 +199,54 @@ function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, ref: Reso
     message: desired.message ?? live?.message,
     groupBy: desired.groupBy ?? live?.groupBy,
     thresholdMax: desired.thresholdMax ?? live?.thresholdMax,
-    channel: desired.channel ?? live?.channel,
+    channel: resolved.channel ?? live?.channel,
+    ...currentMembers(desired),
   };
   for (const [member, value] of Object.entries(kept)) if (value !== undefined) body[member] = value;
-  if (desired.channel !== undefined) keepChannelsInStep(body, desired.channel, live);
+  if (resolved.channels !== undefined) {
+    body.channels = resolved.channels;
+    body.channel = resolved.channels[0];
+    names.alias(pointerTo('channel', 'webhookId'), pointerTo('channels', 0, 'webhookId'));
+  } else if (resolved.channel !== undefined && keepChannelsInStep(body, resolved.channel, live)) {
+    names.alias(pointerTo('channels', 0, 'webhookId'), pointerTo('channel', 'webhookId'));
+  }
   if (ref?.dashboardId !== undefined) body.dashboardId = ref.dashboardId;
   if (ref?.tileId !== undefined) body.tileId = ref.tileId;
-  if (source === 'search' && desired.savedSearchId !== undefined) body.savedSearchId = desired.savedSearchId;
+  if (source === 'search' && resolved.savedSearchId !== undefined) body.savedSearchId = resolved.savedSearchId;
   return body;
+}
+
+/** The members of newer servers the manifest sets (a start time as the service writes it back). */
+function currentMembers(desired: DesiredAlert): Record<string, unknown> {
+  const members: Record<string, unknown> = {};
+  for (const member of CURRENT_ALERT_MEMBERS) if (desired[member] !== undefined) members[member] = desired[member];
+  const start = desired.scheduleStartAt;
+  if (typeof start === 'string' && !Number.isNaN(Date.parse(start))) members['scheduleStartAt'] = new Date(start).toISOString();
+  return members;
+}
+
+/** Why a seed-profile target cannot take this manifest: members only newer servers have. */
+function currentOnlyMembers(desired: DesiredAlert): string | undefined {
+  const members = [...CURRENT_ALERT_MEMBERS.filter((member) => desired[member] !== undefined), ...(desired.channels !== undefined ? ['channels'] : [])];
+  if (desired.channel?.type === 'email') members.push('an email channel');
+  return members.length > 0 ? `${members.join(', ')}: only newer servers take them, and the target speaks api profile seed; leave them out for it` : undefined;
+}
+
+/** The names the manifest gives for saved searches and webhooks, as ids (placeholders for resources this run creates). */
+function namedIds(desired: DesiredAlert, names: NameRefs): Named {
+  const named: Named = {};
+  if (desired.channel !== undefined) named.channel = channelIds(desired.channel, names, ['channel']);
+  if (desired.channels !== undefined) named.channels = desired.channels.map((channel, index) => channelIds(channel, names, ['channels', index]));
+  if (sourceOf(desired) === 'search') {
+    const id = desired.savedSearch !== undefined ? names.id(SAVED_SEARCH, desired.savedSearch, pointerTo('savedSearchId')) : desired.savedSearchId;
+    if (id !== undefined) named.savedSearchId = id;
+  }
+  return named;
+}
+
+function channelIds(channel: ManifestChannel, names: NameRefs, at: (string | number)[]): LiveAlertChannel {
+  const { webhook, ...rest } = channel;
+  return webhook === undefined ? (rest as LiveAlertChannel) : { ...rest, webhookId: names.id(WEBHOOK, webhook, pointerTo(...at, 'webhookId')) };
 }
 
 /** `search` and the current spelling `saved_search` are one source; the model says `search`. */
@@ -194,17 +258,18 @@ function sourceOf(desired: Pick<DesiredAlert, 'source'>): string {
  * Newer servers keep a list of channels whose first entry is `channel`, and refuse a body where
  * the two disagree. The manifest's channel takes the first place; the others stay as they were.
  */
-function keepChannelsInStep(body: AlertWrite, channel: LiveAlertChannel, live: LiveAlert | undefined): void {
+function keepChannelsInStep(body: AlertWrite, channel: LiveAlertChannel, live: LiveAlert | undefined): boolean {
   const channels = live?.extra?.['channels'];
-  if (!Array.isArray(channels) || channels.length === 0) return;
-  if (live?.channel !== undefined && covers(channel, live.channel)) return;
+  if (!Array.isArray(channels) || channels.length === 0) return false;
+  if (live?.channel !== undefined && covers(channel, live.channel)) return false;
   const rest = channels.slice(1).filter((other) => !covers(channel, other));
   body['channels'] = [channel, ...rest];
+  return true;
 }
 
 // ---------------------------------------------------------------- diff
 
-function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | undefined, ref: ResolvedRef | undefined): FieldDiff[] {
+function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | undefined, resolved: Resolved): FieldDiff[] {
   const compared: [string, unknown, unknown][] = [
     ['name', desired.name, live?.name],
     ['message', desired.message, live?.message],
@@ -213,13 +278,15 @@ function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | u
     ['thresholdMax', desired.thresholdMax, live?.thresholdMax],
     ['interval', desired.interval, live?.interval],
     ['source', sourceOf(desired), live?.source],
-    ['channel', desired.channel, live?.channel],
+    ['channel', resolved.channel, live?.channel],
+    ['channels', resolved.channels, live?.extra?.['channels']],
     ['groupBy', desired.groupBy, live?.groupBy],
-    ['savedSearchId', sourceOf(desired) === 'search' ? desired.savedSearchId : undefined, live?.savedSearchId],
+    ['savedSearchId', resolved.savedSearchId, live?.savedSearchId],
+    ...Object.entries(currentMembers(desired)).map(([member, value]): [string, unknown, unknown] => [member, value, live?.extra?.[member]]),
   ];
   const diff: FieldDiff[] = [];
   for (const [path, want, have] of compared) diffValues(path, want, have, diff);
-  if (ref) diffRef(ctx, desired, live, ref, diff);
+  if (resolved.ref) diffRef(ctx, desired, live, resolved.ref, diff);
   return diff;
 }
 

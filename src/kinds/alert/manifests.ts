@@ -50,10 +50,11 @@ function toDesiredAlert(spec: AlertSpec, base: DesiredBaseOf): DesiredAlert {
     interval: spec.interval,
     source: spec.source,
   };
-  for (const member of ['message', 'groupBy', 'dashboard', 'tile', 'savedSearchId'] as const) {
-    if (spec[member] !== undefined) alert[member] = spec[member];
+  for (const member of ['message', 'groupBy', 'dashboard', 'tile', 'savedSearchId', 'savedSearch', 'note', 'scheduleStartAt'] as const) {
+    if (spec[member] !== undefined) Object.assign(alert, { [member]: spec[member] });
   }
-  if (spec.thresholdMax !== undefined) alert.thresholdMax = spec.thresholdMax;
+  for (const member of ['thresholdMax', 'numConsecutiveWindows', 'scheduleOffsetMinutes'] as const) if (spec[member] !== undefined) alert[member] = spec[member];
   if (spec.channel !== undefined) alert.channel = spec.channel;
+  if (spec.channels !== undefined) alert.channels = spec.channels;
   return alert;
 }

@@ -77,3 +77,9 @@ export interface AlertRefs {
  * name) and the dashboard and tile named by manifest name and tile name instead of by id.
  */
 export type AlertSpec = Static<typeof alertSpecSchema>;
+
+/** A channel as a manifest writes it: its webhook by id or by name, or an email channel. */
+export type ManifestChannel = NonNullable<AlertSpec['channel']>;
+
+/** Members of newer servers a manifest may set beside the seed's (compared, and kept live when left out). */
+export const CURRENT_ALERT_MEMBERS = ['note', 'numConsecutiveWindows', 'scheduleOffsetMinutes', 'scheduleStartAt'] as const;

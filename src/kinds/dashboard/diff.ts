@@ -1,33 +1,49 @@
 /**
  * Dashboard differ. Tiles are matched by name; an update sends the whole tile list (PUT replaces
- * it) with the live ids of same-named tiles, so alerts watching them keep working.
+ * it) with the live ids of same-named tiles, so alerts watching them keep working. Filters are
+ * matched by name too, and keep their live ids (an update must give every filter its id; a new
+ * one gets an id made from the dashboard's and its name).
  *
  * Server-side apply: only the members a manifest sets are compared, and an update body is the
  * live dashboard as read with those members laid over it. A tile the manifest gives only a name
- * and a position keeps its live `config` (or `series`) and every member stacksync does not model.
+ * and a position keeps its live `config` (or `series`) and every member stacksync does not model;
+ * filters, containers and the saved query the manifest leaves out are sent back byte for byte.
+ * A dashboard that may hold tiles its GET does not return is never updated from that GET (see
+ * `hidden.ts`), unless its manifest says its tiles are the whole dashboard.
  */
 import { withUnreadable, type UnreadableResource } from '../../model/resources.js';
-import { changeKey, operationType, type Change, type FieldDiff } from '../../model/plan.js';
+import { changeKey, operationType, type Change, type FieldDiff, type WriteBody } from '../../model/plan.js';
+import type { Kind } from '../../model/kinds.js';
 import type { TargetState } from '../../model/state.js';
-import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
+import type { ApiProfile } from '../../schema/enums.js';
+import { digestOf } from '../../support/digest.js';
+import type { Reference } from '../descriptor.js';
+import { ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange } from '../kit/change.js';
 import { keepLive } from '../kit/ignore.js';
 import type { IntentTiming } from '../kit/intents.js';
 import { matchAll } from '../kit/match.js';
 import type { Match } from '../kit/match.js';
-import { diffValues, fieldDiff, omit, overlay, sameSet } from '../kit/values.js';
-import { DASHBOARD as KIND, type DashboardWrite, type DesiredDashboard, type DesiredTile, type LiveDashboard, type LiveTile, type TileWrite } from './model.js';
+import { NameRefs } from '../kit/refs.js';
+import { diffValues, fieldDiff, isPlainObject, omit, overlay, sameSet } from '../kit/values.js';
+import { hiddenTilesError, hiddenTilesOf, type HiddenTileEvidence } from './hidden.js';
+import { DASHBOARD as KIND, type DashboardWrite, type DesiredDashboard, type LiveDashboard, type LiveTile, type TileWrite } from './model.js';
+import { speak, type Spoken } from './speak.js';
 
 export interface DashboardContext {
   target: string;
+  /** Whose spelling the target speaks: the form tiles are sent in. */
+  profile: ApiProfile;
   live: readonly LiveDashboard[];
   /** Live dashboards that could not be read; a manifest matching one gets an error row. */
   unreadable?: readonly UnreadableResource[];
-  /** `Kind/key` → why the manifest names something that does not exist: an error row. */
-  unresolved?: ReadonlyMap<string, string>;
   state: TargetState;
   /** The plan's time and the settle window, against which create intents are judged. */
   timing: IntentTiming;
   adopt: boolean;
+  /** What names of other kinds' resources (sources) stand for. */
+  refer: (kind: Kind, name: string) => Reference;
+  /** What tells of tiles a GET does not return. */
+  hidden: HiddenTileEvidence;
 }
 
 /** What the alert differ needs to know about a dashboard's fate in this plan. */
@@ -49,99 +65,127 @@ export function planDashboards(ctx: DashboardContext, desired: readonly DesiredD
   return desired.map((dashboard) => planDashboard(ctx, dashboard, matches.get(dashboard.key) ?? { how: 'none' }));
 }
 
-function planDashboard(ctx: DashboardContext, desired: DesiredDashboard, match: Match<LiveDashboard | UnreadableResource>): DashboardOutcome {
-  const outcome = { key: desired.key, writes: false, tileIds: new Map<string, string | undefined>(), removedTiles: new Map<string, string>() };
-  const unresolved = ctx.unresolved?.get(changeKey(KIND, desired.key));
-  const liveId = match.how === 'owned' || match.how === 'adopt' ? match.live.id : undefined;
-  if (unresolved !== undefined) return { ...outcome, change: errorChange(ctx.target, desired, 'E_REF_UNRESOLVED', unresolved, liveId) };
-  if ((match.how === 'owned' || match.how === 'adopt') && isUnreadable(match.live)) {
-    return { ...outcome, change: unreadableChange(ctx.target, desired, match.live) };
-  }
-  switch (match.how) {
-    case 'ambiguous':
-      return { ...outcome, change: errorChange(ctx.target, desired, 'E_CONFLICT', ambiguousMessage(KIND, desired.name, match.count)) };
-    case 'none':
-      return planCreate(ctx, desired, outcome);
-    case 'owned':
-    case 'adopt':
-      return planExisting(ctx, desired, match.live as LiveDashboard, match.how === 'adopt', match.how === 'owned' && match.reclaimed);
-  }
+type Base = Omit<DashboardOutcome, 'change'>;
+
+function planDashboard(ctx: DashboardContext, manifest: DesiredDashboard, match: Match<LiveDashboard | UnreadableResource>): DashboardOutcome {
+  const outcome: Base = { key: manifest.key, writes: false, tileIds: new Map<string, string | undefined>(), removedTiles: new Map<string, string>() };
+  const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
+  if (matched && isUnreadable(matched)) return { ...outcome, change: unreadableChange(ctx.target, manifest, matched) };
+  if (match.how === 'ambiguous') return { ...outcome, change: errorChange(ctx.target, manifest, 'E_CONFLICT', ambiguousMessage(KIND, manifest.name, match.count)) };
+  const live = matched as LiveDashboard | undefined;
+  const desired = live ? keepLive(manifest, live, manifest.policy?.ignore) : manifest;
+  const refs = new NameRefs(ctx.refer);
+  const spoken = speak(desired, ctx.profile, refs);
+  if ('problem' in spoken) return { ...outcome, change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', spoken.problem, live?.id) };
+  if (refs.errors.length > 0) return { ...outcome, change: errorChange(ctx.target, desired, 'E_REF_UNRESOLVED', refs.errors.join('; '), live?.id) };
+  if (!live) return planCreate(ctx, desired, spoken, refs, outcome);
+  return planExisting(ctx, { desired, spoken, refs }, live, match);
 }
 
-function planCreate(ctx: DashboardContext, desired: DesiredDashboard, outcome: Omit<DashboardOutcome, 'change'>): DashboardOutcome {
+function planCreate(ctx: DashboardContext, desired: DesiredDashboard, spoken: Spoken, refs: NameRefs, outcome: Base): DashboardOutcome {
   const change = changeFor(ctx.target, desired, 'create');
-  const tiles = desired.tiles.map(tileBody);
-  const body: DashboardWrite = { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles };
+  const body: DashboardWrite = { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles: spoken.tiles, ...spoken.members };
   change.liveName = desired.name;
-  change.operations = [{ type: operationType('create', KIND), body }];
+  change.operations = [{ type: operationType('create', KIND), body, ...refs.operationRefs }];
   change.diff = [fieldDiff('name', undefined, desired.name)];
   if (desired.tags) change.diff.push(fieldDiff('tags', undefined, desired.tags));
-  for (const tile of tiles) change.diff.push(fieldDiff(`tiles[${tile.name}]`, undefined, tile));
+  for (const tile of spoken.tiles) change.diff.push(fieldDiff(`tiles[${tile.name}]`, undefined, tile));
+  for (const [member, value] of Object.entries(spoken.members)) change.diff.push(fieldDiff(member, undefined, value));
   for (const tile of desired.tiles) outcome.tileIds.set(tile.name, undefined);
   return { ...outcome, change, writes: true };
 }
 
-function planExisting(
-  ctx: DashboardContext,
-  desired: DesiredDashboard,
-  live: LiveDashboard,
-  adopting: boolean,
-  reclaimed: boolean,
-): DashboardOutcome {
-  desired = keepLive(desired, live, desired.policy?.ignore);
-  const diff = diffDashboard(desired, live);
-  const change = changeFor(ctx.target, desired, adopting ? 'adopt' : diff.length > 0 ? 'update' : 'unchanged');
-  change.id = live.id;
-  change.liveName = desired.name;
-  change.diff = diff;
-  if (reclaimed) change.reclaimed = true;
-  if (adopting) change.warnings.push(adoptWarning(KIND, live.name, ctx.adopt));
-  const writes = diff.length > 0 && (!adopting || ctx.adopt);
-  if (writes) change.operations = [{ type: operationType('update', KIND), id: live.id, body: updateBody(desired, live) }];
-  const liveTiles = new Map(live.tiles.map((tile) => [tile.name, tile.id]));
-  const desiredNames = new Set(desired.tiles.map((tile) => tile.name));
-  const removed = writes ? live.tiles.filter((tile) => !desiredNames.has(tile.name)) : [];
-  return {
-    key: desired.key,
-    change,
-    live,
-    writes,
-    tileIds: new Map(desired.tiles.map((tile) => [tile.name, liveTiles.get(tile.name)])),
-    removedTiles: new Map(removed.map((tile) => [tile.id, tile.name])),
-  };
+interface Planned {
+  desired: DesiredDashboard;
+  spoken: Spoken;
+  refs: NameRefs;
 }
 
-function diffDashboard(desired: DesiredDashboard, live: LiveDashboard): FieldDiff[] {
+function planExisting(ctx: DashboardContext, { desired, spoken, refs }: Planned, live: LiveDashboard, match: Match<unknown>): DashboardOutcome {
+  const adopting = match.how === 'adopt';
+  const diff = diffDashboard(desired, spoken, live);
+  const change = matchedChange(ctx.target, desired, live, diff, match, ctx.adopt);
+  const liveTiles = new Map(live.tiles.map((tile) => [tile.name, tile.id]));
+  const kept = { key: desired.key, live, tileIds: new Map(desired.tiles.map((tile) => [tile.name, liveTiles.get(tile.name)])) };
+  const writes = diff.length > 0 && (!adopting || ctx.adopt);
+  if (!writes) return { ...kept, change, writes: false, removedTiles: new Map() };
+  const hidden = desired.ownsAllTiles === true ? undefined : hiddenTilesOf(live, ctx.hidden);
+  if (hidden !== undefined) {
+    const refused = errorChange(ctx.target, desired, 'E_CONFLICT', hiddenTilesError(hidden), live.id);
+    refused.diff = diff;
+    return { ...kept, change: refused, writes: false, removedTiles: new Map() };
+  }
+  change.operations = [{ type: operationType('update', KIND), id: live.id, body: updateBody(desired, spoken, live), ...refs.operationRefs }];
+  const desiredNames = new Set(desired.tiles.map((tile) => tile.name));
+  const removed = live.tiles.filter((tile) => !desiredNames.has(tile.name));
+  return { ...kept, change, writes: true, removedTiles: new Map(removed.map((tile) => [tile.id, tile.name])) };
+}
+
+function diffDashboard(desired: DesiredDashboard, spoken: Spoken, live: LiveDashboard): FieldDiff[] {
   const diff: FieldDiff[] = [];
   if (desired.name !== live.name) diff.push(fieldDiff('name', live.name, desired.name));
   if (desired.tags && !sameSet(desired.tags, live.tags)) diff.push(fieldDiff('tags', live.tags, desired.tags));
   const liveByName = new Map(live.tiles.map((tile) => [tile.name, tile]));
-  for (const tile of desired.tiles) {
+  for (const tile of spoken.tiles) {
     const current = liveByName.get(tile.name);
     const path = `tiles[${tile.name}]`;
-    if (current) diffValues(path, tileBody(tile), omit(liveTileBody(current), 'id'), diff);
-    else diff.push(fieldDiff(path, undefined, tileBody(tile)));
+    if (current) diffValues(path, tile, omit(liveTileBody(current), 'id'), diff);
+    else diff.push(fieldDiff(path, undefined, tile));
   }
-  const desiredNames = new Set(desired.tiles.map((tile) => tile.name));
+  const desiredNames = new Set(spoken.tiles.map((tile) => tile.name));
   for (const tile of live.tiles.filter((item) => !desiredNames.has(item.name))) {
     diff.push(fieldDiff(`tiles[${tile.name}]`, omit(liveTileBody(tile), 'id'), undefined));
   }
+  for (const [member, value] of Object.entries(spoken.members)) {
+    if (member === 'filters') diffFilters(value as WriteBody[], liveFilters(live), diff);
+    else diffValues(member, value, live.extra?.[member], diff);
+  }
   return diff;
+}
+
+/** Filters by name: the manifest's list is the whole list once it sets one. */
+function diffFilters(desired: readonly WriteBody[], live: readonly WriteBody[], diff: FieldDiff[]): void {
+  const liveByName = new Map(live.map((filter) => [filter['name'], filter]));
+  for (const filter of desired) {
+    const current = liveByName.get(filter['name']);
+    const path = `filters[${String(filter['name'])}]`;
+    if (current) diffValues(path, filter, omit(current, 'id'), diff);
+    else diff.push(fieldDiff(path, undefined, filter));
+  }
+  const names = new Set(desired.map((filter) => filter['name']));
+  for (const filter of live.filter((item) => !names.has(item['name']))) diff.push(fieldDiff(`filters[${String(filter['name'])}]`, omit(filter, 'id'), undefined));
+}
+
+function liveFilters(live: LiveDashboard): WriteBody[] {
+  const filters = live.extra?.['filters'];
+  return Array.isArray(filters) ? filters.filter(isPlainObject) : [];
 }
 
 /**
  * The PUT body: the live dashboard as read (filters, saved query, … of newer servers) with the
  * manifest's members laid over it. Same-named tiles keep their live id, and members the manifest
  * leaves out keep their live value (PUT replaces the tile list, and an unmanaged field must not
- * be reset).
+ * be reset). Filters the manifest sets keep the live id of their name.
  */
-function updateBody(desired: DesiredDashboard, live: LiveDashboard): DashboardWrite {
+function updateBody(desired: DesiredDashboard, spoken: Spoken, live: LiveDashboard): DashboardWrite {
   const liveByName = new Map(live.tiles.map((tile) => [tile.name, tile]));
-  const tiles = desired.tiles.map((tile) => {
+  const tiles = spoken.tiles.map((tile) => {
     const current = liveByName.get(tile.name);
-    return current ? overlayTile(tileBody(tile), current) : tileBody(tile);
+    return current ? overlayTile(tile, current) : tile;
   });
-  return { ...live.extra, name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles };
+  const members: WriteBody = { ...spoken.members };
+  if (Array.isArray(members['filters'])) members['filters'] = filtersWithIds(members['filters'] as WriteBody[], live);
+  return { ...live.extra, name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles, ...members };
+}
+
+/** Every filter of an update names its id: the live one of its name, or one made for it (the service then assigns its own). */
+function filtersWithIds(filters: readonly WriteBody[], live: LiveDashboard): WriteBody[] {
+  const liveByName = new Map(liveFilters(live).map((filter) => [filter['name'], filter]));
+  return filters.map((filter) => {
+    const current = liveByName.get(filter['name']);
+    const id = typeof current?.['id'] === 'string' ? current['id'] : digestOf(`${live.id}/${String(filter['name'])}`).slice(0, 24);
+    return { id, ...(overlay(filter, current ? omit(current, 'id') : {}) as WriteBody) };
+  });
 }
 
 /**
@@ -162,7 +206,7 @@ function liveTileBody(tile: LiveTile): TileWrite {
   return { ...extra, ...modelled };
 }
 
-/** A tile as the API takes it (no id), as a copy the overlay may build on. */
-function tileBody(tile: DesiredTile): TileWrite {
-  return { ...tile } as TileWrite;
+/** The dashboard change a key names. */
+export function dashboardChangeKey(key: string): ReturnType<typeof changeKey> {
+  return changeKey(KIND, key);
 }

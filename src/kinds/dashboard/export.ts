@@ -1,11 +1,16 @@
 /**
  * A live dashboard as a manifest. Tiles are keyed by name, so a dashboard whose tile names cannot
- * be keys is not exported (and the alerts on it neither): that is what `names` tells them.
+ * be keys is not exported (and the alerts on it neither): that is what `names` tells them. Sources
+ * are written by name where export names them (by id otherwise); the members of current servers
+ * (filters, containers, the saved query) are written as they are, filters without their ids.
  */
 import { SPEC_SCHEMAS } from '../../schema/manifest.js';
-import type { KindExport } from '../descriptor.js';
+import type { ExportContext, KindExport } from '../descriptor.js';
 import { pickBySchema } from '../kit/pick.js';
-import { DASHBOARD, type LiveDashboard } from './model.js';
+import { namedReference } from '../kit/record-export.js';
+import { isPlainObject } from '../kit/values.js';
+import { SOURCE } from '../source/model.js';
+import { DASHBOARD, DASHBOARD_CURRENT_MEMBERS, type LiveDashboard, type LiveTile } from './model.js';
 
 /** What alerts need of an exportable dashboard: its key and its tiles' names by id. */
 export interface DashboardNames {
@@ -15,14 +20,36 @@ export interface DashboardNames {
 
 export const dashboardExport: KindExport<LiveDashboard> = {
   keyPrefix: 'dashboard',
+  namedIds: sourceIdsOf,
   names: dashboardNames,
-  write: (dashboard, key) => {
+  write: (dashboard, key, ctx) => {
     const names = dashboardNames(dashboard, key);
     if (typeof names === 'string') return { skip: names };
-    const candidate = { name: dashboard.name, tags: dashboard.tags, tiles: dashboard.tiles };
+    const current = Object.fromEntries(DASHBOARD_CURRENT_MEMBERS.map((member) => [member, dashboard.extra?.[member]]));
+    const filters = Array.isArray(current['filters']) ? current['filters'].filter(isPlainObject).map(({ id: _id, ...filter }) => sourceByName(ctx, filter, 'sourceId')) : undefined;
+    const candidate = { name: dashboard.name, tags: dashboard.tags, tiles: dashboard.tiles.map((tile) => exportedTile(tile, ctx)), ...current, filters };
     return { spec: pickBySchema(candidate, SPEC_SCHEMAS[DASHBOARD]) as Record<string, unknown> };
   },
 };
+
+/** A tile with every member it was read with; its chart's source by name. */
+function exportedTile(tile: LiveTile, ctx: ExportContext): Record<string, unknown> {
+  const { extra, config, ...modelled } = tile;
+  return { ...extra, ...modelled, ...(config ? { config: sourceByName(ctx, config, 'sourceId') } : {}) };
+}
+
+function sourceByName(ctx: ExportContext, holder: Record<string, unknown>, member: string): Record<string, unknown> {
+  return namedReference(ctx, holder, SOURCE, member, { name: 'source', id: member });
+}
+
+/** The ids of the sources a live dashboard reads: its tiles' and its filters'. */
+export function sourceIdsOf(dashboard: LiveDashboard): string[] {
+  const holders: unknown[] = [
+    ...dashboard.tiles.flatMap((tile) => [tile.config, ...(tile.series ?? [])]),
+    ...(Array.isArray(dashboard.extra?.['filters']) ? (dashboard.extra['filters'] as unknown[]) : []),
+  ];
+  return [...new Set(holders.flatMap((holder) => (isPlainObject(holder) && typeof holder['sourceId'] === 'string' ? [holder['sourceId']] : [])))];
+}
 
 function dashboardNames(dashboard: LiveDashboard, key: string): DashboardNames | string {
   const seen = new Set<string>();

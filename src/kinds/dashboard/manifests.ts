@@ -1,9 +1,9 @@
 /** A Dashboard manifest's rules beyond its schema, and the desired dashboard it becomes. */
 import type { Static } from 'typebox';
 import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
-import type { DesiredBaseOf, KindManifests } from '../descriptor.js';
+import type { DesiredBaseOf, DocumentProblem, KindManifests } from '../descriptor.js';
 import { duplicatesIn } from '../kit/duplicates.js';
-import { DASHBOARD, type DashboardSpec, type DesiredDashboard, type DesiredTile, type ManifestTile } from './model.js';
+import { DASHBOARD, DASHBOARD_CURRENT_MEMBERS, type DashboardSpec, type DesiredDashboard, type DesiredTile, type ManifestTile } from './model.js';
 
 export type DashboardManifest = Static<typeof DOCUMENT_SCHEMAS.Dashboard>;
 
@@ -12,11 +12,19 @@ export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManife
   uniqueName: (manifest) => ({ value: manifest.spec.name, pointer: ['spec', 'name'], what: (name) => `a ${DASHBOARD} named "${name}"` }),
   check: (manifest) => {
     const tiles = manifest.spec.tiles ?? [];
-    return duplicatesIn(tiles, (tile) => tile.name).map(([index, earlier]) => ({
-      code: 'E_MANIFEST_DUPLICATE',
-      pointer: ['spec', 'tiles', index, 'name'],
-      message: `tile name ${tiles[index]?.name} is already used by tiles[${earlier}]; tile names must be unique in a dashboard`,
-    }));
+    const filters = manifest.spec.filters ?? [];
+    return [
+      ...duplicatesIn(tiles, (tile) => tile.name).map(([index, earlier]): DocumentProblem => ({
+        code: 'E_MANIFEST_DUPLICATE',
+        pointer: ['spec', 'tiles', index, 'name'],
+        message: `tile name ${tiles[index]?.name} is already used by tiles[${earlier}]; tile names must be unique in a dashboard`,
+      })),
+      ...duplicatesIn(filters, (filter) => filter.name).map(([index, earlier]): DocumentProblem => ({
+        code: 'E_MANIFEST_DUPLICATE',
+        pointer: ['spec', 'filters', index, 'name'],
+        message: `filter name ${filters[index]?.name} is already used by filters[${earlier}]; filters are kept by name, so names must be unique in a dashboard`,
+      })),
+    ];
   },
   build: (manifest, base) => toDesiredDashboard(manifest.spec, base),
 };
@@ -24,6 +32,8 @@ export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManife
 function toDesiredDashboard(spec: DashboardSpec, base: DesiredBaseOf): DesiredDashboard {
   const dashboard: DesiredDashboard = { kind: DASHBOARD, ...base, name: spec.name, tiles: [] };
   if (spec.tags !== undefined) dashboard.tags = spec.tags;
+  if (spec.ownsAllTiles !== undefined) dashboard.ownsAllTiles = spec.ownsAllTiles;
+  for (const member of DASHBOARD_CURRENT_MEMBERS) if (spec[member] !== undefined) Object.assign(dashboard, { [member]: spec[member] });
   dashboard.tiles = (spec.tiles ?? []).map(toDesiredTile);
   return dashboard;
 }
@@ -34,5 +44,7 @@ function toDesiredTile(tile: ManifestTile): DesiredTile {
   if (tile.series !== undefined) desired.series = tile.series;
   if (tile.config !== undefined) desired.config = tile.config;
   if (tile.asRatio !== undefined) desired.asRatio = tile.asRatio;
+  if (tile.containerId !== undefined) desired.containerId = tile.containerId;
+  if (tile.tabId !== undefined) desired.tabId = tile.tabId;
   return desired;
 }

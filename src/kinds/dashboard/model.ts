@@ -63,10 +63,18 @@ export type DashboardWrite = Omit<Static<typeof dashboardUpdateBodySchema>, 'id'
  */
 export type DesiredTile = ManifestTile;
 
-export interface DesiredDashboard extends DesiredBase, Pick<DashboardSpec, 'name' | 'tags'> {
+/** The members of current servers a manifest may manage beside the tiles; each left out keeps its live value. */
+export const DASHBOARD_CURRENT_MEMBERS = ['filters', 'containers', 'savedQuery', 'savedQueryLanguage', 'savedFilterValues'] as const;
+
+export interface DesiredDashboard
+  extends DesiredBase,
+    Pick<DashboardSpec, 'name' | 'tags' | 'ownsAllTiles' | 'filters' | 'containers' | 'savedQuery' | 'savedQueryLanguage' | 'savedFilterValues'> {
   kind: typeof DASHBOARD;
   tiles: DesiredTile[];
 }
+
+/** A filter as a manifest writes it (its key is its name). */
+export type ManifestFilter = NonNullable<DashboardSpec['filters']>[number];
 
 export type DashboardSpec = Static<typeof dashboardSpecSchema>;
 

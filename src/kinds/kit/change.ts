@@ -3,7 +3,8 @@ import type { Kind } from '../../model/kinds.js';
 import type { DesiredBase } from '../../model/desired.js';
 import type { ErrorCode } from '../../errors.js';
 import type { UnreadableResource } from '../../model/resources.js';
-import { changeKey, type Action, type Change, type ChangeKey } from '../../model/plan.js';
+import { changeKey, type Action, type Change, type ChangeKey, type FieldDiff } from '../../model/plan.js';
+import type { Match } from './match.js';
 
 /** A change for a manifest, carrying its file and line. */
 export function changeFor(target: string, resource: DesiredBase, action: Action): Change {
@@ -62,4 +63,26 @@ export function adoptWarning(kind: Kind, name: string | undefined, adopt: boolea
   return adopt
     ? `a live ${kind} named "${name ?? ''}" that stacksync did not create will be adopted`
     : `conflict: a live ${kind} named "${name ?? ''}" exists that stacksync did not create; it is left alone (use --adopt or sync.adopt: true to take it over)`;
+}
+
+/**
+ * The change of a manifest matched to a live resource: `adopt` when it is someone else's, else
+ * `update` or `unchanged` by its diff; with the live id, the API name and the adoption warning.
+ */
+export function matchedChange(
+  target: string,
+  desired: DesiredBase & { name?: string },
+  live: { id: string; name?: string },
+  diff: FieldDiff[],
+  match: Match<unknown>,
+  adopt: boolean,
+): Change {
+  const adopting = match.how === 'adopt';
+  const change = changeFor(target, desired, adopting ? 'adopt' : diff.length > 0 ? 'update' : 'unchanged');
+  change.id = live.id;
+  if (desired.name !== undefined) change.liveName = desired.name;
+  change.diff = diff;
+  if (match.how === 'owned' && match.reclaimed) change.reclaimed = true;
+  if (adopting) change.warnings.push(adoptWarning(desired.kind, live.name, adopt));
+  return change;
 }

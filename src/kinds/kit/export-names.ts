@@ -76,8 +76,8 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** An environment variable name for a credential placeholder: `PIPE_<KEY>_<FIELD>`. */
-export function envName(key: string, field: string): string {
+/** An environment variable name for a credential placeholder: `PIPE_<KEY>_<FIELD>` (the prefix names the kind). */
+export function envName(key: string, field: string, prefix = 'PIPE'): string {
   const part = (text: string): string => text.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
-  return `PIPE_${part(key)}_${part(field)}`;
+  return `${prefix}_${part(key)}_${part(field)}`;
 }

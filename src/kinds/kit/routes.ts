@@ -10,14 +10,27 @@ export const MANAGED_SERVICE = '/v1/organizations/{organizationId}/services/{ser
 /** The self-hosted API's version prefix. */
 export const SELF_HOSTED_API = '/api/v2';
 
+/** What a kind's routes say beyond where they are. */
+export type RouteOptions = Pick<KindRoutes, 'paged' | 'access'> & {
+  /** The collection's check route's last segment (`validate`) and the profiles that serve it. */
+  validate?: { suffix: string; profiles: readonly NonNullable<keyof NonNullable<KindRoutes['validate']>>[] };
+};
+
 /** A managed kind at `segment` under the service (`stack/dashboards`), its id placeholder named `idParam`. */
-export function managedRoutes(segment: string, idParam: string, update: KindRoutes['update']): KindRoutes {
+export function managedRoutes(segment: string, idParam: string, update: KindRoutes['update'], options: RouteOptions = {}): KindRoutes {
   const collection = `${MANAGED_SERVICE}/${segment}`;
-  return { collection, item: `${collection}/{${idParam}}`, update };
+  return withOptions({ collection, item: `${collection}/{${idParam}}`, update }, options);
 }
 
 /** A self-hosted kind at `segment` under the API (`dashboards`); its id placeholder is `id`. */
-export function selfHostedRoutes(segment: string, update: KindRoutes['update'], paged = false): KindRoutes {
+export function selfHostedRoutes(segment: string, update: KindRoutes['update'], options: RouteOptions = {}): KindRoutes {
   const collection = `${SELF_HOSTED_API}/${segment}`;
-  return { collection, item: `${collection}/{id}`, update, ...(paged ? { paged: true as const } : {}) };
+  return withOptions({ collection, item: `${collection}/{id}`, update }, options);
+}
+
+function withOptions(routes: KindRoutes, { paged, access, validate }: RouteOptions): KindRoutes {
+  if (paged) routes.paged = true;
+  if (access) routes.access = access;
+  if (validate) routes.validate = Object.fromEntries(validate.profiles.map((profile) => [profile, `${routes.collection}/${validate.suffix}`]));
+  return routes;
 }

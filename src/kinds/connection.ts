@@ -1,0 +1,45 @@
+/**
+ * Connection: the database endpoint and credentials a source queries through (hyperdx
+ * `v2/connections.ts`). A self-hosted server's connections are full CRUD; a managed service makes
+ * its own (the platform's), which its list shows and manifests name but never create. `password`
+ * is write-only: compared by an HMAC in the state file, sent once per new value (an update without
+ * one keeps it). Matched by API name; pruned on the inventory's proof.
+ */
+import type { TargetState } from '../model/state.js';
+import { SPEC_SCHEMAS } from '../schema/manifest.js';
+import { CONNECTION } from './connection/model.js';
+import { envName } from './kit/export-names.js';
+import { secretRow, sentHash, type SecretPart } from './kit/named.js';
+import type { LiveRecord } from './kit/record.js';
+import { recordExport } from './kit/record-export.js';
+import { recordKind } from './kit/record-kind.js';
+import { secretSite, type DesiredRecord } from './kit/record-manifests.js';
+import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
+
+export const connectionKind = recordKind<typeof CONNECTION, 'connections'>({
+  kind: CONNECTION,
+  collection: 'connections',
+  routes: {
+    managed: managedRoutes('stack/connections', 'connectionId', 'PUT', { access: { seed: 'none', current: 'read' } }),
+    'self-hosted': selfHostedRoutes('connections', 'PUT', { access: { seed: 'none' } }),
+  },
+  references: [],
+  secrets: { members: ['password'], sites: (spec) => secretSite(spec, 'password') },
+  rules: { members: (desired) => desired.spec, secrets: passwordPart },
+  export: recordExport('connection', SPEC_SCHEMAS[CONNECTION], (live) => live.members, {
+    credentials: (key) => ({ path: 'spec', member: 'password', value: { fromEnv: envName(key, 'password', 'CONNECTION') } }),
+  }),
+});
+
+/** The password is never returned: sent when its HMAC is not the one last sent (or none was). */
+function passwordPart(desired: DesiredRecord, live: LiveRecord | undefined, _members: unknown, state: TargetState): SecretPart {
+  const password = desired.secrets['password'];
+  const part: SecretPart = { diff: [], body: {}, hashes: {}, warnings: [] };
+  if (!password) return part;
+  const sent = sentHash(state, CONNECTION, desired.key, 'password');
+  if (live && sent === password.hmac) return part;
+  part.diff.push(secretRow('password', live !== undefined, true));
+  part.body['password'] = password.value;
+  part.hashes['password'] = password.hmac;
+  return part;
+}

@@ -1,0 +1,81 @@
+/**
+ * A dashboard manifest in the form its target speaks. One set of manifests serves both server
+ * generations: a seed-profile target takes tiles as `series` (their data named by `dataSource`;
+ * a series' `source` is a current server's and is left out); a current one takes every tile as
+ * `config`, so a `series` tile is sent as the `config` it maps onto exactly, with its source by
+ * id. Names of sources become ids here (a source created in the same run: once it is written).
+ * What a target cannot take is a problem that says what to write instead.
+ */
+import type { ApiProfile } from '../../schema/enums.js';
+import type { WriteBody } from '../../model/plan.js';
+import { pointerTo, type NameRefs } from '../kit/refs.js';
+import { SOURCE } from '../source/model.js';
+import { seriesToConfig } from './convert.js';
+import { DASHBOARD_CURRENT_MEMBERS, type DesiredDashboard, type DesiredTile, type LiveSeries, type ManifestFilter, type TileWrite } from './model.js';
+
+/** A dashboard as its target's body takes it, without ids: its tiles in the manifest's order, and the other members it sets. */
+export interface Spoken {
+  tiles: TileWrite[];
+  /** The current servers' members the manifest sets (filters, containers, saved query). */
+  members: WriteBody;
+}
+
+export function speak(desired: DesiredDashboard, profile: ApiProfile, refs: NameRefs): Spoken | { problem: string } {
+  return profile === 'seed' ? speakSeed(desired) : speakCurrent(desired, refs);
+}
+
+// ---------------------------------------------------------------- the seed's form
+
+function speakSeed(desired: DesiredDashboard): Spoken | { problem: string } {
+  const current = DASHBOARD_CURRENT_MEMBERS.filter((member) => desired[member] !== undefined);
+  if (current.length > 0) return { problem: `${current.join(', ')}: members of current servers, and the target speaks api profile seed; leave them out for it` };
+  const tiles: TileWrite[] = [];
+  for (const tile of desired.tiles) {
+    if (tile.config !== undefined) return { problem: `tile ${tile.name}: the target speaks api profile seed, which takes tiles as series, not config; write the tile's chart as series` };
+    const placed = tile.containerId ?? tile.tabId;
+    if (placed !== undefined) return { problem: `tile ${tile.name}: containerId and tabId are members of current servers, and the target speaks api profile seed` };
+    const copy = { ...tile } as TileWrite;
+    if (tile.series !== undefined) copy.series = tile.series.map(({ source: _name, sourceId: _id, ...series }) => series as LiveSeries);
+    tiles.push(copy);
+  }
+  return { tiles, members: {} };
+}
+
+// ---------------------------------------------------------------- a current server's form
+
+function speakCurrent(desired: DesiredDashboard, refs: NameRefs): Spoken | { problem: string } {
+  const tiles: TileWrite[] = [];
+  for (const [index, tile] of desired.tiles.entries()) {
+    const spoken = currentTile(tile, index, refs);
+    if ('problem' in spoken) return spoken;
+    tiles.push(spoken.tile);
+  }
+  const members: WriteBody = {};
+  for (const member of DASHBOARD_CURRENT_MEMBERS) if (desired[member] !== undefined) members[member] = desired[member];
+  if (desired.filters !== undefined) members['filters'] = desired.filters.map((filter, index) => currentFilter(filter, index, refs));
+  return { tiles, members };
+}
+
+function currentTile(tile: DesiredTile, index: number, refs: NameRefs): { tile: TileWrite } | { problem: string } {
+  const { series, config, asRatio, ...placement } = tile;
+  if (series !== undefined) {
+    const converted = seriesToConfig(series as LiveSeries[], asRatio === true);
+    if (typeof converted === 'string') return { problem: `tile ${tile.name}: ${converted}` };
+    const source = converted.source;
+    const sourceId = source === undefined ? undefined : 'id' in source ? source.id : refs.id(SOURCE, source.name, pointerTo('tiles', index, 'config', 'sourceId'));
+    const chart = sourceId === undefined ? converted.config : { displayType: converted.config['displayType'], sourceId, ...converted.config };
+    return { tile: { ...placement, config: chart } as TileWrite };
+  }
+  if (asRatio !== undefined && config !== undefined) return { problem: `tile ${tile.name}: a current server takes asRatio inside config (config.asRatio), not beside it` };
+  if (config === undefined) return { tile: { ...placement, ...(asRatio !== undefined ? { asRatio } : {}) } as TileWrite };
+  const { source, ...chart } = config;
+  if (typeof source !== 'string') return { tile: { ...placement, config } as TileWrite };
+  return { tile: { ...placement, config: { ...chart, sourceId: refs.id(SOURCE, source, pointerTo('tiles', index, 'config', 'sourceId')) } } as TileWrite };
+}
+
+/** A filter in the body's form: its type, its source by id; its id is the update's business. */
+function currentFilter(filter: ManifestFilter, index: number, refs: NameRefs): WriteBody {
+  const { source, sourceId, ...rest } = filter;
+  const id = typeof source === 'string' ? refs.id(SOURCE, source, pointerTo('filters', index, 'sourceId')) : sourceId;
+  return { type: 'QUERY_EXPRESSION', ...rest, sourceId: id };
+}

@@ -1,0 +1,48 @@
+/**
+ * The descriptor of a kind that is a flat set of members matched by API name (sources,
+ * connections, webhooks, saved searches): everything but what is the kind's own — where it lives,
+ * what it names, its secrets, its members as the API takes them, its export — is the same.
+ */
+import type { Kind } from '../../model/kinds.js';
+import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
+import { defineKind, type KindDescriptor, type KindExport, type KindPlan, type KindPlanInput, type SecretSite } from '../descriptor.js';
+import { planNamed, type NamedKind } from './named.js';
+import { readRecord, type LiveRecord } from './record.js';
+import { recordManifests, type DesiredRecord, type RecordManifest } from './record-manifests.js';
+import { POINTER_REFS } from './refs.js';
+
+export interface RecordKind<K extends Kind, C extends string> {
+  kind: K;
+  collection: C;
+  routes: KindDescriptor['routes'];
+  references: readonly Kind[];
+  /** Spec members that hold secret references, and where each reference is. */
+  secrets?: { members: readonly string[]; sites(spec: Record<string, unknown>): SecretSite[] };
+  /** Its members as the API takes them, what a create needs, what its secrets add. */
+  rules: Omit<NamedKind<DesiredRecord<K>>, 'kind'>;
+  /** After its plan: what deletes of the kinds it names leave behind (the server's doing, said on the delete). */
+  afterPlan?(plan: KindPlan, input: KindPlanInput<DesiredRecord<K>, LiveRecord>): void;
+  export: KindExport<LiveRecord>;
+}
+
+export function recordKind<K extends Kind, C extends string>(spec: RecordKind<K, C>) {
+  return defineKind<DesiredRecord<K>, LiveRecord, RecordManifest, K, C>({
+    kind: spec.kind,
+    collection: spec.collection,
+    schema: DOCUMENT_SCHEMAS[spec.kind],
+    routes: spec.routes,
+    identity: 'name',
+    references: spec.references,
+    createOnly: [],
+    manifests: recordManifests(spec.kind, spec.secrets?.members, spec.secrets?.sites),
+    reader: { read: readRecord, statusMembers: [] },
+    refs: POINTER_REFS,
+    plan: (input) => {
+      const plan = planNamed(input, { kind: spec.kind, ...spec.rules });
+      spec.afterPlan?.(plan, input);
+      return plan;
+    },
+    prune: { allowed: () => true, forgetWhenGone: true },
+    export: spec.export,
+  });
+}

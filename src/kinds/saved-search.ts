@@ -1,0 +1,33 @@
+/**
+ * SavedSearch: a search of one source that alerts may watch (hyperdx `v2/savedSearches.ts`),
+ * naming its source by name (`source: <name>`). PUT is a full replace where every member left out
+ * falls back to its default, so the body is the live search with the manifest's members laid over
+ * it. Deleting a saved search deletes the alerts on it: the alerts' descriptor orders their own
+ * deletes first and says on the delete which alerts go with it.
+ */
+import { SPEC_SCHEMAS } from '../schema/manifest.js';
+import { idsAt, namedReference, recordExport } from './kit/record-export.js';
+import { recordKind } from './kit/record-kind.js';
+import { withIdOf } from './kit/refs.js';
+import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
+import { warnSourceDeletes } from './kit/source-deletes.js';
+import { SAVED_SEARCH } from './saved-search/model.js';
+import { SOURCE } from './source/model.js';
+
+const sourceOf = idsAt('sourceId');
+
+export const savedSearchKind = recordKind<typeof SAVED_SEARCH, 'savedSearches'>({
+  kind: SAVED_SEARCH,
+  collection: 'savedSearches',
+  routes: {
+    managed: managedRoutes('stack/saved-searches', 'savedSearchId', 'PUT', { paged: true, access: { seed: 'none' } }),
+    'self-hosted': selfHostedRoutes('saved-searches', 'PUT', { paged: true, access: { seed: 'none' } }),
+  },
+  references: [SOURCE],
+  // The saved search as the API takes it: its source by id.
+  rules: { members: (desired, refs) => withIdOf(desired.spec, refs, SOURCE, { name: 'source', id: 'sourceId', as: 'sourceId' }) },
+  afterPlan: (plan, input) => warnSourceDeletes(SAVED_SEARCH, input.deletes.get(SOURCE) ?? [], input.live, sourceOf, [...plan.changes, ...(input.deletes.get(SAVED_SEARCH) ?? [])]),
+  export: recordExport('saved-search', SPEC_SCHEMAS[SAVED_SEARCH], (live, ctx) => namedReference(ctx, live.members, SOURCE, 'sourceId', { name: 'source', id: 'sourceId' }), {
+    namedIds: sourceOf,
+  }),
+});

@@ -1,0 +1,41 @@
+/**
+ * Source: where a kind of observability data lives and how to read it (hyperdx `v2/sources.ts`),
+ * on a connection it names (`connection: <name>`). PUT is a full replace: the body is the live
+ * source with the manifest's members laid over it, so members it leaves out are kept. Where a
+ * target lists its sources but cannot write them (the seed's managed API), manifests only name
+ * them. A source delete is never refused by the server, even while dashboards or saved searches
+ * name it: deletes run after theirs (the order table), and the plan says who would be left
+ * pointing at nothing.
+ */
+import { SPEC_SCHEMAS } from '../schema/manifest.js';
+import { CONNECTION } from './connection/model.js';
+import { labelOf, leftNaming } from './kit/dependents.js';
+import { idsAt, namedReference, recordExport } from './kit/record-export.js';
+import { recordKind } from './kit/record-kind.js';
+import { withIdOf } from './kit/refs.js';
+import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
+import { SOURCE } from './source/model.js';
+
+const connectionOf = idsAt('connection');
+
+export const sourceKind = recordKind<typeof SOURCE, 'sources'>({
+  kind: SOURCE,
+  collection: 'sources',
+  routes: {
+    managed: managedRoutes('stack/sources', 'sourceId', 'PUT', { access: { seed: 'read' } }),
+    'self-hosted': selfHostedRoutes('sources', 'PUT', { access: { seed: 'none' } }),
+  },
+  references: [CONNECTION],
+  // The source as the API takes it: its connection by id.
+  rules: { members: (desired, refs) => withIdOf(desired.spec, refs, CONNECTION, { name: 'connection', id: 'connectionId', as: 'connection' }) },
+  // The server deletes a connection whatever names it: the sources left on it are said on the delete.
+  afterPlan: (plan, input) => {
+    const changes = [...plan.changes, ...(input.deletes.get(SOURCE) ?? [])];
+    for (const [deletion, sources] of leftNaming({ deletes: input.deletes.get(CONNECTION) ?? [], live: input.live, names: connectionOf, changes })) {
+      deletion.warnings.push(`the server deletes it even though ${sources.map((source) => labelOf(SOURCE, source)).join(', ')} still query through it; they are left on a connection that no longer exists`);
+    }
+  },
+  export: recordExport('source', SPEC_SCHEMAS[SOURCE], (live, ctx) => namedReference(ctx, live.members, CONNECTION, 'connection', { name: 'connection', id: 'connectionId' }), {
+    namedIds: connectionOf,
+  }),
+});

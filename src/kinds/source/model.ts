@@ -1,0 +1,4 @@
+/** The Source kind's name. */
+import type { Kind } from '../../model/kinds.js';
+
+export const SOURCE = 'Source' satisfies Kind;

@@ -1,0 +1,39 @@
+/**
+ * A webhook's secrets in a write. The URL is returned, so it is compared with the live one by
+ * value (shown as `(sensitive)`). Headers and query parameters are write-only: each map is sent
+ * whole when a digest of its entries' HMACs is not the one last sent, so a change goes out once per
+ * new value; and again when the URL or the service changes, since the service then clears them
+ * (a secret never follows a webhook to a new destination).
+ */
+import type { TargetState } from '../../model/state.js';
+import type { WriteBody } from '../../model/plan.js';
+import { digestOf } from '../../support/digest.js';
+import { secretRow, sentHash, type SecretPart } from '../kit/named.js';
+import type { LiveRecord } from '../kit/record.js';
+import type { DesiredRecord } from '../kit/record-manifests.js';
+import { WEBHOOK, WEBHOOK_WRITE_ONLY } from './model.js';
+
+export function webhookSecrets(desired: DesiredRecord, live: LiveRecord | undefined, members: WriteBody, state: TargetState): SecretPart {
+  const part: SecretPart = { diff: [], body: {}, hashes: {}, warnings: [] };
+  const url = desired.secrets['url'];
+  const urlChanges = url !== undefined && url.value !== live?.members['url'];
+  if (url !== undefined && urlChanges) {
+    part.diff.push(secretRow('url', live?.members['url'] !== undefined, true));
+    part.body['url'] = url.value;
+  }
+  const serviceChanges = live !== undefined && members['service'] !== undefined && members['service'] !== live.members['service'];
+  const moves = live !== undefined && (urlChanges || serviceChanges);
+  for (const member of WEBHOOK_WRITE_ONLY) {
+    if (!desired.secretMembers.includes(member)) {
+      if (moves) part.warnings.push(`the service clears a webhook's ${member} when its url or service changes, and this manifest does not set them: they are lost`);
+      continue;
+    }
+    const entries = Object.entries(desired.secrets).filter(([path]) => path.startsWith(`${member}.`)).map(([path, secret]) => [path.slice(member.length + 1), secret] as const);
+    const digest = digestOf(Object.fromEntries(entries.map(([name, secret]) => [name, secret.hmac])));
+    if (live !== undefined && !moves && sentHash(state, WEBHOOK, desired.key, member) === digest) continue;
+    part.diff.push(secretRow(member, live !== undefined, true));
+    part.body[member] = Object.fromEntries(entries.map(([name, secret]) => [name, secret.value]));
+    part.hashes[member] = digest;
+  }
+  return part;
+}
