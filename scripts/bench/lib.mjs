@@ -77,9 +77,9 @@ export async function freePort() {
 }
 
 /** `stacksync emulator` in a child process (its own CPU and memory), seeded from a file. */
-export async function startEmulatorChild({ seedFile, rateLimit, rateWindow, faults } = {}) {
+export async function startEmulatorChild({ seedFile, rateLimit, rateWindow, faults, extraArgs = [] } = {}) {
   const port = await freePort();
-  const args = ['emulator', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'silent'];
+  const args = ['emulator', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'silent', ...extraArgs];
   if (seedFile) args.push('--seed', seedFile);
   if (rateLimit) args.push('--rate-limit', String(rateLimit));
   if (rateWindow) args.push('--rate-window', rateWindow);

@@ -171,6 +171,24 @@ function rateSection(rate, profile) {
   ].join('\n');
 }
 
+function bornPipesSection(born) {
+  if (born === undefined) return 'not run';
+  const problem = failedOrPending(born);
+  if (problem) return problem;
+  return [
+    `\`stacksync apply\` of ${born.pipes} kafka pipes born in Git, as a first apply, against \`stacksync emulator --profile current\` with the managed API's budget, 10 requests per 10 s sliding window, scaled down ${born.scale}× (10 per ${10 / born.scale} s, and a provisioning delay of 30 s ÷ ${born.scale}); the target is configured with the same budget. Floor: one create per pipe, one pipes list per poll, and the plan's reads.`,
+    '',
+    '| | |',
+    '|---|---:|',
+    `| calls (creates / pipe lists / other reads) | ${born.calls} (${born.creates} / ${born.pipeLists} / ${born.otherReads}) |`,
+    `| calls ÷ floor | ${ratio(born.ratio)} |`,
+    `| 429s | ${born.throttled} |`,
+    `| Running at the end / duplicates | ${born.running} / ${born.duplicates} |`,
+    `| exit | ${born.exit} |`,
+    `| wall (scaled) / at the real budget | ${born.wallSeconds.toFixed(1)} s / ${(born.realBudgetSeconds / 60).toFixed(0)} min |`,
+  ].join('\n');
+}
+
 function sharedKeySection(shared) {
   const problem = failedOrPending(shared);
   if (problem) return problem;
@@ -355,6 +373,10 @@ ${NOTES.sharedKey}
 ${estimateSection(sections.estimate)}
 
 ${NOTES.estimate}
+
+## Pipes born in Git at the real budget
+
+${bornPipesSection(sections.bornPipes)}
 
 ## HTTP floor
 

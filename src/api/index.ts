@@ -95,7 +95,8 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
     await ownAgent?.close();
   };
   const profile = connection.api?.profile ?? DEFAULT_API_PROFILE;
-  return ids ? new ManagedAdapter(transport, ids, close, profile) : new SelfHostedAdapter(transport, close, profile);
+  const server = { ...(connection.api?.paths ? { paths: connection.api.paths } : {}), ...(connection.api?.settingsPrefix !== undefined ? { settingsPrefix: connection.api.settingsPrefix } : {}) };
+  return ids ? new ManagedAdapter(transport, ids, close, profile, server) : new SelfHostedAdapter(transport, close, profile);
 }
 
 /** Observability is best effort: a hook that throws never fails a request. */

@@ -5,15 +5,15 @@
  */
 import type { ApiProfile } from '../schema/enums.js';
 import { unwrapManaged } from './envelope.js';
-import { StackAdapter } from './stack.js';
+import { StackAdapter, type ServerSpelling } from './stack.js';
 import type { Transport } from './transport.js';
 
 export class ManagedAdapter extends StackAdapter {
   readonly variant = 'managed' as const;
   protected readonly payloadMember = 'result';
 
-  constructor(transport: Transport, ids: { organizationId: string; serviceId: string }, onClose: () => Promise<void>, profile: ApiProfile) {
-    super(transport, { organizationId: ids.organizationId, serviceId: ids.serviceId }, onClose, profile);
+  constructor(transport: Transport, ids: { organizationId: string; serviceId: string }, onClose: () => Promise<void>, profile: ApiProfile, server: ServerSpelling = {}) {
+    super(transport, { organizationId: ids.organizationId, serviceId: ids.serviceId }, onClose, profile, server);
   }
 
   protected unwrap(body: unknown): unknown {

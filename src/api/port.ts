@@ -4,7 +4,7 @@
  * this interface, and name kinds only as data.
  */
 import type { Kind, Variant } from '../model/kinds.js';
-import type { WriteBody } from '../model/plan.js';
+import type { ActionVerb, WriteBody } from '../model/plan.js';
 import type { LiveOfKind, LiveState } from '../kinds/index.js';
 
 export interface Api {
@@ -22,6 +22,11 @@ export interface Api {
   /** A full replace (PUT) or a merge (PATCH), as the kind's route says. */
   update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>>;
   remove(kind: Kind, id: string): Promise<void>;
+  /**
+   * An action on one resource on its kind's route for it (a pipe's `start` on `…/pipes/{id}/state`,
+   * its `scale`); the answer as the kind's live object, or undefined when it is not one.
+   */
+  act<K extends Kind>(kind: K, verb: ActionVerb, id: string, body: WriteBody): Promise<LiveOfKind<K> | undefined>;
 
   /**
    * Asks the target whether it would take `body` as a create of `kind`, storing nothing (the

@@ -5,7 +5,7 @@
  */
 import { StacksyncError } from '../errors.js';
 import type { Kind, Variant } from '../model/kinds.js';
-import type { WriteBody } from '../model/plan.js';
+import type { ActionVerb, WriteBody } from '../model/plan.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import type { ApiProfile } from '../schema/enums.js';
 import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
@@ -13,7 +13,13 @@ import { accessOf, descriptorOf, DESCRIPTORS, liveStateOf, type AnyKindDescripto
 import { asString, isObject, listOf, object, readEach, requiredString, ShapeError, type ReadList } from '../kinds/kit/read.js';
 import type { Api, ServerCheck } from './port.js';
 import { fillRoute, idParam } from './routes.js';
+import { MANAGED_SERVICE } from '../kinds/kit/routes.js';
+import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
+import type { TargetApi } from '../model/config.js';
 import type { Exchange, Reply, Transport } from './transport.js';
+
+/** How a target's server spells what the seed writes neutrally. */
+export type ServerSpelling = Pick<TargetApi, 'paths' | 'settingsPrefix'>;
 
 /** A bound on pages, so a server that misreports its total cannot keep us reading forever. */
 const MAX_PAGES = 10_000;
@@ -33,6 +39,8 @@ export abstract class StackAdapter implements Api {
     private readonly onClose: () => Promise<void>,
     /** Which spelling writes take (`api.profile` of the target). */
     protected readonly profile: ApiProfile,
+    /** How the target's server names path segments and the settings prefix, where not as the seed (`api.paths`, `api.settingsPrefix`). */
+    private readonly server: ServerSpelling = {},
   ) {}
 
   /** The payload inside the variant's success envelope. */
@@ -69,7 +77,7 @@ export abstract class StackAdapter implements Api {
     const descriptor = descriptorOf(kind);
     const routes = this.offered(descriptor, 'POST');
     const sent = this.spelled(descriptor, descriptor.writes?.createBody?.(body) ?? body);
-    return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, descriptor.reader.read) as Promise<LiveOfKind<K>>;
+    return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, this.reader(descriptor)) as Promise<LiveOfKind<K>>;
   }
 
   async update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>> {
@@ -77,12 +85,28 @@ export abstract class StackAdapter implements Api {
     const routes = this.offered(descriptor, 'update', id);
     const notRepeatable = descriptor.writes?.notRepeatable?.(body) === true;
     const exchange: Exchange = { method: routes.update, ...this.at(routes.item, id), body: this.spelled(descriptor, body), ...(notRepeatable ? { notRepeatable } : {}) };
-    return this.call(exchange, descriptor.reader.read) as Promise<LiveOfKind<K>>;
+    return this.call(exchange, this.reader(descriptor)) as Promise<LiveOfKind<K>>;
   }
 
   async remove(kind: Kind, id: string): Promise<void> {
     const routes = this.offered(descriptorOf(kind), 'DELETE', id);
     await this.transport.send({ method: 'DELETE', ...this.at(routes.item, id) });
+  }
+
+  async act<K extends Kind>(kind: K, verb: ActionVerb, id: string, body: WriteBody): Promise<LiveOfKind<K> | undefined> {
+    const descriptor = descriptorOf(kind);
+    const routes = this.offered(descriptor, verb, id);
+    const action = routes.actions?.[verb];
+    if (!action) throw notOffered(`${verb} ${kind}`, `${kind} has no ${verb} action`, this.variant);
+    const exchange: Exchange = { method: action.method, ...this.at(action.route, id, '', idParam(routes.item)), body: this.spelled(descriptor, body) };
+    const reply = await this.transport.send(exchange);
+    // The answer is only confirmation: one that does not read as the kind's object is no failure.
+    try {
+      return this.reader(descriptor)(this.unwrap(reply.body), this.payloadMember) as LiveOfKind<K>;
+    } catch (error) {
+      if (error instanceof ShapeError) return undefined;
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
@@ -104,14 +128,36 @@ export abstract class StackAdapter implements Api {
   }
 
   private spelled(descriptor: AnyKindDescriptor, body: WriteBody): WriteBody {
-    return descriptor.writes?.spell?.(body, this.profile) ?? body;
+    const spelled = descriptor.writes?.spell?.(body, this.profile) ?? body;
+    const prefix = this.server.settingsPrefix;
+    const respell = descriptor.writes?.respell;
+    return prefix !== undefined && prefix !== DEFAULT_SETTINGS_PREFIX && respell ? (respell(spelled, DEFAULT_SETTINGS_PREFIX, prefix) as WriteBody) : spelled;
+  }
+
+  /** A kind's reader, taking what the server spells with its own settings prefix back to the seed's. */
+  private reader(descriptor: AnyKindDescriptor): (item: unknown, path: string) => LiveBase {
+    const prefix = this.server.settingsPrefix;
+    const respell = descriptor.writes?.respell;
+    if (prefix === undefined || prefix === DEFAULT_SETTINGS_PREFIX || !respell) return descriptor.reader.read;
+    return (item, path) => descriptor.reader.read(respell(item, prefix, DEFAULT_SETTINGS_PREFIX), path);
+  }
+
+  /** The route template with the server's own path segments (`…/clickpipes`), where it names them otherwise. */
+  private segmented(route: string): string {
+    const paths = this.server.paths;
+    if (!paths || !route.startsWith(`${MANAGED_SERVICE}/`)) return route;
+    const rest = route.slice(MANAGED_SERVICE.length + 1);
+    if (paths.pipes !== undefined && rest.startsWith('pipes')) return `${MANAGED_SERVICE}/${paths.pipes}${rest.slice('pipes'.length)}`;
+    if (paths.stack !== undefined && rest.startsWith('stack/')) return `${MANAGED_SERVICE}/${paths.stack}${rest.slice('stack'.length)}`;
+    return route;
   }
 
   /** Every live object of a kind that reads, and the ones that do not, set aside. */
   protected readList(descriptor: AnyKindDescriptor): Promise<ReadList<LiveBase>> {
     const routes = this.routesOf(descriptor) as KindRoutes;
-    const read = (data: unknown, path: string): ReadList<LiveBase> => readEach(descriptor.kind, data, path, descriptor.reader.read);
-    if (routes.paged) return this.readPages(descriptor.kind, routes.collection, descriptor.reader.read);
+    const reader = this.reader(descriptor);
+    const read = (data: unknown, path: string): ReadList<LiveBase> => readEach(descriptor.kind, data, path, reader);
+    if (routes.paged) return this.readPages(descriptor.kind, routes.collection, reader);
     return this.call({ method: 'GET', ...this.at(routes.collection) }, read);
   }
 
@@ -146,9 +192,9 @@ export abstract class StackAdapter implements Api {
   }
 
   /** Route template and concrete path of a collection, or of one resource when `id` is given. */
-  protected at(route: string, id?: string, query = ''): Pick<Exchange, 'route' | 'path' | 'resourceId'> {
-    const params = id === undefined ? this.baseParams : { ...this.baseParams, [idParam(route)]: id };
-    return { route, path: fillRoute(route, params) + query, ...(id === undefined ? {} : { resourceId: id }) };
+  protected at(route: string, id?: string, query = '', idName?: string): Pick<Exchange, 'route' | 'path' | 'resourceId'> {
+    const params = id === undefined ? this.baseParams : { ...this.baseParams, [idName ?? idParam(route)]: id };
+    return { route, path: fillRoute(this.segmented(route), params) + query, ...(id === undefined ? {} : { resourceId: id }) };
   }
 
   /** Sends, unwraps and reads the answer; a wrong shape becomes E_API_PROTOCOL. */

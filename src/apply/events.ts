@@ -30,7 +30,9 @@ export type ApplyEvent =
   | (ChangeEventBase & { type: 'change-skipped'; reason: SkipReason; code: ErrorCode; error: string })
   | (ChangeEventBase & { type: 'operation-started'; call: ApiCall })
   | (ChangeEventBase & { type: 'operation-succeeded'; call: ApiCall; durationMs: number })
-  | (ChangeEventBase & { type: 'operation-failed'; call: ApiCall; durationMs: number; code: ErrorCode; error: string });
+  | (ChangeEventBase & { type: 'operation-failed'; call: ApiCall; durationMs: number; code: ErrorCode; error: string })
+  /** After each poll for resources settling asynchronously (pipes provisioning): how many of a kind still wait, by state. */
+  | { type: 'settle-progress'; target: string; at: number; kind: Kind; waiting: number; states: Record<string, number> };
 
 export type ChangeFinishedEvent = Extract<ApplyEvent, { type: 'change-succeeded' | 'change-failed' | 'change-skipped' }>;
 
@@ -38,6 +40,8 @@ export type ChangeFinishedEvent = Extract<ApplyEvent, { type: 'change-succeeded'
 export interface ApplySummary {
   created: number;
   updated: number;
+  /** Deleted and created again; absent until there is one. */
+  replaced?: number;
   deleted: number;
   adopted: number;
   failed: number;
@@ -48,6 +52,7 @@ export interface ApplySummary {
 export const PAST_TENSE: Readonly<Record<Action, string>> = {
   create: 'created',
   update: 'updated',
+  replace: 'replaced',
   delete: 'deleted',
   adopt: 'adopted',
   orphan: 'left alone',
@@ -70,6 +75,8 @@ export function addToSummary(summary: ApplySummary, action: Action, result: Chan
       return { ...summary, created: summary.created + 1 };
     case 'update':
       return { ...summary, updated: summary.updated + 1 };
+    case 'replace':
+      return { ...summary, replaced: (summary.replaced ?? 0) + 1 };
     case 'delete':
       return { ...summary, deleted: summary.deleted + 1 };
     case 'adopt':

@@ -10,14 +10,15 @@ import type { LiveBase } from '../model/resources.js';
 import { mayStillLand } from '../api/failure.js';
 import type { Api } from '../api/port.js';
 import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
-import { operationVerb, type Change, type ChangeKey, type ChangeResult, type Operation, type OperationRefs, type WriteBody } from '../model/plan.js';
+import { operationVerb, type ActionVerb, type Change, type ChangeKey, type ChangeResult, type Operation, type OperationRefs, type WriteBody } from '../model/plan.js';
 import { descriptorOf } from '../kinds/index.js';
 import { ownedRecord } from '../state/inventory.js';
-import type { StateRecord } from '../model/state.js';
+import type { MarkChanges, StateRecord } from '../model/state.js';
 import type { StateStore } from '../state/store.js';
 import { addToSummary, emptySummary, type ApiCall, type ApplyEvent, type SkipReason } from './events.js';
 import { operationType as operationTypeOf } from '../model/plan.js';
 import { buildExecutionGraph, type ExecutionNode } from './order.js';
+import { NEEDED_WAIT_MS, SettleWatch, type SettleOptions } from './settle.js';
 
 export interface ApplyDeps {
   api: Api;
@@ -38,7 +39,16 @@ export interface ApplyDeps {
    * may still land; recorded in its intent, later runs wait that long before creating it again.
    */
   settleMs: number;
+  /** Delete and create again where a create-only member changed (`--allow-replace`); default false. */
+  allowReplace?: boolean;
+  /** How resources that settle asynchronously are waited for (`apply --wait`); default: only where a later operation needs it. */
+  settle?: SettleOptions;
+  /** Resolves after `ms`; default a global `setTimeout`. What the settle polls wait with. */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+/** What the executor waits when the caller says nothing: only what a later operation of a change needs. */
+const DEFAULT_SETTLE: SettleOptions = { timeoutMs: 0, followLast: false };
 
 /** Per change of the target (`Kind/name`), what happened. Unchanged changes are `ok`. */
 export type ApplyResults = Map<ChangeKey, ChangeResult>;
@@ -79,10 +89,20 @@ class ApplyRun {
   readonly #waitingOnRank = new Map<number, ExecutionNode[]>();
   #summary = emptySummary();
   #allSettled!: () => void;
+  readonly #settleOptions: SettleOptions;
+  readonly #watch: SettleWatch;
 
   constructor(changes: readonly Change[], deps: ApplyDeps) {
     this.#deps = deps;
     this.#clock = deps.clock ?? Date.now;
+    this.#settleOptions = deps.settle ?? DEFAULT_SETTLE;
+    this.#watch = new SettleWatch({
+      api: deps.api,
+      clock: this.#clock,
+      sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      options: this.#settleOptions,
+      onProgress: (progress) => this.#emit({ type: 'settle-progress', target: deps.target, at: this.#clock(), ...progress }),
+    });
     const graph = buildExecutionGraph(changes);
     this.#nodes = graph.nodes;
     this.#cycles = new Set(graph.cycles);
@@ -140,7 +160,9 @@ class ApplyRun {
         continue;
       }
       this.#pending.delete(node);
-      if (decision === 'run') void this.#queue.add(() => this.#run(node)).catch((error: unknown) => this.#crashed(node, error));
+      // A change runs outside the queue; each of its requests takes a slot, its waits do not.
+      if (decision === 'run') void this.#run(node).catch((error: unknown) => this.#crashed(node, error));
+      else if ('refused' in decision) this.#fail(node, this.#clock(), new StacksyncError(decision.code, decision.error, { subject: node.key }));
       else this.#skip(node, decision.reason, decision.error, decision.code);
     }
     if (this.#pending.size === 0 && this.#results.size === this.#nodes.length) this.#allSettled();
@@ -164,7 +186,7 @@ class ApplyRun {
     }
   }
 
-  #decide(node: ExecutionNode): 'wait' | 'run' | { reason: SkipReason; error: string; code: ErrorCode } {
+  #decide(node: ExecutionNode): 'wait' | 'run' | { reason: SkipReason; error: string; code: ErrorCode } | { refused: true; error: string; code: ErrorCode } {
     for (const required of node.requires) {
       const result = this.#results.get(required);
       if (result && result.result !== 'ok') {
@@ -183,6 +205,14 @@ class ApplyRun {
         error: `conflict: a live ${node.change.kind} named "${name}" exists that stacksync does not manage; re-run with --adopt`,
       };
     }
+    if (node.change.action === 'replace' && !this.#deps.allowReplace && !node.change.replaceAllowed) {
+      // An error on that resource, not a skip: what the manifest asks cannot be done as things are.
+      return {
+        refused: true,
+        code: 'E_REPLACE_REFUSED',
+        error: `not replaced: this change deletes the live ${node.change.kind} and creates it again (see the plan's warning); apply --allow-replace, or the annotation stacksync.io/replace: allow, lets it`,
+      };
+    }
     return 'run';
   }
 
@@ -198,7 +228,9 @@ class ApplyRun {
   }
 
   async #run(node: ExecutionNode): Promise<void> {
-    if (this.#deps.signal?.aborted) {
+    // Its first request waits for a slot like any other; whether it may start is decided then.
+    const started = await this.#queue.add(() => !this.#deps.signal?.aborted);
+    if (!started) {
       this.#skip(node, 'cancelled', 'cancelled', 'E_CANCELLED');
       this.#schedule();
       return;
@@ -217,18 +249,53 @@ class ApplyRun {
     this.#schedule();
   }
 
-  /** The operations of one change, in order, each followed by its state transition and a save. */
+  /**
+   * The operations of one change, in order, each followed by its state transition and a save, and
+   * by the wait it asks for. After a failure only the operations that restore what earlier ones
+   * changed (`always`) run; the first failure is the change's.
+   */
   async #runChange(node: ExecutionNode): Promise<void> {
     const { operations } = node;
     if (operations.length === 0) {
-      await this.#commit(node, this.#stateOnly(node), true);
+      await this.#queue.add(async () => this.#commit(node, this.#stateOnly(node), true));
       return;
     }
+    let failure: { error: unknown } | undefined;
     for (const [index, operation] of operations.entries()) {
-      if (index > 0 && this.#deps.signal?.aborted) throw new Cancelled(`cancelled after ${index} of ${operations.length} operations`);
-      const transition = await this.#runOperation(node, operation);
-      await this.#commit(node, transition, index === operations.length - 1);
+      if (failure && !operation.always) continue;
+      try {
+        await this.#queue.add(async () => {
+          // Checked when its slot comes: a signal while it queued stops it before anything is sent.
+          if (!failure && this.#deps.signal?.aborted && !operation.always) throw new Cancelled(index === 0 ? 'cancelled' : `cancelled after ${index} of ${operations.length} operations`);
+          if (operation.marksBefore) await this.#mark(node, operation.marksBefore);
+          const transition = await this.#runOperation(node, operation);
+          await this.#commit(node, transition, index === operations.length - 1 && !failure, operation.marks);
+        });
+        await this.#awaitSettled(node, operation, index === operations.length - 1);
+      } catch (error) {
+        // A cancellation too: what restores the resource (`always`) still runs.
+        failure ??= { error };
+      }
     }
+    if (failure) throw failure.error;
+  }
+
+  /** Waits for what the operation asks (`await`), if this run follows it there. */
+  async #awaitSettled(node: ExecutionNode, operation: Operation, last: boolean): Promise<void> {
+    if (operation.await === undefined) return;
+    const needed = !last;
+    if (!needed && (!this.#settleOptions.followLast || this.#settleOptions.timeoutMs <= 0)) return;
+    const id = operationId(operation) ?? this.#written.get(node.key)?.id;
+    if (id === undefined) throw new StacksyncError('E_INTERNAL', `${node.key}: nothing to wait for (no id)`, { subject: node.key });
+    const timeoutMs = this.#settleOptions.timeoutMs > 0 ? this.#settleOptions.timeoutMs : NEEDED_WAIT_MS;
+    const live = await this.#watch.wait(node.change.kind, id, operation.await, node.key, timeoutMs);
+    this.#written.set(node.key, live);
+  }
+
+  /** Records marks on the change's inventory entry and saves them. */
+  async #mark(node: ExecutionNode, marks: MarkChanges): Promise<void> {
+    this.#deps.store.record(this.#deps.target, { type: 'marked', kind: node.change.kind, key: node.change.name, marks });
+    await this.#deps.store.save();
   }
 
   /** A change without API writes: taking over a resource, or forgetting one that cannot be deleted. */
@@ -236,19 +303,21 @@ class ApplyRun {
     const { change } = node;
     if (change.action === 'delete') return [{ type: 'forgotten', kind: change.kind, key: change.name }];
     if (!change.id) throw new StacksyncError('E_INTERNAL', `${node.key} has no operations and no live id to record`, { subject: node.key });
-    return [ownedRecord(change.kind, change.name, withName({ id: change.id }, change.liveName))];
+    return [ownedRecord(change.kind, change.name, { ...withName({ id: change.id }, change.liveName), ...(change.reclaimed && recordsCreated(change.kind) ? { created: true as const } : {}) })];
   }
 
   /**
    * Records a completed write and saves it. After a change's last write, also the secret hashes
    * it sent and the digest of the manifest it applied: only a change applied in full counts.
    */
-  async #commit(node: ExecutionNode, transition: Transition, last: boolean): Promise<void> {
+  async #commit(node: ExecutionNode, transition: Transition, last: boolean, marks?: MarkChanges): Promise<void> {
     const { kind, name, secretHashes, spec } = node.change;
     const records = [...transition];
+    if (marks) records.push({ type: 'marked', kind, key: name, marks });
     if (last && node.change.action !== 'delete') {
       if (secretHashes && Object.keys(secretHashes).length > 0) records.push({ type: 'secrets', kind, key: name, hashes: { ...secretHashes } });
       if (spec !== undefined) records.push({ type: 'spec', kind, key: name, spec, ...(node.change.pruneDisabled ? { prune: 'disabled' as const } : {}) });
+      if (node.change.marks) records.push({ type: 'marked', kind, key: name, marks: node.change.marks });
     }
     this.#deps.store.record(this.#deps.target, ...records);
     await this.#deps.store.save();
@@ -257,11 +326,12 @@ class ApplyRun {
   async #runOperation(node: ExecutionNode, operation: Operation): Promise<Transition> {
     const { api } = this.#deps;
     const { kind, name } = node.change;
-    switch (operationVerb(operation, kind)) {
+    const verb = operationVerb(operation, kind);
+    switch (verb) {
       case 'create': {
         const body = this.#resolveRefs(node, operation);
         const apiName = apiNameOf(body) ?? name;
-        return this.#owned(node, await this.#create(node, apiName, () => this.#createOf(node, body), () => this.#find(node, apiName)));
+        return this.#owned(node, await this.#create(node, apiName, () => this.#createOf(node, body), () => this.#find(node, apiName)), true);
       }
       case 'update':
         if ('patch' in operation) return this.#owned(node, await this.#call(node, operation.type, () => api.update(kind, operation.id, operation.patch)));
@@ -269,14 +339,42 @@ class ApplyRun {
       case 'delete':
         await this.#deleteGone(node, operation.type, () => api.remove(kind, 'id' in operation ? operation.id : ''));
         return [{ type: 'forgotten', kind, key: name }];
+      default:
+        return this.#act(node, verb, operation);
     }
   }
 
-  /** Records what a write made as owned, and keeps it for the operations of this run that take ids from it. */
-  #owned(node: ExecutionNode, live: LiveBase): Transition {
+  /**
+   * An action on the change's resource (a pipe's `start`, `stop`, `scale`); without an id of its
+   * own, on what the change created earlier in this run. An action the API refuses (400) only
+   * because its work is done or under way (a start of a pipe the service already resumed by
+   * itself) is no failure: the kind's `settle.redundant` tells from the live resource, never from
+   * the message.
+   */
+  async #act(node: ExecutionNode, verb: ActionVerb, operation: Operation): Promise<Transition> {
+    const { kind } = node.change;
+    const id = operationId(operation) ?? this.#written.get(node.key)?.id;
+    if (id === undefined) throw new StacksyncError('E_INTERNAL', `${node.key}: ${operation.type} names no resource`, { subject: node.key });
+    const body = 'body' in operation ? operation.body : 'patch' in operation ? operation.patch : {};
+    try {
+      const live = await this.#call(node, operation.type, () => this.#deps.api.act(kind, verb, id, body));
+      return live ? this.#owned(node, live) : [];
+    } catch (error) {
+      if (!isStacksyncError(error, 'E_API_VALIDATION')) throw error;
+      const redundant = descriptorOf(kind).settle?.redundant;
+      const current = redundant ? (await this.#call(node, `list${kind}s`, () => this.#deps.api.list(kind))).find((item: LiveBase) => item.id === id) : undefined;
+      if (current && redundant?.(verb, current)) return this.#owned(node, current);
+      throw error;
+    }
+  }
+
+  /** Records what a write made as owned (`created` when this run made it), and keeps it for the operations of this run that take ids from it. */
+  #owned(node: ExecutionNode, live: LiveBase, created = false): Transition {
     const { kind, name, liveName } = node.change;
     this.#written.set(node.key, live);
-    return [ownedRecord(kind, name, withName({ id: live.id }, liveName ?? live.name))];
+    const made = (created || node.change.reclaimed === true) && recordsCreated(kind);
+    const entry = { ...withName({ id: live.id }, liveName ?? live.name), ...(made ? { created: true as const } : {}) };
+    return [ownedRecord(kind, name, entry)];
   }
 
   #createOf(node: ExecutionNode, body: WriteBody): Promise<LiveBase> {
@@ -449,6 +547,16 @@ function reportsProgress(node: ExecutionNode): boolean {
 
 function describeError(error: unknown): { code: ErrorCode; message: string } {
   return { code: errorCodeOf(error), message: error instanceof Error ? error.message : String(error) };
+}
+
+/** Whether the inventory of `kind` records what stacksync created (its prune deletes nothing else). */
+function recordsCreated(kind: Kind): boolean {
+  return descriptorOf(kind).prune?.createdOnly === true;
+}
+
+/** The id an operation names, if it names one. */
+function operationId(operation: Operation): string | undefined {
+  return 'id' in operation ? operation.id : undefined;
 }
 
 /** The API name a body gives the resource it creates, if it names one. */

@@ -10,11 +10,13 @@ import { StacksyncError } from '../errors.js';
 import { changeKey, type Change, type ChangeKey, type Operation, type OperationStep } from '../model/plan.js';
 import { requiredChanges } from '../diff/graph.js';
 
-/** Order of the operations of one change: a postgres mapping change is remove, then add. */
+/** Order of the operations of one change: pause, remove mappings, the rest, add mappings, resume. */
 export const STEP_RANKS: Readonly<Record<OperationStep | 'none', number>> = {
-  'remove-mappings': 0,
-  none: 1,
-  'add-mappings': 2,
+  pause: 0,
+  'remove-mappings': 1,
+  none: 2,
+  'add-mappings': 3,
+  resume: 4,
 };
 
 export interface ExecutionNode {

@@ -7,6 +7,7 @@ import { changeRef, type Change, type ChangeResult, type Plan } from '../model/p
 import { buildPlan } from '../plan/build.js';
 import { describeStale, editedPlan, OTHER_CREDENTIALS, parseSavedPlan, sealMatches, type SavedPlan } from '../plan/saved.js';
 import { processEnv, type Env } from '../config/paths.js';
+import { parseDuration } from '../config/duration.js';
 import type { Config } from '../model/config.js';
 import { keyCheckOf } from '../reconcile/fingerprint.js';
 import { planKeyFrom } from '../reconcile/plan-key.js';
@@ -32,6 +33,8 @@ interface ApplyFlags extends CommonFlags, LockFlags {
   adopt?: boolean;
   plan?: string;
   allowPartial?: boolean;
+  allowReplace?: boolean;
+  wait: string;
 }
 
 export const applyCommand: CommandFactory = (setExitCode) =>
@@ -51,10 +54,13 @@ export const applyCommand: CommandFactory = (setExitCode) =>
     .option('--force', 'let a prune exceed sync.maxDeletes / sync.maxDeletePercent, or run on an empty manifests directory')
     .option('--adopt', 'take over same-named live resources stacksync did not create (default: sync.adopt)')
     .option('--allow-partial', 'apply the valid manifests of a target even though others of it have errors (default: a target with manifest errors gets no writes; its deletes never run)')
+    .option('--allow-replace', 'let a change of a create-only member delete the resource and create it again (a pipe: its data is loaded again); without it such a change fails, unless its manifest says stacksync.io/replace: allow')
+    .option('--wait <duration>', 'how long to wait for each pipe created, started or stopped to settle (Running, Snapshot, Completed; Stopped, Paused), e.g. 30s, 10m; 0 waits only where a later step needs it', DEFAULT_WAIT)
     .addOption(new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'))
     .option('--plan <file>', 'apply the plan saved by `plan --out FILE`, exactly, or nothing if anything it was computed from changed (its --target, --prune and --adopt come with it)')
     .addOption(lockTimeoutOption())
     .action(async (flags: ApplyFlags) => {
+      const waitMs = parseWait(flags.wait);
       const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags);
       const logFormat = logFormatFor('apply', flags);
       const logger = commandLogger(flags, logFormat);
@@ -90,6 +96,8 @@ export const applyCommand: CommandFactory = (setExitCode) =>
           force: flags.force === true,
           signal: cancel.signal,
           onEvent: (_target, event) => reporter.onEvent(event),
+          allowReplace: flags.allowReplace === true,
+          settle: { timeoutMs: waitMs, followLast: waitMs > 0 },
         });
         const final = withRunErrors(plan, outcome);
         process.stdout.write(text ? renderResults(final, outcome.results) : renderPlanJson(final, { results: outcome.results }));
@@ -99,6 +107,16 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         await session.close();
       }
     });
+
+/** `apply --wait`'s default (design.md). */
+const DEFAULT_WAIT = '10m';
+
+function parseWait(text: string): number {
+  if (text === '0') return 0;
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new StacksyncError('E_USAGE', `--wait ${text}: must be a duration like 30s, 10m or 1h (0: do not wait)`);
+  return ms;
+}
 
 /** Human progress lines on stderr, or the same as records when the logs are JSON. */
 function progressFor(format: LogFormat, logger: Logger, labelTargets: boolean): ProgressReporter {

@@ -68,6 +68,13 @@ export function formatChangeLine(event: ChangeFinishedEvent, options: { labelTar
   }
 }
 
+/** `waiting for 3 Pipes to settle: 2 Provisioning, 1 Snapshot` */
+export function formatSettleLine(event: Extract<ApplyEvent, { type: 'settle-progress' }>, options: { labelTarget?: boolean } = {}): string {
+  const prefix = options.labelTarget ? `[${event.target}] ` : '';
+  const states = Object.entries(event.states).map(([state, n]) => `${n} ${state}`).join(', ');
+  return `${prefix}waiting for ${event.waiting} ${event.kind}${event.waiting === 1 ? '' : 's'} to settle: ${states}`;
+}
+
 /** `waiting 9.8s for the rate budget of prod` (when the wait starts; 10 requests per 10 s means waits). */
 export function formatRateWait(target: string | undefined, waitSeconds: number): string {
   return `waiting ${waitSeconds.toFixed(1)}s for the rate budget${target === undefined ? '' : ` of ${target}`}`;
@@ -76,6 +83,7 @@ export function formatRateWait(target: string | undefined, waitSeconds: number):
 /** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 4.2s` */
 export function formatSummary(summary: ApplySummary, durationMs: number, target?: string): string {
   const counts = (['created', 'updated', 'deleted', 'adopted', 'failed', 'skipped'] as const).map((name) => `${summary[name]} ${name}`);
+  if (summary.replaced !== undefined && summary.replaced > 0) counts.splice(2, 0, `${summary.replaced} replaced`);
   return `Apply${target === undefined ? '' : ` ${target}`}: ${counts.join(', ')} in ${formatSeconds(durationMs)}`;
 }
 
@@ -177,7 +185,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   const clock = options.clock ?? Date.now;
   const tty = options.tty ?? stream.isTTY === true;
   const labelTarget = options.labelTargets === true;
-  const state = { waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false, waitUntil: -Infinity };
+  const state = { waitedSeconds: 0, lastWaitAt: -Infinity, drawn: false, waitUntil: -Infinity, lastSettle: '' };
   let ticker: NodeJS.Timeout | undefined;
   // Targets apply in parallel: each keeps its own count, so one's events never move another's.
   const targets = new Map<string, TargetProgress>();
@@ -242,6 +250,13 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           if (ticker !== undefined) clearInterval(ticker);
           print(formatSummary(event.summary, event.durationMs, labelTarget ? event.target : undefined), false);
           return;
+        case 'settle-progress': {
+          // One line each time what is still settling changes, so a long wait shows it is alive.
+          const text = formatSettleLine(event, { labelTarget });
+          if (event.waiting > 0 && text !== state.lastSettle) print(text, true);
+          state.lastSettle = text;
+          return;
+        }
         default:
           return;
       }
@@ -273,6 +288,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
 /** Progress as log records, for JSON logs: the same events, never a human line among them. */
 export function createProgressLog(logger: Logger, clock: () => number = Date.now): ProgressReporter {
   let waitUntil = -Infinity;
+  let lastSettle = '';
   const remaining = trackRemaining(clock);
   return {
     onEvent(event) {
@@ -289,6 +305,13 @@ export function createProgressLog(logger: Logger, clock: () => number = Date.now
           return logger.warn({ ...base, kind: event.kind, action: event.action, code: event.code }, formatChangeLine(event));
         case 'apply-finished':
           return logger.info({ ...base, summary: event.summary, durationMs: event.durationMs }, formatSummary(event.summary, event.durationMs, event.target));
+        case 'settle-progress': {
+          // A record each time what is still settling changes, as the human line does.
+          const text = formatSettleLine(event, { labelTarget: true });
+          if (event.waiting > 0 && text !== lastSettle) logger.info({ ...base, kind: event.kind, waiting: event.waiting, states: event.states }, formatSettleLine(event));
+          lastSettle = text;
+          return;
+        }
         default:
           return;
       }

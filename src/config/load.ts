@@ -269,7 +269,11 @@ function normaliseTarget(raw: TargetFile, baseDir: string): Target {
     rateLimit: { ...DEFAULT_RATE_LIMITS[raw.variant], ...raw.rateLimit },
     ...(raw.suspend === true ? { suspend: true as const } : {}),
     ...(raw.vars ? { vars: Object.fromEntries(Object.entries(raw.vars).map(([name, ref]) => [name, anchorSecret(ref, baseDir)])) } : {}),
-    api: { profile: raw.api?.profile ?? DEFAULT_API_PROFILE },
+    api: {
+      profile: raw.api?.profile ?? DEFAULT_API_PROFILE,
+      ...(raw.api?.paths && Object.keys(raw.api.paths).length > 0 ? { paths: { ...raw.api.paths } } : {}),
+      ...(raw.api?.settingsPrefix !== undefined ? { settingsPrefix: raw.api.settingsPrefix } : {}),
+    },
   };
   const ref = (member: string): SecretRef => anchorSecret(raw.auth[member] ?? '', baseDir);
   if (raw.variant === 'managed') {

@@ -144,7 +144,7 @@ function summarise(run: RunPlan, outcome: RunResult | undefined, options: Target
   const refusals = outcome?.errors ?? [];
   const problems = problemsOf(run, name);
   const ok = failures.length === 0 && refusals.length === 0 && problems.length === 0;
-  if (ok) return { outcome: { result: 'ok' }, report: { ok, resources, ...revision }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
+  if (ok) return { outcome: settling(targetRun.changes, results, options.context.config.sync.intervalMs), report: { ok, resources, ...revision }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
   const error = describeFailure(failures, refusals.map((r) => r.message), problems.length);
   const codes = [...failures.map((failure) => failure.code ?? 'E_INTERNAL'), ...refusals.map((r) => r.code), ...problems.map((p) => p.code)];
   const report: SyncReport = { ok, resources, ...revision, error };
@@ -161,6 +161,18 @@ function failureOf(failures: readonly ResourceObservation[], refusals: readonly 
   if (refusal) return { code: refusal.code, subjects, error: refusal.message };
   const problem = problems[0];
   return { code: problem?.code ?? 'E_INTERNAL', subjects, error: problem ? `${problem.location.file}: ${problem.message}` : 'failed' };
+}
+
+/**
+ * How soon to look again after a sync that started something that settles on its own (a pipe
+ * created or started provisions asynchronously): the daemon does not wait for it, it syncs again
+ * shortly, so `/status` and the pipe-state gauge show where it got to.
+ */
+export const SETTLE_FOLLOW_UP_MS = 15_000;
+
+function settling(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult> | undefined, intervalMs: number): SyncOutcome {
+  const started = changes.some((change) => results?.get(changeRef(change))?.result === 'ok' && change.operations.some((operation) => operation.await !== undefined));
+  return started && SETTLE_FOLLOW_UP_MS < intervalMs ? { result: 'requeue', afterMs: SETTLE_FOLLOW_UP_MS } : { result: 'ok' };
 }
 
 /** Terminal when every failure is: nothing changes until someone does; otherwise retry with backoff. */

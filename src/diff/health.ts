@@ -8,8 +8,8 @@ import type { Change, PlanWarning } from '../model/plan.js';
 import { descriptorOf } from '../kinds/index.js';
 
 /** Whether a change's resource is degraded, by its kind's health rule. */
-export function isDegraded(change: Pick<Change, 'kind' | 'liveState'>): boolean {
-  return descriptorOf(change.kind).health?.degraded(change.liveState) === true;
+export function isDegraded(change: Pick<Change, 'kind' | 'liveState' | 'wantedState'>): boolean {
+  return descriptorOf(change.kind).health?.degraded(change.liveState, change.wantedState) === true;
 }
 
 /** One warning per degraded resource among a target's changes. */

@@ -22,6 +22,8 @@ export interface PipeResource {
   id: string;
   serviceId: string;
   name: string;
+  /** Free text a create may set (current profile); no PATCH changes it. */
+  description?: string;
   state: string;
   scaling?: Record<string, number>;
   source: Record<string, Record<string, unknown>>;

@@ -10,7 +10,8 @@ import { SERVICE_STATES } from '../schema/enums.js';
 import { alertSchema, dashboardSchema, dataSourceSchema, pipeSchema, type JsonSchema } from '../schema/api.js';
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
 import { SALT_PATTERN } from './credentials.js';
-import { currentDataSchema } from './current/data-schema.js';
+import { currentDataSchema, pipeRuntimeSchema } from './current/data-schema.js';
+import { currentStoredPipeSchema } from '../schema/api-pipes.js';
 import { array, object, savedStateSchema } from './saved-state-schema.js';
 import type { ProfileData } from './model.js';
 
@@ -25,9 +26,11 @@ const requiring = (schema: JsonSchema, ...members: string[]): JsonSchema => ({
 const seedDataSchema: JsonSchema = savedStateSchema({
   profile: 'seed',
   profileRequired: false,
-  pipe: requiring(pipeSchema, 'serviceId', 'state', 'destination', 'createdAt', 'updatedAt'),
+  // A pipe of the seed's shape, or one created in today's shape (see `routes-pipes.ts`), with its lifecycle.
+  pipe: { anyOf: [requiring(pipeSchema, 'serviceId', 'state', 'destination', 'createdAt', 'updatedAt'), currentStoredPipeSchema] },
   serviceStates: SERVICE_STATES,
   serviceOnly: { sources: array(dataSourceSchema) },
+  serviceOptional: { pipeRuntime: pipeRuntimeSchema },
   stack: {
     dashboards: array(requiring(dashboardSchema, 'tags', 'team', 'createdAt', 'updatedAt')),
     alerts: array(requiring(alertSchema, 'channel', 'state', 'team', 'silenced', 'createdAt', 'updatedAt')),

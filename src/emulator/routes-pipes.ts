@@ -17,7 +17,8 @@ import type { PipeResource, Profile, ServiceRecord } from './model.js';
 import { createPipe, deletePipe, fingerprintWith, patchPipe, requirePipe, type PipeRules } from './pipes.js';
 import type { RequestContext, Route } from './router.js';
 import { settingsSpelling, type SettingsSpelling } from './settings-prefix.js';
-import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
+import { DEFAULT_SETTINGS_PREFIX, isPipeFamily } from '../schema/pipe-sources.js';
+import { PIPE_SOURCE_KINDS } from '../schema/enums.js';
 
 /** How the pipe routes behave beyond the profile: the lifecycle's pace and the settings' spelling. */
 export interface PipeRouteOptions {
@@ -68,23 +69,58 @@ function edgeOf(spelling: SettingsSpelling | undefined): Edge {
   };
 }
 
-function seedPipeRoutes(build: ServiceRoutes, edge: Edge): Route[] {
+/**
+ * The seed's pipe routes. Beside the seed's own create (which answers `Provisioning` and stays so),
+ * a create in the shape the real service takes today (a family block with its `type` or `format`,
+ * or a family the seed does not know) is taken by the current profile's rules and settles as
+ * there, so manifests born in Git work against the seed profile too (`npm start`). The state,
+ * scaling and CDC routes stay the current profile's only.
+ */
+function seedPipeRoutes(build: ServiceRoutes, edge: Edge, options: PipeRouteOptions): Route[] {
   const { route } = build;
   const rules = (context: RequestContext): PipeRules => ({ fingerprint: fingerprintWith(context.store.credentials) });
-  const write = <T>(context: RequestContext, change: (nowMs: number) => T): T => edge.run(() => context.store.mutate(() => change(context.store.now())));
+  const currentRules = (context: RequestContext): current.CurrentPipeRules => ({ fingerprint: fingerprintWith(context.store.credentials), behaviour: options.behaviour });
+  // Only services that took a create of today's shape have a lifecycle to advance.
+  const advance = (service: ServiceRecord, now: number): void => {
+    if (service.pipeRuntime) advancePipes(service, now);
+  };
+  const look = <T>(context: RequestContext, service: ServiceRecord, act: () => T): T => {
+    advance(service, context.store.now());
+    return act();
+  };
+  const write = <T>(context: RequestContext, service: ServiceRecord, change: (nowMs: number) => T): T =>
+    edge.run(() =>
+      context.store.mutate(() => {
+        const now = context.store.now();
+        advance(service, now);
+        return change(now);
+      }),
+    );
   return [
-    route('seed', 'GET', '/pipes', (_, service) => [...service.pipes.values()].map(edge.pipeOut)),
+    route('seed', 'GET', '/pipes', (context, service) => look(context, service, () => [...service.pipes.values()].map(edge.pipeOut))),
     route('seed', 'POST', '/pipes', (context, service) => {
       const body = edge.bodyIn(context.body);
-      return edge.pipeOut(write(context, (now) => createPipe(service, body, now, rules(context))));
+      if (isCurrentShaped(body)) return edge.pipeOut(write(context, service, (now) => current.createCurrentPipe(service, body, now, currentRules(context))));
+      return edge.pipeOut(write(context, service, (now) => createPipe(service, body, now, rules(context))));
     }),
-    route('seed', 'GET', '/pipes/{pipeId}', (context, service) => edge.pipeOut(requirePipe(service, pipeId(context)))),
+    route('seed', 'GET', '/pipes/{pipeId}', (context, service) => look(context, service, () => edge.pipeOut(requirePipe(service, pipeId(context))))),
     route('seed', 'PATCH', '/pipes/{pipeId}', (context, service) => {
       const body = edge.bodyIn(context.body);
-      return edge.pipeOut(write(context, (now) => patchPipe(service, pipeId(context), body, now, rules(context))));
+      return edge.pipeOut(write(context, service, (now) => patchPipe(service, pipeId(context), body, now, rules(context))));
     }),
-    route('seed', 'DELETE', '/pipes/{pipeId}', (context, service) => write(context, () => (deletePipe(service, pipeId(context)), {}))),
+    route('seed', 'DELETE', '/pipes/{pipeId}', (context, service) => write(context, service, () => (deletePipe(service, pipeId(context)), {}))),
   ];
+}
+
+/** A create body in the real service's shape of today: a family the seed lacks, or a block naming its `type` or `format`. */
+function isCurrentShaped(body: unknown): boolean {
+  const source = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)['source'] : undefined;
+  if (source === null || typeof source !== 'object') return false;
+  return Object.entries(source).some(([family, block]) => {
+    if (!isPipeFamily(family)) return false;
+    if (!(PIPE_SOURCE_KINDS as readonly string[]).includes(family)) return true;
+    return block !== null && typeof block === 'object' && ('type' in block || 'format' in block);
+  });
 }
 
 function currentPipeRoutes(build: ServiceRoutes, edge: Edge, options: PipeRouteOptions): Route[] {
@@ -131,5 +167,5 @@ function currentPipeRoutes(build: ServiceRoutes, edge: Edge, options: PipeRouteO
 /** The pipe routes of a profile. */
 export function pipeRoutes(profile: Profile, build: ServiceRoutes, options: PipeRouteOptions = DEFAULT_PIPE_ROUTE_OPTIONS): Route[] {
   const edge = edgeOf(settingsSpelling(options.settingsPrefix, profile));
-  return profile === 'current' ? currentPipeRoutes(build, edge, options) : seedPipeRoutes(build, edge);
+  return profile === 'current' ? currentPipeRoutes(build, edge, options) : seedPipeRoutes(build, edge, options);
 }

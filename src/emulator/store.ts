@@ -81,7 +81,8 @@ export class Store {
           state: service.state,
           pipes: new Map(service.pipes.map((pipe) => [pipe.id, pipe])),
           pipeSecrets: new Map(Object.entries(service.pipeSecrets).map(([pipeId, secrets]) => [pipeId, upgradeSecrets(secrets)])),
-          ...(profileOf(data) === 'current' && { pipeRuntime: runtimeFromData('pipeRuntime' in service ? service.pipeRuntime : undefined) }),
+          // The seed profile has one only once it took a create of today's shape.
+          ...((profileOf(data) === 'current' || ('pipeRuntime' in service && service.pipeRuntime !== undefined)) && { pipeRuntime: runtimeFromData('pipeRuntime' in service ? service.pipeRuntime : undefined) }),
           stack: restoredWorkspace(data, service.id, 'uuid', service, { nowMs: clock(), upgrade: upgradeSecrets }),
         });
       }

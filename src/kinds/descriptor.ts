@@ -12,7 +12,7 @@ import type { SourceLocation } from '../errors.js';
 import type { Kind, Variant } from '../model/kinds.js';
 import type { DesiredBase, SecretValue } from '../model/desired.js';
 import type { Manifest } from '../model/manifest.js';
-import type { Change, ChangeKey, OperationRefs, WriteBody } from '../model/plan.js';
+import type { ActionVerb, Change, ChangeKey, OperationRefs, WriteBody } from '../model/plan.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import type { InventoryEntry, TargetState } from '../model/state.js';
 import type { ApiProfile } from '../schema/enums.js';
@@ -39,6 +39,11 @@ export interface KindRoutes {
   update: 'PUT' | 'PATCH';
   /** The list answers in pages (`limit` ≤ 1000, `offset`, a total or none): read every page. */
   paged?: true;
+  /**
+   * Actions on one resource beside its update, each on a route of its own under `item`
+   * (`…/pipes/{pipeId}/state`): the template (with the item's id placeholder) and the method.
+   */
+  actions?: Partial<Record<ActionVerb, { route: string; method: 'PATCH' | 'PUT' | 'POST' }>>;
   /** What this variant offers under each profile; a profile not named offers every operation. */
   access?: Partial<Record<ApiProfile, KindAccess>>;
   /**
@@ -124,6 +129,11 @@ export interface KindWrites {
   spell?(body: WriteBody, profile: ApiProfile): WriteBody;
   /** An update that must not be repeated blindly after an ambiguous answer (a pipe's mapping add). */
   notRepeatable?(body: WriteBody): boolean;
+  /**
+   * Renames the members a server spells with a prefix of its own (a pipe's `engine_*` settings,
+   * `clickhouse_*` on the real service): a body on its way out, an answer on its way in.
+   */
+  respell?(value: unknown, from: string, to: string): unknown;
 }
 
 // ---------------------------------------------------------------- plan
@@ -195,6 +205,16 @@ export interface PrunePolicy {
   allowed(entry: InventoryEntry): boolean;
   /** An inventory entry whose id is no longer live is forgotten (deleted elsewhere, or by a cascade). */
   forgetWhenGone: boolean;
+  /**
+   * Only what stacksync created may be deleted, never what it adopted: its creates (and creates
+   * taken back through their intent) record `created` in the inventory entry, the proof `allowed` reads.
+   */
+  createdOnly?: true;
+  /**
+   * Its deletes (and replaces) are counted on their own in the plan's summary, so a reviewer sees
+   * them: what such a delete stops, as the summary says it (`its ingestion stops`).
+   */
+  countApart?: string;
 }
 
 /** What export knows while it writes one resource. */
@@ -229,7 +249,31 @@ export interface KindExport<L extends LiveBase> {
 
 /** A kind whose live state can be unhealthy (a pipe that failed). */
 export interface KindHealth {
-  degraded(state: string | undefined): boolean;
+  /** `wanted`: the state the manifest asks for, where it asks for one (a pipe stopped on purpose is not degraded). */
+  degraded(state: string | undefined, wanted?: string): boolean;
+}
+
+/** Where a live resource stands on its way to a goal an operation awaits (`Operation.await`). */
+export type SettleCheck =
+  /** It got there. */
+  | { settled: true }
+  /** Not yet; `state` says where it is, for progress. */
+  | { settled: false; state?: string }
+  /** It will not get there: why, with the state it is in. */
+  | { failed: string };
+
+/**
+ * A kind whose resources settle asynchronously after a write (a pipe provisions after its create
+ * or start, pauses after its stop): how the executor, polling the kind's list, tells where each
+ * one stands.
+ */
+export interface KindSettle<L extends LiveBase> {
+  check(goal: string, live: L): SettleCheck;
+  /**
+   * Whether an action the API refused (400) was refused only because its work is done or under
+   * way already (a start of a pipe that already runs, after the service resumed it by itself).
+   */
+  redundant(verb: ActionVerb, live: L): boolean;
 }
 
 // ---------------------------------------------------------------- the descriptor
@@ -256,6 +300,7 @@ export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends L
   prune?: PrunePolicy;
   export: KindExport<L>;
   health?: KindHealth;
+  settle?: KindSettle<L>;
 }
 
 /**

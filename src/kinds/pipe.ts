@@ -1,54 +1,77 @@
 /**
- * Pipe: an ingestion pipe of a managed service. The manifest names an existing pipe by its id and
- * holds the members Update pipe can change; the plan is the smallest PATCH body that brings it in
- * line. Never created and never deleted by stacksync, so prune never touches one.
+ * Pipe: an ingestion pipe of a managed service, in two forms. Born in Git (no `pipeId`): created,
+ * owned, updated with minimal PATCH bodies, started and stopped, scaled, resynced on request,
+ * replaced on request when a create-only member changes, and pruned once its manifest is gone
+ * (only what stacksync created). Existing (`pipeId`): updated only, never deleted by prune.
  */
 import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
-import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../schema/pipe-create-only.js';
+import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../schema/pipe-create-only.js';
 import { PIPE_FAMILIES } from '../schema/pipe-sources.js';
-import { defineKind } from './descriptor.js';
+import { defineKind, type KindRoutes } from './descriptor.js';
 import { managedRoutes } from './kit/routes.js';
+import { isPlainObject } from './kit/values.js';
 import { planPipes } from './pipe/diff.js';
 import { pipeExport } from './pipe/export.js';
+import { checkPipe, isDegraded, isRedundant } from './pipe/lifecycle.js';
 import { pipeManifests, type PipeManifest } from './pipe/manifests.js';
-import { isDegradedPipeState, PIPE, type DesiredPipe, type LivePipe } from './pipe/model.js';
+import { PIPE, type DesiredPipe, type LivePipe } from './pipe/model.js';
 import { toLivePipe } from './pipe/read.js';
 
 export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof PIPE, 'pipes'>({
   kind: PIPE,
   collection: 'pipes',
   schema: DOCUMENT_SCHEMAS[PIPE],
-  routes: { managed: managedRoutes('pipes', 'pipeId', 'PATCH') },
-  identity: 'id',
+  routes: { managed: pipeRoutes() },
+  // Born in Git: by inventory id, then API name. A manifest with a pipeId is matched by it (the planner's own).
+  identity: 'name',
   references: [],
   createOnly: createOnlyMembers(),
   manifests: pipeManifests,
   reader: { read: toLivePipe, statusMembers: ['state'], liveState: (pipe) => pipe.state },
   // Adding or removing table mappings twice fails (api-notes), so such a PATCH is not blindly repeatable.
-  writes: { notRepeatable: changesMappings },
+  writes: { notRepeatable: changesMappings, respell: respellSettings },
   plan: (input) => ({
-    changes: planPipes({ target: input.target, variant: input.variant, livePipes: input.live, unreadable: input.unreadable, secretHashes: input.state.secretHashes }, input.desired),
+    changes: planPipes(
+      { target: input.target, variant: input.variant, livePipes: input.live, unreadable: input.unreadable, secretHashes: input.state.secretHashes, state: input.state, timing: input.timing, adopt: input.adopt },
+      input.desired,
+    ),
   }),
+  // Only what stacksync created: never an existing pipe named by id, nor one it adopted.
+  prune: { allowed: (entry) => entry.created === true, forgetWhenGone: true, createdOnly: true, countApart: 'its ingestion stops' },
   export: pipeExport,
-  health: { degraded: isDegradedPipeState },
+  health: { degraded: isDegraded },
+  settle: { check: checkPipe, redundant: isRedundant },
 });
+
+/** The pipe routes: list, create, get, PATCH, delete, and the state and scaling actions on one pipe. */
+function pipeRoutes(): KindRoutes {
+  const routes = managedRoutes('pipes', 'pipeId', 'PATCH');
+  const state = { route: `${routes.item}/state`, method: 'PATCH' as const };
+  return { ...routes, actions: { start: state, stop: state, resync: state, scale: { route: `${routes.item}/scaling`, method: 'PATCH' } } };
+}
+
+/** The `settings` of a pipe (or of a body) with keys starting `from` renamed to start `to`. */
+function respellSettings(value: unknown, from: string, to: string): unknown {
+  if (!isPlainObject(value) || !isPlainObject(value['settings'])) return value;
+  const settings = Object.fromEntries(Object.entries(value['settings']).map(([key, member]) => [key.startsWith(from) ? `${to}${key.slice(from.length)}` : key, member]));
+  return { ...value, settings };
+}
 
 function changesMappings(patch: Record<string, unknown>): boolean {
   const source = patch['source'];
-  const postgres = source !== null && typeof source === 'object' ? (source as Record<string, unknown>)['postgres'] : undefined;
-  if (postgres === null || typeof postgres !== 'object') return false;
-  return 'tableMappingsToAdd' in postgres || 'tableMappingsToRemove' in postgres;
+  if (!isPlainObject(source)) return false;
+  return Object.values(source).some((block) => isPlainObject(block) && ('tableMappingsToAdd' in block || 'tableMappingsToRemove' in block));
 }
 
 /**
  * Spec paths that cannot change once a pipe exists, from the one table the emulator reads too
  * (`schema/pipe-create-only.ts`): `source.<family>` where every member is, else its members, and
- * the destination's.
+ * the destination's, and the pipe's own (description).
  */
 function createOnlyMembers(): string[] {
   const source = PIPE_FAMILIES.flatMap((family) => {
     const members = PIPE_CREATE_ONLY_SOURCE_MEMBERS[family];
     return members === '*' ? [`source.${family}`] : members.map((member) => `source.${family}.${member}`);
   });
-  return [...source, ...PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => `destination.${member}`)];
+  return [...PIPE_CREATE_ONLY_MEMBERS, ...source, ...PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => `destination.${member}`)];
 }

@@ -13,7 +13,7 @@ import { formatLocation } from '../errors.js';
 import { deepFreeze } from '../support/freeze.js';
 import type { Pointer } from '../yaml/positions.js';
 import type { Manifest } from '../model/manifest.js';
-import { IGNORE_ANNOTATION, PRUNE_ANNOTATION, SUSPEND_ANNOTATION } from '../schema/manifest.js';
+import { IGNORE_ANNOTATION, PRUNE_ANNOTATION, REPLACE_ANNOTATION, RESYNC_ANNOTATION, SUSPEND_ANNOTATION } from '../schema/manifest.js';
 import type { ResourcePolicy } from '../model/desired.js';
 import { accessOf, descriptorOf, pluralOf, type DesiredResource, type DocumentProblem, type KindAccess, type ManifestLookup } from '../kinds/index.js';
 import type { SecretIo } from '../config/secrets.js';
@@ -232,5 +232,8 @@ function policyOf(manifest: Manifest): ResourcePolicy | undefined {
   const fromAnnotation = (annotations[IGNORE_ANNOTATION] ?? '').split(',').map((path) => path.trim()).filter(Boolean);
   const ignore = [...new Set([...fromAnnotation, ...(manifest.spec.ignoreDifferences ?? [])])];
   if (ignore.length > 0) policy.ignore = ignore;
+  const resync = annotations[RESYNC_ANNOTATION];
+  if (resync !== undefined) policy.resync = resync;
+  if (annotations[REPLACE_ANNOTATION] === 'allow') policy.replace = true;
   return Object.keys(policy).length > 0 ? policy : undefined;
 }

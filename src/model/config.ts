@@ -28,6 +28,10 @@ export type SelfHostedAuth = Static<typeof selfHostedAuthSchema>;
 export interface TargetApi {
   /** Which spelling writes take; default `seed`. */
   profile: ApiProfile;
+  /** Path segments the server names otherwise than the seed (`pipes`, `stack`); absent: the seed's. */
+  paths?: { pipes?: string; stack?: string };
+  /** The pipes' settings prefix on the server when not the seed's `engine_`. */
+  settingsPrefix?: string;
 }
 
 type TargetBase = Pick<TargetFile, 'name' | 'baseUrl'> & {

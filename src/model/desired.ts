@@ -25,6 +25,10 @@ export interface ResourcePolicy {
   noPrune?: true;
   /** Field paths (plan syntax, `tiles[p99].w`) whose live values are kept: never diffed, never written. */
   ignore?: readonly string[];
+  /** `stacksync.io/resync: <token>`: each new token asks for one resync (a database pipe's), sent once. */
+  resync?: string;
+  /** `stacksync.io/replace: allow`: a change of a create-only member may delete and create the resource again. */
+  replace?: true;
 }
 
 export interface DesiredBase {

@@ -5,6 +5,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { ApplyEstimate } from './estimate.js';
 import type { Kind } from './kinds.js';
+import type { MarkChanges } from './state.js';
 
 /**
  * What a plan does with one resource. `orphan`: in the inventory, named by no manifest, and not
@@ -14,13 +15,14 @@ import type { Kind } from './kinds.js';
  * difference it has, never written. `waiting`: a create held back because an earlier create of it
  * went unanswered and may still land (until `waitUntil`), or a write that needs such a create:
  * shown with its difference, not written in this run; the run after the window takes back what
- * landed, or creates it.
+ * landed, or creates it. `replace`: a create-only member changed, so the resource is deleted and
+ * created again; applied only with `--allow-replace` or `stacksync.io/replace: allow`.
  */
-export type Action = 'create' | 'update' | 'delete' | 'adopt' | 'orphan' | 'suspended' | 'waiting' | 'unchanged' | 'error';
-export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'waiting', 'unchanged', 'error'];
+export type Action = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'orphan' | 'suspended' | 'waiting' | 'unchanged' | 'error';
+export const ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delete', 'adopt', 'orphan', 'suspended', 'waiting', 'unchanged', 'error'];
 
 /** Actions that make API writes (or take a resource over) when applied; the rest leave live as it is. */
-export const WRITE_ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'adopt'];
+export const WRITE_ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delete', 'adopt'];
 
 /** True for the actions apply carries out (`WRITE_ACTIONS`). */
 export function isWrite(action: Action): boolean {
@@ -64,8 +66,16 @@ export type OperationRefs = Readonly<Record<string, string>>;
 /** A request body as a differ built it for its kind's API; may hold secret values. */
 export type WriteBody = Record<string, unknown>;
 
-/** What an operation does to its resource; the executor carries out each verb one way for every kind. */
-export type OperationVerb = 'create' | 'update' | 'delete';
+/**
+ * What an operation does to its resource; the executor carries out each verb one way for every
+ * kind. Beyond create, update and delete, the actions a kind's routes offer on one resource
+ * (`KindRoutes.actions`): a pipe's state commands (`start`, `stop`, `resync`) and its `scale`.
+ */
+export type OperationVerb = 'create' | 'update' | 'delete' | ActionVerb;
+
+/** Verbs carried out on a route of their own beside the resource (`…/pipes/{id}/state`). */
+export type ActionVerb = 'start' | 'stop' | 'resync' | 'scale';
+export const ACTION_VERBS: readonly ActionVerb[] = ['start', 'stop', 'resync', 'scale'];
 
 /** `createDashboard`, `updatePipe`, …: an operation's verb and kind, as plans, events and the API's call log name it. */
 export type OperationType = `${OperationVerb}${Kind}`;
@@ -75,7 +85,7 @@ export function operationType(verb: OperationVerb, kind: Kind): OperationType {
   return `${verb}${kind}`;
 }
 
-const VERBS: readonly OperationVerb[] = ['create', 'update', 'delete'];
+const VERBS: readonly OperationVerb[] = ['create', 'update', 'delete', ...ACTION_VERBS];
 
 /** The verb of an operation on a resource of `kind` (its type is the verb and the kind). */
 export function operationVerb(operation: Pick<Operation, 'type'>, kind: Kind): OperationVerb {
@@ -84,19 +94,41 @@ export function operationVerb(operation: Pick<Operation, 'type'>, kind: Kind): O
   return verb;
 }
 
-/** Order of the operations of one change: a postgres mapping change is remove, then add. */
-export type OperationStep = 'remove-mappings' | 'add-mappings';
+/**
+ * Order of the operations of one change: a table-mapping change is remove, then add; a pipe that
+ * must be paused for it is stopped first (`pause`) and started again last (`resume`).
+ */
+export type OperationStep = 'pause' | 'remove-mappings' | 'add-mappings' | 'resume';
+
+/** What an operation asks of the executor besides its request. */
+export interface OperationOptions {
+  /**
+   * Once it succeeded, wait until the resource settles at this goal, as its kind's `settle` reads
+   * the live state (`running`, `stopped`): a pipe provisions asynchronously.
+   */
+  await?: string;
+  /** Runs even when an earlier operation of its change failed: it restores what those changed (a pipe stopped for an edit is started again). */
+  always?: true;
+  /** Marks recorded on the resource's inventory entry before the request leaves (a crash in between is finished from them). */
+  marksBefore?: MarkChanges;
+  /** Marks recorded once it succeeded. */
+  marks?: MarkChanges;
+}
 
 /**
  * The API writes of a change, in order: a create (POST) or a full update (PUT) with a `body`, a
- * partial update (PATCH) with a `patch`, a delete with only the id. Bodies may hold secret values
- * (pipe credentials): operations are never rendered, logged or persisted.
+ * partial update (PATCH) with a `patch`, a delete with only the id, an action (`start`, `scale`)
+ * with its body. An operation without an id after a create of the same change acts on what that
+ * create made (a pipe born stopped: create, then stop). Bodies may hold secret values (pipe
+ * credentials): operations are never rendered, logged or persisted.
  */
-export type Operation =
-  | { type: OperationType; body: WriteBody; refs?: OperationRefs }
-  | { type: OperationType; id: string; body: WriteBody; refs?: OperationRefs }
-  | { type: OperationType; id: string; patch: WriteBody; step?: OperationStep }
-  | { type: OperationType; id: string };
+export type Operation = OperationOptions &
+  (
+    | { type: OperationType; body: WriteBody; refs?: OperationRefs; step?: OperationStep }
+    | { type: OperationType; id: string; body: WriteBody; refs?: OperationRefs; step?: OperationStep }
+    | { type: OperationType; id: string; patch: WriteBody; step?: OperationStep }
+    | { type: OperationType; id: string; step?: OperationStep }
+  );
 
 export interface Change {
   target: string;
@@ -116,6 +148,10 @@ export interface Change {
   dependsOn: ChangeKey[];
   /** HMACs of write-only values this change sends, keyed by secret path; recorded after success. */
   secretHashes?: Record<string, string>;
+  /** Marks recorded on the inventory entry once the change succeeded in full (a resync token sent). */
+  marks?: MarkChanges;
+  /** For `replace`: the manifest says `stacksync.io/replace: allow`, so no `--allow-replace` is needed. */
+  replaceAllowed?: true;
   /** Live API name, recorded with a create intent and in the inventory. */
   liveName?: string;
   /** Digest of the manifest's spec (no secret values), recorded in the inventory once applied. */
@@ -132,6 +168,8 @@ export interface Change {
   pruneDisabled?: true;
   /** The live `state` the service reported for a kind that has one (a pipe: Running, Failed, …), as it is. */
   liveState?: string;
+  /** The state its manifest wants, for a kind whose resources are run and stopped (a pipe: Running or Stopped). */
+  wantedState?: string;
   /** True when this resource was matched through a pending create intent (crash recovery). */
   reclaimed?: boolean;
   /** For `waiting`: ISO time until which the earlier create may still land. */
@@ -166,7 +204,14 @@ export interface PlanWarning extends Omit<PlanError, 'code'> {
 export interface PlanSummary {
   create: number;
   update: number;
+  /** Deleted and created again (a create-only member changed). */
+  replace: number;
   delete: number;
+  /**
+   * Deletes of the kinds whose deletes a reviewer must see on their own (a pipe's: its ingestion
+   * stops; `PrunePolicy.countApart`), by kind; replaces count too. Absent when there are none.
+   */
+  deleteByKind?: Partial<Record<Kind, number>>;
   adopt: number;
   /** Inventory resources no manifest names that this plan does not delete (see `Action`). */
   orphan: number;

@@ -46,7 +46,23 @@ export interface InventoryEntry {
   spec?: string;
   /** `disabled`: the manifest last applied said `stacksync.io/prune: disabled`, so prune never deletes it. */
   prune?: 'disabled';
+  /**
+   * stacksync created it (a create it sent, or one taken back through its intent after a crash):
+   * the proof prune needs for kinds that delete only what they made (a pipe born in Git). Kept
+   * while the id stays the same; absent in entries written before it existed (never made here).
+   */
+  created?: true;
+  /**
+   * What a kind's descriptor keeps about the resource across runs (a pipe's last resync token, the
+   * revision a failed pipe was last restarted for), by name. Kept while the id stays the same.
+   */
+  marks?: Marks;
 }
+
+/** Notes a descriptor keeps on an inventory entry, by name. */
+export type Marks = Record<string, string>;
+/** Changes to marks: a string sets one, null clears it. */
+export type MarkChanges = Record<string, string | null>;
 
 /**
  * An operator's suspension of a target (`POST /-/suspend`): the daemon reads and reports the
@@ -112,8 +128,13 @@ export function secretHashKey(kind: Kind, key: string, path: string): string {
 export type StateRecord =
   /** A create is about to be sent (or went unanswered: `settleUntil`); replaces an older intent for `kind/key`. */
   | { type: 'intent'; kind: Kind; key: string; name: string; at: string; settleUntil?: string }
-  /** `kind/key` is owned (created, adopted, reclaimed or updated) with this id; replaces its entry and drops its intent. */
-  | { type: 'owned'; kind: Kind; key: string; id: string; name?: string; spec?: string }
+  /**
+   * `kind/key` is owned (created, adopted, reclaimed or updated) with this id; replaces its entry
+   * and drops its intent. `created`: stacksync made it; an entry of the same id keeps it (and its marks).
+   */
+  | { type: 'owned'; kind: Kind; key: string; id: string; name?: string; spec?: string; created?: true }
+  /** Marks of `kind/key`, if owned: each string sets one, each null clears it. */
+  | { type: 'marked'; kind: Kind; key: string; marks: MarkChanges }
   /**
    * `kind/key`, if owned, matches the manifest whose spec has this digest (applied in full, or
    * found in sync); `prune: disabled` when that manifest says so, and absent clears it.

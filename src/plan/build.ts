@@ -1,5 +1,6 @@
 /** Assembling a Plan from the changes of every target. */
 import type { Change, ChangeResult, Plan, PlanError, PlanSummary, PlanWarning } from '../model/plan.js';
+import { descriptorOf } from '../kinds/index.js';
 
 /**
  * The plan of one run. `changes` are those of every target, in the order given; `errors` are
@@ -11,12 +12,15 @@ export function buildPlan(changes: readonly Change[], errors: readonly PlanError
 }
 
 export function summarize(changes: readonly Change[], errors: readonly PlanError[]): PlanSummary {
-  const summary: PlanSummary = { create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: errors.length };
+  const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: errors.length };
+  const apart: Partial<Record<Change['kind'], number>> = {};
   for (const change of changes) {
     if (change.action === 'error') summary.errors++;
     // The summary's members are fixed by design.md; waiting creates are counted by `waitingCount`.
     else if (change.action !== 'waiting') summary[change.action]++;
+    if ((change.action === 'delete' || change.action === 'replace') && descriptorOf(change.kind).prune?.countApart !== undefined) apart[change.kind] = (apart[change.kind] ?? 0) + 1;
   }
+  if (Object.keys(apart).length > 0) summary.deleteByKind = apart;
   return summary;
 }
 
@@ -27,8 +31,8 @@ export function summarize(changes: readonly Change[], errors: readonly PlanError
  * when the late create lands, created once the window is over) is the next run's plan.
  */
 export function hasChanges(plan: Plan): boolean {
-  const { create, update, delete: deletes, adopt } = plan.summary;
-  return create + update + deletes + adopt > 0;
+  const { create, update, replace, delete: deletes, adopt } = plan.summary;
+  return create + update + replace + deletes + adopt > 0;
 }
 
 /** Changes waiting for an earlier create that may still land (not a member of the fixed summary). */

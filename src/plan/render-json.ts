@@ -13,10 +13,10 @@ export interface JsonRenderOptions {
 
 /** The plan as the JSON document (a plain object), before serialisation. */
 export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
-  const { create, update, delete: deletes, adopt, orphan, suspended, unchanged, errors } = plan.summary;
+  const { create, update, replace, delete: deletes, deleteByKind, adopt, orphan, suspended, unchanged, errors } = plan.summary;
   const document: Record<string, unknown> = {
     version: plan.version,
-    summary: { create, update, delete: deletes, adopt, orphan, suspended, unchanged, errors },
+    summary: { create, update, replace, delete: deletes, ...(deleteByKind ? { deleteByKind } : {}), adopt, orphan, suspended, unchanged, errors },
     changes: plan.changes.map((change) => changeToJson(change, options)),
     errors: plan.errors.map(problemToJson),
   };
@@ -38,6 +38,7 @@ function changeToJson(change: Change, options: JsonRenderOptions): Record<string
   json['diff'] = change.diff.map(diffToJson);
   if (change.reclaimed) json['reclaimed'] = true;
   if (change.waitUntil !== undefined) json['waitUntil'] = change.waitUntil;
+  if (change.replaceAllowed) json['replaceAllowed'] = true;
   if (change.drift) json['drift'] = true;
   if (change.warnings.length > 0) json['warnings'] = [...change.warnings];
   const result = options.results?.get(changeRef(change));

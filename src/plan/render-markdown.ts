@@ -37,6 +37,7 @@ export interface MarkdownRenderOptions {
 const SIGNS: Readonly<Record<Action, string>> = {
   create: '+',
   update: '~',
+  replace: '-/+',
   delete: '-',
   adopt: '=',
   orphan: '?',
@@ -157,6 +158,7 @@ function block(group: Group, rows: readonly string[], detail: Detail, open: bool
 const ACTION_WORDS: readonly [Action, string][] = [
   ['create', 'to create'],
   ['update', 'to update'],
+  ['replace', 'to replace'],
   ['delete', 'to delete'],
   ['adopt', 'to adopt'],
   ['orphan', 'orphaned'],

@@ -5,6 +5,8 @@
 import { formatLocation } from '../errors.js';
 import { changeRef, isWrite, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import { waitingCount, type ChangeResults } from './build.js';
+import { descriptorOf } from '../kinds/index.js';
+import type { Kind } from '../model/kinds.js';
 import { estimateLines } from './render-estimate.js';
 
 export interface TextRenderOptions {
@@ -20,6 +22,7 @@ type Style = keyof typeof ANSI;
 const MARKERS: Readonly<Record<Action, { sign: string; style: Style }>> = {
   create: { sign: '+', style: 'green' },
   update: { sign: '~', style: 'yellow' },
+  replace: { sign: '-/+', style: 'red' },
   delete: { sign: '-', style: 'red' },
   adopt: { sign: '=', style: 'cyan' },
   orphan: { sign: '?', style: 'yellow' },
@@ -69,7 +72,21 @@ export function summaryLine(plan: Plan): string {
   const suspended = s.suspended > 0 ? ` ${s.suspended} suspended (not written),` : '';
   const waitingNow = waitingCount(plan);
   const waiting = waitingNow > 0 ? ` ${waitingNow} waiting (for an earlier create that may still land),` : '';
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.adopt} to adopt,${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
+  const replace = s.replace > 0 ? ` ${s.replace} to replace (deleted and created again),` : '';
+  return `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete, ${s.adopt} to adopt,${deletesApart(s)}${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
+}
+
+/**
+ * ` 1 Pipe among the deletes and replaces (its ingestion stops),`: those a reviewer must see on
+ * their own, by kind, with what each stops (`countApart`); '' when none.
+ */
+function deletesApart(summary: Plan['summary']): string {
+  return Object.entries(summary.deleteByKind ?? {})
+    .map(([kind, n]) => {
+      const note = descriptorOf(kind as Kind).prune?.countApart;
+      return ` ${n} ${kind}${n === 1 ? '' : 's'} among the deletes and replaces${note ? ` (${note})` : ''},`;
+    })
+    .join('');
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Api, ServerCheck } from '../api/port.js';
 import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
+import type { SettleOptions } from '../apply/settle.js';
 import type { Config, Target } from '../model/config.js';
 import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, writesHeldBack } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
@@ -231,6 +232,13 @@ export interface ApplyRequest {
   force: boolean;
   signal?: AbortSignal;
   onEvent?: (target: string, event: ApplyEvent) => void;
+  /** `--allow-replace`: changes of create-only members delete and create the resource again. Default false. */
+  allowReplace?: boolean;
+  /**
+   * How resources that settle asynchronously are waited for (`apply --wait`). Default: only where
+   * a later operation of a change needs it (the daemon, which never blocks a sync on provisioning).
+   */
+  settle?: SettleOptions;
 }
 
 export interface RunResult {
@@ -306,6 +314,8 @@ async function applyTarget(ctx: ReconcileContext, target: Target, changes: Chang
     concurrency: target.rateLimit.concurrency * CHANGES_PER_REQUEST_SLOT,
     adopt,
     settleMs: ctx.config.sync.settleWindowMs,
+    allowReplace: request.allowReplace === true,
+    ...(request.settle ? { settle: request.settle } : {}),
     ...(ctx.now ? { clock: ctx.now } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
     ...(request.onEvent ? { onEvent: (event: ApplyEvent) => request.onEvent?.(target.name, event) } : {}),

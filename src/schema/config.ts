@@ -60,7 +60,12 @@ function describeRate(variant: keyof typeof DEFAULT_RATE_LIMITS): string {
   return `${rate.requests} per ${rate.perSeconds} s, concurrency ${rate.concurrency}`;
 }
 
-/** What the target's API is: which spelling its writes take. */
+/** A path segment a server may name otherwise (the product's name where the seed writes `pipes`). */
+export const PATH_SEGMENT_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]*$';
+/** A settings prefix (the engine's name where the seed writes `engine_`). */
+export const SETTINGS_PREFIX_PATTERN = '^[a-z][a-z0-9]*_$';
+
+/** What the target's API is: which spelling its writes take, and how its server names paths and settings. */
 export const targetApiSchema = object(
   optional({
     profile: oneOf(API_PROFILES, {
@@ -68,6 +73,14 @@ export const targetApiSchema = object(
       description:
         "seed: the API as the seed spec describes it (alert source `search`). current: the real services of today (alert source `saved_search`, tiles answered as `config`). Reading accepts both; this picks what is written.",
     }),
+    paths: object(
+      optional({
+        pipes: Type.String({ pattern: PATH_SEGMENT_PATTERN, description: 'Segment of the pipes routes (…/services/{id}/<pipes>, …/<pipes>CdcScaling); default pipes.' }),
+        stack: Type.String({ pattern: PATH_SEGMENT_PATTERN, description: 'Segment of the observability routes (…/services/{id}/<stack>/dashboards); default stack.' }),
+      }),
+      { description: "Path segments the target's server uses where the seed writes pipes and stack (managed targets)." },
+    ),
+    settingsPrefix: Type.String({ pattern: SETTINGS_PREFIX_PATTERN, description: "Prefix of the pipes' engine settings on the target's server, where the seed writes engine_ (e.g. clickhouse_)." }),
   }),
   { description: 'What the API of this target is; set profile: current for the real services of today.' },
 );
@@ -228,5 +241,7 @@ export const CONFIG_PATTERN_MESSAGES: Record<string, string> = {
   [TARGET_NAME_PATTERN]: "must be letters, digits, '.', '_' and '-', starting and ending with a letter or digit",
   [DURATION_PATTERN]: 'must be a duration like 30s, 5m, 1h or 1h30m',
   '^https?://': 'must start with http:// or https://',
+  [PATH_SEGMENT_PATTERN]: "must be one path segment: letters, digits, '_' and '-'",
+  [SETTINGS_PREFIX_PATTERN]: "must be lowercase letters and digits ending with '_', like engine_",
   [LISTEN_PATTERN]: 'must be HOST:PORT, [IPv6]:PORT or :PORT with a port 0-65535',
 };

@@ -4,8 +4,8 @@
  * from them. The loader validates with them and `schemas/*.json` publishes them for editors
  * (`# yaml-language-server: $schema=…`).
  */
-import { Type, type TSchema } from 'typebox';
-import { constant, described, object, oneOf, optional, type JsonSchema } from './build.js';
+import { Type, type Static, type TSchema } from 'typebox';
+import { constant, described, object, oneOf, optional, readable, type JsonSchema } from './build.js';
 import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, TARGET_NAME_PATTERN, configSchema, secretRefSchema } from './config.js';
 import {
   CURRENT_ONLY_AGG_FNS,
@@ -32,6 +32,9 @@ import {
   tileList,
   tileMembers,
 } from './api.js';
+import { currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BLOCKS, pipeScalingBodySchema } from './api-pipes.js';
+import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from './pipe-create-only.js';
+import { PIPE_FAMILIES, type PipeFamily } from './pipe-sources.js';
 
 import { FIELD_PATH_PATTERN, ignoreDifferencesSchema, nameSchema, NAME_PATTERN } from './manifest-parts.js';
 import { connectionSpecSchema, savedSearchSpecSchema, sourceSpecSchema, webhookSpecSchema } from './manifest-stack.js';
@@ -60,6 +63,10 @@ export const SUSPEND_ANNOTATION = 'stacksync.io/suspend';
 export const PRUNE_ANNOTATION = 'stacksync.io/prune';
 /** The annotation listing field paths whose live values are kept (comma-separated), as `spec.ignoreDifferences` does. */
 export const IGNORE_ANNOTATION = 'stacksync.io/ignore-differences';
+/** The annotation whose every new value asks a database pipe for one resync. */
+export const RESYNC_ANNOTATION = 'stacksync.io/resync';
+/** The annotation that lets a change of a create-only member delete and create the resource again. */
+export const REPLACE_ANNOTATION = 'stacksync.io/replace';
 
 const annotationsSchema = Type.Object(
   {
@@ -67,6 +74,8 @@ const annotationsSchema = Type.Object(
       [SUSPEND_ANNOTATION]: oneOf(['true', 'false'] as const, { description: '"true": read and report this resource, never write, heal or prune it.' }),
       [PRUNE_ANNOTATION]: oneOf(['disabled', 'enabled'] as const, { description: '"disabled": prune never deletes this resource, even once its manifest is gone.' }),
       [IGNORE_ANNOTATION]: Type.String({ pattern: FIELD_PATH_LIST_PATTERN, description: 'Comma-separated field paths whose live values are kept (like spec.ignoreDifferences).' }),
+      [RESYNC_ANNOTATION]: Type.String({ minLength: 1, description: 'Pipes of a database source: each new value (any token) asks for one resync, sent once and recorded.' }),
+      [REPLACE_ANNOTATION]: oneOf(['allow'] as const, { description: '"allow": a change of a create-only member deletes the resource and creates it again (without it, only apply --allow-replace does).' }),
     }),
   },
   { additionalProperties: Type.String(), description: 'Annotations: stacksync.io/ ones steer stacksync; others are kept for people and tools.' },
@@ -120,8 +129,9 @@ const pipeSourceSchema = object(
   },
 );
 
-export const pipeSpecSchema = object({
-  pipeId: Type.String({ format: 'uuid', description: 'Id of the existing pipe (pipes cannot be created through the API).' }),
+/** The spec of a manifest naming an existing pipe by id: the members Update pipe can change. */
+export const existingPipeSpecSchema = object({
+  pipeId: Type.String({ format: 'uuid', description: 'Id of an existing pipe made elsewhere (leave out for a pipe born in Git, which stacksync creates).' }),
   ...optional({
     name: Type.String({ minLength: 1, description: 'Pipe name.' }),
     source: pipeSourceSchema,
@@ -134,6 +144,79 @@ export const pipeSpecSchema = object({
     ignoreDifferences: ignoreDifferencesSchema,
   }),
 });
+
+/**
+ * A create block of the real service with its write-only members as secret references: at each
+ * of the family's write-only paths, an object's every member (`credentials.password`), or the
+ * member itself (`serviceAccountKey`), becomes a secret reference.
+ */
+function withSecretRefs(block: TSchema, family: PipeFamily): JsonSchema {
+  const copy = JSON.parse(JSON.stringify(block)) as JsonSchema;
+  for (const path of PIPE_WRITE_ONLY_SOURCE_MEMBERS[family]) {
+    const parts = path.split('.');
+    let parent: JsonSchema | undefined = copy;
+    for (const part of parts.slice(0, -1)) parent = (parent?.['properties'] as Record<string, JsonSchema> | undefined)?.[part];
+    const properties = parent?.['properties'] as Record<string, JsonSchema> | undefined;
+    const last = parts[parts.length - 1] ?? '';
+    const member = properties?.[last];
+    if (!properties || !member) continue;
+    const fields = member['properties'] as Record<string, JsonSchema> | undefined;
+    properties[last] = fields
+      ? { ...member, description: SECRET_MEMBERS_DESCRIPTION, properties: Object.fromEntries(Object.keys(fields).map((field) => [field, secretRefSchema])) }
+      : secretRefSchema;
+  }
+  return copy;
+}
+
+const BORN_BLOCK_DESCRIPTIONS: Record<PipeFamily, string> = {
+  kafka: 'A Kafka-compatible source: type (kafka, confluent, msk, azureeventhub, redpanda, warpstream, gcmk, dokafka), format, brokers, topics, authentication with credentials.',
+  objectStorage: 'Files in object storage: type (s3, gcs, azureblobstorage), format, url (or path and azureContainerName), authentication with accessKey, iamRole or connectionString.',
+  kinesis: 'An Amazon Kinesis stream: format, streamName, region, iteratorType, authentication with accessKey or iamRole.',
+  pubsub: 'A Google Pub/Sub topic (limited preview): format, projectId, topic, seekType, authentication with a service account key.',
+  postgres: 'A Postgres database (CDC): type (postgres, supabase, neon, alloydb, …), host, port, database, credentials, settings, and the full list of tableMappings.',
+  mysql: 'A MySQL or MariaDB database (CDC): type, host, port, credentials, settings (replicationMode required), and the full list of tableMappings.',
+  mongodb: 'A MongoDB database (CDC): uri, readPreference, credentials, settings (replicationMode required), and the full list of tableMappings.',
+  bigquery: 'A BigQuery dataset, snapshot only (every change after create needs a replace): snapshotStagingPath, settings, credentials, tableMappings.',
+};
+
+/** The source of a pipe born in Git: exactly one family block, as the real service's create takes it. */
+const bornPipeSourceSchema = Type.Unsafe<Partial<Record<PipeFamily, Record<string, unknown>>>>({
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(PIPE_FAMILIES.map((family) => [family, { ...withSecretRefs(PIPE_CREATE_BLOCKS[family], family), description: BORN_BLOCK_DESCRIPTIONS[family] }])),
+  oneOf: PIPE_FAMILIES.map((family) => ({ required: [family] })),
+  description: `Exactly one source block: ${PIPE_FAMILIES.join(', ')}. Credentials are secret references, sent once per new value and compared by their HMAC.`,
+});
+
+/** The states a pipe born in Git converges to (the state operation: start, stop). */
+export const PIPE_DESIRED_STATES = ['Running', 'Stopped'] as const;
+
+/** The spec of a pipe born in Git: what the real service's create takes, plus the state it should be in. */
+export const bornPipeSpecSchema = object({
+  name: Type.String({ minLength: 1, maxLength: 255, description: "Pipe name in the API: what the live pipe is matched by, unique in the service." }),
+  source: bornPipeSourceSchema,
+  destination: described(currentPipeDestinationSchema, 'database (always), table, managedTable, tableDefinition and columns (streaming and object-storage pipes); only columns can change once created.'),
+  ...optional({
+    description: Type.String({ description: 'Free text.' }),
+    fieldMappings: Type.Array(fieldMappingSchema, { description: 'Source field → destination column.' }),
+    scaling: described(pipeScalingBodySchema, 'kafka, kinesis and objectStorage pipes: replicas 1–10, replicaCpuMillicores 125–2000, replicaMemoryGb 0.5–8 (database pipes share the service\'s CDC scaling, which no pipe\'s manifest sets).'),
+    settings: described(currentPipeSettingsSchema, 'Engine and ingestion settings, with the bounds the service enforces.'),
+    state: oneOf(PIPE_DESIRED_STATES, { default: 'Running', description: 'Running (default) or Stopped: converged with the state operation (start, stop).' }),
+    ignoreDifferences: ignoreDifferencesSchema,
+  }),
+});
+
+/**
+ * A Pipe's spec in either form: with `pipeId`, an existing pipe made elsewhere; without, a pipe
+ * born in Git that stacksync creates, owns and prunes.
+ */
+export const pipeSpecSchema = readable(Type.Unsafe<Static<typeof existingPipeSpecSchema> | Static<typeof bornPipeSpecSchema>>({
+  type: 'object',
+  if: { required: ['pipeId'] },
+  then: existingPipeSpecSchema,
+  else: bornPipeSpecSchema,
+  description: 'With pipeId: an existing pipe, of which the manifest holds the members Update pipe can change. Without: a pipe born in Git (name, source, destination, …, state).',
+}));
 
 // ---------------------------------------------------------------- Dashboard
 
@@ -333,7 +416,7 @@ export const SPEC_SCHEMAS = {
 } satisfies Record<Kind, JsonSchema>;
 
 const KIND_DESCRIPTIONS: Record<Kind, string> = {
-  Pipe: 'An existing ingestion pipe, updated to match (managed targets only).',
+  Pipe: 'An ingestion pipe (managed targets only): born in Git (created, updated, started and stopped, pruned) or, with pipeId, an existing one updated to match.',
   Connection: 'A database connection sources query through (self-hosted targets; a managed service makes its own, which manifests name).',
   Source: 'A source of observability data (logs, traces, metrics, sessions) on a connection.',
   Dashboard: 'An observability dashboard with its tiles.',

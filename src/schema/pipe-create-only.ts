@@ -44,6 +44,13 @@ export const PIPE_CREATE_ONLY_SOURCE_MEMBERS: Record<PipeFamily, readonly string
   bigquery: '*',
 };
 
+/**
+ * Members of the pipe itself (beside its source and destination) that only a create takes: the
+ * OpenAPI's PATCH body (ClickPipePatchRequest) carries name, source, destination, fieldMappings and
+ * settings, and no description.
+ */
+export const PIPE_CREATE_ONLY_MEMBERS = ['description'] as const;
+
 export const PIPE_CREATE_ONLY_DESTINATION_MEMBERS = ['database', 'table', 'managedTable', 'tableDefinition', 'roles'] as const;
 
 /**

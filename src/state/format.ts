@@ -127,7 +127,14 @@ const KIND_INVENTORY_SCHEMA: JsonSchema = {
     type: 'object',
     required: ['id'],
     additionalProperties: false,
-    properties: { id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' }, prune: { const: 'disabled' } },
+    properties: {
+      id: { type: 'string', minLength: 1 },
+      name: { type: 'string' },
+      spec: { type: 'string' },
+      prune: { const: 'disabled' },
+      created: { const: true },
+      marks: { type: 'object', additionalProperties: { type: 'string' } },
+    },
   },
 };
 
@@ -176,7 +183,8 @@ export const STATE_FILE_SCHEMA: JsonSchema = {
 /** One schema per record type: the members of `StateRecord` (model/state.ts) plus `seq` and `target`. */
 const JOURNAL_LINE_SCHEMAS: Record<StateRecordType, JsonSchema> = {
   intent: lineSchema('intent', { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' }, settleUntil: { type: 'string' } }, ['kind', 'key', 'name', 'at']),
-  owned: lineSchema('owned', { kind: KIND_SCHEMA, key: { type: 'string' }, id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' } }, ['kind', 'key', 'id']),
+  owned: lineSchema('owned', { kind: KIND_SCHEMA, key: { type: 'string' }, id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' }, created: { const: true } }, ['kind', 'key', 'id']),
+  marked: lineSchema('marked', { kind: KIND_SCHEMA, key: { type: 'string' }, marks: { type: 'object', additionalProperties: { type: ['string', 'null'] } } }, ['kind', 'key', 'marks']),
   spec: lineSchema('spec', { kind: KIND_SCHEMA, key: { type: 'string' }, spec: { type: 'string' }, prune: { const: 'disabled' } }, ['kind', 'key', 'spec']),
   forgotten: lineSchema('forgotten', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),
   'intent-dropped': lineSchema('intent-dropped', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),

@@ -39,6 +39,7 @@ export function ownedRecord(kind: Kind, key: string, entry: InventoryEntry): Sta
   const record: StateRecord = { type: 'owned', kind, key, id: entry.id };
   if (entry.name !== undefined) record.name = entry.name;
   if (entry.spec !== undefined) record.spec = entry.spec;
+  if (entry.created === true) record.created = true;
   return record;
 }
 
@@ -81,6 +82,8 @@ export function staleRecords(state: TargetState, live: LiveIds, nowMs: number, e
   const forgotten = new Set<string>();
   for (const descriptor of DESCRIPTORS.filter((each) => each.prune?.forgetWhenGone === true)) {
     const { kind } = descriptor;
+    // A collection that was not read (a target without pipes) proves nothing gone: keep its entries.
+    if ((live as Partial<Record<string, unknown>>)[descriptor.collection] === undefined) continue;
     const ids = new Set(liveOfKind(kind).map((item) => item.id));
     for (const [key, entry] of Object.entries(state.inventory[kind])) {
       if (ids.has(entry.id)) continue;

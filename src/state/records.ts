@@ -4,7 +4,7 @@
  * transitions of `inventory.ts` apply them to a copy.
  */
 import { KINDS, type Kind } from '../model/kinds.js';
-import { emptyTargetState, secretHashKey, type InventoryEntry, type StateRecord, type TargetState } from '../model/state.js';
+import { emptyTargetState, secretHashKey, type InventoryEntry, type MarkChanges, type Marks, type StateRecord, type TargetState } from '../model/state.js';
 
 /** Changes `state` in place. Only the store's own state and fresh copies may be passed here. */
 export function applyRecord(state: TargetState, record: StateRecord): void {
@@ -13,10 +13,18 @@ export function applyRecord(state: TargetState, record: StateRecord): void {
       dropIntent(state, record.kind, record.key);
       state.intents.push({ kind: record.kind, key: record.key, name: record.name, at: record.at, ...(record.settleUntil === undefined ? {} : { settleUntil: record.settleUntil }) });
       return;
-    case 'owned':
-      setOwn(state.inventory[record.kind], record.key, entryOf(record));
+    case 'owned': {
+      const previous = Object.hasOwn(state.inventory[record.kind], record.key) ? state.inventory[record.kind][record.key] : undefined;
+      setOwn(state.inventory[record.kind], record.key, entryOf(record, previous?.id === record.id ? previous : undefined));
       dropIntent(state, record.kind, record.key);
       return;
+    }
+    case 'marked': {
+      const entry = Object.hasOwn(state.inventory[record.kind], record.key) ? state.inventory[record.kind][record.key] : undefined;
+      if (!entry) return;
+      setOwn(state.inventory[record.kind], record.key, withMarks(entry, record.marks));
+      return;
+    }
     case 'spec': {
       const entry = Object.hasOwn(state.inventory[record.kind], record.key) ? state.inventory[record.kind][record.key] : undefined;
       // Entries are shared with copies (see copyTargetState), so the entry is replaced, not changed.
@@ -64,11 +72,25 @@ export function withRecords(state: TargetState, records: readonly StateRecord[])
   return next;
 }
 
-function entryOf(record: { id: string; name?: string; spec?: string }): InventoryEntry {
+/** The entry an `owned` record makes; what stacksync made and noted about the same id stays. */
+function entryOf(record: { id: string; name?: string; spec?: string; created?: true }, sameId: InventoryEntry | undefined): InventoryEntry {
   const entry: InventoryEntry = { id: record.id };
   if (record.name !== undefined) entry.name = record.name;
   if (record.spec !== undefined) entry.spec = record.spec;
+  if (record.created === true || sameId?.created === true) entry.created = true;
+  if (sameId?.marks !== undefined) entry.marks = sameId.marks;
   return entry;
+}
+
+/** A copy of `entry` with marks set or cleared (entries are shared with copies, so never changed). */
+function withMarks(entry: InventoryEntry, changes: MarkChanges): InventoryEntry {
+  const marks: Marks = { ...entry.marks };
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null) delete marks[name];
+    else setOwn(marks, name, value);
+  }
+  const { marks: _old, ...rest } = entry;
+  return Object.keys(marks).length > 0 ? { ...rest, marks } : rest;
 }
 
 function dropIntent(state: TargetState, kind: Kind, key: string): void {

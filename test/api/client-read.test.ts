@@ -79,6 +79,9 @@ describe('managed adapter', () => {
         destination: kafkaPipe.destination,
         fieldMappings: kafkaPipe.fieldMappings,
         settings: kafkaPipe.settings,
+        // Read for pipes born in Git: scaling converges through its own operation; createdAt tells a create that landed late (kit/intents.ts).
+        scaling: kafkaPipe.scaling,
+        createdAt: kafkaPipe.createdAt,
       },
     ]);
     expect(live.dashboards[0]?.tiles[0]?.id).toBe('65f5e4a3b9e77c001a000001-t1');

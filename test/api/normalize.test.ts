@@ -148,7 +148,8 @@ describe('pipes', () => {
     { raw: { source: { kafka: {}, kinesis: {} } }, path: 'p.source' },
     { raw: { source: { kafka: {} }, settings: { engine_max_threads: '8' } }, path: 'p.settings.engine_max_threads' },
     { raw: { source: { kafka: {} }, destination: { columns: [{ name: 'id' }] } }, path: 'p.destination.columns[0].type' },
-    { raw: { source: { postgres: { tableMappings: [{ sourceTable: 't' }] } } }, path: 'p.source.postgres.tableMappings[0].sourceSchemaName' },
+    // Each family names its source its own way (schema and table, database and collection); every mapping names its target table.
+    { raw: { source: { postgres: { tableMappings: [{ sourceTable: 't' }] } } }, path: 'p.source.postgres.tableMappings[0].targetTable' },
   ])('rejects garbage at $path', ({ raw, path }) => {
     expect(() => toLivePipe({ id: 'p', name: 'n', ...raw }, 'p')).toThrow(expect.objectContaining({ path }) as ShapeError);
   });

@@ -11,11 +11,11 @@ import type { LivePipe, PipePatch, TableMapping } from '../../src/kinds/pipe/mod
 import { liveStateOf, type LiveOfKind, type LiveState } from '../../src/kinds/index.js';
 import type { Api } from '../../src/api/port.js';
 import type { Kind } from '../../src/model/kinds.js';
-import type { WriteBody } from '../../src/model/plan.js';
+import type { ActionVerb, WriteBody } from '../../src/model/plan.js';
 import type { LiveBase } from '../../src/model/resources.js';
 import { StacksyncError, type ErrorCode } from '../../src/errors.js';
 
-export type Method = 'updatePipe' | 'listDashboards' | 'createDashboard' | 'updateDashboard' | 'deleteDashboard' | 'listAlerts' | 'createAlert' | 'updateAlert' | 'deleteAlert';
+export type Method = 'updatePipe' | 'actPipe' | 'listDashboards' | 'createDashboard' | 'updateDashboard' | 'deleteDashboard' | 'listAlerts' | 'createAlert' | 'updateAlert' | 'deleteAlert';
 
 export interface Call {
   method: Method;
@@ -188,6 +188,19 @@ export class FakeApi implements Api {
       Alert: () => this.updateAlert(id, body as AlertWrite),
     };
     return (updates[kind] ?? (() => Promise.reject(apiError('E_API_NOT_FOUND', 404))))() as Promise<LiveOfKind<K>>;
+  }
+
+  /** A pipe's state command or scaling: `start` runs it, `stop` stops it (at once: the fake has no provisioning); the call is logged as `actPipe` with the verb as its name. */
+  act<K extends Kind>(kind: K, verb: ActionVerb, id: string, body: WriteBody): Promise<LiveOfKind<K> | undefined> {
+    if (kind !== 'Pipe') return Promise.reject(apiError('E_API_NOT_FOUND', 404));
+    return this.#serve({ method: 'actPipe', id, name: verb, body }, () => {
+      const pipe = this.pipes.get(id);
+      if (!pipe) throw apiError('E_API_NOT_FOUND', 404);
+      if (verb === 'start' && pipe.state === 'Running') throw apiError('E_API_VALIDATION', 400, 'already running');
+      if (verb === 'start') pipe.state = 'Running';
+      if (verb === 'stop') pipe.state = 'Stopped';
+      return structuredClone(pipe) as LiveOfKind<K>;
+    });
   }
 
   remove(kind: Kind, id: string): Promise<void> {

@@ -44,6 +44,8 @@ describe('one table per rule', () => {
       'E_PRUNE_REFUSED',
       'E_MANIFEST_BLOCKED',
       'E_CONFLICT',
+      'E_REPLACE_REFUSED',
+      'E_RESOURCE_FAILED',
       'E_PLAN_INVALID',
       'E_PLAN_STALE',
       'E_EMULATOR_DATA',

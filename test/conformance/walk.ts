@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, type Profile, type RunningEmulator } from '../../src/emulator/index.js';
 import { accessOf, descriptorOf, DESCRIPTORS } from '../../src/kinds/index.js';
 import type { Kind, Variant } from '../../src/model/kinds.js';
@@ -27,6 +27,8 @@ interface ProfileFixture {
 
 interface KindFixture {
   kind: string;
+  /** What the walk is of, when a kind's file holds more than one (a pipe born in Git, an existing pipe). */
+  form?: string;
   firstAction: 'create' | 'update';
   prunable: boolean;
   /** One entry per profile under which some variant can write the kind; none for the others. */
@@ -43,8 +45,13 @@ function writableVariants(kind: Kind, profile: Profile): Variant[] {
 const TARGET_OF: Record<Variant, 'local' | 'local-selfhosted'> = { managed: 'local', 'self-hosted': 'local-selfhosted' };
 
 function fixtureOf(kind: string): KindFixture | undefined {
+  return fixturesOf(kind)[0];
+}
+
+/** Every walk of a kind: its file may hold several documents, one per form of its manifests. */
+function fixturesOf(kind: string): KindFixture[] {
   const path = join(FIXTURES, `${kind.toLowerCase()}.yaml`);
-  return existsSync(path) ? (parse(readFileSync(path, 'utf8')) as KindFixture) : undefined;
+  return existsSync(path) ? parseAllDocuments(readFileSync(path, 'utf8')).map((doc) => doc.toJS() as KindFixture) : [];
 }
 
 /** The fixture's text with its placeholders filled for one target of one profile. */
@@ -84,10 +91,10 @@ export function checkFixtures(): void {
     expect(files.sort()).toEqual(DESCRIPTORS.map((descriptor) => `${descriptor.kind.toLowerCase()}.yaml`).sort());
   });
 
-  it('every fixture covers exactly the profiles under which its kind can be written', () => {
+  it('every fixture, each form of it, covers exactly the profiles under which its kind can be written', () => {
     for (const descriptor of DESCRIPTORS) {
-      const covered = Object.keys(fixtureOf(descriptor.kind)?.profiles ?? {}).sort();
-      expect(covered, descriptor.kind).toEqual(PROFILES.filter((profile) => writableVariants(descriptor.kind, profile).length > 0).sort());
+      const writable = PROFILES.filter((profile) => writableVariants(descriptor.kind, profile).length > 0).sort();
+      for (const fixture of fixturesOf(descriptor.kind)) expect(Object.keys(fixture.profiles).sort(), `${descriptor.kind} (${fixture.form ?? 'manifest'})`).toEqual(writable);
     }
   });
 }
@@ -109,16 +116,20 @@ export function walkEveryKind(profile: Profile): void {
     workspaces.push(workspace);
     return workspace;
   };
-  const cases = DESCRIPTORS.flatMap((descriptor) => writableVariants(descriptor.kind, profile).map((variant) => ({ kind: descriptor.kind, variant })));
-  describe.each(cases)(`$kind on $variant, ${profile} profile`, ({ kind, variant }) => walkKind(kind, variant, profile, workspaceOn));
+  const cases = DESCRIPTORS.flatMap((descriptor) =>
+    writableVariants(descriptor.kind, profile).flatMap((variant) =>
+      fixturesOf(descriptor.kind).map((fixture, index) => ({ kind: descriptor.kind, variant, index, form: fixture.form ?? 'manifest' })),
+    ),
+  );
+  describe.each(cases)(`$kind ($form) on $variant, ${profile} profile`, ({ kind, variant, index }) => walkKind(kind, index, variant, profile, workspaceOn));
 }
 
-function walkKind(kind: string, variant: Variant, profile: Profile, workspaceOn: () => Promise<Workspace>): void {
-  const fixture = fixtureOf(kind);
+function walkKind(kind: string, index: number, variant: Variant, profile: Profile, workspaceOn: () => Promise<Workspace>): void {
+  const fixture = fixturesOf(kind)[index];
   if (!fixture) return;
   const target = TARGET_OF[variant];
   const own = fixture.profiles[profile];
-  if (!own) throw new Error(`the ${kind} fixture has no ${profile} profile`);
+  if (!own) throw new Error(`the ${kind} fixture (${fixture.form ?? 'manifest'}) has no ${profile} profile`);
   const manifest = parse(filled(own.manifest, variant, profile)) as { metadata: { name: string }; spec: Record<string, unknown> };
   const key = manifest.metadata.name;
   const requires = own.requires ? filled(own.requires, variant, profile) : undefined;

@@ -47,7 +47,7 @@ export function desiredAlert(fields: Loose & { key: string }): DesiredAlert {
   return { kind: 'Alert', target: TARGET, location: location(fields.key), ...ALERT_DEFAULTS, source, ...fields } as DesiredAlert;
 }
 
-export function desiredPipe(fields: Loose & { key: string; pipeId: string }): DesiredPipe {
+export function desiredPipe(fields: Loose & { key: string; pipeId?: string }): DesiredPipe {
   return { kind: 'Pipe', target: TARGET, location: location(fields.key), ...fields } as DesiredPipe;
 }
 

@@ -144,7 +144,7 @@ function expectValidBodies(changes: Change[]): void {
 }
 
 function secretValues(desired: readonly DesiredResource[]): string[] {
-  return desired.flatMap((r) => (r.kind === 'Pipe' ? Object.values(r.source?.secrets?.fields ?? {}).map((s) => s.value) : []));
+  return desired.flatMap((r) => (r.kind === 'Pipe' ? (r.source?.secrets ?? []).flatMap((member) => [...Object.values(member.fields ?? {}), ...(member.value ? [member.value] : [])]).map((s) => s.value) : []));
 }
 
 function expectNoSecrets(changes: Change[], secrets: string[]): void {

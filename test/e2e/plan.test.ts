@@ -37,7 +37,7 @@ function documentLine(text: string, key: string): number {
   throw new Error(`no document ${key}`);
 }
 
-const SUMMARY_KEYS = ['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'errors'];
+const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'errors'];
 const CHANGE_KEYS = new Set(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'reclaimed', 'warnings', 'result', 'error']);
 const ACTIONS = new Set(['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'error']);
 
@@ -122,7 +122,7 @@ describe('stacksync plan against the emulator', () => {
     const result = await workspace.run(['plan', '--detailed-exitcode', '--output', 'json']);
     expect(result.code, describeRun(result)).toBe(0);
     const plan = expectPlanShape(parseJsonOutput(result));
-    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: 0 });
+    expect(plan.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: 0 });
     expect(plan.changes).toEqual([]);
     expect(plan.errors).toEqual([]);
   });
@@ -137,7 +137,7 @@ describe('stacksync plan against the emulator', () => {
     expect(result.code, describeRun(result)).toBe(2);
     expect(result.stderr).toBe('');
     const plan = expectPlanShape(parseJsonOutput(result));
-    expect(plan.summary).toEqual({ create: 5, update: 1, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: 0 });
+    expect(plan.summary).toEqual({ create: 5, update: 1, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: 0 });
 
     const dashboard = change(plan, 'local', 'Dashboard', 'api');
     expect(dashboard).toMatchObject({ action: 'create', file: 'manifests/managed.yaml', line: documentLine(MANAGED_FILE, 'api') });
@@ -167,7 +167,7 @@ describe('stacksync plan against the emulator', () => {
     const result = await workspace.run(['plan', '--output', 'json', '--detailed-exitcode']);
     expect(result.code, describeRun(result)).toBe(0);
     const plan = expectPlanShape(parseJsonOutput(result));
-    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 6, errors: 0 });
+    expect(plan.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 6, errors: 0 });
     const text = await workspace.run(['plan', '--detailed-exitcode']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('No changes');
@@ -205,7 +205,7 @@ describe('stacksync plan against the emulator', () => {
     });
 
     it('gives each change its action, id, file and line in JSON', () => {
-      expect(json.summary).toEqual({ create: 0, update: 2, delete: 1, adopt: 2, orphan: 0, suspended: 0, unchanged: 3, errors: 0 });
+      expect(json.summary).toEqual({ create: 0, update: 2, replace: 0, delete: 1, adopt: 2, orphan: 0, suspended: 0, unchanged: 3, errors: 0 });
       const dashboard = change(json, 'local', 'Dashboard', 'api');
       expect(dashboard.action).toBe('update');
       expect(dashboard.diff).toEqual([{ path: 'tiles[p99].w', before: 12, after: 18 }]);

@@ -163,7 +163,7 @@ describe('a saved plan', () => {
 
   it('is the JSON plan plus a fingerprint, holding no secret value', () => {
     const file = JSON.parse(saved) as { summary: Record<string, number>; saved: { format: string; formatVersion: number; request: unknown } };
-    expect(file.summary).toEqual({ create: 2, update: 2, delete: 0, adopt: 0, orphan: 1, suspended: 0, unchanged: 1, errors: 1 });
+    expect(file.summary).toEqual({ create: 2, update: 2, replace: 0, delete: 0, adopt: 0, orphan: 1, suspended: 0, unchanged: 1, errors: 1 });
     expect(file.saved).toMatchObject({ format: 'stacksync-saved-plan', formatVersion: 2, request: { targets: ['local', 'local-selfhosted'], prune: false, adopt: false } });
     expect(saved).not.toContain(PASSWORD);
     expect(saved).toContain('(sensitive)');

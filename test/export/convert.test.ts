@@ -166,7 +166,7 @@ describe('exportLiveState', () => {
     expect(manifest?.credentials?.member).toBe('accessKey');
   });
 
-  it('exports postgres table mappings as the full list, settings limited to what can change', () => {
+  it('exports a postgres pipe born in Git: the full mapping list and its create-only settings (it could be created again)', () => {
     const pipe = kafkaPipe({
       source: {
         kind: 'postgres',
@@ -185,10 +185,12 @@ describe('exportLiveState', () => {
         host: 'db',
         port: 5432,
         database: 'billing',
-        settings: { syncIntervalSeconds: 60 },
+        settings: { syncIntervalSeconds: 60, publicationName: 'pub' },
         tableMappings: [{ sourceSchemaName: 'public', sourceTable: 'a', targetTable: 'a', useCustomSortingKey: false }],
       },
     });
+    expect(manifest?.document.spec['pipeId']).toBeUndefined();
+    expect(manifest?.credentials).toMatchObject({ path: 'spec.source.postgres', member: 'credentials' });
   });
 
   it('refers to dashboards and tiles by name and sets metadata.target off the default target', () => {

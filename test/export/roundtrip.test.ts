@@ -64,7 +64,7 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
   it('plan on the export has nothing to change, and shows the same-named twin it did not export as a conflict', async () => {
     await resetEmulatorStats(emulator.url);
     const json = parseJsonOutput(await workspace.run(['plan', '--output', 'json', '--target', target]));
-    expect(json.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 5 + pipes, errors: 1 });
+    expect(json.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 5 + pipes, errors: 1 });
     // The twin of the adopted "API Latency" is never hidden behind an "all well" (issue 15).
     expect(json.changes.filter((change) => change.action !== 'unchanged')).toMatchObject([{ kind: 'Dashboard', action: 'error', code: 'E_CONFLICT', name: expect.stringMatching(/^api-latency \(twin /) }]);
     const result = await workspace.run(['plan', '--detailed-exitcode', '--target', target]);
@@ -113,25 +113,28 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
 describe.each<TargetName>(['local', 'local-selfhosted'])('export without --adopt (%s)', (target) => {
   let emulator: RunningEmulator;
   let workspace: Workspace;
+  /** Pipes exported born in Git (no pipeId): matched by name, so adopted like dashboards. */
+  let bornPipes: string[] = [];
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
     await populate(emulator.url, target);
     workspace = await createWorkspace(emulator.url, { rateLimit: FAST });
-    await exportInto(workspace, target);
+    const outcome = await exportInto(workspace, target);
+    bornPipes = outcome.files.filter((file) => file.manifest.kind === 'Pipe' && !file.text.includes('pipeId:')).map((file) => file.manifest.key);
   });
   afterAll(async () => {
     await workspace?.dispose();
     await emulator?.close();
   });
 
-  it('plan shows no field changes: only adopt (dashboards, alerts) and unchanged (pipes)', async () => {
+  it('plan shows no field changes: only adopt (dashboards, alerts, pipes born in Git) and unchanged (pipeId pipes)', async () => {
     const result = await workspace.run(['plan', '--output', 'json', '--detailed-exitcode', '--target', target]);
     expect(result.code, describeRun(result)).toBe(2);
     const json = parseJsonOutput(result);
-    expect(json.summary).toMatchObject({ create: 0, update: 0, delete: 0, adopt: 5, errors: 0 });
+    expect(json.summary).toMatchObject({ create: 0, update: 0, delete: 0, adopt: 5 + bornPipes.length, errors: 0 });
     for (const change of json.changes) {
-      expect(change.action).toBe(change.kind === 'Pipe' ? 'unchanged' : 'adopt');
+      expect(change.action).toBe(change.kind === 'Pipe' && !bornPipes.includes(change.name) ? 'unchanged' : 'adopt');
       expect(change.diff, `${change.kind}/${change.name}`).toEqual([]);
     }
   });

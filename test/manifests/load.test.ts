@@ -313,10 +313,12 @@ describe('loadManifests: the desired model', () => {
       source: {
         kind: 'kafka',
         block: { iamRole: 'arn:aws:iam::123:role/ingest' },
-        secrets: {
-          member: 'credentials',
-          fields: { username: { value: 'kafka-user-value', hmac: 'hmac(16)' }, password: { value: 'file-password-value', hmac: 'hmac(19)' } },
-        },
+        secrets: [
+          {
+            member: 'credentials',
+            fields: { username: { value: 'kafka-user-value', hmac: 'hmac(16)' }, password: { value: 'file-password-value', hmac: 'hmac(19)' } },
+          },
+        ],
       },
       columns: [{ name: 'id', type: 'UInt64' }],
       fieldMappings: [{ sourceField: 'id', destinationField: 'id' }],
@@ -337,7 +339,7 @@ describe('loadManifests: the desired model', () => {
     expect((resources[0] as DesiredPipe).source).toEqual({
       kind: 'postgres',
       block: { port: 5432 },
-      secrets: { member: 'credentials', fields: { username: { value: 'billing', hmac: 'hmac(7)' }, password: { value: 'kafka-password-value', hmac: 'hmac(20)' } } },
+      secrets: [{ member: 'credentials', fields: { username: { value: 'billing', hmac: 'hmac(7)' }, password: { value: 'kafka-password-value', hmac: 'hmac(20)' } } }],
       tableMappings: [
         { sourceSchemaName: 'public', sourceTable: 'invoices', targetTable: 'invoices' },
         { sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers' },

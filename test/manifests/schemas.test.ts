@@ -95,7 +95,10 @@ describe('example manifests and config', () => {
     const result = await loadManifests(manifestsDir, { config, env: {}, hmac: (v) => `h${v.length}` });
     expect(result.problems).toEqual([]);
     expect(result.warnings).toEqual([]);
-    const pipes = result.resources.filter((r): r is DesiredPipe => r.kind === 'Pipe');
+    const pipes = result.resources.filter((r): r is DesiredPipe => r.kind === 'Pipe' && r.pipeId !== undefined);
+    // One born in Git of each class: streaming, object storage, database (CDC).
+    const born = result.resources.filter((r): r is DesiredPipe => r.kind === 'Pipe' && r.pipeId === undefined);
+    expect(born.map((p) => `${p.name ?? ''}:${p.source?.kind ?? '-'}:${p.born?.state ?? '-'}`).sort()).toEqual(['audit-logs-s3:objectStorage:Running', 'inventory-cdc:postgres:Running', 'payments-stream:kafka:Running']);
     expect(pipes.map((p) => `${p.pipeId}:${p.source?.kind ?? '-'}`).sort()).toEqual([
       `${DEFAULT_SEED_IDS.pipes.kafka}:kafka`,
       `${DEFAULT_SEED_IDS.pipes.objectStorage}:objectStorage`,
@@ -105,7 +108,7 @@ describe('example manifests and config', () => {
     const postgres = pipes.find((p) => p.source?.kind === 'postgres');
     expect(postgres?.source?.tableMappings?.map((m) => `${m.sourceSchemaName}.${m.sourceTable}`)).toEqual(['public.invoices', 'public.customers', 'public.payments']);
     const kafka = pipes.find((p) => p.source?.kind === 'kafka');
-    expect(Object.keys(kafka?.source?.secrets?.fields ?? {})).toEqual(['username', 'password']);
+    expect(Object.keys(kafka?.source?.secrets?.[0]?.fields ?? {})).toEqual(['username', 'password']);
     const count = (kind: string, target: string) => result.resources.filter((r) => r.kind === kind && r.target === target).length;
     expect(count('Dashboard', 'local')).toBeGreaterThanOrEqual(2);
     expect(count('Alert', 'local')).toBeGreaterThanOrEqual(2);
@@ -139,14 +142,15 @@ describe('docs: configuration and manifest reference', () => {
     return `manifests/${kind.replace(/(?<=[a-z])(?=[A-Z])/g, '-').toLowerCase()}.md`;
   }
 
-  /** Every member name a schema gives at `path`, through anyOf / oneOf / allOf branches too. */
+  /** Every member name a schema gives at `path`, through anyOf / oneOf / allOf branches and both forms of an `if`/`then`/`else` too. */
   function members(schema: JsonSchema | undefined, ...path: string[]): string[] {
     const at = (node: JsonSchema | undefined, rest: readonly string[]): JsonSchema[] => {
       if (!node) return [];
       const branches = (['anyOf', 'oneOf', 'allOf'] as const).flatMap((key) => (node[key] as JsonSchema[] | undefined) ?? []);
+      const forms = (['then', 'else'] as const).flatMap((key) => (node[key] ? [node[key] as JsonSchema] : []));
       const properties = node['properties'] as Record<string, JsonSchema> | undefined;
       const here = rest.length === 0 ? [node] : at(properties?.[rest[0] ?? ''], rest.slice(1));
-      return [...here, ...branches.flatMap((branch) => at(branch, rest))];
+      return [...here, ...[...branches, ...forms].flatMap((branch) => at(branch, rest))];
     };
     return [...new Set(at(schema, path).flatMap((node) => Object.keys((node['properties'] as Record<string, unknown> | undefined) ?? {})))];
   }

@@ -45,13 +45,13 @@ describe('buildPlan', () => {
   it('counts every action, and errors as problems plus error changes', () => {
     const plan = samplePlan();
     expect(plan.version).toBe(1);
-    expect(plan.summary).toEqual({ create: 2, update: 2, delete: 1, adopt: 1, orphan: 1, suspended: 0, unchanged: 1, errors: 2 });
+    expect(plan.summary).toEqual({ create: 2, update: 2, replace: 0, delete: 1, adopt: 1, orphan: 1, suspended: 0, unchanged: 1, errors: 2 });
     expect(hasChanges(plan)).toBe(true);
   });
 
   it('a plan of unchanged resources has no changes', () => {
     const plan = buildPlan(samplePlan().changes.filter((c) => c.action === 'unchanged'), []);
-    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 1, errors: 0 });
+    expect(plan.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 1, errors: 0 });
     expect(plan.warnings).toEqual([]);
     expect(hasChanges(plan)).toBe(false);
   });
@@ -97,7 +97,7 @@ describe('renderPlanJson', () => {
   it('prints the design.md shape with stable key order', () => {
     const json = JSON.parse(renderPlanJson(samplePlan())) as Record<string, unknown>;
     expect(Object.keys(json)).toEqual(['version', 'summary', 'changes', 'errors', 'warnings']);
-    expect(Object.keys(json['summary'] as object)).toEqual(['create', 'update', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'errors']);
+    expect(Object.keys(json['summary'] as object)).toEqual(['create', 'update', 'replace', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'errors']);
     const changes = json['changes'] as Record<string, unknown>[];
     expect(Object.keys(changes[0]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff']);
     expect(Object.keys(changes[2]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'warnings']);
@@ -116,6 +116,7 @@ describe('renderPlanJson', () => {
   "summary": {
     "create": 0,
     "update": 1,
+    "replace": 0,
     "delete": 0,
     "adopt": 0,
     "orphan": 0,
@@ -204,11 +205,11 @@ describe('secrets never reach any rendering', () => {
       desired: [
         {
           kind: 'Pipe', key: 'orders', pipeId: 'p1',
-          source: { kind: 'kafka', block: {}, secrets: { member: 'credentials', fields: { username: { value: secrets[0], hmac: 'h1' }, password: { value: secrets[1], hmac: 'h2' } } } },
+          source: { kind: 'kafka', block: {}, secrets: [{ member: 'credentials', fields: { username: { value: secrets[0], hmac: 'h1' }, password: { value: secrets[1], hmac: 'h2' } } }] },
         },
         {
           kind: 'Pipe', key: 'events', pipeId: 'p2', name: 'events-v2',
-          source: { kind: 'objectStorage', block: {}, secrets: { member: 'accessKey', fields: { accessKeyId: { value: secrets[2], hmac: 'h3' }, secretKey: { value: secrets[3], hmac: 'h4' } } } },
+          source: { kind: 'objectStorage', block: {}, secrets: [{ member: 'accessKey', fields: { accessKeyId: { value: secrets[2], hmac: 'h3' }, secretKey: { value: secrets[3], hmac: 'h4' } } }] },
         },
       ],
       live: {

@@ -16,7 +16,7 @@ const pipe = (password: string, line = 1) =>
     key: 'orders',
     pipeId: 'p-1',
     location: { file: 'manifests/orders.yaml', line },
-    source: { kind: 'kafka', block: {}, secrets: { member: 'credentials', fields: { password: secret(password) } } },
+    source: { kind: 'kafka', block: {}, secrets: [{ member: 'credentials', fields: { password: secret(password) } }] },
   });
 
 describe('the spec digest of a manifest', () => {

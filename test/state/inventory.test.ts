@@ -127,8 +127,9 @@ describe('refreshInventory', () => {
     expect(refreshInventory(late, live, NEXT_DAY, gone).intents).toEqual([]);
   });
 
-  it('leaves pipes alone: a vanished pipe is an error to show, not something to forget', () => {
+  it('forgets a vanished pipe too: a pipe born in Git is created again, and a pipeId manifest still shows it missing', () => {
     expect(refreshInventory(state(), { dashboards: [], alerts: [] }, SOON).inventory.Pipe).toEqual({ orders: { id: 'p-gone' } });
+    expect(refreshInventory(state(), { pipes: [], dashboards: [], alerts: [] }, SOON).inventory.Pipe).toEqual({});
   });
 
   it('recordDeleted also clears an intent for the key', () => {

@@ -32,7 +32,7 @@ const step = Type.Object({ state: Type.String({ minLength: 1 }), at: Type.Intege
 const cdcScaling = { replicaCpuMillicores: Type.Integer(), replicaMemoryGb: Type.Number() };
 
 /** The pipes' lifecycle and the CDC scaling (`PipeRuntimeData`); absent in files from before the lifecycle. */
-const pipeRuntime = readable(Type.Object(
+export const pipeRuntimeSchema = readable(Type.Object(
   {
     lifecycles: Type.Record(Type.String(), Type.Object({ steps: Type.Array(step), snapshotPending: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
     cdcScaling: Type.Optional(Type.Object({ ...cdcScaling, pending: Type.Optional(Type.Object({ ...cdcScaling, at: Type.Integer() }, { additionalProperties: false })) }, { additionalProperties: false })),
@@ -46,7 +46,7 @@ export const currentDataSchema: JsonSchema = savedStateSchema({
   profileRequired: true,
   pipe: currentStoredPipeSchema,
   serviceStates: SERVICE_STATES,
-  serviceOptional: { pipeRuntime },
+  serviceOptional: { pipeRuntime: pipeRuntimeSchema },
   stack: {
     sources: array(CurrentSource),
     webhooks: array(CurrentWebhookEntry),

@@ -17,7 +17,7 @@ import {
   pipeStateBodySchema,
 } from '../../schema/api-pipes.js';
 import type { JsonSchema } from '../../schema/build.js';
-import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
+import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import {
   CDC_SCALING_BOUNDS,
   DEFAULT_PIPE_FLAVOURS,
@@ -386,6 +386,7 @@ function newCurrentPipe(serviceId: string, { input, family, block }: CheckedCrea
     id: newId('uuid', nowMs),
     serviceId,
     name: String(input['name']),
+    ...(typeof input['description'] === 'string' && { description: input['description'] }),
     state: 'Provisioning',
     ...(scaling && { scaling }),
     source: { [family]: stored },
@@ -430,6 +431,7 @@ function createOnlyIssues(body: Block, family: PipeFamily): SchemaIssue[] {
       else if (isObject(member)) walk(member, inner);
     }
   };
+  for (const member of PIPE_CREATE_ONLY_MEMBERS) if (member in body) issues.push(issue(member, message));
   const source = body['source'];
   if (isObject(source) && isObject(source[family])) walk(source[family], '');
   const destination = body['destination'];

@@ -1,70 +1,61 @@
 /**
- * Pipe differ. Pipes are never created or deleted: a manifest names a live pipe by id and the
- * plan is the smallest Update pipe (PATCH) body that brings it in line, or two when a postgres
- * table mapping changes (the API refuses one table in both mapping lists of one PATCH).
+ * Pipe differ. Two forms: a pipe born in Git (no `pipeId`) is matched by name and created,
+ * updated, started, stopped, scaled, resynced and replaced as `born.ts` plans; an existing pipe
+ * (`pipeId`) is only ever updated: the smallest Update pipe (PATCH) body that brings it in line,
+ * or two when a table mapping changes (the API refuses one table in both mapping lists of one
+ * PATCH), and a resync when its annotation asks for one.
  */
-import type { UnreadableResource } from '../../model/resources.js';
-import type { Variant } from '../../model/kinds.js';
-import type { SecretValue } from '../../model/desired.js';
-import { operationType, SENSITIVE, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
+import type { Change } from '../../model/plan.js';
 import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from '../../schema/api.js';
-import { secretHashKey } from '../../model/state.js';
+import type { PipeSourceKind } from '../../schema/enums.js';
+import { TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
 import { changeFor, errorChange, unreadableChange } from '../kit/change.js';
-import { covers, diffValues, fieldDiff, isPlainObject } from '../kit/values.js';
+import { covers, diffValues, isPlainObject } from '../kit/values.js';
+import { planBornPipes } from './born.js';
+import { notManaged, patchOperations, resyncOf, withLiveState, type PipeContext } from './writes.js';
+import { changedKeys, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, emptyDraft, type PipeDraft } from './drafts.js';
 import { ignorePipeFields } from './ignore.js';
-import { PIPE, uuidKey, type Column, type DesiredPipe, type FieldMapping, type LivePipe, type PipePatch, type TableMapping, type TableMappingKey } from './model.js';
-
-export interface PipeContext {
-  target: string;
-  variant: Variant;
-  livePipes: readonly LivePipe[];
-  /** Live pipes that could not be read; a manifest naming one gets an error row. */
-  unreadable?: readonly UnreadableResource[];
-  secretHashes: Readonly<Record<string, string>>;
-}
-
-/** What one pipe needs; `error` set when it cannot be planned. */
-interface PipeDraft {
-  diff: FieldDiff[];
-  patch: PipePatch;
-  source: Record<string, unknown>;
-  /** Changed postgres mappings, added back in a second PATCH. */
-  readd: TableMapping[];
-  /** Secret path (`source.kafka.credentials.password`) → HMAC sent, as `recordSecretHashes` takes them. */
-  secretHashes: Record<string, string>;
-  error?: string;
-}
+import { isBorn, PIPE, uuidKey, type DesiredPipe, type LivePipe } from './model.js';
 
 export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Change[] {
+  const born = desired.filter(isBorn);
+  const existing = desired.filter((pipe) => !isBorn(pipe));
+  const bornChanges = new Map(planBornPipes(ctx, born).map((change) => [change.name, change]));
+  const existingChanges = new Map(planExistingPipes(ctx, existing).map((change) => [change.name, change]));
+  return desired.map((pipe) => (bornChanges.get(pipe.key) ?? existingChanges.get(pipe.key)) as Change);
+}
+
+function planExistingPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Change[] {
   const owners = new Map<string, string>();
   // By id, so thousands of pipes are not each looked for in the whole list.
   const liveById = new Map(ctx.livePipes.map((pipe) => [uuidKey(pipe.id), pipe]));
   const unreadableById = new Map((ctx.unreadable ?? []).filter((item) => item.kind === PIPE).map((item) => [uuidKey(item.id), item]));
   return desired.map((pipe) => {
-    const owner = owners.get(uuidKey(pipe.pipeId));
-    if (owner !== undefined) return errorChange(ctx.target, pipe, 'E_MANIFEST_DUPLICATE', `pipe ${pipe.pipeId} is already managed by Pipe/${owner}`, pipe.pipeId);
-    owners.set(uuidKey(pipe.pipeId), pipe.key);
-    const unreadable = unreadableById.get(uuidKey(pipe.pipeId));
+    const pipeId = pipe.pipeId ?? '';
+    const owner = owners.get(uuidKey(pipeId));
+    if (owner !== undefined) return errorChange(ctx.target, pipe, 'E_MANIFEST_DUPLICATE', `pipe ${pipeId} is already managed by Pipe/${owner}`, pipeId);
+    owners.set(uuidKey(pipeId), pipe.key);
+    const unreadable = unreadableById.get(uuidKey(pipeId));
     if (unreadable) return unreadableChange(ctx.target, pipe, unreadable);
-    return planPipe(ctx, pipe, liveById.get(uuidKey(pipe.pipeId)));
+    return planExistingPipe(ctx, pipe, liveById.get(uuidKey(pipeId)));
   });
 }
 
-function planPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe | undefined): Change {
-  if (ctx.variant !== 'managed') {
-    return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', `target ${ctx.target} is ${ctx.variant}: pipes exist only on managed targets`);
-  }
+function planExistingPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe | undefined): Change {
+  if (ctx.variant !== 'managed') return notManaged(ctx, desired);
   if (!live) {
     return errorChange(
       ctx.target,
       desired,
       'E_API_NOT_FOUND',
-      `pipe ${desired.pipeId} does not exist in target ${ctx.target}; stacksync cannot create pipes, only update existing ones`,
+      `pipe ${desired.pipeId ?? ''} does not exist in target ${ctx.target}; a manifest with a pipeId only updates an existing pipe (leave pipeId out for a pipe stacksync creates)`,
     );
   }
-  const draft = draftPipe(ctx, ignorePipeFields(desired, live), live);
+  const draft = draftExisting(ctx, ignorePipeFields(desired, live), live);
+  const resync = resyncOf(desired, live, ctx.state);
+  if (resync?.error !== undefined) draft.error ??= resync.error;
   if (draft.error !== undefined) return withLiveState(errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id), live);
-  const operations = pipeOperations(desired, live.id, draft);
+  const operations = [...patchOperations(desired, live.id, draft), ...(resync?.operation ? [resync.operation] : [])];
   const change = changeFor(ctx.target, desired, operations.length > 0 ? 'update' : 'unchanged');
   change.id = live.id;
   change.liveName = desired.name ?? live.name;
@@ -74,53 +65,30 @@ function planPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe | undef
   return withLiveState(change, live);
 }
 
-/** The live state travels with the change: `/status`, the pipe-state gauge and the plan's health warning read it. */
-function withLiveState(change: Change, live: LivePipe): Change {
-  if (live.state !== undefined) change.liveState = live.state;
-  return change;
-}
-
-function draftPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe): PipeDraft {
-  const draft: PipeDraft = { diff: [], patch: {}, source: {}, readd: [], secretHashes: {} };
+function draftExisting(ctx: PipeContext, desired: DesiredPipe, live: LivePipe): PipeDraft {
+  const draft = emptyDraft();
   if (desired.name !== undefined && desired.name !== live.name) {
-    draft.diff.push(fieldDiff('name', live.name, desired.name));
+    draft.diff.push({ path: 'name', before: live.name, after: desired.name });
     draft.patch.name = desired.name;
   }
-  const steps = [draftSource, draftColumns, draftFieldMappings, draftSettings];
-  for (const step of steps) {
-    step(ctx, desired, live, draft);
-    if (draft.error !== undefined) break;
-  }
+  draftExistingSource(ctx, desired, live, draft);
+  if (draft.error !== undefined) return draft;
+  draftColumns(desired.columns, live, draft);
+  draftFieldMappings(desired.fieldMappings, desired.columns, live, draft);
+  if (draft.error !== undefined) return draft;
+  draftSettings(desired.settings, live, draft);
   return draft;
 }
 
-// ---------------------------------------------------------------- source
-
-type Step = (ctx: PipeContext, desired: DesiredPipe, live: LivePipe, draft: PipeDraft) => void;
-
-const draftSource: Step = (ctx, desired, live, draft) => {
+function draftExistingSource(ctx: PipeContext, desired: DesiredPipe, live: LivePipe, draft: PipeDraft): void {
   const source = desired.source;
   if (!source) return;
   if (source.kind !== live.source.kind) {
     draft.error = `the source kind cannot change: pipe ${live.id} reads from ${live.source.kind}, the manifest says ${source.kind}`;
     return;
   }
-  const block: Record<string, unknown> = {};
-  draftBlockMembers(source.kind, source.block, live.source.block, draft, block);
-  if (draft.error !== undefined) return;
-  if (source.secrets) draftSecrets(ctx, desired, source.secrets, draft, block);
-  if (source.kind === 'postgres' && source.tableMappings) draftTableMappings(source.tableMappings, live.source.block, draft, block);
-  if (Object.keys(block).length > 0) draft.source[source.kind] = block;
-};
-
-function draftBlockMembers(
-  kind: DesiredPipeSourceKind,
-  desired: Record<string, unknown>,
-  live: Record<string, unknown>,
-  draft: PipeDraft,
-  block: Record<string, unknown>,
-): void {
-  const diffs = diffValues(`source.${kind}`, desired, live);
+  const kind = source.kind as PipeSourceKind;
+  const diffs = diffValues(`source.${kind}`, source.block, live.source.block);
   const fixed = diffs.map((diff) => diff.path).filter((path) => !isPatchable(kind, path));
   if (fixed.length > 0) {
     const them = fixed.length > 1 ? 'them' : 'it';
@@ -130,16 +98,16 @@ function draftBlockMembers(
     return;
   }
   draft.diff.push(...diffs);
-  for (const [member, value] of Object.entries(desired)) {
-    if (covers(value, live[member])) continue;
-    block[member] = isPlainObject(value) ? changedKeys(value, live[member]) : value;
+  for (const [member, value] of Object.entries(source.block)) {
+    if (covers(value, live.source.block[member])) continue;
+    draft.block[member] = isPlainObject(value) ? changedKeys(value, live.source.block[member]) : value;
   }
+  if (source.secrets) draftSecrets(desired.key, source.kind, source.secrets, ctx.secretHashes, draft);
+  if (TABLE_MAPPING_KEYS[source.kind] && source.tableMappings) draftTableMappings(source.kind, source.tableMappings, live.source.block, draft);
 }
 
-type DesiredPipeSourceKind = NonNullable<DesiredPipe['source']>['kind'];
-
-/** Whether Update pipe accepts the member at `path` (`source.<kind>.a.b`), per its JSON Schema. */
-function isPatchable(kind: DesiredPipeSourceKind, path: string): boolean {
+/** Whether the seed's Update pipe accepts the member at `path` (`source.<kind>.a.b`), per its JSON Schema. */
+function isPatchable(kind: PipeSourceKind, path: string): boolean {
   const members = path.replace(/\[[^\]]*\]/g, '').split('.').slice(2);
   // Members the real service takes beyond the seed's list are sent as written.
   if (members[0] !== undefined && Object.hasOwn(pipePatchBeyondSeedMembers[kind], members[0])) return true;
@@ -152,135 +120,4 @@ function isPatchable(kind: DesiredPipeSourceKind, path: string): boolean {
   return true;
 }
 
-/** Only the keys of a nested object that differ: PATCH merges, so the rest stays as it is. */
-function changedKeys(desired: Record<string, unknown>, live: unknown): Record<string, unknown> {
-  const liveObject = isPlainObject(live) ? live : {};
-  return Object.fromEntries(Object.entries(desired).filter(([key, value]) => !covers(value, liveObject[key])));
-}
-
-/** Write-only values: the service never returns them, so the HMAC of what was last sent decides. */
-function draftSecrets(
-  ctx: PipeContext,
-  desired: DesiredPipe,
-  secrets: { member: 'credentials' | 'accessKey'; fields: Record<string, SecretValue> },
-  draft: PipeDraft,
-  block: Record<string, unknown>,
-): void {
-  const path = `source.${desired.source?.kind ?? ''}.${secrets.member}`;
-  const fields = Object.entries(secrets.fields).map(([field, secret]) => {
-    const secretPath = `${path}.${field}`;
-    return { field, secret, secretPath, known: ctx.secretHashes[secretHashKey(PIPE, desired.key, secretPath)] };
-  });
-  if (fields.every(({ secret, known }) => known === secret.hmac)) return;
-  // The member is sent whole (the API wants every field of it), so every field's hash is recorded.
-  block[secrets.member] = Object.fromEntries(fields.map(({ field, secret }) => [field, secret.value]));
-  for (const { secret, secretPath } of fields) draft.secretHashes[secretPath] = secret.hmac;
-  const seenBefore = fields.some(({ known }) => known !== undefined);
-  draft.diff.push(fieldDiff(path, seenBefore ? SENSITIVE : undefined, SENSITIVE));
-}
-
-function draftTableMappings(
-  desired: readonly TableMapping[],
-  liveBlock: Record<string, unknown>,
-  draft: PipeDraft,
-  block: Record<string, unknown>,
-): void {
-  const live = liveTableMappings(liveBlock);
-  const liveByKey = new Map(live.map((mapping) => [mappingKey(mapping), mapping]));
-  const desiredKeys = new Set(desired.map(mappingKey));
-  const toAdd: TableMapping[] = [];
-  const toRemove: TableMappingKey[] = [];
-  for (const mapping of desired) {
-    const path = `source.postgres.tableMappings[${mappingKey(mapping)}]`;
-    const current = liveByKey.get(mappingKey(mapping));
-    if (!current) {
-      toAdd.push(mapping);
-      draft.diff.push(fieldDiff(path, undefined, mapping));
-    } else if (!covers(mapping, current)) {
-      toRemove.push(removalOf(current));
-      draft.readd.push(mapping);
-      diffValues(path, mapping, current, draft.diff);
-    }
-  }
-  for (const mapping of live.filter((item) => !desiredKeys.has(mappingKey(item)))) {
-    toRemove.push(removalOf(mapping));
-    draft.diff.push(fieldDiff(`source.postgres.tableMappings[${mappingKey(mapping)}]`, mapping, undefined));
-  }
-  if (toAdd.length > 0) block['tableMappingsToAdd'] = toAdd;
-  if (toRemove.length > 0) block['tableMappingsToRemove'] = toRemove;
-}
-
-function liveTableMappings(block: Record<string, unknown>): TableMapping[] {
-  const list = block['tableMappings'];
-  if (!Array.isArray(list)) return [];
-  return list.filter(
-    (item): item is TableMapping =>
-      isPlainObject(item) &&
-      typeof item['sourceSchemaName'] === 'string' &&
-      typeof item['sourceTable'] === 'string' &&
-      typeof item['targetTable'] === 'string',
-  );
-}
-
-function mappingKey(mapping: Pick<TableMapping, 'sourceSchemaName' | 'sourceTable'>): string {
-  return `${mapping.sourceSchemaName}.${mapping.sourceTable}`;
-}
-
-function removalOf(mapping: TableMapping): TableMappingKey {
-  return { sourceSchemaName: mapping.sourceSchemaName, sourceTable: mapping.sourceTable, targetTable: mapping.targetTable };
-}
-
-// ---------------------------------------------------------------- destination, mappings, settings
-
-const draftColumns: Step = (_ctx, desired, live, draft) => {
-  if (desired.columns === undefined || covers(desired.columns, live.destination.columns)) return;
-  diffValues('destination.columns', desired.columns, live.destination.columns, draft.diff);
-  draft.patch.destination = { columns: desired.columns };
-};
-
-const draftFieldMappings: Step = (_ctx, desired, live, draft) => {
-  if (desired.fieldMappings === undefined) return;
-  if (covers(sortMappings(desired.fieldMappings), sortMappings(live.fieldMappings ?? []))) return;
-  // The API rejects fieldMappings without destination.columns in the same body.
-  const columns: Column[] | undefined = desired.columns ?? live.destination.columns;
-  if (columns === undefined || columns.length === 0) {
-    draft.error = 'fieldMappings can only be changed together with destination.columns, and neither the manifest nor the live pipe has columns';
-    return;
-  }
-  draft.diff.push(fieldDiff('fieldMappings', live.fieldMappings, desired.fieldMappings));
-  draft.patch.fieldMappings = desired.fieldMappings;
-  draft.patch.destination = { columns };
-};
-
-function sortMappings(mappings: readonly FieldMapping[]): FieldMapping[] {
-  const text = (m: FieldMapping): string => `${m.sourceField}\u0000${m.destinationField}`;
-  return [...mappings].sort((a, b) => text(a).localeCompare(text(b)));
-}
-
-const draftSettings: Step = (_ctx, desired, live, draft) => {
-  if (desired.settings === undefined) return;
-  const changed = changedKeys(desired.settings, live.settings) as Record<string, number | boolean>;
-  if (Object.keys(changed).length === 0) return;
-  diffValues('settings', changed, live.settings, draft.diff);
-  draft.patch.settings = changed;
-};
-
-// ---------------------------------------------------------------- operations
-
-function pipeOperations(desired: DesiredPipe, id: string, draft: PipeDraft): Operation[] {
-  const first: PipePatch = { ...draft.patch };
-  if (Object.keys(draft.source).length > 0) first.source = withValidateSamples(desired, draft.source);
-  if (Object.keys(first).length === 0 && draft.readd.length === 0) return [];
-  if (draft.readd.length === 0) return [{ type: operationType('update', PIPE), id, patch: first }];
-  const second: PipePatch = { source: withValidateSamples(desired, { postgres: { tableMappingsToAdd: draft.readd } }) };
-  return [
-    { type: operationType('update', PIPE), id, patch: first, step: 'remove-mappings' },
-    { type: operationType('update', PIPE), id, patch: second, step: 'add-mappings' },
-  ];
-}
-
-/** `validateSamples` is a request flag, not stored state: sent along with a write, never a diff. */
-function withValidateSamples(desired: DesiredPipe, source: Record<string, unknown>): Record<string, unknown> {
-  const validate = desired.source?.validateSamples;
-  return validate === undefined ? source : { ...source, validateSamples: validate };
-}
+export type { PipeContext } from './writes.js';

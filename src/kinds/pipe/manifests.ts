@@ -1,99 +1,190 @@
 /**
  * A Pipe manifest's rules beyond its schema, its secret references, and the desired pipe it
- * becomes. An existing pipe is named by its id, so two manifests of one pipe are duplicates.
+ * becomes. A pipe born in Git is named by its API name and an existing pipe by its id: two
+ * manifests of one pipe are duplicates either way.
  */
 import type { Static } from 'typebox';
 import type { SecretValue } from '../../model/desired.js';
-import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../../schema/enums.js';
 import { pipePatchBeyondSeedMembers } from '../../schema/api.js';
-import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
+import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../../schema/enums.js';
+import { RESYNC_ANNOTATION, type DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
+import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
+import { PIPE_FAMILIES, RESYNCABLE_PIPE_FAMILIES, SCALABLE_PIPE_FAMILIES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests, SecretSite } from '../descriptor.js';
 import { duplicatesIn } from '../kit/duplicates.js';
 import { isPlainObject } from '../kit/values.js';
-import { PIPE, uuidKey, type DesiredPipe, type PipeSpec } from './model.js';
+import { isExistingSpec, PIPE, uuidKey, type DesiredPipe, type DesiredPipeSource, type PipeSpec, type SecretMember } from './model.js';
 
 export type PipeManifest = Static<typeof DOCUMENT_SCHEMAS.Pipe>;
-
-/** The block members that hold secret references, and the fields of each. */
-const SECRET_MEMBERS = ['credentials', 'accessKey'] as const;
 
 const BEYOND_SEED_WARNING =
   "is not in the seed's Update pipe list; it is sent as written (the real service takes it, a service that follows the seed refuses it)";
 
 export const pipeManifests: KindManifests<DesiredPipe, PipeManifest> = {
-  // Two manifests of one pipe would send it conflicting PATCHes; an id's case does not make it another pipe.
-  uniqueName: (manifest) => ({ value: uuidKey(manifest.spec.pipeId), pointer: ['spec', 'pipeId'], what: (id) => `pipe ${id}` }),
-  check: (manifest) => duplicateMappings(manifest.spec),
+  // Two manifests of one pipe would send it conflicting writes; an id's case does not make it another pipe.
+  uniqueName: (manifest) => {
+    const { spec } = manifest;
+    if (isExistingSpec(spec)) return { value: uuidKey(spec.pipeId), pointer: ['spec', 'pipeId'], what: (id) => `pipe ${id}` };
+    return { value: `name\u0000${spec.name}`, pointer: ['spec', 'name'], what: () => `a pipe named "${spec.name}"` };
+  },
+  check: (manifest) => [...duplicateMappings(manifest.spec), ...bornRules(manifest)],
   warnings: (manifest) => {
-    const kind = sourceKind(manifest.spec.source);
-    const block = kind ? blockOf(manifest.spec, kind) : {};
+    const { spec } = manifest;
+    if (!isExistingSpec(spec)) return [];
+    const kind = seedKind(spec.source);
+    const block = kind ? blockOf(spec.source, kind) : {};
     return Object.keys(block)
       .filter((member) => kind !== undefined && Object.hasOwn(pipePatchBeyondSeedMembers[kind], member))
       .map((member) => ({ code: 'E_MANIFEST_INVALID', pointer: ['spec', 'source', kind ?? '', member], message: BEYOND_SEED_WARNING }));
   },
   secrets: (manifest) => {
-    const kind = sourceKind(manifest.spec.source);
-    if (!kind) return [];
-    const block = blockOf(manifest.spec, kind);
-    return SECRET_MEMBERS.flatMap((member) =>
-      Object.entries(isPlainObject(block[member]) ? block[member] : {}).map(
-        ([field, ref]): SecretSite => ({ pointer: ['spec', 'source', kind, member, field], ref, path: `source.${kind}.${member}.${field}` }),
-      ),
-    );
+    const family = familyOf(manifest.spec.source);
+    if (!family) return [];
+    const block = blockOf(manifest.spec.source, family);
+    return PIPE_WRITE_ONLY_SOURCE_MEMBERS[family].flatMap((member) => secretSites(family, member, valueAt(block, member)));
   },
-  build: (manifest, base, secrets) => toDesiredPipe(manifest.spec, base, secrets),
+  build: (manifest, base, secrets) => toDesiredPipe(manifest, base, secrets),
   // Secrets as their HMACs only: the digest is recorded in the state file.
   specView: (rest) => {
-    if (!rest.source?.secrets) return rest;
-    const { member, fields } = rest.source.secrets;
-    const hashes = Object.fromEntries(Object.entries(fields).map(([name, secret]) => [name, secret.hmac]));
-    return { ...rest, source: { ...rest.source, secrets: { member, fields: hashes } } };
+    const secrets = rest.source?.secrets;
+    if (!secrets) return rest;
+    const hashes = secrets.map(({ member, fields, value }) => ({
+      member,
+      ...(fields ? { fields: Object.fromEntries(Object.entries(fields).map(([name, secret]) => [name, secret.hmac])) } : {}),
+      ...(value ? { value: value.hmac } : {}),
+    }));
+    return { ...rest, source: { ...rest.source, secrets: hashes } };
   },
 };
 
+/** A secret reference as written: a string, `{fromEnv}` or `{fromFile}`. */
+function isSecretRef(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  return isPlainObject(value) && Object.keys(value).length === 1 && ('fromEnv' in value || 'fromFile' in value);
+}
+
+function secretSites(family: PipeFamily, member: string, value: unknown): SecretSite[] {
+  const pointer = ['spec', 'source', family, ...member.split('.')];
+  const path = `source.${family}.${member}`;
+  if (value === undefined) return [];
+  if (isSecretRef(value)) return [{ pointer, ref: value, path }];
+  if (!isPlainObject(value)) return [];
+  return Object.entries(value).map(([field, ref]): SecretSite => ({ pointer: [...pointer, field], ref, path: `${path}.${field}` }));
+}
+
+function valueAt(block: Record<string, unknown>, dotted: string): unknown {
+  let value: unknown = block;
+  for (const part of dotted.split('.')) value = isPlainObject(value) ? value[part] : undefined;
+  return value;
+}
+
+/** What a pipe born in Git must be beyond its schema: scaling only where the family scales, a resync only where it resyncs. */
+function bornRules(manifest: PipeManifest): DocumentProblem[] {
+  const { spec } = manifest;
+  const family = familyOf(spec.source);
+  if (!family) return [];
+  const problems: DocumentProblem[] = [];
+  if (!isExistingSpec(spec) && spec.scaling !== undefined && !SCALABLE_PIPE_FAMILIES.includes(family)) {
+    problems.push({
+      code: 'E_MANIFEST_INVALID',
+      pointer: ['spec', 'scaling'],
+      message: `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC scaling, one per service, which no pipe's manifest sets`,
+    });
+  }
+  if (manifest.metadata.annotations?.[RESYNC_ANNOTATION] !== undefined && !RESYNCABLE_PIPE_FAMILIES.includes(family)) {
+    problems.push({
+      code: 'E_MANIFEST_INVALID',
+      pointer: ['metadata', 'annotations', RESYNC_ANNOTATION],
+      message: `a resync is only for pipes of a database source (${RESYNCABLE_PIPE_FAMILIES.join(', ')}); this one reads from ${family}`,
+    });
+  }
+  return problems;
+}
+
 function duplicateMappings(spec: PipeSpec): DocumentProblem[] {
-  const postgres = isPlainObject(spec.source?.['postgres']) ? spec.source['postgres'] : undefined;
-  const mappings = (postgres?.['tableMappings'] ?? []) as { sourceSchemaName: string; sourceTable: string }[];
-  return duplicatesIn(mappings, (m) => `${m.sourceSchemaName}.${m.sourceTable}`).map(([index, earlier]) => {
-    const mapping = mappings[index];
+  const family = familyOf(spec.source);
+  const keys = family ? TABLE_MAPPING_KEYS[family] : undefined;
+  if (!family || !keys) return [];
+  const list = blockOf(spec.source, family)['tableMappings'];
+  const mappings = (Array.isArray(list) ? list : []) as Record<string, unknown>[];
+  const [schema, table] = keys;
+  return duplicatesIn(mappings, (m) => `${String(m[schema])}.${String(m[table])}`).map(([index, earlier]) => {
+    const mapping = mappings[index] ?? {};
     return {
       code: 'E_MANIFEST_DUPLICATE',
-      pointer: ['spec', 'source', 'postgres', 'tableMappings', index],
-      message: `source table ${mapping?.sourceSchemaName}.${mapping?.sourceTable} is already mapped by tableMappings[${earlier}]`,
+      pointer: ['spec', 'source', family, 'tableMappings', index],
+      message: `source table ${String(mapping[schema])}.${String(mapping[table])} is already mapped by tableMappings[${earlier}]`,
     };
   });
 }
 
-function sourceKind(source: PipeSpec['source']): PipeSourceKind | undefined {
+/** The family block a source holds (schema-checked: exactly one). */
+export function familyOf(source: PipeSpec['source']): PipeFamily | undefined {
+  return source ? PIPE_FAMILIES.find((family) => family in source) : undefined;
+}
+
+function seedKind(source: PipeSpec['source']): PipeSourceKind | undefined {
   return source ? PIPE_SOURCE_KINDS.find((kind) => kind in source) : undefined;
 }
 
-function blockOf(spec: PipeSpec, kind: PipeSourceKind): Record<string, unknown> {
-  const block = spec.source?.[kind];
+function blockOf(source: PipeSpec['source'], family: PipeFamily): Record<string, unknown> {
+  const block = (source as Record<string, unknown> | undefined)?.[family];
   return isPlainObject(block) ? block : {};
 }
 
-function toDesiredPipe(spec: PipeSpec, base: DesiredBaseOf, secrets: ReadonlyMap<string, SecretValue>): DesiredPipe {
-  const pipe: DesiredPipe = { kind: PIPE, ...base, pipeId: spec.pipeId };
+function toDesiredPipe(manifest: PipeManifest, base: DesiredBaseOf, secrets: ReadonlyMap<string, SecretValue>): DesiredPipe {
+  const { spec } = manifest;
+  const pipe: DesiredPipe = { kind: PIPE, ...base };
   if (spec.name !== undefined) pipe.name = spec.name;
-  const kind = sourceKind(spec.source);
-  if (spec.source && kind) pipe.source = toDesiredSource(spec.source, kind, secrets);
-  if (spec.destination?.columns !== undefined) pipe.columns = spec.destination.columns;
+  const family = familyOf(spec.source);
+  if (spec.source && family) pipe.source = toDesiredSource(spec.source as Record<string, unknown>, family, secrets);
   if (spec.fieldMappings !== undefined) pipe.fieldMappings = spec.fieldMappings;
-  if (spec.settings !== undefined) pipe.settings = spec.settings;
+  if (spec.settings !== undefined) pipe.settings = spec.settings as Record<string, number | boolean>;
+  if (isExistingSpec(spec)) {
+    pipe.pipeId = spec.pipeId;
+    if (spec.destination?.columns !== undefined) pipe.columns = spec.destination.columns;
+    return pipe;
+  }
+  pipe.born = { destination: spec.destination as Record<string, unknown>, state: spec.state ?? 'Running' };
+  if (spec.scaling !== undefined) pipe.born.scaling = spec.scaling as Record<string, number>;
+  if (spec.description !== undefined) pipe.born.description = spec.description;
   return pipe;
 }
 
-function toDesiredSource(source: NonNullable<PipeSpec['source']>, kind: PipeSourceKind, secrets: ReadonlyMap<string, SecretValue>): NonNullable<DesiredPipe['source']> {
-  const { credentials, accessKey, tableMappings, ...block } = blockOf({ source } as PipeSpec, kind);
-  const desired: NonNullable<DesiredPipe['source']> = { kind, block };
-  const member = credentials !== undefined ? 'credentials' : accessKey !== undefined ? 'accessKey' : undefined;
-  if (member) {
-    const prefix = `source.${kind}.${member}.`;
-    const fields = Object.fromEntries([...secrets].filter(([path]) => path.startsWith(prefix)).map(([path, value]) => [path.slice(prefix.length), value]));
-    desired.secrets = { member, fields };
-  }
-  if (tableMappings !== undefined) desired.tableMappings = tableMappings as NonNullable<typeof desired.tableMappings>;
+function toDesiredSource(source: Record<string, unknown>, family: PipeFamily, secrets: ReadonlyMap<string, SecretValue>): DesiredPipeSource {
+  const { tableMappings, ...rest } = blockOf(source, family);
+  const members = PIPE_WRITE_ONLY_SOURCE_MEMBERS[family];
+  const desired: DesiredPipeSource = { kind: family, block: withoutMembers(rest, members) };
+  const resolved = members.flatMap((member) => secretMemberOf(family, member, valueAt(rest, member), secrets));
+  if (resolved.length > 0) desired.secrets = resolved;
+  if (tableMappings !== undefined) desired.tableMappings = tableMappings as Record<string, unknown>[];
   if (typeof source['validateSamples'] === 'boolean') desired.validateSamples = source['validateSamples'];
   return desired;
+}
+
+function secretMemberOf(family: PipeFamily, member: string, value: unknown, secrets: ReadonlyMap<string, SecretValue>): SecretMember[] {
+  if (value === undefined) return [];
+  const path = `source.${family}.${member}`;
+  if (isSecretRef(value)) {
+    const secret = secrets.get(path);
+    return secret ? [{ member, value: secret }] : [];
+  }
+  const prefix = `${path}.`;
+  const fields = Object.fromEntries([...secrets].filter(([key]) => key.startsWith(prefix)).map(([key, secret]) => [key.slice(prefix.length), secret]));
+  return Object.keys(fields).length > 0 ? [{ member, fields }] : [];
+}
+
+/** The block without the write-only members (nested ones too), which travel as resolved secrets instead. */
+function withoutMembers(block: Record<string, unknown>, members: readonly string[]): Record<string, unknown> {
+  let copy = block;
+  for (const member of members) copy = dropAt(copy, member.split('.'));
+  return copy;
+}
+
+function dropAt(value: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
+  const [head, ...rest] = path;
+  if (head === undefined || !(head in value)) return value;
+  const { [head]: inner, ...others } = value;
+  if (rest.length === 0) return others;
+  return isPlainObject(inner) ? { ...others, [head]: dropAt(inner, rest) } : value;
 }

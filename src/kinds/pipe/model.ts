@@ -1,12 +1,13 @@
 /**
- * The Pipe kind's shapes: the desired pipe a manifest asks for, the live pipe as read, and the
- * Update pipe body. Write shapes derive from the API schemas of `schema/api.ts`, so they are
- * exactly what the emulator accepts; live shapes are what the tolerant reader produces.
+ * The Pipe kind's shapes: the desired pipe a manifest asks for (in either form: born in Git, or an
+ * existing pipe named by id), the live pipe as read, and the Update pipe body. Write shapes derive
+ * from the API schemas of `schema/`, so they are exactly what the emulator accepts; live shapes
+ * are what the tolerant reader produces.
  */
 import type { Static } from 'typebox';
-import type { PipeSourceKind } from '../../schema/enums.js';
+import type { PipeFamily } from '../../schema/pipe-sources.js';
 import type { DesiredBase, SecretValue } from '../../model/desired.js';
-import type { pipeSpecSchema } from '../../schema/manifest.js';
+import type { bornPipeSpecSchema, existingPipeSpecSchema, PIPE_DESIRED_STATES } from '../../schema/manifest.js';
 import type { columnSchema, fieldMappingSchema, pipePatchBodySchema, pipeSettingsSchema, tableMappingRemovalSchema, tableMappingSchema } from '../../schema/api.js';
 import type { Kind } from '../../model/kinds.js';
 
@@ -24,10 +25,10 @@ export type PipeSettings = Static<typeof pipeSettingsSchema>;
 /** Pipe settings as read: every number or boolean the service returns, also settings newer than ours. */
 export type LivePipeSettings = Record<string, number | boolean>;
 
-/** A pipe source: exactly one kind block, as read (credentials are never returned). */
+/** A pipe source: exactly one family block, as read (write-only members are never returned). */
 export interface PipeSource {
-  kind: PipeSourceKind;
-  /** The block's members as the service returned them, minus credentials. */
+  kind: PipeFamily;
+  /** The block's members as the service returned them, minus write-only ones. */
   block: Record<string, unknown>;
 }
 
@@ -39,30 +40,75 @@ export interface LivePipe {
   destination: { columns?: Column[] } & Record<string, unknown>;
   fieldMappings?: FieldMapping[];
   settings?: LivePipeSettings;
+  scaling?: Record<string, number>;
+  description?: string;
+  /** When the service made it (ISO 8601), where it says so: what a create intent is judged against. */
+  createdAt?: string;
 }
 
 /**
  * Body of Update pipe, as the planner builds it (seed 4.1). The source is assembled member by
- * member for the pipe's one kind from the manifest's block (already validated against the same
+ * member for the pipe's one family from the manifest's block (already validated against the same
  * block schemas), so it is typed as a plain record.
  */
-export type PipePatch = Omit<Static<typeof pipePatchBodySchema>, 'source'> & { source?: Record<string, unknown> };
+export type PipePatch = Omit<Static<typeof pipePatchBodySchema>, 'source' | 'destination' | 'settings'> & {
+  source?: Record<string, unknown>;
+  destination?: { columns: Column[] };
+  settings?: Record<string, number | boolean>;
+};
 
-/** A Pipe's spec with the source split into the block, the resolved secrets and the mappings. */
-export interface DesiredPipe extends DesiredBase, Pick<PipeSpec, 'pipeId' | 'name' | 'fieldMappings' | 'settings'> {
+/**
+ * One write-only member of a source block, resolved: an object whose every field is a secret
+ * (`credentials`: username, password), or a member that is one secret itself (`serviceAccountKey`).
+ */
+export interface SecretMember {
+  /** Dotted, inside the family's block: `credentials`, `schemaRegistry.credentials`, `serviceAccountKey`. */
+  member: string;
+  fields?: Record<string, SecretValue>;
+  value?: SecretValue;
+}
+
+export interface DesiredPipeSource {
+  kind: PipeFamily;
+  /** Block members other than write-only ones and table mappings. */
+  block: Record<string, unknown>;
+  /** The write-only members, resolved. */
+  secrets?: SecretMember[];
+  /** Database families: the full desired list. */
+  tableMappings?: Record<string, unknown>[];
+  validateSamples?: boolean;
+}
+
+export type PipeDesiredState = (typeof PIPE_DESIRED_STATES)[number];
+
+/** What only a pipe born in Git has: the rest of its create body and the state it should be in. */
+export interface BornPipe {
+  destination: Record<string, unknown>;
+  scaling?: Record<string, number>;
+  description?: string;
+  state: PipeDesiredState;
+}
+
+/** A Pipe manifest, its source split into the block, the resolved secrets and the mappings. */
+export interface DesiredPipe extends DesiredBase {
   kind: typeof PIPE;
-  source?: {
-    kind: PipeSourceKind;
-    /** Block members other than credentials / accessKey / tableMappings. */
-    block: Record<string, unknown>;
-    /** `credentials` (username/password) or `accessKey` (accessKeyId/secretKey), resolved. */
-    secrets?: { member: 'credentials' | 'accessKey'; fields: Record<string, SecretValue> };
-    /** postgres only: the full desired list. */
-    tableMappings?: TableMapping[];
-    validateSamples?: boolean;
-  };
-  /** `destination.columns` of the spec. */
+  /** An existing pipe's id; absent for a pipe born in Git, which is matched by `name`. */
+  pipeId?: string;
+  name?: string;
+  source?: DesiredPipeSource;
+  /** `destination.columns` of an existing pipe's manifest. */
   columns?: Column[];
+  fieldMappings?: FieldMapping[];
+  settings?: Record<string, number | boolean>;
+  /** Present for a pipe born in Git. */
+  born?: BornPipe;
+}
+
+/** A desired pipe born in Git (no `pipeId`, a `name` and the rest of its create body). */
+export type DesiredBornPipe = DesiredPipe & { name: string; source: DesiredPipeSource; born: BornPipe };
+
+export function isBorn(pipe: DesiredPipe): pipe is DesiredBornPipe {
+  return pipe.born !== undefined;
 }
 
 /**
@@ -80,5 +126,11 @@ export function uuidKey(id: string): string {
   return id.toLowerCase();
 }
 
-/** A Pipe's spec: one source kind block (credentials as secret references, postgres `tableMappings`) beside `validateSamples`. */
-export type PipeSpec = Static<typeof pipeSpecSchema>;
+/** A Pipe manifest's spec, in either form. */
+export type PipeSpec = ExistingPipeSpec | BornPipeSpec;
+export type ExistingPipeSpec = Static<typeof existingPipeSpecSchema>;
+export type BornPipeSpec = Static<typeof bornPipeSpecSchema>;
+
+export function isExistingSpec(spec: PipeSpec): spec is ExistingPipeSpec {
+  return 'pipeId' in spec && typeof spec.pipeId === 'string';
+}

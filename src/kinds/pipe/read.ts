@@ -1,14 +1,13 @@
 /**
- * Reads a live pipe, tolerant where services vary (sparse pipes, settings newer than ours, `null`
- * for absent) and strict where a plan needs it: the id, the name and the one source block.
- * Credentials are never returned; if a service sends them anyway they are dropped.
+ * Reads a live pipe of any source family, tolerant where services vary (sparse pipes, settings
+ * newer than ours, `null` for absent) and strict where a plan needs it: the id, the name and the
+ * one source block. Write-only members are never returned; if a service sends them anyway they
+ * are dropped.
  */
-import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../../schema/enums.js';
+import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
+import { PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import { idOf, isObject, join, listOf, object, optionalList, optionalString, requiredString, ShapeError, type Obj } from '../kit/read.js';
 import type { Column, FieldMapping, LivePipe, LivePipeSettings, PipeSource } from './model.js';
-
-/** Members the service must never return; dropped if a service does. */
-const WRITE_ONLY_MEMBERS = new Set(['credentials', 'accessKey']);
 
 export function toLivePipe(value: unknown, path: string): LivePipe {
   const raw = object(value, path);
@@ -24,26 +23,57 @@ export function toLivePipe(value: unknown, path: string): LivePipe {
   if (fieldMappings !== undefined) pipe.fieldMappings = fieldMappings;
   const settings = toSettings(raw['settings'], join(path, 'settings'));
   if (settings !== undefined) pipe.settings = settings;
+  const scaling = toNumbers(raw['scaling'], join(path, 'scaling'));
+  if (scaling !== undefined) pipe.scaling = scaling;
+  const description = optionalString(raw, 'description', path);
+  if (description !== undefined) pipe.description = description;
+  const createdAt = optionalString(raw, 'createdAt', path);
+  if (createdAt !== undefined) pipe.createdAt = createdAt;
   return pipe;
+}
+
+/** Scaling: numbers by name; anything else the service adds is left out. */
+function toNumbers(value: unknown, path: string): Record<string, number> | undefined {
+  if (value === undefined || value === null) return undefined;
+  return Object.fromEntries(Object.entries(object(value, path)).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
 }
 
 function toPipeSource(value: unknown, path: string): PipeSource {
   const raw = object(value, path);
-  const kinds = PIPE_SOURCE_KINDS.filter((kind) => isObject(raw[kind]));
-  const kind: PipeSourceKind | undefined = kinds[0];
-  if (kind === undefined) throw new ShapeError(path, `holds none of ${PIPE_SOURCE_KINDS.join(', ')}`);
+  const kinds = PIPE_FAMILIES.filter((kind) => isObject(raw[kind]));
+  const kind: PipeFamily | undefined = kinds[0];
+  if (kind === undefined) throw new ShapeError(path, `holds none of ${PIPE_FAMILIES.join(', ')}`);
   if (kinds.length > 1) throw new ShapeError(path, `holds more than one source kind (${kinds.join(', ')})`);
-  const block: Obj = {};
-  for (const [key, member] of Object.entries(raw[kind] as Obj)) {
-    if (member !== null && member !== undefined && !WRITE_ONLY_MEMBERS.has(key)) block[key] = member;
-  }
+  const block = withoutWriteOnly(kind, raw[kind] as Obj);
   if (block['tableMappings'] !== undefined) listOf(block['tableMappings'], join(join(path, kind), 'tableMappings'), checkTableMapping);
   return { kind, block };
 }
 
+/** The block without nulls and without what the service must never return (nested ones too: `schemaRegistry.credentials`). */
+function withoutWriteOnly(family: PipeFamily, raw: Obj): Obj {
+  const block: Obj = {};
+  for (const [key, member] of Object.entries(raw)) if (member !== null && member !== undefined) block[key] = member;
+  for (const path of PIPE_WRITE_ONLY_SOURCE_MEMBERS[family]) {
+    const [head, ...rest] = path.split('.');
+    if (head === undefined) continue;
+    if (rest.length === 0) delete block[head];
+    else if (isObject(block[head])) block[head] = dropPath(block[head] as Obj, rest);
+  }
+  return block;
+}
+
+function dropPath(value: Obj, path: readonly string[]): Obj {
+  const [head, ...rest] = path;
+  if (head === undefined) return value;
+  const copy = { ...value };
+  if (rest.length === 0) delete copy[head];
+  else if (isObject(copy[head])) copy[head] = dropPath(copy[head] as Obj, rest);
+  return copy;
+}
+
+/** A mapping names its target table; each family its source (schema and table, database and collection, …). */
 function checkTableMapping(value: unknown, path: string): void {
-  const raw = object(value, path);
-  for (const key of ['sourceSchemaName', 'sourceTable', 'targetTable']) requiredString(raw, key, path);
+  requiredString(object(value, path), 'targetTable', path);
 }
 
 function toDestination(value: unknown, path: string): LivePipe['destination'] {
