@@ -53,7 +53,9 @@ export const DIFFERING_CONSTRUCTS: readonly { hint: string; pattern: RegExp; why
   { hint: '|', pattern: /[|>][-+]?[1-9]/, why: 'a block scalar with an indentation indicator: at the top level, js-yaml counts it from column -1 (as YAML says), yaml from 0' },
   { hint: '>', pattern: /[|>][-+]?[1-9]/, why: 'the same, for folded scalars' },
   { hint: '+', pattern: /[|>]\+/, why: 'a block scalar that keeps its final line breaks: the two count trailing white space differently' },
-  { hint: '\n', pattern: /[|>][^\n]*\n(?:\r?\n)* +\r?(?:\n|$)/, why: 'a block scalar whose first lines hold only spaces, which yaml refuses past the content indentation' },
+  // The pattern needs a `|` or `>`: hinted by each (as the indicator entries are), a text with neither skips it.
+  { hint: '|', pattern: /[|>][^\n]*\n(?:\r?\n)* +\r?(?:\n|$)/, why: 'a block scalar whose first lines hold only spaces, which yaml refuses past the content indentation' },
+  { hint: '>', pattern: /[|>][^\n]*\n(?:\r?\n)* +\r?(?:\n|$)/, why: 'the same, for folded scalars' },
   { hint: '\r', pattern: /\r(?!\n)/, why: 'a CR not followed by LF: js-yaml takes it for a line break, yaml (and editors) do not' },
 ];
 
