@@ -481,17 +481,6 @@ export const CurrentSource = Type.Object(
   { additionalProperties: true },
 );
 
-/** A webhook as listed; headers and query parameters are write-only and never returned. */
-export const CurrentWebhook = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  service: Type.String(),
-  url: Type.Optional(Type.String()),
-  description: Type.Optional(Type.String()),
-  createdAt: Type.String(),
-  updatedAt: Type.String(),
-});
-
 /** A saved search, as far as alerts need one: it exists in the team. */
 export const CurrentSavedSearch = Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: true });
 
@@ -521,5 +510,4 @@ export type CurrentAlertWrite = Static<typeof CurrentAlertWrite>;
 export type CurrentAlert = Static<typeof CurrentAlert>;
 export type CurrentAlertSilenced = Static<typeof CurrentAlertSilenced>;
 export type CurrentSource = Static<typeof CurrentSource>;
-export type CurrentWebhook = Static<typeof CurrentWebhook>;
 export type CurrentSavedSearch = Static<typeof CurrentSavedSearch>;
