@@ -127,6 +127,7 @@ export function readPlainYaml(text: string, limits: Pick<YamlLimits, 'maxDepth' 
 /**
  * Whether a value passes `toPlainValue`'s checks (depth, size, only finite numbers) in one walk,
  * and has no key "null": js-yaml names a null key (`null:`, `~:`) "null" where yaml names it "".
+ * The same walk detaches long strings from the file's text (see {@link detached}).
  * Recursive: js-yaml's own depth limit bounds the nesting, and with no anchors there are no cycles.
  */
 function withinLimits(root: unknown, maxDepth: number, maxNodes: number): boolean {
@@ -136,11 +137,35 @@ function withinLimits(root: unknown, maxDepth: number, maxNodes: number): boolea
     if (typeof value === 'number') return Number.isFinite(value);
     if (value === null || typeof value !== 'object') return true;
     if (depth >= maxDepth) return false;
-    if (Array.isArray(value)) return value.every((child) => visit(child, depth + 1));
-    for (const key in value) if (key === 'null' || !visit((value as Record<string, unknown>)[key], depth + 1)) return false;
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) {
+        const child: unknown = value[index];
+        if (!visit(child, depth + 1)) return false;
+        if (typeof child === 'string' && child.length >= SLICE_LENGTH) value[index] = detached(child);
+      }
+      return true;
+    }
+    const members = value as Record<string, unknown>;
+    for (const key in members) {
+      if (key === 'null' || !visit(members[key], depth + 1)) return false;
+      const child = members[key];
+      if (typeof child === 'string' && child.length >= SLICE_LENGTH) members[key] = detached(child);
+    }
     return true;
   };
   return visit(root, 0);
+}
+
+/**
+ * V8 makes a substring of 13 characters or more a slice that points into the whole text it was
+ * cut from, so one long scalar kept in a parsed value would keep its file's text alive for as
+ * long as the value lives (a whole load's worth of files). A copy holds only itself.
+ */
+const SLICE_LENGTH = 13;
+
+function detached(text: string): string {
+  // Concatenating makes a rope; slicing the rope flattens it into a new string of its own.
+  return ` ${text}`.slice(1);
 }
 
 const DOUBLE = 0x22;
