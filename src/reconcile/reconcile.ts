@@ -15,7 +15,7 @@ import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem } from '../model/desired.js';
 import type { DesiredResource, LiveState, LoadedManifests } from '../kinds/index.js';
 import { buildPlan } from '../plan/build.js';
-import { changeKey, isWrite, type Change, type ChangeKey, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
+import { changeKey, isWrite, type Change, type ChangeKey, type ChangeResult, type Operation, type Plan, type PlanError, type WriteBody } from '../model/plan.js';
 import { managedCount, specRecord, staleRecords, type IntentExpiry } from '../state/inventory.js';
 import { specDigest } from './spec.js';
 import type { StateRecord } from '../model/state.js';
@@ -171,9 +171,9 @@ async function checkWithServer(api: Api, changes: Change[]): Promise<void> {
 
 async function checkOne(api: Api, change: Change): Promise<void> {
   if (!isWrite(change.action)) return;
-  const operation = change.operations.find((each) => 'body' in each);
-  if (!operation || !('body' in operation)) return;
-  if ('refs' in operation && operation.refs !== undefined && Object.keys(operation.refs).length > 0) return;
+  const operation = change.operations.find(hasBody);
+  if (!operation) return;
+  if (operation.refs !== undefined && Object.keys(operation.refs).length > 0) return;
   let check: ServerCheck | undefined;
   try {
     check = await api.validate(change.kind, operation.body);
@@ -188,6 +188,10 @@ async function checkOne(api: Api, change: Change): Promise<void> {
   change.error = `the target refuses it (its validate check: ${reasons || 'no reason given'}); nothing is written`;
   change.operations = [];
   delete change.secretHashes;
+}
+
+function hasBody(operation: Operation): operation is Extract<Operation, { body: WriteBody }> {
+  return 'body' in operation;
 }
 
 function nowOf(ctx: ReconcileContext): number {
