@@ -75,7 +75,7 @@ export function planTarget(input: PlanTargetInput): Change[] {
   //    resolves the names it gives them against those plans and the live state.
   const profile = target.profile ?? DEFAULT_API_PROFILE;
   const planned = new Map<Kind, KindPlan>();
-  const refer = referenceResolver({ target: target.name, variant: target.variant, profile, planned, live, deletes });
+  const refer = referenceResolver({ target: target.name, variant: target.variant, profile, planned, live, deletes, gone: orphans });
   for (const descriptor of ORDERED_DESCRIPTORS) {
     const plan = descriptor.plan({
       target: target.name,

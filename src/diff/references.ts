@@ -19,6 +19,8 @@ export interface ReferenceContext {
   live: LiveState;
   /** The deletes of this plan, by kind. */
   deletes: ReadonlyMap<Kind, readonly Change[]>;
+  /** What the inventory holds and no manifest names any more, by kind: this plan's deletes, and the orphans it keeps. */
+  gone: ReadonlyMap<Kind, readonly Change[]>;
 }
 
 /** Listed in a message at most. */
@@ -49,7 +51,16 @@ function fromLive(ctx: ReferenceContext, kind: Kind, name: string): Reference {
   if (only && kept.length === 1) return { id: only.id };
   if (kept.length > 1) return { error: `${kept.length} live ${descriptorOf(kind).collection} of target ${ctx.target} are named "${name}"; name one by its id, or rename the others` };
   if (named.length > 0) return { error: `${kind} "${name}" is deleted by this plan (prune), so nothing can name it any more` };
-  return { error: unknownName(ctx, kind, name) };
+  return { error: manifestGone(ctx, kind, name) ?? unknownName(ctx, kind, name) };
+}
+
+/** Why a name of a manifest that is gone names nothing: stacksync deletes what it made in this plan, or leaves it an orphan. */
+function manifestGone(ctx: ReferenceContext, kind: Kind, name: string): string | undefined {
+  const gone = ctx.gone.get(kind)?.find((change) => change.name === name);
+  if (!gone) return undefined;
+  if (gone.action === 'delete') return `the manifest of ${kind}/${name} is gone, and this plan deletes its ${kind} (prune): restore that manifest, or name another ${kind}`;
+  const live = gone.liveName === undefined ? '' : `, or name the live one by its name "${gone.liveName}"`;
+  return `the manifest of ${kind}/${name} is gone (its ${kind} is left live, an orphan): restore that manifest${live}, or name another ${kind}`;
 }
 
 function unknownName(ctx: ReferenceContext, kind: Kind, name: string): string {

@@ -3,7 +3,8 @@
  * dashboard and tile by manifest name, so it is written after the dashboards it names and deleted
  * before them; the server deletes an alert with the tile it watches, which the plan orders around.
  */
-import type { ChangeKey } from '../model/plan.js';
+import { changeKey, type Change, type ChangeKey } from '../model/plan.js';
+import type { Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
 import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
 import type { ApiProfile } from '../schema/enums.js';
@@ -24,6 +25,11 @@ import { WEBHOOK } from './webhook/model.js';
 
 /** How each profile spells a saved-search alert's `source` (the model says `search`). */
 const SAVED_SEARCH_SOURCE: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
+
+/** Live id → `Kind/name` of this plan's deletes of `kinds`. */
+function deletedById(deletes: ReadonlyMap<Kind, readonly Change[]>, kinds: readonly Kind[]): Map<string, ChangeKey> {
+  return new Map(kinds.flatMap((kind) => (deletes.get(kind) ?? []).flatMap((change) => (change.id === undefined ? [] : [[change.id, changeKey(kind, change.name)] as const]))));
+}
 
 export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, typeof ALERT, 'alerts'>({
   kind: ALERT,
@@ -72,6 +78,7 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
         timing: input.timing,
         adopt: input.adopt,
         dashboards: new Map(dashboards.map((outcome) => [outcome.key, outcome])),
+        deleted: deletedById(input.deletes, [WEBHOOK, SAVED_SEARCH]),
         ...doom,
       },
       input.desired,

@@ -98,25 +98,28 @@ const viewMembers = {
   useTextIndexForImplicitColumn: Type.Optional(Type.Enum(CURRENT_USE_TEXT_INDEX)),
 };
 
+/** The log source's optional text members; all but `tableFilterExpression` are nullable too ({@link CURRENT_SOURCE_NULLABLE}). */
+const LOG_OPTIONAL_TEXTS = [
+  'serviceNameExpression',
+  'serviceVersionExpression',
+  'severityTextExpression',
+  'bodyExpression',
+  'eventAttributesExpression',
+  'resourceAttributesExpression',
+  'displayedTimestampValueExpression',
+  'metricSourceId',
+  'traceSourceId',
+  'traceIdExpression',
+  'spanIdExpression',
+  'implicitColumnExpression',
+  'knownColumnsListExpression',
+  'tableFilterExpression',
+] as const;
+
 export const CurrentLogSourceWrite = Type.Object({
   ...sourceBase('log'),
   defaultTableSelectExpression: required,
-  ...optionalTexts([
-    'serviceNameExpression',
-    'serviceVersionExpression',
-    'severityTextExpression',
-    'bodyExpression',
-    'eventAttributesExpression',
-    'resourceAttributesExpression',
-    'displayedTimestampValueExpression',
-    'metricSourceId',
-    'traceSourceId',
-    'traceIdExpression',
-    'spanIdExpression',
-    'implicitColumnExpression',
-    'knownColumnsListExpression',
-    'tableFilterExpression',
-  ]),
+  ...optionalTexts(LOG_OPTIONAL_TEXTS),
   ...viewMembers,
 });
 
@@ -182,23 +185,7 @@ const viewNullable = ['useTextIndexForImplicitColumn', 'highlightedTraceAttribut
  * `LogSource` … `PromqlSource`): null there means the member is not set.
  */
 export const CURRENT_SOURCE_NULLABLE: Record<CurrentSourceKind, readonly string[]> = {
-  log: [
-    ...commonNullable,
-    'serviceNameExpression',
-    'serviceVersionExpression',
-    'severityTextExpression',
-    'bodyExpression',
-    'eventAttributesExpression',
-    'resourceAttributesExpression',
-    'displayedTimestampValueExpression',
-    'metricSourceId',
-    'traceSourceId',
-    'traceIdExpression',
-    'spanIdExpression',
-    'implicitColumnExpression',
-    'knownColumnsListExpression',
-    ...viewNullable,
-  ],
+  log: [...commonNullable, ...LOG_OPTIONAL_TEXTS.filter((member) => member !== 'tableFilterExpression'), ...viewNullable],
   trace: [
     ...commonNullable,
     'logSourceId',

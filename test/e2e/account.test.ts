@@ -12,35 +12,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CURRENT_IDS, defaultSeed, type Seed } from '../../src/emulator/index.js';
-import { describeRun, documents, parseJsonOutput, TARGETS, type TargetName } from '../helpers/e2e.js';
-import { emulatorDump, emulatorStats, resetEmulatorStats, sharedEmulator, type Workspace } from '../helpers/workspace.js';
+import { describeRun, documents, named, parseJsonOutput, stackOf, TARGETS, type Stack, type TargetName } from '../helpers/e2e.js';
+import { emulatorStats, resetEmulatorStats, sharedEmulator, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 } as const;
 const HOOK = { HOOK_URL: 'https://hooks.example.com/notify/T0KEN-IN-THE-URL', HOOK_TOKEN: 'bearer-one' };
-
-type Json = Record<string, unknown> & { id: string; name?: string | null };
-interface Stack {
-  connections: Json[];
-  sources: Json[];
-  webhooks: Json[];
-  savedSearches: Json[];
-  dashboards: (Json & { tiles: Json[]; hiddenTiles?: Json[] })[];
-  alerts: Json[];
-  secrets: Record<string, Record<string, string>>;
-}
-
-async function stackOf(url: string, target: TargetName): Promise<Stack> {
-  const data = (await emulatorDump(url)) as { organizations: { services: Stack[] }[]; teams: Stack[] };
-  const stack = target === 'local' ? data.organizations[0]?.services[0] : data.teams[0];
-  if (!stack) throw new Error(`no ${target} stack in the dump`);
-  return stack;
-}
-
-function named<T extends Json>(items: readonly T[], name: string): T {
-  const found = items.filter((item) => item.name === name);
-  expect(found, `exactly one live "${name}"`).toHaveLength(1);
-  return found[0] as T;
-}
 
 /** A source, a webhook, a saved search on the source, and an alert on the saved search notifying the webhook. */
 function accountYaml(target: TargetName, suffix = ''): string {

@@ -194,6 +194,35 @@ export async function liveTarget(url: string, target: TargetName): Promise<Live>
   return liveOf(await dump(url), target);
 }
 
+/** A live object of the current profile's stack, as the dump holds it. */
+export type StackJson = Record<string, unknown> & { id: string; name?: string | null };
+
+/** Everything of a target's stack under the current profile, as the dump holds it. */
+export interface Stack {
+  connections: StackJson[];
+  sources: StackJson[];
+  webhooks: StackJson[];
+  savedSearches: StackJson[];
+  dashboards: (StackJson & { tiles: StackJson[]; hiddenTiles?: StackJson[] })[];
+  alerts: StackJson[];
+  secrets: Record<string, Record<string, string>>;
+}
+
+/** The stack of a target: the first service of the first organization (managed) or the first team (self-hosted). */
+export async function stackOf(url: string, target: TargetName): Promise<Stack> {
+  const data = (await emulatorDump(url)) as { organizations: { services: Stack[] }[]; teams: Stack[] };
+  const stack = target === 'local' ? data.organizations[0]?.services[0] : data.teams[0];
+  if (!stack) throw new Error(`no ${target} stack in the dump`);
+  return stack;
+}
+
+/** The one live object named `name`; fails the test when there is none or more than one. */
+export function named<T extends StackJson>(items: readonly T[], name: string): T {
+  const found = items.filter((item) => item.name === name);
+  expect(found, `exactly one live "${name}"`).toHaveLength(1);
+  return found[0] as T;
+}
+
 /** The pipe of the default seed with this id, as the dump holds it. */
 export function livePipe(data: EmulatorData, pipeId: string): EmulatorData['organizations'][number]['services'][number]['pipes'][number] {
   const pipe = data.organizations

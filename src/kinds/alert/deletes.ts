@@ -2,7 +2,9 @@
  * Deletes of what alerts name. The server refuses (409) to delete a webhook while an alert's
  * `channel` names it (hyperdx `controllers/webhook.ts` counts `channel.webhookId` only), and
  * deletes the alerts on a saved search with it. So each such delete waits for the alerts this
- * plan moves off (or deletes), and says what it still does to the others.
+ * plan moves off (or deletes); is held back while an alert whose manifest stays, and cannot be
+ * applied, still names it (the webhook's delete would be refused, the saved search's would take
+ * a wanted alert with it); and says what it still does to the others.
  */
 import { changeKey, type Change, type WriteBody } from '../../model/plan.js';
 import { addDependsOn } from '../kit/change.js';
@@ -17,30 +19,55 @@ export interface StandingAlerts {
   alertDeletes: readonly Change[];
 }
 
-/** What became of a live alert in this plan: deleted, rewritten (with the body it is sent), or nothing. */
-function fateOf(alert: LiveAlert, standing: StandingAlerts): { change: Change; body?: WriteBody } | undefined {
+/**
+ * What this plan makes of a live alert that names a resource it deletes: `moves` (deleted, or
+ * rewritten to name something else; the delete runs after it), `held` (its manifest stays and
+ * cannot be applied; the delete waits for it, so is never sent), or `stays` (no manifest moves it).
+ */
+type Fate = { is: 'moves' | 'held'; change: Change } | { is: 'stays' };
+
+function fateOf(alert: LiveAlert, standing: StandingAlerts, names: (body: WriteBody) => boolean): Fate {
   const deletion = standing.alertDeletes.find((change) => change.id === alert.id);
-  if (deletion) return { change: deletion };
-  const outcome = standing.alerts.find((each) => each.live?.id === alert.id && each.change.operations.length > 0);
+  if (deletion) return { is: 'moves', change: deletion };
+  const outcome = standing.alerts.find((each) => each.live?.id === alert.id);
+  if (outcome?.change.action === 'error') return { is: 'held', change: outcome.change };
   const operation = outcome?.change.operations.at(-1);
-  return outcome && operation && 'body' in operation ? { change: outcome.change, body: operation.body } : undefined;
+  if (outcome && operation && 'body' in operation && !names(operation.body)) return { is: 'moves', change: outcome.change };
+  return { is: 'stays' };
+}
+
+/** An alert's manifest, as the plan names it, with where it is. */
+function manifestLabel(change: Change): string {
+  const line = change.line === undefined ? '' : `:${change.line}`;
+  return change.file === undefined ? changeKey(ALERT, change.name) : `${changeKey(ALERT, change.name)} (${change.file}${line})`;
+}
+
+/** Sorts the alerts naming one deleted resource by fate: the delete waits for those that move or are held. */
+function sortByFate(deletion: Change, alerts: readonly LiveAlert[], standing: StandingAlerts, names: (body: WriteBody) => boolean): { held: string[]; staying: LiveAlert[] } {
+  const held: string[] = [];
+  const staying: LiveAlert[] = [];
+  for (const alert of alerts) {
+    const fate = fateOf(alert, standing, names);
+    if (fate.is === 'stays') {
+      staying.push(alert);
+      continue;
+    }
+    addDependsOn(deletion, changeKey(ALERT, fate.change.name));
+    if (fate.is === 'held') held.push(manifestLabel(fate.change));
+  }
+  return { held, staying };
 }
 
 export function orderWebhookDeletes(deletes: readonly Change[], standing: StandingAlerts): void {
   for (const deletion of deletes) {
-    const id = deletion.id;
-    const refusing: string[] = [];
-    const dangling: string[] = [];
-    for (const alert of standing.live) {
-      const inChannel = alert.channel?.webhookId === id;
-      const inChannels = !inChannel && channelsOf(alert.extra?.['channels']).includes(id ?? '');
-      if (!inChannel && !inChannels) continue;
-      const fate = fateOf(alert, standing);
-      const moved = fate && (fate.body === undefined || !namesWebhook(fate.body, id ?? ''));
-      if (moved && fate) addDependsOn(deletion, changeKey(ALERT, fate.change.name));
-      else if (inChannel) refusing.push(labelOf(ALERT, alert));
-      else dangling.push(labelOf(ALERT, alert));
+    const id = deletion.id ?? '';
+    const naming = standing.live.filter((alert) => alert.channel?.webhookId === id || channelsOf(alert.extra?.['channels']).includes(id));
+    const { held, staying } = sortByFate(deletion, naming, standing, (body) => namesWebhook(body, id));
+    if (held.length > 0) {
+      deletion.warnings.push(`not deleted while ${held.join(', ')} still names it: the manifest stays and cannot be applied, and the server refuses to delete a webhook an alert notifies (409); delete that manifest too, or move the alert to another webhook`);
     }
+    const refusing = staying.filter((alert) => alert.channel?.webhookId === id).map((alert) => labelOf(ALERT, alert));
+    const dangling = staying.filter((alert) => alert.channel?.webhookId !== id).map((alert) => labelOf(ALERT, alert));
     if (refusing.length > 0) {
       deletion.warnings.push(`the server refuses to delete it (409) while ${refusing.join(', ')} notifies it: move those alerts to another webhook, or delete them, first`);
     }
@@ -50,15 +77,12 @@ export function orderWebhookDeletes(deletes: readonly Change[], standing: Standi
 
 export function orderSavedSearchDeletes(deletes: readonly Change[], standing: StandingAlerts): void {
   for (const deletion of deletes) {
-    const going: string[] = [];
-    for (const alert of standing.live) {
-      if (alert.source !== 'search' || alert.savedSearchId === undefined || alert.savedSearchId !== deletion.id) continue;
-      const fate = fateOf(alert, standing);
-      const moved = fate && (fate.body === undefined || fate.body['savedSearchId'] !== deletion.id);
-      if (moved && fate) addDependsOn(deletion, changeKey(ALERT, fate.change.name));
-      else going.push(labelOf(ALERT, alert));
+    const naming = standing.live.filter((alert) => alert.source === 'search' && alert.savedSearchId !== undefined && alert.savedSearchId === deletion.id);
+    const { held, staying } = sortByFate(deletion, naming, standing, (body) => body['savedSearchId'] === deletion.id);
+    if (held.length > 0) {
+      deletion.warnings.push(`not deleted while ${held.join(', ')} still watches it: the manifest stays and cannot be applied, and the server would delete the alert with it; delete that manifest too, or move the alert to another saved search`);
     }
-    if (going.length > 0) deletion.warnings.push(`the server deletes the alerts on it with it: ${going.join(', ')}`);
+    if (staying.length > 0) deletion.warnings.push(`the server deletes the alerts on it with it: ${staying.map((alert) => labelOf(ALERT, alert)).join(', ')}`);
   }
 }
 

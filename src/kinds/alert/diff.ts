@@ -50,6 +50,8 @@ export interface AlertContext {
   doomedTiles: ReadonlyMap<string, string>;
   /** Live dashboard id → key of its Dashboard delete. */
   doomedDashboards: ReadonlyMap<string, string>;
+  /** Ids of saved searches and webhooks this plan deletes → the key of that delete. */
+  deleted: ReadonlyMap<string, string>;
 }
 
 export interface AlertOutcome {
@@ -108,6 +110,8 @@ function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveA
   const names = new NameRefs(ctx.refer);
   const named = namedIds(desired, names);
   if (names.errors.length > 0) return failed('E_REF_UNRESOLVED', names.errors.join('; '));
+  const gone = deletedIds(ctx, named);
+  if (gone.length > 0) return failed('E_REF_UNRESOLVED', `it names by id ${gone.join(', ')}, which this plan deletes (prune): restore the manifest of what it names, or name another`);
   const ref = desired.source === 'tile' ? resolveRef(ctx, desired) : undefined;
   if (typeof ref === 'string') return failed('E_REF_UNRESOLVED', ref);
   const resolved = { ...named, names, ...(ref ? { ref } : {}) };
@@ -242,6 +246,16 @@ function namedIds(desired: DesiredAlert, names: NameRefs): Named {
     if (id !== undefined) named.savedSearchId = id;
   }
   return named;
+}
+
+/** What the manifest names by id that this plan deletes (a name never resolves to one), as `Kind/name (id)`. */
+function deletedIds(ctx: AlertContext, named: Named): string[] {
+  const ids = [named.savedSearchId, named.channel?.webhookId, ...(named.channels ?? []).map((channel) => channel.webhookId)];
+  const gone = ids.flatMap((id) => {
+    const deletion = id === undefined ? undefined : ctx.deleted.get(id);
+    return deletion === undefined ? [] : [`${deletion} (${id})`];
+  });
+  return [...new Set(gone)];
 }
 
 function channelIds(channel: ManifestChannel, names: NameRefs, at: (string | number)[]): LiveAlertChannel {
