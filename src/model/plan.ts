@@ -107,6 +107,13 @@ export interface OperationOptions {
    * the live state (`running`, `stopped`): a pipe provisions asynchronously.
    */
   await?: string;
+  /**
+   * The resource is not there yet and comes into being on its own (a service makes its CDC scaling
+   * once a database pipe is provisioned): before the request, the run waits until its kind's list
+   * shows it, as long as `apply --wait` allows. A run that does not wait (the daemon, `--wait 0`)
+   * fails the change instead, saying this reason; a later run sends it.
+   */
+  awaitPresence?: string;
   /** Runs even when an earlier operation of its change failed: it restores what those changed (a pipe stopped for an edit is started again). */
   always?: true;
   /** Marks recorded on the resource's inventory entry before the request leaves (a crash in between is finished from them). */
