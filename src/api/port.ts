@@ -11,10 +11,17 @@ export interface Api {
   readonly variant: Variant;
   /**
    * The whole live state in the fewest calls: one list per collection of the kinds the variant
-   * has (every page of a paged one). A resource of a list that does not read is set aside in
-   * `unreadable`, never failing the list.
+   * has (every page of a paged one), but kinds read on demand (`reader.onDemand`) only where `also`
+   * names them. A resource of a list that does not read is set aside in `unreadable`, never
+   * failing the list.
    */
-  readLiveState(): Promise<LiveState>;
+  readLiveState(also?: readonly Kind[]): Promise<LiveState>;
+
+  /**
+   * The live state of these kinds alone (every other collection empty), as `readLiveState` reads
+   * them: what a plan reads on demand (`reader.onDemand`) once it knows the manifests ask for it.
+   */
+  readKinds(kinds: readonly Kind[]): Promise<LiveState>;
 
   /** Every live object of `kind` that reads; none on a variant without the kind (nothing is sent). */
   list<K extends Kind>(kind: K): Promise<LiveOfKind<K>[]>;

@@ -3,7 +3,7 @@
  * its descriptor's routes, reader and write hooks; only the envelope, the base parameters of the
  * routes and the lists' spelling differ, which the subclasses supply.
  */
-import { StacksyncError } from '../errors.js';
+import { StacksyncError, isStacksyncError } from '../errors.js';
 import type { Kind, Variant } from '../model/kinds.js';
 import type { ActionVerb, WriteBody } from '../model/plan.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
@@ -50,11 +50,15 @@ export abstract class StackAdapter implements Api {
   /** The answer of a check route (`dashboards/validate`), which some variants send without their envelope. */
   protected abstract unwrapCheck(body: unknown): unknown;
 
-  /** Every kind this variant has, one list each, read together. */
-  async readLiveState(): Promise<LiveState> {
-    const kinds = DESCRIPTORS.filter((descriptor) => this.routesOf(descriptor) !== undefined);
-    const lists = await Promise.all(kinds.map((descriptor) => this.readList(descriptor)));
-    const byKind = new Map<Kind, readonly LiveBase[]>(kinds.map((descriptor, index) => [descriptor.kind, lists[index]?.items ?? []]));
+  /** Every kind this variant has, one list each, read together; a kind read on demand only when `also` names it. */
+  async readLiveState(also: readonly Kind[] = []): Promise<LiveState> {
+    return this.readKinds(DESCRIPTORS.filter((descriptor) => descriptor.reader.onDemand !== true || also.includes(descriptor.kind)).map((descriptor) => descriptor.kind));
+  }
+
+  async readKinds(kinds: readonly Kind[]): Promise<LiveState> {
+    const read = kinds.map(descriptorOf).filter((descriptor) => this.routesOf(descriptor) !== undefined);
+    const lists = await Promise.all(read.map((descriptor) => this.readList(descriptor)));
+    const byKind = new Map<Kind, readonly LiveBase[]>(read.map((descriptor, index) => [descriptor.kind, lists[index]?.items ?? []]));
     return liveStateOf(byKind, lists.flatMap((list) => list.unreadable));
   }
 
@@ -76,6 +80,7 @@ export abstract class StackAdapter implements Api {
   async create<K extends Kind>(kind: K, body: WriteBody): Promise<LiveOfKind<K>> {
     const descriptor = descriptorOf(kind);
     const routes = this.offered(descriptor, 'POST');
+    if (routes.singleton) throw notOffered(`POST ${kind}`, `a ${kind} is one per service: it is never created, only changed`, this.variant);
     const sent = this.spelled(descriptor, descriptor.writes?.createBody?.(body) ?? body);
     return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, this.reader(descriptor)) as Promise<LiveOfKind<K>>;
   }
@@ -84,12 +89,15 @@ export abstract class StackAdapter implements Api {
     const descriptor = descriptorOf(kind);
     const routes = this.offered(descriptor, 'update', id);
     const notRepeatable = descriptor.writes?.notRepeatable?.(body) === true;
-    const exchange: Exchange = { method: routes.update, ...this.at(routes.item, id), body: this.spelled(descriptor, body), ...(notRepeatable ? { notRepeatable } : {}) };
+    // The one object of a singleton is at its collection's route, without an id.
+    const at = routes.singleton ? { ...this.at(routes.collection), resourceId: id } : this.at(routes.item, id);
+    const exchange: Exchange = { method: routes.update, ...at, body: this.spelled(descriptor, body), ...(notRepeatable ? { notRepeatable } : {}) };
     return this.call(exchange, this.reader(descriptor)) as Promise<LiveOfKind<K>>;
   }
 
   async remove(kind: Kind, id: string): Promise<void> {
     const routes = this.offered(descriptorOf(kind), 'DELETE', id);
+    if (routes.singleton) throw notOffered(`DELETE ${kind}`, `a ${kind} is one per service: it is never deleted`, this.variant);
     await this.transport.send({ method: 'DELETE', ...this.at(routes.item, id) });
   }
 
@@ -157,8 +165,31 @@ export abstract class StackAdapter implements Api {
     const routes = this.routesOf(descriptor) as KindRoutes;
     const reader = this.reader(descriptor);
     const read = (data: unknown, path: string): ReadList<LiveBase> => readEach(descriptor.kind, data, path, reader);
+    if (routes.singleton) return this.readSingleton(descriptor.kind, routes.collection, routes.singleton.id, reader);
     if (routes.paged) return this.readPages(descriptor.kind, routes.collection, reader);
     return this.call({ method: 'GET', ...this.at(routes.collection) }, read);
+  }
+
+  /**
+   * The one object of a singleton route, as a list of one; none while the service answers 404
+   * (it has none yet). An answer that does not read is that object unreadable, not a failed read.
+   */
+  private async readSingleton(kind: Kind, route: string, id: string, read: (item: unknown, path: string) => LiveBase): Promise<ReadList<LiveBase>> {
+    const exchange: Exchange = { method: 'GET', ...this.at(route) };
+    let reply: Reply;
+    try {
+      reply = await this.transport.send(exchange);
+    } catch (error) {
+      if (isStacksyncError(error, 'E_API_NOT_FOUND')) return { items: [], unreadable: [] };
+      throw error;
+    }
+    const payload = this.read(exchange, reply, (body) => this.unwrap(body));
+    try {
+      return { items: [read(payload, this.payloadMember)], unreadable: [] };
+    } catch (error) {
+      if (!(error instanceof ShapeError)) throw error;
+      return { items: [], unreadable: [{ kind, id, problem: error.message }] };
+    }
   }
 
   /** Every page of a paged list: one call per page of 1,000; after the first, the remaining pages in parallel. */

@@ -18,7 +18,7 @@ import type { StateStore } from '../state/store.js';
 import { addToSummary, emptySummary, type ApiCall, type ApplyEvent, type SkipReason } from './events.js';
 import { operationType as operationTypeOf } from '../model/plan.js';
 import { buildExecutionGraph, type ExecutionNode } from './order.js';
-import { NEEDED_WAIT_MS, SettleWatch, type SettleOptions } from './settle.js';
+import { NEEDED_WAIT_MS, PRESENT_GOAL, SettleWatch, type SettleOptions } from './settle.js';
 
 export interface ApplyDeps {
   api: Api;
@@ -264,6 +264,8 @@ class ApplyRun {
     for (const [index, operation] of operations.entries()) {
       if (failure && !operation.always) continue;
       try {
+        // Outside the queue, like every wait: it holds no request slot.
+        if (operation.awaitPresence !== undefined && !failure) await this.#awaitPresence(node, operation, operation.awaitPresence);
         await this.#queue.add(async () => {
           // Checked when its slot comes: a signal while it queued stops it before anything is sent.
           if (!failure && this.#deps.signal?.aborted && !operation.always) throw new Cancelled(index === 0 ? 'cancelled' : `cancelled after ${index} of ${operations.length} operations`);
@@ -290,6 +292,24 @@ class ApplyRun {
     const timeoutMs = this.#settleOptions.timeoutMs > 0 ? this.#settleOptions.timeoutMs : NEEDED_WAIT_MS;
     const live = await this.#watch.wait(node.change.kind, id, operation.await, node.key, timeoutMs);
     this.#written.set(node.key, live);
+  }
+
+  /**
+   * Waits until the resource an operation acts on exists (`Operation.awaitPresence`), as long as
+   * the run waits at all; one that does not wait (the daemon) fails the change for a later run.
+   */
+  async #awaitPresence(node: ExecutionNode, operation: Operation, why: string): Promise<void> {
+    const id = operationId(operation);
+    if (id === undefined) throw new StacksyncError('E_INTERNAL', `${node.key}: ${operation.type} names no resource to wait for`, { subject: node.key });
+    const { timeoutMs } = this.#settleOptions;
+    const later = 'the next run sends it once it is there';
+    if (timeoutMs <= 0) throw new StacksyncError('E_WAIT_TIMEOUT', `${why}; not waited for (apply --wait 0, or the daemon, which never holds a sync for it): ${later}`, { subject: node.key });
+    try {
+      await this.#watch.wait(node.change.kind, id, PRESENT_GOAL, node.key, timeoutMs);
+    } catch (error) {
+      if (!isStacksyncError(error, 'E_WAIT_TIMEOUT')) throw error;
+      throw new StacksyncError('E_WAIT_TIMEOUT', `${why}; it was not there within ${Math.round(timeoutMs / 1000)}s (apply --wait gives it longer): ${later}`, { subject: node.key, cause: error });
+    }
   }
 
   /** Records marks on the change's inventory entry and saves them. */

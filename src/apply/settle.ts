@@ -27,6 +27,12 @@ export interface SettleOptions {
   maxIntervalMs?: number;
 }
 
+/**
+ * The goal of a wait for a resource to exist at all (`Operation.awaitPresence`): met once its
+ * kind's list shows it; until then its absence is waited out, not taken for a resource gone.
+ */
+export const PRESENT_GOAL = 'present';
+
 /** How long a wait that a later operation needs may take when `--wait` is 0: it cannot be skipped. */
 export const NEEDED_WAIT_MS = 10 * 60 * 1000;
 
@@ -112,11 +118,16 @@ export class SettleWatch {
     const now = this.#deps.clock();
     for (const waiter of this.#waiters.filter((each) => each.kind === kind)) {
       const current = byId.get(waiter.id);
+      if (!current && waiter.goal === PRESENT_GOAL) {
+        waiter.state = 'not there yet';
+        if (now >= waiter.deadline) this.#drop(waiter).reject(timedOut(waiter, now));
+        continue;
+      }
       if (!current) {
         this.#drop(waiter).reject(new StacksyncError('E_API_NOT_FOUND', `${kind} ${waiter.id} is gone while stacksync waited for it to settle`, { subject: waiter.subject }));
         continue;
       }
-      const check = settle ? settle.check(waiter.goal, current) : { settled: true as const };
+      const check = settle && waiter.goal !== PRESENT_GOAL ? settle.check(waiter.goal, current) : { settled: true as const };
       if ('failed' in check) this.#drop(waiter).reject(new StacksyncError('E_RESOURCE_FAILED', check.failed, { subject: waiter.subject }));
       else if (check.settled) this.#drop(waiter).resolve(current);
       else {

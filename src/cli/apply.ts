@@ -55,7 +55,7 @@ export const applyCommand: CommandFactory = (setExitCode) =>
     .option('--adopt', 'take over same-named live resources stacksync did not create (default: sync.adopt)')
     .option('--allow-partial', 'apply the valid manifests of a target even though others of it have errors (default: a target with manifest errors gets no writes; its deletes never run)')
     .option('--allow-replace', 'let a change of a create-only member delete the resource and create it again (a pipe: its data is loaded again); without it such a change fails, unless its manifest says stacksync.io/replace: allow')
-    .option('--wait <duration>', 'how long to wait for each pipe created, started or stopped to settle (Running, Snapshot, Completed; Stopped, Paused), e.g. 30s, 10m; 0 waits only where a later step needs it', DEFAULT_WAIT)
+    .option('--wait <duration>', 'how long to wait for each pipe created, started or stopped to settle (Running, Snapshot, Completed; Stopped, Paused), and for the CDC scaling to show a new sizing, e.g. 30s, 10m; 0 waits only where a later step needs it', DEFAULT_WAIT)
     .addOption(new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'))
     .option('--plan <file>', 'apply the plan saved by `plan --out FILE`, exactly, or nothing if anything it was computed from changed (its --target, --prune and --adopt come with it)')
     .addOption(lockTimeoutOption())

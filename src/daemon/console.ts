@@ -88,7 +88,7 @@ export function describeSync(account: SyncAccount): string {
 function nothingToApply(plan: Plan): string {
   const orphans = plan.summary.orphan > 0 ? `; ${plan.summary.orphan} orphaned (apply --prune deletes ${plan.summary.orphan === 1 ? 'it' : 'them'})` : '';
   const suspended = plan.summary.suspended > 0 ? `; ${plan.summary.suspended} suspended` : '';
-  const waiting = waitingCount(plan) > 0 ? `; ${waitingCount(plan)} waiting for an earlier create that may still land` : '';
+  const waiting = waitingCount(plan) > 0 ? `; ${waitingCount(plan)} waiting for an earlier write that may still land` : '';
   const errors = plan.summary.errors > 0 ? `; ${plan.summary.errors} ${plan.summary.errors === 1 ? 'error' : 'errors'}` : '';
   return `found nothing to apply${orphans}${suspended}${waiting}${errors}`;
 }

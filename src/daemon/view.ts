@@ -75,7 +75,7 @@ function notesOf(resource: ResourceStatusEntry): string[] {
   if (resource.status === 'drifted') {
     const since = resource.driftSince === undefined ? '' : ` since ${formatTime(resource.driftSince)}`;
     notes.push(resource.cause === 'live' ? `edited outside stacksync${since}` : resource.id === undefined ? `not created yet${since}` : `a manifest change not applied yet${since}`);
-    if (resource.waitUntil !== undefined) notes.push(`waits until ${formatTime(resource.waitUntil)}: an earlier create of it may still land`);
+    if (resource.waitUntil !== undefined) notes.push(`waits until ${formatTime(resource.waitUntil)}: an earlier write of it may still land`);
   }
   if (resource.status === 'orphan') notes.push('no manifest names it; a prune deletes it');
   if (resource.state !== undefined && resource.health === 'degraded') notes.push(`live state ${resource.state}`);

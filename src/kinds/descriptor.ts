@@ -51,6 +51,13 @@ export interface KindRoutes {
    * profiles that serve one; it answers `{valid, errors: [{path, message}]}`.
    */
   validate?: Partial<Record<ApiProfile, string>>;
+  /**
+   * One object per service at `collection`, without an id of its own (a service-wide setting such
+   * as the CDC scaling): a GET answers the object itself, or 404 while there is none (an empty
+   * list, not a failure); the update goes to `collection` too. `id` is what stacksync calls it
+   * (the inventory, the plan). `item` is `collection`.
+   */
+  singleton?: { id: string };
 }
 
 // ---------------------------------------------------------------- load
@@ -119,6 +126,11 @@ export interface KindReader<L extends LiveBase> {
   statusMembers: readonly string[];
   /** The live state the service reports, for kinds that have one (a pipe's). */
   liveState?(live: L): string | undefined;
+  /**
+   * Read only for a target with a manifest of this kind, and by export, never by every plan (a
+   * service-wide setting: its read would cost each plan of every target a call for nothing).
+   */
+  onDemand?: true;
 }
 
 /** How bodies of a kind are sent: the hooks a variant or a service needs. */

@@ -43,3 +43,15 @@ export function liveStateOf(byKind: ReadonlyMap<Kind, readonly LiveBase[]>, unre
   if (unreadable !== undefined) state['unreadable'] = unreadable;
   return state as LiveState;
 }
+
+/** The kinds read only on demand (`reader.onDemand`) that these resources are of: what a plan of them must read besides. */
+export function onDemandKindsOf(resources: readonly { kind: Kind }[]): Kind[] {
+  return DESCRIPTORS.filter((descriptor) => descriptor.reader.onDemand === true && resources.some((resource) => resource.kind === descriptor.kind)).map((descriptor) => descriptor.kind);
+}
+
+/** `base` with the collections of `kinds` as `extra` read them, and the unreadable resources of both. */
+export function withKindsRead(base: LiveState, extra: LiveState, kinds: readonly Kind[]): LiveState {
+  const byKind = new Map<Kind, readonly LiveBase[]>(DESCRIPTORS.map((descriptor) => [descriptor.kind, kinds.includes(descriptor.kind) ? liveOf(extra, descriptor.kind) : liveOf(base, descriptor.kind)]));
+  const unreadable = [...(base.unreadable ?? []), ...(extra.unreadable ?? []).filter((item) => kinds.includes(item.kind))];
+  return liveStateOf(byKind, unreadable.length > 0 || base.unreadable !== undefined ? unreadable : undefined);
+}

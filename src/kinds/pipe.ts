@@ -6,7 +6,8 @@
  */
 import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
 import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../schema/pipe-create-only.js';
-import { PIPE_FAMILIES } from '../schema/pipe-sources.js';
+import { CDC_SCALING_PIPE_FAMILIES, PIPE_FAMILIES } from '../schema/pipe-sources.js';
+import { changeKey, type Change } from '../model/plan.js';
 import { defineKind, type KindRoutes } from './descriptor.js';
 import { managedRoutes } from './kit/routes.js';
 import { isPlainObject } from './kit/values.js';
@@ -14,7 +15,7 @@ import { planPipes } from './pipe/diff.js';
 import { pipeExport } from './pipe/export.js';
 import { checkPipe, isDegraded, isRedundant } from './pipe/lifecycle.js';
 import { pipeManifests, type PipeManifest } from './pipe/manifests.js';
-import { PIPE, type DesiredPipe, type LivePipe } from './pipe/model.js';
+import { PIPE, type DesiredPipe, type LivePipe, type PipePlanOutcome } from './pipe/model.js';
 import { toLivePipe } from './pipe/read.js';
 
 export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof PIPE, 'pipes'>({
@@ -30,12 +31,13 @@ export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof P
   reader: { read: toLivePipe, statusMembers: ['state'], liveState: (pipe) => pipe.state },
   // Adding or removing table mappings twice fails (api-notes), so such a PATCH is not blindly repeatable.
   writes: { notRepeatable: changesMappings, respell: respellSettings },
-  plan: (input) => ({
-    changes: planPipes(
+  plan: (input) => {
+    const changes = planPipes(
       { target: input.target, variant: input.variant, livePipes: input.live, unreadable: input.unreadable, secretHashes: input.state.secretHashes, state: input.state, timing: input.timing, adopt: input.adopt },
       input.desired,
-    ),
-  }),
+    );
+    return { changes, outcome: pipeOutcome(input.desired, changes) };
+  },
   // Only what stacksync created: never an existing pipe named by id, nor one it adopted.
   prune: { allowed: (entry) => entry.created === true, forgetWhenGone: true, createdOnly: true, countApart: 'its ingestion stops' },
   export: pipeExport,
@@ -74,4 +76,11 @@ function createOnlyMembers(): string[] {
     return members === '*' ? [`source.${family}`] : members.map((member) => `source.${family}.${member}`);
   });
   return [...PIPE_CREATE_ONLY_MEMBERS, ...source, ...PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => `destination.${member}`)];
+}
+
+/** What the kinds that name pipes learn from their plan: which changes create a database pipe (the service's CDC scaling comes with one). */
+function pipeOutcome(desired: readonly DesiredPipe[], changes: readonly Change[]): PipePlanOutcome {
+  const database = new Set(desired.filter((pipe) => pipe.born !== undefined && pipe.source !== undefined && CDC_SCALING_PIPE_FAMILIES.includes(pipe.source.kind)).map((pipe) => pipe.key));
+  const creates = changes.filter((change) => (change.action === 'create' || change.action === 'replace') && database.has(change.name));
+  return { databaseCreates: creates.map((change) => changeKey(change.kind, change.name)) };
 }

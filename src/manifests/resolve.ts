@@ -230,7 +230,9 @@ function policyOf(manifest: Manifest): ResourcePolicy | undefined {
   if (annotations[SUSPEND_ANNOTATION] === 'true') policy.suspend = true;
   if (annotations[PRUNE_ANNOTATION] === 'disabled') policy.noPrune = true;
   const fromAnnotation = (annotations[IGNORE_ANNOTATION] ?? '').split(',').map((path) => path.trim()).filter(Boolean);
-  const ignore = [...new Set([...fromAnnotation, ...(manifest.spec.ignoreDifferences ?? [])])];
+  // Not every kind takes spec.ignoreDifferences (a CDC scaling has two members, both always sent).
+  const written = 'ignoreDifferences' in manifest.spec ? (manifest.spec.ignoreDifferences ?? []) : [];
+  const ignore = [...new Set([...fromAnnotation, ...written])];
   if (ignore.length > 0) policy.ignore = ignore;
   const resync = annotations[RESYNC_ANNOTATION];
   if (resync !== undefined) policy.resync = resync;

@@ -15,8 +15,10 @@ import type { MarkChanges } from './state.js';
  * difference it has, never written. `waiting`: a create held back because an earlier create of it
  * went unanswered and may still land (until `waitUntil`), or a write that needs such a create:
  * shown with its difference, not written in this run; the run after the window takes back what
- * landed, or creates it. `replace`: a create-only member changed, so the resource is deleted and
- * created again; applied only with `--allow-replace` or `stacksync.io/replace: allow`.
+ * landed, or creates it. Likewise a write an earlier run sent that the service may still be
+ * carrying out (a CDC scaling takes minutes to show): not sent again before `waitUntil`.
+ * `replace`: a create-only member changed, so the resource is deleted and created again; applied
+ * only with `--allow-replace` or `stacksync.io/replace: allow`.
  */
 export type Action = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'orphan' | 'suspended' | 'waiting' | 'unchanged' | 'error';
 export const ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delete', 'adopt', 'orphan', 'suspended', 'waiting', 'unchanged', 'error'];
@@ -107,6 +109,13 @@ export interface OperationOptions {
    * the live state (`running`, `stopped`): a pipe provisions asynchronously.
    */
   await?: string;
+  /**
+   * The resource is not there yet and comes into being on its own (a service makes its CDC scaling
+   * once a database pipe is provisioned): before the request, the run waits until its kind's list
+   * shows it, as long as `apply --wait` allows. A run that does not wait (the daemon, `--wait 0`)
+   * fails the change instead, saying this reason; a later run sends it.
+   */
+  awaitPresence?: string;
   /** Runs even when an earlier operation of its change failed: it restores what those changed (a pipe stopped for an edit is started again). */
   always?: true;
   /** Marks recorded on the resource's inventory entry before the request leaves (a crash in between is finished from them). */
@@ -172,7 +181,7 @@ export interface Change {
   wantedState?: string;
   /** True when this resource was matched through a pending create intent (crash recovery). */
   reclaimed?: boolean;
-  /** For `waiting`: ISO time until which the earlier create may still land. */
+  /** For `waiting`: ISO time until which the earlier create (or write) may still land. */
   waitUntil?: string;
   /** Things a reviewer must see, e.g. a tile removal that deletes alerts watching it. */
   warnings: string[];

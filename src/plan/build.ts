@@ -27,7 +27,7 @@ export function summarize(changes: readonly Change[], errors: readonly PlanError
 /**
  * True when applying the plan would write something (`plan --detailed-exitcode` exits 2). Orphans
  * are not: apply leaves them alone unless it prunes, and then they are planned as deletes. Nor are
- * waiting creates: applying now would write nothing, and what happens to them next (taken back
+ * waiting creates (and writes): applying now would write nothing, and what happens to them next (taken back
  * when the late create lands, created once the window is over) is the next run's plan.
  */
 export function hasChanges(plan: Plan): boolean {
@@ -35,7 +35,7 @@ export function hasChanges(plan: Plan): boolean {
   return create + update + replace + deletes + adopt > 0;
 }
 
-/** Changes waiting for an earlier create that may still land (not a member of the fixed summary). */
+/** Changes waiting for an earlier create (or write) that may still land (not a member of the fixed summary). */
 export function waitingCount(plan: Pick<Plan, 'changes'>): number {
   return plan.changes.filter((change) => change.action === 'waiting').length;
 }

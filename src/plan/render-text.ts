@@ -71,7 +71,7 @@ export function summaryLine(plan: Plan): string {
   const orphans = s.orphan > 0 ? ` ${s.orphan} orphaned (${ORPHANS_HINT}),` : '';
   const suspended = s.suspended > 0 ? ` ${s.suspended} suspended (not written),` : '';
   const waitingNow = waitingCount(plan);
-  const waiting = waitingNow > 0 ? ` ${waitingNow} waiting (for an earlier create that may still land),` : '';
+  const waiting = waitingNow > 0 ? ` ${waitingNow} waiting (for an earlier write that may still land),` : '';
   const replace = s.replace > 0 ? ` ${s.replace} to replace (deleted and created again),` : '';
   return `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete, ${s.adopt} to adopt,${deletesApart(s)}${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
 }

@@ -38,7 +38,8 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
   const { config, store } = ctx;
   const target = targetNamed(config, request.target ?? config.defaultTarget);
   // 1. Read.
-  const live = await ctx.apiFor(target).readLiveState();
+  // Kinds read on demand (a service-wide setting) too: export writes what the target has.
+  const live = await ctx.apiFor(target).readLiveState(request.kinds.length > 0 ? request.kinds : KINDS);
   const access = (kind: Kind): KindAccess => accessOf(kind, target.variant, profileOf(target));
   for (const kind of request.kinds) {
     const descriptor = descriptorOf(kind);

@@ -13,7 +13,7 @@ import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, planTarge
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem } from '../model/desired.js';
-import type { DesiredResource, LiveState, LoadedManifests } from '../kinds/index.js';
+import { onDemandKindsOf, withKindsRead, type DesiredResource, type LiveState, type LoadedManifests } from '../kinds/index.js';
 import { buildPlan } from '../plan/build.js';
 import { changeKey, isWrite, type Change, type ChangeKey, type ChangeResult, type Operation, type Plan, type PlanError, type WriteBody } from '../model/plan.js';
 import { managedCount, specRecord, staleRecords, type IntentExpiry } from '../state/inventory.js';
@@ -136,9 +136,24 @@ function readLive(ctx: ReconcileContext, target: Target): Promise<LiveRead> {
   return (async () => ({ live: await ctx.apiFor(target).readLiveState() }))().catch((error: unknown) => ({ error }));
 }
 
+/**
+ * What was read, with the kinds read on demand (a service-wide setting) that the target's
+ * manifests ask for: a plan of a target without such a manifest makes no call for them.
+ */
+async function readOnDemand(ctx: ReconcileContext, target: Target, read: LiveRead, desired: readonly DesiredResource[]): Promise<LiveRead> {
+  const kinds = onDemandKindsOf(desired);
+  if ('error' in read || kinds.length === 0) return read;
+  try {
+    return { live: withKindsRead(read.live, await ctx.apiFor(target).readKinds(kinds), kinds) };
+  } catch (error) {
+    return { error };
+  }
+}
+
 async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadedManifests, request: PlanRequest, read: Promise<LiveRead>): Promise<TargetRun> {
   const blocked = load.blockedTargets.has(target.name) || load.blockedTargets.has('*');
-  const outcome = await read;
+  const desired = load.resources.filter((resource) => resource.target === target.name);
+  const outcome = await readOnDemand(ctx, target, await read, desired);
   if ('error' in outcome) {
     // The plan carries the error itself; this line is for a daemon's log, not a second copy on a CLI's stderr.
     ctx.logger?.info({ target: target.name, code: errorCodeOf(outcome.error) }, 'cannot read live state');
@@ -146,7 +161,6 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: Loaded
   }
   const live = outcome.live;
   const state = ctx.store.get(target.name);
-  const desired = load.resources.filter((resource) => resource.target === target.name);
   const changes = planTarget({
     target: { name: target.name, variant: target.variant, profile: profileOf(target) },
     desired,

@@ -32,9 +32,9 @@ import {
   tileList,
   tileMembers,
 } from './api.js';
-import { currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BLOCKS, pipeScalingBodySchema } from './api-pipes.js';
+import { cdcScalingBodySchema, currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BLOCKS, pipeScalingBodySchema } from './api-pipes.js';
 import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from './pipe-create-only.js';
-import { PIPE_FAMILIES, type PipeFamily } from './pipe-sources.js';
+import { CDC_SCALING_BOUNDS, PIPE_FAMILIES, type PipeFamily } from './pipe-sources.js';
 
 import { FIELD_PATH_PATTERN, ignoreDifferencesSchema, nameSchema, NAME_PATTERN } from './manifest-parts.js';
 import { connectionSpecSchema, savedSearchSpecSchema, sourceSpecSchema, webhookSpecSchema } from './manifest-stack.js';
@@ -403,6 +403,16 @@ export const alertSpecSchema = object(
   },
 );
 
+// ---------------------------------------------------------------- PipeCdcScaling
+
+const { replicaCpuMillicores: cdcCpu, replicaMemoryGb: cdcMemory } = cdcScalingBodySchema.properties;
+
+/** The service-wide sizing of its database pipes (`…/pipesCdcScaling`): both members, as the PATCH takes them. */
+export const pipeCdcScalingSpecSchema = object({
+  replicaCpuMillicores: described(cdcCpu, 'CPU of the CDC replicas, in millicores: 1000 to 24000, in steps of 1000 (1 to 24 cores).'),
+  replicaMemoryGb: described(cdcMemory, `Memory of the CDC replicas, in GB: ${CDC_SCALING_BOUNDS.memoryGbPerCore} GB per CPU core (16 for 4000 millicores), 4 to 96.`),
+});
+
 // ---------------------------------------------------------------- documents
 
 export const SPEC_SCHEMAS = {
@@ -413,6 +423,7 @@ export const SPEC_SCHEMAS = {
   SavedSearch: savedSearchSpecSchema,
   Webhook: webhookSpecSchema,
   Alert: alertSpecSchema,
+  PipeCdcScaling: pipeCdcScalingSpecSchema,
 } satisfies Record<Kind, JsonSchema>;
 
 const KIND_DESCRIPTIONS: Record<Kind, string> = {
@@ -423,6 +434,8 @@ const KIND_DESCRIPTIONS: Record<Kind, string> = {
   SavedSearch: 'A saved search on a source, which alerts may watch.',
   Webhook: 'A webhook alerts notify (Slack, incident.io or a generic HTTP endpoint).',
   Alert: 'An alert on a dashboard tile or a saved search.',
+  PipeCdcScaling:
+    "The CDC scaling of a managed service (api profile current): one sizing shared by all its database pipes. At most one manifest per target; the service has it once a database pipe is provisioned; never deleted (without a manifest it is simply not managed).",
 };
 
 /** A whole manifest document of one kind, with that kind's spec. */
@@ -451,6 +464,7 @@ export const DOCUMENT_SCHEMAS = {
   SavedSearch: documentSchema('SavedSearch', savedSearchSpecSchema),
   Webhook: documentSchema('Webhook', webhookSpecSchema),
   Alert: documentSchema('Alert', alertSpecSchema),
+  PipeCdcScaling: documentSchema('PipeCdcScaling', pipeCdcScalingSpecSchema),
 } satisfies Record<Kind, JsonSchema>;
 
 // ---------------------------------------------------------------- publishing

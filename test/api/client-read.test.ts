@@ -269,6 +269,64 @@ describe('bad shapes are E_API_PROTOCOL', () => {
   });
 });
 
+describe('a singleton route (the service-wide CDC scaling)', () => {
+  const CDC = `${MANAGED_PREFIX}/pipesCdcScaling`;
+  const CDC_ROUTE = '/v1/organizations/{organizationId}/services/{serviceId}/pipesCdcScaling';
+
+  function current(paths?: { pipes: string }): { api: Api; log: ReturnType<typeof hookLog> } {
+    agent = mockAgent();
+    const log = hookLog();
+    api = createApi(managedConnection({ api: { profile: 'current', ...(paths ? { paths } : {}) } }), { dispatcher: agent, hooks: log.hooks });
+    return { api, log };
+  }
+
+  it.each([
+    { name: 'a 404 (no database pipe provisioned yet) is no object, not a failed read', reply: { status: 404, body: JSON.stringify({ status: 404, error: 'CDC scaling not found' }) }, want: { pipeCdcScaling: [] } },
+    { name: 'the object is read as the one item, under the id stacksync gives it', reply: { status: 200, body: managedOk({ replicaCpuMillicores: 4000, replicaMemoryGb: 16 }) }, want: { pipeCdcScaling: [{ id: 'cdc-scaling', replicaCpuMillicores: 4000, replicaMemoryGb: 16 }] } },
+    {
+      name: 'an object that does not read is set aside as unreadable, under that id',
+      reply: { status: 200, body: managedOk({ replicaCpuMillicores: '4000', replicaMemoryGb: 16 }) },
+      want: { pipeCdcScaling: [], unreadable: [{ kind: 'PipeCdcScaling', id: 'cdc-scaling', problem: 'result.replicaCpuMillicores: is not a number' }] },
+    },
+  ])('$name', async ({ reply, want }) => {
+    const { api, log } = current();
+    agent.get(BASE).intercept({ path: CDC, headers: { authorization: BASIC } }).reply(reply.status, reply.body, { headers: JSON_HEADERS });
+    const live = await api.readKinds(['PipeCdcScaling']);
+    expect({ pipeCdcScaling: live.pipeCdcScaling, ...(live.unreadable?.length ? { unreadable: live.unreadable } : {}) }).toEqual(want);
+    expect(live.pipes, 'only the kinds asked for are read').toEqual([]);
+    expect(log.requests).toEqual([{ method: 'GET', route: CDC_ROUTE, status: reply.status }]);
+  });
+
+  it('is changed by a PATCH of its own route, no id in the path, where the target names the pipes segment', async () => {
+    const { api, log } = current({ pipes: 'clickpipes' });
+    let sent: unknown;
+    agent.get(BASE)
+      .intercept({ path: `${MANAGED_PREFIX}/clickpipesCdcScaling`, method: 'PATCH' })
+      .reply((request) => {
+        sent = JSON.parse(String(request.body));
+        return { statusCode: 200, data: managedOk({ replicaCpuMillicores: 8000, replicaMemoryGb: 32 }), responseOptions: { headers: JSON_HEADERS } };
+      });
+    expect(await api.update('PipeCdcScaling', 'cdc-scaling', { replicaCpuMillicores: 8000, replicaMemoryGb: 32 })).toEqual({ id: 'cdc-scaling', replicaCpuMillicores: 8000, replicaMemoryGb: 32 });
+    expect(sent).toEqual({ replicaCpuMillicores: 8000, replicaMemoryGb: 32 });
+    expect(log.requests).toEqual([{ method: 'PATCH', route: CDC_ROUTE, status: 200 }]);
+  });
+
+  it('is never created or deleted: nothing is sent', async () => {
+    const { api, log } = current();
+    await expect(api.create('PipeCdcScaling', { replicaCpuMillicores: 2000, replicaMemoryGb: 8 })).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
+    await expect(api.remove('PipeCdcScaling', 'cdc-scaling')).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
+    expect(log.requests).toEqual([]);
+  });
+
+  it('is not read by a full read, and not at all on a target speaking the seed profile', async () => {
+    agent = mockAgent();
+    const log = hookLog();
+    api = createApi(managedConnection(), { dispatcher: agent, hooks: log.hooks });
+    expect((await api.readKinds(['PipeCdcScaling'])).pipeCdcScaling).toEqual([]);
+    expect(log.requests).toEqual([]);
+  });
+});
+
 describe('createApi', () => {
   it('keeps a path prefix of the base URL and drops user-info from it', async () => {
     agent = mockAgent();

@@ -10,7 +10,7 @@ function keysInOrder(changes: Change[]): string[] {
 
 describe('execution graph', () => {
   it.each([
-    ['alert deletes, then dashboard writes and deletes, then alert writes', [createAlertOn('a', 'd', 't'), deleteChange('Dashboard', 'old', 'x'), createDashboard('d'), deleteChange('Alert', 'gone', 'y')], ['Alert/gone', 'Dashboard/old', 'Dashboard/d', 'Alert/a']],
+    ['alert deletes, then dashboard writes, then dashboard deletes, then alert writes', [createAlertOn('a', 'd', 't'), deleteChange('Dashboard', 'old', 'x'), createDashboard('d'), deleteChange('Alert', 'gone', 'y')], ['Alert/gone', 'Dashboard/d', 'Dashboard/old', 'Alert/a']],
     ['plan order among equal ranks', [createDashboard('b'), createDashboard('a'), createDashboard('c')], ['Dashboard/b', 'Dashboard/a', 'Dashboard/c']],
     ['a required change first even within a rank', [change({ ...createDashboard('b'), dependsOn: ['Dashboard/a'] }), createDashboard('a')], ['Dashboard/a', 'Dashboard/b']],
   ])('orders %s', (_label, changes, want) => {

@@ -22,7 +22,8 @@ const FIXTURES = new URL('../fixtures/kinds/', import.meta.url).pathname;
 interface ProfileFixture {
   requires?: string;
   manifest: string;
-  update: { member: string; value: unknown };
+  /** One `spec` member and its new value, or several members that only change together (a CDC scaling's CPU and memory). */
+  update: { member: string; value: unknown } | { members: Record<string, unknown> };
 }
 
 interface KindFixture {
@@ -150,7 +151,8 @@ function walkKind(kind: string, index: number, variant: Variant, profile: Profil
     expectExit(await workspace.run(['apply', '--target', target]), 0, 'apply');
     expectExit(await plan(), 0, 'plan after apply');
     // 4. Update one member: planned as an update, applied, clean again.
-    const updated = { ...manifest, spec: { ...manifest.spec, [own.update.member]: own.update.value } };
+    const changed = 'members' in own.update ? own.update.members : { [own.update.member]: own.update.value };
+    const updated = { ...manifest, spec: { ...manifest.spec, ...changed } };
     await write(updated);
     const update = await plan();
     expectExit(update, 2, 'plan of the update');

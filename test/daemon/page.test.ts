@@ -74,7 +74,7 @@ describe('the status page', () => {
     expect(text).toContain('… and 3 more fields');
     expect(text).toContain(`prod Alert broken error manifests/broken.yaml:10 no tile named ${HOSTILE} (E_REF_UNRESOLVED)`);
     expect(html).toContain('<a href="https://git.example/blob/abc/manifests/pipes.yaml#L3" rel="noreferrer"><code>manifests/pipes.yaml:3</code></a>');
-    expect(text).toContain('prod Alert late drifted manifests/late.yaml:1 not created yet waits until 2026-11-26 10:05:00 UTC: an earlier create of it may still land');
+    expect(text).toContain('prod Alert late drifted manifests/late.yaml:1 not created yet waits until 2026-11-26 10:05:00 UTC: an earlier write of it may still land');
   });
 
   it('shows per target the last sync, revision, counts, the rate-budget wait and the error', () => {

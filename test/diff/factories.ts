@@ -5,6 +5,7 @@
 import type { LiveAlert } from '../../src/kinds/alert/model.js';
 import type { LiveDashboard, Tile } from '../../src/kinds/dashboard/model.js';
 import type { LivePipe } from '../../src/kinds/pipe/model.js';
+import type { LiveCdcScaling } from '../../src/kinds/pipe-cdc-scaling/model.js';
 import type { LiveState } from '../../src/kinds/index.js';
 import type { Variant } from '../../src/model/kinds.js';
 import type { PlanOptions, PlanTargetInput } from '../../src/diff/index.js';
@@ -60,6 +61,8 @@ export function desired(resource: Loose): DesiredResource {
       return desiredAlert(withKey);
     case 'Pipe':
       return desiredPipe(withKey);
+    case 'PipeCdcScaling':
+      return { kind: 'PipeCdcScaling', target: TARGET, location: location(withKey.key), ...resource } as DesiredResource;
     default:
       throw new Error(`unknown kind ${String(resource['kind'])}`);
   }
@@ -86,6 +89,7 @@ export function liveState(fields: Loose = {}): LiveState {
     savedSearches: (fields['savedSearches'] as LiveRecord[] | undefined) ?? [],
     webhooks: (fields['webhooks'] as LiveRecord[] | undefined) ?? [],
     pipes: (fields['pipes'] as LivePipe[] | undefined) ?? [],
+    pipeCdcScaling: (fields['pipeCdcScaling'] as LiveCdcScaling[] | undefined) ?? [],
     dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(liveDashboard),
     alerts: ((fields['alerts'] as (Loose & { id: string })[] | undefined) ?? []).map(liveAlert),
     ...(fields['unreadable'] ? { unreadable: fields['unreadable'] as LiveState['unreadable'] } : {}),

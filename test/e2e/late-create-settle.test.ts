@@ -69,7 +69,7 @@ describe('a create the client gave up on, held by a proxy and forwarded later', 
       const target = status.targets[TARGET];
       expect(target?.lastResult).toBe('success');
       expect(target?.resources.find((resource) => resource.name === 'held')).toMatchObject({ kind: 'Dashboard', status: 'drifted', waitUntil: settleUntil });
-      expect(daemon.output().stdout).toContain('waiting for an earlier create that may still land');
+      expect(daemon.output().stdout).toContain('waiting for an earlier write that may still land');
     } finally {
       await daemon.stop();
     }

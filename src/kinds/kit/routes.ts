@@ -22,6 +22,15 @@ export function managedRoutes(segment: string, idParam: string, update: KindRout
   return withOptions({ collection, item: `${collection}/{${idParam}}`, update }, options);
 }
 
+/**
+ * A managed service's one object at `segment` (`pipesCdcScaling`): read by a GET and changed by
+ * `update` on the same route, no id in it; `id` names it in the plan and the inventory.
+ */
+export function managedSingletonRoutes(segment: string, id: string, update: KindRoutes['update'], options: RouteOptions = {}): KindRoutes {
+  const collection = `${MANAGED_SERVICE}/${segment}`;
+  return withOptions({ collection, item: collection, update, singleton: { id } }, options);
+}
+
 /** A self-hosted kind at `segment` under the API (`dashboards`); its id placeholder is `id`. */
 export function selfHostedRoutes(segment: string, update: KindRoutes['update'], options: RouteOptions = {}): KindRoutes {
   const collection = `${SELF_HOSTED_API}/${segment}`;

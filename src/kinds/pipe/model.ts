@@ -10,6 +10,7 @@ import type { DesiredBase, SecretValue } from '../../model/desired.js';
 import type { bornPipeSpecSchema, existingPipeSpecSchema, PIPE_DESIRED_STATES } from '../../schema/manifest.js';
 import type { columnSchema, fieldMappingSchema, pipePatchBodySchema, pipeSettingsSchema, tableMappingRemovalSchema, tableMappingSchema } from '../../schema/api.js';
 import type { Kind } from '../../model/kinds.js';
+import type { ChangeKey } from '../../model/plan.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */
 export const PIPE = 'Pipe' satisfies Kind;
@@ -102,6 +103,12 @@ export interface DesiredPipe extends DesiredBase {
   settings?: Record<string, number | boolean>;
   /** Present for a pipe born in Git. */
   born?: BornPipe;
+}
+
+/** What the pipes' plan tells the kinds that name pipes (`KindPlan.outcome`). */
+export interface PipePlanOutcome {
+  /** The changes of this plan that create a pipe sharing the service's CDC scaling (a database pipe). */
+  databaseCreates: ChangeKey[];
 }
 
 /** A desired pipe born in Git (no `pipeId`, a `name` and the rest of its create body). */

@@ -1,0 +1,44 @@
+/**
+ * PipeCdcScaling: the CDC scaling of a managed service (`…/pipesCdcScaling`), the one sizing all
+ * its database pipes share. A setting of the service, not a resource: the service makes it with
+ * its first database pipe, and it is never created or deleted, only changed. At most one manifest
+ * per target names it (a second is a duplicate: two would fight over it). Read only for a target
+ * with such a manifest, and by export; written after every pipe (it may wait for one being made);
+ * never pruned: without a manifest it is simply not managed.
+ */
+import { DOCUMENT_SCHEMAS, SPEC_SCHEMAS } from '../schema/manifest.js';
+import { defineKind } from './descriptor.js';
+import { pickBySchema } from './kit/pick.js';
+import { managedSingletonRoutes } from './kit/routes.js';
+import { PIPE } from './pipe/model.js';
+import { planCdcScaling } from './pipe-cdc-scaling/diff.js';
+import { cdcScalingManifests, type CdcScalingManifest } from './pipe-cdc-scaling/manifests.js';
+import { CDC_SCALING_ID, PIPE_CDC_SCALING, SIZING_MEMBERS, sizingOfGoal, sizingText, type DesiredCdcScaling, type LiveCdcScaling } from './pipe-cdc-scaling/model.js';
+import { toLiveCdcScaling } from './pipe-cdc-scaling/read.js';
+
+export const pipeCdcScalingKind = defineKind<DesiredCdcScaling, LiveCdcScaling, CdcScalingManifest, typeof PIPE_CDC_SCALING, 'pipeCdcScaling'>({
+  kind: PIPE_CDC_SCALING,
+  collection: 'pipeCdcScaling',
+  schema: DOCUMENT_SCHEMAS[PIPE_CDC_SCALING],
+  // The current profile's managed API only: the seed's has no such route.
+  routes: { managed: managedSingletonRoutes('pipesCdcScaling', CDC_SCALING_ID, 'PATCH', { access: { seed: 'none' } }) },
+  identity: 'id',
+  // Written after the pipes: a database pipe this run creates brings it into being.
+  references: [PIPE],
+  createOnly: [],
+  manifests: cdcScalingManifests,
+  reader: { read: toLiveCdcScaling, statusMembers: [], onDemand: true },
+  plan: planCdcScaling,
+  export: {
+    keyPrefix: 'cdc-scaling',
+    write: (live) => ({ spec: pickBySchema({ replicaCpuMillicores: live.replicaCpuMillicores, replicaMemoryGb: live.replicaMemoryGb }, SPEC_SCHEMAS[PIPE_CDC_SCALING]) as Record<string, unknown> }),
+  },
+  // A new sizing takes minutes to show in a GET: apply follows it there.
+  settle: {
+    check: (goal, live) => {
+      const asked = sizingOfGoal(goal);
+      return SIZING_MEMBERS.every((member) => asked[member] === live[member]) ? { settled: true } : { settled: false, state: `at ${sizingText(live)}` };
+    },
+    redundant: () => false,
+  },
+});
