@@ -35,7 +35,7 @@ interface WantChange {
 
 interface Case {
   name: string;
-  target?: { name?: string; variant?: 'managed' | 'self-hosted' };
+  target?: { name?: string; variant?: 'managed' | 'self-hosted'; profile?: 'seed' | 'current' };
   desired?: Record<string, unknown>[];
   live?: Record<string, unknown>;
   state?: Record<string, unknown>;

@@ -16,8 +16,8 @@ import { digestOf } from '../../support/digest.js';
 import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
 import { matchAll, type Match } from '../kit/match.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from '../kit/values.js';
-import { editFlow, notManaged, ownMarks, patchOperations, resyncOf, withLiveState, type LiveMoves, type PipeContext } from './writes.js';
-import { allSecretHashes, changedKeys, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, editsMappings, emptyDraft, withSecretValues, type PipeDraft } from './drafts.js';
+import { editFlow, notManaged, ownMarks, patchOperations, pausesForMappings, resyncOf, withLiveState, type LiveMoves, type PipeContext } from './writes.js';
+import { allSecretHashes, changedKeys, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, emptyDraft, withSecretValues, type PipeDraft } from './drafts.js';
 import { ignorePipeFields } from './ignore.js';
 import { isSnapshotOnly, RUNNING_GOAL, stateMove, STOPPED_GOAL } from './lifecycle.js';
 import { pipeManifests } from './manifests.js';
@@ -268,28 +268,29 @@ function replaceWarning(desired: DesiredBornPipe, live: LivePipe, forcing: reado
 // ---------------------------------------------------------------- state, scaling, mappings, resync
 
 /**
- * The writes a live pipe needs, in order: the PATCH (a table-mapping edit on a running database
- * pipe wrapped in a stop and a start, the start sent whatever becomes of the edit), the scaling,
- * the state, the resync.
+ * The writes a live pipe needs, in order: the PATCH (where the target's server needs it, a
+ * table-mapping edit on a running database pipe wrapped in a stop and a start, the start sent
+ * whatever becomes of the edit), the scaling, the state, the resync.
  */
 function liveOperations(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, draft: PipeDraft, marks: Marks): LiveMoves {
   const moves: LiveMoves = { operations: [], diff: [], warnings: [] };
   const patches = patchOperations(desired, live.id, draft);
   const wanted = desired.born.state;
-  if (editsMappings(draft)) editFlow(wanted, live, patches, moves);
+  const pauses = pausesForMappings(ctx, draft);
+  if (pauses) editFlow(wanted, live, patches, moves);
   else moves.operations.push(...patches);
   const scaling = scalingOf(desired, live);
   if (scaling) {
     moves.operations.push({ type: operationType('scale', PIPE), id: live.id, body: scaling });
     diffValues('scaling', scaling, live.scaling, moves.diff);
   }
-  if (!editsMappings(draft)) stateOperations(desired, live, marks, moves);
+  if (!pauses) stateOperations(desired, live, marks, moves);
   const resync = resyncOf(desired, live, ctx.state);
   if (resync?.operation) {
     moves.operations.push(resync.operation);
     moves.diff.push(fieldDiff('resync', marks['resync'], desired.policy?.resync));
   }
-  if (marks['resume'] !== undefined && wanted === 'Running' && !editsMappings(draft)) {
+  if (marks['resume'] !== undefined && wanted === 'Running' && !pauses) {
     moves.warnings.push('stacksync stopped this pipe for a table-mapping edit that did not finish; it is started again');
   }
   return moves;

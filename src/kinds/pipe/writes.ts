@@ -7,17 +7,20 @@ import type { UnreadableResource } from '../../model/resources.js';
 import type { Variant } from '../../model/kinds.js';
 import { operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
 import type { Marks, TargetState } from '../../model/state.js';
-import { EDITABLE_MAPPING_STATES, RESYNCABLE_PIPE_FAMILIES } from '../../schema/pipe-sources.js';
+import type { ApiProfile } from '../../schema/enums.js';
+import { EDITABLE_MAPPING_STATES, MAPPING_EDIT_NEEDS_PAUSE, RESYNCABLE_PIPE_FAMILIES } from '../../schema/pipe-sources.js';
 import { errorChange } from '../kit/change.js';
 import type { IntentTiming } from '../kit/intents.js';
 import { fieldDiff } from '../kit/values.js';
-import type { PipeDraft } from './drafts.js';
+import { editsMappings, type PipeDraft } from './drafts.js';
 import { RUNNING_GOAL, STOPPED_GOAL } from './lifecycle.js';
 import { PIPE, type DesiredBornPipe, type DesiredPipe, type LivePipe, type PipeDesiredState, type PipePatch } from './model.js';
 
 export interface PipeContext {
   target: string;
   variant: Variant;
+  /** Whose rules the target's server follows (`api.profile`): whether a mapping edit needs the pipe paused. */
+  profile: ApiProfile;
   livePipes: readonly LivePipe[];
   /** Live pipes that could not be read; a manifest naming one gets an error row. */
   unreadable?: readonly UnreadableResource[];
@@ -77,7 +80,9 @@ export function editFlow(wanted: PipeDesiredState, live: LivePipe, patches: Oper
   const atRest = live.state !== undefined && EDITABLE_MAPPING_STATES.includes(live.state);
   if (atRest === (wanted === 'Running')) moves.diff.push(fieldDiff('state', live.state, wanted));
   if (!atRest) {
-    moves.operations.push({ type: operationType('stop', PIPE), id: live.id, body: { command: 'stop' }, step: 'pause', await: STOPPED_GOAL, marksBefore: { resume: wanted } });
+    // Marked before the stop, and again with it: a pipe not yet in the inventory (its first write) has no entry before.
+    const mark = { resume: wanted };
+    moves.operations.push({ type: operationType('stop', PIPE), id: live.id, body: { command: 'stop' }, step: 'pause', await: STOPPED_GOAL, marksBefore: mark, marks: mark });
   }
   moves.operations.push(...patches);
   const command = wanted === 'Running' ? 'start' : 'stop';
@@ -94,6 +99,11 @@ export function editFlow(wanted: PipeDesiredState, live: LivePipe, patches: Oper
   moves.warnings.push(
     `table mappings: ${how}, then ${wanted === 'Running' ? 'start it again' : 'keep it stopped'} (the API edits mappings only while a pipe is paused, and restarts it after); added tables, and changed ones (removed, then added), are copied from scratch`,
   );
+}
+
+/** Whether the draft's table-mapping edit must be wrapped in a stop and a start on this target. */
+export function pausesForMappings(ctx: Pick<PipeContext, 'profile'>, draft: PipeDraft): boolean {
+  return MAPPING_EDIT_NEEDS_PAUSE[ctx.profile] && editsMappings(draft);
 }
 
 /** `validateSamples` is a request flag, not stored state: sent along with a write, never a diff. */
