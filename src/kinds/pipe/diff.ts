@@ -74,9 +74,10 @@ function planExistingPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe
 /**
  * The writes of an existing pipe. Where the server edits table mappings only on a paused pipe
  * (`pauses`), an edit of a pipe it reports running is wrapped in a stop and a start; one at rest
- * is edited, then stopped again (the service resumes a pipe after an edit). The state it goes back to is the one it was found in, or, after a run cut
- * short between the stop and the start, the one the stop recorded: that run's start is sent now.
- * A pipe whose state the service does not report is patched as it is.
+ * is edited, then stopped again (the service resumes a pipe after an edit). The state it goes
+ * back to is the one it was found in, or, after a run cut short between the stop and the start,
+ * the one the stop recorded: that run's start is sent now. A pipe whose state the service does
+ * not report is patched as it is.
  */
 function existingMoves(live: LivePipe, patches: Operation[], pauses: boolean, marks: Marks): LiveMoves {
   const moves: LiveMoves = { operations: [], diff: [], warnings: [] };
