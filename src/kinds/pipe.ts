@@ -33,7 +33,7 @@ export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof P
   writes: { notRepeatable: changesMappings, respell: respellSettings },
   plan: (input) => {
     const changes = planPipes(
-      { target: input.target, variant: input.variant, livePipes: input.live, unreadable: input.unreadable, secretHashes: input.state.secretHashes, state: input.state, timing: input.timing, adopt: input.adopt },
+      { target: input.target, variant: input.variant, profile: input.profile, livePipes: input.live, unreadable: input.unreadable, secretHashes: input.state.secretHashes, state: input.state, timing: input.timing, adopt: input.adopt },
       input.desired,
     );
     return { changes, outcome: pipeOutcome(input.desired, changes) };

@@ -8,6 +8,7 @@
  * them, which wins where it speaks); the managed OpenAPI's ClickPipes schemas; the Terraform
  * provider's `clickhouse_clickpipe` and `clickhouse_clickpipe_cdc_infrastructure` resources.
  */
+import type { ApiProfile } from './enums.js';
 
 /** The key of a pipe's one source block. */
 export const PIPE_FAMILIES = ['kafka', 'objectStorage', 'kinesis', 'pubsub', 'postgres', 'mysql', 'mongodb', 'bigquery'] as const;
@@ -138,6 +139,12 @@ export type PipeStateCommand = (typeof PIPE_STATE_COMMANDS)[number];
 export const STARTABLE_PIPE_STATES: readonly string[] = ['Stopped', 'Paused', 'Failed'];
 /** Provider: CDC pipes accept table-mapping edits only once settled in one of these (`isClickPipeStoppedOrPaused`). */
 export const EDITABLE_MAPPING_STATES: readonly string[] = ['Stopped', 'Paused'];
+/**
+ * Whether a table-mapping edit waits for the pipe to be paused, by the profile a target speaks: the
+ * real services refuse one on a running pipe ("must be paused to edit", api-notes); the seed's
+ * Update pipe takes it as it is, and the seed has no state command to pause a pipe with.
+ */
+export const MAPPING_EDIT_NEEDS_PAUSE: Readonly<Record<ApiProfile, boolean>> = { seed: false, current: true };
 
 // ---------------------------------------------------------------- scaling
 

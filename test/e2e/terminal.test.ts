@@ -6,7 +6,7 @@
  * revision; files are named as plan names them, in the console, the logs and /status alike.
  *
  * Run with the built CLI. Failures come from an emulator serving today's services (`--profile
- * current`), which refuses the seed-format tiles of the example manifests with a 400.
+ * current`), which refuses the example's dashboard once its tile asks for what it cannot compute.
  */
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -21,7 +21,6 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const current = sharedEmulator({ profile: 'current' });
 const seed = sharedEmulator();
 
-/** The example's self-hosted dashboard (seed-format tiles, refused by a current server) and the alert on it. */
 /**
  * The example's dashboard and alert, its tiles written so that only the server can refuse them:
  * an average with nothing to average (the client cannot tell; the seed's `series` form it would

@@ -3,8 +3,8 @@
  * and the state file, and the built CLI (`dist/cli.js`) run as a child process in it.
  * `npm test` builds first, so dist/ is current.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { DEFAULT_SEED_IDS, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+/** The repository's root. */
+export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Credentials of the emulator's default seed, as the env vars the workspace config names. */
 export const DEFAULT_ENV: Readonly<Record<string, string>> = {
@@ -96,18 +98,37 @@ export interface Workspace {
  */
 export async function createWorkspace(emulatorUrl: string, options: WorkspaceOptions = {}): Promise<Workspace> {
   const dir = await mkdtemp(join(tmpdir(), 'stacksync-e2e-'));
-  const manifestsDir = join(dir, 'manifests');
-  const configPath = join(dir, 'config', 'stacksync.yaml');
-  const statePath = join(dir, '.stacksync', 'state.json');
-  await mkdir(manifestsDir, { recursive: true });
-  await mkdir(dirname(configPath), { recursive: true });
-  await writeFile(configPath, configYaml(emulatorUrl, options, statePath));
-  const env = { ...DEFAULT_ENV };
+  const workspace = workspaceAt(dir, { ...DEFAULT_ENV });
+  await mkdir(workspace.manifestsDir, { recursive: true });
+  await mkdir(dirname(workspace.configPath), { recursive: true });
+  await writeFile(workspace.configPath, configYaml(emulatorUrl, options, workspace.statePath));
+  return workspace;
+}
+
+/**
+ * A copy of the repository as a fresh clone has it, for the README's own commands: its
+ * `manifests/`, `examples/` and `config/` (none of whose configs is at the default path, so
+ * `stacksync run` starts the built-in emulator), optionally committed to a new git repository.
+ */
+export async function cloneRepository(options: { git?: boolean } = {}): Promise<Workspace> {
+  const dir = await mkdtemp(join(tmpdir(), 'stacksync-clone-'));
+  for (const part of ['manifests', 'examples', 'config']) await cp(join(REPO, part), join(dir, part), { recursive: true });
+  if (options.git) {
+    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    git('add', '.');
+    git('commit', '-q', '-m', 'a fresh clone');
+  }
+  return workspaceAt(dir);
+}
+
+/** A workspace over `dir` at the default paths (`manifests/`, `config/stacksync.yaml`, `.stacksync/state.json`), whatever they hold. */
+function workspaceAt(dir: string, env: Record<string, string> = {}): Workspace {
   const workspace: Workspace = {
     dir,
-    manifestsDir,
-    configPath,
-    statePath,
+    manifestsDir: join(dir, 'manifests'),
+    configPath: join(dir, 'config', 'stacksync.yaml'),
+    statePath: join(dir, '.stacksync', 'state.json'),
     env,
     async write(relativePath, text) {
       const path = join(dir, relativePath);

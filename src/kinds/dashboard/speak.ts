@@ -1,10 +1,11 @@
 /**
  * A dashboard manifest in the form its target speaks. One set of manifests serves both server
  * generations: a seed-profile target takes tiles as `series` (their data named by `dataSource`;
- * a series' `source` is a current server's and is left out); a current one takes every tile as
- * `config`, so a `series` tile is sent as the `config` it maps onto exactly, with its source by
- * id. Names of sources become ids here (a source created in the same run: once it is written).
- * What a target cannot take is a problem that says what to write instead.
+ * what only a current server spells — a series' `source`, a quantile's `level` — is left out);
+ * a current one takes every tile as `config`, so a `series` tile is sent as the `config` it maps
+ * onto exactly, with its source by id. Names of sources become ids here (a source created in
+ * the same run: once it is written). What a target cannot take is a problem that says what to
+ * write instead.
  */
 import type { ApiProfile } from '../../schema/enums.js';
 import type { WriteBody } from '../../model/plan.js';
@@ -35,10 +36,22 @@ function speakSeed(desired: DesiredDashboard): Spoken | { problem: string } {
     const placed = tile.containerId ?? tile.tabId;
     if (placed !== undefined) return { problem: `tile ${tile.name}: containerId and tabId are members of current servers, and the target speaks api profile seed` };
     const copy = { ...tile } as TileWrite;
-    if (tile.series !== undefined) copy.series = tile.series.map(({ source: _name, sourceId: _id, ...series }) => series as LiveSeries);
+    if (tile.series !== undefined) copy.series = tile.series.map(seedSeries);
     tiles.push(copy);
   }
   return { tiles, members: {} };
+}
+
+/**
+ * A series as the seed takes it. A series written for both generations names its data twice
+ * (`dataSource` for the seed, `source` for a current server) and a quantile's level once (a
+ * current server needs one of its levels; the seed's quantile has none and refuses the member):
+ * each generation gets its own. A level on any other aggregation is sent, and refused, as written.
+ */
+function seedSeries(series: LiveSeries): LiveSeries {
+  const { source: _name, sourceId: _id, ...seed } = series;
+  if (seed['aggFn'] === 'quantile') delete seed['level'];
+  return seed as LiveSeries;
 }
 
 // ---------------------------------------------------------------- a current server's form

@@ -11,13 +11,13 @@ import { withUnreadable } from '../../model/resources.js';
 import { operationType, SENSITIVE, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
 import type { Marks } from '../../model/state.js';
 import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS } from '../../schema/pipe-create-only.js';
-import { EDITABLE_MAPPING_STATES, PIPE_FAMILY_CLASSES, PIPE_FAMILY_TITLES, SCALABLE_PIPE_FAMILIES, SNAPSHOT_ONLY_PIPE_FAMILIES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
+import { PIPE_FAMILY_CLASSES, PIPE_FAMILY_TITLES, SCALABLE_PIPE_FAMILIES, SNAPSHOT_ONLY_PIPE_FAMILIES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
 import { digestOf } from '../../support/digest.js';
 import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
 import { matchAll, type Match } from '../kit/match.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from '../kit/values.js';
-import { notManaged, patchOperations, resyncOf, withLiveState, type PipeContext } from './writes.js';
-import { allSecretHashes, changedKeys, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, editsMappings, emptyDraft, withSecretValues, type PipeDraft } from './drafts.js';
+import { editFlow, notManaged, ownMarks, patchOperations, pausesForMappings, resyncOf, withLiveState, type LiveMoves, type PipeContext } from './writes.js';
+import { allSecretHashes, changedKeys, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, emptyDraft, withSecretValues, type PipeDraft } from './drafts.js';
 import { ignorePipeFields } from './ignore.js';
 import { isSnapshotOnly, RUNNING_GOAL, stateMove, STOPPED_GOAL } from './lifecycle.js';
 import { pipeManifests } from './manifests.js';
@@ -131,12 +131,6 @@ function planLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, ad
   if (!adopting || ctx.adopt) change.operations = moves.operations;
   if (Object.keys(draft.secretHashes).length > 0 && change.operations.length > 0) change.secretHashes = draft.secretHashes;
   return withLiveState(change, live);
-}
-
-/** The marks stacksync keeps for this pipe, if the inventory holds it under this manifest. */
-function ownMarks(ctx: PipeContext, desired: DesiredPipe, live: LivePipe): Marks {
-  const entry = ctx.state.inventory[PIPE][desired.key];
-  return entry?.id === live.id ? (entry.marks ?? {}) : {};
 }
 
 /** Why this pipe takes no change but a resync, if it does not: snapshot only, or a snapshot that completed. */
@@ -273,68 +267,33 @@ function replaceWarning(desired: DesiredBornPipe, live: LivePipe, forcing: reado
 
 // ---------------------------------------------------------------- state, scaling, mappings, resync
 
-interface LiveMoves {
-  operations: Operation[];
-  diff: FieldDiff[];
-  warnings: string[];
-}
-
 /**
- * The writes a live pipe needs, in order: the PATCH (a table-mapping edit on a running database
- * pipe wrapped in a stop and a start, the start sent whatever becomes of the edit), the scaling,
- * the state, the resync.
+ * The writes a live pipe needs, in order: the PATCH (where the target's server needs it, a
+ * table-mapping edit on a running database pipe wrapped in a stop and a start, the start sent
+ * whatever becomes of the edit), the scaling, the state, the resync.
  */
 function liveOperations(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, draft: PipeDraft, marks: Marks): LiveMoves {
   const moves: LiveMoves = { operations: [], diff: [], warnings: [] };
   const patches = patchOperations(desired, live.id, draft);
   const wanted = desired.born.state;
-  if (editsMappings(draft)) editFlow(desired, live, patches, moves);
+  const pauses = pausesForMappings(ctx, draft);
+  if (pauses) editFlow(wanted, live, patches, moves);
   else moves.operations.push(...patches);
   const scaling = scalingOf(desired, live);
   if (scaling) {
     moves.operations.push({ type: operationType('scale', PIPE), id: live.id, body: scaling });
     diffValues('scaling', scaling, live.scaling, moves.diff);
   }
-  if (!editsMappings(draft)) stateOperations(desired, live, marks, moves);
+  if (!pauses) stateOperations(desired, live, marks, moves);
   const resync = resyncOf(desired, live, ctx.state);
   if (resync?.operation) {
     moves.operations.push(resync.operation);
     moves.diff.push(fieldDiff('resync', marks['resync'], desired.policy?.resync));
   }
-  if (marks['resume'] !== undefined && wanted === 'Running' && !editsMappings(draft)) {
+  if (marks['resume'] !== undefined && wanted === 'Running' && !pauses) {
     moves.warnings.push('stacksync stopped this pipe for a table-mapping edit that did not finish; it is started again');
   }
   return moves;
-}
-
-/**
- * The API takes a mapping edit only while the pipe is paused ("must be paused to edit"), and
- * resumes the pipe by itself after one: so stop (if not at rest), edit, and bring it to the state
- * the manifest wants, that last step whatever becomes of the edit. The stop leaves a mark first,
- * so a run cut short in between is finished by the next one.
- */
-function editFlow(desired: DesiredBornPipe, live: LivePipe, patches: Operation[], moves: LiveMoves): void {
-  const wanted = desired.born.state;
-  const atRest = live.state !== undefined && EDITABLE_MAPPING_STATES.includes(live.state);
-  if (atRest === (wanted === 'Running')) moves.diff.push(fieldDiff('state', live.state, wanted));
-  if (!atRest) {
-    moves.operations.push({ type: operationType('stop', PIPE), id: live.id, body: { command: 'stop' }, step: 'pause', await: STOPPED_GOAL, marksBefore: { resume: wanted } });
-  }
-  moves.operations.push(...patches);
-  const command = wanted === 'Running' ? 'start' : 'stop';
-  moves.operations.push({
-    type: operationType(command, PIPE),
-    id: live.id,
-    body: { command },
-    step: 'resume',
-    always: true,
-    await: wanted === 'Running' ? RUNNING_GOAL : STOPPED_GOAL,
-    marks: { resume: null },
-  });
-  const how = atRest ? 'edited while the pipe is at rest' : `applied as one change: stop the pipe (now ${live.state ?? 'in an unknown state'}), wait until it is paused, edit its table mappings`;
-  moves.warnings.push(
-    `table mappings: ${how}, then ${wanted === 'Running' ? 'start it again' : 'keep it stopped'} (the API edits mappings only while a pipe is paused, and restarts it after); added tables, and changed ones (removed, then added), are copied from scratch`,
-  );
 }
 
 /** The scaling members that differ, for pipes that scale on their own; none otherwise. */

@@ -3,19 +3,23 @@
  * updated, started, stopped, scaled, resynced and replaced as `born.ts` plans; an existing pipe
  * (`pipeId`) is only ever updated: the smallest Update pipe (PATCH) body that brings it in line,
  * or two when a table mapping changes (the API refuses one table in both mapping lists of one
- * PATCH), and a resync when its annotation asks for one.
+ * PATCH), and a resync when its annotation asks for one. Its state is not the manifest's to set,
+ * but where the server takes a table-mapping edit only on a paused pipe, it is stopped for the
+ * edit and brought back to the state it was found in.
  */
-import type { Change } from '../../model/plan.js';
+import { operationType, type Change, type Operation } from '../../model/plan.js';
+import type { Marks } from '../../model/state.js';
 import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from '../../schema/api.js';
 import type { PipeSourceKind } from '../../schema/enums.js';
-import { TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
+import { EDITABLE_MAPPING_STATES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
 import { changeFor, errorChange, unreadableChange } from '../kit/change.js';
-import { covers, diffValues, isPlainObject } from '../kit/values.js';
+import { covers, diffValues, fieldDiff, isPlainObject } from '../kit/values.js';
 import { planBornPipes } from './born.js';
-import { notManaged, patchOperations, resyncOf, withLiveState, type PipeContext } from './writes.js';
+import { editFlow, notManaged, ownMarks, patchOperations, pausesForMappings, resyncOf, withLiveState, type LiveMoves, type PipeContext } from './writes.js';
 import { changedKeys, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, emptyDraft, type PipeDraft } from './drafts.js';
 import { ignorePipeFields } from './ignore.js';
-import { isBorn, PIPE, uuidKey, type DesiredPipe, type LivePipe } from './model.js';
+import { RUNNING_GOAL, stateMove, STOPPED_GOAL } from './lifecycle.js';
+import { isBorn, PIPE, uuidKey, type DesiredPipe, type LivePipe, type PipeDesiredState } from './model.js';
 
 export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Change[] {
   const born = desired.filter(isBorn);
@@ -55,14 +59,52 @@ function planExistingPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe
   const resync = resyncOf(desired, live, ctx.state);
   if (resync?.error !== undefined) draft.error ??= resync.error;
   if (draft.error !== undefined) return withLiveState(errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id), live);
-  const operations = [...patchOperations(desired, live.id, draft), ...(resync?.operation ? [resync.operation] : [])];
+  const moves = existingMoves(live, patchOperations(desired, live.id, draft), pausesForMappings(ctx, draft), ownMarks(ctx, desired, live));
+  const operations = [...moves.operations, ...(resync?.operation ? [resync.operation] : [])];
   const change = changeFor(ctx.target, desired, operations.length > 0 ? 'update' : 'unchanged');
   change.id = live.id;
   change.liveName = desired.name ?? live.name;
-  change.diff = draft.diff;
+  change.diff = [...draft.diff, ...moves.diff];
+  change.warnings.push(...moves.warnings);
   change.operations = operations;
   if (Object.keys(draft.secretHashes).length > 0) change.secretHashes = draft.secretHashes;
   return withLiveState(change, live);
+}
+
+/**
+ * The writes of an existing pipe. Where the server edits table mappings only on a paused pipe
+ * (`pauses`), an edit of a pipe it reports running is wrapped in a stop and a start; one at rest
+ * is edited, then stopped again (the service resumes a pipe after an edit). The state it goes
+ * back to is the one it was found in, or, after a run cut short between the stop and the start,
+ * the one the stop recorded: that run's start is sent now. A pipe whose state the service does
+ * not report is patched as it is.
+ */
+function existingMoves(live: LivePipe, patches: Operation[], pauses: boolean, marks: Marks): LiveMoves {
+  const moves: LiveMoves = { operations: [], diff: [], warnings: [] };
+  const state = live.state;
+  const resume = marks['resume'] === 'Running' || marks['resume'] === 'Stopped' ? (marks['resume'] as PipeDesiredState) : undefined;
+  if (state === undefined) {
+    moves.operations.push(...patches);
+    return moves;
+  }
+  if (pauses) {
+    editFlow(resume ?? (EDITABLE_MAPPING_STATES.includes(state) ? 'Stopped' : 'Running'), live, patches, moves);
+    return moves;
+  }
+  moves.operations.push(...patches);
+  if (resume === 'Running') resumeCutEdit(live, state, moves);
+  return moves;
+}
+
+/** The start a run cut short after stopping the pipe for a mapping edit did not send. */
+function resumeCutEdit(live: LivePipe, state: string, moves: LiveMoves): void {
+  const move = stateMove('Running', state);
+  if (move !== 'start' && move !== 'stop-then-start') return;
+  const start: Operation = { type: operationType('start', PIPE), id: live.id, body: { command: 'start' }, step: 'resume', await: RUNNING_GOAL, marks: { resume: null } };
+  if (move === 'stop-then-start') moves.operations.push({ type: operationType('stop', PIPE), id: live.id, body: { command: 'stop' }, step: 'resume', await: STOPPED_GOAL });
+  moves.operations.push(start);
+  moves.diff.push(fieldDiff('state', state, 'Running'));
+  moves.warnings.push('stacksync stopped this pipe for a table-mapping edit that did not finish; it is started again');
 }
 
 function draftExisting(ctx: PipeContext, desired: DesiredPipe, live: LivePipe): PipeDraft {

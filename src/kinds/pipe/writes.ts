@@ -1,21 +1,26 @@
 /**
  * What both forms of a Pipe manifest share once drafted: the planning context, the PATCH
- * operations of a draft, the resync an annotation asks for, and how a change carries the live state.
+ * operations of a draft, a table-mapping edit wrapped in a stop and a start, the resync an
+ * annotation asks for, and how a change carries the live state.
  */
 import type { UnreadableResource } from '../../model/resources.js';
 import type { Variant } from '../../model/kinds.js';
-import { operationType, type Change, type Operation } from '../../model/plan.js';
-import type { TargetState } from '../../model/state.js';
-import { RESYNCABLE_PIPE_FAMILIES } from '../../schema/pipe-sources.js';
+import { operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
+import type { Marks, TargetState } from '../../model/state.js';
+import type { ApiProfile } from '../../schema/enums.js';
+import { EDITABLE_MAPPING_STATES, MAPPING_EDIT_NEEDS_PAUSE, RESYNCABLE_PIPE_FAMILIES } from '../../schema/pipe-sources.js';
 import { errorChange } from '../kit/change.js';
 import type { IntentTiming } from '../kit/intents.js';
-import type { PipeDraft } from './drafts.js';
-import { RUNNING_GOAL } from './lifecycle.js';
-import { PIPE, type DesiredBornPipe, type DesiredPipe, type LivePipe, type PipePatch } from './model.js';
+import { fieldDiff } from '../kit/values.js';
+import { editsMappings, type PipeDraft } from './drafts.js';
+import { RUNNING_GOAL, STOPPED_GOAL } from './lifecycle.js';
+import { PIPE, type DesiredBornPipe, type DesiredPipe, type LivePipe, type PipeDesiredState, type PipePatch } from './model.js';
 
 export interface PipeContext {
   target: string;
   variant: Variant;
+  /** Whose rules the target's server follows (`api.profile`): whether a mapping edit needs the pipe paused. */
+  profile: ApiProfile;
   livePipes: readonly LivePipe[];
   /** Live pipes that could not be read; a manifest naming one gets an error row. */
   unreadable?: readonly UnreadableResource[];
@@ -35,7 +40,20 @@ export function withLiveState(change: Change, live: LivePipe): Change {
   return change;
 }
 
+/** The marks stacksync keeps for this pipe, if the inventory holds it under this manifest. */
+export function ownMarks(ctx: PipeContext, desired: DesiredPipe, live: LivePipe): Marks {
+  const entry = ctx.state.inventory[PIPE][desired.key];
+  return entry?.id === live.id ? (entry.marks ?? {}) : {};
+}
+
 // ---------------------------------------------------------------- operations
+
+/** The writes a live pipe needs, in order, with what the plan shows and says of them. */
+export interface LiveMoves {
+  operations: Operation[];
+  diff: FieldDiff[];
+  warnings: string[];
+}
 
 /** The PATCH (or, for a changed mapping, the remove and the add PATCHes) of a draft; none when nothing differs. */
 export function patchOperations(desired: DesiredPipe, id: string, draft: PipeDraft): Operation[] {
@@ -50,6 +68,42 @@ export function patchOperations(desired: DesiredPipe, id: string, draft: PipeDra
     { type, id, patch: first, step: 'remove-mappings' },
     { type, id, patch: second, step: 'add-mappings' },
   ];
+}
+
+/**
+ * The API takes a mapping edit only while the pipe is paused ("must be paused to edit"), and
+ * resumes the pipe by itself after one: so stop (if not at rest), edit, and bring it to the state
+ * `wanted`, that last step whatever becomes of the edit. The stop leaves a mark first, so a run
+ * cut short in between is finished by the next one.
+ */
+export function editFlow(wanted: PipeDesiredState, live: LivePipe, patches: Operation[], moves: LiveMoves): void {
+  const atRest = live.state !== undefined && EDITABLE_MAPPING_STATES.includes(live.state);
+  if (atRest === (wanted === 'Running')) moves.diff.push(fieldDiff('state', live.state, wanted));
+  if (!atRest) {
+    // Marked before the stop, and again with it: a pipe not yet in the inventory (its first write) has no entry before.
+    const mark = { resume: wanted };
+    moves.operations.push({ type: operationType('stop', PIPE), id: live.id, body: { command: 'stop' }, step: 'pause', await: STOPPED_GOAL, marksBefore: mark, marks: mark });
+  }
+  moves.operations.push(...patches);
+  const command = wanted === 'Running' ? 'start' : 'stop';
+  moves.operations.push({
+    type: operationType(command, PIPE),
+    id: live.id,
+    body: { command },
+    step: 'resume',
+    always: true,
+    await: wanted === 'Running' ? RUNNING_GOAL : STOPPED_GOAL,
+    marks: { resume: null },
+  });
+  const how = atRest ? 'edited while the pipe is at rest' : `applied as one change: stop the pipe (now ${live.state ?? 'in an unknown state'}), wait until it is paused, edit its table mappings`;
+  moves.warnings.push(
+    `table mappings: ${how}, then ${wanted === 'Running' ? 'start it again' : 'keep it stopped'} (the API edits mappings only while a pipe is paused, and restarts it after); added tables, and changed ones (removed, then added), are copied from scratch`,
+  );
+}
+
+/** Whether the draft's table-mapping edit must be wrapped in a stop and a start on this target. */
+export function pausesForMappings(ctx: Pick<PipeContext, 'profile'>, draft: PipeDraft): boolean {
+  return MAPPING_EDIT_NEEDS_PAUSE[ctx.profile] && editsMappings(draft);
 }
 
 /** `validateSamples` is a request flag, not stored state: sent along with a write, never a diff. */
