@@ -44,7 +44,7 @@ export const dataSchema: JsonSchema = {
   else: seedDataSchema,
 };
 
-const fileSchema: JsonSchema = object(
+export const fileSchema: JsonSchema = object(
   { format: { const: DATA_FORMAT }, savedAt: { type: 'string' }, credentialSalt: { type: 'string', pattern: SALT_PATTERN }, state: dataSchema },
   ['format', 'state'],
 );

@@ -181,7 +181,7 @@ export const STATE_FILE_SCHEMA: JsonSchema = {
 };
 
 /** One schema per record type: the members of `StateRecord` (model/state.ts) plus `seq` and `target`. */
-const JOURNAL_LINE_SCHEMAS: Record<StateRecordType, JsonSchema> = {
+export const JOURNAL_LINE_SCHEMAS: Record<StateRecordType, JsonSchema> = {
   intent: lineSchema('intent', { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' }, settleUntil: { type: 'string' } }, ['kind', 'key', 'name', 'at']),
   owned: lineSchema('owned', { kind: KIND_SCHEMA, key: { type: 'string' }, id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' }, created: { const: true } }, ['kind', 'key', 'id']),
   marked: lineSchema('marked', { kind: KIND_SCHEMA, key: { type: 'string' }, marks: { type: 'object', additionalProperties: { type: ['string', 'null'] } } }, ['kind', 'key', 'marks']),
