@@ -21,6 +21,8 @@ export function suspendedByTarget(target: string): string {
  */
 export function suspendChanges(changes: Change[], desired: readonly DesiredResource[], targetSuspended: boolean): Change[] {
   const annotated = new Set(desired.filter((resource) => resource.policy?.suspend).map((resource) => changeKey(resource.kind, resource.key)));
+  // Nearly every plan suspends nothing: then no key is made for each of its changes.
+  if (!targetSuspended && annotated.size === 0) return changes;
   const roots = changes.filter((change) => isSuspendable(change) && (targetSuspended || annotated.has(changeKey(change.kind, change.name))));
   const waiting = withDependents(changes, roots.filter((change) => isWrite(change.action)));
   const rootSet = new Set(roots);

@@ -22,6 +22,8 @@ export interface TwinInput {
 /** One `error` change (code `E_CONFLICT`) per live twin of a managed resource of `kind` that a manifest names. */
 export function planTwins(input: TwinInput): Change[] {
   const { kind, changes, live, state } = input;
+  // Nothing live of the kind, no twin: and a plan walks every kind, most of them empty.
+  if (live.length === 0) return [];
   const inventory = state.inventory[kind];
   const liveById = new Map(live.map((item) => [item.id, item]));
   // Claimed: recorded in the inventory under any key, or matched by this plan (adopted, reclaimed).

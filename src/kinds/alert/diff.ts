@@ -229,8 +229,13 @@ function currentMembers(desired: DesiredAlert): Record<string, unknown> {
   return members;
 }
 
+function hasCurrentMembers(desired: DesiredAlert): boolean {
+  return CURRENT_ALERT_MEMBERS.some((member) => desired[member] !== undefined);
+}
+
 /** Why a seed-profile target cannot take this manifest: members only newer servers have. */
 function currentOnlyMembers(desired: DesiredAlert): string | undefined {
+  if (!hasCurrentMembers(desired) && desired.channels === undefined && desired.channel?.type !== 'email') return undefined;
   const members = [...CURRENT_ALERT_MEMBERS.filter((member) => desired[member] !== undefined), ...(desired.channels !== undefined ? ['channels'] : [])];
   if (desired.channel?.type === 'email') members.push('an email channel');
   return members.length > 0 ? `${members.join(', ')}: only newer servers take them, and the target speaks api profile seed; leave them out for it` : undefined;
@@ -250,6 +255,8 @@ function namedIds(desired: DesiredAlert, names: NameRefs): Named {
 
 /** What the manifest names by id that this plan deletes (a name never resolves to one), as `Kind/name (id)`. */
 function deletedIds(ctx: AlertContext, named: Named): string[] {
+  // Most plans delete nothing an alert can name: no list is made for every alert then.
+  if (ctx.deleted.size === 0) return [];
   const ids = [named.savedSearchId, named.channel?.webhookId, ...(named.channels ?? []).map((channel) => channel.webhookId)];
   const gone = ids.flatMap((id) => {
     const deletion = id === undefined ? undefined : ctx.deleted.get(id);
@@ -284,22 +291,20 @@ function keepChannelsInStep(body: AlertWrite, channel: LiveAlertChannel, live: L
 // ---------------------------------------------------------------- diff
 
 function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | undefined, resolved: Resolved): FieldDiff[] {
-  const compared: [string, unknown, unknown][] = [
-    ['name', desired.name, live?.name],
-    ['message', desired.message, live?.message],
-    ['threshold', desired.threshold, live?.threshold],
-    ['thresholdType', desired.thresholdType, live?.thresholdType],
-    ['thresholdMax', desired.thresholdMax, live?.thresholdMax],
-    ['interval', desired.interval, live?.interval],
-    ['source', sourceOf(desired), live?.source],
-    ['channel', resolved.channel, live?.channel],
-    ['channels', resolved.channels, live?.extra?.['channels']],
-    ['groupBy', desired.groupBy, live?.groupBy],
-    ['savedSearchId', resolved.savedSearchId, live?.savedSearchId],
-    ...Object.entries(currentMembers(desired)).map(([member, value]): [string, unknown, unknown] => [member, value, live?.extra?.[member]]),
-  ];
+  // Compared member by member, not from a table of rows: this runs for every alert of every plan.
   const diff: FieldDiff[] = [];
-  for (const [path, want, have] of compared) diffValues(path, want, have, diff);
+  diffValues('name', desired.name, live?.name, diff);
+  diffValues('message', desired.message, live?.message, diff);
+  diffValues('threshold', desired.threshold, live?.threshold, diff);
+  diffValues('thresholdType', desired.thresholdType, live?.thresholdType, diff);
+  diffValues('thresholdMax', desired.thresholdMax, live?.thresholdMax, diff);
+  diffValues('interval', desired.interval, live?.interval, diff);
+  diffValues('source', sourceOf(desired), live?.source, diff);
+  diffValues('channel', resolved.channel, live?.channel, diff);
+  diffValues('channels', resolved.channels, live?.extra?.['channels'], diff);
+  diffValues('groupBy', desired.groupBy, live?.groupBy, diff);
+  diffValues('savedSearchId', resolved.savedSearchId, live?.savedSearchId, diff);
+  if (hasCurrentMembers(desired)) for (const [member, value] of Object.entries(currentMembers(desired))) diffValues(member, value, live?.extra?.[member], diff);
   if (resolved.ref) diffRef(ctx, desired, live, resolved.ref, diff);
   return diff;
 }
