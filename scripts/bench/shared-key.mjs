@@ -130,7 +130,7 @@ export async function sharedKeyRun(profile, log) {
   const emulator = await startEmulatorChild({ seedFile: join(dir, 'seed.json'), rateLimit: profile.requests, rateWindow: `${profile.perSeconds}s` });
   try {
     await workspace(dir, emulator.url, profile);
-    const result = await runCli(dir, ['run', '--once', '--log-level', 'debug'], { timeoutMs: 900_000 });
+    const result = await runCli(dir, ['run', '--once', '--log-level', 'debug', '--log-format', 'json'], { timeoutMs: 900_000 });
     const server = await stats(emulator.url);
     const { requests, syncs } = requestsOf(result.stderr);
     const targets = Array.from({ length: profile.targets }, (_, index) => `svc-${pad(index)}`);
