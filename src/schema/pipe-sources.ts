@@ -168,6 +168,16 @@ export const CDC_SCALING_BOUNDS = {
   memoryGbPerCore: 4,
 } as const;
 
+/**
+ * What is wrong with a CDC sizing's memory for its CPU (it must be `memoryGbPerCore` per core);
+ * undefined when nothing. One rule for the manifest check and the emulator's answer alike.
+ */
+export function cdcMemoryProblem(cpuMillicores: number, memoryGb: number): string | undefined {
+  const perCore = CDC_SCALING_BOUNDS.memoryGbPerCore;
+  const expected = (cpuMillicores / 1000) * perCore;
+  return memoryGb === expected ? undefined : `must be ${perCore} GB per CPU core: ${expected} for ${cpuMillicores} millicores`;
+}
+
 /** The CDC scaling a service starts with once its first database pipe is provisioned (2 CPU + 8 GB, one compute unit). */
 export const DEFAULT_CDC_SCALING = { replicaCpuMillicores: 2000, replicaMemoryGb: 8 } as const;
 

@@ -19,7 +19,7 @@ import {
 import type { JsonSchema } from '../../schema/build.js';
 import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import {
-  CDC_SCALING_BOUNDS,
+  cdcMemoryProblem,
   DEFAULT_PIPE_FLAVOURS,
   DEFAULT_PIPE_SCALING,
   EDITABLE_MAPPING_STATES,
@@ -623,8 +623,8 @@ export function patchCdcScaling(service: ServiceRecord, body: unknown, nowMs: nu
   const issues = check('cdc-scaling', cdcScalingBodySchema, input);
   const cpu = input['replicaCpuMillicores'] as number;
   const memory = input['replicaMemoryGb'] as number;
-  const expected = (cpu / 1000) * CDC_SCALING_BOUNDS.memoryGbPerCore;
-  if (!issues.length && memory !== expected) issues.push(issue('replicaMemoryGb', `must be ${CDC_SCALING_BOUNDS.memoryGbPerCore} GB per CPU core: ${expected} for ${cpu} millicores`));
+  const memoryProblem = issues.length ? undefined : cdcMemoryProblem(cpu, memory);
+  if (memoryProblem !== undefined) issues.push(issue('replicaMemoryGb', memoryProblem));
   if (issues.length) throw invalid(issues, 'invalid CDC scaling');
   const runtime = runtimeOf(service);
   const scaling = { replicaCpuMillicores: cpu, replicaMemoryGb: memory };

@@ -5,7 +5,7 @@
  */
 import type { Static } from 'typebox';
 import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
-import { CDC_SCALING_BOUNDS } from '../../schema/pipe-sources.js';
+import { cdcMemoryProblem } from '../../schema/pipe-sources.js';
 import type { DocumentProblem, KindManifests } from '../descriptor.js';
 import { CDC_SCALING_ID, PIPE_CDC_SCALING, type CdcScalingSpec, type DesiredCdcScaling } from './model.js';
 
@@ -28,9 +28,6 @@ export const cdcScalingManifests: KindManifests<DesiredCdcScaling, CdcScalingMan
 
 /** The service takes memory in step with the CPU only: 4 GB per core (provider `clickhouse_clickpipe_cdc_infrastructure`). */
 export function memoryProblems(spec: CdcScalingSpec): DocumentProblem[] {
-  const perCore = CDC_SCALING_BOUNDS.memoryGbPerCore;
-  const expected = (spec.replicaCpuMillicores / 1000) * perCore;
-  if (spec.replicaMemoryGb === expected) return [];
-  const message = `must be ${perCore} GB per CPU core: ${expected} for ${spec.replicaCpuMillicores} millicores`;
-  return [{ code: 'E_MANIFEST_INVALID', pointer: ['spec', 'replicaMemoryGb'], message }];
+  const message = cdcMemoryProblem(spec.replicaCpuMillicores, spec.replicaMemoryGb);
+  return message === undefined ? [] : [{ code: 'E_MANIFEST_INVALID', pointer: ['spec', 'replicaMemoryGb'], message }];
 }
