@@ -11,6 +11,7 @@ import {
   alertName,
   alertYaml,
   dashboardName,
+  billingPipe,
   dashboardYaml,
   describeRun,
   documents,
@@ -37,18 +38,6 @@ spec:
   settings:
     object_storage_concurrency: 1
     object_storage_polling_interval_ms: ${pollingMs}
-`;
-
-const BILLING = (customersTable: string): string => `apiVersion: stacksync/v1
-kind: Pipe
-metadata: { name: billing-postgres, target: local }
-spec:
-  pipeId: ${DEFAULT_SEED_IDS.pipes.postgres}
-  source:
-    postgres:
-      tableMappings:
-        - { sourceSchemaName: public, sourceTable: invoices, targetTable: invoices }
-        - { sourceSchemaName: public, sourceTable: customers, targetTable: ${customersTable} }
 `;
 
 function stack(target: TargetName, version: { wideP99?: boolean; slowThreshold?: number; tags?: string[] } = {}): string {
@@ -81,7 +70,7 @@ describe('apply converges with the minimum of writes', () => {
     workspace = await createWorkspace(proxy.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
     await workspace.write('manifests/local.yaml', stack('local'));
     await workspace.write('manifests/selfhosted.yaml', stack('local-selfhosted'));
-    await workspace.write('manifests/pipes.yaml', documents([EVENTS_S3(15000), BILLING('customers')]));
+    await workspace.write('manifests/pipes.yaml', documents([EVENTS_S3(15000), billingPipe('customers')]));
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -134,7 +123,7 @@ describe('apply converges with the minimum of writes', () => {
     const before = await dump(emulator.url);
     await workspace.write('manifests/local.yaml', stack('local', { wideP99: true, slowThreshold: 750 }));
     await workspace.write('manifests/selfhosted.yaml', stack('local-selfhosted', { tags: ['db', 'api'] }));
-    await workspace.write('manifests/pipes.yaml', documents([EVENTS_S3(20000), BILLING('customers_v2')]));
+    await workspace.write('manifests/pipes.yaml', documents([EVENTS_S3(20000), billingPipe('customers_v2')]));
     // 5 changed resources: 1 dashboard + 1 alert (managed), 1 dashboard (self-hosted), 2 pipes.
     const writes = await applyCounting();
     expect(writes).toEqual({

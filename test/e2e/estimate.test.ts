@@ -5,8 +5,7 @@
  * PATCHes) and a pruned delete. The text, markdown and JSON plans all say it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
-import { alertYaml, dashboardYaml, documents, parseJsonOutput, type TargetName } from '../helpers/e2e.js';
+import { alertYaml, billingPipe, dashboardYaml, documents, parseJsonOutput, type TargetName } from '../helpers/e2e.js';
 import { emulatorStats, resetEmulatorStats, sharedEmulator, type EmulatorStats, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
@@ -18,18 +17,6 @@ interface EstimateJson {
   seconds: number;
   targets: { target: string; requests: number; writes: number; reads: number; seconds: number; rateLimit: typeof FAST }[];
 }
-
-const BILLING = (customersTable: string): string => `apiVersion: stacksync/v1
-kind: Pipe
-metadata: { name: billing-postgres, target: local }
-spec:
-  pipeId: ${DEFAULT_SEED_IDS.pipes.postgres}
-  source:
-    postgres:
-      tableMappings:
-        - { sourceSchemaName: public, sourceTable: invoices, targetTable: invoices }
-        - { sourceSchemaName: public, sourceTable: customers, targetTable: ${customersTable} }
-`;
 
 function stack(target: TargetName, version: { wide?: boolean; second?: boolean }): string {
   return documents([
@@ -86,7 +73,7 @@ describe('the estimate of an apply', { timeout: 120_000 }, () => {
   });
 
   it('counts updates, a pipe mapping change (remove, then add) and a pruned delete', async () => {
-    await workspace.write('manifests/local.yaml', documents([stack('local', { wide: true, second: true }), BILLING('customers_v2')]));
+    await workspace.write('manifests/local.yaml', documents([stack('local', { wide: true, second: true }), billingPipe('customers_v2')]));
     await workspace.write('manifests/selfhosted.yaml', stack('local-selfhosted', { wide: true }));
     const estimate = await planThenApply();
     // local: two pipe PATCHes, the dashboard update, the alert delete, the new dashboard and its alert.

@@ -18,6 +18,21 @@ export const TARGETS: readonly TargetName[] = ['local', 'local-selfhosted'];
 
 // ---------------------------------------------------------------- manifests
 
+/** The seed's existing postgres pipe (`pipeId`) with two table mappings, the second into `customersTable`. */
+export function billingPipe(customersTable: string): string {
+  return `apiVersion: stacksync/v1
+kind: Pipe
+metadata: { name: billing-postgres, target: local }
+spec:
+  pipeId: ${DEFAULT_SEED_IDS.pipes.postgres}
+  source:
+    postgres:
+      tableMappings:
+        - { sourceSchemaName: public, sourceTable: invoices, targetTable: invoices }
+        - { sourceSchemaName: public, sourceTable: customers, targetTable: ${customersTable} }
+`;
+}
+
 export interface TileSpec {
   name: string;
   x?: number;
