@@ -5,11 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { describeRun, dump, expectExactly, expectStateMatchesLive, generateFleet, liveOf, readState, writeFiles, type Fleet } from '../helpers/e2e.js';
+import { describeRun, dump, expectExactly, expectStateMatchesLive, generateFleet, liveOf, parseJsonOutput, readState, writeFiles, type Fleet } from '../helpers/e2e.js';
 import { createWorkspace, emulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
 
 const FAULTS = 'error=0.2,throttle=0.1,reset=0.05';
 const MAX_RUNS = 15;
+/** Codes of a request every retry of which met a fault: the client gave up on it, nothing is wrong with the plan. */
+const FAULTS_OUTLASTED_RETRIES: ReadonlySet<string> = new Set(['E_API_THROTTLED', 'E_API_UNAVAILABLE']);
+const MAX_PLANS = 5;
 
 describe(`apply under faults (${FAULTS})`, () => {
   let emulator: RunningEmulator;
@@ -54,6 +57,22 @@ describe(`apply under faults (${FAULTS})`, () => {
     return { runs, durations };
   }
 
+  /**
+   * `plan --detailed-exitcode` against the same faulty server, as a user's CI would run it. One of
+   * its reads fails outright when every retry meets a fault (about 0.35^6 of requests), so a run
+   * whose only errors are such reads is run again; a planned change, or any other error, is the
+   * answer at once.
+   */
+  async function planUnderFaults(args: string[]): Promise<CliResult> {
+    for (let attempt = 1; ; attempt++) {
+      const plan = await workspace.run([...args, '--detailed-exitcode', '--output', 'json'], { timeoutMs: 60_000 });
+      if (plan.code !== 1 || attempt === MAX_PLANS) return plan;
+      const { errors, changes } = parseJsonOutput(plan);
+      const onlyOutlastedReads = errors.length > 0 && errors.every((error) => FAULTS_OUTLASTED_RETRIES.has(error.code ?? '')) && changes.every((change) => change.action !== 'error');
+      if (!onlyOutlastedReads) return plan;
+    }
+  }
+
   async function expectExactState(): Promise<void> {
     const data = await dump(emulator.url);
     const state = await readState(workspace.statePath);
@@ -75,9 +94,9 @@ describe(`apply under faults (${FAULTS})`, () => {
   }, 300_000);
 
   it('then plans no changes, still under faults', async () => {
-    const plan = await workspace.run(['plan', '--detailed-exitcode'], { timeoutMs: 60_000 });
+    const plan = await planUnderFaults(['plan']);
     expect(plan.code, describeRun(plan)).toBe(0);
-  }, 60_000);
+  }, 300_000);
 
   it('updates and prunes converge too: a fifth of each fleet removed, the rest changed', async () => {
     for (const target of [...fleets.keys()]) {
@@ -101,7 +120,7 @@ describe(`apply under faults (${FAULTS})`, () => {
     const data = await dump(emulator.url);
     for (const target of fleets.keys()) for (const alert of liveOf(data, target).alerts) expect(alert.threshold).toBeGreaterThanOrEqual(500);
     console.info(`updates and deletes converged after ${runs.length} run(s) taking ${durations.join(', ')} ms`);
-    const plan = await workspace.run(['plan', '--prune', '--detailed-exitcode'], { timeoutMs: 60_000 });
+    const plan = await planUnderFaults(['plan', '--prune']);
     expect(plan.code, describeRun(plan)).toBe(0);
   }, 300_000);
 });
