@@ -13,8 +13,8 @@ import { CURRENT_SOURCE_KINDS, CURRENT_WEBHOOK_SERVICES, OBJECT_ID_PATTERN } fro
 import { PIPE_STATES, SERVICE_STATES, SOURCE_KINDS } from '../schema/enums.js';
 import { PIPE_FAMILIES } from '../schema/pipe-sources.js';
 import { dataSourceSchema, pipeCreateBodySchema, type JsonSchema } from '../schema/api.js';
-import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
-import type { Profile, ServiceState } from './model.js';
+import { compileSchema, describeIssues, toIssues, type NamedSchema } from '../schema/validate.js';
+import { PROFILES, type Profile, type ServiceState } from './model.js';
 
 export interface SeedKey { id: string; secret: string }
 
@@ -204,9 +204,19 @@ export function seedSchemaFor(profile: Profile): JsonSchema {
 /** JSON Schema of a seed file of the seed profile. */
 export const seedSchema: JsonSchema = seedSchemaFor('seed');
 
+function seedSchemaNamed(profile: Profile): NamedSchema {
+  return { name: `emulator:seed:${profile}`, schema: seedSchemaFor(profile) };
+}
+
+/** The seed schema of every profile, by the names they compile under. */
+export function seedSchemas(): NamedSchema[] {
+  return PROFILES.map(seedSchemaNamed);
+}
+
 /** Validates a seed object for a profile (default `seed`); `origin` names it in errors (a file path, or `seed option`). */
 export function parseSeed(value: unknown, origin = 'seed', profile: Profile = 'seed'): Seed {
-  const validate = compileSchema(`emulator:seed:${profile}`, seedSchemaFor(profile));
+  const { name, schema } = seedSchemaNamed(profile);
+  const validate = compileSchema(name, schema);
   if (!validate(value)) {
     throw seedError(origin, describeIssues(toIssues(validate.errors ?? [])));
   }

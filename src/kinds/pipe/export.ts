@@ -7,7 +7,7 @@
  * in the existing form instead, naming it by its id, which always describes it. A pipe at rest,
  * or failed, is written `state: Stopped`.
  */
-import { compileSchema } from '../../schema/validate.js';
+import { compileSchema, type NamedSchema } from '../../schema/validate.js';
 import { bornPipeSpecSchema, existingPipeSpecSchema } from '../../schema/manifest.js';
 import { SCALABLE_PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { JsonSchema } from '../../schema/api.js';
@@ -43,8 +43,11 @@ function bornSpec(pipe: LivePipe): Record<string, unknown> | undefined {
     ...(stopped ? { state: 'Stopped' } : {}),
   };
   const spec = pickBySchema(candidate, bornPipeSpecSchema as JsonSchema) as Record<string, unknown>;
-  return compileSchema('export:pipe-born', bornPipeSpecSchema as JsonSchema)(spec) ? spec : undefined;
+  return compileSchema(BORN_PIPE_SPEC.name, BORN_PIPE_SPEC.schema)(spec) ? spec : undefined;
 }
+
+/** The spec of a pipe born in Git, which an export written in that form must meet. */
+export const BORN_PIPE_SPEC: NamedSchema = { name: 'export:pipe-born', schema: bornPipeSpecSchema as JsonSchema };
 
 function existingSpec(pipe: LivePipe): Record<string, unknown> {
   const { kind, block } = pipe.source;
