@@ -117,6 +117,42 @@ describe('applyPlan: order', () => {
     expect(api.dashboards.size).toBe(12);
   });
 
+  it('starts a few changes per request slot, not every ready change at once, and keeps every slot busy', async () => {
+    const changes = Array.from({ length: 200 }, (_, index) => createDashboard(`d${index}`));
+    const results = await apply(changes, { concurrency: 2 });
+    expect([...results.values()].filter((result) => result.result === 'ok')).toHaveLength(200);
+    let started = 0;
+    let most = 0;
+    for (const event of events) {
+      if (event.type === 'change-started') most = Math.max(most, ++started);
+      if (event.type === 'change-succeeded' || event.type === 'change-failed' || event.type === 'change-skipped') started--;
+    }
+    // Four per slot: enough that a slot never waits for a change to start.
+    expect(most).toBeLessThanOrEqual(8);
+    expect(most).toBeGreaterThan(2);
+    expect(api.maxInFlight).toBe(2);
+  });
+
+  it('lets others start while changes wait: a wait holds no place among the changes started', async () => {
+    // One slot, so four started at once; six wait for pipes that appear only once the other three are renamed.
+    const waiting = Array.from({ length: 6 }, (_, index) =>
+      change({ kind: 'Pipe', name: `p${index}`, action: 'update', id: `p${index}`, operations: [{ type: 'stopPipe', id: `p${index}`, body: {}, awaitPresence: 'it appears later' }] }),
+    );
+    const renames = Array.from({ length: 3 }, (_, index) => {
+      api.seedPipe({ id: `q${index}`, name: `old-q${index}`, source: { kind: 'kafka', block: {} }, destination: {} });
+      return change({ kind: 'Pipe', name: `q${index}`, action: 'update', id: `q${index}`, operations: [{ type: 'updatePipe', id: `q${index}`, patch: { name: `q${index}` } }] });
+    });
+    const renamed = (): boolean => renames.every((each) => api.pipes.get(each.id!)?.name === each.name);
+    const sleep = async (): Promise<void> => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      if (!renamed()) return;
+      for (const each of waiting) if (!api.pipes.has(each.id!)) api.seedPipe({ id: each.id!, name: each.name, state: 'Running', source: { kind: 'kafka', block: {} }, destination: {} });
+    };
+    const results = await apply([...waiting, ...renames], { concurrency: 1, sleep, settle: { timeoutMs: 5_000, followLast: false, intervalMs: 1, maxIntervalMs: 1 } });
+    expect(Object.fromEntries(results)).toEqual(Object.fromEntries([...waiting, ...renames].map((each) => [`Pipe/${each.name}`, { result: 'ok' }])));
+    expect(waiting.map((each) => api.pipes.get(each.id!)?.state)).toEqual(Array(6).fill('Stopped'));
+  });
+
   it('runs one change at a time with concurrency 1', async () => {
     await apply(Array.from({ length: 5 }, (_, index) => createDashboard(`d${index}`)), { concurrency: 1 });
     expect(api.maxInFlight).toBe(1);
