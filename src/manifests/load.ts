@@ -20,6 +20,7 @@ import { readSnapshot, type Snapshot, type SnapshotFile } from './read.js';
 import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
 import { mentionsVariables, substituteVariables } from './vars.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
+import { growHeapModestly } from '../support/heap.js';
 
 export interface ManifestLimits extends YamlLimits {
   /** Most manifest files read per run. */
@@ -101,7 +102,8 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     const read = (): Promise<Snapshot> => readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats), ...shown } : shown);
     const snapshot = await (options.cache ? options.cache.sharedRead(`${dir}\u0000${options.shownAs ?? ''}\u0000${limits.maxFiles}\u0000${limits.maxFileBytes}`, read) : read());
     problems.push(...snapshot.problems);
-    // 2. Parse every file not parsed before.
+    // 2. Parse every file not parsed before; a load this large builds a model of hundreds of MiB.
+    if (sizeOf(snapshot.files) >= WORKER_THRESHOLD_BYTES) growHeapModestly();
     const { parsers, owned } = chooseParsers(snapshot.files, options.parser);
     owner = owned;
     const files = await parseFiles(snapshot.files, limits, parsers, session);
@@ -140,10 +142,15 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
  */
 function chooseParsers(files: readonly SnapshotFile[], given: ManifestParser | undefined): { parsers: ManifestParser[]; owned?: ManifestParser } {
   if (given) return { parsers: [given] };
-  const bytes = files.reduce((sum, file) => sum + (file.bytes?.length ?? 0), 0);
+  const bytes = sizeOf(files);
   const threads = defaultThreads() - 1;
   const workers = bytes >= WORKER_THRESHOLD_BYTES && threads > 0 ? createWorkerParser({ threads }) : undefined;
   return workers ? { parsers: [workers, inlineParser], owned: workers } : { parsers: [inlineParser] };
+}
+
+/** Bytes read of a snapshot (what the cache vouched for without reading counts nothing). */
+function sizeOf(files: readonly SnapshotFile[]): number {
+  return files.reduce((sum, file) => sum + (file.bytes?.length ?? 0), 0);
 }
 
 /** The parse of every file, in snapshot order: from the cache, or in batches shared out to the parsers. */
