@@ -406,17 +406,23 @@ start-up and module loading 0.3 s (the CLI is one bundle); reading the files 0.0
 used it before); ajv, compiling the schemas and checking 10,000 documents, 0.21 s; garbage collection
 0.34 s; and about 1.2 s of stacksync's own code spread thin over the stages (the largest: digesting
 every spec 0.16 s, freezing the parsed values 0.07 s, the manifest checks 0.06 s, the plan's text
-0.06 s). The in-sync plan costs the same since live twins are found by name (they were a 10,000 ×
+0.06 s). Since that profile the validators are built ahead of time (\`npm run build\`), which took
+the compile (about 0.2 s and 10 MB of every command) out of every plan; two full runs on 2026-11-27
+gave 1.51 s and 2.05 s. The in-sync plan costs the same since live twins are found by name (they were a 10,000 ×
 10,000 scan, 1.4 s of it). So the goal of 1.5 s at 10,000 is missed by about a second, with no single
 step left to remove. What would reach it: the parse on a second core (a worker costs more to start,
 and to send 10,000 values back, than it saves at 9 MiB; it is used from 32 MiB, as at 100,000),
-schema validators compiled at build time, and a desired model built with fewer copies. At 100,000
+and a desired model built with fewer copies. At 100,000
 the same stages scale linearly (memory about 4 × that of 10,000 for 10 × the resources), with the
 parse shared by a worker; the time is at the goal, not under it with a margin: four full runs on
 2026-11-23 gave 13.0 s, 16.1 s, 14.0 s and 15.9 s on this shared machine. A profile at 100,000 puts the main thread's time in
 its half of the YAML (about 3 s), garbage collection (1.7 s), the checks and the model of 100,000
 documents (about 1.5 s) and freezing the parsed values (0.7 s), while the worker waits for a third
-of the run: handing the worker more of the parse is the first step there.
+of the run: handing the worker more of the parse is the first step there. Its memory is the model of
+100,000 documents, which stays alive to the end, plus the garbage V8 lets pile up between full
+collections; from 32 MiB of manifests the heap may grow by half of what survived the last one, not
+up to four times (\`src/support/heap.ts\`): 571 and 575 MiB in two runs on 2026-11-27, against 787 MiB
+before.
 
 The first apply is measured on its own below (first apply vs size): each write costs the same at
 every size, since the state store appends one journal line per write instead of rewriting the file.`,
@@ -424,7 +430,9 @@ every size, since the state store appends one journal line per write instead of 
 changed in place and each intent and completed write is one line appended to a journal beside the
 state file, the writes in flight sharing one fsync; the state file is rewritten once, at the end.
 What still grows with the size is the work done once per run (loading the manifests, the live read,
-the plan, its text, the final compaction), all linear, plus the apply's own bookkeeping per change.`,
+the plan, its text, the final compaction), all linear, plus the apply's own bookkeeping per change.
+Changes start four per request slot as slots free up, not all at once: 10,000 started together held
+as many suspended changes and queued requests, 26 MB more at the peak.`,
   memory: `**What limits it.** Between syncs the daemon keeps the desired model, the last live state and the
 status of every resource; during a sync it also holds the parsed manifests (with their YAML
 documents), the JSON of every list response and the plan, all at once, which is where the peaks come
