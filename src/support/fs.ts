@@ -26,7 +26,17 @@ export interface StateFs {
 }
 
 /** The real file system. */
-export const nodeFs: StateFs = fsPromises;
+export const nodeFs: StateFs = {
+  // Read whole, then decoded once. Given an encoding, Node decodes a file chunk by chunk and joins
+  // the pieces: for the state of 10,000 resources (2 MB) the text was made twice on the heap.
+  readFile: async (path) => (await fsPromises.readFile(path)).toString('utf8'),
+  open: fsPromises.open,
+  rename: fsPromises.rename,
+  link: fsPromises.link,
+  unlink: fsPromises.unlink,
+  mkdir: fsPromises.mkdir,
+  stat: fsPromises.stat,
+};
 
 /** The errno code of a Node file-system error, if any. */
 export function errnoCode(error: unknown): string | undefined {
