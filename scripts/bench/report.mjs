@@ -407,8 +407,8 @@ used it before); ajv, compiling the schemas and checking 10,000 documents, 0.21 
 0.34 s; and about 1.2 s of stacksync's own code spread thin over the stages (the largest: digesting
 every spec 0.16 s, freezing the parsed values 0.07 s, the manifest checks 0.06 s, the plan's text
 0.06 s). Since that profile the validators are built ahead of time (\`npm run build\`), which took
-the compile (about 0.2 s and 10 MB of every command) out of every plan; two full runs on 2026-11-27
-gave 1.51 s and 2.05 s. The in-sync plan costs the same since live twins are found by name (they were a 10,000 ×
+the compile (about 0.2 s and 10 MB of every command) out of every plan; three full runs on 2026-11-27
+gave 1.51 s, 2.05 s and 1.99 s. The in-sync plan costs the same since live twins are found by name (they were a 10,000 ×
 10,000 scan, 1.4 s of it). So the goal of 1.5 s at 10,000 is missed by about a second, with no single
 step left to remove. What would reach it: the parse on a second core (a worker costs more to start,
 and to send 10,000 values back, than it saves at 9 MiB; it is used from 32 MiB, as at 100,000),
@@ -421,7 +421,7 @@ documents (about 1.5 s) and freezing the parsed values (0.7 s), while the worker
 of the run: handing the worker more of the parse is the first step there. Its memory is the model of
 100,000 documents, which stays alive to the end, plus the garbage V8 lets pile up between full
 collections; from 32 MiB of manifests the heap may grow by half of what survived the last one, not
-up to four times (\`src/support/heap.ts\`): 571 and 575 MiB in two runs on 2026-11-27, against 787 MiB
+up to four times (\`src/support/heap.ts\`): 571, 575 and 580 MiB in three runs on 2026-11-27, against 787 MiB
 before.
 
 The first apply is measured on its own below (first apply vs size): each write costs the same at
