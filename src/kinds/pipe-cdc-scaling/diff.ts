@@ -53,11 +53,11 @@ function planLive(input: Input, desired: DesiredCdcScaling, live: LiveCdcScaling
   change.id = live.id;
   change.diff = diff;
   if (diff.length === 0) return change;
-  const until = stillApplying(input, desired);
-  if (until !== undefined) {
+  const applying = stillApplying(input, desired);
+  if (applying !== undefined) {
     change.action = 'waiting';
-    change.waitUntil = until.toISOString();
-    change.warnings.push(`the service is still applying this sizing, asked for at ${clockTime(askedAt(input, desired))} (it takes minutes to show); not asked for again before ${clockTime(until)}`);
+    change.waitUntil = applying.until.toISOString();
+    change.warnings.push(`the service is still applying this sizing, asked for at ${clockTime(applying.askedAt)} (it takes minutes to show); not asked for again before ${clockTime(applying.until)}`);
     return change;
   }
   change.operations = [patchOperation(input, desired)];
@@ -93,17 +93,13 @@ function patchOperation(input: Input, desired: DesiredCdcScaling): Operation {
   };
 }
 
-/** Until when the service may still be applying this very sizing, asked for by an earlier run; undefined when it is not. */
-function stillApplying(input: Input, desired: DesiredCdcScaling): Date | undefined {
+/** When an earlier run asked for this very sizing, and until when the service may still be applying it; undefined when it is not. */
+function stillApplying(input: Input, desired: DesiredCdcScaling): { askedAt: number; until: Date } | undefined {
   const marks = input.state.inventory[PIPE_CDC_SCALING][desired.key]?.marks;
   if (marks?.[ASKED_MARK] !== sizingGoal(desired.spec)) return undefined;
-  const at = askedAt(input, desired);
-  const until = at + CDC_SCALING_PROPAGATION_MS;
-  return Number.isFinite(at) && input.timing.nowMs < until && input.timing.nowMs >= at ? new Date(until) : undefined;
-}
-
-function askedAt(input: Input, desired: DesiredCdcScaling): number {
-  return Date.parse(input.state.inventory[PIPE_CDC_SCALING][desired.key]?.marks?.[ASKED_AT_MARK] ?? '');
+  const askedAt = Date.parse(marks[ASKED_AT_MARK] ?? '');
+  const until = askedAt + CDC_SCALING_PROPAGATION_MS;
+  return Number.isFinite(askedAt) && input.timing.nowMs < until && input.timing.nowMs >= askedAt ? { askedAt, until: new Date(until) } : undefined;
 }
 
 /** `HH:MM UTC` of a time. */
