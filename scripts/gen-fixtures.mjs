@@ -38,11 +38,17 @@ export function countsForSize(size) {
  */
 export function readFloor(counts, { applied = true } = {}) {
   const selfHostedAlerts = applied ? selfHostedDashboards(counts) * counts.alertsPerDashboard : 0;
-  const pages = { Alert: Math.max(1, Math.ceil(selfHostedAlerts / 1000)) };
-  const listed = (variant) => DESCRIPTORS.filter((descriptor) => accessOf(descriptor.kind, variant, 'seed') !== 'none');
-  const managed = listed('managed').length;
-  const selfHosted = listed('self-hosted').reduce((sum, descriptor) => sum + (descriptor.routes['self-hosted']?.paged ? (pages[descriptor.kind] ?? 1) : 1), 0);
-  return managed + selfHosted;
+  return listCalls('managed') + listCalls('self-hosted', { Alert: Math.max(1, Math.ceil(selfHostedAlerts / 1000)) });
+}
+
+/**
+ * Calls one full read of a variant takes under the seed profile: one list per kind it offers
+ * (read-only ones too; not those read on demand), a paged one a call per page (`pages` by kind, 1
+ * where not given).
+ */
+export function listCalls(variant, pages = {}) {
+  const listed = DESCRIPTORS.filter((descriptor) => descriptor.reader.onDemand !== true && accessOf(descriptor.kind, variant, 'seed') !== 'none');
+  return listed.reduce((sum, descriptor) => sum + (descriptor.routes[variant]?.paged ? (pages[descriptor.kind] ?? 1) : 1), 0);
 }
 
 function selfHostedDashboards(counts) {

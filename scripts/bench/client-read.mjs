@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { createApi } from '../../dist/api/index.js';
 import { DEFAULT_SEED_IDS as IDS, startEmulator } from '../../dist/emulator/index.js';
-import { accessOf, DESCRIPTORS } from '../../dist/kinds/index.js';
+import { listCalls } from '../gen-fixtures.mjs';
 
 /** Seeding goes as fast as loopback allows; the emulator runs without a rate limit here. */
 const SEED_RATE = { requests: 1_000_000, perSeconds: 1, concurrency: 32 };
@@ -63,18 +63,10 @@ async function fullRead(url, variant) {
   }
 }
 
-/**
- * Calls a full read must take under the seed profile: one list per kind the variant offers (from
- * the kinds' table, read-only ones too; not those read on demand), a paged one a call per 1,000
- * (only the alerts hold that many here).
- */
-function expectedCalls(variant, alerts) {
-  const listed = DESCRIPTORS.filter((descriptor) => descriptor.reader.onDemand !== true && accessOf(descriptor.kind, variant, 'seed') !== 'none');
-  return listed.reduce((sum, descriptor) => sum + (descriptor.routes[variant]?.paged && descriptor.kind === 'Alert' ? Math.max(1, Math.ceil(alerts / 1000)) : 1), 0);
-}
-
 export async function clientFullRead({ dashboards, alerts }, log) {
-  const expected = { managed: expectedCalls('managed', alerts), 'self-hosted': expectedCalls('self-hosted', alerts) };
+  // One list per kind each variant offers; the self-hosted alerts in pages of 1,000.
+  const pages = { Alert: Math.max(1, Math.ceil(alerts / 1000)) };
+  const expected = { managed: listCalls('managed', pages), 'self-hosted': listCalls('self-hosted', pages) };
   const emulator = await startEmulator({ host: '127.0.0.1', port: 0 });
   const rows = [];
   try {
