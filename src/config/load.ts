@@ -8,7 +8,7 @@ import type { ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
 import { StacksyncError, formatLocation, type SourceLocation } from '../errors.js';
 import { DEFAULT_API_PROFILE, DEFAULT_RATE_LIMITS } from '../schema/enums.js';
-import { compileSchema, type NamedSchema } from '../schema/validate.js';
+import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
 import { anchorSecret, secretBaseDir } from './secrets.js';
 import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, SecretRef, SyncSettings, Target, TargetFile } from '../model/config.js';
@@ -105,7 +105,7 @@ export function configError(file: string, problems: ConfigProblem[]): StacksyncE
 export const CONFIG_SCHEMA: NamedSchema = { name: 'config', schema: configSchema, useDefaults: true };
 
 function validateConfig(value: unknown): ValidateFunction {
-  const validator = compileSchema(CONFIG_SCHEMA.name, CONFIG_SCHEMA.schema, CONFIG_SCHEMA);
+  const validator = validatorOf(CONFIG_SCHEMA);
   validator(value);
   return validator;
 }

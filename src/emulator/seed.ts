@@ -13,7 +13,7 @@ import { CURRENT_SOURCE_KINDS, CURRENT_WEBHOOK_SERVICES, OBJECT_ID_PATTERN } fro
 import { PIPE_STATES, SERVICE_STATES, SOURCE_KINDS } from '../schema/enums.js';
 import { PIPE_FAMILIES } from '../schema/pipe-sources.js';
 import { dataSourceSchema, pipeCreateBodySchema, type JsonSchema } from '../schema/api.js';
-import { compileSchema, describeIssues, toIssues, type NamedSchema } from '../schema/validate.js';
+import { describeIssues, toIssues, validatorOf, type NamedSchema } from '../schema/validate.js';
 import { PROFILES, type Profile, type ServiceState } from './model.js';
 
 export interface SeedKey { id: string; secret: string }
@@ -215,8 +215,7 @@ export function seedSchemas(): NamedSchema[] {
 
 /** Validates a seed object for a profile (default `seed`); `origin` names it in errors (a file path, or `seed option`). */
 export function parseSeed(value: unknown, origin = 'seed', profile: Profile = 'seed'): Seed {
-  const { name, schema } = seedSchemaNamed(profile);
-  const validate = compileSchema(name, schema);
+  const validate = validatorOf(seedSchemaNamed(profile));
   if (!validate(value)) {
     throw seedError(origin, describeIssues(toIssues(validate.errors ?? [])));
   }

@@ -6,7 +6,7 @@ import { KINDS, type Kind } from '../model/kinds.js';
 import type { Manifest } from '../model/manifest.js';
 import { describeIssues, type DescribedIssue } from '../yaml/positions.js';
 import type { JsonSchema } from '../schema/api.js';
-import { compileSchema, type NamedSchema } from '../schema/validate.js';
+import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
 import { descriptorOf } from '../kinds/index.js';
 
@@ -14,10 +14,10 @@ export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issu
 
 /** Validates a document against the schema of its kind (or the envelope, when the kind is unknown). */
 export function validateManifest(value: unknown): ManifestCheck {
-  const { name, schema } = schemaFor(value);
-  const validate = compileSchema(name, schema);
+  const named = schemaFor(value);
+  const validate = validatorOf(named);
   if (validate(value)) return { ok: true, manifest: value as Manifest };
-  const issues = describeIssues(validate.errors ?? [], value, { schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
+  const issues = describeIssues(validate.errors ?? [], value, { schema: named.schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
   return { ok: false, issues };
 }
 

@@ -71,6 +71,11 @@ export function compileSchema(name: string, schema: JsonSchema, options: Compile
   return validate;
 }
 
+/** The validator of a named schema (see {@link compileSchema}). */
+export function validatorOf(entry: NamedSchema): ValidateFunction {
+  return compileSchema(entry.name, entry.schema, entry);
+}
+
 function ajvFor(options: CompileOptions): Ajv {
   const useDefaults = options.useDefaults ?? false;
   let ajv = ajvs.get(useDefaults);

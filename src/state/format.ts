@@ -7,7 +7,7 @@
 import { KINDS, type Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
 import type { JsonSchema } from '../schema/api.js';
-import { compileSchema, describeIssues, toIssues, type NamedSchema } from '../schema/validate.js';
+import { describeIssues, toIssues, validatorOf, type NamedSchema } from '../schema/validate.js';
 import { emptyTargetState, SUSPENSION_NOTE_MAX, type StateFile, type StateRecord, type StateRecordType, type TargetState } from '../model/state.js';
 
 export const STATE_VERSION = 1;
@@ -34,7 +34,7 @@ export function parseStateFile(path: string, text: string): StateFile {
   if (version !== STATE_VERSION) {
     throw corruptFile(path, `has version ${JSON.stringify(version)}; this stacksync reads version ${STATE_VERSION}`);
   }
-  const validate = compileSchema('state:file', STATE_FILE_SCHEMA);
+  const validate = validatorOf(stateFileSchema());
   if (!validate(data)) throw corruptFile(path, `does not have the shape of a state file: ${describeIssues(toIssues(validate.errors ?? []))}`);
   const file = data as StateFile;
   const targets: Record<string, TargetState> = {};
@@ -103,7 +103,7 @@ function parseJournalLine(path: string, line: number, text: string): JournalEntr
   if (typeof type !== 'string' || !Object.hasOwn(JOURNAL_LINE_SCHEMAS, type)) {
     throw corruptJournal(path, line, `has no known record type (${JSON.stringify(type)})`);
   }
-  const validate = compileSchema(`state:journal:${type}`, JOURNAL_LINE_SCHEMAS[type as StateRecordType]);
+  const validate = validatorOf(journalLineSchema(type as StateRecordType));
   if (!validate(data)) throw corruptJournal(path, line, `is not a well-formed ${type} record: ${describeIssues(toIssues(validate.errors ?? []))}`);
   const { seq, target, ...record } = data as { seq: number; target: string } & StateRecord;
   const checked = record as StateRecord;
@@ -202,8 +202,15 @@ function lineSchema(type: StateRecordType, properties: Record<string, JsonSchema
   };
 }
 
+function stateFileSchema(): NamedSchema {
+  return { name: 'state:file', schema: STATE_FILE_SCHEMA };
+}
+
+function journalLineSchema(type: StateRecordType): NamedSchema {
+  return { name: `state:journal:${type}`, schema: JOURNAL_LINE_SCHEMAS[type] };
+}
+
 /** Every schema the state store validates against, by the names it compiles them under. */
 export function stateSchemas(): NamedSchema[] {
-  const journal = (Object.keys(JOURNAL_LINE_SCHEMAS) as StateRecordType[]).map((type) => ({ name: `state:journal:${type}`, schema: JOURNAL_LINE_SCHEMAS[type] }));
-  return [{ name: 'state:file', schema: STATE_FILE_SCHEMA }, ...journal];
+  return [stateFileSchema(), ...(Object.keys(JOURNAL_LINE_SCHEMAS) as StateRecordType[]).map(journalLineSchema)];
 }

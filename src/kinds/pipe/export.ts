@@ -7,7 +7,7 @@
  * in the existing form instead, naming it by its id, which always describes it. A pipe at rest,
  * or failed, is written `state: Stopped`.
  */
-import { compileSchema, type NamedSchema } from '../../schema/validate.js';
+import { validatorOf, type NamedSchema } from '../../schema/validate.js';
 import { bornPipeSpecSchema, existingPipeSpecSchema } from '../../schema/manifest.js';
 import { SCALABLE_PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { JsonSchema } from '../../schema/api.js';
@@ -43,7 +43,7 @@ function bornSpec(pipe: LivePipe): Record<string, unknown> | undefined {
     ...(stopped ? { state: 'Stopped' } : {}),
   };
   const spec = pickBySchema(candidate, bornPipeSpecSchema as JsonSchema) as Record<string, unknown>;
-  return compileSchema(BORN_PIPE_SPEC.name, BORN_PIPE_SPEC.schema)(spec) ? spec : undefined;
+  return validatorOf(BORN_PIPE_SPEC)(spec) ? spec : undefined;
 }
 
 /** The spec of a pipe born in Git, which an export written in that form must meet. */
