@@ -333,9 +333,11 @@ ${summary(sections)}
 Fixtures: 8 % pipes of every source kind (seeded, each manifest changes one setting; kafka ones carry
 credentials from env), the rest dashboards of 4 tiles with 3 alerts each, half on the managed target,
 half on the self-hosted one. The floor of HTTP calls for one plan is one list per collection each
-target offers (from the kinds' table): managed pipes, sources (listed, not written, under the seed
-profile), dashboards and alerts, self-hosted dashboards, and one page per 1,000 self-hosted alerts
-live (so one page before the first apply).
+target can write (from the kinds' table): managed pipes, dashboards and alerts, self-hosted
+dashboards, and one page per 1,000 self-hosted alerts live (so one page before the first apply).
+A list the target offers but cannot write (the managed sources, under the seed profile) is read
+only when a plan asks for it (a manifest names a source, an update needs evidence of hidden
+tiles); nothing in these fixtures does.
 Wall time is spawn to exit of \`node dist/cli.js …\`; peak RSS is the child's maxRSS (getrusage).
 
 ${planSection(sections.planSize)}

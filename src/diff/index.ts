@@ -1,5 +1,5 @@
 /** The pure differ: manifests + live state + state file → changes. */
-export { planTarget } from './plan-target.js';
+export { planTarget, planTargetAsking } from './plan-target.js';
 export type { PlanOptions, PlanTargetInput } from './plan-target.js';
 export { checkPruneCaps, guardDeletes, PRUNABLE_KINDS, pruneHeldBack, refusedResults } from './prune.js';
 export type { DeleteGuardInput, GuardedChanges, PruneCaps, PruneCheck } from './prune.js';

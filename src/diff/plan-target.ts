@@ -50,7 +50,22 @@ export interface PlanTargetInput {
 }
 
 export function planTarget(input: PlanTargetInput): Change[] {
+  return planTargetAsking(input).changes;
+}
+
+/**
+ * The plan, and the kinds it looked at across kinds that `live.unread` says were not read (a
+ * name to resolve, evidence of hidden tiles). When any are, the changes were made without them:
+ * read those lists and plan again.
+ */
+export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; asked: Kind[] } {
   const { target, live, state, options } = input;
+  const asked = new Set<Kind>();
+  const unread = new Set(live.unread ?? []);
+  const lookAt = (kind: Kind): ReturnType<typeof liveOf> => {
+    if (unread.has(kind)) asked.add(kind);
+    return liveOf(live, kind);
+  };
   const desired = input.desired.filter((resource) => resource.target === target.name);
   const unreadable = live.unreadable ?? [];
   const desiredOf = (kind: Kind): DesiredResource[] => desired.filter((resource) => resource.kind === kind);
@@ -75,7 +90,7 @@ export function planTarget(input: PlanTargetInput): Change[] {
   //    resolves the names it gives them against those plans and the live state.
   const profile = target.profile ?? DEFAULT_API_PROFILE;
   const planned = new Map<Kind, KindPlan>();
-  const refer = referenceResolver({ target: target.name, variant: target.variant, profile, planned, live, deletes, gone: orphans });
+  const refer = referenceResolver({ target: target.name, variant: target.variant, profile, planned, liveOf: lookAt, deletes, gone: orphans });
   for (const descriptor of ORDERED_DESCRIPTORS) {
     const plan = descriptor.plan({
       target: target.name,
@@ -89,7 +104,7 @@ export function planTarget(input: PlanTargetInput): Change[] {
       adopt: options.adopt,
       planned,
       deletes,
-      liveOf: (kind: Kind) => liveOf(live, kind),
+      liveOf: lookAt,
       refer,
       access: (kind: Kind) => accessOf(kind, target.variant, profile),
     });
@@ -112,5 +127,5 @@ export function planTarget(input: PlanTargetInput): Change[] {
   maskSensitive(changes, desired);
 
   // 5. A stable order; orphans (no deletes when pruning) join it untouched.
-  return sortChanges(changes);
+  return { changes: sortChanges(changes), asked: [...asked] };
 }

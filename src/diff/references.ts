@@ -8,7 +8,8 @@
 import type { Kind, Variant } from '../model/kinds.js';
 import { changeKey, type Change } from '../model/plan.js';
 import type { ApiProfile } from '../schema/enums.js';
-import { accessOf, descriptorOf, liveOf, type KindPlan, type LiveState, type Reference } from '../kinds/index.js';
+import type { LiveBase } from '../model/resources.js';
+import { accessOf, descriptorOf, type KindPlan, type Reference } from '../kinds/index.js';
 
 export interface ReferenceContext {
   target: string;
@@ -16,7 +17,8 @@ export interface ReferenceContext {
   profile: ApiProfile;
   /** The plans of the kinds planned so far (every kind is planned after the kinds it names). */
   planned: ReadonlyMap<Kind, KindPlan>;
-  live: LiveState;
+  /** The live objects of a kind. */
+  liveOf(kind: Kind): readonly LiveBase[];
   /** The deletes of this plan, by kind. */
   deletes: ReadonlyMap<Kind, readonly Change[]>;
   /** What the inventory holds and no manifest names any more, by kind: this plan's deletes, and the orphans it keeps. */
@@ -45,7 +47,7 @@ function fromManifest(ctx: ReferenceContext, kind: Kind, name: string): Referenc
 
 function fromLive(ctx: ReferenceContext, kind: Kind, name: string): Reference {
   const deleted = new Set((ctx.deletes.get(kind) ?? []).map((change) => change.id));
-  const named = liveOf(ctx.live, kind).filter((item) => item.name === name);
+  const named = ctx.liveOf(kind).filter((item) => item.name === name);
   const kept = named.filter((item) => !deleted.has(item.id));
   const [only] = kept;
   if (only && kept.length === 1) return { id: only.id };
@@ -65,7 +67,7 @@ function manifestGone(ctx: ReferenceContext, kind: Kind, name: string): string |
 
 function unknownName(ctx: ReferenceContext, kind: Kind, name: string): string {
   const manifests = (ctx.planned.get(kind)?.changes ?? []).filter((change) => change.action !== 'delete' && change.action !== 'orphan').map((change) => change.name);
-  const live = liveOf(ctx.live, kind).flatMap((item) => (item.name === undefined ? [] : [item.name]));
+  const live = ctx.liveOf(kind).flatMap((item) => (item.name === undefined ? [] : [item.name]));
   const known = [...new Set([...manifests, ...live])].sort();
   const listed = known.length === 0 ? 'it has none' : `it has ${known.slice(0, NAMES_SHOWN).map((each) => `"${each}"`).join(', ')}${known.length > NAMES_SHOWN ? ', …' : ''}`;
   return `${kind} "${name}" is neither a ${kind} manifest nor a live ${kind} of target ${ctx.target} (${listed})`;

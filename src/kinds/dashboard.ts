@@ -41,7 +41,7 @@ export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, Dashboa
   refs: POINTER_REFS,
   plan: (input) => {
     const outcomes = planDashboards(
-      { target: input.target, profile: input.profile, live: input.live, unreadable: input.unreadable, state: input.state, timing: input.timing, adopt: input.adopt, refer: input.refer, hidden: evidence(input) },
+      { target: input.target, profile: input.profile, live: input.live, unreadable: input.unreadable, state: input.state, timing: input.timing, adopt: input.adopt, refer: input.refer, hidden: once(() => evidence(input)) },
       input.desired,
     );
     const changes = outcomes.map((outcome) => outcome.change);
@@ -56,6 +56,11 @@ function createBody(body: WriteBody): WriteBody {
   const tiles = ((body['tiles'] ?? []) as TileWrite[]).map(({ id: _ignored, ...tile }) => tile);
   const filters = body['filters'];
   return { ...body, tiles, ...(Array.isArray(filters) ? { filters: filters.map(({ id: _id, ...filter }: WriteBody) => filter) } : {}) };
+}
+
+function once<T>(compute: () => T): () => T {
+  let value: { of: T } | undefined;
+  return () => (value ??= { of: compute() }).of;
 }
 
 /** What the target's live state tells of tiles a GET leaves out: the alerts, and what serves PromQL. */

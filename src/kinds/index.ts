@@ -4,9 +4,11 @@
  * generic ways to reach into them.
  */
 import type { LoadResult } from '../model/desired.js';
-import type { Kind } from '../model/kinds.js';
+import type { Kind, Variant } from '../model/kinds.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
-import { descriptorOf, DESCRIPTORS, type KIND_DESCRIPTORS } from './registry.js';
+import type { TargetState } from '../model/state.js';
+import type { ApiProfile } from '../schema/enums.js';
+import { accessOf, descriptorOf, DESCRIPTORS, type KIND_DESCRIPTORS } from './registry.js';
 
 export { accessOf, countOf, pluralOf, descriptorOf, DESCRIPTORS, KIND_DESCRIPTORS, KIND_ORDER, kindRank, ORDERED_DESCRIPTORS, type AnyKindDescriptor } from './registry.js';
 export type * from './descriptor.js';
@@ -29,6 +31,12 @@ export type LoadedManifests = LoadResult<DesiredResource>;
 export type LiveState = { [R in Registered as R['collection']]: LiveOf<R>[] } & {
   /** Resources of the lists above that could not be read; absent means none. */
   unreadable?: UnreadableResource[];
+  /**
+   * Kinds the target offers whose list was not read, because nothing had asked for it yet
+   * (`deferredKinds`); their collections above are empty, which proves nothing gone. Absent: every
+   * list the target offers was read.
+   */
+  unread?: Kind[];
 };
 
 /** The live objects of `kind` in a live state (none when the state has no such collection, as on a variant without the kind). */
@@ -44,14 +52,35 @@ export function liveStateOf(byKind: ReadonlyMap<Kind, readonly LiveBase[]>, unre
   return state as LiveState;
 }
 
-/** The kinds read only on demand (`reader.onDemand`) that these resources are of: what a plan of them must read besides. */
-export function onDemandKindsOf(resources: readonly { kind: Kind }[]): Kind[] {
-  return DESCRIPTORS.filter((descriptor) => descriptor.reader.onDemand === true && resources.some((resource) => resource.kind === descriptor.kind)).map((descriptor) => descriptor.kind);
+/**
+ * Kinds whose list a plan of this target reads only when asked: kinds read on demand
+ * (`reader.onDemand`), and kinds the target lists but cannot write (`access: 'read'`, the seed's
+ * managed sources), whose lists only resolve names and tell of hidden tiles. Every plan of every
+ * target would otherwise pay a call for each, for nothing in most plans.
+ */
+export function deferredKinds(variant: Variant, profile: ApiProfile): Kind[] {
+  return DESCRIPTORS.filter((descriptor) => descriptor.reader.onDemand === true || accessOf(descriptor.kind, variant, profile) === 'read').map((descriptor) => descriptor.kind);
+}
+
+/** Of the deferred kinds, those the state holds a record of (an entry, an intent): read with the rest, so nothing of theirs is judged on an empty list. */
+export function deferredKindsInState(deferred: readonly Kind[], state: TargetState): Kind[] {
+  return deferred.filter((kind) => Object.keys(state.inventory[kind] ?? {}).length > 0 || state.intents.some((intent) => intent.kind === kind));
+}
+
+/** Of the kinds not read yet, those these resources are of: what a plan of them must read before it plans. */
+export function unreadKindsOf(live: LiveState, resources: readonly { kind: Kind }[]): Kind[] {
+  return (live.unread ?? []).filter((kind) => resources.some((resource) => resource.kind === kind));
 }
 
 /** `base` with the collections of `kinds` as `extra` read them, and the unreadable resources of both. */
 export function withKindsRead(base: LiveState, extra: LiveState, kinds: readonly Kind[]): LiveState {
   const byKind = new Map<Kind, readonly LiveBase[]>(DESCRIPTORS.map((descriptor) => [descriptor.kind, kinds.includes(descriptor.kind) ? liveOf(extra, descriptor.kind) : liveOf(base, descriptor.kind)]));
   const unreadable = [...(base.unreadable ?? []), ...(extra.unreadable ?? []).filter((item) => kinds.includes(item.kind))];
-  return liveStateOf(byKind, unreadable.length > 0 || base.unreadable !== undefined ? unreadable : undefined);
+  return withUnread(liveStateOf(byKind, unreadable.length > 0 || base.unreadable !== undefined ? unreadable : undefined), (base.unread ?? []).filter((kind) => !kinds.includes(kind)));
+}
+
+/** `live` saying which of the lists it offers were not read (`LiveState.unread`). */
+export function withUnread(live: LiveState, unread: readonly Kind[]): LiveState {
+  const { unread: _before, ...rest } = live;
+  return unread.length === 0 ? rest : { ...rest, unread: [...unread] };
 }

@@ -9,11 +9,12 @@ import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { SettleOptions } from '../apply/settle.js';
 import type { Config, Target } from '../model/config.js';
-import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, planTarget, pruneHeldBack, refusedResults, writesHeldBack } from '../diff/index.js';
+import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, planTargetAsking, pruneHeldBack, refusedResults, writesHeldBack, type PlanTargetInput } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem } from '../model/desired.js';
-import { onDemandKindsOf, withKindsRead, type DesiredResource, type LiveState, type LoadedManifests } from '../kinds/index.js';
+import { DESCRIPTORS, deferredKinds, deferredKindsInState, unreadKindsOf, withKindsRead, withUnread, type DesiredResource, type LiveState, type LoadedManifests } from '../kinds/index.js';
+import type { Kind } from '../model/kinds.js';
 import { buildPlan } from '../plan/build.js';
 import { changeKey, isWrite, type Change, type ChangeKey, type ChangeResult, type Operation, type Plan, type PlanError, type WriteBody } from '../model/plan.js';
 import { managedCount, specRecord, staleRecords, type IntentExpiry } from '../state/inventory.js';
@@ -132,16 +133,20 @@ export async function computePlan(ctx: ReconcileContext, request: PlanRequest): 
 
 type LiveRead = { live: LiveState } | { error: unknown };
 
+/**
+ * Every list the target offers but the deferred kinds (`deferredKinds`), unless the state holds
+ * one of theirs; the live state says which it left unread.
+ */
 function readLive(ctx: ReconcileContext, target: Target): Promise<LiveRead> {
-  return (async () => ({ live: await ctx.apiFor(target).readLiveState() }))().catch((error: unknown) => ({ error }));
+  const deferred = deferredKinds(target.variant, profileOf(target));
+  const inState = deferredKindsInState(deferred, ctx.store.get(target.name));
+  const unread = deferred.filter((kind) => !inState.includes(kind));
+  const kinds = DESCRIPTORS.map((descriptor) => descriptor.kind).filter((kind) => !unread.includes(kind));
+  return (async () => ({ live: withUnread(await ctx.apiFor(target).readKinds(kinds), unread) }))().catch((error: unknown) => ({ error }));
 }
 
-/**
- * What was read, with the kinds read on demand (a service-wide setting) that the target's
- * manifests ask for: a plan of a target without such a manifest makes no call for them.
- */
-async function readOnDemand(ctx: ReconcileContext, target: Target, read: LiveRead, desired: readonly DesiredResource[]): Promise<LiveRead> {
-  const kinds = onDemandKindsOf(desired);
+/** What was read, with the unread kinds in `kinds` read too: a plan of a target that never asks for them makes no call for them. */
+async function readAlso(ctx: ReconcileContext, target: Target, read: LiveRead, kinds: readonly Kind[]): Promise<LiveRead> {
   if ('error' in read || kinds.length === 0) return read;
   try {
     return { live: withKindsRead(read.live, await ctx.apiFor(target).readKinds(kinds), kinds) };
@@ -150,26 +155,41 @@ async function readOnDemand(ctx: ReconcileContext, target: Target, read: LiveRea
   }
 }
 
+/**
+ * The pure plan of one target, and what it was made from. A kind left unread that the plan looks
+ * at across kinds (a name to resolve, evidence of hidden tiles) is read, and the target planned
+ * again: at most once per deferred kind, since each read leaves fewer unread.
+ */
+async function planReading(ctx: ReconcileContext, target: Target, read: LiveRead, input: Omit<PlanTargetInput, 'live'>): Promise<{ live: LiveState; changes: Change[] } | { error: unknown }> {
+  let outcome = read;
+  for (;;) {
+    if ('error' in outcome) return outcome;
+    const planned = planTargetAsking({ ...input, live: outcome.live });
+    if (planned.asked.length === 0) return { live: outcome.live, changes: planned.changes };
+    outcome = await readAlso(ctx, target, outcome, planned.asked);
+  }
+}
+
 async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadedManifests, request: PlanRequest, read: Promise<LiveRead>): Promise<TargetRun> {
   const blocked = load.blockedTargets.has(target.name) || load.blockedTargets.has('*');
   const desired = load.resources.filter((resource) => resource.target === target.name);
-  const outcome = await readOnDemand(ctx, target, await read, desired);
+  // The deferred kinds of the target's own manifests are read before the plan.
+  const first = await read;
+  const outcome = await planReading(ctx, target, await readAlso(ctx, target, first, 'error' in first ? [] : unreadKindsOf(first.live, desired)), {
+    target: { name: target.name, variant: target.variant, profile: profileOf(target) },
+    desired,
+    state: ctx.store.get(target.name),
+    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), settleMs: ctx.config.sync.settleWindowMs },
+    nowMs: nowOf(ctx),
+    broken: brokenSubjects(load, target.name),
+  });
   if ('error' in outcome) {
     // The plan carries the error itself; this line is for a daemon's log, not a second copy on a CLI's stderr.
     ctx.logger?.info({ target: target.name, code: errorCodeOf(outcome.error) }, 'cannot read live state');
     return { target, changes: [], blocked, failed: targetError(target.name, outcome.error) };
   }
-  const live = outcome.live;
+  const { live, changes } = outcome;
   const state = ctx.store.get(target.name);
-  const changes = planTarget({
-    target: { name: target.name, variant: target.variant, profile: profileOf(target) },
-    desired,
-    live,
-    state,
-    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), settleMs: ctx.config.sync.settleWindowMs },
-    nowMs: nowOf(ctx),
-    broken: brokenSubjects(load, target.name),
-  });
   if (request.serverValidate) await checkWithServer(ctx.apiFor(target), changes);
   return { target, changes: markDrift(withSpecs(changes, desired), state), blocked, live };
 }

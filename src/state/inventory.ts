@@ -52,7 +52,7 @@ export function ownedRecord(kind: Kind, key: string, entry: InventoryEntry): Sta
 export const INTENT_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 /** What `staleRecords` compares the inventory with: the live resources, by id and API name. */
-export type LiveIds = Partial<Record<keyof LiveState, readonly LiveBase[]>> & {
+export type LiveIds = Partial<Record<Exclude<keyof LiveState, 'unread'>, readonly LiveBase[]>> & Pick<LiveState, 'unread'> & {
   /** Live resources that could not be read are still live: their entries stay. */
   unreadable?: readonly { kind: Kind; id: string; name?: string }[];
 };
@@ -82,8 +82,8 @@ export function staleRecords(state: TargetState, live: LiveIds, nowMs: number, e
   const forgotten = new Set<string>();
   for (const descriptor of DESCRIPTORS.filter((each) => each.prune?.forgetWhenGone === true)) {
     const { kind } = descriptor;
-    // A collection that was not read (a target without pipes) proves nothing gone: keep its entries.
-    if ((live as Partial<Record<string, unknown>>)[descriptor.collection] === undefined) continue;
+    // A collection that was not read (a target without pipes, a list no plan asked for) proves nothing gone: keep its entries.
+    if ((live as Partial<Record<string, unknown>>)[descriptor.collection] === undefined || live.unread?.includes(kind) === true) continue;
     const ids = new Set(liveOfKind(kind).map((item) => item.id));
     for (const [key, entry] of Object.entries(state.inventory[kind])) {
       if (ids.has(entry.id)) continue;
@@ -97,7 +97,7 @@ export function staleRecords(state: TargetState, live: LiveIds, nowMs: number, e
     const key = `${intent.kind}/${intent.key}`;
     if (forgotten.has(key)) continue;
     const unwanted = expiry !== undefined && !expiry.wanted.has(key) && !(nowMs <= createLandsBy(intent, expiry.settleMs));
-    const unseen = !namesOf(intent.kind).has(intent.name) && nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS;
+    const unseen = live.unread?.includes(intent.kind) !== true && !namesOf(intent.kind).has(intent.name) && nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS;
     if (unwanted || unseen) records.push({ type: 'intent-dropped', kind: intent.kind, key: intent.key });
   }
   return records;

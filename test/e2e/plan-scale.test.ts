@@ -8,9 +8,9 @@ import { describeRun, generateFleet, liveTarget, mergeFleets, parseJsonOutput, r
 import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 /** One list per collection the seed profile offers: pipes, sources, dashboards and alerts (managed); dashboards and alerts (self-hosted). */
+// The managed sources are not among them: the seed lets a target list them, not write them, and a plan reads them when it asks.
 const ONE_LIST_EACH = {
   [ROUTES.managedPipes]: 1,
-  [ROUTES.managedSources]: 1,
   [ROUTES.managedDashboards]: 1,
   [ROUTES.managedAlerts]: 1,
   [ROUTES.selfDashboards]: 1,

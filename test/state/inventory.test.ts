@@ -105,6 +105,14 @@ describe('refreshInventory', () => {
     expect(next.inventory.Alert).toEqual({});
   });
 
+  it('keeps the entries of a list a plan did not read (its collection left empty, the kind in `unread`): an unread list proves nothing gone', () => {
+    const next = refreshInventory(state(), { dashboards: [], alerts: [], unread: ['Dashboard'] }, SOON);
+    expect(Object.keys(next.inventory.Dashboard)).toEqual(['live', 'dead']);
+    expect(next.inventory.Alert).toEqual({});
+    // Nor is an intent of that kind unseen, however old.
+    expect(refreshInventory(state(), { dashboards: [], alerts: [], unread: ['Dashboard'] }, NEXT_DAY).intents.map((intent) => intent.key)).toEqual(['pending']);
+  });
+
   it('keeps an intent that names nothing live yet: a create that timed out may still land', () => {
     const next = refreshInventory(state(), { dashboards: [], alerts: [] }, SOON);
     expect(next.intents.map((intent) => intent.key)).toEqual(['pending', 'never']);

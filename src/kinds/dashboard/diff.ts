@@ -43,7 +43,8 @@ export interface DashboardContext {
   /** What names of other kinds' resources (sources) stand for. */
   refer: (kind: Kind, name: string) => Reference;
   /** What tells of tiles a GET does not return. */
-  hidden: HiddenTileEvidence;
+  /** What tells of tiles a GET leaves out; asked only of a dashboard an update would replace, since it reads lists no other plan needs. */
+  hidden: () => HiddenTileEvidence;
 }
 
 /** What the alert differ needs to know about a dashboard's fate in this plan. */
@@ -109,7 +110,7 @@ function planExisting(ctx: DashboardContext, { desired, spoken, refs }: Planned,
   const kept = { key: desired.key, live, tileIds: new Map(desired.tiles.map((tile) => [tile.name, liveTiles.get(tile.name)])) };
   const writes = diff.length > 0 && (!adopting || ctx.adopt);
   if (!writes) return { ...kept, change, writes: false, removedTiles: new Map() };
-  const hidden = desired.ownsAllTiles === true ? undefined : hiddenTilesOf(live, ctx.hidden);
+  const hidden = desired.ownsAllTiles === true ? undefined : hiddenTilesOf(live, ctx.hidden());
   if (hidden !== undefined) {
     const refused = errorChange(ctx.target, desired, 'E_CONFLICT', hiddenTilesError(hidden), live.id);
     refused.diff = diff;
