@@ -11,7 +11,7 @@ import { KINDS, type Kind } from '../model/kinds.js';
 import type { LiveBase } from '../model/resources.js';
 import { API_VERSION } from '../schema/manifest.js';
 import { describeIssues, toIssues, validatorOf } from '../schema/validate.js';
-import { manifestSchemaOf } from '../manifests/validate.js';
+import { manifestSchemaFor } from '../manifests/validate.js';
 import { descriptorOf, DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type KindAccess, type LiveState } from '../kinds/index.js';
 import { assignKeys } from '../kinds/kit/export-names.js';
 import { SENSITIVE } from '../model/plan.js';
@@ -179,7 +179,7 @@ function finish(kind: Kind, id: string, liveName: string, key: string, spec: unk
   const metadata = options.setTarget ? { name: key, target: options.target } : { name: key };
   const written = options.secretVars?.length ? withVariables(spec, options.secretVars) : spec;
   const document: ManifestDocument = { apiVersion: API_VERSION, kind, metadata, spec: written as Record<string, unknown> };
-  const validate = validatorOf(manifestSchemaOf(kind));
+  const validate = validatorOf(manifestSchemaFor(document));
   if (!validate(document)) {
     const issues = describeIssues(toIssues(validate.errors ?? []));
     return skip(kind, { id, name: liveName }, `the live ${kind.toLowerCase()} cannot be written as a valid manifest: ${issues}`);

@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createAjv, prebuiltFileName } from '../../src/schema/validate.js';
-import { manifestSchemas } from '../../src/manifests/validate.js';
+import { manifestSchemaFor, manifestSchemaOf, manifestSchemas, validateManifest } from '../../src/manifests/validate.js';
+import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES } from '../../src/schema/manifest.js';
+import { describeIssues } from '../../src/yaml/positions.js';
+import { KINDS } from '../../src/model/kinds.js';
 import { CONFIG_SCHEMA } from '../../src/config/load.js';
 import { stateSchemas } from '../../src/state/format.js';
 import { prebuiltSchemas } from '../../scripts/precompile-validators.mjs';
@@ -84,5 +87,44 @@ describe('validators built ahead of time', () => {
     }
     // The corpus holds documents this schema takes, unless nothing in the repository is of its shape.
     if (entry.name.startsWith('manifest:') && entry.name !== 'manifest:envelope') expect(valid, `${entry.name}: documents it takes`).toBeGreaterThan(0);
+  });
+});
+
+describe('a kind whose spec takes one of two forms', () => {
+  const values = corpus();
+  // Pipes of both forms broken in the ways people break them, besides the corpus's.
+  const pipes = values.filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && (value as Record<string, unknown>)['kind'] === 'Pipe');
+  const broken = pipes.flatMap((pipe) => {
+    const spec = (pipe['spec'] ?? {}) as Record<string, unknown>;
+    return [
+      { ...pipe, spec: { ...spec, pipeId: 7 } },
+      { ...pipe, spec: { ...spec, pipeId: 'p-1', source: 'kafka' } },
+      { ...pipe, spec: Object.fromEntries(Object.entries(spec).filter(([member]) => member !== 'pipeId' && member !== 'source')) },
+      { ...pipe, spec: [] },
+      { ...pipe, spec: null },
+    ];
+  });
+
+  it('is checked against the schema of its form, which says of every document what the whole schema says', () => {
+    const forms = manifestSchemas().filter((entry) => /^manifest:[A-Za-z]+:/.test(entry.name));
+    expect(forms.map((entry) => entry.name)).toEqual(['manifest:Pipe:with-pipeId', 'manifest:Pipe:without-pipeId']);
+    expect(pipes.length).toBeGreaterThan(3);
+    const used = new Set<string>();
+    const compiled = new Map<string, Validator>();
+    for (const value of [...values, ...broken]) {
+      const kind = (value as { kind?: unknown } | null)?.kind;
+      if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) continue;
+      const whole = manifestSchemaOf(kind as (typeof KINDS)[number]);
+      used.add(manifestSchemaFor(value).name);
+      const validate = compiled.get(whole.name) ?? (createAjv().compile(whole.schema) as Validator);
+      compiled.set(whole.name, validate);
+      const verdict = validate(structuredClone(value));
+      const issues = verdict ? [] : describeIssues((validate.errors ?? []) as never, value, { schema: whole.schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
+      const checked = validateManifest(structuredClone(value));
+      expect(checked.ok, JSON.stringify(value)).toBe(verdict);
+      expect(checked.ok ? [] : checked.issues, JSON.stringify(value)).toEqual(issues);
+    }
+    // Both forms were reached, and the whole schema for a spec that is not an object.
+    for (const name of ['manifest:Pipe:with-pipeId', 'manifest:Pipe:without-pipeId', 'manifest:Pipe']) expect(used).toContain(name);
   });
 });
