@@ -20,7 +20,7 @@ import { readSnapshot, type Snapshot, type SnapshotFile } from './read.js';
 import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
 import { mentionsVariables, substituteVariables } from './vars.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
-import { growHeapModestly } from '../support/heap.js';
+import { tuneHeapFor } from '../support/heap.js';
 
 export interface ManifestLimits extends YamlLimits {
   /** Most manifest files read per run. */
@@ -102,8 +102,8 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     const read = (): Promise<Snapshot> => readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats), ...shown } : shown);
     const snapshot = await (options.cache ? options.cache.sharedRead(`${dir}\u0000${options.shownAs ?? ''}\u0000${limits.maxFiles}\u0000${limits.maxFileBytes}`, read) : read());
     problems.push(...snapshot.problems);
-    // 2. Parse every file not parsed before; a load this large builds a model of hundreds of MiB.
-    if (sizeOf(snapshot.files) >= WORKER_THRESHOLD_BYTES) growHeapModestly();
+    // 2. Parse every file not parsed before; the heap sized for what this load builds.
+    tuneHeapFor(sizeOf(snapshot.files), WORKER_THRESHOLD_BYTES);
     const { parsers, owned } = chooseParsers(snapshot.files, options.parser);
     owner = owned;
     const files = await parseFiles(snapshot.files, limits, parsers, session);
