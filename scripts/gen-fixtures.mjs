@@ -30,26 +30,25 @@ export function countsForSize(size) {
 }
 
 /**
- * The floor of HTTP calls for one plan: one list per kind each target offers under the seed
- * profile (from the kinds' own table, so a new kind moves the floor with it) but those a plan
- * reads only when asked (`deferredKinds`: list-only kinds, the seed's managed sources, which
- * nothing in these fixtures names), and one page per 1,000 of a paged list. Alert pages depend on
- * what is live: before the first apply (`applied: false`) there are none. Every other paged list
- * holds fewer than 1,000 (the seed's own).
+ * The floor of HTTP calls for one plan: one full read of each target (`listCalls`). Alert pages
+ * depend on what is live: before the first apply (`applied: false`) there are none. Every other
+ * paged list holds fewer than 1,000 (the seed's own).
  */
 export function readFloor(counts, { applied = true } = {}) {
   const selfHostedAlerts = applied ? selfHostedDashboards(counts) * counts.alertsPerDashboard : 0;
-  const planned = (variant, pages) => listCalls(variant, pages, deferredKinds(variant, 'seed'));
-  return planned('managed', {}) + planned('self-hosted', { Alert: Math.max(1, Math.ceil(selfHostedAlerts / 1000)) });
+  return listCalls('managed') + listCalls('self-hosted', { Alert: Math.max(1, Math.ceil(selfHostedAlerts / 1000)) });
 }
 
 /**
  * Calls one full read of a variant takes under the seed profile (`readLiveState`): one list per
- * kind it offers (read-only ones too; not those read on demand, nor those in `leftOut`), a paged
- * one a call per page (`pages` by kind, 1 where not given).
+ * kind it offers (from the kinds' own table, so a new kind moves the floor with it), but not those
+ * read only when asked (`deferredKinds`: on demand, or listed but not writable, as the managed
+ * sources, which nothing in these fixtures names), a paged one a call per page (`pages` by kind,
+ * 1 where not given).
  */
-export function listCalls(variant, pages = {}, leftOut = []) {
-  const listed = DESCRIPTORS.filter((descriptor) => descriptor.reader.onDemand !== true && !leftOut.includes(descriptor.kind) && accessOf(descriptor.kind, variant, 'seed') !== 'none');
+export function listCalls(variant, pages = {}) {
+  const deferred = deferredKinds(variant, 'seed');
+  const listed = DESCRIPTORS.filter((descriptor) => !deferred.includes(descriptor.kind) && accessOf(descriptor.kind, variant, 'seed') !== 'none');
   return listed.reduce((sum, descriptor) => sum + (descriptor.routes[variant]?.paged ? (pages[descriptor.kind] ?? 1) : 1), 0);
 }
 

@@ -10,16 +10,17 @@ import type { LiveOfKind, LiveState } from '../kinds/index.js';
 export interface Api {
   readonly variant: Variant;
   /**
-   * The whole live state in the fewest calls: one list per collection of the kinds the variant
-   * has (every page of a paged one), but kinds read on demand (`reader.onDemand`) only where `also`
-   * names them. A resource of a list that does not read is set aside in `unreadable`, never
-   * failing the list.
+   * The whole live state in the fewest calls: one list per collection of the kinds the target
+   * offers (every page of a paged one), but the kinds it reads only when asked (`deferredKinds`:
+   * those read on demand, those it lists but cannot write) only where `also` names them; the
+   * others are said unread (`LiveState.unread`). A resource of a list that does not read is set
+   * aside in `unreadable`, never failing the list.
    */
   readLiveState(also?: readonly Kind[]): Promise<LiveState>;
 
   /**
    * The live state of these kinds alone (every other collection empty), as `readLiveState` reads
-   * them: what a plan reads on demand (`reader.onDemand`) once it knows the manifests ask for it.
+   * them: what a plan reads of the deferred kinds once it knows it asks for them.
    */
   readKinds(kinds: readonly Kind[]): Promise<LiveState>;
 

@@ -9,7 +9,7 @@ import type { ActionVerb, WriteBody } from '../model/plan.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import type { ApiProfile } from '../schema/enums.js';
 import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
-import { accessOf, descriptorOf, DESCRIPTORS, liveStateOf, type AnyKindDescriptor, type KindRoutes, type LiveOfKind, type LiveState } from '../kinds/index.js';
+import { accessOf, deferredKinds, descriptorOf, DESCRIPTORS, liveStateOf, withUnread, type AnyKindDescriptor, type KindRoutes, type LiveOfKind, type LiveState } from '../kinds/index.js';
 import { asString, isObject, listOf, object, readEach, requiredString, ShapeError, type ReadList } from '../kinds/kit/read.js';
 import type { Api, ServerCheck } from './port.js';
 import { fillRoute, idParam } from './routes.js';
@@ -50,9 +50,14 @@ export abstract class StackAdapter implements Api {
   /** The answer of a check route (`dashboards/validate`), which some variants send without their envelope. */
   protected abstract unwrapCheck(body: unknown): unknown;
 
-  /** Every kind this variant has, one list each, read together; a kind read on demand only when `also` names it. */
+  /**
+   * Every kind this target offers, one list each, read together; a kind read only when asked
+   * (`deferredKinds`) only when `also` names it, the others said unread (`LiveState.unread`).
+   */
   async readLiveState(also: readonly Kind[] = []): Promise<LiveState> {
-    return this.readKinds(DESCRIPTORS.filter((descriptor) => descriptor.reader.onDemand !== true || also.includes(descriptor.kind)).map((descriptor) => descriptor.kind));
+    const unread = deferredKinds(this.variant, this.profile).filter((kind) => !also.includes(kind) && this.routesOf(descriptorOf(kind)) !== undefined);
+    const live = await this.readKinds(DESCRIPTORS.map((descriptor) => descriptor.kind).filter((kind) => !unread.includes(kind)));
+    return withUnread(live, unread);
   }
 
   async readKinds(kinds: readonly Kind[]): Promise<LiveState> {

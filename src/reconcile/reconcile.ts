@@ -13,7 +13,7 @@ import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, planTarge
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem } from '../model/desired.js';
-import { DESCRIPTORS, deferredKinds, deferredKindsInState, unreadKindsOf, withKindsRead, withUnread, type DesiredResource, type LiveState, type LoadedManifests } from '../kinds/index.js';
+import { deferredKinds, deferredKindsInState, unreadKindsOf, withKindsRead, type DesiredResource, type LiveState, type LoadedManifests } from '../kinds/index.js';
 import type { Kind } from '../model/kinds.js';
 import { buildPlan } from '../plan/build.js';
 import { changeKey, isWrite, type Change, type ChangeKey, type ChangeResult, type Operation, type Plan, type PlanError, type WriteBody } from '../model/plan.js';
@@ -133,16 +133,10 @@ export async function computePlan(ctx: ReconcileContext, request: PlanRequest): 
 
 type LiveRead = { live: LiveState } | { error: unknown };
 
-/**
- * Every list the target offers but the deferred kinds (`deferredKinds`), unless the state holds
- * one of theirs; the live state says which it left unread.
- */
+/** Every list the target offers but the kinds it reads only when asked (`deferredKinds`), unless the state holds one of theirs. */
 function readLive(ctx: ReconcileContext, target: Target): Promise<LiveRead> {
-  const deferred = deferredKinds(target.variant, profileOf(target));
-  const inState = deferredKindsInState(deferred, ctx.store.get(target.name));
-  const unread = deferred.filter((kind) => !inState.includes(kind));
-  const kinds = DESCRIPTORS.map((descriptor) => descriptor.kind).filter((kind) => !unread.includes(kind));
-  return (async () => ({ live: withUnread(await ctx.apiFor(target).readKinds(kinds), unread) }))().catch((error: unknown) => ({ error }));
+  const inState = deferredKindsInState(deferredKinds(target.variant, profileOf(target)), ctx.store.get(target.name));
+  return (async () => ({ live: await ctx.apiFor(target).readLiveState(inState) }))().catch((error: unknown) => ({ error }));
 }
 
 /** What was read, with the unread kinds in `kinds` read too: a plan of a target that never asks for them makes no call for them. */

@@ -60,10 +60,9 @@ const kafkaPipe = {
 };
 
 describe('managed adapter', () => {
-  it('reads the whole live state in one call per kind the seed offers, with Basic auth, and unwraps {status, requestId, result}', async () => {
+  it('reads the whole live state in three calls with Basic auth, and unwraps {status, requestId, result}; its sources, which it cannot write, only when asked', async () => {
     const { api, log } = managed();
     const pool = agent.get(BASE);
-    pool.intercept({ path: `${MANAGED_PREFIX}/stack/sources`, headers: { authorization: BASIC } }).reply(200, managedOk([{ id: 's1', name: 'Logs', kind: 'log' }]), { headers: JSON_HEADERS });
     pool.intercept({ path: `${MANAGED_PREFIX}/pipes`, headers: { authorization: BASIC } }).reply(200, managedOk([kafkaPipe]), { headers: JSON_HEADERS });
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/dashboards`, headers: { authorization: BASIC } }).reply(200, managedOk([sampleDashboard()]), { headers: JSON_HEADERS });
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts`, headers: { authorization: BASIC } }).reply(200, managedOk([sampleAlert()]), { headers: JSON_HEADERS });
@@ -90,9 +89,17 @@ describe('managed adapter', () => {
       'GET /v1/organizations/{organizationId}/services/{serviceId}/pipes 200',
       'GET /v1/organizations/{organizationId}/services/{serviceId}/stack/alerts 200',
       'GET /v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards 200',
-      'GET /v1/organizations/{organizationId}/services/{serviceId}/stack/sources 200',
     ]);
-    expect(live.sources).toEqual([{ id: 's1', name: 'Logs', members: { name: 'Logs', kind: 'log' } }]);
+    expect(live.unread).toEqual(['Source']);
+    expect(live.sources).toEqual([]);
+
+    // Asked for, they are read with the rest.
+    for (const [path, body] of [['pipes', [kafkaPipe]], ['stack/dashboards', [sampleDashboard()]], ['stack/alerts', [sampleAlert()]], ['stack/sources', [{ id: 's1', name: 'Logs', kind: 'log' }]]] as const) {
+      pool.intercept({ path: `${MANAGED_PREFIX}/${path}`, headers: { authorization: BASIC } }).reply(200, managedOk(body), { headers: JSON_HEADERS });
+    }
+    const asked = await api.readLiveState(['Source']);
+    expect(asked.unread).toBeUndefined();
+    expect(asked.sources).toEqual([{ id: 's1', name: 'Logs', members: { name: 'Logs', kind: 'log' } }]);
   });
 
   it('sends a PATCH body as given and reads back the updated pipe', async () => {

@@ -42,7 +42,6 @@ export interface DashboardContext {
   adopt: boolean;
   /** What names of other kinds' resources (sources) stand for. */
   refer: (kind: Kind, name: string) => Reference;
-  /** What tells of tiles a GET does not return. */
   /** What tells of tiles a GET leaves out; asked only of a dashboard an update would replace, since it reads lists no other plan needs. */
   hidden: () => HiddenTileEvidence;
 }
