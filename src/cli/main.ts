@@ -2,7 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { formatLocation, isStacksyncError } from '../errors.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { packageVersion } from './version.js';
-import { compileForQuickExit } from './quick-exit.js';
+import { compileForQuickExit, heapUseOf } from './quick-exit.js';
+import { sizeHeapFor } from '../support/heap.js';
 import { dropOutputOnClosedPipe } from './pipes.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
 
@@ -17,6 +18,7 @@ export function buildProgram(setExitCode: (code: number) => void, commands: Comm
   for (const factory of commands) program.addCommand(factory(setExitCode).exitOverride());
   program.hook('preAction', (_program, action) => {
     compileForQuickExit(action.name(), action.opts());
+    sizeHeapFor(heapUseOf(action.name(), action.opts()));
     onLogFormat?.(logFormatFor(action.name(), action.opts()));
   });
   return program;

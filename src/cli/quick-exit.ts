@@ -7,6 +7,7 @@
  * keeps the baseline code; a daemon, which parses responses for as long as it runs, gets both.
  */
 import { setFlagsFromString } from 'node:v8';
+import type { HeapUse } from '../support/heap.js';
 
 /** Commands that run until they are stopped. */
 const LONG_RUNNING: Readonly<Record<string, (options: Record<string, unknown>) => boolean>> = {
@@ -21,4 +22,10 @@ export function runsUntilStopped(command: string, options: Record<string, unknow
 /** Must come before the first HTTP request: the flag applies to WebAssembly compiled after it. */
 export function compileForQuickExit(command: string, options: Record<string, unknown>): void {
   if (!runsUntilStopped(command, options)) setFlagsFromString('--liftoff-only');
+}
+
+/** How a command's process sizes its heap (`support/heap.ts`): the emulator is a server of its own, left to V8's defaults. */
+export function heapUseOf(command: string, options: Record<string, unknown>): HeapUse {
+  if (command === 'emulator') return 'server';
+  return runsUntilStopped(command, options) ? 'daemon' : 'command';
 }
