@@ -24,8 +24,11 @@ export function compileForQuickExit(command: string, options: Record<string, unk
   if (!runsUntilStopped(command, options)) setFlagsFromString('--liftoff-only');
 }
 
-/** How a command's process sizes its heap (`support/heap.ts`): the emulator is a server of its own, left to V8's defaults. */
+/** Commands that make one pass, reading and reporting: what they allocate dies young. */
+const PASSES: readonly string[] = ['plan', 'validate', 'export'];
+
+/** How a command's process sizes its heap (`support/heap.ts`). */
 export function heapUseOf(command: string, options: Record<string, unknown>): HeapUse {
-  if (command === 'emulator') return 'server';
-  return runsUntilStopped(command, options) ? 'daemon' : 'command';
+  if (PASSES.includes(command)) return 'pass';
+  return command !== 'emulator' && runsUntilStopped(command, options) ? 'daemon' : 'default';
 }
