@@ -2,11 +2,13 @@
  * How V8 sizes this process's heap, by what the process is (`sizeHeapFor`, before its work) and
  * by how much it loads (`tuneHeapFor`).
  *
- * - A pass that reads and reports (plan) keeps its young generation at its starting size
- *   (1 MiB a semi-space) instead of letting it grow to 16: a plan of 10,000 resources ended with
- *   that space grown to its largest, 32 MiB that held nothing alive, which a pod pays for as RSS.
- *   Kept small it costs more scavenges of little each. In-sync plan of 10,000 resources: 157 MiB
- *   median peak RSS against 169 (ten runs each), 1.73 s against 2.01.
+ * - A pass that reads and reports (plan, validate, export) keeps its young generation at its
+ *   starting size (1 MiB a semi-space) instead of letting it grow to 16: a plan of 10,000
+ *   resources ended with that space grown to its largest, 32 MiB that held nothing alive, which a
+ *   pod or a CI runner pays for as RSS. Kept small it costs more scavenges of little each.
+ *   In-sync plan of 10,000 resources: 146 MiB median peak RSS against 165 (eight runs each), in
+ *   the same time. Any other command holds it at the size it has reached once its manifests are
+ *   read; the daemon keeps its old generation close instead (see `sizeHeapFor`).
  * - A load parsed on worker threads (a model of 100,000 resources, hundreds of MiB, all alive to
  *   the end) lets the young generation grow again (kept small, the many more scavenges cost a
  *   quarter more time there for no less memory), and grows the heap by half of what survived the
