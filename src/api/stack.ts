@@ -55,7 +55,7 @@ export abstract class StackAdapter implements Api {
    * (`deferredKinds`) only when `also` names it, the others said unread (`LiveState.unread`).
    */
   async readLiveState(also: readonly Kind[] = []): Promise<LiveState> {
-    const unread = deferredKinds(this.variant, this.profile).filter((kind) => !also.includes(kind) && this.routesOf(descriptorOf(kind)) !== undefined);
+    const unread = deferredKinds(this.variant, this.profile).filter((kind) => !also.includes(kind));
     const live = await this.readKinds(DESCRIPTORS.map((descriptor) => descriptor.kind).filter((kind) => !unread.includes(kind)));
     return withUnread(live, unread);
   }

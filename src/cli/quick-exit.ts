@@ -5,6 +5,7 @@
  * a 2-core machine came 0.15 to 0.4 s after the command's last output. A one-off command gains
  * nothing from the optimised parser (an apply of 2,000 writes was no slower without it), so it
  * keeps the baseline code; a daemon, which parses responses for as long as it runs, gets both.
+ * The same hook sizes the heap by what the process is (`HEAP_USE`).
  */
 import { setFlagsFromString } from 'node:v8';
 import type { HeapUse } from '../support/heap.js';
@@ -24,11 +25,17 @@ export function compileForQuickExit(command: string, options: Record<string, unk
   if (!runsUntilStopped(command, options)) setFlagsFromString('--liftoff-only');
 }
 
-/** Commands that make one pass, reading and reporting: what they allocate dies young. */
-const PASSES: readonly string[] = ['plan', 'validate', 'export'];
+/**
+ * How each command's process sizes its heap (`support/heap.ts`), where not V8's defaults (an
+ * apply, the emulator): a pass that reads and reports, whose allocations die young, or the daemon.
+ */
+const HEAP_USE: Readonly<Record<string, (options: Record<string, unknown>) => HeapUse>> = {
+  plan: () => 'pass',
+  validate: () => 'pass',
+  export: () => 'pass',
+  run: (options) => (runsUntilStopped('run', options) ? 'daemon' : 'default'),
+};
 
-/** How a command's process sizes its heap (`support/heap.ts`). */
 export function heapUseOf(command: string, options: Record<string, unknown>): HeapUse {
-  if (PASSES.includes(command)) return 'pass';
-  return command !== 'emulator' && runsUntilStopped(command, options) ? 'daemon' : 'default';
+  return HEAP_USE[command]?.(options) ?? 'default';
 }

@@ -53,13 +53,16 @@ export function liveStateOf(byKind: ReadonlyMap<Kind, readonly LiveBase[]>, unre
 }
 
 /**
- * Kinds whose list a plan of this target reads only when asked: kinds read on demand
- * (`reader.onDemand`), and kinds the target lists but cannot write (`access: 'read'`, the seed's
- * managed sources), whose lists only resolve names and tell of hidden tiles. Every plan of every
- * target would otherwise pay a call for each, for nothing in most plans.
+ * Kinds whose list a plan of this target reads only when asked, of those it offers: kinds read on
+ * demand (`reader.onDemand`), and kinds the target lists but cannot write (`access: 'read'`, the
+ * seed's managed sources), whose lists only resolve names and tell of hidden tiles. Every plan of
+ * every target would otherwise pay a call for each, for nothing in most plans.
  */
 export function deferredKinds(variant: Variant, profile: ApiProfile): Kind[] {
-  return DESCRIPTORS.filter((descriptor) => descriptor.reader.onDemand === true || accessOf(descriptor.kind, variant, profile) === 'read').map((descriptor) => descriptor.kind);
+  return DESCRIPTORS.filter((descriptor) => {
+    const access = accessOf(descriptor.kind, variant, profile);
+    return access === 'read' || (access === 'write' && descriptor.reader.onDemand === true);
+  }).map((descriptor) => descriptor.kind);
 }
 
 /** Of the deferred kinds, those the state holds a record of (an entry, an intent): read with the rest, so nothing of theirs is judged on an empty list. */

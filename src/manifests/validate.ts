@@ -9,6 +9,7 @@ import type { JsonSchema } from '../schema/api.js';
 import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
 import { descriptorOf } from '../kinds/index.js';
+import { isPlainObject } from '../kinds/kit/values.js';
 
 export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issues: DescribedIssue[] };
 
@@ -38,12 +39,12 @@ export function manifestSchemas(): NamedSchema[] {
  * for a kind whose spec takes one of two forms, the form its spec has.
  */
 export function manifestSchemaFor(value: unknown): NamedSchema {
-  const document = isRecord(value) ? value : {};
+  const document = isPlainObject(value) ? value : {};
   const kind = document['kind'];
   if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) return ENVELOPE;
   const spec = document['spec'];
   const forms = specFormsOf(kind as Kind);
-  if (!forms || !isRecord(spec)) return manifestSchemaOf(kind as Kind);
+  if (!forms || !isPlainObject(spec)) return manifestSchemaOf(kind as Kind);
   return Object.hasOwn(spec, forms.member) ? forms.forms.with : forms.forms.without;
 }
 
@@ -62,13 +63,11 @@ function specFormsOf(kind: Kind): { member: string; forms: { with: NamedSchema; 
   const schema = descriptorOf(kind).schema;
   const spec = (schema['properties'] as Record<string, JsonSchema> | undefined)?.['spec'];
   const required = (spec?.['if'] as JsonSchema | undefined)?.['required'];
-  const chosen = Array.isArray(required) && required.length === 1 && typeof required[0] === 'string' && spec?.['then'] !== undefined && spec['else'] !== undefined;
-  const forms = chosen
-    ? {
-        member: required[0] as string,
-        forms: { with: formSchema(kind, schema, spec, 'then', required[0] as string), without: formSchema(kind, schema, spec, 'else', required[0] as string) },
-      }
-    : undefined;
+  const member = Array.isArray(required) && required.length === 1 && typeof required[0] === 'string' ? required[0] : undefined;
+  const forms =
+    spec !== undefined && member !== undefined && spec['then'] !== undefined && spec['else'] !== undefined
+      ? { member, forms: { with: formSchema(kind, schema, spec, 'then', member), without: formSchema(kind, schema, spec, 'else', member) } }
+      : undefined;
   formsByKind.set(kind, forms ?? null);
   return forms;
 }
@@ -79,8 +78,4 @@ function formSchema(kind: Kind, schema: JsonSchema, spec: JsonSchema, branch: 't
   const { if: _if, then: _then, else: _else, ...rest } = spec;
   const form = { ...rest, ...(spec[branch] as JsonSchema) };
   return { name: `manifest:${kind}:${branch === 'then' ? 'with' : 'without'}-${member}`, schema: { ...schema, properties: { ...(schema['properties'] as Record<string, JsonSchema>), spec: form } } };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
