@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DEFAULT_SEED_IDS as IDS } from '../../dist/emulator/index.js';
 import { dump, runCli, startEmulatorChild, stats } from './lib.mjs';
 
-/** The real budget: 10 requests per 10 s window (api-notes); the real provisioning: about 30 s. */
+/** The real budget: 10 requests per 10 s window (docs/reference/api-behaviour.md); the real provisioning: about 30 s. */
 const REAL = { requests: 10, windowSeconds: 10, provisioningSeconds: 30 };
 
 function pipeManifest(index) {

@@ -108,7 +108,7 @@ export const applyCommand: CommandFactory = (setExitCode) =>
       }
     });
 
-/** `apply --wait`'s default (design.md). */
+/** `apply --wait`'s default (docs/reference/cli.md). */
 const DEFAULT_WAIT = '10m';
 
 function parseWait(text: string): number {

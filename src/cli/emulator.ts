@@ -116,7 +116,7 @@ Without --seed it uses the built-in seed (key emulator-key / emulator-secret, to
 Unauthenticated helpers: GET /_emulator/stats, POST /_emulator/reset, GET /_emulator/dump.
 
 Profiles (--profile):
-  seed     the API exactly as spec/api-seed.md and api-notes.md describe it (default)
+  seed     the API exactly as docs/reference/api-seed.md and docs/reference/api-behaviour.md describe it (default)
   current  the real services as they are today: tiles answered as \`config\`, tiles required,
            sourceId checked against the team's sources, saved_search alerts, eight threshold
            types, webhooks that must exist, alerts with dashboardId/teamId and state OK,

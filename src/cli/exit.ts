@@ -1,5 +1,5 @@
 /**
- * Exit codes (design.md, "CLI"), and the contract of a subcommand: only the CLI decides them.
+ * Exit codes (docs/reference/cli.md), and the contract of a subcommand: only the CLI decides them.
  */
 import type { Command } from 'commander';
 

@@ -1,6 +1,6 @@
 /**
  * Where the config and the manifests are: flag, else environment variable, else default
- * (design.md). Lives in config/ because nothing else reads `process.env`.
+ * (docs/reference/config.md). Lives in config/ because nothing else reads `process.env`.
  */
 import { existsSync } from 'node:fs';
 

@@ -1,5 +1,5 @@
 /**
- * The daemon's HTTP endpoints (design.md, "Daemon"): the status page, Prometheus metrics,
+ * The daemon's HTTP endpoints (docs/daemon.md): the status page, Prometheus metrics,
  * liveness, readiness, the status document and a reload hook that git-sync's `--webhook-url` can
  * call. node:http only: a few fixed routes need no framework.
  */
@@ -15,7 +15,7 @@ import { suspensionNoteProblem } from '../model/state.js';
 import { listenError, type AddressFlags } from '../support/listen.js';
 import type { StatusDocument } from './status.js';
 
-/** `--listen` default (design.md). */
+/** `--listen` default (docs/reference/cli.md). */
 export const DEFAULT_LISTEN = '0.0.0.0:9464';
 
 export interface ListenAddress {

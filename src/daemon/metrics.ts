@@ -1,5 +1,5 @@
 /**
- * stacksync's Prometheus metrics (design.md, "Daemon"): one registry per process, created once
+ * stacksync's Prometheus metrics (docs/daemon.md): one registry per process, created once
  * and passed in. Every closed label set is initialised to 0 so dashboards show zeros, not gaps.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

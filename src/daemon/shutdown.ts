@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown on SIGTERM/SIGINT (design.md, "Daemon"): the first signal stops the daemon
+ * Graceful shutdown on SIGTERM/SIGINT (docs/daemon.md): the first signal stops the daemon
  * cleanly (stop taking work, let in-flight requests finish, write the state file) and exits 0.
  * The stop is bounded: past the grace period the state may not have been written, so the
  * process exits 1 rather than claim a clean stop. A second signal means "now": exit 1 at once.

@@ -3,7 +3,7 @@
  *
  * git-sync publishes a revision by atomically renaming a new symlink over the old one
  * (`current -> .worktrees/<sha>`). A watcher on the link path keeps watching the old worktree and
- * sees nothing (toolchain.md). So there are two watchers:
+ * sees nothing (docs/daemon.md, "Watching a git-sync checkout"). So there are two watchers:
  * - the *link watcher* watches the link's parent with `depth: 0` and `followSymlinks: false`,
  *   filtered to the link's name; on any event it resolves the path again and, when the checkout
  *   moved, re-points the file watcher and reports `checkout-swapped`;

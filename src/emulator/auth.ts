@@ -1,5 +1,5 @@
 /**
- * Authentication per variant (seed 5, api-notes): managed routes take HTTP Basic with a key id
+ * Authentication per variant (seed 5, docs/reference/api-behaviour.md): managed routes take HTTP Basic with a key id
  * and secret scoped to one organization; self-hosted routes take a Bearer token of one team.
  * It runs on the headers alone, before any body is read, so a request without valid credentials
  * costs nothing but its headers. Secrets are compared as salted hashes in constant time and never

@@ -1,5 +1,5 @@
 /**
- * Response shapes of the two variants (seed 2.1, api-notes). Managed: `{status, requestId,
+ * Response shapes of the two variants (seed 2.1, docs/reference/api-behaviour.md). Managed: `{status, requestId,
  * result}` and `{status, error: "CODE: detail", requestId}`. Self-hosted: the handler's body
  * (`{data}` …), 400 as `{message: "Body validation failed: path: msg"}`, other errors plain text.
  */

@@ -1,5 +1,5 @@
 /**
- * Identifier and timestamp formats of the two variants (api-notes, "Both variants"):
+ * Identifier and timestamp formats of the two variants (docs/reference/api-behaviour.md, "Both variants"):
  * managed resources use UUIDv4, self-hosted ones 24-hex object ids.
  */
 import { randomBytes, randomUUID } from 'node:crypto';

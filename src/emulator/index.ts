@@ -1,5 +1,5 @@
 /**
- * `startEmulator`: a faithful, standalone server of both API variants on one port (design.md,
+ * `startEmulator`: a faithful, standalone server of both API variants on one port (docs/emulator.md,
  * "Emulator"). Managed routes live under `/v1/…`, self-hosted under `/api/v2/…`.
  */
 import type { Server } from 'node:http';

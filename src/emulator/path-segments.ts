@@ -2,7 +2,7 @@
  * The names the managed routes use for their product segments. The seed writes them neutrally
  * (`…/pipes`, `…/pipesCdcScaling`, `…/stack/dashboards`); the real service spells them with the
  * products' names (`clickpipes`, `clickstack`). The emulator can serve other names, so one test
- * runs a target against a server that spells them otherwise (design.md, `api: { paths }`).
+ * runs a target against a server that spells them otherwise (docs/reference/config.md, `api: { paths }`).
  * Renaming happens on the route table, so stats and logs report the templates actually served.
  */
 import { StacksyncError } from '../errors.js';

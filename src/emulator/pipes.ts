@@ -1,5 +1,5 @@
 /**
- * Pipe rules of the managed variant (seed 4.1 and api-notes, "Managed variant"): create, the
+ * Pipe rules of the managed variant (seed 4.1 and docs/reference/api-behaviour.md, "Managed variant"): create, the
  * PATCH merge with its cross-member rules, and delete. Pure over a service record; no HTTP.
  */
 import { validateApi } from '../schema/validate.js';

@@ -1,5 +1,5 @@
 /**
- * Routes of the managed variant (seed 4.1, 4.2; api-notes "Managed variant"): pipes and the
+ * Routes of the managed variant (seed 4.1, 4.2; docs/reference/api-behaviour.md "Managed variant"): pipes and the
  * service's stack (dashboards, alerts, sources), all under one organization and service.
  * Every route: Basic key (checked before routing) → path ids well formed → organization
  * (404/403) → service (404/424). Under the current profile the stack's ids are 24-hex object ids,

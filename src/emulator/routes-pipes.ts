@@ -1,7 +1,7 @@
 /**
  * The pipe routes of the managed variant. Under the seed profile: list, get, create, PATCH and
- * delete, as seed 4.1 and api-notes ("Managed variant") describe them. Under the current profile,
- * the whole lifecycle of the real service (api-notes, "The real services today: the whole
+ * delete, as seed 4.1 and docs/reference/api-behaviour.md ("Managed variant") describe them. Under the current profile,
+ * the whole lifecycle of the real service (docs/reference/api-behaviour.md, "The real services today: the whole
  * lifecycle"): those, plus the state commands, settings, scaling and the service's CDC scaling;
  * every route first applies the state changes that have come due. Both rename the engine settings
  * at their edge when another prefix is served (`settings-prefix.ts`).

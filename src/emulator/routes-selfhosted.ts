@@ -1,5 +1,5 @@
 /**
- * Routes of the self-hosted variant (seed 4.3, 4.4; api-notes "Self-hosted variant"):
+ * Routes of the self-hosted variant (seed 4.3, 4.4; docs/reference/api-behaviour.md "Self-hosted variant"):
  * dashboards and alerts of the token's team. Another team's ids answer 404 like unknown ones.
  * Under the current profile the team's kinds follow the current rules (`current/stack-kinds.ts`):
  * dashboards, alerts, sources, connections, webhooks and saved searches.

@@ -1,5 +1,5 @@
 /**
- * The seed (design.md, "Emulator"): organizations with keys and services (state, pipes,
+ * The seed (docs/emulator.md): organizations with keys and services (state, pipes,
  * sources), and self-hosted teams with tokens. Either may also hold dashboards and alerts, and
  * under the current profile sources, webhooks and saved searches, each in the profile's own
  * format. Loaded from YAML or JSON and validated here, so a bad seed fails at start with the file

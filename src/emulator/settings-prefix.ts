@@ -1,7 +1,7 @@
 /**
  * The prefix of a pipe's engine settings: the seed writes `engine_max_threads`, the real service
  * `clickhouse_max_threads`. The emulator stores the seed's spelling and renames at the edge of the
- * pipe routes, so it can serve another prefix (design.md, `api: { settingsPrefix }`). Served that
+ * pipe routes, so it can serve another prefix (docs/reference/config.md, `api: { settingsPrefix }`). Served that
  * way, the seed's own spelling is a member the server does not know: refused under the seed
  * profile, dropped under the current one (as each drops or refuses any unknown member).
  */

@@ -1,5 +1,5 @@
 /**
- * Dashboard and alert rules, the same on both variants (api-notes, "Dashboards" and "Alerts"):
+ * Dashboard and alert rules, the same on both variants (docs/reference/api-behaviour.md, "Dashboards" and "Alerts"):
  * server-assigned ids, tile-id preservation on PUT, alert cascade, alert target checks.
  * Pure over one workspace (a managed service's stack or a self-hosted team); no HTTP.
  */

@@ -29,7 +29,7 @@ export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof P
   createOnly: createOnlyMembers(),
   manifests: pipeManifests,
   reader: { read: toLivePipe, statusMembers: ['state'], liveState: (pipe) => pipe.state },
-  // Adding or removing table mappings twice fails (api-notes), so such a PATCH is not blindly repeatable.
+  // Adding or removing table mappings twice fails (docs/reference/api-behaviour.md), so such a PATCH is not blindly repeatable.
   writes: { notRepeatable: changesMappings, respell: respellSettings },
   plan: (input) => {
     const changes = planPipes(

@@ -1,5 +1,5 @@
 /**
- * The validated, defaulted, frozen configuration (design.md, "Targets and configuration").
+ * The validated, defaulted, frozen configuration (docs/reference/config.md).
  * Produced once by `config/load.ts` and passed in; nothing else reads `process.env`.
  */
 import type { Static } from 'typebox';

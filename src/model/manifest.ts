@@ -1,5 +1,5 @@
 /**
- * Manifest documents as written (design.md, "Manifests"): the types of what the manifest schemas
+ * Manifest documents as written (docs/manifests/README.md): the types of what the manifest schemas
  * accept, derived from them, so a document that passed its schema has exactly this shape. Each
  * kind's own spec type lives with its descriptor (`kinds/<kind>/model.ts`).
  */

@@ -16,7 +16,7 @@ export function summarize(changes: readonly Change[], errors: readonly PlanError
   const apart: Partial<Record<Change['kind'], number>> = {};
   for (const change of changes) {
     if (change.action === 'error') summary.errors++;
-    // The summary's members are fixed by design.md; waiting creates are counted by `waitingCount`.
+    // The summary's members are fixed by docs/reference/cli.md; waiting creates are counted by `waitingCount`.
     else if (change.action !== 'waiting') summary[change.action]++;
     if ((change.action === 'delete' || change.action === 'replace') && descriptorOf(change.kind).prune?.countApart !== undefined) apart[change.kind] = (apart[change.kind] ?? 0) + 1;
   }

@@ -1,5 +1,5 @@
 /**
- * `--output json`: one object in the shape design.md fixes, keys in a stable order. Operations
+ * `--output json`: one object in the shape docs/reference/cli.md fixes, keys in a stable order. Operations
  * and secret hashes are never part of it; diffs carry `(sensitive)` for write-only values.
  */
 import type { ChangeResults } from './build.js';

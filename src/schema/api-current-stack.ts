@@ -1,6 +1,6 @@
 /**
  * Wire shapes of the observability kinds the real services added beside dashboards and alerts
- * (api-notes.md, "The real services today: the whole lifecycle"): sources, connections, webhooks,
+ * (docs/reference/api-behaviour.md, "The real services today: the whole lifecycle"): sources, connections, webhooks,
  * saved searches, the answer of `dashboards/validate`, and the managed service's alert channels.
  * Read from the self-hosted server's v2 routers and zod schemas (hyperdxio/hyperdx
  * `packages/api/src/routers/external-api/v2/`, `packages/api/src/utils/zod.ts`,

@@ -1,5 +1,5 @@
 /**
- * Wire shapes of the observability API as the real services speak it today (api-notes.md, "The
+ * Wire shapes of the observability API as the real services speak it today (docs/reference/api-behaviour.md, "The
  * real services today"), as TypeBox schemas with their static types. The seed's shapes live in
  * `api.ts`; these are the `current` profile's: tiles in the `config` format (or the old `series`
  * format naming a `sourceId`), alerts with `saved_search`, eight threshold types, webhook

@@ -1,5 +1,5 @@
 /**
- * Wire shapes of pipes as the real managed service speaks them today (api-notes, "The real
+ * Wire shapes of pipes as the real managed service speaks them today (docs/reference/api-behaviour.md, "The real
  * services today: the whole lifecycle"; the OpenAPI's ClickPipes schemas), as TypeBox schemas:
  * one create block and one PATCH block per source family, looked up by the family's key rather
  * than tried as a union, so an error names the member that is wrong. The seed's narrower shapes

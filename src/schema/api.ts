@@ -6,7 +6,7 @@
  * Who validates with them: the emulator (request bodies, its seed and data files) and, through
  * the manifest schemas built from their parts, the manifest loader. Responses are NOT checked
  * with them: the client reads responses with the deliberately tolerant `api/normalize.ts`, since
- * real services differ from these shapes (api-notes).
+ * real services differ from these shapes (docs/reference/api-behaviour.md).
  *
  * Schemas are composed from parts, not `$ref`s, so each one is self-contained and can be
  * published as a file on its own.
@@ -49,7 +49,7 @@ type PipeSettingMembers = { [K in keyof typeof PIPE_SETTING_BOUNDS]: TOptional<T
   [K in (typeof PIPE_BOOLEAN_SETTINGS)[number]]: TOptional<TBoolean>;
 };
 
-/** Pipe settings (seed 2.5) with the bounds of api-notes. */
+/** Pipe settings (seed 2.5) with the bounds of docs/reference/api-behaviour.md. */
 export const pipeSettingsSchema = object({
   ...Object.fromEntries(Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [key, Type.Optional(Type.Integer({ minimum, maximum }))])),
   ...Object.fromEntries(PIPE_BOOLEAN_SETTINGS.map((key) => [key, Type.Optional(boolean)])),
@@ -131,7 +131,7 @@ export const pipePatchBlockMembers = {
 };
 
 /**
- * Members the real service's Update pipe takes beyond the seed's list (api-notes, "The real
+ * Members the real service's Update pipe takes beyond the seed's list (docs/reference/api-behaviour.md, "The real
  * services today"). Manifests may set them: they are sent as written, and `validate` warns that
  * a service that follows the seed refuses them.
  */
@@ -218,7 +218,7 @@ export const pipePatchBodySchema = object(
   }),
 );
 
-/** Body of `POST …/pipes` (api-notes): a full pipe with credentials, without server-set fields. */
+/** Body of `POST …/pipes` (docs/reference/api-behaviour.md): a full pipe with credentials, without server-set fields. */
 export const pipeCreateBodySchema = object({
   name: nonEmptyString,
   scaling: Type.Optional(pipeScalingSchema),
@@ -330,7 +330,7 @@ export const alertWriteBodySchema = object(
   },
 );
 
-/** The alert as the emulator returns it (seed 2.6). The client's reader is more tolerant (api-notes). */
+/** The alert as the emulator returns it (seed 2.6). The client's reader is more tolerant (docs/reference/api-behaviour.md). */
 export const alertSchema = object({
   id: nonEmptyString,
   ...alertConfigMembers,

@@ -1,5 +1,5 @@
 /**
- * The JSON Schema of the config file (design.md, "Targets and configuration"), and of a secret
+ * The JSON Schema of the config file (docs/reference/config.md), and of a secret
  * reference, which the manifest schemas reuse. Published as `schemas/config.json`; `model/config.ts`
  * derives the file's type from it.
  */

@@ -1,5 +1,5 @@
 /**
- * Enumerations and bounds of the API: the seed spec where it speaks, `api-notes.md` where it says "not shown".
+ * Enumerations and bounds of the API: the seed spec where it speaks, `docs/reference/api-behaviour.md` where it says "not shown".
  * Plain data, so schemas, emulator, differ and docs read the same values.
  */
 
@@ -23,7 +23,7 @@ export const ALERT_THRESHOLD_TYPES = ['above', 'below'] as const;
 export const ALERT_SOURCES = ['tile', 'search'] as const;
 export const ALERT_CHANNEL_TYPES = ['webhook'] as const;
 
-/** Threshold types a manifest may name: the seed's two and the six newer servers add (api-notes). */
+/** Threshold types a manifest may name: the seed's two and the six newer servers add (docs/reference/api-behaviour.md). */
 export const MANIFEST_THRESHOLD_TYPES = ['above', 'below', 'above_exclusive', 'below_or_equal', 'equal', 'not_equal', 'between', 'not_between'] as const;
 /** Alert sources a manifest may name: `search` (the seed) and `saved_search` (current servers) are one. */
 export const MANIFEST_ALERT_SOURCES = ['tile', 'search', 'saved_search'] as const;

@@ -1,5 +1,5 @@
 /**
- * Manifest specs of the observability kinds beside dashboards and alerts (design.md, "Source,
+ * Manifest specs of the observability kinds beside dashboards and alerts (docs/manifests/README.md, "Source,
  * Webhook, SavedSearch, Connection"): the members of the real create bodies
  * (`api-current-stack.ts`), with the ids of other kinds' resources replaced by names
  * (`connection: <name>`, `source: <name>`) and credentials replaced by secret references.

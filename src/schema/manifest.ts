@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the manifests (design.md, "Manifests"), built from the API schema parts so the
+ * JSON Schemas of the manifests (docs/manifests/README.md), built from the API schema parts so the
  * two cannot disagree, and declared with TypeBox so `model/manifest.ts` derives the document types
  * from them. The loader validates with them and `schemas/*.json` publishes them for editors
  * (`# yaml-language-server: $schema=…`).

@@ -4,7 +4,7 @@
  * PATCH refuses these members, naming them) and by the client's differ (a change to one is a
  * `replace`).
  *
- * The list is api-notes' "Create-only members" (which wins where it speaks), completed with what
+ * The list is docs/reference/api-behaviour.md's "Create-only members" (which wins where it speaks), completed with what
  * the other sources agree on where the notes are silent: members the OpenAPI says "can only be set
  * at pipe creation" (kafka `tombstoneMode`), and members the Terraform provider marks "requires
  * replacement" that the OpenAPI's PATCH bodies do not carry either (`deleteOnMerge`, MongoDB's
@@ -26,7 +26,7 @@ export const PIPE_CREATE_ONLY_SOURCE_MEMBERS: Record<PipeFamily, readonly string
   kafka: ['type', 'format', 'brokers', 'topics', 'consumerGroup', 'offset', 'schemaRegistry', 'reversePrivateEndpointIds', 'exactlyOnce', 'tombstoneMode', 'protobufSchema'],
   objectStorage: ['type', 'format', 'url', 'delimiter', 'compression', 'isContinuous', 'queueUrl', 'path', 'azureContainerName'],
   kinesis: ['format', 'streamName', 'region', 'iteratorType', 'timestamp', 'useEnhancedFanOut', 'schemaRegistry', 'protobufSchema'],
-  // api-notes: "pubsub all but its credentials".
+  // docs/reference/api-behaviour.md: "pubsub all but its credentials".
   pubsub: '*',
   postgres: [
     'type',
@@ -40,7 +40,7 @@ export const PIPE_CREATE_ONLY_SOURCE_MEMBERS: Record<PipeFamily, readonly string
   ],
   mysql: ['type', 'settings.replicationMode', 'settings.replicationMechanism', 'settings.allowNullableColumns', 'settings.deleteOnMerge', ...DATABASE_SNAPSHOT_SETTINGS],
   mongodb: ['settings.replicationMode', 'settings.deleteOnMerge', 'settings.useJsonNativeFormat', ...DATABASE_SNAPSHOT_SETTINGS],
-  // api-notes: "bigquery everything" (snapshot only: every change after create is refused).
+  // docs/reference/api-behaviour.md: "bigquery everything" (snapshot only: every change after create is refused).
   bigquery: '*',
 };
 
@@ -54,7 +54,7 @@ export const PIPE_CREATE_ONLY_MEMBERS = ['description'] as const;
 export const PIPE_CREATE_ONLY_DESTINATION_MEMBERS = ['database', 'table', 'managedTable', 'tableDefinition', 'roles'] as const;
 
 /**
- * Members of each family's block that are written and never read back (api-notes: "Credentials
+ * Members of each family's block that are written and never read back (docs/reference/api-behaviour.md: "Credentials
  * (`credentials`, `accessKey`, service-account keys) are accepted on create and PATCH, never
  * returned"). They are never create-only: rotating a secret is a PATCH.
  */

@@ -4,7 +4,7 @@
  * service-wide CDC scaling, and the bounds of both scaling operations. Plain data, read alike by
  * the emulator's `current` profile and by the client (validate, differ, schemas).
  *
- * Sources: api-notes.md, "The real services today: the whole lifecycle" (the project's reading of
+ * Sources: docs/reference/api-behaviour.md, "The real services today: the whole lifecycle" (the project's reading of
  * them, which wins where it speaks); the managed OpenAPI's ClickPipes schemas; the Terraform
  * provider's `clickhouse_clickpipe` and `clickhouse_clickpipe_cdc_infrastructure` resources.
  */
@@ -15,8 +15,8 @@ export const PIPE_FAMILIES = ['kafka', 'objectStorage', 'kinesis', 'pubsub', 'po
 export type PipeFamily = (typeof PIPE_FAMILIES)[number];
 
 /**
- * `type` of the families that have flavours. Object storage: api-notes and the provider name three
- * (the newest OpenAPI also lists dospaces, cloudflarer2, ovhobjectstorage); MySQL: api-notes and
+ * `type` of the families that have flavours. Object storage: docs/reference/api-behaviour.md and the provider name three
+ * (the newest OpenAPI also lists dospaces, cloudflarer2, ovhobjectstorage); MySQL: docs/reference/api-behaviour.md and
  * the provider name six (the OpenAPI omits planetscalevitess). Postgres and MySQL default their
  * `type` to the family's own name when it is left out (OpenAPI: 'Defaults to "postgres"').
  */
@@ -45,7 +45,7 @@ export const PIPE_FAMILY_CLASSES: Record<PipeFamily, PipeFamilyClass> = {
   bigquery: 'database',
 };
 
-/** Families that take `PATCH …/pipes/{id}/scaling` (api-notes; provider: CDC sources refuse it). */
+/** Families that take `PATCH …/pipes/{id}/scaling` (docs/reference/api-behaviour.md; provider: CDC sources refuse it). */
 export const SCALABLE_PIPE_FAMILIES: readonly PipeFamily[] = ['kafka', 'kinesis', 'objectStorage'];
 /** Families that take the `resync` command (OpenAPI: Postgres and MySQL; the provider also sends it for MongoDB). */
 export const RESYNCABLE_PIPE_FAMILIES: readonly PipeFamily[] = ['postgres', 'mysql', 'mongodb'];
@@ -141,7 +141,7 @@ export const STARTABLE_PIPE_STATES: readonly string[] = ['Stopped', 'Paused', 'F
 export const EDITABLE_MAPPING_STATES: readonly string[] = ['Stopped', 'Paused'];
 /**
  * Whether a table-mapping edit waits for the pipe to be paused, by the profile a target speaks: the
- * real services refuse one on a running pipe ("must be paused to edit", api-notes); the seed's
+ * real services refuse one on a running pipe ("must be paused to edit", docs/reference/api-behaviour.md); the seed's
  * Update pipe takes it as it is, and the seed has no state command to pause a pipe with.
  */
 export const MAPPING_EDIT_NEEDS_PAUSE: Readonly<Record<ApiProfile, boolean>> = { seed: false, current: true };

@@ -1,5 +1,5 @@
 /**
- * config/ holds the configs a user starts from (design.md's layout): a local emulator, a
+ * config/ holds the configs a user starts from (docs/reference/config.md): a local emulator, a
  * production daemon with one target of each variant, and CI as the GitHub Actions example runs
  * it. None sits at the default path config/stacksync.yaml, so `npm start` on a fresh clone still
  * runs the built-in emulator (test/e2e/embedded.test.ts runs it with config/ present).

@@ -119,7 +119,7 @@ describe('stacksync run (daemon)', () => {
     return result;
   }
 
-  it('syncs at start, flips /readyz, serves the metrics design.md names, and applies a file edit', async () => {
+  it('syncs at start, flips /readyz, serves the metrics docs/reference/metrics.md names, and applies a file edit', async () => {
     const workspace = await workspaceWith({ 'manifests/d.yaml': dashboard('edit-me', 'Edit me', 6) + '---\n' + alert('edit-alert', 'edit-me') });
     const { daemon } = await running(workspace);
     await eventually(async () => (await fetch(`${daemon.url}/readyz`)).status, (status) => status === 200);

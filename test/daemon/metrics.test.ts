@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiHooksFor, createMetrics, initTargetMetrics, rateLimitWaitSeconds, setPipeStates } from '../../src/daemon/metrics.js';
 
-/** The metric names design.md fixes (prefix stacksync_). */
+/** The metric names docs/reference/metrics.md fixes (prefix stacksync_). */
 const DESIGN_METRICS = [
   'stacksync_reconcile_total',
   'stacksync_reconcile_duration_seconds',
@@ -18,7 +18,7 @@ const DESIGN_METRICS = [
 ];
 
 describe('metrics', () => {
-  it('exposes every metric design.md names, and the Node process metrics', async () => {
+  it('exposes every metric docs/reference/metrics.md names, and the Node process metrics', async () => {
     const metrics = createMetrics();
     initTargetMetrics(metrics, 'prod', 'managed');
     const text = await metrics.registry.metrics();

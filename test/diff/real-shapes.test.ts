@@ -1,5 +1,5 @@
 /**
- * The differ against the shapes real services send today (api-notes, "The real services today"):
+ * The differ against the shapes real services send today (docs/reference/api-behaviour.md, "The real services today"):
  * a live resource it cannot read is an error on that resource only, and every update body is the
  * live resource as read with the manifest's members laid over it (server-side apply).
  */

@@ -1,5 +1,5 @@
 /**
- * Adoption end to end (issue 5, design.md "Matching live to desired"): a same-named live
+ * Adoption end to end (issue 5, docs/ownership.md): a same-named live
  * resource created out of band shows as `adopt`; apply leaves it alone without `--adopt`
  * (a conflict, exit 1, as `apply --help` documents: anything not applied is a failure); with
  * `--adopt` it joins the inventory, and a later removal with `--prune` deletes it. Both variants.

@@ -1,5 +1,5 @@
 /**
- * design.md, CLI: a target may name the path segments and the settings prefix its server uses
+ * docs/reference/config.md: a target may name the path segments and the settings prefix its server uses
  * (`api: { paths: { pipes, stack }, settingsPrefix }`). Against an emulator that spells them as
  * the real service does (`clickpipes`, `clickstack`, `clickhouse_`), a target saying so creates a
  * pipe born in Git with engine settings and a dashboard, plans clean, and sends nothing to the

@@ -70,7 +70,7 @@ describe('pipes born in Git, on the current profile', () => {
     for (const family of PIPE_FAMILIES) {
       const pipe = live.find((each) => each.name === `fam-${family.toLowerCase()}`);
       expect(pipe?.source[family], family).toBeDefined();
-      // api-notes: streaming Running; database Running or Snapshot; snapshot-only Completed.
+      // docs/reference/api-behaviour.md: streaming Running; database Running or Snapshot; snapshot-only Completed.
       expect(['Running', 'Snapshot', 'Completed'], `${family} settled`).toContain(pipe?.state);
     }
     expect(live.find((each) => each.name === 'fam-bigquery')?.state).toBe('Completed');

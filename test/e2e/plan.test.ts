@@ -1,6 +1,6 @@
 /**
  * `stacksync plan` end to end (issue 4): the built CLI against the emulator on loopback, both
- * variants. JSON shape and exit codes as design.md fixes them, the text and GitHub renderings,
+ * variants. JSON shape and exit codes as docs/reference/cli.md fixes them, the text and GitHub renderings,
  * and a broken manifest that is reported without hiding the rest or letting a prune through.
  */
 import { existsSync } from 'node:fs';
@@ -41,7 +41,7 @@ const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'adopt', 'orphan'
 const CHANGE_KEYS = new Set(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'reclaimed', 'warnings', 'result', 'error']);
 const ACTIONS = new Set(['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'error']);
 
-/** Checks the document against design.md's shape, key by key, and returns it. */
+/** Checks the document against docs/reference/cli.md's shape, key by key, and returns it. */
 function expectPlanShape(plan: PlanJson): PlanJson {
   const keys = Object.keys(plan);
   expect(keys.slice(0, 4)).toEqual(['version', 'summary', 'changes', 'errors']);

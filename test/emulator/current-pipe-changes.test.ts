@@ -1,5 +1,5 @@
 /**
- * Changing pipes of the current profile (issue 21; api-notes, "The real services today: the whole
+ * Changing pipes of the current profile (issue 21; docs/reference/api-behaviour.md, "The real services today: the whole
  * lifecycle"): PATCH with its create-only members (read from the one table the client's differ
  * reads too), table-mapping edits that need a paused pipe, settings, scaling and the service's CDC
  * scaling. Each rule's source is in its test's name.
@@ -50,7 +50,7 @@ describe('PATCH: create-only members (src/schema/pipe-create-only.ts) are refuse
   };
   const rows = PIPE_FAMILIES.filter((family) => family !== 'bigquery').flatMap((family) => members(family).map((member) => ({ family, member })));
 
-  it.each(rows)('api-notes: $family $member', async ({ family, member }) => {
+  it.each(rows)('api-behaviour: $family $member', async ({ family, member }) => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody(family));
     const before = await managed('GET', `/pipes/${pipe.id}`);
@@ -59,7 +59,7 @@ describe('PATCH: create-only members (src/schema/pipe-create-only.ts) are refuse
     expect((await managed('GET', `/pipes/${pipe.id}`)).json.result).toEqual(before.json.result);
   });
 
-  it.each(PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => ({ member })))('api-notes: destination $member', async ({ member }) => {
+  it.each(PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => ({ member })))('api-behaviour: destination $member', async ({ member }) => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody('kafka'));
     const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: { destination: { [member]: 'x', columns: [{ name: 'id', type: 'String' }] } } });
@@ -80,7 +80,7 @@ describe('PATCH: create-only members (src/schema/pipe-create-only.ts) are refuse
     expect(response.json.error).toBe("BAD_REQUEST: source.kinesis: this pipe's source is kafka, not kinesis (the source family is create-only)");
   });
 
-  it('api-notes: bigquery is snapshot only: every change after create is refused, even before it completes', async () => {
+  it('api-behaviour: bigquery is snapshot only: every change after create is refused, even before it completes', async () => {
     const managed = await boot({ pipeTransitionMs: 60_000 });
     const pipe = await createPipe(managed, pipeBody('bigquery'));
     const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: { name: 'renamed' } });
@@ -109,7 +109,7 @@ describe('PATCH: what may change, changes', () => {
     expect(want((await managed('GET', `/pipes/${pipe.id}`)).json.result)).toEqual(expected);
   });
 
-  it('api-notes: credentials are accepted on PATCH, stored as a new fingerprint, never returned', async () => {
+  it('api-behaviour: credentials are accepted on PATCH, stored as a new fingerprint, never returned', async () => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody('postgres'));
     const secrets = async () => (await dumpOf(emulator!)).organizations[0].services[0].pipeSecrets[pipe.id]['postgres.credentials'];
@@ -155,7 +155,7 @@ describe('table mappings of a database pipe: only while paused (provider issue 4
     expect((await managed('GET', `/pipes/${pipe.id}`)).json.result).toEqual(before);
   });
 
-  it('api-notes: after an added table and a start, the pipe passes through Snapshot, then runs', async () => {
+  it('api-behaviour: after an added table and a start, the pipe passes through Snapshot, then runs', async () => {
     const { managed, id, clock } = await pausedPostgres();
     const edited = await managed('PATCH', `/pipes/${id}`, { body: add(orders) });
     expect(edited.json.result).toMatchObject({ state: 'Paused', source: { postgres: { tableMappings: [users, orders] } } });
@@ -194,7 +194,7 @@ describe('table mappings of a database pipe: only while paused (provider issue 4
     expect(await stateOf(managed, id)).toBe('Running');
   });
 
-  it('api-notes: one call may not remove and add the same source table; removing one not there is refused', async () => {
+  it('api-behaviour: one call may not remove and add the same source table; removing one not there is refused', async () => {
     const { managed, id } = await pausedPostgres();
     const both = await managed('PATCH', `/pipes/${id}`, { body: { source: { postgres: { tableMappingsToAdd: [{ ...users, targetTable: 'users_v2' }], tableMappingsToRemove: [users] } } } });
     expect(both.json.error).toBe('BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: public.users is also in tableMappingsToAdd; remove and add in two requests');
@@ -217,7 +217,7 @@ describe('table mappings of a database pipe: only while paused (provider issue 4
     expect(twice.json.error).toBe('BAD_REQUEST: source.mongodb.tableMappingsToAdd[0]: app.events is already mapped');
   });
 
-  it('api-notes: a Completed pipe takes no change but a resync', async () => {
+  it('api-behaviour: a Completed pipe takes no change but a resync', async () => {
     const managed = await boot();
     const block = pipeBody('postgres')['source'].postgres;
     const pipe = await createPipe(managed, pipeBody('postgres', 'pg', { ...block, settings: { replicationMode: 'snapshot' } }));
@@ -246,7 +246,7 @@ describe('settings: GET and PUT …/pipes/{id}/settings', () => {
     { body: { engine_max_threads: 65 }, error: 'engine_max_threads: must be <= 64' },
     { body: { streaming_max_insert_wait_ms: 499 }, error: 'streaming_max_insert_wait_ms: must be >= 500' },
     { body: { object_storage_use_cluster_function: 'yes' }, error: 'object_storage_use_cluster_function: must be boolean' },
-  ])('api-notes bounds: $error', async ({ body, error }) => {
+  ])('api-behaviour bounds: $error', async ({ body, error }) => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody('kafka'));
     const response = await managed('PUT', `/pipes/${pipe.id}/settings`, { body });
@@ -275,7 +275,7 @@ describe('scaling: PATCH …/pipes/{id}/scaling', () => {
     expect((await managed('GET', `/pipes/${pipe.id}`)).json.result.scaling).toEqual(pipe.scaling);
   });
 
-  it.each(['kafka', 'kinesis', 'objectStorage'] as const)('api-notes: a %s pipe scales within the bounds; a merge', async (family) => {
+  it.each(['kafka', 'kinesis', 'objectStorage'] as const)('api-behaviour: a %s pipe scales within the bounds; a merge', async (family) => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody(family));
     const response = await managed('PATCH', `/pipes/${pipe.id}/scaling`, { body: { replicas: 10, replicaCpuMillicores: 2000 } });
@@ -284,7 +284,7 @@ describe('scaling: PATCH …/pipes/{id}/scaling', () => {
     expect(memory.json.result.scaling).toEqual({ replicas: 10, replicaCpuMillicores: 2000, replicaMemoryGb: 0.5 });
   });
 
-  it.each(['pubsub', 'postgres', 'mysql', 'mongodb', 'bigquery'] as const)('api-notes: a %s pipe does not scale on its own', async (family) => {
+  it.each(['pubsub', 'postgres', 'mysql', 'mongodb', 'bigquery'] as const)('api-behaviour: a %s pipe does not scale on its own', async (family) => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody(family));
     const response = await managed('PATCH', `/pipes/${pipe.id}/scaling`, { body: { replicas: 2 } });
@@ -299,7 +299,7 @@ describe('scaling: PATCH …/pipes/{id}/scaling', () => {
 });
 
 describe('CDC scaling: GET and PATCH …/pipesCdcScaling, one per service', () => {
-  it('api-notes: 404 until a database pipe has been provisioned; then 2 CPU + 8 GB; a change shows one transition later', async () => {
+  it('api-behaviour: 404 until a database pipe has been provisioned; then 2 CPU + 8 GB; a change shows one transition later', async () => {
     const clock = manualClock();
     const managed = await boot({ clock: clock.now, pipeTransitionMs: 1000 }, EMPTY_SERVICE);
     const missing = await managed('GET', '/pipesCdcScaling');

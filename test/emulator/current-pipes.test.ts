@@ -1,5 +1,5 @@
 /**
- * Pipes born through the API, under the current profile (issue 21; api-notes, "The real services
+ * Pipes born through the API, under the current profile (issue 21; docs/reference/api-behaviour.md, "The real services
  * today: the whole lifecycle"): create per source family and flavour with validation, the
  * lifecycle on a clock the test moves, the state commands and their rules, delete and name
  * uniqueness. Each rule's source is in its test's name.
@@ -51,7 +51,7 @@ describe('create: one pipe of each source family', () => {
   };
 
   it.each(PIPE_FAMILIES.map((family) => ({ family, want: settled[family] })))(
-    'api-notes: $family answers Provisioning, then settles $want; credentials are stored, never returned',
+    'api-behaviour: $family answers Provisioning, then settles $want; credentials are stored, never returned',
     async ({ family, want }) => {
       const managed = await boot();
       const response = await managed('POST', '/pipes', { body: pipeBody(family) });
@@ -113,7 +113,7 @@ describe('create: every flavour', () => {
     expect(await stateOf(managed, pipe.id)).toBe('Running');
   });
 
-  it('has the flavours api-notes lists: 8 kafka, 3 object storage, 11 postgres, 6 mysql', () => {
+  it('has the flavours docs/reference/api-behaviour.md lists: 8 kafka, 3 object storage, 11 postgres, 6 mysql', () => {
     expect([PIPE_FLAVOURS.kafka.length, PIPE_FLAVOURS.objectStorage.length, PIPE_FLAVOURS.postgres.length, PIPE_FLAVOURS.mysql.length]).toEqual([8, 3, 11, 6]);
   });
 });
@@ -149,7 +149,7 @@ describe('create: validation answers 400 naming the member, and changes nothing'
     { name: 'postgres with basic authentication and no credentials', body: withBlock('postgres', (b) => delete b['credentials']), error: 'source.postgres.credentials: is required with basic authentication' },
     { name: 'OpenAPI: replicationSlotName only for cdc_only', body: withBlock('postgres', (b) => (b['settings'].replicationSlotName = 'slot')), error: 'source.postgres.settings.replicationSlotName: is only valid in cdc_only replication mode' },
     {
-      name: 'api-notes: one source table mapped twice',
+      name: 'api-behaviour: one source table mapped twice',
       body: withBlock('postgres', (b) => b['tableMappings'].push({ sourceSchemaName: 'public', sourceTable: 'users', targetTable: 'users_2' })),
       error: 'source.postgres.tableMappings[1]: public.users is mapped twice',
     },
@@ -162,7 +162,7 @@ describe('create: validation answers 400 naming the member, and changes nothing'
     { name: 'a source of no family', body: { ...pipeBody('kafka'), source: { validateSamples: true } }, error: 'source: must hold exactly one of kafka, objectStorage, kinesis, pubsub, postgres, mysql, mongodb, bigquery' },
     { name: 'OpenAPI: a kafka pipe needs a destination table', body: { ...pipeBody('kafka'), destination: { database: 'default', managedTable: true, columns: [{ name: 'a', type: 'String' }] } }, error: 'destination.table: is required for kafka pipes' },
     { name: 'OpenAPI: every pipe needs a destination database', body: { ...pipeBody('postgres'), destination: {} }, error: 'destination.database: is required' },
-    { name: 'api-notes: scaling is for streaming and object storage only', body: { ...pipeBody('postgres'), scaling: { replicas: 2 } }, error: 'scaling: is only for kafka, kinesis, objectStorage pipes; database pipes share the service\'s CDC scaling' },
+    { name: 'api-behaviour: scaling is for streaming and object storage only', body: { ...pipeBody('postgres'), scaling: { replicas: 2 } }, error: 'scaling: is only for kafka, kinesis, objectStorage pipes; database pipes share the service\'s CDC scaling' },
     { name: 'provider: at most 10 replicas', body: { ...pipeBody('kafka'), scaling: { replicas: 11 } }, error: 'scaling.replicas: must be <= 10' },
     { name: 'a name too long', body: { ...pipeBody('kafka'), name: 'x'.repeat(256) }, error: 'name: must NOT have more than 255 characters' },
   ];
@@ -176,7 +176,7 @@ describe('create: validation answers 400 naming the member, and changes nothing'
     expect(await dumpOf(emulator!)).toEqual(before);
   });
 
-  it('api-notes: a name taken in the service is a 400; another service may use it; a deleted pipe frees it', async () => {
+  it('api-behaviour: a name taken in the service is a 400; another service may use it; a deleted pipe frees it', async () => {
     const managed = await boot();
     const first = await createPipe(managed, pipeBody('kafka', 'orders'));
     const again = await managed('POST', '/pipes', { body: pipeBody('kinesis', 'orders') });
@@ -212,12 +212,12 @@ describe('the lifecycle, on a clock the test moves (transitions of 1 s)', () => 
   }
 
   const rows: { name: string; body: Body; want: string[] }[] = [
-    { name: 'api-notes: streaming pipes end Running', body: pipeBody('kafka'), want: ['Provisioning', 'Provisioning→Running', 'Running→Running'] },
-    { name: 'api-notes: object-storage pipes end Running', body: pipeBody('objectStorage'), want: ['Provisioning', 'Provisioning→Running'] },
+    { name: 'api-behaviour: streaming pipes end Running', body: pipeBody('kafka'), want: ['Provisioning', 'Provisioning→Running', 'Running→Running'] },
+    { name: 'api-behaviour: object-storage pipes end Running', body: pipeBody('objectStorage'), want: ['Provisioning', 'Provisioning→Running'] },
     { name: 'docs: a database pipe takes its initial snapshot, then runs', body: pipeBody('postgres'), want: ['Provisioning', 'Provisioning→Snapshot', 'Snapshot→Running'] },
     { name: 'docs: a cdc_only database pipe runs without a snapshot', body: pipeBody('postgres', 'pg', postgresBlock(undefined, 'cdc_only')), want: ['Provisioning', 'Provisioning→Running'] },
     { name: 'provider: a database pipe in snapshot mode ends Completed', body: pipeBody('postgres', 'pg', postgresBlock(undefined, 'snapshot')), want: ['Provisioning', 'Provisioning→Snapshot', 'Snapshot→Completed'] },
-    { name: 'api-notes: bigquery is snapshot only: Completed', body: pipeBody('bigquery'), want: ['Provisioning', 'Provisioning→Snapshot', 'Snapshot→Completed'] },
+    { name: 'api-behaviour: bigquery is snapshot only: Completed', body: pipeBody('bigquery'), want: ['Provisioning', 'Provisioning→Snapshot', 'Snapshot→Completed'] },
     { name: 'seed failPipes: a pipe named broken-* ends Failed', body: pipeBody('kafka', 'broken-orders'), want: ['Provisioning', 'Provisioning→Failed'] },
   ];
 
@@ -301,8 +301,8 @@ describe('state commands (OpenAPI, Update ClickPipe state)', () => {
     { name: 'nor a pipe still stopping', body: pipeBody('kafka'), before: 'stop', command: 'start', error: (id) => `pipe ${id} is Stopping: start only from Stopped, Paused, Failed` },
     { name: '"Resyncing is only for Postgres and MySQL pipes" (and MongoDB, provider)', body: pipeBody('kafka'), command: 'resync', error: () => 'resync is only for postgres, mysql, mongodb pipes, not kafka' },
     { name: 'an unknown command', body: pipeBody('kafka'), command: 'restart', error: () => 'command: must be one of start, stop, resync' },
-    { name: 'api-notes: a Completed pipe takes no change but a resync (stop)', body: pipeBody('postgres', 'pg', postgresBlock(undefined, 'snapshot')), command: 'stop', error: (id) => `pipe ${id} is Completed: it takes no change but a resync` },
-    { name: 'api-notes: bigquery is snapshot only (stop)', body: pipeBody('bigquery'), command: 'stop', error: (id) => `BigQuery pipes are snapshot only: pipe ${id} takes no change after it is created` },
+    { name: 'api-behaviour: a Completed pipe takes no change but a resync (stop)', body: pipeBody('postgres', 'pg', postgresBlock(undefined, 'snapshot')), command: 'stop', error: (id) => `pipe ${id} is Completed: it takes no change but a resync` },
+    { name: 'api-behaviour: bigquery is snapshot only (stop)', body: pipeBody('bigquery'), command: 'stop', error: (id) => `BigQuery pipes are snapshot only: pipe ${id} takes no change after it is created` },
     { name: 'bigquery takes no resync', body: pipeBody('bigquery'), command: 'resync', error: () => 'resync is only for postgres, mysql, mongodb pipes, not bigquery' },
   ];
 

@@ -196,7 +196,7 @@ describe('PATCH rules: 400 naming the member, nothing changes', () => {
   });
 });
 
-describe('create and delete (served beside PATCH, api-notes)', () => {
+describe('create and delete (served beside PATCH, docs/reference/api-behaviour.md)', () => {
   const newPipe = {
     name: 'new-kinesis',
     source: { kinesis: { streamName: 's', region: 'us-east-1', accessKey: { accessKeyId: 'AKIA', secretKey: 'hidden-secret' } } },

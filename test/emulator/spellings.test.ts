@@ -1,5 +1,5 @@
 /**
- * Serving other spellings (design.md: a target may name the path segments and the settings prefix
+ * Serving other spellings (docs/reference/config.md: a target may name the path segments and the settings prefix
  * its server uses): the managed product segments renamed (`--paths`), the pipes' engine settings
  * under another prefix (`--settings-prefix`), under both profiles, with `/_emulator/stats`
  * reporting the templates actually served.

@@ -398,7 +398,7 @@ export function parseJsonOutput(result: CliResult): PlanJson {
   }
 }
 
-/** `plan --output json` / `apply --output json` as design.md fixes it. */
+/** `plan --output json` / `apply --output json` as docs/reference/cli.md fixes it. */
 export interface PlanJson {
   version: number;
   summary: { create: number; update: number; replace?: number; delete: number; deleteByKind?: Record<string, number>; adopt: number; orphan: number; suspended: number; unchanged: number; errors: number };

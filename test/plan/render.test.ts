@@ -94,7 +94,7 @@ describe('renderPlanText', () => {
 });
 
 describe('renderPlanJson', () => {
-  it('prints the design.md shape with stable key order', () => {
+  it('prints the docs/reference/cli.md shape with stable key order', () => {
     const json = JSON.parse(renderPlanJson(samplePlan())) as Record<string, unknown>;
     expect(Object.keys(json)).toEqual(['version', 'summary', 'changes', 'errors', 'warnings']);
     expect(Object.keys(json['summary'] as object)).toEqual(['create', 'update', 'replace', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'errors']);

@@ -1,5 +1,5 @@
 /**
- * Alert rules of the current profile (api-notes, "The real services today"), pure over one
+ * Alert rules of the current profile (docs/reference/api-behaviour.md, "The real services today"), pure over one
  * workspace: `source` is `saved_search` (the default) or `tile`; eight threshold types, the range
  * ones with `thresholdMax`; `channel` or `channels` (1–10) naming webhooks of the team, and on a
  * managed service also `email` channels and the members its integrations add (the managed

@@ -1,5 +1,5 @@
 /**
- * Dashboard rules of the current profile (api-notes, "The real services today"; hyperdx
+ * Dashboard rules of the current profile (docs/reference/api-behaviour.md, "The real services today"; hyperdx
  * `routers/external-api/v2/dashboards.ts` and `v2/utils/dashboards.ts`), pure over one workspace:
  * `tiles` required, tiles in either format and answered as `config`, every source a tile or filter
  * names must be a source of the team (and a raw SQL tile's connection one of theirs), tiles placed

@@ -1,5 +1,5 @@
 /**
- * How pipes of the current profile change state on their own (api-notes, "The real services
+ * How pipes of the current profile change state on their own (docs/reference/api-behaviour.md, "The real services
  * today: the whole lifecycle"): a create, start, stop or resync answers at once with a transitional
  * state, and the pipe settles later. Each pending state carries the time it is due; the clock
  * passing it is what applies it, when the service is next looked at (`advancePipes`). No timer
@@ -98,7 +98,7 @@ function forgetIfIdle(service: ServiceRecord, pipeId: string): void {
 /**
  * A new pipe answers `Provisioning`; streaming and object-storage pipes then run, database pipes
  * take their initial snapshot first (not in `cdc_only` mode), snapshot-only ones end `Completed`
- * (api-notes: "database pipes `Running`, `Snapshot` (initial load) or `Failed`; snapshot-only
+ * (docs/reference/api-behaviour.md: "database pipes `Running`, `Snapshot` (initial load) or `Failed`; snapshot-only
  * pipes `Completed`").
  */
 export function scheduleCreate(service: ServiceRecord, pipe: PipeResource, now: number, behaviour: PipeBehaviour): void {
@@ -193,7 +193,7 @@ export function advancePipes(service: ServiceRecord, now: number): void {
 }
 
 /**
- * The CDC scaling exists once a database pipe has been provisioned (api-notes: "the endpoint
+ * The CDC scaling exists once a database pipe has been provisioned (docs/reference/api-behaviour.md: "the endpoint
  * exists only once a database pipe has been provisioned"; the provider polls up to 10 minutes for
  * it), and stays.
  */

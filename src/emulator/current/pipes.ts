@@ -1,5 +1,5 @@
 /**
- * Pipe rules of the current profile (api-notes, "The real services today: the whole lifecycle";
+ * Pipe rules of the current profile (docs/reference/api-behaviour.md, "The real services today: the whole lifecycle";
  * the OpenAPI's ClickPipes operations; the Terraform provider's pipe resource): create per source
  * family with its validation, the PATCH merge with its create-only, pause and snapshot-only rules,
  * state commands, settings, scaling, and the service's CDC scaling. Pure over a service record and
@@ -194,7 +194,7 @@ const pubsubRules: FamilyRule = (block, at) => {
   return issues;
 };
 
-/** Mappings are identified by their source (api-notes: "Mapping identity is (sourceSchemaName, sourceTable)"); the provider also wants each target table once. */
+/** Mappings are identified by their source (docs/reference/api-behaviour.md: "Mapping identity is (sourceSchemaName, sourceTable)"); the provider also wants each target table once. */
 function mappingRules(family: PipeFamily, block: Block, at: string): SchemaIssue[] {
   const keys = TABLE_MAPPING_KEYS[family];
   const list = block['tableMappings'];
@@ -275,7 +275,7 @@ function destinationRules(family: PipeFamily, destination: Block): SchemaIssue[]
   return issues;
 }
 
-/** api-notes: scaling is for "kafka, kinesis and object-storage pipes only"; OpenAPI: `concurrency` "Only for S3 pipes". */
+/** docs/reference/api-behaviour.md: scaling is for "kafka, kinesis and object-storage pipes only"; OpenAPI: `concurrency` "Only for S3 pipes". */
 function scalingRules(family: PipeFamily, scaling: Block | undefined, at: string): SchemaIssue[] {
   if (scaling === undefined) return [];
   if (!SCALABLE_PIPE_FAMILIES.includes(family)) return [issue(at, `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; database pipes share the service's CDC scaling`)];
@@ -283,7 +283,7 @@ function scalingRules(family: PipeFamily, scaling: Block | undefined, at: string
   return [];
 }
 
-/** api-notes: "`fieldMappings` without `destination.columns` in the same body → 400". */
+/** docs/reference/api-behaviour.md: "`fieldMappings` without `destination.columns` in the same body → 400". */
 function requireColumnsForFieldMappings(body: Block): void {
   if (body['fieldMappings'] !== undefined && !isObject(body['destination'])) throw new ApiError('bad_request', 'Columns are required if field mappings are provided');
   if (body['fieldMappings'] !== undefined && (body['destination'] as Block)['columns'] === undefined) {
@@ -291,7 +291,7 @@ function requireColumnsForFieldMappings(body: Block): void {
   }
 }
 
-/** api-notes: "Creating a pipe whose name is taken in the service → 400". */
+/** docs/reference/api-behaviour.md: "Creating a pipe whose name is taken in the service → 400". */
 function requireUniqueName(service: ServiceRecord, name: string, except?: string): void {
   const taken = [...service.pipes.values()].some((pipe) => pipe.name === name && pipe.id !== except);
   if (taken) throw invalid([issue('name', `a pipe named ${name} already exists in this service`)]);
@@ -317,7 +317,7 @@ function memberAt(block: Block, path: string): { parent: Block; key: string } | 
   return isObject(parent) && parent[key] !== undefined ? { parent, key } : undefined;
 }
 
-/** Moves the family's write-only members out of a block into fingerprints keyed `family.path` (api-notes: "accepted, stored, never returned"). */
+/** Moves the family's write-only members out of a block into fingerprints keyed `family.path` (docs/reference/api-behaviour.md: "accepted, stored, never returned"). */
 function takeWriteOnly(family: PipeFamily, block: Block, secrets: PipeSecrets, fingerprint: Fingerprint): Block {
   const kept = structuredClone(block);
   for (const path of PIPE_WRITE_ONLY_SOURCE_MEMBERS[family]) {
@@ -412,7 +412,7 @@ export function createCurrentPipe(service: ServiceRecord, body: unknown, nowMs: 
 
 // ---------------------------------------------------------------- update
 
-/** BigQuery pipes and `Completed` ones take no change (api-notes: "bigquery: snapshot only"; "A `Completed` pipe takes no change but a resync"). */
+/** BigQuery pipes and `Completed` ones take no change (docs/reference/api-behaviour.md: "bigquery: snapshot only"; "A `Completed` pipe takes no change but a resync"). */
 function refuseChangeAfterSnapshot(pipe: PipeResource, family: PipeFamily): void {
   if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family)) {
     throw new ApiError('bad_request', `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${pipe.id} takes no change after it is created`);

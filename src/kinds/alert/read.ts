@@ -1,5 +1,5 @@
 /**
- * Reads a live alert in any shape the services send (api-notes, "The real services today"):
+ * Reads a live alert in any shape the services send (docs/reference/api-behaviour.md, "The real services today"):
  * `dashboard` or `dashboardId`, `savedSearch` or `savedSearchId`, `saved_search` for `search`,
  * any threshold type and state, no channel.
  */
@@ -11,7 +11,7 @@ const ALERT_SERVER_MEMBERS = ['id', '_id', '__v', 'state', 'team', 'teamId', 'cr
 const ALERT_MODELLED = ['name', 'message', 'threshold', 'thresholdType', 'thresholdMax', 'interval', 'source', 'channel', 'groupBy', 'dashboardId', 'tileId', 'savedSearchId'];
 
 /**
- * An alert in any shape the services send (api-notes, "The real services today"): any threshold
+ * An alert in any shape the services send (docs/reference/api-behaviour.md, "The real services today"): any threshold
  * type, `saved_search`, no channel or a channel of any type, `dashboardId`, `silenced` as an
  * object, any state; members not modelled go to `extra`. Only what a plan cannot do without is
  * strict: the id, the threshold and the interval.

@@ -1,5 +1,5 @@
 /**
- * Matching live resources to manifests (design.md, "Matching live to desired"): the inventory id
+ * Matching live resources to manifests (docs/ownership.md): the inventory id
  * first, then the exact API name. A name match is ours when a pending create intent names it and
  * the resource could be that create (crash recovery, a create that landed late: see `intents.ts`);
  * otherwise it is someone else's and can only be adopted.

@@ -3,7 +3,7 @@
  * a service returned into its model with these, so the differ never sees a difference between
  * variants or between service versions. Responses are not validated against the API schemas:
  * the readers are the check, and they are tolerant by design — loose where real services vary
- * (api-notes), strict where a wrong shape would make a plan wrong (ids, names, numbers). Garbage
+ * (docs/reference/api-behaviour.md), strict where a wrong shape would make a plan wrong (ids, names, numbers). Garbage
  * throws {@link ShapeError}; in a list it sets that one item aside as unreadable
  * ({@link readEach}), in a single answer the adapters turn it into `E_API_PROTOCOL`.
  */

@@ -1,5 +1,5 @@
 /**
- * Pipes born in Git (design.md, Manifests: a Pipe without `pipeId`). Matched like dashboards: the
+ * Pipes born in Git (docs/manifests/pipe.md: a Pipe without `pipeId`). Matched like dashboards: the
  * inventory id first, then the API name, with the adopt rules. A new one is created (and stopped
  * in the same apply when it is born `Stopped`); a live one gets the smallest PATCH, its scaling,
  * its state (start, stop; a failed pipe is started again once per revision of its manifest), a

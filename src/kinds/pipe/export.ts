@@ -1,5 +1,5 @@
 /**
- * A live pipe as a manifest born in Git (design.md: export writes every pipe so that it could be
+ * A live pipe as a manifest born in Git (docs/export.md: export writes every pipe so that it could be
  * created again elsewhere, and so that `plan` shows it clean): its name, its source block as the
  * create takes it, destination, field mappings, scaling, settings and state. Credentials are
  * never returned, so they are offered as `fromEnv` placeholders in a comment. A live pipe that

@@ -1,5 +1,5 @@
 /**
- * How a pipe's state moves, as the client sees it (api-notes, "The real services today: the whole
+ * How a pipe's state moves, as the client sees it (docs/reference/api-behaviour.md, "The real services today: the whole
  * lifecycle"): after a create or a start it settles asynchronously — streaming and object-storage
  * pipes `Running`, database pipes `Running` or `Snapshot` (initial load), snapshot-only pipes
  * `Completed`; a stop ends `Stopped` (streaming) or `Paused` (database). Which state a manifest's
