@@ -16,6 +16,11 @@ const exec = promisify(execFile);
 const SCRIPT = join(ROOT, 'scripts/check-workflow-scripts.mjs');
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 
+// In CI a skipped check is a check that does not exist: .ci/run installs ShellCheck, so its absence there fails.
+it.runIf(!hasShellcheck && process.env['CI'] === 'true')('has shellcheck in CI', () => {
+  expect.fail("no shellcheck on the PATH: .ci/run installs Debian's shellcheck");
+});
+
 async function check(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string }> {
   try {
     const { stdout } = await exec(process.execPath, [SCRIPT, ...args], { cwd: ROOT, env });
