@@ -62,15 +62,23 @@ export function crossSite(method: string | undefined, headers: IncomingHttpHeade
   return undefined;
 }
 
+/** The tokens a reload may carry: `required` (`control.reloadToken`) makes one necessary; `control` (`control.token`) is always enough. */
+export interface ReloadTokens {
+  required?: string;
+  control?: string;
+}
+
 /**
- * Whether `POST /-/reload` may run: with `tokens` (the config's), one of them as a bearer token or
- * as `?token=` (git-sync's `--webhook-url` can send no header of its choosing); without, a header
- * no form can carry.
+ * Whether `POST /-/reload` may run: with a required token, it or the control token as a bearer
+ * token or as `?token=` (git-sync's `--webhook-url` can send no header of its choosing); without,
+ * the control token, or a header no form can carry. A control token alone requires nothing more,
+ * so a config that enabled suspend keeps git-sync's reloads working.
  */
-export function reloadRefusal(headers: IncomingHttpHeaders, query: URLSearchParams, tokens: readonly string[]): Refusal | undefined {
-  if (tokens.length > 0) {
-    const given = [bearerOf(headers.authorization), query.get('token') ?? undefined].filter((value): value is string => value !== undefined);
-    if (given.some((value) => tokens.some((token) => sameSecret(value, token)))) return undefined;
+export function reloadRefusal(headers: IncomingHttpHeaders, query: URLSearchParams, tokens: ReloadTokens): Refusal | undefined {
+  const given = [bearerOf(headers.authorization), query.get('token') ?? undefined].filter((value): value is string => value !== undefined);
+  const known = [tokens.required, tokens.control].filter((value): value is string => value !== undefined);
+  if (given.some((value) => known.some((token) => sameSecret(value, token)))) return undefined;
+  if (tokens.required !== undefined) {
     return { status: 401, body: 'unauthorized: send the reload token as Authorization: Bearer <token> or ?token=<token>\n', headers: { 'www-authenticate': 'Bearer realm="stacksync"' } };
   }
   if (SENDER_HEADERS.some((name) => headers[name] !== undefined) || !isFormContentType(headers['content-type'])) return undefined;

@@ -38,7 +38,7 @@ export interface HttpHandlers {
   onReload: () => void;
   /**
    * The token `POST /-/reload` requires (`control.reloadToken`; the control token is taken too);
-   * absent, with no control token either: a reload needs a header no web page can send.
+   * absent: a reload needs the control token or a header no web page can send.
    */
   reloadToken?: string;
   /** `POST /-/suspend?target=T` and `/-/resume?target=T`; absent: those endpoints answer 404. */
@@ -98,7 +98,7 @@ const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
   '/status': { GET: async ({ status }) => ({ status: 200, body: `${JSON.stringify(await status(), null, 2)}\n`, type: 'application/json; charset=utf-8' }) },
   '/-/reload': {
     POST: ({ onReload, reloadToken, control }, request, url) => {
-      const refused = reloadRefusal(request.headers, url.searchParams, [reloadToken, control?.token].filter((token): token is string => token !== undefined));
+      const refused = reloadRefusal(request.headers, url.searchParams, { ...(reloadToken === undefined ? {} : { required: reloadToken }), ...(control === undefined ? {} : { control: control.token }) });
       if (refused) return refused;
       onReload();
       return { status: 202, body: 'reload triggered\n' };

@@ -206,7 +206,7 @@ const controlSchema = object(
   {
     minProperties: 1,
     description:
-      'token: bearer token that POST /-/suspend and /-/resume require; without it those endpoints are off. reloadToken: the token POST /-/reload then requires (Authorization: Bearer, or ?token= for git-sync\'s --webhook-url); without it a reload needs Content-Type: application/json or git-sync\'s Gitsync-Hash header.',
+      'token: bearer token that POST /-/suspend and /-/resume require; without it those endpoints are off. reloadToken: the token POST /-/reload then requires (Authorization: Bearer, or ?token= for git-sync\'s --webhook-url); without it a reload needs Content-Type: application/json, git-sync\'s Gitsync-Hash header or token.',
   },
 );
 

@@ -12,6 +12,7 @@ import { sharedEmulator, type Workspace } from '../helpers/workspace.js';
 
 const shared = sharedEmulator();
 const RELOAD_TOKEN = 'reload-token-7f3a9c';
+const CONTROL_TOKEN = 'control-token-2b8e41';
 
 interface Answer {
   status: number;
@@ -159,8 +160,8 @@ describe('a daemon with control.reloadToken', () => {
   beforeAll(async () => {
     const workspace = await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
     const config = await readFile(workspace.configPath, 'utf8');
-    await workspace.write('config/stacksync.yaml', `${config}control: { reloadToken: { fromEnv: RELOAD_TOKEN } }\n`);
-    daemon = await startOn(workspace, { RELOAD_TOKEN });
+    await workspace.write('config/stacksync.yaml', `${config}control: { reloadToken: { fromEnv: RELOAD_TOKEN }, token: { fromEnv: CONTROL_TOKEN } }\n`);
+    daemon = await startOn(workspace, { RELOAD_TOKEN, CONTROL_TOKEN });
   }, 60_000);
   afterAll(async () => {
     await daemon?.stop();
@@ -185,7 +186,29 @@ describe('a daemon with control.reloadToken', () => {
   it.each<[string, string, Record<string, string>]>([
     ['Authorization: Bearer', '/-/reload', { authorization: `Bearer ${RELOAD_TOKEN}` }],
     ["?token= as git-sync's --webhook-url sends it", `/-/reload?token=${RELOAD_TOKEN}`, { 'gitsync-hash': 'c'.repeat(40) }],
+    ['the control token, as a bearer token', '/-/reload', { authorization: `Bearer ${CONTROL_TOKEN}` }],
   ])('runs a reload with the token as %s', async (_name, path, headers) => {
     expect((await send(daemon as RunningDaemon, 'POST', path, headers)).status).toBe(202);
+  });
+});
+
+describe('a daemon with control.token only', () => {
+  let daemon: RunningDaemon | undefined;
+
+  beforeAll(async () => {
+    const workspace = await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
+    const config = await readFile(workspace.configPath, 'utf8');
+    await workspace.write('config/stacksync.yaml', `${config}control: { token: { fromEnv: CONTROL_TOKEN } }\n`);
+    daemon = await startOn(workspace, { CONTROL_TOKEN });
+  }, 60_000);
+  afterAll(async () => {
+    await daemon?.stop();
+  });
+
+  it("keeps git-sync's reloads working: Gitsync-Hash alone is enough, as is the control token", async () => {
+    const running = daemon as RunningDaemon;
+    expect((await send(running, 'POST', '/-/reload', { 'gitsync-hash': 'd'.repeat(40) })).status).toBe(202);
+    expect((await send(running, 'POST', '/-/reload', { authorization: `Bearer ${CONTROL_TOKEN}` })).status).toBe(202);
+    expect((await send(running, 'POST', '/-/reload', { 'content-type': 'text/plain' }, 'x')).status).toBe(403);
   });
 });
