@@ -25,9 +25,6 @@ export interface Refusal {
   headers?: Record<string, string>;
 }
 
-/** Host names a loopback daemon answers to, whatever its port; IPv4 127.0.0.0/8 literals too. */
-const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '[::1]']);
-
 /** The content types an HTML form (or a `no-cors` fetch) may send without a preflight (Fetch standard, "CORS-safelisted request-header"). */
 const FORM_CONTENT_TYPES: ReadonlySet<string> = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
 
@@ -37,7 +34,8 @@ const SENDER_HEADERS: readonly string[] = ['gitsync-hash'];
 /** `Sec-Fetch-Site` values of a request made by this daemon's own pages, or typed by the user. */
 const OWN_FETCH_SITES: ReadonlySet<string> = new Set(['same-origin', 'none']);
 
-export function isLoopbackHost(host: string): boolean {
+/** `localhost`, `::1` or an IPv4 address of 127.0.0.0/8: what a loopback daemon listens on, and the only names it answers to. */
+function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
@@ -47,8 +45,8 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function misdirected(headers: IncomingHttpHeaders, listenHost: string): Refusal | undefined {
   if (!isLoopbackHost(listenHost)) return undefined;
-  const name = hostName(headers.host);
-  if (name !== undefined && (LOOPBACK_NAMES.has(name) || isLoopbackHost(name) || name === bracketed(listenHost.toLowerCase()))) return undefined;
+  const name = parsedHost(headers.host)?.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (name !== undefined && isLoopbackHost(name)) return undefined;
   return { status: 421, body: 'misdirected request: this daemon listens on loopback and answers only to Host localhost, 127.0.0.1 or [::1]\n' };
 }
 
@@ -58,7 +56,7 @@ export function crossSite(method: string | undefined, headers: IncomingHttpHeade
   const site = headers['sec-fetch-site'];
   if (site !== undefined && !OWN_FETCH_SITES.has(site.toLowerCase())) return forbidden(`Sec-Fetch-Site: ${site}`);
   const origin = headers.origin;
-  if (origin !== undefined && (originHost(origin) ?? '') !== (parsedHost(headers.host)?.host ?? undefined)) return forbidden(`Origin: ${origin}`);
+  if (origin !== undefined && !isOriginOf(origin, headers.host)) return forbidden(`Origin: ${origin}`);
   return undefined;
 }
 
@@ -117,20 +115,9 @@ function parsedHost(header: string | undefined): URL | undefined {
   }
 }
 
-function hostName(header: string | undefined): string | undefined {
-  return parsedHost(header)?.hostname;
-}
-
-/** `host[:port]` of an `Origin`, lower case; undefined for `null` or anything that is not an origin. */
-function originHost(origin: string): string | undefined {
-  try {
-    const url = new URL(origin);
-    return url.origin === 'null' ? undefined : url.host;
-  } catch {
-    return undefined;
-  }
-}
-
-function bracketed(host: string): string {
-  return isIP(host) === 6 ? `[${host}]` : host;
+/** Whether `Origin` names the host the request was sent to (`null`, or anything that is no origin, never does). */
+function isOriginOf(origin: string, host: string | undefined): boolean {
+  const from = URL.canParse(origin) ? new URL(origin) : undefined;
+  const to = parsedHost(host);
+  return from !== undefined && from.origin !== 'null' && to !== undefined && from.host === to.host;
 }
