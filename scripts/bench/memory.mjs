@@ -66,7 +66,7 @@ export async function daemonMemory(world, { resyncs, warmup }, log) {
     let peakRss = 0;
     for (let round = 1; round <= warmup + resyncs; round++) {
       const before = syncCounts((await daemon.get('/metrics')).text);
-      await fetch(`${daemon.url}/-/reload`, { method: 'POST' });
+      await fetch(`${daemon.url}/-/reload`, { method: 'POST', headers: { 'content-type': 'application/json' } });
       await waitUntil(async () => {
         const metrics = (await daemon.get('/metrics').catch(() => ({ text: '' }))).text;
         peakRss = Math.max(peakRss, metricSum(metrics, 'process_resident_memory_bytes'));

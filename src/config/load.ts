@@ -223,8 +223,9 @@ function plainSecretWarnings(raw: DefaultedConfigFile, locate: Locate): ConfigPr
       warnings.push({ message: `notify[${index}].${member}: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}`, location: locate(['notify', index, member]) });
     }
   });
-  if (typeof raw.control?.token === 'string') {
-    warnings.push({ message: 'control.token: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}', location: locate(['control', 'token']) });
+  for (const member of ['token', 'reloadToken'] as const) {
+    if (typeof raw.control?.[member] !== 'string') continue;
+    warnings.push({ message: `control.${member}: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}`, location: locate(['control', member]) });
   }
   return warnings;
 }
@@ -243,7 +244,10 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
     settleWindowMs: parseDuration(raw.sync.settleWindow) ?? 0,
   };
   const notify = raw.notify && raw.notify.length > 0 ? { notify: raw.notify.map((entry) => normaliseNotifier(entry, baseDir)) } : {};
-  const control = raw.control ? { controlToken: anchorSecret(raw.control.token, baseDir) } : {};
+  const control = {
+    ...(raw.control?.token !== undefined ? { controlToken: anchorSecret(raw.control.token, baseDir) } : {}),
+    ...(raw.control?.reloadToken !== undefined ? { reloadToken: anchorSecret(raw.control.reloadToken, baseDir) } : {}),
+  };
   const daemon = raw.daemon && Object.keys(raw.daemon).length > 0 ? { daemon: { ...raw.daemon } } : {};
   return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state), ...notify, ...control, ...daemon };
 }

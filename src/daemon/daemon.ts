@@ -109,6 +109,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const suspendedTargets = (): Set<string> => new Set(config.targets.filter((target) => target.suspend || suspensionOf(target.name)).map((target) => target.name));
   // Resolved now, so a missing token stops the start instead of leaving the endpoints open or broken.
   const controlToken = config.controlToken === undefined ? undefined : resolveSecret(config.controlToken, { env: context.env });
+  const reloadToken = config.reloadToken === undefined ? undefined : resolveSecret(config.reloadToken, { env: context.env });
 
   // 1. The checkout. Every sync resolves it afresh (level-based): whatever the watcher saw or
   // missed, a sync reads the revision the link names when it starts, from the real directory, so
@@ -215,7 +216,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const linked = createSourceLinker(config.daemon?.repositoryUrl === undefined ? {} : { repositoryUrl: config.daemon.repositoryUrl });
     const document = async () => linked(withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets(), suspensionOf));
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
-    const handlers: HttpHandlers = { registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control };
+    const handlers: HttpHandlers = { registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control, ...(reloadToken === undefined ? {} : { reloadToken }) };
     http = await serveOn(options.listen, handlers).catch(async (error: unknown) => {
       await ownParser?.close();
       throw error;

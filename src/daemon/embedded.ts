@@ -80,7 +80,7 @@ function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string
     `      curl -s -H 'Authorization: Bearer ${EMBEDDED_TOKEN}' ${emulatorUrl}/api/v2/dashboards`,
     `  - ${httpUrl}/   the status page, in a browser; \`npx stacksync status\` prints it here`,
     `  - ${httpUrl}/status   per-resource state      ${httpUrl}/metrics   Prometheus metrics`,
-    `  - curl -XPOST ${httpUrl}/-/reload               sync now`,
+    `  - curl -XPOST -H 'Content-Type: application/json' ${httpUrl}/-/reload   sync now`,
     '  - npx stacksync plan -c config/emulator.yaml  against a separately started `stacksync emulator`',
     '',
   ].join('\n');

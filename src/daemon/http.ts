@@ -1,9 +1,9 @@
 /**
- * The daemon's HTTP endpoints (docs/daemon.md): the status page, Prometheus metrics,
- * liveness, readiness, the status document and a reload hook that git-sync's `--webhook-url` can
- * call. node:http only: a few fixed routes need no framework.
+ * The daemon's HTTP endpoints (docs/daemon.md, "HTTP endpoints"): the status page, Prometheus
+ * metrics, liveness, readiness, the status document and a reload hook that git-sync's
+ * `--webhook-url` can call. node:http only: a few fixed routes need no framework. Who may call
+ * them is http-guard.ts.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +13,7 @@ import type { Registry } from 'prom-client';
 import { StacksyncError } from '../errors.js';
 import { suspensionNoteProblem } from '../model/state.js';
 import { listenError, type AddressFlags } from '../support/listen.js';
+import { bearerOf, crossSite, misdirected, reloadRefusal, sameSecret, type Refusal } from './http-guard.js';
 import type { StatusDocument } from './status.js';
 
 /** `--listen` default (docs/reference/cli.md). */
@@ -35,6 +36,11 @@ export interface HttpHandlers {
   ready: () => boolean;
   /** Called on `POST /-/reload`; should trigger a sync of every target and return at once. */
   onReload: () => void;
+  /**
+   * The token `POST /-/reload` requires (`control.reloadToken`; the control token is taken too);
+   * absent: a reload needs the control token or a header no web page can send.
+   */
+  reloadToken?: string;
   /** `POST /-/suspend?target=T` and `/-/resume?target=T`; absent: those endpoints answer 404. */
   control?: ControlOptions;
   logger?: Logger;
@@ -65,11 +71,8 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-interface Reply {
-  status: number;
-  body: string;
+interface Reply extends Refusal {
   type?: string;
-  headers?: Record<string, string>;
 }
 
 /**
@@ -94,7 +97,9 @@ const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
   '/readyz': { GET: ({ ready }) => (ready() ? { status: 200, body: 'ok\n' } : { status: 503, body: 'not ready: the first sync has not completed\n' }) },
   '/status': { GET: async ({ status }) => ({ status: 200, body: `${JSON.stringify(await status(), null, 2)}\n`, type: 'application/json; charset=utf-8' }) },
   '/-/reload': {
-    POST: ({ onReload }) => {
+    POST: ({ onReload, reloadToken, control }, request, url) => {
+      const refused = reloadRefusal(request.headers, url.searchParams, { ...(reloadToken === undefined ? {} : { required: reloadToken }), ...(control === undefined ? {} : { control: control.token }) });
+      if (refused) return refused;
       onReload();
       return { status: 202, body: 'reload triggered\n' };
     },
@@ -138,12 +143,8 @@ function suspensionNote(query: URLSearchParams): SuspensionNote | { problem: str
   return note;
 }
 
-/** Compares in constant time, so the token cannot be guessed a byte at a time. */
 function bearerMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  const given = Buffer.from(match?.[1] ?? '');
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
+  return sameSecret(bearerOf(header) ?? '', token);
 }
 
 /** Starts the server and resolves once it listens. */
@@ -160,8 +161,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
 export async function bindHttpServer(address: ListenAddress): Promise<BoundHttpServer> {
   let handlers: HttpHandlers | undefined;
   const server = createServer((request, response) => {
-    if (handlers) void handle(handlers, request, response);
-    else starting(request, response);
+    // Every answer, errors included: a browser must never read one as a script or a page.
+    response.setHeader('x-content-type-options', 'nosniff');
+    const refused = misdirected(request.headers, address.host);
+    if (refused) answer(request, response, refused);
+    else if (handlers) void handle(handlers, request, response);
+    else answer(request, response, { status: 503, body: 'starting\n' });
   });
   // Nothing here is slow: bound every exchange so a stuck client cannot hold a socket forever.
   server.requestTimeout = 10_000;
@@ -173,26 +178,27 @@ export async function bindHttpServer(address: ListenAddress): Promise<BoundHttpS
   return { url: `http://${formatHost(address.host)}:${port}`, port, close, serve: (given) => void (handlers = given) };
 }
 
-function starting(request: IncomingMessage, response: ServerResponse): void {
-  request.resume();
-  response.writeHead(503, { 'content-type': TEXT, 'cache-control': 'no-store' });
-  response.end('starting\n');
-}
-
-async function handle(options: HttpHandlers, request: IncomingMessage, response: ServerResponse): Promise<void> {
+function answer(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
   request.resume(); // bodies are ignored; drain them so keep-alive works
-  let reply: Reply;
-  try {
-    reply = await route(options, request);
-  } catch (error) {
-    options.logger?.error({ err: error, path: request.url }, 'HTTP handler failed');
-    reply = { status: 500, body: 'internal error\n' };
-  }
   response.writeHead(reply.status, { 'content-type': reply.type ?? TEXT, 'cache-control': 'no-store', ...reply.headers });
   response.end(reply.body); // node drops the body of a HEAD reply itself
 }
 
+async function handle(options: HttpHandlers, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  let reply: Reply;
+  try {
+    reply = await route(options, request);
+  } catch (error) {
+    // The path only: a query may hold the reload token.
+    options.logger?.error({ err: error, path: new URL(request.url ?? '/', 'http://localhost').pathname }, 'HTTP handler failed');
+    reply = { status: 500, body: 'internal error\n' };
+  }
+  answer(request, response, reply);
+}
+
 function route(options: HttpHandlers, request: IncomingMessage): Reply | Promise<Reply> {
+  const refused = crossSite(request.method, request.headers);
+  if (refused) return refused;
   const url = new URL(request.url ?? '/', 'http://localhost');
   const path = url.pathname;
   const methods = ROUTES[path];

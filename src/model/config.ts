@@ -105,6 +105,8 @@ export interface Config {
   notify?: readonly NotifierSettings[];
   /** Bearer token of `POST /-/suspend` and `/-/resume`; absent: those endpoints are off. */
   controlToken?: SecretRef;
+  /** The token `POST /-/reload` requires (bearer or `?token=`); absent: a header no web page can send (docs/daemon.md). */
+  reloadToken?: SecretRef;
   /** `daemon:` of the file; absent when it has none. */
   daemon?: DaemonSettings;
 }

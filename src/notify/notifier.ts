@@ -83,7 +83,7 @@ interface Delivery {
  */
 export function createNotifier(settings: readonly NotifierSettings[], options: NotifierOptions): Notifier {
   const providers: Provider[] = settings.map((entry) => resolveProvider(entry, options.secretIo));
-  const own = providers.flatMap((p) => [p.url, p.secret, p.token].filter((value): value is string => value !== undefined && value.length >= 4));
+  const own = providers.flatMap((p) => [...urlForms(p.url), p.secret, p.token].filter((value): value is string => value !== undefined && value.length >= 4));
   const redact: Redact = (text) => redactSecrets(options.redact ? options.redact(text) : text, own, SENSITIVE);
   const queue = createQueue({ ...options, redact });
   const memory = new Map<string, NotifyMemory>();
@@ -127,6 +127,27 @@ function resolveProvider(settings: NotifierSettings, io: Partial<SecretIo>): Pro
   if (settings.secret !== undefined) provider.secret = resolveSecret(settings.secret, io);
   if (settings.token !== undefined) provider.token = resolveSecret(settings.token, io);
   return provider;
+}
+
+/**
+ * A webhook or Slack URL is a secret (a Slack URL is its own token): as written, as a URL
+ * library writes it back (host lower-cased, characters percent-encoded), and the password and
+ * query values it carries, which a message may quote alone.
+ */
+function urlForms(url: string | undefined): string[] {
+  if (url === undefined) return [];
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed === undefined) return [url];
+  const parts = [parsed.password, ...parsed.searchParams.values()].flatMap((part) => [part, safeDecode(part)]);
+  return [url, parsed.href, ...parts];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function wants(provider: Provider, target: string): boolean {
@@ -232,9 +253,12 @@ async function deliver(delivery: Delivery, options: NotifierOptions): Promise<Ou
 
 async function attemptOnce(delivery: Delivery, send: typeof fetch): Promise<Outcome & { retry?: boolean }> {
   try {
-    const response = await send(delivery.url, { method: 'POST', headers: delivery.headers, body: delivery.body, signal: AbortSignal.timeout(delivery.timeoutMs) });
+    // No redirect is followed: a 307 or 308 would send the signed payload, and a Slack URL's
+    // token in it, wherever the receiver's host says (docs/operations.md#notifications).
+    const response = await send(delivery.url, { method: 'POST', headers: delivery.headers, body: delivery.body, redirect: 'manual', signal: AbortSignal.timeout(delivery.timeoutMs) });
     await response.arrayBuffer().catch(() => undefined);
     if (response.ok) return { ok: true };
+    if (response.status >= 300 && response.status < 400) return { ok: false, retry: false, reason: `the receiver answered ${response.status}, a redirect; stacksync follows none: configure the URL it redirects to` };
     const retry = response.status === 429 || response.status >= 500;
     return { ok: false, retry, reason: `the receiver answered ${response.status}` };
   } catch (error) {

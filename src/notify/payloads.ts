@@ -24,16 +24,25 @@ export function webhookBody(event: NotificationEvent, at: string, redact: Redact
   return redactDeep({ version: 1, at, ...event }, redact) as Record<string, unknown>;
 }
 
+/**
+ * Slack reads `<…>` as a mention (`<!channel>`) or a link (`<https://…|text>`) and `&` as the start
+ * of an entity; its docs ask senders to escape exactly these three. Everything a message quotes
+ * (names, file names, servers' errors) is escaped, so a hostile name shows as text.
+ */
+const SLACK_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
 /** The `slack` body: one mrkdwn message naming the target, what happened and where. */
 export function slackBody(event: NotificationEvent, redact: Redact): { text: string } {
-  const lines = [`${SLACK_MARKS[event.event]} *stacksync* \`${event.target}\` ${event.event}: ${event.summary}`];
-  if (event.revision) lines.push(`revision \`${event.revision.slice(0, 12)}\``);
+  // Masked first, then escaped: escaping could split a secret the redactor looks for.
+  const quote = (text: string): string => redact(text).replace(/[&<>]/g, (c) => SLACK_ESCAPES[c] ?? c);
+  const lines = [`${SLACK_MARKS[event.event]} *stacksync* \`${quote(event.target)}\` ${event.event}: ${quote(event.summary)}`];
+  if (event.revision) lines.push(`revision \`${quote(event.revision.slice(0, 12))}\``);
   for (const resource of event.resources.slice(0, 10)) {
     const where = resource.file ? ` (${resource.file}${resource.line !== undefined ? `:${resource.line}` : ''})` : '';
-    lines.push(`• ${resource.action} ${resource.kind}/${resource.name}${where}`);
+    lines.push(`• ${quote(`${resource.action} ${resource.kind}/${resource.name}${where}`)}`);
   }
   if (event.total > 10) lines.push(`… and ${event.total - 10} more`);
-  return { text: redact(lines.join('\n')) };
+  return { text: lines.join('\n') };
 }
 
 export type GithubState = 'pending' | 'success' | 'failure';

@@ -197,10 +197,17 @@ const notifierSchema = object(
   },
 );
 
-/** The daemon's control endpoints (`POST /-/suspend`, `/-/resume`): off unless a token is set. */
+/** The daemon's control endpoints: suspend and resume (off unless a token is set), and who may reload. */
 const controlSchema = object(
-  { token: secretRefSchema },
-  { description: 'Bearer token that POST /-/suspend and /-/resume require; without it those endpoints are off.' },
+  optional({
+    token: secretRefSchema,
+    reloadToken: secretRefSchema,
+  }),
+  {
+    minProperties: 1,
+    description:
+      'token: bearer token that POST /-/suspend and /-/resume require; without it those endpoints are off. reloadToken: the token POST /-/reload then requires (Authorization: Bearer, or ?token= for git-sync\'s --webhook-url); without it a reload needs Content-Type: application/json, git-sync\'s Gitsync-Hash header or token.',
+  },
 );
 
 /** `HOST:PORT`, `[IPv6]:PORT` or `:PORT`, a port 0-65535: what `run --listen` takes. */

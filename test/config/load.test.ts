@@ -332,6 +332,15 @@ describe('notify, control, vars and suspend', () => {
     expect(config.controlToken).toEqual({ fromEnv: 'CTL' });
   });
 
+  it('takes a reload token alone in control, and refuses an empty control', async () => {
+    const path = await write('reload.yaml', `${selfHosted}control: { reloadToken: { fromEnv: RELOAD } }\n`);
+    const { config, warnings } = await loadConfig(path);
+    expect([config.reloadToken, config.controlToken, warnings]).toEqual([{ fromEnv: 'RELOAD' }, undefined, []]);
+    expect((await problemsOf(`${selfHosted}control: {}\n`)).map((p) => p.line)).toEqual([8]);
+    const plain = await loadConfig(await write('plain.yaml', `${selfHosted}control: { reloadToken: reload-token-123 }\n`));
+    expect(plain.warnings.map((w) => w.message)).toEqual(['control.reloadToken: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}']);
+  });
+
   it('refuses a github provider without a token and a slack one without a url', async () => {
     const problems = await problemsOf(`${selfHosted}notify:\n  - provider: github\n    repository: acme/obs\n  - provider: slack\n`);
     expect(problems.map((p) => [p.line, p.message])).toEqual([

@@ -88,7 +88,7 @@ describe('startHttpServer', () => {
 
   it('triggers a reload on POST /-/reload and answers 202', async () => {
     const { url, onReload } = await start();
-    const response = await fetch(`${url}/-/reload`, { method: 'POST', body: '{"hash":"abc"}' });
+    const response = await fetch(`${url}/-/reload`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"hash":"abc"}' });
     expect(response.status).toBe(202);
     expect(onReload).toHaveBeenCalledTimes(1);
   });

@@ -15,6 +15,8 @@ export interface Receiver {
   received: Received[];
   /** Status codes for the next requests, in order; 200 once they run out. */
   answer(...statuses: number[]): void;
+  /** The next request is answered `status` (a 307, a 308) with `Location: location`. */
+  redirect(status: number, location: string): void;
   /** Holds every answer until `release` is called (a receiver that hangs). */
   hold(): void;
   release(): void;
@@ -23,7 +25,7 @@ export interface Receiver {
 
 export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
-  const statuses: number[] = [];
+  const statuses: { status: number; headers?: Record<string, string> }[] = [];
   let held: (() => void)[] | undefined;
   const server = createServer((request, response) => {
     let body = '';
@@ -36,7 +38,8 @@ export async function startReceiver(): Promise<Receiver> {
         json = undefined;
       }
       received.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, json });
-      const reply = (): void => void response.writeHead(statuses.shift() ?? 200, { 'content-type': 'application/json' }).end('{}');
+      const next = statuses.shift() ?? { status: 200 };
+      const reply = (): void => void response.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end('{}');
       if (held) held.push(reply);
       else reply();
     });
@@ -46,7 +49,8 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    answer: (...codes) => void statuses.push(...codes),
+    answer: (...codes) => void statuses.push(...codes.map((status) => ({ status }))),
+    redirect: (status, location) => void statuses.push({ status, headers: { location } }),
     hold: () => void (held = []),
     release: () => {
       const waiting = held ?? [];

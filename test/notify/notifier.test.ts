@@ -113,6 +113,30 @@ describe('slack', () => {
     expect(text).toContain(':x: *stacksync* `prod` failed: sync of prod failed: spec.name: must be a string (token (sensitive)) at manifests/bad.yaml:7');
     expect(text).not.toContain(receiver.url);
   });
+
+  it('escapes <, > and & of everything quoted, after masking: a secret holding them is masked whole, a mention is text', async () => {
+    const secret = 'p&ss<w>rd-1234';
+    const redactor = new Redactor([secret]);
+    const { notifier: sender } = notifier([{ provider: 'slack', url: { fromEnv: 'HOOK_URL' }, events: [...ALL], timeoutMs: 2_000 }], { redact: (text) => redactor.redact(text) });
+    const hostile = buildPlan([], [{ file: 'manifests/<!here>.yaml', line: 2, code: 'E_API_VALIDATION', message: `rejected ${secret} & <https://evil.example|log in>`, target: 'prod' }]);
+    sender.syncFinished({ ...failing, plan: hostile });
+    await sender.flush(5_000);
+    const text = (receiver.received[0]?.json as { text: string }).text;
+    expect(text).toContain('rejected (sensitive) &amp; &lt;https://evil.example|log in&gt; at manifests/&lt;!here&gt;.yaml:2');
+    expect(text).not.toMatch(/[<>]|&(?!amp;|lt;|gt;)/);
+    expect(text).not.toContain('p&amp;ss');
+  });
+
+  it('masks its URL as a URL library writes it back, and the token its query holds', async () => {
+    const url = `${receiver.url}/a/../hook?token=Tok%2Fen-1234`;
+    const { notifier: sender } = notifier([{ provider: 'slack', url: { fromEnv: 'SLACK' }, events: [...ALL], timeoutMs: 2_000 }], { secretIo: { env: { SLACK: url } } });
+    sender.syncFinished({ ...failing, plan: buildPlan([], [{ code: 'E_API_VALIDATION', message: `quoted ${new URL(url).href} and Tok/en-1234`, target: 'prod' }]) });
+    await sender.flush(5_000);
+    expect(receiver.received.map((r) => r.path)).toEqual(['/hook?token=Tok%2Fen-1234']);
+    const text = (receiver.received[0]?.json as { text: string }).text;
+    expect(text).toContain('quoted (sensitive) and (sensitive)');
+    expect(text).not.toContain('Tok');
+  });
 });
 
 describe('github', () => {
