@@ -11,16 +11,15 @@
  *   unlock` broke, can never write again.
  * - `serial` counts the writes; `lineage` is set when the row is made and kept by `state migrate`.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { StacksyncError } from '../errors.js';
-import { deepFreeze } from '../support/freeze.js';
-import { emptyTargetState, type StateFile, type StateRecord, type TargetState } from '../model/state.js';
+import type { StateFile } from '../model/state.js';
 import type { StateBackend, StateVersion } from './backend.js';
-import { parseJournal, parseStateFile, serializeJournalEntry, serializeStateFile, STATE_VERSION } from './format.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
-import { applyRecord, setOwn } from './records.js';
+import { parseJournal, parseStateFile, serializeStateFile, STATE_VERSION } from './format.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, newHolder, pollLock, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
+import { applyRecord } from './records.js';
+import { RecordingStore, targetOf } from './recording.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 
 export interface PostgresBackendOptions {
@@ -46,10 +45,6 @@ CREATE TABLE IF NOT EXISTS stacksync_state_records (
   record text NOT NULL,
   PRIMARY KEY (name, seq)
 );`;
-
-/** Polling for a held lock: as the file lock does. */
-const FIRST_POLL_MS = 25;
-const MAX_POLL_MS = 500;
 
 /** The URL as messages may show it: no password, ever. */
 export function describePostgresUrl(url: string): string {
@@ -159,10 +154,7 @@ class PostgresBackend implements StateBackend {
 
   async lock(options: StateLockOptions): Promise<StateLock> {
     await this.ready();
-    const now = options.now ?? Date.now;
-    const sleep = options.sleep ?? defaultSleep;
     const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-    const deadline = now() + timeoutMs;
     const session = new pg.Client({ connectionString: this.#url() });
     session.on('error', () => undefined);
     try {
@@ -170,22 +162,15 @@ class PostgresBackend implements StateBackend {
     } catch (error) {
       throw this.#error(error, 'lock');
     }
-    let pollMs = FIRST_POLL_MS;
-    let waitedFor: string | undefined;
     try {
-      for (;;) {
-        const taken = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`stacksync:${this.name}`]);
-        if (taken.rows[0]?.locked) return await this.#held(session, options, now);
-        const holder = await this.holder();
-        if (options.signal?.aborted) throw this.#locked(holder, timeoutMs, 'stopped waiting for it');
-        if (now() >= deadline) throw this.#locked(holder, timeoutMs);
-        if (holder && waitedFor !== holder.token) {
-          waitedFor = holder.token;
-          options.onWait?.(holder);
-        }
-        await sleep(Math.max(1, Math.min(pollMs, deadline - now())));
-        pollMs = Math.min(pollMs * 2, MAX_POLL_MS);
-      }
+      return await pollLock<StateLock>(
+        options,
+        async () => {
+          const taken = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`stacksync:${this.name}`]);
+          return taken.rows[0]?.locked ? { taken: await this.#held(session, options) } : { holder: await this.holder() };
+        },
+        (holder, why) => this.#locked(holder === 'unreadable' ? undefined : holder, timeoutMs, why),
+      );
     } catch (error) {
       await session.end().catch(() => undefined);
       throw error instanceof StacksyncError ? error : this.#error(error, 'lock');
@@ -193,15 +178,9 @@ class PostgresBackend implements StateBackend {
   }
 
   /** The advisory lock is ours: make the row if there is none, bump the generation, name the holder. */
-  async #held(session: pg.Client, options: StateLockOptions, now: () => number): Promise<StateLock> {
+  async #held(session: pg.Client, options: StateLockOptions): Promise<StateLock> {
     const pid = await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    const me: LockHolder = {
-      pid: options.pid ?? process.pid,
-      host: options.host ?? hostname(),
-      command: options.command,
-      since: new Date(now()).toISOString(),
-      token: randomBytes(8).toString('hex'),
-    };
+    const me = newHolder(options);
     const record = { ...me, session: pid.rows[0]?.pid };
     await session.query(
       'INSERT INTO stacksync_state (name, lineage, snapshot) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
@@ -331,69 +310,27 @@ class PostgresBackend implements StateBackend {
   }
 }
 
-function targetOf(file: StateFile, target: string): TargetState {
-  if (!Object.hasOwn(file.targets, target)) setOwn(file.targets, target, emptyTargetState());
-  return file.targets[target] as TargetState;
-}
-
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /**
  * The state in memory, as the file store keeps it, written through the backend: `save` appends
  * the records made since the last save in one fenced transaction; `compact` replaces the snapshot
  * and drops the records it holds.
  */
-class PostgresStateStore implements StateStore {
-  #file: StateFile = { version: STATE_VERSION, targets: {} };
-  #seq = 0;
-  #pending: { seq: number; text: string }[] = [];
+class PostgresStateStore extends RecordingStore implements StateStore {
   /** Saves and compactions, one at a time, in order. */
   #io: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly backend: PostgresBackend,
-    private readonly readOnly: boolean,
-  ) {}
-
-  get path(): string {
-    return this.backend.location;
-  }
-
-  get(target: string): TargetState {
-    return Object.hasOwn(this.#file.targets, target) ? (this.#file.targets[target] as TargetState) : EMPTY;
-  }
-
-  record(target: string, ...records: StateRecord[]): void {
-    if (this.readOnly) throw new StacksyncError('E_INTERNAL', `state ${this.path} was opened read-only`, { subject: this.path });
-    const state = targetOf(this.#file, target);
-    for (const record of records) {
-      applyRecord(state, record);
-      this.#seq += 1;
-      this.#pending.push({ seq: this.#seq, text: serializeJournalEntry({ seq: this.#seq, target, record }) });
-    }
-  }
-
-  set(target: string, state: TargetState): void {
-    this.record(target, { type: 'replaced', state });
-  }
-
-  update(target: string, transition: (state: TargetState) => TargetState): TargetState {
-    const current = this.get(target);
-    const next = transition(current);
-    if (next !== current) this.set(target, next);
-    return this.get(target);
-  }
-
-  snapshot(): StateFile {
-    return this.#file;
+    readOnly: boolean,
+  ) {
+    super(backend.location, readOnly);
   }
 
   save(): Promise<void> {
-    if (this.readOnly || this.#pending.length === 0) return this.#io;
+    if (this.readOnly || this.pending.length === 0) return this.#io;
     return this.#enqueue(async () => {
-      const batch = this.#pending.slice();
+      const batch = this.pending.slice();
       if (batch.length === 0) return;
       await this.backend.write('save records', async (client) => {
         await client.query('INSERT INTO stacksync_state_records (name, seq, record) SELECT $1, s, r FROM unnest($2::bigint[], $3::text[]) AS t(s, r)', [
@@ -402,30 +339,30 @@ class PostgresStateStore implements StateStore {
           batch.map((line) => line.text),
         ]);
       });
-      this.#pending.splice(0, batch.length);
+      this.pending.splice(0, batch.length);
     });
   }
 
   compact(): Promise<void> {
     if (this.readOnly) return Promise.resolve();
     return this.#enqueue(async () => {
-      if (this.#seq === 0 && this.#pending.length === 0) return;
-      const upTo = this.#seq;
-      const text = serializeStateFile(this.#file);
+      if (this.seq === 0 && this.pending.length === 0) return;
+      const upTo = this.seq;
+      const text = serializeStateFile(this.file);
       await this.backend.write('compact', async (client) => {
         await client.query('UPDATE stacksync_state SET snapshot = $2 WHERE name = $1', [this.backend.name, text]);
         await client.query('DELETE FROM stacksync_state_records WHERE name = $1', [this.backend.name]);
       });
-      this.#pending = this.#pending.filter((line) => line.seq > upTo);
+      this.pending = this.pending.filter((line) => line.seq > upTo);
     });
   }
 
   async reload(): Promise<void> {
     await this.#io;
-    if (this.#pending.length > 0) throw new StacksyncError('E_INTERNAL', `state ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
+    if (this.pending.length > 0) throw new StacksyncError('E_INTERNAL', `state ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
     const read = await this.backend.read();
-    this.#file = read.file;
-    this.#seq = read.lastSeq;
+    this.file = read.file;
+    this.seq = read.lastSeq;
   }
 
   async close(): Promise<void> {
@@ -444,5 +381,3 @@ class PostgresStateStore implements StateStore {
     return run;
   }
 }
-
-const EMPTY: TargetState = deepFreeze(emptyTargetState());
