@@ -2,7 +2,6 @@
  * What `plan`, `apply` and `run` share on the command line: where config and manifests are,
  * loading them, opening the state, and printing problems. Exit codes stay in the commands.
  */
-import { existsSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Logger } from 'pino';
 import { parseDuration } from '../config/duration.js';
@@ -16,9 +15,11 @@ import { StacksyncError } from '../errors.js';
 import { createClientPool, type ClientPool, type ClientPoolOptions } from '../reconcile/clients.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
 import { createStateGuard, readOnlyGuard, type StateGuard } from '../state/guard.js';
-import { createSecretHasher, HMAC_KEY_BYTES, keyPathFor, loadOrCreateHmacKey, type SecretHasher } from '../state/hmac.js';
-import { acquireStateLock, DEFAULT_LOCK_TIMEOUT_MS, type LockHolder, type StateLock } from '../state/lock.js';
-import { openStateStore, type StateStore } from '../state/store.js';
+import type { StateBackend } from '../state/backend.js';
+import { openStateBackend } from './state-backend.js';
+import { createSecretHasher, HMAC_KEY_BYTES, type SecretHasher } from '../state/hmac.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, type LockHolder, type StateLock } from '../state/lock.js';
+import type { StateStore } from '../state/store.js';
 import { randomBytes } from 'node:crypto';
 
 export interface CommonFlags {
@@ -74,6 +75,8 @@ export interface Session {
   configWarnings: { message: string; file: string; line?: number; column?: number }[];
   /** Runs a burst of state writes under the state lock (`guarded` access), from a fresh read of the state. */
   guard: StateGuard;
+  /** Where the state is kept. */
+  state: StateBackend;
   /** Writes what is left of the state (when this command holds the lock), lets the lock go, closes the clients. */
   close(): Promise<void>;
 }
@@ -115,12 +118,19 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
   const env = options.env ?? processEnv();
   const logger = options.logger ?? commandLogger(flags, options.logFormat ?? 'human');
   const { config, warnings } = options.config ? { config: options.config, warnings: [] } : await loadConfigFrom(flags, env);
-  const state = await openState(config.state, options.state, logger);
+  const backend = openStateBackend(config.state, { env });
+  let state: OpenState;
+  try {
+    state = await openState(backend, options.state, logger);
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
   const { store } = state;
   let hasher: SecretHasher;
   try {
     const newKey = options.newKey;
-    hasher = createSecretHasher(await hmacKey(config.state, options.writeKey, newKey && (() => newKey(config))));
+    hasher = createSecretHasher(await hmacKey(backend, options.writeKey, newKey && (() => newKey(config))));
   } catch (error) {
     await state.close();
     throw error;
@@ -140,10 +150,11 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
     try {
       await state.close();
     } finally {
+      await backend.close();
       await clients.close();
     }
   };
-  return { context, clients, logger, configWarnings, guard: state.guard, close };
+  return { context, clients, logger, configWarnings, guard: state.guard, state: backend, close };
 }
 
 interface OpenState {
@@ -153,28 +164,28 @@ interface OpenState {
 }
 
 /** Opens the state the way `access` says; for a command that writes throughout, the lock comes first. */
-async function openState(path: string, access: StateAccess, logger: Logger): Promise<OpenState> {
+async function openState(backend: StateBackend, access: StateAccess, logger: Logger): Promise<OpenState> {
   if (access.mode === 'read') {
-    const store = await openStateStore(path, { readOnly: true });
+    const store = await backend.open({ readOnly: true });
     return { store, guard: readOnlyGuard(store), close: () => store.close() };
   }
   const lock = (signal?: AbortSignal): Promise<StateLock> =>
-    acquireStateLock(path, {
+    backend.lock({
       command: access.command,
       timeoutMs: access.lockTimeoutMs,
       ...(signal ? { signal } : {}),
-      onWait: (holder) => logger.warn({ holder: describeHolder(holder) }, `state file is locked by another stacksync; waiting up to ${access.lockTimeoutMs / 1000} s (--lock-timeout)`),
+      onWait: (holder) => logger.warn({ holder: describeHolder(holder) }, `the state (${backend.location}) is locked by another stacksync; waiting up to ${access.lockTimeoutMs / 1000} s (--lock-timeout)`),
       onStale: (holder) => logger.warn({ holder: describeHolder(holder) }, 'took over the state lock of a stacksync process that is gone'),
     });
   if (access.mode === 'guarded') {
     // No lock yet: what a crashed run left in the journal is compacted by the first holder.
-    const store = await openStateStore(path, { compactOnOpen: false });
+    const store = await backend.open({ compactOnOpen: false });
     return { store, guard: createStateGuard(store, lock), close: async () => undefined };
   }
   const held = await lock();
   let store: StateStore;
   try {
-    store = await openStateStore(path);
+    store = await backend.open();
   } catch (error) {
     await held.release();
     throw error;
@@ -225,10 +236,10 @@ async function loadConfigFrom(flags: CommonFlags, env: Env) {
  * The state's HMAC key, or when there is none yet, `newKey`'s (random by default): created as the
  * state key with `create`, else only used (no hashes were ever kept, so any key compares the same).
  */
-async function hmacKey(statePath: string, create: boolean, newKey?: () => Promise<Buffer>): Promise<Buffer> {
-  const path = keyPathFor(statePath);
-  if (existsSync(path)) return loadOrCreateHmacKey(path);
-  const fresh = newKey ? await newKey() : undefined;
-  if (create) return loadOrCreateHmacKey(path, fresh ? { randomBytes: () => fresh } : {});
-  return fresh ?? randomBytes(HMAC_KEY_BYTES);
+async function hmacKey(backend: StateBackend, create: boolean, newKey?: () => Promise<Buffer>): Promise<Buffer> {
+  const existing = await backend.hmacKey();
+  if (existing) return existing;
+  const fresh = (newKey ? await newKey() : undefined) ?? randomBytes(HMAC_KEY_BYTES);
+  if (create) return (await backend.hmacKey(fresh)) ?? fresh;
+  return fresh;
 }

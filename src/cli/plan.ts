@@ -1,6 +1,5 @@
 /** `stacksync plan`: the dry run that gates every pull request. Reads only; writes nothing. */
 import { Command, Option } from 'commander';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { processEnv, type Env } from '../config/paths.js';
@@ -128,8 +127,8 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
   }
   notice(session.logger, logFormat, 'info', `saved the plan to ${file}; apply exactly it with: stacksync apply --plan ${file}`, { file });
   // plan writes nothing else, not even a key: with none yet, the plan's is derived from the targets' credentials.
-  if (existsSync(keyPathFor(config.state))) return;
-  const key = keyPathFor(config.state);
+  if ((await session.state.hmacKey()) !== undefined) return;
+  const key = config.state.backend === 'file' ? keyPathFor(config.state.path) : `the state's key (${session.state.location})`;
   if (keySalt === undefined) {
     notice(session.logger, logFormat, 'warn', `there is no state key (${key}) yet, and a target’s credentials did not resolve, so apply --plan cannot check this plan and will refuse it`);
   } else {

@@ -11,8 +11,8 @@ import { DEFAULT_API_PROFILE, DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
 import { anchorSecret, secretBaseDir } from './secrets.js';
-import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, SecretRef, SyncSettings, Target, TargetFile } from '../model/config.js';
-import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, secretRefSchema } from '../schema/config.js';
+import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, SecretRef, StateSettings, SyncSettings, Target, TargetFile } from '../model/config.js';
+import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, DEFAULT_STATE_NAME, secretRefSchema } from '../schema/config.js';
 import { deepFreeze } from '../support/freeze.js';
 import { INTENT_EXPIRY_MS } from '../state/inventory.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
@@ -189,7 +189,37 @@ function ruleProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[]
     const problem = baseUrlProblem(target.baseUrl);
     if (problem) problems.push({ message: `targets[${index}].baseUrl: ${problem}`, location: locate(['targets', index, 'baseUrl']) });
   });
+  problems.push(...stateProblems(raw.state, locate));
   return problems;
+}
+
+/** The members each state backend needs and takes (docs/ownership.md, "Where the state lives"). */
+const STATE_MEMBERS: Record<StateSettings['backend'], { needs: string; takes: readonly string[] }> = {
+  file: { needs: 'path', takes: ['backend', 'path'] },
+  postgres: { needs: 'url', takes: ['backend', 'url', 'name'] },
+};
+
+function stateProblems(state: DefaultedConfigFile['state'], locate: Locate): ConfigProblem[] {
+  if (typeof state === 'string') return [];
+  const members = STATE_MEMBERS[state.backend];
+  const problems: ConfigProblem[] = [];
+  if (!(members.needs in state)) problems.push({ message: `state.${members.needs}: is required with backend ${state.backend}`, location: locate(['state'], 'key') });
+  for (const member of Object.keys(state)) {
+    if (!members.takes.includes(member)) problems.push({ message: `state.${member}: is not a setting of backend ${state.backend} (it takes ${members.takes.join(', ')})`, location: locate(['state', member], 'key') });
+  }
+  // A password in a plain URL would be shown wherever the config is; it belongs in a secret reference.
+  if ('url' in state && typeof state.url === 'string' && urlHasPassword(state.url)) {
+    problems.push({ message: 'state.url: holds a password; give the URL as {fromEnv: NAME} or {fromFile: PATH}, or the password in PGPASSWORD', location: locate(['state', 'url']) });
+  }
+  return problems;
+}
+
+function urlHasPassword(text: string): boolean {
+  try {
+    return new URL(text).password !== '';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -230,6 +260,13 @@ function plainSecretWarnings(raw: DefaultedConfigFile, locate: Locate): ConfigPr
   return warnings;
 }
 
+/** A path (of `state: PATH` or the file backend) resolves against the working directory, as it always has. */
+function normaliseState(raw: DefaultedConfigFile['state'], baseDir: string): StateSettings {
+  if (typeof raw === 'string') return { backend: 'file', path: resolve(raw) };
+  if (raw.backend === 'file') return { backend: 'file', path: resolve(raw.path) };
+  return { backend: 'postgres', url: anchorSecret(raw.url, baseDir), name: raw.name ?? DEFAULT_STATE_NAME };
+}
+
 function normalise(raw: DefaultedConfigFile, configPath: string): Config {
   const baseDir = dirname(configPath);
   const targets = raw.targets.map((target) => normaliseTarget(target, baseDir));
@@ -249,7 +286,7 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
     ...(raw.control?.reloadToken !== undefined ? { reloadToken: anchorSecret(raw.control.reloadToken, baseDir) } : {}),
   };
   const daemon = raw.daemon && Object.keys(raw.daemon).length > 0 ? { daemon: { ...raw.daemon } } : {};
-  return { file: configPath, targets, defaultTarget, sync, state: resolve(raw.state), ...notify, ...control, ...daemon };
+  return { file: configPath, targets, defaultTarget, sync, state: normaliseState(raw.state, baseDir), ...notify, ...control, ...daemon };
 }
 
 function normaliseNotifier(raw: NonNullable<ConfigFile['notify']>[number], baseDir: string): NotifierSettings {

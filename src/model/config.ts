@@ -13,7 +13,7 @@ export type TargetFile = ConfigFile['targets'][number];
 type SyncFile = Static<typeof syncSchema>;
 
 /** The file once it passed its schema, which filled in the defaults of `sync` and `state`. */
-export type DefaultedConfigFile = Omit<ConfigFile, 'sync' | 'state'> & { sync: Required<SyncFile>; state: string };
+export type DefaultedConfigFile = Omit<ConfigFile, 'sync' | 'state'> & { sync: Required<SyncFile>; state: NonNullable<ConfigFile['state']> };
 
 /** A reference to a secret: an env var, a file, or (discouraged, `plan` warns) a plain string. */
 export type SecretRef = Static<typeof secretRefSchema>;
@@ -93,14 +93,17 @@ export interface NotifierSettings {
   timeoutMs: number;
 }
 
+/** `state:` of the file, normalised (docs/ownership.md, "Where the state lives"). */
+export type StateSettings = { backend: 'file'; path: string } | { backend: 'postgres'; url: SecretRef; name: string };
+
 export interface Config {
   /** Absolute path of the file this came from; undefined for the embedded default. */
   file?: string;
   targets: Target[];
   defaultTarget: string;
   sync: SyncSettings;
-  /** State file path, resolved against the working directory. */
-  state: string;
+  /** Where the state is kept: a file path resolved against the working directory, or a database. */
+  state: StateSettings;
   /** Notification providers of the daemon; absent when none. */
   notify?: readonly NotifierSettings[];
   /** Bearer token of `POST /-/suspend` and `/-/resume`; absent: those endpoints are off. */

@@ -141,6 +141,37 @@ export const SYNC_DEFAULTS = {
 
 export const DEFAULT_STATE_PATH = '.stacksync/state.json';
 
+/** The state's name in a database when the config gives none. */
+export const DEFAULT_STATE_NAME = 'default';
+
+/** The state backends a config may name (docs/ownership.md, "Where the state lives"). */
+export const STATE_BACKENDS = ['file', 'postgres'] as const;
+
+/** What `state:` holds: a path, or a backend with its settings. Stated, as for secret references: one schema over two JSON types. */
+export type StateSettingsValue = string | { backend: 'file'; path: string } | { backend: 'postgres'; url: SecretRefValue; name?: string };
+
+/**
+ * `state: PATH`, or `{ backend: file, path }`, or `{ backend: postgres, url, name }` (docs/ownership.md,
+ * "Where the state lives"). One schema, not a oneOf, so a mistake gives one error; which members
+ * each backend needs is a rule of the config loader.
+ */
+export const stateSettingsSchema = readable(
+  Type.Unsafe<StateSettingsValue>({
+    description: 'Where the state (inventory, secret hashes, create intents) is kept: a file path relative to the working directory, or { backend: file | postgres, … }.',
+    type: ['string', 'object'],
+    minLength: 1,
+    default: DEFAULT_STATE_PATH,
+    required: ['backend'],
+    properties: {
+      backend: { type: 'string', enum: [...STATE_BACKENDS], description: 'file: the state file with its journal, lock and key beside it (the default); postgres: tables stacksync creates in a PostgreSQL database, locked with an advisory lock and fenced by a generation.' },
+      path: Type.String({ minLength: 1, description: 'file: the state file, relative to the working directory.' }),
+      url: secretRefSchema,
+      name: Type.String({ minLength: 1, maxLength: 200, description: "postgres: the state's name in the tables, so several installations can share a database (default: default)." }),
+    },
+    additionalProperties: false,
+  }),
+);
+
 /** heal: apply to undo drift; report: only show it. */
 export const DRIFT_MODES = ['heal', 'report'] as const;
 
@@ -235,7 +266,7 @@ export const configSchema = object({
   ...optional({
     defaultTarget: Type.String({ minLength: 1, description: 'Target of manifests without metadata.target; needed when there are several targets.' }),
     sync: syncSchema,
-    state: Type.String({ minLength: 1, default: DEFAULT_STATE_PATH, description: 'State file (inventory, secret hashes), relative to the working directory.' }),
+    state: stateSettingsSchema,
     notify: Type.Array(notifierSchema, { description: 'Where the daemon sends notifications (applied, failed, drift, pruneRefused, recovered).' }),
     control: controlSchema,
     daemon: daemonSchema,

@@ -76,32 +76,63 @@ const MAX_POLL_MS = 500;
  */
 export async function acquireStateLock(statePath: string, options: StateLockOptions): Promise<StateLock> {
   const fs = options.fs ?? nodeFs;
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
   const path = lockPathFor(statePath);
-  const me: LockHolder = {
+  const me = newHolder(options);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  await fs.mkdir(dirname(path), { recursive: true, mode: STATE_DIR_MODE });
+  return pollLock<StateLock>(
+    options,
+    async () => {
+      if (await tryCreate(fs, path, me)) return { taken: heldLock(fs, path, me) };
+      const holder = await readHolder(fs, path);
+      if (holder === 'gone') return { retry: true };
+      if (holder !== 'unreadable' && isStale(holder, me, options.isAlive ?? isProcessAlive)) {
+        if (await breakStale(fs, path, holder)) options.onStale?.(holder);
+        return { retry: true };
+      }
+      return { holder };
+    },
+    (holder, why) => lockedError(statePath, holder ?? 'unreadable', timeoutMs, why),
+  );
+}
+
+/** The holder a new lock names: this process, the command, the time, and a token of its own. */
+export function newHolder(options: Pick<StateLockOptions, 'command' | 'host' | 'pid' | 'now'>): LockHolder {
+  return {
     pid: options.pid ?? process.pid,
     host: options.host ?? hostname(),
     command: options.command,
-    since: new Date(now()).toISOString(),
+    since: new Date((options.now ?? Date.now)()).toISOString(),
     token: randomBytes(8).toString('hex'),
   };
-  const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-  const deadline = now() + timeoutMs;
-  await fs.mkdir(dirname(path), { recursive: true, mode: STATE_DIR_MODE });
+}
+
+/** What one try at a lock found: it is taken, or held (by a holder that may not be readable), or worth trying again at once. */
+export type LockTry<T> = { taken: T } | { retry: true } | { holder: LockHolder | 'unreadable' | undefined };
+
+/**
+ * Tries `attempt` until it takes the lock, polling with backoff while another holds it (telling
+ * `onWait` once per holder), up to the options' timeout or abort; then the error `locked` makes.
+ * Every backend's lock waits this way.
+ */
+export async function pollLock<T>(
+  options: StateLockOptions,
+  attempt: () => Promise<LockTry<T>>,
+  locked: (holder: LockHolder | 'unreadable' | undefined, why?: string) => StacksyncError,
+): Promise<T> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? defaultSleep;
+  const deadline = now() + (options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
   let pollMs = FIRST_POLL_MS;
   let waitedFor: string | undefined;
   for (;;) {
-    if (await tryCreate(fs, path, me)) return heldLock(fs, path, me);
-    const holder = await readHolder(fs, path);
-    if (holder === 'gone') continue;
-    if (holder !== 'unreadable' && isStale(holder, me, options.isAlive ?? isProcessAlive)) {
-      if (await breakStale(fs, path, holder)) options.onStale?.(holder);
-      continue;
-    }
-    if (options.signal?.aborted) throw lockedError(statePath, holder, timeoutMs, 'stopped waiting for it');
-    if (now() >= deadline) throw lockedError(statePath, holder, timeoutMs);
-    if (holder !== 'unreadable' && waitedFor !== holder.token) {
+    const found = await attempt();
+    if ('taken' in found) return found.taken;
+    if ('retry' in found) continue;
+    const { holder } = found;
+    if (options.signal?.aborted) throw locked(holder, 'stopped waiting for it');
+    if (now() >= deadline) throw locked(holder);
+    if (holder !== undefined && holder !== 'unreadable' && waitedFor !== holder.token) {
       waitedFor = holder.token;
       options.onWait?.(holder);
     }

@@ -11,20 +11,18 @@
  */
 import { dirname } from 'node:path';
 import { StacksyncError } from '../errors.js';
-import { deepFreeze } from '../support/freeze.js';
-import { emptyTargetState, type StateFile, type StateRecord, type TargetState } from '../model/state.js';
+import { type StateFile, type StateRecord, type TargetState } from '../model/state.js';
 import { errnoCode, makeDirectorySync, nodeFs, removeDurablySync, syncDirectory, writeFileAtomically, writeFileAtomicallySync, type StateFs, type StateFileHandle } from '../support/fs.js';
 import {
   corruptFile,
   journalPathFor,
   parseJournal,
   parseStateFile,
-  serializeJournalEntry,
   serializeStateFile,
   STATE_VERSION,
-  type JournalEntry,
 } from './format.js';
-import { applyRecord, setOwn } from './records.js';
+import { applyRecord } from './records.js';
+import { RecordingStore, targetOf } from './recording.js';
 
 export { journalPathFor, parseStateFile, STATE_FILE_SCHEMA, STATE_VERSION } from './format.js';
 
@@ -134,25 +132,16 @@ async function readIfPresent(fs: StateFs, path: string, unreadable: (error: unkn
   }
 }
 
-function targetOf(file: StateFile, target: string): TargetState {
-  if (!Object.hasOwn(file.targets, target)) setOwn(file.targets, target, emptyTargetState());
-  return file.targets[target] as TargetState;
-}
-
 interface Waiter {
   seq: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
-class FileStateStore implements StateStore {
+class FileStateStore extends RecordingStore implements StateStore {
   readonly #journalPath: string;
-  #file: StateFile = { version: STATE_VERSION, targets: {} };
-  /** Number of the last record made in memory, and of the last one durable on disk. */
-  #seq = 0;
+  /** Number of the last record durable on disk. */
   #durableSeq = 0;
-  /** Journal lines not yet appended, oldest first. */
-  #pending: { seq: number; text: string }[] = [];
   #waiters: Waiter[] = [];
   /** Appends and compactions, one at a time, in order. Never rejects. */
   #io: Promise<void> = Promise.resolve();
@@ -169,54 +158,26 @@ class FileStateStore implements StateStore {
   #journalSuspect = false;
 
   constructor(
-    readonly path: string,
+    path: string,
     private readonly fs: StateFs,
-    private readonly readOnly: boolean,
+    readOnly: boolean,
   ) {
+    super(path, readOnly);
     this.#journalPath = journalPathFor(path);
   }
 
   async load(compact: boolean): Promise<void> {
     const disk = await readDisk(this.fs, this.path);
-    this.#file = disk.file;
-    this.#seq = this.#durableSeq = disk.lastSeq;
+    this.file = disk.file;
+    this.seq = this.#durableSeq = disk.lastSeq;
     this.#journalOnDisk = disk.journalFound;
     this.#stateFileOnDisk = disk.fileFound;
     this.#journalSuspect = disk.tornTail;
     if (compact && disk.journalFound && !this.readOnly) await this.compact();
   }
 
-  get(target: string): TargetState {
-    return Object.hasOwn(this.#file.targets, target) ? (this.#file.targets[target] as TargetState) : EMPTY;
-  }
-
-  record(target: string, ...records: StateRecord[]): void {
-    if (this.readOnly) throw new StacksyncError('E_INTERNAL', `state file ${this.path} was opened read-only`, { subject: this.path });
-    const state = targetOf(this.#file, target);
-    for (const record of records) {
-      applyRecord(state, record);
-      this.#seq += 1;
-      this.#pending.push({ seq: this.#seq, text: serializeJournalEntry({ seq: this.#seq, target, record } satisfies JournalEntry) });
-    }
-  }
-
-  set(target: string, state: TargetState): void {
-    this.record(target, { type: 'replaced', state });
-  }
-
-  update(target: string, transition: (state: TargetState) => TargetState): TargetState {
-    const current = this.get(target);
-    const next = transition(current);
-    if (next !== current) this.set(target, next);
-    return this.get(target);
-  }
-
-  snapshot(): StateFile {
-    return this.#file;
-  }
-
   save(): Promise<void> {
-    const seq = this.#seq;
+    const seq = this.seq;
     if (this.readOnly || this.#durableSeq >= seq) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.#waiters.push({ seq, resolve, reject });
@@ -231,7 +192,7 @@ class FileStateStore implements StateStore {
 
   async reload(): Promise<void> {
     await this.#io;
-    if (this.#pending.length > 0 || this.#durableSeq < this.#seq) {
+    if (this.pending.length > 0 || this.#durableSeq < this.seq) {
       throw new StacksyncError('E_INTERNAL', `state file ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
     }
     await this.#closeJournal();
@@ -247,7 +208,7 @@ class FileStateStore implements StateStore {
   compactSync(): void {
     if (this.readOnly || this.#inStateFile()) return;
     makeDirectorySync(dirname(this.path), STATE_DIR_MODE);
-    writeFileAtomicallySync(this.path, serializeStateFile(this.#file), STATE_FILE_MODE);
+    writeFileAtomicallySync(this.path, serializeStateFile(this.file), STATE_FILE_MODE);
     removeDurablySync(this.#journalPath);
     this.#journalOnDisk = false;
     this.#stateFileOnDisk = true;
@@ -255,7 +216,7 @@ class FileStateStore implements StateStore {
 
   /** Memory and the state file agree: every record went through the journal, and there is none. */
   #inStateFile(): boolean {
-    return !this.#journalOnDisk && !this.#journalSuspect && this.#pending.length === 0 && (this.#stateFileOnDisk || this.#seq === 0);
+    return !this.#journalOnDisk && !this.#journalSuspect && this.pending.length === 0 && (this.#stateFileOnDisk || this.seq === 0);
   }
 
   /** Runs `work` after the appends and compactions queued before it; its failure is returned, not left in the queue. */
@@ -276,15 +237,15 @@ class FileStateStore implements StateStore {
   }
 
   async #flush(): Promise<void> {
-    if (this.#pending.length === 0) return this.#settle(this.#durableSeq);
+    if (this.pending.length === 0) return this.#settle(this.#durableSeq);
     // The first save of a first run writes the state file, so a journal always has one beside it
     // and the state file appears as soon as stacksync may own something.
     if (this.#journalSuspect || !this.#stateFileOnDisk) return this.#compactNow();
-    const batch = this.#pending.length;
-    const upTo = this.#pending[batch - 1]?.seq ?? this.#seq;
+    const batch = this.pending.length;
+    const upTo = this.pending[batch - 1]?.seq ?? this.seq;
     try {
       const journal = await this.#openJournal();
-      await journal.writeFile(this.#pending.slice(0, batch).map((line) => line.text).join(''));
+      await journal.writeFile(this.pending.slice(0, batch).map((line) => line.text).join(''));
       await journal.datasync();
     } catch (error) {
       // Part of the batch may be on disk: never append after it, rewrite the whole state instead.
@@ -293,15 +254,15 @@ class FileStateStore implements StateStore {
       this.#fail(upTo, error);
       return;
     }
-    this.#pending.splice(0, batch);
+    this.pending.splice(0, batch);
     this.#durableSeq = upTo;
     this.#settle(upTo);
   }
 
   /** State file rewritten atomically from memory, then the journal removed; covers every record made so far. */
   async #compactNow(): Promise<void> {
-    const upTo = this.#seq;
-    const text = serializeStateFile(this.#file);
+    const upTo = this.seq;
+    const text = serializeStateFile(this.file);
     try {
       await this.#closeJournal();
       await this.fs.mkdir(dirname(this.path), { recursive: true, mode: STATE_DIR_MODE });
@@ -315,7 +276,7 @@ class FileStateStore implements StateStore {
       throw this.#writeError(error);
     }
     this.#journalSuspect = false;
-    this.#pending = this.#pending.filter((line) => line.seq > upTo);
+    this.pending = this.pending.filter((line) => line.seq > upTo);
     this.#durableSeq = Math.max(this.#durableSeq, upTo);
     this.#settle(upTo);
   }
@@ -377,6 +338,3 @@ class FileStateStore implements StateStore {
     return new StacksyncError('E_STATE_WRITE', `state file ${this.path} could not be written (${errnoCode(error) ?? String(error)})`, { subject: this.path, cause: error });
   }
 }
-
-/** What `get` returns for a target without state: frozen, since it is shared. */
-const EMPTY: TargetState = deepFreeze(emptyTargetState());

@@ -47,7 +47,7 @@ describe('config/', () => {
     const { config } = await loadConfig(join(ROOT, 'config', 'production.yaml'));
     expect(config.targets.map((target) => target.variant).sort()).toEqual(['managed', 'self-hosted']);
     expect(config.sync).toMatchObject({ drift: 'heal', prune: true, maxDeletes: 10, maxDeletePercent: 25 });
-    expect(config.state).toBe('/var/lib/stacksync/state.json');
+    expect(config.state).toEqual({ backend: 'file', path: '/var/lib/stacksync/state.json' });
   });
 
   it("ci.yaml: its credentials are the variables the example workflow's plan and apply steps set, its state where the workflow keeps it", async () => {
@@ -58,7 +58,7 @@ describe('config/', () => {
     for (const [jobName, stepId] of [['plan', 'plan'], ['apply', 'apply']] as const) {
       expect(Object.keys(step(job(workflow, jobName), stepId).env ?? {}).sort(), `${jobName} step`).toEqual(expect.arrayContaining(names));
     }
-    expect(config.state).toMatch(/(^|\/)\.stacksync\/state\.json$/);
+    expect(config.state).toMatchObject({ backend: 'file', path: expect.stringMatching(/(^|\/)\.stacksync\/state\.json$/) });
     expect(JSON.stringify(workflow.on)).toContain('config/stacksync.yaml');
   });
 });

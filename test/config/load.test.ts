@@ -69,7 +69,7 @@ describe('loadConfig: defaults and normalisation', () => {
       ],
       defaultTarget: 'prod',
       sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, settleWindowMs: 120_000 },
-      state: resolve('.stacksync/state.json'),
+      state: { backend: 'file', path: resolve('.stacksync/state.json') },
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.targets[0])).toBe(true);
@@ -92,9 +92,25 @@ state: /var/lib/stacksync/state.json
     const { config } = await loadConfig(path);
     expect(config.defaultTarget).toBe('sh');
     expect(config.sync).toEqual({ intervalMs: 5_400_000, drift: 'report', prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true, settleWindowMs: 300_000 });
-    expect(config.state).toBe('/var/lib/stacksync/state.json');
+    expect(config.state).toEqual({ backend: 'file', path: '/var/lib/stacksync/state.json' });
     expect(config.targets[1]).toMatchObject({ variant: 'self-hosted', rateLimit: { requests: 100, perSeconds: 60, concurrency: 1 } });
     expect(config.targets[1]).not.toHaveProperty('organizationId');
+  });
+
+  it('takes a state backend: postgres with its URL as a secret reference, file with a path', async () => {
+    const postgres = await write('pg.yaml', `${managed}state: { backend: postgres, url: { fromEnv: STATE_URL }, name: team-a }\n`);
+    expect((await loadConfig(postgres)).config.state).toEqual({ backend: 'postgres', url: { fromEnv: 'STATE_URL' }, name: 'team-a' });
+    const named = await write('pg-default.yaml', `${managed}state: { backend: postgres, url: { fromEnv: STATE_URL } }\n`);
+    expect((await loadConfig(named)).config.state).toMatchObject({ name: 'default' });
+    const file = await write('file.yaml', `${managed}state: { backend: file, path: st/state.json }\n`);
+    expect((await loadConfig(file)).config.state).toEqual({ backend: 'file', path: resolve('st/state.json') });
+  });
+
+  it('refuses a state backend it does not know, at its line', async () => {
+    const path = await write('bad-state.yaml', `${managed}state: { backend: etcd, url: x }\n`);
+    const error = await loadConfig(path).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'E_CONFIG_INVALID' });
+    expect(String((error as Error).message)).toMatch(/state/);
   });
 
   it('warns, with the line, about a plain-string secret and never repeats its value', async () => {

@@ -182,7 +182,12 @@ const HELP = new Set(['--help', '-h']);
  * placeholder.
  */
 function argumentProblems(args: readonly string[], commands: ReadonlyMap<string, HelpFlag[]>, { notation = false } = {}): string[] {
-  const [first = '', ...rest] = args;
+  const [command = '', ...words] = args;
+  // A command of a command (`state show`) is checked against its own help, its `<argument>`s in order.
+  const nested = commands.has(`${command} ${words[0] ?? ''}`);
+  const first = nested ? `${command} ${words[0]}` : command;
+  const rest = nested ? words.slice(1) : words;
+  const positional = (commands.get(first) ?? []).filter((flag) => flag.long.startsWith('<'));
   if (['--help', '-h', '--version', '-V'].includes(first)) return rest.length === 0 ? [] : [`nothing may follow ${first}`];
   if (first === 'help') return rest.length === 0 || (rest.length === 1 && commands.has(rest[0] ?? '')) ? [] : [`help ${rest.join(' ')}: no such command`];
   const flags = commands.get(first);
@@ -193,6 +198,7 @@ function argumentProblems(args: readonly string[], commands: ReadonlyMap<string,
     if (HELP.has(word)) continue;
     const [name = '', inline] = word.startsWith('--') ? word.split(/=(.*)/s, 2) : [word];
     const flag = flags.find((candidate) => candidate.long === name || candidate.short === name);
+    if (!flag && !word.startsWith('-') && positional.shift()) continue;
     if (!flag) {
       problems.push(word.startsWith('-') ? `${first} has no flag ${name}` : `${first} takes no argument ${word}`);
       continue;
@@ -328,11 +334,13 @@ describe('code blocks of the README and docs/', () => {
   });
 
   it('read from --help every command and flag the program has, with their values', () => {
-    const program = commandFactories.map((factory) => factory(() => undefined));
-    expect([...help.keys()]).toEqual(program.map((command) => command.name()));
-    for (const command of program) {
-      const expected = command.options.map((option) => ({ long: option.long, short: option.short, takesValue: option.required || option.optional, choices: option.argChoices }));
-      expect(help.get(command.name())?.filter((flag) => flag.long !== '--help'), command.name()).toEqual(expected);
+    const top = commandFactories.map((factory) => factory(() => undefined));
+    const program = [...top.map((command) => ({ name: command.name(), command })), ...top.flatMap((parent) => parent.commands.map((command) => ({ name: `${parent.name()} ${command.name()}`, command })))];
+    expect([...help.keys()]).toEqual(program.map((entry) => entry.name));
+    for (const { name, command } of program) {
+      const flags = command.options.map((option) => ({ long: option.long, short: option.short, takesValue: option.required || option.optional, choices: option.argChoices }));
+      const positional = command.registeredArguments.map((argument) => ({ long: `<${argument.name()}>`, short: undefined, takesValue: false, choices: undefined }));
+      expect(help.get(name)?.filter((flag) => flag.long !== '--help'), name).toEqual([...flags, ...positional]);
     }
   });
 

@@ -50,11 +50,29 @@ function sectionLines(help: string, heading: string): string[] {
   return lines.slice(start + 1, end < 0 ? undefined : end);
 }
 
-/** Every command of the built CLI with its flags, read from `stacksync --help` and `stacksync COMMAND --help`. */
+/** The names of a command's `<argument>`s, from its help's Usage line. */
+export function parseHelpArguments(help: string): string[] {
+  const usage = /^Usage: .*$/m.exec(help)?.[0] ?? '';
+  return [...usage.matchAll(/<([\w-]+)>/g)].map((match) => match[1] ?? '');
+}
+
+/**
+ * Every command of the built CLI with its flags, read from `stacksync --help` and `stacksync
+ * COMMAND --help`; a command with commands of its own (`state`) adds each as `state show`, with
+ * its `<argument>`s as entries `<name>` beside its flags.
+ */
 export async function readHelp(): Promise<Map<string, HelpFlag[]>> {
   const run = async (args: string[]): Promise<string> =>
     (await exec(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1' } })).stdout;
   const names = parseHelpCommands(await run(['--help']));
   const helps = await Promise.all(names.map((name) => run([name, '--help'])));
-  return new Map(names.map((name, index) => [name, parseHelpFlags(helps[index] ?? '')]));
+  const commands = new Map(names.map((name, index) => [name, parseHelpFlags(helps[index] ?? '')]));
+  const nested = names.flatMap((name, index) => parseHelpCommands(helps[index] ?? '').map((sub) => `${name} ${sub}`));
+  const nestedHelps = await Promise.all(nested.map((name) => run([...name.split(' '), '--help'])));
+  nested.forEach((name, index) => {
+    const help = nestedHelps[index] ?? '';
+    const positional = parseHelpArguments(help).map((argument) => ({ long: `<${argument}>`, short: undefined, takesValue: false, choices: undefined }));
+    commands.set(name, [...parseHelpFlags(help), ...positional]);
+  });
+  return commands;
 }

@@ -81,7 +81,7 @@ describe('a daemon and an apply on one state file at once', () => {
       // 2. The apply waits for it; once the daemon goes on and lets go, it plans from the daemon's
       //    records and writes its own.
       const apply = startCli(workspace, ['apply', '-m', 'other', '--lock-timeout', '60s']);
-      await waitFor(() => apply.stderr().includes('state file is locked by another stacksync'), 30_000, 50);
+      await waitFor(() => apply.stderr().includes(`the state (${workspace.statePath}) is locked by another stacksync`), 30_000, 50);
       expect(apply.stderr()).toContain(`stacksync run, pid ${daemon.child.pid}`);
       daemon.child.kill('SIGCONT');
       const applied = await apply.done;

@@ -134,7 +134,7 @@ describe.each(DEPLOYMENT_CASES)('deployment mode, %s', (_label, file) => {
     expect(volume?.configMap.name).toBe(configMap.metadata.name);
     const outcome = parseConfigText(configMap.data['stacksync.yaml'] as string, { file: '/etc/stacksync/stacksync.yaml', path: '/etc/stacksync/stacksync.yaml' });
     if (!outcome.ok) throw new Error(outcome.problems.map((problem) => problem.message).join('\n'));
-    expect(outcome.config.state).toBe('/var/lib/stacksync/state.json');
+    expect(outcome.config.state).toEqual({ backend: 'file', path: '/var/lib/stacksync/state.json' });
     expect(outcome.config.targets.map((target) => target.name)).toEqual((input.config.targets as Obj[]).map((target) => target.name));
   });
 

@@ -38,7 +38,7 @@ export const config: Config = {
   ],
   defaultTarget: 'prod',
   sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, settleWindowMs: 120_000 },
-  state: '/tmp/stacksync-test-state.json',
+  state: { backend: 'file', path: '/tmp/stacksync-test-state.json' },
 };
 
 /** A visible, deterministic stand-in for the state's HMAC. */

@@ -1,0 +1,49 @@
+/**
+ * The file backend (the default, `state: PATH`): the state file with its journal (`store.ts`), the
+ * lock file beside it (`lock.ts`) and the HMAC key file (`hmac.ts`), as the port says. Its lock is
+ * only ever lost with its process (a holder on this host that is gone) or by `state unlock`, which
+ * removes the lock file after naming its holder.
+ */
+import { readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import type { StateBackend, StateVersion } from './backend.js';
+import { keyPathFor, loadOrCreateHmacKey } from './hmac.js';
+import { acquireStateLock, lockPathFor, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
+import { openStateStore, readDurableState, type StateStore, type StateStoreOptions } from './store.js';
+
+export function openFileBackend(path: string): StateBackend {
+  return {
+    kind: 'file',
+    fenced: false,
+    location: path,
+    open: (options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> => openStateStore(path, options),
+    lock: (options: StateLockOptions): Promise<StateLock> => acquireStateLock(path, options),
+    holder: () => readLockHolder(path),
+    async unlock(token: string): Promise<LockHolder | undefined> {
+      const holder = await readLockHolder(path);
+      if (holder?.token !== token) return undefined;
+      await rm(lockPathFor(path), { force: true });
+      return holder;
+    },
+    async hmacKey(create?: Buffer): Promise<Buffer | undefined> {
+      const keyPath = keyPathFor(path);
+      if (existsSync(keyPath)) return loadOrCreateHmacKey(keyPath);
+      return create ? loadOrCreateHmacKey(keyPath, { randomBytes: () => create }) : undefined;
+    },
+    async version(): Promise<StateVersion> {
+      // The state file keeps neither (yet): it is read here only to report a corrupt one.
+      await readDurableState(path);
+      return { lineage: undefined, serial: undefined };
+    },
+    close: async () => undefined,
+  };
+}
+
+async function readLockHolder(path: string): Promise<LockHolder | undefined> {
+  try {
+    const data = JSON.parse(await readFile(lockPathFor(path), 'utf8')) as LockHolder;
+    return typeof data.token === 'string' ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}

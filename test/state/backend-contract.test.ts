@@ -1,0 +1,217 @@
+/**
+ * One contract for every state backend (src/state/backend.ts): the file backend in a temporary
+ * directory, and the PostgreSQL backend against a real server this file starts (Debian's
+ * `postgresql`, which .ci/run installs). Each row of BACKENDS makes a fresh, empty state; every
+ * test runs on each.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StateBackend } from '../../src/state/backend.js';
+import { openFileBackend } from '../../src/state/file-backend.js';
+import { openPostgresBackend } from '../../src/state/postgres.js';
+import { StacksyncError } from '../../src/errors.js';
+import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
+
+let postgres: RunningPostgres;
+let scratch: string;
+let made = 0;
+const opened: StateBackend[] = [];
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'stacksync-backend-'));
+  postgres = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  for (const backend of opened) await backend.close();
+  await postgres?.stop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+interface BackendRow {
+  name: string;
+  /** A fresh, empty state; `again()` opens the same state as a second process would. */
+  make(): Promise<{ backend: StateBackend; again(): StateBackend }>;
+}
+
+function track(backend: StateBackend): StateBackend {
+  opened.push(backend);
+  return backend;
+}
+
+const BACKENDS: BackendRow[] = [
+  {
+    name: 'file',
+    async make() {
+      const path = join(scratch, `state-${(made += 1)}`, 'state.json');
+      return { backend: track(openFileBackend(path)), again: () => track(openFileBackend(path)) };
+    },
+  },
+  {
+    name: 'postgres',
+    async make() {
+      const name = `state-${(made += 1)}`;
+      return { backend: track(openPostgresBackend({ url: postgres.url, name })), again: () => track(openPostgresBackend({ url: postgres.url, name })) };
+    },
+  },
+];
+
+const owned = (id: string) => ({ type: 'owned' as const, kind: 'Dashboard' as const, key: `dash-${id}`, id, name: `Dash ${id}` });
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    return error instanceof StacksyncError ? error.code : String(error);
+  }
+}
+
+describe.each(BACKENDS)('state backend: $name', (row) => {
+  it('starts empty, with no holder and no key', async () => {
+    const { backend } = await row.make();
+    const store = await backend.open({ readOnly: true });
+    expect(store.snapshot().targets).toEqual({});
+    expect(await backend.holder()).toBeUndefined();
+    expect(await backend.hmacKey()).toBeUndefined();
+  });
+
+  it('keeps what a holder saved, for the next process, also when it never compacted (a crash)', async () => {
+    const { backend, again } = await row.make();
+    const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
+    const store = await backend.open();
+    store.record('prod', owned('a1'));
+    await store.save();
+    store.record('prod', owned('a2'));
+    await store.save();
+    // No compact, no release: the process is gone.
+    const other = again();
+    const seen = await other.open({ readOnly: true });
+    expect(Object.keys(seen.get('prod').inventory.Dashboard).sort()).toEqual(['dash-a1', 'dash-a2']);
+    await store.close();
+    await lock.release();
+  });
+
+  it('compacts, and reads the same after', async () => {
+    const { backend, again } = await row.make();
+    const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
+    const store = await backend.open();
+    store.record('prod', owned('b1'));
+    await store.save();
+    await store.close();
+    await lock.release();
+    const seen = await again().open({ readOnly: true });
+    expect(seen.get('prod').inventory.Dashboard['dash-b1']?.id).toBe('b1');
+  });
+
+  it('counts writes in its serial where it keeps one', async () => {
+    const { backend } = await row.make();
+    const before = await backend.version();
+    const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
+    const store = await backend.open();
+    store.record('prod', owned('c1'));
+    await store.save();
+    await lock.release();
+    const after = await backend.version();
+    if (before.serial === undefined) {
+      expect(after.serial).toBeUndefined();
+    } else {
+      expect(after.serial).toBeGreaterThan(before.serial);
+      expect(after.lineage).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('lets one holder at a time have the lock, naming it to whoever waits', async () => {
+    const { backend, again } = await row.make();
+    const first = await backend.lock({ command: 'run', timeoutMs: 0 });
+    const second = again();
+    const waited: string[] = [];
+    const refused = await codeOf(second.lock({ command: 'apply', timeoutMs: 120, onWait: (holder) => waited.push(holder.command) }));
+    expect(refused).toBe('E_STATE_LOCKED');
+    expect(waited).toEqual(['run']);
+    expect((await second.holder())?.token).toBe(first.holder.token);
+    await first.release();
+    expect(await second.holder()).toBeUndefined();
+    const taken = await second.lock({ command: 'apply', timeoutMs: 0 });
+    expect((await backend.holder())?.command).toBe('apply');
+    await taken.release();
+  });
+
+  it('breaks a lock by its id only, naming its holder', async () => {
+    const { backend, again } = await row.make();
+    const held = await backend.lock({ command: 'run', timeoutMs: 0 });
+    const operator = again();
+    expect(await operator.unlock('not-the-id')).toBeUndefined();
+    expect((await operator.unlock(held.holder.token))?.command).toBe('run');
+    const taken = await operator.lock({ command: 'apply', timeoutMs: 2_000 });
+    await taken.release();
+    held.releaseSync();
+  });
+
+  it('refuses every write of a holder that lost its lock, where it fences', async () => {
+    const { backend, again } = await row.make();
+    if (!backend.fenced) return;
+    const stale = await backend.lock({ command: 'run', timeoutMs: 0 });
+    const staleStore = await backend.open();
+    const operator = again();
+    await operator.unlock(stale.holder.token);
+    const next = await operator.lock({ command: 'apply', timeoutMs: 2_000 });
+    const nextStore = await operator.open();
+    nextStore.record('prod', owned('d-new'));
+    await nextStore.save();
+    staleStore.record('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
+    expect(await codeOf(staleStore.save())).toBe('E_STATE_LOCKED');
+    await next.release();
+    const seen = await again().open({ readOnly: true });
+    expect(seen.get('prod').intents).toEqual([]);
+    expect(Object.keys(seen.get('prod').inventory.Dashboard)).toEqual(['dash-d-new']);
+  });
+
+  it('refuses to write without the lock, where it fences', async () => {
+    const { backend } = await row.make();
+    if (!backend.fenced) return;
+    const store = await backend.open();
+    store.record('prod', owned('e1'));
+    expect(await codeOf(store.save())).toBe('E_STATE_LOCKED');
+  });
+
+  it('never writes through a read-only store', async () => {
+    const { backend } = await row.make();
+    const store = await backend.open({ readOnly: true });
+    expect(() => store.record('prod', owned('f1'))).toThrow(StacksyncError);
+  });
+
+  it('keeps the first HMAC key it was given', async () => {
+    const { backend, again } = await row.make();
+    const first = Buffer.alloc(32, 1);
+    const second = Buffer.alloc(32, 2);
+    expect(await backend.hmacKey(first)).toEqual(first);
+    expect(await again().hmacKey(second)).toEqual(first);
+    expect(await again().hmacKey()).toEqual(first);
+  });
+});
+
+describe('the PostgreSQL backend', () => {
+  it('never shows the password of its URL', async () => {
+    const backend = track(openPostgresBackend({ url: `postgres://stacksync:hunter2-secret@127.0.0.1:${postgres.port}/nowhere`, name: 'x' }));
+    expect(backend.location).not.toContain('hunter2-secret');
+    const error = await backend.open().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StacksyncError);
+    expect(String((error as Error).message)).not.toContain('hunter2-secret');
+  });
+
+  it('hands the lock to a waiter as soon as a holder is killed (its session drops)', async () => {
+    const name = `state-${(made += 1)}`;
+    const holder = track(openPostgresBackend({ url: postgres.url, name }));
+    const held = await holder.lock({ command: 'run', timeoutMs: 0 });
+    const waiter = track(openPostgresBackend({ url: postgres.url, name }));
+    const taking = waiter.lock({ command: 'run', timeoutMs: 10_000 });
+    // What kill -9 does to the connection: the server sees it close.
+    held.releaseSync();
+    const taken = await taking;
+    expect(taken.holder.command).toBe('run');
+    await taken.release();
+  });
+});
