@@ -1,4 +1,5 @@
 /** `stacksync plan`: the dry run that gates every pull request. Reads only; writes nothing. */
+import { showJson } from '../support/terminal.js';
 import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -138,7 +139,7 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
 }
 
 function renderPlan(plan: Plan, output: PlanFlags['output'], markdown: () => string): Iterable<string> {
-  if (output === 'json') return [renderPlanJson(plan)];
+  if (output === 'json') return [showJson(renderPlanJson(plan))];
   if (output === 'github') return [renderPlanGithub(plan)];
   if (output === 'markdown') return [markdown()];
   return planTextChunks(plan, { color: useColor(process.stdout) });

@@ -11,6 +11,7 @@ import { loadConfig } from '../config/load.js';
 import { DEFAULT_LISTEN, parseListen, type ListenAddress } from '../daemon/http.js';
 import type { StatusDocument } from '../daemon/status.js';
 import { StacksyncError } from '../errors.js';
+import { showJson } from '../support/terminal.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect } from './output.js';
 import { logFormatOption } from './log-format.js';
@@ -70,7 +71,7 @@ export const statusCommand: CommandFactory = (setExitCode) =>
       // The view of the document loads only for this command (it needs the metrics module's tables).
       const { anythingInError, onlyTargets, renderStatusText } = await import('./status-text.js');
       const document = onlyTargets(await fetchStatus(address, from, { timeoutMs: flags.timeout, maxBytes: flags.maxSize }), flags.target);
-      process.stdout.write(flags.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : renderStatusText(document));
+      process.stdout.write(flags.output === 'json' ? `${showJson(JSON.stringify(document, null, 2))}\n` : renderStatusText(document));
       setExitCode(anythingInError(document) ? EXIT_ERROR : EXIT_OK);
     });
 

@@ -86,6 +86,34 @@ describe('stacksync status against a broken or hostile daemon', { timeout: 60_00
     }
   });
 
+  it('shows control characters in names, errors and files as escapes, never as what a terminal obeys', async () => {
+    // Retitles the terminal, writes over the line, rubs a character out, and clears the screen by a C1 CSI.
+    const hostile = 'A\u001b]0;owned\u0007B\rC\bD\u009b2JE';
+    const shown = 'A\\x1b]0;owned\\x07B\\rC\\x08D\\x9b2JE';
+    const document = {
+      version: 1,
+      generatedAt: '2026-11-28T10:00:00Z',
+      ready: true,
+      targets: {
+        [`prod${hostile}`]: {
+          ...target([{ kind: 'Alert', name: `x${hostile}`, status: 'error', error: `refused: ${hostile}`, code: 'E_API_VALIDATION', file: `manifests/${hostile}.yaml`, line: 3 }]),
+          lastResult: 'failure',
+          lastError: `sync failed: ${hostile}`,
+        },
+      },
+    };
+    const { listen } = await serve(json(document));
+    const result = await workspace.run(['status', '--listen', listen]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(result.stdout).toContain(`Target prod${shown}:`);
+    expect(result.stdout).toContain(`error: sync failed: ${shown}`);
+    expect(result.stdout).toMatch(new RegExp(`Alert +x${shown.replace(/[\\[\]]/g, '\\$&')} +error +manifests/${shown.replace(/[\\[\]]/g, '\\$&')}\\.yaml:3 +refused: `));
+    const asJson = await workspace.run(['status', '--listen', listen, '--output', 'json']);
+    expect(asJson.stdout).not.toMatch(/[\u007f-\u009f]/);
+    expect(JSON.parse(asJson.stdout)).toEqual(document);
+  });
+
   it('says so when the answer is not JSON', async () => {
     const { listen } = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
