@@ -48,6 +48,8 @@ describe('control characters from manifests, file names and servers', { timeout:
     // A value is compact JSON (C0 as JSON escapes it), and what JSON leaves raw is escaped too.
     expect(plan.stdout).toContain('+ name: "A\\u001b]0;owned\\u0007B\\rC\\bD\\x9b2JE"');
 
+    for (const output of ['github', 'markdown']) expectShownNeverObeyed(await workspace.run(['plan', '--target', 'local', '--output', output]));
+
     // JSON keeps the value (a parser reads it back as it is), with no raw C1 or DEL for a terminal.
     const json = await workspace.run(['plan', '--target', 'local', '--output', 'json']);
     expectShownNeverObeyed(json);
