@@ -34,7 +34,7 @@ export const ERROR_CODES = {
   E_PLAN_INVALID: 'a saved plan file cannot be read, was written by another format version, or was changed after plan wrote it',
   E_PLAN_STALE: 'a saved plan no longer matches the manifests, the live state or the state file; nothing was applied',
   E_EMULATOR_DATA: 'the emulator data or seed file is corrupt or invalid',
-  E_DAEMON_UNREACHABLE: 'no stacksync daemon answered where stacksync status asked',
+  E_DAEMON_UNREACHABLE: 'no stacksync daemon answered where stacksync status asked, or not with a status document within its bounds',
   E_INTERNAL: 'a bug in stacksync',
 } as const;
 

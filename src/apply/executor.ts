@@ -10,7 +10,7 @@ import type { LiveBase } from '../model/resources.js';
 import { mayStillLand } from '../api/failure.js';
 import type { Api } from '../api/port.js';
 import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
-import { operationVerb, type ActionVerb, type Change, type ChangeKey, type ChangeResult, type Operation, type OperationRefs, type WriteBody } from '../model/plan.js';
+import { isWrite, operationVerb, type ActionVerb, type Change, type ChangeKey, type ChangeResult, type Operation, type OperationRefs, type WriteBody } from '../model/plan.js';
 import { descriptorOf } from '../kinds/index.js';
 import { ownedRecord } from '../state/inventory.js';
 import type { MarkChanges, StateRecord } from '../model/state.js';
@@ -155,7 +155,8 @@ class ApplyRun {
     const { change } = node;
     if (this.#cycles.has(node.key)) {
       this.#fail(node, this.#clock(), new StacksyncError('E_INTERNAL', `${node.key} is in a dependency cycle of the plan`, { subject: node.key }));
-    } else if (change.action === 'error') {
+    } else if (change.action === 'error' || (isWrite(change.action) && change.error !== undefined && change.operations.length === 0)) {
+      // A write with nothing to send that still cannot succeed (`Change.error`) fails as planned.
       this.#failPlanned(node);
     } else if (change.action === 'unchanged' && !change.reclaimed) {
       this.#settle(node, { result: 'ok' });
@@ -288,6 +289,8 @@ class ApplyRun {
     this.#emit({ ...this.#base(node), type: 'change-started' });
     try {
       await this.#runChange(node);
+      // Its writes went out, and still the resource stays where its manifest does not want it.
+      if (isWrite(node.change.action) && node.change.error !== undefined) throw new StacksyncError(node.change.code ?? 'E_INTERNAL', node.change.error, { subject: node.key });
       this.#settle(node, { result: 'ok' });
       this.#emit({ ...this.#base(node), type: 'change-succeeded', durationMs: this.#clock() - startedAt });
     } catch (error) {

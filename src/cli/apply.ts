@@ -1,4 +1,5 @@
 /** `stacksync apply`: turn the plan into API writes, in order, paced, recorded in the state file. */
+import { show, showJson } from '../support/terminal.js';
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { StacksyncError } from '../errors.js';
@@ -100,7 +101,7 @@ export const applyCommand: CommandFactory = (setExitCode) =>
           settle: { timeoutMs: waitMs, followLast: waitMs > 0 },
         });
         const final = withRunErrors(plan, outcome);
-        process.stdout.write(text ? renderResults(final, outcome.results) : renderPlanJson(final, { results: outcome.results }));
+        process.stdout.write(text ? renderResults(final, outcome.results) : showJson(renderPlanJson(final, { results: outcome.results })));
         setExitCode(exitCodeFor(final, outcome.results, cancel.signal.aborted));
       } finally {
         stopListening();
@@ -166,8 +167,8 @@ async function runToApply(session: Session, flags: ApplyFlags, saved: { file: st
 }
 
 function leftNotice(file: string, left: readonly Change[]): string {
-  const list = left.map((change) => `  ${change.action} ${changeRef(change)}\n`).join('');
-  return `stacksync: not in ${file}, so not applied (changed since the plan; the next plan shows them):\n${list}`;
+  const list = left.map((change) => `  ${change.action} ${show(changeRef(change))}\n`).join('');
+  return `stacksync: not in ${show(file)}, so not applied (changed since the plan; the next plan shows them):\n${list}`;
 }
 
 function withRunErrors(plan: Plan, outcome: RunResult): Plan {
@@ -182,11 +183,12 @@ function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): 
   const held = new Map<string, number>();
   for (const [key, result] of results) {
     if (result.result === 'ok') continue;
-    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${result.result}: ${key}: ${result.code}: ${result.error}`);
+    // Names and servers' messages: shown, never obeyed (support/terminal.ts).
+    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${result.result}: ${show(key)}: ${result.code}: ${show(result.error)}`);
     else held.set(result.error, (held.get(result.error) ?? 0) + 1);
   }
-  const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: E_MANIFEST_BLOCKED: ${error}`);
-  const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.code}: ${error.message}`);
+  const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: E_MANIFEST_BLOCKED: ${show(error)}`);
+  const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.code}: ${show(error.message)}`);
   // The plan above counted what was planned; this counts what happened.
   return [...errors, ...heldLines, ...lines, resultLine(plan, results)].map((line) => `${line}\n`).join('');
 }

@@ -3,6 +3,7 @@
  * resource, so that `plan` on the result right away shows nothing to change; with `--adopt` the
  * resources are recorded in the inventory, so stacksync manages (and may prune) them from then on.
  */
+import { showLines } from '../support/terminal.js';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { KINDS, type Kind } from '../model/kinds.js';
@@ -103,7 +104,8 @@ export const exportCommand: CommandFactory = (setExitCode) =>
     .option('--schema-base <url>', 'prefix of the $schema line (e.g. where you publish schemas/); default: a relative path to schemas/ in the repository, else the installed package')
     .addHelpText('after', '\nExample:\n  stacksync export --target prod --out manifests --adopt\n  stacksync plan --detailed-exitcode   # 0: nothing to change')
     .action(async (flags: ExportFlags) => {
-      const io: ExportIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
+      // Names and files come from the server: every line shown, never obeyed (support/terminal.ts).
+      const io: ExportIo = { stdout: (text) => process.stdout.write(showLines(text)), stderr: (text) => process.stderr.write(showLines(text)) };
       reportExport(await exportTarget(flags, io), flags, io);
       setExitCode(EXIT_OK);
     });

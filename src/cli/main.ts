@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { show, showJson, showLines } from '../support/terminal.js';
 import { formatLocation, isStacksyncError } from '../errors.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { packageVersion } from './version.js';
@@ -51,7 +52,8 @@ function reportFailure(error: unknown, format: LogFormat): number {
   const message = isStacksyncError(error) ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
   // With JSON logs, the last word is a JSON record too, its location in the fields plan --output json uses.
   const problems = isStacksyncError(error) && Array.isArray(error.details?.['problems']) ? { problems: error.details['problems'] as unknown[] } : {};
-  if (format === 'json') process.stderr.write(`${JSON.stringify({ level: 50, time: new Date().toISOString(), name: 'stacksync', code, ...location, ...problems, msg: message })}\n`);
-  else process.stderr.write(`stacksync: ${code}: ${where ? `${where}: ` : ''}${message}\n`);
+  // The message may quote a manifest, a file name or a server: shown, never obeyed (support/terminal.ts).
+  if (format === 'json') process.stderr.write(`${showJson(JSON.stringify({ level: 50, time: new Date().toISOString(), name: 'stacksync', code, ...location, ...problems, msg: message }))}\n`);
+  else process.stderr.write(`stacksync: ${code}: ${where ? `${show(where)}: ` : ''}${showLines(message)}\n`);
   return EXIT_ERROR;
 }

@@ -1,4 +1,5 @@
 /** Small helpers the commands share for flags and terminal output. */
+import { showLines } from '../support/terminal.js';
 import type { Logger } from 'pino';
 import type { Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
@@ -54,5 +55,5 @@ export async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterabl
  */
 export function notice(logger: Logger, format: LogFormat, level: 'info' | 'warn', message: string, fields: Record<string, unknown> = {}): void {
   if (format === 'json') logger[level](fields, message);
-  else process.stderr.write(`stacksync: ${level === 'warn' ? 'warning: ' : ''}${message}\n`);
+  else process.stderr.write(`stacksync: ${level === 'warn' ? 'warning: ' : ''}${showLines(message)}\n`);
 }

@@ -1,4 +1,5 @@
 /** `stacksync plan`: the dry run that gates every pull request. Reads only; writes nothing. */
+import { showJson, showLines } from '../support/terminal.js';
 import { Command, Option } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -137,9 +138,10 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
 }
 
 function renderPlan(plan: Plan, output: PlanFlags['output'], markdown: () => string): Iterable<string> {
-  if (output === 'json') return [renderPlanJson(plan)];
-  if (output === 'github') return [renderPlanGithub(plan)];
-  if (output === 'markdown') return [markdown()];
+  // Every format reaches a terminal or a CI log first: control characters shown, never obeyed (support/terminal.ts).
+  if (output === 'json') return [showJson(renderPlanJson(plan))];
+  if (output === 'github') return [showLines(renderPlanGithub(plan))];
+  if (output === 'markdown') return [showLines(markdown())];
   return planTextChunks(plan, { color: useColor(process.stdout) });
 }
 

@@ -5,6 +5,7 @@
  * starts. Always a closing summary. With JSON logs, the same as records (`createProgressLog`).
  * Formatting is pure; the writer is a thin shell over a stream and a clock.
  */
+import { show } from '../support/terminal.js';
 import type { Logger } from 'pino';
 import { changeKey, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
 import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
@@ -202,14 +203,18 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       waitLeftSeconds: Math.max(0, (state.waitUntil - now) / 1_000),
       ...optional('remainingSeconds', remaining.seconds()),
     });
-    return stream.columns ? text.slice(0, Math.max(stream.columns - 1, 10)) : text;
+    // Target names and settle states come from the config and the server: shown, never obeyed.
+    const shown = show(text);
+    return stream.columns ? shown.slice(0, Math.max(stream.columns - 1, 10)) : shown;
   };
   const redraw = (): void => {
     stream.write(`${CLEAR_LINE}${line()}`);
     state.drawn = true;
   };
   /** Prints a whole line; on a TTY above the progress line, which is redrawn after it. */
-  const print = (text: string, keepProgress: boolean): void => {
+  const print = (line: string, keepProgress: boolean): void => {
+    // Names and servers' messages in one line, its control characters shown, never obeyed (support/terminal.ts).
+    const text = show(line);
     if (!tty) {
       stream.write(`${text}\n`);
       return;

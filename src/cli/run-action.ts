@@ -1,4 +1,5 @@
 /** What `stacksync run` does; kept apart from its definition so other commands start without the daemon. */
+import { show, showLines } from '../support/terminal.js';
 import { chooseConfigPath, processEnv } from '../config/paths.js';
 import { loadConfig } from '../config/load.js';
 import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
@@ -96,7 +97,7 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
     logger,
     dryRun: flags.dryRun === true,
     // Human lines: the account of each sync on stdout. JSON: the same as records, and nothing else.
-    ...(logFormat === 'human' ? { console: (text: string) => void process.stdout.write(text) } : {}),
+    ...(logFormat === 'human' ? { console: (text: string) => void process.stdout.write(showLines(text)) } : {}),
     closeClients: () => session.clients.close(),
     stateGuard: session.guard,
   };
@@ -109,7 +110,7 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
     // A one-off run that failed says why where a one-off command does: on stderr, last.
     for (const { target, error } of once.failed) {
       if (logFormat === 'json') logger.error({ target }, error);
-      else process.stderr.write(`stacksync: target ${target}: ${error}\n`);
+      else process.stderr.write(`stacksync: target ${show(target)}: ${showLines(error)}\n`);
     }
     setExitCode(!once.ok ? EXIT_ERROR : flags.detailedExitcode && once.pending > 0 ? EXIT_CHANGES : EXIT_OK);
     return;

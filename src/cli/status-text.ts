@@ -5,6 +5,7 @@
 import type { StatusDocument } from '../daemon/status.js';
 import { ERROR_FLAGS, FLAG_LABELS, formatTime, formatValue, rowsOf, targetFacts, type ResourceRow } from '../daemon/view.js';
 import type { FieldDiff } from '../model/plan.js';
+import { show } from '../support/terminal.js';
 
 const HEADINGS = ['KIND', 'NAME', 'STATUS', 'MANIFEST', 'DETAILS'] as const;
 
@@ -19,12 +20,14 @@ export function renderStatusText(document: StatusDocument): string {
     const own = rows.filter((row) => row.target === target);
     if (own.length > 0) lines.push(...table(own), '');
   }
-  return `${lines.join('\n').trimEnd()}\n`;
+  // The document comes from whatever answered: every line is shown, never obeyed (support/terminal.ts).
+  return `${lines.map(show).join('\n').trimEnd()}\n`;
 }
 
 /** Columns padded to their widest cell; details and diffs may run past the edge. */
 function table(rows: readonly ResourceRow[]): string[] {
-  const cells = rows.map((row) => [row.kind, row.name, row.flags.map((flag) => FLAG_LABELS[flag]).join(', '), row.manifest ?? '', row.notes[0] ?? '']);
+  // Escaped before the widths are taken, so the columns line up as they are shown.
+  const cells = rows.map((row) => [row.kind, row.name, row.flags.map((flag) => FLAG_LABELS[flag]).join(', '), row.manifest ?? '', row.notes[0] ?? ''].map(show));
   const widths = HEADINGS.slice(0, -1).map((heading, column) => Math.max(heading.length, ...cells.map((cell) => (cell[column] ?? '').length)));
   const indent = 2 + widths.reduce((sum, width) => sum + width + 2, 0);
   const line = (cell: readonly string[]): string => `  ${cell.map((text, column) => (column < widths.length ? text.padEnd(widths[column] ?? 0) : text)).join('  ')}`.trimEnd();

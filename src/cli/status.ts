@@ -4,26 +4,48 @@
  * target's last sync failed, so a script can gate on it; also when no daemon answers.
  */
 import { existsSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { request } from 'undici';
 import { chooseConfigPath, processEnv, type Env } from '../config/paths.js';
 import { loadConfig } from '../config/load.js';
 import { DEFAULT_LISTEN, parseListen, type ListenAddress } from '../daemon/http.js';
 import type { StatusDocument } from '../daemon/status.js';
 import { StacksyncError } from '../errors.js';
+import { showJson } from '../support/terminal.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect } from './output.js';
 import { logFormatOption } from './log-format.js';
+import { parseLockTimeout } from './context.js';
+import { checkStatusDocument, DEFAULT_MAX_STATUS_BYTES, DEFAULT_STATUS_TIMEOUT_MS, formatSize, parseSize, readCapped, TooLarge } from './status-document.js';
 
 interface StatusFlags {
   config?: string;
   listen?: string;
   target: string[];
   output: 'text' | 'json';
+  /** `--timeout`, milliseconds: the whole answer, headers and body. */
+  timeout: number;
+  /** `--max-size`, bytes of the body at most. */
+  maxSize: number;
 }
 
-/** How long the daemon has to answer. */
-const ANSWER_TIMEOUT_MS = 10_000;
+/** How much of an answer is read, and for how long: the bounds of a daemon that may be broken or hostile. */
+interface AnswerBounds {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+function parseTimeout(text: string): number {
+  const ms = parseLockTimeout(text);
+  if (ms <= 0) throw new InvalidArgumentError('must be longer than 0');
+  return ms;
+}
+
+function parseMaxSize(text: string): number {
+  const bytes = parseSize(text);
+  if (bytes === undefined) throw new InvalidArgumentError('must be a size like 64MiB, 512KiB or a number of bytes');
+  return bytes;
+}
 
 export const statusCommand: CommandFactory = (setExitCode) =>
   new Command('status')
@@ -37,13 +59,19 @@ export const statusCommand: CommandFactory = (setExitCode) =>
     .option('--listen <host:port>', `the address the daemon listens on, as given to run --listen (default: the config's daemon.listen, else ${DEFAULT_LISTEN})`)
     .option('--target <name>', 'only this target (repeatable; default every target)', collect, [])
     .addOption(new Option('--output <format>', 'text for people, json for tools (the /status document)').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option('--timeout <duration>', 'how long the daemon has to send its whole answer, e.g. 10s, 1m, or seconds; then exit 1').argParser(parseTimeout).default(DEFAULT_STATUS_TIMEOUT_MS, `${DEFAULT_STATUS_TIMEOUT_MS / 1000}s`),
+    )
+    .addOption(
+      new Option('--max-size <size>', 'the largest answer read, e.g. 64MiB, 512KiB, or bytes; a longer one is cut off and the command exits 1').argParser(parseMaxSize).default(DEFAULT_MAX_STATUS_BYTES, formatSize(DEFAULT_MAX_STATUS_BYTES).replace(' ', '')),
+    )
     .addOption(logFormatOption())
     .action(async (flags: StatusFlags) => {
       const { address, from } = await daemonAddress(flags, processEnv());
       // The view of the document loads only for this command (it needs the metrics module's tables).
       const { anythingInError, onlyTargets, renderStatusText } = await import('./status-text.js');
-      const document = onlyTargets(await fetchStatus(address, from), flags.target);
-      process.stdout.write(flags.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : renderStatusText(document));
+      const document = onlyTargets(await fetchStatus(address, from, { timeoutMs: flags.timeout, maxBytes: flags.maxSize }), flags.target);
+      process.stdout.write(flags.output === 'json' ? `${showJson(JSON.stringify(document, null, 2))}\n` : renderStatusText(document));
       setExitCode(anythingInError(document) ? EXIT_ERROR : EXIT_OK);
     });
 
@@ -65,7 +93,7 @@ export function connectHost(host: string): string {
   return host;
 }
 
-async function fetchStatus(address: ListenAddress, from: string): Promise<StatusDocument> {
+async function fetchStatus(address: ListenAddress, from: string, bounds: AnswerBounds): Promise<StatusDocument> {
   const host = connectHost(address.host);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/status`;
   const unreachable = (why: string, cause?: unknown): StacksyncError =>
@@ -74,24 +102,38 @@ async function fetchStatus(address: ListenAddress, from: string): Promise<Status
       `no stacksync daemon answered at ${url} (${why}); the address came from ${from}: start one with \`stacksync run\`, or pass --listen HOST:PORT as it was started with`,
       { subject: url, ...(cause === undefined ? {} : { cause }) },
     );
+  const unusable = (why: string): StacksyncError =>
+    new StacksyncError('E_DAEMON_UNREACHABLE', `what answered at ${url} sent no usable stacksync status document: ${why}; the address came from ${from}`, { subject: url });
+  // One deadline for the whole answer: undici's own timeouts restart with each chunk, so a body
+  // trickled a byte at a time would never end.
+  const deadline = AbortSignal.timeout(bounds.timeoutMs);
+  const late = `it did not answer in full within ${bounds.timeoutMs / 1000}s (--timeout)`;
   let answer: Awaited<ReturnType<typeof request>>;
   try {
-    answer = await request(url, { headersTimeout: ANSWER_TIMEOUT_MS, bodyTimeout: ANSWER_TIMEOUT_MS, headers: { accept: 'application/json' } });
+    answer = await request(url, { signal: deadline, headers: { accept: 'application/json' } });
   } catch (error) {
+    if (deadline.aborted) throw unreachable(late);
     throw unreachable((error as NodeJS.ErrnoException).code ?? (error as Error).message, error);
   }
-  const text = await answer.body.text();
-  if (answer.statusCode !== 200) throw unreachable(`it answered HTTP ${answer.statusCode}`);
-  const document = parseDocument(text);
-  if (document === undefined) throw unreachable('what answered is not a stacksync status document');
-  return document;
-}
-
-function parseDocument(text: string): StatusDocument | undefined {
-  try {
-    const data = JSON.parse(text) as Partial<StatusDocument>;
-    return data.version === 1 && typeof data.targets === 'object' && data.targets !== null ? (data as StatusDocument) : undefined;
-  } catch {
-    return undefined;
+  if (answer.statusCode !== 200) {
+    answer.body.destroy();
+    throw unreachable(`it answered HTTP ${answer.statusCode}`);
   }
+  const length = Number(answer.headers['content-length']);
+  if (Number.isFinite(length) && length > bounds.maxBytes) {
+    answer.body.destroy();
+    throw unusable(`it announced ${length} bytes, more than ${formatSize(bounds.maxBytes)} (--max-size)`);
+  }
+  let text: string;
+  try {
+    text = await readCapped(answer.body, bounds.maxBytes);
+  } catch (error) {
+    answer.body.destroy();
+    if (error instanceof TooLarge) throw unusable(`it sent ${error.message} (--max-size)`);
+    if (deadline.aborted) throw unusable(late);
+    throw unusable(`its answer broke off (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const checked = checkStatusDocument(text);
+  if ('problem' in checked) throw unusable(checked.problem);
+  return checked.document;
 }

@@ -5,6 +5,7 @@
  * holds the whole report: `file:line:column: CODE: message` lines then the summary, or one JSON
  * object with `--output json`.
  */
+import { show, showJson } from '../support/terminal.js';
 import { randomBytes, createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
@@ -137,7 +138,8 @@ function configFindings(problems: unknown, message: string, file: string): Findi
 /** Every problem on a line of its own (`file:line:column: CODE: message`), then the summary. */
 function renderText(report: Report): string {
   const lines = [...report.errors.map((finding) => describe(finding, finding.code)), ...report.warnings.map((finding) => describe(finding, 'warning')), summary(report)];
-  return lines.map((line) => `${line}\n`).join('');
+  // File names and messages quote the manifests: each line is shown, never obeyed (support/terminal.ts).
+  return lines.map((line) => `${show(line)}\n`).join('');
 }
 
 function describe(finding: Finding, label: string): string {
@@ -163,7 +165,7 @@ function renderJson(report: Report): string {
     errors: report.errors.map(findingToJson),
     warnings: report.warnings.map(findingToJson),
   };
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return `${showJson(JSON.stringify(document, null, 2))}\n`;
 }
 
 function findingToJson(finding: Finding): Record<string, unknown> {

@@ -185,9 +185,15 @@ export interface Change {
   waitUntil?: string;
   /** Things a reviewer must see, e.g. a tile removal that deletes alerts watching it. */
   warnings: string[];
-  /** For action `error`: what kind of problem it is. */
+  /**
+   * For action `error`: what kind of problem it is. On a write: the code apply fails it with once
+   * its operations ran (if any), because the resource stays where its manifest does not want it.
+   */
   code?: ErrorCode;
-  /** For action `error`: why this resource cannot be planned. */
+  /**
+   * For action `error`: why this resource cannot be planned. On a write: why apply fails it even so
+   * (a pipe its manifest wants running that stays Failed, its one start for this revision spent).
+   */
   error?: string;
 }
 

@@ -1,6 +1,8 @@
 /**
  * `--output text`: the plan for a person, grouped by target. Unchanged resources are counted in
- * the summary line, not listed. Pure: returns the text; colour only when asked for.
+ * the summary line, not listed. Pure: returns the text; colour only when asked for. Every value
+ * from a manifest, a file name or a server goes through `show` before it is laid out or painted:
+ * the text reaches a terminal, which must show its control characters, never obey them.
  */
 import { formatLocation } from '../errors.js';
 import { changeRef, isWrite, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
@@ -8,6 +10,7 @@ import { waitingCount, type ChangeResults } from './build.js';
 import { descriptorOf } from '../kinds/index.js';
 import type { Kind } from '../model/kinds.js';
 import { estimateLines } from './render-estimate.js';
+import { show } from '../support/terminal.js';
 
 export interface TextRenderOptions {
   /** ANSI colours (default false; the CLI turns them on for a TTY without NO_COLOR). */
@@ -48,7 +51,7 @@ export function* planTextChunks(plan: Plan, options: TextRenderOptions = {}): Ge
   const text = (lines: readonly string[]): string => lines.map((line) => `${line}\n`).join('');
   const shown = plan.changes.filter((change) => isListed(change) || options.results?.has(changeRef(change)));
   for (const [target, changes] of groupByTarget(shown)) {
-    yield text([paint(`Target ${target}:`, 'bold')]);
+    yield text([paint(`Target ${show(target)}:`, 'bold')]);
     for (const change of changes) yield text(changeLines(change, paint, options.results));
     yield '\n';
   }
@@ -142,24 +145,25 @@ function groupByTarget(changes: readonly Change[]): Map<string, Change[]> {
 
 function changeLines(change: Change, paint: Paint, results: ChangeResults | undefined): string[] {
   const marker = MARKERS[change.action];
-  const details = [change.id === undefined ? '' : `id ${change.id}`, where(change.file, change.line)].filter(Boolean).join(', ');
+  const details = [change.id === undefined ? '' : `id ${show(change.id)}`, where(change.file, change.line)].filter(Boolean).join(', ');
   const reclaimed = change.reclaimed ? ' (reclaimed after an interrupted create)' : '';
   const action = paint(`${marker.sign} ${change.action}`, marker.style);
-  const lines = [`  ${action} ${change.kind}/${change.name}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`];
-  if (change.error !== undefined) lines.push(`      ${paint(`error: ${withCode(change.code, change.error)}`, 'red')}`);
+  const lines = [`  ${action} ${change.kind}/${show(change.name)}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`];
+  if (change.error !== undefined) lines.push(`      ${paint(`error: ${withCode(change.code, show(change.error))}`, 'red')}`);
   if (change.action === 'orphan') lines.push(`      ${paint(ORPHAN_NOTE, 'dim')}`);
   if (change.drift) lines.push(`      ${paint(DRIFT_NOTE, 'yellow')}`);
   for (const diff of change.diff) lines.push(`      ${diffLine(diff, paint)}`);
-  for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${warning}`, 'yellow')}`);
+  for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${show(warning)}`, 'yellow')}`);
   const result = results?.get(changeRef(change));
-  if (result) lines.push(`      result: ${result.result}${result.result === 'ok' ? '' : `: ${withCode(result.code, result.error)}`}`);
+  if (result) lines.push(`      result: ${result.result}${result.result === 'ok' ? '' : `: ${withCode(result.code, show(result.error))}`}`);
   return lines;
 }
 
 function diffLine(diff: FieldDiff, paint: Paint): string {
-  if (diff.before === undefined) return `${paint('+', 'green')} ${diff.path}: ${formatValue(diff.after)}`;
-  if (diff.after === undefined) return `${paint('-', 'red')} ${diff.path}: ${formatValue(diff.before)}`;
-  return `${paint('~', 'yellow')} ${diff.path}: ${formatValue(diff.before)} → ${formatValue(diff.after)}`;
+  const path = show(diff.path);
+  if (diff.before === undefined) return `${paint('+', 'green')} ${path}: ${show(formatValue(diff.after))}`;
+  if (diff.after === undefined) return `${paint('-', 'red')} ${path}: ${show(formatValue(diff.before))}`;
+  return `${paint('~', 'yellow')} ${path}: ${show(formatValue(diff.before))} → ${show(formatValue(diff.after))}`;
 }
 
 /** Compact JSON, except the markers `(sensitive)` and `(known after apply)`, shown bare. */
@@ -173,8 +177,8 @@ function problemLines(title: string, problems: readonly PlanWarning[], style: St
   const lines = [paint(title, style)];
   for (const problem of problems) {
     const location = where(problem.file, problem.line, problem.column);
-    const prefix = [problem.target === undefined ? '' : `[${problem.target}]`, location].filter(Boolean).join(' ');
-    lines.push(`  ${prefix ? `${prefix}: ` : ''}${coded ? withCode(problem.code, problem.message) : problem.message}`);
+    const prefix = [problem.target === undefined ? '' : `[${show(problem.target)}]`, location].filter(Boolean).join(' ');
+    lines.push(`  ${prefix ? `${prefix}: ` : ''}${show(coded ? withCode(problem.code, problem.message) : problem.message)}`);
   }
   lines.push('');
   return lines;
@@ -187,5 +191,5 @@ export function withCode(code: string | undefined, message: string): string {
 
 /** `file:line:column`, or '' without a file. */
 function where(file: string | undefined, line?: number, column?: number): string {
-  return file === undefined ? '' : formatLocation({ file, line, column });
+  return file === undefined ? '' : show(formatLocation({ file, line, column }));
 }

@@ -4,6 +4,7 @@
  * Every field that could carry a secret is censored by path, on the root logger and on every
  * child, so a careless `log.info({ credentials })` cannot leak, in either form.
  */
+import { show, showJson } from './terminal.js';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilent, Logger } from 'pino';
@@ -69,7 +70,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
   // stderr itself (not a file descriptor of its own): writes to a closed pipe end quietly (cli/pipes.ts).
   const destination = options.destination ?? process.stderr;
-  return pino(settings, format === 'human' ? humanDestination(destination, options.color === true) : destination);
+  return pino(settings, format === 'human' ? humanDestination(destination, options.color === true) : jsonDestination(destination));
+}
+
+/**
+ * JSON records as pino writes them, but for DEL and the C1 controls, which it leaves as they are
+ * in strings: escaped (`\u009b`), so a record of a hostile name read on a terminal is shown, never
+ * obeyed (terminal.ts); a parser reads the same record.
+ */
+function jsonDestination(destination: DestinationStream): DestinationStream {
+  return { write: (chunk: string): void => void destination.write(showJson(chunk)) };
 }
 
 /** Takes pino's serialised (already redacted) records and writes each as one human line. */
@@ -105,7 +115,8 @@ export function formatHumanRecord(record: Record<string, unknown>, color = false
   const fields = Object.entries(record)
     .filter(([key, value]) => !SHOWN_APART.has(key) && value !== undefined)
     .map(([key, value]) => `${key}=${humanValue(value)}`);
-  const text = [`${target}${String(record['msg'] ?? '')}`, ...fields].join(' ');
+  // One line, whatever a name or a server's message holds: shown, never obeyed (terminal.ts).
+  const text = show([`${target}${String(record['msg'] ?? '')}`, ...fields].join(' '));
   return `${time} ${color && level.color ? `\u001b[${level.color}m${label}\u001b[0m` : label} ${text}`;
 }
 

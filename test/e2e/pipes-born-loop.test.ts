@@ -44,9 +44,9 @@ async function write(workspace: Workspace, pipes: readonly BornPipe[]): Promise<
 }
 
 /** The writes of one CLI run, as `METHOD path` (ids replaced by `{id}`) and parsed body. */
-async function writesOf(run: () => Promise<CliResult>, what: string): Promise<{ route: string; body: Body }[]> {
+async function writesOf(run: () => Promise<CliResult>, what: string, code = 0): Promise<{ route: string; body: Body }[]> {
   writes = [];
-  expectExit(await run(), 0, what);
+  expectExit(await run(), code, what);
   return writes.map((request) => ({
     route: `${request.method} ${request.path.replace(PIPES_PATH, '…/pipes').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')}`,
     body: request.body === '' ? {} : (JSON.parse(request.body) as Body),
@@ -145,7 +145,8 @@ describe('a pipe born in Git, its whole loop, on the wire', () => {
     const first = await workspace.run(['apply', '--target', 'local', '--output', 'json']);
     expectExit(first, 1, 'apply of the create');
     expect(parseJsonOutput(first).changes.find((change) => change.name === 'broken-loop')).toMatchObject({ action: 'create', result: 'failed', code: 'E_RESOURCE_FAILED' });
-    expect(await writesOf(() => workspace.run(['apply', '--target', 'local']), 'apply of the same revision')).toEqual([]);
+    // Still Failed, so still a failure (exit 1), but nothing is sent.
+    expect(await writesOf(() => workspace.run(['apply', '--target', 'local']), 'apply of the same revision', 1)).toEqual([]);
 
     // A new revision: its edit, and one start.
     await write(workspace, [{ ...broken, spec: { settings: { streaming_max_insert_wait_ms: 2000 } } }]);
@@ -160,7 +161,7 @@ describe('a pipe born in Git, its whole loop, on the wire', () => {
     expect((await livePipeNamed(shared.emulator.url, 'broken-loop')).state).toBe('Failed');
 
     // That revision's one attempt is spent.
-    expect(await writesOf(() => workspace.run(['apply', '--target', 'local']), 'apply of the same revision again')).toEqual([]);
+    expect(await writesOf(() => workspace.run(['apply', '--target', 'local']), 'apply of the same revision again', 1)).toEqual([]);
   }, 120_000);
 
   it('restores a paused pipe to Running when its mapping edit fails, and the next run applies the edit', async () => {

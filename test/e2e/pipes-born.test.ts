@@ -195,12 +195,37 @@ describe('pipes born in Git, on the current profile', () => {
     const change = parseJsonOutput(result).changes.find((each) => each.name === 'broken-feed');
     expect(change).toMatchObject({ action: 'create', result: 'failed', code: 'E_RESOURCE_FAILED' });
     expect(change?.error).toMatch(/ended Failed/);
-    // Its one attempt for this revision of the manifest is spent: no start loop.
+    // Its one attempt for this revision of the manifest is spent: no start loop, and never "unchanged" either.
     await resetEmulatorStats(shared.emulator.url);
     const again = await workspace.run(['apply', '--target', 'local']);
-    expectExit(again, 0, 'second apply');
+    expectExit(again, 1, 'second apply');
     expect((await emulatorStats(shared.emulator.url)).writes).toBe(0);
     expect(again.stdout).toMatch(/Pipe\/broken-feed is degraded: its live state is Failed/);
+    expect(again.stdout).toMatch(/failed: local\/Pipe\/broken-feed: E_RESOURCE_FAILED: pipe \S+ is Failed and its manifest wants it Running/);
+    expect(again.stdout).not.toMatch(/0 failed/);
+  }, 120_000);
+
+  it('never calls a Failed pipe its manifest wants running unchanged: plan exits 2 with a row for it, apply exits 1 with its state, each time, with no start', async () => {
+    const workspace = await workspaceWith([{ key: 'broken-again', family: 'kafka' }]);
+    expectExit(await workspace.run(['apply', '--target', 'local']), 1, 'apply of the create');
+    await resetEmulatorStats(shared.emulator.url);
+    for (const round of [1, 2]) {
+      const plan = await workspace.run(['plan', '--target', 'local', '--detailed-exitcode']);
+      expectExit(plan, 2, `plan ${round}`);
+      expect(plan.stdout).toMatch(/~ update Pipe\/broken-again/);
+      expect(plan.stdout).toMatch(/error: E_RESOURCE_FAILED: pipe \S+ is Failed and its manifest wants it Running/);
+      expect(plan.stdout).toMatch(/~ state: "Failed" → "Running"/);
+      const json = await workspace.run(['plan', '--target', 'local', '--output', 'json']);
+      expect(parseJsonOutput(json).changes.find((each) => each.name === 'broken-again')).toMatchObject({ action: 'update', code: 'E_RESOURCE_FAILED' });
+      const applied = await workspace.run(['apply', '--target', 'local', '--output', 'json']);
+      expectExit(applied, 1, `apply ${round}`);
+      const change = parseJsonOutput(applied).changes.find((each) => each.name === 'broken-again');
+      expect(change).toMatchObject({ result: 'failed', code: 'E_RESOURCE_FAILED' });
+      expect(change?.error).toMatch(/is Failed/);
+    }
+    // Two plans and two applies: not one write (no start again for this revision).
+    expect((await emulatorStats(shared.emulator.url)).writes).toBe(0);
+    expect((await livePipeNamed(shared.emulator.url, 'broken-again')).state).toBe('Failed');
   }, 120_000);
 
   it('applies a table mapping added to a running postgres pipe as stop, patch, start, ending Running', async () => {

@@ -115,18 +115,22 @@ function planLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, ad
   if (draft.forcing.length > 0) return withLiveState(planReplace(ctx, pipe, live, draft, adopting), live);
   const frozen = frozenReason(pipe, live);
   const marks = ownMarks(ctx, pipe, live);
-  const moves = draft.error === undefined ? liveOperations(ctx, pipe, live, draft, marks) : { operations: [], diff: [], warnings: [] };
+  const moves: LiveMoves = draft.error === undefined ? liveOperations(ctx, pipe, live, draft, marks) : { operations: [], diff: [], warnings: [] };
   const writes = [...moves.operations.filter((operation) => operation.type !== operationType('resync', PIPE))];
   if (draft.error === undefined && frozen !== undefined && (draft.diff.length > 0 || writes.length > 0)) draft.error = `${frozen}; the manifest asks for ${describeDiff(draft.diff, moves.diff)}`;
   if (draft.error !== undefined) return withLiveState(errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id), live);
   const diff = [...draft.diff, ...moves.diff];
-  const change = changeFor(ctx.target, desired, adopting ? 'adopt' : moves.operations.length > 0 ? 'update' : 'unchanged');
+  const change = changeFor(ctx.target, desired, adopting ? 'adopt' : moves.operations.length > 0 || moves.failure !== undefined ? 'update' : 'unchanged');
   change.id = live.id;
   change.liveName = pipe.name;
   change.diff = diff;
   change.warnings.push(...moves.warnings);
   change.wantedState = pipe.born.state;
   if (reclaimed) change.reclaimed = true;
+  if (moves.failure !== undefined && !adopting) {
+    change.code = 'E_RESOURCE_FAILED';
+    change.error = moves.failure;
+  }
   if (adopting) change.warnings.push(adoptWarning(PIPE, live.name, ctx.adopt));
   if (!adopting || ctx.adopt) change.operations = moves.operations;
   if (Object.keys(draft.secretHashes).length > 0 && change.operations.length > 0) change.secretHashes = draft.secretHashes;
@@ -328,7 +332,10 @@ function stateOperations(desired: DesiredBornPipe, live: LivePipe, marks: Marks,
     case 'restart-failed': {
       const revision = revisionOf(desired);
       if (marks['restartedFor'] === revision) {
-        moves.warnings.push(`pipe ${live.id} is Failed and was started again once already for this revision of its manifest; it is not started again until the manifest changes (or a resync is asked for)`);
+        // Not started again (one start per revision), and never "unchanged" either: the pipe is not
+        // where its manifest wants it, so plan lists it and apply fails it, each time.
+        moves.diff.push(shown);
+        moves.failure = `pipe ${live.id} is Failed and its manifest wants it Running; it was started once already for this revision of its manifest, so it is not started again until the manifest changes (or a resync is asked for): the service's console says why it failed`;
         return;
       }
       moves.operations.push({ ...start, marksBefore: { restartedFor: revision } });

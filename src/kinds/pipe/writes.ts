@@ -53,6 +53,12 @@ export interface LiveMoves {
   operations: Operation[];
   diff: FieldDiff[];
   warnings: string[];
+  /**
+   * Why apply fails this pipe's change even when it sends nothing: it stays where its manifest
+   * does not want it and stacksync may not move it (a Failed pipe whose start for this revision is
+   * spent). Never "unchanged": plan lists it, apply ends it failed, each time (docs/manifests/pipe.md).
+   */
+  failure?: string;
 }
 
 /** The PATCH (or, for a changed mapping, the remove and the add PATCHes) of a draft; none when nothing differs. */
