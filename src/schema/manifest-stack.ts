@@ -17,6 +17,7 @@ import {
   CurrentConnectionCreate,
   CurrentSavedSearchAstFilter,
   CurrentSavedSearchConditionFilter,
+  type CurrentSourceKind,
 } from './api-current-stack.js';
 import { CURRENT_SOURCE_KINDS, OBJECT_ID_PATTERN } from './api-current.js';
 
@@ -63,10 +64,40 @@ function sourceMembers(): Record<string, TSchema> {
   return members;
 }
 
+/**
+ * What each kind of source must name beside `name`, `kind` and its connection: the `required` of
+ * the documents' create schemas (`LogSource` … `PromqlSource`, alike on both variants), so that
+ * `validate` refuses at its line what the service would refuse at apply (docs/manifests/source.md).
+ * A PUT lays the manifest over the live source, but a manifest must also create one.
+ */
+export const SOURCE_REQUIRED_MEMBERS: Record<CurrentSourceKind, readonly string[]> = {
+  log: ['from', 'defaultTableSelectExpression', 'timestampValueExpression'],
+  trace: [
+    'from',
+    'defaultTableSelectExpression',
+    'timestampValueExpression',
+    'durationExpression',
+    'durationPrecision',
+    'traceIdExpression',
+    'spanIdExpression',
+    'parentSpanIdExpression',
+    'spanNameExpression',
+    'spanKindExpression',
+  ],
+  metric: ['from', 'metricTables', 'timestampValueExpression', 'resourceAttributesExpression'],
+  session: ['from', 'traceSourceId'],
+  promql: ['from', 'timestampValueExpression'],
+};
+
+const sourceKindRules = Object.entries(SOURCE_REQUIRED_MEMBERS).map(([kind, members]) => ({
+  if: { properties: { kind: { const: kind } }, required: ['kind'] },
+  then: { required: [...members] },
+}));
+
 export const sourceSpecSchema = object(
   {
     name: described(required, 'Source name in the API; what live sources are matched by.'),
-    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (the service checks them).' }),
+    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (log: from, defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).' }),
     ...optional({
       connection: nameOf('Connection', 'connection'),
       connectionId: described(objectId, 'Id of the connection (instead of connection).'),
@@ -74,7 +105,7 @@ export const sourceSpecSchema = object(
     ...sourceMembers(),
     ignoreDifferences: Type.Optional(ignoreDifferencesSchema),
   },
-  { description: 'A source: where a kind of data lives and how to read it.', ...oneOfPair('connection', 'connectionId') },
+  { description: 'A source: where a kind of data lives and how to read it; each kind names the members its create requires.', ...oneOfPair('connection', 'connectionId'), allOf: sourceKindRules },
 );
 
 // ---------------------------------------------------------------- Webhook
