@@ -32,13 +32,27 @@ function issue(path: string, message: string): SchemaIssue {
 
 type FamilyRule = (block: Block, at: string) => SchemaIssue[];
 
+/** Issues that say a member the create needs is missing (beside those that say two members disagree). */
+const MISSING = new WeakSet<SchemaIssue>();
+
+/** Whether `found` says a member the create needs is missing, as opposed to members that disagree. */
+export function isMissingMember(found: SchemaIssue): boolean {
+  return MISSING.has(found);
+}
+
+function missing(path: string, message: string): SchemaIssue {
+  const found = issue(path, message);
+  MISSING.add(found);
+  return found;
+}
+
 const need = (block: Block, member: string, at: string, why: string): SchemaIssue[] =>
-  block[member] === undefined ? [issue(`${at}.${member}`, `is required ${why}`)] : [];
+  block[member] === undefined ? [missing(`${at}.${member}`, `is required ${why}`)] : [];
 
 function credentialMembers(block: Block, members: string[], at: string, why: string): SchemaIssue[] {
   const credentials = block['credentials'];
-  if (!isObject(credentials)) return [issue(`${at}.credentials`, `is required ${why}`)];
-  return members.filter((member) => credentials[member] === undefined).map((member) => issue(`${at}.credentials.${member}`, `is required ${why}`));
+  if (!isObject(credentials)) return [missing(`${at}.credentials`, `is required ${why}`)];
+  return members.filter((member) => credentials[member] === undefined).map((member) => missing(`${at}.credentials.${member}`, `is required ${why}`));
 }
 
 /** OpenAPI, kafka `authentication`: the methods each flavour supports, and what each needs. */
@@ -57,7 +71,7 @@ const kafkaRules: FamilyRule = (block, at) => {
     else if (authentication !== 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY') issues.push(...credentialMembers(block, ['username', 'password'], at, why));
   }
   const offset = block['offset'] as Block | undefined;
-  if (offset?.['strategy'] === 'from_timestamp' && offset['timestamp'] === undefined) issues.push(issue(`${at}.offset.timestamp`, 'is required for the from_timestamp strategy'));
+  if (offset?.['strategy'] === 'from_timestamp' && offset['timestamp'] === undefined) issues.push(missing(`${at}.offset.timestamp`, 'is required for the from_timestamp strategy'));
   // OpenAPI: tombstone "delete" "requires exactly-once delivery"; protobufSchema "Supported only with Protobuf format and cannot be combined with schemaRegistry".
   if (block['tombstoneMode'] === 'delete' && block['exactlyOnce'] !== true) issues.push(issue(`${at}.tombstoneMode`, 'delete requires exactlyOnce'));
   if (block['protobufSchema'] !== undefined && (block['format'] !== 'Protobuf' || block['schemaRegistry'] !== undefined)) {

@@ -8,8 +8,8 @@ import type { SecretValue } from '../../model/desired.js';
 import { pipePatchBeyondSeedMembers } from '../../schema/api.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../../schema/enums.js';
 import { RESYNC_ANNOTATION, type DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
-import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
-import { pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
+import { isWriteOnlySourceMember, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
+import { isMissingMember, pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { PIPE_FAMILIES, RESYNCABLE_PIPE_FAMILIES, SCALABLE_PIPE_FAMILIES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests, SecretSite } from '../descriptor.js';
@@ -105,7 +105,12 @@ function bornRules(manifest: PipeManifest): DocumentProblem[] {
 function createRules(spec: BornPipeSpec, family: PipeFamily): DocumentProblem[] {
   const at = (found: SchemaIssue): DocumentProblem => ({ code: 'E_MANIFEST_INVALID', pointer: ['spec', ...found.pointer], message: found.message });
   const block = blockOf(spec.source, family);
-  const problems = [...pipeSourceRules(family, block, `source.${family}`), ...pipeDestinationRules(family, spec.destination)].map(at);
+  // Of the source's rules, the members a create needs. Not credentials: a live pipe keeps its own,
+  // which its exported manifest cannot hold (never read back); nor members that disagree, which a
+  // live pipe made before a rule may hold: the service refuses those at create.
+  const needed = (found: SchemaIssue): boolean => isMissingMember(found) && !isWriteOnlySourceMember(family, found.pointer.slice(2).join('.'));
+  const sourceRules = pipeSourceRules(family, block, `source.${family}`).filter(needed);
+  const problems = [...sourceRules, ...pipeDestinationRules(family, spec.destination)].map(at);
   if (spec.scaling === undefined) return problems;
   if (!SCALABLE_PIPE_FAMILIES.includes(family)) {
     return [
