@@ -21,9 +21,6 @@ import type { Exchange, Reply, Transport } from './transport.js';
 /** How a target's server spells what the seed writes neutrally. */
 export type ServerSpelling = Pick<TargetApi, 'paths' | 'settingsPrefix'>;
 
-/** A bound on pages, so a server that misreports its total cannot keep us reading forever. */
-const MAX_PAGES = 10_000;
-
 interface Page<T> extends ReadList<T> {
   /** From `meta.total` or `X-Total-Count`; undefined when the server sent neither. */
   total?: number;
@@ -197,24 +194,30 @@ export abstract class StackAdapter implements Api {
     }
   }
 
-  /** Every page of a paged list: one call per page of 1,000; after the first, the remaining pages in parallel. */
+  /**
+   * Every page of a paged list, one after another, `limit` at a time. The managed lists page with
+   * `limit`/`offset` in their prose only (docs/api-client.md, "Paged lists"), so nothing the server
+   * does with them is trusted to end the read: a page shorter than asked ends it, so does one
+   * that brings nothing new (a server that ignores `offset`), and no read makes more than
+   * ⌈n ÷ limit⌉ + 1 calls for the n objects it has seen, whatever the server answers. A total
+   * (`meta.total`, `X-Total-Count`) only spares the last, empty call.
+   */
   private async readPages<T extends LiveBase>(kind: Kind, route: string, read: (item: unknown, path: string) => T): Promise<ReadList<T>> {
-    const page = (offset: number): Promise<Page<T>> => this.page(kind, route, offset, read);
-    const first = await page(0);
-    const step = first.items.length + first.unreadable.length;
-    if (step === 0) return { items: [], unreadable: [] };
-    if (first.total === undefined) return this.pageOnUntilShort(first, step, page);
-    const offsets: number[] = [];
-    for (let offset = step; offset < first.total && offsets.length < MAX_PAGES; offset += step) offsets.push(offset);
-    return merged([first, ...(await Promise.all(offsets.map(page)))]);
-  }
-
-  /** Without a total, read on until a page comes back short. */
-  private async pageOnUntilShort<T extends LiveBase>(first: Page<T>, step: number, page: (offset: number) => Promise<Page<T>>): Promise<ReadList<T>> {
-    const pages = [first];
-    const length = (each: Page<T> | undefined): number => (each ? each.items.length + each.unreadable.length : 0);
-    for (let offset = step; pages.length < MAX_PAGES && length(pages.at(-1)) >= step; offset += step) pages.push(await page(offset));
-    return merged(pages);
+    const limit = ALERT_PAGE_LIMIT_MAX;
+    const items = new Map<string, T>();
+    const unreadable = new Map<string, UnreadableResource>();
+    let offset = 0;
+    for (let calls = 1; ; calls += 1) {
+      const page = await this.page(kind, route, offset, read);
+      const before = items.size + unreadable.size;
+      for (const item of page.items) if (!items.has(item.id)) items.set(item.id, item);
+      for (const item of page.unreadable) if (!unreadable.has(item.id)) unreadable.set(item.id, item);
+      const seen = items.size + unreadable.size;
+      const length = page.items.length + page.unreadable.length;
+      const done = length < limit || seen === before || (page.total !== undefined && seen >= page.total) || calls >= Math.ceil(seen / limit) + 1;
+      if (done) return { items: [...items.values()], unreadable: [...unreadable.values()] };
+      offset += length;
+    }
   }
 
   private async page<T>(kind: Kind, route: string, offset: number, read: (item: unknown, path: string) => T): Promise<Page<T>> {
@@ -284,17 +287,6 @@ function headerTotal(value: string | string[] | undefined): number | undefined {
   if (text === undefined) return undefined;
   const total = Number(text);
   return Number.isInteger(total) && total >= 0 ? total : undefined;
-}
-
-/** Pages read while the list changes can overlap; an object counts once. */
-function merged<T extends LiveBase>(pages: readonly ReadList<T>[]): ReadList<T> {
-  const byId = new Map<string, T>();
-  const unreadable = new Map<string, UnreadableResource>();
-  for (const page of pages) {
-    for (const item of page.items) if (!byId.has(item.id)) byId.set(item.id, item);
-    for (const item of page.unreadable) if (!unreadable.has(item.id)) unreadable.set(item.id, item);
-  }
-  return { items: [...byId.values()], unreadable: [...unreadable.values()] };
 }
 
 function protocolError(subject: string, exchange: Exchange, status: number, error: ShapeError): never {

@@ -127,7 +127,7 @@ export const CurrentTraceSourceWrite = Type.Object({
   ...sourceBase('trace'),
   defaultTableSelectExpression: required,
   durationExpression: required,
-  durationPrecision: Type.Optional(Type.Number({ minimum: 0, maximum: 9 })),
+  durationPrecision: Type.Optional(Type.Integer({ minimum: 0, maximum: 9 })),
   traceIdExpression: required,
   spanIdExpression: required,
   parentSpanIdExpression: required,

@@ -313,8 +313,8 @@ const scalingMembers = {
   replicaMemoryGb: Type.Number(PIPE_SCALING_BOUNDS.replicaMemoryGb),
 };
 
-/** `PATCH …/pipes/{id}/scaling` and the `scaling` of a create body; `concurrency` is for object storage only (0 = automatic). */
-export const pipeScalingBodySchema = object(optional({ ...scalingMembers, concurrency: Type.Integer({ minimum: 0 }) }), { minProperties: 1 });
+/** `PATCH …/pipes/{id}/scaling` and the `scaling` of a create body; `concurrency` is for object storage only (0 = automatic) and deprecated. */
+export const pipeScalingBodySchema = object(optional({ ...scalingMembers, concurrency: Type.Integer(PIPE_SCALING_BOUNDS.concurrency) }), { minProperties: 1 });
 
 /** `PATCH …/pipesCdcScaling`: both members, in their steps. */
 export const cdcScalingBodySchema = object({

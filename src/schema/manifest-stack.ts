@@ -17,6 +17,7 @@ import {
   CurrentConnectionCreate,
   CurrentSavedSearchAstFilter,
   CurrentSavedSearchConditionFilter,
+  type CurrentSourceKind,
 } from './api-current-stack.js';
 import { CURRENT_SOURCE_KINDS, OBJECT_ID_PATTERN } from './api-current.js';
 
@@ -50,7 +51,7 @@ export const connectionSpecSchema = object({
 
 // ---------------------------------------------------------------- Source
 
-/** Every member of every kind's source body, each optional (the service checks which a kind needs), the looser type where kinds differ. */
+/** Every member of every kind's source body, each optional, the looser type where kinds differ; each kind's rules (below) say which it requires and which it takes. */
 function sourceMembers(): Record<string, TSchema> {
   const members: Record<string, TSchema> = {};
   const ordered = [CURRENT_SOURCE_WRITES.metric, ...Object.values(CURRENT_SOURCE_WRITES)];
@@ -63,18 +64,60 @@ function sourceMembers(): Record<string, TSchema> {
   return members;
 }
 
+/**
+ * What each kind of source must name beside `name`, `kind` and its connection: the `required` of
+ * the documents' create schemas (`LogSource` … `PromqlSource`, alike on both variants), so that
+ * `validate` refuses at its line what the service would refuse at apply (docs/manifests/source.md).
+ * A PUT lays the manifest over the live source, but a manifest must also create one. A trace
+ * source's `durationPrecision` the documents also list: the service defaults it to 3.
+ */
+export const SOURCE_REQUIRED_MEMBERS: Record<CurrentSourceKind, readonly string[]> = {
+  log: ['from', 'defaultTableSelectExpression', 'timestampValueExpression'],
+  trace: [
+    'from',
+    'defaultTableSelectExpression',
+    'timestampValueExpression',
+    'durationExpression',
+    'traceIdExpression',
+    'spanIdExpression',
+    'parentSpanIdExpression',
+    'spanNameExpression',
+    'spanKindExpression',
+  ],
+  metric: ['from', 'metricTables', 'timestampValueExpression', 'resourceAttributesExpression'],
+  session: ['from', 'traceSourceId'],
+  promql: ['from', 'timestampValueExpression'],
+};
+
+/**
+ * Per kind: the members its create requires, and no member of another kind's body (the managed
+ * gateway refuses a member it does not know; each is an error at its line, "when kind is log").
+ */
+function sourceKindRules(members: Record<string, TSchema>): Record<string, unknown>[] {
+  return (Object.keys(SOURCE_REQUIRED_MEMBERS) as CurrentSourceKind[]).map((kind) => {
+    const own = new Set(Object.keys(CURRENT_SOURCE_WRITES[kind].properties as Record<string, TSchema>));
+    const foreign = Object.keys(members).filter((member) => !own.has(member));
+    return {
+      if: { properties: { kind: { const: kind } }, required: ['kind'] },
+      then: { required: [...SOURCE_REQUIRED_MEMBERS[kind]], properties: Object.fromEntries(foreign.map((member) => [member, false])) },
+    };
+  });
+}
+
+const SOURCE_MEMBERS = sourceMembers();
+
 export const sourceSpecSchema = object(
   {
     name: described(required, 'Source name in the API; what live sources are matched by.'),
-    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (the service checks them).' }),
+    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (log: from, defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).' }),
     ...optional({
       connection: nameOf('Connection', 'connection'),
       connectionId: described(objectId, 'Id of the connection (instead of connection).'),
     }),
-    ...sourceMembers(),
+    ...SOURCE_MEMBERS,
     ignoreDifferences: Type.Optional(ignoreDifferencesSchema),
   },
-  { description: 'A source: where a kind of data lives and how to read it.', ...oneOfPair('connection', 'connectionId') },
+  { description: 'A source: where a kind of data lives and how to read it; each kind names the members its create requires.', ...oneOfPair('connection', 'connectionId'), allOf: sourceKindRules(SOURCE_MEMBERS) },
 );
 
 // ---------------------------------------------------------------- Webhook

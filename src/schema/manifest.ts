@@ -199,7 +199,7 @@ export const bornPipeSpecSchema = object({
   ...optional({
     description: Type.String({ description: 'Free text.' }),
     fieldMappings: Type.Array(fieldMappingSchema, { description: 'Source field → destination column.' }),
-    scaling: described(pipeScalingBodySchema, 'kafka, kinesis and objectStorage pipes: replicas 1–10, replicaCpuMillicores 125–2000, replicaMemoryGb 0.5–8 (database pipes share the service\'s CDC scaling, which no pipe\'s manifest sets).'),
+    scaling: described(pipeScalingBodySchema, 'kafka, kinesis and objectStorage pipes: replicas 1–40, replicaCpuMillicores 125–2000, replicaMemoryGb 0.5–8; concurrency (0–34, deprecated) for objectStorage only (database pipes share the service\'s CDC scaling, which no pipe\'s manifest sets).'),
     settings: described(currentPipeSettingsSchema, 'Engine and ingestion settings, with the bounds the service enforces.'),
     state: oneOf(PIPE_DESIRED_STATES, { default: 'Running', description: 'Running (default) or Stopped: converged with the state operation (start, stop).' }),
     ignoreDifferences: ignoreDifferencesSchema,

@@ -148,11 +148,16 @@ export const MAPPING_EDIT_NEEDS_PAUSE: Readonly<Record<ApiProfile, boolean>> = {
 
 // ---------------------------------------------------------------- scaling
 
-/** `PATCH …/pipes/{id}/scaling` bounds, inclusive (the provider's validators; the OpenAPI allows up to 40 replicas). */
+/**
+ * `PATCH …/pipes/{id}/scaling` bounds, inclusive: the newest managed OpenAPI's (`ClickPipeScaling`,
+ * `ClickPipeScalingPatchRequest`: replicas 1–40; the provider's validators once said 1–10), and
+ * `concurrency`, deprecated and for object storage only, 0–34 (0: automatic).
+ */
 export const PIPE_SCALING_BOUNDS = {
-  replicas: { minimum: 1, maximum: 10 },
+  replicas: { minimum: 1, maximum: 40 },
   replicaCpuMillicores: { minimum: 125, maximum: 2000 },
   replicaMemoryGb: { minimum: 0.5, maximum: 8 },
+  concurrency: { minimum: 0, maximum: 34 },
 } as const;
 
 /** Scaling of a new streaming or object-storage pipe created without one. */

@@ -120,9 +120,10 @@ describe('a pipe born in Git, its whole loop, on the wire', () => {
   it('validate checks scaling bounds offline, each a located error, and scaling on a database pipe', async () => {
     const workspace = await shared.workspace({ apiProfile: 'current' });
     await write(workspace, [
-      { key: 'too-many', family: 'kafka', spec: { scaling: { replicas: 11 } } },
+      { key: 'too-many', family: 'kafka', spec: { scaling: { replicas: 41 } } },
+      { key: 'kafka-concurrency', family: 'kafka', spec: { scaling: { concurrency: 2 } } },
       { key: 'too-small', family: 'kinesis', spec: { scaling: { replicaCpuMillicores: 100, replicaMemoryGb: 9 } } },
-      { key: 'in-bounds', family: 'objectStorage', spec: { scaling: { replicas: 10, replicaCpuMillicores: 2000, replicaMemoryGb: 0.5 } } },
+      { key: 'in-bounds', family: 'objectStorage', spec: { scaling: { replicas: 40, replicaCpuMillicores: 2000, replicaMemoryGb: 0.5 } } },
       { key: 'cdc', family: 'postgres', spec: { scaling: { replicas: 2 } } },
     ]);
     await resetEmulatorStats(shared.emulator.url);
@@ -130,7 +131,8 @@ describe('a pipe born in Git, its whole loop, on the wire', () => {
     expectExit(result, 1, 'validate');
     expect((await emulatorStats(shared.emulator.url)).total, 'requests of validate').toBe(0);
     const out = result.stdout + result.stderr;
-    expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling\.replicas.*<= 10/);
+    expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling\.replicas.*<= 40/);
+    expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling\.concurrency: is only for objectStorage pipes/);
     expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling\.replicaCpuMillicores.*>= 125/);
     expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling\.replicaMemoryGb.*<= 8/);
     expect(out).toMatch(/pipes\.yaml:\d+:\d+: .*spec\.scaling: is only for kafka, kinesis, objectStorage pipes; postgres pipes share the service's CDC scaling/);

@@ -257,7 +257,7 @@ describe('settings: GET and PUT …/pipes/{id}/settings', () => {
 describe('scaling: PATCH …/pipes/{id}/scaling', () => {
   const rows: { body: Body; error: string }[] = [
     { body: { replicas: 0 }, error: 'replicas: must be >= 1' },
-    { body: { replicas: 11 }, error: 'replicas: must be <= 10' },
+    { body: { replicas: 41 }, error: 'replicas: must be <= 40' },
     { body: { replicas: 1.5 }, error: 'replicas: must be integer' },
     { body: { replicaCpuMillicores: 124 }, error: 'replicaCpuMillicores: must be >= 125' },
     { body: { replicaCpuMillicores: 2001 }, error: 'replicaCpuMillicores: must be <= 2000' },

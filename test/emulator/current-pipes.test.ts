@@ -163,7 +163,7 @@ describe('create: validation answers 400 naming the member, and changes nothing'
     { name: 'OpenAPI: a kafka pipe needs a destination table', body: { ...pipeBody('kafka'), destination: { database: 'default', managedTable: true, columns: [{ name: 'a', type: 'String' }] } }, error: 'destination.table: is required for kafka pipes' },
     { name: 'OpenAPI: every pipe needs a destination database', body: { ...pipeBody('postgres'), destination: {} }, error: 'destination.database: is required' },
     { name: 'api-behaviour: scaling is for streaming and object storage only', body: { ...pipeBody('postgres'), scaling: { replicas: 2 } }, error: 'scaling: is only for kafka, kinesis, objectStorage pipes; database pipes share the service\'s CDC scaling' },
-    { name: 'provider: at most 10 replicas', body: { ...pipeBody('kafka'), scaling: { replicas: 11 } }, error: 'scaling.replicas: must be <= 10' },
+    { name: 'OpenAPI: at most 40 replicas', body: { ...pipeBody('kafka'), scaling: { replicas: 41 } }, error: 'scaling.replicas: must be <= 40' },
     { name: 'a name too long', body: { ...pipeBody('kafka'), name: 'x'.repeat(256) }, error: 'name: must NOT have more than 255 characters' },
   ];
 

@@ -95,7 +95,7 @@ describe('stacksync validate', () => {
       'c-current.yaml': current,
       'm/account.yaml': [
         kind('Connection', 'ch', 'prod', '  name: CH\n  host: http://ch:8123\n  username: reader\n'),
-        kind('Source', 'logs', 'sh', '  name: Logs\n  kind: log\n  connection: ch\n'),
+        kind('Source', 'logs', 'sh', '  name: Logs\n  kind: log\n  connection: ch\n  from: { databaseName: otel, tableName: logs }\n  timestampValueExpression: Timestamp\n  defaultTableSelectExpression: Timestamp, Body\n'),
         kind('Webhook', 'pager', 'sh', '  name: Pager\n  service: generic\n  url: https://hooks.example.com/T0KEN-IN-URL\n  headers: { Authorization: Bearer-H3ADER }\n'),
         kind('SavedSearch', 'errors', 'sh', '  name: Errors\n  source: logs\n'),
         kind('Alert', 'errors', 'sh', '  name: Errors\n  source: saved_search\n  savedSearch: errors\n  savedSearchId: 66f0000000000000000d0002\n  threshold: 1\n  thresholdType: above\n  interval: 5m\n  channel: { type: webhook, webhook: pager }\n'),
@@ -110,9 +110,9 @@ describe('stacksync validate', () => {
     const file = join(dir, 'm', 'account.yaml');
     expect(currentRun.stdout.split('\n')).toEqual([
       `${file}:3:31: E_MANIFEST_INVALID: metadata.target: target prod (managed, api profile current) lists its connections but cannot create or change them, so a Connection manifest cannot apply there; name an existing one by its name from the manifests that use it instead`,
-      `${file}:37:3: E_MANIFEST_INVALID: spec: must set exactly one of savedSearchId, savedSearch`,
-      `${file}:23:8: warning: spec.url: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
-      `${file}:24:29: warning: spec.headers.Authorization: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
+      `${file}:40:3: E_MANIFEST_INVALID: spec: must set exactly one of savedSearchId, savedSearch`,
+      `${file}:26:8: warning: spec.url: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
+      `${file}:27:29: warning: spec.headers.Authorization: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
       `validate failed: 2 errors, 2 warnings; 3 valid resources in ${join(dir, 'm')} (1 source, 1 saved search, 1 webhook)`,
       '',
     ]);

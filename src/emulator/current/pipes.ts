@@ -23,11 +23,7 @@ import {
   DEFAULT_PIPE_FLAVOURS,
   DEFAULT_PIPE_SCALING,
   EDITABLE_MAPPING_STATES,
-  KAFKA_AUTHENTICATIONS_BY_FLAVOUR,
-  MARIADB_FLAVOURS,
-  OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR,
   PIPE_FAMILIES,
-  PIPE_FAMILY_CLASSES,
   PIPE_FAMILY_TITLES,
   RESYNCABLE_PIPE_FAMILIES,
   SCALABLE_PIPE_FAMILIES,
@@ -38,6 +34,7 @@ import {
   type PipeFamily,
   type PipeStateCommand,
 } from '../../schema/pipe-sources.js';
+import { pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
 import { compileSchema, formatPath, toIssues, type SchemaIssue } from '../../schema/validate.js';
 import { ApiError, notFound } from '../errors.js';
 import { isoTimestamp, newId } from '../ids.js';
@@ -114,174 +111,6 @@ function withoutNulls(value: Block): Block {
 }
 
 const nonEmptyList = (value: unknown): boolean => Array.isArray(value) && value.length > 0;
-
-// ---------------------------------------------------------------- cross-member rules of each family (create)
-
-type FamilyRule = (block: Block, at: string) => SchemaIssue[];
-
-const need = (block: Block, member: string, at: string, why: string): SchemaIssue[] =>
-  block[member] === undefined ? [issue(`${at}.${member}`, `is required ${why}`)] : [];
-
-function credentialMembers(block: Block, members: string[], at: string, why: string): SchemaIssue[] {
-  const credentials = block['credentials'];
-  if (!isObject(credentials)) return [issue(`${at}.credentials`, `is required ${why}`)];
-  return members.filter((member) => credentials[member] === undefined).map((member) => issue(`${at}.credentials.${member}`, `is required ${why}`));
-}
-
-/** OpenAPI, kafka `authentication`: the methods each flavour supports, and what each needs. */
-const kafkaRules: FamilyRule = (block, at) => {
-  const flavour = block['type'] as keyof typeof KAFKA_AUTHENTICATIONS_BY_FLAVOUR;
-  const authentication = block['authentication'] as string | undefined;
-  const issues: SchemaIssue[] = [];
-  if (authentication !== undefined) {
-    const supported = KAFKA_AUTHENTICATIONS_BY_FLAVOUR[flavour];
-    const why = `with ${authentication} authentication`;
-    if (!supported.includes(authentication as never)) issues.push(issue(`${at}.authentication`, `${flavour} does not support ${authentication} (supported: ${supported.join(', ')})`));
-    else if (authentication === 'IAM_ROLE') issues.push(...need(block, 'iamRole', at, why));
-    else if (authentication === 'IAM_USER') issues.push(...credentialMembers(block, ['accessKeyId', 'secretKey'], at, why));
-    else if (authentication === 'MUTUAL_TLS') issues.push(...credentialMembers(block, ['certificate', 'privateKey'], at, why));
-    else if (flavour === 'azureeventhub') issues.push(...credentialMembers(block, ['connectionString'], at, why));
-    else if (authentication !== 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY') issues.push(...credentialMembers(block, ['username', 'password'], at, why));
-  }
-  const offset = block['offset'] as Block | undefined;
-  if (offset?.['strategy'] === 'from_timestamp' && offset['timestamp'] === undefined) issues.push(issue(`${at}.offset.timestamp`, 'is required for the from_timestamp strategy'));
-  // OpenAPI: tombstone "delete" "requires exactly-once delivery"; protobufSchema "Supported only with Protobuf format and cannot be combined with schemaRegistry".
-  if (block['tombstoneMode'] === 'delete' && block['exactlyOnce'] !== true) issues.push(issue(`${at}.tombstoneMode`, 'delete requires exactlyOnce'));
-  if (block['protobufSchema'] !== undefined && (block['format'] !== 'Protobuf' || block['schemaRegistry'] !== undefined)) {
-    issues.push(issue(`${at}.protobufSchema`, 'is only for the Protobuf format, without a schemaRegistry'));
-  }
-  return issues;
-};
-
-/** OpenAPI, objectStorage: Azure names `path` and `azureContainerName`, the others a `url`; each flavour its authentication methods. */
-const objectStorageRules: FamilyRule = (block, at) => {
-  const flavour = block['type'] as keyof typeof OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR;
-  const issues: SchemaIssue[] = [];
-  if (flavour === 'azureblobstorage') issues.push(...need(block, 'path', at, 'for azureblobstorage'), ...need(block, 'azureContainerName', at, 'for azureblobstorage'));
-  else issues.push(...need(block, 'url', at, `for ${flavour}`));
-  const authentication = block['authentication'] as string | undefined;
-  if (authentication !== undefined) {
-    const supported = OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR[flavour];
-    const why = `with ${authentication} authentication`;
-    if (!supported.includes(authentication as never)) issues.push(issue(`${at}.authentication`, `${flavour} does not support ${authentication} (supported: ${supported.join(', ')})`));
-    else if (authentication === 'IAM_ROLE') issues.push(...need(block, 'iamRole', at, why));
-    else if (authentication === 'IAM_USER') issues.push(...need(block, 'accessKey', at, why));
-    else if (authentication === 'CONNECTION_STRING') issues.push(...need(block, 'connectionString', at, why));
-    else if (authentication === 'SERVICE_ACCOUNT') issues.push(...need(block, 'serviceAccountKey', at, why));
-  }
-  // OpenAPI: queueUrl "Only applicable when isContinuous is true"; skipInitialLoad "Only applicable when queueUrl is provided".
-  if (block['queueUrl'] !== undefined && block['isContinuous'] !== true) issues.push(issue(`${at}.queueUrl`, 'needs isContinuous: true'));
-  if (block['skipInitialLoad'] === true && block['queueUrl'] === undefined) issues.push(issue(`${at}.skipInitialLoad`, 'needs a queueUrl'));
-  if (block['skipInitialLoad'] === true && block['startAfter'] !== undefined) issues.push(issue(`${at}.startAfter`, 'cannot be given with skipInitialLoad'));
-  return issues;
-};
-
-/** OpenAPI, kinesis: "If AT_TIMESTAMP is used, the timestamp field must be provided"; IAM_ROLE "Required if IAM_ROLE is used". */
-const kinesisRules: FamilyRule = (block, at) => {
-  const issues: SchemaIssue[] = [];
-  if (block['iteratorType'] === 'AT_TIMESTAMP') issues.push(...need(block, 'timestamp', at, 'with the AT_TIMESTAMP iterator'));
-  if (block['authentication'] === 'IAM_ROLE') issues.push(...need(block, 'iamRole', at, 'with IAM_ROLE authentication'));
-  if (block['authentication'] === 'IAM_USER') issues.push(...need(block, 'accessKey', at, 'with IAM_USER authentication'));
-  return issues;
-};
-
-/** OpenAPI, pubsub: seekTimestamp "Required when seekType is timestamp; must be omitted otherwise"; a service-account key with SERVICE_ACCOUNT. */
-const pubsubRules: FamilyRule = (block, at) => {
-  const issues: SchemaIssue[] = [];
-  if (block['seekType'] === 'timestamp') issues.push(...need(block, 'seekTimestamp', at, 'when seekType is timestamp'));
-  else if (block['seekTimestamp'] !== undefined) issues.push(issue(`${at}.seekTimestamp`, 'must be omitted unless seekType is timestamp'));
-  if (block['authentication'] === 'SERVICE_ACCOUNT') issues.push(...need(block, 'serviceAccountKey', at, 'with SERVICE_ACCOUNT authentication'));
-  return issues;
-};
-
-/** Mappings are identified by their source (docs/reference/api-behaviour.md: "Mapping identity is (sourceSchemaName, sourceTable)"); the provider also wants each target table once. */
-function mappingRules(family: PipeFamily, block: Block, at: string): SchemaIssue[] {
-  const keys = TABLE_MAPPING_KEYS[family];
-  const list = block['tableMappings'];
-  if (!keys || !Array.isArray(list)) return [];
-  const issues: SchemaIssue[] = [];
-  const sources = new Set<string>();
-  const targets = new Set<string>();
-  list.forEach((mapping: Block, index) => {
-    const source = `${String(mapping[keys[0]])}.${String(mapping[keys[1]])}`;
-    const target = String(mapping['targetTable']);
-    if (sources.has(source)) issues.push(issue(`${at}.tableMappings[${index}]`, `${source} is mapped twice`));
-    if (targets.has(target)) issues.push(issue(`${at}.tableMappings[${index}].targetTable`, `${target} is the target of two mappings`));
-    sources.add(source);
-    targets.add(target);
-  });
-  return issues;
-}
-
-/** Basic authentication (the default) needs credentials; IAM_ROLE an iamRole (OpenAPI: "required for IAM_ROLE authentication"). */
-function databaseAccessRules(block: Block, at: string): SchemaIssue[] {
-  if (block['authentication'] === 'IAM_ROLE') return need(block, 'iamRole', at, 'with IAM_ROLE authentication');
-  return credentialMembers(block, ['username', 'password'], at, 'with basic authentication');
-}
-
-const postgresRules: FamilyRule = (block, at) => {
-  const settings = (block['settings'] ?? {}) as Block;
-  const issues = [...databaseAccessRules(block, at), ...mappingRules('postgres', block, at)];
-  // OpenAPI: replicationSlotName 'Only valid for "cdc_only" mode'.
-  if (settings['replicationSlotName'] !== undefined && settings['replicationMode'] !== 'cdc_only') {
-    issues.push(issue(`${at}.settings.replicationSlotName`, 'is only valid in cdc_only replication mode'));
-  }
-  return issues;
-};
-
-const mysqlRules: FamilyRule = (block, at) => {
-  const settings = (block['settings'] ?? {}) as Block;
-  const issues = [...databaseAccessRules(block, at), ...mappingRules('mysql', block, at)];
-  // OpenAPI: "MariaDB supports GTID only".
-  if (MARIADB_FLAVOURS.includes(String(block['type'])) && settings['replicationMechanism'] === 'FILE_POS') {
-    issues.push(issue(`${at}.settings.replicationMechanism`, `${String(block['type'])} supports GTID only`));
-  }
-  return issues;
-};
-
-const mongodbRules: FamilyRule = (block, at) => mappingRules('mongodb', block, at);
-
-/** OpenAPI, bigquery: a service-account key unless the workload identity is used, which needs a projectId and no key. */
-const bigqueryRules: FamilyRule = (block, at) => {
-  const issues = mappingRules('bigquery', block, at);
-  if (block['authentication'] === 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY') {
-    issues.push(...need(block, 'projectId', at, 'with SERVICE_ACCOUNT_WORKLOAD_IDENTITY authentication'));
-    if (block['credentials'] !== undefined) issues.push(issue(`${at}.credentials`, 'must not be given with SERVICE_ACCOUNT_WORKLOAD_IDENTITY authentication'));
-  } else {
-    issues.push(...need(block, 'credentials', at, 'with SERVICE_ACCOUNT authentication'));
-  }
-  return issues;
-};
-
-const FAMILY_RULES: Record<PipeFamily, FamilyRule> = {
-  kafka: kafkaRules,
-  objectStorage: objectStorageRules,
-  kinesis: kinesisRules,
-  pubsub: pubsubRules,
-  postgres: postgresRules,
-  mysql: mysqlRules,
-  mongodb: mongodbRules,
-  bigquery: bigqueryRules,
-};
-
-/** OpenAPI, destination: `database` always; `table`, `managedTable` and `columns` "Required field for all pipe types except database pipes". */
-function destinationRules(family: PipeFamily, destination: Block): SchemaIssue[] {
-  const issues = destination['database'] === undefined ? [issue('destination.database', 'is required')] : [];
-  if (PIPE_FAMILY_CLASSES[family] === 'database') return issues;
-  for (const member of ['table', 'managedTable', 'columns']) {
-    if (destination[member] === undefined) issues.push(issue(`destination.${member}`, `is required for ${family} pipes`));
-  }
-  if (Array.isArray(destination['columns']) && destination['columns'].length === 0) issues.push(issue('destination.columns', `needs at least one column for ${family} pipes`));
-  return issues;
-}
-
-/** docs/reference/api-behaviour.md: scaling is for "kafka, kinesis and object-storage pipes only"; OpenAPI: `concurrency` "Only for S3 pipes". */
-function scalingRules(family: PipeFamily, scaling: Block | undefined, at: string): SchemaIssue[] {
-  if (scaling === undefined) return [];
-  if (!SCALABLE_PIPE_FAMILIES.includes(family)) return [issue(at, `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; database pipes share the service's CDC scaling`)];
-  if (scaling['concurrency'] !== undefined && family !== 'objectStorage') return [issue(`${at}.concurrency`, 'is only for objectStorage pipes')];
-  return [];
-}
 
 /** docs/reference/api-behaviour.md: "`fieldMappings` without `destination.columns` in the same body → 400". */
 function requireColumnsForFieldMappings(body: Block): void {
@@ -364,9 +193,9 @@ function checkCreate(body: unknown): CheckedCreate {
   if (family && !block) issues.push(issue(`source.${family}`, 'must be object'));
   if (family && block) {
     const blockIssues = check(`create:${family}`, PIPE_CREATE_BLOCKS[family], block, ['source', family]);
-    issues.push(...(blockIssues.length ? blockIssues : FAMILY_RULES[family](block, `source.${family}`)));
-    if (isObject(input['destination'])) issues.push(...destinationRules(family, input['destination']));
-    issues.push(...scalingRules(family, input['scaling'] as Block | undefined, 'scaling'));
+    issues.push(...(blockIssues.length ? blockIssues : pipeSourceRules(family, block, `source.${family}`)));
+    if (isObject(input['destination'])) issues.push(...pipeDestinationRules(family, input['destination']));
+    issues.push(...pipeScalingRules(family, input['scaling'] as Block | undefined, 'scaling'));
   }
   if (issues.length || !family || !block) throw invalid(issues);
   requireColumnsForFieldMappings(input);
@@ -598,7 +427,7 @@ export function scaleCurrentPipe(service: ServiceRecord, id: string, body: unkno
   }
   const input = tolerated(pipeScalingBodySchema, requireBody(body));
   if (Object.keys(input).length === 0) throw invalid([issue('', 'give at least one of replicas, replicaCpuMillicores, replicaMemoryGb')], 'invalid scaling');
-  const issues = [...check('scaling', pipeScalingBodySchema, input), ...scalingRules(family, input, '').map((found) => ({ ...found, path: found.path.replace(/^\./, '') }))];
+  const issues = [...check('scaling', pipeScalingBodySchema, input), ...pipeScalingRules(family, input, '').map((found) => ({ ...found, path: found.path.replace(/^\./, '') }))];
   if (issues.length) throw invalid(issues, 'invalid scaling');
   const next: PipeResource = { ...pipe, scaling: { ...pipe.scaling, ...(input as Record<string, number>) }, updatedAt: isoTimestamp(nowMs) };
   service.pipes.set(id, next);

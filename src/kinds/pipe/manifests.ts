@@ -8,12 +8,14 @@ import type { SecretValue } from '../../model/desired.js';
 import { pipePatchBeyondSeedMembers } from '../../schema/api.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../../schema/enums.js';
 import { RESYNC_ANNOTATION, type DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
-import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
+import { isWriteOnlySourceMember, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
+import { isMissingMember, pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
+import type { SchemaIssue } from '../../schema/validate.js';
 import { PIPE_FAMILIES, RESYNCABLE_PIPE_FAMILIES, SCALABLE_PIPE_FAMILIES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests, SecretSite } from '../descriptor.js';
 import { duplicatesIn } from '../kit/duplicates.js';
 import { isPlainObject } from '../kit/values.js';
-import { isExistingSpec, PIPE, uuidKey, type DesiredPipe, type DesiredPipeSource, type PipeSpec, type SecretMember } from './model.js';
+import { isExistingSpec, PIPE, type BornPipeSpec, uuidKey, type DesiredPipe, type DesiredPipeSource, type PipeSpec, type SecretMember } from './model.js';
 
 export type PipeManifest = Static<typeof DOCUMENT_SCHEMAS.Pipe>;
 
@@ -83,14 +85,7 @@ function bornRules(manifest: PipeManifest): DocumentProblem[] {
   const { spec } = manifest;
   const family = familyOf(spec.source);
   if (!family) return [];
-  const problems: DocumentProblem[] = [];
-  if (!isExistingSpec(spec) && spec.scaling !== undefined && !SCALABLE_PIPE_FAMILIES.includes(family)) {
-    problems.push({
-      code: 'E_MANIFEST_INVALID',
-      pointer: ['spec', 'scaling'],
-      message: `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC scaling, one per service, which no pipe's manifest sets`,
-    });
-  }
+  const problems: DocumentProblem[] = isExistingSpec(spec) ? [] : createRules(spec, family);
   if (manifest.metadata.annotations?.[RESYNC_ANNOTATION] !== undefined && !RESYNCABLE_PIPE_FAMILIES.includes(family)) {
     problems.push({
       code: 'E_MANIFEST_INVALID',
@@ -99,6 +94,35 @@ function bornRules(manifest: PipeManifest): DocumentProblem[] {
     });
   }
   return problems;
+}
+
+/**
+ * The rules the real create applies across members (`schema/pipe-rules.ts`, which the emulator's
+ * `current` profile applies too): what the family and flavour need beside what the block has, the
+ * destination the family needs, and where scaling goes. Found here, at the manifest's line, they
+ * never reach apply as a 400 after the target's other writes went through.
+ */
+function createRules(spec: BornPipeSpec, family: PipeFamily): DocumentProblem[] {
+  const at = (found: SchemaIssue): DocumentProblem => ({ code: 'E_MANIFEST_INVALID', pointer: ['spec', ...found.pointer], message: found.message });
+  const block = blockOf(spec.source, family);
+  // Of the source's rules, the members a create needs. Not credentials: a live pipe keeps its own,
+  // which its exported manifest cannot hold (never read back); nor members that disagree, which a
+  // live pipe made before a rule may hold: the service refuses those at create.
+  const needed = (found: SchemaIssue): boolean => isMissingMember(found) && !isWriteOnlySourceMember(family, found.pointer.slice(2).join('.'));
+  const sourceRules = pipeSourceRules(family, block, `source.${family}`).filter(needed);
+  const problems = [...sourceRules, ...pipeDestinationRules(family, spec.destination)].map(at);
+  if (spec.scaling === undefined) return problems;
+  if (!SCALABLE_PIPE_FAMILIES.includes(family)) {
+    return [
+      ...problems,
+      {
+        code: 'E_MANIFEST_INVALID',
+        pointer: ['spec', 'scaling'],
+        message: `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC scaling, one per service, which no pipe's manifest sets`,
+      },
+    ];
+  }
+  return [...problems, ...pipeScalingRules(family, spec.scaling, 'scaling').map(at)];
 }
 
 function duplicateMappings(spec: PipeSpec): DocumentProblem[] {

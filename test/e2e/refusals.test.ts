@@ -1,0 +1,102 @@
+/**
+ * Manifests the services' documents say a create refuses, refused by `validate` and `plan` at
+ * their file and line through the built CLI, with nothing written (issue 32): an s3 pipe without
+ * `url`, a log Source without `defaultTableSelectExpression`, a kafka pipe with
+ * `scaling.concurrency`. Before, each passed both and failed at apply as `E_API_VALIDATION` after
+ * the target's other writes went through.
+ */
+import { describe, expect, it } from 'vitest';
+import { describeRun } from '../helpers/e2e.js';
+import { emulatorStats, resetEmulatorStats, sharedEmulator, type CliResult } from '../helpers/workspace.js';
+import { fixtureSeed } from '../emulator/pipe-fixtures.js';
+
+const shared = sharedEmulator({ profile: 'current', seed: fixtureSeed(), pipeTransitionMs: 0 });
+
+const DESTINATION = `  destination:
+    database: default
+    table: events
+    managedTable: true
+    columns:
+      - { name: id, type: String }
+`;
+
+/** Each manifest alone in its file, with the line and column its error is reported at (`plan` names the target first). */
+const REFUSED = [
+  {
+    name: 'an s3 pipe without url',
+    file: 'manifests/s3.yaml',
+    text: `apiVersion: stacksync/v1
+kind: Pipe
+metadata: { name: events-s3-new, target: local }
+spec:
+  name: events-s3-new
+  source:
+    objectStorage:
+      type: s3
+      format: JSONEachRow
+${DESTINATION}`,
+    error: /^\s*(\[local\] )?manifests\/s3\.yaml:8:7: E_MANIFEST_INVALID: spec\.source\.objectStorage\.url: is required for s3$/m,
+  },
+  {
+    name: 'a log Source without defaultTableSelectExpression',
+    file: 'manifests/source.yaml',
+    text: `apiVersion: stacksync/v1
+kind: Source
+metadata: { name: new-logs, target: local }
+spec:
+  name: New logs
+  kind: log
+  connection: Default
+  from: { databaseName: otel, tableName: new_logs }
+  timestampValueExpression: Timestamp
+`,
+    error: /^\s*(\[local\] )?manifests\/source\.yaml:4:1: E_MANIFEST_INVALID: spec\.defaultTableSelectExpression: is required when kind is log$/m,
+  },
+  {
+    name: 'a kafka pipe with scaling.concurrency',
+    file: 'manifests/kafka.yaml',
+    text: `apiVersion: stacksync/v1
+kind: Pipe
+metadata: { name: clicks-new, target: local }
+spec:
+  name: clicks-new
+  source:
+    kafka:
+      type: kafka
+      format: JSONEachRow
+      brokers: broker-1:9092
+      topics: clicks
+${DESTINATION}  scaling: { replicas: 2, concurrency: 4 }
+`,
+    error: /^\s*(\[local\] )?manifests\/kafka\.yaml:18:40: E_MANIFEST_INVALID: spec\.scaling\.concurrency: is only for objectStorage pipes$/m,
+  },
+];
+
+function expectExit(result: CliResult, code: number, what: string): void {
+  expect(result.code, `${what}\n${describeRun(result)}`).toBe(code);
+}
+
+describe('what the documents say a create refuses is refused before anything is sent', () => {
+  it.each(REFUSED)('$name: validate and plan refuse it at its line, and nothing is written', async ({ file, text, error }) => {
+    const workspace = await shared.workspace({ apiProfile: 'current' });
+    await workspace.write(file, text);
+    await resetEmulatorStats(shared.emulator.url);
+    const validate = await workspace.run(['validate']);
+    expectExit(validate, 1, 'validate');
+    expect(validate.stdout + validate.stderr).toMatch(error);
+    expect((await emulatorStats(shared.emulator.url)).total, 'requests of validate').toBe(0);
+    const plan = await workspace.run(['plan', '--target', 'local']);
+    expect(plan.code, `plan\n${describeRun(plan)}`).not.toBe(0);
+    expect(plan.stdout + plan.stderr).toMatch(error);
+    expect((await emulatorStats(shared.emulator.url)).writes, 'writes of plan').toBe(0);
+  });
+
+  it('the same manifests, completed as the documents ask, validate', async () => {
+    const workspace = await shared.workspace({ apiProfile: 'current' });
+    const [s3, source, kafka] = REFUSED.map((each) => each.text);
+    await workspace.write('manifests/s3.yaml', (s3 ?? '').replace('      format: JSONEachRow\n', '      format: JSONEachRow\n      url: https://bucket.s3.amazonaws.com/events/*.json\n'));
+    await workspace.write('manifests/source.yaml', `${source ?? ''}  defaultTableSelectExpression: Timestamp, Body\n`);
+    await workspace.write('manifests/kafka.yaml', (kafka ?? '').replace(', concurrency: 4', ''));
+    expectExit(await workspace.run(['validate']), 0, 'validate');
+  });
+});
