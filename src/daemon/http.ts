@@ -13,6 +13,7 @@ import type { Registry } from 'prom-client';
 import { StacksyncError } from '../errors.js';
 import { suspensionNoteProblem } from '../model/state.js';
 import { listenError, type AddressFlags } from '../support/listen.js';
+import { runSecrets } from '../support/redaction.js';
 import type { StatusDocument } from './status.js';
 
 /** `--listen` default (design.md). */
@@ -189,7 +190,8 @@ async function handle(options: HttpHandlers, request: IncomingMessage, response:
     reply = { status: 500, body: 'internal error\n' };
   }
   response.writeHead(reply.status, { 'content-type': reply.type ?? TEXT, 'cache-control': 'no-store', ...reply.headers });
-  response.end(reply.body); // node drops the body of a HEAD reply itself
+  // Every answer (/status, the page, /metrics, a message) is masked of the run's secrets (docs/security.md).
+  response.end(runSecrets.redact(reply.body)); // node drops the body of a HEAD reply itself
 }
 
 function route(options: HttpHandlers, request: IncomingMessage): Reply | Promise<Reply> {

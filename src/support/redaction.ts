@@ -16,7 +16,8 @@
 /** A text, and for each of its characters where it starts in the original (one more entry: the end). */
 interface View {
   text: string;
-  starts: Int32Array;
+  /** Absent for the original itself. */
+  starts?: Int32Array;
 }
 
 /** One level of one kind of escaping undone: the text, and where each character came from in the input. */
@@ -36,19 +37,21 @@ type Decoder = (text: string) => Decoded | undefined;
 const MAX_VIEWS = 256;
 
 /** Spans `[start, end)` of `text` that are one of `secrets` in some form, merged and in order. */
-export function secretSpans(text: string, secrets: readonly string[]): [number, number][] {
-  const needles = needlesOf(secrets);
-  if (needles.length === 0 || text.length === 0) return [];
+export function secretSpans(text: string, secrets: readonly string[] | SecretMatcher): [number, number][] {
+  const matcher = secrets instanceof SecretMatcher ? secrets : new SecretMatcher(secrets);
+  if (matcher.empty || text.length === 0) return [];
   const spans: [number, number][] = [];
-  const seen = new Set<string>([text]);
-  const queue: View[] = [identityView(text)];
+  const queue: View[] = [{ text }];
+  let seen: Set<string> | undefined;
   for (let next = 0; next < queue.length; next++) {
     const view = queue[next] as View;
-    collectMatches(view, needles, spans);
+    matcher.collect(view, spans);
     for (const decode of DECODERS) {
       if (queue.length >= MAX_VIEWS) break;
       const decoded = decode(view.text);
-      if (decoded === undefined || seen.has(decoded.text)) continue;
+      if (decoded === undefined) continue;
+      seen ??= new Set<string>([text]);
+      if (seen.has(decoded.text)) continue;
       seen.add(decoded.text);
       queue.push(compose(view, decoded));
     }
@@ -57,8 +60,11 @@ export function secretSpans(text: string, secrets: readonly string[]): [number, 
 }
 
 /** `text` with every form of every secret replaced by `mask`. */
-export function redactSecrets(text: string, secrets: readonly string[], mask: string): string {
-  const spans = secretSpans(text, secrets);
+export function redactSecrets(text: string, secrets: readonly string[] | SecretMatcher, mask: string): string {
+  return masked(text, secretSpans(text, secrets), mask);
+}
+
+function masked(text: string, spans: readonly [number, number][], mask: string): string {
   if (spans.length === 0) return text;
   let out = '';
   let at = 0;
@@ -70,42 +76,195 @@ export function redactSecrets(text: string, secrets: readonly string[], mask: st
 }
 
 /** Whether `text` holds one of `secrets` in any form. */
-export function holdsSecret(text: string, secrets: readonly string[]): boolean {
+export function holdsSecret(text: string, secrets: readonly string[] | SecretMatcher): boolean {
   return secretSpans(text, secrets).length > 0;
 }
 
-/** The strings to look for: each secret and its base64 (a Basic header, a data URL), longest first. */
-function needlesOf(secrets: readonly string[]): string[] {
-  const needles = new Set<string>();
-  for (const secret of secrets) {
-    if (secret === '') continue;
-    needles.add(secret);
-    const base64 = Buffer.from(secret, 'utf8').toString('base64');
-    needles.add(base64);
-    needles.add(base64.replace(/=+$/, ''));
-    needles.add(Buffer.from(secret, 'utf8').toString('base64url'));
-  }
-  return [...needles].sort((a, b) => b.length - a.length);
+/** The strings to look for of one secret: itself and its base64 (a Basic header, a data URL). */
+function needlesOf(secret: string): string[] {
+  const base64 = Buffer.from(secret, 'utf8').toString('base64');
+  return [secret, base64, base64.replace(/=+$/, ''), Buffer.from(secret, 'utf8').toString('base64url')];
 }
 
-function identityView(text: string): View {
-  const starts = new Int32Array(text.length + 1);
-  for (let i = 0; i <= text.length; i++) starts[i] = i;
-  return { text, starts };
+/** Code units a needle's head is hashed over; shorter needles are looked for one by one. */
+const HEAD = 4;
+
+function headHash(text: string, at: number): number {
+  let hash = 0;
+  for (let k = 0; k < HEAD; k++) hash = (hash * 31 + text.charCodeAt(at + k)) & 0x3fffffff;
+  return hash;
+}
+
+/**
+ * Every secret's needles in one index, so a text is scanned once whatever the number of secrets:
+ * at each position, the hash of the next four code units picks the few needles that may start
+ * there (a table of first code units skips most positions without hashing). Adding a secret is
+ * cheap and needs no rebuild, so the run's secrets are added as they are resolved.
+ */
+export class SecretMatcher {
+  private readonly secrets = new Set<string>();
+  private readonly needles = new Set<string>();
+  private readonly byHead = new Map<number, string[]>();
+  private readonly firsts = new Uint8Array(0x10000);
+  private readonly short: string[] = [];
+
+  constructor(secrets: Iterable<string> = []) {
+    for (const secret of secrets) this.add(secret);
+  }
+
+  get empty(): boolean {
+    return this.secrets.size === 0;
+  }
+
+  /** Adds a secret and its forms; false when it is empty or known already. */
+  add(secret: string): boolean {
+    if (secret === '' || this.secrets.has(secret)) return false;
+    this.secrets.add(secret);
+    for (const needle of needlesOf(secret)) this.addNeedle(needle);
+    return true;
+  }
+
+  /** Pushes onto `spans` where each needle occurs in `view`, in the original's positions. */
+  collect(view: View, spans: [number, number][]): void {
+    const { text, starts } = view;
+    const place = (at: number, length: number): void => void spans.push(starts ? [starts[at] as number, starts[at + length] as number] : [at, at + length]);
+    if (this.byHead.size > 0) {
+      for (let at = 0, last = text.length - HEAD; at <= last; at++) {
+        if (this.firsts[text.charCodeAt(at)] === 0) continue;
+        const candidates = this.byHead.get(headHash(text, at));
+        if (candidates === undefined) continue;
+        for (const needle of candidates) if (text.startsWith(needle, at)) place(at, needle.length);
+      }
+    }
+    for (const needle of this.short) {
+      for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) place(at, needle.length);
+    }
+  }
+
+  private addNeedle(needle: string): void {
+    if (needle === '' || this.needles.has(needle)) return;
+    this.needles.add(needle);
+    if (needle.length < HEAD) {
+      this.short.push(needle);
+      return;
+    }
+    const hash = headHash(needle, 0);
+    const list = this.byHead.get(hash);
+    if (list) list.push(needle);
+    else this.byHead.set(hash, [needle]);
+    this.firsts[needle.charCodeAt(0)] = 1;
+  }
+}
+
+/** Shorter secrets are not looked for in free text: see {@link SecretRegistry}. */
+export const MIN_SECRET_LENGTH = 4;
+
+/**
+ * Members a client may send together as `first:second` (Basic auth, SASL PLAIN), whose pair is
+ * then a secret of its own: its base64 holds neither part's base64.
+ */
+export const CREDENTIAL_PAIRS = [
+  ['username', 'password'],
+  ['accessKeyId', 'secretKey'],
+] as const;
+
+/** What a masked secret reads as in every output. */
+export const SECRET_MASK = '(sensitive)';
+
+/**
+ * The secrets of one run (one process): every value a secret reference resolves to, wherever it
+ * was resolved (a target's credentials, a manifest's, a `vars` entry, a notification URL, the
+ * control token) is registered here once, and every output passes through {@link redact}, so a
+ * server that quotes any request — not only the one that failed — shows no secret (docs/security.md).
+ *
+ * A secret shorter than {@link MIN_SECRET_LENGTH} is not looked for: it would match by chance
+ * all over the output, and the pattern of masks would tell it. A secret on several lines (a
+ * private key) is looked for whole and line by line as well, since outputs are scanned a line at
+ * a time (a line break escaped inside a JSON string is found whole through the decoders).
+ */
+export class SecretRegistry {
+  private readonly matcher = new SecretMatcher();
+
+  /** Adds values (too short ones are ignored); returns the registry. */
+  register(values: Iterable<string>): this {
+    for (const value of values) {
+      if (value.length < MIN_SECRET_LENGTH) continue;
+      if (!this.matcher.add(value) || !value.includes('\n')) continue;
+      for (const line of value.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET_LENGTH) this.matcher.add(line);
+    }
+    return this;
+  }
+
+  get empty(): boolean {
+    return this.matcher.empty;
+  }
+
+  /** `text` with every form of every registered secret masked; one scan of each line. */
+  redact(text: string): string {
+    if (this.matcher.empty || text.length < MIN_SECRET_LENGTH) return text;
+    if (!text.includes('\n')) return masked(text, secretSpans(text, this.matcher), SECRET_MASK);
+    let out = '';
+    let from = 0;
+    for (let end = text.indexOf('\n'); ; end = text.indexOf('\n', from)) {
+      const line = text.slice(from, end < 0 ? text.length : end);
+      out += masked(line, secretSpans(line, this.matcher), SECRET_MASK);
+      if (end < 0) return out;
+      out += '\n';
+      from = end + 1;
+    }
+  }
+
+  /** A copy of a JSON-like value with every string masked, member names too. */
+  redactDeep<T>(value: T): T {
+    if (this.matcher.empty) return value;
+    return this.walk(value) as T;
+  }
+
+  private walk(value: unknown): unknown {
+    if (typeof value === 'string') return this.redact(value);
+    if (Array.isArray(value)) return value.map((item) => this.walk(item));
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.walk(item)]));
+    return value;
+  }
+}
+
+/** The one registry of this process: see {@link SecretRegistry}. */
+export const runSecrets = new SecretRegistry();
+
+/** Streams whose every write is masked already: a logger writing to one adds no second scan. */
+const maskedStreams = new WeakSet<object>();
+
+/**
+ * Masks every write to `stream` (the process's stdout and stderr): whatever a command prints,
+ * however it was built, shows no secret of the run. Writes are of whole lines or more (pino's
+ * records, `writeChunks`' pieces), so a secret is never cut between two.
+ */
+export function maskWrites(stream: NodeJS.WritableStream, registry: SecretRegistry = runSecrets): void {
+  if (maskedStreams.has(stream)) return;
+  maskedStreams.add(stream);
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
+    if (registry.empty) return write(chunk, ...rest);
+    if (typeof chunk === 'string') return write(registry.redact(chunk), ...rest);
+    if (chunk instanceof Uint8Array) {
+      const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
+      const redacted = registry.redact(text);
+      return write(redacted === text ? chunk : redacted, ...rest);
+    }
+    return write(chunk, ...rest);
+  }) as typeof stream.write;
+}
+
+/** Whether {@link maskWrites} guards `stream`. */
+export function writesMasked(stream: object): boolean {
+  return maskedStreams.has(stream);
 }
 
 function compose(view: View, decoded: Decoded): View {
   const starts = new Int32Array(decoded.from.length);
-  for (let i = 0; i < decoded.from.length; i++) starts[i] = view.starts[decoded.from[i] as number] as number;
+  const outer = view.starts;
+  for (let i = 0; i < decoded.from.length; i++) starts[i] = outer ? (outer[decoded.from[i] as number] as number) : (decoded.from[i] as number);
   return { text: decoded.text, starts };
-}
-
-function collectMatches(view: View, needles: readonly string[], spans: [number, number][]): void {
-  for (const needle of needles) {
-    for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + 1)) {
-      spans.push([view.starts[at] as number, view.starts[at + needle.length] as number]);
-    }
-  }
 }
 
 function mergeSpans(spans: [number, number][]): [number, number][] {
