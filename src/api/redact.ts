@@ -10,7 +10,7 @@
  * support/redaction.ts), and the callers add the `user:pass` pairs.
  */
 import type { Credentials } from '../model/config.js';
-import { CREDENTIAL_PAIRS, runSecrets, type SecretRegistry } from '../support/redaction.js';
+import { CREDENTIAL_PAIRS, MIN_SECRET_LENGTH, redactSecrets, runSecrets, SECRET_MASK, SecretMatcher, type SecretRegistry } from '../support/redaction.js';
 
 /** Members of request bodies whose values are credentials (seed 4.1) or may embed them. */
 const SECRET_MEMBERS = new Set(['credentials', 'accessKey', 'password', 'secretKey', 'accessKeyId', 'username', 'connectionString']);
@@ -19,6 +19,8 @@ const SECRET_MEMBERS = new Set(['credentials', 'accessKey', 'password', 'secretK
  * The client's view of the run's secrets (support/redaction.ts): what it is given is registered
  * with every other secret of the run, and what it redacts is masked of all of them, so an error
  * that quotes another request (another pipe's create, another target's header) shows none either.
+ * The values of one request body are masked in that request's errors only: those the manifests
+ * resolved are the run's already, and the rest were written in the clear (a plain `username`).
  */
 export class Redactor {
   /** `later`: secrets read when something is redacted (their current values, a rotated one too), besides `secrets`. */
@@ -26,19 +28,21 @@ export class Redactor {
     secrets: Iterable<string>,
     private readonly later?: () => Iterable<string>,
     private readonly registry: SecretRegistry = runSecrets,
+    private readonly extra?: SecretMatcher,
   ) {
     registry.register(secrets);
   }
 
-  /** The same redactor, knowing some more secrets (e.g. those in one request body). */
+  /** The same redactor knowing some more secrets, for its own messages only (those in one request body). */
   with(extra: Iterable<string>): Redactor {
-    this.registry.register(extra);
-    return this;
+    const values = [...extra].filter((value) => value.length >= MIN_SECRET_LENGTH);
+    return values.length === 0 ? this : new Redactor([], this.later, this.registry, new SecretMatcher(values));
   }
 
   redact(text: string): string {
     if (this.later) this.registry.register(this.later());
-    return this.registry.redact(text);
+    const masked = this.registry.redact(text);
+    return this.extra ? redactSecrets(masked, this.extra, SECRET_MASK) : masked;
   }
 }
 

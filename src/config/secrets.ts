@@ -1,7 +1,7 @@
 /**
  * Secret references → values, at the moment a client or a plan needs them. The only module that
  * reads `process.env` (as a default that callers and tests override). Errors name the env var or
- * file, never a value. Every value resolved is registered with the run's secrets
+ * file, never a value. Every value a reference resolves to is registered with the run's secrets
  * (support/redaction.ts), so every output masks it, whichever request a server quotes.
  */
 import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
@@ -43,13 +43,15 @@ export function describeSecretRef(ref: SecretRef): string {
  * mounted from a Kubernetes secret often end with one). Throws `E_SECRET_MISSING`.
  */
 export function resolveSecret(ref: SecretRef, io: Partial<SecretIo> = {}): string {
+  // A plain string is written in the clear already (and warned about): masking a plain
+  // `username: orders` would mask every `orders` of every output.
+  if (typeof ref === 'string') return ref;
   const value = readSecret(ref, io);
   runSecrets.register([value]);
   return value;
 }
 
-function readSecret(ref: SecretRef, io: Partial<SecretIo>): string {
-  if (typeof ref === 'string') return ref;
+function readSecret(ref: Exclude<SecretRef, string>, io: Partial<SecretIo>): string {
   const { env, readFile } = withDefaults(io);
   if ('fromEnv' in ref) return nonEmpty(env[ref.fromEnv], ref);
   return nonEmpty(readRef(ref.fromFile, readFile).replace(/\r?\n$/, ''), ref);

@@ -82,7 +82,8 @@ interface Delivery {
  */
 export function createNotifier(settings: readonly NotifierSettings[], options: NotifierOptions): Notifier {
   const providers: Provider[] = settings.map((entry) => resolveProvider(entry, options.secretIo));
-  // Every secret of the run (its URLs, secrets and tokens too, registered as they were read).
+  // A notifier's URL, secret and token are credentials even written in the clear (a Slack URL is its key).
+  runSecrets.register(providers.flatMap((p) => [p.url, p.secret, p.token].filter((value): value is string => value !== undefined)));
   const redact: Redact = (text) => runSecrets.redact(options.redact ? options.redact(text) : text);
   const queue = createQueue({ ...options, redact });
   const memory = new Map<string, NotifyMemory>();
