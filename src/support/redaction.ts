@@ -41,13 +41,26 @@ export function secretSpans(text: string, secrets: readonly string[] | SecretMat
   const matcher = secrets instanceof SecretMatcher ? secrets : new SecretMatcher(secrets);
   if (matcher.empty || text.length === 0) return [];
   const spans: [number, number][] = [];
+  matcher.collect({ text }, spans);
+  collectDecoded(text, matcher, spans);
+  return mergeSpans(spans);
+}
+
+/**
+ * Pushes onto `spans` (shifted by `offset`) the secrets found in every text decoding `text`
+ * reaches, but not in `text` itself.
+ */
+function collectDecoded(text: string, matcher: SecretMatcher, spans: [number, number][], offset = 0): void {
   const queue: View[] = [{ text }];
   let seen: Set<string> | undefined;
+  const found: [number, number][] = offset === 0 ? spans : [];
   for (let next = 0; next < queue.length; next++) {
     const view = queue[next] as View;
-    matcher.collect(view, spans);
+    if (next > 0) matcher.collect(view, found);
     for (const decode of DECODERS) {
       if (queue.length >= MAX_VIEWS) break;
+      // Without a `%`, the form decoder only makes `+` a space: of no use when no needle has one.
+      if (decode === decodeForm && !matcher.spaced && !view.text.includes('%')) continue;
       const decoded = decode(view.text);
       if (decoded === undefined) continue;
       seen ??= new Set<string>([text]);
@@ -56,8 +69,12 @@ export function secretSpans(text: string, secrets: readonly string[] | SecretMat
       queue.push(compose(view, decoded));
     }
   }
-  return mergeSpans(spans);
+  if (offset !== 0) for (const [start, end] of found) spans.push([start + offset, end + offset]);
 }
+
+/** A character some decoder acts on (`+` only matters when a needle holds a space). */
+const ESCAPING = /[\\%'&$]/g;
+const ESCAPING_OR_PLUS = /[\\%'&$+]/g;
 
 /** `text` with every form of every secret replaced by `mask`. */
 export function redactSecrets(text: string, secrets: readonly string[] | SecretMatcher, mask: string): string {
@@ -82,31 +99,57 @@ export function holdsSecret(text: string, secrets: readonly string[] | SecretMat
 
 /** The strings to look for of one secret: itself and its base64 (a Basic header, a data URL). */
 function needlesOf(secret: string): string[] {
-  const base64 = Buffer.from(secret, 'utf8').toString('base64');
-  return [secret, base64, base64.replace(/=+$/, ''), Buffer.from(secret, 'utf8').toString('base64url')];
+  const bytes = Buffer.from(secret, 'utf8');
+  const base64 = bytes.toString('base64');
+  const forms = [secret, base64];
+  const unpadded = base64.replace(/=+$/, '');
+  if (unpadded !== base64) forms.push(unpadded);
+  const url = bytes.toString('base64url');
+  if (url !== unpadded) forms.push(url);
+  return forms;
 }
 
-/** Code units a needle's head is hashed over; shorter needles are looked for one by one. */
-const HEAD = 4;
+/**
+ * Needles of 8 code units or more are indexed by a hash of their last 8: the end, not the start,
+ * since secrets share prefixes by convention (`sk_live_`, `AKIA`, `https://hooks.slack.com/…`)
+ * and rarely suffixes. Shorter ones (a secret of 4 to 7) are looked for one by one.
+ */
+const WINDOW = 8;
+const BASE = 0x01000193;
+/** BASE to the power of the window, modulo 2^32: what leaves the rolling hash as the window moves. */
+const OUT = power(WINDOW);
+/** Hashes are kept to 30 bits: small integers, which V8 keys a Map by without boxing. */
+const KEY_MASK = 0x3fffffff;
 
-function headHash(text: string, at: number): number {
+function power(exponent: number): number {
+  let value = 1;
+  for (let k = 0; k < exponent; k++) value = Math.imul(value, BASE);
+  return value;
+}
+
+/** The key of a needle's last {@link WINDOW} code units, as {@link SecretMatcher.collect} rolls it. */
+function windowKey(needle: string): number {
   let hash = 0;
-  for (let k = 0; k < HEAD; k++) hash = (hash * 31 + text.charCodeAt(at + k)) & 0x3fffffff;
-  return hash;
+  for (let k = needle.length - WINDOW; k < needle.length; k++) hash = (Math.imul(hash, BASE) + needle.charCodeAt(k)) | 0;
+  return hash & KEY_MASK;
 }
 
 /**
  * Every secret's needles in one index, so a text is scanned once whatever the number of secrets:
- * at each position, the hash of the next four code units picks the few needles that may start
- * there (a table of first code units skips most positions without hashing). Adding a secret is
- * cheap and needs no rebuild, so the run's secrets are added as they are resolved.
+ * a rolling hash moves along the text, and at each position a bit table tells whether any needle
+ * may end there (almost never: at most one bucket in 64 is taken); only then does a lookup give
+ * the few candidates to compare. Adding a secret is cheap and needs no rebuild, so the run's
+ * secrets are added as they are resolved.
  */
 export class SecretMatcher {
   private readonly secrets = new Set<string>();
-  private readonly needles = new Set<string>();
-  private readonly byHead = new Map<number, string[]>();
-  private readonly firsts = new Uint8Array(0x10000);
+  private readonly byEnd = new Map<number, string[]>();
+  /** One bit per bucket of the top `bits` bits of a key: whether any needle's key is in it. */
+  private presence = new Int32Array(1 << (MIN_PRESENCE_BITS - 5));
+  private bits = MIN_PRESENCE_BITS;
   private readonly short: string[] = [];
+  /** Whether a needle holds a space: only then can a form's `+` hide one. */
+  spaced = false;
 
   constructor(secrets: Iterable<string> = []) {
     for (const secret of secrets) this.add(secret);
@@ -128,12 +171,18 @@ export class SecretMatcher {
   collect(view: View, spans: [number, number][]): void {
     const { text, starts } = view;
     const place = (at: number, length: number): void => void spans.push(starts ? [starts[at] as number, starts[at + length] as number] : [at, at + length]);
-    if (this.byHead.size > 0) {
-      for (let at = 0, last = text.length - HEAD; at <= last; at++) {
-        if (this.firsts[text.charCodeAt(at)] === 0) continue;
-        const candidates = this.byHead.get(headHash(text, at));
-        if (candidates === undefined) continue;
-        for (const needle of candidates) if (text.startsWith(needle, at)) place(at, needle.length);
+    const length = text.length;
+    if (this.byEnd.size > 0 && length >= WINDOW) {
+      const { presence } = this;
+      const shift = 30 - this.bits;
+      let hash = 0;
+      for (let at = 0; at < WINDOW; at++) hash = (Math.imul(hash, BASE) + text.charCodeAt(at)) | 0;
+      for (let end = WINDOW; ; end++) {
+        const bucket = (hash & KEY_MASK) >>> shift;
+        if (((presence[bucket >>> 5] as number) & (1 << (bucket & 31))) !== 0) this.check(hash & KEY_MASK, text, end, place);
+        if (end === length) break;
+        hash = (Math.imul(hash, BASE) + text.charCodeAt(end)) | 0;
+        hash = (hash - Math.imul(text.charCodeAt(end - WINDOW), OUT)) | 0;
       }
     }
     for (const needle of this.short) {
@@ -141,20 +190,40 @@ export class SecretMatcher {
     }
   }
 
+  private check(key: number, text: string, end: number, place: (at: number, length: number) => void): void {
+    for (const needle of this.byEnd.get(key) ?? []) if (end >= needle.length && text.startsWith(needle, end - needle.length)) place(end - needle.length, needle.length);
+  }
+
   private addNeedle(needle: string): void {
-    if (needle === '' || this.needles.has(needle)) return;
-    this.needles.add(needle);
-    if (needle.length < HEAD) {
-      this.short.push(needle);
+    if (needle.includes(' ')) this.spaced = true;
+    if (needle.length < WINDOW) {
+      if (!this.short.includes(needle)) this.short.push(needle);
       return;
     }
-    const hash = headHash(needle, 0);
-    const list = this.byHead.get(hash);
+    const key = windowKey(needle);
+    const list = this.byEnd.get(key);
     if (list) list.push(needle);
-    else this.byHead.set(hash, [needle]);
-    this.firsts[needle.charCodeAt(0)] = 1;
+    else this.byEnd.set(key, [needle]);
+    if (this.byEnd.size > (1 << this.bits) / 64 && this.bits < MAX_PRESENCE_BITS) this.grow();
+    else this.mark(key);
+  }
+
+  private mark(key: number): void {
+    const bucket = key >>> (30 - this.bits);
+    this.presence[bucket >>> 5] = (this.presence[bucket >>> 5] as number) | (1 << (bucket & 31));
+  }
+
+  /** A presence table four times larger, so that at most one bucket in 64 is taken. */
+  private grow(): void {
+    this.bits += 2;
+    this.presence = new Int32Array(1 << (this.bits - 5));
+    for (const key of this.byEnd.keys()) this.mark(key);
   }
 }
+
+/** The presence table: 128 bytes at first, 4 MiB at most (two million needles at one bucket in 64). */
+const MIN_PRESENCE_BITS = 10;
+const MAX_PRESENCE_BITS = 25;
 
 /** Shorter secrets are not looked for in free text: see {@link SecretRegistry}. */
 export const MIN_SECRET_LENGTH = 4;
@@ -199,19 +268,25 @@ export class SecretRegistry {
     return this.matcher.empty;
   }
 
-  /** `text` with every form of every registered secret masked; one scan of each line. */
+  /**
+   * `text` with every form of every registered secret masked: one pass of the matcher over the
+   * text, and the decoders only over the lines holding a character one of them acts on (most
+   * lines of a plan or a log hold none).
+   */
   redact(text: string): string {
     if (this.matcher.empty || text.length < MIN_SECRET_LENGTH) return text;
-    if (!text.includes('\n')) return masked(text, secretSpans(text, this.matcher), SECRET_MASK);
-    let out = '';
-    let from = 0;
-    for (let end = text.indexOf('\n'); ; end = text.indexOf('\n', from)) {
-      const line = text.slice(from, end < 0 ? text.length : end);
-      out += masked(line, secretSpans(line, this.matcher), SECRET_MASK);
-      if (end < 0) return out;
-      out += '\n';
-      from = end + 1;
+    const spans: [number, number][] = [];
+    this.matcher.collect({ text }, spans);
+    const escaping = this.matcher.spaced ? ESCAPING_OR_PLUS : ESCAPING;
+    escaping.lastIndex = 0;
+    for (let match = escaping.exec(text); match !== null; match = escaping.exec(text)) {
+      const start = text.lastIndexOf('\n', match.index) + 1;
+      const newline = text.indexOf('\n', match.index);
+      const end = newline < 0 ? text.length : newline;
+      collectDecoded(text.slice(start, end), this.matcher, spans, start);
+      escaping.lastIndex = end;
     }
+    return masked(text, mergeSpans(spans), SECRET_MASK);
   }
 
   /** A copy of a JSON-like value with every string masked, member names too. */
@@ -301,7 +376,8 @@ class Builder {
   done(inputLength: number): Decoded | undefined {
     this.flushBytes();
     if (!this.changed) return undefined;
-    return { text: this.chars.join(''), from: [...this.from, inputLength] };
+    this.from.push(inputLength);
+    return { text: this.chars.join(''), from: this.from };
   }
 
   /** UTF-8 of the gathered bytes; a byte that starts no valid sequence stands for itself (Latin-1). */
@@ -459,9 +535,11 @@ function decodeHtml(text: string): Decoded | undefined {
  * undefined (left as it is).
  */
 function replacing(text: string, pattern: RegExp, replace: (match: RegExpExecArray) => string | [number, number] | undefined): Decoded | undefined {
+  const matches = [...text.matchAll(pattern)];
+  if (matches.length === 0) return undefined;
   const out = new Builder();
   let at = 0;
-  for (const match of text.matchAll(pattern)) {
+  for (const match of matches) {
     const replacement = replace(match);
     if (replacement === undefined) continue;
     copy(out, text, at, match.index);
@@ -478,4 +556,5 @@ function copy(out: Builder, text: string, from: number, to: number): void {
   for (let i = from; i < to; i++) out.char(text[i] as string, i);
 }
 
-const DECODERS: readonly Decoder[] = [decodeBackslashes, percentDecoder(false), percentDecoder(true), decodeShellQuotes, decodeAnsiCQuotes, decodeHtml];
+const decodeForm = percentDecoder(true);
+const DECODERS: readonly Decoder[] = [decodeBackslashes, percentDecoder(false), decodeForm, decodeShellQuotes, decodeAnsiCQuotes, decodeHtml];
