@@ -10,46 +10,40 @@
  * support/redaction.ts), and the callers add the `user:pass` pairs.
  */
 import type { Credentials } from '../model/config.js';
-import { SENSITIVE } from '../model/plan.js';
-import { redactSecrets } from '../support/redaction.js';
-
-/** Shorter strings are too likely to occur by chance in a message to be worth replacing. */
-const MIN_SECRET_LENGTH = 4;
+import { CREDENTIAL_PAIRS, MIN_SECRET_LENGTH, redactSecrets, runSecrets, SECRET_MASK, SecretMatcher, type SecretRegistry } from '../support/redaction.js';
 
 /** Members of request bodies whose values are credentials (seed 4.1) or may embed them. */
 const SECRET_MEMBERS = new Set(['credentials', 'accessKey', 'password', 'secretKey', 'accessKeyId', 'username', 'connectionString']);
 
-/** Pairs of members that a client may send together as `first:second` (Basic auth, SASL PLAIN). */
-const PAIRED_MEMBERS = [
-  ['username', 'password'],
-  ['accessKeyId', 'secretKey'],
-] as const;
-
+/**
+ * The client's view of the run's secrets (support/redaction.ts): what it is given is registered
+ * with every other secret of the run, and what it redacts is masked of all of them, so an error
+ * that quotes another request (another pipe's create, another target's header) shows none either.
+ * The values of one request body are masked in that request's errors only: those the manifests
+ * resolved are the run's already, and the rest were written in the clear (a plain `username`).
+ */
 export class Redactor {
-  private readonly secrets: string[];
-
-  /** `later`: secrets read when something is redacted (their current values), besides `secrets`. */
+  /** `later`: secrets read when something is redacted (their current values, a rotated one too), besides `secrets`. */
   constructor(
     secrets: Iterable<string>,
     private readonly later?: () => Iterable<string>,
+    private readonly registry: SecretRegistry = runSecrets,
+    private readonly extra?: SecretMatcher,
   ) {
-    this.secrets = usable(secrets);
+    registry.register(secrets);
   }
 
-  /** The same redactor knowing some more secrets (e.g. those in one request body). */
+  /** The same redactor knowing some more secrets, for its own messages only (those in one request body). */
   with(extra: Iterable<string>): Redactor {
-    const more = usable(extra).filter((secret) => !this.secrets.includes(secret));
-    return more.length === 0 ? this : new Redactor([...this.secrets, ...more], this.later);
+    const values = [...extra].filter((value) => value.length >= MIN_SECRET_LENGTH);
+    return values.length === 0 ? this : new Redactor([], this.later, this.registry, new SecretMatcher(values));
   }
 
   redact(text: string): string {
-    const secrets = this.later ? [...new Set([...this.secrets, ...usable(this.later())])] : this.secrets;
-    return secrets.length === 0 ? text : redactSecrets(text, secrets, SENSITIVE);
+    if (this.later) this.registry.register(this.later());
+    const masked = this.registry.redact(text);
+    return this.extra ? redactSecrets(masked, this.extra, SECRET_MASK) : masked;
   }
-}
-
-function usable(secrets: Iterable<string>): string[] {
-  return [...new Set([...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH))];
 }
 
 /** The strings a target's credentials can show up as: raw, `id:secret`, and the Basic header value. */
@@ -73,7 +67,7 @@ function collect(value: unknown, underSecret: boolean, found: string[]): void {
     for (const item of value) collect(item, underSecret, found);
   } else if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    for (const [first, second] of PAIRED_MEMBERS) {
+    for (const [first, second] of CREDENTIAL_PAIRS) {
       if (typeof record[first] === 'string' && typeof record[second] === 'string') found.push(`${record[first]}:${record[second]}`);
     }
     for (const [key, member] of Object.entries(record)) collect(member, underSecret || SECRET_MEMBERS.has(key), found);

@@ -6,6 +6,7 @@ import { packageVersion } from './version.js';
 import { compileForQuickExit, heapUseOf } from './quick-exit.js';
 import { sizeHeapFor } from '../support/heap.js';
 import { dropOutputOnClosedPipe } from './pipes.js';
+import { maskWrites } from '../support/redaction.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
 
 export { packageVersion } from './version.js';
@@ -29,6 +30,9 @@ export function buildProgram(setExitCode: (code: number) => void, commands: Comm
 export async function main(argv: string[]): Promise<number> {
   dropOutputOnClosedPipe(process.stdout);
   dropOutputOnClosedPipe(process.stderr);
+  // No secret of the run in anything printed, whichever request a server's answer quotes (docs/security.md).
+  maskWrites(process.stdout);
+  maskWrites(process.stderr);
   const { commandFactories } = await import('./commands.js');
   let exitCode = EXIT_OK;
   let logFormat: LogFormat = 'human';

@@ -6,6 +6,7 @@ import { appendFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Env } from '../config/paths.js';
 import { gitTopLevel, repoPath } from '../support/git.js';
+import { runSecrets } from '../support/redaction.js';
 import type { MarkdownRenderOptions } from '../plan/render-markdown.js';
 
 export interface MarkdownLinkFlags {
@@ -49,7 +50,7 @@ export async function appendStepSummary(env: Env, markdown: string): Promise<str
   const path = env['GITHUB_STEP_SUMMARY'];
   if (!path) return undefined;
   try {
-    await appendFile(path, `${markdown}\n`);
+    await appendFile(path, `${runSecrets.redact(markdown)}\n`);
     return undefined;
   } catch (error) {
     return `cannot append the plan to GITHUB_STEP_SUMMARY (${path}): ${(error as NodeJS.ErrnoException).code ?? String(error)}`;

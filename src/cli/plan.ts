@@ -14,6 +14,7 @@ import { fingerprintRun } from '../reconcile/fingerprint.js';
 import { HMAC_KEY_BYTES, keyPathFor } from '../state/hmac.js';
 import { computePlan, planRequestFor, type RunPlan } from '../reconcile/reconcile.js';
 import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
+import { runSecrets } from '../support/redaction.js';
 import { isStacksyncError, StacksyncError } from '../errors.js';
 import { addCommonOptions, openSession, type CommonFlags, type Session } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
@@ -122,7 +123,7 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
   const fingerprint = fingerprintRun(run, { config, store, hasher, version: packageVersion(), ...(keySalt !== undefined ? { keySalt } : {}) });
   try {
     await mkdir(dirname(file), { recursive: true });
-    await writeFileAtomically(nodeFs, file, renderSavedPlan(plan, fingerprint, new Date().toISOString(), hasher), SAVED_PLAN_MODE);
+    await writeFileAtomically(nodeFs, file, renderSavedPlan(plan, fingerprint, new Date().toISOString(), hasher, (value) => runSecrets.redactDeep(value)), SAVED_PLAN_MODE);
   } catch (error) {
     throw new StacksyncError('E_USAGE', `cannot write the plan to ${file} (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
   }

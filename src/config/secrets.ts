@@ -1,12 +1,14 @@
 /**
  * Secret references → values, at the moment a client or a plan needs them. The only module that
  * reads `process.env` (as a default that callers and tests override). Errors name the env var or
- * file, never a value.
+ * file, never a value. Every value a reference resolves to is registered with the run's secrets
+ * (support/redaction.ts), so every output masks it, whichever request a server quotes.
  */
 import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { StacksyncError } from '../errors.js';
 import type { Credentials, SecretRef, Target, TargetConnection } from '../model/config.js';
+import { runSecrets } from '../support/redaction.js';
 
 export interface SecretIo {
   env: Readonly<Record<string, string | undefined>>;
@@ -41,7 +43,15 @@ export function describeSecretRef(ref: SecretRef): string {
  * mounted from a Kubernetes secret often end with one). Throws `E_SECRET_MISSING`.
  */
 export function resolveSecret(ref: SecretRef, io: Partial<SecretIo> = {}): string {
+  // A plain string is written in the clear already (and warned about): masking a plain
+  // `username: orders` would mask every `orders` of every output.
   if (typeof ref === 'string') return ref;
+  const value = readSecret(ref, io);
+  runSecrets.register([value]);
+  return value;
+}
+
+function readSecret(ref: Exclude<SecretRef, string>, io: Partial<SecretIo>): string {
   const { env, readFile } = withDefaults(io);
   if ('fromEnv' in ref) return nonEmpty(env[ref.fromEnv], ref);
   return nonEmpty(readRef(ref.fromFile, readFile).replace(/\r?\n$/, ''), ref);
@@ -125,7 +135,10 @@ function readAtMost(path: string, limit: number): Buffer {
 export function resolveCredentials(target: Target, io: Partial<SecretIo> = {}): Credentials {
   try {
     if (target.variant === 'managed') {
-      return { variant: 'managed', keyId: resolveSecret(target.auth.keyId, io), keySecret: resolveSecret(target.auth.keySecret, io) };
+      const credentials = { variant: 'managed' as const, keyId: resolveSecret(target.auth.keyId, io), keySecret: resolveSecret(target.auth.keySecret, io) };
+      // The pair is what the Basic header encodes: its base64 holds neither part's.
+      runSecrets.register([`${credentials.keyId}:${credentials.keySecret}`]);
+      return credentials;
     }
     return { variant: 'self-hosted', token: resolveSecret(target.auth.token, io) };
   } catch (error) {

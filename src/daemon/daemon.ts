@@ -15,8 +15,7 @@ import { childForSync, clockTime } from '../support/logger.js';
 import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { SyncAccount } from '../notify/events.js';
-import { credentialStrings, Redactor } from '../api/redact.js';
-import { resolveCredentials, resolveSecret, secretVarValues } from '../config/secrets.js';
+import { resolveSecret } from '../config/secrets.js';
 import { startHttpServer, type BoundHttpServer, type HttpHandlers, type ListenAddress, type RunningHttpServer, type SuspensionNote } from './http.js';
 import type { StateRecord, Suspension } from '../model/state.js';
 import { StacksyncError } from '../errors.js';
@@ -276,20 +275,12 @@ async function serveOn(listen: ListenAddress | BoundHttpServer, handlers: HttpHa
 /** How long a stop waits for queued notifications. */
 export const NOTIFY_FLUSH_MS = 5_000;
 
-/** A notifier for the config's `notify` entries, masking every credential and secret var of the targets too. */
+/** A notifier for the config's `notify` entries; it masks every secret of the run (support/redaction.ts). */
 function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Logger): Notifier | undefined {
   const settings = context.config.notify ?? [];
   if (settings.length === 0) return undefined;
   initNotificationMetrics(metrics, settings);
-  const secrets = context.config.targets.flatMap((target) => {
-    try {
-      return credentialStrings(resolveCredentials(target, { env: context.env }));
-    } catch {
-      return []; // the target's own sync reports it
-    }
-  });
-  const redactor = new Redactor(secrets, () => context.config.targets.flatMap((target) => secretVarValues(target, { env: context.env })));
-  return createNotifier(settings, { secretIo: { env: context.env }, counter: metrics.notifications, logger, redact: (text) => redactor.redact(text) });
+  return createNotifier(settings, { secretIo: { env: context.env }, counter: metrics.notifications, logger });
 }
 
 /** What a finished sync tells the notifier. */

@@ -14,6 +14,7 @@ import { StacksyncError } from '../errors.js';
 import { suspensionNoteProblem } from '../model/state.js';
 import { listenError, type AddressFlags } from '../support/listen.js';
 import { bearerOf, crossSite, misdirected, reloadRefusal, sameSecret, type Refusal } from './http-guard.js';
+import { runSecrets } from '../support/redaction.js';
 import type { StatusDocument } from './status.js';
 
 /** `--listen` default (docs/reference/cli.md). */
@@ -181,7 +182,8 @@ export async function bindHttpServer(address: ListenAddress): Promise<BoundHttpS
 function answer(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
   request.resume(); // bodies are ignored; drain them so keep-alive works
   response.writeHead(reply.status, { 'content-type': reply.type ?? TEXT, 'cache-control': 'no-store', ...reply.headers });
-  response.end(reply.body); // node drops the body of a HEAD reply itself
+  // Every answer (/status, the page, /metrics, a message) is masked of the run's secrets (docs/security.md).
+  response.end(runSecrets.redact(reply.body)); // node drops the body of a HEAD reply itself
 }
 
 async function handle(options: HttpHandlers, request: IncomingMessage, response: ServerResponse): Promise<void> {

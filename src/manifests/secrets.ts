@@ -8,6 +8,7 @@ import type { SecretRef } from '../model/config.js';
 import type { SecretValue } from '../model/desired.js';
 import { anchorSecret, resolveSecret, secretBaseDir, type SecretIo } from '../config/secrets.js';
 import { isStacksyncError } from '../errors.js';
+import { CREDENTIAL_PAIRS, runSecrets } from '../support/redaction.js';
 import { descriptorOf } from '../kinds/index.js';
 import { problemAt, type Entry, type FoundProblem } from './entries.js';
 
@@ -44,9 +45,26 @@ export function resolveSecrets(entries: readonly Entry[], options: SecretStageOp
       if (typeof value === 'string') values.set(site.path, { value, hmac: options.hmac(value) });
       else result.problems.push({ entry, problem: problemAt(entry, 'E_SECRET_MISSING', site.pointer, value.message) });
     }
+    registerPairs(values);
     result.values.set(entry, values);
   }
   return result;
+}
+
+/**
+ * Each value is registered with the run's secrets as it is resolved (config/secrets.ts); a
+ * `username` and `password` side by side are also sent as one `user:pass` (SASL PLAIN, Basic),
+ * whose base64 holds neither part's, so the pair is registered too.
+ */
+function registerPairs(values: ReadonlyMap<string, SecretValue>): void {
+  for (const [path, first] of values) {
+    const dot = path.lastIndexOf('.');
+    const parent = path.slice(0, dot + 1);
+    for (const [left, right] of CREDENTIAL_PAIRS) {
+      const second = path.slice(dot + 1) === left ? values.get(`${parent}${right}`) : undefined;
+      if (second !== undefined) runSecrets.register([`${first.value}:${second.value}`]);
+    }
+  }
 }
 
 function resolveOne(ref: SecretRef, io: Partial<SecretIo>): string | { message: string } {

@@ -9,9 +9,8 @@ import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { resolveSecret, type SecretIo } from '../config/secrets.js';
-import { SENSITIVE } from '../model/plan.js';
 import type { NotifierSettings, NotifyEvent, NotifyProvider } from '../model/config.js';
-import { redactSecrets } from '../support/redaction.js';
+import { runSecrets } from '../support/redaction.js';
 import { backoffDelay, type RetryPolicy } from '../api/backoff.js';
 import { eventsOf, type NotificationEvent, type NotifyMemory, type SyncAccount } from './events.js';
 import { githubStatusBody, slackBody, webhookBody, type GithubState, type Redact } from './payloads.js';
@@ -38,7 +37,7 @@ export interface NotifierOptions {
   /** `stacksync_notifications_total`. */
   counter?: Counter<'provider' | 'event' | 'result'>;
   logger?: Logger;
-  /** Masks every known secret in what is sent and logged (default: nothing masked but the notifier's own secrets). */
+  /** Masks more in what is sent and logged, before the run's secrets are (support/redaction.ts), the notifier's own among them. */
   redact?: Redact;
   /** Default the global `fetch`. */
   fetch?: typeof fetch;
@@ -83,8 +82,9 @@ interface Delivery {
  */
 export function createNotifier(settings: readonly NotifierSettings[], options: NotifierOptions): Notifier {
   const providers: Provider[] = settings.map((entry) => resolveProvider(entry, options.secretIo));
-  const own = providers.flatMap((p) => [...urlForms(p.url), p.secret, p.token].filter((value): value is string => value !== undefined && value.length >= 4));
-  const redact: Redact = (text) => redactSecrets(options.redact ? options.redact(text) : text, own, SENSITIVE);
+  // A notifier's URL (as written and as a URL library writes it back, its password and query values), secret and token are credentials even written in the clear (a Slack URL is its key).
+  runSecrets.register(providers.flatMap((p) => [...urlForms(p.url), p.secret, p.token].filter((value): value is string => value !== undefined)));
+  const redact: Redact = (text) => runSecrets.redact(options.redact ? options.redact(text) : text);
   const queue = createQueue({ ...options, redact });
   const memory = new Map<string, NotifyMemory>();
   const statuses = new Map<string, string>();

@@ -75,9 +75,21 @@ export interface SavedPlan {
 /** An HMAC under the plan's key (the state's `SecretHasher`). */
 export type PlanHasher = (value: string) => string;
 
+/** Masks the secrets of the run in a JSON-like value, member names too (support/redaction.ts). */
+export type Mask = <T>(value: T) => T;
+
+/**
+ * The fingerprint as a saved plan holds it: masked like the plan (a resource named as a secret
+ * is keyed by the mask), but for the request, which apply asks again as it is. `apply --plan`
+ * masks the fingerprint it computes the same way before comparing.
+ */
+export function maskedFingerprint(fingerprint: PlanFingerprint, mask: Mask): PlanFingerprint {
+  return { ...mask(fingerprint), request: fingerprint.request };
+}
+
 /** The text of a saved plan file: the JSON plan with the fingerprint under `saved`, sealed under `hasher`. */
-export function renderSavedPlan(plan: Plan, fingerprint: PlanFingerprint, createdAt: string, hasher: PlanHasher): string {
-  const document = { ...planToJson(plan), saved: { format: SAVED_PLAN_FORMAT, formatVersion: SAVED_PLAN_VERSION, createdAt, ...fingerprint } };
+export function renderSavedPlan(plan: Plan, fingerprint: PlanFingerprint, createdAt: string, hasher: PlanHasher, mask: Mask = (value) => value): string {
+  const document = { ...mask(planToJson(plan)), saved: { format: SAVED_PLAN_FORMAT, formatVersion: SAVED_PLAN_VERSION, createdAt, ...maskedFingerprint(fingerprint, mask) } };
   const seal = hasher(`${SEAL_INPUT}${canonicalJson(document)}`);
   return `${JSON.stringify({ ...document, saved: { ...document.saved, seal } }, null, 2)}\n`;
 }

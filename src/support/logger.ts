@@ -2,12 +2,15 @@
  * The process logger. Two forms, one per process and never mixed in one stream: JSON lines (what
  * log collectors parse) or human lines, one short line per record (`18:02:03 WARN  prod: …`).
  * Every field that could carry a secret is censored by path, on the root logger and on every
- * child, so a careless `log.info({ credentials })` cannot leak, in either form.
+ * child, so a careless `log.info({ credentials })` cannot leak, in either form; and every record
+ * is masked of the run's secret values (support/redaction.ts), so neither can a server's error
+ * that quotes another request.
  */
 import { show, showJson } from './terminal.js';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilent, Logger } from 'pino';
+import { runSecrets, writesMasked } from './redaction.js';
 
 export type { Logger } from 'pino';
 
@@ -62,14 +65,16 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const isTty = options.isTty ?? process.stderr.isTTY === true;
   const format = options.format ?? (isTty ? 'human' : 'json');
+  // stderr itself (not a file descriptor of its own): writes to a closed pipe end quietly (cli/pipes.ts).
+  const destination = options.destination ?? process.stderr;
   const settings = {
     level: options.level ?? 'info',
     base: { name: 'stacksync' },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    // A stream the CLI masks already (maskWrites) gets each line scanned once, there.
+    ...(writesMasked(destination) ? {} : { hooks: { streamWrite: (line: string) => runSecrets.redact(line) } }),
   };
-  // stderr itself (not a file descriptor of its own): writes to a closed pipe end quietly (cli/pipes.ts).
-  const destination = options.destination ?? process.stderr;
   return pino(settings, format === 'human' ? humanDestination(destination, options.color === true) : jsonDestination(destination));
 }
 
@@ -88,10 +93,21 @@ function humanDestination(destination: DestinationStream, color: boolean): Desti
     write(chunk: string): void {
       for (const line of chunk.split('\n')) {
         if (line.trim() === '') continue;
-        destination.write(`${formatHumanRecord(JSON.parse(line) as Record<string, unknown>, color)}\n`);
+        destination.write(`${humanLine(line, color)}\n`);
       }
     },
   };
+}
+
+/** A record as a human line; a line that is no record (a mask that took a quote with it) as it is. */
+function humanLine(line: string, color: boolean): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  return formatHumanRecord(record, color);
 }
 
 const LEVEL_NAMES: Readonly<Record<number, { name: string; color: number }>> = {

@@ -16,7 +16,8 @@
 /** A text, and for each of its characters where it starts in the original (one more entry: the end). */
 interface View {
   text: string;
-  starts: Int32Array;
+  /** Absent for the original itself. */
+  starts?: Int32Array;
 }
 
 /** One level of one kind of escaping undone: the text, and where each character came from in the input. */
@@ -36,29 +37,51 @@ type Decoder = (text: string) => Decoded | undefined;
 const MAX_VIEWS = 256;
 
 /** Spans `[start, end)` of `text` that are one of `secrets` in some form, merged and in order. */
-export function secretSpans(text: string, secrets: readonly string[]): [number, number][] {
-  const needles = needlesOf(secrets);
-  if (needles.length === 0 || text.length === 0) return [];
+export function secretSpans(text: string, secrets: readonly string[] | SecretMatcher): [number, number][] {
+  const matcher = secrets instanceof SecretMatcher ? secrets : new SecretMatcher(secrets);
+  if (matcher.empty || text.length === 0) return [];
   const spans: [number, number][] = [];
-  const seen = new Set<string>([text]);
-  const queue: View[] = [identityView(text)];
+  matcher.collect({ text }, spans);
+  collectDecoded(text, matcher, spans);
+  return mergeSpans(spans);
+}
+
+/**
+ * Pushes onto `spans` (shifted by `offset`) the secrets found in every text decoding `text`
+ * reaches, but not in `text` itself.
+ */
+function collectDecoded(text: string, matcher: SecretMatcher, spans: [number, number][], offset = 0): void {
+  const queue: View[] = [{ text }];
+  let seen: Set<string> | undefined;
+  const found: [number, number][] = offset === 0 ? spans : [];
   for (let next = 0; next < queue.length; next++) {
     const view = queue[next] as View;
-    collectMatches(view, needles, spans);
+    if (next > 0) matcher.collect(view, found);
     for (const decode of DECODERS) {
       if (queue.length >= MAX_VIEWS) break;
+      // Without a `%`, the form decoder only makes `+` a space: of no use when no needle has one.
+      if (decode === decodeForm && !matcher.spaced && !view.text.includes('%')) continue;
       const decoded = decode(view.text);
-      if (decoded === undefined || seen.has(decoded.text)) continue;
+      if (decoded === undefined) continue;
+      seen ??= new Set<string>([text]);
+      if (seen.has(decoded.text)) continue;
       seen.add(decoded.text);
       queue.push(compose(view, decoded));
     }
   }
-  return mergeSpans(spans);
+  if (offset !== 0) for (const [start, end] of found) spans.push([start + offset, end + offset]);
 }
 
+/** A character some decoder acts on (`+` only matters when a needle holds a space). */
+const ESCAPING = /[\\%'&$]/g;
+const ESCAPING_OR_PLUS = /[\\%'&$+]/g;
+
 /** `text` with every form of every secret replaced by `mask`. */
-export function redactSecrets(text: string, secrets: readonly string[], mask: string): string {
-  const spans = secretSpans(text, secrets);
+export function redactSecrets(text: string, secrets: readonly string[] | SecretMatcher, mask: string): string {
+  return masked(text, secretSpans(text, secrets), mask);
+}
+
+function masked(text: string, spans: readonly [number, number][], mask: string): string {
   if (spans.length === 0) return text;
   let out = '';
   let at = 0;
@@ -70,42 +93,253 @@ export function redactSecrets(text: string, secrets: readonly string[], mask: st
 }
 
 /** Whether `text` holds one of `secrets` in any form. */
-export function holdsSecret(text: string, secrets: readonly string[]): boolean {
+export function holdsSecret(text: string, secrets: readonly string[] | SecretMatcher): boolean {
   return secretSpans(text, secrets).length > 0;
 }
 
-/** The strings to look for: each secret and its base64 (a Basic header, a data URL), longest first. */
-function needlesOf(secrets: readonly string[]): string[] {
-  const needles = new Set<string>();
-  for (const secret of secrets) {
-    if (secret === '') continue;
-    needles.add(secret);
-    const base64 = Buffer.from(secret, 'utf8').toString('base64');
-    needles.add(base64);
-    needles.add(base64.replace(/=+$/, ''));
-    needles.add(Buffer.from(secret, 'utf8').toString('base64url'));
-  }
-  return [...needles].sort((a, b) => b.length - a.length);
+/** The strings to look for of one secret: itself and its base64 (a Basic header, a data URL). */
+function needlesOf(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const base64 = bytes.toString('base64');
+  const forms = [secret, base64];
+  const unpadded = base64.replace(/=+$/, '');
+  if (unpadded !== base64) forms.push(unpadded);
+  const url = bytes.toString('base64url');
+  if (url !== unpadded) forms.push(url);
+  return forms;
 }
 
-function identityView(text: string): View {
-  const starts = new Int32Array(text.length + 1);
-  for (let i = 0; i <= text.length; i++) starts[i] = i;
-  return { text, starts };
+/**
+ * Needles of 8 code units or more are indexed by a hash of their last 8: the end, not the start,
+ * since secrets share prefixes by convention (`sk_live_`, `AKIA`, `https://hooks.slack.com/…`)
+ * and rarely suffixes. Shorter ones (a secret of 4 to 7) are looked for one by one.
+ */
+const WINDOW = 8;
+const BASE = 0x01000193;
+/** BASE to the power of the window, modulo 2^32: what leaves the rolling hash as the window moves. */
+const OUT = power(WINDOW);
+/** Hashes are kept to 30 bits: small integers, which V8 keys a Map by without boxing. */
+const KEY_MASK = 0x3fffffff;
+
+function power(exponent: number): number {
+  let value = 1;
+  for (let k = 0; k < exponent; k++) value = Math.imul(value, BASE);
+  return value;
+}
+
+/** The key of a needle's last {@link WINDOW} code units, as {@link SecretMatcher.collect} rolls it. */
+function windowKey(needle: string): number {
+  let hash = 0;
+  for (let k = needle.length - WINDOW; k < needle.length; k++) hash = (Math.imul(hash, BASE) + needle.charCodeAt(k)) | 0;
+  return hash & KEY_MASK;
+}
+
+/**
+ * Every secret's needles in one index, so a text is scanned once whatever the number of secrets:
+ * a rolling hash moves along the text, and at each position a bit table tells whether any needle
+ * may end there (almost never: at most one bucket in 64 is taken); only then does a lookup give
+ * the few candidates to compare. Adding a secret is cheap and needs no rebuild, so the run's
+ * secrets are added as they are resolved.
+ */
+export class SecretMatcher {
+  private readonly secrets = new Set<string>();
+  private readonly byEnd = new Map<number, string[]>();
+  /** One bit per bucket of the top `bits` bits of a key: whether any needle's key is in it. */
+  private presence = new Int32Array(1 << (MIN_PRESENCE_BITS - 5));
+  private bits = MIN_PRESENCE_BITS;
+  private readonly short: string[] = [];
+  /** Whether a needle holds a space: only then can a form's `+` hide one. */
+  spaced = false;
+
+  constructor(secrets: Iterable<string> = []) {
+    for (const secret of secrets) this.add(secret);
+  }
+
+  get empty(): boolean {
+    return this.secrets.size === 0;
+  }
+
+  /** Adds a secret and its forms; false when it is empty or known already. */
+  add(secret: string): boolean {
+    if (secret === '' || this.secrets.has(secret)) return false;
+    this.secrets.add(secret);
+    for (const needle of needlesOf(secret)) this.addNeedle(needle);
+    return true;
+  }
+
+  /** Pushes onto `spans` where each needle occurs in `view`, in the original's positions. */
+  collect(view: View, spans: [number, number][]): void {
+    const { text, starts } = view;
+    const place = (at: number, length: number): void => void spans.push(starts ? [starts[at] as number, starts[at + length] as number] : [at, at + length]);
+    const length = text.length;
+    if (this.byEnd.size > 0 && length >= WINDOW) {
+      const { presence } = this;
+      const shift = 30 - this.bits;
+      let hash = 0;
+      for (let at = 0; at < WINDOW; at++) hash = (Math.imul(hash, BASE) + text.charCodeAt(at)) | 0;
+      for (let end = WINDOW; ; end++) {
+        const bucket = (hash & KEY_MASK) >>> shift;
+        if (((presence[bucket >>> 5] as number) & (1 << (bucket & 31))) !== 0) this.check(hash & KEY_MASK, text, end, place);
+        if (end === length) break;
+        hash = (Math.imul(hash, BASE) + text.charCodeAt(end)) | 0;
+        hash = (hash - Math.imul(text.charCodeAt(end - WINDOW), OUT)) | 0;
+      }
+    }
+    for (const needle of this.short) {
+      for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) place(at, needle.length);
+    }
+  }
+
+  private check(key: number, text: string, end: number, place: (at: number, length: number) => void): void {
+    for (const needle of this.byEnd.get(key) ?? []) if (end >= needle.length && text.startsWith(needle, end - needle.length)) place(end - needle.length, needle.length);
+  }
+
+  private addNeedle(needle: string): void {
+    if (needle.includes(' ')) this.spaced = true;
+    if (needle.length < WINDOW) {
+      if (!this.short.includes(needle)) this.short.push(needle);
+      return;
+    }
+    const key = windowKey(needle);
+    const list = this.byEnd.get(key);
+    if (list) list.push(needle);
+    else this.byEnd.set(key, [needle]);
+    if (this.byEnd.size > (1 << this.bits) / 64 && this.bits < MAX_PRESENCE_BITS) this.grow();
+    else this.mark(key);
+  }
+
+  private mark(key: number): void {
+    const bucket = key >>> (30 - this.bits);
+    this.presence[bucket >>> 5] = (this.presence[bucket >>> 5] as number) | (1 << (bucket & 31));
+  }
+
+  /** A presence table four times larger, so that at most one bucket in 64 is taken. */
+  private grow(): void {
+    this.bits += 2;
+    this.presence = new Int32Array(1 << (this.bits - 5));
+    for (const key of this.byEnd.keys()) this.mark(key);
+  }
+}
+
+/** The presence table: 128 bytes at first, 4 MiB at most (two million needles at one bucket in 64). */
+const MIN_PRESENCE_BITS = 10;
+const MAX_PRESENCE_BITS = 25;
+
+/** Shorter secrets are not looked for in free text: see {@link SecretRegistry}. */
+export const MIN_SECRET_LENGTH = 4;
+
+/**
+ * Members a client may send together as `first:second` (Basic auth, SASL PLAIN), whose pair is
+ * then a secret of its own: its base64 holds neither part's base64.
+ */
+export const CREDENTIAL_PAIRS = [
+  ['username', 'password'],
+  ['accessKeyId', 'secretKey'],
+] as const;
+
+/** What a masked secret reads as in every output. */
+export const SECRET_MASK = '(sensitive)';
+
+/**
+ * The secrets of one run (one process): every value a secret reference resolves to, wherever it
+ * was resolved (a target's credentials, a manifest's, a `vars` entry, a notification URL, the
+ * control token) is registered here once, and every output passes through {@link redact}, so a
+ * server that quotes any request — not only the one that failed — shows no secret (docs/security.md).
+ *
+ * A secret shorter than {@link MIN_SECRET_LENGTH} is not looked for: it would match by chance
+ * all over the output, and the pattern of masks would tell it. A secret on several lines (a
+ * private key) is looked for whole and line by line as well, since outputs are scanned a line at
+ * a time (a line break escaped inside a JSON string is found whole through the decoders).
+ */
+export class SecretRegistry {
+  private readonly matcher = new SecretMatcher();
+
+  /** Adds values (too short ones are ignored); returns the registry. */
+  register(values: Iterable<string>): this {
+    for (const value of values) {
+      if (value.length < MIN_SECRET_LENGTH) continue;
+      if (!this.matcher.add(value) || !value.includes('\n')) continue;
+      for (const line of value.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET_LENGTH) this.matcher.add(line);
+    }
+    return this;
+  }
+
+  get empty(): boolean {
+    return this.matcher.empty;
+  }
+
+  /**
+   * `text` with every form of every registered secret masked: one pass of the matcher over the
+   * text, and the decoders only over the lines holding a character one of them acts on (most
+   * lines of a plan or a log hold none).
+   */
+  redact(text: string): string {
+    if (this.matcher.empty || text.length < MIN_SECRET_LENGTH) return text;
+    const spans: [number, number][] = [];
+    this.matcher.collect({ text }, spans);
+    const escaping = this.matcher.spaced ? ESCAPING_OR_PLUS : ESCAPING;
+    escaping.lastIndex = 0;
+    for (let match = escaping.exec(text); match !== null; match = escaping.exec(text)) {
+      const start = text.lastIndexOf('\n', match.index) + 1;
+      const newline = text.indexOf('\n', match.index);
+      const end = newline < 0 ? text.length : newline;
+      collectDecoded(text.slice(start, end), this.matcher, spans, start);
+      escaping.lastIndex = end;
+    }
+    return masked(text, mergeSpans(spans), SECRET_MASK);
+  }
+
+  /** A copy of a JSON-like value with every string masked, member names too. */
+  redactDeep<T>(value: T): T {
+    if (this.matcher.empty) return value;
+    return this.walk(value) as T;
+  }
+
+  private walk(value: unknown): unknown {
+    if (typeof value === 'string') return this.redact(value);
+    if (Array.isArray(value)) return value.map((item) => this.walk(item));
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.walk(item)]));
+    return value;
+  }
+}
+
+/** The one registry of this process: see {@link SecretRegistry}. */
+export const runSecrets = new SecretRegistry();
+
+/** Streams whose every write is masked already: a logger writing to one adds no second scan. */
+const maskedStreams = new WeakSet<object>();
+
+/**
+ * Masks every write to `stream` (the process's stdout and stderr): whatever a command prints,
+ * however it was built, shows no secret of the run. Writes are of whole lines or more (pino's
+ * records, `writeChunks`' pieces), so a secret is never cut between two.
+ */
+export function maskWrites(stream: NodeJS.WritableStream, registry: SecretRegistry = runSecrets): void {
+  if (maskedStreams.has(stream)) return;
+  maskedStreams.add(stream);
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
+    if (registry.empty) return write(chunk, ...rest);
+    if (typeof chunk === 'string') return write(registry.redact(chunk), ...rest);
+    if (chunk instanceof Uint8Array) {
+      const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
+      const redacted = registry.redact(text);
+      return write(redacted === text ? chunk : redacted, ...rest);
+    }
+    return write(chunk, ...rest);
+  }) as typeof stream.write;
+}
+
+/** Whether {@link maskWrites} guards `stream`. */
+export function writesMasked(stream: object): boolean {
+  return maskedStreams.has(stream);
 }
 
 function compose(view: View, decoded: Decoded): View {
   const starts = new Int32Array(decoded.from.length);
-  for (let i = 0; i < decoded.from.length; i++) starts[i] = view.starts[decoded.from[i] as number] as number;
+  const outer = view.starts;
+  for (let i = 0; i < decoded.from.length; i++) starts[i] = outer ? (outer[decoded.from[i] as number] as number) : (decoded.from[i] as number);
   return { text: decoded.text, starts };
-}
-
-function collectMatches(view: View, needles: readonly string[], spans: [number, number][]): void {
-  for (const needle of needles) {
-    for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + 1)) {
-      spans.push([view.starts[at] as number, view.starts[at + needle.length] as number]);
-    }
-  }
 }
 
 function mergeSpans(spans: [number, number][]): [number, number][] {
@@ -142,7 +376,8 @@ class Builder {
   done(inputLength: number): Decoded | undefined {
     this.flushBytes();
     if (!this.changed) return undefined;
-    return { text: this.chars.join(''), from: [...this.from, inputLength] };
+    this.from.push(inputLength);
+    return { text: this.chars.join(''), from: this.from };
   }
 
   /** UTF-8 of the gathered bytes; a byte that starts no valid sequence stands for itself (Latin-1). */
@@ -300,9 +535,11 @@ function decodeHtml(text: string): Decoded | undefined {
  * undefined (left as it is).
  */
 function replacing(text: string, pattern: RegExp, replace: (match: RegExpExecArray) => string | [number, number] | undefined): Decoded | undefined {
+  const matches = [...text.matchAll(pattern)];
+  if (matches.length === 0) return undefined;
   const out = new Builder();
   let at = 0;
-  for (const match of text.matchAll(pattern)) {
+  for (const match of matches) {
     const replacement = replace(match);
     if (replacement === undefined) continue;
     copy(out, text, at, match.index);
@@ -319,4 +556,5 @@ function copy(out: Builder, text: string, from: number, to: number): void {
   for (let i = from; i < to; i++) out.char(text[i] as string, i);
 }
 
-const DECODERS: readonly Decoder[] = [decodeBackslashes, percentDecoder(false), percentDecoder(true), decodeShellQuotes, decodeAnsiCQuotes, decodeHtml];
+const decodeForm = percentDecoder(true);
+const DECODERS: readonly Decoder[] = [decodeBackslashes, percentDecoder(false), decodeForm, decodeShellQuotes, decodeAnsiCQuotes, decodeHtml];

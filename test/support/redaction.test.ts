@@ -5,7 +5,8 @@
  * on secrets holding a quote, a backslash, a slash, a newline, a space and non-ASCII letters.
  */
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, secretSpans } from '../../src/support/redaction.js';
+import { PassThrough } from 'node:stream';
+import { maskWrites, redactSecrets, SecretRegistry, secretSpans } from '../../src/support/redaction.js';
 
 const MASK = '(sensitive)';
 const SECRETS = ['kafka-Pa"55\\wörd/ß\né 9', "it's-a 'quoted' $ecret`x`&<b>+%41", 'emoji-😀-naïve'];
@@ -81,5 +82,56 @@ describe('secrets in any escaped form', () => {
     const text = `${encodeURIComponent(a)} and ${JSON.stringify(b)} and ${a}`;
     expect(secretSpans(text, SECRETS)).toHaveLength(3);
     expect(redactSecrets(text, SECRETS, MASK)).toBe(`${MASK} and "${MASK}" and ${MASK}`);
+  });
+});
+
+/** The run's registry (issue 33): every secret registered once, each output scanned once. */
+describe('the secrets of a run', () => {
+  const asciiJson = (text: string): string => JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+  it('masks each of thousands of secrets sharing a prefix, in every form, and nothing else', () => {
+    // Slack URLs and API keys share long prefixes: the index must tell them apart.
+    const secrets = Array.from({ length: 3000 }, (_, i) => `https://hooks.slack.com/services/T000/B${i.toString(36)}/x${(i * 7919).toString(36)}ö"q`);
+    const registry = new SecretRegistry().register(secrets);
+    for (const i of [0, 1, 1234, 2999]) {
+      const secret = secrets[i] as string;
+      for (const form of [secret, JSON.stringify(secret), asciiJson(asciiJson(secret)), encodeURIComponent(secret), `Basic ${Buffer.from(secret).toString('base64')}`]) {
+        const text = `before ${form} after`;
+        const redacted = registry.redact(text);
+        expect(redacted, form).toMatch(/^before .*\(sensitive\).* after$/);
+        expect(redacted, form).not.toContain(`x${(i * 7919).toString(36)}`);
+      }
+    }
+    const neighbour = 'https://hooks.slack.com/services/T000/B0/other';
+    expect(registry.redact(neighbour)).toBe(neighbour);
+  });
+
+  it('masks every line of a text, a secret on several lines whole and line by line', () => {
+    const key = '-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\nAQEFAASCBKcwggSjAgEAAoIB\n-----END KEY-----';
+    const registry = new SecretRegistry().register(['first-secret-1', key]);
+    expect(registry.redact('a first-secret-1\nb first-secret-1\n')).toBe('a (sensitive)\nb (sensitive)\n');
+    expect(registry.redact(`key: ${key}\n`)).not.toContain('MIIEvQIBADANBgkqhkiG9w0B');
+    expect(registry.redact(`key: ${JSON.stringify(key)}`)).not.toContain('AQEFAASCBKcwggSjAgEAAoIB');
+    expect(registry.redact('only AQEFAASCBKcwggSjAgEAAoIB here')).toBe('only (sensitive) here');
+  });
+
+  it('leaves a secret of under 4 characters alone: it would match by chance everywhere', () => {
+    const registry = new SecretRegistry().register(['abc']);
+    expect(registry.empty).toBe(true);
+    expect(registry.redact('abc abcdef')).toBe('abc abcdef');
+  });
+
+  it('masks member names too in a JSON value (a resource named as a secret)', () => {
+    const registry = new SecretRegistry().register(['billing-pg-7hq2x9vw']);
+    expect(registry.redactDeep({ resources: { 'billing-pg-7hq2x9vw': { name: 'billing-pg-7hq2x9vw', id: 1 } } })).toEqual({ resources: { '(sensitive)': { name: '(sensitive)', id: 1 } } });
+  });
+
+  it('masks what is written to a guarded stream, strings and bytes', () => {
+    const registry = new SecretRegistry().register(['s3cr3t-value']);
+    const stream = new PassThrough();
+    maskWrites(stream, registry);
+    stream.write('one s3cr3t-value\n');
+    stream.write(Buffer.from(`two ${encodeURIComponent('s3cr3t-value')}\n`));
+    expect(String(stream.read())).toBe('one (sensitive)\ntwo (sensitive)\n');
   });
 });
