@@ -103,13 +103,13 @@ describe('stacksync validate', () => {
     });
     const seed = await validate(['-c', join(dir, 'c-seed.yaml'), '-m', join(dir, 'm')]);
     expect(seed.code).toBe(1);
-    expect(seed.stdout).toContain('a Connection needs a self-hosted target with api profile current, and prod speaks api profile seed (whose managed API has no connections)');
+    expect(seed.stdout).toContain('a Connection needs a self-hosted target with api profile current, and prod is managed (it has no connections)');
     expect(seed.stdout).toContain('a SavedSearch needs a target with api profile current, and sh speaks api profile seed (whose self-hosted API has no saved searches)');
     const currentRun = await validate(['-c', join(dir, 'c-current.yaml'), '-m', join(dir, 'm')]);
     expect(currentRun.code).toBe(1);
     const file = join(dir, 'm', 'account.yaml');
     expect(currentRun.stdout.split('\n')).toEqual([
-      `${file}:3:31: E_MANIFEST_INVALID: metadata.target: target prod (managed, api profile current) lists its connections but cannot create or change them, so a Connection manifest cannot apply there; name an existing one by its name from the manifests that use it instead`,
+      `${file}:3:31: E_MANIFEST_INVALID: metadata.target: a Connection needs a self-hosted target with api profile current, and prod is managed (it has no connections)`,
       `${file}:37:3: E_MANIFEST_INVALID: spec: must set exactly one of savedSearchId, savedSearch`,
       `${file}:23:8: warning: spec.url: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
       `${file}:24:29: warning: spec.headers.Authorization: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
