@@ -9,6 +9,7 @@
 import type { Variant } from '../model/kinds.js';
 import type { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../schema/api-current.js';
 import type { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../schema/api-current-stack.js';
+import type { CurrentRole } from '../schema/api-current-role.js';
 import type { IdFormat } from './ids.js';
 
 /** Whose behaviour the emulator serves: the seed spec's (`seed`) or the real services' of today (`current`). */
@@ -163,6 +164,8 @@ export interface CurrentWorkspace {
   /** On a managed service, the platform's connections: listed, never written. */
   connections: CurrentConnection[];
   webhooks: CurrentWebhookEntry[];
+  /** On a managed service, its ClickStack roles, the predefined ones first; a self-hosted server has none. */
+  roles: CurrentRole[];
   /** As created (the answer's members but `teamId`) or as seeded (any subset). */
   savedSearches: CurrentSavedSearch[];
   dashboards: Map<string, CurrentDashboardRecord>;
@@ -243,6 +246,8 @@ export interface CurrentWorkspaceData {
   sources: CurrentSource[];
   connections?: CurrentConnection[];
   webhooks: CurrentWebhookEntry[];
+  /** Absent in files from before roles: a managed service then has its predefined roles. */
+  roles?: CurrentRole[];
   savedSearches: CurrentSavedSearch[];
   dashboards: CurrentDashboardRecord[];
   alerts: CurrentAlertRecord[];

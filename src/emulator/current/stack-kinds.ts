@@ -12,6 +12,7 @@ import * as alerts from './alerts.js';
 import * as connections from './connections.js';
 import * as dashboards from './dashboards.js';
 import type { GatewayOperation } from './gateway.js';
+import * as roles from './roles.js';
 import * as savedSearches from './saved-searches.js';
 import * as sources from './sources.js';
 import * as webhooks from './webhooks.js';
@@ -125,6 +126,19 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     create: ({ ws, body, nowMs }) => savedSearches.createSavedSearch(ws, body, nowMs),
     update: ({ ws, id, body, nowMs }) => savedSearches.updateSavedSearch(ws, id, body, nowMs),
     remove: ({ ws, id }) => savedSearches.deleteSavedSearch(ws, id),
+  },
+  {
+    segment: 'roles',
+    idName: 'roleId',
+    gateway: 'role',
+    servedOn: ['managed'],
+    pagedOn: [],
+    writableOn: ['managed'],
+    list: roles.listRoles,
+    get: ({ ws, id }) => roles.getRole(ws, id),
+    create: ({ ws, body, nowMs }) => roles.createRole(ws, body, nowMs),
+    update: ({ ws, id, body, nowMs }) => roles.updateRole(ws, id, body, nowMs),
+    remove: ({ ws, id }) => roles.deleteRole(ws, id),
   },
 ];
 
