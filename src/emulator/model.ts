@@ -161,7 +161,7 @@ export interface CurrentWorkspace {
   /** Who serves it (not saved: services are managed, teams self-hosted); the rules that differ read it. */
   variant: Variant;
   sources: CurrentSource[];
-  /** On a managed service, the platform's connections: listed, never written. */
+  /** On a managed service, the platform's connections: no route serves them (the managed API has no connection path); its sources name them by id. */
   connections: CurrentConnection[];
   webhooks: CurrentWebhookEntry[];
   /** On a managed service, its ClickStack roles, the predefined ones first; a self-hosted server has none. */
