@@ -9,6 +9,7 @@
 import type { Variant } from '../model/kinds.js';
 import type { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../schema/api-current.js';
 import type { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../schema/api-current-stack.js';
+import type { CurrentRole } from '../schema/api-current-role.js';
 import type { IdFormat } from './ids.js';
 
 /** Whose behaviour the emulator serves: the seed spec's (`seed`) or the real services' of today (`current`). */
@@ -160,9 +161,11 @@ export interface CurrentWorkspace {
   /** Who serves it (not saved: services are managed, teams self-hosted); the rules that differ read it. */
   variant: Variant;
   sources: CurrentSource[];
-  /** On a managed service, the platform's connections: listed, never written. */
+  /** On a managed service, the platform's connections: no route serves them (the managed API has no connection path); its sources name them by id. */
   connections: CurrentConnection[];
   webhooks: CurrentWebhookEntry[];
+  /** On a managed service, its ClickStack roles, the predefined ones first; a self-hosted server has none. */
+  roles: CurrentRole[];
   /** As created (the answer's members but `teamId`) or as seeded (any subset). */
   savedSearches: CurrentSavedSearch[];
   dashboards: Map<string, CurrentDashboardRecord>;
@@ -243,6 +246,8 @@ export interface CurrentWorkspaceData {
   sources: CurrentSource[];
   connections?: CurrentConnection[];
   webhooks: CurrentWebhookEntry[];
+  /** Absent in files from before roles: a managed service then has its predefined roles. */
+  roles?: CurrentRole[];
   savedSearches: CurrentSavedSearch[];
   dashboards: CurrentDashboardRecord[];
   alerts: CurrentAlertRecord[];

@@ -142,7 +142,8 @@ function currentKindRoutes(kind: StackKind): Route[] {
   ];
 }
 
-const CURRENT_STACK_ROUTES: Route[] = CURRENT_STACK_KINDS.flatMap(currentKindRoutes);
+// A kind the managed API has no path for (connections) answers 404, as the real service does.
+const CURRENT_STACK_ROUTES: Route[] = CURRENT_STACK_KINDS.filter((kind) => kind.servedOn.includes('managed')).flatMap(currentKindRoutes);
 
 /** The managed routes of a profile; `pipes` tunes the pipe routes (lifecycle pace, settings prefix). */
 export function managedRoutes(profile: Profile, pipes?: PipeRouteOptions): readonly Route[] {

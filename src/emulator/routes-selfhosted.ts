@@ -86,7 +86,7 @@ function currentKindRoutes(kind: StackKind): Route[] {
   ];
 }
 
-const CURRENT_ROUTES: readonly Route[] = CURRENT_STACK_KINDS.flatMap(currentKindRoutes);
+const CURRENT_ROUTES: readonly Route[] = CURRENT_STACK_KINDS.filter((kind) => kind.servedOn.includes('self-hosted')).flatMap(currentKindRoutes);
 
 /** The self-hosted routes of a profile. */
 export function selfHostedRoutes(profile: Profile): readonly Route[] {

@@ -6,6 +6,7 @@
 import { StacksyncError } from '../errors.js';
 import { CredentialHasher } from './credentials.js';
 import { connectionsNamedBy } from './current/connections.js';
+import { predefinedRoles } from './current/roles.js';
 import * as current from './current/workspace.js';
 import { ApiError } from './errors.js';
 import { isoTimestamp } from './ids.js';
@@ -202,8 +203,8 @@ function workspaceData(ws: Workspace, owner: 'service' | 'team'): Record<string,
   const dashboards = [...ws.dashboards.values()];
   const alerts = [...ws.alerts.values()];
   if (ws.profile === 'current') {
-    const { sources, connections, webhooks, savedSearches } = ws;
-    return { sources, connections, webhooks, savedSearches, dashboards, alerts, secrets: Object.fromEntries(ws.secrets) };
+    const { sources, connections, webhooks, roles, savedSearches } = ws;
+    return { sources, connections, webhooks, ...(roles.length > 0 && { roles }), savedSearches, dashboards, alerts, secrets: Object.fromEntries(ws.secrets) };
   }
   // Seed-profile teams have no sources: the data keeps the shape it had before profiles.
   return owner === 'service' ? { sources: ws.sources, dashboards, alerts } : { dashboards, alerts };
@@ -232,6 +233,7 @@ function restoredWorkspace(data: ProfileData, owner: string, idFormat: 'uuid' | 
       // Files from before connections were kept name the connections of their sources.
       connections: stack.connections ?? connectionsNamedBy(stack.sources, variant, owner, restoring.nowMs),
       webhooks: stack.webhooks,
+      roles: stack.roles ?? predefinedRoles(variant === 'managed', restoring.nowMs),
       savedSearches: stack.savedSearches,
       dashboards: new Map(stack.dashboards.map((dashboard) => [dashboard.id, dashboard])),
       alerts: new Map(stack.alerts.map((alert) => [alert.id, alert])),

@@ -1,7 +1,9 @@
 /**
  * Connection: the database endpoint and credentials a source queries through (hyperdx
- * `v2/connections.ts`). A self-hosted server's connections are full CRUD; a managed service makes
- * its own (the platform's), which its list shows and manifests name but never create. `password`
+ * `v2/connections.ts`). A self-hosted server's connections are full CRUD. A managed service makes
+ * its own (the platform's) and its API has no connection path at all (docs/api-client.md, "What
+ * the documents offer and stacksync does not"): no routes there, so a managed source names its
+ * connection by id and a Connection manifest for a managed target is an error. `password`
  * is write-only: compared by an HMAC in the state file, sent once per new value (an update without
  * one keeps it). Matched by API name; pruned on the inventory's proof.
  */
@@ -14,13 +16,12 @@ import type { LiveRecord } from './kit/record.js';
 import { recordExport } from './kit/record-export.js';
 import { recordKind } from './kit/record-kind.js';
 import { secretSite, type DesiredRecord } from './kit/record-manifests.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
+import { selfHostedRoutes } from './kit/routes.js';
 
 export const connectionKind = recordKind<typeof CONNECTION, 'connections'>({
   kind: CONNECTION,
   collection: 'connections',
   routes: {
-    managed: managedRoutes('stack/connections', 'connectionId', 'PUT', { access: { seed: 'none', current: 'read' } }),
     'self-hosted': selfHostedRoutes('connections', 'PUT', { access: { seed: 'none' } }),
   },
   references: [],

@@ -79,6 +79,15 @@ export interface DocumentProblem {
   message: string;
 }
 
+/** A name a manifest gives for a resource of another kind. */
+export interface NamedByName {
+  kind: Kind;
+  name: string;
+  pointer: Pointer;
+  /** The spec member that names the same resource by id. */
+  idMember: string;
+}
+
 /** Another manifest of the same target, as a reference check sees it. */
 export interface ReferencedManifest {
   manifest?: Manifest;
@@ -106,6 +115,12 @@ export interface KindManifests<D extends DesiredBase, M extends Manifest = Manif
   check?(manifest: M): DocumentProblem[];
   /** References to other manifests of the same target (an alert's dashboard and tile). */
   checkReferences?(manifest: M, lookup: ManifestLookup): DocumentProblem[];
+  /**
+   * The resources of other kinds the manifest names by name, where it writes each and the member
+   * that would name it by id instead: a target without that kind (a managed service has no
+   * connection list) cannot resolve the name, so it is a problem at its line.
+   */
+  namedByName?(manifest: M): NamedByName[];
   /** Members the real service takes beyond the seed's list: warned about, sent as written. */
   warnings?(manifest: M): DocumentProblem[];
   /** The secret references the manifest holds; the secret stage resolves them. */

@@ -11,13 +11,14 @@ import { connectionKind } from './connection.js';
 import { dashboardKind } from './dashboard.js';
 import { pipeKind } from './pipe.js';
 import { pipeCdcScalingKind } from './pipe-cdc-scaling.js';
+import { roleKind } from './role.js';
 import { savedSearchKind } from './saved-search.js';
 import { sourceKind } from './source.js';
 import { webhookKind } from './webhook.js';
 
 /** Every kind stacksync manages, one descriptor each. Ties in the order table keep this order. */
 // The CDC scaling last: an apply may wait for it, and nothing waits on it.
-export const KIND_DESCRIPTORS = [pipeKind, connectionKind, sourceKind, dashboardKind, savedSearchKind, webhookKind, alertKind, pipeCdcScalingKind] as const;
+export const KIND_DESCRIPTORS = [pipeKind, connectionKind, sourceKind, dashboardKind, savedSearchKind, webhookKind, alertKind, roleKind, pipeCdcScalingKind] as const;
 
 /** Any registered descriptor, its own types erased: what the generic stages hold. */
 // Each descriptor's own types are erased here: stages see its resources through the base types.

@@ -26,6 +26,11 @@ export const sourceKind = recordKind<typeof SOURCE, 'sources'>({
     'self-hosted': selfHostedRoutes('sources', 'PUT', { access: { seed: 'none' } }),
   },
   references: [CONNECTION],
+  // A managed service has no connection list (docs/manifests/source.md): its sources name the platform's connection by id.
+  namedByName: (manifest) => {
+    const name = (manifest.spec as Record<string, unknown>)['connection'];
+    return typeof name === 'string' ? [{ kind: CONNECTION, name, pointer: ['spec', 'connection'], idMember: 'connectionId' }] : [];
+  },
   // The source as the API takes it: its connection by id.
   rules: { members: (desired, refs) => withIdOf(desired.spec, refs, CONNECTION, { name: 'connection', id: 'connectionId', as: 'connection' }) },
   // The server deletes a connection whatever names it: the sources left on it are said on the delete.

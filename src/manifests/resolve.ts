@@ -90,9 +90,18 @@ function checkTarget(entry: Entry, config: Config, report: Report): void {
   if (!kind || !target) return;
   const profile = profileOf(target);
   const access = accessOf(kind, target.variant, profile);
-  if (access === 'write') return;
-  const pointer = declaredTarget !== undefined ? ['metadata', 'target'] : ['kind'];
-  report(entry, problemAt(entry, 'E_MANIFEST_INVALID', pointer, targetProblem(kind, target.name, target.variant, profile, access)));
+  if (access !== 'write') {
+    const pointer = declaredTarget !== undefined ? ['metadata', 'target'] : ['kind'];
+    report(entry, problemAt(entry, 'E_MANIFEST_INVALID', pointer, targetProblem(kind, target.name, target.variant, profile, access)));
+    return;
+  }
+  // A name of a kind the target has no list of cannot be resolved there (a managed service's connections).
+  const manifest = entry.manifest;
+  for (const named of (manifest && descriptorOf(kind).manifests.namedByName?.(manifest)) ?? []) {
+    if (accessOf(named.kind, target.variant, profile) !== 'none') continue;
+    const why = `target ${target.name} (${target.variant}, api profile ${profile}) has no ${pluralOf(named.kind)} to look "${named.name}" up in; name it by id with ${named.idMember} instead`;
+    report(entry, problemAt(entry, 'E_MANIFEST_INVALID', named.pointer, why));
+  }
 }
 
 /** Why a target cannot hold a manifest of `kind`, and what to write instead. */

@@ -38,6 +38,7 @@ import { CDC_SCALING_BOUNDS, PIPE_FAMILIES, type PipeFamily } from './pipe-sourc
 
 import { FIELD_PATH_PATTERN, ignoreDifferencesSchema, nameSchema, NAME_PATTERN } from './manifest-parts.js';
 import { connectionSpecSchema, savedSearchSpecSchema, sourceSpecSchema, webhookSpecSchema } from './manifest-stack.js';
+import { roleSpecSchema } from './manifest-role.js';
 import { CURRENT_MAX_ALERT_CHANNELS, CURRENT_WHERE_LANGUAGES, CurrentDashboardContainer, CurrentDashboardFilter, CurrentSavedFilterValue } from './api-current.js';
 import { CURRENT_CHANNEL_SEVERITIES } from './api-current-stack.js';
 
@@ -423,6 +424,7 @@ export const SPEC_SCHEMAS = {
   SavedSearch: savedSearchSpecSchema,
   Webhook: webhookSpecSchema,
   Alert: alertSpecSchema,
+  Role: roleSpecSchema,
   PipeCdcScaling: pipeCdcScalingSpecSchema,
 } satisfies Record<Kind, JsonSchema>;
 
@@ -434,6 +436,7 @@ const KIND_DESCRIPTIONS: Record<Kind, string> = {
   SavedSearch: 'A saved search on a source, which alerts may watch.',
   Webhook: 'A webhook alerts notify (Slack, incident.io or a generic HTTP endpoint).',
   Alert: 'An alert on a dashboard tile or a saved search.',
+  Role: 'A ClickStack role of a managed service (api profile current): a named set of permissions. Predefined roles are the service\'s own and are never changed.',
   PipeCdcScaling:
     "The CDC scaling of a managed service (api profile current): one sizing shared by all its database pipes. At most one manifest per target; the service has it once a database pipe is provisioned; never deleted (without a manifest it is simply not managed).",
 };
@@ -464,6 +467,7 @@ export const DOCUMENT_SCHEMAS = {
   SavedSearch: documentSchema('SavedSearch', savedSearchSpecSchema),
   Webhook: documentSchema('Webhook', webhookSpecSchema),
   Alert: documentSchema('Alert', alertSpecSchema),
+  Role: documentSchema('Role', roleSpecSchema),
   PipeCdcScaling: documentSchema('PipeCdcScaling', pipeCdcScalingSpecSchema),
 } satisfies Record<Kind, JsonSchema>;
 

@@ -61,9 +61,10 @@ describe('one table per rule', () => {
 
   it('kind order: writes in table order, deletes reversed', () => {
     // Creates bottom-up: a connection before its sources, a source before what reads it, a saved search and a webhook before the alerts on them;
-    // the service's CDC scaling after everything (it may wait for a database pipe this run creates, and nothing waits on it).
-    expect(KIND_ORDER).toEqual(['Pipe', 'Connection', 'Source', 'Dashboard', 'SavedSearch', 'Webhook', 'Alert', 'PipeCdcScaling']);
-    expect(KIND_ORDER.map((kind) => kindRank(kind, false))).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    expect(KIND_ORDER.map((kind) => kindRank(kind, true))).toEqual([7, 6, 5, 4, 3, 2, 1, 0]);
+    // roles name nothing and nothing names them; the service's CDC scaling after everything (it may wait for a database pipe
+    // this run creates, and nothing waits on it).
+    expect(KIND_ORDER).toEqual(['Pipe', 'Connection', 'Source', 'Dashboard', 'SavedSearch', 'Webhook', 'Alert', 'Role', 'PipeCdcScaling']);
+    expect(KIND_ORDER.map((kind) => kindRank(kind, false))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(KIND_ORDER.map((kind) => kindRank(kind, true))).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
   });
 });

@@ -61,6 +61,7 @@ function filled(text: string, variant: Variant, profile: Profile): string {
   const values: Record<string, string> = {
     target: TARGET_OF[variant],
     savedSearch: profile === 'current' ? current.savedSearch : 'saved-1',
+    connection: current.connection,
     ...Object.fromEntries(Object.entries(DEFAULT_SEED_IDS.pipes).map(([source, id]) => [`pipes.${source}`, id])),
   };
   return text.replace(/\{\{([\w.]+)\}\}/g, (_, name: string) => {

@@ -88,6 +88,7 @@ export function liveState(fields: Loose = {}): LiveState {
     sources: (fields['sources'] as LiveRecord[] | undefined) ?? [],
     savedSearches: (fields['savedSearches'] as LiveRecord[] | undefined) ?? [],
     webhooks: (fields['webhooks'] as LiveRecord[] | undefined) ?? [],
+    roles: (fields['roles'] as LiveRecord[] | undefined) ?? [],
     pipes: (fields['pipes'] as LivePipe[] | undefined) ?? [],
     pipeCdcScaling: (fields['pipeCdcScaling'] as LiveCdcScaling[] | undefined) ?? [],
     dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(liveDashboard),

@@ -5,7 +5,8 @@
  * second apply writes nothing; renames keep ids; a webhook header change is sent once; deletes
  * run top-down; a dashboard with tiles its GET hides is refused and left as it was; the server's
  * own check of a dashboard shows at the manifest's line and fails the plan. And a whole account
- * (connection, source, webhook, saved search, dashboard, alerts, all named by name) is kept from
+ * (connection, source, webhook, saved search, dashboard, alerts, all named by name; a managed
+ * source names the platform's connection by id) is kept from
  * manifests: in sync on the next plan, a change sent alone, prune deletes only what it made.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -18,6 +19,11 @@ import { emulatorStats, resetEmulatorStats, sharedEmulator, type Workspace } fro
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 } as const;
 const HOOK = { HOOK_URL: 'https://hooks.example.com/notify/T0KEN-IN-THE-URL', HOOK_TOKEN: 'bearer-one' };
 
+/** How a source names its connection: the seeded one by its name on a self-hosted target; by id on a managed one, whose API has no connection list. */
+function connectionOf(target: TargetName): string {
+  return target === 'local' ? `connectionId: "${DEFAULT_CURRENT_IDS.service.connection}"` : 'connection: Default';
+}
+
 /** A source, a webhook, a saved search on the source, and an alert on the saved search notifying the webhook. */
 function accountYaml(target: TargetName, suffix = ''): string {
   return documents([
@@ -27,7 +33,7 @@ metadata: { name: shop-logs, target: ${target} }
 spec:
   name: Shop logs${suffix}
   kind: log
-  connection: Default
+  ${connectionOf(target)}
   from: { databaseName: otel, tableName: shop_logs }
   timestampValueExpression: Timestamp
   defaultTableSelectExpression: Timestamp, Body
@@ -92,7 +98,7 @@ const SECRETS = { ...HOOK, CH_PASSWORD: 'ch-pa55word-never-printed' };
 
 /**
  * A whole account, every kind named by name: the connection (a Connection manifest on a
- * self-hosted target; the platform's own, by its API name, on a managed one), a source on it, a
+ * self-hosted target; the platform's own, by its id, on a managed one), a source on it, a
  * webhook, a saved search on the source, a dashboard whose tile reads the source, and two alerts
  * (one on the saved search, one on the tile) notifying the webhook.
  */
@@ -101,7 +107,7 @@ function wholeAccountFiles(target: TargetName, where = 'level:error'): Record<st
   const head = (kind: string, name: string): string => `apiVersion: stacksync/v1\nkind: ${kind}\nmetadata: { name: ${name}, target: ${target} }\nspec:\n`;
   return {
     ...(selfHosted ? { 'manifests/connection.yaml': `${head('Connection', 'shop-ch')}  name: Shop ClickHouse\n  host: http://clickhouse.shop.internal:8123\n  username: reader\n  password: { fromEnv: CH_PASSWORD }\n` } : {}),
-    'manifests/source.yaml': `${head('Source', 'shop-logs')}  name: Shop logs\n  kind: log\n  connection: ${selfHosted ? 'shop-ch' : 'Default'}\n  from: { databaseName: otel, tableName: shop_logs }\n  timestampValueExpression: Timestamp\n  defaultTableSelectExpression: Timestamp, Body\n`,
+    'manifests/source.yaml': `${head('Source', 'shop-logs')}  name: Shop logs\n  kind: log\n  ${selfHosted ? 'connection: shop-ch' : connectionOf(target)}\n  from: { databaseName: otel, tableName: shop_logs }\n  timestampValueExpression: Timestamp\n  defaultTableSelectExpression: Timestamp, Body\n`,
     'manifests/webhook.yaml': `${head('Webhook', 'shop-pager')}  name: Shop pager\n  service: generic\n  url: { fromEnv: HOOK_URL }\n  headers:\n    Authorization: { fromEnv: HOOK_TOKEN }\n`,
     'manifests/search.yaml': `${head('SavedSearch', 'shop-errors')}  name: Shop errors\n  source: shop-logs\n  where: "${where}"\n`,
     'manifests/dashboard.yaml': `${head('Dashboard', 'shop')}  name: Shop\n  tiles:\n    - { name: volume, x: 0, y: 0, w: 12, h: 4, config: { displayType: line, source: shop-logs, select: [{ aggFn: count }] } }\n`,

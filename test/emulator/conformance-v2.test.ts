@@ -88,7 +88,7 @@ const cases: Case[] = [
     name: 'the managed stack names its resources by 24-hex object ids: a UUID in the path is a 400',
     only: 'managed',
     run: async (t) => {
-      for (const kind of ['sources', 'connections', 'saved-searches']) {
+      for (const kind of ['sources', 'roles', 'saved-searches']) {
         const response = await t.client.request('GET', `${kind}/9c1e2b7e-3a4d-4c5b-8e6f-1a2b3c4d5e01`);
         expect([kind, response.status]).toEqual([kind, 400]);
       }

@@ -87,7 +87,7 @@ describe('stacksync export (command)', () => {
   });
 
   it.each([
-    [['--out', 'x', '--kind', 'Widget'], /must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, PipeCdcScaling/],
+    [['--out', 'x', '--kind', 'Widget'], /must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling/],
     [['--kind', 'Pipe'], /required option '--out <dir>'/],
   ])('rejects bad flags %j', async (args, message) => {
     const result = runExport(['-c', workspace.configPath, ...args]);

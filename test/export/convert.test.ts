@@ -60,7 +60,7 @@ function tileAlert(id: string, name: string | undefined, dashboardId: string, ti
 }
 
 function live(partial: Partial<LiveState>): LiveState {
-  return { pipes: [], pipeCdcScaling: [], connections: [], sources: [], savedSearches: [], webhooks: [], dashboards: [], alerts: [], ...partial };
+  return { pipes: [], pipeCdcScaling: [], connections: [], sources: [], savedSearches: [], webhooks: [], roles: [], dashboards: [], alerts: [], ...partial };
 }
 
 describe('metadata names', () => {

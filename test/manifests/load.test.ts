@@ -44,7 +44,7 @@ const rows: Row[] = [
   {
     name: 'unknown kind',
     tree: { 'a.yaml': dashboard('api').replace('kind: Dashboard', 'kind: Dashbaord') },
-    want: [{ file: 'a.yaml', line: 2, column: 7, code: 'E_MANIFEST_INVALID', message: 'kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, PipeCdcScaling' }],
+    want: [{ file: 'a.yaml', line: 2, column: 7, code: 'E_MANIFEST_INVALID', message: 'kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling' }],
     blocked: ['prod'],
     resources: [],
   },

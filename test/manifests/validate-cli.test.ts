@@ -103,13 +103,13 @@ describe('stacksync validate', () => {
     });
     const seed = await validate(['-c', join(dir, 'c-seed.yaml'), '-m', join(dir, 'm')]);
     expect(seed.code).toBe(1);
-    expect(seed.stdout).toContain('a Connection needs a self-hosted target with api profile current, and prod speaks api profile seed (whose managed API has no connections)');
+    expect(seed.stdout).toContain('a Connection needs a self-hosted target with api profile current, and prod is managed (it has no connections)');
     expect(seed.stdout).toContain('a SavedSearch needs a target with api profile current, and sh speaks api profile seed (whose self-hosted API has no saved searches)');
     const currentRun = await validate(['-c', join(dir, 'c-current.yaml'), '-m', join(dir, 'm')]);
     expect(currentRun.code).toBe(1);
     const file = join(dir, 'm', 'account.yaml');
     expect(currentRun.stdout.split('\n')).toEqual([
-      `${file}:3:31: E_MANIFEST_INVALID: metadata.target: target prod (managed, api profile current) lists its connections but cannot create or change them, so a Connection manifest cannot apply there; name an existing one by its name from the manifests that use it instead`,
+      `${file}:3:31: E_MANIFEST_INVALID: metadata.target: a Connection needs a self-hosted target with api profile current, and prod is managed (it has no connections)`,
       `${file}:40:3: E_MANIFEST_INVALID: spec: must set exactly one of savedSearchId, savedSearch`,
       `${file}:26:8: warning: spec.url: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
       `${file}:27:29: warning: spec.headers.Authorization: is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git`,
@@ -131,7 +131,7 @@ describe('stacksync validate', () => {
     expect(JSON.parse(run.stdout)).toEqual({
       version: 1,
       ok: false,
-      summary: { errors: 1, warnings: 0, resources: 1, kinds: { Pipe: 0, Connection: 0, Source: 0, Dashboard: 1, SavedSearch: 0, Webhook: 0, Alert: 0, PipeCdcScaling: 0 }, manifests: 'manifests' },
+      summary: { errors: 1, warnings: 0, resources: 1, kinds: { Pipe: 0, Connection: 0, Source: 0, Dashboard: 1, SavedSearch: 0, Webhook: 0, Alert: 0, Role: 0, PipeCdcScaling: 0 }, manifests: 'manifests' },
       errors: [{ file: join('manifests', 'a.yaml'), line: 12, column: 10, code: 'E_MANIFEST_INVALID', message: 'spec.tiles[0].w: must be <= 24' }],
       warnings: [],
     });
@@ -220,7 +220,7 @@ describe('stacksync validate', () => {
       const dir = await project({ 'manifests/a.yaml': dashboard('api').replace('kind: Dashboard', 'kind: Board') });
       const child = run(['validate'], dir);
       expect(child.stderr).toBe('');
-      expect(child.stdout).toContain(`${join('manifests', 'a.yaml')}:2:7: E_MANIFEST_INVALID: kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, PipeCdcScaling\n`);
+      expect(child.stdout).toContain(`${join('manifests', 'a.yaml')}:2:7: E_MANIFEST_INVALID: kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling\n`);
       expect(child.status).toBe(1);
     });
 
@@ -228,7 +228,7 @@ describe('stacksync validate', () => {
       const text = dashboard('api').replace('kind: Dashboard', 'kind: Dashbord').replace(/^spec:\n  name:/m, 'spec:\n  nmae:');
       const dir = await project({ 'manifests/a.yaml': text });
       const child = run(['validate'], dir);
-      expect(child.stdout).toContain('kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, PipeCdcScaling; did you mean Dashboard?');
+      expect(child.stdout).toContain('kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling; did you mean Dashboard?');
       expect(child.status).toBe(1);
       const member = run(['validate'], await project({ 'manifests/a.yaml': dashboard('api').replace(/^spec:\n  name:/m, 'spec:\n  nmae:') }));
       expect(member.stdout).toMatch(/spec\.nmae: is not a known member here; did you mean name\? \(expected one of /);

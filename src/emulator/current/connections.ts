@@ -4,7 +4,8 @@
  * source queries through. `password` is write-only: stored as a fingerprint, never answered; an
  * update without one (or with `""`) keeps it. `hyperdxSettingPrefix` null or `""` clears it on
  * update, absent keeps it. A delete checks no source that names the connection (the real one does
- * not). On a managed service the platform makes the connections: its routes only read them.
+ * not). On a managed service the platform makes the connections, and no route serves them (the
+ * managed API has no connection path): its sources name them by id.
  */
 import {
   CurrentConnection,

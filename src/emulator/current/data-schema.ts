@@ -3,14 +3,15 @@
  * body of `GET /_emulator/dump`): the seed profile's organizations, keys, services and teams,
  * with the current shapes of dashboards (and the tiles a GET hides), alerts, sources, webhooks
  * and saved searches, pipes of every source family in any state, and each service's pipe
- * lifecycle and CDC scaling. Connections, the fingerprints of write-only members and the pipe
- * lifecycle came later: files without them are still read.
+ * lifecycle and CDC scaling. Connections, the fingerprints of write-only members, the pipe
+ * lifecycle and roles came later: files without them are still read.
  */
 import { Type } from 'typebox';
 import { currentStoredPipeSchema } from '../../schema/api-pipes.js';
 import { readable, type JsonSchema } from '../../schema/build.js';
 import { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../../schema/api-current.js';
 import { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../../schema/api-current-stack.js';
+import { CurrentRole } from '../../schema/api-current-role.js';
 import { SERVICE_STATES } from '../../schema/enums.js';
 import { array, savedStateSchema } from '../saved-state-schema.js';
 
@@ -54,5 +55,5 @@ export const currentDataSchema: JsonSchema = savedStateSchema({
     dashboards: array(StoredDashboard),
     alerts: array(StoredAlert),
   },
-  optionalStack: { connections: array(CurrentConnection), secrets: fingerprints },
+  optionalStack: { connections: array(CurrentConnection), roles: array(CurrentRole), secrets: fingerprints },
 });

@@ -9,6 +9,7 @@
 import type { TSchema } from 'typebox';
 import { CurrentAlertWrite, CurrentDashboardWrite } from '../../schema/api-current.js';
 import { CURRENT_SOURCE_WRITES, CurrentSavedSearchWrite, CurrentWebhookWrite } from '../../schema/api-current-stack.js';
+import { CurrentRoleCreate } from '../../schema/api-current-role.js';
 import { refused } from './validate.js';
 
 /** The request schema of each managed write, by the body it is given (a source's by its `kind`). */
@@ -18,6 +19,7 @@ export const GATEWAY_SCHEMAS = {
   source: (body: Record<string, unknown>) => CURRENT_SOURCE_WRITES[body['kind'] as keyof typeof CURRENT_SOURCE_WRITES],
   webhook: () => CurrentWebhookWrite,
   savedSearch: () => CurrentSavedSearchWrite,
+  role: () => CurrentRoleCreate,
 } satisfies Record<string, (body: Record<string, unknown>) => TSchema | undefined>;
 
 export type GatewayOperation = keyof typeof GATEWAY_SCHEMAS;

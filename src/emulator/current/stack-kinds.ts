@@ -1,7 +1,7 @@
 /**
  * The current profile's stack kinds as one table both variants' routes are built from: where each
- * kind lives, which operations it has (webhooks have no GET by id; a managed service's
- * connections are the platform's, read only), which lists page, and which body schema the
+ * kind lives, which operations it has (webhooks have no GET by id; a managed service has no
+ * connection path, its connections are the platform's), which lists page, and which body schema the
  * managed gateway checks. Managed paths are `…/stack/<segment>/{<idName>}`, self-hosted ones
  * `/api/v2/<segment>/{id}`.
  */
@@ -12,6 +12,7 @@ import * as alerts from './alerts.js';
 import * as connections from './connections.js';
 import * as dashboards from './dashboards.js';
 import type { GatewayOperation } from './gateway.js';
+import * as roles from './roles.js';
 import * as savedSearches from './saved-searches.js';
 import * as sources from './sources.js';
 import * as webhooks from './webhooks.js';
@@ -31,6 +32,8 @@ export interface StackKind {
   idName: string;
   /** The schema the managed gateway checks writes against. */
   gateway?: GatewayOperation;
+  /** Variants that serve the kind at all (a managed service has no connection path: docs/api-client.md). */
+  servedOn: readonly Variant[];
   /** Variants whose list takes `limit` and `offset`. */
   pagedOn: readonly Variant[];
   /** Variants that may create, update and delete. */
@@ -51,6 +54,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     segment: 'dashboards',
     idName: 'dashboardId',
     gateway: 'dashboard',
+    servedOn: BOTH,
     pagedOn: [],
     writableOn: BOTH,
     list: dashboards.listDashboards,
@@ -64,6 +68,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     segment: 'alerts',
     idName: 'alertId',
     gateway: 'alert',
+    servedOn: BOTH,
     pagedOn: ['self-hosted'],
     writableOn: BOTH,
     list: alerts.listAlerts,
@@ -76,6 +81,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     segment: 'sources',
     idName: 'sourceId',
     gateway: 'source',
+    servedOn: BOTH,
     pagedOn: [],
     writableOn: BOTH,
     list: sources.listSources,
@@ -87,6 +93,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
   {
     segment: 'connections',
     idName: 'connectionId',
+    servedOn: ['self-hosted'],
     pagedOn: [],
     writableOn: ['self-hosted'],
     list: connections.listConnections,
@@ -99,6 +106,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     segment: 'webhooks',
     idName: 'webhookId',
     gateway: 'webhook',
+    servedOn: BOTH,
     pagedOn: BOTH,
     writableOn: BOTH,
     list: webhooks.listWebhooks,
@@ -110,6 +118,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     segment: 'saved-searches',
     idName: 'savedSearchId',
     gateway: 'savedSearch',
+    servedOn: BOTH,
     pagedOn: BOTH,
     writableOn: BOTH,
     list: savedSearches.listSavedSearches,
@@ -117,6 +126,19 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     create: ({ ws, body, nowMs }) => savedSearches.createSavedSearch(ws, body, nowMs),
     update: ({ ws, id, body, nowMs }) => savedSearches.updateSavedSearch(ws, id, body, nowMs),
     remove: ({ ws, id }) => savedSearches.deleteSavedSearch(ws, id),
+  },
+  {
+    segment: 'roles',
+    idName: 'roleId',
+    gateway: 'role',
+    servedOn: ['managed'],
+    pagedOn: [],
+    writableOn: ['managed'],
+    list: roles.listRoles,
+    get: ({ ws, id }) => roles.getRole(ws, id),
+    create: ({ ws, body, nowMs }) => roles.createRole(ws, body, nowMs),
+    update: ({ ws, id, body, nowMs }) => roles.updateRole(ws, id, body, nowMs),
+    remove: ({ ws, id }) => roles.deleteRole(ws, id),
   },
 ];
 

@@ -34,6 +34,7 @@ import { defaultCurrentSources, type SeedConnection, type SeedSource, type SeedS
 import { atIndex } from '../stack.js';
 import { connectionsNamedBy } from './connections.js';
 import { createDashboard } from './dashboards.js';
+import { predefinedRoles } from './roles.js';
 import { cleaned, inSchemaOrder } from './validate.js';
 
 const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
@@ -170,6 +171,7 @@ export function seededWorkspace(owner: string, variant: Variant, seeded: SeedSta
     sources,
     connections: seeded.connections?.map((entry) => connectionOf(entry, nowMs, secrets, fingerprint)) ?? connectionsNamedBy(sources, variant, owner, nowMs),
     webhooks: (seeded.webhooks ?? []).map((webhook) => webhookOf(webhook, nowMs, secrets, fingerprint)),
+    roles: predefinedRoles(variant === 'managed', nowMs),
     savedSearches: (seeded.savedSearches ?? []).map((search) => savedSearchOf(search, nowMs)),
     dashboards: new Map(),
     alerts: new Map(),

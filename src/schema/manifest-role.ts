@@ -1,0 +1,29 @@
+/**
+ * The manifest spec of a ClickStack role (docs/manifests/role.md): the members of the managed
+ * create body (`api-current-role.ts`), each permission as the API takes it.
+ */
+import { Type } from 'typebox';
+import { described, object, optional } from './build.js';
+import { ignoreDifferencesSchema } from './manifest-parts.js';
+
+const permissionSchema = object(
+  {
+    action: described(Type.String({ minLength: 1 }), 'The action granted (or denied): read, manage, …'),
+    subject: described(Type.String({ minLength: 1 }), 'The resource the action applies to: dashboard, alert, …'),
+    ...optional({
+      inverted: described(Type.Boolean(), 'true: the rule denies the action instead of granting it.'),
+      integration: described(Type.String({ minLength: 1 }), 'The integration the permission is scoped to.'),
+      conditions: described(Type.Object({}, { additionalProperties: true }), 'CASL conditions on the subject, passed as written.'),
+    }),
+  },
+  { description: 'One CASL permission.' },
+);
+
+export const roleSpecSchema = object({
+  name: described(Type.String({ minLength: 1 }), 'Role name in the API; what live roles are matched by. Never a predefined role’s name.'),
+  permissions: described(Type.Array(permissionSchema), 'Every permission of the role: an update replaces the whole list.'),
+  ...optional({
+    description: described(Type.String(), 'What the role is for.'),
+    ignoreDifferences: ignoreDifferencesSchema,
+  }),
+});
