@@ -106,6 +106,11 @@ export interface KindManifests<D extends DesiredBase, M extends Manifest = Manif
   check?(manifest: M): DocumentProblem[];
   /** References to other manifests of the same target (an alert's dashboard and tile). */
   checkReferences?(manifest: M, lookup: ManifestLookup): DocumentProblem[];
+  /**
+   * What the target the manifest goes to cannot take, by the spelling it speaks (a tile form its
+   * servers refuse): found by the loader with a config, at the member's line, before any plan.
+   */
+  checkForTarget?(manifest: M, target: { variant: Variant; profile: ApiProfile }): DocumentProblem[];
   /** Members the real service takes beyond the seed's list: warned about, sent as written. */
   warnings?(manifest: M): DocumentProblem[];
   /** The secret references the manifest holds; the secret stage resolves them. */
