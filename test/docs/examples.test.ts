@@ -221,8 +221,9 @@ describe('complete manifests of the README and docs/ apply on both emulator prof
     expect([...pages.keys()]).toEqual(expect.arrayContaining(['docs/getting-started.md', 'docs/manifests/alert.md', 'docs/manifests/dashboard.md', 'docs/manifests/pipe.md']));
   });
 
+  // Pages apply to emulators of their own: a few at once, each mostly waiting on its CLI.
   for (const [page, blocks] of pages) {
-    describe.each(PROFILES)(`${page} on %s`, (profile) => {
+    describe.concurrent.each(PROFILES)(`${page} on %s`, (profile) => {
       const groups = groupsOf(blocks, profile);
       it.skipIf(groups.length === 0)('applies as the page says', async () => {
         for (const group of groups) expectApplied(await applyGroup(group, profile), group[0]?.fails);
