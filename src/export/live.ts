@@ -10,7 +10,8 @@
 import { KINDS, type Kind } from '../model/kinds.js';
 import type { LiveBase } from '../model/resources.js';
 import { API_VERSION } from '../schema/manifest.js';
-import { describeIssues, toIssues, validatorOf } from '../schema/validate.js';
+import type { ErrorObject } from 'ajv';
+import { toIssues, validatorOf } from '../schema/validate.js';
 import { manifestSchemaFor } from '../manifests/validate.js';
 import { descriptorOf, DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type KindAccess, type LiveState } from '../kinds/index.js';
 import { assignKeys } from '../kinds/kit/export-names.js';
@@ -180,11 +181,25 @@ function finish(kind: Kind, id: string, liveName: string, key: string, spec: unk
   const written = options.secretVars?.length ? withVariables(spec, options.secretVars) : spec;
   const document: ManifestDocument = { apiVersion: API_VERSION, kind, metadata, spec: written as Record<string, unknown> };
   const validate = validatorOf(manifestSchemaFor(document));
-  if (!validate(document)) {
-    const issues = describeIssues(toIssues(validate.errors ?? []));
-    return skip(kind, { id, name: liveName }, `the live ${kind.toLowerCase()} cannot be written as a valid manifest: ${issues}`);
-  }
+  if (!validate(document)) return skip(kind, { id, name: liveName }, unwritable(kind, validate.errors ?? []));
   return { ok: true, manifest: { kind, key, id, liveName, document } };
+}
+
+/**
+ * Why a live resource cannot be a manifest, in one sentence that says what is missing and what to
+ * do: members a manifest needs that the live resource lacks (the schema's alternatives of them
+ * joined by "or"), else the first member the schema refuses.
+ */
+function unwritable(kind: Kind, errors: readonly ErrorObject[]): string {
+  const member = (path: string): string => path.replace(/^spec\.?/, '');
+  // Members the live resource lacks, and whether the schema asks for nothing else (a oneOf of them).
+  const missing = toIssues(errors.filter((error) => error.keyword === 'required')).map((issue) => member(issue.path));
+  if (missing.length > 0 && errors.every((error) => error.keyword === 'required' || error.keyword === 'oneOf' || error.keyword === 'if')) {
+    return `it has no ${missing.join(' or ')}, which a ${kind} manifest needs: give it one in the console, then export again`;
+  }
+  const first = toIssues([...errors])[0];
+  if (first === undefined) return `it cannot be written as a ${kind} manifest: fix it in the console, then export again`;
+  return `its ${member(first.path) || 'spec'} cannot be written in a ${kind} manifest (${first.message}): fix it in the console, then export again`;
 }
 
 function skip(kind: Kind, live: { id: string; name?: string }, reason: string): Outcome {

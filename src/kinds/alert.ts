@@ -23,8 +23,8 @@ import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
 import { SAVED_SEARCH } from './saved-search/model.js';
 import { WEBHOOK } from './webhook/model.js';
 
-/** How each profile spells a saved-search alert's `source` (the model says `search`). */
-const SAVED_SEARCH_SOURCE: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
+/** How each profile's servers spell a saved-search alert's `source` (the model says `saved_search`). */
+const SAVED_SEARCH_SOURCE_OF: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
 
 /** Live id → `Kind/name` of this plan's deletes of `kinds`. */
 function deletedById(deletes: ReadonlyMap<Kind, readonly Change[]>, kinds: readonly Kind[]): Map<string, ChangeKey> {
@@ -46,7 +46,7 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
   writes: {
     spell: (body, profile) => {
       const isSearch = body['source'] === 'search' || body['source'] === 'saved_search';
-      return isSearch ? { ...body, source: SAVED_SEARCH_SOURCE[profile] } : body;
+      return isSearch ? { ...body, source: SAVED_SEARCH_SOURCE_OF[profile] } : body;
     },
   },
   refs: {

@@ -121,6 +121,11 @@ export interface KindManifests<D extends DesiredBase, M extends Manifest = Manif
    * connection list) cannot resolve the name, so it is a problem at its line.
    */
   namedByName?(manifest: M): NamedByName[];
+  /**
+   * What the target the manifest goes to cannot take, by the spelling it speaks (a tile form its
+   * servers refuse): found by the loader with a config, at the member's line, before any plan.
+   */
+  checkForTarget?(manifest: M, target: { variant: Variant; profile: ApiProfile }): DocumentProblem[];
   /** Members the real service takes beyond the seed's list: warned about, sent as written. */
   warnings?(manifest: M): DocumentProblem[];
   /** The secret references the manifest holds; the secret stage resolves them. */

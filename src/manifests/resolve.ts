@@ -48,8 +48,9 @@ export function resolveEntries(entries: readonly Entry[], failedBySchema: Readon
   const reportAll = (entry: Entry, found: readonly DocumentProblem[]): void => {
     for (const each of found) report(entry, problemAt(entry, each.code, each.pointer, each.message));
   };
-  // 1. Targets: configured, and able to hold the kind.
+  // 1. Targets: configured, able to hold the kind, and able to take what the manifest says in their spelling.
   if (options.config) for (const entry of entries) checkTarget(entry, options.config, report);
+  if (options.config) for (const entry of entries) reportAll(entry, checkForTarget(entry, options.config));
   // 2. Names: unique per kind per target, and unique within each document; members beyond the seed warned about.
   checkDuplicates(entries, report);
   for (const entry of entries) {
@@ -102,6 +103,15 @@ function checkTarget(entry: Entry, config: Config, report: Report): void {
     const why = `target ${target.name} (${target.variant}, api profile ${profile}) has no ${pluralOf(named.kind)} to look "${named.name}" up in; name it by id with ${named.idMember} instead`;
     report(entry, problemAt(entry, 'E_MANIFEST_INVALID', named.pointer, why));
   }
+}
+
+/** What the entry's target cannot take of its manifest, by the kind's rules for the target's variant and profile. */
+function checkForTarget(entry: Entry, config: Config): DocumentProblem[] {
+  const manifest = entry.manifest;
+  const target = config.targets.find((t) => t.name === entry.identity.target);
+  const check = manifest ? descriptorOf(manifest.kind).manifests.checkForTarget : undefined;
+  if (!manifest || !target || !check) return [];
+  return check(manifest, { variant: target.variant, profile: profileOf(target) });
 }
 
 /** Why a target cannot hold a manifest of `kind`, and what to write instead. */

@@ -364,7 +364,7 @@ export const alertSpecSchema = object(
     interval: described(alertConfigMembers.interval, 'How often the alert is evaluated.'),
     source: oneOf(MANIFEST_ALERT_SOURCES, {
       description:
-        "tile: watch a dashboard tile (needs dashboard and tile); saved_search (or the seed's search, one and the same): watch a saved search (needs savedSearchId). Written in the target's spelling.",
+        "tile: watch a dashboard tile (needs dashboard and tile); saved_search: watch a saved search (needs savedSearch or savedSearchId). The seed's word search is read as saved_search; each target is sent the word its servers take.",
     }),
     groupBy: described(alertConfigMembers.groupBy, 'Field to group the evaluation by.'),
     ...optional({

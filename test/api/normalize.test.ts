@@ -34,7 +34,7 @@ describe('alerts', () => {
     { raw: { source: 'search', savedSearch: { id: 's1' } } },
   ])('reads a search alert $raw', ({ raw }) => {
     const alert = toLiveAlert(sampleAlert('a1', { dashboard: undefined, tileId: undefined, ...raw }), 'a');
-    expect(alert).toMatchObject({ source: 'search', savedSearchId: 's1' });
+    expect(alert).toMatchObject({ source: 'saved_search', savedSearchId: 's1' });
     expect(alert).not.toHaveProperty('dashboardId');
   });
 
@@ -59,7 +59,7 @@ describe('alerts', () => {
       createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
     };
     expect(toLiveAlert(raw, 'a')).toEqual({
-      id: raw.id, name: 'errors', threshold: 5, thresholdMax: 10, thresholdType: 'between', interval: '15m', source: 'search', savedSearchId: 's1',
+      id: raw.id, name: 'errors', threshold: 5, thresholdMax: 10, thresholdType: 'between', interval: '15m', source: 'saved_search', savedSearchId: 's1',
       channel: { type: 'webhook', webhookId: 'w1' }, state: 'insufficient_data', silenced: true, createdAt: raw.createdAt,
       extra: { note: 'runbook: …', numConsecutiveWindows: 2, channels: raw.channels, scheduleOffsetMinutes: 3, futureMember: { a: 1 } },
     });

@@ -259,12 +259,12 @@ describe('exportLiveState', () => {
     expect(result.skipped[0]?.reason).toMatch(reason);
   });
 
-  it('exports a search alert with its saved search id', () => {
+  it('exports a search alert with its saved search id, spelled saved_search as the manifests document (the seed answers search)', () => {
     const alert: LiveAlert = { ...tileAlert('a1', 'Payments', 'x', 'y'), source: 'search', savedSearchId: '65f5e4a3b9e77c001a123456', groupBy: 'provider' };
     delete alert.dashboardId;
     delete alert.tileId;
     const [manifest] = exportLiveState(live({ alerts: [alert] }), { target: 'prod', setTarget: false }).manifests;
-    expect(manifest?.document.spec).toMatchObject({ source: 'search', savedSearchId: '65f5e4a3b9e77c001a123456', groupBy: 'provider' });
+    expect(manifest?.document.spec).toMatchObject({ source: 'saved_search', savedSearchId: '65f5e4a3b9e77c001a123456', groupBy: 'provider' });
     expect(manifest?.document.spec).not.toHaveProperty('dashboard');
   });
 

@@ -5,9 +5,12 @@ import { PIPE_ID, config, hmac, removeTrees, writeTree } from './helpers.js';
 
 afterAll(removeTrees);
 
+/** Targets that speak what the real services take today: the loader checks tile forms against it. */
+const current = { ...config, targets: config.targets.map((target) => ({ ...target, api: { profile: 'current' as const } })) };
+
 async function load(yaml: string) {
   const dir = await writeTree({ 'm.yaml': yaml });
-  return loadManifests(dir, { config, hmac, env: {} });
+  return loadManifests(dir, { config: current, hmac, env: {} });
 }
 
 const header = (kind: string, name: string): string => `apiVersion: stacksync/v1\nkind: ${kind}\nmetadata:\n  name: ${name}\nspec:\n`;
@@ -17,7 +20,7 @@ describe('tiles', () => {
     const result = await load(`${header('Dashboard', 'api')}  name: API
   tiles:
     - { name: latency, x: 0, y: 0, w: 6, h: 4, config: { displayType: line, source: Traces, select: [{ aggFn: avg, valueExpression: Duration }], futureOption: { a: 1 } } }
-    - { name: errors, x: 6, y: 0, w: 6, h: 4, series: [{ type: time, source: Logs, aggFn: increase, where: "", groupBy: [] }] }
+    - { name: errors, x: 6, y: 0, w: 6, h: 4, series: [{ type: time, source: Logs, aggFn: increase, field: requests, where: "", groupBy: [] }] }
     - { name: notes, x: 0, y: 4, w: 12, h: 2 }
 `);
     expect(result.problems).toEqual([]);

@@ -10,7 +10,7 @@ import { changeKey, type Change, type WriteBody } from '../../model/plan.js';
 import { addDependsOn } from '../kit/change.js';
 import { labelOf } from '../kit/dependents.js';
 import type { AlertOutcome } from './diff.js';
-import { ALERT, type LiveAlert } from './model.js';
+import { ALERT, alertSourceWord, SAVED_SEARCH_SOURCE, type LiveAlert } from './model.js';
 
 export interface StandingAlerts {
   live: readonly LiveAlert[];
@@ -77,7 +77,7 @@ export function orderWebhookDeletes(deletes: readonly Change[], standing: Standi
 
 export function orderSavedSearchDeletes(deletes: readonly Change[], standing: StandingAlerts): void {
   for (const deletion of deletes) {
-    const naming = standing.live.filter((alert) => alert.source === 'search' && alert.savedSearchId !== undefined && alert.savedSearchId === deletion.id);
+    const naming = standing.live.filter((alert) => alertSourceWord(alert.source) === SAVED_SEARCH_SOURCE && alert.savedSearchId !== undefined && alert.savedSearchId === deletion.id);
     const { held, staying } = sortByFate(deletion, naming, standing, (body) => body['savedSearchId'] === deletion.id);
     if (held.length > 0) {
       deletion.warnings.push(`not deleted while ${held.join(', ')} still watches it: the manifest stays and cannot be applied, and the server would delete the alert with it; delete that manifest too, or move the alert to another saved search`);

@@ -28,7 +28,7 @@ import type { Match } from '../kit/match.js';
 import { covers, diffValues, fieldDiff } from '../kit/values.js';
 import type { DashboardOutcome } from '../dashboard/diff.js';
 import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
-import { ALERT, CURRENT_ALERT_MEMBERS, type AlertRefs, type AlertWrite, type DesiredAlert, type LiveAlert, type LiveAlertChannel, type ManifestChannel } from './model.js';
+import { ALERT, alertSourceWord, CURRENT_ALERT_MEMBERS, SAVED_SEARCH_SOURCE, type AlertRefs, type AlertWrite, type DesiredAlert, type LiveAlert, type LiveAlertChannel, type ManifestChannel } from './model.js';
 
 export interface AlertContext {
   target: string;
@@ -196,7 +196,8 @@ function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, resolved:
     threshold: desired.threshold,
     thresholdType: desired.thresholdType,
     interval: desired.interval,
-    source,
+    // The body is the seed's write body (the adapter spells it per profile), whose word is `search`.
+    source: source === SAVED_SEARCH_SOURCE ? 'search' : source,
   };
   const kept = {
     name: desired.name ?? live?.name,
@@ -216,7 +217,7 @@ function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, resolved:
   }
   if (ref?.dashboardId !== undefined) body.dashboardId = ref.dashboardId;
   if (ref?.tileId !== undefined) body.tileId = ref.tileId;
-  if (source === 'search' && resolved.savedSearchId !== undefined) body.savedSearchId = resolved.savedSearchId;
+  if (source === SAVED_SEARCH_SOURCE && resolved.savedSearchId !== undefined) body.savedSearchId = resolved.savedSearchId;
   return body;
 }
 
@@ -246,7 +247,7 @@ function namedIds(desired: DesiredAlert, names: NameRefs): Named {
   const named: Named = {};
   if (desired.channel !== undefined) named.channel = channelIds(desired.channel, names, ['channel']);
   if (desired.channels !== undefined) named.channels = desired.channels.map((channel, index) => channelIds(channel, names, ['channels', index]));
-  if (sourceOf(desired) === 'search') {
+  if (sourceOf(desired) === SAVED_SEARCH_SOURCE) {
     const id = desired.savedSearch !== undefined ? names.id(SAVED_SEARCH, desired.savedSearch, pointerTo('savedSearchId')) : desired.savedSearchId;
     if (id !== undefined) named.savedSearchId = id;
   }
@@ -270,9 +271,9 @@ function channelIds(channel: ManifestChannel, names: NameRefs, at: (string | num
   return webhook === undefined ? (rest as LiveAlertChannel) : { ...rest, webhookId: names.id(WEBHOOK, webhook, pointerTo(...at, 'webhookId')) };
 }
 
-/** `search` and the current spelling `saved_search` are one source; the model says `search`. */
+/** `search` and `saved_search` are one source; the model, the plan and export say `saved_search`. */
 function sourceOf(desired: Pick<DesiredAlert, 'source'>): string {
-  return desired.source === 'saved_search' ? 'search' : desired.source;
+  return alertSourceWord(desired.source);
 }
 
 /**
@@ -299,7 +300,7 @@ function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | u
   diffValues('thresholdType', desired.thresholdType, live?.thresholdType, diff);
   diffValues('thresholdMax', desired.thresholdMax, live?.thresholdMax, diff);
   diffValues('interval', desired.interval, live?.interval, diff);
-  diffValues('source', sourceOf(desired), live?.source, diff);
+  diffValues('source', sourceOf(desired), alertSourceWord(live?.source), diff);
   diffValues('channel', resolved.channel, live?.channel, diff);
   diffValues('channels', resolved.channels, live?.extra?.['channels'], diff);
   diffValues('groupBy', desired.groupBy, live?.groupBy, diff);

@@ -12,7 +12,7 @@ import type { DashboardNames } from '../dashboard/export.js';
 import { DASHBOARD } from '../dashboard/model.js';
 import { SAVED_SEARCH } from '../saved-search/model.js';
 import { WEBHOOK } from '../webhook/model.js';
-import { ALERT, CURRENT_ALERT_MEMBERS, type LiveAlert, type LiveAlertChannel } from './model.js';
+import { ALERT, alertSourceWord, CURRENT_ALERT_MEMBERS, type LiveAlert, type LiveAlertChannel } from './model.js';
 
 export const alertExport: KindExport<LiveAlert> = {
   keyPrefix: 'alert',
@@ -31,7 +31,7 @@ export const alertExport: KindExport<LiveAlert> = {
     const candidate = {
       name: alert.name,
       message: alert.message,
-      source: alert.source,
+      source: alertSourceWord(alert.source),
       ...refs,
       threshold: alert.threshold,
       thresholdType: alert.thresholdType,

@@ -12,6 +12,20 @@ export const ALERT = 'Alert' satisfies Kind;
 
 export type AlertChannel = Static<typeof alertChannelSchema>;
 /** A channel as read: any channel type the service has (email, …), with every member it sent. */
+/**
+ * The one spelling of a saved-search alert's `source` in manifests, plans and export: the one the
+ * manifests document (docs/manifests/alert.md) and today's services take. The seed's `search` is
+ * read as the same source, and written only to a target that speaks the seed profile.
+ */
+export const SAVED_SEARCH_SOURCE = 'saved_search';
+
+/** A source as manifests, plans and export spell it: `search` and `saved_search` are one; anything else as given. */
+export function alertSourceWord(source: string): string;
+export function alertSourceWord(source: string | undefined): string | undefined;
+export function alertSourceWord(source: string | undefined): string | undefined {
+  return source === 'search' ? SAVED_SEARCH_SOURCE : source;
+}
+
 export type LiveAlertChannel = Record<string, unknown> & { type: string; webhookId?: string };
 
 /**
@@ -28,8 +42,8 @@ export type AlertWrite = Omit<Static<typeof alertWriteBodySchema>, 'thresholdTyp
 
 /**
  * An alert as read, tolerant of every shape the services send: `thresholdType` and `state` as
- * plain (lower-case) text, `source` normalised to `tile` / `search` (a current server's
- * `saved_search`) or kept as sent, no channel when the service resolves none.
+ * plain (lower-case) text, `source` normalised to `tile` / `saved_search` (the seed's `search`
+ * too) or kept as sent, no channel when the service resolves none.
  */
 export interface LiveAlert {
   id: string;

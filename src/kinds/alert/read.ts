@@ -4,7 +4,7 @@
  * any threshold type and state, no channel.
  */
 import { asString, createdAtOf, extraOf, idOf, isObject, join, object, optionalString, requiredNumber, requiredString, ShapeError, withoutNulls, type Obj } from '../kit/read.js';
-import type { LiveAlert, LiveAlertChannel } from './model.js';
+import { SAVED_SEARCH_SOURCE, type LiveAlert, type LiveAlertChannel } from './model.js';
 
 /** Alert members the service sets itself (or names differently in responses): never sent back. */
 const ALERT_SERVER_MEMBERS = ['id', '_id', '__v', 'state', 'team', 'teamId', 'createdAt', 'updatedAt', 'silenced', 'executionErrors', 'dashboard', 'savedSearch'];
@@ -52,7 +52,7 @@ export function toLiveAlert(value: unknown, path: string): LiveAlert {
 /** `saved_search` (current servers) and `search` (the seed) are one source; anything newer is kept as sent. */
 function toAlertSource(text: string): string {
   const lower = text.toLowerCase();
-  if (lower === 'search' || lower === 'saved_search' || lower === 'savedsearch') return 'search';
+  if (lower === 'search' || lower === 'saved_search' || lower === 'savedsearch') return SAVED_SEARCH_SOURCE;
   return lower;
 }
 

@@ -18,44 +18,55 @@ export interface Converted {
 
 const QUERY_TYPES = ['time', 'table', 'number'];
 
-/** The `config` of a tile written as series, or what to write instead. */
-export function seriesToConfig(series: readonly LiveSeries[], asRatio: boolean): Converted | string {
-  const [first] = series;
-  if (!first) return 'it has an empty series list; give it a series, or write it as config';
-  const types = [...new Set(series.map((item) => item.type))];
-  if (types.length > 1) return `its series are of different types (${types.join(', ')}); a current server takes one type per tile`;
-  const source = sourceOf(series);
-  if (typeof source === 'string') return source;
-  const chart = chartOf(first.type, series, asRatio);
-  return typeof chart === 'string' ? chart : { config: chart, source };
+/** Why a tile's series do not map onto a `config`, and the series it is about (its index), where it is one. */
+export interface Unmapped {
+  problem: string;
+  series?: number;
 }
 
-function sourceOf(series: readonly LiveSeries[]): Converted['source'] | string {
+/** The `config` of a tile written as series, or what to write instead. */
+export function seriesToConfig(series: readonly LiveSeries[], asRatio: boolean): Converted | Unmapped {
+  const [first] = series;
+  if (!first) return { problem: 'it has an empty series list; give it a series, or write it as config' };
+  const types = [...new Set(series.map((item) => item.type))];
+  if (types.length > 1) return { problem: `its series are of different types (${types.join(', ')}); a current server takes one type per tile`, series: series.findIndex((item) => item.type !== first.type) };
+  const source = sourceOf(series);
+  if (source !== undefined && 'problem' in source) return source;
+  const chart = chartOf(first.type, series, asRatio);
+  return isUnmapped(chart) ? chart : { config: chart, source };
+}
+
+function isUnmapped(chart: Record<string, unknown> | Unmapped): chart is Unmapped {
+  return typeof chart['problem'] === 'string';
+}
+
+function sourceOf(series: readonly LiveSeries[]): Converted['source'] | Unmapped {
   if (series[0]?.type === 'markdown') return undefined;
   const named = series.map((item) => (typeof item['source'] === 'string' ? { name: item['source'] } : typeof item['sourceId'] === 'string' ? { id: item['sourceId'] } : undefined));
-  if (named.some((each) => each === undefined)) {
-    return 'a current server names a tile\'s data by source, not dataSource: add `source: <name of a source>` to each series (or write the tile as config)';
+  const unnamed = named.findIndex((each) => each === undefined);
+  if (unnamed >= 0) {
+    return { problem: 'a current server names a tile\'s data by source, not dataSource: add `source: <name of a source>` to each series (or write the tile as config)', series: unnamed };
   }
   const distinct = new Set(named.map((each) => JSON.stringify(each)));
-  if (distinct.size > 1) return 'its series name different sources; a current server reads a tile from one source: split it, or write it as config';
+  if (distinct.size > 1) return { problem: 'its series name different sources; a current server reads a tile from one source: split it, or write it as config' };
   return named[0];
 }
 
-function chartOf(type: string, series: readonly LiveSeries[], asRatio: boolean): Record<string, unknown> | string {
+function chartOf(type: string, series: readonly LiveSeries[], asRatio: boolean): Record<string, unknown> | Unmapped {
   const [first] = series as [LiveSeries];
   if (type === 'markdown') return { displayType: 'markdown', markdown: text(first['content']) };
   if (type === 'search') return { displayType: 'search', select: listOf(first['fields']).join(', '), where: text(first['where']), ...language(first) };
-  if (!QUERY_TYPES.includes(type)) return `a current server has no ${type} series; write this tile as config (for a histogram, displayType: heatmap)`;
+  if (!QUERY_TYPES.includes(type)) return { problem: `a current server has no ${type} series; write this tile as config (for a histogram, displayType: heatmap)`, series: 0 };
   const select: Record<string, unknown>[] = [];
-  for (const item of series) {
+  for (const [index, item] of series.entries()) {
     const converted = selectItem(item);
-    if (typeof converted === 'string') return converted;
+    if (typeof converted === 'string') return { problem: converted, series: index };
     select.push(converted);
   }
   if (type === 'number') return { displayType: 'number', select, ...numberFormat(series) };
   const groupBy = listOf(first['groupBy']).join(',');
   const chart: Record<string, unknown> = { select, ...(groupBy ? { groupBy } : {}), ...numberFormat(series) };
-  if (asRatio && select.length !== 2) return 'asRatio needs exactly two series';
+  if (asRatio && select.length !== 2) return { problem: 'asRatio needs exactly two series' };
   if (asRatio) chart['asRatio'] = true;
   if (type === 'table') return { displayType: 'table', ...chart };
   return { displayType: first['displayType'] === 'stacked_bar' ? 'stacked_bar' : 'line', ...chart };

@@ -77,9 +77,23 @@ function planDashboard(ctx: DashboardContext, manifest: DesiredDashboard, match:
   const refs = new NameRefs(ctx.refer);
   const spoken = speak(desired, ctx.profile, refs);
   if ('problem' in spoken) return { ...outcome, change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', spoken.problem, live?.id) };
+  const chartless = chartlessNewTile(desired, live);
+  if (chartless !== undefined) return { ...outcome, change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', chartless, live?.id) };
   if (refs.errors.length > 0) return { ...outcome, change: errorChange(ctx.target, desired, 'E_REF_UNRESOLVED', refs.errors.join('; '), live?.id) };
   if (!live) return planCreate(ctx, desired, spoken, refs, outcome);
   return planExisting(ctx, { desired, spoken, refs }, live, match);
+}
+
+/**
+ * A tile this plan would create without a chart, which every server refuses (docs/manifests/dashboard.md,
+ * "Two tile forms"): a tile that gives only its place keeps the chart of the live tile of its
+ * name, so it needs one. Found before any write, not as the server's 400.
+ */
+function chartlessNewTile(desired: DesiredDashboard, live: LiveDashboard | undefined): string | undefined {
+  const liveNames = new Set((live?.tiles ?? []).map((tile) => tile.name));
+  const tile = desired.tiles.find((each) => each.series === undefined && each.config === undefined && !liveNames.has(each.name));
+  if (tile === undefined) return undefined;
+  return `tile ${tile.name}: a new tile needs series or config, since the services refuse a tile without a chart; only a tile the live dashboard already has may give just its place (its live chart is kept)`;
 }
 
 function planCreate(ctx: DashboardContext, desired: DesiredDashboard, spoken: Spoken, refs: NameRefs, outcome: Base): DashboardOutcome {

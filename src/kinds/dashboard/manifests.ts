@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests } from '../descriptor.js';
 import { duplicatesIn } from '../kit/duplicates.js';
+import { unspeakable } from './speak.js';
 import { DASHBOARD, DASHBOARD_CURRENT_MEMBERS, type DashboardSpec, type DesiredDashboard, type DesiredTile, type ManifestTile } from './model.js';
 
 export type DashboardManifest = Static<typeof DOCUMENT_SCHEMAS.Dashboard>;
@@ -25,6 +26,11 @@ export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManife
         message: `filter name ${filters[index]?.name} is already used by filters[${earlier}]; filters are kept by name, so names must be unique in a dashboard`,
       })),
     ];
+  },
+  // A tile form the target's servers refuse, at the series or member it is about (the plan would find it too, at the document).
+  checkForTarget: (manifest, { profile }) => {
+    const refused = unspeakable({ ...manifest.spec, tiles: manifest.spec.tiles ?? [] }, profile);
+    return refused === undefined ? [] : [{ code: 'E_MANIFEST_INVALID', pointer: ['spec', ...refused.pointer], message: refused.problem }];
   },
   build: (manifest, base) => toDesiredDashboard(manifest.spec, base),
 };

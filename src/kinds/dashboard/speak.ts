@@ -10,6 +10,7 @@
 import type { ApiProfile } from '../../schema/enums.js';
 import type { WriteBody } from '../../model/plan.js';
 import { pointerTo, type NameRefs } from '../kit/refs.js';
+import type { Pointer } from '../../yaml/positions.js';
 import { SOURCE } from '../source/model.js';
 import { seriesToConfig } from './convert.js';
 import { DASHBOARD_CURRENT_MEMBERS, type DesiredDashboard, type DesiredTile, type LiveSeries, type ManifestFilter, type TileWrite } from './model.js';
@@ -22,19 +23,57 @@ export interface Spoken {
 }
 
 export function speak(desired: DesiredDashboard, profile: ApiProfile, refs: NameRefs): Spoken | { problem: string } {
+  const refused = unspeakable(desired, profile);
+  if (refused !== undefined) return { problem: refused.problem };
   return profile === 'seed' ? speakSeed(desired) : speakCurrent(desired, refs);
+}
+
+/** What a target of a profile cannot take of a dashboard, at the member of its spec it is about. */
+export interface Unspeakable {
+  problem: string;
+  pointer: Pointer;
+}
+
+/**
+ * The first thing of a dashboard that a target of `profile` cannot take, with where it is (so the
+ * loader reports it at that line once it knows the target's profile), or nothing.
+ */
+export function unspeakable(dashboard: Pick<DesiredDashboard, 'tiles' | (typeof DASHBOARD_CURRENT_MEMBERS)[number]>, profile: ApiProfile): Unspeakable | undefined {
+  if (profile === 'seed') {
+    const current = DASHBOARD_CURRENT_MEMBERS.filter((member) => dashboard[member] !== undefined);
+    if (current.length > 0) return { problem: `${current.join(', ')}: members of current servers, and the target speaks api profile seed; leave them out for it`, pointer: [current[0] ?? ''] };
+  }
+  for (const [index, tile] of dashboard.tiles.entries()) {
+    const refused = profile === 'seed' ? seedRefusal(tile) : currentRefusal(tile);
+    if (refused !== undefined) return { problem: `tile ${tile.name}: ${refused.problem}`, pointer: ['tiles', index, ...refused.pointer] };
+  }
+  return undefined;
+}
+
+function seedRefusal(tile: DesiredTile): Unspeakable | undefined {
+  if (tile.config !== undefined) return { problem: "the target speaks api profile seed, which takes tiles as series, not config; write the tile's chart as series", pointer: ['config'] };
+  if (tile.containerId !== undefined || tile.tabId !== undefined) {
+    return { problem: 'containerId and tabId are members of current servers, and the target speaks api profile seed', pointer: [tile.containerId !== undefined ? 'containerId' : 'tabId'] };
+  }
+  return undefined;
+}
+
+function currentRefusal(tile: DesiredTile): Unspeakable | undefined {
+  if (tile.series !== undefined) {
+    const converted = seriesToConfig(tile.series as LiveSeries[], tile.asRatio === true);
+    if (!('problem' in converted)) return undefined;
+    return { problem: converted.problem, pointer: converted.series === undefined ? ['series'] : ['series', converted.series] };
+  }
+  if (tile.asRatio !== undefined && tile.config !== undefined) return { problem: 'a current server takes asRatio inside config (config.asRatio), not beside it', pointer: ['asRatio'] };
+  return undefined;
 }
 
 // ---------------------------------------------------------------- the seed's form
 
-function speakSeed(desired: DesiredDashboard): Spoken | { problem: string } {
-  const current = DASHBOARD_CURRENT_MEMBERS.filter((member) => desired[member] !== undefined);
-  if (current.length > 0) return { problem: `${current.join(', ')}: members of current servers, and the target speaks api profile seed; leave them out for it` };
+/** A dashboard `unspeakable` finds nothing in, in the seed's form. */
+function speakSeed(desired: DesiredDashboard): Spoken {
   const tiles: TileWrite[] = [];
   for (const tile of desired.tiles) {
-    if (tile.config !== undefined) return { problem: `tile ${tile.name}: the target speaks api profile seed, which takes tiles as series, not config; write the tile's chart as series` };
-    const placed = tile.containerId ?? tile.tabId;
-    if (placed !== undefined) return { problem: `tile ${tile.name}: containerId and tabId are members of current servers, and the target speaks api profile seed` };
     const copy = { ...tile } as TileWrite;
     if (tile.series !== undefined) copy.series = tile.series.map(seedSeries);
     tiles.push(copy);
@@ -56,6 +95,7 @@ function seedSeries(series: LiveSeries): LiveSeries {
 
 // ---------------------------------------------------------------- a current server's form
 
+/** A dashboard `unspeakable` finds nothing in, in a current server's form. */
 function speakCurrent(desired: DesiredDashboard, refs: NameRefs): Spoken | { problem: string } {
   const tiles: TileWrite[] = [];
   for (const [index, tile] of desired.tiles.entries()) {
@@ -73,13 +113,12 @@ function currentTile(tile: DesiredTile, index: number, refs: NameRefs): { tile: 
   const { series, config, asRatio, ...placement } = tile;
   if (series !== undefined) {
     const converted = seriesToConfig(series as LiveSeries[], asRatio === true);
-    if (typeof converted === 'string') return { problem: `tile ${tile.name}: ${converted}` };
+    if ('problem' in converted) return { problem: `tile ${tile.name}: ${converted.problem}` };
     const source = converted.source;
     const sourceId = source === undefined ? undefined : 'id' in source ? source.id : refs.id(SOURCE, source.name, pointerTo('tiles', index, 'config', 'sourceId'));
     const chart = sourceId === undefined ? converted.config : { displayType: converted.config['displayType'], sourceId, ...converted.config };
     return { tile: { ...placement, config: chart } as TileWrite };
   }
-  if (asRatio !== undefined && config !== undefined) return { problem: `tile ${tile.name}: a current server takes asRatio inside config (config.asRatio), not beside it` };
   if (config === undefined) return { tile: { ...placement, ...(asRatio !== undefined ? { asRatio } : {}) } as TileWrite };
   const { source, ...chart } = config;
   if (typeof source !== 'string') return { tile: { ...placement, config } as TileWrite };
