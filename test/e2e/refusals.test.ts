@@ -6,6 +6,7 @@
  * the target's other writes went through.
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CURRENT_IDS } from '../../src/emulator/index.js';
 import { describeRun } from '../helpers/e2e.js';
 import { emulatorStats, resetEmulatorStats, sharedEmulator, type CliResult } from '../helpers/workspace.js';
 import { fixtureSeed } from '../emulator/pipe-fixtures.js';
@@ -46,7 +47,7 @@ metadata: { name: new-logs, target: local }
 spec:
   name: New logs
   kind: log
-  connection: Default
+  connectionId: "${DEFAULT_CURRENT_IDS.service.connection}"
   from: { databaseName: otel, tableName: new_logs }
   timestampValueExpression: Timestamp
 `,
