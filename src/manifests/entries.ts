@@ -95,7 +95,8 @@ export function identify(value: unknown, config: Config | undefined): Identity {
   return identity;
 }
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
+/** The value as a mapping, or undefined for anything else (a list, a scalar, null). */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 

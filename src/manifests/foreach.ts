@@ -7,6 +7,7 @@
  * product, or a file of rows. Pure: the caller reads the file a `fromFile` names.
  */
 import type { Pointer } from '../yaml/positions.js';
+import { asRecord } from './entries.js';
 
 /** Most items one manifest may stand for, unless the limits say otherwise. */
 export const DEFAULT_MAX_FOREACH_ITEMS = 1_000;
@@ -33,10 +34,6 @@ export interface ForEachItem {
 export interface ForEachInstance {
   item: ForEachItem;
   value: unknown;
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 function isScalar(value: unknown): value is string | number | boolean {

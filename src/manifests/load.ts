@@ -21,7 +21,7 @@ import { readSnapshot, type Snapshot, type SnapshotFile } from './read.js';
 import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
 import { mentionsVariables, substituteVariables } from './vars.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
-import { DEFAULT_MAX_FOREACH_ITEMS, hasForEach, instantiateAll, listItems, matrixItems, readForEach, type ForEachItem, type ForEachProblem } from './foreach.js';
+import { DEFAULT_MAX_FOREACH_ITEMS, hasForEach, instantiate, instantiateAll, listItems, matrixItems, readForEach, type ForEachItem, type ForEachProblem } from './foreach.js';
 import { tuneHeapFor } from '../support/heap.js';
 
 export interface ManifestLimits extends YamlLimits {
@@ -307,8 +307,10 @@ function expandTemplates(documents: readonly ManifestDocument[], files: readonly
       continue;
     }
     const report = (problem: ForEachProblem, item?: ForEachItem): void => {
+      // An item's problem is about the item's resource (its name, its target), placed at the template.
       const at = item ? { ...doc, location: { ...doc.location, item: item.label } } : doc;
-      problems.push(problemAt({ doc: at, identity: identify(doc.value, config) }, 'E_MANIFEST_INVALID', problem.pointer, problem.message));
+      const identity = identify(item ? instantiate(doc.value, item) : doc.value, config);
+      problems.push(problemAt({ doc: at, identity }, 'E_MANIFEST_INVALID', problem.pointer, problem.message));
     };
     const items = itemsOf(doc, byPath, max);
     if ('problem' in items) {

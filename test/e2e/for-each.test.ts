@@ -90,6 +90,9 @@ describe('errors in a forEach manifest', () => {
     expect(output).toMatch(/manifests\/alerts\.yaml:\d+(:\d+)? \(service=payments, severity=bad\)/);
     expect(output).toMatch(/manifests\/alerts\.yaml:\d+(:\d+)? \(service=search, severity=bad\)/);
     expect(output).not.toMatch(/severity=5m\)/);
+    const plan = await workspace.run(['plan']);
+    expect(plan.stdout + plan.stderr).toMatch(/\(service=search, severity=bad\)/);
+    expect(plan.stdout).toMatch(/fx-payments-5m/);
     const apply = await workspace.run(['apply', '--allow-partial']);
     expect(await liveAlertNames('fx'), describeRun(apply)).toEqual(['fx payments 5m', 'fx search 5m']);
   });
