@@ -32,6 +32,8 @@ export interface ManifestDocument {
   value: unknown;
   /** Where the document's content starts. */
   location: SourceLocation;
+  /** For one item of a `metadata.forEach` template: the variables the item set. */
+  itemVars?: readonly string[];
 }
 
 /** The node a problem is about; its line is found once all checks are done (see `load.ts`). */

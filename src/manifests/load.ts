@@ -319,7 +319,7 @@ function expandTemplates(documents: readonly ManifestDocument[], files: readonly
     }
     const expanded = instantiateAll(doc.value, items.items);
     for (const { item, problem } of expanded.problems) report(problem, item);
-    for (const { item, value } of expanded.instances) result.push({ ...doc, value: deepFreeze(value), location: { ...doc.location, item: item.label } });
+    for (const { item, value } of expanded.instances) result.push({ ...doc, value: deepFreeze(value), location: { ...doc.location, item: item.label }, itemVars: Object.keys(item.vars) });
   }
   return result;
 }
@@ -393,7 +393,7 @@ function expand(doc: ManifestDocument, options: CheckOptions, report: (problem: 
     const target = config?.targets.find((candidate) => candidate.name === identity.target);
     let value = doc.value;
     if (target && mentionsVariables(value)) {
-      const substituted = substituteVariables(value, { target: target.name, vars: target.vars ?? {}, secretIo: options.secretIo, hmac: options.hmac });
+      const substituted = substituteVariables(value, { target: target.name, vars: target.vars ?? {}, secretIo: options.secretIo, hmac: options.hmac, ...(doc.itemVars ? { itemVars: doc.itemVars } : {}) });
       value = deepFreeze(substituted.value);
       entry.doc = { ...doc, value };
       if (substituted.sensitive.length > 0) entry.sensitive = substituted.sensitive;

@@ -136,6 +136,7 @@ spec:
     const loaded = await loadManifests(dir, { config, hmac });
     expect(loaded.resources).toEqual([]);
     expect(loaded.problems.map((problem) => formatLocation(problem.location).replace(dir, 'D'))).toEqual(['D/alerts.yaml:8:12 (service=a, severity=page)', 'D/alerts.yaml:8:12 (service=b, severity=page)']);
+    expect(loaded.problems[0]?.message).toMatch(/\$\{missing\} is set by no forEach item \(they set service, severity\) and is not set for target/);
   });
 
   it('keeps the sound items of a template one of whose items is invalid', async () => {
