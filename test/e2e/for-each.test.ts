@@ -2,7 +2,8 @@
  * `metadata.forEach` end to end (issue 37): one alert manifest over services × severities creates
  * one alert per item; removing a service prunes its alerts; an error in one item names the item
  * and the others still apply (with --allow-partial, as for any broken manifest); two items with
- * one name, and a template beyond the item cap, are refused at their lines; `fromFile` items.
+ * one name, and a template beyond the item cap, are refused at their lines; a renamed item is a
+ * delete and a create; `fromFile` items.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardYaml, describeRun, liveTarget } from '../helpers/e2e.js';
@@ -68,6 +69,15 @@ describe('forEach over services × severities', () => {
     const second = await workspace.run(['apply', '--prune']);
     expect(second.code, describeRun(second)).toBe(0);
     expect(await liveAlertNames('fe')).toEqual(['fe checkout page', 'fe checkout ticket', 'fe payments page', 'fe payments ticket']);
+  });
+
+  it('shows a renamed item as a delete and a create', async () => {
+    await workspace.write('manifests/alerts.yaml', alertTemplate('fe', '{ service: [payments, billing], severity: [page, ticket] }'));
+    const plan = await workspace.run(['plan', '--prune']);
+    expect(plan.stdout, describeRun(plan)).toMatch(/- delete Alert\/fe-checkout-page/);
+    expect(plan.stdout).toMatch(/- delete Alert\/fe-checkout-ticket/);
+    expect(plan.stdout).toMatch(/\+ create Alert\/fe-billing-page/);
+    expect(plan.stdout).toMatch(/Plan: 2 to create, 0 to update, 2 to delete/);
   });
 });
 
