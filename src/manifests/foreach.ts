@@ -74,7 +74,7 @@ export function readForEach(value: unknown): { spec: ForEachSpec } | { problem: 
 /** Every combination of the lists, in order (the first variable outermost); a problem beyond `max` items. */
 export function matrixItems(matrix: readonly [string, readonly string[]][], max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
   const count = matrix.reduce((product, [, values]) => product * values.length, 1);
-  if (count > max) return { problem: { pointer: FOREACH, message: `stands for ${count} items, more than the ${max} one manifest may (split it, or raise the limit)` } };
+  if (count > max) return { problem: { pointer: FOREACH, message: `stands for ${count} items, more than the ${max} one manifest may (split it into several manifests)` } };
   let rows: Record<string, string>[] = [{}];
   for (const [name, values] of matrix) rows = rows.flatMap((row) => values.map((value) => ({ ...row, [name]: value })));
   return { items: rows.map(itemOf) };
@@ -84,7 +84,7 @@ export function matrixItems(matrix: readonly [string, readonly string[]][], max:
 export function listItems(list: unknown, file: string, max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
   const pointer = [...FOREACH, 'fromFile'];
   if (!Array.isArray(list) || list.length === 0) return { problem: { pointer, message: `${file} must hold a non-empty YAML list of mappings (one per item)` } };
-  if (list.length > max) return { problem: { pointer, message: `${file} lists ${list.length} items, more than the ${max} one manifest may (split it, or raise the limit)` } };
+  if (list.length > max) return { problem: { pointer, message: `${file} lists ${list.length} items, more than the ${max} one manifest may (split it into several manifests)` } };
   const rows: Record<string, string>[] = [];
   for (const [index, each] of list.entries()) {
     const record = asRecord(each);
