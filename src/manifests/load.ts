@@ -278,17 +278,23 @@ function fromFilePath(manifest: string, fromFile: string): string {
   return posix.normalize(posix.join(posix.dirname(manifest.split('\\').join('/')), fromFile));
 }
 
-/** The files some forEach template takes its items from (by their shown path). */
+/**
+ * The files some forEach template takes its items from (by their shown path), when they hold a
+ * list: a file of manifests named by mistake stays manifests (the template gets the error), since
+ * its resources, silently gone, would be pruned.
+ */
 function forEachDataFiles(files: readonly ParsedFile[]): Set<string> {
-  const data = new Set<string>();
+  const named = new Set<string>();
   for (const { file, parsed } of files) {
     for (const document of parsed.documents) {
       if (!hasForEach(document.value)) continue;
       const read = readForEach(document.value);
-      if ('spec' in read && 'fromFile' in read.spec) data.add(fromFilePath(file.path, read.spec.fromFile));
+      if ('spec' in read && 'fromFile' in read.spec) named.add(fromFilePath(file.path, read.spec.fromFile));
     }
   }
-  return data;
+  if (named.size === 0) return named;
+  const isList = (parsed: ParsedText): boolean => parsed.documents.length === 1 && Array.isArray(parsed.documents[0]?.value);
+  return new Set(files.filter(({ file, parsed }) => named.has(normalizedPath(file.path)) && isList(parsed)).map(({ file }) => file.path));
 }
 
 /**

@@ -146,6 +146,32 @@ spec:
     expect(loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.message}`)).toEqual([expect.stringMatching(/^D\/alerts\.yaml:4:\d+ \(service=a, severity=not a name\) metadata\.name/)]);
   });
 
+  it('takes items from a list file beside it, which is not loaded as manifests', async () => {
+    const dir = await writeTree({ 'a/alerts.yaml': template('{ fromFile: items.yaml }'), 'a/items.yaml': '- { service: x, severity: page }\n- { service: y, severity: page }\n' });
+    const loaded = await loadManifests(dir, { config, hmac });
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.resources.map((resource) => resource.key)).toEqual(['slow-x-page', 'slow-y-page']);
+  });
+
+  it('leaves a file of manifests named by fromFile as manifests, and refuses the template', async () => {
+    const other = template('{ service: [kept], severity: [page] }');
+    const dir = await writeTree({ 'alerts.yaml': template('{ fromFile: other.yaml }'), 'other.yaml': other });
+    const loaded = await loadManifests(dir, { config, hmac });
+    expect(loaded.resources.map((resource) => resource.key)).toEqual(['slow-kept-page']);
+    expect(loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.message}`)).toEqual([
+      expect.stringMatching(/^D\/alerts\.yaml:5:\d+ metadata\.forEach\.fromFile: .*other\.yaml must hold a non-empty YAML list of mappings/),
+    ]);
+  });
+
+  it('reports a list file that is not YAML, and refuses the template', async () => {
+    const dir = await writeTree({ 'alerts.yaml': template('{ fromFile: items.yaml }'), 'items.yaml': '- { service: x\n' });
+    const loaded = await loadManifests(dir, { config, hmac });
+    expect(loaded.resources).toEqual([]);
+    const messages = loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.code}`);
+    expect(messages).toContainEqual(expect.stringMatching(/^D\/items\.yaml:\d+:\d+ E_MANIFEST_PARSE$/));
+    expect(messages).toContainEqual(expect.stringMatching(/^D\/alerts\.yaml:5:\d+ E_MANIFEST_INVALID$/));
+  });
+
   it('honours a lower item cap from the limits', async () => {
     const dir = await writeTree({ 'alerts.yaml': template('{ service: [a, b], severity: [page, ticket] }') });
     const loaded = await loadManifests(dir, { config, hmac, limits: { maxForEachItems: 3 } });
