@@ -91,6 +91,8 @@ export interface SourceLocation {
   file: string;
   line?: number;
   column?: number;
+  /** The `metadata.forEach` item a resource of a template stands for (`service=payments, severity=page`). */
+  item?: string;
 }
 
 export interface StacksyncErrorOptions {
@@ -133,6 +135,7 @@ export function formatLocation(location: SourceLocation | undefined): string {
   let text = location.file;
   if (location.line !== undefined) text += `:${location.line}`;
   if (location.line !== undefined && location.column !== undefined) text += `:${location.column}`;
+  if (location.item !== undefined) text += ` (${location.item})`;
   return text;
 }
 

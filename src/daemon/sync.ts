@@ -240,7 +240,7 @@ function observeProblems(run: RunPlan, target: string, inventory: TargetState['i
     seen.add(problem.subject);
     const [kind, name] = problem.subject.split('/', 2) as [string, string | undefined];
     if (!name || !KINDS.includes(kind as Kind)) continue;
-    const observation: ResourceObservation = { kind: kind as Kind, name, status: 'error', error: `manifest: ${problem.message}`, code: problem.code, file: problem.location.file };
+    const observation: ResourceObservation = { kind: kind as Kind, name, status: 'error', error: `manifest: ${problem.location.item === undefined ? '' : `(${problem.location.item}) `}${problem.message}`, code: problem.code, file: problem.location.file };
     if (problem.location.line !== undefined) observation.line = problem.location.line;
     const owned = Object.hasOwn(inventory[kind as Kind], name) ? inventory[kind as Kind][name]?.id : undefined;
     if (owned !== undefined) observation.id = owned;

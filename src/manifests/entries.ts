@@ -32,6 +32,8 @@ export interface ManifestDocument {
   value: unknown;
   /** Where the document's content starts. */
   location: SourceLocation;
+  /** For one item of a `metadata.forEach` template: the variables the item set. */
+  itemVars?: readonly string[];
 }
 
 /** The node a problem is about; its line is found once all checks are done (see `load.ts`). */
@@ -95,7 +97,8 @@ export function identify(value: unknown, config: Config | undefined): Identity {
   return identity;
 }
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
+/** The value as a mapping, or undefined for anything else (a list, a scalar, null). */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 

@@ -5,6 +5,7 @@
  * "missing" or "changed".
  */
 import { readFile } from 'node:fs/promises';
+import { posix } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Config } from '../model/config.js';
@@ -20,6 +21,7 @@ import { readSnapshot, type Snapshot, type SnapshotFile } from './read.js';
 import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
 import { mentionsVariables, substituteVariables } from './vars.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
+import { DEFAULT_MAX_FOREACH_ITEMS, hasForEach, instantiate, instantiateAll, listItems, matrixItems, readForEach, type ForEachItem, type ForEachProblem } from './foreach.js';
 import { tuneHeapFor } from '../support/heap.js';
 
 export interface ManifestLimits extends YamlLimits {
@@ -27,6 +29,8 @@ export interface ManifestLimits extends YamlLimits {
   maxFiles: number;
   /** Most documents read per run, over all files. */
   maxDocuments: number;
+  /** Most items (resources) one `metadata.forEach` manifest may stand for. */
+  maxForEachItems: number;
 }
 
 /**
@@ -37,6 +41,7 @@ export const DEFAULT_MANIFEST_LIMITS: ManifestLimits = {
   ...DEFAULT_YAML_LIMITS,
   maxFiles: 1_000_000,
   maxDocuments: 1_000_000,
+  maxForEachItems: DEFAULT_MAX_FOREACH_ITEMS,
 };
 
 /**
@@ -107,8 +112,11 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     const { parsers, owned } = chooseParsers(snapshot.files, options.parser);
     owner = owned;
     const files = await parseFiles(snapshot.files, limits, parsers, session);
-    // 3. Documents, within the cap.
-    const documents = collectDocuments(files, limits.maxDocuments, problems, warnings);
+    // 3. Documents, within the cap; a forEach template becomes one document per item, and a file
+    //    a template takes its items from is data, not manifests.
+    const dataFiles = forEachDataFiles(files);
+    const templates = collectDocuments(files.filter(({ file }) => !dataFiles.has(file.path)), limits.maxDocuments, problems, warnings);
+    const documents = expandTemplates(templates, files, limits.maxForEachItems, options.config, problems);
     // 4. Per target: variables substituted, then the schema of each kind.
     const secretIo: Partial<SecretIo> = {};
     if (options.env) secretIo.env = options.env;
@@ -265,6 +273,81 @@ function textProblem(file: string, problem: ParsedText['problems'][number]): Fou
   return { code: 'E_MANIFEST_PARSE', message: problem.message, location };
 }
 
+/** How a `fromFile` is named in the snapshot: its path joined to the manifest's directory. */
+function fromFilePath(manifest: string, fromFile: string): string {
+  return posix.normalize(posix.join(posix.dirname(manifest.split('\\').join('/')), fromFile));
+}
+
+/**
+ * The files some forEach template takes its items from (by their shown path), when they hold a
+ * list: a file of manifests named by mistake stays manifests (the template gets the error), since
+ * its resources, silently gone, would be pruned.
+ */
+function forEachDataFiles(files: readonly ParsedFile[]): Set<string> {
+  const named = new Set<string>();
+  for (const { file, parsed } of files) {
+    for (const document of parsed.documents) {
+      if (!hasForEach(document.value)) continue;
+      const read = readForEach(document.value);
+      if ('spec' in read && 'fromFile' in read.spec) named.add(fromFilePath(file.path, read.spec.fromFile));
+    }
+  }
+  if (named.size === 0) return named;
+  const isList = (parsed: ParsedText): boolean => parsed.documents.length === 1 && Array.isArray(parsed.documents[0]?.value);
+  return new Set(files.filter(({ file, parsed }) => named.has(normalizedPath(file.path)) && isList(parsed)).map(({ file }) => file.path));
+}
+
+/**
+ * Every document, with each forEach template replaced by one document per item: same file, index
+ * and line (problems are placed at the template), the item named in its location. A template
+ * whose forEach is unusable yields nothing and a problem at its line; an item that repeats another's
+ * name is left out with a problem naming both.
+ */
+function expandTemplates(documents: readonly ManifestDocument[], files: readonly ParsedFile[], max: number, config: Config | undefined, problems: FoundProblem[]): ManifestDocument[] {
+  if (!documents.some((doc) => hasForEach(doc.value))) return [...documents];
+  const byPath = new Map(files.map(({ file, parsed }) => [normalizedPath(file.path), parsed]));
+  const result: ManifestDocument[] = [];
+  for (const doc of documents) {
+    if (!hasForEach(doc.value)) {
+      result.push(doc);
+      continue;
+    }
+    const report = (problem: ForEachProblem, item?: ForEachItem): void => {
+      // An item's problem is about the item's resource (its name, its target), placed at the template.
+      const at = item ? { ...doc, location: { ...doc.location, item: item.label } } : doc;
+      const identity = identify(item ? instantiate(doc.value, item) : doc.value, config);
+      problems.push(problemAt({ doc: at, identity }, 'E_MANIFEST_INVALID', problem.pointer, problem.message));
+    };
+    const items = itemsOf(doc, byPath, max);
+    if ('problem' in items) {
+      report(items.problem);
+      continue;
+    }
+    const expanded = instantiateAll(doc.value, items.items);
+    for (const { item, problem } of expanded.problems) report(problem, item);
+    for (const { item, value } of expanded.instances) result.push({ ...doc, value: deepFreeze(value), location: { ...doc.location, item: item.label }, itemVars: Object.keys(item.vars) });
+  }
+  return result;
+}
+
+function normalizedPath(path: string): string {
+  return posix.normalize(path.split('\\').join('/'));
+}
+
+/** A template's items: its matrix, or the list in the file it names (which must be in the manifests directory). */
+function itemsOf(doc: ManifestDocument, files: ReadonlyMap<string, ParsedText>, max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
+  const read = readForEach(doc.value);
+  if ('problem' in read) return read;
+  if ('matrix' in read.spec) return matrixItems(read.spec.matrix, max);
+  const path = fromFilePath(doc.file, read.spec.fromFile);
+  const parsed = files.get(path);
+  const pointer = ['metadata', 'forEach', 'fromFile'];
+  if (!parsed) return { problem: { pointer, message: `${read.spec.fromFile} is not a .yaml or .yml file in the manifests directory (looked for ${path})` } };
+  if (parsed.problems.length > 0) return { problem: { pointer, message: `${path} could not be read (see its own error)` } };
+  if (parsed.documents.length !== 1) return { problem: { pointer, message: `${path} must hold one YAML document: a list of mappings, one per item` } };
+  return listItems(parsed.documents[0]?.value, path, max);
+}
+
 /**
  * A document's schema check, by its value. Values are frozen and shared by every load that reads
  * the same bytes, so a daemon checks a document once, not once per sync per target.
@@ -316,7 +399,7 @@ function expand(doc: ManifestDocument, options: CheckOptions, report: (problem: 
     const target = config?.targets.find((candidate) => candidate.name === identity.target);
     let value = doc.value;
     if (target && mentionsVariables(value)) {
-      const substituted = substituteVariables(value, { target: target.name, vars: target.vars ?? {}, secretIo: options.secretIo, hmac: options.hmac });
+      const substituted = substituteVariables(value, { target: target.name, vars: target.vars ?? {}, secretIo: options.secretIo, hmac: options.hmac, ...(doc.itemVars ? { itemVars: doc.itemVars } : {}) });
       value = deepFreeze(substituted.value);
       entry.doc = { ...doc, value };
       if (substituted.sensitive.length > 0) entry.sensitive = substituted.sensitive;
@@ -361,7 +444,8 @@ async function placeProblems(found: readonly FoundProblem[], files: ReadonlyMap<
   );
   return found.map(({ node: _node, ...problem }, index) => {
     const position = positions.get(index);
-    return position ? { ...problem, location: { file: problem.location.file, ...position } } : problem;
+    const item = problem.location.item === undefined ? {} : { item: problem.location.item };
+    return position ? { ...problem, location: { file: problem.location.file, ...position, ...item } } : problem;
   });
 }
 

@@ -33,6 +33,8 @@ export interface VarContext {
   vars: Readonly<Record<string, SecretRef>>;
   secretIo: Partial<SecretIo>;
   hmac: (value: string) => string;
+  /** The variables a `metadata.forEach` item set (already substituted), named when a reference is unset. */
+  itemVars?: readonly string[];
 }
 
 /** True when some string in `value` has a `${` to look at: the rest need no copy. */
@@ -79,7 +81,8 @@ function resolveVariable(name: string, pointer: Pointer, context: VarContext, pr
   if (ref === undefined) {
     const known = Object.keys(context.vars);
     const hint = known.length > 0 ? `its vars are ${known.join(', ')}` : 'it has no vars';
-    problems.push({ code: 'E_MANIFEST_INVALID', pointer, message: `\${${name}} is not set for target ${context.target} (${hint}); an unset variable is never replaced by an empty string` });
+    const items = context.itemVars && context.itemVars.length > 0 ? `is set by no forEach item (they set ${context.itemVars.join(', ')}) and ` : '';
+    problems.push({ code: 'E_MANIFEST_INVALID', pointer, message: `\${${name}} ${items}is not set for target ${context.target} (${hint}); an unset variable is never replaced by an empty string` });
     return undefined;
   }
   if (typeof ref === 'string') return ref;

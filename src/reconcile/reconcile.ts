@@ -381,7 +381,9 @@ function inScope(problem: LoadProblem, targets: readonly Target[]): boolean {
 }
 
 export function problemToPlanError(problem: LoadProblem): PlanError {
-  const error: PlanError = { file: problem.location.file, code: problem.code, message: problem.message };
+  // A forEach template's problem names its item: the file and line alone are every item's.
+  const message = problem.location.item === undefined ? problem.message : `(${problem.location.item}) ${problem.message}`;
+  const error: PlanError = { file: problem.location.file, code: problem.code, message };
   if (problem.location.line !== undefined) error.line = problem.location.line;
   if (problem.location.column !== undefined) error.column = problem.location.column;
   if (problem.target !== undefined) error.target = problem.target;

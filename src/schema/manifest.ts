@@ -82,6 +82,18 @@ const annotationsSchema = Type.Object(
   { additionalProperties: Type.String(), description: 'Annotations: stacksync.io/ ones steer stacksync; others are kept for people and tools.' },
 );
 
+/** `metadata.forEach`: the items a template stands for (see `docs/many-services.md`). */
+const forEachSchema = Type.Union(
+  [
+    object({ fromFile: Type.String({ minLength: 1, description: 'A YAML file in the manifests directory, relative to this manifest, holding a list of mappings (variable → value), one per item.' }) }),
+    Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { minItems: 1 }), {
+      minProperties: 1,
+      description: 'Variable name → list of values: one resource per combination, in order.',
+    }),
+  ],
+  { description: 'One resource per item: ${name} in this manifest takes the item\'s value; metadata.name must use a variable that tells the items apart. At most 1,000 items.' },
+);
+
 export const metadataSchema = object(
   {
     name: described(nameSchema, "The manifest's key: unique per kind per target; lowercase letters, digits and '-'."),
@@ -91,6 +103,7 @@ export const metadataSchema = object(
       }),
       targets: constant('all', { description: '"all": apply to every configured target, each with its own vars (instead of target).' }),
       annotations: annotationsSchema,
+      forEach: forEachSchema,
     }),
   },
   { not: { required: ['target', 'targets'] }, description: 'target and targets exclude each other.' },

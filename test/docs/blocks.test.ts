@@ -29,6 +29,7 @@ import type { Profile } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifests/load.js';
 import type { Config } from '../../src/model/config.js';
 import { validateManifest } from '../../src/manifests/validate.js';
+import { hasForEach } from '../../src/manifests/foreach.js';
 import { CLI } from '../helpers/workspace.js';
 import { readHelp, type HelpFlag } from './help.js';
 import { codeBlocks, documentationFiles, expectedExit, parseShellLine, proseOf, readDoc, ROOT, shellLines, stacksyncArgs, type CodeBlock } from './markdown.js';
@@ -102,6 +103,8 @@ async function documentProblems(block: CodeBlock, document: YamlDocument): Promi
   const at = `${where(block)} (${document.path ?? roleOf(document.value)})`;
   switch (roleOf(document.value)) {
     case 'manifest': {
+      // A forEach template is a document per item: the loader (below) checks each of them.
+      if (hasForEach(document.value)) return [];
       const check = validateManifest(document.value);
       return check.ok ? [] : check.issues.map((issue) => `${at}: ${issue.path}: ${issue.message}`);
     }
