@@ -34,6 +34,9 @@ export function isWrite(action: Action): boolean {
 /** The marker shown instead of any write-only value. */
 export const SENSITIVE = '(sensitive)';
 
+/** Shown instead of a write-only value whose reference this run cannot resolve (docs/secrets.md). */
+export const UNKNOWN_IN_PLAN = '(unknown in this plan)';
+
 /** Shown where an id (dashboard, tile) is assigned only when the plan is applied. */
 export const KNOWN_AFTER_APPLY = '(known after apply)';
 
@@ -155,6 +158,12 @@ export interface Change {
   operations: Operation[];
   /** Changes (same target) that must succeed first. */
   dependsOn: ChangeKey[];
+  /**
+   * Write-only values this change would send that this run cannot resolve, each `path: why`
+   * (`source.kafka.credentials: env var KAFKA_PASSWORD is not set`): apply fails this change alone
+   * with `E_SECRET_MISSING`, and what needs it is skipped. Absent when there are none.
+   */
+  unresolved?: string[];
   /** HMACs of write-only values this change sends, keyed by secret path; recorded after success. */
   secretHashes?: Record<string, string>;
   /** Marks recorded on the inventory entry once the change succeeded in full (a resync token sent). */

@@ -3,7 +3,7 @@
  * the summary line, not listed. Pure: returns the text; colour only when asked for.
  */
 import { formatLocation } from '../errors.js';
-import { changeRef, isWrite, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import { changeRef, isWrite, KNOWN_AFTER_APPLY, SENSITIVE, UNKNOWN_IN_PLAN, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import { waitingCount, type ChangeResults } from './build.js';
 import { descriptorOf } from '../kinds/index.js';
 import type { Kind } from '../model/kinds.js';
@@ -164,7 +164,7 @@ function diffLine(diff: FieldDiff, paint: Paint): string {
 
 /** Compact JSON, except the markers `(sensitive)` and `(known after apply)`, shown bare. */
 export function formatValue(value: unknown): string {
-  if (value === SENSITIVE || value === KNOWN_AFTER_APPLY) return value;
+  if (value === SENSITIVE || value === KNOWN_AFTER_APPLY || value === UNKNOWN_IN_PLAN) return value;
   return JSON.stringify(value) ?? String(value);
 }
 
