@@ -596,7 +596,7 @@ class ApplyRun {
   #settle(node: ExecutionNode, result: ChangeResult): void {
     this.#results.set(node.key, result);
     this.#unsettledByRank.set(node.rank, (this.#unsettledByRank.get(node.rank) ?? 1) - 1);
-    this.#summary = addToSummary(this.#summary, node.change.action, result.result);
+    this.#summary = addToSummary(this.#summary, node.change, result);
     this.#wake(node);
   }
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { StacksyncError } from '../errors.js';
 import { planTextChunks, renderPlanJson, resultLine } from '../plan/index.js';
-import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
+import { changeRef, HELD_BACK_CODES, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
 import { describeStale, editedPlan, OTHER_CREDENTIALS, parseSavedPlan, sealMatches, type SavedPlan } from '../plan/saved.js';
 import { processEnv, type Env } from '../config/paths.js';
@@ -182,10 +182,10 @@ function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): 
   const held = new Map<string, number>();
   for (const [key, result] of results) {
     if (result.result === 'ok') continue;
-    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${result.result}: ${key}: ${result.code}: ${result.error}`);
+    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${HELD_BACK_CODES.includes(result.code) ? 'not applied' : result.result}: ${key}: ${result.code}: ${result.error}`);
     else held.set(result.error, (held.get(result.error) ?? 0) + 1);
   }
-  const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: E_MANIFEST_BLOCKED: ${error}`);
+  const heldLines = [...held].map(([error, count]) => `not applied: ${count} change${count === 1 ? '' : 's'}: E_MANIFEST_BLOCKED: ${error}`);
   const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.code}: ${error.message}`);
   // The plan above counted what was planned; this counts what happened.
   return [...errors, ...heldLines, ...lines, resultLine(plan, results)].map((line) => `${line}\n`).join('');

@@ -95,15 +95,20 @@ function createDiff(desired: DesiredBornPipe): FieldDiff[] {
   return diff;
 }
 
+/** What a create sends of the secrets: their HMACs to record, and those this run cannot resolve. */
+function withCreateSecrets(change: Change, desired: DesiredBornPipe): void {
+  const hashes = allSecretHashes(desired.source.kind, desired.source.secrets ?? []);
+  if (Object.keys(hashes).length > 0) change.secretHashes = hashes;
+  withUnresolved(change, unresolvedSecrets(desired.source.kind, desired.source.secrets ?? []));
+}
+
 function planCreate(ctx: PipeContext, desired: DesiredBornPipe): Change {
   const change = changeFor(ctx.target, desired, 'create');
   change.liveName = desired.name;
   change.diff = createDiff(desired);
   change.operations = createOperations(desired);
   change.marks = createMarks(desired);
-  const hashes = allSecretHashes(desired.source.kind, desired.source.secrets ?? []);
-  if (Object.keys(hashes).length > 0) change.secretHashes = hashes;
-  withUnresolved(change, unresolvedSecrets(desired.source.kind, desired.source.secrets ?? []));
+  withCreateSecrets(change, desired);
   change.wantedState = desired.born.state;
   return change;
 }
@@ -247,9 +252,7 @@ function planReplace(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe,
   change.diff = draft.diff;
   change.operations = [{ type: operationType('delete', PIPE), id: live.id }, ...createOperations(desired)];
   change.marks = createMarks(desired);
-  const hashes = allSecretHashes(desired.source.kind, desired.source.secrets ?? []);
-  if (Object.keys(hashes).length > 0) change.secretHashes = hashes;
-  withUnresolved(change, unresolvedSecrets(desired.source.kind, desired.source.secrets ?? []));
+  withCreateSecrets(change, desired);
   change.warnings.push(replaceWarning(desired, live, draft.forcing));
   if (desired.policy?.replace === true) change.replaceAllowed = true;
   change.wantedState = desired.born.state;
