@@ -25,6 +25,12 @@ describe('stacksync run with no config file (npm start)', () => {
     daemon = await startDaemon(workspace);
     const running = daemon;
     await waitUntil(() => running.output().stdout.includes('First sync done'), 60_000);
+    // The hint works as printed: it names the address this daemon listens on, not the default (issue 34, item 6).
+    const hint = /`npx stacksync (status[^`]*)`/.exec(running.output().stdout)?.[1];
+    expect(hint, running.output().stdout).toBe(`status --listen ${new URL(running.url).host}`);
+    const status = await workspace.run((hint ?? '').split(' '));
+    expect(status.stdout + status.stderr).not.toMatch(/cannot reach|E_DAEMON_UNREACHABLE|ECONNREFUSED/);
+    expect(status.stdout).toContain('local-selfhosted');
     const { code } = await running.stop();
     const { stdout, stderr } = running.output();
     const output = `--- stdout\n${stdout}\n--- stderr\n${stderr}`;
