@@ -17,7 +17,7 @@ import { prepareSavedPlan } from '../reconcile/saved-plan.js';
 import { errnoCode } from '../support/fs.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
-import { createProgressLog, createProgressReporter, type ProgressReporter } from './progress.js';
+import { createProgressLog, createProgressReporter, formatRetryLine, type ProgressReporter } from './progress.js';
 import { addCommonOptions, commandLogger, lockTimeoutOf, lockTimeoutOption, openSession, type CommonFlags, type LockFlags, type Session } from './context.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
 import type { Logger } from 'pino';
@@ -76,7 +76,16 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         state: { mode: 'command', command: 'apply', lockTimeoutMs: lockTimeoutOf(flags) },
         logger,
         clientOptions: {
-          hooksFor: (target) => bothHooks({ onRateLimitWait: (event) => reporter.onRateLimitWait(event), onRateLimitDelay: (event) => reporter.onRateLimitDelay({ ...event, target }) }, requests.hooksFor(target)),
+          hooksFor: (target) =>
+            bothHooks(
+              {
+                onRateLimitWait: (event) => reporter.onRateLimitWait(event),
+                onRateLimitDelay: (event) => reporter.onRateLimitDelay({ ...event, target }),
+                // Each retry is told as it is decided: an unreachable target is seen at once.
+                onRetry: (event) => notice(logger, logFormat, 'warn', formatRetryLine(target, event), { target, ...event }),
+              },
+              requests.hooksFor(target),
+            ),
         },
         // The first apply of a plan made before the state had a key makes the plan's key the state key.
         ...(saved && keySalt !== undefined ? { newKey: (config: Config) => stateKeyFromPlan(config, env, saved, keySalt) } : {}),

@@ -6,6 +6,7 @@
  * Formatting is pure; the writer is a thin shell over a stream and a clock.
  */
 import type { Logger } from 'pino';
+import type { ApiHooks } from '../api/port.js';
 import { changeKey, formatOutcomes, outcomeOf, withOutcome, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
 import { emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
 import { remainingSeconds } from '../apply/estimate.js';
@@ -73,6 +74,14 @@ export function formatSettleLine(event: Extract<ApplyEvent, { type: 'settle-prog
   const prefix = options.labelTarget ? `[${event.target}] ` : '';
   const states = Object.entries(event.states).map(([state, n]) => `${n} ${state}`).join(', ');
   return `${prefix}waiting for ${event.waiting} ${event.kind}${event.waiting === 1 ? '' : 's'} to settle: ${states}`;
+}
+
+/**
+ * One line per retry, as it is decided: `[prod] GET /v1/…/pipes: attempt 1 of 6 failed (ECONNREFUSED: …);
+ * attempt 2 in 0.4s`, so an unreachable target is seen at once, not after the last attempt.
+ */
+export function formatRetryLine(target: string, event: Parameters<NonNullable<ApiHooks['onRetry']>>[0]): string {
+  return `[${target}] ${event.method} ${event.route}: attempt ${event.attempt} of ${event.maxAttempts} failed (${event.why}); attempt ${event.attempt + 1} in ${formatSeconds(event.delayMs)}`;
 }
 
 /** `waiting 9.8s for the rate budget of prod` (when the wait starts; 10 requests per 10 s means waits). */
