@@ -55,7 +55,8 @@ export interface ServerCheck {
 /** Observes every HTTP exchange; the metrics module plugs in here without the client knowing it. */
 export interface ApiHooks {
   onRequest?(event: { method: string; route: string; status: number | 'error'; durationSeconds: number }): void;
-  onRetry?(event: { method: string; route: string; reason: RetryReason; attempt: number; delayMs: number }): void;
+  /** An attempt failed and another follows after `delayMs`: `attempt` of at most `maxAttempts`, `why` in words (redacted). */
+  onRetry?(event: { method: string; route: string; reason: RetryReason; attempt: number; maxAttempts: number; delayMs: number; why: string }): void;
   /** A request waited this long for the rate budget; told when the wait is over. */
   onRateLimitWait?(event: { waitedSeconds: number }): void;
   /** Requests start a wait of this long for the rate budget; told when the wait starts. */

@@ -133,7 +133,7 @@ export class Transport {
         throw this.exhausted({ exchange, redactor, attempt, earlierMayHaveActed }, outcome);
       }
       if (outcome.reason === 'throttled') this.options.pacer.pauseUntil(now() + delay);
-      this.noteRetry(exchange, outcome, attempt, delay);
+      this.noteRetry(exchange, outcome, { attempt, maxAttempts: retry.maxAttempts, why: describeFailure(outcome.failure, redactor) }, delay);
       await this.wait(delay);
     }
   }
@@ -261,9 +261,10 @@ export class Transport {
     });
   }
 
-  private noteRetry(exchange: Exchange, outcome: Extract<Outcome, { kind: 'transient' }>, attempt: number, delayMs: number): void {
+  private noteRetry(exchange: Exchange, outcome: Extract<Outcome, { kind: 'transient' }>, tried: { attempt: number; maxAttempts: number; why: string }, delayMs: number): void {
     const { method, route } = exchange;
-    callHook(() => this.options.hooks.onRetry?.({ method, route, reason: outcome.reason, attempt, delayMs }));
+    const { attempt } = tried;
+    callHook(() => this.options.hooks.onRetry?.({ method, route, reason: outcome.reason, ...tried, delayMs }));
     // Debug, not warn: an unreachable API fails every attempt of every parallel read, and a line per
     // attempt buried the one message that matters (the final error) under dozens. Retries are counted
     // in api_retries_total; the error that ends them says how many attempts it took.

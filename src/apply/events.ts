@@ -4,7 +4,7 @@
  */
 import type { Kind } from '../model/kinds.js';
 import type { ErrorCode } from '../errors.js';
-import type { Action, ChangeKey, ChangeResult, Operation } from '../model/plan.js';
+import { noOutcomes, outcomeOf, withOutcome, type Action, type Change, type ChangeKey, type ChangeResult, type Operation, type OutcomeCounts } from '../model/plan.js';
 
 /** An API call the executor makes: a plan operation, or a list to find a create that may have happened. */
 export type ApiCall = Operation['type'] | `list${Kind}s`;
@@ -36,17 +36,8 @@ export type ApplyEvent =
 
 export type ChangeFinishedEvent = Extract<ApplyEvent, { type: 'change-succeeded' | 'change-failed' | 'change-skipped' }>;
 
-/** Counts for the closing line; `created` etc. count changes that succeeded. */
-export interface ApplySummary {
-  created: number;
-  updated: number;
-  /** Deleted and created again; absent until there is one. */
-  replaced?: number;
-  deleted: number;
-  adopted: number;
-  failed: number;
-  skipped: number;
-}
+/** Counts for the closing line, in the vocabulary of every output (`Outcome` of `model/plan.ts`). */
+export type ApplySummary = OutcomeCounts;
 
 /** Past tense of a write action, as output and summaries say it. */
 export const PAST_TENSE: Readonly<Record<Action, string>> = {
@@ -63,25 +54,10 @@ export const PAST_TENSE: Readonly<Record<Action, string>> = {
 };
 
 export function emptySummary(): ApplySummary {
-  return { created: 0, updated: 0, deleted: 0, adopted: 0, failed: 0, skipped: 0 };
+  return noOutcomes();
 }
 
 /** Adds one change's outcome to a summary (returns a new one). */
-export function addToSummary(summary: ApplySummary, action: Action, result: ChangeResult['result']): ApplySummary {
-  if (result === 'failed') return { ...summary, failed: summary.failed + 1 };
-  if (result === 'skipped') return { ...summary, skipped: summary.skipped + 1 };
-  switch (action) {
-    case 'create':
-      return { ...summary, created: summary.created + 1 };
-    case 'update':
-      return { ...summary, updated: summary.updated + 1 };
-    case 'replace':
-      return { ...summary, replaced: (summary.replaced ?? 0) + 1 };
-    case 'delete':
-      return { ...summary, deleted: summary.deleted + 1 };
-    case 'adopt':
-      return { ...summary, adopted: summary.adopted + 1 };
-    default:
-      return summary;
-  }
+export function addToSummary(summary: ApplySummary, change: Pick<Change, 'action'>, result: ChangeResult): ApplySummary {
+  return withOutcome(summary, outcomeOf(change, result));
 }

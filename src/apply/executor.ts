@@ -247,6 +247,10 @@ class ApplyRun {
         error: `conflict: a live ${node.change.kind} named "${name}" exists that stacksync does not manage; re-run with --adopt`,
       };
     }
+    if (node.change.unresolved !== undefined && node.change.unresolved.length > 0) {
+      // Only the write that would send a value this run cannot read is refused; the rest of the target goes ahead (docs/secrets.md).
+      return { refused: true, code: 'E_SECRET_MISSING', error: `not applied: it sends ${node.change.unresolved.join('; ')}` };
+    }
     if (node.change.action === 'replace' && !this.#deps.allowReplace && !node.change.replaceAllowed) {
       // An error on that resource, not a skip: what the manifest asks cannot be done as things are.
       return {
@@ -595,7 +599,7 @@ class ApplyRun {
   #settle(node: ExecutionNode, result: ChangeResult): void {
     this.#results.set(node.key, result);
     this.#unsettledByRank.set(node.rank, (this.#unsettledByRank.get(node.rank) ?? 1) - 1);
-    this.#summary = addToSummary(this.#summary, node.change.action, result.result);
+    this.#summary = addToSummary(this.#summary, node.change, result);
     this.#wake(node);
   }
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { StacksyncError } from '../errors.js';
 import { planTextChunks, renderPlanJson, resultLine } from '../plan/index.js';
-import { changeRef, type Change, type ChangeResult, type Plan } from '../model/plan.js';
+import { changeRef, HELD_BACK_CODES, type Change, type ChangeResult, type Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
 import { describeStale, editedPlan, OTHER_CREDENTIALS, parseSavedPlan, sealMatches, type SavedPlan } from '../plan/saved.js';
 import { processEnv, type Env } from '../config/paths.js';
@@ -18,7 +18,7 @@ import { prepareSavedPlan } from '../reconcile/saved-plan.js';
 import { errnoCode } from '../support/fs.js';
 import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
-import { createProgressLog, createProgressReporter, type ProgressReporter } from './progress.js';
+import { createProgressLog, createProgressReporter, formatRetryLine, type ProgressReporter } from './progress.js';
 import { addCommonOptions, commandLogger, lockTimeoutOf, lockTimeoutOption, openSession, type CommonFlags, type LockFlags, type Session } from './context.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
 import type { Logger } from 'pino';
@@ -77,7 +77,16 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         state: { mode: 'command', command: 'apply', lockTimeoutMs: lockTimeoutOf(flags) },
         logger,
         clientOptions: {
-          hooksFor: (target) => bothHooks({ onRateLimitWait: (event) => reporter.onRateLimitWait(event), onRateLimitDelay: (event) => reporter.onRateLimitDelay({ ...event, target }) }, requests.hooksFor(target)),
+          hooksFor: (target) =>
+            bothHooks(
+              {
+                onRateLimitWait: (event) => reporter.onRateLimitWait(event),
+                onRateLimitDelay: (event) => reporter.onRateLimitDelay({ ...event, target }),
+                // Each retry is told as it is decided: an unreachable target is seen at once.
+                onRetry: (event) => notice(logger, logFormat, 'warn', formatRetryLine(target, event), { target, ...event }),
+              },
+              requests.hooksFor(target),
+            ),
         },
         // The first apply of a plan made before the state had a key makes the plan's key the state key.
         ...(saved && keySalt !== undefined ? { newKey: (config: Config) => stateKeyFromPlan(config, env, saved, keySalt) } : {}),
@@ -184,10 +193,10 @@ function renderResults(plan: Plan, results: ReadonlyMap<string, ChangeResult>): 
   for (const [key, result] of results) {
     if (result.result === 'ok') continue;
     // Names and servers' messages: shown, never obeyed (support/terminal.ts).
-    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${result.result}: ${show(key)}: ${result.code}: ${show(result.error)}`);
+    if (result.code !== 'E_MANIFEST_BLOCKED') lines.push(`${HELD_BACK_CODES.includes(result.code) ? 'not applied' : result.result}: ${show(key)}: ${result.code}: ${show(result.error)}`);
     else held.set(result.error, (held.get(result.error) ?? 0) + 1);
   }
-  const heldLines = [...held].map(([error, count]) => `skipped: ${count} change${count === 1 ? '' : 's'}: E_MANIFEST_BLOCKED: ${show(error)}`);
+  const heldLines = [...held].map(([error, count]) => `not applied: ${count} change${count === 1 ? '' : 's'}: E_MANIFEST_BLOCKED: ${show(error)}`);
   const errors = plan.errors.filter((error) => error.code === 'E_PRUNE_REFUSED').map((error) => `error: ${error.code}: ${show(error.message)}`);
   // The plan above counted what was planned; this counts what happened.
   return [...errors, ...heldLines, ...lines, resultLine(plan, results)].map((line) => `${line}\n`).join('');

@@ -20,7 +20,9 @@ import { addCommonOptions, openSession, type CommonFlags, type Session } from '.
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
-import { createRequestLog, withEstimate } from './estimate.js';
+import { bothHooks, createRequestLog, withEstimate } from './estimate.js';
+import { formatRetryLine } from './progress.js';
+import type { ApiHooks } from '../api/port.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
 import { packageVersion } from './version.js';
 
@@ -76,7 +78,12 @@ export const planCommand: CommandFactory = (setExitCode) =>
       const newKey = flags.out === undefined ? undefined : (config: Config) => keyForNewState(config, flags, env, derived);
       // The plan's reads are counted and timed for the estimate of the apply.
       const requests = createRequestLog();
-      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat, clientOptions: { hooksFor: requests.hooksFor }, ...(newKey ? { newKey } : {}) });
+      // Each retry is told as it is decided (the session's logger exists by the time a request is made).
+      let told: Session | undefined;
+      const retries = (target: string): ApiHooks => ({ onRetry: (event) => told && notice(told.logger, logFormat, 'warn', formatRetryLine(target, event), { target, ...event }) });
+      const hooksFor = (target: string): ApiHooks => bothHooks(retries(target), requests.hooksFor(target));
+      const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat, clientOptions: { hooksFor }, ...(newKey ? { newKey } : {}) });
+      told = session;
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt, serverValidate: flags.serverValidate }));
         const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);

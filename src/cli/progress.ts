@@ -7,8 +7,9 @@
  */
 import { show } from '../support/terminal.js';
 import type { Logger } from 'pino';
-import { changeKey, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
-import { addToSummary, emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
+import type { ApiHooks } from '../api/port.js';
+import { changeKey, formatOutcomes, outcomeOf, withOutcome, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
+import { emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
 import { remainingSeconds } from '../apply/estimate.js';
 import type { ApplyEstimate } from '../model/estimate.js';
 import { approximately, thousands } from '../plan/render-estimate.js';
@@ -76,25 +77,28 @@ export function formatSettleLine(event: Extract<ApplyEvent, { type: 'settle-prog
   return `${prefix}waiting for ${event.waiting} ${event.kind}${event.waiting === 1 ? '' : 's'} to settle: ${states}`;
 }
 
+/**
+ * One line per retry, as it is decided: `[prod] GET /v1/…/pipes: attempt 1 of 6 failed (ECONNREFUSED: …);
+ * attempt 2 in 0.4s`, so an unreachable target is seen at once, not after the last attempt.
+ */
+export function formatRetryLine(target: string, event: Parameters<NonNullable<ApiHooks['onRetry']>>[0]): string {
+  return `[${target}] ${event.method} ${event.route}: attempt ${event.attempt} of ${event.maxAttempts} failed (${event.why}); attempt ${event.attempt + 1} in ${formatSeconds(event.delayMs)}`;
+}
+
 /** `waiting 9.8s for the rate budget of prod` (when the wait starts; 10 requests per 10 s means waits). */
 export function formatRateWait(target: string | undefined, waitSeconds: number): string {
   return `waiting ${waitSeconds.toFixed(1)}s for the rate budget${target === undefined ? '' : ` of ${target}`}`;
 }
 
-/** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 4.2s` */
+/** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in 4.2s` */
 export function formatSummary(summary: ApplySummary, durationMs: number, target?: string): string {
-  const counts = (['created', 'updated', 'deleted', 'adopted', 'failed', 'skipped'] as const).map((name) => `${summary[name]} ${name}`);
-  if (summary.replaced !== undefined && summary.replaced > 0) counts.splice(2, 0, `${summary.replaced} replaced`);
-  return `Apply${target === undefined ? '' : ` ${target}`}: ${counts.join(', ')} in ${formatSeconds(durationMs)}`;
+  return `Apply${target === undefined ? '' : ` ${target}`}: ${formatOutcomes(summary)} in ${formatSeconds(durationMs)}`;
 }
 
 /** The summary of an apply from its changes and results, e.g. for JSON output or several targets. */
 export function summarize(changes: readonly Change[], results: ReadonlyMap<ChangeKey, ChangeResult>): ApplySummary {
   let summary = emptySummary();
-  for (const change of changes) {
-    const result = results.get(changeKey(change.kind, change.name));
-    if (result && (change.action !== 'unchanged' || result.result !== 'ok')) summary = addToSummary(summary, change.action, result.result);
-  }
+  for (const change of changes) summary = withOutcome(summary, outcomeOf(change, results.get(changeKey(change.kind, change.name))));
   return summary;
 }
 

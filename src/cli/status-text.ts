@@ -3,7 +3,7 @@
  * resources, with the field diff of each drifted one under it. Pure.
  */
 import type { StatusDocument } from '../daemon/status.js';
-import { ERROR_FLAGS, FLAG_LABELS, formatTime, formatValue, rowsOf, targetFacts, type ResourceRow } from '../daemon/view.js';
+import { ERROR_FLAGS, FLAG_LABELS, formatTime, formatValue, readinessText, rowsOf, targetFacts, type ResourceRow } from '../daemon/view.js';
 import type { FieldDiff } from '../model/plan.js';
 import { show } from '../support/terminal.js';
 
@@ -11,7 +11,7 @@ const HEADINGS = ['KIND', 'NAME', 'STATUS', 'MANIFEST', 'DETAILS'] as const;
 
 export function renderStatusText(document: StatusDocument): string {
   const rows = rowsOf(document);
-  const lines = [`stacksync daemon: ${document.ready ? 'every target has synced' : 'waiting for the first sync of every target'} (as of ${formatTime(document.generatedAt)})`, ''];
+  const lines = [`stacksync daemon: ${readinessText(document)} (as of ${formatTime(document.generatedAt)})`, ''];
   for (const [target, status] of Object.entries(document.targets)) {
     const flags = [status.syncing ? 'syncing' : '', status.suspended ? 'suspended' : ''].filter(Boolean);
     lines.push(`Target ${target}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}:`);

@@ -48,8 +48,9 @@ Checks, without any network access:
   - the config file: schema, unique target names, defaultTarget, durations
   - every *.yaml / *.yml under the manifests directory: the schema of its kind,
     unique names per kind and target, known targets, Pipes only on managed targets,
-    alert dashboard and tile references, unique tile names, and that every secret
-    reference in the manifests ({fromEnv} / {fromFile}) can be read
+    alert dashboard and tile references, unique tile names; a secret reference in a
+    manifest ({fromEnv} / {fromFile}) that cannot be read here is a warning (apply
+    refuses only the write that would send it)
 
 Not checked: the config's auth secrets (keyId, keySecret, token). validate runs where the
 API credentials usually are not (a CI job on a pull request); plan, apply and run resolve

@@ -5,7 +5,7 @@
  * checkout at all); "drift" is only a live edit made outside stacksync (see diff/drift.ts).
  * Pure: the time of day is passed in.
  */
-import { changeRef, isWrite, type Change, type ChangeResult, type Plan } from '../model/plan.js';
+import { changeRef, isWrite, outcomeOf, type Change, type ChangeResult, type Outcome, type Plan } from '../model/plan.js';
 import { waitingCount } from '../plan/build.js';
 import { isListed, renderPlanText } from '../plan/render-text.js';
 import type { Trigger } from './scheduler.js';
@@ -95,19 +95,21 @@ function nothingToApply(plan: Plan): string {
 
 /**
  * What became of the writes a sync tried: `applied 2 changes from Git and healed 1 drift (…)`,
- * then how many failed and how many were not applied (held back, or never reached).
+ * then how many failed, were skipped or not applied, in the words of every output (`outcomeOf`).
  */
 export function describeApplied(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult>, source: ManifestSource = 'working-tree'): string {
-  const writes = changes.filter((change) => isWrite(change.action));
-  const resultOf = (change: Change): ChangeResult['result'] | undefined => results.get(changeRef(change))?.result;
-  const done = writes.filter((change) => resultOf(change) === 'ok');
-  const failed = writes.filter((change) => resultOf(change) === 'failed').length;
-  const notApplied = writes.length - done.length - failed;
+  const writes = changes.filter((change) => isWrite(change.action) || change.action === 'error' || change.action === 'waiting');
+  const outcomes = writes.map((change) => ({ change, outcome: outcomeOf(change, results.get(changeRef(change))) }));
+  const done = outcomes.filter(({ outcome }) => outcome !== undefined && !UNDONE.includes(outcome)).map(({ change }) => change);
   const parts = [describeDone(pendingCounts(done), source) || 'applied nothing'];
-  if (failed > 0) parts.push(`${failed} failed`);
-  if (notApplied > 0) parts.push(`${notApplied} not applied`);
+  for (const word of UNDONE) {
+    const n = outcomes.filter(({ outcome }) => outcome === word).length;
+    if (n > 0) parts.push(`${n} ${word}`);
+  }
   return parts.join('; ');
 }
+
+const UNDONE: readonly Outcome[] = ['failed', 'skipped', 'not applied', 'waiting'];
 
 function describeDone(counts: PendingCounts, source: ManifestSource): string {
   const parts: string[] = [];

@@ -11,6 +11,7 @@ import { parseConfigText } from '../config/load.js';
 import type { Config } from '../model/config.js';
 import { DEFAULT_SEED_IDS, startEmulator, type Profile, type RunningEmulator } from '../emulator/index.js';
 import { StacksyncError } from '../errors.js';
+import { DEFAULT_LISTEN } from './http.js';
 
 /** Where embedded mode keeps the emulator's data and its own state (`-current` appended under that profile). */
 export const EMBEDDED_DIR = '.stacksync/embedded';
@@ -70,6 +71,16 @@ function embeddedBanner(url: string, dir: string, manifestsDir: string): string 
   ].join('\n');
 }
 
+/**
+ * `npx stacksync status`, with `--listen` when the daemon is not where status asks without one
+ * (no config file: the default port on loopback), so the hint works as printed.
+ */
+function statusCommand(httpUrl: string): string {
+  const listen = new URL(httpUrl).host;
+  const asked = `127.0.0.1:${DEFAULT_LISTEN.split(':').at(-1) ?? ''}`;
+  return listen === asked ? 'npx stacksync status' : `npx stacksync status --listen ${listen}`;
+}
+
 function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string): string {
   return [
     '',
@@ -78,7 +89,7 @@ function embeddedTips(httpUrl: string, emulatorUrl: string, manifestsDir: string
     `  - delete an alert manifest: embedded mode prunes, so the alert is deleted`,
     `  - change something behind stacksync's back and see it healed at the next resync (30s):`,
     `      curl -s -H 'Authorization: Bearer ${EMBEDDED_TOKEN}' ${emulatorUrl}/api/v2/dashboards`,
-    `  - ${httpUrl}/   the status page, in a browser; \`npx stacksync status\` prints it here`,
+    `  - ${httpUrl}/   the status page, in a browser; \`${statusCommand(httpUrl)}\` prints it here`,
     `  - ${httpUrl}/status   per-resource state      ${httpUrl}/metrics   Prometheus metrics`,
     `  - curl -XPOST -H 'Content-Type: application/json' ${httpUrl}/-/reload   sync now`,
     '  - npx stacksync plan -c config/emulator.yaml  against a separately started `stacksync emulator`',

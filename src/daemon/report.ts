@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { PAST_TENSE } from '../apply/events.js';
-import { changeRef, type Change, type ChangeResult } from '../model/plan.js';
+import { changeRef, outcomeOf, type Change, type ChangeResult } from '../model/plan.js';
 import { isListed, withCode } from '../plan/render-text.js';
 import { describeSync, type SyncAccount } from './console.js';
 import type { NextSync, Trigger } from './scheduler.js';
@@ -119,6 +119,6 @@ function changeRecords(changes: readonly Change[], results: ReadonlyMap<string, 
     if (result.result === 'ok') return [{ level: 'info', msg: `${PAST_TENSE[change.action]} ${key}`, fields }];
     const failed = { ...fields, code: result.code, error: result.error };
     if (result.result === 'failed') return [{ level: 'error', msg: `failed ${key}: ${withCode(result.code, result.error)}`, fields: failed }];
-    return [{ level: 'warn', msg: `not applied ${key}: ${withCode(result.code, result.error)}`, fields: failed }];
+    return [{ level: 'warn', msg: `${outcomeOf(change, result) ?? 'skipped'} ${key}: ${withCode(result.code, result.error)}`, fields: failed }];
   });
 }

@@ -77,6 +77,8 @@ export interface TargetStatus {
   lastErrorAt?: string;
   /** The checkout revision the last finished sync read, when the checkout is a git worktree. */
   revision?: string;
+  /** True when the files that sync read held uncommitted edits: they are not that revision. Absent otherwise. */
+  uncommitted?: true;
   /** How long the last finished sync took, in seconds. */
   lastSyncSeconds?: number;
   /** Of that, the seconds its API requests waited for the rate budget. */
@@ -115,6 +117,8 @@ export interface SyncReport {
   /** The sync's error, for a failed sync; never holds a secret. */
   error?: string;
   revision?: string;
+  /** The files held uncommitted edits on top of `revision`. */
+  uncommitted?: boolean;
   /** How long the sync took, and how much of it its requests waited for the rate budget, in seconds. */
   seconds?: number;
   rateLimitWaitSeconds?: number;
@@ -190,7 +194,11 @@ export function applyReport(previous: TargetStatus, report: SyncReport, at: stri
     next.lastError = report.error;
     next.lastErrorAt = at;
   }
-  if (report.revision !== undefined) next.revision = report.revision;
+  if (report.revision !== undefined) {
+    next.revision = report.revision;
+    if (report.uncommitted === true) next.uncommitted = true;
+    else delete next.uncommitted;
+  }
   if (report.seconds !== undefined) next.lastSyncSeconds = report.seconds;
   if (report.rateLimitWaitSeconds !== undefined) next.lastSyncWaitSeconds = report.rateLimitWaitSeconds;
   if (report.resources !== undefined) next.resources = mergeResources(previous.resources, report.resources, at);

@@ -129,7 +129,8 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
 function summarise(run: RunPlan, outcome: RunResult | undefined, options: TargetSyncOptions): TargetSyncResult {
   const name = options.target.name;
   const targetRun = run.targets[0];
-  const revision = options.revision === undefined ? {} : { revision: options.revision };
+  // A revision is what the files are only when they hold no uncommitted edits.
+  const revision = options.revision === undefined ? {} : { revision: options.revision, uncommitted: options.source !== 'git' };
   if (!targetRun || targetRun.failed) {
     const error = targetRun?.failed?.message ?? 'target was not planned';
     const code = targetRun?.failed?.code ?? 'E_INTERNAL';

@@ -94,6 +94,19 @@ export function countFlags(flagged: readonly (readonly StatusFlag[])[]): Record<
   return counts;
 }
 
+/**
+ * The header's claim about the targets, never more than is so: `waiting for the first sync of
+ * every target`, `every target has synced; the last sync of 1 of 2 failed`, or `every target has
+ * synced, and each last sync succeeded`.
+ */
+export function readinessText(document: Pick<StatusDocument, 'ready' | 'targets'>): string {
+  if (!document.ready) return 'waiting for the first sync of every target';
+  const all = Object.values(document.targets);
+  const failed = all.filter((status) => status.lastResult === 'failure').length;
+  if (failed === 0) return all.every((status) => status.lastResult === 'success') ? 'every target has synced, and each last sync succeeded' : 'every target has synced';
+  return `every target has synced; the last sync of ${failed} of ${all.length} failed`;
+}
+
 /** `3 in sync, 1 drifted, 1 error`: the flags that have any. */
 export function describeCounts(counts: Readonly<Record<StatusFlag, number>>): string {
   const parts = STATUS_FLAGS.filter((flag) => counts[flag] > 0).map((flag) => `${counts[flag]} ${FLAG_LABELS[flag]}`);
@@ -105,7 +118,7 @@ export function targetFacts(status: TargetStatus): [string, string][] {
   const facts: [string, string][] = [];
   if (status.lastSyncAt === undefined) facts.push(['last sync', status.syncing ? 'the first sync is running' : 'not synced yet']);
   else facts.push(['last sync', `${formatTime(status.lastSyncAt)}, ${status.lastResult === 'success' ? 'succeeded' : 'failed'}${status.lastSyncSeconds === undefined ? '' : ` in ${seconds(status.lastSyncSeconds)}`}`]);
-  if (status.revision !== undefined) facts.push(['revision', status.revision]);
+  if (status.revision !== undefined) facts.push(['revision', status.uncommitted === true ? `working tree (uncommitted changes) on ${status.revision}` : status.revision]);
   facts.push(['resources', describeCounts(countFlags(status.resources.map(flagsOf)))]);
   facts.push(['rate-budget wait', rateWait(status)]);
   if (status.lastError !== undefined) facts.push([status.lastResult === 'failure' ? 'error' : 'last error', `${status.lastError}${status.lastErrorAt === undefined ? '' : ` (${formatTime(status.lastErrorAt)})`}`]);

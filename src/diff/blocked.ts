@@ -6,7 +6,29 @@
  * could compute; `apply --allow-partial` lets the valid ones run (never deletes: prune stays
  * blocked whatever the flag says, see `diff/prune.ts`).
  */
+import type { ErrorCode } from '../errors.js';
 import { changeRef, isWrite, type Change, type ChangeResult, type PlanError } from '../model/plan.js';
+
+/**
+ * The one rule for what holds back writes (docs/apply.md#one-rule-for-what-holds-back-writes): a
+ * problem of what a manifest says holds back every write of its target, whatever stage finds it —
+ * loading (a typo'd kind, a broken reference between manifests) or planning against the live
+ * state (a name no live resource has, a body the server's check
+ * refuses). A problem of a live resource itself (two live resources with one name, one that
+ * cannot be read, a write the service refuses when it is sent) fails that resource alone, and a
+ * secret the run cannot read fails only the write that sends it.
+ */
+export const HOLDS_BACK_TARGET: readonly ErrorCode[] = ['E_MANIFEST_PARSE', 'E_MANIFEST_INVALID', 'E_MANIFEST_DUPLICATE', 'E_REF_UNRESOLVED', 'E_API_VALIDATION'];
+
+/** Whether the plan of a target holds a manifest problem found while planning it (`HOLDS_BACK_TARGET`). */
+export function plannedProblemHoldsBack(changes: readonly Change[]): boolean {
+  return changes.some((change) => change.action === 'error' && change.code !== undefined && HOLDS_BACK_TARGET.includes(change.code));
+}
+
+/** The plan of a target held back by a problem found while planning: a prune's deletes become orphans, as a load problem makes them. */
+export function withPruneHeldBack(changes: readonly Change[]): Change[] {
+  return changes.map((change) => (change.action === 'delete' ? { ...change, action: 'orphan', operations: [], dependsOn: [] } : change));
+}
 
 /** Whether applying `change` would write anything: to the API, or to the inventory (a reclaim). */
 export function changeWrites(change: Pick<Change, 'action' | 'reclaimed'>): boolean {
@@ -32,7 +54,7 @@ export interface BlockedGuard {
 /** Holds back every write of a blocked target, unless partial applies are allowed. */
 export function holdBackBlocked(input: BlockedGuardInput): BlockedGuard {
   if (!input.blocked || input.allowPartial) return { changes: [...input.changes], held: new Map() };
-  const error = `not applied: the manifests of target ${input.target} have errors, so nothing is written to it until they are fixed (apply --allow-partial applies the valid ones)`;
+  const error = `the manifests of target ${input.target} have errors, so nothing is written to it until they are fixed (apply --allow-partial applies the valid ones)`;
   const held = new Map<string, ChangeResult>();
   const changes: Change[] = [];
   for (const change of input.changes) {

@@ -11,7 +11,7 @@ import type { TargetState } from '../model/state.js';
 import { SPEC_SCHEMAS } from '../schema/manifest.js';
 import { CONNECTION } from './connection/model.js';
 import { envName } from './kit/export-names.js';
-import { secretRow, sentHash, type SecretPart } from './kit/named.js';
+import { secretRow, sentHash, unknownRow, type SecretPart } from './kit/named.js';
 import type { LiveRecord } from './kit/record.js';
 import { recordExport } from './kit/record-export.js';
 import { recordKind } from './kit/record-kind.js';
@@ -38,6 +38,11 @@ function passwordPart(desired: DesiredRecord, live: LiveRecord | undefined, _mem
   const part: SecretPart = { diff: [], body: {}, hashes: {}, warnings: [] };
   if (!password) return part;
   const sent = sentHash(state, CONNECTION, desired.key, 'password');
+  if (password.unknown !== undefined) {
+    // Unknown here: one sent before stays as it is; one never sent is needed by the write.
+    if (live && sent !== undefined) return part;
+    return { ...part, diff: [unknownRow('password', live !== undefined)], unresolved: [`password: ${password.unknown}`] };
+  }
   if (live && sent === password.hmac) return part;
   part.diff.push(secretRow('password', live !== undefined, true));
   part.body['password'] = password.value;

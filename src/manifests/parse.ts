@@ -16,6 +16,7 @@
 import { Composer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
 import { nodeAt, positionAt, type Pointer, type Position } from '../yaml/positions.js';
 import { readPlainYaml } from '../yaml/fast-read.js';
+import { explainIndentation } from '../yaml/words.js';
 import { decodeText, loneCrProblem, refusedWarningMessage, splitYamlWarnings, toPlainValue, versionProblem, YAML_READ_OPTIONS, yamlErrorMessage, type YamlLimits } from '../yaml/safety.js';
 
 export interface ParseLimits extends Pick<YamlLimits, 'maxDepth' | 'maxAliasCount' | 'maxNodes'> {
@@ -87,8 +88,10 @@ function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at
   for (const warning of warnings) result.warnings.push({ message: `YAML: ${yamlErrorMessage(warning)}`, ...at(warning.pos[0]) });
   if (version) result.problems.push({ message: version.message, ...at(version.offset) });
   for (const warning of refused) result.problems.push({ message: refusedWarningMessage(warning), ...at(warning.pos[0]) });
-  if (doc.errors.length > 0) {
-    for (const error of doc.errors) result.problems.push({ message: describeYamlError(error, limits), ...at(error.pos[0]) });
+  const [error] = doc.errors;
+  if (error !== undefined) {
+    // The first error only: what follows it is mostly the same mistake seen again (src/yaml/words.ts).
+    result.problems.push(describeYamlError(error, limits, text, at(error.pos[0])));
     return;
   }
   if (refused.length > 0 || version) return;
@@ -104,11 +107,12 @@ function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at
   result.documents.push({ index, value: plain.value, ...start });
 }
 
-function describeYamlError(error: YAMLError, limits: ParseLimits): string {
-  const message = yamlErrorMessage(error);
+function describeYamlError(error: YAMLError, limits: ParseLimits, text: string, where: Position): { message: string } & Position {
   // yaml catches its own stack overflow on absurd nesting (code RESOURCE_EXHAUSTION); say what it means.
-  if (error.code === 'RESOURCE_EXHAUSTION') return `the document is nested too deeply (over ${limits.maxDepth} levels)`;
-  return `invalid YAML: ${message}`;
+  if (error.code === 'RESOURCE_EXHAUSTION') return { message: `the document is nested too deeply (over ${limits.maxDepth} levels)`, ...where };
+  const words = explainIndentation(text, where.line, error.code);
+  if (words) return { message: `invalid YAML: ${words.message}`, line: words.line, column: words.column };
+  return { message: `invalid YAML: ${yamlErrorMessage(error)}`, ...where };
 }
 
 /** A node to find in document `index` of a file: `at: 'key'` picks the map key of the last segment. */

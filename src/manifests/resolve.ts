@@ -60,9 +60,8 @@ export function resolveEntries(entries: readonly Entry[], failedBySchema: Readon
     reportAll(entry, rules.check?.(manifest) ?? []);
     for (const each of rules.warnings?.(manifest) ?? []) warnings.push(problemAt(entry, each.code, each.pointer, each.message));
   }
-  // 3. Secrets resolve, so a missing one is found here and not in the middle of an apply.
+  // 3. Secrets resolve; one that cannot be is marked unknown, for the plan to show and apply to refuse.
   const secrets = resolveSecrets(entries, options);
-  for (const { entry, problem } of secrets.problems) report(entry, problem);
   warnings.push(...secrets.warnings);
   // 4. References to other manifests, once it is known which are sound.
   const lookups = lookupsByTarget(entries, failed);
@@ -225,7 +224,7 @@ function toDesired(entry: Entry, secrets: ReadonlyMap<string, SecretValue> | und
     file,
     line,
     column,
-    ...[...(secrets ?? [])].map(([path, secret]) => `${path}=${secret.hmac}`),
+    ...[...(secrets ?? [])].map(([path, secret]) => `${path}=${secret.unknown === undefined ? secret.hmac : `?${secret.unknown}`}`),
     ...(entry.sensitive ?? []).map((secret) => secret.hmac),
   ].join('\u0000');
   const known = Object.isFrozen(manifest) ? built.get(manifest) : undefined;

@@ -1,8 +1,10 @@
 /**
  * The secret stage: the secret references each manifest holds — where its kind's descriptor says
- * they are — resolved once each, between the checks and the desired model, so a missing secret
- * is a problem at its line here and never a surprise in the middle of an apply. Values are held
- * with their HMACs only in memory; what leaves this stage for any output is the HMAC.
+ * they are — resolved once each, between the checks and the desired model. Values are held with
+ * their HMACs only in memory; what leaves this stage for any output is the HMAC. A reference that
+ * cannot be resolved here is no problem of the manifest: a pull-request job validates and plans
+ * without production secrets. It becomes a value marked `unknown` (with why), which the plan shows
+ * as unknown and only the write that would send it refuses (docs/secrets.md).
  */
 import type { SecretRef } from '../model/config.js';
 import type { SecretValue } from '../model/desired.js';
@@ -20,18 +22,17 @@ export interface SecretStageOptions {
 export interface ResolvedSecrets {
   /** Per sound entry, its values by the descriptor's secret path. */
   values: Map<Entry, Map<string, SecretValue>>;
-  problems: { entry: Entry; problem: FoundProblem }[];
   warnings: FoundProblem[];
 }
 
+/** What a reference that cannot be resolved here means for the plan and the apply (docs/secrets.md). */
+export const UNKNOWN_SECRET_NOTE = 'unknown in this plan; the plan shows no change it cannot know, and apply refuses only a write that would send it';
+
 const PLAIN_SECRET_WARNING = 'is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git';
 
-/**
- * Resolves the secret references of every entry that passed its schema, also of one with other
- * problems: every problem of a manifest is shown at once, not one per fix.
- */
+/** Resolves the secret references of every entry that passed its schema. */
 export function resolveSecrets(entries: readonly Entry[], options: SecretStageOptions): ResolvedSecrets {
-  const result: ResolvedSecrets = { values: new Map(), problems: [], warnings: [] };
+  const result: ResolvedSecrets = { values: new Map(), warnings: [] };
   for (const entry of entries) {
     const manifest = entry.manifest;
     if (!manifest) continue;
@@ -43,7 +44,10 @@ export function resolveSecrets(entries: readonly Entry[], options: SecretStageOp
       if (typeof site.ref === 'string') result.warnings.push(problemAt(entry, 'E_MANIFEST_INVALID', site.pointer, PLAIN_SECRET_WARNING));
       const value = resolveOne(anchorSecret(site.ref as SecretRef, baseDir), options.secretIo);
       if (typeof value === 'string') values.set(site.path, { value, hmac: options.hmac(value) });
-      else result.problems.push({ entry, problem: problemAt(entry, 'E_SECRET_MISSING', site.pointer, value.message) });
+      else {
+        values.set(site.path, { value: '', hmac: '', unknown: value.message });
+        result.warnings.push(problemAt(entry, 'E_SECRET_MISSING', site.pointer, `${value.message}: ${UNKNOWN_SECRET_NOTE}`));
+      }
     }
     registerPairs(values);
     result.values.set(entry, values);

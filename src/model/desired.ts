@@ -12,6 +12,12 @@ export interface SecretValue {
   value: string;
   /** HMAC of `value` under the state's key; what the state file keeps and the differ compares. */
   hmac: string;
+  /**
+   * Set when the reference cannot be resolved in this run (a pull-request job holds no production
+   * secrets): why, naming the env var or file, never a value. `value` and `hmac` are then empty;
+   * the plan shows the member as unknown, and only a write that would send it fails (docs/secrets.md).
+   */
+  unknown?: string;
 }
 
 /**

@@ -34,6 +34,9 @@ export function isWrite(action: Action): boolean {
 /** The marker shown instead of any write-only value. */
 export const SENSITIVE = '(sensitive)';
 
+/** Shown instead of a write-only value whose reference this run cannot resolve (docs/secrets.md). */
+export const UNKNOWN_IN_PLAN = '(unknown in this plan)';
+
 /** Shown where an id (dashboard, tile) is assigned only when the plan is applied. */
 export const KNOWN_AFTER_APPLY = '(known after apply)';
 
@@ -155,6 +158,12 @@ export interface Change {
   operations: Operation[];
   /** Changes (same target) that must succeed first. */
   dependsOn: ChangeKey[];
+  /**
+   * Write-only values this change would send that this run cannot resolve, each `path: why`
+   * (`source.kafka.credentials: env var KAFKA_PASSWORD is not set`): apply fails this change alone
+   * with `E_SECRET_MISSING`, and what needs it is skipped. Absent when there are none.
+   */
+  unresolved?: string[];
   /** HMACs of write-only values this change sends, keyed by secret path; recorded after success. */
   secretHashes?: Record<string, string>;
   /** Marks recorded on the inventory entry once the change succeeded in full (a resync token sent). */
@@ -251,3 +260,53 @@ export interface Plan {
  * not succeed carries the code of why, so callers decide by code, never by the message.
  */
 export type ChangeResult = { result: 'ok' } | { result: 'failed' | 'skipped'; code: ErrorCode; error: string };
+
+/**
+ * What became of one change in an apply, in the one vocabulary every output uses: stdout, stderr,
+ * JSON, the status page and notifications (docs/apply.md#what-became-of-each-change). `failed`: it
+ * was tried, or could not be planned, and is not live as the manifest says; `skipped`: not tried
+ * because what it needs failed or was skipped, or the run was cancelled; `not applied`: held back
+ * before the apply began (a rule of docs/apply.md); `waiting`: for an earlier write that may
+ * still land. `replaced` is shown only when there is one.
+ */
+export type Outcome = 'created' | 'updated' | 'replaced' | 'deleted' | 'adopted' | 'failed' | 'skipped' | 'not applied' | 'waiting';
+export const OUTCOMES: readonly Outcome[] = ['created', 'updated', 'replaced', 'deleted', 'adopted', 'failed', 'skipped', 'not applied', 'waiting'];
+
+/** Codes of a write held back before the apply began: `not applied`, not `skipped`. */
+export const HELD_BACK_CODES: readonly ErrorCode[] = ['E_MANIFEST_BLOCKED', 'E_PRUNE_REFUSED'];
+
+const DONE: Partial<Record<Action, Outcome>> = { create: 'created', update: 'updated', replace: 'replaced', delete: 'deleted', adopt: 'adopted' };
+
+/** The outcome of `change` given its result; undefined for what an apply never writes (unchanged, orphan, suspended). */
+export function outcomeOf(change: Pick<Change, 'action'>, result: ChangeResult | undefined): Outcome | undefined {
+  if (change.action === 'error') return 'failed';
+  if (change.action === 'waiting') return 'waiting';
+  if (!isWrite(change.action)) return result !== undefined && result.result !== 'ok' ? result.result : undefined;
+  if (result === undefined) return 'not applied';
+  if (result.result === 'failed') return 'failed';
+  if (result.result === 'skipped') return HELD_BACK_CODES.includes(result.code) ? 'not applied' : 'skipped';
+  return DONE[change.action];
+}
+
+export type OutcomeCounts = Record<Outcome, number>;
+
+export function noOutcomes(): OutcomeCounts {
+  return { created: 0, updated: 0, replaced: 0, deleted: 0, adopted: 0, failed: 0, skipped: 0, 'not applied': 0, waiting: 0 };
+}
+
+/** Counts with one more `outcome` (a new object). */
+export function withOutcome(counts: OutcomeCounts, outcome: Outcome | undefined): OutcomeCounts {
+  return outcome === undefined ? counts : { ...counts, [outcome]: counts[outcome] + 1 };
+}
+
+/** The sum of two counts. */
+export function addOutcomes(a: OutcomeCounts, b: OutcomeCounts): OutcomeCounts {
+  return Object.fromEntries(OUTCOMES.map((outcome) => [outcome, a[outcome] + b[outcome]])) as OutcomeCounts;
+}
+
+/** `1 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 0 skipped, 1 not applied, 0 waiting`: every output's words. */
+export function formatOutcomes(counts: OutcomeCounts): string {
+  return OUTCOMES.filter((outcome) => outcome !== 'replaced' || counts.replaced > 0)
+    .map((outcome) => `${counts[outcome]} ${outcome}`)
+    .join(', ');
+}

@@ -3,7 +3,7 @@
  * and secret hashes are never part of it; diffs carry `(sensitive)` for write-only values.
  */
 import type { ChangeResults } from './build.js';
-import { changeRef, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import { changeRef, noOutcomes, outcomeOf, withOutcome, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import { estimateToJson } from './render-estimate.js';
 
 export interface JsonRenderOptions {
@@ -22,6 +22,11 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
   };
   if (plan.warnings.length > 0) document['warnings'] = plan.warnings.map(problemToJson);
   if (plan.estimate) document['estimate'] = estimateToJson(plan.estimate);
+  if (options.results) {
+    let counts = noOutcomes();
+    for (const change of plan.changes) counts = withOutcome(counts, outcomeOf(change, options.results.get(changeRef(change))));
+    document['outcomes'] = counts;
+  }
   return document;
 }
 
@@ -43,6 +48,9 @@ function changeToJson(change: Change, options: JsonRenderOptions): Record<string
   if (change.warnings.length > 0) json['warnings'] = [...change.warnings];
   const result = options.results?.get(changeRef(change));
   if (result) json['result'] = result.result;
+  // What became of it, in the words of every output; only after an apply.
+  const outcome = options.results ? outcomeOf(change, result) : undefined;
+  if (outcome !== undefined) json['outcome'] = outcome;
   const failure = result && result.result !== 'ok' ? result : undefined;
   const error = failure?.error ?? change.error;
   if (error !== undefined) json['error'] = error;

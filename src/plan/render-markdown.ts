@@ -6,7 +6,7 @@
  * comment length: past it, the field diffs go, then the rows that do not fit, counted, with a
  * pointer to the full JSON plan. Pure: links are built from what the caller passes in.
  */
-import { KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import { KNOWN_AFTER_APPLY, SENSITIVE, UNKNOWN_IN_PLAN, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import { DRIFT_NOTE, isListed, ORPHAN_NOTE, summaryLine } from './render-text.js';
 import { estimateLines } from './render-estimate.js';
 
@@ -211,7 +211,7 @@ function diffLines(diff: FieldDiff): string[] {
 }
 
 function formatValue(value: unknown): string {
-  if (value === SENSITIVE || value === KNOWN_AFTER_APPLY) return value;
+  if (value === SENSITIVE || value === KNOWN_AFTER_APPLY || value === UNKNOWN_IN_PLAN) return value;
   return JSON.stringify(value) ?? String(value);
 }
 

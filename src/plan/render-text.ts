@@ -5,7 +5,7 @@
  * the text reaches a terminal, which must show its control characters, never obey them.
  */
 import { formatLocation } from '../errors.js';
-import { changeRef, isWrite, KNOWN_AFTER_APPLY, SENSITIVE, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import { changeRef, formatOutcomes, KNOWN_AFTER_APPLY, noOutcomes, outcomeOf, withOutcome, SENSITIVE, UNKNOWN_IN_PLAN, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
 import { waitingCount, type ChangeResults } from './build.js';
 import { descriptorOf } from '../kinds/index.js';
 import type { Kind } from '../model/kinds.js';
@@ -93,27 +93,21 @@ function deletesApart(summary: Plan['summary']): string {
 }
 
 /**
- * Under a plan that was applied, the closing line counts what happened, not what was planned:
- * `Result: 1 created, 0 updated, 0 deleted, 0 adopted, 2 failed, 1 not applied, 7 unchanged.`
- * A failed write is counted as failed, never under a "0 errors" of the plan; errors of the plan
- * itself (what could not be planned) are added when there are any.
+ * Under a plan that was applied, the closing line counts what happened, not what was planned, in
+ * the words of every output (`outcomeOf`): `Result: 1 created, 0 updated, 0 deleted, 0 adopted,
+ * 2 failed, 0 skipped, 1 not applied, 0 waiting, 7 unchanged.` A change that could not be planned
+ * is one that failed; errors of the plan that are no change (a manifest that does not load, a
+ * target that cannot be read) are added when there are any.
  */
 export function resultLine(plan: Plan, results: ChangeResults): string {
-  const done: Record<'create' | 'update' | 'delete' | 'adopt', number> = { create: 0, update: 0, delete: 0, adopt: 0 };
-  let failed = 0;
-  let notApplied = 0;
-  for (const change of plan.changes) {
-    if (!isWrite(change.action)) continue;
-    const result = results.get(changeRef(change))?.result;
-    if (result === 'ok') done[change.action as keyof typeof done] += 1;
-    else if (result === 'failed') failed += 1;
-    else notApplied += 1;
-  }
+  let counts = noOutcomes();
+  for (const change of plan.changes) counts = withOutcome(counts, outcomeOf(change, results.get(changeRef(change))));
   const s = plan.summary;
   const orphans = s.orphan > 0 ? ` ${s.orphan} orphaned (${ORPHANS_HINT}),` : '';
   const suspended = s.suspended > 0 ? ` ${s.suspended} suspended (not written),` : '';
-  const errors = s.errors > 0 ? `, ${s.errors} ${s.errors === 1 ? 'error' : 'errors'} in the plan` : '';
-  return `Result: ${done.create} created, ${done.update} updated, ${done.delete} deleted, ${done.adopt} adopted, ${failed} failed, ${notApplied} not applied,${orphans}${suspended} ${s.unchanged} unchanged${errors}.`;
+  const n = plan.errors.length;
+  const errors = n > 0 ? `, ${n} ${n === 1 ? 'error' : 'errors'} in the plan` : '';
+  return `Result: ${formatOutcomes(counts)},${orphans}${suspended} ${s.unchanged} unchanged${errors}.`;
 }
 
 /**
@@ -168,7 +162,7 @@ function diffLine(diff: FieldDiff, paint: Paint): string {
 
 /** Compact JSON, except the markers `(sensitive)` and `(known after apply)`, shown bare. */
 export function formatValue(value: unknown): string {
-  if (value === SENSITIVE || value === KNOWN_AFTER_APPLY) return value;
+  if (value === SENSITIVE || value === KNOWN_AFTER_APPLY || value === UNKNOWN_IN_PLAN) return value;
   return JSON.stringify(value) ?? String(value);
 }
 

@@ -9,14 +9,14 @@ import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { SettleOptions } from '../apply/settle.js';
 import type { Config, Target } from '../model/config.js';
-import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, planTargetAsking, pruneHeldBack, refusedResults, writesHeldBack, type PlanTargetInput } from '../diff/index.js';
+import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, plannedProblemHoldsBack, planTargetAsking, pruneHeldBack, refusedResults, withPruneHeldBack, writesHeldBack, type PlanTargetInput } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem } from '../model/desired.js';
 import { deferredKinds, deferredKindsInState, unreadKindsOf, withKindsRead, type DesiredResource, type LiveState, type LoadedManifests } from '../kinds/index.js';
 import type { Kind } from '../model/kinds.js';
 import { buildPlan } from '../plan/build.js';
-import { changeKey, isWrite, type Change, type ChangeKey, type ChangeResult, type Operation, type Plan, type PlanError, type WriteBody } from '../model/plan.js';
+import { addOutcomes, changeKey, changeRef, isWrite, noOutcomes, outcomeOf, withOutcome, type Change, type ChangeKey, type ChangeResult, type Operation, type OutcomeCounts, type Plan, type PlanError, type WriteBody } from '../model/plan.js';
 import { managedCount, specRecord, staleRecords, type IntentExpiry } from '../state/inventory.js';
 import { specDigest } from './spec.js';
 import type { StateRecord } from '../model/state.js';
@@ -182,10 +182,14 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: Loaded
     ctx.logger?.info({ target: target.name, code: errorCodeOf(outcome.error) }, 'cannot read live state');
     return { target, changes: [], blocked, failed: targetError(target.name, outcome.error) };
   }
-  const { live, changes } = outcome;
+  const { live } = outcome;
+  let { changes } = outcome;
   const state = ctx.store.get(target.name);
   if (request.serverValidate) await checkWithServer(ctx.apiFor(target), changes);
-  return { target, changes: markDrift(withSpecs(changes, desired), state), blocked, live };
+  // One rule, whatever stage finds a manifest's problem: one found while planning holds back the target as a load problem does.
+  const heldByPlan = !blocked && plannedProblemHoldsBack(changes);
+  if (heldByPlan) changes = withPruneHeldBack(changes);
+  return { target, changes: markDrift(withSpecs(changes, desired), state), blocked: blocked || heldByPlan, live };
 }
 
 /**
@@ -306,13 +310,24 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       const held = holdBackBlocked({ target: name, changes: guarded.changes, blocked: targetRun.blocked, allowPartial: run.request.allowPartial === true });
       // 4. Apply the rest; an orphan, a suspended resource or a waiting create is shown, never applied.
       const applicable = held.changes.filter((change) => change.action !== 'orphan' && change.action !== 'suspended' && change.action !== 'waiting');
-      const applied = await applyTarget(ctx, targetRun.target, applicable, run.request.adopt, request);
+      // The target's closing line counts every change the apply did not run too (held back, refused, waiting): one summary that adds up.
+      const notRun = new Map([...held.held, ...(guarded.refusal ? refusedResults(guarded.refused, guarded.refusal) : [])]);
+      const outside = targetRun.changes.filter((change) => change.action === 'waiting' || notRun.has(changeRef(change)));
+      const extra = outside.reduce((counts, change) => withOutcome(counts, outcomeOf(change, notRun.get(changeRef(change)))), noOutcomes());
+      const applied = await applyTarget(ctx, targetRun.target, applicable, run.request.adopt, { ...request, ...withExtra(request, extra) });
       for (const [key, result] of applied) results.set(`${name}/${key}`, result);
       for (const [ref, result] of held.held) results.set(ref, result);
       if (guarded.refusal) for (const [ref, result] of refusedResults(guarded.refused, guarded.refusal)) results.set(ref, result);
     }),
   );
   return { results, errors };
+}
+
+/** `request` whose events of the target's closing line add `extra` to what the executor counted. */
+function withExtra(request: ApplyRequest, extra: OutcomeCounts): Pick<ApplyRequest, 'onEvent'> {
+  const onEvent = request.onEvent;
+  if (!onEvent) return {};
+  return { onEvent: (target, event) => onEvent(target, event.type === 'apply-finished' ? { ...event, summary: addOutcomes(event.summary, extra) } : event) };
 }
 
 /**

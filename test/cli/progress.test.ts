@@ -20,9 +20,9 @@ const BASE = { target: 'prod', kind: 'Dashboard', action: 'create', at: 0 } as c
 
 describe('progress formatting', () => {
   it('formats the closing summary', () => {
-    const summary = { created: 3, updated: 2, deleted: 1, adopted: 0, failed: 1, skipped: 1 };
-    expect(formatSummary(summary, 4_240)).toBe('Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 4.2s');
-    expect(formatSummary(summary, 50, 'prod')).toBe('Apply prod: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped in 0.1s');
+    const summary = { created: 3, updated: 2, deleted: 1, adopted: 0, failed: 1, skipped: 1, replaced: 0, 'not applied': 0, waiting: 0 };
+    expect(formatSummary(summary, 4_240)).toBe('Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in 4.2s');
+    expect(formatSummary(summary, 50, 'prod')).toBe('Apply prod: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in 0.1s');
   });
 
   it.each<[string, Parameters<typeof formatChangeLine>[0], string]>([
@@ -60,7 +60,7 @@ describe('progress formatting', () => {
       ['Alert/c', { result: 'ok' }],
       ['Alert/d', { result: 'ok' }],
     ] as const);
-    expect(summarize(changes, results)).toEqual({ created: 1, updated: 0, deleted: 1, adopted: 0, failed: 1, skipped: 0 });
+    expect(summarize(changes, results)).toEqual({ created: 1, updated: 0, deleted: 1, adopted: 0, failed: 1, skipped: 0, replaced: 0, 'not applied': 0, waiting: 0 });
   });
 });
 
@@ -72,7 +72,7 @@ describe('progress reporter', () => {
     { ...BASE, key: 'Dashboard/a', type: 'operation-succeeded', call: 'createDashboard', durationMs: 300, at: 300 },
     { ...BASE, key: 'Dashboard/a', type: 'change-succeeded', durationMs: 300, at: 300 },
     { ...BASE, key: 'Alert/b', kind: 'Alert', type: 'change-skipped', reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/z, which failed', at: 300 },
-    { type: 'apply-finished', target: 'prod', at: 400, durationMs: 400, summary: { created: 1, updated: 0, deleted: 0, adopted: 0, failed: 0, skipped: 1 } },
+    { type: 'apply-finished', target: 'prod', at: 400, durationMs: 400, summary: { created: 1, updated: 0, deleted: 0, adopted: 0, failed: 0, skipped: 1, replaced: 0, 'not applied': 0, waiting: 0 } },
   ];
 
   function capture(tty: boolean): { text: () => string; reporter: ReturnType<typeof createProgressReporter>; setNow: (ms: number) => void } {
@@ -86,7 +86,7 @@ describe('progress reporter', () => {
     const { text, reporter } = capture(false);
     for (const event of run) reporter.onEvent(event);
     expect(text()).toBe(
-      ['created Dashboard/a (0.3s)', 'skipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed', 'Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped in 0.4s', ''].join('\n'),
+      ['created Dashboard/a (0.3s)', 'skipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed', 'Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped, 0 not applied, 0 waiting in 0.4s', ''].join('\n'),
     );
   });
 
@@ -100,7 +100,7 @@ describe('progress reporter', () => {
     for (const event of run.slice(5)) reporter.onEvent(event);
     // The progress line is cleared before a line is printed over it, then drawn again below.
     expect(text()).toContain('\r\u001b[2Kskipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed\n\r\u001b[2Kprod: 2/2');
-    expect(text().endsWith('\r\u001b[2KApply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped in 0.4s\n')).toBe(true);
+    expect(text().endsWith('\r\u001b[2KApply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped, 0 not applied, 0 waiting in 0.4s\n')).toBe(true);
     expect(text().match(/\n/g)).toHaveLength(2);
   });
 
@@ -137,7 +137,7 @@ describe('progress reporter', () => {
     reporter.onEvent({ type: 'apply-started', target: 'lab', at: 0, total: 1 });
     reporter.onEvent({ ...BASE, key: 'Dashboard/b', type: 'change-succeeded', durationMs: 1 });
     reporter.onEvent({ ...lab, key: 'Dashboard/c', type: 'change-succeeded', durationMs: 1 });
-    reporter.onEvent({ type: 'apply-finished', target: 'lab', at: 0, durationMs: 1, summary: { created: 1, updated: 0, deleted: 0, adopted: 0, failed: 0, skipped: 0 } });
+    reporter.onEvent({ type: 'apply-finished', target: 'lab', at: 0, durationMs: 1, summary: { created: 1, updated: 0, deleted: 0, adopted: 0, failed: 0, skipped: 0, replaced: 0, 'not applied': 0, waiting: 0 } });
     reporter.onEvent({ ...BASE, key: 'Dashboard/d', type: 'change-succeeded', durationMs: 1 });
     const lines = text().split(/\r\u001b\[2K|\n/).filter((line) => /^\w+: \d+\/\d+/.test(line));
     // Never a count past its total, nor one target's count under another's name.
@@ -178,7 +178,7 @@ describe('progress reporter fed by applyPlan', () => {
         expect.stringMatching(/^created Dashboard\/good \(\d+\.\ds\)$/),
         'failed Dashboard/bad: E_API_VALIDATION: Body validation failed: tiles',
         'skipped Alert/watch: E_DEPENDENCY_FAILED: depends on Dashboard/bad, which failed',
-        expect.stringMatching(/^Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 skipped in \d+\.\ds$/),
+        expect.stringMatching(/^Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in \d+\.\ds$/),
         '',
       ]);
     } finally {

@@ -102,6 +102,17 @@ describe('daemon.listen of the config', { timeout: 90_000 }, () => {
 });
 
 describe('the status text', () => {
+  it('never overstates: a failed last sync is counted in the header, and uncommitted files are no revision (issue 34, item 9)', () => {
+    const target = (lastResult: 'success' | 'failure', uncommitted: boolean) => ({ syncing: false, suspended: false, resources: [], lastSyncAt: '2026-11-26T10:00:00.000Z', lastResult, revision: 'abc1234', ...(uncommitted ? { uncommitted: true as const } : {}) });
+    const document: StatusDocument = { version: 1, generatedAt: '2026-11-26T10:00:00.000Z', ready: true, targets: { prod: target('failure', true), lab: target('success', false) } };
+    const text = renderStatusText(document);
+    expect(text.split('\n')[0]).toBe('stacksync daemon: every target has synced; the last sync of 1 of 2 failed (as of 2026-11-26 10:00:00 UTC)');
+    expect(text).toContain('  revision: working tree (uncommitted changes) on abc1234\n');
+    expect(text).toContain('  revision: abc1234\n');
+    const synced = renderStatusText({ ...document, targets: { lab: target('success', false) } });
+    expect(synced.split('\n')[0]).toContain('every target has synced, and each last sync succeeded');
+  });
+
   it('puts the fields a drifted resource differs in under it, and more notes under the first', () => {
     const document: StatusDocument = {
       version: 1,

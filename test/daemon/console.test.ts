@@ -50,9 +50,9 @@ describe('describeSync', () => {
     ]);
     const text = describeSync({ target: 'prod', trigger: 'initial', plan: buildPlan([fromGit, created, alert, change({ name: 'same', action: 'unchanged' })], []), results, time: '10:00:00', source: 'git' });
     const lines = text.trimEnd().split('\n');
-    expect(lines[0]).toBe('[10:00:00] prod: initial sync applied 1 change from Git; 1 failed; 1 not applied:');
+    expect(lines[0]).toBe('[10:00:00] prod: initial sync applied 1 change from Git; 1 failed; 1 skipped:');
     expect(text).toContain('      result: failed: E_API_VALIDATION: HTTP 400\n');
-    expect(lines.at(-1)).toBe('Result: 0 created, 1 updated, 0 deleted, 0 adopted, 1 failed, 1 not applied, 1 unchanged.');
+    expect(lines.at(-1)).toBe('Result: 0 created, 1 updated, 0 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting, 1 unchanged.');
     expect(text).not.toMatch(/\b0 errors\b/);
     expect(text).not.toContain('Plan:');
   });

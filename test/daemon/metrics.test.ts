@@ -42,7 +42,7 @@ describe('metrics', () => {
     const hooks = apiHooksFor(metrics, 'prod');
     hooks.onRequest?.({ method: 'GET', route: '/api/v2/alerts', status: 429, durationSeconds: 0.02 });
     hooks.onRequest?.({ method: 'GET', route: '/api/v2/alerts', status: 200, durationSeconds: 0.01 });
-    hooks.onRetry?.({ method: 'GET', route: '/api/v2/alerts', reason: 'throttled', attempt: 1, delayMs: 1000 });
+    hooks.onRetry?.({ method: 'GET', route: '/api/v2/alerts', reason: 'throttled', attempt: 1, maxAttempts: 6, why: 'HTTP 429', delayMs: 1000 });
     hooks.onRateLimitWait?.({ waitedSeconds: 1.5 });
     const text = await metrics.registry.metrics();
     expect(text).toContain('stacksync_api_requests_total{target="prod",method="GET",route="/api/v2/alerts",code="429"} 1');

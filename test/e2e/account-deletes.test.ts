@@ -80,12 +80,13 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     expect(alert).toMatchObject({ channel: { type: 'webhook', webhookId: webhook.id } });
 
     // 1. Only the webhook's manifest goes: the alert that still names it is an error at its manifest,
-    //    and the webhook's delete says why it waits (the server would refuse it: 409).
+    //    which holds back its target's writes and prune (docs/apply.md#one-rule-for-what-holds-back-writes);
+    //    the webhook, left an orphan, says why it waits (the server would refuse it: 409).
     await workspace.remove('manifests/webhook.yaml');
     const plan = await run(['plan', '--prune', '--output', 'json', '--detailed-exitcode']);
     expect(plan.code, describeRun(plan)).toBe(1);
     const planned = parseJsonOutput(plan);
-    expect(acting(planned)).toEqual(['error Alert/paging', 'delete Webhook/pager']);
+    expect(acting(planned)).toEqual(['error Alert/paging', 'orphan Webhook/pager']);
     expect(changeOf(planned, 'Alert', 'paging')).toMatchObject({ code: 'E_REF_UNRESOLVED', file: 'manifests/alert.yaml', line: 1, id: alert.id });
     expect(changeOf(planned, 'Alert', 'paging').error).toContain('the manifest of Webhook/pager is gone, and this plan deletes its Webhook (prune)');
     const [held] = changeOf(planned, 'Webhook', 'pager').warnings ?? [];
@@ -102,7 +103,8 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     expect(refused.code, describeRun(refused)).toBe(1);
     const results = parseJsonOutput(refused);
     expect(changeOf(results, 'Alert', 'paging')).toMatchObject({ result: 'failed', code: 'E_REF_UNRESOLVED' });
-    expect(changeOf(results, 'Webhook', 'pager')).toMatchObject({ result: 'skipped', code: 'E_DEPENDENCY_FAILED', error: 'depends on Alert/paging, which failed' });
+    expect(changeOf(results, 'Webhook', 'pager')).toMatchObject({ action: 'orphan' });
+    expect(changeOf(results, 'Webhook', 'pager')).not.toHaveProperty('result');
     expect((await emulatorStats(url)).writes).toBe(0);
     live = await stackOf(url, target);
     expect(named(live.webhooks, hook).id).toBe(webhook.id);
@@ -140,12 +142,12 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     expect(alert).toMatchObject({ source: 'saved_search', savedSearchId: saved.id });
 
     // 1. Only the saved search's manifest goes: deleting it would take the alert a manifest still
-    //    wants with it, so the alert is an error at its manifest and the delete waits for it.
+    //    wants with it, so the alert is an error at its manifest, which holds back the target's prune.
     await workspace.remove('manifests/search.yaml');
     const plan = await run(['plan', '--prune', '--output', 'json', '--detailed-exitcode']);
     expect(plan.code, describeRun(plan)).toBe(1);
     const planned = parseJsonOutput(plan);
-    expect(acting(planned)).toEqual(['error Alert/checkout', 'delete SavedSearch/checkout-errors']);
+    expect(acting(planned)).toEqual(['error Alert/checkout', 'orphan SavedSearch/checkout-errors']);
     expect(changeOf(planned, 'Alert', 'checkout')).toMatchObject({ code: 'E_REF_UNRESOLVED', file: 'manifests/alert.yaml', line: 1, id: alert.id });
     expect(changeOf(planned, 'Alert', 'checkout').error).toContain('the manifest of SavedSearch/checkout-errors is gone');
     expect(changeOf(planned, 'SavedSearch', 'checkout-errors').warnings).toEqual([
@@ -154,7 +156,8 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     await resetEmulatorStats(url);
     const refused = await run(['apply', '--prune', '--force', '--output', 'json']);
     expect(refused.code, describeRun(refused)).toBe(1);
-    expect(changeOf(parseJsonOutput(refused), 'SavedSearch', 'checkout-errors')).toMatchObject({ result: 'skipped', code: 'E_DEPENDENCY_FAILED' });
+    expect(changeOf(parseJsonOutput(refused), 'SavedSearch', 'checkout-errors')).toMatchObject({ action: 'orphan' });
+    expect(changeOf(parseJsonOutput(refused), 'SavedSearch', 'checkout-errors')).not.toHaveProperty('result');
     expect((await emulatorStats(url)).writes).toBe(0);
     live = await stackOf(url, target);
     expect(named(live.savedSearches, search)).toEqual(saved);

@@ -81,8 +81,8 @@ describe('a target with manifest errors gets no writes', () => {
     const { result, writes } = await applyCounting(workspace, []);
     expect(result.code, describeRun(result)).toBe(1);
     expect(writes).toEqual({});
-    expect(result.stdout).toMatch(/^skipped: 1 change: E_MANIFEST_BLOCKED: not applied: the manifests of target local have errors/m);
-    expect(result.stdout).toMatch(/^skipped: 1 change: E_MANIFEST_BLOCKED: not applied: the manifests of target local-selfhosted have errors/m);
+    expect(result.stdout).toMatch(/^not applied: 1 change: E_MANIFEST_BLOCKED: the manifests of target local have errors/m);
+    expect(result.stdout).toMatch(/^not applied: 1 change: E_MANIFEST_BLOCKED: the manifests of target local-selfhosted have errors/m);
   });
 });
 

@@ -25,6 +25,12 @@ describe('stacksync run with no config file (npm start)', () => {
     daemon = await startDaemon(workspace);
     const running = daemon;
     await waitUntil(() => running.output().stdout.includes('First sync done'), 60_000);
+    // The hint works as printed: it names the address this daemon listens on, not the default (issue 34, item 6).
+    const hint = /`npx stacksync (status[^`]*)`/.exec(running.output().stdout)?.[1];
+    expect(hint, running.output().stdout).toBe(`status --listen ${new URL(running.url).host}`);
+    const status = await workspace.run((hint ?? '').split(' '));
+    expect(status.stdout + status.stderr).not.toMatch(/cannot reach|E_DAEMON_UNREACHABLE|ECONNREFUSED/);
+    expect(status.stdout).toContain('local-selfhosted');
     const { code } = await running.stop();
     const { stdout, stderr } = running.output();
     const output = `--- stdout\n${stdout}\n--- stderr\n${stderr}`;
@@ -33,7 +39,7 @@ describe('stacksync run with no config file (npm start)', () => {
     expect(stdout, output).toMatch(/local: initial sync applied \d+ changes from Git:/);
     expect(stdout, output).toMatch(/local-selfhosted: initial sync applied \d+ changes from Git:/);
     expect(stdout, output).not.toMatch(/; \d+ (failed|not applied)|result: (failed|skipped)|Errors:/);
-    expect(stdout.match(/^Result: .*$/gm) ?? [], output).toEqual([expect.stringMatching(/ 0 failed, 0 not applied, /), expect.stringMatching(/ 0 failed, 0 not applied, /)]);
+    expect(stdout.match(/^Result: .*$/gm) ?? [], output).toEqual([expect.stringMatching(/ 0 failed, 0 skipped, 0 not applied, 0 waiting, /), expect.stringMatching(/ 0 failed, 0 skipped, 0 not applied, 0 waiting, /)]);
     // A person reads this, pipe or not: human lines on both streams, files named as plan names them.
     expect(stdout, output).toContain('(manifests/dashboard-api-latency.yaml:');
     expect(`${stdout}${stderr}`, output).not.toContain(workspace.dir);

@@ -66,8 +66,9 @@ describe('a relative fromFile in a manifest reached through a git-sync link', ()
 
   it('is the file next to the checkout: `..` as the file system resolves it from the manifest', async () => {
     await workspace.remove('git/.worktrees/kafka-password');
+    // A manifest's secret that cannot be read is a warning naming the file it looked for (docs/secrets.md).
     const validate = await workspace.run(['validate', '-m', manifests]);
-    expect(validate.code, describeRun(validate)).toBe(1);
+    expect(validate.code, describeRun(validate)).toBe(0);
     expect(validate.stdout).toContain(join(await realpath(join(workspace.dir, 'git', '.worktrees')), 'kafka-password'));
   });
 });

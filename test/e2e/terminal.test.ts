@@ -65,7 +65,7 @@ describe('apply --output text', () => {
     expect(result.stdout).toMatch(/^failed: local-selfhosted\/Dashboard\/service-health: E_API_VALIDATION: POST/m);
     expect(result.stdout).toMatch(/^skipped: local-selfhosted\/Alert\/error-spike: E_DEPENDENCY_FAILED: depends on/m);
     // The plan's own line counted what was planned ("0 errors"); the last line counts what happened.
-    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('Result: 0 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 not applied, 0 unchanged.');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('Result: 0 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting, 0 unchanged.');
   });
 });
 
@@ -133,9 +133,9 @@ describe('the daemon', () => {
     const { stdout, stderr } = running.output();
     const lines = stdout.split('\n').filter((line) => line !== '');
     expect(lines.filter((line) => line.startsWith('Target local-selfhosted:'))).toHaveLength(1);
-    expect(stdout).toContain('local-selfhosted: initial sync applied nothing; 1 failed; 1 not applied:');
+    expect(stdout).toContain('local-selfhosted: initial sync applied nothing; 1 failed; 1 skipped:');
     expect(stdout).toContain('  + create Dashboard/service-health  (manifests/health.yaml:5)');
-    expect(stdout).toMatch(/^Result: 0 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 not applied, 0 unchanged\.$/m);
+    expect(stdout).toMatch(/^Result: 0 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting, 0 unchanged\.$/m);
     expect(stdout).not.toMatch(/\b0 errors\b/);
     const delays = lines.filter((line) => / retrying /.test(line)).map((line) => /^\[\d\d:\d\d:\d\d\] local-selfhosted: retrying Dashboard\/service-health and Alert\/error-spike in (\d+) s: E_API_VALIDATION: /.exec(line)?.[1]);
     expect(delays.slice(0, 2)).toEqual(['1', '2']);

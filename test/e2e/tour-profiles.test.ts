@@ -56,7 +56,7 @@ describe.each(['seed', 'current'] as const)('the example manifests on the %s pro
       expect(first.stdout, told).toMatch(new RegExp(`^\\[[\\d:]+\\] ${target}: initial sync applied ${count} changes? from the working tree:$`, 'm'));
     }
     expect(first.stdout, told).not.toMatch(/; \d+ (failed|not applied)|result: (failed|skipped)|^\s+! error |errors? in the plan/m);
-    expect(first.stdout.match(/^Result: .*$/gm) ?? [], told).toEqual([...expected.keys()].map(() => expect.stringMatching(/ 0 failed, 0 not applied, \d+ unchanged\.$/)));
+    expect(first.stdout.match(/^Result: .*$/gm) ?? [], told).toEqual([...expected.keys()].map(() => expect.stringMatching(/ 0 failed, 0 skipped, 0 not applied, 0 waiting, \d+ unchanged\.$/)));
 
     // Again, as a daemon on the data the first run left: every resource in sync, no write.
     daemon = await startDaemon(workspace, embedded);

@@ -196,7 +196,7 @@ describe('stacksync validate', () => {
 
   it("says in --help that it does not resolve the config's auth secrets, and indeed does not", async () => {
     const help = await validate(['--help']);
-    expect(help.stdout).toContain('every secret\n    reference in the manifests');
+    expect(help.stdout).toContain('a secret reference in a\n    manifest ({fromEnv} / {fromFile}) that cannot be read here is a warning');
     expect(help.stdout).toContain("Not checked: the config's auth secrets (keyId, keySecret, token)");
     const dir = await project({ 'config/stacksync.yaml': configText(), 'manifests/d.yaml': dashboard('api') });
     // KEY_ID, KEY_SECRET and TOKEN are all unset: what the help says is not checked is not.

@@ -166,8 +166,8 @@ describe('renderPlanJson', () => {
     const results = new Map<string, ChangeResult>(plan.changes.map((c) => [changeRef(c), { result: 'ok' }]));
     results.set(changeRef(plan.changes[0]!), { result: 'failed', code: 'E_API_VALIDATION', error: 'E_API_VALIDATION: Columns are required' });
     const changes = planToJson(plan, { results })['changes'] as Record<string, unknown>[];
-    expect(changes[0]).toMatchObject({ result: 'failed', error: 'E_API_VALIDATION: Columns are required', code: 'E_API_VALIDATION' });
-    expect(Object.keys(changes[0]!).slice(-3)).toEqual(['result', 'error', 'code']);
+    expect(changes[0]).toMatchObject({ result: 'failed', outcome: 'failed', error: 'E_API_VALIDATION: Columns are required', code: 'E_API_VALIDATION' });
+    expect(Object.keys(changes[0]!).slice(-4)).toEqual(['result', 'outcome', 'error', 'code']);
     expect(changes[1]).toMatchObject({ result: 'ok' });
     expect(changes[1]).not.toHaveProperty('error');
   });

@@ -6,7 +6,7 @@
  */
 import type { FieldDiff } from '../../model/plan.js';
 import type { StatusDocument, TargetStatus } from '../status.js';
-import { FLAG_LABELS, formatTime, formatValue, kindsOf, rowsOf, STATUS_FLAGS, targetFacts, countFlags, type ResourceRow, type StatusFlag } from '../view.js';
+import { FLAG_LABELS, formatTime, formatValue, kindsOf, readinessText, rowsOf, STATUS_FLAGS, targetFacts, countFlags, type ResourceRow, type StatusFlag } from '../view.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './assets.js';
 
 /** What the reader filters by; an empty or unknown value shows everything. */
@@ -53,7 +53,7 @@ ${resourceTable(rows, filter)}
 
 function summaryText(document: StatusDocument, rows: readonly ResourceRow[]): string {
   const targets = Object.keys(document.targets).length;
-  const state = document.ready ? 'every target has synced' : 'waiting for the first sync of every target';
+  const state = readinessText(document);
   return `${targets} target${targets === 1 ? '' : 's'}, ${rows.length} resource${rows.length === 1 ? '' : 's'}; ${state}; as of ${formatTime(document.generatedAt)}`;
 }
 

@@ -86,3 +86,14 @@ export function matchedChange(
   if (adopting) change.warnings.push(adoptWarning(desired.kind, live.name, adopt));
   return change;
 }
+
+/**
+ * Marks a change that would send write-only values this run cannot resolve (`path: why`): the
+ * plan says so beside it, and apply refuses this change alone (docs/secrets.md).
+ */
+export function withUnresolved(change: Change, unresolved: readonly string[]): Change {
+  if (unresolved.length === 0) return change;
+  change.unresolved = [...unresolved];
+  change.warnings.push(`apply needs ${unresolved.join('; ')}: this write is refused until it can be read`);
+  return change;
+}

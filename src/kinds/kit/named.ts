@@ -10,11 +10,11 @@
 import type { ErrorCode } from '../../errors.js';
 import type { DesiredBase } from '../../model/desired.js';
 import type { Kind } from '../../model/kinds.js';
-import { changeKey, operationType, SENSITIVE, type Change, type FieldDiff, type WriteBody } from '../../model/plan.js';
+import { changeKey, operationType, SENSITIVE, UNKNOWN_IN_PLAN, type Change, type FieldDiff, type WriteBody } from '../../model/plan.js';
 import { secretHashKey, type TargetState } from '../../model/state.js';
 import { withUnreadable, type UnreadableResource } from '../../model/resources.js';
 import type { KindPlan, KindPlanInput } from '../descriptor.js';
-import { ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange } from './change.js';
+import { ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange, withUnresolved } from './change.js';
 import { keepLive } from './ignore.js';
 import { matchAll, type Match } from './match.js';
 import type { LiveRecord } from './record.js';
@@ -33,6 +33,8 @@ export interface SecretPart {
   /** HMACs (or digests of them) of what is sent, by secret path, recorded once the write succeeded. */
   hashes: Record<string, string>;
   warnings: string[];
+  /** Members the write needs whose value this run cannot resolve (`path: why`): apply refuses it. */
+  unresolved?: string[];
 }
 
 /** What one kind of this shape is. */
@@ -107,12 +109,17 @@ function existingChange(input: KindPlanInput<DesiredNamed, LiveRecord>, kind: Ki
 function withSecrets(change: Change, secrets: SecretPart): Change {
   if (Object.keys(secrets.hashes).length > 0) change.secretHashes = { ...secrets.hashes };
   change.warnings.push(...secrets.warnings);
-  return change;
+  return withUnresolved(change, secrets.unresolved ?? []);
 }
 
 /** A diff row of a secret member: both sides masked. */
 export function secretRow(path: string, before: boolean, after: boolean): FieldDiff {
   return fieldDiff(path, before ? SENSITIVE : undefined, after ? SENSITIVE : undefined);
+}
+
+/** A diff row of a secret member the write needs and this run cannot resolve. */
+export function unknownRow(path: string, before: boolean): FieldDiff {
+  return fieldDiff(path, before ? SENSITIVE : undefined, UNKNOWN_IN_PLAN);
 }
 
 /** The HMAC last sent for `path` of `kind/key`, as the state file holds it. */

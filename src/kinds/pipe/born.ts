@@ -8,16 +8,16 @@
  * applied only on request. Pure.
  */
 import { withUnreadable } from '../../model/resources.js';
-import { operationType, SENSITIVE, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
+import { operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
 import type { Marks } from '../../model/state.js';
 import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS } from '../../schema/pipe-create-only.js';
 import { PIPE_FAMILY_CLASSES, PIPE_FAMILY_TITLES, SCALABLE_PIPE_FAMILIES, SNAPSHOT_ONLY_PIPE_FAMILIES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
 import { digestOf } from '../../support/digest.js';
-import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange } from '../kit/change.js';
+import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange, withUnresolved } from '../kit/change.js';
 import { matchAll, type Match } from '../kit/match.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from '../kit/values.js';
 import { editFlow, notManaged, ownMarks, patchOperations, pausesForMappings, resyncOf, withLiveState, type LiveMoves, type PipeContext } from './writes.js';
-import { allSecretHashes, changedKeys, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, emptyDraft, withSecretValues, type PipeDraft } from './drafts.js';
+import { allSecretHashes, changedKeys, createSecretRow, unresolvedSecrets, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, emptyDraft, withSecretValues, type PipeDraft } from './drafts.js';
 import { ignorePipeFields } from './ignore.js';
 import { isSnapshotOnly, RUNNING_GOAL, stateMove, STOPPED_GOAL } from './lifecycle.js';
 import { pipeManifests } from './manifests.js';
@@ -86,7 +86,7 @@ function createDiff(desired: DesiredBornPipe): FieldDiff[] {
   const { source, born } = desired;
   const diff = [fieldDiff('name', undefined, desired.name), fieldDiff(`source.${source.kind}`, undefined, source.block)];
   if (source.tableMappings !== undefined) diff.push(fieldDiff(`source.${source.kind}.tableMappings`, undefined, source.tableMappings));
-  for (const member of source.secrets ?? []) diff.push(fieldDiff(`source.${source.kind}.${member.member}`, undefined, SENSITIVE));
+  for (const member of source.secrets ?? []) diff.push(createSecretRow(source.kind, member));
   diff.push(fieldDiff('destination', undefined, born.destination));
   if (desired.fieldMappings !== undefined) diff.push(fieldDiff('fieldMappings', undefined, desired.fieldMappings));
   if (born.scaling !== undefined) diff.push(fieldDiff('scaling', undefined, born.scaling));
@@ -95,14 +95,20 @@ function createDiff(desired: DesiredBornPipe): FieldDiff[] {
   return diff;
 }
 
+/** What a create sends of the secrets: their HMACs to record, and those this run cannot resolve. */
+function withCreateSecrets(change: Change, desired: DesiredBornPipe): void {
+  const hashes = allSecretHashes(desired.source.kind, desired.source.secrets ?? []);
+  if (Object.keys(hashes).length > 0) change.secretHashes = hashes;
+  withUnresolved(change, unresolvedSecrets(desired.source.kind, desired.source.secrets ?? []));
+}
+
 function planCreate(ctx: PipeContext, desired: DesiredBornPipe): Change {
   const change = changeFor(ctx.target, desired, 'create');
   change.liveName = desired.name;
   change.diff = createDiff(desired);
   change.operations = createOperations(desired);
   change.marks = createMarks(desired);
-  const hashes = allSecretHashes(desired.source.kind, desired.source.secrets ?? []);
-  if (Object.keys(hashes).length > 0) change.secretHashes = hashes;
+  withCreateSecrets(change, desired);
   change.wantedState = desired.born.state;
   return change;
 }
@@ -134,6 +140,7 @@ function planLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, ad
   if (adopting) change.warnings.push(adoptWarning(PIPE, live.name, ctx.adopt));
   if (!adopting || ctx.adopt) change.operations = moves.operations;
   if (Object.keys(draft.secretHashes).length > 0 && change.operations.length > 0) change.secretHashes = draft.secretHashes;
+  if (change.operations.length > 0) withUnresolved(change, draft.unresolved);
   return withLiveState(change, live);
 }
 
@@ -249,8 +256,7 @@ function planReplace(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe,
   change.diff = draft.diff;
   change.operations = [{ type: operationType('delete', PIPE), id: live.id }, ...createOperations(desired)];
   change.marks = createMarks(desired);
-  const hashes = allSecretHashes(desired.source.kind, desired.source.secrets ?? []);
-  if (Object.keys(hashes).length > 0) change.secretHashes = hashes;
+  withCreateSecrets(change, desired);
   change.warnings.push(replaceWarning(desired, live, draft.forcing));
   if (desired.policy?.replace === true) change.replaceAllowed = true;
   change.wantedState = desired.born.state;

@@ -12,7 +12,7 @@ import type { Marks } from '../../model/state.js';
 import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from '../../schema/api.js';
 import type { PipeSourceKind } from '../../schema/enums.js';
 import { EDITABLE_MAPPING_STATES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
-import { changeFor, errorChange, unreadableChange } from '../kit/change.js';
+import { changeFor, errorChange, unreadableChange, withUnresolved } from '../kit/change.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from '../kit/values.js';
 import { planBornPipes } from './born.js';
 import { editFlow, notManaged, ownMarks, patchOperations, pausesForMappings, resyncOf, withLiveState, type LiveMoves, type PipeContext } from './writes.js';
@@ -68,6 +68,7 @@ function planExistingPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe
   change.warnings.push(...moves.warnings);
   change.operations = operations;
   if (Object.keys(draft.secretHashes).length > 0) change.secretHashes = draft.secretHashes;
+  if (operations.length > 0) withUnresolved(change, draft.unresolved);
   return withLiveState(change, live);
 }
 

@@ -5,7 +5,7 @@
  * removal, then an add in a second call); columns, field mappings and settings. Pure.
  */
 import type { SecretValue } from '../../model/desired.js';
-import { SENSITIVE, type FieldDiff } from '../../model/plan.js';
+import { SENSITIVE, UNKNOWN_IN_PLAN, type FieldDiff } from '../../model/plan.js';
 import { secretHashKey } from '../../model/state.js';
 import { TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from '../kit/values.js';
@@ -23,11 +23,13 @@ export interface PipeDraft {
   secretHashes: Record<string, string>;
   /** Create-only members that differ (born in Git: a replace). */
   forcing: string[];
+  /** Write-only members this draft sends whose value this run cannot resolve (`path: why`): apply refuses it. */
+  unresolved: string[];
   error?: string;
 }
 
 export function emptyDraft(): PipeDraft {
-  return { diff: [], patch: {}, block: {}, readd: [], secretHashes: {}, forcing: [] };
+  return { diff: [], patch: {}, block: {}, readd: [], secretHashes: {}, forcing: [], unresolved: [] };
 }
 
 /** Only the keys of a nested object that differ: PATCH merges, so the rest stays as it is. */
@@ -59,8 +61,12 @@ function maybe<K extends string, V>(key: K, value: V | undefined): Partial<Recor
 export function draftSecrets(key: string, family: PipeFamily, members: readonly SecretMember[], known: Readonly<Record<string, string>>, draft: PipeDraft, isFixed: (member: string) => boolean = () => false): void {
   for (const member of members) {
     const fields = secretFields(key, family, member, known);
-    if (fields.every(({ secret, known: hash }) => hash === secret.hmac)) continue;
     const path = `source.${family}.${member.member}`;
+    if (fields.some(({ secret }) => secret.unknown !== undefined)) {
+      draftUnknown(path, fields, draft, isFixed(member.member));
+      continue;
+    }
+    if (fields.every(({ secret, known: hash }) => hash === secret.hmac)) continue;
     if (isFixed(member.member)) {
       if (fields.some(({ known: hash, secret }) => hash !== undefined && hash !== secret.hmac)) {
         draft.forcing.push(path);
@@ -76,10 +82,38 @@ export function draftSecrets(key: string, family: PipeFamily, members: readonly 
   }
 }
 
+/**
+ * A member with a value this run cannot resolve. Whether it differs from what was last sent cannot
+ * be told, so one sent before whose other fields are as sent stays as it is (no change it cannot
+ * know); one that must be sent (never sent, or another field of it changed) is shown as unknown and
+ * the draft is refused at apply. A create-only member is never sent to a live pipe.
+ */
+function draftUnknown(path: string, fields: readonly { secret: SecretValue; known?: string }[], draft: PipeDraft, fixed: boolean): void {
+  const sent = fields.every(({ secret, known: hash }) => hash !== undefined && (secret.unknown !== undefined || hash === secret.hmac));
+  if (sent || fixed) return;
+  draft.diff.push(fieldDiff(path, fields.some(({ known: hash }) => hash !== undefined) ? SENSITIVE : undefined, UNKNOWN_IN_PLAN));
+  draft.unresolved.push(...unknownReasons(path, fields));
+}
+
+function unknownReasons(path: string, fields: readonly { secret: SecretValue; path?: string }[]): string[] {
+  return fields.flatMap(({ secret, path: own }) => (secret.unknown === undefined ? [] : [`${own ?? path}: ${secret.unknown}`]));
+}
+
+/** The write-only values a create would send that this run cannot resolve (`path: why`). */
+export function unresolvedSecrets(family: PipeFamily, members: readonly SecretMember[]): string[] {
+  return members.flatMap((member) => unknownReasons('', secretFields('', family, member, {})));
+}
+
+/** The diff row of a write-only member on a create: unknown when any of its values is. */
+export function createSecretRow(family: PipeFamily, member: SecretMember): FieldDiff {
+  const unknown = unresolvedSecrets(family, [member]).length > 0;
+  return fieldDiff(`source.${family}.${member.member}`, undefined, unknown ? UNKNOWN_IN_PLAN : SENSITIVE);
+}
+
 /** Every secret HMAC a create sends, by secret path. */
 export function allSecretHashes(family: PipeFamily, members: readonly SecretMember[]): Record<string, string> {
   const hashes: Record<string, string> = {};
-  for (const member of members) for (const { path, secret } of secretFields('', family, member, {})) hashes[path] = secret.hmac;
+  for (const member of members) for (const { path, secret } of secretFields('', family, member, {})) if (secret.unknown === undefined) hashes[path] = secret.hmac;
   return hashes;
 }
 

@@ -8,7 +8,7 @@
 import type { TargetState } from '../../model/state.js';
 import type { WriteBody } from '../../model/plan.js';
 import { digestOf } from '../../support/digest.js';
-import { secretRow, sentHash, type SecretPart } from '../kit/named.js';
+import { secretRow, sentHash, unknownRow, type SecretPart } from '../kit/named.js';
 import type { LiveRecord } from '../kit/record.js';
 import type { DesiredRecord } from '../kit/record-manifests.js';
 import { WEBHOOK, WEBHOOK_WRITE_ONLY } from './model.js';
@@ -16,7 +16,14 @@ import { WEBHOOK, WEBHOOK_WRITE_ONLY } from './model.js';
 export function webhookSecrets(desired: DesiredRecord, live: LiveRecord | undefined, members: WriteBody, state: TargetState): SecretPart {
   const part: SecretPart = { diff: [], body: {}, hashes: {}, warnings: [] };
   const url = desired.secrets['url'];
-  const urlChanges = url !== undefined && url.value !== live?.members['url'];
+  const unresolved: string[] = [];
+  // A URL this run cannot resolve cannot be compared: a live one is left as it is, a create needs it.
+  const urlUnknown = url?.unknown !== undefined;
+  if (url?.unknown !== undefined && live === undefined) {
+    part.diff.push(unknownRow('url', false));
+    unresolved.push(`url: ${url.unknown}`);
+  }
+  const urlChanges = url !== undefined && !urlUnknown && url.value !== live?.members['url'];
   if (url !== undefined && urlChanges) {
     part.diff.push(secretRow('url', live?.members['url'] !== undefined, true));
     part.body['url'] = url.value;
@@ -30,10 +37,18 @@ export function webhookSecrets(desired: DesiredRecord, live: LiveRecord | undefi
     }
     const entries = Object.entries(desired.secrets).filter(([path]) => path.startsWith(`${member}.`)).map(([path, secret]) => [path.slice(member.length + 1), secret] as const);
     const digest = digestOf(Object.fromEntries(entries.map(([name, secret]) => [name, secret.hmac])));
+    const unknown = entries.filter(([, secret]) => secret.unknown !== undefined);
+    if (unknown.length > 0) {
+      // Sent before and not cleared by a move: left as it is; otherwise the write needs it.
+      if (live !== undefined && !moves && sentHash(state, WEBHOOK, desired.key, member) !== undefined) continue;
+      part.diff.push(unknownRow(member, live !== undefined));
+      unresolved.push(...unknown.map(([name, secret]) => `${member}.${name}: ${secret.unknown ?? ''}`));
+      continue;
+    }
     if (live !== undefined && !moves && sentHash(state, WEBHOOK, desired.key, member) === digest) continue;
     part.diff.push(secretRow(member, live !== undefined, true));
     part.body[member] = Object.fromEntries(entries.map(([name, secret]) => [name, secret.value]));
     part.hashes[member] = digest;
   }
-  return part;
+  return unresolved.length > 0 ? { ...part, unresolved } : part;
 }
