@@ -31,7 +31,7 @@ export interface StackKind {
   idName: string;
   /** The schema the managed gateway checks writes against. */
   gateway?: GatewayOperation;
-  /** Variants whose list takes `limit` and `offset` (self-hosted only: the managed lists declare no query parameter, and answer at most 1,000). */
+  /** Variants whose list takes `limit` and `offset`. */
   pagedOn: readonly Variant[];
   /** Variants that may create, update and delete. */
   writableOn: readonly Variant[];
@@ -99,7 +99,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     segment: 'webhooks',
     idName: 'webhookId',
     gateway: 'webhook',
-    pagedOn: ['self-hosted'],
+    pagedOn: BOTH,
     writableOn: BOTH,
     list: webhooks.listWebhooks,
     create: ({ ws, body, nowMs, fingerprint }) => webhooks.createWebhook(ws, body, nowMs, fingerprint),
@@ -110,7 +110,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     segment: 'saved-searches',
     idName: 'savedSearchId',
     gateway: 'savedSearch',
-    pagedOn: ['self-hosted'],
+    pagedOn: BOTH,
     writableOn: BOTH,
     list: savedSearches.listSavedSearches,
     get: ({ ws, id }) => savedSearches.getSavedSearch(ws, id),
