@@ -1,5 +1,5 @@
 /**
- * Issue 23's conformance walk (run by `kinds-seed.test.ts` and `kinds-current.test.ts`, one
+ * Issue 23's conformance walk (run by the contract suite, `test/contract/traffic-seed.test.ts` and `traffic-current.test.ts`, one
  * profile each, so the two run side by side): every registered kind, from its one fixture
  * (`test/fixtures/kinds/<kind>.yaml`), through every stage — validate, plan, apply, plan clean,
  * update, prune without and with proof, export → plan clean — on both emulator profiles and on
