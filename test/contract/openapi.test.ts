@@ -5,10 +5,13 @@
  * differences, so each would fail the traffic suite. The documents' known artefacts are read as
  * their generators meant them.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { TRAFFIC_DIFFERENCES } from './differences.js';
 import { mutationsOf } from './mutations.js';
-import { contractOrSkip, documentPath, documentSettings } from './openapi.js';
+import { contractOrSkip, documentPath, documentSettings, loadContract } from './openapi.js';
 import { findingsOf, unexplained, type Exchange } from './traffic.js';
 
 const contract = contractOrSkip();
@@ -36,6 +39,26 @@ describe('our names as the documents spell them', () => {
     expect(documentPath(`${SERVICE}/pipesCdcScaling`)).toBe(`${SERVICE}/clickpipesCdcScaling`);
     expect(documentPath(`${SERVICE}/stack/dashboards`)).toBe(`${SERVICE}/clickstack/dashboards`);
     expect(documentSettings({ engine_max_threads: 4, streaming_max_insert_wait_ms: 1 })).toEqual({ clickhouse_max_threads: 4, streaming_max_insert_wait_ms: 1 });
+  });
+});
+
+describe('without the documents', () => {
+  it('the suite says so and skips, except under CI=true, where their absence fails it', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'stacksync-openapi-'));
+    vi.stubEnv('STACKSYNC_OPENAPI_DIR', empty);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(loadContract()).toBeUndefined();
+      vi.stubEnv('CI', 'false');
+      expect(contractOrSkip()).toBeUndefined();
+      expect(warn.mock.calls.flat().join(' ')).toContain(`${empty} (set STACKSYNC_OPENAPI_DIR): they are absent: skipped`);
+      vi.stubEnv('CI', 'true');
+      expect(() => contractOrSkip()).toThrow(/CI=true makes that a failure/);
+    } finally {
+      warn.mockRestore();
+      vi.unstubAllEnvs();
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });
 
