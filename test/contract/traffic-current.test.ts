@@ -113,13 +113,22 @@ describe.skipIf(!contract)('the recorded traffic, against the services’ docume
     expect(unexplained(findings, TRAFFIC_DIFFERENCES.filter((row) => !isLenience(row)), 'current')).toEqual({ findings: [], rows: [] });
   });
 
-  it('covers every managed pipe operation stacksync calls: create, update, state, scaling, settings, delete, list, get', () => {
+  it('covers the operations stacksync calls: every kind listed, created, updated and deleted on both variants; pipe state, scaling and CDC scaling', () => {
     if (!contract) return;
     const used = operationsUsed(contract, traffic.exchanges);
-    const pipes = '/v1/organizations/{organizationId}/services/{serviceId}/clickpipes';
-    for (const operation of [`GET ${pipes}`, `POST ${pipes}`, `PATCH ${pipes}/{clickPipeId}`, `DELETE ${pipes}/{clickPipeId}`, `PATCH ${pipes}/{clickPipeId}/state`, `PATCH ${pipes}/{clickPipeId}/scaling`, `PUT ${pipes}/{clickPipeId}/settings`]) {
-      expect([...used], operation).toContain(operation);
-    }
+    const service = '/v1/organizations/{organizationId}/services/{serviceId}';
+    const pipes = `${service}/clickpipes`;
+    // A pipe's settings travel in its PATCH: stacksync sends no PUT …/settings.
+    const expected = [
+      `GET ${pipes}`, `POST ${pipes}`, `PATCH ${pipes}/{clickPipeId}`, `DELETE ${pipes}/{clickPipeId}`, `PATCH ${pipes}/{clickPipeId}/state`, `PATCH ${pipes}/{clickPipeId}/scaling`,
+      `GET ${service}/clickpipesCdcScaling`, `PATCH ${service}/clickpipesCdcScaling`, `POST ${service}/clickstack/dashboards/validate`, 'POST /api/v2/dashboards/validate',
+      ...['dashboards', 'alerts', 'sources', 'webhooks', 'saved-searches'].flatMap((segment) => {
+        const id = `{clickStack${segment === 'saved-searches' ? 'SavedSearch' : segment.charAt(0).toUpperCase() + segment.slice(1, -1)}Id}`;
+        return [`GET ${service}/clickstack/${segment}`, `POST ${service}/clickstack/${segment}`, `PUT ${service}/clickstack/${segment}/${id}`, `DELETE ${service}/clickstack/${segment}/${id}`];
+      }),
+      ...['dashboards', 'alerts', 'sources', 'webhooks', 'saved-searches', 'connections'].flatMap((segment) => [`GET /api/v2/${segment}`, `POST /api/v2/${segment}`, `PUT /api/v2/${segment}/{id}`, `DELETE /api/v2/${segment}/{id}`]),
+    ];
+    expect(expected.filter((operation) => !used.has(operation))).toEqual([]);
   });
 });
 
