@@ -384,7 +384,8 @@ function currentStack(ids: (typeof DEFAULT_CURRENT_IDS)['service' | 'team']): Se
   return {
     sources: defaultCurrentSources(ids.connection, ids.sources),
     webhooks: [{ id: ids.webhook, name: 'on-call', service: 'generic', url: 'https://hooks.example.com/on-call' }],
-    savedSearches: [{ id: ids.savedSearch, name: 'errors' }],
+    // A saved search always names its source (the documents require `sourceId` in every answer).
+    savedSearches: [{ id: ids.savedSearch, name: 'errors', sourceId: ids.sources.log }],
   };
 }
 

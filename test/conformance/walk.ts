@@ -1,5 +1,5 @@
 /**
- * Issue 23's conformance walk (run by `kinds-seed.test.ts` and `kinds-current.test.ts`, one
+ * Issue 23's conformance walk (run by the contract suite, `test/contract/traffic-seed.test.ts` and `traffic-current.test.ts`, one
  * profile each, so the two run side by side): every registered kind, from its one fixture
  * (`test/fixtures/kinds/<kind>.yaml`), through every stage — validate, plan, apply, plan clean,
  * update, prune without and with proof, export → plan clean — on both emulator profiles and on
@@ -101,20 +101,34 @@ export function checkFixtures(): void {
   });
 }
 
-/** Registers the walk of every kind on every variant it has, against one emulator of `profile`. */
-export function walkEveryKind(profile: Profile): void {
+/** Something in front of the walk's emulator that the CLI talks to instead (the contract suite's recording proxy). */
+export interface Front {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Registers the walk of every kind on every variant it has, against one emulator of `profile`;
+ * with `front`, the CLI talks to what it puts in front of the emulator.
+ */
+export function walkEveryKind(profile: Profile, front?: (emulatorUrl: string) => Promise<Front>): void {
   let emulator: RunningEmulator | undefined;
+  let url: string | undefined;
+  let before: Front | undefined;
   const workspaces: Workspace[] = [];
   beforeAll(async () => {
     emulator = await startTestEmulator({ profile });
+    before = front ? await front(emulator.url) : undefined;
+    url = before?.url ?? emulator.url;
   });
   afterAll(async () => {
     await Promise.all(workspaces.map((workspace) => workspace.dispose()));
+    await before?.close();
     await emulator?.close();
   });
   const workspaceOn = async (): Promise<Workspace> => {
-    if (!emulator) throw new Error(`no ${profile} emulator`);
-    const workspace = await createWorkspace(emulator.url, { apiProfile: profile, rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
+    if (!url) throw new Error(`no ${profile} emulator`);
+    const workspace = await createWorkspace(url, { apiProfile: profile, rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
     workspaces.push(workspace);
     return workspace;
   };

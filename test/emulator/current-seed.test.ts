@@ -82,7 +82,7 @@ describe('the built-in seed under the current profile', () => {
     });
     expect((await call(emulator.url, 'GET', `${SERVICE_PATH}/stack/webhooks`, { auth: basic() })).json.result.map((w: { id: string }) => w.id)).toEqual([CURRENT.service.webhook]);
     const state = emulator.state() as CurrentEmulatorData;
-    expect(state.teams[0]!.savedSearches).toEqual([{ id: CURRENT.team.savedSearch, name: 'errors' }]);
+    expect(state.teams[0]!.savedSearches).toEqual([{ id: CURRENT.team.savedSearch, name: 'errors', sourceId: CURRENT.team.sources.log }]);
   });
 
   it('is the seed profile\'s built-in seed plus those, so the fixed ids of the docs still hold', () => {

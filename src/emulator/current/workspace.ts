@@ -82,6 +82,15 @@ function sourceOf(seed: SeedSource, connection: string, nowMs: number): CurrentS
   };
 }
 
+/**
+ * Default sources given their ids: the session source names the trace source, as every session
+ * source must (`traceSourceId` is required of it in the documents, docs/emulator.md#the-services-documents).
+ */
+function linkedDefaults(sources: CurrentSource[]): CurrentSource[] {
+  const trace = sources.find((source) => source.kind === 'trace');
+  return sources.map((source) => (source.kind === 'session' && trace && !('traceSourceId' in source) ? { ...source, traceSourceId: trace.id } : source));
+}
+
 /** Created and updated times as seeded, or now. */
 function timesOf(seed: Record<string, unknown>, nowMs: number): { createdAt: string; updatedAt: string } {
   const createdAt = typeof seed['createdAt'] === 'string' ? seed['createdAt'] : isoTimestamp(nowMs);
@@ -163,7 +172,7 @@ function alertOf(seed: SeededAlert, owner: string, nowMs: number): CurrentAlertR
 export function seededWorkspace(owner: string, variant: Variant, seeded: SeedStack, nowMs: number, fingerprint: Fingerprint): CurrentWorkspace {
   const connection = newObjectId(nowMs);
   const secrets = new Map<string, StackSecrets>();
-  const sources = (seeded.sources ?? defaultCurrentSources(connection)).map((source) => sourceOf(source, connection, nowMs));
+  const sources = seeded.sources ? seeded.sources.map((source) => sourceOf(source, connection, nowMs)) : linkedDefaults(defaultCurrentSources(connection).map((source) => sourceOf(source, connection, nowMs)));
   const ws: CurrentWorkspace = {
     profile: 'current',
     owner,
