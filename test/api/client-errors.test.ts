@@ -150,7 +150,7 @@ describe('backoff and server-driven waits', () => {
     pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([]));
     await api.list('Dashboard');
     expect(time.sleeps).toEqual([wait]);
-    expect(log.retries).toEqual([{ method: 'GET', route: '/api/v2/dashboards', reason: 'throttled', attempt: 1, delayMs: wait }]);
+    expect(log.retries).toEqual([{ method: 'GET', route: '/api/v2/dashboards', reason: 'throttled', attempt: 1, maxAttempts: 3, delayMs: wait, why: 'HTTP 429: Too Many Requests' }]);
   });
 
   it('gives up at once when the server asks for a wait past the time budget', async () => {

@@ -6,7 +6,7 @@
  * same words.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { DEFAULT_CURRENT_IDS, type RunningEmulator } from '../../src/emulator/index.js';
 import { OUTCOMES, type Outcome } from '../../src/model/plan.js';
 import { describeRun } from '../helpers/e2e.js';
 import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
@@ -19,7 +19,7 @@ metadata: { name: shop-logs, target: local }
 spec:
   name: Shop logs
   kind: log
-  connection: Default
+  connectionId: "${DEFAULT_CURRENT_IDS.service.connection}"
   from: { databaseName: otel, tableName: shop_logs }
   timestampValueExpression: Timestamp
   defaultTableSelectExpression: Timestamp, Body

@@ -71,7 +71,8 @@ describe('the state in PostgreSQL', () => {
     await ws.write('config/postgres.yaml', fileConfig.replace(/^state: .*$/m, 'state: { backend: postgres, url: { fromEnv: STACKSYNC_STATE_URL }, name: migrated }'));
     const migrated = await ws.run(['state', 'migrate', '--to', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } });
     expect(migrated.code, describeRun(migrated)).toBe(0);
-    expect(migrated.stdout).toMatch(/copied 2 target\(s\) from .*state\.json to postgres:\/\/.*read them back the same/);
+    // The URL came from a secret reference, so it is masked like any secret of the run (docs/security.md).
+    expect(migrated.stdout).toMatch(/copied 2 target\(s\) from .*state\.json to \(sensitive\) \(state "migrated"\), and read them back the same/);
     const plan = await ws.run(['plan', '--detailed-exitcode', '-c', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } });
     expect(plan.code, describeRun(plan)).toBe(0);
     // Into a state that is not empty: refused, nothing changed.

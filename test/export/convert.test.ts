@@ -259,6 +259,20 @@ describe('exportLiveState', () => {
     expect(result.skipped[0]?.reason).toMatch(reason);
   });
 
+  it('skips a live saved search without a source with one sentence that says what is missing and what to do', () => {
+    const search = { id: '66f0000000000000000d0001', name: 'errors', members: { name: 'errors', where: 'level:error', whereLanguage: 'lucene' } };
+    const result = exportLiveState(live({ savedSearches: [search] }), { target: 'prod', setTarget: false });
+    expect(result.manifests).toEqual([]);
+    expect(result.skipped).toEqual([
+      {
+        kind: 'SavedSearch',
+        id: '66f0000000000000000d0001',
+        name: 'errors',
+        reason: 'it has no source or sourceId, which a SavedSearch manifest needs: give it one in the console, then export again',
+      },
+    ]);
+  });
+
   it('exports a search alert with its saved search id, spelled saved_search as the manifests document (the seed answers search)', () => {
     const alert: LiveAlert = { ...tileAlert('a1', 'Payments', 'x', 'y'), source: 'search', savedSearchId: '65f5e4a3b9e77c001a123456', groupBy: 'provider' };
     delete alert.dashboardId;
