@@ -118,7 +118,7 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
   const env = options.env ?? processEnv();
   const logger = options.logger ?? commandLogger(flags, options.logFormat ?? 'human');
   const { config, warnings } = options.config ? { config: options.config, warnings: [] } : await loadConfigFrom(flags, env);
-  const backend = openStateBackend(config.state, { env });
+  const backend = await openStateBackend(config.state, { env });
   let state: OpenState;
   try {
     state = await openState(backend, options.state, logger);

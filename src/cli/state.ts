@@ -70,8 +70,8 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .action(async (flags: StateFlags & { to: string; lockTimeout: number }) => {
       const from = await configOf(flags.config);
       const to = (await loadConfig(flags.to)).config;
-      const source = openStateBackend(from.state, { env: processEnv() });
-      const target = openStateBackend(to.state, { env: processEnv() });
+      const source = await openStateBackend(from.state, { env: processEnv() });
+      const target = await openStateBackend(to.state, { env: processEnv() });
       try {
         const copied = await migrate(source, target, flags.lockTimeout);
         process.stdout.write(`copied ${copied} target(s) from ${source.location} to ${target.location}, and read them back the same; point the config's state: at it now\n`);
@@ -90,7 +90,7 @@ async function configOf(path: string | undefined): Promise<Config> {
 
 async function withBackend(flags: StateFlags, body: (backend: StateBackend) => Promise<void>): Promise<void> {
   const config = await configOf(flags.config);
-  const backend = openStateBackend(config.state, { env: processEnv() });
+  const backend = await openStateBackend(config.state, { env: processEnv() });
   try {
     await body(backend);
   } finally {

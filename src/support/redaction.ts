@@ -72,9 +72,14 @@ function collectDecoded(text: string, matcher: SecretMatcher, spans: [number, nu
   if (offset !== 0) for (const [start, end] of found) spans.push([start + offset, end + offset]);
 }
 
-/** A character some decoder acts on (`+` only matters when a needle holds a space). */
+/**
+ * A character some decoder acts on. A `+` only matters when a needle holds a space, and only
+ * touching something else: a form encodes a space inside a value as `+`, while a `+` between
+ * spaces (every line of a plan that creates, `  + name: …`) encodes nothing, and decoding those
+ * lines made a 100,000-resource plan a quarter slower.
+ */
 const ESCAPING = /[\\%'&$]/g;
-const ESCAPING_OR_PLUS = /[\\%'&$+]/g;
+const ESCAPING_OR_PLUS = /[\\%'&$]|\S\+|\+\S/g;
 
 /** `text` with every form of every secret replaced by `mask`. */
 export function redactSecrets(text: string, secrets: readonly string[] | SecretMatcher, mask: string): string {
