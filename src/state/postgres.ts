@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL state backend (docs/ownership.md, "Where the state lives"): the same snapshot and
- * records as the state file and its journal, in three tables stacksync creates itself, one row of
+ * records as the state file and its journal, in two tables stacksync creates itself, one row of
  * `stacksync_state` per state name (several stacksync installations may share a database).
  *
  * - The lock is `pg_try_advisory_lock` on a connection of its own, held while that session
