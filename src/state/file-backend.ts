@@ -4,11 +4,11 @@
  * only ever lost with its process (a holder on this host that is gone) or by `state unlock`, which
  * removes the lock file after naming its holder.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import type { StateBackend, StateVersion } from './backend.js';
 import { keyPathFor, loadOrCreateHmacKey } from './hmac.js';
-import { acquireStateLock, lockPathFor, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
+import { acquireStateLock, currentHolder, lockPathFor, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
 import { openStateStore, readDurableState, type StateStore, type StateStoreOptions } from './store.js';
 
 export function openFileBackend(path: string): StateBackend {
@@ -18,9 +18,9 @@ export function openFileBackend(path: string): StateBackend {
     location: path,
     open: (options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> => openStateStore(path, options),
     lock: (options: StateLockOptions): Promise<StateLock> => acquireStateLock(path, options),
-    holder: () => readLockHolder(path),
+    holder: () => currentHolder(path),
     async unlock(token: string): Promise<LockHolder | undefined> {
-      const holder = await readLockHolder(path);
+      const holder = await currentHolder(path);
       if (holder?.token !== token) return undefined;
       await rm(lockPathFor(path), { force: true });
       return holder;
@@ -37,13 +37,4 @@ export function openFileBackend(path: string): StateBackend {
     },
     close: async () => undefined,
   };
-}
-
-async function readLockHolder(path: string): Promise<LockHolder | undefined> {
-  try {
-    const data = JSON.parse(await readFile(lockPathFor(path), 'utf8')) as LockHolder;
-    return typeof data.token === 'string' ? data : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -185,6 +185,12 @@ function lockWriteError(path: string, error: unknown): StacksyncError {
   return new StacksyncError('E_STATE_WRITE', `state lock ${path} could not be created (${errnoCode(error) ?? String(error)})`, { subject: path, cause: error });
 }
 
+/** Who holds the lock of the state file at `statePath` now, if anyone can be read there (`state show`, `state unlock`). */
+export async function currentHolder(statePath: string, fs: StateFs = nodeFs): Promise<LockHolder | undefined> {
+  const holder = await readHolder(fs, lockPathFor(statePath));
+  return holder === 'gone' || holder === 'unreadable' ? undefined : holder;
+}
+
 /** Who holds the lock; `gone` when it was released meanwhile; `unreadable` when it is not ours (or, without hard links, while it is being written). */
 async function readHolder(fs: StateFs, path: string): Promise<LockHolder | 'gone' | 'unreadable'> {
   let text: string;
