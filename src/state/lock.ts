@@ -48,10 +48,26 @@ export interface StateLockOptions {
   isAlive?: (pid: number) => boolean;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * How long a holding lasts without renewal, for backends whose lock is a lease with an expiry
+   * (Kubernetes, S3): the holder renews it in the background well within this time, and another
+   * process may take a lease that was not renewed for this long. Backends whose lock ends with its
+   * holder's session or process (file, PostgreSQL) ignore it. Default 15 s (`--lease-duration`).
+   */
+  leaseMs?: number;
 }
+
+/** A lease's default duration (docs/ownership.md, "Where the state lives"). */
+export const DEFAULT_LEASE_MS = 15_000;
 
 export interface StateLock {
   readonly holder: LockHolder;
+  /**
+   * Aborts once the holding is lost (a lease not renewed in time, a database session that ended,
+   * `state unlock` from elsewhere): from then on every write is refused, and a daemon stops
+   * writing and stands by (docs/ownership.md).
+   */
+  readonly lost: AbortSignal;
   /** Removes the lock file, unless it is no longer this holder's. */
   release(): Promise<void>;
   /** `release`, synchronously and without the ownership check: for a process exiting at once while it holds the lock. */
@@ -248,6 +264,8 @@ function heldLock(fs: StateFs, path: string, me: LockHolder): StateLock {
   let released = false;
   return {
     holder: me,
+    // A lock file is lost only with its process, or to `state unlock`, which a later save notices.
+    lost: new AbortController().signal,
     async release() {
       if (released) return;
       released = true;

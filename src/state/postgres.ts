@@ -189,6 +189,14 @@ class PostgresBackend implements StateBackend {
     const bumped = await session.query<{ generation: string }>('UPDATE stacksync_state SET generation = generation + 1, holder = $2 WHERE name = $1 RETURNING generation', [this.name, JSON.stringify(record)]);
     const generation = Number(bumped.rows[0]?.generation);
     this.#fence = generation;
+    // The advisory lock ends with its session: once the session errs or ends, the holding is lost.
+    const lost = new AbortController();
+    const lose = (): void => {
+      if (this.#fence === generation) this.#fence = undefined;
+      lost.abort(new Error('the database session that held the state lock ended'));
+    };
+    session.once('error', lose);
+    session.once('end', lose);
     let released = false;
     const release = async (): Promise<void> => {
       if (released) return;
@@ -203,6 +211,7 @@ class PostgresBackend implements StateBackend {
     };
     return {
       holder: me,
+      lost: lost.signal,
       release,
       releaseSync: () => {
         // Exiting at once: the server frees the advisory lock when the connection closes.
