@@ -1,8 +1,8 @@
 /**
  * The backend a config names (docs/ownership.md, "Where the state lives"): `state: PATH` and
- * `{ backend: file }` are the state file; `{ backend: postgres }` the database its URL names. The
- * PostgreSQL driver loads only when a config names it, so every other command starts as fast and
- * as small as before.
+ * `{ backend: file }` are the state file; `{ backend: postgres }` the database its URL names;
+ * `{ backend: s3 }` an object in a bucket. The PostgreSQL driver and the AWS SDK load only when a
+ * config names them, so every other command starts as fast and as small as before.
  */
 import { resolveSecret, type SecretIo } from '../config/secrets.js';
 import type { StateSettings } from '../model/config.js';
@@ -11,6 +11,11 @@ import { openFileBackend } from '../state/file-backend.js';
 
 export async function openStateBackend(settings: StateSettings, io: Partial<SecretIo> = {}): Promise<StateBackend> {
   if (settings.backend === 'file') return openFileBackend(settings.path);
+  if (settings.backend === 's3') {
+    const { openS3Backend } = await import('../state/s3.js');
+    const { bucket, key, region, endpoint, forcePathStyle } = settings;
+    return openS3Backend({ bucket, key, region, forcePathStyle, ...(endpoint !== undefined ? { endpoint } : {}) });
+  }
   const { openPostgresBackend } = await import('../state/postgres.js');
   return openPostgresBackend({ url: resolveSecret(settings.url, io), name: settings.name });
 }

@@ -194,22 +194,30 @@ function ruleProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[]
 }
 
 /** The members each state backend needs and takes (docs/ownership.md, "Where the state lives"). */
-const STATE_MEMBERS: Record<StateSettings['backend'], { needs: string; takes: readonly string[] }> = {
-  file: { needs: 'path', takes: ['backend', 'path'] },
-  postgres: { needs: 'url', takes: ['backend', 'url', 'name'] },
+const STATE_MEMBERS: Record<StateSettings['backend'], { needs: readonly string[]; takes: readonly string[] }> = {
+  file: { needs: ['path'], takes: ['backend', 'path'] },
+  postgres: { needs: ['url'], takes: ['backend', 'url', 'name'] },
+  s3: { needs: ['bucket', 'key', 'region'], takes: ['backend', 'bucket', 'key', 'region', 'endpoint', 'forcePathStyle'] },
 };
 
 function stateProblems(state: DefaultedConfigFile['state'], locate: Locate): ConfigProblem[] {
   if (typeof state === 'string') return [];
   const members = STATE_MEMBERS[state.backend];
   const problems: ConfigProblem[] = [];
-  if (!(members.needs in state)) problems.push({ message: `state.${members.needs}: is required with backend ${state.backend}`, location: locate(['state'], 'key') });
+  for (const needed of members.needs) {
+    if (!(needed in state)) problems.push({ message: `state.${needed}: is required with backend ${state.backend}`, location: locate(['state'], 'key') });
+  }
   for (const member of Object.keys(state)) {
     if (!members.takes.includes(member)) problems.push({ message: `state.${member}: is not a setting of backend ${state.backend} (it takes ${members.takes.join(', ')})`, location: locate(['state', member], 'key') });
   }
   // A password in a plain URL would be shown wherever the config is; it belongs in a secret reference.
   if ('url' in state && typeof state.url === 'string' && urlHasPassword(state.url)) {
     problems.push({ message: 'state.url: holds a password; give the URL as {fromEnv: NAME} or {fromFile: PATH}, or the password in PGPASSWORD', location: locate(['state', 'url']) });
+  }
+  // Credentials come from the SDK's chain; one in the endpoint would be shown wherever it is.
+  if ('endpoint' in state && typeof state.endpoint === 'string') {
+    const problem = baseUrlProblem(state.endpoint);
+    if (problem) problems.push({ message: `state.endpoint: ${problem}`, location: locate(['state', 'endpoint']) });
   }
   return problems;
 }
@@ -264,6 +272,10 @@ function plainSecretWarnings(raw: DefaultedConfigFile, locate: Locate): ConfigPr
 function normaliseState(raw: DefaultedConfigFile['state'], baseDir: string): StateSettings {
   if (typeof raw === 'string') return { backend: 'file', path: resolve(raw) };
   if (raw.backend === 'file') return { backend: 'file', path: resolve(raw.path) };
+  if (raw.backend === 's3') {
+    const { bucket, key, region, endpoint, forcePathStyle } = raw;
+    return { backend: 's3', bucket, key, region, ...(endpoint !== undefined ? { endpoint } : {}), forcePathStyle: forcePathStyle === true };
+  }
   return { backend: 'postgres', url: anchorSecret(raw.url, baseDir), name: raw.name ?? DEFAULT_STATE_NAME };
 }
 

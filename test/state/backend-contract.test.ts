@@ -1,8 +1,9 @@
 /**
  * One contract for every state backend (src/state/backend.ts): the file backend in a temporary
- * directory, and the PostgreSQL backend against a real server this file starts (Debian's
- * `postgresql`, which .ci/run installs). Each row of BACKENDS makes a fresh, empty state; every
- * test runs on each.
+ * directory, the PostgreSQL backend against a real server this file starts (Debian's
+ * `postgresql`, which .ci/run installs), and the S3 backend through the real AWS SDK against a
+ * fake S3 on loopback that enforces conditional writes (test/helpers/fake-s3.ts). Each row of
+ * BACKENDS makes a fresh, empty state; every test runs on each.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,8 +14,14 @@ import { openFileBackend } from '../../src/state/file-backend.js';
 import { openPostgresBackend } from '../../src/state/postgres.js';
 import { StacksyncError } from '../../src/errors.js';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
+import { openS3Backend } from '../../src/state/s3.js';
+import { startFakeS3, type FakeS3 } from '../helpers/fake-s3.js';
+
+/** Dummy credentials: the fake checks no signature, and the SDK's chain is never asked. */
+export const FAKE_S3_CREDENTIALS = { accessKeyId: 'AKIAFAKEFAKEFAKE', secretAccessKey: 'fake-secret-not-used' };
 
 let postgres: RunningPostgres;
+let s3: FakeS3;
 let scratch: string;
 let made = 0;
 const opened: StateBackend[] = [];
@@ -22,11 +29,13 @@ const opened: StateBackend[] = [];
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'stacksync-backend-'));
   postgres = await startPostgres();
+  s3 = await startFakeS3({ buckets: ['contract'] });
 }, 60_000);
 
 afterAll(async () => {
   for (const backend of opened) await backend.close();
   await postgres?.stop();
+  await s3?.close();
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -54,6 +63,14 @@ const BACKENDS: BackendRow[] = [
     async make() {
       const name = `state-${(made += 1)}`;
       return { backend: track(openPostgresBackend({ url: postgres.url, name })), again: () => track(openPostgresBackend({ url: postgres.url, name })) };
+    },
+  },
+  {
+    name: 's3',
+    async make() {
+      const key = `states/state-${(made += 1)}.json`;
+      const open = () => track(openS3Backend({ bucket: 'contract', key, region: 'eu-west-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: FAKE_S3_CREDENTIALS }));
+      return { backend: open(), again: open };
     },
   },
 ];
