@@ -26,7 +26,7 @@ export const stateCommand: CommandFactory = (setExitCode) => {
   const command = new Command('state')
     .summary('show, migrate or unlock the state (what stacksync owns, and where it is kept)')
     .description(
-      'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. It is kept where the config\'s `state:` says: a file (the default) or a PostgreSQL database.\n' +
+      'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL database or an S3 bucket.\n' +
         'Exit codes: 0 done, 1 an error (nothing changed).',
     );
   command
@@ -46,7 +46,7 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .command('unlock')
     .exitOverride()
     .argument('<id>', 'the lock id, as `state show` and a waiting command print it')
-    .description('Breaks the state lock held under this id, after printing its holder. Only for a holder that is gone: a holder that still runs is fenced (its next write to a database state is refused), but a file state cannot fence it.')
+    .description('Breaks the state lock held under this id, after printing its holder. Only for a holder that is gone: a holder that still runs is fenced (its next write to a PostgreSQL or S3 state is refused), but a file state cannot fence it.')
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .action(async (id: string, flags: StateFlags) => {
       await withBackend(flags, async (backend) => {

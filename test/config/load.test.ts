@@ -106,6 +106,23 @@ state: /var/lib/stacksync/state.json
     expect((await loadConfig(file)).config.state).toEqual({ backend: 'file', path: resolve('st/state.json') });
   });
 
+  it('takes an s3 state backend with its bucket, key and region, and refuses one without them or with credentials in its endpoint', async () => {
+    const s3 = await write('s3.yaml', `${managed}state: { backend: s3, bucket: team-state, key: stacksync/prod.json, region: eu-west-1 }\n`);
+    expect((await loadConfig(s3)).config.state).toEqual({ backend: 's3', bucket: 'team-state', key: 'stacksync/prod.json', region: 'eu-west-1', forcePathStyle: false });
+    const compatible = await write('s3-compat.yaml', `${managed}state: { backend: s3, bucket: st-x, key: s.json, region: auto, endpoint: 'https://minio.example:9000', forcePathStyle: true }\n`);
+    expect((await loadConfig(compatible)).config.state).toEqual({ backend: 's3', bucket: 'st-x', key: 's.json', region: 'auto', endpoint: 'https://minio.example:9000', forcePathStyle: true });
+    const missing = await write('s3-missing.yaml', `${managed}state: { backend: s3, bucket: team-state }\n`);
+    const error = String(await loadConfig(missing).catch((caught: unknown) => (caught as Error).message));
+    expect(error).toContain('state.key: is required with backend s3');
+    expect(error).toContain('state.region: is required with backend s3');
+    const foreign = await write('s3-foreign.yaml', `${managed}state: { backend: s3, bucket: st-x, key: s.json, region: r, url: x }\n`);
+    expect(String(await loadConfig(foreign).catch((caught: unknown) => (caught as Error).message))).toContain('state.url: is not a setting of backend s3');
+    const secret = await write('s3-secret.yaml', `${managed}state: { backend: s3, bucket: st-x, key: s.json, region: r, endpoint: 'https://AKIA:hunter2-s3@minio.example' }\n`);
+    const refused = String(await loadConfig(secret).catch((caught: unknown) => (caught as Error).message));
+    expect(refused).toContain('state.endpoint: must not carry a user or password');
+    expect(refused).not.toContain('hunter2-s3');
+  });
+
   it('refuses a state backend it does not know, at its line', async () => {
     const path = await write('bad-state.yaml', `${managed}state: { backend: etcd, url: x }\n`);
     const error = await loadConfig(path).catch((caught: unknown) => caught);
