@@ -58,7 +58,12 @@ describe('config/', () => {
     for (const [jobName, stepId] of [['plan', 'plan'], ['apply', 'apply']] as const) {
       expect(Object.keys(step(job(workflow, jobName), stepId).env ?? {}).sort(), `${jobName} step`).toEqual(expect.arrayContaining(names));
     }
-    expect(config.state).toMatchObject({ backend: 'file', path: expect.stringMatching(/(^|\/)\.stacksync\/state\.json$/) });
+    // The state is in the bucket, in the region the workflow's AWS credentials are for; no step moves it.
+    expect(config.state).toMatchObject({ backend: 's3', bucket: expect.any(String), key: expect.any(String) });
+    for (const jobName of ['plan', 'apply']) {
+      const aws = job(workflow, jobName).steps.find((candidate) => String(candidate.uses).startsWith('aws-actions/configure-aws-credentials@'));
+      expect(aws?.with?.['aws-region'], `${jobName} job`).toBe((config.state as { region: string }).region);
+    }
     expect(JSON.stringify(workflow.on)).toContain('config/stacksync.yaml');
   });
 });

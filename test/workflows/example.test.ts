@@ -1,12 +1,11 @@
 /**
  * examples/github-actions/stacksync.yml, its steps' scripts run for real with stand-ins for
- * stacksync, the AWS CLI (over a directory playing the bucket) and gh: the plan step's exit codes,
- * the sticky PR comment, and above all the state: a fetch error is never taken for "no state yet",
- * and a save never puts an empty or older state over a good one.
+ * stacksync and gh: the plan step's exit codes and the sticky PR comment. The state is no step's
+ * business: the config keeps it in S3 (`state: { backend: s3 }`, config/ci.yaml), which stacksync
+ * reads and locks itself (test/e2e/state-s3.test.ts runs that against a fake S3).
  */
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { job, readWorkflow, ROOT, runner, step, type Runner } from './workflow.js';
@@ -48,8 +47,7 @@ describe('jobs', () => {
     expect(workflow.permissions).toEqual({ contents: 'read' });
   });
 
-  it('fetches the state the same way in both jobs, and installs the same pinned release', () => {
-    expect(script(plan, 'fetch')).toBe(script(apply, 'fetch'));
+  it('installs the same pinned release in both jobs', () => {
     expect(script(plan, 'Install stacksync')).toBe(script(apply, 'Install stacksync'));
     expect(script(plan, 'Install stacksync')).toContain('${STACKSYNC_VERSION}');
   });
@@ -65,187 +63,25 @@ describe('jobs', () => {
 
 // ---------------------------------------------------------------- the state
 
-const STATE = '{"version":1,"targets":{"prod":{"inventory":{"Dashboard/api-latency":"d-1"}}}}\n';
-const KEY = 'hmac-key-bytes\n';
+describe('the state', () => {
+  const scripts = [...plan.steps, ...apply.steps].map((item) => item.run ?? '').join('\n');
 
-interface Bucket {
-  dir: string;
-  log: string;
-  env: Record<string, string>;
-  put(key: string, text: string): Promise<void>;
-  read(key: string): Promise<string | undefined>;
-  calls(): Promise<string[]>;
-}
-
-async function bucket(): Promise<Bucket> {
-  await gha.nodeStandIn('aws', join(ROOT, 'test/workflows/stand-ins/aws.mjs'));
-  const s3 = join(gha.temp, '..', 's3');
-  const dir = join(s3, env['STATE_BUCKET'] as string);
-  await mkdir(dir, { recursive: true });
-  const log = join(gha.temp, '..', 'aws.log');
-  await writeFile(log, '');
-  const pathOf = (key: string): string => join(dir, env['STATE_PREFIX'] as string, key);
-  return {
-    dir,
-    log,
-    env: { ...env, FAKE_S3_DIR: s3, FAKE_AWS_LOG: log },
-    async put(key, text) {
-      await mkdir(join(dir, env['STATE_PREFIX'] as string), { recursive: true });
-      await writeFile(pathOf(key), text);
-    },
-    read: async (key) => (existsSync(pathOf(key)) ? readFile(pathOf(key), 'utf8') : undefined),
-    calls: async () => (await readFile(log, 'utf8')).split('\n').filter(Boolean),
-  };
-}
-
-const local = (file: string): string => join(gha.work, '.stacksync', file);
-const md5 = (text: string): string => `"${createHash('md5').update(text).digest('hex')}"`;
-
-describe('fetching the state', () => {
-  const fetch = script(apply, 'fetch');
-
-  it('fails, and leaves no state behind, when the bucket cannot be reached', async () => {
-    const s3 = await bucket();
-    await s3.put('state.json', STATE);
-    await s3.put('state.key', KEY);
-    const run = await gha.run(fetch, { ...s3.env, FAKE_AWS_FAIL: '1' });
-    expect(run.code).not.toBe(0);
-    expect(run.outputs['found']).toBeUndefined();
-    expect(existsSync(local('state.json'))).toBe(false);
+  it('is moved by no step: stacksync reads and writes the bucket the config names', () => {
+    expect(scripts).not.toMatch(/\baws\b|s3api|\.stacksync\//);
+    expect(Object.keys(env)).toEqual(['STACKSYNC_VERSION']);
   });
 
-  it('fails when the bucket does not exist: a wrong name is not "no state yet"', async () => {
-    const s3 = await bucket();
-    await rm(s3.dir, { recursive: true });
-    const run = await gha.run(fetch, s3.env);
-    expect(run.code).not.toBe(0);
-    expect(run.outputs['found']).toBeUndefined();
+  it('gives the plan job a role that reads the bucket and the apply job one that writes it', () => {
+    const role = (of: typeof plan): unknown => of.steps.find((item) => String(item.uses).startsWith('aws-actions/configure-aws-credentials@'))?.with?.['role-to-assume'];
+    expect(role(plan)).toContain('STATE_READER_ROLE');
+    expect(role(apply)).toContain('STATE_WRITER_ROLE');
+    expect(plan.permissions?.['id-token']).toBe('write');
+    expect(apply.permissions?.['id-token']).toBe('write');
   });
 
-  it('takes only an empty listing as "no state yet"', async () => {
-    const s3 = await bucket();
-    const run = await gha.run(fetch, s3.env);
-    expect(run.code).toBe(0);
-    expect(run.outputs['found']).toBe('false');
-    expect(run.stdout).toContain('::notice::No state');
-    expect(existsSync(local('state.json'))).toBe(false);
-  });
-
-  it('fetches the state with its key, private, and remembers which version it got', async () => {
-    const s3 = await bucket();
-    await s3.put('state.json', STATE);
-    await s3.put('state.key', KEY);
-    const run = await gha.run(fetch, s3.env);
-    expect(run.code).toBe(0);
-    expect(run.outputs).toMatchObject({ found: 'true', etag: md5(STATE) });
-    expect(await readFile(local('state.json'), 'utf8')).toBe(STATE);
-    expect(await readFile(local('state.key'), 'utf8')).toBe(KEY);
-    expect((await stat(local('state.key'))).mode & 0o777).toBe(0o600);
-    expect((await stat(join(gha.work, '.stacksync'))).mode & 0o777).toBe(0o700);
-  });
-
-  it.each(['state.key', 'state.json'])('refuses half a state (without %s)', async (missing) => {
-    const s3 = await bucket();
-    for (const [file, text] of [['state.json', STATE], ['state.key', KEY]] as const) if (file !== missing) await s3.put(file, text);
-    const run = await gha.run(fetch, s3.env);
-    expect(run.code).not.toBe(0);
-    expect(run.stdout).toContain('refusing to run on half a state');
-  });
-});
-
-describe('saving the state', () => {
-  const fetch = script(apply, 'fetch');
-  const save = script(apply, 'Save the state');
-
-  async function fetched(s3: Bucket): Promise<Record<string, string>> {
-    const run = await gha.run(fetch, s3.env);
-    expect(run.code).toBe(0);
-    return { ...s3.env, FOUND: run.outputs['found'] ?? '', ETAG: run.outputs['etag'] ?? '' };
-  }
-
-  async function stored(s3: Bucket): Promise<Bucket> {
-    await s3.put('state.json', STATE);
-    await s3.put('state.key', KEY);
-    return s3;
-  }
-
-  it('runs only after an apply that ran on a fetched state, also a failed or cancelled one', () => {
-    const condition = step(apply, 'Save the state').if ?? '';
-    expect(condition).toMatch(/^always\(\) && steps\.fetch\.outcome == 'success' && /);
-    for (const outcome of ['success', 'failure', 'cancelled']) expect(condition).toContain(`steps.apply.outcome == '${outcome}'`);
-    expect(condition).not.toContain('skipped');
-  });
-
-  it('replaces the stored state with what the apply recorded', async () => {
-    const s3 = await stored(await bucket());
-    const stepEnv = await fetched(s3);
-    const after = STATE.replace('}}}}', '},"Alert/errors":"a-1"}}}');
-    await writeFile(local('state.json'), after);
-    const run = await gha.run(save, stepEnv);
-    expect(run.code).toBe(0);
-    expect(await s3.read('state.json')).toBe(after);
-    expect(await s3.read('state.key')).toBe(KEY);
-  });
-
-  it('writes nothing when the apply changed nothing', async () => {
-    const s3 = await stored(await bucket());
-    const run = await gha.run(save, await fetched(s3));
-    expect(run.code).toBe(0);
-    expect((await s3.calls()).filter((call) => call.includes('put-object'))).toEqual([]);
-  });
-
-  it('never overwrites a state that changed since it was fetched', async () => {
-    const s3 = await stored(await bucket());
-    const stepEnv = await fetched(s3);
-    const theirs = STATE.replace('d-1', 'd-2');
-    await s3.put('state.json', theirs);
-    await writeFile(local('state.json'), STATE.replace('d-1', 'd-3'));
-    const run = await gha.run(save, stepEnv);
-    expect(run.code).not.toBe(0);
-    expect(run.stdout).toContain('changed since this run fetched it');
-    expect(await s3.read('state.json')).toBe(theirs);
-  });
-
-  it.each([
-    ['missing', async () => rm(local('state.json'))],
-    ['empty', async () => writeFile(local('state.json'), '')],
-    ['without its key', async () => rm(local('state.key'))],
-  ])('never uploads a local state that is %s', async (_name, damage) => {
-    const s3 = await stored(await bucket());
-    const stepEnv = await fetched(s3);
-    await damage();
-    const run = await gha.run(save, stepEnv);
-    expect(run.code).not.toBe(0);
-    expect(await s3.read('state.json')).toBe(STATE);
-    expect(await s3.read('state.key')).toBe(KEY);
-  });
-
-  it('first run: stores the new state and key, or nothing when nothing was written', async () => {
-    const s3 = await bucket();
-    const stepEnv = await fetched(s3);
-    expect(stepEnv['FOUND']).toBe('false');
-    const nothing = await gha.run(save, stepEnv);
-    expect(nothing.code).toBe(0);
-    expect(await s3.read('state.json')).toBeUndefined();
-    await writeFile(local('state.json'), STATE);
-    await writeFile(local('state.key'), KEY);
-    const run = await gha.run(save, stepEnv);
-    expect(run.code).toBe(0);
-    expect(await s3.read('state.json')).toBe(STATE);
-    expect(await s3.read('state.key')).toBe(KEY);
-  });
-
-  it('first run: never replaces a state another run created meanwhile', async () => {
-    const s3 = await bucket();
-    const stepEnv = await fetched(s3);
-    await s3.put('state.json', STATE);
-    await s3.put('state.key', KEY);
-    await writeFile(local('state.json'), '{"version":1,"targets":{}}\n');
-    await writeFile(local('state.key'), 'another-key\n');
-    const run = await gha.run(save, stepEnv);
-    expect(run.code).not.toBe(0);
-    expect(await s3.read('state.json')).toBe(STATE);
-    expect(await s3.read('state.key')).toBe(KEY);
+  it('has apply wait for the state lock while another stacksync holds it', () => {
+    expect(script(apply, 'apply')).toMatch(/^stacksync apply --lock-timeout \S+/);
+    expect(script(plan, 'plan')).not.toContain('--lock-timeout');
   });
 });
 
