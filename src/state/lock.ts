@@ -285,6 +285,24 @@ function heldLock(fs: StateFs, path: string, me: LockHolder): StateLock {
   };
 }
 
+/** `E_STATE_LOCKED` of a write refused to a process that does not hold a fenced backend's lock (any longer). */
+export function refusedWrite(location: string, what: string, why: string): StacksyncError {
+  return new StacksyncError('E_STATE_LOCKED', `state ${location}: refused to ${what}: ${why}`, { subject: location });
+}
+
+/**
+ * `E_STATE_LOCKED` of a backend's lock (PostgreSQL, S3): who holds it, with its lock id for
+ * `state unlock`, or `unknown` when no holder can be read; how long it waited; what to do.
+ */
+export function lockedBy(location: string, holder: LockHolder | string, timeoutMs: number, why: string | undefined, remedy: string): StacksyncError {
+  const who = typeof holder === 'string' ? holder : `\`stacksync ${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since}, lock id ${holder.token})`;
+  const waited = why ?? `waited ${formatSeconds(timeoutMs)} (--lock-timeout)`;
+  return new StacksyncError('E_STATE_LOCKED', `state ${location} is locked by ${who}; ${waited}. Try again when it is done; ${remedy}`, {
+    subject: location,
+    ...(typeof holder === 'string' ? {} : { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } }),
+  });
+}
+
 function lockedError(statePath: string, holder: LockHolder | 'unreadable', timeoutMs: number, why?: string): StacksyncError {
   const path = lockPathFor(statePath);
   const who =

@@ -17,9 +17,10 @@ import { StacksyncError } from '../errors.js';
 import type { StateFile } from '../model/state.js';
 import type { StateBackend, StateVersion } from './backend.js';
 import { parseJournal, parseStateFile, serializeStateFile, STATE_VERSION } from './format.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, newHolder, pollLock, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
 import { applyRecord } from './records.js';
-import { RecordingStore, targetOf } from './recording.js';
+import { targetOf } from './recording.js';
+import { BackendStateStore, type StoreWriter } from './backend-store.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 
 export interface PostgresBackendOptions {
@@ -96,9 +97,31 @@ class PostgresBackend implements StateBackend {
 
   async open(options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> {
     await this.ready();
-    const store = new PostgresStateStore(this, options.readOnly === true);
+    const store = new BackendStateStore(this.#storeWriter(), options.readOnly === true);
     await store.reload();
     return store;
+  }
+
+  /** How its store saves (one fenced transaction per batch of records) and compacts. */
+  #storeWriter(): StoreWriter {
+    return {
+      location: this.location,
+      holdsLock: () => this.#fence !== undefined,
+      read: () => this.read(),
+      append: (batch) =>
+        this.write('save records', async (client) => {
+          await client.query('INSERT INTO stacksync_state_records (name, seq, record) SELECT $1, s, r FROM unnest($2::bigint[], $3::text[]) AS t(s, r)', [
+            this.name,
+            batch.map((line) => line.seq),
+            batch.map((line) => line.text),
+          ]);
+        }),
+      replace: (snapshot) =>
+        this.write('compact', async (client) => {
+          await client.query('UPDATE stacksync_state SET snapshot = $2 WHERE name = $1', [this.name, snapshot]);
+          await client.query('DELETE FROM stacksync_state_records WHERE name = $1', [this.name]);
+        }),
+    };
   }
 
   /** Snapshot and records as stored, in one consistent read. */
@@ -130,7 +153,7 @@ class PostgresBackend implements StateBackend {
    */
   async write(what: string, body: (client: pg.PoolClient) => Promise<void>): Promise<void> {
     const fence = this.#fence;
-    if (fence === undefined) throw this.#lost(what, 'it does not hold the state lock');
+    if (fence === undefined) throw refusedWrite(this.location, what, 'it does not hold the state lock');
     const client = await this.#connect();
     try {
       await client.query('BEGIN');
@@ -139,7 +162,7 @@ class PostgresBackend implements StateBackend {
       if (generation !== fence) {
         await client.query('ROLLBACK');
         this.#fence = undefined;
-        throw this.#lost(what, 'another holder took the state lock since (its session dropped, or `stacksync state unlock` broke it)');
+        throw refusedWrite(this.location, what, 'another holder took the state lock since (its session dropped, or `stacksync state unlock` broke it)');
       }
       await body(client);
       await client.query('UPDATE stacksync_state SET serial = serial + 1 WHERE name = $1', [this.name]);
@@ -304,89 +327,9 @@ class PostgresBackend implements StateBackend {
     return new StacksyncError(code, `state ${this.location}: could not ${what} the database (${(error as Error).message})`, { subject: this.location, cause: error });
   }
 
-  #lost(what: string, why: string): StacksyncError {
-    return new StacksyncError('E_STATE_LOCKED', `state ${this.location}: refused to ${what}: ${why}`, { subject: this.location });
-  }
-
   #locked(holder: LockHolder | undefined, timeoutMs: number, why?: string): StacksyncError {
-    const who = holder ? `\`stacksync ${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since}, lock id ${holder.token})` : 'another session';
-    const waited = why ?? `waited ${Number((timeoutMs / 1000).toFixed(1))} s (--lock-timeout)`;
-    return new StacksyncError(
-      'E_STATE_LOCKED',
-      `state ${this.location} is locked by ${who}; ${waited}. Try again when it is done; \`stacksync state unlock <lock id>\` breaks a lock whose holder is gone`,
-      { subject: this.location, ...(holder ? { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } } : {}) },
-    );
+    return lockedBy(this.location, holder ?? 'another session', timeoutMs, why, '`stacksync state unlock <lock id>` breaks a lock whose holder is gone');
   }
+
 }
 
-
-/**
- * The state in memory, as the file store keeps it, written through the backend: `save` appends
- * the records made since the last save in one fenced transaction; `compact` replaces the snapshot
- * and drops the records it holds.
- */
-class PostgresStateStore extends RecordingStore implements StateStore {
-  /** Saves and compactions, one at a time, in order. */
-  #io: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly backend: PostgresBackend,
-    readOnly: boolean,
-  ) {
-    super(backend.location, readOnly);
-  }
-
-  save(): Promise<void> {
-    if (this.readOnly || this.pending.length === 0) return this.#io;
-    return this.#enqueue(async () => {
-      const batch = this.pending.slice();
-      if (batch.length === 0) return;
-      await this.backend.write('save records', async (client) => {
-        await client.query('INSERT INTO stacksync_state_records (name, seq, record) SELECT $1, s, r FROM unnest($2::bigint[], $3::text[]) AS t(s, r)', [
-          this.backend.name,
-          batch.map((line) => line.seq),
-          batch.map((line) => line.text),
-        ]);
-      });
-      this.pending.splice(0, batch.length);
-    });
-  }
-
-  compact(): Promise<void> {
-    if (this.readOnly) return Promise.resolve();
-    return this.#enqueue(async () => {
-      if (this.seq === 0 && this.pending.length === 0) return;
-      const upTo = this.seq;
-      const text = serializeStateFile(this.file);
-      await this.backend.write('compact', async (client) => {
-        await client.query('UPDATE stacksync_state SET snapshot = $2 WHERE name = $1', [this.backend.name, text]);
-        await client.query('DELETE FROM stacksync_state_records WHERE name = $1', [this.backend.name]);
-      });
-      this.pending = this.pending.filter((line) => line.seq > upTo);
-    });
-  }
-
-  async reload(): Promise<void> {
-    await this.#io;
-    if (this.pending.length > 0) throw new StacksyncError('E_INTERNAL', `state ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
-    const read = await this.backend.read();
-    this.file = read.file;
-    this.seq = read.lastSeq;
-  }
-
-  async close(): Promise<void> {
-    if (this.backend.fence !== undefined) await this.compact();
-    await this.#io;
-  }
-
-  compactSync(): void {
-    // A database cannot be written synchronously; records already saved are durable, and the
-    // next holder replays them.
-  }
-
-  #enqueue(work: () => Promise<void>): Promise<void> {
-    const run = this.#io.then(work);
-    this.#io = run.catch(() => undefined);
-    return run;
-  }
-}

@@ -31,12 +31,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { StacksyncError } from '../errors.js';
 import type { StateFile } from '../model/state.js';
+import { BackendStateStore, type StoreWriter } from './backend-store.js';
 import type { StateBackend, StateVersion } from './backend.js';
 import { parseJournal, parseStateFile, STATE_VERSION } from './format.js';
-import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, newHolder, pollLock, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
-import { applyRecord } from './records.js';
-import { RecordingStore, targetOf } from './recording.js';
+import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
 import type { StateStore, StateStoreOptions } from './store.js';
+import { applyRecord } from './records.js';
+import { targetOf } from './recording.js';
 
 export interface S3BackendOptions {
   bucket: string;
@@ -139,9 +140,23 @@ class S3Backend implements StateBackend {
   async open(options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> {
     const readOnly = options.readOnly === true;
     if (!readOnly) await this.checkConditionalWrites();
-    const store = new S3StateStore(this, readOnly);
+    const store = new BackendStateStore(this.#storeWriter(), readOnly);
     await store.reload();
     return store;
+  }
+
+  /** How its store saves (the records ride in the state object until a compaction) and compacts. */
+  #storeWriter(): StoreWriter {
+    return {
+      location: this.location,
+      holdsLock: () => this.#holding !== undefined,
+      read: () => this.read(),
+      append: (batch) => this.write('save records', (object) => ({ ...object, records: object.records + batch.map((line) => line.text).join('') })),
+      replace: (snapshot) => {
+        const file = JSON.parse(snapshot) as StateFile;
+        return this.write('compact', (object) => ({ ...object, snapshot: file, records: '' }));
+      },
+    };
   }
 
   /** Snapshot and records as stored. */
@@ -163,10 +178,10 @@ class S3Backend implements StateBackend {
    */
   async write(what: string, change: (object: StateObject) => StateObject): Promise<void> {
     const holding = this.#holding;
-    if (holding === undefined) throw this.#lost(what, 'it does not hold the state lock');
+    if (holding === undefined) throw refusedWrite(this.location, what, 'it does not hold the state lock');
     if (holding.now() >= holding.expires) {
       this.#lose(holding, 'its lease ran out before it could renew it');
-      throw this.#lost(what, 'its lease on the state lock ran out before it could renew it');
+      throw refusedWrite(this.location, what, 'its lease on the state lock ran out before it could renew it');
     }
     const next: StateObject = { ...change(holding.state.object), serial: holding.state.object.serial + 1 };
     const text = `${JSON.stringify(next)}\n`;
@@ -183,7 +198,7 @@ class S3Backend implements StateBackend {
         return;
       }
       this.#lose(holding, 'another holder took the state lock');
-      throw this.#lost(what, 'another holder took the state lock since (its lease ran out, or `stacksync state unlock` broke it)');
+      throw refusedWrite(this.location, what, 'another holder took the state lock since (its lease ran out, or `stacksync state unlock` broke it)');
     }
   }
 
@@ -452,19 +467,16 @@ class S3Backend implements StateBackend {
     return new StacksyncError('E_STATE_CORRUPT', `state ${this.location}: the state object ${what}; fix or move it away by hand (stacksync never resets it)`, { subject: this.location, cause });
   }
 
-  #lost(what: string, why: string): StacksyncError {
-    return new StacksyncError('E_STATE_LOCKED', `state ${this.location}: refused to ${what}: ${why}`, { subject: this.location });
-  }
-
   #locked(holder: LockHolder | undefined, timeoutMs: number, why?: string): StacksyncError {
-    const who = holder ? `\`stacksync ${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since}, lock id ${holder.token})` : 'a lock object stacksync cannot read';
-    const waited = why ?? `waited ${Number((timeoutMs / 1000).toFixed(1))} s (--lock-timeout)`;
-    return new StacksyncError(
-      'E_STATE_LOCKED',
-      `state ${this.location} is locked by ${who}; ${waited}. Try again when it is done; a lock whose holder is gone is taken over once its lease runs out, and \`stacksync state unlock <lock id>\` breaks it at once`,
-      { subject: this.location, ...(holder ? { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } } : {}) },
+    return lockedBy(
+      this.location,
+      holder ?? 'a lock object stacksync cannot read',
+      timeoutMs,
+      why,
+      'a lock whose holder is gone is taken over once its lease runs out, and `stacksync state unlock <lock id>` breaks it at once',
     );
   }
+
 }
 
 function holderOf(lock: LockObject): LockHolder {
@@ -483,66 +495,4 @@ function isConditionFailure(error: unknown): boolean {
 
 function isNotFound(error: unknown): boolean {
   return statusOf(error) === 404;
-}
-
-/**
- * The state in memory, written through the backend: `save` appends the records made since the
- * last save to the state object; `compact` folds them into its snapshot. Both replace the object
- * conditionally (`S3Backend.write`).
- */
-class S3StateStore extends RecordingStore implements StateStore {
-  /** Saves and compactions, one at a time, in order. */
-  #io: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly backend: S3Backend,
-    readOnly: boolean,
-  ) {
-    super(backend.location, readOnly);
-  }
-
-  save(): Promise<void> {
-    if (this.readOnly || this.pending.length === 0) return this.#io;
-    return this.#enqueue(async () => {
-      const batch = this.pending.slice();
-      if (batch.length === 0) return;
-      await this.backend.write('save records', (object) => ({ ...object, records: object.records + batch.map((line) => line.text).join('') }));
-      this.pending.splice(0, batch.length);
-    });
-  }
-
-  compact(): Promise<void> {
-    if (this.readOnly) return Promise.resolve();
-    return this.#enqueue(async () => {
-      if (this.seq === 0 && this.pending.length === 0) return;
-      const upTo = this.seq;
-      const snapshot = JSON.parse(JSON.stringify(this.file)) as StateFile;
-      await this.backend.write('compact', (object) => ({ ...object, snapshot, records: '' }));
-      this.pending = this.pending.filter((line) => line.seq > upTo);
-    });
-  }
-
-  async reload(): Promise<void> {
-    await this.#io;
-    if (this.pending.length > 0) throw new StacksyncError('E_INTERNAL', `state ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
-    const read = await this.backend.read();
-    this.file = read.file;
-    this.seq = read.lastSeq;
-  }
-
-  async close(): Promise<void> {
-    if (this.backend.holding !== undefined) await this.compact();
-    await this.#io;
-  }
-
-  compactSync(): void {
-    // A bucket cannot be written synchronously; records already saved are durable, and the next
-    // holder replays them.
-  }
-
-  #enqueue(work: () => Promise<void>): Promise<void> {
-    const run = this.#io.then(work);
-    this.#io = run.catch(() => undefined);
-    return run;
-  }
 }

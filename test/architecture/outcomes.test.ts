@@ -41,6 +41,7 @@ describe('one table per rule', () => {
       'E_REF_UNRESOLVED',
       'E_API_AUTH',
       'E_STATE_CORRUPT',
+      'E_STATE_UNSUPPORTED',
       'E_PRUNE_REFUSED',
       'E_MANIFEST_BLOCKED',
       'E_CONFLICT',
