@@ -222,6 +222,8 @@ class S3Backend implements StateBackend {
           }
           const current = await this.#readLock();
           if (current === undefined) return { retry: true };
+          // Our own create, answered 412 when the SDK sent it again after a lost answer.
+          if (current !== 'unreadable' && current.lock.token === me.token) return { taken: { etag: current.etag, expires: current.lock.expires } };
           if (current === 'unreadable' || now() < current.lock.expires) return { holder: current === 'unreadable' ? 'unreadable' : holderOf(current.lock) };
           // Expired: take it over, unless another process did first (its ETag changed).
           try {
@@ -255,6 +257,8 @@ class S3Backend implements StateBackend {
     const holding: Holding = { token: me.token, expires: taken.expires, now, lost: new AbortController(), state };
     this.#holding = holding;
     let released = false;
+    let renewing: Promise<void> = Promise.resolve();
+    const everyMs = Math.max(1, Math.floor(leaseMs / 3));
     const renew = async (): Promise<void> => {
       if (released || holding.lost.signal.aborted) return;
       const expires = now() + leaseMs;
@@ -263,13 +267,14 @@ class S3Backend implements StateBackend {
         holding.expires = expires;
       } catch (error) {
         if (isConditionFailure(error)) this.#lose(holding, 'another holder took the state lock');
-        // Any other failure (the network): try again at the next tick, unless the lease is over.
-        else if (now() >= holding.expires) this.#lose(holding, 'its lease ran out: the lock could not be renewed in time');
+        // Any other failure (the network): try again at the next tick, unless the lease would be
+        // over by then: a holder stops before anyone else may take its lock over.
+        else if (now() + everyMs >= holding.expires) this.#lose(holding, 'its lease ran out: the lock could not be renewed in time');
       }
       if (!released && !holding.lost.signal.aborted) schedule();
     };
     const schedule = (): void => {
-      this.#renewal = setTimeout(() => void renew(), Math.max(1, Math.floor(leaseMs / 3)));
+      this.#renewal = setTimeout(() => void (renewing = renew()), everyMs);
       // A process that forgets to release must still be able to exit; its lease then runs out.
       this.#renewal.unref();
     };
@@ -285,6 +290,8 @@ class S3Backend implements StateBackend {
       release: async () => {
         if (released) return;
         stop();
+        // A renewal in flight would change the ETag the delete is conditional on.
+        await renewing;
         if (!holding.lost.signal.aborted) await this.#deleteQuietly(lockKey, lockEtag);
       },
       // Exiting at once: no request can be made synchronously, so the lease runs out on its own.
@@ -493,6 +500,11 @@ function isConditionFailure(error: unknown): boolean {
   return status === 412 || status === 409;
 }
 
+/**
+ * No such object: only S3's NoSuchKey. A missing bucket is a 404 too, but taken for "no state yet"
+ * it would plan everything as new; and S3 answers 403 for a missing object to a role that may not
+ * list the bucket, which stays an error (docs/ci.md says which permissions the jobs need).
+ */
 function isNotFound(error: unknown): boolean {
-  return statusOf(error) === 404;
+  return statusOf(error) === 404 && (error as { name?: string }).name === 'NoSuchKey';
 }

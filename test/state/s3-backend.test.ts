@@ -195,6 +195,9 @@ describe('the S3 state backend', () => {
     expect(error.message).toContain('NoSuchBucket');
     expect(error.message).not.toContain(CREDENTIALS.secretAccessKey);
     expect(backend.location).toBe(`s3://no-such-bucket/x.json at ${s3.endpoint}`);
+    // Not "no state yet": a plan on a misspelt bucket would show everything stacksync owns as new.
+    expect((await failure(backend.open({ readOnly: true }))).code).toBe('E_STATE_CORRUPT');
+    expect((await failure(backend.hmacKey())).code).toBe('E_STATE_CORRUPT');
   });
 
   it('reports a state object that is not one as corrupt, and never writes over it', async () => {
