@@ -71,6 +71,25 @@ describe('the state in S3', () => {
     expect(`${text.stdout}${text.stderr}${applied.stdout}${applied.stderr}`).not.toContain(SECRET_KEY);
   });
 
+  it('takes a file state by migrate --to, and the copy plans clean', async () => {
+    const ws = await createWorkspace(emulator.url, FAST);
+    workspaces.push(ws);
+    await ws.write('manifests/m.yaml', dashboardYaml({ key: 's3-migrated', target: 'local' }));
+    const applied = await ws.run(['apply']);
+    expect(applied.code, describeRun(applied)).toBe(0);
+    const fileConfig = await readFile(ws.configPath, 'utf8');
+    await ws.write(
+      'config/s3.yaml',
+      fileConfig.replace(/^state: .*$/m, `state: { backend: s3, bucket: team-state, key: stacksync/migrated.json, region: eu-west-1, endpoint: '${s3.endpoint}', forcePathStyle: true }`),
+    );
+    const env = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_EC2_METADATA_DISABLED: 'true' };
+    const migrated = await ws.run(['state', 'migrate', '--to', 'config/s3.yaml'], { env });
+    expect(migrated.code, describeRun(migrated)).toBe(0);
+    expect(migrated.stdout).toMatch(/copied 2 target\(s\) from .*state\.json to s3:\/\/team-state\/stacksync\/migrated\.json/);
+    const plan = await ws.run(['plan', '--detailed-exitcode', '-c', 'config/s3.yaml'], { env });
+    expect(plan.code, describeRun(plan)).toBe(0);
+  });
+
   it('makes apply wait for the lock while a plan reads without it; unlock breaks it by its id', async () => {
     const ws = await workspace('stacksync/locked.json');
     await ws.write('manifests/l.yaml', dashboardYaml({ key: 's3-locked', target: 'local' }));
