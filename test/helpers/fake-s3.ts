@@ -34,6 +34,8 @@ export interface FakeS3 {
   readonly log: string[];
   /** Makes a bucket (empty). */
   createBucket(name: string): void;
+  /** Whether a conditional write to `bucket/key` is in flight (its body still arriving). */
+  busy(slot: string): boolean;
   /** One object's body as text, if it exists. */
   text(bucket: string, key: string): string | undefined;
   close(): Promise<void>;
@@ -50,6 +52,7 @@ export async function startFakeS3(options: { buckets?: string[] } = {}): Promise
     ignoreConditions: false,
     log,
     createBucket: (name) => void buckets.set(name, new Map()),
+    busy: (slot) => inFlight.has(slot),
     text: (bucket, key) => buckets.get(bucket)?.get(key)?.body.toString('utf8'),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -8,6 +8,7 @@
  * also runs against that real bucket.
  */
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StacksyncError } from '../../src/errors.js';
@@ -46,6 +47,11 @@ async function failure(promise: Promise<unknown>): Promise<StacksyncError> {
   );
   if (!(error instanceof StacksyncError)) throw new Error(`expected a StacksyncError, got ${String(error)}`);
   return error;
+}
+
+/** Waits until `check` holds, looking every few milliseconds (an event the test cannot subscribe to). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 function lostSignal(signal: AbortSignal): Promise<unknown> {
@@ -154,6 +160,24 @@ describe('the S3 state backend', () => {
     expect(won).toHaveLength(1);
     for (const result of tries) if (result.status === 'rejected') expect((result.reason as StacksyncError).code).toBe('E_STATE_LOCKED');
     await (won[0] as PromiseFulfilledResult<{ release(): Promise<void> }>).value.release();
+  });
+
+  it('takes a 409 (a conditional write to the key already in flight) as someone else writing, and tries again', async () => {
+    const key = freshKey();
+    const other = { pid: 1, host: 'elsewhere', command: 'run', since: new Date().toISOString(), token: 'other-holder', expires: Date.now() + 600_000 };
+    const body = Buffer.from(JSON.stringify(other));
+    // Another process's create of the lock, its body still on the way.
+    const inFlight = request(`${s3.endpoint}/state/${key}.lock`, { method: 'PUT', headers: { 'If-None-Match': '*', 'Content-Length': body.length } });
+    const answered = new Promise<number>((resolve) => inFlight.on('response', (response) => resolve(response.statusCode ?? 0)));
+    inFlight.write(body.subarray(0, 5));
+    await until(() => s3.busy(`state/${key}.lock`));
+    const locking = backendAt(key).lock({ command: 'apply', timeoutMs: 0 });
+    await until(() => s3.log.some((line) => line.startsWith(`PUT /state/${key}.lock If-None-Match → 409`)));
+    inFlight.end(body.subarray(5));
+    expect(await answered).toBe(200);
+    const refused = await failure(locking);
+    expect(refused.code).toBe('E_STATE_LOCKED');
+    expect(refused.message).toContain('lock id other-holder');
   });
 
   it('keeps the one HMAC key stored first when several processes create one at once', async () => {
