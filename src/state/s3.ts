@@ -266,7 +266,8 @@ class S3Backend implements StateBackend {
         lockEtag = await this.#put(lockKey, body(expires), { IfMatch: lockEtag });
         holding.expires = expires;
       } catch (error) {
-        if (isConditionFailure(error)) this.#lose(holding, 'another holder took the state lock');
+        // 412: another holder took it over; 404: `state unlock` deleted it.
+        if (isConditionFailure(error) || isNotFound(error)) this.#lose(holding, 'another holder took the state lock, or `stacksync state unlock` broke it');
         // Any other failure (the network): try again at the next tick, unless the lease would be
         // over by then: a holder stops before anyone else may take its lock over.
         else if (now() + everyMs >= holding.expires) this.#lose(holding, 'its lease ran out: the lock could not be renewed in time');

@@ -126,6 +126,14 @@ describe('the S3 state backend', () => {
     await taker.release();
   });
 
+  it('tells a holder its lease is lost once `state unlock` broke it', async () => {
+    const key = freshKey();
+    const held = await backendAt(key).lock({ command: 'run', timeoutMs: 0, leaseMs: 300 });
+    expect((await backendAt(key).unlock(held.holder.token))?.command).toBe('run');
+    expect(String(await lostSignal(held.lost))).toMatch(/`stacksync state unlock` broke it/);
+    expect(s3.text('state', `${key}.lock`)).toBeUndefined();
+  });
+
   it('stops writing once its own clock is past the lease it holds', async () => {
     const key = freshKey();
     let clock = Date.now();
