@@ -98,7 +98,7 @@ export const applyCommand: CommandFactory = (setExitCode) =>
       });
       try {
         const run = await runToApply(session, flags, saved, logFormat);
-        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);
+        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests, { spentFor: (target) => session.clients.spentFor(target), readsDone: true });
         if (plan.estimate) reporter.onEstimate(plan.estimate);
         const text = flags.output === 'text';
         if (text) await writeChunks(process.stdout, planTextChunks(plan, { color: useColor(process.stdout) }));

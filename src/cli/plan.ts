@@ -21,7 +21,7 @@ import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.j
 import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
 import { bothHooks, createRequestLog, withEstimate } from './estimate.js';
-import { formatRetryLine } from './progress.js';
+import { formatRetryLine, rateWaitTeller } from './progress.js';
 import type { ApiHooks } from '../api/port.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
 import { packageVersion } from './version.js';
@@ -80,13 +80,18 @@ export const planCommand: CommandFactory = (setExitCode) =>
       const requests = createRequestLog();
       // Each retry is told as it is decided (the session's logger exists by the time a request is made).
       let told: Session | undefined;
-      const retries = (target: string): ApiHooks => ({ onRetry: (event) => told && notice(told.logger, logFormat, 'warn', formatRetryLine(target, event), { target, ...event }) });
+      // A long wait for the rate budget is told once, as it starts, not left as silence.
+      const tellWait = rateWaitTeller((line, fields) => told && notice(told.logger, logFormat, 'info', line, fields));
+      const retries = (target: string): ApiHooks => ({
+        onRetry: (event) => told && notice(told.logger, logFormat, 'warn', formatRetryLine(target, event), { target, ...event }),
+        onRateLimitDelay: (delay) => tellWait(target, delay),
+      });
       const hooksFor = (target: string): ApiHooks => bothHooks(retries(target), requests.hooksFor(target));
       const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat, clientOptions: { hooksFor }, ...(newKey ? { newKey } : {}) });
       told = session;
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt, serverValidate: flags.serverValidate }));
-        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);
+        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests, { spentFor: (target) => session.clients.spentFor(target), readsDone: false });
         if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, { logFormat, keySalt: derived.salt });
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
         await writeChunks(process.stdout, renderPlan(plan, flags.output, markdown));
