@@ -21,7 +21,7 @@ export type { Api, ApiHooks, RetryReason, ServerCheck } from './port.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
 export { DEFAULT_TIMEOUTS, type Timeouts } from './transport.js';
 export { Pacer, safetyMarginMs, type PacerLane, type PacerOptions, type RateBudget, type Sleep } from './pacer.js';
-export { SharedPacers, type BudgetMember, type SharedPacersOptions } from './shared-pacers.js';
+export { SharedPacers, type BudgetLedger, type BudgetMember, type SharedPacersOptions } from './shared-pacers.js';
 
 /** Everything optional; defaults are production settings. */
 export interface ApiOptions {
@@ -72,7 +72,7 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
   const member = { target: connection.name, origin: new URL(baseUrl).origin, authorization: authorizationValue, rateLimit };
   const pacer = pacers.join(member, {
     onWait: (waitedMs) => bestEffort(() => hooks.onRateLimitWait?.({ waitedSeconds: waitedMs / 1000 })),
-    onDelay: (delayMs) => bestEffort(() => hooks.onRateLimitDelay?.({ waitSeconds: delayMs / 1000 })),
+    onDelay: (delayMs) => bestEffort(() => hooks.onRateLimitDelay?.({ waitSeconds: delayMs / 1000, budget: { requests: rateLimit.requests, perSeconds: rateLimit.perSeconds } })),
   });
   const transport = new Transport({
     baseUrl,

@@ -26,22 +26,30 @@ export function paceWindows(budgets: readonly { requests: number; perSeconds: nu
   });
 }
 
-/** Milliseconds from the first request's grant to the last one's answer, all `count` queued at once. */
-export function pacedMs(count: number, model: PaceModel): number {
+/**
+ * Milliseconds from now to the last one's answer, `count` requests queued at once now. `spentAgoMs`:
+ * how long ago the exchanges of requests already spent from the budget ended (another command's, or
+ * this one's reads), which still hold their tokens until a window after their end.
+ */
+export function pacedMs(count: number, model: PaceModel, spentAgoMs: readonly number[] = []): number {
   if (count <= 0) return 0;
   const concurrency = Math.max(1, Math.floor(model.concurrency));
   const latency = Math.max(0, model.latencyMs);
+  // The spent ones first, oldest first, ended before now (0); they are no longer in flight.
+  const before = spentAgoMs.map((ago) => -Math.max(0, ago)).sort((a, b) => a - b);
   // Grants never go back in time and every request takes as long, so requests end in grant order.
-  const ends = new Float64Array(count);
+  const ends = new Float64Array(before.length + count);
+  ends.set(before);
   let now = 0;
-  for (let index = 0; index < count; index++) {
+  for (let queued = 0; queued < count; queued++) {
+    const index = before.length + queued;
     let at = now;
-    if (index >= concurrency) at = Math.max(at, ends[index - concurrency] ?? 0);
+    if (queued >= concurrency) at = Math.max(at, ends[index - concurrency] ?? 0);
     for (const window of model.windows) {
       if (index >= window.requests) at = Math.max(at, (ends[index - window.requests] ?? 0) + window.ms);
     }
     ends[index] = at + latency;
     now = at;
   }
-  return ends[count - 1] ?? 0;
+  return ends[ends.length - 1] ?? 0;
 }

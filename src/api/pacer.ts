@@ -53,6 +53,12 @@ export interface PacerOptions extends RateBudget {
   now?: () => number;
   /** Resolves after `ms`, rejects when `signal` aborts; default a global `setTimeout`. */
   sleep?: Sleep;
+  /**
+   * When the exchanges of requests already spent from this budget ended (ms, the clock's), oldest
+   * first: those of another process on the same credential a moment ago, which the server still
+   * counts (docs/apply.md#the-budget-across-commands).
+   */
+  spent?: readonly number[];
 }
 
 export interface LaneOptions {
@@ -133,6 +139,18 @@ export class Pacer {
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? defaultSleep;
     this.restrict(options);
+    this.spent.push(...[...(options.spent ?? [])].sort((a, b) => a - b));
+  }
+
+  /** When the exchanges of the requests that still count in a window ended, oldest first. */
+  spentStamps(): number[] {
+    this.forgetOld();
+    return [...this.spent];
+  }
+
+  /** The longest window held, margin included (ms). */
+  get longestWindowMs(): number {
+    return Math.max(...this.windows.map((window) => window.ms));
   }
 
   /** A new lane: one target's turn in the budget. */
@@ -255,10 +273,7 @@ export class Pacer {
    * Infinity while requests in flight hold a whole window's tokens.
    */
   private nextTokenAt(): number {
-    const now = this.now();
-    const longest = Math.max(...this.windows.map((window) => window.ms));
-    const most = Math.max(...this.windows.map((window) => window.capacity));
-    while (this.spent.length > 0 && ((this.spent[0] ?? 0) + longest <= now || this.spent.length > most)) this.spent.shift();
+    const now = this.forgetOld();
     let at = Math.max(now, this.pausedUntil);
     for (const window of this.windows) {
       const free = window.capacity - this.inFlight;
@@ -267,6 +282,15 @@ export class Pacer {
       if (bounding !== undefined) at = Math.max(at, bounding + window.ms);
     }
     return at;
+  }
+
+  /** Drops the stamps no window needs any more (older than the longest, or past the largest capacity); returns now. */
+  private forgetOld(): number {
+    const now = this.now();
+    const longest = this.longestWindowMs;
+    const most = Math.max(...this.windows.map((window) => window.capacity));
+    while (this.spent.length > 0 && ((this.spent[0] ?? 0) + longest <= now || this.spent.length > most)) this.spent.shift();
+    return now;
   }
 
   private wakeAt(at: number): void {

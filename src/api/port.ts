@@ -59,8 +59,8 @@ export interface ApiHooks {
   onRetry?(event: { method: string; route: string; reason: RetryReason; attempt: number; maxAttempts: number; delayMs: number; why: string }): void;
   /** A request waited this long for the rate budget; told when the wait is over. */
   onRateLimitWait?(event: { waitedSeconds: number }): void;
-  /** Requests start a wait of this long for the rate budget; told when the wait starts. */
-  onRateLimitDelay?(event: { waitSeconds: number }): void;
+  /** Requests start a wait of this long for the rate budget (the target's `rateLimit`); told when the wait starts. */
+  onRateLimitDelay?(event: { waitSeconds: number; budget: { requests: number; perSeconds: number } }): void;
 }
 
 export type RetryReason = 'throttled' | 'server_error' | 'connection' | 'timeout';

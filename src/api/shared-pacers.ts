@@ -5,7 +5,14 @@
  * share one {@link Pacer}, each with a lane of its own (fair turns, see pacer.ts).
  *
  * The credential is known here only as a SHA-256 of the Authorization value, held in memory in
- * the key of a map, never logged or stored.
+ * the key of a map, never logged; a ledger (below) gets that key to file what the budget spent, and
+ * keeps only a keyed hash of it.
+ *
+ * The server's window outlives a process: `plan` then `apply` a second later, and the apply's
+ * first requests meet the plan's in the server's window. A {@link BudgetLedger} carries the times
+ * a budget's requests ended from one process to the next on this machine, so the next pacer (and
+ * the estimate, which reads the pacer) starts where the last one left off
+ * (docs/apply.md#the-budget-across-commands).
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -23,7 +30,17 @@ export interface BudgetMember {
   rateLimit: RateLimit;
 }
 
+/** What budgets spent, kept across processes. Best effort: a ledger that cannot be read recalls nothing. */
+export interface BudgetLedger {
+  /** When the requests of this budget that may still count ended (ms since the epoch), oldest first. */
+  recall(budget: string): readonly number[];
+  /** Files them when the budget's last client closes; `windowMs` says how long they matter. */
+  remember(budget: string, stamps: readonly number[], windowMs: number): void;
+}
+
 export interface SharedPacersOptions {
+  /** Carries what each budget spent to the next process (only with the real clock). */
+  ledger?: BudgetLedger;
   /** Milliseconds clock; default `Date.now`. */
   now?: () => number;
   /** Default: a global `setTimeout`. */
@@ -40,6 +57,8 @@ interface Entry {
 
 export class SharedPacers {
   private readonly entries = new Map<string, Entry>();
+  /** Each target's budget, to tell what it has spent. */
+  private readonly byTarget = new Map<string, Entry>();
 
   constructor(private readonly options: SharedPacersOptions = {}) {}
 
@@ -52,7 +71,9 @@ export class SharedPacers {
     const key = budgetKey(member.origin, member.authorization);
     let entry = this.entries.get(key);
     if (entry === undefined) {
-      const pacer = new Pacer({ ...member.rateLimit, ...(this.options.now ? { now: this.options.now } : {}), ...(this.options.sleep ? { sleep: this.options.sleep } : {}) });
+      const { ledger, now, sleep } = this.options;
+      const spent = ledger ? ledger.recall(key) : [];
+      const pacer = new Pacer({ ...member.rateLimit, ...(now ? { now } : {}), ...(sleep ? { sleep } : {}), spent });
       entry = { pacer, first: { target: member.target, rateLimit: member.rateLimit } };
       this.entries.set(key, entry);
     } else if (!sameLimit(entry.first.rateLimit, member.rateLimit)) {
@@ -63,14 +84,24 @@ export class SharedPacers {
       );
     }
     const { pacer } = entry;
+    this.byTarget.set(member.target, entry);
     return pacer.lane({
       ...lane,
       onClose: () => {
         if (pacer.laneCount > 0) return;
+        this.options.ledger?.remember(key, pacer.spentStamps(), pacer.longestWindowMs);
         pacer.close();
         if (this.entries.get(key)?.pacer === pacer) this.entries.delete(key);
       },
     });
+  }
+
+  /**
+   * When the requests that still count against this target's budget ended (ms, the pacer's clock),
+   * oldest first, those of earlier processes included; empty before the target's client exists.
+   */
+  spentFor(target: string): number[] {
+    return this.byTarget.get(target)?.pacer.spentStamps() ?? [];
   }
 
   /** Budgets in use, one per origin and credential. */

@@ -13,6 +13,11 @@
  * Time per budget: targets on one origin and credential share one pacer, taking turns, so a
  * budget's time is that of all their requests in a row, and each target is done once every target
  * of the budget has sent as many requests as it has (or all of theirs). Budgets run side by side.
+ *
+ * What a budget already spent: the server counts requests for a window after they arrive, so the
+ * requests of a command a moment ago (a `plan` before this `apply`) and this command's own reads
+ * hold tokens the apply must wait for. The caller gives how long ago each of them ended, and the
+ * pace model starts from them (docs/apply.md#the-budget-across-commands).
  */
 import type { RateLimit } from '../model/config.js';
 import type { ApplyEstimate, BudgetEstimate, TargetEstimate } from '../model/estimate.js';
@@ -36,6 +41,10 @@ export interface EstimateInput {
   heldBack?: ReadonlySet<string>;
   /** How long one request takes. */
   latencyMs: number;
+  /** Per target, how long ago (ms) each request still counting against its budget ended (targets of one budget see the same). */
+  spentAgoMs?: Readonly<Record<string, readonly number[]>>;
+  /** The apply's reads are done (the estimate of `apply` itself, after its plan): among the spent, not ahead. */
+  readsDone?: boolean;
 }
 
 /** What a request was taken to take when the plan's reads told nothing (none was timed). */
@@ -57,18 +66,24 @@ export function estimateApply(input: EstimateInput): ApplyEstimate {
     const model = { windows, concurrency: rateLimit.concurrency, latencyMs: input.latencyMs };
     const counts = members.map((member) => ({ member, reads: input.reads[member.name] ?? 0, writes: writes.get(member.name) ?? 0 }));
     const requests = counts.map((count) => count.reads + count.writes);
-    const total = sum(requests);
-    budgets.push({ targets: members.map((member) => member.name), rateLimit, windows, latencyMs: input.latencyMs, requests: total, seconds: seconds(pacedMs(total, model)) });
+    // What is still to send: reads done already are among the spent.
+    const ahead = counts.map((count) => (input.readsDone ? 0 : count.reads) + count.writes);
+    const spent = longest(members.map((member) => input.spentAgoMs?.[member.name] ?? []));
+    const total = sum(ahead);
+    budgets.push({ targets: members.map((member) => member.name), rateLimit, windows, latencyMs: input.latencyMs, requests: sum(requests), seconds: seconds(pacedMs(total, model, spent)), spent: spent.length });
     for (const [index, count] of counts.entries()) {
-      const own = requests[index] ?? 0;
+      const own = ahead[index] ?? 0;
       // Turns: by its last request, every other target has sent as many as it, or all it had.
-      const position = sum(requests.map((other) => Math.min(other, own)));
+      const position = sum(ahead.map((other) => Math.min(other, own)));
+      const paced = seconds(pacedMs(position, model, spent));
       targets.push({
         target: count.member.name,
         reads: count.reads,
         writes: count.writes,
-        requests: own,
-        seconds: seconds(pacedMs(position, model)),
+        requests: requests[index] ?? 0,
+        seconds: paced,
+        spent: spent.length,
+        waitSeconds: Math.max(0, Math.round((paced - seconds(pacedMs(position, model))) * 10) / 10),
         rateLimit: count.member.rateLimit,
         sharedWith: members.filter((other) => other !== count.member).map((other) => other.name),
       });
@@ -115,6 +130,10 @@ function strictest(limits: readonly RateLimit[]): RateLimit {
   let slowest = first;
   for (const limit of rest) if (limit.requests / limit.perSeconds < slowest.requests / slowest.perSeconds) slowest = limit;
   return { requests: slowest.requests, perSeconds: slowest.perSeconds, concurrency: Math.min(...limits.map((limit) => limit.concurrency)) };
+}
+
+function longest(lists: readonly (readonly number[])[]): readonly number[] {
+  return lists.reduce((most, list) => (list.length > most.length ? list : most), [] as readonly number[]);
 }
 
 function distinct(limits: readonly RateLimit[]): RateLimit[] {

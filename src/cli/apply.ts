@@ -24,6 +24,7 @@ import { logFormatFor, type LogFormat } from './log-format.js';
 import type { Logger } from 'pino';
 import { bothHooks, createRequestLog, withEstimate } from './estimate.js';
 import { onTermination } from './signals.js';
+import { hintLines, invocationOf } from './hints.js';
 import { packageVersion } from './version.js';
 
 interface ApplyFlags extends CommonFlags, LockFlags {
@@ -98,7 +99,7 @@ export const applyCommand: CommandFactory = (setExitCode) =>
       });
       try {
         const run = await runToApply(session, flags, saved, logFormat);
-        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);
+        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests, { spentFor: (target) => session.clients.spentFor(target), readsDone: true });
         if (plan.estimate) reporter.onEstimate(plan.estimate);
         const text = flags.output === 'text';
         if (text) await writeChunks(process.stdout, planTextChunks(plan, { color: useColor(process.stdout) }));
@@ -111,6 +112,9 @@ export const applyCommand: CommandFactory = (setExitCode) =>
         });
         const final = withRunErrors(plan, outcome);
         process.stdout.write(text ? renderResults(final, outcome.results) : showJson(renderPlanJson(final, { results: outcome.results })));
+        // What to run about what held changes back, for this config and these targets (on stderr, after the results).
+        const codes = [...[...final.errors, ...final.warnings].map((problem) => problem.code), ...[...outcome.results.values()].flatMap((result) => (result.result === 'ok' ? [] : [result.code]))];
+        for (const hint of hintLines(codes, invocationOf(flags, env))) notice(logger, logFormat, 'info', hint);
         setExitCode(exitCodeFor(final, outcome.results, cancel.signal.aborted));
       } finally {
         stopListening();

@@ -12,6 +12,7 @@ import { createLogger } from '../support/logger.js';
 import { logFormatOption, type LogFormat } from './log-format.js';
 import { useColor } from './output.js';
 import { StacksyncError } from '../errors.js';
+import { budgetFilePath, fileBudgetLedger } from './budget-ledger.js';
 import { createClientPool, type ClientPool, type ClientPoolOptions } from '../reconcile/clients.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
 import { createStateGuard, readOnlyGuard, type StateGuard } from '../state/guard.js';
@@ -135,7 +136,9 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
     await state.close();
     throw error;
   }
-  const clients = createClientPool({ ...options.clientOptions, logger, secretIo: { env } });
+  // What each budget spent carries over to the next command (docs/apply.md#the-budget-across-commands).
+  const budgetFile = budgetFilePath(env);
+  const clients = createClientPool({ ...options.clientOptions, logger, secretIo: { env }, ...(budgetFile ? { ledger: fileBudgetLedger(budgetFile) } : {}) });
   const context: ReconcileContext = {
     config,
     manifestsDir: chooseManifestsDir(flags.manifests, env).path,

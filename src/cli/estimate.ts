@@ -37,17 +37,28 @@ export function createRequestLog(): RequestLog {
   };
 }
 
+/** What each target's budget has spent, and whether the apply estimated has made its reads already. */
+export interface SpentBudgets {
+  /** When the requests still counting against the target's budget ended (ms since the epoch): `ClientPool.spentFor`. */
+  spentFor(target: string): readonly number[];
+  /** `apply` estimating its own writes: its reads (the plan's) are done and among the spent. */
+  readsDone: boolean;
+}
+
 /**
  * The plan with the estimate of its apply. Call right after planning: the reads counted so far are
- * the plan's, which the apply makes again before writing.
+ * the plan's, which a later apply makes again before writing (`apply` itself has made them). What
+ * the budgets spent (this command's reads, and an earlier command's requests still in the window)
+ * is counted as the server counts it: an apply right after a plan waits for it.
  */
-export function withEstimate(plan: Plan, run: RunPlan, context: ReconcileContext, log: RequestLog): Plan {
+export function withEstimate(plan: Plan, run: RunPlan, context: ReconcileContext, log: RequestLog, budgets: SpentBudgets, now = Date.now()): Plan {
   const planned = run.targets.filter((targetRun) => !targetRun.failed).map((targetRun) => targetRun.target);
   const groups = budgetGroups(planned, credentialFingerprints(planned, context.env));
   const heldBack = new Set(run.request.allowPartial ? [] : run.targets.filter((targetRun) => targetRun.blocked).map((targetRun) => targetRun.target.name));
   const seen = log.quickestMs();
   const latencyMs = seen === undefined ? DEFAULT_REQUEST_MS : Math.min(LATENCY_BOUNDS_MS.max, Math.max(LATENCY_BOUNDS_MS.min, seen));
-  const estimate = estimateApply({ changes: plan.changes, budgets: groups, reads: log.counts(), heldBack, latencyMs });
+  const spentAgoMs = Object.fromEntries(planned.map((target) => [target.name, budgets.spentFor(target.name).map((end) => Math.max(0, now - end))]));
+  const estimate = estimateApply({ changes: plan.changes, budgets: groups, reads: log.counts(), heldBack, latencyMs, spentAgoMs, readsDone: budgets.readsDone });
   return { ...plan, estimate };
 }
 

@@ -21,9 +21,10 @@ import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.j
 import { collect, notice, useColor, withConfigWarnings, writeChunks } from './output.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
 import { bothHooks, createRequestLog, withEstimate } from './estimate.js';
-import { formatRetryLine } from './progress.js';
+import { formatRetryLine, rateWaitTeller } from './progress.js';
 import type { ApiHooks } from '../api/port.js';
 import { appendStepSummary, markdownOptions } from './plan-output.js';
+import { commandLine, hintLines, invocationOf, type Invocation } from './hints.js';
 import { packageVersion } from './version.js';
 
 /** A saved plan holds HMACs of secret values, like the state file: nobody else needs to read it. */
@@ -72,6 +73,7 @@ export const planCommand: CommandFactory = (setExitCode) =>
     )
     .action(async (flags: PlanFlags) => {
       const env = processEnv();
+      const invocation = invocationOf(flags, env);
       const logFormat = logFormatFor('plan', flags);
       // A plan saved before the state has a key is made under a key derived for it (plan-key.ts).
       const derived: { salt?: string } = {};
@@ -80,20 +82,27 @@ export const planCommand: CommandFactory = (setExitCode) =>
       const requests = createRequestLog();
       // Each retry is told as it is decided (the session's logger exists by the time a request is made).
       let told: Session | undefined;
-      const retries = (target: string): ApiHooks => ({ onRetry: (event) => told && notice(told.logger, logFormat, 'warn', formatRetryLine(target, event), { target, ...event }) });
+      // A long wait for the rate budget is told once, as it starts, not left as silence.
+      const tellWait = rateWaitTeller((line, fields) => told && notice(told.logger, logFormat, 'info', line, fields));
+      const retries = (target: string): ApiHooks => ({
+        onRetry: (event) => told && notice(told.logger, logFormat, 'warn', formatRetryLine(target, event), { target, ...event }),
+        onRateLimitDelay: (delay) => tellWait(target, delay),
+      });
       const hooksFor = (target: string): ApiHooks => bothHooks(retries(target), requests.hooksFor(target));
       const session = await openSession(flags, { writeKey: false, env, state: { mode: 'read' }, logFormat, clientOptions: { hooksFor }, ...(newKey ? { newKey } : {}) });
       told = session;
       try {
         const run = await computePlan(session.context, planRequestFor(session.context.config, { targets: flags.target, prune: flags.prune, adopt: flags.adopt, serverValidate: flags.serverValidate }));
-        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests);
-        if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, { logFormat, keySalt: derived.salt });
+        const plan = withEstimate(withConfigWarnings(run.plan, session.configWarnings), run, session.context, requests, { spentFor: (target) => session.clients.spentFor(target), readsDone: false });
+        if (flags.out !== undefined) await savePlan(flags.out, run, plan, session, { logFormat, keySalt: derived.salt, invocation });
         const markdown = (): string => renderPlanMarkdown(plan, markdownFor(session.context.manifestsDir, flags, env));
         await writeChunks(process.stdout, renderPlan(plan, flags.output, markdown));
         if (flags.output === 'github') {
           const problem = await appendStepSummary(env, markdown());
           if (problem) notice(session.logger, logFormat, 'warn', problem);
         }
+        // What to run about what the plan found, for this config and these targets.
+        for (const hint of hintLines([...plan.errors, ...plan.warnings].map((problem) => problem.code), invocation)) notice(session.logger, logFormat, 'info', hint);
         setExitCode(exitCodeFor(plan, flags.detailedExitcode === true));
       } finally {
         await session.close();
@@ -124,7 +133,7 @@ async function keyForNewState(config: Config, flags: PlanFlags, env: Env, derive
 }
 
 /** Writes the saved plan atomically (0600); says where on stderr, so stdout stays the plan alone. */
-async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session, how: { logFormat: LogFormat; keySalt: string | undefined }): Promise<void> {
+async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session, how: { logFormat: LogFormat; keySalt: string | undefined; invocation: Invocation }): Promise<void> {
   const { logFormat, keySalt } = how;
   const { config, store, hasher } = session.context;
   const fingerprint = fingerprintRun(run, { config, store, hasher, version: packageVersion(), ...(keySalt !== undefined ? { keySalt } : {}) });
@@ -134,7 +143,8 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
   } catch (error) {
     throw new StacksyncError('E_USAGE', `cannot write the plan to ${file} (${errnoCode(error) ?? String(error)})`, { subject: file, cause: error });
   }
-  notice(session.logger, logFormat, 'info', `saved the plan to ${file}; apply exactly it with: stacksync apply --plan ${file}`, { file });
+  // The plan carries its targets; the config and manifests it was made from are named again.
+  notice(session.logger, logFormat, 'info', `saved the plan to ${file}; apply exactly it with: ${commandLine('apply', how.invocation, ['--plan', file], { targets: false })}`, { file });
   // plan writes nothing else, not even a key: with none yet, the plan's is derived from the targets' credentials.
   if ((await session.state.hmacKey()) !== undefined) return;
   const key = config.state.backend === 'file' ? keyPathFor(config.state.path) : `the state's key (${session.state.location})`;

@@ -12,7 +12,7 @@ import { changeKey, formatOutcomes, outcomeOf, withOutcome, type Change, type Ch
 import { emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
 import { remainingSeconds } from '../apply/estimate.js';
 import type { ApplyEstimate } from '../model/estimate.js';
-import { approximately, thousands } from '../plan/render-estimate.js';
+import { approximately, formatBudget, thousands } from '../plan/render-estimate.js';
 
 /** Operations per second are averaged over this window. */
 export const RATE_WINDOW_MS = 10_000;
@@ -85,9 +85,32 @@ export function formatRetryLine(target: string, event: Parameters<NonNullable<Ap
   return `[${target}] ${event.method} ${event.route}: attempt ${event.attempt} of ${event.maxAttempts} failed (${event.why}); attempt ${event.attempt + 1} in ${formatSeconds(event.delayMs)}`;
 }
 
-/** `waiting 9.8s for the rate budget of prod` (when the wait starts; 10 requests per 10 s means waits). */
-export function formatRateWait(target: string | undefined, waitSeconds: number): string {
-  return `waiting ${waitSeconds.toFixed(1)}s for the rate budget${target === undefined ? '' : ` of ${target}`}`;
+/** A wait for the rate budget, as the client tells it when it starts. */
+export interface RateDelay {
+  waitSeconds: number;
+  /** The budget waited for, named in the line. */
+  budget?: { requests: number; perSeconds: number };
+}
+
+/** `waiting 9.8s for the rate budget of prod (10 requests / 10 s)` (when the wait starts; 10 requests per 10 s means waits). */
+export function formatRateWait(target: string | undefined, delay: RateDelay): string {
+  const budget = delay.budget ? ` (${formatBudget(delay.budget)})` : '';
+  return `waiting ${delay.waitSeconds.toFixed(1)}s for the rate budget${target === undefined ? '' : ` of ${target}`}${budget}`;
+}
+
+/**
+ * Tells each wait for the rate budget once, when it starts: not mere pacing (under
+ * {@link RATE_WAIT_NOTICE_MS}), and not again when the lanes of other targets on the same budget
+ * hear of the same wait. For commands with no progress reporter (plan, the daemon).
+ */
+export function rateWaitTeller(tell: (line: string, fields: { target: string; waitSeconds: number }) => void, clock: () => number = Date.now): (target: string, delay: RateDelay) => void {
+  let waitUntil = -Infinity;
+  return (target, delay) => {
+    const now = clock();
+    if (delay.waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < waitUntil) return;
+    waitUntil = now + delay.waitSeconds * 1_000;
+    tell(formatRateWait(target, delay), { target, waitSeconds: delay.waitSeconds });
+  };
 }
 
 /** `Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in 4.2s` */
@@ -126,7 +149,7 @@ export interface ProgressReporter {
   /** Feed the client's `ApiHooks.onRateLimitWait` here. */
   onRateLimitWait(event: { waitedSeconds: number }): void;
   /** Feed the client's `ApiHooks.onRateLimitDelay` here, with the target of the client. */
-  onRateLimitDelay(event: { waitSeconds: number; target: string }): void;
+  onRateLimitDelay(event: RateDelay & { target: string }): void;
   /** The plan's estimate of the apply: progress then says how long is left. */
   onEstimate(estimate: ApplyEstimate): void;
 }
@@ -275,12 +298,13 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       state.lastWaitAt = clock();
       if (tty && targets.size > 0) redraw();
     },
-    onRateLimitDelay({ waitSeconds, target }) {
+    onRateLimitDelay({ target, ...delay }) {
+      const { waitSeconds } = delay;
       const now = clock();
       // One notice per wait: the lanes of targets sharing a budget hear of the same one.
       if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < state.waitUntil) return;
       state.waitUntil = now + waitSeconds * 1_000;
-      if (!tty) return print(labelTarget ? `[${target}] ${formatRateWait(undefined, waitSeconds)}` : formatRateWait(target, waitSeconds), false);
+      if (!tty) return print(labelTarget ? `[${target}] ${formatRateWait(undefined, delay)}` : formatRateWait(target, delay), false);
       // The time left counts down on the progress line, a redraw a second while it lasts.
       if (ticker !== undefined) clearInterval(ticker);
       ticker = setInterval(() => {
@@ -296,7 +320,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
 
 /** Progress as log records, for JSON logs: the same events, never a human line among them. */
 export function createProgressLog(logger: Logger, clock: () => number = Date.now): ProgressReporter {
-  let waitUntil = -Infinity;
+  const tellWait = rateWaitTeller((line, fields) => logger.info(fields, line), clock);
   let lastSettle = '';
   const remaining = trackRemaining(clock);
   return {
@@ -328,12 +352,7 @@ export function createProgressLog(logger: Logger, clock: () => number = Date.now
     onRateLimitWait() {
       // Told when it starts (onRateLimitDelay); the metrics count the total.
     },
-    onRateLimitDelay({ waitSeconds, target }) {
-      const now = clock();
-      if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < waitUntil) return;
-      waitUntil = now + waitSeconds * 1_000;
-      logger.info({ target, waitSeconds }, formatRateWait(target, waitSeconds));
-    },
+    onRateLimitDelay: ({ target, ...delay }) => tellWait(target, delay),
     onEstimate: (estimate) => remaining.estimate(estimate),
   };
 }

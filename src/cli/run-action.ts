@@ -8,7 +8,7 @@ import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { logFormatFor } from './log-format.js';
 import { installShutdown } from '../daemon/shutdown.js';
 import { commandLogger, lockTimeoutOf, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
-import { RATE_WAIT_NOTICE_MS, formatRateWait } from './progress.js';
+import { rateWaitTeller } from './progress.js';
 import { StacksyncError } from '../errors.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from './exit.js';
 import type { Profile } from '../emulator/model.js';
@@ -74,6 +74,7 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
   // The emulator is loaded only when it runs: a daemon against real services never pays for it.
   const demo = start.embedded ? await (await import('../daemon/embedded.js')).startEmbedded({ profile: flags.profile ?? 'seed' }) : undefined;
   if (demo) opened.push(() => demo.emulator.close());
+  const tellWait = rateWaitTeller((line, fields) => logger.info(fields, line));
   const session = await openSession(flags, {
     writeKey: flags.dryRun !== true,
     // Each sync takes the state lock, so a one-off apply can run between two syncs.
@@ -84,9 +85,7 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
     clientOptions: {
       hooksFor: (target) => ({
         ...apiHooksFor(metrics, target),
-        onRateLimitDelay: ({ waitSeconds }) => {
-          if (waitSeconds * 1_000 >= RATE_WAIT_NOTICE_MS) logger.info({ target, waitSeconds }, formatRateWait(target, waitSeconds));
-        },
+        onRateLimitDelay: (delay) => tellWait(target, delay),
       }),
     },
   });

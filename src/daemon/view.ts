@@ -96,15 +96,20 @@ export function countFlags(flagged: readonly (readonly StatusFlag[])[]): Record<
 
 /**
  * The header's claim about the targets, never more than is so: `waiting for the first sync of
- * every target`, `every target has synced; the last sync of 1 of 2 failed`, or `every target has
- * synced, and each last sync succeeded`.
+ * every target`, `the last sync of 1 of 3 targets failed` (never "every target has synced" then:
+ * a target that cannot be read keeps the daemon unready, and is counted, not waited for), or
+ * `every target has synced, and each last sync succeeded`.
  */
 export function readinessText(document: Pick<StatusDocument, 'ready' | 'targets'>): string {
-  if (!document.ready) return 'waiting for the first sync of every target';
   const all = Object.values(document.targets);
   const failed = all.filter((status) => status.lastResult === 'failure').length;
-  if (failed === 0) return all.every((status) => status.lastResult === 'success') ? 'every target has synced, and each last sync succeeded' : 'every target has synced';
-  return `every target has synced; the last sync of ${failed} of ${all.length} failed`;
+  if (failed > 0) {
+    const failures = `the last sync of ${failed} of ${all.length} target${all.length === 1 ? '' : 's'} failed`;
+    const unsynced = all.filter((status) => status.lastSyncAt === undefined).length;
+    return unsynced > 0 ? `waiting for the first sync of ${unsynced} of ${all.length} targets; ${failures}` : failures;
+  }
+  if (!document.ready) return 'waiting for the first sync of every target';
+  return all.every((status) => status.lastResult === 'success') ? 'every target has synced, and each last sync succeeded' : 'every target has synced';
 }
 
 /** `3 in sync, 1 drifted, 1 error`: the flags that have any. */

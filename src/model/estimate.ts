@@ -16,6 +16,10 @@ export interface TargetEstimate {
   requests: number;
   /** Seconds until this target's last request is answered, its budget shared as the pacer shares it. */
   seconds: number;
+  /** Requests its budget had spent that still counted when the estimate was made (an earlier command's, the plan's reads). */
+  spent: number;
+  /** Of `seconds`, the wait those spent requests add (0 when they add none). */
+  waitSeconds: number;
   /** The budget it is paced by (the strictest when targets on one credential configure different ones). */
   rateLimit: RateLimit;
   /** Other targets of the plan on the same origin and credential, whose requests share the budget. */
@@ -32,6 +36,8 @@ export interface BudgetEstimate {
   latencyMs: number;
   requests: number;
   seconds: number;
+  /** Requests spent that still counted when the estimate was made. */
+  spent: number;
 }
 
 export interface ApplyEstimate {

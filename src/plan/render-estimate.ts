@@ -40,6 +40,7 @@ export function estimateToJson(estimate: ApplyEstimate): Record<string, unknown>
     writes: target.writes,
     reads: target.reads,
     seconds: target.seconds,
+    ...(target.waitSeconds > 0 ? { spent: target.spent, waitSeconds: target.waitSeconds } : {}),
     rateLimit: { ...target.rateLimit },
     ...(target.sharedWith.length > 0 ? { sharedWith: [...target.sharedWith] } : {}),
   }));
@@ -48,7 +49,17 @@ export function estimateToJson(estimate: ApplyEstimate): Record<string, unknown>
 
 function pace(target: TargetEstimate): string {
   const shared = target.sharedWith.length > 0 ? `, a budget shared with ${target.sharedWith.join(', ')}` : '';
-  return `${approximately(target.seconds)} at ${formatBudget(target.rateLimit)}, ${target.rateLimit.concurrency} at a time${shared}`;
+  return `${approximately(target.seconds)} at ${formatBudget(target.rateLimit)}, ${target.rateLimit.concurrency} at a time${shared}${spentWait(target)}`;
+}
+
+/**
+ * `; ≈ 9 s of it a wait: 10 requests of the last 10 s still count against the budget`: the wait
+ * that requests already spent (an earlier command's, the plan's reads) impose, said plainly.
+ */
+function spentWait(target: TargetEstimate): string {
+  if (target.waitSeconds < 1) return '';
+  const window = `${thousands(target.rateLimit.perSeconds)} s`;
+  return `; ${approximately(target.waitSeconds)} of it a wait: ${requests(target.spent)} of the last ${window} still count against the budget`;
 }
 
 function counts(target: TargetEstimate): string {

@@ -16,9 +16,9 @@ afterEach(() => {
 });
 
 /** Runs `count` requests through a pacer of these budgets; resolves with when the last one ended. */
-async function measured(budgets: { requests: number; perSeconds: number; concurrency: number }[], count: number, latencyMs: number): Promise<number> {
+async function measured(budgets: { requests: number; perSeconds: number; concurrency: number }[], count: number, latencyMs: number, spentAgoMs: number[] = []): Promise<number> {
   const [first, ...more] = budgets as [(typeof budgets)[number], ...typeof budgets];
-  const pacer = new Pacer(first);
+  const pacer = new Pacer({ ...first, spent: spentAgoMs.map((ago) => T0 - ago) });
   for (const budget of more) pacer.restrict(budget);
   const lane = pacer.lane();
   let last = 0;
@@ -58,6 +58,19 @@ describe('pacedMs', () => {
   it.each(CASES)('matches the pacer: $name', async ({ budgets, count, latencyMs }) => {
     const model = { windows: paceWindows(budgets), concurrency: Math.min(...budgets.map((budget) => budget.concurrency)), latencyMs };
     expect(pacedMs(count, model)).toBe(await measured(budgets, count, latencyMs));
+  });
+
+  // What an earlier command (or the plan's reads) spent holds tokens until a window after it ended.
+  it.each([
+    { name: 'a plan’s 3 reads a second ago, then 10 writes', spent: [1_000, 1_000, 1_000], count: 10 },
+    { name: 'a full window spent 4 s ago', spent: Array.from({ length: 10 }, () => 4_000), count: 3 },
+    { name: 'requests older than the window: no wait', spent: [20_000, 15_000, 11_000], count: 10 },
+  ])('matches a pacer that starts from what was spent: $name', async ({ spent, count }) => {
+    const budgets = [{ requests: 10, perSeconds: 10, concurrency: 2 }];
+    const model = { windows: paceWindows(budgets), concurrency: 2, latencyMs: 60 };
+    expect(pacedMs(count, model, spent)).toBe(await measured(budgets, count, 60, spent));
+    if (spent[0]! < 10_000) expect(pacedMs(count, model, spent)).toBeGreaterThan(pacedMs(count, model) + 5_000);
+    else expect(pacedMs(count, model, spent)).toBe(pacedMs(count, model));
   });
 
   it('takes no time for no requests, and one request its own time', () => {

@@ -59,10 +59,25 @@ describe('estimateApply', () => {
   it('counts the reads and writes of one target and times them at its budget', () => {
     const estimate = estimateApply({ changes: creates('prod', 3_000), budgets: [[member('prod')]], reads: { prod: 3 }, latencyMs: 100 });
     expect(estimate).toMatchObject({ requests: 3_003, writes: 3_000, reads: 3 });
-    expect(estimate.targets).toEqual([{ target: 'prod', reads: 3, writes: 3_000, requests: 3_003, seconds: paced(3_003), rateLimit: MANAGED, sharedWith: [] }]);
+    expect(estimate.targets).toEqual([{ target: 'prod', reads: 3, writes: 3_000, requests: 3_003, seconds: paced(3_003), spent: 0, waitSeconds: 0, rateLimit: MANAGED, sharedWith: [] }]);
     expect(estimate.seconds).toBe(paced(3_003));
     expect(estimate.seconds / 60).toBeGreaterThan(50);
     expect(estimate.seconds / 60).toBeLessThan(53);
+  });
+
+  it('counts what the budget already spent: a plan’s reads a second ago make an apply right after it wait', () => {
+    const input = { changes: creates('prod', 7), budgets: [[member('prod')]], reads: { prod: 3 }, latencyMs: 100 };
+    expect(estimateApply(input).targets[0]).toMatchObject({ seconds: paced(10), waitSeconds: 0 });
+    // The plan's 3 reads ended a second ago: the apply's 3 reads and 4 writes fill the window, 3 writes wait for the plan's to leave it.
+    const afterPlan = estimateApply({ ...input, spentAgoMs: { prod: [1_000, 1_000, 1_000] } }).targets[0]!;
+    expect(afterPlan).toMatchObject({ spent: 3 });
+    expect(afterPlan.seconds).toBeGreaterThan(9);
+    expect(afterPlan.seconds).toBeLessThan(10);
+    expect(afterPlan.waitSeconds).toBeCloseTo(afterPlan.seconds - paced(10), 5);
+    // apply's own estimate: its reads are done, among the spent (now 6), and only the writes are ahead: the same end.
+    const ownReadsDone = estimateApply({ ...input, readsDone: true, spentAgoMs: { prod: [1_000, 1_000, 1_000, 100, 100, 100] } }).targets[0]!;
+    expect(ownReadsDone).toMatchObject({ spent: 6, requests: 10 });
+    expect(Math.abs(ownReadsDone.seconds - afterPlan.seconds)).toBeLessThan(0.5);
   });
 
   it('adds up the requests of targets on one credential: they share the budget, taking turns', () => {

@@ -106,7 +106,11 @@ describe('the status text', () => {
     const target = (lastResult: 'success' | 'failure', uncommitted: boolean) => ({ syncing: false, suspended: false, resources: [], lastSyncAt: '2026-11-26T10:00:00.000Z', lastResult, revision: 'abc1234', ...(uncommitted ? { uncommitted: true as const } : {}) });
     const document: StatusDocument = { version: 1, generatedAt: '2026-11-26T10:00:00.000Z', ready: true, targets: { prod: target('failure', true), lab: target('success', false) } };
     const text = renderStatusText(document);
-    expect(text.split('\n')[0]).toBe('stacksync daemon: every target has synced; the last sync of 1 of 2 failed (as of 2026-11-26 10:00:00 UTC)');
+    expect(text.split('\n')[0]).toBe('stacksync daemon: the last sync of 1 of 2 targets failed (as of 2026-11-26 10:00:00 UTC)');
+    // A target that failed keeps the daemon unready (it never planned): the header still counts it, and waits only for the unsynced.
+    expect(renderStatusText({ ...document, ready: false }).split('\n')[0]).toContain(': the last sync of 1 of 2 targets failed (');
+    const waiting = renderStatusText({ ...document, ready: false, targets: { ...document.targets, new: { syncing: true, suspended: false, resources: [] } } });
+    expect(waiting.split('\n')[0]).toContain(': waiting for the first sync of 1 of 3 targets; the last sync of 1 of 3 targets failed (');
     expect(text).toContain('  revision: working tree (uncommitted changes) on abc1234\n');
     expect(text).toContain('  revision: abc1234\n');
     const synced = renderStatusText({ ...document, targets: { lab: target('success', false) } });

@@ -415,7 +415,7 @@ describe('command lines of the README and docs/ that need no network', () => {
   });
 
   it.each(offline.map((entry) => [`${where(entry.block)}: ${entry.line.trim()}`, entry] as const))('%s', async (_, entry) => {
-    const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', ...entry.env };
+    const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', STACKSYNC_BUDGET_FILE: 'off', ...entry.env };
     const result = await exec(process.execPath, [CLI, ...entry.args], { cwd: workspace, env }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),

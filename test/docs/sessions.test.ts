@@ -31,7 +31,7 @@ interface Outcome {
 }
 
 class Session {
-  readonly env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1' };
+  readonly env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', STACKSYNC_BUDGET_FILE: 'off' };
   private emulator: ChildProcess | undefined;
   /** `host:port` as the block writes it, and as the emulator really listens. */
   private written = '';

@@ -77,7 +77,7 @@ describe('a wait for the rate budget', () => {
     const result = await workspace.run(['apply', '--target', 'local-selfhosted']);
     expect(result.code, describeRun(result)).toBe(0);
     const lines = result.stderr.split('\n');
-    const wait = lines.findIndex((line) => /^waiting \d+\.\ds for the rate budget of local-selfhosted$/.test(line));
+    const wait = lines.findIndex((line) => /^waiting \d+\.\ds for the rate budget of local-selfhosted \(2 requests \/ 2 s\)$/.test(line));
     const created = lines.findIndex((line) => line.startsWith('created Dashboard/one'));
     expect(wait, result.stderr).toBeGreaterThanOrEqual(0);
     expect(wait, result.stderr).toBeLessThan(created);
@@ -90,7 +90,7 @@ describe('a wait for the rate budget', () => {
     const result = await workspace.run(['apply', '--target', 'local-selfhosted', '--output', 'json', '--log-level', 'info']);
     expect(result.code, describeRun(result)).toBe(0);
     const told = records(result.stderr);
-    expect(told.map((record) => record['msg'])).toEqual(expect.arrayContaining([expect.stringMatching(/^waiting \d+\.\ds for the rate budget of local-selfhosted$/), expect.stringMatching(/^created Dashboard\/three /), expect.stringMatching(/^Apply local-selfhosted: 1 created/)]));
+    expect(told.map((record) => record['msg'])).toEqual(expect.arrayContaining([expect.stringMatching(/^waiting \d+\.\ds for the rate budget of local-selfhosted \(2 requests \/ 2 s\)$/), expect.stringMatching(/^created Dashboard\/three /), expect.stringMatching(/^Apply local-selfhosted: 1 created/)]));
     expect(JSON.parse(result.stdout)).toMatchObject({ summary: { create: 1 } });
   });
 });

@@ -58,7 +58,7 @@ async function openToAll(path: string): Promise<void> {
 
 function runAsNobody(cliPath: string, cwd: string, args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
-    const childEnv = { PATH: process.env['PATH'] ?? '', HOME: '/tmp', NO_COLOR: '1', ...env };
+    const childEnv = { PATH: process.env['PATH'] ?? '', HOME: '/tmp', NO_COLOR: '1', STACKSYNC_BUDGET_FILE: 'off', ...env };
     let stdout = '';
     let stderr = '';
     const setpriv = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, cliPath, ...args];

@@ -171,7 +171,9 @@ ${sync}`;
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   // A clean environment: no inherited STACKSYNC_* settings, no colours, so output is greppable.
-  return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', ...env };
+  // No budget file carried between commands (docs/apply.md#the-budget-across-commands) unless a test names one: the
+  // emulator enforces no budget unless asked, and tests of other things would wait out the default 10 per 10 s.
+  return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', STACKSYNC_BUDGET_FILE: 'off', ...env };
 }
 
 function spawnCli(cwd: string, args: readonly string[], env: Record<string, string>): ChildProcess {

@@ -61,6 +61,17 @@ describe('the estimate in plan outputs', () => {
     ]);
   });
 
+  it('text and JSON: the wait that requests already spent impose, said plainly (an apply right after a plan)', () => {
+    const plan = creates({ prod: 7 });
+    const spent = { ...plan, estimate: estimateApply({ changes: plan.changes, budgets: [[{ name: 'prod', rateLimit: MANAGED }]], reads: { prod: 3 }, latencyMs: 100, spentAgoMs: { prod: [1_000, 1_000, 1_000] } }) };
+    expect(renderPlanText(spent).trimEnd().split('\n').at(-1)).toBe(
+      'Apply: 10 requests (7 writes, 3 reads), ≈ 9 s at 10 requests / 10 s, 2 at a time; ≈ 9 s of it a wait: 3 requests of the last 10 s still count against the budget.',
+    );
+    expect(JSON.parse(renderPlanJson(spent)).estimate.targets[0]).toMatchObject({ spent: 3, waitSeconds: expect.any(Number) });
+    // Nothing spent, nothing said.
+    expect(renderPlanText(withEstimate(plan))).not.toContain('of it a wait');
+  });
+
   it('text: nothing about the apply when it would write nothing', () => {
     const plan = withEstimate(creates({}));
     expect(renderPlanText(plan)).not.toContain('Apply:');
