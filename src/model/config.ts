@@ -94,7 +94,10 @@ export interface NotifierSettings {
 }
 
 /** `state:` of the file, normalised (docs/ownership.md, "Where the state lives"). */
-export type StateSettings = { backend: 'file'; path: string } | { backend: 'postgres'; url: SecretRef; name: string };
+export type StateSettings =
+  | { backend: 'file'; path: string }
+  | { backend: 'postgres'; url: SecretRef; name: string }
+  | { backend: 'kubernetes'; namespace: string; name: string; kubeconfig?: string; context?: string };
 
 export interface Config {
   /** Absolute path of the file this came from; undefined for the embedded default. */

@@ -145,10 +145,14 @@ export const DEFAULT_STATE_PATH = '.stacksync/state.json';
 export const DEFAULT_STATE_NAME = 'default';
 
 /** The state backends a config may name (docs/ownership.md, "Where the state lives"). */
-export const STATE_BACKENDS = ['file', 'postgres'] as const;
+export const STATE_BACKENDS = ['file', 'postgres', 'kubernetes'] as const;
 
 /** What `state:` holds: a path, or a backend with its settings. Stated, as for secret references: one schema over two JSON types. */
-export type StateSettingsValue = string | { backend: 'file'; path: string } | { backend: 'postgres'; url: SecretRefValue; name?: string };
+export type StateSettingsValue =
+  | string
+  | { backend: 'file'; path: string }
+  | { backend: 'postgres'; url: SecretRefValue; name?: string }
+  | { backend: 'kubernetes'; namespace: string; name: string; kubeconfig?: string; context?: string };
 
 /**
  * `state: PATH`, or `{ backend: file, path }`, or `{ backend: postgres, url, name }` (docs/ownership.md,
@@ -157,16 +161,23 @@ export type StateSettingsValue = string | { backend: 'file'; path: string } | { 
  */
 export const stateSettingsSchema = readable(
   Type.Unsafe<StateSettingsValue>({
-    description: 'Where the state (inventory, secret hashes, create intents) is kept: a file path relative to the working directory, or { backend: file | postgres, … }.',
+    description: 'Where the state (inventory, secret hashes, create intents) is kept: a file path relative to the working directory, or { backend: file | postgres | kubernetes, … }.',
     type: ['string', 'object'],
     minLength: 1,
     default: DEFAULT_STATE_PATH,
     required: ['backend'],
     properties: {
-      backend: { type: 'string', enum: [...STATE_BACKENDS], description: 'file: the state file with its journal, lock and key beside it (the default); postgres: tables stacksync creates in a PostgreSQL database, locked with an advisory lock and fenced by a generation.' },
+      backend: { type: 'string', enum: [...STATE_BACKENDS], description: 'file: the state file with its journal, lock and key beside it (the default); postgres: tables stacksync creates in a PostgreSQL database, locked with an advisory lock and fenced by a generation; kubernetes: Secrets in a namespace, locked with a Lease.' },
       path: Type.String({ minLength: 1, description: 'file: the state file, relative to the working directory.' }),
       url: secretRefSchema,
-      name: Type.String({ minLength: 1, maxLength: 200, description: "postgres: the state's name in the tables, so several installations can share a database (default: default)." }),
+      name: Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "postgres: the state's name in the tables, so several installations can share a database (default: default); kubernetes: the name of its Secrets and Lease (a DNS label of at most 40 characters).",
+      }),
+      namespace: Type.String({ minLength: 1, maxLength: 63, description: 'kubernetes: the namespace of the Secrets and the Lease.' }),
+      kubeconfig: Type.String({ minLength: 1, description: "kubernetes: a kubeconfig file, relative to the config file (default: KUBECONFIG, else the pod's service account, else ~/.kube/config)." }),
+      context: Type.String({ minLength: 1, description: "kubernetes: a context of the kubeconfig other than its current one." }),
     },
     additionalProperties: false,
   }),

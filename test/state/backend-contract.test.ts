@@ -1,8 +1,10 @@
 /**
  * One contract for every state backend (src/state/backend.ts): the file backend in a temporary
- * directory, and the PostgreSQL backend against a real server this file starts (Debian's
- * `postgresql`, which .ci/run installs). Each row of BACKENDS makes a fresh, empty state; every
- * test runs on each.
+ * directory, the PostgreSQL backend against a real server this file starts (Debian's
+ * `postgresql`, which .ci/run installs), and the Kubernetes backend against the fake API server
+ * (test/helpers/fake-kube.ts) through the real client, and against a real cluster when
+ * STACKSYNC_TEST_KUBECONFIG names a kubeconfig (its namespace: STACKSYNC_TEST_KUBE_NAMESPACE,
+ * default `default`). Each row of BACKENDS makes a fresh, empty state; every test runs on each.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,20 +15,31 @@ import { openFileBackend } from '../../src/state/file-backend.js';
 import { openPostgresBackend } from '../../src/state/postgres.js';
 import { StacksyncError } from '../../src/errors.js';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
+import { openKubernetesBackend } from '../../src/state/kubernetes.js';
+import { startFakeKube, type FakeKube } from '../helpers/fake-kube.js';
 
 let postgres: RunningPostgres;
+let kube: FakeKube;
+let kubeconfig: string;
 let scratch: string;
+const realKubeconfig = process.env['STACKSYNC_TEST_KUBECONFIG'];
+const realNamespace = process.env['STACKSYNC_TEST_KUBE_NAMESPACE'] ?? 'default';
+/** Names of this run's states in a real cluster, so that runs never share one. */
+const runId = Math.random().toString(36).slice(2, 8);
 let made = 0;
 const opened: StateBackend[] = [];
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'stacksync-backend-'));
   postgres = await startPostgres();
+  kube = await startFakeKube({ namespaces: ['stacksync'] });
+  kubeconfig = await kube.writeKubeconfig(join(scratch, 'kubeconfig'));
 }, 60_000);
 
 afterAll(async () => {
   for (const backend of opened) await backend.close();
   await postgres?.stop();
+  await kube?.stop();
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -56,7 +69,31 @@ const BACKENDS: BackendRow[] = [
       return { backend: track(openPostgresBackend({ url: postgres.url, name })), again: () => track(openPostgresBackend({ url: postgres.url, name })) };
     },
   },
+  {
+    name: 'kubernetes',
+    async make() {
+      const name = `state-${(made += 1)}`;
+      const open = () => track(openKubernetesBackend({ namespace: 'stacksync', name, kubeconfig }));
+      return { backend: open(), again: open };
+    },
+  },
+  ...(realKubeconfig
+    ? [
+        {
+          name: 'kubernetes (real cluster)',
+          async make() {
+            const name = `stacksync-test-${runId}-${(made += 1)}`;
+            const open = () => track(openKubernetesBackend({ namespace: realNamespace, name, kubeconfig: realKubeconfig }));
+            return { backend: open(), again: open };
+          },
+        },
+      ]
+    : []),
 ];
+
+describe.skipIf(realKubeconfig !== undefined)('state backend: kubernetes (real cluster)', () => {
+  it.skip('runs only when STACKSYNC_TEST_KUBECONFIG names a kubeconfig (namespace: STACKSYNC_TEST_KUBE_NAMESPACE, default `default`)', () => undefined);
+});
 
 const owned = (id: string) => ({ type: 'owned' as const, kind: 'Dashboard' as const, key: `dash-${id}`, id, name: `Dash ${id}` });
 
