@@ -26,12 +26,13 @@ import { gunzip, gzip } from 'node:zlib';
 import * as k8s from '@kubernetes/client-node';
 import { StacksyncError } from '../errors.js';
 import type { StateFile } from '../model/state.js';
+import { heldError, refusedError, RemoteStore } from './remote.js';
 import type { StateBackend, StateVersion } from './backend.js';
-import { parseJournal, parseStateFile, serializeStateFile, STATE_VERSION } from './format.js';
-import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, newHolder, pollLock, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
-import { applyRecord } from './records.js';
-import { RecordingStore, targetOf } from './recording.js';
 import type { StateStore, StateStoreOptions } from './store.js';
+import { parseJournal, parseStateFile, STATE_VERSION } from './format.js';
+import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, newHolder, pollLock, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
+import { targetOf, type PendingRecord } from './recording.js';
+import { applyRecord } from './records.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -221,7 +222,7 @@ class KubernetesBackend implements StateBackend {
     );
     if (!written) {
       this.#lose('another holder wrote the state since it was read');
-      throw this.#refused(what, 'the state was written by another holder since this one read it (409 Conflict)');
+      throw refusedError(this.location, what, 'the state was written by another holder since this one read it (409 Conflict)');
     }
     const head: Head = { resourceVersion: written.metadata?.resourceVersion ?? '', lineage, serial, records: next.records, snapshot };
     if (next.snapshot !== undefined) await this.#deleteOldParts('id' in snapshot ? snapshot.id : undefined);
@@ -265,15 +266,15 @@ class KubernetesBackend implements StateBackend {
   /** Refuses a write of a holder that does not hold the Lease now, by its own clock and by the Lease itself. */
   async #checkHolding(what: string): Promise<void> {
     const holding = this.#holding;
-    if (!holding || holding.lost.signal.aborted) throw this.#refused(what, 'it does not hold the state lock');
+    if (!holding || holding.lost.signal.aborted) throw refusedError(this.location, what, 'it does not hold the state lock');
     if (this.#now() - holding.renewedAt >= renewDeadline(holding.leaseMs)) {
       this.#lose('the lease was not renewed in time');
-      throw this.#refused(what, 'its lease was not renewed in time, so another holder may have taken it');
+      throw refusedError(this.location, what, 'its lease was not renewed in time, so another holder may have taken it');
     }
     const lease = await this.#readLease();
     if (lease?.spec?.holderIdentity !== holding.me.token) {
       this.#lose('another holder took the lease');
-      throw this.#refused(what, 'another holder took the state lock since (its lease expired, or `stacksync state unlock` broke it)');
+      throw refusedError(this.location, what, 'another holder took the state lock since (its lease expired, or `stacksync state unlock` broke it)');
     }
   }
 
@@ -465,18 +466,13 @@ class KubernetesBackend implements StateBackend {
     return new StacksyncError(code, `state ${this.location}: could not ${what}: ${why}`, { subject: this.location, cause: error });
   }
 
-  #refused(what: string, why: string): StacksyncError {
-    return new StacksyncError('E_STATE_LOCKED', `state ${this.location}: refused to ${what}: ${why}`, { subject: this.location });
-  }
-
   #locked(holder: LockHolder | undefined, timeoutMs: number, why?: string): StacksyncError {
-    const who = holder ? `\`stacksync ${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since}, lock id ${holder.token})` : `a holder of the Lease ${this.leaseName} that is not stacksync's`;
-    const waited = why ?? `waited ${Number((timeoutMs / 1000).toFixed(1))} s (--lock-timeout)`;
-    return new StacksyncError(
-      'E_STATE_LOCKED',
-      `state ${this.location} is locked by ${who}; ${waited}. Try again when it is done; a lease its holder no longer renews expires by itself, and \`stacksync state unlock <lock id>\` breaks it at once`,
-      { subject: this.location, ...(holder ? { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } } : {}) },
-    );
+    return heldError(this.location, holder, {
+      timeoutMs,
+      why,
+      stranger: `a holder of the Lease ${this.leaseName} that is not stacksync's`,
+      hint: 'a lease its holder no longer renews expires by itself, and `stacksync state unlock <lock id>` breaks it at once',
+    });
   }
 }
 
@@ -546,13 +542,11 @@ function loadKubeConfig(options: KubernetesBackendOptions): k8s.KubeConfig {
 }
 
 /**
- * The state in memory, as the file store keeps it, written through the head Secret: `save` adds
- * the records made since the last save to the head's records (or compacts, when they grew past
- * what one Secret should hold); `compact` writes the whole snapshot and empties the records.
+ * The state in memory, written through the head Secret: `save` adds the records made since the
+ * last save to the head's records (or compacts, when they grew past what one Secret should hold);
+ * `compact` writes the whole snapshot and empties the records.
  */
-class KubernetesStateStore extends RecordingStore implements StateStore {
-  /** Saves and compactions, one at a time, in order. */
-  #io: Promise<void> = Promise.resolve();
+class KubernetesStateStore extends RemoteStore {
   /** The head as this store last read or wrote it: the base of its next conditional write. */
   #head: Head | undefined;
   /** The records the head holds, as text. */
@@ -565,59 +559,32 @@ class KubernetesStateStore extends RecordingStore implements StateStore {
     super(backend.location, readOnly);
   }
 
-  save(): Promise<void> {
-    if (this.readOnly || this.pending.length === 0) return this.#io;
-    return this.#enqueue(async () => {
-      const batch = this.pending.slice();
-      if (batch.length === 0) return;
-      const journal = this.#journal + batch.map((line) => line.text).join('');
-      if (!this.#head || Buffer.byteLength(journal) > RECORDS_TEXT_BYTES) return this.#compactNow('save records');
-      const head = await this.backend.write('save records', this.#head, { records: journal });
-      this.#head = head;
-      this.#journal = journal;
-      this.pending.splice(0, batch.length);
-    });
+  protected async saveBatch(batch: PendingRecord[]): Promise<number> {
+    const journal = this.#journal + batch.map((line) => line.text).join('');
+    if (!this.#head || Buffer.byteLength(journal) > RECORDS_TEXT_BYTES) return this.compactNow();
+    this.#head = await this.backend.write('save records', this.#head, { records: journal });
+    this.#journal = journal;
+    return batch[batch.length - 1]?.seq ?? 0;
   }
 
-  compact(): Promise<void> {
-    if (this.readOnly) return Promise.resolve();
-    return this.#enqueue(async () => {
-      if (this.seq === 0 && this.pending.length === 0) return;
-      await this.#compactNow('compact');
-    });
-  }
-
-  async #compactNow(what: string): Promise<void> {
-    const upTo = this.seq;
-    const head = await this.backend.write(what, this.#head, { records: '', snapshot: serializeStateFile(this.file) });
-    this.#head = head;
+  protected async writeSnapshot(text: string): Promise<void> {
+    this.#head = await this.backend.write('compact', this.#head, { records: '', snapshot: text });
     this.#journal = '';
-    this.pending = this.pending.filter((line) => line.seq > upTo);
   }
 
-  async reload(): Promise<void> {
-    await this.#io;
-    if (this.pending.length > 0) throw new StacksyncError('E_INTERNAL', `state ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
+  /** Nothing since the last compaction means no write (the daemon compacts after every sync). */
+  protected compactable(): boolean {
+    return this.pending.length > 0 || this.#journal !== '';
+  }
+
+  protected async readStored(): Promise<{ file: StateFile; lastSeq: number }> {
     const read = await this.backend.read();
-    this.file = read.file;
-    this.seq = read.lastSeq;
     this.#head = read.head;
     this.#journal = read.journal;
+    return read;
   }
 
-  async close(): Promise<void> {
-    if (this.backend.holding && !this.readOnly && (this.pending.length > 0 || this.#journal !== '')) await this.compact();
-    await this.#io;
-  }
-
-  compactSync(): void {
-    // An API server cannot be written synchronously; records already saved are durable, and the
-    // next holder replays them.
-  }
-
-  #enqueue(work: () => Promise<void>): Promise<void> {
-    const run = this.#io.then(work);
-    this.#io = run.catch(() => undefined);
-    return run;
+  protected holdsLock(): boolean {
+    return this.backend.holding !== undefined;
   }
 }

@@ -19,7 +19,8 @@ import type { StateBackend, StateVersion } from './backend.js';
 import { parseJournal, parseStateFile, serializeStateFile, STATE_VERSION } from './format.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, newHolder, pollLock, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
 import { applyRecord } from './records.js';
-import { RecordingStore, targetOf } from './recording.js';
+import { targetOf, type PendingRecord } from './recording.js';
+import { heldError, refusedError, RemoteStore } from './remote.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 
 export interface PostgresBackendOptions {
@@ -305,30 +306,20 @@ class PostgresBackend implements StateBackend {
   }
 
   #lost(what: string, why: string): StacksyncError {
-    return new StacksyncError('E_STATE_LOCKED', `state ${this.location}: refused to ${what}: ${why}`, { subject: this.location });
+    return refusedError(this.location, what, why);
   }
 
   #locked(holder: LockHolder | undefined, timeoutMs: number, why?: string): StacksyncError {
-    const who = holder ? `\`stacksync ${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since}, lock id ${holder.token})` : 'another session';
-    const waited = why ?? `waited ${Number((timeoutMs / 1000).toFixed(1))} s (--lock-timeout)`;
-    return new StacksyncError(
-      'E_STATE_LOCKED',
-      `state ${this.location} is locked by ${who}; ${waited}. Try again when it is done; \`stacksync state unlock <lock id>\` breaks a lock whose holder is gone`,
-      { subject: this.location, ...(holder ? { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } } : {}) },
-    );
+    return heldError(this.location, holder, { timeoutMs, why, stranger: 'another session', hint: '`stacksync state unlock <lock id>` breaks a lock whose holder is gone' });
   }
 }
 
 
 /**
- * The state in memory, as the file store keeps it, written through the backend: `save` appends
- * the records made since the last save in one fenced transaction; `compact` replaces the snapshot
- * and drops the records it holds.
+ * The state in memory, written through the backend: `save` appends the records made since the
+ * last save in one fenced transaction; `compact` replaces the snapshot and drops the records it holds.
  */
-class PostgresStateStore extends RecordingStore implements StateStore {
-  /** Saves and compactions, one at a time, in order. */
-  #io: Promise<void> = Promise.resolve();
-
+class PostgresStateStore extends RemoteStore {
   constructor(
     private readonly backend: PostgresBackend,
     readOnly: boolean,
@@ -336,57 +327,33 @@ class PostgresStateStore extends RecordingStore implements StateStore {
     super(backend.location, readOnly);
   }
 
-  save(): Promise<void> {
-    if (this.readOnly || this.pending.length === 0) return this.#io;
-    return this.#enqueue(async () => {
-      const batch = this.pending.slice();
-      if (batch.length === 0) return;
-      await this.backend.write('save records', async (client) => {
-        await client.query('INSERT INTO stacksync_state_records (name, seq, record) SELECT $1, s, r FROM unnest($2::bigint[], $3::text[]) AS t(s, r)', [
-          this.backend.name,
-          batch.map((line) => line.seq),
-          batch.map((line) => line.text),
-        ]);
-      });
-      this.pending.splice(0, batch.length);
+  protected async saveBatch(batch: PendingRecord[]): Promise<number> {
+    await this.backend.write('save records', async (client) => {
+      await client.query('INSERT INTO stacksync_state_records (name, seq, record) SELECT $1, s, r FROM unnest($2::bigint[], $3::text[]) AS t(s, r)', [
+        this.backend.name,
+        batch.map((line) => line.seq),
+        batch.map((line) => line.text),
+      ]);
+    });
+    return batch[batch.length - 1]?.seq ?? 0;
+  }
+
+  protected async writeSnapshot(text: string): Promise<void> {
+    await this.backend.write('compact', async (client) => {
+      await client.query('UPDATE stacksync_state SET snapshot = $2 WHERE name = $1', [this.backend.name, text]);
+      await client.query('DELETE FROM stacksync_state_records WHERE name = $1', [this.backend.name]);
     });
   }
 
-  compact(): Promise<void> {
-    if (this.readOnly) return Promise.resolve();
-    return this.#enqueue(async () => {
-      if (this.seq === 0 && this.pending.length === 0) return;
-      const upTo = this.seq;
-      const text = serializeStateFile(this.file);
-      await this.backend.write('compact', async (client) => {
-        await client.query('UPDATE stacksync_state SET snapshot = $2 WHERE name = $1', [this.backend.name, text]);
-        await client.query('DELETE FROM stacksync_state_records WHERE name = $1', [this.backend.name]);
-      });
-      this.pending = this.pending.filter((line) => line.seq > upTo);
-    });
+  protected compactable(): boolean {
+    return this.seq !== 0 || this.pending.length !== 0;
   }
 
-  async reload(): Promise<void> {
-    await this.#io;
-    if (this.pending.length > 0) throw new StacksyncError('E_INTERNAL', `state ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
-    const read = await this.backend.read();
-    this.file = read.file;
-    this.seq = read.lastSeq;
+  protected async readStored(): Promise<{ file: StateFile; lastSeq: number }> {
+    return this.backend.read();
   }
 
-  async close(): Promise<void> {
-    if (this.backend.fence !== undefined) await this.compact();
-    await this.#io;
-  }
-
-  compactSync(): void {
-    // A database cannot be written synchronously; records already saved are durable, and the
-    // next holder replays them.
-  }
-
-  #enqueue(work: () => Promise<void>): Promise<void> {
-    const run = this.#io.then(work);
-    this.#io = run.catch(() => undefined);
-    return run;
+  protected holdsLock(): boolean {
+    return this.backend.fence !== undefined;
   }
 }

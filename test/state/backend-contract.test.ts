@@ -17,6 +17,7 @@ import { StacksyncError } from '../../src/errors.js';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
 import { openKubernetesBackend } from '../../src/state/kubernetes.js';
 import { startFakeKube, type FakeKube } from '../helpers/fake-kube.js';
+import * as k8s from '@kubernetes/client-node';
 
 let postgres: RunningPostgres;
 let kube: FakeKube;
@@ -40,6 +41,7 @@ afterAll(async () => {
   for (const backend of opened) await backend.close();
   await postgres?.stop();
   await kube?.stop();
+  if (realKubeconfig) await removeRealStates(realKubeconfig, realNamespace, `stacksync-test-${runId}-`);
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -252,3 +254,20 @@ describe('the PostgreSQL backend', () => {
     await taken.release();
   });
 });
+
+/** Deletes the Secrets and Leases this run made in a real cluster. */
+async function removeRealStates(kubeconfigPath: string, namespace: string, prefix: string): Promise<void> {
+  const config = new k8s.KubeConfig();
+  config.loadFromFile(kubeconfigPath);
+  const core = config.makeApiClient(k8s.CoreV1Api);
+  const coordination = config.makeApiClient(k8s.CoordinationV1Api);
+  const labelSelector = 'app.kubernetes.io/managed-by=stacksync';
+  for (const secret of (await core.listNamespacedSecret({ namespace, labelSelector })).items) {
+    const name = secret.metadata?.name ?? '';
+    if (name.startsWith(prefix)) await core.deleteNamespacedSecret({ name, namespace }).catch(() => undefined);
+  }
+  for (const lease of (await coordination.listNamespacedLease({ namespace, labelSelector })).items) {
+    const name = lease.metadata?.name ?? '';
+    if (name.startsWith(prefix)) await coordination.deleteNamespacedLease({ name, namespace }).catch(() => undefined);
+  }
+}
