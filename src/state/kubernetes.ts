@@ -21,6 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import * as k8s from '@kubernetes/client-node';
@@ -518,11 +519,19 @@ function statusMessage(error: unknown): string {
 function loadKubeConfig(options: KubernetesBackendOptions): k8s.KubeConfig {
   const env = options.env ?? process.env;
   const config = new k8s.KubeConfig();
-  const where = options.kubeconfig ?? env['KUBECONFIG'];
+  const listed = (env['KUBECONFIG'] ?? '').split(delimiter).filter((file) => file !== '');
+  const where = options.kubeconfig ?? (listed.length > 0 ? listed.join(delimiter) : undefined);
   try {
     if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
-    else if (env['KUBECONFIG']) config.loadFromDefault();
-    else if (env['KUBERNETES_SERVICE_HOST'] && existsSync(SERVICE_ACCOUNT_TOKEN)) config.loadFromCluster();
+    else if (listed.length > 0) {
+      // As kubectl: the files KUBECONFIG lists, merged, the first one's current context winning.
+      listed.forEach((file, index) => {
+        if (index === 0) return config.loadFromFile(file);
+        const more = new k8s.KubeConfig();
+        more.loadFromFile(file);
+        config.mergeConfig(more, true);
+      });
+    } else if (env['KUBERNETES_SERVICE_HOST'] && existsSync(SERVICE_ACCOUNT_TOKEN)) config.loadFromCluster();
     else config.loadFromDefault();
   } catch (error) {
     const errno = (error as { code?: unknown }).code;

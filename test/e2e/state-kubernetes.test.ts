@@ -2,8 +2,8 @@
  * The state in Kubernetes end to end, through the built CLI against the emulator and the fake API
  * server (test/helpers/fake-kube.ts): apply, then a clean `plan --detailed-exitcode` from the
  * Secrets; `state show` names the backend, lineage and serial; an apply waits for a Lease another
- * holds and `state unlock` breaks it; the kubeconfig is found beside the config file, also through
- * `KUBECONFIG`.
+ * holds and `state unlock` breaks it; a file state migrated into it plans clean; the kubeconfig is
+ * found beside the config file, also through `KUBECONFIG`.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -68,6 +68,21 @@ describe('the state in Kubernetes', () => {
     expect(text.stdout).toContain(`serial    ${summary.serial}`);
     expect(text.stdout).toMatch(/target local: 1 Dashboard/);
     expect(`${text.stdout}${text.stderr}`).not.toContain(kube.token);
+  });
+
+  it('takes a file state by migrate --to, and the copy plans clean', async () => {
+    const ws = await workspace();
+    await ws.write('manifests/m.yaml', dashboardYaml({ key: 'kube-migrated', target: 'local' }));
+    const applied = await ws.run(['apply']);
+    expect(applied.code, describeRun(applied)).toBe(0);
+    const fileConfig = await readFile(ws.configPath, 'utf8');
+    await kube.writeKubeconfig(join(ws.dir, 'config', 'kubeconfig'));
+    await ws.write('config/kubernetes.yaml', fileConfig.replace(/^state: .*$/m, `state: { backend: kubernetes, namespace: ${NS}, name: migrated, kubeconfig: kubeconfig }`));
+    const migrated = await ws.run(['state', 'migrate', '--to', 'config/kubernetes.yaml']);
+    expect(migrated.code, describeRun(migrated)).toBe(0);
+    expect(migrated.stdout).toMatch(/copied 2 target\(s\) from .*state\.json to kubernetes .* secret migrated, and read them back the same/);
+    const plan = await ws.run(['plan', '--detailed-exitcode', '-c', 'config/kubernetes.yaml']);
+    expect(plan.code, describeRun(plan)).toBe(0);
   });
 
   it('makes apply wait for a Lease another holds while a plan reads without it; unlock breaks it by its id', async () => {

@@ -301,6 +301,16 @@ describe('the Kubernetes state backend', () => {
     await lock.release();
   });
 
+  it('finds its kubeconfig through the KUBECONFIG it is given, merging the files it lists', async () => {
+    const extra = join(scratch, 'extra-kubeconfig');
+    await writeFile(extra, ['apiVersion: v1', 'kind: Config', 'current-context: elsewhere', 'clusters:', '- name: elsewhere', '  cluster:', '    server: https://192.0.2.1', 'contexts:', '- name: elsewhere', '  context:', '    cluster: elsewhere', '    user: nobody', 'users:', '- name: nobody', '  user: {}', ''].join('\n'));
+    const backend = openKubernetesBackend({ namespace: NS, name: fresh(), env: { KUBECONFIG: [kubeconfig, extra].join(':') } });
+    opened.push(backend);
+    // The first file's context wins, as with kubectl: the fake answers.
+    expect(await backend.version()).toEqual({ lineage: undefined, serial: 0 });
+    expect(backend.location).toContain(kube.url);
+  });
+
   it('refuses a kubeconfig it cannot use, naming the file but never its contents', async () => {
     const unknown = await errorOf(Promise.resolve().then(() => backendNamed(fresh(), { context: 'nope' })));
     expect(unknown).toMatchObject({ code: 'E_CONFIG_INVALID' });
