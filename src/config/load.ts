@@ -202,7 +202,7 @@ const STATE_MEMBERS: Record<StateSettings['backend'], { needs: readonly string[]
 
 /**
  * Names the kubernetes backend gives its Secrets and Lease: DNS labels, `name` short enough for
- * the suffixes it adds (`-lock`, `-key`, `-<serial>-<part>`) and to be a label value.
+ * the suffixes it adds (`-lock`, `-key`, `-<id>-<part>`) and to be a label value.
  */
 const KUBERNETES_NAMES: readonly { member: 'namespace' | 'name'; max: number }[] = [
   { member: 'namespace', max: 63 },

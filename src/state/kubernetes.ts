@@ -6,7 +6,7 @@
  * - The head Secret `<name>` is the one commit point: lineage, serial, the records made since the
  *   last compaction, and the snapshot (gzip-compressed), inline while it is small. A snapshot
  *   too large for one Secret (the API refuses more than 1 MiB of data) goes into part Secrets
- *   `<name>-<serial>-<i>`, written before the head that names them and never changed after, so a
+ *   `<name>-<id>-<i>`, written before the head that names them and never changed after, so a
  *   reader never sees half of a write; parts no head names are deleted at the next compaction.
  * - Every write replaces the head with the `resourceVersion` it was read at (the API answers 409
  *   when someone else wrote since), and checks first that the Lease still names this holder:
@@ -19,7 +19,7 @@
  *   never compared), as client-go's leader election does.
  * - The HMAC key is the Secret `<name>-key`, created once (409 AlreadyExists: the first one stays).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { promisify } from 'node:util';
@@ -206,7 +206,10 @@ class KubernetesBackend implements StateBackend {
       snapshot = base.snapshot;
     } else {
       const compressed = await gzipAsync(Buffer.from(next.snapshot, 'utf8'));
-      snapshot = compressed.length <= INLINE_SNAPSHOT_BYTES ? { inline: compressed } : { id: String(serial), parts: await this.#writeParts(String(serial), compressed) };
+      // Parts are named by a random id, never by the serial: a holder that lost the lease without
+      // knowing yet must not be able to overwrite the parts a newer head names.
+      const id = randomBytes(4).toString('hex');
+      snapshot = compressed.length <= INLINE_SNAPSHOT_BYTES ? { inline: compressed } : { id, parts: await this.#writeParts(id, compressed) };
     }
     if ('inline' in snapshot) data['snapshot'] = snapshot.inline.toString('base64');
     else data['snapshot-parts'] = b64(`${snapshot.id}/${snapshot.parts}`);
@@ -222,11 +225,14 @@ class KubernetesBackend implements StateBackend {
       { conflict: true },
     );
     if (!written) {
+      // The parts just written are named by no head: only they go (another head may name others).
+      if ('id' in snapshot && snapshot !== base?.snapshot) await this.#deleteParts(snapshot.id, snapshot.parts).catch(() => undefined);
       this.#lose('another holder wrote the state since it was read');
       throw refusedError(this.location, what, 'the state was written by another holder since this one read it (409 Conflict)');
     }
     const head: Head = { resourceVersion: written.metadata?.resourceVersion ?? '', lineage, serial, records: next.records, snapshot };
-    if (next.snapshot !== undefined) await this.#deleteOldParts('id' in snapshot ? snapshot.id : undefined);
+    // Parts no head names: the base's, after a compaction, and any a holder that died mid-write left.
+    if (next.snapshot !== undefined && ('id' in snapshot || (base && 'id' in base.snapshot))) await this.#deleteOldParts('id' in snapshot ? snapshot.id : undefined);
     return head;
   }
 
@@ -240,14 +246,15 @@ class KubernetesBackend implements StateBackend {
         metadata: { name: this.#partName(id, index), namespace: this.namespace, labels: { ...this.#labels('part'), [LABEL_SNAPSHOT]: id } },
         data: { chunk: compressed.subarray(index * PART_BYTES, (index + 1) * PART_BYTES).toString('base64') },
       };
-      // A part left by a holder that died before its head named it has the same name: replace it.
-      const created = await this.#call('write the state', () => this.#core.createNamespacedSecret({ namespace: this.namespace, body }), { conflict: true });
-      if (!created) {
-        await this.#call('write the state', () => this.#core.deleteNamespacedSecret({ name: this.#partName(id, index), namespace: this.namespace }), { missing: true });
-        await this.#call('write the state', () => this.#core.createNamespacedSecret({ namespace: this.namespace, body }));
-      }
+      await this.#call('write the state', () => this.#core.createNamespacedSecret({ namespace: this.namespace, body }));
     }
     return count;
+  }
+
+  async #deleteParts(id: string, parts: number): Promise<void> {
+    for (let index = 0; index < parts; index += 1) {
+      await this.#call('clean up the state', () => this.#core.deleteNamespacedSecret({ name: this.#partName(id, index), namespace: this.namespace }), { missing: true });
+    }
   }
 
   /** Parts of snapshots no head names any more (older compactions, or a holder that died while writing). */
