@@ -232,7 +232,7 @@ describe('the Kubernetes state backend', () => {
   it('renews its lease in the background, and counts it lost when a renewal finds another holder', async () => {
     const name = fresh();
     const backend = backendNamed(name);
-    const lock = await backend.lock({ command: 'run', timeoutMs: 0, leaseMs: 1_500 });
+    const lock = await backend.lock({ command: 'run', timeoutMs: 0, leaseMs: 3_000 });
     const renewTime = () => (kube.get('leases', NS, `${name}-lock`)?.['spec'] as { renewTime?: string }).renewTime;
     const first = renewTime();
     await until(() => renewTime() !== first);
