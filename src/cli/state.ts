@@ -26,7 +26,7 @@ export const stateCommand: CommandFactory = (setExitCode) => {
   const command = new Command('state')
     .summary('show, migrate or unlock the state (what stacksync owns, and where it is kept)')
     .description(
-      'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL database or an S3 bucket.\n' +
+      'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL database, Secrets in Kubernetes or an S3 bucket.\n' +
         'Exit codes: 0 done, 1 an error (nothing changed).',
     );
   command

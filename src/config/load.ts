@@ -197,8 +197,19 @@ function ruleProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[]
 const STATE_MEMBERS: Record<StateSettings['backend'], { needs: readonly string[]; takes: readonly string[] }> = {
   file: { needs: ['path'], takes: ['backend', 'path'] },
   postgres: { needs: ['url'], takes: ['backend', 'url', 'name'] },
+  kubernetes: { needs: ['namespace', 'name'], takes: ['backend', 'namespace', 'name', 'kubeconfig', 'context'] },
   s3: { needs: ['bucket', 'key', 'region'], takes: ['backend', 'bucket', 'key', 'region', 'endpoint', 'forcePathStyle'] },
 };
+
+/**
+ * Names the kubernetes backend gives its Secrets and Lease: DNS labels, `name` short enough for
+ * the suffixes it adds (`-lock`, `-key`, `-<id>-<part>`) and to be a label value.
+ */
+const KUBERNETES_NAMES: readonly { member: 'namespace' | 'name'; max: number }[] = [
+  { member: 'namespace', max: 63 },
+  { member: 'name', max: 40 },
+];
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 function stateProblems(state: DefaultedConfigFile['state'], locate: Locate): ConfigProblem[] {
   if (typeof state === 'string') return [];
@@ -209,6 +220,14 @@ function stateProblems(state: DefaultedConfigFile['state'], locate: Locate): Con
   }
   for (const member of Object.keys(state)) {
     if (!members.takes.includes(member)) problems.push({ message: `state.${member}: is not a setting of backend ${state.backend} (it takes ${members.takes.join(', ')})`, location: locate(['state', member], 'key') });
+  }
+  if (state.backend === 'kubernetes') {
+    for (const { member, max } of KUBERNETES_NAMES) {
+      const value = state[member];
+      if (typeof value === 'string' && (value.length > max || !DNS_LABEL.test(value))) {
+        problems.push({ message: `state.${member}: must be a DNS label of at most ${max} characters (lower-case letters, digits and -, starting and ending with a letter or digit)`, location: locate(['state', member]) });
+      }
+    }
   }
   // A password in a plain URL would be shown wherever the config is; it belongs in a secret reference.
   if ('url' in state && typeof state.url === 'string' && urlHasPassword(state.url)) {
@@ -272,6 +291,11 @@ function plainSecretWarnings(raw: DefaultedConfigFile, locate: Locate): ConfigPr
 function normaliseState(raw: DefaultedConfigFile['state'], baseDir: string): StateSettings {
   if (typeof raw === 'string') return { backend: 'file', path: resolve(raw) };
   if (raw.backend === 'file') return { backend: 'file', path: resolve(raw.path) };
+  if (raw.backend === 'kubernetes') {
+    // The kubeconfig, like a fromFile secret, is found beside the config file from any working directory.
+    const { namespace, name, kubeconfig, context } = raw;
+    return { backend: 'kubernetes', namespace, name, ...(kubeconfig !== undefined ? { kubeconfig: resolve(baseDir, kubeconfig) } : {}), ...(context !== undefined ? { context } : {}) };
+  }
   if (raw.backend === 's3') {
     const { bucket, key, region, endpoint, forcePathStyle } = raw;
     return { backend: 's3', bucket, key, region, ...(endpoint !== undefined ? { endpoint } : {}), forcePathStyle: forcePathStyle === true };

@@ -97,6 +97,7 @@ export interface NotifierSettings {
 export type StateSettings =
   | { backend: 'file'; path: string }
   | { backend: 'postgres'; url: SecretRef; name: string }
+  | { backend: 'kubernetes'; namespace: string; name: string; kubeconfig?: string; context?: string }
   | { backend: 's3'; bucket: string; key: string; region: string; endpoint?: string; forcePathStyle: boolean };
 
 export interface Config {

@@ -145,35 +145,48 @@ export const DEFAULT_STATE_PATH = '.stacksync/state.json';
 export const DEFAULT_STATE_NAME = 'default';
 
 /** The state backends a config may name (docs/ownership.md, "Where the state lives"). */
-export const STATE_BACKENDS = ['file', 'postgres', 's3'] as const;
+export const STATE_BACKENDS = ['file', 'postgres', 'kubernetes', 's3'] as const;
 
 /** What `state:` holds: a path, or a backend with its settings. Stated, as for secret references: one schema over two JSON types. */
 export type StateSettingsValue =
   | string
   | { backend: 'file'; path: string }
   | { backend: 'postgres'; url: SecretRefValue; name?: string }
+  | { backend: 'kubernetes'; namespace: string; name: string; kubeconfig?: string; context?: string }
   | { backend: 's3'; bucket: string; key: string; region: string; endpoint?: string; forcePathStyle?: boolean };
 
 /**
- * `state: PATH`, or `{ backend: file, path }`, `{ backend: postgres, url, name }` or `{ backend: s3, bucket, key, region, … }` (docs/ownership.md,
+ * `state: PATH`, or `{ backend: file, path }`, `{ backend: postgres, url, name }`, `{ backend: kubernetes, namespace, name, … }` or `{ backend: s3, bucket, key, region, … }` (docs/ownership.md,
  * "Where the state lives"). One schema, not a oneOf, so a mistake gives one error; which members
  * each backend needs is a rule of the config loader.
  */
 export const stateSettingsSchema = readable(
   Type.Unsafe<StateSettingsValue>({
-    description: 'Where the state (inventory, secret hashes, create intents) is kept: a file path relative to the working directory, or { backend: file | postgres | s3, … }.',
+    description: 'Where the state (inventory, secret hashes, create intents) is kept: a file path relative to the working directory, or { backend: file | postgres | kubernetes | s3, … }.',
     type: ['string', 'object'],
     minLength: 1,
     default: DEFAULT_STATE_PATH,
     required: ['backend'],
     properties: {
-      backend: { type: 'string', enum: [...STATE_BACKENDS], description: 'file: the state file with its journal, lock and key beside it (the default); postgres: tables stacksync creates in a PostgreSQL database, locked with an advisory lock and fenced by a generation; s3: one object in a bucket, kept by conditional writes, locked by a lock object beside it.' },
+      backend: {
+        type: 'string',
+        enum: [...STATE_BACKENDS],
+        description:
+          'file: the state file with its journal, lock and key beside it (the default); postgres: tables stacksync creates in a PostgreSQL database, locked with an advisory lock and fenced by a generation; kubernetes: Secrets in a namespace, locked with a Lease; s3: one object in a bucket, kept by conditional writes, locked by a lock object beside it.',
+      },
       path: Type.String({ minLength: 1, description: 'file: the state file, relative to the working directory.' }),
       url: secretRefSchema,
-      name: Type.String({ minLength: 1, maxLength: 200, description: "postgres: the state's name in the tables, so several installations can share a database (default: default)." }),
+      name: Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "postgres: the state's name in the tables, so several installations can share a database (default: default); kubernetes: the name of its Secrets and Lease (a DNS label of at most 40 characters).",
+      }),
+      namespace: Type.String({ minLength: 1, maxLength: 63, description: 'kubernetes: the namespace of the Secrets and the Lease.' }),
+      kubeconfig: Type.String({ minLength: 1, description: "kubernetes: a kubeconfig file, relative to the config file (default: KUBECONFIG, else the pod's service account, else ~/.kube/config)." }),
+      context: Type.String({ minLength: 1, description: 'kubernetes: a context of the kubeconfig other than its current one.' }),
       bucket: Type.String({ minLength: 3, maxLength: 63, description: 's3: the bucket (private: the HMAC key object beside the state is a secret).' }),
-      key: Type.String({ minLength: 1, maxLength: 1000, description: 's3: the state object\'s key; the lock, HMAC key and probe objects are <key>.lock, <key>.key and <key>.probe. Credentials come from the AWS SDK\'s default chain (environment, profile, web identity, instance role), never from the config.' }),
-      region: Type.String({ minLength: 1, description: 's3: the bucket\'s region, e.g. eu-west-1.' }),
+      key: Type.String({ minLength: 1, maxLength: 1000, description: "s3: the state object's key; the lock, HMAC key and probe objects are <key>.lock, <key>.key and <key>.probe. Credentials come from the AWS SDK's default chain (environment, profile, web identity, instance role), never from the config." }),
+      region: Type.String({ minLength: 1, description: "s3: the bucket's region, e.g. eu-west-1." }),
       endpoint: Type.String({ format: 'uri', description: 's3: an S3-compatible endpoint instead of AWS S3 (it must refuse a second If-None-Match: * create with 412, which stacksync checks).' }),
       forcePathStyle: Type.Boolean({ description: 's3: address objects as <endpoint>/<bucket>/<key>, as most S3-compatible stores want (default false).' }),
     },

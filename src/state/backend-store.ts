@@ -1,5 +1,5 @@
 /**
- * The state store of a backend that keeps its state away from this disk (PostgreSQL, S3): the
+ * The state store of a backend that keeps its state away from this disk (PostgreSQL, Kubernetes, S3): the
  * state in memory as every store keeps it (`recording.ts`), made durable through the backend's
  * writer. `save` appends the records made since the last save; `compact` replaces the snapshot
  * and drops the records it holds. Saves and compactions run one at a time, in order; records made
@@ -18,10 +18,20 @@ export interface StoreWriter {
   holdsLock(): boolean;
   /** The snapshot with the records saved since replayed, and the number of the last record. */
   read(): Promise<{ file: StateFile; lastSeq: number }>;
-  /** Makes these records durable after those already saved. */
-  append(records: readonly PendingRecord[]): Promise<void>;
+  /**
+   * Makes these records durable after those already saved; `false` when the backend would rather
+   * take the whole snapshot instead (its records grew past what it keeps beside one), which the
+   * store then writes in the same turn.
+   */
+  append(records: readonly PendingRecord[]): Promise<boolean | void>;
   /** Replaces the snapshot with this state file text (`format.ts`) and drops every saved record. */
   replace(snapshot: string): Promise<void>;
+  /**
+   * Whether records are stored beside the snapshot, so that a compaction has something to fold
+   * in; without it, any record this store has seen counts (a compaction may then rewrite a
+   * snapshot that has not changed).
+   */
+  holdsRecords?(): boolean;
 }
 
 export class BackendStateStore extends RecordingStore implements StateStore {
@@ -40,19 +50,23 @@ export class BackendStateStore extends RecordingStore implements StateStore {
     return this.#enqueue(async () => {
       const batch = this.pending.slice();
       if (batch.length === 0) return;
-      await this.writer.append(batch);
+      if ((await this.writer.append(batch)) === false) return this.#compactNow();
       this.pending.splice(0, batch.length);
     });
   }
 
   compact(): Promise<void> {
     if (this.readOnly) return Promise.resolve();
-    return this.#enqueue(async () => {
-      if (this.seq === 0 && this.pending.length === 0) return;
-      const upTo = this.seq;
-      await this.writer.replace(serializeStateFile(this.file));
-      this.pending = this.pending.filter((line) => line.seq > upTo);
-    });
+    return this.#enqueue(() => this.#compactNow());
+  }
+
+  /** Writes the snapshot of everything in memory now, from within a queued write. */
+  async #compactNow(): Promise<void> {
+    const stored = this.writer.holdsRecords ? this.writer.holdsRecords() : this.seq !== 0;
+    if (!stored && this.pending.length === 0) return;
+    const upTo = this.seq;
+    await this.writer.replace(serializeStateFile(this.file));
+    this.pending = this.pending.filter((line) => line.seq > upTo);
   }
 
   async reload(): Promise<void> {

@@ -23,7 +23,7 @@ export interface StateVersion {
 }
 
 export interface StateBackend {
-  /** What `backend` says in config: `file`, `postgres` or `s3`. */
+  /** What `backend` says in config: `file`, `postgres`, `kubernetes` or `s3`. */
   readonly kind: StateBackendKind;
   /**
    * Whether every write is conditional on the lock holder's token. The file backend's lock is lost
@@ -54,5 +54,5 @@ export interface StateBackend {
   close(): Promise<void>;
 }
 
-export const STATE_BACKEND_KINDS = ['file', 'postgres', 's3'] as const;
+export const STATE_BACKEND_KINDS = ['file', 'postgres', 'kubernetes', 's3'] as const;
 export type StateBackendKind = (typeof STATE_BACKEND_KINDS)[number];

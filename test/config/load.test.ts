@@ -123,6 +123,22 @@ state: /var/lib/stacksync/state.json
     expect(refused).not.toContain('hunter2-s3');
   });
 
+  it('takes a kubernetes state backend: namespace and name, a kubeconfig found beside the config file', async () => {
+    const path = await write('kube.yaml', `${managed}state: { backend: kubernetes, namespace: stacksync, name: team-a, kubeconfig: kube/config, context: prod }\n`);
+    expect((await loadConfig(path)).config.state).toEqual({ backend: 'kubernetes', namespace: 'stacksync', name: 'team-a', kubeconfig: join(dir, 'kube/config'), context: 'prod' });
+    const bare = await write('kube-bare.yaml', `${managed}state: { backend: kubernetes, namespace: stacksync, name: team-a }\n`);
+    expect((await loadConfig(bare)).config.state).toEqual({ backend: 'kubernetes', namespace: 'stacksync', name: 'team-a' });
+  });
+
+  it('refuses a kubernetes state without its name, with a name no Secret can have, or with a member of another backend', async () => {
+    const missing = (await problemsOf(`${managed}state: { backend: kubernetes, namespace: stacksync }\n`)).map((problem) => problem.message);
+    expect(missing).toEqual([expect.stringContaining('state.name: is required with backend kubernetes')]);
+    const bad = (await problemsOf(`${managed}state: { backend: kubernetes, namespace: Stack_Sync, name: ${'a'.repeat(41)} }\n`)).map((problem) => problem.message);
+    expect(bad).toEqual([expect.stringMatching(/^state\.namespace: must be a DNS label of at most 63/), expect.stringMatching(/^state\.name: must be a DNS label of at most 40/)]);
+    const foreign = (await problemsOf(`${managed}state: { backend: kubernetes, namespace: stacksync, name: a, url: x }\n`)).map((problem) => problem.message);
+    expect(foreign).toEqual([expect.stringContaining('state.url: is not a setting of backend kubernetes')]);
+  });
+
   it('refuses a state backend it does not know, at its line', async () => {
     const path = await write('bad-state.yaml', `${managed}state: { backend: etcd, url: x }\n`);
     const error = await loadConfig(path).catch((caught: unknown) => caught);

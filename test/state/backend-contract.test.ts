@@ -1,9 +1,12 @@
 /**
  * One contract for every state backend (src/state/backend.ts): the file backend in a temporary
  * directory, the PostgreSQL backend against a real server this file starts (Debian's
- * `postgresql`, which .ci/run installs), and the S3 backend through the real AWS SDK against a
- * fake S3 on loopback that enforces conditional writes (test/helpers/fake-s3.ts). Each row of
- * BACKENDS makes a fresh, empty state; every test runs on each.
+ * `postgresql`, which .ci/run installs), the Kubernetes backend against the fake API server
+ * (test/helpers/fake-kube.ts) through the real client, and against a real cluster when
+ * STACKSYNC_TEST_KUBECONFIG names a kubeconfig (its namespace: STACKSYNC_TEST_KUBE_NAMESPACE,
+ * default `default`), and the S3 backend through the real AWS SDK against a fake S3 on loopback
+ * that enforces conditional writes (test/helpers/fake-s3.ts). Each row of BACKENDS makes a
+ * fresh, empty state; every test runs on each.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,13 +19,23 @@ import { StacksyncError } from '../../src/errors.js';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
 import { openS3Backend } from '../../src/state/s3.js';
 import { startFakeS3, type FakeS3 } from '../helpers/fake-s3.js';
+import { openKubernetesBackend } from '../../src/state/kubernetes.js';
+import { startFakeKube, type FakeKube } from '../helpers/fake-kube.js';
+import * as k8s from '@kubernetes/client-node';
 
 /** Dummy credentials: the fake checks no signature, and the SDK's chain is never asked. */
 export const FAKE_S3_CREDENTIALS = { accessKeyId: 'AKIAFAKEFAKEFAKE', secretAccessKey: 'fake-secret-not-used' };
 
 let postgres: RunningPostgres;
 let s3: FakeS3;
+
+let kube: FakeKube;
+let kubeconfig: string;
 let scratch: string;
+const realKubeconfig = process.env['STACKSYNC_TEST_KUBECONFIG'];
+const realNamespace = process.env['STACKSYNC_TEST_KUBE_NAMESPACE'] ?? 'default';
+/** Names of this run's states in a real cluster, so that runs never share one. */
+const runId = Math.random().toString(36).slice(2, 8);
 let made = 0;
 const opened: StateBackend[] = [];
 
@@ -30,12 +43,16 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'stacksync-backend-'));
   postgres = await startPostgres();
   s3 = await startFakeS3({ buckets: ['contract'] });
+  kube = await startFakeKube({ namespaces: ['stacksync'] });
+  kubeconfig = await kube.writeKubeconfig(join(scratch, 'kubeconfig'));
 }, 60_000);
 
 afterAll(async () => {
   for (const backend of opened) await backend.close();
   await postgres?.stop();
   await s3?.close();
+  await kube?.stop();
+  if (realKubeconfig) await removeRealStates(realKubeconfig, realNamespace, `stacksync-test-${runId}-`);
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -73,7 +90,31 @@ const BACKENDS: BackendRow[] = [
       return { backend: open(), again: open };
     },
   },
+  {
+    name: 'kubernetes',
+    async make() {
+      const name = `state-${(made += 1)}`;
+      const open = () => track(openKubernetesBackend({ namespace: 'stacksync', name, kubeconfig }));
+      return { backend: open(), again: open };
+    },
+  },
+  ...(realKubeconfig
+    ? [
+        {
+          name: 'kubernetes (real cluster)',
+          async make() {
+            const name = `stacksync-test-${runId}-${(made += 1)}`;
+            const open = () => track(openKubernetesBackend({ namespace: realNamespace, name, kubeconfig: realKubeconfig }));
+            return { backend: open(), again: open };
+          },
+        },
+      ]
+    : []),
 ];
+
+describe.skipIf(realKubeconfig !== undefined)('state backend: kubernetes (real cluster)', () => {
+  it.skip('runs only when STACKSYNC_TEST_KUBECONFIG names a kubeconfig (namespace: STACKSYNC_TEST_KUBE_NAMESPACE, default `default`)', () => undefined);
+});
 
 const owned = (id: string) => ({ type: 'owned' as const, kind: 'Dashboard' as const, key: `dash-${id}`, id, name: `Dash ${id}` });
 
@@ -232,3 +273,20 @@ describe('the PostgreSQL backend', () => {
     await taken.release();
   });
 });
+
+/** Deletes the Secrets and Leases this run made in a real cluster. */
+async function removeRealStates(kubeconfigPath: string, namespace: string, prefix: string): Promise<void> {
+  const config = new k8s.KubeConfig();
+  config.loadFromFile(kubeconfigPath);
+  const core = config.makeApiClient(k8s.CoreV1Api);
+  const coordination = config.makeApiClient(k8s.CoordinationV1Api);
+  const labelSelector = 'app.kubernetes.io/managed-by=stacksync';
+  for (const secret of (await core.listNamespacedSecret({ namespace, labelSelector })).items) {
+    const name = secret.metadata?.name ?? '';
+    if (name.startsWith(prefix)) await core.deleteNamespacedSecret({ name, namespace }).catch(() => undefined);
+  }
+  for (const lease of (await coordination.listNamespacedLease({ namespace, labelSelector })).items) {
+    const name = lease.metadata?.name ?? '';
+    if (name.startsWith(prefix)) await coordination.deleteNamespacedLease({ name, namespace }).catch(() => undefined);
+  }
+}
