@@ -234,7 +234,7 @@ export const syncSchema = object(
     }),
     markManaged: Type.Boolean({
       default: SYNC_DEFAULTS.markManaged,
-      description: `Tag what stacksync creates or adopts ${MANAGED_MARK}, where the kind has tags, so people in the UI know it is managed from Git; the tag is never drift and is removed when stacksync lets go.`,
+      description: `Tag what stacksync creates or adopts ${MANAGED_MARK}, where the kind has tags, so people in the UI know it is managed from Git; the tag is never a difference (plan, drift, export).`,
     }),
     propose: proposeSchema,
   }),
