@@ -336,7 +336,7 @@ function shownPath(path: string, root: string, shownDir: string): string {
 /** Why this daemon never applies what it finds, if it does not. */
 function notApplied(dryRun: boolean, drift: 'heal' | 'report' | 'propose'): { notApplied?: NotApplied } {
   if (dryRun) return { notApplied: 'dry-run' };
-  return drift === 'report' ? { notApplied: 'report' } : {};
+  return drift === 'heal' ? {} : { notApplied: drift };
 }
 
 export interface OnceOutcome {
