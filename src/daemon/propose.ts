@@ -193,10 +193,10 @@ async function ownClone(git: GitRunner, dir: string, remote: string): Promise<st
   if (!exists) {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await git.run(['init', '--quiet', '--bare', dir]);
-    await git.run(['--git-dir', dir, 'remote', 'add', 'origin', remote]);
-  } else {
-    await git.run(['--git-dir', dir, 'remote', 'set-url', 'origin', remote]);
   }
+  // Set afresh each time: the config's remote may have changed, or an earlier start stopped halfway.
+  await git.run(['--git-dir', dir, 'remote', 'remove', 'origin'], { allowFail: true });
+  await git.run(['--git-dir', dir, 'remote', 'add', 'origin', remote]);
   return dir;
 }
 

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,6 +98,24 @@ describe('proposeDrift against a bare repository', () => {
     await expect(proposeDrift(request({ target: 'main', branch: 'main' }))).rejects.toMatchObject({ code: 'E_PROPOSE_FAILED' });
     await expect(proposeDrift(request({ target: 'x', branch: 'stacksync/drift/x', files: [{ path: '../outside.yaml', after: 'x' }] }))).rejects.toMatchObject({ code: 'E_PROPOSE_FAILED' });
     expect(git(remote, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(before);
+  });
+
+  it('hands git the token in its environment as an http.extraHeader, never on a command line', async () => {
+    const wrapper = join(root, 'git-wrapper.sh');
+    const argv = join(root, 'argv.log');
+    const env = join(root, 'env.log');
+    await writeFile(wrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> "${argv}"\nenv | grep '^GIT_CONFIG_' >> "${env}"\nexec git "$@"\n`);
+    await chmod(wrapper, 0o700);
+    const token = 'tok-secret-4711';
+    const outcome = await proposeDrift(request({ target: 'token', branch: 'stacksync/drift/token', token, git: wrapper }));
+    expect(outcome.pushed).toBe(true);
+    const commands = await readFile(argv, 'utf8');
+    expect(commands).toMatch(/push/);
+    expect(commands).not.toContain(token);
+    expect(commands).not.toContain(Buffer.from(`x-access-token:${token}`).toString('base64'));
+    const environment = await readFile(env, 'utf8');
+    expect(environment).toContain('GIT_CONFIG_KEY_0=http.extraHeader');
+    expect(environment).toContain(`GIT_CONFIG_VALUE_0=Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`);
   });
 
   it('starts the branch again from a newer synced revision', async () => {
