@@ -3,6 +3,8 @@
  * (docs/ownership.md, "The managed-by mark"): what apply creates, updates or adopts carries
  * `managed-by:stacksync` beside the manifest's own tags, and the mark is never a difference.
  */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CURRENT_IDS, type RunningEmulator } from '../../src/emulator/index.js';
 import { createDashboardOutOfBand, dashboardName, dashboardYaml, describeRun, liveTarget, named, stackOf, updateDashboardOutOfBand } from '../helpers/e2e.js';
@@ -50,6 +52,16 @@ describe('sync.markManaged on the seed profile', () => {
     const plan = await workspace.run(['plan', '--detailed-exitcode']);
     expect(plan.code, describeRun(plan)).toBe(0);
     expect(plan.stdout).not.toContain(MARK);
+  });
+
+  it('export writes the manifest tags, never the mark', async () => {
+    const exported = await workspace.run(['export', '--target', 'local-selfhosted', '--out', 'exported']);
+    expect(exported.code, describeRun(exported)).toBe(0);
+    const files = await readdir(join(workspace.dir, 'exported'), { recursive: true });
+    const texts = await Promise.all(files.filter((file) => file.endsWith('.yaml')).map((file) => readFile(join(workspace.dir, 'exported', file), 'utf8')));
+    const all = texts.join('\n');
+    expect(all).toContain('team:web');
+    expect(all).not.toContain(MARK);
   });
 
   it('adds the mark with the update an adoption sends, beside the live tags', async () => {
