@@ -84,7 +84,8 @@ export function createDriftProposer(config: Config, target: Target, options: { p
     }
     const outcome = await pull({ context: { ...input.context, manifestsDir: input.checkout }, target, run: input.run, changes: input.changes });
     const changed = outcome.files.filter((file) => file.after !== file.before);
-    if (changed.length === 0) return { branch, code: 'E_PROPOSE_FAILED', error: `nothing could be pulled into the manifests (${describeLeft(outcome)})` };
+    // Nothing to commit (every member a conflict, say): shown, not a failure to retry; a person must look.
+    if (changed.length === 0) return { branch, error: `nothing could be pulled into the manifests (${describeLeft(outcome)})` };
     const top = (await gitOutput(['-C', input.checkout, 'rev-parse', '--show-toplevel'])).trim();
     const files = changed.map((file) => ({ path: inRepository(top, isAbsolute(file.path) ? file.path : resolve(input.checkout, file.path)), after: file.after }));
     const names = input.changes.map((change) => `${change.kind}/${change.name}`);
