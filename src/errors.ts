@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   E_PLAN_STALE: 'a saved plan no longer matches the manifests, the live state or the state file; nothing was applied',
   E_EMULATOR_DATA: 'the emulator data or seed file is corrupt or invalid',
   E_DAEMON_UNREACHABLE: 'no stacksync daemon answered where stacksync status asked, or not with a status document within its bounds',
+  E_PROPOSE_FAILED: 'sync.drift is propose and the drift could not be committed, pushed, or its pull request opened',
+  E_PROPOSE_UNAVAILABLE: 'sync.drift is propose and this build cannot turn live values into manifest texts: drift is reported, not proposed',
   E_INTERNAL: 'a bug in stacksync',
 } as const;
 
@@ -66,6 +68,7 @@ const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'E_PLAN_INVALID',
   'E_PLAN_STALE',
   'E_EMULATOR_DATA',
+  'E_PROPOSE_UNAVAILABLE',
 ]);
 
 export function isTerminal(code: ErrorCode): boolean {

@@ -117,8 +117,11 @@ const resource: Check = (value, path) =>
       driftSince: string,
       path: string,
       url: string,
+      proposed: string,
     },
   );
+
+const proposal: Check = (value, path) => members(value, path, { branch: string }, { commit: string, pullRequest: string, error: string, code: string });
 
 const suspension: Check = (value, path) => members(value, path, {}, { since: string, reason: string, by: string });
 
@@ -139,6 +142,7 @@ const target: Check = (value, path) =>
       suspended: boolean,
       suspension,
       rateLimitWaitSeconds: number,
+      proposal,
     },
   );
 

@@ -11,8 +11,9 @@ import { DEFAULT_API_PROFILE, DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
 import { anchorSecret, secretBaseDir } from './secrets.js';
-import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, SecretRef, StateSettings, SyncSettings, Target, TargetFile } from '../model/config.js';
-import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, DEFAULT_STATE_NAME, secretRefSchema } from '../schema/config.js';
+import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, ProposeSettings, SecretRef, StateSettings, SyncSettings, Target, TargetFile } from '../model/config.js';
+import { proposalBranch } from './propose.js';
+import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, DEFAULT_PROPOSE_BRANCH, DEFAULT_STATE_NAME, secretRefSchema } from '../schema/config.js';
 import { deepFreeze } from '../support/freeze.js';
 import { INTENT_EXPIRY_MS } from '../state/inventory.js';
 import { locateIssues, positionAt, positionOfPointer, type Pointer, type YamlSource } from '../yaml/positions.js';
@@ -190,6 +191,33 @@ function ruleProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[]
     if (problem) problems.push({ message: `targets[${index}].baseUrl: ${problem}`, location: locate(['targets', index, 'baseUrl']) });
   });
   problems.push(...stateProblems(raw.state, locate));
+  problems.push(...proposeProblems(raw, locate));
+  return problems;
+}
+
+/**
+ * `drift: propose` needs to know as whom and where it commits, and its branch may never be the one
+ * the daemon syncs from: pushing there would apply the live value over Git's without review
+ * (docs/daemon.md, "Drift proposed as a branch").
+ */
+function proposeProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[] {
+  const propose = raw.sync.propose;
+  if (raw.sync.drift !== 'propose') {
+    return propose === undefined ? [] : [{ message: `sync.propose: is only read with sync.drift: propose (it is ${raw.sync.drift})`, location: locate(['sync', 'propose'], 'key') }];
+  }
+  if (propose === undefined) return [{ message: 'sync.propose: is required with sync.drift: propose (author, base: the branch the daemon syncs from)', location: locate(['sync', 'drift']) }];
+  const problems: ConfigProblem[] = [];
+  const template = propose.branch ?? DEFAULT_PROPOSE_BRANCH;
+  if (!template.includes('{target}') && raw.targets.length > 1) {
+    problems.push({ message: `sync.propose.branch: must hold {target} when there are several targets (each has a branch of its own)`, location: locate(['sync', 'propose', 'branch']) });
+  }
+  for (const target of raw.targets) {
+    if (proposalBranch(template, target.name) !== propose.base) continue;
+    problems.push({
+      message: `sync.propose.branch: would be ${propose.base} for target ${target.name}, the branch the daemon syncs from (sync.propose.base); a proposal must go to a branch of its own`,
+      location: locate(['sync', 'propose', propose.branch === undefined ? 'base' : 'branch']),
+    });
+  }
   return problems;
 }
 
@@ -280,6 +308,9 @@ function plainSecretWarnings(raw: DefaultedConfigFile, locate: Locate): ConfigPr
       warnings.push({ message: `notify[${index}].${member}: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}`, location: locate(['notify', index, member]) });
     }
   });
+  if (typeof raw.sync.propose?.token === 'string') {
+    warnings.push({ message: 'sync.propose.token: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}', location: locate(['sync', 'propose', 'token']) });
+  }
   for (const member of ['token', 'reloadToken'] as const) {
     if (typeof raw.control?.[member] !== 'string') continue;
     warnings.push({ message: `control.${member}: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}`, location: locate(['control', member]) });
@@ -315,6 +346,8 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
     maxDeletePercent: raw.sync.maxDeletePercent,
     adopt: raw.sync.adopt,
     settleWindowMs: parseDuration(raw.sync.settleWindow) ?? 0,
+    markManaged: raw.sync.markManaged,
+    ...(raw.sync.drift === 'propose' && raw.sync.propose ? { propose: normalisePropose(raw.sync.propose, baseDir) } : {}),
   };
   const notify = raw.notify && raw.notify.length > 0 ? { notify: raw.notify.map((entry) => normaliseNotifier(entry, baseDir)) } : {};
   const control = {
@@ -323,6 +356,16 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
   };
   const daemon = raw.daemon && Object.keys(raw.daemon).length > 0 ? { daemon: { ...raw.daemon } } : {};
   return { file: configPath, targets, defaultTarget, sync, state: normaliseState(raw.state, baseDir), ...notify, ...control, ...daemon };
+}
+
+function normalisePropose(raw: NonNullable<ConfigFile['sync']>['propose'] & object, baseDir: string): ProposeSettings {
+  return {
+    author: { ...raw.author },
+    base: raw.base,
+    branch: raw.branch ?? DEFAULT_PROPOSE_BRANCH,
+    ...(raw.remote !== undefined ? { remote: raw.remote } : {}),
+    ...(raw.token !== undefined ? { token: anchorSecret(raw.token, baseDir) } : {}),
+  };
 }
 
 function normaliseNotifier(raw: NonNullable<ConfigFile['notify']>[number], baseDir: string): NotifierSettings {

@@ -10,8 +10,8 @@ import { waitingCount } from '../plan/build.js';
 import { isListed, renderPlanText } from '../plan/render-text.js';
 import type { Trigger } from './scheduler.js';
 
-/** Why found changes were not applied: a dry run, or `sync.drift: report`. */
-export type NotApplied = 'dry-run' | 'report';
+/** Why found changes were not applied: a dry run, `sync.drift: report`, or drift left live by `sync.drift: propose`. */
+export type NotApplied = 'dry-run' | 'report' | 'propose';
 
 /** Where the manifests a sync read come from: a committed revision, or files as they are on disk. */
 export type ManifestSource = 'git' | 'working-tree';
@@ -62,6 +62,7 @@ export function describePending(counts: PendingCounts): string {
 const NOT_APPLIED: Readonly<Record<NotApplied, string>> = {
   'dry-run': 'dry run: not applied',
   report: 'sync.drift is report: not applied',
+  propose: 'sync.drift is propose: drift left live, for a branch to bring into Git',
 };
 
 /** One sync, for the console: a headline, then the plan (with results when it was applied). */

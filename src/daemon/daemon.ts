@@ -30,6 +30,8 @@ import { createSourceLinker } from './source-links.js';
 import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
 import { trackAffectedTargets } from './affected.js';
 import { watchManifests, type ManifestWatcher } from './watch.js';
+import { createDriftProposer, proposeOrReport, type DriftProposer, type PullDrift } from './proposal.js';
+import { proposalBranch } from '../config/propose.js';
 
 export interface DaemonOptions {
   context: ReconcileContext;
@@ -68,6 +70,12 @@ export interface DaemonOptions {
   stateGuard?: StateGuard;
   /** Sends notifications; default one for the config's `notify` entries (none without them). */
   notifier?: Notifier;
+  /**
+   * `sync.drift: propose`: the pull core, which turns drifted resources into new manifest texts
+   * (the seam it plugs into, daemon/proposal.ts). Without it the daemon proposes nothing and says
+   * so (`E_PROPOSE_UNAVAILABLE`): drift is reported as with `report`.
+   */
+  pullDrift?: PullDrift;
   timers?: SchedulerTimers;
   now?: () => number;
   random?: () => number;
@@ -109,6 +117,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // Resolved now, so a missing token stops the start instead of leaving the endpoints open or broken.
   const controlToken = config.controlToken === undefined ? undefined : resolveSecret(config.controlToken, { env: context.env });
   const reloadToken = config.reloadToken === undefined ? undefined : resolveSecret(config.reloadToken, { env: context.env });
+  // `sync.drift: propose`: one proposer per target, its secrets read now (a dry run proposes nothing).
+  const proposers = new Map<string, DriftProposer>();
+  for (const target of options.dryRun ? [] : config.targets) {
+    const proposer = createDriftProposer(config, target, { env: context.env, ...(options.pullDrift ? { pull: options.pullDrift } : {}) });
+    if (proposer) proposers.set(target.name, proposer);
+  }
 
   // 1. The checkout. Every sync resolves it afresh (level-based): whatever the watcher saw or
   // missed, a sync reads the revision the link names when it starts, from the real directory, so
@@ -140,12 +154,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       source = manifestSource(revision, uncommitted);
       const dir = root;
       notifier?.syncStarted(targetName, revision);
+      const proposer = proposers.get(targetName);
+      const syncContext = { ...context, manifestsDir: dir, logger: log, manifests: { ...manifests, shownAs: context.manifestsDir } };
       const sync = (): Promise<TargetSyncResult> =>
         syncTarget({
           // Read from the resolved checkout, named as given (as plan names them), whatever revision it is.
-          context: { ...context, manifestsDir: dir, logger: log, manifests: { ...manifests, shownAs: context.manifestsDir } },
+          context: syncContext,
           target,
-          heal: !options.dryRun && config.sync.drift === 'heal',
+          // `propose` applies what comes from Git and leaves drift to the proposer.
+          heal: !options.dryRun && config.sync.drift !== 'report',
+          ...(proposer
+            ? {
+                propose: (run, drifted) =>
+                  proposeOrReport(proposer, { context: syncContext, run, changes: drifted, checkout: dir, ...(revision ? { revision } : {}), uncommitted: uncommitted === true }, proposalBranch(config.sync.propose?.branch ?? '', targetName)),
+              }
+            : {}),
           metrics,
           logger: log,
           signal,
@@ -291,6 +314,8 @@ function accountOf(target: string, result: TargetSyncResult): SyncAccount {
   if (result.plan) account.plan = result.plan;
   if (result.results) account.results = result.results;
   if (result.refusals) account.refusals = result.refusals;
+  const proposal = result.report.proposal;
+  if (proposal?.commit !== undefined) account.proposal = { branch: proposal.branch, ...(proposal.pullRequest === undefined ? {} : { pullRequest: proposal.pullRequest }) };
   return account;
 }
 
@@ -309,9 +334,9 @@ function shownPath(path: string, root: string, shownDir: string): string {
 }
 
 /** Why this daemon never applies what it finds, if it does not. */
-function notApplied(dryRun: boolean, drift: 'heal' | 'report'): { notApplied?: NotApplied } {
+function notApplied(dryRun: boolean, drift: 'heal' | 'report' | 'propose'): { notApplied?: NotApplied } {
   if (dryRun) return { notApplied: 'dry-run' };
-  return drift === 'report' ? { notApplied: 'report' } : {};
+  return drift === 'heal' ? {} : { notApplied: drift };
 }
 
 export interface OnceOutcome {

@@ -49,6 +49,20 @@ export interface ResourceObservation {
   diff?: FieldDiff[];
   /** Fields that differ beyond those in `diff`. */
   diffOmitted?: number;
+  /** `sync.drift: propose`: the branch a live `drifted` resource's live value is committed to. */
+  proposed?: string;
+}
+
+/** What `sync.drift: propose` made of a target's drift (docs/daemon.md, "Drift proposed as a branch"). */
+export interface ProposalStatus {
+  branch: string;
+  /** The branch's tip, once a commit holds the drift. */
+  commit?: string;
+  /** The pull request's address. */
+  pullRequest?: string;
+  /** Why nothing, or only the branch, was proposed. */
+  error?: string;
+  code?: ErrorCode;
 }
 
 /** Fields of a resource's difference kept in the status (a page of them is enough to see what drifted). */
@@ -98,6 +112,8 @@ export interface TargetStatus {
   rateLimitWaitSeconds?: number;
   /** Every resource the last sync that could tell reported, sorted by kind then name. */
   resources: ResourceStatusEntry[];
+  /** `sync.drift: propose`: where the last sync's drift was proposed, while there is drift. */
+  proposal?: ProposalStatus;
 }
 
 /** The `/status` JSON document. */
@@ -124,6 +140,8 @@ export interface SyncReport {
   rateLimitWaitSeconds?: number;
   /** What the sync found; omit when it could not tell (e.g. the API was unreachable) to keep the last known. */
   resources?: ResourceObservation[];
+  /** `sync.drift: propose` and drift was found: what became of it. */
+  proposal?: ProposalStatus;
 }
 
 export interface StatusTracker {
@@ -201,7 +219,12 @@ export function applyReport(previous: TargetStatus, report: SyncReport, at: stri
   }
   if (report.seconds !== undefined) next.lastSyncSeconds = report.seconds;
   if (report.rateLimitWaitSeconds !== undefined) next.lastSyncWaitSeconds = report.rateLimitWaitSeconds;
-  if (report.resources !== undefined) next.resources = mergeResources(previous.resources, report.resources, at);
+  if (report.resources !== undefined) {
+    next.resources = mergeResources(previous.resources, report.resources, at);
+    // A proposal is shown while the drift it holds is: a sync that found none clears it.
+    if (report.proposal === undefined) delete next.proposal;
+  }
+  if (report.proposal !== undefined) next.proposal = { ...report.proposal };
   return next;
 }
 

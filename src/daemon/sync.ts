@@ -16,7 +16,7 @@ import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileC
 import { describeApplied, describePending, pendingCounts, type ManifestSource, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import type { SyncOutcome, Trigger } from './scheduler.js';
-import { STATUS_DIFF_LIMIT, type ResourceObservation, type SyncReport } from './status.js';
+import { STATUS_DIFF_LIMIT, type ProposalStatus, type ResourceObservation, type SyncReport } from './status.js';
 
 export interface TargetSyncOptions {
   context: ReconcileContext;
@@ -33,6 +33,12 @@ export interface TargetSyncOptions {
   source?: ManifestSource;
   /** Suspended at run time (`POST /-/suspend`): read and reported, never written. */
   suspended?: boolean;
+  /**
+   * `sync.drift: propose`: drift (writes whose manifest is the one last applied) is never written
+   * to the API; it is handed to this, which commits it to a branch, or says why it could not
+   * (docs/daemon.md, "Drift proposed as a branch"). Changes from Git are applied as `heal` says.
+   */
+  propose?: (run: RunPlan, drifted: readonly Change[]) => Promise<ProposalStatus>;
   now: () => number;
 }
 
@@ -83,11 +89,13 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   metrics.manifestErrors.set({ target: target.name }, problemsOf(run, target.name).length);
   if (run.plan.warnings.length > 0 && options.trigger !== 'resync') logger.warn({ warnings: run.plan.warnings.map((w) => w.message) }, 'manifest warnings');
 
-  // 2. Heal: apply what the plan found (never in report mode or a dry run).
+  // 2. Heal: apply what the plan found (never in report mode or a dry run); what `propose` leaves live is not applied.
+  const drifted = options.propose && targetRun && !targetRun.failed ? targetRun.changes.filter((change) => change.drift === true) : [];
+  const applying = drifted.length === 0 ? run : withoutChanges(run, new Set(drifted.map(changeRef)));
   let outcome: RunResult | undefined;
   if (options.heal && targetRun && !targetRun.failed) {
-    if (hasWrites(targetRun.changes)) {
-      outcome = await executePlan(context, run, {
+    if (hasWrites(applying.targets[0]?.changes ?? [])) {
+      outcome = await executePlan(context, applying, {
         force: false,
         signal: options.signal,
         onEvent: (_target, event) => recordApplyEvent(metrics, target.name, event),
@@ -98,8 +106,11 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
     }
   }
 
-  // 3. Report: status, metrics, and what the scheduler should do next.
-  const result = summarise(run, outcome, options);
+  // 3. Propose: the drift left live, committed to a branch for review.
+  const proposal = options.propose && drifted.length > 0 ? await options.propose(run, drifted) : undefined;
+
+  // 4. Report: status, metrics, and what the scheduler should do next.
+  const result = summarise(run, outcome, options, proposal);
   const seconds = (options.now() - started) / 1000;
   metrics.reconcileDuration.observe({ target: target.name }, seconds);
   metrics.reconcileTotal.inc({ target: target.name, result: result.report.ok ? 'success' : 'failure' });
@@ -126,7 +137,17 @@ export async function syncTarget(options: TargetSyncOptions): Promise<TargetSync
   return { ...result, record: { level: ok ? 'info' : 'error', msg, fields } };
 }
 
-function summarise(run: RunPlan, outcome: RunResult | undefined, options: TargetSyncOptions): TargetSyncResult {
+/** The run with some of its single target's changes left out (what `propose` leaves live). */
+function withoutChanges(run: RunPlan, left: ReadonlySet<string>): RunPlan {
+  return { ...run, targets: run.targets.map((targetRun) => ({ ...targetRun, changes: targetRun.changes.filter((change) => !left.has(changeRef(change))) })) };
+}
+
+/** A proposal that did not get the drift onto its branch, for a reason worth retrying. */
+function proposalFailed(proposal: ProposalStatus | undefined): proposal is ProposalStatus & { code: ErrorCode; error: string } {
+  return proposal !== undefined && proposal.commit === undefined && proposal.code !== undefined && proposal.error !== undefined && proposal.code !== 'E_PROPOSE_UNAVAILABLE';
+}
+
+function summarise(run: RunPlan, outcome: RunResult | undefined, options: TargetSyncOptions, proposal?: ProposalStatus): TargetSyncResult {
   const name = options.target.name;
   const targetRun = run.targets[0];
   // A revision is what the files are only when they hold no uncommitted edits.
@@ -140,21 +161,24 @@ function summarise(run: RunPlan, outcome: RunResult | undefined, options: Target
   // Ids assigned by this sync's creates are in the inventory the apply recorded.
   const inventory = options.context.store.get(name).inventory;
   const idOf = (change: Change): string | undefined => change.id ?? inventory[change.kind][change.name]?.id;
-  const resources = [...observeChanges(targetRun.changes, results, options.heal, idOf), ...observeProblems(run, name, inventory)];
+  const left = options.propose ? { proposed: proposal?.commit === undefined ? undefined : proposal.branch } : undefined;
+  const resources = [...observeChanges(targetRun.changes, results, options.heal, idOf, left), ...observeProblems(run, name, inventory)];
   const failures = resources.filter((resource) => resource.status === 'error');
-  const refusals = outcome?.errors ?? [];
+  const refusals = [...(outcome?.errors ?? []), ...(proposalFailed(proposal) ? [{ code: proposal.code, message: `drift proposal on ${proposal.branch}: ${proposal.error}` }] : [])];
   const problems = problemsOf(run, name);
   const ok = failures.length === 0 && refusals.length === 0 && problems.length === 0;
-  if (ok) return { outcome: settling(targetRun.changes, results, options.context.config.sync.intervalMs), report: { ok, resources, ...revision }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
+  const proposed = proposal === undefined ? {} : { proposal };
+  if (ok) return { outcome: settling(targetRun.changes, results, options.context.config.sync.intervalMs), report: { ok, resources, ...revision, ...proposed }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
   const error = describeFailure(failures, refusals.map((r) => r.message), problems.length);
   const codes = [...failures.map((failure) => failure.code ?? 'E_INTERNAL'), ...refusals.map((r) => r.code), ...problems.map((p) => p.code)];
-  const report: SyncReport = { ok, resources, ...revision, error };
+  const report: SyncReport = { ok, resources, ...revision, error, ...proposed };
   const failure = failureOf(failures, refusals, problems);
-  return { outcome: outcomeOf(codes, error), report, failure, planned: true, plan: run.plan, ...(results ? { results } : {}), ...(refusals.length > 0 ? { refusals } : {}) };
+  const pruneRefusals = outcome?.errors ?? [];
+  return { outcome: outcomeOf(codes, error), report, failure, planned: true, plan: run.plan, ...(results ? { results } : {}), ...(pruneRefusals.length > 0 ? { refusals: pruneRefusals } : {}) };
 }
 
 /** The first failure's code and message, and every resource that failed. */
-function failureOf(failures: readonly ResourceObservation[], refusals: readonly PlanError[], problems: readonly LoadProblem[]): SyncFailure {
+function failureOf(failures: readonly ResourceObservation[], refusals: readonly Pick<PlanError, 'code' | 'message'>[], problems: readonly LoadProblem[]): SyncFailure {
   const subjects = failures.map((failure) => `${failure.kind}/${failure.name}`);
   const first = failures[0];
   if (first) return { code: first.code ?? 'E_INTERNAL', subjects, error: first.error ?? 'failed' };
@@ -190,6 +214,8 @@ function observeChanges(
   results: ReadonlyMap<string, ChangeResult> | undefined,
   heal: boolean,
   idOf: (change: Change) => string | undefined,
+  /** `sync.drift: propose`: drift is left live, proposed on this branch when a commit holds it. */
+  left?: { proposed: string | undefined },
 ): ResourceObservation[] {
   return changes.flatMap((change): ResourceObservation[] => {
     const base: ResourceObservation = { kind: change.kind, name: change.name, status: 'in_sync' };
@@ -207,6 +233,7 @@ function observeChanges(
     // Not as the manifest wants it yet, and not an error: an earlier create may still land.
     if (change.action === 'waiting') return [withDiff({ ...base, status: 'drifted', cause: 'git', ...(change.waitUntil === undefined ? {} : { waitUntil: change.waitUntil }) }, change)];
     if (change.action === 'error') return [{ ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' }];
+    if (left && change.drift) return [withDiff({ ...base, status: 'drifted', cause: 'live', ...(left.proposed === undefined ? {} : { proposed: left.proposed }) }, change)];
     if (!heal || !results) return [withDiff({ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }, change)];
     const result = results.get(changeRef(change));
     if (result && result.result !== 'ok') return [{ ...base, status: 'error', error: result.error, code: result.code }];

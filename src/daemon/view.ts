@@ -75,6 +75,7 @@ function notesOf(resource: ResourceStatusEntry): string[] {
   if (resource.status === 'drifted') {
     const since = resource.driftSince === undefined ? '' : ` since ${formatTime(resource.driftSince)}`;
     notes.push(resource.cause === 'live' ? `edited outside stacksync${since}` : resource.id === undefined ? `not created yet${since}` : `a manifest change not applied yet${since}`);
+    if (resource.proposed !== undefined) notes.push(`drift proposed on ${resource.proposed}`);
     if (resource.waitUntil !== undefined) notes.push(`waits until ${formatTime(resource.waitUntil)}: an earlier write of it may still land`);
   }
   if (resource.status === 'orphan') notes.push('no manifest names it; a prune deletes it');
@@ -126,8 +127,16 @@ export function targetFacts(status: TargetStatus): [string, string][] {
   if (status.revision !== undefined) facts.push(['revision', status.uncommitted === true ? `working tree (uncommitted changes) on ${status.revision}` : status.revision]);
   facts.push(['resources', describeCounts(countFlags(status.resources.map(flagsOf)))]);
   facts.push(['rate-budget wait', rateWait(status)]);
+  if (status.proposal !== undefined) facts.push(['drift proposal', proposalText(status.proposal)]);
   if (status.lastError !== undefined) facts.push([status.lastResult === 'failure' ? 'error' : 'last error', `${status.lastError}${status.lastErrorAt === undefined ? '' : ` (${formatTime(status.lastErrorAt)})`}`]);
   return facts;
+}
+
+/** `drift proposed on stacksync/drift/prod at 1a2b3c4d5e6f, https://…/pull/7`, or why not. */
+function proposalText(proposal: NonNullable<TargetStatus['proposal']>): string {
+  const made = proposal.commit === undefined ? undefined : `drift proposed on ${proposal.branch} at ${proposal.commit.slice(0, 12)}${proposal.pullRequest === undefined ? '' : `, ${proposal.pullRequest}`}`;
+  const why = proposal.error === undefined ? undefined : `${proposal.error}${proposal.code === undefined ? '' : ` (${proposal.code})`}`;
+  return [made ?? `nothing proposed on ${proposal.branch}`, why].filter((part) => part !== undefined).join('; ');
 }
 
 function rateWait(status: TargetStatus): string {

@@ -14,6 +14,7 @@ import { sortChanges } from './order.js';
 import { planOrphans, PRUNABLE_KINDS } from './prune.js';
 import { referenceResolver } from './references.js';
 import { awaitLateCreates } from './settle.js';
+import { kindMarking } from './mark.js';
 import { maskSensitive } from './sensitive.js';
 import { suspendChanges } from './suspend.js';
 import { planTwins } from './twins.js';
@@ -29,6 +30,8 @@ export interface PlanOptions {
   suspended?: boolean;
   /** `sync.settleWindow` in milliseconds: how long a create may land after it was sent. */
   settleMs: number;
+  /** `sync.markManaged`: the tag added to what is written of kinds with tags, never a difference (`mark.ts`). */
+  mark?: string;
 }
 
 export interface PlanTargetInput {
@@ -92,12 +95,13 @@ export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; a
   const planned = new Map<Kind, KindPlan>();
   const refer = referenceResolver({ target: target.name, variant: target.variant, profile, planned, liveOf: lookAt, deletes, gone: orphans });
   for (const descriptor of ORDERED_DESCRIPTORS) {
+    const marking = kindMarking(descriptor, liveOf(live, descriptor.kind), options.mark);
     const plan = descriptor.plan({
       target: target.name,
       variant: target.variant,
       profile,
       desired: desiredOf(descriptor.kind),
-      live: liveOf(live, descriptor.kind),
+      live: marking?.live ?? liveOf(live, descriptor.kind),
       unreadable: unreadable.filter((item) => item.kind === descriptor.kind),
       state,
       timing,
@@ -108,6 +112,7 @@ export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; a
       refer,
       access: (kind: Kind) => accessOf(kind, target.variant, profile),
     });
+    marking?.mark(plan.changes);
     planned.set(descriptor.kind, plan);
   }
 

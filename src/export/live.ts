@@ -10,6 +10,7 @@
 import { KINDS, type Kind } from '../model/kinds.js';
 import type { LiveBase } from '../model/resources.js';
 import { API_VERSION } from '../schema/manifest.js';
+import { MANAGED_MARK } from '../schema/config.js';
 import type { ErrorObject } from 'ajv';
 import { toIssues, validatorOf } from '../schema/validate.js';
 import { manifestSchemaFor } from '../manifests/validate.js';
@@ -128,8 +129,15 @@ function listedPlan(items: readonly LiveBase[]): KindExportPlan {
   return { twins: new Map(), keys: new Map(), names };
 }
 
+/** The live object without `sync.markManaged`'s tag: stacksync's own, never a manifest's (docs/ownership.md, "The managed-by mark"). */
+function unmarked(descriptor: AnyKindDescriptor, item: LiveBase): LiveBase {
+  const tags = descriptor.tags?.of(item);
+  if (!descriptor.tags || !tags?.includes(MANAGED_MARK)) return item;
+  return descriptor.tags.withTags(item, tags.filter((tag) => tag !== MANAGED_MARK));
+}
+
 function exportOne(descriptor: AnyKindDescriptor, item: LiveBase, key: string, ctx: { namesOf: (kind: Kind, id: string) => unknown }, options: ExportOptions): Outcome {
-  const written = descriptor.export.write(item, key, ctx);
+  const written = descriptor.export.write(unmarked(descriptor, item), key, ctx);
   if ('skip' in written) return skip(descriptor.kind, item, written.skip);
   const outcome = finish(descriptor.kind, item.id, item.name ?? '', key, written.spec, options);
   if (outcome.ok && written.credentials) outcome.manifest.credentials = written.credentials;

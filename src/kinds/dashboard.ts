@@ -50,6 +50,8 @@ export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, Dashboa
   },
   prune: { allowed: () => true, forgetWhenGone: true },
   export: dashboardExport,
+  // Both services' dashboards have `tags` (a PUT without them keeps the live ones).
+  tags: { member: 'tags', of: (live) => live.tags, withTags: (live, tags) => ({ ...live, tags: [...tags] }) },
 });
 
 function createBody(body: WriteBody): WriteBody {

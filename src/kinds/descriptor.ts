@@ -279,6 +279,20 @@ export interface KindExport<L extends LiveBase> {
   write(live: L, key: string, ctx: ExportContext): ExportedSpec;
 }
 
+/**
+ * A kind whose resources carry tags people see in the UI: where they are, so `sync.markManaged`
+ * can add its mark to what stacksync writes and keep it out of every comparison
+ * (docs/ownership.md, "The managed-by mark").
+ */
+export interface KindTags<L extends LiveBase> {
+  /** The member of a create or update body (and of the spec) that holds them. */
+  member: string;
+  /** The live object's tags; undefined when it has none. */
+  of(live: L): readonly string[] | undefined;
+  /** The live object with these tags instead. */
+  withTags(live: L, tags: readonly string[]): L;
+}
+
 /** A kind whose live state can be unhealthy (a pipe that failed). */
 export interface KindHealth {
   /** `wanted`: the state the manifest asks for, where it asks for one (a pipe stopped on purpose is not degraded). */
@@ -331,6 +345,8 @@ export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends L
   /** Absent: prune never deletes this kind (an existing pipe named by id). */
   prune?: PrunePolicy;
   export: KindExport<L>;
+  /** Absent: its resources have no tags, and `sync.markManaged` leaves them alone. */
+  tags?: KindTags<L>;
   health?: KindHealth;
   settle?: KindSettle<L>;
 }

@@ -59,7 +59,9 @@ export interface SelfHostedTarget extends TargetBase {
 export type Target = ManagedTarget | SelfHostedTarget;
 
 /** `sync` of the file with its defaults, the interval parsed. */
-export interface SyncSettings extends Omit<Required<SyncFile>, 'interval' | 'settleWindow'> {
+export interface SyncSettings extends Omit<Required<SyncFile>, 'interval' | 'settleWindow' | 'propose'> {
+  /** `sync.propose`, with its defaults; present exactly when `drift` is `propose`. */
+  propose?: ProposeSettings;
   /** Periodic resync, milliseconds (config: `5m` style). */
   intervalMs: number;
   /**
@@ -67,6 +69,19 @@ export interface SyncSettings extends Omit<Required<SyncFile>, 'interval' | 'set
    * `settleWindow`, default 2 minutes): later runs wait for it that long before creating again.
    */
   settleWindowMs: number;
+}
+
+/** `sync.propose` of the file, its token anchored and its branch defaulted (docs/daemon.md, "Drift proposed as a branch"). */
+export interface ProposeSettings {
+  author: { name: string; email: string };
+  /** The branch the daemon syncs from: the pull request's base, never pushed to. */
+  base: string;
+  /** The proposal branch, `{target}` standing for the target's name. */
+  branch: string;
+  /** Where to push; absent: the manifests checkout's `origin`. */
+  remote?: string;
+  /** An https push credential; absent for ssh and file remotes. */
+  token?: SecretRef;
 }
 
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];

@@ -22,6 +22,8 @@ export interface SyncAccount {
   results?: ReadonlyMap<string, ChangeResult>;
   /** Deletes the prune caps refused. */
   refusals?: readonly PlanError[];
+  /** `sync.drift: propose`: the branch the drift was committed to, and its pull request. */
+  proposal?: { branch: string; pullRequest?: string };
 }
 
 /** A resource an event is about. */
@@ -56,6 +58,8 @@ export interface NotificationEvent {
   /** By action (`created`, `updated`, …) for `applied`; by kind otherwise. */
   counts: Record<string, number>;
   error?: EventError;
+  /** `drift` under `sync.drift: propose`: the branch it was committed to, and its pull request. */
+  proposal?: { branch: string; pullRequest?: string };
 }
 
 /** What was last told about a target, so a repeat is not told again. */
@@ -94,7 +98,11 @@ export function eventsOf(account: SyncAccount, memory: NotifyMemory): { events: 
   // 3. Drift: live edits made outside stacksync, told once per set of them.
   const drifted = (account.plan?.changes ?? []).filter((change) => change.drift === true);
   const drift = drifted.length > 0 ? drifted.map((c) => `${c.kind}/${c.name}:${c.diff.map((d) => d.path).join(',')}`).sort().join('\n') : undefined;
-  if (drift !== undefined && drift !== memory.drift) events.push({ ...base, event: 'drift', ...driftEvent(account.target, drifted, account.results !== undefined) });
+  if (drift !== undefined && drift !== memory.drift) {
+    const results = account.results;
+    const healed = results !== undefined && drifted.every((change) => results.get(changeRef(change))?.result === 'ok');
+    events.push({ ...base, event: 'drift', ...driftEvent(account.target, drifted, healed, account.proposal) });
+  }
   if (drift === undefined) delete next.drift;
   else next.drift = drift;
 
@@ -129,9 +137,10 @@ function appliedEvent(target: string, changes: readonly Change[]): Omit<Notifica
   };
 }
 
-function driftEvent(target: string, changes: readonly Change[], healed: boolean): Omit<NotificationEvent, 'event' | 'target' | 'revision'> {
+function driftEvent(target: string, changes: readonly Change[], healed: boolean, proposal: SyncAccount['proposal']): Omit<NotificationEvent, 'event' | 'target' | 'revision'> {
   const what = `${changes.length} ${plural(changes.length, 'resource')} of ${target} ${changes.length === 1 ? 'was' : 'were'} edited outside stacksync`;
-  return { summary: `${what}${healed ? ' (healed)' : ''}: ${names(changes)}`, resources: listed(changes), total: changes.length, counts: byKind(changes) };
+  const how = healed ? ' (healed)' : proposal ? ` (proposed on branch ${proposal.branch}${proposal.pullRequest ? `, ${proposal.pullRequest}` : ''})` : '';
+  return { summary: `${what}${how}: ${names(changes)}`, resources: listed(changes), total: changes.length, counts: byKind(changes), ...(proposal ? { proposal: { ...proposal } } : {}) };
 }
 
 interface Failure {

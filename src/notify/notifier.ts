@@ -169,15 +169,20 @@ function githubDelivery(provider: Provider, revision: string, body: Record<strin
     provider: 'github',
     event: STATUS_EVENT,
     url: `${api}/repos/${provider.settings.repository ?? ''}/statuses/${revision}`,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/vnd.github+json',
-      authorization: `Bearer ${provider.token ?? ''}`,
-      'user-agent': 'stacksync',
-      'x-github-api-version': '2022-11-28',
-    },
+    headers: githubHeaders(provider.token ?? ''),
     body: JSON.stringify(body),
     timeoutMs: provider.settings.timeoutMs,
+  };
+}
+
+/** The headers of every GitHub REST API call: commit statuses here, drift pull requests (daemon/propose.ts). */
+export function githubHeaders(token: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/vnd.github+json',
+    authorization: `Bearer ${token}`,
+    'user-agent': 'stacksync',
+    'x-github-api-version': '2022-11-28',
   };
 }
 

@@ -21,6 +21,7 @@ import { managedCount, specRecord, staleRecords, type IntentExpiry } from '../st
 import { specDigest } from './spec.js';
 import type { StateRecord } from '../model/state.js';
 import { profileOf } from '../config/profile.js';
+import { MANAGED_MARK } from '../schema/config.js';
 import type { SecretHasher } from '../state/hmac.js';
 import type { StateStore } from '../state/store.js';
 
@@ -173,7 +174,7 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: Loaded
     target: { name: target.name, variant: target.variant, profile: profileOf(target) },
     desired,
     state: ctx.store.get(target.name),
-    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), settleMs: ctx.config.sync.settleWindowMs },
+    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), settleMs: ctx.config.sync.settleWindowMs, ...(ctx.config.sync.markManaged ? { mark: MANAGED_MARK } : {}) },
     nowMs: nowOf(ctx),
     broken: brokenSubjects(load, target.name),
   });

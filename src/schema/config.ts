@@ -137,7 +137,14 @@ export const SYNC_DEFAULTS = {
   maxDeletePercent: 25,
   adopt: false,
   settleWindow: '2m',
+  markManaged: false,
 } as const;
+
+/** The tag `sync.markManaged` puts on what stacksync manages, where the kind has tags (docs/ownership.md, "The managed-by mark"). */
+export const MANAGED_MARK = 'managed-by:stacksync';
+
+/** The branch a drift proposal goes to, `{target}` standing for the target's name (docs/daemon.md, "Drift proposed as a branch"). */
+export const DEFAULT_PROPOSE_BRANCH = 'stacksync/drift/{target}';
 
 export const DEFAULT_STATE_PATH = '.stacksync/state.json';
 
@@ -194,13 +201,44 @@ export const stateSettingsSchema = readable(
   }),
 );
 
-/** heal: apply to undo drift; report: only show it. */
-export const DRIFT_MODES = ['heal', 'report'] as const;
+/** heal: apply to undo drift; report: only show it; propose: commit it to a branch for review. */
+export const DRIFT_MODES = ['heal', 'report', 'propose'] as const;
+
+/** A git branch name as `git check-ref-format --branch` takes it, with `{target}` allowed. */
+export const BRANCH_PATTERN = '^(?!/|.*([/.]\\.|//|@\\{|\\\\|\\.lock(/|$)))[^\\x00-\\x20~^:?*\\[\\x7f]*[^\\x00-\\x20~^:?*\\[\\x7f/.]$';
+
+/** `sync.propose`: where and as whom the daemon commits drift (docs/daemon.md, "Drift proposed as a branch"). */
+const proposeSchema = object(
+  {
+    author: object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 200, description: 'Author and committer name of the proposal commits.' }),
+        email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s<>@]+@[^\\s<>@]+$', description: 'Author and committer email of the proposal commits.' }),
+      },
+      { description: 'Who the proposal commits are by.' },
+    ),
+    base: Type.String({ pattern: BRANCH_PATTERN, maxLength: 250, description: 'The branch the daemon syncs from: the pull request\'s base. The proposal branch may never be it.' }),
+    ...optional({
+      branch: Type.String({
+        pattern: BRANCH_PATTERN,
+        maxLength: 250,
+        default: DEFAULT_PROPOSE_BRANCH,
+        description: 'The branch each target\'s drift is committed to; {target} stands for the target\'s name (default stacksync/drift/{target}).',
+      }),
+      remote: Type.String({ minLength: 1, maxLength: 2000, description: "Where the branch is pushed: a git URL (https://, ssh://, file://, or a path). Default: the manifests checkout's origin." }),
+      token: secretRefSchema,
+    }),
+  },
+  {
+    description:
+      'With drift: propose, the daemon commits a drifted resource\'s live value to a branch instead of undoing it. token: an https push credential (a secret reference), sent as an HTTP header, never in a URL or a command line; ssh and file remotes take none.',
+  },
+);
 
 export const syncSchema = object(
   optional({
     interval: Type.String({ pattern: DURATION_PATTERN, default: SYNC_DEFAULTS.interval, description: 'Periodic resync (drift detection), e.g. 30s, 5m, 1h.' }),
-    drift: oneOf(DRIFT_MODES, { default: SYNC_DEFAULTS.drift, description: 'heal: apply to undo drift; report: only show it.' }),
+    drift: oneOf(DRIFT_MODES, { default: SYNC_DEFAULTS.drift, description: 'heal: apply to undo drift; report: only show it; propose: commit the live value to a branch of the manifests repository (sync.propose) and leave it.' }),
     prune: Type.Boolean({ default: SYNC_DEFAULTS.prune, description: 'Delete what stacksync created and Git no longer has.' }),
     maxDeletes: Type.Integer({ minimum: 0, default: SYNC_DEFAULTS.maxDeletes, description: 'Refuse a plan that deletes more than this, unless --force.' }),
     maxDeletePercent: Type.Number({
@@ -216,6 +254,11 @@ export const syncSchema = object(
       description:
         'How long a create whose answer never came (timeout, cut connection, 5xx) may still land: later runs wait this long before creating it again, and take it back as ours if it lands. Keep it at least twice the request time limit (30 s headers + 30 s body).',
     }),
+    markManaged: Type.Boolean({
+      default: SYNC_DEFAULTS.markManaged,
+      description: `Tag what stacksync creates or adopts ${MANAGED_MARK}, where the kind has tags, so people in the UI know it is managed from Git; the tag is never a difference (plan, drift, export).`,
+    }),
+    propose: proposeSchema,
   }),
   { default: {}, description: 'How the daemon and apply behave.' },
 );
@@ -304,4 +347,5 @@ export const CONFIG_PATTERN_MESSAGES: Record<string, string> = {
   [PATH_SEGMENT_PATTERN]: "must be one path segment: letters, digits, '_' and '-'",
   [SETTINGS_PREFIX_PATTERN]: "must be lowercase letters and digits ending with '_', like engine_",
   [LISTEN_PATTERN]: 'must be HOST:PORT, [IPv6]:PORT or :PORT with a port 0-65535',
+  [BRANCH_PATTERN]: 'must be a git branch name (no spaces, ~ ^ : ? * [ \\, .., //, @{, or a leading or trailing / or .)',
 };

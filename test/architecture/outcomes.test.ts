@@ -50,8 +50,9 @@ describe('one table per rule', () => {
       'E_PLAN_INVALID',
       'E_PLAN_STALE',
       'E_EMULATOR_DATA',
+      'E_PROPOSE_UNAVAILABLE',
     ]);
-    for (const code of ['E_API_UNAVAILABLE', 'E_API_THROTTLED', 'E_API_AMBIGUOUS', 'E_DEPENDENCY_FAILED', 'E_INTERNAL'] as const) expect(isTerminal(code), code).toBe(false);
+    for (const code of ['E_API_UNAVAILABLE', 'E_API_THROTTLED', 'E_API_AMBIGUOUS', 'E_DEPENDENCY_FAILED', 'E_PROPOSE_FAILED', 'E_INTERNAL'] as const) expect(isTerminal(code), code).toBe(false);
   });
 
   it('refusals: the API answered no, so nothing happened', () => {

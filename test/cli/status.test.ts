@@ -153,4 +153,24 @@ describe('the status text', () => {
       ].join('\n'),
     );
   });
+
+  it('says a drift was proposed, on which branch, commit and pull request, and why a proposal was not made', () => {
+    const drifted = { kind: 'Dashboard' as const, name: 'web', status: 'drifted' as const, cause: 'live' as const, proposed: 'stacksync/drift/prod', path: 'm/web.yaml', line: 1 };
+    const proposed: StatusDocument = {
+      version: 1,
+      generatedAt: '2026-11-26T10:00:00.000Z',
+      ready: true,
+      targets: { prod: { syncing: false, resources: [drifted], proposal: { branch: 'stacksync/drift/prod', commit: '0123456789abcdef0123456789abcdef01234567', pullRequest: 'https://github.com/acme/m/pull/7' } } },
+    };
+    const text = renderStatusText(proposed);
+    expect(text).toContain('  drift proposal: drift proposed on stacksync/drift/prod at 0123456789ab, https://github.com/acme/m/pull/7\n');
+    expect(text).toMatch(/Dashboard +web +drifted +m\/web\.yaml:1 +edited outside stacksync\n +drift proposed on stacksync\/drift\/prod\n/);
+    const unavailable: StatusDocument = {
+      ...proposed,
+      targets: { prod: { syncing: false, resources: [{ ...drifted, proposed: undefined }], proposal: { branch: 'stacksync/drift/prod', code: 'E_PROPOSE_UNAVAILABLE', error: 'proposing is unavailable' } } },
+    };
+    const none = renderStatusText(JSON.parse(JSON.stringify(unavailable)) as StatusDocument);
+    expect(none).toContain('  drift proposal: nothing proposed on stacksync/drift/prod; proposing is unavailable (E_PROPOSE_UNAVAILABLE)\n');
+    expect(none).not.toContain('drift proposed on');
+  });
 });

@@ -68,7 +68,7 @@ describe('loadConfig: defaults and normalisation', () => {
         },
       ],
       defaultTarget: 'prod',
-      sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, settleWindowMs: 120_000 },
+      sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, settleWindowMs: 120_000, markManaged: false },
       state: { backend: 'file', path: resolve('.stacksync/state.json') },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -91,7 +91,7 @@ state: /var/lib/stacksync/state.json
     );
     const { config } = await loadConfig(path);
     expect(config.defaultTarget).toBe('sh');
-    expect(config.sync).toEqual({ intervalMs: 5_400_000, drift: 'report', prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true, settleWindowMs: 300_000 });
+    expect(config.sync).toEqual({ intervalMs: 5_400_000, drift: 'report', prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true, settleWindowMs: 300_000, markManaged: false });
     expect(config.state).toEqual({ backend: 'file', path: '/var/lib/stacksync/state.json' });
     expect(config.targets[1]).toMatchObject({ variant: 'self-hosted', rateLimit: { requests: 100, perSeconds: 60, concurrency: 1 } });
     expect(config.targets[1]).not.toHaveProperty('organizationId');
@@ -252,7 +252,7 @@ const rejections: { name: string; text: string; want: { line: number; column?: n
   {
     name: 'misspelt sync member',
     text: `${selfHosted}sync:\n  prun: true\n`,
-    want: [{ line: 7, column: 3, message: 'sync.prun: is not a known member here; did you mean prune? (expected one of interval, drift, prune, maxDeletes, maxDeletePercent, adopt, settleWindow)' }],
+    want: [{ line: 7, column: 3, message: 'sync.prun: is not a known member here; did you mean prune? (expected one of interval, drift, prune, maxDeletes, maxDeletePercent, adopt, settleWindow, markManaged, propose)' }],
   },
   {
     name: 'percent over 100 and a negative count',
@@ -329,7 +329,7 @@ describe('loadConfig: every problem, with its line', () => {
       [
         '2 problems:',
         `  ${path}:7:19: sync.interval: must be a duration like 30s, 5m, 1h or 1h30m`,
-        `  ${path}:7:32: sync.drift: must be one of heal, report`,
+        `  ${path}:7:32: sync.drift: must be one of heal, report, propose`,
       ].join('\n'),
     );
     // The defaultTarget rule runs only once the schema passes, so it is not among them yet.

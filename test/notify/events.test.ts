@@ -60,6 +60,22 @@ describe('eventsOf', () => {
     expect(told([drifted, drifted, healthy, drifted])).toEqual([['drift'], [], [], ['drift']]);
   });
 
+  it('drift left live by sync.drift: propose names the branch and pull request it went to, and is not called healed', () => {
+    const update = change({ kind: 'Dashboard', name: 'api', action: 'update', drift: true, diff: [{ path: 'name', before: 'API (live)', after: 'API' }] });
+    const git = change({ kind: 'Dashboard', name: 'web', action: 'create' });
+    // Git's change was applied; the drift was not, and has no result.
+    const results = new Map<string, ChangeResult>([['prod/Dashboard/web', { result: 'ok' }]]);
+    const proposal = { branch: 'stacksync/drift/prod', pullRequest: 'https://github.com/acme/manifests/pull/7' };
+    const events = eventsOf({ ...healthy, plan: buildPlan([update, git], []), results, proposal }, {}).events;
+    const drift = events.find((event) => event.event === 'drift');
+    expect(drift?.summary).toBe('1 resource of prod was edited outside stacksync (proposed on branch stacksync/drift/prod, https://github.com/acme/manifests/pull/7): Dashboard/api');
+    expect(drift?.proposal).toEqual(proposal);
+    // Without a proposal (report, or nothing could be pushed) the event claims none.
+    const reported = eventsOf({ ...healthy, plan: buildPlan([update], []) }, {}).events.find((event) => event.event === 'drift');
+    expect(reported?.summary).toBe('1 resource of prod was edited outside stacksync: Dashboard/api');
+    expect(reported).not.toHaveProperty('proposal');
+  });
+
   it('a refused prune is told once while it lasts', () => {
     const refused = { ...failing, plan: buildPlan([], []), refusals: [{ target: 'prod', code: 'E_PRUNE_REFUSED' as const, message: 'prune refused: 12 deletes exceed maxDeletes (10)' }] };
     expect(told([refused, refused])).toEqual([['failed', 'pruneRefused'], []]);

@@ -5,7 +5,7 @@
  */
 import type { Kind } from '../../model/kinds.js';
 import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
-import { defineKind, type KindDescriptor, type KindExport, type KindPlan, type KindPlanInput, type NamedByName, type SecretSite } from '../descriptor.js';
+import { defineKind, type KindDescriptor, type KindExport, type KindTags, type KindPlan, type KindPlanInput, type NamedByName, type SecretSite } from '../descriptor.js';
 import { planNamed, type NamedKind } from './named.js';
 import { readRecord, type LiveRecord } from './record.js';
 import { recordManifests, type DesiredRecord, type RecordManifest } from './record-manifests.js';
@@ -25,6 +25,8 @@ export interface RecordKind<K extends Kind, C extends string> {
   /** After its plan: what deletes of the kinds it names leave behind (the server's doing, said on the delete). */
   afterPlan?(plan: KindPlan, input: KindPlanInput<DesiredRecord<K>, LiveRecord>): void;
   export: KindExport<LiveRecord>;
+  /** The member holding its tags, for a kind that has them (`KindDescriptor.tags`). */
+  tags?: string;
 }
 
 export function recordKind<K extends Kind, C extends string>(spec: RecordKind<K, C>) {
@@ -46,5 +48,18 @@ export function recordKind<K extends Kind, C extends string>(spec: RecordKind<K,
     },
     prune: { allowed: () => true, forgetWhenGone: true },
     export: spec.export,
+    ...(spec.tags === undefined ? {} : { tags: recordTags(spec.tags) }),
   });
+}
+
+/** The tags of a record kind: a list of strings in one of its members. */
+function recordTags(member: string): KindTags<LiveRecord> {
+  return {
+    member,
+    of: (live) => {
+      const tags = live.members[member];
+      return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : undefined;
+    },
+    withTags: (live, tags) => ({ ...live, members: { ...live.members, [member]: [...tags] } }),
+  };
 }

@@ -1,0 +1,157 @@
+/**
+ * The daemon's side of `sync.drift: propose` (docs/daemon.md, "Drift proposed as a branch"): from
+ * a sync's drifted changes to a commit on the target's proposal branch. The new manifest texts come
+ * from the pull core through {@link PullDrift}, the one seam it plugs into (`DaemonOptions.pullDrift`);
+ * without it nothing is proposed and the report says so (`E_PROPOSE_UNAVAILABLE`), never a
+ * pretended proposal.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { proposalBranch } from '../config/propose.js';
+import { resolveSecret } from '../config/secrets.js';
+import { errorCodeOf, StacksyncError, type ErrorCode } from '../errors.js';
+import type { Config, Target } from '../model/config.js';
+import type { Change } from '../model/plan.js';
+import type { ReconcileContext, RunPlan } from '../reconcile/reconcile.js';
+import { proposeDrift, type GithubPullRequests, type PullOutcome } from './propose.js';
+
+/**
+ * The pull core, as the daemon calls it: the new texts of the manifest files that hold `changes`
+ * (drifted resources of `target`), computed from the manifests read from `context.manifestsDir`
+ * and the live state of `run`, without writing anything. Paths are absolute, or relative to
+ * `context.manifestsDir`.
+ */
+export type PullDrift = (input: { context: ReconcileContext; target: Target; run: RunPlan; changes: readonly Change[] }) => Promise<PullOutcome>;
+
+/** What became of a sync's drift under `propose`, for `/status` and the `drift` notification. */
+export interface ProposalReport {
+  branch: string;
+  /** The branch's tip, once a commit holds the drift. */
+  commit?: string;
+  /** The pull request's address, when one is open for the branch. */
+  pullRequest?: string;
+  /** Why nothing (or only the branch, not its pull request) was proposed. */
+  error?: string;
+  code?: ErrorCode;
+}
+
+/** What one sync hands the proposer. */
+export interface ProposalInput {
+  context: ReconcileContext;
+  run: RunPlan;
+  /** The drifted changes: writes whose manifest is the one last applied. */
+  changes: readonly Change[];
+  /** The checkout the sync read (resolved), and the revision it is at, committed. */
+  checkout: string;
+  revision?: string;
+  /** The files held uncommitted edits: they are no revision a branch can start from. */
+  uncommitted: boolean;
+}
+
+export type DriftProposer = (input: ProposalInput) => Promise<ProposalReport>;
+
+/**
+ * The proposer of one target, or undefined when the config does not propose. Secrets are read now,
+ * so a missing token stops the start rather than the first proposal.
+ */
+export function createDriftProposer(config: Config, target: Target, options: { pull?: PullDrift; env: Readonly<Record<string, string | undefined>> }): DriftProposer | undefined {
+  const settings = config.sync.propose;
+  if (config.sync.drift !== 'propose' || settings === undefined) return undefined;
+  const branch = proposalBranch(settings.branch, target.name);
+  const io = { env: options.env };
+  const token = settings.token === undefined ? undefined : resolveSecret(settings.token, io);
+  const github = githubOf(config, target.name, io);
+  let scratch: Promise<string> | undefined;
+  const workDir = (): Promise<string> => {
+    if (config.state.backend === 'file') return Promise.resolve(join(dirname(config.state.path), 'propose'));
+    scratch ??= mkdtemp(join(tmpdir(), 'stacksync-propose-'));
+    return scratch;
+  };
+  const pull = options.pull;
+  if (pull === undefined) {
+    return () =>
+      Promise.resolve({
+        branch,
+        code: 'E_PROPOSE_UNAVAILABLE',
+        error: 'proposing is unavailable: this build cannot write live values into manifests; drift is reported, not proposed',
+      });
+  }
+  return async (input) => {
+    if (input.revision === undefined || input.uncommitted) {
+      throw new StacksyncError('E_PROPOSE_FAILED', 'the manifests are not a committed git revision, so a branch cannot start from them');
+    }
+    const outcome = await pull({ context: { ...input.context, manifestsDir: input.checkout }, target, run: input.run, changes: input.changes });
+    const changed = outcome.files.filter((file) => file.after !== file.before);
+    // Nothing to commit (every member a conflict, say): shown, not a failure to retry; a person must look.
+    if (changed.length === 0) return { branch, error: `nothing could be pulled into the manifests (${describeLeft(outcome)})` };
+    const top = (await gitOutput(['-C', input.checkout, 'rev-parse', '--show-toplevel'])).trim();
+    const files = changed.map((file) => ({ path: inRepository(top, isAbsolute(file.path) ? file.path : resolve(input.checkout, file.path)), after: file.after }));
+    const names = input.changes.map((change) => `${change.kind}/${change.name}`);
+    const proposed = await proposeDrift({
+      checkout: input.checkout,
+      ...(settings.remote === undefined ? {} : { remote: settings.remote }),
+      ...(token === undefined ? {} : { token }),
+      workDir: await workDir(),
+      target: target.name,
+      base: settings.base,
+      branch,
+      baseCommit: input.revision,
+      author: settings.author,
+      files,
+      message: `stacksync: live edits of target ${target.name} (${names.slice(0, 3).join(', ')}${names.length > 3 ? `, and ${names.length - 3} more` : ''})`,
+      body: pullRequestBody(target.name, input.revision, input.changes, outcome),
+      ...(github === undefined ? {} : { github }),
+    });
+    return {
+      branch,
+      commit: proposed.commit,
+      ...(proposed.pullRequest ? { pullRequest: proposed.pullRequest.url } : {}),
+      ...(proposed.pullRequestError === undefined ? {} : { code: 'E_PROPOSE_FAILED' as const, error: `the branch is pushed, its pull request is not: ${proposed.pullRequestError}` }),
+    };
+  };
+}
+
+/** Runs a proposer; a failure is its report, with its code. */
+export async function proposeOrReport(proposer: DriftProposer, input: ProposalInput, branch: string): Promise<ProposalReport> {
+  try {
+    return await proposer(input);
+  } catch (error) {
+    return { branch, code: errorCodeOf(error), error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** The first `notify` entry of provider github that wants this target: where the pull request goes. */
+function githubOf(config: Config, target: string, io: { env: Readonly<Record<string, string | undefined>> }): GithubPullRequests | undefined {
+  const entry = (config.notify ?? []).find((settings) => settings.provider === 'github' && (settings.targets === undefined || settings.targets.includes(target)));
+  if (entry?.token === undefined || entry.repository === undefined) return undefined;
+  return { apiUrl: entry.apiUrl ?? 'https://api.github.com', repository: entry.repository, token: resolveSecret(entry.token, io), timeoutMs: entry.timeoutMs };
+}
+
+function inRepository(top: string, path: string): string {
+  const inside = relative(top, path);
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) throw new StacksyncError('E_PROPOSE_FAILED', `${path} is not inside the repository at ${top}`);
+  return inside.split(sep).join('/');
+}
+
+function describeLeft(outcome: PullOutcome): string {
+  return `${outcome.conflicts.length} conflicts, ${outcome.deleted.length} deleted live, ${outcome.errors.length} errors`;
+}
+
+/** The pull request's body: what drifted, from which revision, and what is left to a person. */
+function pullRequestBody(target: string, revision: string, changes: readonly Change[], outcome: PullOutcome): string {
+  const lines = [`Live edits of target \`${target}\`, made outside stacksync, written into the manifests of ${revision.slice(0, 12)}.`, '', 'Merging this brings them into Git; until then stacksync leaves them as they are.', ''];
+  for (const change of changes) lines.push(`- ${change.kind}/${change.name}: ${change.diff.map((diff) => diff.path).join(', ') || 'changed'}`);
+  if (outcome.conflicts.length + outcome.deleted.length + outcome.errors.length > 0) lines.push('', `Not pulled: ${describeLeft(outcome)}; see the daemon's status.`);
+  return `${lines.join('\n')}\n`;
+}
+
+function gitOutput(args: string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    execFile('git', ['-c', 'safe.directory=*', ...args], { timeout: 10_000, windowsHide: true }, (error, stdout, stderr) => {
+      if (error) fail(new StacksyncError('E_PROPOSE_FAILED', `git ${args.slice(2).join(' ')} failed: ${String(stderr).trim() || error.message}`));
+      else done(String(stdout));
+    });
+  });
+}
