@@ -107,6 +107,17 @@ export function describeLeaderElection(name: string, sharedState: () => Promise<
       // A third process plans on the state the new leader keeps: nothing to do.
       const third = await ws.run(['plan', '--detailed-exitcode']);
       expect(third.code, describeRun(third)).toBe(0);
-    }, 180_000);
+
+      // A lock broken under the leader (state unlock): it stands by at once, then takes the free lease again.
+      const shownState = await ws.run(['state', 'show', '--output', 'json']);
+      const lock = (JSON.parse(shownState.stdout) as { lock: { token: string; pid: number } | null }).lock;
+      expect(lock?.pid, describeRun(shownState)).toBe(second.child.pid);
+      const unlocked = await ws.run(['state', 'unlock', lock?.token ?? '']);
+      expect(unlocked.code, describeRun(unlocked)).toBe(0);
+      await waitUntil(() => /standby: lost the state lease/.test(second.output().stderr + second.output().stdout), 30_000, 200);
+      await waitUntil(async () => (await statusOf(second)).role === 'leader', 30_000, 200);
+      const again = await ws.run(['plan', '--detailed-exitcode']);
+      expect(again.code, describeRun(again)).toBe(0);
+    }, 240_000);
   });
 }
