@@ -22,17 +22,21 @@ export function exponent(points) {
   return sxy / sxx;
 }
 
-async function firstApply(size, log) {
+/**
+ * One first apply at `size` on a fresh emulator. `state` is the config's `state:` (default the
+ * state file), with the variables it reads in `env`; `label` names the run in the log.
+ */
+export async function firstApply(size, log, { state, env = {}, label = '' } = {}) {
   const counts = countsForSize(size);
   const dir = await mkdtemp(join(tmpdir(), `stacksync-bench-first-${size}-`));
   await writeFile(join(dir, 'seed.json'), JSON.stringify(seedFor(counts)));
   const emulator = await startEmulatorChild({ seedFile: join(dir, 'seed.json') });
   try {
-    const fixtures = await writeFixtures({ dir, url: emulator.url, counts });
-    const result = expectExit(await runCli(dir, ['apply'], { env: fixtures.env, timeoutMs: 1_200_000 }), 0, `first apply at ${size}`);
+    const fixtures = await writeFixtures({ dir, url: emulator.url, counts, ...(state ? { statePath: state } : {}) });
+    const result = expectExit(await runCli(dir, ['apply'], { env: { ...fixtures.env, ...env }, timeoutMs: 1_200_000 }), 0, `first apply at ${size}${label}`);
     const server = await stats(emulator.url);
     const phaseMs = Math.max(applySeconds(result.stderr, 'local'), applySeconds(result.stderr, 'local-selfhosted')) * 1000;
-    log(`  ${size}: first apply ${(result.wallMs / 1000).toFixed(2)} s, apply phase ${(phaseMs / 1000).toFixed(2)} s, ${server.writes} writes, peak RSS ${(result.rssBytes / 2 ** 20).toFixed(0)} MiB`);
+    log(`  ${size}${label}: first apply ${(result.wallMs / 1000).toFixed(2)} s, apply phase ${(phaseMs / 1000).toFixed(2)} s, ${server.writes} writes, peak RSS ${(result.rssBytes / 2 ** 20).toFixed(0)} MiB`);
     return { size, resources: counts.total, wallMs: result.wallMs, phaseMs, writes: server.writes, rssBytes: result.rssBytes };
   } finally {
     await emulator.close();

@@ -4,6 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { estimateVerdict } from './estimate.mjs';
+import { POSTGRES_GOAL } from './state-postgres.mjs';
 
 const s = (ms) => (ms / 1000).toFixed(2);
 /** MiB (2^20 bytes), which is what these compute; the tables say MiB. */
@@ -59,6 +60,9 @@ function summary(sections) {
   const first = sections.firstApply;
   if (first?.rows) lines.push(firstApplyVerdict(first));
   else if (first) lines.push(`- **Pending:** first apply vs size (${failedOrPending(first)}).`);
+  const statePostgres = sections.statePostgres;
+  if (statePostgres?.ratio !== undefined) lines.push(statePostgresVerdict(statePostgres));
+  else if (statePostgres) lines.push(`- **Pending:** first apply with the state in PostgreSQL (${failedOrPending(statePostgres)}).`);
   const floor = sections.httpFloor;
   if (floor?.ratio) lines.push(floorVerdict(floor));
   const watch = watchRows(sections.watch);
@@ -96,6 +100,27 @@ export function firstApplyVerdict(first) {
     ok,
     `first apply at ${sizes} resources: ${times} s whole command (apply phase ${phases} s; peak RSS ${rss} MiB); largest ÷ middle = ${ratio(first.ratio)} for ${ratio(first.sizeRatio)} × the resources (goal ≤ ${APPLY_GOALS.largestOverMiddle}; apply phase ${ratio(first.phaseRatio)}), exponent ${ratio(first.exponent)} (1.0 is linear).`,
   );
+}
+
+/** Issue 35's goal: the first apply with the state in PostgreSQL within 1.5 × the state file's. */
+export function statePostgresVerdict(figures) {
+  return verdict(
+    figures.ratio <= POSTGRES_GOAL,
+    `first apply of ${n(figures.resources)} resources, PostgreSQL state ÷ file state = ${ratio(figures.ratio)} (${s(figures.postgres.wallMs)} s ÷ ${s(figures.file.wallMs)} s whole command; apply phase ${ratio(figures.phaseRatio)}; goal ≤ ${POSTGRES_GOAL}).`,
+  );
+}
+
+function statePostgresSection(figures) {
+  const problem = failedOrPending(figures);
+  if (problem) return problem;
+  return [
+    `The first apply section's fixtures at ${n(figures.resources)} resources, once with the state file and once with the state in a PostgreSQL server on loopback (started by the benchmark), each on a fresh emulator.`,
+    '',
+    '| state | whole command | apply phase | peak RSS |',
+    '|---|---:|---:|---:|',
+    `| file | ${s(figures.file.wallMs)} s | ${s(figures.file.phaseMs)} s | ${mib(figures.file.rssBytes)} MiB |`,
+    `| PostgreSQL | ${s(figures.postgres.wallMs)} s | ${s(figures.postgres.phaseMs)} s | ${mib(figures.postgres.rssBytes)} MiB |`,
+  ].join('\n');
 }
 
 /** The HTTP floor's verdict: `apply` ÷ a bare undici loop, ≤ 1.5 for its apply phase and ≤ 2.5 for the whole command. */
@@ -351,6 +376,10 @@ ${NOTES.plan}
 ${firstApplySection(sections.firstApply)}
 
 ${NOTES.firstApply}
+
+## State in PostgreSQL
+
+${statePostgresSection(sections.statePostgres)}
 
 ## Daemon memory
 

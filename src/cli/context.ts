@@ -22,6 +22,7 @@ import { createSecretHasher, HMAC_KEY_BYTES, type SecretHasher } from '../state/
 import { DEFAULT_LOCK_TIMEOUT_MS, type LockHolder, type StateLock } from '../state/lock.js';
 import type { StateStore } from '../state/store.js';
 import { randomBytes } from 'node:crypto';
+import { LEADER_COMMAND } from '../daemon/leader.js';
 
 export interface CommonFlags {
   config?: string;
@@ -177,7 +178,7 @@ async function openState(backend: StateBackend, access: StateAccess, logger: Log
       command: access.command,
       timeoutMs: access.lockTimeoutMs,
       ...(signal ? { signal } : {}),
-      onWait: (holder) => logger.warn({ holder: describeHolder(holder) }, `the state (${backend.location}) is locked by another stacksync; waiting up to ${access.lockTimeoutMs / 1000} s (--lock-timeout)`),
+      onWait: (holder) => logger.warn({ holder: describeHolder(holder) }, `the state (${backend.location}) is locked by ${describeHolder(holder)}; waiting up to ${access.lockTimeoutMs / 1000} s (--lock-timeout)`),
       onStale: (holder) => logger.warn({ holder: describeHolder(holder) }, 'took over the state lock of a stacksync process that is gone'),
     });
   if (access.mode === 'guarded') {
@@ -185,7 +186,9 @@ async function openState(backend: StateBackend, access: StateAccess, logger: Log
     const store = await backend.open({ compactOnOpen: false });
     return { store, guard: createStateGuard(store, lock), close: async () => undefined };
   }
-  const held = await lock();
+  const held = await lock().catch((error: unknown) => {
+    throw heldByLeader(error);
+  });
   let store: StateStore;
   try {
     store = await backend.open();
@@ -212,6 +215,19 @@ async function openState(backend: StateBackend, access: StateAccess, logger: Log
     }
   };
   return { store, guard: { hold: (body) => body() }, close };
+}
+
+/**
+ * A daemon elected leader (`run --leader-elect`) holds the state for as long as it leads, so no
+ * timeout is long enough: say what to do instead (docs/daemon.md, "Two replicas, one writer").
+ */
+function heldByLeader(error: unknown): unknown {
+  if (!(error instanceof StacksyncError) || error.code !== 'E_STATE_LOCKED' || error.details?.['command'] !== LEADER_COMMAND) return error;
+  return new StacksyncError(
+    'E_STATE_LOCKED',
+    `${error.message}. That is a daemon elected leader: it holds the state for as long as it runs, so waiting longer will not help. Commit the change and let the daemon apply it (POST /-/reload to do it now), or stop the daemon's replicas for the time of this apply`,
+    { ...(error.subject === undefined ? {} : { subject: error.subject }), details: error.details, cause: error },
+  );
 }
 
 function describeHolder(holder: LockHolder): string {

@@ -2,7 +2,10 @@
 import { show, showLines } from '../support/terminal.js';
 import { chooseConfigPath, processEnv } from '../config/paths.js';
 import { loadConfig } from '../config/load.js';
-import { startDaemon, syncOnce, type DaemonOptions } from '../daemon/daemon.js';
+import { startDaemon, syncOnce, type Daemon, type DaemonOptions } from '../daemon/daemon.js';
+import { createLeaderElection } from '../daemon/leader.js';
+import { createStateGuard } from '../state/guard.js';
+import { DEFAULT_LEASE_MS } from '../state/lock.js';
 import { bindHttpServer, DEFAULT_LISTEN, parseListen, type BoundHttpServer } from '../daemon/http.js';
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { logFormatFor } from './log-format.js';
@@ -21,12 +24,16 @@ export interface RunFlags extends CommonFlags, LockFlags {
   once?: boolean;
   dryRun?: boolean;
   detailedExitcode?: boolean;
+  leaderElect?: boolean;
+  leaseDuration?: number;
 }
 
 /** How long a signalled stop may take (in-flight writes, state save) before exiting 1. */
 const SHUTDOWN_GRACE_MS = 30_000;
 
 export async function runAction(flags: RunFlags, setExitCode: (code: number) => void): Promise<void> {
+  if (flags.leaderElect && (flags.once || flags.dryRun)) throw new StacksyncError('E_USAGE', `--leader-elect is for a daemon that writes: ${flags.once ? '--once runs once and exits' : '--dry-run writes nothing'}, so it needs no lease`);
+  if (flags.leaseDuration !== undefined && !flags.leaderElect) throw new StacksyncError('E_USAGE', '--lease-duration needs --leader-elect');
   if (flags.detailedExitcode && !flags.once) throw new StacksyncError('E_USAGE', '--detailed-exitcode needs --once: a daemon has no exit code to report changes with');
   const env = processEnv();
   const embedded = flags.embedded === true || noConfigGiven(flags, env);
@@ -114,15 +121,27 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
     setExitCode(!once.ok ? EXIT_ERROR : flags.detailedExitcode && once.pending > 0 ? EXIT_CHANGES : EXIT_OK);
     return;
   }
-  const daemon = await startDaemon({ ...options, listen: start.server });
-  logger.info({ url: daemon.url, targets: session.context.config.targets.map((target) => target.name), dryRun: options.dryRun }, 'listening: /metrics /healthz /readyz /status, POST /-/reload');
+  // --leader-elect: the state lock becomes a lease held for as long as this daemon leads (leader.ts).
+  let daemon: Daemon | undefined;
+  const election = flags.leaderElect
+    ? createLeaderElection({ backend: session.state, leaseMs: flags.leaseDuration ?? DEFAULT_LEASE_MS, logger, onChange: () => daemon?.leadershipChanged() })
+    : undefined;
+  if (election) {
+    // Stopped (the lease let go) after the daemon has stopped writing, before the state is closed.
+    opened.push(() => election.stop());
+    options.leadership = election;
+    options.stateGuard = createStateGuard(session.context.store, () => election.borrow());
+  }
+  daemon = await startDaemon({ ...options, listen: start.server });
+  election?.start();
+  logger.info({ url: daemon.url, ...(election ? { role: election.role() } : {}), targets: session.context.config.targets.map((target) => target.name), dryRun: options.dryRun }, 'listening: /metrics /healthz /readyz /status, POST /-/reload');
   installShutdown({
     graceMs: SHUTDOWN_GRACE_MS,
     logger,
     exit: (code) => process.exit(code),
     onFirstSignal: async () => {
       logger.info('stopping: no new work; waiting for writes in flight, then saving the state');
-      await daemon.stop();
+      await daemon?.stop();
       await closeAll();
     },
   });

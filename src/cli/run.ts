@@ -1,11 +1,19 @@
 /** `stacksync run`: the daemon, or with `--embedded` (default without a config) a self-contained demo. */
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_LISTEN } from '../daemon/http.js';
 import { PROFILES } from '../emulator/model.js';
-import { addCommonOptions, lockTimeoutOption } from './context.js';
+import { addCommonOptions, lockTimeoutOption, parseLockTimeout } from './context.js';
+import { DEFAULT_LEASE_MS } from '../state/lock.js';
 import type { RunFlags } from './run-action.js';
 import type { CommandFactory } from './exit.js';
 
+
+/** `--lease-duration`: a duration of at least one second. */
+function parseLeaseDuration(text: string): number {
+  const ms = parseLockTimeout(text);
+  if (ms < 1_000) throw new InvalidArgumentError('must be at least 1s');
+  return ms;
+}
 
 export const runCommand: CommandFactory = (setExitCode) =>
   addCommonOptions(
@@ -32,6 +40,10 @@ export const runCommand: CommandFactory = (setExitCode) =>
     .option('--dry-run', 'plan and report changes to apply and drift, never write')
     .option('--detailed-exitcode', 'with --once: exit 2 when changes were found and not applied, like plan --detailed-exitcode')
     .addOption(lockTimeoutOption())
+    .option('--leader-elect', 'run as one of several replicas on one shared state: the holder of the state lease reconciles, the others stand by (ready, /status role standby) and take over when it goes')
+    .addOption(
+      new Option('--lease-duration <duration>', `with --leader-elect: how long the lease lasts unrenewed, e.g. 15s (default ${DEFAULT_LEASE_MS / 1000}s); standbys try to take it every fifth of it`).argParser(parseLeaseDuration),
+    )
     .action(async (flags: RunFlags) => {
       // The daemon, its metrics and the emulator load only for this command.
       const { runAction } = await import('./run-action.js');

@@ -140,8 +140,8 @@ async function summarise(backend: StateBackend): Promise<StateSummary> {
 function renderSummary(summary: StateSummary): string {
   const lines = [
     `backend   ${summary.backend}: ${summary.location}`,
-    `lineage   ${summary.lineage ?? '(the file backend keeps none)'}`,
-    `serial    ${summary.serial ?? '(the file backend keeps none)'}`,
+    `lineage   ${summary.lineage ?? '(none yet: the state file gets one when it is next written)'}`,
+    `serial    ${summary.serial ?? '(none yet)'}`,
     `lock      ${summary.lock ? `held by ${describeHolder(summary.lock)}` : 'free'}`,
   ];
   const names = Object.keys(summary.targets).sort();
@@ -181,6 +181,9 @@ async function migrate(source: StateBackend, target: StateBackend, lockTimeoutMs
       for (const [name, state] of Object.entries(snapshot.targets)) into.set(name, state);
       await into.save();
       await into.close();
+      // The copy is the same history: it keeps the source's lineage.
+      const { lineage } = await source.version();
+      if (lineage !== undefined) await target.adoptLineage?.(lineage);
       const check = await target.open({ readOnly: true });
       if (!isDeepStrictEqual(check.snapshot().targets, snapshot.targets)) {
         throw new StacksyncError('E_STATE_WRITE', `the state read back from ${target.location} differs from ${source.location}; the copy cannot be trusted: empty it before trying again`);

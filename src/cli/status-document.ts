@@ -123,6 +123,9 @@ const resource: Check = (value, path) =>
 
 const proposal: Check = (value, path) => members(value, path, { branch: string }, { commit: string, pullRequest: string, error: string, code: string });
 
+/** Who holds the state lease, under `run --leader-elect`. */
+const leader: Check = (value, path) => members(value, path, { host: string, pid: number, command: string, since: string });
+
 const suspension: Check = (value, path) => members(value, path, {}, { since: string, reason: string, by: string });
 
 const target: Check = (value, path) =>
@@ -167,6 +170,6 @@ export function checkStatusDocument(text: string): { document: StatusDocument } 
     return { problem: 'it is not JSON' };
   }
   if (isObject(data) && data['version'] !== 1) return { problem: `its version is ${JSON.stringify(data['version']) ?? 'missing'}, not 1` };
-  const problem = members(data, '', { version: number, generatedAt: string, ready: boolean, targets });
+  const problem = members(data, '', { version: number, generatedAt: string, ready: boolean, targets }, { role: oneOf(['leader', 'standby']), leader });
   return problem === undefined ? { document: data as unknown as StatusDocument } : { problem };
 }

@@ -25,13 +25,14 @@ import { hasUncommittedEdits, readRevision } from './revision.js';
 import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
 import { resyncSlots } from './spread.js';
 import { credentialFingerprints } from '../config/fingerprint.js';
-import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusTracker } from './status.js';
+import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusDocument, type StatusTracker } from './status.js';
 import { createSourceLinker } from './source-links.js';
 import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
 import { trackAffectedTargets } from './affected.js';
 import { watchManifests, type ManifestWatcher } from './watch.js';
 import { createDriftProposer, proposeOrReport, type DriftProposer, type PullDrift } from './proposal.js';
 import { proposalBranch } from '../config/propose.js';
+import type { LeaderElection } from './leader.js';
 
 export interface DaemonOptions {
   context: ReconcileContext;
@@ -68,6 +69,12 @@ export interface DaemonOptions {
    * Without it the daemon assumes no other process writes its state file.
    */
   stateGuard?: StateGuard;
+  /**
+   * `run --leader-elect` (leader.ts): syncs run only while this daemon leads, each aborted when
+   * its term ends; a standby is ready and names the leader in `/status`. Without it the daemon
+   * always reconciles (its `/status` has no `role`).
+   */
+  leadership?: Pick<LeaderElection, 'role' | 'leader' | 'term'>;
   /** Sends notifications; default one for the config's `notify` entries (none without them). */
   notifier?: Notifier;
   /**
@@ -97,6 +104,8 @@ export interface Daemon {
    * a target that is not configured; rejects when the state could not be written (nothing changed).
    */
   setSuspended(target: string, suspended: boolean, note?: SuspensionNote): Promise<boolean>;
+  /** Told by the election when the role changed: the metric follows, and a new leader syncs every target at once. */
+  leadershipChanged(): void;
   /** Stops taking work, waits for syncs in flight, saves the state, closes everything. */
   stop(): Promise<void>;
 }
@@ -109,6 +118,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const targets = config.targets.map((target) => target.name);
   const status = createStatusTracker(targets, now);
   const planned = new Set<string>();
+  const leadership = options.leadership;
+  const standingBy = (): boolean => leadership?.role() === 'standby';
+  metrics.leader.set(standingBy() ? 0 : 1);
   for (const target of config.targets) initTargetMetrics(metrics, target.name, target.variant);
   const notifier = options.notifier ?? defaultNotifier(context, metrics, logger);
   // Suspended at run time: kept in the state, read afresh by each sync; the config's own are in the targets.
@@ -171,7 +183,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             : {}),
           metrics,
           logger: log,
-          signal,
+          // A leader that lost its lease sends nothing more: the term's end aborts the sync.
+          signal: leadership ? AbortSignal.any([signal, leadership.term()]) : signal,
           trigger,
           now,
           source,
@@ -203,7 +216,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     targets,
     intervalMs: config.sync.intervalMs,
     resyncSlots: slots,
-    sync: async (target, trigger, signal) => (await runSync(target, trigger, signal)).outcome,
+    // A standby has nothing to do; once elected, it syncs every target (leadershipChanged).
+    sync: async (target, trigger, signal) => (standingBy() ? { result: 'ok' } : (await runSync(target, trigger, signal)).outcome),
     onNext: (target, _outcome, next) => {
       const told = untold.get(target);
       untold.delete(target);
@@ -215,7 +229,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(options.random ? { random: options.random } : {}),
   });
 
-  const ready = (): boolean => targets.every((target) => planned.has(target));
+  // A standby is ready: it serves, and stands in once the leader goes.
+  const ready = (): boolean => standingBy() || targets.every((target) => planned.has(target));
+  const leadershipChanged = (): void => {
+    metrics.leader.set(standingBy() ? 0 : 1);
+    if (!standingBy()) scheduler.trigger('reload');
+  };
   const reload = (): void => scheduler.trigger('reload');
   const setSuspended = async (target: string, suspend: boolean, note: SuspensionNote = {}): Promise<boolean> => {
     if (!targets.includes(target)) return false;
@@ -236,7 +255,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (options.listen) {
     // Manifest paths as the repository has them, linked to their lines when a repository URL is set.
     const linked = createSourceLinker(config.daemon?.repositoryUrl === undefined ? {} : { repositoryUrl: config.daemon.repositoryUrl });
-    const document = async () => linked(withSuspended(withRateLimitWaits({ ...status.document(), ready: ready() }, await rateLimitWaitSeconds(metrics)), suspendedTargets(), suspensionOf));
+    const document = async () =>
+      linked(withSuspended(withRateLimitWaits({ ...status.document(), ready: ready(), ...roleOf(leadership) }, await rateLimitWaitSeconds(metrics)), suspendedTargets(), suspensionOf));
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
     const handlers: HttpHandlers = { registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control, ...(reloadToken === undefined ? {} : { reloadToken }) };
     http = await serveOn(options.listen, handlers).catch(async (error: unknown) => {
@@ -279,12 +299,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await stopped;
       // What the last syncs had to tell gets a moment to go out; a receiver that hangs does not hold the stop.
       await notifier?.flush(NOTIFY_FLUSH_MS);
-      await context.store.save();
+      // A standby holds no lease: what it has is not its to write.
+      if (!standingBy()) await context.store.save();
       await ownParser?.close();
       await http?.close();
     })());
 
-  return { ...(http ? { url: http.url } : {}), status, scheduler, ready, reload, setSuspended, stop };
+  return { ...(http ? { url: http.url } : {}), status, scheduler, ready, reload, setSuspended, leadershipChanged, stop };
+}
+
+/** `/status`'s `role` and `leader` under `--leader-elect`; nothing without it. */
+function roleOf(leadership: DaemonOptions['leadership']): Pick<StatusDocument, 'role' | 'leader'> {
+  if (!leadership) return {};
+  const holder = leadership.leader();
+  return { role: leadership.role(), ...(holder ? { leader: { host: holder.host, pid: holder.pid, command: holder.command, since: holder.since } } : {}) };
 }
 
 export const DEFAULT_DRAIN_MS = 10_000;

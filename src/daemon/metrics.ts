@@ -62,6 +62,7 @@ export interface Metrics {
   readonly rateLimitWait: Counter<'target'>;
   readonly pipeState: Gauge<'target' | 'name' | 'state'>;
   readonly notifications: Counter<'provider' | 'event' | 'result'>;
+  readonly leader: Gauge;
 }
 
 /** A fresh registry with every stacksync metric and the default Node process metrics. */
@@ -96,6 +97,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     driftSeconds: new Gauge({ name: 'stacksync_drift_seconds', help: 'Age of the oldest unhealed drift by kind (0 when in sync).', labelNames: ['target', 'kind'], registers }),
     rateLimitWait: new Counter({ name: 'stacksync_rate_limit_wait_seconds_total', help: 'Time spent waiting for the client-side rate limit.', labelNames: ['target'], registers }),
     notifications: new Counter({ name: 'stacksync_notifications_total', help: 'Notifications by provider, event and result (sent, failed after retries, dropped from a full queue).', labelNames: ['provider', 'event', 'result'], registers }),
+    leader: new Gauge({ name: 'stacksync_leader', help: '1 while this daemon reconciles (always, without run --leader-elect), 0 while it stands by.', registers }),
     pipeState: new Gauge({ name: 'stacksync_pipe_state', help: 'Live state of each managed pipe: 1 for its current state, 0 for the known others.', labelNames: ['target', 'name', 'state'], registers }),
   };
 }

@@ -121,9 +121,22 @@ export interface StatusDocument {
   version: 1;
   /** ISO time the document was made. */
   generatedAt: string;
-  /** Every target has finished its first sync. */
+  /** Every target has finished its first sync; always true on a standby. */
   ready: boolean;
+  /** Under `run --leader-elect` only: whether this daemon leads (reconciles) or stands by. */
+  role?: 'leader' | 'standby';
+  /** Under `run --leader-elect`: who holds the state lease, when known (this daemon, when it leads). */
+  leader?: LeaderIdentity;
   targets: Record<string, TargetStatus>;
+}
+
+/** The holder of the state lease, as `/status` names it. */
+export interface LeaderIdentity {
+  host: string;
+  pid: number;
+  command: string;
+  /** ISO time it took the lease. */
+  since: string;
 }
 
 /** What the daemon tells the tracker when a sync of a target ends. */

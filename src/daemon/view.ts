@@ -96,12 +96,20 @@ export function countFlags(flagged: readonly (readonly StatusFlag[])[]): Record<
 }
 
 /**
- * The header's claim about the targets, never more than is so: `waiting for the first sync of
- * every target`, `the last sync of 1 of 3 targets failed` (never "every target has synced" then:
- * a target that cannot be read keeps the daemon unready, and is counted, not waited for), or
- * `every target has synced, and each last sync succeeded`.
+ * The header's claim about the targets (and, under `run --leader-elect`, the daemon's role),
+ * never more than is so: `waiting for the first sync of every target`, `the last sync of 1 of 3
+ * targets failed` (never "every target has synced" then: a target that cannot be read keeps the
+ * daemon unready, and is counted, not waited for), or `every target has synced, and each last
+ * sync succeeded`.
  */
-export function readinessText(document: Pick<StatusDocument, 'ready' | 'targets'>): string {
+export function readinessText(document: Pick<StatusDocument, 'ready' | 'targets' | 'role' | 'leader'>): string {
+  // Under run --leader-elect: a standby reconciles nothing, so its targets' facts are not news.
+  if (document.role === 'standby') return `standby, not reconciling; ${document.leader ? `the leader is pid ${document.leader.pid} on host ${document.leader.host}, since ${formatTime(document.leader.since)}` : 'no leader is known'}`;
+  if (document.role === 'leader') return `leader; ${targetReadiness(document)}`;
+  return targetReadiness(document);
+}
+
+function targetReadiness(document: Pick<StatusDocument, 'ready' | 'targets'>): string {
   const all = Object.values(document.targets);
   const failed = all.filter((status) => status.lastResult === 'failure').length;
   if (failed > 0) {

@@ -16,9 +16,9 @@ import type { StateStore, StateStoreOptions } from './store.js';
 
 /** Lineage (which history this state belongs to) and serial (how many writes it has had). */
 export interface StateVersion {
-  /** Set once, when the state is first written; a copy made by `state migrate` keeps it. `undefined` where the backend keeps none (file). */
+  /** Set once, when the state is first written; a copy made by `state migrate` keeps it. `undefined` for a state file not rewritten since before lineages. */
   lineage: string | undefined;
-  /** Grows with every write; `undefined` where the backend keeps none (file). */
+  /** Grows with every write (the file backend: with every rewrite of the state file); `undefined` as the lineage. */
   serial: number | undefined;
 }
 
@@ -51,6 +51,11 @@ export interface StateBackend {
   hmacKey(create?: Buffer): Promise<Buffer | undefined>;
   /** Lineage and serial of what is stored. */
   version(): Promise<StateVersion>;
+  /**
+   * Gives a state just made by `state migrate` (under its lock, before anything else writes it)
+   * the lineage of the state it was copied from. Optional: a backend without it keeps its own.
+   */
+  adoptLineage?(lineage: string): Promise<void>;
   close(): Promise<void>;
 }
 

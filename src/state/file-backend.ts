@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import type { StateBackend, StateVersion } from './backend.js';
 import { keyPathFor, loadOrCreateHmacKey } from './hmac.js';
 import { acquireStateLock, currentHolder, lockPathFor, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
-import { openStateStore, readDurableState, type StateStore, type StateStoreOptions } from './store.js';
+import { adoptFileLineage, openStateStore, readStateFileVersion, type StateStore, type StateStoreOptions } from './store.js';
 
 export function openFileBackend(path: string): StateBackend {
   return {
@@ -31,10 +31,11 @@ export function openFileBackend(path: string): StateBackend {
       return create ? loadOrCreateHmacKey(keyPath, { randomBytes: () => create }) : undefined;
     },
     async version(): Promise<StateVersion> {
-      // The state file keeps neither (yet): it is read here only to report a corrupt one.
-      await readDurableState(path);
-      return { lineage: undefined, serial: undefined };
+      // A file written before lineage and serial has neither until its next rewrite.
+      const { lineage, serial } = await readStateFileVersion(path);
+      return { lineage, serial };
     },
+    adoptLineage: (lineage: string): Promise<void> => adoptFileLineage(path, lineage),
     close: async () => undefined,
   };
 }

@@ -17,13 +17,29 @@ export function journalPathFor(statePath: string): string {
   return `${statePath}.journal`;
 }
 
+/**
+ * The state file's lineage and serial (docs/ownership.md, "Where the state lives"): kept in the
+ * file beside `targets`, absent from files written before them (such a file gets a lineage at its
+ * next rewrite). The serial counts the rewrites of the file.
+ */
+export interface FileVersion {
+  lineage?: string;
+  serial?: number;
+}
+
 /** The state file's text: indented, so a person can read and diff it. */
-export function serializeStateFile(file: StateFile): string {
-  return `${JSON.stringify(file, null, 2)}\n`;
+export function serializeStateFile(file: StateFile, version: FileVersion = {}): string {
+  const { lineage, serial } = version;
+  return `${JSON.stringify({ version: file.version, ...(lineage === undefined ? {} : { lineage }), ...(serial === undefined ? {} : { serial }), targets: file.targets }, null, 2)}\n`;
 }
 
 /** Parses state file text; `E_STATE_CORRUPT` naming the file when it cannot be used. */
 export function parseStateFile(path: string, text: string): StateFile {
+  return parseVersionedStateFile(path, text).file;
+}
+
+/** `parseStateFile`, with the lineage and serial the file keeps. */
+export function parseVersionedStateFile(path: string, text: string): { file: StateFile; version: FileVersion } {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -36,10 +52,14 @@ export function parseStateFile(path: string, text: string): StateFile {
   }
   const validate = validatorOf(stateFileSchema());
   if (!validate(data)) throw corruptFile(path, `does not have the shape of a state file: ${describeIssues(toIssues(validate.errors ?? []))}`);
-  const file = data as StateFile;
+  const file = data as StateFile & FileVersion;
   const targets: Record<string, TargetState> = {};
   for (const [name, state] of Object.entries(file.targets)) targets[name] = normaliseTarget(state);
-  return { version: STATE_VERSION, targets };
+  const kept: FileVersion = {
+    ...(file.lineage === undefined ? {} : { lineage: file.lineage }),
+    ...(file.serial === undefined ? {} : { serial: file.serial }),
+  };
+  return { file: { version: STATE_VERSION, targets }, version: kept };
 }
 
 /** Fills kinds added after a state was written, so readers can index every kind. */
@@ -175,6 +195,8 @@ export const STATE_FILE_SCHEMA: JsonSchema = {
   additionalProperties: false,
   properties: {
     version: { const: STATE_VERSION },
+    lineage: { type: 'string', minLength: 1 },
+    serial: { type: 'integer', minimum: 0 },
     targets: { type: 'object', additionalProperties: TARGET_STATE_SCHEMA },
   },
 };

@@ -9,6 +9,7 @@
  * forget what stacksync owns and make the next prune or create go wrong. Only one process may
  * write at a time: callers hold the lock of `lock.ts` around a store they write through.
  */
+import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { StacksyncError } from '../errors.js';
 import { type StateFile, type StateRecord, type TargetState } from '../model/state.js';
@@ -18,7 +19,9 @@ import {
   journalPathFor,
   parseJournal,
   parseStateFile,
+  parseVersionedStateFile,
   serializeStateFile,
+  type FileVersion,
   STATE_VERSION,
 } from './format.js';
 import { applyRecord } from './records.js';
@@ -92,6 +95,22 @@ export async function readDurableState(path: string, fs: StateFs = nodeFs): Prom
   return (await readDisk(fs, path)).file;
 }
 
+/** The lineage and serial the state file keeps (none for a file written before them, or no file). */
+export async function readStateFileVersion(path: string, fs: StateFs = nodeFs): Promise<FileVersion> {
+  return (await readDisk(fs, path)).version;
+}
+
+/**
+ * Gives the state file the lineage `lineage` (`state migrate` keeps the source's): rewrites it
+ * whole, the journal replayed into it. Only under the state lock.
+ */
+export async function adoptFileLineage(path: string, lineage: string, fs: StateFs = nodeFs): Promise<void> {
+  const store = new FileStateStore(path, fs, false);
+  await store.load(true);
+  await store.rewriteAs(lineage);
+  await store.close();
+}
+
 /** Reads and validates a state file alone; `E_STATE_CORRUPT` naming the file when it cannot be used. */
 export async function readStateFile(fs: StateFs, path: string): Promise<StateFile> {
   const text = await readIfPresent(fs, path, (error) => corruptFile(path, `cannot be read (${errnoCode(error) ?? String(error)})`, error));
@@ -100,6 +119,7 @@ export async function readStateFile(fs: StateFs, path: string): Promise<StateFil
 
 interface DiskState {
   file: StateFile;
+  version: FileVersion;
   fileFound: boolean;
   /** Number of the last journal record, 0 without one. */
   lastSeq: number;
@@ -116,11 +136,11 @@ async function readDisk(fs: StateFs, path: string): Promise<DiskState> {
   const journalPath = journalPathFor(path);
   const journalText = await readIfPresent(fs, journalPath, (error) => corruptFile(journalPath, `cannot be read (${errnoCode(error) ?? String(error)})`, error));
   const text = await readIfPresent(fs, path, (error) => corruptFile(path, `cannot be read (${errnoCode(error) ?? String(error)})`, error));
-  const file: StateFile = text === undefined ? { version: STATE_VERSION, targets: {} } : parseStateFile(path, text);
+  const { file, version } = text === undefined ? { file: { version: STATE_VERSION, targets: {} } as StateFile, version: {} } : parseVersionedStateFile(path, text);
   const journal = journalText === undefined ? { entries: [], tornTail: false } : parseJournal(journalPath, journalText);
   for (const entry of journal.entries) applyRecord(targetOf(file, entry.target), entry.record);
   const lastSeq = journal.entries[journal.entries.length - 1]?.seq ?? 0;
-  return { file, fileFound: text !== undefined, lastSeq, journalFound: journalText !== undefined, tornTail: journal.tornTail };
+  return { file, version, fileFound: text !== undefined, lastSeq, journalFound: journalText !== undefined, tornTail: journal.tornTail };
 }
 
 async function readIfPresent(fs: StateFs, path: string, unreadable: (error: unknown) => Error): Promise<string | undefined> {
@@ -156,6 +176,8 @@ class FileStateStore extends RecordingStore implements StateStore {
    * line): nothing may be appended after it, so the next write is a compaction.
    */
   #journalSuspect = false;
+  /** What the state file on disk says of its lineage and serial; each rewrite gives the next serial. */
+  #version: FileVersion = {};
 
   constructor(
     path: string,
@@ -169,6 +191,7 @@ class FileStateStore extends RecordingStore implements StateStore {
   async load(compact: boolean): Promise<void> {
     const disk = await readDisk(this.fs, this.path);
     this.file = disk.file;
+    this.#version = disk.version;
     this.seq = this.#durableSeq = disk.lastSeq;
     this.#journalOnDisk = disk.journalFound;
     this.#stateFileOnDisk = disk.fileFound;
@@ -205,10 +228,16 @@ class FileStateStore extends RecordingStore implements StateStore {
     await this.#closeJournal();
   }
 
+  /** Rewrites the state file now under `lineage` (adoptFileLineage). */
+  async rewriteAs(lineage: string): Promise<void> {
+    this.#version = { ...this.#version, lineage };
+    await this.#enqueue(() => this.#compactNow());
+  }
+
   compactSync(): void {
     if (this.readOnly || this.#inStateFile()) return;
     makeDirectorySync(dirname(this.path), STATE_DIR_MODE);
-    writeFileAtomicallySync(this.path, serializeStateFile(this.file), STATE_FILE_MODE);
+    writeFileAtomicallySync(this.path, serializeStateFile(this.file, this.#nextVersion()), STATE_FILE_MODE);
     removeDurablySync(this.#journalPath);
     this.#journalOnDisk = false;
     this.#stateFileOnDisk = true;
@@ -260,9 +289,15 @@ class FileStateStore extends RecordingStore implements StateStore {
   }
 
   /** State file rewritten atomically from memory, then the journal removed; covers every record made so far. */
+  /** The lineage and serial of the next rewrite: a file without a lineage gets one now. */
+  #nextVersion(): Required<FileVersion> {
+    this.#version = { lineage: this.#version.lineage ?? randomUUID(), serial: (this.#version.serial ?? 0) + 1 };
+    return this.#version as Required<FileVersion>;
+  }
+
   async #compactNow(): Promise<void> {
     const upTo = this.seq;
-    const text = serializeStateFile(this.file);
+    const text = serializeStateFile(this.file, this.#nextVersion());
     try {
       await this.#closeJournal();
       await this.fs.mkdir(dirname(this.path), { recursive: true, mode: STATE_DIR_MODE });

@@ -124,6 +124,16 @@ describe('the status page', () => {
     expect(text).toContain('No resources reported yet.');
     expect(renderStatusPage(sample(), { kind: 'Nothing' })).toContain('<tr id="no-match"><td class="empty" colspan="6">No resource matches the filter.</td></tr>');
   });
+
+  it('says, under run --leader-elect, whether this daemon leads or stands by, and who leads', () => {
+    const leader = { host: 'pod-a', pid: 7, command: 'run --leader-elect', since: AT };
+    expect(textOf(renderStatusPage({ ...sample(), role: 'leader', leader }))).toContain('leader; the last sync of 1 of 2 targets failed');
+    const standby = textOf(renderStatusPage({ ...sample(), role: 'standby', leader: { ...leader, host: HOSTILE } }));
+    expect(standby).toContain(`standby, not reconciling; the leader is pid 7 on host ${HOSTILE}`);
+    expect(textOf(renderStatusPage({ ...sample(), role: 'standby' }))).toContain('standby, not reconciling; no leader is known');
+    // Without the flag, no role is claimed.
+    expect(textOf(renderStatusPage(sample()))).not.toMatch(/leader|standby/);
+  });
 });
 
 describe('the status page answer', () => {

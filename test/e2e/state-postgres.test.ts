@@ -67,6 +67,9 @@ describe('the state in PostgreSQL', () => {
     await ws.write('manifests/m.yaml', dashboardYaml({ key: 'pg-migrated', target: 'local' }));
     const applied = await ws.run(['apply']);
     expect(applied.code, describeRun(applied)).toBe(0);
+    const before = JSON.parse((await ws.run(['state', 'show', '--output', 'json'])).stdout) as { lineage: string; serial: number };
+    expect(before.lineage).toMatch(/^[0-9a-f-]{36}$/);
+    expect(before.serial).toBeGreaterThan(0);
     const fileConfig = await readFile(ws.configPath, 'utf8');
     await ws.write('config/postgres.yaml', fileConfig.replace(/^state: .*$/m, 'state: { backend: postgres, url: { fromEnv: STACKSYNC_STATE_URL }, name: migrated }'));
     const migrated = await ws.run(['state', 'migrate', '--to', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } });
@@ -75,6 +78,9 @@ describe('the state in PostgreSQL', () => {
     expect(migrated.stdout).toMatch(/copied 2 target\(s\) from .*state\.json to \(sensitive\) \(state "migrated"\), and read them back the same/);
     const plan = await ws.run(['plan', '--detailed-exitcode', '-c', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } });
     expect(plan.code, describeRun(plan)).toBe(0);
+    // The copy is the same history: same lineage.
+    const after = JSON.parse((await ws.run(['state', 'show', '--output', 'json', '-c', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } })).stdout) as { lineage: string };
+    expect(after.lineage).toBe(before.lineage);
     // Into a state that is not empty: refused, nothing changed.
     const again = await ws.run(['state', 'migrate', '--to', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } });
     expect(again.code).toBe(1);

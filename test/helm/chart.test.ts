@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseConfigText } from '../../src/config/load.js';
+import { STATE_BACKEND_KINDS } from '../../src/state/backend.js';
 import { renderChart, TemplateError } from './render.js';
 
 const exec = promisify(execFile);
@@ -87,11 +88,21 @@ describe.each(DEPLOYMENT_CASES)('deployment mode, %s', (_label, file) => {
   const gitSync = container(pod, 'git-sync');
   const merged: Obj = { port: 9464, ...input, gitSync: { link: 'current', ...(input.gitSync as Obj) } };
 
-  it('renders parseable objects of the expected kinds', () => {
+  const backend = ((input.state as Obj | undefined)?.backend as string | undefined) ?? 'kubernetes';
+
+  it('renders parseable objects of the expected kinds; one replica on a state file, else replicas that elect a leader', () => {
     expect(rendered.kinds).toEqual(expect.arrayContaining(['ConfigMap', 'Deployment', 'Service', 'ServiceAccount']));
     expect(rendered.kinds).not.toContain('Job');
-    expect(deployment.spec.replicas).toBe(1);
-    expect(deployment.spec.strategy.type).toBe('Recreate');
+    if (backend === 'file') {
+      expect(deployment.spec.replicas).toBe(1);
+      expect(deployment.spec.strategy.type).toBe('Recreate');
+      expect(stacksync.args).not.toContain('--leader-elect');
+    } else {
+      expect(deployment.spec.replicas).toBe((input.replicaCount as number | undefined) ?? 2);
+      expect(deployment.spec.strategy.type).toBe('RollingUpdate');
+      expect(stacksync.args).toContain('--leader-elect');
+      expect(arg(stacksync, 'lease-duration')).toBe('15s');
+    }
   });
 
   it('probes /healthz (liveness) and /readyz (readiness) on the port stacksync listens on', () => {
@@ -108,7 +119,8 @@ describe.each(DEPLOYMENT_CASES)('deployment mode, %s', (_label, file) => {
   it('runs every container non-root, read-only, without capabilities, under seccomp RuntimeDefault', () => {
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
-    expect(pod.automountServiceAccountToken).toBe(false);
+    // Only the kubernetes state backend talks to the API.
+    expect(pod.automountServiceAccountToken).toBe(backend === 'kubernetes');
     for (const item of [...(pod.containers as Obj[]), ...((pod.initContainers as Obj[] | undefined) ?? [])]) {
       expect(item.securityContext, item.name as string).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
       expect(item.securityContext.runAsUser ?? pod.securityContext.runAsUser, item.name as string).toBeGreaterThan(0);
@@ -116,13 +128,14 @@ describe.each(DEPLOYMENT_CASES)('deployment mode, %s', (_label, file) => {
     }
   });
 
-  it('mounts only volumes that exist, with state on /var/lib/stacksync and the config read-only', () => {
+  it('mounts only volumes that exist, with a state file on /var/lib/stacksync and the config read-only', () => {
     const volumes = new Set((pod.volumes as Obj[]).map((volume) => volume.name as string));
     for (const item of [...(pod.containers as Obj[]), ...((pod.initContainers as Obj[] | undefined) ?? [])]) {
       for (const mount of item.volumeMounts as Obj[]) expect(volumes.has(mount.name as string), `${item.name as string}: ${mount.name as string}`).toBe(true);
     }
     const mounts = Object.fromEntries((stacksync.volumeMounts as Obj[]).map((mount) => [mount.mountPath, mount]));
-    expect(mounts['/var/lib/stacksync']?.name).toBe('state');
+    if (backend === 'file') expect(mounts['/var/lib/stacksync']?.name).toBe('state');
+    else expect(volumes.has('state')).toBe(false);
     expect(mounts['/etc/stacksync']).toMatchObject({ name: 'config', readOnly: true });
     expect(mounts['/git']).toMatchObject({ name: 'git', readOnly: true });
   });
@@ -132,9 +145,17 @@ describe.each(DEPLOYMENT_CASES)('deployment mode, %s', (_label, file) => {
     expect(arg(stacksync, 'config')).toBe('/etc/stacksync/stacksync.yaml');
     const volume = (pod.volumes as Obj[]).find((item) => item.name === 'config');
     expect(volume?.configMap.name).toBe(configMap.metadata.name);
-    const outcome = parseConfigText(configMap.data['stacksync.yaml'] as string, { file: '/etc/stacksync/stacksync.yaml', path: '/etc/stacksync/stacksync.yaml' });
+    const text = configMap.data['stacksync.yaml'] as string;
+    if (backend === 'kubernetes') {
+      // In the release's namespace, named after the release.
+      expect((parse(text) as Obj).state).toEqual({ backend: 'kubernetes', namespace: RELEASE.namespace, name: `${String(deployment.metadata.name)}-state` });
+      // The loader checks it once this build has the kubernetes backend.
+      if (!(STATE_BACKEND_KINDS as readonly string[]).includes('kubernetes')) return;
+    }
+    const outcome = parseConfigText(text, { file: '/etc/stacksync/stacksync.yaml', path: '/etc/stacksync/stacksync.yaml' });
     if (!outcome.ok) throw new Error(outcome.problems.map((problem) => problem.message).join('\n'));
-    expect(outcome.config.state).toEqual({ backend: 'file', path: '/var/lib/stacksync/state.json' });
+    if (backend === 'file') expect(outcome.config.state).toEqual({ backend: 'file', path: '/var/lib/stacksync/state.json' });
+    else expect(outcome.config.state.backend).toBe(backend);
     expect(outcome.config.targets.map((target) => target.name)).toEqual((input.config.targets as Obj[]).map((target) => target.name));
   });
 
@@ -181,7 +202,12 @@ describe.each(DEPLOYMENT_CASES)('deployment mode, %s', (_label, file) => {
     expect(text).not.toMatch(/password=|token=/i);
   });
 
-  it('keeps state on a claim when persistence is on, and warns in NOTES when it is not', () => {
+  it('keeps a state file on a claim when persistence is on, and warns in NOTES when it is not', () => {
+    if (backend !== 'file') {
+      expect(rendered.find('PersistentVolumeClaim')).toBeUndefined();
+      expect(rendered.notes).not.toContain('WARNING');
+      return;
+    }
     const state = (pod.volumes as Obj[]).find((item) => item.name === 'state');
     const persistence = { ...(valuesFile('helm/stacksync/values.yaml').state.persistence as Obj), ...((input.state as Obj | undefined)?.persistence as Obj | undefined) };
     if (persistence.enabled) {
@@ -224,8 +250,53 @@ describe('chart options', () => {
     expect(rendered.find('PersistentVolumeClaim')).toBeUndefined();
   });
 
-  it.each(['deployment', 'job'])('%s mode keeps the state on a PersistentVolumeClaim by default, kept on uninstall', (mode) => {
+  it.each(['deployment', 'job'])('%s mode keeps the state in Secrets and a Lease by default: RBAC for them in its namespace, no volume', (mode) => {
     const rendered = render({ ...valuesFile('test/helm/values-minimal.yaml'), mode });
+    expect(rendered.find('PersistentVolumeClaim')).toBeUndefined();
+    const workload = rendered.get(mode === 'job' ? 'Job' : 'Deployment');
+    expect((podOf(workload).volumes as Obj[]).map((volume) => volume.name)).not.toContain('state');
+    const role = rendered.get('Role');
+    expect(role.metadata.namespace ?? RELEASE.namespace).toBe(RELEASE.namespace);
+    const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['secrets'], verbs },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs },
+    ]);
+    const binding = rendered.get('RoleBinding');
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: podOf(workload).serviceAccountName, namespace: RELEASE.namespace }]);
+    expect(rendered.get('ServiceAccount').automountServiceAccountToken).toBe(true);
+    expect(rendered.notes).toContain('Secrets named after rel-stacksync-state in namespace platform');
+    // Without RBAC from the chart (the cluster's own), no Role.
+    expect(render({ ...valuesFile('test/helm/values-minimal.yaml'), mode, rbac: { create: false } }).find('Role')).toBeUndefined();
+  });
+
+  it('a readiness probe on /readyz lets a RollingUpdate of the elected replicas go one at a time', () => {
+    const deployment = render(valuesFile('test/helm/values-minimal.yaml')).get('Deployment');
+    expect(deployment.spec.strategy.type).toBe('RollingUpdate');
+    expect(container(podOf(deployment), 'stacksync').readinessProbe.httpGet.path).toBe('/readyz');
+  });
+
+  it.each([
+    ['postgres', { backend: 'postgres' }, { backend: 'postgres', url: { fromEnv: 'STACKSYNC_STATE_URL' }, name: 'default' }],
+    ['s3', { backend: 's3', s3: { bucket: 'team-state', region: 'eu-west-1' } }, { backend: 's3', bucket: 'team-state', key: 'stacksync/state.json', region: 'eu-west-1' }],
+  ])('with backend %s: its config, replicas that elect a leader, no volume, no RBAC, no token', (_name, state, want) => {
+    const rendered = render({ ...valuesFile('test/helm/values-minimal.yaml'), state });
+    expect((parse(rendered.get('ConfigMap').data['stacksync.yaml'] as string) as Obj).state).toEqual(want);
+    const deployment = rendered.get('Deployment');
+    expect(deployment.spec.replicas).toBe(2);
+    expect(container(podOf(deployment), 'stacksync').args).toContain('--leader-elect');
+    expect(rendered.find('PersistentVolumeClaim')).toBeUndefined();
+    expect(rendered.find('Role')).toBeUndefined();
+    expect(podOf(deployment).automountServiceAccountToken).toBe(false);
+  });
+
+  it('backend s3 needs a bucket', () => {
+    expect(() => render({ ...valuesFile('test/helm/values-minimal.yaml'), state: { backend: 's3' } })).toThrow(/state\.s3\.bucket is required/);
+  });
+
+  it.each(['deployment', 'job'])('%s mode with backend file keeps the state on a PersistentVolumeClaim, kept on uninstall', (mode) => {
+    const rendered = render({ ...valuesFile('test/helm/values-minimal.yaml'), mode, state: { backend: 'file' } });
     const claim = rendered.get('PersistentVolumeClaim');
     const workload = rendered.get(mode === 'job' ? 'Job' : 'Deployment');
     const state = (podOf(workload).volumes as Obj[]).find((volume) => volume.name === 'state');
@@ -238,13 +309,16 @@ describe('chart options', () => {
 
   it('NOTES say where the state is, what losing it costs, and how to recover with adopt', () => {
     for (const mode of ['deployment', 'job']) {
-      const { notes } = render({ ...valuesFile('test/helm/values-minimal.yaml'), mode });
+      const { notes } = render({ ...valuesFile('test/helm/values-minimal.yaml'), mode, state: { backend: 'file' } });
       expect(notes).toContain('PersistentVolumeClaim rel-stacksync-state');
       expect(notes).toMatch(/adopt/);
       expect(notes).toContain('apply --adopt');
       expect(notes).toMatch(/credentials? (are|is) sent again|re-sen[dt]/);
     }
-    const trial = render({ ...valuesFile('test/helm/values-minimal.yaml'), state: { persistence: { enabled: false } } });
+    const elected = render(valuesFile('test/helm/values-minimal.yaml')).notes;
+    expect(elected).toContain('apply --adopt');
+    expect(elected).toContain('--replicas=0');
+    const trial = render({ ...valuesFile('test/helm/values-minimal.yaml'), state: { backend: 'file', persistence: { enabled: false } } });
     expect(trial.find('PersistentVolumeClaim')).toBeUndefined();
     expect(trial.notes).toContain('WARNING: the state file is on an emptyDir');
   });

@@ -6,6 +6,7 @@ import { isStacksyncError } from '../../src/errors.js';
 import { nodeFs, type StateFileHandle, type StateFs } from '../../src/support/fs.js';
 import { addIntent, recordCreated, recordSecretHashes } from '../../src/state/inventory.js';
 import { emptyInventory, emptyTargetState, type StateFile } from '../../src/model/state.js';
+import { openFileBackend } from '../../src/state/file-backend.js';
 import { journalPathFor, openStateStore as openStore, readDurableState, type StateStore, type StateStoreOptions } from '../../src/state/store.js';
 
 let dir: string;
@@ -243,7 +244,34 @@ describe('state store: the journal', () => {
     await store.close();
     const compacted = await readFile(path, 'utf8');
     await writeFile(journal, journalText);
-    expect(await readDurableState(path)).toEqual(JSON.parse(compacted));
+    expect(await readDurableState(path)).toEqual({ version: 1, targets: (JSON.parse(compacted) as StateFile).targets });
+  });
+
+  it('gives the state file a lineage at its first rewrite (an older file too) and a serial each rewrite; migrate may set the lineage', async () => {
+    const store = await openExisting();
+    const backend = openFileBackend(path);
+    // A file from before lineages: none until it is written.
+    expect(await backend.version()).toEqual({ lineage: undefined, serial: undefined });
+    store.record('prod', owned(1));
+    await store.save();
+    await store.close();
+    const first = await backend.version();
+    expect(first.lineage).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.serial).toBe(1);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ version: 1, lineage: first.lineage, serial: 1 });
+
+    const again = await openStateStore(path);
+    again.record('prod', owned(2));
+    await again.save();
+    await again.close();
+    expect(await backend.version()).toEqual({ lineage: first.lineage, serial: 2 });
+    // Reading changes neither.
+    await (await openStateStore(path, { readOnly: true })).close();
+    expect(await backend.version()).toEqual({ lineage: first.lineage, serial: 2 });
+
+    await backend.adoptLineage?.('0f0e0d0c-0b0a-4908-8706-050403020100');
+    expect(await backend.version()).toEqual({ lineage: '0f0e0d0c-0b0a-4908-8706-050403020100', serial: 3 });
+    expect((await readDurableState(path)).targets['prod']?.inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' } });
   });
 
   it('journals spec digests: set on an owned entry, dropped by a later owned record without one, ignored for what is not owned', async () => {

@@ -40,6 +40,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 {{- end -}}
 
+{{/* The name of the kubernetes state backend's Secrets and Lease. */}}
+{{- define "stacksync.stateName" -}}
+{{- default (printf "%s-state" (include "stacksync.fullname" .)) .Values.state.kubernetes.name -}}
+{{- end -}}
+
 {{- define "stacksync.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
@@ -131,8 +136,10 @@ volumeMounts:
   - name: git
     mountPath: /git
     readOnly: true
+{{- if eq .Values.state.backend "file" }}
   - name: state
     mountPath: /var/lib/stacksync
+{{- end }}
   - name: tmp
     mountPath: /tmp
 {{- if $secret }}
@@ -153,7 +160,12 @@ resources:
 {{/* Pod-level settings and volumes shared by the Deployment and the Job. */}}
 {{- define "stacksync.podCommon" -}}
 serviceAccountName: {{ include "stacksync.serviceAccountName" . }}
+{{- if eq .Values.state.backend "kubernetes" }}
+# The kubernetes state backend keeps the state in Secrets and locks it with a Lease, through the API.
+automountServiceAccountToken: true
+{{- else }}
 automountServiceAccountToken: false
+{{- end }}
 securityContext:
   {{- toYaml .Values.podSecurityContext | nindent 2 }}
 {{- with .Values.imagePullSecrets }}
@@ -182,12 +194,14 @@ volumes:
     emptyDir: {}
   - name: tmp
     emptyDir: {}
+{{- if eq .Values.state.backend "file" }}
   - name: state
 {{- if .Values.state.persistence.enabled }}
     persistentVolumeClaim:
       claimName: {{ default (printf "%s-state" (include "stacksync.fullname" .)) .Values.state.persistence.existingClaim }}
 {{- else }}
     emptyDir: {}
+{{- end }}
 {{- end }}
 {{- if eq .Values.gitSync.auth.type "ssh" }}
   - name: git-secret
