@@ -1,8 +1,8 @@
 /**
  * Loads the manifests directory into the desired model: snapshot → parse → schema → rules →
  * secrets → references → desired model → place. Never throws for bad input: every problem is collected with its location, and the
- * targets it touches are blocked so that nothing is written because a broken manifest looked
- * "missing" or "changed".
+ * targets it touches are blocked (a tenant's problem: that tenant's writes; one forEach item's:
+ * that item) so that nothing is written because a broken manifest looked "missing" or "changed".
  */
 import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
@@ -24,7 +24,6 @@ import { validateManifest, type ManifestCheck } from './validate.js';
 import { DEFAULT_MAX_FOREACH_ITEMS, hasForEach, instantiate, instantiateAll, listItems, matrixItems, readForEach, type ForEachItem, type ForEachProblem } from './foreach.js';
 import { tuneHeapFor } from '../support/heap.js';
 import { fileTenants } from './tenants.js';
-
 
 export interface ManifestLimits extends YamlLimits {
   /** Most manifest files read per run. */
