@@ -2,6 +2,9 @@
 // (10,000 dashboards), planned against the same 10,000 written out (the same 1,000 files, each
 // holding its 10 documents), everything to create. The goal: the templates plan within 1.2 × the
 // time of the written-out form. Runs alternate between the two forms, and the median of each counts.
+// The time compared is CPU time (user + system, all threads): on a machine shared with other work,
+// wall time swings by 2 × from run to run, and would judge the machine rather than the expansion.
+// The wall times are reported beside it.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,20 +69,23 @@ export async function forEachPlan({ files, items, repeats }, log) {
     const templates = await workspace(root, 'templates', emulator.url, files, items, template);
     const written = await workspace(root, 'written', emulator.url, files, items, writtenOut);
     const times = { templates: [], written: [] };
+    const walls = { templates: [], written: [] };
     for (let round = 0; round < repeats; round++) {
       for (const [form, dir] of [['written', written], ['templates', templates]]) {
         const result = expectExit(await runCli(dir, ['plan', '--detailed-exitcode'], { env: CLI_ENV }), 2, `plan of the ${form} form`);
         const summary = result.stdout.split('\n').find((line) => line.startsWith('Plan:')) ?? '';
         if (!summary.includes(`${files * items} to create`)) throw new Error(`plan of the ${form} form: expected ${files * items} creates, got: ${summary}`);
-        times[form].push(result.wallMs);
+        times[form].push(result.cpuMs);
+        walls[form].push(result.wallMs);
       }
     }
     const templatesMs = median(times.templates);
     const writtenMs = median(times.written);
     const ratio = templatesMs / writtenMs;
     const verdict = ratio <= FOR_EACH_GOAL ? 'meets' : 'misses';
-    log(`  ${files.toLocaleString('en-US')} templates → ${(files * items).toLocaleString('en-US')} resources: plan ${(templatesMs / 1000).toFixed(2)} s; written out: ${(writtenMs / 1000).toFixed(2)} s; ${ratio.toFixed(2)} × (${verdict} the goal of ${FOR_EACH_GOAL} ×)`);
-    return { files, items, resources: files * items, repeats, templatesMs, writtenMs, ratio, goal: FOR_EACH_GOAL, meets: ratio <= FOR_EACH_GOAL, runs: times };
+    const wall = { templatesMs: median(walls.templates), writtenMs: median(walls.written) };
+    log(`  ${files.toLocaleString('en-US')} templates → ${(files * items).toLocaleString('en-US')} resources: plan ${(templatesMs / 1000).toFixed(2)} s CPU (${(wall.templatesMs / 1000).toFixed(2)} s wall); written out: ${(writtenMs / 1000).toFixed(2)} s CPU (${(wall.writtenMs / 1000).toFixed(2)} s wall); ${ratio.toFixed(2)} × (${verdict} the goal of ${FOR_EACH_GOAL} ×)`);
+    return { files, items, resources: files * items, repeats, templatesMs, writtenMs, ratio, goal: FOR_EACH_GOAL, meets: ratio <= FOR_EACH_GOAL, wall, runs: { cpu: times, wall: walls } };
   } finally {
     await emulator.close();
     await rm(root, { recursive: true, force: true });
