@@ -2,11 +2,11 @@
 // loopback and prints every figure; the full run also writes BENCHMARKS.md (machine, Node
 // version, date, figures, and the goals they meet or miss). BENCH_QUICK=1 runs smaller sizes to
 // try it out and writes nothing (unless BENCH_OUTPUT=FILE). Sections:
-//   client full read · plan cost vs size · in-sync cost · plan at 100,000 · first apply vs size ·
+//   client full read · plan cost vs size · in-sync cost · plan at 100,000 · forEach vs written out · first apply vs size ·
 //   first apply with the state in PostgreSQL ÷ the state file · daemon memory · apply under a rate limit · many targets on one key · apply estimate · pipes born
 //   in Git at the real budget · HTTP floor · watch latency
 // BENCH_ONLY=name,name runs only those sections (names as in the results: clientRead, planSize,
-// planLarge, firstApply, statePostgres, memory, rateLimit, sharedKey, estimate, bornPipes, httpFloor, watch) and
+// planLarge, forEach, firstApply, statePostgres, memory, rateLimit, sharedKey, estimate, bornPipes, httpFloor, watch) and
 // writes no report unless BENCH_OUTPUT is set.
 // The daemon sections run when this build has `stacksync run`; otherwise they say "pending".
 // Bounded: every child has a deadline, and the whole run gives up after BENCH_DEADLINE_MS.
@@ -21,6 +21,7 @@ import { httpFloor } from './bench/http-floor.mjs';
 import { hasDaemon, machine } from './bench/lib.mjs';
 import { daemonMemory } from './bench/memory.mjs';
 import { estimateRun } from './bench/estimate.mjs';
+import { forEachPlan } from './bench/for-each.mjs';
 import { planAtSize, planOnly } from './bench/plan-size.mjs';
 import { rateLimitRuns } from './bench/rate-limit.mjs';
 import { sharedKeyRun } from './bench/shared-key.mjs';
@@ -36,8 +37,8 @@ const OUTPUT = process.env.BENCH_OUTPUT ?? (QUICK || ONLY ? undefined : fileURLT
 
 /** What each section runs; the full profile is the one BENCHMARKS.md reports. */
 export const PROFILE = QUICK
-  ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], firstApply: [300, 1000, 3000], statePostgres: { size: 3000 }, rate: { changes: 40, limit: 10 }, sharedKey: { targets: 10, requests: 10, perSeconds: 5, creates: 1, heavyCreates: 5 }, estimate: { requests: 10, perSeconds: 1, dashboards: 15, otherDashboards: 20 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, largePlan: 20_000, bornPipes: { pipes: 300, scale: 100 }, watch: [{ size: 100, edits: 10 }, { size: 1000, edits: 5 }], memory: { resyncs: 3, warmup: 2 } }
-  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], firstApply: [1000, 10_000, 30_000], statePostgres: { size: 30_000 }, rate: { changes: 300, limit: 10 }, sharedKey: { targets: 20, requests: 10, perSeconds: 10, creates: 2, heavyCreates: 12 }, estimate: { requests: 20, perSeconds: 2, dashboards: 100, otherDashboards: 100 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, largePlan: 100_000, bornPipes: { pipes: 1000, scale: 100 }, watch: [{ size: 100, edits: 50 }, { size: 10_000, edits: 30 }], memory: { resyncs: 12, warmup: 6 } };
+  ? { clientRead: { dashboards: 200, alerts: 600 }, sizes: [100, 1000], firstApply: [300, 1000, 3000], statePostgres: { size: 3000 }, rate: { changes: 40, limit: 10 }, sharedKey: { targets: 10, requests: 10, perSeconds: 5, creates: 1, heavyCreates: 5 }, estimate: { requests: 10, perSeconds: 1, dashboards: 15, otherDashboards: 20 }, floor: { writes: 300, concurrency: 8, repeats: 1 }, largePlan: 20_000, forEach: { files: 100, items: 10, repeats: 3 }, bornPipes: { pipes: 300, scale: 100 }, watch: [{ size: 100, edits: 10 }, { size: 1000, edits: 5 }], memory: { resyncs: 3, warmup: 2 } }
+  : { clientRead: { dashboards: 1000, alerts: 3000 }, sizes: [100, 1000, 10_000], firstApply: [1000, 10_000, 30_000], statePostgres: { size: 30_000 }, rate: { changes: 300, limit: 10 }, sharedKey: { targets: 20, requests: 10, perSeconds: 10, creates: 2, heavyCreates: 12 }, estimate: { requests: 20, perSeconds: 2, dashboards: 100, otherDashboards: 100 }, floor: { writes: 2000, concurrency: 8, repeats: 3 }, largePlan: 100_000, forEach: { files: 1000, items: 10, repeats: 5 }, bornPipes: { pipes: 1000, scale: 100 }, watch: [{ size: 100, edits: 50 }, { size: 10_000, edits: 30 }], memory: { resyncs: 12, warmup: 6 } };
 
 const log = (line) => console.log(line);
 
@@ -76,6 +77,8 @@ async function main() {
   });
 
   await section(results, 'planLarge', `Plan at ${PROFILE.largePlan.toLocaleString('en-US')} resources`, () => planOnly(PROFILE.largePlan, log));
+
+  await section(results, 'forEach', `${(PROFILE.forEach.files * PROFILE.forEach.items).toLocaleString('en-US')} resources from ${PROFILE.forEach.files.toLocaleString('en-US')} forEach manifests vs written out`, () => forEachPlan(PROFILE.forEach, log));
 
   await section(results, 'firstApply', `First apply at ${PROFILE.firstApply.map((size) => size.toLocaleString('en-US')).join(', ')} resources`, async () => {
     const figures = await firstApplyScale({ sizes: PROFILE.firstApply }, log);

@@ -35,7 +35,7 @@ function childEnv(env) {
 
 /**
  * Runs `stacksync ARGS` in `cwd` and resolves with its output, exit code, wall time (spawn to
- * exit, so process start is included) and peak RSS in bytes.
+ * exit, so process start is included), peak RSS in bytes and CPU time (user + system, ms).
  */
 export async function runCli(cwd, args, { env = {}, timeoutMs = 300_000 } = {}) {
   const scratch = await mkdtemp(join(tmpdir(), 'stacksync-bench-rss-'));
@@ -50,9 +50,9 @@ export async function runCli(cwd, args, { env = {}, timeoutMs = 300_000 } = {}) 
   const code = await new Promise((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
   clearTimeout(timer);
   const wallMs = performance.now() - started;
-  const rssKb = Number(await readFile(rssFile, 'utf8').catch(() => 'NaN'));
+  const [rssKb, cpuMicros] = (await readFile(rssFile, 'utf8').catch(() => 'NaN\nNaN')).split('\n').map(Number);
   await rm(scratch, { recursive: true, force: true });
-  return { code, stdout, stderr, wallMs, rssBytes: rssKb * 1024 };
+  return { code, stdout, stderr, wallMs, rssBytes: rssKb * 1024, cpuMs: cpuMicros / 1000 };
 }
 
 /** Throws with the run's output when it did not exit as expected. */

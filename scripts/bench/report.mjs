@@ -38,6 +38,10 @@ function summary(sections) {
   const large = sections.planLarge;
   if (large?.plan) lines.push(largePlanGoal(large, Array.isArray(plan) ? plan.find((row) => row.size === 10_000) : undefined));
   else if (large) lines.push(`- **Pending:** plan at 100,000 resources (${failedOrPending(large)}).`);
+  const forEach = sections.forEach;
+  if (forEach?.ratio !== undefined) {
+    lines.push(verdict(forEach.meets, `${n(forEach.files)} forEach manifests expanding to ${n(forEach.resources)} resources plan in ${s(forEach.templatesMs)} s of CPU, ${ratio(forEach.ratio)} × the ${s(forEach.writtenMs)} s of the same ${n(forEach.resources)} written out (goal ≤ ${forEach.goal} ×).`));
+  } else if (forEach) lines.push(`- **Pending:** forEach vs written out (${failedOrPending(forEach)}).`);
   const rate = sections.rateLimit;
   if (rate?.matched) {
     lines.push(verdict(rate.matched.ratio >= 0.95, `writes/s ÷ limit with the target configured to the limit = ${ratio(rate.matched.ratio)} (goal ≥ 0.95).`));
@@ -159,6 +163,18 @@ function largePlanSection(large) {
     '| resources | plan, all to create | peak RSS | calls ÷ floor |',
     '|---:|---:|---:|---:|',
     `| ${n(large.resources)} | ${s(large.plan.wallMs)} s | ${mib(large.plan.rssBytes)} MiB | ${large.plan.calls} ÷ ${large.firstFloor} = ${ratio(large.plan.calls / large.firstFloor)} |`,
+  ].join('\n');
+}
+
+function forEachSection(forEach) {
+  const problem = failedOrPending(forEach);
+  if (problem) return problem;
+  return [
+    `${n(forEach.files)} Dashboard manifests, each a \`metadata.forEach\` over ${forEach.items} items, against the same ${n(forEach.resources)} dashboards written out (the same files, each holding its ${forEach.items} documents): one \`plan --detailed-exitcode\`, everything to create, the two forms in turn, the median of ${forEach.repeats} runs each. The time compared is the CPU time of the plan (user + system): wall time on a shared machine says more about the machine.`,
+    '',
+    '| resources | forEach templates, CPU | written out, CPU | ratio | forEach templates, wall | written out, wall |',
+    '|---:|---:|---:|---:|---:|---:|',
+    `| ${n(forEach.resources)} | ${s(forEach.templatesMs)} s | ${s(forEach.writtenMs)} s | ${ratio(forEach.ratio)} | ${forEach.wall ? `${s(forEach.wall.templatesMs)} s` : ''} | ${forEach.wall ? `${s(forEach.wall.writtenMs)} s` : ''} |`,
   ].join('\n');
 }
 
@@ -368,6 +384,8 @@ Wall time is spawn to exit of \`node dist/cli.js …\`; peak RSS is the child's 
 ${planSection(sections.planSize)}
 
 ${largePlanSection(sections.planLarge)}
+
+${forEachSection(sections.forEach)}
 
 ${NOTES.plan}
 

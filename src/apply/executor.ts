@@ -392,7 +392,7 @@ class ApplyRun {
     if (marks) records.push({ type: 'marked', kind, key: name, marks });
     if (last && node.change.action !== 'delete') {
       if (secretHashes && Object.keys(secretHashes).length > 0) records.push({ type: 'secrets', kind, key: name, hashes: { ...secretHashes } });
-      if (spec !== undefined) records.push({ type: 'spec', kind, key: name, spec, ...(node.change.pruneDisabled ? { prune: 'disabled' as const } : {}) });
+      if (spec !== undefined) records.push({ type: 'spec', kind, key: name, spec, ...(node.change.pruneDisabled ? { prune: 'disabled' as const } : {}), ...(node.change.tenant !== undefined ? { tenant: node.change.tenant } : {}) });
       if (node.change.marks) records.push({ type: 'marked', kind, key: name, marks: node.change.marks });
     }
     this.#deps.store.record(this.#deps.target, ...records);

@@ -7,6 +7,7 @@ import { DEFAULT_REQUEST_MS, estimateApply } from '../apply/estimate.js';
 import { credentialFingerprints } from '../config/fingerprint.js';
 import type { ApiHooks } from '../api/port.js';
 import { budgetGroups } from '../daemon/spread.js';
+import { heldForTenants } from '../diff/index.js';
 import type { Plan } from '../model/plan.js';
 import type { ReconcileContext, RunPlan } from '../reconcile/reconcile.js';
 
@@ -58,7 +59,10 @@ export function withEstimate(plan: Plan, run: RunPlan, context: ReconcileContext
   const seen = log.quickestMs();
   const latencyMs = seen === undefined ? DEFAULT_REQUEST_MS : Math.min(LATENCY_BOUNDS_MS.max, Math.max(LATENCY_BOUNDS_MS.min, seen));
   const spentAgoMs = Object.fromEntries(planned.map((target) => [target.name, budgets.spentFor(target.name).map((end) => Math.max(0, now - end))]));
-  const estimate = estimateApply({ changes: plan.changes, budgets: groups, reads: log.counts(), heldBack, latencyMs, spentAgoMs, readsDone: budgets.readsDone });
+  // A held-back tenant's changes are not applied either (docs/many-services.md#what-a-problem-holds-back).
+  const tenantsHeld = new Map(run.request.allowPartial ? [] : run.targets.map((targetRun) => [targetRun.target.name, targetRun.heldTenants] as const));
+  const changes = tenantsHeld.size === 0 ? plan.changes : plan.changes.filter((change) => !heldForTenants(change, tenantsHeld.get(change.target) ?? new Set()));
+  const estimate = estimateApply({ changes, budgets: groups, reads: log.counts(), heldBack, latencyMs, spentAgoMs, readsDone: budgets.readsDone });
   return { ...plan, estimate };
 }
 

@@ -11,6 +11,7 @@ import { DEFAULT_API_PROFILE, DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
 import { anchorSecret, secretBaseDir } from './secrets.js';
+import { tenantPathProblem } from './tenants.js';
 import type { Config, ConfigFile, DefaultedConfigFile, NotifierSettings, ProposeSettings, SecretRef, StateSettings, SyncSettings, Target, TargetFile } from '../model/config.js';
 import { proposalBranch } from './propose.js';
 import { CONFIG_PATTERN_MESSAGES, NOTIFY_EVENTS, SECRET_REF_MESSAGE, configSchema, DEFAULT_PROPOSE_BRANCH, DEFAULT_STATE_NAME, secretRefSchema } from '../schema/config.js';
@@ -192,6 +193,7 @@ function ruleProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProblem[]
   });
   problems.push(...stateProblems(raw.state, locate));
   problems.push(...proposeProblems(raw, locate));
+  problems.push(...tenantProblems(raw, seen, names, locate));
   return problems;
 }
 
@@ -218,6 +220,25 @@ function proposeProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProble
       location: locate(['sync', 'propose', propose.branch === undefined ? 'base' : 'branch']),
     });
   }
+  return problems;
+}
+
+/** Tenants with one name each, naming configured targets, with paths inside the manifests directory. */
+function tenantProblems(raw: DefaultedConfigFile, targets: ReadonlyMap<string, number>, names: string, locate: Locate): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const seen = new Map<string, number>();
+  (raw.tenants ?? []).forEach((tenant, index) => {
+    const first = seen.get(tenant.name);
+    if (first === undefined) seen.set(tenant.name, index);
+    else problems.push({ message: `tenants[${index}].name: tenant ${tenant.name} is already defined (tenants[${first}])`, location: locate(['tenants', index, 'name']) });
+    tenant.targets.forEach((name, at) => {
+      if (!targets.has(name)) problems.push({ message: `tenants[${index}].targets[${at}]: names no target; the targets are ${names}`, location: locate(['tenants', index, 'targets', at]) });
+    });
+    tenant.paths.forEach((path, at) => {
+      const problem = tenantPathProblem(path);
+      if (problem) problems.push({ message: `tenants[${index}].paths[${at}]: ${problem}`, location: locate(['tenants', index, 'paths', at]) });
+    });
+  });
   return problems;
 }
 
@@ -355,7 +376,8 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
     ...(raw.control?.reloadToken !== undefined ? { reloadToken: anchorSecret(raw.control.reloadToken, baseDir) } : {}),
   };
   const daemon = raw.daemon && Object.keys(raw.daemon).length > 0 ? { daemon: { ...raw.daemon } } : {};
-  return { file: configPath, targets, defaultTarget, sync, state: normaliseState(raw.state, baseDir), ...notify, ...control, ...daemon };
+  const tenants = raw.tenants ? { tenants: raw.tenants.map((tenant) => ({ name: tenant.name, paths: [...tenant.paths], targets: [...tenant.targets], kinds: [...tenant.kinds] })) } : {};
+  return { file: configPath, targets, defaultTarget, sync, state: normaliseState(raw.state, baseDir), ...notify, ...control, ...daemon, ...tenants };
 }
 
 function normalisePropose(raw: NonNullable<ConfigFile['sync']>['propose'] & object, baseDir: string): ProposeSettings {

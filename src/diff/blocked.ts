@@ -20,14 +20,43 @@ import { changeRef, isWrite, type Change, type ChangeResult, type PlanError } fr
  */
 export const HOLDS_BACK_TARGET: readonly ErrorCode[] = ['E_MANIFEST_PARSE', 'E_MANIFEST_INVALID', 'E_MANIFEST_DUPLICATE', 'E_REF_UNRESOLVED', 'E_API_VALIDATION'];
 
-/** Whether the plan of a target holds a manifest problem found while planning it (`HOLDS_BACK_TARGET`). */
+/** Whether the plan of a target holds a manifest problem found while planning it (`HOLDS_BACK_TARGET`) of no tenant. */
 export function plannedProblemHoldsBack(changes: readonly Change[]): boolean {
-  return changes.some((change) => change.action === 'error' && change.code !== undefined && HOLDS_BACK_TARGET.includes(change.code));
+  return changes.some((change) => holdsBack(change) && change.tenant === undefined);
+}
+
+/** The tenants whose manifest problems found while planning hold back their writes (a tenant's problem holds back only its own). */
+export function plannedTenantsHeldBack(changes: readonly Change[]): Set<string> {
+  return new Set(changes.flatMap((change) => (holdsBack(change) && change.tenant !== undefined ? [change.tenant] : [])));
+}
+
+function holdsBack(change: Change): boolean {
+  return change.action === 'error' && change.code !== undefined && HOLDS_BACK_TARGET.includes(change.code);
 }
 
 /** The plan of a target held back by a problem found while planning: a prune's deletes become orphans, as a load problem makes them. */
 export function withPruneHeldBack(changes: readonly Change[]): Change[] {
-  return changes.map((change) => (change.action === 'delete' ? { ...change, action: 'orphan', operations: [], dependsOn: [] } : change));
+  return changes.map((change) => (change.action === 'delete' ? asOrphan(change) : change));
+}
+
+function asOrphan(change: Change): Change {
+  return { ...change, action: 'orphan', operations: [], dependsOn: [] };
+}
+
+/**
+ * Whether a change is among what the held-back tenants may not write: one of theirs, or a delete
+ * of a resource no tenant is recorded for (it may be theirs). A tenant's problem never holds back
+ * another tenant's changes.
+ */
+export function heldForTenants(change: Pick<Change, 'tenant' | 'action'>, held: ReadonlySet<string>): boolean {
+  if (held.size === 0) return false;
+  return change.tenant === undefined ? change.action === 'delete' : held.has(change.tenant);
+}
+
+/** The plan of a target with the prunes of held-back tenants held back: their deletes become orphans. */
+export function withTenantPrunesHeldBack(changes: readonly Change[], held: ReadonlySet<string>): Change[] {
+  if (held.size === 0) return [...changes];
+  return changes.map((change) => (change.action === 'delete' && heldForTenants(change, held) ? asOrphan(change) : change));
 }
 
 /** Whether applying `change` would write anything: to the API, or to the inventory (a reclaim). */
@@ -40,6 +69,8 @@ export interface BlockedGuardInput {
   changes: readonly Change[];
   /** A manifest problem touches this target (its own, or one no target can be told for). */
   blocked: boolean;
+  /** Tenants whose manifest problems hold back their writes to this target; none when absent. */
+  heldTenants?: ReadonlySet<string>;
   /** `apply --allow-partial`. */
   allowPartial: boolean;
 }
@@ -51,14 +82,19 @@ export interface BlockedGuard {
   held: Map<string, ChangeResult>;
 }
 
-/** Holds back every write of a blocked target, unless partial applies are allowed. */
+/** Holds back every write of a blocked target, or of its held-back tenants, unless partial applies are allowed. */
 export function holdBackBlocked(input: BlockedGuardInput): BlockedGuard {
-  if (!input.blocked || input.allowPartial) return { changes: [...input.changes], held: new Map() };
-  const error = `the manifests of target ${input.target} have errors, so nothing is written to it until they are fixed (apply --allow-partial applies the valid ones)`;
+  const tenants = input.heldTenants ?? new Set<string>();
+  if ((!input.blocked && tenants.size === 0) || input.allowPartial) return { changes: [...input.changes], held: new Map() };
+  const error = (change: Change): string =>
+    input.blocked
+      ? `the manifests of target ${input.target} have errors, so nothing is written to it until they are fixed (apply --allow-partial applies the valid ones)`
+      : `the manifests of tenant ${change.tenant ?? '(none recorded)'} have errors, so nothing of it is written to target ${input.target} until they are fixed (apply --allow-partial applies the valid ones)`;
   const held = new Map<string, ChangeResult>();
   const changes: Change[] = [];
   for (const change of input.changes) {
-    if (changeWrites(change)) held.set(changeRef(change), { result: 'skipped', code: 'E_MANIFEST_BLOCKED', error });
+    const holds = input.blocked || heldForTenants(change, tenants);
+    if (holds && changeWrites(change)) held.set(changeRef(change), { result: 'skipped', code: 'E_MANIFEST_BLOCKED', error: error(change) });
     else changes.push(change);
   }
   return { changes, held };
@@ -72,4 +108,15 @@ export function writesHeldBack(target: string, changes: readonly Change[], block
   const what = `${writes} change${writes === 1 ? '' : 's'}`;
   const message = `${what} of target ${target} held back: its manifests have errors, so nothing is applied to it until they are fixed (apply --allow-partial applies the valid ones)`;
   return [{ target, code: 'E_MANIFEST_BLOCKED', message }];
+}
+
+/** The plan's notices that held-back tenants' changes will not be applied, one per tenant with writes. */
+export function tenantWritesHeldBack(target: string, changes: readonly Change[], held: ReadonlySet<string>, allowPartial: boolean): PlanError[] {
+  if (allowPartial) return [];
+  return [...held].sort().flatMap((tenant) => {
+    const writes = changes.filter((change) => change.tenant === tenant && changeWrites(change)).length;
+    if (writes === 0) return [];
+    const what = `${writes} change${writes === 1 ? '' : 's'}`;
+    return [{ target, code: 'E_MANIFEST_BLOCKED' as const, message: `${what} of tenant ${tenant} to target ${target} held back: its manifests have errors, so nothing of it is applied until they are fixed (other tenants apply; apply --allow-partial applies its valid ones)` }];
+  });
 }

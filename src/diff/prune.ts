@@ -156,9 +156,13 @@ export function refusedResults(refused: readonly Change[], refusal: PlanError): 
   return new Map(refused.map((change) => [changeRef(change), { result: 'skipped', code: 'E_PRUNE_REFUSED', error: why(change) }]));
 }
 
-/** A requested prune that a manifest problem blocks must be visible, not silently skipped. */
-export function pruneHeldBack(target: string, requested: boolean, blocked: boolean): PlanError[] {
-  if (!requested || !blocked) return [];
-  const message = `prune held back for target ${target}: its manifests have errors, so nothing of it is deleted until they are fixed`;
-  return [{ target, code: 'E_PRUNE_REFUSED', message }];
+/** A requested prune that a manifest problem blocks must be visible, not silently skipped; so must one held back for some tenants. */
+export function pruneHeldBack(target: string, requested: boolean, blocked: boolean, heldTenants: ReadonlySet<string> = new Set()): PlanError[] {
+  if (!requested) return [];
+  if (blocked) return [{ target, code: 'E_PRUNE_REFUSED', message: `prune held back for target ${target}: its manifests have errors, so nothing of it is deleted until they are fixed` }];
+  return [...heldTenants].sort().map((tenant) => ({
+    target,
+    code: 'E_PRUNE_REFUSED' as const,
+    message: `prune held back for tenant ${tenant} on target ${target}: its manifests have errors, so nothing it created (nor anything no tenant is recorded for) is deleted until they are fixed`,
+  }));
 }

@@ -1,14 +1,14 @@
 /**
  * Loads the manifests directory into the desired model: snapshot → parse → schema → rules →
  * secrets → references → desired model → place. Never throws for bad input: every problem is collected with its location, and the
- * targets it touches are blocked so that nothing is written because a broken manifest looked
- * "missing" or "changed".
+ * targets it touches are blocked (a tenant's problem: that tenant's writes; one forEach item's:
+ * that item) so that nothing is written because a broken manifest looked "missing" or "changed".
  */
 import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { Config } from '../model/config.js';
+import type { Config, Tenant } from '../model/config.js';
 import type { SecretIo } from '../config/secrets.js';
 import { deepFreeze } from '../support/freeze.js';
 import { DEFAULT_YAML_LIMITS, type YamlLimits } from '../yaml/safety.js';
@@ -23,6 +23,7 @@ import { mentionsVariables, substituteVariables } from './vars.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
 import { DEFAULT_MAX_FOREACH_ITEMS, hasForEach, instantiate, instantiateAll, listItems, matrixItems, readForEach, type ForEachItem, type ForEachProblem } from './foreach.js';
 import { tuneHeapFor } from '../support/heap.js';
+import { fileTenants } from './tenants.js';
 
 export interface ManifestLimits extends YamlLimits {
   /** Most manifest files read per run. */
@@ -124,24 +125,55 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     const { entries, failed } = await checkSchemas(documents, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac }, problems);
     // 5. Rules across documents (each kind's from its descriptor), the secret stage (manifests/secrets.ts:
     //    every secret reference a descriptor declares, resolved once), references; then the desired model.
-    const resolved = resolveEntries(entries, failed, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac });
+    const tenants = options.config?.tenants ? fileTenants(snapshot.files.map((file) => file.path), options.shownAs ?? dir, options.config.tenants) : undefined;
+    const resolved = resolveEntries(entries, failed, { ...(options.config ? { config: options.config } : {}), ...(tenants ? { tenants } : {}), secretIo, hmac: options.hmac });
     problems.push(...resolved.problems);
     warnings.push(...resolved.warnings);
     // 6. The line of every problem about a node, from a second parse of only the files that have one.
     const filesByPath = new Map(snapshot.files.map((file) => [file.path, file]));
     const placed = await placeProblems([...problems, ...warnings], filesByPath, parsers[0] ?? inlineParser);
     options.logger?.debug({ files: snapshot.files.length, documents: documents.length, ms: Math.round(performance.now() - started), cache: options.cache?.stats }, 'manifests loaded');
-    const placedProblems = placed.slice(0, problems.length);
+    const placedProblems = placed.slice(0, problems.length).map((problem) => withTenants(problem, tenants));
     return {
       resources: resolved.resources,
       problems: placedProblems.sort(byLocation),
       warnings: placed.slice(problems.length).sort(byLocation),
-      blockedTargets: new Set(placedProblems.map((p) => p.target ?? ALL_TARGETS)),
+      ...heldBy(placedProblems),
+      ...(tenants ? { fileTenants: new Map([...tenants].flatMap(([file, list]) => (list.length === 1 ? [[file, (list[0] as Tenant).name] as const] : []))) } : {}),
     };
   } finally {
     session?.end();
     await owner?.close();
   }
+}
+
+/** A problem in a tenant's file names its tenant (the tenants of a file in several). */
+function withTenants(problem: LoadProblem, tenants: ReadonlyMap<string, readonly Tenant[]> | undefined): LoadProblem {
+  if (!tenants || problem.tenants !== undefined) return problem;
+  const list = tenants.get(problem.location.file) ?? [];
+  return list.length === 0 ? problem : { ...problem, tenants: list.map((tenant) => tenant.name) };
+}
+
+/**
+ * What the problems hold back (docs/many-services.md#what-a-problem-holds-back): a problem of one
+ * forEach item whose resource is known, only that item (it is not loaded, and its resource stays
+ * wanted: neither written nor pruned); a problem in a tenant's file, that tenant's writes to its
+ * target (every target when it has none); any other, every write of its target.
+ */
+function heldBy(problems: readonly LoadProblem[]): { blockedTargets: Set<string>; heldTenants: Map<string, Set<string>> } {
+  const blockedTargets = new Set<string>();
+  const heldTenants = new Map<string, Set<string>>();
+  for (const problem of problems) {
+    const target = problem.target ?? ALL_TARGETS;
+    const itemOnly = problem.location.item !== undefined && problem.subject !== undefined && target !== ALL_TARGETS && problem.code !== 'E_TENANT_VIOLATION';
+    if (itemOnly) continue;
+    if (problem.tenants && problem.tenants.length > 0) {
+      const held = heldTenants.get(target) ?? new Set<string>();
+      for (const tenant of problem.tenants) held.add(tenant);
+      heldTenants.set(target, held);
+    } else blockedTargets.add(target);
+  }
+  return { blockedTargets, heldTenants };
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { Kind, Variant } from '../model/kinds.js';
 import { profileOf } from '../config/profile.js';
 import { API_PROFILES, type ApiProfile } from '../schema/enums.js';
-import type { Config } from '../model/config.js';
+import type { Config, Tenant } from '../model/config.js';
 import type { SecretValue } from '../model/desired.js';
 import { formatLocation } from '../errors.js';
 import { deepFreeze } from '../support/freeze.js';
@@ -19,6 +19,7 @@ import { accessOf, descriptorOf, pluralOf, type DesiredResource, type DocumentPr
 import type { SecretIo } from '../config/secrets.js';
 import { problemAt, UNCONFIGURED_TARGET, type Entry, type FoundProblem } from './entries.js';
 import { resolveSecrets } from './secrets.js';
+import { tenantProblem } from './tenants.js';
 
 export { expandedTargets, identify, identifyFor, problemAt, subjectOf, UNCONFIGURED_TARGET } from './entries.js';
 export type { Entry, FoundProblem, Identity, ManifestDocument, NodeRef } from './entries.js';
@@ -26,6 +27,8 @@ export type { Entry, FoundProblem, Identity, ManifestDocument, NodeRef } from '.
 export interface ResolveOptions {
   /** Without a config, target checks are skipped (offline `validate` with no config file). */
   config?: Config;
+  /** With tenants configured: each file's tenants (`manifests/tenants.ts`). */
+  tenants?: ReadonlyMap<string, readonly Tenant[]>;
   secretIo: Partial<SecretIo>;
   hmac: (value: string) => string;
 }
@@ -51,6 +54,14 @@ export function resolveEntries(entries: readonly Entry[], failedBySchema: Readon
   // 1. Targets: configured, able to hold the kind, and able to take what the manifest says in their spelling.
   if (options.config) for (const entry of entries) checkTarget(entry, options.config, report);
   if (options.config) for (const entry of entries) reportAll(entry, checkForTarget(entry, options.config));
+  // 1b. Tenants: a manifest belongs to one, and names only its targets and kinds.
+  const { tenants } = options;
+  if (tenants && options.config?.tenants) {
+    for (const entry of entries) {
+      const problem = tenantProblem(entry, tenants.get(entry.doc.file) ?? [], options.config.tenants);
+      if (problem) report(entry, problem);
+    }
+  }
   // 2. Names: unique per kind per target, and unique within each document; members beyond the seed warned about.
   checkDuplicates(entries, report);
   for (const entry of entries) {

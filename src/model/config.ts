@@ -3,7 +3,7 @@
  * Produced once by `config/load.ts` and passed in; nothing else reads `process.env`.
  */
 import type { Static } from 'typebox';
-import type { Variant } from './kinds.js';
+import type { Kind, Variant } from './kinds.js';
 import type { ApiProfile } from '../schema/enums.js';
 import type { configSchema, managedAuthSchema, NOTIFY_EVENTS, NOTIFY_PROVIDERS, rateLimitSchema, secretRefSchema, selfHostedAuthSchema, syncSchema } from '../schema/config.js';
 
@@ -115,6 +115,18 @@ export type StateSettings =
   | { backend: 'kubernetes'; namespace: string; name: string; kubeconfig?: string; context?: string }
   | { backend: 's3'; bucket: string; key: string; region: string; endpoint?: string; forcePathStyle: boolean };
 
+/**
+ * A tenant of `tenants:` (docs/many-services.md#tenants): the manifests under its paths may name
+ * only its targets and kinds, and what they create is recorded as its own.
+ */
+export interface Tenant {
+  name: string;
+  /** Globs relative to the manifests directory (`config/tenants.ts` matches them). */
+  paths: readonly string[];
+  targets: readonly string[];
+  kinds: readonly Kind[];
+}
+
 export interface Config {
   /** Absolute path of the file this came from; undefined for the embedded default. */
   file?: string;
@@ -131,6 +143,8 @@ export interface Config {
   reloadToken?: SecretRef;
   /** `daemon:` of the file; absent when it has none. */
   daemon?: DaemonSettings;
+  /** `tenants:` of the file; absent when it has none (every manifest may touch everything). */
+  tenants?: readonly Tenant[];
 }
 
 /** Where the daemon serves and what its status page links to. */

@@ -54,13 +54,19 @@ export interface DesiredBase {
 
 /** One problem found while loading; many are collected per run. */
 export interface LoadProblem {
-  code: 'E_MANIFEST_PARSE' | 'E_MANIFEST_INVALID' | 'E_MANIFEST_DUPLICATE' | 'E_REF_UNRESOLVED' | 'E_SECRET_MISSING';
+  code: 'E_MANIFEST_PARSE' | 'E_MANIFEST_INVALID' | 'E_MANIFEST_DUPLICATE' | 'E_REF_UNRESOLVED' | 'E_SECRET_MISSING' | 'E_TENANT_VIOLATION';
   message: string;
   location: SourceLocation;
   /** Target the broken document belongs to, when it could be told; prune is blocked for it. */
   target?: string;
   /** `Kind/metadata.name` when it could be told, so the daemon can mark just that resource. */
   subject?: string;
+  /**
+   * With tenants configured: the tenants of the file the problem is in (one; several when the
+   * config's paths overlap; none when it is in no tenant's paths). Its writes are what the
+   * problem holds back, instead of its target's (`diff/blocked.ts`).
+   */
+  tenants?: string[];
 }
 
 /** What a load gives: `R` is the union of the kinds' desired shapes (`LoadedManifests` of `kinds/`). */
@@ -68,6 +74,15 @@ export interface LoadResult<R extends DesiredBase = DesiredBase> {
   resources: R[];
   problems: LoadProblem[];
   warnings: LoadProblem[];
-  /** Targets with at least one problem, or with a problem not attributable to one target ('*'). */
+  /**
+   * Targets whose writes a problem holds back, or '*' for a problem not attributable to one
+   * target. A problem of one forEach item whose resource is known holds back only that item
+   * (its resource stays wanted, never pruned); a problem in a tenant's file, only that tenant's
+   * writes (`heldTenants`).
+   */
   blockedTargets: Set<string>;
+  /** With tenants configured: target (or '*') → the tenants whose writes to it a problem holds back. */
+  heldTenants: Map<string, Set<string>>;
+  /** With tenants configured: file (as locations name it) → the one tenant it belongs to. */
+  fileTenants?: Map<string, string>;
 }

@@ -152,6 +152,11 @@ export interface Change {
   id?: string;
   /** Manifest location; absent for deletes and orphans. */
   file?: string;
+  /**
+   * With tenants configured: the tenant of its manifest, or for a delete or an orphan the tenant
+   * the inventory recorded it for (absent when none is known). Docs: docs/many-services.md#tenants.
+   */
+  tenant?: string;
   line?: number;
   diff: FieldDiff[];
   /** What apply sends; empty for unchanged and error. For adopt, the writes after taking it over. */

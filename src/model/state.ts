@@ -47,6 +47,12 @@ export interface InventoryEntry {
   /** `disabled`: the manifest last applied said `stacksync.io/prune: disabled`, so prune never deletes it. */
   prune?: 'disabled';
   /**
+   * The tenant whose manifest last applied it (or found it in sync), with tenants configured:
+   * only that tenant's prune deletes it (docs/many-services.md#tenants). Absent in entries written
+   * without tenants, or before they existed.
+   */
+  tenant?: string;
+  /**
    * stacksync created it (a create it sent, or one taken back through its intent after a crash):
    * the proof prune needs for kinds that delete only what they made (a pipe born in Git). Kept
    * while the id stays the same; absent in entries written before it existed (never made here).
@@ -139,7 +145,7 @@ export type StateRecord =
    * `kind/key`, if owned, matches the manifest whose spec has this digest (applied in full, or
    * found in sync); `prune: disabled` when that manifest says so, and absent clears it.
    */
-  | { type: 'spec'; kind: Kind; key: string; spec: string; prune?: 'disabled' }
+  | { type: 'spec'; kind: Kind; key: string; spec: string; prune?: 'disabled'; tenant?: string }
   /** `kind/key` is gone: its inventory entry, its intent and its secret hashes are forgotten. */
   | { type: 'forgotten'; kind: Kind; key: string }
   /** The create of `kind/key` certainly did not happen (or names nothing live): its intent goes. */

@@ -37,6 +37,7 @@ export function renderPlanJson(plan: Plan, options: JsonRenderOptions = {}): str
 
 function changeToJson(change: Change, options: JsonRenderOptions): Record<string, unknown> {
   const json: Record<string, unknown> = { target: change.target, kind: change.kind, name: change.name, action: change.action };
+  if (change.tenant !== undefined) json['tenant'] = change.tenant;
   if (change.id !== undefined) json['id'] = change.id;
   if (change.file !== undefined) json['file'] = change.file;
   if (change.line !== undefined) json['line'] = change.line;

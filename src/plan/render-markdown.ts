@@ -1,7 +1,8 @@
 /**
  * `--output markdown`: the plan as the body of a pull-request comment (GitHub-flavoured). A hidden
  * marker line lets a CI job find its own comment and update it (a sticky comment); a bold summary
- * line gives the counts; errors come first; then one collapsible block per target and kind with
+ * line gives the counts; errors come first; then (under a heading per tenant, when tenants are
+ * configured) one collapsible block per target and kind with
  * each change's field diff and a link to its manifest line. The body stays under GitHub's limit on
  * comment length: past it, the field diffs go, then the rows that do not fit, counted, with a
  * pointer to the full JSON plan. Pure: links are built from what the caller passes in.
@@ -63,7 +64,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   const open = listed <= OPEN_BLOCKS_UP_TO;
   for (const detail of ['full', 'compact'] as const) {
     const blocks = groups.map((group) => block(group, group.changes.map((change) => changeMarkdown(change, detail, options)), detail, open, 0));
-    const body = [head, ...blocks].join('\n\n');
+    const body = [head, ...withTenantHeadings(groups, blocks)].join('\n\n');
     if (body.length + 1 <= limit) return `${body}\n`;
   }
   return `${truncated(head, groups, options, limit)}\n`;
@@ -128,22 +129,41 @@ function changeWarnings(plan: Plan, options: MarkdownRenderOptions): string[] {
 // ---------------------------------------------------------------- blocks: one per target and kind
 
 interface Group {
+  tenant?: string;
   target: string;
   kind: Change['kind'];
   changes: Change[];
 }
 
-/** Listed changes (not unchanged, not errors, which the head lists) by target, then kind, in plan order. */
+/**
+ * Listed changes (not unchanged, not errors, which the head lists) by tenant (with tenants
+ * configured: by name, those of no tenant last, so each team reviews its own), then target, then
+ * kind, in plan order.
+ */
 function groupChanges(changes: readonly Change[]): Group[] {
   const groups = new Map<string, Group>();
   for (const change of changes) {
     if (!isListed(change) || change.action === 'error') continue;
-    const key = `${change.target}\u0000${change.kind}`;
-    const group = groups.get(key) ?? { target: change.target, kind: change.kind, changes: [] };
+    const key = `${change.tenant ?? ''}\u0000${change.target}\u0000${change.kind}`;
+    const group = groups.get(key) ?? { ...(change.tenant !== undefined ? { tenant: change.tenant } : {}), target: change.target, kind: change.kind, changes: [] };
     group.changes.push(change);
     groups.set(key, group);
   }
-  return [...groups.values()];
+  const order = (group: Group): string => (group.tenant === undefined ? '\uffff' : group.tenant);
+  // A stable sort: within a tenant, the plan's order stays.
+  return [...groups.values()].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+}
+
+/** The blocks with a heading before each tenant's first (`### Tenant payments`, `### No tenant`); as they are without tenants. */
+function withTenantHeadings(groups: readonly Group[], blocks: readonly string[]): string[] {
+  if (!groups.some((group) => group.tenant !== undefined)) return [...blocks];
+  const result: string[] = [];
+  blocks.forEach((each, index) => {
+    const tenant = groups[index]?.tenant;
+    if (index === 0 || groups[index - 1]?.tenant !== tenant) result.push(tenant === undefined ? '### No tenant' : `### Tenant ${escapeText(tenant)}`);
+    result.push(each);
+  });
+  return result;
 }
 
 /** A collapsible block; `rows` are full entries (blank line between) or compact list items. */
@@ -229,7 +249,7 @@ function truncated(head: string, groups: readonly Group[], options: MarkdownRend
   const omitted = groups.reduce((sum, group, index) => sum + group.changes.length - (rows[index]?.length ?? 0), 0);
   const where = options.fullPlan ?? 'the output of `stacksync plan --output json`';
   const footer = `**${count(omitted, 'change')} not shown**, and field diffs left out: a comment holds at most ${thousands(limit)} characters. The full plan is ${where}.`;
-  return [head, ...blocks, footer].join('\n\n');
+  return [head, ...withTenantHeadings(groups, blocks), footer].join('\n\n');
 }
 
 /** The first rows of every block, taken in turn, so that no block is starved by the ones before it. */

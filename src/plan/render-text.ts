@@ -139,7 +139,7 @@ function groupByTarget(changes: readonly Change[]): Map<string, Change[]> {
 
 function changeLines(change: Change, paint: Paint, results: ChangeResults | undefined): string[] {
   const marker = MARKERS[change.action];
-  const details = [change.id === undefined ? '' : `id ${show(change.id)}`, where(change.file, change.line)].filter(Boolean).join(', ');
+  const details = [change.tenant === undefined ? '' : `tenant ${show(change.tenant)}`, change.id === undefined ? '' : `id ${show(change.id)}`, where(change.file, change.line)].filter(Boolean).join(', ');
   const reclaimed = change.reclaimed ? ' (reclaimed after an interrupted create)' : '';
   const action = paint(`${marker.sign} ${change.action}`, marker.style);
   const lines = [`  ${action} ${change.kind}/${show(change.name)}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`];

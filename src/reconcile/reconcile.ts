@@ -9,7 +9,7 @@ import { applyPlan, type ApplyResults } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { SettleOptions } from '../apply/settle.js';
 import type { Config, Target } from '../model/config.js';
-import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, plannedProblemHoldsBack, planTargetAsking, pruneHeldBack, refusedResults, withPruneHeldBack, writesHeldBack, type PlanTargetInput } from '../diff/index.js';
+import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, plannedProblemHoldsBack, plannedTenantsHeldBack, planTargetAsking, pruneHeldBack, refusedResults, tenantWritesHeldBack, withPruneHeldBack, withTenantPrunesHeldBack, writesHeldBack, type PlanTargetInput } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem } from '../model/desired.js';
@@ -17,9 +17,9 @@ import { deferredKinds, deferredKindsInState, unreadKindsOf, withKindsRead, type
 import type { Kind } from '../model/kinds.js';
 import { buildPlan } from '../plan/build.js';
 import { addOutcomes, changeKey, changeRef, isWrite, noOutcomes, outcomeOf, withOutcome, type Change, type ChangeKey, type ChangeResult, type Operation, type OutcomeCounts, type Plan, type PlanError, type WriteBody } from '../model/plan.js';
-import { managedCount, specRecord, staleRecords, type IntentExpiry } from '../state/inventory.js';
+import { inventoryEntry, managedCount, specRecord, staleRecords, type IntentExpiry } from '../state/inventory.js';
 import { specDigest } from './spec.js';
-import type { StateRecord } from '../model/state.js';
+import type { StateRecord, TargetState } from '../model/state.js';
 import { profileOf } from '../config/profile.js';
 import { MANAGED_MARK } from '../schema/config.js';
 import type { SecretHasher } from '../state/hmac.js';
@@ -90,6 +90,8 @@ export interface TargetRun {
   changes: Change[];
   /** A manifest of this target failed to load: nothing of it is deleted. */
   blocked: boolean;
+  /** Tenants whose manifests have problems: none of their writes to this target is applied, nor their deletes. */
+  heldTenants: Set<string>;
   /** The live state could not be read; no changes were planned. */
   failed?: PlanError;
   live?: LiveState;
@@ -120,8 +122,9 @@ export async function computePlan(ctx: ReconcileContext, request: PlanRequest): 
   const errors = [...load.problems.filter((p) => inScope(p, targets)).map(problemToPlanError), ...runs.flatMap((run) => (run.failed ? [run.failed] : []))];
   const warnings = [
     ...load.warnings.map(problemToPlanError),
-    ...runs.flatMap((run) => (run.failed ? [] : pruneHeldBack(run.target.name, request.prune, run.blocked))),
+    ...runs.flatMap((run) => (run.failed ? [] : pruneHeldBack(run.target.name, request.prune, run.blocked, run.heldTenants))),
     ...runs.flatMap((run) => (run.failed ? [] : writesHeldBack(run.target.name, run.changes, run.blocked, request.allowPartial === true))),
+    ...runs.flatMap((run) => (run.failed || run.blocked ? [] : tenantWritesHeldBack(run.target.name, run.changes, run.heldTenants, request.allowPartial === true))),
     ...runs.flatMap((run) => pipeHealthWarnings(run.changes)),
   ];
   const plan = buildPlan(
@@ -167,6 +170,7 @@ async function planReading(ctx: ReconcileContext, target: Target, read: LiveRead
 
 async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadedManifests, request: PlanRequest, read: Promise<LiveRead>): Promise<TargetRun> {
   const blocked = load.blockedTargets.has(target.name) || load.blockedTargets.has('*');
+  const heldTenants = new Set([...(load.heldTenants.get(target.name) ?? []), ...(load.heldTenants.get('*') ?? [])]);
   const desired = load.resources.filter((resource) => resource.target === target.name);
   // The deferred kinds of the target's own manifests are read before the plan.
   const first = await read;
@@ -181,16 +185,19 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: Loaded
   if ('error' in outcome) {
     // The plan carries the error itself; this line is for a daemon's log, not a second copy on a CLI's stderr.
     ctx.logger?.info({ target: target.name, code: errorCodeOf(outcome.error) }, 'cannot read live state');
-    return { target, changes: [], blocked, failed: targetError(target.name, outcome.error) };
+    return { target, changes: [], blocked, heldTenants, failed: targetError(target.name, outcome.error) };
   }
   const { live } = outcome;
   let { changes } = outcome;
   const state = ctx.store.get(target.name);
   if (request.serverValidate) await checkWithServer(ctx.apiFor(target), changes);
-  // One rule, whatever stage finds a manifest's problem: one found while planning holds back the target as a load problem does.
+  if (load.fileTenants) withTenants(changes, load.fileTenants, state);
+  // One rule, whatever stage finds a manifest's problem: one found while planning holds back the target (or its tenant) as a load problem does.
   const heldByPlan = !blocked && plannedProblemHoldsBack(changes);
   if (heldByPlan) changes = withPruneHeldBack(changes);
-  return { target, changes: markDrift(withSpecs(changes, desired), state), blocked: blocked || heldByPlan, live };
+  for (const tenant of plannedTenantsHeldBack(changes)) heldTenants.add(tenant);
+  changes = withTenantPrunesHeldBack(changes, heldTenants);
+  return { target, changes: markDrift(withSpecs(changes, desired), state), blocked: blocked || heldByPlan, heldTenants, live };
 }
 
 /**
@@ -237,6 +244,17 @@ function isSuspended(target: Target, request: PlanRequest): boolean {
 
 
 /**
+ * Each change names its tenant (docs/many-services.md#tenants): its manifest's, or for what no
+ * manifest names any more, the one the inventory recorded it for.
+ */
+function withTenants(changes: Change[], fileTenants: ReadonlyMap<string, string>, state: TargetState): void {
+  for (const change of changes) {
+    const tenant = change.file !== undefined ? fileTenants.get(change.file) : inventoryEntry(state, change.kind, change.name)?.tenant;
+    if (tenant !== undefined) change.tenant = tenant;
+  }
+}
+
+/**
  * Each change of a manifest carries the digest of its spec (as written, names unresolved):
  * recorded once applied, compared to tell drift. `desired`: the target's resources.
  */
@@ -258,7 +276,7 @@ export function recordInSync(ctx: ReconcileContext, target: string, changes: rea
   const state = ctx.store.get(target);
   const records: StateRecord[] = [];
   for (const change of changes) {
-    const record = change.action === 'unchanged' && change.spec !== undefined ? specRecord(state, change.kind, change.name, change.spec, change.pruneDisabled === true) : undefined;
+    const record = change.action === 'unchanged' && change.spec !== undefined ? specRecord(state, change.kind, change.name, change.spec, change.pruneDisabled === true, change.tenant) : undefined;
     if (record) records.push(record);
   }
   if (records.length > 0) ctx.store.record(target, ...records);
@@ -308,7 +326,7 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       const guarded = guardDeletes({ target: name, changes: targetRun.changes, caps, emptySnapshot });
       if (guarded.refusal) errors.push(guarded.refusal);
       // 3. A target with manifest errors gets no writes, unless partial applies are allowed.
-      const held = holdBackBlocked({ target: name, changes: guarded.changes, blocked: targetRun.blocked, allowPartial: run.request.allowPartial === true });
+      const held = holdBackBlocked({ target: name, changes: guarded.changes, blocked: targetRun.blocked, heldTenants: targetRun.heldTenants, allowPartial: run.request.allowPartial === true });
       // 4. Apply the rest; an orphan, a suspended resource or a waiting create is shown, never applied.
       const applicable = held.changes.filter((change) => change.action !== 'orphan' && change.action !== 'suspended' && change.action !== 'waiting');
       // The target's closing line counts every change the apply did not run too (held back, refused, waiting): one summary that adds up.

@@ -489,7 +489,22 @@ export const DOCUMENT_SCHEMAS = {
 const JSON_SCHEMA_DIALECT = 'http://json-schema.org/draft-07/schema#';
 
 function published(name: string, title: string, description: string, schema: JsonSchema): JsonSchema {
-  return { $schema: JSON_SCHEMA_DIALECT, $id: `urn:stacksync:schema:v1:${name}`, title, description, ...schema };
+  return { $schema: JSON_SCHEMA_DIALECT, $id: `urn:stacksync:schema:v1:${name}`, title, description, ...(withTemplatedNames(schema) as JsonSchema) };
+}
+
+/**
+ * A name as a template may write it: a name (`NAME_PATTERN`), or name characters with at least one
+ * `${var}` reference (`errors-${service}-${severity}`) that a forEach item or a target's variable
+ * replaces. Only the published schemas take it, so that an editor does not flag a valid forEach
+ * manifest: the loader checks every name once substituted, against `NAME_PATTERN` itself.
+ */
+export const TEMPLATED_NAME_PATTERN = '^(?:[a-z0-9]([a-z0-9-]*[a-z0-9])?|(?=.*\\$\\{)(?:[a-z0-9-]|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\})+)$';
+
+/** `schema` with every name pattern (`NAME_PATTERN`) turned into `TEMPLATED_NAME_PATTERN`; the rest as it is. */
+function withTemplatedNames(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withTemplatedNames);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'pattern' && value === NAME_PATTERN ? TEMPLATED_NAME_PATTERN : withTemplatedNames(value)]));
 }
 
 /**

@@ -153,6 +153,7 @@ const KIND_INVENTORY_SCHEMA: JsonSchema = {
       prune: { const: 'disabled' },
       created: { const: true },
       marks: { type: 'object', additionalProperties: { type: 'string' } },
+      tenant: { type: 'string', minLength: 1 },
     },
   },
 };
@@ -206,7 +207,7 @@ export const JOURNAL_LINE_SCHEMAS: Record<StateRecordType, JsonSchema> = {
   intent: lineSchema('intent', { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' }, settleUntil: { type: 'string' } }, ['kind', 'key', 'name', 'at']),
   owned: lineSchema('owned', { kind: KIND_SCHEMA, key: { type: 'string' }, id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' }, created: { const: true } }, ['kind', 'key', 'id']),
   marked: lineSchema('marked', { kind: KIND_SCHEMA, key: { type: 'string' }, marks: { type: 'object', additionalProperties: { type: ['string', 'null'] } } }, ['kind', 'key', 'marks']),
-  spec: lineSchema('spec', { kind: KIND_SCHEMA, key: { type: 'string' }, spec: { type: 'string' }, prune: { const: 'disabled' } }, ['kind', 'key', 'spec']),
+  spec: lineSchema('spec', { kind: KIND_SCHEMA, key: { type: 'string' }, spec: { type: 'string' }, prune: { const: 'disabled' }, tenant: { type: 'string', minLength: 1 } }, ['kind', 'key', 'spec']),
   forgotten: lineSchema('forgotten', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),
   'intent-dropped': lineSchema('intent-dropped', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),
   secrets: lineSchema('secrets', { kind: KIND_SCHEMA, key: { type: 'string' }, hashes: { type: 'object', additionalProperties: HASH_SCHEMA } }, ['kind', 'key', 'hashes']),

@@ -148,14 +148,18 @@ export function managedCount(state: TargetState, kind?: Kind): number {
  * as good as applied), and whether that manifest disables prune for it. No entry, or both
  * already recorded: the state is returned as it is.
  */
-export function recordSpec(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false): TargetState {
-  const record = specRecord(state, kind, key, spec, pruneDisabled);
+export function recordSpec(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false, tenant?: string): TargetState {
+  const record = specRecord(state, kind, key, spec, pruneDisabled, tenant);
   return record ? withRecords(state, [record]) : state;
 }
 
-/** The record of `recordSpec`, or none when it would change nothing (so an in-sync resource costs no journal line). */
-export function specRecord(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false): StateRecord | undefined {
+/**
+ * The record of `recordSpec`, or none when it would change nothing (so an in-sync resource costs
+ * no journal line). It also records the tenant of the manifest (none without tenants): an entry
+ * written before tenants were configured becomes its tenant's on the next run that finds it in sync.
+ */
+export function specRecord(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false, tenant?: string): StateRecord | undefined {
   const entry = inventoryEntry(state, kind, key);
-  if (!entry || (entry.spec === spec && (entry.prune === 'disabled') === pruneDisabled)) return undefined;
-  return { type: 'spec', kind, key, spec, ...(pruneDisabled ? { prune: 'disabled' as const } : {}) };
+  if (!entry || (entry.spec === spec && (entry.prune === 'disabled') === pruneDisabled && entry.tenant === tenant)) return undefined;
+  return { type: 'spec', kind, key, spec, ...(pruneDisabled ? { prune: 'disabled' as const } : {}), ...(tenant !== undefined ? { tenant } : {}) };
 }

@@ -29,8 +29,8 @@ export function applyRecord(state: TargetState, record: StateRecord): void {
       const entry = Object.hasOwn(state.inventory[record.kind], record.key) ? state.inventory[record.kind][record.key] : undefined;
       // Entries are shared with copies (see copyTargetState), so the entry is replaced, not changed.
       if (!entry) return;
-      const { prune: _was, ...rest } = entry;
-      setOwn(state.inventory[record.kind], record.key, { ...rest, spec: record.spec, ...(record.prune ? { prune: record.prune } : {}) });
+      const { prune: _was, tenant: _tenant, ...rest } = entry;
+      setOwn(state.inventory[record.kind], record.key, { ...rest, spec: record.spec, ...(record.prune ? { prune: record.prune } : {}), ...(record.tenant !== undefined ? { tenant: record.tenant } : {}) });
       return;
     }
     case 'forgotten':
@@ -79,6 +79,7 @@ function entryOf(record: { id: string; name?: string; spec?: string; created?: t
   if (record.spec !== undefined) entry.spec = record.spec;
   if (record.created === true || sameId?.created === true) entry.created = true;
   if (sameId?.marks !== undefined) entry.marks = sameId.marks;
+  if (sameId?.tenant !== undefined) entry.tenant = sameId.tenant;
   return entry;
 }
 

@@ -44,6 +44,7 @@ describe('one table per rule', () => {
       'E_STATE_UNSUPPORTED',
       'E_PRUNE_REFUSED',
       'E_MANIFEST_BLOCKED',
+      'E_TENANT_VIOLATION',
       'E_CONFLICT',
       'E_REPLACE_REFUSED',
       'E_RESOURCE_FAILED',

@@ -1,7 +1,7 @@
 /**
  * `metadata.forEach` end to end (issue 37): one alert manifest over services × severities creates
  * one alert per item; removing a service prunes its alerts; an error in one item names the item
- * and the others still apply (with --allow-partial, as for any broken manifest); two items with
+ * and the others still apply (it holds back that item alone); two items with
  * one name, and a template beyond the item cap, are refused at their lines; a renamed item is a
  * delete and a create; `fromFile` items.
  */
@@ -103,8 +103,24 @@ describe('errors in a forEach manifest', () => {
     const plan = await workspace.run(['plan']);
     expect(plan.stdout + plan.stderr).toMatch(/\(service=search, severity=bad\)/);
     expect(plan.stdout).toMatch(/fx-payments-5m/);
-    const apply = await workspace.run(['apply', '--allow-partial']);
+    // An item's error holds back only that item: no --allow-partial needed for the others.
+    const apply = await workspace.run(['apply']);
+    expect(apply.code, describeRun(apply)).toBe(1);
     expect(await liveAlertNames('fx'), describeRun(apply)).toEqual(['fx payments 5m', 'fx search 5m']);
+  });
+
+  it('applies the other five of 3 services × 2 severities when one item is invalid, and exits 1', async () => {
+    const rows = ['payments', 'search', 'checkout'].flatMap((service) => ['page', 'ticket'].map((severity) => ({ service, severity, interval: service === 'search' && severity === 'ticket' ? 'soon' : '5m' })));
+    await workspace.write('manifests/five/items.yaml', rows.map((row) => `- { service: ${row.service}, severity: ${row.severity}, interval: ${row.interval} }`).join('\n') + '\n');
+    const template = alertTemplate('f5', '{ fromFile: items.yaml }').replace('interval: 5m', 'interval: "${interval}"').replace('dashboard: f5-board', 'dashboard: fx-board');
+    await workspace.write('manifests/five/alerts.yaml', template);
+    const line = template.split('\n').findIndex((text) => text.includes('interval: "${interval}"')) + 1;
+    const apply = await workspace.run(['apply']);
+    expect(apply.code, describeRun(apply)).toBe(1);
+    expect(apply.stdout + apply.stderr).toMatch(new RegExp(`manifests/five/alerts\\.yaml:${line}:\\d+: E_MANIFEST_INVALID: \\(service=search, severity=ticket, interval=soon\\) spec\\.interval: must be one of`));
+    expect(await liveAlertNames('f5')).toEqual(['f5 checkout page', 'f5 checkout ticket', 'f5 payments page', 'f5 payments ticket', 'f5 search page']);
+    await workspace.remove('manifests/five/alerts.yaml');
+    await workspace.remove('manifests/five/items.yaml');
   });
 
   it('refuses two items that give one name, naming both', async () => {

@@ -76,6 +76,26 @@ describe('published schemas', () => {
     expect(compiled['manifest.json']?.(broken)).toBe(false);
   });
 
+  it("take a forEach template's ${var} names, and still refuse a name that is no name nor template", () => {
+    const ajv = createAjv();
+    const alert = ajv.compile(generated['alert.json'] as JsonSchema);
+    const any = ajv.compile(generated['manifest.json'] as JsonSchema);
+    const template = (name: string, webhook = 'oncall-${severity}'): Record<string, unknown> => ({
+      apiVersion: 'stacksync/v1',
+      kind: 'Alert',
+      metadata: { name, forEach: { service: ['payments', 'search'], severity: ['page', 'ticket'] } },
+      spec: { name: 'Errors in ${service}', source: 'saved_search', savedSearch: 'errors', threshold: 10, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhook } },
+    });
+    for (const name of ['errors-${service}-${severity}', '${service}', 'errors-${ENV}', 'plain-name']) {
+      expect(alert(template(name)), `${name}: ${JSON.stringify(alert.errors)}`).toBe(true);
+      expect(any(template(name)), name).toBe(true);
+    }
+    // Not a name, and no reference to excuse it; a reference that is no variable name is no template.
+    for (const name of ['Errors-Payments', 'errors_${service}', 'errors-${1x}', 'errors-${}', '-bad-']) {
+      expect(alert(template(name)), name).toBe(false);
+    }
+  });
+
   it('validate the example config', () => {
     const validate = createAjv().compile(generated['config.json'] as JsonSchema);
     const config = parseAllDocuments(readFileSync(join(root, 'config', 'emulator.yaml'), 'utf8'))[0]?.toJS();

@@ -88,6 +88,34 @@ describe('renderPlanMarkdown', () => {
     expect(text).toContain(`(${BASE}manifests/a%20b%23%281%29.yaml#L2)`);
   });
 
+  it('groups the blocks under a heading per tenant, by name, with changes of no tenant last', () => {
+    const plan = buildPlan(
+      [
+        change({ kind: 'Dashboard', name: 'search-board', action: 'create', tenant: 'search', file: 'manifests/teams/search/a.yaml', line: 1 }),
+        change({ kind: 'Dashboard', name: 'old', action: 'orphan', id: 'd0' }),
+        change({ kind: 'Alert', name: 'pay-alert', action: 'create', tenant: 'payments', file: 'manifests/teams/payments/b.yaml', line: 1 }),
+        change({ kind: 'Dashboard', name: 'pay-board', action: 'update', id: 'd1', tenant: 'payments', file: 'manifests/teams/payments/a.yaml', line: 1 }),
+        change({ target: 'staging', kind: 'Dashboard', name: 'search-staging', action: 'create', tenant: 'search', file: 'manifests/teams/search/s.yaml', line: 1 }),
+      ],
+      [],
+    );
+    const text = renderPlanMarkdown(plan);
+    const lines = text.split('\n').filter((line) => line.startsWith('### ') || line.startsWith('<details'));
+    expect(lines).toEqual([
+      '### stacksync plan',
+      '### Tenant payments',
+      '<details open><summary><b>prod</b> · Alert: 1 to create</summary>',
+      '<details open><summary><b>prod</b> · Dashboard: 1 to update</summary>',
+      '### Tenant search',
+      '<details open><summary><b>prod</b> · Dashboard: 1 to create</summary>',
+      '<details open><summary><b>staging</b> · Dashboard: 1 to create</summary>',
+      '### No tenant',
+      '<details open><summary><b>prod</b> · Dashboard: 1 orphaned</summary>',
+    ]);
+    // Without tenants, no heading.
+    expect(renderPlanMarkdown(samplePlan())).not.toMatch(/^### (Tenant|No tenant)/m);
+  });
+
   it('says there is nothing to do when the plan is empty', () => {
     const text = renderPlanMarkdown(buildPlan([change({ kind: 'Dashboard', name: 'same', action: 'unchanged', id: 'd' })], []));
     expect(text).toBe(`${MARKDOWN_MARKER}\n### stacksync plan\n\n**Plan: 0 to create, 0 to update, 0 to delete, 0 to adopt, 1 unchanged, 0 errors.**\n\nNo changes. Live state matches the manifests.\n`);

@@ -32,6 +32,18 @@ describe('inventory transitions', () => {
     expect(recordSpec(applied, 'Dashboard', 'other', 'digest-2')).toBe(applied);
   });
 
+  it('records the tenant of the manifest with its spec, takes it on for an entry written without one, and keeps it over an update of the same id', () => {
+    const old = recordSpec(recordCreated(emptyTargetState(), 'Dashboard', 'api', { id: 'd1', name: 'API' }), 'Dashboard', 'api', 'digest-1');
+    expect(old.inventory.Dashboard['api']?.tenant).toBeUndefined();
+    const owned = recordSpec(frozen(old), 'Dashboard', 'api', 'digest-1', false, 'payments');
+    expect(owned.inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API', spec: 'digest-1', tenant: 'payments' });
+    expect(recordSpec(owned, 'Dashboard', 'api', 'digest-1', false, 'payments')).toBe(owned);
+    expect(recordAdopted(owned, 'Dashboard', 'api', { id: 'd1', name: 'API v2' }).inventory.Dashboard['api']?.tenant).toBe('payments');
+    expect(recordAdopted(owned, 'Dashboard', 'api', { id: 'd2', name: 'API' }).inventory.Dashboard['api']?.tenant).toBeUndefined();
+    // Without tenants the entry is nobody's again.
+    expect(recordSpec(owned, 'Dashboard', 'api', 'digest-1').inventory.Dashboard['api']?.tenant).toBeUndefined();
+  });
+
   it('records a create and clears its intent in one step, leaving the input untouched', () => {
     const before = frozen(addIntent(emptyTargetState(), { kind: 'Dashboard', key: 'api', name: 'API', at: AT }));
     const after = recordCreated(before, 'Dashboard', 'api', { id: 'd1', name: 'API' });
