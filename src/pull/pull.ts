@@ -7,6 +7,7 @@
  */
 import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import type { Kind } from '../model/kinds.js';
+import { covers, isServerDefault } from '../kinds/kit/values.js';
 import { findItem, formatSegments, identityOf, parsePath, type PathSegment } from './paths.js';
 import { keyText, SourceEditor } from './source.js';
 
@@ -55,7 +56,7 @@ export interface PullConflict {
 }
 
 export interface PullProblem {
-  file: string;
+  file?: string;
   line?: number;
   kind?: Kind;
   key?: string;
@@ -130,7 +131,7 @@ type Op =
   | { type: 'insert-member'; map: YAMLMap; key: string; live: unknown; path: string }
   | { type: 'remove-member'; map: YAMLMap; pair: Pair; path: string }
   | { type: 'morph'; node: Node; live: unknown; path: string }
-  | { type: 'add'; seq: YAMLSeq; list: readonly unknown[]; index: number; path: string }
+  | { type: 'add'; seq: YAMLSeq; list: readonly unknown[]; index: number; path: string; before?: number | undefined }
   | { type: 'remove'; seq: YAMLSeq; index: number; path: string };
 
 /** The nearest list item a walk passed through: a member it cannot place alone rewrites that item. */
@@ -205,14 +206,14 @@ class ResourcePull {
         this.assign(op.node, op.live, isCollection(op.node) && op.node.flow === true, op.path);
         return;
       case 'insert-member':
-        editor.insertMember(op.map, op.key, op.live);
+        editor.insertMember(op.map, op.key, withoutDefaults(op.live));
         return;
       case 'remove-member':
         if (editor.holdsVariable(op.pair.value as Node)) this.conflict(op.pair.value as Node, op.path, undefined, 'variable');
         else editor.removeMember(op.map, op.pair);
         return;
       case 'add':
-        editor.insertItem(op.seq, op.list[op.index], insertBefore(op.seq.items.map((item) => toJson(item, this.doc)), op.list, op.index));
+        editor.insertItem(op.seq, withoutDefaults(op.list[op.index]), 'before' in op ? op.before : insertBefore(op.seq.items.map((item) => toJson(item, this.doc)), op.list, op.index));
         return;
       case 'remove': {
         const item = op.seq.items[op.index] as Node;
@@ -224,23 +225,26 @@ class ResourcePull {
   }
 
   /**
-   * The node made to hold `live`: a block mapping member by member (members live lacks removed,
-   * new ones added at its end, the rest kept line for line), anything else replaced in its style.
+   * The node made to hold `live`, under the differ's rule: what the manifest sets and live agrees
+   * with stays as written (a server default equals absent, docs/pull.md). A block mapping is
+   * edited member by member (members live lacks removed, new ones added at its end, the rest kept
+   * line for line); anything else is replaced, in its style, by the manifest's value with live's
+   * differences laid in.
    */
   private assign(node: Node, live: unknown, inFlow: boolean, path: string): void {
-    if (isSecretReference(node) || sameValue(toJson(node, this.doc), live)) return;
+    const current = toJson(node, this.doc);
+    if (isSecretReference(node) || covers(current, live)) return;
     if (isMap(node) && !node.flow && isPlainObject(live) && Object.keys(live).length > 0) {
       for (const pair of node.items) {
         const key = keyText(pair) ?? '';
-        if (Object.hasOwn(live, key)) continue;
-        if (isSecretReference(pair.value as Node)) continue;
+        if (Object.hasOwn(live, key) || isSecretReference(pair.value as Node) || covers(toJson(pair.value, this.doc), undefined)) continue;
         if (this.editor.holdsVariable(pair.value as Node)) this.conflict(pair.value as Node, `${path}.${key}`, undefined, 'variable');
         else this.editor.removeMember(node, pair);
       }
       for (const [key, value] of Object.entries(live)) {
         const pair = node.items.find((each) => keyText(each) === key);
-        if (!pair) this.editor.insertMember(node, key, value);
-        else if (isNode(pair.value)) this.assign(pair.value, value, false, `${path}.${key}`);
+        if (pair && isNode(pair.value)) this.assign(pair.value, value, false, `${path}.${key}`);
+        else if (!pair && !isServerDefault(value)) this.editor.insertMember(node, key, withoutDefaults(value));
       }
       return;
     }
@@ -248,7 +252,7 @@ class ResourcePull {
       this.conflict(node, path, live, 'variable');
       return;
     }
-    this.editor.replace(node, live, inFlow);
+    this.editor.replace(node, laidOver(current, live), inFlow);
   }
 
   private conflict(node: Node, path: string, live: unknown, reason: PullConflict['reason']): void {
@@ -280,6 +284,7 @@ function insertBefore(items: readonly unknown[], list: readonly unknown[], index
 function pairRenames(ops: readonly Op[], doc: Document): Op[] {
   const paired = new Set<Op>();
   const morphs: Op[] = [];
+  const placed = new Map<Op, number | undefined>();
   const lists = new Set(ops.flatMap((op) => (op.type === 'add' || op.type === 'remove' ? [op.seq] : [])));
   for (const seq of lists) {
     const items = seq.items.map((item) => toJson(item, doc));
@@ -292,9 +297,13 @@ function pairRenames(ops: readonly Op[], doc: Document): Op[] {
       if (!add) continue;
       paired.add(add).add(remove);
       morphs.push({ type: 'morph', node: seq.items[remove.index] as Node, live: add.list[add.index], path: add.path });
+      // The item is named as live names it now: what was added after it goes after it.
+      items[remove.index] = add.list[add.index];
+      removed.delete(remove.index);
     }
+    for (const add of adds) if (!paired.has(add)) placed.set(add, insertBefore(items, add.list, add.index, removed));
   }
-  return [...ops.filter((op) => !paired.has(op)), ...morphs];
+  return [...ops.filter((op) => !paired.has(op)).map((op) => (op.type === 'add' ? { ...op, before: placed.get(op) } : op)), ...morphs];
 }
 
 /** How many members two items share with equal values. */
@@ -339,6 +348,32 @@ function opNode(op: Op): Node {
 function opLive(op: Op): unknown {
   if (op.type === 'add') return op.list[op.index];
   return 'live' in op ? op.live : undefined;
+}
+
+/**
+ * What replaces a manifest value: live's, except where the manifest's already agrees (kept as
+ * written) and members live holds only as server defaults (left out, as the manifest had them).
+ */
+function laidOver(manifest: unknown, live: unknown): unknown {
+  if (covers(manifest, live)) return manifest;
+  if (isPlainObject(manifest) && isPlainObject(live)) {
+    const result: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(manifest)) {
+      if (Object.hasOwn(live, key)) result[key] = laidOver(value, live[key]);
+      else if (covers(value, undefined)) result[key] = value;
+    }
+    for (const [key, value] of Object.entries(live)) if (!Object.hasOwn(manifest, key) && !isServerDefault(value)) result[key] = withoutDefaults(value);
+    return result;
+  }
+  if (Array.isArray(manifest) && Array.isArray(live) && manifest.length === live.length) return live.map((item, index) => laidOver(manifest[index], item));
+  return withoutDefaults(live);
+}
+
+/** A live value without the members that hold only a server default: what a manifest leaves out. */
+function withoutDefaults(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDefaults);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).flatMap(([key, member]) => (isServerDefault(member) ? [] : [[key, withoutDefaults(member)]])));
 }
 
 /** `{ fromEnv: … }` or `{ fromFile: … }`: a secret's reference, which pull never writes. */
