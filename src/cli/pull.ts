@@ -12,7 +12,7 @@ import { showLines } from '../support/terminal.js';
 import { addCommonOptions, openSession, type CommonFlags } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { logFormatFor } from './log-format.js';
-import { collect, notice } from './output.js';
+import { collect, notice, parseKind } from './output.js';
 
 interface PullFlags extends CommonFlags {
   target: string[];
@@ -46,12 +46,6 @@ export function reportPull(outcome: PullOutcome, dryRun: boolean, io: PullIo): v
 export function pullExitCode(outcome: PullOutcome): number {
   if (outcome.errors.length > 0 || outcome.conflicts.length > 0 || outcome.deleted.length > 0) return EXIT_ERROR;
   return outcome.files.length > 0 ? EXIT_CHANGES : EXIT_OK;
-}
-
-function parseKind(value: string, previous: Kind[] | undefined): Kind[] {
-  const kind = KINDS.find((candidate) => candidate.toLowerCase() === value.toLowerCase().replace(/s$/, ''));
-  if (!kind) throw new InvalidArgumentError(`must be one of ${KINDS.join(', ')}`);
-  return [...(previous ?? []), kind];
 }
 
 /** `KIND/NAME` → the kind (case-insensitive) and the manifest's `metadata.name`. */
