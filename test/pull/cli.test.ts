@@ -8,7 +8,7 @@
 import { readFile, stat, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Profile, RunningEmulator } from '../../src/emulator/index.js';
+import { DEFAULT_SEED_IDS, type Profile, type RunningEmulator } from '../../src/emulator/index.js';
 import { stackOf, updateDashboardOutOfBand, type StackJson } from '../helpers/e2e.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
@@ -56,8 +56,39 @@ function manifest(profile: Profile): string {
     '      w: 24',
     '      h: 4',
     chart(profile, 'team'),
+    '---',
+    'apiVersion: stacksync/v1',
+    'kind: Alert',
+    'metadata: { name: api-slow }',
+    'spec:',
+    '  name: API slow',
+    '  source: tile',
+    '  dashboard: api',
+    '  tile: p99',
+    '  threshold: 500   # ms',
+    '  thresholdType: above',
+    '  interval: 5m',
+    `  channel: ${profile === 'seed' ? '{ type: webhook, webhookId: oncall }' : '{ type: webhook, webhook: on-call }'}`,
     '',
   ].join('\n');
+}
+
+const STACK = `/v1/organizations/${DEFAULT_SEED_IDS.organizationId}/services/${DEFAULT_SEED_IDS.serviceId}/stack`;
+const AUTH = { authorization: `Basic ${Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64')}` };
+
+/** A console edit of an alert: read, changed, put back with the members an update takes. */
+async function editAlertLive(url: string, name: string, changes: Record<string, unknown>): Promise<void> {
+  const stack = await stackOf(url, 'local');
+  const alert = stack.alerts.find((each) => each.name === name);
+  if (!alert) throw new Error(`no live alert ${name}`);
+  const current = (await (await fetch(`${url}${STACK}/alerts/${alert.id}`, { headers: AUTH })).json()) as { result: Record<string, unknown> };
+  const { id: _id, state: _state, team: _team, teamId: _teamId, createdAt: _c, updatedAt: _u, silenced: _s, dashboard, ...body } = current.result;
+  const put = await fetch(`${url}${STACK}/alerts/${alert.id}`, {
+    method: 'PUT',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, ...(dashboard !== undefined ? { dashboardId: dashboard } : {}), ...changes }),
+  });
+  expect(put.status).toBe(200);
 }
 
 /** The tile added live, as pull writes it: block style, the server's defaults that equal absent left out. */
@@ -189,5 +220,43 @@ describe.each(['seed', 'current'] as const)('stacksync pull against the %s profi
     // Only the second document's tile height: the first document's lines are as they were.
     const second = before.indexOf('---\n');
     expect(after).toBe(before.slice(0, second) + before.slice(second).replace('      h: 4\n', '      h: 6\n'));
+    // The conflict stays until the variable or the console changes: pull keeps saying so.
+    expect((await workspace.run(['pull', '--target', 'local', 'Dashboard/team'])).code).toBe(1);
+  });
+
+  it("writes an alert's threshold changed live into its line, comment kept", async () => {
+    await editAlertLive(emulator.url, 'API slow', { threshold: 900 });
+    const before = await readFile(file, 'utf8');
+    const pull = await workspace.run(['pull', '--target', 'local', '--kind', 'alert']);
+    expect(pull.stderr).toBe('');
+    expect(pull.code).toBe(2);
+    expect(await readFile(file, 'utf8')).toBe(before.replace('  threshold: 500   # ms', '  threshold: 900   # ms'));
+    const plan = await workspace.run(['plan', '--detailed-exitcode', '--target', 'local', '--output', 'json']);
+    expect(JSON.parse(plan.stdout).changes.filter((change: { kind: string; action: string }) => change.kind === 'Alert' && change.action !== 'unchanged')).toEqual([]);
+  });
+
+  it('reports a managed resource deleted live with its manifest, and deletes no file', async () => {
+    const team = await liveDashboard(emulator.url, 'Team billing');
+    expect((await fetch(`${emulator.url}${STACK}/dashboards/${team.id}`, { method: 'DELETE', headers: AUTH })).status).toBeLessThan(300);
+    const before = await readFile(file, 'utf8');
+    // The document's line: where its first member (apiVersion) is.
+    const line = before.split('\n').indexOf('metadata: { name: team }') - 1;
+    const pull = await workspace.run(['pull', '--target', 'local', 'Dashboard/team']);
+    expect(pull.code).toBe(1);
+    expect(pull.stderr).toContain(`dashboards.yaml:${line}: Dashboard team was deleted live: remove its manifest to let it go, or apply to create it again`);
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('does not pull a live resource stacksync does not manage', async () => {
+    const ops = ['apiVersion: stacksync/v1', 'kind: Dashboard', 'metadata: { name: ops }', 'spec:', '  name: Ops', '  tags: [git]', '  tiles: []', ''].join('\n');
+    await workspace.write('manifests/ops.yaml', ops);
+    // Made in the console under the same name, never adopted: plan shows it as adopt, pull leaves it.
+    await fetch(`${emulator.url}${STACK}/dashboards`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ops', tags: ['console'], tiles: [] }) });
+    const pull = await workspace.run(['pull', '--target', 'local', 'Dashboard/ops']);
+    expect(pull.stderr).toBe('');
+    expect(pull.code).toBe(0);
+    expect(await readFile(join(workspace.manifestsDir, 'ops.yaml'), 'utf8')).toBe(ops);
+    const plan = await workspace.run(['plan', '--target', 'local', '--output', 'json']);
+    expect(JSON.parse(plan.stdout).changes.find((change: { name: string }) => change.name === 'ops')?.action).toBe('adopt');
   });
 });
