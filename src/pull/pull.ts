@@ -25,6 +25,11 @@ export interface ResourceEdit {
   paths: readonly string[];
   /** The live resource's spec in manifest terms: what `export` would write for it. */
   live: Record<string, unknown>;
+  /**
+   * Its `ignoreDifferences` (plan syntax): never written, not even inside an item rewritten
+   * whole. The plan's paths never name them.
+   */
+  ignore?: readonly string[];
 }
 
 /** A managed resource gone from the target: reported, its manifest never deleted. */
@@ -196,7 +201,13 @@ class ResourcePull {
     return [{ type: 'set', node, live, inFlow, path: formatSegments(segments) }];
   }
 
+  /** A path under one of the resource's `ignoreDifferences`. */
+  private ignored(path: string): boolean {
+    return (this.edit.ignore ?? []).some((ignored) => path === ignored || path.startsWith(`${ignored}.`) || path.startsWith(`${ignored}[`));
+  }
+
   private apply(op: Op): void {
+    if (this.ignored(op.path)) return;
     const editor = this.editor;
     switch (op.type) {
       case 'set':
@@ -233,18 +244,18 @@ class ResourcePull {
    */
   private assign(node: Node, live: unknown, inFlow: boolean, path: string): void {
     const current = toJson(node, this.doc);
-    if (isSecretReference(node) || covers(current, live)) return;
+    if (isSecretReference(node) || this.ignored(path) || covers(current, live)) return;
     if (isMap(node) && !node.flow && isPlainObject(live) && Object.keys(live).length > 0) {
       for (const pair of node.items) {
         const key = keyText(pair) ?? '';
-        if (Object.hasOwn(live, key) || isSecretReference(pair.value as Node) || covers(toJson(pair.value, this.doc), undefined)) continue;
+        if (Object.hasOwn(live, key) || isSecretReference(pair.value as Node) || this.ignored(`${path}.${key}`) || covers(toJson(pair.value, this.doc), undefined)) continue;
         if (this.editor.holdsVariable(pair.value as Node)) this.conflict(pair.value as Node, `${path}.${key}`, undefined, 'variable');
         else this.editor.removeMember(node, pair);
       }
       for (const [key, value] of Object.entries(live)) {
         const pair = node.items.find((each) => keyText(each) === key);
         if (pair && isNode(pair.value)) this.assign(pair.value, value, false, `${path}.${key}`);
-        else if (!pair && !isServerDefault(value)) this.editor.insertMember(node, key, withoutDefaults(value));
+        else if (!pair && !isServerDefault(value) && !this.ignored(`${path}.${key}`)) this.editor.insertMember(node, key, withoutDefaults(value));
       }
       return;
     }

@@ -107,6 +107,7 @@ function collect(ctx: ReconcileContext, targetRun: TargetRun, changes: readonly 
         ...(resource.location.item !== undefined ? { item: resource.location.item } : {}),
         paths: change.diff.map((diff) => diff.path),
         live: manifest.document.spec,
+        ...(resource.policy?.ignore ? { ignore: resource.policy.ignore } : {}),
       });
     }
   }

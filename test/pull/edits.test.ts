@@ -50,6 +50,7 @@ interface Case {
   live: Record<string, unknown>;
   paths: string[];
   item?: string;
+  ignore?: string[];
   expected: string;
   conflicts?: { line: number; path: string; live: unknown; reason: string }[];
 }
@@ -88,6 +89,14 @@ const CASES: Case[] = [
     text: DASHBOARD,
     live: { ...LIVE, tiles: [tile('p99'), tile('errors', { name: 'failures' })] },
     paths: ['tiles[errors]', 'tiles[failures]'],
+    expected: DASHBOARD.replace('    - name: errors', '    - name: failures'),
+  },
+  {
+    name: 'ignoreDifferences hold inside a tile rewritten member by member',
+    text: DASHBOARD,
+    live: { ...LIVE, tiles: [tile('p99'), tile('errors', { name: 'failures', h: 9 })] },
+    paths: ['tiles[errors]', 'tiles[failures]'],
+    ignore: ['tiles[failures].h'],
     expected: DASHBOARD.replace('    - name: errors', '    - name: failures'),
   },
   {
@@ -189,6 +198,7 @@ describe('pullEdits: a table of files × live edits', () => {
       paths: example.paths,
       live: example.live,
       ...(example.item !== undefined ? { item: example.item } : {}),
+      ...(example.ignore !== undefined ? { ignore: example.ignore } : {}),
     };
     const result = pullEdits({ edits: [edit], texts: new Map([[edit.file, example.text]]) });
     expect(result.errors).toEqual([]);
