@@ -4,7 +4,8 @@
  * those members into the manifests' own texts (docs/pull.md). Reads the API and the manifests,
  * never writes the API or the state.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { KINDS, type Kind } from '../model/kinds.js';
 import type { Change, PlanError } from '../model/plan.js';
 import { accessOf, type DesiredResource } from '../kinds/index.js';
@@ -54,12 +55,13 @@ export async function pullTargets(ctx: ReconcileContext, request: PullRequest): 
   return { ...result, errors: [...errors, ...result.errors] };
 }
 
-/** Writes each pulled file atomically, keeping its mode. */
+/** Writes each pulled file atomically, keeping its mode; a symlinked manifest is written where it leads, the link kept. */
 export async function writePulledFiles(files: PullResult['files']): Promise<void> {
   for (const file of files) {
     try {
-      const { mode } = await stat(file.path);
-      await writeFileAtomically(nodeFs, file.path, file.after, mode & 0o7777);
+      const real = await realpath(file.path);
+      const { mode } = await stat(real);
+      await writeFileAtomically(nodeFs, real, file.after, mode & 0o7777);
     } catch (error) {
       throw new StacksyncError('E_USAGE', `cannot write ${file.path} (${errnoCode(error) ?? String(error)})`, { subject: file.path, cause: error });
     }
@@ -89,7 +91,7 @@ function collect(ctx: ReconcileContext, targetRun: TargetRun, changes: readonly 
     const resource = resources.find((each) => each.target === target.name && each.kind === change.kind && each.key === change.name);
     const at = { file: change.file ?? resource?.location.file, ...(change.line !== undefined ? { line: change.line } : {}), kind: change.kind, key: change.name };
     if (change.action === 'create' && resource) {
-      result.deleted.push({ kind: change.kind, key: change.name, file: resource.location.file, ...(resource.location.line !== undefined ? { line: resource.location.line } : {}) });
+      result.deleted.push({ kind: change.kind, key: change.name, file: fileOf(ctx, resource.location.file), ...(resource.location.line !== undefined ? { line: resource.location.line } : {}) });
     } else if (change.action === 'error') {
       result.errors.push({ ...at, message: `${change.kind} ${change.name}: ${change.error ?? 'cannot be planned'}` });
     } else if (change.action === 'update' && resource && change.id !== undefined) {
@@ -102,7 +104,7 @@ function collect(ctx: ReconcileContext, targetRun: TargetRun, changes: readonly 
       result.edits.push({
         kind: change.kind,
         key: change.name,
-        file: resource.location.file,
+        file: fileOf(ctx, resource.location.file),
         line: resource.location.line ?? 1,
         ...(resource.location.item !== undefined ? { item: resource.location.item } : {}),
         paths: change.diff.map((diff) => diff.path),
@@ -112,6 +114,17 @@ function collect(ctx: ReconcileContext, targetRun: TargetRun, changes: readonly 
     }
   }
   return result;
+}
+
+/**
+ * The file a location names: a daemon loads a checkout and names its files as the manifests
+ * directory it was given (`shownAs`), so the path inside it is joined to where it was loaded from.
+ */
+function fileOf(ctx: ReconcileContext, shown: string): string {
+  const shownAs = ctx.manifests?.shownAs;
+  if (shownAs === undefined) return shown;
+  const inside = relative(shownAs, shown);
+  return inside.startsWith('..') ? shown : join(ctx.manifestsDir, inside);
 }
 
 async function readTexts(files: readonly string[]): Promise<Map<string, string>> {
