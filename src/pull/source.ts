@@ -78,6 +78,10 @@ export class SourceEditor {
   /** The node's value replaced by `value`, in the node's style; `inFlow`: inside a flow collection. */
   replace(node: Node, value: unknown, inFlow = false): void {
     const [start, valueEnd] = rangeOf(node);
+    if (isScalar(node) && (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') && typeof value === 'string' && value.includes('\n')) {
+      this.splice(start, valueEnd, this.blockScalar(node.type, value, this.text.slice(start, valueEnd)));
+      return;
+    }
     if (isScalar(node) && !isCollectionValue(value)) {
       this.splice(start, valueEnd, renderScalar(node, value, inFlow));
       return;
@@ -139,6 +143,17 @@ export class SourceEditor {
 
   private splice(start: number, end: number, text: string): void {
     this.splices.push({ start, end, text, order: this.splices.length });
+  }
+
+  /** A `|` or `>` scalar written again as one, its lines indented as the old one's were. */
+  private blockScalar(type: 'BLOCK_LITERAL' | 'BLOCK_FOLDED', value: string, old: string): string {
+    const indent = /\n( +)\S/.exec(old)?.[1] ?? ' '.repeat(this.indentUnit);
+    const doc = new Document(value);
+    (doc.contents as Scalar).type = type;
+    const [header = '|', ...body] = doc.toString({ lineWidth: 0, indent: 2 }).replace(/\n$/, '').split('\n');
+    const rendered = Math.min(...body.filter((line) => line !== '').map((line) => /^ */.exec(line)?.[0].length ?? 0));
+    const lines = [header, ...body.map((line) => (line === '' ? line : indent + line.slice(rendered)))];
+    return lines.join(this.eol) + (old.endsWith('\n') ? this.eol : '');
   }
 
   /** `value` as block YAML, each line indented by `column`, in the file's line endings. */

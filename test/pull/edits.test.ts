@@ -180,6 +180,13 @@ const CASES: Case[] = [
     expected: 'apiVersion: stacksync/v1\nkind: Webhook\nmetadata: { name: hook }\nspec:\n  name: hook\n  url: { fromEnv: HOOK_URL }\n  description: new\n',
   },
   {
+    name: 'a block scalar stays a block scalar, indented as it was',
+    text: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - name: notes\n      x: 0\n      y: 0\n      w: 24\n      h: 2\n      series:\n        - type: markdown\n          content: |\n            Runbook\n            step 1\n    # after\n',
+    live: { name: 'API', tiles: [{ name: 'notes', x: 0, y: 0, w: 24, h: 2, series: [{ type: 'markdown', content: 'Runbook\nstep 1\nstep 2\n' }] }] },
+    paths: ['tiles[notes].series[0].content'],
+    expected: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - name: notes\n      x: 0\n      y: 0\n      w: 24\n      h: 2\n      series:\n        - type: markdown\n          content: |\n            Runbook\n            step 1\n            step 2\n    # after\n',
+  },
+  {
     name: 'a member set live that the manifest left out is added at the end of its mapping',
     text: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles: []\n',
     live: { name: 'API', tiles: [], tags: ['new'] },
