@@ -29,7 +29,7 @@ export interface PullIo {
 export function reportPull(outcome: PullOutcome, dryRun: boolean, io: PullIo): void {
   for (const file of outcome.files) io.stdout(dryRun ? unifiedDiff(file.path, file.before, file.after) : `pulled ${file.path}\n`);
   for (const conflict of outcome.conflicts) {
-    const why = conflict.reason === 'variable' ? 'written with a variable' : `made by a metadata.forEach template (${conflict.key})`;
+    const why = conflict.reason === 'variable' ? 'written with a variable' : conflict.reason === 'forEach' ? `made by a metadata.forEach template (${conflict.key})` : 'written for several targets';
     const live = conflict.live === undefined ? 'gone' : JSON.stringify(conflict.live);
     io.stderr(`${conflict.file}:${conflict.line}: conflict: ${conflict.kind} ${conflict.key} ${conflict.path} is ${why}, so it is not written; live: ${live}\n`);
   }

@@ -21,6 +21,11 @@ export interface ResourceEdit {
   line: number;
   /** Set when the manifest is a `metadata.forEach` template: none of its members is written. */
   item?: string;
+  /**
+   * Set when the document is applied to several targets (`metadata.target: [a, b]`): one
+   * target's live value is not the others', so none of its members is written.
+   */
+  targets?: readonly string[];
   /** The plan's paths of what differs, under `spec` (`tiles[p99].w`). */
   paths: readonly string[];
   /** The live resource's spec in manifest terms: what `export` would write for it. */
@@ -57,7 +62,7 @@ export interface PullConflict {
   path: string;
   /** Its live value in manifest terms. */
   live: unknown;
-  reason: 'variable' | 'forEach';
+  reason: 'variable' | 'forEach' | 'targets';
 }
 
 export interface PullProblem {
@@ -158,6 +163,7 @@ class ResourcePull {
     const ops = dedupe(this.edit.paths.flatMap((path) => this.opsOf(spec, parsePath(path))));
     for (const op of pairRenames(ops, this.doc)) {
       if (this.edit.item !== undefined) this.conflict(opNode(op), op.path, opLive(op), 'forEach');
+      else if ((this.edit.targets?.length ?? 0) > 1) this.conflict(opNode(op), op.path, opLive(op), 'targets');
       else this.apply(op);
     }
   }

@@ -101,6 +101,8 @@ function collect(ctx: ReconcileContext, targetRun: TargetRun, changes: readonly 
         result.errors.push({ ...at, message: `${change.kind} ${change.name}: its live value cannot be written as a manifest (${skipped?.reason ?? 'export skips it'})` });
         continue;
       }
+      // One document applied to several targets stands for each: none of them alone decides it.
+      const shared = resources.filter((each) => each.kind === resource.kind && each.location.file === resource.location.file && each.location.line === resource.location.line && each.location.item === resource.location.item).map((each) => each.target);
       result.edits.push({
         kind: change.kind,
         key: change.name,
@@ -110,6 +112,7 @@ function collect(ctx: ReconcileContext, targetRun: TargetRun, changes: readonly 
         paths: change.diff.map((diff) => diff.path),
         live: manifest.document.spec,
         ...(resource.policy?.ignore ? { ignore: resource.policy.ignore } : {}),
+        ...(shared.length > 1 ? { targets: shared } : {}),
       });
     }
   }

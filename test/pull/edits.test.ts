@@ -51,6 +51,7 @@ interface Case {
   paths: string[];
   item?: string;
   ignore?: string[];
+  targets?: string[];
   expected: string;
   conflicts?: { line: number; path: string; live: unknown; reason: string }[];
 }
@@ -173,6 +174,15 @@ const CASES: Case[] = [
     conflicts: [{ line: 9, path: 'tiles[p99].w', live: 24, reason: 'forEach' }],
   },
   {
+    name: 'a document applied to several targets: a member one of them changed is a conflict, nothing written',
+    text: DASHBOARD,
+    targets: ['staging', 'prod'],
+    live: { ...LIVE, tiles: [tile('p99', { w: 18 }), tile('errors')] },
+    paths: ['tiles[p99].w'],
+    expected: DASHBOARD,
+    conflicts: [{ line: 13, path: 'tiles[p99].w', live: 18, reason: 'targets' }],
+  },
+  {
     name: 'a secret reference is never written; defaults the manifest left out are not added',
     text: 'apiVersion: stacksync/v1\nkind: Webhook\nmetadata: { name: hook }\nspec:\n  name: hook\n  url: { fromEnv: HOOK_URL }\n  description: old\n',
     live: { name: 'hook', description: 'new', headers: {} },
@@ -206,6 +216,7 @@ describe('pullEdits: a table of files × live edits', () => {
       live: example.live,
       ...(example.item !== undefined ? { item: example.item } : {}),
       ...(example.ignore !== undefined ? { ignore: example.ignore } : {}),
+      ...(example.targets !== undefined ? { targets: example.targets } : {}),
     };
     const result = pullEdits({ edits: [edit], texts: new Map([[edit.file, example.text]]) });
     expect(result.errors).toEqual([]);
