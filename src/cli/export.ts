@@ -5,7 +5,7 @@
  */
 import { showLines } from '../support/terminal.js';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { KINDS, type Kind } from '../model/kinds.js';
 import { countOf } from '../kinds/index.js';
 import type { Env } from '../config/paths.js';
@@ -14,6 +14,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS } from '../state/lock.js';
 import { openSession, type StateAccess } from './context.js';
 import { EXIT_OK, type CommandFactory } from './exit.js';
 import { logFormatFor, logFormatOption, type LogFormat } from './log-format.js';
+import { parseKind } from './output.js';
 
 export type { ExportOutcome } from '../reconcile/export.js';
 
@@ -76,12 +77,6 @@ function displayPath(path: string): string {
   const shown = relative(process.cwd(), resolve(path));
   if (shown === '') return '.';
   return shown.startsWith('..') || isAbsolute(shown) ? resolve(path) : shown;
-}
-
-function parseKind(value: string, previous: Kind[] | undefined): Kind[] {
-  const kind = KINDS.find((candidate) => candidate.toLowerCase() === value.toLowerCase().replace(/s$/, ''));
-  if (!kind) throw new InvalidArgumentError(`must be one of ${KINDS.join(', ')}`);
-  return [...(previous ?? []), kind];
 }
 
 export const exportCommand: CommandFactory = (setExitCode) =>

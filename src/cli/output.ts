@@ -4,6 +4,15 @@ import type { Logger } from 'pino';
 import type { Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
 import type { LogFormat } from '../support/logger.js';
+import { InvalidArgumentError } from 'commander';
+import { KINDS, type Kind } from '../model/kinds.js';
+
+/** `--kind K`, repeatable and case-insensitive (`dashboards` too): the kinds named so far. */
+export function parseKind(value: string, previous: Kind[] | undefined): Kind[] {
+  const kind = KINDS.find((candidate) => candidate.toLowerCase() === value.toLowerCase().replace(/s$/, ''));
+  if (!kind) throw new InvalidArgumentError(`must be one of ${KINDS.join(', ')}`);
+  return [...(previous ?? []), kind];
+}
 
 /** commander reducer for repeatable options. */
 export function collect(value: string, previous: string[]): string[] {

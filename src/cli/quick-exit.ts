@@ -33,6 +33,7 @@ const HEAP_USE: Readonly<Record<string, (options: Record<string, unknown>) => He
   plan: () => 'pass',
   validate: () => 'pass',
   export: () => 'pass',
+  pull: () => 'pass',
   run: (options) => (runsUntilStopped('run', options) ? 'daemon' : 'default'),
 };
 

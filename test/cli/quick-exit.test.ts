@@ -11,6 +11,7 @@ const CASES: { command: string; options: Record<string, unknown>; longRunning: b
   { command: 'apply', options: { prune: true }, longRunning: false, heap: 'default' },
   { command: 'validate', options: {}, longRunning: false, heap: 'pass' },
   { command: 'export', options: {}, longRunning: false, heap: 'pass' },
+  { command: 'pull', options: { dryRun: true }, longRunning: false, heap: 'pass' },
 ];
 
 describe('runsUntilStopped', () => {

@@ -50,29 +50,33 @@ function sectionLines(help: string, heading: string): string[] {
   return lines.slice(start + 1, end < 0 ? undefined : end);
 }
 
-/** The names of a command's `<argument>`s, from its help's Usage line. */
+/** The names of a command's `<argument>`s and optional lists `[argument...]`, from its help's Usage line. */
 export function parseHelpArguments(help: string): string[] {
   const usage = /^Usage: .*$/m.exec(help)?.[0] ?? '';
-  return [...usage.matchAll(/<([\w-]+)>/g)].map((match) => match[1] ?? '');
+  return [...usage.matchAll(/<([\w-]+)>|\[([\w-]+)\.\.\.\]/g)].map((match) => match[1] ?? match[2] ?? '');
+}
+
+/** A help's arguments as entries `<name>` beside its flags. */
+function positionalOf(help: string): HelpFlag[] {
+  return parseHelpArguments(help).map((argument) => ({ long: `<${argument}>`, short: undefined, takesValue: false, choices: undefined }));
 }
 
 /**
  * Every command of the built CLI with its flags, read from `stacksync --help` and `stacksync
- * COMMAND --help`; a command with commands of its own (`state`) adds each as `state show`, with
- * its `<argument>`s as entries `<name>` beside its flags.
+ * COMMAND --help`, each with its `<argument>`s (and `[argument...]` lists) as entries `<name>`
+ * beside its flags; a command with commands of its own (`state`) adds each as `state show`.
  */
 export async function readHelp(): Promise<Map<string, HelpFlag[]>> {
   const run = async (args: string[]): Promise<string> =>
     (await exec(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1' } })).stdout;
   const names = parseHelpCommands(await run(['--help']));
   const helps = await Promise.all(names.map((name) => run([name, '--help'])));
-  const commands = new Map(names.map((name, index) => [name, parseHelpFlags(helps[index] ?? '')]));
+  const commands = new Map(names.map((name, index) => [name, [...parseHelpFlags(helps[index] ?? ''), ...positionalOf(helps[index] ?? '')]]));
   const nested = names.flatMap((name, index) => parseHelpCommands(helps[index] ?? '').map((sub) => `${name} ${sub}`));
   const nestedHelps = await Promise.all(nested.map((name) => run([...name.split(' '), '--help'])));
   nested.forEach((name, index) => {
     const help = nestedHelps[index] ?? '';
-    const positional = parseHelpArguments(help).map((argument) => ({ long: `<${argument}>`, short: undefined, takesValue: false, choices: undefined }));
-    commands.set(name, [...parseHelpFlags(help), ...positional]);
+    commands.set(name, [...parseHelpFlags(help), ...positionalOf(help)]);
   });
   return commands;
 }
