@@ -129,6 +129,61 @@ spec:
 `,
     error: /^\s*(\[local\] )?manifests\/alert\.yaml:12:5: E_MANIFEST_INVALID: spec\.channels: the managed service's API does not offer a list of channels on an alert; give its one channel as channel$/m,
   },
+  {
+    name: 'a kafka pipe with tombstoneMode, which the managed document lacks',
+    file: 'manifests/tombstones.yaml',
+    text: `apiVersion: stacksync/v1
+kind: Pipe
+metadata: { name: clicks-tombstones, target: local }
+spec:
+  name: clicks-tombstones
+  source:
+    kafka:
+      type: kafka
+      format: JSONEachRow
+      brokers: broker-1:9092
+      topics: clicks
+      tombstoneMode: soft_delete
+${DESTINATION}`,
+    error: /^\s*(\[local\] )?manifests\/tombstones\.yaml:12:22: E_MANIFEST_INVALID: spec\.source\.kafka\.tombstoneMode: the managed service's API does not offer tombstoneMode \(its newest API description lacks it\); leave it out for a target with api profile current$/m,
+  },
+  {
+    name: 'a mysql pipe of the planetscalevitess flavour, which the managed document lacks',
+    file: 'manifests/vitess.yaml',
+    text: `apiVersion: stacksync/v1
+kind: Pipe
+metadata: { name: orders-vitess, target: local }
+spec:
+  name: orders-vitess
+  source:
+    mysql:
+      type: planetscalevitess
+      host: db.example.com
+      port: 3306
+      settings: { replicationMode: cdc }
+      tableMappings:
+        - { sourceSchemaName: shop, sourceTable: orders, targetTable: orders }
+  destination: { database: default }
+`,
+    error: /^\s*(\[local\] )?manifests\/vitess\.yaml:8:13: E_MANIFEST_INVALID: spec\.source\.mysql\.type: the managed service's API does not offer "planetscalevitess" \(its newest API description lacks it\); leave it out for a target with api profile current$/m,
+  },
+  {
+    name: 'a log Source with orderByExpression, which the documents lack',
+    file: 'manifests/ordered.yaml',
+    text: `apiVersion: stacksync/v1
+kind: Source
+metadata: { name: ordered-logs, target: local }
+spec:
+  name: Ordered logs
+  kind: log
+  connectionId: "${DEFAULT_CURRENT_IDS.service.connection}"
+  from: { databaseName: otel, tableName: ordered_logs }
+  timestampValueExpression: Timestamp
+  defaultTableSelectExpression: Timestamp, Body
+  orderByExpression: Timestamp
+`,
+    error: /^\s*(\[local\] )?manifests\/ordered\.yaml:11:22: E_MANIFEST_INVALID: spec\.orderByExpression: the managed service's API, for a log source, does not offer orderByExpression \(its newest API description lacks it\); leave it out for a target with api profile current$/m,
+  },
 ];
 
 function expectExit(result: CliResult, code: number, what: string): void {
