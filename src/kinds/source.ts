@@ -12,9 +12,10 @@ import { CONNECTION } from './connection/model.js';
 import { labelOf, leftNaming } from './kit/dependents.js';
 import { idsAt, namedReference, recordExport } from './kit/record-export.js';
 import { recordKind } from './kit/record-kind.js';
+import { lackedProblems } from './kit/lacked.js';
 import { withIdOf } from './kit/refs.js';
 import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { SOURCE } from './source/model.js';
+import { SOURCE, SOURCE_LACKED_ON_CURRENT } from './source/model.js';
 
 const connectionOf = idsAt('connection');
 
@@ -30,6 +31,12 @@ export const sourceKind = recordKind<typeof SOURCE, 'sources'>({
   namedByName: (manifest) => {
     const name = (manifest.spec as Record<string, unknown>)['connection'];
     return typeof name === 'string' ? [{ kind: CONNECTION, name, pointer: ['spec', 'connection'], idMember: 'connectionId' }] : [];
+  },
+  // What the service's newest API description lacks of a source of its kind is not sent to a target of today's API.
+  checkForTarget: (manifest, { variant, profile }) => {
+    const spec = manifest.spec as Record<string, unknown>;
+    const lacked = profile === 'current' ? SOURCE_LACKED_ON_CURRENT[variant]?.[String(spec['kind'])] : undefined;
+    return lacked ? lackedProblems(spec, lacked.map((path) => ({ path })), `the ${variant} service's API, for a ${String(spec['kind'])} source,`) : [];
   },
   // The source as the API takes it: its connection by id.
   rules: { members: (desired, refs) => withIdOf(desired.spec, refs, CONNECTION, { name: 'connection', id: 'connectionId', as: 'connection' }) },

@@ -74,7 +74,7 @@ const MaterializedView = Type.Object({
   minGranularity: text,
   minDate: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
   timestampColumn: required,
-  aggregatedColumns: Type.Array(Type.Object({ sourceColumn: Type.Optional(text), aggFn: Type.Enum([...CURRENT_AGG_FNS, 'histogram']), mvColumn: required }), { minItems: 1 }),
+  aggregatedColumns: Type.Array(Type.Object({ sourceColumn: Type.Optional(text), aggFn: Type.Enum([...CURRENT_AGG_FNS, 'increase', 'histogram']), mvColumn: required }), { minItems: 1 }),
 });
 const MetadataMaterializedViews = Type.Object({ keyRollupTable: Type.Optional(nullable(text)), kvRollupTable: required, granularity: text });
 

@@ -20,11 +20,17 @@ import { Type, type Static, type TSchema } from 'typebox';
 /** Ids of the real service's documents: 24 hex digits. */
 export const OBJECT_ID_PATTERN = '^[0-9a-fA-F]{24}$';
 
-export const CURRENT_AGG_FNS = ['avg', 'count', 'count_distinct', 'last_value', 'max', 'min', 'quantile', 'sum', 'any', 'none', 'increase'] as const;
+/** A chart's aggregations, as both services' documents list them (docs/api-client.md#the-contract-suite: no `increase`). */
+export const CURRENT_AGG_FNS = ['avg', 'count', 'count_distinct', 'last_value', 'max', 'min', 'quantile', 'sum', 'any', 'none'] as const;
 export const CURRENT_QUANTILE_LEVELS = [0.5, 0.9, 0.95, 0.99] as const;
-export const CURRENT_WHERE_LANGUAGES = ['sql', 'lucene', 'promql'] as const;
+/** A chart's or a dashboard's query languages, as both services' documents list them (no `promql`). */
+export const CURRENT_WHERE_LANGUAGES = ['sql', 'lucene'] as const;
 export const CURRENT_METRIC_TYPES = ['gauge', 'histogram', 'sum', 'summary', 'exponential histogram'] as const;
 export const CURRENT_NUMBER_FORMAT_OUTPUTS = ['currency', 'percent', 'byte', 'time', 'duration', 'number', 'data_rate', 'throughput'] as const;
+/** A number format's units, as both services' documents list them. */
+export const CURRENT_NUMERIC_UNITS = ['bytes_iec', 'bytes_si', 'bits_iec', 'bits_si', 'kibibytes', 'kilobytes', 'mebibytes', 'megabytes', 'gibibytes', 'gigabytes', 'tebibytes', 'terabytes', 'pebibytes', 'petabytes', 'packets_sec', 'bytes_sec_iec', 'bytes_sec_si', 'bits_sec_iec', 'bits_sec_si', 'kibibytes_sec', 'kibibits_sec', 'kilobytes_sec', 'kilobits_sec', 'mebibytes_sec', 'mebibits_sec', 'megabytes_sec', 'megabits_sec', 'gibibytes_sec', 'gibibits_sec', 'gigabytes_sec', 'gigabits_sec', 'tebibytes_sec', 'tebibits_sec', 'terabytes_sec', 'terabits_sec', 'pebibytes_sec', 'pebibits_sec', 'petabytes_sec', 'petabits_sec', 'cps', 'ops', 'rps', 'reads_sec', 'wps', 'iops', 'cpm', 'opm', 'rpm_reads', 'wpm'] as const;
+/** The chart palette a number tile's colours are named from, as both services' documents list it. */
+export const CURRENT_PALETTE = ['chart-blue', 'chart-orange', 'chart-red', 'chart-cyan', 'chart-green', 'chart-pink', 'chart-purple', 'chart-light-blue', 'chart-brown', 'chart-gray', 'chart-success', 'chart-warning', 'chart-error'] as const;
 export const CURRENT_BUILDER_DISPLAY_TYPES = ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar', 'heatmap', 'search', 'markdown', 'event_patterns'] as const;
 export const CURRENT_SQL_DISPLAY_TYPES = ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'] as const;
 export const CURRENT_SERIES_TYPES = ['time', 'table', 'number', 'search', 'markdown'] as const;
@@ -87,7 +93,7 @@ const opaque = Type.Unknown();
 
 export const CurrentNumberFormat = Type.Object({
   output: Type.Enum(CURRENT_NUMBER_FORMAT_OUTPUTS),
-  numericUnit: Type.Optional(Type.String()),
+  numericUnit: Type.Optional(Type.Enum(CURRENT_NUMERIC_UNITS)),
   mantissa: Type.Optional(Type.Integer()),
   thousandSeparated: Type.Optional(Type.Boolean()),
   average: Type.Optional(Type.Boolean()),
@@ -119,9 +125,13 @@ export const CurrentHeatmapSelectItem = Type.Object({
 
 const selectList = Type.Array(CurrentSelectItem, { minItems: 1, maxItems: L.maxSelectItems });
 const oneSelect = Type.Array(CurrentSelectItem, { minItems: 1, maxItems: 1 });
-const formulas = Type.Array(Type.Object({ expression: Type.String({ maxLength: 1024 }), alias: Type.Optional(Type.String()), numberFormat: Type.Optional(CurrentNumberFormat) }), {
-  maxItems: 10,
-});
+const formula = Type.Object({ expression: Type.String({ maxLength: 1024 }), alias: Type.Optional(Type.String()), numberFormat: Type.Optional(CurrentNumberFormat) });
+const formulas = Type.Array(formula, { maxItems: 10 });
+const palette = Type.Enum(CURRENT_PALETTE);
+const colorRuleLabel = Type.Optional(Type.String({ maxLength: 40 }));
+const numericColorRule = Type.Object({ operator: Type.Enum(['gt', 'gte', 'lt', 'lte']), value: Type.Number(), color: palette, label: colorRuleLabel });
+const betweenColorRule = Type.Object({ operator: Type.Literal('between'), value: Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }), color: palette, label: colorRuleLabel });
+const equalityColorRule = Type.Object({ operator: Type.Enum(['eq', 'neq']), value: Type.Union([Type.Number(), Type.String({ maxLength: 200 })]), color: palette, label: colorRuleLabel });
 const seriesLimit = Type.Integer({ minimum: 0 });
 
 const timeChart = {
@@ -165,10 +175,10 @@ export const CurrentNumberConfig = Type.Object({
   sourceId: objectId,
   select: selectList,
   numberFormat: Type.Optional(CurrentNumberFormat),
-  formulas: Type.Optional(formulas),
-  color: Type.Optional(Type.String()),
-  colorRules: Type.Optional(Type.Array(opaque, { maxItems: 10 })),
-  backgroundChart: Type.Optional(opaque),
+  formulas: Type.Optional(Type.Array(formula, { maxItems: 1 })),
+  color: Type.Optional(palette),
+  colorRules: Type.Optional(Type.Array(Type.Union([numericColorRule, betweenColorRule, equalityColorRule]), { maxItems: 10 })),
+  backgroundChart: Type.Optional(Type.Object({ type: Type.Enum(['line', 'area']), color: Type.Optional(palette) })),
 });
 const categorical = {
   sourceId: objectId,
@@ -234,17 +244,15 @@ export const CurrentSqlLineConfig = Type.Object({
   fillNulls: Type.Optional(Type.Boolean()),
   alignDateRangeToGranularity: Type.Optional(Type.Boolean()),
   fitYAxisToData: Type.Optional(Type.Boolean()),
-  seriesLimit: Type.Optional(seriesLimit),
 });
 export const CurrentSqlStackedBarConfig = Type.Object({
   ...sqlChart,
   displayType: Type.Literal('stacked_bar'),
   fillNulls: Type.Optional(Type.Boolean()),
   alignDateRangeToGranularity: Type.Optional(Type.Boolean()),
-  seriesLimit: Type.Optional(seriesLimit),
 });
 export const CurrentSqlTableConfig = Type.Object({ ...sqlChart, displayType: Type.Literal('table'), onClick: Type.Optional(opaque) });
-export const CurrentSqlNumberConfig = Type.Object({ ...sqlChart, displayType: Type.Literal('number'), color: Type.Optional(Type.String()) });
+export const CurrentSqlNumberConfig = Type.Object({ ...sqlChart, displayType: Type.Literal('number'), color: Type.Optional(palette) });
 export const CurrentSqlPieConfig = Type.Object({ ...sqlChart, displayType: Type.Literal('pie') });
 export const CurrentSqlBarConfig = Type.Object({ ...sqlChart, displayType: Type.Literal('bar') });
 

@@ -27,8 +27,6 @@ export const ALERT_CHANNEL_TYPES = ['webhook'] as const;
 export const MANIFEST_THRESHOLD_TYPES = ['above', 'below', 'above_exclusive', 'below_or_equal', 'equal', 'not_equal', 'between', 'not_between'] as const;
 /** Alert sources a manifest may name: `saved_search`, the one manifests, plans and export write; `search` (the seed's word) is read as it. */
 export const MANIFEST_ALERT_SOURCES = ['tile', 'search', 'saved_search'] as const;
-/** Aggregations of series on current servers beyond the seed's. */
-export const CURRENT_ONLY_AGG_FNS = ['increase'] as const;
 
 export const SERIES_TYPES = ['time', 'histogram', 'search', 'number', 'table', 'markdown'] as const;
 export const SERIES_DATA_SOURCES = ['events', 'metrics'] as const;

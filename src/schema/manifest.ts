@@ -8,7 +8,6 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { constant, described, object, oneOf, optional, readable, type JsonSchema } from './build.js';
 import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, TARGET_NAME_PATTERN, configSchema, secretRefSchema } from './config.js';
 import {
-  CURRENT_ONLY_AGG_FNS,
   MANIFEST_ALERT_SOURCES,
   MANIFEST_THRESHOLD_TYPES,
   PIPE_SOURCE_KINDS,
@@ -39,7 +38,7 @@ import { CDC_SCALING_BOUNDS, PIPE_FAMILIES, type PipeFamily } from './pipe-sourc
 import { FIELD_PATH_PATTERN, ignoreDifferencesSchema, nameSchema, NAME_PATTERN } from './manifest-parts.js';
 import { connectionSpecSchema, savedSearchSpecSchema, sourceSpecSchema, webhookSpecSchema } from './manifest-stack.js';
 import { roleSpecSchema } from './manifest-role.js';
-import { CURRENT_MAX_ALERT_CHANNELS, CURRENT_WHERE_LANGUAGES, CurrentDashboardContainer, CurrentDashboardFilter, CurrentSavedFilterValue } from './api-current.js';
+import { CURRENT_DASHBOARD_LIMITS, CURRENT_MAX_ALERT_CHANNELS, CURRENT_WHERE_LANGUAGES, CurrentDashboardContainer, CurrentDashboardFilter, CurrentSavedFilterValue } from './api-current.js';
 import { CURRENT_CHANNEL_SEVERITIES } from './api-current-stack.js';
 
 export const API_VERSION = 'stacksync/v1';
@@ -244,7 +243,7 @@ const manifestSeriesSchema = object({
   type: oneOf(SERIES_TYPES),
   ...optional({
     dataSource: oneOf(SERIES_DATA_SOURCES),
-    aggFn: oneOf([...SERIES_AGG_FNS, ...CURRENT_ONLY_AGG_FNS]),
+    aggFn: oneOf(SERIES_AGG_FNS),
     field: Type.String(),
     where: Type.String(),
     groupBy: Type.Array(Type.String()),
@@ -290,8 +289,8 @@ const manifestTileSchema = object(
           "The chart in the seed's format (old format). Sent as series to a seed-profile target (by dataSource), and as the equivalent config to a current one (by source), where it maps exactly.",
       }),
       config: manifestTileConfigSchema,
-      containerId: Type.String({ minLength: 1, description: 'The container (group) the tile is in (current servers).' }),
-      tabId: Type.String({ minLength: 1, description: 'The tab of that container the tile is on (current servers).' }),
+      containerId: Type.String({ minLength: 1, maxLength: CURRENT_DASHBOARD_LIMITS.containerIdMaxLength, description: 'The container (group) the tile is in (current servers).' }),
+      tabId: Type.String({ minLength: 1, maxLength: CURRENT_DASHBOARD_LIMITS.containerIdMaxLength, description: 'The tab of that container the tile is on (current servers).' }),
     }),
   },
   {
@@ -327,9 +326,9 @@ export const dashboardSpecSchema = object({
         'true: these tiles are the whole dashboard. An update (which replaces the tile list) then also deletes tiles a GET does not return (PromQL tiles); without it, a dashboard that may hold such tiles is never updated.',
     }),
     filters: Type.Array(manifestFilterSchema, { description: 'The filters (variables), in order; each name unique. Left out, the live ones are kept as they are (current servers).' }),
-    containers: Type.Array(CurrentDashboardContainer, { description: 'Groups and tabs that tiles name by containerId and tabId. Left out, the live ones are kept (current servers).' }),
+    containers: Type.Array(CurrentDashboardContainer, { maxItems: CURRENT_DASHBOARD_LIMITS.maxContainers, description: 'Groups and tabs that tiles name by containerId and tabId. Left out, the live ones are kept (current servers).' }),
     savedQuery: Type.Union([Type.String(), Type.Null()], { description: 'The query the dashboard opens with (current servers).' }),
-    savedQueryLanguage: Type.Union([oneOf(CURRENT_WHERE_LANGUAGES), Type.Null()], { description: 'lucene, sql or promql (current servers).' }),
+    savedQueryLanguage: Type.Union([oneOf(CURRENT_WHERE_LANGUAGES), Type.Null()], { description: 'lucene or sql (current servers).' }),
     savedFilterValues: Type.Array(CurrentSavedFilterValue, { description: 'The filter values the dashboard opens with (current servers).' }),
     ignoreDifferences: ignoreDifferencesSchema,
   }),

@@ -8,6 +8,7 @@
  * them, which wins where it speaks); the managed OpenAPI's ClickPipes schemas; the Terraform
  * provider's `clickhouse_clickpipe` and `clickhouse_clickpipe_cdc_infrastructure` resources.
  */
+import type { Lacked } from './lacked.js';
 import type { ApiProfile } from './enums.js';
 
 /** The key of a pipe's one source block. */
@@ -192,3 +193,33 @@ export const DEFAULT_SETTINGS_PREFIX = 'engine_';
 export function isPipeFamily(name: string): name is PipeFamily {
   return (PIPE_FAMILIES as readonly string[]).includes(name);
 }
+
+const WORKLOAD_IDENTITY = ['SERVICE_ACCOUNT_WORKLOAD_IDENTITY'];
+
+/**
+ * Members and values of a pipe born in Git that the managed service's newest API description
+ * (its create, its update and its answer) does not have, though the seed spec or the Terraform
+ * provider name them (docs/manifests/pipe.md#what-a-target-of-todays-api-does-not-take).
+ */
+export const PIPE_LACKED_ON_CURRENT: readonly Lacked[] = [
+  { path: 'description' },
+  { path: 'destination.tableDefinition.ttl' },
+  { path: 'settings.kafka_read_committed' },
+  { path: 'source.bigquery.authentication' },
+  { path: 'source.bigquery.projectId' },
+  { path: 'source.kafka.authentication', values: WORKLOAD_IDENTITY },
+  { path: 'source.kafka.protobufSchema' },
+  { path: 'source.kafka.schemaRegistry.glueRegion' },
+  { path: 'source.kafka.schemaRegistry.glueRegistryName' },
+  { path: 'source.kafka.schemaRegistry.glueRoleArn' },
+  { path: 'source.kafka.schemaRegistry.type' },
+  { path: 'source.kafka.tombstoneMode' },
+  { path: 'source.kinesis.format', values: ['Protobuf'] },
+  { path: 'source.kinesis.protobufSchema' },
+  { path: 'source.kinesis.schemaRegistry' },
+  { path: 'source.mongodb.settings.initialLoadParallelism' },
+  { path: 'source.mysql.tableMappings[].partitionByExpr' },
+  { path: 'source.mysql.type', values: ['planetscalevitess'] },
+  { path: 'source.objectStorage.authentication', values: WORKLOAD_IDENTITY },
+  { path: 'source.pubsub.authentication', values: WORKLOAD_IDENTITY },
+];

@@ -24,12 +24,6 @@ export const TRAFFIC_DIFFERENCES: readonly Difference[] = [
     profiles: ['current'],
   },
   {
-    finding: new RegExp(`^(request|answer) (POST|GET|PATCH) ${managed('/clickpipes')}(/\\{clickPipeId\\}(/state)?)?( 200)? (/result(/\\*)?)?/source/mysql( |/type )`),
-    reason:
-      "the newest document's mysql types are five; stacksync (and its emulator) also take planetscalevitess, which the Terraform provider's pipe resource names: kept, as test/contract/manifests.test.ts says why, until a real account shows the create refuses it",
-    profiles: ['current'],
-  },
-  {
     finding: new RegExp(`^request (POST|PUT) (/api/v2/dashboards|${managed('/clickstack/dashboards')})(/\\{(id|clickStackDashboardId)\\})? /tiles/\\*/series/\\*`),
     reason:
       "the seed profile speaks the spec's earlier dashboard API, whose series name their data source (`dataSource`) where today's name a `sourceId`; a target with `api: { profile: current }` sends today's tiles, held to the documents on the current profile",

@@ -132,8 +132,11 @@ export function looser(manifest: Schema, documented: Schema, path: string, conte
   const own = manifestNode(manifest);
   if (Array.isArray(own['anyOf'])) return (own['anyOf'] as Schema[]).flatMap((alternative) => looser({ ...own, anyOf: undefined, ...alternative }, doc, path, context));
   if (Array.isArray(doc['anyOf']) && (doc['anyOf'] as Schema[]).every((alternative) => typeof alternative['properties'] === 'object')) {
-    // Overlapping object alternatives (kafka credentials, by authentication): read as anyOf, a member fits if one alternative has it.
     const alternatives = doc['anyOf'] as Schema[];
+    // Alternatives told apart by a member's values (a colour rule by its operator): the one that takes the manifest's values.
+    const chosen = discriminated(own, alternatives, context.document);
+    if (chosen) return looser(own, { ...doc, anyOf: undefined, ...chosen }, path, context);
+    // Overlapping object alternatives (kafka credentials, by authentication): read as anyOf, a member fits if one alternative has it.
     const properties = Object.assign({}, ...alternatives.map((alternative) => alternative['properties'] as Schema)) as Schema;
     const required = alternatives.map((alternative) => (alternative['required'] as string[] | undefined) ?? []).reduce((both, each) => both.filter((member) => each.includes(member)));
     return looser(own, { ...doc, anyOf: undefined, type: 'object', properties, required }, path, context);
@@ -174,6 +177,23 @@ export function looser(manifest: Schema, documented: Schema, path: string, conte
   found.push(...objectLooser(own, doc, path, context));
   if (own['items'] && doc['items']) found.push(...looser(own['items'] as Schema, doc['items'] as Schema, `${path}[]`, context));
   return found;
+}
+
+/** The one alternative whose enum of some member holds every value the manifest allows there, where each alternative has an enum of it. */
+function discriminated(own: Schema, alternatives: readonly Schema[], document: Schema): Schema | undefined {
+  const ownProperties = (own['properties'] ?? {}) as Record<string, Schema>;
+  for (const [member, schema] of Object.entries(ownProperties)) {
+    const values = Array.isArray(schema['enum']) ? (schema['enum'] as unknown[]) : schema['const'] !== undefined ? [schema['const']] : undefined;
+    if (!values) continue;
+    const enums = alternatives.map((alternative) => {
+      const target = ((alternative['properties'] ?? {}) as Record<string, Schema>)[member];
+      return target ? (documentNode(document, target)['enum'] as unknown[] | undefined) : undefined;
+    });
+    if (enums.some((each) => each === undefined)) continue;
+    const fitting = alternatives.filter((_alternative, index) => values.every((value) => (enums[index] as unknown[]).includes(value)));
+    if (fitting.length === 1) return fitting[0];
+  }
+  return undefined;
 }
 
 function objectLooser(own: Schema, doc: Schema, path: string, context: Context): string[] {

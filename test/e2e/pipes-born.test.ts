@@ -6,13 +6,14 @@
  * so nothing here sleeps; apply polls as it would against the real service.
  */
 import { describe, expect, it } from 'vitest';
-import { PIPE_FAMILIES, PIPE_FLAVOURS, type PipeFamily } from '../../src/schema/pipe-sources.js';
+import { PIPE_FAMILIES, PIPE_FLAVOURS, PIPE_LACKED_ON_CURRENT, type PipeFamily } from '../../src/schema/pipe-sources.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { describeRun, parseJsonOutput, writesByRoute } from '../helpers/e2e.js';
 import { bornPipesYaml, livePipeNamed, livePipes, type BornPipe } from '../helpers/pipes.js';
 import { emulatorStats, resetEmulatorStats, sharedEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
 import { fixtureSeed, kafkaBlock, mysqlBlock, objectStorageBlock, pipeBody, postgresBlock, type Body } from '../emulator/pipe-fixtures.js';
 
+const LACKED_MYSQL_FLAVOURS = PIPE_LACKED_ON_CURRENT.find((lacked) => lacked.path === 'source.mysql.type')?.values ?? [];
 const shared = sharedEmulator({ profile: 'current', seed: fixtureSeed(), pipeTransitionMs: 0 });
 
 const PIPES = '/v1/organizations/{organizationId}/services/{serviceId}/pipes';
@@ -80,7 +81,8 @@ describe('pipes born in Git, on the current profile', () => {
     ...PIPE_FLAVOURS.kafka.map((flavour) => ({ family: 'kafka' as const, flavour, block: () => kafkaBlock(flavour) })),
     ...PIPE_FLAVOURS.objectStorage.map((flavour) => ({ family: 'objectStorage' as const, flavour, block: () => objectStorageBlock(flavour) })),
     ...PIPE_FLAVOURS.postgres.map((flavour) => ({ family: 'postgres' as const, flavour, block: () => postgresBlock(flavour) })),
-    ...PIPE_FLAVOURS.mysql.map((flavour) => ({ family: 'mysql' as const, flavour, block: () => mysqlBlock(flavour) })),
+    // A flavour the managed service's newest API description lacks is refused on the current profile (test/e2e/refusals.test.ts).
+    ...PIPE_FLAVOURS.mysql.filter((flavour) => !LACKED_MYSQL_FLAVOURS.includes(flavour)).map((flavour) => ({ family: 'mysql' as const, flavour, block: () => mysqlBlock(flavour) })),
   ];
 
   it(`creates a pipe of every kafka, object-storage, postgres and mysql flavour (${FLAVOURS.length}); a second apply writes nothing`, async () => {

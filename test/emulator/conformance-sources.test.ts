@@ -52,6 +52,17 @@ async function createConnection(t: CaseContext, body: unknown = MOCK_CONNECTION)
 }
 
 const sourceCases: Case[] = [
+  {
+    from: S,
+    name: 'refuses a member its newest API description lacks for the kind (orderByExpression on a log source), and writes nothing',
+    run: async (t) => {
+      const response = await t.client.request('POST', 'sources', logSource(t, { orderByExpression: 'Timestamp' }));
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(response.data ?? response)).toContain('does not offer orderByExpression');
+      const listed = (await t.client.request('GET', 'sources')).data as { name: string }[];
+      expect(listed.map((source) => source.name)).not.toContain('Created Log Source');
+    },
+  },
   // ---------------------------------------------------------------- GET /sources/:id
   {
     from: S,

@@ -20,7 +20,7 @@ describe('tiles', () => {
     const result = await load(`${header('Dashboard', 'api')}  name: API
   tiles:
     - { name: latency, x: 0, y: 0, w: 6, h: 4, config: { displayType: line, source: Traces, select: [{ aggFn: avg, valueExpression: Duration }], futureOption: { a: 1 } } }
-    - { name: errors, x: 6, y: 0, w: 6, h: 4, series: [{ type: time, source: Logs, aggFn: increase, field: requests, where: "", groupBy: [] }] }
+    - { name: errors, x: 6, y: 0, w: 6, h: 4, series: [{ type: time, source: Logs, aggFn: sum, field: requests, where: "", groupBy: [] }] }
     - { name: notes, x: 0, y: 4, w: 12, h: 2 }
 `);
     expect(result.problems).toEqual([]);

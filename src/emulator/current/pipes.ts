@@ -33,9 +33,11 @@ import {
   isPipeFamily,
   type PipeFamily,
   type PipeStateCommand,
+  PIPE_LACKED_ON_CURRENT,
 } from '../../schema/pipe-sources.js';
 import { pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
 import { compileSchema, formatPath, toIssues, type SchemaIssue } from '../../schema/validate.js';
+import { findLacked } from '../../schema/lacked.js';
 import { ApiError, notFound } from '../errors.js';
 import { isoTimestamp, newId } from '../ids.js';
 import type { CdcScaling, PipeResource, PipeSecrets, ServiceRecord } from '../model.js';
@@ -197,6 +199,8 @@ function checkCreate(body: unknown): CheckedCreate {
     if (isObject(input['destination'])) issues.push(...pipeDestinationRules(family, input['destination']));
     issues.push(...pipeScalingRules(family, input['scaling'] as Block | undefined, 'scaling'));
   }
+  // What the service's newest API description lacks, it does not take (docs/manifests/pipe.md#what-a-target-of-todays-api-does-not-take).
+  for (const lacked of findLacked(input, PIPE_LACKED_ON_CURRENT, "the service's API")) issues.push(issue(formatPath(lacked.pointer), lacked.message));
   if (issues.length || !family || !block) throw invalid(issues);
   requireColumnsForFieldMappings(input);
   return { input, family, block };

@@ -10,6 +10,8 @@
 import type { TSchema } from 'typebox';
 import type { CurrentSource } from '../../schema/api-current.js';
 import { CURRENT_SOURCE_NULLABLE, CURRENT_SOURCE_WRITES, type CurrentSourceKind, type CurrentSourceWrite } from '../../schema/api-current-stack.js';
+import { findLacked } from '../../schema/lacked.js';
+import { SOURCE_LACKED_ON_CURRENT } from '../../schema/manifest-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
@@ -40,9 +42,12 @@ function schemaOf(body: unknown): TSchema {
 }
 
 /** A source body: nulls where the OpenAPI allows them dropped, cleaned by its kind's schema, granularities in the answer's short form, cross-member rules checked. */
-function readWrite(body: unknown): CurrentSourceWrite {
+function readWrite(body: unknown, variant: CurrentWorkspace['variant']): CurrentSourceWrite {
   const schema = schemaOf(body);
   const kind = (body as { kind: CurrentSourceKind }).kind;
+  // What the service's newest API description lacks of a source of this kind, it does not take (docs/manifests/source.md#what-a-target-of-todays-api-does-not-take).
+  const lacked = (SOURCE_LACKED_ON_CURRENT[variant][kind] ?? []).map((path) => ({ path }));
+  throwIfAny(findLacked(body, lacked, `the service's API, for a ${kind} source,`).map((each) => issueAt(each.pointer, each.message)));
   const { value, issues } = clean<CurrentSourceWrite>(schema, nestedNullsDropped(withoutNulls(withSessionTimestamp(body as Json), CURRENT_SOURCE_NULLABLE[kind]) as Json));
   throwIfAny(issues);
   const write = value as CurrentSourceWrite & Json;
@@ -119,7 +124,7 @@ export function getSource(ws: CurrentWorkspace, id: string): CurrentSource {
 
 /** The order of the real checks: the body (400), its connection (400), then the source (404). */
 export function createSource(ws: CurrentWorkspace, body: unknown, nowMs: number): CurrentSource {
-  const write = readWrite(body);
+  const write = readWrite(body, ws.variant);
   checkConnectionId(ws, write.connection);
   const source = { id: newObjectId(nowMs), ...write } as CurrentSource;
   ws.sources.push(source);
@@ -128,7 +133,7 @@ export function createSource(ws: CurrentWorkspace, body: unknown, nowMs: number)
 
 /** A full replace: members left out are gone, the kind may change, the id stays. */
 export function updateSource(ws: CurrentWorkspace, id: string, body: unknown): CurrentSource {
-  const write = readWrite(body);
+  const write = readWrite(body, ws.variant);
   checkConnectionId(ws, write.connection);
   const index = sourceIndex(ws, id);
   const source = { id, ...write } as CurrentSource;

@@ -270,7 +270,6 @@ function normalizeSqlConfig(config: CurrentSqlTileConfig): CurrentSqlTileConfig 
         fitYAxisToData: config.fitYAxisToData,
         numberFormat: config.numberFormat,
         compareToPreviousPeriod: config.compareToPreviousPeriod,
-        seriesLimit: config.seriesLimit,
       });
     case 'stacked_bar':
       return compact({
@@ -279,7 +278,6 @@ function normalizeSqlConfig(config: CurrentSqlTileConfig): CurrentSqlTileConfig 
         alignDateRangeToGranularity: config.alignDateRangeToGranularity,
         fillNulls: config.fillNulls !== false,
         numberFormat: config.numberFormat,
-        seriesLimit: config.seriesLimit,
       });
     case 'table':
       return compact({ ...head, displayType: config.displayType, numberFormat: config.numberFormat, onClick: config.onClick });

@@ -8,7 +8,8 @@ import { formatLocation } from '../../errors.js';
 import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests, ManifestLookup } from '../descriptor.js';
 import { DASHBOARD } from '../dashboard/model.js';
-import { ALERT, type AlertSpec, type DesiredAlert } from './model.js';
+import type { Variant } from '../../model/kinds.js';
+import { ALERT, ALERT_MEMBERS_LACKED, type AlertSpec, type DesiredAlert } from './model.js';
 
 export type AlertManifest = Static<typeof DOCUMENT_SCHEMAS.Alert>;
 
@@ -16,8 +17,25 @@ export const alertManifests: KindManifests<DesiredAlert, AlertManifest> = {
   // Live alerts are found by their API name: two manifests with one name would fight over one resource.
   uniqueName: (manifest) => ({ value: manifest.spec.name, pointer: ['spec', 'name'], what: (name) => `a ${ALERT} named "${name}"` }),
   checkReferences: (manifest, lookup) => (manifest.spec.source === 'tile' ? tileReference(manifest.spec, lookup) : []),
+  checkForTarget: (manifest, { variant }) => lackedMembers(manifest.spec, variant),
   build: (manifest, base) => toDesiredAlert(manifest.spec, base),
 };
+
+/** What the target's API does not offer, each at its line (its document lacks it). */
+function lackedMembers(spec: AlertSpec, variant: Variant): DocumentProblem[] {
+  const lacked = ALERT_MEMBERS_LACKED[variant];
+  const offers = `the ${variant} service's API does not offer`;
+  const problems: DocumentProblem[] = lacked.alert
+    .filter((member) => spec[member] !== undefined)
+    .map((member) => ({ code: 'E_MANIFEST_INVALID', pointer: ['spec', member], message: `${offers} a list of channels on an alert; give its one channel as channel` }));
+  const channels: [AlertSpec['channel'], (string | number)[]][] = [[spec.channel, ['spec', 'channel']], ...(spec.channels ?? []).map((channel, index): [AlertSpec['channel'], (string | number)[]] => [channel, ['spec', 'channels', index]])];
+  for (const [channel, at] of channels) {
+    if (channel === undefined) continue;
+    if (lacked.channelTypes.includes(channel.type)) problems.push({ code: 'E_MANIFEST_INVALID', pointer: [...at, 'type'], message: `${offers} ${channel.type} channels; notify a webhook` });
+    for (const member of lacked.channel) if (channel[member] !== undefined) problems.push({ code: 'E_MANIFEST_INVALID', pointer: [...at, member], message: `${offers} ${member} on a channel; leave it out for this target` });
+  }
+  return problems;
+}
 
 function tileReference(spec: AlertSpec, lookup: ManifestLookup): DocumentProblem[] {
   const { dashboard, tile } = spec;

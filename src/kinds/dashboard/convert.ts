@@ -55,7 +55,8 @@ function sourceOf(series: readonly LiveSeries[]): Converted['source'] | Unmapped
 function chartOf(type: string, series: readonly LiveSeries[], asRatio: boolean): Record<string, unknown> | Unmapped {
   const [first] = series as [LiveSeries];
   if (type === 'markdown') return { displayType: 'markdown', markdown: text(first['content']) };
-  if (type === 'search') return { displayType: 'search', select: listOf(first['fields']).join(', '), where: text(first['where']), ...language(first) };
+  // The documents require a search chart's language; the server's default, lucene, where the series names none.
+  if (type === 'search') return { displayType: 'search', select: listOf(first['fields']).join(', '), where: text(first['where']), whereLanguage: 'lucene', ...language(first) };
   if (!QUERY_TYPES.includes(type)) return { problem: `a current server has no ${type} series; write this tile as config (for a histogram, displayType: heatmap)`, series: 0 };
   const select: Record<string, unknown>[] = [];
   for (const [index, item] of series.entries()) {

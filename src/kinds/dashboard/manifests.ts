@@ -4,7 +4,8 @@ import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests } from '../descriptor.js';
 import { duplicatesIn } from '../kit/duplicates.js';
 import { unspeakable } from './speak.js';
-import { DASHBOARD, DASHBOARD_CURRENT_MEMBERS, type DashboardSpec, type DesiredDashboard, type DesiredTile, type ManifestTile } from './model.js';
+import type { Variant } from '../../model/kinds.js';
+import { CONFIG_MEMBERS_LACKED, DASHBOARD, DASHBOARD_CURRENT_MEMBERS, FILTER_MEMBERS_LACKED, type DashboardSpec, type DesiredDashboard, type DesiredTile, type ManifestTile } from './model.js';
 
 export type DashboardManifest = Static<typeof DOCUMENT_SCHEMAS.Dashboard>;
 
@@ -28,12 +29,40 @@ export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManife
     ];
   },
   // A tile form the target's servers refuse, at the series or member it is about (the plan would find it too, at the document).
-  checkForTarget: (manifest, { profile }) => {
+  checkForTarget: (manifest, { variant, profile }) => {
     const refused = unspeakable({ ...manifest.spec, tiles: manifest.spec.tiles ?? [] }, profile);
-    return refused === undefined ? [] : [{ code: 'E_MANIFEST_INVALID', pointer: ['spec', ...refused.pointer], message: refused.problem }];
+    return [
+      ...(refused === undefined ? [] : [{ code: 'E_MANIFEST_INVALID' as const, pointer: ['spec', ...refused.pointer], message: refused.problem }]),
+      ...lackedFilterMembers(manifest.spec, variant),
+      ...lackedConfigMembers(manifest.spec, variant),
+    ];
   },
   build: (manifest, base) => toDesiredDashboard(manifest.spec, base),
 };
+
+/** Filter members a variant's API does not offer, each at its line (its document lacks them: docs/manifests/dashboard.md#filters). */
+function lackedFilterMembers(spec: DashboardSpec, variant: Variant): DocumentProblem[] {
+  const lacked = FILTER_MEMBERS_LACKED[variant];
+  return (spec.filters ?? []).flatMap((filter, index) =>
+    lacked.filter((member) => filter[member] !== undefined).map((member): DocumentProblem => ({
+      code: 'E_MANIFEST_INVALID',
+      pointer: ['spec', 'filters', index, member],
+      message: `the ${variant} service's API does not offer ${member} on a dashboard filter; leave it out for this target`,
+    })),
+  );
+}
+
+/** Tile config members a variant's API does not offer, each at its line. */
+function lackedConfigMembers(spec: DashboardSpec, variant: Variant): DocumentProblem[] {
+  const lacked = CONFIG_MEMBERS_LACKED[variant];
+  return (spec.tiles ?? []).flatMap((tile, index) =>
+    lacked.filter((member) => (tile.config as Record<string, unknown> | undefined)?.[member] !== undefined).map((member): DocumentProblem => ({
+      code: 'E_MANIFEST_INVALID',
+      pointer: ['spec', 'tiles', index, 'config', member],
+      message: `tile ${tile.name}: the ${variant} service's API does not offer ${member} on a chart; leave it out for this target`,
+    })),
+  );
+}
 
 function toDesiredDashboard(spec: DashboardSpec, base: DesiredBaseOf): DesiredDashboard {
   const dashboard: DesiredDashboard = { kind: DASHBOARD, ...base, name: spec.name, tiles: [] };

@@ -7,7 +7,7 @@ import type { DesiredBase } from '../../model/desired.js';
 import type { Extra } from '../../model/resources.js';
 import type { dashboardSpecSchema } from '../../schema/manifest.js';
 import type { dashboardUpdateBodySchema, seriesSchema, tileWriteSchema } from '../../schema/api.js';
-import type { Kind } from '../../model/kinds.js';
+import type { Kind, Variant } from '../../model/kinds.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */
 export const DASHBOARD = 'Dashboard' satisfies Kind;
@@ -65,6 +65,21 @@ export type DesiredTile = ManifestTile;
 
 /** The members of current servers a manifest may manage beside the tiles; each left out keeps its live value. */
 export const DASHBOARD_CURRENT_MEMBERS = ['filters', 'containers', 'savedQuery', 'savedQueryLanguage', 'savedFilterValues'] as const;
+
+/**
+ * Filter members a variant's API does not offer: the managed document's dashboard filter has no
+ * variables or broadcast (HyperDX's has them), so the managed service drops or refuses them.
+ */
+export const FILTER_MEMBERS_LACKED: Record<Variant, readonly ('isBroadcastEnabled' | 'isVariableEnabled' | 'variableName')[]> = {
+  managed: ['isBroadcastEnabled', 'isVariableEnabled', 'variableName'],
+  'self-hosted': [],
+};
+
+/** Tile config members a variant's API does not offer: the managed document's charts have no formulas or series limits (HyperDX's have them). */
+export const CONFIG_MEMBERS_LACKED: Record<Variant, readonly string[]> = {
+  managed: ['formulas', 'seriesLimit', 'showOperandSeries'],
+  'self-hosted': [],
+};
 
 export interface DesiredDashboard
   extends DesiredBase,

@@ -13,6 +13,7 @@ import { pointerTo, type NameRefs } from '../kit/refs.js';
 import type { Pointer } from '../../yaml/positions.js';
 import { SOURCE } from '../source/model.js';
 import { seriesToConfig } from './convert.js';
+import { currentConfigProblem } from './current-config.js';
 import { DASHBOARD_CURRENT_MEMBERS, type DesiredDashboard, type DesiredTile, type LiveSeries, type ManifestFilter, type TileWrite } from './model.js';
 
 /** A dashboard as its target's body takes it, without ids: its tiles in the manifest's order, and the other members it sets. */
@@ -61,11 +62,19 @@ function seedRefusal(tile: DesiredTile): Unspeakable | undefined {
 function currentRefusal(tile: DesiredTile): Unspeakable | undefined {
   if (tile.series !== undefined) {
     const converted = seriesToConfig(tile.series as LiveSeries[], tile.asRatio === true);
-    if (!('problem' in converted)) return undefined;
-    return { problem: converted.problem, pointer: converted.series === undefined ? ['series'] : ['series', converted.series] };
+    if ('problem' in converted) return { problem: converted.problem, pointer: converted.series === undefined ? ['series'] : ['series', converted.series] };
+    // What the series say, as sent, held to the same forms as a config (a language, a metric type or a format a current server lacks).
+    const refused = currentConfigProblem(converted.config);
+    return refused === undefined ? undefined : { problem: `as the config it is sent as, ${refused.problem}`, pointer: ['series', seriesAt(refused.pointer)] };
   }
   if (tile.asRatio !== undefined && tile.config !== undefined) return { problem: 'a current server takes asRatio inside config (config.asRatio), not beside it', pointer: ['asRatio'] };
-  return undefined;
+  const refused = tile.config === undefined ? undefined : currentConfigProblem(tile.config);
+  return refused === undefined ? undefined : { problem: `config.${refused.problem}`, pointer: ['config', ...refused.pointer] };
+}
+
+/** The series a member of a converted config comes from: a select item's index, else the first. */
+function seriesAt(pointer: Pointer): number {
+  return pointer[0] === 'select' && typeof pointer[1] === 'number' ? pointer[1] : 0;
 }
 
 // ---------------------------------------------------------------- the seed's form

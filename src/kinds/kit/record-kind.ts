@@ -5,7 +5,7 @@
  */
 import type { Kind } from '../../model/kinds.js';
 import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
-import { defineKind, type KindDescriptor, type KindExport, type KindTags, type KindPlan, type KindPlanInput, type NamedByName, type SecretSite } from '../descriptor.js';
+import { defineKind, type KindDescriptor, type KindExport, type KindTags, type KindPlan, type KindManifests, type KindPlanInput, type NamedByName, type SecretSite } from '../descriptor.js';
 import { planNamed, type NamedKind } from './named.js';
 import { readRecord, type LiveRecord } from './record.js';
 import { recordManifests, type DesiredRecord, type RecordManifest } from './record-manifests.js';
@@ -20,6 +20,8 @@ export interface RecordKind<K extends Kind, C extends string> {
   secrets?: { members: readonly string[]; sites(spec: Record<string, unknown>): SecretSite[] };
   /** The names its manifests give for other kinds' resources (`KindManifests.namedByName`). */
   namedByName?(manifest: RecordManifest): NamedByName[];
+  /** What a target cannot take of its manifests (`KindManifests.checkForTarget`). */
+  checkForTarget?: KindManifests<DesiredRecord<K>, RecordManifest>['checkForTarget'];
   /** Its members as the API takes them, what a create needs, what its secrets add. */
   rules: Omit<NamedKind<DesiredRecord<K>>, 'kind'>;
   /** After its plan: what deletes of the kinds it names leave behind (the server's doing, said on the delete). */
@@ -38,7 +40,7 @@ export function recordKind<K extends Kind, C extends string>(spec: RecordKind<K,
     identity: 'name',
     references: spec.references,
     createOnly: [],
-    manifests: { ...recordManifests(spec.kind, spec.secrets?.members, spec.secrets?.sites), ...(spec.namedByName && { namedByName: spec.namedByName }) },
+    manifests: { ...recordManifests(spec.kind, spec.secrets?.members, spec.secrets?.sites), ...(spec.namedByName && { namedByName: spec.namedByName }), ...(spec.checkForTarget && { checkForTarget: spec.checkForTarget }) },
     reader: { read: readRecord, statusMembers: [] },
     refs: POINTER_REFS,
     plan: (input) => {

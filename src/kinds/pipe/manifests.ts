@@ -11,13 +11,15 @@ import { RESYNC_ANNOTATION, type DOCUMENT_SCHEMAS } from '../../schema/manifest.
 import { isWriteOnlySourceMember, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { isMissingMember, pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
 import type { SchemaIssue } from '../../schema/validate.js';
-import { PIPE_FAMILIES, RESYNCABLE_PIPE_FAMILIES, SCALABLE_PIPE_FAMILIES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
+import { PIPE_FAMILIES, PIPE_LACKED_ON_CURRENT, RESYNCABLE_PIPE_FAMILIES, SCALABLE_PIPE_FAMILIES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests, SecretSite } from '../descriptor.js';
 import { duplicatesIn } from '../kit/duplicates.js';
+import { lackedProblems } from '../kit/lacked.js';
 import { isPlainObject } from '../kit/values.js';
 import { isExistingSpec, PIPE, type BornPipeSpec, uuidKey, type DesiredPipe, type DesiredPipeSource, type PipeSpec, type SecretMember } from './model.js';
 
 export type PipeManifest = Static<typeof DOCUMENT_SCHEMAS.Pipe>;
+
 
 const BEYOND_SEED_WARNING =
   "is not in the seed's Update pipe list; it is sent as written (the real service takes it, a service that follows the seed refuses it)";
@@ -30,6 +32,8 @@ export const pipeManifests: KindManifests<DesiredPipe, PipeManifest> = {
     return { value: `name\u0000${spec.name}`, pointer: ['spec', 'name'], what: () => `a pipe named "${spec.name}"` };
   },
   check: (manifest) => [...duplicateMappings(manifest.spec), ...bornRules(manifest)],
+  // What the managed service's newest API description lacks is not sent to a target of today's API.
+  checkForTarget: (manifest, { profile }) => (profile === 'current' && !isExistingSpec(manifest.spec) ? lackedProblems(manifest.spec, PIPE_LACKED_ON_CURRENT, "the managed service's API") : []),
   warnings: (manifest) => {
     const { spec } = manifest;
     if (!isExistingSpec(spec)) return [];

@@ -1,0 +1,48 @@
+/**
+ * What a current server takes of a tile's `config`, checked offline, at the member's line (issue
+ * 32): each member a manifest writes, against the schema of the config's form — its `displayType`,
+ * and `configType: sql` for a raw SQL chart — as both services' documents give it
+ * (docs/manifests/dashboard.md#config-on-a-current-target). Members a manifest leaves out of a
+ * config are kept from the live tile (an update lays the config over it), so none is required
+ * here; a new tile's whole config is asked of the service's `dashboards/validate` by `plan`.
+ */
+import type { TSchema } from 'typebox';
+import { CURRENT_BUILDER_CONFIGS, CURRENT_SQL_CONFIGS } from '../../schema/api-current.js';
+import { compileSchema, toIssues, type SchemaIssue } from '../../schema/validate.js';
+import type { JsonSchema } from '../../schema/build.js';
+import type { Pointer } from '../../yaml/positions.js';
+
+const SOURCE_NAME = { type: 'string', minLength: 1, description: "Name of a data source of the target, sent as its id (sourceId)." };
+
+/** A config form's schema as a manifest may write it: no member required, the source also by name. */
+function asWritten(schema: TSchema): JsonSchema {
+  const { required: _required, ...rest } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  const properties = rest['properties'] as Record<string, unknown>;
+  return { ...rest, properties: Object.hasOwn(properties, 'sourceId') ? { ...properties, source: SOURCE_NAME } : properties } as JsonSchema;
+}
+
+const FORMS: Record<string, Record<string, TSchema>> = { builder: CURRENT_BUILDER_CONFIGS, sql: CURRENT_SQL_CONFIGS };
+
+/** Every form of config a current target takes, as a manifest may write it, by `builder:<displayType>` / `sql:<displayType>`. */
+export function currentConfigSchemas(): Record<string, JsonSchema> {
+  return Object.fromEntries(Object.entries(FORMS).flatMap(([form, schemas]) => Object.entries(schemas).map(([displayType, schema]) => [`${form}:${displayType}`, asWritten(schema)])));
+}
+
+/** Why a current server refuses this tile config, at the member it is about (relative to the config), or nothing. */
+export function currentConfigProblem(config: Record<string, unknown>): { problem: string; pointer: Pointer } | undefined {
+  const { displayType, configType } = config;
+  if (configType !== undefined && configType !== 'sql') {
+    return { problem: `configType ${JSON.stringify(configType)}: a current server's API takes only sql here (left out: a builder chart)`, pointer: ['configType'] };
+  }
+  // Without a displayType the live tile's is kept, and with it the form its members belong to.
+  if (displayType === undefined) return undefined;
+  const form = configType === 'sql' ? 'sql' : 'builder';
+  const forms = FORMS[form] as Record<string, TSchema>;
+  if (typeof displayType !== 'string' || !Object.hasOwn(forms, displayType)) {
+    return { problem: `displayType must be one of ${Object.keys(forms).join(', ')}${form === 'sql' ? ' for a raw SQL chart' : ''}`, pointer: ['displayType'] };
+  }
+  const validate = compileSchema(`current-config:${form}:${displayType}`, asWritten(forms[displayType] as TSchema));
+  if (validate(config)) return undefined;
+  const [issue] = toIssues(validate.errors ?? []) as [SchemaIssue];
+  return { problem: `${issue.path ? `${issue.path}: ` : ''}${issue.message}`, pointer: issue.pointer };
+}
