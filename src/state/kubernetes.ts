@@ -102,6 +102,13 @@ class KubernetesBackend implements StateBackend {
   readonly #coordination: k8s.CoordinationV1Api;
   readonly #now: () => number;
   #holding: Holding | undefined;
+  /**
+   * The Lease as this process last saw it change (its resourceVersion), on this process's clock.
+   * Kept across `lock` calls, as client-go's elector keeps its observed record: a daemon standing
+   * by tries once per poll (`timeoutMs: 0`), and a Lease looks expired only to a waiter that saw
+   * it unchanged for its whole duration, over many tries.
+   */
+  #observed: { version: string; at: number } | undefined;
 
   constructor(options: KubernetesBackendOptions) {
     this.namespace = options.namespace;
@@ -303,8 +310,6 @@ class KubernetesBackend implements StateBackend {
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const now = options.now ?? this.#now;
     const me = newHolder(options);
-    /** The lease as this waiter last saw it change, on its own clock. */
-    let observed: { version: string; at: number } | undefined;
     return pollLock<StateLock>(
       options,
       async () => {
@@ -312,9 +317,9 @@ class KubernetesBackend implements StateBackend {
         const spec = lease?.spec;
         if (lease && spec?.holderIdentity) {
           const version = lease.metadata?.resourceVersion ?? '';
-          if (observed?.version !== version) observed = { version, at: now() };
+          if (this.#observed?.version !== version) this.#observed = { version, at: now() };
           const durationMs = (spec.leaseDurationSeconds ?? 0) * 1000;
-          if (now() - observed.at < durationMs) return { holder: holderOf(lease) ?? 'unreadable' };
+          if (now() - this.#observed.at < durationMs) return { holder: holderOf(lease) ?? 'unreadable' };
         }
         // Free, released, broken or expired: take it, unless another process wrote it first.
         const taken = await this.#takeLease(lease, me, leaseMs, now());

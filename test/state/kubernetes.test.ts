@@ -186,6 +186,27 @@ describe('the Kubernetes state backend', () => {
     await taken.release();
   });
 
+  it('takes over an unrenewed lease when tried once per poll, as a standby daemon tries, counting from its first sight of it', async () => {
+    const name = fresh();
+    const holder = backendNamed(name);
+    // Renewals every 20 s of real time: none happens during the test, as if the holder had been killed.
+    const old = await holder.lock({ command: 'run --leader-elect', timeoutMs: 0, leaseMs: 60_000 });
+    const clock = fakeClock();
+    const standby = backendNamed(name, { now: clock.now });
+    const tryOnce = () => standby.lock({ command: 'run --leader-elect', timeoutMs: 0, leaseMs: 60_000, now: clock.now });
+    const tries: (string | undefined)[] = [];
+    for (let elapsed = 0; elapsed < 60_000; elapsed += 12_000) {
+      tries.push(await codeOf(tryOnce()));
+      clock.advance(12_000);
+    }
+    expect(tries).toEqual(Array(5).fill('E_STATE_LOCKED'));
+    // 60 s since this process first saw the Lease unchanged: expired.
+    const taken = await tryOnce();
+    expect((kube.get('leases', NS, `${name}-lock`)?.['spec'] as Record<string, unknown>)['holderIdentity']).toBe(taken.holder.token);
+    await taken.release();
+    old.releaseSync();
+  });
+
   it('waits while the lease keeps changing (its holder renews), and gives up naming it', async () => {
     const name = fresh();
     const holder = backendNamed(name);
