@@ -263,6 +263,20 @@ describe('the Kubernetes state backend', () => {
     expect(String(lock.lost.reason)).toMatch(/another holder/);
   }, 20_000);
 
+  it('keeps its lease through a renewal the API refused once: it tries again well before the deadline', async () => {
+    const name = fresh();
+    const backend = backendNamed(name);
+    // Renewals every 2 s; lost after 4 s without one. The first renewal's write fails.
+    kube.failNext(new RegExp(`^PUT .*/leases/${name}-lock$`), 500, 1);
+    const lock = await backend.lock({ command: 'run', timeoutMs: 0, leaseMs: 6_000 });
+    const renewTime = () => (kube.get('leases', NS, `${name}-lock`)?.['spec'] as { renewTime?: string }).renewTime;
+    const first = renewTime();
+    await until(() => renewTime() !== first || lock.lost.aborted);
+    expect(lock.lost.aborted).toBe(false);
+    expect(kube.requests.filter((request) => request === `PUT /apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${name}-lock`).length).toBeGreaterThanOrEqual(2);
+    await lock.release();
+  }, 20_000);
+
   it('refuses a write made on a stale read: the API answers 409 to its resourceVersion', async () => {
     const name = fresh();
     const backend = backendNamed(name);
