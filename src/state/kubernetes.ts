@@ -14,11 +14,12 @@
  * - The lock is the Lease `<name>-lock`: `holderIdentity` is the holding's token, the holder
  *   (pid, host, command) is in an annotation. The holder renews it every third of the lease
  *   duration, and a fifteenth after a renewal that failed (client-go's retry period: one failure
- *   must not cost the lease while the API is back within the deadline); one that could not
- *   renew for two thirds of it counts its holding as lost (`lost`
- *   aborts, writes are refused) before another may take it. A waiter takes a lease that did not
- *   change for its whole duration, measured on the waiter's own clock (clocks of two hosts are
- *   never compared), as client-go's leader election does.
+ *   must not cost the lease while the API is back within the deadline); one that could not renew
+ *   for two thirds of it counts its holding as lost (`lost` aborts, writes are refused) before
+ *   another may take it. A waiter takes a lease that did not change for its whole duration,
+ *   measured on the waiter's own clock from its first sight of that version, over all its tries
+ *   (clocks of two hosts are never compared), as client-go's leader election does
+ *   (docs/daemon.md, "Two replicas, one writer").
  * - The HMAC key is the Secret `<name>-key`, created once (409 AlreadyExists: the first one stays).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
