@@ -13,10 +13,13 @@
  *   a holder whose lease was taken or broken can never write.
  * - The lock is the Lease `<name>-lock`: `holderIdentity` is the holding's token, the holder
  *   (pid, host, command) is in an annotation. The holder renews it every third of the lease
- *   duration; one that could not renew for two thirds of it counts its holding as lost (`lost`
- *   aborts, writes are refused) before another may take it. A waiter takes a lease that did not
- *   change for its whole duration, measured on the waiter's own clock (clocks of two hosts are
- *   never compared), as client-go's leader election does.
+ *   duration, and a fifteenth after a renewal that failed (client-go's retry period: one failure
+ *   must not cost the lease while the API is back within the deadline); one that could not renew
+ *   for two thirds of it counts its holding as lost (`lost` aborts, writes are refused) before
+ *   another may take it. A waiter takes a lease that did not change for its whole duration,
+ *   measured on the waiter's own clock from its first sight of that version, over all its tries
+ *   (clocks of two hosts are never compared), as client-go's leader election does
+ *   (docs/daemon.md, "Two replicas, one writer").
  * - The HMAC key is the Secret `<name>-key`, created once (409 AlreadyExists: the first one stays).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -102,6 +105,13 @@ class KubernetesBackend implements StateBackend {
   readonly #coordination: k8s.CoordinationV1Api;
   readonly #now: () => number;
   #holding: Holding | undefined;
+  /**
+   * The Lease as this process last saw it change (its resourceVersion), on this process's clock.
+   * Kept across `lock` calls, as client-go's elector keeps its observed record: a daemon standing
+   * by tries once per poll (`timeoutMs: 0`), and a Lease looks expired only to a waiter that saw
+   * it unchanged for its whole duration, over many tries.
+   */
+  #observed: { version: string; at: number } | undefined;
 
   constructor(options: KubernetesBackendOptions) {
     this.namespace = options.namespace;
@@ -303,8 +313,6 @@ class KubernetesBackend implements StateBackend {
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const now = options.now ?? this.#now;
     const me = newHolder(options);
-    /** The lease as this waiter last saw it change, on its own clock. */
-    let observed: { version: string; at: number } | undefined;
     return pollLock<StateLock>(
       options,
       async () => {
@@ -312,9 +320,9 @@ class KubernetesBackend implements StateBackend {
         const spec = lease?.spec;
         if (lease && spec?.holderIdentity) {
           const version = lease.metadata?.resourceVersion ?? '';
-          if (observed?.version !== version) observed = { version, at: now() };
+          if (this.#observed?.version !== version) this.#observed = { version, at: now() };
           const durationMs = (spec.leaseDurationSeconds ?? 0) * 1000;
-          if (now() - observed.at < durationMs) return { holder: holderOf(lease) ?? 'unreadable' };
+          if (now() - this.#observed.at < durationMs) return { holder: holderOf(lease) ?? 'unreadable' };
         }
         // Free, released, broken or expired: take it, unless another process wrote it first.
         const taken = await this.#takeLease(lease, me, leaseMs, now());
@@ -353,11 +361,12 @@ class KubernetesBackend implements StateBackend {
     this.#lose('a new holding replaced it');
     const holding: Holding = { me, lost: new AbortController(), renewedAt: now(), leaseMs, timer: undefined };
     this.#holding = holding;
-    const schedule = (): void => {
-      holding.timer = setTimeout(() => void this.#renew(holding, now).then(() => !holding.lost.signal.aborted && this.#holding === holding && schedule()), Math.max(1, Math.floor(leaseMs / 3)));
+    const schedule = (renewed: boolean): void => {
+      const delayMs = Math.max(1, Math.floor(leaseMs / (renewed ? RENEW_SHARE : RETRY_SHARE)));
+      holding.timer = setTimeout(() => void this.#renew(holding, now).then((ok) => !holding.lost.signal.aborted && this.#holding === holding && schedule(ok)), delayMs);
       holding.timer.unref();
     };
-    schedule();
+    schedule(true);
     let released = false;
     return {
       holder: me,
@@ -377,19 +386,28 @@ class KubernetesBackend implements StateBackend {
     };
   }
 
-  /** One renewal: the lease must still name this holding; a failure is tried again until the deadline. */
-  async #renew(holding: Holding, now: () => number): Promise<void> {
+  /** One renewal, true when it went through: the lease must still name this holding; a failure is tried again soon, until the deadline. */
+  async #renew(holding: Holding, now: () => number): Promise<boolean> {
     const started = now();
-    if (started - holding.renewedAt >= renewDeadline(holding.leaseMs)) return this.#lose('the lease was not renewed in time');
+    if (started - holding.renewedAt >= renewDeadline(holding.leaseMs)) {
+      this.#lose('the lease was not renewed in time');
+      return false;
+    }
     try {
       const lease = await this.#readLease();
-      if (this.#holding !== holding) return;
-      if (!lease || lease.spec?.holderIdentity !== holding.me.token) return this.#lose('another holder took the lease');
+      if (this.#holding !== holding) return false;
+      if (!lease || lease.spec?.holderIdentity !== holding.me.token) {
+        this.#lose('another holder took the lease');
+        return false;
+      }
       const body: k8s.V1Lease = { ...lease, spec: { ...lease.spec, renewTime: new k8s.V1MicroTime(started) } };
       const written = await this.#call('renew the lease', () => this.#coordination.replaceNamespacedLease({ name: this.leaseName, namespace: this.namespace, body }), { conflict: true });
-      if (written && this.#holding === holding) holding.renewedAt = started;
+      if (!written || this.#holding !== holding) return false;
+      holding.renewedAt = started;
+      return true;
     } catch {
-      // Unreachable API: the next renewal tries again; the deadline above decides when it is lost.
+      // Unreachable API: tried again soon; the deadline above decides when it is lost.
+      return false;
     }
   }
 
@@ -484,6 +502,11 @@ class KubernetesBackend implements StateBackend {
     );
   }
 }
+
+/** A holder renews its lease every this share of the lease duration… */
+const RENEW_SHARE = 3;
+/** …and, after a renewal that failed, tries again after this share of it. */
+const RETRY_SHARE = 15;
 
 /** A holder that could not renew for this long stops writing: a third of the lease is left before another may take it. */
 function renewDeadline(leaseMs: number): number {

@@ -2,17 +2,25 @@
  * The Helm chart, checked without a cluster: rendered by test/helm/render.ts (always) and by a
  * real helm binary when one is on PATH or named by STACKSYNC_TEST_HELM (`helm lint`, and
  * `helm template` must give the same objects as our renderer). The rendered objects are checked
- * for what an operator relies on: probes, security context, env and config wiring, git-sync.
+ * for what an operator relies on: probes, security context, env and config wiring, git-sync; the
+ * kubernetes state backend's name within its rules for any release name (and `stacksync validate`
+ * on the rendered config, so `npm run build` first), and its Role enforced by the fake API server
+ * (test/helpers/fake-kube.ts) while the backend runs.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseConfigText } from '../../src/config/load.js';
-import { STATE_BACKEND_KINDS } from '../../src/state/backend.js';
+import { STATE_BACKEND_KINDS, type StateBackend } from '../../src/state/backend.js';
+import { openKubernetesBackend } from '../../src/state/kubernetes.js';
+import { startFakeKube, type RbacRule } from '../helpers/fake-kube.js';
 import { renderChart, TemplateError } from './render.js';
 
 const exec = promisify(execFile);
@@ -38,8 +46,8 @@ function toObjects(files: Iterable<string>): Obj[] {
   );
 }
 
-function render(values: Obj) {
-  const chart = renderChart(CHART, [values], RELEASE);
+function render(values: Obj, release: { name: string; namespace: string } = RELEASE) {
+  const chart = renderChart(CHART, [values], release);
   const objects = toObjects(chart.files.values());
   const find = (kind: string): Obj | undefined => objects.find((object) => object.kind === kind);
   const get = (kind: string): Obj => {
@@ -257,7 +265,7 @@ describe('chart options', () => {
     expect((podOf(workload).volumes as Obj[]).map((volume) => volume.name)).not.toContain('state');
     const role = rendered.get('Role');
     expect(role.metadata.namespace ?? RELEASE.namespace).toBe(RELEASE.namespace);
-    const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+    const verbs = ['get', 'list', 'create', 'update', 'delete'];
     expect(role.rules).toEqual([
       { apiGroups: [''], resources: ['secrets'], verbs },
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs },
@@ -270,6 +278,94 @@ describe('chart options', () => {
     // Without RBAC from the chart (the cluster's own), no Role.
     expect(render({ ...valuesFile('test/helm/values-minimal.yaml'), mode, rbac: { create: false } }).find('Role')).toBeUndefined();
   });
+
+  it('grants the kubernetes state backend all it calls: a fake API server enforcing the rendered Role serves a whole run', async () => {
+    const rendered = render(valuesFile('test/helm/values-minimal.yaml'));
+    const rules = rendered.get('Role').rules as RbacRule[];
+    const { namespace, name } = (parse(rendered.get('ConfigMap').data['stacksync.yaml'] as string) as Obj).state as { namespace: string; name: string };
+    const kube = await startFakeKube({ namespaces: [namespace], rules });
+    const dir = await mkdtemp(join(tmpdir(), 'stacksync-chart-'));
+    const opened: StateBackend[] = [];
+    const open = async (): Promise<StateBackend> => {
+      const backend = openKubernetesBackend({ namespace, name, kubeconfig: await kube.writeKubeconfig(join(dir, 'kubeconfig'), { namespace }) });
+      opened.push(backend);
+      return backend;
+    };
+    try {
+      const leader = await open();
+      expect(await leader.hmacKey(randomBytes(32))).toHaveLength(32);
+      const lock = await leader.lock({ command: 'run --leader-elect', timeoutMs: 0 });
+      const store = await leader.open();
+      // Random names do not compress: a snapshot in part Secrets, then compacted small, which deletes them.
+      for (let index = 0; index < 12_000; index += 1) store.record('prod', { type: 'owned', kind: 'Dashboard', key: `dash-${index}`, id: String(index), name: randomBytes(120).toString('hex') });
+      await store.save();
+      for (let index = 0; index < 12_000; index += 1) store.record('prod', { type: 'forgotten', kind: 'Dashboard', key: `dash-${index}` });
+      await store.compact();
+      await lock.release();
+      // Another holder, broken by `state unlock` from a third process, as the docs describe.
+      const other = await (await open()).lock({ command: 'apply', timeoutMs: 0 });
+      expect((await (await open()).unlock(other.holder.token))?.token).toBe(other.holder.token);
+      other.releaseSync();
+      // Every verb a Secret needs was asked for (so none of the Role's is there for nothing), and none was refused.
+      expect([...kube.verbs].filter((verb) => verb.endsWith(' secrets')).sort()).toEqual(['create', 'delete', 'get', 'list', 'update'].map((verb) => `${verb} secrets`));
+      for (const used of kube.verbs) {
+        const [verb = '', resource = ''] = used.split(' ');
+        expect(rules.some((rule) => rule.resources.includes(resource) && rule.verbs.includes(verb)), used).toBe(true);
+      }
+    } finally {
+      for (const backend of opened) await backend.close();
+      await kube.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('the fake API server refuses what a Role does not grant, so the test above can fail', async () => {
+    const rules = (render(valuesFile('test/helm/values-minimal.yaml')).get('Role').rules as RbacRule[]).map((rule) => ({ ...rule, verbs: rule.verbs.filter((verb) => verb !== 'update') }));
+    const kube = await startFakeKube({ namespaces: ['platform'], rules });
+    const dir = await mkdtemp(join(tmpdir(), 'stacksync-chart-'));
+    const backend = openKubernetesBackend({ namespace: 'platform', name: 'no-update', kubeconfig: await kube.writeKubeconfig(join(dir, 'kubeconfig')) });
+    try {
+      const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
+      const store = await backend.open();
+      store.record('prod', { type: 'owned', kind: 'Dashboard', key: 'dash-a', id: 'a', name: 'A' });
+      await store.save();
+      store.record('prod', { type: 'owned', kind: 'Dashboard', key: 'dash-b', id: 'b', name: 'B' });
+      await expect(store.save()).rejects.toThrow(/forbidden \(403\): the account needs get, list, create, update and delete on secrets and leases/);
+      lock.releaseSync();
+    } finally {
+      await backend.close();
+      await kube.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['a short release', 'rel'],
+    ['a release name of 53 characters, the most helm allows', 'platform-observability-pipelines-production-eu-west-1'],
+    ['a release named after the chart', 'stacksync-platform-observability-pipelines-production'],
+  ])('names the state after %s within the backend\'s rules: a DNS label of at most 40 characters `stacksync validate -c` accepts', async (_label, release) => {
+    const rendered = render(valuesFile('test/helm/values-minimal.yaml'), { name: release, namespace: 'platform' });
+    const text = rendered.get('ConfigMap').data['stacksync.yaml'] as string;
+    const { name } = (parse(text) as Obj).state as { name: string };
+    expect(name.length).toBeLessThanOrEqual(40);
+    expect(name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?-state$/);
+    expect(name.startsWith(String(rendered.get('Deployment').metadata.name).slice(0, 20))).toBe(true);
+    const outcome = parseConfigText(text, { file: '/etc/stacksync/stacksync.yaml', path: '/etc/stacksync/stacksync.yaml' });
+    if (!outcome.ok) throw new Error(outcome.problems.map((problem) => problem.message).join('\n'));
+    expect(outcome.config.state).toEqual({ backend: 'kubernetes', namespace: 'platform', name });
+    expect(rendered.notes).toContain(`Secrets named after ${name} in namespace platform`);
+    // The built CLI, as an operator checks the ConfigMap's config (validate opens no state).
+    const dir = await mkdtemp(join(tmpdir(), 'stacksync-chart-'));
+    try {
+      await mkdir(join(dir, 'manifests'));
+      await writeFile(join(dir, 'stacksync.yaml'), text);
+      const validated = await exec(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'validate', '-c', join(dir, 'stacksync.yaml'), '-m', join(dir, 'manifests')], { env: { ...process.env, NO_COLOR: '1' } }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: `failed: ${error.stderr ?? String(error)}` }));
+      expect(validated.stderr).not.toMatch(/failed|E_CONFIG/);
+      expect(validated.stdout).toContain('validate ok: 0 errors, 0 warnings');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it('a readiness probe on /readyz lets a RollingUpdate of the elected replicas go one at a time', () => {
     const deployment = render(valuesFile('test/helm/values-minimal.yaml')).get('Deployment');

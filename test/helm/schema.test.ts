@@ -56,6 +56,8 @@ describe('values.schema.json', () => {
     ['a git auth type git-sync is not wired for', { gitSync: { auth: { type: 'token' } } }, 'gitSync.auth.type: must be equal to one of the allowed values'],
     ['a credential that is not a string', { credentials: { env: { STACKSYNC_TOKEN: 12345 } } }, 'credentials.env.STACKSYNC_TOKEN: must be string'],
     ['a storage size Kubernetes cannot read', { state: { persistence: { size: '1 GB' } } }, 'state.persistence.size: must match pattern'],
+    ['a state name the kubernetes backend refuses (not a DNS label)', { state: { kubernetes: { name: 'Team_State' } } }, 'state.kubernetes.name: must match pattern'],
+    ['a state name longer than the kubernetes backend takes', { state: { kubernetes: { name: 'a'.repeat(41) } } }, 'state.kubernetes.name: must NOT have more than 40 characters'],
   ])('refuses %s, naming the value', (_name, override, problem) => {
     expect(problems(override).join('\n')).toContain(problem);
   });

@@ -12,7 +12,10 @@
  *   revision); delete: 200 with a `Status`; list by label selector (`k=v`, `k!=v`, `k`, `!k`);
  * - a Secret's data is base64 and at most 1 MiB decoded (422 Invalid past it); a Lease's
  *   `acquireTime`/`renewTime` are MicroTime (RFC 3339 with exactly six fractional digits, else
- *   400 as the server's decoder answers) and `leaseDurationSeconds` is positive (422 else).
+ *   400 as the server's decoder answers) and `leaseDurationSeconds` is positive (422 else);
+ * - given `rules` (a Role's), what they do not grant is 403 Forbidden, each request's verb named
+ *   as the API server's authorizer names it (get, list, watch, create, update, patch, delete,
+ *   deletecollection); every verb a request needed is kept in `verbs`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { writeFile } from 'node:fs/promises';
@@ -32,6 +35,8 @@ export interface FakeKube {
   readonly token: string;
   /** Every request, as `METHOD path` (for tests that count calls). */
   readonly requests: string[];
+  /** Every `verb resource` the requests needed, as the authorizer names them (e.g. `update leases`). */
+  readonly verbs: Set<string>;
   /** The stored object, or undefined. */
   get(resource: 'secrets' | 'leases', namespace: string, name: string): KubeObject | undefined;
   /** Every stored object of a resource in a namespace. */
@@ -59,11 +64,34 @@ const KINDS: Record<'secrets' | 'leases', Kind> = {
   leases: { kind: 'Lease', apiVersion: 'coordination.k8s.io/v1', group: 'coordination.k8s.io', validate: validateLease },
 };
 
-export async function startFakeKube(options: { namespaces?: string[]; token?: string } = {}): Promise<FakeKube> {
+/** One rule of a Role, as `rbac.authorization.k8s.io/v1` writes it. */
+export interface RbacRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/** The verb the API server's authorizer checks for a request on a resource (and object name, when it names one). */
+function verbOf(method: string, named: boolean, watch: boolean): string {
+  if (method === 'GET') return named ? 'get' : watch ? 'watch' : 'list';
+  if (method === 'POST') return 'create';
+  if (method === 'PUT') return 'update';
+  if (method === 'PATCH') return 'patch';
+  if (method === 'DELETE') return named ? 'delete' : 'deletecollection';
+  return method.toLowerCase();
+}
+
+function grants(rules: readonly RbacRule[], group: string, resource: string, verb: string): boolean {
+  const has = (list: readonly string[], value: string) => list.includes('*') || list.includes(value);
+  return rules.some((rule) => has(rule.apiGroups, group) && has(rule.resources, resource) && has(rule.verbs, verb));
+}
+
+export async function startFakeKube(options: { namespaces?: string[]; token?: string; rules?: readonly RbacRule[] } = {}): Promise<FakeKube> {
   const namespaces = new Set(options.namespaces ?? ['default']);
   const token = options.token ?? `fake-token-${randomUUID()}`;
   const store = new Map<string, KubeObject>();
   const requests: string[] = [];
+  const verbs = new Set<string>();
   const faults: { match: RegExp; status: number; count: number }[] = [];
   let revision = 1000;
   const key = (resource: string, namespace: string, name: string) => `${resource}/${namespace}/${name}`;
@@ -94,6 +122,11 @@ export async function startFakeKube(options: { namespaces?: string[]; token?: st
     const name = route[3] === undefined ? undefined : decodeURIComponent(route[3]);
     const details = (forName: string) => ({ name: forName, group: kind.group, kind: resource });
     const notFound = (forName: string) => fail(404, 'NotFound', `${resource} "${forName}" not found`, details(forName));
+    const verb = verbOf(method, name !== undefined, url.searchParams.get('watch') === 'true');
+    verbs.add(`${verb} ${resource}`);
+    if (options.rules && !grants(options.rules, kind.group, resource, verb)) {
+      return fail(403, 'Forbidden', `${resource}${name === undefined ? '' : ` "${name}"`} is forbidden: User "system:serviceaccount:${namespace}:fake" cannot ${verb} resource "${resource}" in API group "${kind.group}" in the namespace "${namespace}"`, { ...(name === undefined ? {} : { name }), group: kind.group, kind: resource });
+    }
     if (!namespaces.has(namespace)) return fail(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
 
     if (name === undefined) {
@@ -161,6 +194,7 @@ export async function startFakeKube(options: { namespaces?: string[]; token?: st
     url,
     token,
     requests,
+    verbs,
     get: (resource, namespace, name) => store.get(key(resource, namespace, name)),
     list: (resource, namespace) => [...store.entries()].filter(([id]) => id.startsWith(`${resource}/${namespace}/`)).map(([, object]) => object),
     failNext(match, status, count = 1) {

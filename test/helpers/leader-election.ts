@@ -17,11 +17,16 @@ import { createWorkspace, startTestEmulator, type Workspace } from './workspace.
 export interface SharedState {
   block: string;
   env?: Record<string, string>;
+  /**
+   * `--lease-duration` of both daemons; default 5 s. A lease backend (Kubernetes) takes over
+   * after kill -9 only once the lease went unrenewed that long, so its file passes a shorter one.
+   */
+  leaseDuration?: string;
 }
 
 const FAST = { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } };
 /** Short, so a standby tries often; takeover after kill -9 still waits for what the backend frees. */
-const LEASE = ['--leader-elect', '--lease-duration', '5s'];
+const DEFAULT_LEASE = '5s';
 
 interface StatusDocument {
   role?: string;
@@ -43,6 +48,7 @@ export function describeLeaderElection(name: string, sharedState: () => Promise<
     let emulator: RunningEmulator;
     let ws: Workspace;
     const daemons: RunningDaemon[] = [];
+    let lease: string[] = [];
 
     beforeAll(async () => {
       const [started, state] = await Promise.all([startTestEmulator(), sharedState()]);
@@ -51,6 +57,7 @@ export function describeLeaderElection(name: string, sharedState: () => Promise<
       const config = await readFile(ws.configPath, 'utf8');
       await writeFile(ws.configPath, config.replace(/^state: .*$/m, `state: ${state.block}`));
       Object.assign(ws.env, state.env ?? {});
+      lease = ['--leader-elect', '--lease-duration', state.leaseDuration ?? DEFAULT_LEASE];
     }, 90_000);
     afterAll(async () => {
       await Promise.all(daemons.map((daemon) => daemon.stop(5_000)));
@@ -61,10 +68,10 @@ export function describeLeaderElection(name: string, sharedState: () => Promise<
 
     it('has one writer, which another replaces after kill -9; nothing is created twice', async () => {
       await ws.write('manifests/first.yaml', dashboardYaml({ key: 'le-first', target: 'local' }));
-      const first = await startDaemon(ws, LEASE);
+      const first = await startDaemon(ws, lease);
       daemons.push(first);
       await waitUntil(async () => (await statusOf(first)).role === 'leader', 30_000, 200);
-      const second = await startDaemon(ws, LEASE);
+      const second = await startDaemon(ws, lease);
       daemons.push(second);
       // A standby names the leader once its first try at the lease has told it who holds it.
       await waitUntil(async () => (await statusOf(second)).leader !== undefined, 30_000, 200);

@@ -186,6 +186,27 @@ describe('the Kubernetes state backend', () => {
     await taken.release();
   });
 
+  it('takes over an unrenewed lease when tried once per poll, as a standby daemon tries, counting from its first sight of it', async () => {
+    const name = fresh();
+    const holder = backendNamed(name);
+    // Renewals every 20 s of real time: none happens during the test, as if the holder had been killed.
+    const old = await holder.lock({ command: 'run --leader-elect', timeoutMs: 0, leaseMs: 60_000 });
+    const clock = fakeClock();
+    const standby = backendNamed(name, { now: clock.now });
+    const tryOnce = () => standby.lock({ command: 'run --leader-elect', timeoutMs: 0, leaseMs: 60_000, now: clock.now });
+    const tries: (string | undefined)[] = [];
+    for (let elapsed = 0; elapsed < 60_000; elapsed += 12_000) {
+      tries.push(await codeOf(tryOnce()));
+      clock.advance(12_000);
+    }
+    expect(tries).toEqual(Array(5).fill('E_STATE_LOCKED'));
+    // 60 s since this process first saw the Lease unchanged: expired.
+    const taken = await tryOnce();
+    expect((kube.get('leases', NS, `${name}-lock`)?.['spec'] as Record<string, unknown>)['holderIdentity']).toBe(taken.holder.token);
+    await taken.release();
+    old.releaseSync();
+  });
+
   it('waits while the lease keeps changing (its holder renews), and gives up naming it', async () => {
     const name = fresh();
     const holder = backendNamed(name);
@@ -240,6 +261,20 @@ describe('the Kubernetes state backend', () => {
     await backendNamed(name).unlock(lock.holder.token);
     await until(() => lock.lost.aborted);
     expect(String(lock.lost.reason)).toMatch(/another holder/);
+  }, 20_000);
+
+  it('keeps its lease through a renewal the API refused once: it tries again well before the deadline', async () => {
+    const name = fresh();
+    const backend = backendNamed(name);
+    // Renewals every 2 s; lost after 4 s without one. The first renewal's write fails.
+    kube.failNext(new RegExp(`^PUT .*/leases/${name}-lock$`), 500, 1);
+    const lock = await backend.lock({ command: 'run', timeoutMs: 0, leaseMs: 6_000 });
+    const renewTime = () => (kube.get('leases', NS, `${name}-lock`)?.['spec'] as { renewTime?: string }).renewTime;
+    const first = renewTime();
+    await until(() => renewTime() !== first || lock.lost.aborted);
+    expect(lock.lost.aborted).toBe(false);
+    expect(kube.requests.filter((request) => request === `PUT /apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${name}-lock`).length).toBeGreaterThanOrEqual(2);
+    await lock.release();
   }, 20_000);
 
   it('refuses a write made on a stale read: the API answers 409 to its resourceVersion', async () => {

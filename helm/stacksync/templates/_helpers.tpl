@@ -40,9 +40,13 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 {{- end -}}
 
-{{/* The name of the kubernetes state backend's Secrets and Lease. */}}
+{{/*
+The name of the kubernetes state backend's Secrets and Lease. The backend takes a DNS label of at
+most 40 characters (its part Secrets add `-<id>-<n>` below the API's 63), so the fullname is cut
+to 34 before `-state`, as the chart's other names are cut to 63.
+*/}}
 {{- define "stacksync.stateName" -}}
-{{- default (printf "%s-state" (include "stacksync.fullname" .)) .Values.state.kubernetes.name -}}
+{{- default (printf "%s-state" (include "stacksync.fullname" . | trunc 34 | trimSuffix "-")) .Values.state.kubernetes.name -}}
 {{- end -}}
 
 {{- define "stacksync.image" -}}
