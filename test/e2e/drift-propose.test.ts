@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -57,17 +57,36 @@ const FIRST = MANIFEST.replace('    - name: requests\n      x: 0\n      y: 0\n  
 /** FIRST with the second edit: `requests` made 6 high. */
 const SECOND = FIRST.replace('    - name: requests\n      x: 0\n      y: 0\n      w: 6\n      h: 4\n', '    - name: requests\n      x: 0\n      y: 0\n      w: 6\n      h: 6\n');
 
+/** One per team, named with the target's variable: a live rename of it is a conflict, never written. */
+const TEAM = [
+  'apiVersion: stacksync/v1',
+  'kind: Dashboard',
+  'metadata: { name: team }',
+  'spec:',
+  '  name: "Team ${TEAM}"',
+  '  tiles:',
+  '    - name: load',
+  '      x: 0',
+  '      y: 0',
+  '      w: 24',
+  '      h: 4',
+  '      series:',
+  '        - { type: time, dataSource: events, aggFn: count, where: "team" }',
+  '',
+].join('\n');
+const CONFLICT = 'team.yaml:5: conflict: Dashboard team name is written with a variable, so it is not written; live: "Team billing"';
+
 type Tile = Record<string, unknown> & { name: string };
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
 }
 
-/** A console edit: the dashboard as read, its tiles changed, put back whole. */
-async function editLive(url: string, change: (tiles: Tile[]) => Tile[]): Promise<void> {
-  const live = (await stackOf(url, TARGET)).dashboards.find((dashboard) => dashboard.name === 'Web') as (StackJson & { tiles: Tile[]; tags?: string[] }) | undefined;
-  if (!live) throw new Error('no live dashboard Web');
-  await updateDashboardOutOfBand(url, TARGET, live.id, { name: 'Web', tags: live.tags ?? [], tiles: change(live.tiles.map((tile) => ({ ...tile }))) } as never);
+/** A console edit: the dashboard as read, its tiles changed (and its name), put back whole. */
+async function editLive(url: string, change: (tiles: Tile[]) => Tile[], name = 'Web', rename = name): Promise<void> {
+  const live = (await stackOf(url, TARGET)).dashboards.find((dashboard) => dashboard.name === name) as (StackJson & { tiles: Tile[]; tags?: string[] }) | undefined;
+  if (!live) throw new Error(`no live dashboard ${name}`);
+  await updateDashboardOutOfBand(url, TARGET, live.id, { name: rename, tags: live.tags ?? [], tiles: change(live.tiles.map((tile) => ({ ...tile }))) } as never);
 }
 
 async function liveTiles(url: string): Promise<Tile[]> {
@@ -143,6 +162,8 @@ describe('sync.drift: propose, end to end: a bare repository, stacksync run, a f
       rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
       sync: { drift: 'propose', interval: '2s', propose: { author: { name: 'stacksync bot', email: 'bot@example.com' }, base: 'main' } },
     });
+    const config = await readFile(workspace.configPath, 'utf8');
+    await writeFile(workspace.configPath, config.replace('  - name: local\n', '  - name: local\n    vars: { TEAM: payments }\n'));
     await appendFile(workspace.configPath, `notify:\n  - provider: github\n    repository: acme/manifests\n    token: { fromEnv: GH_TOKEN }\n    apiUrl: ${apiUrl}\n`);
     workspace.env['GH_TOKEN'] = 'gh-secret';
 
@@ -152,6 +173,7 @@ describe('sync.drift: propose, end to end: a bare repository, stacksync run, a f
     const seed = join(workspace.dir, 'seed');
     await mkdir(seed, { recursive: true });
     await writeFile(join(seed, 'web.yaml'), MANIFEST);
+    await writeFile(join(seed, 'team.yaml'), TEAM);
     git(seed, 'init', '-q', '-b', 'main');
     git(seed, 'add', '.');
     git(seed, 'commit', '-q', '-m', 'the web dashboard');
@@ -162,7 +184,7 @@ describe('sync.drift: propose, end to end: a bare repository, stacksync run, a f
 
     daemon = await startDaemon(workspace);
     // From Git: created as heal would.
-    await waitUntil(async () => (await web())?.status === 'in_sync', SLOW, 250);
+    await waitUntil(async () => (await status()).targets[TARGET]?.resources.filter((resource) => resource.status === 'in_sync').length === 2, SLOW, 250);
   }, SLOW + 60_000);
 
   afterAll(async () => {
@@ -172,7 +194,8 @@ describe('sync.drift: propose, end to end: a bare repository, stacksync run, a f
     await new Promise((done) => github?.close(done));
   });
 
-  it('leaves a renamed and a resized tile live and pushes one commit that changes only those lines', async () => {
+  it('leaves a renamed and a resized tile live and pushes one commit that changes only those lines; a ${VAR} member is left out', async () => {
+    await editLive(emulator.url, (tiles) => tiles, 'Team payments', 'Team billing');
     await editLive(emulator.url, ([requests, errors, ...rest]) => [{ ...requests, w: 6 } as Tile, { ...errors, name: 'failures' } as Tile, ...rest]);
     await waitUntil(() => branchTip() !== undefined, SLOW, 250);
     // Written by the sync that found the drift, and no later sync adds to it: still one commit a few resyncs on.
@@ -183,7 +206,9 @@ describe('sync.drift: propose, end to end: a bare repository, stacksync run, a f
     expect(git(remote, 'rev-parse', `${BRANCH}^`)).toBe(main);
     expect(git(remote, 'rev-parse', 'main')).toBe(main);
     expect(git(remote, 'show', `${BRANCH}:web.yaml`)).toBe(FIRST.trimEnd());
+    // Only web.yaml: team.yaml keeps its variable.
     expect(git(remote, 'diff', '--numstat', 'main', BRANCH)).toBe('2\t2\tweb.yaml');
+    expect(git(remote, 'show', `${BRANCH}:team.yaml`)).toBe(TEAM.trimEnd());
     expect(git(remote, 'log', '-1', '--format=%an <%ae>', BRANCH)).toBe('stacksync bot <bot@example.com>');
 
     // Not undone.
@@ -197,17 +222,19 @@ describe('sync.drift: propose, end to end: a bare repository, stacksync run, a f
     const target = (await status()).targets[TARGET];
     expect(target?.lastResult).toBe('success');
     expect(await web()).toMatchObject({ status: 'drifted', cause: 'live', proposed: BRANCH });
-    expect(target?.proposal).toEqual({ branch: BRANCH, commit: branchTip(), pullRequest: 'https://github.example/acme/manifests/pull/1' });
+    expect(target?.proposal).toEqual({ branch: BRANCH, commit: branchTip(), pullRequest: 'https://github.example/acme/manifests/pull/1', notPulled: [CONFLICT] });
 
     const shown = await workspace.run(['status', '--listen', daemon.url.replace('http://', '')]);
     expect(shown.stdout).toContain(`drift proposed on ${BRANCH}`);
     expect(shown.stdout).toContain('https://github.example/acme/manifests/pull/1');
+    expect(shown.stdout).toContain(`not pulled: ${CONFLICT}`);
 
     const opened = recorded.filter((call) => call.method === 'POST' && call.path === '/repos/acme/manifests/pulls');
     expect(opened).toHaveLength(1);
     expect(opened[0]?.body).toMatchObject({ head: BRANCH, base: 'main' });
     expect(pulls).toHaveLength(1);
     expect(pulls[0]?.body).toContain('Dashboard/web');
+    expect(pulls[0]?.body).toContain(`- ${CONFLICT}`);
   });
 
   it('a second live edit is one more commit on the same branch, and updates the same pull request', async () => {
@@ -232,6 +259,8 @@ describe('sync.drift: propose, end to end: a bare repository, stacksync run, a f
   }, SLOW + 30_000);
 
   it('merged into main and pulled into the checkout, the resource is in sync: no drift, plan exits 0', async () => {
+    // The conflict is a person's to settle: here, by undoing the rename in the console.
+    await editLive(emulator.url, (tiles) => tiles, 'Team billing', 'Team payments');
     // Merged as GitHub would, in a clone of its own, and pushed; the checkout pulls it as git-sync would.
     const merger = join(workspace.dir, 'merger');
     git(workspace.dir, 'clone', '-q', `file://${remote}`, merger);
