@@ -82,8 +82,16 @@ export function createDriftProposer(config: Config, target: Target, options: { p
       });
   }
   return async (input) => {
+    // A branch starts from a commit: without one, retrying cannot help; drift is reported until there is one.
     if (input.revision === undefined || input.uncommitted) {
-      throw new StacksyncError('E_PROPOSE_FAILED', 'the manifests are not a committed git revision, so a branch cannot start from them');
+      return {
+        branch,
+        code: 'E_PROPOSE_UNAVAILABLE',
+        error:
+          input.revision === undefined
+            ? 'the manifests directory is not a git checkout, so no branch can start from it; drift is reported, not proposed'
+            : 'the manifests hold uncommitted edits, so no branch can start from what was synced; drift is reported until they are committed or undone',
+      };
     }
     const outcome = await pull({ context: { ...input.context, manifestsDir: input.checkout }, target, run: input.run, changes: input.changes });
     const changed = outcome.files.filter((file) => file.after !== file.before);

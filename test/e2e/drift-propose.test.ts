@@ -287,3 +287,42 @@ describe('sync.drift: propose, end to end: a bare repository, stacksync run, a f
     ]);
   }, SLOW + 30_000);
 });
+
+describe('sync.drift: propose, when nothing can be proposed: manifests that are no git checkout', () => {
+  let emulator: RunningEmulator;
+  let workspace: Workspace;
+  let daemon: RunningDaemon;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { drift: 'propose', interval: '2s', propose: { author: { name: 'stacksync bot', email: 'bot@example.com' }, base: 'main' } },
+    });
+    await workspace.write('manifests/web.yaml', MANIFEST);
+    const applied = await workspace.run(['apply', '--target', TARGET]);
+    expect(applied.code, applied.stderr).toBe(0);
+    await editLive(emulator.url, ([requests, ...rest]) => [{ ...requests, w: 6 } as Tile, ...rest]);
+    daemon = await startDaemon(workspace);
+  }, SLOW);
+
+  afterAll(async () => {
+    await daemon?.stop();
+    await workspace?.dispose();
+    await emulator?.close();
+  });
+
+  it('reports the drift with E_PROPOSE_UNAVAILABLE and why, as report would, and leaves the edit live', async () => {
+    type Target = StatusDocument['targets'][string];
+    let target: Target | undefined;
+    await waitUntil(async () => {
+      target = (JSON.parse((await daemon.get('/status')).text) as StatusDocument).targets[TARGET];
+      return target?.proposal !== undefined;
+    }, SLOW, 250);
+    expect(target?.lastResult).toBe('success');
+    expect(target?.proposal).toEqual({ branch: BRANCH, code: 'E_PROPOSE_UNAVAILABLE', error: expect.stringMatching(/^the manifests directory is not a git checkout/) });
+    expect(target?.resources.find((resource) => resource.name === 'web')).toMatchObject({ status: 'drifted', cause: 'live' });
+    expect(target?.resources.find((resource) => resource.name === 'web')).not.toHaveProperty('proposed');
+    expect((await liveTiles(emulator.url)).map((tile) => tile['w'])).toEqual([6, 12]);
+  });
+});
