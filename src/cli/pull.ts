@@ -7,7 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { KINDS, type Kind } from '../model/kinds.js';
 import { processEnv } from '../config/paths.js';
 import { pullTargets, writePulledFiles, type PullOutcome } from '../reconcile/pull.js';
-import { unifiedDiff } from '../pull/index.js';
+import { notPulledLines, unifiedDiff } from '../pull/index.js';
 import { showLines } from '../support/terminal.js';
 import { addCommonOptions, openSession, type CommonFlags } from './context.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
@@ -28,15 +28,7 @@ export interface PullIo {
 /** What the command prints: the diff or the files written on stdout; conflicts, deletions and errors on stderr. */
 export function reportPull(outcome: PullOutcome, dryRun: boolean, io: PullIo): void {
   for (const file of outcome.files) io.stdout(dryRun ? unifiedDiff(file.path, file.before, file.after) : `pulled ${file.path}\n`);
-  for (const conflict of outcome.conflicts) {
-    const why = conflict.reason === 'variable' ? 'written with a variable' : conflict.reason === 'forEach' ? `made by a metadata.forEach template (${conflict.key})` : 'written for several targets';
-    const live = conflict.live === undefined ? 'gone' : JSON.stringify(conflict.live);
-    io.stderr(`${conflict.file}:${conflict.line}: conflict: ${conflict.kind} ${conflict.key} ${conflict.path} is ${why}, so it is not written; live: ${live}\n`);
-  }
-  for (const gone of outcome.deleted) {
-    io.stderr(`${gone.file}${gone.line !== undefined ? `:${gone.line}` : ''}: ${gone.kind} ${gone.key} was deleted live: remove its manifest to let it go, or apply to create it again\n`);
-  }
-  for (const error of outcome.errors) io.stderr(`${error.file !== undefined ? `${error.file}${error.line !== undefined ? `:${error.line}` : ''}: ` : ''}error: ${error.message}\n`);
+  for (const line of notPulledLines(outcome)) io.stderr(`${line}\n`);
   const verb = dryRun ? 'would change' : 'changed';
   const pending = outcome.conflicts.length + outcome.deleted.length;
   io.stdout(`Pull: ${outcome.files.length} file${outcome.files.length === 1 ? '' : 's'} ${verb}, ${pending} not pulled (conflicts, deletions), ${outcome.errors.length} error${outcome.errors.length === 1 ? '' : 's'}.\n`);

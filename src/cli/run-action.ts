@@ -2,6 +2,7 @@
 import { show, showLines } from '../support/terminal.js';
 import { chooseConfigPath, processEnv } from '../config/paths.js';
 import { loadConfig } from '../config/load.js';
+import { pullPlanned } from '../reconcile/pull.js';
 import { startDaemon, syncOnce, type Daemon, type DaemonOptions } from '../daemon/daemon.js';
 import { createLeaderElection } from '../daemon/leader.js';
 import { createStateGuard } from '../state/guard.js';
@@ -106,6 +107,8 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
     ...(logFormat === 'human' ? { console: (text: string) => void process.stdout.write(showLines(text)) } : {}),
     closeClients: () => session.clients.close(),
     stateGuard: session.guard,
+    // `sync.drift: propose`: the drift a sync found is pulled into the manifests from that sync's own plan.
+    pullDrift: ({ context, run, changes }) => pullPlanned(context, run, { changes }),
   };
   if (demo && logFormat === 'human') process.stdout.write(demo.banner(session.context.manifestsDir));
   else if (demo) logger.info({ emulator: demo.emulator.url, manifests: session.context.manifestsDir, state: demo.dir }, 'no config file found, so running against the built-in emulator');

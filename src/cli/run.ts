@@ -21,7 +21,7 @@ export const runCommand: CommandFactory = (setExitCode) =>
       .summary('reconcile continuously: watch manifests, resync, heal drift, serve metrics')
       .description(
         'Sync every target, then again whenever a manifest changes (debounced, following git-sync symlink swaps), on POST /-/reload, and every sync.interval (with jitter) to catch console edits. ' +
-          'sync.drift heal repairs drift; report only reports it. Serves /metrics, /healthz, /readyz, /status and POST /-/reload on --listen.\n' +
+          'sync.drift heal repairs drift; report only reports it; propose leaves it live and commits it to a branch of the manifests repository for review (as stacksync pull writes it). Serves /metrics, /healthz, /readyz, /status and POST /-/reload on --listen.\n' +
           'Without a config file (or with --embedded) it starts the built-in emulator and reconciles manifests/ into it: the quickest way to see stacksync work.\n' +
           'Console and logs say "changes to apply" for manifest changes (applied "from Git" at a commit, "from the working tree" with uncommitted edits) and "drift" only for live edits made outside stacksync. ' +
           'A sync that fails as the one before it is one line ("retrying Alert/x in 2 s: …"). On a terminal, --once and embedded: human lines; otherwise JSON records on stderr only (--log-format).\n' +

@@ -79,8 +79,9 @@ export interface DaemonOptions {
   notifier?: Notifier;
   /**
    * `sync.drift: propose`: the pull core, which turns drifted resources into new manifest texts
-   * (the seam it plugs into, daemon/proposal.ts). Without it the daemon proposes nothing and says
-   * so (`E_PROPOSE_UNAVAILABLE`): drift is reported as with `report`.
+   * (the seam it plugs into, daemon/proposal.ts); `stacksync run` passes `pullPlanned`
+   * (reconcile/pull.ts). Without it the daemon proposes nothing and says so
+   * (`E_PROPOSE_UNAVAILABLE`): drift is reported as with `report`.
    */
   pullDrift?: PullDrift;
   timers?: SchedulerTimers;

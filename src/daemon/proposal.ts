@@ -15,6 +15,7 @@ import { errorCodeOf, StacksyncError, type ErrorCode } from '../errors.js';
 import type { Config, Target } from '../model/config.js';
 import type { Change } from '../model/plan.js';
 import type { ReconcileContext, RunPlan } from '../reconcile/reconcile.js';
+import { notPulledLines } from '../pull/index.js';
 import { proposeDrift, type GithubPullRequests, type PullOutcome } from './propose.js';
 
 /**
@@ -35,6 +36,8 @@ export interface ProposalReport {
   /** Why nothing (or only the branch, not its pull request) was proposed. */
   error?: string;
   code?: ErrorCode;
+  /** What drifted but is not on the branch (conflicts, deleted live), `file:line: …` from the repository's root. */
+  notPulled?: string[];
 }
 
 /** What one sync hands the proposer. */
@@ -75,18 +78,29 @@ export function createDriftProposer(config: Config, target: Target, options: { p
       Promise.resolve({
         branch,
         code: 'E_PROPOSE_UNAVAILABLE',
-        error: 'proposing is unavailable: this build cannot write live values into manifests; drift is reported, not proposed',
+        error: 'proposing is unavailable: this daemon was started without the pull core that writes live values into manifests; drift is reported, not proposed',
       });
   }
   return async (input) => {
+    // A branch starts from a commit: without one, retrying cannot help; drift is reported until there is one.
     if (input.revision === undefined || input.uncommitted) {
-      throw new StacksyncError('E_PROPOSE_FAILED', 'the manifests are not a committed git revision, so a branch cannot start from them');
+      return {
+        branch,
+        code: 'E_PROPOSE_UNAVAILABLE',
+        error:
+          input.revision === undefined
+            ? 'the manifests directory is not a git checkout, so no branch can start from it; drift is reported, not proposed'
+            : 'the manifests hold uncommitted edits, so no branch can start from what was synced; drift is reported until they are committed or undone',
+      };
     }
     const outcome = await pull({ context: { ...input.context, manifestsDir: input.checkout }, target, run: input.run, changes: input.changes });
     const changed = outcome.files.filter((file) => file.after !== file.before);
-    // Nothing to commit (every member a conflict, say): shown, not a failure to retry; a person must look.
-    if (changed.length === 0) return { branch, error: `nothing could be pulled into the manifests (${describeLeft(outcome)})` };
     const top = (await gitOutput(['-C', input.checkout, 'rev-parse', '--show-toplevel'])).trim();
+    // Conflicts and deletions stay off the branch: named on the proposal and in its pull request.
+    const notPulled = notPulledLines(inRepositoryTerms(outcome, top, input.checkout, input.context.manifests?.shownAs));
+    const left = notPulled.length === 0 ? {} : { notPulled };
+    // Nothing to commit (every member a conflict, say): shown, not a failure to retry; a person must look.
+    if (changed.length === 0) return { branch, error: `nothing could be pulled into the manifests (${describeLeft(outcome)})`, ...left };
     const files = changed.map((file) => ({ path: inRepository(top, isAbsolute(file.path) ? file.path : resolve(input.checkout, file.path)), after: file.after }));
     const names = input.changes.map((change) => `${change.kind}/${change.name}`);
     const proposed = await proposeDrift({
@@ -101,11 +115,12 @@ export function createDriftProposer(config: Config, target: Target, options: { p
       author: settings.author,
       files,
       message: `stacksync: live edits of target ${target.name} (${names.slice(0, 3).join(', ')}${names.length > 3 ? `, and ${names.length - 3} more` : ''})`,
-      body: pullRequestBody(target.name, input.revision, input.changes, outcome),
+      body: pullRequestBody(target.name, input.revision, input.changes, notPulled),
       ...(github === undefined ? {} : { github }),
     });
     return {
       branch,
+      ...left,
       commit: proposed.commit,
       ...(proposed.pullRequest ? { pullRequest: proposed.pullRequest.url } : {}),
       ...(proposed.pullRequestError === undefined ? {} : { code: 'E_PROPOSE_FAILED' as const, error: `the branch is pushed, its pull request is not: ${proposed.pullRequestError}` }),
@@ -135,15 +150,37 @@ function inRepository(top: string, path: string): string {
   return inside.split(sep).join('/');
 }
 
+/**
+ * The outcome with its files named from the repository's root: the pull names them where it read
+ * them (the resolved checkout), a plan's problems as the manifests directory was given (`shownAs`).
+ */
+function inRepositoryTerms(outcome: PullOutcome, top: string, checkout: string, shownAs: string | undefined): PullOutcome {
+  const name = (file: string): string => {
+    const inside = (root: string): string | undefined => {
+      const path = relative(root, file);
+      return path === '' || path.startsWith('..') || isAbsolute(path) ? undefined : path;
+    };
+    const fromShown = shownAs === undefined ? undefined : inside(shownAs);
+    const path = inside(top) ?? (fromShown === undefined ? undefined : relative(top, join(checkout, fromShown)));
+    return path === undefined || path.startsWith('..') ? file : path.split(sep).join('/');
+  };
+  return {
+    ...outcome,
+    conflicts: outcome.conflicts.map((conflict) => ({ ...conflict, file: name(conflict.file) })),
+    deleted: outcome.deleted.map((gone) => ({ ...gone, file: name(gone.file) })),
+    errors: outcome.errors.map((error) => (error.file === undefined ? error : { ...error, file: name(error.file) })),
+  };
+}
+
 function describeLeft(outcome: PullOutcome): string {
   return `${outcome.conflicts.length} conflicts, ${outcome.deleted.length} deleted live, ${outcome.errors.length} errors`;
 }
 
 /** The pull request's body: what drifted, from which revision, and what is left to a person. */
-function pullRequestBody(target: string, revision: string, changes: readonly Change[], outcome: PullOutcome): string {
+function pullRequestBody(target: string, revision: string, changes: readonly Change[], notPulled: readonly string[]): string {
   const lines = [`Live edits of target \`${target}\`, made outside stacksync, written into the manifests of ${revision.slice(0, 12)}.`, '', 'Merging this brings them into Git; until then stacksync leaves them as they are.', ''];
   for (const change of changes) lines.push(`- ${change.kind}/${change.name}: ${change.diff.map((diff) => diff.path).join(', ') || 'changed'}`);
-  if (outcome.conflicts.length + outcome.deleted.length + outcome.errors.length > 0) lines.push('', `Not pulled: ${describeLeft(outcome)}; see the daemon's status.`);
+  if (notPulled.length > 0) lines.push('', 'Not pulled, for a person to settle:', '', ...notPulled.map((line) => `- ${line}`));
   return `${lines.join('\n')}\n`;
 }
 

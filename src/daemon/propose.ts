@@ -16,25 +16,14 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import { StacksyncError } from '../errors.js';
 import { githubHeaders } from '../notify/notifier.js';
-
-/** One manifest file as the pull core rewrites it: its path, its text at the synced revision and its new text. */
-export interface PulledFile {
-  path: string;
-  before: string;
-  after: string;
-}
+import type { PullResult } from '../pull/index.js';
 
 /**
  * What the pull core returns for one target (`stacksync pull` without writing): the files' new
  * texts, and what it could not pull (conflicts, resources deleted live, errors), which the proposal
- * names in its pull request.
+ * names on its status and in its pull request.
  */
-export interface PullOutcome {
-  files: readonly PulledFile[];
-  conflicts: readonly unknown[];
-  deleted: readonly unknown[];
-  errors: readonly unknown[];
-}
+export type PullOutcome = PullResult;
 
 /** Where and as whom a proposal is committed. */
 export interface ProposeRequest {

@@ -63,6 +63,12 @@ export interface ProposalStatus {
   /** Why nothing, or only the branch, was proposed. */
   error?: string;
   code?: ErrorCode;
+  /**
+   * What drifted but was not written to the branch, one `file:line: …` line each (paths from the
+   * repository's root): a member written with a variable or made by a template (a conflict), a
+   * resource deleted live. A person settles these; the rest of the drift is proposed.
+   */
+  notPulled?: string[];
 }
 
 /** Fields of a resource's difference kept in the status (a page of them is enough to see what drifted). */

@@ -144,7 +144,8 @@ export function targetFacts(status: TargetStatus): [string, string][] {
 function proposalText(proposal: NonNullable<TargetStatus['proposal']>): string {
   const made = proposal.commit === undefined ? undefined : `drift proposed on ${proposal.branch} at ${proposal.commit.slice(0, 12)}${proposal.pullRequest === undefined ? '' : `, ${proposal.pullRequest}`}`;
   const why = proposal.error === undefined ? undefined : `${proposal.error}${proposal.code === undefined ? '' : ` (${proposal.code})`}`;
-  return [made ?? `nothing proposed on ${proposal.branch}`, why].filter((part) => part !== undefined).join('; ');
+  const left = proposal.notPulled === undefined ? undefined : `not pulled: ${proposal.notPulled.join('; ')}`;
+  return [made ?? `nothing proposed on ${proposal.branch}`, why, left].filter((part) => part !== undefined).join('; ');
 }
 
 function rateWait(status: TargetStatus): string {

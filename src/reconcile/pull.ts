@@ -16,7 +16,7 @@ import { pullEdits, type DeletedResource, type PullProblem, type PullResult, typ
 import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
 import { StacksyncError } from '../errors.js';
 import type { StateStore } from '../state/store.js';
-import { computePlan, planRequestFor, type ReconcileContext, type TargetRun } from './reconcile.js';
+import { computePlan, planRequestFor, type ReconcileContext, type RunPlan, type TargetRun } from './reconcile.js';
 
 export interface PullRequest {
   /** Only these targets (default: every configured target). */
@@ -32,10 +32,22 @@ export type PullOutcome = PullResult;
 
 export async function pullTargets(ctx: ReconcileContext, request: PullRequest): Promise<PullOutcome> {
   const run = await computePlan(ctx, planRequestFor(ctx.config, { ...(request.targets ? { targets: request.targets } : {}), prune: false, adopt: false }));
+  return pullPlanned(ctx, run, request);
+}
+
+/**
+ * The pull of a plan already made: `stacksync pull` plans for it, the daemon's `sync.drift:
+ * propose` hands the plan of the sync that found the drift, with `changes` its drifted changes
+ * (docs/daemon.md, "Drift proposed as a branch"), so the live state is read and diffed once.
+ */
+export async function pullPlanned(ctx: ReconcileContext, run: RunPlan, request: PullRequest & { changes?: readonly Change[] }): Promise<PullOutcome> {
   const errors: PullProblem[] = run.plan.errors.map(problemOf);
   const edits: ResourceEdit[] = [];
   const deleted: DeletedResource[] = [];
+  const only = request.changes;
   const wanted = (change: Change): boolean =>
+    (request.targets === undefined || request.targets.length === 0 || request.targets.includes(change.target)) &&
+    (only === undefined || only.some((each) => each.target === change.target && each.kind === change.kind && each.name === change.name)) &&
     (request.kinds === undefined || request.kinds.length === 0 || request.kinds.includes(change.kind)) &&
     (request.subjects === undefined || request.subjects.length === 0 || request.subjects.some((subject) => subject.kind === change.kind && subject.name === change.name));
   for (const targetRun of run.targets) {

@@ -1,6 +1,7 @@
 /**
- * A daemon with `sync.drift: propose` and no pull core (this build): it applies what comes from
- * Git, never undoes the live edit, and says proposing is unavailable instead of pretending a
+ * A daemon with `sync.drift: propose` started without a pull core (`DaemonOptions.pullDrift`, as
+ * a library embedding may start it; `stacksync run` always passes one): it applies what comes
+ * from Git, never undoes the live edit, and says proposing is unavailable instead of pretending a
  * proposal (docs/daemon.md, "Drift proposed as a branch").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
