@@ -56,6 +56,8 @@ export interface StoreWriter {
 /** A caller of `save` waiting for every record numbered up to `seq` to be durable. */
 interface Waiter {
   seq: number;
+  /** How many batches had been launched when it asked. */
+  asked: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -70,6 +72,8 @@ export class BackendStateStore extends RecordingStore implements StateStore {
   readonly #maxInFlight: number;
   /** The first record number of each batch in flight. */
   #flying: number[] = [];
+  /** Batches launched so far. */
+  #launched = 0;
   #waiters: Waiter[] = [];
   /** Compactions asked for, run one at a time once no append is in flight. */
   #exclusive: Exclusive[] = [];
@@ -89,7 +93,7 @@ export class BackendStateStore extends RecordingStore implements StateStore {
     const seq = this.seq;
     if (this.readOnly || seq <= this.#durable()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.#waiters.push({ seq, resolve, reject });
+      this.#waiters.push({ seq, asked: this.#launched, resolve, reject });
       this.#pump();
     });
   }
@@ -145,6 +149,7 @@ export class BackendStateStore extends RecordingStore implements StateStore {
 
   #launch(batch: PendingRecord[]): void {
     const from = (batch[0] as PendingRecord).seq;
+    const launch = (this.#launched += 1);
     this.#flying.push(from);
     const landed = (): void => {
       this.#flying.splice(this.#flying.indexOf(from), 1);
@@ -162,9 +167,11 @@ export class BackendStateStore extends RecordingStore implements StateStore {
       },
       (error: unknown) => {
         landed();
-        // Not durable, as far as this process knows: the next save sends them again.
+        // Not durable, as far as this process knows: the next save sends them again. Its callers
+        // (those that asked before it was sent and need its records) get the failure; a later
+        // caller's save carries them again.
         this.#putBack(batch);
-        this.#fail((waiter) => waiter.seq >= from, error);
+        this.#fail((waiter) => waiter.seq >= from && waiter.asked < launch, error);
         this.#settle();
         this.#pump();
       },
