@@ -178,7 +178,8 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     expect(Object.keys(seen.inventory.Dashboard).sort()).toEqual([...acknowledged, 'dash-late'].sort());
     for (let i = 0; i < 60; i += 1) expect(seen.inventory.Dashboard[`dash-g${i}`]?.spec).toBe(`digest-${i}`);
     expect(seen.intents).toEqual([]);
-    lock.releaseSync();
+    await store.close();
+    await lock.release();
   });
 
   it('compacts, and reads the same after', async () => {
