@@ -2,7 +2,9 @@
  * The state store of a backend that keeps its state away from this disk (PostgreSQL, Kubernetes, S3): the
  * state in memory as every store keeps it (`recording.ts`), made durable through the backend's
  * writer. `save` appends the records made since the last save; `compact` replaces the snapshot
- * and drops the records it holds.
+ * and drops the records it holds. A save does not send a batch of its own: whenever a slot is free,
+ * one batch carries every record waiting, whoever made it (group commit), so the number of writes
+ * follows the backend's round trips, not the number of callers.
  *
  * Appends in flight (docs/ownership.md, "Saves in flight at once"): a writer may declare that
  * several appends may be in flight at once (`maxInFlight`; default 1, in order). Each caller then

@@ -214,7 +214,9 @@ class PostgresBackend implements StateBackend {
    * at a time, so a save's round trips bound the whole apply: `write`'s five (BEGIN, check,
    * insert, bump, COMMIT) made a first apply of 30,000 resources 2.6 times as slow as the state
    * file's (`npm run bench`, "State in PostgreSQL"), and one statement still 2.5 times while
-   * saves went one at a time; now up to APPENDS_IN_FLIGHT run at once.
+   * each save call sent its own batch, one after another (40,000 statements for 30,000
+   * creates). The store now sends one batch of every record waiting whenever a slot is free
+   * (3,500 statements with one slot, 15,600 with APPENDS_IN_FLIGHT, each caller waiting less).
    */
   async append(seqs: number[], texts: string[]): Promise<void> {
     const fence = this.#fence;
