@@ -1,8 +1,9 @@
 // First apply with the state in PostgreSQL ÷ with the state file: the same fixtures (the first
 // apply section's, at its largest size), each on a fresh emulator, the database a real server
 // started here (scripts/postgres.mjs) on loopback. Goal (issue 35): ≤ 1.5 × the file's time for
-// the whole command. What costs: every save is one transaction appending its records, and the
-// end of the run one compaction (docs/ownership.md, "Where the state lives").
+// the whole command. What costs: every batch of records is one statement, and the
+// end of the run one compaction; a batch carries every record waiting when a slot is free, up to
+// four in flight (docs/ownership.md, "Saves in flight at once").
 import { startPostgres } from '../postgres.mjs';
 import { firstApply } from './first-apply.mjs';
 

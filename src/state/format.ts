@@ -95,16 +95,19 @@ export interface ParsedJournal {
 
 /**
  * Parses journal text. Only a last line without its newline is forgiven (a crash mid-append);
- * any other line that is not a well-formed record, or a gap in the numbering, is corrupt.
+ * any other line that is not a well-formed record, or a gap in the numbering, is corrupt. With
+ * `gaps`, numbers must only grow: a store whose saves may commit out of order (several in flight,
+ * `backend-store.ts`) may leave a record unstored, and one never stored was never acknowledged
+ * (docs/ownership.md, "Saves in flight at once").
  */
-export function parseJournal(path: string, text: string): ParsedJournal {
+export function parseJournal(path: string, text: string, options: { gaps?: boolean } = {}): ParsedJournal {
   const lines = text.split('\n');
   const tail = lines.pop() ?? '';
   const entries: JournalEntry[] = [];
   for (const [index, line] of lines.entries()) {
     const entry = parseJournalLine(path, index + 1, line);
     const previous = entries[entries.length - 1];
-    if (previous && entry.seq !== previous.seq + 1) {
+    if (previous && (options.gaps === true ? entry.seq <= previous.seq : entry.seq !== previous.seq + 1)) {
       throw corruptJournal(path, index + 1, `has record number ${entry.seq} after ${previous.seq}: lines are missing, or two processes wrote at once`);
     }
     entries.push(entry);

@@ -22,6 +22,7 @@ import { startFakeS3, type FakeS3 } from '../helpers/fake-s3.js';
 import { openKubernetesBackend } from '../../src/state/kubernetes.js';
 import { startFakeKube, type FakeKube } from '../helpers/fake-kube.js';
 import * as k8s from '@kubernetes/client-node';
+import pg from 'pg';
 
 /** Dummy credentials: the fake checks no signature, and the SDK's chain is never asked. */
 export const FAKE_S3_CREDENTIALS = { accessKeyId: 'AKIAFAKEFAKEFAKE', secretAccessKey: 'fake-secret-not-used' };
@@ -152,6 +153,35 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     await lock.release();
   });
 
+  it('keeps every acknowledged record of many concurrent saves, each resource’s in order, when the holder then crashes', async () => {
+    const { backend, again } = await row.make();
+    const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
+    const store = await backend.open();
+    const acknowledged: string[] = [];
+    // As the executor does: an intent saved before the create, the result saved after it.
+    const create = async (i: number): Promise<void> => {
+      store.record('prod', { type: 'intent', kind: 'Dashboard', key: `dash-g${i}`, name: `Dash g${i}`, at: new Date(0).toISOString() });
+      await store.save();
+      await new Promise((resolve) => setImmediate(resolve));
+      store.record('prod', owned(`g${i}`), { type: 'spec', kind: 'Dashboard', key: `dash-g${i}`, spec: `digest-${i}` });
+      await store.save();
+      acknowledged.push(`dash-g${i}`);
+    };
+    const creates = Array.from({ length: 60 }, (_, i) => create(i));
+    // A compaction asked for among them waits for the saves in flight and loses none after it.
+    const compacted = new Promise((resolve) => setImmediate(resolve)).then(() => store.compact());
+    await Promise.all([...creates, compacted]);
+    store.record('prod', owned('late'));
+    await store.save();
+    // No close, no release: the process is gone.
+    const seen = (await again().open({ readOnly: true })).get('prod');
+    expect(Object.keys(seen.inventory.Dashboard).sort()).toEqual([...acknowledged, 'dash-late'].sort());
+    for (let i = 0; i < 60; i += 1) expect(seen.inventory.Dashboard[`dash-g${i}`]?.spec).toBe(`digest-${i}`);
+    expect(seen.intents).toEqual([]);
+    await store.close();
+    await lock.release();
+  });
+
   it('compacts, and reads the same after', async () => {
     const { backend, again } = await row.make();
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
@@ -262,6 +292,40 @@ describe('the PostgreSQL backend', () => {
     expect(String((error as Error).message)).not.toContain('hunter2-secret');
   });
 
+  it('replays the records stored in order when a batch between them never committed (saves in flight at once)', async () => {
+    const name = `state-${(made += 1)}`;
+    const backend = track(openPostgresBackend({ url: postgres.url, name }));
+    const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
+    const store = await backend.open();
+    for (const id of ['h1', 'h2', 'h3']) {
+      store.record('prod', owned(id));
+      await store.save();
+    }
+    // What a crash leaves when the batch of h2 was in flight while h3's committed.
+    await sql(`DELETE FROM stacksync_state_records WHERE name = $1 AND record LIKE '%"dash-h2"%'`, [name]);
+    const seen = await track(openPostgresBackend({ url: postgres.url, name })).open({ readOnly: true });
+    expect(Object.keys(seen.get('prod').inventory.Dashboard).sort()).toEqual(['dash-h1', 'dash-h3']);
+    lock.releaseSync();
+  });
+
+  it('drops at a compaction only the records its snapshot holds', async () => {
+    const name = `state-${(made += 1)}`;
+    const backend = track(openPostgresBackend({ url: postgres.url, name }));
+    const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
+    const store = await backend.open();
+    store.record('prod', owned('i1'));
+    await store.save();
+    // A record numbered past what this store has made, as a batch committing after the snapshot was taken would be.
+    const later = `${JSON.stringify({ seq: 1000, target: 'prod', ...owned('i-later') })}\n`;
+    await sql('INSERT INTO stacksync_state_records (name, seq, record) VALUES ($1, 1000, $2)', [name, later]);
+    await store.compact();
+    const rows = await sql('SELECT seq FROM stacksync_state_records WHERE name = $1', [name]);
+    expect(rows.map((r) => Number(r['seq']))).toEqual([1000]);
+    const seen = await track(openPostgresBackend({ url: postgres.url, name })).open({ readOnly: true });
+    expect(Object.keys(seen.get('prod').inventory.Dashboard).sort()).toEqual(['dash-i-later', 'dash-i1']);
+    lock.releaseSync();
+  });
+
   it('hands the lock to a waiter as soon as a holder is killed (its session drops)', async () => {
     const name = `state-${(made += 1)}`;
     const holder = track(openPostgresBackend({ url: postgres.url, name }));
@@ -275,6 +339,17 @@ describe('the PostgreSQL backend', () => {
     await taken.release();
   });
 });
+
+/** Runs one statement on the test server, beside the backend (what another writer or a crash leaves). */
+async function sql(text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: postgres.url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
+}
 
 /** Deletes the Secrets and Leases this run made in a real cluster. */
 async function removeRealStates(kubeconfigPath: string, namespace: string, prefix: string): Promise<void> {
