@@ -16,7 +16,9 @@ import { changeRef, isWrite, type Change, type ChangeResult, type PlanError } fr
  * state (a name no live resource has, a body the server's check
  * refuses). A problem of a live resource itself (two live resources with one name, one that
  * cannot be read, a write the service refuses when it is sent) fails that resource alone, and a
- * secret the run cannot read fails only the write that sends it.
+ * secret the run cannot read fails only the write that sends it. A problem of one item of a
+ * `metadata.forEach` template holds back only that item, whichever stage finds it: the other
+ * items are resources of their own (docs/many-services.md).
  */
 export const HOLDS_BACK_TARGET: readonly ErrorCode[] = ['E_MANIFEST_PARSE', 'E_MANIFEST_INVALID', 'E_MANIFEST_DUPLICATE', 'E_REF_UNRESOLVED', 'E_API_VALIDATION'];
 
@@ -31,7 +33,8 @@ export function plannedTenantsHeldBack(changes: readonly Change[]): Set<string> 
 }
 
 function holdsBack(change: Change): boolean {
-  return change.action === 'error' && change.code !== undefined && HOLDS_BACK_TARGET.includes(change.code);
+  // An item's error change writes nothing itself, and holds back nothing else.
+  return change.action === 'error' && change.item === undefined && change.code !== undefined && HOLDS_BACK_TARGET.includes(change.code);
 }
 
 /** The plan of a target held back by a problem found while planning: a prune's deletes become orphans, as a load problem makes them. */

@@ -158,6 +158,12 @@ export interface Change {
    */
   tenant?: string;
   line?: number;
+  /**
+   * The `metadata.forEach` item this resource stands for (`service=payments, severity=page`),
+   * when its manifest is a template: a problem of one item holds back only that item
+   * (docs/many-services.md).
+   */
+  item?: string;
   diff: FieldDiff[];
   /** What apply sends; empty for unchanged and error. For adopt, the writes after taking it over. */
   operations: Operation[];

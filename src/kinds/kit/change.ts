@@ -20,6 +20,7 @@ export function changeFor(target: string, resource: DesiredBase, action: Action)
     warnings: [],
   };
   if (resource.location.line !== undefined) change.line = resource.location.line;
+  if (resource.location.item !== undefined) change.item = resource.location.item;
   return change;
 }
 
