@@ -5,6 +5,7 @@
  * without it nothing is proposed and the report says so (`E_PROPOSE_UNAVAILABLE`), never a
  * pretended proposal.
  */
+import type { ProposalStatus } from './status.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,19 +27,8 @@ import { proposeDrift, type GithubPullRequests, type PullOutcome } from './propo
  */
 export type PullDrift = (input: { context: ReconcileContext; target: Target; run: RunPlan; changes: readonly Change[] }) => Promise<PullOutcome>;
 
-/** What became of a sync's drift under `propose`, for `/status` and the `drift` notification. */
-export interface ProposalReport {
-  branch: string;
-  /** The branch's tip, once a commit holds the drift. */
-  commit?: string;
-  /** The pull request's address, when one is open for the branch. */
-  pullRequest?: string;
-  /** Why nothing (or only the branch, not its pull request) was proposed. */
-  error?: string;
-  code?: ErrorCode;
-  /** What drifted but is not on the branch (conflicts, deleted live), `file:line: …` from the repository's root. */
-  notPulled?: string[];
-}
+/** What became of a sync's drift under `propose`, for `/status` and the `drift` notification: what `/status` shows of it. */
+export type ProposalReport = ProposalStatus;
 
 /** What one sync hands the proposer. */
 export interface ProposalInput {
