@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { openKubernetesBackend } from '../../src/state/kubernetes.js';
-import { dashboardYaml, describeRun, liveTarget } from '../helpers/e2e.js';
+import { dashboardYaml, describeRun } from '../helpers/e2e.js';
 import { startFakeKube, type FakeKube } from '../helpers/fake-kube.js';
+import { expectHeldLockThenUnlock } from '../helpers/shared-state.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } };
@@ -91,28 +92,7 @@ describe('the state in Kubernetes', () => {
     await ws.write('manifests/l.yaml', dashboardYaml({ key: 'kube-locked', target: 'local' }));
     const other = openKubernetesBackend({ namespace: NS, name: 'locked', kubeconfig });
     const held = await other.lock({ command: 'run', timeoutMs: 0 });
-    try {
-      const plan = await ws.run(['plan', '--detailed-exitcode']);
-      expect(plan.code, describeRun(plan)).toBe(2);
-      const apply = await ws.run(['apply', '--lock-timeout', '1s']);
-      expect(apply.code).toBe(1);
-      expect(apply.stderr).toContain('E_STATE_LOCKED');
-      expect(apply.stderr).toContain(`lock id ${held.holder.token}`);
-      expect((await liveTarget(emulator.url, 'local')).dashboards.map((d) => d.name)).not.toContain('Dashboard kube-locked');
-
-      const unlocked = await ws.run(['state', 'unlock', held.holder.token]);
-      expect(unlocked.code, describeRun(unlocked)).toBe(0);
-      expect(unlocked.stdout).toContain(`held by stacksync run (pid ${process.pid}`);
-      const after = await ws.run(['apply']);
-      expect(after.code, describeRun(after)).toBe(0);
-      // The holder whose lease was broken can no longer write.
-      const store = await other.open();
-      store.record('local', { type: 'forgotten', kind: 'Dashboard', key: 'kube-locked' });
-      await expect(store.save()).rejects.toMatchObject({ code: 'E_STATE_LOCKED' });
-    } finally {
-      held.releaseSync();
-      await other.close();
-    }
+    await expectHeldLockThenUnlock({ ws, emulatorUrl: emulator.url, other, held, dashboard: 'kube-locked' });
     // Without kubeconfig: in the config, KUBECONFIG names it.
     const config = await readFile(ws.configPath, 'utf8');
     await writeFile(ws.configPath, config.replace(', kubeconfig: kubeconfig }', ' }'));

@@ -8,8 +8,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { openPostgresBackend } from '../../src/state/postgres.js';
-import { dashboardYaml, describeRun, liveTarget } from '../helpers/e2e.js';
+import { dashboardYaml, describeRun } from '../helpers/e2e.js';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
+import { expectHeldLockThenUnlock } from '../helpers/shared-state.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } };
@@ -93,31 +94,19 @@ describe('the state in PostgreSQL', () => {
     await ws.write('manifests/l.yaml', dashboardYaml({ key: 'pg-locked', target: 'local' }));
     const other = openPostgresBackend({ url, name: 'locked' });
     const held = await other.lock({ command: 'run', timeoutMs: 0 });
-    try {
-      const plan = await ws.run(['plan', '--detailed-exitcode']);
-      expect(plan.code, describeRun(plan)).toBe(2);
-      const apply = await ws.run(['apply', '--lock-timeout', '1s']);
-      expect(apply.code).toBe(1);
-      expect(apply.stderr).toContain('E_STATE_LOCKED');
-      expect(apply.stderr).toContain(`lock id ${held.holder.token}`);
-      expect(apply.stderr).not.toContain('STACKSYNC_STATE_URL');
-      expect((await liveTarget(emulator.url, 'local')).dashboards.map((d) => d.name)).not.toContain('Dashboard pg-locked');
-
-      const wrong = await ws.run(['state', 'unlock', 'not-the-id']);
-      expect(wrong.code).toBe(1);
-      expect(wrong.stdout).toContain(`held by stacksync run (pid ${process.pid}`);
-      const unlocked = await ws.run(['state', 'unlock', held.holder.token]);
-      expect(unlocked.code, describeRun(unlocked)).toBe(0);
-      const after = await ws.run(['apply']);
-      expect(after.code, describeRun(after)).toBe(0);
-      // The holder whose lock was broken can no longer write.
-      const store = await other.open();
-      store.record('local', { type: 'forgotten', kind: 'Dashboard', key: 'pg-locked' });
-      await expect(store.save()).rejects.toMatchObject({ code: 'E_STATE_LOCKED' });
-    } finally {
-      held.releaseSync();
-      await other.close();
-    }
+    await expectHeldLockThenUnlock({
+      ws,
+      emulatorUrl: emulator.url,
+      other,
+      held,
+      dashboard: 'pg-locked',
+      whileHeld: async (apply) => {
+        expect(apply.stderr).not.toContain('STACKSYNC_STATE_URL');
+        const wrong = await ws.run(['state', 'unlock', 'not-the-id']);
+        expect(wrong.code).toBe(1);
+        expect(wrong.stdout).toContain(`held by stacksync run (pid ${process.pid}`);
+      },
+    });
     const plan = await ws.run(['plan', '--detailed-exitcode']);
     expect(plan.code, describeRun(plan)).toBe(0);
   });

@@ -10,6 +10,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { openS3Backend } from '../../src/state/s3.js';
 import { dashboardYaml, describeRun, liveTarget } from '../helpers/e2e.js';
 import { startFakeS3, type FakeS3 } from '../helpers/fake-s3.js';
+import { expectHeldLockThenUnlock } from '../helpers/shared-state.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } };
@@ -95,28 +96,7 @@ describe('the state in S3', () => {
     await ws.write('manifests/l.yaml', dashboardYaml({ key: 's3-locked', target: 'local' }));
     const other = openS3Backend({ bucket: 'team-state', key: 'stacksync/locked.json', region: 'eu-west-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: CREDENTIALS });
     const held = await other.lock({ command: 'run', timeoutMs: 0, leaseMs: 600_000 });
-    try {
-      const plan = await ws.run(['plan', '--detailed-exitcode']);
-      expect(plan.code, describeRun(plan)).toBe(2);
-      const apply = await ws.run(['apply', '--lock-timeout', '1s']);
-      expect(apply.code).toBe(1);
-      expect(apply.stderr).toContain('E_STATE_LOCKED');
-      expect(apply.stderr).toContain(`lock id ${held.holder.token}`);
-      expect((await liveTarget(emulator.url, 'local')).dashboards.map((d) => d.name)).not.toContain('Dashboard s3-locked');
-
-      const unlocked = await ws.run(['state', 'unlock', held.holder.token]);
-      expect(unlocked.code, describeRun(unlocked)).toBe(0);
-      expect(unlocked.stdout).toContain(`held by stacksync run (pid ${process.pid}`);
-      const after = await ws.run(['apply']);
-      expect(after.code, describeRun(after)).toBe(0);
-      // The holder whose lock was broken can no longer write.
-      const store = await other.open();
-      store.record('local', { type: 'forgotten', kind: 'Dashboard', key: 's3-locked' });
-      await expect(store.save()).rejects.toMatchObject({ code: 'E_STATE_LOCKED' });
-    } finally {
-      held.releaseSync();
-      await other.close();
-    }
+    await expectHeldLockThenUnlock({ ws, emulatorUrl: emulator.url, other, held, dashboard: 's3-locked' });
     const plan = await ws.run(['plan', '--detailed-exitcode']);
     expect(plan.code, describeRun(plan)).toBe(0);
   });
