@@ -118,6 +118,16 @@ export function createDriftProposer(config: Config, target: Target, options: { p
   };
 }
 
+/** The proposer of each target that has one; none for a dry run, which proposes nothing. */
+export function createDriftProposers(config: Config, options: { dryRun: boolean; pull?: PullDrift; env: Readonly<Record<string, string | undefined>> }): Map<string, DriftProposer> {
+  const proposers = new Map<string, DriftProposer>();
+  for (const target of options.dryRun ? [] : config.targets) {
+    const proposer = createDriftProposer(config, target, { env: options.env, ...(options.pull ? { pull: options.pull } : {}) });
+    if (proposer) proposers.set(target.name, proposer);
+  }
+  return proposers;
+}
+
 /** Runs a proposer; a failure is its report, with its code. */
 export async function proposeOrReport(proposer: DriftProposer, input: ProposalInput, branch: string): Promise<ProposalReport> {
   try {

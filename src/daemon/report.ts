@@ -10,7 +10,7 @@ import { changeRef, outcomeOf, type Change, type ChangeResult } from '../model/p
 import { isListed, withCode } from '../plan/render-text.js';
 import { describeSync, type SyncAccount } from './console.js';
 import type { NextSync, Trigger } from './scheduler.js';
-import type { SyncFailure, SyncRecord } from './sync.js';
+import type { SyncFailure, SyncRecord } from './sync-result.js';
 
 /** One finished sync, as the daemon tells it. */
 export interface SyncTold {
