@@ -222,7 +222,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     (stopping ??= (async () => {
       await watcher?.close();
       const stopped = scheduler.stop();
-      if (!(await settlesWithin(stopped, options.drainMs ?? DEFAULT_DRAIN_MS)) && options.closeClients) {
+      if (!(await endsWithin(stopped, options.drainMs ?? DEFAULT_DRAIN_MS)) && options.closeClients) {
         logger.warn('syncs still running after the drain time (API retries); closing the API clients');
         await options.closeClients();
       }
@@ -264,8 +264,8 @@ function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Lo
   return createNotifier(settings, { secretIo: { env: context.env }, counter: metrics.notifications, logger });
 }
 
-/** Whether `promise` settles within `ms`; never rejects. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+/** Whether `promise` resolves or rejects within `ms`; never rejects. */
+function endsWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));

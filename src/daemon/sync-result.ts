@@ -19,7 +19,7 @@ import { STATUS_DIFF_LIMIT, type ProposalStatus, type ResourceObservation, type 
  * The log record of one sync: what a log collector is told (a person reads the same on the
  * console). The daemon writes it once the scheduler has said what comes next.
  */
-export interface SyncRecord {
+export interface SyncLogRecord {
   /** A sync that failed is an error, whatever else it did. */
   level: 'info' | 'error';
   msg: string;
@@ -39,7 +39,7 @@ export interface TargetSyncResult {
   outcome: SyncOutcome;
   report: SyncReport;
   /** The sync's log record; none for a sync that crashed (the daemon words that one). */
-  record?: SyncRecord;
+  logRecord?: SyncLogRecord;
   failure?: SyncFailure;
   /** True when the live state was read and a plan made (what readiness waits for). */
   planned: boolean;
@@ -91,7 +91,7 @@ export function syncResultOf(run: RunPlan, outcome: RunResult | undefined, facts
   const problems = problemsOf(run, name);
   const ok = failures.length === 0 && refusals.length === 0 && problems.length === 0;
   const proposed = proposal === undefined ? {} : { proposal };
-  if (ok) return { outcome: settling(targetRun.changes, results, facts.intervalMs), report: { ok, resources, ...revision, ...proposed }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
+  if (ok) return { outcome: followUpOf(targetRun.changes, results, facts.intervalMs), report: { ok, resources, ...revision, ...proposed }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
   const error = describeFailure(failures, refusals.map((r) => r.message), problems.length);
   const codes = [...failures.map((failure) => failure.code ?? 'E_INTERNAL'), ...refusals.map((r) => r.code), ...problems.map((p) => p.code)];
   const report: SyncReport = { ok, resources, ...revision, error, ...proposed };
@@ -112,15 +112,15 @@ function failureOf(failures: readonly ResourceObservation[], refusals: readonly 
 }
 
 /**
- * How soon to look again after a sync that started something that settles on its own (a pipe
+ * How soon to look again after a sync that started something the service finishes on its own (a pipe
  * created or started provisions asynchronously): the daemon does not wait for it, it syncs again
  * shortly, so `/status` and the pipe-state gauge show where it got to.
  */
-export const SETTLE_FOLLOW_UP_MS = 15_000;
+export const PROVISIONING_FOLLOW_UP_MS = 15_000;
 
-function settling(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult> | undefined, intervalMs: number): SyncOutcome {
+function followUpOf(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult> | undefined, intervalMs: number): SyncOutcome {
   const started = changes.some((change) => results?.get(changeRef(change))?.result === 'ok' && change.operations.some((operation) => operation.await !== undefined));
-  return started && SETTLE_FOLLOW_UP_MS < intervalMs ? { result: 'requeue', afterMs: SETTLE_FOLLOW_UP_MS } : { result: 'ok' };
+  return started && PROVISIONING_FOLLOW_UP_MS < intervalMs ? { result: 'requeue', afterMs: PROVISIONING_FOLLOW_UP_MS } : { result: 'ok' };
 }
 
 /** Terminal when every failure is: nothing changes until someone does; otherwise retry with backoff. */
@@ -217,6 +217,6 @@ function describeFailure(failures: readonly ResourceObservation[], refusals: rea
 export function crashedSync(error: unknown): TargetSyncResult {
   const message = error instanceof Error ? error.message : String(error);
   const code = errorCodeOf(error);
-  const record: SyncRecord = { level: 'error', msg: `sync failed: ${code}: ${message}`, fields: { ok: false, code, err: error } };
-  return { outcome: outcomeOf([code], error), report: { ok: false, error: `${code}: ${message}` }, record, failure: { code, subjects: [], error: message }, planned: false };
+  const logRecord: SyncLogRecord = { level: 'error', msg: `sync failed: ${code}: ${message}`, fields: { ok: false, code, err: error } };
+  return { outcome: outcomeOf([code], error), report: { ok: false, error: `${code}: ${message}` }, logRecord, failure: { code, subjects: [], error: message }, planned: false };
 }

@@ -19,7 +19,7 @@ import { childForSync, clockTime } from '../support/logger.js';
 import { describeApplied, describePending, manifestSource, pendingCounts, type ManifestSource, type NotApplied, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, recordApplyEvent, type Metrics } from './metrics.js';
 import { proposeOrReport, type DriftProposer } from './proposal.js';
-import { createSyncReporter, type SyncTold } from './report.js';
+import { createSyncReporter, type FinishedSync } from './report.js';
 import { hasUncommittedEdits, readRevision } from './revision.js';
 import type { NextSync, Trigger } from './scheduler.js';
 import { recordStatusMetrics, type ProposalStatus, type StatusTracker } from './status.js';
@@ -76,7 +76,7 @@ export function createTargetSync(options: TargetSyncOptions): TargetSync {
   const planned = new Set<string>();
   const report = createSyncReporter(options.console ? { console: options.console } : { records: true });
   // Finished syncs not yet told: what each did is told once the scheduler has said what comes next.
-  const finished = new Map<string, SyncTold>();
+  const finished = new Map<string, FinishedSync>();
 
   const run = async (targetName: string, trigger: Trigger, signal: AbortSignal): Promise<TargetSyncResult> => {
     const target = config.targets.find((candidate) => candidate.name === targetName);
@@ -132,7 +132,7 @@ export function createTargetSync(options: TargetSyncOptions): TargetSync {
     if (current) recordStatusMetrics(metrics, targetName, current, now());
     const time = clockTime(now());
     const account = result.plan && { target: targetName, trigger, plan: result.plan, source, time, ...(result.results ? { results: result.results } : {}), ...notApplied(options.dryRun, config.sync.drift) };
-    finished.set(targetName, { target: targetName, trigger, ok: result.report.ok, time, logger: log, ...(account ? { account } : {}), ...(result.record ? { record: result.record } : {}), ...(result.failure ? { failure: result.failure } : {}) });
+    finished.set(targetName, { target: targetName, trigger, ok: result.report.ok, time, logger: log, ...(account ? { account } : {}), ...(result.logRecord ? { logRecord: result.logRecord } : {}), ...(result.failure ? { failure: result.failure } : {}) });
     return result;
   };
 
@@ -244,7 +244,7 @@ async function syncTarget(options: SyncInput): Promise<TargetSyncResult> {
   };
   const ok = result.report.ok;
   const msg = syncMessage(run.plan.changes, pending, result.results, options.source, ok ? 'sync finished' : 'sync failed');
-  return { ...result, record: { level: ok ? 'info' : 'error', msg, fields } };
+  return { ...result, logRecord: { level: ok ? 'info' : 'error', msg, fields } };
 }
 
 /** The run with some of its single target's changes left out (what `propose` leaves live). */
