@@ -24,7 +24,7 @@ import { checkoutRoot, createTargetSync } from './target-sync.js';
 import { createSuspensions } from './suspension.js';
 import { trackAffectedTargets } from './affected.js';
 import { watchManifests, type ManifestWatcher } from './watch.js';
-import { createDriftProposers, type PullDrift } from './proposal.js';
+import { createDriftProposers, type PullDrift } from './drift-proposer.js';
 import type { LeaderElection } from './leader.js';
 
 export interface DaemonOptions {
@@ -72,7 +72,7 @@ export interface DaemonOptions {
   notifier?: Notifier;
   /**
    * `sync.drift: propose`: the pull core, which turns drifted resources into new manifest texts
-   * (the seam it plugs into, daemon/proposal.ts); `stacksync run` passes `pullPlanned`
+   * (the seam it plugs into, daemon/drift-proposer.ts); `stacksync run` passes `pullPlanned`
    * (reconcile/pull.ts). Without it the daemon proposes nothing and says so
    * (`E_PROPOSE_UNAVAILABLE`): drift is reported as with `report`.
    */

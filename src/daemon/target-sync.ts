@@ -18,7 +18,7 @@ import type { StateGuard } from '../state/guard.js';
 import { childForSync, clockTime } from '../support/logger.js';
 import { describeApplied, describePending, manifestSource, pendingCounts, type ManifestSource, type NotApplied, type PendingCounts } from './console.js';
 import { rateLimitWaitSeconds, recordApplyEvent, type Metrics } from './metrics.js';
-import { proposeOrReport, type DriftProposer } from './proposal.js';
+import { proposeOrReport, type DriftProposer } from './drift-proposer.js';
 import { createSyncReporter, type FinishedSync } from './report.js';
 import { hasUncommittedEdits, readRevision } from './revision.js';
 import type { NextSync, Trigger } from './scheduler.js';
