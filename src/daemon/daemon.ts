@@ -184,7 +184,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (options.listen) {
     // Manifest paths as the repository has them, linked to their lines when a repository URL is set.
     const linked = createSourceLinker(config.daemon?.repositoryUrl === undefined ? {} : { repositoryUrl: config.daemon.repositoryUrl });
-    const document = async () =>
+    const document = async (): Promise<StatusDocument> =>
       linked(withSuspended(withRateLimitWaits({ ...status.document(), ready: ready(), ...roleOf(leadership) }, await rateLimitWaitSeconds(metrics)), suspensions.suspended(), suspensions.of));
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
     const handlers: HttpHandlers = { registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control, ...(reloadToken === undefined ? {} : { reloadToken }) };
@@ -195,24 +195,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   // 4. Watching: a saved file syncs the targets whose documents it holds (affected.ts).
   if (options.watch !== false) {
-    const affected = trackAffectedTargets({ config, parser: manifests.parser, cache: manifests.cache });
-    watcher = await watchManifests(context.manifestsDir, {
-      ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
-      logger,
-      onChange: (reason) => {
-        void Promise.all([affected.of(reason), checkoutRoot(context.manifestsDir)]).then(
-          ([concerned, root]) => {
-            const paths = reason.paths.slice(0, 10).map((path) => shownPath(path, root, context.manifestsDir));
-            logger.info({ kind: reason.kind, paths, targets: concerned ?? targets }, 'manifests changed');
-            scheduler.trigger('files', concerned);
-          },
-          (error: unknown) => {
-            logger.warn({ err: error }, 'could not tell which targets a change concerns; syncing all of them');
-            scheduler.trigger('files');
-          },
-        );
-      },
-    });
+    watcher = await watchForSyncs(context, manifests, (concerned) => scheduler.trigger('files', concerned), { logger, ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}) });
   }
   scheduler.start();
 
@@ -262,6 +245,38 @@ function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Lo
   if (settings.length === 0) return undefined;
   initNotificationMetrics(metrics, settings);
   return createNotifier(settings, { secretIo: { env: context.env }, counter: metrics.notifications, logger });
+}
+
+/**
+ * Watches the manifests and asks for a sync of the targets a change concerns (affected.ts), or of
+ * every target when that cannot be told.
+ */
+async function watchForSyncs(
+  context: ReconcileContext,
+  manifests: { parser: ManifestParser; cache: ParseCache },
+  sync: (targets: string[] | undefined) => void,
+  options: { logger: Logger; debounceMs?: number },
+): Promise<ManifestWatcher> {
+  const { logger } = options;
+  const targets = context.config.targets.map((target) => target.name);
+  const affected = trackAffectedTargets({ config: context.config, parser: manifests.parser, cache: manifests.cache });
+  return watchManifests(context.manifestsDir, {
+    ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
+    logger,
+    onChange: (reason) => {
+      void Promise.all([affected.of(reason), checkoutRoot(context.manifestsDir)]).then(
+        ([concerned, root]) => {
+          const paths = reason.paths.slice(0, 10).map((path) => shownPath(path, root, context.manifestsDir));
+          logger.info({ kind: reason.kind, paths, targets: concerned ?? targets }, 'manifests changed');
+          sync(concerned);
+        },
+        (error: unknown) => {
+          logger.warn({ err: error }, 'could not tell which targets a change concerns; syncing all of them');
+          sync(undefined);
+        },
+      );
+    },
+  });
 }
 
 /** Whether `promise` resolves or rejects within `ms`; never rejects. */
