@@ -16,7 +16,7 @@ import { startHttpServer, type BoundHttpServer, type HttpHandlers, type ListenAd
 import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
 import { createScheduler, type Scheduler, type SchedulerTimers } from './scheduler.js';
-import { resyncSlots } from './spread.js';
+import { resyncSlots } from './resync-slots.js';
 import { credentialFingerprints } from '../config/fingerprint.js';
 import { createStatusTracker, withRateLimitWaits, withSuspended, type StatusDocument, type StatusTracker } from './status.js';
 import { createSourceLinker } from './source-links.js';
@@ -149,7 +149,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(options.stateGuard ? { stateGuard: options.stateGuard } : {}),
     ...(leadership ? { term: () => leadership.term() } : {}),
   });
-  // Targets sharing a rate budget resync one after another, each on its own slot (spread.ts).
+  // Targets sharing a rate budget resync one after another, each on its own slot (resync-slots.ts).
   const slots = resyncSlots(config.targets, config.sync.intervalMs, credentialFingerprints(config.targets, context.env));
   if (slots.size > 0) logger.info({ resyncs: Object.fromEntries(slots) }, 'targets share a rate budget: their resyncs are spread over the interval');
   const scheduler = createScheduler({

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { PAST_TENSE } from '../apply/events.js';
 import { changeRef, outcomeOf, type Change, type ChangeResult } from '../model/plan.js';
 import { isListed, withCode } from '../plan/render-text.js';
-import { describeSync, type SyncAccount } from './console.js';
+import { describeSync, type ConsoleAccount } from './console.js';
 import type { NextSync, Trigger } from './scheduler.js';
 import type { SyncFailure, SyncLogRecord } from './sync-result.js';
 
@@ -20,7 +20,7 @@ export interface FinishedSync {
   /** `HH:MM:SS` of the console line. */
   time: string;
   /** The account of a sync that planned; none for one that crashed. */
-  account?: SyncAccount;
+  account?: ConsoleAccount;
   logRecord?: SyncLogRecord;
   failure?: SyncFailure;
   /** The sync's own logger (target and sync id on every record). */

@@ -11,11 +11,11 @@
  * - after each sync, the outcome decides the next one (see `nextRun`): a periodic resync
  *   `intervalMs` ± jitter later, or a retry with exponential backoff after a transient failure;
  * - a target that shares its rate budget with others resyncs on its own slot of a common cycle
- *   instead (see spread.ts), so the group's resyncs come one after another, not all at once.
+ *   instead (see resync-slots.ts), so the group's resyncs come one after another, not all at once.
  */
 import type { Logger } from 'pino';
 import { setLongTimeout, type LongTimeout } from '../support/timers.js';
-import { delayToSlot, type ResyncSlot } from './spread.js';
+import { delayToSlot, type ResyncSlot } from './resync-slots.js';
 
 /** Why a sync runs; informational, since every sync reconciles the whole target. */
 export type Trigger = 'initial' | 'files' | 'resync' | 'reload' | 'retry';
@@ -48,7 +48,7 @@ export interface SchedulerOptions {
   /** Spread of the resync interval, as a share of it: 0.1 means ±10 %. Default 0.1. */
   jitter?: number;
   /**
-   * Targets that resync on a slot of a cycle (those sharing a rate budget; see spread.ts) instead
+   * Targets that resync on a slot of a cycle (those sharing a rate budget; see resync-slots.ts) instead
    * of `intervalMs` ± jitter after their last sync. Cycles count from `start()`. Default none.
    */
   resyncSlots?: ReadonlyMap<string, ResyncSlot>;
