@@ -71,7 +71,7 @@ export interface SyncFacts {
 }
 
 /** The result of a sync that ran to its end (one that threw is {@link crashedSync}). */
-export function syncResultOf(run: RunPlan, outcome: RunResult | undefined, facts: SyncFacts, proposal?: ProposalStatus): TargetSyncResult {
+export function syncResultOf(run: RunPlan, applied: RunResult | undefined, facts: SyncFacts, proposal?: ProposalStatus): TargetSyncResult {
   const name = facts.target;
   const targetRun = run.targets[0];
   // A revision is what the files are only when they hold no uncommitted edits.
@@ -81,13 +81,13 @@ export function syncResultOf(run: RunPlan, outcome: RunResult | undefined, facts
     const code = targetRun?.failed?.code ?? 'E_INTERNAL';
     return { outcome: outcomeOf([code], error), report: { ok: false, error, ...revision }, failure: { code, subjects: [], error }, planned: false, plan: run.plan };
   }
-  const results = outcome?.results;
+  const results = applied?.results;
   const inventory = facts.inventory;
   const idOf = (change: Change): string | undefined => change.id ?? inventory[change.kind][change.name]?.id;
   const left = facts.proposes ? { proposed: proposal?.commit === undefined ? undefined : proposal.branch } : undefined;
   const resources = [...observeChanges(targetRun.changes, results, facts.heal, idOf, left), ...observeProblems(run, name, inventory)];
   const failures = resources.filter((resource) => resource.status === 'error');
-  const refusals = [...(outcome?.errors ?? []), ...(proposalFailed(proposal) ? [{ code: proposal.code, message: `drift proposal on ${proposal.branch}: ${proposal.error}` }] : [])];
+  const refusals = [...(applied?.errors ?? []), ...(proposalFailed(proposal) ? [{ code: proposal.code, message: `drift proposal on ${proposal.branch}: ${proposal.error}` }] : [])];
   const problems = problemsOf(run, name);
   const ok = failures.length === 0 && refusals.length === 0 && problems.length === 0;
   const proposed = proposal === undefined ? {} : { proposal };
@@ -96,7 +96,7 @@ export function syncResultOf(run: RunPlan, outcome: RunResult | undefined, facts
   const codes = [...failures.map((failure) => failure.code ?? 'E_INTERNAL'), ...refusals.map((r) => r.code), ...problems.map((p) => p.code)];
   const report: SyncReport = { ok, resources, ...revision, error, ...proposed };
   const failure = failureOf(failures, refusals, problems);
-  const pruneRefusals = outcome?.errors ?? [];
+  const pruneRefusals = applied?.errors ?? [];
   return { outcome: outcomeOf(codes, error), report, failure, planned: true, plan: run.plan, ...(results ? { results } : {}), ...(pruneRefusals.length > 0 ? { refusals: pruneRefusals } : {}) };
 }
 

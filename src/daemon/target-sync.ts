@@ -188,10 +188,10 @@ async function syncTarget(options: SyncInput): Promise<TargetSyncResult> {
   // 2. Heal: apply what the plan found (never in report mode or a dry run); what `propose` leaves live is not applied.
   const drifted = options.propose && targetRun && !targetRun.failed ? targetRun.changes.filter((change) => change.drift === true) : [];
   const applying = drifted.length === 0 ? run : withoutChanges(run, new Set(drifted.map(changeRef)));
-  let outcome: RunResult | undefined;
+  let applied: RunResult | undefined;
   if (options.heal && targetRun && !targetRun.failed) {
     if (hasWrites(applying.targets[0]?.changes ?? [])) {
-      outcome = await executePlan(context, applying, {
+      applied = await executePlan(context, applying, {
         force: false,
         signal: options.signal,
         onEvent: (_target, event) => recordApplyEvent(metrics, target.name, event),
@@ -208,7 +208,7 @@ async function syncTarget(options: SyncInput): Promise<TargetSyncResult> {
   // 4. Report: status, metrics, and what the scheduler should do next.
   const result = syncResultOf(
     run,
-    outcome,
+    applied,
     {
       target: target.name,
       heal: options.heal,
