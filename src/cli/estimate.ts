@@ -6,7 +6,7 @@
 import { DEFAULT_REQUEST_MS, estimateApply } from '../apply/estimate.js';
 import { credentialFingerprints } from '../config/fingerprint.js';
 import type { ApiHooks } from '../api/port.js';
-import { budgetGroups } from '../daemon/spread.js';
+import { budgetGroups } from '../daemon/resync-slots.js';
 import { heldForTenants } from '../diff/index.js';
 import type { Plan } from '../model/plan.js';
 import type { ReconcileContext, RunPlan } from '../reconcile/reconcile.js';

@@ -23,7 +23,8 @@ export function manifestSource(revision: string | undefined, uncommitted: boolea
 
 const SOURCE_WORDS: Readonly<Record<ManifestSource, string>> = { git: 'from Git', 'working-tree': 'from the working tree' };
 
-export interface SyncAccount {
+/** One sync as the console tells it (the notifier is told another account: notify/events.ts). */
+export interface ConsoleAccount {
   target: string;
   trigger: Trigger;
   plan: Plan;
@@ -66,7 +67,7 @@ const NOT_APPLIED: Readonly<Record<NotApplied, string>> = {
 };
 
 /** One sync, for the console: a headline, then the plan (with results when it was applied). */
-export function describeSync(account: SyncAccount): string {
+export function describeSync(account: ConsoleAccount): string {
   const { target, trigger, plan, results, time } = account;
   const counts = pendingCounts(plan.changes);
   const listed = plan.changes.filter(isListed);

@@ -1,37 +1,30 @@
 /**
  * `stacksync run`: the long-running reconciler. Composition only; each part is its own module:
- * watch (chokidar, git-sync swaps) → scheduler (level-based, per target) → sync (plan, heal,
- * report) → status, metrics, HTTP. Stops cleanly: no new writes, in-flight ones finish, state saved.
+ * watch (chokidar, git-sync swaps) → scheduler (level-based, per target) → a target's sync
+ * (target-sync.ts: plan, apply, propose, report) → status, metrics, HTTP; run-time suspensions
+ * (suspension.ts) and leader election (leader.ts) plug in. Stops cleanly: no new writes,
+ * in-flight ones finish, state saved.
  */
-import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Logger } from 'pino';
-import type { Target } from '../model/config.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
 import type { StateGuard } from '../state/guard.js';
-import { manifestSource, type ManifestSource, type NotApplied } from './console.js';
-import { createSyncReporter, type SyncTold } from './report.js';
-import { childForSync, clockTime } from '../support/logger.js';
 import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
-import type { SyncAccount } from '../notify/events.js';
 import { resolveSecret } from '../config/secrets.js';
 import { startHttpServer, type BoundHttpServer, type HttpHandlers, type ListenAddress, type RunningHttpServer, type SuspensionNote } from './http.js';
-import type { StateRecord, Suspension } from '../model/state.js';
-import { StacksyncError } from '../errors.js';
 import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
-import { hasUncommittedEdits, readRevision } from './revision.js';
-import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
-import { resyncSlots } from './spread.js';
+import { createScheduler, type Scheduler, type SchedulerTimers } from './scheduler.js';
+import { resyncSlots } from './resync-slots.js';
 import { credentialFingerprints } from '../config/fingerprint.js';
-import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusDocument, type StatusTracker } from './status.js';
+import { createStatusTracker, withRateLimitWaits, withSuspended, type StatusDocument, type StatusTracker } from './status.js';
 import { createSourceLinker } from './source-links.js';
-import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
+import { checkoutRoot, createTargetSync } from './target-sync.js';
+import { createSuspensions } from './suspension.js';
 import { trackAffectedTargets } from './affected.js';
 import { watchManifests, type ManifestWatcher } from './watch.js';
-import { createDriftProposer, proposeOrReport, type DriftProposer, type PullDrift } from './proposal.js';
-import { proposalBranch } from '../config/propose.js';
+import { createDriftProposers, type PullDrift } from './drift-proposer.js';
 import type { LeaderElection } from './leader.js';
 
 export interface DaemonOptions {
@@ -79,7 +72,7 @@ export interface DaemonOptions {
   notifier?: Notifier;
   /**
    * `sync.drift: propose`: the pull core, which turns drifted resources into new manifest texts
-   * (the seam it plugs into, daemon/proposal.ts); `stacksync run` passes `pullPlanned`
+   * (the seam it plugs into, daemon/drift-proposer.ts); `stacksync run` passes `pullPlanned`
    * (reconcile/pull.ts). Without it the daemon proposes nothing and says so
    * (`E_PROPOSE_UNAVAILABLE`): drift is reported as with `report`.
    */
@@ -118,112 +111,55 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const now = options.now ?? Date.now;
   const targets = config.targets.map((target) => target.name);
   const status = createStatusTracker(targets, now);
-  const planned = new Set<string>();
   const leadership = options.leadership;
   const standingBy = (): boolean => leadership?.role() === 'standby';
   metrics.leader.set(standingBy() ? 0 : 1);
   for (const target of config.targets) initTargetMetrics(metrics, target.name, target.variant);
   const notifier = options.notifier ?? defaultNotifier(context, metrics, logger);
-  // Suspended at run time: kept in the state, read afresh by each sync; the config's own are in the targets.
-  const suspensionOf = (target: string): Suspension | undefined => context.store.get(target).suspension;
-  const suspendedTargets = (): Set<string> => new Set(config.targets.filter((target) => target.suspend || suspensionOf(target.name)).map((target) => target.name));
+  const suspensions = createSuspensions({ context, dryRun: options.dryRun, now, ...(options.stateGuard ? { stateGuard: options.stateGuard } : {}) });
   // Resolved now, so a missing token stops the start instead of leaving the endpoints open or broken.
   const controlToken = config.controlToken === undefined ? undefined : resolveSecret(config.controlToken, { env: context.env });
   const reloadToken = config.reloadToken === undefined ? undefined : resolveSecret(config.reloadToken, { env: context.env });
-  // `sync.drift: propose`: one proposer per target, its secrets read now (a dry run proposes nothing).
-  const proposers = new Map<string, DriftProposer>();
-  for (const target of options.dryRun ? [] : config.targets) {
-    const proposer = createDriftProposer(config, target, { env: context.env, ...(options.pullDrift ? { pull: options.pullDrift } : {}) });
-    if (proposer) proposers.set(target.name, proposer);
-  }
+  // `sync.drift: propose`: their secrets are read now too.
+  const proposers = createDriftProposers(config, { dryRun: options.dryRun, env: context.env, ...(options.pullDrift ? { pull: options.pullDrift } : {}) });
 
-  // 1. The checkout. Every sync resolves it afresh (level-based): whatever the watcher saw or
-  // missed, a sync reads the revision the link names when it starts, from the real directory, so
-  // a swap during the read cannot mix two revisions. The watcher only says when to look again.
+  // 1. The checkout: the watcher only says when to look again; each sync resolves it (target-sync.ts).
   let watcher: ManifestWatcher | undefined;
-  const currentRoot = async (): Promise<string> => realpath(context.manifestsDir).catch(() => context.manifestsDir);
   // Parses are kept from sync to sync (by content) and made off the event loop that serves the probes.
   const ownParser = options.parser ? undefined : createWorkerParser({ threads: Math.min(2, defaultThreads()), ref: false });
   const manifests = { parser: options.parser ?? ownParser ?? inlineParser, cache: new ParseCache() };
 
-  // 2. The per-target sync the scheduler runs. What it did is told once the scheduler has said
-  // what comes next (a retry in 2 s, the resync in 5 min): see report.ts.
-  const report = createSyncReporter(options.console ? { console: options.console } : { records: true });
-  const untold = new Map<string, SyncTold>();
-  const runSync = async (targetName: string, trigger: Trigger, signal: AbortSignal): Promise<TargetSyncResult> => {
-    const target = config.targets.find((candidate) => candidate.name === targetName);
-    if (!target) throw new Error(`unknown target ${targetName}`);
-    const log = childForSync(logger, targetName);
-    status.syncStarted(targetName);
-    let result: TargetSyncResult;
-    let root: string | undefined;
-    let source: ManifestSource = 'working-tree';
-    try {
-      root = await currentRoot();
-      // The watcher may have missed what this sync sees (a swap whose event was dropped, a parent
-      // directory replaced): let it look again, without waiting for it.
-      watcher?.refresh();
-      const [revision, uncommitted] = await Promise.all([readRevision(root), hasUncommittedEdits(root)]);
-      source = manifestSource(revision, uncommitted);
-      const dir = root;
-      notifier?.syncStarted(targetName, revision);
-      const proposer = proposers.get(targetName);
-      const syncContext = { ...context, manifestsDir: dir, logger: log, manifests: { ...manifests, shownAs: context.manifestsDir } };
-      const sync = (): Promise<TargetSyncResult> =>
-        syncTarget({
-          // Read from the resolved checkout, named as given (as plan names them), whatever revision it is.
-          context: syncContext,
-          target,
-          // `propose` applies what comes from Git and leaves drift to the proposer.
-          heal: !options.dryRun && config.sync.drift !== 'report',
-          ...(proposer
-            ? {
-                propose: (run, drifted) =>
-                  proposeOrReport(proposer, { context: syncContext, run, changes: drifted, checkout: dir, ...(revision ? { revision } : {}), uncommitted: uncommitted === true }, proposalBranch(config.sync.propose?.branch ?? '', targetName)),
-              }
-            : {}),
-          metrics,
-          logger: log,
-          // A leader that lost its lease sends nothing more: the term's end aborts the sync.
-          signal: leadership ? AbortSignal.any([signal, leadership.term()]) : signal,
-          trigger,
-          now,
-          source,
-          ...(revision ? { revision } : {}),
-          // Read when the sync starts: under the state lock, after the state was read again.
-          ...(suspensionOf(targetName) ? { suspended: true } : {}),
-        });
-      result = options.stateGuard ? await options.stateGuard.hold(sync, signal) : await sync();
-    } catch (error) {
-      result = crashedSync(error);
-    }
-    // The checkout moved while this sync read it: sync again, even if no event says so.
-    if (root !== undefined && (await currentRoot()) !== root) scheduler.trigger('files', [targetName]);
-    if (result.planned) planned.add(targetName);
-    status.syncFinished(targetName, result.report);
-    notifier?.syncFinished(accountOf(targetName, result));
-    const current = status.target(targetName);
-    if (current) recordStatusMetrics(metrics, targetName, current, now());
-    const time = clockTime(now());
-    const account = result.plan && { target: targetName, trigger, plan: result.plan, source, time, ...(result.results ? { results: result.results } : {}), ...notApplied(options.dryRun, config.sync.drift) };
-    untold.set(targetName, { target: targetName, trigger, ok: result.report.ok, time, logger: log, ...(account ? { account } : {}), ...(result.record ? { record: result.record } : {}), ...(result.failure ? { failure: result.failure } : {}) });
-    return result;
-  };
-
-  // Targets sharing a rate budget resync one after another, each on its own slot (spread.ts).
+  // 2. A target's sync (target-sync.ts), run by the scheduler; a standby has nothing to do.
+  const targetSync = createTargetSync({
+    context,
+    metrics,
+    logger,
+    status,
+    dryRun: options.dryRun,
+    manifests,
+    proposers,
+    suspendedNow: (target) => suspensions.of(target) !== undefined,
+    // The watcher may have missed what a sync sees (a swap whose event was dropped, a parent
+    // directory replaced): let it look again, without waiting for it.
+    onCheckoutRead: () => watcher?.refresh(),
+    onCheckoutMoved: (target) => scheduler.trigger('files', [target]),
+    now,
+    ...(options.console ? { console: options.console } : {}),
+    ...(notifier ? { notifier } : {}),
+    ...(options.stateGuard ? { stateGuard: options.stateGuard } : {}),
+    ...(leadership ? { term: () => leadership.term() } : {}),
+  });
+  // Targets sharing a rate budget resync one after another, each on its own slot (resync-slots.ts).
   const slots = resyncSlots(config.targets, config.sync.intervalMs, credentialFingerprints(config.targets, context.env));
   if (slots.size > 0) logger.info({ resyncs: Object.fromEntries(slots) }, 'targets share a rate budget: their resyncs are spread over the interval');
   const scheduler = createScheduler({
     targets,
     intervalMs: config.sync.intervalMs,
     resyncSlots: slots,
-    // A standby has nothing to do; once elected, it syncs every target (leadershipChanged).
-    sync: async (target, trigger, signal) => (standingBy() ? { result: 'ok' } : (await runSync(target, trigger, signal)).outcome),
-    onNext: (target, _outcome, next) => {
-      const told = untold.get(target);
-      untold.delete(target);
-      if (told) report(told, next);
-    },
+    // Once elected, a standby syncs every target (leadershipChanged).
+    sync: async (target, trigger, signal) => (standingBy() ? { result: 'ok' } : (await targetSync.run(target, trigger, signal)).outcome),
+    // What a sync did is told once the scheduler has said what comes next (a retry in 2 s, the resync in 5 min).
+    onNext: (target, _outcome, next) => targetSync.tell(target, next),
     logger,
     ...(options.timers ? { timers: options.timers } : {}),
     ...(options.now ? { now: options.now } : {}),
@@ -231,24 +167,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
 
   // A standby is ready: it serves, and stands in once the leader goes.
-  const ready = (): boolean => standingBy() || targets.every((target) => planned.has(target));
+  const ready = (): boolean => standingBy() || targets.every((target) => targetSync.planned(target));
   const leadershipChanged = (): void => {
     metrics.leader.set(standingBy() ? 0 : 1);
     if (!standingBy()) scheduler.trigger('reload');
   };
   const reload = (): void => scheduler.trigger('reload');
-  const setSuspended = async (target: string, suspend: boolean, note: SuspensionNote = {}): Promise<boolean> => {
-    if (!targets.includes(target)) return false;
-    if (options.dryRun) throw new StacksyncError('E_USAGE', 'this daemon runs --dry-run: it writes nothing, the state included, so it keeps no suspension');
-    const record: StateRecord = suspend ? { type: 'suspended', since: new Date(now()).toISOString(), ...note } : { type: 'resumed' };
-    const write = async (): Promise<void> => {
-      if (record.type === 'resumed' && !suspensionOf(target)) return;
-      context.store.record(target, record);
-      await context.store.save();
-    };
-    await (options.stateGuard ? options.stateGuard.hold(write) : write());
-    scheduler.trigger('reload', [target]);
-    return true;
+  const setSuspended = async (target: string, suspend: boolean, note?: SuspensionNote): Promise<boolean> => {
+    const recorded = await suspensions.record(target, suspend, note);
+    if (recorded) scheduler.trigger('reload', [target]);
+    return recorded;
   };
 
   // 3. Serving: metrics, health, readiness, status, reload.
@@ -256,8 +184,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (options.listen) {
     // Manifest paths as the repository has them, linked to their lines when a repository URL is set.
     const linked = createSourceLinker(config.daemon?.repositoryUrl === undefined ? {} : { repositoryUrl: config.daemon.repositoryUrl });
-    const document = async () =>
-      linked(withSuspended(withRateLimitWaits({ ...status.document(), ready: ready(), ...roleOf(leadership) }, await rateLimitWaitSeconds(metrics)), suspendedTargets(), suspensionOf));
+    const document = async (): Promise<StatusDocument> =>
+      linked(withSuspended(withRateLimitWaits({ ...status.document(), ready: ready(), ...roleOf(leadership) }, await rateLimitWaitSeconds(metrics)), suspensions.suspended(), suspensions.of));
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
     const handlers: HttpHandlers = { registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control, ...(reloadToken === undefined ? {} : { reloadToken }) };
     http = await serveOn(options.listen, handlers).catch(async (error: unknown) => {
@@ -265,35 +193,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       throw error;
     });
   }
-  // A saved file syncs the targets whose documents it holds (affected.ts).
-  const affected = trackAffectedTargets({ config, parser: manifests.parser, cache: manifests.cache });
+  // 4. Watching: a saved file syncs the targets whose documents it holds (affected.ts).
   if (options.watch !== false) {
-    watcher = await watchManifests(context.manifestsDir, {
-      ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
-      logger,
-      onChange: (reason) => {
-        void Promise.all([affected.of(reason), currentRoot()]).then(
-          ([concerned, root]) => {
-            const paths = reason.paths.slice(0, 10).map((path) => shownPath(path, root, context.manifestsDir));
-            logger.info({ kind: reason.kind, paths, targets: concerned ?? targets }, 'manifests changed');
-            scheduler.trigger('files', concerned);
-          },
-          (error: unknown) => {
-            logger.warn({ err: error }, 'could not tell which targets a change concerns; syncing all of them');
-            scheduler.trigger('files');
-          },
-        );
-      },
-    });
+    watcher = await watchForSyncs(context, manifests, (concerned) => scheduler.trigger('files', concerned), { logger, ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}) });
   }
   scheduler.start();
 
+  // 5. Stopping: no new work, syncs in flight drain, the state saved.
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await watcher?.close();
       const stopped = scheduler.stop();
-      if (!(await settlesWithin(stopped, options.drainMs ?? DEFAULT_DRAIN_MS)) && options.closeClients) {
+      if (!(await endsWithin(stopped, options.drainMs ?? DEFAULT_DRAIN_MS)) && options.closeClients) {
         logger.warn('syncs still running after the drain time (API retries); closing the API clients');
         await options.closeClients();
       }
@@ -335,21 +247,40 @@ function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Lo
   return createNotifier(settings, { secretIo: { env: context.env }, counter: metrics.notifications, logger });
 }
 
-/** What a finished sync tells the notifier. */
-function accountOf(target: string, result: TargetSyncResult): SyncAccount {
-  const account: SyncAccount = { target, ok: result.report.ok };
-  if (result.report.revision !== undefined) account.revision = result.report.revision;
-  if (result.report.error !== undefined) account.error = result.report.error;
-  if (result.plan) account.plan = result.plan;
-  if (result.results) account.results = result.results;
-  if (result.refusals) account.refusals = result.refusals;
-  const proposal = result.report.proposal;
-  if (proposal?.commit !== undefined) account.proposal = { branch: proposal.branch, ...(proposal.pullRequest === undefined ? {} : { pullRequest: proposal.pullRequest }) };
-  return account;
+/**
+ * Watches the manifests and asks for a sync of the targets a change concerns (affected.ts), or of
+ * every target when that cannot be told.
+ */
+async function watchForSyncs(
+  context: ReconcileContext,
+  manifests: { parser: ManifestParser; cache: ParseCache },
+  sync: (targets: string[] | undefined) => void,
+  options: { logger: Logger; debounceMs?: number },
+): Promise<ManifestWatcher> {
+  const { logger } = options;
+  const targets = context.config.targets.map((target) => target.name);
+  const affected = trackAffectedTargets({ config: context.config, parser: manifests.parser, cache: manifests.cache });
+  return watchManifests(context.manifestsDir, {
+    ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
+    logger,
+    onChange: (reason) => {
+      void Promise.all([affected.of(reason), checkoutRoot(context.manifestsDir)]).then(
+        ([concerned, root]) => {
+          const paths = reason.paths.slice(0, 10).map((path) => shownPath(path, root, context.manifestsDir));
+          logger.info({ kind: reason.kind, paths, targets: concerned ?? targets }, 'manifests changed');
+          sync(concerned);
+        },
+        (error: unknown) => {
+          logger.warn({ err: error }, 'could not tell which targets a change concerns; syncing all of them');
+          sync(undefined);
+        },
+      );
+    },
+  });
 }
 
-/** Whether `promise` settles within `ms`; never rejects. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+/** Whether `promise` resolves or rejects within `ms`; never rejects. */
+function endsWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
@@ -360,12 +291,6 @@ function shownPath(path: string, root: string, shownDir: string): string {
   const inside = relative(root, path);
   if (inside === '') return shownDir;
   return inside.startsWith('..') || isAbsolute(inside) ? path : join(shownDir, inside);
-}
-
-/** Why this daemon never applies what it finds, if it does not. */
-function notApplied(dryRun: boolean, drift: 'heal' | 'report' | 'propose'): { notApplied?: NotApplied } {
-  if (dryRun) return { notApplied: 'dry-run' };
-  return drift === 'heal' ? {} : { notApplied: drift };
 }
 
 export interface OnceOutcome {

@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Kind, Variant } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
 import type { ApiHooks, RetryReason } from '../api/port.js';
+import type { ApplyEvent } from '../apply/events.js';
 import { WRITE_ACTIONS } from '../model/plan.js';
 import { PIPE_STATES } from '../schema/enums.js';
 
@@ -190,4 +191,28 @@ export function setResourceCounts(metrics: Metrics, target: string, counts: Reco
   for (const kind of KINDS) {
     for (const status of RESOURCE_STATUSES) metrics.resources.set({ target, kind, status }, counts[kind][status]);
   }
+}
+
+/** Apply events → `apply_operations_total` and `queue_depth`. */
+export function recordApplyEvent(metrics: Metrics, target: string, event: ApplyEvent): void {
+  switch (event.type) {
+    case 'apply-started':
+      metrics.queueDepth.set({ target }, event.total);
+      return;
+    case 'change-succeeded':
+    case 'change-failed':
+    case 'change-skipped':
+      metrics.queueDepth.dec({ target });
+      metrics.applyOperations.inc({ target, kind: event.kind, action: event.action, result: resultOf(event.type) });
+      return;
+    case 'apply-finished':
+      metrics.queueDepth.set({ target }, 0);
+      return;
+    default:
+      return;
+  }
+}
+
+function resultOf(type: 'change-succeeded' | 'change-failed' | 'change-skipped'): 'ok' | 'failed' | 'skipped' {
+  return type === 'change-succeeded' ? 'ok' : type === 'change-failed' ? 'failed' : 'skipped';
 }

@@ -8,26 +8,26 @@ import type { Logger } from 'pino';
 import { PAST_TENSE } from '../apply/events.js';
 import { changeRef, outcomeOf, type Change, type ChangeResult } from '../model/plan.js';
 import { isListed, withCode } from '../plan/render-text.js';
-import { describeSync, type SyncAccount } from './console.js';
+import { describeSync, type ConsoleAccount } from './console.js';
 import type { NextSync, Trigger } from './scheduler.js';
-import type { SyncFailure, SyncRecord } from './sync.js';
+import type { SyncFailure, SyncLogRecord } from './sync-result.js';
 
 /** One finished sync, as the daemon tells it. */
-export interface SyncTold {
+export interface FinishedSync {
   target: string;
   trigger: Trigger;
   ok: boolean;
   /** `HH:MM:SS` of the console line. */
   time: string;
   /** The account of a sync that planned; none for one that crashed. */
-  account?: SyncAccount;
-  record?: SyncRecord;
+  account?: ConsoleAccount;
+  logRecord?: SyncLogRecord;
   failure?: SyncFailure;
   /** The sync's own logger (target and sync id on every record). */
   logger: Logger;
 }
 
-export type SyncReporter = (told: SyncTold, next: NextSync | undefined) => void;
+export type SyncReporter = (finished: FinishedSync, next: NextSync | undefined) => void;
 
 /** Where the accounts go: console text for people, or records on the logger for collectors. */
 export type ReportTo = { console: (text: string) => void } | { records: true };
@@ -35,41 +35,41 @@ export type ReportTo = { console: (text: string) => void } | { records: true };
 export function createSyncReporter(to: ReportTo): SyncReporter {
   // What each target's last failed sync was, to tell a retry that fails the same way in one line.
   const lastFailure = new Map<string, string>();
-  return (told, next) => {
-    const fingerprint = told.ok ? undefined : failureFingerprint(told);
-    const repeated = fingerprint !== undefined && lastFailure.get(told.target) === fingerprint;
-    if (fingerprint === undefined) lastFailure.delete(told.target);
-    else lastFailure.set(told.target, fingerprint);
-    if ('console' in to) tellPerson(to.console, told, next, repeated);
-    else tellCollector(told, next, repeated);
+  return (finished, next) => {
+    const fingerprint = finished.ok ? undefined : failureFingerprint(finished);
+    const repeated = fingerprint !== undefined && lastFailure.get(finished.target) === fingerprint;
+    if (fingerprint === undefined) lastFailure.delete(finished.target);
+    else lastFailure.set(finished.target, fingerprint);
+    if ('console' in to) tellPerson(to.console, finished, next, repeated);
+    else tellCollector(finished, next, repeated);
   };
 }
 
-function tellPerson(write: (text: string) => void, told: SyncTold, next: NextSync | undefined, repeated: boolean): void {
-  const again = againLine(told, next);
-  if (repeated && again !== undefined) return write(`[${told.time}] ${told.target}: ${again}\n`);
-  const account = told.account ? describeSync(told.account) : `[${told.time}] ${told.target}: ${told.trigger} sync failed: ${failureText(told.failure)}\n`;
-  write(account + (again !== undefined && next?.trigger === 'retry' ? `[${told.time}] ${told.target}: ${again}\n` : ''));
+function tellPerson(write: (text: string) => void, finished: FinishedSync, next: NextSync | undefined, repeated: boolean): void {
+  const again = againLine(finished, next);
+  if (repeated && again !== undefined) return write(`[${finished.time}] ${finished.target}: ${again}\n`);
+  const account = finished.account ? describeSync(finished.account) : `[${finished.time}] ${finished.target}: ${finished.trigger} sync failed: ${failureText(finished.failure)}\n`;
+  write(account + (again !== undefined && next?.trigger === 'retry' ? `[${finished.time}] ${finished.target}: ${again}\n` : ''));
 }
 
-function tellCollector(told: SyncTold, next: NextSync | undefined, repeated: boolean): void {
-  const { logger } = told;
+function tellCollector(finished: FinishedSync, next: NextSync | undefined, repeated: boolean): void {
+  const { logger } = finished;
   const nextFields = next === undefined ? {} : { next: { trigger: next.trigger, inSeconds: Math.round(next.delayMs / 100) / 10 } };
-  const again = againLine(told, next);
+  const again = againLine(finished, next);
   if (repeated && again !== undefined) {
-    logger.error({ trigger: told.trigger, ok: false, ...failureFields(told.failure), ...nextFields }, again);
+    logger.error({ trigger: finished.trigger, ok: false, ...failureFields(finished.failure), ...nextFields }, again);
     return;
   }
-  if (told.account?.results) for (const record of changeRecords(told.account.plan.changes, told.account.results)) logger[record.level](record.fields, record.msg);
-  const record = told.record ?? { level: 'error' as const, msg: `sync failed: ${failureText(told.failure)}`, fields: { trigger: told.trigger, ok: false, ...failureFields(told.failure) } };
+  if (finished.account?.results) for (const record of changeRecords(finished.account.plan.changes, finished.account.results)) logger[record.level](record.fields, record.msg);
+  const record = finished.logRecord ?? { level: 'error' as const, msg: `sync failed: ${failureText(finished.failure)}`, fields: { trigger: finished.trigger, ok: false, ...failureFields(finished.failure) } };
   logger[record.level]({ ...record.fields, ...nextFields }, record.msg);
 }
 
 /** `retrying Dashboard/x in 2 s: E_…: …`, or `still failing: …; next sync in 5 min` when it waits for the resync. */
-export function againLine(told: Pick<SyncTold, 'failure'>, next: NextSync | undefined): string | undefined {
-  if (told.failure === undefined || next === undefined) return undefined;
-  const subjects = listSubjects(told.failure.subjects);
-  const why = withCode(told.failure.code, told.failure.error);
+export function againLine(finished: Pick<FinishedSync, 'failure'>, next: NextSync | undefined): string | undefined {
+  if (finished.failure === undefined || next === undefined) return undefined;
+  const subjects = listSubjects(finished.failure.subjects);
+  const why = withCode(finished.failure.code, finished.failure.error);
   if (next.trigger === 'retry') return `retrying ${subjects ? `${subjects} ` : ''}in ${formatDelay(next.delayMs)}: ${why}`;
   return `still failing: ${subjects ? `${subjects}: ` : ''}${why}; next sync in ${formatDelay(next.delayMs)}`;
 }
@@ -88,9 +88,9 @@ export function formatDelay(ms: number): string {
 }
 
 /** What makes two failed syncs "the same": what they would show, whatever the time and trigger. */
-function failureFingerprint(told: SyncTold): string {
-  const body = told.account ? describeSync({ ...told.account, time: '', trigger: 'resync' }) : '';
-  return `${told.failure?.code ?? ''}\u0000${told.failure?.error ?? ''}\u0000${body}`;
+function failureFingerprint(finished: FinishedSync): string {
+  const body = finished.account ? describeSync({ ...finished.account, time: '', trigger: 'resync' }) : '';
+  return `${finished.failure?.code ?? ''}\u0000${finished.failure?.error ?? ''}\u0000${body}`;
 }
 
 function failureText(failure: SyncFailure | undefined): string {

@@ -7,15 +7,15 @@
  * - a target never syncs twice at once; a trigger during a sync marks it dirty, and exactly one
  *   more sync runs after the current one;
  * - triggers in one burst (the same tick) coalesce into one sync;
- * - targets are independent: each has its own slot, so one hanging or failing does not delay others;
+ * - targets are independent: each has its own entry, so one hanging or failing does not delay others;
  * - after each sync, the outcome decides the next one (see `nextRun`): a periodic resync
  *   `intervalMs` ± jitter later, or a retry with exponential backoff after a transient failure;
  * - a target that shares its rate budget with others resyncs on its own slot of a common cycle
- *   instead (see spread.ts), so the group's resyncs come one after another, not all at once.
+ *   instead (see resync-slots.ts), so the group's resyncs come one after another, not all at once.
  */
 import type { Logger } from 'pino';
 import { setLongTimeout, type LongTimeout } from '../support/timers.js';
-import { delayToSlot, type ResyncSlot } from './spread.js';
+import { delayToSlot, type ResyncSlot } from './resync-slots.js';
 
 /** Why a sync runs; informational, since every sync reconciles the whole target. */
 export type Trigger = 'initial' | 'files' | 'resync' | 'reload' | 'retry';
@@ -48,7 +48,7 @@ export interface SchedulerOptions {
   /** Spread of the resync interval, as a share of it: 0.1 means ±10 %. Default 0.1. */
   jitter?: number;
   /**
-   * Targets that resync on a slot of a cycle (those sharing a rate budget; see spread.ts) instead
+   * Targets that resync on a slot of a cycle (those sharing a rate budget; see resync-slots.ts) instead
    * of `intervalMs` ± jitter after their last sync. Cycles count from `start()`. Default none.
    */
   resyncSlots?: ReadonlyMap<string, ResyncSlot>;
@@ -113,7 +113,7 @@ export const BACKOFF_CAP_MS = 5 * 60_000;
 /** When several triggers coalesce, the sync reports the highest-ranked one. */
 const TRIGGER_RANK: Record<Trigger, number> = { resync: 0, retry: 1, files: 2, reload: 3, initial: 4 };
 
-interface Slot extends TargetSchedule {
+interface TargetEntry extends TargetSchedule {
   readonly name: string;
   /** A dispatch is queued for the end of this tick. */
   queued: boolean;
@@ -134,40 +134,40 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const now = options.now ?? Date.now;
   const nextRun = nextRunPolicy(options);
   let epoch = now();
-  const slots = new Map<string, Slot>(options.targets.map((name) => [name, newSlot(name)]));
+  const entries = new Map<string, TargetEntry>(options.targets.map((name) => [name, newEntry(name)]));
   const aborter = new AbortController();
   let started = false;
   let stopping: Promise<void> | undefined;
 
-  const slotsOf = (names: readonly string[] | undefined): Slot[] =>
-    (names ?? [...slots.keys()]).map((name) => {
-      const slot = slots.get(name);
-      if (slot === undefined) throw new Error(`unknown target ${name}`);
-      return slot;
+  const entriesOf = (names: readonly string[] | undefined): TargetEntry[] =>
+    (names ?? [...entries.keys()]).map((name) => {
+      const entry = entries.get(name);
+      if (entry === undefined) throw new Error(`unknown target ${name}`);
+      return entry;
     });
 
-  function enqueue(slot: Slot, reason: Trigger): void {
-    slot.pending = stronger(slot.pending, reason);
-    if (slot.running) {
-      slot.dirty = true;
+  function enqueue(entry: TargetEntry, reason: Trigger): void {
+    entry.pending = stronger(entry.pending, reason);
+    if (entry.running) {
+      entry.dirty = true;
       return;
     }
-    if (slot.queued) return;
-    slot.queued = true;
+    if (entry.queued) return;
+    entry.queued = true;
     // End of the tick, so a burst of triggers in one tick becomes one sync.
-    queueMicrotask(() => dispatch(slot));
+    queueMicrotask(() => dispatch(entry));
   }
 
-  function dispatch(slot: Slot): void {
-    slot.queued = false;
-    if (stopping !== undefined || slot.running) return;
-    const trigger = slot.pending ?? 'resync';
-    slot.pending = undefined;
-    cancelTimer(slot);
-    slot.running = true;
-    slot.lastTrigger = trigger;
-    slot.lastStartedAt = now();
-    slot.inFlight = runSync(slot.name, trigger).then((outcome) => finish(slot, outcome));
+  function dispatch(entry: TargetEntry): void {
+    entry.queued = false;
+    if (stopping !== undefined || entry.running) return;
+    const trigger = entry.pending ?? 'resync';
+    entry.pending = undefined;
+    cancelTimer(entry);
+    entry.running = true;
+    entry.lastTrigger = trigger;
+    entry.lastStartedAt = now();
+    entry.inFlight = runSync(entry.name, trigger).then((outcome) => finish(entry, outcome));
   }
 
   async function runSync(target: string, trigger: Trigger): Promise<SyncOutcome> {
@@ -179,21 +179,21 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   }
 
-  function finish(slot: Slot, outcome: SyncOutcome): void {
-    slot.running = false;
-    slot.lastOutcome = outcome;
-    slot.lastFinishedAt = now();
-    slot.failures = outcome.result === 'transient' ? slot.failures + 1 : 0;
-    if (stopping !== undefined || slot.dirty) {
-      tell(slot.name, outcome, undefined);
+  function finish(entry: TargetEntry, outcome: SyncOutcome): void {
+    entry.running = false;
+    entry.lastOutcome = outcome;
+    entry.lastFinishedAt = now();
+    entry.failures = outcome.result === 'transient' ? entry.failures + 1 : 0;
+    if (stopping !== undefined || entry.dirty) {
+      tell(entry.name, outcome, undefined);
       if (stopping !== undefined) return;
-      slot.dirty = false;
-      enqueue(slot, slot.pending ?? 'resync');
+      entry.dirty = false;
+      enqueue(entry, entry.pending ?? 'resync');
       return;
     }
-    const next = nextRun(slot.name, outcome, slot.failures, epoch, now());
-    tell(slot.name, outcome, next);
-    schedule(slot, next.delayMs, next.trigger);
+    const next = nextRun(entry.name, outcome, entry.failures, epoch, now());
+    tell(entry.name, outcome, next);
+    schedule(entry, next.delayMs, next.trigger);
   }
 
   function tell(target: string, outcome: SyncOutcome, next: NextSync | undefined): void {
@@ -204,21 +204,21 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   }
 
-  function schedule(slot: Slot, delayMs: number, trigger: Trigger): void {
-    cancelTimer(slot);
-    slot.nextRunAt = now() + delayMs;
-    slot.nextTrigger = trigger;
-    slot.timer = timers.setTimeout(() => {
-      slot.timer = undefined;
-      enqueue(slot, trigger);
+  function schedule(entry: TargetEntry, delayMs: number, trigger: Trigger): void {
+    cancelTimer(entry);
+    entry.nextRunAt = now() + delayMs;
+    entry.nextTrigger = trigger;
+    entry.timer = timers.setTimeout(() => {
+      entry.timer = undefined;
+      enqueue(entry, trigger);
     }, delayMs);
   }
 
-  function cancelTimer(slot: Slot): void {
-    if (slot.timer !== undefined) timers.clearTimeout(slot.timer);
-    slot.timer = undefined;
-    slot.nextRunAt = undefined;
-    slot.nextTrigger = undefined;
+  function cancelTimer(entry: TargetEntry): void {
+    if (entry.timer !== undefined) timers.clearTimeout(entry.timer);
+    entry.timer = undefined;
+    entry.nextRunAt = undefined;
+    entry.nextTrigger = undefined;
   }
 
   return {
@@ -226,31 +226,31 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (started) return;
       started = true;
       epoch = now();
-      for (const slot of slots.values()) enqueue(slot, 'initial');
+      for (const entry of entries.values()) enqueue(entry, 'initial');
     },
     trigger(reason, targets) {
-      const chosen = slotsOf(targets);
+      const chosen = entriesOf(targets);
       if (!started || stopping !== undefined) return;
-      for (const slot of chosen) enqueue(slot, reason);
+      for (const entry of chosen) enqueue(entry, reason);
     },
     stop() {
       stopping ??= (async () => {
         aborter.abort();
-        for (const slot of slots.values()) cancelTimer(slot);
-        await Promise.all([...slots.values()].map((slot) => slot.inFlight));
+        for (const entry of entries.values()) cancelTimer(entry);
+        await Promise.all([...entries.values()].map((entry) => entry.inFlight));
       })();
       return stopping;
     },
     async idle(targets) {
-      const chosen = slotsOf(targets);
-      while (chosen.some((slot) => slot.running || slot.queued)) {
-        await Promise.all(chosen.map((slot) => slot.inFlight));
+      const chosen = entriesOf(targets);
+      while (chosen.some((entry) => entry.running || entry.queued)) {
+        await Promise.all(chosen.map((entry) => entry.inFlight));
         await new Promise<void>((resolve) => queueMicrotask(resolve));
       }
     },
     state(target) {
-      const slot = slots.get(target);
-      return slot === undefined ? undefined : publicState(slot);
+      const entry = entries.get(target);
+      return entry === undefined ? undefined : publicState(entry);
     },
   };
 }
@@ -273,7 +273,7 @@ function nextRunPolicy(options: SchedulerOptions): NextRun {
       case 'terminal':
         return resync(target, epochMs, nowMs);
       case 'transient':
-        return { delayMs: backoffDelay(initial, cap, failures), trigger: 'retry' };
+        return { delayMs: retryDelay(initial, cap, failures), trigger: 'retry' };
       case 'requeue':
         return { delayMs: Math.max(0, outcome.afterMs), trigger: 'resync' };
     }
@@ -285,8 +285,8 @@ export function jittered(intervalMs: number, jitter: number, sample: number): nu
   return Math.round(intervalMs * (1 + jitter * (2 * sample - 1)));
 }
 
-/** `initialMs` doubled per failure after the first, capped at `maxMs`. */
-export function backoffDelay(initialMs: number, maxMs: number, failures: number): number {
+/** How long a retry waits: `initialMs` doubled per failure after the first, capped at `maxMs`, without jitter. */
+export function retryDelay(initialMs: number, maxMs: number, failures: number): number {
   return Math.min(maxMs, initialMs * 2 ** Math.max(0, failures - 1));
 }
 
@@ -294,11 +294,11 @@ function stronger(current: Trigger | undefined, next: Trigger): Trigger {
   return current === undefined || TRIGGER_RANK[next] > TRIGGER_RANK[current] ? next : current;
 }
 
-function newSlot(name: string): Slot {
+function newEntry(name: string): TargetEntry {
   return { name, running: false, dirty: false, failures: 0, queued: false, inFlight: Promise.resolve() };
 }
 
-function publicState(slot: Slot): TargetSchedule {
-  const { name: _name, queued: _queued, pending: _pending, timer: _timer, inFlight: _inFlight, ...state } = slot;
+function publicState(entry: TargetEntry): TargetSchedule {
+  const { name: _name, queued: _queued, pending: _pending, timer: _timer, inFlight: _inFlight, ...state } = entry;
   return { ...state };
 }

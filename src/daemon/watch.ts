@@ -83,12 +83,12 @@ export async function watchManifests(dir: string, options: WatchOptions): Promis
   const wanted = resolve(dir);
   const log = options.logger;
   const changes = createDebouncer(options);
-  const settleMs = 2 * (options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
+  const recheckMs = 2 * (options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
   let root = await checkoutAt(wanted);
   let files = root === undefined ? undefined : await watchFiles(root.path, changes, log);
   let link: LinkWatch | undefined;
   let closed = false;
-  let settleTimer: NodeJS.Timeout | undefined;
+  let recheckTimer: NodeJS.Timeout | undefined;
 
   const swapTo = async (next: Checkout | undefined): Promise<void> => {
     log?.info({ from: root?.path, to: next?.path }, 'manifests checkout swapped');
@@ -125,9 +125,9 @@ export async function watchManifests(dir: string, options: WatchOptions): Promis
   function onLinkEvent(): void {
     void recheck();
     // chokidar may fold two quick events on one name into one: look once more when things settle.
-    clearTimeout(settleTimer);
-    settleTimer = setTimeout(() => void recheck(), settleMs);
-    settleTimer.unref();
+    clearTimeout(recheckTimer);
+    recheckTimer = setTimeout(() => void recheck(), recheckMs);
+    recheckTimer.unref();
   }
 
   await rearmLink();
@@ -138,7 +138,7 @@ export async function watchManifests(dir: string, options: WatchOptions): Promis
     refresh: () => recheck(),
     async close() {
       closed = true;
-      clearTimeout(settleTimer);
+      clearTimeout(recheckTimer);
       await checking;
       changes.cancel();
       await Promise.all([link?.watcher.close(), files?.close()]);

@@ -175,7 +175,7 @@ function githubDelivery(provider: Provider, revision: string, body: Record<strin
   };
 }
 
-/** The headers of every GitHub REST API call: commit statuses here, drift pull requests (daemon/propose.ts). */
+/** The headers of every GitHub REST API call: commit statuses here, drift pull requests (daemon/drift-branch.ts). */
 export function githubHeaders(token: string): Record<string, string> {
   return {
     'content-type': 'application/json',

@@ -10,7 +10,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { proposeDrift, type ProposeRequest } from '../../src/daemon/propose.js';
+import { proposeDrift, type ProposeRequest } from '../../src/daemon/drift-branch.js';
 
 let root: string;
 let remote: string;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SchedulerOptions, SyncOutcome, Trigger } from '../../src/daemon/scheduler.js';
-import { backoffDelay, createScheduler, jittered } from '../../src/daemon/scheduler.js';
+import { createScheduler, jittered, retryDelay } from '../../src/daemon/scheduler.js';
 
 interface Call {
   target: string;
@@ -339,7 +339,7 @@ describe('jittered', () => {
   });
 });
 
-describe('backoffDelay', () => {
+describe('retryDelay', () => {
   it.each([
     [1, 1000],
     [2, 2000],
@@ -348,7 +348,7 @@ describe('backoffDelay', () => {
     [10, 300_000],
     [2000, 300_000],
   ])('after %i failures waits %i ms', (failures, want) => {
-    expect(backoffDelay(1000, 300_000, failures)).toBe(want);
+    expect(retryDelay(1000, 300_000, failures)).toBe(want);
   });
 });
 

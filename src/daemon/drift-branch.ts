@@ -16,14 +16,6 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import { StacksyncError } from '../errors.js';
 import { githubHeaders } from '../notify/notifier.js';
-import type { PullResult } from '../pull/index.js';
-
-/**
- * What the pull core returns for one target (`stacksync pull` without writing): the files' new
- * texts, and what it could not pull (conflicts, resources deleted live, errors), which the proposal
- * names on its status and in its pull request.
- */
-export type PullOutcome = PullResult;
 
 /** Where and as whom a proposal is committed. */
 export interface ProposeRequest {

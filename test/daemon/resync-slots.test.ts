@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ManagedTarget, SelfHostedTarget, Target } from '../../src/model/config.js';
-import { budgetGroups, delayToSlot, groupIntervalMs, READS_PER_RESYNC, RESYNC_BUDGET_SHARE, resyncSlots } from '../../src/daemon/spread.js';
+import { budgetGroups, delayToSlot, groupIntervalMs, READS_PER_RESYNC, RESYNC_BUDGET_SHARE, resyncSlots } from '../../src/daemon/resync-slots.js';
 
 const ORG = '0b4f6c1e-4d2a-4f6b-9a51-7c3d2e1f0a01';
 const MINUTE = 60_000;

@@ -16,19 +16,17 @@ import { errorCodeOf, StacksyncError, type ErrorCode } from '../errors.js';
 import type { Config, Target } from '../model/config.js';
 import type { Change } from '../model/plan.js';
 import type { ReconcileContext, RunPlan } from '../reconcile/reconcile.js';
-import { notPulledLines } from '../pull/index.js';
-import { proposeDrift, type GithubPullRequests, type PullOutcome } from './propose.js';
+import { notPulledLines, type PullResult } from '../pull/index.js';
+import { proposeDrift, type GithubPullRequests } from './drift-branch.js';
 
 /**
  * The pull core, as the daemon calls it: the new texts of the manifest files that hold `changes`
  * (drifted resources of `target`), computed from the manifests read from `context.manifestsDir`
- * and the live state of `run`, without writing anything. Paths are absolute, or relative to
- * `context.manifestsDir`.
+ * and the live state of `run`, without writing anything, and what it could not pull (conflicts,
+ * resources deleted live, errors), which the proposal names on its status and in its pull request.
+ * Paths are absolute, or relative to `context.manifestsDir`.
  */
-export type PullDrift = (input: { context: ReconcileContext; target: Target; run: RunPlan; changes: readonly Change[] }) => Promise<PullOutcome>;
-
-/** What became of a sync's drift under `propose`, for `/status` and the `drift` notification: what `/status` shows of it. */
-export type ProposalReport = ProposalStatus;
+export type PullDrift = (input: { context: ReconcileContext; target: Target; run: RunPlan; changes: readonly Change[] }) => Promise<PullResult>;
 
 /** What one sync hands the proposer. */
 export interface ProposalInput {
@@ -43,7 +41,7 @@ export interface ProposalInput {
   uncommitted: boolean;
 }
 
-export type DriftProposer = (input: ProposalInput) => Promise<ProposalReport>;
+export type DriftProposer = (input: ProposalInput) => Promise<ProposalStatus>;
 
 /**
  * The proposer of one target, or undefined when the config does not propose. Secrets are read now,
@@ -118,8 +116,18 @@ export function createDriftProposer(config: Config, target: Target, options: { p
   };
 }
 
+/** The proposer of each target that has one; none for a dry run, which proposes nothing. */
+export function createDriftProposers(config: Config, options: { dryRun: boolean; pull?: PullDrift; env: Readonly<Record<string, string | undefined>> }): Map<string, DriftProposer> {
+  const proposers = new Map<string, DriftProposer>();
+  for (const target of options.dryRun ? [] : config.targets) {
+    const proposer = createDriftProposer(config, target, { env: options.env, ...(options.pull ? { pull: options.pull } : {}) });
+    if (proposer) proposers.set(target.name, proposer);
+  }
+  return proposers;
+}
+
 /** Runs a proposer; a failure is its report, with its code. */
-export async function proposeOrReport(proposer: DriftProposer, input: ProposalInput, branch: string): Promise<ProposalReport> {
+export async function proposeOrReport(proposer: DriftProposer, input: ProposalInput, branch: string): Promise<ProposalStatus> {
   try {
     return await proposer(input);
   } catch (error) {
@@ -144,7 +152,7 @@ function inRepository(top: string, path: string): string {
  * The outcome with its files named from the repository's root: the pull names them where it read
  * them (the resolved checkout), a plan's problems as the manifests directory was given (`shownAs`).
  */
-function inRepositoryTerms(outcome: PullOutcome, top: string, checkout: string, shownAs: string | undefined): PullOutcome {
+function inRepositoryTerms(outcome: PullResult, top: string, checkout: string, shownAs: string | undefined): PullResult {
   const name = (file: string): string => {
     const inside = (root: string): string | undefined => {
       const path = relative(root, file);
@@ -162,7 +170,7 @@ function inRepositoryTerms(outcome: PullOutcome, top: string, checkout: string, 
   };
 }
 
-function describeLeft(outcome: PullOutcome): string {
+function describeLeft(outcome: PullResult): string {
   return `${outcome.conflicts.length} conflicts, ${outcome.deleted.length} deleted live, ${outcome.errors.length} errors`;
 }
 

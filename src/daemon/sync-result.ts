@@ -1,52 +1,25 @@
 /**
- * One sync of one target, as the daemon runs it: plan from the current checkout, heal (or only
- * report) drift, and turn the outcome into status observations, metrics and a scheduler outcome.
+ * What one sync of a target comes to, pure: from its plan, what the apply did and the drift
+ * proposal, the status observation of each resource, the scheduler outcome (retry, wait for the
+ * resync, look again soon), and the failure a one-line retry account names.
  */
-import type { Logger } from 'pino';
-import type { ApplyEvent } from '../apply/events.js';
 import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../model/kinds.js';
-import type { Target } from '../model/config.js';
 import type { LoadProblem } from '../model/desired.js';
 import type { TargetState } from '../model/state.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';
-import { changeRef, isWrite, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
+import { changeRef, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
 import { isDegraded } from '../diff/index.js';
-import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
-import { describeApplied, describePending, pendingCounts, type ManifestSource, type PendingCounts } from './console.js';
-import { rateLimitWaitSeconds, type Metrics } from './metrics.js';
-import type { SyncOutcome, Trigger } from './scheduler.js';
+import type { RunPlan, RunResult } from '../reconcile/reconcile.js';
+import type { ManifestSource } from './console.js';
+import type { SyncOutcome } from './scheduler.js';
 import { STATUS_DIFF_LIMIT, type ProposalStatus, type ResourceObservation, type SyncReport } from './status.js';
-
-export interface TargetSyncOptions {
-  context: ReconcileContext;
-  target: Target;
-  /** `report` and dry runs plan and record drift but never write. */
-  heal: boolean;
-  metrics: Metrics;
-  logger: Logger;
-  signal: AbortSignal;
-  trigger: Trigger;
-  /** The checkout revision this sync reads, when known. */
-  revision?: string;
-  /** Whether the manifests are that revision as committed, or files with uncommitted edits (default). */
-  source?: ManifestSource;
-  /** Suspended at run time (`POST /-/suspend`): read and reported, never written. */
-  suspended?: boolean;
-  /**
-   * `sync.drift: propose`: drift (writes whose manifest is the one last applied) is never written
-   * to the API; it is handed to this, which commits it to a branch, or says why it could not
-   * (docs/daemon.md, "Drift proposed as a branch"). Changes from Git are applied as `heal` says.
-   */
-  propose?: (run: RunPlan, drifted: readonly Change[]) => Promise<ProposalStatus>;
-  now: () => number;
-}
 
 /**
  * The log record of one sync: what a log collector is told (a person reads the same on the
  * console). The daemon writes it once the scheduler has said what comes next.
  */
-export interface SyncRecord {
+export interface SyncLogRecord {
   /** A sync that failed is an error, whatever else it did. */
   level: 'info' | 'error';
   msg: string;
@@ -66,7 +39,7 @@ export interface TargetSyncResult {
   outcome: SyncOutcome;
   report: SyncReport;
   /** The sync's log record; none for a sync that crashed (the daemon words that one). */
-  record?: SyncRecord;
+  logRecord?: SyncLogRecord;
   failure?: SyncFailure;
   /** True when the live state was read and a plan made (what readiness waits for). */
   planned: boolean;
@@ -76,104 +49,54 @@ export interface TargetSyncResult {
   refusals?: readonly PlanError[];
 }
 
-/** Runs one sync of one target; never throws for API or manifest trouble, it reports it. */
-export async function syncTarget(options: TargetSyncOptions): Promise<TargetSyncResult> {
-  const { context, target, metrics, logger } = options;
-  const started = options.now();
-  const waitedBefore = (await rateLimitWaitSeconds(metrics))[target.name] ?? 0;
-  const config = context.config;
-
-  // 1. Plan against the snapshot and the live state.
-  const run = await computePlan(context, { ...planRequestFor(config, { targets: [target.name] }), ...(options.suspended ? { suspendedTargets: [target.name] } : {}) });
-  const targetRun = run.targets[0];
-  metrics.manifestErrors.set({ target: target.name }, problemsOf(run, target.name).length);
-  if (run.plan.warnings.length > 0 && options.trigger !== 'resync') logger.warn({ warnings: run.plan.warnings.map((w) => w.message) }, 'manifest warnings');
-
-  // 2. Heal: apply what the plan found (never in report mode or a dry run); what `propose` leaves live is not applied.
-  const drifted = options.propose && targetRun && !targetRun.failed ? targetRun.changes.filter((change) => change.drift === true) : [];
-  const applying = drifted.length === 0 ? run : withoutChanges(run, new Set(drifted.map(changeRef)));
-  let outcome: RunResult | undefined;
-  if (options.heal && targetRun && !targetRun.failed) {
-    if (hasWrites(applying.targets[0]?.changes ?? [])) {
-      outcome = await executePlan(context, applying, {
-        force: false,
-        signal: options.signal,
-        onEvent: (_target, event) => recordApplyEvent(metrics, target.name, event),
-      });
-    } else if (recordInSync(context, target.name, targetRun.changes)) {
-      // Nothing to write, but what is in sync is now known as applied (how drift is told).
-      await context.store.save();
-    }
-  }
-
-  // 3. Propose: the drift left live, committed to a branch for review.
-  const proposal = options.propose && drifted.length > 0 ? await options.propose(run, drifted) : undefined;
-
-  // 4. Report: status, metrics, and what the scheduler should do next.
-  const result = summarise(run, outcome, options, proposal);
-  const seconds = (options.now() - started) / 1000;
-  metrics.reconcileDuration.observe({ target: target.name }, seconds);
-  metrics.reconcileTotal.inc({ target: target.name, result: result.report.ok ? 'success' : 'failure' });
-  if (result.report.ok) metrics.lastSuccessfulSync.set({ target: target.name }, options.now() / 1000);
-  // The part of the sync spent waiting for the rate budget (shared with the targets on the same credential).
-  const waitedSeconds = ((await rateLimitWaitSeconds(metrics))[target.name] ?? 0) - waitedBefore;
-  result.report.seconds = Math.round(seconds * 1000) / 1000;
-  result.report.rateLimitWaitSeconds = Math.round(waitedSeconds * 1000) / 1000;
-  const pending = pendingCounts(run.plan.changes);
-  const fields = {
-    trigger: options.trigger,
-    ok: result.report.ok,
-    seconds,
-    rateLimitWaitSeconds: Math.round(waitedSeconds * 1000) / 1000,
-    summary: run.plan.summary,
-    // Only the counts there are: a healed drift is not "toApply: 0".
-    ...nonZero(pending),
-    ...(options.revision === undefined ? {} : { revision: options.revision }),
-    source: options.source ?? 'working-tree',
-    ...(result.failure === undefined ? {} : { code: result.failure.code, error: result.report.error }),
-  };
-  const ok = result.report.ok;
-  const msg = syncMessage(run.plan.changes, pending, result.results, options.source, ok ? 'sync finished' : 'sync failed');
-  return { ...result, record: { level: ok ? 'info' : 'error', msg, fields } };
-}
-
-/** The run with some of its single target's changes left out (what `propose` leaves live). */
-function withoutChanges(run: RunPlan, left: ReadonlySet<string>): RunPlan {
-  return { ...run, targets: run.targets.map((targetRun) => ({ ...targetRun, changes: targetRun.changes.filter((change) => !left.has(changeRef(change))) })) };
-}
-
 /** A proposal that did not get the drift onto its branch, for a reason worth retrying. */
 function proposalFailed(proposal: ProposalStatus | undefined): proposal is ProposalStatus & { code: ErrorCode; error: string } {
   return proposal !== undefined && proposal.commit === undefined && proposal.code !== undefined && proposal.error !== undefined && proposal.code !== 'E_PROPOSE_UNAVAILABLE';
 }
 
-function summarise(run: RunPlan, outcome: RunResult | undefined, options: TargetSyncOptions, proposal?: ProposalStatus): TargetSyncResult {
-  const name = options.target.name;
+/** What the sync of one target knew besides its run: what it read, and what it may do. */
+export interface SyncFacts {
+  target: string;
+  /** `report` and dry runs plan and record drift but never write. */
+  heal: boolean;
+  /** `sync.drift: propose`: drift is left live and proposed on a branch. */
+  proposes: boolean;
+  /** The checkout revision the sync read, when known. */
+  revision?: string;
+  source?: ManifestSource;
+  /** The target's inventory once the apply recorded it (ids assigned by this sync's creates). */
+  inventory: TargetState['inventory'];
+  /** `sync.interval`: a follow-up sooner than the resync is worth arranging. */
+  intervalMs: number;
+}
+
+/** The result of a sync that ran to its end (one that threw is {@link crashedSync}). */
+export function syncResultOf(run: RunPlan, applied: RunResult | undefined, facts: SyncFacts, proposal?: ProposalStatus): TargetSyncResult {
+  const name = facts.target;
   const targetRun = run.targets[0];
   // A revision is what the files are only when they hold no uncommitted edits.
-  const revision = options.revision === undefined ? {} : { revision: options.revision, uncommitted: options.source !== 'git' };
+  const revision = facts.revision === undefined ? {} : { revision: facts.revision, uncommitted: facts.source !== 'git' };
   if (!targetRun || targetRun.failed) {
     const error = targetRun?.failed?.message ?? 'target was not planned';
     const code = targetRun?.failed?.code ?? 'E_INTERNAL';
     return { outcome: outcomeOf([code], error), report: { ok: false, error, ...revision }, failure: { code, subjects: [], error }, planned: false, plan: run.plan };
   }
-  const results = outcome?.results;
-  // Ids assigned by this sync's creates are in the inventory the apply recorded.
-  const inventory = options.context.store.get(name).inventory;
+  const results = applied?.results;
+  const inventory = facts.inventory;
   const idOf = (change: Change): string | undefined => change.id ?? inventory[change.kind][change.name]?.id;
-  const left = options.propose ? { proposed: proposal?.commit === undefined ? undefined : proposal.branch } : undefined;
-  const resources = [...observeChanges(targetRun.changes, results, options.heal, idOf, left), ...observeProblems(run, name, inventory)];
+  const left = facts.proposes ? { proposed: proposal?.commit === undefined ? undefined : proposal.branch } : undefined;
+  const resources = [...observeChanges(targetRun.changes, results, facts.heal, idOf, left), ...observeProblems(run, name, inventory)];
   const failures = resources.filter((resource) => resource.status === 'error');
-  const refusals = [...(outcome?.errors ?? []), ...(proposalFailed(proposal) ? [{ code: proposal.code, message: `drift proposal on ${proposal.branch}: ${proposal.error}` }] : [])];
+  const refusals = [...(applied?.errors ?? []), ...(proposalFailed(proposal) ? [{ code: proposal.code, message: `drift proposal on ${proposal.branch}: ${proposal.error}` }] : [])];
   const problems = problemsOf(run, name);
   const ok = failures.length === 0 && refusals.length === 0 && problems.length === 0;
   const proposed = proposal === undefined ? {} : { proposal };
-  if (ok) return { outcome: settling(targetRun.changes, results, options.context.config.sync.intervalMs), report: { ok, resources, ...revision, ...proposed }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
+  if (ok) return { outcome: followUpOf(targetRun.changes, results, facts.intervalMs), report: { ok, resources, ...revision, ...proposed }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
   const error = describeFailure(failures, refusals.map((r) => r.message), problems.length);
   const codes = [...failures.map((failure) => failure.code ?? 'E_INTERNAL'), ...refusals.map((r) => r.code), ...problems.map((p) => p.code)];
   const report: SyncReport = { ok, resources, ...revision, error, ...proposed };
   const failure = failureOf(failures, refusals, problems);
-  const pruneRefusals = outcome?.errors ?? [];
+  const pruneRefusals = applied?.errors ?? [];
   return { outcome: outcomeOf(codes, error), report, failure, planned: true, plan: run.plan, ...(results ? { results } : {}), ...(pruneRefusals.length > 0 ? { refusals: pruneRefusals } : {}) };
 }
 
@@ -189,15 +112,15 @@ function failureOf(failures: readonly ResourceObservation[], refusals: readonly 
 }
 
 /**
- * How soon to look again after a sync that started something that settles on its own (a pipe
+ * How soon to look again after a sync that started something the service finishes on its own (a pipe
  * created or started provisions asynchronously): the daemon does not wait for it, it syncs again
  * shortly, so `/status` and the pipe-state gauge show where it got to.
  */
-export const SETTLE_FOLLOW_UP_MS = 15_000;
+export const PROVISIONING_FOLLOW_UP_MS = 15_000;
 
-function settling(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult> | undefined, intervalMs: number): SyncOutcome {
+function followUpOf(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult> | undefined, intervalMs: number): SyncOutcome {
   const started = changes.some((change) => results?.get(changeRef(change))?.result === 'ok' && change.operations.some((operation) => operation.await !== undefined));
-  return started && SETTLE_FOLLOW_UP_MS < intervalMs ? { result: 'requeue', afterMs: SETTLE_FOLLOW_UP_MS } : { result: 'ok' };
+  return started && PROVISIONING_FOLLOW_UP_MS < intervalMs ? { result: 'requeue', afterMs: PROVISIONING_FOLLOW_UP_MS } : { result: 'ok' };
 }
 
 /** Terminal when every failure is: nothing changes until someone does; otherwise retry with backoff. */
@@ -277,28 +200,8 @@ function observeProblems(run: RunPlan, target: string, inventory: TargetState['i
   return observations;
 }
 
-function problemsOf(run: RunPlan, target: string): LoadProblem[] {
+export function problemsOf(run: RunPlan, target: string): LoadProblem[] {
   return run.load.problems.filter((problem) => problem.target === target || problem.target === '*' || problem.target === undefined);
-}
-
-/** `sync finished: found 3 changes to apply and 1 drift (…)`, or what became of them when it applied them. */
-function syncMessage(
-  changes: readonly Change[],
-  pending: PendingCounts,
-  results: ReadonlyMap<string, ChangeResult> | undefined,
-  source: ManifestSource | undefined,
-  lead = 'sync finished',
-): string {
-  if (pending.toApply + pending.drift === 0) return lead;
-  return `${lead}: ${results ? describeApplied(changes, results, source) : `found ${describePending(pending)}`}`;
-}
-
-function nonZero(counts: PendingCounts): Partial<PendingCounts> {
-  return Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0));
-}
-
-function hasWrites(changes: readonly Change[]): boolean {
-  return changes.some((change) => isWrite(change.action));
 }
 
 function describeFailure(failures: readonly ResourceObservation[], refusals: readonly string[], problems: number): string {
@@ -310,34 +213,10 @@ function describeFailure(failures: readonly ResourceObservation[], refusals: rea
   return parts.join('; ');
 }
 
-/** Apply events → `apply_operations_total` and `queue_depth`. */
-export function recordApplyEvent(metrics: Metrics, target: string, event: ApplyEvent): void {
-  switch (event.type) {
-    case 'apply-started':
-      metrics.queueDepth.set({ target }, event.total);
-      return;
-    case 'change-succeeded':
-    case 'change-failed':
-    case 'change-skipped':
-      metrics.queueDepth.dec({ target });
-      metrics.applyOperations.inc({ target, kind: event.kind, action: event.action, result: resultOf(event.type) });
-      return;
-    case 'apply-finished':
-      metrics.queueDepth.set({ target }, 0);
-      return;
-    default:
-      return;
-  }
-}
-
-function resultOf(type: 'change-succeeded' | 'change-failed' | 'change-skipped'): 'ok' | 'failed' | 'skipped' {
-  return type === 'change-succeeded' ? 'ok' : type === 'change-failed' ? 'failed' : 'skipped';
-}
-
 /** A thrown error (a bug, a corrupt state file) as a failed sync the scheduler retries. */
 export function crashedSync(error: unknown): TargetSyncResult {
   const message = error instanceof Error ? error.message : String(error);
   const code = errorCodeOf(error);
-  const record: SyncRecord = { level: 'error', msg: `sync failed: ${code}: ${message}`, fields: { ok: false, code, err: error } };
-  return { outcome: outcomeOf([code], error), report: { ok: false, error: `${code}: ${message}` }, record, failure: { code, subjects: [], error: message }, planned: false };
+  const logRecord: SyncLogRecord = { level: 'error', msg: `sync failed: ${code}: ${message}`, fields: { ok: false, code, err: error } };
+  return { outcome: outcomeOf([code], error), report: { ok: false, error: `${code}: ${message}` }, logRecord, failure: { code, subjects: [], error: message }, planned: false };
 }
