@@ -5,6 +5,8 @@
  * live; a manifest still naming it then plans as `= adopt`. `--dry-run` changes nothing, and a
  * resource the inventory does not hold is an error that changes nothing.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CURRENT_IDS, type RunningEmulator } from '../../src/emulator/index.js';
 import { dashboardName, dashboardYaml, describeRun, liveTarget, named, parseJsonOutput, readState, stackOf, writesSince, type TargetName } from '../helpers/e2e.js';
@@ -186,5 +188,72 @@ spec:
     expect(result.stdout).toContain('forgot Source/shop-logs');
     expect(await writesSince(emulator.url)).toBe(writes);
     expect((await readState(workspace.statePath)).targets['local']?.inventory.Source).not.toHaveProperty('shop-logs');
+  });
+});
+
+/**
+ * A loopback proxy in front of the emulator that can refuse every PUT (an update) with 400, as a
+ * service that will not take the update would: everything else is passed through.
+ */
+async function refusingProxy(upstream: string): Promise<{ url: string; refuseUpdates: (refuse: boolean) => void; close: () => Promise<void> }> {
+  let refuse = false;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (refuse && request.method === 'PUT') {
+        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 400, error: 'updates are refused here' }));
+        return;
+      }
+      const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => name !== 'host' && name !== 'content-length' && typeof value === 'string')) as Record<string, string>;
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      fetch(`${upstream}${request.url ?? '/'}`, { method: request.method ?? 'GET', headers, ...(body ? { body } : {}) })
+        .then(async (answer) => {
+          const text = Buffer.from(await answer.arrayBuffer());
+          const kept = Object.fromEntries([...answer.headers].filter(([name]) => !['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)));
+          response.writeHead(answer.status, kept).end(text);
+        })
+        .catch(() => response.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    refuseUpdates: (value) => {
+      refuse = value;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('state forget when the mark cannot be taken off', () => {
+  let emulator: RunningEmulator;
+  let proxy: Awaited<ReturnType<typeof refusingProxy>>;
+  let workspace: Workspace;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+    proxy = await refusingProxy(emulator.url);
+    workspace = await createWorkspace(proxy.url, { rateLimit: FAST, sync: { markManaged: true } });
+    await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: 'local-selfhosted', tags: ['team:web'] }));
+    const applied = await workspace.run(['apply']);
+    expect(applied.code, describeRun(applied)).toBe(0);
+  });
+  afterAll(async () => {
+    await workspace?.dispose();
+    await proxy?.close();
+    await emulator?.close();
+  });
+
+  it('exits 1 and keeps that resource in the inventory, its tags as they were', async () => {
+    proxy.refuseUpdates(true);
+    const before = await liveDashboard(emulator.url, 'local-selfhosted', 'web');
+    const result = await workspace.run(['state', 'forget', 'local-selfhosted', 'Dashboard/web']);
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(result.stderr).toMatch(/Dashboard\/web \(id [^)]+\): its mark managed-by:stacksync could not be taken off .*; it stays in the inventory, unchanged/);
+    expect(await liveDashboard(emulator.url, 'local-selfhosted', 'web')).toEqual(before);
+    expect((await inventory(workspace, 'local-selfhosted', 'Dashboard'))['web']?.id).toBe(before.id);
+    expect((await planChange(workspace, 'local-selfhosted', 'Dashboard', 'web'))?.action).not.toBe('adopt');
   });
 });
