@@ -92,7 +92,8 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .command('forget')
     .exitOverride()
     .argument('<target>', 'the target whose inventory holds them')
-    .argument('<resources...>', "the resources, as KIND/NAME (NAME: the manifest's metadata.name, as the inventory records it)")
+    .argument('[resources...]', "the resources, as KIND/NAME (NAME: the manifest's metadata.name, as the inventory records it); at least one")
+    .summary('Lets go of resources without deleting them, their managed-by mark taken off (Terraform\'s `state rm`).')
     .description(
       'Lets go of resources without deleting them (Terraform\'s `state rm`): each leaves the inventory, so stacksync no longer owns it and prune never deletes it; a manifest still naming it then plans as `= adopt`. ' +
         `Where its kind has tags and the live resource carries the mark ${MANAGED_MARK}, one update takes the mark off first, everything else as it is live. ` +
@@ -104,6 +105,7 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .addOption(lockTimeoutOption())
     .addHelpText('after', '\nExamples:\n  stacksync state forget production Dashboard/api-latency --dry-run\n  stacksync state forget production Dashboard/api-latency SavedSearch/errors')
     .action(async (target: string, resources: string[], flags: StateFlags & LockFlags & { dryRun?: boolean }) => {
+      if (resources.length === 0) throw new StacksyncError('E_USAGE', 'name at least one resource to forget, as KIND/NAME');
       const subjects = resources.map(parseSubject);
       const dryRun = flags.dryRun === true;
       const session = await openSession(

@@ -13,20 +13,20 @@
  */
 import type { Api } from '../api/port.js';
 import { profileOf } from '../config/profile.js';
-import { secretVars } from '../config/secrets.js';
 import { carriesMark, withoutMark } from '../diff/mark.js';
 import { planTargetAsking } from '../diff/plan-target.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { exportLiveState } from '../export/index.js';
-import { accessOf, descriptorOf, liveOf, withKindsRead, type DesiredResource, type KindManifests, type LiveState } from '../kinds/index.js';
+import { descriptorOf, liveOf, withKindsRead, type DesiredResource, type KindManifests, type LiveState } from '../kinds/index.js';
 import type { DesiredBase, SecretValue } from '../model/desired.js';
 import type { Target } from '../model/config.js';
 import type { Manifest } from '../model/manifest.js';
-import { KINDS, type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import type { Change, WriteBody } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { MANAGED_MARK } from '../schema/config.js';
 import { targetNamed, type ReconcileContext } from './reconcile.js';
+import { inventoryExportOptions } from './export.js';
 
 export interface ForgetSubject {
   kind: Kind;
@@ -116,16 +116,8 @@ async function forgetOne(ctx: ReconcileContext, target: Target, subject: ForgetS
 function unmarkingUpdate(ctx: ReconcileContext, target: Target, subject: ForgetSubject & { id: string }, live: LiveState): WriteBody {
   const descriptor = descriptorOf(subject.kind);
   const member = descriptor.tags!.member;
-  const inventory = ctx.store.get(target.name).inventory;
   const named = referencedKinds(subject.kind);
-  const exported = exportLiveState(live, {
-    target: target.name,
-    setTarget: false,
-    kinds: [subject.kind, ...named],
-    owned: Object.fromEntries(KINDS.map((kind) => [kind, new Map(Object.entries(inventory[kind]).map(([key, entry]) => [entry.id, key]))])),
-    secretVars: secretVars(target, { env: ctx.env }),
-    access: (kind) => accessOf(kind, target.variant, profileOf(target)),
-  });
+  const exported = exportLiveState(live, inventoryExportOptions(ctx, target, [subject.kind, ...named]));
   const manifest = exported.manifests.find((each) => each.kind === subject.kind && each.id === subject.id);
   if (!manifest) {
     const skipped = exported.skipped.find((each) => each.kind === subject.kind && each.id === subject.id);
