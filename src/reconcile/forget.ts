@@ -49,9 +49,9 @@ export interface ForgetOutcome extends ForgetSubject {
   forgotten: boolean;
   /**
    * The mark: `removed` (with `dryRun`: would be), `absent` (the live resource does not carry it,
-   * or is gone), `untagged` (its kind has no tags).
+   * or is gone), `untagged` (its kind has no tags), `kept` (it could not be taken off: `error`).
    */
-  mark: 'removed' | 'absent' | 'untagged';
+  mark: 'removed' | 'absent' | 'untagged' | 'kept';
   /** Why its mark could not be taken off; it then stays in the inventory, its tags as they were. */
   error?: string;
 }
@@ -65,10 +65,10 @@ export async function forgetResources(ctx: ReconcileContext, request: ForgetRequ
   const state = ctx.store.get(target.name);
   const owned = request.subjects.map((subject) => ({ ...subject, id: ownedId(state, subject, target.name) }));
   const tagged = owned.filter((subject) => descriptorOf(subject.kind).tags !== undefined);
-  const live = tagged.length > 0 ? await readLive(ctx.apiFor(target), [...new Set(tagged.map((subject) => subject.kind))]) : undefined;
+  const read = tagged.length > 0 ? { live: await readLive(ctx.apiFor(target), [...new Set(tagged.map((subject) => subject.kind))]) } : undefined;
   const outcomes: ForgetOutcome[] = [];
   for (const subject of owned) {
-    const outcome = await forgetOne(ctx, target, subject, live, request.dryRun);
+    const outcome = await forgetOne(ctx, target, subject, read, request.dryRun);
     outcomes.push(outcome);
     if (outcome.forgotten && !request.dryRun) {
       ctx.store.record(target.name, { type: 'forgotten', kind: subject.kind, key: subject.name });
@@ -92,19 +92,27 @@ async function readLive(api: Api, kinds: readonly Kind[]): Promise<LiveState> {
   return unread.length === 0 ? live : withKindsRead(live, await api.readKinds(unread), unread);
 }
 
-async function forgetOne(ctx: ReconcileContext, target: Target, subject: ForgetSubject & { id: string }, live: LiveState | undefined, dryRun: boolean): Promise<ForgetOutcome> {
+/** What was read of the target's live state; a plan that looks at kinds not read yet reads them into it. */
+interface LiveRead {
+  live: LiveState;
+}
+
+async function forgetOne(ctx: ReconcileContext, target: Target, subject: ForgetSubject & { id: string }, read: LiveRead | undefined, dryRun: boolean): Promise<ForgetOutcome> {
   const tags = descriptorOf(subject.kind).tags;
-  if (tags === undefined || live === undefined) return { ...subject, forgotten: true, mark: 'untagged' };
-  const object = liveOf(live, subject.kind).find((item) => item.id === subject.id);
+  if (tags === undefined || read === undefined) return { ...subject, forgotten: true, mark: 'untagged' };
+  if (read.live.unreadable?.some((item) => item.kind === subject.kind && item.id === subject.id) === true) {
+    return { ...subject, forgotten: false, mark: 'kept', error: 'its live value could not be read, so whether it carries the mark is not known' };
+  }
+  const object = liveOf(read.live, subject.kind).find((item) => item.id === subject.id);
   if (object === undefined || !carriesMark(tags.of(object as never), MANAGED_MARK)) return { ...subject, forgotten: true, mark: 'absent' };
   try {
-    const update = unmarkingUpdate(ctx, target, subject, live);
+    const update = await unmarkingUpdate(ctx, target, subject, read);
     if (!dryRun) await ctx.apiFor(target).update(subject.kind, subject.id, update);
     return { ...subject, forgotten: true, mark: 'removed' };
   } catch (error) {
     const code = errorCodeOf(error);
     const message = error instanceof Error ? error.message : String(error);
-    return { ...subject, forgotten: false, mark: 'absent', error: code === undefined ? message : `${code}: ${message}` };
+    return { ...subject, forgotten: false, mark: 'kept', error: code === undefined ? message : `${code}: ${message}` };
   }
 }
 
@@ -113,11 +121,11 @@ async function forgetOne(ctx: ReconcileContext, target: Target, subject: ForgetS
  * value, in manifest terms, without the mark. Throws when that update would change more than the
  * tags, or cannot be made.
  */
-function unmarkingUpdate(ctx: ReconcileContext, target: Target, subject: ForgetSubject & { id: string }, live: LiveState): WriteBody {
+async function unmarkingUpdate(ctx: ReconcileContext, target: Target, subject: ForgetSubject & { id: string }, read: LiveRead): Promise<WriteBody> {
   const descriptor = descriptorOf(subject.kind);
   const member = descriptor.tags!.member;
   const named = referencedKinds(subject.kind);
-  const exported = exportLiveState(live, inventoryExportOptions(ctx, target, [subject.kind, ...named]));
+  const exported = exportLiveState(read.live, inventoryExportOptions(ctx, target, [subject.kind, ...named]));
   const manifest = exported.manifests.find((each) => each.kind === subject.kind && each.id === subject.id);
   if (!manifest) {
     const skipped = exported.skipped.find((each) => each.kind === subject.kind && each.id === subject.id);
@@ -129,14 +137,22 @@ function unmarkingUpdate(ctx: ReconcileContext, target: Target, subject: ForgetS
   // What it names is there too, as it is live, so its names resolve as in a plan of the manifests.
   const others = exported.manifests.filter((each) => named.has(each.kind) && each !== manifest).map((each) => ({ key: each.key, document: each.document as unknown }));
   const desired = [{ key: subject.name, document: own as unknown }, ...others].map(({ key, document }) => desiredOf(document as Manifest, key, target.name));
-  const { changes } = planTargetAsking({
-    target: { name: target.name, variant: target.variant, profile: profileOf(target) },
-    desired,
-    live,
-    state: ctx.store.get(target.name),
-    options: { prune: false, adopt: false, blocked: false, settleMs: ctx.config.sync.settleWindowMs },
-    nowMs: ctx.now?.() ?? Date.now(),
-  });
+  const plan = (): ReturnType<typeof planTargetAsking> =>
+    planTargetAsking({
+      target: { name: target.name, variant: target.variant, profile: profileOf(target) },
+      desired,
+      live: read.live,
+      state: ctx.store.get(target.name),
+      options: { prune: false, adopt: false, blocked: false, settleMs: ctx.config.sync.settleWindowMs },
+      nowMs: ctx.now?.() ?? Date.now(),
+    });
+  let planned = plan();
+  // A kind the plan looks at across kinds (evidence of hidden tiles) is read, and it plans again, as every plan does.
+  while (planned.asked.length > 0) {
+    read.live = withKindsRead(read.live, await ctx.apiFor(target).readKinds(planned.asked), planned.asked);
+    planned = plan();
+  }
+  const { changes } = planned;
   const change = changes.find((each) => each.kind === subject.kind && each.name === subject.name);
   return onlyTags(change, member);
 }

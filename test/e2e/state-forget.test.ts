@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CURRENT_IDS, type RunningEmulator } from '../../src/emulator/index.js';
-import { dashboardName, dashboardYaml, describeRun, liveTarget, named, parseJsonOutput, readState, stackOf, writesSince, type TargetName } from '../helpers/e2e.js';
+import { dashboardName, dashboardYaml, describeRun, liveTarget, named, parseJsonOutput, readState, stackOf, TARGETS, writesSince, type TargetName } from '../helpers/e2e.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
 const MARK = 'managed-by:stacksync';
@@ -110,6 +110,31 @@ describe('state forget on the seed profile', () => {
   });
 });
 
+/** A source, and a saved search on it with tags of its own, on one target of the current profile. */
+function shopYaml(target: TargetName): string {
+  const connection = target === 'local' ? DEFAULT_CURRENT_IDS.service.connection : DEFAULT_CURRENT_IDS.team.connection;
+  return `apiVersion: stacksync/v1
+kind: Source
+metadata: { name: shop-logs, target: ${target} }
+spec:
+  name: Shop logs
+  kind: log
+  connectionId: "${connection}"
+  from: { databaseName: otel, tableName: shop_logs }
+  timestampValueExpression: Timestamp
+  defaultTableSelectExpression: Timestamp, Body
+---
+apiVersion: stacksync/v1
+kind: SavedSearch
+metadata: { name: shop-errors, target: ${target} }
+spec:
+  name: Shop errors
+  source: shop-logs
+  where: "level:error"
+  tags: [shop, errors]
+`;
+}
+
 describe('state forget on the current profile', () => {
   let emulator: RunningEmulator;
   let workspace: Workspace;
@@ -117,30 +142,10 @@ describe('state forget on the current profile', () => {
   beforeAll(async () => {
     emulator = await startTestEmulator({ profile: 'current' });
     workspace = await createWorkspace(emulator.url, { rateLimit: FAST, apiProfile: 'current', sync: { markManaged: true } });
-    await workspace.write(
-      'manifests/shop.yaml',
-      `apiVersion: stacksync/v1
-kind: Source
-metadata: { name: shop-logs, target: local }
-spec:
-  name: Shop logs
-  kind: log
-  connectionId: "${DEFAULT_CURRENT_IDS.service.connection}"
-  from: { databaseName: otel, tableName: shop_logs }
-  timestampValueExpression: Timestamp
-  defaultTableSelectExpression: Timestamp, Body
----
-apiVersion: stacksync/v1
-kind: SavedSearch
-metadata: { name: shop-errors, target: local }
-spec:
-  name: Shop errors
-  source: shop-logs
-  where: "level:error"
-  tags: [shop, errors]
-`,
-    );
-    await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: 'local', tags: ['team:web'] }).replace('dataSource: events', 'source: shop-logs'));
+    for (const target of TARGETS) {
+      await workspace.write(`manifests/${target}/shop.yaml`, shopYaml(target));
+      await workspace.write(`manifests/${target}/web.yaml`, dashboardYaml({ key: 'web', target, tags: ['team:web'] }).replace('dataSource: events', 'source: shop-logs'));
+    }
     const applied = await workspace.run(['apply']);
     expect(applied.code, describeRun(applied)).toBe(0);
   });
@@ -149,21 +154,21 @@ spec:
     await emulator?.close();
   });
 
-  it('takes the mark off a saved search and a dashboard, keeps everything else, and both then plan as adopt', async () => {
-    const before = await stackOf(emulator.url, 'local');
+  it.each(TARGETS)('takes the mark off a saved search and a dashboard of %s, keeps everything else, and both then plan as adopt', async (target) => {
+    const before = await stackOf(emulator.url, target);
     const search = named(before.savedSearches, 'Shop errors');
     const dashboard = named(before.dashboards, dashboardName('web'));
     expect(search['tags']).toEqual(['shop', 'errors', MARK]);
     expect(dashboard['tags']).toEqual(['team:web', MARK]);
 
-    const dry = await workspace.run(['state', 'forget', 'local', 'SavedSearch/shop-errors', 'Dashboard/web', '--dry-run']);
+    const dry = await workspace.run(['state', 'forget', target, 'SavedSearch/shop-errors', 'Dashboard/web', '--dry-run']);
     expect(dry.code, describeRun(dry)).toBe(0);
     expect(dry.stdout).toContain('would forget SavedSearch/shop-errors');
-    expect(named((await stackOf(emulator.url, 'local')).savedSearches, 'Shop errors')['tags']).toEqual(['shop', 'errors', MARK]);
+    expect(named((await stackOf(emulator.url, target)).savedSearches, 'Shop errors')['tags']).toEqual(['shop', 'errors', MARK]);
 
-    const result = await workspace.run(['state', 'forget', 'local', 'SavedSearch/shop-errors', 'Dashboard/web']);
+    const result = await workspace.run(['state', 'forget', target, 'SavedSearch/shop-errors', 'Dashboard/web']);
     expect(result.code, describeRun(result)).toBe(0);
-    const after = await stackOf(emulator.url, 'local');
+    const after = await stackOf(emulator.url, target);
     const { tags: searchTags, updatedAt: _searchUpdated, ...searchRest } = named(after.savedSearches, 'Shop errors');
     const { tags: _was, updatedAt: _searchUpdatedBefore, ...searchRestBefore } = search;
     expect(searchTags).toEqual(['shop', 'errors']);
@@ -173,12 +178,12 @@ spec:
     expect(dashboardTags).toEqual(['team:web']);
     expect(dashboardRest).toEqual(dashboardRestBefore);
 
-    const state = (await readState(workspace.statePath)).targets['local']?.inventory;
+    const state = (await readState(workspace.statePath)).targets[target]?.inventory;
     expect(state?.SavedSearch).not.toHaveProperty('shop-errors');
     expect(state?.Dashboard).not.toHaveProperty('web');
     expect(state?.Source).toHaveProperty('shop-logs');
-    expect(await planChange(workspace, 'local', 'SavedSearch', 'shop-errors')).toMatchObject({ action: 'adopt', id: search.id });
-    expect(await planChange(workspace, 'local', 'Dashboard', 'web')).toMatchObject({ action: 'adopt', id: dashboard.id });
+    expect(await planChange(workspace, target, 'SavedSearch', 'shop-errors')).toMatchObject({ action: 'adopt', id: search.id });
+    expect(await planChange(workspace, target, 'Dashboard', 'web')).toMatchObject({ action: 'adopt', id: dashboard.id });
   });
 
   it('a kind without tags leaves the inventory without any write', async () => {
