@@ -34,7 +34,7 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .summary('show, migrate, unlock the state (what stacksync owns, and where it is kept), or forget resources in it')
     .description(
       'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL database, Secrets in Kubernetes or an S3 bucket.\n' +
-        'Exit codes: 0 done, 1 an error (nothing changed).',
+        'Exit codes: 0 done, 1 an error (nothing changed; `forget` still lets go of the other resources it names, see its help).',
     );
   command
     .command('show')
