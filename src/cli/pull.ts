@@ -41,7 +41,7 @@ export function pullExitCode(outcome: PullOutcome): number {
 }
 
 /** `KIND/NAME` → the kind (case-insensitive) and the manifest's `metadata.name`. */
-function parseSubject(text: string): { kind: Kind; name: string } {
+export function parseSubject(text: string): { kind: Kind; name: string } {
   const slash = text.indexOf('/');
   const kind = slash > 0 ? KINDS.find((candidate) => candidate.toLowerCase() === text.slice(0, slash).toLowerCase()) : undefined;
   if (!kind || slash === text.length - 1) throw new InvalidArgumentError(`${text}: write KIND/NAME, KIND one of ${KINDS.join(', ')} and NAME a manifest's metadata.name`);

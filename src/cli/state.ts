@@ -4,7 +4,9 @@
  * - `migrate --to CONFIG`: copies this config's state into the state another config names (an
  *   empty one), then reads it back and checks it is the same;
  * - `unlock ID`: breaks a lock whose holder is gone, naming the holder first (Terraform's
- *   force-unlock).
+ *   force-unlock);
+ * - `forget TARGET KIND/NAME…`: lets go of resources without deleting them, their managed-by mark
+ *   taken off (Terraform's `state rm`; docs/ownership.md, "Letting go of a resource").
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Command, Option } from 'commander';
@@ -16,7 +18,12 @@ import type { StateFile } from '../model/state.js';
 import type { StateBackend } from '../state/backend.js';
 import { openStateBackend } from './state-backend.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, type LockHolder } from '../state/lock.js';
-import { EXIT_OK, type CommandFactory } from './exit.js';
+import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
+import { forgetResources, type ForgetOutcome } from '../reconcile/forget.js';
+import { MANAGED_MARK } from '../schema/config.js';
+import { showLines } from '../support/terminal.js';
+import { lockTimeoutOf, lockTimeoutOption, openSession, type LockFlags } from './context.js';
+import { parseSubject } from './pull.js';
 
 interface StateFlags {
   config?: string;
@@ -24,10 +31,10 @@ interface StateFlags {
 
 export const stateCommand: CommandFactory = (setExitCode) => {
   const command = new Command('state')
-    .summary('show, migrate or unlock the state (what stacksync owns, and where it is kept)')
+    .summary('show, migrate, unlock the state (what stacksync owns, and where it is kept), or forget resources in it')
     .description(
       'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL database, Secrets in Kubernetes or an S3 bucket.\n' +
-        'Exit codes: 0 done, 1 an error (nothing changed).',
+        'Exit codes: 0 done, 1 an error (nothing changed; `forget` still lets go of the other resources it names, see its help).',
     );
   command
     .command('show')
@@ -81,8 +88,58 @@ export const stateCommand: CommandFactory = (setExitCode) => {
       }
       setExitCode(EXIT_OK);
     });
+  command
+    .command('forget')
+    .exitOverride()
+    .argument('<target>', 'the target whose inventory holds them')
+    .argument('[resources...]', "the resources, as KIND/NAME (NAME: the manifest's metadata.name, as the inventory records it); at least one")
+    .summary('Lets go of resources without deleting them, their managed-by mark taken off (Terraform\'s `state rm`).')
+    .description(
+      'Lets go of resources without deleting them (Terraform\'s `state rm`): each leaves the inventory, so stacksync no longer owns it and prune never deletes it; a manifest still naming it then plans as `= adopt`. ' +
+        `Where its kind has tags and the live resource carries the mark ${MANAGED_MARK}, one update takes the mark off first, everything else as it is live. ` +
+        'A resource whose mark cannot be taken off stays in the inventory, its tags as they were. A resource the inventory does not hold is an error, and nothing is changed. Runs under the state lock.\n' +
+        'Exit codes: 0 done, 1 an error (a resource not in the inventory: nothing changed; a mark that could not be taken off: that resource kept).',
+    )
+    .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
+    .option('--dry-run', 'print what would be done, and change neither the API nor the state')
+    .addOption(lockTimeoutOption())
+    .addHelpText('after', '\nExamples:\n  stacksync state forget production Dashboard/api-latency --dry-run\n  stacksync state forget production Dashboard/api-latency SavedSearch/errors')
+    .action(async (target: string, resources: string[], flags: StateFlags & LockFlags & { dryRun?: boolean }) => {
+      if (resources.length === 0) throw new StacksyncError('E_USAGE', 'name at least one resource to forget, as KIND/NAME');
+      const subjects = resources.map(parseSubject);
+      const dryRun = flags.dryRun === true;
+      const session = await openSession(
+        { ...(flags.config !== undefined ? { config: flags.config } : {}) },
+        { writeKey: false, state: dryRun ? { mode: 'read' } : { mode: 'command', command: 'state forget', lockTimeoutMs: lockTimeoutOf(flags) } },
+      );
+      try {
+        const outcomes = await forgetResources(session.context, { target, subjects, dryRun });
+        for (const outcome of outcomes) {
+          const line = `${describeForget(outcome, dryRun)}\n`;
+          // Names come from the inventory and the command line: shown, never obeyed by a terminal.
+          if (outcome.error === undefined) process.stdout.write(showLines(line));
+          else process.stderr.write(showLines(line));
+        }
+        setExitCode(outcomes.some((outcome) => outcome.error !== undefined) ? EXIT_ERROR : EXIT_OK);
+      } finally {
+        await session.close();
+      }
+    });
   return command;
 };
+
+/** One line per resource: what was (with --dry-run: would be) done to it. */
+function describeForget(outcome: ForgetOutcome, dryRun: boolean): string {
+  const subject = `${outcome.kind}/${outcome.name} (id ${outcome.id})`;
+  if (outcome.error !== undefined) return `${subject}: its mark ${MANAGED_MARK} could not be taken off (${outcome.error}); it stays in the inventory, unchanged`;
+  const mark =
+    outcome.mark === 'removed'
+      ? `${dryRun ? 'would take' : 'took'} the mark ${MANAGED_MARK} off its tags`
+      : outcome.mark === 'absent'
+        ? 'it does not carry the mark live'
+        : 'its kind has no tags';
+  return `${dryRun ? 'would forget' : 'forgot'} ${subject}: ${mark}; ${dryRun ? 'it would no longer be' : 'no longer'} managed, nothing deleted`;
+}
 
 async function configOf(path: string | undefined): Promise<Config> {
   return (await loadConfig(chooseConfigPath(path, processEnv()).path)).config;

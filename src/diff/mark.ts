@@ -53,3 +53,13 @@ export function kindMarking<L extends LiveBase>(descriptor: Pick<KindDescriptor,
 function withMember(body: WriteBody, member: string, value: string[]): WriteBody {
   return { ...body, [member]: value };
 }
+
+/** Whether a live resource's tags carry the mark (what letting go of it takes off). */
+export function carriesMark(tags: readonly string[] | undefined, mark: string): boolean {
+  return tags?.includes(mark) === true;
+}
+
+/** The tags without the mark, the others as they were and in their order (docs/ownership.md, "Letting go"). */
+export function withoutMark(tags: readonly string[], mark: string): string[] {
+  return tags.filter((tag) => tag !== mark);
+}

@@ -6,7 +6,8 @@
 import { KINDS, type Kind } from '../model/kinds.js';
 import { accessOf, descriptorOf, type KindAccess } from '../kinds/index.js';
 import { profileOf } from '../config/profile.js';
-import { exportLiveState, placeManifests, writeExportFiles, type ExportFile, type SkippedResource } from '../export/index.js';
+import { exportLiveState, placeManifests, writeExportFiles, type ExportFile, type ExportOptions, type SkippedResource } from '../export/index.js';
+import type { Target } from '../model/config.js';
 import { ownedRecord } from '../state/inventory.js';
 import { secretVars } from '../config/secrets.js';
 import type { StateStore } from '../state/store.js';
@@ -64,6 +65,21 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
   await writeExportFiles(files, { force: request.force });
   if (request.adopt) await adopt(store, target.name, files);
   return { target: target.name, files, skipped: result.skipped, adopted: request.adopt };
+}
+
+/**
+ * How `pull` and `state forget` write one target's live objects in manifest terms: its own
+ * keys as the inventory knows them (what other manifests name), `metadata.target` left out.
+ */
+export function inventoryExportOptions(ctx: Pick<ReconcileContext, 'store' | 'env'>, target: Target, kinds: readonly Kind[]): ExportOptions {
+  return {
+    target: target.name,
+    setTarget: false,
+    kinds,
+    owned: ownedKeys(ctx.store, target.name),
+    secretVars: secretVars(target, { env: ctx.env }),
+    access: (kind) => accessOf(kind, target.variant, profileOf(target)),
+  };
 }
 
 /** Live id → key for what the inventory already holds, so a re-export keeps those keys. */

@@ -6,17 +6,16 @@
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { KINDS, type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import type { Change, PlanError } from '../model/plan.js';
-import { accessOf, type DesiredResource } from '../kinds/index.js';
-import { profileOf } from '../config/profile.js';
-import { secretVars } from '../config/secrets.js';
+import type { DesiredResource } from '../kinds/index.js';
 import { exportLiveState } from '../export/index.js';
 import { pullEdits, type DeletedResource, type PullProblem, type PullResult, type ResourceEdit } from '../pull/index.js';
 import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
 import { StacksyncError } from '../errors.js';
 import type { StateStore } from '../state/store.js';
 import { computePlan, planRequestFor, type ReconcileContext, type RunPlan, type TargetRun } from './reconcile.js';
+import { inventoryExportOptions } from './export.js';
 
 export interface PullRequest {
   /** Only these targets (default: every configured target). */
@@ -89,16 +88,8 @@ function collect(ctx: ReconcileContext, targetRun: TargetRun, changes: readonly 
   const result = { edits: [] as ResourceEdit[], deleted: [] as DeletedResource[], errors: [] as PullProblem[] };
   const { target, live } = targetRun;
   if (!live || changes.length === 0) return result;
-  const inventory = ctx.store.get(target.name).inventory;
   // The live values as export writes them, keys as the inventory knows them (what alerts name).
-  const exported = exportLiveState(live, {
-    target: target.name,
-    setTarget: false,
-    kinds: [...new Set(changes.map((change) => change.kind))],
-    owned: Object.fromEntries(KINDS.map((kind) => [kind, new Map(Object.entries(inventory[kind]).map(([key, entry]) => [entry.id, key]))])),
-    secretVars: secretVars(target, { env: ctx.env }),
-    access: (kind) => accessOf(kind, target.variant, profileOf(target)),
-  });
+  const exported = exportLiveState(live, inventoryExportOptions(ctx, target, [...new Set(changes.map((change) => change.kind))]));
   for (const change of changes) {
     const resource = resources.find((each) => each.target === target.name && each.kind === change.kind && each.key === change.name);
     const at = { file: change.file ?? resource?.location.file, ...(change.line !== undefined ? { line: change.line } : {}), kind: change.kind, key: change.name };
