@@ -8,7 +8,8 @@
  * - on the managed variant, a chart with `formulas`, which HyperDX's document has and the managed
  *   one lacks (a member the documents lack), likewise;
  * - a link-out that holds what its type requires is exported, validates, and plans clean once
- *   adopted: the drill-down round-trips.
+ *   adopted: the drill-down round-trips; edited live, `pull` writes the edit into the file and
+ *   a plan is clean again.
  * A clean export says nothing of the kind (the test that the check can stay silent).
  */
 import { readFile, rm } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULT_CURRENT_IDS, defaultSeed, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
 import { describeRun } from '../helpers/e2e.js';
+import { stackClient } from '../emulator/current-helpers.js';
 import { createWorkspace, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
@@ -114,6 +116,24 @@ describe.each<Variant>(['local', 'local-selfhosted'])('export checks what it wri
     await rm(join(workspace.dir, 'exported', 'dashboards', 'ratios.yaml'), { force: true });
     const validated = await workspace.run(['validate', '-m', 'exported']);
     expect(validated.code, describeRun(validated)).toBe(0);
+    const planned = await workspace.run(['plan', '-m', 'exported', '--target', target, '--detailed-exitcode']);
+    expect(planned.code, describeRun(planned)).toBe(0);
+  });
+
+  it('pulls a live edit of the link-out into the exported file, and plans clean after it', async () => {
+    const client = stackClient(emulator, target === 'local' ? 'managed' : 'self-hosted');
+    const listed = await client.request('GET', 'dashboards');
+    const live = (listed.data as { id: string; name: string }[]).find((each) => each.name === 'Drill down');
+    expect(live, JSON.stringify(listed.data)).toBeDefined();
+    const { id, ...body } = (await client.request('GET', `dashboards/${live!.id}`)).data as { id: string; tiles: { config: { onClick: Record<string, unknown> } }[] };
+    const edited = "ServiceName = '{{ServiceName}}' AND SeverityText = 'error'";
+    (body.tiles[0] as { config: { onClick: Record<string, unknown> } }).config.onClick['whereTemplate'] = edited;
+    const put = await client.request('PUT', `dashboards/${id}`, body);
+    expect(put.status, JSON.stringify(put.data ?? put.error)).toBe(200);
+    const pulled = await workspace.run(['pull', '-m', 'exported', '--target', target]);
+    expect(pulled.code, describeRun(pulled)).toBe(2);
+    const spec = (parse(await text('dashboards/drill-down.yaml')) as { spec: { tiles: { config: Record<string, unknown> }[] } }).spec;
+    expect(spec.tiles[0]?.config['onClick']).toMatchObject({ type: 'search', whereTemplate: edited });
     const planned = await workspace.run(['plan', '-m', 'exported', '--target', target, '--detailed-exitcode']);
     expect(planned.code, describeRun(planned)).toBe(0);
   });
