@@ -1,8 +1,16 @@
 /**
  * The export use case (onboarding): read one target's live state and write one manifest per
  * resource, so that `plan` on the result shows nothing to change; with `adopt`, record them in the
- * inventory so stacksync manages (and may prune) them from then on.
+ * inventory so stacksync manages (and may prune) them from then on. What it wrote is then loaded
+ * as `validate` loads a directory: a file `validate` would refuse is still written (nothing of
+ * the live resource is lost), and each refusal is told with its file, line and member
+ * (docs/export.md#what-validate-would-refuse).
  */
+import { randomBytes, createHmac } from 'node:crypto';
+import { resolve } from 'node:path';
+import { formatLocation } from '../errors.js';
+import { loadManifests } from '../manifests/load.js';
+import type { LoadProblem } from '../model/desired.js';
 import { KINDS, type Kind } from '../model/kinds.js';
 import { accessOf, descriptorOf, type KindAccess } from '../kinds/index.js';
 import { profileOf } from '../config/profile.js';
@@ -32,6 +40,8 @@ export interface ExportOutcome {
   target: string;
   files: ExportFile[];
   skipped: SkippedResource[];
+  /** What `validate` would refuse in the files written, each at its file and line (the files are written all the same). */
+  refused: LoadProblem[];
   adopted: boolean;
 }
 
@@ -63,8 +73,35 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
     ...(request.schemaBase !== undefined ? { schemaBase: request.schemaBase } : {}),
   });
   await writeExportFiles(files, { force: request.force });
+  // 4. Check what was written as validate would; each refusal told, nothing taken back.
+  const refused = await refusedByValidate(ctx, request.outDir, files);
+  for (const problem of refused) request.warn(`${formatLocation(problem.location)}: ${problem.code}: ${problem.message}`);
+  if (refused.length > 0) request.warn(refusedAdvice(new Set(refused.map((problem) => problem.location.file)).size));
   if (request.adopt) await adopt(store, target.name, files);
-  return { target: target.name, files, skipped: result.skipped, adopted: request.adopt };
+  return { target: target.name, files, skipped: result.skipped, refused, adopted: request.adopt };
+}
+
+/**
+ * The problems `validate` finds in the files just written: the output directory loaded with the
+ * config, as `stacksync validate -m DIR` loads it (so a name or a reference that clashes with a
+ * manifest already there counts too), kept to those files. A throwaway HMAC key, as validate's:
+ * no hash is kept.
+ */
+async function refusedByValidate(ctx: Pick<ReconcileContext, 'config' | 'env'>, outDir: string, files: readonly ExportFile[]): Promise<LoadProblem[]> {
+  if (files.length === 0) return [];
+  const written = new Set(files.map((file) => resolve(file.path)));
+  const key = randomBytes(32);
+  const loaded = await loadManifests(outDir, { config: ctx.config, env: ctx.env, hmac: (value) => createHmac('sha256', key).update(value).digest('hex') });
+  return loaded.problems.filter((problem) => written.has(resolve(problem.location.file)));
+}
+
+/** What to do about files validate would refuse: the live resource carries what a manifest cannot say, or lacks what it must. */
+function refusedAdvice(count: number): string {
+  const files = count === 1 ? '1 exported file' : `${count} exported files`;
+  return (
+    `${files} would not pass \`stacksync validate\` (above): written as the live resource has it, which its manifest cannot hold. ` +
+    'Fix the member named in the file (or the resource in the console, then export again with --force) before plan or apply'
+  );
 }
 
 /**

@@ -300,9 +300,6 @@ if (documents) {
         "A tile's config is laid over its live one, whose members it leaves out are kept (docs/manifests/dashboard.md#config-on-a-current-target); a new tile's whole config is asked of the service's dashboards/validate by plan, before anything is written.",
       );
     }
-    for (const key of ['builder:table', 'sql:table']) {
-      onPurpose([variant], `Dashboard tile config ${key}: create`, ["onClick.type: required by the document's create, optional in the manifest"], "onClick (a table's drill-down) is passed as written and checked by the service's dashboards/validate at plan: not modelled member by member in this change.");
-    }
   }
 }
 
@@ -358,6 +355,19 @@ describe.skipIf(documents === undefined)('the comparison fails a manifest looser
     schema['required'] = (schema['required'] as string[]).filter((member) => member !== 'defaultTableSelectExpression');
     const differences = looser(schema, component(documents!.managed, 'ClickStackLogSource'), '', context('managed', { '': { connectionId: 'connection' } }, { '': ['connection', 'connectionId'] }));
     expect(differences).toContain("defaultTableSelectExpression: required by the document's create, optional in the manifest");
+  });
+
+  it.each(BOTH)('%s: a link-out alternative that leaves a required member optional (an external onClick without urlTemplate, a target without its id)', (variant) => {
+    const table = plain(currentConfigSchemas()['builder:table']);
+    const alternatives = (((table['properties'] as Record<string, Schema>)['onClick'] as Schema)['anyOf']) as Schema[];
+    const external = alternatives.find((each) => ((each['properties'] as Record<string, Schema>)['type'] as Schema)['const'] === 'external') as Schema;
+    external['required'] = ['type'];
+    const search = alternatives.find((each) => ((each['properties'] as Record<string, Schema>)['type'] as Schema)['const'] === 'search') as Schema;
+    const byId = (((search['properties'] as Record<string, Schema>)['target'] as Schema)['anyOf'] as Schema[])[0] as Schema;
+    byId['required'] = ['mode'];
+    const differences = looser(table, configForm(variant, 'builder:table'), '', context(variant, refused({ '': { source: 'sourceId' } }, '', CONFIG_MEMBERS_LACKED[variant])));
+    expect(differences).toContain("onClick.urlTemplate: required by the document's create, optional in the manifest");
+    expect(differences).toContain("onClick.target.id: required by the document's create, optional in the manifest");
   });
 });
 

@@ -5,20 +5,25 @@
  * (docs/manifests/dashboard.md#config-on-a-current-target). Members a manifest leaves out of a
  * config are kept from the live tile (an update lays the config over it), so none is required
  * here; a new tile's whole config is asked of the service's `dashboards/validate` by `plan`.
+ * A table's `onClick` is the exception: one of three link-outs told apart by its `type`, written
+ * whole, with the members its type requires (`on-click.ts`).
  */
 import type { TSchema } from 'typebox';
 import { CURRENT_BUILDER_CONFIGS, CURRENT_SQL_CONFIGS } from '../../schema/api-current.js';
+import { ON_CLICK_SCHEMA, chosenAlternatives } from './on-click.js';
 import { compileSchema, toIssues, type SchemaIssue } from '../../schema/validate.js';
 import type { JsonSchema } from '../../schema/build.js';
 import type { Pointer } from '../../yaml/positions.js';
 
 const SOURCE_NAME = { type: 'string', minLength: 1, description: "Name of a data source of the target, sent as its id (sourceId)." };
 
-/** A config form's schema as a manifest may write it: no member required, the source also by name. */
+/** A config form's schema as a manifest may write it: no member required, the source also by name, a table's link-out as the documents give it. */
 function asWritten(schema: TSchema): JsonSchema {
   const { required: _required, ...rest } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
-  const properties = rest['properties'] as Record<string, unknown>;
-  return { ...rest, properties: Object.hasOwn(properties, 'sourceId') ? { ...properties, source: SOURCE_NAME } : properties } as JsonSchema;
+  const properties = { ...(rest['properties'] as Record<string, unknown>) };
+  if (Object.hasOwn(properties, 'sourceId')) properties['source'] = SOURCE_NAME;
+  if (Object.hasOwn(properties, 'onClick')) properties['onClick'] = ON_CLICK_SCHEMA;
+  return { ...rest, properties } as JsonSchema;
 }
 
 const FORMS: Record<string, Record<string, TSchema>> = { builder: CURRENT_BUILDER_CONFIGS, sql: CURRENT_SQL_CONFIGS };
@@ -41,7 +46,9 @@ export function currentConfigProblem(config: Record<string, unknown>): { problem
   if (typeof displayType !== 'string' || !Object.hasOwn(forms, displayType)) {
     return { problem: `displayType must be one of ${Object.keys(forms).join(', ')}${form === 'sql' ? ' for a raw SQL chart' : ''}`, pointer: ['displayType'] };
   }
-  const validate = compileSchema(`current-config:${form}:${displayType}`, asWritten(forms[displayType] as TSchema));
+  // Alternatives (a link-out's type, its target's mode) chosen by the config's own values, so an error names the member its choice lacks.
+  const { schema, choices } = chosenAlternatives(asWritten(forms[displayType] as TSchema), config);
+  const validate = compileSchema(['current-config', form, displayType, ...choices].join(':'), schema);
   if (validate(config)) return undefined;
   const [issue] = toIssues(validate.errors ?? []) as [SchemaIssue];
   return { problem: `${issue.path ? `${issue.path}: ` : ''}${issue.message}`, pointer: issue.pointer };
