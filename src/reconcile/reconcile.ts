@@ -178,7 +178,7 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: Loaded
     target: { name: target.name, variant: target.variant, profile: profileOf(target) },
     desired,
     state: ctx.store.get(target.name),
-    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), settleMs: ctx.config.sync.settleWindowMs, ...(ctx.config.sync.markManaged ? { mark: MANAGED_MARK } : {}) },
+    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), lateCreateWindowMs: ctx.config.sync.lateCreateWindowMs, ...(ctx.config.sync.markManaged ? { mark: MANAGED_MARK } : {}) },
     nowMs: nowOf(ctx),
     broken: brokenSubjects(load, target.name),
   });
@@ -360,7 +360,7 @@ function intentExpiry(config: Config, load: LoadedManifests, run: TargetRun): In
   if (load.problems.some(unknown)) return undefined;
   const broken = brokenSubjects(load, target);
   const wanted = new Set<string>([...load.resources.filter((resource) => resource.target === target).map((resource) => changeKey(resource.kind, resource.key)), ...broken]);
-  return { wanted, settleMs: config.sync.settleWindowMs };
+  return { wanted, lateCreateWindowMs: config.sync.lateCreateWindowMs };
 }
 
 /**
@@ -379,7 +379,7 @@ async function applyTarget(ctx: ReconcileContext, target: Target, changes: Chang
     target: target.name,
     concurrency: target.rateLimit.concurrency * CHANGES_PER_REQUEST_SLOT,
     adopt,
-    settleMs: ctx.config.sync.settleWindowMs,
+    settleMs: ctx.config.sync.lateCreateWindowMs,
     allowReplace: request.allowReplace === true,
     ...(request.settle ? { settle: request.settle } : {}),
     ...(ctx.now ? { clock: ctx.now } : {}),

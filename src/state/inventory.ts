@@ -61,8 +61,8 @@ export type LiveIds = Partial<Record<Exclude<keyof LiveState, 'unread'>, readonl
 export interface IntentExpiry {
   /** `Kind/key` of every manifest of the target, also of those that failed to load. */
   wanted: ReadonlySet<string>;
-  /** `sync.settleWindow`, milliseconds. */
-  settleMs: number;
+  /** `sync.settleWindow`, milliseconds: how long a create may land after it was sent. */
+  lateCreateWindowMs: number;
 }
 
 /**
@@ -96,7 +96,7 @@ export function staleRecords(state: TargetState, live: LiveIds, nowMs: number, e
   for (const intent of state.intents) {
     const key = `${intent.kind}/${intent.key}`;
     if (forgotten.has(key)) continue;
-    const unwanted = expiry !== undefined && !expiry.wanted.has(key) && !(nowMs <= createLandsBy(intent, expiry.settleMs));
+    const unwanted = expiry !== undefined && !expiry.wanted.has(key) && !(nowMs <= createLandsBy(intent, expiry.lateCreateWindowMs));
     const unseen = live.unread?.includes(intent.kind) !== true && !namesOf(intent.kind).has(intent.name) && nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS;
     if (unwanted || unseen) records.push({ type: 'intent-dropped', kind: intent.kind, key: intent.key });
   }

@@ -137,7 +137,7 @@ describe('refreshInventory', () => {
 
   it('forgets the intent of a manifest that is gone once its create can no longer land, even when its name is live', () => {
     const live = { dashboards: [{ id: 'd9', name: 'Pending' }], alerts: [] };
-    const gone = { wanted: new Set(['Alert/never']), settleMs: 120_000 };
+    const gone = { wanted: new Set(['Alert/never']), lateCreateWindowMs: 120_000 };
     const inWindow = Date.parse('2026-11-21T00:01:00.000Z');
     expect(refreshInventory(state(), live, inWindow, gone).intents.map((intent) => intent.key)).toEqual(['pending', 'never']);
     expect(refreshInventory(state(), live, SOON, gone).intents.map((intent) => intent.key)).toEqual(['never']);

@@ -2,7 +2,7 @@
  * Creates answered late, pure. A create nobody answered (a timeout, a connection closed without an
  * answer, a gateway's 502 or 504) may still be carried out: a proxy can hold the request past the
  * client's timeout and forward it anyway. Until
- * its settle deadline (`sync.settleWindow` after it was sent, recorded in its intent) a new create
+ * the end of its late-create window (`sync.settleWindow` after it was sent, `settleUntil` in its intent) a new create
  * of the same resource would make a second one, so the plan shows it as `waiting` instead, with
  * the writes that need it. Once the late create lands, the match takes it back as ours (see
  * `intents.ts`); once the window is over with nothing landed, the create is planned again.
@@ -37,10 +37,10 @@ export function awaitLateCreates(changes: Change[], state: TargetState, timing: 
   if (roots.length === 0) return changes;
   // What needs a waiting create waits with it, as long as the longest wait it needs.
   let pending = withDependents(changes, roots).filter((change) => isWrite(change.action));
-  for (let settled = true; pending.length > 0 && settled; ) {
+  for (let progressed = true; pending.length > 0 && progressed; ) {
     const before = pending.length;
     pending = pending.filter((change) => !holdDependent(change, held));
-    settled = pending.length < before;
+    progressed = pending.length < before;
   }
   return changes;
 }
