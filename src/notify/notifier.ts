@@ -11,7 +11,7 @@ import type { Counter } from 'prom-client';
 import { resolveSecret, type SecretIo } from '../config/secrets.js';
 import type { NotifierSettings, NotifyEvent, NotifyProvider } from '../model/config.js';
 import { runSecrets } from '../support/redaction.js';
-import { backoffDelay, type RetryPolicy } from '../api/backoff.js';
+import { jitteredBackoff, type RetryPolicy } from '../api/backoff.js';
 import { eventsOf, type NotificationEvent, type NotifyMemory, type SyncAccount } from './events.js';
 import { githubStatusBody, slackBody, webhookBody, type GithubState, type Redact } from './payloads.js';
 
@@ -251,7 +251,7 @@ async function deliver(delivery: Delivery, options: NotifierOptions): Promise<Ou
   for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
     outcome = await attemptOnce(delivery, options.fetch ?? fetch);
     if (outcome.ok || !outcome.retry || attempt === policy.maxAttempts) return outcome;
-    await sleep(backoffDelay(policy, attempt, options.random ?? Math.random));
+    await sleep(jitteredBackoff(policy, attempt, options.random ?? Math.random));
   }
   return outcome;
 }
