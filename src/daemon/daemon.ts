@@ -243,7 +243,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const record: StateRecord = suspend ? { type: 'suspended', since: new Date(now()).toISOString(), ...note } : { type: 'resumed' };
     const write = async (): Promise<void> => {
       if (record.type === 'resumed' && !suspensionOf(target)) return;
-      context.store.record(target, record);
+      context.store.add(target, record);
       await context.store.save();
     };
     await (options.stateGuard ? options.stateGuard.hold(write) : write());

@@ -279,7 +279,7 @@ export function recordInSync(ctx: ReconcileContext, target: string, changes: rea
     const record = change.action === 'unchanged' && change.spec !== undefined ? specRecord(state, change.kind, change.name, change.spec, change.pruneDisabled === true, change.tenant) : undefined;
     if (record) records.push(record);
   }
-  if (records.length > 0) ctx.store.record(target, ...records);
+  if (records.length > 0) ctx.store.add(target, ...records);
   return records.length > 0;
 }
 
@@ -318,7 +318,7 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       // 1. Forget entries (and expired intents) that name nothing live, before the caps count what is
       //    managed; what is in sync counts as applied.
       const live = targetRun.live;
-      if (live) ctx.store.record(name, ...staleRecords(ctx.store.get(name), live, nowOf(ctx), intentExpiry(ctx.config, run.load, targetRun)));
+      if (live) ctx.store.add(name, ...staleRecords(ctx.store.get(name), live, nowOf(ctx), intentExpiry(ctx.config, run.load, targetRun)));
       recordInSync(ctx, name, targetRun.changes);
       // 2. Prune's guard: refused deletes, and what waits on them, do not run.
       const { sync } = ctx.config;

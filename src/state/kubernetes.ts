@@ -35,8 +35,8 @@ import type { StateBackend, StateVersion } from './backend.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 import { parseJournal, parseStateFile, STATE_VERSION } from './format.js';
 import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
-import { targetOf, type PendingRecord } from './recording.js';
-import { applyRecord } from './records.js';
+import { targetOf, type PendingRecord } from './in-memory.js';
+import { applyRecord } from './record-effects.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);

@@ -18,8 +18,8 @@ import type { StateFile } from '../model/state.js';
 import type { StateBackend, StateVersion } from './backend.js';
 import { parseJournal, parseStateFile, serializeStateFile, STATE_VERSION } from './format.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
-import { applyRecord } from './records.js';
-import { targetOf } from './recording.js';
+import { applyRecord } from './record-effects.js';
+import { targetOf } from './in-memory.js';
 import { BackendStateStore, type StoreWriter } from './backend-store.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 

@@ -36,8 +36,8 @@ import type { StateBackend, StateVersion } from './backend.js';
 import { parseJournal, parseStateFile, STATE_VERSION } from './format.js';
 import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
 import type { StateStore, StateStoreOptions } from './store.js';
-import { applyRecord } from './records.js';
-import { targetOf } from './recording.js';
+import { applyRecord } from './record-effects.js';
+import { targetOf } from './in-memory.js';
 
 export interface S3BackendOptions {
   bucket: string;

@@ -24,8 +24,8 @@ import {
   type FileVersion,
   STATE_VERSION,
 } from './format.js';
-import { applyRecord } from './records.js';
-import { RecordingStore, targetOf } from './recording.js';
+import { applyRecord } from './record-effects.js';
+import { InMemoryStore, targetOf } from './in-memory.js';
 
 export { journalPathFor, parseStateFile, STATE_FILE_SCHEMA, STATE_VERSION } from './format.js';
 
@@ -43,7 +43,7 @@ export interface StateStore {
    */
   get(target: string): TargetState;
   /** Applies records to one target's state in memory and queues them for the journal; `save()` makes them durable. */
-  record(target: string, ...records: StateRecord[]): void;
+  add(target: string, ...records: StateRecord[]): void;
   /** Replaces one target's state (one record the size of the target: for tools and tests, not per write). */
   set(target: string, state: TargetState): void;
   /**
@@ -158,7 +158,7 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-class FileStateStore extends RecordingStore implements StateStore {
+class FileStateStore extends InMemoryStore implements StateStore {
   readonly #journalPath: string;
   /** Number of the last record durable on disk. */
   #durableSeq = 0;

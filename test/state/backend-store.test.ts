@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BackendStateStore, type StoreWriter } from '../../src/state/backend-store.js';
-import type { PendingRecord } from '../../src/state/recording.js';
+import type { PendingRecord } from '../../src/state/in-memory.js';
 import { STATE_VERSION } from '../../src/state/format.js';
 
 interface Call {
@@ -55,9 +55,9 @@ describe('BackendStateStore', () => {
   it('sends one save at a time by default', async () => {
     const { writer, calls } = heldWriter();
     const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    store.add('prod', owned('a'));
     const first = track(store.save());
-    store.record('prod', owned('b'));
+    store.add('prod', owned('b'));
     const second = track(store.save());
     await turn();
     expect(calls.map((call) => call.seqs)).toEqual([[1]]);
@@ -73,12 +73,12 @@ describe('BackendStateStore', () => {
   it('sends up to maxInFlight saves at once; each caller waits for every record made before its call, whichever batch lands first', async () => {
     const { writer, calls } = heldWriter(2);
     const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    store.add('prod', owned('a'));
     const first = track(store.save());
-    store.record('prod', owned('b'));
+    store.add('prod', owned('b'));
     const second = track(store.save());
-    store.record('prod', owned('c'));
-    store.record('prod', owned('d'));
+    store.add('prod', owned('c'));
+    store.add('prod', owned('d'));
     const third = track(store.save());
     await turn();
     expect(calls.map((call) => call.seqs)).toEqual([[1], [2]]);
@@ -99,13 +99,13 @@ describe('BackendStateStore', () => {
   it('fails the callers of a batch that failed, and sends its records again with the next save', async () => {
     const { writer, calls } = heldWriter(2);
     const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    store.add('prod', owned('a'));
     const first = track(store.save());
     await turn();
     calls[0]?.reject(new Error('connection dropped'));
     await turn();
     expect(first.state()).toBe('rejected');
-    store.record('prod', owned('b'));
+    store.add('prod', owned('b'));
     const again = track(store.save());
     await turn();
     expect(calls[1]?.seqs).toEqual([1, 2]);
@@ -117,10 +117,10 @@ describe('BackendStateStore', () => {
   it('compacts only once the appends in flight landed, sends none meanwhile, and says up to which record the snapshot holds', async () => {
     const { writer, calls } = heldWriter(4);
     const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    store.add('prod', owned('a'));
     const saved = track(store.save());
     const compacted = track(store.compact());
-    store.record('prod', owned('b'));
+    store.add('prod', owned('b'));
     const later = track(store.save());
     await turn();
     expect(calls.map((call) => call.what)).toEqual(['append']);
@@ -141,7 +141,7 @@ describe('BackendStateStore', () => {
   it('takes the snapshot when the writer would rather not append, and resolves the save with it', async () => {
     const { writer, calls } = heldWriter(2);
     const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    store.add('prod', owned('a'));
     const saved = track(store.save());
     await turn();
     calls[0]?.resolve(false);
