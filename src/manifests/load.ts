@@ -197,7 +197,7 @@ function sizeOf(files: readonly SnapshotFile[]): number {
 async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits, parsers: readonly ManifestParser[], session: CacheSession | undefined): Promise<ParsedFile[]> {
   const parseLimits = parseLimitsOf(limits);
   const results: Promise<ParsedText>[] = [];
-  const misses: { bytes: Uint8Array; settle: Settle }[] = [];
+  const misses: { bytes: Uint8Array; result: Deferred }[] = [];
   for (const file of files) {
     const key = file.key ?? (session && file.bytes ? contentKey(file.bytes) : undefined);
     if (key !== undefined && file.bytes && file.stats) session?.remember(file.real, file.stats, key);
@@ -211,7 +211,7 @@ async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits
     const pending = deferred();
     results.push(pending.promise);
     if (key !== undefined) session?.set(key, pending.promise);
-    misses.push({ bytes, settle: pending });
+    misses.push({ bytes, result: pending });
   }
   const queue = batches(misses);
   let next = 0;
@@ -224,7 +224,7 @@ async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits
   return files.map((file, index) => ({ file, parsed: parsed[index] as ParsedText }));
 }
 
-async function parseBatch(batch: readonly { bytes: Uint8Array; settle: Settle }[], limits: ParseLimits, parser: ManifestParser): Promise<void> {
+async function parseBatch(batch: readonly { bytes: Uint8Array; result: Deferred }[], limits: ParseLimits, parser: ManifestParser): Promise<void> {
   let texts: ParsedText[];
   try {
     texts = await parser.parse(batch.map((miss) => miss.bytes), limits).catch(() =>
@@ -232,10 +232,10 @@ async function parseBatch(batch: readonly { bytes: Uint8Array; settle: Settle }[
       inlineParser.parse(batch.map((miss) => miss.bytes), limits),
     );
   } catch (error) {
-    for (const miss of batch) miss.settle.reject(error);
+    for (const miss of batch) miss.result.reject(error);
     return;
   }
-  batch.forEach((miss, index) => miss.settle.resolve(freeze(texts[index] as ParsedText)));
+  batch.forEach((miss, index) => miss.result.resolve(freeze(texts[index] as ParsedText)));
 }
 
 function batches<T extends { bytes: Uint8Array }>(items: readonly T[]): T[][] {
@@ -255,13 +255,13 @@ function batches<T extends { bytes: Uint8Array }>(items: readonly T[]): T[][] {
   return result;
 }
 
-interface Settle {
+interface Deferred {
   promise: Promise<ParsedText>;
   resolve: (value: ParsedText) => void;
   reject: (error: unknown) => void;
 }
 
-function deferred(): Settle {
+function deferred(): Deferred {
   let resolve!: (value: ParsedText) => void;
   let reject!: (error: unknown) => void;
   const promise = new Promise<ParsedText>((done, fail) => {

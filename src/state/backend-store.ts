@@ -164,7 +164,7 @@ export class BackendStateStore extends InMemoryStore implements StateStore {
           this.#putBack(batch);
           this.#exclusive.push({ resolve: () => undefined, reject: () => undefined });
         }
-        this.#settle();
+        this.#resolveDurable();
         this.#pump();
       },
       (error: unknown) => {
@@ -174,7 +174,7 @@ export class BackendStateStore extends InMemoryStore implements StateStore {
         // caller's save carries them again.
         this.#putBack(batch);
         this.#fail((waiter) => waiter.seq >= from && waiter.asked < launch, error);
-        this.#settle();
+        this.#resolveDurable();
         this.#pump();
       },
     );
@@ -197,7 +197,7 @@ export class BackendStateStore extends InMemoryStore implements StateStore {
     } finally {
       this.#compacting = false;
     }
-    this.#settle();
+    this.#resolveDurable();
     this.#pump();
   }
 
@@ -205,7 +205,7 @@ export class BackendStateStore extends InMemoryStore implements StateStore {
     this.pending = [...batch, ...this.pending].sort((a, b) => a.seq - b.seq);
   }
 
-  #settle(): void {
+  #resolveDurable(): void {
     const durable = this.#durable();
     this.#waiters = this.#waiters.filter((waiter) => {
       if (waiter.seq > durable) return true;

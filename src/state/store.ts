@@ -266,7 +266,7 @@ class FileStateStore extends InMemoryStore implements StateStore {
   }
 
   async #flush(): Promise<void> {
-    if (this.pending.length === 0) return this.#settle(this.#durableSeq);
+    if (this.pending.length === 0) return this.#resolveDurable(this.#durableSeq);
     // The first save of a first run writes the state file, so a journal always has one beside it
     // and the state file appears as soon as stacksync may own something.
     if (this.#journalSuspect || !this.#stateFileOnDisk) return this.#compactNow();
@@ -285,7 +285,7 @@ class FileStateStore extends InMemoryStore implements StateStore {
     }
     this.pending.splice(0, batch);
     this.#durableSeq = upTo;
-    this.#settle(upTo);
+    this.#resolveDurable(upTo);
   }
 
   /** State file rewritten atomically from memory, then the journal removed; covers every record made so far. */
@@ -313,7 +313,7 @@ class FileStateStore extends InMemoryStore implements StateStore {
     this.#journalSuspect = false;
     this.pending = this.pending.filter((line) => line.seq > upTo);
     this.#durableSeq = Math.max(this.#durableSeq, upTo);
-    this.#settle(upTo);
+    this.#resolveDurable(upTo);
   }
 
   async #removeJournal(): Promise<void> {
@@ -351,7 +351,7 @@ class FileStateStore extends InMemoryStore implements StateStore {
     await journal?.close().catch(() => undefined);
   }
 
-  #settle(upTo: number): void {
+  #resolveDurable(upTo: number): void {
     this.#waiters = this.#waiters.filter((waiter) => {
       if (waiter.seq > upTo) return true;
       waiter.resolve();
