@@ -17,7 +17,7 @@ import { awaitLateCreates } from './late-creates.js';
 import { kindMarking } from './mark.js';
 import { maskSensitive } from './sensitive.js';
 import { suspendChanges } from './suspend.js';
-import { planTwins } from './twins.js';
+import { planTwins } from './live-twins.js';
 
 export interface PlanOptions {
   /** Delete inventory resources no manifest names any more (`--prune`, `sync.prune`). */

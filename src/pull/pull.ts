@@ -9,7 +9,7 @@ import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, parseAllDoc
 import type { Kind } from '../model/kinds.js';
 import { covers, isServerDefault } from '../kinds/kit/values.js';
 import { findItem, formatSegments, identityOf, parsePath, type PathSegment } from './paths.js';
-import { keyText, SourceEditor } from './source.js';
+import { keyText, SourceEditor } from './source-editor.js';
 
 /** One managed resource whose live value differs from its manifest. */
 export interface ResourceEdit {
