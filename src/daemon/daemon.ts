@@ -24,7 +24,7 @@ import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser }
 import { hasUncommittedEdits, readRevision } from './revision.js';
 import { createScheduler, type Scheduler, type SchedulerTimers, type Trigger } from './scheduler.js';
 import { resyncSlots } from './spread.js';
-import { credentialFingerprints } from '../config/fingerprint.js';
+import { credentialFingerprints } from '../config/credential-fingerprints.js';
 import { createStatusTracker, recordStatusMetrics, withRateLimitWaits, withSuspended, type StatusDocument, type StatusTracker } from './status.js';
 import { createSourceLinker } from './source-links.js';
 import { crashedSync, syncTarget, type TargetSyncResult } from './sync.js';
