@@ -25,7 +25,7 @@ export interface Identity {
 }
 
 /** One document of a manifest file, as the checks see it. */
-export interface ManifestDocument {
+export interface SourceDocument {
   file: string;
   /** 0-based index of the document in its file, empty documents counted. */
   index: number;
@@ -38,7 +38,7 @@ export interface ManifestDocument {
 
 /** The node a problem is about; its line is found once all checks are done (see `load.ts`). */
 export interface NodeRef {
-  doc: ManifestDocument;
+  doc: SourceDocument;
   pointer: Pointer;
   at: 'key' | 'value';
 }
@@ -49,7 +49,7 @@ export interface FoundProblem extends LoadProblem {
 }
 
 export interface Entry {
-  doc: ManifestDocument;
+  doc: SourceDocument;
   identity: Identity;
   /** Present when the document passed the schema of its kind. */
   manifest?: Manifest;

@@ -18,7 +18,7 @@ import { contentKey, type CacheSession, type ParseCache } from './cache.js';
 import type { ParseLimits, ParsedText, PointerRequest } from './parse.js';
 import { createWorkerParser, defaultThreads, inlineParser, yieldToEventLoop, type ManifestParser } from './parser.js';
 import { readSnapshot, type Snapshot, type SnapshotFile } from './read.js';
-import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
+import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type SourceDocument } from './resolve.js';
 import { mentionsVariables, substituteVariables } from './vars.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
 import { DEFAULT_MAX_FOREACH_ITEMS, hasForEach, instantiate, instantiateAll, listItems, matrixItems, readForEach, type ForEachItem, type ForEachProblem } from './foreach.js';
@@ -281,8 +281,8 @@ function freeze(parsed: ParsedText): ParsedText {
 }
 
 /** The documents of every file in order, up to `max` in all; the file's own problems and warnings. */
-function collectDocuments(files: readonly ParsedFile[], max: number, problems: FoundProblem[], warnings: FoundProblem[]): ManifestDocument[] {
-  const documents: ManifestDocument[] = [];
+function collectDocuments(files: readonly ParsedFile[], max: number, problems: FoundProblem[], warnings: FoundProblem[]): SourceDocument[] {
+  const documents: SourceDocument[] = [];
   for (const { file, parsed } of files) {
     for (const problem of parsed.problems) problems.push(textProblem(file.path, problem));
     for (const warning of parsed.warnings) warnings.push(textProblem(file.path, warning));
@@ -335,10 +335,10 @@ function forEachDataFiles(files: readonly ParsedFile[]): Set<string> {
  * whose forEach is unusable yields nothing and a problem at its line; an item that repeats another's
  * name is left out with a problem naming both.
  */
-function expandTemplates(documents: readonly ManifestDocument[], files: readonly ParsedFile[], max: number, config: Config | undefined, problems: FoundProblem[]): ManifestDocument[] {
+function expandTemplates(documents: readonly SourceDocument[], files: readonly ParsedFile[], max: number, config: Config | undefined, problems: FoundProblem[]): SourceDocument[] {
   if (!documents.some((doc) => hasForEach(doc.value))) return [...documents];
   const byPath = new Map(files.map(({ file, parsed }) => [normalizedPath(file.path), parsed]));
-  const result: ManifestDocument[] = [];
+  const result: SourceDocument[] = [];
   for (const doc of documents) {
     if (!hasForEach(doc.value)) {
       result.push(doc);
@@ -367,7 +367,7 @@ function normalizedPath(path: string): string {
 }
 
 /** A template's items: its matrix, or the list in the file it names (which must be in the manifests directory). */
-function itemsOf(doc: ManifestDocument, files: ReadonlyMap<string, ParsedText>, max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
+function itemsOf(doc: SourceDocument, files: ReadonlyMap<string, ParsedText>, max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
   const read = readForEach(doc.value);
   if ('problem' in read) return read;
   if ('matrix' in read.spec) return matrixItems(read.spec.matrix, max);
@@ -402,7 +402,7 @@ interface CheckOptions {
   hmac: (value: string) => string;
 }
 
-async function checkSchemas(documents: readonly ManifestDocument[], options: CheckOptions, problems: FoundProblem[]): Promise<{ entries: Entry[]; failed: Set<Entry> }> {
+async function checkSchemas(documents: readonly SourceDocument[], options: CheckOptions, problems: FoundProblem[]): Promise<{ entries: Entry[]; failed: Set<Entry> }> {
   const entries: Entry[] = [];
   const failed = new Set<Entry>();
   // A document of several targets reports a problem once per target: each of them is blocked by it.
@@ -422,7 +422,7 @@ async function checkSchemas(documents: readonly ManifestDocument[], options: Che
  * The entries of one document: one per target it names, each with that target's variables
  * substituted and checked against the schema of its kind.
  */
-function expand(doc: ManifestDocument, options: CheckOptions, report: (problem: FoundProblem) => void): Entry[] {
+function expand(doc: SourceDocument, options: CheckOptions, report: (problem: FoundProblem) => void): Entry[] {
   const { config } = options;
   const expanded = expandedTargets(doc.value, config);
   const identities = expanded ? expanded.targets.map((target) => identifyFor(doc.value, config, target, expanded.declared)) : [identify(doc.value, config)];
