@@ -14,7 +14,7 @@ import { createSyncReporter, type SyncTold } from './report.js';
 import { childForSync, clockTime } from '../support/logger.js';
 import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
-import type { SyncAccount } from '../notify/events.js';
+import type { FinishedSync } from '../notify/events.js';
 import { resolveSecret } from '../config/secrets.js';
 import { startHttpServer, type BoundHttpServer, type HttpHandlers, type ListenAddress, type RunningHttpServer, type SuspensionNote } from './http.js';
 import type { StateRecord, Suspension } from '../model/state.js';
@@ -336,8 +336,8 @@ function defaultNotifier(context: ReconcileContext, metrics: Metrics, logger: Lo
 }
 
 /** What a finished sync tells the notifier. */
-function accountOf(target: string, result: TargetSyncResult): SyncAccount {
-  const account: SyncAccount = { target, ok: result.report.ok };
+function accountOf(target: string, result: TargetSyncResult): FinishedSync {
+  const account: FinishedSync = { target, ok: result.report.ok };
   if (result.report.revision !== undefined) account.revision = result.report.revision;
   if (result.report.error !== undefined) account.error = result.report.error;
   if (result.plan) account.plan = result.plan;
