@@ -20,7 +20,7 @@ import { parseJournal, parseStateFile, serializeStateFile, STATE_VERSION } from 
 import { DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
 import { applyRecord } from './record-effects.js';
 import { targetOf } from './in-memory.js';
-import { BackendStateStore, type StoreWriter } from './backend-store.js';
+import { RemoteStateStore, type StoreWriter } from './remote-store.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 
 /**
@@ -128,7 +128,7 @@ class PostgresBackend implements StateBackend {
 
   async open(options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> {
     await this.ready();
-    const store = new BackendStateStore(this.#storeWriter(), options.readOnly === true);
+    const store = new RemoteStateStore(this.#storeWriter(), options.readOnly === true);
     await store.reload();
     return store;
   }

@@ -70,7 +70,7 @@ interface Exclusive {
   reject: (error: unknown) => void;
 }
 
-export class BackendStateStore extends InMemoryStore implements StateStore {
+export class RemoteStateStore extends InMemoryStore implements StateStore {
   readonly #maxInFlight: number;
   /** The first record number of each batch in flight. */
   #flying: number[] = [];
