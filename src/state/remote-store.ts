@@ -2,7 +2,7 @@
  * The state store of a backend that keeps its state away from this disk (PostgreSQL, Kubernetes, S3): the
  * state in memory as every store keeps it (`in-memory.ts`), made durable through the backend's
  * writer. `save` appends the records made since the last save; `compact` replaces the snapshot
- * and drops the records it holds. A save does not send a batch of its own: whenever a slot is free,
+ * and drops the records it holds. A save does not send a batch of its own: whenever an append may start,
  * one batch carries every record waiting, whoever made it (group commit), so the number of writes
  * follows the backend's round trips, not the number of callers.
  *
