@@ -24,7 +24,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 });
 
 /** Full jitter: uniform in [0, min(maxDelay, base·2^(attempt-1))). `attempt` is the one that failed, from 1. */
-export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number): number {
+export function jitteredBackoff(policy: RetryPolicy, attempt: number, random: () => number): number {
   const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.floor(random() * window);
 }

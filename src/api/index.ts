@@ -21,7 +21,7 @@ export type { Api, ApiHooks, RetryReason, ServerCheck } from './port.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.js';
 export { DEFAULT_TIMEOUTS, type Timeouts } from './transport.js';
 export { Pacer, safetyMarginMs, type PacerLane, type PacerOptions, type RateBudget, type Sleep } from './pacer.js';
-export { SharedPacers, type BudgetLedger, type BudgetMember, type SharedPacersOptions } from './shared-pacers.js';
+export { SharedPacers, type BudgetLedger, type BudgetClient, type SharedPacersOptions } from './shared-pacers.js';
 
 /** Everything optional; defaults are production settings. */
 export interface ApiOptions {

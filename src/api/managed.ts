@@ -5,10 +5,10 @@
  */
 import type { ApiProfile } from '../schema/enums.js';
 import { unwrapManaged } from './envelope.js';
-import { StackAdapter, type ServerSpelling } from './stack.js';
+import { BaseAdapter, type ServerSpelling } from './base-adapter.js';
 import type { Transport } from './transport.js';
 
-export class ManagedAdapter extends StackAdapter {
+export class ManagedAdapter extends BaseAdapter {
   readonly variant = 'managed' as const;
   protected readonly payloadMember = 'result';
 

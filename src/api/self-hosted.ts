@@ -4,10 +4,10 @@
  */
 import type { ApiProfile } from '../schema/enums.js';
 import { unwrapData } from './envelope.js';
-import { StackAdapter } from './stack.js';
+import { BaseAdapter } from './base-adapter.js';
 import type { Transport } from './transport.js';
 
-export class SelfHostedAdapter extends StackAdapter {
+export class SelfHostedAdapter extends BaseAdapter {
   readonly variant = 'self-hosted' as const;
   protected readonly payloadMember = 'data';
 

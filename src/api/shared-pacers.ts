@@ -20,7 +20,7 @@ import type { RateLimit } from '../model/config.js';
 import { Pacer, type LaneOptions, type PacerLane, type Sleep } from './pacer.js';
 
 /** A client asking for its lane. */
-export interface BudgetMember {
+export interface BudgetClient {
   /** Target name, for the warning when members disagree on the budget. */
   target: string;
   /** Origin of the base URL (`https://api.example.com`). */
@@ -67,7 +67,7 @@ export class SharedPacers {
    * that configure different budgets get all of them honoured at once (the strictest wins in
    * every window) and the lowest concurrency. Closing the last lane closes the pacer.
    */
-  join(member: BudgetMember, lane: Omit<LaneOptions, 'onClose'> = {}): PacerLane {
+  join(member: BudgetClient, lane: Omit<LaneOptions, 'onClose'> = {}): PacerLane {
     const key = budgetKey(member.origin, member.authorization);
     let entry = this.entries.get(key);
     if (entry === undefined) {

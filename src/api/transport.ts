@@ -11,7 +11,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { StacksyncError, type ErrorCode } from '../errors.js';
-import { backoffDelay, serverWaitMs, type HeaderBag, type RetryPolicy } from './backoff.js';
+import { jitteredBackoff, serverWaitMs, type HeaderBag, type RetryPolicy } from './backoff.js';
 import { classifyNetworkError, codeForStatus, isTransientStatus, mayLandLater, parseServerError, type NetworkFailure, type ServerError } from './failure.js';
 import type { PacerLane, Sleep } from './pacer.js';
 import type { ApiHooks, RetryReason } from './port.js';
@@ -128,7 +128,7 @@ export class Transport {
       if (outcome.kind === 'final') throw outcome.error;
       if (exchange.method === 'POST' && outcome.maybeActed) throw this.ambiguous({ exchange, redactor, attempt, earlierMayHaveActed }, outcome.failure);
       earlierMayHaveActed ||= outcome.maybeActed;
-      const delay = outcome.waitMs ?? backoffDelay(retry, attempt, random);
+      const delay = outcome.waitMs ?? jitteredBackoff(retry, attempt, random);
       if (attempt >= retry.maxAttempts || now() + delay - started > retry.maxElapsedMs) {
         throw this.exhausted({ exchange, redactor, attempt, earlierMayHaveActed }, outcome);
       }

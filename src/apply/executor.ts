@@ -370,7 +370,7 @@ class ApplyRun {
 
   /** Records marks on the change's inventory entry and saves them. */
   async #mark(node: ExecutionNode, marks: MarkChanges): Promise<void> {
-    this.#deps.store.record(this.#deps.target, { type: 'marked', kind: node.change.kind, key: node.change.name, marks });
+    this.#deps.store.add(this.#deps.target, { type: 'marked', kind: node.change.kind, key: node.change.name, marks });
     await this.#deps.store.save();
   }
 
@@ -395,7 +395,7 @@ class ApplyRun {
       if (spec !== undefined) records.push({ type: 'spec', kind, key: name, spec, ...(node.change.pruneDisabled ? { prune: 'disabled' as const } : {}), ...(node.change.tenant !== undefined ? { tenant: node.change.tenant } : {}) });
       if (node.change.marks) records.push({ type: 'marked', kind, key: name, marks: node.change.marks });
     }
-    this.#deps.store.record(this.#deps.target, ...records);
+    this.#deps.store.add(this.#deps.target, ...records);
     await this.#deps.store.save();
   }
 
@@ -478,7 +478,7 @@ class ApplyRun {
     const { kind, name } = node.change;
     const sentAt = this.#clock();
     const intent = { type: 'intent', kind, key: name, name: apiName, at: new Date(sentAt).toISOString() } as const;
-    this.#deps.store.record(this.#deps.target, intent);
+    this.#deps.store.add(this.#deps.target, intent);
     await this.#deps.store.save();
     try {
       return await create();
@@ -489,7 +489,7 @@ class ApplyRun {
       }
       const settleUntil = mayStillLand(error) ? new Date(sentAt + this.#deps.settleMs).toISOString() : undefined;
       if (settleUntil !== undefined) {
-        this.#deps.store.record(this.#deps.target, { ...intent, settleUntil });
+        this.#deps.store.add(this.#deps.target, { ...intent, settleUntil });
         // Best effort: without it a later run would not wait for the create before sending it again.
         await this.#deps.store.save().catch(() => undefined);
       }
@@ -525,7 +525,7 @@ class ApplyRun {
   async #dropIntentIfNotCreated(kind: Kind, key: string, error: unknown): Promise<void> {
     // Only an outright refusal proves nothing was created; after a timeout the create may have landed.
     if (!(error instanceof StacksyncError) || !isRefusal(error.code)) return;
-    this.#deps.store.record(this.#deps.target, { type: 'intent-dropped', kind, key });
+    this.#deps.store.add(this.#deps.target, { type: 'intent-dropped', kind, key });
     // Best effort: a stale intent only means a same-named resource would be taken back later.
     await this.#deps.store.save().catch(() => undefined);
   }

@@ -10,7 +10,7 @@ import { describeStale, editedPlan, OTHER_CREDENTIALS, parseSavedPlan, sealMatch
 import { processEnv, type Env } from '../config/paths.js';
 import { parseDuration } from '../config/duration.js';
 import type { Config } from '../model/config.js';
-import { keyCheckOf } from '../reconcile/fingerprint.js';
+import { keyCheckOf } from '../reconcile/plan-fingerprint.js';
 import { planKeyFrom } from '../reconcile/plan-key.js';
 import { createSecretHasher } from '../state/hmac.js';
 import { computePlan, executePlan, planRequestFor, type RunPlan, type RunResult } from '../reconcile/reconcile.js';

@@ -4,7 +4,7 @@
  * the pure estimate (apply/estimate.ts), which the plan then carries to every output.
  */
 import { DEFAULT_REQUEST_MS, estimateApply } from '../apply/estimate.js';
-import { credentialFingerprints } from '../config/fingerprint.js';
+import { credentialFingerprints } from '../config/credential-fingerprints.js';
 import type { ApiHooks } from '../api/port.js';
 import { budgetGroups } from '../daemon/resync-slots.js';
 import { heldForTenants } from '../diff/index.js';

@@ -5,7 +5,7 @@ import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { packageVersion } from './version.js';
 import { compileForQuickExit, heapUseOf } from './quick-exit.js';
 import { sizeHeapFor } from '../support/heap.js';
-import { dropOutputOnClosedPipe } from './pipes.js';
+import { dropOutputOnClosedPipe } from './closed-pipe.js';
 import { maskWrites } from '../support/redaction.js';
 import { logFormatFor, type LogFormat } from './log-format.js';
 

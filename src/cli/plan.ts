@@ -10,7 +10,7 @@ import { renderSavedPlan } from '../plan/saved.js';
 import { newPlanKeySalt, planKeyFrom } from '../reconcile/plan-key.js';
 import type { Config } from '../model/config.js';
 import { randomBytes } from 'node:crypto';
-import { fingerprintRun } from '../reconcile/fingerprint.js';
+import { fingerprintRun } from '../reconcile/plan-fingerprint.js';
 import { HMAC_KEY_BYTES, keyPathFor } from '../state/hmac.js';
 import { computePlan, planRequestFor, type RunPlan } from '../reconcile/reconcile.js';
 import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';

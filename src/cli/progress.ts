@@ -119,7 +119,7 @@ export function formatSummary(summary: ApplySummary, durationMs: number, target?
 }
 
 /** The summary of an apply from its changes and results, e.g. for JSON output or several targets. */
-export function summarize(changes: readonly Change[], results: ReadonlyMap<ChangeKey, ChangeResult>): ApplySummary {
+export function summarizeApply(changes: readonly Change[], results: ReadonlyMap<ChangeKey, ChangeResult>): ApplySummary {
   let summary = emptySummary();
   for (const change of changes) summary = withOutcome(summary, outcomeOf(change, results.get(changeKey(change.kind, change.name))));
   return summary;

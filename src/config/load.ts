@@ -366,7 +366,7 @@ function normalise(raw: DefaultedConfigFile, configPath: string): Config {
     maxDeletes: raw.sync.maxDeletes,
     maxDeletePercent: raw.sync.maxDeletePercent,
     adopt: raw.sync.adopt,
-    settleWindowMs: parseDuration(raw.sync.settleWindow) ?? 0,
+    lateCreateWindowMs: parseDuration(raw.sync.settleWindow) ?? 0,
     markManaged: raw.sync.markManaged,
     ...(raw.sync.drift === 'propose' && raw.sync.propose ? { propose: normalisePropose(raw.sync.propose, baseDir) } : {}),
   };

@@ -17,7 +17,7 @@ import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
 import { createScheduler, type Scheduler, type SchedulerTimers } from './scheduler.js';
 import { resyncSlots } from './resync-slots.js';
-import { credentialFingerprints } from '../config/fingerprint.js';
+import { credentialFingerprints } from '../config/credential-fingerprints.js';
 import { createStatusTracker, withRateLimitWaits, withSuspended, type StatusDocument, type StatusTracker } from './status.js';
 import { createSourceLinker } from './source-links.js';
 import { checkoutRoot, createTargetSync } from './target-sync.js';

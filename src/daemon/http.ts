@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { StacksyncError } from '../errors.js';
 import { suspensionNoteProblem } from '../model/state.js';
-import { listenError, type AddressFlags } from '../support/listen.js';
+import { listenError, type AddressFlags } from '../support/listen-error.js';
 import { bearerOf, crossSite, misdirected, reloadRefusal, sameSecret, type Refusal } from './http-guard.js';
 import { runSecrets } from '../support/redaction.js';
 import type { StatusDocument } from './status.js';

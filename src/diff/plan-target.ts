@@ -13,11 +13,11 @@ import { accessOf, liveOf, ORDERED_DESCRIPTORS, type DesiredResource, type KindP
 import { sortChanges } from './order.js';
 import { planOrphans, PRUNABLE_KINDS } from './prune.js';
 import { referenceResolver } from './references.js';
-import { awaitLateCreates } from './settle.js';
+import { awaitLateCreates } from './late-creates.js';
 import { kindMarking } from './mark.js';
 import { maskSensitive } from './sensitive.js';
 import { suspendChanges } from './suspend.js';
-import { planTwins } from './twins.js';
+import { planTwins } from './live-twins.js';
 
 export interface PlanOptions {
   /** Delete inventory resources no manifest names any more (`--prune`, `sync.prune`). */
@@ -29,7 +29,7 @@ export interface PlanOptions {
   /** The target is suspended (config `suspend`, or `POST /-/suspend`): nothing of it is written. Default false. */
   suspended?: boolean;
   /** `sync.settleWindow` in milliseconds: how long a create may land after it was sent. */
-  settleMs: number;
+  lateCreateWindowMs: number;
   /** `sync.markManaged`: the tag added to what is written of kinds with tags, never a difference (`mark.ts`). */
   mark?: string;
 }
@@ -75,7 +75,7 @@ export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; a
   // Unreadable resources are live too: a prune deletes them by id, which needs no shape.
   const named = (kind: Kind): ReturnType<typeof liveOf>[number][] => withUnreadable(kind, liveOf(live, kind), unreadable);
 
-  const timing = { nowMs: input.nowMs, settleMs: options.settleMs };
+  const timing = { nowMs: input.nowMs, settleMs: options.lateCreateWindowMs };
 
   // 1. What the inventory holds and no manifest names: deletes when pruning, orphans otherwise.
   const prune = options.prune && !options.blocked && options.suspended !== true;

@@ -23,7 +23,7 @@ import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
 import { Store } from './store.js';
 import { PROFILES, profileOf, type Profile, type ProfileData } from './model.js';
 import { StacksyncError } from '../errors.js';
-import { listenError, type AddressFlags } from '../support/listen.js';
+import { listenError, type AddressFlags } from '../support/listen-error.js';
 import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 
 export { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';

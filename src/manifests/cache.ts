@@ -35,7 +35,7 @@ export interface ParseCacheStats {
 }
 
 /** Files modified this recently are read again whatever their metadata says. */
-export const SETTLE_MS = 2_000;
+export const METADATA_TRUSTED_AFTER_MS = 2_000;
 
 /** The identity of a file whose metadata vouches for nothing: it matches no file's. */
 const UNVOUCHED = '';
@@ -64,7 +64,7 @@ interface Used {
 
 export class ParseCache {
   readonly #entries = new Map<string, Promise<ParsedText>>();
-  /** By real path: the file's metadata when it was read (if settled by then), and its content key. */
+  /** By real path: the file's metadata when it was read (if old enough to trust by then), and its content key. */
   readonly #files = new Map<string, { identity: string; key: string }>();
   /** What each load in progress used. */
   readonly #sessions = new Set<Used>();
@@ -122,8 +122,8 @@ export class ParseCache {
       remember: (real, stats, key) => {
         used.files.add(real);
         // A file modified too recently to be vouched for by its metadata keeps only its content key.
-        const settled = this.#now() - stats.mtimeMs >= SETTLE_MS && this.#now() - stats.ctimeMs >= SETTLE_MS;
-        this.#files.set(real, { identity: settled ? identityOf(stats) : UNVOUCHED, key });
+        const trusted = this.#now() - stats.mtimeMs >= METADATA_TRUSTED_AFTER_MS && this.#now() - stats.ctimeMs >= METADATA_TRUSTED_AFTER_MS;
+        this.#files.set(real, { identity: trusted ? identityOf(stats) : UNVOUCHED, key });
       },
       get: (key) => {
         const entry = this.#entries.get(key);

@@ -15,7 +15,7 @@ import type { Manifest } from '../model/manifest.js';
 export const UNCONFIGURED_TARGET = '(default)';
 
 /** What could be told about a document even if it failed its schema. */
-export interface Identity {
+export interface DocumentIdentity {
   kind?: Kind;
   name?: string;
   /** `metadata.target` as written. */
@@ -25,7 +25,7 @@ export interface Identity {
 }
 
 /** One document of a manifest file, as the checks see it. */
-export interface ManifestDocument {
+export interface SourceDocument {
   file: string;
   /** 0-based index of the document in its file, empty documents counted. */
   index: number;
@@ -38,7 +38,7 @@ export interface ManifestDocument {
 
 /** The node a problem is about; its line is found once all checks are done (see `load.ts`). */
 export interface NodeRef {
-  doc: ManifestDocument;
+  doc: SourceDocument;
   pointer: Pointer;
   at: 'key' | 'value';
 }
@@ -49,8 +49,8 @@ export interface FoundProblem extends LoadProblem {
 }
 
 export interface Entry {
-  doc: ManifestDocument;
-  identity: Identity;
+  doc: SourceDocument;
+  identity: DocumentIdentity;
   /** Present when the document passed the schema of its kind. */
   manifest?: Manifest;
   /** Secret values its `${NAME}` references took (see `vars.ts`); masked in every output. */
@@ -73,7 +73,7 @@ export function expandedTargets(value: unknown, config: Config | undefined): { t
 }
 
 /** The identity of one expansion of a document to `target`. */
-export function identifyFor(value: unknown, config: Config | undefined, target: string, declared: boolean): Identity {
+export function identifyFor(value: unknown, config: Config | undefined, target: string, declared: boolean): DocumentIdentity {
   const identity = identify(value, config);
   delete identity.target;
   if (declared) identity.declaredTarget = target;
@@ -82,10 +82,10 @@ export function identifyFor(value: unknown, config: Config | undefined, target: 
 }
 
 /** Kind, name and target of a document, read leniently from its plain value. */
-export function identify(value: unknown, config: Config | undefined): Identity {
+export function identify(value: unknown, config: Config | undefined): DocumentIdentity {
   const record = asRecord(value);
   const metadata = asRecord(record?.['metadata']);
-  const identity: Identity = {};
+  const identity: DocumentIdentity = {};
   const kind = record?.['kind'];
   if (typeof kind === 'string' && (KINDS as readonly string[]).includes(kind)) identity.kind = kind as Kind;
   if (typeof metadata?.['name'] === 'string') identity.name = metadata['name'];
@@ -102,7 +102,7 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-export function subjectOf(identity: Identity): string | undefined {
+export function subjectOf(identity: DocumentIdentity): string | undefined {
   return identity.kind && identity.name ? `${identity.kind}/${identity.name}` : undefined;
 }
 

@@ -18,7 +18,7 @@ import { contentKey, type CacheSession, type ParseCache } from './cache.js';
 import type { ParseLimits, ParsedText, PointerRequest } from './parse.js';
 import { createWorkerParser, defaultThreads, inlineParser, yieldToEventLoop, type ManifestParser } from './parser.js';
 import { readSnapshot, type Snapshot, type SnapshotFile } from './read.js';
-import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type ManifestDocument } from './resolve.js';
+import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type SourceDocument } from './resolve.js';
 import { mentionsVariables, substituteVariables } from './vars.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
 import { DEFAULT_MAX_FOREACH_ITEMS, hasForEach, instantiate, instantiateAll, listItems, matrixItems, readForEach, type ForEachItem, type ForEachProblem } from './foreach.js';
@@ -197,7 +197,7 @@ function sizeOf(files: readonly SnapshotFile[]): number {
 async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits, parsers: readonly ManifestParser[], session: CacheSession | undefined): Promise<ParsedFile[]> {
   const parseLimits = parseLimitsOf(limits);
   const results: Promise<ParsedText>[] = [];
-  const misses: { bytes: Uint8Array; settle: Settle }[] = [];
+  const misses: { bytes: Uint8Array; result: Deferred }[] = [];
   for (const file of files) {
     const key = file.key ?? (session && file.bytes ? contentKey(file.bytes) : undefined);
     if (key !== undefined && file.bytes && file.stats) session?.remember(file.real, file.stats, key);
@@ -211,7 +211,7 @@ async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits
     const pending = deferred();
     results.push(pending.promise);
     if (key !== undefined) session?.set(key, pending.promise);
-    misses.push({ bytes, settle: pending });
+    misses.push({ bytes, result: pending });
   }
   const queue = batches(misses);
   let next = 0;
@@ -224,7 +224,7 @@ async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits
   return files.map((file, index) => ({ file, parsed: parsed[index] as ParsedText }));
 }
 
-async function parseBatch(batch: readonly { bytes: Uint8Array; settle: Settle }[], limits: ParseLimits, parser: ManifestParser): Promise<void> {
+async function parseBatch(batch: readonly { bytes: Uint8Array; result: Deferred }[], limits: ParseLimits, parser: ManifestParser): Promise<void> {
   let texts: ParsedText[];
   try {
     texts = await parser.parse(batch.map((miss) => miss.bytes), limits).catch(() =>
@@ -232,10 +232,10 @@ async function parseBatch(batch: readonly { bytes: Uint8Array; settle: Settle }[
       inlineParser.parse(batch.map((miss) => miss.bytes), limits),
     );
   } catch (error) {
-    for (const miss of batch) miss.settle.reject(error);
+    for (const miss of batch) miss.result.reject(error);
     return;
   }
-  batch.forEach((miss, index) => miss.settle.resolve(freeze(texts[index] as ParsedText)));
+  batch.forEach((miss, index) => miss.result.resolve(freeze(texts[index] as ParsedText)));
 }
 
 function batches<T extends { bytes: Uint8Array }>(items: readonly T[]): T[][] {
@@ -255,13 +255,13 @@ function batches<T extends { bytes: Uint8Array }>(items: readonly T[]): T[][] {
   return result;
 }
 
-interface Settle {
+interface Deferred {
   promise: Promise<ParsedText>;
   resolve: (value: ParsedText) => void;
   reject: (error: unknown) => void;
 }
 
-function deferred(): Settle {
+function deferred(): Deferred {
   let resolve!: (value: ParsedText) => void;
   let reject!: (error: unknown) => void;
   const promise = new Promise<ParsedText>((done, fail) => {
@@ -281,8 +281,8 @@ function freeze(parsed: ParsedText): ParsedText {
 }
 
 /** The documents of every file in order, up to `max` in all; the file's own problems and warnings. */
-function collectDocuments(files: readonly ParsedFile[], max: number, problems: FoundProblem[], warnings: FoundProblem[]): ManifestDocument[] {
-  const documents: ManifestDocument[] = [];
+function collectDocuments(files: readonly ParsedFile[], max: number, problems: FoundProblem[], warnings: FoundProblem[]): SourceDocument[] {
+  const documents: SourceDocument[] = [];
   for (const { file, parsed } of files) {
     for (const problem of parsed.problems) problems.push(textProblem(file.path, problem));
     for (const warning of parsed.warnings) warnings.push(textProblem(file.path, warning));
@@ -335,10 +335,10 @@ function forEachDataFiles(files: readonly ParsedFile[]): Set<string> {
  * whose forEach is unusable yields nothing and a problem at its line; an item that repeats another's
  * name is left out with a problem naming both.
  */
-function expandTemplates(documents: readonly ManifestDocument[], files: readonly ParsedFile[], max: number, config: Config | undefined, problems: FoundProblem[]): ManifestDocument[] {
+function expandTemplates(documents: readonly SourceDocument[], files: readonly ParsedFile[], max: number, config: Config | undefined, problems: FoundProblem[]): SourceDocument[] {
   if (!documents.some((doc) => hasForEach(doc.value))) return [...documents];
   const byPath = new Map(files.map(({ file, parsed }) => [normalizedPath(file.path), parsed]));
-  const result: ManifestDocument[] = [];
+  const result: SourceDocument[] = [];
   for (const doc of documents) {
     if (!hasForEach(doc.value)) {
       result.push(doc);
@@ -367,7 +367,7 @@ function normalizedPath(path: string): string {
 }
 
 /** A template's items: its matrix, or the list in the file it names (which must be in the manifests directory). */
-function itemsOf(doc: ManifestDocument, files: ReadonlyMap<string, ParsedText>, max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
+function itemsOf(doc: SourceDocument, files: ReadonlyMap<string, ParsedText>, max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
   const read = readForEach(doc.value);
   if ('problem' in read) return read;
   if ('matrix' in read.spec) return matrixItems(read.spec.matrix, max);
@@ -402,7 +402,7 @@ interface CheckOptions {
   hmac: (value: string) => string;
 }
 
-async function checkSchemas(documents: readonly ManifestDocument[], options: CheckOptions, problems: FoundProblem[]): Promise<{ entries: Entry[]; failed: Set<Entry> }> {
+async function checkSchemas(documents: readonly SourceDocument[], options: CheckOptions, problems: FoundProblem[]): Promise<{ entries: Entry[]; failed: Set<Entry> }> {
   const entries: Entry[] = [];
   const failed = new Set<Entry>();
   // A document of several targets reports a problem once per target: each of them is blocked by it.
@@ -422,7 +422,7 @@ async function checkSchemas(documents: readonly ManifestDocument[], options: Che
  * The entries of one document: one per target it names, each with that target's variables
  * substituted and checked against the schema of its kind.
  */
-function expand(doc: ManifestDocument, options: CheckOptions, report: (problem: FoundProblem) => void): Entry[] {
+function expand(doc: SourceDocument, options: CheckOptions, report: (problem: FoundProblem) => void): Entry[] {
   const { config } = options;
   const expanded = expandedTargets(doc.value, config);
   const identities = expanded ? expanded.targets.map((target) => identifyFor(doc.value, config, target, expanded.declared)) : [identify(doc.value, config)];

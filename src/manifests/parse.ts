@@ -16,7 +16,7 @@
 import { Composer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
 import { nodeAt, positionAt, type Pointer, type Position } from '../yaml/positions.js';
 import { readPlainYaml } from '../yaml/fast-read.js';
-import { explainIndentation } from '../yaml/words.js';
+import { explainIndentation } from '../yaml/explain-indentation.js';
 import { decodeText, loneCrProblem, refusedWarningMessage, splitYamlWarnings, toPlainValue, versionProblem, YAML_READ_OPTIONS, yamlErrorMessage, type YamlLimits } from '../yaml/safety.js';
 
 export interface ParseLimits extends Pick<YamlLimits, 'maxDepth' | 'maxAliasCount' | 'maxNodes'> {
@@ -90,7 +90,7 @@ function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at
   for (const warning of refused) result.problems.push({ message: refusedWarningMessage(warning), ...at(warning.pos[0]) });
   const [error] = doc.errors;
   if (error !== undefined) {
-    // The first error only: what follows it is mostly the same mistake seen again (src/yaml/words.ts).
+    // The first error only: what follows it is mostly the same mistake seen again (src/yaml/explain-indentation.ts).
     result.problems.push(describeYamlError(error, limits, text, at(error.pos[0])));
     return;
   }

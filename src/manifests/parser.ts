@@ -82,7 +82,7 @@ interface Task {
   reject: (error: Error) => void;
 }
 
-interface Slot {
+interface PoolWorker {
   worker: Worker;
   busy: Map<number, Task>;
 }
@@ -91,47 +91,47 @@ interface Slot {
 export function createWorkerParser(options: WorkerParserOptions = {}): ManifestParser | undefined {
   if (WORKER_SCRIPT.protocol !== 'file:' || !existsSync(fileURLToPath(WORKER_SCRIPT))) return undefined;
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreads()));
-  const slots: Slot[] = [];
+  const pool: PoolWorker[] = [];
   let nextId = 1;
   let closed = false;
 
-  const fail = (slot: Slot, error: Error): void => {
-    for (const task of slot.busy.values()) task.reject(error);
-    slot.busy.clear();
-    const index = slots.indexOf(slot);
-    if (index >= 0) slots.splice(index, 1);
+  const fail = (member: PoolWorker, error: Error): void => {
+    for (const task of member.busy.values()) task.reject(error);
+    member.busy.clear();
+    const index = pool.indexOf(member);
+    if (index >= 0) pool.splice(index, 1);
   };
-  const start = (): Slot => {
+  const start = (): PoolWorker => {
     const worker = new Worker(WORKER_SCRIPT, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
-    const slot: Slot = { worker, busy: new Map() };
+    const member: PoolWorker = { worker, busy: new Map() };
     worker.on('message', (reply: WorkerReply) => {
-      const task = slot.busy.get(reply.id);
+      const task = member.busy.get(reply.id);
       if (!task) return;
-      slot.busy.delete(reply.id);
+      member.busy.delete(reply.id);
       if ('error' in reply) task.reject(new Error(reply.error));
       else task.resolve(reply.result);
-      if (slot.busy.size === 0 && !options.ref) worker.unref();
+      if (member.busy.size === 0 && !options.ref) worker.unref();
     });
-    worker.on('error', (error) => fail(slot, error));
-    worker.on('exit', (code) => fail(slot, new Error(`parse worker exited (${code})`)));
+    worker.on('error', (error) => fail(member, error));
+    worker.on('exit', (code) => fail(member, new Error(`parse worker exited (${code})`)));
     if (!options.ref) worker.unref();
-    slots.push(slot);
-    return slot;
+    pool.push(member);
+    return member;
   };
   // The least busy worker; a new one while the pool is not full.
-  const pick = (): Slot => {
-    const idle = slots.find((slot) => slot.busy.size === 0);
-    if (idle || slots.length >= threads) return idle ?? slots.reduce((a, b) => (b.busy.size < a.busy.size ? b : a));
+  const pick = (): PoolWorker => {
+    const idle = pool.find((member) => member.busy.size === 0);
+    if (idle || pool.length >= threads) return idle ?? pool.reduce((a, b) => (b.busy.size < a.busy.size ? b : a));
     return start();
   };
   const send = <T>(request: WithoutId<WorkerRequest>): Promise<T> => {
     if (closed) return Promise.reject(new Error('the parser is closed'));
-    const slot = pick();
+    const member = pick();
     const full = { ...request, id: nextId++ } as WorkerRequest;
     return new Promise<T>((resolve, reject) => {
-      slot.busy.set(full.id, { request: full, resolve: resolve as (value: unknown) => void, reject });
-      slot.worker.ref();
-      slot.worker.postMessage(full);
+      member.busy.set(full.id, { request: full, resolve: resolve as (value: unknown) => void, reject });
+      member.worker.ref();
+      member.worker.postMessage(full);
     });
   };
 
@@ -142,7 +142,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): ManifestP
     locate: (bytes, requests) => send<(Position | undefined)[]>({ op: 'locate', bytes, requests: [...requests] }),
     async close() {
       closed = true;
-      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
+      await Promise.all(pool.splice(0).map((member) => member.worker.terminate()));
     },
   };
 }

@@ -22,7 +22,7 @@ import { resolveSecrets } from './secrets.js';
 import { tenantProblem } from './tenants.js';
 
 export { expandedTargets, identify, identifyFor, problemAt, subjectOf, UNCONFIGURED_TARGET } from './entries.js';
-export type { Entry, FoundProblem, Identity, ManifestDocument, NodeRef } from './entries.js';
+export type { Entry, FoundProblem, DocumentIdentity, SourceDocument, NodeRef } from './entries.js';
 
 export interface ResolveOptions {
   /** Without a config, target checks are skipped (offline `validate` with no config file). */

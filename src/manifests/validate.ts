@@ -4,7 +4,7 @@
  */
 import { KINDS, type Kind } from '../model/kinds.js';
 import type { Manifest } from '../model/manifest.js';
-import { describeIssues, type DescribedIssue } from '../yaml/positions.js';
+import { describeAjvErrors, type DescribedIssue } from '../yaml/positions.js';
 import type { JsonSchema } from '../schema/api.js';
 import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
@@ -18,7 +18,7 @@ export function validateManifest(value: unknown): ManifestCheck {
   const named = manifestSchemaFor(value);
   const validate = validatorOf(named);
   if (validate(value)) return { ok: true, manifest: value as Manifest };
-  const issues = describeIssues(validate.errors ?? [], value, { schema: named.schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
+  const issues = describeAjvErrors(validate.errors ?? [], value, { schema: named.schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
   return { ok: false, issues };
 }
 

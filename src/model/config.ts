@@ -68,7 +68,7 @@ export interface SyncSettings extends Omit<Required<SyncFile>, 'interval' | 'set
    * How long a create whose answer never came may still land, milliseconds (config
    * `settleWindow`, default 2 minutes): later runs wait for it that long before creating again.
    */
-  settleWindowMs: number;
+  lateCreateWindowMs: number;
 }
 
 /** `sync.propose` of the file, its token anchored and its branch defaulted (docs/daemon.md, "Drift proposed as a branch"). */

@@ -64,7 +64,7 @@ export interface LoadProblem {
   /**
    * With tenants configured: the tenants of the file the problem is in (one; several when the
    * config's paths overlap; none when it is in no tenant's paths). Its writes are what the
-   * problem holds back, instead of its target's (`diff/blocked.ts`).
+   * problem holds back, instead of its target's (`diff/held-back.ts`).
    */
   tenants?: string[];
 }

@@ -27,12 +27,12 @@ export interface CreateIntent {
 }
 
 /**
- * The last moment the create of `intent` could have landed, ms since the epoch: its settle
- * deadline when its answer never came, else `settleMs` (`sync.settleWindow`) after it was written.
+ * The last moment the create of `intent` could have landed, ms since the epoch: its
+ * `settleUntil` when its answer never came, else `windowMs` (`sync.settleWindow`) after it was written.
  * NaN when the intent's time does not read as one.
  */
-export function createLandsBy(intent: Pick<CreateIntent, 'at' | 'settleUntil'>, settleMs: number): number {
-  return intent.settleUntil === undefined ? Date.parse(intent.at) + settleMs : Date.parse(intent.settleUntil);
+export function createLandsBy(intent: Pick<CreateIntent, 'at' | 'settleUntil'>, windowMs: number): number {
+  return intent.settleUntil === undefined ? Date.parse(intent.at) + windowMs : Date.parse(intent.settleUntil);
 }
 
 export interface InventoryEntry {

@@ -2,7 +2,7 @@
  * Saved plans (`plan --out FILE`, `apply --plan FILE`; Terraform's `plan -out` is the model): the
  * JSON plan a reviewer saw, plus a fingerprint of what it was computed from. `apply --plan`
  * computes the plan again and applies it only when the fingerprints agree, so what runs is what
- * was reviewed. Pure: the digests are made by the caller (reconcile/fingerprint.ts); this module
+ * was reviewed. Pure: the digests are made by the caller (reconcile/plan-fingerprint.ts); this module
  * owns the file format, reading it back, and telling what differs.
  *
  * The file holds no secret value: the plan shows them as `(sensitive)`, and the fingerprint holds

@@ -2,4 +2,4 @@
 export { pullEdits } from './pull.js';
 export type { DeletedResource, PullConflict, PulledFile, PullInput, PullProblem, PullResult, ResourceEdit } from './pull.js';
 export { unifiedDiff } from './unified-diff.js';
-export { notPulledLines } from './left.js';
+export { notPulledLines } from './not-pulled.js';

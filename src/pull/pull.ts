@@ -9,7 +9,7 @@ import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, parseAllDoc
 import type { Kind } from '../model/kinds.js';
 import { covers, isServerDefault } from '../kinds/kit/values.js';
 import { findItem, formatSegments, identityOf, parsePath, type PathSegment } from './paths.js';
-import { keyText, SourceEditor } from './source.js';
+import { keyText, SourceEditor } from './source-editor.js';
 
 /** One managed resource whose live value differs from its manifest. */
 export interface ResourceEdit {
@@ -309,8 +309,8 @@ function pairRenames(ops: readonly Op[], doc: Document): Op[] {
     const removes = ops.filter((op): op is Extract<Op, { type: 'remove' }> => op.type === 'remove' && op.seq === seq);
     const removed = new Set(removes.map((op) => op.index));
     for (const remove of removes) {
-      const slot = adds.filter((add) => !paired.has(add) && insertBefore(items, add.list, add.index, removed) === remove.index);
-      const add = slot.sort((a, b) => likeness(items[remove.index], b.list[b.index]) - likeness(items[remove.index], a.list[a.index]))[0];
+      const candidates = adds.filter((add) => !paired.has(add) && insertBefore(items, add.list, add.index, removed) === remove.index);
+      const add = candidates.sort((a, b) => likeness(items[remove.index], b.list[b.index]) - likeness(items[remove.index], a.list[a.index]))[0];
       if (!add) continue;
       paired.add(add).add(remove);
       morphs.push({ type: 'morph', node: seq.items[remove.index] as Node, live: add.list[add.index], path: add.path });

@@ -127,6 +127,6 @@ function ownedKeys(store: StateStore, target: string): Record<Kind, Map<string, 
 
 /** Records every exported resource as owned, in one durable write. */
 async function adopt(store: StateStore, target: string, files: readonly ExportFile[]): Promise<void> {
-  store.record(target, ...files.map(({ manifest }) => ownedRecord(manifest.kind, manifest.key, { id: manifest.id, name: manifest.liveName })));
+  store.add(target, ...files.map(({ manifest }) => ownedRecord(manifest.kind, manifest.key, { id: manifest.id, name: manifest.liveName })));
   await store.save();
 }

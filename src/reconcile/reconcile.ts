@@ -178,7 +178,7 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: Loaded
     target: { name: target.name, variant: target.variant, profile: profileOf(target) },
     desired,
     state: ctx.store.get(target.name),
-    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), settleMs: ctx.config.sync.settleWindowMs, ...(ctx.config.sync.markManaged ? { mark: MANAGED_MARK } : {}) },
+    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), lateCreateWindowMs: ctx.config.sync.lateCreateWindowMs, ...(ctx.config.sync.markManaged ? { mark: MANAGED_MARK } : {}) },
     nowMs: nowOf(ctx),
     broken: brokenSubjects(load, target.name),
   });
@@ -279,7 +279,7 @@ export function recordInSync(ctx: ReconcileContext, target: string, changes: rea
     const record = change.action === 'unchanged' && change.spec !== undefined ? specRecord(state, change.kind, change.name, change.spec, change.pruneDisabled === true, change.tenant) : undefined;
     if (record) records.push(record);
   }
-  if (records.length > 0) ctx.store.record(target, ...records);
+  if (records.length > 0) ctx.store.add(target, ...records);
   return records.length > 0;
 }
 
@@ -318,7 +318,7 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       // 1. Forget entries (and expired intents) that name nothing live, before the caps count what is
       //    managed; what is in sync counts as applied.
       const live = targetRun.live;
-      if (live) ctx.store.record(name, ...staleRecords(ctx.store.get(name), live, nowOf(ctx), intentExpiry(ctx.config, run.load, targetRun)));
+      if (live) ctx.store.add(name, ...staleRecords(ctx.store.get(name), live, nowOf(ctx), intentExpiry(ctx.config, run.load, targetRun)));
       recordInSync(ctx, name, targetRun.changes);
       // 2. Prune's guard: refused deletes, and what waits on them, do not run.
       const { sync } = ctx.config;
@@ -360,7 +360,7 @@ function intentExpiry(config: Config, load: LoadedManifests, run: TargetRun): In
   if (load.problems.some(unknown)) return undefined;
   const broken = brokenSubjects(load, target);
   const wanted = new Set<string>([...load.resources.filter((resource) => resource.target === target).map((resource) => changeKey(resource.kind, resource.key)), ...broken]);
-  return { wanted, settleMs: config.sync.settleWindowMs };
+  return { wanted, lateCreateWindowMs: config.sync.lateCreateWindowMs };
 }
 
 /**
@@ -379,7 +379,7 @@ async function applyTarget(ctx: ReconcileContext, target: Target, changes: Chang
     target: target.name,
     concurrency: target.rateLimit.concurrency * CHANGES_PER_REQUEST_SLOT,
     adopt,
-    settleMs: ctx.config.sync.settleWindowMs,
+    settleMs: ctx.config.sync.lateCreateWindowMs,
     allowReplace: request.allowReplace === true,
     ...(request.settle ? { settle: request.settle } : {}),
     ...(ctx.now ? { clock: ctx.now } : {}),

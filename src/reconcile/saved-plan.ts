@@ -8,7 +8,7 @@ import { changeRef, isWrite, type Change } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
 import { describeStale, editedPlan, maskedFingerprint, plannedWrites, sealMatches, setupReasons, staleReasons, type SavedPlan } from '../plan/saved.js';
 import { runSecrets } from '../support/redaction.js';
-import { fingerprintRun, setupFingerprint } from './fingerprint.js';
+import { fingerprintRun, setupFingerprint } from './plan-fingerprint.js';
 import { computePlan, type ReconcileContext, type RunPlan } from './reconcile.js';
 
 export interface SavedRun {

@@ -97,7 +97,7 @@ export interface ParsedJournal {
  * Parses journal text. Only a last line without its newline is forgiven (a crash mid-append);
  * any other line that is not a well-formed record, or a gap in the numbering, is corrupt. With
  * `gaps`, numbers must only grow: a store whose saves may commit out of order (several in flight,
- * `backend-store.ts`) may leave a record unstored, and one never stored was never acknowledged
+ * `remote-store.ts`) may leave a record unstored, and one never stored was never acknowledged
  * (docs/ownership.md, "Saves in flight at once").
  */
 export function parseJournal(path: string, text: string, options: { gaps?: boolean } = {}): ParsedJournal {

@@ -1,7 +1,7 @@
 /**
  * Pure transitions of one target's state, for the few places that change a whole state at once
  * (export, tests): each returns a new `TargetState` and never touches its input. They are the
- * records of `records.ts` applied to a copy, so each rule has one home. The executor does not use
+ * records of `record-effects.ts` applied to a copy, so each rule has one home. The executor does not use
  * them: it appends records to the store, which applies them in place.
  */
 import type { Kind } from '../model/kinds.js';
@@ -9,28 +9,28 @@ import { withUnreadable, type LiveBase } from '../model/resources.js';
 import { DESCRIPTORS, liveOf, type LiveState } from '../kinds/index.js';
 import type { CreateIntent, InventoryEntry, StateRecord, TargetState } from '../model/state.js';
 import { createLandsBy, secretHashKey } from '../model/state.js';
-import { withRecords } from './records.js';
+import { withRecords } from './record-effects.js';
 
 /** The inventory entry of `kind/key`, if stacksync owns it. */
 export function inventoryEntry(state: TargetState, kind: Kind, key: string): InventoryEntry | undefined {
   return Object.hasOwn(state.inventory[kind], key) ? state.inventory[kind][key] : undefined;
 }
 
-/** Records a resource this run created, and drops its create intent: both land in one save. */
-export function recordCreated(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
+/** `state` owning a resource this run created, without its create intent: both land in one save. */
+export function withCreated(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
   return withRecords(state, [ownedRecord(kind, key, entry)]);
 }
 
 /**
- * Records a resource taken over (adopted, reclaimed after a crash, or simply updated: its id or
+ * `state` owning a resource taken over (adopted, reclaimed after a crash, or simply updated: its id or
  * name may have changed). Drops any intent for it, since it is now owned.
  */
-export function recordAdopted(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
+export function withAdopted(state: TargetState, kind: Kind, key: string, entry: InventoryEntry): TargetState {
   return withRecords(state, [ownedRecord(kind, key, entry)]);
 }
 
 /** Forgets a deleted resource: its inventory entry, any intent naming it, and the secret hashes kept for it. */
-export function recordDeleted(state: TargetState, kind: Kind, key: string): TargetState {
+export function withDeleted(state: TargetState, kind: Kind, key: string): TargetState {
   return withRecords(state, [{ type: 'forgotten', kind, key }]);
 }
 
@@ -61,8 +61,8 @@ export type LiveIds = Partial<Record<Exclude<keyof LiveState, 'unread'>, readonl
 export interface IntentExpiry {
   /** `Kind/key` of every manifest of the target, also of those that failed to load. */
   wanted: ReadonlySet<string>;
-  /** `sync.settleWindow`, milliseconds. */
-  settleMs: number;
+  /** `sync.settleWindow`, milliseconds: how long a create may land after it was sent. */
+  lateCreateWindowMs: number;
 }
 
 /**
@@ -96,7 +96,7 @@ export function staleRecords(state: TargetState, live: LiveIds, nowMs: number, e
   for (const intent of state.intents) {
     const key = `${intent.kind}/${intent.key}`;
     if (forgotten.has(key)) continue;
-    const unwanted = expiry !== undefined && !expiry.wanted.has(key) && !(nowMs <= createLandsBy(intent, expiry.settleMs));
+    const unwanted = expiry !== undefined && !expiry.wanted.has(key) && !(nowMs <= createLandsBy(intent, expiry.lateCreateWindowMs));
     const unseen = live.unread?.includes(intent.kind) !== true && !namesOf(intent.kind).has(intent.name) && nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS;
     if (unwanted || unseen) records.push({ type: 'intent-dropped', kind: intent.kind, key: intent.key });
   }
@@ -109,7 +109,7 @@ export function refreshInventory(state: TargetState, live: LiveIds, nowMs: numbe
   return records.length === 0 ? state : withRecords(state, records);
 }
 
-/** Records that a create of `kind/key` is about to be sent; replaces an older intent for it. */
+/** `state` noting that a create of `kind/key` is about to be sent; replaces an older intent for it. */
 export function addIntent(state: TargetState, intent: CreateIntent): TargetState {
   return withRecords(state, [{ type: 'intent', ...intent }]);
 }
@@ -126,8 +126,8 @@ export function findIntent(state: TargetState, kind: Kind, match: { key?: string
   );
 }
 
-/** Records the HMACs of write-only values sent for `kind/key`, keyed by secret path. */
-export function recordSecretHashes(state: TargetState, kind: Kind, key: string, hashes: Readonly<Record<string, string>>): TargetState {
+/** `state` keeping the HMACs of write-only values sent for `kind/key`, keyed by secret path. */
+export function withSecretHashes(state: TargetState, kind: Kind, key: string, hashes: Readonly<Record<string, string>>): TargetState {
   if (Object.keys(hashes).length === 0) return state;
   return withRecords(state, [{ type: 'secrets', kind, key, hashes: { ...hashes } }]);
 }
@@ -144,18 +144,18 @@ export function managedCount(state: TargetState, kind?: Kind): number {
 }
 
 /**
- * Records that `kind/key` matches the manifest whose spec has digest `spec` (found in sync, so
+ * `state` noting that `kind/key` matches the manifest whose spec has digest `spec` (found in sync, so
  * as good as applied), and whether that manifest disables prune for it. No entry, or both
- * already recorded: the state is returned as it is.
+ * already noted: the state is returned as it is.
  */
-export function recordSpec(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false, tenant?: string): TargetState {
+export function withSpec(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false, tenant?: string): TargetState {
   const record = specRecord(state, kind, key, spec, pruneDisabled, tenant);
   return record ? withRecords(state, [record]) : state;
 }
 
 /**
- * The record of `recordSpec`, or none when it would change nothing (so an in-sync resource costs
- * no journal line). It also records the tenant of the manifest (none without tenants): an entry
+ * The record of `withSpec`, or none when it would change nothing (so an in-sync resource costs
+ * no journal line). It also carries the tenant of the manifest (none without tenants): an entry
  * written before tenants were configured becomes its tenant's on the next run that finds it in sync.
  */
 export function specRecord(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false, tenant?: string): StateRecord | undefined {

@@ -30,13 +30,13 @@ import { gunzip, gzip } from 'node:zlib';
 import * as k8s from '@kubernetes/client-node';
 import { StacksyncError } from '../errors.js';
 import type { StateFile } from '../model/state.js';
-import { BackendStateStore, type StoreWriter } from './backend-store.js';
+import { RemoteStateStore, type StoreWriter } from './remote-store.js';
 import type { StateBackend, StateVersion } from './backend.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 import { parseJournal, parseStateFile, STATE_VERSION } from './format.js';
 import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
-import { targetOf, type PendingRecord } from './recording.js';
-import { applyRecord } from './records.js';
+import { targetOf, type PendingRecord } from './in-memory.js';
+import { applyRecord } from './record-effects.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -133,7 +133,7 @@ class KubernetesBackend implements StateBackend {
   }
 
   async open(options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> {
-    const store = new BackendStateStore(new KubernetesStoreWriter(this), options.readOnly === true);
+    const store = new RemoteStateStore(new KubernetesStoreWriter(this), options.readOnly === true);
     await store.reload();
     return store;
   }

@@ -18,9 +18,9 @@ import type { StateFile } from '../model/state.js';
 import type { StateBackend, StateVersion } from './backend.js';
 import { parseJournal, parseStateFile, serializeStateFile, STATE_VERSION } from './format.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
-import { applyRecord } from './records.js';
-import { targetOf } from './recording.js';
-import { BackendStateStore, type StoreWriter } from './backend-store.js';
+import { applyRecord } from './record-effects.js';
+import { targetOf } from './in-memory.js';
+import { RemoteStateStore, type StoreWriter } from './remote-store.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 
 /**
@@ -106,7 +106,7 @@ class PostgresBackend implements StateBackend {
     readonly name: string,
   ) {
     this.location = `${describePostgresUrl(url)} (state "${name}")`;
-    // One connection more than the appends in flight, so a read or `state show` never waits for a slot.
+    // One connection more than the appends in flight, so a read or `state show` never waits for a connection.
     this.#pool = new pg.Pool({ connectionString: url, max: APPENDS_IN_FLIGHT + 1, application_name: 'stacksync' });
     // An idle client whose server went away must not crash the process; the next query reports it.
     this.#pool.on('error', () => undefined);
@@ -128,7 +128,7 @@ class PostgresBackend implements StateBackend {
 
   async open(options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> {
     await this.ready();
-    const store = new BackendStateStore(this.#storeWriter(), options.readOnly === true);
+    const store = new RemoteStateStore(this.#storeWriter(), options.readOnly === true);
     await store.reload();
     return store;
   }
@@ -215,8 +215,8 @@ class PostgresBackend implements StateBackend {
    * insert, bump, COMMIT) made a first apply of 30,000 resources 2.6 times as slow as the state
    * file's (`npm run bench`, "State in PostgreSQL"), and one statement still 2.5 times while
    * each save call sent its own batch, one after another (40,000 statements for 30,000
-   * creates). The store now sends one batch of every record waiting whenever a slot is free
-   * (3,500 statements with one slot, 15,600 with APPENDS_IN_FLIGHT, each caller waiting less).
+   * creates). The store now sends one batch of every record waiting whenever an append may start
+   * (3,500 statements with one append in flight, 15,600 with APPENDS_IN_FLIGHT, each caller waiting less).
    */
   async append(seqs: number[], texts: string[]): Promise<void> {
     const fence = this.#fence;

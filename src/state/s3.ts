@@ -31,13 +31,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { StacksyncError } from '../errors.js';
 import type { StateFile } from '../model/state.js';
-import { BackendStateStore, type StoreWriter } from './backend-store.js';
+import { RemoteStateStore, type StoreWriter } from './remote-store.js';
 import type { StateBackend, StateVersion } from './backend.js';
 import { parseJournal, parseStateFile, STATE_VERSION } from './format.js';
 import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
 import type { StateStore, StateStoreOptions } from './store.js';
-import { applyRecord } from './records.js';
-import { targetOf } from './recording.js';
+import { applyRecord } from './record-effects.js';
+import { targetOf } from './in-memory.js';
 
 export interface S3BackendOptions {
   bucket: string;
@@ -140,7 +140,7 @@ class S3Backend implements StateBackend {
   async open(options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> {
     const readOnly = options.readOnly === true;
     if (!readOnly) await this.checkConditionalWrites();
-    const store = new BackendStateStore(this.#storeWriter(), readOnly);
+    const store = new RemoteStateStore(this.#storeWriter(), readOnly);
     await store.reload();
     return store;
   }

@@ -24,8 +24,8 @@ import {
   type FileVersion,
   STATE_VERSION,
 } from './format.js';
-import { applyRecord } from './records.js';
-import { RecordingStore, targetOf } from './recording.js';
+import { applyRecord } from './record-effects.js';
+import { InMemoryStore, targetOf } from './in-memory.js';
 
 export { journalPathFor, parseStateFile, STATE_FILE_SCHEMA, STATE_VERSION } from './format.js';
 
@@ -43,7 +43,7 @@ export interface StateStore {
    */
   get(target: string): TargetState;
   /** Applies records to one target's state in memory and queues them for the journal; `save()` makes them durable. */
-  record(target: string, ...records: StateRecord[]): void;
+  add(target: string, ...records: StateRecord[]): void;
   /** Replaces one target's state (one record the size of the target: for tools and tests, not per write). */
   set(target: string, state: TargetState): void;
   /**
@@ -158,7 +158,7 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-class FileStateStore extends RecordingStore implements StateStore {
+class FileStateStore extends InMemoryStore implements StateStore {
   readonly #journalPath: string;
   /** Number of the last record durable on disk. */
   #durableSeq = 0;
@@ -266,7 +266,7 @@ class FileStateStore extends RecordingStore implements StateStore {
   }
 
   async #flush(): Promise<void> {
-    if (this.pending.length === 0) return this.#settle(this.#durableSeq);
+    if (this.pending.length === 0) return this.#resolveDurable(this.#durableSeq);
     // The first save of a first run writes the state file, so a journal always has one beside it
     // and the state file appears as soon as stacksync may own something.
     if (this.#journalSuspect || !this.#stateFileOnDisk) return this.#compactNow();
@@ -285,7 +285,7 @@ class FileStateStore extends RecordingStore implements StateStore {
     }
     this.pending.splice(0, batch);
     this.#durableSeq = upTo;
-    this.#settle(upTo);
+    this.#resolveDurable(upTo);
   }
 
   /** State file rewritten atomically from memory, then the journal removed; covers every record made so far. */
@@ -313,7 +313,7 @@ class FileStateStore extends RecordingStore implements StateStore {
     this.#journalSuspect = false;
     this.pending = this.pending.filter((line) => line.seq > upTo);
     this.#durableSeq = Math.max(this.#durableSeq, upTo);
-    this.#settle(upTo);
+    this.#resolveDurable(upTo);
   }
 
   async #removeJournal(): Promise<void> {
@@ -351,7 +351,7 @@ class FileStateStore extends RecordingStore implements StateStore {
     await journal?.close().catch(() => undefined);
   }
 
-  #settle(upTo: number): void {
+  #resolveDurable(upTo: number): void {
     this.#waiters = this.#waiters.filter((waiter) => {
       if (waiter.seq > upTo) return true;
       waiter.resolve();

@@ -65,7 +65,7 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const isTty = options.isTty ?? process.stderr.isTTY === true;
   const format = options.format ?? (isTty ? 'human' : 'json');
-  // stderr itself (not a file descriptor of its own): writes to a closed pipe end quietly (cli/pipes.ts).
+  // stderr itself (not a file descriptor of its own): writes to a closed pipe end quietly (cli/closed-pipe.ts).
   const destination = options.destination ?? process.stderr;
   const settings = {
     level: options.level ?? 'info',

@@ -92,7 +92,7 @@ export interface IssueOptions {
 
 /** Located, readable issues from ajv errors, sorted by position, duplicates dropped. */
 export function locateIssues(errors: readonly ErrorObject[], source: YamlSource, options: IssueOptions): LocatedIssue[] {
-  return describeIssues(errors, source.value, options)
+  return describeAjvErrors(errors, source.value, options)
     .map(({ pointer, at, ...issue }) => ({ ...issue, ...positionOfPointer(source, pointer, at) }))
     .sort(byPosition);
 }
@@ -101,7 +101,7 @@ export function locateIssues(errors: readonly ErrorObject[], source: YamlSource,
  * Readable issues from ajv errors with the node each is about, duplicates dropped, in ajv's
  * order. No positions: a caller that no longer holds the YAML nodes places them later.
  */
-export function describeIssues(errors: readonly ErrorObject[], data: unknown, options: IssueOptions): DescribedIssue[] {
+export function describeAjvErrors(errors: readonly ErrorObject[], data: unknown, options: IssueOptions): DescribedIssue[] {
   const issues: DescribedIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {

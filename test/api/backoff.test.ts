@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, DEFAULT_RETRY_POLICY, serverWaitMs } from '../../src/api/backoff.js';
+import { jitteredBackoff, DEFAULT_RETRY_POLICY, serverWaitMs } from '../../src/api/backoff.js';
 
 const NOW = Date.parse('2026-03-15T10:20:30.000Z');
 
@@ -21,16 +21,16 @@ describe('serverWaitMs', () => {
   });
 });
 
-describe('backoffDelay', () => {
+describe('jitteredBackoff', () => {
   const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1_000 };
 
   it('doubles the jitter window per attempt up to the cap', () => {
     const almostOne = () => 0.999_999;
-    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffDelay(policy, attempt, almostOne))).toEqual([99, 199, 399, 799, 999, 999]);
+    expect([1, 2, 3, 4, 5, 6].map((attempt) => jitteredBackoff(policy, attempt, almostOne))).toEqual([99, 199, 399, 799, 999, 999]);
   });
 
   it('draws uniformly from the whole window (full jitter)', () => {
-    expect(backoffDelay(policy, 3, () => 0)).toBe(0);
-    expect(backoffDelay(policy, 3, () => 0.5)).toBe(200);
+    expect(jitteredBackoff(policy, 3, () => 0)).toBe(0);
+    expect(jitteredBackoff(policy, 3, () => 0.5)).toBe(200);
   });
 });

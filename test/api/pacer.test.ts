@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Pacer, safetyMarginMs, type PacerLane, type Priority, type Release } from '../../src/api/pacer.js';
-import { SharedPacers, type BudgetMember } from '../../src/api/shared-pacers.js';
+import { SharedPacers, type BudgetClient } from '../../src/api/shared-pacers.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -258,7 +258,7 @@ describe('Pacer: lanes sharing one budget', () => {
 
 describe('SharedPacers', () => {
   const limit = { requests: 1, perSeconds: 1, concurrency: 1 };
-  const member = (overrides: Partial<BudgetMember> = {}): BudgetMember => ({ target: 't', origin: 'https://api.test', authorization: 'Basic c2VjcmV0', rateLimit: limit, ...overrides });
+  const member = (overrides: Partial<BudgetClient> = {}): BudgetClient => ({ target: 't', origin: 'https://api.test', authorization: 'Basic c2VjcmV0', rateLimit: limit, ...overrides });
 
   /** How many of the lanes get a grant at once (each lane asks for one request). */
   async function grantedAtOnce(lanes: PacerLane[]): Promise<number> {

@@ -7,7 +7,7 @@ import type { ApplyEvent } from '../../src/apply/events.js';
 import { applyPlan, type ApplyDeps } from '../../src/apply/executor.js';
 import type { Change } from '../../src/model/plan.js';
 import { nodeFs, type StateFs } from '../../src/support/fs.js';
-import { recordCreated } from '../../src/state/inventory.js';
+import { withCreated } from '../../src/state/inventory.js';
 import { emptyInventory, type StateFile } from '../../src/model/state.js';
 import { journalPathFor, openStateStore, readDurableState, type StateStore } from '../../src/state/store.js';
 import { TARGET, alertBody, change, createAlertOn, createDashboard, dashboardBody, deleteChange, tile } from './changes.js';
@@ -40,7 +40,7 @@ function onDisk(): Promise<StateFile> {
 }
 
 function own(kind: 'Dashboard' | 'Alert', key: string, id: string): void {
-  store.update(TARGET, (state) => recordCreated(state, kind, key, { id }));
+  store.update(TARGET, (state) => withCreated(state, kind, key, { id }));
 }
 
 describe('applyPlan: order', () => {

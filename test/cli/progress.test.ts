@@ -10,7 +10,7 @@ import {
   formatProgressLine,
   formatSummary,
   recentRate,
-  summarize,
+  summarizeApply,
 } from '../../src/cli/progress.js';
 import { openStateStore } from '../../src/state/store.js';
 import { change, createAlertOn, createDashboard, deleteChange } from '../apply/changes.js';
@@ -60,7 +60,7 @@ describe('progress formatting', () => {
       ['Alert/c', { result: 'ok' }],
       ['Alert/d', { result: 'ok' }],
     ] as const);
-    expect(summarize(changes, results)).toEqual({ created: 1, updated: 0, deleted: 1, adopted: 0, failed: 1, skipped: 0, replaced: 0, 'not applied': 0, waiting: 0 });
+    expect(summarizeApply(changes, results)).toEqual({ created: 1, updated: 0, deleted: 1, adopted: 0, failed: 1, skipped: 0, replaced: 0, 'not applied': 0, waiting: 0 });
   });
 });
 

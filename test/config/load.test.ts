@@ -68,7 +68,7 @@ describe('loadConfig: defaults and normalisation', () => {
         },
       ],
       defaultTarget: 'prod',
-      sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, settleWindowMs: 120_000, markManaged: false },
+      sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, lateCreateWindowMs: 120_000, markManaged: false },
       state: { backend: 'file', path: resolve('.stacksync/state.json') },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -91,7 +91,7 @@ state: /var/lib/stacksync/state.json
     );
     const { config } = await loadConfig(path);
     expect(config.defaultTarget).toBe('sh');
-    expect(config.sync).toEqual({ intervalMs: 5_400_000, drift: 'report', prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true, settleWindowMs: 300_000, markManaged: false });
+    expect(config.sync).toEqual({ intervalMs: 5_400_000, drift: 'report', prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true, lateCreateWindowMs: 300_000, markManaged: false });
     expect(config.state).toEqual({ backend: 'file', path: '/var/lib/stacksync/state.json' });
     expect(config.targets[1]).toMatchObject({ variant: 'self-hosted', rateLimit: { requests: 100, perSeconds: 60, concurrency: 1 } });
     expect(config.targets[1]).not.toHaveProperty('organizationId');

@@ -110,7 +110,7 @@ export function targetState(fields: Loose = {}): TargetState {
 /** When a plan of the factories is made, unless a case says otherwise: well after the fixtures' intents (10:20). */
 export const PLAN_NOW = '2026-03-15T12:00:00.000Z';
 /** The default `sync.settleWindow`. */
-export const SETTLE_MS = 120_000;
+export const LATE_CREATE_WINDOW_MS = 120_000;
 
 export function planInput(fields: {
   target?: { name?: string; variant?: Variant; profile?: ApiProfile };
@@ -128,7 +128,7 @@ export function planInput(fields: {
     desired: (fields.desired ?? []).map(desired),
     live: liveState(fields.live),
     state: targetState(fields.state),
-    options: { prune: false, adopt: false, blocked: false, settleMs: SETTLE_MS, ...fields.options },
+    options: { prune: false, adopt: false, blocked: false, lateCreateWindowMs: LATE_CREATE_WINDOW_MS, ...fields.options },
     nowMs: Date.parse(fields.now ?? PLAN_NOW),
     ...(fields.broken ? { broken: new Set(fields.broken) } : {}),
   };

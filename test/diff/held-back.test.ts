@@ -1,5 +1,5 @@
 /**
- * What holds back a target's writes when the plan finds a manifest problem (src/diff/blocked.ts,
+ * What holds back a target's writes when the plan finds a manifest problem (src/diff/held-back.ts,
  * docs/apply.md#one-rule-for-what-holds-back-writes): a problem of a plain manifest holds back the
  * target (or its tenant); a problem of one `metadata.forEach` item holds back only that item,
  * whichever stage finds it (docs/many-services.md).

@@ -297,9 +297,9 @@ describe('chart options', () => {
       const lock = await leader.lock({ command: 'run --leader-elect', timeoutMs: 0 });
       const store = await leader.open();
       // Random names do not compress: a snapshot in part Secrets, then compacted small, which deletes them.
-      for (let index = 0; index < 12_000; index += 1) store.record('prod', { type: 'owned', kind: 'Dashboard', key: `dash-${index}`, id: String(index), name: randomBytes(120).toString('hex') });
+      for (let index = 0; index < 12_000; index += 1) store.add('prod', { type: 'owned', kind: 'Dashboard', key: `dash-${index}`, id: String(index), name: randomBytes(120).toString('hex') });
       await store.save();
-      for (let index = 0; index < 12_000; index += 1) store.record('prod', { type: 'forgotten', kind: 'Dashboard', key: `dash-${index}` });
+      for (let index = 0; index < 12_000; index += 1) store.add('prod', { type: 'forgotten', kind: 'Dashboard', key: `dash-${index}` });
       await store.compact();
       await lock.release();
       // Another holder, broken by `state unlock` from a third process, as the docs describe.
@@ -327,9 +327,9 @@ describe('chart options', () => {
     try {
       const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
       const store = await backend.open();
-      store.record('prod', { type: 'owned', kind: 'Dashboard', key: 'dash-a', id: 'a', name: 'A' });
+      store.add('prod', { type: 'owned', kind: 'Dashboard', key: 'dash-a', id: 'a', name: 'A' });
       await store.save();
-      store.record('prod', { type: 'owned', kind: 'Dashboard', key: 'dash-b', id: 'b', name: 'B' });
+      store.add('prod', { type: 'owned', kind: 'Dashboard', key: 'dash-b', id: 'b', name: 'B' });
       await expect(store.save()).rejects.toThrow(/forbidden \(403\): the account needs get, list, create, update and delete on secrets and leases/);
       lock.releaseSync();
     } finally {

@@ -40,7 +40,7 @@ export async function expectHeldLockThenUnlock({ ws, emulatorUrl, other, held, d
     expect(after.code, describeRun(after)).toBe(0);
     // The holder whose lock was broken can no longer write.
     const store = await other.open();
-    store.record('local', { type: 'forgotten', kind: 'Dashboard', key: dashboard });
+    store.add('local', { type: 'forgotten', kind: 'Dashboard', key: dashboard });
     await expect(store.save()).rejects.toMatchObject({ code: 'E_STATE_LOCKED' });
   } finally {
     held.releaseSync();

@@ -37,7 +37,7 @@ export const config: Config = {
     { name: 'sh', variant: 'self-hosted', baseUrl: 'http://127.0.0.1:2', auth: { token: 't' }, rateLimit: { requests: 100, perSeconds: 60, concurrency: 4 } },
   ],
   defaultTarget: 'prod',
-  sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, settleWindowMs: 120_000, markManaged: false },
+  sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, lateCreateWindowMs: 120_000, markManaged: false },
   state: { backend: 'file', path: '/tmp/stacksync-test-state.json' },
 };
 

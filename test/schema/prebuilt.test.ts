@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { createAjv, prebuiltFileName } from '../../src/schema/validate.js';
 import { manifestSchemaFor, manifestSchemaOf, manifestSchemas, validateManifest } from '../../src/manifests/validate.js';
 import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES } from '../../src/schema/manifest.js';
-import { describeIssues } from '../../src/yaml/positions.js';
+import { describeAjvErrors } from '../../src/yaml/positions.js';
 import { KINDS } from '../../src/model/kinds.js';
 import { CONFIG_SCHEMA } from '../../src/config/load.js';
 import { stateSchemas } from '../../src/state/format.js';
@@ -119,7 +119,7 @@ describe('a kind whose spec takes one of two forms', () => {
       const validate = compiled.get(whole.name) ?? (createAjv().compile(whole.schema) as Validator);
       compiled.set(whole.name, validate);
       const verdict = validate(structuredClone(value));
-      const issues = verdict ? [] : describeIssues((validate.errors ?? []) as never, value, { schema: whole.schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
+      const issues = verdict ? [] : describeAjvErrors((validate.errors ?? []) as never, value, { schema: whole.schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
       const checked = validateManifest(structuredClone(value));
       expect(checked.ok, JSON.stringify(value)).toBe(verdict);
       expect(checked.ok ? [] : checked.issues, JSON.stringify(value)).toEqual(issues);

@@ -141,9 +141,9 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     const { backend, again } = await row.make();
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
     const store = await backend.open();
-    store.record('prod', owned('a1'));
+    store.add('prod', owned('a1'));
     await store.save();
-    store.record('prod', owned('a2'));
+    store.add('prod', owned('a2'));
     await store.save();
     // No compact, no release: the process is gone.
     const other = again();
@@ -160,10 +160,10 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     const acknowledged: string[] = [];
     // As the executor does: an intent saved before the create, the result saved after it.
     const create = async (i: number): Promise<void> => {
-      store.record('prod', { type: 'intent', kind: 'Dashboard', key: `dash-g${i}`, name: `Dash g${i}`, at: new Date(0).toISOString() });
+      store.add('prod', { type: 'intent', kind: 'Dashboard', key: `dash-g${i}`, name: `Dash g${i}`, at: new Date(0).toISOString() });
       await store.save();
       await new Promise((resolve) => setImmediate(resolve));
-      store.record('prod', owned(`g${i}`), { type: 'spec', kind: 'Dashboard', key: `dash-g${i}`, spec: `digest-${i}` });
+      store.add('prod', owned(`g${i}`), { type: 'spec', kind: 'Dashboard', key: `dash-g${i}`, spec: `digest-${i}` });
       await store.save();
       acknowledged.push(`dash-g${i}`);
     };
@@ -171,7 +171,7 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     // A compaction asked for among them waits for the saves in flight and loses none after it.
     const compacted = new Promise((resolve) => setImmediate(resolve)).then(() => store.compact());
     await Promise.all([...creates, compacted]);
-    store.record('prod', owned('late'));
+    store.add('prod', owned('late'));
     await store.save();
     // No close, no release: the process is gone.
     const seen = (await again().open({ readOnly: true })).get('prod');
@@ -186,7 +186,7 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     const { backend, again } = await row.make();
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
     const store = await backend.open();
-    store.record('prod', owned('b1'));
+    store.add('prod', owned('b1'));
     await store.save();
     await store.close();
     await lock.release();
@@ -199,7 +199,7 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     const before = await backend.version();
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
     const store = await backend.open();
-    store.record('prod', owned('c1'));
+    store.add('prod', owned('c1'));
     await store.save();
     await lock.release();
     const after = await backend.version();
@@ -249,9 +249,9 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     await operator.unlock(stale.holder.token);
     const next = await operator.lock({ command: 'apply', timeoutMs: 2_000 });
     const nextStore = await operator.open();
-    nextStore.record('prod', owned('d-new'));
+    nextStore.add('prod', owned('d-new'));
     await nextStore.save();
-    staleStore.record('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
+    staleStore.add('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
     expect(await codeOf(staleStore.save())).toBe('E_STATE_LOCKED');
     await next.release();
     const seen = await again().open({ readOnly: true });
@@ -263,14 +263,14 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     const { backend } = await row.make();
     if (!backend.fenced) return;
     const store = await backend.open();
-    store.record('prod', owned('e1'));
+    store.add('prod', owned('e1'));
     expect(await codeOf(store.save())).toBe('E_STATE_LOCKED');
   });
 
   it('never writes through a read-only store', async () => {
     const { backend } = await row.make();
     const store = await backend.open({ readOnly: true });
-    expect(() => store.record('prod', owned('f1'))).toThrow(StacksyncError);
+    expect(() => store.add('prod', owned('f1'))).toThrow(StacksyncError);
   });
 
   it('keeps the first HMAC key it was given', async () => {
@@ -298,7 +298,7 @@ describe('the PostgreSQL backend', () => {
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
     const store = await backend.open();
     for (const id of ['h1', 'h2', 'h3']) {
-      store.record('prod', owned(id));
+      store.add('prod', owned(id));
       await store.save();
     }
     // What a crash leaves when the batch of h2 was in flight while h3's committed.
@@ -313,7 +313,7 @@ describe('the PostgreSQL backend', () => {
     const backend = track(openPostgresBackend({ url: postgres.url, name }));
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
     const store = await backend.open();
-    store.record('prod', owned('i1'));
+    store.add('prod', owned('i1'));
     await store.save();
     // A record numbered past what this store has made, as a batch committing after the snapshot was taken would be.
     const later = `${JSON.stringify({ seq: 1000, target: 'prod', ...owned('i-later') })}\n`;

@@ -33,7 +33,7 @@ const owned = (key: string) => ({ type: 'owned', kind: 'Dashboard', key, id: `id
 async function otherWriter(key: string): Promise<void> {
   const lock = await acquireStateLock(path, { command: 'apply', timeoutMs: 5_000 });
   const other = await openStateStore(path);
-  other.record('t', owned(key));
+  other.add('t', owned(key));
   await other.save();
   await other.close();
   await lock.release();
@@ -44,12 +44,12 @@ describe('state guard (the daemon holding the lock per sync)', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const first = guard.hold(async () => {
-      store.record('t', owned('a'));
+      store.add('t', owned('a'));
       await store.save();
       await held;
     });
     const second = guard.hold(async () => {
-      store.record('t', owned('b'));
+      store.add('t', owned('b'));
       await store.save();
     });
     await second;
@@ -63,13 +63,13 @@ describe('state guard (the daemon holding the lock per sync)', () => {
 
   it('starts each holding from what another process wrote meanwhile, and keeps its records', async () => {
     await guard.hold(async () => {
-      store.record('t', owned('daemon-1'));
+      store.add('t', owned('daemon-1'));
       await store.save();
     });
     await otherWriter('apply-1');
     await guard.hold(async () => {
       expect(store.get('t').inventory.Dashboard).toHaveProperty('apply-1');
-      store.record('t', owned('daemon-2'));
+      store.add('t', owned('daemon-2'));
       await store.save();
     });
     expect(Object.keys((await readDurableState(path)).targets['t']!.inventory.Dashboard).sort()).toEqual(['apply-1', 'daemon-1', 'daemon-2']);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSecretHasher, keyPathFor, loadOrCreateHmacKey } from '../../src/state/hmac.js';
-import { recordSecretHashes } from '../../src/state/inventory.js';
+import { withSecretHashes } from '../../src/state/inventory.js';
 import { emptyTargetState } from '../../src/model/state.js';
 import { openStateStore } from '../../src/state/store.js';
 
@@ -76,7 +76,7 @@ describe('HMAC key', () => {
     const statePath = join(dir, 'state.json');
     const hash = createSecretHasher(await loadOrCreateHmacKey(keyPathFor(statePath)));
     const store = await openStateStore(statePath);
-    store.set('prod', recordSecretHashes(emptyTargetState(), 'Pipe', 'orders', { 'source.kafka.credentials.password': hash('hunter2-very-secret') }));
+    store.set('prod', withSecretHashes(emptyTargetState(), 'Pipe', 'orders', { 'source.kafka.credentials.password': hash('hunter2-very-secret') }));
     await store.close();
     const text = await readFile(statePath, 'utf8');
     expect(text).not.toContain('hunter2-very-secret');

@@ -5,11 +5,11 @@ import {
   findIntent,
   inventoryEntry,
   managedCount,
-  recordAdopted,
-  recordCreated,
-  recordDeleted,
-  recordSecretHashes,
-  recordSpec,
+  withAdopted,
+  withCreated,
+  withDeleted,
+  withSecretHashes,
+  withSpec,
   refreshInventory,
   secretHash,
 } from '../../src/state/inventory.js';
@@ -24,29 +24,29 @@ function frozen(state: TargetState): TargetState {
 
 describe('inventory transitions', () => {
   it('records the spec digest of what was applied, keeps it over a re-record, and only for what is owned', () => {
-    const created = recordCreated(emptyTargetState(), 'Dashboard', 'api', { id: 'd1', name: 'API' });
-    const applied = recordSpec(frozen(created), 'Dashboard', 'api', 'digest-1');
+    const created = withCreated(emptyTargetState(), 'Dashboard', 'api', { id: 'd1', name: 'API' });
+    const applied = withSpec(frozen(created), 'Dashboard', 'api', 'digest-1');
     expect(applied.inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API', spec: 'digest-1' });
-    expect(recordSpec(applied, 'Dashboard', 'api', 'digest-1')).toBe(applied);
-    expect(recordAdopted(applied, 'Dashboard', 'api', { ...applied.inventory.Dashboard['api']!, name: 'API v2' }).inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API v2', spec: 'digest-1' });
-    expect(recordSpec(applied, 'Dashboard', 'other', 'digest-2')).toBe(applied);
+    expect(withSpec(applied, 'Dashboard', 'api', 'digest-1')).toBe(applied);
+    expect(withAdopted(applied, 'Dashboard', 'api', { ...applied.inventory.Dashboard['api']!, name: 'API v2' }).inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API v2', spec: 'digest-1' });
+    expect(withSpec(applied, 'Dashboard', 'other', 'digest-2')).toBe(applied);
   });
 
   it('records the tenant of the manifest with its spec, takes it on for an entry written without one, and keeps it over an update of the same id', () => {
-    const old = recordSpec(recordCreated(emptyTargetState(), 'Dashboard', 'api', { id: 'd1', name: 'API' }), 'Dashboard', 'api', 'digest-1');
+    const old = withSpec(withCreated(emptyTargetState(), 'Dashboard', 'api', { id: 'd1', name: 'API' }), 'Dashboard', 'api', 'digest-1');
     expect(old.inventory.Dashboard['api']?.tenant).toBeUndefined();
-    const owned = recordSpec(frozen(old), 'Dashboard', 'api', 'digest-1', false, 'payments');
+    const owned = withSpec(frozen(old), 'Dashboard', 'api', 'digest-1', false, 'payments');
     expect(owned.inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API', spec: 'digest-1', tenant: 'payments' });
-    expect(recordSpec(owned, 'Dashboard', 'api', 'digest-1', false, 'payments')).toBe(owned);
-    expect(recordAdopted(owned, 'Dashboard', 'api', { id: 'd1', name: 'API v2' }).inventory.Dashboard['api']?.tenant).toBe('payments');
-    expect(recordAdopted(owned, 'Dashboard', 'api', { id: 'd2', name: 'API' }).inventory.Dashboard['api']?.tenant).toBeUndefined();
+    expect(withSpec(owned, 'Dashboard', 'api', 'digest-1', false, 'payments')).toBe(owned);
+    expect(withAdopted(owned, 'Dashboard', 'api', { id: 'd1', name: 'API v2' }).inventory.Dashboard['api']?.tenant).toBe('payments');
+    expect(withAdopted(owned, 'Dashboard', 'api', { id: 'd2', name: 'API' }).inventory.Dashboard['api']?.tenant).toBeUndefined();
     // Without tenants the entry is nobody's again.
-    expect(recordSpec(owned, 'Dashboard', 'api', 'digest-1').inventory.Dashboard['api']?.tenant).toBeUndefined();
+    expect(withSpec(owned, 'Dashboard', 'api', 'digest-1').inventory.Dashboard['api']?.tenant).toBeUndefined();
   });
 
   it('records a create and clears its intent in one step, leaving the input untouched', () => {
     const before = frozen(addIntent(emptyTargetState(), { kind: 'Dashboard', key: 'api', name: 'API', at: AT }));
-    const after = recordCreated(before, 'Dashboard', 'api', { id: 'd1', name: 'API' });
+    const after = withCreated(before, 'Dashboard', 'api', { id: 'd1', name: 'API' });
     expect(after.inventory.Dashboard).toEqual({ api: { id: 'd1', name: 'API' } });
     expect(after.intents).toEqual([]);
     expect(before.intents).toHaveLength(1);
@@ -66,26 +66,26 @@ describe('inventory transitions', () => {
   });
 
   it('adopting records the id and drops any intent', () => {
-    const state = recordAdopted(addIntent(emptyTargetState(), { kind: 'Alert', key: 'a', name: 'A', at: AT }), 'Alert', 'a', { id: 'x' });
+    const state = withAdopted(addIntent(emptyTargetState(), { kind: 'Alert', key: 'a', name: 'A', at: AT }), 'Alert', 'a', { id: 'x' });
     expect(state.inventory.Alert).toEqual({ a: { id: 'x' } });
     expect(state.intents).toEqual([]);
   });
 
   it('forgets a deleted resource together with its secret hashes only', () => {
-    let state = recordCreated(emptyTargetState(), 'Pipe', 'orders', { id: 'p1' });
-    state = recordCreated(state, 'Pipe', 'orders-2', { id: 'p2' });
-    state = recordSecretHashes(state, 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
-    state = recordSecretHashes(state, 'Pipe', 'orders-2', { 'source.kafka.credentials': HASH });
-    const after = recordDeleted(frozen(state), 'Pipe', 'orders');
+    let state = withCreated(emptyTargetState(), 'Pipe', 'orders', { id: 'p1' });
+    state = withCreated(state, 'Pipe', 'orders-2', { id: 'p2' });
+    state = withSecretHashes(state, 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
+    state = withSecretHashes(state, 'Pipe', 'orders-2', { 'source.kafka.credentials': HASH });
+    const after = withDeleted(frozen(state), 'Pipe', 'orders');
     expect(after.inventory.Pipe).toEqual({ 'orders-2': { id: 'p2' } });
     expect(after.secretHashes).toEqual({ 'Pipe/orders-2:source.kafka.credentials': HASH });
   });
 
   it('keeps secret hashes by kind/key:path and counts managed resources', () => {
-    let state = recordSecretHashes(emptyTargetState(), 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
+    let state = withSecretHashes(emptyTargetState(), 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
     expect(secretHash(state, 'Pipe', 'orders', 'source.kafka.credentials')).toBe(HASH);
     expect(secretHash(state, 'Pipe', 'other', 'source.kafka.credentials')).toBeUndefined();
-    state = recordCreated(recordCreated(state, 'Alert', 'a', { id: '1' }), 'Dashboard', 'd', { id: '2' });
+    state = withCreated(withCreated(state, 'Alert', 'a', { id: '1' }), 'Dashboard', 'd', { id: '2' });
     expect(managedCount(state)).toBe(2);
     expect(managedCount(state, 'Alert')).toBe(1);
     expect(managedCount(emptyTargetState())).toBe(0);
@@ -137,7 +137,7 @@ describe('refreshInventory', () => {
 
   it('forgets the intent of a manifest that is gone once its create can no longer land, even when its name is live', () => {
     const live = { dashboards: [{ id: 'd9', name: 'Pending' }], alerts: [] };
-    const gone = { wanted: new Set(['Alert/never']), settleMs: 120_000 };
+    const gone = { wanted: new Set(['Alert/never']), lateCreateWindowMs: 120_000 };
     const inWindow = Date.parse('2026-11-21T00:01:00.000Z');
     expect(refreshInventory(state(), live, inWindow, gone).intents.map((intent) => intent.key)).toEqual(['pending', 'never']);
     expect(refreshInventory(state(), live, SOON, gone).intents.map((intent) => intent.key)).toEqual(['never']);
@@ -152,8 +152,8 @@ describe('refreshInventory', () => {
     expect(refreshInventory(state(), { pipes: [], dashboards: [], alerts: [] }, SOON).inventory.Pipe).toEqual({});
   });
 
-  it('recordDeleted also clears an intent for the key', () => {
-    const next = recordDeleted({ ...state(), intents: [{ kind: 'Dashboard', key: 'dead', name: 'Dead', at: '2026-11-21T00:00:00.000Z' }] }, 'Dashboard', 'dead');
+  it('withDeleted also clears an intent for the key', () => {
+    const next = withDeleted({ ...state(), intents: [{ kind: 'Dashboard', key: 'dead', name: 'Dead', at: '2026-11-21T00:00:00.000Z' }] }, 'Dashboard', 'dead');
     expect(next.intents).toEqual([]);
   });
 });

@@ -120,7 +120,7 @@ describe('the Kubernetes state backend', () => {
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
     const store = await backend.open();
     // Random names do not compress: about 3 MB of state, more than 1 MiB once gzipped.
-    for (let index = 0; index < 12_000; index += 1) store.record('prod', owned(`r${index}`, randomBytes(120).toString('hex')));
+    for (let index = 0; index < 12_000; index += 1) store.add('prod', owned(`r${index}`, randomBytes(120).toString('hex')));
     await store.save();
     const parts = kube.list('secrets', NS).filter((secret) => secret.metadata.labels?.['stacksync.io/role'] === 'part' && secret.metadata.labels['stacksync.io/state'] === name);
     expect(parts.length).toBeGreaterThanOrEqual(2);
@@ -133,7 +133,7 @@ describe('the Kubernetes state backend', () => {
     expect(seen.get('prod').inventory.Dashboard['dash-r11999']?.id).toBe('r11999');
 
     // A compaction to a small state leaves no part behind.
-    for (let index = 0; index < 12_000; index += 1) store.record('prod', { type: 'forgotten', kind: 'Dashboard', key: `dash-r${index}` });
+    for (let index = 0; index < 12_000; index += 1) store.add('prod', { type: 'forgotten', kind: 'Dashboard', key: `dash-r${index}` });
     await store.compact();
     expect(kube.list('secrets', NS).filter((secret) => secret.metadata.labels?.['stacksync.io/state'] === name).map((secret) => secret.metadata.name)).toEqual([name]);
     expect(Object.keys((await backendNamed(name).open({ readOnly: true })).get('prod').inventory.Dashboard)).toEqual([]);
@@ -158,7 +158,7 @@ describe('the Kubernetes state backend', () => {
     // Renewals every 20 s of real time: none happens during the test, as if the holder were gone.
     const old = await holder.lock({ command: 'run', timeoutMs: 0, leaseMs: 60_000 });
     const oldStore = await holder.open();
-    oldStore.record('prod', owned('before'));
+    oldStore.add('prod', owned('before'));
     await oldStore.save();
 
     const clock = fakeClock();
@@ -172,10 +172,10 @@ describe('the Kubernetes state backend', () => {
     expect(spec).toMatchObject({ holderIdentity: taken.holder.token, leaseTransitions: 1 });
 
     // Refused by the Lease alone: nobody wrote the state since the old holder read it.
-    oldStore.record('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
+    oldStore.add('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
     expect(await codeOf(oldStore.save())).toBe('E_STATE_LOCKED');
     const newStore = await taker.open();
-    newStore.record('prod', owned('after'));
+    newStore.add('prod', owned('after'));
     await newStore.save();
     expect(await codeOf(oldStore.save())).toBe('E_STATE_LOCKED');
     expect(await codeOf(oldStore.compact())).toBe('E_STATE_LOCKED');
@@ -239,11 +239,11 @@ describe('the Kubernetes state backend', () => {
     const backend = backendNamed(name, { now: clock.now });
     const lock = await backend.lock({ command: 'run', timeoutMs: 0, leaseMs: 15_000, now: clock.now });
     const store = await backend.open();
-    store.record('prod', owned('in-time'));
+    store.add('prod', owned('in-time'));
     await store.save();
     // Two thirds of the lease without a renewal: a third is left before a waiter may take it.
     clock.advance(10_000);
-    store.record('prod', owned('too-late'));
+    store.add('prod', owned('too-late'));
     expect(await codeOf(store.save())).toBe('E_STATE_LOCKED');
     expect(lock.lost.aborted).toBe(true);
     const seen = await backendNamed(name).open({ readOnly: true });
@@ -282,13 +282,13 @@ describe('the Kubernetes state backend', () => {
     const backend = backendNamed(name);
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
     const first = await backend.open();
-    first.record('prod', owned('one'));
+    first.add('prod', owned('one'));
     await first.save();
     const second = await backend.open();
-    first.record('prod', owned('two'));
+    first.add('prod', owned('two'));
     await first.save();
     const conflicts = kube.requests.length;
-    second.record('prod', owned('stale'));
+    second.add('prod', owned('stale'));
     const error = await errorOf(second.save());
     expect(error.code).toBe('E_STATE_LOCKED');
     expect(error.message).toMatch(/409 Conflict/);
@@ -304,10 +304,10 @@ describe('the Kubernetes state backend', () => {
     expect(await backend.version()).toEqual({ lineage: undefined, serial: 0 });
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
     const store = await backend.open();
-    store.record('prod', owned('s1'));
+    store.add('prod', owned('s1'));
     await store.save();
     const once = await backend.version();
-    store.record('prod', owned('s2'));
+    store.add('prod', owned('s2'));
     await store.save();
     await store.close();
     const after = await backend.version();

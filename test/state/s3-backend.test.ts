@@ -67,7 +67,7 @@ describe('the S3 state backend', () => {
     expect(lockObject).toMatchObject({ command: 'apply', token: lock.holder.token, pid: process.pid });
     expect(lockObject.expires).toBeGreaterThan(Date.now());
     const store = await backend.open();
-    store.record('prod', owned('o1'));
+    store.add('prod', owned('o1'));
     await store.save();
     await store.close();
     await lock.release();
@@ -86,7 +86,7 @@ describe('the S3 state backend', () => {
     const first = backendAt(key);
     const stale = await first.lock({ command: 'run', timeoutMs: 0, leaseMs: 60_000 });
     const staleStore = await first.open();
-    staleStore.record('prod', owned('before'));
+    staleStore.add('prod', owned('before'));
     await staleStore.save();
 
     // A second process whose clock is past the first one's expiry: the lease ran out.
@@ -97,11 +97,11 @@ describe('the S3 state backend', () => {
     expect(stales.map((holder) => holder.token)).toEqual([stale.holder.token]);
     const nextStore = await second.open();
     expect(Object.keys(nextStore.get('prod').inventory.Dashboard)).toEqual(['dash-before']);
-    nextStore.record('prod', owned('after'));
+    nextStore.add('prod', owned('after'));
     await nextStore.save();
 
     // Every write of the first holder is refused now: records, create intents, compaction.
-    staleStore.record('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
+    staleStore.add('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
     expect((await failure(staleStore.save())).code).toBe('E_STATE_LOCKED');
     expect((await failure(staleStore.compact())).code).toBe('E_STATE_LOCKED');
     expect(stale.lost.aborted).toBe(true);
@@ -140,10 +140,10 @@ describe('the S3 state backend', () => {
     const backend = backendAt(key);
     const held = await backend.lock({ command: 'run', timeoutMs: 0, leaseMs: 60_000, now: () => clock });
     const store = await backend.open();
-    store.record('prod', owned('in-time'));
+    store.add('prod', owned('in-time'));
     await store.save();
     clock += 61_000;
-    store.record('prod', owned('too-late'));
+    store.add('prod', owned('too-late'));
     expect((await failure(store.save())).code).toBe('E_STATE_LOCKED');
     expect(held.lost.aborted).toBe(true);
     held.releaseSync();
@@ -262,12 +262,12 @@ describe.skipIf(!realBucket)('the S3 state backend on a real bucket (STACKSYNC_T
     opened.push(first, second);
     const held = await first.lock({ command: 'run', timeoutMs: 0 });
     const store = await first.open();
-    store.record('prod', owned('real-1'));
+    store.add('prod', owned('real-1'));
     await store.save();
     expect((await failure(second.lock({ command: 'apply', timeoutMs: 0 }))).code).toBe('E_STATE_LOCKED');
     expect((await second.unlock(held.holder.token))?.command).toBe('run');
     const next = await second.lock({ command: 'apply', timeoutMs: 5_000 });
-    store.record('prod', owned('real-late'));
+    store.add('prod', owned('real-late'));
     expect((await failure(store.save())).code).toBe('E_STATE_LOCKED');
     await next.release();
     const seen = await second.open({ readOnly: true });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStacksyncError } from '../../src/errors.js';
 import { nodeFs, type StateFileHandle, type StateFs } from '../../src/support/fs.js';
-import { addIntent, recordCreated, recordSecretHashes } from '../../src/state/inventory.js';
+import { addIntent, withCreated, withSecretHashes } from '../../src/state/inventory.js';
 import { emptyInventory, emptyTargetState, type StateFile } from '../../src/model/state.js';
 import { openFileBackend } from '../../src/state/file-backend.js';
 import { journalPathFor, openStateStore as openStore, readDurableState, type StateStore, type StateStoreOptions } from '../../src/state/store.js';
@@ -35,9 +35,9 @@ async function openStateStore(file: string, options?: StateStoreOptions): Promis
 const HASH = 'a'.repeat(64);
 
 function sampleFile(): StateFile {
-  let prod = recordCreated(emptyTargetState(), 'Dashboard', 'api-latency', { id: 'd1', name: 'API latency', spec: 'c'.repeat(64) });
+  let prod = withCreated(emptyTargetState(), 'Dashboard', 'api-latency', { id: 'd1', name: 'API latency', spec: 'c'.repeat(64) });
   prod = addIntent(prod, { kind: 'Alert', key: 'slow', name: 'Slow API', at: '2026-03-15T10:20:30.000Z' });
-  prod = recordSecretHashes(prod, 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
+  prod = withSecretHashes(prod, 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
   return { version: 1, targets: { prod } };
 }
 
@@ -96,7 +96,7 @@ describe('state store: the state file', () => {
   it('leaves only the state file behind once closed: no journal, no temp files', async () => {
     const store = await openStateStore(path);
     for (let round = 0; round < 5; round += 1) {
-      store.record('prod', owned(round));
+      store.add('prod', owned(round));
       await store.save();
     }
     await store.close();
@@ -143,11 +143,11 @@ describe('state store: the state file', () => {
 describe('state store: the journal', () => {
   it('writes the state file at the first save of a first run, so a journal never lacks one', async () => {
     const store = await openStateStore(path);
-    store.record('prod', { type: 'intent', kind: 'Alert', key: 'a1', name: 'A1', at: 't' });
+    store.add('prod', { type: 'intent', kind: 'Alert', key: 'a1', name: 'A1', at: 't' });
     await store.save();
     expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
     expect((JSON.parse(await readFile(path, 'utf8')) as StateFile).targets['prod']?.intents).toEqual([{ kind: 'Alert', key: 'a1', name: 'A1', at: 't' }]);
-    store.record('prod', owned(1));
+    store.add('prod', owned(1));
     await store.save();
     expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['state.json', 'state.json.journal']);
   });
@@ -158,7 +158,7 @@ describe('state store: the journal', () => {
     await store.compact();
     const compacted = await readFile(path, 'utf8');
     for (let index = 0; index < 3; index += 1) {
-      store.record('prod', owned(index));
+      store.add('prod', owned(index));
       await store.save();
     }
     expect(await readFile(path, 'utf8')).toBe(compacted);
@@ -172,7 +172,7 @@ describe('state store: the journal', () => {
   it('recovers what a killed run saved: replayed on open, then compacted into the state file', async () => {
     const crashed = await openExisting();
     crashed.set('prod', sampleFile().targets['prod']!);
-    crashed.record('prod', owned(1), { type: 'intent-dropped', kind: 'Alert', key: 'slow' }, { type: 'forgotten', kind: 'Pipe', key: 'orders' });
+    crashed.add('prod', owned(1), { type: 'intent-dropped', kind: 'Alert', key: 'slow' }, { type: 'forgotten', kind: 'Pipe', key: 'orders' });
     await crashed.save();
     // No close: the process "died" here. The next one finds the journal.
     const reopened = await openStateStore(path);
@@ -187,34 +187,34 @@ describe('state store: the journal', () => {
 
   it('opened read-only (plan), replays the journal but writes nothing and refuses records', async () => {
     const writer = await openExisting();
-    writer.record('prod', owned(1));
+    writer.add('prod', owned(1));
     await writer.save();
     const reader = await openStateStore(path, { readOnly: true });
     expect(reader.get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' } });
     await reader.close();
     expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['state.json', 'state.json.journal']);
-    expect(() => reader.record('prod', owned(2))).toThrow(/read-only/);
+    expect(() => reader.add('prod', owned(2))).toThrow(/read-only/);
   });
 
   it('ignores a last line cut short by a crash (never reported durable), and compacts without it', async () => {
     const store = await openExisting();
-    store.record('prod', owned(1));
+    store.add('prod', owned(1));
     await store.save();
     await appendFile(journal, '{"seq":2,"target":"prod","type":"owned","kind":"Al');
     const reopened = await openStateStore(path);
     expect(reopened.get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' } });
-    reopened.record('prod', owned(3));
+    reopened.add('prod', owned(3));
     await reopened.save();
     expect((await openStateStore(path, { readOnly: true })).get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' }, a3: { id: 'id3' } });
   });
 
   it('keeps appending after a torn line only once it is gone (a daemon opens without compacting)', async () => {
     const store = await openExisting();
-    store.record('prod', owned(1));
+    store.add('prod', owned(1));
     await store.save();
     await appendFile(journal, '{"seq":2,"tar');
     const daemon = await openStateStore(path, { compactOnOpen: false });
-    daemon.record('prod', owned(2));
+    daemon.add('prod', owned(2));
     await daemon.save();
     // Had it appended after the torn bytes, this line would be corrupt.
     expect((await openStateStore(path, { readOnly: true })).get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' } });
@@ -227,7 +227,7 @@ describe('state store: the journal', () => {
     ['a gap in the numbering', (good: string) => `${good}{"seq":5,"target":"prod","type":"forgotten","kind":"Alert","key":"a1"}\n`, 'line 2 has record number 5 after 1'],
   ])('refuses %s with E_STATE_CORRUPT naming the journal and line, and changes nothing', async (_label, corrupt, fragment) => {
     const store = await openExisting();
-    store.record('prod', owned(1));
+    store.add('prod', owned(1));
     await store.save();
     await writeFile(journal, corrupt(await readFile(journal, 'utf8')));
     await expectCorrupt(() => openStateStore(path), journal, fragment);
@@ -238,7 +238,7 @@ describe('state store: the journal', () => {
   it('replays records the state file already holds to the same state (a crash between compaction and removing the journal)', async () => {
     const store = await openExisting();
     store.set('prod', sampleFile().targets['prod']!);
-    store.record('prod', owned(1), { type: 'intent', kind: 'Alert', key: 'new', name: 'New', at: 't' }, { type: 'forgotten', kind: 'Alert', key: 'a1' }, owned(1));
+    store.add('prod', owned(1), { type: 'intent', kind: 'Alert', key: 'new', name: 'New', at: 't' }, { type: 'forgotten', kind: 'Alert', key: 'a1' }, owned(1));
     await store.save();
     const journalText = await readFile(journal, 'utf8');
     await store.close();
@@ -252,7 +252,7 @@ describe('state store: the journal', () => {
     const backend = openFileBackend(path);
     // A file from before lineages: none until it is written.
     expect(await backend.version()).toEqual({ lineage: undefined, serial: undefined });
-    store.record('prod', owned(1));
+    store.add('prod', owned(1));
     await store.save();
     await store.close();
     const first = await backend.version();
@@ -261,7 +261,7 @@ describe('state store: the journal', () => {
     expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ version: 1, lineage: first.lineage, serial: 1 });
 
     const again = await openStateStore(path);
-    again.record('prod', owned(2));
+    again.add('prod', owned(2));
     await again.save();
     await again.close();
     expect(await backend.version()).toEqual({ lineage: first.lineage, serial: 2 });
@@ -277,8 +277,8 @@ describe('state store: the journal', () => {
   it('journals spec digests: set on an owned entry, dropped by a later owned record without one, ignored for what is not owned', async () => {
     const store = await openExisting();
     const digest = 'd'.repeat(64);
-    store.record('prod', owned(1), { type: 'spec', kind: 'Alert', key: 'a1', spec: digest }, { type: 'spec', kind: 'Alert', key: 'nobody', spec: digest });
-    store.record('prod', owned(2), { type: 'spec', kind: 'Alert', key: 'a2', spec: digest }, owned(2));
+    store.add('prod', owned(1), { type: 'spec', kind: 'Alert', key: 'a1', spec: digest }, { type: 'spec', kind: 'Alert', key: 'nobody', spec: digest });
+    store.add('prod', owned(2), { type: 'spec', kind: 'Alert', key: 'a2', spec: digest }, owned(2));
     await store.save();
     const want = { a1: { id: 'id1', spec: digest }, a2: { id: 'id2' } };
     expect(store.get('prod').inventory.Alert).toEqual(want);
@@ -292,15 +292,15 @@ describe('state store: the journal', () => {
   it('journals a suspension and its lifting, and keeps it through a whole-target replacement', async () => {
     const store = await openExisting();
     const suspension = { since: '2026-03-15T10:20:30.000Z', reason: 'incident 42', by: 'alice' };
-    store.record('prod', owned(1), { type: 'suspended', ...suspension });
+    store.add('prod', owned(1), { type: 'suspended', ...suspension });
     await store.save();
     expect((await readDurableState(path)).targets['prod']!.suspension).toEqual(suspension);
     // A transition of the whole target (a copy with records applied) carries it along.
-    store.update('prod', (state) => recordCreated(state, 'Alert', 'a2', { id: 'id2' }));
+    store.update('prod', (state) => withCreated(state, 'Alert', 'a2', { id: 'id2' }));
     await store.close();
     const reopened = await openStateStore(path);
     expect(reopened.get('prod').suspension).toEqual(suspension);
-    reopened.record('prod', { type: 'resumed' });
+    reopened.add('prod', { type: 'resumed' });
     await reopened.save();
     expect((await readDurableState(path)).targets['prod']).not.toHaveProperty('suspension');
     expect(Object.keys(reopened.get('prod').inventory.Alert)).toEqual(['a1', 'a2']);
@@ -308,9 +308,9 @@ describe('state store: the journal', () => {
 
   it('compacts synchronously from memory for a process exiting at once, unsaved records included', async () => {
     const store = await openExisting();
-    store.record('prod', owned(1));
+    store.add('prod', owned(1));
     await store.save();
-    store.record('prod', { type: 'intent', kind: 'Alert', key: 'a2', name: 'A2', at: 't' });
+    store.add('prod', { type: 'intent', kind: 'Alert', key: 'a2', name: 'A2', at: 't' });
     store.compactSync();
     expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
     const onDisk = JSON.parse(await readFile(path, 'utf8')) as StateFile;
@@ -319,7 +319,7 @@ describe('state store: the journal', () => {
 
   it('keeps keys named like Object.prototype members as plain data', async () => {
     const store = await openStateStore(path);
-    store.record('prod', { type: 'owned', kind: 'Alert', key: '__proto__', id: 'x' }, { type: 'owned', kind: 'Alert', key: 'constructor', id: 'y' });
+    store.add('prod', { type: 'owned', kind: 'Alert', key: '__proto__', id: 'x' }, { type: 'owned', kind: 'Alert', key: 'constructor', id: 'y' });
     await store.save();
     const alerts = (await readDurableState(path)).targets['prod']!.inventory.Alert;
     expect(Object.keys(alerts)).toEqual(['__proto__', 'constructor']);
@@ -329,7 +329,7 @@ describe('state store: the journal', () => {
   it('sees what another writer recorded after a reload', async () => {
     const first = await openStateStore(path, { compactOnOpen: false });
     const second = await openStateStore(path);
-    second.record('prod', owned(7));
+    second.add('prod', owned(7));
     await second.close();
     expect(first.get('prod').inventory.Alert).toEqual({});
     await first.reload();
@@ -359,7 +359,7 @@ describe('state store: saves', () => {
     const store = await openExisting({ fs: countingFs });
     const checks: Promise<void>[] = [];
     for (let index = 0; index < 20; index += 1) {
-      store.record('prod', owned(index));
+      store.add('prod', owned(index));
       // At the moment this save resolves, the durable state must already hold alert `a${index}`.
       checks.push(store.save().then(async () => expect((await readDurableState(path)).targets['prod']?.inventory.Alert[`a${index}`]).toEqual({ id: `id${index}` })));
     }
@@ -390,12 +390,12 @@ describe('state store: saves', () => {
       },
     };
     const store = await openExisting({ fs: tearingFs });
-    store.record('prod', owned(1));
+    store.add('prod', owned(1));
     await store.save();
     failNext = true;
-    store.record('prod', owned(2));
+    store.add('prod', owned(2));
     await expect(store.save()).rejects.toMatchObject({ code: 'E_STATE_WRITE', message: expect.stringContaining('EIO') });
-    store.record('prod', owned(3));
+    store.add('prod', owned(3));
     await store.save();
     expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
     expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' }, a3: { id: 'id3' } });
@@ -408,13 +408,13 @@ describe('state store: saves', () => {
       rename: (from, to) => (failRename ? Promise.reject(Object.assign(new Error('disk full'), { code: 'ENOSPC' })) : nodeFs.rename(from, to)),
     };
     const store = await openExisting({ fs: flakyFs });
-    store.record('prod', owned(1));
+    store.add('prod', owned(1));
     await store.save();
     await expect(store.compact()).rejects.toMatchObject({ code: 'E_STATE_WRITE', message: expect.stringContaining('ENOSPC') });
     expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['state.json', 'state.json.journal']);
     expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({ a1: { id: 'id1' } });
     failRename = false;
-    store.record('prod', owned(2));
+    store.add('prod', owned(2));
     await store.save();
     await store.close();
     expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);

@@ -19,7 +19,7 @@ export interface PipeDraft {
   block: Record<string, unknown>;
   /** Changed mappings, added back in a second PATCH. */
   readd: Record<string, unknown>[];
-  /** Secret path (`source.kafka.credentials.password`) → HMAC sent, as `recordSecretHashes` takes them. */
+  /** Secret path (`source.kafka.credentials.password`) → HMAC sent, as `withSecretHashes` takes them. */
   secretHashes: Record<string, string>;
   /** Create-only members that differ (born in Git: a replace). */
   forcing: string[];

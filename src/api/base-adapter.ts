@@ -26,7 +26,7 @@ interface Page<T> extends ReadList<T> {
   total?: number;
 }
 
-export abstract class StackAdapter implements Api {
+export abstract class BaseAdapter implements Api {
   abstract readonly variant: Variant;
 
   constructor(

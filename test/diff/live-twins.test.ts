@@ -1,6 +1,6 @@
 /** Live twins of managed resources: which live resources are conflicts, and in what order. */
 import { describe, expect, it } from 'vitest';
-import { planTwins } from '../../src/diff/twins.js';
+import { planTwins } from '../../src/diff/live-twins.js';
 import type { Change } from '../../src/model/plan.js';
 import { emptyTargetState, type TargetState } from '../../src/model/state.js';
 

@@ -1,12 +1,12 @@
 /**
- * The store every remote backend shares (src/state/backend-store.ts), driven through a writer
+ * The store every remote backend shares (src/state/remote-store.ts), driven through a writer
  * whose appends and compactions resolve only when the test says: how many saves are in flight at
  * once, whom each save waits for, what a failed batch does, and that a compaction waits for the
  * appends in flight (docs/ownership.md, "Saves in flight at once").
  */
 import { describe, expect, it } from 'vitest';
-import { BackendStateStore, type StoreWriter } from '../../src/state/backend-store.js';
-import type { PendingRecord } from '../../src/state/recording.js';
+import { RemoteStateStore, type StoreWriter } from '../../src/state/remote-store.js';
+import type { PendingRecord } from '../../src/state/in-memory.js';
 import { STATE_VERSION } from '../../src/state/format.js';
 
 interface Call {
@@ -51,13 +51,13 @@ function track(promise: Promise<void>): { state: () => 'pending' | 'resolved' | 
   return { state: () => state };
 }
 
-describe('BackendStateStore', () => {
+describe('RemoteStateStore', () => {
   it('sends one save at a time by default', async () => {
     const { writer, calls } = heldWriter();
-    const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    const store = new RemoteStateStore(writer, false);
+    store.add('prod', owned('a'));
     const first = track(store.save());
-    store.record('prod', owned('b'));
+    store.add('prod', owned('b'));
     const second = track(store.save());
     await turn();
     expect(calls.map((call) => call.seqs)).toEqual([[1]]);
@@ -72,13 +72,13 @@ describe('BackendStateStore', () => {
 
   it('sends up to maxInFlight saves at once; each caller waits for every record made before its call, whichever batch lands first', async () => {
     const { writer, calls } = heldWriter(2);
-    const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    const store = new RemoteStateStore(writer, false);
+    store.add('prod', owned('a'));
     const first = track(store.save());
-    store.record('prod', owned('b'));
+    store.add('prod', owned('b'));
     const second = track(store.save());
-    store.record('prod', owned('c'));
-    store.record('prod', owned('d'));
+    store.add('prod', owned('c'));
+    store.add('prod', owned('d'));
     const third = track(store.save());
     await turn();
     expect(calls.map((call) => call.seqs)).toEqual([[1], [2]]);
@@ -98,14 +98,14 @@ describe('BackendStateStore', () => {
 
   it('fails the callers of a batch that failed, and sends its records again with the next save', async () => {
     const { writer, calls } = heldWriter(2);
-    const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    const store = new RemoteStateStore(writer, false);
+    store.add('prod', owned('a'));
     const first = track(store.save());
     await turn();
     calls[0]?.reject(new Error('connection dropped'));
     await turn();
     expect(first.state()).toBe('rejected');
-    store.record('prod', owned('b'));
+    store.add('prod', owned('b'));
     const again = track(store.save());
     await turn();
     expect(calls[1]?.seqs).toEqual([1, 2]);
@@ -116,11 +116,11 @@ describe('BackendStateStore', () => {
 
   it('compacts only once the appends in flight landed, sends none meanwhile, and says up to which record the snapshot holds', async () => {
     const { writer, calls } = heldWriter(4);
-    const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    const store = new RemoteStateStore(writer, false);
+    store.add('prod', owned('a'));
     const saved = track(store.save());
     const compacted = track(store.compact());
-    store.record('prod', owned('b'));
+    store.add('prod', owned('b'));
     const later = track(store.save());
     await turn();
     expect(calls.map((call) => call.what)).toEqual(['append']);
@@ -140,8 +140,8 @@ describe('BackendStateStore', () => {
 
   it('takes the snapshot when the writer would rather not append, and resolves the save with it', async () => {
     const { writer, calls } = heldWriter(2);
-    const store = new BackendStateStore(writer, false);
-    store.record('prod', owned('a'));
+    const store = new RemoteStateStore(writer, false);
+    store.add('prod', owned('a'));
     const saved = track(store.save());
     await turn();
     calls[0]?.resolve(false);

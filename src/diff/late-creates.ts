@@ -2,7 +2,7 @@
  * Creates answered late, pure. A create nobody answered (a timeout, a connection closed without an
  * answer, a gateway's 502 or 504) may still be carried out: a proxy can hold the request past the
  * client's timeout and forward it anyway. Until
- * its settle deadline (`sync.settleWindow` after it was sent, recorded in its intent) a new create
+ * the end of its late-create window (`sync.settleWindow` after it was sent, `settleUntil` in its intent) a new create
  * of the same resource would make a second one, so the plan shows it as `waiting` instead, with
  * the writes that need it. Once the late create lands, the match takes it back as ours (see
  * `intents.ts`); once the window is over with nothing landed, the create is planned again.
@@ -23,7 +23,7 @@ export function waitingNote(until: string): string {
  * array, changed in place.
  */
 export function awaitLateCreates(changes: Change[], state: TargetState, timing: IntentTiming): Change[] {
-  const held = new Map<ChangeKey, string>();
+  const waiting = new Map<ChangeKey, string>();
   const roots: Change[] = [];
   for (const change of changes) {
     if (change.action !== 'create') continue;
@@ -31,31 +31,31 @@ export function awaitLateCreates(changes: Change[], state: TargetState, timing: 
     const until = intent && openSettleWindow(intent, timing);
     if (until === undefined) continue;
     roots.push(change);
-    held.set(changeKey(change.kind, change.name), until);
-    hold(change, until, waitingNote(until));
+    waiting.set(changeKey(change.kind, change.name), until);
+    makeWaiting(change, until, waitingNote(until));
   }
   if (roots.length === 0) return changes;
   // What needs a waiting create waits with it, as long as the longest wait it needs.
   let pending = withDependents(changes, roots).filter((change) => isWrite(change.action));
-  for (let settled = true; pending.length > 0 && settled; ) {
+  for (let progressed = true; pending.length > 0 && progressed; ) {
     const before = pending.length;
-    pending = pending.filter((change) => !holdDependent(change, held));
-    settled = pending.length < before;
+    pending = pending.filter((change) => !waitWithNeeds(change, waiting));
+    progressed = pending.length < before;
   }
   return changes;
 }
 
-/** Holds `change` if it requires a held change; returns whether it did. */
-function holdDependent(change: Change, held: Map<ChangeKey, string>): boolean {
-  const needs = requiredChanges(change).filter((key) => held.has(key));
+/** Makes `change` wait if it requires a waiting change; returns whether it did. */
+function waitWithNeeds(change: Change, waiting: Map<ChangeKey, string>): boolean {
+  const needs = requiredChanges(change).filter((key) => waiting.has(key));
   if (needs.length === 0) return false;
-  const until = latest(needs.map((key) => held.get(key) ?? ''));
-  held.set(changeKey(change.kind, change.name), until);
-  hold(change, until, `needs ${needs.join(', ')}, which waits for an earlier create that may still land, until ${clockTime(until)}: not written in this run`);
+  const until = latest(needs.map((key) => waiting.get(key) ?? ''));
+  waiting.set(changeKey(change.kind, change.name), until);
+  makeWaiting(change, until, `needs ${needs.join(', ')}, which waits for an earlier create that may still land, until ${clockTime(until)}: not written in this run`);
   return true;
 }
 
-function hold(change: Change, until: string, why: string): void {
+function makeWaiting(change: Change, until: string, why: string): void {
   change.action = 'waiting';
   change.operations = [];
   change.waitUntil = until;

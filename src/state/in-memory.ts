@@ -6,7 +6,7 @@ import { StacksyncError } from '../errors.js';
 import { deepFreeze } from '../support/freeze.js';
 import { emptyTargetState, type StateFile, type StateRecord, type TargetState } from '../model/state.js';
 import { serializeJournalEntry, STATE_VERSION } from './format.js';
-import { applyRecord, setOwn } from './records.js';
+import { applyRecord, setOwn } from './record-effects.js';
 
 /** One record not yet durable: its number and its journal line. */
 export interface PendingRecord {
@@ -14,7 +14,7 @@ export interface PendingRecord {
   text: string;
 }
 
-export abstract class RecordingStore {
+export abstract class InMemoryStore {
   protected file: StateFile = { version: STATE_VERSION, targets: {} };
   /** Number of the last record made in memory. */
   protected seq = 0;
@@ -30,7 +30,7 @@ export abstract class RecordingStore {
     return Object.hasOwn(this.file.targets, target) ? (this.file.targets[target] as TargetState) : EMPTY;
   }
 
-  record(target: string, ...records: StateRecord[]): void {
+  add(target: string, ...records: StateRecord[]): void {
     if (this.readOnly) throw new StacksyncError('E_INTERNAL', `state ${this.path} was opened read-only`, { subject: this.path });
     const state = targetOf(this.file, target);
     for (const record of records) {
@@ -41,7 +41,7 @@ export abstract class RecordingStore {
   }
 
   set(target: string, state: TargetState): void {
-    this.record(target, { type: 'replaced', state });
+    this.add(target, { type: 'replaced', state });
   }
 
   update(target: string, transition: (state: TargetState) => TargetState): TargetState {

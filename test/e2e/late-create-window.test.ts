@@ -2,7 +2,7 @@
  * A create answered late is given time to land (issue 25, item 2). A proxy takes the first create
  * and cuts the client off (as a proxy holding it past the client's timeout does), then forwards
  * it later. The next run, seconds after, finds nothing of that name: it must not create it again
- * while the first may still land (the settle window, `sync.settleWindow`, default 2m). The plan
+ * while the first may still land (the late-create window, `sync.settleWindow`, default 2m). The plan
  * shows the create as `waiting … until HH:MM`; a plan with only that is not an error and has no
  * change to apply (exit 0 with `--detailed-exitcode`), and apply writes nothing. When the held
  * create lands, the next run takes it back as ours: one dashboard, never two.

@@ -1,8 +1,8 @@
 /**
  * The state store of a backend that keeps its state away from this disk (PostgreSQL, Kubernetes, S3): the
- * state in memory as every store keeps it (`recording.ts`), made durable through the backend's
+ * state in memory as every store keeps it (`in-memory.ts`), made durable through the backend's
  * writer. `save` appends the records made since the last save; `compact` replaces the snapshot
- * and drops the records it holds. A save does not send a batch of its own: whenever a slot is free,
+ * and drops the records it holds. A save does not send a batch of its own: whenever an append may start,
  * one batch carries every record waiting, whoever made it (group commit), so the number of writes
  * follows the backend's round trips, not the number of callers.
  *
@@ -19,7 +19,7 @@
 import { StacksyncError } from '../errors.js';
 import type { StateFile } from '../model/state.js';
 import { serializeStateFile } from './format.js';
-import { RecordingStore, type PendingRecord } from './recording.js';
+import { InMemoryStore, type PendingRecord } from './in-memory.js';
 import type { StateStore } from './store.js';
 
 /** What a backend does for its store; every write is fenced by the backend (`backend.ts`). */
@@ -70,7 +70,7 @@ interface Exclusive {
   reject: (error: unknown) => void;
 }
 
-export class BackendStateStore extends RecordingStore implements StateStore {
+export class RemoteStateStore extends InMemoryStore implements StateStore {
   readonly #maxInFlight: number;
   /** The first record number of each batch in flight. */
   #flying: number[] = [];
@@ -164,7 +164,7 @@ export class BackendStateStore extends RecordingStore implements StateStore {
           this.#putBack(batch);
           this.#exclusive.push({ resolve: () => undefined, reject: () => undefined });
         }
-        this.#settle();
+        this.#resolveDurable();
         this.#pump();
       },
       (error: unknown) => {
@@ -174,7 +174,7 @@ export class BackendStateStore extends RecordingStore implements StateStore {
         // caller's save carries them again.
         this.#putBack(batch);
         this.#fail((waiter) => waiter.seq >= from && waiter.asked < launch, error);
-        this.#settle();
+        this.#resolveDurable();
         this.#pump();
       },
     );
@@ -197,7 +197,7 @@ export class BackendStateStore extends RecordingStore implements StateStore {
     } finally {
       this.#compacting = false;
     }
-    this.#settle();
+    this.#resolveDurable();
     this.#pump();
   }
 
@@ -205,7 +205,7 @@ export class BackendStateStore extends RecordingStore implements StateStore {
     this.pending = [...batch, ...this.pending].sort((a, b) => a.seq - b.seq);
   }
 
-  #settle(): void {
+  #resolveDurable(): void {
     const durable = this.#durable();
     this.#waiters = this.#waiters.filter((waiter) => {
       if (waiter.seq > durable) return true;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planTarget } from '../../src/diff/index.js';
 import type { Config } from '../../src/model/config.js';
 import { buildPlan } from '../../src/plan/build.js';
-import { fingerprintRun } from '../../src/reconcile/fingerprint.js';
+import { fingerprintRun } from '../../src/reconcile/plan-fingerprint.js';
 import { specDigest } from '../../src/reconcile/spec.js';
 import type { RunPlan } from '../../src/reconcile/reconcile.js';
 import { createSecretHasher } from '../../src/state/hmac.js';

@@ -67,7 +67,7 @@ export function changeWrites(change: Pick<Change, 'action' | 'reclaimed'>): bool
   return isWrite(change.action) || change.reclaimed === true;
 }
 
-export interface BlockedGuardInput {
+export interface HoldBackInput {
   target: string;
   changes: readonly Change[];
   /** A manifest problem touches this target (its own, or one no target can be told for). */
@@ -78,7 +78,7 @@ export interface BlockedGuardInput {
   allowPartial: boolean;
 }
 
-export interface BlockedGuard {
+export interface HeldBackWrites {
   /** What may run: everything, or, for a blocked target, only what writes nothing. */
   changes: Change[];
   /** Results of the writes held back, by `changeRef`. */
@@ -86,7 +86,7 @@ export interface BlockedGuard {
 }
 
 /** Holds back every write of a blocked target, or of its held-back tenants, unless partial applies are allowed. */
-export function holdBackBlocked(input: BlockedGuardInput): BlockedGuard {
+export function holdBackBlocked(input: HoldBackInput): HeldBackWrites {
   const tenants = input.heldTenants ?? new Set<string>();
   if ((!input.blocked && tenants.size === 0) || input.allowPartial) return { changes: [...input.changes], held: new Map() };
   const error = (change: Change): string =>
