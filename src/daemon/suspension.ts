@@ -35,7 +35,7 @@ export function createSuspensions(options: { context: ReconcileContext; dryRun: 
       const record: StateRecord = suspend ? { type: 'suspended', since: new Date(options.now()).toISOString(), ...note } : { type: 'resumed' };
       const write = async (): Promise<void> => {
         if (record.type === 'resumed' && !of(target)) return;
-        context.store.record(target, record);
+        context.store.add(target, record);
         await context.store.save();
       };
       await (options.stateGuard ? options.stateGuard.hold(write) : write());

@@ -10,7 +10,7 @@ import { realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Target } from '../model/config.js';
 import { changeRef, isWrite, type Change, type ChangeResult } from '../model/plan.js';
-import type { SyncAccount } from '../notify/events.js';
+import type { SyncNotice } from '../notify/events.js';
 import type { Notifier } from '../notify/notifier.js';
 import { proposalBranch } from '../config/propose.js';
 import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
@@ -279,8 +279,8 @@ function notApplied(dryRun: boolean, drift: 'heal' | 'report' | 'propose'): { no
 }
 
 /** What a finished sync tells the notifier. */
-function accountOf(target: string, result: TargetSyncResult): SyncAccount {
-  const account: SyncAccount = { target, ok: result.report.ok };
+function accountOf(target: string, result: TargetSyncResult): SyncNotice {
+  const account: SyncNotice = { target, ok: result.report.ok };
   if (result.report.revision !== undefined) account.revision = result.report.revision;
   if (result.report.error !== undefined) account.error = result.report.error;
   if (result.plan) account.plan = result.plan;

@@ -9,7 +9,7 @@ import type { NotifyEvent } from '../model/config.js';
 import { changeRef, isWrite, type Change, type ChangeResult, type Plan, type PlanError } from '../model/plan.js';
 
 /** What the daemon tells the notifier about one finished sync of one target. */
-export interface FinishedSync {
+export interface SyncNotice {
   target: string;
   revision?: string;
   /** The sync completed without any error. */
@@ -76,7 +76,7 @@ export const MAX_LISTED = 20;
 const PAST: Record<string, string> = { create: 'created', update: 'updated', delete: 'deleted', adopt: 'adopted' };
 
 /** The events of one sync and the memory after it. */
-export function eventsOf(account: FinishedSync, memory: NotifyMemory): { events: NotificationEvent[]; memory: NotifyMemory } {
+export function eventsOf(account: SyncNotice, memory: NotifyMemory): { events: NotificationEvent[]; memory: NotifyMemory } {
   const events: NotificationEvent[] = [];
   const next: NotifyMemory = { ...memory };
   const base = { target: account.target, ...(account.revision ? { revision: account.revision } : {}) };
@@ -119,7 +119,7 @@ export function eventsOf(account: FinishedSync, memory: NotifyMemory): { events:
   return { events, memory: next };
 }
 
-function appliedChanges(account: FinishedSync): Change[] {
+function appliedChanges(account: SyncNotice): Change[] {
   const results = account.results;
   if (!results) return [];
   return (account.plan?.changes ?? []).filter((change) => isWrite(change.action) && results.get(changeRef(change))?.result === 'ok');
@@ -137,7 +137,7 @@ function appliedEvent(target: string, changes: readonly Change[]): Omit<Notifica
   };
 }
 
-function driftEvent(target: string, changes: readonly Change[], healed: boolean, proposal: FinishedSync['proposal']): Omit<NotificationEvent, 'event' | 'target' | 'revision'> {
+function driftEvent(target: string, changes: readonly Change[], healed: boolean, proposal: SyncNotice['proposal']): Omit<NotificationEvent, 'event' | 'target' | 'revision'> {
   const what = `${changes.length} ${plural(changes.length, 'resource')} of ${target} ${changes.length === 1 ? 'was' : 'were'} edited outside stacksync`;
   const how = healed ? ' (healed)' : proposal ? ` (proposed on branch ${proposal.branch}${proposal.pullRequest ? `, ${proposal.pullRequest}` : ''})` : '';
   return { summary: `${what}${how}: ${names(changes)}`, resources: listed(changes), total: changes.length, counts: byKind(changes), ...(proposal ? { proposal: { ...proposal } } : {}) };
@@ -149,7 +149,7 @@ interface Failure {
 }
 
 /** What failed, the first error with its place, and a fingerprint that ignores what varies between resyncs (ids, times). */
-function failureOf(account: FinishedSync): Failure {
+function failureOf(account: SyncNotice): Failure {
   const results = account.results;
   const failedChanges = (account.plan?.changes ?? []).filter((change) => change.action === 'error' || (results !== undefined && isFailed(results.get(changeRef(change)))));
   const planErrors = account.plan?.errors ?? [];

@@ -12,7 +12,7 @@ import { resolveSecret, type SecretIo } from '../config/secrets.js';
 import type { NotifierSettings, NotifyEvent, NotifyProvider } from '../model/config.js';
 import { runSecrets } from '../support/redaction.js';
 import { jitteredBackoff, type RetryPolicy } from '../api/backoff.js';
-import { eventsOf, type NotificationEvent, type NotifyMemory, type FinishedSync } from './events.js';
+import { eventsOf, type NotificationEvent, type NotifyMemory, type SyncNotice } from './events.js';
 import { githubStatusBody, slackBody, webhookBody, type GithubState, type Redact } from './payloads.js';
 
 /** `result` label values of `stacksync_notifications_total`. */
@@ -55,7 +55,7 @@ export interface Notifier {
   /** A sync of `target` starts at `revision`: GitHub gets `pending` for a revision not reported yet. */
   syncStarted(target: string, revision: string | undefined): void;
   /** A sync ended: its events (de-duplicated) and GitHub's final status are queued. Returns at once. */
-  syncFinished(account: FinishedSync): void;
+  syncFinished(account: SyncNotice): void;
   /** Resolves once the queue is empty and nothing is in flight, or after `timeoutMs`. */
   flush(timeoutMs: number): Promise<void>;
 }
@@ -187,7 +187,7 @@ export function githubHeaders(token: string): Record<string, string> {
 }
 
 /** The commit status description: the failure, what was applied, or that all is in sync. */
-function statusDescription(account: FinishedSync, events: readonly NotificationEvent[]): string {
+function statusDescription(account: SyncNotice, events: readonly NotificationEvent[]): string {
   const told = events.find((event) => event.event === 'failed' || event.event === 'applied');
   if (told) return told.summary;
   if (!account.ok) return `sync of ${account.target} failed${account.error ? `: ${account.error}` : ''}`;

@@ -71,7 +71,7 @@ export async function forgetResources(ctx: ReconcileContext, request: ForgetRequ
     const outcome = await forgetOne(ctx, target, subject, read, request.dryRun);
     outcomes.push(outcome);
     if (outcome.forgotten && !request.dryRun) {
-      ctx.store.record(target.name, { type: 'forgotten', kind: subject.kind, key: subject.name });
+      ctx.store.add(target.name, { type: 'forgotten', kind: subject.kind, key: subject.name });
       await ctx.store.save();
     }
   }
@@ -143,7 +143,7 @@ async function unmarkingUpdate(ctx: ReconcileContext, target: Target, subject: F
       desired,
       live: read.live,
       state: ctx.store.get(target.name),
-      options: { prune: false, adopt: false, blocked: false, settleMs: ctx.config.sync.settleWindowMs },
+      options: { prune: false, adopt: false, blocked: false, lateCreateWindowMs: ctx.config.sync.lateCreateWindowMs },
       nowMs: ctx.now?.() ?? Date.now(),
     });
   let planned = plan();

@@ -1,6 +1,6 @@
 /** Which events a sync is worth, and that a repeat is told once. */
 import { describe, expect, it } from 'vitest';
-import { eventsOf, type NotifyMemory, type FinishedSync } from '../../src/notify/events.js';
+import { eventsOf, type NotifyMemory, type SyncNotice } from '../../src/notify/events.js';
 import { buildPlan } from '../../src/plan/build.js';
 import type { Change, ChangeResult } from '../../src/model/plan.js';
 
@@ -9,11 +9,11 @@ function change(fields: Partial<Change> & Pick<Change, 'kind' | 'name' | 'action
 }
 
 const badManifest = { file: 'manifests/bad.yaml', line: 7, column: 3, code: 'E_MANIFEST_INVALID' as const, message: 'spec.tiles[0].w: must be >= 1', target: 'prod' };
-const failing: FinishedSync = { target: 'prod', revision: 'abc123', ok: false, plan: buildPlan([], [badManifest]) };
-const healthy: FinishedSync = { target: 'prod', revision: 'abc123', ok: true, plan: buildPlan([change({ kind: 'Dashboard', name: 'api', action: 'unchanged' })], []) };
+const failing: SyncNotice = { target: 'prod', revision: 'abc123', ok: false, plan: buildPlan([], [badManifest]) };
+const healthy: SyncNotice = { target: 'prod', revision: 'abc123', ok: true, plan: buildPlan([change({ kind: 'Dashboard', name: 'api', action: 'unchanged' })], []) };
 
 /** Runs the syncs in order, returning the event names told at each. */
-function told(accounts: FinishedSync[]): string[][] {
+function told(accounts: SyncNotice[]): string[][] {
   let memory: NotifyMemory = {};
   return accounts.map((account) => {
     const out = eventsOf(account, memory);

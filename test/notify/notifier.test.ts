@@ -8,7 +8,7 @@ import { Redactor } from '../../src/api/redact.js';
 import { createMetrics } from '../../src/daemon/metrics.js';
 import type { NotifierSettings } from '../../src/model/config.js';
 import { createNotifier, SIGNATURE_HEADER, type NotifierOptions } from '../../src/notify/notifier.js';
-import type { FinishedSync } from '../../src/notify/events.js';
+import type { SyncNotice } from '../../src/notify/events.js';
 import { buildPlan } from '../../src/plan/build.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -33,13 +33,13 @@ function notifier(settings: NotifierSettings[], extra: Partial<NotifierOptions> 
   return { notifier: made, count };
 }
 
-const failing: FinishedSync = {
+const failing: SyncNotice = {
   target: 'prod',
   revision: 'a'.repeat(40),
   ok: false,
   plan: buildPlan([], [{ file: 'manifests/bad.yaml', line: 7, code: 'E_MANIFEST_INVALID', message: 'spec.name: must be a string (token hmac-key-1234)', target: 'prod' }]),
 };
-const healthy: FinishedSync = { target: 'prod', revision: 'a'.repeat(40), ok: true, plan: buildPlan([], []) };
+const healthy: SyncNotice = { target: 'prod', revision: 'a'.repeat(40), ok: true, plan: buildPlan([], []) };
 
 describe('webhook', () => {
   const webhook: NotifierSettings = { provider: 'webhook', url: { fromEnv: 'HOOK_URL' }, secret: { fromEnv: 'HOOK_KEY' }, events: [...ALL], timeoutMs: 2_000 };
