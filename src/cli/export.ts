@@ -85,7 +85,9 @@ export const exportCommand: CommandFactory = (setExitCode) =>
     .description(
       'Read the live resources of every kind of one target and write one manifest per resource to DIR/<kinds>/<name>.yaml, ' +
         'so that `plan` on DIR shows no changes. Credentials are never written: the API does not return them; each file holding one ' +
-        'shows it as a {fromEnv: …} placeholder in a comment. Resources that cannot be written as a valid manifest are skipped and named on stderr.\n' +
+        'shows it as a {fromEnv: …} placeholder in a comment. Resources that cannot be written as a manifest are skipped and named on stderr; ' +
+        'a file written whose live values `validate` would refuse (a member the service documents lack or require) ' +
+        'is kept and named on stderr with file:line, to fix before `apply`.\n' +
         'Exit codes: 0 exported, 1 error (bad config, unknown target, API failure, files already there without --force).',
     )
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
