@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplyEvent } from '../../src/apply/events.js';
-import { applyPlan, type ApplyDeps } from '../../src/apply/executor.js';
+import { CHANGES_PER_REQUEST_SLOT, applyPlan, type ApplyDeps } from '../../src/apply/schedule.js';
 import type { Change } from '../../src/model/plan.js';
 import { nodeFs, type StateFs } from '../../src/support/fs.js';
 import { recordCreated } from '../../src/state/inventory.js';
@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 function apply(changes: Change[], overrides: Partial<ApplyDeps> = {}) {
-  return applyPlan(changes, { api, store, target: TARGET, concurrency: 4, adopt: false, settleMs: 120_000, onEvent: (event) => events.push(event), ...overrides });
+  return applyPlan(changes, { api, store, target: TARGET, requestSlots: 4, adopt: false, settleMs: 120_000, onEvent: (event) => events.push(event), ...overrides });
 }
 
 /** The state as it is durable on disk right now (state file and journal, not the store's memory). */
@@ -110,7 +110,7 @@ describe('applyPlan: order', () => {
 
   it('keeps concurrency within the bound and uses it', async () => {
     const changes = Array.from({ length: 12 }, (_, index) => createDashboard(`d${index}`));
-    const results = await apply(changes, { concurrency: 3 });
+    const results = await apply(changes, { requestSlots: 3 });
     expect([...results.values()].every((result) => result.result === 'ok')).toBe(true);
     expect(api.maxInFlight).toBeLessThanOrEqual(3);
     expect(api.maxInFlight).toBeGreaterThan(1);
@@ -119,7 +119,7 @@ describe('applyPlan: order', () => {
 
   it('starts a few changes per request slot, not every ready change at once, and keeps every slot busy', async () => {
     const changes = Array.from({ length: 200 }, (_, index) => createDashboard(`d${index}`));
-    const results = await apply(changes, { concurrency: 2 });
+    const results = await apply(changes, { requestSlots: 2 });
     expect([...results.values()].filter((result) => result.result === 'ok')).toHaveLength(200);
     let started = 0;
     let most = 0;
@@ -127,15 +127,16 @@ describe('applyPlan: order', () => {
       if (event.type === 'change-started') most = Math.max(most, ++started);
       if (event.type === 'change-succeeded' || event.type === 'change-failed' || event.type === 'change-skipped') started--;
     }
-    // Four per slot: enough that a slot never waits for a change to start.
-    expect(most).toBeLessThanOrEqual(8);
+    // A few per slot: enough that a slot never waits for a change to start.
+    expect(most).toBeLessThanOrEqual(2 * CHANGES_PER_REQUEST_SLOT);
+    expect(most).toBeLessThan(200);
     expect(most).toBeGreaterThan(2);
     expect(api.maxInFlight).toBe(2);
   });
 
   it('lets others start while changes wait: a wait holds no place among the changes started', async () => {
-    // One slot, so four started at once; six wait for pipes that appear only once the other three are renamed.
-    const waiting = Array.from({ length: 6 }, (_, index) =>
+    // One slot, so CHANGES_PER_REQUEST_SLOT started at once; more than that wait for pipes that appear only once the other three are renamed.
+    const waiting = Array.from({ length: CHANGES_PER_REQUEST_SLOT + 2 }, (_, index) =>
       change({ kind: 'Pipe', name: `p${index}`, action: 'update', id: `p${index}`, operations: [{ type: 'stopPipe', id: `p${index}`, body: {}, awaitPresence: 'it appears later' }] }),
     );
     const renames = Array.from({ length: 3 }, (_, index) => {
@@ -148,13 +149,13 @@ describe('applyPlan: order', () => {
       if (!renamed()) return;
       for (const each of waiting) if (!api.pipes.has(each.id!)) api.seedPipe({ id: each.id!, name: each.name, state: 'Running', source: { kind: 'kafka', block: {} }, destination: {} });
     };
-    const results = await apply([...waiting, ...renames], { concurrency: 1, sleep, settle: { timeoutMs: 5_000, followLast: false, intervalMs: 1, maxIntervalMs: 1 } });
+    const results = await apply([...waiting, ...renames], { requestSlots: 1, sleep, wait: { timeoutMs: 5_000, followLast: false, intervalMs: 1, maxIntervalMs: 1 } });
     expect(Object.fromEntries(results)).toEqual(Object.fromEntries([...waiting, ...renames].map((each) => [`Pipe/${each.name}`, { result: 'ok' }])));
-    expect(waiting.map((each) => api.pipes.get(each.id!)?.state)).toEqual(Array(6).fill('Stopped'));
+    expect(waiting.map((each) => api.pipes.get(each.id!)?.state)).toEqual(Array(waiting.length).fill('Stopped'));
   });
 
   it('runs one change at a time with concurrency 1', async () => {
-    await apply(Array.from({ length: 5 }, (_, index) => createDashboard(`d${index}`)), { concurrency: 1 });
+    await apply(Array.from({ length: 5 }, (_, index) => createDashboard(`d${index}`)), { requestSlots: 1 });
     expect(api.maxInFlight).toBe(1);
   });
 });
@@ -375,7 +376,7 @@ describe('applyPlan: crash safety', () => {
       await held;
     };
     const pending = apply([createDashboard('d0'), createDashboard('d1'), createDashboard('d2'), createAlertOn('a0', 'd0', 'p99')], {
-      concurrency: 1,
+      requestSlots: 1,
       signal: controller.signal,
     });
     release();
@@ -493,7 +494,7 @@ describe('applyPlan: events', () => {
     let now = 1_000;
     const clock = (): number => (now += 10);
     api.fail('createDashboard', apiError('E_API_VALIDATION', 400, 'bad'), { match: (call) => call.name === 'bad' });
-    await apply([createDashboard('good'), createDashboard('bad'), change({ kind: 'Dashboard', name: 'same', action: 'unchanged' })], { clock, concurrency: 1 });
+    await apply([createDashboard('good'), createDashboard('bad'), change({ kind: 'Dashboard', name: 'same', action: 'unchanged' })], { clock, requestSlots: 1 });
     const types = events.filter((event) => 'key' in event && event.key === 'Dashboard/good').map((event) => event.type);
     expect(types).toEqual(['change-started', 'operation-started', 'operation-succeeded', 'change-succeeded']);
     expect(events[0]).toMatchObject({ type: 'apply-started', target: TARGET, total: 2 });
