@@ -19,7 +19,7 @@ export interface ApplyDeps {
   store: StateStore;
   /** The target the changes belong to; changes of other targets are left out. */
   target: string;
-  /** Requests in flight at once: the target's `concurrency`, the slots its client's pacer holds requests to. At least 1. */
+  /** The target's request slots: its `concurrency`, what its client's pacer holds requests to. At least 1. */
   requestSlots: number;
   /** Take over same-named live resources stacksync does not manage (`--adopt`, `sync.adopt`). */
   adopt: boolean;
@@ -56,15 +56,16 @@ export async function applyPlan(changes: readonly Change[], deps: ApplyDeps): Pr
 }
 
 /**
- * Changes running at once per request slot (outside a wait). Each change also waits for its
- * records to be durable (the intent before a create, the result after it: two fsyncs, about as long
- * as a request on loopback), and those saves take no slot, so running more changes than slots lets
- * them overlap the requests instead of idling the slots; each fsync is shared by every change
- * waiting at the time. Bounded, because started all at once a first apply of 10,000 resources held
- * 10,000 suspended changes, each with its queued request (peak RSS 248 MiB, against 222 MiB with a
- * few per slot).
+ * Changes running at once (outside a wait) per request slot, the slots the client's pacer holds
+ * requests to; the only bound the apply adds. Each running change has at most one request out, so
+ * the pacer always holds the next ones ready when a slot frees, and each also waits for its records
+ * to be durable (the intent before a create, the result after it: two fsyncs, about as long as a
+ * request on loopback), which overlaps the requests of the others instead of idling the slots; each
+ * fsync is shared by every change waiting at the time. Bounded, because started all at once a first
+ * apply of 10,000 resources held 10,000 suspended changes, each with its queued request (peak RSS
+ * 248 MiB, against 222 MiB with a few per slot).
  */
-export const CHANGES_PER_REQUEST_SLOT = 16;
+export const CHANGES_PER_REQUEST_SLOT = 4;
 
 class ApplyRun {
   readonly #deps: ApplyDeps;
@@ -104,7 +105,6 @@ class ApplyRun {
       api: deps.api,
       store: deps.store,
       target: deps.target,
-      requestSlots,
       ...(deps.signal ? { signal: deps.signal } : {}),
       clock: this.#clock,
       settleMs: deps.settleMs,
@@ -136,7 +136,6 @@ class ApplyRun {
     this.#deps.signal?.addEventListener('abort', onAbort, { once: true });
     this.#schedule();
     await finished;
-    await this.#writer.idle();
     // A daemon reuses one signal for many runs; leave no listener behind.
     this.#deps.signal?.removeEventListener('abort', onAbort);
     // 3. Every change saved its own writes; this only retries a save that failed along the way.
@@ -171,7 +170,7 @@ class ApplyRun {
         continue;
       }
       this.#pending.delete(node);
-      // A change runs outside the request slots; each of its requests takes one, its saves and waits do not.
+      // Started by `#admit`, a few per request slot; its waits hold no place.
       if (decision === 'run') this.#ready.push(node);
       else if ('refused' in decision) this.#fail(node, this.#clock(), new StacksyncError(decision.code, decision.error, { subject: node.key }));
       else this.#skip(node, decision.reason, decision.error, decision.code);
@@ -277,9 +276,7 @@ class ApplyRun {
   }
 
   async #runStarted(node: ExecutionNode): Promise<void> {
-    // Its first request waits for a slot like any other; whether it may start is decided then.
-    const started = await this.#writer.mayStart();
-    if (!started) {
+    if (this.#deps.signal?.aborted) {
       this.#skip(node, 'cancelled', 'cancelled', 'E_CANCELLED');
       return;
     }

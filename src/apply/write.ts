@@ -4,11 +4,9 @@
  * kill at any moment loses at most the operation in flight and never yields a duplicate. Each is
  * one journal record; the saves of writes in flight share one fsync.
  *
- * Every request takes one of the target's request slots (the same number the client's pacer
- * holds requests to); the saves and the waits around it take none, so they overlap the requests
- * of other changes instead of idling a slot. Which change runs when is `schedule.ts`'s business.
+ * It holds no request slot itself: the client's pacer holds every request to the target's
+ * slots. Which change runs when, and how many at once, is `schedule.ts`'s business.
  */
-import PQueue from 'p-queue';
 import type { Kind } from '../model/kinds.js';
 import type { LiveBase } from '../model/resources.js';
 import { mayStillLand } from '../api/failure.js';
@@ -29,9 +27,7 @@ export interface WriteDeps {
   api: Api;
   store: StateStore;
   target: string;
-  /** Requests in flight at once: the target's request slots. At least 1. */
-  requestSlots: number;
-  /** When it aborts, no operation whose slot comes later is sent. */
+  /** When it aborts, no operation not yet sent is sent. */
   signal?: AbortSignal;
   clock: () => number;
   /** The late-create window, ms, recorded in the intent of a create whose answer never came. */
@@ -49,22 +45,14 @@ export class Cancelled extends Error {}
 /** What an operation changes in the state, once it succeeded. */
 type Transition = StateRecord[];
 
-/** Runs before the first request of an operation, in its slot: the checks that decide whether it goes out. */
-type BeforeSend = () => Promise<void>;
-
 export class ChangeWriter {
   readonly #deps: WriteDeps;
-  /** The request slots: every API call of a change takes one, nothing else does. */
-  readonly #slots: PQueue;
   /** What each change wrote in this run, for the operations that take ids from it (an alert's dashboard). */
   readonly #written = new Map<ChangeKey, LiveBase>();
-  /** Per change, what its operation under way checks once its first request has a slot. */
-  readonly #beforeSend = new Map<ChangeKey, BeforeSend>();
   readonly #watch: ReadyWatch;
 
   constructor(deps: WriteDeps) {
     this.#deps = deps;
-    this.#slots = new PQueue({ concurrency: Math.max(1, Math.floor(deps.requestSlots)) });
     this.#watch = new ReadyWatch({
       api: deps.api,
       clock: deps.clock,
@@ -72,16 +60,6 @@ export class ChangeWriter {
       options: deps.wait,
       onProgress: (progress) => deps.emit({ type: 'settle-progress', target: deps.target, at: deps.clock(), ...progress }),
     });
-  }
-
-  /** Whether a change may start: decided when a request slot comes, like its first request. */
-  mayStart(): Promise<boolean> {
-    return this.#slots.add(() => !this.#deps.signal?.aborted);
-  }
-
-  /** Resolves once no request is queued or in flight. */
-  idle(): Promise<void> {
-    return this.#slots.onIdle();
   }
 
   /**
@@ -100,20 +78,12 @@ export class ChangeWriter {
     for (const [index, operation] of operations.entries()) {
       if (failure && !operation.always) continue;
       try {
-        // Outside the slots, like every wait.
+        // A wait holds no place among the changes running.
         if (operation.awaitPresence !== undefined && !failure) await this.#awaitPresence(node, operation, operation.awaitPresence);
-        const stoppable = !failure && !operation.always;
-        this.#beforeSend.set(node.key, async () => {
-          // Checked when its slot comes: a signal while it queued stops it before anything is sent.
-          if (stoppable && this.#deps.signal?.aborted) throw new Cancelled(index === 0 ? 'cancelled' : `cancelled after ${index} of ${operations.length} operations`);
-          if (operation.marksBefore) await this.#mark(node, operation.marksBefore);
-        });
-        let transition: Transition;
-        try {
-          transition = await this.#runOperation(node, operation);
-        } finally {
-          this.#beforeSend.delete(node.key);
-        }
+        // Checked as it goes out: a signal meanwhile stops it before anything is sent or saved.
+        if (!failure && this.#deps.signal?.aborted && !operation.always) throw new Cancelled(index === 0 ? 'cancelled' : `cancelled after ${index} of ${operations.length} operations`);
+        if (operation.marksBefore) await this.#mark(node, operation.marksBefore);
+        const transition = await this.#runOperation(node, operation);
         await this.#commit(node, transition, index === operations.length - 1 && !failure, operation.marks);
         await this.#awaitReady(node, operation, index === operations.length - 1);
       } catch (error) {
@@ -312,9 +282,8 @@ export class ChangeWriter {
   }
 
   async #dropIntentIfNotCreated(kind: Kind, key: string, error: unknown): Promise<void> {
-    // Only an outright refusal, or a cancellation before the request left, proves nothing was created; after a timeout the create may have landed.
-    const notSent = error instanceof Cancelled;
-    if (!notSent && (!(error instanceof StacksyncError) || !isRefusal(error.code))) return;
+    // Only an outright refusal proves nothing was created; after a timeout the create may have landed.
+    if (!(error instanceof StacksyncError) || !isRefusal(error.code)) return;
     this.#deps.store.record(this.#deps.target, { type: 'intent-dropped', kind, key });
     // Best effort: a stale intent only means a same-named resource would be taken back later.
     await this.#deps.store.save().catch(() => undefined);
@@ -352,27 +321,19 @@ export class ChangeWriter {
     return refs && fill ? fill(body, refs, (key) => this.#written.get(key)) : body;
   }
 
-  /**
-   * One API call in a request slot, reported as an operation with its timing. The first call of
-   * an operation first runs what decides whether the operation goes out at all (`#beforeSend`).
-   */
-  #call<T>(node: ExecutionNode, call: ApiCall, send: () => Promise<T>): Promise<T> {
-    return this.#slots.add(async () => {
-      const before = this.#beforeSend.get(node.key);
-      this.#beforeSend.delete(node.key);
-      if (before) await before();
-      const startedAt = this.#deps.clock();
-      this.#deps.emit({ ...changeEventBase(this.#deps.target, node, this.#deps.clock()), type: 'operation-started', call });
-      try {
-        const result = await send();
-        this.#deps.emit({ ...changeEventBase(this.#deps.target, node, this.#deps.clock()), type: 'operation-succeeded', call, durationMs: this.#deps.clock() - startedAt });
-        return result;
-      } catch (error) {
-        const { code, message } = describeError(error);
-        this.#deps.emit({ ...changeEventBase(this.#deps.target, node, this.#deps.clock()), type: 'operation-failed', call, durationMs: this.#deps.clock() - startedAt, code, error: message });
-        throw error;
-      }
-    });
+  /** One API call, reported as an operation with its timing. */
+  async #call<T>(node: ExecutionNode, call: ApiCall, send: () => Promise<T>): Promise<T> {
+    const startedAt = this.#deps.clock();
+    this.#deps.emit({ ...changeEventBase(this.#deps.target, node, this.#deps.clock()), type: 'operation-started', call });
+    try {
+      const result = await send();
+      this.#deps.emit({ ...changeEventBase(this.#deps.target, node, this.#deps.clock()), type: 'operation-succeeded', call, durationMs: this.#deps.clock() - startedAt });
+      return result;
+    } catch (error) {
+      const { code, message } = describeError(error);
+      this.#deps.emit({ ...changeEventBase(this.#deps.target, node, this.#deps.clock()), type: 'operation-failed', call, durationMs: this.#deps.clock() - startedAt, code, error: message });
+      throw error;
+    }
   }
 }
 

@@ -109,12 +109,13 @@ describe('applyPlan: order', () => {
   });
 
   it('keeps concurrency within the bound and uses it', async () => {
-    const changes = Array.from({ length: 12 }, (_, index) => createDashboard(`d${index}`));
+    // No pacer in front of this API: the requests out are those of the changes running.
+    const changes = Array.from({ length: 40 }, (_, index) => createDashboard(`d${index}`));
     const results = await apply(changes, { requestSlots: 3 });
     expect([...results.values()].every((result) => result.result === 'ok')).toBe(true);
-    expect(api.maxInFlight).toBeLessThanOrEqual(3);
+    expect(api.maxInFlight).toBeLessThanOrEqual(3 * CHANGES_PER_REQUEST_SLOT);
     expect(api.maxInFlight).toBeGreaterThan(1);
-    expect(api.dashboards.size).toBe(12);
+    expect(api.dashboards.size).toBe(40);
   });
 
   it('starts a few changes per request slot, not every ready change at once, and keeps every slot busy', async () => {
@@ -131,7 +132,7 @@ describe('applyPlan: order', () => {
     expect(most).toBeLessThanOrEqual(2 * CHANGES_PER_REQUEST_SLOT);
     expect(most).toBeLessThan(200);
     expect(most).toBeGreaterThan(2);
-    expect(api.maxInFlight).toBe(2);
+    expect(api.maxInFlight).toBe(2 * CHANGES_PER_REQUEST_SLOT);
   });
 
   it('lets others start while changes wait: a wait holds no place among the changes started', async () => {
@@ -154,9 +155,9 @@ describe('applyPlan: order', () => {
     expect(waiting.map((each) => api.pipes.get(each.id!)?.state)).toEqual(Array(waiting.length).fill('Stopped'));
   });
 
-  it('runs one change at a time with concurrency 1', async () => {
-    await apply(Array.from({ length: 5 }, (_, index) => createDashboard(`d${index}`)), { requestSlots: 1 });
-    expect(api.maxInFlight).toBe(1);
+  it('runs CHANGES_PER_REQUEST_SLOT changes at a time with one request slot', async () => {
+    await apply(Array.from({ length: 3 * CHANGES_PER_REQUEST_SLOT }, (_, index) => createDashboard(`d${index}`)), { requestSlots: 1 });
+    expect(api.maxInFlight).toBe(CHANGES_PER_REQUEST_SLOT);
   });
 });
 
@@ -375,17 +376,20 @@ describe('applyPlan: crash safety', () => {
       controller.abort();
       await held;
     };
-    const pending = apply([createDashboard('d0'), createDashboard('d1'), createDashboard('d2'), createAlertOn('a0', 'd0', 'p99')], {
+    // One request slot: the first CHANGES_PER_REQUEST_SLOT dashboards run at once, the rest wait for a place.
+    const running = Array.from({ length: CHANGES_PER_REQUEST_SLOT }, (_, index) => `d${index}`);
+    const later = [`d${CHANGES_PER_REQUEST_SLOT}`, `d${CHANGES_PER_REQUEST_SLOT + 1}`];
+    const pending = apply([...[...running, ...later].map((name) => createDashboard(name)), createAlertOn('a0', 'd0', 'p99')], {
       requestSlots: 1,
       signal: controller.signal,
     });
     release();
     const results = await pending;
-    expect(results.get('Dashboard/d0')).toEqual({ result: 'ok' });
-    for (const key of ['Dashboard/d1', 'Dashboard/d2', 'Alert/a0'] as const) expect(results.get(key)).toEqual({ result: 'skipped', code: 'E_CANCELLED', error: 'cancelled' });
-    expect(api.methods()).toEqual(['createDashboard']);
+    for (const name of running) expect(results.get(`Dashboard/${name}`)).toEqual({ result: 'ok' });
+    for (const key of [...later.map((name) => `Dashboard/${name}` as const), 'Alert/a0' as const]) expect(results.get(key)).toEqual({ result: 'skipped', code: 'E_CANCELLED', error: 'cancelled' });
+    expect(api.methods()).toEqual(running.map(() => 'createDashboard'));
     const saved = (await openStateStore(statePath)).get(TARGET);
-    expect(saved.inventory.Dashboard).toEqual({ d0: { id: [...api.dashboards.keys()][0], name: 'd0' } });
+    expect(Object.keys(saved.inventory.Dashboard).sort()).toEqual([...running].sort());
     expect(saved.intents).toEqual([]);
   });
 
