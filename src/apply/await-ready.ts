@@ -3,8 +3,8 @@
  * its create or start, pauses after its stop). Every change waiting in one apply shares one poll: a
  * single list call of the kind per poll, whatever the number of resources waiting, paced by the
  * target's budget like any read (so it goes after the writes still queued). Each waiter is judged
- * by its kind's `settle` rule against what the list says; waits hold no request slot, so a
- * thousand pipes provisioning do not stop the next creates.
+ * by its kind's `settle` rule against what the list says; waits hold no place among the changes
+ * an apply runs at once, so a thousand pipes provisioning do not stop the next creates.
  */
 import { StacksyncError } from '../errors.js';
 import type { Api } from '../api/port.js';

@@ -88,7 +88,7 @@ class ApplyRun {
   /**
    * Changes decided to run and not yet started, oldest first: `#admit` starts them while fewer
    * than `#admitLimit` (`CHANGES_PER_REQUEST_SLOT` per request slot) run outside a wait (a wait
-   * holds no place, as it holds no request slot).
+   * holds no place: it sends nothing).
    */
   readonly #ready: ExecutionNode[] = [];
   #readyHead = 0;
