@@ -5,9 +5,9 @@
  */
 import type { Logger } from 'pino';
 import type { Api, ServerCheck } from '../api/port.js';
-import { applyPlan, type ApplyResults } from '../apply/executor.js';
+import { applyPlan, type ApplyResults } from '../apply/schedule.js';
 import type { ApplyEvent } from '../apply/events.js';
-import type { SettleOptions } from '../apply/settle.js';
+import type { WaitOptions } from '../apply/await-ready.js';
 import type { Config, Target } from '../model/config.js';
 import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, plannedProblemHoldsBack, plannedTenantsHeldBack, planTargetAsking, pruneHeldBack, refusedResults, tenantWritesHeldBack, withPruneHeldBack, withTenantPrunesHeldBack, writesHeldBack, type PlanTargetInput } from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
@@ -293,7 +293,7 @@ export interface ApplyRequest {
    * How resources that settle asynchronously are waited for (`apply --wait`). Default: only where
    * a later operation of a change needs it (the daemon, which never blocks a sync on provisioning).
    */
-  settle?: SettleOptions;
+  settle?: WaitOptions;
 }
 
 export interface RunResult {
@@ -363,25 +363,16 @@ function intentExpiry(config: Config, load: LoadedManifests, run: TargetRun): In
   return { wanted, lateCreateWindowMs: config.sync.lateCreateWindowMs };
 }
 
-/**
- * Changes in flight per request the target allows at once. The client's pacer holds requests to
- * the target's `concurrency`; each change also waits for its records to be durable (the intent
- * before a create, the result after it: two fsyncs, about as long as a request on loopback), so
- * running more changes than request slots lets those waits overlap the requests instead of idling
- * the slots. Each fsync is shared by every change waiting at the time.
- */
-const CHANGES_PER_REQUEST_SLOT = 4;
-
 async function applyTarget(ctx: ReconcileContext, target: Target, changes: Change[], adopt: boolean, request: ApplyRequest): Promise<ApplyResults> {
   return applyPlan(changes, {
     api: ctx.apiFor(target),
     store: ctx.store,
     target: target.name,
-    concurrency: target.rateLimit.concurrency * CHANGES_PER_REQUEST_SLOT,
+    requestSlots: target.rateLimit.concurrency,
     adopt,
     settleMs: ctx.config.sync.lateCreateWindowMs,
     allowReplace: request.allowReplace === true,
-    ...(request.settle ? { settle: request.settle } : {}),
+    ...(request.settle ? { wait: request.settle } : {}),
     ...(ctx.now ? { clock: ctx.now } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
     ...(request.onEvent ? { onEvent: (event: ApplyEvent) => request.onEvent?.(target.name, event) } : {}),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplyEvent } from '../../src/apply/events.js';
-import { applyPlan, type ApplyDeps } from '../../src/apply/executor.js';
+import { CHANGES_PER_REQUEST_SLOT, applyPlan, type ApplyDeps } from '../../src/apply/schedule.js';
 import type { Change } from '../../src/model/plan.js';
 import { nodeFs, type StateFs } from '../../src/support/fs.js';
 import { withCreated } from '../../src/state/inventory.js';
@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 function apply(changes: Change[], overrides: Partial<ApplyDeps> = {}) {
-  return applyPlan(changes, { api, store, target: TARGET, concurrency: 4, adopt: false, settleMs: 120_000, onEvent: (event) => events.push(event), ...overrides });
+  return applyPlan(changes, { api, store, target: TARGET, requestSlots: 4, adopt: false, settleMs: 120_000, onEvent: (event) => events.push(event), ...overrides });
 }
 
 /** The state as it is durable on disk right now (state file and journal, not the store's memory). */
@@ -109,17 +109,18 @@ describe('applyPlan: order', () => {
   });
 
   it('keeps concurrency within the bound and uses it', async () => {
-    const changes = Array.from({ length: 12 }, (_, index) => createDashboard(`d${index}`));
-    const results = await apply(changes, { concurrency: 3 });
+    // No pacer in front of this API: the requests out are those of the changes running.
+    const changes = Array.from({ length: 40 }, (_, index) => createDashboard(`d${index}`));
+    const results = await apply(changes, { requestSlots: 3 });
     expect([...results.values()].every((result) => result.result === 'ok')).toBe(true);
-    expect(api.maxInFlight).toBeLessThanOrEqual(3);
+    expect(api.maxInFlight).toBeLessThanOrEqual(3 * CHANGES_PER_REQUEST_SLOT);
     expect(api.maxInFlight).toBeGreaterThan(1);
-    expect(api.dashboards.size).toBe(12);
+    expect(api.dashboards.size).toBe(40);
   });
 
   it('starts a few changes per request slot, not every ready change at once, and keeps every slot busy', async () => {
     const changes = Array.from({ length: 200 }, (_, index) => createDashboard(`d${index}`));
-    const results = await apply(changes, { concurrency: 2 });
+    const results = await apply(changes, { requestSlots: 2 });
     expect([...results.values()].filter((result) => result.result === 'ok')).toHaveLength(200);
     let started = 0;
     let most = 0;
@@ -127,15 +128,16 @@ describe('applyPlan: order', () => {
       if (event.type === 'change-started') most = Math.max(most, ++started);
       if (event.type === 'change-succeeded' || event.type === 'change-failed' || event.type === 'change-skipped') started--;
     }
-    // Four per slot: enough that a slot never waits for a change to start.
-    expect(most).toBeLessThanOrEqual(8);
+    // A few per slot: enough that a slot never waits for a change to start.
+    expect(most).toBeLessThanOrEqual(2 * CHANGES_PER_REQUEST_SLOT);
+    expect(most).toBeLessThan(200);
     expect(most).toBeGreaterThan(2);
-    expect(api.maxInFlight).toBe(2);
+    expect(api.maxInFlight).toBe(2 * CHANGES_PER_REQUEST_SLOT);
   });
 
   it('lets others start while changes wait: a wait holds no place among the changes started', async () => {
-    // One slot, so four started at once; six wait for pipes that appear only once the other three are renamed.
-    const waiting = Array.from({ length: 6 }, (_, index) =>
+    // One slot, so CHANGES_PER_REQUEST_SLOT started at once; more than that wait for pipes that appear only once the other three are renamed.
+    const waiting = Array.from({ length: CHANGES_PER_REQUEST_SLOT + 2 }, (_, index) =>
       change({ kind: 'Pipe', name: `p${index}`, action: 'update', id: `p${index}`, operations: [{ type: 'stopPipe', id: `p${index}`, body: {}, awaitPresence: 'it appears later' }] }),
     );
     const renames = Array.from({ length: 3 }, (_, index) => {
@@ -148,14 +150,14 @@ describe('applyPlan: order', () => {
       if (!renamed()) return;
       for (const each of waiting) if (!api.pipes.has(each.id!)) api.seedPipe({ id: each.id!, name: each.name, state: 'Running', source: { kind: 'kafka', block: {} }, destination: {} });
     };
-    const results = await apply([...waiting, ...renames], { concurrency: 1, sleep, settle: { timeoutMs: 5_000, followLast: false, intervalMs: 1, maxIntervalMs: 1 } });
+    const results = await apply([...waiting, ...renames], { requestSlots: 1, sleep, wait: { timeoutMs: 5_000, followLast: false, intervalMs: 1, maxIntervalMs: 1 } });
     expect(Object.fromEntries(results)).toEqual(Object.fromEntries([...waiting, ...renames].map((each) => [`Pipe/${each.name}`, { result: 'ok' }])));
-    expect(waiting.map((each) => api.pipes.get(each.id!)?.state)).toEqual(Array(6).fill('Stopped'));
+    expect(waiting.map((each) => api.pipes.get(each.id!)?.state)).toEqual(Array(waiting.length).fill('Stopped'));
   });
 
-  it('runs one change at a time with concurrency 1', async () => {
-    await apply(Array.from({ length: 5 }, (_, index) => createDashboard(`d${index}`)), { concurrency: 1 });
-    expect(api.maxInFlight).toBe(1);
+  it('runs CHANGES_PER_REQUEST_SLOT changes at a time with one request slot', async () => {
+    await apply(Array.from({ length: 3 * CHANGES_PER_REQUEST_SLOT }, (_, index) => createDashboard(`d${index}`)), { requestSlots: 1 });
+    expect(api.maxInFlight).toBe(CHANGES_PER_REQUEST_SLOT);
   });
 });
 
@@ -374,17 +376,20 @@ describe('applyPlan: crash safety', () => {
       controller.abort();
       await held;
     };
-    const pending = apply([createDashboard('d0'), createDashboard('d1'), createDashboard('d2'), createAlertOn('a0', 'd0', 'p99')], {
-      concurrency: 1,
+    // One request slot: the first CHANGES_PER_REQUEST_SLOT dashboards run at once, the rest wait for a place.
+    const running = Array.from({ length: CHANGES_PER_REQUEST_SLOT }, (_, index) => `d${index}`);
+    const later = [`d${CHANGES_PER_REQUEST_SLOT}`, `d${CHANGES_PER_REQUEST_SLOT + 1}`];
+    const pending = apply([...[...running, ...later].map((name) => createDashboard(name)), createAlertOn('a0', 'd0', 'p99')], {
+      requestSlots: 1,
       signal: controller.signal,
     });
     release();
     const results = await pending;
-    expect(results.get('Dashboard/d0')).toEqual({ result: 'ok' });
-    for (const key of ['Dashboard/d1', 'Dashboard/d2', 'Alert/a0'] as const) expect(results.get(key)).toEqual({ result: 'skipped', code: 'E_CANCELLED', error: 'cancelled' });
-    expect(api.methods()).toEqual(['createDashboard']);
+    for (const name of running) expect(results.get(`Dashboard/${name}`)).toEqual({ result: 'ok' });
+    for (const key of [...later.map((name) => `Dashboard/${name}` as const), 'Alert/a0' as const]) expect(results.get(key)).toEqual({ result: 'skipped', code: 'E_CANCELLED', error: 'cancelled' });
+    expect(api.methods()).toEqual(running.map(() => 'createDashboard'));
     const saved = (await openStateStore(statePath)).get(TARGET);
-    expect(saved.inventory.Dashboard).toEqual({ d0: { id: [...api.dashboards.keys()][0], name: 'd0' } });
+    expect(Object.keys(saved.inventory.Dashboard).sort()).toEqual([...running].sort());
     expect(saved.intents).toEqual([]);
   });
 
@@ -493,7 +498,7 @@ describe('applyPlan: events', () => {
     let now = 1_000;
     const clock = (): number => (now += 10);
     api.fail('createDashboard', apiError('E_API_VALIDATION', 400, 'bad'), { match: (call) => call.name === 'bad' });
-    await apply([createDashboard('good'), createDashboard('bad'), change({ kind: 'Dashboard', name: 'same', action: 'unchanged' })], { clock, concurrency: 1 });
+    await apply([createDashboard('good'), createDashboard('bad'), change({ kind: 'Dashboard', name: 'same', action: 'unchanged' })], { clock, requestSlots: 1 });
     const types = events.filter((event) => 'key' in event && event.key === 'Dashboard/good').map((event) => event.type);
     expect(types).toEqual(['change-started', 'operation-started', 'operation-succeeded', 'change-succeeded']);
     expect(events[0]).toMatchObject({ type: 'apply-started', target: TARGET, total: 2 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApplyEvent } from '../../src/apply/events.js';
-import { applyPlan } from '../../src/apply/executor.js';
+import { applyPlan } from '../../src/apply/schedule.js';
 import {
   createProgressReporter,
   formatChangeLine,
@@ -169,7 +169,7 @@ describe('progress reporter fed by applyPlan', () => {
         store: await openStateStore(join(dir, 'state.json')),
         target: 'prod',
         settleMs: 120_000,
-        concurrency: 1,
+        requestSlots: 1,
         adopt: false,
         onEvent: reporter.onEvent,
         clock: () => (now += 100),

@@ -1,10 +1,10 @@
 /**
- * Waiting for resources that settle asynchronously after a write (a pipe provisions after its
- * create or start, pauses after its stop). Every change waiting in one apply shares one poll: a
+ * Waiting for resources that become ready asynchronously after a write (a pipe provisions after
+ * its create or start, pauses after its stop). Every change waiting in one apply shares one poll: a
  * single list call of the kind per poll, whatever the number of resources waiting, paced by the
  * target's budget like any read (so it goes after the writes still queued). Each waiter is judged
- * by its kind's `settle` rule against what the list says; waits hold no slot of the apply's
- * queue, so a thousand pipes provisioning do not stop the next creates.
+ * by its kind's `settle` rule against what the list says; waits hold no place among the changes
+ * an apply runs at once, so a thousand pipes provisioning do not stop the next creates.
  */
 import { StacksyncError } from '../errors.js';
 import type { Api } from '../api/port.js';
@@ -13,7 +13,7 @@ import type { LiveBase } from '../model/resources.js';
 import { descriptorOf } from '../kinds/index.js';
 
 /** How an apply waits. */
-export interface SettleOptions {
+export interface WaitOptions {
   /** Longest one resource is waited for (`apply --wait`), ms. 0: nothing is waited for but what a later operation of the change needs. */
   timeoutMs: number;
   /**
@@ -37,7 +37,7 @@ export const PRESENT_GOAL = 'present';
 export const NEEDED_WAIT_MS = 10 * 60 * 1000;
 
 /** Where the resources being waited for stand, after a poll: by state, for progress output. */
-export interface SettleProgress {
+export interface WaitProgress {
   kind: Kind;
   waiting: number;
   states: Record<string, number>;
@@ -55,27 +55,27 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-export interface SettleWatchDeps {
+export interface ReadyWatchDeps {
   api: Api;
   clock: () => number;
   sleep: (ms: number) => Promise<void>;
-  options: SettleOptions;
-  onProgress?: (progress: SettleProgress) => void;
+  options: WaitOptions;
+  onProgress?: (progress: WaitProgress) => void;
   /** Reported for each poll, so progress and metrics see the call. */
   onPoll?: <T>(kind: Kind, list: () => Promise<T>) => Promise<T>;
 }
 
-export class SettleWatch {
-  readonly #deps: SettleWatchDeps;
+export class ReadyWatch {
+  readonly #deps: ReadyWatchDeps;
   readonly #waiters: Waiter[] = [];
   #polling = false;
 
-  constructor(deps: SettleWatchDeps) {
+  constructor(deps: ReadyWatchDeps) {
     this.#deps = deps;
   }
 
   /**
-   * Resolves with the live resource once it settled at `goal`; rejects with `E_RESOURCE_FAILED`
+   * Resolves with the live resource once it is ready at `goal`; rejects with `E_RESOURCE_FAILED`
    * when it will not, `E_WAIT_TIMEOUT` when it did not within the time given, `E_API_NOT_FOUND`
    * when it is gone.
    */
