@@ -18,7 +18,7 @@ import { secretRefSchema } from '../../src/schema/config.js';
 import { cdcScalingBodySchema, pipeScalingBodySchema } from '../../src/schema/api-pipes.js';
 import { bornPipeSpecSchema, existingPipeSpecSchema, SPEC_SCHEMAS } from '../../src/schema/manifest.js';
 import { SOURCE_REQUIRED_MEMBERS } from '../../src/schema/manifest-stack.js';
-import { alertKind } from '../../src/kinds/alert.js';
+import { alertKind } from '../../src/kinds/alert/descriptor.js';
 import type { Lacked } from '../../src/kinds/kit/lacked.js';
 import { PIPE_LACKED_ON_CURRENT } from '../../src/schema/pipe-sources.js';
 import { SOURCE_LACKED_ON_CURRENT } from '../../src/kinds/source/model.js';

@@ -6,22 +6,22 @@
  * speaks (`speak.ts`). Where the target offers `dashboards/validate`, `plan` asks it about every
  * dashboard it would write. Pruned on the inventory's proof.
  */
-import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
-import type { WriteBody } from '../model/plan.js';
-import { defineKind, type KindPlanInput } from './descriptor.js';
-import { CONNECTION } from './connection/model.js';
-import { planDashboards } from './dashboard/diff.js';
-import { dashboardExport, sourceIdsOf } from './dashboard/export.js';
-import type { HiddenTileEvidence } from './dashboard/hidden.js';
-import { dashboardManifests, type DashboardManifest } from './dashboard/manifests.js';
-import { DASHBOARD, type DesiredDashboard, type LiveDashboard, type TileWrite } from './dashboard/model.js';
-import { toLiveDashboard } from './dashboard/read.js';
-import { ALERT } from './alert/model.js';
-import type { LiveRecord } from './kit/record.js';
-import { POINTER_REFS } from './kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { warnSourceDeletes } from './kit/source-deletes.js';
-import { SOURCE } from './source/model.js';
+import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
+import type { WriteBody } from '../../model/plan.js';
+import { defineKind, type KindPlanInput } from '../descriptor.js';
+import { CONNECTION } from '../connection/model.js';
+import { planDashboards } from './diff.js';
+import { dashboardExport, sourceIdsOf } from './export.js';
+import type { HiddenTileEvidence } from './hidden.js';
+import { dashboardManifests, type DashboardManifest } from './manifests.js';
+import { DASHBOARD, type DesiredDashboard, type LiveDashboard, type TileWrite } from './model.js';
+import { toLiveDashboard } from './read.js';
+import { ALERT } from '../alert/model.js';
+import type { LiveRecord } from '../kit/record.js';
+import { POINTER_REFS } from '../kit/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../kit/routes.js';
+import { warnSourceDeletes } from '../kit/source-deletes.js';
+import { SOURCE } from '../source/model.js';
 
 export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, DashboardManifest, typeof DASHBOARD, 'dashboards'>({
   kind: DASHBOARD,

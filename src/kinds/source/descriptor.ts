@@ -7,15 +7,15 @@
  * name it: deletes run after theirs (the order table), and the plan says who would be left
  * pointing at nothing.
  */
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { CONNECTION } from './connection/model.js';
-import { labelOf, leftNaming } from './kit/dependents.js';
-import { idsAt, namedReference, recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { lackedProblems } from './kit/lacked.js';
-import { withIdOf } from './kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { SOURCE, SOURCE_LACKED_ON_CURRENT } from './source/model.js';
+import { SPEC_SCHEMAS } from '../../schema/manifest.js';
+import { CONNECTION } from '../connection/model.js';
+import { labelOf, leftNaming } from '../kit/dependents.js';
+import { idsAt, namedReference, recordExport } from '../kit/record-export.js';
+import { recordKind } from '../kit/record-kind.js';
+import { lackedProblems } from '../kit/lacked.js';
+import { withIdOf } from '../kit/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../kit/routes.js';
+import { SOURCE, SOURCE_LACKED_ON_CURRENT } from './model.js';
 
 const connectionOf = idsAt('connection');
 

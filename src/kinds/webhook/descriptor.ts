@@ -7,14 +7,14 @@
  * `channel` names it: the alerts' descriptor orders such a delete after the alerts move off, and
  * says so where nothing does.
  */
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { envName } from './kit/export-names.js';
-import { recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { secretMapSites, secretSite } from './kit/record-manifests.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { WEBHOOK, WEBHOOK_SECRET_MEMBERS } from './webhook/model.js';
-import { webhookSecrets } from './webhook/secrets.js';
+import { SPEC_SCHEMAS } from '../../schema/manifest.js';
+import { envName } from '../kit/export-names.js';
+import { recordExport } from '../kit/record-export.js';
+import { recordKind } from '../kit/record-kind.js';
+import { secretMapSites, secretSite } from '../kit/record-manifests.js';
+import { managedRoutes, selfHostedRoutes } from '../kit/routes.js';
+import { WEBHOOK, WEBHOOK_SECRET_MEMBERS } from './model.js';
+import { webhookSecrets } from './secrets.js';
 
 export const webhookKind = recordKind<typeof WEBHOOK, 'webhooks'>({
   kind: WEBHOOK,

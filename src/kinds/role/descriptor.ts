@@ -9,14 +9,14 @@
  * A self-hosted server has no roles in its API, nor does the seed profile. The list is read on
  * demand (a plan of a target with no Role manifest makes no call for it).
  */
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { errorChange } from './kit/change.js';
-import type { NamedOutcome } from './kit/named.js';
-import { readRecord } from './kit/record.js';
-import { recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { managedRoutes } from './kit/routes.js';
-import { ROLE, type LiveRole } from './role/model.js';
+import { SPEC_SCHEMAS } from '../../schema/manifest.js';
+import { errorChange } from '../kit/change.js';
+import type { NamedOutcome } from '../kit/named.js';
+import { readRecord } from '../kit/record.js';
+import { recordExport } from '../kit/record-export.js';
+import { recordKind } from '../kit/record-kind.js';
+import { managedRoutes } from '../kit/routes.js';
+import { ROLE, type LiveRole } from './model.js';
 
 const exported = recordExport('role', SPEC_SCHEMAS[ROLE], (live) => live.members);
 

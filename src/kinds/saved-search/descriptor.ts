@@ -5,14 +5,14 @@
  * it. Deleting a saved search deletes the alerts on it: the alerts' descriptor orders their own
  * deletes first and says on the delete which alerts go with it.
  */
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { idsAt, namedReference, recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { withIdOf } from './kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { warnSourceDeletes } from './kit/source-deletes.js';
-import { SAVED_SEARCH } from './saved-search/model.js';
-import { SOURCE } from './source/model.js';
+import { SPEC_SCHEMAS } from '../../schema/manifest.js';
+import { idsAt, namedReference, recordExport } from '../kit/record-export.js';
+import { recordKind } from '../kit/record-kind.js';
+import { withIdOf } from '../kit/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../kit/routes.js';
+import { warnSourceDeletes } from '../kit/source-deletes.js';
+import { SAVED_SEARCH } from './model.js';
+import { SOURCE } from '../source/model.js';
 
 const sourceOf = idsAt('sourceId');
 

@@ -6,15 +6,15 @@
  * with such a manifest, and by export; written after every pipe (it may wait for one being made);
  * never pruned: without a manifest it is simply not managed.
  */
-import { DOCUMENT_SCHEMAS, SPEC_SCHEMAS } from '../schema/manifest.js';
-import { defineKind } from './descriptor.js';
-import { pickBySchema } from './kit/pick.js';
-import { managedSingletonRoutes } from './kit/routes.js';
-import { PIPE } from './pipe/model.js';
-import { planCdcScaling } from './pipe-cdc-scaling/diff.js';
-import { cdcScalingManifests, type CdcScalingManifest } from './pipe-cdc-scaling/manifests.js';
-import { CDC_SCALING_ID, PIPE_CDC_SCALING, SIZING_MEMBERS, sizingOfGoal, sizingText, type DesiredCdcScaling, type LiveCdcScaling } from './pipe-cdc-scaling/model.js';
-import { toLiveCdcScaling } from './pipe-cdc-scaling/read.js';
+import { DOCUMENT_SCHEMAS, SPEC_SCHEMAS } from '../../schema/manifest.js';
+import { defineKind } from '../descriptor.js';
+import { pickBySchema } from '../kit/pick.js';
+import { managedSingletonRoutes } from '../kit/routes.js';
+import { PIPE } from '../pipe/model.js';
+import { planCdcScaling } from './diff.js';
+import { cdcScalingManifests, type CdcScalingManifest } from './manifests.js';
+import { CDC_SCALING_ID, PIPE_CDC_SCALING, SIZING_MEMBERS, sizingOfGoal, sizingText, type DesiredCdcScaling, type LiveCdcScaling } from './model.js';
+import { toLiveCdcScaling } from './read.js';
 
 export const pipeCdcScalingKind = defineKind<DesiredCdcScaling, LiveCdcScaling, CdcScalingManifest, typeof PIPE_CDC_SCALING, 'pipeCdcScaling'>({
   kind: PIPE_CDC_SCALING,

@@ -7,16 +7,16 @@
  * is write-only: compared by an HMAC in the state file, sent once per new value (an update without
  * one keeps it). Matched by API name; pruned on the inventory's proof.
  */
-import type { TargetState } from '../model/state.js';
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { CONNECTION } from './connection/model.js';
-import { envName } from './kit/export-names.js';
-import { secretRow, sentHash, unknownRow, type SecretPart } from './kit/named.js';
-import type { LiveRecord } from './kit/record.js';
-import { recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { secretSite, type DesiredRecord } from './kit/record-manifests.js';
-import { selfHostedRoutes } from './kit/routes.js';
+import type { TargetState } from '../../model/state.js';
+import { SPEC_SCHEMAS } from '../../schema/manifest.js';
+import { CONNECTION } from './model.js';
+import { envName } from '../kit/export-names.js';
+import { secretRow, sentHash, unknownRow, type SecretPart } from '../kit/named.js';
+import type { LiveRecord } from '../kit/record.js';
+import { recordExport } from '../kit/record-export.js';
+import { recordKind } from '../kit/record-kind.js';
+import { secretSite, type DesiredRecord } from '../kit/record-manifests.js';
+import { selfHostedRoutes } from '../kit/routes.js';
 
 export const connectionKind = recordKind<typeof CONNECTION, 'connections'>({
   kind: CONNECTION,

@@ -3,25 +3,25 @@
  * dashboard and tile by manifest name, so it is written after the dashboards it names and deleted
  * before them; the server deletes an alert with the tile it watches, which the plan orders around.
  */
-import { changeKey, type Change, type ChangeKey } from '../model/plan.js';
-import type { Kind } from '../model/kinds.js';
-import { StacksyncError } from '../errors.js';
-import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
-import type { ApiProfile } from '../schema/enums.js';
-import { defineKind } from './descriptor.js';
-import { doomedBy, orderCascades } from './alert/cascade.js';
-import { planAlerts } from './alert/diff.js';
-import { alertExport } from './alert/export.js';
-import { alertManifests, type AlertManifest } from './alert/manifests.js';
-import { ALERT, type DesiredAlert, type LiveAlert } from './alert/model.js';
-import { orderSavedSearchDeletes, orderWebhookDeletes } from './alert/deletes.js';
-import { toLiveAlert } from './alert/read.js';
-import type { DashboardOutcome } from './dashboard/diff.js';
-import { DASHBOARD, type LiveDashboard } from './dashboard/model.js';
-import { fillPointers, pointerChanges } from './kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { SAVED_SEARCH } from './saved-search/model.js';
-import { WEBHOOK } from './webhook/model.js';
+import { changeKey, type Change, type ChangeKey } from '../../model/plan.js';
+import type { Kind } from '../../model/kinds.js';
+import { StacksyncError } from '../../errors.js';
+import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
+import type { ApiProfile } from '../../schema/enums.js';
+import { defineKind } from '../descriptor.js';
+import { doomedBy, orderCascades } from './cascade.js';
+import { planAlerts } from './diff.js';
+import { alertExport } from './export.js';
+import { alertManifests, type AlertManifest } from './manifests.js';
+import { ALERT, type DesiredAlert, type LiveAlert } from './model.js';
+import { orderSavedSearchDeletes, orderWebhookDeletes } from './deletes.js';
+import { toLiveAlert } from './read.js';
+import type { DashboardOutcome } from '../dashboard/diff.js';
+import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
+import { fillPointers, pointerChanges } from '../kit/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../kit/routes.js';
+import { SAVED_SEARCH } from '../saved-search/model.js';
+import { WEBHOOK } from '../webhook/model.js';
 
 /** How each profile's servers spell a saved-search alert's `source` (the model says `saved_search`). */
 const SAVED_SEARCH_SOURCE_OF: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
