@@ -22,7 +22,10 @@ export const KIND_DESCRIPTORS = [pipeKind, connectionKind, sourceKind, dashboard
 
 /** Any registered descriptor, its own types erased: what the generic stages hold. */
 // Each descriptor's own types are erased here: stages see its resources through the base types.
-export type AnyKindDescriptor = KindDescriptor<any, any, any>;
+export type AnyKindDescriptor = KindDescriptor<any, any, any, any>;
+
+/** A plan of any kind, its outcome's type erased as the descriptors' own types are. */
+export type AnyKindPlan = ReturnType<AnyKindDescriptor['plan']>;
 
 /** The registry as the generic stages walk it, in registry order. */
 export const DESCRIPTORS: readonly AnyKindDescriptor[] = KIND_DESCRIPTORS;

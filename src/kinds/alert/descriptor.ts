@@ -16,7 +16,6 @@ import { alertManifests, type AlertManifest } from './manifests.js';
 import { ALERT, type DesiredAlert, type LiveAlert } from './model.js';
 import { orderSavedSearchDeletes, orderWebhookDeletes } from './deletes.js';
 import { toLiveAlert } from './read.js';
-import type { DashboardOutcome } from '../dashboard/diff.js';
 import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
 import { fillPointers, pointerChanges } from '../kit/refs.js';
 import { managedRoutes, selfHostedRoutes } from '../kit/routes.js';
@@ -63,9 +62,9 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
     },
   },
   plan: (input) => {
-    const dashboards = (input.planned.get(DASHBOARD)?.outcome ?? []) as DashboardOutcome[];
+    const dashboards = input.planned.get(DASHBOARD)?.outcome ?? [];
     const dashboardDeletes = input.deletes.get(DASHBOARD) ?? [];
-    const doom = doomedBy(dashboards, dashboardDeletes, input.liveOf(DASHBOARD) as readonly LiveDashboard[]);
+    const doom = doomedBy(dashboards, dashboardDeletes, input.liveOf(DASHBOARD));
     const outcomes = planAlerts(
       {
         target: input.target,
@@ -73,7 +72,7 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
         refer: input.refer,
         liveAlerts: input.live,
         unreadable: input.unreadable,
-        liveDashboards: input.liveOf(DASHBOARD) as readonly LiveDashboard[],
+        liveDashboards: input.liveOf(DASHBOARD),
         state: input.state,
         timing: input.timing,
         adopt: input.adopt,
@@ -96,3 +95,10 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
   prune: { allowed: () => true, forgetWhenGone: true },
   export: alertExport,
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [ALERT]: typeof alertKind;
+  }
+}

@@ -32,6 +32,13 @@ export const connectionKind = recordKind<typeof CONNECTION, 'connections'>({
   }),
 });
 
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [CONNECTION]: typeof connectionKind;
+  }
+}
+
 /** The password is never returned: sent when its HMAC is not the one last sent (or none was). */
 function passwordPart(desired: DesiredRecord, live: LiveRecord | undefined, _members: unknown, state: TargetState): SecretPart {
   const password = desired.secrets['password'];

@@ -10,20 +10,19 @@ import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { WriteBody } from '../../model/plan.js';
 import { defineKind, type KindPlanInput } from '../descriptor.js';
 import { CONNECTION } from '../connection/model.js';
-import { planDashboards } from './diff.js';
+import { planDashboards, type DashboardOutcome } from './diff.js';
 import { dashboardExport, sourceIdsOf } from './export.js';
 import type { HiddenTileEvidence } from './hidden.js';
 import { dashboardManifests, type DashboardManifest } from './manifests.js';
 import { DASHBOARD, type DesiredDashboard, type LiveDashboard, type TileWrite } from './model.js';
 import { toLiveDashboard } from './read.js';
 import { ALERT } from '../alert/model.js';
-import type { LiveRecord } from '../kit/record.js';
 import { POINTER_REFS } from '../kit/refs.js';
 import { managedRoutes, selfHostedRoutes } from '../kit/routes.js';
 import { warnSourceDeletes } from '../kit/source-deletes.js';
 import { SOURCE } from '../source/model.js';
 
-export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, DashboardManifest, typeof DASHBOARD, 'dashboards'>({
+export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, DashboardManifest, typeof DASHBOARD, 'dashboards', DashboardOutcome[]>({
   kind: DASHBOARD,
   collection: 'dashboards',
   schema: DOCUMENT_SCHEMAS[DASHBOARD],
@@ -54,6 +53,13 @@ export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, Dashboa
   tags: { member: 'tags', of: (live) => live.tags, withTags: (live, tags) => ({ ...live, tags: [...tags] }) },
 });
 
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [DASHBOARD]: typeof dashboardKind;
+  }
+}
+
 function createBody(body: WriteBody): WriteBody {
   const tiles = ((body['tiles'] ?? []) as TileWrite[]).map(({ id: _ignored, ...tile }) => tile);
   const filters = body['filters'];
@@ -67,10 +73,10 @@ function once<T>(compute: () => T): () => T {
 
 /** What the target's live state tells of tiles a GET leaves out: the alerts, and what serves PromQL. */
 function evidence(input: KindPlanInput<DesiredDashboard, LiveDashboard>): HiddenTileEvidence {
-  const sources = (input.liveOf(SOURCE) as readonly LiveRecord[]).filter((source) => source.members['kind'] === 'promql');
-  const connections = (input.liveOf(CONNECTION) as readonly LiveRecord[]).filter((connection) => connection.members['isPrometheusEndpoint'] === true);
+  const sources = input.liveOf(SOURCE).filter((source) => source.members['kind'] === 'promql');
+  const connections = input.liveOf(CONNECTION).filter((connection) => connection.members['isPrometheusEndpoint'] === true);
   return {
-    alerts: input.liveOf(ALERT) as HiddenTileEvidence['alerts'],
+    alerts: input.liveOf(ALERT),
     promql: [...sources.map((source) => `source "${source.name}"`), ...connections.map((connection) => `connection "${connection.name}"`)],
   };
 }

@@ -6,7 +6,7 @@
 import type { Kind } from '../../model/kinds.js';
 import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import { defineKind, type KindDescriptor, type KindExport, type KindTags, type KindPlan, type KindManifests, type KindPlanInput, type NamedByName, type SecretSite } from '../descriptor.js';
-import { planNamed, type NamedKind } from './named.js';
+import { planNamed, type NamedKind, type NamedOutcome } from './named.js';
 import { readRecord, type LiveRecord } from './record.js';
 import { recordManifests, type DesiredRecord, type RecordManifest } from './record-manifests.js';
 import { POINTER_REFS } from './refs.js';
@@ -25,14 +25,14 @@ export interface RecordKind<K extends Kind, C extends string> {
   /** Its members as the API takes them, what a create needs, what its secrets add. */
   rules: Omit<NamedKind<DesiredRecord<K>>, 'kind'>;
   /** After its plan: what deletes of the kinds it names leave behind (the server's doing, said on the delete). */
-  afterPlan?(plan: KindPlan, input: KindPlanInput<DesiredRecord<K>, LiveRecord>): void;
+  afterPlan?(plan: KindPlan<NamedOutcome[]>, input: KindPlanInput<DesiredRecord<K>, LiveRecord>): void;
   export: KindExport<LiveRecord>;
   /** The member holding its tags, for a kind that has them (`KindDescriptor.tags`). */
   tags?: string;
 }
 
 export function recordKind<K extends Kind, C extends string>(spec: RecordKind<K, C>) {
-  return defineKind<DesiredRecord<K>, LiveRecord, RecordManifest, K, C>({
+  return defineKind<DesiredRecord<K>, LiveRecord, RecordManifest, K, C, NamedOutcome[]>({
     kind: spec.kind,
     collection: spec.collection,
     schema: DOCUMENT_SCHEMAS[spec.kind],

@@ -42,3 +42,10 @@ export const pipeCdcScalingKind = defineKind<DesiredCdcScaling, LiveCdcScaling, 
     redundant: () => false,
   },
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [PIPE_CDC_SCALING]: typeof pipeCdcScalingKind;
+  }
+}

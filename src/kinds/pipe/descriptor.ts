@@ -18,7 +18,7 @@ import { pipeManifests, type PipeManifest } from './manifests.js';
 import { PIPE, type DesiredPipe, type LivePipe, type PipePlanOutcome } from './model.js';
 import { toLivePipe } from './read.js';
 
-export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof PIPE, 'pipes'>({
+export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof PIPE, 'pipes', PipePlanOutcome>({
   kind: PIPE,
   collection: 'pipes',
   schema: DOCUMENT_SCHEMAS[PIPE],
@@ -44,6 +44,13 @@ export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof P
   health: { degraded: isDegraded },
   settle: { check: checkPipe, redundant: isRedundant },
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [PIPE]: typeof pipeKind;
+  }
+}
 
 /** The pipe routes: list, create, get, PATCH, delete, and the state and scaling actions on one pipe. */
 function pipeRoutes(): KindRoutes {

@@ -11,7 +11,6 @@
  */
 import { SPEC_SCHEMAS } from '../../schema/manifest.js';
 import { errorChange } from '../kit/change.js';
-import type { NamedOutcome } from '../kit/named.js';
 import { readRecord } from '../kit/record.js';
 import { recordExport } from '../kit/record-export.js';
 import { recordKind } from '../kit/record-kind.js';
@@ -28,7 +27,7 @@ const base = recordKind<typeof ROLE, 'roles'>({
   rules: { members: (desired) => desired.spec },
   // A predefined role matched by name is the service's, not this manifest's to change.
   afterPlan: (plan, input) => {
-    (plan.outcome as NamedOutcome[]).forEach((outcome, index) => {
+    (plan.outcome ?? []).forEach((outcome, index) => {
       const live = outcome.live as LiveRole | undefined;
       const desired = input.desired.find((each) => each.key === outcome.key);
       if (!live?.predefined || !desired) return;
@@ -50,3 +49,10 @@ function readRole(item: unknown, path: string): LiveRole {
 
 // Read on demand: only a target with a Role manifest (or one in its inventory) and export pay for the list, never every plan.
 export const roleKind: typeof base = { ...base, reader: { ...base.reader, read: readRole, onDemand: true } };
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [ROLE]: typeof roleKind;
+  }
+}

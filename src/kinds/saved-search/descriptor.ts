@@ -33,3 +33,10 @@ export const savedSearchKind = recordKind<typeof SAVED_SEARCH, 'savedSearches'>(
     namedIds: sourceOf,
   }),
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [SAVED_SEARCH]: typeof savedSearchKind;
+  }
+}

@@ -51,3 +51,10 @@ export const sourceKind = recordKind<typeof SOURCE, 'sources'>({
     namedIds: connectionOf,
   }),
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [SOURCE]: typeof sourceKind;
+  }
+}

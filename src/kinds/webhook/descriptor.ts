@@ -36,3 +36,10 @@ export const webhookKind = recordKind<typeof WEBHOOK, 'webhooks'>({
     credentials: (key) => ({ path: 'spec', member: 'url', value: { fromEnv: envName(key, 'url', 'WEBHOOK') } }),
   }),
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [WEBHOOK]: typeof webhookKind;
+  }
+}
