@@ -18,7 +18,7 @@ import type { InventoryEntry, TargetState } from '../model/state.js';
 import type { ApiProfile } from '../schema/enums.js';
 import type { JsonSchema } from '../schema/api.js';
 import type { Pointer } from '../yaml/positions.js';
-import type { IntentTiming } from './kit/intents.js';
+import type { IntentTiming } from './shared/intents.js';
 
 // ---------------------------------------------------------------- routes
 

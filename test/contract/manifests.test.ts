@@ -19,12 +19,12 @@ import { cdcScalingBodySchema, pipeScalingBodySchema } from '../../src/schema/ap
 import { bornPipeSpecSchema, existingPipeSpecSchema, SPEC_SCHEMAS } from '../../src/schema/manifest.js';
 import { SOURCE_REQUIRED_MEMBERS } from '../../src/schema/manifest-stack.js';
 import { alertKind } from '../../src/kinds/alert/descriptor.js';
-import type { Lacked } from '../../src/kinds/kit/lacked.js';
+import type { Lacked } from '../../src/kinds/shared/lacked.js';
 import { PIPE_LACKED_ON_CURRENT } from '../../src/schema/pipe-sources.js';
 import { SOURCE_LACKED_ON_CURRENT } from '../../src/kinds/source/model.js';
-import { speak, unspeakable } from '../../src/kinds/dashboard/speak.js';
+import { inProfileForm, profileRefusal } from '../../src/kinds/dashboard/profile-form.js';
 import { DASHBOARD, type DesiredDashboard } from '../../src/kinds/dashboard/model.js';
-import { NameRefs } from '../../src/kinds/kit/refs.js';
+import { NameRefs } from '../../src/kinds/shared/refs.js';
 import { createAjv } from '../../src/schema/validate.js';
 import { SERIES_AGG_FNS, SERIES_TYPES, SERIES_TYPES_NEEDING_AGG_FN } from '../../src/schema/enums.js';
 import { loadContract } from './openapi.js';
@@ -71,7 +71,7 @@ function context(variant: Variant, renames: Renames = {}, alsoRequired: Record<s
   };
 }
 
-/** Renames with the lacked members (not values) a kind refuses on the current profile never sent (`src/kinds/kit/lacked.ts`). */
+/** Renames with the lacked members (not values) a kind refuses on the current profile never sent (`src/kinds/shared/lacked.ts`). */
 function withoutLacked(renames: Renames, lacked: readonly Lacked[]): Renames {
   return lacked.filter((each) => each.values === undefined).reduce((all, { path }) => {
     const at = path.lastIndexOf('.');
@@ -111,7 +111,7 @@ function sourceOfKind(kind: keyof typeof SOURCE_REQUIRED_MEMBERS): Schema {
 
 /**
  * A Dashboard manifest as a current server is sent it: names of sources become `sourceId`
- * (`speak.ts`), `ownsAllTiles` steers stacksync. A tile's `series` are not sent as written to a
+ * (`profile-form.ts`), `ownsAllTiles` steers stacksync. A tile's `series` are not sent as written to a
  * current server: they become the `config` they map onto, which the block "series as sent" below
  * checks by converting every form of series with the kind's own conversion. A tile's `config` is
  * what `validate` takes for a current target: each form's members (`current-config.ts`).
@@ -363,7 +363,7 @@ describe.skipIf(documents === undefined)('the comparison fails a manifest looser
 
 /**
  * A `series` tile is not sent as written to a current target: the kind converts it to the
- * `config` it maps onto (`src/kinds/dashboard/speak.ts`, `convert.ts`). So its series are held to
+ * `config` it maps onto (`src/kinds/dashboard/profile-form.ts`, `convert.ts`). So its series are held to
  * the documents as sent: every form a manifest may write — each series type with each
  * aggregation, and each free-text member given a value outside the documents' enums — is either
  * refused by `validate` for a current target (the manifest schema, or the kind's check for the
@@ -384,9 +384,9 @@ describe.skipIf(documents === undefined)('series tiles as sent to a current targ
     const tile = { name: 't', x: 0, y: 0, w: 6, h: 4, series: [series] };
     if (!spec({ name: 'd', tiles: [tile] })) return { refused: JSON.stringify(spec.errors?.[0]?.instancePath) };
     const dashboard = { kind: DASHBOARD, name: 'd', tiles: [tile] } as unknown as DesiredDashboard;
-    const problem = unspeakable(dashboard, 'current');
+    const problem = profileRefusal(dashboard, 'current');
     if (problem) return { refused: problem.problem };
-    const spoken = speak(dashboard, 'current', refs);
+    const spoken = inProfileForm(dashboard, 'current', refs);
     if ('problem' in spoken) return { refused: spoken.problem };
     const lookup = contract!.find('POST', PATHS[variant]);
     if (!lookup.found) throw new Error(`no create of dashboards in the ${variant} document`);

@@ -9,7 +9,7 @@ import { StacksyncError } from '../../errors.js';
 import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { ApiProfile } from '../../schema/enums.js';
 import { defineKind } from '../descriptor.js';
-import { doomedBy, orderCascades } from './cascade.js';
+import { tileRemovalsOf, orderCascades } from './cascade.js';
 import { planAlerts } from './diff.js';
 import { alertExport } from './export.js';
 import { alertManifests, type AlertManifest } from './manifests.js';
@@ -17,8 +17,8 @@ import { ALERT, type DesiredAlert, type LiveAlert } from './model.js';
 import { orderSavedSearchDeletes, orderWebhookDeletes } from './deletes.js';
 import { toLiveAlert } from './read.js';
 import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
-import { fillPointers, pointerChanges } from '../kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from '../kit/routes.js';
+import { fillPointers, pointerChanges } from '../shared/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
 import { SAVED_SEARCH } from '../saved-search/model.js';
 import { WEBHOOK } from '../webhook/model.js';
 
@@ -64,7 +64,7 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
   plan: (input) => {
     const dashboards = input.planned.get(DASHBOARD)?.outcome ?? [];
     const dashboardDeletes = input.deletes.get(DASHBOARD) ?? [];
-    const doom = doomedBy(dashboards, dashboardDeletes, input.liveOf(DASHBOARD));
+    const removals = tileRemovalsOf(dashboards, dashboardDeletes, input.liveOf(DASHBOARD));
     const outcomes = planAlerts(
       {
         target: input.target,
@@ -78,14 +78,14 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
         adopt: input.adopt,
         dashboards: new Map(dashboards.map((outcome) => [outcome.key, outcome])),
         deleted: deletedById(input.deletes, [WEBHOOK, SAVED_SEARCH]),
-        ...doom,
+        ...removals,
       },
       input.desired,
     );
     // Guard against the server's cascade deletes of alerts.
     const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
     const alertDeletes = input.deletes.get(ALERT) ?? [];
-    orderCascades({ live: input.live, alerts: outcomes, alertDeletes, dashboardDeletes, dashboardChanges, ...doom });
+    orderCascades({ live: input.live, alerts: outcomes, alertDeletes, dashboardDeletes, dashboardChanges, ...removals });
     // A webhook's delete waits for the alerts that move off it (the server refuses it while one notifies it); a saved search's for those on it (it deletes them).
     const standing = { live: input.live, alerts: outcomes, alertDeletes };
     orderWebhookDeletes(input.deletes.get(WEBHOOK) ?? [], standing);

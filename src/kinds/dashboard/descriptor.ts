@@ -3,7 +3,7 @@
  * an update sends the whole tile list (PUT) with the live ids of same-named tiles, so the alerts
  * watching them keep working. Tiles and filters name their sources by name (`source: <name>`),
  * resolved to ids, also of sources created in the same run. Tiles are sent in the form the target
- * speaks (`speak.ts`). Where the target offers `dashboards/validate`, `plan` asks it about every
+ * speaks (`profile-form.ts`). Where the target offers `dashboards/validate`, `plan` asks it about every
  * dashboard it would write. Pruned on the inventory's proof.
  */
 import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
@@ -17,9 +17,9 @@ import { dashboardManifests, type DashboardManifest } from './manifests.js';
 import { DASHBOARD, type DesiredDashboard, type LiveDashboard, type TileWrite } from './model.js';
 import { toLiveDashboard } from './read.js';
 import { ALERT } from '../alert/model.js';
-import { POINTER_REFS } from '../kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from '../kit/routes.js';
-import { warnSourceDeletes } from '../kit/source-deletes.js';
+import { POINTER_REFS } from '../shared/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
+import { warnSourceDeletes } from '../shared/source-deletes.js';
 import { SOURCE } from '../source/model.js';
 
 export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, DashboardManifest, typeof DASHBOARD, 'dashboards', DashboardOutcome[]>({

@@ -6,9 +6,9 @@
  */
 import { SPEC_SCHEMAS } from '../../schema/manifest.js';
 import type { ExportContext, KindExport } from '../descriptor.js';
-import { pickBySchema } from '../kit/pick.js';
-import { namedReference } from '../kit/record-export.js';
-import { isPlainObject } from '../kit/values.js';
+import { pickBySchema } from '../shared/pick.js';
+import { namedReference } from '../shared/flat-export.js';
+import { isPlainObject } from '../shared/values.js';
 import { SOURCE } from '../source/model.js';
 import { DASHBOARD, DASHBOARD_CURRENT_MEMBERS, type LiveDashboard, type LiveTile } from './model.js';
 

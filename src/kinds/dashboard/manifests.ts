@@ -2,8 +2,8 @@
 import type { Static } from 'typebox';
 import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests } from '../descriptor.js';
-import { duplicatesIn } from '../kit/duplicates.js';
-import { unspeakable } from './speak.js';
+import { duplicatesIn } from '../shared/duplicates.js';
+import { profileRefusal } from './profile-form.js';
 import type { Variant } from '../../model/kinds.js';
 import { CONFIG_MEMBERS_LACKED, DASHBOARD, DASHBOARD_CURRENT_MEMBERS, FILTER_MEMBERS_LACKED, type DashboardSpec, type DesiredDashboard, type DesiredTile, type ManifestTile } from './model.js';
 
@@ -30,7 +30,7 @@ export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManife
   },
   // A tile form the target's servers refuse, at the series or member it is about (the plan would find it too, at the document).
   checkForTarget: (manifest, { variant, profile }) => {
-    const refused = unspeakable({ ...manifest.spec, tiles: manifest.spec.tiles ?? [] }, profile);
+    const refused = profileRefusal({ ...manifest.spec, tiles: manifest.spec.tiles ?? [] }, profile);
     return [
       ...(refused === undefined ? [] : [{ code: 'E_MANIFEST_INVALID' as const, pointer: ['spec', ...refused.pointer], message: refused.problem }]),
       ...lackedFilterMembers(manifest.spec, variant),

@@ -8,8 +8,8 @@
  */
 import { DOCUMENT_SCHEMAS, SPEC_SCHEMAS } from '../../schema/manifest.js';
 import { defineKind } from '../descriptor.js';
-import { pickBySchema } from '../kit/pick.js';
-import { managedSingletonRoutes } from '../kit/routes.js';
+import { pickBySchema } from '../shared/pick.js';
+import { managedSingletonRoutes } from '../shared/routes.js';
 import { PIPE } from '../pipe/model.js';
 import { planCdcScaling } from './diff.js';
 import { cdcScalingManifests, type CdcScalingManifest } from './manifests.js';

@@ -15,8 +15,8 @@ import { operationType, type Change, type FieldDiff, type Operation } from '../.
 import type { UnreadableResource } from '../../model/resources.js';
 import { CDC_SCALING_PIPE_FAMILIES } from '../../schema/pipe-sources.js';
 import type { KindPlan, KindPlanInput } from '../descriptor.js';
-import { addDependsOn, changeFor, errorChange, unreadableChange } from '../kit/change.js';
-import { fieldDiff } from '../kit/values.js';
+import { addDependsOn, changeFor, errorChange, unreadableChange } from '../shared/change.js';
+import { fieldDiff } from '../shared/values.js';
 import { FAILED_STATES } from '../pipe/lifecycle.js';
 import { PIPE } from '../pipe/model.js';
 import {

@@ -9,8 +9,8 @@ import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_MEMBERS, PIPE_CR
 import { CDC_SCALING_PIPE_FAMILIES, PIPE_FAMILIES } from '../../schema/pipe-sources.js';
 import { changeKey, type Change } from '../../model/plan.js';
 import { defineKind, type KindRoutes } from '../descriptor.js';
-import { managedRoutes } from '../kit/routes.js';
-import { isPlainObject } from '../kit/values.js';
+import { managedRoutes } from '../shared/routes.js';
+import { isPlainObject } from '../shared/values.js';
 import { planPipes } from './diff.js';
 import { pipeExport } from './export.js';
 import { checkPipe, isDegraded, isRedundant } from './lifecycle.js';

@@ -13,9 +13,9 @@ import { isMissingMember, pipeDestinationRules, pipeScalingRules, pipeSourceRule
 import type { SchemaIssue } from '../../schema/validate.js';
 import { PIPE_FAMILIES, PIPE_LACKED_ON_CURRENT, RESYNCABLE_PIPE_FAMILIES, SCALABLE_PIPE_FAMILIES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests, SecretSite } from '../descriptor.js';
-import { duplicatesIn } from '../kit/duplicates.js';
-import { lackedProblems } from '../kit/lacked.js';
-import { isPlainObject } from '../kit/values.js';
+import { duplicatesIn } from '../shared/duplicates.js';
+import { lackedProblems } from '../shared/lacked.js';
+import { isPlainObject } from '../shared/values.js';
 import { isExistingSpec, PIPE, type BornPipeSpec, uuidKey, type DesiredPipe, type DesiredPipeSource, type PipeSpec, type SecretMember } from './model.js';
 
 export type PipeManifest = Static<typeof DOCUMENT_SCHEMAS.Pipe>;

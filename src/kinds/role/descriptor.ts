@@ -10,16 +10,16 @@
  * demand (a plan of a target with no Role manifest makes no call for it).
  */
 import { SPEC_SCHEMAS } from '../../schema/manifest.js';
-import { errorChange } from '../kit/change.js';
-import { readRecord } from '../kit/record.js';
-import { recordExport } from '../kit/record-export.js';
-import { recordKind } from '../kit/record-kind.js';
-import { managedRoutes } from '../kit/routes.js';
+import { errorChange } from '../shared/change.js';
+import { readFlat } from '../shared/flat-live.js';
+import { flatExport } from '../shared/flat-export.js';
+import { flatKind } from '../shared/flat-kind.js';
+import { managedRoutes } from '../shared/routes.js';
 import { ROLE, type LiveRole } from './model.js';
 
-const exported = recordExport('role', SPEC_SCHEMAS[ROLE], (live) => live.members);
+const exported = flatExport('role', SPEC_SCHEMAS[ROLE], (live) => live.members);
 
-const base = recordKind<typeof ROLE, 'roles'>({
+const base = flatKind<typeof ROLE, 'roles'>({
   kind: ROLE,
   collection: 'roles',
   routes: { managed: managedRoutes('stack/roles', 'roleId', 'PUT', { access: { seed: 'none' } }) },
@@ -43,8 +43,8 @@ const base = recordKind<typeof ROLE, 'roles'>({
 
 /** A live role: `isPredefined` is kept apart, never in the members a PUT sends back. */
 function readRole(item: unknown, path: string): LiveRole {
-  const { isPredefined, ...members } = readRecord(item, path).members;
-  return { ...readRecord(item, path), members, predefined: isPredefined === true };
+  const { isPredefined, ...members } = readFlat(item, path).members;
+  return { ...readFlat(item, path), members, predefined: isPredefined === true };
 }
 
 // Read on demand: only a target with a Role manifest (or one in its inventory) and export pay for the list, never every plan.
