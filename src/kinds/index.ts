@@ -7,7 +7,9 @@ import type { LoadResult } from '../model/desired.js';
 import type { Kind, Variant } from '../model/kinds.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import type { TargetState } from '../model/state.js';
+import type { JsonSchema } from '../schema/build.js';
 import type { ApiProfile } from '../schema/enums.js';
+import { publishedSchemas as publishedSchemasOf } from '../schema/manifest.js';
 import type { KindTypes, LiveOfKind } from './descriptor.js';
 import { accessOf, descriptorOf, DESCRIPTORS, type KIND_DESCRIPTORS } from './registry.js';
 
@@ -95,4 +97,12 @@ export function withKindsRead(base: LiveState, extra: LiveState, kinds: readonly
 export function withUnread(live: LiveState, unread: readonly Kind[]): LiveState {
   const { unread: _before, ...rest } = live;
   return unread.length === 0 ? rest : { ...rest, unread: [...unread] };
+}
+
+/**
+ * The files of `schemas/`, by file name: every registered kind's manifest document, one file each
+ * and all of them in `manifest.json`, and the config's (`scripts/write-schemas.mjs` writes them).
+ */
+export function publishedSchemas(): Record<string, JsonSchema> {
+  return publishedSchemasOf((kind) => descriptorOf(kind).schema);
 }

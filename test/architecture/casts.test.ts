@@ -35,6 +35,7 @@ const LEFT: Record<string, number> = {
   'kinds/pipe/ignore.ts': 1,
   'kinds/pipe/manifests.ts': 7,
   'kinds/pipe/read.ts': 3,
+  'kinds/pipe/schema.ts': 4,
   'kinds/role/descriptor.ts': 2,
   'kinds/shared/flat-export.ts': 3,
   'kinds/shared/flat-live.ts': 1,

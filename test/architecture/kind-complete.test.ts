@@ -42,7 +42,7 @@ function missingParts(registry: Registry, exists: (path: string) => boolean): st
   const emulator = emulatorFiles(registry.kinds, exists);
   return registry.kinds.flatMap((kind) => {
     const folder = folderOf(kind);
-    const wanted = [`src/kinds/${folder}/descriptor.ts`, `src/kinds/${folder}/model.ts`, `docs/manifests/${folder}.md`, ...(registry.servedOnCurrent(kind) ? emulator(kind) : [])];
+    const wanted = [`src/kinds/${folder}/descriptor.ts`, `src/kinds/${folder}/schema.ts`, `src/kinds/${folder}/model.ts`, `docs/manifests/${folder}.md`, ...(registry.servedOnCurrent(kind) ? emulator(kind) : [])];
     const files = wanted.filter((path) => !exists(path)).map((path) => `${kind}: ${path}`);
     const line = registry.registered(kind) && registry.text.includes(`from './${folder}/descriptor.js'`) ? [] : [`${kind}: its line in src/kinds/registry.ts`];
     return [...files, ...line];

@@ -6,7 +6,6 @@
 import { changeKey, type Change, type ChangeKey } from '../../model/plan.js';
 import type { Kind } from '../../model/kinds.js';
 import { StacksyncError } from '../../errors.js';
-import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { ApiProfile } from '../../schema/enums.js';
 import { defineKind } from '../descriptor.js';
 import { tileRemovalsOf, orderCascades } from './cascade.js';
@@ -21,6 +20,7 @@ import { fillPointers, pointerChanges } from '../shared/refs.js';
 import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
 import { SAVED_SEARCH } from '../saved-search/model.js';
 import { WEBHOOK } from '../webhook/model.js';
+import { alertDocumentSchema } from './schema.js';
 
 /** How each profile's servers spell a saved-search alert's `source` (the model says `saved_search`). */
 const SAVED_SEARCH_SOURCE_OF: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
@@ -33,7 +33,7 @@ function deletedById(deletes: ReadonlyMap<Kind, readonly Change[]>, kinds: reado
 export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, typeof ALERT, 'alerts'>({
   kind: ALERT,
   collection: 'alerts',
-  schema: DOCUMENT_SCHEMAS[ALERT],
+  schema: alertDocumentSchema,
   // Self-hosted alert lists are paged: a client that does not page misses alerts past the first 1,000.
   routes: { managed: managedRoutes('stack/alerts', 'alertId', 'PUT'), 'self-hosted': selfHostedRoutes('alerts', 'PUT', { paged: true }) },
   identity: 'name',

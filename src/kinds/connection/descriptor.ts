@@ -8,7 +8,6 @@
  * one keeps it). Matched by API name; pruned on the inventory's proof.
  */
 import type { TargetState } from '../../model/state.js';
-import { SPEC_SCHEMAS } from '../../schema/manifest.js';
 import { CONNECTION } from './model.js';
 import { envName } from '../shared/export-names.js';
 import { secretRow, sentHash, unknownRow, type SecretPart } from '../shared/named.js';
@@ -17,9 +16,11 @@ import { flatExport } from '../shared/flat-export.js';
 import { flatKind } from '../shared/flat-kind.js';
 import { secretSite, type DesiredFlat } from '../shared/flat-manifests.js';
 import { selfHostedRoutes } from '../shared/routes.js';
+import { connectionDocumentSchema, connectionSpecSchema } from './schema.js';
 
 export const connectionKind = flatKind<typeof CONNECTION, 'connections'>({
   kind: CONNECTION,
+  schema: connectionDocumentSchema,
   collection: 'connections',
   routes: {
     'self-hosted': selfHostedRoutes('connections', 'PUT', { access: { seed: 'none' } }),
@@ -27,7 +28,7 @@ export const connectionKind = flatKind<typeof CONNECTION, 'connections'>({
   references: [],
   secrets: { members: ['password'], sites: (spec) => secretSite(spec, 'password') },
   rules: { members: (desired) => desired.spec, secrets: passwordPart },
-  export: flatExport('connection', SPEC_SCHEMAS[CONNECTION], (live) => live.members, {
+  export: flatExport('connection', connectionSpecSchema, (live) => live.members, {
     credentials: (key) => ({ path: 'spec', member: 'password', value: { fromEnv: envName(key, 'password', 'CONNECTION') } }),
   }),
 });

@@ -6,7 +6,6 @@
  * speaks (`profile-form.ts`). Where the target offers `dashboards/validate`, `plan` asks it about every
  * dashboard it would write. Pruned on the inventory's proof.
  */
-import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { WriteBody } from '../../model/plan.js';
 import { defineKind, type KindPlanInput } from '../descriptor.js';
 import { CONNECTION } from '../connection/model.js';
@@ -21,11 +20,12 @@ import { POINTER_REFS } from '../shared/refs.js';
 import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
 import { warnSourceDeletes } from '../shared/source-deletes.js';
 import { SOURCE } from '../source/model.js';
+import { dashboardDocumentSchema } from './schema.js';
 
 export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, DashboardManifest, typeof DASHBOARD, 'dashboards', DashboardOutcome[]>({
   kind: DASHBOARD,
   collection: 'dashboards',
-  schema: DOCUMENT_SCHEMAS[DASHBOARD],
+  schema: dashboardDocumentSchema,
   routes: {
     managed: managedRoutes('stack/dashboards', 'dashboardId', 'PUT', { validate: { suffix: 'validate', profiles: ['current'] } }),
     'self-hosted': selfHostedRoutes('dashboards', 'PUT', { validate: { suffix: 'validate', profiles: ['current'] } }),

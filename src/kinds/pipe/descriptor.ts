@@ -4,7 +4,6 @@
  * replaced on request when a create-only member changes, and pruned once its manifest is gone
  * (only what stacksync created). Existing (`pipeId`): updated only, never deleted by prune.
  */
-import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { CDC_SCALING_PIPE_FAMILIES, PIPE_FAMILIES } from '../../schema/pipe-sources.js';
 import { changeKey, type Change } from '../../model/plan.js';
@@ -17,11 +16,12 @@ import { checkPipe, isDegraded, isRedundant } from './lifecycle.js';
 import { pipeManifests, type PipeManifest } from './manifests.js';
 import { PIPE, type DesiredPipe, type LivePipe, type PipePlanOutcome } from './model.js';
 import { toLivePipe } from './read.js';
+import { pipeDocumentSchema } from './schema.js';
 
 export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof PIPE, 'pipes', PipePlanOutcome>({
   kind: PIPE,
   collection: 'pipes',
-  schema: DOCUMENT_SCHEMAS[PIPE],
+  schema: pipeDocumentSchema,
   routes: { managed: pipeRoutes() },
   // Born in Git: by inventory id, then API name. A manifest with a pipeId is matched by it (the planner's own).
   identity: 'name',

@@ -8,7 +8,7 @@
  * or failed, is written `state: Stopped`.
  */
 import { validatorOf, type NamedSchema } from '../../schema/validate.js';
-import { bornPipeSpecSchema, existingPipeSpecSchema } from '../../schema/manifest.js';
+import { bornPipeSpecSchema, existingPipeSpecSchema } from './schema.js';
 import { SCALABLE_PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { JsonSchema } from '../../schema/api.js';
 import type { CredentialPlaceholder, KindExport } from '../descriptor.js';

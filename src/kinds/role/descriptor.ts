@@ -9,18 +9,19 @@
  * A self-hosted server has no roles in its API, nor does the seed profile. The list is read on
  * demand (a plan of a target with no Role manifest makes no call for it).
  */
-import { SPEC_SCHEMAS } from '../../schema/manifest.js';
 import { errorChange } from '../shared/change.js';
 import { readFlat } from '../shared/flat-live.js';
 import { flatExport } from '../shared/flat-export.js';
 import { flatKind } from '../shared/flat-kind.js';
 import { managedRoutes } from '../shared/routes.js';
 import { ROLE, type LiveRole } from './model.js';
+import { roleDocumentSchema, roleSpecSchema } from './schema.js';
 
-const exported = flatExport('role', SPEC_SCHEMAS[ROLE], (live) => live.members);
+const exported = flatExport('role', roleSpecSchema, (live) => live.members);
 
 const base = flatKind<typeof ROLE, 'roles'>({
   kind: ROLE,
+  schema: roleDocumentSchema,
   collection: 'roles',
   routes: { managed: managedRoutes('stack/roles', 'roleId', 'PUT', { access: { seed: 'none' } }) },
   references: [],

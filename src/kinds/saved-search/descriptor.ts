@@ -5,7 +5,6 @@
  * it. Deleting a saved search deletes the alerts on it: the alerts' descriptor orders their own
  * deletes first and says on the delete which alerts go with it.
  */
-import { SPEC_SCHEMAS } from '../../schema/manifest.js';
 import { idsAt, namedReference, flatExport } from '../shared/flat-export.js';
 import { flatKind } from '../shared/flat-kind.js';
 import { withIdOf } from '../shared/refs.js';
@@ -13,11 +12,13 @@ import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
 import { warnSourceDeletes } from '../shared/source-deletes.js';
 import { SAVED_SEARCH } from './model.js';
 import { SOURCE } from '../source/model.js';
+import { savedSearchDocumentSchema, savedSearchSpecSchema } from './schema.js';
 
 const sourceOf = idsAt('sourceId');
 
 export const savedSearchKind = flatKind<typeof SAVED_SEARCH, 'savedSearches'>({
   kind: SAVED_SEARCH,
+  schema: savedSearchDocumentSchema,
   collection: 'savedSearches',
   routes: {
     managed: managedRoutes('stack/saved-searches', 'savedSearchId', 'PUT', { paged: true, access: { seed: 'none' } }),
@@ -29,7 +30,7 @@ export const savedSearchKind = flatKind<typeof SAVED_SEARCH, 'savedSearches'>({
   // The current service's saved searches have `tags` (the seed has no saved searches).
   tags: 'tags',
   afterPlan: (plan, input) => warnSourceDeletes(SAVED_SEARCH, input.deletes.get(SOURCE) ?? [], input.live, sourceOf, [...plan.changes, ...(input.deletes.get(SAVED_SEARCH) ?? [])]),
-  export: flatExport('saved-search', SPEC_SCHEMAS[SAVED_SEARCH], (live, ctx) => namedReference(ctx, live.members, SOURCE, 'sourceId', { name: 'source', id: 'sourceId' }), {
+  export: flatExport('saved-search', savedSearchSpecSchema, (live, ctx) => namedReference(ctx, live.members, SOURCE, 'sourceId', { name: 'source', id: 'sourceId' }), {
     namedIds: sourceOf,
   }),
 });

@@ -4,7 +4,7 @@
  * what it names, its secrets, its members as the API takes them, its export — is the same.
  */
 import type { Kind } from '../../model/kinds.js';
-import { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
+import type { JsonSchema } from '../../schema/build.js';
 import { defineKind, type KindDescriptor, type KindExport, type KindTags, type KindPlan, type KindManifests, type KindPlanInput, type NamedByName, type SecretSite } from '../descriptor.js';
 import { planNamed, type NamedKind, type NamedOutcome } from './named.js';
 import { readFlat, type LiveFlat } from './flat-live.js';
@@ -14,6 +14,8 @@ import { POINTER_REFS } from './refs.js';
 export interface FlatKind<K extends Kind, C extends string> {
   kind: K;
   collection: C;
+  /** Its manifest document's schema (`kinds/<kind>/schema.ts`). */
+  schema: JsonSchema;
   routes: KindDescriptor['routes'];
   references: readonly Kind[];
   /** Spec members that hold secret references, and where each reference is. */
@@ -35,7 +37,7 @@ export function flatKind<K extends Kind, C extends string>(spec: FlatKind<K, C>)
   return defineKind<DesiredFlat<K>, LiveFlat, FlatManifest, K, C, NamedOutcome[]>({
     kind: spec.kind,
     collection: spec.collection,
-    schema: DOCUMENT_SCHEMAS[spec.kind],
+    schema: spec.schema,
     routes: spec.routes,
     identity: 'name',
     references: spec.references,
