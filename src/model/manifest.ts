@@ -1,7 +1,7 @@
 /**
  * Manifest documents as written (docs/manifests/README.md): the types of what the manifest schemas
- * accept, derived from them, so a document that passed its schema has exactly this shape. Each
- * kind's own spec type lives with its descriptor (`kinds/<kind>/model.ts`).
+ * accept, derived from them. Here, what every document has (the envelope, its metadata); each
+ * kind's own document and spec types live in its folder (`kinds/<kind>/schema.ts`, `model.ts`).
  */
 import type { Static } from 'typebox';
 import type { envelopeSchema, metadataSchema } from '../schema/manifest.js';
