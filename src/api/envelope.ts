@@ -1,5 +1,5 @@
 /** The variants' success envelopes. */
-import { object, ShapeError } from '../kinds/kit/read.js';
+import { object, ShapeError } from '../kinds/shared/read.js';
 
 /** Managed success envelope `{status, requestId, result}` → `result`. */
 export function unwrapManaged(body: unknown): unknown {

@@ -1,6 +1,6 @@
 /**
  * How a route template becomes a path. The templates are the kinds' descriptors'
- * (`kinds/kit/routes.ts`), exactly as hooks, metrics, logs and errors name them.
+ * (`kinds/shared/routes.ts`), exactly as hooks, metrics, logs and errors name them.
  */
 
 /** Fills `{name}` placeholders with URI-encoded values; a placeholder without a value is a bug. */

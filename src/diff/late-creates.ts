@@ -10,7 +10,7 @@
 import { changeKey, isWrite, type Change, type ChangeKey } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { requiredChanges, withDependents } from './graph.js';
-import { openSettleWindow, type IntentTiming } from '../kinds/kit/intents.js';
+import { openSettleWindow, type IntentTiming } from '../kinds/shared/intents.js';
 
 /** What a waiting create says, with its deadline (`HH:MM UTC`). */
 export function waitingNote(until: string): string {

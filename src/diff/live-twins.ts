@@ -6,7 +6,7 @@
  * shows each one as a conflict instead of hiding it behind an `unchanged`.
  */
 import type { PrunableKind } from './prune.js';
-import type { Named } from '../kinds/kit/match.js';
+import type { Named } from '../kinds/shared/match.js';
 import type { Change } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 

@@ -9,7 +9,7 @@ import type { Change } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { withUnreadable } from '../model/resources.js';
 import { DEFAULT_API_PROFILE, type ApiProfile } from '../schema/enums.js';
-import { accessOf, liveOf, ORDERED_DESCRIPTORS, type DesiredResource, type KindPlan, type LiveState } from '../kinds/index.js';
+import { accessOf, liveOf, ORDERED_DESCRIPTORS, type AnyKindPlan, type DesiredResource, type LiveOfKind, type LiveState } from '../kinds/index.js';
 import { sortChanges } from './order.js';
 import { planOrphans, PRUNABLE_KINDS } from './prune.js';
 import { referenceResolver } from './references.js';
@@ -65,7 +65,7 @@ export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; a
   const { target, live, state, options } = input;
   const asked = new Set<Kind>();
   const unread = new Set(live.unread ?? []);
-  const lookAt = (kind: Kind): ReturnType<typeof liveOf> => {
+  const lookAt = <K extends Kind>(kind: K): readonly LiveOfKind<K>[] => {
     if (unread.has(kind)) asked.add(kind);
     return liveOf(live, kind);
   };
@@ -92,7 +92,7 @@ export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; a
   // 2. Each kind's manifests, in write order: a kind sees the plans of the kinds it names, and
   //    resolves the names it gives them against those plans and the live state.
   const profile = target.profile ?? DEFAULT_API_PROFILE;
-  const planned = new Map<Kind, KindPlan>();
+  const planned = new Map<Kind, AnyKindPlan>();
   const refer = referenceResolver({ target: target.name, variant: target.variant, profile, planned, liveOf: lookAt, deletes, gone: orphans });
   for (const descriptor of ORDERED_DESCRIPTORS) {
     const marking = kindMarking(descriptor, liveOf(live, descriptor.kind), options.mark);

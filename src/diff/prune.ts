@@ -10,7 +10,7 @@ import type { Kind } from '../model/kinds.js';
 import { changeRef, operationType, type Change, type ChangeResult, type PlanError } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { descriptorOf, kindRank, ORDERED_DESCRIPTORS } from '../kinds/index.js';
-import type { Named } from '../kinds/kit/match.js';
+import type { Named } from '../kinds/shared/match.js';
 import { withDependents } from './graph.js';
 
 /** Kinds prune may delete (their descriptors have a prune policy), in the order their deletes must run. */

@@ -18,7 +18,7 @@ import type { InventoryEntry, TargetState } from '../model/state.js';
 import type { ApiProfile } from '../schema/enums.js';
 import type { JsonSchema } from '../schema/api.js';
 import type { Pointer } from '../yaml/positions.js';
-import type { IntentTiming } from './kit/intents.js';
+import type { IntentTiming } from './shared/intents.js';
 
 // ---------------------------------------------------------------- routes
 
@@ -191,12 +191,12 @@ export interface KindPlanInput<D extends DesiredBase, L extends LiveBase> {
   /** The plan's time and the settle window, against which create intents are judged. */
   timing: IntentTiming;
   adopt: boolean;
-  /** What the kinds planned before this one made of their manifests (the kinds it names among them). */
-  planned: ReadonlyMap<Kind, KindPlan>;
+  /** What the kinds planned before this one made of their manifests (the kinds it names among them), each with its own outcome's type. */
+  planned: PlannedKinds;
   /** The deletes of every kind in this plan (prune). */
   deletes: ReadonlyMap<Kind, readonly Change[]>;
-  /** The live objects of any kind, for a differ that looks across (an alert's dashboard labels). */
-  liveOf(kind: Kind): readonly LiveBase[];
+  /** The live objects of any kind, for a differ that looks across (an alert's dashboard labels), in that kind's live shape. */
+  liveOf<K extends Kind>(kind: K): readonly LiveOfKind<K>[];
   /**
    * What a manifest's name for a resource of `kind` (one of the kinds this one `references`)
    * stands for: a manifest of that kind in the target (by `metadata.name`), else exactly one
@@ -208,10 +208,15 @@ export interface KindPlanInput<D extends DesiredBase, L extends LiveBase> {
 }
 
 /** What a kind's differ made: its changes, and what the kinds that name it need to know (`outcome`). */
-export interface KindPlan {
+export interface KindPlan<O = unknown> {
   changes: Change[];
-  /** Kind-specific, read by the descriptors of the kinds that reference this one. */
-  outcome?: unknown;
+  /** Kind-specific, read by the descriptors of the kinds that reference this one (typed for them by {@link OutcomeOfKind}). */
+  outcome?: O;
+}
+
+/** The plans made so far, by kind, each typed as its kind's descriptor makes it. */
+export interface PlannedKinds {
+  get<K extends Kind>(kind: K): KindPlan<OutcomeOfKind<K>> | undefined;
 }
 
 /** How a kind matches live objects to manifests. */
@@ -324,7 +329,7 @@ export interface KindSettle<L extends LiveBase> {
 
 // ---------------------------------------------------------------- the descriptor
 
-export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends LiveBase = LiveBase, M extends Manifest = Manifest> {
+export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends LiveBase = LiveBase, M extends Manifest = Manifest, O = unknown> {
   kind: Kind;
   /** The member of a target's live state that holds this kind's objects (`dashboards`). */
   collection: string;
@@ -341,7 +346,7 @@ export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends L
   reader: KindReader<L>;
   writes?: KindWrites;
   refs?: KindRefs;
-  plan(input: KindPlanInput<D, L>): KindPlan;
+  plan(input: KindPlanInput<D, L>): KindPlan<O>;
   /** Absent: prune never deletes this kind (an existing pipe named by id). */
   prune?: PrunePolicy;
   export: KindExport<L>;
@@ -355,8 +360,30 @@ export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends L
  * A descriptor, typed: its kind and collection stay literal, so the live state and the union of
  * desired resources can be derived from the registry (`kinds/index.ts`).
  */
-export function defineKind<D extends DesiredBase, L extends LiveBase, M extends Manifest, K extends Kind, C extends string>(
-  descriptor: KindDescriptor<D, L, M> & { kind: K; collection: C },
-): KindDescriptor<D, L, M> & { kind: K; collection: C } {
+export function defineKind<D extends DesiredBase, L extends LiveBase, M extends Manifest, K extends Kind, C extends string, O = undefined>(
+  descriptor: KindDescriptor<D, L, M, O> & { kind: K; collection: C },
+): KindDescriptor<D, L, M, O> & { kind: K; collection: C } {
   return descriptor;
 }
+
+// ---------------------------------------------------------------- the types of each kind
+
+/**
+ * Each registered descriptor's type, by its kind: every kind's folder adds its own line beside its
+ * descriptor (`declare module '../descriptor.js' { interface KindTypes { [PIPE]: typeof pipeKind } }`),
+ * and `kinds/index.ts` checks at compile time that the lines are exactly the registry's. A differ
+ * that reads another kind (its live objects, its plan's outcome) gets that kind's own types from
+ * here, without a cast, and without this file importing the registry (which imports every
+ * descriptor, so that import would be a cycle).
+ */
+// Empty here on purpose: the kinds' folders fill it in by declaration merging.
+export interface KindTypes {}
+
+/** The descriptor type of `K`, as its folder registers it. */
+type TypesOf<K extends Kind> = K extends keyof KindTypes ? KindTypes[K] : KindDescriptor;
+
+/** The live shape of one kind (`LivePipe` for `Pipe`). */
+export type LiveOfKind<K extends Kind> = TypesOf<K> extends { reader: { read(...args: never[]): infer L } } ? L : LiveBase;
+
+/** What the plan of one kind tells the kinds that name it (`KindPlan.outcome`); `undefined` for a kind that tells nothing. */
+export type OutcomeOfKind<K extends Kind> = TypesOf<K> extends { plan(...args: never[]): { outcome?: infer O } } ? O : unknown;

@@ -7,10 +7,13 @@ import type { LoadResult } from '../model/desired.js';
 import type { Kind, Variant } from '../model/kinds.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import type { TargetState } from '../model/state.js';
+import type { JsonSchema } from '../schema/build.js';
 import type { ApiProfile } from '../schema/enums.js';
+import { publishedSchemas as publishedSchemasOf } from '../schema/manifest.js';
+import type { KindTypes, LiveOfKind } from './descriptor.js';
 import { accessOf, descriptorOf, DESCRIPTORS, type KIND_DESCRIPTORS } from './registry.js';
 
-export { accessOf, countOf, pluralOf, descriptorOf, DESCRIPTORS, KIND_DESCRIPTORS, KIND_ORDER, kindRank, ORDERED_DESCRIPTORS, type AnyKindDescriptor } from './registry.js';
+export { accessOf, countOf, pluralOf, descriptorOf, DESCRIPTORS, KIND_DESCRIPTORS, KIND_ORDER, kindRank, ORDERED_DESCRIPTORS, type AnyKindDescriptor, type AnyKindPlan } from './registry.js';
 export type * from './descriptor.js';
 
 type Registered = (typeof KIND_DESCRIPTORS)[number];
@@ -18,8 +21,15 @@ type Registered = (typeof KIND_DESCRIPTORS)[number];
 type DesiredOf<R> = R extends { manifests: { build(...args: never[]): infer D } } ? D : never;
 type LiveOf<R> = R extends { reader: { read(...args: never[]): infer L } } ? L : never;
 
-/** The live shape of one kind (`LivePipe` for `Pipe`). */
-export type LiveOfKind<K extends Kind> = LiveOf<Extract<Registered, { kind: K }>>;
+/**
+ * The kinds' folders register their descriptors' types (`KindTypes`, which types what a differ
+ * reads of another kind) exactly as the registry holds them: a kind missing there, one too many,
+ * or a type that is not its descriptor's fails to compile here.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type RegisteredTypes = { [R in Registered as R['kind']]: R };
+type Assert<T extends true> = T;
+export type KindTypesAreTheRegistry = Assert<Same<KindTypes, RegisteredTypes>>;
 
 /** What a manifest of any kind becomes once loaded and resolved. */
 export type DesiredResource = DesiredOf<Registered>;
@@ -40,8 +50,9 @@ export type LiveState = { [R in Registered as R['collection']]: LiveOf<R>[] } & 
 };
 
 /** The live objects of `kind` in a live state (none when the state has no such collection, as on a variant without the kind). */
-export function liveOf(live: LiveState | undefined, kind: Kind): readonly LiveBase[] {
-  const collection = (live as Record<string, readonly LiveBase[] | undefined> | undefined)?.[descriptorOf(kind).collection];
+export function liveOf<K extends Kind>(live: LiveState | undefined, kind: K): readonly LiveOfKind<K>[] {
+  // The one place a kind's live type comes back from the registry's erased lists: its own collection holds exactly its reader's objects.
+  const collection = (live as Record<string, readonly LiveOfKind<K>[] | undefined> | undefined)?.[descriptorOf(kind).collection];
   return collection ?? [];
 }
 
@@ -86,4 +97,12 @@ export function withKindsRead(base: LiveState, extra: LiveState, kinds: readonly
 export function withUnread(live: LiveState, unread: readonly Kind[]): LiveState {
   const { unread: _before, ...rest } = live;
   return unread.length === 0 ? rest : { ...rest, unread: [...unread] };
+}
+
+/**
+ * The files of `schemas/`, by file name: every registered kind's manifest document, one file each
+ * and all of them in `manifest.json`, and the config's (`scripts/write-schemas.mjs` writes them).
+ */
+export function publishedSchemas(): Record<string, JsonSchema> {
+  return publishedSchemasOf((kind) => descriptorOf(kind).schema);
 }

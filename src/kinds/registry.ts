@@ -6,15 +6,15 @@
 import { KINDS, type Kind, type Variant } from '../model/kinds.js';
 import type { ApiProfile } from '../schema/enums.js';
 import type { KindAccess, KindDescriptor } from './descriptor.js';
-import { alertKind } from './alert.js';
-import { connectionKind } from './connection.js';
-import { dashboardKind } from './dashboard.js';
-import { pipeKind } from './pipe.js';
-import { pipeCdcScalingKind } from './pipe-cdc-scaling.js';
-import { roleKind } from './role.js';
-import { savedSearchKind } from './saved-search.js';
-import { sourceKind } from './source.js';
-import { webhookKind } from './webhook.js';
+import { alertKind } from './alert/descriptor.js';
+import { connectionKind } from './connection/descriptor.js';
+import { dashboardKind } from './dashboard/descriptor.js';
+import { pipeKind } from './pipe/descriptor.js';
+import { pipeCdcScalingKind } from './pipe-cdc-scaling/descriptor.js';
+import { roleKind } from './role/descriptor.js';
+import { savedSearchKind } from './saved-search/descriptor.js';
+import { sourceKind } from './source/descriptor.js';
+import { webhookKind } from './webhook/descriptor.js';
 
 /** Every kind stacksync manages, one descriptor each. Ties in the order table keep this order. */
 // The CDC scaling last: an apply may wait for it, and nothing waits on it.
@@ -22,7 +22,10 @@ export const KIND_DESCRIPTORS = [pipeKind, connectionKind, sourceKind, dashboard
 
 /** Any registered descriptor, its own types erased: what the generic stages hold. */
 // Each descriptor's own types are erased here: stages see its resources through the base types.
-export type AnyKindDescriptor = KindDescriptor<any, any, any>;
+export type AnyKindDescriptor = KindDescriptor<any, any, any, any>;
+
+/** A plan of any kind, its outcome's type erased as the descriptors' own types are. */
+export type AnyKindPlan = ReturnType<AnyKindDescriptor['plan']>;
 
 /** The registry as the generic stages walk it, in registry order. */
 export const DESCRIPTORS: readonly AnyKindDescriptor[] = KIND_DESCRIPTORS;

@@ -260,7 +260,8 @@ function policyOf(manifest: Manifest): ResourcePolicy | undefined {
   if (annotations[PRUNE_ANNOTATION] === 'disabled') policy.noPrune = true;
   const fromAnnotation = (annotations[IGNORE_ANNOTATION] ?? '').split(',').map((path) => path.trim()).filter(Boolean);
   // Not every kind takes spec.ignoreDifferences (a CDC scaling has two members, both always sent).
-  const written = 'ignoreDifferences' in manifest.spec ? (manifest.spec.ignoreDifferences ?? []) : [];
+  const listed = manifest.spec['ignoreDifferences'];
+  const written = Array.isArray(listed) ? listed.filter((path): path is string => typeof path === 'string') : [];
   const ignore = [...new Set([...fromAnnotation, ...written])];
   if (ignore.length > 0) policy.ignore = ignore;
   const resync = annotations[RESYNC_ANNOTATION];

@@ -9,7 +9,7 @@ import type { JsonSchema } from '../schema/api.js';
 import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
 import { descriptorOf } from '../kinds/index.js';
-import { isPlainObject } from '../kinds/kit/values.js';
+import { isPlainObject } from '../kinds/shared/values.js';
 
 export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issues: DescribedIssue[] };
 

@@ -1,12 +1,12 @@
 /**
  * Manifest documents as written (docs/manifests/README.md): the types of what the manifest schemas
- * accept, derived from them, so a document that passed its schema has exactly this shape. Each
- * kind's own spec type lives with its descriptor (`kinds/<kind>/model.ts`).
+ * accept, derived from them. Here, what every document has (the envelope, its metadata); each
+ * kind's own document and spec types live in its folder (`kinds/<kind>/schema.ts`, `model.ts`).
  */
 import type { Static } from 'typebox';
-import type { DOCUMENT_SCHEMAS, metadataSchema } from '../schema/manifest.js';
+import type { envelopeSchema, metadataSchema } from '../schema/manifest.js';
 
 export type ManifestMetadata = Static<typeof metadataSchema>;
 
-/** A document that passed the schema of its kind. */
-export type Manifest = Static<(typeof DOCUMENT_SCHEMAS)[keyof typeof DOCUMENT_SCHEMAS]>;
+/** A document as every kind's schema has it: its own spec's type is its kind's (`kinds/<kind>/schema.ts`). */
+export type Manifest = Static<typeof envelopeSchema>;

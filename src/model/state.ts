@@ -7,7 +7,7 @@ import { KINDS, type Kind } from './kinds.js';
 /**
  * A create that was about to be sent. It proves only that a create of this kind and API name may
  * have happened at `at`: a live resource of that name is taken back as ours only when it could be
- * that create (made after `at` and before the create could have landed, see `kinds/kit/intents.ts`)
+ * that create (made after `at` and before the create could have landed, see `kinds/shared/intents.ts`)
  * and a manifest still wants it. It never makes anything deletable.
  */
 export interface CreateIntent {

@@ -7,7 +7,7 @@
  */
 import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import type { Kind } from '../model/kinds.js';
-import { covers, isServerDefault } from '../kinds/kit/values.js';
+import { covers, isServerDefault } from '../kinds/shared/values.js';
 import { findItem, formatSegments, identityOf, parsePath, type PathSegment } from './paths.js';
 import { keyText, SourceEditor } from './source-editor.js';
 

@@ -1,7 +1,7 @@
 /** Variants of real services read into one model: the differ must never see them. */
 import { describe, expect, it } from 'vitest';
-import { readEach, ShapeError } from '../../src/kinds/kit/read.js';
-import { readRecord } from '../../src/kinds/kit/record.js';
+import { readEach, ShapeError } from '../../src/kinds/shared/read.js';
+import { readFlat } from '../../src/kinds/shared/flat-live.js';
 import { toLiveAlert } from '../../src/kinds/alert/read.js';
 import { toLiveDashboard } from '../../src/kinds/dashboard/read.js';
 import { toLivePipe } from '../../src/kinds/pipe/read.js';
@@ -171,14 +171,14 @@ describe('lists', () => {
 describe('sources, connections, webhooks, saved searches', () => {
   it('keep every member but what the server sets itself, so a PUT built from them passes a strict gateway', () => {
     const raw = { _id: 'w', name: 'ops', service: 'slack', url: 'https://hooks.slack.com/x', teamId: 't', createdAt: '2026-03-15T10:20:30.000Z', updatedAt: 'x', __v: 0, description: null };
-    expect(readRecord(raw, 'w')).toEqual({ id: 'w', name: 'ops', createdAt: '2026-03-15T10:20:30.000Z', members: { name: 'ops', service: 'slack', url: 'https://hooks.slack.com/x' } });
+    expect(readFlat(raw, 'w')).toEqual({ id: 'w', name: 'ops', createdAt: '2026-03-15T10:20:30.000Z', members: { name: 'ops', service: 'slack', url: 'https://hooks.slack.com/x' } });
   });
 
   it('reads the seed\'s {id, name, kind} sources', () => {
-    expect(readRecord({ id: 's', name: 'Logs', kind: 'log' }, 's')).toEqual({ id: 's', name: 'Logs', members: { name: 'Logs', kind: 'log' } });
+    expect(readFlat({ id: 's', name: 'Logs', kind: 'log' }, 's')).toEqual({ id: 's', name: 'Logs', members: { name: 'Logs', kind: 'log' } });
   });
 
   it('refuses one without a name: it could not be matched', () => {
-    expect(() => readRecord({ id: 's', kind: 'log' }, 'data[0]')).toThrow(ShapeError);
+    expect(() => readFlat({ id: 's', kind: 'log' }, 'data[0]')).toThrow(ShapeError);
   });
 });

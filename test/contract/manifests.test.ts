@@ -16,15 +16,22 @@
 import { describe, expect, it } from 'vitest';
 import { secretRefSchema } from '../../src/schema/config.js';
 import { cdcScalingBodySchema, pipeScalingBodySchema } from '../../src/schema/api-pipes.js';
-import { bornPipeSpecSchema, existingPipeSpecSchema, SPEC_SCHEMAS } from '../../src/schema/manifest.js';
+import { bornPipeSpecSchema, existingPipeSpecSchema } from '../../src/kinds/pipe/schema.js';
+import { alertSpecSchema } from '../../src/kinds/alert/schema.js';
+import { connectionSpecSchema } from '../../src/kinds/connection/schema.js';
+import { dashboardSpecSchema } from '../../src/kinds/dashboard/schema.js';
+import { pipeCdcScalingSpecSchema } from '../../src/kinds/pipe-cdc-scaling/schema.js';
+import { savedSearchSpecSchema } from '../../src/kinds/saved-search/schema.js';
+import { sourceSpecSchema } from '../../src/kinds/source/schema.js';
+import { webhookSpecSchema } from '../../src/kinds/webhook/schema.js';
 import { SOURCE_REQUIRED_MEMBERS } from '../../src/schema/manifest-stack.js';
-import { alertKind } from '../../src/kinds/alert.js';
-import type { Lacked } from '../../src/kinds/kit/lacked.js';
+import { alertKind } from '../../src/kinds/alert/descriptor.js';
+import type { Lacked } from '../../src/kinds/shared/lacked.js';
 import { PIPE_LACKED_ON_CURRENT } from '../../src/schema/pipe-sources.js';
 import { SOURCE_LACKED_ON_CURRENT } from '../../src/kinds/source/model.js';
-import { speak, unspeakable } from '../../src/kinds/dashboard/speak.js';
+import { inProfileForm, profileRefusal } from '../../src/kinds/dashboard/profile-form.js';
 import { DASHBOARD, type DesiredDashboard } from '../../src/kinds/dashboard/model.js';
-import { NameRefs } from '../../src/kinds/kit/refs.js';
+import { NameRefs } from '../../src/kinds/shared/refs.js';
 import { createAjv } from '../../src/schema/validate.js';
 import { SERIES_AGG_FNS, SERIES_TYPES, SERIES_TYPES_NEEDING_AGG_FN } from '../../src/schema/enums.js';
 import { loadContract } from './openapi.js';
@@ -71,7 +78,7 @@ function context(variant: Variant, renames: Renames = {}, alsoRequired: Record<s
   };
 }
 
-/** Renames with the lacked members (not values) a kind refuses on the current profile never sent (`src/kinds/kit/lacked.ts`). */
+/** Renames with the lacked members (not values) a kind refuses on the current profile never sent (`src/kinds/shared/lacked.ts`). */
 function withoutLacked(renames: Renames, lacked: readonly Lacked[]): Renames {
   return lacked.filter((each) => each.values === undefined).reduce((all, { path }) => {
     const at = path.lastIndexOf('.');
@@ -102,7 +109,7 @@ interface Case {
 
 /** A Source kind's manifest as `validate` takes it: the members that kind may write, and those it must. */
 function sourceOfKind(kind: keyof typeof SOURCE_REQUIRED_MEMBERS): Schema {
-  const schema = plain(SPEC_SCHEMAS.Source);
+  const schema = plain(sourceSpecSchema);
   const rule = (schema['allOf'] as Schema[]).find((each) => ((each['if'] as Schema)['properties'] as Record<string, Schema>)['kind']?.['const'] === kind) as Schema;
   const then = rule['then'] as { required: string[]; properties: Record<string, false> };
   const properties = Object.fromEntries(Object.entries(schema['properties'] as Record<string, Schema>).filter(([member]) => then.properties[member] === undefined));
@@ -111,13 +118,13 @@ function sourceOfKind(kind: keyof typeof SOURCE_REQUIRED_MEMBERS): Schema {
 
 /**
  * A Dashboard manifest as a current server is sent it: names of sources become `sourceId`
- * (`speak.ts`), `ownsAllTiles` steers stacksync. A tile's `series` are not sent as written to a
+ * (`profile-form.ts`), `ownsAllTiles` steers stacksync. A tile's `series` are not sent as written to a
  * current server: they become the `config` they map onto, which the block "series as sent" below
  * checks by converting every form of series with the kind's own conversion. A tile's `config` is
  * what `validate` takes for a current target: each form's members (`current-config.ts`).
  */
 function dashboardAsSent(): Schema {
-  return plain(SPEC_SCHEMAS.Dashboard);
+  return plain(dashboardSpecSchema);
 }
 /** `series` and `config` of a tile are compared on their own, below. */
 const DASHBOARD_RENAMES: Renames = { '': { ownsAllTiles: undefined }, 'tiles[]': { series: undefined, config: undefined }, 'filters[]': { source: 'sourceId' } };
@@ -148,7 +155,7 @@ const DASHBOARD_ALSO_REQUIRED: Record<string, readonly string[]> = { 'filters[]'
  * and channels' webhooks named by name become their ids (`alert/diff.ts`).
  */
 function alertAsSent(variant: Variant): Schema {
-  const schema = plain(SPEC_SCHEMAS.Alert);
+  const schema = plain(alertSpecSchema);
   const properties = schema['properties'] as Record<string, Schema>;
   // Channel types the variant's API lacks: validate refuses them for its targets.
   const channel = properties['channel'] as Schema;
@@ -179,7 +186,7 @@ function cases(): Case[] {
   const existingRenames: Renames = { '': { pipeId: undefined }, 'source.postgres': { tableMappings: 'tableMappingsToAdd' } };
   all.push({ variant: 'managed', name: 'Pipe (existing): update', manifest: plain(existingPipeSpecSchema), documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipes/{clickPipeId}'), context: () => context('managed', existingRenames) });
   all.push({ variant: 'managed', name: 'Pipe scaling: PATCH scaling', manifest: plain(pipeScalingBodySchema), documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipes/{clickPipeId}/scaling'), context: () => context('managed') });
-  all.push({ variant: 'managed', name: 'PipeCdcScaling: update', manifest: plain(SPEC_SCHEMAS.PipeCdcScaling), documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipesCdcScaling'), context: () => context('managed') });
+  all.push({ variant: 'managed', name: 'PipeCdcScaling: update', manifest: plain(pipeCdcScalingSpecSchema), documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipesCdcScaling'), context: () => context('managed') });
   for (const variant of ['managed', 'self-hosted'] as const) {
     const prefix = variant === 'managed' ? '/clickstack' : '/api/v2';
     const named = (name: string): Schema => component(documents![variant], variant === 'managed' ? `ClickStack${name}` : name);
@@ -192,11 +199,11 @@ function cases(): Case[] {
         context: () => context(variant, refused({ '': { connectionId: 'connection' } }, '', SOURCE_LACKED_ON_CURRENT[variant][kind] ?? []), { '': ['connection', 'connectionId'] }),
       });
     }
-    all.push({ variant, name: 'Webhook: create', manifest: plain(SPEC_SCHEMAS.Webhook), documented: () => requestSchema(documents![variant], 'POST', `${prefix}/webhooks`), context: () => context(variant) });
+    all.push({ variant, name: 'Webhook: create', manifest: plain(webhookSpecSchema), documented: () => requestSchema(documents![variant], 'POST', `${prefix}/webhooks`), context: () => context(variant) });
     all.push({
       variant,
       name: 'SavedSearch: create',
-      manifest: plain(SPEC_SCHEMAS.SavedSearch),
+      manifest: plain(savedSearchSpecSchema),
       documented: () => requestSchema(documents![variant], 'POST', `${prefix}/saved-searches`),
       context: () => context(variant, { '': { source: 'sourceId' } }, { '': ['source', 'sourceId'] }),
     });
@@ -219,7 +226,7 @@ function cases(): Case[] {
       all.push({ variant, name: `Dashboard tile config ${key}: create`, manifest: plain(schema), documented: () => configForm(variant, key), context: () => context(variant, renames) });
     }
   }
-  all.push({ variant: 'self-hosted', name: 'Connection: create', manifest: plain(SPEC_SCHEMAS.Connection), documented: () => requestSchema(documents!['self-hosted'], 'POST', '/api/v2/connections'), context: () => context('self-hosted') });
+  all.push({ variant: 'self-hosted', name: 'Connection: create', manifest: plain(connectionSpecSchema), documented: () => requestSchema(documents!['self-hosted'], 'POST', '/api/v2/connections'), context: () => context('self-hosted') });
   return all;
 }
 
@@ -373,7 +380,7 @@ describe.skipIf(documents === undefined)('the comparison fails a manifest looser
 
 /**
  * A `series` tile is not sent as written to a current target: the kind converts it to the
- * `config` it maps onto (`src/kinds/dashboard/speak.ts`, `convert.ts`). So its series are held to
+ * `config` it maps onto (`src/kinds/dashboard/profile-form.ts`, `convert.ts`). So its series are held to
  * the documents as sent: every form a manifest may write — each series type with each
  * aggregation, and each free-text member given a value outside the documents' enums — is either
  * refused by `validate` for a current target (the manifest schema, or the kind's check for the
@@ -384,7 +391,7 @@ describe.skipIf(documents === undefined)('the comparison fails a manifest looser
  */
 describe.skipIf(documents === undefined)('series tiles as sent to a current target', () => {
   const contract = loadContract();
-  const spec = createAjv().compile(plain(SPEC_SCHEMAS.Dashboard));
+  const spec = createAjv().compile(plain(dashboardSpecSchema));
   const SOURCE_ID = '0123456789abcdef01234567';
   const refs = new NameRefs(() => ({ id: SOURCE_ID }));
   const PATHS: Record<Variant, string> = { managed: '/v1/organizations/o/services/s/stack/dashboards', 'self-hosted': '/api/v2/dashboards' };
@@ -394,9 +401,9 @@ describe.skipIf(documents === undefined)('series tiles as sent to a current targ
     const tile = { name: 't', x: 0, y: 0, w: 6, h: 4, series: [series] };
     if (!spec({ name: 'd', tiles: [tile] })) return { refused: JSON.stringify(spec.errors?.[0]?.instancePath) };
     const dashboard = { kind: DASHBOARD, name: 'd', tiles: [tile] } as unknown as DesiredDashboard;
-    const problem = unspeakable(dashboard, 'current');
+    const problem = profileRefusal(dashboard, 'current');
     if (problem) return { refused: problem.problem };
-    const spoken = speak(dashboard, 'current', refs);
+    const spoken = inProfileForm(dashboard, 'current', refs);
     if ('problem' in spoken) return { refused: spoken.problem };
     const lookup = contract!.find('POST', PATHS[variant]);
     if (!lookup.found) throw new Error(`no create of dashboards in the ${variant} document`);

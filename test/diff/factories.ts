@@ -15,7 +15,7 @@ import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
 import type { DesiredResource } from '../../src/kinds/index.js';
 import type { TargetState } from '../../src/model/state.js';
 import { emptyTargetState } from '../../src/model/state.js';
-import type { LiveRecord } from '../../src/kinds/kit/record.js';
+import type { LiveFlat } from '../../src/kinds/shared/flat-live.js';
 import type { ApiProfile } from '../../src/schema/enums.js';
 
 type Loose = Record<string, unknown>;
@@ -84,11 +84,11 @@ export function liveAlert(fields: Loose & { id: string }): LiveAlert {
 
 export function liveState(fields: Loose = {}): LiveState {
   return {
-    connections: (fields['connections'] as LiveRecord[] | undefined) ?? [],
-    sources: (fields['sources'] as LiveRecord[] | undefined) ?? [],
-    savedSearches: (fields['savedSearches'] as LiveRecord[] | undefined) ?? [],
-    webhooks: (fields['webhooks'] as LiveRecord[] | undefined) ?? [],
-    roles: (fields['roles'] as LiveRecord[] | undefined) ?? [],
+    connections: (fields['connections'] as LiveFlat[] | undefined) ?? [],
+    sources: (fields['sources'] as LiveFlat[] | undefined) ?? [],
+    savedSearches: (fields['savedSearches'] as LiveFlat[] | undefined) ?? [],
+    webhooks: (fields['webhooks'] as LiveFlat[] | undefined) ?? [],
+    roles: (fields['roles'] as LiveFlat[] | undefined) ?? [],
     pipes: (fields['pipes'] as LivePipe[] | undefined) ?? [],
     pipeCdcScaling: (fields['pipeCdcScaling'] as LiveCdcScaling[] | undefined) ?? [],
     dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(liveDashboard),

@@ -1,7 +1,7 @@
 /** Ignore rules and `stacksync.io/prune: disabled` in the differ. */
 import { describe, expect, it } from 'vitest';
 import { planTarget } from '../../src/diff/index.js';
-import { keepLiveAt, parseFieldPath } from '../../src/kinds/kit/ignore.js';
+import { keepLiveAt, parseFieldPath } from '../../src/kinds/shared/ignore.js';
 import type { Change } from '../../src/model/plan.js';
 import type { DashboardWrite } from '../../src/kinds/dashboard/model.js';
 import type { AlertWrite } from '../../src/kinds/alert/model.js';

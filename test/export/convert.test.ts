@@ -5,7 +5,8 @@ import type { LiveDashboard } from '../../src/kinds/dashboard/model.js';
 import type { LivePipe } from '../../src/kinds/pipe/model.js';
 import type { LiveState } from '../../src/kinds/index.js';
 import { assignKeys, envName, exportLiveState, pickBySchema, renderManifest, slugify } from '../../src/export/index.js';
-import { SPEC_SCHEMAS } from '../../src/schema/manifest.js';
+import { dashboardSpecSchema } from '../../src/kinds/dashboard/schema.js';
+import { pipeSpecSchema } from '../../src/kinds/pipe/schema.js';
 
 const PIPE_ID = '7a0e1f2c-0001-4b3a-9c4d-5e6f7a8b9c01';
 
@@ -121,13 +122,13 @@ describe('pickBySchema', () => {
         unknown: 1,
         tiles: [{ id: 'x', name: 't', x: 0, y: 0, w: 1, h: 1, series: [], extra: true }],
       },
-      SPEC_SCHEMAS.Dashboard,
+      dashboardSpecSchema,
     );
     expect(picked).toEqual({ name: 'd', tiles: [{ name: 't', x: 0, y: 0, w: 1, h: 1 }] });
   });
 
   it('keeps false: it is a value, not an absence', () => {
-    expect(pickBySchema({ settings: { engine_parallel_view_processing: false } }, SPEC_SCHEMAS.Pipe)).toEqual({
+    expect(pickBySchema({ settings: { engine_parallel_view_processing: false } }, pipeSpecSchema)).toEqual({
       settings: { engine_parallel_view_processing: false },
     });
   });

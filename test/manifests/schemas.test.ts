@@ -13,7 +13,7 @@ import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifests/load.js';
 import { DESCRIPTORS } from '../../src/kinds/index.js';
 import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
-import { publishedSchemas } from '../../src/schema/manifest.js';
+import { publishedSchemas } from '../../src/kinds/index.js';
 import type { JsonSchema } from '../../src/schema/api.js';
 import { createAjv } from '../../src/schema/validate.js';
 

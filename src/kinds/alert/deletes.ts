@@ -7,8 +7,8 @@
  * a wanted alert with it); and says what it still does to the others.
  */
 import { changeKey, type Change, type WriteBody } from '../../model/plan.js';
-import { addDependsOn } from '../kit/change.js';
-import { labelOf } from '../kit/dependents.js';
+import { addDependsOn } from '../shared/change.js';
+import { labelOf } from '../shared/dependents.js';
 import type { AlertOutcome } from './diff.js';
 import { ALERT, alertSourceWord, SAVED_SEARCH_SOURCE, type LiveAlert } from './model.js';
 

@@ -16,16 +16,16 @@ import type { ErrorCode } from '../../errors.js';
 import type { Kind } from '../../model/kinds.js';
 import type { ApiProfile } from '../../schema/enums.js';
 import type { Reference } from '../descriptor.js';
-import { NameRefs, pointerTo } from '../kit/refs.js';
+import { NameRefs, pointerTo } from '../shared/refs.js';
 import { SAVED_SEARCH } from '../saved-search/model.js';
 import { WEBHOOK } from '../webhook/model.js';
 import type { TargetState } from '../../model/state.js';
-import { addDependsOn, ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange } from '../kit/change.js';
-import { keepLive } from '../kit/ignore.js';
-import type { IntentTiming } from '../kit/intents.js';
-import { matchAll } from '../kit/match.js';
-import type { Match } from '../kit/match.js';
-import { covers, diffValues, fieldDiff } from '../kit/values.js';
+import { addDependsOn, ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange } from '../shared/change.js';
+import { keepLive } from '../shared/ignore.js';
+import type { IntentTiming } from '../shared/intents.js';
+import { matchAll } from '../shared/match.js';
+import type { Match } from '../shared/match.js';
+import { covers, diffValues, fieldDiff } from '../shared/values.js';
 import type { DashboardOutcome } from '../dashboard/diff.js';
 import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
 import { ALERT, alertSourceWord, CURRENT_ALERT_MEMBERS, SAVED_SEARCH_SOURCE, type AlertRefs, type AlertWrite, type DesiredAlert, type LiveAlert, type LiveAlertChannel, type ManifestChannel } from './model.js';
@@ -47,9 +47,9 @@ export interface AlertContext {
   /** By manifest key. */
   dashboards: ReadonlyMap<string, DashboardOutcome>;
   /** Live tile id → key of the Dashboard change whose write deletes it (update dropping it, or delete). */
-  doomedTiles: ReadonlyMap<string, string>;
+  tilesRemovedBy: ReadonlyMap<string, string>;
   /** Live dashboard id → key of its Dashboard delete. */
-  doomedDashboards: ReadonlyMap<string, string>;
+  dashboardsDeletedBy: ReadonlyMap<string, string>;
   /** Ids of saved searches and webhooks this plan deletes → the key of that delete. */
   deleted: ReadonlyMap<string, string>;
 }
@@ -134,9 +134,9 @@ function planCreate(ctx: AlertContext, desired: DesiredAlert, diff: FieldDiff[],
 
 function planWrite(ctx: AlertContext, desired: DesiredAlert, change: Change, live: LiveAlert, resolved: Resolved): AlertOutcome {
   const { ref } = resolved;
-  const doomer = doomerOf(ctx, live);
+  const cascading = cascadingChangeOf(ctx, live);
   const body = alertBody(desired, live, resolved);
-  if (doomer === undefined) {
+  if (cascading === undefined) {
     change.operations = [withRefs({ type: operationType('update', ALERT), id: live.id, body }, desired, resolved)];
     if (ref?.viaRefs) addDependsOn(change, changeKey(DASHBOARD, ref.dashboardKey));
     return { change, live, rescued: false };
@@ -144,20 +144,20 @@ function planWrite(ctx: AlertContext, desired: DesiredAlert, change: Change, liv
   if (ref === undefined || (ref.dashboardId !== undefined && ref.tileId !== undefined)) {
     // New ids known now: move the alert first (no dashboard refs, or the dashboard would wait for itself).
     change.operations = [{ type: operationType('update', ALERT), id: live.id, body, ...resolved.names.operationRefs }];
-    return { change, live, movesOffBefore: doomer, rescued: true };
+    return { change, live, movesOffBefore: cascading, rescued: true };
   }
   change.operations = [withRefs({ type: operationType('create', ALERT), body }, desired, resolved)];
-  addDependsOn(change, changeKey(DASHBOARD, ref.dashboardKey), changeKey(DASHBOARD, doomer));
+  addDependsOn(change, changeKey(DASHBOARD, ref.dashboardKey), changeKey(DASHBOARD, cascading));
   change.warnings.push(
-    `the server deletes this alert when Dashboard/${doomer} drops the tile it watches; it is re-created on tile "${desired.tile ?? ''}" and gets a new id`,
+    `the server deletes this alert when Dashboard/${cascading} drops the tile it watches; it is re-created on tile "${desired.tile ?? ''}" and gets a new id`,
   );
   return { change, live, rescued: true };
 }
 
 /** Key of the Dashboard change whose write will make the server delete this live alert, if any. */
-export function doomerOf(doom: Pick<AlertContext, 'doomedTiles' | 'doomedDashboards'>, live: LiveAlert): string | undefined {
+export function cascadingChangeOf(removals: Pick<AlertContext, 'tilesRemovedBy' | 'dashboardsDeletedBy'>, live: LiveAlert): string | undefined {
   if (live.source !== 'tile') return undefined;
-  return doom.doomedTiles.get(live.tileId ?? '') ?? doom.doomedDashboards.get(live.dashboardId ?? '');
+  return removals.tilesRemovedBy.get(live.tileId ?? '') ?? removals.dashboardsDeletedBy.get(live.dashboardId ?? '');
 }
 
 /** Resolves `dashboard`/`tile`; a string is why it cannot be. */

@@ -3,16 +3,16 @@
  * tile by name, so `plan` on the result resolves them again; a saved-search alert names its saved
  * search, and a channel its webhook, by name where export names them (by id otherwise).
  */
-import { SPEC_SCHEMAS } from '../../schema/manifest.js';
 import type { ExportContext, KindExport } from '../descriptor.js';
-import { pickBySchema } from '../kit/pick.js';
-import { namedReference } from '../kit/record-export.js';
-import { isPlainObject } from '../kit/values.js';
+import { pickBySchema } from '../shared/pick.js';
+import { namedReference } from '../shared/flat-export.js';
+import { isPlainObject } from '../shared/values.js';
 import type { DashboardNames } from '../dashboard/export.js';
 import { DASHBOARD } from '../dashboard/model.js';
 import { SAVED_SEARCH } from '../saved-search/model.js';
 import { WEBHOOK } from '../webhook/model.js';
 import { ALERT, alertSourceWord, CURRENT_ALERT_MEMBERS, type LiveAlert, type LiveAlertChannel } from './model.js';
+import { alertSpecSchema } from './schema.js';
 
 export const alertExport: KindExport<LiveAlert> = {
   keyPrefix: 'alert',
@@ -42,7 +42,7 @@ export const alertExport: KindExport<LiveAlert> = {
       ...(channels.length === 1 ? { channel: channels[0] } : channels.length > 1 ? { channels } : {}),
       ...Object.fromEntries(CURRENT_ALERT_MEMBERS.map((member) => [member, alert.extra?.[member]])),
     };
-    return { spec: pickBySchema(candidate, SPEC_SCHEMAS[ALERT]) as Record<string, unknown> };
+    return { spec: pickBySchema(candidate, alertSpecSchema) as Record<string, unknown> };
   },
 };
 

@@ -5,13 +5,14 @@
  */
 import type { Static } from 'typebox';
 import { formatLocation } from '../../errors.js';
-import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests, ManifestLookup } from '../descriptor.js';
+import { isDashboardManifest } from '../dashboard/manifests.js';
 import { DASHBOARD } from '../dashboard/model.js';
 import type { Variant } from '../../model/kinds.js';
 import { ALERT, ALERT_MEMBERS_LACKED, type AlertSpec, type DesiredAlert } from './model.js';
+import type { alertDocumentSchema } from './schema.js';
 
-export type AlertManifest = Static<typeof DOCUMENT_SCHEMAS.Alert>;
+export type AlertManifest = Static<typeof alertDocumentSchema>;
 
 export const alertManifests: KindManifests<DesiredAlert, AlertManifest> = {
   // Live alerts are found by their API name: two manifests with one name would fight over one resource.
@@ -45,7 +46,7 @@ function tileReference(spec: AlertSpec, lookup: ManifestLookup): DocumentProblem
     const hint = known.length > 0 && known.length <= 20 ? `; its dashboards are ${known.join(', ')}` : '';
     return [unresolved(['spec', 'dashboard'], `names no Dashboard manifest of ${lookup.targetLabel}${hint}`)];
   }
-  if (found.failed || found.manifest?.kind !== DASHBOARD) {
+  if (found.failed || found.manifest === undefined || !isDashboardManifest(found.manifest)) {
     return [unresolved(['spec', 'dashboard'], `Dashboard ${dashboard} has errors (${formatLocation(found.location)}), so this alert cannot be applied`)];
   }
   const tiles = (found.manifest.spec.tiles ?? []).map((t) => t.name);

@@ -2,13 +2,15 @@
 import type { Static } from 'typebox';
 import type { DesiredBase } from '../../model/desired.js';
 import type { Extra } from '../../model/resources.js';
-import type { alertSpecSchema } from '../../schema/manifest.js';
+import type { alertSpecSchema } from './schema.js';
 import type { ChangeKey } from '../../model/plan.js';
 import type { alertChannelSchema, alertWriteBodySchema } from '../../schema/api.js';
 import type { Kind, Variant } from '../../model/kinds.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */
-export const ALERT = 'Alert' satisfies Kind;
+import { ALERT } from './schema.js';
+
+export { ALERT };
 
 export type AlertChannel = Static<typeof alertChannelSchema>;
 /** A channel as read: any channel type the service has (email, …), with every member it sent. */

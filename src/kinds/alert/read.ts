@@ -3,7 +3,7 @@
  * `dashboard` or `dashboardId`, `savedSearch` or `savedSearchId`, `saved_search` for `search`,
  * any threshold type and state, no channel.
  */
-import { asString, createdAtOf, extraOf, idOf, isObject, join, object, optionalString, requiredNumber, requiredString, ShapeError, withoutNulls, type Obj } from '../kit/read.js';
+import { asString, createdAtOf, extraOf, idOf, isObject, join, object, optionalString, requiredNumber, requiredString, ShapeError, withoutNulls, type Obj } from '../shared/read.js';
 import { SAVED_SEARCH_SOURCE, type LiveAlert, type LiveAlertChannel } from './model.js';
 
 /** Alert members the service sets itself (or names differently in responses): never sent back. */

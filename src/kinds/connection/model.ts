@@ -1,4 +1,6 @@
 /** The Connection kind's name: the database endpoint and credentials sources query through. */
 import type { Kind } from '../../model/kinds.js';
 
-export const CONNECTION = 'Connection' satisfies Kind;
+import { CONNECTION } from './schema.js';
+
+export { CONNECTION };

@@ -6,7 +6,7 @@
  * is clean. Where a series does not map, the problem says what to write instead.
  */
 import { CURRENT_AGG_FNS, CURRENT_QUANTILE_LEVELS } from '../../schema/api-current.js';
-import { isPlainObject } from '../kit/values.js';
+import { isPlainObject } from '../shared/values.js';
 import type { LiveSeries } from './model.js';
 
 /** The converted chart, with where each series named its source (by name or id). */

@@ -18,16 +18,16 @@ import type { TargetState } from '../../model/state.js';
 import type { ApiProfile } from '../../schema/enums.js';
 import { digestOf } from '../../support/digest.js';
 import type { Reference } from '../descriptor.js';
-import { ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange } from '../kit/change.js';
-import { keepLive } from '../kit/ignore.js';
-import type { IntentTiming } from '../kit/intents.js';
-import { matchAll } from '../kit/match.js';
-import type { Match } from '../kit/match.js';
-import { NameRefs } from '../kit/refs.js';
-import { diffValues, fieldDiff, isPlainObject, omit, overlay, sameSet } from '../kit/values.js';
+import { ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange } from '../shared/change.js';
+import { keepLive } from '../shared/ignore.js';
+import type { IntentTiming } from '../shared/intents.js';
+import { matchAll } from '../shared/match.js';
+import type { Match } from '../shared/match.js';
+import { NameRefs } from '../shared/refs.js';
+import { diffValues, fieldDiff, isPlainObject, omit, overlay, sameSet } from '../shared/values.js';
 import { hiddenTilesError, hiddenTilesOf, type HiddenTileEvidence } from './hidden.js';
 import { DASHBOARD as KIND, type DashboardWrite, type DesiredDashboard, type LiveDashboard, type LiveTile, type TileWrite } from './model.js';
-import { speak, type Spoken } from './speak.js';
+import { inProfileForm, type ProfileForm } from './profile-form.js';
 
 export interface DashboardContext {
   target: string;
@@ -75,13 +75,13 @@ function planDashboard(ctx: DashboardContext, manifest: DesiredDashboard, match:
   const live = matched as LiveDashboard | undefined;
   const desired = live ? keepLive(manifest, live, manifest.policy?.ignore) : manifest;
   const refs = new NameRefs(ctx.refer);
-  const spoken = speak(desired, ctx.profile, refs);
-  if ('problem' in spoken) return { ...outcome, change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', spoken.problem, live?.id) };
+  const profileForm = inProfileForm(desired, ctx.profile, refs);
+  if ('problem' in profileForm) return { ...outcome, change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', profileForm.problem, live?.id) };
   const chartless = chartlessNewTile(desired, live);
   if (chartless !== undefined) return { ...outcome, change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', chartless, live?.id) };
   if (refs.errors.length > 0) return { ...outcome, change: errorChange(ctx.target, desired, 'E_REF_UNRESOLVED', refs.errors.join('; '), live?.id) };
-  if (!live) return planCreate(ctx, desired, spoken, refs, outcome);
-  return planExisting(ctx, { desired, spoken, refs }, live, match);
+  if (!live) return planCreate(ctx, desired, profileForm, refs, outcome);
+  return planExisting(ctx, { desired, profileForm, refs }, live, match);
 }
 
 /**
@@ -96,28 +96,28 @@ function chartlessNewTile(desired: DesiredDashboard, live: LiveDashboard | undef
   return `tile ${tile.name}: a new tile needs series or config, since the services refuse a tile without a chart; only a tile the live dashboard already has may give just its place (its live chart is kept)`;
 }
 
-function planCreate(ctx: DashboardContext, desired: DesiredDashboard, spoken: Spoken, refs: NameRefs, outcome: Base): DashboardOutcome {
+function planCreate(ctx: DashboardContext, desired: DesiredDashboard, profileForm: ProfileForm, refs: NameRefs, outcome: Base): DashboardOutcome {
   const change = changeFor(ctx.target, desired, 'create');
-  const body: DashboardWrite = { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles: spoken.tiles, ...spoken.members };
+  const body: DashboardWrite = { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles: profileForm.tiles, ...profileForm.members };
   change.liveName = desired.name;
   change.operations = [{ type: operationType('create', KIND), body, ...refs.operationRefs }];
   change.diff = [fieldDiff('name', undefined, desired.name)];
   if (desired.tags) change.diff.push(fieldDiff('tags', undefined, desired.tags));
-  for (const tile of spoken.tiles) change.diff.push(fieldDiff(`tiles[${tile.name}]`, undefined, tile));
-  for (const [member, value] of Object.entries(spoken.members)) change.diff.push(fieldDiff(member, undefined, value));
+  for (const tile of profileForm.tiles) change.diff.push(fieldDiff(`tiles[${tile.name}]`, undefined, tile));
+  for (const [member, value] of Object.entries(profileForm.members)) change.diff.push(fieldDiff(member, undefined, value));
   for (const tile of desired.tiles) outcome.tileIds.set(tile.name, undefined);
   return { ...outcome, change, writes: true };
 }
 
 interface Planned {
   desired: DesiredDashboard;
-  spoken: Spoken;
+  profileForm: ProfileForm;
   refs: NameRefs;
 }
 
-function planExisting(ctx: DashboardContext, { desired, spoken, refs }: Planned, live: LiveDashboard, match: Match<unknown>): DashboardOutcome {
+function planExisting(ctx: DashboardContext, { desired, profileForm, refs }: Planned, live: LiveDashboard, match: Match<unknown>): DashboardOutcome {
   const adopting = match.how === 'adopt';
-  const diff = diffDashboard(desired, spoken, live);
+  const diff = diffDashboard(desired, profileForm, live);
   const change = matchedChange(ctx.target, desired, live, diff, match, ctx.adopt);
   const liveTiles = new Map(live.tiles.map((tile) => [tile.name, tile.id]));
   const kept = { key: desired.key, live, tileIds: new Map(desired.tiles.map((tile) => [tile.name, liveTiles.get(tile.name)])) };
@@ -129,28 +129,28 @@ function planExisting(ctx: DashboardContext, { desired, spoken, refs }: Planned,
     refused.diff = diff;
     return { ...kept, change: refused, writes: false, removedTiles: new Map() };
   }
-  change.operations = [{ type: operationType('update', KIND), id: live.id, body: updateBody(desired, spoken, live), ...refs.operationRefs }];
+  change.operations = [{ type: operationType('update', KIND), id: live.id, body: updateBody(desired, profileForm, live), ...refs.operationRefs }];
   const desiredNames = new Set(desired.tiles.map((tile) => tile.name));
   const removed = live.tiles.filter((tile) => !desiredNames.has(tile.name));
   return { ...kept, change, writes: true, removedTiles: new Map(removed.map((tile) => [tile.id, tile.name])) };
 }
 
-function diffDashboard(desired: DesiredDashboard, spoken: Spoken, live: LiveDashboard): FieldDiff[] {
+function diffDashboard(desired: DesiredDashboard, profileForm: ProfileForm, live: LiveDashboard): FieldDiff[] {
   const diff: FieldDiff[] = [];
   if (desired.name !== live.name) diff.push(fieldDiff('name', live.name, desired.name));
   if (desired.tags && !sameSet(desired.tags, live.tags)) diff.push(fieldDiff('tags', live.tags, desired.tags));
   const liveByName = new Map(live.tiles.map((tile) => [tile.name, tile]));
-  for (const tile of spoken.tiles) {
+  for (const tile of profileForm.tiles) {
     const current = liveByName.get(tile.name);
     const path = `tiles[${tile.name}]`;
     if (current) diffValues(path, tile, omit(liveTileBody(current), 'id'), diff);
     else diff.push(fieldDiff(path, undefined, tile));
   }
-  const desiredNames = new Set(spoken.tiles.map((tile) => tile.name));
+  const desiredNames = new Set(profileForm.tiles.map((tile) => tile.name));
   for (const tile of live.tiles.filter((item) => !desiredNames.has(item.name))) {
     diff.push(fieldDiff(`tiles[${tile.name}]`, omit(liveTileBody(tile), 'id'), undefined));
   }
-  for (const [member, value] of Object.entries(spoken.members)) {
+  for (const [member, value] of Object.entries(profileForm.members)) {
     if (member === 'filters') diffFilters(value as WriteBody[], liveFilters(live), diff);
     else diffValues(member, value, live.extra?.[member], diff);
   }
@@ -181,13 +181,13 @@ function liveFilters(live: LiveDashboard): WriteBody[] {
  * leaves out keep their live value (PUT replaces the tile list, and an unmanaged field must not
  * be reset). Filters the manifest sets keep the live id of their name.
  */
-function updateBody(desired: DesiredDashboard, spoken: Spoken, live: LiveDashboard): DashboardWrite {
+function updateBody(desired: DesiredDashboard, profileForm: ProfileForm, live: LiveDashboard): DashboardWrite {
   const liveByName = new Map(live.tiles.map((tile) => [tile.name, tile]));
-  const tiles = spoken.tiles.map((tile) => {
+  const tiles = profileForm.tiles.map((tile) => {
     const current = liveByName.get(tile.name);
     return current ? overlayTile(tile, current) : tile;
   });
-  const members: WriteBody = { ...spoken.members };
+  const members: WriteBody = { ...profileForm.members };
   if (Array.isArray(members['filters'])) members['filters'] = filtersWithIds(members['filters'] as WriteBody[], live);
   return { ...live.extra, name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles, ...members };
 }

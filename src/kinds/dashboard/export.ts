@@ -4,13 +4,13 @@
  * are written by name where export names them (by id otherwise); the members of current servers
  * (filters, containers, the saved query) are written as they are, filters without their ids.
  */
-import { SPEC_SCHEMAS } from '../../schema/manifest.js';
 import type { ExportContext, KindExport } from '../descriptor.js';
-import { pickBySchema } from '../kit/pick.js';
-import { namedReference } from '../kit/record-export.js';
-import { isPlainObject } from '../kit/values.js';
+import { pickBySchema } from '../shared/pick.js';
+import { namedReference } from '../shared/flat-export.js';
+import { isPlainObject } from '../shared/values.js';
 import { SOURCE } from '../source/model.js';
 import { DASHBOARD, DASHBOARD_CURRENT_MEMBERS, type LiveDashboard, type LiveTile } from './model.js';
+import { dashboardSpecSchema } from './schema.js';
 
 /** What alerts need of an exportable dashboard: its key and its tiles' names by id. */
 export interface DashboardNames {
@@ -28,7 +28,7 @@ export const dashboardExport: KindExport<LiveDashboard> = {
     const current = Object.fromEntries(DASHBOARD_CURRENT_MEMBERS.map((member) => [member, dashboard.extra?.[member]]));
     const filters = Array.isArray(current['filters']) ? current['filters'].filter(isPlainObject).map(({ id: _id, ...filter }) => sourceByName(ctx, filter, 'sourceId')) : undefined;
     const candidate = { name: dashboard.name, tags: dashboard.tags, tiles: dashboard.tiles.map((tile) => exportedTile(tile, ctx)), ...current, filters };
-    return { spec: pickBySchema(candidate, SPEC_SCHEMAS[DASHBOARD]) as Record<string, unknown> };
+    return { spec: pickBySchema(candidate, dashboardSpecSchema) as Record<string, unknown> };
   },
 };
 

@@ -1,13 +1,19 @@
 /** A Dashboard manifest's rules beyond its schema, and the desired dashboard it becomes. */
 import type { Static } from 'typebox';
-import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests } from '../descriptor.js';
-import { duplicatesIn } from '../kit/duplicates.js';
-import { unspeakable } from './speak.js';
+import { duplicatesIn } from '../shared/duplicates.js';
+import { profileRefusal } from './profile-form.js';
 import type { Variant } from '../../model/kinds.js';
+import type { Manifest } from '../../model/manifest.js';
 import { CONFIG_MEMBERS_LACKED, DASHBOARD, DASHBOARD_CURRENT_MEMBERS, FILTER_MEMBERS_LACKED, type DashboardSpec, type DesiredDashboard, type DesiredTile, type ManifestTile } from './model.js';
+import type { dashboardDocumentSchema } from './schema.js';
 
-export type DashboardManifest = Static<typeof DOCUMENT_SCHEMAS.Dashboard>;
+export type DashboardManifest = Static<typeof dashboardDocumentSchema>;
+
+/** Whether a manifest that passed its kind's schema is a Dashboard's (its spec then has this kind's shape). */
+export function isDashboardManifest(manifest: Manifest): manifest is DashboardManifest {
+  return manifest.kind === DASHBOARD;
+}
 
 export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManifest> = {
   // Live dashboards are found by their API name: two manifests with one name would fight over one resource.
@@ -30,7 +36,7 @@ export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManife
   },
   // A tile form the target's servers refuse, at the series or member it is about (the plan would find it too, at the document).
   checkForTarget: (manifest, { variant, profile }) => {
-    const refused = unspeakable({ ...manifest.spec, tiles: manifest.spec.tiles ?? [] }, profile);
+    const refused = profileRefusal({ ...manifest.spec, tiles: manifest.spec.tiles ?? [] }, profile);
     return [
       ...(refused === undefined ? [] : [{ code: 'E_MANIFEST_INVALID' as const, pointer: ['spec', ...refused.pointer], message: refused.problem }]),
       ...lackedFilterMembers(manifest.spec, variant),

@@ -5,12 +5,14 @@
 import type { Static } from 'typebox';
 import type { DesiredBase } from '../../model/desired.js';
 import type { Extra } from '../../model/resources.js';
-import type { dashboardSpecSchema } from '../../schema/manifest.js';
+import type { dashboardSpecSchema } from './schema.js';
 import type { dashboardUpdateBodySchema, seriesSchema, tileWriteSchema } from '../../schema/api.js';
 import type { Kind, Variant } from '../../model/kinds.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */
-export const DASHBOARD = 'Dashboard' satisfies Kind;
+import { DASHBOARD } from './schema.js';
+
+export { DASHBOARD };
 
 export type Series = Static<typeof seriesSchema>;
 /**

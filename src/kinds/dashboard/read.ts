@@ -2,7 +2,7 @@
  * Reads a live dashboard: tiles in either format (the seed's `series`, a current server's
  * `config`), members the model does not name kept in `extra` so an update sends them back.
  */
-import { asString, createdAtOf, extraOf, idOf, join, listOf, object, optionalBoolean, optionalList, optionalString, requiredNumber, requiredString, withoutNulls } from '../kit/read.js';
+import { asString, createdAtOf, extraOf, idOf, join, listOf, object, optionalBoolean, optionalList, optionalString, requiredNumber, requiredString, withoutNulls } from '../shared/read.js';
 import type { LiveDashboard, LiveSeries, LiveTile } from './model.js';
 
 /** Dashboard members the service sets itself: never sent back. */

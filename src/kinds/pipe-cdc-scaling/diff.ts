@@ -15,10 +15,10 @@ import { operationType, type Change, type FieldDiff, type Operation } from '../.
 import type { UnreadableResource } from '../../model/resources.js';
 import { CDC_SCALING_PIPE_FAMILIES } from '../../schema/pipe-sources.js';
 import type { KindPlan, KindPlanInput } from '../descriptor.js';
-import { addDependsOn, changeFor, errorChange, unreadableChange } from '../kit/change.js';
-import { fieldDiff } from '../kit/values.js';
+import { addDependsOn, changeFor, errorChange, unreadableChange } from '../shared/change.js';
+import { fieldDiff } from '../shared/values.js';
 import { FAILED_STATES } from '../pipe/lifecycle.js';
-import { PIPE, type LivePipe, type PipePlanOutcome } from '../pipe/model.js';
+import { PIPE } from '../pipe/model.js';
 import {
   ASKED_AT_MARK,
   ASKED_MARK,
@@ -36,7 +36,7 @@ type Input = KindPlanInput<DesiredCdcScaling, LiveCdcScaling>;
 /** Why the PATCH waits before it is sent, and what a run that does not wait says. */
 export const NOT_THERE_YET = 'the service has no CDC scaling yet: it makes one once a database pipe is provisioned';
 
-export function planCdcScaling(input: Input): KindPlan {
+export function planCdcScaling(input: Input): KindPlan<undefined> {
   return { changes: input.desired.map((desired) => planOne(input, desired)) };
 }
 
@@ -65,8 +65,8 @@ function planLive(input: Input, desired: DesiredCdcScaling, live: LiveCdcScaling
 }
 
 function planAbsent(input: Input, desired: DesiredCdcScaling): Change {
-  const creates = (input.planned.get(PIPE)?.outcome as PipePlanOutcome | undefined)?.databaseCreates ?? [];
-  const provisioning = (input.liveOf(PIPE) as LivePipe[]).filter((pipe) => CDC_SCALING_PIPE_FAMILIES.includes(pipe.source.kind) && !FAILED_STATES.includes(pipe.state ?? ''));
+  const creates = input.planned.get(PIPE)?.outcome?.databaseCreates ?? [];
+  const provisioning = input.liveOf(PIPE).filter((pipe) => CDC_SCALING_PIPE_FAMILIES.includes(pipe.source.kind) && !FAILED_STATES.includes(pipe.state ?? ''));
   if (creates.length === 0 && provisioning.length === 0) {
     const message = `target ${input.target} has no CDC scaling yet: the service makes it once a database pipe (${CDC_SCALING_PIPE_FAMILIES.join(', ')}) is provisioned, and only then can it be set; it is set by the first run after that (or by the run that creates that pipe from a manifest)`;
     return errorChange(input.target, desired, 'E_API_NOT_FOUND', message);

@@ -4,12 +4,12 @@
  * one target would fight over it, so a second is a duplicate whatever its name.
  */
 import type { Static } from 'typebox';
-import type { DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
 import { cdcMemoryProblem } from '../../schema/pipe-sources.js';
 import type { DocumentProblem, KindManifests } from '../descriptor.js';
 import { CDC_SCALING_ID, PIPE_CDC_SCALING, type CdcScalingSpec, type DesiredCdcScaling } from './model.js';
+import type { pipeCdcScalingDocumentSchema } from './schema.js';
 
-export type CdcScalingManifest = Static<typeof DOCUMENT_SCHEMAS.PipeCdcScaling>;
+export type CdcScalingManifest = Static<typeof pipeCdcScalingDocumentSchema>;
 
 export const cdcScalingManifests: KindManifests<DesiredCdcScaling, CdcScalingManifest> = {
   // One per service: every manifest of the kind in a target names the same one.

@@ -5,10 +5,12 @@
 import type { Static } from 'typebox';
 import type { DesiredBase } from '../../model/desired.js';
 import type { Kind } from '../../model/kinds.js';
-import type { pipeCdcScalingSpecSchema } from '../../schema/manifest.js';
+import type { pipeCdcScalingSpecSchema } from './schema.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */
-export const PIPE_CDC_SCALING = 'PipeCdcScaling' satisfies Kind;
+import { PIPE_CDC_SCALING } from './schema.js';
+
+export { PIPE_CDC_SCALING };
 
 /**
  * What stacksync calls the one CDC scaling of a service (its route has no id): its id in the plan

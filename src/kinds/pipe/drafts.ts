@@ -8,7 +8,7 @@ import type { SecretValue } from '../../model/desired.js';
 import { SENSITIVE, UNKNOWN_IN_PLAN, type FieldDiff } from '../../model/plan.js';
 import { secretHashKey } from '../../model/state.js';
 import { TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
-import { covers, diffValues, fieldDiff, isPlainObject } from '../kit/values.js';
+import { covers, diffValues, fieldDiff, isPlainObject } from '../shared/values.js';
 import { PIPE, type Column, type FieldMapping, type LivePipe, type PipePatch, type SecretMember } from './model.js';
 
 /** What one pipe needs; `error` set when it cannot be planned. */

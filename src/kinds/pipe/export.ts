@@ -8,13 +8,13 @@
  * or failed, is written `state: Stopped`.
  */
 import { validatorOf, type NamedSchema } from '../../schema/validate.js';
-import { bornPipeSpecSchema, existingPipeSpecSchema } from '../../schema/manifest.js';
+import { bornPipeSpecSchema, existingPipeSpecSchema } from './schema.js';
 import { SCALABLE_PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { JsonSchema } from '../../schema/api.js';
 import type { CredentialPlaceholder, KindExport } from '../descriptor.js';
-import { envName } from '../kit/export-names.js';
-import { pickBySchema } from '../kit/pick.js';
-import { isPlainObject } from '../kit/values.js';
+import { envName } from '../shared/export-names.js';
+import { pickBySchema } from '../shared/pick.js';
+import { isPlainObject } from '../shared/values.js';
 import { FAILED_STATES, STOPPED_STATES, STOPPING_STATES } from './lifecycle.js';
 import type { LivePipe } from './model.js';
 

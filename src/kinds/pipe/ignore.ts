@@ -1,5 +1,5 @@
 /** Ignore rules of a pipe (see `kit/ignore.ts`): the manifest's paths name the spec's shape. */
-import { keepLive } from '../kit/ignore.js';
+import { keepLive } from '../shared/ignore.js';
 import type { DesiredPipe, LivePipe } from './model.js';
 
 /**

@@ -9,7 +9,7 @@
 import type { ActionVerb } from '../../model/plan.js';
 import { PIPE_FAMILY_CLASSES, SNAPSHOT_ONLY_PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { SettleCheck } from '../descriptor.js';
-import { isPlainObject } from '../kit/values.js';
+import { isPlainObject } from '../shared/values.js';
 import type { LivePipe, PipeDesiredState } from './model.js';
 
 /** What an operation on a pipe awaits (`Operation.await`). */

@@ -7,18 +7,19 @@ import type { Static } from 'typebox';
 import type { SecretValue } from '../../model/desired.js';
 import { pipePatchBeyondSeedMembers } from '../../schema/api.js';
 import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../../schema/enums.js';
-import { RESYNC_ANNOTATION, type DOCUMENT_SCHEMAS } from '../../schema/manifest.js';
+import { RESYNC_ANNOTATION } from '../../schema/manifest.js';
 import { isWriteOnlySourceMember, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { isMissingMember, pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { PIPE_FAMILIES, PIPE_LACKED_ON_CURRENT, RESYNCABLE_PIPE_FAMILIES, SCALABLE_PIPE_FAMILIES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests, SecretSite } from '../descriptor.js';
-import { duplicatesIn } from '../kit/duplicates.js';
-import { lackedProblems } from '../kit/lacked.js';
-import { isPlainObject } from '../kit/values.js';
+import { duplicatesIn } from '../shared/duplicates.js';
+import { lackedProblems } from '../shared/lacked.js';
+import { isPlainObject } from '../shared/values.js';
 import { isExistingSpec, PIPE, type BornPipeSpec, uuidKey, type DesiredPipe, type DesiredPipeSource, type PipeSpec, type SecretMember } from './model.js';
+import type { pipeDocumentSchema } from './schema.js';
 
-export type PipeManifest = Static<typeof DOCUMENT_SCHEMAS.Pipe>;
+export type PipeManifest = Static<typeof pipeDocumentSchema>;
 
 
 const BEYOND_SEED_WARNING =

@@ -7,13 +7,15 @@
 import type { Static } from 'typebox';
 import type { PipeFamily } from '../../schema/pipe-sources.js';
 import type { DesiredBase, SecretValue } from '../../model/desired.js';
-import type { bornPipeSpecSchema, existingPipeSpecSchema, PIPE_DESIRED_STATES } from '../../schema/manifest.js';
+import type { bornPipeSpecSchema, existingPipeSpecSchema, PIPE_DESIRED_STATES } from './schema.js';
 import type { columnSchema, fieldMappingSchema, pipePatchBodySchema, pipeSettingsSchema, tableMappingRemovalSchema, tableMappingSchema } from '../../schema/api.js';
 import type { Kind } from '../../model/kinds.js';
 import type { ChangeKey } from '../../model/plan.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */
-export const PIPE = 'Pipe' satisfies Kind;
+import { PIPE } from './schema.js';
+
+export { PIPE };
 
 export type Column = Static<typeof columnSchema>;
 export type FieldMapping = Static<typeof fieldMappingSchema>;

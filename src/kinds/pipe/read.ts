@@ -6,7 +6,7 @@
  */
 import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
-import { idOf, isObject, join, listOf, object, optionalList, optionalString, requiredString, ShapeError, type Obj } from '../kit/read.js';
+import { idOf, isObject, join, listOf, object, optionalList, optionalString, requiredString, ShapeError, type Obj } from '../shared/read.js';
 import type { Column, FieldMapping, LivePipe, LivePipeSettings, PipeSource } from './model.js';
 
 export function toLivePipe(value: unknown, path: string): LivePipe {

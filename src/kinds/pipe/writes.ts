@@ -9,9 +9,9 @@ import { operationType, type Change, type FieldDiff, type Operation } from '../.
 import type { Marks, TargetState } from '../../model/state.js';
 import type { ApiProfile } from '../../schema/enums.js';
 import { EDITABLE_MAPPING_STATES, MAPPING_EDIT_NEEDS_PAUSE, RESYNCABLE_PIPE_FAMILIES } from '../../schema/pipe-sources.js';
-import { errorChange } from '../kit/change.js';
-import type { IntentTiming } from '../kit/intents.js';
-import { fieldDiff } from '../kit/values.js';
+import { errorChange } from '../shared/change.js';
+import type { IntentTiming } from '../shared/intents.js';
+import { fieldDiff } from '../shared/values.js';
 import { editsMappings, type PipeDraft } from './drafts.js';
 import { RUNNING_GOAL, STOPPED_GOAL } from './lifecycle.js';
 import { PIPE, type DesiredBornPipe, type DesiredPipe, type LivePipe, type PipeDesiredState, type PipePatch } from './model.js';

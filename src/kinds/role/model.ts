@@ -1,10 +1,12 @@
 /** The Role kind's name: a ClickStack role of a managed service. */
 import type { Kind } from '../../model/kinds.js';
-import type { LiveRecord } from '../kit/record.js';
+import type { LiveFlat } from '../shared/flat-live.js';
 
-export const ROLE = 'Role' satisfies Kind;
+import { ROLE } from './schema.js';
+
+export { ROLE };
 
 /** A live role: a record, and whether it is one of the service's own predefined roles (never sent back: the update body has no such member). */
-export interface LiveRole extends LiveRecord {
+export interface LiveRole extends LiveFlat {
   predefined: boolean;
 }

@@ -1,4 +1,6 @@
 /** The SavedSearch kind's name. */
 import type { Kind } from '../../model/kinds.js';
 
-export const SAVED_SEARCH = 'SavedSearch' satisfies Kind;
+import { SAVED_SEARCH } from './schema.js';
+
+export { SAVED_SEARCH };

@@ -1,7 +1,9 @@
 /** The Webhook kind's name. */
 import type { Kind } from '../../model/kinds.js';
 
-export const WEBHOOK = 'Webhook' satisfies Kind;
+import { WEBHOOK } from './schema.js';
+
+export { WEBHOOK };
 
 /** Members that hold secrets: the URL (readable, compared by value) and the write-only maps. */
 export const WEBHOOK_SECRET_MEMBERS = ['url', 'headers', 'queryParams'] as const;

@@ -8,12 +8,12 @@
 import type { TargetState } from '../../model/state.js';
 import type { WriteBody } from '../../model/plan.js';
 import { digestOf } from '../../support/digest.js';
-import { secretRow, sentHash, unknownRow, type SecretPart } from '../kit/named.js';
-import type { LiveRecord } from '../kit/record.js';
-import type { DesiredRecord } from '../kit/record-manifests.js';
+import { secretRow, sentHash, unknownRow, type SecretPart } from '../shared/named.js';
+import type { LiveFlat } from '../shared/flat-live.js';
+import type { DesiredFlat } from '../shared/flat-manifests.js';
 import { WEBHOOK, WEBHOOK_WRITE_ONLY } from './model.js';
 
-export function webhookSecrets(desired: DesiredRecord, live: LiveRecord | undefined, members: WriteBody, state: TargetState): SecretPart {
+export function webhookSecrets(desired: DesiredFlat, live: LiveFlat | undefined, members: WriteBody, state: TargetState): SecretPart {
   const part: SecretPart = { diff: [], body: {}, hashes: {}, warnings: [] };
   const url = desired.secrets['url'];
   const unresolved: string[] = [];

@@ -4,24 +4,24 @@
  * replaced on request when a create-only member changes, and pruned once its manifest is gone
  * (only what stacksync created). Existing (`pipeId`): updated only, never deleted by prune.
  */
-import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
-import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../schema/pipe-create-only.js';
-import { CDC_SCALING_PIPE_FAMILIES, PIPE_FAMILIES } from '../schema/pipe-sources.js';
-import { changeKey, type Change } from '../model/plan.js';
-import { defineKind, type KindRoutes } from './descriptor.js';
-import { managedRoutes } from './kit/routes.js';
-import { isPlainObject } from './kit/values.js';
-import { planPipes } from './pipe/diff.js';
-import { pipeExport } from './pipe/export.js';
-import { checkPipe, isDegraded, isRedundant } from './pipe/lifecycle.js';
-import { pipeManifests, type PipeManifest } from './pipe/manifests.js';
-import { PIPE, type DesiredPipe, type LivePipe, type PipePlanOutcome } from './pipe/model.js';
-import { toLivePipe } from './pipe/read.js';
+import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
+import { CDC_SCALING_PIPE_FAMILIES, PIPE_FAMILIES } from '../../schema/pipe-sources.js';
+import { changeKey, type Change } from '../../model/plan.js';
+import { defineKind, type KindRoutes } from '../descriptor.js';
+import { managedRoutes } from '../shared/routes.js';
+import { isPlainObject } from '../shared/values.js';
+import { planPipes } from './diff.js';
+import { pipeExport } from './export.js';
+import { checkPipe, isDegraded, isRedundant } from './lifecycle.js';
+import { pipeManifests, type PipeManifest } from './manifests.js';
+import { PIPE, type DesiredPipe, type LivePipe, type PipePlanOutcome } from './model.js';
+import { toLivePipe } from './read.js';
+import { pipeDocumentSchema } from './schema.js';
 
-export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof PIPE, 'pipes'>({
+export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof PIPE, 'pipes', PipePlanOutcome>({
   kind: PIPE,
   collection: 'pipes',
-  schema: DOCUMENT_SCHEMAS[PIPE],
+  schema: pipeDocumentSchema,
   routes: { managed: pipeRoutes() },
   // Born in Git: by inventory id, then API name. A manifest with a pipeId is matched by it (the planner's own).
   identity: 'name',
@@ -44,6 +44,13 @@ export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof P
   health: { degraded: isDegraded },
   settle: { check: checkPipe, redundant: isRedundant },
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [PIPE]: typeof pipeKind;
+  }
+}
 
 /** The pipe routes: list, create, get, PATCH, delete, and the state and scaling actions on one pipe. */
 function pipeRoutes(): KindRoutes {

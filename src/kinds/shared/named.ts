@@ -17,7 +17,7 @@ import type { KindPlan, KindPlanInput } from '../descriptor.js';
 import { ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange, withUnresolved } from './change.js';
 import { keepLive } from './ignore.js';
 import { matchAll, type Match } from './match.js';
-import type { LiveRecord } from './record.js';
+import type { LiveFlat } from './flat-live.js';
 import { NameRefs } from './refs.js';
 import { diffValues, fieldDiff, overlay } from './values.js';
 
@@ -41,32 +41,32 @@ export interface SecretPart {
 export interface NamedKind<D extends DesiredNamed> {
   kind: Kind;
   /** The members the manifest manages, as the API takes them: names written as ids through `refs`. */
-  members(desired: D, refs: NameRefs, input: KindPlanInput<D, LiveRecord>): WriteBody;
+  members(desired: D, refs: NameRefs, input: KindPlanInput<D, LiveFlat>): WriteBody;
   /** Why a resource of this manifest cannot be created (a member a create needs is left out). */
   createProblem?(desired: D, members: WriteBody): string | undefined;
   /** What its secrets add to a write (none: the kind has no secret). `live` absent on a create. */
-  secrets?(desired: D, live: LiveRecord | undefined, members: WriteBody, state: TargetState): SecretPart;
+  secrets?(desired: D, live: LiveFlat | undefined, members: WriteBody, state: TargetState): SecretPart;
 }
 
 export interface NamedOutcome {
   key: string;
   change: Change;
-  live?: LiveRecord;
+  live?: LiveFlat;
 }
 
-/** Every manifest of the kind against the live records: its changes, and by key what each became. */
-export function planNamed<D extends DesiredNamed>(input: KindPlanInput<D, LiveRecord>, rules: NamedKind<D>): KindPlan & { outcome: NamedOutcome[] } {
+/** Every manifest of the kind against its live resources: its changes, and by key what each became. */
+export function planNamed<D extends DesiredNamed>(input: KindPlanInput<D, LiveFlat>, rules: NamedKind<D>): KindPlan & { outcome: NamedOutcome[] } {
   const matches = matchAll(rules.kind, input.desired, withUnreadable(rules.kind, input.live, input.unreadable), input.state, input.timing);
   const outcome = input.desired.map((desired) => planOne(input, rules, desired, matches.get(desired.key) ?? { how: 'none' }));
   return { changes: outcome.map((each) => each.change), outcome };
 }
 
-function planOne<D extends DesiredNamed>(input: KindPlanInput<D, LiveRecord>, rules: NamedKind<D>, desired: D, match: Match<LiveRecord | UnreadableResource>): NamedOutcome {
+function planOne<D extends DesiredNamed>(input: KindPlanInput<D, LiveFlat>, rules: NamedKind<D>, desired: D, match: Match<LiveFlat | UnreadableResource>): NamedOutcome {
   const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
   const failed = (code: ErrorCode, message: string): NamedOutcome => ({ key: desired.key, change: errorChange(input.target, desired, code, message, matched?.id) });
   if (matched && isUnreadable(matched)) return { key: desired.key, change: unreadableChange(input.target, desired, matched) };
   if (match.how === 'ambiguous') return failed('E_CONFLICT', ambiguousMessage(rules.kind, desired.name, match.count));
-  const live = matched as LiveRecord | undefined;
+  const live = matched as LiveFlat | undefined;
   const refs = new NameRefs(input.refer);
   const drafted = rules.members(desired, refs, input);
   const members = live ? keepLive(drafted, live.members, desired.policy?.ignore) : drafted;
@@ -80,7 +80,7 @@ function planOne<D extends DesiredNamed>(input: KindPlanInput<D, LiveRecord>, ru
   return { key: desired.key, live, change: existingChange(input, rules.kind, desired, { members, refs, secrets }, live, match) };
 }
 
-function createChange(input: KindPlanInput<DesiredNamed, LiveRecord>, kind: Kind, desired: DesiredNamed, members: WriteBody, refs: NameRefs, secrets: SecretPart): Change {
+function createChange(input: KindPlanInput<DesiredNamed, LiveFlat>, kind: Kind, desired: DesiredNamed, members: WriteBody, refs: NameRefs, secrets: SecretPart): Change {
   const change = changeFor(input.target, desired, 'create');
   change.liveName = desired.name;
   change.diff = [...Object.entries(members).map(([path, value]) => fieldDiff(path, undefined, value)), ...secrets.diff];
@@ -94,7 +94,7 @@ interface Drafted {
   secrets: SecretPart;
 }
 
-function existingChange(input: KindPlanInput<DesiredNamed, LiveRecord>, kind: Kind, desired: DesiredNamed, drafted: Drafted, live: LiveRecord, match: Match<unknown>): Change {
+function existingChange(input: KindPlanInput<DesiredNamed, LiveFlat>, kind: Kind, desired: DesiredNamed, drafted: Drafted, live: LiveFlat, match: Match<unknown>): Change {
   const { members, refs, secrets } = drafted;
   const diff: FieldDiff[] = [];
   for (const [path, value] of Object.entries(members)) diffValues(path, value, live.members[path], diff);

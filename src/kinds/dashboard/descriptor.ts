@@ -3,30 +3,29 @@
  * an update sends the whole tile list (PUT) with the live ids of same-named tiles, so the alerts
  * watching them keep working. Tiles and filters name their sources by name (`source: <name>`),
  * resolved to ids, also of sources created in the same run. Tiles are sent in the form the target
- * speaks (`speak.ts`). Where the target offers `dashboards/validate`, `plan` asks it about every
+ * speaks (`profile-form.ts`). Where the target offers `dashboards/validate`, `plan` asks it about every
  * dashboard it would write. Pruned on the inventory's proof.
  */
-import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
-import type { WriteBody } from '../model/plan.js';
-import { defineKind, type KindPlanInput } from './descriptor.js';
-import { CONNECTION } from './connection/model.js';
-import { planDashboards } from './dashboard/diff.js';
-import { dashboardExport, sourceIdsOf } from './dashboard/export.js';
-import type { HiddenTileEvidence } from './dashboard/hidden.js';
-import { dashboardManifests, type DashboardManifest } from './dashboard/manifests.js';
-import { DASHBOARD, type DesiredDashboard, type LiveDashboard, type TileWrite } from './dashboard/model.js';
-import { toLiveDashboard } from './dashboard/read.js';
-import { ALERT } from './alert/model.js';
-import type { LiveRecord } from './kit/record.js';
-import { POINTER_REFS } from './kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { warnSourceDeletes } from './kit/source-deletes.js';
-import { SOURCE } from './source/model.js';
+import type { WriteBody } from '../../model/plan.js';
+import { defineKind, type KindPlanInput } from '../descriptor.js';
+import { CONNECTION } from '../connection/model.js';
+import { planDashboards, type DashboardOutcome } from './diff.js';
+import { dashboardExport, sourceIdsOf } from './export.js';
+import type { HiddenTileEvidence } from './hidden.js';
+import { dashboardManifests, type DashboardManifest } from './manifests.js';
+import { DASHBOARD, type DesiredDashboard, type LiveDashboard, type TileWrite } from './model.js';
+import { toLiveDashboard } from './read.js';
+import { ALERT } from '../alert/model.js';
+import { POINTER_REFS } from '../shared/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
+import { warnSourceDeletes } from '../shared/source-deletes.js';
+import { SOURCE } from '../source/model.js';
+import { dashboardDocumentSchema } from './schema.js';
 
-export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, DashboardManifest, typeof DASHBOARD, 'dashboards'>({
+export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, DashboardManifest, typeof DASHBOARD, 'dashboards', DashboardOutcome[]>({
   kind: DASHBOARD,
   collection: 'dashboards',
-  schema: DOCUMENT_SCHEMAS[DASHBOARD],
+  schema: dashboardDocumentSchema,
   routes: {
     managed: managedRoutes('stack/dashboards', 'dashboardId', 'PUT', { validate: { suffix: 'validate', profiles: ['current'] } }),
     'self-hosted': selfHostedRoutes('dashboards', 'PUT', { validate: { suffix: 'validate', profiles: ['current'] } }),
@@ -54,6 +53,13 @@ export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, Dashboa
   tags: { member: 'tags', of: (live) => live.tags, withTags: (live, tags) => ({ ...live, tags: [...tags] }) },
 });
 
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [DASHBOARD]: typeof dashboardKind;
+  }
+}
+
 function createBody(body: WriteBody): WriteBody {
   const tiles = ((body['tiles'] ?? []) as TileWrite[]).map(({ id: _ignored, ...tile }) => tile);
   const filters = body['filters'];
@@ -67,10 +73,10 @@ function once<T>(compute: () => T): () => T {
 
 /** What the target's live state tells of tiles a GET leaves out: the alerts, and what serves PromQL. */
 function evidence(input: KindPlanInput<DesiredDashboard, LiveDashboard>): HiddenTileEvidence {
-  const sources = (input.liveOf(SOURCE) as readonly LiveRecord[]).filter((source) => source.members['kind'] === 'promql');
-  const connections = (input.liveOf(CONNECTION) as readonly LiveRecord[]).filter((connection) => connection.members['isPrometheusEndpoint'] === true);
+  const sources = input.liveOf(SOURCE).filter((source) => source.members['kind'] === 'promql');
+  const connections = input.liveOf(CONNECTION).filter((connection) => connection.members['isPrometheusEndpoint'] === true);
   return {
-    alerts: input.liveOf(ALERT) as HiddenTileEvidence['alerts'],
+    alerts: input.liveOf(ALERT),
     promql: [...sources.map((source) => `source "${source.name}"`), ...connections.map((connection) => `connection "${connection.name}"`)],
   };
 }

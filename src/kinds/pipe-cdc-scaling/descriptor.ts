@@ -6,20 +6,20 @@
  * with such a manifest, and by export; written after every pipe (it may wait for one being made);
  * never pruned: without a manifest it is simply not managed.
  */
-import { DOCUMENT_SCHEMAS, SPEC_SCHEMAS } from '../schema/manifest.js';
-import { defineKind } from './descriptor.js';
-import { pickBySchema } from './kit/pick.js';
-import { managedSingletonRoutes } from './kit/routes.js';
-import { PIPE } from './pipe/model.js';
-import { planCdcScaling } from './pipe-cdc-scaling/diff.js';
-import { cdcScalingManifests, type CdcScalingManifest } from './pipe-cdc-scaling/manifests.js';
-import { CDC_SCALING_ID, PIPE_CDC_SCALING, SIZING_MEMBERS, sizingOfGoal, sizingText, type DesiredCdcScaling, type LiveCdcScaling } from './pipe-cdc-scaling/model.js';
-import { toLiveCdcScaling } from './pipe-cdc-scaling/read.js';
+import { defineKind } from '../descriptor.js';
+import { pickBySchema } from '../shared/pick.js';
+import { managedSingletonRoutes } from '../shared/routes.js';
+import { PIPE } from '../pipe/model.js';
+import { planCdcScaling } from './diff.js';
+import { cdcScalingManifests, type CdcScalingManifest } from './manifests.js';
+import { CDC_SCALING_ID, PIPE_CDC_SCALING, SIZING_MEMBERS, sizingOfGoal, sizingText, type DesiredCdcScaling, type LiveCdcScaling } from './model.js';
+import { toLiveCdcScaling } from './read.js';
+import { pipeCdcScalingDocumentSchema, pipeCdcScalingSpecSchema } from './schema.js';
 
 export const pipeCdcScalingKind = defineKind<DesiredCdcScaling, LiveCdcScaling, CdcScalingManifest, typeof PIPE_CDC_SCALING, 'pipeCdcScaling'>({
   kind: PIPE_CDC_SCALING,
   collection: 'pipeCdcScaling',
-  schema: DOCUMENT_SCHEMAS[PIPE_CDC_SCALING],
+  schema: pipeCdcScalingDocumentSchema,
   // The current profile's managed API only: the seed's has no such route.
   routes: { managed: managedSingletonRoutes('pipesCdcScaling', CDC_SCALING_ID, 'PATCH', { access: { seed: 'none' } }) },
   identity: 'id',
@@ -31,7 +31,7 @@ export const pipeCdcScalingKind = defineKind<DesiredCdcScaling, LiveCdcScaling, 
   plan: planCdcScaling,
   export: {
     keyPrefix: 'cdc-scaling',
-    write: (live) => ({ spec: pickBySchema({ replicaCpuMillicores: live.replicaCpuMillicores, replicaMemoryGb: live.replicaMemoryGb }, SPEC_SCHEMAS[PIPE_CDC_SCALING]) as Record<string, unknown> }),
+    write: (live) => ({ spec: pickBySchema({ replicaCpuMillicores: live.replicaCpuMillicores, replicaMemoryGb: live.replicaMemoryGb }, pipeCdcScalingSpecSchema) as Record<string, unknown> }),
   },
   // A new sizing takes minutes to show in a GET: apply follows it there.
   settle: {
@@ -42,3 +42,10 @@ export const pipeCdcScalingKind = defineKind<DesiredCdcScaling, LiveCdcScaling, 
     redundant: () => false,
   },
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [PIPE_CDC_SCALING]: typeof pipeCdcScalingKind;
+  }
+}

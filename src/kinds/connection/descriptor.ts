@@ -7,19 +7,20 @@
  * is write-only: compared by an HMAC in the state file, sent once per new value (an update without
  * one keeps it). Matched by API name; pruned on the inventory's proof.
  */
-import type { TargetState } from '../model/state.js';
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { CONNECTION } from './connection/model.js';
-import { envName } from './kit/export-names.js';
-import { secretRow, sentHash, unknownRow, type SecretPart } from './kit/named.js';
-import type { LiveRecord } from './kit/record.js';
-import { recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { secretSite, type DesiredRecord } from './kit/record-manifests.js';
-import { selfHostedRoutes } from './kit/routes.js';
+import type { TargetState } from '../../model/state.js';
+import { CONNECTION } from './model.js';
+import { envName } from '../shared/export-names.js';
+import { secretRow, sentHash, unknownRow, type SecretPart } from '../shared/named.js';
+import type { LiveFlat } from '../shared/flat-live.js';
+import { flatExport } from '../shared/flat-export.js';
+import { flatKind } from '../shared/flat-kind.js';
+import { secretSite, type DesiredFlat } from '../shared/flat-manifests.js';
+import { selfHostedRoutes } from '../shared/routes.js';
+import { connectionDocumentSchema, connectionSpecSchema } from './schema.js';
 
-export const connectionKind = recordKind<typeof CONNECTION, 'connections'>({
+export const connectionKind = flatKind<typeof CONNECTION, 'connections'>({
   kind: CONNECTION,
+  schema: connectionDocumentSchema,
   collection: 'connections',
   routes: {
     'self-hosted': selfHostedRoutes('connections', 'PUT', { access: { seed: 'none' } }),
@@ -27,13 +28,20 @@ export const connectionKind = recordKind<typeof CONNECTION, 'connections'>({
   references: [],
   secrets: { members: ['password'], sites: (spec) => secretSite(spec, 'password') },
   rules: { members: (desired) => desired.spec, secrets: passwordPart },
-  export: recordExport('connection', SPEC_SCHEMAS[CONNECTION], (live) => live.members, {
+  export: flatExport('connection', connectionSpecSchema, (live) => live.members, {
     credentials: (key) => ({ path: 'spec', member: 'password', value: { fromEnv: envName(key, 'password', 'CONNECTION') } }),
   }),
 });
 
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [CONNECTION]: typeof connectionKind;
+  }
+}
+
 /** The password is never returned: sent when its HMAC is not the one last sent (or none was). */
-function passwordPart(desired: DesiredRecord, live: LiveRecord | undefined, _members: unknown, state: TargetState): SecretPart {
+function passwordPart(desired: DesiredFlat, live: LiveFlat | undefined, _members: unknown, state: TargetState): SecretPart {
   const password = desired.secrets['password'];
   const part: SecretPart = { diff: [], body: {}, hashes: {}, warnings: [] };
   if (!password) return part;

@@ -10,7 +10,7 @@ import { createdAtOf, idOf, object, requiredString, withoutNulls } from './read.
 /** Members every kind's service sets itself: never sent back. */
 export const SERVER_MEMBERS = ['id', '_id', '__v', 'team', 'teamId', 'state', 'createdAt', 'updatedAt'] as const;
 
-export interface LiveRecord {
+export interface LiveFlat {
   id: string;
   name: string;
   /** When the service made it (ISO 8601), where it says so. */
@@ -19,8 +19,8 @@ export interface LiveRecord {
   members: WriteBody;
 }
 
-/** A live record; `name` must be text (live objects are matched by it). */
-export function readRecord(value: unknown, path: string): LiveRecord {
+/** A live resource of a flat kind; `name` must be text (live objects are matched by it). */
+export function readFlat(value: unknown, path: string): LiveFlat {
   const raw = object(value, path);
   const members = withoutNulls(Object.fromEntries(Object.entries(raw).filter(([key]) => !(SERVER_MEMBERS as readonly string[]).includes(key))));
   return { id: idOf(raw, path), name: requiredString(raw, 'name', path), ...createdAtOf(raw), members };

@@ -9,7 +9,7 @@
  */
 import type { ApiProfile } from '../../schema/enums.js';
 import type { WriteBody } from '../../model/plan.js';
-import { pointerTo, type NameRefs } from '../kit/refs.js';
+import { pointerTo, type NameRefs } from '../shared/refs.js';
 import type { Pointer } from '../../yaml/positions.js';
 import { SOURCE } from '../source/model.js';
 import { seriesToConfig } from './convert.js';
@@ -17,20 +17,20 @@ import { currentConfigProblem } from './current-config.js';
 import { DASHBOARD_CURRENT_MEMBERS, type DesiredDashboard, type DesiredTile, type LiveSeries, type ManifestFilter, type TileWrite } from './model.js';
 
 /** A dashboard as its target's body takes it, without ids: its tiles in the manifest's order, and the other members it sets. */
-export interface Spoken {
+export interface ProfileForm {
   tiles: TileWrite[];
   /** The current servers' members the manifest sets (filters, containers, saved query). */
   members: WriteBody;
 }
 
-export function speak(desired: DesiredDashboard, profile: ApiProfile, refs: NameRefs): Spoken | { problem: string } {
-  const refused = unspeakable(desired, profile);
+export function inProfileForm(desired: DesiredDashboard, profile: ApiProfile, refs: NameRefs): ProfileForm | { problem: string } {
+  const refused = profileRefusal(desired, profile);
   if (refused !== undefined) return { problem: refused.problem };
-  return profile === 'seed' ? speakSeed(desired) : speakCurrent(desired, refs);
+  return profile === 'seed' ? seedForm(desired) : currentForm(desired, refs);
 }
 
 /** What a target of a profile cannot take of a dashboard, at the member of its spec it is about. */
-export interface Unspeakable {
+export interface ProfileRefusal {
   problem: string;
   pointer: Pointer;
 }
@@ -39,7 +39,7 @@ export interface Unspeakable {
  * The first thing of a dashboard that a target of `profile` cannot take, with where it is (so the
  * loader reports it at that line once it knows the target's profile), or nothing.
  */
-export function unspeakable(dashboard: Pick<DesiredDashboard, 'tiles' | (typeof DASHBOARD_CURRENT_MEMBERS)[number]>, profile: ApiProfile): Unspeakable | undefined {
+export function profileRefusal(dashboard: Pick<DesiredDashboard, 'tiles' | (typeof DASHBOARD_CURRENT_MEMBERS)[number]>, profile: ApiProfile): ProfileRefusal | undefined {
   if (profile === 'seed') {
     const current = DASHBOARD_CURRENT_MEMBERS.filter((member) => dashboard[member] !== undefined);
     if (current.length > 0) return { problem: `${current.join(', ')}: members of current servers, and the target speaks api profile seed; leave them out for it`, pointer: [current[0] ?? ''] };
@@ -51,7 +51,7 @@ export function unspeakable(dashboard: Pick<DesiredDashboard, 'tiles' | (typeof 
   return undefined;
 }
 
-function seedRefusal(tile: DesiredTile): Unspeakable | undefined {
+function seedRefusal(tile: DesiredTile): ProfileRefusal | undefined {
   if (tile.config !== undefined) return { problem: "the target speaks api profile seed, which takes tiles as series, not config; write the tile's chart as series", pointer: ['config'] };
   if (tile.containerId !== undefined || tile.tabId !== undefined) {
     return { problem: 'containerId and tabId are members of current servers, and the target speaks api profile seed', pointer: [tile.containerId !== undefined ? 'containerId' : 'tabId'] };
@@ -59,7 +59,7 @@ function seedRefusal(tile: DesiredTile): Unspeakable | undefined {
   return undefined;
 }
 
-function currentRefusal(tile: DesiredTile): Unspeakable | undefined {
+function currentRefusal(tile: DesiredTile): ProfileRefusal | undefined {
   if (tile.series !== undefined) {
     const converted = seriesToConfig(tile.series as LiveSeries[], tile.asRatio === true);
     if ('problem' in converted) return { problem: converted.problem, pointer: converted.series === undefined ? ['series'] : ['series', converted.series] };
@@ -79,8 +79,8 @@ function seriesAt(pointer: Pointer): number {
 
 // ---------------------------------------------------------------- the seed's form
 
-/** A dashboard `unspeakable` finds nothing in, in the seed's form. */
-function speakSeed(desired: DesiredDashboard): Spoken {
+/** A dashboard `profileRefusal` finds nothing in, in the seed's form. */
+function seedForm(desired: DesiredDashboard): ProfileForm {
   const tiles: TileWrite[] = [];
   for (const tile of desired.tiles) {
     const copy = { ...tile } as TileWrite;
@@ -104,13 +104,13 @@ function seedSeries(series: LiveSeries): LiveSeries {
 
 // ---------------------------------------------------------------- a current server's form
 
-/** A dashboard `unspeakable` finds nothing in, in a current server's form. */
-function speakCurrent(desired: DesiredDashboard, refs: NameRefs): Spoken | { problem: string } {
+/** A dashboard `profileRefusal` finds nothing in, in a current server's form. */
+function currentForm(desired: DesiredDashboard, refs: NameRefs): ProfileForm | { problem: string } {
   const tiles: TileWrite[] = [];
   for (const [index, tile] of desired.tiles.entries()) {
-    const spoken = currentTile(tile, index, refs);
-    if ('problem' in spoken) return spoken;
-    tiles.push(spoken.tile);
+    const profileForm = currentTile(tile, index, refs);
+    if ('problem' in profileForm) return profileForm;
+    tiles.push(profileForm.tile);
   }
   const members: WriteBody = {};
   for (const member of DASHBOARD_CURRENT_MEMBERS) if (desired[member] !== undefined) members[member] = desired[member];

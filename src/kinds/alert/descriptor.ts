@@ -3,25 +3,24 @@
  * dashboard and tile by manifest name, so it is written after the dashboards it names and deleted
  * before them; the server deletes an alert with the tile it watches, which the plan orders around.
  */
-import { changeKey, type Change, type ChangeKey } from '../model/plan.js';
-import type { Kind } from '../model/kinds.js';
-import { StacksyncError } from '../errors.js';
-import { DOCUMENT_SCHEMAS } from '../schema/manifest.js';
-import type { ApiProfile } from '../schema/enums.js';
-import { defineKind } from './descriptor.js';
-import { doomedBy, orderCascades } from './alert/cascade.js';
-import { planAlerts } from './alert/diff.js';
-import { alertExport } from './alert/export.js';
-import { alertManifests, type AlertManifest } from './alert/manifests.js';
-import { ALERT, type DesiredAlert, type LiveAlert } from './alert/model.js';
-import { orderSavedSearchDeletes, orderWebhookDeletes } from './alert/deletes.js';
-import { toLiveAlert } from './alert/read.js';
-import type { DashboardOutcome } from './dashboard/diff.js';
-import { DASHBOARD, type LiveDashboard } from './dashboard/model.js';
-import { fillPointers, pointerChanges } from './kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { SAVED_SEARCH } from './saved-search/model.js';
-import { WEBHOOK } from './webhook/model.js';
+import { changeKey, type Change, type ChangeKey } from '../../model/plan.js';
+import type { Kind } from '../../model/kinds.js';
+import { StacksyncError } from '../../errors.js';
+import type { ApiProfile } from '../../schema/enums.js';
+import { defineKind } from '../descriptor.js';
+import { tileRemovalsOf, orderCascades } from './cascade.js';
+import { planAlerts } from './diff.js';
+import { alertExport } from './export.js';
+import { alertManifests, type AlertManifest } from './manifests.js';
+import { ALERT, type DesiredAlert, type LiveAlert } from './model.js';
+import { orderSavedSearchDeletes, orderWebhookDeletes } from './deletes.js';
+import { toLiveAlert } from './read.js';
+import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
+import { fillPointers, pointerChanges } from '../shared/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
+import { SAVED_SEARCH } from '../saved-search/model.js';
+import { WEBHOOK } from '../webhook/model.js';
+import { alertDocumentSchema } from './schema.js';
 
 /** How each profile's servers spell a saved-search alert's `source` (the model says `saved_search`). */
 const SAVED_SEARCH_SOURCE_OF: Record<ApiProfile, string> = { seed: 'search', current: 'saved_search' };
@@ -34,7 +33,7 @@ function deletedById(deletes: ReadonlyMap<Kind, readonly Change[]>, kinds: reado
 export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, typeof ALERT, 'alerts'>({
   kind: ALERT,
   collection: 'alerts',
-  schema: DOCUMENT_SCHEMAS[ALERT],
+  schema: alertDocumentSchema,
   // Self-hosted alert lists are paged: a client that does not page misses alerts past the first 1,000.
   routes: { managed: managedRoutes('stack/alerts', 'alertId', 'PUT'), 'self-hosted': selfHostedRoutes('alerts', 'PUT', { paged: true }) },
   identity: 'name',
@@ -63,9 +62,9 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
     },
   },
   plan: (input) => {
-    const dashboards = (input.planned.get(DASHBOARD)?.outcome ?? []) as DashboardOutcome[];
+    const dashboards = input.planned.get(DASHBOARD)?.outcome ?? [];
     const dashboardDeletes = input.deletes.get(DASHBOARD) ?? [];
-    const doom = doomedBy(dashboards, dashboardDeletes, input.liveOf(DASHBOARD) as readonly LiveDashboard[]);
+    const removals = tileRemovalsOf(dashboards, dashboardDeletes, input.liveOf(DASHBOARD));
     const outcomes = planAlerts(
       {
         target: input.target,
@@ -73,20 +72,20 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
         refer: input.refer,
         liveAlerts: input.live,
         unreadable: input.unreadable,
-        liveDashboards: input.liveOf(DASHBOARD) as readonly LiveDashboard[],
+        liveDashboards: input.liveOf(DASHBOARD),
         state: input.state,
         timing: input.timing,
         adopt: input.adopt,
         dashboards: new Map(dashboards.map((outcome) => [outcome.key, outcome])),
         deleted: deletedById(input.deletes, [WEBHOOK, SAVED_SEARCH]),
-        ...doom,
+        ...removals,
       },
       input.desired,
     );
     // Guard against the server's cascade deletes of alerts.
     const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
     const alertDeletes = input.deletes.get(ALERT) ?? [];
-    orderCascades({ live: input.live, alerts: outcomes, alertDeletes, dashboardDeletes, dashboardChanges, ...doom });
+    orderCascades({ live: input.live, alerts: outcomes, alertDeletes, dashboardDeletes, dashboardChanges, ...removals });
     // A webhook's delete waits for the alerts that move off it (the server refuses it while one notifies it); a saved search's for those on it (it deletes them).
     const standing = { live: input.live, alerts: outcomes, alertDeletes };
     orderWebhookDeletes(input.deletes.get(WEBHOOK) ?? [], standing);
@@ -96,3 +95,10 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
   prune: { allowed: () => true, forgetWhenGone: true },
   export: alertExport,
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [ALERT]: typeof alertKind;
+  }
+}

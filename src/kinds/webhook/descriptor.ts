@@ -7,17 +7,18 @@
  * `channel` names it: the alerts' descriptor orders such a delete after the alerts move off, and
  * says so where nothing does.
  */
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { envName } from './kit/export-names.js';
-import { recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { secretMapSites, secretSite } from './kit/record-manifests.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { WEBHOOK, WEBHOOK_SECRET_MEMBERS } from './webhook/model.js';
-import { webhookSecrets } from './webhook/secrets.js';
+import { envName } from '../shared/export-names.js';
+import { flatExport } from '../shared/flat-export.js';
+import { flatKind } from '../shared/flat-kind.js';
+import { secretMapSites, secretSite } from '../shared/flat-manifests.js';
+import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
+import { WEBHOOK, WEBHOOK_SECRET_MEMBERS } from './model.js';
+import { webhookSecrets } from './secrets.js';
+import { webhookDocumentSchema, webhookSpecSchema } from './schema.js';
 
-export const webhookKind = recordKind<typeof WEBHOOK, 'webhooks'>({
+export const webhookKind = flatKind<typeof WEBHOOK, 'webhooks'>({
   kind: WEBHOOK,
+  schema: webhookDocumentSchema,
   collection: 'webhooks',
   // The list pages on both variants (managed pages answer the bare list: read on until a short one).
   routes: {
@@ -32,7 +33,14 @@ export const webhookKind = recordKind<typeof WEBHOOK, 'webhooks'>({
     secrets: webhookSecrets,
   },
   // The URL is a secret: export leaves it out (the live one is kept) and says how to manage it.
-  export: recordExport('webhook', SPEC_SCHEMAS[WEBHOOK], ({ members: { url: _url, ...members } }) => members, {
+  export: flatExport('webhook', webhookSpecSchema, ({ members: { url: _url, ...members } }) => members, {
     credentials: (key) => ({ path: 'spec', member: 'url', value: { fromEnv: envName(key, 'url', 'WEBHOOK') } }),
   }),
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [WEBHOOK]: typeof webhookKind;
+  }
+}

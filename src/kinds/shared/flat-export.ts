@@ -7,7 +7,7 @@ import type { Kind } from '../../model/kinds.js';
 import type { JsonSchema } from '../../schema/api.js';
 import type { CredentialPlaceholder, ExportContext, KindExport } from '../descriptor.js';
 import { pickBySchema } from './pick.js';
-import type { LiveRecord } from './record.js';
+import type { LiveFlat } from './flat-live.js';
 
 /** What a kind of this shape tells the kinds that name its resources: the key they are named by. */
 export interface ExportName {
@@ -32,23 +32,23 @@ export function namedReference(ctx: ExportContext, members: Record<string, unkno
   return name === undefined ? { ...rest, [as.id]: id } : { ...rest, [as.name]: name };
 }
 
-/** The id a live record names at `member` (its connection, its source), as a list. */
-export function idsAt(member: string): (live: LiveRecord) => string[] {
+/** The id a live flat resource names at `member` (its connection, its source), as a list. */
+export function idsAt(member: string): (live: LiveFlat) => string[] {
   return (live) => {
     const id = live.members[member];
     return typeof id === 'string' ? [id] : [];
   };
 }
 
-export interface RecordExportOptions {
+export interface FlatExportOptions {
   /** Ids of other kinds' resources a live one names (export keeps, of same-named twins, the one most named). */
-  namedIds?(live: LiveRecord): string[];
+  namedIds?(live: LiveFlat): string[];
   /** Its secrets, as placeholders to fill in (the service never returns them, or they are not written). */
   credentials?(key: string): CredentialPlaceholder;
 }
 
 /** The export of a kind of this shape: `toSpec` turns its live members into a spec candidate (names for ids). */
-export function recordExport(keyPrefix: string, schema: JsonSchema, toSpec: (live: LiveRecord, ctx: ExportContext) => Record<string, unknown>, options: RecordExportOptions = {}): KindExport<LiveRecord> {
+export function flatExport(keyPrefix: string, schema: JsonSchema, toSpec: (live: LiveFlat, ctx: ExportContext) => Record<string, unknown>, options: FlatExportOptions = {}): KindExport<LiveFlat> {
   return {
     keyPrefix,
     namedIds: (live) => options.namedIds?.(live) ?? [],

@@ -10,7 +10,7 @@ import type { Manifest } from '../../model/manifest.js';
 import type { KindManifests, SecretSite } from '../descriptor.js';
 
 /** A desired resource of such a kind (`K`, so the union of desired resources tells the kinds apart). */
-export interface DesiredRecord<K extends Kind = Kind> extends DesiredBase {
+export interface DesiredFlat<K extends Kind = Kind> extends DesiredBase {
   kind: K;
   /** The API name: what live resources are matched by. */
   name: string;
@@ -23,17 +23,17 @@ export interface DesiredRecord<K extends Kind = Kind> extends DesiredBase {
 }
 
 /** A manifest of such a kind (its API name is always `spec.name`). */
-export type RecordManifest = Manifest & { spec: { name: string } };
+export type FlatManifest = Manifest & { spec: { name: string } };
 
 /**
  * The rules of one such kind. `secretSites` finds the secret references of a spec; `secretMembers`
  * names the spec members that hold them (left out of `spec`).
  */
-export function recordManifests<K extends Kind>(
+export function flatManifests<K extends Kind>(
   kind: K,
   secretMembers: readonly string[] = [],
   secretSites: (spec: Record<string, unknown>) => SecretSite[] = () => [],
-): KindManifests<DesiredRecord<K>, RecordManifest> {
+): KindManifests<DesiredFlat<K>, FlatManifest> {
   return {
     // Live resources are found by their API name: two manifests with one name would fight over one resource.
     uniqueName: (manifest) => ({ value: manifest.spec.name, pointer: ['spec', 'name'], what: (name) => `a ${kind} named "${name}"` }),

@@ -5,19 +5,20 @@
  * it. Deleting a saved search deletes the alerts on it: the alerts' descriptor orders their own
  * deletes first and says on the delete which alerts go with it.
  */
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { idsAt, namedReference, recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { withIdOf } from './kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { warnSourceDeletes } from './kit/source-deletes.js';
-import { SAVED_SEARCH } from './saved-search/model.js';
-import { SOURCE } from './source/model.js';
+import { idsAt, namedReference, flatExport } from '../shared/flat-export.js';
+import { flatKind } from '../shared/flat-kind.js';
+import { withIdOf } from '../shared/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
+import { warnSourceDeletes } from '../shared/source-deletes.js';
+import { SAVED_SEARCH } from './model.js';
+import { SOURCE } from '../source/model.js';
+import { savedSearchDocumentSchema, savedSearchSpecSchema } from './schema.js';
 
 const sourceOf = idsAt('sourceId');
 
-export const savedSearchKind = recordKind<typeof SAVED_SEARCH, 'savedSearches'>({
+export const savedSearchKind = flatKind<typeof SAVED_SEARCH, 'savedSearches'>({
   kind: SAVED_SEARCH,
+  schema: savedSearchDocumentSchema,
   collection: 'savedSearches',
   routes: {
     managed: managedRoutes('stack/saved-searches', 'savedSearchId', 'PUT', { paged: true, access: { seed: 'none' } }),
@@ -29,7 +30,14 @@ export const savedSearchKind = recordKind<typeof SAVED_SEARCH, 'savedSearches'>(
   // The current service's saved searches have `tags` (the seed has no saved searches).
   tags: 'tags',
   afterPlan: (plan, input) => warnSourceDeletes(SAVED_SEARCH, input.deletes.get(SOURCE) ?? [], input.live, sourceOf, [...plan.changes, ...(input.deletes.get(SAVED_SEARCH) ?? [])]),
-  export: recordExport('saved-search', SPEC_SCHEMAS[SAVED_SEARCH], (live, ctx) => namedReference(ctx, live.members, SOURCE, 'sourceId', { name: 'source', id: 'sourceId' }), {
+  export: flatExport('saved-search', savedSearchSpecSchema, (live, ctx) => namedReference(ctx, live.members, SOURCE, 'sourceId', { name: 'source', id: 'sourceId' }), {
     namedIds: sourceOf,
   }),
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [SAVED_SEARCH]: typeof savedSearchKind;
+  }
+}

@@ -7,20 +7,21 @@
  * name it: deletes run after theirs (the order table), and the plan says who would be left
  * pointing at nothing.
  */
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { CONNECTION } from './connection/model.js';
-import { labelOf, leftNaming } from './kit/dependents.js';
-import { idsAt, namedReference, recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { lackedProblems } from './kit/lacked.js';
-import { withIdOf } from './kit/refs.js';
-import { managedRoutes, selfHostedRoutes } from './kit/routes.js';
-import { SOURCE, SOURCE_LACKED_ON_CURRENT } from './source/model.js';
+import { CONNECTION } from '../connection/model.js';
+import { labelOf, leftNaming } from '../shared/dependents.js';
+import { idsAt, namedReference, flatExport } from '../shared/flat-export.js';
+import { flatKind } from '../shared/flat-kind.js';
+import { lackedProblems } from '../shared/lacked.js';
+import { withIdOf } from '../shared/refs.js';
+import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
+import { SOURCE, SOURCE_LACKED_ON_CURRENT } from './model.js';
+import { sourceDocumentSchema, sourceSpecSchema } from './schema.js';
 
 const connectionOf = idsAt('connection');
 
-export const sourceKind = recordKind<typeof SOURCE, 'sources'>({
+export const sourceKind = flatKind<typeof SOURCE, 'sources'>({
   kind: SOURCE,
+  schema: sourceDocumentSchema,
   collection: 'sources',
   routes: {
     managed: managedRoutes('stack/sources', 'sourceId', 'PUT', { access: { seed: 'read' } }),
@@ -47,7 +48,14 @@ export const sourceKind = recordKind<typeof SOURCE, 'sources'>({
       deletion.warnings.push(`the server deletes it even though ${sources.map((source) => labelOf(SOURCE, source)).join(', ')} still query through it; they are left on a connection that no longer exists`);
     }
   },
-  export: recordExport('source', SPEC_SCHEMAS[SOURCE], (live, ctx) => namedReference(ctx, live.members, CONNECTION, 'connection', { name: 'connection', id: 'connectionId' }), {
+  export: flatExport('source', sourceSpecSchema, (live, ctx) => namedReference(ctx, live.members, CONNECTION, 'connection', { name: 'connection', id: 'connectionId' }), {
     namedIds: connectionOf,
   }),
 });
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [SOURCE]: typeof sourceKind;
+  }
+}

@@ -1,10 +1,15 @@
 /**
  * The manifest spec of a ClickStack role (docs/manifests/role.md): the members of the managed
- * create body (`api-current-role.ts`), each permission as the API takes it.
+ * create body (`schema/api-current-role.ts`), each permission as the API takes it.
  */
 import { Type } from 'typebox';
-import { described, object, optional } from './build.js';
-import { ignoreDifferencesSchema } from './manifest-parts.js';
+import type { Kind } from '../../model/kinds.js';
+import { described, object, optional } from '../../schema/build.js';
+import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
+import { documentSchema } from '../../schema/manifest.js';
+
+/** The Role kind's name. */
+export const ROLE = 'Role' satisfies Kind;
 
 const permissionSchema = object(
   {
@@ -27,3 +32,10 @@ export const roleSpecSchema = object({
     ignoreDifferences: ignoreDifferencesSchema,
   }),
 });
+
+/** What the kind is, as its published schema says. */
+export const ROLE_DESCRIPTION =
+  'A ClickStack role of a managed service (api profile current): a named set of permissions. Predefined roles are the service\'s own and are never changed.';
+
+/** The whole manifest document: the envelope with this spec. */
+export const roleDocumentSchema = documentSchema(ROLE, roleSpecSchema, ROLE_DESCRIPTION);

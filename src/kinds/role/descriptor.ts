@@ -9,26 +9,26 @@
  * A self-hosted server has no roles in its API, nor does the seed profile. The list is read on
  * demand (a plan of a target with no Role manifest makes no call for it).
  */
-import { SPEC_SCHEMAS } from '../schema/manifest.js';
-import { errorChange } from './kit/change.js';
-import type { NamedOutcome } from './kit/named.js';
-import { readRecord } from './kit/record.js';
-import { recordExport } from './kit/record-export.js';
-import { recordKind } from './kit/record-kind.js';
-import { managedRoutes } from './kit/routes.js';
-import { ROLE, type LiveRole } from './role/model.js';
+import { errorChange } from '../shared/change.js';
+import { readFlat } from '../shared/flat-live.js';
+import { flatExport } from '../shared/flat-export.js';
+import { flatKind } from '../shared/flat-kind.js';
+import { managedRoutes } from '../shared/routes.js';
+import { ROLE, type LiveRole } from './model.js';
+import { roleDocumentSchema, roleSpecSchema } from './schema.js';
 
-const exported = recordExport('role', SPEC_SCHEMAS[ROLE], (live) => live.members);
+const exported = flatExport('role', roleSpecSchema, (live) => live.members);
 
-const base = recordKind<typeof ROLE, 'roles'>({
+const base = flatKind<typeof ROLE, 'roles'>({
   kind: ROLE,
+  schema: roleDocumentSchema,
   collection: 'roles',
   routes: { managed: managedRoutes('stack/roles', 'roleId', 'PUT', { access: { seed: 'none' } }) },
   references: [],
   rules: { members: (desired) => desired.spec },
   // A predefined role matched by name is the service's, not this manifest's to change.
   afterPlan: (plan, input) => {
-    (plan.outcome as NamedOutcome[]).forEach((outcome, index) => {
+    (plan.outcome ?? []).forEach((outcome, index) => {
       const live = outcome.live as LiveRole | undefined;
       const desired = input.desired.find((each) => each.key === outcome.key);
       if (!live?.predefined || !desired) return;
@@ -44,9 +44,16 @@ const base = recordKind<typeof ROLE, 'roles'>({
 
 /** A live role: `isPredefined` is kept apart, never in the members a PUT sends back. */
 function readRole(item: unknown, path: string): LiveRole {
-  const { isPredefined, ...members } = readRecord(item, path).members;
-  return { ...readRecord(item, path), members, predefined: isPredefined === true };
+  const { isPredefined, ...members } = readFlat(item, path).members;
+  return { ...readFlat(item, path), members, predefined: isPredefined === true };
 }
 
 // Read on demand: only a target with a Role manifest (or one in its inventory) and export pay for the list, never every plan.
 export const roleKind: typeof base = { ...base, reader: { ...base.reader, read: readRole, onDemand: true } };
+
+// What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
+declare module '../descriptor.js' {
+  interface KindTypes {
+    [ROLE]: typeof roleKind;
+  }
+}

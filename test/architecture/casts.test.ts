@@ -1,0 +1,88 @@
+/**
+ * Issue 38: a kind's types flow from the registry (`KindTypes` in `src/kinds/descriptor.ts`), so
+ * what one kind reads of another (its live objects, its plan's outcome) needs no cast. A type
+ * assertion (`x as T`, `<T>x`) in `src/kinds/` fails here; `as const` is no cast. The casts that
+ * are left are listed with their files, each inside one kind or its shared helpers (a value read
+ * as JSON or a JSON Schema walked, narrowed; the live state's lists read by kind in `index.ts`):
+ * a file may not gain one, and one taken away is taken off the list too, so it only shrinks.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { SRC, sourceFiles } from './imports.js';
+
+/** Casts still in `src/kinds/`, by file; none of them between kinds. */
+const LEFT: Record<string, number> = {
+  'kinds/alert/deletes.ts': 2,
+  'kinds/alert/descriptor.ts': 3,
+  'kinds/alert/diff.ts': 1,
+  'kinds/alert/export.ts': 2,
+  'kinds/dashboard/convert.ts': 3,
+  'kinds/dashboard/current-config.ts': 6,
+  'kinds/dashboard/descriptor.ts': 1,
+  'kinds/dashboard/diff.ts': 5,
+  'kinds/dashboard/export.ts': 2,
+  'kinds/dashboard/manifests.ts': 1,
+  'kinds/dashboard/profile-form.ts': 8,
+  'kinds/index.ts': 2,
+  'kinds/pipe-cdc-scaling/descriptor.ts': 1,
+  'kinds/pipe-cdc-scaling/diff.ts': 1,
+  'kinds/pipe-cdc-scaling/model.ts': 1,
+  'kinds/pipe/born.ts': 6,
+  'kinds/pipe/diff.ts': 3,
+  'kinds/pipe/drafts.ts': 2,
+  'kinds/pipe/export.ts': 5,
+  'kinds/pipe/ignore.ts': 1,
+  'kinds/pipe/manifests.ts': 7,
+  'kinds/pipe/read.ts': 3,
+  'kinds/pipe/schema.ts': 4,
+  'kinds/role/descriptor.ts': 2,
+  'kinds/shared/flat-export.ts': 3,
+  'kinds/shared/flat-live.ts': 1,
+  'kinds/shared/flat-manifests.ts': 2,
+  'kinds/shared/ignore.ts': 3,
+  'kinds/shared/named.ts': 2,
+  'kinds/shared/pick.ts': 1,
+  'kinds/shared/refs.ts': 3,
+  'kinds/source/descriptor.ts': 2,
+  'kinds/source/schema.ts': 3,
+};
+
+/** The lines of the type assertions in one file's text (`as const` left out). */
+function castLines(file: string, text: string): number[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const lines: number[] = [];
+  const visit = (node: ts.Node): void => {
+    const isCast = ts.isAsExpression(node) || ts.isTypeAssertionExpression(node);
+    const isConst = isCast && ts.isTypeReferenceNode(node.type) && node.type.typeName.getText(source) === 'const';
+    if (isCast && !isConst) lines.push(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return lines;
+}
+
+describe('casts in src/kinds/', () => {
+  it('finds a cast of either spelling, and not `as const` nor an import alias', () => {
+    expect(castLines('a.ts', "const a = x as LiveDashboard;\nconst b = <LivePipe>y;\nconst c = ['a'] as const;\nimport { z as w } from './z.js';")).toEqual([1, 2]);
+  });
+
+  it('are none but those listed, and the list holds no file that has fewer', () => {
+    const found = Object.fromEntries(
+      sourceFiles()
+        .filter((file) => file.startsWith('kinds/'))
+        .map((file) => [file, castLines(file, readFileSync(join(SRC, file), 'utf8')).length] as const)
+        .filter(([, count]) => count > 0),
+    );
+    expect(found).toEqual(LEFT);
+  });
+
+  it('are none in what one kind reads of another (its live objects, its outcome)', () => {
+    const crossKind = /\b(?:liveOf\([A-Z_]+\)|planned\.get\([A-Z_]+\)\??\.outcome)[^;]*\bas\b/;
+    const offending = sourceFiles()
+      .filter((file) => file.startsWith('kinds/'))
+      .filter((file) => readFileSync(join(SRC, file), 'utf8').split('\n').some((line) => crossKind.test(line)));
+    expect(offending).toEqual([]);
+  });
+});

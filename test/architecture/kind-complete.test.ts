@@ -1,0 +1,80 @@
+/**
+ * Issue 38: a kind is its folder (`src/kinds/<kind>/`), one line in the registry, its emulator
+ * file (`src/emulator/current/<kind>.ts`, for a kind the current profile serves) and its docs page
+ * (`docs/manifests/<kind>.md`), as docs/contributing.md walks through. This fails for a registered
+ * kind that misses any of the four.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { accessOf, descriptorOf, KIND_DESCRIPTORS, pluralOf } from '../../src/kinds/index.js';
+import type { Kind, Variant } from '../../src/model/kinds.js';
+import { RESOURCE_KINDS } from '../../src/schema/enums.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const VARIANTS: readonly Variant[] = ['managed', 'self-hosted'];
+
+/** A kind's folder, file and page name: `PipeCdcScaling` → `pipe-cdc-scaling`. */
+function folderOf(kind: string): string {
+  return kind.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+/** The files of the emulator that serve a kind under the current profile. */
+function emulatorFiles(kinds: readonly Kind[], exists: (path: string) => boolean): (kind: Kind) => string[] {
+  // One file per kind, named as its folder; until that layout is in, the files of today: one per
+  // list, named by the plural (`saved-searches.ts`), the CDC scaling served inside `pipes.ts`.
+  const perKind = kinds.some((kind) => exists(`src/emulator/current/${folderOf(kind)}.ts`));
+  return (kind) => {
+    if (perKind) return [`src/emulator/current/${folderOf(kind)}.ts`];
+    return [`src/emulator/current/${pluralOf(kind === 'PipeCdcScaling' ? 'Pipe' : kind).replaceAll(' ', '-')}.ts`];
+  };
+}
+
+interface Registry {
+  kinds: readonly Kind[];
+  /** The registry's source text. */
+  text: string;
+  registered(kind: Kind): boolean;
+  servedOnCurrent(kind: Kind): boolean;
+}
+
+/** What each kind misses of its folder, its registry line, its emulator file and its docs page. */
+function missingParts(registry: Registry, exists: (path: string) => boolean): string[] {
+  const emulator = emulatorFiles(registry.kinds, exists);
+  return registry.kinds.flatMap((kind) => {
+    const folder = folderOf(kind);
+    const wanted = [`src/kinds/${folder}/descriptor.ts`, `src/kinds/${folder}/schema.ts`, `src/kinds/${folder}/model.ts`, `docs/manifests/${folder}.md`, ...(registry.servedOnCurrent(kind) ? emulator(kind) : [])];
+    const files = wanted.filter((path) => !exists(path)).map((path) => `${kind}: ${path}`);
+    const line = registry.registered(kind) && registry.text.includes(`from './${folder}/descriptor.js'`) ? [] : [`${kind}: its line in src/kinds/registry.ts`];
+    return [...files, ...line];
+  });
+}
+
+const registry: Registry = {
+  kinds: RESOURCE_KINDS,
+  text: readFileSync(`${ROOT}src/kinds/registry.ts`, 'utf8'),
+  registered: (kind) => KIND_DESCRIPTORS.some((descriptor) => descriptor === descriptorOf(kind)),
+  servedOnCurrent: (kind) => VARIANTS.some((variant) => accessOf(kind, variant, 'current') !== 'none'),
+};
+const onDisk = (path: string): boolean => existsSync(`${ROOT}${path}`);
+
+describe('every kind is complete', () => {
+  it('has its folder, its registry line, its emulator file and its docs page', () => {
+    expect(missingParts(registry, onDisk)).toEqual([]);
+  });
+
+  it('is checked against the current profile: it serves every kind', () => {
+    expect(RESOURCE_KINDS.filter((kind) => !registry.servedOnCurrent(kind))).toEqual([]);
+  });
+
+  it('fails for a kind that misses any of the four', () => {
+    const without = (gone: string) => (path: string) => path !== gone && onDisk(path);
+    expect(missingParts(registry, without('docs/manifests/role.md'))).toEqual(['Role: docs/manifests/role.md']);
+    expect(missingParts(registry, without('src/kinds/webhook/descriptor.ts'))).toEqual(['Webhook: src/kinds/webhook/descriptor.ts']);
+    const [emulatorFile] = emulatorFiles(RESOURCE_KINDS, onDisk)('Alert');
+    expect(missingParts(registry, without(emulatorFile ?? ''))).toEqual([`Alert: ${emulatorFile}`]);
+    const unregistered = { ...registry, registered: (kind: Kind) => kind !== 'Source' && registry.registered(kind) };
+    expect(missingParts(unregistered, onDisk)).toEqual(['Source: its line in src/kinds/registry.ts']);
+    const noImport = { ...registry, text: registry.text.replace("from './source/descriptor.js'", '') };
+    expect(missingParts(noImport, onDisk)).toEqual(['Source: its line in src/kinds/registry.ts']);
+  });
+});
