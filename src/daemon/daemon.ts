@@ -6,7 +6,6 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Logger } from 'pino';
-import type { Target } from '../model/config.js';
 import type { ReconcileContext } from '../reconcile/reconcile.js';
 import type { StateGuard } from '../state/guard.js';
 import { manifestSource, type ManifestSource, type NotApplied } from './console.js';
@@ -161,8 +160,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     try {
       root = await currentRoot();
       // The watcher may have missed what this sync sees (a swap whose event was dropped, a parent
-      // directory replaced): let it look again, without waiting for it.
-      watcher?.refresh();
+      // directory replaced): let it look again, without waiting for it (it logs its own failures).
+      void watcher?.refresh();
       const [revision, uncommitted] = await Promise.all([readRevision(root), hasUncommittedEdits(root)]);
       source = manifestSource(revision, uncommitted);
       const dir = root;

@@ -47,7 +47,10 @@ export function createSyncReporter(to: ReportTo): SyncReporter {
 
 function tellPerson(write: (text: string) => void, told: SyncTold, next: NextSync | undefined, repeated: boolean): void {
   const again = againLine(told, next);
-  if (repeated && again !== undefined) return write(`[${told.time}] ${told.target}: ${again}\n`);
+  if (repeated && again !== undefined) {
+    write(`[${told.time}] ${told.target}: ${again}\n`);
+    return;
+  }
   const account = told.account ? describeSync(told.account) : `[${told.time}] ${told.target}: ${told.trigger} sync failed: ${failureText(told.failure)}\n`;
   write(account + (again !== undefined && next?.trigger === 'retry' ? `[${told.time}] ${told.target}: ${again}\n` : ''));
 }
