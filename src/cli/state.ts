@@ -26,7 +26,9 @@ export const stateCommand: CommandFactory = (setExitCode) => {
   const command = new Command('state')
     .summary('show, migrate or unlock the state (what stacksync owns, and where it is kept)')
     .description(
-      'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL database, Secrets in Kubernetes or an S3 bucket.\n' +
+      'The state is what stacksync owns: the inventory, the HMACs of write-only values and create ' +
+        'intents. It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL ' +
+        'database, Secrets in Kubernetes or an S3 bucket.\n' +
         'Exit codes: 0 done, 1 an error (nothing changed).',
     );
   command
@@ -46,7 +48,9 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .command('unlock')
     .exitOverride()
     .argument('<id>', 'the lock id, as `state show` and a waiting command print it')
-    .description('Breaks the state lock held under this id, after printing its holder. Only for a holder that is gone: a holder that still runs is fenced (its next write to a PostgreSQL or S3 state is refused), but a file state cannot fence it.')
+    .description('Breaks the state lock held under this id, after printing its holder. Only for a holder that is ' +
+      'gone: a holder that still runs is fenced (its next write to a PostgreSQL or S3 state is ' +
+      'refused), but a file state cannot fence it.')
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .action(async (id: string, flags: StateFlags) => {
       await withBackend(flags, async (backend) => {
@@ -63,7 +67,9 @@ export const stateCommand: CommandFactory = (setExitCode) => {
   command
     .command('migrate')
     .exitOverride()
-    .description("Copies this config's state into the (empty) state that another config's `state:` names, with its HMAC key, then reads it back and checks both are the same. Both are locked meanwhile. Point the config at the new state afterwards.")
+    .description("Copies this config's state into the (empty) state that another config's `state:` names, with " +
+      "its HMAC key, then reads it back and checks both are the same. Both are locked meanwhile. Point " +
+      "the config at the new state afterwards.")
     .option('-c, --config <file>', 'config file whose state is copied (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .requiredOption('--to <config>', 'config file whose state: names where to copy it')
     .option('--lock-timeout <seconds>', 'how long to wait for each lock', (text) => Number(text) * 1000, DEFAULT_LOCK_TIMEOUT_MS)
@@ -150,7 +156,8 @@ function renderSummary(summary: StateSummary): string {
     const target = summary.targets[name] as TargetSummary;
     const owned = Object.entries(target.resources).map(([kind, count]) => `${count} ${kind}`);
     lines.push(
-      `target ${name}: ${owned.length > 0 ? owned.join(', ') : 'owns nothing'}; ${target.intents} create intent(s); ${target.secretHashes} secret hash(es)${target.suspended ? '; suspended' : ''}`,
+      `target ${name}: ${owned.length > 0 ? owned.join(', ') : 'owns nothing'}; ${target.intents} ` +
+        `create intent(s); ${target.secretHashes} secret hash(es)${target.suspended ? '; suspended' : ''}`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -26,7 +26,8 @@ const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
 
 /** A name of another kind's resource: a manifest's `metadata.name`, or a live resource's API name. */
 function nameOf(kind: string, resolvedTo: string): TSchema {
-  return Type.String({ minLength: 1, description: `Name of a ${kind}: the metadata.name of a ${kind} manifest of the target, or the API name of a live one; resolved to its id (${resolvedTo}) at apply time.` });
+  return Type.String({ minLength: 1, description: `Name of a ${kind}: the metadata.name of a ${kind} manifest of the target, or the API name of a ` +
+    `live one; resolved to its id (${resolvedTo}) at apply time.` });
 }
 
 /** Exactly one of two members, or neither when `optionalPair`. */
@@ -51,7 +52,10 @@ export const connectionSpecSchema = object({
 
 // ---------------------------------------------------------------- Source
 
-/** Every member of every kind's source body, each optional, the looser type where kinds differ; each kind's rules (below) say which it requires and which it takes. */
+/**
+ * Every member of every kind's source body, each optional, the looser type where kinds differ; each kind's
+ * rules (below) say which it requires and which it takes.
+ */
 function sourceMembers(): Record<string, TSchema> {
   const members: Record<string, TSchema> = {};
   const ordered = [CURRENT_SOURCE_WRITES.metric, ...Object.values(CURRENT_SOURCE_WRITES)];
@@ -109,7 +113,8 @@ const SOURCE_MEMBERS = sourceMembers();
 export const sourceSpecSchema = object(
   {
     name: described(required, 'Source name in the API; what live sources are matched by.'),
-    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (log: from, defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).' }),
+    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (log: from, ' +
+      'defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).' }),
     ...optional({
       connection: nameOf('Connection', 'connection'),
       connectionId: described(objectId, 'Id of the connection (instead of connection).'),
@@ -127,7 +132,9 @@ const secretMap = (what: string) =>
   readable(
     Type.Record(Type.String({ minLength: 1 }), secretRefSchema, {
       maxProperties: what === 'headers' ? W.maxHeaders : W.maxQueryParams,
-      description: `Write-only ${what}, each value a secret reference: the whole map is sent once per new value of any entry (the service never returns them), compared by HMACs kept in the state file. {} clears them; left out, the live ones are kept.`,
+      description: `Write-only ${what}, each value a secret reference: the whole map is sent once per new value of ` +
+        `any entry (the service never returns them), compared by HMACs kept in the state file. {} clears ` +
+        `them; left out, the live ones are kept.`,
     }),
   );
 
@@ -135,7 +142,8 @@ export const webhookSpecSchema = object({
   name: described(Type.String({ minLength: 1, maxLength: W.nameMaxLength }), 'Webhook name in the API; with service, what live webhooks are matched by (unique per service).'),
   service: oneOf(CURRENT_WEBHOOK_WRITE_SERVICES, { description: 'slack, incidentio or generic.' }),
   ...optional({
-    url: described(secretRefSchema, 'Where notifications go (a secret: webhook URLs carry tokens); compared with the live URL, shown as (sensitive). Needed to create one; left out, the live URL is kept.'),
+    url: described(secretRefSchema, 'Where notifications go (a secret: webhook URLs carry tokens); compared with the live URL, shown ' +
+      'as (sensitive). Needed to create one; left out, the live URL is kept.'),
     description: Type.String({ maxLength: W.descriptionMaxLength }),
     body: described(Type.String({ maxLength: W.bodyMaxLength }), 'Payload template (generic webhooks).'),
     headers: secretMap('headers'),

@@ -90,7 +90,8 @@ const forEachSchema = Type.Union(
       description: 'Variable name → list of values: one resource per combination, in order.',
     }),
   ],
-  { description: 'One resource per item: ${name} in this manifest takes the item\'s value; metadata.name must use a variable that tells the items apart. At most 1,000 items.' },
+  { description: 'One resource per item: ${name} in this manifest takes the item\'s value; metadata.name must use ' +
+    'a variable that tells the items apart. At most 1,000 items.' },
 );
 
 export const metadataSchema = object(
@@ -182,11 +183,14 @@ function withSecretRefs(block: TSchema, family: PipeFamily): JsonSchema {
 }
 
 const BORN_BLOCK_DESCRIPTIONS: Record<PipeFamily, string> = {
-  kafka: 'A Kafka-compatible source: type (kafka, confluent, msk, azureeventhub, redpanda, warpstream, gcmk, dokafka), format, brokers, topics, authentication with credentials.',
-  objectStorage: 'Files in object storage: type (s3, gcs, azureblobstorage), format, url (or path and azureContainerName), authentication with accessKey, iamRole or connectionString.',
+  kafka: 'A Kafka-compatible source: type (kafka, confluent, msk, azureeventhub, redpanda, warpstream, ' +
+    'gcmk, dokafka), format, brokers, topics, authentication with credentials.',
+  objectStorage: 'Files in object storage: type (s3, gcs, azureblobstorage), format, url (or path and ' +
+    'azureContainerName), authentication with accessKey, iamRole or connectionString.',
   kinesis: 'An Amazon Kinesis stream: format, streamName, region, iteratorType, authentication with accessKey or iamRole.',
   pubsub: 'A Google Pub/Sub topic (limited preview): format, projectId, topic, seekType, authentication with a service account key.',
-  postgres: 'A Postgres database (CDC): type (postgres, supabase, neon, alloydb, …), host, port, database, credentials, settings, and the full list of tableMappings.',
+  postgres: 'A Postgres database (CDC): type (postgres, supabase, neon, alloydb, …), host, port, database, ' +
+    'credentials, settings, and the full list of tableMappings.',
   mysql: 'A MySQL or MariaDB database (CDC): type, host, port, credentials, settings (replicationMode required), and the full list of tableMappings.',
   mongodb: 'A MongoDB database (CDC): uri, readPreference, credentials, settings (replicationMode required), and the full list of tableMappings.',
   bigquery: 'A BigQuery dataset, snapshot only (every change after create needs a replace): snapshotStagingPath, settings, credentials, tableMappings.',
@@ -212,7 +216,9 @@ export const bornPipeSpecSchema = object({
   ...optional({
     description: Type.String({ description: 'Free text.' }),
     fieldMappings: Type.Array(fieldMappingSchema, { description: 'Source field → destination column.' }),
-    scaling: described(pipeScalingBodySchema, 'kafka, kinesis and objectStorage pipes: replicas 1–40, replicaCpuMillicores 125–2000, replicaMemoryGb 0.5–8; concurrency (0–34, deprecated) for objectStorage only (database pipes share the service\'s CDC scaling, which no pipe\'s manifest sets).'),
+    scaling: described(pipeScalingBodySchema, 'kafka, kinesis and objectStorage pipes: replicas 1–40, replicaCpuMillicores 125–2000, ' +
+      'replicaMemoryGb 0.5–8; concurrency (0–34, deprecated) for objectStorage only (database pipes ' +
+      'share the service\'s CDC scaling, which no pipe\'s manifest sets).'),
     settings: described(currentPipeSettingsSchema, 'Engine and ingestion settings, with the bounds the service enforces.'),
     state: oneOf(PIPE_DESIRED_STATES, { default: 'Running', description: 'Running (default) or Stopped: converged with the state operation (start, stop).' }),
     ignoreDifferences: ignoreDifferencesSchema,
@@ -228,7 +234,8 @@ export const pipeSpecSchema = readable(Type.Unsafe<Static<typeof existingPipeSpe
   if: { required: ['pipeId'] },
   then: existingPipeSpecSchema,
   else: bornPipeSpecSchema,
-  description: 'With pipeId: an existing pipe, of which the manifest holds the members Update pipe can change. Without: a pipe born in Git (name, source, destination, …, state).',
+  description: 'With pipeId: an existing pipe, of which the manifest holds the members Update pipe can change. ' +
+    'Without: a pipe born in Git (name, source, destination, …, state).',
 }));
 
 // ---------------------------------------------------------------- Dashboard
@@ -286,7 +293,8 @@ const manifestTileSchema = object(
     ...optional({
       series: Type.Array(manifestSeriesSchema, {
         description:
-          "The chart in the seed's format (old format). Sent as series to a seed-profile target (by dataSource), and as the equivalent config to a current one (by source), where it maps exactly.",
+          "The chart in the seed's format (old format). Sent as series to a seed-profile target (by " +
+            "dataSource), and as the equivalent config to a current one (by source), where it maps exactly.",
       }),
       config: manifestTileConfigSchema,
       containerId: Type.String({ minLength: 1, maxLength: CURRENT_DASHBOARD_LIMITS.containerIdMaxLength, description: 'The container (group) the tile is in (current servers).' }),
@@ -295,7 +303,8 @@ const manifestTileSchema = object(
   },
   {
     description:
-      'A tile; `name` is its key within the dashboard (ids are assigned by the service and kept across updates). Give series or config, or neither: then the live chart is kept as it is.',
+      'A tile; `name` is its key within the dashboard (ids are assigned by the service and kept across ' +
+        'updates). Give series or config, or neither: then the live chart is kept as it is.',
     not: { required: ['series', 'config'] },
   },
 );
@@ -323,7 +332,9 @@ export const dashboardSpecSchema = object({
     tiles: tileList(manifestTileSchema, { description: 'Tiles; each name unique in the dashboard. Default: none.' }),
     ownsAllTiles: Type.Boolean({
       description:
-        'true: these tiles are the whole dashboard. An update (which replaces the tile list) then also deletes tiles a GET does not return (PromQL tiles); without it, a dashboard that may hold such tiles is never updated.',
+        'true: these tiles are the whole dashboard. An update (which replaces the tile list) then also ' +
+          'deletes tiles a GET does not return (PromQL tiles); without it, a dashboard that may hold such ' +
+          'tiles is never updated.',
     }),
     filters: Type.Array(manifestFilterSchema, { description: 'The filters (variables), in order; each name unique. Left out, the live ones are kept as they are (current servers).' }),
     containers: Type.Array(CurrentDashboardContainer, { maxItems: CURRENT_DASHBOARD_LIMITS.maxContainers, description: 'Groups and tabs that tiles name by containerId and tabId. Left out, the live ones are kept (current servers).' }),
@@ -354,7 +365,8 @@ const manifestChannelSchema = object(
     }),
   },
   {
-    description: 'Where notifications go: {type: webhook, webhook: <name>} or {type: webhook, webhookId: …}, or {type: email, emailRecipients: […]} (managed service).',
+    description: 'Where notifications go: {type: webhook, webhook: <name>} or {type: webhook, webhookId: …}, or ' +
+      '{type: email, emailRecipients: […]} (managed service).',
     if: { properties: { type: { const: 'email' } } },
     then: { required: ['emailRecipients'], properties: { webhookId: false, webhook: false } },
     else: { oneOf: [{ required: ['webhookId'] }, { required: ['webhook'] }], properties: { emailRecipients: false } },
@@ -376,7 +388,9 @@ export const alertSpecSchema = object(
     interval: described(alertConfigMembers.interval, 'How often the alert is evaluated.'),
     source: oneOf(MANIFEST_ALERT_SOURCES, {
       description:
-        "tile: watch a dashboard tile (needs dashboard and tile); saved_search: watch a saved search (needs savedSearch or savedSearchId). The seed's word search is read as saved_search; each target is sent the word its servers take.",
+        "tile: watch a dashboard tile (needs dashboard and tile); saved_search: watch a saved search " +
+          "(needs savedSearch or savedSearchId). The seed's word search is read as saved_search; each " +
+          "target is sent the word its servers take.",
     }),
     groupBy: described(alertConfigMembers.groupBy, 'Field to group the evaluation by.'),
     ...optional({
@@ -441,16 +455,20 @@ export const SPEC_SCHEMAS = {
 } satisfies Record<Kind, JsonSchema>;
 
 const KIND_DESCRIPTIONS: Record<Kind, string> = {
-  Pipe: 'An ingestion pipe (managed targets only): born in Git (created, updated, started and stopped, pruned) or, with pipeId, an existing one updated to match.',
+  Pipe: 'An ingestion pipe (managed targets only): born in Git (created, updated, started and stopped, ' +
+    'pruned) or, with pipeId, an existing one updated to match.',
   Connection: 'A database connection sources query through (self-hosted targets; a managed service makes its own, which manifests name).',
   Source: 'A source of observability data (logs, traces, metrics, sessions) on a connection.',
   Dashboard: 'An observability dashboard with its tiles.',
   SavedSearch: 'A saved search on a source, which alerts may watch.',
   Webhook: 'A webhook alerts notify (Slack, incident.io or a generic HTTP endpoint).',
   Alert: 'An alert on a dashboard tile or a saved search.',
-  Role: 'A ClickStack role of a managed service (api profile current): a named set of permissions. Predefined roles are the service\'s own and are never changed.',
+  Role: 'A ClickStack role of a managed service (api profile current): a named set of permissions. ' +
+    'Predefined roles are the service\'s own and are never changed.',
   PipeCdcScaling:
-    "The CDC scaling of a managed service (api profile current): one sizing shared by all its database pipes. At most one manifest per target; the service has it once a database pipe is provisioned; never deleted (without a manifest it is simply not managed).",
+    "The CDC scaling of a managed service (api profile current): one sizing shared by all its " +
+      "database pipes. At most one manifest per target; the service has it once a database pipe is " +
+      "provisioned; never deleted (without a manifest it is simply not managed).",
 };
 
 /** A whole manifest document of one kind, with that kind's spec. */
