@@ -15,9 +15,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { secretRefSchema } from '../../src/schema/config.js';
-import { cdcScalingBodySchema, pipeScalingBodySchema } from '../../src/schema/api-pipes.js';
+import { pipeScalingBodySchema } from '../../src/schema/api-pipes.js';
 import { bornPipeSpecSchema, existingPipeSpecSchema, SPEC_SCHEMAS } from '../../src/schema/manifest.js';
-import { SOURCE_REQUIRED_MEMBERS } from '../../src/schema/manifest-stack.js';
+import type { SOURCE_REQUIRED_MEMBERS } from '../../src/schema/manifest-stack.js';
 import { alertKind } from '../../src/kinds/alert.js';
 import type { Lacked } from '../../src/kinds/kit/lacked.js';
 import { PIPE_LACKED_ON_CURRENT } from '../../src/schema/pipe-sources.js';
