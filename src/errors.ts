@@ -38,7 +38,9 @@ export const ERROR_CODES = {
   E_EMULATOR_DATA: 'the emulator data or seed file is corrupt or invalid',
   E_DAEMON_UNREACHABLE: 'no stacksync daemon answered where stacksync status asked, or not with a status document within its bounds',
   E_PROPOSE_FAILED: 'sync.drift is propose and the drift could not be committed, pushed, or its pull request opened',
-  E_PROPOSE_UNAVAILABLE: 'sync.drift is propose and the drift cannot be proposed: the manifests are no committed git revision (not a checkout, or uncommitted edits), or the daemon was started without a pull core; drift is reported, not proposed',
+  E_PROPOSE_UNAVAILABLE: 'sync.drift is propose and the drift cannot be proposed: the manifests are no committed git ' +
+    'revision (not a checkout, or uncommitted edits), or the daemon was started without a pull core; ' +
+    'drift is reported, not proposed',
   E_INTERNAL: 'a bug in stacksync',
 } as const;
 

@@ -234,7 +234,10 @@ export class Pacer {
       const readyAt = this.nextTokenAt();
       // Infinity: every token is held by a request in flight; its release pumps again.
       if (readyAt === Infinity) return;
-      if (readyAt > this.now()) return this.wakeAt(readyAt);
+      if (readyAt > this.now()) {
+        this.wakeAt(readyAt);
+        return;
+      }
       const lane = this.lanes[index] as LaneState;
       const waiter = firstWaiting(lane) as Waiter;
       this.turn = index + 1;

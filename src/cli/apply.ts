@@ -44,9 +44,13 @@ export const applyCommand: CommandFactory = (setExitCode) =>
     new Command('apply')
       .summary('apply the manifests to the API')
       .description(
-        'Plan, then carry the changes out through a rate-limited queue per target: dashboards before the alerts that watch them, alert deletes before dashboard deletes, ' +
-          'a failed change skipping only what depends on it. Every completed write is recorded in the state file at once, so an interrupted apply resumes without duplicates.\n' +
-          'With --plan FILE (written by plan --out) it applies exactly that plan: it plans again and refuses, writing nothing, when the manifests, the state file or the live state of any planned resource differ from when the plan was made.\n' +
+        'Plan, then carry the changes out through a rate-limited queue per target: dashboards before the ' +
+          'alerts that watch them, alert deletes before dashboard deletes, ' +
+          'a failed change skipping only what depends on it. Every completed write is recorded in the ' +
+            'state file at once, so an interrupted apply resumes without duplicates.\n' +
+          'With --plan FILE (written by plan --out) it applies exactly that plan: it plans again and ' +
+            'refuses, writing nothing, when the manifests, the state file or the live state of any planned ' +
+            'resource differ from when the plan was made.\n' +
           'A target whose manifests have errors gets no writes at all (the plan still shows what it would do), unless --allow-partial.\n' +
           'Exit codes: 0 everything applied, 1 anything failed (or bad manifests, a refused prune, a stale saved plan).',
       ),
@@ -55,11 +59,17 @@ export const applyCommand: CommandFactory = (setExitCode) =>
     .option('--prune', 'delete resources stacksync created that no manifest names any more (default: sync.prune)')
     .option('--force', 'let a prune exceed sync.maxDeletes / sync.maxDeletePercent, or run on an empty manifests directory')
     .option('--adopt', 'take over same-named live resources stacksync did not create (default: sync.adopt)')
-    .option('--allow-partial', 'apply the valid manifests of a target even though others of it have errors (default: a target with manifest errors gets no writes; its deletes never run)')
-    .option('--allow-replace', 'let a change of a create-only member delete the resource and create it again (a pipe: its data is loaded again); without it such a change fails, unless its manifest says stacksync.io/replace: allow')
-    .option('--wait <duration>', 'how long to wait for each pipe created, started or stopped to settle (Running, Snapshot, Completed; Stopped, Paused), and for the CDC scaling to show a new sizing, e.g. 30s, 10m; 0 waits only where a later step needs it', DEFAULT_WAIT)
+    .option('--allow-partial', 'apply the valid manifests of a target even though others of it have errors (default: a target ' +
+      'with manifest errors gets no writes; its deletes never run)')
+    .option('--allow-replace', 'let a change of a create-only member delete the resource and create it again (a pipe: its data ' +
+      'is loaded again); without it such a change fails, unless its manifest says ' +
+      'stacksync.io/replace: allow')
+    .option('--wait <duration>', 'how long to wait for each pipe created, started or stopped to settle (Running, Snapshot, ' +
+      'Completed; Stopped, Paused), and for the CDC scaling to show a new sizing, e.g. 30s, 10m; 0 ' +
+      'waits only where a later step needs it', DEFAULT_WAIT)
     .addOption(new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'))
-    .option('--plan <file>', 'apply the plan saved by `plan --out FILE`, exactly, or nothing if anything it was computed from changed (its --target, --prune and --adopt come with it)')
+    .option('--plan <file>', 'apply the plan saved by `plan --out FILE`, exactly, or nothing if anything it was computed from ' +
+      'changed (its --target, --prune and --adopt come with it)')
     .addOption(lockTimeoutOption())
     .action(async (flags: ApplyFlags) => {
       const waitMs = parseWait(flags.wait);

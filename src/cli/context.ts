@@ -54,7 +54,8 @@ export interface LockFlags {
 export function lockTimeoutOption(): Option {
   return new Option(
     '--lock-timeout <duration>',
-    `how long to wait while another stacksync process writes the same state file, e.g. 30s, 2m, 0 (default ${DEFAULT_LOCK_TIMEOUT_MS / 1000}s); then exit 1 naming it`,
+    `how long to wait while another stacksync process writes the same state file, e.g. 30s, 2m, 0 ` +
+      `(default ${DEFAULT_LOCK_TIMEOUT_MS / 1000}s); then exit 1 naming it`,
   ).argParser(parseLockTimeout);
 }
 
@@ -225,7 +226,9 @@ function heldByLeader(error: unknown): unknown {
   if (!(error instanceof StacksyncError) || error.code !== 'E_STATE_LOCKED' || error.details?.['command'] !== LEADER_COMMAND) return error;
   return new StacksyncError(
     'E_STATE_LOCKED',
-    `${error.message}. That is a daemon elected leader: it holds the state for as long as it runs, so waiting longer will not help. Commit the change and let the daemon apply it (POST /-/reload to do it now), or stop the daemon's replicas for the time of this apply`,
+    `${error.message}. That is a daemon elected leader: it holds the state for as long as it runs, ` +
+      `so waiting longer will not help. Commit the change and let the daemon apply it (POST /-/reload ` +
+      `to do it now), or stop the daemon's replicas for the time of this apply`,
     { ...(error.subject === undefined ? {} : { subject: error.subject }), details: error.details, cause: error },
   );
 }
@@ -244,7 +247,9 @@ async function loadConfigFrom(flags: CommonFlags, env: Env) {
   if (noConfigGiven(flags, env)) {
     throw new StacksyncError(
       'E_CONFIG_INVALID',
-      `no config file at ${chosen.path}; pass -c FILE, set STACKSYNC_CONFIG, or try 'stacksync run --embedded' to use the built-in emulator (config/ holds configs to start from: config/emulator.yaml for a local 'stacksync emulator', config/production.yaml, config/ci.yaml)`,
+      `no config file at ${chosen.path}; pass -c FILE, set STACKSYNC_CONFIG, or try 'stacksync run ` +
+        `--embedded' to use the built-in emulator (config/ holds configs to start from: ` +
+        `config/emulator.yaml for a local 'stacksync emulator', config/production.yaml, config/ci.yaml)`,
       { location: { file: chosen.path } },
     );
   }

@@ -69,7 +69,9 @@ export function reportExport(outcome: ExportOutcome, flags: Pick<ExportFlags, 'o
   const out = displayPath(flags.out);
   const config = flags.config !== undefined ? ` -c ${flags.config}` : '';
   io.stdout(`Exported ${counts} from target ${outcome.target} to ${out}${outcome.adopted ? ', and recorded them in the state file as managed' : ''}.\n`);
-  io.stdout(`Next: stacksync plan${config} -m ${out} --target ${outcome.target}  (expect no changes${outcome.adopted ? '' : "; without --adopt, what is matched by name (dashboards, alerts, pipes without a pipeId) shows as 'adopt' until applied with --adopt"})\n`);
+  io.stdout(`Next: stacksync plan${config} -m ${out} --target ${outcome.target}  (expect no ` +
+    `changes${outcome.adopted ? '' : "; without --adopt, what is matched by name (dashboards, alerts, pipes without a pipeId) " +
+      "shows as 'adopt' until applied with --adopt"})\n`);
 }
 
 /** Relative to the working directory when inside it, else absolute. */

@@ -47,8 +47,10 @@ export const planCommand: CommandFactory = (setExitCode) =>
       .summary('show what apply would change (reads the API, writes nothing)')
       .description(
         'Load and validate the manifests, read the live state of each target (one list call per collection), and print the changes that `apply` would make.\n' +
-          'Resources stacksync manages that no manifest names any more show as "orphan" (as "delete" with --prune): apply leaves them alone unless it prunes.\n' +
-          'Exit codes: 0 no changes (or no --detailed-exitcode; orphans and waiting creates alone are no change), 1 errors (bad manifests, API failure), 2 changes found with --detailed-exitcode.',
+          'Resources stacksync manages that no manifest names any more show as "orphan" (as "delete" with ' +
+            '--prune): apply leaves them alone unless it prunes.\n' +
+          'Exit codes: 0 no changes (or no --detailed-exitcode; orphans and waiting creates alone are no ' +
+            'change), 1 errors (bad manifests, API failure), 2 changes found with --detailed-exitcode.',
       ),
   )
     .option('--target <name>', 'plan only this target (repeatable; default every target)', collect, [])
@@ -68,7 +70,8 @@ export const planCommand: CommandFactory = (setExitCode) =>
     )
     .addHelpText(
       'after',
-      '\nExamples (CI):\n  stacksync plan --output github --detailed-exitcode\n  stacksync plan --output markdown > plan.md    # a PR comment; its first line is <!-- stacksync-plan -->\n' +
+      '\nExamples (CI):\n  stacksync plan --output github --detailed-exitcode\n  stacksync plan ' +
+        '--output markdown > plan.md    # a PR comment; its first line is <!-- stacksync-plan -->\n' +
         '  stacksync plan --out plan.json && stacksync apply --plan plan.json    # apply exactly what was reviewed',
     )
     .action(async (flags: PlanFlags) => {
@@ -151,7 +154,9 @@ async function savePlan(file: string, run: RunPlan, plan: Plan, session: Session
   if (keySalt === undefined) {
     notice(session.logger, logFormat, 'warn', `there is no state key (${key}) yet, and a target’s credentials did not resolve, so apply --plan cannot check this plan and will refuse it`);
   } else {
-    notice(session.logger, logFormat, 'info', `note: there is no state key (${key}) yet, so this plan is sealed with a key derived from the targets’ credentials: apply --plan needs the same ones, and its first run makes that key the state key`);
+    notice(session.logger, logFormat, 'info', `note: there is no state key (${key}) yet, so this plan is sealed with a key derived from the ` +
+      `targets’ credentials: apply --plan needs the same ones, and its first run makes that key the ` +
+      `state key`);
   }
 }
 

@@ -82,7 +82,8 @@ export function formatSettleLine(event: Extract<ApplyEvent, { type: 'settle-prog
  * attempt 2 in 0.4s`, so an unreachable target is seen at once, not after the last attempt.
  */
 export function formatRetryLine(target: string, event: Parameters<NonNullable<ApiHooks['onRetry']>>[0]): string {
-  return `[${target}] ${event.method} ${event.route}: attempt ${event.attempt} of ${event.maxAttempts} failed (${event.why}); attempt ${event.attempt + 1} in ${formatSeconds(event.delayMs)}`;
+  return `[${target}] ${event.method} ${event.route}: attempt ${event.attempt} of ${event.maxAttempts} ` +
+    `failed (${event.why}); attempt ${event.attempt + 1} in ${formatSeconds(event.delayMs)}`;
 }
 
 /** A wait for the rate budget, as the client tells it when it starts. */

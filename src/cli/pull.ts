@@ -31,7 +31,9 @@ export function reportPull(outcome: PullOutcome, dryRun: boolean, io: PullIo): v
   for (const line of notPulledLines(outcome)) io.stderr(`${line}\n`);
   const verb = dryRun ? 'would change' : 'changed';
   const pending = outcome.conflicts.length + outcome.deleted.length;
-  io.stdout(`Pull: ${outcome.files.length} file${outcome.files.length === 1 ? '' : 's'} ${verb}, ${pending} not pulled (conflicts, deletions), ${outcome.errors.length} error${outcome.errors.length === 1 ? '' : 's'}.\n`);
+  io.stdout(`Pull: ${outcome.files.length} file${outcome.files.length === 1 ? '' : 's'} ${verb}, ${pending} ` +
+    `not pulled (conflicts, deletions), ${outcome.errors.length} ` +
+    `error${outcome.errors.length === 1 ? '' : 's'}.\n`);
 }
 
 /** 1 when something differs that pull did not write (or errors), else 2 when files change, else 0. */
@@ -53,10 +55,15 @@ export const pullCommand: CommandFactory = (setExitCode) =>
     new Command('pull')
       .summary('write live edits of managed resources into their manifests, in place')
       .description(
-        'For each managed resource whose live value differs from its manifest (an edit made in the UI), rewrite only the changed members in the manifest\'s own file and document: ' +
+        'For each managed resource whose live value differs from its manifest (an edit made in the UI), ' +
+          'rewrite only the changed members in the manifest\'s own file and document: ' +
           'comments, key order, quoting, flow or block style, anchors, blank lines, line endings and every other document stay byte for byte. ' +
-          'List items are matched by name (a tile added live lands at its place). Secrets are never written; a member written with a ${VAR} or made by a metadata.forEach template is a conflict, reported at its line with the live value. ' +
-          'ignoreDifferences members, server-only members and defaults a manifest leaves out are not written. Unmanaged live resources are not pulled (that is export), and no file is deleted: a managed resource deleted live is reported with its manifest.\n' +
+          'List items are matched by name (a tile added live lands at its place). Secrets are never ' +
+            'written; a member written with a ${VAR} or made by a metadata.forEach template is a conflict, ' +
+            'reported at its line with the live value. ' +
+          'ignoreDifferences members, server-only members and defaults a manifest leaves out are not ' +
+            'written. Unmanaged live resources are not pulled (that is export), and no file is deleted: a ' +
+            'managed resource deleted live is reported with its manifest.\n' +
           'Exit codes: 0 nothing differs, 2 files were (with --dry-run: would be) written, 1 errors, conflicts or resources deleted live.',
       ),
   )
@@ -64,7 +71,9 @@ export const pullCommand: CommandFactory = (setExitCode) =>
     .option('--target <name>', 'pull only from this target (repeatable; default every target)', collect, [])
     .option('--kind <kind>', `pull only this kind: ${KINDS.join(', ')} (repeatable; default all)`, parseKind)
     .option('--dry-run', 'print the unified diff of what would be written, and write nothing')
-    .addHelpText('after', '\nExamples:\n  stacksync pull --dry-run              # the diff, nothing written\n  stacksync pull Dashboard/api-latency  # one resource\n  stacksync plan --detailed-exitcode    # then: 0, what was pulled is in sync')
+    .addHelpText('after', '\nExamples:\n  stacksync pull --dry-run              # the diff, nothing written\n  stacksync ' +
+      'pull Dashboard/api-latency  # one resource\n  stacksync plan --detailed-exitcode    # then: 0, ' +
+      'what was pulled is in sync')
     .action(async (resources: string[], flags: PullFlags) => {
       const subjects = resources.map(parseSubject);
       const env = processEnv();

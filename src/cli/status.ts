@@ -51,7 +51,9 @@ export const statusCommand: CommandFactory = (setExitCode) =>
   new Command('status')
     .summary("ask a running daemon what is in sync, drifted or failing (its status page, in the terminal)")
     .description(
-      "Reads /status from a running `stacksync run` and prints, per target, the last sync (when, revision, outcome, counts, rate-budget wait) and every resource with its status, manifest line, error and the fields a drifted one differs in.\n" +
+      "Reads /status from a running `stacksync run` and prints, per target, the last sync (when, " +
+        "revision, outcome, counts, rate-budget wait) and every resource with its status, manifest line, " +
+        "error and the fields a drifted one differs in.\n" +
         'The daemon is asked at --listen, else at the daemon.listen of the config, else at the default 0.0.0.0:9464 (asked on 127.0.0.1).\n' +
         'Exit codes: 0 nothing in error, 1 a resource in error, a target whose last sync failed, or no daemon answering.',
     )
@@ -99,7 +101,8 @@ async function fetchStatus(address: ListenAddress, from: string, bounds: AnswerB
   const unreachable = (why: string, cause?: unknown): StacksyncError =>
     new StacksyncError(
       'E_DAEMON_UNREACHABLE',
-      `no stacksync daemon answered at ${url} (${why}); the address came from ${from}: start one with \`stacksync run\`, or pass --listen HOST:PORT as it was started with`,
+      `no stacksync daemon answered at ${url} (${why}); the address came from ${from}: start one with ` +
+        `\`stacksync run\`, or pass --listen HOST:PORT as it was started with`,
       { subject: url, ...(cause === undefined ? {} : { cause }) },
     );
   const unusable = (why: string): StacksyncError =>

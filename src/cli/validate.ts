@@ -154,7 +154,9 @@ function summary(report: Report): string {
   const counts = KIND_ORDER.filter((kind) => (byCount[kind] ?? 0) > 0).map((kind) => countOf(kind, byCount[kind] ?? 0));
   const status = report.errors.length > 0 ? 'failed' : 'ok';
   const byKind = counts.length > 0 ? ` (${counts.join(', ')})` : '';
-  return `validate ${status}: ${plural(report.errors.length, 'error')}, ${plural(report.warnings.length, 'warning')}; ${plural(report.resources.length, 'valid resource')} in ${report.dir}${byKind}`;
+  return `validate ${status}: ${plural(report.errors.length, 'error')}, ` +
+    `${plural(report.warnings.length, 'warning')}; ` +
+    `${plural(report.resources.length, 'valid resource')} in ${report.dir}${byKind}`;
 }
 
 /** `--output json`: the whole report as one object, problems in the shape `plan --output json` gives them. */

@@ -216,7 +216,8 @@ function proposeProblems(raw: DefaultedConfigFile, locate: Locate): ConfigProble
   for (const target of raw.targets) {
     if (proposalBranch(template, target.name) !== propose.base) continue;
     problems.push({
-      message: `sync.propose.branch: would be ${propose.base} for target ${target.name}, the branch the daemon syncs from (sync.propose.base); a proposal must go to a branch of its own`,
+      message: `sync.propose.branch: would be ${propose.base} for target ${target.name}, the branch the daemon ` +
+        `syncs from (sync.propose.base); a proposal must go to a branch of its own`,
       location: locate(['sync', 'propose', propose.branch === undefined ? 'base' : 'branch']),
     });
   }
@@ -274,7 +275,8 @@ function stateProblems(state: DefaultedConfigFile['state'], locate: Locate): Con
     for (const { member, max } of KUBERNETES_NAMES) {
       const value = state[member];
       if (typeof value === 'string' && (value.length > max || !DNS_LABEL.test(value))) {
-        problems.push({ message: `state.${member}: must be a DNS label of at most ${max} characters (lower-case letters, digits and -, starting and ending with a letter or digit)`, location: locate(['state', member]) });
+        problems.push({ message: `state.${member}: must be a DNS label of at most ${max} characters (lower-case letters, digits ` +
+          `and -, starting and ending with a letter or digit)`, location: locate(['state', member]) });
       }
     }
   }

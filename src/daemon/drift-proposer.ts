@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { proposalBranch } from '../config/propose.js';
 import { resolveSecret } from '../config/secrets.js';
-import { errorCodeOf, StacksyncError, type ErrorCode } from '../errors.js';
+import { errorCodeOf, StacksyncError } from '../errors.js';
 import type { Config, Target } from '../model/config.js';
 import type { Change } from '../model/plan.js';
 import type { ReconcileContext, RunPlan } from '../reconcile/reconcile.js';

@@ -124,7 +124,8 @@ async function control(options: HttpHandlers, request: IncomingMessage, url: URL
     known = await options.control.setSuspended(target, suspend, note);
   } catch (error) {
     options.logger?.error({ err: error, target }, suspend ? 'could not record a suspension' : 'could not record a resume');
-    return { status: 503, body: `the ${suspend ? 'suspension' : 'resume'} of target ${target} could not be recorded in the state file: ${error instanceof Error ? error.message : String(error)}\n` };
+    return { status: 503, body: `the ${suspend ? 'suspension' : 'resume'} of target ${target} could not be recorded in the state ` +
+      `file: ${error instanceof Error ? error.message : String(error)}\n` };
   }
   if (!known) return { status: 404, body: `target ${target} is not configured\n` };
   options.logger?.info({ target, ...note }, suspend ? 'target suspended through POST /-/suspend' : 'target resumed through POST /-/resume');

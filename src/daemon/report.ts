@@ -47,7 +47,10 @@ export function createSyncReporter(to: ReportTo): SyncReporter {
 
 function tellPerson(write: (text: string) => void, finished: FinishedSync, next: NextSync | undefined, repeated: boolean): void {
   const again = againLine(finished, next);
-  if (repeated && again !== undefined) return write(`[${finished.time}] ${finished.target}: ${again}\n`);
+  if (repeated && again !== undefined) {
+    write(`[${finished.time}] ${finished.target}: ${again}\n`);
+    return;
+  }
   const account = finished.account ? describeSync(finished.account) : `[${finished.time}] ${finished.target}: ${finished.trigger} sync failed: ${failureText(finished.failure)}\n`;
   write(account + (again !== undefined && next?.trigger === 'retry' ? `[${finished.time}] ${finished.target}: ${again}\n` : ''));
 }

@@ -55,7 +55,9 @@ export function resyncSlots(targets: readonly Target[], intervalMs: number, fing
   for (const group of budgetGroups(targets, fingerprint)) {
     if (group.length < 2) continue;
     const cycleMs = groupIntervalMs(group, intervalMs);
-    group.forEach((target, index) => slots.set(target.name, { intervalMs: cycleMs, offsetMs: Math.round((index * cycleMs) / group.length) }));
+    group.forEach((target, index) => {
+      slots.set(target.name, { intervalMs: cycleMs, offsetMs: Math.round((index * cycleMs) / group.length) });
+    });
   }
   return slots;
 }

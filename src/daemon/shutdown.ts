@@ -73,7 +73,8 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
       log?.error({ graceMs: options.graceMs }, 'shutdown grace period expired; the state file may be behind');
       exitOnce(1);
     }, options.graceMs);
-    stopCleanly(options.onFirstSignal, signal, log).then((code) => {
+    // Not awaited: a signal handler returns at once; stopCleanly never rejects (a failure is exit code 1).
+    void stopCleanly(options.onFirstSignal, signal, log).then((code) => {
       timers.clearTimeout(grace);
       exitOnce(code);
     });

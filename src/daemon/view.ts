@@ -104,7 +104,9 @@ export function countFlags(flagged: readonly (readonly StatusFlag[])[]): Record<
  */
 export function readinessText(document: Pick<StatusDocument, 'ready' | 'targets' | 'role' | 'leader'>): string {
   // Under run --leader-elect: a standby reconciles nothing, so its targets' facts are not news.
-  if (document.role === 'standby') return `standby, not reconciling; ${document.leader ? `the leader is pid ${document.leader.pid} on host ${document.leader.host}, since ${formatTime(document.leader.since)}` : 'no leader is known'}`;
+  if (document.role === 'standby') return `standby, not reconciling; ` +
+    `${document.leader ? `the leader is pid ${document.leader.pid} on host ${document.leader.host}, ` +
+      `since ${formatTime(document.leader.since)}` : 'no leader is known'}`;
   if (document.role === 'leader') return `leader; ${targetReadiness(document)}`;
   return targetReadiness(document);
 }
@@ -131,7 +133,8 @@ export function describeCounts(counts: Readonly<Record<StatusFlag, number>>): st
 export function targetFacts(status: TargetStatus): [string, string][] {
   const facts: [string, string][] = [];
   if (status.lastSyncAt === undefined) facts.push(['last sync', status.syncing ? 'the first sync is running' : 'not synced yet']);
-  else facts.push(['last sync', `${formatTime(status.lastSyncAt)}, ${status.lastResult === 'success' ? 'succeeded' : 'failed'}${status.lastSyncSeconds === undefined ? '' : ` in ${seconds(status.lastSyncSeconds)}`}`]);
+  else facts.push(['last sync', `${formatTime(status.lastSyncAt)}, ` +
+    `${status.lastResult === 'success' ? 'succeeded' : 'failed'}${status.lastSyncSeconds === undefined ? '' : ` in ${seconds(status.lastSyncSeconds)}`}`]);
   if (status.revision !== undefined) facts.push(['revision', status.uncommitted === true ? `working tree (uncommitted changes) on ${status.revision}` : status.revision]);
   facts.push(['resources', describeCounts(countFlags(status.resources.map(flagsOf)))]);
   facts.push(['rate-budget wait', rateWait(status)]);

@@ -92,7 +92,9 @@ export function holdBackBlocked(input: HoldBackInput): HeldBackWrites {
   const error = (change: Change): string =>
     input.blocked
       ? `the manifests of target ${input.target} have errors, so nothing is written to it until they are fixed (apply --allow-partial applies the valid ones)`
-      : `the manifests of tenant ${change.tenant ?? '(none recorded)'} have errors, so nothing of it is written to target ${input.target} until they are fixed (apply --allow-partial applies the valid ones)`;
+      : `the manifests of tenant ${change.tenant ?? '(none recorded)'} have errors, so nothing of it is ` +
+        `written to target ${input.target} until they are fixed (apply --allow-partial applies the valid ` +
+        `ones)`;
   const held = new Map<string, ChangeResult>();
   const changes: Change[] = [];
   for (const change of input.changes) {
@@ -109,7 +111,8 @@ export function writesHeldBack(target: string, changes: readonly Change[], block
   const writes = changes.filter(changeWrites).length;
   if (writes === 0) return [];
   const what = `${writes} change${writes === 1 ? '' : 's'}`;
-  const message = `${what} of target ${target} held back: its manifests have errors, so nothing is applied to it until they are fixed (apply --allow-partial applies the valid ones)`;
+  const message = `${what} of target ${target} held back: its manifests have errors, so nothing is applied to it ` +
+    `until they are fixed (apply --allow-partial applies the valid ones)`;
   return [{ target, code: 'E_MANIFEST_BLOCKED', message }];
 }
 
@@ -120,6 +123,8 @@ export function tenantWritesHeldBack(target: string, changes: readonly Change[],
     const writes = changes.filter((change) => change.tenant === tenant && changeWrites(change)).length;
     if (writes === 0) return [];
     const what = `${writes} change${writes === 1 ? '' : 's'}`;
-    return [{ target, code: 'E_MANIFEST_BLOCKED' as const, message: `${what} of tenant ${tenant} to target ${target} held back: its manifests have errors, so nothing of it is applied until they are fixed (other tenants apply; apply --allow-partial applies its valid ones)` }];
+    return [{ target, code: 'E_MANIFEST_BLOCKED' as const, message: `${what} of tenant ${tenant} to target ${target} held back: its manifests have errors, so ` +
+      `nothing of it is applied until they are fixed (other tenants apply; apply --allow-partial ` +
+      `applies its valid ones)` }];
   });
 }

@@ -14,7 +14,8 @@ import { openSettleWindow, type IntentTiming } from '../kinds/shared/intents.js'
 
 /** What a waiting create says, with its deadline (`HH:MM UTC`). */
 export function waitingNote(until: string): string {
-  return `waiting for an earlier create that may still land, until ${clockTime(until)}; it is taken back if it lands, and created by the first run after that if it does not`;
+  return `waiting for an earlier create that may still land, until ${clockTime(until)}; it is taken back ` +
+    `if it lands, and created by the first run after that if it does not`;
 }
 
 /**

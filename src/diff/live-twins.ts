@@ -67,7 +67,8 @@ function twinChange(target: string, owner: Change, owned: Named, twin: Named): C
     warnings: [],
     code: 'E_CONFLICT',
     error:
-      `conflict: a second live ${kind} named "${twin.name ?? ''}" (id ${twin.id}) is not in the inventory; stacksync manages id ${owned.id} for ${kind}/${owner.name}. ` +
+      `conflict: a second live ${kind} named "${twin.name ?? ''}" (id ${twin.id}) is not in the ` +
+        `inventory; stacksync manages id ${owned.id} for ${kind}/${owner.name}. ` +
       `--adopt leaves it alone (the manifest already has its resource) and --prune does not delete it (prune deletes only what the inventory holds): ` +
       `delete or rename it in the API`,
   };

@@ -142,7 +142,8 @@ export function guardDeletes(input: DeleteGuardInput): GuardedChanges {
 function deleteRefusal(input: DeleteGuardInput, deletes: number): PlanError | undefined {
   const { target } = input;
   if (input.emptySnapshot && !input.caps.force) {
-    const message = `prune refused: the manifests directory holds no resources, so all ${deletes} managed resources of target ${target} would be deleted; rerun with --force if that is what you want`;
+    const message = `prune refused: the manifests directory holds no resources, so all ${deletes} managed resources ` +
+      `of target ${target} would be deleted; rerun with --force if that is what you want`;
     return { target, code: 'E_PRUNE_REFUSED', message };
   }
   const check = checkPruneCaps(input.changes, input.caps);
@@ -163,6 +164,7 @@ export function pruneHeldBack(target: string, requested: boolean, blocked: boole
   return [...heldTenants].sort().map((tenant) => ({
     target,
     code: 'E_PRUNE_REFUSED' as const,
-    message: `prune held back for tenant ${tenant} on target ${target}: its manifests have errors, so nothing it created (nor anything no tenant is recorded for) is deleted until they are fixed`,
+    message: `prune held back for tenant ${tenant} on target ${target}: its manifests have errors, so nothing ` +
+      `it created (nor anything no tenant is recorded for) is deleted until they are fixed`,
   }));
 }

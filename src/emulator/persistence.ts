@@ -127,7 +127,7 @@ export class DataWriter {
 
   /** Writes any pending change now and waits for it; throws when that write fails. */
   async flush(): Promise<void> {
-    if (this.writing) await this.writing;
+    if (this.writing !== undefined) await this.writing;
     if (!this.dirty) return;
     if (!(await this.run())) {
       const reason = this.lastError instanceof Error ? `: ${this.lastError.message}` : '';

@@ -194,8 +194,12 @@ export function seedWorkspace(owner: string, idFormat: IdFormat, seeded: SeedSta
     dashboards: new Map(),
     alerts: new Map(),
   };
-  (seeded.dashboards ?? []).forEach((entry, index) => atIndex('dashboards', index, () => createDashboard(ws, withoutId(entry), nowMs, seededIdOf(entry, idFormat, nowMs))));
-  (seeded.alerts ?? []).forEach((entry, index) => atIndex('alerts', index, () => createAlert(ws, withoutId(entry), nowMs, seededIdOf(entry, idFormat, nowMs))));
+  (seeded.dashboards ?? []).forEach((entry, index) => {
+    atIndex('dashboards', index, () => createDashboard(ws, withoutId(entry), nowMs, seededIdOf(entry, idFormat, nowMs)));
+  });
+  (seeded.alerts ?? []).forEach((entry, index) => {
+    atIndex('alerts', index, () => createAlert(ws, withoutId(entry), nowMs, seededIdOf(entry, idFormat, nowMs)));
+  });
   return ws;
 }
 

@@ -14,7 +14,7 @@ import { MANAGED_MARK } from '../schema/config.js';
 import type { ErrorObject } from 'ajv';
 import { toIssues, validatorOf } from '../schema/validate.js';
 import { manifestSchemaFor } from '../manifests/validate.js';
-import { descriptorOf, DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type KindAccess, type LiveState } from '../kinds/index.js';
+import { DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type KindAccess, type LiveState } from '../kinds/index.js';
 import { assignKeys } from '../kinds/shared/export-names.js';
 import { SENSITIVE } from '../model/plan.js';
 import { holdsSecret, redactSecrets } from '../support/redaction.js';

@@ -84,7 +84,8 @@ export async function writeExportFiles(files: readonly ExportFile[], options: { 
       const first = existing.slice(0, 3).map((file) => file.path);
       throw new StacksyncError(
         'E_USAGE',
-        `refusing to overwrite ${existing.length} existing file${existing.length > 1 ? 's' : ''} (${first.join(', ')}${existing.length > 3 ? ', …' : ''}); pass --force to replace them`,
+        `refusing to overwrite ${existing.length} existing file${existing.length > 1 ? 's' : ''} ` +
+          `(${first.join(', ')}${existing.length > 3 ? ', …' : ''}); pass --force to replace them`,
         { subject: first[0] },
       );
     }

@@ -377,6 +377,7 @@ export function defineKind<D extends DesiredBase, L extends LiveBase, M extends 
  * descriptor, so that import would be a cycle).
  */
 // Empty here on purpose: the kinds' folders fill it in by declaration merging.
+// biome-ignore lint/suspicious/noEmptyInterface: declaration merging needs an interface, not a type alias
 export interface KindTypes {}
 
 /** The descriptor type of `K`, as its folder registers it. */

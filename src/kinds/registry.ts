@@ -22,6 +22,7 @@ export const KIND_DESCRIPTORS = [pipeKind, connectionKind, sourceKind, dashboard
 
 /** Any registered descriptor, its own types erased: what the generic stages hold. */
 // Each descriptor's own types are erased here: stages see its resources through the base types.
+// biome-ignore lint/suspicious/noExplicitAny: the erased form accepts every descriptor, whatever its type parameters
 export type AnyKindDescriptor = KindDescriptor<any, any, any, any>;
 
 /** A plan of any kind, its outcome's type erased as the descriptors' own types are. */

@@ -93,7 +93,7 @@ export class ParseCache {
    */
   sharedRead(key: string, read: () => Promise<Snapshot>): Promise<Snapshot> {
     let snapshot = this.#reads.get(key);
-    if (snapshot) this.#stats.sharedReads += 1;
+    if (snapshot !== undefined) this.#stats.sharedReads += 1;
     else {
       snapshot = read().finally(() => this.#reads.delete(key));
       this.#reads.set(key, snapshot);
@@ -127,7 +127,7 @@ export class ParseCache {
       },
       get: (key) => {
         const entry = this.#entries.get(key);
-        if (entry) {
+        if (entry !== undefined) {
           used.keys.add(key);
           this.#stats.reused += 1;
         }

@@ -202,7 +202,7 @@ async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits
     const key = file.key ?? (session && file.bytes ? contentKey(file.bytes) : undefined);
     if (key !== undefined && file.bytes && file.stats) session?.remember(file.real, file.stats, key);
     const known = key === undefined ? undefined : session?.get(key);
-    if (known) {
+    if (known !== undefined) {
       results.push(known);
       continue;
     }
@@ -235,7 +235,9 @@ async function parseBatch(batch: readonly { bytes: Uint8Array; result: Deferred 
     for (const miss of batch) miss.result.reject(error);
     return;
   }
-  batch.forEach((miss, index) => miss.result.resolve(freeze(texts[index] as ParsedText)));
+  batch.forEach((miss, index) => {
+    miss.result.resolve(freeze(texts[index] as ParsedText));
+  });
 }
 
 function batches<T extends { bytes: Uint8Array }>(items: readonly T[]): T[][] {
@@ -471,7 +473,9 @@ async function placeProblems(found: readonly FoundProblem[], files: ReadonlyMap<
         return { index: node.doc.index, pointer: node.pointer, at: node.at };
       });
       const located = await locateSafely(parser, bytes, requests);
-      located.forEach((position, i) => position && positions.set(indexes[i] as number, position));
+      located.forEach((position, i) => {
+        if (position) positions.set(indexes[i] as number, position);
+      });
     }),
   );
   return found.map(({ node: _node, ...problem }, index) => {

@@ -110,7 +110,9 @@ function checkTarget(entry: Entry, config: Config, report: Report): void {
   const manifest = entry.manifest;
   for (const named of (manifest && descriptorOf(kind).manifests.namedByName?.(manifest)) ?? []) {
     if (accessOf(named.kind, target.variant, profile) !== 'none') continue;
-    const why = `target ${target.name} (${target.variant}, api profile ${profile}) has no ${pluralOf(named.kind)} to look "${named.name}" up in; name it by id with ${named.idMember} instead`;
+    const why = `target ${target.name} (${target.variant}, api profile ${profile}) has no ` +
+      `${pluralOf(named.kind)} to look "${named.name}" up in; name it by id with ${named.idMember} ` +
+      `instead`;
     report(entry, problemAt(entry, 'E_MANIFEST_INVALID', named.pointer, why));
   }
 }
@@ -129,7 +131,9 @@ function targetProblem(kind: Kind, target: string, variant: Variant, profile: Ap
   const descriptor = descriptorOf(kind);
   const where = writableOn(kind);
   if (access === 'read') {
-    return `target ${target} (${variant}, api profile ${profile}) lists its ${pluralOf(kind)} but cannot create or change them, so a ${kind} manifest cannot apply there; name an existing one by its name from the manifests that use it instead`;
+    return `target ${target} (${variant}, api profile ${profile}) lists its ${pluralOf(kind)} but cannot ` +
+      `create or change them, so a ${kind} manifest cannot apply there; name an existing one by its ` +
+      `name from the manifests that use it instead`;
   }
   if (descriptor.routes[variant] === undefined) return `a ${kind} needs ${where}, and ${target} is ${variant} (it has no ${pluralOf(kind)})`;
   return `a ${kind} needs ${where}, and ${target} speaks api profile ${profile} (whose ${variant} API has no ${pluralOf(kind)})`;

@@ -19,7 +19,8 @@ export function fileTenants(files: readonly string[], root: string, tenants: rea
 
 /** What a tenant may touch, in words: `targets prod and kinds Dashboard, Alert`. */
 export function tenantScope(tenant: Tenant): string {
-  return `target${tenant.targets.length === 1 ? '' : 's'} ${tenant.targets.join(', ')} and kind${tenant.kinds.length === 1 ? '' : 's'} ${tenant.kinds.join(', ')}`;
+  return `target${tenant.targets.length === 1 ? '' : 's'} ${tenant.targets.join(', ')} and ` +
+    `kind${tenant.kinds.length === 1 ? '' : 's'} ${tenant.kinds.join(', ')}`;
 }
 
 /**

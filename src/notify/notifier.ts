@@ -82,7 +82,8 @@ interface Delivery {
  */
 export function createNotifier(settings: readonly NotifierSettings[], options: NotifierOptions): Notifier {
   const providers: Provider[] = settings.map((entry) => resolveProvider(entry, options.secretIo));
-  // A notifier's URL (as written and as a URL library writes it back, its password and query values), secret and token are credentials even written in the clear (a Slack URL is its key).
+  // A notifier's URL (as written and as a URL library writes it back, its password and query values), secret
+  // and token are credentials even written in the clear (a Slack URL is its key).
   runSecrets.register(providers.flatMap((p) => [...urlForms(p.url), p.secret, p.token].filter((value): value is string => value !== undefined)));
   const redact: Redact = (text) => runSecrets.redact(options.redact ? options.redact(text) : text);
   const queue = createQueue({ ...options, redact });

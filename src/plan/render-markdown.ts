@@ -248,7 +248,8 @@ function truncated(head: string, groups: readonly Group[], options: MarkdownRend
   const blocks = groups.map((group, index) => block(group, rows[index] ?? [], 'compact', false, group.changes.length - (rows[index]?.length ?? 0)));
   const omitted = groups.reduce((sum, group, index) => sum + group.changes.length - (rows[index]?.length ?? 0), 0);
   const where = options.fullPlan ?? 'the output of `stacksync plan --output json`';
-  const footer = `**${count(omitted, 'change')} not shown**, and field diffs left out: a comment holds at most ${thousands(limit)} characters. The full plan is ${where}.`;
+  const footer = `**${count(omitted, 'change')} not shown**, and field diffs left out: a comment holds at most ` +
+    `${thousands(limit)} characters. The full plan is ${where}.`;
   return [head, ...withTenantHeadings(groups, blocks), footer].join('\n\n');
 }
 

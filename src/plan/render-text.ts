@@ -76,7 +76,8 @@ export function summaryLine(plan: Plan): string {
   const waitingNow = waitingCount(plan);
   const waiting = waitingNow > 0 ? ` ${waitingNow} waiting (for an earlier write that may still land),` : '';
   const replace = s.replace > 0 ? ` ${s.replace} to replace (deleted and created again),` : '';
-  return `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete, ${s.adopt} to adopt,${deletesApart(s)}${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
+  return `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete, ${s.adopt} ` +
+    `to adopt,${deletesApart(s)}${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
 }
 
 /**

@@ -186,7 +186,9 @@ const MADE_BEFORE_THE_KEY = 'the plan was made before the state had a key, and t
 /** Why a plan made before the state had a key cannot be checked when apply's credentials do not give its key. */
 export const OTHER_CREDENTIALS: StaleReason = {
   subject: 'state key',
-  what: 'the plan was made before the state had a key, so it is checked with a key derived from the planned targets’ credentials, and those given to apply are not the ones plan had (plan with the credentials apply uses)',
+  what: 'the plan was made before the state had a key, so it is checked with a key derived from the ' +
+    'planned targets’ credentials, and those given to apply are not the ones plan had (plan with the ' +
+    'credentials apply uses)',
 };
 
 function manifestReasons(saved: PlanFingerprint, now: PlanFingerprint): StaleReason[] {

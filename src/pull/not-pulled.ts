@@ -13,7 +13,8 @@ export function notPulledLines(outcome: Pick<PullResult, 'conflicts' | 'deleted'
     lines.push(`${conflict.file}:${conflict.line}: conflict: ${conflict.kind} ${conflict.key} ${conflict.path} is ${why}, so it is not written; live: ${live}`);
   }
   for (const gone of outcome.deleted) {
-    lines.push(`${gone.file}${gone.line !== undefined ? `:${gone.line}` : ''}: ${gone.kind} ${gone.key} was deleted live: remove its manifest to let it go, or apply to create it again`);
+    lines.push(`${gone.file}${gone.line !== undefined ? `:${gone.line}` : ''}: ${gone.kind} ${gone.key} was ` +
+      `deleted live: remove its manifest to let it go, or apply to create it again`);
   }
   for (const error of outcome.errors) lines.push(`${error.file !== undefined ? `${error.file}${error.line !== undefined ? `:${error.line}` : ''}: ` : ''}error: ${error.message}`);
   return lines;

@@ -103,7 +103,10 @@ export const CurrentNumberFormat = Type.Object({
   unit: Type.Optional(Type.String()),
 });
 
-/** One aggregation of a builder chart. Cross-member rules (level only with quantile, valueExpression with everything but count) are checked beside the schema. */
+/**
+ * One aggregation of a builder chart. Cross-member rules (level only with quantile, valueExpression with
+ * everything but count) are checked beside the schema.
+ */
 export const CurrentSelectItem = Type.Object({
   alias: Type.Optional(text),
   metricType: Type.Optional(Type.Enum(CURRENT_METRIC_TYPES)),

@@ -31,7 +31,9 @@ export type SecretRefValue = { fromEnv: string } | { fromFile: string } | string
 export const secretRefSchema = readable(
   Type.Unsafe<SecretRefValue>({
     description:
-      'A secret: {fromEnv: NAME} reads an environment variable; {fromFile: PATH} reads a file (relative to the file that names it; one trailing newline is dropped). A plain string works but is warned about.',
+      'A secret: {fromEnv: NAME} reads an environment variable; {fromFile: PATH} reads a file ' +
+        '(relative to the file that names it; one trailing newline is dropped). A plain string works but ' +
+        'is warned about.',
     type: ['string', 'object'],
     minLength: 1,
     properties: {
@@ -51,7 +53,8 @@ export const rateLimitSchema = object(
     concurrency: Type.Integer({ minimum: 1, description: 'Requests in flight at once.' }),
   }),
   {
-    description: `Client-side pacing; members left out take the variant's default (managed ${describeRate('managed')}, self-hosted ${describeRate('self-hosted')}).`,
+    description: `Client-side pacing; members left out take the variant's default (managed ` +
+      `${describeRate('managed')}, self-hosted ${describeRate('self-hosted')}).`,
   },
 );
 
@@ -71,7 +74,9 @@ export const targetApiSchema = object(
     profile: oneOf(API_PROFILES, {
       default: DEFAULT_API_PROFILE,
       description:
-        "seed: the API as the seed spec describes it (alert source `search`). current: the real services of today (alert source `saved_search`, tiles answered as `config`). Reading accepts both; this picks what is written.",
+        "seed: the API as the seed spec describes it (alert source `search`). current: the real services " +
+          "of today (alert source `saved_search`, tiles answered as `config`). Reading accepts both; this " +
+          "picks what is written.",
     }),
     paths: object(
       optional({
@@ -106,7 +111,8 @@ const targetSchema = object(
         propertyNames: { pattern: ENV_NAME_PATTERN },
         additionalProperties: secretRefSchema,
         description:
-          'Variables for ${NAME} in manifest string values of this target. A plain string is a value; {fromEnv: NAME} or {fromFile: PATH} is a secret, shown as (sensitive) in every output.',
+          'Variables for ${NAME} in manifest string values of this target. A plain string is a value; ' +
+            '{fromEnv: NAME} or {fromFile: PATH} is a secret, shown as (sensitive) in every output.',
       }),
     ),
     suspend: Type.Optional(
@@ -163,13 +169,15 @@ export type StateSettingsValue =
   | { backend: 's3'; bucket: string; key: string; region: string; endpoint?: string; forcePathStyle?: boolean };
 
 /**
- * `state: PATH`, or `{ backend: file, path }`, `{ backend: postgres, url, name }`, `{ backend: kubernetes, namespace, name, … }` or `{ backend: s3, bucket, key, region, … }` (docs/ownership.md,
+ * `state: PATH`, or `{ backend: file, path }`, `{ backend: postgres, url, name }`, `{ backend: kubernetes,
+ * namespace, name, … }` or `{ backend: s3, bucket, key, region, … }` (docs/ownership.md,
  * "Where the state lives"). One schema, not a oneOf, so a mistake gives one error; which members
  * each backend needs is a rule of the config loader.
  */
 export const stateSettingsSchema = readable(
   Type.Unsafe<StateSettingsValue>({
-    description: 'Where the state (inventory, secret hashes, create intents) is kept: a file path relative to the working directory, or { backend: file | postgres | kubernetes | s3, … }.',
+    description: 'Where the state (inventory, secret hashes, create intents) is kept: a file path relative to the ' +
+      'working directory, or { backend: file | postgres | kubernetes | s3, … }.',
     type: ['string', 'object'],
     minLength: 1,
     default: DEFAULT_STATE_PATH,
@@ -179,20 +187,27 @@ export const stateSettingsSchema = readable(
         type: 'string',
         enum: [...STATE_BACKENDS],
         description:
-          'file: the state file with its journal, lock and key beside it (the default); postgres: tables stacksync creates in a PostgreSQL database, locked with an advisory lock and fenced by a generation; kubernetes: Secrets in a namespace, locked with a Lease; s3: one object in a bucket, kept by conditional writes, locked by a lock object beside it.',
+          'file: the state file with its journal, lock and key beside it (the default); postgres: tables ' +
+            'stacksync creates in a PostgreSQL database, locked with an advisory lock and fenced by a ' +
+            'generation; kubernetes: Secrets in a namespace, locked with a Lease; s3: one object in a ' +
+            'bucket, kept by conditional writes, locked by a lock object beside it.',
       },
       path: Type.String({ minLength: 1, description: 'file: the state file, relative to the working directory.' }),
       url: secretRefSchema,
       name: Type.String({
         minLength: 1,
         maxLength: 200,
-        description: "postgres: the state's name in the tables, so several installations can share a database (default: default); kubernetes: the name of its Secrets and Lease (a DNS label of at most 40 characters).",
+        description: "postgres: the state's name in the tables, so several installations can share a database " +
+          "(default: default); kubernetes: the name of its Secrets and Lease (a DNS label of at most 40 " +
+          "characters).",
       }),
       namespace: Type.String({ minLength: 1, maxLength: 63, description: 'kubernetes: the namespace of the Secrets and the Lease.' }),
       kubeconfig: Type.String({ minLength: 1, description: "kubernetes: a kubeconfig file, relative to the config file (default: KUBECONFIG, else the pod's service account, else ~/.kube/config)." }),
       context: Type.String({ minLength: 1, description: 'kubernetes: a context of the kubeconfig other than its current one.' }),
       bucket: Type.String({ minLength: 3, maxLength: 63, description: 's3: the bucket (private: the HMAC key object beside the state is a secret).' }),
-      key: Type.String({ minLength: 1, maxLength: 1000, description: "s3: the state object's key; the lock, HMAC key and probe objects are <key>.lock, <key>.key and <key>.probe. Credentials come from the AWS SDK's default chain (environment, profile, web identity, instance role), never from the config." }),
+      key: Type.String({ minLength: 1, maxLength: 1000, description: "s3: the state object's key; the lock, HMAC key and probe objects are <key>.lock, <key>.key and " +
+        "<key>.probe. Credentials come from the AWS SDK's default chain (environment, profile, web " +
+        "identity, instance role), never from the config." }),
       region: Type.String({ minLength: 1, description: "s3: the bucket's region, e.g. eu-west-1." }),
       endpoint: Type.String({ format: 'uri', description: 's3: an S3-compatible endpoint instead of AWS S3 (it must refuse a second If-None-Match: * create with 412, which stacksync checks).' }),
       forcePathStyle: Type.Boolean({ description: 's3: address objects as <endpoint>/<bucket>/<key>, as most S3-compatible stores want (default false).' }),
@@ -231,7 +246,9 @@ const proposeSchema = object(
   },
   {
     description:
-      'With drift: propose, the daemon commits a drifted resource\'s live value to a branch instead of undoing it. token: an https push credential (a secret reference), sent as an HTTP header, never in a URL or a command line; ssh and file remotes take none.',
+      'With drift: propose, the daemon commits a drifted resource\'s live value to a branch instead of ' +
+        'undoing it. token: an https push credential (a secret reference), sent as an HTTP header, never ' +
+        'in a URL or a command line; ssh and file remotes take none.',
   },
 );
 
@@ -252,11 +269,14 @@ export const syncSchema = object(
       pattern: DURATION_PATTERN,
       default: SYNC_DEFAULTS.settleWindow,
       description:
-        'How long a create whose answer never came (timeout, cut connection, 5xx) may still land: later runs wait this long before creating it again, and take it back as ours if it lands. Keep it at least twice the request time limit (30 s headers + 30 s body).',
+        'How long a create whose answer never came (timeout, cut connection, 5xx) may still land: later ' +
+          'runs wait this long before creating it again, and take it back as ours if it lands. Keep it at ' +
+          'least twice the request time limit (30 s headers + 30 s body).',
     }),
     markManaged: Type.Boolean({
       default: SYNC_DEFAULTS.markManaged,
-      description: `Tag what stacksync creates or adopts ${MANAGED_MARK}, where the kind has tags, so people in the UI know it is managed from Git; the tag is never a difference (plan, drift, export).`,
+      description: `Tag what stacksync creates or adopts ${MANAGED_MARK}, where the kind has tags, so people in the ` +
+        `UI know it is managed from Git; the tag is never a difference (plan, drift, export).`,
     }),
     propose: proposeSchema,
   }),
@@ -284,7 +304,9 @@ const notifierSchema = object(
   },
   {
     description:
-      'A notification provider. url (webhook, slack; a secret reference, since Slack URLs carry a token), secret (webhook: HMAC-SHA256 key of the X-Stacksync-Signature header), token and repository (github).',
+      'A notification provider. url (webhook, slack; a secret reference, since Slack URLs carry a ' +
+        'token), secret (webhook: HMAC-SHA256 key of the X-Stacksync-Signature header), token and ' +
+        'repository (github).',
     allOf: [
       { if: { properties: { provider: { enum: ['webhook', 'slack'] } }, required: ['provider'] }, then: { required: ['url'], properties: { token: false, repository: false, apiUrl: false } } },
       { if: { properties: { provider: { const: 'slack' } }, required: ['provider'] }, then: { properties: { secret: false } } },
@@ -302,7 +324,10 @@ const controlSchema = object(
   {
     minProperties: 1,
     description:
-      'token: bearer token that POST /-/suspend and /-/resume require; without it those endpoints are off. reloadToken: the token POST /-/reload then requires (Authorization: Bearer, or ?token= for git-sync\'s --webhook-url); without it a reload needs Content-Type: application/json, git-sync\'s Gitsync-Hash header or token.',
+      'token: bearer token that POST /-/suspend and /-/resume require; without it those endpoints are ' +
+        'off. reloadToken: the token POST /-/reload then requires (Authorization: Bearer, or ?token= for ' +
+        'git-sync\'s --webhook-url); without it a reload needs Content-Type: application/json, ' +
+        'git-sync\'s Gitsync-Hash header or token.',
   },
 );
 
@@ -337,7 +362,8 @@ const tenantSchema = object(
     name: Type.String({ pattern: TENANT_NAME_PATTERN, description: 'The tenant (a team): plans group its changes under it, and the state records what it created as its own.' }),
     paths: Type.Array(Type.String({ minLength: 1 }), {
       minItems: 1,
-      description: "Globs, relative to the manifests directory, of the tenant's manifest files: * (within a directory), ** (any depth), ?; a path ending in / is everything under it (teams/payments/).",
+      description: "Globs, relative to the manifests directory, of the tenant's manifest files: * (within a " +
+        "directory), ** (any depth), ?; a path ending in / is everything under it (teams/payments/).",
     }),
     targets: Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), { minItems: 1, uniqueItems: true, description: "The targets the tenant's manifests may name." }),
     kinds: Type.Array(oneOf(RESOURCE_KINDS), { minItems: 1, uniqueItems: true, description: "The kinds the tenant's manifests may be." }),

@@ -72,7 +72,8 @@ const kafkaRules: FamilyRule = (block, at) => {
   }
   const offset = block['offset'] as Block | undefined;
   if (offset?.['strategy'] === 'from_timestamp' && offset['timestamp'] === undefined) issues.push(missing(`${at}.offset.timestamp`, 'is required for the from_timestamp strategy'));
-  // OpenAPI: tombstone "delete" "requires exactly-once delivery"; protobufSchema "Supported only with Protobuf format and cannot be combined with schemaRegistry".
+  // OpenAPI: tombstone "delete" "requires exactly-once delivery"; protobufSchema "Supported only with
+  // Protobuf format and cannot be combined with schemaRegistry".
   if (block['tombstoneMode'] === 'delete' && block['exactlyOnce'] !== true) issues.push(issue(`${at}.tombstoneMode`, 'delete requires exactlyOnce'));
   if (block['protobufSchema'] !== undefined && (block['format'] !== 'Protobuf' || block['schemaRegistry'] !== undefined)) {
     issues.push(issue(`${at}.protobufSchema`, 'is only for the Protobuf format, without a schemaRegistry'));

@@ -102,7 +102,10 @@ export const KAFKA_OFFSET_STRATEGIES = ['from_beginning', 'from_latest', 'from_t
 export const KAFKA_TOMBSTONE_MODES = ['delete', 'soft_delete'] as const;
 
 export const OBJECT_STORAGE_AUTHENTICATIONS = ['IAM_ROLE', 'IAM_USER', 'CONNECTION_STRING', 'SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'] as const;
-/** OpenAPI: "IAM_USER is for S3, GCS …; IAM_ROLE is for S3 only; SERVICE_ACCOUNT is for GCS only; CONNECTION_STRING is for Azure Blob Storage". No authentication is a public bucket. */
+/**
+ * OpenAPI: "IAM_USER is for S3, GCS …; IAM_ROLE is for S3 only; SERVICE_ACCOUNT is for GCS only;
+ * CONNECTION_STRING is for Azure Blob Storage". No authentication is a public bucket.
+ */
 export const OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR: Record<(typeof PIPE_FLAVOURS)['objectStorage'][number], readonly (typeof OBJECT_STORAGE_AUTHENTICATIONS)[number][]> = {
   s3: ['IAM_ROLE', 'IAM_USER'],
   gcs: ['IAM_USER', 'SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'],

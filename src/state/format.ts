@@ -30,7 +30,8 @@ export interface FileVersion {
 /** The state file's text: indented, so a person can read and diff it. */
 export function serializeStateFile(file: StateFile, version: FileVersion = {}): string {
   const { lineage, serial } = version;
-  return `${JSON.stringify({ version: file.version, ...(lineage === undefined ? {} : { lineage }), ...(serial === undefined ? {} : { serial }), targets: file.targets }, null, 2)}\n`;
+  const content = { version: file.version, ...(lineage === undefined ? {} : { lineage }), ...(serial === undefined ? {} : { serial }), targets: file.targets };
+  return `${JSON.stringify(content, null, 2)}\n`;
 }
 
 /** Parses state file text; `E_STATE_CORRUPT` naming the file when it cannot be used. */

@@ -36,7 +36,7 @@ export function createStateGuard(store: StateStore, acquire: (signal?: AbortSign
 
   const enter = async (signal?: AbortSignal): Promise<void> => {
     for (;;) {
-      if (releasing) await releasing.catch(() => undefined);
+      if (releasing !== undefined) await releasing.catch(() => undefined);
       else if (lock) {
         holders += 1;
         return;

@@ -557,7 +557,10 @@ function loadKubeConfig(options: KubernetesBackendOptions): k8s.KubeConfig {
     else if (listed.length > 0) {
       // As kubectl: the files KUBECONFIG lists, merged, the first one's current context winning.
       listed.forEach((file, index) => {
-        if (index === 0) return config.loadFromFile(file);
+        if (index === 0) {
+          config.loadFromFile(file);
+          return;
+        }
         const more = new k8s.KubeConfig();
         more.loadFromFile(file);
         config.mergeConfig(more, true);

@@ -312,7 +312,8 @@ function lockedError(statePath: string, holder: LockHolder | 'unreadable', timeo
   const waited = why ?? `waited ${formatSeconds(timeoutMs)} (--lock-timeout)`;
   return new StacksyncError(
     'E_STATE_LOCKED',
-    `state file ${statePath} is locked by ${who}; ${waited}. Try again when it is done; if that process is gone and ran on another host, which stacksync cannot check, remove ${path} by hand`,
+    `state file ${statePath} is locked by ${who}; ${waited}. Try again when it is done; if that ` +
+      `process is gone and ran on another host, which stacksync cannot check, remove ${path} by hand`,
     { subject: statePath, ...(holder === 'unreadable' ? {} : { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } }) },
   );
 }

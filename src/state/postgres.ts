@@ -336,7 +336,8 @@ class PostgresBackend implements StateBackend {
     await this.ready();
     if (create) {
       await this.#query(
-        'INSERT INTO stacksync_state (name, lineage, snapshot, hmac_key) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO UPDATE SET hmac_key = COALESCE(stacksync_state.hmac_key, EXCLUDED.hmac_key)',
+        'INSERT INTO stacksync_state (name, lineage, snapshot, hmac_key) VALUES ($1, $2, $3, $4) ON ' +
+          'CONFLICT (name) DO UPDATE SET hmac_key = COALESCE(stacksync_state.hmac_key, EXCLUDED.hmac_key)',
         [this.name, randomUUID(), serializeStateFile({ version: STATE_VERSION, targets: {} }), create.toString('hex')],
       );
     }

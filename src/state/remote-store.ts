@@ -41,6 +41,7 @@ export interface StoreWriter {
    * `false` when the backend would rather take the whole snapshot instead (its records grew past
    * what it keeps beside one), which the store then writes next.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a backend that never refuses is an async function returning nothing
   append(records: readonly PendingRecord[]): Promise<boolean | void>;
   /**
    * Replaces the snapshot with this state file text (`format.ts`), which holds every record

@@ -405,7 +405,10 @@ class S3Backend implements StateBackend {
       }
       throw new StacksyncError(
         'E_STATE_UNSUPPORTED',
-        `state ${this.location}: the store accepted a second conditional create (If-None-Match: *) of an object that exists, so it ignores conditional writes and cannot keep one writer at a time; stacksync will not keep its state there (use AWS S3 or a store that answers 412, or another backend)`,
+        `state ${this.location}: the store accepted a second conditional create (If-None-Match: *) of an ` +
+          `object that exists, so it ignores conditional writes and cannot keep one writer at a time; ` +
+          `stacksync will not keep its state there (use AWS S3 or a store that answers 412, or another ` +
+          `backend)`,
         { subject: this.location },
       );
     })();

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { StacksyncError } from '../errors.js';
-import { type StateFile, type StateRecord, type TargetState } from '../model/state.js';
+import type { StateFile, StateRecord, TargetState } from '../model/state.js';
 import { errnoCode, makeDirectorySync, nodeFs, removeDurablySync, syncDirectory, writeFileAtomically, writeFileAtomicallySync, type StateFs, type StateFileHandle } from '../support/fs.js';
 import {
   corruptFile,

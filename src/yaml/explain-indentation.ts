@@ -49,11 +49,14 @@ function explainLine(lines: readonly string[], line: number): string | undefined
   const against = `line ${line} is indented by ${spaces(indent)}, against line ${before + 1} (\`${clip(aboveText)}\`, indented by ${spaces(aboveIndent)})`;
   const item = aboveText.startsWith('- ');
   if (item && indent > aboveIndent && indent !== aboveIndent + 2) {
-    return `${against}: a member of that list item goes at ${spaces(aboveIndent + 2)}, under its first member; a new item starts with "- " at ${spaces(aboveIndent)}`;
+    return `${against}: a member of that list item goes at ${spaces(aboveIndent + 2)}, under its first ` +
+      `member; a new item starts with "- " at ${spaces(aboveIndent)}`;
   }
   if (indent > aboveIndent && hasInlineValue(aboveText)) {
     const siblings = item ? aboveIndent + 2 : aboveIndent;
-    return `${against}: that key already has its value on its own line, so nothing can be nested under it; indent line ${line} by ${spaces(siblings)} to put it beside that key, or move the value below the key`;
+    return `${against}: that key already has its value on its own line, so nothing can be nested under it; ` +
+      `indent line ${line} by ${spaces(siblings)} to put it beside that key, or move the value below ` +
+      `the key`;
   }
   if (indent < aboveIndent) {
     const enclosing = enclosingIndents(lines, before);

@@ -92,7 +92,8 @@ export function loneCrProblem(text: string): { message: string; line: number; co
   if (!match) return undefined;
   const lineStart = text.lastIndexOf('\n', match.index) + 1;
   return {
-    message: 'invalid YAML: a line ends with CR alone, which YAML readers disagree on (yaml and editors take no line break there, so the lines run together); save the file with LF or CRLF line ends',
+    message: 'invalid YAML: a line ends with CR alone, which YAML readers disagree on (yaml and editors take ' +
+      'no line break there, so the lines run together); save the file with LF or CRLF line ends',
     line: countNewlines(text, match.index) + 1,
     column: match.index - lineStart + 1,
   };

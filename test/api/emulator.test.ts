@@ -10,7 +10,7 @@ import type { AlertWrite, LiveAlert } from '../../src/kinds/alert/model.js';
 import type { DashboardWrite, LiveDashboard, Tile } from '../../src/kinds/dashboard/model.js';
 import type { TargetConnection } from '../../src/model/config.js';
 import { DEFAULT_SEED_IDS, defaultSeed, startEmulator, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
-import { isStacksyncError, StacksyncError } from '../../src/errors.js';
+import { isStacksyncError, type StacksyncError } from '../../src/errors.js';
 import { capturedLogger, failure, hookLog, type HookLog } from './helpers.js';
 
 const IDS = DEFAULT_SEED_IDS;

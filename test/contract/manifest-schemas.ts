@@ -73,6 +73,7 @@ export function documentNode(document: Schema, schema: Schema): Schema {
     const { allOf: _all, ...rest } = node;
     node = parts.reduce<Schema>(
       (merged, part) => ({
+        // biome-ignore lint/performance/noAccumulatingSpread: an allOf has a handful of parts
         ...merged,
         ...part,
         properties: { ...(merged['properties'] as Schema | undefined), ...(part['properties'] as Schema | undefined) },

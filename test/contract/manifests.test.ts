@@ -15,7 +15,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { secretRefSchema } from '../../src/schema/config.js';
-import { cdcScalingBodySchema, pipeScalingBodySchema } from '../../src/schema/api-pipes.js';
+import { pipeScalingBodySchema } from '../../src/schema/api-pipes.js';
 import { bornPipeSpecSchema, existingPipeSpecSchema } from '../../src/kinds/pipe/schema.js';
 import { alertSpecSchema } from '../../src/kinds/alert/schema.js';
 import { connectionSpecSchema } from '../../src/kinds/connection/schema.js';
@@ -24,7 +24,7 @@ import { pipeCdcScalingSpecSchema } from '../../src/kinds/pipe-cdc-scaling/schem
 import { savedSearchSpecSchema } from '../../src/kinds/saved-search/schema.js';
 import { sourceSpecSchema } from '../../src/kinds/source/schema.js';
 import { webhookSpecSchema } from '../../src/kinds/webhook/schema.js';
-import { SOURCE_REQUIRED_MEMBERS } from '../../src/schema/manifest-stack.js';
+import type { SOURCE_REQUIRED_MEMBERS } from '../../src/schema/manifest-stack.js';
 import { alertKind } from '../../src/kinds/alert/descriptor.js';
 import type { Lacked } from '../../src/kinds/shared/lacked.js';
 import { PIPE_LACKED_ON_CURRENT } from '../../src/schema/pipe-sources.js';

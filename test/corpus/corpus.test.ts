@@ -33,18 +33,6 @@ function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/**
- * A printed `file:line:column: …message…` line (line and column only as precise as expected),
- * alone as validate prints it, indented in a plan, or after `stacksync: CODE: ` on a fatal error.
- */
-function locationLine(expected: Expectation): RegExp {
-  let where = expected.file === undefined ? '' : escape(expected.file);
-  if (expected.line !== undefined) where += `:${expected.line}`;
-  if (expected.column !== undefined) where += `:${expected.column}`;
-  const prefix = `^\\s*(\\[[^\\]]+\\] |stacksync: ${expected.code}: )?`;
-  return new RegExp(`${prefix}${where}(:\\d+)*:? .*${escape(expected.message)}`, 'm');
-}
-
 /** `file:line:column: CODE: …message…`, the line validate prints for a problem (code included). */
 function validateLine(expected: Expectation): RegExp {
   let where = expected.file === undefined ? '' : escape(expected.file);

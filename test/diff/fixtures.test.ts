@@ -100,7 +100,9 @@ function expectChange(change: Change, want: WantChange): void {
   if (want.error !== undefined) expect(change.error, `${label} error`).toContain(want.error);
   if (want.warnings) {
     expect(change.warnings, `${label} warnings`).toHaveLength(want.warnings.length);
-    want.warnings.forEach((text, i) => expect(change.warnings[i], `${label} warning ${i}`).toContain(text));
+    want.warnings.forEach((text, i) => {
+      expect(change.warnings[i], `${label} warning ${i}`).toContain(text);
+    });
   }
   if (change.action === 'unchanged' || change.action === 'error' || change.action === 'orphan' || change.action === 'waiting') expect(change.operations, `${label} operations`).toEqual([]);
   if (change.action === 'delete' || change.action === 'orphan') expect(change.file, `${label} file`).toBeUndefined();

@@ -77,7 +77,9 @@ async function writeDesired(workspace: Workspace, gen: Generation): Promise<Map<
       const key = `${prefix}-d${d}`;
       const alerts = ALERTS_PER_DASHBOARD.flatMap((_, a) => (d % 2 === 0 || a === 0 ? [`${key}-a${a}`] : []));
       const parts = [dashboardYaml({ key, target, tiles: ['t0', 't1'] })];
-      alerts.forEach((alert, a) => parts.push(alertYaml({ key: alert, target, dashboard: key, tile: `t${a}`, threshold: gen.threshold })));
+      alerts.forEach((alert, a) => {
+        parts.push(alertYaml({ key: alert, target, dashboard: key, tile: `t${a}`, threshold: gen.threshold }));
+      });
       await workspace.write(`manifests/${target}/${key}.yaml`, documents(parts));
       keys.dashboards.push(key);
       keys.alerts.push(...alerts);

@@ -23,7 +23,6 @@ import {
   expectStateMatchesLive,
   generateFleet,
   liveOf,
-  liveTarget,
   parseJsonOutput,
   readState,
   ROUTES,

@@ -44,7 +44,7 @@ describe('stacksync run with no config file (npm start)', () => {
     expect(stdout, output).toContain('(manifests/dashboard-api-latency.yaml:');
     expect(`${stdout}${stderr}`, output).not.toContain(workspace.dir);
     expect(stderr, output).not.toContain('{"level"');
-    expect(stderr, output).toMatch(/^\d\d:\d\d:\d\d INFO  listening/m);
+    expect(stderr, output).toMatch(/^\d\d:\d\d:\d\d INFO {2}listening/m);
     expect(code, output).toBe(0);
   }, 120_000);
 });

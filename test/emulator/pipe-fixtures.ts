@@ -2,7 +2,7 @@
  * Create bodies of the current profile's pipes, one valid body per source family and flavour, and
  * an emulator on a clock the test moves: no test of the lifecycle sleeps.
  */
-import { KAFKA_AUTHENTICATIONS_BY_FLAVOUR, PIPE_FLAVOURS, type PipeFamily } from '../../src/schema/pipe-sources.js';
+import { KAFKA_AUTHENTICATIONS_BY_FLAVOUR, type PIPE_FLAVOURS, type PipeFamily } from '../../src/schema/pipe-sources.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { basic, call, IDS, start, type CallOptions, type CallResult } from './helpers.js';
 

@@ -91,7 +91,7 @@ describe('stacksync export (command)', () => {
     [['--kind', 'Pipe'], /required option '--out <dir>'/],
   ])('rejects bad flags %j', async (args, message) => {
     const result = runExport(['-c', workspace.configPath, ...args]);
-    await expect(result).rejects.toMatchObject({ code: expect.stringMatching(/^commander\./) });
+    await expect(result).rejects.toMatchObject({ code: expect.stringMatching(/^commander\./), message: expect.stringMatching(message) });
     await result.catch(() => undefined);
   });
 

@@ -44,7 +44,10 @@ export function bornPipesYaml(pipes: readonly BornPipe[]): { yaml: string; env: 
 function refs(block: Body, path: string[], prefix: string, env: Record<string, string>): void {
   const [head, ...rest] = path;
   if (head === undefined || block[head] === undefined) return;
-  if (rest.length > 0) return refs(block[head] as Body, rest, prefix, env);
+  if (rest.length > 0) {
+    refs(block[head] as Body, rest, prefix, env);
+    return;
+  }
   const value = block[head];
   const name = (field: string): string => `SECRET_${`${prefix}_${field}`.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
   if (typeof value === 'string') {

@@ -120,7 +120,9 @@ describe('PipeCdcScaling manifests', () => {
     const relative = (text: string): string => text.split(`${dir}/`).join('');
     const problems = result.problems.map((problem) => ({ ...problem, file: relative(problem.location.file), message: relative(problem.message) }));
     expect(problems.map((p) => `${p.file}:${p.location.line}:${p.location.column}: ${p.code}`)).toEqual(want.map((w) => `${w.file}:${w.line}:${w.column}: ${w.code}`));
-    want.forEach((w, i) => expect(problems[i]?.message).toContain(w.message));
+    want.forEach((w, i) => {
+      expect(problems[i]?.message).toContain(w.message);
+    });
     expect(result.resources.map((r) => `${r.kind}/${r.key}@${r.target}`).sort()).toEqual(resources);
   });
 

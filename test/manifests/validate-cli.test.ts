@@ -225,12 +225,12 @@ describe('stacksync validate', () => {
     });
 
     it('says what a misspelt kind, member or flag most likely meant', async () => {
-      const text = dashboard('api').replace('kind: Dashboard', 'kind: Dashbord').replace(/^spec:\n  name:/m, 'spec:\n  nmae:');
+      const text = dashboard('api').replace('kind: Dashboard', 'kind: Dashbord').replace(/^spec:\n {2}name:/m, 'spec:\n  nmae:');
       const dir = await project({ 'manifests/a.yaml': text });
       const child = run(['validate'], dir);
       expect(child.stdout).toContain('kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling; did you mean Dashboard?');
       expect(child.status).toBe(1);
-      const member = run(['validate'], await project({ 'manifests/a.yaml': dashboard('api').replace(/^spec:\n  name:/m, 'spec:\n  nmae:') }));
+      const member = run(['validate'], await project({ 'manifests/a.yaml': dashboard('api').replace(/^spec:\n {2}name:/m, 'spec:\n  nmae:') }));
       expect(member.stdout).toMatch(/spec\.nmae: is not a known member here; did you mean name\? \(expected one of /);
       const flag = run(['validate', '--manifest', 'x'], dir);
       expect(flag.stderr).toContain('(Did you mean --manifests?)');

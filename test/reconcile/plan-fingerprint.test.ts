@@ -7,7 +7,7 @@ import { specDigest } from '../../src/reconcile/spec.js';
 import type { RunPlan } from '../../src/reconcile/reconcile.js';
 import { createSecretHasher } from '../../src/state/hmac.js';
 import { openStateStore } from '../../src/state/store.js';
-import { desiredDashboard, desiredPipe, liveState, planInput } from '../diff/factories.js';
+import { desiredDashboard, desiredPipe, type liveState, planInput } from '../diff/factories.js';
 
 const hasher = createSecretHasher(Buffer.alloc(32, 7));
 const secret = (value: string) => ({ value, hmac: hasher(value) });

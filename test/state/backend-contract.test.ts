@@ -25,7 +25,7 @@ import * as k8s from '@kubernetes/client-node';
 import pg from 'pg';
 
 /** Dummy credentials: the fake checks no signature, and the SDK's chain is never asked. */
-export const FAKE_S3_CREDENTIALS = { accessKeyId: 'AKIAFAKEFAKEFAKE', secretAccessKey: 'fake-secret-not-used' };
+const FAKE_S3_CREDENTIALS = { accessKeyId: 'AKIAFAKEFAKEFAKE', secretAccessKey: 'fake-secret-not-used' };
 
 let postgres: RunningPostgres;
 let s3: FakeS3;

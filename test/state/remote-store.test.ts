@@ -21,6 +21,7 @@ interface Call {
 function heldWriter(maxInFlight?: number): { writer: StoreWriter; calls: Call[] } {
   const calls: Call[] = [];
   const pending = (what: Call['what'], seqs: number[], upTo?: number) =>
+    // biome-ignore lint/suspicious/noConfusingVoidType: the type of BackendStore's append, which this stands in for
     new Promise<boolean | void>((resolve, reject) => {
       calls.push({ what, seqs, ...(upTo === undefined ? {} : { upTo }), resolve: (value) => resolve(value), reject });
     });

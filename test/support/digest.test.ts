@@ -17,6 +17,7 @@ const CASES: [string, unknown][] = [
   ['nested keys out of order', { b: { d: 1, c: [{ z: 1, a: 2 }] }, a: 'x', '10': 1, '2': 2, B: 3 }],
   ['integer keys first, in numeric order, as digests in state files were made', { '10': 1, '9': 2, '01': 3, '4294967295': 4, '4294967294': 5, a: 6 }],
   ['undefined and functions left out of objects, null in arrays', { a: undefined, f: () => 1, keep: 1, list: [undefined, () => 1, Symbol('s')] }],
+  // biome-ignore lint/suspicious/noSparseArray: the holes are the case under test
   ['array holes', [1, , 3]],
   ['toJSON', { when: new Date(Date.UTC(2026, 10, 23)), custom: { toJSON: () => ({ y: 2, x: 1 }) } }],
   ['a map and a set as JSON sees them', { map: new Map([['a', 1]]), set: new Set([1]) }],

@@ -64,9 +64,9 @@ describe('createLogger', () => {
     log.warn('plain');
     const lines = sink.text().split('\n');
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d INFO  prod: human hello auth=\{"password":"\[redacted\]"\} count=3 note="two words"$/);
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d INFO {2}prod: human hello auth=\{"password":"\[redacted\]"\} count=3 note="two words"$/);
     expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d ERROR lab: sync failed err="Error: kaboom" code=E_INTERNAL$/);
-    expect(lines[2]).toMatch(/^\d\d:\d\d:\d\d WARN  plain$/);
+    expect(lines[2]).toMatch(/^\d\d:\d\d:\d\d WARN {2}plain$/);
     expect(sink.text()).not.toContain(SECRET);
     expect(sink.text()).not.toContain('{"level"');
   });
@@ -74,7 +74,7 @@ describe('createLogger', () => {
   it('defaults to human lines on a terminal and JSON elsewhere', () => {
     const tty = memorySink();
     createLogger({ destination: tty.stream, isTty: true }).info('x');
-    expect(tty.text()).toMatch(/^\d\d:\d\d:\d\d INFO  x\n$/);
+    expect(tty.text()).toMatch(/^\d\d:\d\d:\d\d INFO {2}x\n$/);
     const pipe = memorySink();
     createLogger({ destination: pipe.stream, isTty: false }).info('x');
     expect(pipe.lines()[0]).toMatchObject({ msg: 'x', level: 30 });

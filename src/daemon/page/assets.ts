@@ -26,7 +26,8 @@ h2 { font-size: 1.05rem; margin: 0 0 6px; }
 .target dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 0; font-size: .9rem; }
 .target dt { color: var(--muted); }
 .target dd { margin: 0; overflow-wrap: anywhere; }
-.badge { display: inline-block; border-radius: 999px; padding: 0 8px; font-size: .8rem; font-weight: 600; border: 1px solid currentColor; margin-right: 4px; white-space: nowrap; }
+.badge { display: inline-block; border-radius: 999px; padding: 0 8px; font-size: .8rem; font-weight: 600;
+  border: 1px solid currentColor; margin-right: 4px; white-space: nowrap; }
 .in_sync, .success { color: var(--ok); } .drifted { color: var(--drift); } .error, .failure { color: var(--error); }
 .suspended, .orphan, .syncing { color: var(--quiet); } .degraded { color: var(--degraded); }
 table.resources { width: 100%; border-collapse: collapse; background: var(--card); border: 1px solid var(--line); }
@@ -143,7 +144,8 @@ export const PAGE_SCRIPT = `
       }
       stale.hidden = true;
     } catch (error) {
-      stale.textContent = 'The daemon did not answer at ' + new Date().toLocaleTimeString() + ' (' + error.message + '); this is what it said before. Trying again.';
+      stale.textContent = 'The daemon did not answer at ' + new Date().toLocaleTimeString() + ' (' + error.message + ')' +
+        '; this is what it said before. Trying again.';
       stale.hidden = false;
     }
     later();

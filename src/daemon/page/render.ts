@@ -54,7 +54,8 @@ ${resourceTable(rows, filter)}
 function summaryText(document: StatusDocument, rows: readonly ResourceRow[]): string {
   const targets = Object.keys(document.targets).length;
   const state = readinessText(document);
-  return `${targets} target${targets === 1 ? '' : 's'}, ${rows.length} resource${rows.length === 1 ? '' : 's'}; ${state}; as of ${formatTime(document.generatedAt)}`;
+  return `${targets} target${targets === 1 ? '' : 's'}, ${rows.length} ` +
+    `resource${rows.length === 1 ? '' : 's'}; ${state}; as of ${formatTime(document.generatedAt)}`;
 }
 
 // ---------------------------------------------------------------- filters
@@ -103,7 +104,8 @@ function targetCard(name: string, status: TargetStatus, filter: PageFilter): str
   ].join('');
   const facts = targetFacts(status).map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${longText(value)}</dd>`);
   const hidden = filter.target && filter.target !== name ? ' hidden' : '';
-  return `<article class="target" data-target-card="${escapeHtml(name)}"${hidden}><h2>${escapeHtml(name)}</h2><p>${badges}</p><dl>${facts.join('')}</dl></article>`;
+  return `<article class="target" ` +
+    `data-target-card="${escapeHtml(name)}"${hidden}><h2>${escapeHtml(name)}</h2><p>${badges}</p><dl>${facts.join('')}</dl></article>`;
 }
 
 /** Text past a few lines folds away behind its beginning, so one long error does not fill a phone's screen. */
@@ -143,7 +145,8 @@ function resourceRow(row: ResourceRow, visible: boolean): string {
     cell('Manifest', manifestLink(row), 'manifest'),
     cell('Details', details(row)),
   ];
-  const data = `data-key="${escapeHtml(row.key)}" data-target="${escapeHtml(row.target)}" data-kind="${escapeHtml(row.kind)}" data-status="${row.flags.join(' ')}"`;
+  const data = `data-key="${escapeHtml(row.key)}" data-target="${escapeHtml(row.target)}" ` +
+    `data-kind="${escapeHtml(row.kind)}" data-status="${row.flags.join(' ')}"`;
   return `<tr ${data}${visible ? '' : ' hidden'}>${cells.join('')}</tr>`;
 }
 
@@ -168,7 +171,9 @@ function diffBlock(row: ResourceRow): string {
   const count = row.diff.length + row.diffOmitted;
   const lines = row.diff.map((diff) => diffRow(diff));
   const more = row.diffOmitted > 0 ? `<tr><td colspan="3">… and ${row.diffOmitted} more field${row.diffOmitted === 1 ? '' : 's'}</td></tr>` : '';
-  return `<details class="diff" data-key="${escapeHtml(row.key)}"><summary>${count} field${count === 1 ? '' : 's'} differ${count === 1 ? 's' : ''}</summary><table class="diff"><thead><tr><th>field</th><th>live</th><th>manifest</th></tr></thead><tbody>${lines.join('')}${more}</tbody></table></details>`;
+  return `<details class="diff" data-key="${escapeHtml(row.key)}"><summary>${count} ` +
+    `field${count === 1 ? '' : 's'} differ${count === 1 ? 's' : ''}</summary><table ` +
+    `class="diff"><thead><tr><th>field</th><th>live</th><th>manifest</th></tr></thead><tbody>${lines.join('')}${more}</tbody></table></details>`;
 }
 
 function diffRow(diff: FieldDiff): string {

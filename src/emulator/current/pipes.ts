@@ -148,7 +148,10 @@ function memberAt(block: Block, path: string): { parent: Block; key: string } | 
   return isObject(parent) && parent[key] !== undefined ? { parent, key } : undefined;
 }
 
-/** Moves the family's write-only members out of a block into fingerprints keyed `family.path` (docs/reference/api-behaviour.md: "accepted, stored, never returned"). */
+/**
+ * Moves the family's write-only members out of a block into fingerprints keyed `family.path`
+ * (docs/reference/api-behaviour.md: "accepted, stored, never returned").
+ */
 function takeWriteOnly(family: PipeFamily, block: Block, secrets: PipeSecrets, fingerprint: Fingerprint): Block {
   const kept = structuredClone(block);
   for (const path of PIPE_WRITE_ONLY_SOURCE_MEMBERS[family]) {
@@ -245,7 +248,10 @@ export function createCurrentPipe(service: ServiceRecord, body: unknown, nowMs: 
 
 // ---------------------------------------------------------------- update
 
-/** BigQuery pipes and `Completed` ones take no change (docs/reference/api-behaviour.md: "bigquery: snapshot only"; "A `Completed` pipe takes no change but a resync"). */
+/**
+ * BigQuery pipes and `Completed` ones take no change (docs/reference/api-behaviour.md: "bigquery: snapshot
+ * only"; "A `Completed` pipe takes no change but a resync").
+ */
 function refuseChangeAfterSnapshot(pipe: PipeResource, family: PipeFamily): void {
   if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family)) {
     throw new ApiError('bad_request', `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${pipe.id} takes no change after it is created`);

@@ -41,11 +41,15 @@ function schemaOf(body: unknown): TSchema {
   return CURRENT_SOURCE_WRITES[kind as CurrentSourceKind];
 }
 
-/** A source body: nulls where the OpenAPI allows them dropped, cleaned by its kind's schema, granularities in the answer's short form, cross-member rules checked. */
+/**
+ * A source body: nulls where the OpenAPI allows them dropped, cleaned by its kind's schema, granularities in
+ * the answer's short form, cross-member rules checked.
+ */
 function readWrite(body: unknown, variant: CurrentWorkspace['variant']): CurrentSourceWrite {
   const schema = schemaOf(body);
   const kind = (body as { kind: CurrentSourceKind }).kind;
-  // What the service's newest API description lacks of a source of this kind, it does not take (docs/manifests/source.md#what-a-target-of-todays-api-does-not-take).
+  // What the service's newest API description lacks of a source of this kind, it does not take
+  // (docs/manifests/source.md#what-a-target-of-todays-api-does-not-take).
   const lacked = (SOURCE_LACKED_ON_CURRENT[variant][kind] ?? []).map((path) => ({ path }));
   throwIfAny(findLacked(body, lacked, `the service's API, for a ${kind} source,`).map((each) => issueAt(each.pointer, each.message)));
   const { value, issues } = clean<CurrentSourceWrite>(schema, nestedNullsDropped(withoutNulls(withSessionTimestamp(body as Json), CURRENT_SOURCE_NULLABLE[kind]) as Json));
@@ -62,7 +66,10 @@ function withSessionTimestamp(body: Json): Json {
   return body['kind'] === 'session' && body['timestampValueExpression'] === null ? { ...body, timestampValueExpression: LEGACY_SESSION_TIMESTAMP } : body;
 }
 
-/** Nulls the OpenAPI allows below the top: a metric source's `from.tableName` (empty), highlighted expressions' `luceneExpression` and `alias`, aggregated columns' `sourceColumn`. */
+/**
+ * Nulls the OpenAPI allows below the top: a metric source's `from.tableName` (empty), highlighted
+ * expressions' `luceneExpression` and `alias`, aggregated columns' `sourceColumn`.
+ */
 function nestedNullsDropped(body: Json): Json {
   const from = isObject(body['from']) && body['from']['tableName'] === null && body['kind'] === 'metric' ? { ...body['from'], tableName: '' } : body['from'];
   const items = (member: string, nullable: readonly string[]) => (Array.isArray(body[member]) ? { [member]: (body[member] as unknown[]).map((item) => withoutNulls(item, nullable)) } : {});

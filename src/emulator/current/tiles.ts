@@ -107,7 +107,9 @@ function readConfig(value: unknown, at: Pointer, issues: SchemaIssue[]): Current
 function checkBuilderRules(config: CurrentBuilderTileConfig, at: Pointer, issues: SchemaIssue[]): void {
   const select = 'select' in config && Array.isArray(config.select) ? config.select : undefined;
   if (select && config.displayType !== 'heatmap') {
-    (select as CurrentSelectItem[]).forEach((item, index) => checkSelectItem(item, [...at, 'select', index], issues));
+    (select as CurrentSelectItem[]).forEach((item, index) => {
+      checkSelectItem(item, [...at, 'select', index], issues);
+    });
   }
   if ('asRatio' in config && config.asRatio && select?.length !== 2) issues.push(issueAt(at, 'asRatio can only be used with exactly two select items'));
   if (config.displayType === 'number' && !config.formulas?.length && config.select.length !== 1) {

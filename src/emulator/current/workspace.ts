@@ -186,12 +186,14 @@ export function seededWorkspace(owner: string, variant: Variant, seeded: SeedSta
     alerts: new Map(),
     secrets,
   };
-  (seeded.dashboards ?? []).forEach((entry, index) => atIndex('dashboards', index, () => seedDashboard(ws, entry, nowMs)));
-  (seeded.alerts ?? []).forEach((entry, index) =>
+  (seeded.dashboards ?? []).forEach((entry, index) => {
+    atIndex('dashboards', index, () => seedDashboard(ws, entry, nowMs));
+  });
+  (seeded.alerts ?? []).forEach((entry, index) => {
     atIndex('alerts', index, () => {
       const alert = alertOf(cleaned<SeededAlert>(SeededAlert, entry), owner, nowMs);
       ws.alerts.set(alert.id, alert);
-    }),
-  );
+    });
+  });
   return ws;
 }

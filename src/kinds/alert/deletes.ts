@@ -64,7 +64,9 @@ export function orderWebhookDeletes(deletes: readonly Change[], standing: Standi
     const naming = standing.live.filter((alert) => alert.channel?.webhookId === id || channelsOf(alert.extra?.['channels']).includes(id));
     const { held, staying } = sortByFate(deletion, naming, standing, (body) => namesWebhook(body, id));
     if (held.length > 0) {
-      deletion.warnings.push(`not deleted while ${held.join(', ')} still names it: the manifest stays and cannot be applied, and the server refuses to delete a webhook an alert notifies (409); delete that manifest too, or move the alert to another webhook`);
+      deletion.warnings.push(`not deleted while ${held.join(', ')} still names it: the manifest stays and cannot be applied, ` +
+        `and the server refuses to delete a webhook an alert notifies (409); delete that manifest too, ` +
+        `or move the alert to another webhook`);
     }
     const refusing = staying.filter((alert) => alert.channel?.webhookId === id).map((alert) => labelOf(ALERT, alert));
     const dangling = staying.filter((alert) => alert.channel?.webhookId !== id).map((alert) => labelOf(ALERT, alert));
@@ -80,7 +82,9 @@ export function orderSavedSearchDeletes(deletes: readonly Change[], standing: St
     const naming = standing.live.filter((alert) => alertSourceWord(alert.source) === SAVED_SEARCH_SOURCE && alert.savedSearchId !== undefined && alert.savedSearchId === deletion.id);
     const { held, staying } = sortByFate(deletion, naming, standing, (body) => body['savedSearchId'] === deletion.id);
     if (held.length > 0) {
-      deletion.warnings.push(`not deleted while ${held.join(', ')} still watches it: the manifest stays and cannot be applied, and the server would delete the alert with it; delete that manifest too, or move the alert to another saved search`);
+      deletion.warnings.push(`not deleted while ${held.join(', ')} still watches it: the manifest stays and cannot be ` +
+        `applied, and the server would delete the alert with it; delete that manifest too, or move the ` +
+        `alert to another saved search`);
     }
     if (staying.length > 0) deletion.warnings.push(`the server deletes the alerts on it with it: ${staying.map((alert) => labelOf(ALERT, alert)).join(', ')}`);
   }

@@ -11,7 +11,7 @@ import type { DashboardNames } from '../dashboard/export.js';
 import { DASHBOARD } from '../dashboard/model.js';
 import { SAVED_SEARCH } from '../saved-search/model.js';
 import { WEBHOOK } from '../webhook/model.js';
-import { ALERT, alertSourceWord, CURRENT_ALERT_MEMBERS, type LiveAlert, type LiveAlertChannel } from './model.js';
+import { alertSourceWord, CURRENT_ALERT_MEMBERS, type LiveAlert, type LiveAlertChannel } from './model.js';
 import { alertSpecSchema } from './schema.js';
 
 export const alertExport: KindExport<LiveAlert> = {

@@ -43,7 +43,7 @@ function isUnmapped(chart: Record<string, unknown> | Unmapped): chart is Unmappe
 function sourceOf(series: readonly LiveSeries[]): Converted['source'] | Unmapped {
   if (series[0]?.type === 'markdown') return undefined;
   const named = series.map((item) => (typeof item['source'] === 'string' ? { name: item['source'] } : typeof item['sourceId'] === 'string' ? { id: item['sourceId'] } : undefined));
-  const unnamed = named.findIndex((each) => each === undefined);
+  const unnamed = named.indexOf(undefined);
   if (unnamed >= 0) {
     return { problem: 'a current server names a tile\'s data by source, not dataSource: add `source: <name of a source>` to each series (or write the tile as config)', series: unnamed };
   }

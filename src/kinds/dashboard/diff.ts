@@ -93,7 +93,9 @@ function chartlessNewTile(desired: DesiredDashboard, live: LiveDashboard | undef
   const liveNames = new Set((live?.tiles ?? []).map((tile) => tile.name));
   const tile = desired.tiles.find((each) => each.series === undefined && each.config === undefined && !liveNames.has(each.name));
   if (tile === undefined) return undefined;
-  return `tile ${tile.name}: a new tile needs series or config, since the services refuse a tile without a chart; only a tile the live dashboard already has may give just its place (its live chart is kept)`;
+  return `tile ${tile.name}: a new tile needs series or config, since the services refuse a tile without ` +
+    `a chart; only a tile the live dashboard already has may give just its place (its live chart is ` +
+    `kept)`;
 }
 
 function planCreate(ctx: DashboardContext, desired: DesiredDashboard, profileForm: ProfileForm, refs: NameRefs, outcome: Base): DashboardOutcome {

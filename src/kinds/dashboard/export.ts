@@ -9,7 +9,7 @@ import { pickBySchema } from '../shared/pick.js';
 import { namedReference } from '../shared/flat-export.js';
 import { isPlainObject } from '../shared/values.js';
 import { SOURCE } from '../source/model.js';
-import { DASHBOARD, DASHBOARD_CURRENT_MEMBERS, type LiveDashboard, type LiveTile } from './model.js';
+import { DASHBOARD_CURRENT_MEMBERS, type LiveDashboard, type LiveTile } from './model.js';
 import { dashboardSpecSchema } from './schema.js';
 
 /** What alerts need of an exportable dashboard: its key and its tiles' names by id. */

@@ -30,7 +30,8 @@ export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManife
       ...duplicatesIn(filters, (filter) => filter.name).map(([index, earlier]): DocumentProblem => ({
         code: 'E_MANIFEST_DUPLICATE',
         pointer: ['spec', 'filters', index, 'name'],
-        message: `filter name ${filters[index]?.name} is already used by filters[${earlier}]; filters are kept by name, so names must be unique in a dashboard`,
+        message: `filter name ${filters[index]?.name} is already used by filters[${earlier}]; filters are kept by ` +
+          `name, so names must be unique in a dashboard`,
       })),
     ];
   },

@@ -57,7 +57,8 @@ function planLive(input: Input, desired: DesiredCdcScaling, live: LiveCdcScaling
   if (applying !== undefined) {
     change.action = 'waiting';
     change.waitUntil = applying.until.toISOString();
-    change.warnings.push(`the service is still applying this sizing, asked for at ${clockTime(applying.askedAt)} (it takes minutes to show); not asked for again before ${clockTime(applying.until)}`);
+    change.warnings.push(`the service is still applying this sizing, asked for at ${clockTime(applying.askedAt)} (it ` +
+      `takes minutes to show); not asked for again before ${clockTime(applying.until)}`);
     return change;
   }
   change.operations = [patchOperation(input, desired)];
@@ -68,7 +69,9 @@ function planAbsent(input: Input, desired: DesiredCdcScaling): Change {
   const creates = input.planned.get(PIPE)?.outcome?.databaseCreates ?? [];
   const provisioning = input.liveOf(PIPE).filter((pipe) => CDC_SCALING_PIPE_FAMILIES.includes(pipe.source.kind) && !FAILED_STATES.includes(pipe.state ?? ''));
   if (creates.length === 0 && provisioning.length === 0) {
-    const message = `target ${input.target} has no CDC scaling yet: the service makes it once a database pipe (${CDC_SCALING_PIPE_FAMILIES.join(', ')}) is provisioned, and only then can it be set; it is set by the first run after that (or by the run that creates that pipe from a manifest)`;
+    const message = `target ${input.target} has no CDC scaling yet: the service makes it once a database pipe ` +
+      `(${CDC_SCALING_PIPE_FAMILIES.join(', ')}) is provisioned, and only then can it be set; it is ` +
+      `set by the first run after that (or by the run that creates that pipe from a manifest)`;
     return errorChange(input.target, desired, 'E_API_NOT_FOUND', message);
   }
   const change = changeFor(input.target, desired, 'update');

@@ -4,7 +4,6 @@
  */
 import type { Static } from 'typebox';
 import type { DesiredBase } from '../../model/desired.js';
-import type { Kind } from '../../model/kinds.js';
 import type { pipeCdcScalingSpecSchema } from './schema.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */

@@ -147,7 +147,8 @@ function planLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, ad
 /** Why this pipe takes no change but a resync, if it does not: snapshot only, or a snapshot that completed. */
 function frozenReason(desired: DesiredBornPipe, live: LivePipe): string | undefined {
   const family = live.source.kind;
-  if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family)) return `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${live.id} takes no change after it is created (stacksync.io/replace: allow deletes and creates it again)`;
+  if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family)) return `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${live.id} takes no change after it ` +
+    `is created (stacksync.io/replace: allow deletes and creates it again)`;
   if (live.state === 'Completed' && isSnapshotOnly(family, live.source.block)) return `pipe ${live.id} is Completed: it takes no change but a resync`;
   void desired;
   return undefined;
@@ -240,7 +241,9 @@ function columnsOf(desired: DesiredBornPipe): DesiredPipe['columns'] {
 function planReplace(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, draft: PipeDraft, adopting: boolean): Change {
   const family = live.source.kind;
   if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family) && desired.policy?.replace !== true) {
-    const message = `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${live.id} takes no change after it is created (changed: ${draft.forcing.join(', ')}); stacksync.io/replace: allow deletes it and creates it again`;
+    const message = `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${live.id} takes no change after it ` +
+      `is created (changed: ${draft.forcing.join(', ')}); stacksync.io/replace: allow deletes it and ` +
+      `creates it again`;
     return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', message, live.id);
   }
   if (adopting && !ctx.adopt) {
@@ -341,7 +344,9 @@ function stateOperations(desired: DesiredBornPipe, live: LivePipe, marks: Marks,
         // Not started again (one start per revision), and never "unchanged" either: the pipe is not
         // where its manifest wants it, so plan lists it and apply fails it, each time.
         moves.diff.push(shown);
-        moves.failure = `pipe ${live.id} is Failed and its manifest wants it Running; it was started once already for this revision of its manifest, so it is not started again until the manifest changes (or a resync is asked for): the service's console says why it failed`;
+        moves.failure = `pipe ${live.id} is Failed and its manifest wants it Running; it was started once already for ` +
+          `this revision of its manifest, so it is not started again until the manifest changes (or a ` +
+          `resync is asked for): the service's console says why it failed`;
         return;
       }
       moves.operations.push({ ...start, marksBefore: { restartedFor: revision } });

@@ -52,7 +52,8 @@ function planExistingPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe
       ctx.target,
       desired,
       'E_API_NOT_FOUND',
-      `pipe ${desired.pipeId ?? ''} does not exist in target ${ctx.target}; a manifest with a pipeId only updates an existing pipe (leave pipeId out for a pipe stacksync creates)`,
+      `pipe ${desired.pipeId ?? ''} does not exist in target ${ctx.target}; a manifest with a pipeId ` +
+        `only updates an existing pipe (leave pipeId out for a pipe stacksync creates)`,
     );
   }
   const draft = draftExisting(ctx, ignorePipeFields(desired, live), live);

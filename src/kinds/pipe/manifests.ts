@@ -123,7 +123,8 @@ function createRules(spec: BornPipeSpec, family: PipeFamily): DocumentProblem[] 
       {
         code: 'E_MANIFEST_INVALID',
         pointer: ['spec', 'scaling'],
-        message: `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC scaling, one per service, which no pipe's manifest sets`,
+        message: `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC ` +
+          `scaling, one per service, which no pipe's manifest sets`,
       },
     ];
   }

@@ -103,7 +103,9 @@ export function editFlow(wanted: PipeDesiredState, live: LivePipe, patches: Oper
   });
   const how = atRest ? 'edited while the pipe is at rest' : `applied as one change: stop the pipe (now ${live.state ?? 'in an unknown state'}), wait until it is paused, edit its table mappings`;
   moves.warnings.push(
-    `table mappings: ${how}, then ${wanted === 'Running' ? 'start it again' : 'keep it stopped'} (the API edits mappings only while a pipe is paused, and restarts it after); added tables, and changed ones (removed, then added), are copied from scratch`,
+    `table mappings: ${how}, then ${wanted === 'Running' ? 'start it again' : 'keep it stopped'} ` +
+      `(the API edits mappings only while a pipe is paused, and restarts it after); added tables, and ` +
+      `changed ones (removed, then added), are copied from scratch`,
   );
 }
 
@@ -129,7 +131,8 @@ export function resyncOf(desired: DesiredPipe | DesiredBornPipe, live: LivePipe,
   const entry = state.inventory[PIPE][desired.key];
   if (entry?.id === live.id && entry.marks?.['resync'] === token) return undefined;
   if (!RESYNCABLE_PIPE_FAMILIES.includes(live.source.kind)) {
-    return { error: `stacksync.io/resync: a resync is only for pipes of a database source (${RESYNCABLE_PIPE_FAMILIES.join(', ')}); pipe ${live.id} reads from ${live.source.kind}` };
+    return { error: `stacksync.io/resync: a resync is only for pipes of a database source ` +
+      `(${RESYNCABLE_PIPE_FAMILIES.join(', ')}); pipe ${live.id} reads from ${live.source.kind}` };
   }
   return { operation: { type: operationType('resync', PIPE), id: live.id, body: { command: 'resync' }, step: 'resume', await: RUNNING_GOAL, marks: { resync: token } } };
 }

@@ -32,7 +32,8 @@ const base = flatKind<typeof ROLE, 'roles'>({
       const live = outcome.live as LiveRole | undefined;
       const desired = input.desired.find((each) => each.key === outcome.key);
       if (!live?.predefined || !desired) return;
-      const message = `"${live.name}" is one of the service's predefined roles, which cannot be changed, and a custom role cannot take its name: rename this role`;
+      const message = `"${live.name}" is one of the service's predefined roles, which cannot be changed, and a custom ` +
+        `role cannot take its name: rename this role`;
       plan.changes[index] = errorChange(input.target, desired, 'E_MANIFEST_INVALID', message, live.id);
     });
   },

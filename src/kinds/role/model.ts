@@ -1,5 +1,4 @@
-/** The Role kind's name: a ClickStack role of a managed service. */
-import type { Kind } from '../../model/kinds.js';
+
 import type { LiveFlat } from '../shared/flat-live.js';
 
 import { ROLE } from './schema.js';

@@ -42,7 +42,9 @@ export function diffValues(path: string, desired: unknown, live: unknown, out: F
     return out;
   }
   if (Array.isArray(desired) && Array.isArray(live) && live.length === desired.length && desired.every(isPlainObject)) {
-    desired.forEach((item, i) => diffValues(`${path}[${i}]`, item, live[i], out));
+    desired.forEach((item, i) => {
+      diffValues(`${path}[${i}]`, item, live[i], out);
+    });
     return out;
   }
   out.push(fieldDiff(path, live, desired));

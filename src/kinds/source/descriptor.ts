@@ -45,7 +45,9 @@ export const sourceKind = flatKind<typeof SOURCE, 'sources'>({
   afterPlan: (plan, input) => {
     const changes = [...plan.changes, ...(input.deletes.get(SOURCE) ?? [])];
     for (const [deletion, sources] of leftNaming({ deletes: input.deletes.get(CONNECTION) ?? [], live: input.live, names: connectionOf, changes })) {
-      deletion.warnings.push(`the server deletes it even though ${sources.map((source) => labelOf(SOURCE, source)).join(', ')} still query through it; they are left on a connection that no longer exists`);
+      deletion.warnings.push(`the server deletes it even though ` +
+        `${sources.map((source) => labelOf(SOURCE, source)).join(', ')} still query through it; they are ` +
+        `left on a connection that no longer exists`);
     }
   },
   export: flatExport('source', sourceSpecSchema, (live, ctx) => namedReference(ctx, live.members, CONNECTION, 'connection', { name: 'connection', id: 'connectionId' }), {

@@ -1,5 +1,4 @@
-/** The Source kind's name. */
-import type { Kind } from '../../model/kinds.js';
+
 
 import { SOURCE } from './schema.js';
 

@@ -1,5 +1,4 @@
-/** The Webhook kind's name. */
-import type { Kind } from '../../model/kinds.js';
+
 
 import { WEBHOOK } from './schema.js';
 
