@@ -38,7 +38,7 @@ export interface SyncFailure {
 export interface TargetSyncResult {
   outcome: SyncOutcome;
   report: SyncReport;
-  /** The sync's log record; none for a sync that crashed (the daemon words that one). */
+  /** The sync's log record (for a sync that threw, {@link crashedSync} words it). */
   logRecord?: SyncLogRecord;
   failure?: SyncFailure;
   /** True when the live state was read and a plan made (what readiness waits for). */
