@@ -21,6 +21,8 @@ import {
 import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../schema/api-current-stack.js';
 import type { Variant } from '../../model/kinds.js';
 import type { SchemaIssue } from '../../schema/validate.js';
+import { findLacked, type Lacked } from '../../schema/lacked.js';
+import { ALERT_MEMBERS_LACKED } from '../../kinds/alert/model.js';
 import { ApiError } from '../errors.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentAlertRecord, CurrentWorkspace } from '../model.js';
@@ -47,8 +49,19 @@ function alertNotFound(): ApiError {
 
 // ---------------------------------------------------------------- reading a request
 
+/**
+ * What a variant's document lacks of an alert, which it does not take (issue 32: the documents
+ * win; docs/manifests/alert.md#channels): the managed alert's list of channels, the self-hosted
+ * server's channel types but the webhook. The table `stacksync validate` refuses them by.
+ */
+const LACKED: Record<Variant, readonly Lacked[]> = {
+  managed: ALERT_MEMBERS_LACKED.managed.alert.map((path) => ({ path })),
+  'self-hosted': ['channel.type', 'channels[].type'].map((path) => ({ path, values: ALERT_MEMBERS_LACKED['self-hosted'].channelTypes })),
+};
+
 /** The body, with nulls the OpenAPI allows dropped, read by the variant's rules; then the rules across members. */
 function readWrite(body: unknown, variant: Variant, nowMs: number): AlertWrite {
+  throwIfAny(findLacked(body, LACKED[variant], "the service's API").map((each) => issueAt(each.pointer, each.message)));
   const nullsDropped = withoutNulls(body, CURRENT_ALERT_NULLABLE_MEMBERS);
   const write = variant === 'managed' ? readManagedWrite(nullsDropped) : cleaned<AlertWrite>(CurrentAlertWrite, nullsDropped);
   throwIfAny([...crossMemberIssues(write), ...scheduleStartIssues(write, nowMs)]);
@@ -202,16 +215,21 @@ function resolvedChannels(alert: CurrentAlertRecord): Record<string, unknown>[] 
   return [];
 }
 
-/** The response: `channel` (the first) and `channels` only when a channel resolves, in place. */
-export function externalAlert(alert: CurrentAlertRecord): CurrentAlert {
-  const channels = resolvedChannels(alert) as CurrentAlertChannel[];
+/**
+ * The response: `channel` (the first) and `channels` only when a channel resolves, in place. The
+ * managed document's alert has no `channels` (docs/manifests/alert.md#channels): a managed
+ * service answers its one `channel`, so what a client reads back it may write again.
+ */
+export function externalAlert(alert: CurrentAlertRecord, variant: Variant): CurrentAlert {
+  const resolved = resolvedChannels(alert) as CurrentAlertChannel[];
+  const channels = (channel: CurrentAlertChannel): Partial<CurrentAlert> => (variant === 'managed' ? { channel } : { channel, channels: resolved });
   const response: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(alert)) {
     if (key === 'channels') continue;
     if (key !== 'channel') response[key] = value;
-    else if (channels.length) Object.assign(response, { channel: channels[0], channels });
+    else if (resolved[0]) Object.assign(response, channels(resolved[0]));
   }
-  if (!('channel' in alert) && channels.length) Object.assign(response, { channel: channels[0], channels });
+  if (!('channel' in alert) && resolved[0]) Object.assign(response, channels(resolved[0]));
   return response as CurrentAlert;
 }
 
@@ -219,7 +237,7 @@ export function externalAlert(alert: CurrentAlertRecord): CurrentAlert {
 
 /** In creation order. */
 export function listAlerts(ws: CurrentWorkspace): CurrentAlert[] {
-  return [...ws.alerts.values()].map(externalAlert);
+  return [...ws.alerts.values()].map((alert) => externalAlert(alert, ws.variant));
 }
 
 function requireAlert(ws: CurrentWorkspace, id: string): CurrentAlertRecord {
@@ -229,7 +247,7 @@ function requireAlert(ws: CurrentWorkspace, id: string): CurrentAlertRecord {
 }
 
 export function getAlert(ws: CurrentWorkspace, id: string): CurrentAlert {
-  return externalAlert(requireAlert(ws, id));
+  return externalAlert(requireAlert(ws, id), ws.variant);
 }
 
 export function createAlert(ws: CurrentWorkspace, body: unknown, nowMs: number): CurrentAlert {
@@ -238,7 +256,7 @@ export function createAlert(ws: CurrentWorkspace, body: unknown, nowMs: number):
   const now = isoTimestamp(nowMs);
   const alert = recordOf(newObjectId(nowMs), write, { state: CURRENT_ALERT_INITIAL_STATE, teamId: ws.owner, createdAt: now, updatedAt: now });
   ws.alerts.set(alert.id, alert);
-  return externalAlert(alert);
+  return externalAlert(alert, ws.variant);
 }
 
 /** PUT replaces the configuration; state, silencing and creation time stay. */
@@ -248,7 +266,7 @@ export function updateAlert(ws: CurrentWorkspace, id: string, body: unknown, now
   const current = requireAlert(ws, id);
   const alert = recordOf(id, write, { state: current.state, teamId: current.teamId, createdAt: current.createdAt, updatedAt: isoTimestamp(nowMs) }, current);
   ws.alerts.set(id, alert);
-  return externalAlert(alert);
+  return externalAlert(alert, ws.variant);
 }
 
 export function deleteAlert(ws: CurrentWorkspace, id: string): void {

@@ -22,6 +22,9 @@ import {
 } from '../../schema/api-current.js';
 import type { CurrentDashboardValidation } from '../../schema/api-current-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
+import { findLacked, type Lacked } from '../../schema/lacked.js';
+import type { Variant } from '../../model/kinds.js';
+import { FILTER_MEMBERS_LACKED } from '../../kinds/dashboard/model.js';
 import { notFound } from '../errors.js';
 import { newObjectId } from '../ids.js';
 import type { CurrentDashboardRecord, CurrentWorkspace } from '../model.js';
@@ -38,8 +41,17 @@ interface CheckedWrite {
   configs: CurrentTileConfig[];
 }
 
+/**
+ * Filter members a variant's document lacks, which it does not take (issue 32: the documents win;
+ * docs/manifests/dashboard.md#filters): the managed filter has no variables or broadcast. The table
+ * `stacksync validate` refuses them by.
+ */
+const lackedOn = (variant: Variant): Lacked[] => FILTER_MEMBERS_LACKED[variant].map((member) => ({ path: `filters[].${member}` }));
+
 /** The body checked as the service's body schema checks it: the write and its tiles' configs, or every issue found. */
-function checkWrite(body: unknown, mode: Mode): { checked: CheckedWrite; issues: SchemaIssue[] } {
+function checkWrite(body: unknown, mode: Mode, variant: Variant): { checked: CheckedWrite; issues: SchemaIssue[] } {
+  const lacked = findLacked(body, lackedOn(variant), "the service's API").map((each) => issueAt(each.pointer, each.message));
+  if (lacked.length) return { checked: { write: body as DashboardWrite, configs: [] }, issues: lacked };
   const { value: write, issues } = clean<DashboardWrite>(CurrentDashboardWrite, body);
   issues.push(...strictFilterIssues(body, mode));
   if (issues.length) return { checked: { write, configs: [] }, issues };
@@ -51,8 +63,8 @@ function checkWrite(body: unknown, mode: Mode): { checked: CheckedWrite; issues:
   return { checked: { write, configs: configs as CurrentTileConfig[] }, issues };
 }
 
-function readWrite(body: unknown, mode: Mode): CheckedWrite {
-  const { checked, issues } = checkWrite(body, mode);
+function readWrite(body: unknown, mode: Mode, variant: Variant): CheckedWrite {
+  const { checked, issues } = checkWrite(body, mode, variant);
   throwIfAny(issues);
   return checked;
 }
@@ -238,7 +250,7 @@ export function getDashboard(ws: CurrentWorkspace, id: string): CurrentDashboard
 
 /** Ids sent by the client are ignored: the dashboard and every tile get new ones (a seed keeps the ones it gives). */
 export function createDashboard(ws: CurrentWorkspace, body: unknown, nowMs: number, seededId?: string): CurrentDashboard {
-  const checked = readWrite(body, 'create');
+  const checked = readWrite(body, 'create', ws.variant);
   checkReferences(ws, checked, checked.write.containers ?? []);
   const { write, configs } = checked;
   const tileId = (tile: CurrentTileWrite): string => (seededId !== undefined && tile.id ? tile.id : newObjectId(nowMs));
@@ -263,7 +275,7 @@ export function createDashboard(ws: CurrentWorkspace, body: unknown, nowMs: numb
  * do not resolve lists that one problem at the root.
  */
 export function validateDashboard(ws: CurrentWorkspace, body: unknown): CurrentDashboardValidation {
-  const { checked, issues } = checkWrite(body, 'create');
+  const { checked, issues } = checkWrite(body, 'create', ws.variant);
   if (issues.length) return { valid: false, errors: issues.map(({ path, message }) => ({ path, message })), normalized: null };
   const problem = referenceProblem(ws, checked, checked.write.containers ?? []);
   if (problem) return { valid: false, errors: [{ path: '', message: problem }], normalized: null };
@@ -277,7 +289,7 @@ export function validateDashboard(ws: CurrentWorkspace, body: unknown): CurrentD
  * can no longer be alerted on, are deleted.
  */
 export function updateDashboard(ws: CurrentWorkspace, id: string, body: unknown, nowMs: number): CurrentDashboard {
-  const checked = readWrite(body, 'update');
+  const checked = readWrite(body, 'update', ws.variant);
   const current = requireDashboard(ws, id);
   checkReferences(ws, checked, checked.write.containers ?? current.containers ?? []);
   const { write, configs } = checked;
