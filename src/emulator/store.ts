@@ -5,15 +5,15 @@
  */
 import { StacksyncError } from '../errors.js';
 import { CredentialHasher } from './credentials.js';
-import { connectionsNamedBy } from './current/connections.js';
-import { predefinedRoles } from './current/roles.js';
+import { connectionsNamedBy } from './current/connection.js';
+import { predefinedRoles } from './current/role.js';
 import * as current from './current/workspace.js';
 import { ApiError } from './errors.js';
 import { isoTimestamp } from './ids.js';
 import type { CurrentEmulatorData, EmulatorData, OrganizationRecord, Profile, ProfileData, ServiceRecord, TeamRecord, Workspace } from './model.js';
 import { profileOf } from './model.js';
 import { advancePipes, emptyRuntime, runtimeFromData, runtimeToData } from './current/pipe-lifecycle.js';
-import { seededCurrentPipe } from './current/pipes.js';
+import { seededCurrentPipe } from './current/pipe.js';
 import { buildPipe, fingerprintWith } from './pipes.js';
 import type { PipeSecrets } from './model.js';
 import { seedWorkspace } from './stack.js';

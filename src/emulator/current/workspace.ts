@@ -32,9 +32,9 @@ import type { CurrentAlertRecord, CurrentWorkspace, StackSecrets } from '../mode
 import type { Fingerprint } from '../pipes.js';
 import { defaultCurrentSources, type SeedConnection, type SeedSource, type SeedStack } from '../seed.js';
 import { atIndex } from '../stack.js';
-import { connectionsNamedBy } from './connections.js';
-import { createDashboard } from './dashboards.js';
-import { predefinedRoles } from './roles.js';
+import { connectionsNamedBy } from './connection.js';
+import { createDashboard } from './dashboard.js';
+import { predefinedRoles } from './role.js';
 import { cleaned, inSchemaOrder } from './validate.js';
 
 const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });

@@ -22,6 +22,7 @@ import type { SchemaIssue } from '../../schema/validate.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
 import { clean, inSchemaOrder, issueAt, jsonNotFound, refused, throwIfAny } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
 
 const L = CURRENT_SAVED_SEARCH_LIMITS;
 /** A stored saved search: the answer's members but `teamId`, which is the workspace's. */
@@ -155,3 +156,18 @@ export function deleteSavedSearch(ws: CurrentWorkspace, id: string): void {
   for (const [alertId, alert] of ws.alerts) if (alert.source === 'saved_search' && alert.savedSearchId === id) ws.alerts.delete(alertId);
   ws.savedSearches.splice(index, 1);
 }
+
+/** The kind's routes on both variants; the self-hosted list pages. */
+export const stackKind: StackKind = {
+  segment: 'saved-searches',
+  idName: 'savedSearchId',
+  gateway: () => CurrentSavedSearchWrite,
+  servedOn: BOTH,
+  pagedOn: ['self-hosted'],
+  writableOn: BOTH,
+  list: listSavedSearches,
+  get: ({ ws, id }) => getSavedSearch(ws, id),
+  create: ({ ws, body, nowMs }) => createSavedSearch(ws, body, nowMs),
+  update: ({ ws, id, body, nowMs }) => updateSavedSearch(ws, id, body, nowMs),
+  remove: ({ ws, id }) => deleteSavedSearch(ws, id),
+};

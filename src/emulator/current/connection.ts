@@ -22,6 +22,7 @@ import { isObjectId, isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
 import type { Fingerprint } from '../pipes.js';
 import { cleaned, inSchemaOrder, refused } from './validate.js';
+import type { StackKind } from './stack-kind.js';
 
 /** The connection a source must name: an object id (400 otherwise) of one of the workspace's connections (400 otherwise). */
 export function checkConnectionId(ws: CurrentWorkspace, connection: unknown): void {
@@ -83,3 +84,17 @@ export function deleteConnection(ws: CurrentWorkspace, id: string): void {
 function keepPassword(ws: CurrentWorkspace, id: string, password: string | undefined, fingerprint: Fingerprint): void {
   if (password) ws.secrets.set(id, { password: fingerprint(password) });
 }
+
+/** Self-hosted only: a managed service has no connection path (its connections are the platform's; docs/api-client.md). */
+export const stackKind: StackKind = {
+  segment: 'connections',
+  idName: 'connectionId',
+  servedOn: ['self-hosted'],
+  pagedOn: [],
+  writableOn: ['self-hosted'],
+  list: listConnections,
+  get: ({ ws, id }) => getConnection(ws, id),
+  create: ({ ws, body, nowMs, fingerprint }) => createConnection(ws, body, nowMs, fingerprint),
+  update: ({ ws, id, body, nowMs, fingerprint }) => updateConnection(ws, id, body, nowMs, fingerprint),
+  remove: ({ ws, id }) => deleteConnection(ws, id),
+};

@@ -30,6 +30,7 @@ import { newObjectId } from '../ids.js';
 import type { CurrentDashboardRecord, CurrentWorkspace } from '../model.js';
 import { readTileConfig, supportsAlerts, tileSourceIds } from './tiles.js';
 import { clean, issueAt, refused, throwIfAny } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
 
 /** Whether a body creates a dashboard (filters without ids) or replaces one (filters with theirs). */
 type Mode = 'create' | 'update';
@@ -326,3 +327,19 @@ export function deleteDashboard(ws: CurrentWorkspace, id: string): void {
 function deleteAlertsWhere(ws: CurrentWorkspace, doomed: (alert: { source?: string | undefined; dashboardId?: string | undefined; tileId?: string | undefined }) => boolean): void {
   for (const [alertId, alert] of ws.alerts) if (doomed(alert)) ws.alerts.delete(alertId);
 }
+
+/** The kind's routes on both variants (`…/stack/dashboards/{dashboardId}`, `/api/v2/dashboards/{id}`), with `POST …/dashboards/validate`. */
+export const stackKind: StackKind = {
+  segment: 'dashboards',
+  idName: 'dashboardId',
+  gateway: () => CurrentDashboardWrite,
+  servedOn: BOTH,
+  pagedOn: [],
+  writableOn: BOTH,
+  list: listDashboards,
+  get: ({ ws, id }) => getDashboard(ws, id),
+  create: ({ ws, body, nowMs }) => createDashboard(ws, body, nowMs),
+  update: ({ ws, id, body, nowMs }) => updateDashboard(ws, id, body, nowMs),
+  remove: ({ ws, id }) => deleteDashboard(ws, id),
+  check: { suffix: 'validate', gateway: () => CurrentDashboardWrite, handle: ({ ws, body }) => validateDashboard(ws, body) },
+};

@@ -23,6 +23,7 @@ import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace, StackSecrets } from '../model.js';
 import type { Fingerprint } from '../pipes.js';
 import { cleaned, inSchemaOrder, issueAt, jsonNotFound, refused, throwIfAny } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
 
 const L = CURRENT_WEBHOOK_LIMITS;
 const DUPLICATE = 'A webhook with this service and name already exists';
@@ -235,3 +236,17 @@ export function deleteWebhook(ws: CurrentWorkspace, id: string): void {
   ws.webhooks.splice(ws.webhooks.indexOf(requireWebhook(ws, id)), 1);
   ws.secrets.delete(id);
 }
+
+/** The kind's routes on both variants, without a GET by id; the self-hosted list pages. */
+export const stackKind: StackKind = {
+  segment: 'webhooks',
+  idName: 'webhookId',
+  gateway: () => CurrentWebhookWrite,
+  servedOn: BOTH,
+  pagedOn: ['self-hosted'],
+  writableOn: BOTH,
+  list: listWebhooks,
+  create: ({ ws, body, nowMs, fingerprint }) => createWebhook(ws, body, nowMs, fingerprint),
+  update: ({ ws, id, body, nowMs, fingerprint }) => updateWebhook(ws, id, body, nowMs, fingerprint),
+  remove: ({ ws, id }) => deleteWebhook(ws, id),
+};

@@ -10,6 +10,7 @@ import { CurrentRole, CurrentRoleCreate, CurrentRoleUpdate, type CurrentRole as 
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
 import { cleaned, inSchemaOrder, jsonNotFound, refused } from './validate.js';
+import type { StackKind } from './stack-kind.js';
 
 /** The service's own roles, as a new service has them. */
 const PREDEFINED: readonly { name: string; description: string; permissions: Role['permissions'] }[] = [
@@ -68,3 +69,18 @@ export function deleteRole(ws: CurrentWorkspace, id: string): void {
   if (role.isPredefined) throw refused('Predefined roles cannot be deleted');
   ws.roles.splice(ws.roles.indexOf(role), 1);
 }
+
+/** Managed only: a self-hosted server has no roles path. */
+export const stackKind: StackKind = {
+  segment: 'roles',
+  idName: 'roleId',
+  gateway: () => CurrentRoleCreate,
+  servedOn: ['managed'],
+  pagedOn: [],
+  writableOn: ['managed'],
+  list: listRoles,
+  get: ({ ws, id }) => getRole(ws, id),
+  create: ({ ws, body, nowMs }) => createRole(ws, body, nowMs),
+  update: ({ ws, id, body, nowMs }) => updateRole(ws, id, body, nowMs),
+  remove: ({ ws, id }) => deleteRole(ws, id),
+};

@@ -28,6 +28,7 @@ import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentAlertRecord, CurrentWorkspace } from '../model.js';
 import { supportsAlerts } from './tiles.js';
 import { clean, cleaned, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
@@ -272,3 +273,18 @@ export function updateAlert(ws: CurrentWorkspace, id: string, body: unknown, now
 export function deleteAlert(ws: CurrentWorkspace, id: string): void {
   if (!ws.alerts.delete(id)) throw alertNotFound();
 }
+
+/** The kind's routes on both variants; the self-hosted list pages. */
+export const stackKind: StackKind = {
+  segment: 'alerts',
+  idName: 'alertId',
+  gateway: () => CurrentAlertWrite,
+  servedOn: BOTH,
+  pagedOn: ['self-hosted'],
+  writableOn: BOTH,
+  list: listAlerts,
+  get: ({ ws, id }) => getAlert(ws, id),
+  create: ({ ws, body, nowMs }) => createAlert(ws, body, nowMs),
+  update: ({ ws, id, body, nowMs }) => updateAlert(ws, id, body, nowMs),
+  remove: ({ ws, id }) => deleteAlert(ws, id),
+};

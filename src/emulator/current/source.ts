@@ -15,8 +15,9 @@ import { SOURCE_LACKED_ON_CURRENT } from '../../schema/manifest-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
-import { checkConnectionId } from './connections.js';
+import { checkConnectionId } from './connection.js';
 import { clean, inSchemaOrder, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
 
 const KINDS = Object.keys(CURRENT_SOURCE_WRITES) as CurrentSourceKind[];
 const GRANULARITY_UNITS: Record<string, string> = { s: 'second', m: 'minute', h: 'hour', d: 'day' };
@@ -144,3 +145,18 @@ export function updateSource(ws: CurrentWorkspace, id: string, body: unknown): C
 export function deleteSource(ws: CurrentWorkspace, id: string): void {
   ws.sources.splice(sourceIndex(ws, id), 1);
 }
+
+/** The kind's routes on both variants; the managed gateway checks a body against its kind's schema. */
+export const stackKind: StackKind = {
+  segment: 'sources',
+  idName: 'sourceId',
+  gateway: (body) => CURRENT_SOURCE_WRITES[body['kind'] as CurrentSourceKind],
+  servedOn: BOTH,
+  pagedOn: [],
+  writableOn: BOTH,
+  list: listSources,
+  get: ({ ws, id }) => getSource(ws, id),
+  create: ({ ws, body, nowMs }) => createSource(ws, body, nowMs),
+  update: ({ ws, id, body }) => updateSource(ws, id, body),
+  remove: ({ ws, id }) => deleteSource(ws, id),
+};
