@@ -11,11 +11,15 @@ import { Type } from 'typebox';
 import {
   CURRENT_ALERT_INITIAL_STATE,
   CURRENT_ALERT_INTERVAL_MINUTES,
+  CURRENT_ALERT_INTERVALS,
+  CURRENT_ALERT_SOURCES,
+  CURRENT_ALERT_STATES,
   CURRENT_MAX_ALERT_CHANNELS,
   CURRENT_RANGE_THRESHOLD_TYPES,
+  CURRENT_THRESHOLD_TYPES,
+  CurrentAlert,
   CurrentAlertWrite,
   OBJECT_ID_PATTERN,
-  type CurrentAlert,
   type CurrentAlertChannel,
 } from '../../schema/api-current.js';
 import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../schema/api-current-stack.js';
@@ -25,10 +29,30 @@ import { findLacked, type Lacked } from '../../schema/lacked.js';
 import { ALERT_MEMBERS_LACKED } from '../../kinds/alert/model.js';
 import { ApiError } from '../errors.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
-import type { CurrentAlertRecord, CurrentWorkspace } from '../model.js';
+import type { CurrentWorkspace } from '../model.js';
+import { atIndex } from '../stack.js';
 import { supportsAlerts } from './tiles.js';
 import { clean, cleaned, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
 import { BOTH, type StackKind } from './stack-kind.js';
+
+/**
+ * An alert of the current profile as stored: the response's members, except that `channel` and
+ * `channels` hold whatever was written or seeded (an email channel, `{type: null}`, nothing); the
+ * response shows them only when they resolve.
+ */
+export type CurrentAlertRecord = Omit<CurrentAlert, 'channel' | 'channels'> & {
+  channel?: Record<string, unknown> | null;
+  channels?: Record<string, unknown>[];
+};
+
+declare module '../model.js' {
+  interface CurrentCollections {
+    alerts: Map<string, CurrentAlertRecord>;
+  }
+  interface CurrentCollectionsData {
+    alerts: CurrentAlertRecord[];
+  }
+}
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
@@ -274,8 +298,89 @@ export function deleteAlert(ws: CurrentWorkspace, id: string): void {
   if (!ws.alerts.delete(id)) throw alertNotFound();
 }
 
+// ---------------------------------------------------------------- seeds
+
+const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
+const nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const anyChannel = Type.Object({ type: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true });
+
+const { teamId: _teamId, ...alertResponseMembers } = CurrentAlert.properties;
+
+/**
+ * An alert in a seed: the response's members (`teamId` is the workspace's), channels of any type,
+ * and what the service would refuse (enums, ranges, dates) checked, so a seed's typo is caught.
+ */
+export const SeededAlert = Type.Object({
+  ...alertResponseMembers,
+  id: Type.Optional(objectId),
+  interval: Type.Enum(CURRENT_ALERT_INTERVALS),
+  scheduleOffsetMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 1439 })),
+  scheduleStartAt: nullable(Type.String({ format: 'date-time' })),
+  numConsecutiveWindows: nullable(Type.Integer({ minimum: 1 })),
+  thresholdType: Type.Enum(CURRENT_THRESHOLD_TYPES),
+  source: Type.Optional(Type.Enum(CURRENT_ALERT_SOURCES)),
+  state: Type.Optional(Type.Enum(CURRENT_ALERT_STATES)),
+  channel: Type.Optional(Type.Union([anyChannel, Type.Null()])),
+  channels: Type.Optional(Type.Array(anyChannel)),
+  createdAt: Type.Optional(Type.String({ format: 'date-time' })),
+  updatedAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+type SeededAlert = Type.Static<typeof SeededAlert>;
+
+/** A seeded alert as stored, in the response's member order; what the seed leaves out is null or absent. */
+function alertOf(seed: SeededAlert, owner: string, nowMs: number): CurrentAlertRecord {
+  const createdAt = seed.createdAt ?? isoTimestamp(nowMs);
+  const source = seed.source ?? 'saved_search';
+  const optional = <K extends keyof SeededAlert>(key: K) => (seed[key] === undefined ? {} : { [key]: seed[key] });
+  return {
+    id: seed.id ?? newObjectId(nowMs),
+    name: seed.name ?? null,
+    message: seed.message ?? null,
+    note: seed.note ?? null,
+    threshold: seed.threshold,
+    ...optional('thresholdMax'),
+    interval: seed.interval,
+    ...optional('scheduleOffsetMinutes'),
+    ...optional('scheduleStartAt'),
+    numConsecutiveWindows: seed.numConsecutiveWindows ?? null,
+    thresholdType: seed.thresholdType,
+    source,
+    state: seed.state ?? CURRENT_ALERT_INITIAL_STATE,
+    ...optional('channel'),
+    ...optional('channels'),
+    teamId: owner,
+    ...optional('tileId'),
+    ...optional('dashboardId'),
+    ...optional('savedSearchId'),
+    ...optional('groupBy'),
+    ...optional('silenced'),
+    ...optional('executionErrors'),
+    createdAt,
+    updatedAt: seed.updatedAt ?? createdAt,
+  } as CurrentAlertRecord;
+}
+
 /** The kind's routes on both variants; the self-hosted list pages. */
 export const stackKind: StackKind = {
+  // Seeded alerts come after what they name: dashboards, webhooks, saved searches.
+  collection: {
+    member: 'alerts',
+    after: ['dashboards', 'webhooks', 'savedSearches'],
+    seed: (ws, seeded, { nowMs }) => {
+      ws.alerts = new Map();
+      (seeded.alerts ?? []).forEach((entry, index) =>
+        atIndex('alerts', index, () => {
+          const alert = alertOf(cleaned<SeededAlert>(SeededAlert, entry), ws.owner, nowMs);
+          ws.alerts.set(alert.id, alert);
+        }),
+      );
+    },
+    restore: (ws, saved) => {
+      ws.alerts = new Map(saved.alerts.map((alert) => [alert.id, alert]));
+    },
+    save: (ws) => [...ws.alerts.values()],
+  },
   segment: 'alerts',
   idName: 'alertId',
   gateway: () => CurrentAlertWrite,

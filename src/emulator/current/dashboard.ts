@@ -20,17 +20,31 @@ import {
   type CurrentTileConfig,
   type CurrentTileWrite,
 } from '../../schema/api-current.js';
-import type { CurrentDashboardValidation } from '../../schema/api-current-stack.js';
+import { Type } from 'typebox';
+import { CurrentHiddenTile, type CurrentDashboardValidation, type CurrentHiddenTile as HiddenTile } from '../../schema/api-current-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { findLacked, type Lacked } from '../../schema/lacked.js';
 import type { Variant } from '../../model/kinds.js';
 import { FILTER_MEMBERS_LACKED } from '../../kinds/dashboard/model.js';
-import { notFound } from '../errors.js';
-import { newObjectId } from '../ids.js';
-import type { CurrentDashboardRecord, CurrentWorkspace } from '../model.js';
+import { ApiError, notFound } from '../errors.js';
+import { isObjectId, newObjectId } from '../ids.js';
+import type { CurrentWorkspace } from '../model.js';
+import { atIndex } from '../stack.js';
 import { readTileConfig, supportsAlerts, tileSourceIds } from './tiles.js';
-import { clean, issueAt, refused, throwIfAny } from './validate.js';
+import { clean, cleaned, issueAt, refused, throwIfAny } from './validate.js';
 import { BOTH, type StackKind } from './stack-kind.js';
+
+/** A dashboard of the current profile as stored: what GET answers, and the tiles it does not (PromQL tiles). */
+export type CurrentDashboardRecord = CurrentDashboard & { hiddenTiles?: HiddenTile[] };
+
+declare module '../model.js' {
+  interface CurrentCollections {
+    dashboards: Map<string, CurrentDashboardRecord>;
+  }
+  interface CurrentCollectionsData {
+    dashboards: CurrentDashboardRecord[];
+  }
+}
 
 /** Whether a body creates a dashboard (filters without ids) or replaces one (filters with theirs). */
 type Mode = 'create' | 'update';
@@ -328,8 +342,34 @@ function deleteAlertsWhere(ws: CurrentWorkspace, doomed: (alert: { source?: stri
   for (const [alertId, alert] of ws.alerts) if (doomed(alert)) ws.alerts.delete(alertId);
 }
 
+// ---------------------------------------------------------------- seeds
+
+/** A seeded dashboard: created by the dashboard rules, with the tiles a GET hides (`hiddenTiles`) kept beside it. */
+function seedDashboard(ws: CurrentWorkspace, entry: Record<string, unknown>, nowMs: number): void {
+  const { id, hiddenTiles, ...body } = entry;
+  if (id !== undefined && !(typeof id === 'string' && isObjectId(id))) {
+    throw new ApiError('bad_request', 'invalid id', { issues: [{ path: 'id', pointer: ['id'], message: 'must be a 24-hex object id' }] });
+  }
+  const hidden = hiddenTiles === undefined ? undefined : cleaned<HiddenTile[]>(Type.Array(CurrentHiddenTile), hiddenTiles, ['hiddenTiles']);
+  const dashboard = createDashboard(ws, body, nowMs, typeof id === 'string' ? id : newObjectId(nowMs));
+  if (hidden?.length) ws.dashboards.set(dashboard.id, { ...dashboard, hiddenTiles: hidden });
+}
+
 /** The kind's routes on both variants (`…/stack/dashboards/{dashboardId}`, `/api/v2/dashboards/{id}`), with `POST …/dashboards/validate`. */
 export const stackKind: StackKind = {
+  // Seeded dashboards are created by the dashboard rules, so they need the sources and connections they name.
+  collection: {
+    member: 'dashboards',
+    after: ['sources', 'connections'],
+    seed: (ws, seeded, { nowMs }) => {
+      ws.dashboards = new Map();
+      (seeded.dashboards ?? []).forEach((entry, index) => atIndex('dashboards', index, () => seedDashboard(ws, entry, nowMs)));
+    },
+    restore: (ws, saved) => {
+      ws.dashboards = new Map(saved.dashboards.map((dashboard) => [dashboard.id, dashboard]));
+    },
+    save: (ws) => [...ws.dashboards.values()],
+  },
   segment: 'dashboards',
   idName: 'dashboardId',
   gateway: () => CurrentDashboardWrite,

@@ -36,14 +36,13 @@ import {
 import { pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
 import { compileSchema, formatPath, toIssues, type SchemaIssue } from '../../schema/validate.js';
 import { findLacked } from '../../schema/lacked.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { isoTimestamp, newId } from '../ids.js';
 import type { PipeResource, PipeSecrets, ServiceRecord } from '../model.js';
 import { changeTableMappings, requirePipe, stripUnknownMembers, type Fingerprint } from '../pipes.js';
 import {
   forgetPipe,
   pipeFamily,
-  runtimeOf,
   scheduleCreate,
   scheduleResumeAfterEdit,
   scheduleResync,

@@ -12,6 +12,17 @@ import type { CurrentWorkspace } from '../model.js';
 import { cleaned, inSchemaOrder, jsonNotFound, refused } from './validate.js';
 import type { StackKind } from './stack-kind.js';
 
+declare module '../model.js' {
+  interface CurrentCollections {
+    /** On a managed service, its ClickStack roles, the predefined ones first; a self-hosted server has none. */
+    roles: Role[];
+  }
+  interface CurrentCollectionsData {
+    /** Absent in files from before roles (and when there are none): a managed service then has its predefined roles. */
+    roles?: Role[];
+  }
+}
+
 /** The service's own roles, as a new service has them. */
 const PREDEFINED: readonly { name: string; description: string; permissions: Role['permissions'] }[] = [
   { name: 'Admin', description: 'Full access to every resource', permissions: [{ action: 'manage', subject: 'all' }] },
@@ -72,6 +83,16 @@ export function deleteRole(ws: CurrentWorkspace, id: string): void {
 
 /** Managed only: a self-hosted server has no roles path. */
 export const stackKind: StackKind = {
+  collection: {
+    member: 'roles',
+    seed: (ws, _seeded, { nowMs }) => {
+      ws.roles = predefinedRoles(ws.variant === 'managed', nowMs);
+    },
+    restore: (ws, saved, { nowMs }) => {
+      ws.roles = saved.roles ?? predefinedRoles(ws.variant === 'managed', nowMs);
+    },
+    save: (ws) => (ws.roles.length > 0 ? ws.roles : undefined),
+  },
   segment: 'roles',
   idName: 'roleId',
   gateway: () => CurrentRoleCreate,

@@ -24,6 +24,16 @@ import type { CurrentWorkspace } from '../model.js';
 import { clean, inSchemaOrder, issueAt, jsonNotFound, refused, throwIfAny } from './validate.js';
 import { BOTH, type StackKind } from './stack-kind.js';
 
+declare module '../model.js' {
+  interface CurrentCollections {
+    /** As created (the answer's members but `teamId`) or as seeded (any subset). */
+    savedSearches: CurrentSavedSearch[];
+  }
+  interface CurrentCollectionsData {
+    savedSearches: CurrentSavedSearch[];
+  }
+}
+
 const L = CURRENT_SAVED_SEARCH_LIMITS;
 /** A stored saved search: the answer's members but `teamId`, which is the workspace's. */
 type Stored = Omit<Entry, 'teamId'>;
@@ -157,8 +167,26 @@ export function deleteSavedSearch(ws: CurrentWorkspace, id: string): void {
   ws.savedSearches.splice(index, 1);
 }
 
+// ---------------------------------------------------------------- seeds
+
+/** A seeded saved search: its id kept or assigned, the rest as seeded. */
+function savedSearchOf(seed: Record<string, unknown>, nowMs: number): CurrentSavedSearch {
+  const { id, name, ...rest } = seed;
+  return { id: typeof id === 'string' ? id : newObjectId(nowMs), name: String(name), ...rest };
+}
+
 /** The kind's routes on both variants; the self-hosted list pages. */
 export const stackKind: StackKind = {
+  collection: {
+    member: 'savedSearches',
+    seed: (ws, seeded, { nowMs }) => {
+      ws.savedSearches = (seeded.savedSearches ?? []).map((search) => savedSearchOf(search, nowMs));
+    },
+    restore: (ws, saved) => {
+      ws.savedSearches = saved.savedSearches;
+    },
+    save: (ws) => ws.savedSearches,
+  },
   segment: 'saved-searches',
   idName: 'savedSearchId',
   gateway: () => CurrentSavedSearchWrite,

@@ -6,8 +6,9 @@
  */
 import type { TSchema } from 'typebox';
 import type { Variant } from '../../model/kinds.js';
-import type { CurrentWorkspace } from '../model.js';
+import type { CurrentCollections, CurrentWorkspace, CurrentWorkspaceData } from '../model.js';
 import type { Fingerprint } from '../pipes.js';
+import type { SeedStack } from '../seed.js';
 
 /** What an operation is given: the workspace, the path id, the body, the time, how write-only members are kept. */
 export interface StackCall {
@@ -21,7 +22,38 @@ export interface StackCall {
 /** The request schema the managed gateway checks a write against, by the body it is given (a source's by its `kind`); none leaves the body to the service. */
 export type GatewaySchema = (body: Record<string, unknown>) => TSchema | undefined;
 
+/** What seeding a workspace is given: the time, how write-only members are kept, and the connection of default sources. */
+export interface Seeding {
+  nowMs: number;
+  fingerprint: Fingerprint;
+  /** The id of the connection the default sources are on. */
+  connection: string;
+}
+
+/** What restoring a saved workspace is given: the time for what older files lack, and how their secrets are salted. */
+export interface Restoring {
+  nowMs: number;
+  upgrade: (secrets: Record<string, string>) => Record<string, string>;
+}
+
+/**
+ * How a workspace holds a kind: its member (of the workspace, of a seed's service or team, and of
+ * the data file; the kind's file declares its type by augmenting `CurrentCollections`), filled
+ * from a seed or a data file, and saved back.
+ */
+export interface Collection {
+  member: keyof CurrentCollections;
+  /** Members filled before this one (its seeding or restoring reads them). */
+  after?: readonly (keyof CurrentCollections)[];
+  seed(ws: CurrentWorkspace, seeded: SeedStack, seeding: Seeding): void;
+  restore(ws: CurrentWorkspace, saved: CurrentWorkspaceData, restoring: Restoring): void;
+  /** What the data file holds of it; undefined leaves the member out. */
+  save(ws: CurrentWorkspace): unknown;
+}
+
 export interface StackKind {
+  /** How a workspace holds it. */
+  collection: Collection;
   segment: string;
   /** The managed path's id parameter (`dashboardId`), as route templates name it. */
   idName: string;
