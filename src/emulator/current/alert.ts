@@ -328,6 +328,13 @@ export const SeededAlert = Type.Object({
 
 type SeededAlert = Type.Static<typeof SeededAlert>;
 
+/** An alert as the data file holds it: the response's members, with `channel` and `channels` as written or seeded. */
+const StoredAlert = Type.Object({
+  ...CurrentAlert.properties,
+  channel: Type.Optional(Type.Union([anyChannel, Type.Null()])),
+  channels: Type.Optional(Type.Array(anyChannel)),
+});
+
 /** A seeded alert as stored, in the response's member order; what the seed leaves out is null or absent. */
 function alertOf(seed: SeededAlert, owner: string, nowMs: number): CurrentAlertRecord {
   const createdAt = seed.createdAt ?? isoTimestamp(nowMs);
@@ -366,6 +373,7 @@ export const stackKind: StackKind = {
   // Seeded alerts come after what they name: dashboards, webhooks, saved searches.
   collection: {
     member: 'alerts',
+    data: { items: StoredAlert },
     after: ['dashboards', 'webhooks', 'savedSearches'],
     seed: (ws, seeded, { nowMs }) => {
       ws.alerts = new Map();

@@ -113,6 +113,7 @@ export const stackKind: StackKind = {
   // Seeded without connections, a workspace has those its sources name.
   collection: {
     member: 'connections',
+    data: { items: CurrentConnection, optional: true },
     after: ['sources'],
     seed: (ws, seeded, { nowMs, fingerprint }) => {
       ws.connections = seeded.connections?.map((entry) => connectionOf(entry, nowMs, ws.secrets, fingerprint)) ?? connectionsNamedBy(ws.sources, ws.variant, ws.owner, nowMs);

@@ -12,7 +12,7 @@
 import {
   CurrentDashboardFilter,
   CurrentDashboardWrite,
-  type CurrentDashboard,
+  CurrentDashboard,
   type CurrentDashboardContainer,
   type CurrentDashboardWrite as DashboardWrite,
   type CurrentSavedFilterValue,
@@ -36,6 +36,9 @@ import { BOTH, type StackKind } from './stack-kind.js';
 
 /** A dashboard of the current profile as stored: what GET answers, and the tiles it does not (PromQL tiles). */
 export type CurrentDashboardRecord = CurrentDashboard & { hiddenTiles?: HiddenTile[] };
+
+/** A dashboard as the data file holds it: the answer, and the tiles it leaves out. */
+const StoredDashboard = Type.Object({ ...CurrentDashboard.properties, hiddenTiles: Type.Optional(Type.Array(CurrentHiddenTile)) });
 
 declare module '../model.js' {
   interface CurrentCollections {
@@ -360,6 +363,7 @@ export const stackKind: StackKind = {
   // Seeded dashboards are created by the dashboard rules, so they need the sources and connections they name.
   collection: {
     member: 'dashboards',
+    data: { items: StoredDashboard },
     after: ['sources', 'connections'],
     seed: (ws, seeded, { nowMs }) => {
       ws.dashboards = new Map();

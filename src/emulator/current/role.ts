@@ -85,6 +85,7 @@ export function deleteRole(ws: CurrentWorkspace, id: string): void {
 export const stackKind: StackKind = {
   collection: {
     member: 'roles',
+    data: { items: CurrentRole, optional: true },
     seed: (ws, _seeded, { nowMs }) => {
       ws.roles = predefinedRoles(ws.variant === 'managed', nowMs);
     },

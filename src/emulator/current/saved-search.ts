@@ -17,7 +17,7 @@ import {
   type CurrentSavedSearchEntry as Entry,
   type CurrentSavedSearchWrite as SavedSearchWrite,
 } from '../../schema/api-current-stack.js';
-import type { CurrentSavedSearch } from '../../schema/api-current.js';
+import { CurrentSavedSearch } from '../../schema/api-current.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
@@ -179,6 +179,7 @@ function savedSearchOf(seed: Record<string, unknown>, nowMs: number): CurrentSav
 export const stackKind: StackKind = {
   collection: {
     member: 'savedSearches',
+    data: { items: CurrentSavedSearch },
     seed: (ws, seeded, { nowMs }) => {
       ws.savedSearches = (seeded.savedSearches ?? []).map((search) => savedSearchOf(search, nowMs));
     },

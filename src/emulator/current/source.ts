@@ -8,7 +8,7 @@
  * dashboards, saved searches and other sources pointing at nothing.
  */
 import type { TSchema } from 'typebox';
-import type { CurrentSource } from '../../schema/api-current.js';
+import { CurrentSource } from '../../schema/api-current.js';
 import { CURRENT_SOURCE_NULLABLE, CURRENT_SOURCE_WRITES, type CurrentSourceKind, type CurrentSourceWrite } from '../../schema/api-current-stack.js';
 import { findLacked } from '../../schema/lacked.js';
 import { SOURCE_LACKED_ON_CURRENT } from '../../schema/manifest-stack.js';
@@ -189,6 +189,7 @@ export const stackKind: StackKind = {
   // A workspace seeded without sources has one of each kind, on its one connection.
   collection: {
     member: 'sources',
+    data: { items: CurrentSource },
     seed: (ws, seeded, { connection, nowMs }) => {
       ws.sources = seeded.sources
         ? seeded.sources.map((source) => sourceOf(source, connection, nowMs))

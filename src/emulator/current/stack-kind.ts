@@ -43,6 +43,8 @@ export interface Restoring {
  */
 export interface Collection {
   member: keyof CurrentCollections;
+  /** What each item of the data file's member is; `optional` when files from before the kind lack the member. */
+  data: { items: TSchema; optional?: boolean };
   /** Members filled before this one (its seeding or restoring reads them). */
   after?: readonly (keyof CurrentCollections)[];
   seed(ws: CurrentWorkspace, seeded: SeedStack, seeding: Seeding): void;

@@ -265,6 +265,7 @@ function webhookOf(seed: Record<string, unknown>, nowMs: number, secrets: Map<st
 export const stackKind: StackKind = {
   collection: {
     member: 'webhooks',
+    data: { items: CurrentWebhookEntry },
     seed: (ws, seeded, { nowMs, fingerprint }) => {
       ws.webhooks = (seeded.webhooks ?? []).map((webhook) => webhookOf(webhook, nowMs, ws.secrets, fingerprint));
     },
