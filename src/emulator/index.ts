@@ -28,7 +28,8 @@ import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 
 export { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';
 export type { Seed, SeedKey, SeedOrganization, SeedPipe, SeedSavedSearch, SeedService, SeedSource, SeedStack, SeedTeam, SeedWebhook } from './seed.js';
-export type { CurrentAlertRecord, CurrentEmulatorData, EmulatorData, Profile, ProfileData } from './model.js';
+export type { CurrentEmulatorData, EmulatorData, Profile, ProfileData } from './model.js';
+export type { CurrentAlertRecord } from './current/alert.js';
 export { PROFILES } from './model.js';
 export type { StatsSnapshot, RouteStats } from './stats.js';
 export { parseFaults, type FaultSpec } from './faults.js';

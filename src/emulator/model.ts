@@ -7,9 +7,6 @@
  * real services' of today (`current`, with sources, webhooks and saved searches of their own).
  */
 import type { Variant } from '../model/kinds.js';
-import type { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../schema/api-current.js';
-import type { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../schema/api-current-stack.js';
-import type { CurrentRole } from '../schema/api-current-role.js';
 import type { IdFormat } from './ids.js';
 
 /** Whose behaviour the emulator serves: the seed spec's (`seed`) or the real services' of today (`current`). */
@@ -122,19 +119,6 @@ export interface DataSourceResource {
   kind: string;
 }
 
-/**
- * An alert of the current profile as stored: the response's members, except that `channel` and
- * `channels` hold whatever was written or seeded (an email channel, `{type: null}`, nothing); the
- * response shows them only when they resolve.
- */
-export type CurrentAlertRecord = Omit<CurrentAlert, 'channel' | 'channels'> & {
-  channel?: Record<string, unknown> | null;
-  channels?: Record<string, unknown>[];
-};
-
-/** A dashboard of the current profile as stored: what GET answers, and the tiles it does not (PromQL tiles). */
-export type CurrentDashboardRecord = CurrentDashboard & { hiddenTiles?: CurrentHiddenTile[] };
-
 /** Write-only members of one resource (a webhook's headers and query parameters, a connection's password) by path, as `sha256:<hex>` fingerprints. */
 export type StackSecrets = Record<string, string>;
 
@@ -151,25 +135,19 @@ export interface SeedWorkspace {
 }
 
 /**
- * The same under the current profile, with the kinds the real services added: sources on
- * connections, webhooks, saved searches.
+ * Each stack kind's collection in a workspace of the current profile, declared by the kind's own
+ * file (`current/<kind>.ts`) by augmenting this interface, so a new kind touches only its file.
  */
-export interface CurrentWorkspace {
+// biome-ignore lint/suspicious/noEmptyInterface: each kind's file fills it in by declaration merging
+export interface CurrentCollections {}
+
+/** The same under the current profile, with the kinds the real services added (`CurrentCollections`). */
+export interface CurrentWorkspace extends CurrentCollections {
   profile: 'current';
   /** Service id or team id; returned as the `teamId` of its alerts and saved searches. */
   owner: string;
   /** Who serves it (not saved: services are managed, teams self-hosted); the rules that differ read it. */
   variant: Variant;
-  sources: CurrentSource[];
-  /** On a managed service, the platform's connections: no route serves them (the managed API has no connection path); its sources name them by id. */
-  connections: CurrentConnection[];
-  webhooks: CurrentWebhookEntry[];
-  /** On a managed service, its ClickStack roles, the predefined ones first; a self-hosted server has none. */
-  roles: CurrentRole[];
-  /** As created (the answer's members but `teamId`) or as seeded (any subset). */
-  savedSearches: CurrentSavedSearch[];
-  dashboards: Map<string, CurrentDashboardRecord>;
-  alerts: Map<string, CurrentAlertRecord>;
   /** Write-only members by the id of the webhook or connection holding them. */
   secrets: Map<string, StackSecrets>;
 }
@@ -241,16 +219,12 @@ export interface EmulatorData {
   }[];
 }
 
-/** What a workspace serialises to under the current profile; files from before connections and secrets have neither. */
-export interface CurrentWorkspaceData {
-  sources: CurrentSource[];
-  connections?: CurrentConnection[];
-  webhooks: CurrentWebhookEntry[];
-  /** Absent in files from before roles: a managed service then has its predefined roles. */
-  roles?: CurrentRole[];
-  savedSearches: CurrentSavedSearch[];
-  dashboards: CurrentDashboardRecord[];
-  alerts: CurrentAlertRecord[];
+/** Each stack kind's collection as the data file holds it, declared by the kind's own file as `CurrentCollections` is. */
+// biome-ignore lint/suspicious/noEmptyInterface: each kind's file fills it in by declaration merging
+export interface CurrentCollectionsData {}
+
+/** What a workspace serialises to under the current profile; files from before secrets have none. */
+export interface CurrentWorkspaceData extends CurrentCollectionsData {
   secrets?: Record<string, StackSecrets>;
 }
 

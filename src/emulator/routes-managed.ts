@@ -6,8 +6,9 @@
  * its kinds follow the current rules (`current/stack-kinds.ts`), the gateway refuses write bodies
  * with members their schema does not name, and a DELETE answers without a `result`.
  */
-import { checkGatewayBody, type GatewayOperation } from './current/gateway.js';
+import { checkGatewayBody } from './current/gateway.js';
 import { CURRENT_STACK_ID_NAMES, CURRENT_STACK_KINDS, type StackCall, type StackKind } from './current/stack-kinds.js';
+import type { GatewaySchema } from './current/stack-kind.js';
 import { managedDone, managedSuccess, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
 import { isIdOfFormat, type IdFormat } from './ids.js';
@@ -104,7 +105,7 @@ function stackCall(kind: StackKind, context: RequestContext, service: ServiceRec
 }
 
 /** A write: the gateway checks the body first (when the write has one), then the operation runs as one mutation. */
-function gatewayWrite(kind: StackKind, gateway: GatewayOperation | undefined, operation: (call: StackCall) => unknown): Handler {
+function gatewayWrite(kind: StackKind, gateway: GatewaySchema | undefined, operation: (call: StackCall) => unknown): Handler {
   return (context, service) => {
     if (gateway) checkGatewayBody(gateway, context.body);
     return context.store.mutate(() => operation(stackCall(kind, context, service)));

@@ -11,7 +11,8 @@ import {
   DEFAULT_PIPE_TRANSITION_MS,
   type PipeBehaviour,
 } from './current/pipe-lifecycle.js';
-import * as current from './current/pipes.js';
+import * as current from './current/pipe.js';
+import * as cdcScaling from './current/pipe-cdc-scaling.js';
 import { managedDone, type Reply } from './envelope.js';
 import type { PipeResource, Profile, ServiceRecord } from './model.js';
 import { createPipe, deletePipe, fingerprintWith, patchPipe, requirePipe, type PipeRules } from './pipes.js';
@@ -159,8 +160,8 @@ function currentPipeRoutes(build: ServiceRoutes, edge: Edge, options: PipeRouteO
     route('current', 'PATCH', '/pipes/{pipeId}/scaling', (context, service) =>
       edge.pipeOut(write(context, service, (now) => current.scaleCurrentPipe(service, pipeId(context), context.body, now))),
     ),
-    route('current', 'GET', '/pipesCdcScaling', (context, service) => read(context, service, () => current.currentCdcScaling(service))),
-    route('current', 'PATCH', '/pipesCdcScaling', (context, service) => write(context, service, (now) => current.patchCdcScaling(service, context.body, now, rules(context)))),
+    route('current', 'GET', '/pipesCdcScaling', (context, service) => read(context, service, () => cdcScaling.currentCdcScaling(service))),
+    route('current', 'PATCH', '/pipesCdcScaling', (context, service) => write(context, service, (now) => cdcScaling.patchCdcScaling(service, context.body, now, rules(context)))),
   ];
 }
 

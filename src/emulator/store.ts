@@ -5,15 +5,13 @@
  */
 import { StacksyncError } from '../errors.js';
 import { CredentialHasher } from './credentials.js';
-import { connectionsNamedBy } from './current/connections.js';
-import { predefinedRoles } from './current/roles.js';
 import * as current from './current/workspace.js';
 import { ApiError } from './errors.js';
 import { isoTimestamp } from './ids.js';
 import type { CurrentEmulatorData, EmulatorData, OrganizationRecord, Profile, ProfileData, ServiceRecord, TeamRecord, Workspace } from './model.js';
 import { profileOf } from './model.js';
 import { advancePipes, emptyRuntime, runtimeFromData, runtimeToData } from './current/pipe-lifecycle.js';
-import { seededCurrentPipe } from './current/pipes.js';
+import { seededCurrentPipe } from './current/pipe.js';
 import { buildPipe, fingerprintWith } from './pipes.js';
 import type { PipeSecrets } from './model.js';
 import { seedWorkspace } from './stack.js';
@@ -200,12 +198,9 @@ function seeding<T>(origin: string, path: string, build: () => T): T {
 }
 
 function workspaceData(ws: Workspace, owner: 'service' | 'team'): Record<string, unknown> {
+  if (ws.profile === 'current') return current.workspaceData(ws);
   const dashboards = [...ws.dashboards.values()];
   const alerts = [...ws.alerts.values()];
-  if (ws.profile === 'current') {
-    const { sources, connections, webhooks, roles, savedSearches } = ws;
-    return { sources, connections, webhooks, ...(roles.length > 0 && { roles }), savedSearches, dashboards, alerts, secrets: Object.fromEntries(ws.secrets) };
-  }
   // Seed-profile teams have no sources: the data keeps the shape it had before profiles.
   return owner === 'service' ? { sources: ws.sources, dashboards, alerts } : { dashboards, alerts };
 }
@@ -216,30 +211,10 @@ type CurrentStackData = CurrentEmulatorData['teams'][number];
 type SavedStack = ServiceData | TeamData | CurrentStackData | CurrentEmulatorData['organizations'][number]['services'][number];
 
 /** How a saved workspace is brought back: the time for what older files lack, and the salting of their secrets. */
-interface Restoring {
-  nowMs: number;
-  upgrade: (secrets: PipeSecrets) => PipeSecrets;
-}
+type Restoring = current.Restoring;
 
 function restoredWorkspace(data: ProfileData, owner: string, idFormat: 'uuid' | 'objectId', saved: SavedStack, restoring: Restoring): Workspace {
-  if (profileOf(data) === 'current') {
-    const stack = saved as CurrentStackData;
-    const variant = idFormat === 'uuid' ? 'managed' : 'self-hosted';
-    return {
-      profile: 'current',
-      owner,
-      variant,
-      sources: stack.sources,
-      // Files from before connections were kept name the connections of their sources.
-      connections: stack.connections ?? connectionsNamedBy(stack.sources, variant, owner, restoring.nowMs),
-      webhooks: stack.webhooks,
-      roles: stack.roles ?? predefinedRoles(variant === 'managed', restoring.nowMs),
-      savedSearches: stack.savedSearches,
-      dashboards: new Map(stack.dashboards.map((dashboard) => [dashboard.id, dashboard])),
-      alerts: new Map(stack.alerts.map((alert) => [alert.id, alert])),
-      secrets: new Map(Object.entries(stack.secrets ?? {}).map(([id, secrets]) => [id, restoring.upgrade(secrets)])),
-    };
-  }
+  if (profileOf(data) === 'current') return current.restoredWorkspace(owner, idFormat === 'uuid' ? 'managed' : 'self-hosted', saved as CurrentStackData, restoring);
   const stack = saved as ServiceData | TeamData;
   return {
     profile: 'seed',

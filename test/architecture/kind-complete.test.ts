@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { accessOf, descriptorOf, KIND_DESCRIPTORS, pluralOf } from '../../src/kinds/index.js';
+import { accessOf, descriptorOf, KIND_DESCRIPTORS } from '../../src/kinds/index.js';
 import type { Kind, Variant } from '../../src/model/kinds.js';
 import { RESOURCE_KINDS } from '../../src/schema/enums.js';
 
@@ -18,15 +18,9 @@ function folderOf(kind: string): string {
   return kind.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
 }
 
-/** The files of the emulator that serve a kind under the current profile. */
-function emulatorFiles(kinds: readonly Kind[], exists: (path: string) => boolean): (kind: Kind) => string[] {
-  // One file per kind, named as its folder; until that layout is in, the files of today: one per
-  // list, named by the plural (`saved-searches.ts`), the CDC scaling served inside `pipes.ts`.
-  const perKind = kinds.some((kind) => exists(`src/emulator/current/${folderOf(kind)}.ts`));
-  return (kind) => {
-    if (perKind) return [`src/emulator/current/${folderOf(kind)}.ts`];
-    return [`src/emulator/current/${pluralOf(kind === 'PipeCdcScaling' ? 'Pipe' : kind).replaceAll(' ', '-')}.ts`];
-  };
+/** The file of the emulator that serves a kind under the current profile: one per kind, named as its folder. */
+function emulatorFileOf(kind: Kind): string {
+  return `src/emulator/current/${folderOf(kind)}.ts`;
 }
 
 interface Registry {
@@ -39,10 +33,9 @@ interface Registry {
 
 /** What each kind misses of its folder, its registry line, its emulator file and its docs page. */
 function missingParts(registry: Registry, exists: (path: string) => boolean): string[] {
-  const emulator = emulatorFiles(registry.kinds, exists);
   return registry.kinds.flatMap((kind) => {
     const folder = folderOf(kind);
-    const wanted = [`src/kinds/${folder}/descriptor.ts`, `src/kinds/${folder}/schema.ts`, `src/kinds/${folder}/model.ts`, `docs/manifests/${folder}.md`, ...(registry.servedOnCurrent(kind) ? emulator(kind) : [])];
+    const wanted = [`src/kinds/${folder}/descriptor.ts`, `src/kinds/${folder}/schema.ts`, `src/kinds/${folder}/model.ts`, `docs/manifests/${folder}.md`, ...(registry.servedOnCurrent(kind) ? [emulatorFileOf(kind)] : [])];
     const files = wanted.filter((path) => !exists(path)).map((path) => `${kind}: ${path}`);
     const line = registry.registered(kind) && registry.text.includes(`from './${folder}/descriptor.js'`) ? [] : [`${kind}: its line in src/kinds/registry.ts`];
     return [...files, ...line];
@@ -70,8 +63,8 @@ describe('every kind is complete', () => {
     const without = (gone: string) => (path: string) => path !== gone && onDisk(path);
     expect(missingParts(registry, without('docs/manifests/role.md'))).toEqual(['Role: docs/manifests/role.md']);
     expect(missingParts(registry, without('src/kinds/webhook/descriptor.ts'))).toEqual(['Webhook: src/kinds/webhook/descriptor.ts']);
-    const [emulatorFile] = emulatorFiles(RESOURCE_KINDS, onDisk)('Alert');
-    expect(missingParts(registry, without(emulatorFile ?? ''))).toEqual([`Alert: ${emulatorFile}`]);
+    const emulatorFile = emulatorFileOf('Alert');
+    expect(missingParts(registry, without(emulatorFile))).toEqual([`Alert: ${emulatorFile}`]);
     const unregistered = { ...registry, registered: (kind: Kind) => kind !== 'Source' && registry.registered(kind) };
     expect(missingParts(unregistered, onDisk)).toEqual(['Source: its line in src/kinds/registry.ts']);
     const noImport = { ...registry, text: registry.text.replace("from './source/descriptor.js'", '') };

@@ -393,6 +393,8 @@ const cases: Case[] = [
   {
     from: FROM.webhookController,
     name: "deleteWebhook counts alerts by `channel.webhookId` only: a webhook an alert names past its first channel can be deleted",
+    // Only the self-hosted alert has a list of channels (the managed document's has one channel).
+    only: 'self-hosted',
     run: async (t) => {
       const first = await create(t, GENERIC);
       const second = await create(t, { ...GENERIC, name: 'second' });

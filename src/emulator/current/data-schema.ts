@@ -1,31 +1,17 @@
 /**
  * JSON Schema of the saved state of the current profile (the `--data` file's `state` and the
  * body of `GET /_emulator/dump`): the seed profile's organizations, keys, services and teams,
- * with the current shapes of dashboards (and the tiles a GET hides), alerts, sources, webhooks
- * and saved searches, pipes of every source family in any state, and each service's pipe
+ * with each stack kind's records as its file declares them (dashboards with the tiles a GET
+ * hides, alerts, sources, webhooks, saved searches, …), pipes of every source family in any state, and each service's pipe
  * lifecycle and CDC scaling. Connections, the fingerprints of write-only members, the pipe
  * lifecycle and roles came later: files without them are still read.
  */
 import { Type } from 'typebox';
 import { currentStoredPipeSchema } from '../../schema/api-pipes.js';
 import { readable, type JsonSchema } from '../../schema/build.js';
-import { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../../schema/api-current.js';
-import { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../../schema/api-current-stack.js';
-import { CurrentRole } from '../../schema/api-current-role.js';
 import { SERVICE_STATES } from '../../schema/enums.js';
 import { array, savedStateSchema } from '../saved-state-schema.js';
-
-const anyChannel = Type.Object({ type: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true });
-
-/** An alert as stored: the response's members, with `channel` and `channels` as written or seeded. */
-const StoredAlert = Type.Object({
-  ...CurrentAlert.properties,
-  channel: Type.Optional(Type.Union([anyChannel, Type.Null()])),
-  channels: Type.Optional(Type.Array(anyChannel)),
-});
-
-/** A dashboard as stored: the answer, and the tiles it leaves out. */
-const StoredDashboard = Type.Object({ ...CurrentDashboard.properties, hiddenTiles: Type.Optional(Type.Array(CurrentHiddenTile)) });
+import { CURRENT_COLLECTIONS } from './stack-kinds.js';
 
 const fingerprints = { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } };
 
@@ -48,12 +34,7 @@ export const currentDataSchema: JsonSchema = savedStateSchema({
   pipe: currentStoredPipeSchema,
   serviceStates: SERVICE_STATES,
   serviceOptional: { pipeRuntime: pipeRuntimeSchema },
-  stack: {
-    sources: array(CurrentSource),
-    webhooks: array(CurrentWebhookEntry),
-    savedSearches: array(CurrentSavedSearch),
-    dashboards: array(StoredDashboard),
-    alerts: array(StoredAlert),
-  },
-  optionalStack: { connections: array(CurrentConnection), roles: array(CurrentRole), secrets: fingerprints },
+  // Each kind's member as its file declares it (`collection.data`).
+  stack: Object.fromEntries(CURRENT_COLLECTIONS.filter(({ data }) => !data.optional).map(({ member, data }) => [member, array(data.items)])),
+  optionalStack: { ...Object.fromEntries(CURRENT_COLLECTIONS.filter(({ data }) => data.optional).map(({ member, data }) => [member, array(data.items)])), secrets: fingerprints },
 });

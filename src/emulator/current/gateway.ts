@@ -6,28 +6,13 @@
  * (terraform-provider-clickhouse `internal/service/clickstack/dashboard_tile_ids.go`,
  * `stripServerIDs`). The self-hosted server has no gateway: its validators drop such members.
  */
-import type { TSchema } from 'typebox';
-import { CurrentAlertWrite, CurrentDashboardWrite } from '../../schema/api-current.js';
-import { CURRENT_SOURCE_WRITES, CurrentSavedSearchWrite, CurrentWebhookWrite } from '../../schema/api-current-stack.js';
-import { CurrentRoleCreate } from '../../schema/api-current-role.js';
+import type { GatewaySchema } from './stack-kind.js';
 import { refused } from './validate.js';
 
-/** The request schema of each managed write, by the body it is given (a source's by its `kind`). */
-export const GATEWAY_SCHEMAS = {
-  dashboard: () => CurrentDashboardWrite,
-  alert: () => CurrentAlertWrite,
-  source: (body: Record<string, unknown>) => CURRENT_SOURCE_WRITES[body['kind'] as keyof typeof CURRENT_SOURCE_WRITES],
-  webhook: () => CurrentWebhookWrite,
-  savedSearch: () => CurrentSavedSearchWrite,
-  role: () => CurrentRoleCreate,
-} satisfies Record<string, (body: Record<string, unknown>) => TSchema | undefined>;
-
-export type GatewayOperation = keyof typeof GATEWAY_SCHEMAS;
-
 /** Refuses a body with members its operation's schema does not name; a body that is no object, or names no known kind, is left to the service. */
-export function checkGatewayBody(operation: GatewayOperation, body: unknown): void {
+export function checkGatewayBody(gateway: GatewaySchema, body: unknown): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  const schema: TSchema | undefined = GATEWAY_SCHEMAS[operation](body as Record<string, unknown>);
+  const schema = gateway(body as Record<string, unknown>);
   if (!schema) return;
   const known = Object.keys((schema as { properties?: object }).properties ?? {});
   const unknown = Object.keys(body).filter((member) => !known.includes(member));

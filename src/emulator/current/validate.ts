@@ -1,13 +1,13 @@
 /**
- * Request validation of the current profile: a body is cleaned with its TypeBox schema first
- * (members the schema does not name are dropped, as the real validators strip them), then
- * checked. Problems become issues whose paths are written the way the real service writes them
- * (`tiles.0.config.select.1.aggFn`), in one 400: `Body validation failed: <path>: <msg>; …`.
+ * Request validation of the current profile: a body is cleaned with its schema first (members the
+ * schema does not name are dropped, as the real validators strip them), then checked, with ajv
+ * configured as every other check of stacksync (`createAjv`). Problems become issues whose paths
+ * are written the way the real service writes them (`tiles.0.config.select.1.aggFn`), in one 400:
+ * `Body validation failed: <path>: <msg>; …`.
  */
 import type { TSchema } from 'typebox';
-import { Compile, type Validator } from 'typebox/compile';
-import type { TLocalizedValidationError } from 'typebox/error';
-import { parsePointer, type SchemaIssue } from '../../schema/validate.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createAjv, parsePointer, type SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';
 
 export type Pointer = (string | number)[];
@@ -39,15 +39,51 @@ export function inSchemaOrder<T extends object>(schema: TSchema, value: T): T {
   return Object.fromEntries(entries.sort(([a], [b]) => rank(a) - rank(b))) as T;
 }
 
-const validators = new WeakMap<TSchema, Validator>();
+/** A JSON Schema as the body schemas are written (TypeBox's objects are JSON Schema). */
+type Schema = Record<string, unknown>;
 
-function validatorOf(schema: TSchema): Validator {
+// One ajv for every body schema; each is compiled once, on first use.
+const ajv = createAjv();
+const validators = new WeakMap<object, ValidateFunction>();
+
+function validatorOf(schema: object): ValidateFunction {
   let validator = validators.get(schema);
   if (!validator) {
-    validator = Compile(schema);
+    validator = ajv.compile(schema);
     validators.set(schema, validator);
   }
   return validator;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The value without the members its schema does not name, in place: an object keeps what its
+ * `properties` (or `patternProperties`) name and what `additionalProperties` admits; a list is
+ * cleaned item by item; a union by the first alternative the cleaned value then fits (the value
+ * as it was when none does).
+ */
+function strip(schema: Schema, value: unknown): unknown {
+  if (Array.isArray(schema['anyOf'])) {
+    for (const alternative of schema['anyOf'] as Schema[]) {
+      const cleaned = strip(alternative, structuredClone(value));
+      if (validatorOf(alternative)(cleaned)) return cleaned;
+    }
+    return value;
+  }
+  if (Array.isArray(value)) return isRecord(schema['items']) ? value.map((item) => strip(schema['items'] as Schema, item)) : value;
+  if (!isRecord(value) || !(isRecord(schema['properties']) || isRecord(schema['patternProperties']))) return value;
+  const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
+  const patterns = Object.entries((schema['patternProperties'] ?? {}) as Record<string, Schema>).map(([pattern, member]) => [new RegExp(pattern), member] as const);
+  const additional = schema['additionalProperties'];
+  for (const key of Object.keys(value)) {
+    const member = Object.hasOwn(properties, key) ? properties[key] : patterns.find(([pattern]) => pattern.test(key))?.[1];
+    if (member) value[key] = strip(member, value[key]);
+    else if (additional === true) continue;
+    else if (isRecord(additional) && validatorOf(additional)(value[key])) value[key] = strip(additional, value[key]);
+    else delete value[key];
+  }
+  return value;
 }
 
 /** `['tiles', 0, 'x']` → `tiles.0.x`, the real service's path notation. */
@@ -69,10 +105,10 @@ export function throwIfAny(issues: readonly SchemaIssue[]): void {
  * `at`). The input is never changed.
  */
 export function clean<T>(schema: TSchema, value: unknown, at: Pointer = []): { value: T; issues: SchemaIssue[] } {
-  const validator = validatorOf(schema);
-  const cleaned = validator.Clean(structuredClone(value));
-  if (validator.Check(cleaned)) return { value: cleaned as T, issues: [] };
-  return { value: cleaned as T, issues: toIssues(validator.Errors(cleaned), at) };
+  const cleaned = strip(schema as Schema, structuredClone(value));
+  const validate = validatorOf(schema);
+  if (validate(cleaned)) return { value: cleaned as T, issues: [] };
+  return { value: cleaned as T, issues: toIssues(validate.errors ?? [], at) };
 }
 
 /** `clean`, throwing a 400 when the value does not fit. */
@@ -85,10 +121,10 @@ export function cleaned<T>(schema: TSchema, value: unknown, at: Pointer = []): T
 const isWithin = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
 
 /**
- * Readable issues from TypeBox's errors. A failed union is one issue at its own path (what its
+ * Readable issues from ajv's errors. A failed union is one issue at its own path (what its
  * branches said there, minus "must be null"), not one per branch.
  */
-function toIssues(errors: readonly TLocalizedValidationError[], at: Pointer): SchemaIssue[] {
+function toIssues(errors: readonly ErrorObject[], at: Pointer): SchemaIssue[] {
   const unions = errors.filter((error) => error.keyword === 'anyOf').map((error) => error.instancePath);
   const issues: SchemaIssue[] = [];
   const seen = new Set<string>();
@@ -105,27 +141,25 @@ function toIssues(errors: readonly TLocalizedValidationError[], at: Pointer): Sc
       if (error.keyword === 'anyOf') add(pointer, unionMessage(errors, union));
       continue;
     }
-    if (error.keyword === 'required') {
-      for (const name of (error.params as { requiredProperties?: string[] }).requiredProperties ?? []) add([...pointer, name], 'is required');
-      continue;
-    }
-    add(pointer, messageOf(error));
+    if (error.keyword === 'required') add([...pointer, String(error.params['missingProperty'])], 'is required');
+    else add(pointer, messageOf(error));
   }
   return issues;
 }
 
-function unionMessage(errors: readonly TLocalizedValidationError[], path: string): string {
-  const own = errors.filter((error) => error.instancePath === path && error.keyword !== 'anyOf' && !(error.keyword === 'type' && (error.params as { type?: string }).type === 'null'));
-  return own.length ? own.map(messageOf).join(' or ') : 'must match one of its alternatives';
+function unionMessage(errors: readonly ErrorObject[], path: string): string {
+  const own = errors.filter((error) => error.instancePath === path && error.keyword !== 'anyOf' && !(error.keyword === 'type' && error.params['type'] === 'null'));
+  return own.length ? [...new Set(own.map(messageOf))].join(' or ') : 'must match one of its alternatives';
 }
 
-function messageOf(error: TLocalizedValidationError): string {
+/** The message of one error, in the words the answers have always had ("must not have more than 10 items"). */
+function messageOf(error: ErrorObject): string {
   switch (error.keyword) {
     case 'enum':
-      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+      return `must be one of ${(error.params['allowedValues'] as unknown[]).map(String).join(', ')}`;
     case 'const':
-      return `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
+      return `must be ${JSON.stringify(error.params['allowedValue'])}`;
     default:
-      return error.message;
+      return (error.message ?? error.keyword).replace(/\bNOT\b/g, 'not');
   }
 }

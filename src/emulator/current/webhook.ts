@@ -20,9 +20,20 @@ import {
 import type { SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
+import { idOf, timesOf } from './seeded.js';
 import type { CurrentWorkspace, StackSecrets } from '../model.js';
 import type { Fingerprint } from '../pipes.js';
 import { cleaned, inSchemaOrder, issueAt, jsonNotFound, refused, throwIfAny } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
+
+declare module '../model.js' {
+  interface CurrentCollections {
+    webhooks: WebhookEntry[];
+  }
+  interface CurrentCollectionsData {
+    webhooks: WebhookEntry[];
+  }
+}
 
 const L = CURRENT_WEBHOOK_LIMITS;
 const DUPLICATE = 'A webhook with this service and name already exists';
@@ -235,3 +246,42 @@ export function deleteWebhook(ws: CurrentWorkspace, id: string): void {
   ws.webhooks.splice(ws.webhooks.indexOf(requireWebhook(ws, id)), 1);
   ws.secrets.delete(id);
 }
+
+// ---------------------------------------------------------------- seeds
+
+/** A seeded webhook as listed, in the answer's order; its headers and query parameters go to `secrets`. */
+function webhookOf(seed: Record<string, unknown>, nowMs: number, secrets: Map<string, StackSecrets>, fingerprint: Fingerprint): WebhookEntry {
+  const { createdAt, updatedAt } = timesOf(seed, nowMs);
+  const text = (key: string) => (typeof seed[key] === 'string' ? (seed[key] as string) : undefined);
+  const webhook = inSchemaOrder(CurrentWebhookEntry, { id: idOf(seed, nowMs), name: String(seed['name']), url: text('url'), description: text('description'), updatedAt, createdAt, service: String(seed['service']), body: text('body') });
+  const written = (['headers', 'queryParams'] as const).flatMap((member) =>
+    Object.entries((seed[member] ?? {}) as Record<string, string>).map(([name, value]) => [`${member}.${name}`, fingerprint(value)]),
+  );
+  if (written.length) secrets.set(webhook.id, Object.fromEntries(written));
+  return webhook;
+}
+
+/** The kind's routes on both variants, without a GET by id; the self-hosted list pages. */
+export const stackKind: StackKind = {
+  collection: {
+    member: 'webhooks',
+    data: { items: CurrentWebhookEntry },
+    seed: (ws, seeded, { nowMs, fingerprint }) => {
+      ws.webhooks = (seeded.webhooks ?? []).map((webhook) => webhookOf(webhook, nowMs, ws.secrets, fingerprint));
+    },
+    restore: (ws, saved) => {
+      ws.webhooks = saved.webhooks;
+    },
+    save: (ws) => ws.webhooks,
+  },
+  segment: 'webhooks',
+  idName: 'webhookId',
+  gateway: () => CurrentWebhookWrite,
+  servedOn: BOTH,
+  pagedOn: ['self-hosted'],
+  writableOn: BOTH,
+  list: listWebhooks,
+  create: ({ ws, body, nowMs, fingerprint }) => createWebhook(ws, body, nowMs, fingerprint),
+  update: ({ ws, id, body, nowMs, fingerprint }) => updateWebhook(ws, id, body, nowMs, fingerprint),
+  remove: ({ ws, id }) => deleteWebhook(ws, id),
+};

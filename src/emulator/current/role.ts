@@ -10,6 +10,18 @@ import { CurrentRole, CurrentRoleCreate, CurrentRoleUpdate, type CurrentRole as 
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
 import { cleaned, inSchemaOrder, jsonNotFound, refused } from './validate.js';
+import type { StackKind } from './stack-kind.js';
+
+declare module '../model.js' {
+  interface CurrentCollections {
+    /** On a managed service, its ClickStack roles, the predefined ones first; a self-hosted server has none. */
+    roles: Role[];
+  }
+  interface CurrentCollectionsData {
+    /** Absent in files from before roles (and when there are none): a managed service then has its predefined roles. */
+    roles?: Role[];
+  }
+}
 
 /** The service's own roles, as a new service has them. */
 const PREDEFINED: readonly { name: string; description: string; permissions: Role['permissions'] }[] = [
@@ -68,3 +80,29 @@ export function deleteRole(ws: CurrentWorkspace, id: string): void {
   if (role.isPredefined) throw refused('Predefined roles cannot be deleted');
   ws.roles.splice(ws.roles.indexOf(role), 1);
 }
+
+/** Managed only: a self-hosted server has no roles path. */
+export const stackKind: StackKind = {
+  collection: {
+    member: 'roles',
+    data: { items: CurrentRole, optional: true },
+    seed: (ws, _seeded, { nowMs }) => {
+      ws.roles = predefinedRoles(ws.variant === 'managed', nowMs);
+    },
+    restore: (ws, saved, { nowMs }) => {
+      ws.roles = saved.roles ?? predefinedRoles(ws.variant === 'managed', nowMs);
+    },
+    save: (ws) => (ws.roles.length > 0 ? ws.roles : undefined),
+  },
+  segment: 'roles',
+  idName: 'roleId',
+  gateway: () => CurrentRoleCreate,
+  servedOn: ['managed'],
+  pagedOn: [],
+  writableOn: ['managed'],
+  list: listRoles,
+  get: ({ ws, id }) => getRole(ws, id),
+  create: ({ ws, body, nowMs }) => createRole(ws, body, nowMs),
+  update: ({ ws, id, body, nowMs }) => updateRole(ws, id, body, nowMs),
+  remove: ({ ws, id }) => deleteRole(ws, id),
+};

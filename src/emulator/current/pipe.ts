@@ -9,7 +9,6 @@ import type { TSchema } from 'typebox';
 import {
   PIPE_CREATE_BLOCKS,
   PIPE_PATCH_BLOCKS,
-  cdcScalingBodySchema,
   currentPipeCreateBodySchema,
   currentPipePatchBodySchema,
   currentPipeSettingsSchema,
@@ -19,7 +18,6 @@ import {
 import type { JsonSchema } from '../../schema/build.js';
 import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import {
-  cdcMemoryProblem,
   DEFAULT_PIPE_FLAVOURS,
   DEFAULT_PIPE_SCALING,
   EDITABLE_MAPPING_STATES,
@@ -38,14 +36,13 @@ import {
 import { pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
 import { compileSchema, formatPath, toIssues, type SchemaIssue } from '../../schema/validate.js';
 import { findLacked } from '../../schema/lacked.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { isoTimestamp, newId } from '../ids.js';
-import type { CdcScaling, PipeResource, PipeSecrets, ServiceRecord } from '../model.js';
+import type { PipeResource, PipeSecrets, ServiceRecord } from '../model.js';
 import { changeTableMappings, requirePipe, stripUnknownMembers, type Fingerprint } from '../pipes.js';
 import {
   forgetPipe,
   pipeFamily,
-  runtimeOf,
   scheduleCreate,
   scheduleResumeAfterEdit,
   scheduleResync,
@@ -75,28 +72,28 @@ function joinPath(prefix: string, path: string): string {
 }
 
 /** Schema issues of `value`, with paths from the body's root. */
-function check(name: string, schema: TSchema, value: unknown, at: (string | number)[] = []): SchemaIssue[] {
+export function check(name: string, schema: TSchema, value: unknown, at: (string | number)[] = []): SchemaIssue[] {
   const validate = compileSchema(`api:current-pipe:${name}`, schema as unknown as JsonSchema);
   if (validate(value)) return [];
   const prefix = formatPath(at);
   return toIssues(validate.errors ?? []).map((issue) => ({ pointer: [...at, ...issue.pointer], path: joinPath(prefix, issue.path), message: issue.message }));
 }
 
-function issue(path: string, message: string): SchemaIssue {
+export function issue(path: string, message: string): SchemaIssue {
   return { path, pointer: [], message };
 }
 
-function invalid(issues: SchemaIssue[], what = 'invalid pipe'): ApiError {
+export function invalid(issues: SchemaIssue[], what = 'invalid pipe'): ApiError {
   return new ApiError('bad_request', what, { issues });
 }
 
-function requireBody(body: unknown): Block {
+export function requireBody(body: unknown): Block {
   if (!isObject(body)) throw invalid([issue('', 'must be object')], 'invalid body');
   return body;
 }
 
 /** The real validators drop what they do not know: a copy of `value` without it. */
-function tolerated<T>(schema: TSchema, value: T): T {
+export function tolerated<T>(schema: TSchema, value: T): T {
   const copy = structuredClone(value);
   stripUnknownMembers(schema as unknown as JsonSchema, copy);
   return copy;
@@ -442,33 +439,6 @@ export function scaleCurrentPipe(service: ServiceRecord, id: string, body: unkno
   const next: PipeResource = { ...pipe, scaling: { ...pipe.scaling, ...(input as Record<string, number>) }, updatedAt: isoTimestamp(nowMs) };
   service.pipes.set(id, next);
   return next;
-}
-
-/** `GET …/pipesCdcScaling`: 404 until the service's first database pipe has been provisioned. */
-export function currentCdcScaling(service: ServiceRecord): CdcScaling {
-  const scaling = runtimeOf(service).cdcScaling;
-  if (!scaling) throw notFound(`CDC scaling of service ${service.id} not found: it exists once a database pipe has been provisioned`);
-  return { replicaCpuMillicores: scaling.replicaCpuMillicores, replicaMemoryGb: scaling.replicaMemoryGb };
-}
-
-/**
- * `PATCH …/pipesCdcScaling` (provider `clickhouse_clickpipe_cdc_infrastructure`): CPU 1000–24000
- * in steps of 1000, memory in steps of 4 and "4× the CPU core count". It "takes minutes to apply":
- * a GET shows the new sizing one transition later; the answer shows what was asked.
- */
-export function patchCdcScaling(service: ServiceRecord, body: unknown, nowMs: number, rules: CurrentPipeRules): CdcScaling {
-  currentCdcScaling(service);
-  const input = tolerated(cdcScalingBodySchema, requireBody(body));
-  const issues = check('cdc-scaling', cdcScalingBodySchema, input);
-  const cpu = input['replicaCpuMillicores'] as number;
-  const memory = input['replicaMemoryGb'] as number;
-  const memoryProblem = issues.length ? undefined : cdcMemoryProblem(cpu, memory);
-  if (memoryProblem !== undefined) issues.push(issue('replicaMemoryGb', memoryProblem));
-  if (issues.length) throw invalid(issues, 'invalid CDC scaling');
-  const runtime = runtimeOf(service);
-  const scaling = { replicaCpuMillicores: cpu, replicaMemoryGb: memory };
-  if (runtime.cdcScaling) runtime.cdcScaling.pending = { ...scaling, at: nowMs + rules.behaviour.transitionMs };
-  return scaling;
 }
 
 export function deleteCurrentPipe(service: ServiceRecord, id: string): void {

@@ -11,21 +11,48 @@ import { Type } from 'typebox';
 import {
   CURRENT_ALERT_INITIAL_STATE,
   CURRENT_ALERT_INTERVAL_MINUTES,
+  CURRENT_ALERT_INTERVALS,
+  CURRENT_ALERT_SOURCES,
+  CURRENT_ALERT_STATES,
   CURRENT_MAX_ALERT_CHANNELS,
   CURRENT_RANGE_THRESHOLD_TYPES,
+  CURRENT_THRESHOLD_TYPES,
+  CurrentAlert,
   CurrentAlertWrite,
   OBJECT_ID_PATTERN,
-  type CurrentAlert,
   type CurrentAlertChannel,
 } from '../../schema/api-current.js';
 import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../schema/api-current-stack.js';
 import type { Variant } from '../../model/kinds.js';
 import type { SchemaIssue } from '../../schema/validate.js';
+import { findLacked, type Lacked } from '../../schema/lacked.js';
+import { ALERT_MEMBERS_LACKED } from '../../kinds/alert/model.js';
 import { ApiError } from '../errors.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
-import type { CurrentAlertRecord, CurrentWorkspace } from '../model.js';
+import type { CurrentWorkspace } from '../model.js';
+import { atIndex } from '../stack.js';
 import { supportsAlerts } from './tiles.js';
 import { clean, cleaned, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
+
+/**
+ * An alert of the current profile as stored: the response's members, except that `channel` and
+ * `channels` hold whatever was written or seeded (an email channel, `{type: null}`, nothing); the
+ * response shows them only when they resolve.
+ */
+export type CurrentAlertRecord = Omit<CurrentAlert, 'channel' | 'channels'> & {
+  channel?: Record<string, unknown> | null;
+  channels?: Record<string, unknown>[];
+};
+
+declare module '../model.js' {
+  interface CurrentCollections {
+    alerts: Map<string, CurrentAlertRecord>;
+  }
+  interface CurrentCollectionsData {
+    alerts: CurrentAlertRecord[];
+  }
+}
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
@@ -47,8 +74,19 @@ function alertNotFound(): ApiError {
 
 // ---------------------------------------------------------------- reading a request
 
+/**
+ * What a variant's document lacks of an alert, which it does not take (issue 32: the documents
+ * win; docs/manifests/alert.md#channels): the managed alert's list of channels, the self-hosted
+ * server's channel types but the webhook. The table `stacksync validate` refuses them by.
+ */
+const LACKED: Record<Variant, readonly Lacked[]> = {
+  managed: ALERT_MEMBERS_LACKED.managed.alert.map((path) => ({ path })),
+  'self-hosted': ['channel.type', 'channels[].type'].map((path) => ({ path, values: ALERT_MEMBERS_LACKED['self-hosted'].channelTypes })),
+};
+
 /** The body, with nulls the OpenAPI allows dropped, read by the variant's rules; then the rules across members. */
 function readWrite(body: unknown, variant: Variant, nowMs: number): AlertWrite {
+  throwIfAny(findLacked(body, LACKED[variant], "the service's API").map((each) => issueAt(each.pointer, each.message)));
   const nullsDropped = withoutNulls(body, CURRENT_ALERT_NULLABLE_MEMBERS);
   const write = variant === 'managed' ? readManagedWrite(nullsDropped) : cleaned<AlertWrite>(CurrentAlertWrite, nullsDropped);
   throwIfAny([...crossMemberIssues(write), ...scheduleStartIssues(write, nowMs)]);
@@ -202,16 +240,21 @@ function resolvedChannels(alert: CurrentAlertRecord): Record<string, unknown>[] 
   return [];
 }
 
-/** The response: `channel` (the first) and `channels` only when a channel resolves, in place. */
-export function externalAlert(alert: CurrentAlertRecord): CurrentAlert {
-  const channels = resolvedChannels(alert) as CurrentAlertChannel[];
+/**
+ * The response: `channel` (the first) and `channels` only when a channel resolves, in place. The
+ * managed document's alert has no `channels` (docs/manifests/alert.md#channels): a managed
+ * service answers its one `channel`, so what a client reads back it may write again.
+ */
+export function externalAlert(alert: CurrentAlertRecord, variant: Variant): CurrentAlert {
+  const resolved = resolvedChannels(alert) as CurrentAlertChannel[];
+  const channels = (channel: CurrentAlertChannel): Partial<CurrentAlert> => (variant === 'managed' ? { channel } : { channel, channels: resolved });
   const response: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(alert)) {
     if (key === 'channels') continue;
     if (key !== 'channel') response[key] = value;
-    else if (channels.length) Object.assign(response, { channel: channels[0], channels });
+    else if (resolved[0]) Object.assign(response, channels(resolved[0]));
   }
-  if (!('channel' in alert) && channels.length) Object.assign(response, { channel: channels[0], channels });
+  if (!('channel' in alert) && resolved[0]) Object.assign(response, channels(resolved[0]));
   return response as CurrentAlert;
 }
 
@@ -219,7 +262,7 @@ export function externalAlert(alert: CurrentAlertRecord): CurrentAlert {
 
 /** In creation order. */
 export function listAlerts(ws: CurrentWorkspace): CurrentAlert[] {
-  return [...ws.alerts.values()].map(externalAlert);
+  return [...ws.alerts.values()].map((alert) => externalAlert(alert, ws.variant));
 }
 
 function requireAlert(ws: CurrentWorkspace, id: string): CurrentAlertRecord {
@@ -229,7 +272,7 @@ function requireAlert(ws: CurrentWorkspace, id: string): CurrentAlertRecord {
 }
 
 export function getAlert(ws: CurrentWorkspace, id: string): CurrentAlert {
-  return externalAlert(requireAlert(ws, id));
+  return externalAlert(requireAlert(ws, id), ws.variant);
 }
 
 export function createAlert(ws: CurrentWorkspace, body: unknown, nowMs: number): CurrentAlert {
@@ -238,7 +281,7 @@ export function createAlert(ws: CurrentWorkspace, body: unknown, nowMs: number):
   const now = isoTimestamp(nowMs);
   const alert = recordOf(newObjectId(nowMs), write, { state: CURRENT_ALERT_INITIAL_STATE, teamId: ws.owner, createdAt: now, updatedAt: now });
   ws.alerts.set(alert.id, alert);
-  return externalAlert(alert);
+  return externalAlert(alert, ws.variant);
 }
 
 /** PUT replaces the configuration; state, silencing and creation time stay. */
@@ -248,9 +291,113 @@ export function updateAlert(ws: CurrentWorkspace, id: string, body: unknown, now
   const current = requireAlert(ws, id);
   const alert = recordOf(id, write, { state: current.state, teamId: current.teamId, createdAt: current.createdAt, updatedAt: isoTimestamp(nowMs) }, current);
   ws.alerts.set(id, alert);
-  return externalAlert(alert);
+  return externalAlert(alert, ws.variant);
 }
 
 export function deleteAlert(ws: CurrentWorkspace, id: string): void {
   if (!ws.alerts.delete(id)) throw alertNotFound();
 }
+
+// ---------------------------------------------------------------- seeds
+
+const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
+const nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const anyChannel = Type.Object({ type: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true });
+
+const { teamId: _teamId, ...alertResponseMembers } = CurrentAlert.properties;
+
+/**
+ * An alert in a seed: the response's members (`teamId` is the workspace's), channels of any type,
+ * and what the service would refuse (enums, ranges, dates) checked, so a seed's typo is caught.
+ */
+export const SeededAlert = Type.Object({
+  ...alertResponseMembers,
+  id: Type.Optional(objectId),
+  interval: Type.Enum(CURRENT_ALERT_INTERVALS),
+  scheduleOffsetMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 1439 })),
+  scheduleStartAt: nullable(Type.String({ format: 'date-time' })),
+  numConsecutiveWindows: nullable(Type.Integer({ minimum: 1 })),
+  thresholdType: Type.Enum(CURRENT_THRESHOLD_TYPES),
+  source: Type.Optional(Type.Enum(CURRENT_ALERT_SOURCES)),
+  state: Type.Optional(Type.Enum(CURRENT_ALERT_STATES)),
+  channel: Type.Optional(Type.Union([anyChannel, Type.Null()])),
+  channels: Type.Optional(Type.Array(anyChannel)),
+  createdAt: Type.Optional(Type.String({ format: 'date-time' })),
+  updatedAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+type SeededAlert = Type.Static<typeof SeededAlert>;
+
+/** An alert as the data file holds it: the response's members, with `channel` and `channels` as written or seeded. */
+const StoredAlert = Type.Object({
+  ...CurrentAlert.properties,
+  channel: Type.Optional(Type.Union([anyChannel, Type.Null()])),
+  channels: Type.Optional(Type.Array(anyChannel)),
+});
+
+/** A seeded alert as stored, in the response's member order; what the seed leaves out is null or absent. */
+function alertOf(seed: SeededAlert, owner: string, nowMs: number): CurrentAlertRecord {
+  const createdAt = seed.createdAt ?? isoTimestamp(nowMs);
+  const source = seed.source ?? 'saved_search';
+  const optional = <K extends keyof SeededAlert>(key: K) => (seed[key] === undefined ? {} : { [key]: seed[key] });
+  return {
+    id: seed.id ?? newObjectId(nowMs),
+    name: seed.name ?? null,
+    message: seed.message ?? null,
+    note: seed.note ?? null,
+    threshold: seed.threshold,
+    ...optional('thresholdMax'),
+    interval: seed.interval,
+    ...optional('scheduleOffsetMinutes'),
+    ...optional('scheduleStartAt'),
+    numConsecutiveWindows: seed.numConsecutiveWindows ?? null,
+    thresholdType: seed.thresholdType,
+    source,
+    state: seed.state ?? CURRENT_ALERT_INITIAL_STATE,
+    ...optional('channel'),
+    ...optional('channels'),
+    teamId: owner,
+    ...optional('tileId'),
+    ...optional('dashboardId'),
+    ...optional('savedSearchId'),
+    ...optional('groupBy'),
+    ...optional('silenced'),
+    ...optional('executionErrors'),
+    createdAt,
+    updatedAt: seed.updatedAt ?? createdAt,
+  } as CurrentAlertRecord;
+}
+
+/** The kind's routes on both variants; the self-hosted list pages. */
+export const stackKind: StackKind = {
+  // Seeded alerts come after what they name: dashboards, webhooks, saved searches.
+  collection: {
+    member: 'alerts',
+    data: { items: StoredAlert },
+    after: ['dashboards', 'webhooks', 'savedSearches'],
+    seed: (ws, seeded, { nowMs }) => {
+      ws.alerts = new Map();
+      for (const [index, entry] of (seeded.alerts ?? []).entries()) {
+        atIndex('alerts', index, () => {
+          const alert = alertOf(cleaned<SeededAlert>(SeededAlert, entry), ws.owner, nowMs);
+          ws.alerts.set(alert.id, alert);
+        });
+      }
+    },
+    restore: (ws, saved) => {
+      ws.alerts = new Map(saved.alerts.map((alert) => [alert.id, alert]));
+    },
+    save: (ws) => [...ws.alerts.values()],
+  },
+  segment: 'alerts',
+  idName: 'alertId',
+  gateway: () => CurrentAlertWrite,
+  servedOn: BOTH,
+  pagedOn: ['self-hosted'],
+  writableOn: BOTH,
+  list: listAlerts,
+  get: ({ ws, id }) => getAlert(ws, id),
+  create: ({ ws, body, nowMs }) => createAlert(ws, body, nowMs),
+  update: ({ ws, id, body, nowMs }) => updateAlert(ws, id, body, nowMs),
+  remove: ({ ws, id }) => deleteAlert(ws, id),
+};

@@ -17,11 +17,22 @@ import {
   type CurrentSavedSearchEntry as Entry,
   type CurrentSavedSearchWrite as SavedSearchWrite,
 } from '../../schema/api-current-stack.js';
-import type { CurrentSavedSearch } from '../../schema/api-current.js';
+import { CurrentSavedSearch } from '../../schema/api-current.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
 import { clean, inSchemaOrder, issueAt, jsonNotFound, refused, throwIfAny } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
+
+declare module '../model.js' {
+  interface CurrentCollections {
+    /** As created (the answer's members but `teamId`) or as seeded (any subset). */
+    savedSearches: CurrentSavedSearch[];
+  }
+  interface CurrentCollectionsData {
+    savedSearches: CurrentSavedSearch[];
+  }
+}
 
 const L = CURRENT_SAVED_SEARCH_LIMITS;
 /** A stored saved search: the answer's members but `teamId`, which is the workspace's. */
@@ -155,3 +166,37 @@ export function deleteSavedSearch(ws: CurrentWorkspace, id: string): void {
   for (const [alertId, alert] of ws.alerts) if (alert.source === 'saved_search' && alert.savedSearchId === id) ws.alerts.delete(alertId);
   ws.savedSearches.splice(index, 1);
 }
+
+// ---------------------------------------------------------------- seeds
+
+/** A seeded saved search: its id kept or assigned, the rest as seeded. */
+function savedSearchOf(seed: Record<string, unknown>, nowMs: number): CurrentSavedSearch {
+  const { id, name, ...rest } = seed;
+  return { id: typeof id === 'string' ? id : newObjectId(nowMs), name: String(name), ...rest };
+}
+
+/** The kind's routes on both variants; the self-hosted list pages. */
+export const stackKind: StackKind = {
+  collection: {
+    member: 'savedSearches',
+    data: { items: CurrentSavedSearch },
+    seed: (ws, seeded, { nowMs }) => {
+      ws.savedSearches = (seeded.savedSearches ?? []).map((search) => savedSearchOf(search, nowMs));
+    },
+    restore: (ws, saved) => {
+      ws.savedSearches = saved.savedSearches;
+    },
+    save: (ws) => ws.savedSearches,
+  },
+  segment: 'saved-searches',
+  idName: 'savedSearchId',
+  gateway: () => CurrentSavedSearchWrite,
+  servedOn: BOTH,
+  pagedOn: ['self-hosted'],
+  writableOn: BOTH,
+  list: listSavedSearches,
+  get: ({ ws, id }) => getSavedSearch(ws, id),
+  create: ({ ws, body, nowMs }) => createSavedSearch(ws, body, nowMs),
+  update: ({ ws, id, body, nowMs }) => updateSavedSearch(ws, id, body, nowMs),
+  remove: ({ ws, id }) => deleteSavedSearch(ws, id),
+};

@@ -12,7 +12,7 @@
 import {
   CurrentDashboardFilter,
   CurrentDashboardWrite,
-  type CurrentDashboard,
+  CurrentDashboard,
   type CurrentDashboardContainer,
   type CurrentDashboardWrite as DashboardWrite,
   type CurrentSavedFilterValue,
@@ -20,13 +20,34 @@ import {
   type CurrentTileConfig,
   type CurrentTileWrite,
 } from '../../schema/api-current.js';
-import type { CurrentDashboardValidation } from '../../schema/api-current-stack.js';
+import { Type } from 'typebox';
+import { CurrentHiddenTile, type CurrentDashboardValidation, type CurrentHiddenTile as HiddenTile } from '../../schema/api-current-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
-import { notFound } from '../errors.js';
-import { newObjectId } from '../ids.js';
-import type { CurrentDashboardRecord, CurrentWorkspace } from '../model.js';
+import { findLacked, type Lacked } from '../../schema/lacked.js';
+import type { Variant } from '../../model/kinds.js';
+import { FILTER_MEMBERS_LACKED } from '../../kinds/dashboard/model.js';
+import { ApiError, notFound } from '../errors.js';
+import { isObjectId, newObjectId } from '../ids.js';
+import type { CurrentWorkspace } from '../model.js';
+import { atIndex } from '../stack.js';
 import { readTileConfig, supportsAlerts, tileSourceIds } from './tiles.js';
-import { clean, issueAt, refused, throwIfAny } from './validate.js';
+import { clean, cleaned, issueAt, refused, throwIfAny } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
+
+/** A dashboard of the current profile as stored: what GET answers, and the tiles it does not (PromQL tiles). */
+export type CurrentDashboardRecord = CurrentDashboard & { hiddenTiles?: HiddenTile[] };
+
+/** A dashboard as the data file holds it: the answer, and the tiles it leaves out. */
+const StoredDashboard = Type.Object({ ...CurrentDashboard.properties, hiddenTiles: Type.Optional(Type.Array(CurrentHiddenTile)) });
+
+declare module '../model.js' {
+  interface CurrentCollections {
+    dashboards: Map<string, CurrentDashboardRecord>;
+  }
+  interface CurrentCollectionsData {
+    dashboards: CurrentDashboardRecord[];
+  }
+}
 
 /** Whether a body creates a dashboard (filters without ids) or replaces one (filters with theirs). */
 type Mode = 'create' | 'update';
@@ -38,8 +59,17 @@ interface CheckedWrite {
   configs: CurrentTileConfig[];
 }
 
+/**
+ * Filter members a variant's document lacks, which it does not take (issue 32: the documents win;
+ * docs/manifests/dashboard.md#filters): the managed filter has no variables or broadcast. The table
+ * `stacksync validate` refuses them by.
+ */
+const lackedOn = (variant: Variant): Lacked[] => FILTER_MEMBERS_LACKED[variant].map((member) => ({ path: `filters[].${member}` }));
+
 /** The body checked as the service's body schema checks it: the write and its tiles' configs, or every issue found. */
-function checkWrite(body: unknown, mode: Mode): { checked: CheckedWrite; issues: SchemaIssue[] } {
+function checkWrite(body: unknown, mode: Mode, variant: Variant): { checked: CheckedWrite; issues: SchemaIssue[] } {
+  const lacked = findLacked(body, lackedOn(variant), "the service's API").map((each) => issueAt(each.pointer, each.message));
+  if (lacked.length) return { checked: { write: body as DashboardWrite, configs: [] }, issues: lacked };
   const { value: write, issues } = clean<DashboardWrite>(CurrentDashboardWrite, body);
   issues.push(...strictFilterIssues(body, mode));
   if (issues.length) return { checked: { write, configs: [] }, issues };
@@ -51,8 +81,8 @@ function checkWrite(body: unknown, mode: Mode): { checked: CheckedWrite; issues:
   return { checked: { write, configs: configs as CurrentTileConfig[] }, issues };
 }
 
-function readWrite(body: unknown, mode: Mode): CheckedWrite {
-  const { checked, issues } = checkWrite(body, mode);
+function readWrite(body: unknown, mode: Mode, variant: Variant): CheckedWrite {
+  const { checked, issues } = checkWrite(body, mode, variant);
   throwIfAny(issues);
   return checked;
 }
@@ -238,7 +268,7 @@ export function getDashboard(ws: CurrentWorkspace, id: string): CurrentDashboard
 
 /** Ids sent by the client are ignored: the dashboard and every tile get new ones (a seed keeps the ones it gives). */
 export function createDashboard(ws: CurrentWorkspace, body: unknown, nowMs: number, seededId?: string): CurrentDashboard {
-  const checked = readWrite(body, 'create');
+  const checked = readWrite(body, 'create', ws.variant);
   checkReferences(ws, checked, checked.write.containers ?? []);
   const { write, configs } = checked;
   const tileId = (tile: CurrentTileWrite): string => (seededId !== undefined && tile.id ? tile.id : newObjectId(nowMs));
@@ -263,7 +293,7 @@ export function createDashboard(ws: CurrentWorkspace, body: unknown, nowMs: numb
  * do not resolve lists that one problem at the root.
  */
 export function validateDashboard(ws: CurrentWorkspace, body: unknown): CurrentDashboardValidation {
-  const { checked, issues } = checkWrite(body, 'create');
+  const { checked, issues } = checkWrite(body, 'create', ws.variant);
   if (issues.length) return { valid: false, errors: issues.map(({ path, message }) => ({ path, message })), normalized: null };
   const problem = referenceProblem(ws, checked, checked.write.containers ?? []);
   if (problem) return { valid: false, errors: [{ path: '', message: problem }], normalized: null };
@@ -277,7 +307,7 @@ export function validateDashboard(ws: CurrentWorkspace, body: unknown): CurrentD
  * can no longer be alerted on, are deleted.
  */
 export function updateDashboard(ws: CurrentWorkspace, id: string, body: unknown, nowMs: number): CurrentDashboard {
-  const checked = readWrite(body, 'update');
+  const checked = readWrite(body, 'update', ws.variant);
   const current = requireDashboard(ws, id);
   checkReferences(ws, checked, checked.write.containers ?? current.containers ?? []);
   const { write, configs } = checked;
@@ -314,3 +344,46 @@ export function deleteDashboard(ws: CurrentWorkspace, id: string): void {
 function deleteAlertsWhere(ws: CurrentWorkspace, doomed: (alert: { source?: string | undefined; dashboardId?: string | undefined; tileId?: string | undefined }) => boolean): void {
   for (const [alertId, alert] of ws.alerts) if (doomed(alert)) ws.alerts.delete(alertId);
 }
+
+// ---------------------------------------------------------------- seeds
+
+/** A seeded dashboard: created by the dashboard rules, with the tiles a GET hides (`hiddenTiles`) kept beside it. */
+function seedDashboard(ws: CurrentWorkspace, entry: Record<string, unknown>, nowMs: number): void {
+  const { id, hiddenTiles, ...body } = entry;
+  if (id !== undefined && !(typeof id === 'string' && isObjectId(id))) {
+    throw new ApiError('bad_request', 'invalid id', { issues: [{ path: 'id', pointer: ['id'], message: 'must be a 24-hex object id' }] });
+  }
+  const hidden = hiddenTiles === undefined ? undefined : cleaned<HiddenTile[]>(Type.Array(CurrentHiddenTile), hiddenTiles, ['hiddenTiles']);
+  const dashboard = createDashboard(ws, body, nowMs, typeof id === 'string' ? id : newObjectId(nowMs));
+  if (hidden?.length) ws.dashboards.set(dashboard.id, { ...dashboard, hiddenTiles: hidden });
+}
+
+/** The kind's routes on both variants (`…/stack/dashboards/{dashboardId}`, `/api/v2/dashboards/{id}`), with `POST …/dashboards/validate`. */
+export const stackKind: StackKind = {
+  // Seeded dashboards are created by the dashboard rules, so they need the sources and connections they name.
+  collection: {
+    member: 'dashboards',
+    data: { items: StoredDashboard },
+    after: ['sources', 'connections'],
+    seed: (ws, seeded, { nowMs }) => {
+      ws.dashboards = new Map();
+      for (const [index, entry] of (seeded.dashboards ?? []).entries()) atIndex('dashboards', index, () => seedDashboard(ws, entry, nowMs));
+    },
+    restore: (ws, saved) => {
+      ws.dashboards = new Map(saved.dashboards.map((dashboard) => [dashboard.id, dashboard]));
+    },
+    save: (ws) => [...ws.dashboards.values()],
+  },
+  segment: 'dashboards',
+  idName: 'dashboardId',
+  gateway: () => CurrentDashboardWrite,
+  servedOn: BOTH,
+  pagedOn: [],
+  writableOn: BOTH,
+  list: listDashboards,
+  get: ({ ws, id }) => getDashboard(ws, id),
+  create: ({ ws, body, nowMs }) => createDashboard(ws, body, nowMs),
+  update: ({ ws, id, body, nowMs }) => updateDashboard(ws, id, body, nowMs),
+  remove: ({ ws, id }) => deleteDashboard(ws, id),
+  check: { suffix: 'validate', gateway: () => CurrentDashboardWrite, handle: ({ ws, body }) => validateDashboard(ws, body) },
+};

@@ -19,9 +19,23 @@ import type { Variant } from '../../model/kinds.js';
 import type { CurrentSource } from '../../schema/api-current.js';
 import { notFound } from '../errors.js';
 import { isObjectId, isoTimestamp, newObjectId } from '../ids.js';
-import type { CurrentWorkspace } from '../model.js';
+import { idOf, timesOf } from './seeded.js';
+import type { CurrentWorkspace, StackSecrets } from '../model.js';
+import type { SeedConnection } from '../seed.js';
 import type { Fingerprint } from '../pipes.js';
 import { cleaned, inSchemaOrder, refused } from './validate.js';
+import type { StackKind } from './stack-kind.js';
+
+declare module '../model.js' {
+  interface CurrentCollections {
+    /** On a managed service, the platform's connections: no route serves them; its sources name them by id. */
+    connections: Connection[];
+  }
+  interface CurrentCollectionsData {
+    /** Absent in files from before connections were kept: then the connections the sources name. */
+    connections?: Connection[];
+  }
+}
 
 /** The connection a source must name: an object id (400 otherwise) of one of the workspace's connections (400 otherwise). */
 export function checkConnectionId(ws: CurrentWorkspace, connection: unknown): void {
@@ -83,3 +97,40 @@ export function deleteConnection(ws: CurrentWorkspace, id: string): void {
 function keepPassword(ws: CurrentWorkspace, id: string, password: string | undefined, fingerprint: Fingerprint): void {
   if (password) ws.secrets.set(id, { password: fingerprint(password) });
 }
+
+// ---------------------------------------------------------------- seeds
+
+/** A seeded connection as answered; its password goes to `secrets`. */
+function connectionOf(seed: SeedConnection, nowMs: number, secrets: Map<string, StackSecrets>, fingerprint: Fingerprint): Connection {
+  const { id: _id, password, createdAt: _created, updatedAt: _updated, ...members } = seed;
+  const connection = inSchemaOrder(CurrentConnection, { id: idOf(seed, nowMs), ...members, ...timesOf(seed, nowMs) }) as Connection;
+  if (typeof password === 'string' && password) secrets.set(connection.id, { password: fingerprint(password) });
+  return connection;
+}
+
+/** Self-hosted only: a managed service has no connection path (its connections are the platform's; docs/api-client.md). */
+export const stackKind: StackKind = {
+  // Seeded without connections, a workspace has those its sources name.
+  collection: {
+    member: 'connections',
+    data: { items: CurrentConnection, optional: true },
+    after: ['sources'],
+    seed: (ws, seeded, { nowMs, fingerprint }) => {
+      ws.connections = seeded.connections?.map((entry) => connectionOf(entry, nowMs, ws.secrets, fingerprint)) ?? connectionsNamedBy(ws.sources, ws.variant, ws.owner, nowMs);
+    },
+    restore: (ws, saved, { nowMs }) => {
+      ws.connections = saved.connections ?? connectionsNamedBy(ws.sources, ws.variant, ws.owner, nowMs);
+    },
+    save: (ws) => ws.connections,
+  },
+  segment: 'connections',
+  idName: 'connectionId',
+  servedOn: ['self-hosted'],
+  pagedOn: [],
+  writableOn: ['self-hosted'],
+  list: listConnections,
+  get: ({ ws, id }) => getConnection(ws, id),
+  create: ({ ws, body, nowMs, fingerprint }) => createConnection(ws, body, nowMs, fingerprint),
+  update: ({ ws, id, body, nowMs, fingerprint }) => updateConnection(ws, id, body, nowMs, fingerprint),
+  remove: ({ ws, id }) => deleteConnection(ws, id),
+};

@@ -8,15 +8,26 @@
  * dashboards, saved searches and other sources pointing at nothing.
  */
 import type { TSchema } from 'typebox';
-import type { CurrentSource } from '../../schema/api-current.js';
+import { CurrentSource } from '../../schema/api-current.js';
 import { CURRENT_SOURCE_NULLABLE, CURRENT_SOURCE_WRITES, type CurrentSourceKind, type CurrentSourceWrite } from '../../schema/api-current-stack.js';
 import { findLacked } from '../../schema/lacked.js';
 import { SOURCE_LACKED_ON_CURRENT } from '../../schema/manifest-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
-import { checkConnectionId } from './connections.js';
+import { defaultCurrentSources, type SeedSource } from '../seed.js';
+import { checkConnectionId } from './connection.js';
 import { clean, inSchemaOrder, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
+import { BOTH, type StackKind } from './stack-kind.js';
+
+declare module '../model.js' {
+  interface CurrentCollections {
+    sources: CurrentSource[];
+  }
+  interface CurrentCollectionsData {
+    sources: CurrentSource[];
+  }
+}
 
 const KINDS = Object.keys(CURRENT_SOURCE_WRITES) as CurrentSourceKind[];
 const GRANULARITY_UNITS: Record<string, string> = { s: 'second', m: 'minute', h: 'hour', d: 'day' };
@@ -151,3 +162,60 @@ export function updateSource(ws: CurrentWorkspace, id: string, body: unknown): C
 export function deleteSource(ws: CurrentWorkspace, id: string): void {
   ws.sources.splice(sourceIndex(ws, id), 1);
 }
+
+// ---------------------------------------------------------------- seeds
+
+/** A seeded source with what every source has filled in: an id, the workspace's connection, a table and a timestamp. */
+function sourceOf(seed: SeedSource, connection: string, nowMs: number): CurrentSource {
+  const [fallback] = defaultCurrentSources(connection).filter((source) => source.kind === seed.kind);
+  const { id, name, kind, connection: own, from, timestampValueExpression, ...rest } = seed;
+  return {
+    id: typeof id === 'string' ? id : newObjectId(nowMs),
+    name,
+    kind,
+    connection: typeof own === 'string' ? own : connection,
+    from: (from ?? fallback?.['from'] ?? { databaseName: 'default', tableName: '' }) as CurrentSource['from'],
+    ...((timestampValueExpression ?? fallback?.['timestampValueExpression']) !== undefined && {
+      timestampValueExpression: (timestampValueExpression ?? fallback?.['timestampValueExpression']) as string,
+    }),
+    ...rest,
+  };
+}
+
+/**
+ * Default sources given their ids: the session source names the trace source, as every session
+ * source must (`traceSourceId` is required of it in the documents, docs/emulator.md#the-services-documents).
+ */
+function linkedDefaults(sources: CurrentSource[]): CurrentSource[] {
+  const trace = sources.find((source) => source.kind === 'trace');
+  return sources.map((source) => (source.kind === 'session' && trace && !('traceSourceId' in source) ? { ...source, traceSourceId: trace.id } : source));
+}
+
+/** The kind's routes on both variants; the managed gateway checks a body against its kind's schema. */
+export const stackKind: StackKind = {
+  // A workspace seeded without sources has one of each kind, on its one connection.
+  collection: {
+    member: 'sources',
+    data: { items: CurrentSource },
+    seed: (ws, seeded, { connection, nowMs }) => {
+      ws.sources = seeded.sources
+        ? seeded.sources.map((source) => sourceOf(source, connection, nowMs))
+        : linkedDefaults(defaultCurrentSources(connection).map((source) => sourceOf(source, connection, nowMs)));
+    },
+    restore: (ws, saved) => {
+      ws.sources = saved.sources;
+    },
+    save: (ws) => ws.sources,
+  },
+  segment: 'sources',
+  idName: 'sourceId',
+  gateway: (body) => CURRENT_SOURCE_WRITES[body['kind'] as CurrentSourceKind],
+  servedOn: BOTH,
+  pagedOn: [],
+  writableOn: BOTH,
+  list: listSources,
+  get: ({ ws, id }) => getSource(ws, id),
+  create: ({ ws, body, nowMs }) => createSource(ws, body, nowMs),
+  update: ({ ws, id, body }) => updateSource(ws, id, body),
+  remove: ({ ws, id }) => deleteSource(ws, id),
+};
