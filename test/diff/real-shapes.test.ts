@@ -72,6 +72,27 @@ describe('dashboard updates keep what the manifest does not manage', () => {
   const state = { inventory: { Dashboard: { api: { id: 'd1' } } } };
   const current = { profile: 'current' as const };
 
+  describe("a table's drill-down (onClick) changed to another type or target mode is sent whole, without the live one's members", () => {
+    const SOURCE_ID = CONFIG.sourceId;
+    const liveLinkOut = { type: 'search', target: { mode: 'id', id: SOURCE_ID }, whereTemplate: 'ServiceName = {{svc}}', whereLanguage: 'sql' };
+    const tableTile = { ...configTile, config: { displayType: 'table', sourceId: SOURCE_ID, select: [{ aggFn: 'count' }], onClick: liveLinkOut } };
+    const live = { dashboards: [{ ...liveDashboard, tiles: [tableTile] }] };
+    const sentOnClick = (onClick: Record<string, unknown>): unknown => {
+      const desired = [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [{ name: 'latency', x: 0, y: 0, w: 6, h: 4, series: undefined, config: { onClick } }] }];
+      const change = only(planTarget(planInput({ target: current, desired, live, state })), 'api');
+      const [sent] = bodyOf(change)['tiles'] as Record<string, unknown>[];
+      return (sent?.['config'] as Record<string, unknown>)['onClick'];
+    };
+
+    it.each([
+      ["another type: only the manifest's link-out", { type: 'external', urlTemplate: 'https://runbooks.example/{{svc}}' }, { type: 'external', urlTemplate: 'https://runbooks.example/{{svc}}' }],
+      ["the same type, another target mode: the live where stays, the target is the manifest's", { type: 'search', target: { mode: 'template', template: 'logs-{{env}}' } }, { ...liveLinkOut, target: { mode: 'template', template: 'logs-{{env}}' } }],
+      ['the same type and mode: unmanaged members stay', { type: 'search', target: { mode: 'id', id: 'a'.repeat(24) } }, { ...liveLinkOut, target: { mode: 'id', id: 'a'.repeat(24) } }],
+    ])('%s', (_case, onClick, expected) => {
+      expect(sentOnClick(onClick)).toEqual(expected);
+    });
+  });
+
   it('a tile given only a name and a position keeps its config and unknown members; the dashboard keeps its filters', () => {
     const desired = [{ kind: 'Dashboard', key: 'api', name: 'API', tiles: [{ name: 'latency', x: 6, y: 0, w: 6, h: 4, series: undefined }] }];
     const change = only(planTarget(planInput({ target: current, desired, live: { dashboards: [liveDashboard] }, state })), 'api');

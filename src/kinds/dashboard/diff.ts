@@ -213,7 +213,28 @@ function overlayTile(desired: TileWrite, live: LiveTile): TileWrite {
   const base = liveTileBody(live);
   if (desired.series !== undefined) delete base.config;
   if (desired.config !== undefined) delete base.series;
+  if (isPlainObject(desired.config) && isPlainObject(base.config)) base.config = withoutOtherLinkOut(desired.config, base.config);
   return overlay(desired, base) as TileWrite;
+}
+
+/**
+ * A table's drill-down (`onClick`) is one of three link-outs told apart by `type`, its `target`
+ * one of two told apart by `mode` (docs/manifests/dashboard.md#drill-down-onclick). Laid over a
+ * live link-out of another type (or a target of another mode), the live one's members would ride
+ * along into a body the service refuses, so that part of the live config is not kept: the
+ * manifest's is sent whole. Of the same type, unmanaged members stay, as everywhere else.
+ */
+function withoutOtherLinkOut(desired: Record<string, unknown>, live: Record<string, unknown>): Record<string, unknown> {
+  const wanted = desired['onClick'];
+  const current = live['onClick'];
+  if (!isPlainObject(wanted) || !isPlainObject(current)) return live;
+  if (wanted['type'] !== current['type']) return omit(live, 'onClick');
+  const wantedTarget = wanted['target'];
+  const currentTarget = current['target'];
+  if (isPlainObject(wantedTarget) && isPlainObject(currentTarget) && wantedTarget['mode'] !== currentTarget['mode']) {
+    return { ...live, onClick: omit(current, 'target') };
+  }
+  return live;
 }
 
 /** A live tile as a write body: every member it was read with, its id included. */
