@@ -9,6 +9,7 @@ import { columnSchema, fieldMappingSchema, pipePatchBeyondSeedMembers, pipePatch
 import { currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BLOCKS, pipeScalingBodySchema } from '../../schema/api-pipes.js';
 import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
+import { recordOr } from '../../support/json.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';
@@ -69,16 +70,16 @@ export const existingPipeSpecSchema = object({
  * member itself (`serviceAccountKey`), becomes a secret reference.
  */
 function withSecretRefs(block: TSchema, family: PipeFamily): JsonSchema {
-  const copy = JSON.parse(JSON.stringify(block)) as JsonSchema;
+  const copy: JsonSchema = recordOr(JSON.parse(JSON.stringify(block))) ?? {};
   for (const path of PIPE_WRITE_ONLY_SOURCE_MEMBERS[family]) {
     const parts = path.split('.');
     let parent: JsonSchema | undefined = copy;
-    for (const part of parts.slice(0, -1)) parent = (parent?.['properties'] as Record<string, JsonSchema> | undefined)?.[part];
-    const properties = parent?.['properties'] as Record<string, JsonSchema> | undefined;
+    for (const part of parts.slice(0, -1)) parent = recordOr(recordOr(parent?.['properties'])?.[part]);
+    const properties = recordOr(parent?.['properties']);
     const last = parts[parts.length - 1] ?? '';
-    const member = properties?.[last];
+    const member = recordOr(properties?.[last]);
     if (!properties || !member) continue;
-    const fields = member['properties'] as Record<string, JsonSchema> | undefined;
+    const fields = recordOr(member['properties']);
     properties[last] = fields
       ? { ...member, description: SECRET_MEMBERS_DESCRIPTION, properties: Object.fromEntries(Object.keys(fields).map((field) => [field, secretRefSchema])) }
       : secretRefSchema;
