@@ -14,27 +14,9 @@ import { SRC, sourceFiles } from './imports.js';
 
 /** Casts still in `src/kinds/`, by file; none of them between kinds. */
 const LEFT: Record<string, number> = {
-  'kinds/alert/deletes.ts': 2,
-  'kinds/alert/descriptor.ts': 3,
-  'kinds/alert/diff.ts': 1,
-  'kinds/alert/export.ts': 2,
-  'kinds/dashboard/convert.ts': 3,
-  'kinds/dashboard/current-config.ts': 6,
-  'kinds/dashboard/descriptor.ts': 1,
-  'kinds/dashboard/diff.ts': 5,
-  'kinds/dashboard/export.ts': 2,
-  'kinds/dashboard/manifests.ts': 1,
-  'kinds/dashboard/on-click.ts': 10,
-  'kinds/dashboard/profile-form.ts': 8,
   'kinds/index.ts': 2,
-  'kinds/pipe-cdc-scaling/descriptor.ts': 1,
-  'kinds/pipe-cdc-scaling/diff.ts': 1,
-  'kinds/pipe-cdc-scaling/model.ts': 1,
   'kinds/pipe/ignore.ts': 1,
-  'kinds/role/descriptor.ts': 2,
   'kinds/shared/ignore.ts': 1,
-  'kinds/source/descriptor.ts': 2,
-  'kinds/source/schema.ts': 3,
 };
 
 /** The lines of the type assertions in one file's text (`as const` left out). */

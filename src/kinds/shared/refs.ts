@@ -44,6 +44,12 @@ export function fillPointers(body: WriteBody, refs: OperationRefs, written: (key
   return filled;
 }
 
+/** The change a kind's own refs entry `member` names (none when it names none). */
+export function changeKeyAt(refs: OperationRefs, member: string): ChangeKey[] {
+  const key = refs[member];
+  return key !== undefined && isChangeKey(key) ? [key] : [];
+}
+
 /** Whether `value` names a change (`<kind>/<name>`): what a refs entry holds. */
 function isChangeKey(value: string): value is ChangeKey {
   return KINDS.some((kind) => value.startsWith(`${kind}/`));

@@ -20,7 +20,7 @@ function sourceMembers(): Record<string, TSchema> {
   const members: Record<string, TSchema> = {};
   const ordered = [CURRENT_SOURCE_WRITES.metric, ...Object.values(CURRENT_SOURCE_WRITES)];
   for (const schema of ordered) {
-    for (const [member, property] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    for (const [member, property] of Object.entries(schema.properties)) {
       if (member in members || ['name', 'kind', 'connection'].includes(member)) continue;
       members[member] = Type.Optional(property);
     }
@@ -35,8 +35,9 @@ function sourceMembers(): Record<string, TSchema> {
  * gateway refuses a member it does not know; each is an error at its line, "when kind is log").
  */
 function sourceKindRules(members: Record<string, TSchema>): Record<string, unknown>[] {
-  return (Object.keys(SOURCE_REQUIRED_MEMBERS) as CurrentSourceKind[]).map((kind) => {
-    const own = new Set(Object.keys(CURRENT_SOURCE_WRITES[kind].properties as Record<string, TSchema>));
+  const kinds = Object.keys(SOURCE_REQUIRED_MEMBERS).filter((kind): kind is CurrentSourceKind => Object.hasOwn(CURRENT_SOURCE_WRITES, kind));
+  return kinds.map((kind) => {
+    const own = new Set(Object.keys(CURRENT_SOURCE_WRITES[kind].properties));
     const foreign = Object.keys(members).filter((member) => !own.has(member));
     return {
       if: { properties: { kind: { const: kind } }, required: ['kind'] },
