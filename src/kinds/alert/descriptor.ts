@@ -87,7 +87,8 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
     const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
     const alertDeletes = input.deletes.get(ALERT) ?? [];
     orderCascades({ live: input.live, alerts: outcomes, alertDeletes, dashboardDeletes, dashboardChanges, ...removals });
-    // A webhook's delete waits for the alerts that move off it (the server refuses it while one notifies it); a saved search's for those on it (it deletes them).
+    // A webhook's delete waits for the alerts that move off it (the server refuses it while one notifies it);
+    // a saved search's for those on it (it deletes them).
     const standing = { live: input.live, alerts: outcomes, alertDeletes };
     orderWebhookDeletes(input.deletes.get(WEBHOOK) ?? [], standing);
     orderSavedSearchDeletes(input.deletes.get(SAVED_SEARCH) ?? [], standing);

@@ -19,7 +19,7 @@ export function ignorePipeFields<D extends DesiredPipe>(desired: D, live: LivePi
     ...(desired.settings ? { settings: desired.settings } : {}),
   };
   const liveView = { name: live.name, source: { [live.source.kind]: live.source.block }, destination: live.destination, fieldMappings: live.fieldMappings, settings: live.settings };
-  const kept = keepLive(view, liveView, paths) as typeof view & { source?: Record<string, Record<string, unknown>> };
+  const kept = keepLive(view, liveView, paths);
   const next: D = { ...desired };
   if (kept.name !== undefined) next.name = kept.name;
   if (source && kept.source) next.source = { ...source, block: kept.source[source.kind] ?? source.block };

@@ -1,5 +1,6 @@
 /**
- * A pipe's manifest: its spec in both forms (with pipeId: an existing pipe; without: born in Git), built from the API schema parts so the two cannot disagree (docs/manifests/pipe.md).
+ * A pipe's manifest: its spec in both forms (with pipeId: an existing pipe; without: born in Git),
+ * built from the API schema parts so the two cannot disagree (docs/manifests/pipe.md).
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { described, object, oneOf, optional, readable, type JsonSchema } from '../../schema/build.js';
@@ -88,11 +89,14 @@ function withSecretRefs(block: TSchema, family: PipeFamily): JsonSchema {
 }
 
 const BORN_BLOCK_DESCRIPTIONS: Record<PipeFamily, string> = {
-  kafka: 'A Kafka-compatible source: type (kafka, confluent, msk, azureeventhub, redpanda, warpstream, gcmk, dokafka), format, brokers, topics, authentication with credentials.',
-  objectStorage: 'Files in object storage: type (s3, gcs, azureblobstorage), format, url (or path and azureContainerName), authentication with accessKey, iamRole or connectionString.',
+  kafka: 'A Kafka-compatible source: type (kafka, confluent, msk, azureeventhub, redpanda, ' +
+    'warpstream, gcmk, dokafka), format, brokers, topics, authentication with credentials.',
+  objectStorage: 'Files in object storage: type (s3, gcs, azureblobstorage), format, url (or path ' +
+    'and azureContainerName), authentication with accessKey, iamRole or connectionString.',
   kinesis: 'An Amazon Kinesis stream: format, streamName, region, iteratorType, authentication with accessKey or iamRole.',
   pubsub: 'A Google Pub/Sub topic (limited preview): format, projectId, topic, seekType, authentication with a service account key.',
-  postgres: 'A Postgres database (CDC): type (postgres, supabase, neon, alloydb, …), host, port, database, credentials, settings, and the full list of tableMappings.',
+  postgres: 'A Postgres database (CDC): type (postgres, supabase, neon, alloydb, …), ' +
+    'host, port, database, credentials, settings, and the full list of tableMappings.',
   mysql: 'A MySQL or MariaDB database (CDC): type, host, port, credentials, settings (replicationMode required), and the full list of tableMappings.',
   mongodb: 'A MongoDB database (CDC): uri, readPreference, credentials, settings (replicationMode required), and the full list of tableMappings.',
   bigquery: 'A BigQuery dataset, snapshot only (every change after create needs a replace): snapshotStagingPath, settings, credentials, tableMappings.',
@@ -118,7 +122,9 @@ export const bornPipeSpecSchema = object({
   ...optional({
     description: Type.String({ description: 'Free text.' }),
     fieldMappings: Type.Array(fieldMappingSchema, { description: 'Source field → destination column.' }),
-    scaling: described(pipeScalingBodySchema, 'kafka, kinesis and objectStorage pipes: replicas 1–40, replicaCpuMillicores 125–2000, replicaMemoryGb 0.5–8; concurrency (0–34, deprecated) for objectStorage only (database pipes share the service\'s CDC scaling, which no pipe\'s manifest sets).'),
+    scaling: described(pipeScalingBodySchema, 'kafka, kinesis and objectStorage pipes: replicas 1–40, replicaCpuMillicores 125–2000, ' +
+      'replicaMemoryGb 0.5–8; concurrency (0–34, deprecated) for objectStorage only (database pipes share the service\'s CDC ' +
+      'scaling, which no pipe\'s manifest sets).'),
     settings: described(currentPipeSettingsSchema, 'Engine and ingestion settings, with the bounds the service enforces.'),
     state: oneOf(PIPE_DESIRED_STATES, { default: 'Running', description: 'Running (default) or Stopped: converged with the state operation (start, stop).' }),
     ignoreDifferences: ignoreDifferencesSchema,
@@ -134,7 +140,8 @@ export const pipeSpecSchema = readable(Type.Unsafe<Static<typeof existingPipeSpe
   if: { required: ['pipeId'] },
   then: existingPipeSpecSchema,
   else: bornPipeSpecSchema,
-  description: 'With pipeId: an existing pipe, of which the manifest holds the members Update pipe can change. Without: a pipe born in Git (name, source, destination, …, state).',
+  description: 'With pipeId: an existing pipe, of which the manifest holds the members Update ' +
+    'pipe can change. Without: a pipe born in Git (name, source, destination, …, state).',
 }));
 
 /** What the kind is, as its published schema says. */

@@ -15,7 +15,10 @@ import { nameOf, objectId, oneOfPair, required, SOURCE_REQUIRED_MEMBERS } from '
 /** The Source kind's name. */
 export const SOURCE = 'Source' satisfies Kind;
 
-/** Every member of every kind's source body, each optional, the looser type where kinds differ; each kind's rules (below) say which it requires and which it takes. */
+/**
+ * Every member of every kind's source body, each optional, the looser type where kinds differ;
+ * each kind's rules (below) say which it requires and which it takes.
+ */
 function sourceMembers(): Record<string, TSchema> {
   const members: Record<string, TSchema> = {};
   const ordered = [CURRENT_SOURCE_WRITES.metric, ...Object.values(CURRENT_SOURCE_WRITES)];
@@ -51,7 +54,8 @@ const SOURCE_MEMBERS = sourceMembers();
 export const sourceSpecSchema = object(
   {
     name: described(required, 'Source name in the API; what live sources are matched by.'),
-    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (log: from, defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).' }),
+    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (log: from, ' +
+      'defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).' }),
     ...optional({
       connection: nameOf('Connection', 'connection'),
       connectionId: described(objectId, 'Id of the connection (instead of connection).'),
