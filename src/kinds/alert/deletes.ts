@@ -7,6 +7,7 @@
  * a wanted alert with it); and says what it still does to the others.
  */
 import { changeKey, type Change, type WriteBody } from '../../model/plan.js';
+import { isRecord, recordOr } from '../../support/json.js';
 import { addDependsOn } from '../shared/change.js';
 import { labelOf } from '../shared/dependents.js';
 import type { AlertOutcome } from './diff.js';
@@ -91,10 +92,14 @@ export function orderSavedSearchDeletes(deletes: readonly Change[], standing: St
 }
 
 function channelsOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.flatMap((channel) => (typeof channel?.['webhookId'] === 'string' ? [channel['webhookId'] as string] : [])) : [];
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((channel) => {
+    const id = isRecord(channel) ? channel['webhookId'] : undefined;
+    return typeof id === 'string' ? [id] : [];
+  });
 }
 
 function namesWebhook(body: WriteBody, id: string): boolean {
-  const channel = body['channel'] as { webhookId?: unknown } | undefined;
-  return channel?.webhookId === id || channelsOf(body['channels']).includes(id);
+  const channel = recordOr(body['channel']);
+  return channel?.['webhookId'] === id || channelsOf(body['channels']).includes(id);
 }

@@ -15,8 +15,8 @@ import { alertManifests, type AlertManifest } from './manifests.js';
 import { ALERT, type DesiredAlert, type LiveAlert } from './model.js';
 import { orderSavedSearchDeletes, orderWebhookDeletes } from './deletes.js';
 import { toLiveAlert } from './read.js';
-import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
-import { fillPointers, pointerChanges } from '../shared/refs.js';
+import { DASHBOARD, isLiveDashboard } from '../dashboard/model.js';
+import { changeKeyAt, fillPointers, pointerChanges } from '../shared/refs.js';
 import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
 import { SAVED_SEARCH } from '../saved-search/model.js';
 import { WEBHOOK } from '../webhook/model.js';
@@ -49,12 +49,13 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
     },
   },
   refs: {
-    changes: (refs) => [...(refs['dashboard'] === undefined ? [] : [refs['dashboard'] as ChangeKey]), ...pointerChanges(refs)],
+    changes: (refs) => [...changeKeyAt(refs, 'dashboard'), ...pointerChanges(refs)],
     // The dashboard written earlier in this run gives the ids of the tile named; saved searches and webhooks their own.
     fill: (body, refs, written) => {
       const filled = fillPointers(body, refs, written);
-      const key = refs['dashboard'] as ChangeKey | undefined;
-      const dashboard = key === undefined ? undefined : (written(key) as LiveDashboard | undefined);
+      const [key] = changeKeyAt(refs, 'dashboard');
+      const made = key === undefined ? undefined : written(key);
+      const dashboard = made !== undefined && isLiveDashboard(made) ? made : undefined;
       if (!key || !dashboard) return filled;
       const tile = dashboard.tiles.find((candidate) => candidate.name === refs['tile']);
       if (!tile) throw new StacksyncError('E_REF_UNRESOLVED', `${key} has no tile named "${refs['tile'] ?? ''}" after it was written`, { subject: key });
@@ -86,7 +87,8 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
     const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
     const alertDeletes = input.deletes.get(ALERT) ?? [];
     orderCascades({ live: input.live, alerts: outcomes, alertDeletes, dashboardDeletes, dashboardChanges, ...removals });
-    // A webhook's delete waits for the alerts that move off it (the server refuses it while one notifies it); a saved search's for those on it (it deletes them).
+    // A webhook's delete waits for the alerts that move off it (the server refuses it while one notifies it);
+    // a saved search's for those on it (it deletes them).
     const standing = { live: input.live, alerts: outcomes, alertDeletes };
     orderWebhookDeletes(input.deletes.get(WEBHOOK) ?? [], standing);
     orderSavedSearchDeletes(input.deletes.get(SAVED_SEARCH) ?? [], standing);

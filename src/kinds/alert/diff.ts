@@ -268,7 +268,7 @@ function deletedIds(ctx: AlertContext, named: Named): string[] {
 
 function channelIds(channel: ManifestChannel, names: NameRefs, at: (string | number)[]): LiveAlertChannel {
   const { webhook, ...rest } = channel;
-  return webhook === undefined ? (rest as LiveAlertChannel) : { ...rest, webhookId: names.id(WEBHOOK, webhook, pointerTo(...at, 'webhookId')) };
+  return webhook === undefined ? rest : { ...rest, webhookId: names.id(WEBHOOK, webhook, pointerTo(...at, 'webhookId')) };
 }
 
 /** `search` and `saved_search` are one source; the model, the plan and export say `saved_search`. */

@@ -7,7 +7,8 @@ import type { ExportContext, KindExport } from '../descriptor.js';
 import { pickBySchema } from '../shared/pick.js';
 import { namedReference } from '../shared/flat-export.js';
 import { isPlainObject } from '../shared/values.js';
-import type { DashboardNames } from '../dashboard/export.js';
+import { isDashboardNames } from '../dashboard/export.js';
+import { recordOr } from '../../support/json.js';
 import { DASHBOARD } from '../dashboard/model.js';
 import { SAVED_SEARCH } from '../saved-search/model.js';
 import { WEBHOOK } from '../webhook/model.js';
@@ -42,7 +43,7 @@ export const alertExport: KindExport<LiveAlert> = {
       ...(channels.length === 1 ? { channel: channels[0] } : channels.length > 1 ? { channels } : {}),
       ...Object.fromEntries(CURRENT_ALERT_MEMBERS.map((member) => [member, alert.extra?.[member]])),
     };
-    return { spec: pickBySchema(candidate, alertSpecSchema) as Record<string, unknown> };
+    return { spec: recordOr(pickBySchema(candidate, alertSpecSchema)) ?? {} };
   },
 };
 
@@ -58,9 +59,10 @@ function isWritable(channel: LiveAlertChannel): boolean {
 }
 
 function tileRefs(alert: LiveAlert, ctx: ExportContext): { dashboard: string; tile: string } | string {
-  const names = ctx.namesOf(DASHBOARD, alert.dashboardId ?? '') as DashboardNames | string | undefined;
+  const names = ctx.namesOf(DASHBOARD, alert.dashboardId ?? '');
   if (names === undefined) return `it watches dashboard ${alert.dashboardId ?? '(none)'}, which does not exist`;
   if (typeof names === 'string') return `its dashboard ${alert.dashboardId ?? ''} is not exported: ${names}`;
+  if (!isDashboardNames(names)) return `its dashboard ${alert.dashboardId ?? ''} is not exported`;
   const tile = names.tiles.get(alert.tileId ?? '');
   if (tile === undefined) return `it watches tile ${alert.tileId ?? '(none)'}, which is not on dashboard ${alert.dashboardId ?? ''}`;
   return { dashboard: names.key, tile };

@@ -32,7 +32,8 @@ const manifestChannelSchema = object(
     }),
   },
   {
-    description: 'Where notifications go: {type: webhook, webhook: <name>} or {type: webhook, webhookId: …}, or {type: email, emailRecipients: […]} (managed service).',
+    description: 'Where notifications go: {type: webhook, webhook: <name>} or {type: ' +
+      'webhook, webhookId: …}, or {type: email, emailRecipients: […]} (managed service).',
     if: { properties: { type: { const: 'email' } } },
     then: { required: ['emailRecipients'], properties: { webhookId: false, webhook: false } },
     else: { oneOf: [{ required: ['webhookId'] }, { required: ['webhook'] }], properties: { emailRecipients: false } },
@@ -54,7 +55,8 @@ export const alertSpecSchema = object(
     interval: described(alertConfigMembers.interval, 'How often the alert is evaluated.'),
     source: oneOf(MANIFEST_ALERT_SOURCES, {
       description:
-        "tile: watch a dashboard tile (needs dashboard and tile); saved_search: watch a saved search (needs savedSearch or savedSearchId). The seed's word search is read as saved_search; each target is sent the word its servers take.",
+        "tile: watch a dashboard tile (needs dashboard and tile); saved_search: watch a saved search (needs savedSearch " +
+        "or savedSearchId). The seed's word search is read as saved_search; each target is sent the word its servers take.",
     }),
     groupBy: described(alertConfigMembers.groupBy, 'Field to group the evaluation by.'),
     ...optional({

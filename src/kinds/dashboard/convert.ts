@@ -7,6 +7,7 @@
  */
 import { CURRENT_AGG_FNS, CURRENT_QUANTILE_LEVELS } from '../../schema/api-current.js';
 import { isPlainObject } from '../shared/values.js';
+import { isOneOf } from '../../support/json.js';
 import type { LiveSeries } from './model.js';
 
 /** The converted chart, with where each series named its source (by name or id). */
@@ -53,7 +54,8 @@ function sourceOf(series: readonly LiveSeries[]): Converted['source'] | Unmapped
 }
 
 function chartOf(type: string, series: readonly LiveSeries[], asRatio: boolean): Record<string, unknown> | Unmapped {
-  const [first] = series as [LiveSeries];
+  // Called with at least one series; none reads as one empty series of the type.
+  const first: LiveSeries = series[0] ?? { type };
   if (type === 'markdown') return { displayType: 'markdown', markdown: text(first['content']) };
   // The documents require a search chart's language; the server's default, lucene, where the series names none.
   if (type === 'search') return { displayType: 'search', select: listOf(first['fields']).join(', '), where: text(first['where']), whereLanguage: 'lucene', ...language(first) };
@@ -76,11 +78,11 @@ function chartOf(type: string, series: readonly LiveSeries[], asRatio: boolean):
 /** One series as one select item: `field` is its value expression (a count has none), `where` its condition. */
 function selectItem(series: LiveSeries): Record<string, unknown> | string {
   const aggFn = series['aggFn'];
-  if (typeof aggFn !== 'string' || !(CURRENT_AGG_FNS as readonly string[]).includes(aggFn)) return `a ${series.type} series needs an aggFn a current server knows (${CURRENT_AGG_FNS.join(', ')})`;
+  if (typeof aggFn !== 'string' || !isOneOf(CURRENT_AGG_FNS, aggFn)) return `a ${series.type} series needs an aggFn a current server knows (${CURRENT_AGG_FNS.join(', ')})`;
   const field = series['field'];
   if (aggFn !== 'count' && (typeof field !== 'string' || field === '')) return `a ${aggFn} series needs the field it aggregates`;
   const level = series['level'];
-  if (aggFn === 'quantile' && !(CURRENT_QUANTILE_LEVELS as readonly unknown[]).includes(level)) {
+  if (aggFn === 'quantile' && !isOneOf(CURRENT_QUANTILE_LEVELS, level)) {
     return `a quantile series needs its level on a current server: one of ${CURRENT_QUANTILE_LEVELS.join(', ')}`;
   }
   return {

@@ -11,7 +11,8 @@
 import type { TSchema } from 'typebox';
 import { CURRENT_BUILDER_CONFIGS, CURRENT_SQL_CONFIGS } from '../../schema/api-current.js';
 import { ON_CLICK_SCHEMA, chosenAlternatives } from './on-click.js';
-import { compileSchema, toIssues, type SchemaIssue } from '../../schema/validate.js';
+import { compileSchema, toIssues } from '../../schema/validate.js';
+import { recordOr } from '../../support/json.js';
 import type { JsonSchema } from '../../schema/build.js';
 import type { Pointer } from '../../yaml/positions.js';
 
@@ -19,14 +20,14 @@ const SOURCE_NAME = { type: 'string', minLength: 1, description: "Name of a data
 
 /** A config form's schema as a manifest may write it: no member required, the source also by name, a table's link-out as the documents give it. */
 function asWritten(schema: TSchema): JsonSchema {
-  const { required: _required, ...rest } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
-  const properties = { ...(rest['properties'] as Record<string, unknown>) };
+  const { required: _required, ...rest } = recordOr(JSON.parse(JSON.stringify(schema))) ?? {};
+  const properties = { ...recordOr(rest['properties']) };
   if (Object.hasOwn(properties, 'sourceId')) properties['source'] = SOURCE_NAME;
   if (Object.hasOwn(properties, 'onClick')) properties['onClick'] = ON_CLICK_SCHEMA;
-  return { ...rest, properties } as JsonSchema;
+  return { ...rest, properties };
 }
 
-const FORMS: Record<string, Record<string, TSchema>> = { builder: CURRENT_BUILDER_CONFIGS, sql: CURRENT_SQL_CONFIGS };
+const FORMS: Record<'builder' | 'sql', Record<string, TSchema>> = { builder: CURRENT_BUILDER_CONFIGS, sql: CURRENT_SQL_CONFIGS };
 
 /** Every form of config a current target takes, as a manifest may write it, by `builder:<displayType>` / `sql:<displayType>`. */
 export function currentConfigSchemas(): Record<string, JsonSchema> {
@@ -42,14 +43,17 @@ export function currentConfigProblem(config: Record<string, unknown>): { problem
   // Without a displayType the live tile's is kept, and with it the form its members belong to.
   if (displayType === undefined) return undefined;
   const form = configType === 'sql' ? 'sql' : 'builder';
-  const forms = FORMS[form] as Record<string, TSchema>;
-  if (typeof displayType !== 'string' || !Object.hasOwn(forms, displayType)) {
+  const forms = FORMS[form];
+  const chosen = typeof displayType === 'string' && Object.hasOwn(forms, displayType) ? forms[displayType] : undefined;
+  if (chosen === undefined) {
     return { problem: `displayType must be one of ${Object.keys(forms).join(', ')}${form === 'sql' ? ' for a raw SQL chart' : ''}`, pointer: ['displayType'] };
   }
   // Alternatives (a link-out's type, its target's mode) chosen by the config's own values, so an error names the member its choice lacks.
-  const { schema, choices } = chosenAlternatives(asWritten(forms[displayType] as TSchema), config);
+  const { schema, choices } = chosenAlternatives(asWritten(chosen), config);
   const validate = compileSchema(['current-config', form, displayType, ...choices].join(':'), schema);
   if (validate(config)) return undefined;
-  const [issue] = toIssues(validate.errors ?? []) as [SchemaIssue];
+  const [issue] = toIssues(validate.errors ?? []);
+  // A refusal names at least one issue; none would be a validator that refuses without saying why.
+  if (issue === undefined) return { problem: 'does not match its form', pointer: [] };
   return { problem: `${issue.path ? `${issue.path}: ` : ''}${issue.message}`, pointer: issue.pointer };
 }

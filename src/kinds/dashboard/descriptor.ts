@@ -13,10 +13,11 @@ import { planDashboards, type DashboardOutcome } from './diff.js';
 import { dashboardExport, sourceIdsOf } from './export.js';
 import type { HiddenTileEvidence } from './hidden.js';
 import { dashboardManifests, type DashboardManifest } from './manifests.js';
-import { DASHBOARD, type DesiredDashboard, type LiveDashboard, type TileWrite } from './model.js';
+import { DASHBOARD, type DesiredDashboard, type LiveDashboard } from './model.js';
 import { toLiveDashboard } from './read.js';
 import { ALERT } from '../alert/model.js';
 import { POINTER_REFS } from '../shared/refs.js';
+import { isPlainObject } from '../shared/values.js';
 import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
 import { warnSourceDeletes } from '../shared/source-deletes.js';
 import { SOURCE } from '../source/model.js';
@@ -61,7 +62,8 @@ declare module '../descriptor.js' {
 }
 
 function createBody(body: WriteBody): WriteBody {
-  const tiles = ((body['tiles'] ?? []) as TileWrite[]).map(({ id: _ignored, ...tile }) => tile);
+  const listed = body['tiles'];
+  const tiles = (Array.isArray(listed) ? listed.filter(isPlainObject) : []).map(({ id: _ignored, ...tile }) => tile);
   const filters = body['filters'];
   return { ...body, tiles, ...(Array.isArray(filters) ? { filters: filters.map(({ id: _id, ...filter }: WriteBody) => filter) } : {}) };
 }

@@ -24,7 +24,7 @@ import type { IntentTiming } from '../shared/intents.js';
 import { matchAll } from '../shared/match.js';
 import type { Match } from '../shared/match.js';
 import { NameRefs } from '../shared/refs.js';
-import { diffValues, fieldDiff, isPlainObject, omit, overlay, sameSet } from '../shared/values.js';
+import { diffValues, fieldDiff, isPlainObject, omit, overlayMembers, sameSet } from '../shared/values.js';
 import { hiddenTilesError, hiddenTilesOf, type HiddenTileEvidence } from './hidden.js';
 import { DASHBOARD as KIND, type DashboardWrite, type DesiredDashboard, type LiveDashboard, type LiveTile, type TileWrite } from './model.js';
 import { inProfileForm, type ProfileForm } from './profile-form.js';
@@ -72,7 +72,7 @@ function planDashboard(ctx: DashboardContext, manifest: DesiredDashboard, match:
   const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
   if (matched && isUnreadable(matched)) return { ...outcome, change: unreadableChange(ctx.target, manifest, matched) };
   if (match.how === 'ambiguous') return { ...outcome, change: errorChange(ctx.target, manifest, 'E_CONFLICT', ambiguousMessage(KIND, manifest.name, match.count)) };
-  const live = matched as LiveDashboard | undefined;
+  const live: LiveDashboard | undefined = matched;
   const desired = live ? keepLive(manifest, live, manifest.policy?.ignore) : manifest;
   const refs = new NameRefs(ctx.refer);
   const profileForm = inProfileForm(desired, ctx.profile, refs);
@@ -153,7 +153,7 @@ function diffDashboard(desired: DesiredDashboard, profileForm: ProfileForm, live
     diff.push(fieldDiff(`tiles[${tile.name}]`, omit(liveTileBody(tile), 'id'), undefined));
   }
   for (const [member, value] of Object.entries(profileForm.members)) {
-    if (member === 'filters') diffFilters(value as WriteBody[], liveFilters(live), diff);
+    if (member === 'filters') diffFilters(Array.isArray(value) ? value.filter(isPlainObject) : [], liveFilters(live), diff);
     else diffValues(member, value, live.extra?.[member], diff);
   }
   return diff;
@@ -190,7 +190,8 @@ function updateBody(desired: DesiredDashboard, profileForm: ProfileForm, live: L
     return current ? overlayTile(tile, current) : tile;
   });
   const members: WriteBody = { ...profileForm.members };
-  if (Array.isArray(members['filters'])) members['filters'] = filtersWithIds(members['filters'] as WriteBody[], live);
+  const filters = members['filters'];
+  if (Array.isArray(filters)) members['filters'] = filtersWithIds(filters.filter(isPlainObject), live);
   return { ...live.extra, name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles, ...members };
 }
 
@@ -200,7 +201,7 @@ function filtersWithIds(filters: readonly WriteBody[], live: LiveDashboard): Wri
   return filters.map((filter) => {
     const current = liveByName.get(filter['name']);
     const id = typeof current?.['id'] === 'string' ? current['id'] : digestOf(`${live.id}/${String(filter['name'])}`).slice(0, 24);
-    return { id, ...(overlay(filter, current ? omit(current, 'id') : {}) as WriteBody) };
+    return { id, ...overlayMembers(filter, current ? omit(current, 'id') : {}) };
   });
 }
 
@@ -214,7 +215,8 @@ function overlayTile(desired: TileWrite, live: LiveTile): TileWrite {
   if (desired.series !== undefined) delete base.config;
   if (desired.config !== undefined) delete base.series;
   if (isPlainObject(desired.config) && isPlainObject(base.config)) base.config = withoutOtherLinkOut(desired.config, base.config);
-  return overlay(desired, base) as TileWrite;
+  // The overlay holds every member of the live body, the manifest's laid over them.
+  return { ...base, ...overlayMembers(desired, base) };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ExportContext, KindExport } from '../descriptor.js';
 import { pickBySchema } from '../shared/pick.js';
 import { namedReference } from '../shared/flat-export.js';
 import { isPlainObject } from '../shared/values.js';
+import { isRecord, recordOr } from '../../support/json.js';
 import { SOURCE } from '../source/model.js';
 import { DASHBOARD_CURRENT_MEMBERS, type LiveDashboard, type LiveTile } from './model.js';
 import { dashboardSpecSchema } from './schema.js';
@@ -16,6 +17,11 @@ import { dashboardSpecSchema } from './schema.js';
 export interface DashboardNames {
   key: string;
   tiles: Map<string, string>;
+}
+
+/** Whether what export made of a live object is a dashboard's names. */
+export function isDashboardNames(value: unknown): value is DashboardNames {
+  return isRecord(value) && typeof value['key'] === 'string' && value['tiles'] instanceof Map;
 }
 
 export const dashboardExport: KindExport<LiveDashboard> = {
@@ -28,7 +34,7 @@ export const dashboardExport: KindExport<LiveDashboard> = {
     const current = Object.fromEntries(DASHBOARD_CURRENT_MEMBERS.map((member) => [member, dashboard.extra?.[member]]));
     const filters = Array.isArray(current['filters']) ? current['filters'].filter(isPlainObject).map(({ id: _id, ...filter }) => sourceByName(ctx, filter, 'sourceId')) : undefined;
     const candidate = { name: dashboard.name, tags: dashboard.tags, tiles: dashboard.tiles.map((tile) => exportedTile(tile, ctx)), ...current, filters };
-    return { spec: pickBySchema(candidate, dashboardSpecSchema) as Record<string, unknown> };
+    return { spec: recordOr(pickBySchema(candidate, dashboardSpecSchema)) ?? {} };
   },
 };
 
@@ -42,11 +48,17 @@ function sourceByName(ctx: ExportContext, holder: Record<string, unknown>, membe
   return namedReference(ctx, holder, SOURCE, member, { name: 'source', id: member });
 }
 
+/** A live dashboard's filters (of newer servers), none where it has none. */
+function filtersOf(dashboard: LiveDashboard): unknown[] {
+  const filters = dashboard.extra?.['filters'];
+  return Array.isArray(filters) ? filters : [];
+}
+
 /** The ids of the sources a live dashboard reads: its tiles' and its filters'. */
 export function sourceIdsOf(dashboard: LiveDashboard): string[] {
   const holders: unknown[] = [
     ...dashboard.tiles.flatMap((tile) => [tile.config, ...(tile.series ?? [])]),
-    ...(Array.isArray(dashboard.extra?.['filters']) ? (dashboard.extra['filters'] as unknown[]) : []),
+    ...filtersOf(dashboard),
   ];
   return [...new Set(holders.flatMap((holder) => (isPlainObject(holder) && typeof holder['sourceId'] === 'string' ? [holder['sourceId']] : [])))];
 }

@@ -2,6 +2,7 @@
 import type { Static } from 'typebox';
 import type { DesiredBaseOf, DocumentProblem, KindManifests } from '../descriptor.js';
 import { duplicatesIn } from '../shared/duplicates.js';
+import { recordOr } from '../../support/json.js';
 import { profileRefusal } from './profile-form.js';
 import type { Variant } from '../../model/kinds.js';
 import type { Manifest } from '../../model/manifest.js';
@@ -63,7 +64,7 @@ function lackedFilterMembers(spec: DashboardSpec, variant: Variant): DocumentPro
 function lackedConfigMembers(spec: DashboardSpec, variant: Variant): DocumentProblem[] {
   const lacked = CONFIG_MEMBERS_LACKED[variant];
   return (spec.tiles ?? []).flatMap((tile, index) =>
-    lacked.filter((member) => (tile.config as Record<string, unknown> | undefined)?.[member] !== undefined).map((member): DocumentProblem => ({
+    lacked.filter((member) => recordOr(tile.config)?.[member] !== undefined).map((member): DocumentProblem => ({
       code: 'E_MANIFEST_INVALID',
       pointer: ['spec', 'tiles', index, 'config', member],
       message: `tile ${tile.name}: the ${variant} service's API does not offer ${member} on a chart; leave it out for this target`,

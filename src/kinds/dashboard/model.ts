@@ -4,7 +4,8 @@
  */
 import type { Static } from 'typebox';
 import type { DesiredBase } from '../../model/desired.js';
-import type { Extra } from '../../model/resources.js';
+import type { Extra, LiveBase } from '../../model/resources.js';
+import { isRecord } from '../../support/json.js';
 import type { dashboardSpecSchema } from './schema.js';
 import type { dashboardUpdateBodySchema, seriesSchema, tileWriteSchema } from '../../schema/api.js';
 import type { Variant } from '../../model/kinds.js';
@@ -43,6 +44,11 @@ export interface LiveTile {
   /** Kept whole and opaque: stacksync reads nothing inside it but compares what a manifest sets. */
   config?: Record<string, unknown>;
   extra?: Extra;
+}
+
+/** Whether a live object (one a change of this run wrote) is a dashboard: its tiles read back, each with its id and name. */
+export function isLiveDashboard(live: LiveBase): live is LiveDashboard {
+  return 'tiles' in live && Array.isArray(live.tiles) && live.tiles.every((tile) => isRecord(tile) && typeof tile['id'] === 'string' && typeof tile['name'] === 'string');
 }
 
 export interface LiveDashboard {

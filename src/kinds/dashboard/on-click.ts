@@ -12,6 +12,7 @@
  */
 import { CURRENT_WHERE_LANGUAGES, OBJECT_ID_PATTERN } from '../../schema/api-current.js';
 import type { JsonSchema } from '../../schema/build.js';
+import { isArrayOf, recordOr } from '../../support/json.js';
 
 type Schema = Record<string, unknown>;
 
@@ -55,13 +56,13 @@ export const ON_CLICK_SCHEMA: JsonSchema = {
     inApp('dashboard'),
     { type: 'object', required: ['type', 'urlTemplate'], properties: { type: { const: 'external' }, urlTemplate: template('Absolute http(s) URL template rendered against the clicked row.') } },
   ],
-} as JsonSchema;
+};
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The member every alternative holds as a `const` (`type`, `mode`), if there is one. */
 function discriminatorOf(alternatives: readonly Schema[]): string | undefined {
-  const [first, ...rest] = alternatives.map((alternative) => Object.entries((alternative['properties'] ?? {}) as Record<string, Schema>).filter(([, member]) => Object.hasOwn(member, 'const')).map(([name]) => name));
+  const [first, ...rest] = alternatives.map((alternative) => Object.entries(recordOr(alternative['properties']) ?? {}).filter(([, member]) => isObject(member) && Object.hasOwn(member, 'const')).map(([name]) => name));
   return first?.find((name) => rest.every((names) => names.includes(name)));
 }
 
@@ -74,20 +75,20 @@ export function chosenAlternatives(schema: JsonSchema, value: unknown): { schema
   const choices: string[] = [];
   const walk = (node: Schema, at: unknown, path: string[]): Schema => {
     const alternatives = node['anyOf'];
-    if (Array.isArray(alternatives)) {
-      const by = discriminatorOf(alternatives as Schema[]);
+    if (isArrayOf(alternatives, isObject)) {
+      const by = discriminatorOf(alternatives);
       if (by !== undefined) {
         const { anyOf: _anyOf, ...rest } = node;
-        const constOf = (alternative: Schema): unknown => ((alternative['properties'] as Record<string, Schema>)[by] as Schema)['const'];
-        const picked = isObject(at) ? (alternatives as Schema[]).find((alternative) => constOf(alternative) === at[by]) : undefined;
+        const constOf = (alternative: Schema): unknown => recordOr(recordOr(alternative['properties'])?.[by])?.['const'];
+        const picked = isObject(at) ? alternatives.find((alternative) => constOf(alternative) === at[by]) : undefined;
         choices.push([...path, by, picked === undefined ? 'none' : String(constOf(picked))].join('-'));
-        if (picked === undefined) return { ...rest, type: 'object', required: [by], properties: { [by]: { enum: (alternatives as Schema[]).map(constOf) } } };
+        if (picked === undefined) return { ...rest, type: 'object', required: [by], properties: { [by]: { enum: alternatives.map(constOf) } } };
         return walk({ ...rest, ...picked }, at, path);
       }
     }
-    const properties = node['properties'] as Record<string, Schema> | undefined;
+    const properties = recordOr(node['properties']);
     if (properties === undefined || !isObject(at)) return node;
     return { ...node, properties: Object.fromEntries(Object.entries(properties).map(([name, member]) => [name, isObject(member) && Object.hasOwn(at, name) ? walk(member, at[name], [...path, name]) : member])) };
   };
-  return { schema: walk(schema as Schema, value, []) as JsonSchema, choices };
+  return { schema: walk(schema, value, []), choices };
 }

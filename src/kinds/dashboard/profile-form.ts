@@ -61,7 +61,7 @@ function seedRefusal(tile: DesiredTile): ProfileRefusal | undefined {
 
 function currentRefusal(tile: DesiredTile): ProfileRefusal | undefined {
   if (tile.series !== undefined) {
-    const converted = seriesToConfig(tile.series as LiveSeries[], tile.asRatio === true);
+    const converted = seriesToConfig(tile.series, tile.asRatio === true);
     if ('problem' in converted) return { problem: converted.problem, pointer: converted.series === undefined ? ['series'] : ['series', converted.series] };
     // What the series say, as sent, held to the same forms as a config (a language, a metric type or a format a current server lacks).
     const refused = currentConfigProblem(converted.config);
@@ -83,7 +83,7 @@ function seriesAt(pointer: Pointer): number {
 function seedForm(desired: DesiredDashboard): ProfileForm {
   const tiles: TileWrite[] = [];
   for (const tile of desired.tiles) {
-    const copy = { ...tile } as TileWrite;
+    const copy: TileWrite = { ...tile };
     if (tile.series !== undefined) copy.series = tile.series.map(seedSeries);
     tiles.push(copy);
   }
@@ -97,9 +97,11 @@ function seedForm(desired: DesiredDashboard): ProfileForm {
  * each generation gets its own. A level on any other aggregation is sent, and refused, as written.
  */
 function seedSeries(series: LiveSeries): LiveSeries {
-  const { source: _name, sourceId: _id, ...seed } = series;
+  const seed: LiveSeries = { ...series };
+  delete seed['source'];
+  delete seed['sourceId'];
   if (seed['aggFn'] === 'quantile') delete seed['level'];
-  return seed as LiveSeries;
+  return seed;
 }
 
 // ---------------------------------------------------------------- a current server's form
@@ -121,17 +123,17 @@ function currentForm(desired: DesiredDashboard, refs: NameRefs): ProfileForm | {
 function currentTile(tile: DesiredTile, index: number, refs: NameRefs): { tile: TileWrite } | { problem: string } {
   const { series, config, asRatio, ...placement } = tile;
   if (series !== undefined) {
-    const converted = seriesToConfig(series as LiveSeries[], asRatio === true);
+    const converted = seriesToConfig(series, asRatio === true);
     if ('problem' in converted) return { problem: `tile ${tile.name}: ${converted.problem}` };
     const source = converted.source;
     const sourceId = source === undefined ? undefined : 'id' in source ? source.id : refs.id(SOURCE, source.name, pointerTo('tiles', index, 'config', 'sourceId'));
     const chart = sourceId === undefined ? converted.config : { displayType: converted.config['displayType'], sourceId, ...converted.config };
-    return { tile: { ...placement, config: chart } as TileWrite };
+    return { tile: { ...placement, config: chart } };
   }
-  if (config === undefined) return { tile: { ...placement, ...(asRatio !== undefined ? { asRatio } : {}) } as TileWrite };
+  if (config === undefined) return { tile: { ...placement, ...(asRatio !== undefined ? { asRatio } : {}) } };
   const { source, ...chart } = config;
-  if (typeof source !== 'string') return { tile: { ...placement, config } as TileWrite };
-  return { tile: { ...placement, config: { ...chart, sourceId: refs.id(SOURCE, source, pointerTo('tiles', index, 'config', 'sourceId')) } } as TileWrite };
+  if (typeof source !== 'string') return { tile: { ...placement, config } };
+  return { tile: { ...placement, config: { ...chart, sourceId: refs.id(SOURCE, source, pointerTo('tiles', index, 'config', 'sourceId')) } } };
 }
 
 /** A filter in the body's form: its type, its source by id; its id is the update's business. */

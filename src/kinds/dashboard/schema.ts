@@ -66,7 +66,8 @@ const manifestTileSchema = object(
     ...optional({
       series: Type.Array(manifestSeriesSchema, {
         description:
-          "The chart in the seed's format (old format). Sent as series to a seed-profile target (by dataSource), and as the equivalent config to a current one (by source), where it maps exactly.",
+          "The chart in the seed's format (old format). Sent as series to a seed-profile target (by " +
+          "dataSource), and as the equivalent config to a current one (by source), where it maps exactly.",
       }),
       config: manifestTileConfigSchema,
       containerId: Type.String({ minLength: 1, maxLength: CURRENT_DASHBOARD_LIMITS.containerIdMaxLength, description: 'The container (group) the tile is in (current servers).' }),
@@ -75,7 +76,8 @@ const manifestTileSchema = object(
   },
   {
     description:
-      'A tile; `name` is its key within the dashboard (ids are assigned by the service and kept across updates). Give series or config, or neither: then the live chart is kept as it is.',
+      'A tile; `name` is its key within the dashboard (ids are assigned by the service and kept ' +
+      'across updates). Give series or config, or neither: then the live chart is kept as it is.',
     not: { required: ['series', 'config'] },
   },
 );
@@ -103,7 +105,8 @@ export const dashboardSpecSchema = object({
     tiles: tileList(manifestTileSchema, { description: 'Tiles; each name unique in the dashboard. Default: none.' }),
     ownsAllTiles: Type.Boolean({
       description:
-        'true: these tiles are the whole dashboard. An update (which replaces the tile list) then also deletes tiles a GET does not return (PromQL tiles); without it, a dashboard that may hold such tiles is never updated.',
+        'true: these tiles are the whole dashboard. An update (which replaces the tile list) then also deletes ' +
+        'tiles a GET does not return (PromQL tiles); without it, a dashboard that may hold such tiles is never updated.',
     }),
     filters: Type.Array(manifestFilterSchema, { description: 'The filters (variables), in order; each name unique. Left out, the live ones are kept as they are (current servers).' }),
     containers: Type.Array(CurrentDashboardContainer, { maxItems: CURRENT_DASHBOARD_LIMITS.maxContainers, description: 'Groups and tabs that tiles name by containerId and tabId. Left out, the live ones are kept (current servers).' }),

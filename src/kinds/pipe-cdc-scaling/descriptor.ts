@@ -8,6 +8,7 @@
  */
 import { defineKind } from '../descriptor.js';
 import { pickBySchema } from '../shared/pick.js';
+import { recordOr } from '../../support/json.js';
 import { managedSingletonRoutes } from '../shared/routes.js';
 import { PIPE } from '../pipe/model.js';
 import { planCdcScaling } from './diff.js';
@@ -31,7 +32,10 @@ export const pipeCdcScalingKind = defineKind<DesiredCdcScaling, LiveCdcScaling, 
   plan: planCdcScaling,
   export: {
     keyPrefix: 'cdc-scaling',
-    write: (live) => ({ spec: pickBySchema({ replicaCpuMillicores: live.replicaCpuMillicores, replicaMemoryGb: live.replicaMemoryGb }, pipeCdcScalingSpecSchema) as Record<string, unknown> }),
+    write: (live) => {
+      const sizing = { replicaCpuMillicores: live.replicaCpuMillicores, replicaMemoryGb: live.replicaMemoryGb };
+      return { spec: recordOr(pickBySchema(sizing, pipeCdcScalingSpecSchema)) ?? {} };
+    },
   },
   // A new sizing takes minutes to show in a GET: apply follows it there.
   settle: {

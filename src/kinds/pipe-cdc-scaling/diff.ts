@@ -12,7 +12,6 @@
  *   database pipe on the way, an error on this manifest alone that says why.
  */
 import { operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
-import type { UnreadableResource } from '../../model/resources.js';
 import { CDC_SCALING_PIPE_FAMILIES } from '../../schema/pipe-sources.js';
 import type { KindPlan, KindPlanInput } from '../descriptor.js';
 import { addDependsOn, changeFor, errorChange, unreadableChange } from '../shared/change.js';
@@ -42,7 +41,7 @@ export function planCdcScaling(input: Input): KindPlan<undefined> {
 
 function planOne(input: Input, desired: DesiredCdcScaling): Change {
   const unreadable = input.unreadable[0];
-  if (unreadable) return unreadableChange(input.target, desired, unreadable as UnreadableResource);
+  if (unreadable) return unreadableChange(input.target, desired, unreadable);
   const live = input.live[0];
   return live ? planLive(input, desired, live) : planAbsent(input, desired);
 }

@@ -20,7 +20,9 @@ export const pipeCdcScalingSpecSchema = object({
 
 /** What the kind is, as its published schema says. */
 export const PIPE_CDC_SCALING_DESCRIPTION =
-  "The CDC scaling of a managed service (api profile current): one sizing shared by all its database pipes. At most one manifest per target; the service has it once a database pipe is provisioned; never deleted (without a manifest it is simply not managed).";
+  'The CDC scaling of a managed service (api profile current): one sizing shared by all its database pipes. ' +
+  'At most one manifest per target; the service has it once a database pipe is provisioned; never deleted ' +
+  '(without a manifest it is simply not managed).';
 
 /** The whole manifest document: the envelope with this spec. */
 export const pipeCdcScalingDocumentSchema = documentSchema(PIPE_CDC_SCALING, pipeCdcScalingSpecSchema, PIPE_CDC_SCALING_DESCRIPTION);

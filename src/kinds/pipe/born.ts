@@ -7,7 +7,7 @@
  * edit, start again. A change to a create-only member is a `replace` (delete, then create),
  * applied only on request. Pure.
  */
-import { withUnreadable } from '../../model/resources.js';
+import { withUnreadable, type UnreadableResource } from '../../model/resources.js';
 import { operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
 import type { Marks } from '../../model/state.js';
 import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS } from '../../schema/pipe-create-only.js';
@@ -31,7 +31,7 @@ export function planBornPipes(ctx: PipeContext, desired: readonly DesiredBornPip
   return desired.map((pipe) => planBorn(ctx, pipe, matches.get(pipe.key) ?? { how: 'none' }));
 }
 
-function planBorn(ctx: PipeContext, desired: DesiredBornPipe, match: Match<LivePipe | { kind: string; id: string; problem: string; name?: string }>): Change {
+function planBorn(ctx: PipeContext, desired: DesiredBornPipe, match: Match<LivePipe | UnreadableResource>): Change {
   if (ctx.variant !== 'managed') return notManaged(ctx, desired);
   switch (match.how) {
     case 'ambiguous':
@@ -39,9 +39,11 @@ function planBorn(ctx: PipeContext, desired: DesiredBornPipe, match: Match<LiveP
     case 'none':
       return planCreate(ctx, desired);
     case 'owned':
-    case 'adopt':
-      if (isUnreadable(match.live)) return unreadableChange(ctx.target, desired, match.live as Parameters<typeof unreadableChange>[2]);
-      return planLive(ctx, desired, match.live as LivePipe, match.how === 'adopt', match.how === 'owned' && match.reclaimed);
+    case 'adopt': {
+      const live = match.live;
+      if (isUnreadable(live)) return unreadableChange(ctx.target, desired, live);
+      return planLive(ctx, desired, live, match.how === 'adopt', match.how === 'owned' && match.reclaimed);
+    }
   }
 }
 
@@ -116,7 +118,7 @@ function planCreate(ctx: PipeContext, desired: DesiredBornPipe): Change {
 // ---------------------------------------------------------------- a live pipe
 
 function planLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, adopting: boolean, reclaimed: boolean): Change {
-  const pipe = ignorePipeFields(desired, live) as DesiredBornPipe;
+  const pipe = ignorePipeFields(desired, live);
   const draft = draftLive(ctx, pipe, live);
   if (draft.forcing.length > 0) return withLiveState(planReplace(ctx, pipe, live, draft, adopting), live);
   const frozen = frozenReason(pipe, live);
@@ -223,12 +225,12 @@ function draftDestination(desired: DesiredBornPipe, live: LivePipe, draft: PipeD
     if (isCreateOnlyDestinationMember(diff.path.slice('destination.'.length))) draft.forcing.push(diff.path);
     draft.diff.push(diff);
   }
-  if (Array.isArray(columns)) draftColumns(columns as NonNullable<DesiredPipe['columns']>, live, draft);
+  if (Array.isArray(columns)) draftColumns(columns, live, draft);
 }
 
 function columnsOf(desired: DesiredBornPipe): DesiredPipe['columns'] {
-  const columns = desired.born.destination['columns'];
-  return Array.isArray(columns) ? (columns as NonNullable<DesiredPipe['columns']>) : undefined;
+  const columns = desired.born.destination.columns;
+  return Array.isArray(columns) ? columns : undefined;
 }
 
 // ---------------------------------------------------------------- replace
@@ -313,7 +315,7 @@ function liveOperations(ctx: PipeContext, desired: DesiredBornPipe, live: LivePi
 function scalingOf(desired: DesiredBornPipe, live: LivePipe): Record<string, number> | undefined {
   const scaling = desired.born.scaling;
   if (scaling === undefined || !SCALABLE_PIPE_FAMILIES.includes(live.source.kind)) return undefined;
-  const changed = changedKeys(scaling, live.scaling) as Record<string, number>;
+  const changed = changedKeys(scaling, live.scaling);
   return Object.keys(changed).length > 0 ? changed : undefined;
 }
 

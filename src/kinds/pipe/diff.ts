@@ -10,8 +10,9 @@
 import { operationType, type Change, type Operation } from '../../model/plan.js';
 import type { Marks } from '../../model/state.js';
 import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from '../../schema/api.js';
-import type { PipeSourceKind } from '../../schema/enums.js';
-import { EDITABLE_MAPPING_STATES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
+import { PIPE_SOURCE_KINDS } from '../../schema/enums.js';
+import { EDITABLE_MAPPING_STATES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
+import { isOneOf } from '../../support/json.js';
 import { changeFor, errorChange, unreadableChange, withUnresolved } from '../shared/change.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from '../shared/values.js';
 import { planBornPipes } from './born.js';
@@ -26,7 +27,11 @@ export function planPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Ch
   const existing = desired.filter((pipe) => !isBorn(pipe));
   const bornChanges = new Map(planBornPipes(ctx, born).map((change) => [change.name, change]));
   const existingChanges = new Map(planExistingPipes(ctx, existing).map((change) => [change.name, change]));
-  return desired.map((pipe) => (bornChanges.get(pipe.key) ?? existingChanges.get(pipe.key)) as Change);
+  return desired.flatMap((pipe) => {
+    // Every pipe is born or existing, so one of the two planned it.
+    const change = bornChanges.get(pipe.key) ?? existingChanges.get(pipe.key);
+    return change ? [change] : [];
+  });
 }
 
 function planExistingPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): Change[] {
@@ -84,7 +89,8 @@ function planExistingPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe
 function existingMoves(live: LivePipe, patches: Operation[], pauses: boolean, marks: Marks): LiveMoves {
   const moves: LiveMoves = { operations: [], diff: [], warnings: [] };
   const state = live.state;
-  const resume = marks['resume'] === 'Running' || marks['resume'] === 'Stopped' ? (marks['resume'] as PipeDesiredState) : undefined;
+  const mark = marks['resume'];
+  const resume: PipeDesiredState | undefined = mark === 'Running' || mark === 'Stopped' ? mark : undefined;
   if (state === undefined) {
     moves.operations.push(...patches);
     return moves;
@@ -131,7 +137,7 @@ function draftExistingSource(ctx: PipeContext, desired: DesiredPipe, live: LiveP
     draft.error = `the source kind cannot change: pipe ${live.id} reads from ${live.source.kind}, the manifest says ${source.kind}`;
     return;
   }
-  const kind = source.kind as PipeSourceKind;
+  const kind = source.kind;
   const diffs = diffValues(`source.${kind}`, source.block, live.source.block);
   const fixed = diffs.map((diff) => diff.path).filter((path) => !isPatchable(kind, path));
   if (fixed.length > 0) {
@@ -151,7 +157,9 @@ function draftExistingSource(ctx: PipeContext, desired: DesiredPipe, live: LiveP
 }
 
 /** Whether the seed's Update pipe accepts the member at `path` (`source.<kind>.a.b`), per its JSON Schema. */
-function isPatchable(kind: PipeSourceKind, path: string): boolean {
+function isPatchable(kind: PipeFamily, path: string): boolean {
+  // A family the seed's Update pipe has no source block for takes no member.
+  if (!isOneOf(PIPE_SOURCE_KINDS, kind)) return false;
   const members = path.replace(/\[[^\]]*\]/g, '').split('.').slice(2);
   // Members the real service takes beyond the seed's list are sent as written.
   if (members[0] !== undefined && Object.hasOwn(pipePatchBeyondSeedMembers[kind], members[0])) return true;

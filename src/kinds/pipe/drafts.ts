@@ -33,7 +33,7 @@ export function emptyDraft(): PipeDraft {
 }
 
 /** Only the keys of a nested object that differ: PATCH merges, so the rest stays as it is. */
-export function changedKeys(desired: Record<string, unknown>, live: unknown): Record<string, unknown> {
+export function changedKeys<V>(desired: Record<string, V>, live: unknown): Record<string, V> {
   const liveObject = isPlainObject(live) ? live : {};
   return Object.fromEntries(Object.entries(desired).filter(([key, value]) => !covers(value, liveObject[key])));
 }
@@ -49,7 +49,9 @@ function secretFields(key: string, family: PipeFamily, member: SecretMember, kno
 }
 
 function maybe<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+  const pair: Partial<Record<K, V>> = {};
+  if (value !== undefined) pair[key] = value;
+  return pair;
 }
 
 /**
@@ -225,7 +227,7 @@ function sortMappings(mappings: readonly FieldMapping[]): FieldMapping[] {
 
 export function draftSettings(desired: Record<string, number | boolean> | undefined, live: LivePipe, draft: PipeDraft): void {
   if (desired === undefined) return;
-  const changed = changedKeys(desired, live.settings) as Record<string, number | boolean>;
+  const changed = changedKeys(desired, live.settings);
   if (Object.keys(changed).length === 0) return;
   diffValues('settings', changed, live.settings, draft.diff);
   draft.patch.settings = changed;

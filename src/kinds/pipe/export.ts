@@ -10,10 +10,10 @@
 import { validatorOf, type NamedSchema } from '../../schema/validate.js';
 import { bornPipeSpecSchema, existingPipeSpecSchema } from './schema.js';
 import { SCALABLE_PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
-import type { JsonSchema } from '../../schema/api.js';
 import type { CredentialPlaceholder, KindExport } from '../descriptor.js';
 import { envName } from '../shared/export-names.js';
 import { pickBySchema } from '../shared/pick.js';
+import { recordOr } from '../../support/json.js';
 import { isPlainObject } from '../shared/values.js';
 import { FAILED_STATES, STOPPED_STATES, STOPPING_STATES } from './lifecycle.js';
 import type { LivePipe } from './model.js';
@@ -42,17 +42,17 @@ function bornSpec(pipe: LivePipe): Record<string, unknown> | undefined {
     settings: pipe.settings,
     ...(stopped ? { state: 'Stopped' } : {}),
   };
-  const spec = pickBySchema(candidate, bornPipeSpecSchema as JsonSchema) as Record<string, unknown>;
+  const spec = recordOr(pickBySchema(candidate, bornPipeSpecSchema)) ?? {};
   return validatorOf(BORN_PIPE_SPEC)(spec) ? spec : undefined;
 }
 
 /** The spec of a pipe born in Git, which an export written in that form must meet. */
-export const BORN_PIPE_SPEC: NamedSchema = { name: 'export:pipe-born', schema: bornPipeSpecSchema as JsonSchema };
+export const BORN_PIPE_SPEC: NamedSchema = { name: 'export:pipe-born', schema: bornPipeSpecSchema };
 
 function existingSpec(pipe: LivePipe): Record<string, unknown> {
   const { kind, block } = pipe.source;
   const candidate = { pipeId: pipe.id, name: pipe.name, source: { [kind]: block }, destination: pipe.destination, fieldMappings: pipe.fieldMappings, settings: pipe.settings };
-  const spec = pickBySchema(candidate, existingPipeSpecSchema as JsonSchema) as Record<string, unknown>;
+  const spec = recordOr(pickBySchema(candidate, existingPipeSpecSchema)) ?? {};
   // The kind block stays even when empty: it says where credentials would go.
   spec['source'] ??= { [kind]: {} };
   return spec;

@@ -7,7 +7,7 @@ import type { DesiredPipe, LivePipe } from './model.js';
  * shape (`source.kafka.topic`, `destination.columns`), which the desired model splits up, so
  * the rules apply to that shape and the result is split again.
  */
-export function ignorePipeFields(desired: DesiredPipe, live: LivePipe): DesiredPipe {
+export function ignorePipeFields<D extends DesiredPipe>(desired: D, live: LivePipe): D {
   const paths = desired.policy?.ignore;
   if (!paths || paths.length === 0) return desired;
   const source = desired.source;
@@ -19,8 +19,8 @@ export function ignorePipeFields(desired: DesiredPipe, live: LivePipe): DesiredP
     ...(desired.settings ? { settings: desired.settings } : {}),
   };
   const liveView = { name: live.name, source: { [live.source.kind]: live.source.block }, destination: live.destination, fieldMappings: live.fieldMappings, settings: live.settings };
-  const kept = keepLive(view, liveView, paths) as typeof view & { source?: Record<string, Record<string, unknown>> };
-  const next: DesiredPipe = { ...desired };
+  const kept = keepLive(view, liveView, paths);
+  const next: D = { ...desired };
   if (kept.name !== undefined) next.name = kept.name;
   if (source && kept.source) next.source = { ...source, block: kept.source[source.kind] ?? source.block };
   if (kept.destination?.columns) next.columns = kept.destination.columns;

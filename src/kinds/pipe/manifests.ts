@@ -16,6 +16,7 @@ import type { DesiredBaseOf, DocumentProblem, KindManifests, SecretSite } from '
 import { duplicatesIn } from '../shared/duplicates.js';
 import { lackedProblems } from '../shared/lacked.js';
 import { isPlainObject } from '../shared/values.js';
+import { isArrayOf, isRecord, recordOr } from '../../support/json.js';
 import { isExistingSpec, PIPE, type BornPipeSpec, uuidKey, type DesiredPipe, type DesiredPipeSource, type PipeSpec, type SecretMember } from './model.js';
 import type { pipeDocumentSchema } from './schema.js';
 
@@ -136,7 +137,7 @@ function duplicateMappings(spec: PipeSpec): DocumentProblem[] {
   const keys = family ? TABLE_MAPPING_KEYS[family] : undefined;
   if (!family || !keys) return [];
   const list = blockOf(spec.source, family)['tableMappings'];
-  const mappings = (Array.isArray(list) ? list : []) as Record<string, unknown>[];
+  const mappings = isArrayOf(list, isRecord) ? list : [];
   const [schema, table] = keys;
   return duplicatesIn(mappings, (m) => `${String(m[schema])}.${String(m[table])}`).map(([index, earlier]) => {
     const mapping = mappings[index] ?? {};
@@ -158,7 +159,7 @@ function seedKind(source: PipeSpec['source']): PipeSourceKind | undefined {
 }
 
 function blockOf(source: PipeSpec['source'], family: PipeFamily): Record<string, unknown> {
-  const block = (source as Record<string, unknown> | undefined)?.[family];
+  const block = recordOr(source)?.[family];
   return isPlainObject(block) ? block : {};
 }
 
@@ -167,18 +168,25 @@ function toDesiredPipe(manifest: PipeManifest, base: DesiredBaseOf, secrets: Rea
   const pipe: DesiredPipe = { kind: PIPE, ...base };
   if (spec.name !== undefined) pipe.name = spec.name;
   const family = familyOf(spec.source);
-  if (spec.source && family) pipe.source = toDesiredSource(spec.source as Record<string, unknown>, family, secrets);
+  if (spec.source && family) pipe.source = toDesiredSource(spec.source, family, secrets);
   if (spec.fieldMappings !== undefined) pipe.fieldMappings = spec.fieldMappings;
-  if (spec.settings !== undefined) pipe.settings = spec.settings as Record<string, number | boolean>;
+  if (spec.settings !== undefined) pipe.settings = membersOf(spec.settings, (value) => typeof value === 'number' || typeof value === 'boolean');
   if (isExistingSpec(spec)) {
     pipe.pipeId = spec.pipeId;
     if (spec.destination?.columns !== undefined) pipe.columns = spec.destination.columns;
     return pipe;
   }
-  pipe.born = { destination: spec.destination as Record<string, unknown>, state: spec.state ?? 'Running' };
-  if (spec.scaling !== undefined) pipe.born.scaling = spec.scaling as Record<string, number>;
+  pipe.born = { destination: spec.destination, state: spec.state ?? 'Running' };
+  if (spec.scaling !== undefined) pipe.born.scaling = membersOf(spec.scaling, (value) => typeof value === 'number');
   if (spec.description !== undefined) pipe.born.description = spec.description;
   return pipe;
+}
+
+/** The members of a schema-checked block whose values pass `keep` (the schema types them so; an absent one is left out). */
+function membersOf<T>(block: object, keep: (value: unknown) => value is T): Record<string, T> {
+  const members: Record<string, T> = {};
+  for (const [member, value] of Object.entries(block)) if (keep(value)) members[member] = value;
+  return members;
 }
 
 function toDesiredSource(source: Record<string, unknown>, family: PipeFamily, secrets: ReadonlyMap<string, SecretValue>): DesiredPipeSource {
@@ -187,7 +195,7 @@ function toDesiredSource(source: Record<string, unknown>, family: PipeFamily, se
   const desired: DesiredPipeSource = { kind: family, block: withoutMembers(rest, members) };
   const resolved = members.flatMap((member) => secretMemberOf(family, member, valueAt(rest, member), secrets));
   if (resolved.length > 0) desired.secrets = resolved;
-  if (tableMappings !== undefined) desired.tableMappings = tableMappings as Record<string, unknown>[];
+  if (isArrayOf(tableMappings, isRecord)) desired.tableMappings = tableMappings;
   if (typeof source['validateSamples'] === 'boolean') desired.validateSamples = source['validateSamples'];
   return desired;
 }

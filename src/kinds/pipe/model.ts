@@ -85,7 +85,7 @@ export type PipeDesiredState = (typeof PIPE_DESIRED_STATES)[number];
 
 /** What only a pipe born in Git has: the rest of its create body and the state it should be in. */
 export interface BornPipe {
-  destination: Record<string, unknown>;
+  destination: { columns?: Column[] } & Record<string, unknown>;
   scaling?: Record<string, number>;
   description?: string;
   state: PipeDesiredState;

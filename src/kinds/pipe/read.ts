@@ -44,7 +44,7 @@ function toPipeSource(value: unknown, path: string): PipeSource {
   const kind: PipeFamily | undefined = kinds[0];
   if (kind === undefined) throw new ShapeError(path, `holds none of ${PIPE_FAMILIES.join(', ')}`);
   if (kinds.length > 1) throw new ShapeError(path, `holds more than one source kind (${kinds.join(', ')})`);
-  const block = withoutWriteOnly(kind, raw[kind] as Obj);
+  const block = withoutWriteOnly(kind, object(raw[kind], join(path, kind)));
   if (block['tableMappings'] !== undefined) listOf(block['tableMappings'], join(join(path, kind), 'tableMappings'), checkTableMapping);
   return { kind, block };
 }
@@ -57,7 +57,10 @@ function withoutWriteOnly(family: PipeFamily, raw: Obj): Obj {
     const [head, ...rest] = path.split('.');
     if (head === undefined) continue;
     if (rest.length === 0) delete block[head];
-    else if (isObject(block[head])) block[head] = dropPath(block[head] as Obj, rest);
+    else {
+      const inner = block[head];
+      if (isObject(inner)) block[head] = dropPath(inner, rest);
+    }
   }
   return block;
 }
@@ -67,7 +70,10 @@ function dropPath(value: Obj, path: readonly string[]): Obj {
   if (head === undefined) return value;
   const copy = { ...value };
   if (rest.length === 0) delete copy[head];
-  else if (isObject(copy[head])) copy[head] = dropPath(copy[head] as Obj, rest);
+  else {
+    const inner = copy[head];
+    if (isObject(inner)) copy[head] = dropPath(inner, rest);
+  }
   return copy;
 }
 

@@ -1,5 +1,6 @@
 /**
- * A pipe's manifest: its spec in both forms (with pipeId: an existing pipe; without: born in Git), built from the API schema parts so the two cannot disagree (docs/manifests/pipe.md).
+ * A pipe's manifest: its spec in both forms (with pipeId: an existing pipe; without: born in Git),
+ * built from the API schema parts so the two cannot disagree (docs/manifests/pipe.md).
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { described, object, oneOf, optional, readable, type JsonSchema } from '../../schema/build.js';
@@ -9,6 +10,7 @@ import { columnSchema, fieldMappingSchema, pipePatchBeyondSeedMembers, pipePatch
 import { currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BLOCKS, pipeScalingBodySchema } from '../../schema/api-pipes.js';
 import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
+import { recordOr } from '../../support/json.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';
@@ -69,16 +71,16 @@ export const existingPipeSpecSchema = object({
  * member itself (`serviceAccountKey`), becomes a secret reference.
  */
 function withSecretRefs(block: TSchema, family: PipeFamily): JsonSchema {
-  const copy = JSON.parse(JSON.stringify(block)) as JsonSchema;
+  const copy: JsonSchema = recordOr(JSON.parse(JSON.stringify(block))) ?? {};
   for (const path of PIPE_WRITE_ONLY_SOURCE_MEMBERS[family]) {
     const parts = path.split('.');
     let parent: JsonSchema | undefined = copy;
-    for (const part of parts.slice(0, -1)) parent = (parent?.['properties'] as Record<string, JsonSchema> | undefined)?.[part];
-    const properties = parent?.['properties'] as Record<string, JsonSchema> | undefined;
+    for (const part of parts.slice(0, -1)) parent = recordOr(recordOr(parent?.['properties'])?.[part]);
+    const properties = recordOr(parent?.['properties']);
     const last = parts[parts.length - 1] ?? '';
-    const member = properties?.[last];
+    const member = recordOr(properties?.[last]);
     if (!properties || !member) continue;
-    const fields = member['properties'] as Record<string, JsonSchema> | undefined;
+    const fields = recordOr(member['properties']);
     properties[last] = fields
       ? { ...member, description: SECRET_MEMBERS_DESCRIPTION, properties: Object.fromEntries(Object.keys(fields).map((field) => [field, secretRefSchema])) }
       : secretRefSchema;
@@ -87,11 +89,14 @@ function withSecretRefs(block: TSchema, family: PipeFamily): JsonSchema {
 }
 
 const BORN_BLOCK_DESCRIPTIONS: Record<PipeFamily, string> = {
-  kafka: 'A Kafka-compatible source: type (kafka, confluent, msk, azureeventhub, redpanda, warpstream, gcmk, dokafka), format, brokers, topics, authentication with credentials.',
-  objectStorage: 'Files in object storage: type (s3, gcs, azureblobstorage), format, url (or path and azureContainerName), authentication with accessKey, iamRole or connectionString.',
+  kafka: 'A Kafka-compatible source: type (kafka, confluent, msk, azureeventhub, redpanda, ' +
+    'warpstream, gcmk, dokafka), format, brokers, topics, authentication with credentials.',
+  objectStorage: 'Files in object storage: type (s3, gcs, azureblobstorage), format, url (or path ' +
+    'and azureContainerName), authentication with accessKey, iamRole or connectionString.',
   kinesis: 'An Amazon Kinesis stream: format, streamName, region, iteratorType, authentication with accessKey or iamRole.',
   pubsub: 'A Google Pub/Sub topic (limited preview): format, projectId, topic, seekType, authentication with a service account key.',
-  postgres: 'A Postgres database (CDC): type (postgres, supabase, neon, alloydb, …), host, port, database, credentials, settings, and the full list of tableMappings.',
+  postgres: 'A Postgres database (CDC): type (postgres, supabase, neon, alloydb, …), ' +
+    'host, port, database, credentials, settings, and the full list of tableMappings.',
   mysql: 'A MySQL or MariaDB database (CDC): type, host, port, credentials, settings (replicationMode required), and the full list of tableMappings.',
   mongodb: 'A MongoDB database (CDC): uri, readPreference, credentials, settings (replicationMode required), and the full list of tableMappings.',
   bigquery: 'A BigQuery dataset, snapshot only (every change after create needs a replace): snapshotStagingPath, settings, credentials, tableMappings.',
@@ -117,7 +122,9 @@ export const bornPipeSpecSchema = object({
   ...optional({
     description: Type.String({ description: 'Free text.' }),
     fieldMappings: Type.Array(fieldMappingSchema, { description: 'Source field → destination column.' }),
-    scaling: described(pipeScalingBodySchema, 'kafka, kinesis and objectStorage pipes: replicas 1–40, replicaCpuMillicores 125–2000, replicaMemoryGb 0.5–8; concurrency (0–34, deprecated) for objectStorage only (database pipes share the service\'s CDC scaling, which no pipe\'s manifest sets).'),
+    scaling: described(pipeScalingBodySchema, 'kafka, kinesis and objectStorage pipes: replicas 1–40, replicaCpuMillicores 125–2000, ' +
+      'replicaMemoryGb 0.5–8; concurrency (0–34, deprecated) for objectStorage only (database pipes share the service\'s CDC ' +
+      'scaling, which no pipe\'s manifest sets).'),
     settings: described(currentPipeSettingsSchema, 'Engine and ingestion settings, with the bounds the service enforces.'),
     state: oneOf(PIPE_DESIRED_STATES, { default: 'Running', description: 'Running (default) or Stopped: converged with the state operation (start, stop).' }),
     ignoreDifferences: ignoreDifferencesSchema,
@@ -133,7 +140,8 @@ export const pipeSpecSchema = readable(Type.Unsafe<Static<typeof existingPipeSpe
   if: { required: ['pipeId'] },
   then: existingPipeSpecSchema,
   else: bornPipeSpecSchema,
-  description: 'With pipeId: an existing pipe, of which the manifest holds the members Update pipe can change. Without: a pipe born in Git (name, source, destination, …, state).',
+  description: 'With pipeId: an existing pipe, of which the manifest holds the members Update ' +
+    'pipe can change. Without: a pipe born in Git (name, source, destination, …, state).',
 }));
 
 /** What the kind is, as its published schema says. */

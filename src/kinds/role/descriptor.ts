@@ -10,7 +10,7 @@
  * demand (a plan of a target with no Role manifest makes no call for it).
  */
 import { errorChange } from '../shared/change.js';
-import { readFlat } from '../shared/flat-live.js';
+import { readFlat, type LiveFlat } from '../shared/flat-live.js';
 import { flatExport } from '../shared/flat-export.js';
 import { flatKind } from '../shared/flat-kind.js';
 import { managedRoutes } from '../shared/routes.js';
@@ -29,9 +29,9 @@ const base = flatKind<typeof ROLE, 'roles'>({
   // A predefined role matched by name is the service's, not this manifest's to change.
   afterPlan: (plan, input) => {
     (plan.outcome ?? []).forEach((outcome, index) => {
-      const live = outcome.live as LiveRole | undefined;
+      const live = outcome.live;
       const desired = input.desired.find((each) => each.key === outcome.key);
-      if (!live?.predefined || !desired) return;
+      if (!live || !isPredefined(live) || !desired) return;
       const message = `"${live.name}" is one of the service's predefined roles, which cannot be changed, and a custom ` +
         `role cannot take its name: rename this role`;
       plan.changes[index] = errorChange(input.target, desired, 'E_MANIFEST_INVALID', message, live.id);
@@ -39,9 +39,14 @@ const base = flatKind<typeof ROLE, 'roles'>({
   },
   export: {
     ...exported,
-    write: (live, key, ctx) => ((live as LiveRole).predefined ? { skip: 'a predefined role: the service makes it, and it cannot be changed' } : exported.write(live, key, ctx)),
+    write: (live, key, ctx) => (isPredefined(live) ? { skip: 'a predefined role: the service makes it, and it cannot be changed' } : exported.write(live, key, ctx)),
   },
 });
+
+/** Whether a live role is one of the service's own (its reader marks it `predefined`). */
+function isPredefined(live: LiveFlat): boolean {
+  return 'predefined' in live && live.predefined === true;
+}
 
 /** A live role: `isPredefined` is kept apart, never in the members a PUT sends back. */
 function readRole(item: unknown, path: string): LiveRole {

@@ -5,6 +5,7 @@
  */
 import type { Kind } from '../../model/kinds.js';
 import type { JsonSchema } from '../../schema/api.js';
+import { isRecord, recordOr } from '../../support/json.js';
 import type { CredentialPlaceholder, ExportContext, KindExport } from '../descriptor.js';
 import { pickBySchema } from './pick.js';
 import type { LiveFlat } from './flat-live.js';
@@ -17,7 +18,8 @@ export interface ExportName {
 /** The name export writes for the `kind` resource of `id`, or nothing when it has none (it is then named by id). */
 export function exportedName(ctx: ExportContext, kind: Kind, id: string): string | undefined {
   const names = ctx.namesOf(kind, id);
-  return names !== null && typeof names === 'object' && typeof (names as ExportName).key === 'string' ? (names as ExportName).key : undefined;
+  const key = isRecord(names) ? names['key'] : undefined;
+  return typeof key === 'string' ? key : undefined;
 }
 
 /**
@@ -54,7 +56,7 @@ export function flatExport(keyPrefix: string, schema: JsonSchema, toSpec: (live:
     namedIds: (live) => options.namedIds?.(live) ?? [],
     names: (_live, key): ExportName => ({ key }),
     write: (live, key, ctx) => {
-      const spec = pickBySchema({ ...toSpec(live, ctx), name: live.name }, schema) as Record<string, unknown>;
+      const spec = recordOr(pickBySchema({ ...toSpec(live, ctx), name: live.name }, schema)) ?? {};
       const credentials = options.credentials?.(key);
       return credentials ? { spec, credentials } : { spec };
     },

@@ -5,6 +5,7 @@
  * it had (the managed gateway refuses a top-level `id`, `teamId`, `createdAt`, … in a body).
  */
 import type { WriteBody } from '../../model/plan.js';
+import { isOneOf } from '../../support/json.js';
 import { createdAtOf, idOf, object, requiredString, withoutNulls } from './read.js';
 
 /** Members every kind's service sets itself: never sent back. */
@@ -22,6 +23,6 @@ export interface LiveFlat {
 /** A live resource of a flat kind; `name` must be text (live objects are matched by it). */
 export function readFlat(value: unknown, path: string): LiveFlat {
   const raw = object(value, path);
-  const members = withoutNulls(Object.fromEntries(Object.entries(raw).filter(([key]) => !(SERVER_MEMBERS as readonly string[]).includes(key))));
+  const members = withoutNulls(Object.fromEntries(Object.entries(raw).filter(([key]) => !isOneOf(SERVER_MEMBERS, key))));
   return { id: idOf(raw, path), name: requiredString(raw, 'name', path), ...createdAtOf(raw), members };
 }

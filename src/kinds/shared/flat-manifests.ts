@@ -37,9 +37,9 @@ export function flatManifests<K extends Kind>(
   return {
     // Live resources are found by their API name: two manifests with one name would fight over one resource.
     uniqueName: (manifest) => ({ value: manifest.spec.name, pointer: ['spec', 'name'], what: (name) => `a ${kind} named "${name}"` }),
-    secrets: (manifest) => secretSites(manifest.spec as Record<string, unknown>),
+    secrets: (manifest) => secretSites(manifest.spec),
     build: (manifest, base, secrets) => {
-      const { ignoreDifferences: _ignored, ...written } = manifest.spec as Record<string, unknown> & { name: string };
+      const { ignoreDifferences: _ignored, ...written } = manifest.spec;
       const spec = Object.fromEntries(Object.entries(written).filter(([member]) => !secretMembers.includes(member)));
       const set = secretMembers.filter((member) => written[member] !== undefined);
       return { kind, ...base, name: written.name, spec, secrets: Object.fromEntries(secrets), secretMembers: set };

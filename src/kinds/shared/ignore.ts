@@ -18,8 +18,8 @@ export function parseFieldPath(path: string): Segment[] {
   for (const part of path.split(/\.(?![^[]*\])/)) {
     const match = /^([^[]+)((?:\[[^\]]+\])*)$/.exec(part);
     if (!match) return [];
-    segments.push({ member: match[1] as string });
-    for (const key of (match[2] ?? '').matchAll(/\[([^\]]+)\]/g)) segments.push({ key: key[1] as string });
+    segments.push({ member: match[1] ?? '' });
+    for (const key of (match[2] ?? '').matchAll(/\[([^\]]+)\]/g)) segments.push({ key: key[1] ?? '' });
   }
   return segments;
 }

@@ -19,7 +19,7 @@ import { keepLive } from './ignore.js';
 import { matchAll, type Match } from './match.js';
 import type { LiveFlat } from './flat-live.js';
 import { NameRefs } from './refs.js';
-import { diffValues, fieldDiff, overlay } from './values.js';
+import { diffValues, fieldDiff, overlayMembers } from './values.js';
 
 /** A desired resource of such a kind: its API name, and what its descriptor makes of the rest. */
 export type DesiredNamed = DesiredBase & { name: string };
@@ -66,7 +66,7 @@ function planOne<D extends DesiredNamed>(input: KindPlanInput<D, LiveFlat>, rule
   const failed = (code: ErrorCode, message: string): NamedOutcome => ({ key: desired.key, change: errorChange(input.target, desired, code, message, matched?.id) });
   if (matched && isUnreadable(matched)) return { key: desired.key, change: unreadableChange(input.target, desired, matched) };
   if (match.how === 'ambiguous') return failed('E_CONFLICT', ambiguousMessage(rules.kind, desired.name, match.count));
-  const live = matched as LiveFlat | undefined;
+  const live: LiveFlat | undefined = matched;
   const refs = new NameRefs(input.refer);
   const drafted = rules.members(desired, refs, input);
   const members = live ? keepLive(drafted, live.members, desired.policy?.ignore) : drafted;
@@ -101,7 +101,7 @@ function existingChange(input: KindPlanInput<DesiredNamed, LiveFlat>, kind: Kind
   diff.push(...secrets.diff);
   const change = matchedChange(input.target, desired, live, diff, match, input.adopt);
   if (diff.length === 0 || (match.how === 'adopt' && !input.adopt)) return change;
-  const body = { ...(overlay(members, live.members) as WriteBody), ...secrets.body };
+  const body = { ...overlayMembers(members, live.members), ...secrets.body };
   change.operations = [{ type: operationType('update', kind), id: live.id, body, ...refs.operationRefs }];
   return withSecrets(change, secrets);
 }

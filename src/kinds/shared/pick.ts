@@ -14,7 +14,8 @@ export function pickBySchema(value: unknown, schema: JsonSchema | undefined): un
   if (schema?.['additionalProperties'] === true) return value;
   const properties = asSchema(schema?.['properties']);
   if (properties === undefined) return value;
-  const required = new Set(Array.isArray(schema?.['required']) ? (schema['required'] as string[]) : []);
+  const listed = schema?.['required'];
+  const required = new Set<unknown>(Array.isArray(listed) ? listed : []);
   const picked: Record<string, unknown> = {};
   for (const [member, item] of Object.entries(value)) {
     if (!(member in properties)) continue;

@@ -7,7 +7,7 @@
  * ({@link pointerChanges}: the graph orders by them).
  */
 import { StacksyncError } from '../../errors.js';
-import type { Kind } from '../../model/kinds.js';
+import { KINDS, type Kind } from '../../model/kinds.js';
 import { KNOWN_AFTER_APPLY, type ChangeKey, type OperationRefs, type WriteBody } from '../../model/plan.js';
 import type { LiveBase } from '../../model/resources.js';
 import type { KindRefs, Reference } from '../descriptor.js';
@@ -29,7 +29,7 @@ function segmentsOf(pointer: string): string[] {
 
 /** The changes whose ids a body's places take. */
 export function pointerChanges(refs: OperationRefs): ChangeKey[] {
-  return Object.entries(refs).flatMap(([key, change]) => (isPointer(key) ? [change as ChangeKey] : []));
+  return Object.entries(refs).flatMap(([key, change]) => (isPointer(key) && isChangeKey(change) ? [change] : []));
 }
 
 /** `body` with every place of `refs` set to the id its change wrote; throws `E_REF_UNRESOLVED` when that change wrote nothing. */
@@ -37,11 +37,28 @@ export function fillPointers(body: WriteBody, refs: OperationRefs, written: (key
   let filled = body;
   for (const [pointer, change] of Object.entries(refs)) {
     if (!isPointer(pointer)) continue;
-    const made = written(change as ChangeKey);
+    const made = isChangeKey(change) ? written(change) : undefined;
     if (!made) throw new StacksyncError('E_REF_UNRESOLVED', `${change} was not written in this run, so its id is unknown`, { subject: change });
-    filled = setAt(filled, segmentsOf(pointer), made.id) as WriteBody;
+    filled = setInBody(filled, segmentsOf(pointer), made.id);
   }
   return filled;
+}
+
+/** The change a kind's own refs entry `member` names (none when it names none). */
+export function changeKeyAt(refs: OperationRefs, member: string): ChangeKey[] {
+  const key = refs[member];
+  return key !== undefined && isChangeKey(key) ? [key] : [];
+}
+
+/** Whether `value` names a change (`<kind>/<name>`): what a refs entry holds. */
+function isChangeKey(value: string): value is ChangeKey {
+  return KINDS.some((kind) => value.startsWith(`${kind}/`));
+}
+
+/** {@link setAt} of a body: a pointer has at least one segment, so the body stays an object. */
+function setInBody(body: WriteBody, segments: readonly string[], id: string): WriteBody {
+  const [head, ...rest] = segments;
+  return head === undefined ? body : { ...body, [head]: setAt(body[head], rest, id) };
 }
 
 /** A copy of `value` with `segments` set to `id`; the path must exist. */

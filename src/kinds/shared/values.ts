@@ -64,16 +64,19 @@ export function fieldDiff(path: string, before: unknown, after: unknown): FieldD
  * replacing write (dashboard PUT) does not silently reset what the manifest does not manage.
  */
 export function overlay(desired: unknown, live: unknown): unknown {
-  if (isPlainObject(desired) && isPlainObject(live)) {
-    const merged: Record<string, unknown> = { ...live };
-    // A member set to undefined is one the manifest leaves out: the live value stays.
-    for (const [key, value] of Object.entries(desired)) if (value !== undefined) merged[key] = overlay(value, live[key]);
-    return merged;
-  }
+  if (isPlainObject(desired) && isPlainObject(live)) return overlayMembers(desired, live);
   if (Array.isArray(desired) && Array.isArray(live) && desired.length === live.length) {
     return desired.map((item, i) => (isPlainObject(item) ? overlay(item, live[i]) : item));
   }
   return desired;
+}
+
+/** {@link overlay} of two objects: an object. */
+export function overlayMembers(desired: Record<string, unknown>, live: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...live };
+  // A member set to undefined is one the manifest leaves out: the live value stays.
+  for (const [key, value] of Object.entries(desired)) if (value !== undefined) merged[key] = overlay(value, live[key]);
+  return merged;
 }
 
 /** Same members regardless of order (tags). */

@@ -30,12 +30,12 @@ export const sourceKind = flatKind<typeof SOURCE, 'sources'>({
   references: [CONNECTION],
   // A managed service has no connection list (docs/manifests/source.md): its sources name the platform's connection by id.
   namedByName: (manifest) => {
-    const name = (manifest.spec as Record<string, unknown>)['connection'];
+    const name = manifest.spec['connection'];
     return typeof name === 'string' ? [{ kind: CONNECTION, name, pointer: ['spec', 'connection'], idMember: 'connectionId' }] : [];
   },
   // What the service's newest API description lacks of a source of its kind is not sent to a target of today's API.
   checkForTarget: (manifest, { variant, profile }) => {
-    const spec = manifest.spec as Record<string, unknown>;
+    const spec = manifest.spec;
     const lacked = profile === 'current' ? SOURCE_LACKED_ON_CURRENT[variant]?.[String(spec['kind'])] : undefined;
     return lacked ? lackedProblems(spec, lacked.map((path) => ({ path })), `the ${variant} service's API, for a ${String(spec['kind'])} source,`) : [];
   },

@@ -15,12 +15,15 @@ import { nameOf, objectId, oneOfPair, required, SOURCE_REQUIRED_MEMBERS } from '
 /** The Source kind's name. */
 export const SOURCE = 'Source' satisfies Kind;
 
-/** Every member of every kind's source body, each optional, the looser type where kinds differ; each kind's rules (below) say which it requires and which it takes. */
+/**
+ * Every member of every kind's source body, each optional, the looser type where kinds differ;
+ * each kind's rules (below) say which it requires and which it takes.
+ */
 function sourceMembers(): Record<string, TSchema> {
   const members: Record<string, TSchema> = {};
   const ordered = [CURRENT_SOURCE_WRITES.metric, ...Object.values(CURRENT_SOURCE_WRITES)];
   for (const schema of ordered) {
-    for (const [member, property] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    for (const [member, property] of Object.entries(schema.properties)) {
       if (member in members || ['name', 'kind', 'connection'].includes(member)) continue;
       members[member] = Type.Optional(property);
     }
@@ -35,8 +38,9 @@ function sourceMembers(): Record<string, TSchema> {
  * gateway refuses a member it does not know; each is an error at its line, "when kind is log").
  */
 function sourceKindRules(members: Record<string, TSchema>): Record<string, unknown>[] {
-  return (Object.keys(SOURCE_REQUIRED_MEMBERS) as CurrentSourceKind[]).map((kind) => {
-    const own = new Set(Object.keys(CURRENT_SOURCE_WRITES[kind].properties as Record<string, TSchema>));
+  const kinds = Object.keys(SOURCE_REQUIRED_MEMBERS).filter((kind): kind is CurrentSourceKind => Object.hasOwn(CURRENT_SOURCE_WRITES, kind));
+  return kinds.map((kind) => {
+    const own = new Set(Object.keys(CURRENT_SOURCE_WRITES[kind].properties));
     const foreign = Object.keys(members).filter((member) => !own.has(member));
     return {
       if: { properties: { kind: { const: kind } }, required: ['kind'] },
@@ -50,7 +54,8 @@ const SOURCE_MEMBERS = sourceMembers();
 export const sourceSpecSchema = object(
   {
     name: described(required, 'Source name in the API; what live sources are matched by.'),
-    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (log: from, defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).' }),
+    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (log: from, ' +
+      'defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).' }),
     ...optional({
       connection: nameOf('Connection', 'connection'),
       connectionId: described(objectId, 'Id of the connection (instead of connection).'),
