@@ -16,7 +16,8 @@ export const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
 
 /** A name of another kind's resource: a manifest's `metadata.name`, or a live resource's API name. */
 export function nameOf(kind: string, resolvedTo: string): TSchema {
-  return Type.String({ minLength: 1, description: `Name of a ${kind}: the metadata.name of a ${kind} manifest of the target, or the API name of a live one; resolved to its id (${resolvedTo}) at apply time.` });
+  return Type.String({ minLength: 1, description: `Name of a ${kind}: the metadata.name of a ${kind} manifest of the target, or the API name of a live one; ` +
+    `resolved to its id (${resolvedTo}) at apply time.` });
 }
 
 /** Exactly one of two members, or neither when `optionalPair`. */
