@@ -7,9 +7,14 @@
  * real services' of today (`current`, with sources, webhooks and saved searches of their own).
  */
 import type { Variant } from '../model/kinds.js';
-import type { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../schema/api-current.js';
-import type { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../schema/api-current-stack.js';
-import type { CurrentRole } from '../schema/api-current-role.js';
+import type { CurrentAlert } from '../kinds/alert/wire.js';
+import type { CurrentDashboard } from '../kinds/dashboard/wire.js';
+import type { CurrentSavedSearch } from '../kinds/saved-search/wire.js';
+import type { CurrentSource } from '../kinds/source/wire.js';
+import type { CurrentConnection } from '../kinds/connection/wire.js';
+import type { CurrentHiddenTile } from '../kinds/dashboard/wire.js';
+import type { CurrentWebhookEntry } from '../kinds/webhook/wire.js';
+import type { CurrentRole } from '../kinds/role/wire.js';
 import type { IdFormat } from './ids.js';
 
 /** Whose behaviour the emulator serves: the seed spec's (`seed`) or the real services' of today (`current`). */

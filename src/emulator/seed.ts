@@ -12,7 +12,9 @@ import { StacksyncError } from '../errors.js';
 import { CURRENT_SOURCE_KINDS, CURRENT_WEBHOOK_SERVICES, OBJECT_ID_PATTERN } from '../schema/api-current.js';
 import { PIPE_STATES, SERVICE_STATES, SOURCE_KINDS } from '../schema/enums.js';
 import { PIPE_FAMILIES } from '../schema/pipe-sources.js';
-import { dataSourceSchema, pipeCreateBodySchema, type JsonSchema } from '../schema/api.js';
+import { pipeCreateBodySchema } from '../kinds/pipe/wire.js';
+import { dataSourceSchema } from '../kinds/source/wire.js';
+import type { JsonSchema } from '../schema/api.js';
 import { describeIssues, toIssues, validatorOf, type NamedSchema } from '../schema/validate.js';
 import { PROFILES, type Profile, type ServiceState } from './model.js';
 

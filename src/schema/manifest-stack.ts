@@ -1,13 +1,15 @@
 /**
  * What the manifest specs of the flat observability kinds share (docs/manifests/README.md, "Source,
  * Webhook, SavedSearch, Connection"; each spec is in its kind's folder, `kinds/<kind>/schema.ts`):
- * the members of the real create bodies (`api-current-stack.ts`), with the ids of other kinds'
+ * the members of the real create bodies (`kinds/<kind>/wire.ts`), with the ids of other kinds'
  * resources replaced by names (`connection: <name>`, `source: <name>`) and credentials replaced by
  * secret references; and what a source of each kind requires, and what a target cannot take.
  */
 import { Type, type TSchema } from 'typebox';
-import type { CurrentSourceKind } from './api-current-stack.js';
-import { OBJECT_ID_PATTERN } from './api-current.js';
+import { type CURRENT_SOURCE_KINDS, OBJECT_ID_PATTERN } from './api-current.js';
+
+/** A kind of source; the same as the keys of the source's create bodies (`kinds/source/wire.ts`), which are above this folder. */
+type CurrentSourceKind = (typeof CURRENT_SOURCE_KINDS)[number];
 
 /** A member that must not be empty. */
 export const required = Type.String({ minLength: 1 });

@@ -25,6 +25,7 @@ const LEFT: Record<string, number> = {
   'kinds/dashboard/export.ts': 2,
   'kinds/dashboard/manifests.ts': 1,
   'kinds/dashboard/profile-form.ts': 8,
+  'kinds/dashboard/wire.ts': 3,
   'kinds/index.ts': 2,
   'kinds/pipe-cdc-scaling/descriptor.ts': 1,
   'kinds/pipe-cdc-scaling/diff.ts': 1,
@@ -37,6 +38,7 @@ const LEFT: Record<string, number> = {
   'kinds/pipe/manifests.ts': 7,
   'kinds/pipe/read.ts': 3,
   'kinds/pipe/schema.ts': 4,
+  'kinds/pipe/wire.ts': 1,
   'kinds/role/descriptor.ts': 2,
   'kinds/shared/flat-export.ts': 3,
   'kinds/shared/flat-live.ts': 1,
@@ -47,6 +49,7 @@ const LEFT: Record<string, number> = {
   'kinds/shared/refs.ts': 3,
   'kinds/source/descriptor.ts': 2,
   'kinds/source/schema.ts': 3,
+  'kinds/wire.ts': 2,
 };
 
 /** The lines of the type assertions in one file's text (`as const` left out). */

@@ -15,7 +15,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { secretRefSchema } from '../../src/schema/config.js';
-import { pipeScalingBodySchema } from '../../src/schema/api-pipes.js';
+import { pipeScalingBodySchema } from '../../src/kinds/pipe/wire.js';
 import { bornPipeSpecSchema, existingPipeSpecSchema } from '../../src/kinds/pipe/schema.js';
 import { alertSpecSchema } from '../../src/kinds/alert/schema.js';
 import { connectionSpecSchema } from '../../src/kinds/connection/schema.js';

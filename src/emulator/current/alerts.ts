@@ -8,17 +8,9 @@
  * one: the body (400), then what it names (400), then the alert (404).
  */
 import { Type } from 'typebox';
-import {
-  CURRENT_ALERT_INITIAL_STATE,
-  CURRENT_ALERT_INTERVAL_MINUTES,
-  CURRENT_MAX_ALERT_CHANNELS,
-  CURRENT_RANGE_THRESHOLD_TYPES,
-  CurrentAlertWrite,
-  OBJECT_ID_PATTERN,
-  type CurrentAlert,
-  type CurrentAlertChannel,
-} from '../../schema/api-current.js';
-import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../schema/api-current-stack.js';
+import { CurrentAlertWrite, type CurrentAlert, type CurrentAlertChannel } from '../../kinds/alert/wire.js';
+import { CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVAL_MINUTES, CURRENT_MAX_ALERT_CHANNELS, CURRENT_RANGE_THRESHOLD_TYPES, OBJECT_ID_PATTERN } from '../../schema/api-current.js';
+import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../kinds/alert/wire.js';
 import type { Variant } from '../../model/kinds.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';

@@ -9,18 +9,8 @@
  * beside the answer, and a PUT (which replaces the tile list) deletes them. `validate` runs the
  * same checks and stores nothing.
  */
-import {
-  CurrentDashboardFilter,
-  CurrentDashboardWrite,
-  type CurrentDashboard,
-  type CurrentDashboardContainer,
-  type CurrentDashboardWrite as DashboardWrite,
-  type CurrentSavedFilterValue,
-  type CurrentTile,
-  type CurrentTileConfig,
-  type CurrentTileWrite,
-} from '../../schema/api-current.js';
-import type { CurrentDashboardValidation } from '../../schema/api-current-stack.js';
+import { CurrentDashboardFilter, CurrentDashboardWrite, type CurrentDashboard, type CurrentDashboardContainer, type CurrentDashboardWrite as DashboardWrite, type CurrentSavedFilterValue, type CurrentTile, type CurrentTileConfig, type CurrentTileWrite } from '../../kinds/dashboard/wire.js';
+import type { CurrentDashboardValidation } from '../../kinds/dashboard/wire.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { notFound } from '../errors.js';
 import { newObjectId } from '../ids.js';

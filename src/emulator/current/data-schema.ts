@@ -7,11 +7,16 @@
  * lifecycle and roles came later: files without them are still read.
  */
 import { Type } from 'typebox';
-import { currentStoredPipeSchema } from '../../schema/api-pipes.js';
+import { currentStoredPipeSchema } from '../../kinds/pipe/wire.js';
 import { readable, type JsonSchema } from '../../schema/build.js';
-import { CurrentAlert, CurrentDashboard, CurrentSavedSearch, CurrentSource } from '../../schema/api-current.js';
-import { CurrentConnection, CurrentHiddenTile, CurrentWebhookEntry } from '../../schema/api-current-stack.js';
-import { CurrentRole } from '../../schema/api-current-role.js';
+import { CurrentAlert } from '../../kinds/alert/wire.js';
+import { CurrentDashboard } from '../../kinds/dashboard/wire.js';
+import { CurrentSavedSearch } from '../../kinds/saved-search/wire.js';
+import { CurrentSource } from '../../kinds/source/wire.js';
+import { CurrentConnection } from '../../kinds/connection/wire.js';
+import { CurrentHiddenTile } from '../../kinds/dashboard/wire.js';
+import { CurrentWebhookEntry } from '../../kinds/webhook/wire.js';
+import { CurrentRole } from '../../kinds/role/wire.js';
 import { SERVICE_STATES } from '../../schema/enums.js';
 import { array, savedStateSchema } from '../saved-state-schema.js';
 

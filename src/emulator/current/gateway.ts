@@ -7,9 +7,12 @@
  * `stripServerIDs`). The self-hosted server has no gateway: its validators drop such members.
  */
 import type { TSchema } from 'typebox';
-import { CurrentAlertWrite, CurrentDashboardWrite } from '../../schema/api-current.js';
-import { CURRENT_SOURCE_WRITES, CurrentSavedSearchWrite, CurrentWebhookWrite } from '../../schema/api-current-stack.js';
-import { CurrentRoleCreate } from '../../schema/api-current-role.js';
+import { CurrentAlertWrite } from '../../kinds/alert/wire.js';
+import { CurrentDashboardWrite } from '../../kinds/dashboard/wire.js';
+import { CurrentSavedSearchWrite } from '../../kinds/saved-search/wire.js';
+import { CURRENT_SOURCE_WRITES } from '../../kinds/source/wire.js';
+import { CurrentWebhookWrite } from '../../kinds/webhook/wire.js';
+import { CurrentRoleCreate } from '../../kinds/role/wire.js';
 import { refused } from './validate.js';
 
 /** The request schema of each managed write, by the body it is given (a source's by its `kind`). */

@@ -7,24 +7,13 @@
  * all, a state or a silencing, each returned as seeded.
  */
 import { Type } from 'typebox';
-import {
-  CURRENT_ALERT_INITIAL_STATE,
-  CURRENT_ALERT_INTERVALS,
-  CURRENT_ALERT_SOURCES,
-  CURRENT_ALERT_STATES,
-  CURRENT_THRESHOLD_TYPES,
-  CurrentAlert,
-  OBJECT_ID_PATTERN,
-  type CurrentSavedSearch,
-  type CurrentSource,
-} from '../../schema/api-current.js';
-import {
-  CurrentConnection,
-  CurrentHiddenTile,
-  CurrentWebhookEntry,
-  type CurrentConnection as CurrentConnectionType,
-  type CurrentHiddenTile as HiddenTile,
-} from '../../schema/api-current-stack.js';
+import { CurrentAlert } from '../../kinds/alert/wire.js';
+import type { CurrentSavedSearch } from '../../kinds/saved-search/wire.js';
+import type { CurrentSource } from '../../kinds/source/wire.js';
+import { CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVALS, CURRENT_ALERT_SOURCES, CURRENT_ALERT_STATES, CURRENT_THRESHOLD_TYPES, OBJECT_ID_PATTERN } from '../../schema/api-current.js';
+import { CurrentConnection, type CurrentConnection as CurrentConnectionType } from '../../kinds/connection/wire.js';
+import { CurrentHiddenTile, type CurrentHiddenTile as HiddenTile } from '../../kinds/dashboard/wire.js';
+import { CurrentWebhookEntry } from '../../kinds/webhook/wire.js';
 import type { Variant } from '../../model/kinds.js';
 import { ApiError } from '../errors.js';
 import { isObjectId, isoTimestamp, newObjectId } from '../ids.js';

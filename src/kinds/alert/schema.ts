@@ -4,10 +4,10 @@
 import { Type } from 'typebox';
 import { described, object, oneOf, optional } from '../../schema/build.js';
 import { MANIFEST_ALERT_SOURCES, MANIFEST_THRESHOLD_TYPES } from '../../schema/enums.js';
-import { alertConfigMembers } from '../../schema/api.js';
+import { alertConfigMembers } from './wire.js';
 import { ignoreDifferencesSchema, nameSchema } from '../../schema/manifest-parts.js';
 import { CURRENT_MAX_ALERT_CHANNELS } from '../../schema/api-current.js';
-import { CURRENT_CHANNEL_SEVERITIES } from '../../schema/api-current-stack.js';
+import { CURRENT_CHANNEL_SEVERITIES } from './wire.js';
 import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';
 

@@ -9,7 +9,7 @@
  */
 import { operationType, type Change, type Operation } from '../../model/plan.js';
 import type { Marks } from '../../model/state.js';
-import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from '../../schema/api.js';
+import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from './wire.js';
 import type { PipeSourceKind } from '../../schema/enums.js';
 import { EDITABLE_MAPPING_STATES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
 import { changeFor, errorChange, unreadableChange, withUnresolved } from '../shared/change.js';
