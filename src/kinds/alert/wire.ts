@@ -7,7 +7,13 @@ import { type Static, Type } from 'typebox';
 import { CURRENT_ALERT_INTERVALS, CURRENT_ALERT_SOURCES, CURRENT_MAX_ALERT_CHANNELS, CURRENT_THRESHOLD_TYPES, nullable } from '../../schema/api-current.js';
 import { boolean, nonEmptyString, string, timestamp } from '../../schema/api.js';
 import { object, oneOf, optional } from '../../schema/build.js';
-import { ALERT_CHANNEL_TYPES, ALERT_INTERVALS, ALERT_SOURCES, ALERT_THRESHOLD_TYPES } from '../../schema/enums.js';
+
+export const ALERT_INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
+export const ALERT_THRESHOLD_TYPES = ['above', 'below'] as const;
+export const ALERT_SOURCES = ['tile', 'search'] as const;
+export const ALERT_CHANNEL_TYPES = ['webhook'] as const;
+/** Self-hosted alert list paging. */
+export const ALERT_PAGE_LIMIT_MAX = 1000;
 
 // ---------------------------------------------------------------- alerts
 

@@ -3,7 +3,7 @@
  */
 import { Type } from 'typebox';
 import { constant, described, object, oneOf, optional } from '../../schema/build.js';
-import { SERIES_AGG_FNS, SERIES_DATA_SOURCES, SERIES_TYPES, SERIES_TYPES_NEEDING_AGG_FN } from '../../schema/enums.js';
+import { SERIES_AGG_FNS, SERIES_DATA_SOURCES, SERIES_TYPES, SERIES_TYPES_NEEDING_AGG_FN } from './wire.js';
 import { dashboardNameSchema, dashboardTagsSchema, tileList, tileMembers } from './wire.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { CURRENT_DASHBOARD_LIMITS, CURRENT_WHERE_LANGUAGES } from '../../schema/api-current.js';

@@ -10,7 +10,25 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { CURRENT_AGG_FNS, type CURRENT_BUILDER_DISPLAY_TYPES, CURRENT_METRIC_TYPES, CURRENT_NUMBER_FORMAT_OUTPUTS, CURRENT_NUMERIC_UNITS, CURRENT_PALETTE, CURRENT_QUANTILE_LEVELS, type CURRENT_SERIES_TYPES, type CURRENT_SQL_DISPLAY_TYPES, CURRENT_WHERE_LANGUAGES, L, nullable, objectId, opaque, text } from '../../schema/api-current.js';
 import { boolean, nonEmptyString, string, stringArray, timestamp } from '../../schema/api.js';
 import { object, oneOf, optional } from '../../schema/build.js';
-import { DASHBOARD_LIMITS, SERIES_AGG_FNS, SERIES_DATA_SOURCES, SERIES_TYPES, SERIES_TYPES_NEEDING_AGG_FN } from '../../schema/enums.js';
+
+export const SERIES_TYPES = ['time', 'histogram', 'search', 'number', 'table', 'markdown'] as const;
+export const SERIES_DATA_SOURCES = ['events', 'metrics'] as const;
+export const SERIES_AGG_FNS = [
+  'avg', 'count', 'count_distinct', 'last_value', 'max', 'min', 'quantile', 'sum', 'any', 'none',
+] as const;
+/** Series types that cannot render without an aggregation function. */
+export const SERIES_TYPES_NEEDING_AGG_FN = ['time', 'table', 'number'] as const;
+/** Dashboard limits of the real service. */
+export const DASHBOARD_LIMITS = {
+  nameMaxLength: 1024,
+  maxTiles: 500,
+  maxTags: 50,
+  tagMaxLength: 32,
+  tileXMax: 23,
+  tileWMin: 1,
+  tileWMax: 24,
+  tileHMin: 1,
+} as const;
 
 // ---------------------------------------------------------------- dashboards
 

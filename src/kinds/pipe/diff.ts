@@ -10,7 +10,7 @@
 import { operationType, type Change, type Operation } from '../../model/plan.js';
 import type { Marks } from '../../model/state.js';
 import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from './wire.js';
-import type { PipeSourceKind } from '../../schema/enums.js';
+import type { PipeSourceKind } from './wire.js';
 import { EDITABLE_MAPPING_STATES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
 import { changeFor, errorChange, unreadableChange, withUnresolved } from '../shared/change.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from '../shared/values.js';

@@ -15,8 +15,27 @@
 import { type TBoolean, type TInteger, type TOptional, type TSchema, Type } from 'typebox';
 import { boolean, integer, nonEmptyString, port, positiveInteger, string, stringArray, timestamp, uuid } from '../../schema/api.js';
 import { object, oneOf, optional } from '../../schema/build.js';
-import { OBJECT_STORAGE_COMPRESSIONS, PIPE_BOOLEAN_SETTINGS, PIPE_SETTING_BOUNDS, PIPE_STATES, SCHEMA_REGISTRY_AUTHENTICATIONS } from '../../schema/enums.js';
 import { BIGQUERY_AUTHENTICATIONS, DATABASE_AUTHENTICATIONS, DESTINATION_TABLE_ENGINES, KAFKA_AUTHENTICATIONS, KAFKA_OFFSET_STRATEGIES, KAFKA_TOMBSTONE_MODES, KINESIS_AUTHENTICATIONS, KINESIS_ITERATOR_TYPES, MONGODB_READ_PREFERENCES, MYSQL_REPLICATION_MECHANISMS, OBJECT_STORAGE_AUTHENTICATIONS, PIPE_FLAVOURS, PIPE_FORMATS, PIPE_SCALING_BOUNDS, PIPE_STATE_COMMANDS, type PipeFamily, PUBSUB_AUTHENTICATIONS, PUBSUB_SEEK_TYPES, REPLICATION_MODES, TABLE_ENGINES } from '../../schema/pipe-sources.js';
+
+export const PIPE_STATES = ['Provisioning', 'Running', 'Stopped', 'Failed', 'Paused', 'Completed'] as const;
+export const PIPE_SOURCE_KINDS = ['kafka', 'objectStorage', 'kinesis', 'postgres'] as const;
+export type PipeSourceKind = (typeof PIPE_SOURCE_KINDS)[number];
+export const OBJECT_STORAGE_COMPRESSIONS = ['none', 'gzip', 'gz', 'brotli', 'br', 'xz', 'LZMA', 'zstd', 'auto'] as const;
+export const SCHEMA_REGISTRY_AUTHENTICATIONS = ['PLAIN'] as const;
+/** Integer pipe settings and the bounds the real service enforces (inclusive). */
+export const PIPE_SETTING_BOUNDS = {
+  streaming_max_insert_wait_ms: [500, 60_000],
+  object_storage_concurrency: [1, 35],
+  object_storage_polling_interval_ms: [100, 3_600_000],
+  object_storage_max_insert_bytes: [10_485_760, 53_687_091_200],
+  object_storage_max_file_count: [1, 10_000],
+  engine_max_threads: [0, 64],
+  engine_max_insert_threads: [0, 16],
+  engine_min_insert_block_size_bytes: [0, 10_737_418_240],
+  engine_max_download_threads: [0, 32],
+  engine_parallel_distributed_insert_select: [0, 2],
+} as const;
+export const PIPE_BOOLEAN_SETTINGS = ['object_storage_use_cluster_function', 'engine_parallel_view_processing'] as const;
 
 // ---------------------------------------------------------------- pipes
 

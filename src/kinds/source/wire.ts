@@ -9,7 +9,8 @@ import { nullable, optionalTexts, required, text } from '../../schema/api-curren
 import { CURRENT_AGG_FNS } from '../../schema/api-current.js';
 import { nonEmptyString, string } from '../../schema/api.js';
 import { object, oneOf } from '../../schema/build.js';
-import { SOURCE_KINDS } from '../../schema/enums.js';
+
+export const SOURCE_KINDS = ['log', 'trace', 'metric', 'session'] as const;
 
 // ---------------------------------------------------------------- sources
 
