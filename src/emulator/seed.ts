@@ -9,7 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { StacksyncError } from '../errors.js';
-import { CURRENT_SOURCE_KINDS, CURRENT_WEBHOOK_SERVICES, OBJECT_ID_PATTERN } from '../schema/api-current.js';
+import { CURRENT_WEBHOOK_SERVICES } from '../kinds/webhook/wire.js';
+import { CURRENT_SOURCE_KINDS, OBJECT_ID_PATTERN } from '../schema/api-current.js';
 import { PIPE_STATES } from '../kinds/pipe/wire.js';
 import { SOURCE_KINDS } from '../kinds/source/wire.js';
 import { SERVICE_STATES } from '../schema/enums.js';

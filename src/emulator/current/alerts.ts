@@ -9,7 +9,8 @@
  */
 import { Type } from 'typebox';
 import { CurrentAlertWrite, type CurrentAlert, type CurrentAlertChannel } from '../../kinds/alert/wire.js';
-import { CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVAL_MINUTES, CURRENT_MAX_ALERT_CHANNELS, CURRENT_RANGE_THRESHOLD_TYPES, OBJECT_ID_PATTERN } from '../../schema/api-current.js';
+import { CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVAL_MINUTES, CURRENT_MAX_ALERT_CHANNELS, CURRENT_RANGE_THRESHOLD_TYPES } from '../../kinds/alert/wire.js';
+import { OBJECT_ID_PATTERN } from '../../schema/api-current.js';
 import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../kinds/alert/wire.js';
 import type { Variant } from '../../model/kinds.js';
 import type { SchemaIssue } from '../../schema/validate.js';

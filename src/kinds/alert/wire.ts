@@ -4,9 +4,30 @@
  * `saved_search`, eight threshold types, webhook channels, and the managed service's channels.
  */
 import { type Static, Type } from 'typebox';
-import { CURRENT_ALERT_INTERVALS, CURRENT_ALERT_SOURCES, CURRENT_MAX_ALERT_CHANNELS, CURRENT_THRESHOLD_TYPES, nullable } from '../../schema/api-current.js';
+import { nullable } from '../../schema/api-current.js';
 import { boolean, nonEmptyString, string, timestamp } from '../../schema/api.js';
 import { object, oneOf, optional } from '../../schema/build.js';
+
+export const CURRENT_ALERT_INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
+/** Minutes of each interval; a schedule offset must stay below it. */
+export const CURRENT_ALERT_INTERVAL_MINUTES: Record<(typeof CURRENT_ALERT_INTERVALS)[number], number> = {
+  '1m': 1,
+  '5m': 5,
+  '15m': 15,
+  '30m': 30,
+  '1h': 60,
+  '6h': 360,
+  '12h': 720,
+  '1d': 1440,
+};
+export const CURRENT_THRESHOLD_TYPES = ['above', 'below', 'above_exclusive', 'below_or_equal', 'equal', 'not_equal', 'between', 'not_between'] as const;
+/** Threshold types that compare against a range and so need `thresholdMax`. */
+export const CURRENT_RANGE_THRESHOLD_TYPES = ['between', 'not_between'] as const;
+export const CURRENT_ALERT_SOURCES = ['saved_search', 'tile'] as const;
+export const CURRENT_ALERT_STATES = ['OK', 'ALERT', 'INSUFFICIENT_DATA', 'DISABLED', 'PENDING'] as const;
+/** The state of a new alert. */
+export const CURRENT_ALERT_INITIAL_STATE = 'OK';
+export const CURRENT_MAX_ALERT_CHANNELS = 10;
 
 export const ALERT_INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
 export const ALERT_THRESHOLD_TYPES = ['above', 'below'] as const;

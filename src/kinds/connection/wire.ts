@@ -3,7 +3,7 @@
  * services today: the whole lifecycle").
  */
 import { type Static, Type } from 'typebox';
-import { nullable, text } from '../../schema/api-current-stack.js';
+import { nullable, text } from '../../schema/api-current.js';
 
 // ---------------------------------------------------------------- connections
 

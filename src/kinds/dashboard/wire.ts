@@ -7,9 +7,48 @@
  * names the member that is wrong.
  */
 import { type Static, type TSchema, Type } from 'typebox';
-import { CURRENT_AGG_FNS, type CURRENT_BUILDER_DISPLAY_TYPES, CURRENT_METRIC_TYPES, CURRENT_NUMBER_FORMAT_OUTPUTS, CURRENT_NUMERIC_UNITS, CURRENT_PALETTE, CURRENT_QUANTILE_LEVELS, type CURRENT_SERIES_TYPES, type CURRENT_SQL_DISPLAY_TYPES, CURRENT_WHERE_LANGUAGES, L, nullable, objectId, opaque, text } from '../../schema/api-current.js';
+import { CURRENT_AGG_FNS, nullable, objectId } from '../../schema/api-current.js';
 import { boolean, nonEmptyString, string, stringArray, timestamp } from '../../schema/api.js';
 import { object, oneOf, optional } from '../../schema/build.js';
+
+export const CURRENT_QUANTILE_LEVELS = [0.5, 0.9, 0.95, 0.99] as const;
+/** A chart's or a dashboard's query languages, as both services' documents list them (no `promql`). */
+export const CURRENT_WHERE_LANGUAGES = ['sql', 'lucene'] as const;
+export const CURRENT_METRIC_TYPES = ['gauge', 'histogram', 'sum', 'summary', 'exponential histogram'] as const;
+export const CURRENT_NUMBER_FORMAT_OUTPUTS = ['currency', 'percent', 'byte', 'time', 'duration', 'number', 'data_rate', 'throughput'] as const;
+/** A number format's units, as both services' documents list them. */
+export const CURRENT_NUMERIC_UNITS = ['bytes_iec', 'bytes_si', 'bits_iec', 'bits_si', 'kibibytes', 'kilobytes', 'mebibytes', 'megabytes', 'gibibytes', 'gigabytes', 'tebibytes', 'terabytes', 'pebibytes', 'petabytes', 'packets_sec', 'bytes_sec_iec', 'bytes_sec_si', 'bits_sec_iec', 'bits_sec_si', 'kibibytes_sec', 'kibibits_sec', 'kilobytes_sec', 'kilobits_sec', 'mebibytes_sec', 'mebibits_sec', 'megabytes_sec', 'megabits_sec', 'gibibytes_sec', 'gibibits_sec', 'gigabytes_sec', 'gigabits_sec', 'tebibytes_sec', 'tebibits_sec', 'terabytes_sec', 'terabits_sec', 'pebibytes_sec', 'pebibits_sec', 'petabytes_sec', 'petabits_sec', 'cps', 'ops', 'rps', 'reads_sec', 'wps', 'iops', 'cpm', 'opm', 'rpm_reads', 'wpm'] as const;
+/** The chart palette a number tile's colours are named from, as both services' documents list it. */
+export const CURRENT_PALETTE = ['chart-blue', 'chart-orange', 'chart-red', 'chart-cyan', 'chart-green', 'chart-pink', 'chart-purple', 'chart-light-blue', 'chart-brown', 'chart-gray', 'chart-success', 'chart-warning', 'chart-error'] as const;
+export const CURRENT_BUILDER_DISPLAY_TYPES = ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar', 'heatmap', 'search', 'markdown', 'event_patterns'] as const;
+export const CURRENT_SQL_DISPLAY_TYPES = ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'] as const;
+export const CURRENT_SERIES_TYPES = ['time', 'table', 'number', 'search', 'markdown'] as const;
+/** Display types whose tiles can carry an alert (builder and raw SQL alike). */
+export const CURRENT_ALERTABLE_DISPLAY_TYPES = ['line', 'stacked_bar', 'number'] as const;
+/** Limits of the real service's dashboards. */
+export const CURRENT_DASHBOARD_LIMITS = {
+  nameMaxLength: 1024,
+  maxTiles: 500,
+  maxTags: 50,
+  tagMaxLength: 32,
+  tileIdMaxLength: 36,
+  tileXMax: 23,
+  tileWMin: 1,
+  tileWMax: 24,
+  tileHMin: 1,
+  maxSelectItems: 20,
+  maxSeriesGroupBy: 10,
+  containerIdMaxLength: 256,
+  maxContainers: 50,
+  maxTabs: 20,
+  textMaxLength: 10_000,
+  markdownMaxLength: 50_000,
+  sqlMaxLength: 100_000,
+} as const;
+const L = CURRENT_DASHBOARD_LIMITS;
+const text = Type.String({ maxLength: L.textMaxLength });
+/** Members the real service accepts and keeps without looking inside (palette tokens, link-outs, rules). */
+const opaque = Type.Unknown();
 
 export const SERIES_TYPES = ['time', 'histogram', 'search', 'number', 'table', 'markdown'] as const;
 export const SERIES_DATA_SOURCES = ['events', 'metrics'] as const;

@@ -3,7 +3,7 @@
  * real services today: the whole lifecycle").
  */
 import { type Static, Type } from 'typebox';
-import { objectId } from '../../schema/api-current-stack.js';
+import { objectId } from '../../schema/api-current.js';
 
 /** A saved search, as far as alerts need one: it exists in the team. */
 export const CurrentSavedSearch = Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: true });

@@ -5,8 +5,7 @@
  * span members are checked beside them.
  */
 import { type Static, Type } from 'typebox';
-import { nullable, optionalTexts, required, text } from '../../schema/api-current-stack.js';
-import { CURRENT_AGG_FNS } from '../../schema/api-current.js';
+import { CURRENT_AGG_FNS, nullable, optionalTexts, required, text } from '../../schema/api-current.js';
 import { nonEmptyString, string } from '../../schema/api.js';
 import { object, oneOf } from '../../schema/build.js';
 

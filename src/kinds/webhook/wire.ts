@@ -5,6 +5,8 @@
  */
 import { type Static, Type } from 'typebox';
 
+export const CURRENT_WEBHOOK_SERVICES = ['slack', 'generic', 'incidentio'] as const;
+
 /** Caps of the webhook write body (hyperdx `utils/zod.ts`, `externalWebhookCreateSchema`). */
 export const CURRENT_WEBHOOK_LIMITS = {
   nameMaxLength: 1024,
