@@ -8,11 +8,10 @@
  */
 import type { Variant } from '../model/kinds.js';
 import type { CurrentAlert } from '../kinds/alert/wire.js';
-import type { CurrentDashboard } from '../kinds/dashboard/wire.js';
+import type { CurrentDashboard, CurrentHiddenTile } from '../kinds/dashboard/wire.js';
 import type { CurrentSavedSearch } from '../kinds/saved-search/wire.js';
 import type { CurrentSource } from '../kinds/source/wire.js';
 import type { CurrentConnection } from '../kinds/connection/wire.js';
-import type { CurrentHiddenTile } from '../kinds/dashboard/wire.js';
 import type { CurrentWebhookEntry } from '../kinds/webhook/wire.js';
 import type { CurrentRole } from '../kinds/role/wire.js';
 import type { IdFormat } from './ids.js';

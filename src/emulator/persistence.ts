@@ -9,13 +9,12 @@ import { nodeFs, writeFileAtomically } from '../support/fs.js';
 import { SERVICE_STATES } from '../schema/enums.js';
 import { alertSchema } from '../kinds/alert/wire.js';
 import { dashboardSchema } from '../kinds/dashboard/wire.js';
-import { pipeSchema } from '../kinds/pipe/wire.js';
+import { pipeSchema, currentStoredPipeSchema } from '../kinds/pipe/wire.js';
 import { dataSourceSchema } from '../kinds/source/wire.js';
 import type { JsonSchema } from '../schema/api.js';
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
 import { SALT_PATTERN } from './credentials.js';
 import { currentDataSchema, pipeRuntimeSchema } from './current/data-schema.js';
-import { currentStoredPipeSchema } from '../kinds/pipe/wire.js';
 import { array, object, savedStateSchema } from './saved-state-schema.js';
 import type { ProfileData } from './model.js';
 

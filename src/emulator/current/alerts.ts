@@ -8,10 +8,8 @@
  * one: the body (400), then what it names (400), then the alert (404).
  */
 import { Type } from 'typebox';
-import { CurrentAlertWrite, type CurrentAlert, type CurrentAlertChannel } from '../../kinds/alert/wire.js';
-import { CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVAL_MINUTES, CURRENT_MAX_ALERT_CHANNELS, CURRENT_RANGE_THRESHOLD_TYPES } from '../../kinds/alert/wire.js';
+import { CurrentAlertWrite, type CurrentAlert, type CurrentAlertChannel, CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVAL_MINUTES, CURRENT_MAX_ALERT_CHANNELS, CURRENT_RANGE_THRESHOLD_TYPES, CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../kinds/alert/wire.js';
 import { OBJECT_ID_PATTERN } from '../../schema/api-current.js';
-import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../kinds/alert/wire.js';
 import type { Variant } from '../../model/kinds.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';

@@ -7,10 +7,9 @@
  * all, a state or a silencing, each returned as seeded.
  */
 import { Type } from 'typebox';
-import { CurrentAlert } from '../../kinds/alert/wire.js';
+import { CurrentAlert, CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVALS, CURRENT_ALERT_SOURCES, CURRENT_ALERT_STATES, CURRENT_THRESHOLD_TYPES } from '../../kinds/alert/wire.js';
 import type { CurrentSavedSearch } from '../../kinds/saved-search/wire.js';
 import type { CurrentSource } from '../../kinds/source/wire.js';
-import { CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVALS, CURRENT_ALERT_SOURCES, CURRENT_ALERT_STATES, CURRENT_THRESHOLD_TYPES } from '../../kinds/alert/wire.js';
 import { OBJECT_ID_PATTERN } from '../../schema/api-current.js';
 import { CurrentConnection, type CurrentConnection as CurrentConnectionType } from '../../kinds/connection/wire.js';
 import { CurrentHiddenTile, type CurrentHiddenTile as HiddenTile } from '../../kinds/dashboard/wire.js';

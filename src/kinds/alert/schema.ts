@@ -3,10 +3,8 @@
  */
 import { Type } from 'typebox';
 import { described, object, oneOf, optional } from '../../schema/build.js';
-import { alertConfigMembers } from './wire.js';
+import { alertConfigMembers, CURRENT_MAX_ALERT_CHANNELS, CURRENT_CHANNEL_SEVERITIES } from './wire.js';
 import { ignoreDifferencesSchema, nameSchema } from '../../schema/manifest-parts.js';
-import { CURRENT_MAX_ALERT_CHANNELS } from './wire.js';
-import { CURRENT_CHANNEL_SEVERITIES } from './wire.js';
 import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';
 

@@ -8,6 +8,8 @@ import { nullable } from '../../schema/api-current.js';
 import { boolean, nonEmptyString, string, timestamp } from '../../schema/api.js';
 import { object, oneOf, optional } from '../../schema/build.js';
 
+// ---------------------------------------------------------------- enumerations and limits
+
 export const CURRENT_ALERT_INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
 /** Minutes of each interval; a schedule offset must stay below it. */
 export const CURRENT_ALERT_INTERVAL_MINUTES: Record<(typeof CURRENT_ALERT_INTERVALS)[number], number> = {
@@ -36,7 +38,7 @@ export const ALERT_CHANNEL_TYPES = ['webhook'] as const;
 /** Self-hosted alert list paging. */
 export const ALERT_PAGE_LIMIT_MAX = 1000;
 
-// ---------------------------------------------------------------- alerts
+// ---------------------------------------------------------------- the seed profile
 
 export const alertChannelSchema = object(
   { type: oneOf(ALERT_CHANNEL_TYPES), webhookId: Type.Optional(nonEmptyString) },
@@ -86,7 +88,7 @@ export const alertSchema = object({
   }),
 });
 
-// ---------------------------------------------------------------- alerts
+// ---------------------------------------------------------------- the current profile
 
 /** The one channel type a request may name; stored alerts may hold others (email, …) and are returned as they are. */
 export const CurrentWebhookChannel = Type.Object({ type: Type.Literal('webhook'), webhookId: Type.String({ minLength: 1 }) });
@@ -163,6 +165,7 @@ export type CurrentAlertSilenced = Static<typeof CurrentAlertSilenced>;
 export const CURRENT_CHANNEL_SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
 /** Alert members the OpenAPI marks nullable that the write schema does not take null for; null there means not set. */
 export const CURRENT_ALERT_NULLABLE_MEMBERS = ['dashboardId', 'tileId', 'savedSearchId', 'thresholdMax', 'scheduleOffsetMinutes'] as const;
+
 // ---------------------------------------------------------------- managed alert channels
 
 /** The managed service's email channel. */

@@ -11,6 +11,8 @@ import { CURRENT_AGG_FNS, nullable, objectId } from '../../schema/api-current.js
 import { boolean, nonEmptyString, string, stringArray, timestamp } from '../../schema/api.js';
 import { object, oneOf, optional } from '../../schema/build.js';
 
+// ---------------------------------------------------------------- enumerations and limits
+
 export const CURRENT_QUANTILE_LEVELS = [0.5, 0.9, 0.95, 0.99] as const;
 /** A chart's or a dashboard's query languages, as both services' documents list them (no `promql`). */
 export const CURRENT_WHERE_LANGUAGES = ['sql', 'lucene'] as const;
@@ -69,7 +71,7 @@ export const DASHBOARD_LIMITS = {
   tileHMin: 1,
 } as const;
 
-// ---------------------------------------------------------------- dashboards
+// ---------------------------------------------------------------- the seed profile
 
 export const seriesSchema = object(
   {
@@ -189,7 +191,7 @@ const timeChart = {
   showOperandSeries: Type.Optional(Type.Boolean()),
 };
 
-// ---------------------------------------------------------------- tile configs: builder
+// ---------------------------------------------------------------- the current profile: tile configs, builder
 
 export const CurrentLineConfig = Type.Object({
   displayType: Type.Literal('line'),
@@ -469,6 +471,7 @@ export type CurrentDashboardContainer = Static<typeof CurrentDashboardContainer>
 export type CurrentSavedFilterValue = Static<typeof CurrentSavedFilterValue>;
 export type CurrentDashboardWrite = Static<typeof CurrentDashboardWrite>;
 export type CurrentDashboard = Omit<Static<typeof CurrentDashboard>, 'tiles'> & { tiles: CurrentTile[] };
+
 // ---------------------------------------------------------------- dashboards: validate, hidden tiles
 
 /** The answer of `POST …/dashboards/validate`: always 200, nothing stored. */

@@ -4,9 +4,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { described, object, oneOf, optional, readable, type JsonSchema } from '../../schema/build.js';
 import { secretRefSchema } from '../../schema/config.js';
-import { PIPE_SOURCE_KINDS } from './wire.js';
-import { columnSchema, fieldMappingSchema, pipePatchBeyondSeedMembers, pipePatchBlockMembers, pipeSettingsSchema, tableMappingSchema } from './wire.js';
-import { currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BLOCKS, pipeScalingBodySchema } from './wire.js';
+import { PIPE_SOURCE_KINDS, columnSchema, fieldMappingSchema, pipePatchBeyondSeedMembers, pipePatchBlockMembers, pipeSettingsSchema, tableMappingSchema, currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BLOCKS, pipeScalingBodySchema } from './wire.js';
 import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';

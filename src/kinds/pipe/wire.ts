@@ -17,6 +17,8 @@ import { boolean, integer, nonEmptyString, port, positiveInteger, string, string
 import { object, oneOf, optional } from '../../schema/build.js';
 import { BIGQUERY_AUTHENTICATIONS, DATABASE_AUTHENTICATIONS, DESTINATION_TABLE_ENGINES, KAFKA_AUTHENTICATIONS, KAFKA_OFFSET_STRATEGIES, KAFKA_TOMBSTONE_MODES, KINESIS_AUTHENTICATIONS, KINESIS_ITERATOR_TYPES, MONGODB_READ_PREFERENCES, MYSQL_REPLICATION_MECHANISMS, OBJECT_STORAGE_AUTHENTICATIONS, PIPE_FLAVOURS, PIPE_FORMATS, PIPE_SCALING_BOUNDS, PIPE_STATE_COMMANDS, type PipeFamily, PUBSUB_AUTHENTICATIONS, PUBSUB_SEEK_TYPES, REPLICATION_MODES, TABLE_ENGINES } from '../../schema/pipe-sources.js';
 
+// ---------------------------------------------------------------- enumerations and limits
+
 export const PIPE_STATES = ['Provisioning', 'Running', 'Stopped', 'Failed', 'Paused', 'Completed'] as const;
 export const PIPE_SOURCE_KINDS = ['kafka', 'objectStorage', 'kinesis', 'postgres'] as const;
 export type PipeSourceKind = (typeof PIPE_SOURCE_KINDS)[number];
@@ -37,7 +39,7 @@ export const PIPE_SETTING_BOUNDS = {
 } as const;
 export const PIPE_BOOLEAN_SETTINGS = ['object_storage_use_cluster_function', 'engine_parallel_view_processing'] as const;
 
-// ---------------------------------------------------------------- pipes
+// ---------------------------------------------------------------- the seed profile
 
 type PipeSettingMembers = { [K in keyof typeof PIPE_SETTING_BOUNDS]: TOptional<TInteger> } & {
   [K in (typeof PIPE_BOOLEAN_SETTINGS)[number]]: TOptional<TBoolean>;
@@ -228,6 +230,8 @@ export const pipeCreateBodySchema = object({
   destination: pipeDestinationSchema,
   ...optional({ fieldMappings: Type.Array(fieldMappingSchema), settings: pipeSettingsSchema }),
 });
+
+// ---------------------------------------------------------------- the current profile: building blocks
 
 const nonEmpty = Type.String({ minLength: 1 });
 const positive = Type.Integer({ minimum: 1 });

@@ -24,6 +24,7 @@ export const CURRENT_SAVED_SEARCH_LIMITS = {
 
 export const CURRENT_SAVED_SEARCH_LANGUAGES = ['lucene', 'sql'] as const;
 export const CURRENT_SQL_AST_OPERATORS = ['=', '<', '>', '!=', '<=', '>='] as const;
+
 // ---------------------------------------------------------------- saved searches
 
 const S = CURRENT_SAVED_SEARCH_LIMITS;

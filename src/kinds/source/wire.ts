@@ -11,11 +11,11 @@ import { object, oneOf } from '../../schema/build.js';
 
 export const SOURCE_KINDS = ['log', 'trace', 'metric', 'session'] as const;
 
-// ---------------------------------------------------------------- sources
+// ---------------------------------------------------------------- the seed profile
 
 export const dataSourceSchema = object({ id: nonEmptyString, name: string, kind: oneOf(SOURCE_KINDS) });
 
-// ---------------------------------------------------------------- sources, webhooks, saved searches
+// ---------------------------------------------------------------- the current profile: a source as read
 
 /** A data source: the members every kind has, and whatever else its kind carries (expressions, views, …). */
 export const CurrentSource = Type.Object(
@@ -35,7 +35,7 @@ export const CURRENT_USE_TEXT_INDEX = ['auto', 'enabled', 'disabled'] as const;
 /** Metric tables a metric source names, by metric type (one at least). */
 export const CURRENT_METRIC_TABLE_TYPES = ['gauge', 'histogram', 'sum', 'summary', 'exponential histogram'] as const;
 
-// ---------------------------------------------------------------- sources
+// ---------------------------------------------------------------- the current profile: the write bodies of each kind of source
 
 const HighlightedExpressions = Type.Array(Type.Object({ sqlExpression: required, luceneExpression: Type.Optional(text), alias: Type.Optional(text) }));
 

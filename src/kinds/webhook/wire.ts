@@ -5,6 +5,8 @@
  */
 import { type Static, Type } from 'typebox';
 
+// ---------------------------------------------------------------- enumerations and limits
+
 export const CURRENT_WEBHOOK_SERVICES = ['slack', 'generic', 'incidentio'] as const;
 
 /** Caps of the webhook write body (hyperdx `utils/zod.ts`, `externalWebhookCreateSchema`). */
@@ -25,6 +27,7 @@ export const CURRENT_WEBHOOK_LIMITS = {
 export const CURRENT_WEBHOOK_WRITE_SERVICES = ['slack', 'incidentio', 'generic'] as const;
 /** Members a slack webhook refuses: Slack gets a fixed payload, so they would be stored and never used. */
 export const CURRENT_SLACK_UNSUPPORTED_MEMBERS = ['headers', 'queryParams', 'body'] as const;
+
 // ---------------------------------------------------------------- webhooks
 
 const W = CURRENT_WEBHOOK_LIMITS;
