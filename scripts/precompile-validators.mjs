@@ -10,7 +10,8 @@ import { CONFIG_SCHEMA } from '../dist/config/load.js';
 import { seedSchemas } from '../dist/emulator/seed.js';
 import { BORN_PIPE_SPEC } from '../dist/kinds/pipe/export.js';
 import { manifestSchemas } from '../dist/manifests/validate.js';
-import { apiSchemas, createAjv, prebuiltFileName } from '../dist/schema/validate.js';
+import { apiSchemas } from '../dist/kinds/wire.js';
+import { createAjv, prebuiltFileName } from '../dist/schema/validate.js';
 import { stateSchemas } from '../dist/state/format.js';
 
 const standaloneCode = standaloneModule.default;

@@ -8,7 +8,7 @@ import type { Kind, Variant } from '../model/kinds.js';
 import type { ActionVerb, WriteBody } from '../model/plan.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import type { ApiProfile } from '../schema/enums.js';
-import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
+import { ALERT_PAGE_LIMIT_MAX } from '../kinds/alert/wire.js';
 import { accessOf, deferredKinds, descriptorOf, DESCRIPTORS, liveStateOf, withUnread, type AnyKindDescriptor, type KindRoutes, type LiveOfKind, type LiveState } from '../kinds/index.js';
 import { asString, isObject, listOf, object, readEach, requiredString, ShapeError, type ReadList } from '../kinds/shared/read.js';
 import type { Api, ServerCheck } from './port.js';

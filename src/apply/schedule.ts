@@ -249,7 +249,8 @@ class ApplyRun {
       return {
         refused: true,
         code: 'E_REPLACE_REFUSED',
-        error: `not replaced: this change deletes the live ${node.change.kind} and creates it again (see the plan's warning); apply --allow-replace, or the annotation stacksync.io/replace: allow, lets it`,
+        error: `not replaced: this change deletes the live ${node.change.kind} and creates it again (see the plan's warning); ` +
+          `apply --allow-replace, or the annotation stacksync.io/replace: allow, lets it`,
       };
     }
     return 'run';

@@ -272,7 +272,8 @@ export class ChangeWriter {
     const [only] = found;
     if (found.length === 1 && only !== undefined) return only;
     if (found.length > 1) {
-      const message = `${error.message}; now ${found.length} live ${kind}s are named "${apiName}", so which one this create made cannot be told; delete the extra ones`;
+      const message = `${error.message}; now ${found.length} live ${kind}s are named "${apiName}", ` +
+        `so which one this create made cannot be told; delete the extra ones`;
       throw new StacksyncError('E_CONFLICT', message, { subject: node.key, cause: error });
     }
     throw new StacksyncError('E_API_AMBIGUOUS', `${error.message}; no live ${kind} is named "${apiName}" yet; it was not sent again (the first request may still land), and ${pending}`, {

@@ -33,7 +33,8 @@ export const stateCommand: CommandFactory = (setExitCode) => {
   const command = new Command('state')
     .summary('show, migrate, unlock the state (what stacksync owns, and where it is kept), or forget resources in it')
     .description(
-      'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL database, Secrets in Kubernetes or an S3 bucket.\n' +
+      'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. ' +
+        'It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL database, Secrets in Kubernetes or an S3 bucket.\n' +
         'Exit codes: 0 done, 1 an error (nothing changed; `forget` still lets go of the other resources it names, see its help).',
     );
   command
@@ -53,7 +54,9 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .command('unlock')
     .exitOverride()
     .argument('<id>', 'the lock id, as `state show` and a waiting command print it')
-    .description('Breaks the state lock held under this id, after printing its holder. Only for a holder that is gone: a holder that still runs is fenced (its next write to a PostgreSQL or S3 state is refused), but a file state cannot fence it.')
+    .description('Breaks the state lock held under this id, after printing its holder. ' +
+      'Only for a holder that is gone: a holder that still runs is fenced (its next write to a PostgreSQL or S3 state is refused), ' +
+        'but a file state cannot fence it.')
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .action(async (id: string, flags: StateFlags) => {
       await withBackend(flags, async (backend) => {
@@ -70,7 +73,9 @@ export const stateCommand: CommandFactory = (setExitCode) => {
   command
     .command('migrate')
     .exitOverride()
-    .description("Copies this config's state into the (empty) state that another config's `state:` names, with its HMAC key, then reads it back and checks both are the same. Both are locked meanwhile. Point the config at the new state afterwards.")
+    .description("Copies this config's state into the (empty) state that another config's `state:` names, with its HMAC key, " +
+      "then reads it back and checks both are the same. Both are locked meanwhile. " +
+        "Point the config at the new state afterwards.")
     .option('-c, --config <file>', 'config file whose state is copied (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .requiredOption('--to <config>', 'config file whose state: names where to copy it')
     .option('--lock-timeout <seconds>', 'how long to wait for each lock', (text) => Number(text) * 1000, DEFAULT_LOCK_TIMEOUT_MS)
@@ -95,15 +100,19 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .argument('[resources...]', "the resources, as KIND/NAME (NAME: the manifest's metadata.name, as the inventory records it); at least one")
     .summary('Lets go of resources without deleting them, their managed-by mark taken off (Terraform\'s `state rm`).')
     .description(
-      'Lets go of resources without deleting them (Terraform\'s `state rm`): each leaves the inventory, so stacksync no longer owns it and prune never deletes it; a manifest still naming it then plans as `= adopt`. ' +
+      'Lets go of resources without deleting them (Terraform\'s `state rm`): each leaves the inventory, ' +
+        'so stacksync no longer owns it and prune never deletes it; ' +
+        'a manifest still naming it then plans as `= adopt`. ' +
         `Where its kind has tags and the live resource carries the mark ${MANAGED_MARK}, one update takes the mark off first, everything else as it is live. ` +
-        'A resource whose mark cannot be taken off stays in the inventory, its tags as they were. A resource the inventory does not hold is an error, and nothing is changed. Runs under the state lock.\n' +
+        'A resource whose mark cannot be taken off stays in the inventory, its tags as they were. ' +
+          'A resource the inventory does not hold is an error, and nothing is changed. Runs under the state lock.\n' +
         'Exit codes: 0 done, 1 an error (a resource not in the inventory: nothing changed; a mark that could not be taken off: that resource kept).',
     )
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .option('--dry-run', 'print what would be done, and change neither the API nor the state')
     .addOption(lockTimeoutOption())
-    .addHelpText('after', '\nExamples:\n  stacksync state forget production Dashboard/api-latency --dry-run\n  stacksync state forget production Dashboard/api-latency SavedSearch/errors')
+    .addHelpText('after', '\nExamples:\n  stacksync state forget production Dashboard/api-latency --dry-run\n' +
+      '  stacksync state forget production Dashboard/api-latency SavedSearch/errors')
     .action(async (target: string, resources: string[], flags: StateFlags & LockFlags & { dryRun?: boolean }) => {
       if (resources.length === 0) throw new StacksyncError('E_USAGE', 'name at least one resource to forget, as KIND/NAME');
       const subjects = resources.map(parseSubject);
@@ -207,7 +216,8 @@ function renderSummary(summary: StateSummary): string {
     const target = summary.targets[name] as TargetSummary;
     const owned = Object.entries(target.resources).map(([kind, count]) => `${count} ${kind}`);
     lines.push(
-      `target ${name}: ${owned.length > 0 ? owned.join(', ') : 'owns nothing'}; ${target.intents} create intent(s); ${target.secretHashes} secret hash(es)${target.suspended ? '; suspended' : ''}`,
+      `target ${name}: ${owned.length > 0 ? owned.join(', ') : 'owns nothing'}; ` +
+        `${target.intents} create intent(s); ${target.secretHashes} secret hash(es)${target.suspended ? '; suspended' : ''}`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -8,7 +8,7 @@ import { KINDS } from '../model/kinds.js';
 import type { ApiHooks, RetryReason } from '../api/port.js';
 import type { ApplyEvent } from '../apply/events.js';
 import { WRITE_ACTIONS } from '../model/plan.js';
-import { PIPE_STATES } from '../schema/enums.js';
+import { PIPE_STATES } from '../kinds/pipe/wire.js';
 
 /**
  * `orphan`: in the inventory, named by no manifest, and not pruned (`sync.prune` off, or a

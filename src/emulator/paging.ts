@@ -2,7 +2,7 @@
  * Offset paging of the lists that page (hyperdx `utils/pagination.ts`): `limit` 1..1000 (default
  * 1000) and `offset` ≥ 0 (default 0), whole numbers; a bad value is a 400 naming it.
  */
-import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
+import { ALERT_PAGE_LIMIT_MAX } from '../kinds/alert/wire.js';
 import type { SchemaIssue } from '../schema/validate.js';
 import { ApiError } from './errors.js';
 

@@ -7,11 +7,14 @@ import { readFileSync } from 'node:fs';
 import { StacksyncError } from '../errors.js';
 import { nodeFs, writeFileAtomically } from '../support/fs.js';
 import { SERVICE_STATES } from '../schema/enums.js';
-import { alertSchema, dashboardSchema, dataSourceSchema, pipeSchema, type JsonSchema } from '../schema/api.js';
+import { alertSchema } from '../kinds/alert/wire.js';
+import { dashboardSchema } from '../kinds/dashboard/wire.js';
+import { pipeSchema, currentStoredPipeSchema } from '../kinds/pipe/wire.js';
+import { dataSourceSchema } from '../kinds/source/wire.js';
+import type { JsonSchema } from '../schema/api.js';
 import { compileSchema, describeIssues, toIssues } from '../schema/validate.js';
 import { SALT_PATTERN } from './credentials.js';
 import { currentDataSchema, pipeRuntimeSchema } from './current/data-schema.js';
-import { currentStoredPipeSchema } from '../schema/api-pipes.js';
 import { array, object, savedStateSchema } from './saved-state-schema.js';
 import type { ProfileData } from './model.js';
 

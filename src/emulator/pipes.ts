@@ -2,7 +2,7 @@
  * Pipe rules of the managed variant (seed 4.1 and docs/reference/api-behaviour.md, "Managed variant"): create, the
  * PATCH merge with its cross-member rules, and delete. Pure over a service record; no HTTP.
  */
-import { validateApi } from '../schema/validate.js';
+import { validateApi } from '../kinds/wire.js';
 import { ApiError, invalidMember, notFound } from './errors.js';
 import { isoTimestamp, newId } from './ids.js';
 import type { CredentialHasher } from './credentials.js';

@@ -13,7 +13,7 @@ import { managedDone, managedSuccess, type Reply } from './envelope.js';
 import { ApiError, notFound } from './errors.js';
 import { isIdOfFormat, type IdFormat } from './ids.js';
 import { stackOf, type CurrentWorkspace, type Profile, type SeedWorkspace, type ServiceRecord } from './model.js';
-import { ALERT_PAGE_LIMIT_MAX } from '../schema/enums.js';
+import { ALERT_PAGE_LIMIT_MAX } from '../kinds/alert/wire.js';
 import { fingerprintWith } from './pipes.js';
 import type { RequestContext, Route } from './router.js';
 import { pipeRoutes, type PipeRouteOptions } from './routes-pipes.js';

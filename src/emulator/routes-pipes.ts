@@ -19,7 +19,7 @@ import { createPipe, deletePipe, fingerprintWith, patchPipe, requirePipe, type P
 import type { RequestContext, Route } from './router.js';
 import { settingsSpelling, type SettingsSpelling } from './settings-prefix.js';
 import { DEFAULT_SETTINGS_PREFIX, isPipeFamily } from '../schema/pipe-sources.js';
-import { PIPE_SOURCE_KINDS } from '../schema/enums.js';
+import { PIPE_SOURCE_KINDS } from '../kinds/pipe/wire.js';
 
 /** How the pipe routes behave beyond the profile: the lifecycle's pace and the settings' spelling. */
 export interface PipeRouteOptions {

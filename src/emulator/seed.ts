@@ -9,10 +9,13 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { StacksyncError } from '../errors.js';
-import { CURRENT_SOURCE_KINDS, CURRENT_WEBHOOK_SERVICES, OBJECT_ID_PATTERN } from '../schema/api-current.js';
-import { PIPE_STATES, SERVICE_STATES, SOURCE_KINDS } from '../schema/enums.js';
+import { CURRENT_WEBHOOK_SERVICES } from '../kinds/webhook/wire.js';
+import { CURRENT_SOURCE_KINDS, OBJECT_ID_PATTERN } from '../schema/api-current.js';
+import { PIPE_STATES, pipeCreateBodySchema } from '../kinds/pipe/wire.js';
+import { SOURCE_KINDS, dataSourceSchema } from '../kinds/source/wire.js';
+import { SERVICE_STATES } from '../schema/enums.js';
 import { PIPE_FAMILIES } from '../schema/pipe-sources.js';
-import { dataSourceSchema, pipeCreateBodySchema, type JsonSchema } from '../schema/api.js';
+import type { JsonSchema } from '../schema/api.js';
 import { describeIssues, toIssues, validatorOf, type NamedSchema } from '../schema/validate.js';
 import { PROFILES, type Profile, type ServiceState } from './model.js';
 

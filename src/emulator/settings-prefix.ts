@@ -6,7 +6,7 @@
  * profile, dropped under the current one (as each drops or refuses any unknown member).
  */
 import { StacksyncError } from '../errors.js';
-import { PIPE_BOOLEAN_SETTINGS, PIPE_SETTING_BOUNDS } from '../schema/enums.js';
+import { PIPE_BOOLEAN_SETTINGS, PIPE_SETTING_BOUNDS } from '../kinds/pipe/wire.js';
 import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
 import { ApiError, invalidMember } from './errors.js';
 import type { Profile } from './model.js';

@@ -3,7 +3,7 @@
  * server-assigned ids, tile-id preservation on PUT, alert cascade, alert target checks.
  * Pure over one workspace (a managed service's stack or a self-hosted team); no HTTP.
  */
-import { validateApi } from '../schema/validate.js';
+import { validateApi } from '../kinds/wire.js';
 import { ApiError, notFound } from './errors.js';
 import { isoTimestamp, newId, type IdFormat } from './ids.js';
 import type { AlertResource, DashboardResource, SeedWorkspace as Workspace, TileResource } from './model.js';

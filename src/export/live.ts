@@ -159,7 +159,8 @@ function sameNamed(items: readonly { id: string; name?: string }[], owned: Reado
     const rank = (id: string): [number, number] => [owned?.has(id) ? 0 : 1, -weight(id)];
     const [winner, ...rest] = [...group].sort((a, b) => compareRanks(rank(a.id), rank(b.id)) || (a.id < b.id ? -1 : 1));
     for (const other of rest) {
-      losers.set(other.id, `${group.length} live resources are named "${name}" and manifests match by name; only ${winner?.id ?? ''} is exported (rename the others in the console, then export again)`);
+      losers.set(other.id, `${group.length} live resources are named "${name}" and manifests match by name; ` +
+        `only ${winner?.id ?? ''} is exported (rename the others in the console, then export again)`);
     }
   }
   return losers;

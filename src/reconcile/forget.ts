@@ -81,7 +81,8 @@ export async function forgetResources(ctx: ReconcileContext, request: ForgetRequ
 function ownedId(state: TargetState, subject: ForgetSubject, target: string): string {
   const entry = Object.hasOwn(state.inventory[subject.kind], subject.name) ? state.inventory[subject.kind][subject.name] : undefined;
   if (entry) return entry.id;
-  throw new StacksyncError('E_USAGE', `${subject.kind}/${subject.name} is not in the inventory of target ${target}: stacksync does not own it, so there is nothing to forget; nothing was changed`, {
+  throw new StacksyncError('E_USAGE', `${subject.kind}/${subject.name} is not in the inventory of target ${target}: stacksync does not own it, ` +
+    `so there is nothing to forget; nothing was changed`, {
     subject: `${subject.kind}/${subject.name}`,
   });
 }

@@ -1,13 +1,15 @@
 /**
  * What the manifest specs of the flat observability kinds share (docs/manifests/README.md, "Source,
  * Webhook, SavedSearch, Connection"; each spec is in its kind's folder, `kinds/<kind>/schema.ts`):
- * the members of the real create bodies (`api-current-stack.ts`), with the ids of other kinds'
+ * the members of the real create bodies (`kinds/<kind>/wire.ts`), with the ids of other kinds'
  * resources replaced by names (`connection: <name>`, `source: <name>`) and credentials replaced by
  * secret references; and what a source of each kind requires, and what a target cannot take.
  */
 import { Type, type TSchema } from 'typebox';
-import type { CurrentSourceKind } from './api-current-stack.js';
-import { OBJECT_ID_PATTERN } from './api-current.js';
+import { type CURRENT_SOURCE_KINDS, OBJECT_ID_PATTERN } from './api-current.js';
+
+/** A kind of source; the same as the keys of the source's create bodies (`kinds/source/wire.ts`), which are above this folder. */
+type CurrentSourceKind = (typeof CURRENT_SOURCE_KINDS)[number];
 
 /** A member that must not be empty. */
 export const required = Type.String({ minLength: 1 });
@@ -16,7 +18,8 @@ export const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
 
 /** A name of another kind's resource: a manifest's `metadata.name`, or a live resource's API name. */
 export function nameOf(kind: string, resolvedTo: string): TSchema {
-  return Type.String({ minLength: 1, description: `Name of a ${kind}: the metadata.name of a ${kind} manifest of the target, or the API name of a live one; resolved to its id (${resolvedTo}) at apply time.` });
+  return Type.String({ minLength: 1, description: `Name of a ${kind}: the metadata.name of a ${kind} manifest of the target, or the API name of a live one; ` +
+    `resolved to its id (${resolvedTo}) at apply time.` });
 }
 
 /** Exactly one of two members, or neither when `optionalPair`. */

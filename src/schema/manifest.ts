@@ -60,7 +60,8 @@ const forEachSchema = Type.Union(
       description: 'Variable name → list of values: one resource per combination, in order.',
     }),
   ],
-  { description: 'One resource per item: ${name} in this manifest takes the item\'s value; metadata.name must use a variable that tells the items apart. At most 1,000 items.' },
+  { description: 'One resource per item: ${name} in this manifest takes the item\'s value; ' +
+    'metadata.name must use a variable that tells the items apart. At most 1,000 items.' },
 );
 
 export const metadataSchema = object(

@@ -2,14 +2,14 @@
  * Schema validation shared by the emulator (request bodies, seed and data files), the manifest
  * and config loaders, the state store and export. Turns ajv's errors into `{ path, message }`
  * issues with a readable path. API responses are not validated here: the client's tolerant
- * reader (`api/normalize.ts`) checks them.
+ * readers (`kinds/<kind>/read.ts`) check them. The API schemas by name are `kinds/wire.ts`'s.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { API_SCHEMAS, type ApiSchemaName, type JsonSchema } from './api.js';
+import type { JsonSchema } from './build.js';
 
 // ajv-formats is CommonJS; under NodeNext its callable is the `.default` export.
 const addFormats = addFormatsModule.default;
@@ -101,18 +101,6 @@ function prebuiltValidator(name: string): ValidateFunction | undefined {
   const path = fileURLToPath(new URL(prebuiltFileName(name), prebuiltDir));
   // A built validator that fails to load is a broken build, and says so; only its absence falls back.
   return existsSync(path) ? (requirePrebuilt(path) as ValidateFunction) : undefined;
-}
-
-/** The API schemas by the names `validateApi` compiles them under. */
-export function apiSchemas(): NamedSchema[] {
-  return (Object.keys(API_SCHEMAS) as ApiSchemaName[]).map((name) => ({ name: `api:${name}`, schema: API_SCHEMAS[name] }));
-}
-
-/** Validates `data` against one of the API schemas. */
-export function validateApi<T>(name: ApiSchemaName, data: unknown): SchemaResult<T> {
-  const validate = compileSchema(`api:${name}`, API_SCHEMAS[name]);
-  if (validate(data)) return { ok: true, value: data as T };
-  return { ok: false, issues: toIssues(validate.errors ?? []) };
 }
 
 /** Readable issues from ajv errors; drops the noise ajv adds for failed `if`/`oneOf` branches. */

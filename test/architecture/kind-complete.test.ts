@@ -1,5 +1,6 @@
 /**
- * Issue 38: a kind is its folder (`src/kinds/<kind>/`), one line in the registry, its emulator
+ * Issue 38: a kind is its folder (`src/kinds/<kind>/`, with its wire schemas in `wire.ts` when it
+ * has routes), one line in the registry, its emulator
  * file (`src/emulator/current/<kind>.ts`, for a kind the current profile serves) and its docs page
  * (`docs/manifests/<kind>.md`), as docs/contributing.md walks through. This fails for a registered
  * kind that misses any of the four.
@@ -8,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { accessOf, descriptorOf, KIND_DESCRIPTORS } from '../../src/kinds/index.js';
 import type { Kind, Variant } from '../../src/model/kinds.js';
-import { RESOURCE_KINDS } from '../../src/schema/enums.js';
+import { API_PROFILES, RESOURCE_KINDS } from '../../src/schema/enums.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const VARIANTS: readonly Variant[] = ['managed', 'self-hosted'];
@@ -29,13 +30,22 @@ interface Registry {
   text: string;
   registered(kind: Kind): boolean;
   servedOnCurrent(kind: Kind): boolean;
+  /** Whether a kind has routes under any variant and profile: its wire schemas then are in its folder. */
+  hasRoutes(kind: Kind): boolean;
 }
 
 /** What each kind misses of its folder, its registry line, its emulator file and its docs page. */
 function missingParts(registry: Registry, exists: (path: string) => boolean): string[] {
   return registry.kinds.flatMap((kind) => {
     const folder = folderOf(kind);
-    const wanted = [`src/kinds/${folder}/descriptor.ts`, `src/kinds/${folder}/schema.ts`, `src/kinds/${folder}/model.ts`, `docs/manifests/${folder}.md`, ...(registry.servedOnCurrent(kind) ? [emulatorFileOf(kind)] : [])];
+    const wanted = [
+      `src/kinds/${folder}/descriptor.ts`,
+      `src/kinds/${folder}/schema.ts`,
+      `src/kinds/${folder}/model.ts`,
+      ...(registry.hasRoutes(kind) ? [`src/kinds/${folder}/wire.ts`] : []),
+      `docs/manifests/${folder}.md`,
+      ...(registry.servedOnCurrent(kind) ? [emulatorFileOf(kind)] : []),
+    ];
     const files = wanted.filter((path) => !exists(path)).map((path) => `${kind}: ${path}`);
     const line = registry.registered(kind) && registry.text.includes(`from './${folder}/descriptor.js'`) ? [] : [`${kind}: its line in src/kinds/registry.ts`];
     return [...files, ...line];
@@ -47,12 +57,17 @@ const registry: Registry = {
   text: readFileSync(`${ROOT}src/kinds/registry.ts`, 'utf8'),
   registered: (kind) => KIND_DESCRIPTORS.some((descriptor) => descriptor === descriptorOf(kind)),
   servedOnCurrent: (kind) => VARIANTS.some((variant) => accessOf(kind, variant, 'current') !== 'none'),
+  hasRoutes: (kind) => VARIANTS.some((variant) => API_PROFILES.some((profile) => accessOf(kind, variant, profile) !== 'none')),
 };
 const onDisk = (path: string): boolean => existsSync(`${ROOT}${path}`);
 
 describe('every kind is complete', () => {
   it('has its folder, its registry line, its emulator file and its docs page', () => {
     expect(missingParts(registry, onDisk)).toEqual([]);
+  });
+
+  it('has its wire schemas in its folder: every kind has routes', () => {
+    expect(RESOURCE_KINDS.filter((kind) => !registry.hasRoutes(kind))).toEqual([]);
   });
 
   it('is checked against the current profile: it serves every kind', () => {
@@ -63,6 +78,9 @@ describe('every kind is complete', () => {
     const without = (gone: string) => (path: string) => path !== gone && onDisk(path);
     expect(missingParts(registry, without('docs/manifests/role.md'))).toEqual(['Role: docs/manifests/role.md']);
     expect(missingParts(registry, without('src/kinds/webhook/descriptor.ts'))).toEqual(['Webhook: src/kinds/webhook/descriptor.ts']);
+    expect(missingParts(registry, without('src/kinds/dashboard/wire.ts'))).toEqual(['Dashboard: src/kinds/dashboard/wire.ts']);
+    const routeless = { ...registry, hasRoutes: (kind: Kind) => kind !== 'Dashboard' && registry.hasRoutes(kind) };
+    expect(missingParts(routeless, without('src/kinds/dashboard/wire.ts'))).toEqual([]);
     const emulatorFile = emulatorFileOf('Alert');
     expect(missingParts(registry, without(emulatorFile))).toEqual([`Alert: ${emulatorFile}`]);
     const unregistered = { ...registry, registered: (kind: Kind) => kind !== 'Source' && registry.registered(kind) };

@@ -15,7 +15,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { secretRefSchema } from '../../src/schema/config.js';
-import { pipeScalingBodySchema } from '../../src/schema/api-pipes.js';
+import { pipeScalingBodySchema } from '../../src/kinds/pipe/wire.js';
 import { bornPipeSpecSchema, existingPipeSpecSchema } from '../../src/kinds/pipe/schema.js';
 import { alertSpecSchema } from '../../src/kinds/alert/schema.js';
 import { connectionSpecSchema } from '../../src/kinds/connection/schema.js';
@@ -33,7 +33,7 @@ import { inProfileForm, profileRefusal } from '../../src/kinds/dashboard/profile
 import { DASHBOARD, type DesiredDashboard } from '../../src/kinds/dashboard/model.js';
 import { NameRefs } from '../../src/kinds/shared/refs.js';
 import { createAjv } from '../../src/schema/validate.js';
-import { SERIES_AGG_FNS, SERIES_TYPES, SERIES_TYPES_NEEDING_AGG_FN } from '../../src/schema/enums.js';
+import { SERIES_AGG_FNS, SERIES_TYPES, SERIES_TYPES_NEEDING_AGG_FN } from '../../src/kinds/dashboard/wire.js';
 import { loadContract } from './openapi.js';
 import { currentConfigSchemas } from '../../src/kinds/dashboard/current-config.js';
 import { CONFIG_MEMBERS_LACKED, FILTER_MEMBERS_LACKED } from '../../src/kinds/dashboard/model.js';

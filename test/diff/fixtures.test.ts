@@ -12,8 +12,8 @@ import { planTarget } from '../../src/diff/index.js';
 import type { DesiredResource } from '../../src/kinds/index.js';
 import { buildPlan, renderPlanGithub, renderPlanJson, renderPlanText } from '../../src/plan/index.js';
 import type { Change, Operation } from '../../src/model/plan.js';
-import type { ApiSchemaName } from '../../src/schema/api.js';
-import { validateApi } from '../../src/schema/validate.js';
+import type { ApiSchemaName } from '../../src/kinds/wire.js';
+import { validateApi } from '../../src/kinds/wire.js';
 import { planInput } from './factories.js';
 
 interface WantChange {

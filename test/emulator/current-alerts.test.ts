@@ -7,7 +7,7 @@
 import { Compile } from 'typebox/compile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSeed, type RunningEmulator, type Seed, type SeedStack } from '../../src/emulator/index.js';
-import { CurrentAlert } from '../../src/schema/api-current.js';
+import { CurrentAlert } from '../../src/kinds/alert/wire.js';
 import { basic, bearer, IDS, start } from './helpers.js';
 import { CURRENT, PLACEMENT, stackClient, type StackClient, type StackIds } from './current-helpers.js';
 

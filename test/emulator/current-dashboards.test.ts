@@ -6,7 +6,7 @@
 import { Compile } from 'typebox/compile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CurrentEmulatorData, RunningEmulator } from '../../src/emulator/index.js';
-import { CurrentDashboard } from '../../src/schema/api-current.js';
+import { CurrentDashboard } from '../../src/kinds/dashboard/wire.js';
 import { basic, bearer, call, IDS, start } from './helpers.js';
 import { errorText, lineTile, PLACEMENT, stackClient, type StackClient, type StackIds } from './current-helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { validateApi } from '../../src/schema/validate.js';
+import { validateApi } from '../../src/kinds/wire.js';
 import { call, IDS, start, type CallOptions, type CallResult } from './helpers.js';
 
 let emulator: RunningEmulator;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { validateApi } from '../../src/schema/validate.js';
+import { validateApi } from '../../src/kinds/wire.js';
 import { basic, bearer, call, SERVICE_PATH, start, TILE, tileAlert, type CallOptions, type CallResult } from './helpers.js';
 
 let emulator: RunningEmulator;

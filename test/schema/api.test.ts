@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeIssues, validateApi } from '../../src/schema/validate.js';
-import type { ApiSchemaName } from '../../src/schema/api.js';
+import { validateApi } from '../../src/kinds/wire.js';
+import { describeIssues } from '../../src/schema/validate.js';
+import type { ApiSchemaName } from '../../src/kinds/wire.js';
 
 const tile = { name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg', dataSource: 'events' }] };
 const alert = { threshold: 1, interval: '5m', thresholdType: 'above', source: 'tile', dashboardId: 'd', tileId: 't', channel: { type: 'webhook', webhookId: 'w' } };

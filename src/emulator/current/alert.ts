@@ -8,21 +8,8 @@
  * one: the body (400), then what it names (400), then the alert (404).
  */
 import { Type } from 'typebox';
-import {
-  CURRENT_ALERT_INITIAL_STATE,
-  CURRENT_ALERT_INTERVAL_MINUTES,
-  CURRENT_ALERT_INTERVALS,
-  CURRENT_ALERT_SOURCES,
-  CURRENT_ALERT_STATES,
-  CURRENT_MAX_ALERT_CHANNELS,
-  CURRENT_RANGE_THRESHOLD_TYPES,
-  CURRENT_THRESHOLD_TYPES,
-  CurrentAlert,
-  CurrentAlertWrite,
-  OBJECT_ID_PATTERN,
-  type CurrentAlertChannel,
-} from '../../schema/api-current.js';
-import { CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../schema/api-current-stack.js';
+import { CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVAL_MINUTES, CURRENT_ALERT_INTERVALS, CURRENT_ALERT_SOURCES, CURRENT_ALERT_STATES, CURRENT_MAX_ALERT_CHANNELS, CURRENT_RANGE_THRESHOLD_TYPES, CURRENT_THRESHOLD_TYPES, CurrentAlert, CurrentAlertWrite, type CurrentAlertChannel, CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../kinds/alert/wire.js';
+import { OBJECT_ID_PATTERN } from '../../schema/api-current.js';
 import type { Variant } from '../../model/kinds.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { findLacked, type Lacked } from '../../schema/lacked.js';

@@ -7,16 +7,9 @@
  * not). On a managed service the platform makes the connections, and no route serves them (the
  * managed API has no connection path): its sources name them by id.
  */
-import {
-  CurrentConnection,
-  CurrentConnectionCreate,
-  CurrentConnectionUpdate,
-  type CurrentConnection as Connection,
-  type CurrentConnectionCreate as ConnectionCreate,
-  type CurrentConnectionUpdate as ConnectionUpdate,
-} from '../../schema/api-current-stack.js';
+import { CurrentConnection, CurrentConnectionCreate, CurrentConnectionUpdate, type CurrentConnection as Connection, type CurrentConnectionCreate as ConnectionCreate, type CurrentConnectionUpdate as ConnectionUpdate } from '../../kinds/connection/wire.js';
 import type { Variant } from '../../model/kinds.js';
-import type { CurrentSource } from '../../schema/api-current.js';
+import type { CurrentSource } from '../../kinds/source/wire.js';
 import { notFound } from '../errors.js';
 import { isObjectId, isoTimestamp, newObjectId } from '../ids.js';
 import { idOf, timesOf } from './seeded.js';

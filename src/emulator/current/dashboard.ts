@@ -9,19 +9,8 @@
  * beside the answer, and a PUT (which replaces the tile list) deletes them. `validate` runs the
  * same checks and stores nothing.
  */
-import {
-  CurrentDashboardFilter,
-  CurrentDashboardWrite,
-  CurrentDashboard,
-  type CurrentDashboardContainer,
-  type CurrentDashboardWrite as DashboardWrite,
-  type CurrentSavedFilterValue,
-  type CurrentTile,
-  type CurrentTileConfig,
-  type CurrentTileWrite,
-} from '../../schema/api-current.js';
+import { CurrentDashboardFilter, CurrentDashboardWrite, CurrentDashboard, type CurrentDashboardContainer, type CurrentDashboardWrite as DashboardWrite, type CurrentSavedFilterValue, type CurrentTile, type CurrentTileConfig, type CurrentTileWrite, CurrentHiddenTile, type CurrentDashboardValidation, type CurrentHiddenTile as HiddenTile } from '../../kinds/dashboard/wire.js';
 import { Type } from 'typebox';
-import { CurrentHiddenTile, type CurrentDashboardValidation, type CurrentHiddenTile as HiddenTile } from '../../schema/api-current-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { findLacked, type Lacked } from '../../schema/lacked.js';
 import type { Variant } from '../../model/kinds.js';

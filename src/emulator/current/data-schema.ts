@@ -7,9 +7,9 @@
  * lifecycle and roles came later: files without them are still read.
  */
 import { Type } from 'typebox';
-import { currentStoredPipeSchema } from '../../schema/api-pipes.js';
-import { readable, type JsonSchema } from '../../schema/build.js';
+import { currentStoredPipeSchema } from '../../kinds/pipe/wire.js';
 import { SERVICE_STATES } from '../../schema/enums.js';
+import { readable, type JsonSchema } from '../../schema/build.js';
 import { array, savedStateSchema } from '../saved-state-schema.js';
 import { CURRENT_COLLECTIONS } from './stack-kinds.js';
 

@@ -3,7 +3,7 @@
  * pure over one service: absent until a database pipe has been provisioned, then read and
  * patched; a patch takes one pipe transition to show.
  */
-import { cdcScalingBodySchema } from '../../schema/api-pipes.js';
+import { cdcScalingBodySchema } from '../../kinds/pipe-cdc-scaling/wire.js';
 import { cdcMemoryProblem } from '../../schema/pipe-sources.js';
 import { notFound } from '../errors.js';
 import type { CdcScaling, ServiceRecord } from '../model.js';

@@ -6,15 +6,7 @@
  * a time; no HTTP. Every rule names its source beside it.
  */
 import type { TSchema } from 'typebox';
-import {
-  PIPE_CREATE_BLOCKS,
-  PIPE_PATCH_BLOCKS,
-  currentPipeCreateBodySchema,
-  currentPipePatchBodySchema,
-  currentPipeSettingsSchema,
-  pipeScalingBodySchema,
-  pipeStateBodySchema,
-} from '../../schema/api-pipes.js';
+import { PIPE_CREATE_BLOCKS, PIPE_PATCH_BLOCKS, currentPipeCreateBodySchema, currentPipePatchBodySchema, currentPipeSettingsSchema, pipeScalingBodySchema, pipeStateBodySchema } from '../../kinds/pipe/wire.js';
 import type { JsonSchema } from '../../schema/build.js';
 import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import {

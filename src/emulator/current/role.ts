@@ -6,7 +6,7 @@
  * and never a predefined role's (400). PUT replaces the permissions; a name or description left
  * out is kept. A self-hosted server has no roles path.
  */
-import { CurrentRole, CurrentRoleCreate, CurrentRoleUpdate, type CurrentRole as Role, type CurrentRoleCreate as RoleCreate, type CurrentRoleUpdate as RoleUpdate } from '../../schema/api-current-role.js';
+import { CurrentRole, CurrentRoleCreate, CurrentRoleUpdate, type CurrentRole as Role, type CurrentRoleCreate as RoleCreate, type CurrentRoleUpdate as RoleUpdate } from '../../kinds/role/wire.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
 import { cleaned, inSchemaOrder, jsonNotFound, refused } from './validate.js';

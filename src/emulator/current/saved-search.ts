@@ -7,17 +7,7 @@
  * unchanged from the stored search is kept whatever its shape. Deleting a saved search deletes the
  * alerts on it first.
  */
-import {
-  CurrentSavedSearchAstFilter,
-  CurrentSavedSearchConditionFilter,
-  CURRENT_SAVED_SEARCH_LIMITS,
-  CurrentSavedSearchEntry,
-  CurrentSavedSearchWrite,
-  type CurrentSavedSearchFilter as Filter,
-  type CurrentSavedSearchEntry as Entry,
-  type CurrentSavedSearchWrite as SavedSearchWrite,
-} from '../../schema/api-current-stack.js';
-import { CurrentSavedSearch } from '../../schema/api-current.js';
+import { CurrentSavedSearchAstFilter, CurrentSavedSearchConditionFilter, CURRENT_SAVED_SEARCH_LIMITS, CurrentSavedSearchEntry, CurrentSavedSearchWrite, type CurrentSavedSearchFilter as Filter, type CurrentSavedSearchEntry as Entry, type CurrentSavedSearchWrite as SavedSearchWrite, CurrentSavedSearch } from '../../kinds/saved-search/wire.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';

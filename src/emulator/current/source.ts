@@ -8,8 +8,7 @@
  * dashboards, saved searches and other sources pointing at nothing.
  */
 import type { TSchema } from 'typebox';
-import { CurrentSource } from '../../schema/api-current.js';
-import { CURRENT_SOURCE_NULLABLE, CURRENT_SOURCE_WRITES, type CurrentSourceKind, type CurrentSourceWrite } from '../../schema/api-current-stack.js';
+import { CurrentSource, CURRENT_SOURCE_NULLABLE, CURRENT_SOURCE_WRITES, type CurrentSourceKind, type CurrentSourceWrite } from '../../kinds/source/wire.js';
 import { findLacked } from '../../schema/lacked.js';
 import { SOURCE_LACKED_ON_CURRENT } from '../../schema/manifest-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';

@@ -9,21 +9,7 @@
  * service is kept on purpose: a count series' `field` is left out of the answer, and that answer
  * sent back gains `valueExpression: ""`.
  */
-import {
-  CURRENT_BUILDER_CONFIGS,
-  CURRENT_BUILDER_DISPLAY_TYPES,
-  CURRENT_SERIES,
-  CURRENT_SERIES_TYPES,
-  CURRENT_SQL_CONFIGS,
-  CURRENT_SQL_DISPLAY_TYPES,
-  type CurrentBuilderTileConfig,
-  type CurrentHeatmapSelectItem,
-  type CurrentSelectItem,
-  type CurrentSeries,
-  type CurrentSqlTileConfig,
-  type CurrentTileConfig,
-  type CurrentTileWrite,
-} from '../../schema/api-current.js';
+import { CURRENT_BUILDER_CONFIGS, CURRENT_SERIES, CURRENT_SQL_CONFIGS, type CurrentBuilderTileConfig, type CurrentHeatmapSelectItem, type CurrentSelectItem, type CurrentSeries, type CurrentSqlTileConfig, type CurrentTileConfig, type CurrentTileWrite, CURRENT_BUILDER_DISPLAY_TYPES, CURRENT_SERIES_TYPES, CURRENT_SQL_DISPLAY_TYPES } from '../../kinds/dashboard/wire.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { clean, issueAt, type Pointer } from './validate.js';
 

@@ -9,14 +9,7 @@
  * alert's `channel` names the webhook.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import {
-  CURRENT_SLACK_UNSUPPORTED_MEMBERS,
-  CURRENT_WEBHOOK_LIMITS,
-  CurrentWebhookEntry,
-  CurrentWebhookWrite,
-  type CurrentWebhookEntry as WebhookEntry,
-  type CurrentWebhookWrite as WebhookWrite,
-} from '../../schema/api-current-stack.js';
+import { CURRENT_SLACK_UNSUPPORTED_MEMBERS, CURRENT_WEBHOOK_LIMITS, CurrentWebhookEntry, CurrentWebhookWrite, type CurrentWebhookEntry as WebhookEntry, type CurrentWebhookWrite as WebhookWrite } from '../../kinds/webhook/wire.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';
 import { isoTimestamp, newObjectId } from '../ids.js';

@@ -4,7 +4,7 @@ import type { DesiredBase } from '../../model/desired.js';
 import type { Extra } from '../../model/resources.js';
 import type { alertSpecSchema } from './schema.js';
 import type { ChangeKey } from '../../model/plan.js';
-import type { alertChannelSchema, alertWriteBodySchema } from '../../schema/api.js';
+import type { alertChannelSchema, alertWriteBodySchema } from './wire.js';
 import type { Variant } from '../../model/kinds.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */

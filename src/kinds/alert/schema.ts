@@ -3,13 +3,15 @@
  */
 import { Type } from 'typebox';
 import { described, object, oneOf, optional } from '../../schema/build.js';
-import { MANIFEST_ALERT_SOURCES, MANIFEST_THRESHOLD_TYPES } from '../../schema/enums.js';
-import { alertConfigMembers } from '../../schema/api.js';
+import { alertConfigMembers, CURRENT_MAX_ALERT_CHANNELS, CURRENT_CHANNEL_SEVERITIES } from './wire.js';
 import { ignoreDifferencesSchema, nameSchema } from '../../schema/manifest-parts.js';
-import { CURRENT_MAX_ALERT_CHANNELS } from '../../schema/api-current.js';
-import { CURRENT_CHANNEL_SEVERITIES } from '../../schema/api-current-stack.js';
 import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';
+
+/** Threshold types a manifest may name: the seed's two and the six newer servers add (docs/reference/api-behaviour.md). */
+export const MANIFEST_THRESHOLD_TYPES = ['above', 'below', 'above_exclusive', 'below_or_equal', 'equal', 'not_equal', 'between', 'not_between'] as const;
+/** Alert sources a manifest may name: `saved_search`, the one manifests, plans and export write; `search` (the seed's word) is read as it. */
+export const MANIFEST_ALERT_SOURCES = ['tile', 'search', 'saved_search'] as const;
 
 /** The Alert kind's name. */
 export const ALERT = 'Alert' satisfies Kind;

@@ -1,13 +1,13 @@
 /**
  * The manifest of a Connection: its spec, the members of the real create body
- * (`schema/api-current-stack.ts`) with other kinds' ids also taken by name and credentials as
+ * (`wire.ts` beside it) with other kinds' ids also taken by name and credentials as
  * secret references, in the envelope.
  */
 import { Type } from 'typebox';
 import type { Kind } from '../../model/kinds.js';
 import { described, object, optional } from '../../schema/build.js';
 import { secretRefSchema } from '../../schema/config.js';
-import { CurrentConnectionCreate } from '../../schema/api-current-stack.js';
+import { CurrentConnectionCreate } from './wire.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
 import { required } from '../../schema/manifest-stack.js';

@@ -5,7 +5,8 @@
  * and what the server derives from it exactly, so a plan against the server's normalised answer
  * is clean. Where a series does not map, the problem says what to write instead.
  */
-import { CURRENT_AGG_FNS, CURRENT_QUANTILE_LEVELS } from '../../schema/api-current.js';
+import { CURRENT_AGG_FNS } from '../../schema/api-current.js';
+import { CURRENT_QUANTILE_LEVELS } from './wire.js';
 import { isPlainObject } from '../shared/values.js';
 import { isOneOf } from '../../support/json.js';
 import type { LiveSeries } from './model.js';

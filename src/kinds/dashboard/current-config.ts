@@ -9,7 +9,7 @@
  * whole, with the members its type requires (`on-click.ts`).
  */
 import type { TSchema } from 'typebox';
-import { CURRENT_BUILDER_CONFIGS, CURRENT_SQL_CONFIGS } from '../../schema/api-current.js';
+import { CURRENT_BUILDER_CONFIGS, CURRENT_SQL_CONFIGS } from './wire.js';
 import { ON_CLICK_SCHEMA, chosenAlternatives } from './on-click.js';
 import { compileSchema, toIssues } from '../../schema/validate.js';
 import { recordOr } from '../../support/json.js';

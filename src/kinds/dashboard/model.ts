@@ -7,7 +7,7 @@ import type { DesiredBase } from '../../model/desired.js';
 import type { Extra, LiveBase } from '../../model/resources.js';
 import { isRecord } from '../../support/json.js';
 import type { dashboardSpecSchema } from './schema.js';
-import type { dashboardUpdateBodySchema, seriesSchema, tileWriteSchema } from '../../schema/api.js';
+import type { dashboardUpdateBodySchema, seriesSchema, tileWriteSchema } from './wire.js';
 import type { Variant } from '../../model/kinds.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */

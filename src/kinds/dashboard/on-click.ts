@@ -10,7 +10,8 @@
  * discriminator names before it is checked, so an error names the member that alternative lacks
  * rather than every alternative's complaint.
  */
-import { CURRENT_WHERE_LANGUAGES, OBJECT_ID_PATTERN } from '../../schema/api-current.js';
+import { OBJECT_ID_PATTERN } from '../../schema/api-current.js';
+import { CURRENT_WHERE_LANGUAGES } from './wire.js';
 import type { JsonSchema } from '../../schema/build.js';
 import { isArrayOf, recordOr } from '../../support/json.js';
 

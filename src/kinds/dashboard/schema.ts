@@ -3,10 +3,8 @@
  */
 import { Type } from 'typebox';
 import { constant, described, object, oneOf, optional } from '../../schema/build.js';
-import { SERIES_AGG_FNS, SERIES_DATA_SOURCES, SERIES_TYPES, SERIES_TYPES_NEEDING_AGG_FN } from '../../schema/enums.js';
-import { dashboardNameSchema, dashboardTagsSchema, tileList, tileMembers } from '../../schema/api.js';
+import { SERIES_AGG_FNS, SERIES_DATA_SOURCES, SERIES_TYPES, SERIES_TYPES_NEEDING_AGG_FN, dashboardNameSchema, dashboardTagsSchema, tileList, tileMembers, CURRENT_DASHBOARD_LIMITS, CURRENT_WHERE_LANGUAGES, CurrentDashboardContainer, CurrentDashboardFilter, CurrentSavedFilterValue } from './wire.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
-import { CURRENT_DASHBOARD_LIMITS, CURRENT_WHERE_LANGUAGES, CurrentDashboardContainer, CurrentDashboardFilter, CurrentSavedFilterValue } from '../../schema/api-current.js';
 import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';
 

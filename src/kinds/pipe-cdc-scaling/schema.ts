@@ -2,7 +2,7 @@
  * The manifest of a service's CDC scaling: its spec, the PATCH body's two members (docs/manifests/pipe-cdc-scaling.md).
  */
 import { described, object } from '../../schema/build.js';
-import { cdcScalingBodySchema } from '../../schema/api-pipes.js';
+import { cdcScalingBodySchema } from './wire.js';
 import { CDC_SCALING_BOUNDS } from '../../schema/pipe-sources.js';
 import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';

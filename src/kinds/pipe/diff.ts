@@ -9,8 +9,7 @@
  */
 import { operationType, type Change, type Operation } from '../../model/plan.js';
 import type { Marks } from '../../model/state.js';
-import { pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from '../../schema/api.js';
-import { PIPE_SOURCE_KINDS } from '../../schema/enums.js';
+import { PIPE_SOURCE_KINDS, pipePatchBeyondSeedMembers, pipePatchSourceBlockSchemas } from './wire.js';
 import { EDITABLE_MAPPING_STATES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
 import { isOneOf } from '../../support/json.js';
 import { changeFor, errorChange, unreadableChange, withUnresolved } from '../shared/change.js';

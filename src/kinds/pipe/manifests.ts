@@ -5,8 +5,7 @@
  */
 import type { Static } from 'typebox';
 import type { SecretValue } from '../../model/desired.js';
-import { pipePatchBeyondSeedMembers } from '../../schema/api.js';
-import { PIPE_SOURCE_KINDS, type PipeSourceKind } from '../../schema/enums.js';
+import { pipePatchBeyondSeedMembers, PIPE_SOURCE_KINDS, type PipeSourceKind } from './wire.js';
 import { RESYNC_ANNOTATION } from '../../schema/manifest.js';
 import { isWriteOnlySourceMember, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { isMissingMember, pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';

@@ -5,9 +5,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { described, object, oneOf, optional, readable, type JsonSchema } from '../../schema/build.js';
 import { secretRefSchema } from '../../schema/config.js';
-import { PIPE_SOURCE_KINDS } from '../../schema/enums.js';
-import { columnSchema, fieldMappingSchema, pipePatchBeyondSeedMembers, pipePatchBlockMembers, pipeSettingsSchema, tableMappingSchema } from '../../schema/api.js';
-import { currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BLOCKS, pipeScalingBodySchema } from '../../schema/api-pipes.js';
+import { PIPE_SOURCE_KINDS, columnSchema, fieldMappingSchema, pipePatchBeyondSeedMembers, pipePatchBlockMembers, pipeSettingsSchema, tableMappingSchema, currentPipeDestinationSchema, currentPipeSettingsSchema, PIPE_CREATE_BLOCKS, pipeScalingBodySchema } from './wire.js';
 import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import { recordOr } from '../../support/json.js';

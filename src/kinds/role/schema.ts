@@ -1,6 +1,6 @@
 /**
  * The manifest spec of a ClickStack role (docs/manifests/role.md): the members of the managed
- * create body (`schema/api-current-role.ts`), each permission as the API takes it.
+ * create body (`wire.ts` beside it), each permission as the API takes it.
  */
 import { Type } from 'typebox';
 import type { Kind } from '../../model/kinds.js';

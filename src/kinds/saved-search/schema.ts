@@ -1,12 +1,12 @@
 /**
  * The manifest of a SavedSearch: its spec, the members of the real create body
- * (`schema/api-current-stack.ts`) with other kinds' ids also taken by name and credentials as
+ * (`wire.ts` beside it) with other kinds' ids also taken by name and credentials as
  * secret references, in the envelope.
  */
 import { Type } from 'typebox';
 import type { Kind } from '../../model/kinds.js';
 import { described, object, oneOf, optional } from '../../schema/build.js';
-import { CURRENT_SAVED_SEARCH_LANGUAGES, CURRENT_SAVED_SEARCH_LIMITS, CurrentSavedSearchAstFilter, CurrentSavedSearchConditionFilter } from '../../schema/api-current-stack.js';
+import { CURRENT_SAVED_SEARCH_LANGUAGES, CURRENT_SAVED_SEARCH_LIMITS, CurrentSavedSearchAstFilter, CurrentSavedSearchConditionFilter } from './wire.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
 import { nameOf, objectId, oneOfPair } from '../../schema/manifest-stack.js';

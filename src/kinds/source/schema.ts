@@ -1,12 +1,12 @@
 /**
  * The manifest of a Source: its spec, the members of the real create body
- * (`schema/api-current-stack.ts`) with other kinds' ids also taken by name and credentials as
+ * (`wire.ts` beside it) with other kinds' ids also taken by name and credentials as
  * secret references, in the envelope.
  */
 import { Type, type TSchema } from 'typebox';
 import type { Kind } from '../../model/kinds.js';
 import { described, object, oneOf, optional } from '../../schema/build.js';
-import { CURRENT_SOURCE_WRITES, type CurrentSourceKind } from '../../schema/api-current-stack.js';
+import { CURRENT_SOURCE_WRITES, type CurrentSourceKind } from './wire.js';
 import { CURRENT_SOURCE_KINDS } from '../../schema/api-current.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';

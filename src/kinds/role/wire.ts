@@ -4,7 +4,7 @@
  * docs/manifests/role.md): a named set of CASL permissions. Predefined roles (`isPredefined`) are
  * the service's own: listed, never changed.
  */
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 
 /** One CASL rule: an action on a subject, granted (or denied with `inverted`), optionally scoped. */
 export const CurrentRolePermission = Type.Object({

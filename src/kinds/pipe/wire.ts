@@ -1,49 +1,240 @@
 /**
- * Wire shapes of pipes as the real managed service speaks them today (docs/reference/api-behaviour.md, "The real
- * services today: the whole lifecycle"; the OpenAPI's ClickPipes schemas), as TypeBox schemas:
- * one create block and one PATCH block per source family, looked up by the family's key rather
- * than tried as a union, so an error names the member that is wrong. The seed's narrower shapes
- * stay in `api.ts`.
+ * A pipe's wire shapes: the seed's (seed 2.2, 4.1) and those the real managed service speaks today
+ * (docs/reference/api-behaviour.md, "The real services today: the whole lifecycle"; the OpenAPI's
+ * ClickPipes schemas), as TypeBox schemas. Today's are one create block and one PATCH block per
+ * source family, looked up by the family's key rather than tried as a union, so an error names
+ * the member that is wrong.
  *
  * Like the real validators, the emulator drops members these schemas do not name before checking
- * a body (create-only members excepted: a PATCH refuses those, see `pipe-create-only.ts`). Members
- * the OpenAPI marks nullable may be sent as null, which means "not set".
+ * a body (create-only members excepted: a PATCH refuses those, see `schema/pipe-create-only.ts`).
+ * Members the OpenAPI marks nullable may be sent as null, which means "not set".
  *
  * Settings are written here with the seed's prefix (`engine_max_threads`); a server that spells
  * them otherwise (`clickhouse_…`) is served by renaming at the edge.
  */
-import { Type, type TSchema } from 'typebox';
-import { object, oneOf, optional } from './build.js';
-import { PIPE_BOOLEAN_SETTINGS, PIPE_SETTING_BOUNDS } from './enums.js';
-import {
-  BIGQUERY_AUTHENTICATIONS,
-  CDC_SCALING_BOUNDS,
-  DATABASE_AUTHENTICATIONS,
-  DESTINATION_TABLE_ENGINES,
-  KAFKA_AUTHENTICATIONS,
-  KAFKA_OFFSET_STRATEGIES,
-  KAFKA_TOMBSTONE_MODES,
-  KINESIS_AUTHENTICATIONS,
-  KINESIS_ITERATOR_TYPES,
-  MONGODB_READ_PREFERENCES,
-  MYSQL_REPLICATION_MECHANISMS,
-  OBJECT_STORAGE_AUTHENTICATIONS,
-  PIPE_FLAVOURS,
-  PIPE_FORMATS,
-  PIPE_SCALING_BOUNDS,
-  PIPE_STATE_COMMANDS,
-  PUBSUB_AUTHENTICATIONS,
-  PUBSUB_SEEK_TYPES,
-  REPLICATION_MODES,
-  TABLE_ENGINES,
-  type PipeFamily,
-} from './pipe-sources.js';
+import { type TBoolean, type TInteger, type TOptional, type TSchema, Type } from 'typebox';
+import { boolean, integer, nonEmptyString, port, positiveInteger, string, stringArray, timestamp, uuid } from '../../schema/api.js';
+import { object, oneOf, optional } from '../../schema/build.js';
+import { BIGQUERY_AUTHENTICATIONS, DATABASE_AUTHENTICATIONS, DESTINATION_TABLE_ENGINES, KAFKA_AUTHENTICATIONS, KAFKA_OFFSET_STRATEGIES, KAFKA_TOMBSTONE_MODES, KINESIS_AUTHENTICATIONS, KINESIS_ITERATOR_TYPES, MONGODB_READ_PREFERENCES, MYSQL_REPLICATION_MECHANISMS, OBJECT_STORAGE_AUTHENTICATIONS, PIPE_FLAVOURS, PIPE_FORMATS, PIPE_SCALING_BOUNDS, PIPE_STATE_COMMANDS, type PipeFamily, PUBSUB_AUTHENTICATIONS, PUBSUB_SEEK_TYPES, REPLICATION_MODES, TABLE_ENGINES } from '../../schema/pipe-sources.js';
 
-const string = Type.String();
+// ---------------------------------------------------------------- enumerations and limits
+
+export const PIPE_STATES = ['Provisioning', 'Running', 'Stopped', 'Failed', 'Paused', 'Completed'] as const;
+export const PIPE_SOURCE_KINDS = ['kafka', 'objectStorage', 'kinesis', 'postgres'] as const;
+export type PipeSourceKind = (typeof PIPE_SOURCE_KINDS)[number];
+export const OBJECT_STORAGE_COMPRESSIONS = ['none', 'gzip', 'gz', 'brotli', 'br', 'xz', 'LZMA', 'zstd', 'auto'] as const;
+export const SCHEMA_REGISTRY_AUTHENTICATIONS = ['PLAIN'] as const;
+/** Integer pipe settings and the bounds the real service enforces (inclusive). */
+export const PIPE_SETTING_BOUNDS = {
+  streaming_max_insert_wait_ms: [500, 60_000],
+  object_storage_concurrency: [1, 35],
+  object_storage_polling_interval_ms: [100, 3_600_000],
+  object_storage_max_insert_bytes: [10_485_760, 53_687_091_200],
+  object_storage_max_file_count: [1, 10_000],
+  engine_max_threads: [0, 64],
+  engine_max_insert_threads: [0, 16],
+  engine_min_insert_block_size_bytes: [0, 10_737_418_240],
+  engine_max_download_threads: [0, 32],
+  engine_parallel_distributed_insert_select: [0, 2],
+} as const;
+export const PIPE_BOOLEAN_SETTINGS = ['object_storage_use_cluster_function', 'engine_parallel_view_processing'] as const;
+
+// ---------------------------------------------------------------- the seed profile
+
+type PipeSettingMembers = { [K in keyof typeof PIPE_SETTING_BOUNDS]: TOptional<TInteger> } & {
+  [K in (typeof PIPE_BOOLEAN_SETTINGS)[number]]: TOptional<TBoolean>;
+};
+
+/** Pipe settings (seed 2.5) with the bounds of docs/reference/api-behaviour.md. */
+export const pipeSettingsSchema = object({
+  ...Object.fromEntries(Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [key, Type.Optional(Type.Integer({ minimum, maximum }))])),
+  ...Object.fromEntries(PIPE_BOOLEAN_SETTINGS.map((key) => [key, Type.Optional(boolean)])),
+} as PipeSettingMembers);
+
+export const usernamePasswordSchema = object({ username: string, password: string });
+export const accessKeySchema = object({ accessKeyId: string, secretKey: string });
+
+export const tableMappingSchema = object({
+  sourceSchemaName: nonEmptyString,
+  sourceTable: nonEmptyString,
+  targetTable: nonEmptyString,
+  ...optional({ excludedColumns: stringArray, useCustomSortingKey: boolean, sortingKeys: stringArray }),
+});
+/** What identifies a table mapping; the shape `tableMappingsToRemove` takes. */
+export const tableMappingRemovalSchema = object({ sourceSchemaName: nonEmptyString, sourceTable: nonEmptyString, targetTable: nonEmptyString });
+
+export const postgresSettingsSchema = object(
+  optional({
+    syncIntervalSeconds: positiveInteger,
+    pullBatchSize: positiveInteger,
+    publicationName: string,
+    replicationSlotName: string,
+    allowNullableColumns: boolean,
+    initialLoadParallelism: positiveInteger,
+    snapshotNumRowsPerPartition: positiveInteger,
+    snapshotNumberOfParallelTables: positiveInteger,
+    enableFailoverSlots: boolean,
+  }),
+);
+
+/** Members of each source block as stored and returned (seed 2.3); credentials are never in a response. */
+const pipeSourceBlockMembers = {
+  kafka: optional({
+    brokers: string,
+    topics: string,
+    consumerGroup: string,
+    iamRole: string,
+    offset: object(optional({ timestamp: string })),
+    schemaRegistry: object(
+      optional({ url: Type.String({ format: 'uri' }), authentication: oneOf(SCHEMA_REGISTRY_AUTHENTICATIONS), caCertificate: string }),
+    ),
+    caCertificate: string,
+    reversePrivateEndpointIds: stringArray,
+  }),
+  objectStorage: optional({
+    url: string,
+    delimiter: string,
+    compression: oneOf(OBJECT_STORAGE_COMPRESSIONS),
+    isContinuous: boolean,
+    queueUrl: string,
+    iamRole: string,
+    connectionString: string,
+    path: string,
+    azureContainerName: string,
+  }),
+  kinesis: optional({ streamName: string, region: string, useEnhancedFanOut: boolean, timestamp: integer, iamRole: string }),
+  postgres: optional({ host: string, port, database: string, settings: postgresSettingsSchema, tableMappings: Type.Array(tableMappingSchema) }),
+};
+
+/** Source blocks as stored and returned (seed 2.3). */
+export const pipeSourceBlockSchemas = {
+  kafka: object(pipeSourceBlockMembers.kafka),
+  objectStorage: object(pipeSourceBlockMembers.objectStorage),
+  kinesis: object(pipeSourceBlockMembers.kinesis),
+  postgres: object(pipeSourceBlockMembers.postgres),
+};
+
+/**
+ * Members of each Update pipe source block (seed 4.1) other than credentials and table mapping
+ * changes: what the service lets you change in place. The manifest's source blocks are these
+ * plus credentials as secret references.
+ */
+export const pipePatchBlockMembers = {
+  kafka: optional({ iamRole: string, caCertificate: string, reversePrivateEndpointIds: stringArray }),
+  objectStorage: optional({ iamRole: string, connectionString: string, path: string, azureContainerName: string }),
+  kinesis: optional({ iamRole: string }),
+  postgres: optional({ host: string, port, database: string, settings: object(optional({ syncIntervalSeconds: positiveInteger, pullBatchSize: positiveInteger })) }),
+};
+
+/**
+ * Members the real service's Update pipe takes beyond the seed's list (docs/reference/api-behaviour.md, "The real
+ * services today"). Manifests may set them: they are sent as written, and `validate` warns that
+ * a service that follows the seed refuses them.
+ */
+export const pipePatchBeyondSeedMembers = {
+  kafka: optional({ authentication: string, tlsHost: string, disableTls: boolean }),
+  objectStorage: {},
+  kinesis: {},
+  postgres: {},
+};
+
+const { settings: postgresPatchSettings, ...postgresPatchConnection } = pipePatchBlockMembers.postgres;
+
+/** Source blocks of an Update pipe body (seed 4.1): only the members the service lets you change. */
+export const pipePatchSourceBlockSchemas = {
+  kafka: object({ ...pipePatchBlockMembers.kafka, credentials: Type.Optional(usernamePasswordSchema) }),
+  objectStorage: object({ ...pipePatchBlockMembers.objectStorage, accessKey: Type.Optional(accessKeySchema) }),
+  kinesis: object({ ...pipePatchBlockMembers.kinesis, accessKey: Type.Optional(accessKeySchema) }),
+  postgres: object({
+    ...postgresPatchConnection,
+    credentials: Type.Optional(usernamePasswordSchema),
+    settings: postgresPatchSettings,
+    ...optional({ tableMappingsToAdd: Type.Array(tableMappingSchema), tableMappingsToRemove: Type.Array(tableMappingRemovalSchema) }),
+  }),
+};
+
+export const columnSchema = object({ name: nonEmptyString, type: nonEmptyString });
+export const fieldMappingSchema = object({ sourceField: nonEmptyString, destinationField: nonEmptyString });
+
+export const pipeDestinationSchema = object(
+  optional({
+    database: string,
+    table: string,
+    managedTable: boolean,
+    tableDefinition: object(
+      optional({
+        engine: object(optional({ versionColumnId: string, columnIds: stringArray })),
+        sortingKey: stringArray,
+        partitionBy: string,
+        primaryKey: string,
+      }),
+    ),
+    columns: Type.Array(columnSchema),
+  }),
+);
+
+/** Exactly one source kind block, optionally beside `extra` members (`validateSamples`). */
+function sourceWithOneKind<B extends Record<string, TSchema>, E extends Record<string, TSchema>>(blocks: B, extra: E) {
+  return object({ ...optional(blocks), ...optional(extra) }, { minProperties: 1, oneOf: Object.keys(blocks).map((kind) => ({ required: [kind] })) });
+}
+
+export const pipeScalingSchema = object(
+  optional({
+    replicas: positiveInteger,
+    concurrency: positiveInteger,
+    replicaCpuMillicores: positiveInteger,
+    replicaMemoryGb: Type.Number({ exclusiveMinimum: 0 }),
+  }),
+);
+
+/** The pipe resource (seed 2.2) as the service returns it. */
+export const pipeSchema = object({
+  id: uuid,
+  serviceId: Type.Optional(uuid),
+  name: string,
+  ...optional({ state: oneOf(PIPE_STATES), scaling: pipeScalingSchema }),
+  source: sourceWithOneKind(pipeSourceBlockSchemas, {}),
+  ...optional({
+    destination: pipeDestinationSchema,
+    fieldMappings: Type.Array(fieldMappingSchema),
+    settings: pipeSettingsSchema,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+});
+
+/** Body of Update pipe (seed 4.1). An empty source object is allowed only with validateSamples. */
+export const pipePatchBodySchema = object(
+  optional({
+    name: nonEmptyString,
+    source: object(optional({ ...pipePatchSourceBlockSchemas, validateSamples: boolean }), { maxProperties: 2 }),
+    destination: object(optional({ columns: Type.Array(columnSchema, { minItems: 1 }) })),
+    fieldMappings: Type.Array(fieldMappingSchema),
+    settings: pipeSettingsSchema,
+  }),
+);
+
+/** Body of `POST …/pipes` (docs/reference/api-behaviour.md): a full pipe with credentials, without server-set fields. */
+export const pipeCreateBodySchema = object({
+  name: nonEmptyString,
+  scaling: Type.Optional(pipeScalingSchema),
+  source: sourceWithOneKind(
+    {
+      kafka: object({ ...pipeSourceBlockMembers.kafka, credentials: Type.Optional(usernamePasswordSchema) }),
+      objectStorage: object({ ...pipeSourceBlockMembers.objectStorage, accessKey: Type.Optional(accessKeySchema) }),
+      kinesis: object({ ...pipeSourceBlockMembers.kinesis, accessKey: Type.Optional(accessKeySchema) }),
+      postgres: object({ ...pipeSourceBlockMembers.postgres, credentials: Type.Optional(usernamePasswordSchema) }),
+    },
+    { validateSamples: boolean },
+  ),
+  destination: pipeDestinationSchema,
+  ...optional({ fieldMappings: Type.Array(fieldMappingSchema), settings: pipeSettingsSchema }),
+});
+
+// ---------------------------------------------------------------- the current profile: building blocks
+
 const nonEmpty = Type.String({ minLength: 1 });
-const boolean = Type.Boolean();
 const positive = Type.Integer({ minimum: 1 });
-const port = Type.Integer({ minimum: 1, maximum: 65535 });
 const uniqueStrings = Type.Array(string, { uniqueItems: true });
 
 // ---------------------------------------------------------------- credentials (write-only)
@@ -315,12 +506,6 @@ const scalingMembers = {
 
 /** `PATCH …/pipes/{id}/scaling` and the `scaling` of a create body; `concurrency` is for object storage only (0 = automatic) and deprecated. */
 export const pipeScalingBodySchema = object(optional({ ...scalingMembers, concurrency: Type.Integer(PIPE_SCALING_BOUNDS.concurrency) }), { minProperties: 1 });
-
-/** `PATCH …/pipesCdcScaling`: both members, in their steps. */
-export const cdcScalingBodySchema = object({
-  replicaCpuMillicores: Type.Integer(CDC_SCALING_BOUNDS.replicaCpuMillicores),
-  replicaMemoryGb: Type.Number(CDC_SCALING_BOUNDS.replicaMemoryGb),
-});
 
 /** `PATCH …/pipes/{id}/state`. */
 export const pipeStateBodySchema = object({ command: oneOf(PIPE_STATE_COMMANDS) });
