@@ -76,20 +76,38 @@ async function operation(pool, n) {
     case 1:
       return [await send(pool, 'GET', `${MANAGED}/pipes`, BASIC)].length;
     case 2:
-      return [await send(pool, 'PATCH', `${MANAGED}/pipes/${IDS.kinesis}`, BASIC, { settings: { streaming_max_insert_wait_ms: 500 + (n % 1000) } })].length;
+      return [
+        await send(pool, 'PATCH', `${MANAGED}/pipes/${IDS.kinesis}`, BASIC, {
+          settings: { streaming_max_insert_wait_ms: 500 + (n % 1000) },
+        }),
+      ].length;
     case 3:
       return [await send(pool, 'GET', '/api/v2/alerts?limit=100', BEARER)].length;
     case 4:
       return [await send(pool, 'GET', `${MANAGED}/stack/dashboards`, BASIC)].length;
     case 5: {
-      const { data } = await send(pool, 'POST', '/api/v2/dashboards', BEARER, { name: `bench-${n}`, tiles: [TILE, { ...TILE, name: 'p50' }] });
+      const { data } = await send(pool, 'POST', '/api/v2/dashboards', BEARER, {
+        name: `bench-${n}`,
+        tiles: [TILE, { ...TILE, name: 'p50' }],
+      });
       await send(pool, 'PUT', `/api/v2/dashboards/${data.id}`, BEARER, { name: `bench-${n}`, tiles: [data.tiles[0]] });
       await send(pool, 'DELETE', `/api/v2/dashboards/${data.id}`, BEARER);
       return 3;
     }
     default: {
-      const { result } = await send(pool, 'POST', `${MANAGED}/stack/dashboards`, BASIC, { name: `bench-${n}`, tiles: [TILE] });
-      const alert = { threshold: 1, interval: '5m', thresholdType: 'above', source: 'tile', dashboardId: result.id, tileId: result.tiles[0].id, channel: { type: 'webhook', webhookId: 'w' } };
+      const { result } = await send(pool, 'POST', `${MANAGED}/stack/dashboards`, BASIC, {
+        name: `bench-${n}`,
+        tiles: [TILE],
+      });
+      const alert = {
+        threshold: 1,
+        interval: '5m',
+        thresholdType: 'above',
+        source: 'tile',
+        dashboardId: result.id,
+        tileId: result.tiles[0].id,
+        channel: { type: 'webhook', webhookId: 'w' },
+      };
       await send(pool, 'POST', `${MANAGED}/stack/alerts`, BASIC, alert);
       await send(pool, 'DELETE', `${MANAGED}/stack/dashboards/${result.id}`, BASIC);
       return 3;
@@ -100,10 +118,18 @@ async function operation(pool, n) {
 async function burst(url) {
   const pool = new Pool(url, { connections: BURST });
   const started = performance.now();
-  const results = await Promise.allSettled(Array.from({ length: BURST }, (_, n) => send(pool, 'GET', n % 2 ? `${MANAGED}/pipes` : '/api/v2/dashboards', n % 2 ? BASIC : BEARER)));
+  const results = await Promise.allSettled(
+    Array.from({ length: BURST }, (_, n) =>
+      send(pool, 'GET', n % 2 ? `${MANAGED}/pipes` : '/api/v2/dashboards', n % 2 ? BASIC : BEARER),
+    ),
+  );
   const failed = results.filter((result) => result.status === 'rejected');
   await pool.close();
-  return { seconds: (performance.now() - started) / 1000, failed: failed.length, firstError: failed[0]?.reason?.message };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    failed: failed.length,
+    firstError: failed[0]?.reason?.message,
+  };
 }
 
 async function sustained(url, seconds, concurrency) {
@@ -149,16 +175,22 @@ async function runParent(seconds, concurrency) {
     console.log(`emulator ${url}; ${seconds}s of mixed load at concurrency ${concurrency}`);
 
     const spike = await burst(url);
-    console.log(`burst: ${BURST} concurrent requests in ${spike.seconds.toFixed(2)}s, ${spike.failed} failed${spike.firstError ? ` (${spike.firstError})` : ''}`);
+    console.log(
+      `burst: ${BURST} concurrent requests in ${spike.seconds.toFixed(2)}s, ${spike.failed} failed${spike.firstError ? ` (${spike.firstError})` : ''}`,
+    );
     // Warm up before the baseline, so JIT and pools are not counted as growth.
     await sustained(url, Math.min(5, seconds), concurrency);
     const before = await ask(child, 'memory');
 
     const load = await sustained(url, seconds, concurrency);
     const after = await ask(child, 'memory');
-    console.log(`load: ${load.requests} requests in ${load.elapsed.toFixed(1)}s = ${Math.round(load.requests / load.elapsed)} requests/s; ${load.failures} failed${load.firstError ? ` (${load.firstError})` : ''}`);
+    console.log(
+      `load: ${load.requests} requests in ${load.elapsed.toFixed(1)}s = ${Math.round(load.requests / load.elapsed)} requests/s; ${load.failures} failed${load.firstError ? ` (${load.firstError})` : ''}`,
+    );
     console.log(`latency per operation: p50 ${load.p50} ms, p99 ${load.p99} ms`);
-    console.log(`RSS before ${mb(before.rss)}, after ${mb(after.rss)}; heap (after GC) before ${mb(before.heapUsed)}, after ${mb(after.heapUsed)}`);
+    console.log(
+      `RSS before ${mb(before.rss)}, after ${mb(after.rss)}; heap (after GC) before ${mb(before.heapUsed)}, after ${mb(after.heapUsed)}`,
+    );
 
     const growth = (after.heapUsed - before.heapUsed) / 1024 / 1024;
     const ok = spike.failed === 0 && load.failures === 0 && growth < HEAP_GROWTH_BUDGET_MB;

@@ -31,6 +31,9 @@ await bundle.write({
   chunkFileNames: '[name]-[hash].js',
 });
 await bundle.close();
-writeFileSync(dist('cli.js'), "#!/usr/bin/env node\n// The CLI, bundled by scripts/bundle.mjs (src/cli.ts is its source).\nimport './bundle/cli.js';\n");
+writeFileSync(
+  dist('cli.js'),
+  "#!/usr/bin/env node\n// The CLI, bundled by scripts/bundle.mjs (src/cli.ts is its source).\nimport './bundle/cli.js';\n",
+);
 // tsc's map of the entry it wrote no longer describes it (the bundle has maps of its own).
 rmSync(dist('cli.js.map'), { force: true });

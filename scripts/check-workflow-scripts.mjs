@@ -36,7 +36,11 @@ function defaultWorkflows() {
 
 /** The shell a step runs with: step, then job, then workflow `defaults.run.shell`; bash by default. */
 function shellOf(step, job, workflow) {
-  const named = step.get('shell') ?? job.getIn(['defaults', 'run', 'shell']) ?? workflow.getIn(['defaults', 'run', 'shell']) ?? 'bash';
+  const named =
+    step.get('shell') ??
+    job.getIn(['defaults', 'run', 'shell']) ??
+    workflow.getIn(['defaults', 'run', 'shell']) ??
+    'bash';
   const shell = String(named).split(/\s/)[0];
   return Object.hasOwn(SHELLS, shell) ? shell : undefined;
 }
@@ -93,14 +97,18 @@ function check(files) {
       for (const script of runScripts(file)) {
         const path = join(dir, `script-${checked++}.sh`);
         writeFileSync(path, `${SHELLS[script.shell]}\n${withoutExpressions(script.text)}\n`);
-        const result = spawnSync('shellcheck', ['--format=json', `--shell=${script.shell}`, path], { encoding: 'utf8' });
+        const result = spawnSync('shellcheck', ['--format=json', `--shell=${script.shell}`, path], {
+          encoding: 'utf8',
+        });
         if (result.error) throw result.error;
         for (const comment of JSON.parse(result.stdout || '[]')) {
           findings++;
           // Line 1 of the checked file is the options line.
           const line = script.firstLine + comment.line - 2;
           const column = comment.column + script.indent;
-          console.log(`${relative(process.cwd(), file)}:${line}:${column}: ${comment.level}: ${comment.message} [SC${comment.code}] (job ${script.job}, step "${script.step}")`);
+          console.log(
+            `${relative(process.cwd(), file)}:${line}:${column}: ${comment.level}: ${comment.message} [SC${comment.code}] (job ${script.job}, step "${script.step}")`,
+          );
         }
       }
     }
@@ -118,7 +126,9 @@ if (!version) {
 const files = process.argv.length > 2 ? process.argv.slice(2) : defaultWorkflows();
 try {
   const { findings, checked } = check(files);
-  console.log(`shellcheck ${version}: ${checked} run: script(s) in ${files.length} workflow(s), ${findings} finding(s)`);
+  console.log(
+    `shellcheck ${version}: ${checked} run: script(s) in ${files.length} workflow(s), ${findings} finding(s)`,
+  );
   process.exit(findings > 0 ? 1 : 0);
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));

@@ -48,8 +48,13 @@ export function readFloor(counts, { applied = true } = {}) {
  */
 export function listCalls(variant, pages = {}) {
   const deferred = deferredKinds(variant, 'seed');
-  const listed = DESCRIPTORS.filter((descriptor) => !deferred.includes(descriptor.kind) && accessOf(descriptor.kind, variant, 'seed') !== 'none');
-  return listed.reduce((sum, descriptor) => sum + (descriptor.routes[variant]?.paged ? (pages[descriptor.kind] ?? 1) : 1), 0);
+  const listed = DESCRIPTORS.filter(
+    (descriptor) => !deferred.includes(descriptor.kind) && accessOf(descriptor.kind, variant, 'seed') !== 'none',
+  );
+  return listed.reduce(
+    (sum, descriptor) => sum + (descriptor.routes[variant]?.paged ? (pages[descriptor.kind] ?? 1) : 1),
+    0,
+  );
 }
 
 function selfHostedDashboards(counts) {
@@ -68,7 +73,11 @@ export function seedFor(counts) {
   const templates = Object.fromEntries(service.pipes.map((pipe) => [Object.keys(pipe.source)[0], pipe]));
   service.pipes = Array.from({ length: counts.pipes }, (_, index) => {
     const kind = SOURCE_KINDS[index % SOURCE_KINDS.length];
-    return { ...structuredClone(templates[kind]), id: pipeId(kind, index), name: `bench-${kind.toLowerCase()}-${index}` };
+    return {
+      ...structuredClone(templates[kind]),
+      id: pipeId(kind, index),
+      name: `bench-${kind.toLowerCase()}-${index}`,
+    };
   });
   return seed;
 }
@@ -168,7 +177,15 @@ ${statePath ? `state: ${statePath}\n` : ''}`;
  * `{ pipes, dashboards, alertsPerDashboard, selfHosted }`; `tag` varies every dashboard (a changed
  * tag turns each into an update); `statePath` moves the state file (default .stacksync/state.json).
  */
-export async function writeFixtures({ dir, url, counts, tag = 'v1', rateLimit = { requests: 100_000, perSeconds: 1, concurrency: 8 }, sync = {}, statePath }) {
+export async function writeFixtures({
+  dir,
+  url,
+  counts,
+  tag = 'v1',
+  rateLimit = { requests: 100_000, perSeconds: 1, concurrency: 8 },
+  sync = {},
+  statePath,
+}) {
   const files = new Map();
   for (let start = 0; start < counts.pipes; start += 50) {
     const docs = [];
@@ -179,7 +196,10 @@ export async function writeFixtures({ dir, url, counts, tag = 'v1', rateLimit = 
   for (let index = 0; index < counts.dashboards; index++) {
     const target = alternate && index % 2 === 1 ? 'local-selfhosted' : 'local';
     const folder = target === 'local' ? 'managed' : 'selfhosted';
-    files.set(`manifests/${folder}/d-${String(index).padStart(5, '0')}.yaml`, dashboardFile(index, target, tag, counts.alertsPerDashboard));
+    files.set(
+      `manifests/${folder}/d-${String(index).padStart(5, '0')}.yaml`,
+      dashboardFile(index, target, tag, counts.alertsPerDashboard),
+    );
   }
   files.set('config/stacksync.yaml', configText(url, rateLimit, sync, statePath));
   files.set('seed.json', JSON.stringify(seedFor(counts)));
@@ -197,7 +217,10 @@ export async function rewriteDashboards({ dir, counts, tag, only }) {
   await inBatches(indexes, (index) => {
     const target = alternate && index % 2 === 1 ? 'local-selfhosted' : 'local';
     const folder = target === 'local' ? 'managed' : 'selfhosted';
-    return writeFile(join(dir, 'manifests', folder, `d-${String(index).padStart(5, '0')}.yaml`), dashboardFile(index, target, tag, counts.alertsPerDashboard));
+    return writeFile(
+      join(dir, 'manifests', folder, `d-${String(index).padStart(5, '0')}.yaml`),
+      dashboardFile(index, target, tag, counts.alertsPerDashboard),
+    );
   });
 }
 
@@ -207,13 +230,21 @@ async function inBatches(items, fn) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { size: { type: 'string', default: '1000' }, out: { type: 'string' }, url: { type: 'string', default: 'http://127.0.0.1:4010' } } });
+  const { values } = parseArgs({
+    options: {
+      size: { type: 'string', default: '1000' },
+      out: { type: 'string' },
+      url: { type: 'string', default: 'http://127.0.0.1:4010' },
+    },
+  });
   if (!values.out) {
     console.error('usage: node scripts/gen-fixtures.mjs --size N --out DIR [--url URL]');
     process.exit(2);
   }
   const counts = countsForSize(Number(values.size));
   const result = await writeFixtures({ dir: values.out, url: values.url, counts });
-  console.log(`wrote ${result.files} files to ${values.out}: ${counts.pipes} pipes, ${counts.dashboards} dashboards, ${counts.dashboards * counts.alertsPerDashboard} alerts (${counts.total} resources)`);
+  console.log(
+    `wrote ${result.files} files to ${values.out}: ${counts.pipes} pipes, ${counts.dashboards} dashboards, ${counts.dashboards * counts.alertsPerDashboard} alerts (${counts.total} resources)`,
+  );
   console.log(`start the emulator with: stacksync emulator --seed ${join(values.out, 'seed.json')}`);
 }

@@ -46,14 +46,26 @@ export async function startPostgres() {
     const { stdout: gid } = await exec('id', ['-g', 'postgres']);
     await chown(dir, Number(stdout.trim()), Number(gid.trim()));
   }
-  const run = (command, args) => (asRoot ? exec('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]) : exec(join(bin, command), args));
+  const run = (command, args) =>
+    asRoot ? exec('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]) : exec(join(bin, command), args);
   const data = join(dir, 'data');
   await run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--locale=C']);
   let port = 0;
   for (let attempt = 1; ; attempt += 1) {
     port = await freePort();
     try {
-      await run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`, '-w', '-t', '60', 'start']);
+      await run('pg_ctl', [
+        '-D',
+        data,
+        '-l',
+        join(dir, 'log'),
+        '-o',
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
+        '-w',
+        '-t',
+        '60',
+        'start',
+      ]);
       break;
     } catch (error) {
       // Another process took the port between the probe and the start: try another.

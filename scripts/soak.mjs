@@ -17,7 +17,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { countsForSize, rewriteDashboards, seedFor, writeFixtures } from './gen-fixtures.mjs';
-import { CLI, CLI_ENV, dump, metricSum, runCli, startDaemon, startEmulatorChild, stats, waitUntil } from './bench/lib.mjs';
+import {
+  CLI,
+  CLI_ENV,
+  dump,
+  metricSum,
+  runCli,
+  startDaemon,
+  startEmulatorChild,
+  stats,
+  waitUntil,
+} from './bench/lib.mjs';
 
 const SIZE = Number(process.env.SOAK_SIZE ?? 1000);
 const CRASH_ROUNDS = Number(process.env.SOAK_CRASH_ROUNDS ?? 20);
@@ -46,7 +56,12 @@ async function openWorld({ counts, faults, rateLimit, clientRate }) {
   const dir = await mkdtemp(join(tmpdir(), 'stacksync-soak-'));
   await writeFile(join(dir, 'seed.json'), JSON.stringify(seedFor(counts)));
   const emulator = await startEmulatorChild({ seedFile: join(dir, 'seed.json'), faults, rateLimit });
-  const fixtures = await writeFixtures({ dir, url: emulator.url, counts, ...(clientRate ? { rateLimit: clientRate } : {}) });
+  const fixtures = await writeFixtures({
+    dir,
+    url: emulator.url,
+    counts,
+    ...(clientRate ? { rateLimit: clientRate } : {}),
+  });
   return {
     dir,
     counts,
@@ -67,14 +82,14 @@ async function liveNames(url) {
   return {
     dashboards: [...service.dashboards, ...team.dashboards].map((d) => d.name),
     alerts: [...service.alerts, ...team.alerts].map((a) => a.name),
-    ids: new Set([...service.dashboards, ...team.dashboards, ...service.alerts, ...team.alerts, ...service.pipes].map((r) => r.id)),
-    byId: new Map(
-      [
-        ...[...service.dashboards, ...team.dashboards].map((r) => [r.id, `Dashboard ${r.name}`]),
-        ...[...service.alerts, ...team.alerts].map((r) => [r.id, `Alert ${r.name}`]),
-        ...service.pipes.map((r) => [r.id, `Pipe ${r.name}`]),
-      ],
+    ids: new Set(
+      [...service.dashboards, ...team.dashboards, ...service.alerts, ...team.alerts, ...service.pipes].map((r) => r.id),
     ),
+    byId: new Map([
+      ...[...service.dashboards, ...team.dashboards].map((r) => [r.id, `Dashboard ${r.name}`]),
+      ...[...service.alerts, ...team.alerts].map((r) => [r.id, `Alert ${r.name}`]),
+      ...service.pipes.map((r) => [r.id, `Pipe ${r.name}`]),
+    ]),
   };
 }
 
@@ -94,8 +109,14 @@ async function expectNoDuplicates(world, when) {
 async function expectConverged(world, when) {
   const live = await expectNoDuplicates(world, when);
   const { dashboards, alertsPerDashboard } = world.counts;
-  check(live.dashboards.length === dashboards, `${when}: ${live.dashboards.length} dashboards live, want ${dashboards}`);
-  check(live.alerts.length === dashboards * alertsPerDashboard, `${when}: ${live.alerts.length} alerts live, want ${dashboards * alertsPerDashboard}`);
+  check(
+    live.dashboards.length === dashboards,
+    `${when}: ${live.dashboards.length} dashboards live, want ${dashboards}`,
+  );
+  check(
+    live.alerts.length === dashboards * alertsPerDashboard,
+    `${when}: ${live.alerts.length} alerts live, want ${dashboards * alertsPerDashboard}`,
+  );
   const state = JSON.parse(await readFile(join(world.dir, '.stacksync', 'state.json'), 'utf8'));
   check(state.version === 1, `${when}: state file version ${state.version}`);
   // Dashboards and alerts are owned once created; a pipe enters the inventory only when stacksync
@@ -104,7 +125,10 @@ async function expectConverged(world, when) {
   let owned = 0;
   const ownedIds = new Set();
   for (const [target, targetState] of Object.entries(state.targets)) {
-    check(targetState.intents.length === 0, `${when}: ${target} has ${targetState.intents.length} pending create intents after a clean run`);
+    check(
+      targetState.intents.length === 0,
+      `${when}: ${target} has ${targetState.intents.length} pending create intents after a clean run`,
+    );
     for (const [kind, entries] of Object.entries(targetState.inventory)) {
       for (const [key, entry] of Object.entries(entries)) {
         if (kind !== 'Pipe') owned++;
@@ -115,8 +139,13 @@ async function expectConverged(world, when) {
   }
   const want = dashboards * (1 + alertsPerDashboard);
   if (owned !== want) {
-    const stray = [...live.byId].filter(([id, name]) => !name.startsWith('Pipe ') && !ownedIds.has(id)).map(([, name]) => name);
-    check(false, `${when}: the state owns ${owned} dashboards and alerts, want ${want}; live but not owned: ${stray.slice(0, 10).join(', ')}`);
+    const stray = [...live.byId]
+      .filter(([id, name]) => !name.startsWith('Pipe ') && !ownedIds.has(id))
+      .map(([, name]) => name);
+    check(
+      false,
+      `${when}: the state owns ${owned} dashboards and alerts, want ${want}; live but not owned: ${stray.slice(0, 10).join(', ')}`,
+    );
   }
   const plan = await runCli(world.dir, ['plan', '--detailed-exitcode'], { env: world.env });
   check(plan.code === 0, `${when}: plan after convergence exits ${plan.code}\n${plan.stdout.slice(-2000)}`);
@@ -149,7 +178,11 @@ function countStatus(server, status) {
 
 /** Starts an apply and kills it with `signal` after `afterMs`; resolves with how it ended. */
 async function interruptedApply(world, signal, afterMs) {
-  const child = spawn(process.execPath, [CLI, 'apply'], { cwd: world.dir, env: { PATH: process.env.PATH, NO_COLOR: '1', ...CLI_ENV, ...world.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'apply'], {
+    cwd: world.dir,
+    env: { PATH: process.env.PATH, NO_COLOR: '1', ...CLI_ENV, ...world.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output = (output + chunk).slice(-5000)));
   child.stderr.on('data', (chunk) => (output = (output + chunk).slice(-5000)));
@@ -164,7 +197,11 @@ async function interruptedApply(world, signal, afterMs) {
 
 async function crashScenario() {
   // A little latency on every request, so kills land in the middle of the writes.
-  const world = await openWorld({ counts: countsForSize(SIZE), faults: 'latency=2ms', clientRate: { requests: 100_000, perSeconds: 1, concurrency: 4 } });
+  const world = await openWorld({
+    counts: countsForSize(SIZE),
+    faults: 'latency=2ms',
+    clientRate: { requests: 100_000, perSeconds: 1, concurrency: 4 },
+  });
   try {
     let killed = 0;
     for (let round = 0; round < CRASH_ROUNDS; round++) {
@@ -174,10 +211,15 @@ async function crashScenario() {
       if (result.signal === 'SIGKILL') killed++;
       await expectNoDuplicates(world, `crash round ${round + 1}`);
       // The state file must still parse whatever moment the kill hit.
-      JSON.parse(await readFile(join(world.dir, '.stacksync', 'state.json'), 'utf8').catch(() => '{"version":1,"targets":{}}'));
+      JSON.parse(
+        await readFile(join(world.dir, '.stacksync', 'state.json'), 'utf8').catch(() => '{"version":1,"targets":{}}'),
+      );
     }
     const final = await runCli(world.dir, ['apply'], { env: world.env, timeoutMs: 600_000 });
-    check(final.code === 0, `crash: the apply after ${CRASH_ROUNDS} rounds exits ${final.code}\n${final.stderr.slice(-2000)}`);
+    check(
+      final.code === 0,
+      `crash: the apply after ${CRASH_ROUNDS} rounds exits ${final.code}\n${final.stderr.slice(-2000)}`,
+    );
     await expectConverged(world, 'crash');
     return `${CRASH_ROUNDS} rounds (${killed} killed mid-apply) at ${SIZE} resources, then one apply: exact, no duplicate, state valid`;
   } finally {
@@ -191,13 +233,19 @@ async function sigtermScenario() {
   const world = await openWorld({ counts, clientRate: { requests: 50, perSeconds: 1, concurrency: 4 } });
   try {
     const result = await interruptedApply(world, 'SIGTERM', 2000);
-    check(result.code === 0, `sigterm: apply exited ${result.code} (signal ${result.signal}), want 0\n${result.output}`);
+    check(
+      result.code === 0,
+      `sigterm: apply exited ${result.code} (signal ${result.signal}), want 0\n${result.output}`,
+    );
     const done = (await stats(world.emulator.url)).writes;
     check(done > 0 && done < 300, `sigterm: ${done} writes before the stop; the scenario needs it to stop midway`);
     const live = await expectNoDuplicates(world, 'sigterm, after the stop');
     const state = JSON.parse(await readFile(join(world.dir, '.stacksync', 'state.json'), 'utf8'));
     const owned = Object.values(state.targets.local?.inventory.Dashboard ?? {});
-    check(owned.length === live.dashboards.length, `sigterm: the state owns ${owned.length} dashboards, ${live.dashboards.length} are live`);
+    check(
+      owned.length === live.dashboards.length,
+      `sigterm: the state owns ${owned.length} dashboards, ${live.dashboards.length} are live`,
+    );
     const rest = await runCli(world.dir, ['apply'], { env: world.env, timeoutMs: 120_000 });
     check(rest.code === 0, `sigterm: the next apply exits ${rest.code}`);
     const after = (await stats(world.emulator.url)).writes;
@@ -213,18 +261,30 @@ async function daemonScenario() {
   const world = await openWorld({ counts: countsForSize(SIZE), faults: FAULTS });
   const daemon = await startDaemon(world.dir, ['--log-level', 'warn'], { env: world.env });
   try {
-    await waitUntil(async () => {
-      const status = JSON.parse((await daemon.get('/status')).text);
-      const targets = Object.values(status.targets ?? {});
-      const resources = targets.flatMap((target) => target.resources ?? []);
-      return targets.every((target) => target.lastResult === 'success') && resources.length === world.counts.total && resources.every((r) => r.status === 'in_sync');
-    }, 600_000, 500);
+    await waitUntil(
+      async () => {
+        const status = JSON.parse((await daemon.get('/status')).text);
+        const targets = Object.values(status.targets ?? {});
+        const resources = targets.flatMap((target) => target.resources ?? []);
+        return (
+          targets.every((target) => target.lastResult === 'success') &&
+          resources.length === world.counts.total &&
+          resources.every((r) => r.status === 'in_sync')
+        );
+      },
+      600_000,
+      500,
+    );
     const metrics = (await daemon.get('/metrics')).text;
     const server = await stats(world.emulator.url);
     let failures = 0;
     for (const route of server.routes) {
       for (const [status, count] of Object.entries(route.statuses)) {
-        const seen = metricSum(metrics, 'stacksync_api_requests_total', { method: route.method, route: route.route, code: status === 'reset' ? 'error' : status });
+        const seen = metricSum(metrics, 'stacksync_api_requests_total', {
+          method: route.method,
+          route: route.route,
+          code: status === 'reset' ? 'error' : status,
+        });
         check(seen === count, `daemon: ${route.method} ${route.route} ${status}: emulator ${count}, metrics ${seen}`);
         if (status !== '200') failures += count;
       }
@@ -253,7 +313,9 @@ async function main() {
       console.log(`ok   ${name}: ${summary} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     } catch (error) {
       failed = true;
-      console.log(`FAIL ${name}: ${error instanceof Error ? error.message : String(error)} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      console.log(
+        `FAIL ${name}: ${error instanceof Error ? error.message : String(error)} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+      );
     }
     await delay(100);
   }

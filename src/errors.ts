@@ -23,22 +23,29 @@ export const ERROR_CODES = {
   E_STATE_CORRUPT: 'the state file cannot be read or parsed',
   E_STATE_WRITE: 'the state file could not be written',
   E_STATE_LOCKED: 'another stacksync process kept the state file locked past --lock-timeout',
-  E_STATE_UNSUPPORTED: 'the state backend does not do what keeping one writer needs (an S3 store that ignores conditional writes)',
+  E_STATE_UNSUPPORTED:
+    'the state backend does not do what keeping one writer needs (an S3 store that ignores conditional writes)',
   E_PRUNE_REFUSED: 'a prune was refused by the safety caps',
-  E_MANIFEST_BLOCKED: 'a change was not applied because manifests of its target (or of its tenant) have errors (apply --allow-partial lifts this)',
-  E_TENANT_VIOLATION: "a manifest names a target or kind its tenant may not touch, or is in no tenant's paths (or in several)",
+  E_MANIFEST_BLOCKED:
+    'a change was not applied because manifests of its target (or of its tenant) have errors (apply --allow-partial lifts this)',
+  E_TENANT_VIOLATION:
+    "a manifest names a target or kind its tenant may not touch, or is in no tenant's paths (or in several)",
   E_CONFLICT: 'live resources stand in the way: several share the name, or one stacksync does not manage (see --adopt)',
-  E_REPLACE_REFUSED: 'a change needs the resource deleted and created again, and neither --allow-replace nor stacksync.io/replace: allow says so',
+  E_REPLACE_REFUSED:
+    'a change needs the resource deleted and created again, and neither --allow-replace nor stacksync.io/replace: allow says so',
   E_RESOURCE_FAILED: 'a resource stacksync wrote ended in a failed state (a pipe that failed provisioning)',
   E_WAIT_TIMEOUT: 'a resource stacksync wrote did not settle within apply --wait',
   E_DEPENDENCY_FAILED: 'an operation was skipped because one it depends on failed',
   E_CANCELLED: 'a signal stopped the run before this operation; the next run does it',
-  E_PLAN_INVALID: 'a saved plan file cannot be read, was written by another format version, or was changed after plan wrote it',
+  E_PLAN_INVALID:
+    'a saved plan file cannot be read, was written by another format version, or was changed after plan wrote it',
   E_PLAN_STALE: 'a saved plan no longer matches the manifests, the live state or the state file; nothing was applied',
   E_EMULATOR_DATA: 'the emulator data or seed file is corrupt or invalid',
-  E_DAEMON_UNREACHABLE: 'no stacksync daemon answered where stacksync status asked, or not with a status document within its bounds',
+  E_DAEMON_UNREACHABLE:
+    'no stacksync daemon answered where stacksync status asked, or not with a status document within its bounds',
   E_PROPOSE_FAILED: 'sync.drift is propose and the drift could not be committed, pushed, or its pull request opened',
-  E_PROPOSE_UNAVAILABLE: 'sync.drift is propose and the drift cannot be proposed: the manifests are no committed git ' +
+  E_PROPOSE_UNAVAILABLE:
+    'sync.drift is propose and the drift cannot be proposed: the manifests are no committed git ' +
     'revision (not a checkout, or uncommitted edits), or the daemon was started without a pull core; ' +
     'drift is reported, not proposed',
   E_INTERNAL: 'a bug in stacksync',
@@ -84,7 +91,13 @@ export function isTerminal(code: ErrorCode): boolean {
  * these a create did not happen (its intent can go). Timeouts, resets and 5xx are not here: the
  * request may have been carried out.
  */
-const REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['E_API_VALIDATION', 'E_API_AUTH', 'E_API_NOT_FOUND', 'E_API_DEPENDENCY', 'E_API_THROTTLED']);
+const REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'E_API_VALIDATION',
+  'E_API_AUTH',
+  'E_API_NOT_FOUND',
+  'E_API_DEPENDENCY',
+  'E_API_THROTTLED',
+]);
 
 export function isRefusal(code: ErrorCode): boolean {
   return REFUSAL_CODES.has(code);

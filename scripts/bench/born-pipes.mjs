@@ -72,14 +72,23 @@ export async function bornPipesFirstApply({ pipes, scale }, log) {
       for (let index = start; index < Math.min(pipes, start + 50); index++) docs.push(pipeManifest(index));
       await writeFile(join(dir, 'manifests', `pipes-${String(start / 50).padStart(3, '0')}.yaml`), docs.join('---\n'));
     }
-    const result = await runCli(dir, ['apply', '--wait', '1h'], { env: { KAFKA_USER: 'consumer', KAFKA_PASSWORD: 'bench-secret' }, timeoutMs: 1_800_000 });
+    const result = await runCli(dir, ['apply', '--wait', '1h'], {
+      env: { KAFKA_USER: 'consumer', KAFKA_PASSWORD: 'bench-secret' },
+      timeoutMs: 1_800_000,
+    });
     const server = await stats(emulator.url);
-    const count = (method, pattern) => server.routes.filter((route) => route.method === method && pattern.test(route.route)).reduce((sum, route) => sum + route.count, 0);
+    const count = (method, pattern) =>
+      server.routes
+        .filter((route) => route.method === method && pattern.test(route.route))
+        .reduce((sum, route) => sum + route.count, 0);
     const creates = count('POST', /\/pipes$/);
     const pipeLists = count('GET', /\/pipes$/);
-    const otherReads = server.routes.filter((route) => route.method === 'GET').reduce((sum, route) => sum + route.count, 0) - pipeLists;
+    const otherReads =
+      server.routes.filter((route) => route.method === 'GET').reduce((sum, route) => sum + route.count, 0) - pipeLists;
     // The seed's own pipes are not this run's.
-    const live = ((await dump(emulator.url)).organizations[0].services[0].pipes ?? []).filter((pipe) => pipe.name.startsWith('born-'));
+    const live = ((await dump(emulator.url)).organizations[0].services[0].pipes ?? []).filter((pipe) =>
+      pipe.name.startsWith('born-'),
+    );
     const names = live.map((pipe) => pipe.name);
     const floor = pipes + pipeLists + otherReads;
     const figures = {

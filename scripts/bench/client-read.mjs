@@ -13,8 +13,13 @@ const TILES_PER_DASHBOARD = 4;
 function connection(url, variant, rateLimit) {
   if (variant === 'managed') {
     return {
-      name: 'bench-managed', variant, baseUrl: url, organizationId: IDS.organizationId, serviceId: IDS.serviceId,
-      credentials: { variant, keyId: IDS.keyId, keySecret: IDS.keySecret }, rateLimit,
+      name: 'bench-managed',
+      variant,
+      baseUrl: url,
+      organizationId: IDS.organizationId,
+      serviceId: IDS.serviceId,
+      credentials: { variant, keyId: IDS.keyId, keySecret: IDS.keySecret },
+      rateLimit,
     };
   }
   return { name: 'bench-selfhosted', variant, baseUrl: url, credentials: { variant, token: IDS.token }, rateLimit };
@@ -22,7 +27,11 @@ function connection(url, variant, rateLimit) {
 
 function dashboardBody(index) {
   const tiles = Array.from({ length: TILES_PER_DASHBOARD }, (_, tile) => ({
-    name: `tile-${tile}`, x: (tile % 4) * 6, y: Math.floor(tile / 4) * 4, w: 6, h: 4,
+    name: `tile-${tile}`,
+    x: (tile % 4) * 6,
+    y: Math.floor(tile / 4) * 4,
+    w: 6,
+    h: 4,
     series: [{ type: 'time', dataSource: 'events', aggFn: 'count', where: `service:svc-${index}` }],
   }));
   return { name: `bench-${String(index).padStart(4, '0')}`, tags: ['bench'], tiles };
@@ -31,8 +40,14 @@ function dashboardBody(index) {
 function alertBody(dashboard, index) {
   const tile = dashboard.tiles[index % dashboard.tiles.length];
   return {
-    name: `bench-alert-${index}`, threshold: 100 + index, thresholdType: 'above', interval: '5m', source: 'tile',
-    channel: { type: 'webhook', webhookId: 'bench-hook' }, dashboardId: dashboard.id, tileId: tile.id,
+    name: `bench-alert-${index}`,
+    threshold: 100 + index,
+    thresholdType: 'above',
+    interval: '5m',
+    source: 'tile',
+    channel: { type: 'webhook', webhookId: 'bench-hook' },
+    dashboardId: dashboard.id,
+    tileId: tile.id,
   };
 }
 
@@ -40,8 +55,14 @@ async function seed(url, variant, dashboards, alerts) {
   const api = createApi(connection(url, variant, SEED_RATE));
   try {
     const started = performance.now();
-    const created = await Promise.all(Array.from({ length: dashboards }, (_, index) => api.create('Dashboard', dashboardBody(index))));
-    await Promise.all(Array.from({ length: alerts }, (_, index) => api.create('Alert', alertBody(created[index % created.length], index))));
+    const created = await Promise.all(
+      Array.from({ length: dashboards }, (_, index) => api.create('Dashboard', dashboardBody(index))),
+    );
+    await Promise.all(
+      Array.from({ length: alerts }, (_, index) =>
+        api.create('Alert', alertBody(created[index % created.length], index)),
+      ),
+    );
     return performance.now() - started;
   } finally {
     await api.close();
@@ -50,7 +71,13 @@ async function seed(url, variant, dashboards, alerts) {
 
 async function fullRead(url, variant) {
   let calls = 0;
-  const api = createApi(connection(url, variant, SEED_RATE), { hooks: { onRequest: () => { calls += 1; } } });
+  const api = createApi(connection(url, variant, SEED_RATE), {
+    hooks: {
+      onRequest: () => {
+        calls += 1;
+      },
+    },
+  });
   try {
     await fetch(`${url}/_emulator/reset`, { method: 'POST' });
     const started = performance.now();
@@ -73,8 +100,23 @@ export async function clientFullRead({ dashboards, alerts }, log) {
     for (const variant of ['self-hosted', 'managed']) {
       const seedMs = await seed(emulator.url, variant, dashboards, alerts);
       const { live, calls, serverCalls, wallMs } = await fullRead(emulator.url, variant);
-      const ok = calls === expected[variant] && serverCalls === calls && live.alerts.length === alerts && live.dashboards.length === dashboards;
-      rows.push({ variant, calls, serverCalls, expected: expected[variant], dashboards: live.dashboards.length, alerts: live.alerts.length, pipes: live.pipes.length, wallMs, seedMs, ok });
+      const ok =
+        calls === expected[variant] &&
+        serverCalls === calls &&
+        live.alerts.length === alerts &&
+        live.dashboards.length === dashboards;
+      rows.push({
+        variant,
+        calls,
+        serverCalls,
+        expected: expected[variant],
+        dashboards: live.dashboards.length,
+        alerts: live.alerts.length,
+        pipes: live.pipes.length,
+        wallMs,
+        seedMs,
+        ok,
+      });
       log(
         `  ${variant.padEnd(11)} full read: ${calls} HTTP calls (server saw ${serverCalls}, expected ${expected[variant]}), ` +
           `${live.dashboards.length} dashboards, ${live.alerts.length} alerts, ${live.pipes.length} pipes in ${wallMs.toFixed(0)} ms ` +

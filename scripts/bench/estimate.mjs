@@ -70,7 +70,10 @@ async function workspace(dir, url, profile) {
   await mkdir(join(dir, 'config'), { recursive: true });
   await mkdir(join(dir, 'manifests'), { recursive: true });
   await writeFile(join(dir, 'config', 'stacksync.yaml'), config(url, profile));
-  const withAlerts = Array.from({ length: profile.dashboards }, (_, index) => `${dashboard(TARGETS[0], index)}---\n${alert(TARGETS[0], index)}`);
+  const withAlerts = Array.from(
+    { length: profile.dashboards },
+    (_, index) => `${dashboard(TARGETS[0], index)}---\n${alert(TARGETS[0], index)}`,
+  );
   await writeFile(join(dir, 'manifests', `${TARGETS[0]}.yaml`), withAlerts.join('---\n'));
   const plain = Array.from({ length: profile.otherDashboards }, (_, index) => dashboard(TARGETS[1], index));
   await writeFile(join(dir, 'manifests', `${TARGETS[1]}.yaml`), plain.join('---\n'));
@@ -80,7 +83,11 @@ async function workspace(dir, url, profile) {
 export async function estimateRun(profile, log) {
   const dir = await mkdtemp(join(tmpdir(), 'stacksync-bench-estimate-'));
   await writeFile(join(dir, 'seed.json'), JSON.stringify(seed()));
-  const emulator = await startEmulatorChild({ seedFile: join(dir, 'seed.json'), rateLimit: profile.requests, rateWindow: `${profile.perSeconds}s` });
+  const emulator = await startEmulatorChild({
+    seedFile: join(dir, 'seed.json'),
+    rateLimit: profile.requests,
+    rateWindow: `${profile.perSeconds}s`,
+  });
   try {
     await workspace(dir, emulator.url, profile);
     const result = expectExit(await runCli(dir, ['apply', '--output', 'json'], { timeoutMs: 600_000 }), 0, 'apply');
@@ -95,12 +102,20 @@ export async function estimateRun(profile, log) {
       serverRequests: server.total,
       throttled: server.throttled,
       estimatedSeconds: estimate.seconds,
-      perTarget: estimate.targets.map((target) => ({ target: target.target, requests: target.requests, seconds: target.seconds })),
+      perTarget: estimate.targets.map((target) => ({
+        target: target.target,
+        requests: target.requests,
+        seconds: target.seconds,
+      })),
       measuredSeconds,
       ratio: estimate.seconds / measuredSeconds,
     };
-    log(`  ${figures.estimatedRequests} requests estimated, ${figures.serverRequests} answered, ${figures.throttled} × 429`);
-    log(`  estimate ${figures.estimatedSeconds.toFixed(1)} s, measured ${measuredSeconds.toFixed(1)} s (whole command): ${figures.ratio.toFixed(3)} of it`);
+    log(
+      `  ${figures.estimatedRequests} requests estimated, ${figures.serverRequests} answered, ${figures.throttled} × 429`,
+    );
+    log(
+      `  estimate ${figures.estimatedSeconds.toFixed(1)} s, measured ${measuredSeconds.toFixed(1)} s (whole command): ${figures.ratio.toFixed(3)} of it`,
+    );
     log(`  ${estimateVerdict(figures)}`);
     return figures;
   } finally {
@@ -111,7 +126,11 @@ export async function estimateRun(profile, log) {
 
 /** Within 10 %, every request counted, no 429. */
 export function estimateMeets(figures) {
-  return Math.abs(figures.ratio - 1) <= 0.1 && figures.serverRequests === figures.estimatedRequests && figures.throttled === 0;
+  return (
+    Math.abs(figures.ratio - 1) <= 0.1 &&
+    figures.serverRequests === figures.estimatedRequests &&
+    figures.throttled === 0
+  );
 }
 
 export function estimateVerdict(figures) {

@@ -33,11 +33,25 @@ export async function firstApply(size, log, { state, env = {}, label = '' } = {}
   const emulator = await startEmulatorChild({ seedFile: join(dir, 'seed.json') });
   try {
     const fixtures = await writeFixtures({ dir, url: emulator.url, counts, ...(state ? { statePath: state } : {}) });
-    const result = expectExit(await runCli(dir, ['apply'], { env: { ...fixtures.env, ...env }, timeoutMs: 1_200_000 }), 0, `first apply at ${size}${label}`);
+    const result = expectExit(
+      await runCli(dir, ['apply'], { env: { ...fixtures.env, ...env }, timeoutMs: 1_200_000 }),
+      0,
+      `first apply at ${size}${label}`,
+    );
     const server = await stats(emulator.url);
-    const phaseMs = Math.max(applySeconds(result.stderr, 'local'), applySeconds(result.stderr, 'local-selfhosted')) * 1000;
-    log(`  ${size}${label}: first apply ${(result.wallMs / 1000).toFixed(2)} s, apply phase ${(phaseMs / 1000).toFixed(2)} s, ${server.writes} writes, peak RSS ${(result.rssBytes / 2 ** 20).toFixed(0)} MiB`);
-    return { size, resources: counts.total, wallMs: result.wallMs, phaseMs, writes: server.writes, rssBytes: result.rssBytes };
+    const phaseMs =
+      Math.max(applySeconds(result.stderr, 'local'), applySeconds(result.stderr, 'local-selfhosted')) * 1000;
+    log(
+      `  ${size}${label}: first apply ${(result.wallMs / 1000).toFixed(2)} s, apply phase ${(phaseMs / 1000).toFixed(2)} s, ${server.writes} writes, peak RSS ${(result.rssBytes / 2 ** 20).toFixed(0)} MiB`,
+    );
+    return {
+      size,
+      resources: counts.total,
+      wallMs: result.wallMs,
+      phaseMs,
+      writes: server.writes,
+      rssBytes: result.rssBytes,
+    };
   } finally {
     await emulator.close();
     await rm(dir, { recursive: true, force: true });
@@ -56,6 +70,8 @@ export async function firstApplyScale({ sizes }, log) {
     figures.phaseRatio = thirty.phaseMs / ten.phaseMs;
     figures.sizeRatio = thirty.resources / ten.resources;
   }
-  log(`  exponent ${byWall.toFixed(2)} (apply phase ${byPhase.toFixed(2)})${figures.ratio ? `; largest ÷ middle ${figures.ratio.toFixed(2)} for ${figures.sizeRatio.toFixed(2)} × the resources` : ''}`);
+  log(
+    `  exponent ${byWall.toFixed(2)} (apply phase ${byPhase.toFixed(2)})${figures.ratio ? `; largest ÷ middle ${figures.ratio.toFixed(2)} for ${figures.sizeRatio.toFixed(2)} × the resources` : ''}`,
+  );
   return figures;
 }

@@ -14,10 +14,17 @@ import { CLI_ENV, expectExit, median, runCli, startEmulatorChild } from './lib.m
 /** The goal: the templates' plan takes at most this many times the written-out plan's. */
 export const FOR_EACH_GOAL = 1.2;
 
-const TILE = '{ name: p99, x: 0, y: 0, w: 12, h: 4, series: [{ type: time, dataSource: events, source: logs, aggFn: quantile, level: 0.99, field: duration_ms }] }';
+const TILE =
+  '{ name: p99, x: 0, y: 0, w: 12, h: 4, series: [{ type: time, dataSource: events, source: logs, aggFn: quantile, level: 0.99, field: duration_ms }] }';
 
 function body(file, service) {
-  return [`spec:`, `  name: "Board ${file} ${service}"`, `  tags: [bench, "${service}"]`, `  tiles:`, `    - ${TILE}`].join('\n');
+  return [
+    `spec:`,
+    `  name: "Board ${file} ${service}"`,
+    `  tags: [bench, "${service}"]`,
+    `  tiles:`,
+    `    - ${TILE}`,
+  ].join('\n');
 }
 
 export function template(file, services) {
@@ -34,7 +41,18 @@ export function template(file, services) {
 }
 
 export function writtenOut(file, services) {
-  return services.map((service) => ['apiVersion: stacksync/v1', 'kind: Dashboard', 'metadata:', `  name: board-${file}-${service}`, body(file, service), ''].join('\n')).join('---\n');
+  return services
+    .map((service) =>
+      [
+        'apiVersion: stacksync/v1',
+        'kind: Dashboard',
+        'metadata:',
+        `  name: board-${file}-${service}`,
+        body(file, service),
+        '',
+      ].join('\n'),
+    )
+    .join('---\n');
 }
 
 function configText(url) {
@@ -57,7 +75,8 @@ export async function workspace(root, name, url, files, items, render) {
   await mkdir(join(dir, 'config'), { recursive: true });
   await writeFile(join(dir, 'config', 'stacksync.yaml'), configText(url));
   const services = Array.from({ length: items }, (_, index) => `s${index}`);
-  for (let file = 0; file < files; file++) await writeFile(join(dir, 'manifests', `board-${file}.yaml`), render(file, services));
+  for (let file = 0; file < files; file++)
+    await writeFile(join(dir, 'manifests', `board-${file}.yaml`), render(file, services));
   return dir;
 }
 
@@ -71,10 +90,18 @@ export async function forEachPlan({ files, items, repeats }, log) {
     const times = { templates: [], written: [] };
     const walls = { templates: [], written: [] };
     for (let round = 0; round < repeats; round++) {
-      for (const [form, dir] of [['written', written], ['templates', templates]]) {
-        const result = expectExit(await runCli(dir, ['plan', '--detailed-exitcode'], { env: CLI_ENV }), 2, `plan of the ${form} form`);
+      for (const [form, dir] of [
+        ['written', written],
+        ['templates', templates],
+      ]) {
+        const result = expectExit(
+          await runCli(dir, ['plan', '--detailed-exitcode'], { env: CLI_ENV }),
+          2,
+          `plan of the ${form} form`,
+        );
         const summary = result.stdout.split('\n').find((line) => line.startsWith('Plan:')) ?? '';
-        if (!summary.includes(`${files * items} to create`)) throw new Error(`plan of the ${form} form: expected ${files * items} creates, got: ${summary}`);
+        if (!summary.includes(`${files * items} to create`))
+          throw new Error(`plan of the ${form} form: expected ${files * items} creates, got: ${summary}`);
         times[form].push(result.cpuMs);
         walls[form].push(result.wallMs);
       }
@@ -84,8 +111,22 @@ export async function forEachPlan({ files, items, repeats }, log) {
     const ratio = templatesMs / writtenMs;
     const verdict = ratio <= FOR_EACH_GOAL ? 'meets' : 'misses';
     const wall = { templatesMs: median(walls.templates), writtenMs: median(walls.written) };
-    log(`  ${files.toLocaleString('en-US')} templates → ${(files * items).toLocaleString('en-US')} resources: plan ${(templatesMs / 1000).toFixed(2)} s CPU (${(wall.templatesMs / 1000).toFixed(2)} s wall); written out: ${(writtenMs / 1000).toFixed(2)} s CPU (${(wall.writtenMs / 1000).toFixed(2)} s wall); ${ratio.toFixed(2)} × (${verdict} the goal of ${FOR_EACH_GOAL} ×)`);
-    return { files, items, resources: files * items, repeats, templatesMs, writtenMs, ratio, goal: FOR_EACH_GOAL, meets: ratio <= FOR_EACH_GOAL, wall, runs: { cpu: times, wall: walls } };
+    log(
+      `  ${files.toLocaleString('en-US')} templates → ${(files * items).toLocaleString('en-US')} resources: plan ${(templatesMs / 1000).toFixed(2)} s CPU (${(wall.templatesMs / 1000).toFixed(2)} s wall); written out: ${(writtenMs / 1000).toFixed(2)} s CPU (${(wall.writtenMs / 1000).toFixed(2)} s wall); ${ratio.toFixed(2)} × (${verdict} the goal of ${FOR_EACH_GOAL} ×)`,
+    );
+    return {
+      files,
+      items,
+      resources: files * items,
+      repeats,
+      templatesMs,
+      writtenMs,
+      ratio,
+      goal: FOR_EACH_GOAL,
+      meets: ratio <= FOR_EACH_GOAL,
+      wall,
+      runs: { cpu: times, wall: walls },
+    };
   } finally {
     await emulator.close();
     await rm(root, { recursive: true, force: true });

@@ -29,7 +29,14 @@ function dashboardBody(index) {
       y: 0,
       w: 6,
       h: 4,
-      series: [{ type: 'time', dataSource: 'events', aggFn: tile === 'count' || tile === 'errors' ? 'count' : 'quantile', where: `service:svc-${index}` }],
+      series: [
+        {
+          type: 'time',
+          dataSource: 'events',
+          aggFn: tile === 'count' || tile === 'errors' ? 'count' : 'quantile',
+          where: `service:svc-${index}`,
+        },
+      ],
     })),
   };
 }
@@ -41,7 +48,12 @@ async function bareLoop(url, writes, concurrency) {
   const worker = async () => {
     while (next < writes) {
       const index = next++;
-      const response = await pool.request({ method: 'POST', path: PATH, headers: { authorization: BASIC, 'content-type': 'application/json' }, body: JSON.stringify(dashboardBody(index)) });
+      const response = await pool.request({
+        method: 'POST',
+        path: PATH,
+        headers: { authorization: BASIC, 'content-type': 'application/json' },
+        body: JSON.stringify(dashboardBody(index)),
+      });
       await response.body.text();
       if (response.statusCode !== 200) failed++;
     }
@@ -70,10 +82,17 @@ const TMPFS = '/dev/shm';
 
 async function stacksyncApply(counts, concurrency, statePath) {
   return withEmulator(counts, async (emulator, dir) => {
-    await writeFixtures({ dir, url: emulator.url, counts, rateLimit: { requests: 1_000_000, perSeconds: 1, concurrency }, ...(statePath ? { statePath } : {}) });
+    await writeFixtures({
+      dir,
+      url: emulator.url,
+      counts,
+      rateLimit: { requests: 1_000_000, perSeconds: 1, concurrency },
+      ...(statePath ? { statePath } : {}),
+    });
     const result = await runCli(dir, ['apply']);
     const server = await stats(emulator.url);
-    if (result.code !== 0 || server.writes !== counts.dashboards) throw new Error(`stacksync apply: exit ${result.code}, ${server.writes} writes\n${result.stderr.slice(-2000)}`);
+    if (result.code !== 0 || server.writes !== counts.dashboards)
+      throw new Error(`stacksync apply: exit ${result.code}, ${server.writes} writes\n${result.stderr.slice(-2000)}`);
     return { wallMs: result.wallMs, phaseMs: applySeconds(result.stderr, 'local') * 1000 };
   });
 }
@@ -122,7 +141,12 @@ export async function httpFloor({ writes, concurrency, repeats }, log) {
   };
   figures.ratio = figures.stacksyncMs / figures.floorMs;
   figures.phaseRatio = figures.applyPhaseMs / figures.floorMs;
-  log(`  ${writes} creates at concurrency ${concurrency}: floor ${(figures.floorMs / 1000).toFixed(2)} s, stacksync ${(figures.stacksyncMs / 1000).toFixed(2)} s (× ${figures.ratio.toFixed(2)}), its apply phase ${(figures.applyPhaseMs / 1000).toFixed(2)} s (× ${figures.phaseRatio.toFixed(2)}), process start ${(figures.processStartMs / 1000).toFixed(2)} s`);
-  if (figures.tmpfsMs !== undefined) log(`  with the state file on tmpfs: stacksync ${(figures.tmpfsMs / 1000).toFixed(2)} s (× ${(figures.tmpfsMs / figures.floorMs).toFixed(2)}), apply phase ${(figures.tmpfsPhaseMs / 1000).toFixed(2)} s (× ${(figures.tmpfsPhaseMs / figures.floorMs).toFixed(2)})`);
+  log(
+    `  ${writes} creates at concurrency ${concurrency}: floor ${(figures.floorMs / 1000).toFixed(2)} s, stacksync ${(figures.stacksyncMs / 1000).toFixed(2)} s (× ${figures.ratio.toFixed(2)}), its apply phase ${(figures.applyPhaseMs / 1000).toFixed(2)} s (× ${figures.phaseRatio.toFixed(2)}), process start ${(figures.processStartMs / 1000).toFixed(2)} s`,
+  );
+  if (figures.tmpfsMs !== undefined)
+    log(
+      `  with the state file on tmpfs: stacksync ${(figures.tmpfsMs / 1000).toFixed(2)} s (× ${(figures.tmpfsMs / figures.floorMs).toFixed(2)}), apply phase ${(figures.tmpfsPhaseMs / 1000).toFixed(2)} s (× ${(figures.tmpfsPhaseMs / figures.floorMs).toFixed(2)})`,
+    );
   return figures;
 }

@@ -41,7 +41,13 @@ export async function runCli(cwd, args, { env = {}, timeoutMs = 300_000 } = {}) 
   const scratch = await mkdtemp(join(tmpdir(), 'stacksync-bench-rss-'));
   const rssFile = join(scratch, 'rss');
   const started = performance.now();
-  const child = track(spawn(process.execPath, ['--import', REPORT_RSS, CLI, ...args], { cwd, env: childEnv({ ...env, BENCH_RSS_FILE: rssFile }), stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, ['--import', REPORT_RSS, CLI, ...args], {
+      cwd,
+      env: childEnv({ ...env, BENCH_RSS_FILE: rssFile }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -57,7 +63,10 @@ export async function runCli(cwd, args, { env = {}, timeoutMs = 300_000 } = {}) 
 
 /** Throws with the run's output when it did not exit as expected. */
 export function expectExit(result, code, what) {
-  if (result.code !== code) throw new Error(`${what}: exit ${result.code}, expected ${code}\n--- stdout\n${result.stdout.slice(-3000)}\n--- stderr\n${result.stderr.slice(-3000)}`);
+  if (result.code !== code)
+    throw new Error(
+      `${what}: exit ${result.code}, expected ${code}\n--- stdout\n${result.stdout.slice(-3000)}\n--- stderr\n${result.stderr.slice(-3000)}`,
+    );
   return result;
 }
 
@@ -84,7 +93,9 @@ export async function startEmulatorChild({ seedFile, rateLimit, rateWindow, faul
   if (rateLimit) args.push('--rate-limit', String(rateLimit));
   if (rateWindow) args.push('--rate-window', rateWindow);
   if (faults) args.push('--faults', faults);
-  const child = track(spawn(process.execPath, [CLI, ...args], { env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, [CLI, ...args], { env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -127,7 +138,13 @@ export async function dump(url) {
 export async function startDaemon(cwd, args = [], { env = {}, nodeArgs = [] } = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = track(spawn(process.execPath, [...nodeArgs, CLI, 'run', '--listen', `127.0.0.1:${port}`, ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, [...nodeArgs, CLI, 'run', '--listen', `127.0.0.1:${port}`, ...args], {
+      cwd,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let output = '';
   child.stdout.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
   child.stderr.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
@@ -177,7 +194,8 @@ export function metricSum(text, name, labels = {}) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
     // Route labels hold braces, so the label set ends at the last '}'.
     const labelText = line.startsWith(`${name}{`) ? line.slice(name.length + 1, line.lastIndexOf('}')) : '';
-    if (Object.entries(labels).every(([key, value]) => labelText.includes(`${key}="${value}"`))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Object.entries(labels).every(([key, value]) => labelText.includes(`${key}="${value}"`)))
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return sum;
 }

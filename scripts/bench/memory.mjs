@@ -40,7 +40,10 @@ async function openInspector(wsUrl) {
 async function afterGc(inspector) {
   await inspector.call('HeapProfiler.collectGarbage');
   await inspector.call('HeapProfiler.collectGarbage');
-  const reply = await inspector.call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
+  const reply = await inspector.call('Runtime.evaluate', {
+    expression: 'JSON.stringify(process.memoryUsage())',
+    returnByValue: true,
+  });
   const usage = JSON.parse(reply.result.result.value);
   return { heap: usage.heapUsed, rss: usage.rss };
 }
@@ -54,10 +57,17 @@ export async function daemonMemory(world, { resyncs, warmup }, log) {
   const original = await readFile(configPath, 'utf8');
   // The default interval (5 m): no periodic resync gets in the way of the triggered ones.
   await writeFile(configPath, original.replace(/^sync: .*$/m, 'sync: {}'));
-  const daemon = await startDaemon(world.dir, ['--log-level', 'warn'], { env: world.env, nodeArgs: ['--inspect=127.0.0.1:0'] });
+  const daemon = await startDaemon(world.dir, ['--log-level', 'warn'], {
+    env: world.env,
+    nodeArgs: ['--inspect=127.0.0.1:0'],
+  });
   let inspector;
   try {
-    await waitUntil(async () => (await daemon.get('/readyz').catch(() => ({ status: 0 }))).status === 200, 180_000, 250);
+    await waitUntil(
+      async () => (await daemon.get('/readyz').catch(() => ({ status: 0 }))).status === 200,
+      180_000,
+      250,
+    );
     const wsUrl = /ws:\/\/127\.0\.0\.1:\d+\/[\w-]+/.exec(daemon.output())?.[0];
     if (!wsUrl) throw new Error('the daemon did not print its inspector URL');
     inspector = await openInspector(wsUrl);
@@ -67,14 +77,18 @@ export async function daemonMemory(world, { resyncs, warmup }, log) {
     for (let round = 1; round <= warmup + resyncs; round++) {
       const before = syncCounts((await daemon.get('/metrics')).text);
       await fetch(`${daemon.url}/-/reload`, { method: 'POST', headers: { 'content-type': 'application/json' } });
-      await waitUntil(async () => {
-        const metrics = (await daemon.get('/metrics').catch(() => ({ text: '' }))).text;
-        peakRss = Math.max(peakRss, metricSum(metrics, 'process_resident_memory_bytes'));
-        const now = syncCounts(metrics);
-        if (!now.every((count, index) => count > (before[index] ?? 0))) return false;
-        const status = JSON.parse((await daemon.get('/status')).text);
-        return Object.values(status.targets ?? {}).every((target) => !target.syncing);
-      }, 180_000, 250);
+      await waitUntil(
+        async () => {
+          const metrics = (await daemon.get('/metrics').catch(() => ({ text: '' }))).text;
+          peakRss = Math.max(peakRss, metricSum(metrics, 'process_resident_memory_bytes'));
+          const now = syncCounts(metrics);
+          if (!now.every((count, index) => count > (before[index] ?? 0))) return false;
+          const status = JSON.parse((await daemon.get('/status')).text);
+          return Object.values(status.targets ?? {}).every((target) => !target.syncing);
+        },
+        180_000,
+        250,
+      );
       series.push({ round, ...(await afterGc(inspector)) });
       await delay(50);
     }
@@ -82,7 +96,10 @@ export async function daemonMemory(world, { resyncs, warmup }, log) {
     const first = measured[0];
     const last = measured[measured.length - 1];
     const final = (await daemon.get('/metrics')).text;
-    const writes = ['create', 'update', 'delete'].reduce((sum, action) => sum + metricSum(final, 'stacksync_apply_operations_total', { action }), 0);
+    const writes = ['create', 'update', 'delete'].reduce(
+      (sum, action) => sum + metricSum(final, 'stacksync_apply_operations_total', { action }),
+      0,
+    );
     const figures = {
       resources: world.counts.total,
       resyncs,
@@ -104,7 +121,9 @@ export async function daemonMemory(world, { resyncs, warmup }, log) {
     );
     return figures;
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- daemon output\n${daemon.output().slice(-3000)}`);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}\n--- daemon output\n${daemon.output().slice(-3000)}`,
+    );
   } finally {
     inspector?.close();
     await daemon.stop();

@@ -16,7 +16,14 @@ async function measured(world, args, exitCode, what) {
   await resetStats(world.emulator.url);
   const result = expectExit(await runCli(world.dir, args, { env: world.env }), exitCode, what);
   const server = await stats(world.emulator.url);
-  return { wallMs: result.wallMs, rssBytes: result.rssBytes, calls: server.total, writes: server.writes, throttled: server.throttled, stderr: result.stderr };
+  return {
+    wallMs: result.wallMs,
+    rssBytes: result.rssBytes,
+    calls: server.total,
+    writes: server.writes,
+    throttled: server.throttled,
+    stderr: result.stderr,
+  };
 }
 
 /** A workspace of `size` resources and its emulator. Call `close()` when done. */
@@ -52,16 +59,34 @@ export async function planAtSize(size, log) {
   log(`  ${size}: apply ${(apply.wallMs / 1000).toFixed(2)} s (${apply.writes} writes)`);
   const inSyncPlan = await measured(world, ['plan', '--detailed-exitcode'], 0, `in-sync plan at ${size}`);
   const inSyncApply = await measured(world, ['apply'], 0, `in-sync apply at ${size}`);
-  log(`  ${size}: in-sync plan ${(inSyncPlan.wallMs / 1000).toFixed(2)} s, in-sync apply ${(inSyncApply.wallMs / 1000).toFixed(2)} s (${inSyncApply.writes} writes)`);
+  log(
+    `  ${size}: in-sync plan ${(inSyncPlan.wallMs / 1000).toFixed(2)} s, in-sync apply ${(inSyncApply.wallMs / 1000).toFixed(2)} s (${inSyncApply.writes} writes)`,
+  );
   const figures = {
     size,
     resources: world.counts.total,
     floor: world.floor,
     firstFloor: world.firstFloor,
     initial: { wallMs: initial.wallMs, rssBytes: initial.rssBytes, calls: initial.calls },
-    apply: { wallMs: apply.wallMs, rssBytes: apply.rssBytes, writes: apply.writes, calls: apply.calls, applySeconds: applyPhase },
-    inSyncPlan: { wallMs: inSyncPlan.wallMs, rssBytes: inSyncPlan.rssBytes, calls: inSyncPlan.calls, writes: inSyncPlan.writes },
-    inSyncApply: { wallMs: inSyncApply.wallMs, rssBytes: inSyncApply.rssBytes, calls: inSyncApply.calls, writes: inSyncApply.writes },
+    apply: {
+      wallMs: apply.wallMs,
+      rssBytes: apply.rssBytes,
+      writes: apply.writes,
+      calls: apply.calls,
+      applySeconds: applyPhase,
+    },
+    inSyncPlan: {
+      wallMs: inSyncPlan.wallMs,
+      rssBytes: inSyncPlan.rssBytes,
+      calls: inSyncPlan.calls,
+      writes: inSyncPlan.writes,
+    },
+    inSyncApply: {
+      wallMs: inSyncApply.wallMs,
+      rssBytes: inSyncApply.rssBytes,
+      calls: inSyncApply.calls,
+      writes: inSyncApply.writes,
+    },
   };
   return { figures, world };
 }
@@ -74,8 +99,15 @@ export async function planOnly(size, log) {
   const world = await openWorld(size);
   try {
     const plan = await measured(world, ['plan', '--detailed-exitcode'], 2, `plan at ${size}`);
-    log(`  ${size}: plan (all to create) ${(plan.wallMs / 1000).toFixed(2)} s, peak RSS ${(plan.rssBytes / 2 ** 20).toFixed(0)} MiB, ${plan.calls} calls`);
-    return { size, resources: world.counts.total, firstFloor: world.firstFloor, plan: { wallMs: plan.wallMs, rssBytes: plan.rssBytes, calls: plan.calls } };
+    log(
+      `  ${size}: plan (all to create) ${(plan.wallMs / 1000).toFixed(2)} s, peak RSS ${(plan.rssBytes / 2 ** 20).toFixed(0)} MiB, ${plan.calls} calls`,
+    );
+    return {
+      size,
+      resources: world.counts.total,
+      firstFloor: world.firstFloor,
+      plan: { wallMs: plan.wallMs, rssBytes: plan.rssBytes, calls: plan.calls },
+    };
   } finally {
     await world.close();
   }

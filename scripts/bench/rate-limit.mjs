@@ -16,14 +16,21 @@ async function oneRun({ changes, limit, configured, concurrency }) {
   await writeFile(join(dir, 'seed.json'), JSON.stringify(seedFor(counts)));
   const emulator = await startEmulatorChild({ seedFile: join(dir, 'seed.json'), rateLimit: limit });
   try {
-    await writeFixtures({ dir, url: emulator.url, counts, rateLimit: { requests: configured, perSeconds: 1, concurrency } });
+    await writeFixtures({
+      dir,
+      url: emulator.url,
+      counts,
+      rateLimit: { requests: configured, perSeconds: 1, concurrency },
+    });
     const result = await runCli(dir, ['apply'], { timeoutMs: 600_000 });
     const server = await stats(emulator.url);
     const live = (await dump(emulator.url)).organizations[0].services[0].dashboards.map((dashboard) => dashboard.name);
     const missing = changes - new Set(live).size;
     const duplicates = live.length - new Set(live).size;
     const seconds = applySeconds(result.stderr, 'local');
-    const created = server.routes.filter((route) => route.method === 'POST').reduce((sum, route) => sum + (route.statuses['200'] ?? 0), 0);
+    const created = server.routes
+      .filter((route) => route.method === 'POST')
+      .reduce((sum, route) => sum + (route.statuses['200'] ?? 0), 0);
     return {
       configured,
       limit,
@@ -45,8 +52,12 @@ async function oneRun({ changes, limit, configured, concurrency }) {
 
 export async function rateLimitRuns({ changes, limit }, log) {
   const matched = await oneRun({ changes, limit, configured: limit, concurrency: 4 });
-  log(`  configured = limit (${limit}/s): ${matched.writesPerSecond.toFixed(2)} writes/s (${matched.ratio.toFixed(3)} of the limit), ${matched.throttled} × 429, exit ${matched.exit}`);
+  log(
+    `  configured = limit (${limit}/s): ${matched.writesPerSecond.toFixed(2)} writes/s (${matched.ratio.toFixed(3)} of the limit), ${matched.throttled} × 429, exit ${matched.exit}`,
+  );
   const above = await oneRun({ changes, limit, configured: limit * 2, concurrency: 4 });
-  log(`  configured = 2 × limit (${limit * 2}/s): ${above.writesPerSecond.toFixed(2)} writes/s (${above.ratio.toFixed(3)} of the limit), ${above.throttled} × 429, ${above.missing} missing, ${above.duplicates} duplicates, exit ${above.exit}`);
+  log(
+    `  configured = 2 × limit (${limit * 2}/s): ${above.writesPerSecond.toFixed(2)} writes/s (${above.ratio.toFixed(3)} of the limit), ${above.throttled} × 429, ${above.missing} missing, ${above.duplicates} duplicates, exit ${above.exit}`,
+  );
   return { matched, above };
 }

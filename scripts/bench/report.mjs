@@ -29,24 +29,55 @@ function summary(sections) {
   const plan = sections.planSize;
   if (Array.isArray(plan)) {
     const ratios = plan.flatMap((row) => [row.initial.calls / row.firstFloor, row.inSyncPlan.calls / row.floor]);
-    lines.push(verdict(ratios.every((value) => value === 1), `plan HTTP calls ÷ floor = ${ratios.map(ratio).join(', ')} (must be 1.0 at every size, first plan and in-sync plan).`));
+    lines.push(
+      verdict(
+        ratios.every((value) => value === 1),
+        `plan HTTP calls ÷ floor = ${ratios.map(ratio).join(', ')} (must be 1.0 at every size, first plan and in-sync plan).`,
+      ),
+    );
     const last = plan[plan.length - 1];
-    lines.push(verdict(last.inSyncApply.writes === 0 && last.inSyncApply.calls === last.floor, `in-sync re-apply at ${n(last.resources)} resources: ${last.inSyncApply.writes} writes, ${last.inSyncApply.calls} calls for a floor of ${last.floor}, ${s(last.inSyncApply.wallMs)} s.`));
+    lines.push(
+      verdict(
+        last.inSyncApply.writes === 0 && last.inSyncApply.calls === last.floor,
+        `in-sync re-apply at ${n(last.resources)} resources: ${last.inSyncApply.writes} writes, ${last.inSyncApply.calls} calls for a floor of ${last.floor}, ${s(last.inSyncApply.wallMs)} s.`,
+      ),
+    );
     const tenK = plan.find((row) => row.size === 10_000);
     if (tenK) lines.push(planGoal(tenK));
   }
   const large = sections.planLarge;
-  if (large?.plan) lines.push(largePlanGoal(large, Array.isArray(plan) ? plan.find((row) => row.size === 10_000) : undefined));
+  if (large?.plan)
+    lines.push(largePlanGoal(large, Array.isArray(plan) ? plan.find((row) => row.size === 10_000) : undefined));
   else if (large) lines.push(`- **Pending:** plan at 100,000 resources (${failedOrPending(large)}).`);
   const forEach = sections.forEach;
   if (forEach?.ratio !== undefined) {
-    lines.push(verdict(forEach.meets, `${n(forEach.files)} forEach manifests expanding to ${n(forEach.resources)} resources plan in ${s(forEach.templatesMs)} s of CPU, ${ratio(forEach.ratio)} × the ${s(forEach.writtenMs)} s of the same ${n(forEach.resources)} written out (goal ≤ ${forEach.goal} ×).`));
+    lines.push(
+      verdict(
+        forEach.meets,
+        `${n(forEach.files)} forEach manifests expanding to ${n(forEach.resources)} resources plan in ${s(forEach.templatesMs)} s of CPU, ${ratio(forEach.ratio)} × the ${s(forEach.writtenMs)} s of the same ${n(forEach.resources)} written out (goal ≤ ${forEach.goal} ×).`,
+      ),
+    );
   } else if (forEach) lines.push(`- **Pending:** forEach vs written out (${failedOrPending(forEach)}).`);
   const rate = sections.rateLimit;
   if (rate?.matched) {
-    lines.push(verdict(rate.matched.ratio >= 0.95, `writes/s ÷ limit with the target configured to the limit = ${ratio(rate.matched.ratio)} (goal ≥ 0.95).`));
-    lines.push(verdict(rate.matched.throttled === 0, `429s received when configured to the limit = ${rate.matched.throttled} (goal 0).`));
-    lines.push(verdict(rate.above.missing === 0 && rate.above.duplicates === 0 && rate.above.exit === 0, `configured at 2 × the limit: recovers at ${ratio(rate.above.ratio)} of the limit through ${rate.above.throttled} × 429, ${rate.above.missing} lost, ${rate.above.duplicates} duplicated.`));
+    lines.push(
+      verdict(
+        rate.matched.ratio >= 0.95,
+        `writes/s ÷ limit with the target configured to the limit = ${ratio(rate.matched.ratio)} (goal ≥ 0.95).`,
+      ),
+    );
+    lines.push(
+      verdict(
+        rate.matched.throttled === 0,
+        `429s received when configured to the limit = ${rate.matched.throttled} (goal 0).`,
+      ),
+    );
+    lines.push(
+      verdict(
+        rate.above.missing === 0 && rate.above.duplicates === 0 && rate.above.exit === 0,
+        `configured at 2 × the limit: recovers at ${ratio(rate.above.ratio)} of the limit through ${rate.above.throttled} × 429, ${rate.above.missing} lost, ${rate.above.duplicates} duplicated.`,
+      ),
+    );
   }
   const shared = sections.sharedKey;
   if (shared?.ratio !== undefined) {
@@ -66,14 +97,19 @@ function summary(sections) {
   else if (first) lines.push(`- **Pending:** first apply vs size (${failedOrPending(first)}).`);
   const statePostgres = sections.statePostgres;
   if (statePostgres?.ratio !== undefined) lines.push(statePostgresVerdict(statePostgres));
-  else if (statePostgres) lines.push(`- **Pending:** first apply with the state in PostgreSQL (${failedOrPending(statePostgres)}).`);
+  else if (statePostgres)
+    lines.push(`- **Pending:** first apply with the state in PostgreSQL (${failedOrPending(statePostgres)}).`);
   const floor = sections.httpFloor;
   if (floor?.ratio) lines.push(floorVerdict(floor));
   const watch = watchRows(sections.watch);
   if (watch.length === 0) lines.push(`- **Pending:** watch latency (${failedOrPending(sections.watch)}).`);
   for (const row of watch) {
     const text = `daemon, file saved → write answered, at ${n(row.size)} resources: p50 ${row.p50.toFixed(0)} ms, p99 ${row.p99.toFixed(0)} ms, debounce included`;
-    lines.push(row.size >= 10_000 ? verdict(row.p99 < WATCH_GOAL_MS, `${text} (goal: p99 < 1 s at 10,000).`) : `- **Measured:** ${text} (no goal at this size).`);
+    lines.push(
+      row.size >= 10_000
+        ? verdict(row.p99 < WATCH_GOAL_MS, `${text} (goal: p99 < 1 s at 10,000).`)
+        : `- **Measured:** ${text} (no goal at this size).`,
+    );
   }
   const memory = sections.memory;
   if (memory?.first === undefined) lines.push(`- **Pending:** daemon memory (${failedOrPending(memory)}).`);
@@ -98,7 +134,8 @@ export function firstApplyVerdict(first) {
   const times = first.rows.map((row) => s(row.wallMs)).join(' → ');
   const phases = first.rows.map((row) => s(row.phaseMs)).join(' → ');
   const rss = first.rows.map((row) => mib(row.rssBytes)).join(' → ');
-  if (first.ratio === undefined) return `- **Measured:** first apply at ${sizes} resources: ${times} s (too few sizes for the goal).`;
+  if (first.ratio === undefined)
+    return `- **Measured:** first apply at ${sizes} resources: ${times} s (too few sizes for the goal).`;
   const ok = first.ratio <= APPLY_GOALS.largestOverMiddle;
   return verdict(
     ok,
@@ -144,14 +181,22 @@ function planGoal(row) {
   const ms = Math.max(row.initial.wallMs, row.inSyncPlan.wallMs);
   const bytes = Math.max(row.initial.rssBytes, row.inSyncPlan.rssBytes);
   const ok = ms < PLAN_GOALS.tenK.ms && bytes < PLAN_GOALS.tenK.bytes;
-  return verdict(ok, `plan at ${n(row.resources)} resources: ${s(row.initial.wallMs)} s / ${mib(row.initial.rssBytes)} MiB with everything to create, ${s(row.inSyncPlan.wallMs)} s / ${mib(row.inSyncPlan.rssBytes)} MiB in sync (goal < 1.5 s, < 200 MiB).`);
+  return verdict(
+    ok,
+    `plan at ${n(row.resources)} resources: ${s(row.initial.wallMs)} s / ${mib(row.initial.rssBytes)} MiB with everything to create, ${s(row.inSyncPlan.wallMs)} s / ${mib(row.inSyncPlan.rssBytes)} MiB in sync (goal < 1.5 s, < 200 MiB).`,
+  );
 }
 
 function largePlanGoal(large, tenK) {
   const { wallMs, rssBytes } = large.plan;
   const ok = wallMs < PLAN_GOALS.hundredK.ms && rssBytes < PLAN_GOALS.hundredK.bytes;
-  const factor = tenK ? `; ${ratio(wallMs / tenK.initial.wallMs)} × the time and ${ratio(rssBytes / tenK.initial.rssBytes)} × the memory of 10,000 for ${ratio(large.resources / tenK.resources)} × the resources` : '';
-  return verdict(ok, `plan at ${n(large.resources)} resources, everything to create: ${s(wallMs)} s, ${mib(rssBytes)} MiB peak RSS${factor} (goal < 15 s, < 1 GiB, linear from 10,000).`);
+  const factor = tenK
+    ? `; ${ratio(wallMs / tenK.initial.wallMs)} × the time and ${ratio(rssBytes / tenK.initial.rssBytes)} × the memory of 10,000 for ${ratio(large.resources / tenK.resources)} × the resources`
+    : '';
+  return verdict(
+    ok,
+    `plan at ${n(large.resources)} resources, everything to create: ${s(wallMs)} s, ${mib(rssBytes)} MiB peak RSS${factor} (goal < 15 s, < 1 GiB, linear from 10,000).`,
+  );
 }
 
 function largePlanSection(large) {
@@ -201,7 +246,8 @@ function planSection(rows) {
 function rateSection(rate, profile) {
   const problem = failedOrPending(rate);
   if (problem) return problem;
-  const row = (label, r) => `| ${label} | ${r.configured}/s | ${r.writesPerSecond.toFixed(2)} | ${ratio(r.ratio)} | ${r.throttled} | ${r.missing} | ${r.duplicates} | ${r.exit} | ${r.applySeconds.toFixed(1)} s |`;
+  const row = (label, r) =>
+    `| ${label} | ${r.configured}/s | ${r.writesPerSecond.toFixed(2)} | ${ratio(r.ratio)} | ${r.throttled} | ${r.missing} | ${r.duplicates} | ${r.exit} | ${r.applySeconds.toFixed(1)} s |`;
   return [
     `${profile.rate.changes} dashboard creates on the managed target; emulator \`--rate-limit ${profile.rate.limit}\` (per credential per second).`,
     '',
@@ -254,7 +300,9 @@ function sharedKeySection(shared) {
 function estimateSection(estimate) {
   const problem = failedOrPending(estimate);
   if (problem) return problem;
-  const targets = estimate.perTarget.map((target) => `${target.target} ${target.requests} requests, ${target.seconds.toFixed(1)} s`).join('; ');
+  const targets = estimate.perTarget
+    .map((target) => `${target.target} ${target.requests} requests, ${target.seconds.toFixed(1)} s`)
+    .join('; ');
   return [
     `\`stacksync apply --output json\` with ${estimate.targets} managed targets (services of one organization) on one API key, both configured with the key's budget scaled down to ${estimate.requests} requests per ${estimate.perSeconds} s (concurrency 4), which the emulator (child process) enforces per key over a sliding window (\`--rate-limit ${estimate.requests} --rate-window ${estimate.perSeconds}s\`). One target creates ${estimate.dashboards} dashboards and an alert on each (each alert waits for its dashboard, created in the same apply), the other ${estimate.otherDashboards} dashboards. The estimate is the one the apply's own plan printed; the measure is the whole command, spawn to exit.`,
     '',
@@ -277,7 +325,10 @@ function firstApplySection(first) {
     '',
     '| resources | whole command | apply phase | writes | writes/s (apply phase) | peak RSS |',
     '|---:|---:|---:|---:|---:|---:|',
-    ...first.rows.map((row) => `| ${n(row.resources)} | ${s(row.wallMs)} s | ${s(row.phaseMs)} s | ${n(row.writes)} | ${n(Math.round(row.writes / (row.phaseMs / 1000)))} | ${mib(row.rssBytes)} MiB |`),
+    ...first.rows.map(
+      (row) =>
+        `| ${n(row.resources)} | ${s(row.wallMs)} s | ${s(row.phaseMs)} s | ${n(row.writes)} | ${n(Math.round(row.writes / (row.phaseMs / 1000)))} | ${mib(row.rssBytes)} MiB |`,
+    ),
     '',
     `Exponent of time over size (least squares over every size, 1.0 is linear): ${ratio(first.exponent)} whole command, ${ratio(first.phaseExponent)} apply phase.`,
   ].join('\n');
@@ -314,7 +365,10 @@ function watchSection(watch) {
     '',
     '| resources | edits | p50 | p99 | max | p50 without debounce | p99 without debounce |',
     '|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((row) => `| ${n(row.size)} | ${row.edits} | ${row.p50.toFixed(0)} ms | ${row.p99.toFixed(0)} ms | ${row.max.toFixed(0)} ms | ${(row.p50 - row.debounceMs).toFixed(0)} ms | ${(row.p99 - row.debounceMs).toFixed(0)} ms |`),
+    ...rows.map(
+      (row) =>
+        `| ${n(row.size)} | ${row.edits} | ${row.p50.toFixed(0)} ms | ${row.p99.toFixed(0)} ms | ${row.max.toFixed(0)} ms | ${(row.p50 - row.debounceMs).toFixed(0)} ms | ${(row.p99 - row.debounceMs).toFixed(0)} ms |`,
+    ),
   ].join('\n');
 }
 
@@ -345,7 +399,10 @@ function clientSection(rows, profile) {
     '',
     '| variant | HTTP calls | expected | dashboards | alerts | pipes | full read | seeding |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((row) => `| ${row.variant} | ${row.calls} | ${row.expected} | ${n(row.dashboards)} | ${n(row.alerts)} | ${row.pipes} | ${row.wallMs.toFixed(0)} ms | ${(row.seedMs / 1000).toFixed(1)} s |`),
+    ...rows.map(
+      (row) =>
+        `| ${row.variant} | ${row.calls} | ${row.expected} | ${n(row.dashboards)} | ${n(row.alerts)} | ${row.pipes} | ${row.wallMs.toFixed(0)} ms | ${(row.seedMs / 1000).toFixed(1)} s |`,
+    ),
   ].join('\n');
 }
 

@@ -32,7 +32,10 @@ const serviceId = (index) => `5e000000-0000-4000-8000-${String(index + 1).padSta
 
 function seed(targets) {
   const base = defaultSeed();
-  base.organizations[0].services = Array.from({ length: targets }, (_, index) => ({ id: serviceId(index), state: 'running' }));
+  base.organizations[0].services = Array.from({ length: targets }, (_, index) => ({
+    id: serviceId(index),
+    state: 'running',
+  }));
   return base;
 }
 
@@ -85,9 +88,16 @@ export function requestsOf(stderr) {
   for (const line of stderr.split('\n')) {
     if (!line.startsWith('{')) continue;
     const entry = JSON.parse(line);
-    if (entry.msg === 'API request') requests.push({ target: entry.target, startMs: Date.parse(entry.time) - entry.durationMs, waitedMs: entry.waitedMs, status: entry.status });
+    if (entry.msg === 'API request')
+      requests.push({
+        target: entry.target,
+        startMs: Date.parse(entry.time) - entry.durationMs,
+        waitedMs: entry.waitedMs,
+        status: entry.status,
+      });
     // "sync finished", or "sync finished: applied …" when it wrote something.
-    if (typeof entry.msg === 'string' && entry.msg.startsWith('sync finished')) syncs.push({ target: entry.target, seconds: entry.seconds, waitSeconds: entry.rateLimitWaitSeconds });
+    if (typeof entry.msg === 'string' && entry.msg.startsWith('sync finished'))
+      syncs.push({ target: entry.target, seconds: entry.seconds, waitSeconds: entry.rateLimitWaitSeconds });
   }
   return { requests: requests.sort((a, b) => a.startMs - b.startMs), syncs };
 }
@@ -117,20 +127,33 @@ export function fairness(requests, targets) {
   const windowStart = Math.max(...firstOf.values());
   const windowEnd = Math.min(...lastOf.values());
   const counts = new Map(targets.map((target) => [target, 0]));
-  for (const request of requests) if (request.startMs >= windowStart && request.startMs <= windowEnd) counts.set(request.target, (counts.get(request.target) ?? 0) + 1);
+  for (const request of requests)
+    if (request.startMs >= windowStart && request.startMs <= windowEnd)
+      counts.set(request.target, (counts.get(request.target) ?? 0) + 1);
   const values = [...counts.values()];
   const sum = values.reduce((a, b) => a + b, 0);
   const squares = values.reduce((a, b) => a + b * b, 0);
-  return { index: squares === 0 ? NaN : (sum * sum) / (values.length * squares), min: Math.min(...values), max: Math.max(...values), windowSeconds: Math.max(0, windowEnd - windowStart) / 1000 };
+  return {
+    index: squares === 0 ? NaN : (sum * sum) / (values.length * squares),
+    min: Math.min(...values),
+    max: Math.max(...values),
+    windowSeconds: Math.max(0, windowEnd - windowStart) / 1000,
+  };
 }
 
 export async function sharedKeyRun(profile, log) {
   const dir = await mkdtemp(join(tmpdir(), 'stacksync-bench-shared-key-'));
   await writeFile(join(dir, 'seed.json'), JSON.stringify(seed(profile.targets)));
-  const emulator = await startEmulatorChild({ seedFile: join(dir, 'seed.json'), rateLimit: profile.requests, rateWindow: `${profile.perSeconds}s` });
+  const emulator = await startEmulatorChild({
+    seedFile: join(dir, 'seed.json'),
+    rateLimit: profile.requests,
+    rateWindow: `${profile.perSeconds}s`,
+  });
   try {
     await workspace(dir, emulator.url, profile);
-    const result = await runCli(dir, ['run', '--once', '--log-level', 'debug', '--log-format', 'json'], { timeoutMs: 900_000 });
+    const result = await runCli(dir, ['run', '--once', '--log-level', 'debug', '--log-format', 'json'], {
+      timeoutMs: 900_000,
+    });
     const server = await stats(emulator.url);
     const { requests, syncs } = requestsOf(result.stderr);
     const targets = Array.from({ length: profile.targets }, (_, index) => `svc-${pad(index)}`);
@@ -149,13 +172,23 @@ export async function sharedKeyRun(profile, log) {
       budgetPerSecond: profile.requests / profile.perSeconds,
       ratio: saturated.ratio,
       saturated,
-      overallRatio: ((requests.length - profile.requests) / profile.requests) * profile.perSeconds / spanSeconds,
+      overallRatio: (((requests.length - profile.requests) / profile.requests) * profile.perSeconds) / spanSeconds,
       fairness: fair,
-      lightSyncSeconds: { min: Math.min(...light.map((sync) => sync.seconds)), max: Math.max(...light.map((sync) => sync.seconds)) },
+      lightSyncSeconds: {
+        min: Math.min(...light.map((sync) => sync.seconds)),
+        max: Math.max(...light.map((sync) => sync.seconds)),
+      },
       heavySyncSeconds: syncs.find((sync) => sync.target === 'svc-01')?.seconds,
       waitSeconds: syncs.reduce((sum, sync) => sum + (sync.waitSeconds ?? 0), 0),
     };
-    if (figures.exit !== 0) throw new Error(`stacksync run --once exited ${figures.exit}\n${result.stderr.split('\n').filter((line) => line.includes('"level":50') || line.includes('"level":40')).slice(-5).join('\n')}`);
+    if (figures.exit !== 0)
+      throw new Error(
+        `stacksync run --once exited ${figures.exit}\n${result.stderr
+          .split('\n')
+          .filter((line) => line.includes('"level":50') || line.includes('"level":40'))
+          .slice(-5)
+          .join('\n')}`,
+      );
     log(
       `  ${profile.targets} targets on one key, ${profile.requests} per ${profile.perSeconds} s (sliding): ${requests.length} requests in ${spanSeconds.toFixed(1)} s, ` +
         `${figures.ratio.toFixed(3)} of the budget while requests waited for it (${figures.overallRatio.toFixed(3)} overall), ${figures.throttled} × 429, fairness ${fair.index.toFixed(3)} (${fair.min}–${fair.max} requests each over ${fair.windowSeconds.toFixed(0)} s), ` +

@@ -19,8 +19,17 @@ export async function statePostgresRun({ size }, log) {
       state: '{ backend: postgres, url: { fromEnv: STACKSYNC_STATE_URL }, name: bench }',
       env: { STACKSYNC_STATE_URL: url },
     });
-    const figures = { size, resources: file.resources, file, postgres: database, ratio: database.wallMs / file.wallMs, phaseRatio: database.phaseMs / file.phaseMs };
-    log(`  PostgreSQL ÷ file: ${figures.ratio.toFixed(2)} whole command, ${figures.phaseRatio.toFixed(2)} apply phase (goal ≤ ${POSTGRES_GOAL})`);
+    const figures = {
+      size,
+      resources: file.resources,
+      file,
+      postgres: database,
+      ratio: database.wallMs / file.wallMs,
+      phaseRatio: database.phaseMs / file.phaseMs,
+    };
+    log(
+      `  PostgreSQL ÷ file: ${figures.ratio.toFixed(2)} whole command, ${figures.phaseRatio.toFixed(2)} apply phase (goal ≤ ${POSTGRES_GOAL})`,
+    );
     return figures;
   } finally {
     await postgres.stop();

@@ -58,7 +58,8 @@ export async function watchLatency({ size, edits }, log) {
       await rewriteDashboards({ dir, counts, tag: `edit-${edit}`, only: index });
       const saved = performance.now();
       const received = await Promise.race([written, delay(30_000).then(() => NaN)]);
-      if (Number.isNaN(received)) throw new Error(`watch: edit ${edit} produced no write within 30 s\n${daemon.output().slice(-3000)}`);
+      if (Number.isNaN(received))
+        throw new Error(`watch: edit ${edit} produced no write within 30 s\n${daemon.output().slice(-3000)}`);
       latencies.push(received - saved);
       await settle(daemon);
     }
@@ -70,7 +71,9 @@ export async function watchLatency({ size, edits }, log) {
       p99: percentile(latencies, 0.99),
       max: Math.max(...latencies),
     };
-    log(`  ${edits} edits at ${counts.total} resources: p50 ${figures.p50.toFixed(0)} ms, p99 ${figures.p99.toFixed(0)} ms (debounce ${DEFAULT_DEBOUNCE_MS} ms included; excluded: p50 ${(figures.p50 - DEFAULT_DEBOUNCE_MS).toFixed(0)} ms, p99 ${(figures.p99 - DEFAULT_DEBOUNCE_MS).toFixed(0)} ms)`);
+    log(
+      `  ${edits} edits at ${counts.total} resources: p50 ${figures.p50.toFixed(0)} ms, p99 ${figures.p99.toFixed(0)} ms (debounce ${DEFAULT_DEBOUNCE_MS} ms included; excluded: p50 ${(figures.p50 - DEFAULT_DEBOUNCE_MS).toFixed(0)} ms, p99 ${(figures.p99 - DEFAULT_DEBOUNCE_MS).toFixed(0)} ms)`,
+    );
     return figures;
   } finally {
     await daemon?.stop();
@@ -87,4 +90,3 @@ async function settle(daemon) {
   }, 30_000);
   await delay(DEFAULT_DEBOUNCE_MS + 100);
 }
-

@@ -9,8 +9,28 @@ import type { ActionVerb, WriteBody } from '../model/plan.js';
 import type { LiveBase, UnreadableResource } from '../model/resources.js';
 import type { ApiProfile } from '../schema/enums.js';
 import { ALERT_PAGE_LIMIT_MAX } from '../kinds/alert/wire.js';
-import { accessOf, deferredKinds, descriptorOf, DESCRIPTORS, liveStateOf, withUnread, type AnyKindDescriptor, type KindRoutes, type LiveOfKind, type LiveState } from '../kinds/index.js';
-import { asString, isObject, listOf, object, readEach, requiredString, ShapeError, type ReadList } from '../kinds/shared/read.js';
+import {
+  accessOf,
+  deferredKinds,
+  descriptorOf,
+  DESCRIPTORS,
+  liveStateOf,
+  withUnread,
+  type AnyKindDescriptor,
+  type KindRoutes,
+  type LiveOfKind,
+  type LiveState,
+} from '../kinds/index.js';
+import {
+  asString,
+  isObject,
+  listOf,
+  object,
+  readEach,
+  requiredString,
+  ShapeError,
+  type ReadList,
+} from '../kinds/shared/read.js';
 import type { Api, ServerCheck } from './port.js';
 import { fillRoute, idParam } from './routes.js';
 import { MANAGED_SERVICE } from '../kinds/shared/routes.js';
@@ -53,15 +73,22 @@ export abstract class BaseAdapter implements Api {
    */
   async readLiveState(also: readonly Kind[] = []): Promise<LiveState> {
     const unread = deferredKinds(this.variant, this.profile).filter((kind) => !also.includes(kind));
-    const live = await this.readKinds(DESCRIPTORS.map((descriptor) => descriptor.kind).filter((kind) => !unread.includes(kind)));
+    const live = await this.readKinds(
+      DESCRIPTORS.map((descriptor) => descriptor.kind).filter((kind) => !unread.includes(kind)),
+    );
     return withUnread(live, unread);
   }
 
   async readKinds(kinds: readonly Kind[]): Promise<LiveState> {
     const read = kinds.map(descriptorOf).filter((descriptor) => this.routesOf(descriptor) !== undefined);
     const lists = await Promise.all(read.map((descriptor) => this.readList(descriptor)));
-    const byKind = new Map<Kind, readonly LiveBase[]>(read.map((descriptor, index) => [descriptor.kind, lists[index]?.items ?? []]));
-    return liveStateOf(byKind, lists.flatMap((list) => list.unreadable));
+    const byKind = new Map<Kind, readonly LiveBase[]>(
+      read.map((descriptor, index) => [descriptor.kind, lists[index]?.items ?? []]),
+    );
+    return liveStateOf(
+      byKind,
+      lists.flatMap((list) => list.unreadable),
+    );
   }
 
   async list<K extends Kind>(kind: K): Promise<LiveOfKind<K>[]> {
@@ -74,7 +101,11 @@ export abstract class BaseAdapter implements Api {
     const descriptor = descriptorOf(kind);
     const route = this.routesOf(descriptor)?.validate?.[this.profile];
     if (route === undefined || accessOf(kind, this.variant, this.profile) !== 'write') return undefined;
-    const exchange: Exchange = { method: 'POST', ...this.at(route), body: this.spelled(descriptor, descriptor.writes?.createBody?.(body) ?? body) };
+    const exchange: Exchange = {
+      method: 'POST',
+      ...this.at(route),
+      body: this.spelled(descriptor, descriptor.writes?.createBody?.(body) ?? body),
+    };
     const reply = await this.transport.send(exchange);
     return this.read(exchange, reply, (answer) => toServerCheck(this.unwrapCheck(answer)));
   }
@@ -82,9 +113,12 @@ export abstract class BaseAdapter implements Api {
   async create<K extends Kind>(kind: K, body: WriteBody): Promise<LiveOfKind<K>> {
     const descriptor = descriptorOf(kind);
     const routes = this.offered(descriptor, 'POST');
-    if (routes.singleton) throw notOffered(`POST ${kind}`, `a ${kind} is one per service: it is never created, only changed`, this.variant);
+    if (routes.singleton)
+      throw notOffered(`POST ${kind}`, `a ${kind} is one per service: it is never created, only changed`, this.variant);
     const sent = this.spelled(descriptor, descriptor.writes?.createBody?.(body) ?? body);
-    return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, this.reader(descriptor)) as Promise<LiveOfKind<K>>;
+    return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, this.reader(descriptor)) as Promise<
+      LiveOfKind<K>
+    >;
   }
 
   async update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>> {
@@ -93,22 +127,37 @@ export abstract class BaseAdapter implements Api {
     const notRepeatable = descriptor.writes?.notRepeatable?.(body) === true;
     // The one object of a singleton is at its collection's route, without an id.
     const at = routes.singleton ? { ...this.at(routes.collection), resourceId: id } : this.at(routes.item, id);
-    const exchange: Exchange = { method: routes.update, ...at, body: this.spelled(descriptor, body), ...(notRepeatable ? { notRepeatable } : {}) };
+    const exchange: Exchange = {
+      method: routes.update,
+      ...at,
+      body: this.spelled(descriptor, body),
+      ...(notRepeatable ? { notRepeatable } : {}),
+    };
     return this.call(exchange, this.reader(descriptor)) as Promise<LiveOfKind<K>>;
   }
 
   async remove(kind: Kind, id: string): Promise<void> {
     const routes = this.offered(descriptorOf(kind), 'DELETE', id);
-    if (routes.singleton) throw notOffered(`DELETE ${kind}`, `a ${kind} is one per service: it is never deleted`, this.variant);
+    if (routes.singleton)
+      throw notOffered(`DELETE ${kind}`, `a ${kind} is one per service: it is never deleted`, this.variant);
     await this.transport.send({ method: 'DELETE', ...this.at(routes.item, id) });
   }
 
-  async act<K extends Kind>(kind: K, verb: ActionVerb, id: string, body: WriteBody): Promise<LiveOfKind<K> | undefined> {
+  async act<K extends Kind>(
+    kind: K,
+    verb: ActionVerb,
+    id: string,
+    body: WriteBody,
+  ): Promise<LiveOfKind<K> | undefined> {
     const descriptor = descriptorOf(kind);
     const routes = this.offered(descriptor, verb, id);
     const action = routes.actions?.[verb];
     if (!action) throw notOffered(`${verb} ${kind}`, `${kind} has no ${verb} action`, this.variant);
-    const exchange: Exchange = { method: action.method, ...this.at(action.route, id, '', idParam(routes.item)), body: this.spelled(descriptor, body) };
+    const exchange: Exchange = {
+      method: action.method,
+      ...this.at(action.route, id, '', idParam(routes.item)),
+      body: this.spelled(descriptor, body),
+    };
     const reply = await this.transport.send(exchange);
     // The answer is only confirmation: one that does not read as the kind's object is no failure.
     try {
@@ -125,7 +174,9 @@ export abstract class BaseAdapter implements Api {
 
   /** The kind's routes on this variant, when it offers the kind at all under this profile. */
   private routesOf(descriptor: AnyKindDescriptor): KindRoutes | undefined {
-    return accessOf(descriptor.kind, this.variant, this.profile) === 'none' ? undefined : descriptor.routes[this.variant];
+    return accessOf(descriptor.kind, this.variant, this.profile) === 'none'
+      ? undefined
+      : descriptor.routes[this.variant];
   }
 
   /** The kind's routes for a write; a target that cannot write the kind sends nothing and says so. */
@@ -134,14 +185,20 @@ export abstract class BaseAdapter implements Api {
     if (routes && accessOf(descriptor.kind, this.variant, this.profile) === 'write') return routes;
     const which = id === undefined ? '' : ` (${descriptor.kind} ${id})`;
     const can = routes ? `lists its ${descriptor.collection} but cannot write them` : `has no ${descriptor.collection}`;
-    throw notOffered(`${what} ${descriptor.kind}`, `a ${this.variant} target with api profile ${this.profile} ${can}${which}`, this.variant);
+    throw notOffered(
+      `${what} ${descriptor.kind}`,
+      `a ${this.variant} target with api profile ${this.profile} ${can}${which}`,
+      this.variant,
+    );
   }
 
   private spelled(descriptor: AnyKindDescriptor, body: WriteBody): WriteBody {
     const spelled = descriptor.writes?.spell?.(body, this.profile) ?? body;
     const prefix = this.server.settingsPrefix;
     const respell = descriptor.writes?.respell;
-    return prefix !== undefined && prefix !== DEFAULT_SETTINGS_PREFIX && respell ? (respell(spelled, DEFAULT_SETTINGS_PREFIX, prefix) as WriteBody) : spelled;
+    return prefix !== undefined && prefix !== DEFAULT_SETTINGS_PREFIX && respell
+      ? (respell(spelled, DEFAULT_SETTINGS_PREFIX, prefix) as WriteBody)
+      : spelled;
   }
 
   /** A kind's reader, taking what the server spells with its own settings prefix back to the seed's. */
@@ -157,8 +214,10 @@ export abstract class BaseAdapter implements Api {
     const paths = this.server.paths;
     if (!paths || !route.startsWith(`${MANAGED_SERVICE}/`)) return route;
     const rest = route.slice(MANAGED_SERVICE.length + 1);
-    if (paths.pipes !== undefined && rest.startsWith('pipes')) return `${MANAGED_SERVICE}/${paths.pipes}${rest.slice('pipes'.length)}`;
-    if (paths.stack !== undefined && rest.startsWith('stack/')) return `${MANAGED_SERVICE}/${paths.stack}${rest.slice('stack'.length)}`;
+    if (paths.pipes !== undefined && rest.startsWith('pipes'))
+      return `${MANAGED_SERVICE}/${paths.pipes}${rest.slice('pipes'.length)}`;
+    if (paths.stack !== undefined && rest.startsWith('stack/'))
+      return `${MANAGED_SERVICE}/${paths.stack}${rest.slice('stack'.length)}`;
     return route;
   }
 
@@ -176,7 +235,12 @@ export abstract class BaseAdapter implements Api {
    * The one object of a singleton route, as a list of one; none while the service answers 404
    * (it has none yet). An answer that does not read is that object unreadable, not a failed read.
    */
-  private async readSingleton(kind: Kind, route: string, id: string, read: (item: unknown, path: string) => LiveBase): Promise<ReadList<LiveBase>> {
+  private async readSingleton(
+    kind: Kind,
+    route: string,
+    id: string,
+    read: (item: unknown, path: string) => LiveBase,
+  ): Promise<ReadList<LiveBase>> {
     const exchange: Exchange = { method: 'GET', ...this.at(route) };
     let reply: Reply;
     try {
@@ -202,7 +266,11 @@ export abstract class BaseAdapter implements Api {
    * ⌈n ÷ limit⌉ + 1 calls for the n objects it has seen, whatever the server answers. A total
    * (`meta.total`, `X-Total-Count`) only spares the last, empty call.
    */
-  private async readPages<T extends LiveBase>(kind: Kind, route: string, read: (item: unknown, path: string) => T): Promise<ReadList<T>> {
+  private async readPages<T extends LiveBase>(
+    kind: Kind,
+    route: string,
+    read: (item: unknown, path: string) => T,
+  ): Promise<ReadList<T>> {
     const limit = ALERT_PAGE_LIMIT_MAX;
     const items = new Map<string, T>();
     const unreadable = new Map<string, UnreadableResource>();
@@ -214,14 +282,26 @@ export abstract class BaseAdapter implements Api {
       for (const item of page.unreadable) if (!unreadable.has(item.id)) unreadable.set(item.id, item);
       const seen = items.size + unreadable.size;
       const length = page.items.length + page.unreadable.length;
-      const done = length < limit || seen === before || (page.total !== undefined && seen >= page.total) || calls >= Math.ceil(seen / limit) + 1;
+      const done =
+        length < limit ||
+        seen === before ||
+        (page.total !== undefined && seen >= page.total) ||
+        calls >= Math.ceil(seen / limit) + 1;
       if (done) return { items: [...items.values()], unreadable: [...unreadable.values()] };
       offset += length;
     }
   }
 
-  private async page<T>(kind: Kind, route: string, offset: number, read: (item: unknown, path: string) => T): Promise<Page<T>> {
-    const exchange: Exchange = { method: 'GET', ...this.at(route, undefined, `?limit=${ALERT_PAGE_LIMIT_MAX}&offset=${offset}`) };
+  private async page<T>(
+    kind: Kind,
+    route: string,
+    offset: number,
+    read: (item: unknown, path: string) => T,
+  ): Promise<Page<T>> {
+    const exchange: Exchange = {
+      method: 'GET',
+      ...this.at(route, undefined, `?limit=${ALERT_PAGE_LIMIT_MAX}&offset=${offset}`),
+    };
     const reply = await this.transport.send(exchange);
     return this.read(exchange, reply, (body) => {
       const list = readEach(kind, this.unwrap(body), this.payloadMember, read);
@@ -231,9 +311,18 @@ export abstract class BaseAdapter implements Api {
   }
 
   /** Route template and concrete path of a collection, or of one resource when `id` is given. */
-  protected at(route: string, id?: string, query = '', idName?: string): Pick<Exchange, 'route' | 'path' | 'resourceId'> {
+  protected at(
+    route: string,
+    id?: string,
+    query = '',
+    idName?: string,
+  ): Pick<Exchange, 'route' | 'path' | 'resourceId'> {
     const params = id === undefined ? this.baseParams : { ...this.baseParams, [idName ?? idParam(route)]: id };
-    return { route, path: fillRoute(this.segmented(route), params) + query, ...(id === undefined ? {} : { resourceId: id }) };
+    return {
+      route,
+      path: fillRoute(this.segmented(route), params) + query,
+      ...(id === undefined ? {} : { resourceId: id }),
+    };
   }
 
   /** Sends, unwraps and reads the answer; a wrong shape becomes E_API_PROTOCOL. */
@@ -263,11 +352,17 @@ function toServerCheck(value: unknown): ServerCheck {
   const raw = object(value, '');
   const valid = raw['valid'];
   if (typeof valid !== 'boolean') throw new ShapeError('valid', 'is not a boolean');
-  const errors = raw['errors'] === undefined || raw['errors'] === null ? [] : listOf(raw['errors'], 'errors', (item, path) => {
-    const problem = object(item, path);
-    const at = problem['path'];
-    return { path: at === undefined || at === null ? '' : asString(at, `${path}.path`), message: requiredString(problem, 'message', path) };
-  });
+  const errors =
+    raw['errors'] === undefined || raw['errors'] === null
+      ? []
+      : listOf(raw['errors'], 'errors', (item, path) => {
+          const problem = object(item, path);
+          const at = problem['path'];
+          return {
+            path: at === undefined || at === null ? '' : asString(at, `${path}.path`),
+            message: requiredString(problem, 'message', path),
+          };
+        });
   return { valid, errors };
 }
 
@@ -278,7 +373,8 @@ function totalOf(body: unknown): number | undefined {
   if (meta === undefined || meta === null) return undefined;
   const total = (meta as { total?: unknown }).total;
   if (total === undefined) return undefined;
-  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) throw new ShapeError('meta.total', 'is not a count');
+  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0)
+    throw new ShapeError('meta.total', 'is not a count');
   return total;
 }
 

@@ -116,9 +116,24 @@ export interface NetworkFailure {
 }
 
 /** Failures before a byte of the request left: nothing happened on the server. */
-const NOT_SENT_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const NOT_SENT_CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+]);
 /** Failures of a connection that carried (or may have carried) the request. */
-const SENT_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_CLOSED', 'HPE_INVALID_CONSTANT', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+const SENT_CONNECTION_CODES = new Set([
+  'UND_ERR_SOCKET',
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_CLOSED',
+  'HPE_INVALID_CONSTANT',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+]);
 const SENT_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /**
@@ -131,13 +146,23 @@ const SENT_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIM
  * the exchange, and what it held goes with it): after those a lookup right away tells whether the
  * create happened, and nothing is left to land.
  */
-const UNANSWERED_NETWORK_CODES: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
+const UNANSWERED_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+]);
 const GATEWAY_GAVE_UP_STATUSES: ReadonlySet<number> = new Set([502, 504]);
 
 /** Whether a request that failed this way may still be carried out later (see above); `answered`: a status line arrived. */
-export function mayLandLater(failure: { status?: number; network?: Pick<NetworkFailure, 'code'>; answered?: boolean }): boolean {
+export function mayLandLater(failure: {
+  status?: number;
+  network?: Pick<NetworkFailure, 'code'>;
+  answered?: boolean;
+}): boolean {
   if (failure.status !== undefined) return GATEWAY_GAVE_UP_STATUSES.has(failure.status);
-  return failure.answered !== true && failure.network !== undefined && UNANSWERED_NETWORK_CODES.has(failure.network.code);
+  return (
+    failure.answered !== true && failure.network !== undefined && UNANSWERED_NETWORK_CODES.has(failure.network.code)
+  );
 }
 
 /** Whether the create an `E_API_AMBIGUOUS` error is about may still land later, as the transport judged it. */

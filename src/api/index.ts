@@ -66,13 +66,26 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   // Defaults are filled once, when the config is loaded.
   const { rateLimit } = connection;
-  const ownAgent = options.dispatcher ? undefined : new Agent({ connect: { timeout: timeouts.connectMs }, connections: rateLimit.concurrency });
+  const ownAgent = options.dispatcher
+    ? undefined
+    : new Agent({ connect: { timeout: timeouts.connectMs }, connections: rateLimit.concurrency });
   const authorizationValue = authorization(credentials);
   const pacers = options.pacers ?? new SharedPacers({ now, sleep });
-  const member = { target: connection.name, origin: new URL(baseUrl).origin, authorization: authorizationValue, rateLimit };
+  const member = {
+    target: connection.name,
+    origin: new URL(baseUrl).origin,
+    authorization: authorizationValue,
+    rateLimit,
+  };
   const pacer = pacers.join(member, {
     onWait: (waitedMs) => bestEffort(() => hooks.onRateLimitWait?.({ waitedSeconds: waitedMs / 1000 })),
-    onDelay: (delayMs) => bestEffort(() => hooks.onRateLimitDelay?.({ waitSeconds: delayMs / 1000, budget: { requests: rateLimit.requests, perSeconds: rateLimit.perSeconds } })),
+    onDelay: (delayMs) =>
+      bestEffort(() =>
+        hooks.onRateLimitDelay?.({
+          waitSeconds: delayMs / 1000,
+          budget: { requests: rateLimit.requests, perSeconds: rateLimit.perSeconds },
+        }),
+      ),
   });
   const transport = new Transport({
     baseUrl,
@@ -95,8 +108,13 @@ export function createApi(connection: TargetConnection, options: ApiOptions = {}
     await ownAgent?.close();
   };
   const profile = connection.api?.profile ?? DEFAULT_API_PROFILE;
-  const server = { ...(connection.api?.paths ? { paths: connection.api.paths } : {}), ...(connection.api?.settingsPrefix !== undefined ? { settingsPrefix: connection.api.settingsPrefix } : {}) };
-  return ids ? new ManagedAdapter(transport, ids, close, profile, server) : new SelfHostedAdapter(transport, close, profile);
+  const server = {
+    ...(connection.api?.paths ? { paths: connection.api.paths } : {}),
+    ...(connection.api?.settingsPrefix !== undefined ? { settingsPrefix: connection.api.settingsPrefix } : {}),
+  };
+  return ids
+    ? new ManagedAdapter(transport, ids, close, profile, server)
+    : new SelfHostedAdapter(transport, close, profile);
 }
 
 /** Observability is best effort: a hook that throws never fails a request. */
@@ -122,7 +140,8 @@ function checkedCredentials(connection: TargetConnection): Credentials {
 
 function managedIds(connection: TargetConnection): { organizationId: string; serviceId: string } {
   const { organizationId, serviceId } = connection;
-  if (!organizationId || !serviceId) throw configError(connection, 'a managed target needs organizationId and serviceId');
+  if (!organizationId || !serviceId)
+    throw configError(connection, 'a managed target needs organizationId and serviceId');
   return { organizationId, serviceId };
 }
 
@@ -134,12 +153,15 @@ function checkedBaseUrl(connection: TargetConnection): string {
   } catch {
     throw configError(connection, 'baseUrl is not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(connection, 'baseUrl must be http or https');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw configError(connection, 'baseUrl must be http or https');
   url.username = '';
   url.password = '';
   return url.toString();
 }
 
 function configError(connection: TargetConnection, message: string): StacksyncError {
-  return new StacksyncError('E_CONFIG_INVALID', `target ${connection.name}: ${message}`, { subject: `target ${connection.name}` });
+  return new StacksyncError('E_CONFIG_INVALID', `target ${connection.name}: ${message}`, {
+    subject: `target ${connection.name}`,
+  });
 }

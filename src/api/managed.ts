@@ -12,7 +12,13 @@ export class ManagedAdapter extends BaseAdapter {
   readonly variant = 'managed' as const;
   protected readonly payloadMember = 'result';
 
-  constructor(transport: Transport, ids: { organizationId: string; serviceId: string }, onClose: () => Promise<void>, profile: ApiProfile, server: ServerSpelling = {}) {
+  constructor(
+    transport: Transport,
+    ids: { organizationId: string; serviceId: string },
+    onClose: () => Promise<void>,
+    profile: ApiProfile,
+    server: ServerSpelling = {},
+  ) {
     super(transport, { organizationId: ids.organizationId, serviceId: ids.serviceId }, onClose, profile, server);
   }
 

@@ -155,7 +155,11 @@ export class Pacer {
 
   /** A new lane: one target's turn in the budget. */
   lane(options: LaneOptions = {}): PacerLane {
-    const state: LaneState = { queues: { retry: [], write: [], read: [] }, onWait: options.onWait, onDelay: options.onDelay };
+    const state: LaneState = {
+      queues: { retry: [], write: [], read: [] },
+      onWait: options.onWait,
+      onDelay: options.onDelay,
+    };
     this.lanes.push(state);
     let closed = false;
     return {
@@ -179,9 +183,14 @@ export class Pacer {
    */
   restrict(budget: RateBudget & { concurrency?: number }): void {
     const perMs = Math.max(0, budget.perSeconds * 1000);
-    const window: Window = { capacity: Math.max(1, Math.floor(budget.requests)), ms: perMs + (this.marginMs ?? safetyMarginMs(perMs)) };
-    if (!this.windows.some((held) => held.capacity === window.capacity && held.ms === window.ms)) this.windows.push(window);
-    if (budget.concurrency !== undefined) this.concurrency = Math.min(this.concurrency, Math.max(1, Math.floor(budget.concurrency)));
+    const window: Window = {
+      capacity: Math.max(1, Math.floor(budget.requests)),
+      ms: perMs + (this.marginMs ?? safetyMarginMs(perMs)),
+    };
+    if (!this.windows.some((held) => held.capacity === window.capacity && held.ms === window.ms))
+      this.windows.push(window);
+    if (budget.concurrency !== undefined)
+      this.concurrency = Math.min(this.concurrency, Math.max(1, Math.floor(budget.concurrency)));
   }
 
   /** No request leaves before `untilMs` (a server said its window resets then). */
@@ -292,7 +301,8 @@ export class Pacer {
     const now = this.now();
     const longest = this.longestWindowMs;
     const most = Math.max(...this.windows.map((window) => window.capacity));
-    while (this.spent.length > 0 && ((this.spent[0] ?? 0) + longest <= now || this.spent.length > most)) this.spent.shift();
+    while (this.spent.length > 0 && ((this.spent[0] ?? 0) + longest <= now || this.spent.length > most))
+      this.spent.shift();
     return now;
   }
 

@@ -56,7 +56,15 @@ export interface ServerCheck {
 export interface ApiHooks {
   onRequest?(event: { method: string; route: string; status: number | 'error'; durationSeconds: number }): void;
   /** An attempt failed and another follows after `delayMs`: `attempt` of at most `maxAttempts`, `why` in words (redacted). */
-  onRetry?(event: { method: string; route: string; reason: RetryReason; attempt: number; maxAttempts: number; delayMs: number; why: string }): void;
+  onRetry?(event: {
+    method: string;
+    route: string;
+    reason: RetryReason;
+    attempt: number;
+    maxAttempts: number;
+    delayMs: number;
+    why: string;
+  }): void;
   /** A request waited this long for the rate budget; told when the wait is over. */
   onRateLimitWait?(event: { waitedSeconds: number }): void;
   /** Requests start a wait of this long for the rate budget (the target's `rateLimit`); told when the wait starts. */

@@ -10,10 +10,26 @@
  * support/redaction.ts), and the callers add the `user:pass` pairs.
  */
 import type { Credentials } from '../model/config.js';
-import { CREDENTIAL_PAIRS, MIN_SECRET_LENGTH, redactSecrets, runSecrets, SECRET_MASK, SecretMatcher, type SecretRegistry } from '../support/redaction.js';
+import {
+  CREDENTIAL_PAIRS,
+  MIN_SECRET_LENGTH,
+  redactSecrets,
+  runSecrets,
+  SECRET_MASK,
+  SecretMatcher,
+  type SecretRegistry,
+} from '../support/redaction.js';
 
 /** Members of request bodies whose values are credentials (seed 4.1) or may embed them. */
-const SECRET_MEMBERS = new Set(['credentials', 'accessKey', 'password', 'secretKey', 'accessKeyId', 'username', 'connectionString']);
+const SECRET_MEMBERS = new Set([
+  'credentials',
+  'accessKey',
+  'password',
+  'secretKey',
+  'accessKeyId',
+  'username',
+  'connectionString',
+]);
 
 /**
  * The client's view of the run's secrets (support/redaction.ts): what it is given is registered
@@ -68,7 +84,8 @@ function collect(value: unknown, underSecret: boolean, found: string[]): void {
   } else if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
     for (const [first, second] of CREDENTIAL_PAIRS) {
-      if (typeof record[first] === 'string' && typeof record[second] === 'string') found.push(`${record[first]}:${record[second]}`);
+      if (typeof record[first] === 'string' && typeof record[second] === 'string')
+        found.push(`${record[first]}:${record[second]}`);
     }
     for (const [key, member] of Object.entries(record)) collect(member, underSecret || SECRET_MEMBERS.has(key), found);
   }

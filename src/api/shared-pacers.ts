@@ -79,7 +79,11 @@ export class SharedPacers {
     } else if (!sameLimit(entry.first.rateLimit, member.rateLimit)) {
       entry.pacer.restrict(member.rateLimit);
       this.options.logger?.warn(
-        { targets: [entry.first.target, member.target], origin: member.origin, rateLimits: [entry.first.rateLimit, member.rateLimit] },
+        {
+          targets: [entry.first.target, member.target],
+          origin: member.origin,
+          rateLimits: [entry.first.rateLimit, member.rateLimit],
+        },
         'targets share one credential but configure different rate limits; each limit is honoured, and the lowest concurrency',
       );
     }

@@ -12,7 +12,15 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { StacksyncError, type ErrorCode } from '../errors.js';
 import { jitteredBackoff, serverWaitMs, type HeaderBag, type RetryPolicy } from './backoff.js';
-import { classifyNetworkError, codeForStatus, isTransientStatus, mayLandLater, parseServerError, type NetworkFailure, type ServerError } from './failure.js';
+import {
+  classifyNetworkError,
+  codeForStatus,
+  isTransientStatus,
+  mayLandLater,
+  parseServerError,
+  type NetworkFailure,
+  type ServerError,
+} from './failure.js';
 import type { PacerLane, Sleep } from './pacer.js';
 import type { ApiHooks, RetryReason } from './port.js';
 import type { Redactor } from './redact.js';
@@ -54,7 +62,11 @@ export interface Timeouts {
   bodyMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({ connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 });
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
+  connectMs: 10_000,
+  headersMs: 30_000,
+  bodyMs: 30_000,
+});
 
 /** Larger answers are refused rather than buffered; 3,000 alerts are well under 10 MiB. */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -126,14 +138,20 @@ export class Transport {
       const outcome = await this.attempt({ exchange, redactor, attempt, earlierMayHaveActed }, payload);
       if (outcome.kind === 'ok') return outcome.reply;
       if (outcome.kind === 'final') throw outcome.error;
-      if (exchange.method === 'POST' && outcome.maybeActed) throw this.ambiguous({ exchange, redactor, attempt, earlierMayHaveActed }, outcome.failure);
+      if (exchange.method === 'POST' && outcome.maybeActed)
+        throw this.ambiguous({ exchange, redactor, attempt, earlierMayHaveActed }, outcome.failure);
       earlierMayHaveActed ||= outcome.maybeActed;
       const delay = outcome.waitMs ?? jitteredBackoff(retry, attempt, random);
       if (attempt >= retry.maxAttempts || now() + delay - started > retry.maxElapsedMs) {
         throw this.exhausted({ exchange, redactor, attempt, earlierMayHaveActed }, outcome);
       }
       if (outcome.reason === 'throttled') this.options.pacer.pauseUntil(now() + delay);
-      this.noteRetry(exchange, outcome, { attempt, maxAttempts: retry.maxAttempts, why: describeFailure(outcome.failure, redactor) }, delay);
+      this.noteRetry(
+        exchange,
+        outcome,
+        { attempt, maxAttempts: retry.maxAttempts, why: describeFailure(outcome.failure, redactor) },
+        delay,
+      );
       await this.wait(delay);
     }
   }
@@ -148,7 +166,9 @@ export class Transport {
     let release: () => void;
     const asked = this.options.now();
     try {
-      release = await this.options.pacer.acquire(context.attempt > 1 ? 'retry' : exchange.method === 'GET' ? 'read' : 'write');
+      release = await this.options.pacer.acquire(
+        context.attempt > 1 ? 'retry' : exchange.method === 'GET' ? 'read' : 'write',
+      );
     } catch (error) {
       return { kind: 'final', error: this.error('E_API_UNAVAILABLE', context, 'the client was closed', {}, error) };
     }
@@ -192,21 +212,45 @@ export class Transport {
   private judge(context: AttemptContext, status: number, headers: HeaderBag, text: string | undefined): Outcome {
     const { exchange, redactor, earlierMayHaveActed } = context;
     if (text === undefined) {
-      return { kind: 'final', error: this.error('E_API_PROTOCOL', context, `answer larger than ${MAX_BODY_BYTES} bytes`, { status }) };
+      return {
+        kind: 'final',
+        error: this.error('E_API_PROTOCOL', context, `answer larger than ${MAX_BODY_BYTES} bytes`, { status }),
+      };
     }
     if (status >= 200 && status < 300) return this.success(context, status, headers, text);
     // A DELETE retried after an attempt that may have worked finds the resource gone: that is success.
-    if (status === 404 && exchange.method === 'DELETE' && earlierMayHaveActed) return { kind: 'ok', reply: { status, headers, body: undefined } };
+    if (status === 404 && exchange.method === 'DELETE' && earlierMayHaveActed)
+      return { kind: 'ok', reply: { status, headers, body: undefined } };
     const server = parseServerError(text, (message) => redactor.redact(message));
     if (isTransientStatus(status)) {
       const throttled = status === 429;
       const waitMs = throttled ? serverWaitMs(headers, this.options.now()) : undefined;
-      return { kind: 'transient', reason: throttled ? 'throttled' : 'server_error', maybeActed: !throttled, ...(waitMs === undefined ? {} : { waitMs }), failure: { status, server } };
+      return {
+        kind: 'transient',
+        reason: throttled ? 'throttled' : 'server_error',
+        maybeActed: !throttled,
+        ...(waitMs === undefined ? {} : { waitMs }),
+        failure: { status, server },
+      };
     }
     if (status === 400 && exchange.notRepeatable && earlierMayHaveActed) {
-      return { kind: 'final', error: this.error('E_API_AMBIGUOUS', context, `HTTP 400 after an attempt that may have been applied${suffix(server.message, redactor)}`, { status, server }) };
+      return {
+        kind: 'final',
+        error: this.error(
+          'E_API_AMBIGUOUS',
+          context,
+          `HTTP 400 after an attempt that may have been applied${suffix(server.message, redactor)}`,
+          { status, server },
+        ),
+      };
     }
-    return { kind: 'final', error: this.error(codeForStatus(status), context, `HTTP ${status}${suffix(server.message, redactor)}`, { status, server }) };
+    return {
+      kind: 'final',
+      error: this.error(codeForStatus(status), context, `HTTP ${status}${suffix(server.message, redactor)}`, {
+        status,
+        server,
+      }),
+    };
   }
 
   private success(context: AttemptContext, status: number, headers: HeaderBag, text: string): Outcome {
@@ -214,7 +258,10 @@ export class Transport {
     try {
       return { kind: 'ok', reply: { status, headers, body: JSON.parse(text) as unknown } };
     } catch {
-      return { kind: 'final', error: this.error('E_API_PROTOCOL', context, `HTTP ${status} with a body that is not JSON`, { status }) };
+      return {
+        kind: 'final',
+        error: this.error('E_API_PROTOCOL', context, `HTTP ${status} with a body that is not JSON`, { status }),
+      };
     }
   }
 
@@ -226,13 +273,23 @@ export class Transport {
       return { kind: 'final', error: this.error('E_API_UNAVAILABLE', context, what, { network }) };
     }
     // Once a status line arrived the server has handled the request, whatever happened to the body.
-    return { kind: 'transient', reason: network.reason, maybeActed: network.maybeSent || gotStatus, failure: { network, answered: gotStatus } };
+    return {
+      kind: 'transient',
+      reason: network.reason,
+      maybeActed: network.maybeSent || gotStatus,
+      failure: { network, answered: gotStatus },
+    };
   }
 
   /** `details.mayLandLater` says whether the create may still be carried out later (see `mayLandLater`). */
   private ambiguous(context: AttemptContext, failure: Failure): StacksyncError {
     const what = describeFailure(failure, context.redactor);
-    return this.error('E_API_AMBIGUOUS', context, `${what}; the server may have created it, look it up by name before creating it again`, failure);
+    return this.error(
+      'E_API_AMBIGUOUS',
+      context,
+      `${what}; the server may have created it, look it up by name before creating it again`,
+      failure,
+    );
   }
 
   private exhausted(context: AttemptContext, outcome: Extract<Outcome, { kind: 'transient' }>): StacksyncError {
@@ -243,7 +300,13 @@ export class Transport {
   }
 
   /** Builds the error; everything quoted from outside passes the redactor, and no undici error is kept as `cause`. */
-  private error(code: ErrorCode, context: AttemptContext, what: string, failure: Failure, cause?: unknown): StacksyncError {
+  private error(
+    code: ErrorCode,
+    context: AttemptContext,
+    what: string,
+    failure: Failure,
+    cause?: unknown,
+  ): StacksyncError {
     const { exchange, redactor, attempt: attempts } = context;
     const subject = `${exchange.method} ${exchange.route}`;
     const details: Record<string, unknown> = { method: exchange.method, route: exchange.route, attempts };
@@ -261,7 +324,12 @@ export class Transport {
     });
   }
 
-  private noteRetry(exchange: Exchange, outcome: Extract<Outcome, { kind: 'transient' }>, tried: { attempt: number; maxAttempts: number; why: string }, delayMs: number): void {
+  private noteRetry(
+    exchange: Exchange,
+    outcome: Extract<Outcome, { kind: 'transient' }>,
+    tried: { attempt: number; maxAttempts: number; why: string },
+    delayMs: number,
+  ): void {
     const { method, route } = exchange;
     const { attempt } = tried;
     callHook(() => this.options.hooks.onRetry?.({ method, route, reason: outcome.reason, ...tried, delayMs }));
@@ -269,7 +337,15 @@ export class Transport {
     // attempt buried the one message that matters (the final error) under dozens. Retries are counted
     // in api_retries_total; the error that ends them says how many attempts it took.
     this.options.logger?.debug(
-      { method, route, reason: outcome.reason, attempt, delayMs, status: outcome.failure.status, networkCode: outcome.failure.network?.code },
+      {
+        method,
+        route,
+        reason: outcome.reason,
+        attempt,
+        delayMs,
+        status: outcome.failure.status,
+        networkCode: outcome.failure.network?.code,
+      },
       'retrying API request',
     );
   }
@@ -279,7 +355,10 @@ export class Transport {
     const { method, route } = exchange;
     const durationSeconds = Math.max(0, this.options.now() - startedMs) / 1000;
     callHook(() => this.options.hooks.onRequest?.({ method, route, status, durationSeconds }));
-    this.options.logger?.debug({ method, route, status, durationMs: Math.round(durationSeconds * 1000), waitedMs }, 'API request');
+    this.options.logger?.debug(
+      { method, route, status, durationMs: Math.round(durationSeconds * 1000), waitedMs },
+      'API request',
+    );
   }
 
   private async wait(ms: number): Promise<void> {

@@ -110,7 +110,15 @@ export class ReadyWatch {
       live = await (this.#deps.onPoll ? this.#deps.onPoll(kind, list) : list());
     } catch (error) {
       // The client retried already; a list that keeps failing ends the waits it could not serve in time.
-      this.#expire(kind, (waiter) => new StacksyncError('E_WAIT_TIMEOUT', `could not be followed while it settles: ${error instanceof Error ? error.message : String(error)}`, { subject: waiter.subject, cause: error }));
+      this.#expire(
+        kind,
+        (waiter) =>
+          new StacksyncError(
+            'E_WAIT_TIMEOUT',
+            `could not be followed while it settles: ${error instanceof Error ? error.message : String(error)}`,
+            { subject: waiter.subject, cause: error },
+          ),
+      );
       return;
     }
     const byId = new Map(live.map((item) => [item.id, item]));
@@ -124,11 +132,19 @@ export class ReadyWatch {
         continue;
       }
       if (!current) {
-        this.#drop(waiter).reject(new StacksyncError('E_API_NOT_FOUND', `${kind} ${waiter.id} is gone while stacksync waited for it to settle`, { subject: waiter.subject }));
+        this.#drop(waiter).reject(
+          new StacksyncError(
+            'E_API_NOT_FOUND',
+            `${kind} ${waiter.id} is gone while stacksync waited for it to settle`,
+            { subject: waiter.subject },
+          ),
+        );
         continue;
       }
-      const check = settle && waiter.goal !== PRESENT_GOAL ? settle.check(waiter.goal, current) : { settled: true as const };
-      if ('failed' in check) this.#drop(waiter).reject(new StacksyncError('E_RESOURCE_FAILED', check.failed, { subject: waiter.subject }));
+      const check =
+        settle && waiter.goal !== PRESENT_GOAL ? settle.check(waiter.goal, current) : { settled: true as const };
+      if ('failed' in check)
+        this.#drop(waiter).reject(new StacksyncError('E_RESOURCE_FAILED', check.failed, { subject: waiter.subject }));
       else if (check.settled) this.#drop(waiter).resolve(current);
       else {
         if (check.state !== undefined) waiter.state = check.state;
@@ -140,7 +156,8 @@ export class ReadyWatch {
 
   #expire(kind: Kind, error: (waiter: Waiter) => StacksyncError): void {
     const now = this.#deps.clock();
-    for (const waiter of this.#waiters.filter((each) => each.kind === kind && now >= each.deadline)) this.#drop(waiter).reject(error(waiter));
+    for (const waiter of this.#waiters.filter((each) => each.kind === kind && now >= each.deadline))
+      this.#drop(waiter).reject(error(waiter));
   }
 
   #drop(waiter: Waiter): Waiter {

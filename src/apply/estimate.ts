@@ -64,13 +64,25 @@ export function estimateApply(input: EstimateInput): ApplyEstimate {
     const rateLimit = strictest(members.map((member) => member.rateLimit));
     const windows = paceWindows(distinct(members.map((member) => member.rateLimit)));
     const model = { windows, concurrency: rateLimit.concurrency, latencyMs: input.latencyMs };
-    const counts = members.map((member) => ({ member, reads: input.reads[member.name] ?? 0, writes: writes.get(member.name) ?? 0 }));
+    const counts = members.map((member) => ({
+      member,
+      reads: input.reads[member.name] ?? 0,
+      writes: writes.get(member.name) ?? 0,
+    }));
     const requests = counts.map((count) => count.reads + count.writes);
     // What is still to send: reads done already are among the spent.
     const ahead = counts.map((count) => (input.readsDone ? 0 : count.reads) + count.writes);
     const spent = longest(members.map((member) => input.spentAgoMs?.[member.name] ?? []));
     const total = sum(ahead);
-    budgets.push({ targets: members.map((member) => member.name), rateLimit, windows, latencyMs: input.latencyMs, requests: sum(requests), seconds: seconds(pacedMs(total, model, spent)), spent: spent.length });
+    budgets.push({
+      targets: members.map((member) => member.name),
+      rateLimit,
+      windows,
+      latencyMs: input.latencyMs,
+      requests: sum(requests),
+      seconds: seconds(pacedMs(total, model, spent)),
+      spent: spent.length,
+    });
     for (const [index, count] of counts.entries()) {
       const own = ahead[index] ?? 0;
       // Turns: by its last request, every other target has sent as many as it, or all it had.
@@ -107,7 +119,9 @@ export function remainingSeconds(estimate: ApplyEstimate, writesDone: ReadonlyMa
   const writes = new Map(estimate.targets.map((target) => [target.target, target.writes]));
   let longest = 0;
   for (const budget of estimate.budgets) {
-    const left = sum(budget.targets.map((target) => Math.max(0, (writes.get(target) ?? 0) - (writesDone.get(target) ?? 0))));
+    const left = sum(
+      budget.targets.map((target) => Math.max(0, (writes.get(target) ?? 0) - (writesDone.get(target) ?? 0))),
+    );
     const model = { windows: budget.windows, concurrency: budget.rateLimit.concurrency, latencyMs: budget.latencyMs };
     longest = Math.max(longest, seconds(pacedMs(left, model)));
   }
@@ -128,8 +142,13 @@ function writesPerTarget(input: EstimateInput): Map<string, number> {
 function strictest(limits: readonly RateLimit[]): RateLimit {
   const [first, ...rest] = limits as [RateLimit, ...RateLimit[]];
   let slowest = first;
-  for (const limit of rest) if (limit.requests / limit.perSeconds < slowest.requests / slowest.perSeconds) slowest = limit;
-  return { requests: slowest.requests, perSeconds: slowest.perSeconds, concurrency: Math.min(...limits.map((limit) => limit.concurrency)) };
+  for (const limit of rest)
+    if (limit.requests / limit.perSeconds < slowest.requests / slowest.perSeconds) slowest = limit;
+  return {
+    requests: slowest.requests,
+    perSeconds: slowest.perSeconds,
+    concurrency: Math.min(...limits.map((limit) => limit.concurrency)),
+  };
 }
 
 function longest(lists: readonly (readonly number[])[]): readonly number[] {

@@ -4,7 +4,17 @@
  */
 import type { Kind } from '../model/kinds.js';
 import type { ErrorCode } from '../errors.js';
-import { noOutcomes, outcomeOf, withOutcome, type Action, type Change, type ChangeKey, type ChangeResult, type Operation, type OutcomeCounts } from '../model/plan.js';
+import {
+  noOutcomes,
+  outcomeOf,
+  withOutcome,
+  type Action,
+  type Change,
+  type ChangeKey,
+  type ChangeResult,
+  type Operation,
+  type OutcomeCounts,
+} from '../model/plan.js';
 
 /** An API call the executor makes: a plan operation, or a list to find a create that may have happened. */
 export type ApiCall = Operation['type'] | `list${Kind}s`;
@@ -22,7 +32,7 @@ interface ChangeEventBase {
 }
 
 export type ApplyEvent =
-  | { type: 'apply-started'; target: string; at: number; /** Changes that will report a finish event. */ total: number }
+  | { type: 'apply-started'; target: string; at: number /** Changes that will report a finish event. */; total: number }
   | { type: 'apply-finished'; target: string; at: number; durationMs: number; summary: ApplySummary }
   | (ChangeEventBase & { type: 'change-started' })
   | (ChangeEventBase & { type: 'change-succeeded'; durationMs: number })
@@ -32,9 +42,19 @@ export type ApplyEvent =
   | (ChangeEventBase & { type: 'operation-succeeded'; call: ApiCall; durationMs: number })
   | (ChangeEventBase & { type: 'operation-failed'; call: ApiCall; durationMs: number; code: ErrorCode; error: string })
   /** After each poll for resources settling asynchronously (pipes provisioning): how many of a kind still wait, by state. */
-  | { type: 'settle-progress'; target: string; at: number; kind: Kind; waiting: number; states: Record<string, number> };
+  | {
+      type: 'settle-progress';
+      target: string;
+      at: number;
+      kind: Kind;
+      waiting: number;
+      states: Record<string, number>;
+    };
 
-export type ChangeFinishedEvent = Extract<ApplyEvent, { type: 'change-succeeded' | 'change-failed' | 'change-skipped' }>;
+export type ChangeFinishedEvent = Extract<
+  ApplyEvent,
+  { type: 'change-succeeded' | 'change-failed' | 'change-skipped' }
+>;
 
 /** Counts for the closing line, in the vocabulary of every output (`Outcome` of `model/plan.ts`). */
 export type ApplySummary = OutcomeCounts;
@@ -58,6 +78,10 @@ export function emptySummary(): ApplySummary {
 }
 
 /** Adds one change's outcome to a summary (returns a new one). */
-export function addToSummary(summary: ApplySummary, change: Pick<Change, 'action'>, result: ChangeResult): ApplySummary {
+export function addToSummary(
+  summary: ApplySummary,
+  change: Pick<Change, 'action'>,
+  result: ChangeResult,
+): ApplySummary {
   return withOutcome(summary, outcomeOf(change, result));
 }

@@ -74,7 +74,8 @@ function indexChanges(changes: readonly Change[]): Map<ChangeKey, Change> {
   const byKey = new Map<ChangeKey, Change>();
   for (const change of changes) {
     const key = changeKey(change.kind, change.name);
-    if (byKey.has(key)) throw new StacksyncError('E_INTERNAL', `the plan holds two changes for ${key}`, { subject: key });
+    if (byKey.has(key))
+      throw new StacksyncError('E_INTERNAL', `the plan holds two changes for ${key}`, { subject: key });
     byKey.set(key, change);
   }
   return byKey;
@@ -86,7 +87,10 @@ function requiredKeys(change: Change, self: ChangeKey, byKey: ReadonlyMap<Change
 }
 
 /** Kahn's algorithm over `requires`, keeping plan order among ready keys; what is left is cyclic. */
-function topologicalOrder(keys: ChangeKey[], requires: ReadonlyMap<ChangeKey, ChangeKey[]>): { order: ChangeKey[]; left: ChangeKey[] } {
+function topologicalOrder(
+  keys: ChangeKey[],
+  requires: ReadonlyMap<ChangeKey, ChangeKey[]>,
+): { order: ChangeKey[]; left: ChangeKey[] } {
   const done = new Set<ChangeKey>();
   const order: ChangeKey[] = [];
   let progressed = true;
@@ -120,7 +124,11 @@ function reaches(from: ChangeKey, to: ChangeKey, requires: ReadonlyMap<ChangeKey
  * A change requiring one of a higher rank takes that rank, so the rank barrier can never wait on
  * a change that itself waits on the barrier.
  */
-function effectiveRanks(order: ChangeKey[], byKey: ReadonlyMap<ChangeKey, Change>, requires: ReadonlyMap<ChangeKey, ChangeKey[]>): Map<ChangeKey, number> {
+function effectiveRanks(
+  order: ChangeKey[],
+  byKey: ReadonlyMap<ChangeKey, Change>,
+  requires: ReadonlyMap<ChangeKey, ChangeKey[]>,
+): Map<ChangeKey, number> {
   const ranks = new Map<ChangeKey, number>();
   for (const key of order) {
     const own = rankOf(byKey.get(key)!);

@@ -116,7 +116,8 @@ class ApplyRun {
     const graph = buildExecutionGraph(changes);
     this.#nodes = graph.nodes;
     this.#cycles = new Set(graph.cycles);
-    for (const node of this.#nodes) this.#unfinishedByRank.set(node.rank, (this.#unfinishedByRank.get(node.rank) ?? 0) + 1);
+    for (const node of this.#nodes)
+      this.#unfinishedByRank.set(node.rank, (this.#unfinishedByRank.get(node.rank) ?? 0) + 1);
     this.#admitLimit = requestSlots * CHANGES_PER_REQUEST_SLOT;
   }
 
@@ -125,7 +126,12 @@ class ApplyRun {
     const finished = new Promise<void>((resolve) => {
       this.#allFinished = resolve;
     });
-    this.#emit({ type: 'apply-started', target: this.#deps.target, at: startedAt, total: this.#nodes.filter(reportsProgress).length });
+    this.#emit({
+      type: 'apply-started',
+      target: this.#deps.target,
+      at: startedAt,
+      total: this.#nodes.filter(reportsProgress).length,
+    });
     // 1. Finish what does not run: unchanged changes, planning errors, dependency cycles.
     for (const node of this.#nodes) this.#finishWithoutRunning(node);
     // 2. Run changes as their dependencies and lower ranks finish; each finish schedules again.
@@ -140,15 +146,28 @@ class ApplyRun {
     this.#deps.signal?.removeEventListener('abort', onAbort);
     // 3. Every change saved its own writes; this only retries a save that failed along the way.
     await this.#deps.store.save().catch(() => undefined);
-    this.#emit({ type: 'apply-finished', target: this.#deps.target, at: this.#clock(), durationMs: this.#clock() - startedAt, summary: this.#summary });
+    this.#emit({
+      type: 'apply-finished',
+      target: this.#deps.target,
+      at: this.#clock(),
+      durationMs: this.#clock() - startedAt,
+      summary: this.#summary,
+    });
     return this.#results;
   }
 
   #finishWithoutRunning(node: ExecutionNode): void {
     const { change } = node;
     if (this.#cycles.has(node.key)) {
-      this.#fail(node, this.#clock(), new StacksyncError('E_INTERNAL', `${node.key} is in a dependency cycle of the plan`, { subject: node.key }));
-    } else if (change.action === 'error' || (isWrite(change.action) && change.error !== undefined && change.operations.length === 0)) {
+      this.#fail(
+        node,
+        this.#clock(),
+        new StacksyncError('E_INTERNAL', `${node.key} is in a dependency cycle of the plan`, { subject: node.key }),
+      );
+    } else if (
+      change.action === 'error' ||
+      (isWrite(change.action) && change.error !== undefined && change.operations.length === 0)
+    ) {
       // A write with nothing to send that still cannot succeed (`Change.error`) fails as planned.
       this.#failPlanned(node);
     } else if (change.action === 'unchanged' && !change.reclaimed) {
@@ -172,7 +191,8 @@ class ApplyRun {
       this.#pending.delete(node);
       // Started by `#admit`, a few per request slot; its waits hold no place.
       if (decision === 'run') this.#ready.push(node);
-      else if ('refused' in decision) this.#fail(node, this.#clock(), new StacksyncError(decision.code, decision.error, { subject: node.key }));
+      else if ('refused' in decision)
+        this.#fail(node, this.#clock(), new StacksyncError(decision.code, decision.error, { subject: node.key }));
       else this.#skip(node, decision.reason, decision.error, decision.code);
     }
     this.#admit();
@@ -205,7 +225,8 @@ class ApplyRun {
 
   /** Parks a waiting change under every unfinished change it requires, and under its rank while lower ranks run. */
   #park(node: ExecutionNode): void {
-    for (const required of node.requires) if (!this.#results.has(required)) pushTo(this.#waitingOnChange, required, node);
+    for (const required of node.requires)
+      if (!this.#results.has(required)) pushTo(this.#waitingOnChange, required, node);
     if (!this.#lowerRanksFinished(node.rank)) pushTo(this.#waitingOnRank, node.rank, node);
   }
 
@@ -221,16 +242,27 @@ class ApplyRun {
     }
   }
 
-  #decide(node: ExecutionNode): 'wait' | 'run' | { reason: SkipReason; error: string; code: ErrorCode } | { refused: true; error: string; code: ErrorCode } {
+  #decide(
+    node: ExecutionNode,
+  ):
+    | 'wait'
+    | 'run'
+    | { reason: SkipReason; error: string; code: ErrorCode }
+    | { refused: true; error: string; code: ErrorCode } {
     for (const required of node.requires) {
       const result = this.#results.get(required);
       if (result && result.result !== 'ok') {
         // What stopped the blocker stops this one too: a cancellation stays a cancellation.
         const code = result.code === 'E_CANCELLED' ? 'E_CANCELLED' : 'E_DEPENDENCY_FAILED';
-        return { reason: 'dependency', code, error: `depends on ${required}, which ${result.result === 'failed' ? 'failed' : 'was skipped'}` };
+        return {
+          reason: 'dependency',
+          code,
+          error: `depends on ${required}, which ${result.result === 'failed' ? 'failed' : 'was skipped'}`,
+        };
       }
     }
-    if (!node.requires.every((required) => this.#results.has(required)) || !this.#lowerRanksFinished(node.rank)) return 'wait';
+    if (!node.requires.every((required) => this.#results.has(required)) || !this.#lowerRanksFinished(node.rank))
+      return 'wait';
     if (this.#deps.signal?.aborted) return { reason: 'cancelled', code: 'E_CANCELLED', error: 'cancelled' };
     if (node.change.action === 'adopt' && !this.#deps.adopt && !node.change.reclaimed) {
       const name = node.change.liveName ?? node.change.name;
@@ -242,14 +274,19 @@ class ApplyRun {
     }
     if (node.change.unresolved !== undefined && node.change.unresolved.length > 0) {
       // Only the write that would send a value this run cannot read is refused; the rest of the target goes ahead (docs/secrets.md).
-      return { refused: true, code: 'E_SECRET_MISSING', error: `not applied: it sends ${node.change.unresolved.join('; ')}` };
+      return {
+        refused: true,
+        code: 'E_SECRET_MISSING',
+        error: `not applied: it sends ${node.change.unresolved.join('; ')}`,
+      };
     }
     if (node.change.action === 'replace' && !this.#deps.allowReplace && !node.change.replaceAllowed) {
       // An error on that resource, not a skip: what the manifest asks cannot be done as things are.
       return {
         refused: true,
         code: 'E_REPLACE_REFUSED',
-        error: `not replaced: this change deletes the live ${node.change.kind} and creates it again (see the plan's warning); ` +
+        error:
+          `not replaced: this change deletes the live ${node.change.kind} and creates it again (see the plan's warning); ` +
           `apply --allow-replace, or the annotation stacksync.io/replace: allow, lets it`,
       };
     }
@@ -286,7 +323,8 @@ class ApplyRun {
     try {
       await this.#writer.write(node);
       // Its writes went out, and still the resource stays where its manifest does not want it.
-      if (isWrite(node.change.action) && node.change.error !== undefined) throw new StacksyncError(node.change.code ?? 'E_INTERNAL', node.change.error, { subject: node.key });
+      if (isWrite(node.change.action) && node.change.error !== undefined)
+        throw new StacksyncError(node.change.code ?? 'E_INTERNAL', node.change.error, { subject: node.key });
       this.#finish(node, { result: 'ok' });
       this.#emit({ ...this.#base(node), type: 'change-succeeded', durationMs: this.#clock() - startedAt });
     } catch (error) {
@@ -299,7 +337,13 @@ class ApplyRun {
   #fail(node: ExecutionNode, startedAt: number, error: unknown): void {
     const { code, message } = describeError(error);
     this.#finish(node, { result: 'failed', code, error: message });
-    this.#emit({ ...this.#base(node), type: 'change-failed', durationMs: this.#clock() - startedAt, code, error: message });
+    this.#emit({
+      ...this.#base(node),
+      type: 'change-failed',
+      durationMs: this.#clock() - startedAt,
+      code,
+      error: message,
+    });
   }
 
   /** A change the planner could not plan: failed, with the planner's message. */

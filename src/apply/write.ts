@@ -12,7 +12,15 @@ import type { LiveBase } from '../model/resources.js';
 import { mayStillLand } from '../api/failure.js';
 import type { Api } from '../api/port.js';
 import { StacksyncError, errorCodeOf, isRefusal, isStacksyncError, type ErrorCode } from '../errors.js';
-import { operationVerb, type ActionVerb, type Change, type ChangeKey, type Operation, type OperationRefs, type WriteBody } from '../model/plan.js';
+import {
+  operationVerb,
+  type ActionVerb,
+  type Change,
+  type ChangeKey,
+  type Operation,
+  type OperationRefs,
+  type WriteBody,
+} from '../model/plan.js';
 import { descriptorOf } from '../kinds/index.js';
 import { ownedRecord } from '../state/inventory.js';
 import type { MarkChanges, StateRecord } from '../model/state.js';
@@ -58,7 +66,8 @@ export class ChangeWriter {
       clock: deps.clock,
       sleep: deps.sleep,
       options: deps.wait,
-      onProgress: (progress) => deps.emit({ type: 'settle-progress', target: deps.target, at: deps.clock(), ...progress }),
+      onProgress: (progress) =>
+        deps.emit({ type: 'settle-progress', target: deps.target, at: deps.clock(), ...progress }),
     });
   }
 
@@ -79,9 +88,13 @@ export class ChangeWriter {
       if (failure && !operation.always) continue;
       try {
         // A wait holds no place among the changes running.
-        if (operation.awaitPresence !== undefined && !failure) await this.#awaitPresence(node, operation, operation.awaitPresence);
+        if (operation.awaitPresence !== undefined && !failure)
+          await this.#awaitPresence(node, operation, operation.awaitPresence);
         // Checked as it goes out: a signal meanwhile stops it before anything is sent or saved.
-        if (!failure && this.#deps.signal?.aborted && !operation.always) throw new Cancelled(index === 0 ? 'cancelled' : `cancelled after ${index} of ${operations.length} operations`);
+        if (!failure && this.#deps.signal?.aborted && !operation.always)
+          throw new Cancelled(
+            index === 0 ? 'cancelled' : `cancelled after ${index} of ${operations.length} operations`,
+          );
         if (operation.marksBefore) await this.#mark(node, operation.marksBefore);
         const transition = await this.#runOperation(node, operation);
         await this.#commit(node, transition, index === operations.length - 1 && !failure, operation.marks);
@@ -102,7 +115,8 @@ export class ChangeWriter {
     const { wait } = this.#deps;
     if (!needed && (!wait.followLast || wait.timeoutMs <= 0)) return;
     const id = operationId(operation) ?? this.#written.get(node.key)?.id;
-    if (id === undefined) throw new StacksyncError('E_INTERNAL', `${node.key}: nothing to wait for (no id)`, { subject: node.key });
+    if (id === undefined)
+      throw new StacksyncError('E_INTERNAL', `${node.key}: nothing to wait for (no id)`, { subject: node.key });
     const timeoutMs = wait.timeoutMs > 0 ? wait.timeoutMs : NEEDED_WAIT_MS;
     const live = await this.#deps.whileWaiting(() => this.#watch.wait(node.change.kind, id, goal, node.key, timeoutMs));
     this.#written.set(node.key, live);
@@ -114,15 +128,27 @@ export class ChangeWriter {
    */
   async #awaitPresence(node: ExecutionNode, operation: Operation, why: string): Promise<void> {
     const id = operationId(operation);
-    if (id === undefined) throw new StacksyncError('E_INTERNAL', `${node.key}: ${operation.type} names no resource to wait for`, { subject: node.key });
+    if (id === undefined)
+      throw new StacksyncError('E_INTERNAL', `${node.key}: ${operation.type} names no resource to wait for`, {
+        subject: node.key,
+      });
     const { timeoutMs } = this.#deps.wait;
     const later = 'the next run sends it once it is there';
-    if (timeoutMs <= 0) throw new StacksyncError('E_WAIT_TIMEOUT', `${why}; not waited for (apply --wait 0, or the daemon, which never holds a sync for it): ${later}`, { subject: node.key });
+    if (timeoutMs <= 0)
+      throw new StacksyncError(
+        'E_WAIT_TIMEOUT',
+        `${why}; not waited for (apply --wait 0, or the daemon, which never holds a sync for it): ${later}`,
+        { subject: node.key },
+      );
     try {
       await this.#deps.whileWaiting(() => this.#watch.wait(node.change.kind, id, PRESENT_GOAL, node.key, timeoutMs));
     } catch (error) {
       if (!isStacksyncError(error, 'E_WAIT_TIMEOUT')) throw error;
-      throw new StacksyncError('E_WAIT_TIMEOUT', `${why}; it was not there within ${Math.round(timeoutMs / 1000)}s (apply --wait gives it longer): ${later}`, { subject: node.key, cause: error });
+      throw new StacksyncError(
+        'E_WAIT_TIMEOUT',
+        `${why}; it was not there within ${Math.round(timeoutMs / 1000)}s (apply --wait gives it longer): ${later}`,
+        { subject: node.key, cause: error },
+      );
     }
   }
 
@@ -136,8 +162,16 @@ export class ChangeWriter {
   #stateOnly(node: ExecutionNode): Transition {
     const { change } = node;
     if (change.action === 'delete') return [{ type: 'forgotten', kind: change.kind, key: change.name }];
-    if (!change.id) throw new StacksyncError('E_INTERNAL', `${node.key} has no operations and no live id to record`, { subject: node.key });
-    return [ownedRecord(change.kind, change.name, { ...withName({ id: change.id }, change.liveName), ...(change.reclaimed && recordsCreated(change.kind) ? { created: true as const } : {}) })];
+    if (!change.id)
+      throw new StacksyncError('E_INTERNAL', `${node.key} has no operations and no live id to record`, {
+        subject: node.key,
+      });
+    return [
+      ownedRecord(change.kind, change.name, {
+        ...withName({ id: change.id }, change.liveName),
+        ...(change.reclaimed && recordsCreated(change.kind) ? { created: true as const } : {}),
+      }),
+    ];
   }
 
   /**
@@ -149,8 +183,17 @@ export class ChangeWriter {
     const records = [...transition];
     if (marks) records.push({ type: 'marked', kind, key: name, marks });
     if (last && node.change.action !== 'delete') {
-      if (secretHashes && Object.keys(secretHashes).length > 0) records.push({ type: 'secrets', kind, key: name, hashes: { ...secretHashes } });
-      if (spec !== undefined) records.push({ type: 'spec', kind, key: name, spec, ...(node.change.pruneDisabled ? { prune: 'disabled' as const } : {}), ...(node.change.tenant !== undefined ? { tenant: node.change.tenant } : {}) });
+      if (secretHashes && Object.keys(secretHashes).length > 0)
+        records.push({ type: 'secrets', kind, key: name, hashes: { ...secretHashes } });
+      if (spec !== undefined)
+        records.push({
+          type: 'spec',
+          kind,
+          key: name,
+          spec,
+          ...(node.change.pruneDisabled ? { prune: 'disabled' as const } : {}),
+          ...(node.change.tenant !== undefined ? { tenant: node.change.tenant } : {}),
+        });
       if (node.change.marks) records.push({ type: 'marked', kind, key: name, marks: node.change.marks });
     }
     this.#deps.store.add(this.#deps.target, ...records);
@@ -165,11 +208,27 @@ export class ChangeWriter {
       case 'create': {
         const body = this.#resolveRefs(node, operation);
         const apiName = apiNameOf(body) ?? name;
-        return this.#owned(node, await this.#create(node, apiName, () => this.#createOf(node, body), () => this.#find(node, apiName)), true);
+        return this.#owned(
+          node,
+          await this.#create(
+            node,
+            apiName,
+            () => this.#createOf(node, body),
+            () => this.#find(node, apiName),
+          ),
+          true,
+        );
       }
       case 'update':
-        if ('patch' in operation) return this.#owned(node, await this.#call(node, operation.type, () => api.update(kind, operation.id, operation.patch)));
-        return this.#owned(node, await this.#updateOrRecreate(node, 'id' in operation ? operation.id : '', this.#resolveRefs(node, operation)));
+        if ('patch' in operation)
+          return this.#owned(
+            node,
+            await this.#call(node, operation.type, () => api.update(kind, operation.id, operation.patch)),
+          );
+        return this.#owned(
+          node,
+          await this.#updateOrRecreate(node, 'id' in operation ? operation.id : '', this.#resolveRefs(node, operation)),
+        );
       case 'delete':
         await this.#deleteGone(node, operation.type, () => api.remove(kind, 'id' in operation ? operation.id : ''));
         return [{ type: 'forgotten', kind, key: name }];
@@ -188,7 +247,8 @@ export class ChangeWriter {
   async #act(node: ExecutionNode, verb: ActionVerb, operation: Operation): Promise<Transition> {
     const { kind } = node.change;
     const id = operationId(operation) ?? this.#written.get(node.key)?.id;
-    if (id === undefined) throw new StacksyncError('E_INTERNAL', `${node.key}: ${operation.type} names no resource`, { subject: node.key });
+    if (id === undefined)
+      throw new StacksyncError('E_INTERNAL', `${node.key}: ${operation.type} names no resource`, { subject: node.key });
     const body = 'body' in operation ? operation.body : 'patch' in operation ? operation.patch : {};
     try {
       const live = await this.#call(node, operation.type, () => this.#deps.api.act(kind, verb, id, body));
@@ -196,7 +256,11 @@ export class ChangeWriter {
     } catch (error) {
       if (!isStacksyncError(error, 'E_API_VALIDATION')) throw error;
       const redundant = descriptorOf(kind).settle?.redundant;
-      const current = redundant ? (await this.#call(node, `list${kind}s`, () => this.#deps.api.list(kind))).find((item: LiveBase) => item.id === id) : undefined;
+      const current = redundant
+        ? (await this.#call(node, `list${kind}s`, () => this.#deps.api.list(kind))).find(
+            (item: LiveBase) => item.id === id,
+          )
+        : undefined;
       if (current && redundant?.(verb, current)) return this.#owned(node, current);
       throw error;
     }
@@ -232,7 +296,12 @@ export class ChangeWriter {
    * gateway's 502/504), the intent also records until when it may land (the settle window): later
    * runs wait for it until then (the plan shows it `waiting`) and take it back if it lands.
    */
-  async #create<T extends { id: string }>(node: ExecutionNode, apiName: string, create: () => Promise<T>, find: () => Promise<T[]>): Promise<T> {
+  async #create<T extends { id: string }>(
+    node: ExecutionNode,
+    apiName: string,
+    create: () => Promise<T>,
+    find: () => Promise<T[]>,
+  ): Promise<T> {
     const { kind, name } = node.change;
     const sentAt = this.#deps.clock();
     const intent = { type: 'intent', kind, key: name, name: apiName, at: new Date(sentAt).toISOString() } as const;
@@ -256,7 +325,13 @@ export class ChangeWriter {
   }
 
   /** After a create whose answer never came: a list by name tells whether it landed, once; it is never sent again in this run. */
-  async #resolveAmbiguous<T>(node: ExecutionNode, apiName: string, error: StacksyncError, find: () => Promise<T[]>, settleUntil: string | undefined): Promise<T> {
+  async #resolveAmbiguous<T>(
+    node: ExecutionNode,
+    apiName: string,
+    error: StacksyncError,
+    find: () => Promise<T[]>,
+    settleUntil: string | undefined,
+  ): Promise<T> {
     const { kind } = node.change;
     const pending =
       settleUntil === undefined
@@ -267,19 +342,28 @@ export class ChangeWriter {
       found = await find();
     } catch (lookup) {
       const why = lookup instanceof Error ? lookup.message : String(lookup);
-      throw new StacksyncError('E_API_AMBIGUOUS', `${error.message}; looking it up by name failed too (${why}); it was not sent again, and ${pending}`, { subject: node.key, cause: error });
+      throw new StacksyncError(
+        'E_API_AMBIGUOUS',
+        `${error.message}; looking it up by name failed too (${why}); it was not sent again, and ${pending}`,
+        { subject: node.key, cause: error },
+      );
     }
     const [only] = found;
     if (found.length === 1 && only !== undefined) return only;
     if (found.length > 1) {
-      const message = `${error.message}; now ${found.length} live ${kind}s are named "${apiName}", ` +
+      const message =
+        `${error.message}; now ${found.length} live ${kind}s are named "${apiName}", ` +
         `so which one this create made cannot be told; delete the extra ones`;
       throw new StacksyncError('E_CONFLICT', message, { subject: node.key, cause: error });
     }
-    throw new StacksyncError('E_API_AMBIGUOUS', `${error.message}; no live ${kind} is named "${apiName}" yet; it was not sent again (the first request may still land), and ${pending}`, {
-      subject: node.key,
-      cause: error,
-    });
+    throw new StacksyncError(
+      'E_API_AMBIGUOUS',
+      `${error.message}; no live ${kind} is named "${apiName}" yet; it was not sent again (the first request may still land), and ${pending}`,
+      {
+        subject: node.key,
+        cause: error,
+      },
+    );
   }
 
   async #dropIntentIfNotCreated(kind: Kind, key: string, error: unknown): Promise<void> {
@@ -301,7 +385,12 @@ export class ChangeWriter {
     } catch (error) {
       if (!isStacksyncError(error, 'E_API_NOT_FOUND')) throw error;
       const apiName = apiNameOf(body) ?? node.change.name;
-      return this.#create(node, apiName, () => this.#createOf(node, body), () => this.#find(node, apiName));
+      return this.#create(
+        node,
+        apiName,
+        () => this.#createOf(node, body),
+        () => this.#find(node, apiName),
+      );
     }
   }
 
@@ -325,21 +414,41 @@ export class ChangeWriter {
   /** One API call, reported as an operation with its timing. */
   async #call<T>(node: ExecutionNode, call: ApiCall, send: () => Promise<T>): Promise<T> {
     const startedAt = this.#deps.clock();
-    this.#deps.emit({ ...changeEventBase(this.#deps.target, node, this.#deps.clock()), type: 'operation-started', call });
+    this.#deps.emit({
+      ...changeEventBase(this.#deps.target, node, this.#deps.clock()),
+      type: 'operation-started',
+      call,
+    });
     try {
       const result = await send();
-      this.#deps.emit({ ...changeEventBase(this.#deps.target, node, this.#deps.clock()), type: 'operation-succeeded', call, durationMs: this.#deps.clock() - startedAt });
+      this.#deps.emit({
+        ...changeEventBase(this.#deps.target, node, this.#deps.clock()),
+        type: 'operation-succeeded',
+        call,
+        durationMs: this.#deps.clock() - startedAt,
+      });
       return result;
     } catch (error) {
       const { code, message } = describeError(error);
-      this.#deps.emit({ ...changeEventBase(this.#deps.target, node, this.#deps.clock()), type: 'operation-failed', call, durationMs: this.#deps.clock() - startedAt, code, error: message });
+      this.#deps.emit({
+        ...changeEventBase(this.#deps.target, node, this.#deps.clock()),
+        type: 'operation-failed',
+        call,
+        durationMs: this.#deps.clock() - startedAt,
+        code,
+        error: message,
+      });
       throw error;
     }
   }
 }
 
 /** What every event about one change carries. */
-export function changeEventBase(target: string, node: ExecutionNode, at: number): { target: string; key: ChangeKey; kind: Kind; action: Change['action']; at: number } {
+export function changeEventBase(
+  target: string,
+  node: ExecutionNode,
+  at: number,
+): { target: string; key: ChangeKey; kind: Kind; action: Change['action']; at: number } {
   return { target, key: node.key, kind: node.change.kind, action: node.change.action, at };
 }
 

@@ -88,7 +88,10 @@ export function fileBudgetLedger(file: string, now: () => number = Date.now): Bu
         if (!secret) return;
         const at = now();
         const budgets = Object.fromEntries(Object.entries(read()).filter(([, entry]) => entry.until > at));
-        budgets[name(budget, secret)] = { until: Math.max(...stamps) + windowMs, stamps: [...stamps].sort((a, b) => a - b).slice(-MAX_STAMPS) };
+        budgets[name(budget, secret)] = {
+          until: Math.max(...stamps) + windowMs,
+          stamps: [...stamps].sort((a, b) => a - b).slice(-MAX_STAMPS),
+        };
         writeFileAtomicallySync(file, `${JSON.stringify({ budgets })}\n`, 0o600);
       } catch {
         // A cache that cannot be written only loses the head start it would give the next command.

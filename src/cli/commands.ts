@@ -10,4 +10,14 @@ import { stateCommand } from './state.js';
 import { statusCommand } from './status.js';
 import { validateCommand } from './validate.js';
 
-export const commandFactories: CommandFactory[] = [validateCommand, planCommand, applyCommand, runCommand, statusCommand, stateCommand, exportCommand, pullCommand, emulatorCommand];
+export const commandFactories: CommandFactory[] = [
+  validateCommand,
+  planCommand,
+  applyCommand,
+  runCommand,
+  statusCommand,
+  stateCommand,
+  exportCommand,
+  pullCommand,
+  emulatorCommand,
+];

@@ -62,7 +62,8 @@ export function lockTimeoutOption(): Option {
 /** Milliseconds of `--lock-timeout`: a duration (`30s`, `2m`) or plain seconds. */
 export function parseLockTimeout(text: string): number {
   const ms = /^[0-9]+$/.test(text) ? Number(text) * 1000 : parseDuration(text);
-  if (ms === undefined || !Number.isSafeInteger(ms)) throw new InvalidArgumentError('must be a duration like 30s or 2m, or a number of seconds');
+  if (ms === undefined || !Number.isSafeInteger(ms))
+    throw new InvalidArgumentError('must be a duration like 30s or 2m, or a number of seconds');
   return ms;
 }
 
@@ -120,7 +121,9 @@ export interface SessionOptions {
 export async function openSession(flags: CommonFlags, options: SessionOptions): Promise<Session> {
   const env = options.env ?? processEnv();
   const logger = options.logger ?? commandLogger(flags, options.logFormat ?? 'human');
-  const { config, warnings } = options.config ? { config: options.config, warnings: [] } : await loadConfigFrom(flags, env);
+  const { config, warnings } = options.config
+    ? { config: options.config, warnings: [] }
+    : await loadConfigFrom(flags, env);
   const backend = await openStateBackend(config.state, { env });
   let state: OpenState;
   try {
@@ -140,7 +143,12 @@ export async function openSession(flags: CommonFlags, options: SessionOptions): 
   }
   // What each budget spent carries over to the next command (docs/apply.md#the-budget-across-commands).
   const budgetFile = budgetFilePath(env);
-  const clients = createClientPool({ ...options.clientOptions, logger, secretIo: { env }, ...(budgetFile ? { ledger: fileBudgetLedger(budgetFile) } : {}) });
+  const clients = createClientPool({
+    ...options.clientOptions,
+    logger,
+    secretIo: { env },
+    ...(budgetFile ? { ledger: fileBudgetLedger(budgetFile) } : {}),
+  });
   const context: ReconcileContext = {
     config,
     manifestsDir: chooseManifestsDir(flags.manifests, env).path,
@@ -179,8 +187,13 @@ async function openState(backend: StateBackend, access: StateAccess, logger: Log
       command: access.command,
       timeoutMs: access.lockTimeoutMs,
       ...(signal ? { signal } : {}),
-      onWait: (holder) => logger.warn({ holder: describeHolder(holder) }, `the state (${backend.location}) is locked by ${describeHolder(holder)}; waiting up to ${access.lockTimeoutMs / 1000} s (--lock-timeout)`),
-      onStale: (holder) => logger.warn({ holder: describeHolder(holder) }, 'took over the state lock of a stacksync process that is gone'),
+      onWait: (holder) =>
+        logger.warn(
+          { holder: describeHolder(holder) },
+          `the state (${backend.location}) is locked by ${describeHolder(holder)}; waiting up to ${access.lockTimeoutMs / 1000} s (--lock-timeout)`,
+        ),
+      onStale: (holder) =>
+        logger.warn({ holder: describeHolder(holder) }, 'took over the state lock of a stacksync process that is gone'),
     });
   if (access.mode === 'guarded') {
     // No lock yet: what a crashed run left in the journal is compacted by the first holder.
@@ -223,7 +236,12 @@ async function openState(backend: StateBackend, access: StateAccess, logger: Log
  * timeout is long enough: say what to do instead (docs/daemon.md, "Two replicas, one writer").
  */
 function heldByLeader(error: unknown): unknown {
-  if (!(error instanceof StacksyncError) || error.code !== 'E_STATE_LOCKED' || error.details?.['command'] !== LEADER_COMMAND) return error;
+  if (
+    !(error instanceof StacksyncError) ||
+    error.code !== 'E_STATE_LOCKED' ||
+    error.details?.['command'] !== LEADER_COMMAND
+  )
+    return error;
   return new StacksyncError(
     'E_STATE_LOCKED',
     `${error.message}. That is a daemon elected leader: it holds the state for as long as it runs, ` +

@@ -48,7 +48,8 @@ export interface EmulatorIo {
 function integerIn(min: number, max: number, what: string) {
   return (text: string): number => {
     const value = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!(value >= min && value <= max)) throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}.`);
+    if (!(value >= min && value <= max))
+      throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}.`);
     return value;
   };
 }
@@ -87,7 +88,10 @@ export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise
   const stopped = io.stopped ?? waitForSignal();
   const profile = flags.profile ?? 'seed';
   // Loaded here, not with the command list: every other command starts without the emulator.
-  const [{ loadSeedFile, parsePathSegments, startEmulator }, { emulatorBanner }] = await Promise.all([import('../emulator/index.js'), import('../emulator/banner.js')]);
+  const [{ loadSeedFile, parsePathSegments, startEmulator }, { emulatorBanner }] = await Promise.all([
+    import('../emulator/index.js'),
+    import('../emulator/banner.js'),
+  ]);
   const emulator = await startEmulator({
     profile,
     host: flags.host,
@@ -102,7 +106,9 @@ export async function runEmulator(flags: EmulatorFlags, io: EmulatorIo): Promise
     ...(flags.settingsPrefix !== undefined && { settingsPrefix: flags.settingsPrefix }),
     logger,
   });
-  io.stdout.write(emulatorBanner(emulator.url, emulator.state(), emulator.seed, emulator.credentialHash, emulator.paths.pipes));
+  io.stdout.write(
+    emulatorBanner(emulator.url, emulator.state(), emulator.seed, emulator.credentialHash, emulator.paths.pipes),
+  );
   io.onListening?.(emulator);
   const signal = await stopped;
   logger.info({ signal }, 'emulator stopping');
@@ -146,18 +152,55 @@ Examples:
 export const emulatorCommand: CommandFactory = (setExitCode) =>
   new Command('emulator')
     .description('Run a local, faithful server of the whole API (both variants) for trying stacksync and for tests')
-    .addOption(new Option('--profile <profile>', 'whose behaviour to serve: the seed spec (seed) or the real services of today (current)').choices(PROFILES).default('seed'))
+    .addOption(
+      new Option(
+        '--profile <profile>',
+        'whose behaviour to serve: the seed spec (seed) or the real services of today (current)',
+      )
+        .choices(PROFILES)
+        .default('seed'),
+    )
     .option('--host <host>', 'interface to bind', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 = any free port)', integerIn(0, 65535, 'port'), DEFAULT_EMULATOR_PORT)
-    .option('--seed <file>', "seed file, YAML or JSON (organizations, keys, services, pipes, teams, and stacks in the profile's format); default: built-in seed")
-    .option('--data <file>', 'keep state in this JSON file across restarts (written atomically); the seed only fills a new file')
-    .option('--faults <spec>', 'inject failures: error=P,throttle=P,reset=P,latency=D,spike=P:D,pipefail=P (P a share 0..1, D like 20ms)')
-    .option('--rate-limit <n>', 'answer 429 past N requests per second per credential', integerIn(1, 1_000_000, 'rate limit'))
-    .option('--rate-window <d>', 'with --rate-limit: N per sliding window D (e.g. 10s), not per clock second', duration('rate window'))
-    .option('--pipe-delay <d>', 'current profile: time each asynchronous pipe state change takes (default 1s; 0 = settled by the next request)', delay('pipe delay'))
+    .option(
+      '--port <port>',
+      'port to listen on (0 = any free port)',
+      integerIn(0, 65535, 'port'),
+      DEFAULT_EMULATOR_PORT,
+    )
+    .option(
+      '--seed <file>',
+      "seed file, YAML or JSON (organizations, keys, services, pipes, teams, and stacks in the profile's format); default: built-in seed",
+    )
+    .option(
+      '--data <file>',
+      'keep state in this JSON file across restarts (written atomically); the seed only fills a new file',
+    )
+    .option(
+      '--faults <spec>',
+      'inject failures: error=P,throttle=P,reset=P,latency=D,spike=P:D,pipefail=P (P a share 0..1, D like 20ms)',
+    )
+    .option(
+      '--rate-limit <n>',
+      'answer 429 past N requests per second per credential',
+      integerIn(1, 1_000_000, 'rate limit'),
+    )
+    .option(
+      '--rate-window <d>',
+      'with --rate-limit: N per sliding window D (e.g. 10s), not per clock second',
+      duration('rate window'),
+    )
+    .option(
+      '--pipe-delay <d>',
+      'current profile: time each asynchronous pipe state change takes (default 1s; 0 = settled by the next request)',
+      delay('pipe delay'),
+    )
     .option('--paths <spec>', 'serve the managed product segments under other names: pipes=NAME,stack=NAME')
     .option('--settings-prefix <p>', "serve the pipes' engine_ settings under another prefix (e.g. clickhouse_)")
-    .addOption(new Option('--log-level <level>', 'log level on stderr (debug logs one line per request)').choices(LOG_LEVELS).default('info'))
+    .addOption(
+      new Option('--log-level <level>', 'log level on stderr (debug logs one line per request)')
+        .choices(LOG_LEVELS)
+        .default('info'),
+    )
     .addOption(logFormatOption())
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: EmulatorFlags) => {

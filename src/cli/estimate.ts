@@ -52,22 +52,56 @@ export interface SpentBudgets {
  * the budgets spent (this command's reads, and an earlier command's requests still in the window)
  * is counted as the server counts it: an apply right after a plan waits for it.
  */
-export function withEstimate(plan: Plan, run: RunPlan, context: ReconcileContext, log: RequestLog, budgets: SpentBudgets, now = Date.now()): Plan {
+export function withEstimate(
+  plan: Plan,
+  run: RunPlan,
+  context: ReconcileContext,
+  log: RequestLog,
+  budgets: SpentBudgets,
+  now = Date.now(),
+): Plan {
   const planned = run.targets.filter((targetRun) => !targetRun.failed).map((targetRun) => targetRun.target);
   const groups = budgetGroups(planned, credentialFingerprints(planned, context.env));
-  const heldBack = new Set(run.request.allowPartial ? [] : run.targets.filter((targetRun) => targetRun.blocked).map((targetRun) => targetRun.target.name));
+  const heldBack = new Set(
+    run.request.allowPartial
+      ? []
+      : run.targets.filter((targetRun) => targetRun.blocked).map((targetRun) => targetRun.target.name),
+  );
   const seen = log.quickestMs();
-  const latencyMs = seen === undefined ? DEFAULT_REQUEST_MS : Math.min(LATENCY_BOUNDS_MS.max, Math.max(LATENCY_BOUNDS_MS.min, seen));
-  const spentAgoMs = Object.fromEntries(planned.map((target) => [target.name, budgets.spentFor(target.name).map((end) => Math.max(0, now - end))]));
+  const latencyMs =
+    seen === undefined ? DEFAULT_REQUEST_MS : Math.min(LATENCY_BOUNDS_MS.max, Math.max(LATENCY_BOUNDS_MS.min, seen));
+  const spentAgoMs = Object.fromEntries(
+    planned.map((target) => [target.name, budgets.spentFor(target.name).map((end) => Math.max(0, now - end))]),
+  );
   // A held-back tenant's changes are not applied either (docs/many-services.md#what-a-problem-holds-back).
-  const tenantsHeld = new Map(run.request.allowPartial ? [] : run.targets.map((targetRun) => [targetRun.target.name, targetRun.heldTenants] as const));
-  const changes = tenantsHeld.size === 0 ? plan.changes : plan.changes.filter((change) => !heldForTenants(change, tenantsHeld.get(change.target) ?? new Set()));
-  const estimate = estimateApply({ changes, budgets: groups, reads: log.counts(), heldBack, latencyMs, spentAgoMs, readsDone: budgets.readsDone });
+  const tenantsHeld = new Map(
+    run.request.allowPartial
+      ? []
+      : run.targets.map((targetRun) => [targetRun.target.name, targetRun.heldTenants] as const),
+  );
+  const changes =
+    tenantsHeld.size === 0
+      ? plan.changes
+      : plan.changes.filter((change) => !heldForTenants(change, tenantsHeld.get(change.target) ?? new Set()));
+  const estimate = estimateApply({
+    changes,
+    budgets: groups,
+    reads: log.counts(),
+    heldBack,
+    latencyMs,
+    spentAgoMs,
+    readsDone: budgets.readsDone,
+  });
   return { ...plan, estimate };
 }
 
 /** Every hook a client calls: a record, so a hook added to ApiHooks and not here does not compile. */
-const HOOKS: Readonly<Record<keyof ApiHooks, true>> = { onRequest: true, onRetry: true, onRateLimitWait: true, onRateLimitDelay: true };
+const HOOKS: Readonly<Record<keyof ApiHooks, true>> = {
+  onRequest: true,
+  onRetry: true,
+  onRateLimitWait: true,
+  onRateLimitDelay: true,
+};
 
 type AnyHook = (event: never) => void;
 

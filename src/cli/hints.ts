@@ -15,7 +15,10 @@ export interface Invocation {
 }
 
 /** The invocation of a command from its flags (and the environment, which may name the config or manifests). */
-export function invocationOf(flags: { config?: string; manifests?: string; target?: readonly string[] }, env: Env): Invocation {
+export function invocationOf(
+  flags: { config?: string; manifests?: string; target?: readonly string[] },
+  env: Env,
+): Invocation {
   const config = chooseConfigPath(flags.config, env);
   const manifests = chooseManifestsDir(flags.manifests, env);
   return {
@@ -26,7 +29,12 @@ export function invocationOf(flags: { config?: string; manifests?: string; targe
 }
 
 /** `stacksync apply -c some/other.yaml --target staging --allow-partial`; `targets: false` leaves them out (`--plan FILE` carries its own). */
-export function commandLine(command: string, invocation: Invocation, extra: readonly string[] = [], options: { targets?: boolean } = {}): string {
+export function commandLine(
+  command: string,
+  invocation: Invocation,
+  extra: readonly string[] = [],
+  options: { targets?: boolean } = {},
+): string {
   const words = [
     'stacksync',
     command,

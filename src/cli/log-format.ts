@@ -14,7 +14,10 @@ export type { LogFormat } from '../support/logger.js';
 /** Commands whose output is for machines whatever `--output` says, given their options. */
 const FOR_MACHINES: Readonly<Record<string, (options: Record<string, unknown>) => boolean>> = {
   // Embedded (asked for, or no config anywhere, as on a fresh clone) is the demo a person watches.
-  run: (options) => options['once'] !== true && options['embedded'] !== true && !noConfigAnywhere(typeof options['config'] === 'string' ? options['config'] : undefined, processEnv()),
+  run: (options) =>
+    options['once'] !== true &&
+    options['embedded'] !== true &&
+    !noConfigAnywhere(typeof options['config'] === 'string' ? options['config'] : undefined, processEnv()),
   emulator: () => true,
 };
 
@@ -30,5 +33,8 @@ export function logFormatFor(command: string, flags: object, stderrIsTty = proce
 
 /** `--log-format human|json`. */
 export function logFormatOption(): Option {
-  return new Option('--log-format <format>', 'log lines on stderr: human (one line each) or json (for log collectors); default human on a terminal, else json for run, emulator and --output json').choices(LOG_FORMATS);
+  return new Option(
+    '--log-format <format>',
+    'log lines on stderr: human (one line each) or json (for log collectors); default human on a terminal, else json for run, emulator and --output json',
+  ).choices(LOG_FORMATS);
 }

@@ -11,7 +11,11 @@ import { logFormatFor, type LogFormat } from './log-format.js';
 
 export { packageVersion } from './version.js';
 
-export function buildProgram(setExitCode: (code: number) => void, commands: CommandFactory[], onLogFormat?: (format: LogFormat) => void): Command {
+export function buildProgram(
+  setExitCode: (code: number) => void,
+  commands: CommandFactory[],
+  onLogFormat?: (format: LogFormat) => void,
+): Command {
   const program = new Command('stacksync')
     .description('Keep ingestion pipes, dashboards and alerts in Git: plan and apply YAML manifests against the API.')
     .version(packageVersion(), '-V, --version')
@@ -36,7 +40,11 @@ export async function main(argv: string[]): Promise<number> {
   const { commandFactories } = await import('./commands.js');
   let exitCode = EXIT_OK;
   let logFormat: LogFormat = 'human';
-  const program = buildProgram((code) => (exitCode = code), commandFactories, (format) => (logFormat = format));
+  const program = buildProgram(
+    (code) => (exitCode = code),
+    commandFactories,
+    (format) => (logFormat = format),
+  );
   try {
     await program.parseAsync(argv);
     return exitCode;
@@ -53,11 +61,21 @@ function reportFailure(error: unknown, format: LogFormat): number {
   const code = isStacksyncError(error) ? error.code : 'E_INTERNAL';
   const location = isStacksyncError(error) ? error.location : undefined;
   const where = formatLocation(location);
-  const message = isStacksyncError(error) ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const message = isStacksyncError(error)
+    ? error.message
+    : error instanceof Error
+      ? (error.stack ?? error.message)
+      : String(error);
   // With JSON logs, the last word is a JSON record too, its location in the fields plan --output json uses.
-  const problems = isStacksyncError(error) && Array.isArray(error.details?.['problems']) ? { problems: error.details['problems'] as unknown[] } : {};
+  const problems =
+    isStacksyncError(error) && Array.isArray(error.details?.['problems'])
+      ? { problems: error.details['problems'] as unknown[] }
+      : {};
   // The message may quote a manifest, a file name or a server: shown, never obeyed (support/terminal.ts).
-  if (format === 'json') process.stderr.write(`${showJson(JSON.stringify({ level: 50, time: new Date().toISOString(), name: 'stacksync', code, ...location, ...problems, msg: message }))}\n`);
+  if (format === 'json')
+    process.stderr.write(
+      `${showJson(JSON.stringify({ level: 50, time: new Date().toISOString(), name: 'stacksync', code, ...location, ...problems, msg: message }))}\n`,
+    );
   else process.stderr.write(`stacksync: ${code}: ${where ? `${show(where)}: ` : ''}${showLines(message)}\n`);
   return EXIT_ERROR;
 }

@@ -20,12 +20,18 @@ export function collect(value: string, previous: string[]): string[] {
 }
 
 /** Colours on a terminal unless NO_COLOR is set (https://no-color.org). */
-export function useColor(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+export function useColor(
+  stream: { isTTY?: boolean },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): boolean {
   return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb';
 }
 
 /** The plan with the config's warnings (e.g. plain-string secrets) added to its own. */
-export function withConfigWarnings(plan: Plan, warnings: readonly { message: string; file: string; line?: number; column?: number }[]): Plan {
+export function withConfigWarnings(
+  plan: Plan,
+  warnings: readonly { message: string; file: string; line?: number; column?: number }[],
+): Plan {
   if (warnings.length === 0) return plan;
   const extra = warnings.map((warning) => ({ ...warning, code: 'W_CONFIG' as const }));
   return buildPlan(plan.changes, plan.errors, [...extra, ...plan.warnings]);
@@ -41,15 +47,16 @@ export async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterabl
     const ok = stream.write(pending);
     pending = '';
     // A reader that went away never drains: its 'close' ends the wait too (see pipes.ts).
-    if (!ok) await new Promise<void>((resolve) => {
-      const done = (): void => {
-        stream.off('drain', done);
-        stream.off('close', done);
-        resolve();
-      };
-      stream.once('drain', done);
-      stream.once('close', done);
-    });
+    if (!ok)
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          stream.off('drain', done);
+          stream.off('close', done);
+          resolve();
+        };
+        stream.once('drain', done);
+        stream.once('close', done);
+      });
   };
   for (const chunk of chunks) {
     pending += chunk;
@@ -62,7 +69,13 @@ export async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterabl
  * A notice for whoever reads stderr: a `stacksync: …` line for a person, a record when the logs
  * are JSON (a human line among JSON records would break the collector's parse).
  */
-export function notice(logger: Logger, format: LogFormat, level: 'info' | 'warn', message: string, fields: Record<string, unknown> = {}): void {
+export function notice(
+  logger: Logger,
+  format: LogFormat,
+  level: 'info' | 'warn',
+  message: string,
+  fields: Record<string, unknown> = {},
+): void {
   if (format === 'json') logger[level](fields, message);
   else process.stderr.write(`stacksync: ${level === 'warn' ? 'warning: ' : ''}${showLines(message)}\n`);
 }

@@ -22,12 +22,18 @@ export interface MarkdownLinkFlags {
  * `--link-base` or, in GitHub Actions, to the checked-out commit on the server
  * (`GITHUB_SERVER_URL/GITHUB_REPOSITORY/blob/GITHUB_SHA/`), and the saved plan's name.
  */
-export function markdownOptions(manifestsDir: string, flags: MarkdownLinkFlags, env: Env, cwd = process.cwd()): MarkdownRenderOptions {
+export function markdownOptions(
+  manifestsDir: string,
+  flags: MarkdownLinkFlags,
+  env: Env,
+  cwd = process.cwd(),
+): MarkdownRenderOptions {
   const root = gitTopLevel(resolve(cwd, manifestsDir));
   const options: MarkdownRenderOptions = { repoPath: (file) => repoPath(root, resolve(cwd, file), file) };
   const linkBase = flags.linkBase ?? githubBlobBase(env);
   if (linkBase !== undefined) options.linkBase = linkBase.endsWith('/') ? linkBase : `${linkBase}/`;
-  if (flags.out !== undefined) options.fullPlan = `in the saved plan ${'`'}${basename(flags.out)}${'`'} (keep it as a build artifact)`;
+  if (flags.out !== undefined)
+    options.fullPlan = `in the saved plan ${'`'}${basename(flags.out)}${'`'} (keep it as a build artifact)`;
   return options;
 }
 

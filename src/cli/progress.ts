@@ -8,8 +8,22 @@
 import { show } from '../support/terminal.js';
 import type { Logger } from 'pino';
 import type { ApiHooks } from '../api/port.js';
-import { changeKey, formatOutcomes, outcomeOf, withOutcome, type Change, type ChangeKey, type ChangeResult } from '../model/plan.js';
-import { emptySummary, PAST_TENSE, type ApplyEvent, type ApplySummary, type ChangeFinishedEvent } from '../apply/events.js';
+import {
+  changeKey,
+  formatOutcomes,
+  outcomeOf,
+  withOutcome,
+  type Change,
+  type ChangeKey,
+  type ChangeResult,
+} from '../model/plan.js';
+import {
+  emptySummary,
+  PAST_TENSE,
+  type ApplyEvent,
+  type ApplySummary,
+  type ChangeFinishedEvent,
+} from '../apply/events.js';
 import { remainingSeconds } from '../apply/estimate.js';
 import type { ApplyEstimate } from '../model/estimate.js';
 import { approximately, formatBudget, thousands } from '../plan/render-estimate.js';
@@ -49,9 +63,14 @@ export interface ProgressSnapshot {
 
 /** `prod: 12/40 · lab: 3/5 · 1.8 ops/s · waiting for the rate limit (3.0s so far)` */
 export function formatProgressLine(snapshot: ProgressSnapshot): string {
-  const parts = [...snapshot.targets.map((t) => `${t.target}: ${t.done}/${t.total}`), `${snapshot.ratePerSecond.toFixed(1)} ops/s`];
-  if (snapshot.waitLeftSeconds !== undefined && snapshot.waitLeftSeconds > 0) parts.push(`waiting for the rate budget: ${snapshot.waitLeftSeconds.toFixed(1)}s left`);
-  else if (snapshot.rateLimited) parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
+  const parts = [
+    ...snapshot.targets.map((t) => `${t.target}: ${t.done}/${t.total}`),
+    `${snapshot.ratePerSecond.toFixed(1)} ops/s`,
+  ];
+  if (snapshot.waitLeftSeconds !== undefined && snapshot.waitLeftSeconds > 0)
+    parts.push(`waiting for the rate budget: ${snapshot.waitLeftSeconds.toFixed(1)}s left`);
+  else if (snapshot.rateLimited)
+    parts.push(`waiting for the rate limit (${snapshot.waitedSeconds.toFixed(1)}s so far)`);
   else if (snapshot.waitedSeconds > 0) parts.push(`rate limit waits ${snapshot.waitedSeconds.toFixed(1)}s`);
   if (snapshot.remainingSeconds !== undefined) parts.push(`${approximately(snapshot.remainingSeconds)} left`);
   return parts.join(' · ');
@@ -71,9 +90,14 @@ export function formatChangeLine(event: ChangeFinishedEvent, options: { labelTar
 }
 
 /** `waiting for 3 Pipes to settle: 2 Provisioning, 1 Snapshot` */
-export function formatSettleLine(event: Extract<ApplyEvent, { type: 'settle-progress' }>, options: { labelTarget?: boolean } = {}): string {
+export function formatSettleLine(
+  event: Extract<ApplyEvent, { type: 'settle-progress' }>,
+  options: { labelTarget?: boolean } = {},
+): string {
   const prefix = options.labelTarget ? `[${event.target}] ` : '';
-  const states = Object.entries(event.states).map(([state, n]) => `${n} ${state}`).join(', ');
+  const states = Object.entries(event.states)
+    .map(([state, n]) => `${n} ${state}`)
+    .join(', ');
   return `${prefix}waiting for ${event.waiting} ${event.kind}${event.waiting === 1 ? '' : 's'} to settle: ${states}`;
 }
 
@@ -82,8 +106,10 @@ export function formatSettleLine(event: Extract<ApplyEvent, { type: 'settle-prog
  * attempt 2 in 0.4s`, so an unreachable target is seen at once, not after the last attempt.
  */
 export function formatRetryLine(target: string, event: Parameters<NonNullable<ApiHooks['onRetry']>>[0]): string {
-  return `[${target}] ${event.method} ${event.route}: attempt ${event.attempt} of ${event.maxAttempts} ` +
-    `failed (${event.why}); attempt ${event.attempt + 1} in ${formatSeconds(event.delayMs)}`;
+  return (
+    `[${target}] ${event.method} ${event.route}: attempt ${event.attempt} of ${event.maxAttempts} ` +
+    `failed (${event.why}); attempt ${event.attempt + 1} in ${formatSeconds(event.delayMs)}`
+  );
 }
 
 /** A wait for the rate budget, as the client tells it when it starts. */
@@ -104,7 +130,10 @@ export function formatRateWait(target: string | undefined, delay: RateDelay): st
  * {@link RATE_WAIT_NOTICE_MS}), and not again when the lanes of other targets on the same budget
  * hear of the same wait. For commands with no progress reporter (plan, the daemon).
  */
-export function rateWaitTeller(tell: (line: string, fields: { target: string; waitSeconds: number }) => void, clock: () => number = Date.now): (target: string, delay: RateDelay) => void {
+export function rateWaitTeller(
+  tell: (line: string, fields: { target: string; waitSeconds: number }) => void,
+  clock: () => number = Date.now,
+): (target: string, delay: RateDelay) => void {
   let waitUntil = -Infinity;
   return (target, delay) => {
     const now = clock();
@@ -120,9 +149,13 @@ export function formatSummary(summary: ApplySummary, durationMs: number, target?
 }
 
 /** The summary of an apply from its changes and results, e.g. for JSON output or several targets. */
-export function summarizeApply(changes: readonly Change[], results: ReadonlyMap<ChangeKey, ChangeResult>): ApplySummary {
+export function summarizeApply(
+  changes: readonly Change[],
+  results: ReadonlyMap<ChangeKey, ChangeResult>,
+): ApplySummary {
   let summary = emptySummary();
-  for (const change of changes) summary = withOutcome(summary, outcomeOf(change, results.get(changeKey(change.kind, change.name))));
+  for (const change of changes)
+    summary = withOutcome(summary, outcomeOf(change, results.get(changeKey(change.kind, change.name))));
   return summary;
 }
 
@@ -178,7 +211,8 @@ function trackRemaining(clock: () => number): Remaining {
   let worked = { at: -Infinity, seconds: 0 };
   const seconds = (): number | undefined => {
     if (!estimate) return undefined;
-    if (clock() - worked.at >= REMAINING_RECOMPUTE_MS) worked = { at: clock(), seconds: remainingSeconds(estimate, done) };
+    if (clock() - worked.at >= REMAINING_RECOMPUTE_MS)
+      worked = { at: clock(), seconds: remainingSeconds(estimate, done) };
     return worked.seconds;
   };
   return {
@@ -192,7 +226,11 @@ function trackRemaining(clock: () => number): Remaining {
     due() {
       if (!estimate || clock() - notedAt < REMAINING_NOTE_EVERY_MS) return undefined;
       notedAt = clock();
-      return { done: [...done.values()].reduce((sum, count) => sum + count, 0), writes: estimate.writes, seconds: seconds() ?? 0 };
+      return {
+        done: [...done.values()].reduce((sum, count) => sum + count, 0),
+        writes: estimate.writes,
+        seconds: seconds() ?? 0,
+      };
     },
   };
 }
@@ -305,7 +343,11 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       // One notice per wait: the lanes of targets sharing a budget hear of the same one.
       if (waitSeconds * 1_000 < RATE_WAIT_NOTICE_MS || now < state.waitUntil) return;
       state.waitUntil = now + waitSeconds * 1_000;
-      if (!tty) return print(labelTarget ? `[${target}] ${formatRateWait(undefined, delay)}` : formatRateWait(target, delay), false);
+      if (!tty)
+        return print(
+          labelTarget ? `[${target}] ${formatRateWait(undefined, delay)}` : formatRateWait(target, delay),
+          false,
+        );
       // The time left counts down on the progress line, a redraw a second while it lasts.
       if (ticker !== undefined) clearInterval(ticker);
       ticker = setInterval(() => {
@@ -328,21 +370,44 @@ export function createProgressLog(logger: Logger, clock: () => number = Date.now
     onEvent(event) {
       const base = { target: event.target };
       if (event.type === 'operation-succeeded' || event.type === 'operation-failed') remaining.done(event.target);
-      const note = event.type === 'change-succeeded' || event.type === 'change-failed' || event.type === 'change-skipped' ? remaining.due() : undefined;
-      if (note) logger.info({ writesDone: note.done, writes: note.writes, remainingSeconds: note.seconds }, formatRemainingLine(note.done, note.writes, note.seconds));
+      const note =
+        event.type === 'change-succeeded' || event.type === 'change-failed' || event.type === 'change-skipped'
+          ? remaining.due()
+          : undefined;
+      if (note)
+        logger.info(
+          { writesDone: note.done, writes: note.writes, remainingSeconds: note.seconds },
+          formatRemainingLine(note.done, note.writes, note.seconds),
+        );
       switch (event.type) {
         case 'change-succeeded':
-          return logger.info({ ...base, kind: event.kind, action: event.action, durationMs: event.durationMs }, formatChangeLine(event));
+          return logger.info(
+            { ...base, kind: event.kind, action: event.action, durationMs: event.durationMs },
+            formatChangeLine(event),
+          );
         case 'change-failed':
-          return logger.error({ ...base, kind: event.kind, action: event.action, code: event.code }, formatChangeLine(event));
+          return logger.error(
+            { ...base, kind: event.kind, action: event.action, code: event.code },
+            formatChangeLine(event),
+          );
         case 'change-skipped':
-          return logger.warn({ ...base, kind: event.kind, action: event.action, code: event.code }, formatChangeLine(event));
+          return logger.warn(
+            { ...base, kind: event.kind, action: event.action, code: event.code },
+            formatChangeLine(event),
+          );
         case 'apply-finished':
-          return logger.info({ ...base, summary: event.summary, durationMs: event.durationMs }, formatSummary(event.summary, event.durationMs, event.target));
+          return logger.info(
+            { ...base, summary: event.summary, durationMs: event.durationMs },
+            formatSummary(event.summary, event.durationMs, event.target),
+          );
         case 'settle-progress': {
           // A record each time what is still settling changes, as the human line does.
           const text = formatSettleLine(event, { labelTarget: true });
-          if (event.waiting > 0 && text !== lastSettle) logger.info({ ...base, kind: event.kind, waiting: event.waiting, states: event.states }, formatSettleLine(event));
+          if (event.waiting > 0 && text !== lastSettle)
+            logger.info(
+              { ...base, kind: event.kind, waiting: event.waiting, states: event.states },
+              formatSettleLine(event),
+            );
           lastSettle = text;
           return;
         }

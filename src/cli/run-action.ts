@@ -11,7 +11,14 @@ import { bindHttpServer, DEFAULT_LISTEN, parseListen, type BoundHttpServer } fro
 import { apiHooksFor, createMetrics } from '../daemon/metrics.js';
 import { logFormatFor } from './log-format.js';
 import { installShutdown } from '../daemon/shutdown.js';
-import { commandLogger, lockTimeoutOf, noConfigGiven, openSession, type CommonFlags, type LockFlags } from './context.js';
+import {
+  commandLogger,
+  lockTimeoutOf,
+  noConfigGiven,
+  openSession,
+  type CommonFlags,
+  type LockFlags,
+} from './context.js';
 import { rateWaitTeller } from './progress.js';
 import { StacksyncError } from '../errors.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from './exit.js';
@@ -33,13 +40,28 @@ export interface RunFlags extends CommonFlags, LockFlags {
 const SHUTDOWN_GRACE_MS = 30_000;
 
 export async function runAction(flags: RunFlags, setExitCode: (code: number) => void): Promise<void> {
-  if (flags.leaderElect && (flags.once || flags.dryRun)) throw new StacksyncError('E_USAGE', `--leader-elect is for a daemon that writes: ${flags.once ? '--once runs once and exits' : '--dry-run writes nothing'}, so it needs no lease`);
-  if (flags.leaseDuration !== undefined && !flags.leaderElect) throw new StacksyncError('E_USAGE', '--lease-duration needs --leader-elect');
-  if (flags.detailedExitcode && !flags.once) throw new StacksyncError('E_USAGE', '--detailed-exitcode needs --once: a daemon has no exit code to report changes with');
+  if (flags.leaderElect && (flags.once || flags.dryRun))
+    throw new StacksyncError(
+      'E_USAGE',
+      `--leader-elect is for a daemon that writes: ${flags.once ? '--once runs once and exits' : '--dry-run writes nothing'}, so it needs no lease`,
+    );
+  if (flags.leaseDuration !== undefined && !flags.leaderElect)
+    throw new StacksyncError('E_USAGE', '--lease-duration needs --leader-elect');
+  if (flags.detailedExitcode && !flags.once)
+    throw new StacksyncError(
+      'E_USAGE',
+      '--detailed-exitcode needs --once: a daemon has no exit code to report changes with',
+    );
   const env = processEnv();
   const embedded = flags.embedded === true || noConfigGiven(flags, env);
   // The port first: a daemon that cannot serve stops before it has started an emulator or touched the state.
-  const server = flags.once ? undefined : await bindHttpServer(parseListen(flags.listen ?? (embedded ? EMBEDDED_LISTEN : ((await configuredListen(flags, env)) ?? DEFAULT_LISTEN))));
+  const server = flags.once
+    ? undefined
+    : await bindHttpServer(
+        parseListen(
+          flags.listen ?? (embedded ? EMBEDDED_LISTEN : ((await configuredListen(flags, env)) ?? DEFAULT_LISTEN)),
+        ),
+      );
   const opened: (() => Promise<void>)[] = server ? [() => server.close()] : [];
   // Whatever was opened is closed again, last first, when the start fails: nothing may keep a
   // process alive that has nothing to serve.
@@ -80,13 +102,18 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
   const logger = commandLogger(flags, logFormat, 'info');
   const metrics = createMetrics();
   // The emulator is loaded only when it runs: a daemon against real services never pays for it.
-  const demo = start.embedded ? await (await import('../daemon/embedded.js')).startEmbedded({ profile: flags.profile ?? 'seed' }) : undefined;
+  const demo = start.embedded
+    ? await (await import('../daemon/embedded.js')).startEmbedded({ profile: flags.profile ?? 'seed' })
+    : undefined;
   if (demo) opened.push(() => demo.emulator.close());
   const tellWait = rateWaitTeller((line, fields) => logger.info(fields, line));
   const session = await openSession(flags, {
     writeKey: flags.dryRun !== true,
     // Each sync takes the state lock, so a one-off apply can run between two syncs.
-    state: flags.dryRun === true ? { mode: 'read' } : { mode: 'guarded', command: 'run', lockTimeoutMs: lockTimeoutOf(flags) },
+    state:
+      flags.dryRun === true
+        ? { mode: 'read' }
+        : { mode: 'guarded', command: 'run', lockTimeoutMs: lockTimeoutOf(flags) },
     logger,
     env,
     ...(demo ? { config: demo.config } : {}),
@@ -111,7 +138,11 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
     pullDrift: ({ context, run, changes }) => pullPlanned(context, run, { changes }),
   };
   if (demo && logFormat === 'human') process.stdout.write(demo.banner(session.context.manifestsDir));
-  else if (demo) logger.info({ emulator: demo.emulator.url, manifests: session.context.manifestsDir, state: demo.dir }, 'no config file found, so running against the built-in emulator');
+  else if (demo)
+    logger.info(
+      { emulator: demo.emulator.url, manifests: session.context.manifestsDir, state: demo.dir },
+      'no config file found, so running against the built-in emulator',
+    );
 
   if (!start.server) {
     const once = await syncOnce(options);
@@ -127,7 +158,12 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
   // --leader-elect: the state lock becomes a lease held for as long as this daemon leads (leader.ts).
   let daemon: Daemon | undefined;
   const election = flags.leaderElect
-    ? createLeaderElection({ backend: session.state, leaseMs: flags.leaseDuration ?? DEFAULT_LEASE_MS, logger, onChange: () => daemon?.leadershipChanged() })
+    ? createLeaderElection({
+        backend: session.state,
+        leaseMs: flags.leaseDuration ?? DEFAULT_LEASE_MS,
+        logger,
+        onChange: () => daemon?.leadershipChanged(),
+      })
     : undefined;
   if (election) {
     // Stopped (the lease let go) after the daemon has stopped writing, before the state is closed.
@@ -137,7 +173,15 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
   }
   daemon = await startDaemon({ ...options, listen: start.server });
   election?.start();
-  logger.info({ url: daemon.url, ...(election ? { role: election.role() } : {}), targets: session.context.config.targets.map((target) => target.name), dryRun: options.dryRun }, 'listening: /metrics /healthz /readyz /status, POST /-/reload');
+  logger.info(
+    {
+      url: daemon.url,
+      ...(election ? { role: election.role() } : {}),
+      targets: session.context.config.targets.map((target) => target.name),
+      dryRun: options.dryRun,
+    },
+    'listening: /metrics /healthz /readyz /status, POST /-/reload',
+  );
   installShutdown({
     graceMs: SHUTDOWN_GRACE_MS,
     logger,
@@ -148,7 +192,10 @@ async function startRun(flags: RunFlags, setExitCode: (code: number) => void, st
       await closeAll();
     },
   });
-  if (demo && logFormat === 'human') void whenReady(daemon.ready).then(() => process.stdout.write(demo.tips(daemon.url ?? '', session.context.manifestsDir)));
+  if (demo && logFormat === 'human')
+    void whenReady(daemon.ready).then(() =>
+      process.stdout.write(demo.tips(daemon.url ?? '', session.context.manifestsDir)),
+    );
 }
 
 function whenReady(ready: () => boolean): Promise<void> {
@@ -161,4 +208,3 @@ function whenReady(ready: () => boolean): Promise<void> {
     poll.unref();
   });
 }
-

@@ -15,7 +15,13 @@ export async function openStateBackend(settings: StateSettings, io: Partial<Secr
   if (settings.backend === 'kubernetes') {
     const { openKubernetesBackend } = await import('../state/kubernetes.js');
     const { namespace, name, kubeconfig, context } = settings;
-    return openKubernetesBackend({ namespace, name, ...(kubeconfig !== undefined ? { kubeconfig } : {}), ...(context !== undefined ? { context } : {}), ...(io.env ? { env: io.env } : {}) });
+    return openKubernetesBackend({
+      namespace,
+      name,
+      ...(kubeconfig !== undefined ? { kubeconfig } : {}),
+      ...(context !== undefined ? { context } : {}),
+      ...(io.env ? { env: io.env } : {}),
+    });
   }
   if (settings.backend === 's3') {
     const { openS3Backend } = await import('../state/s3.js');

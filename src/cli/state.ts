@@ -34,19 +34,25 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .summary('show, migrate, unlock the state (what stacksync owns, and where it is kept), or forget resources in it')
     .description(
       'The state is what stacksync owns: the inventory, the HMACs of write-only values and create intents. ' +
-        'It is kept where the config\'s `state:` says: a file (the default), a PostgreSQL database, Secrets in Kubernetes or an S3 bucket.\n' +
+        "It is kept where the config's `state:` says: a file (the default), a PostgreSQL database, Secrets in Kubernetes or an S3 bucket.\n" +
         'Exit codes: 0 done, 1 an error (nothing changed; `forget` still lets go of the other resources it names, see its help).',
     );
   command
     .command('show')
     .exitOverride()
-    .description('Prints the backend, its lineage and serial, who holds the lock, and per target what it owns (resources per kind, create intents, secret hashes).')
+    .description(
+      'Prints the backend, its lineage and serial, who holds the lock, and per target what it owns (resources per kind, create intents, secret hashes).',
+    )
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
-    .addOption(new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'),
+    )
     .action(async (flags: StateFlags & { output: 'text' | 'json' }) => {
       await withBackend(flags, async (backend) => {
         const summary = await summarise(backend);
-        process.stdout.write(flags.output === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : renderSummary(summary));
+        process.stdout.write(
+          flags.output === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : renderSummary(summary),
+        );
       });
       setExitCode(EXIT_OK);
     });
@@ -54,16 +60,23 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .command('unlock')
     .exitOverride()
     .argument('<id>', 'the lock id, as `state show` and a waiting command print it')
-    .description('Breaks the state lock held under this id, after printing its holder. ' +
-      'Only for a holder that is gone: a holder that still runs is fenced (its next write to a PostgreSQL or S3 state is refused), ' +
-        'but a file state cannot fence it.')
+    .description(
+      'Breaks the state lock held under this id, after printing its holder. ' +
+        'Only for a holder that is gone: a holder that still runs is fenced (its next write to a PostgreSQL or S3 state is refused), ' +
+        'but a file state cannot fence it.',
+    )
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .action(async (id: string, flags: StateFlags) => {
       await withBackend(flags, async (backend) => {
         const holder = await backend.holder();
-        if (!holder) throw new StacksyncError('E_USAGE', `the state (${backend.location}) is not locked; nothing to unlock`);
+        if (!holder)
+          throw new StacksyncError('E_USAGE', `the state (${backend.location}) is not locked; nothing to unlock`);
         process.stdout.write(`the lock is held by ${describeHolder(holder)}\n`);
-        if (holder.token !== id) throw new StacksyncError('E_USAGE', `the lock is held under id ${holder.token}, not ${id}; nothing was changed`);
+        if (holder.token !== id)
+          throw new StacksyncError(
+            'E_USAGE',
+            `the lock is held under id ${holder.token}, not ${id}; nothing was changed`,
+          );
         const broken = await backend.unlock(id);
         if (!broken) throw new StacksyncError('E_USAGE', `the lock changed hands meanwhile; nothing was changed`);
         process.stdout.write(`unlocked the state (${backend.location})\n`);
@@ -73,12 +86,22 @@ export const stateCommand: CommandFactory = (setExitCode) => {
   command
     .command('migrate')
     .exitOverride()
-    .description("Copies this config's state into the (empty) state that another config's `state:` names, with its HMAC key, " +
-      "then reads it back and checks both are the same. Both are locked meanwhile. " +
-        "Point the config at the new state afterwards.")
-    .option('-c, --config <file>', 'config file whose state is copied (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
+    .description(
+      "Copies this config's state into the (empty) state that another config's `state:` names, with its HMAC key, " +
+        'then reads it back and checks both are the same. Both are locked meanwhile. ' +
+        'Point the config at the new state afterwards.',
+    )
+    .option(
+      '-c, --config <file>',
+      'config file whose state is copied (env STACKSYNC_CONFIG; default config/stacksync.yaml)',
+    )
     .requiredOption('--to <config>', 'config file whose state: names where to copy it')
-    .option('--lock-timeout <seconds>', 'how long to wait for each lock', (text) => Number(text) * 1000, DEFAULT_LOCK_TIMEOUT_MS)
+    .option(
+      '--lock-timeout <seconds>',
+      'how long to wait for each lock',
+      (text) => Number(text) * 1000,
+      DEFAULT_LOCK_TIMEOUT_MS,
+    )
     .action(async (flags: StateFlags & { to: string; lockTimeout: number }) => {
       const from = await configOf(flags.config);
       const to = (await loadConfig(flags.to)).config;
@@ -86,7 +109,9 @@ export const stateCommand: CommandFactory = (setExitCode) => {
       const target = await openStateBackend(to.state, { env: processEnv() });
       try {
         const copied = await migrate(source, target, flags.lockTimeout);
-        process.stdout.write(`copied ${copied} target(s) from ${source.location} to ${target.location}, and read them back the same; point the config's state: at it now\n`);
+        process.stdout.write(
+          `copied ${copied} target(s) from ${source.location} to ${target.location}, and read them back the same; point the config's state: at it now\n`,
+        );
       } finally {
         await source.close();
         await target.close();
@@ -97,29 +122,41 @@ export const stateCommand: CommandFactory = (setExitCode) => {
     .command('forget')
     .exitOverride()
     .argument('<target>', 'the target whose inventory holds them')
-    .argument('[resources...]', "the resources, as KIND/NAME (NAME: the manifest's metadata.name, as the inventory records it); at least one")
-    .summary('Lets go of resources without deleting them, their managed-by mark taken off (Terraform\'s `state rm`).')
+    .argument(
+      '[resources...]',
+      "the resources, as KIND/NAME (NAME: the manifest's metadata.name, as the inventory records it); at least one",
+    )
+    .summary("Lets go of resources without deleting them, their managed-by mark taken off (Terraform's `state rm`).")
     .description(
-      'Lets go of resources without deleting them (Terraform\'s `state rm`): each leaves the inventory, ' +
+      "Lets go of resources without deleting them (Terraform's `state rm`): each leaves the inventory, " +
         'so stacksync no longer owns it and prune never deletes it; ' +
         'a manifest still naming it then plans as `= adopt`. ' +
         `Where its kind has tags and the live resource carries the mark ${MANAGED_MARK}, one update takes the mark off first, everything else as it is live. ` +
         'A resource whose mark cannot be taken off stays in the inventory, its tags as they were. ' +
-          'A resource the inventory does not hold is an error, and nothing is changed. Runs under the state lock.\n' +
+        'A resource the inventory does not hold is an error, and nothing is changed. Runs under the state lock.\n' +
         'Exit codes: 0 done, 1 an error (a resource not in the inventory: nothing changed; a mark that could not be taken off: that resource kept).',
     )
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .option('--dry-run', 'print what would be done, and change neither the API nor the state')
     .addOption(lockTimeoutOption())
-    .addHelpText('after', '\nExamples:\n  stacksync state forget production Dashboard/api-latency --dry-run\n' +
-      '  stacksync state forget production Dashboard/api-latency SavedSearch/errors')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  stacksync state forget production Dashboard/api-latency --dry-run\n' +
+        '  stacksync state forget production Dashboard/api-latency SavedSearch/errors',
+    )
     .action(async (target: string, resources: string[], flags: StateFlags & LockFlags & { dryRun?: boolean }) => {
-      if (resources.length === 0) throw new StacksyncError('E_USAGE', 'name at least one resource to forget, as KIND/NAME');
+      if (resources.length === 0)
+        throw new StacksyncError('E_USAGE', 'name at least one resource to forget, as KIND/NAME');
       const subjects = resources.map(parseSubject);
       const dryRun = flags.dryRun === true;
       const session = await openSession(
         { ...(flags.config !== undefined ? { config: flags.config } : {}) },
-        { writeKey: false, state: dryRun ? { mode: 'read' } : { mode: 'command', command: 'state forget', lockTimeoutMs: lockTimeoutOf(flags) } },
+        {
+          writeKey: false,
+          state: dryRun
+            ? { mode: 'read' }
+            : { mode: 'command', command: 'state forget', lockTimeoutMs: lockTimeoutOf(flags) },
+        },
       );
       try {
         const outcomes = await forgetResources(session.context, { target, subjects, dryRun });
@@ -140,7 +177,8 @@ export const stateCommand: CommandFactory = (setExitCode) => {
 /** One line per resource: what was (with --dry-run: would be) done to it. */
 function describeForget(outcome: ForgetOutcome, dryRun: boolean): string {
   const subject = `${outcome.kind}/${outcome.name} (id ${outcome.id})`;
-  if (outcome.error !== undefined) return `${subject}: its mark ${MANAGED_MARK} could not be taken off (${outcome.error}); it stays in the inventory, unchanged`;
+  if (outcome.error !== undefined)
+    return `${subject}: its mark ${MANAGED_MARK} could not be taken off (${outcome.error}); it stays in the inventory, unchanged`;
   const mark =
     outcome.mark === 'removed'
       ? `${dryRun ? 'would take' : 'took'} the mark ${MANAGED_MARK} off its tags`
@@ -191,7 +229,12 @@ async function summarise(backend: StateBackend): Promise<StateSummary> {
       const count = Object.keys(entries).length;
       if (count > 0) resources[kind] = count;
     }
-    targets[name] = { resources, intents: state.intents.length, secretHashes: Object.keys(state.secretHashes).length, suspended: state.suspension !== undefined };
+    targets[name] = {
+      resources,
+      intents: state.intents.length,
+      secretHashes: Object.keys(state.secretHashes).length,
+      suspended: state.suspension !== undefined,
+    };
   }
   return {
     backend: backend.kind,
@@ -229,7 +272,8 @@ function describeHolder(holder: LockHolder): string {
 
 /** Copies `source` into the empty `target` under both locks; returns how many targets were copied. */
 async function migrate(source: StateBackend, target: StateBackend, lockTimeoutMs: number): Promise<number> {
-  if (source.location === target.location) throw new StacksyncError('E_USAGE', `--to names the same state (${source.location}); nothing to copy`);
+  if (source.location === target.location)
+    throw new StacksyncError('E_USAGE', `--to names the same state (${source.location}); nothing to copy`);
   const sourceLock = await source.lock({ command: 'state migrate', timeoutMs: lockTimeoutMs });
   try {
     const targetLock = await target.lock({ command: 'state migrate', timeoutMs: lockTimeoutMs });
@@ -237,12 +281,19 @@ async function migrate(source: StateBackend, target: StateBackend, lockTimeoutMs
       const from = await source.open({ readOnly: true });
       const into = await target.open();
       if (Object.keys(into.snapshot().targets).length > 0) {
-        throw new StacksyncError('E_USAGE', `the state at ${target.location} is not empty; migrate copies only into an empty state, so nothing was changed`);
+        throw new StacksyncError(
+          'E_USAGE',
+          `the state at ${target.location} is not empty; migrate copies only into an empty state, so nothing was changed`,
+        );
       }
       const key = await source.hmacKey();
       if (key) {
         const stored = await target.hmacKey(key);
-        if (!stored?.equals(key)) throw new StacksyncError('E_USAGE', `the state at ${target.location} already has another HMAC key; migrate copies only into an empty state, so nothing was changed`);
+        if (!stored?.equals(key))
+          throw new StacksyncError(
+            'E_USAGE',
+            `the state at ${target.location} already has another HMAC key; migrate copies only into an empty state, so nothing was changed`,
+          );
       }
       const snapshot: StateFile = from.snapshot();
       for (const [name, state] of Object.entries(snapshot.targets)) into.set(name, state);
@@ -253,7 +304,10 @@ async function migrate(source: StateBackend, target: StateBackend, lockTimeoutMs
       if (lineage !== undefined) await target.adoptLineage?.(lineage);
       const check = await target.open({ readOnly: true });
       if (!isDeepStrictEqual(check.snapshot().targets, snapshot.targets)) {
-        throw new StacksyncError('E_STATE_WRITE', `the state read back from ${target.location} differs from ${source.location}; the copy cannot be trusted: empty it before trying again`);
+        throw new StacksyncError(
+          'E_STATE_WRITE',
+          `the state read back from ${target.location} differs from ${source.location}; the copy cannot be trusted: empty it before trying again`,
+        );
       }
       return Object.keys(snapshot.targets).length;
     } finally {

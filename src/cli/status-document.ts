@@ -25,7 +25,12 @@ export function parseSize(text: string): number | undefined {
 
 /** `64 MiB`, `512 KiB`, `100 bytes`: a cap as a person reads it. */
 export function formatSize(bytes: number): string {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const)
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
   return `${bytes} bytes`;
 }
 
@@ -33,11 +38,15 @@ export function formatSize(bytes: number): string {
 export class TooLarge extends Error {}
 
 /** The body as text, stopping (and destroying the stream) as soon as it passes `maxBytes`. */
-export async function readCapped(body: AsyncIterable<Buffer | Uint8Array | string> & { destroy?: (error?: Error) => unknown }, maxBytes: number): Promise<string> {
+export async function readCapped(
+  body: AsyncIterable<Buffer | Uint8Array | string> & { destroy?: (error?: Error) => unknown },
+  maxBytes: number,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buffer =
+      typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     size += buffer.byteLength;
     if (size > maxBytes) {
       body.destroy?.();
@@ -54,7 +63,8 @@ type Check = (value: unknown, path: string) => string | undefined;
 const member = (path: string, name: string): string => (path === '' ? name : `${path}.${name}`);
 const shown = (path: string): string => path || 'the document';
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -62,16 +72,26 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-const string: Check = (value, path) => (typeof value === 'string' ? undefined : `${path} is ${describe(value)}, not a string`);
-const boolean: Check = (value, path) => (typeof value === 'boolean' ? undefined : `${path} is ${describe(value)}, not true or false`);
-const number: Check = (value, path) => (typeof value === 'number' && Number.isFinite(value) ? undefined : `${path} is ${describe(value)}, not a number`);
+const string: Check = (value, path) =>
+  typeof value === 'string' ? undefined : `${path} is ${describe(value)}, not a string`;
+const boolean: Check = (value, path) =>
+  typeof value === 'boolean' ? undefined : `${path} is ${describe(value)}, not true or false`;
+const number: Check = (value, path) =>
+  typeof value === 'number' && Number.isFinite(value) ? undefined : `${path} is ${describe(value)}, not a number`;
 const oneOf =
   (choices: readonly string[]): Check =>
   (value, path) =>
-    typeof value === 'string' && choices.includes(value) ? undefined : `${path} is ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}, not one of ${choices.join(', ')}`;
+    typeof value === 'string' && choices.includes(value)
+      ? undefined
+      : `${path} is ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}, not one of ${choices.join(', ')}`;
 
 /** Members of an object: required ones must be there; optional ones may be absent, never `null` or of another type. */
-function members(value: unknown, path: string, required: Readonly<Record<string, Check>>, optional: Readonly<Record<string, Check>> = {}): string | undefined {
+function members(
+  value: unknown,
+  path: string,
+  required: Readonly<Record<string, Check>>,
+  optional: Readonly<Record<string, Check>> = {},
+): string | undefined {
   if (!isObject(value)) return `${shown(path)} is ${describe(value)}, not an object`;
   for (const [name, check] of Object.entries(required)) {
     const problem = name in value ? check(value[name], member(path, name)) : `${member(path, name)} is missing`;
@@ -121,10 +141,12 @@ const resource: Check = (value, path) =>
     },
   );
 
-const proposal: Check = (value, path) => members(value, path, { branch: string }, { commit: string, pullRequest: string, error: string, code: string });
+const proposal: Check = (value, path) =>
+  members(value, path, { branch: string }, { commit: string, pullRequest: string, error: string, code: string });
 
 /** Who holds the state lease, under `run --leader-elect`. */
-const leader: Check = (value, path) => members(value, path, { host: string, pid: number, command: string, since: string });
+const leader: Check = (value, path) =>
+  members(value, path, { host: string, pid: number, command: string, since: string });
 
 const suspension: Check = (value, path) => members(value, path, {}, { since: string, reason: string, by: string });
 
@@ -169,7 +191,13 @@ export function checkStatusDocument(text: string): { document: StatusDocument } 
   } catch {
     return { problem: 'it is not JSON' };
   }
-  if (isObject(data) && data['version'] !== 1) return { problem: `its version is ${JSON.stringify(data['version']) ?? 'missing'}, not 1` };
-  const problem = members(data, '', { version: number, generatedAt: string, ready: boolean, targets }, { role: oneOf(['leader', 'standby']), leader });
+  if (isObject(data) && data['version'] !== 1)
+    return { problem: `its version is ${JSON.stringify(data['version']) ?? 'missing'}, not 1` };
+  const problem = members(
+    data,
+    '',
+    { version: number, generatedAt: string, ready: boolean, targets },
+    { role: oneOf(['leader', 'standby']), leader },
+  );
   return problem === undefined ? { document: data as unknown as StatusDocument } : { problem };
 }

@@ -3,7 +3,16 @@
  * resources, with the field diff of each drifted one under it. Pure.
  */
 import type { StatusDocument } from '../daemon/status.js';
-import { ERROR_FLAGS, FLAG_LABELS, formatTime, formatValue, readinessText, rowsOf, targetFacts, type ResourceRow } from '../daemon/view.js';
+import {
+  ERROR_FLAGS,
+  FLAG_LABELS,
+  formatTime,
+  formatValue,
+  readinessText,
+  rowsOf,
+  targetFacts,
+  type ResourceRow,
+} from '../daemon/view.js';
 import type { FieldDiff } from '../model/plan.js';
 import { show } from '../support/terminal.js';
 
@@ -27,14 +36,29 @@ export function renderStatusText(document: StatusDocument): string {
 /** Columns padded to their widest cell; details and diffs may run past the edge. */
 function table(rows: readonly ResourceRow[]): string[] {
   // Escaped before the widths are taken, so the columns line up as they are shown.
-  const cells = rows.map((row) => [row.kind, row.name, row.flags.map((flag) => FLAG_LABELS[flag]).join(', '), row.manifest ?? '', row.notes[0] ?? ''].map(show));
-  const widths = HEADINGS.slice(0, -1).map((heading, column) => Math.max(heading.length, ...cells.map((cell) => (cell[column] ?? '').length)));
+  const cells = rows.map((row) =>
+    [
+      row.kind,
+      row.name,
+      row.flags.map((flag) => FLAG_LABELS[flag]).join(', '),
+      row.manifest ?? '',
+      row.notes[0] ?? '',
+    ].map(show),
+  );
+  const widths = HEADINGS.slice(0, -1).map((heading, column) =>
+    Math.max(heading.length, ...cells.map((cell) => (cell[column] ?? '').length)),
+  );
   const indent = 2 + widths.reduce((sum, width) => sum + width + 2, 0);
-  const line = (cell: readonly string[]): string => `  ${cell.map((text, column) => (column < widths.length ? text.padEnd(widths[column] ?? 0) : text)).join('  ')}`.trimEnd();
+  const line = (cell: readonly string[]): string =>
+    `  ${cell.map((text, column) => (column < widths.length ? text.padEnd(widths[column] ?? 0) : text)).join('  ')}`.trimEnd();
   const lines = [line(HEADINGS)];
   rows.forEach((row, index) => {
     lines.push(line(cells[index] ?? []));
-    const under = [...row.notes.slice(1), ...row.diff.map(diffLine), ...(row.diffOmitted > 0 ? [`… and ${row.diffOmitted} more fields`] : [])];
+    const under = [
+      ...row.notes.slice(1),
+      ...row.diff.map(diffLine),
+      ...(row.diffOmitted > 0 ? [`… and ${row.diffOmitted} more fields`] : []),
+    ];
     for (const text of under) lines.push(`${' '.repeat(indent)}${text}`);
   });
   return lines;
@@ -49,11 +73,17 @@ function diffLine(diff: FieldDiff): string {
 
 /** True when a resource is in error or a target's last sync failed: `stacksync status` exits 1. */
 export function anythingInError(document: StatusDocument): boolean {
-  return Object.values(document.targets).some((status) => status.lastResult === 'failure') || rowsOf(document).some((row) => row.flags.some((flag) => ERROR_FLAGS.includes(flag)));
+  return (
+    Object.values(document.targets).some((status) => status.lastResult === 'failure') ||
+    rowsOf(document).some((row) => row.flags.some((flag) => ERROR_FLAGS.includes(flag)))
+  );
 }
 
 /** The document with only the named targets (all when none are named). */
 export function onlyTargets(document: StatusDocument, names: readonly string[]): StatusDocument {
   if (names.length === 0) return document;
-  return { ...document, targets: Object.fromEntries(Object.entries(document.targets).filter(([name]) => names.includes(name))) };
+  return {
+    ...document,
+    targets: Object.fromEntries(Object.entries(document.targets).filter(([name]) => names.includes(name))),
+  };
 }

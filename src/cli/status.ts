@@ -16,7 +16,15 @@ import { EXIT_ERROR, EXIT_OK, type CommandFactory } from './exit.js';
 import { collect } from './output.js';
 import { logFormatOption } from './log-format.js';
 import { parseLockTimeout } from './context.js';
-import { checkStatusDocument, DEFAULT_MAX_STATUS_BYTES, DEFAULT_STATUS_TIMEOUT_MS, formatSize, parseSize, readCapped, TooLarge } from './status-document.js';
+import {
+  checkStatusDocument,
+  DEFAULT_MAX_STATUS_BYTES,
+  DEFAULT_STATUS_TIMEOUT_MS,
+  formatSize,
+  parseSize,
+  readCapped,
+  TooLarge,
+} from './status-document.js';
 
 interface StatusFlags {
   config?: string;
@@ -49,31 +57,56 @@ function parseMaxSize(text: string): number {
 
 export const statusCommand: CommandFactory = (setExitCode) =>
   new Command('status')
-    .summary("ask a running daemon what is in sync, drifted or failing (its status page, in the terminal)")
+    .summary('ask a running daemon what is in sync, drifted or failing (its status page, in the terminal)')
     .description(
-      "Reads /status from a running `stacksync run` and prints, per target, the last sync (when, " +
-        "revision, outcome, counts, rate-budget wait) and every resource with its status, manifest line, " +
-        "error and the fields a drifted one differs in.\n" +
+      'Reads /status from a running `stacksync run` and prints, per target, the last sync (when, ' +
+        'revision, outcome, counts, rate-budget wait) and every resource with its status, manifest line, ' +
+        'error and the fields a drifted one differs in.\n' +
         'The daemon is asked at --listen, else at the daemon.listen of the config, else at the default 0.0.0.0:9464 (asked on 127.0.0.1).\n' +
         'Exit codes: 0 nothing in error, 1 a resource in error, a target whose last sync failed, or no daemon answering.',
     )
-    .option('-c, --config <file>', 'config file whose daemon.listen names the address (env STACKSYNC_CONFIG; default config/stacksync.yaml, when there is one)')
-    .option('--listen <host:port>', `the address the daemon listens on, as given to run --listen (default: the config's daemon.listen, else ${DEFAULT_LISTEN})`)
+    .option(
+      '-c, --config <file>',
+      'config file whose daemon.listen names the address (env STACKSYNC_CONFIG; default config/stacksync.yaml, when there is one)',
+    )
+    .option(
+      '--listen <host:port>',
+      `the address the daemon listens on, as given to run --listen (default: the config's daemon.listen, else ${DEFAULT_LISTEN})`,
+    )
     .option('--target <name>', 'only this target (repeatable; default every target)', collect, [])
-    .addOption(new Option('--output <format>', 'text for people, json for tools (the /status document)').choices(['text', 'json']).default('text'))
     .addOption(
-      new Option('--timeout <duration>', 'how long the daemon has to send its whole answer, e.g. 10s, 1m, or seconds; then exit 1').argParser(parseTimeout).default(DEFAULT_STATUS_TIMEOUT_MS, `${DEFAULT_STATUS_TIMEOUT_MS / 1000}s`),
+      new Option('--output <format>', 'text for people, json for tools (the /status document)')
+        .choices(['text', 'json'])
+        .default('text'),
     )
     .addOption(
-      new Option('--max-size <size>', 'the largest answer read, e.g. 64MiB, 512KiB, or bytes; a longer one is cut off and the command exits 1').argParser(parseMaxSize).default(DEFAULT_MAX_STATUS_BYTES, formatSize(DEFAULT_MAX_STATUS_BYTES).replace(' ', '')),
+      new Option(
+        '--timeout <duration>',
+        'how long the daemon has to send its whole answer, e.g. 10s, 1m, or seconds; then exit 1',
+      )
+        .argParser(parseTimeout)
+        .default(DEFAULT_STATUS_TIMEOUT_MS, `${DEFAULT_STATUS_TIMEOUT_MS / 1000}s`),
+    )
+    .addOption(
+      new Option(
+        '--max-size <size>',
+        'the largest answer read, e.g. 64MiB, 512KiB, or bytes; a longer one is cut off and the command exits 1',
+      )
+        .argParser(parseMaxSize)
+        .default(DEFAULT_MAX_STATUS_BYTES, formatSize(DEFAULT_MAX_STATUS_BYTES).replace(' ', '')),
     )
     .addOption(logFormatOption())
     .action(async (flags: StatusFlags) => {
       const { address, from } = await daemonAddress(flags, processEnv());
       // The view of the document loads only for this command (it needs the metrics module's tables).
       const { anythingInError, onlyTargets, renderStatusText } = await import('./status-text.js');
-      const document = onlyTargets(await fetchStatus(address, from, { timeoutMs: flags.timeout, maxBytes: flags.maxSize }), flags.target);
-      process.stdout.write(flags.output === 'json' ? `${showJson(JSON.stringify(document, null, 2))}\n` : renderStatusText(document));
+      const document = onlyTargets(
+        await fetchStatus(address, from, { timeoutMs: flags.timeout, maxBytes: flags.maxSize }),
+        flags.target,
+      );
+      process.stdout.write(
+        flags.output === 'json' ? `${showJson(JSON.stringify(document, null, 2))}\n` : renderStatusText(document),
+      );
       setExitCode(anythingInError(document) ? EXIT_ERROR : EXIT_OK);
     });
 
@@ -83,7 +116,8 @@ async function daemonAddress(flags: StatusFlags, env: Env): Promise<{ address: L
   const chosen = chooseConfigPath(flags.config, env);
   if (chosen.from !== 'default' || existsSync(chosen.path)) {
     const { config } = await loadConfig(chosen.path);
-    if (config.daemon?.listen !== undefined) return { address: parseListen(config.daemon.listen), from: `daemon.listen in ${chosen.path}` };
+    if (config.daemon?.listen !== undefined)
+      return { address: parseListen(config.daemon.listen), from: `daemon.listen in ${chosen.path}` };
   }
   return { address: parseListen(DEFAULT_LISTEN), from: 'the default address' };
 }
@@ -106,7 +140,11 @@ async function fetchStatus(address: ListenAddress, from: string, bounds: AnswerB
       { subject: url, ...(cause === undefined ? {} : { cause }) },
     );
   const unusable = (why: string): StacksyncError =>
-    new StacksyncError('E_DAEMON_UNREACHABLE', `what answered at ${url} sent no usable stacksync status document: ${why}; the address came from ${from}`, { subject: url });
+    new StacksyncError(
+      'E_DAEMON_UNREACHABLE',
+      `what answered at ${url} sent no usable stacksync status document: ${why}; the address came from ${from}`,
+      { subject: url },
+    );
   // One deadline for the whole answer: undici's own timeouts restart with each chunk, so a body
   // trickled a byte at a time would never end.
   const deadline = AbortSignal.timeout(bounds.timeoutMs);

@@ -79,10 +79,14 @@ export function createValidateCommand(setExitCode: (code: number) => void, io: P
   };
   return new Command('validate')
     .summary("check config and manifests offline (schema, names, references, manifests' secrets)")
-    .description('Load the config and every manifest as plan and apply would, and report every problem with its file, line and column. Never touches the network.')
+    .description(
+      'Load the config and every manifest as plan and apply would, and report every problem with its file, line and column. Never touches the network.',
+    )
     .option('-c, --config <file>', 'config file (env STACKSYNC_CONFIG; default config/stacksync.yaml)')
     .option('-m, --manifests <dir>', 'manifests directory (env STACKSYNC_MANIFESTS; default manifests/)')
-    .addOption(new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option('--output <format>', 'text for people, json for tools').choices(['text', 'json']).default('text'),
+    )
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: ValidateFlags) => {
       setExitCode(await runValidate(flags, out));
@@ -109,13 +113,19 @@ async function runValidate(flags: ValidateFlags, io: ValidateIo): Promise<number
   return errors.length > 0 ? EXIT_ERROR : EXIT_OK;
 }
 
-async function loadConfigFor(flags: ValidateFlags, env: Env, errors: Finding[], warnings: Finding[]): Promise<Config | undefined> {
+async function loadConfigFor(
+  flags: ValidateFlags,
+  env: Env,
+  errors: Finding[],
+  warnings: Finding[],
+): Promise<Config | undefined> {
   const chosen = chooseConfigPath(flags.config, env);
   if (chosen.from === 'default' && !existsSync(chosen.path)) {
     warnings.push({
       location: { file: chosen.path },
       code: 'W_CONFIG',
-      message: 'no config file here, so manifests were checked without target checks (pass -c FILE or set STACKSYNC_CONFIG)',
+      message:
+        'no config file here, so manifests were checked without target checks (pass -c FILE or set STACKSYNC_CONFIG)',
     });
     return undefined;
   }
@@ -126,19 +136,32 @@ async function loadConfigFor(flags: ValidateFlags, env: Env, errors: Finding[], 
   } catch (error) {
     if (!isStacksyncError(error, 'E_CONFIG_INVALID')) throw error;
     errors.push(...configFindings(error.details?.['problems'], error.message, chosen.path));
-    warnings.push({ location: { file: chosen.path }, code: 'W_CONFIG', message: 'the config is invalid, so manifests were checked without target checks' });
+    warnings.push({
+      location: { file: chosen.path },
+      code: 'W_CONFIG',
+      message: 'the config is invalid, so manifests were checked without target checks',
+    });
     return undefined;
   }
 }
 
 function configFindings(problems: unknown, message: string, file: string): Finding[] {
-  if (!Array.isArray(problems) || problems.length === 0) return [{ location: { file }, code: 'E_CONFIG_INVALID', message }];
-  return (problems as (SourceLocation & Pick<ConfigProblem, 'message'>)[]).map(({ message: text, ...location }) => ({ location, code: 'E_CONFIG_INVALID', message: text }));
+  if (!Array.isArray(problems) || problems.length === 0)
+    return [{ location: { file }, code: 'E_CONFIG_INVALID', message }];
+  return (problems as (SourceLocation & Pick<ConfigProblem, 'message'>)[]).map(({ message: text, ...location }) => ({
+    location,
+    code: 'E_CONFIG_INVALID',
+    message: text,
+  }));
 }
 
 /** Every problem on a line of its own (`file:line:column: CODE: message`), then the summary. */
 function renderText(report: Report): string {
-  const lines = [...report.errors.map((finding) => describe(finding, finding.code)), ...report.warnings.map((finding) => describe(finding, 'warning')), summary(report)];
+  const lines = [
+    ...report.errors.map((finding) => describe(finding, finding.code)),
+    ...report.warnings.map((finding) => describe(finding, 'warning')),
+    summary(report),
+  ];
   // File names and messages quote the manifests: each line is shown, never obeyed (support/terminal.ts).
   return lines.map((line) => `${show(line)}\n`).join('');
 }
@@ -154,9 +177,11 @@ function summary(report: Report): string {
   const counts = KIND_ORDER.filter((kind) => (byCount[kind] ?? 0) > 0).map((kind) => countOf(kind, byCount[kind] ?? 0));
   const status = report.errors.length > 0 ? 'failed' : 'ok';
   const byKind = counts.length > 0 ? ` (${counts.join(', ')})` : '';
-  return `validate ${status}: ${plural(report.errors.length, 'error')}, ` +
+  return (
+    `validate ${status}: ${plural(report.errors.length, 'error')}, ` +
     `${plural(report.warnings.length, 'warning')}; ` +
-    `${plural(report.resources.length, 'valid resource')} in ${report.dir}${byKind}`;
+    `${plural(report.resources.length, 'valid resource')} in ${report.dir}${byKind}`
+  );
 }
 
 /** `--output json`: the whole report as one object, problems in the shape `plan --output json` gives them. */
@@ -164,7 +189,13 @@ function renderJson(report: Report): string {
   const document = {
     version: 1,
     ok: report.errors.length === 0,
-    summary: { errors: report.errors.length, warnings: report.warnings.length, resources: report.resources.length, kinds: kindCounts(report.resources), manifests: report.dir },
+    summary: {
+      errors: report.errors.length,
+      warnings: report.warnings.length,
+      resources: report.resources.length,
+      kinds: kindCounts(report.resources),
+      manifests: report.dir,
+    },
     errors: report.errors.map(findingToJson),
     warnings: report.warnings.map(findingToJson),
   };
@@ -173,11 +204,19 @@ function renderJson(report: Report): string {
 
 function findingToJson(finding: Finding): Record<string, unknown> {
   const { file, line, column } = finding.location;
-  return { file, ...(line !== undefined ? { line } : {}), ...(column !== undefined ? { column } : {}), code: finding.code, message: finding.message };
+  return {
+    file,
+    ...(line !== undefined ? { line } : {}),
+    ...(column !== undefined ? { column } : {}),
+    code: finding.code,
+    message: finding.message,
+  };
 }
 
 function kindCounts(resources: readonly DesiredResource[]): Record<string, number> {
-  return Object.fromEntries(KIND_ORDER.map((kind) => [kind, resources.filter((resource) => resource.kind === kind).length]));
+  return Object.fromEntries(
+    KIND_ORDER.map((kind) => [kind, resources.filter((resource) => resource.kind === kind).length]),
+  );
 }
 
 function plural(count: number, noun: string): string {

@@ -8,11 +8,19 @@ import type { Target } from '../model/config.js';
 import { resolveCredentials } from './secrets.js';
 
 /** Fingerprint of each target's resolved credentials; undefined for one whose secrets cannot be read yet. */
-export function credentialFingerprints(targets: readonly Target[], env: Readonly<Record<string, string | undefined>>): (target: Target) => string | undefined {
+export function credentialFingerprints(
+  targets: readonly Target[],
+  env: Readonly<Record<string, string | undefined>>,
+): (target: Target) => string | undefined {
   const fingerprints = new Map<string, string>();
   for (const target of targets) {
     try {
-      fingerprints.set(target.name, createHash('sha256').update(JSON.stringify(resolveCredentials(target, { env }))).digest('hex'));
+      fingerprints.set(
+        target.name,
+        createHash('sha256')
+          .update(JSON.stringify(resolveCredentials(target, { env })))
+          .digest('hex'),
+      );
     } catch {
       // Not readable yet: grouped by its references; the target's own sync or plan reports the secret.
     }

@@ -63,13 +63,16 @@ function readRef(path: string, readFile: SecretIo['readFile']): string {
   } catch (error) {
     if (error instanceof StacksyncError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new StacksyncError('E_SECRET_MISSING', `file ${path} cannot be read (${code})`, { details: { file: path, reason: code } });
+    throw new StacksyncError('E_SECRET_MISSING', `file ${path} cannot be read (${code})`, {
+      details: { file: path, reason: code },
+    });
   }
 }
 
 function nonEmpty(value: string | undefined, ref: { fromEnv: string } | { fromFile: string }): string {
   const details = 'fromEnv' in ref ? { env: ref.fromEnv } : { file: ref.fromFile };
-  if (value === undefined) throw new StacksyncError('E_SECRET_MISSING', `${describeSecretRef(ref)} is not set`, { details });
+  if (value === undefined)
+    throw new StacksyncError('E_SECRET_MISSING', `${describeSecretRef(ref)} is not set`, { details });
   if (value === '') throw new StacksyncError('E_SECRET_MISSING', `${describeSecretRef(ref)} is empty`, { details });
   return value;
 }
@@ -92,7 +95,8 @@ export function secretBaseDir(file: string): string {
 
 /** A relative `fromFile` made absolute against `baseDir` (see {@link secretBaseDir}), so it works from any cwd. */
 export function anchorSecret(ref: SecretRef, baseDir: string): SecretRef {
-  if (typeof ref === 'object' && 'fromFile' in ref && !isAbsolute(ref.fromFile)) return { fromFile: resolve(baseDir, ref.fromFile) };
+  if (typeof ref === 'object' && 'fromFile' in ref && !isAbsolute(ref.fromFile))
+    return { fromFile: resolve(baseDir, ref.fromFile) };
   return typeof ref === 'object' ? { ...ref } : ref;
 }
 
@@ -103,7 +107,8 @@ export function anchorSecret(ref: SecretRef, baseDir: string): SecretRef {
  */
 export function readSecretFile(path: string): string {
   const stats = statSync(path);
-  if (!stats.isFile()) throw new StacksyncError('E_SECRET_MISSING', `file ${path} is not a regular file`, { details: { file: path } });
+  if (!stats.isFile())
+    throw new StacksyncError('E_SECRET_MISSING', `file ${path} is not a regular file`, { details: { file: path } });
   if (stats.size > MAX_SECRET_FILE_BYTES) throw tooLarge(path);
   const bytes = readAtMost(path, MAX_SECRET_FILE_BYTES + 1);
   if (bytes.length > MAX_SECRET_FILE_BYTES) throw tooLarge(path);
@@ -111,7 +116,11 @@ export function readSecretFile(path: string): string {
 }
 
 function tooLarge(path: string): StacksyncError {
-  return new StacksyncError('E_SECRET_MISSING', `file ${path} is larger than ${MAX_SECRET_FILE_BYTES} bytes; is it really a secret?`, { details: { file: path } });
+  return new StacksyncError(
+    'E_SECRET_MISSING',
+    `file ${path} is larger than ${MAX_SECRET_FILE_BYTES} bytes; is it really a secret?`,
+    { details: { file: path } },
+  );
 }
 
 /** The first `limit` bytes of a file (fewer when it is shorter). */
@@ -135,7 +144,11 @@ function readAtMost(path: string, limit: number): Buffer {
 export function resolveCredentials(target: Target, io: Partial<SecretIo> = {}): Credentials {
   try {
     if (target.variant === 'managed') {
-      const credentials = { variant: 'managed' as const, keyId: resolveSecret(target.auth.keyId, io), keySecret: resolveSecret(target.auth.keySecret, io) };
+      const credentials = {
+        variant: 'managed' as const,
+        keyId: resolveSecret(target.auth.keyId, io),
+        keySecret: resolveSecret(target.auth.keySecret, io),
+      };
       // The pair is what the Basic header encodes: its base64 holds neither part's.
       runSecrets.register([`${credentials.keyId}:${credentials.keySecret}`]);
       return credentials;
@@ -143,7 +156,10 @@ export function resolveCredentials(target: Target, io: Partial<SecretIo> = {}): 
     return { variant: 'self-hosted', token: resolveSecret(target.auth.token, io) };
   } catch (error) {
     if (!(error instanceof StacksyncError)) throw error;
-    throw new StacksyncError(error.code, `target ${target.name}: ${error.message}`, { subject: `target ${target.name}`, details: error.details ?? {} });
+    throw new StacksyncError(error.code, `target ${target.name}: ${error.message}`, {
+      subject: `target ${target.name}`,
+      details: error.details ?? {},
+    });
   }
 }
 

@@ -48,7 +48,9 @@ export function tenantMatcher(tenants: readonly Tenant[]): TenantMatcher {
       const path = relative.split('\\').join('/').replace(/^\.\//, '');
       let found = known.get(path);
       if (!found) {
-        found = compiled.filter(({ patterns }) => patterns.some((pattern) => pattern.test(path))).map(({ tenant }) => tenant);
+        found = compiled
+          .filter(({ patterns }) => patterns.some((pattern) => pattern.test(path)))
+          .map(({ tenant }) => tenant);
         known.set(path, found);
       }
       return found;

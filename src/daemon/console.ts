@@ -5,7 +5,15 @@
  * checkout at all); "drift" is only a live edit made outside stacksync (see diff/drift.ts).
  * Pure: the time of day is passed in.
  */
-import { changeRef, isWrite, outcomeOf, type Change, type ChangeResult, type Outcome, type Plan } from '../model/plan.js';
+import {
+  changeRef,
+  isWrite,
+  outcomeOf,
+  type Change,
+  type ChangeResult,
+  type Outcome,
+  type Plan,
+} from '../model/plan.js';
 import { waitingCount } from '../plan/build.js';
 import { isListed, renderPlanText } from '../plan/render-text.js';
 import type { Trigger } from './scheduler.js';
@@ -21,7 +29,10 @@ export function manifestSource(revision: string | undefined, uncommitted: boolea
   return revision !== undefined && uncommitted !== true ? 'git' : 'working-tree';
 }
 
-const SOURCE_WORDS: Readonly<Record<ManifestSource, string>> = { git: 'from Git', 'working-tree': 'from the working tree' };
+const SOURCE_WORDS: Readonly<Record<ManifestSource, string>> = {
+  git: 'from Git',
+  'working-tree': 'from the working tree',
+};
 
 /** One sync as the console tells it (the notifier is told another account: notify/events.ts). */
 export interface ConsoleAccount {
@@ -56,7 +67,8 @@ export function pendingCounts(changes: readonly Change[]): PendingCounts {
 export function describePending(counts: PendingCounts): string {
   const parts: string[] = [];
   if (counts.toApply > 0) parts.push(`${counts.toApply} ${counts.toApply === 1 ? 'change' : 'changes'} to apply`);
-  if (counts.drift > 0) parts.push(`${counts.drift} drift (${counts.drift === 1 ? 'a live edit' : 'live edits'} made outside stacksync)`);
+  if (counts.drift > 0)
+    parts.push(`${counts.drift} drift (${counts.drift === 1 ? 'a live edit' : 'live edits'} made outside stacksync)`);
   return parts.join(' and ');
 }
 
@@ -71,7 +83,8 @@ export function describeSync(account: ConsoleAccount): string {
   const { target, trigger, plan, results, time } = account;
   const counts = pendingCounts(plan.changes);
   const listed = plan.changes.filter(isListed);
-  if (listed.length === 0 && plan.errors.length === 0) return `[${time}] ${target}: in sync (${plan.summary.unchanged} resources, ${trigger})\n`;
+  if (listed.length === 0 && plan.errors.length === 0)
+    return `[${time}] ${target}: in sync (${plan.summary.unchanged} resources, ${trigger})\n`;
   const pending = describePending(counts);
   const headline = !pending
     ? nothingToApply(plan)
@@ -88,10 +101,15 @@ export function describeSync(account: ConsoleAccount): string {
 
 /** Why a sync that writes nothing is still worth a look: orphans, errors. */
 function nothingToApply(plan: Plan): string {
-  const orphans = plan.summary.orphan > 0 ? `; ${plan.summary.orphan} orphaned (apply --prune deletes ${plan.summary.orphan === 1 ? 'it' : 'them'})` : '';
+  const orphans =
+    plan.summary.orphan > 0
+      ? `; ${plan.summary.orphan} orphaned (apply --prune deletes ${plan.summary.orphan === 1 ? 'it' : 'them'})`
+      : '';
   const suspended = plan.summary.suspended > 0 ? `; ${plan.summary.suspended} suspended` : '';
-  const waiting = waitingCount(plan) > 0 ? `; ${waitingCount(plan)} waiting for an earlier write that may still land` : '';
-  const errors = plan.summary.errors > 0 ? `; ${plan.summary.errors} ${plan.summary.errors === 1 ? 'error' : 'errors'}` : '';
+  const waiting =
+    waitingCount(plan) > 0 ? `; ${waitingCount(plan)} waiting for an earlier write that may still land` : '';
+  const errors =
+    plan.summary.errors > 0 ? `; ${plan.summary.errors} ${plan.summary.errors === 1 ? 'error' : 'errors'}` : '';
   return `found nothing to apply${orphans}${suspended}${waiting}${errors}`;
 }
 
@@ -99,10 +117,18 @@ function nothingToApply(plan: Plan): string {
  * What became of the writes a sync tried: `applied 2 changes from Git and healed 1 drift (…)`,
  * then how many failed, were skipped or not applied, in the words of every output (`outcomeOf`).
  */
-export function describeApplied(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult>, source: ManifestSource = 'working-tree'): string {
-  const writes = changes.filter((change) => isWrite(change.action) || change.action === 'error' || change.action === 'waiting');
+export function describeApplied(
+  changes: readonly Change[],
+  results: ReadonlyMap<string, ChangeResult>,
+  source: ManifestSource = 'working-tree',
+): string {
+  const writes = changes.filter(
+    (change) => isWrite(change.action) || change.action === 'error' || change.action === 'waiting',
+  );
   const outcomes = writes.map((change) => ({ change, outcome: outcomeOf(change, results.get(changeRef(change))) }));
-  const done = outcomes.filter(({ outcome }) => outcome !== undefined && !UNDONE.includes(outcome)).map(({ change }) => change);
+  const done = outcomes
+    .filter(({ outcome }) => outcome !== undefined && !UNDONE.includes(outcome))
+    .map(({ change }) => change);
   const parts = [describeDone(pendingCounts(done), source) || 'applied nothing'];
   for (const word of UNDONE) {
     const n = outcomes.filter(({ outcome }) => outcome === word).length;
@@ -115,7 +141,11 @@ const UNDONE: readonly Outcome[] = ['failed', 'skipped', 'not applied', 'waiting
 
 function describeDone(counts: PendingCounts, source: ManifestSource): string {
   const parts: string[] = [];
-  if (counts.toApply > 0) parts.push(`applied ${counts.toApply} ${counts.toApply === 1 ? 'change' : 'changes'} ${SOURCE_WORDS[source]}`);
-  if (counts.drift > 0) parts.push(`healed ${counts.drift} drift (${counts.drift === 1 ? 'a live edit' : 'live edits'} made outside stacksync)`);
+  if (counts.toApply > 0)
+    parts.push(`applied ${counts.toApply} ${counts.toApply === 1 ? 'change' : 'changes'} ${SOURCE_WORDS[source]}`);
+  if (counts.drift > 0)
+    parts.push(
+      `healed ${counts.drift} drift (${counts.drift === 1 ? 'a live edit' : 'live edits'} made outside stacksync)`,
+    );
   return parts.join(' and ');
 }

@@ -12,13 +12,26 @@ import type { StateGuard } from '../state/guard.js';
 import { initNotificationMetrics, initTargetMetrics, rateLimitWaitSeconds, type Metrics } from './metrics.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { resolveSecret } from '../config/secrets.js';
-import { startHttpServer, type BoundHttpServer, type HttpHandlers, type ListenAddress, type RunningHttpServer, type SuspensionNote } from './http.js';
+import {
+  startHttpServer,
+  type BoundHttpServer,
+  type HttpHandlers,
+  type ListenAddress,
+  type RunningHttpServer,
+  type SuspensionNote,
+} from './http.js';
 import { ParseCache } from '../manifests/cache.js';
 import { createWorkerParser, defaultThreads, inlineParser, type ManifestParser } from '../manifests/parser.js';
 import { createScheduler, type Scheduler, type SchedulerTimers } from './scheduler.js';
 import { resyncSlots } from './resync-slots.js';
 import { credentialFingerprints } from '../config/credential-fingerprints.js';
-import { createStatusTracker, withRateLimitWaits, withSuspended, type StatusDocument, type StatusTracker } from './status.js';
+import {
+  createStatusTracker,
+  withRateLimitWaits,
+  withSuspended,
+  type StatusDocument,
+  type StatusTracker,
+} from './status.js';
 import { createSourceLinker } from './source-links.js';
 import { checkoutRoot, createTargetSync } from './target-sync.js';
 import { createSuspensions } from './suspension.js';
@@ -116,17 +129,30 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   metrics.leader.set(standingBy() ? 0 : 1);
   for (const target of config.targets) initTargetMetrics(metrics, target.name, target.variant);
   const notifier = options.notifier ?? defaultNotifier(context, metrics, logger);
-  const suspensions = createSuspensions({ context, dryRun: options.dryRun, now, ...(options.stateGuard ? { stateGuard: options.stateGuard } : {}) });
+  const suspensions = createSuspensions({
+    context,
+    dryRun: options.dryRun,
+    now,
+    ...(options.stateGuard ? { stateGuard: options.stateGuard } : {}),
+  });
   // Resolved now, so a missing token stops the start instead of leaving the endpoints open or broken.
-  const controlToken = config.controlToken === undefined ? undefined : resolveSecret(config.controlToken, { env: context.env });
-  const reloadToken = config.reloadToken === undefined ? undefined : resolveSecret(config.reloadToken, { env: context.env });
+  const controlToken =
+    config.controlToken === undefined ? undefined : resolveSecret(config.controlToken, { env: context.env });
+  const reloadToken =
+    config.reloadToken === undefined ? undefined : resolveSecret(config.reloadToken, { env: context.env });
   // `sync.drift: propose`: their secrets are read now too.
-  const proposers = createDriftProposers(config, { dryRun: options.dryRun, env: context.env, ...(options.pullDrift ? { pull: options.pullDrift } : {}) });
+  const proposers = createDriftProposers(config, {
+    dryRun: options.dryRun,
+    env: context.env,
+    ...(options.pullDrift ? { pull: options.pullDrift } : {}),
+  });
 
   // 1. The checkout: the watcher only says when to look again; each sync resolves it (target-sync.ts).
   let watcher: ManifestWatcher | undefined;
   // Parses are kept from sync to sync (by content) and made off the event loop that serves the probes.
-  const ownParser = options.parser ? undefined : createWorkerParser({ threads: Math.min(2, defaultThreads()), ref: false });
+  const ownParser = options.parser
+    ? undefined
+    : createWorkerParser({ threads: Math.min(2, defaultThreads()), ref: false });
   const manifests = { parser: options.parser ?? ownParser ?? inlineParser, cache: new ParseCache() };
 
   // 2. A target's sync (target-sync.ts), run by the scheduler; a standby has nothing to do.
@@ -150,14 +176,23 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(leadership ? { term: () => leadership.term() } : {}),
   });
   // Targets sharing a rate budget resync one after another, each on its own slot (resync-slots.ts).
-  const slots = resyncSlots(config.targets, config.sync.intervalMs, credentialFingerprints(config.targets, context.env));
-  if (slots.size > 0) logger.info({ resyncs: Object.fromEntries(slots) }, 'targets share a rate budget: their resyncs are spread over the interval');
+  const slots = resyncSlots(
+    config.targets,
+    config.sync.intervalMs,
+    credentialFingerprints(config.targets, context.env),
+  );
+  if (slots.size > 0)
+    logger.info(
+      { resyncs: Object.fromEntries(slots) },
+      'targets share a rate budget: their resyncs are spread over the interval',
+    );
   const scheduler = createScheduler({
     targets,
     intervalMs: config.sync.intervalMs,
     resyncSlots: slots,
     // Once elected, a standby syncs every target (leadershipChanged).
-    sync: async (target, trigger, signal) => (standingBy() ? { result: 'ok' } : (await targetSync.run(target, trigger, signal)).outcome),
+    sync: async (target, trigger, signal) =>
+      standingBy() ? { result: 'ok' } : (await targetSync.run(target, trigger, signal)).outcome,
     // What a sync did is told once the scheduler has said what comes next (a retry in 2 s, the resync in 5 min).
     onNext: (target, _outcome, next) => targetSync.tell(target, next),
     logger,
@@ -183,11 +218,30 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let http: RunningHttpServer | undefined;
   if (options.listen) {
     // Manifest paths as the repository has them, linked to their lines when a repository URL is set.
-    const linked = createSourceLinker(config.daemon?.repositoryUrl === undefined ? {} : { repositoryUrl: config.daemon.repositoryUrl });
+    const linked = createSourceLinker(
+      config.daemon?.repositoryUrl === undefined ? {} : { repositoryUrl: config.daemon.repositoryUrl },
+    );
     const document = async (): Promise<StatusDocument> =>
-      linked(withSuspended(withRateLimitWaits({ ...status.document(), ready: ready(), ...roleOf(leadership) }, await rateLimitWaitSeconds(metrics)), suspensions.suspended(), suspensions.of));
+      linked(
+        withSuspended(
+          withRateLimitWaits(
+            { ...status.document(), ready: ready(), ...roleOf(leadership) },
+            await rateLimitWaitSeconds(metrics),
+          ),
+          suspensions.suspended(),
+          suspensions.of,
+        ),
+      );
     const control = controlToken === undefined ? {} : { control: { token: controlToken, setSuspended } };
-    const handlers: HttpHandlers = { registry: metrics.registry, status: document, ready, onReload: reload, logger, ...control, ...(reloadToken === undefined ? {} : { reloadToken }) };
+    const handlers: HttpHandlers = {
+      registry: metrics.registry,
+      status: document,
+      ready,
+      onReload: reload,
+      logger,
+      ...control,
+      ...(reloadToken === undefined ? {} : { reloadToken }),
+    };
     http = await serveOn(options.listen, handlers).catch(async (error: unknown) => {
       await ownParser?.close();
       throw error;
@@ -195,7 +249,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   // 4. Watching: a saved file syncs the targets whose documents it holds (affected.ts).
   if (options.watch !== false) {
-    watcher = await watchForSyncs(context, manifests, (concerned) => scheduler.trigger('files', concerned), { logger, ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}) });
+    watcher = await watchForSyncs(context, manifests, (concerned) => scheduler.trigger('files', concerned), {
+      logger,
+      ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
+    });
   }
   scheduler.start();
 
@@ -218,14 +275,26 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await http?.close();
     })());
 
-  return { ...(http ? { url: http.url } : {}), status, scheduler, ready, reload, setSuspended, leadershipChanged, stop };
+  return {
+    ...(http ? { url: http.url } : {}),
+    status,
+    scheduler,
+    ready,
+    reload,
+    setSuspended,
+    leadershipChanged,
+    stop,
+  };
 }
 
 /** `/status`'s `role` and `leader` under `--leader-elect`; nothing without it. */
 function roleOf(leadership: DaemonOptions['leadership']): Pick<StatusDocument, 'role' | 'leader'> {
   if (!leadership) return {};
   const holder = leadership.leader();
-  return { role: leadership.role(), ...(holder ? { leader: { host: holder.host, pid: holder.pid, command: holder.command, since: holder.since } } : {}) };
+  return {
+    role: leadership.role(),
+    ...(holder ? { leader: { host: holder.host, pid: holder.pid, command: holder.command, since: holder.since } } : {}),
+  };
 }
 
 export const DEFAULT_DRAIN_MS = 10_000;
@@ -283,7 +352,13 @@ async function watchForSyncs(
 function endsWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([promise.then(() => true, () => true), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** A watcher's path named as the daemon names files: under the manifests directory as given. */
@@ -308,10 +383,14 @@ export async function syncOnce(options: DaemonOptions): Promise<OnceOutcome> {
   await daemon.scheduler.idle();
   const statuses = options.context.config.targets.map((target) => daemon.status.target(target.name));
   await daemon.stop();
-  const pending = statuses.flatMap((status) => status?.resources ?? []).filter((resource) => resource.status === 'drifted').length;
+  const pending = statuses
+    .flatMap((status) => status?.resources ?? [])
+    .filter((resource) => resource.status === 'drifted').length;
   const failed = options.context.config.targets.flatMap((target, index) => {
     const status = statuses[index];
-    return status?.lastResult === 'success' ? [] : [{ target: target.name, error: status?.lastError ?? 'the sync did not finish' }];
+    return status?.lastResult === 'success'
+      ? []
+      : [{ target: target.name, error: status?.lastError ?? 'the sync did not finish' }];
   });
   return { ok: failed.length === 0, pending, failed };
 }

@@ -76,10 +76,18 @@ export const PROPOSE_GIT_TIMEOUT_MS = 120_000;
 
 /** Commits `files` over `baseCommit` to `branch` of the remote, and opens or updates its pull request. */
 export async function proposeDrift(request: ProposeRequest): Promise<ProposeOutcome> {
-  if (request.branch === request.base) throw proposeError(`the proposal branch ${request.branch} is the branch the daemon syncs from; it is never pushed to`);
+  if (request.branch === request.base)
+    throw proposeError(
+      `the proposal branch ${request.branch} is the branch the daemon syncs from; it is never pushed to`,
+    );
   const git = gitRunner(request);
-  const checkedOut = (await git.run(['-C', request.checkout, 'symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true })).trim();
-  if (checkedOut !== '' && checkedOut === request.branch) throw proposeError(`the proposal branch ${request.branch} is the branch the manifests checkout is on; it is never pushed to`);
+  const checkedOut = (
+    await git.run(['-C', request.checkout, 'symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true })
+  ).trim();
+  if (checkedOut !== '' && checkedOut === request.branch)
+    throw proposeError(
+      `the proposal branch ${request.branch} is the branch the manifests checkout is on; it is never pushed to`,
+    );
   const remote = request.remote ?? (await git.run(['-C', request.checkout, 'remote', 'get-url', 'origin'])).trim();
   const paths = request.files.map((file) => repositoryPath(file.path));
 
@@ -87,10 +95,22 @@ export async function proposeDrift(request: ProposeRequest): Promise<ProposeOutc
   const at = (args: string[], options?: RunOptions): Promise<string> => git.run(['--git-dir', repo, ...args], options);
   // The synced revision, and the branch as the remote has it now (the lease: a push fails if it moved).
   const heads = await at(['ls-remote', '--heads', 'origin', `refs/heads/${request.branch}`]);
-  const remoteTip = heads.split('\n').find((line) => line.endsWith(`\trefs/heads/${request.branch}`))?.split('\t')[0];
-  await at(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${request.base}:refs/stacksync/base`, ...(remoteTip ? [`+refs/heads/${request.branch}:refs/stacksync/branch`] : [])]);
-  if (!(await hasCommit(at, request.baseCommit))) await at(['fetch', '--quiet', '--no-tags', 'origin', request.baseCommit]);
-  if (!(await hasCommit(at, request.baseCommit))) throw proposeError(`the remote has no commit ${request.baseCommit} (the synced revision)`);
+  const remoteTip = heads
+    .split('\n')
+    .find((line) => line.endsWith(`\trefs/heads/${request.branch}`))
+    ?.split('\t')[0];
+  await at([
+    'fetch',
+    '--quiet',
+    '--no-tags',
+    'origin',
+    `+refs/heads/${request.base}:refs/stacksync/base`,
+    ...(remoteTip ? [`+refs/heads/${request.branch}:refs/stacksync/branch`] : []),
+  ]);
+  if (!(await hasCommit(at, request.baseCommit)))
+    await at(['fetch', '--quiet', '--no-tags', 'origin', request.baseCommit]);
+  if (!(await hasCommit(at, request.baseCommit)))
+    throw proposeError(`the remote has no commit ${request.baseCommit} (the synced revision)`);
 
   // The tree: the synced revision's, the new texts laid over it (a scratch index, no work tree).
   const index = join(repo, 'stacksync-index');
@@ -104,7 +124,15 @@ export async function proposeDrift(request: ProposeRequest): Promise<ProposeOutc
       await writeFile(text, file.after, { mode: 0o600 });
       const blob = (await at(['hash-object', '-w', '--no-filters', text])).trim();
       const mode = (await at(['ls-tree', request.baseCommit, '--', paths[i] ?? ''])).split(' ')[0];
-      await at(['update-index', '--add', '--cacheinfo', `${mode === '100755' ? '100755' : '100644'},${blob},${paths[i] ?? ''}`], withIndex);
+      await at(
+        [
+          'update-index',
+          '--add',
+          '--cacheinfo',
+          `${mode === '100755' ? '100755' : '100644'},${blob},${paths[i] ?? ''}`,
+        ],
+        withIndex,
+      );
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -114,14 +142,29 @@ export async function proposeDrift(request: ProposeRequest): Promise<ProposeOutc
 
   // The branch keeps its history while it stays on the synced revision: one commit per change of
   // the drift. A branch on an older revision (or someone else's) starts again from the synced one.
-  const onBase = remoteTip !== undefined && (await at(['merge-base', '--is-ancestor', request.baseCommit, remoteTip], { allowFail: true, status: true })) === '0';
+  const onBase =
+    remoteTip !== undefined &&
+    (await at(['merge-base', '--is-ancestor', request.baseCommit, remoteTip], { allowFail: true, status: true })) ===
+      '0';
   if (remoteTip !== undefined && onBase && (await at(['rev-parse', `${remoteTip}^{tree}`])).trim() === tree) {
     return { branch: request.branch, commit: remoteTip, pushed: false, ...(await pullRequestOf(request)) };
   }
   const parent = onBase && remoteTip !== undefined ? remoteTip : request.baseCommit;
-  const identity = { GIT_AUTHOR_NAME: request.author.name, GIT_AUTHOR_EMAIL: request.author.email, GIT_COMMITTER_NAME: request.author.name, GIT_COMMITTER_EMAIL: request.author.email };
+  const identity = {
+    GIT_AUTHOR_NAME: request.author.name,
+    GIT_AUTHOR_EMAIL: request.author.email,
+    GIT_COMMITTER_NAME: request.author.name,
+    GIT_COMMITTER_EMAIL: request.author.email,
+  };
   const commit = (await at(['commit-tree', tree, '-p', parent, '-m', request.message], { env: identity })).trim();
-  await at(['push', '--quiet', '--porcelain', `--force-with-lease=refs/heads/${request.branch}:${remoteTip ?? ''}`, 'origin', `${commit}:refs/heads/${request.branch}`]);
+  await at([
+    'push',
+    '--quiet',
+    '--porcelain',
+    `--force-with-lease=refs/heads/${request.branch}:${remoteTip ?? ''}`,
+    'origin',
+    `${commit}:refs/heads/${request.branch}`,
+  ]);
   return { branch: request.branch, commit, pushed: true, ...(await pullRequestOf(request)) };
 }
 
@@ -145,24 +188,50 @@ interface GitRunner {
  * environment as an `http.extraHeader` (docs/daemon.md, "Drift proposed as a branch").
  */
 function gitRunner(request: ProposeRequest): GitRunner {
-  const base: NodeJS.ProcessEnv = { ...(request.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' };
+  const base: NodeJS.ProcessEnv = {
+    ...(request.env ?? process.env),
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '',
+    SSH_ASKPASS: '',
+  };
   if (request.token !== undefined) {
     const count = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
     base.GIT_CONFIG_COUNT = String(count + 1);
     base[`GIT_CONFIG_KEY_${count}`] = 'http.extraHeader';
-    base[`GIT_CONFIG_VALUE_${count}`] = `Authorization: Basic ${Buffer.from(`x-access-token:${request.token}`).toString('base64')}`;
+    base[`GIT_CONFIG_VALUE_${count}`] =
+      `Authorization: Basic ${Buffer.from(`x-access-token:${request.token}`).toString('base64')}`;
   }
-  const secrets = request.token === undefined ? [] : [request.token, Buffer.from(`x-access-token:${request.token}`).toString('base64')];
+  const secrets =
+    request.token === undefined
+      ? []
+      : [request.token, Buffer.from(`x-access-token:${request.token}`).toString('base64')];
   const mask = (text: string): string => secrets.reduce((masked, secret) => masked.split(secret).join('***'), text);
   return {
     run(args, options = {}) {
       const argv = ['-c', 'safe.directory=*', ...args];
       return new Promise((done, fail) => {
-        execFile(request.git ?? 'git', argv, { env: { ...base, ...options.env }, timeout: PROPOSE_GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, windowsHide: true }, (error, stdout, stderr) => {
-          if (options.status) return done(String(error ? ((error as { code?: unknown }).code ?? 1) : 0));
-          if (!error || options.allowFail) return done(String(stdout));
-          fail(proposeError(`git ${args.filter((arg) => !arg.startsWith('/')).slice(0, 3).join(' ')} failed: ${mask(String(stderr).trim() || error.message).slice(0, 1000)}`));
-        });
+        execFile(
+          request.git ?? 'git',
+          argv,
+          {
+            env: { ...base, ...options.env },
+            timeout: PROPOSE_GIT_TIMEOUT_MS,
+            maxBuffer: 64 * 1024 * 1024,
+            windowsHide: true,
+          },
+          (error, stdout, stderr) => {
+            if (options.status) return done(String(error ? ((error as { code?: unknown }).code ?? 1) : 0));
+            if (!error || options.allowFail) return done(String(stdout));
+            fail(
+              proposeError(
+                `git ${args
+                  .filter((arg) => !arg.startsWith('/'))
+                  .slice(0, 3)
+                  .join(' ')} failed: ${mask(String(stderr).trim() || error.message).slice(0, 1000)}`,
+              ),
+            );
+          },
+        );
       });
     },
   };
@@ -170,7 +239,10 @@ function gitRunner(request: ProposeRequest): GitRunner {
 
 /** A bare repository of its own for the target, its `origin` set to `remote` (made on first use). */
 async function ownClone(git: GitRunner, dir: string, remote: string): Promise<string> {
-  const exists = await stat(join(dir, 'HEAD')).then(() => true, () => false);
+  const exists = await stat(join(dir, 'HEAD')).then(
+    () => true,
+    () => false,
+  );
   if (!exists) {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await git.run(['init', '--quiet', '--bare', dir]);
@@ -181,14 +253,24 @@ async function ownClone(git: GitRunner, dir: string, remote: string): Promise<st
   return dir;
 }
 
-async function hasCommit(at: (args: string[], options?: RunOptions) => Promise<string>, commit: string): Promise<boolean> {
+async function hasCommit(
+  at: (args: string[], options?: RunOptions) => Promise<string>,
+  commit: string,
+): Promise<boolean> {
   return (await at(['cat-file', '-e', `${commit}^{commit}`], { status: true })) === '0';
 }
 
 /** A path inside the repository, `/`-separated; one that leaves it is refused. */
 function repositoryPath(path: string): string {
   const normal = normalize(path).split(sep).join('/');
-  if (path === '' || isAbsolute(path) || normal === '..' || normal.startsWith('../') || normal.startsWith('.git/') || normal === '.git') {
+  if (
+    path === '' ||
+    isAbsolute(path) ||
+    normal === '..' ||
+    normal.startsWith('../') ||
+    normal.startsWith('.git/') ||
+    normal === '.git'
+  ) {
     throw proposeError(`${path} is not a path inside the repository`);
   }
   return normal;
@@ -206,7 +288,9 @@ function proposeError(message: string): StacksyncError {
 // ---------------------------------------------------------------- the pull request
 
 /** Opens the branch's pull request, or updates its body, when GitHub is configured; never throws. */
-async function pullRequestOf(request: ProposeRequest): Promise<Pick<ProposeOutcome, 'pullRequest' | 'pullRequestError'>> {
+async function pullRequestOf(
+  request: ProposeRequest,
+): Promise<Pick<ProposeOutcome, 'pullRequest' | 'pullRequestError'>> {
   const github = request.github;
   if (!github) return {};
   try {
@@ -223,17 +307,30 @@ interface PullRequestEntry {
   title: string;
 }
 
-async function openOrUpdate(github: GithubPullRequests, request: ProposeRequest): Promise<NonNullable<ProposeOutcome['pullRequest']>> {
+async function openOrUpdate(
+  github: GithubPullRequests,
+  request: ProposeRequest,
+): Promise<NonNullable<ProposeOutcome['pullRequest']>> {
   const [owner] = github.repository.split('/');
   const title = request.message.split('\n')[0] ?? request.message;
   const base = `${github.apiUrl}/repos/${github.repository}/pulls`;
-  const open = await call<PullRequestEntry[]>(github, 'GET', `${base}?head=${encodeURIComponent(`${owner ?? ''}:${request.branch}`)}&state=open`);
+  const open = await call<PullRequestEntry[]>(
+    github,
+    'GET',
+    `${base}?head=${encodeURIComponent(`${owner ?? ''}:${request.branch}`)}&state=open`,
+  );
   const found = Array.isArray(open) ? open[0] : undefined;
   if (!found) {
-    const made = await call<PullRequestEntry>(github, 'POST', base, { title, head: request.branch, base: request.base, body: request.body });
+    const made = await call<PullRequestEntry>(github, 'POST', base, {
+      title,
+      head: request.branch,
+      base: request.base,
+      body: request.body,
+    });
     return { number: made.number, url: made.html_url, action: 'opened' };
   }
-  if (found.body === request.body && found.title === title) return { number: found.number, url: found.html_url, action: 'unchanged' };
+  if (found.body === request.body && found.title === title)
+    return { number: found.number, url: found.html_url, action: 'unchanged' };
   await call<PullRequestEntry>(github, 'PATCH', `${base}/${found.number}`, { title, body: request.body });
   return { number: found.number, url: found.html_url, action: 'updated' };
 }
@@ -248,6 +345,10 @@ async function call<T>(github: GithubPullRequests, method: string, url: string, 
     signal: AbortSignal.timeout(github.timeoutMs),
   });
   const text = await response.text();
-  if (!response.ok) throw new StacksyncError('E_PROPOSE_FAILED', `GitHub answered ${response.status} to ${method} ${new URL(url).pathname}`);
+  if (!response.ok)
+    throw new StacksyncError(
+      'E_PROPOSE_FAILED',
+      `GitHub answered ${response.status} to ${method} ${new URL(url).pathname}`,
+    );
   return JSON.parse(text) as T;
 }

@@ -26,7 +26,12 @@ import { proposeDrift, type GithubPullRequests } from './drift-branch.js';
  * resources deleted live, errors), which the proposal names on its status and in its pull request.
  * Paths are absolute, or relative to `context.manifestsDir`.
  */
-export type PullDrift = (input: { context: ReconcileContext; target: Target; run: RunPlan; changes: readonly Change[] }) => Promise<PullResult>;
+export type PullDrift = (input: {
+  context: ReconcileContext;
+  target: Target;
+  run: RunPlan;
+  changes: readonly Change[];
+}) => Promise<PullResult>;
 
 /** What one sync hands the proposer. */
 export interface ProposalInput {
@@ -47,7 +52,11 @@ export type DriftProposer = (input: ProposalInput) => Promise<ProposalStatus>;
  * The proposer of one target, or undefined when the config does not propose. Secrets are read now,
  * so a missing token stops the start rather than the first proposal.
  */
-export function createDriftProposer(config: Config, target: Target, options: { pull?: PullDrift; env: Readonly<Record<string, string | undefined>> }): DriftProposer | undefined {
+export function createDriftProposer(
+  config: Config,
+  target: Target,
+  options: { pull?: PullDrift; env: Readonly<Record<string, string | undefined>> },
+): DriftProposer | undefined {
   const settings = config.sync.propose;
   if (config.sync.drift !== 'propose' || settings === undefined) return undefined;
   const branch = proposalBranch(settings.branch, target.name);
@@ -66,7 +75,8 @@ export function createDriftProposer(config: Config, target: Target, options: { p
       Promise.resolve({
         branch,
         code: 'E_PROPOSE_UNAVAILABLE',
-        error: 'proposing is unavailable: this daemon was started without the pull core that writes live values into manifests; drift is reported, not proposed',
+        error:
+          'proposing is unavailable: this daemon was started without the pull core that writes live values into manifests; drift is reported, not proposed',
       });
   }
   return async (input) => {
@@ -81,15 +91,24 @@ export function createDriftProposer(config: Config, target: Target, options: { p
             : 'the manifests hold uncommitted edits, so no branch can start from what was synced; drift is reported until they are committed or undone',
       };
     }
-    const outcome = await pull({ context: { ...input.context, manifestsDir: input.checkout }, target, run: input.run, changes: input.changes });
+    const outcome = await pull({
+      context: { ...input.context, manifestsDir: input.checkout },
+      target,
+      run: input.run,
+      changes: input.changes,
+    });
     const changed = outcome.files.filter((file) => file.after !== file.before);
     const top = (await gitOutput(['-C', input.checkout, 'rev-parse', '--show-toplevel'])).trim();
     // Conflicts and deletions stay off the branch: named on the proposal and in its pull request.
     const notPulled = notPulledLines(inRepositoryTerms(outcome, top, input.checkout, input.context.manifests?.shownAs));
     const left = notPulled.length === 0 ? {} : { notPulled };
     // Nothing to commit (every member a conflict, say): shown, not a failure to retry; a person must look.
-    if (changed.length === 0) return { branch, error: `nothing could be pulled into the manifests (${describeLeft(outcome)})`, ...left };
-    const files = changed.map((file) => ({ path: inRepository(top, isAbsolute(file.path) ? file.path : resolve(input.checkout, file.path)), after: file.after }));
+    if (changed.length === 0)
+      return { branch, error: `nothing could be pulled into the manifests (${describeLeft(outcome)})`, ...left };
+    const files = changed.map((file) => ({
+      path: inRepository(top, isAbsolute(file.path) ? file.path : resolve(input.checkout, file.path)),
+      after: file.after,
+    }));
     const names = input.changes.map((change) => `${change.kind}/${change.name}`);
     const proposed = await proposeDrift({
       checkout: input.checkout,
@@ -111,23 +130,38 @@ export function createDriftProposer(config: Config, target: Target, options: { p
       ...left,
       commit: proposed.commit,
       ...(proposed.pullRequest ? { pullRequest: proposed.pullRequest.url } : {}),
-      ...(proposed.pullRequestError === undefined ? {} : { code: 'E_PROPOSE_FAILED' as const, error: `the branch is pushed, its pull request is not: ${proposed.pullRequestError}` }),
+      ...(proposed.pullRequestError === undefined
+        ? {}
+        : {
+            code: 'E_PROPOSE_FAILED' as const,
+            error: `the branch is pushed, its pull request is not: ${proposed.pullRequestError}`,
+          }),
     };
   };
 }
 
 /** The proposer of each target that has one; none for a dry run, which proposes nothing. */
-export function createDriftProposers(config: Config, options: { dryRun: boolean; pull?: PullDrift; env: Readonly<Record<string, string | undefined>> }): Map<string, DriftProposer> {
+export function createDriftProposers(
+  config: Config,
+  options: { dryRun: boolean; pull?: PullDrift; env: Readonly<Record<string, string | undefined>> },
+): Map<string, DriftProposer> {
   const proposers = new Map<string, DriftProposer>();
   for (const target of options.dryRun ? [] : config.targets) {
-    const proposer = createDriftProposer(config, target, { env: options.env, ...(options.pull ? { pull: options.pull } : {}) });
+    const proposer = createDriftProposer(config, target, {
+      env: options.env,
+      ...(options.pull ? { pull: options.pull } : {}),
+    });
     if (proposer) proposers.set(target.name, proposer);
   }
   return proposers;
 }
 
 /** Runs a proposer; a failure is its report, with its code. */
-export async function proposeOrReport(proposer: DriftProposer, input: ProposalInput, branch: string): Promise<ProposalStatus> {
+export async function proposeOrReport(
+  proposer: DriftProposer,
+  input: ProposalInput,
+  branch: string,
+): Promise<ProposalStatus> {
   try {
     return await proposer(input);
   } catch (error) {
@@ -136,15 +170,28 @@ export async function proposeOrReport(proposer: DriftProposer, input: ProposalIn
 }
 
 /** The first `notify` entry of provider github that wants this target: where the pull request goes. */
-function githubOf(config: Config, target: string, io: { env: Readonly<Record<string, string | undefined>> }): GithubPullRequests | undefined {
-  const entry = (config.notify ?? []).find((settings) => settings.provider === 'github' && (settings.targets === undefined || settings.targets.includes(target)));
+function githubOf(
+  config: Config,
+  target: string,
+  io: { env: Readonly<Record<string, string | undefined>> },
+): GithubPullRequests | undefined {
+  const entry = (config.notify ?? []).find(
+    (settings) =>
+      settings.provider === 'github' && (settings.targets === undefined || settings.targets.includes(target)),
+  );
   if (entry?.token === undefined || entry.repository === undefined) return undefined;
-  return { apiUrl: entry.apiUrl ?? 'https://api.github.com', repository: entry.repository, token: resolveSecret(entry.token, io), timeoutMs: entry.timeoutMs };
+  return {
+    apiUrl: entry.apiUrl ?? 'https://api.github.com',
+    repository: entry.repository,
+    token: resolveSecret(entry.token, io),
+    timeoutMs: entry.timeoutMs,
+  };
 }
 
 function inRepository(top: string, path: string): string {
   const inside = relative(top, path);
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) throw new StacksyncError('E_PROPOSE_FAILED', `${path} is not inside the repository at ${top}`);
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
+    throw new StacksyncError('E_PROPOSE_FAILED', `${path} is not inside the repository at ${top}`);
   return inside.split(sep).join('/');
 }
 
@@ -152,7 +199,12 @@ function inRepository(top: string, path: string): string {
  * The outcome with its files named from the repository's root: the pull names them where it read
  * them (the resolved checkout), a plan's problems as the manifests directory was given (`shownAs`).
  */
-function inRepositoryTerms(outcome: PullResult, top: string, checkout: string, shownAs: string | undefined): PullResult {
+function inRepositoryTerms(
+  outcome: PullResult,
+  top: string,
+  checkout: string,
+  shownAs: string | undefined,
+): PullResult {
   const name = (file: string): string => {
     const inside = (root: string): string | undefined => {
       const path = relative(root, file);
@@ -175,18 +227,41 @@ function describeLeft(outcome: PullResult): string {
 }
 
 /** The pull request's body: what drifted, from which revision, and what is left to a person. */
-function pullRequestBody(target: string, revision: string, changes: readonly Change[], notPulled: readonly string[]): string {
-  const lines = [`Live edits of target \`${target}\`, made outside stacksync, written into the manifests of ${revision.slice(0, 12)}.`, '', 'Merging this brings them into Git; until then stacksync leaves them as they are.', ''];
-  for (const change of changes) lines.push(`- ${change.kind}/${change.name}: ${change.diff.map((diff) => diff.path).join(', ') || 'changed'}`);
-  if (notPulled.length > 0) lines.push('', 'Not pulled, for a person to settle:', '', ...notPulled.map((line) => `- ${line}`));
+function pullRequestBody(
+  target: string,
+  revision: string,
+  changes: readonly Change[],
+  notPulled: readonly string[],
+): string {
+  const lines = [
+    `Live edits of target \`${target}\`, made outside stacksync, written into the manifests of ${revision.slice(0, 12)}.`,
+    '',
+    'Merging this brings them into Git; until then stacksync leaves them as they are.',
+    '',
+  ];
+  for (const change of changes)
+    lines.push(`- ${change.kind}/${change.name}: ${change.diff.map((diff) => diff.path).join(', ') || 'changed'}`);
+  if (notPulled.length > 0)
+    lines.push('', 'Not pulled, for a person to settle:', '', ...notPulled.map((line) => `- ${line}`));
   return `${lines.join('\n')}\n`;
 }
 
 function gitOutput(args: string[]): Promise<string> {
   return new Promise((done, fail) => {
-    execFile('git', ['-c', 'safe.directory=*', ...args], { timeout: 10_000, windowsHide: true }, (error, stdout, stderr) => {
-      if (error) fail(new StacksyncError('E_PROPOSE_FAILED', `git ${args.slice(2).join(' ')} failed: ${String(stderr).trim() || error.message}`));
-      else done(String(stdout));
-    });
+    execFile(
+      'git',
+      ['-c', 'safe.directory=*', ...args],
+      { timeout: 10_000, windowsHide: true },
+      (error, stdout, stderr) => {
+        if (error)
+          fail(
+            new StacksyncError(
+              'E_PROPOSE_FAILED',
+              `git ${args.slice(2).join(' ')} failed: ${String(stderr).trim() || error.message}`,
+            ),
+          );
+        else done(String(stdout));
+      },
+    );
   });
 }

@@ -45,11 +45,22 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const profile = options.profile ?? 'seed';
   const dir = resolve(options.dir ?? (profile === 'seed' ? EMBEDDED_DIR : `${EMBEDDED_DIR}-${profile}`));
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const emulator = await startEmulator({ profile, port: 0, dataFile: join(dir, 'emulator.json'), logger: options.logger ?? false });
-  const outcome = parseConfigText(embeddedConfigYaml(emulator.url, join(dir, 'state.json'), profile), { file: '(embedded config)', path: join(dir, 'stacksync.yaml') });
+  const emulator = await startEmulator({
+    profile,
+    port: 0,
+    dataFile: join(dir, 'emulator.json'),
+    logger: options.logger ?? false,
+  });
+  const outcome = parseConfigText(embeddedConfigYaml(emulator.url, join(dir, 'state.json'), profile), {
+    file: '(embedded config)',
+    path: join(dir, 'stacksync.yaml'),
+  });
   if (!outcome.ok) {
     await emulator.close();
-    throw new StacksyncError('E_INTERNAL', `embedded config is invalid: ${outcome.problems.map((p) => p.message).join('; ')}`);
+    throw new StacksyncError(
+      'E_INTERNAL',
+      `embedded config is invalid: ${outcome.problems.map((p) => p.message).join('; ')}`,
+    );
   }
   return {
     emulator,

@@ -26,7 +26,11 @@ export interface Refusal {
 }
 
 /** The content types an HTML form (or a `no-cors` fetch) may send without a preflight (Fetch standard, "CORS-safelisted request-header"). */
-const FORM_CONTENT_TYPES: ReadonlySet<string> = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
+const FORM_CONTENT_TYPES: ReadonlySet<string> = new Set([
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'text/plain',
+]);
 
 /** Headers of their own some senders carry, which no page can add without a preflight. git-sync v4 names the synced commit in `Gitsync-Hash`. */
 const SENDER_HEADERS: readonly string[] = ['gitsync-hash'];
@@ -47,7 +51,10 @@ export function misdirected(headers: IncomingHttpHeaders, listenHost: string): R
   if (!isLoopbackHost(listenHost)) return undefined;
   const name = parsedHost(headers.host)?.hostname.replace(/^\[(.*)\]$/, '$1');
   if (name !== undefined && isLoopbackHost(name)) return undefined;
-  return { status: 421, body: 'misdirected request: this daemon listens on loopback and answers only to Host localhost, 127.0.0.1 or [::1]\n' };
+  return {
+    status: 421,
+    body: 'misdirected request: this daemon listens on loopback and answers only to Host localhost, 127.0.0.1 or [::1]\n',
+  };
 }
 
 /** 403 when a browser says a request that changes something comes from another site. */
@@ -72,15 +79,29 @@ export interface ReloadTokens {
  * the control token, or a header no form can carry. A control token alone requires nothing more,
  * so a config that enabled suspend keeps git-sync's reloads working.
  */
-export function reloadRefusal(headers: IncomingHttpHeaders, query: URLSearchParams, tokens: ReloadTokens): Refusal | undefined {
-  const given = [bearerOf(headers.authorization), query.get('token') ?? undefined].filter((value): value is string => value !== undefined);
+export function reloadRefusal(
+  headers: IncomingHttpHeaders,
+  query: URLSearchParams,
+  tokens: ReloadTokens,
+): Refusal | undefined {
+  const given = [bearerOf(headers.authorization), query.get('token') ?? undefined].filter(
+    (value): value is string => value !== undefined,
+  );
   const known = [tokens.required, tokens.control].filter((value): value is string => value !== undefined);
   if (given.some((value) => known.some((token) => sameSecret(value, token)))) return undefined;
   if (tokens.required !== undefined) {
-    return { status: 401, body: 'unauthorized: send the reload token as Authorization: Bearer <token> or ?token=<token>\n', headers: { 'www-authenticate': 'Bearer realm="stacksync"' } };
+    return {
+      status: 401,
+      body: 'unauthorized: send the reload token as Authorization: Bearer <token> or ?token=<token>\n',
+      headers: { 'www-authenticate': 'Bearer realm="stacksync"' },
+    };
   }
-  if (SENDER_HEADERS.some((name) => headers[name] !== undefined) || !isFormContentType(headers['content-type'])) return undefined;
-  return { status: 403, body: 'forbidden: send Content-Type: application/json (a web page cannot), or set control.reloadToken and send it\n' };
+  if (SENDER_HEADERS.some((name) => headers[name] !== undefined) || !isFormContentType(headers['content-type']))
+    return undefined;
+  return {
+    status: 403,
+    body: 'forbidden: send Content-Type: application/json (a web page cannot), or set control.reloadToken and send it\n',
+  };
 }
 
 /** Compares in constant time, so a token cannot be guessed a byte at a time. */
@@ -102,7 +123,10 @@ function isFormContentType(header: string | undefined): boolean {
 }
 
 function forbidden(what: string): Refusal {
-  return { status: 403, body: `forbidden: a request from another site (${what.slice(0, 200)}) may not change anything\n` };
+  return {
+    status: 403,
+    body: `forbidden: a request from another site (${what.slice(0, 200)}) may not change anything\n`,
+  };
 }
 
 /** `Host` as a URL has it (lower case, IPv6 in brackets, IPv4 as browsers normalise it); undefined when it is no host. */

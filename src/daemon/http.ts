@@ -92,14 +92,30 @@ const TEXT = 'text/plain; charset=utf-8';
 /** Route table: path → method → handler. A known path with another method is a 405. */
 const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
   // Loaded on first use: every command imports this module for --listen, and the page needs the metrics module.
-  '/': { GET: async ({ status }, _request, url) => (await import('./page/serve.js')).statusPageReply(await status(), url) },
-  '/metrics': { GET: async ({ registry }) => ({ status: 200, body: await registry.metrics(), type: registry.contentType }) },
+  '/': {
+    GET: async ({ status }, _request, url) => (await import('./page/serve.js')).statusPageReply(await status(), url),
+  },
+  '/metrics': {
+    GET: async ({ registry }) => ({ status: 200, body: await registry.metrics(), type: registry.contentType }),
+  },
   '/healthz': { GET: () => ({ status: 200, body: 'ok\n' }) },
-  '/readyz': { GET: ({ ready }) => (ready() ? { status: 200, body: 'ok\n' } : { status: 503, body: 'not ready: the first sync has not completed\n' }) },
-  '/status': { GET: async ({ status }) => ({ status: 200, body: `${JSON.stringify(await status(), null, 2)}\n`, type: 'application/json; charset=utf-8' }) },
+  '/readyz': {
+    GET: ({ ready }) =>
+      ready() ? { status: 200, body: 'ok\n' } : { status: 503, body: 'not ready: the first sync has not completed\n' },
+  },
+  '/status': {
+    GET: async ({ status }) => ({
+      status: 200,
+      body: `${JSON.stringify(await status(), null, 2)}\n`,
+      type: 'application/json; charset=utf-8',
+    }),
+  },
   '/-/reload': {
     POST: ({ onReload, reloadToken, control }, request, url) => {
-      const refused = reloadRefusal(request.headers, url.searchParams, { ...(reloadToken === undefined ? {} : { required: reloadToken }), ...(control === undefined ? {} : { control: control.token }) });
+      const refused = reloadRefusal(request.headers, url.searchParams, {
+        ...(reloadToken === undefined ? {} : { required: reloadToken }),
+        ...(control === undefined ? {} : { control: control.token }),
+      });
       if (refused) return refused;
       onReload();
       return { status: 202, body: 'reload triggered\n' };
@@ -111,9 +127,14 @@ const ROUTES: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
 
 /** Suspend or resume: only with the configured bearer token, and only for a configured target. */
 async function control(options: HttpHandlers, request: IncomingMessage, url: URL, suspend: boolean): Promise<Reply> {
-  if (!options.control) return { status: 404, body: 'not found: set control.token in the config to enable this endpoint\n' };
+  if (!options.control)
+    return { status: 404, body: 'not found: set control.token in the config to enable this endpoint\n' };
   if (!bearerMatches(request.headers.authorization, options.control.token)) {
-    return { status: 401, body: 'unauthorized: a bearer token is required\n', headers: { 'www-authenticate': 'Bearer realm="stacksync"' } };
+    return {
+      status: 401,
+      body: 'unauthorized: a bearer token is required\n',
+      headers: { 'www-authenticate': 'Bearer realm="stacksync"' },
+    };
   }
   const target = url.searchParams.get('target');
   if (!target) return { status: 400, body: 'the target query parameter is required, e.g. ?target=prod\n' };
@@ -123,13 +144,26 @@ async function control(options: HttpHandlers, request: IncomingMessage, url: URL
   try {
     known = await options.control.setSuspended(target, suspend, note);
   } catch (error) {
-    options.logger?.error({ err: error, target }, suspend ? 'could not record a suspension' : 'could not record a resume');
-    return { status: 503, body: `the ${suspend ? 'suspension' : 'resume'} of target ${target} could not be recorded in the state ` +
-      `file: ${error instanceof Error ? error.message : String(error)}\n` };
+    options.logger?.error(
+      { err: error, target },
+      suspend ? 'could not record a suspension' : 'could not record a resume',
+    );
+    return {
+      status: 503,
+      body:
+        `the ${suspend ? 'suspension' : 'resume'} of target ${target} could not be recorded in the state ` +
+        `file: ${error instanceof Error ? error.message : String(error)}\n`,
+    };
   }
   if (!known) return { status: 404, body: `target ${target} is not configured\n` };
-  options.logger?.info({ target, ...note }, suspend ? 'target suspended through POST /-/suspend' : 'target resumed through POST /-/resume');
-  return { status: 202, body: `target ${target} ${suspend ? 'suspended until POST /-/resume' : 'resumed'}; it syncs now\n` };
+  options.logger?.info(
+    { target, ...note },
+    suspend ? 'target suspended through POST /-/suspend' : 'target resumed through POST /-/resume',
+  );
+  return {
+    status: 202,
+    body: `target ${target} ${suspend ? 'suspended until POST /-/resume' : 'resumed'}; it syncs now\n`,
+  };
 }
 
 /** `reason` and `by` from the query, each one line of bounded length when given. */
@@ -182,7 +216,11 @@ export async function bindHttpServer(address: ListenAddress): Promise<BoundHttpS
 
 function answer(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
   request.resume(); // bodies are ignored; drain them so keep-alive works
-  response.writeHead(reply.status, { 'content-type': reply.type ?? TEXT, 'cache-control': 'no-store', ...reply.headers });
+  response.writeHead(reply.status, {
+    'content-type': reply.type ?? TEXT,
+    'cache-control': 'no-store',
+    ...reply.headers,
+  });
   // Every answer (/status, the page, /metrics, a message) is masked of the run's secrets (docs/security.md).
   response.end(runSecrets.redact(reply.body)); // node drops the body of a HEAD reply itself
 }
@@ -193,7 +231,10 @@ async function handle(options: HttpHandlers, request: IncomingMessage, response:
     reply = await route(options, request);
   } catch (error) {
     // The path only: a query may hold the reload token.
-    options.logger?.error({ err: error, path: new URL(request.url ?? '/', 'http://localhost').pathname }, 'HTTP handler failed');
+    options.logger?.error(
+      { err: error, path: new URL(request.url ?? '/', 'http://localhost').pathname },
+      'HTTP handler failed',
+    );
     reply = { status: 500, body: 'internal error\n' };
   }
   answer(request, response, reply);
@@ -213,7 +254,9 @@ function route(options: HttpHandlers, request: IncomingMessage): Reply | Promise
 }
 
 function allowed(methods: Partial<Record<'GET' | 'POST', Handler>>): string {
-  return Object.keys(methods).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ');
+  return Object.keys(methods)
+    .flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
+    .join(', ');
 }
 
 /** The flag that picks the daemon's address. */
@@ -224,7 +267,14 @@ function listen(server: Server, { host, port }: ListenAddress): Promise<void> {
     server.once('error', (error: NodeJS.ErrnoException) => {
       const address = `${formatHost(host)}:${port}`;
       const known = listenError(error, address, LISTEN_FLAGS);
-      reject(known instanceof StacksyncError ? known : new StacksyncError('E_USAGE', `cannot listen on ${address} (--listen): ${error.code ?? error.message}`, { subject: address, cause: error }));
+      reject(
+        known instanceof StacksyncError
+          ? known
+          : new StacksyncError('E_USAGE', `cannot listen on ${address} (--listen): ${error.code ?? error.message}`, {
+              subject: address,
+              cause: error,
+            }),
+      );
     });
     server.listen(port, host, () => resolve());
   });
@@ -250,8 +300,12 @@ export function parseListen(text: string): ListenAddress {
   const port = Number(match?.[3]);
   const host = match?.[1] ?? match?.[2];
   if (match === null || host === undefined || port > 65535) {
-    throw new StacksyncError('E_USAGE', `--listen must be HOST:PORT, [IPv6]:PORT or :PORT with a port 0-65535, got ${JSON.stringify(text)}`);
+    throw new StacksyncError(
+      'E_USAGE',
+      `--listen must be HOST:PORT, [IPv6]:PORT or :PORT with a port 0-65535, got ${JSON.stringify(text)}`,
+    );
   }
-  if (match[1] !== undefined && isIP(host) !== 6) throw new StacksyncError('E_USAGE', `--listen: ${JSON.stringify(host)} is not an IPv6 address`);
+  if (match[1] !== undefined && isIP(host) !== 6)
+    throw new StacksyncError('E_USAGE', `--listen: ${JSON.stringify(host)} is not an IPv6 address`);
   return { host: host === '' ? '0.0.0.0' : host, port };
 }

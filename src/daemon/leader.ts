@@ -66,8 +66,16 @@ export function createLeaderElection(options: LeaderElectionOptions): LeaderElec
   const become = (next: Role, why: string): void => {
     if (next === role) return;
     role = next;
-    if (next === 'leader') logger.info({ role: next, holder: held?.holder && describe(held.holder) }, `leader: this daemon holds the state lease (${backend.location}) and reconciles`);
-    else logger.warn({ role: next, why }, `standby: ${why}; no more writes from this daemon, competing for the lease again`);
+    if (next === 'leader')
+      logger.info(
+        { role: next, holder: held?.holder && describe(held.holder) },
+        `leader: this daemon holds the state lease (${backend.location}) and reconciles`,
+      );
+    else
+      logger.warn(
+        { role: next, why },
+        `standby: ${why}; no more writes from this daemon, competing for the lease again`,
+      );
     options.onChange?.(next);
   };
 
@@ -79,10 +87,12 @@ export function createLeaderElection(options: LeaderElectionOptions): LeaderElec
           command: LEADER_COMMAND,
           timeoutMs: 0,
           leaseMs: options.leaseMs,
-          onStale: (gone) => logger.warn({ holder: describe(gone) }, 'took over the state lease of a stacksync process that is gone'),
+          onStale: (gone) =>
+            logger.warn({ holder: describe(gone) }, 'took over the state lease of a stacksync process that is gone'),
         });
       } catch (error) {
-        if (!(error instanceof StacksyncError && error.code === 'E_STATE_LOCKED')) logger.warn({ err: error }, 'could not compete for the state lease; trying again');
+        if (!(error instanceof StacksyncError && error.code === 'E_STATE_LOCKED'))
+          logger.warn({ err: error }, 'could not compete for the state lease; trying again');
         other = await backend.holder().catch(() => other);
         await sleep(pollMs, stopping.signal);
         continue;
@@ -109,8 +119,12 @@ export function createLeaderElection(options: LeaderElectionOptions): LeaderElec
     borrow: async () => {
       const lock = held;
       if (!lock || lock.lost.aborted) {
-        const holder = other ? ` by \`stacksync ${other.command}\` (pid ${other.pid} on host ${other.host}, since ${other.since})` : '';
-        throw new StacksyncError('E_STATE_LOCKED', `this daemon stands by: the state lease is held${holder}`, { subject: backend.location });
+        const holder = other
+          ? ` by \`stacksync ${other.command}\` (pid ${other.pid} on host ${other.host}, since ${other.since})`
+          : '';
+        throw new StacksyncError('E_STATE_LOCKED', `this daemon stands by: the state lease is held${holder}`, {
+          subject: backend.location,
+        });
       }
       // Kept between syncs: the leader lets it go only when it stops.
       return { holder: lock.holder, lost: lock.lost, release: async () => undefined, releaseSync: () => undefined };

@@ -73,7 +73,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const registers = [registry];
   return {
     registry,
-    reconcileTotal: new Counter({ name: 'stacksync_reconcile_total', help: 'Syncs of a target by result.', labelNames: ['target', 'result'], registers }),
+    reconcileTotal: new Counter({
+      name: 'stacksync_reconcile_total',
+      help: 'Syncs of a target by result.',
+      labelNames: ['target', 'result'],
+      registers,
+    }),
     reconcileDuration: new Histogram({
       name: 'stacksync_reconcile_duration_seconds',
       help: 'Wall time of one sync of a target.',
@@ -81,9 +86,24 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers,
     }),
-    resources: new Gauge({ name: 'stacksync_resources', help: 'Managed resources by status (in_sync, drifted, error, orphan, suspended).', labelNames: ['target', 'kind', 'status'], registers }),
-    applyOperations: new Counter({ name: 'stacksync_apply_operations_total', help: 'Changes applied, by action and result.', labelNames: ['target', 'kind', 'action', 'result'], registers }),
-    apiRequests: new Counter({ name: 'stacksync_api_requests_total', help: 'HTTP requests to the API by route template and status code.', labelNames: ['target', 'method', 'route', 'code'], registers }),
+    resources: new Gauge({
+      name: 'stacksync_resources',
+      help: 'Managed resources by status (in_sync, drifted, error, orphan, suspended).',
+      labelNames: ['target', 'kind', 'status'],
+      registers,
+    }),
+    applyOperations: new Counter({
+      name: 'stacksync_apply_operations_total',
+      help: 'Changes applied, by action and result.',
+      labelNames: ['target', 'kind', 'action', 'result'],
+      registers,
+    }),
+    apiRequests: new Counter({
+      name: 'stacksync_api_requests_total',
+      help: 'HTTP requests to the API by route template and status code.',
+      labelNames: ['target', 'method', 'route', 'code'],
+      registers,
+    }),
     apiRequestDuration: new Histogram({
       name: 'stacksync_api_request_duration_seconds',
       help: 'Duration of HTTP requests to the API by route template.',
@@ -91,15 +111,59 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
-    apiRetries: new Counter({ name: 'stacksync_api_retries_total', help: 'Retried API requests by reason.', labelNames: ['target', 'reason'], registers }),
-    queueDepth: new Gauge({ name: 'stacksync_queue_depth', help: 'Operations waiting in the apply queue of a target.', labelNames: ['target'], registers }),
-    lastSuccessfulSync: new Gauge({ name: 'stacksync_last_successful_sync_timestamp_seconds', help: 'Unix time of the last sync that completed without errors.', labelNames: ['target'], registers }),
-    manifestErrors: new Gauge({ name: 'stacksync_manifest_errors', help: 'Manifest load and validation errors in the last snapshot.', labelNames: ['target'], registers }),
-    driftSeconds: new Gauge({ name: 'stacksync_drift_seconds', help: 'Age of the oldest unhealed drift by kind (0 when in sync).', labelNames: ['target', 'kind'], registers }),
-    rateLimitWait: new Counter({ name: 'stacksync_rate_limit_wait_seconds_total', help: 'Time spent waiting for the client-side rate limit.', labelNames: ['target'], registers }),
-    notifications: new Counter({ name: 'stacksync_notifications_total', help: 'Notifications by provider, event and result (sent, failed after retries, dropped from a full queue).', labelNames: ['provider', 'event', 'result'], registers }),
-    leader: new Gauge({ name: 'stacksync_leader', help: '1 while this daemon reconciles (always, without run --leader-elect), 0 while it stands by.', registers }),
-    pipeState: new Gauge({ name: 'stacksync_pipe_state', help: 'Live state of each managed pipe: 1 for its current state, 0 for the known others.', labelNames: ['target', 'name', 'state'], registers }),
+    apiRetries: new Counter({
+      name: 'stacksync_api_retries_total',
+      help: 'Retried API requests by reason.',
+      labelNames: ['target', 'reason'],
+      registers,
+    }),
+    queueDepth: new Gauge({
+      name: 'stacksync_queue_depth',
+      help: 'Operations waiting in the apply queue of a target.',
+      labelNames: ['target'],
+      registers,
+    }),
+    lastSuccessfulSync: new Gauge({
+      name: 'stacksync_last_successful_sync_timestamp_seconds',
+      help: 'Unix time of the last sync that completed without errors.',
+      labelNames: ['target'],
+      registers,
+    }),
+    manifestErrors: new Gauge({
+      name: 'stacksync_manifest_errors',
+      help: 'Manifest load and validation errors in the last snapshot.',
+      labelNames: ['target'],
+      registers,
+    }),
+    driftSeconds: new Gauge({
+      name: 'stacksync_drift_seconds',
+      help: 'Age of the oldest unhealed drift by kind (0 when in sync).',
+      labelNames: ['target', 'kind'],
+      registers,
+    }),
+    rateLimitWait: new Counter({
+      name: 'stacksync_rate_limit_wait_seconds_total',
+      help: 'Time spent waiting for the client-side rate limit.',
+      labelNames: ['target'],
+      registers,
+    }),
+    notifications: new Counter({
+      name: 'stacksync_notifications_total',
+      help: 'Notifications by provider, event and result (sent, failed after retries, dropped from a full queue).',
+      labelNames: ['provider', 'event', 'result'],
+      registers,
+    }),
+    leader: new Gauge({
+      name: 'stacksync_leader',
+      help: '1 while this daemon reconciles (always, without run --leader-elect), 0 while it stands by.',
+      registers,
+    }),
+    pipeState: new Gauge({
+      name: 'stacksync_pipe_state',
+      help: 'Live state of each managed pipe: 1 for its current state, 0 for the known others.',
+      labelNames: ['target', 'name', 'state'],
+      registers,
+    }),
   };
 }
 
@@ -126,7 +190,10 @@ export function initTargetMetrics(metrics: Metrics, target: string, variant: Var
 }
 
 /** Sets every provider, event and result combination of the configured notification providers to 0. */
-export function initNotificationMetrics(metrics: Metrics, providers: readonly { provider: string; events: readonly string[] }[]): void {
+export function initNotificationMetrics(
+  metrics: Metrics,
+  providers: readonly { provider: string; events: readonly string[] }[],
+): void {
   for (const { provider, events } of providers) {
     for (const event of provider === 'github' ? ['status'] : events) {
       for (const result of ['sent', 'failed', 'dropped']) metrics.notifications.inc({ provider, event, result }, 0);
@@ -176,18 +243,24 @@ export function setPipeStates(metrics: Metrics, target: string, states: Readonly
   const previous = byTarget.get(target) ?? new Map<string, string>();
   for (const [name, state] of previous) {
     if (states.get(name) === state) continue;
-    if (!states.has(name)) for (const known of KNOWN_PIPE_STATES) metrics.pipeState.remove({ target, name, state: known });
+    if (!states.has(name))
+      for (const known of KNOWN_PIPE_STATES) metrics.pipeState.remove({ target, name, state: known });
     if (!KNOWN_PIPE_STATES.includes(state)) metrics.pipeState.remove({ target, name, state });
   }
   for (const [name, state] of states) {
-    for (const known of KNOWN_PIPE_STATES) metrics.pipeState.set({ target, name, state: known }, known === state ? 1 : 0);
+    for (const known of KNOWN_PIPE_STATES)
+      metrics.pipeState.set({ target, name, state: known }, known === state ? 1 : 0);
     if (!KNOWN_PIPE_STATES.includes(state)) metrics.pipeState.set({ target, name, state }, 1);
   }
   byTarget.set(target, new Map(states));
 }
 
 /** Resource counts of one target by kind and status, replacing the previous figures. */
-export function setResourceCounts(metrics: Metrics, target: string, counts: Record<Kind, Record<ResourceStatus, number>>): void {
+export function setResourceCounts(
+  metrics: Metrics,
+  target: string,
+  counts: Record<Kind, Record<ResourceStatus, number>>,
+): void {
   for (const kind of KINDS) {
     for (const status of RESOURCE_STATUSES) metrics.resources.set({ target, kind, status }, counts[kind][status]);
   }

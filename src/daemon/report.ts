@@ -45,26 +45,43 @@ export function createSyncReporter(to: ReportTo): SyncReporter {
   };
 }
 
-function tellPerson(write: (text: string) => void, finished: FinishedSync, next: NextSync | undefined, repeated: boolean): void {
+function tellPerson(
+  write: (text: string) => void,
+  finished: FinishedSync,
+  next: NextSync | undefined,
+  repeated: boolean,
+): void {
   const again = againLine(finished, next);
   if (repeated && again !== undefined) {
     write(`[${finished.time}] ${finished.target}: ${again}\n`);
     return;
   }
-  const account = finished.account ? describeSync(finished.account) : `[${finished.time}] ${finished.target}: ${finished.trigger} sync failed: ${failureText(finished.failure)}\n`;
-  write(account + (again !== undefined && next?.trigger === 'retry' ? `[${finished.time}] ${finished.target}: ${again}\n` : ''));
+  const account = finished.account
+    ? describeSync(finished.account)
+    : `[${finished.time}] ${finished.target}: ${finished.trigger} sync failed: ${failureText(finished.failure)}\n`;
+  write(
+    account +
+      (again !== undefined && next?.trigger === 'retry' ? `[${finished.time}] ${finished.target}: ${again}\n` : ''),
+  );
 }
 
 function tellCollector(finished: FinishedSync, next: NextSync | undefined, repeated: boolean): void {
   const { logger } = finished;
-  const nextFields = next === undefined ? {} : { next: { trigger: next.trigger, inSeconds: Math.round(next.delayMs / 100) / 10 } };
+  const nextFields =
+    next === undefined ? {} : { next: { trigger: next.trigger, inSeconds: Math.round(next.delayMs / 100) / 10 } };
   const again = againLine(finished, next);
   if (repeated && again !== undefined) {
     logger.error({ trigger: finished.trigger, ok: false, ...failureFields(finished.failure), ...nextFields }, again);
     return;
   }
-  if (finished.account?.results) for (const record of changeRecords(finished.account.plan.changes, finished.account.results)) logger[record.level](record.fields, record.msg);
-  const record = finished.logRecord ?? { level: 'error' as const, msg: `sync failed: ${failureText(finished.failure)}`, fields: { trigger: finished.trigger, ok: false, ...failureFields(finished.failure) } };
+  if (finished.account?.results)
+    for (const record of changeRecords(finished.account.plan.changes, finished.account.results))
+      logger[record.level](record.fields, record.msg);
+  const record = finished.logRecord ?? {
+    level: 'error' as const,
+    msg: `sync failed: ${failureText(finished.failure)}`,
+    fields: { trigger: finished.trigger, ok: false, ...failureFields(finished.failure) },
+  };
   logger[record.level]({ ...record.fields, ...nextFields }, record.msg);
 }
 
@@ -73,7 +90,8 @@ export function againLine(finished: Pick<FinishedSync, 'failure'>, next: NextSyn
   if (finished.failure === undefined || next === undefined) return undefined;
   const subjects = listSubjects(finished.failure.subjects);
   const why = withCode(finished.failure.code, finished.failure.error);
-  if (next.trigger === 'retry') return `retrying ${subjects ? `${subjects} ` : ''}in ${formatDelay(next.delayMs)}: ${why}`;
+  if (next.trigger === 'retry')
+    return `retrying ${subjects ? `${subjects} ` : ''}in ${formatDelay(next.delayMs)}: ${why}`;
   return `still failing: ${subjects ? `${subjects}: ` : ''}${why}; next sync in ${formatDelay(next.delayMs)}`;
 }
 
@@ -101,7 +119,13 @@ function failureText(failure: SyncFailure | undefined): string {
 }
 
 function failureFields(failure: SyncFailure | undefined): Record<string, unknown> {
-  return failure === undefined ? {} : { code: failure.code, error: failure.error, ...(failure.subjects.length > 0 ? { failed: failure.subjects } : {}) };
+  return failure === undefined
+    ? {}
+    : {
+        code: failure.code,
+        error: failure.error,
+        ...(failure.subjects.length > 0 ? { failed: failure.subjects } : {}),
+      };
 }
 
 /** One record per listed change with a result: what a collector needs to tell which resource did what. */
@@ -121,7 +145,14 @@ function changeRecords(changes: readonly Change[], results: ReadonlyMap<string, 
     if (change.line !== undefined) fields['line'] = change.line;
     if (result.result === 'ok') return [{ level: 'info', msg: `${PAST_TENSE[change.action]} ${key}`, fields }];
     const failed = { ...fields, code: result.code, error: result.error };
-    if (result.result === 'failed') return [{ level: 'error', msg: `failed ${key}: ${withCode(result.code, result.error)}`, fields: failed }];
-    return [{ level: 'warn', msg: `${outcomeOf(change, result) ?? 'skipped'} ${key}: ${withCode(result.code, result.error)}`, fields: failed }];
+    if (result.result === 'failed')
+      return [{ level: 'error', msg: `failed ${key}: ${withCode(result.code, result.error)}`, fields: failed }];
+    return [
+      {
+        level: 'warn',
+        msg: `${outcomeOf(change, result) ?? 'skipped'} ${key}: ${withCode(result.code, result.error)}`,
+        fields: failed,
+      },
+    ];
   });
 }

@@ -50,7 +50,11 @@ export function budgetGroups(targets: readonly Target[], fingerprint?: Credentia
 }
 
 /** A slot per target that shares its budget with others; targets alone on theirs get none. */
-export function resyncSlots(targets: readonly Target[], intervalMs: number, fingerprint?: CredentialFingerprint): Map<string, ResyncSlot> {
+export function resyncSlots(
+  targets: readonly Target[],
+  intervalMs: number,
+  fingerprint?: CredentialFingerprint,
+): Map<string, ResyncSlot> {
   const slots = new Map<string, ResyncSlot>();
   for (const group of budgetGroups(targets, fingerprint)) {
     if (group.length < 2) continue;
@@ -89,5 +93,9 @@ function groupKey(target: Target, fingerprint: CredentialFingerprint | undefined
     return `target ${target.name}`;
   }
   const credential = fingerprint?.(target);
-  return JSON.stringify([origin, target.variant, credential === undefined ? { references: target.auth } : { resolved: credential }]);
+  return JSON.stringify([
+    origin,
+    target.variant,
+    credential === undefined ? { references: target.auth } : { resolved: credential },
+  ]);
 }

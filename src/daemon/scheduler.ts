@@ -265,7 +265,10 @@ function nextRunPolicy(options: SchedulerOptions): NextRun {
   const cap = options.backoffMaxMs ?? Math.min(options.intervalMs, BACKOFF_CAP_MS);
   const resync = (target: string, epochMs: number, nowMs: number): { delayMs: number; trigger: Trigger } => {
     const slot = options.resyncSlots?.get(target);
-    return { delayMs: slot ? delayToSlot(slot, epochMs, nowMs) : jittered(options.intervalMs, jitter, random()), trigger: 'resync' };
+    return {
+      delayMs: slot ? delayToSlot(slot, epochMs, nowMs) : jittered(options.intervalMs, jitter, random()),
+      trigger: 'resync',
+    };
   };
   return (target, outcome, failures, epochMs, nowMs) => {
     switch (outcome.result) {

@@ -91,7 +91,11 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   };
 }
 
-async function stopCleanly(stop: (signal: string) => Promise<void>, signal: string, log: Logger | undefined): Promise<number> {
+async function stopCleanly(
+  stop: (signal: string) => Promise<void>,
+  signal: string,
+  log: Logger | undefined,
+): Promise<number> {
   try {
     await stop(signal);
     log?.info('stopped cleanly');

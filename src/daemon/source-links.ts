@@ -36,15 +36,27 @@ export function createSourceLinker(options: SourceLinkOptions = {}): (document: 
     if (resource.file === undefined) return resource;
     const absolute = resolve(resource.file);
     const path = repoPath(topOf(dirname(absolute)) ?? cwd, absolute, resource.file);
-    const url = options.repositoryUrl === undefined ? undefined : lineUrl(options.repositoryUrl, revision, path, resource.line);
+    const url =
+      options.repositoryUrl === undefined ? undefined : lineUrl(options.repositoryUrl, revision, path, resource.line);
     return { ...resource, path, ...(url === undefined ? {} : { url }) };
   };
-  const linkTarget = (status: TargetStatus): TargetStatus => ({ ...status, resources: status.resources.map((resource) => link(resource, status.revision)) });
-  return (document) => ({ ...document, targets: Object.fromEntries(Object.entries(document.targets).map(([name, status]) => [name, linkTarget(status)])) });
+  const linkTarget = (status: TargetStatus): TargetStatus => ({
+    ...status,
+    resources: status.resources.map((resource) => link(resource, status.revision)),
+  });
+  return (document) => ({
+    ...document,
+    targets: Object.fromEntries(Object.entries(document.targets).map(([name, status]) => [name, linkTarget(status)])),
+  });
 }
 
 /** `<repositoryUrl with the revision><path>#L<line>`, the path's unsafe characters escaped. */
-export function lineUrl(repositoryUrl: string, revision: string | undefined, path: string, line: number | undefined): string {
+export function lineUrl(
+  repositoryUrl: string,
+  revision: string | undefined,
+  path: string,
+  line: number | undefined,
+): string {
   const base = repositoryUrl.replaceAll('{revision}', encodeURIComponent(revision ?? 'HEAD'));
   const slash = base.endsWith('/') ? '' : '/';
   const encoded = encodeURI(path).replace(/[()#?]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);

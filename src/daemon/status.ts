@@ -208,14 +208,26 @@ function allSynced(state: ReadonlyMap<string, TargetStatus>): boolean {
 /** The document with each target's rate-limit wait, in seconds to the millisecond (0 for a target that never waited). */
 export function withRateLimitWaits(document: StatusDocument, waits: Readonly<Record<string, number>>): StatusDocument {
   const targets = Object.fromEntries(
-    Object.entries(document.targets).map(([name, status]) => [name, { ...status, rateLimitWaitSeconds: Math.round((waits[name] ?? 0) * 1000) / 1000 }]),
+    Object.entries(document.targets).map(([name, status]) => [
+      name,
+      { ...status, rateLimitWaitSeconds: Math.round((waits[name] ?? 0) * 1000) / 1000 },
+    ]),
   );
   return { ...document, targets };
 }
 
 /** The document with `suspended: true` on each suspended target, and the suspension made over HTTP where there is one. */
-export function withSuspended(document: StatusDocument, suspended: ReadonlySet<string>, suspensionOf: (target: string) => Suspension | undefined = () => undefined): StatusDocument {
-  const targets = Object.fromEntries(Object.entries(document.targets).map(([name, status]) => [name, suspended.has(name) ? suspendedStatus(status, suspensionOf(name)) : status]));
+export function withSuspended(
+  document: StatusDocument,
+  suspended: ReadonlySet<string>,
+  suspensionOf: (target: string) => Suspension | undefined = () => undefined,
+): StatusDocument {
+  const targets = Object.fromEntries(
+    Object.entries(document.targets).map(([name, status]) => [
+      name,
+      suspended.has(name) ? suspendedStatus(status, suspensionOf(name)) : status,
+    ]),
+  );
   return { ...document, targets };
 }
 
@@ -225,7 +237,12 @@ function suspendedStatus(status: TargetStatus, suspension: Suspension | undefine
 
 /** The status of a target after a sync ends. */
 export function applyReport(previous: TargetStatus, report: SyncReport, at: string): TargetStatus {
-  const next: TargetStatus = { ...previous, syncing: false, lastSyncAt: at, lastResult: report.ok ? 'success' : 'failure' };
+  const next: TargetStatus = {
+    ...previous,
+    syncing: false,
+    lastSyncAt: at,
+    lastResult: report.ok ? 'success' : 'failure',
+  };
   if (report.ok) next.lastSuccessAt = at;
   if (report.error !== undefined) {
     next.lastError = report.error;
@@ -248,8 +265,14 @@ export function applyReport(previous: TargetStatus, report: SyncReport, at: stri
 }
 
 /** The observed resources, sorted, each drifted one keeping the `driftSince` it already had. */
-export function mergeResources(previous: readonly ResourceStatusEntry[], observed: readonly ResourceObservation[], at: string): ResourceStatusEntry[] {
-  const since = new Map(previous.filter((entry) => entry.driftSince !== undefined).map((entry) => [keyOf(entry), entry.driftSince]));
+export function mergeResources(
+  previous: readonly ResourceStatusEntry[],
+  observed: readonly ResourceObservation[],
+  at: string,
+): ResourceStatusEntry[] {
+  const since = new Map(
+    previous.filter((entry) => entry.driftSince !== undefined).map((entry) => [keyOf(entry), entry.driftSince]),
+  );
   return observed
     .map((resource): ResourceStatusEntry => {
       if (resource.status !== 'drifted') return { ...resource };
@@ -260,7 +283,9 @@ export function mergeResources(previous: readonly ResourceStatusEntry[], observe
 
 /** Resource counts by kind and status, every combination present (what `setResourceCounts` takes). */
 export function countByStatus(resources: readonly ResourceObservation[]): Counts {
-  const counts = Object.fromEntries(KINDS.map((kind) => [kind, Object.fromEntries(RESOURCE_STATUSES.map((status) => [status, 0]))])) as Counts;
+  const counts = Object.fromEntries(
+    KINDS.map((kind) => [kind, Object.fromEntries(RESOURCE_STATUSES.map((status) => [status, 0]))]),
+  ) as Counts;
   for (const resource of resources) counts[resource.kind][resource.status] += 1;
   return counts;
 }
@@ -286,7 +311,11 @@ export function recordStatusMetrics(metrics: Metrics, target: string, status: Ta
 
 /** Name → live state, for the resources of a kind with a health rule (pipes) whose state is known: the pipe-state gauge. */
 export function pipeStates(resources: readonly ResourceObservation[]): Map<string, string> {
-  return new Map(resources.filter((r) => r.state !== undefined && descriptorOf(r.kind).health !== undefined).map((r) => [r.name, r.state as string]));
+  return new Map(
+    resources
+      .filter((r) => r.state !== undefined && descriptorOf(r.kind).health !== undefined)
+      .map((r) => [r.name, r.state as string]),
+  );
 }
 
 function keyOf(resource: Pick<ResourceObservation, 'kind' | 'name'>): string {

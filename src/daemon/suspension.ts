@@ -22,17 +22,29 @@ export interface Suspensions {
   record(target: string, suspend: boolean, note?: SuspensionNote): Promise<boolean>;
 }
 
-export function createSuspensions(options: { context: ReconcileContext; dryRun: boolean; stateGuard?: StateGuard; now: () => number }): Suspensions {
+export function createSuspensions(options: {
+  context: ReconcileContext;
+  dryRun: boolean;
+  stateGuard?: StateGuard;
+  now: () => number;
+}): Suspensions {
   const { context } = options;
   const config = context.config;
   const of = (target: string): Suspension | undefined => context.store.get(target).suspension;
   return {
     of,
-    suspended: () => new Set(config.targets.filter((target) => target.suspend || of(target.name)).map((target) => target.name)),
+    suspended: () =>
+      new Set(config.targets.filter((target) => target.suspend || of(target.name)).map((target) => target.name)),
     async record(target, suspend, note = {}) {
       if (!config.targets.some((candidate) => candidate.name === target)) return false;
-      if (options.dryRun) throw new StacksyncError('E_USAGE', 'this daemon runs --dry-run: it writes nothing, the state included, so it keeps no suspension');
-      const record: StateRecord = suspend ? { type: 'suspended', since: new Date(options.now()).toISOString(), ...note } : { type: 'resumed' };
+      if (options.dryRun)
+        throw new StacksyncError(
+          'E_USAGE',
+          'this daemon runs --dry-run: it writes nothing, the state included, so it keeps no suspension',
+        );
+      const record: StateRecord = suspend
+        ? { type: 'suspended', since: new Date(options.now()).toISOString(), ...note }
+        : { type: 'resumed' };
       const write = async (): Promise<void> => {
         if (record.type === 'resumed' && !of(target)) return;
         context.store.add(target, record);

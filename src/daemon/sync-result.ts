@@ -50,8 +50,16 @@ export interface TargetSyncResult {
 }
 
 /** A proposal that did not get the drift onto its branch, for a reason worth retrying. */
-function proposalFailed(proposal: ProposalStatus | undefined): proposal is ProposalStatus & { code: ErrorCode; error: string } {
-  return proposal !== undefined && proposal.commit === undefined && proposal.code !== undefined && proposal.error !== undefined && proposal.code !== 'E_PROPOSE_UNAVAILABLE';
+function proposalFailed(
+  proposal: ProposalStatus | undefined,
+): proposal is ProposalStatus & { code: ErrorCode; error: string } {
+  return (
+    proposal !== undefined &&
+    proposal.commit === undefined &&
+    proposal.code !== undefined &&
+    proposal.error !== undefined &&
+    proposal.code !== 'E_PROPOSE_UNAVAILABLE'
+  );
 }
 
 /** What the sync of one target knew besides its run: what it read, and what it may do. */
@@ -71,44 +79,95 @@ export interface SyncFacts {
 }
 
 /** The result of a sync that ran to its end (one that threw is {@link crashedSync}). */
-export function syncResultOf(run: RunPlan, applied: RunResult | undefined, facts: SyncFacts, proposal?: ProposalStatus): TargetSyncResult {
+export function syncResultOf(
+  run: RunPlan,
+  applied: RunResult | undefined,
+  facts: SyncFacts,
+  proposal?: ProposalStatus,
+): TargetSyncResult {
   const name = facts.target;
   const targetRun = run.targets[0];
   // A revision is what the files are only when they hold no uncommitted edits.
-  const revision = facts.revision === undefined ? {} : { revision: facts.revision, uncommitted: facts.source !== 'git' };
+  const revision =
+    facts.revision === undefined ? {} : { revision: facts.revision, uncommitted: facts.source !== 'git' };
   if (!targetRun || targetRun.failed) {
     const error = targetRun?.failed?.message ?? 'target was not planned';
     const code = targetRun?.failed?.code ?? 'E_INTERNAL';
-    return { outcome: outcomeOf([code], error), report: { ok: false, error, ...revision }, failure: { code, subjects: [], error }, planned: false, plan: run.plan };
+    return {
+      outcome: outcomeOf([code], error),
+      report: { ok: false, error, ...revision },
+      failure: { code, subjects: [], error },
+      planned: false,
+      plan: run.plan,
+    };
   }
   const results = applied?.results;
   const inventory = facts.inventory;
   const idOf = (change: Change): string | undefined => change.id ?? inventory[change.kind][change.name]?.id;
   const left = facts.proposes ? { proposed: proposal?.commit === undefined ? undefined : proposal.branch } : undefined;
-  const resources = [...observeChanges(targetRun.changes, results, facts.heal, idOf, left), ...observeProblems(run, name, inventory)];
+  const resources = [
+    ...observeChanges(targetRun.changes, results, facts.heal, idOf, left),
+    ...observeProblems(run, name, inventory),
+  ];
   const failures = resources.filter((resource) => resource.status === 'error');
-  const refusals = [...(applied?.errors ?? []), ...(proposalFailed(proposal) ? [{ code: proposal.code, message: `drift proposal on ${proposal.branch}: ${proposal.error}` }] : [])];
+  const refusals = [
+    ...(applied?.errors ?? []),
+    ...(proposalFailed(proposal)
+      ? [{ code: proposal.code, message: `drift proposal on ${proposal.branch}: ${proposal.error}` }]
+      : []),
+  ];
   const problems = problemsOf(run, name);
   const ok = failures.length === 0 && refusals.length === 0 && problems.length === 0;
   const proposed = proposal === undefined ? {} : { proposal };
-  if (ok) return { outcome: followUpOf(targetRun.changes, results, facts.intervalMs), report: { ok, resources, ...revision, ...proposed }, planned: true, plan: run.plan, ...(results ? { results } : {}) };
-  const error = describeFailure(failures, refusals.map((r) => r.message), problems.length);
-  const codes = [...failures.map((failure) => failure.code ?? 'E_INTERNAL'), ...refusals.map((r) => r.code), ...problems.map((p) => p.code)];
+  if (ok)
+    return {
+      outcome: followUpOf(targetRun.changes, results, facts.intervalMs),
+      report: { ok, resources, ...revision, ...proposed },
+      planned: true,
+      plan: run.plan,
+      ...(results ? { results } : {}),
+    };
+  const error = describeFailure(
+    failures,
+    refusals.map((r) => r.message),
+    problems.length,
+  );
+  const codes = [
+    ...failures.map((failure) => failure.code ?? 'E_INTERNAL'),
+    ...refusals.map((r) => r.code),
+    ...problems.map((p) => p.code),
+  ];
   const report: SyncReport = { ok, resources, ...revision, error, ...proposed };
   const failure = failureOf(failures, refusals, problems);
   const pruneRefusals = applied?.errors ?? [];
-  return { outcome: outcomeOf(codes, error), report, failure, planned: true, plan: run.plan, ...(results ? { results } : {}), ...(pruneRefusals.length > 0 ? { refusals: pruneRefusals } : {}) };
+  return {
+    outcome: outcomeOf(codes, error),
+    report,
+    failure,
+    planned: true,
+    plan: run.plan,
+    ...(results ? { results } : {}),
+    ...(pruneRefusals.length > 0 ? { refusals: pruneRefusals } : {}),
+  };
 }
 
 /** The first failure's code and message, and every resource that failed. */
-function failureOf(failures: readonly ResourceObservation[], refusals: readonly Pick<PlanError, 'code' | 'message'>[], problems: readonly LoadProblem[]): SyncFailure {
+function failureOf(
+  failures: readonly ResourceObservation[],
+  refusals: readonly Pick<PlanError, 'code' | 'message'>[],
+  problems: readonly LoadProblem[],
+): SyncFailure {
   const subjects = failures.map((failure) => `${failure.kind}/${failure.name}`);
   const first = failures[0];
   if (first) return { code: first.code ?? 'E_INTERNAL', subjects, error: first.error ?? 'failed' };
   const refusal = refusals[0];
   if (refusal) return { code: refusal.code, subjects, error: refusal.message };
   const problem = problems[0];
-  return { code: problem?.code ?? 'E_INTERNAL', subjects, error: problem ? `${problem.location.file}: ${problem.message}` : 'failed' };
+  return {
+    code: problem?.code ?? 'E_INTERNAL',
+    subjects,
+    error: problem ? `${problem.location.file}: ${problem.message}` : 'failed',
+  };
 }
 
 /**
@@ -118,9 +177,19 @@ function failureOf(failures: readonly ResourceObservation[], refusals: readonly 
  */
 export const PROVISIONING_FOLLOW_UP_MS = 15_000;
 
-function followUpOf(changes: readonly Change[], results: ReadonlyMap<string, ChangeResult> | undefined, intervalMs: number): SyncOutcome {
-  const started = changes.some((change) => results?.get(changeRef(change))?.result === 'ok' && change.operations.some((operation) => operation.await !== undefined));
-  return started && PROVISIONING_FOLLOW_UP_MS < intervalMs ? { result: 'requeue', afterMs: PROVISIONING_FOLLOW_UP_MS } : { result: 'ok' };
+function followUpOf(
+  changes: readonly Change[],
+  results: ReadonlyMap<string, ChangeResult> | undefined,
+  intervalMs: number,
+): SyncOutcome {
+  const started = changes.some(
+    (change) =>
+      results?.get(changeRef(change))?.result === 'ok' &&
+      change.operations.some((operation) => operation.await !== undefined),
+  );
+  return started && PROVISIONING_FOLLOW_UP_MS < intervalMs
+    ? { result: 'requeue', afterMs: PROVISIONING_FOLLOW_UP_MS }
+    : { result: 'ok' };
 }
 
 /** Terminal when every failure is: nothing changes until someone does; otherwise retry with backoff. */
@@ -154,10 +223,36 @@ function observeChanges(
     // Drifted or not, it is left as it is.
     if (change.action === 'suspended') return [withDiff({ ...base, status: 'suspended' }, change)];
     // Not as the manifest wants it yet, and not an error: an earlier create may still land.
-    if (change.action === 'waiting') return [withDiff({ ...base, status: 'drifted', cause: 'git', ...(change.waitUntil === undefined ? {} : { waitUntil: change.waitUntil }) }, change)];
-    if (change.action === 'error') return [{ ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' }];
-    if (left && change.drift) return [withDiff({ ...base, status: 'drifted', cause: 'live', ...(left.proposed === undefined ? {} : { proposed: left.proposed }) }, change)];
-    if (!heal || !results) return [withDiff({ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }, change)];
+    if (change.action === 'waiting')
+      return [
+        withDiff(
+          {
+            ...base,
+            status: 'drifted',
+            cause: 'git',
+            ...(change.waitUntil === undefined ? {} : { waitUntil: change.waitUntil }),
+          },
+          change,
+        ),
+      ];
+    if (change.action === 'error')
+      return [
+        { ...base, status: 'error', error: change.error ?? 'cannot be planned', code: change.code ?? 'E_INTERNAL' },
+      ];
+    if (left && change.drift)
+      return [
+        withDiff(
+          {
+            ...base,
+            status: 'drifted',
+            cause: 'live',
+            ...(left.proposed === undefined ? {} : { proposed: left.proposed }),
+          },
+          change,
+        ),
+      ];
+    if (!heal || !results)
+      return [withDiff({ ...base, status: 'drifted', cause: change.drift ? 'live' : 'git' }, change)];
     const result = results.get(changeRef(change));
     if (result && result.result !== 'ok') return [{ ...base, status: 'error', error: result.error, code: result.code }];
     if (!result) return [base];
@@ -175,7 +270,11 @@ function observeChanges(
 function withDiff(observation: ResourceObservation, change: Change): ResourceObservation {
   if (change.diff.length === 0 || change.id === undefined) return observation;
   const omitted = change.diff.length - STATUS_DIFF_LIMIT;
-  return { ...observation, diff: change.diff.slice(0, STATUS_DIFF_LIMIT), ...(omitted > 0 ? { diffOmitted: omitted } : {}) };
+  return {
+    ...observation,
+    diff: change.diff.slice(0, STATUS_DIFF_LIMIT),
+    ...(omitted > 0 ? { diffOmitted: omitted } : {}),
+  };
 }
 
 /**
@@ -191,7 +290,14 @@ function observeProblems(run: RunPlan, target: string, inventory: TargetState['i
     seen.add(problem.subject);
     const [kind, name] = problem.subject.split('/', 2) as [string, string | undefined];
     if (!name || !KINDS.includes(kind as Kind)) continue;
-    const observation: ResourceObservation = { kind: kind as Kind, name, status: 'error', error: `manifest: ${problem.location.item === undefined ? '' : `(${problem.location.item}) `}${problem.message}`, code: problem.code, file: problem.location.file };
+    const observation: ResourceObservation = {
+      kind: kind as Kind,
+      name,
+      status: 'error',
+      error: `manifest: ${problem.location.item === undefined ? '' : `(${problem.location.item}) `}${problem.message}`,
+      code: problem.code,
+      file: problem.location.file,
+    };
     if (problem.location.line !== undefined) observation.line = problem.location.line;
     const owned = Object.hasOwn(inventory[kind as Kind], name) ? inventory[kind as Kind][name]?.id : undefined;
     if (owned !== undefined) observation.id = owned;
@@ -201,13 +307,20 @@ function observeProblems(run: RunPlan, target: string, inventory: TargetState['i
 }
 
 export function problemsOf(run: RunPlan, target: string): LoadProblem[] {
-  return run.load.problems.filter((problem) => problem.target === target || problem.target === '*' || problem.target === undefined);
+  return run.load.problems.filter(
+    (problem) => problem.target === target || problem.target === '*' || problem.target === undefined,
+  );
 }
 
-function describeFailure(failures: readonly ResourceObservation[], refusals: readonly string[], problems: number): string {
+function describeFailure(
+  failures: readonly ResourceObservation[],
+  refusals: readonly string[],
+  problems: number,
+): string {
   const parts: string[] = [];
   if (problems > 0) parts.push(`${problems} manifest problem${problems === 1 ? '' : 's'}`);
-  for (const failure of failures.slice(0, 3)) parts.push(`${failure.kind}/${failure.name}: ${failure.error ?? 'failed'}`);
+  for (const failure of failures.slice(0, 3))
+    parts.push(`${failure.kind}/${failure.name}: ${failure.error ?? 'failed'}`);
   if (failures.length > 3) parts.push(`and ${failures.length - 3} more`);
   parts.push(...refusals);
   return parts.join('; ');
@@ -217,6 +330,16 @@ function describeFailure(failures: readonly ResourceObservation[], refusals: rea
 export function crashedSync(error: unknown): TargetSyncResult {
   const message = error instanceof Error ? error.message : String(error);
   const code = errorCodeOf(error);
-  const logRecord: SyncLogRecord = { level: 'error', msg: `sync failed: ${code}: ${message}`, fields: { ok: false, code, err: error } };
-  return { outcome: outcomeOf([code], error), report: { ok: false, error: `${code}: ${message}` }, logRecord, failure: { code, subjects: [], error: message }, planned: false };
+  const logRecord: SyncLogRecord = {
+    level: 'error',
+    msg: `sync failed: ${code}: ${message}`,
+    fields: { ok: false, code, err: error },
+  };
+  return {
+    outcome: outcomeOf([code], error),
+    report: { ok: false, error: `${code}: ${message}` },
+    logRecord,
+    failure: { code, subjects: [], error: message },
+    planned: false,
+  };
 }

@@ -13,10 +13,26 @@ import { changeRef, isWrite, type Change, type ChangeResult } from '../model/pla
 import type { SyncNotice } from '../notify/events.js';
 import type { Notifier } from '../notify/notifier.js';
 import { proposalBranch } from '../config/propose.js';
-import { computePlan, executePlan, planRequestFor, recordInSync, type ReconcileContext, type RunPlan, type RunResult } from '../reconcile/reconcile.js';
+import {
+  computePlan,
+  executePlan,
+  planRequestFor,
+  recordInSync,
+  type ReconcileContext,
+  type RunPlan,
+  type RunResult,
+} from '../reconcile/reconcile.js';
 import type { StateGuard } from '../state/guard.js';
 import { childForSync, clockTime } from '../support/logger.js';
-import { describeApplied, describePending, manifestSource, pendingCounts, type ManifestSource, type NotApplied, type PendingCounts } from './console.js';
+import {
+  describeApplied,
+  describePending,
+  manifestSource,
+  pendingCounts,
+  type ManifestSource,
+  type NotApplied,
+  type PendingCounts,
+} from './console.js';
 import { rateLimitWaitSeconds, recordApplyEvent, type Metrics } from './metrics.js';
 import { proposeOrReport, type DriftProposer } from './drift-proposer.js';
 import { createSyncReporter, type FinishedSync } from './report.js';
@@ -95,7 +111,12 @@ export function createTargetSync(options: TargetSyncOptions): TargetSync {
       options.notifier?.syncStarted(targetName, revision);
       const proposer = options.proposers.get(targetName);
       // Read from the resolved checkout, named as given (as plan names them), whatever revision it is.
-      const syncContext = { ...context, manifestsDir: dir, logger: log, manifests: { ...options.manifests, shownAs: context.manifestsDir } };
+      const syncContext = {
+        ...context,
+        manifestsDir: dir,
+        logger: log,
+        manifests: { ...options.manifests, shownAs: context.manifestsDir },
+      };
       const sync = (): Promise<TargetSyncResult> =>
         syncTarget({
           context: syncContext,
@@ -105,7 +126,18 @@ export function createTargetSync(options: TargetSyncOptions): TargetSync {
           ...(proposer
             ? {
                 propose: (planRun, drifted) =>
-                  proposeOrReport(proposer, { context: syncContext, run: planRun, changes: drifted, checkout: dir, ...(revision ? { revision } : {}), uncommitted: uncommitted === true }, proposalBranch(config.sync.propose?.branch ?? '', targetName)),
+                  proposeOrReport(
+                    proposer,
+                    {
+                      context: syncContext,
+                      run: planRun,
+                      changes: drifted,
+                      checkout: dir,
+                      ...(revision ? { revision } : {}),
+                      uncommitted: uncommitted === true,
+                    },
+                    proposalBranch(config.sync.propose?.branch ?? '', targetName),
+                  ),
               }
             : {}),
           metrics,
@@ -131,8 +163,25 @@ export function createTargetSync(options: TargetSyncOptions): TargetSync {
     const current = status.target(targetName);
     if (current) recordStatusMetrics(metrics, targetName, current, now());
     const time = clockTime(now());
-    const account = result.plan && { target: targetName, trigger, plan: result.plan, source, time, ...(result.results ? { results: result.results } : {}), ...notApplied(options.dryRun, config.sync.drift) };
-    finished.set(targetName, { target: targetName, trigger, ok: result.report.ok, time, logger: log, ...(account ? { account } : {}), ...(result.logRecord ? { logRecord: result.logRecord } : {}), ...(result.failure ? { failure: result.failure } : {}) });
+    const account = result.plan && {
+      target: targetName,
+      trigger,
+      plan: result.plan,
+      source,
+      time,
+      ...(result.results ? { results: result.results } : {}),
+      ...notApplied(options.dryRun, config.sync.drift),
+    };
+    finished.set(targetName, {
+      target: targetName,
+      trigger,
+      ok: result.report.ok,
+      time,
+      logger: log,
+      ...(account ? { account } : {}),
+      ...(result.logRecord ? { logRecord: result.logRecord } : {}),
+      ...(result.failure ? { failure: result.failure } : {}),
+    });
     return result;
   };
 
@@ -180,13 +229,20 @@ async function syncTarget(options: SyncInput): Promise<TargetSyncResult> {
   const config = context.config;
 
   // 1. Plan against the snapshot and the live state.
-  const run = await computePlan(context, { ...planRequestFor(config, { targets: [target.name] }), ...(options.suspended ? { suspendedTargets: [target.name] } : {}) });
+  const run = await computePlan(context, {
+    ...planRequestFor(config, { targets: [target.name] }),
+    ...(options.suspended ? { suspendedTargets: [target.name] } : {}),
+  });
   const targetRun = run.targets[0];
   metrics.manifestErrors.set({ target: target.name }, problemsOf(run, target.name).length);
-  if (run.plan.warnings.length > 0 && options.trigger !== 'resync') logger.warn({ warnings: run.plan.warnings.map((w) => w.message) }, 'manifest warnings');
+  if (run.plan.warnings.length > 0 && options.trigger !== 'resync')
+    logger.warn({ warnings: run.plan.warnings.map((w) => w.message) }, 'manifest warnings');
 
   // 2. Heal: apply what the plan found (never in report mode or a dry run); what `propose` leaves live is not applied.
-  const drifted = options.propose && targetRun && !targetRun.failed ? targetRun.changes.filter((change) => change.drift === true) : [];
+  const drifted =
+    options.propose && targetRun && !targetRun.failed
+      ? targetRun.changes.filter((change) => change.drift === true)
+      : [];
   const applying = drifted.length === 0 ? run : withoutChanges(run, new Set(drifted.map(changeRef)));
   let applied: RunResult | undefined;
   if (options.heal && targetRun && !targetRun.failed) {
@@ -243,13 +299,25 @@ async function syncTarget(options: SyncInput): Promise<TargetSyncResult> {
     ...(result.failure === undefined ? {} : { code: result.failure.code, error: result.report.error }),
   };
   const ok = result.report.ok;
-  const msg = syncMessage(run.plan.changes, pending, result.results, options.source, ok ? 'sync finished' : 'sync failed');
+  const msg = syncMessage(
+    run.plan.changes,
+    pending,
+    result.results,
+    options.source,
+    ok ? 'sync finished' : 'sync failed',
+  );
   return { ...result, logRecord: { level: ok ? 'info' : 'error', msg, fields } };
 }
 
 /** The run with some of its single target's changes left out (what `propose` leaves live). */
 function withoutChanges(run: RunPlan, left: ReadonlySet<string>): RunPlan {
-  return { ...run, targets: run.targets.map((targetRun) => ({ ...targetRun, changes: targetRun.changes.filter((change) => !left.has(changeRef(change))) })) };
+  return {
+    ...run,
+    targets: run.targets.map((targetRun) => ({
+      ...targetRun,
+      changes: targetRun.changes.filter((change) => !left.has(changeRef(change))),
+    })),
+  };
 }
 
 /** `sync finished: found 3 changes to apply and 1 drift (…)`, or what became of them when it applied them. */
@@ -287,6 +355,10 @@ function accountOf(target: string, result: TargetSyncResult): SyncNotice {
   if (result.results) account.results = result.results;
   if (result.refusals) account.refusals = result.refusals;
   const proposal = result.report.proposal;
-  if (proposal?.commit !== undefined) account.proposal = { branch: proposal.branch, ...(proposal.pullRequest === undefined ? {} : { pullRequest: proposal.pullRequest }) };
+  if (proposal?.commit !== undefined)
+    account.proposal = {
+      branch: proposal.branch,
+      ...(proposal.pullRequest === undefined ? {} : { pullRequest: proposal.pullRequest }),
+    };
   return account;
 }

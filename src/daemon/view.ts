@@ -49,7 +49,9 @@ export function flagsOf(resource: Pick<ResourceStatusEntry, 'status' | 'health'>
 
 /** Every resource of every target, in the document's order. */
 export function rowsOf(document: StatusDocument): ResourceRow[] {
-  return Object.entries(document.targets).flatMap(([target, status]) => status.resources.map((resource) => rowOf(target, resource)));
+  return Object.entries(document.targets).flatMap(([target, status]) =>
+    status.resources.map((resource) => rowOf(target, resource)),
+  );
 }
 
 function rowOf(target: string, resource: ResourceStatusEntry): ResourceRow {
@@ -71,12 +73,20 @@ function rowOf(target: string, resource: ResourceStatusEntry): ResourceRow {
 
 function notesOf(resource: ResourceStatusEntry): string[] {
   const notes: string[] = [];
-  if (resource.error !== undefined) notes.push(resource.code === undefined ? resource.error : `${resource.error} (${resource.code})`);
+  if (resource.error !== undefined)
+    notes.push(resource.code === undefined ? resource.error : `${resource.error} (${resource.code})`);
   if (resource.status === 'drifted') {
     const since = resource.driftSince === undefined ? '' : ` since ${formatTime(resource.driftSince)}`;
-    notes.push(resource.cause === 'live' ? `edited outside stacksync${since}` : resource.id === undefined ? `not created yet${since}` : `a manifest change not applied yet${since}`);
+    notes.push(
+      resource.cause === 'live'
+        ? `edited outside stacksync${since}`
+        : resource.id === undefined
+          ? `not created yet${since}`
+          : `a manifest change not applied yet${since}`,
+    );
     if (resource.proposed !== undefined) notes.push(`drift proposed on ${resource.proposed}`);
-    if (resource.waitUntil !== undefined) notes.push(`waits until ${formatTime(resource.waitUntil)}: an earlier write of it may still land`);
+    if (resource.waitUntil !== undefined)
+      notes.push(`waits until ${formatTime(resource.waitUntil)}: an earlier write of it may still land`);
   }
   if (resource.status === 'orphan') notes.push('no manifest names it; a prune deletes it');
   if (resource.state !== undefined && resource.health === 'degraded') notes.push(`live state ${resource.state}`);
@@ -85,7 +95,9 @@ function notesOf(resource: ResourceStatusEntry): string[] {
 
 /** Kinds in the order the document lists them. */
 export function kindsOf(document: StatusDocument): string[] {
-  return [...new Set(Object.values(document.targets).flatMap((status) => status.resources.map((resource) => resource.kind)))];
+  return [
+    ...new Set(Object.values(document.targets).flatMap((status) => status.resources.map((resource) => resource.kind))),
+  ];
 }
 
 /** Resources per flag, from each resource's flags (a degraded resource counts under its status too). */
@@ -104,9 +116,16 @@ export function countFlags(flagged: readonly (readonly StatusFlag[])[]): Record<
  */
 export function readinessText(document: Pick<StatusDocument, 'ready' | 'targets' | 'role' | 'leader'>): string {
   // Under run --leader-elect: a standby reconciles nothing, so its targets' facts are not news.
-  if (document.role === 'standby') return `standby, not reconciling; ` +
-    `${document.leader ? `the leader is pid ${document.leader.pid} on host ${document.leader.host}, ` +
-      `since ${formatTime(document.leader.since)}` : 'no leader is known'}`;
+  if (document.role === 'standby')
+    return (
+      `standby, not reconciling; ` +
+      `${
+        document.leader
+          ? `the leader is pid ${document.leader.pid} on host ${document.leader.host}, ` +
+            `since ${formatTime(document.leader.since)}`
+          : 'no leader is known'
+      }`
+    );
   if (document.role === 'leader') return `leader; ${targetReadiness(document)}`;
   return targetReadiness(document);
 }
@@ -120,7 +139,9 @@ function targetReadiness(document: Pick<StatusDocument, 'ready' | 'targets'>): s
     return unsynced > 0 ? `waiting for the first sync of ${unsynced} of ${all.length} targets; ${failures}` : failures;
   }
   if (!document.ready) return 'waiting for the first sync of every target';
-  return all.every((status) => status.lastResult === 'success') ? 'every target has synced, and each last sync succeeded' : 'every target has synced';
+  return all.every((status) => status.lastResult === 'success')
+    ? 'every target has synced, and each last sync succeeded'
+    : 'every target has synced';
 }
 
 /** `3 in sync, 1 drifted, 1 error`: the flags that have any. */
@@ -132,28 +153,49 @@ export function describeCounts(counts: Readonly<Record<StatusFlag, number>>): st
 /** Label and value pairs about a target's last sync, in the order they are shown. */
 export function targetFacts(status: TargetStatus): [string, string][] {
   const facts: [string, string][] = [];
-  if (status.lastSyncAt === undefined) facts.push(['last sync', status.syncing ? 'the first sync is running' : 'not synced yet']);
-  else facts.push(['last sync', `${formatTime(status.lastSyncAt)}, ` +
-    `${status.lastResult === 'success' ? 'succeeded' : 'failed'}${status.lastSyncSeconds === undefined ? '' : ` in ${seconds(status.lastSyncSeconds)}`}`]);
-  if (status.revision !== undefined) facts.push(['revision', status.uncommitted === true ? `working tree (uncommitted changes) on ${status.revision}` : status.revision]);
+  if (status.lastSyncAt === undefined)
+    facts.push(['last sync', status.syncing ? 'the first sync is running' : 'not synced yet']);
+  else
+    facts.push([
+      'last sync',
+      `${formatTime(status.lastSyncAt)}, ` +
+        `${status.lastResult === 'success' ? 'succeeded' : 'failed'}${status.lastSyncSeconds === undefined ? '' : ` in ${seconds(status.lastSyncSeconds)}`}`,
+    ]);
+  if (status.revision !== undefined)
+    facts.push([
+      'revision',
+      status.uncommitted === true ? `working tree (uncommitted changes) on ${status.revision}` : status.revision,
+    ]);
   facts.push(['resources', describeCounts(countFlags(status.resources.map(flagsOf)))]);
   facts.push(['rate-budget wait', rateWait(status)]);
   if (status.proposal !== undefined) facts.push(['drift proposal', proposalText(status.proposal)]);
-  if (status.lastError !== undefined) facts.push([status.lastResult === 'failure' ? 'error' : 'last error', `${status.lastError}${status.lastErrorAt === undefined ? '' : ` (${formatTime(status.lastErrorAt)})`}`]);
+  if (status.lastError !== undefined)
+    facts.push([
+      status.lastResult === 'failure' ? 'error' : 'last error',
+      `${status.lastError}${status.lastErrorAt === undefined ? '' : ` (${formatTime(status.lastErrorAt)})`}`,
+    ]);
   return facts;
 }
 
 /** `drift proposed on stacksync/drift/prod at 1a2b3c4d5e6f, https://…/pull/7`, or why not. */
 function proposalText(proposal: NonNullable<TargetStatus['proposal']>): string {
-  const made = proposal.commit === undefined ? undefined : `drift proposed on ${proposal.branch} at ${proposal.commit.slice(0, 12)}${proposal.pullRequest === undefined ? '' : `, ${proposal.pullRequest}`}`;
-  const why = proposal.error === undefined ? undefined : `${proposal.error}${proposal.code === undefined ? '' : ` (${proposal.code})`}`;
+  const made =
+    proposal.commit === undefined
+      ? undefined
+      : `drift proposed on ${proposal.branch} at ${proposal.commit.slice(0, 12)}${proposal.pullRequest === undefined ? '' : `, ${proposal.pullRequest}`}`;
+  const why =
+    proposal.error === undefined
+      ? undefined
+      : `${proposal.error}${proposal.code === undefined ? '' : ` (${proposal.code})`}`;
   const left = proposal.notPulled === undefined ? undefined : `not pulled: ${proposal.notPulled.join('; ')}`;
   return [made ?? `nothing proposed on ${proposal.branch}`, why, left].filter((part) => part !== undefined).join('; ');
 }
 
 function rateWait(status: TargetStatus): string {
-  const last = status.lastSyncWaitSeconds === undefined ? undefined : `${seconds(status.lastSyncWaitSeconds)} in the last sync`;
-  const total = status.rateLimitWaitSeconds === undefined ? undefined : `${seconds(status.rateLimitWaitSeconds)} since start`;
+  const last =
+    status.lastSyncWaitSeconds === undefined ? undefined : `${seconds(status.lastSyncWaitSeconds)} in the last sync`;
+  const total =
+    status.rateLimitWaitSeconds === undefined ? undefined : `${seconds(status.rateLimitWaitSeconds)} since start`;
   return [last, total].filter((part) => part !== undefined).join(', ') || 'none';
 }
 

@@ -119,7 +119,9 @@ export async function watchManifests(dir: string, options: WatchOptions): Promis
   // Serialised, so two quick swaps never leave two file watchers behind.
   let checking = Promise.resolve();
   const recheck = (): Promise<void> => {
-    checking = checking.then(check).catch((error: unknown) => log?.error({ err: error, dir: wanted }, 'following the checkout failed'));
+    checking = checking
+      .then(check)
+      .catch((error: unknown) => log?.error({ err: error, dir: wanted }, 'following the checkout failed'));
     return checking;
   };
   function onLinkEvent(): void {
@@ -203,7 +205,10 @@ async function watchLink(anchor: string, onEvent: () => void, log: Logger | unde
 
 /** Watches manifests and directories below `root`; hidden entries (`.git`) are skipped. */
 async function watchFiles(root: string, changes: Debouncer, log: Logger | undefined): Promise<Closable> {
-  const watcher = watch(root, { ignoreInitial: true, ignored: (path: string, stats?: Stats) => isIgnored(root, path, stats) });
+  const watcher = watch(root, {
+    ignoreInitial: true,
+    ignored: (path: string, stats?: Stats) => isIgnored(root, path, stats),
+  });
   let active = true;
   const onFile = (path: string): void => {
     if (active && MANIFEST.test(path)) changes.add(path, false);

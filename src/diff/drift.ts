@@ -15,8 +15,13 @@ export function markDrift(changes: Change[], state: TargetState): Change[] {
     const recorded = state.inventory[change.kind][change.name]?.spec;
     if (isDriftAction(change) && change.spec !== undefined && recorded === change.spec) change.drift = true;
   }
-  const fromGit = new Set(changes.filter((change) => isWrite(change.action) && !change.drift).map((change) => changeKey(change.kind, change.name)));
-  for (const change of changes) if (change.drift && change.dependsOn.some((key) => fromGit.has(key))) delete change.drift;
+  const fromGit = new Set(
+    changes
+      .filter((change) => isWrite(change.action) && !change.drift)
+      .map((change) => changeKey(change.kind, change.name)),
+  );
+  for (const change of changes)
+    if (change.drift && change.dependsOn.some((key) => fromGit.has(key))) delete change.drift;
   return changes;
 }
 

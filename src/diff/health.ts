@@ -14,16 +14,14 @@ export function isDegraded(change: Pick<Change, 'kind' | 'liveState' | 'wantedSt
 
 /** One warning per degraded resource among a target's changes. */
 export function pipeHealthWarnings(changes: readonly Change[]): PlanWarning[] {
-  return changes
-    .filter(isDegraded)
-    .map((change) => {
-      const warning: PlanWarning = {
-        target: change.target,
-        code: 'W_PIPE_DEGRADED',
-        message: `${change.kind}/${change.name} is degraded: its live state is ${change.liveState ?? ''} (${change.kind.toLowerCase()} ${change.id ?? ''})`,
-      };
-      if (change.file !== undefined) warning.file = change.file;
-      if (change.line !== undefined) warning.line = change.line;
-      return warning;
-    });
+  return changes.filter(isDegraded).map((change) => {
+    const warning: PlanWarning = {
+      target: change.target,
+      code: 'W_PIPE_DEGRADED',
+      message: `${change.kind}/${change.name} is degraded: its live state is ${change.liveState ?? ''} (${change.kind.toLowerCase()} ${change.id ?? ''})`,
+    };
+    if (change.file !== undefined) warning.file = change.file;
+    if (change.line !== undefined) warning.line = change.line;
+    return warning;
+  });
 }

@@ -20,7 +20,13 @@ import { changeRef, isWrite, type Change, type ChangeResult, type PlanError } fr
  * `metadata.forEach` template holds back only that item, whichever stage finds it: the other
  * items are resources of their own (docs/many-services.md).
  */
-export const HOLDS_BACK_TARGET: readonly ErrorCode[] = ['E_MANIFEST_PARSE', 'E_MANIFEST_INVALID', 'E_MANIFEST_DUPLICATE', 'E_REF_UNRESOLVED', 'E_API_VALIDATION'];
+export const HOLDS_BACK_TARGET: readonly ErrorCode[] = [
+  'E_MANIFEST_PARSE',
+  'E_MANIFEST_INVALID',
+  'E_MANIFEST_DUPLICATE',
+  'E_REF_UNRESOLVED',
+  'E_API_VALIDATION',
+];
 
 /** Whether the plan of a target holds a manifest problem found while planning it (`HOLDS_BACK_TARGET`) of no tenant. */
 export function plannedProblemHoldsBack(changes: readonly Change[]): boolean {
@@ -29,12 +35,19 @@ export function plannedProblemHoldsBack(changes: readonly Change[]): boolean {
 
 /** The tenants whose manifest problems found while planning hold back their writes (a tenant's problem holds back only its own). */
 export function plannedTenantsHeldBack(changes: readonly Change[]): Set<string> {
-  return new Set(changes.flatMap((change) => (holdsBack(change) && change.tenant !== undefined ? [change.tenant] : [])));
+  return new Set(
+    changes.flatMap((change) => (holdsBack(change) && change.tenant !== undefined ? [change.tenant] : [])),
+  );
 }
 
 function holdsBack(change: Change): boolean {
   // An item's error change writes nothing itself, and holds back nothing else.
-  return change.action === 'error' && change.item === undefined && change.code !== undefined && HOLDS_BACK_TARGET.includes(change.code);
+  return (
+    change.action === 'error' &&
+    change.item === undefined &&
+    change.code !== undefined &&
+    HOLDS_BACK_TARGET.includes(change.code)
+  );
 }
 
 /** The plan of a target held back by a problem found while planning: a prune's deletes become orphans, as a load problem makes them. */
@@ -59,7 +72,9 @@ export function heldForTenants(change: Pick<Change, 'tenant' | 'action'>, held: 
 /** The plan of a target with the prunes of held-back tenants held back: their deletes become orphans. */
 export function withTenantPrunesHeldBack(changes: readonly Change[], held: ReadonlySet<string>): Change[] {
   if (held.size === 0) return [...changes];
-  return changes.map((change) => (change.action === 'delete' && heldForTenants(change, held) ? asOrphan(change) : change));
+  return changes.map((change) =>
+    change.action === 'delete' && heldForTenants(change, held) ? asOrphan(change) : change,
+  );
 }
 
 /** Whether applying `change` would write anything: to the API, or to the inventory (a reclaim). */
@@ -88,7 +103,8 @@ export interface HeldBackWrites {
 /** Holds back every write of a blocked target, or of its held-back tenants, unless partial applies are allowed. */
 export function holdBackBlocked(input: HoldBackInput): HeldBackWrites {
   const tenants = input.heldTenants ?? new Set<string>();
-  if ((!input.blocked && tenants.size === 0) || input.allowPartial) return { changes: [...input.changes], held: new Map() };
+  if ((!input.blocked && tenants.size === 0) || input.allowPartial)
+    return { changes: [...input.changes], held: new Map() };
   const error = (change: Change): string =>
     input.blocked
       ? `the manifests of target ${input.target} have errors, so nothing is written to it until they are fixed (apply --allow-partial applies the valid ones)`
@@ -99,32 +115,51 @@ export function holdBackBlocked(input: HoldBackInput): HeldBackWrites {
   const changes: Change[] = [];
   for (const change of input.changes) {
     const holds = input.blocked || heldForTenants(change, tenants);
-    if (holds && changeWrites(change)) held.set(changeRef(change), { result: 'skipped', code: 'E_MANIFEST_BLOCKED', error: error(change) });
+    if (holds && changeWrites(change))
+      held.set(changeRef(change), { result: 'skipped', code: 'E_MANIFEST_BLOCKED', error: error(change) });
     else changes.push(change);
   }
   return { changes, held };
 }
 
 /** The plan's notice that a blocked target's changes will not be applied; none when nothing is held. */
-export function writesHeldBack(target: string, changes: readonly Change[], blocked: boolean, allowPartial: boolean): PlanError[] {
+export function writesHeldBack(
+  target: string,
+  changes: readonly Change[],
+  blocked: boolean,
+  allowPartial: boolean,
+): PlanError[] {
   if (!blocked || allowPartial) return [];
   const writes = changes.filter(changeWrites).length;
   if (writes === 0) return [];
   const what = `${writes} change${writes === 1 ? '' : 's'}`;
-  const message = `${what} of target ${target} held back: its manifests have errors, so nothing is applied to it ` +
+  const message =
+    `${what} of target ${target} held back: its manifests have errors, so nothing is applied to it ` +
     `until they are fixed (apply --allow-partial applies the valid ones)`;
   return [{ target, code: 'E_MANIFEST_BLOCKED', message }];
 }
 
 /** The plan's notices that held-back tenants' changes will not be applied, one per tenant with writes. */
-export function tenantWritesHeldBack(target: string, changes: readonly Change[], held: ReadonlySet<string>, allowPartial: boolean): PlanError[] {
+export function tenantWritesHeldBack(
+  target: string,
+  changes: readonly Change[],
+  held: ReadonlySet<string>,
+  allowPartial: boolean,
+): PlanError[] {
   if (allowPartial) return [];
   return [...held].sort().flatMap((tenant) => {
     const writes = changes.filter((change) => change.tenant === tenant && changeWrites(change)).length;
     if (writes === 0) return [];
     const what = `${writes} change${writes === 1 ? '' : 's'}`;
-    return [{ target, code: 'E_MANIFEST_BLOCKED' as const, message: `${what} of tenant ${tenant} to target ${target} held back: its manifests have errors, so ` +
-      `nothing of it is applied until they are fixed (other tenants apply; apply --allow-partial ` +
-      `applies its valid ones)` }];
+    return [
+      {
+        target,
+        code: 'E_MANIFEST_BLOCKED' as const,
+        message:
+          `${what} of tenant ${tenant} to target ${target} held back: its manifests have errors, so ` +
+          `nothing of it is applied until they are fixed (other tenants apply; apply --allow-partial ` +
+          `applies its valid ones)`,
+      },
+    ];
   });
 }

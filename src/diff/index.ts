@@ -10,5 +10,16 @@ export { suspendChanges } from './suspend.js';
 export { isDegraded, pipeHealthWarnings } from './health.js';
 export { referenceResolver } from './references.js';
 export type { ReferenceContext } from './references.js';
-export { holdBackBlocked, changeWrites, heldForTenants, HOLDS_BACK_TARGET, plannedProblemHoldsBack, plannedTenantsHeldBack, tenantWritesHeldBack, withPruneHeldBack, withTenantPrunesHeldBack, writesHeldBack } from './held-back.js';
+export {
+  holdBackBlocked,
+  changeWrites,
+  heldForTenants,
+  HOLDS_BACK_TARGET,
+  plannedProblemHoldsBack,
+  plannedTenantsHeldBack,
+  tenantWritesHeldBack,
+  withPruneHeldBack,
+  withTenantPrunesHeldBack,
+  writesHeldBack,
+} from './held-back.js';
 export type { HeldBackWrites, HoldBackInput } from './held-back.js';

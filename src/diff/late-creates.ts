@@ -14,8 +14,10 @@ import { openSettleWindow, type IntentTiming } from '../kinds/shared/intents.js'
 
 /** What a waiting create says, with its deadline (`HH:MM UTC`). */
 export function waitingNote(until: string): string {
-  return `waiting for an earlier create that may still land, until ${clockTime(until)}; it is taken back ` +
-    `if it lands, and created by the first run after that if it does not`;
+  return (
+    `waiting for an earlier create that may still land, until ${clockTime(until)}; it is taken back ` +
+    `if it lands, and created by the first run after that if it does not`
+  );
 }
 
 /**
@@ -52,7 +54,11 @@ function waitWithNeeds(change: Change, waiting: Map<ChangeKey, string>): boolean
   if (needs.length === 0) return false;
   const until = latest(needs.map((key) => waiting.get(key) ?? ''));
   waiting.set(changeKey(change.kind, change.name), until);
-  makeWaiting(change, until, `needs ${needs.join(', ')}, which waits for an earlier create that may still land, until ${clockTime(until)}: not written in this run`);
+  makeWaiting(
+    change,
+    until,
+    `needs ${needs.join(', ')}, which waits for an earlier create that may still land, until ${clockTime(until)}: not written in this run`,
+  );
   return true;
 }
 

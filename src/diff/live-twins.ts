@@ -28,7 +28,10 @@ export function planTwins(input: TwinInput): Change[] {
   const liveById = new Map(live.map((item) => [item.id, item]));
   // Claimed: recorded in the inventory under any key, or matched by this plan (adopted, reclaimed).
   const ofKind = changes.filter((change) => change.kind === kind);
-  const claimed = new Set([...Object.values(inventory).map((entry) => entry.id), ...ofKind.flatMap((change) => (change.id === undefined ? [] : [change.id]))]);
+  const claimed = new Set([
+    ...Object.values(inventory).map((entry) => entry.id),
+    ...ofKind.flatMap((change) => (change.id === undefined ? [] : [change.id])),
+  ]);
   // Unclaimed live resources by name, each with its place in `live`: a look-up per change, not a
   // scan of every live resource (10,000 × 10,000 took 1.4 s of an in-sync plan).
   const unclaimedByName = new Map<string, { twin: Named; at: number }[]>();
@@ -68,7 +71,7 @@ function twinChange(target: string, owner: Change, owned: Named, twin: Named): C
     code: 'E_CONFLICT',
     error:
       `conflict: a second live ${kind} named "${twin.name ?? ''}" (id ${twin.id}) is not in the ` +
-        `inventory; stacksync manages id ${owned.id} for ${kind}/${owner.name}. ` +
+      `inventory; stacksync manages id ${owned.id} for ${kind}/${owner.name}. ` +
       `--adopt leaves it alone (the manifest already has its resource) and --prune does not delete it (prune deletes only what the inventory holds): ` +
       `delete or rename it in the API`,
   };

@@ -18,7 +18,11 @@ export interface KindMarking<L extends LiveBase> {
 }
 
 /** Marking for one kind, or undefined when it has no tags or there is no mark. */
-export function kindMarking<L extends LiveBase>(descriptor: Pick<KindDescriptor, 'tags'>, live: readonly L[], mark: string | undefined): KindMarking<L> | undefined {
+export function kindMarking<L extends LiveBase>(
+  descriptor: Pick<KindDescriptor, 'tags'>,
+  live: readonly L[],
+  mark: string | undefined,
+): KindMarking<L> | undefined {
   const tags = descriptor.tags;
   if (mark === undefined || tags === undefined) return undefined;
   const liveTags = new Map<string, readonly string[]>();
@@ -26,7 +30,12 @@ export function kindMarking<L extends LiveBase>(descriptor: Pick<KindDescriptor,
     const own = tags.of(object);
     if (own === undefined) return object;
     liveTags.set(object.id, own);
-    return own.includes(mark) ? (tags.withTags(object, own.filter((tag) => tag !== mark)) as L) : object;
+    return own.includes(mark)
+      ? (tags.withTags(
+          object,
+          own.filter((tag) => tag !== mark),
+        ) as L)
+      : object;
   });
   const marked = (sent: unknown, id: string | undefined): string[] => {
     const base = Array.isArray(sent) ? (sent as string[]) : id === undefined ? [] : [...(liveTags.get(id) ?? [])];
@@ -34,16 +43,27 @@ export function kindMarking<L extends LiveBase>(descriptor: Pick<KindDescriptor,
   };
   const markOperation = (operation: Operation): Operation => {
     const id = 'id' in operation ? operation.id : undefined;
-    if ('body' in operation) return { ...operation, body: withMember(operation.body, tags.member, marked(operation.body[tags.member], id)) };
+    if ('body' in operation)
+      return { ...operation, body: withMember(operation.body, tags.member, marked(operation.body[tags.member], id)) };
     // A merge update (PATCH) leaves tags it does not name as they are.
-    if ('patch' in operation && tags.member in operation.patch) return { ...operation, patch: withMember(operation.patch, tags.member, marked(operation.patch[tags.member], id)) };
+    if ('patch' in operation && tags.member in operation.patch)
+      return {
+        ...operation,
+        patch: withMember(operation.patch, tags.member, marked(operation.patch[tags.member], id)),
+      };
     return operation;
   };
   return {
     live: stripped,
     mark(changes) {
       for (const change of changes) {
-        if (change.action !== 'create' && change.action !== 'update' && change.action !== 'adopt' && change.action !== 'replace') continue;
+        if (
+          change.action !== 'create' &&
+          change.action !== 'update' &&
+          change.action !== 'adopt' &&
+          change.action !== 'replace'
+        )
+          continue;
         change.operations = change.operations.map(markOperation);
       }
     },

@@ -9,7 +9,15 @@ import type { Change } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { withUnreadable } from '../model/resources.js';
 import { DEFAULT_API_PROFILE, type ApiProfile } from '../schema/enums.js';
-import { accessOf, liveOf, ORDERED_DESCRIPTORS, type AnyKindPlan, type DesiredResource, type LiveOfKind, type LiveState } from '../kinds/index.js';
+import {
+  accessOf,
+  liveOf,
+  ORDERED_DESCRIPTORS,
+  type AnyKindPlan,
+  type DesiredResource,
+  type LiveOfKind,
+  type LiveState,
+} from '../kinds/index.js';
 import { sortChanges } from './order.js';
 import { planOrphans, PRUNABLE_KINDS } from './prune.js';
 import { referenceResolver } from './references.js';
@@ -73,7 +81,8 @@ export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; a
   const unreadable = live.unreadable ?? [];
   const desiredOf = (kind: Kind): DesiredResource[] => desired.filter((resource) => resource.kind === kind);
   // Unreadable resources are live too: a prune deletes them by id, which needs no shape.
-  const named = (kind: Kind): ReturnType<typeof liveOf>[number][] => withUnreadable(kind, liveOf(live, kind), unreadable);
+  const named = (kind: Kind): ReturnType<typeof liveOf>[number][] =>
+    withUnreadable(kind, liveOf(live, kind), unreadable);
 
   const timing = { nowMs: input.nowMs, settleMs: options.lateCreateWindowMs };
 
@@ -86,14 +95,25 @@ export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; a
     return keys;
   };
   const orphans = new Map<Kind, Change[]>();
-  for (const kind of PRUNABLE_KINDS) orphans.set(kind, planOrphans(target.name, kind, keysOf(kind), state, named(kind), prune));
-  const deletes = new Map([...orphans].map(([kind, changes]) => [kind, changes.filter((change) => change.action === 'delete')] as const));
+  for (const kind of PRUNABLE_KINDS)
+    orphans.set(kind, planOrphans(target.name, kind, keysOf(kind), state, named(kind), prune));
+  const deletes = new Map(
+    [...orphans].map(([kind, changes]) => [kind, changes.filter((change) => change.action === 'delete')] as const),
+  );
 
   // 2. Each kind's manifests, in write order: a kind sees the plans of the kinds it names, and
   //    resolves the names it gives them against those plans and the live state.
   const profile = target.profile ?? DEFAULT_API_PROFILE;
   const planned = new Map<Kind, AnyKindPlan>();
-  const refer = referenceResolver({ target: target.name, variant: target.variant, profile, planned, liveOf: lookAt, deletes, gone: orphans });
+  const refer = referenceResolver({
+    target: target.name,
+    variant: target.variant,
+    profile,
+    planned,
+    liveOf: lookAt,
+    deletes,
+    gone: orphans,
+  });
   for (const descriptor of ORDERED_DESCRIPTORS) {
     const marking = kindMarking(descriptor, liveOf(live, descriptor.kind), options.mark);
     const plan = descriptor.plan({
@@ -121,7 +141,13 @@ export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; a
   const kept = [...orphans.values()].flat().filter((change) => change.action === 'orphan');
   const written = [...planned.values()].flatMap((plan) => plan.changes);
   const twins = ORDERED_DESCRIPTORS.filter((descriptor) => descriptor.identity === 'name').flatMap((descriptor) =>
-    planTwins({ target: target.name, kind: descriptor.kind, changes: [...written, ...(deletes.get(descriptor.kind) ?? []), ...kept], live: named(descriptor.kind), state }),
+    planTwins({
+      target: target.name,
+      kind: descriptor.kind,
+      changes: [...written, ...(deletes.get(descriptor.kind) ?? []), ...kept],
+      live: named(descriptor.kind),
+      state,
+    }),
   );
 
   // 4. A create whose earlier create may still land waits for it; what is suspended is shown, never written.

@@ -14,7 +14,9 @@ import type { Named } from '../kinds/shared/match.js';
 import { withDependents } from './graph.js';
 
 /** Kinds prune may delete (their descriptors have a prune policy), in the order their deletes must run. */
-export const PRUNABLE_KINDS: readonly Kind[] = ORDERED_DESCRIPTORS.filter((descriptor) => descriptor.prune !== undefined)
+export const PRUNABLE_KINDS: readonly Kind[] = ORDERED_DESCRIPTORS.filter(
+  (descriptor) => descriptor.prune !== undefined,
+)
   .map((descriptor) => descriptor.kind)
   .sort((a, b) => kindRank(a, true) - kindRank(b, true));
 export type PrunableKind = Kind;
@@ -36,7 +38,8 @@ export function planOrphans(
 ): Change[] {
   const liveById = new Map(live.map((item) => [item.id, item]));
   const inventory = state.inventory[kind];
-  const found = (key: string, current: Named): Change => (prune ? deleteChange : orphanChange)(target, kind, key, current);
+  const found = (key: string, current: Named): Change =>
+    (prune ? deleteChange : orphanChange)(target, kind, key, current);
   const policy = descriptorOf(kind).prune;
   const fromInventory = Object.entries(inventory)
     .filter(([key, entry]) => !desiredKeys.has(key) && policy?.allowed(entry) === true)
@@ -65,7 +68,17 @@ function deleteChange(target: string, kind: PrunableKind, key: string, current: 
 }
 
 function orphanChange(target: string, kind: PrunableKind, key: string, current: Named): Change {
-  const change: Change = { target, kind, name: key, action: 'orphan', id: current.id, diff: [], operations: [], dependsOn: [], warnings: [] };
+  const change: Change = {
+    target,
+    kind,
+    name: key,
+    action: 'orphan',
+    id: current.id,
+    diff: [],
+    operations: [],
+    dependsOn: [],
+    warnings: [],
+  };
   if (current.name !== undefined) change.liveName = current.name;
   return change;
 }
@@ -93,12 +106,18 @@ export function checkPruneCaps(changes: readonly Change[], caps: PruneCaps): Pru
   const deletes = changes.filter((change) => change.action === 'delete').length;
   if (deletes === 0 || caps.force) return { ok: true };
   if (deletes > caps.maxDeletes) {
-    return { ok: false, message: `prune refused: ${deletes} deletes exceed maxDeletes (${caps.maxDeletes}); ${FORCE_HINT}` };
+    return {
+      ok: false,
+      message: `prune refused: ${deletes} deletes exceed maxDeletes (${caps.maxDeletes}); ${FORCE_HINT}`,
+    };
   }
   const percent = caps.managedCount > 0 ? (deletes / caps.managedCount) * 100 : 100;
   if (percent > caps.maxDeletePercent) {
     const share = `${deletes} of ${caps.managedCount} managed resources (${formatPercent(percent)}%)`;
-    return { ok: false, message: `prune refused: ${share} exceed maxDeletePercent (${caps.maxDeletePercent}%); ${FORCE_HINT}` };
+    return {
+      ok: false,
+      message: `prune refused: ${share} exceed maxDeletePercent (${caps.maxDeletePercent}%); ${FORCE_HINT}`,
+    };
   }
   return { ok: true };
 }
@@ -142,7 +161,8 @@ export function guardDeletes(input: DeleteGuardInput): GuardedChanges {
 function deleteRefusal(input: DeleteGuardInput, deletes: number): PlanError | undefined {
   const { target } = input;
   if (input.emptySnapshot && !input.caps.force) {
-    const message = `prune refused: the manifests directory holds no resources, so all ${deletes} managed resources ` +
+    const message =
+      `prune refused: the manifests directory holds no resources, so all ${deletes} managed resources ` +
       `of target ${target} would be deleted; rerun with --force if that is what you want`;
     return { target, code: 'E_PRUNE_REFUSED', message };
   }
@@ -153,18 +173,35 @@ function deleteRefusal(input: DeleteGuardInput, deletes: number): PlanError | un
 /** Results of the changes a refusal held back, by `changeRef`. */
 export function refusedResults(refused: readonly Change[], refusal: PlanError): Map<string, ChangeResult> {
   const why = (change: Change): string =>
-    change.action === 'delete' ? refusal.message : `held back: it needs a delete the prune caps refused (${refusal.message})`;
-  return new Map(refused.map((change) => [changeRef(change), { result: 'skipped', code: 'E_PRUNE_REFUSED', error: why(change) }]));
+    change.action === 'delete'
+      ? refusal.message
+      : `held back: it needs a delete the prune caps refused (${refusal.message})`;
+  return new Map(
+    refused.map((change) => [changeRef(change), { result: 'skipped', code: 'E_PRUNE_REFUSED', error: why(change) }]),
+  );
 }
 
 /** A requested prune that a manifest problem blocks must be visible, not silently skipped; so must one held back for some tenants. */
-export function pruneHeldBack(target: string, requested: boolean, blocked: boolean, heldTenants: ReadonlySet<string> = new Set()): PlanError[] {
+export function pruneHeldBack(
+  target: string,
+  requested: boolean,
+  blocked: boolean,
+  heldTenants: ReadonlySet<string> = new Set(),
+): PlanError[] {
   if (!requested) return [];
-  if (blocked) return [{ target, code: 'E_PRUNE_REFUSED', message: `prune held back for target ${target}: its manifests have errors, so nothing of it is deleted until they are fixed` }];
+  if (blocked)
+    return [
+      {
+        target,
+        code: 'E_PRUNE_REFUSED',
+        message: `prune held back for target ${target}: its manifests have errors, so nothing of it is deleted until they are fixed`,
+      },
+    ];
   return [...heldTenants].sort().map((tenant) => ({
     target,
     code: 'E_PRUNE_REFUSED' as const,
-    message: `prune held back for tenant ${tenant} on target ${target}: its manifests have errors, so nothing ` +
+    message:
+      `prune held back for tenant ${tenant} on target ${target}: its manifests have errors, so nothing ` +
       `it created (nor anything no tenant is recorded for) is deleted until they are fixed`,
   }));
 }

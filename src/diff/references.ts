@@ -32,7 +32,10 @@ export function referenceResolver(ctx: ReferenceContext): (kind: Kind, name: str
   return (kind, name) => {
     const access = accessOf(kind, ctx.variant, ctx.profile);
     const { collection } = descriptorOf(kind);
-    if (access === 'none') return { error: `target ${ctx.target} (${ctx.variant}, api profile ${ctx.profile}) has no ${collection}, so ${kind} "${name}" cannot be named there` };
+    if (access === 'none')
+      return {
+        error: `target ${ctx.target} (${ctx.variant}, api profile ${ctx.profile}) has no ${collection}, so ${kind} "${name}" cannot be named there`,
+      };
     return fromManifest(ctx, kind, name) ?? fromLive(ctx, kind, name);
   };
 }
@@ -40,7 +43,10 @@ export function referenceResolver(ctx: ReferenceContext): (kind: Kind, name: str
 function fromManifest(ctx: ReferenceContext, kind: Kind, name: string): Reference | undefined {
   const change = ctx.planned.get(kind)?.changes.find((candidate) => candidate.name === name);
   if (!change) return undefined;
-  if (change.action === 'error') return { error: `${kind}/${name} cannot be applied (${change.error ?? 'see its row'}), so what names it cannot be either` };
+  if (change.action === 'error')
+    return {
+      error: `${kind}/${name} cannot be applied (${change.error ?? 'see its row'}), so what names it cannot be either`,
+    };
   if (change.action === 'create' || change.id === undefined) return { after: changeKey(kind, name) };
   return { id: change.id };
 }
@@ -51,8 +57,12 @@ function fromLive(ctx: ReferenceContext, kind: Kind, name: string): Reference {
   const kept = named.filter((item) => !deleted.has(item.id));
   const [only] = kept;
   if (only && kept.length === 1) return { id: only.id };
-  if (kept.length > 1) return { error: `${kept.length} live ${descriptorOf(kind).collection} of target ${ctx.target} are named "${name}"; name one by its id, or rename the others` };
-  if (named.length > 0) return { error: `${kind} "${name}" is deleted by this plan (prune), so nothing can name it any more` };
+  if (kept.length > 1)
+    return {
+      error: `${kept.length} live ${descriptorOf(kind).collection} of target ${ctx.target} are named "${name}"; name one by its id, or rename the others`,
+    };
+  if (named.length > 0)
+    return { error: `${kind} "${name}" is deleted by this plan (prune), so nothing can name it any more` };
   return { error: manifestGone(ctx, kind, name) ?? unknownName(ctx, kind, name) };
 }
 
@@ -60,15 +70,24 @@ function fromLive(ctx: ReferenceContext, kind: Kind, name: string): Reference {
 function manifestGone(ctx: ReferenceContext, kind: Kind, name: string): string | undefined {
   const gone = ctx.gone.get(kind)?.find((change) => change.name === name);
   if (!gone) return undefined;
-  if (gone.action === 'delete') return `the manifest of ${kind}/${name} is gone, and this plan deletes its ${kind} (prune): restore that manifest, or name another ${kind}`;
+  if (gone.action === 'delete')
+    return `the manifest of ${kind}/${name} is gone, and this plan deletes its ${kind} (prune): restore that manifest, or name another ${kind}`;
   const live = gone.liveName === undefined ? '' : `, or name the live one by its name "${gone.liveName}"`;
   return `the manifest of ${kind}/${name} is gone (its ${kind} is left live, an orphan): restore that manifest${live}, or name another ${kind}`;
 }
 
 function unknownName(ctx: ReferenceContext, kind: Kind, name: string): string {
-  const manifests = (ctx.planned.get(kind)?.changes ?? []).filter((change) => change.action !== 'delete' && change.action !== 'orphan').map((change) => change.name);
+  const manifests = (ctx.planned.get(kind)?.changes ?? [])
+    .filter((change) => change.action !== 'delete' && change.action !== 'orphan')
+    .map((change) => change.name);
   const live = ctx.liveOf(kind).flatMap((item) => (item.name === undefined ? [] : [item.name]));
   const known = [...new Set([...manifests, ...live])].sort();
-  const listed = known.length === 0 ? 'it has none' : `it has ${known.slice(0, NAMES_SHOWN).map((each) => `"${each}"`).join(', ')}${known.length > NAMES_SHOWN ? ', …' : ''}`;
+  const listed =
+    known.length === 0
+      ? 'it has none'
+      : `it has ${known
+          .slice(0, NAMES_SHOWN)
+          .map((each) => `"${each}"`)
+          .join(', ')}${known.length > NAMES_SHOWN ? ', …' : ''}`;
   return `${kind} "${name}" is neither a ${kind} manifest nor a live ${kind} of target ${ctx.target} (${listed})`;
 }

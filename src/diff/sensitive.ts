@@ -12,7 +12,11 @@ import { holdsSecret as holdsSecretForm, redactSecrets } from '../support/redact
 export function maskSensitive(changes: Change[], desired: readonly DesiredResource[]): Change[] {
   const secretsOf = new Map<string, string[]>();
   for (const resource of desired) {
-    if (resource.sensitive?.length) secretsOf.set(changeKey(resource.kind, resource.key), resource.sensitive.map((secret) => secret.value).filter(Boolean));
+    if (resource.sensitive?.length)
+      secretsOf.set(
+        changeKey(resource.kind, resource.key),
+        resource.sensitive.map((secret) => secret.value).filter(Boolean),
+      );
   }
   if (secretsOf.size === 0) return changes;
   for (const change of changes) {

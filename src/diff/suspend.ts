@@ -19,14 +19,26 @@ export function suspendedByTarget(target: string): string {
  * kept), and the writes that wait on one of them too. Orphans and errors stay what they are: an
  * orphan is never written, and an error is worth seeing. Returns the same array, changed in place.
  */
-export function suspendChanges(changes: Change[], desired: readonly DesiredResource[], targetSuspended: boolean): Change[] {
-  const annotated = new Set(desired.filter((resource) => resource.policy?.suspend).map((resource) => changeKey(resource.kind, resource.key)));
+export function suspendChanges(
+  changes: Change[],
+  desired: readonly DesiredResource[],
+  targetSuspended: boolean,
+): Change[] {
+  const annotated = new Set(
+    desired.filter((resource) => resource.policy?.suspend).map((resource) => changeKey(resource.kind, resource.key)),
+  );
   // Nearly every plan suspends nothing: then no key is made for each of its changes.
   if (!targetSuspended && annotated.size === 0) return changes;
-  const roots = changes.filter((change) => isSuspendable(change) && (targetSuspended || annotated.has(changeKey(change.kind, change.name))));
-  const waiting = withDependents(changes, roots.filter((change) => isWrite(change.action)));
+  const roots = changes.filter(
+    (change) => isSuspendable(change) && (targetSuspended || annotated.has(changeKey(change.kind, change.name))),
+  );
+  const waiting = withDependents(
+    changes,
+    roots.filter((change) => isWrite(change.action)),
+  );
   const rootSet = new Set(roots);
-  for (const change of roots) suspend(change, targetSuspended ? suspendedByTarget(change.target) : SUSPENDED_BY_ANNOTATION);
+  for (const change of roots)
+    suspend(change, targetSuspended ? suspendedByTarget(change.target) : SUSPENDED_BY_ANNOTATION);
   for (const change of waiting) {
     if (rootSet.has(change) || !isWrite(change.action)) continue;
     const needs = change.dependsOn.filter((key) => roots.some((root) => changeKey(root.kind, root.name) === key));

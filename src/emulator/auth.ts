@@ -47,7 +47,8 @@ function sameHash(a: string, b: string): boolean {
 const MANAGED_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="stacksync-emulator"' };
 
 function authenticateKey(store: Store, presented: Presented): Principal {
-  if (presented.scheme !== 'basic') throw new ApiError('unauthorized', 'missing or malformed Basic credentials', { headers: MANAGED_CHALLENGE });
+  if (presented.scheme !== 'basic')
+    throw new ApiError('unauthorized', 'missing or malformed Basic credentials', { headers: MANAGED_CHALLENGE });
   const key = store.key(presented.keyId);
   if (!key || !sameHash(key.secretHash, store.credentials.hash(presented.secret))) {
     throw new ApiError('unauthorized', 'invalid key id or key secret', { headers: MANAGED_CHALLENGE });

@@ -27,12 +27,24 @@ type CurrentStack = CurrentEmulatorData['teams'][number];
 function stackLines(stack: object, indent: string): string[] {
   if (!('webhooks' in stack)) return [];
   const { connections = [], sources, webhooks, savedSearches } = stack as CurrentStack;
-  const line = (label: string, entries: readonly { id: string; name: string }[]) => `${indent}${label} ${entries.map((entry) => `${entry.name} ${entry.id}`).join(', ') || '(none)'}`;
-  return [line('connections   ', connections), line('sources       ', sources), line('webhooks      ', webhooks), line('saved searches', savedSearches)];
+  const line = (label: string, entries: readonly { id: string; name: string }[]) =>
+    `${indent}${label} ${entries.map((entry) => `${entry.name} ${entry.id}`).join(', ') || '(none)'}`;
+  return [
+    line('connections   ', connections),
+    line('sources       ', sources),
+    line('webhooks      ', webhooks),
+    line('saved searches', savedSearches),
+  ];
 }
 
 /** `pipesSegment`: the name the managed pipe routes are served under (`--paths`). */
-export function emulatorBanner(url: string, state: ProfileData, seed: Seed, hash: Hash, pipesSegment = 'pipes'): string {
+export function emulatorBanner(
+  url: string,
+  state: ProfileData,
+  seed: Seed,
+  hash: Hash,
+  pipesSegment = 'pipes',
+): string {
   const profile = state.profile ?? 'seed';
   const lines = [`stacksync emulator listening on ${url}${profile === 'seed' ? '' : ` (profile ${profile})`}`, ''];
   let managedExample: string | undefined;
@@ -48,7 +60,8 @@ export function emulatorBanner(url: string, state: ProfileData, seed: Seed, hash
     }
     for (const service of org.services) {
       lines.push(`  service ${service.id} (${service.state})`);
-      for (const pipe of service.pipes) lines.push(`    pipe ${pipe.id}  ${pipe.name} (${Object.keys(pipe.source)[0] ?? '?'})`);
+      for (const pipe of service.pipes)
+        lines.push(`    pipe ${pipe.id}  ${pipe.name} (${Object.keys(pipe.source)[0] ?? '?'})`);
       lines.push(...stackLines(service, '    '));
     }
   }
@@ -58,7 +71,8 @@ export function emulatorBanner(url: string, state: ProfileData, seed: Seed, hash
     lines.push(`self-hosted team ${team.id}  token ${tokens.map((token) => token ?? NOT_SHOWN).join(', ')}`);
     lines.push(...stackLines(team, '  '));
     const token = tokens.find((candidate) => candidate !== undefined);
-    if (!selfHostedExample && token) selfHostedExample = `curl -H 'Authorization: Bearer ${token}' ${url}/api/v2/dashboards`;
+    if (!selfHostedExample && token)
+      selfHostedExample = `curl -H 'Authorization: Bearer ${token}' ${url}/api/v2/dashboards`;
   }
   lines.push('', 'try:');
   if (managedExample) lines.push(`  ${managedExample}`);

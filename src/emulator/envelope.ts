@@ -44,8 +44,14 @@ const SELF_HOSTED_ISSUE_PREFIX = { body: 'Body', query: 'Query', params: 'Params
 /** The error body of a variant; routes outside both prefixes answer like the self-hosted server. */
 export function errorReply(variant: Variant, error: ApiError, requestId: string): Reply {
   const { status, code, text } = API_ERROR_KINDS[error.kind];
-  if (variant === 'managed') return jsonReply(status, { status, error: `${code}: ${detail(error)}`, requestId }, error.headers);
-  if (error.kind !== 'bad_request') return error.json ? jsonReply(status, { message: error.message }, error.headers) : textReply(status, text, error.headers);
-  const message = error.issues?.length ? `${SELF_HOSTED_ISSUE_PREFIX[error.source]} validation failed: ${describeIssues(error.issues)}` : error.message;
+  if (variant === 'managed')
+    return jsonReply(status, { status, error: `${code}: ${detail(error)}`, requestId }, error.headers);
+  if (error.kind !== 'bad_request')
+    return error.json
+      ? jsonReply(status, { message: error.message }, error.headers)
+      : textReply(status, text, error.headers);
+  const message = error.issues?.length
+    ? `${SELF_HOSTED_ISSUE_PREFIX[error.source]} validation failed: ${describeIssues(error.issues)}`
+    : error.message;
   return jsonReply(status, { message }, error.headers);
 }

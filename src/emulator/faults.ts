@@ -25,10 +25,20 @@ export interface FaultDecision {
   outcome: FaultOutcome;
 }
 
-export const NO_FAULTS: FaultSpec = { error: 0, throttle: 0, reset: 0, latencyMs: 0, spike: { share: 0, delayMs: 0 }, pipeFail: 0 };
+export const NO_FAULTS: FaultSpec = {
+  error: 0,
+  throttle: 0,
+  reset: 0,
+  latencyMs: 0,
+  spike: { share: 0, delayMs: 0 },
+  pipeFail: 0,
+};
 
 function usage(spec: string, detail: string): StacksyncError {
-  return new StacksyncError('E_USAGE', `invalid --faults "${spec}": ${detail} (grammar: error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms,pipefail=0.1)`);
+  return new StacksyncError(
+    'E_USAGE',
+    `invalid --faults "${spec}": ${detail} (grammar: error=0.1,throttle=0.05,latency=20ms,reset=0.02,spike=0.05:200ms,pipefail=0.1)`,
+  );
 }
 
 function parseShare(spec: string, name: string, text: string): number {
@@ -47,14 +57,18 @@ function parseDuration(spec: string, name: string, text: string): number {
 export function parseFaults(spec: string): FaultSpec {
   const faults: FaultSpec = { ...NO_FAULTS, spike: { ...NO_FAULTS.spike } };
   const seen = new Set<string>();
-  for (const part of spec.split(',').map((text) => text.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((text) => text.trim())
+    .filter(Boolean)) {
     const [name = '', value] = part.split('=', 2).map((text) => text.trim());
     if (value === undefined || value === '') throw usage(spec, `"${part}" is not name=value`);
     if (seen.has(name)) throw usage(spec, `${name} is given twice`);
     seen.add(name);
     applyFault(spec, faults, name, value);
   }
-  if (faults.error + faults.throttle + faults.reset > 1) throw usage(spec, 'error + throttle + reset must not exceed 1');
+  if (faults.error + faults.throttle + faults.reset > 1)
+    throw usage(spec, 'error + throttle + reset must not exceed 1');
   return faults;
 }
 
@@ -73,7 +87,10 @@ function applyFault(spec: string, faults: FaultSpec, name: string, value: string
       return;
     case 'spike': {
       const [share = '', delay = ''] = value.split(':', 2);
-      faults.spike = { share: parseShare(spec, 'spike share', share), delayMs: parseDuration(spec, 'spike delay', delay) };
+      faults.spike = {
+        share: parseShare(spec, 'spike share', share),
+        delayMs: parseDuration(spec, 'spike delay', delay),
+      };
       return;
     }
     default:

@@ -28,7 +28,10 @@ let counter = randomBytes(3).readUIntBE(0, 3);
 
 export function newObjectId(nowMs: number): string {
   counter = (counter + 1) % 0x1000000;
-  const seconds = Math.floor(nowMs / 1000).toString(16).padStart(8, '0').slice(-8);
+  const seconds = Math.floor(nowMs / 1000)
+    .toString(16)
+    .padStart(8, '0')
+    .slice(-8);
   return `${seconds}${processPart}${counter.toString(16).padStart(6, '0')}`;
 }
 

@@ -27,7 +27,18 @@ import { listenError, type AddressFlags } from '../support/listen-error.js';
 import { DEFAULT_RATE_LIMITS } from '../schema/enums.js';
 
 export { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, defaultSeed, loadSeedFile, parseSeed } from './seed.js';
-export type { Seed, SeedKey, SeedOrganization, SeedPipe, SeedSavedSearch, SeedService, SeedSource, SeedStack, SeedTeam, SeedWebhook } from './seed.js';
+export type {
+  Seed,
+  SeedKey,
+  SeedOrganization,
+  SeedPipe,
+  SeedSavedSearch,
+  SeedService,
+  SeedSource,
+  SeedStack,
+  SeedTeam,
+  SeedWebhook,
+} from './seed.js';
 export type { CurrentEmulatorData, EmulatorData, Profile, ProfileData } from './model.js';
 export type { CurrentAlertRecord } from './current/alert.js';
 export { PROFILES } from './model.js';
@@ -109,13 +120,17 @@ function checkRateLimit(rateLimit: number | undefined, windowMs: number | undefi
     throw new StacksyncError('E_USAGE', `rate limit must be a positive integer, got ${rateLimit}`);
   }
   if (windowMs !== undefined && (rateLimit === undefined || !(Number.isInteger(windowMs) && windowMs > 0))) {
-    throw new StacksyncError('E_USAGE', `a rate window needs a rate limit and a positive whole number of ms, got ${windowMs}`);
+    throw new StacksyncError(
+      'E_USAGE',
+      `a rate window needs a rate limit and a positive whole number of ms, got ${windowMs}`,
+    );
   }
 }
 
 function checkTransitionMs(ms: number | undefined): number {
   if (ms === undefined) return DEFAULT_PIPE_TRANSITION_MS;
-  if (!(Number.isInteger(ms) && ms >= 0)) throw new StacksyncError('E_USAGE', `pipe transition delay must be a whole number of ms, 0 or more, got ${ms}`);
+  if (!(Number.isInteger(ms) && ms >= 0))
+    throw new StacksyncError('E_USAGE', `pipe transition delay must be a whole number of ms, 0 or more, got ${ms}`);
   return ms;
 }
 
@@ -126,16 +141,21 @@ function selfHostedMeter(clock: () => number): RateLimiter {
 }
 
 function checkProfile(profile: Profile): void {
-  if (!PROFILES.includes(profile)) throw new StacksyncError('E_USAGE', `profile must be one of ${PROFILES.join(', ')}, got ${String(profile)}`);
+  if (!PROFILES.includes(profile))
+    throw new StacksyncError('E_USAGE', `profile must be one of ${PROFILES.join(', ')}, got ${String(profile)}`);
 }
 
 /** A data file serves the profile that wrote it: the other's rules cannot read its dashboards and alerts. */
 function checkSavedProfile(saved: SavedState | undefined, profile: Profile, dataFile: string | undefined): void {
   if (!saved || profileOf(saved.state) === profile) return;
   const found = profileOf(saved.state);
-  throw new StacksyncError('E_EMULATOR_DATA', `emulator data file ${dataFile} holds state of the ${found} profile, not ${profile}; start with --profile ${found}, or use another --data file`, {
-    subject: dataFile,
-  });
+  throw new StacksyncError(
+    'E_EMULATOR_DATA',
+    `emulator data file ${dataFile} holds state of the ${found} profile, not ${profile}; start with --profile ${found}, or use another --data file`,
+    {
+      subject: dataFile,
+    },
+  );
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -150,18 +170,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const paths = resolvePathSegments(options.paths);
   const settingsPrefix = checkSettingsPrefix(options.settingsPrefix ?? DEFAULT_SETTINGS_PREFIX);
   const random = options.random ?? Math.random;
-  const pipes = { behaviour: { transitionMs: checkTransitionMs(options.pipeTransitionMs), failShare: faults.pipeFail, random }, settingsPrefix };
+  const pipes = {
+    behaviour: { transitionMs: checkTransitionMs(options.pipeTransitionMs), failShare: faults.pipeFail, random },
+    settingsPrefix,
+  };
 
   // State: the data file when it exists, else the seed.
   const saved = options.dataFile ? readSavedState(options.dataFile) : undefined;
   checkSavedProfile(saved, profile, options.dataFile);
-  const store = saved ? Store.fromData(saved.state, clock, saved.credentialSalt) : Store.fromSeed(seed, clock, profile, origin);
+  const store = saved
+    ? Store.fromData(saved.state, clock, saved.credentialSalt)
+    : Store.fromSeed(seed, clock, profile, origin);
   if (saved && options.seed) logger.warn({ dataFile: options.dataFile }, 'data file exists; the seed is ignored');
   const writer = options.dataFile
     ? new DataWriter(options.dataFile, () => store.toData(), {
         delayMs: options.persistDelayMs ?? 100,
         credentialSalt: store.credentials.saltHex(),
-        onError: (error) => logger.error({ err: error, dataFile: options.dataFile }, 'could not write emulator data file'),
+        onError: (error) =>
+          logger.error({ err: error, dataFile: options.dataFile }, 'could not write emulator data file'),
       })
     : undefined;
   if (writer) {
@@ -198,7 +224,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const url = `http://${urlHost(host)}:${port}`;
-  logger.info({ url, profile, paths, settingsPrefix, faults: hasFaults(faults) ? options.faults : undefined, rateLimit: options.rateLimit, rateWindowMs: options.rateWindowMs, dataFile: options.dataFile, restored: Boolean(saved) }, 'emulator listening');
+  logger.info(
+    {
+      url,
+      profile,
+      paths,
+      settingsPrefix,
+      faults: hasFaults(faults) ? options.faults : undefined,
+      rateLimit: options.rateLimit,
+      rateWindowMs: options.rateWindowMs,
+      dataFile: options.dataFile,
+      restored: Boolean(saved),
+    },
+    'emulator listening',
+  );
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -207,7 +246,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       await writer?.close();
       logger.info({ url }, 'emulator stopped');
     })());
-  return { url, port, profile, seed, paths, settingsPrefix, restored: Boolean(saved), state: () => store.toData(), credentialHash: (secret) => store.credentials.hash(secret), close };
+  return {
+    url,
+    port,
+    profile,
+    seed,
+    paths,
+    settingsPrefix,
+    restored: Boolean(saved),
+    state: () => store.toData(),
+    credentialHash: (secret) => store.credentials.hash(secret),
+    close,
+  };
 }
 
 /** The emulator command's flags for its address. */

@@ -158,8 +158,12 @@ export type Workspace = SeedWorkspace | CurrentWorkspace;
  * The stack a service or team holds, as the profile's routes expect it. The route tables only
  * hand an owner to its own profile's rules, so a mismatch is a bug in the emulator, not a 4xx.
  */
-export function stackOf<P extends Workspace['profile']>(owner: { id: string; stack: Workspace }, profile: P): Extract<Workspace, { profile: P }> {
-  if (owner.stack.profile !== profile) throw new Error(`${owner.id} holds a ${owner.stack.profile} stack under the ${profile} routes`);
+export function stackOf<P extends Workspace['profile']>(
+  owner: { id: string; stack: Workspace },
+  profile: P,
+): Extract<Workspace, { profile: P }> {
+  if (owner.stack.profile !== profile)
+    throw new Error(`${owner.id} holds a ${owner.stack.profile} stack under the ${profile} routes`);
   return owner.stack as Extract<Workspace, { profile: P }>;
 }
 
@@ -235,7 +239,13 @@ export interface CurrentEmulatorData {
   organizations: {
     id: string;
     keys: { id: string; secretSha256: string }[];
-    services: ({ id: string; state: ServiceState; pipes: PipeResource[]; pipeSecrets: Record<string, PipeSecrets>; pipeRuntime?: PipeRuntimeData } & CurrentWorkspaceData)[];
+    services: ({
+      id: string;
+      state: ServiceState;
+      pipes: PipeResource[];
+      pipeSecrets: Record<string, PipeSecrets>;
+      pipeRuntime?: PipeRuntimeData;
+    } & CurrentWorkspaceData)[];
   }[];
   teams: ({ id: string; tokenSha256: string[] } & CurrentWorkspaceData)[];
 }

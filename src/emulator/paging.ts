@@ -21,7 +21,10 @@ export function parsePaging(query: URLSearchParams): Paging {
     issues.push({ path: name, pointer: [name], message: `must be an integer from ${min} to ${max}` });
     return fallback;
   };
-  const paging = { limit: read('limit', ALERT_PAGE_LIMIT_MAX, 1, ALERT_PAGE_LIMIT_MAX), offset: read('offset', 0, 0, Number.MAX_SAFE_INTEGER) };
+  const paging = {
+    limit: read('limit', ALERT_PAGE_LIMIT_MAX, 1, ALERT_PAGE_LIMIT_MAX),
+    offset: read('offset', 0, 0, Number.MAX_SAFE_INTEGER),
+  };
   if (issues.length) throw new ApiError('bad_request', 'invalid query', { source: 'query', issues });
   return paging;
 }

@@ -25,7 +25,10 @@ function usage(detail: string): StacksyncError {
 /** `pipes=clickpipes,stack=clickstack` → the segments it names (the CLI's `--paths`). */
 export function parsePathSegments(text: string): Partial<PathSegments> {
   const segments: Partial<PathSegments> = {};
-  for (const part of text.split(',').map((entry) => entry.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)) {
     const [name = '', value] = part.split('=', 2).map((entry) => entry.trim());
     if (value === undefined) throw usage(`"${part}" is not name=value`);
     if (name !== 'pipes' && name !== 'stack') throw usage(`unknown segment "${name}"`);
@@ -39,7 +42,8 @@ export function parsePathSegments(text: string): Partial<PathSegments> {
 export function resolvePathSegments(given: Partial<PathSegments> = {}): PathSegments {
   const segments = { ...DEFAULT_PATH_SEGMENTS, ...given };
   for (const [name, value] of Object.entries(segments)) {
-    if (!SEGMENT.test(value)) throw usage(`${name} must be one path segment of letters, digits, . _ ~ or -, got "${value}"`);
+    if (!SEGMENT.test(value))
+      throw usage(`${name} must be one path segment of letters, digits, . _ ~ or -, got "${value}"`);
   }
   if (segments.pipes === segments.stack) throw usage(`pipes and stack must differ, both are "${segments.pipes}"`);
   return segments;
@@ -55,6 +59,14 @@ function renameSegment(segment: string, segments: PathSegments): string {
 /** The managed routes with their product segments renamed; the self-hosted routes as they are. */
 export function withPathSegments(routes: readonly Route[], segments: PathSegments): Route[] {
   return routes.map((route) =>
-    route.variant === 'managed' ? { ...route, template: route.template.split('/').map((segment) => renameSegment(segment, segments)).join('/') } : route,
+    route.variant === 'managed'
+      ? {
+          ...route,
+          template: route.template
+            .split('/')
+            .map((segment) => renameSegment(segment, segments))
+            .join('/'),
+        }
+      : route,
   );
 }

@@ -30,7 +30,12 @@ const seedDataSchema: JsonSchema = savedStateSchema({
   profile: 'seed',
   profileRequired: false,
   // A pipe of the seed's shape, or one created in today's shape (see `routes-pipes.ts`), with its lifecycle.
-  pipe: { anyOf: [requiring(pipeSchema, 'serviceId', 'state', 'destination', 'createdAt', 'updatedAt'), currentStoredPipeSchema] },
+  pipe: {
+    anyOf: [
+      requiring(pipeSchema, 'serviceId', 'state', 'destination', 'createdAt', 'updatedAt'),
+      currentStoredPipeSchema,
+    ],
+  },
   serviceStates: SERVICE_STATES,
   serviceOnly: { sources: array(dataSourceSchema) },
   serviceOptional: { pipeRuntime: pipeRuntimeSchema },
@@ -48,7 +53,12 @@ export const dataSchema: JsonSchema = {
 };
 
 export const fileSchema: JsonSchema = object(
-  { format: { const: DATA_FORMAT }, savedAt: { type: 'string' }, credentialSalt: { type: 'string', pattern: SALT_PATTERN }, state: dataSchema },
+  {
+    format: { const: DATA_FORMAT },
+    savedAt: { type: 'string' },
+    credentialSalt: { type: 'string', pattern: SALT_PATTERN },
+    state: dataSchema,
+  },
   ['format', 'state'],
 );
 
@@ -59,10 +69,14 @@ export interface SavedState {
 }
 
 function corrupt(path: string, detail: string, cause?: unknown): StacksyncError {
-  return new StacksyncError('E_EMULATOR_DATA', `emulator data file ${path} is corrupt: ${detail} (fix or remove it; it is never replaced silently)`, {
-    subject: path,
-    cause,
-  });
+  return new StacksyncError(
+    'E_EMULATOR_DATA',
+    `emulator data file ${path} is corrupt: ${detail} (fix or remove it; it is never replaced silently)`,
+    {
+      subject: path,
+      cause,
+    },
+  );
 }
 
 /** The saved state, or undefined when the file does not exist yet. */
@@ -77,7 +91,10 @@ export function readSavedState(path: string): SavedState | undefined {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new StacksyncError('E_EMULATOR_DATA', `cannot read emulator data file ${path}: ${(error as Error).message}`, { subject: path, cause: error });
+    throw new StacksyncError('E_EMULATOR_DATA', `cannot read emulator data file ${path}: ${(error as Error).message}`, {
+      subject: path,
+      cause: error,
+    });
   }
   let value: unknown;
   try {
@@ -124,7 +141,10 @@ export class DataWriter {
   schedule(): void {
     this.dirty = true;
     if (this.closed || this.timer || this.writing) return;
-    this.timer = setTimeout(() => void this.run().then((ok) => ok && this.dirty && this.schedule()), this.options.delayMs ?? 100);
+    this.timer = setTimeout(
+      () => void this.run().then((ok) => ok && this.dirty && this.schedule()),
+      this.options.delayMs ?? 100,
+    );
     this.timer.unref();
   }
 
@@ -134,7 +154,10 @@ export class DataWriter {
     if (!this.dirty) return;
     if (!(await this.run())) {
       const reason = this.lastError instanceof Error ? `: ${this.lastError.message}` : '';
-      throw new StacksyncError('E_EMULATOR_DATA', `could not write emulator data file ${this.path}${reason}`, { subject: this.path, cause: this.lastError });
+      throw new StacksyncError('E_EMULATOR_DATA', `could not write emulator data file ${this.path}${reason}`, {
+        subject: this.path,
+        cause: this.lastError,
+      });
     }
   }
 
@@ -155,7 +178,12 @@ export class DataWriter {
     this.dirty = false;
     // Serialised now, synchronously, so the file holds one consistent state.
     const salt = this.options.credentialSalt;
-    const file = { format: DATA_FORMAT, savedAt: new Date().toISOString(), ...(salt !== undefined && { credentialSalt: salt }), state: this.snapshot() };
+    const file = {
+      format: DATA_FORMAT,
+      savedAt: new Date().toISOString(),
+      ...(salt !== undefined && { credentialSalt: salt }),
+      state: this.snapshot(),
+    };
     const text = `${JSON.stringify(file, null, 2)}\n`;
     this.writing = writeFileAtomic(this.path, text).then(
       () => {

@@ -86,7 +86,13 @@ function splitWriteOnly(kind: string, block: Block, secrets: PipeSecrets, finger
 }
 
 /** A new pipe from a create body or a seed entry (both already schema-valid). */
-export function buildPipe(serviceId: string, input: PipeInput, nowMs: number, defaultState: string, fingerprint: Fingerprint): { pipe: PipeResource; secrets: PipeSecrets } {
+export function buildPipe(
+  serviceId: string,
+  input: PipeInput,
+  nowMs: number,
+  defaultState: string,
+  fingerprint: Fingerprint,
+): { pipe: PipeResource; secrets: PipeSecrets } {
   requireColumnsForFieldMappings(input);
   const kind = sourceKinds(input.source)[0] ?? 'unknown';
   const secrets: PipeSecrets = {};
@@ -152,7 +158,13 @@ export function createPipe(service: ServiceRecord, body: unknown, nowMs: number,
  * Update pipe: a merge where absent members stay unchanged. The patch is applied to a copy so a
  * request rejected by any rule changes nothing.
  */
-export function patchPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number, rules: PipeRules): PipeResource {
+export function patchPipe(
+  service: ServiceRecord,
+  id: string,
+  body: unknown,
+  nowMs: number,
+  rules: PipeRules,
+): PipeResource {
   const current = requirePipe(service, id);
   const checked = validateApi<PipePatch>('pipePatchBody', body);
   if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe patch', { issues: checked.issues });
@@ -171,17 +183,28 @@ export function patchPipe(service: ServiceRecord, id: string, body: unknown, now
   return next;
 }
 
-function applySourcePatch(pipe: PipeResource, secrets: PipeSecrets, source: Record<string, unknown>, fingerprint: Fingerprint): void {
+function applySourcePatch(
+  pipe: PipeResource,
+  secrets: PipeSecrets,
+  source: Record<string, unknown>,
+  fingerprint: Fingerprint,
+): void {
   const kinds = sourceKinds(source);
   if (kinds.length > 1) throw invalidMember('source', `must hold one source kind, got ${kinds.join(', ')}`);
   const kind = kinds[0];
   if (kind === undefined) return;
   const actual = pipeKind(pipe);
   if (kind !== actual) throw invalidMember(`source.${kind}`, `this pipe's source is ${actual}, not ${kind}`);
-  const { tableMappingsToAdd, tableMappingsToRemove, settings, ...members } = splitWriteOnly(kind, source[kind] as Block, secrets, fingerprint);
+  const { tableMappingsToAdd, tableMappingsToRemove, settings, ...members } = splitWriteOnly(
+    kind,
+    source[kind] as Block,
+    secrets,
+    fingerprint,
+  );
   const block = pipe.source[kind] ?? {};
   Object.assign(block, members);
-  if (settings !== undefined) block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
+  if (settings !== undefined)
+    block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
   if (tableMappingsToAdd !== undefined || tableMappingsToRemove !== undefined) {
     block['tableMappings'] = changeTableMappings(
       kind,
@@ -198,21 +221,31 @@ function applySourcePatch(pipe: PipeResource, secrets: PipeSecrets, source: Reco
  * same source in both lists is refused (a changed mapping takes two PATCHes), as is removing a
  * mapping that is not there. `family` names the block in errors.
  */
-export function changeTableMappings<M extends Record<string, unknown>>(family: string, current: M[], add: M[], remove: M[], keys: readonly [string, string] = ['sourceSchemaName', 'sourceTable']): M[] {
+export function changeTableMappings<M extends Record<string, unknown>>(
+  family: string,
+  current: M[],
+  add: M[],
+  remove: M[],
+  keys: readonly [string, string] = ['sourceSchemaName', 'sourceTable'],
+): M[] {
   const keyOf = (mapping: M): string => `${String(mapping[keys[0]])}.${String(mapping[keys[1]])}`;
   const adding = new Set(add.map(keyOf));
   let mappings = [...current];
   remove.forEach((removal, index) => {
     const key = keyOf(removal);
     const at = `source.${family}.tableMappingsToRemove[${index}]`;
-    if (adding.has(key)) throw invalidMember(at, `${key} is also in tableMappingsToAdd; remove and add in two requests`);
-    const found = mappings.findIndex((mapping) => keyOf(mapping) === key && mapping['targetTable'] === removal['targetTable']);
+    if (adding.has(key))
+      throw invalidMember(at, `${key} is also in tableMappingsToAdd; remove and add in two requests`);
+    const found = mappings.findIndex(
+      (mapping) => keyOf(mapping) === key && mapping['targetTable'] === removal['targetTable'],
+    );
     if (found < 0) throw invalidMember(at, `no table mapping ${key} → ${String(removal['targetTable'])} to remove`);
     mappings = mappings.filter((_, position) => position !== found);
   });
   add.forEach((mapping, index) => {
     const key = keyOf(mapping);
-    if (mappings.some((existing) => keyOf(existing) === key)) throw invalidMember(`source.${family}.tableMappingsToAdd[${index}]`, `${key} is already mapped`);
+    if (mappings.some((existing) => keyOf(existing) === key))
+      throw invalidMember(`source.${family}.tableMappingsToAdd[${index}]`, `${key} is already mapped`);
     mappings.push(mapping);
   });
   return mappings;

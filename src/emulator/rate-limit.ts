@@ -27,7 +27,9 @@ export class RateLimiter {
 
   /** "2 requests per second", "10 requests per 10 s": for the 429's message. */
   describe(): string {
-    return this.windowMs === undefined ? `${this.limit} requests per second` : `${this.limit} requests per ${this.windowMs / 1000} s`;
+    return this.windowMs === undefined
+      ? `${this.limit} requests per second`
+      : `${this.limit} requests per ${this.windowMs / 1000} s`;
   }
 
   take(key: string): RateDecision {

@@ -28,7 +28,9 @@ type RawHandler = (context: RequestContext, service: ServiceRecord) => Reply;
 const ID_NAMES: Record<IdFormat, string> = { uuid: 'a UUID', objectId: 'a 24-hex object id' };
 
 function route(profile: Profile, method: string, suffix: string, handler: Handler): Route {
-  return rawRoute(profile, method, suffix, (context, service) => managedSuccess(handler(context, service), context.requestId));
+  return rawRoute(profile, method, suffix, (context, service) =>
+    managedSuccess(handler(context, service), context.requestId),
+  );
 }
 
 function rawRoute(profile: Profile, method: string, suffix: string, handler: RawHandler): Route {
@@ -53,22 +55,28 @@ function resolveService(context: RequestContext, profile: Profile): ServiceRecor
   for (const [name, value] of Object.entries(params)) {
     const format = idFormatOf(name, profile);
     if (!isIdOfFormat(value, format)) {
-      throw new ApiError('bad_request', `${name} must be ${ID_NAMES[format]}`, { source: 'params', issues: [{ path: name, pointer: [name], message: `must be ${ID_NAMES[format]}` }] });
+      throw new ApiError('bad_request', `${name} must be ${ID_NAMES[format]}`, {
+        source: 'params',
+        issues: [{ path: name, pointer: [name], message: `must be ${ID_NAMES[format]}` }],
+      });
     }
   }
   const organizationId = params['organizationId'] ?? '';
   const organization = store.organization(organizationId);
   if (!organization) throw notFound(`organization ${organizationId} not found`);
-  if (organization.id !== principal.organizationId) throw new ApiError('forbidden', `the key does not belong to organization ${organizationId}`);
+  if (organization.id !== principal.organizationId)
+    throw new ApiError('forbidden', `the key does not belong to organization ${organizationId}`);
   const serviceId = params['serviceId'] ?? '';
   const service = organization.services.get(serviceId);
   if (!service) throw notFound(`service ${serviceId} not found`);
-  if (service.state !== 'running') throw new ApiError('failed_dependency', `service ${serviceId} is ${service.state}, not running`);
+  if (service.state !== 'running')
+    throw new ApiError('failed_dependency', `service ${serviceId} is ${service.state}, not running`);
   return service;
 }
 
 const param = (context: RequestContext, name: string): string => context.params[name] ?? '';
-const mutate = <T>(context: RequestContext, change: (nowMs: number) => T): T => context.store.mutate(() => change(context.store.now()));
+const mutate = <T>(context: RequestContext, change: (nowMs: number) => T): T =>
+  context.store.mutate(() => change(context.store.now()));
 
 function seedStack(service: ServiceRecord): SeedWorkspace {
   return stackOf(service, 'seed');
@@ -79,33 +87,55 @@ function currentStack(service: ServiceRecord): CurrentWorkspace {
 
 const SEED_STACK_ROUTES: Route[] = [
   route('seed', 'GET', '/stack/dashboards', (_, service) => stack.listDashboards(seedStack(service))),
-  route('seed', 'POST', '/stack/dashboards', (context, service) => mutate(context, (now) => stack.createDashboard(seedStack(service), context.body, now))),
-  route('seed', 'GET', '/stack/dashboards/{dashboardId}', (context, service) => stack.getDashboard(seedStack(service), param(context, 'dashboardId'))),
+  route('seed', 'POST', '/stack/dashboards', (context, service) =>
+    mutate(context, (now) => stack.createDashboard(seedStack(service), context.body, now)),
+  ),
+  route('seed', 'GET', '/stack/dashboards/{dashboardId}', (context, service) =>
+    stack.getDashboard(seedStack(service), param(context, 'dashboardId')),
+  ),
   route('seed', 'PUT', '/stack/dashboards/{dashboardId}', (context, service) =>
-    mutate(context, (now) => stack.updateDashboard(seedStack(service), param(context, 'dashboardId'), context.body, now)),
+    mutate(context, (now) =>
+      stack.updateDashboard(seedStack(service), param(context, 'dashboardId'), context.body, now),
+    ),
   ),
   route('seed', 'DELETE', '/stack/dashboards/{dashboardId}', (context, service) =>
     mutate(context, () => (stack.deleteDashboard(seedStack(service), param(context, 'dashboardId')), {})),
   ),
 
   route('seed', 'GET', '/stack/alerts', (_, service) => stack.listAlerts(seedStack(service))),
-  route('seed', 'POST', '/stack/alerts', (context, service) => mutate(context, (now) => stack.createAlert(seedStack(service), context.body, now))),
-  route('seed', 'GET', '/stack/alerts/{alertId}', (context, service) => stack.getAlert(seedStack(service), param(context, 'alertId'))),
+  route('seed', 'POST', '/stack/alerts', (context, service) =>
+    mutate(context, (now) => stack.createAlert(seedStack(service), context.body, now)),
+  ),
+  route('seed', 'GET', '/stack/alerts/{alertId}', (context, service) =>
+    stack.getAlert(seedStack(service), param(context, 'alertId')),
+  ),
   route('seed', 'PUT', '/stack/alerts/{alertId}', (context, service) =>
     mutate(context, (now) => stack.updateAlert(seedStack(service), param(context, 'alertId'), context.body, now)),
   ),
-  route('seed', 'DELETE', '/stack/alerts/{alertId}', (context, service) => mutate(context, () => (stack.deleteAlert(seedStack(service), param(context, 'alertId')), {}))),
+  route('seed', 'DELETE', '/stack/alerts/{alertId}', (context, service) =>
+    mutate(context, () => (stack.deleteAlert(seedStack(service), param(context, 'alertId')), {})),
+  ),
 
   route('seed', 'GET', '/stack/sources', (_, service) => seedStack(service).sources),
 ];
 
 /** A call of a current-stack operation from a request on a service. */
 function stackCall(kind: StackKind, context: RequestContext, service: ServiceRecord): StackCall {
-  return { ws: currentStack(service), id: param(context, kind.idName), body: context.body, nowMs: context.store.now(), fingerprint: fingerprintWith(context.store.credentials) };
+  return {
+    ws: currentStack(service),
+    id: param(context, kind.idName),
+    body: context.body,
+    nowMs: context.store.now(),
+    fingerprint: fingerprintWith(context.store.credentials),
+  };
 }
 
 /** A write: the gateway checks the body first (when the write has one), then the operation runs as one mutation. */
-function gatewayWrite(kind: StackKind, gateway: GatewaySchema | undefined, operation: (call: StackCall) => unknown): Handler {
+function gatewayWrite(
+  kind: StackKind,
+  gateway: GatewaySchema | undefined,
+  operation: (call: StackCall) => unknown,
+): Handler {
   return (context, service) => {
     if (gateway) checkGatewayBody(gateway, context.body);
     return context.store.mutate(() => operation(stackCall(kind, context, service)));
@@ -138,17 +168,37 @@ function currentKindRoutes(kind: StackKind): Route[] {
   const remove = gatewayWrite(kind, undefined, (call) => kind.remove(call));
   return [
     ...routes,
-    route('current', 'POST', base, gatewayWrite(kind, kind.gateway, (call) => kind.create(call))),
-    route('current', 'PUT', item, gatewayWrite(kind, kind.gateway, (call) => kind.update(call))),
+    route(
+      'current',
+      'POST',
+      base,
+      gatewayWrite(kind, kind.gateway, (call) => kind.create(call)),
+    ),
+    route(
+      'current',
+      'PUT',
+      item,
+      gatewayWrite(kind, kind.gateway, (call) => kind.update(call)),
+    ),
     // A DELETE answers `{status, requestId}` without a `result`.
-    rawRoute('current', 'DELETE', item, (context, service) => (remove(context, service), managedDone(context.requestId))),
+    rawRoute(
+      'current',
+      'DELETE',
+      item,
+      (context, service) => (remove(context, service), managedDone(context.requestId)),
+    ),
   ];
 }
 
 // A kind the managed API has no path for (connections) answers 404, as the real service does.
-const CURRENT_STACK_ROUTES: Route[] = CURRENT_STACK_KINDS.filter((kind) => kind.servedOn.includes('managed')).flatMap(currentKindRoutes);
+const CURRENT_STACK_ROUTES: Route[] = CURRENT_STACK_KINDS.filter((kind) => kind.servedOn.includes('managed')).flatMap(
+  currentKindRoutes,
+);
 
 /** The managed routes of a profile; `pipes` tunes the pipe routes (lifecycle pace, settings prefix). */
 export function managedRoutes(profile: Profile, pipes?: PipeRouteOptions): readonly Route[] {
-  return [...pipeRoutes(profile, { route, rawRoute }, pipes), ...(profile === 'current' ? CURRENT_STACK_ROUTES : SEED_STACK_ROUTES)];
+  return [
+    ...pipeRoutes(profile, { route, rawRoute }, pipes),
+    ...(profile === 'current' ? CURRENT_STACK_ROUTES : SEED_STACK_ROUTES),
+  ];
 }

@@ -6,11 +6,7 @@
  * every route first applies the state changes that have come due. Both rename the engine settings
  * at their edge when another prefix is served (`settings-prefix.ts`).
  */
-import {
-  advancePipes,
-  DEFAULT_PIPE_TRANSITION_MS,
-  type PipeBehaviour,
-} from './current/pipe-lifecycle.js';
+import { advancePipes, DEFAULT_PIPE_TRANSITION_MS, type PipeBehaviour } from './current/pipe-lifecycle.js';
 import * as current from './current/pipe.js';
 import * as cdcScaling from './current/pipe-cdc-scaling.js';
 import { managedDone, type Reply } from './envelope.js';
@@ -54,11 +50,21 @@ interface Edge {
 }
 
 function edgeOf(spelling: SettingsSpelling | undefined): Edge {
-  if (!spelling) return { pipeOut: (pipe) => pipe, settingsOut: (settings) => settings, bodyIn: (body) => body, settingsIn: (body) => body, run: (act) => act() };
+  if (!spelling)
+    return {
+      pipeOut: (pipe) => pipe,
+      settingsOut: (settings) => settings,
+      bodyIn: (body) => body,
+      settingsIn: (body) => body,
+      run: (act) => act(),
+    };
   return {
     pipeOut: (pipe) => (pipe.settings ? { ...pipe, settings: spelling.out(pipe.settings) } : pipe),
     settingsOut: (settings) => spelling.out(settings),
-    bodyIn: (body) => (body !== null && typeof body === 'object' && 'settings' in body ? { ...body, settings: spelling.in((body as { settings: unknown }).settings) } : body),
+    bodyIn: (body) =>
+      body !== null && typeof body === 'object' && 'settings' in body
+        ? { ...body, settings: spelling.in((body as { settings: unknown }).settings) }
+        : body,
     settingsIn: (body) => spelling.in(body),
     run(act) {
       try {
@@ -80,7 +86,10 @@ function edgeOf(spelling: SettingsSpelling | undefined): Edge {
 function seedPipeRoutes(build: ServiceRoutes, edge: Edge, options: PipeRouteOptions): Route[] {
   const { route } = build;
   const rules = (context: RequestContext): PipeRules => ({ fingerprint: fingerprintWith(context.store.credentials) });
-  const currentRules = (context: RequestContext): current.CurrentPipeRules => ({ fingerprint: fingerprintWith(context.store.credentials), behaviour: options.behaviour });
+  const currentRules = (context: RequestContext): current.CurrentPipeRules => ({
+    fingerprint: fingerprintWith(context.store.credentials),
+    behaviour: options.behaviour,
+  });
   // Only services that took a create of today's shape have a lifecycle to advance.
   const advance = (service: ServiceRecord, now: number): void => {
     if (service.pipeRuntime) advancePipes(service, now);
@@ -98,18 +107,29 @@ function seedPipeRoutes(build: ServiceRoutes, edge: Edge, options: PipeRouteOpti
       }),
     );
   return [
-    route('seed', 'GET', '/pipes', (context, service) => look(context, service, () => [...service.pipes.values()].map(edge.pipeOut))),
+    route('seed', 'GET', '/pipes', (context, service) =>
+      look(context, service, () => [...service.pipes.values()].map(edge.pipeOut)),
+    ),
     route('seed', 'POST', '/pipes', (context, service) => {
       const body = edge.bodyIn(context.body);
-      if (isCurrentShaped(body)) return edge.pipeOut(write(context, service, (now) => current.createCurrentPipe(service, body, now, currentRules(context))));
+      if (isCurrentShaped(body))
+        return edge.pipeOut(
+          write(context, service, (now) => current.createCurrentPipe(service, body, now, currentRules(context))),
+        );
       return edge.pipeOut(write(context, service, (now) => createPipe(service, body, now, rules(context))));
     }),
-    route('seed', 'GET', '/pipes/{pipeId}', (context, service) => look(context, service, () => edge.pipeOut(requirePipe(service, pipeId(context))))),
+    route('seed', 'GET', '/pipes/{pipeId}', (context, service) =>
+      look(context, service, () => edge.pipeOut(requirePipe(service, pipeId(context)))),
+    ),
     route('seed', 'PATCH', '/pipes/{pipeId}', (context, service) => {
       const body = edge.bodyIn(context.body);
-      return edge.pipeOut(write(context, service, (now) => patchPipe(service, pipeId(context), body, now, rules(context))));
+      return edge.pipeOut(
+        write(context, service, (now) => patchPipe(service, pipeId(context), body, now, rules(context))),
+      );
     }),
-    route('seed', 'DELETE', '/pipes/{pipeId}', (context, service) => write(context, service, () => (deletePipe(service, pipeId(context)), {}))),
+    route('seed', 'DELETE', '/pipes/{pipeId}', (context, service) =>
+      write(context, service, () => (deletePipe(service, pipeId(context)), {})),
+    ),
   ];
 }
 
@@ -126,47 +146,77 @@ function isCurrentShaped(body: unknown): boolean {
 
 function currentPipeRoutes(build: ServiceRoutes, edge: Edge, options: PipeRouteOptions): Route[] {
   const { route, rawRoute } = build;
-  const rules = (context: RequestContext): current.CurrentPipeRules => ({ fingerprint: fingerprintWith(context.store.credentials), behaviour: options.behaviour });
+  const rules = (context: RequestContext): current.CurrentPipeRules => ({
+    fingerprint: fingerprintWith(context.store.credentials),
+    behaviour: options.behaviour,
+  });
   /** Every route sees the pipes as they are now: the state changes that came due are applied first. */
   const read = <T>(context: RequestContext, service: ServiceRecord, look: (nowMs: number) => T): T => {
     const now = context.store.now();
     advancePipes(service, now);
     return edge.run(() => look(now));
   };
-  const write = <T>(context: RequestContext, service: ServiceRecord, change: (nowMs: number) => T): T => context.store.mutate(() => read(context, service, change));
+  const write = <T>(context: RequestContext, service: ServiceRecord, change: (nowMs: number) => T): T =>
+    context.store.mutate(() => read(context, service, change));
   return [
-    route('current', 'GET', '/pipes', (context, service) => read(context, service, () => [...service.pipes.values()].map(edge.pipeOut))),
+    route('current', 'GET', '/pipes', (context, service) =>
+      read(context, service, () => [...service.pipes.values()].map(edge.pipeOut)),
+    ),
     route('current', 'POST', '/pipes', (context, service) => {
       const body = edge.bodyIn(context.body);
-      return edge.pipeOut(write(context, service, (now) => current.createCurrentPipe(service, body, now, rules(context))));
+      return edge.pipeOut(
+        write(context, service, (now) => current.createCurrentPipe(service, body, now, rules(context))),
+      );
     }),
-    route('current', 'GET', '/pipes/{pipeId}', (context, service) => read(context, service, () => edge.pipeOut(requirePipe(service, pipeId(context))))),
+    route('current', 'GET', '/pipes/{pipeId}', (context, service) =>
+      read(context, service, () => edge.pipeOut(requirePipe(service, pipeId(context)))),
+    ),
     route('current', 'PATCH', '/pipes/{pipeId}', (context, service) => {
       const body = edge.bodyIn(context.body);
-      return edge.pipeOut(write(context, service, (now) => current.patchCurrentPipe(service, pipeId(context), body, now, rules(context))));
+      return edge.pipeOut(
+        write(context, service, (now) => current.patchCurrentPipe(service, pipeId(context), body, now, rules(context))),
+      );
     }),
     rawRoute('current', 'DELETE', '/pipes/{pipeId}', (context, service) => {
       write(context, service, () => current.deleteCurrentPipe(service, pipeId(context)));
       return managedDone(context.requestId);
     }),
     route('current', 'PATCH', '/pipes/{pipeId}/state', (context, service) =>
-      edge.pipeOut(write(context, service, (now) => current.changeCurrentPipeState(service, pipeId(context), context.body, now, rules(context)))),
+      edge.pipeOut(
+        write(context, service, (now) =>
+          current.changeCurrentPipeState(service, pipeId(context), context.body, now, rules(context)),
+        ),
+      ),
     ),
-    route('current', 'GET', '/pipes/{pipeId}/settings', (context, service) => read(context, service, () => edge.settingsOut(current.currentPipeSettings(service, pipeId(context))))),
+    route('current', 'GET', '/pipes/{pipeId}/settings', (context, service) =>
+      read(context, service, () => edge.settingsOut(current.currentPipeSettings(service, pipeId(context)))),
+    ),
     route('current', 'PUT', '/pipes/{pipeId}/settings', (context, service) => {
       const body = edge.settingsIn(context.body);
-      return edge.settingsOut(write(context, service, (now) => current.putCurrentPipeSettings(service, pipeId(context), body, now)));
+      return edge.settingsOut(
+        write(context, service, (now) => current.putCurrentPipeSettings(service, pipeId(context), body, now)),
+      );
     }),
     route('current', 'PATCH', '/pipes/{pipeId}/scaling', (context, service) =>
-      edge.pipeOut(write(context, service, (now) => current.scaleCurrentPipe(service, pipeId(context), context.body, now))),
+      edge.pipeOut(
+        write(context, service, (now) => current.scaleCurrentPipe(service, pipeId(context), context.body, now)),
+      ),
     ),
-    route('current', 'GET', '/pipesCdcScaling', (context, service) => read(context, service, () => cdcScaling.currentCdcScaling(service))),
-    route('current', 'PATCH', '/pipesCdcScaling', (context, service) => write(context, service, (now) => cdcScaling.patchCdcScaling(service, context.body, now, rules(context)))),
+    route('current', 'GET', '/pipesCdcScaling', (context, service) =>
+      read(context, service, () => cdcScaling.currentCdcScaling(service)),
+    ),
+    route('current', 'PATCH', '/pipesCdcScaling', (context, service) =>
+      write(context, service, (now) => cdcScaling.patchCdcScaling(service, context.body, now, rules(context))),
+    ),
   ];
 }
 
 /** The pipe routes of a profile. */
-export function pipeRoutes(profile: Profile, build: ServiceRoutes, options: PipeRouteOptions = DEFAULT_PIPE_ROUTE_OPTIONS): Route[] {
+export function pipeRoutes(
+  profile: Profile,
+  build: ServiceRoutes,
+  options: PipeRouteOptions = DEFAULT_PIPE_ROUTE_OPTIONS,
+): Route[] {
   const edge = edgeOf(settingsSpelling(options.settingsPrefix, profile));
   return profile === 'current' ? currentPipeRoutes(build, edge, options) : seedPipeRoutes(build, edge, options);
 }

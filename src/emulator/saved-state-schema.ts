@@ -5,7 +5,12 @@
  */
 import type { JsonSchema } from '../schema/api.js';
 
-export const object = (properties: Record<string, unknown>, required: string[]): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+export const object = (properties: Record<string, unknown>, required: string[]): JsonSchema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
 export const array = (items: unknown): JsonSchema => ({ type: 'array', items });
 const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 
@@ -45,7 +50,10 @@ export function savedStateSchema(shapes: ProfileShapes): JsonSchema {
                   id: { type: 'string' },
                   state: { enum: [...shapes.serviceStates] },
                   pipes: array(shapes.pipe),
-                  pipeSecrets: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } } },
+                  pipeSecrets: {
+                    type: 'object',
+                    additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
+                  },
                   ...serviceOnly,
                   ...shapes.serviceOptional,
                   ...stack,
@@ -57,7 +65,13 @@ export function savedStateSchema(shapes: ProfileShapes): JsonSchema {
           ['id', 'keys', 'services'],
         ),
       ),
-      teams: array(object({ id: { type: 'string' }, tokenSha256: array(sha256), ...stack }, ['id', 'tokenSha256', ...stackMembers])),
+      teams: array(
+        object({ id: { type: 'string' }, tokenSha256: array(sha256), ...stack }, [
+          'id',
+          'tokenSha256',
+          ...stackMembers,
+        ]),
+      ),
     },
     ['version', ...(shapes.profileRequired ? ['profile'] : []), 'organizations', 'teams'],
   );

@@ -19,10 +19,18 @@ import type { JsonSchema } from '../schema/api.js';
 import { describeIssues, toIssues, validatorOf, type NamedSchema } from '../schema/validate.js';
 import { PROFILES, type Profile, type ServiceState } from './model.js';
 
-export interface SeedKey { id: string; secret: string }
+export interface SeedKey {
+  id: string;
+  secret: string;
+}
 
 /** A full pipe as the service would hold it; credentials may be given and are stored, never returned. */
-export type SeedPipe = { id?: string; name: string; state?: string; source: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+export type SeedPipe = {
+  id?: string;
+  name: string;
+  state?: string;
+  source: Record<string, Record<string, unknown>>;
+} & Record<string, unknown>;
 
 /** A data source: `{id, name, kind}`; under the current profile also `connection`, `from`, `timestampValueExpression` and any member of its kind. */
 export type SeedSource = { id?: string; name: string; kind: string } & Record<string, unknown>;
@@ -59,8 +67,15 @@ export interface SeedService extends SeedStack {
   failPipes?: string[];
 }
 
-export interface SeedOrganization { id: string; keys: SeedKey[]; services?: SeedService[] }
-export interface SeedTeam extends SeedStack { id: string; tokens: string[] }
+export interface SeedOrganization {
+  id: string;
+  keys: SeedKey[];
+  services?: SeedService[];
+}
+export interface SeedTeam extends SeedStack {
+  id: string;
+  tokens: string[];
+}
 
 export interface Seed {
   organizations?: SeedOrganization[];
@@ -106,7 +121,13 @@ const currentSeedPipeSchema: JsonSchema = object(
     name: nonEmpty,
     state: nonEmpty,
     scaling: { type: 'object' },
-    source: { type: 'object', minProperties: 1, maxProperties: 1, propertyNames: { enum: [...PIPE_FAMILIES] }, additionalProperties: { type: 'object' } },
+    source: {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: 1,
+      propertyNames: { enum: [...PIPE_FAMILIES] },
+      additionalProperties: { type: 'object' },
+    },
     destination: { type: 'object' },
     fieldMappings: objects,
     settings: { type: 'object' },
@@ -116,7 +137,11 @@ const currentSeedPipeSchema: JsonSchema = object(
   ['name', 'source'],
 );
 
-const seedSourceSchema: JsonSchema = { ...dataSourceSchema, properties: { ...(dataSourceSchema['properties'] as Record<string, unknown>), id: uuid }, required: ['name', 'kind'] };
+const seedSourceSchema: JsonSchema = {
+  ...dataSourceSchema,
+  properties: { ...(dataSourceSchema['properties'] as Record<string, unknown>), id: uuid },
+  required: ['name', 'kind'],
+};
 
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
 
@@ -148,7 +173,10 @@ const currentStackMembers = {
         name: { type: 'string' },
         kind: { enum: [...CURRENT_SOURCE_KINDS] },
         connection: objectId,
-        from: object({ databaseName: { type: 'string' }, tableName: { type: 'string' } }, ['databaseName', 'tableName']),
+        from: object({ databaseName: { type: 'string' }, tableName: { type: 'string' } }, [
+          'databaseName',
+          'tableName',
+        ]),
         timestampValueExpression: { type: 'string' },
       },
       required: ['name', 'kind'],
@@ -172,7 +200,10 @@ const currentStackMembers = {
       ['name', 'service'],
     ),
   },
-  savedSearches: { type: 'array', items: { type: 'object', properties: { id: objectId, name: { type: 'string' } }, required: ['name'] } },
+  savedSearches: {
+    type: 'array',
+    items: { type: 'object', properties: { id: objectId, name: { type: 'string' } }, required: ['name'] },
+  },
   dashboards: objects,
   alerts: objects,
 };
@@ -191,7 +222,17 @@ export function seedSchemaFor(profile: Profile): JsonSchema {
           keys: { type: 'array', minItems: 1, items: object({ id: nonEmpty, secret: nonEmpty }, ['id', 'secret']) },
           services: {
             type: 'array',
-            items: object({ id: uuid, state: { enum: [...SERVICE_STATES] }, pipes: { type: 'array', items: seedPipeSchema(profile) }, ...serviceSources, ...serviceOnly, ...stack }, ['id']),
+            items: object(
+              {
+                id: uuid,
+                state: { enum: [...SERVICE_STATES] },
+                pipes: { type: 'array', items: seedPipeSchema(profile) },
+                ...serviceSources,
+                ...serviceOnly,
+                ...stack,
+              },
+              ['id'],
+            ),
           },
         },
         ['id', 'keys'],
@@ -234,7 +275,9 @@ export function loadSeedFile(path: string, profile: Profile = 'seed'): Seed {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new StacksyncError('E_EMULATOR_DATA', `cannot read seed file ${path}: ${(error as Error).message}`, { cause: error });
+    throw new StacksyncError('E_EMULATOR_DATA', `cannot read seed file ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   let value: unknown;
   try {
@@ -254,8 +297,12 @@ function findDuplicate(seed: Seed): string | undefined {
   const organizations = seed.organizations ?? [];
   const services = organizations.flatMap((org) => org.services ?? []);
   const stacks: SeedStack[] = [...services, ...(seed.teams ?? [])];
-  const idsOf = (member: 'sources' | 'connections' | 'webhooks' | 'savedSearches' | 'dashboards' | 'alerts'): string[] =>
-    stacks.flatMap((stack) => (stack[member] ?? []).flatMap((entry) => (typeof entry['id'] === 'string' ? [entry['id']] : [])));
+  const idsOf = (
+    member: 'sources' | 'connections' | 'webhooks' | 'savedSearches' | 'dashboards' | 'alerts',
+  ): string[] =>
+    stacks.flatMap((stack) =>
+      (stack[member] ?? []).flatMap((entry) => (typeof entry['id'] === 'string' ? [entry['id']] : [])),
+    );
   const checks: [string, string[]][] = [
     ['organization id', organizations.map((org) => org.id)],
     ['key id', organizations.flatMap((org) => org.keys.map((key) => key.id))],
@@ -274,7 +321,8 @@ function findDuplicate(seed: Seed): string | undefined {
     const seen = new Set<string>();
     for (const value of values) {
       // Never echo a token back: it is a secret.
-      if (seen.has(value)) return what === 'team token' ? 'a team token is used twice' : `${what} ${value} is used twice`;
+      if (seen.has(value))
+        return what === 'team token' ? 'a team token is used twice' : `${what} ${value} is used twice`;
       seen.add(value);
     }
   }
@@ -326,13 +374,23 @@ export const DEFAULT_SEED_IDS = {
 export const DEFAULT_CURRENT_IDS = {
   service: {
     connection: '66f0000000000000000c0001',
-    sources: { log: '66f0000000000000000a0001', trace: '66f0000000000000000a0002', metric: '66f0000000000000000a0003', session: '66f0000000000000000a0004' },
+    sources: {
+      log: '66f0000000000000000a0001',
+      trace: '66f0000000000000000a0002',
+      metric: '66f0000000000000000a0003',
+      session: '66f0000000000000000a0004',
+    },
     webhook: '66f0000000000000000b0001',
     savedSearch: '66f0000000000000000d0001',
   },
   team: {
     connection: '66f0000000000000000c0002',
-    sources: { log: '66f0000000000000000a0011', trace: '66f0000000000000000a0012', metric: '66f0000000000000000a0013', session: '66f0000000000000000a0014' },
+    sources: {
+      log: '66f0000000000000000a0011',
+      trace: '66f0000000000000000a0012',
+      metric: '66f0000000000000000a0013',
+      session: '66f0000000000000000a0014',
+    },
     webhook: '66f0000000000000000b0002',
     savedSearch: '66f0000000000000000d0002',
   },
@@ -344,7 +402,10 @@ export function defaultSources(): SeedSource[] {
 }
 
 /** Where the default sources of the current profile read from, by kind (the OpenTelemetry exporter's tables). */
-const CURRENT_SOURCE_TABLES: Record<(typeof SOURCE_KINDS)[number], { tableName: string; timestampValueExpression: string }> = {
+const CURRENT_SOURCE_TABLES: Record<
+  (typeof SOURCE_KINDS)[number],
+  { tableName: string; timestampValueExpression: string }
+> = {
   log: { tableName: 'otel_logs', timestampValueExpression: 'TimestampTime' },
   trace: { tableName: 'otel_traces', timestampValueExpression: 'Timestamp' },
   metric: { tableName: 'otel_metrics_gauge', timestampValueExpression: 'TimeUnix' },
@@ -368,18 +429,32 @@ function kindMembers(kind: (typeof SOURCE_KINDS)[number], traceSourceId: string 
         spanKindExpression: 'SpanKind',
       };
     case 'metric':
-      return { metricTables: { gauge: 'otel_metrics_gauge', sum: 'otel_metrics_sum', histogram: 'otel_metrics_histogram' }, resourceAttributesExpression: 'ResourceAttributes' };
+      return {
+        metricTables: { gauge: 'otel_metrics_gauge', sum: 'otel_metrics_sum', histogram: 'otel_metrics_histogram' },
+        resourceAttributesExpression: 'ResourceAttributes',
+      };
     case 'session':
       return traceSourceId === undefined ? {} : { traceSourceId };
   }
 }
 
 /** A current-profile source of each kind on one connection; ids given, or left to be assigned (then the session source names no trace source). */
-export function defaultCurrentSources(connection: string, ids?: Record<(typeof SOURCE_KINDS)[number], string>): SeedSource[] {
+export function defaultCurrentSources(
+  connection: string,
+  ids?: Record<(typeof SOURCE_KINDS)[number], string>,
+): SeedSource[] {
   return SOURCE_KINDS.map((kind) => {
     const { tableName, timestampValueExpression } = CURRENT_SOURCE_TABLES[kind];
     const from = { databaseName: 'default', tableName };
-    return { ...(ids && { id: ids[kind] }), name: `${kind}s`, kind, connection, from, timestampValueExpression, ...kindMembers(kind, ids?.trace) };
+    return {
+      ...(ids && { id: ids[kind] }),
+      name: `${kind}s`,
+      kind,
+      connection,
+      from,
+      timestampValueExpression,
+      ...kindMembers(kind, ids?.trace),
+    };
   });
 }
 
@@ -475,7 +550,12 @@ function kafkaPipe(): SeedPipe {
       { sourceField: 'createdAt', destinationField: 'created_at' },
       { sourceField: 'updatedAt', destinationField: 'updated_at' },
     ],
-    settings: { streaming_max_insert_wait_ms: 5000, engine_max_threads: 8, engine_max_insert_threads: 1, engine_parallel_view_processing: false },
+    settings: {
+      streaming_max_insert_wait_ms: 5000,
+      engine_max_threads: 8,
+      engine_max_insert_threads: 1,
+      engine_parallel_view_processing: false,
+    },
     createdAt: SEEDED_AT,
     updatedAt: SEEDED_AT,
   };
@@ -588,8 +668,22 @@ function postgresPipe(): SeedPipe {
           enableFailoverSlots: false,
         },
         tableMappings: [
-          { sourceSchemaName: 'public', sourceTable: 'invoices', targetTable: 'invoices', excludedColumns: [], useCustomSortingKey: false, sortingKeys: [] },
-          { sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers', excludedColumns: ['ssn'], useCustomSortingKey: true, sortingKeys: ['customer_id'] },
+          {
+            sourceSchemaName: 'public',
+            sourceTable: 'invoices',
+            targetTable: 'invoices',
+            excludedColumns: [],
+            useCustomSortingKey: false,
+            sortingKeys: [],
+          },
+          {
+            sourceSchemaName: 'public',
+            sourceTable: 'customers',
+            targetTable: 'customers',
+            excludedColumns: ['ssn'],
+            useCustomSortingKey: true,
+            sortingKeys: ['customer_id'],
+          },
         ],
         credentials: { username: 'replicator', password: 'emulator-postgres-password' },
       },

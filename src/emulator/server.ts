@@ -141,7 +141,8 @@ async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: E
   // Only an authenticated credential spends its budget: a wrong secret cannot throttle the real key.
   const rate = deps.limiter?.take(exchange.rateKey);
   if (rate) exchange.rate = rate;
-  if (rate && !rate.allowed) throw throttled(exchange.variant, rate, `rate limit of ${deps.limiter?.describe()} exceeded`);
+  if (rate && !rate.allowed)
+    throw throttled(exchange.variant, rate, `rate limit of ${deps.limiter?.describe()} exceeded`);
 
   const fault = decideFault(deps.faults, deps.random);
   if (fault.delayMs > 0) await deps.sleep(fault.delayMs);
@@ -154,7 +155,9 @@ async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: E
   if (match.kind === 'none') throw notFound(`no route ${exchange.method} ${exchange.path}`);
   if (match.kind === 'method') {
     if (exchange.variant === 'self-hosted') throw notFound('Not Found');
-    throw new ApiError('method_not_allowed', `${exchange.method} is not allowed on ${match.template}`, { headers: { Allow: match.allowed.join(', ') } });
+    throw new ApiError('method_not_allowed', `${exchange.method} is not allowed on ${match.template}`, {
+      headers: { Allow: match.allowed.join(', ') },
+    });
   }
   let body: unknown;
   if (BODY_METHODS.has(exchange.method)) {
@@ -162,31 +165,56 @@ async function respond(deps: PipelineDeps, request: IncomingMessage, exchange: E
     if (read.kind === 'gone') return 'gone';
     body = parseJsonBody(read.bytes);
   }
-  const reply = match.route.handle({ params: match.params, query: exchange.query, body, principal, requestId: exchange.requestId, store: deps.store });
+  const reply = match.route.handle({
+    params: match.params,
+    query: exchange.query,
+    body,
+    principal,
+    requestId: exchange.requestId,
+    store: deps.store,
+  });
   if (rate && exchange.variant === 'self-hosted') Object.assign(reply.headers, selfHostedRateHeaders(rate));
   return reply;
 }
 
 /** A fault-injected 429 looks like a rate-limited one: the configured limit, or the real service's. */
 function throttleOf(limiter: RateLimiter | undefined): RateDecision {
-  return { allowed: false, limit: limiter?.limit ?? DEFAULT_RATE_LIMITS['self-hosted'].requests, remaining: 0, resetSeconds: 1 };
+  return {
+    allowed: false,
+    limit: limiter?.limit ?? DEFAULT_RATE_LIMITS['self-hosted'].requests,
+    remaining: 0,
+    resetSeconds: 1,
+  };
 }
 
 /** `RateLimit-*` on an answer of the self-hosted v2 routes that has none yet, when the profile wants them on every answer. */
 function addRateHeaders(deps: PipelineDeps, exchange: Exchange, reply: Reply): void {
-  if (!deps.rateHeadersOnEveryAnswer || exchange.variant !== 'self-hosted' || !exchange.path.startsWith('/api/v2/') || 'RateLimit-Limit' in reply.headers) return;
+  if (
+    !deps.rateHeadersOnEveryAnswer ||
+    exchange.variant !== 'self-hosted' ||
+    !exchange.path.startsWith('/api/v2/') ||
+    'RateLimit-Limit' in reply.headers
+  )
+    return;
   const rate = exchange.rate ?? (deps.rateMeter ?? deps.limiter)?.take(exchange.rateKey ?? 'unauthenticated');
   if (rate) Object.assign(reply.headers, selfHostedRateHeaders(rate));
 }
 
 function selfHostedRateHeaders(rate: RateDecision): Record<string, string> {
-  return { 'RateLimit-Limit': String(rate.limit), 'RateLimit-Remaining': String(rate.remaining), 'RateLimit-Reset': String(rate.resetSeconds) };
+  return {
+    'RateLimit-Limit': String(rate.limit),
+    'RateLimit-Remaining': String(rate.remaining),
+    'RateLimit-Reset': String(rate.resetSeconds),
+  };
 }
 
 /** 429 with `Retry-After` plus the variant's own headers (managed `X-RateLimit-Reset`, self-hosted `RateLimit-*`). */
 function throttled(variant: Variant, rate: RateDecision, message: string): ApiError {
-  const variantHeaders = variant === 'managed' ? { 'X-RateLimit-Reset': String(rate.resetSeconds) } : selfHostedRateHeaders(rate);
-  return new ApiError('too_many_requests', message, { headers: { 'Retry-After': String(rate.resetSeconds), ...variantHeaders } });
+  const variantHeaders =
+    variant === 'managed' ? { 'X-RateLimit-Reset': String(rate.resetSeconds) } : selfHostedRateHeaders(rate);
+  return new ApiError('too_many_requests', message, {
+    headers: { 'Retry-After': String(rate.resetSeconds), ...variantHeaders },
+  });
 }
 
 function admin(deps: PipelineDeps, method: string, path: string): Reply {
@@ -200,7 +228,11 @@ function admin(deps: PipelineDeps, method: string, path: string): Reply {
 }
 
 /** Listens on `host:port` with a backlog deep enough for a thousand simultaneous connections. */
-export async function listen(handler: (request: IncomingMessage, response: ServerResponse) => void, host: string, port: number): Promise<Server> {
+export async function listen(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+  host: string,
+  port: number,
+): Promise<Server> {
   const server = createServer({ keepAliveTimeout: 5_000 }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -11,19 +11,27 @@ import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
 import { ApiError, invalidMember } from './errors.js';
 import type { Profile } from './model.js';
 
-const ENGINE_SETTINGS = new Set([...Object.keys(PIPE_SETTING_BOUNDS), ...PIPE_BOOLEAN_SETTINGS].filter((key) => key.startsWith(DEFAULT_SETTINGS_PREFIX)));
+const ENGINE_SETTINGS = new Set(
+  [...Object.keys(PIPE_SETTING_BOUNDS), ...PIPE_BOOLEAN_SETTINGS].filter((key) =>
+    key.startsWith(DEFAULT_SETTINGS_PREFIX),
+  ),
+);
 
 /** A prefix is letters, digits and underscores, like the setting names it starts. */
 export function checkSettingsPrefix(prefix: string): string {
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(prefix)) {
-    throw new StacksyncError('E_USAGE', `settings prefix must be letters, digits and underscores, starting with a letter (e.g. clickhouse_), got "${prefix}"`);
+    throw new StacksyncError(
+      'E_USAGE',
+      `settings prefix must be letters, digits and underscores, starting with a letter (e.g. clickhouse_), got "${prefix}"`,
+    );
   }
   return prefix;
 }
 
 type Settings = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Settings => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Settings =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Renames the engine settings between the served prefix and the stored one; `null` for the identity. */
 export interface SettingsSpelling {
@@ -37,7 +45,8 @@ export interface SettingsSpelling {
 
 export function settingsSpelling(prefix: string, profile: Profile): SettingsSpelling | undefined {
   if (prefix === DEFAULT_SETTINGS_PREFIX) return undefined;
-  const served = (stored: string): string => (ENGINE_SETTINGS.has(stored) ? `${prefix}${stored.slice(DEFAULT_SETTINGS_PREFIX.length)}` : stored);
+  const served = (stored: string): string =>
+    ENGINE_SETTINGS.has(stored) ? `${prefix}${stored.slice(DEFAULT_SETTINGS_PREFIX.length)}` : stored;
   const storedName = (sent: string): string | undefined => {
     const candidate = sent.startsWith(prefix) ? `${DEFAULT_SETTINGS_PREFIX}${sent.slice(prefix.length)}` : undefined;
     if (candidate && ENGINE_SETTINGS.has(candidate)) return candidate;
@@ -57,13 +66,29 @@ export function settingsSpelling(prefix: string, profile: Profile): SettingsSpel
     },
     out(settings) {
       if (!isObject(settings)) return settings;
-      return Object.fromEntries(Object.entries(settings).map(([key, value]) => [served(key), value])) as typeof settings;
+      return Object.fromEntries(
+        Object.entries(settings).map(([key, value]) => [served(key), value]),
+      ) as typeof settings;
     },
     error(error) {
       if (!(error instanceof ApiError) || error.kind !== 'bad_request') return error;
-      const respell = (text: string): string => text.replace(new RegExp(`(^|[.\\s])${DEFAULT_SETTINGS_PREFIX}([a-z_]+)`, 'g'), (whole, before: string, rest: string) => (ENGINE_SETTINGS.has(`${DEFAULT_SETTINGS_PREFIX}${rest}`) ? `${before}${prefix}${rest}` : whole));
-      const issues = error.issues?.map((issue) => ({ ...issue, path: respell(issue.path), message: respell(issue.message) }));
-      return new ApiError(error.kind, respell(error.message), { ...(issues && { issues }), source: error.source, headers: error.headers, json: error.json });
+      const respell = (text: string): string =>
+        text.replace(
+          new RegExp(`(^|[.\\s])${DEFAULT_SETTINGS_PREFIX}([a-z_]+)`, 'g'),
+          (whole, before: string, rest: string) =>
+            ENGINE_SETTINGS.has(`${DEFAULT_SETTINGS_PREFIX}${rest}`) ? `${before}${prefix}${rest}` : whole,
+        );
+      const issues = error.issues?.map((issue) => ({
+        ...issue,
+        path: respell(issue.path),
+        message: respell(issue.message),
+      }));
+      return new ApiError(error.kind, respell(error.message), {
+        ...(issues && { issues }),
+        source: error.source,
+        headers: error.headers,
+        json: error.json,
+      });
     },
   };
 }

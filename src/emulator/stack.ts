@@ -9,8 +9,21 @@ import { isoTimestamp, newId, type IdFormat } from './ids.js';
 import type { AlertResource, DashboardResource, SeedWorkspace as Workspace, TileResource } from './model.js';
 import { defaultSources, type SeedStack } from './seed.js';
 
-interface TileWrite { id?: string; name: string; x: number; y: number; w: number; h: number; asRatio?: boolean; series: Record<string, unknown>[] }
-interface DashboardWrite { name: string; tiles?: TileWrite[]; tags?: string[] }
+interface TileWrite {
+  id?: string;
+  name: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  asRatio?: boolean;
+  series: Record<string, unknown>[];
+}
+interface DashboardWrite {
+  name: string;
+  tiles?: TileWrite[];
+  tags?: string[];
+}
 interface AlertWrite {
   name?: string;
   message?: string;
@@ -90,7 +103,13 @@ export function updateDashboard(ws: Workspace, id: string, body: unknown, nowMs:
     kept.add(tileId);
     return tileResource(tile, tileId);
   });
-  const next: DashboardResource = { ...current, name: write.name, tiles, tags: write.tags ?? current.tags, updatedAt: isoTimestamp(nowMs) };
+  const next: DashboardResource = {
+    ...current,
+    name: write.name,
+    tiles,
+    tags: write.tags ?? current.tags,
+    updatedAt: isoTimestamp(nowMs),
+  };
   ws.dashboards.set(id, next);
   deleteAlertsWhere(ws, (alert) => alert.dashboard === id && alert.tileId !== undefined && !kept.has(alert.tileId));
   return next;
@@ -123,7 +142,13 @@ export function createAlert(ws: Workspace, body: unknown, nowMs: number, seededI
   const write = validated<AlertWrite>('alertWriteBody', body);
   checkTarget(ws, write);
   const now = isoTimestamp(nowMs);
-  const alert = alertResource(seededId ?? newId(ws.idFormat, nowMs), write, { state: 'inactive', silenced: false, team: ws.owner, createdAt: now, updatedAt: now });
+  const alert = alertResource(seededId ?? newId(ws.idFormat, nowMs), write, {
+    state: 'inactive',
+    silenced: false,
+    team: ws.owner,
+    createdAt: now,
+    updatedAt: now,
+  });
   ws.alerts.set(alert.id, alert);
   return alert;
 }
@@ -195,7 +220,9 @@ export function seedWorkspace(owner: string, idFormat: IdFormat, seeded: SeedSta
     alerts: new Map(),
   };
   (seeded.dashboards ?? []).forEach((entry, index) => {
-    atIndex('dashboards', index, () => createDashboard(ws, withoutId(entry), nowMs, seededIdOf(entry, idFormat, nowMs)));
+    atIndex('dashboards', index, () =>
+      createDashboard(ws, withoutId(entry), nowMs, seededIdOf(entry, idFormat, nowMs)),
+    );
   });
   (seeded.alerts ?? []).forEach((entry, index) => {
     atIndex('alerts', index, () => createAlert(ws, withoutId(entry), nowMs, seededIdOf(entry, idFormat, nowMs)));
@@ -212,7 +239,9 @@ function seededIdOf(entry: Record<string, unknown>, idFormat: IdFormat, nowMs: n
   const id = entry['id'];
   if (id === undefined) return newId(idFormat, nowMs);
   if (typeof id === 'string' && id.length > 0) return id;
-  throw new ApiError('bad_request', 'id must be a non-empty string', { issues: [{ path: 'id', pointer: ['id'], message: 'must be a non-empty string' }] });
+  throw new ApiError('bad_request', 'id must be a non-empty string', {
+    issues: [{ path: 'id', pointer: ['id'], message: 'must be a non-empty string' }],
+  });
 }
 
 /** Runs a seeding step; its failure names the entry (`dashboards[2].tiles[0].x: …`). */
@@ -223,7 +252,11 @@ export function atIndex<T>(member: string, index: number, step: () => T): T {
     if (!(error instanceof ApiError)) throw error;
     const issues = error.issues?.length ? error.issues : [{ path: '', pointer: [], message: error.message }];
     throw new ApiError('bad_request', error.message, {
-      issues: issues.map((issue) => ({ ...issue, path: issue.path ? `${member}[${index}].${issue.path}` : `${member}[${index}]`, pointer: [member, index, ...issue.pointer] })),
+      issues: issues.map((issue) => ({
+        ...issue,
+        path: issue.path ? `${member}[${index}].${issue.path}` : `${member}[${index}]`,
+        pointer: [member, index, ...issue.pointer],
+      })),
     });
   }
 }

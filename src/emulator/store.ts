@@ -8,7 +8,16 @@ import { CredentialHasher } from './credentials.js';
 import * as current from './current/workspace.js';
 import { ApiError } from './errors.js';
 import { isoTimestamp } from './ids.js';
-import type { CurrentEmulatorData, EmulatorData, OrganizationRecord, Profile, ProfileData, ServiceRecord, TeamRecord, Workspace } from './model.js';
+import type {
+  CurrentEmulatorData,
+  EmulatorData,
+  OrganizationRecord,
+  Profile,
+  ProfileData,
+  ServiceRecord,
+  TeamRecord,
+  Workspace,
+} from './model.js';
 import { profileOf } from './model.js';
 import { advancePipes, emptyRuntime, runtimeFromData, runtimeToData } from './current/pipe-lifecycle.js';
 import { seededCurrentPipe } from './current/pipe.js';
@@ -49,7 +58,10 @@ export class Store {
       const record: OrganizationRecord = { id: org.id, keys, services: new Map() };
       for (const [index, service] of (org.services ?? []).entries()) {
         const path = `organizations[${orgIndex}].services[${index}]`;
-        record.services.set(service.id, seeding(origin, path, () => store.seedService(org.id, service, nowMs)));
+        record.services.set(
+          service.id,
+          seeding(origin, path, () => store.seedService(org.id, service, nowMs)),
+        );
       }
       store.addOrganization(record);
     }
@@ -68,7 +80,11 @@ export class Store {
     const credentials = salt === undefined ? CredentialHasher.fresh() : CredentialHasher.fromSalt(salt);
     const upgrade = (hash: string): string => (salt === undefined ? credentials.fromSha256(hash) : hash);
     const upgradeSecrets = (secrets: PipeSecrets): PipeSecrets =>
-      salt === undefined ? Object.fromEntries(Object.entries(secrets).map(([path, value]) => [path, `sha256:${upgrade(value.replace(/^sha256:/, ''))}`])) : secrets;
+      salt === undefined
+        ? Object.fromEntries(
+            Object.entries(secrets).map(([path, value]) => [path, `sha256:${upgrade(value.replace(/^sha256:/, ''))}`]),
+          )
+        : secrets;
     const store = new Store(clock, profileOf(data), credentials);
     for (const org of data.organizations) {
       const keys = new Map(org.keys.map((key) => [key.id, upgrade(key.secretSha256)]));
@@ -79,16 +95,24 @@ export class Store {
           organizationId: org.id,
           state: service.state,
           pipes: new Map(service.pipes.map((pipe) => [pipe.id, pipe])),
-          pipeSecrets: new Map(Object.entries(service.pipeSecrets).map(([pipeId, secrets]) => [pipeId, upgradeSecrets(secrets)])),
+          pipeSecrets: new Map(
+            Object.entries(service.pipeSecrets).map(([pipeId, secrets]) => [pipeId, upgradeSecrets(secrets)]),
+          ),
           // The seed profile has one only once it took a create of today's shape.
-          ...((profileOf(data) === 'current' || ('pipeRuntime' in service && service.pipeRuntime !== undefined)) && { pipeRuntime: runtimeFromData('pipeRuntime' in service ? service.pipeRuntime : undefined) }),
+          ...((profileOf(data) === 'current' || ('pipeRuntime' in service && service.pipeRuntime !== undefined)) && {
+            pipeRuntime: runtimeFromData('pipeRuntime' in service ? service.pipeRuntime : undefined),
+          }),
           stack: restoredWorkspace(data, service.id, 'uuid', service, { nowMs: clock(), upgrade: upgradeSecrets }),
         });
       }
       store.addOrganization(record);
     }
     for (const team of data.teams) {
-      store.addTeam({ id: team.id, tokenHashes: team.tokenSha256.map(upgrade), stack: restoredWorkspace(data, team.id, 'objectId', team, { nowMs: clock(), upgrade: upgradeSecrets }) });
+      store.addTeam({
+        id: team.id,
+        tokenHashes: team.tokenSha256.map(upgrade),
+        stack: restoredWorkspace(data, team.id, 'objectId', team, { nowMs: clock(), upgrade: upgradeSecrets }),
+      });
     }
     return store;
   }
@@ -105,7 +129,9 @@ export class Store {
     const fingerprint = fingerprintWith(this.credentials);
     for (const entry of seed.pipes ?? []) {
       const { pipe, secrets } =
-        this.profile === 'current' ? seededCurrentPipe(seed.id, structuredClone(entry), nowMs, fingerprint) : buildPipe(seed.id, structuredClone(entry), nowMs, 'Running', fingerprint);
+        this.profile === 'current'
+          ? seededCurrentPipe(seed.id, structuredClone(entry), nowMs, fingerprint)
+          : buildPipe(seed.id, structuredClone(entry), nowMs, 'Running', fingerprint);
       service.pipes.set(pipe.id, pipe);
       service.pipeSecrets.set(pipe.id, secrets);
     }
@@ -119,7 +145,13 @@ export class Store {
   private workspace(owner: string, idFormat: 'uuid' | 'objectId', seeded: SeedStack, nowMs: number): Workspace {
     if (this.profile === 'seed') return seedWorkspace(owner, idFormat, seeded, nowMs);
     // Services are the managed variant's workspaces (UUIDs), teams the self-hosted one's.
-    return current.seededWorkspace(owner, idFormat === 'uuid' ? 'managed' : 'self-hosted', seeded, nowMs, fingerprintWith(this.credentials));
+    return current.seededWorkspace(
+      owner,
+      idFormat === 'uuid' ? 'managed' : 'self-hosted',
+      seeded,
+      nowMs,
+      fingerprintWith(this.credentials),
+    );
   }
 
   private addOrganization(record: OrganizationRecord): void {
@@ -180,7 +212,11 @@ export class Store {
         ...workspaceData(service.stack, 'service'),
       })),
     }));
-    const teams = this.allTeams().map((team) => ({ id: team.id, tokenSha256: team.tokenHashes, ...workspaceData(team.stack, 'team') }));
+    const teams = this.allTeams().map((team) => ({
+      id: team.id,
+      tokenSha256: team.tokenHashes,
+      ...workspaceData(team.stack, 'team'),
+    }));
     // Each workspace serialises in the shape of its own profile, and all of them share the store's.
     return { version: 1, profile: this.profile, organizations, teams } as ProfileData;
   }
@@ -192,7 +228,9 @@ function seeding<T>(origin: string, path: string, build: () => T): T {
     return build();
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    const detail = error.issues?.length ? error.issues.map((issue) => `${path}.${issue.path}: ${issue.message}`).join('; ') : `${path}: ${error.message}`;
+    const detail = error.issues?.length
+      ? error.issues.map((issue) => `${path}.${issue.path}: ${issue.message}`).join('; ')
+      : `${path}: ${error.message}`;
     throw new StacksyncError('E_EMULATOR_DATA', `invalid emulator seed (${origin}): ${detail}`, { subject: origin });
   }
 }
@@ -208,13 +246,29 @@ function workspaceData(ws: Workspace, owner: 'service' | 'team'): Record<string,
 type ServiceData = EmulatorData['organizations'][number]['services'][number];
 type TeamData = EmulatorData['teams'][number];
 type CurrentStackData = CurrentEmulatorData['teams'][number];
-type SavedStack = ServiceData | TeamData | CurrentStackData | CurrentEmulatorData['organizations'][number]['services'][number];
+type SavedStack =
+  | ServiceData
+  | TeamData
+  | CurrentStackData
+  | CurrentEmulatorData['organizations'][number]['services'][number];
 
 /** How a saved workspace is brought back: the time for what older files lack, and the salting of their secrets. */
 type Restoring = current.Restoring;
 
-function restoredWorkspace(data: ProfileData, owner: string, idFormat: 'uuid' | 'objectId', saved: SavedStack, restoring: Restoring): Workspace {
-  if (profileOf(data) === 'current') return current.restoredWorkspace(owner, idFormat === 'uuid' ? 'managed' : 'self-hosted', saved as CurrentStackData, restoring);
+function restoredWorkspace(
+  data: ProfileData,
+  owner: string,
+  idFormat: 'uuid' | 'objectId',
+  saved: SavedStack,
+  restoring: Restoring,
+): Workspace {
+  if (profileOf(data) === 'current')
+    return current.restoredWorkspace(
+      owner,
+      idFormat === 'uuid' ? 'managed' : 'self-hosted',
+      saved as CurrentStackData,
+      restoring,
+    );
   const stack = saved as ServiceData | TeamData;
   return {
     profile: 'seed',

@@ -1,7 +1,14 @@
 /** `stacksync export`: live state → manifests (pure) and their files (I/O). */
 export { exportLiveState, withVariables } from './live.js';
 export { pickBySchema } from '../kinds/shared/pick.js';
-export type { CredentialPlaceholder, ExportedManifest, ExportOptions, ExportResult, ManifestDocument, SkippedResource } from './live.js';
+export type {
+  CredentialPlaceholder,
+  ExportedManifest,
+  ExportOptions,
+  ExportResult,
+  ManifestDocument,
+  SkippedResource,
+} from './live.js';
 export { assignKeys, envName, isValidKey, slugify } from '../kinds/shared/export-names.js';
 export type { NameSubject } from '../kinds/shared/export-names.js';
 export { renderManifest } from './render.js';

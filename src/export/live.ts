@@ -14,7 +14,14 @@ import { MANAGED_MARK } from '../schema/config.js';
 import type { ErrorObject } from 'ajv';
 import { toIssues, validatorOf } from '../schema/validate.js';
 import { manifestSchemaFor } from '../manifests/validate.js';
-import { DESCRIPTORS, liveOf, type AnyKindDescriptor, type CredentialPlaceholder, type KindAccess, type LiveState } from '../kinds/index.js';
+import {
+  DESCRIPTORS,
+  liveOf,
+  type AnyKindDescriptor,
+  type CredentialPlaceholder,
+  type KindAccess,
+  type LiveState,
+} from '../kinds/index.js';
 import { assignKeys } from '../kinds/shared/export-names.js';
 import { SENSITIVE } from '../model/plan.js';
 import { holdsSecret, redactSecrets } from '../support/redaction.js';
@@ -79,9 +86,18 @@ export function exportLiveState(live: LiveState, options: ExportOptions): Export
   const writable = (kind: Kind): boolean => (options.access?.(kind) ?? 'write') === 'write';
   const kinds = new Set((options.kinds ?? KINDS).filter(writable));
   // How often each live object is named by another (an alert names its dashboard): of twins, the most named is exported.
-  const named = countBy(DESCRIPTORS.flatMap((descriptor) => liveOf(live, descriptor.kind).flatMap((item) => descriptor.export.namedIds?.(item) ?? [])));
+  const named = countBy(
+    DESCRIPTORS.flatMap((descriptor) =>
+      liveOf(live, descriptor.kind).flatMap((item) => descriptor.export.namedIds?.(item) ?? []),
+    ),
+  );
   const plans = new Map(
-    DESCRIPTORS.map((descriptor) => [descriptor.kind, writable(descriptor.kind) ? exportPlan(descriptor, liveOf(live, descriptor.kind), options, named) : listedPlan(liveOf(live, descriptor.kind))]),
+    DESCRIPTORS.map((descriptor) => [
+      descriptor.kind,
+      writable(descriptor.kind)
+        ? exportPlan(descriptor, liveOf(live, descriptor.kind), options, named)
+        : listedPlan(liveOf(live, descriptor.kind)),
+    ]),
   );
   // Every kind is named even when not exported: others refer to it by these keys.
   const ctx = { namesOf: (kind: Kind, id: string): unknown => plans.get(kind)?.names.get(id) };
@@ -90,12 +106,18 @@ export function exportLiveState(live: LiveState, options: ExportOptions): Export
     const plan = plans.get(descriptor.kind)!;
     for (const item of liveOf(live, descriptor.kind)) {
       const twin = plan.twins.get(item.id);
-      outcomes.push(twin !== undefined ? skip(descriptor.kind, item, twin) : exportOne(descriptor, item, keyOf(plan.keys, item.id), ctx, options));
+      outcomes.push(
+        twin !== undefined
+          ? skip(descriptor.kind, item, twin)
+          : exportOne(descriptor, item, keyOf(plan.keys, item.id), ctx, options),
+      );
     }
   }
   const manifests = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.manifest] : []));
   const skipped = outcomes.flatMap((outcome) => (outcome.ok ? [] : [outcome.skip]));
-  manifests.sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  manifests.sort(
+    (a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
   return { manifests, skipped };
 }
 
@@ -107,13 +129,29 @@ interface KindExportPlan {
   names: Map<string, unknown>;
 }
 
-function exportPlan(descriptor: AnyKindDescriptor, items: readonly LiveBase[], options: ExportOptions, named: ReadonlyMap<string, number>): KindExportPlan {
+function exportPlan(
+  descriptor: AnyKindDescriptor,
+  items: readonly LiveBase[],
+  options: ExportOptions,
+  named: ReadonlyMap<string, number>,
+): KindExportPlan {
   const owned = options.owned?.[descriptor.kind];
   // Kinds matched by id have no twins.
-  const twins = descriptor.identity === 'name' ? sameNamed(items, owned, (id) => named.get(id) ?? 0) : new Map<string, string>();
+  const twins =
+    descriptor.identity === 'name' ? sameNamed(items, owned, (id) => named.get(id) ?? 0) : new Map<string, string>();
   // Twins that cannot be exported get no key, so the one exported gets the plain name.
-  const keys = assignKeys(items.filter((item) => !twins.has(item.id)), descriptor.export.keyPrefix, owned);
-  const names = new Map<string, unknown>(items.map((item) => [item.id, twins.get(item.id) ?? (descriptor.export.names ? descriptor.export.names(item, keyOf(keys, item.id)) : keyOf(keys, item.id))]));
+  const keys = assignKeys(
+    items.filter((item) => !twins.has(item.id)),
+    descriptor.export.keyPrefix,
+    owned,
+  );
+  const names = new Map<string, unknown>(
+    items.map((item) => [
+      item.id,
+      twins.get(item.id) ??
+        (descriptor.export.names ? descriptor.export.names(item, keyOf(keys, item.id)) : keyOf(keys, item.id)),
+    ]),
+  );
   return { twins, keys, names };
 }
 
@@ -124,7 +162,12 @@ function exportPlan(descriptor: AnyKindDescriptor, items: readonly LiveBase[], o
 function listedPlan(items: readonly LiveBase[]): KindExportPlan {
   const counts = countBy(items.flatMap((item) => (item.name === undefined ? [] : [item.name])));
   const names = new Map<string, unknown>(
-    items.map((item) => [item.id, item.name !== undefined && counts.get(item.name) === 1 ? { key: item.name } : `it has no name of its own (${item.name ?? 'none'})`]),
+    items.map((item) => [
+      item.id,
+      item.name !== undefined && counts.get(item.name) === 1
+        ? { key: item.name }
+        : `it has no name of its own (${item.name ?? 'none'})`,
+    ]),
   );
   return { twins: new Map(), keys: new Map(), names };
 }
@@ -133,10 +176,19 @@ function listedPlan(items: readonly LiveBase[]): KindExportPlan {
 function unmarked(descriptor: AnyKindDescriptor, item: LiveBase): LiveBase {
   const tags = descriptor.tags?.of(item);
   if (!descriptor.tags || !tags?.includes(MANAGED_MARK)) return item;
-  return descriptor.tags.withTags(item, tags.filter((tag) => tag !== MANAGED_MARK));
+  return descriptor.tags.withTags(
+    item,
+    tags.filter((tag) => tag !== MANAGED_MARK),
+  );
 }
 
-function exportOne(descriptor: AnyKindDescriptor, item: LiveBase, key: string, ctx: { namesOf: (kind: Kind, id: string) => unknown }, options: ExportOptions): Outcome {
+function exportOne(
+  descriptor: AnyKindDescriptor,
+  item: LiveBase,
+  key: string,
+  ctx: { namesOf: (kind: Kind, id: string) => unknown },
+  options: ExportOptions,
+): Outcome {
   const written = descriptor.export.write(unmarked(descriptor, item), key, ctx);
   if ('skip' in written) return skip(descriptor.kind, item, written.skip);
   const outcome = finish(descriptor.kind, item.id, item.name ?? '', key, written.spec, options);
@@ -150,7 +202,11 @@ function exportOne(descriptor: AnyKindDescriptor, item: LiveBase, key: string, c
  * inventory owns, else the one most named by others (the dashboard most alerts watch), else the
  * first by id. The others map to the reason they are skipped.
  */
-function sameNamed(items: readonly { id: string; name?: string }[], owned: ReadonlyMap<string, string> | undefined, weight: (id: string) => number): Map<string, string> {
+function sameNamed(
+  items: readonly { id: string; name?: string }[],
+  owned: ReadonlyMap<string, string> | undefined,
+  weight: (id: string) => number,
+): Map<string, string> {
   const groups = new Map<string, { id: string }[]>();
   for (const item of items) if (item.name) groups.set(item.name, [...(groups.get(item.name) ?? []), item]);
   const losers = new Map<string, string>();
@@ -159,8 +215,11 @@ function sameNamed(items: readonly { id: string; name?: string }[], owned: Reado
     const rank = (id: string): [number, number] => [owned?.has(id) ? 0 : 1, -weight(id)];
     const [winner, ...rest] = [...group].sort((a, b) => compareRanks(rank(a.id), rank(b.id)) || (a.id < b.id ? -1 : 1));
     for (const other of rest) {
-      losers.set(other.id, `${group.length} live resources are named "${name}" and manifests match by name; ` +
-        `only ${winner?.id ?? ''} is exported (rename the others in the console, then export again)`);
+      losers.set(
+        other.id,
+        `${group.length} live resources are named "${name}" and manifests match by name; ` +
+          `only ${winner?.id ?? ''} is exported (rename the others in the console, then export again)`,
+      );
     }
   }
   return losers;
@@ -188,7 +247,12 @@ function keyOf(keys: ReadonlyMap<string, string>, id: string): string {
 function finish(kind: Kind, id: string, liveName: string, key: string, spec: unknown, options: ExportOptions): Outcome {
   const metadata = options.setTarget ? { name: key, target: options.target } : { name: key };
   const written = options.secretVars?.length ? withVariables(spec, options.secretVars) : spec;
-  const document: ManifestDocument = { apiVersion: API_VERSION, kind, metadata, spec: written as Record<string, unknown> };
+  const document: ManifestDocument = {
+    apiVersion: API_VERSION,
+    kind,
+    metadata,
+    spec: written as Record<string, unknown>,
+  };
   const validate = validatorOf(manifestSchemaFor(document));
   if (!validate(document)) return skip(kind, { id, name: liveName }, unwritable(kind, validate.errors ?? []));
   return { ok: true, manifest: { kind, key, id, liveName, document } };
@@ -203,18 +267,21 @@ function unwritable(kind: Kind, errors: readonly ErrorObject[]): string {
   const member = (path: string): string => path.replace(/^spec\.?/, '');
   // Members the live resource lacks, and whether the schema asks for nothing else (a oneOf of them).
   const missing = toIssues(errors.filter((error) => error.keyword === 'required')).map((issue) => member(issue.path));
-  if (missing.length > 0 && errors.every((error) => error.keyword === 'required' || error.keyword === 'oneOf' || error.keyword === 'if')) {
+  if (
+    missing.length > 0 &&
+    errors.every((error) => error.keyword === 'required' || error.keyword === 'oneOf' || error.keyword === 'if')
+  ) {
     return `it has no ${missing.join(' or ')}, which a ${kind} manifest needs: give it one in the console, then export again`;
   }
   const first = toIssues([...errors])[0];
-  if (first === undefined) return `it cannot be written as a ${kind} manifest: fix it in the console, then export again`;
+  if (first === undefined)
+    return `it cannot be written as a ${kind} manifest: fix it in the console, then export again`;
   return `its ${member(first.path) || 'spec'} cannot be written in a ${kind} manifest (${first.message}): fix it in the console, then export again`;
 }
 
 function skip(kind: Kind, live: { id: string; name?: string }, reason: string): Outcome {
   return { ok: false, skip: { kind, id: live.id, ...(live.name !== undefined ? { name: live.name } : {}), reason } };
 }
-
 
 /**
  * A spec with every secret var value in its strings written back as the `${NAME}` it came from,
@@ -226,7 +293,8 @@ function skip(kind: Kind, live: { id: string; name?: string }, reason: string): 
 export function withVariables(value: unknown, secrets: readonly { name: string; value: string }[]): unknown {
   if (typeof value === 'string') return stringWithVariables(value, secrets);
   if (Array.isArray(value)) return value.map((item) => withVariables(item, secrets));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withVariables(item, secrets)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withVariables(item, secrets)]));
   return value;
 }
 
@@ -236,7 +304,10 @@ function stringWithVariables(text: string, secrets: readonly { name: string; val
   // Longest first, so a value that contains another is replaced whole; marked, then the string's
   // own references escaped, then the marks made references.
   const ordered = [...secrets].sort((a, b) => b.value.length - a.value.length);
-  const marked = ordered.reduce((current, secret) => current.split(secret.value).join(`\u0000${secret.name}\u0001`), text);
+  const marked = ordered.reduce(
+    (current, secret) => current.split(secret.value).join(`\u0000${secret.name}\u0001`),
+    text,
+  );
   const escaped = marked.replace(/\$\{[^}]*\}/g, (reference) => `$${reference}`);
   const referenced = escaped.replace(/\u0000(\w+)\u0001/g, (_whole, name: string) => `\${${name}}`);
   return redactSecrets(referenced, values, SENSITIVE);

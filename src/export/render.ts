@@ -34,7 +34,8 @@ function compactLeaves(doc: Document): void {
       if (path.length > 4 && node.items.every(isScalar) && fits(node)) node.flow = true;
     },
     Map(_key, node, path) {
-      if (path.length > 4 && node.items.every((pair) => isScalar(pair.value) && !isMultiline(pair.value)) && fits(node)) node.flow = true;
+      if (path.length > 4 && node.items.every((pair) => isScalar(pair.value) && !isMultiline(pair.value)) && fits(node))
+        node.flow = true;
     },
   });
 }
@@ -50,8 +51,12 @@ function isMultiline(value: unknown): boolean {
 function credentialLines(manifest: ExportedManifest): string[] {
   const credentials = manifest.credentials;
   if (!credentials) return [];
-  const fields = Object.entries(credentials.fields ?? {}).map(([field, ref]) => `#     ${field}: { fromEnv: ${ref.fromEnv} }`);
-  const member = credentials.value ? [`#   ${credentials.member}: { fromEnv: ${credentials.value.fromEnv} }`] : [`#   ${credentials.member}:`, ...fields];
+  const fields = Object.entries(credentials.fields ?? {}).map(
+    ([field, ref]) => `#     ${field}: { fromEnv: ${ref.fromEnv} }`,
+  );
+  const member = credentials.value
+    ? [`#   ${credentials.member}: { fromEnv: ${credentials.value.fromEnv} }`]
+    : [`#   ${credentials.member}:`, ...fields];
   return [
     '#',
     '# Credentials are secrets: they are never written here, and stacksync leaves them as they are.',

@@ -13,7 +13,9 @@ import type { ExportedManifest } from './live.js';
 import { renderManifest } from './render.js';
 
 /** The published schema file of each kind, as in `schemas/` (`pipe.json`). */
-export const SCHEMA_FILES: Record<Kind, string> = Object.fromEntries(KINDS.map((kind) => [kind, `${kind.toLowerCase()}.json`])) as Record<Kind, string>;
+export const SCHEMA_FILES: Record<Kind, string> = Object.fromEntries(
+  KINDS.map((kind) => [kind, `${kind.toLowerCase()}.json`]),
+) as Record<Kind, string>;
 
 /** `schemas/` of the installed package (beside `dist/`, or beside `src/` in a checkout). */
 export const PACKAGE_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
@@ -55,7 +57,11 @@ export function placeManifests(manifests: readonly ExportedManifest[], options: 
  * holds wherever the two stay put; copy `schemas/` into the repository for a path that holds in
  * every clone). A `file://` URL only when no relative path exists (another drive on Windows).
  */
-export function schemaRefFor(fileDir: string, kind: Kind, options: Pick<PlaceOptions, 'schemaBase' | 'exists' | 'packageSchemasDir'>): string {
+export function schemaRefFor(
+  fileDir: string,
+  kind: Kind,
+  options: Pick<PlaceOptions, 'schemaBase' | 'exists' | 'packageSchemasDir'>,
+): string {
   const file = SCHEMA_FILES[kind];
   if (options.schemaBase !== undefined) return `${options.schemaBase.replace(/\/+$/, '')}/${file}`;
   const exists = options.exists ?? existsSync;

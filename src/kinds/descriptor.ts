@@ -329,7 +329,12 @@ export interface KindSettle<L extends LiveBase> {
 
 // ---------------------------------------------------------------- the descriptor
 
-export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends LiveBase = LiveBase, M extends Manifest = Manifest, O = unknown> {
+export interface KindDescriptor<
+  D extends DesiredBase = DesiredBase,
+  L extends LiveBase = LiveBase,
+  M extends Manifest = Manifest,
+  O = unknown,
+> {
   kind: Kind;
   /** The member of a target's live state that holds this kind's objects (`dashboards`). */
   collection: string;
@@ -360,7 +365,14 @@ export interface KindDescriptor<D extends DesiredBase = DesiredBase, L extends L
  * A descriptor, typed: its kind and collection stay literal, so the live state and the union of
  * desired resources can be derived from the registry (`kinds/index.ts`).
  */
-export function defineKind<D extends DesiredBase, L extends LiveBase, M extends Manifest, K extends Kind, C extends string, O = undefined>(
+export function defineKind<
+  D extends DesiredBase,
+  L extends LiveBase,
+  M extends Manifest,
+  K extends Kind,
+  C extends string,
+  O = undefined,
+>(
   descriptor: KindDescriptor<D, L, M, O> & { kind: K; collection: C },
 ): KindDescriptor<D, L, M, O> & { kind: K; collection: C } {
   return descriptor;
@@ -384,7 +396,9 @@ export interface KindTypes {}
 type TypesOf<K extends Kind> = K extends keyof KindTypes ? KindTypes[K] : KindDescriptor;
 
 /** The live shape of one kind (`LivePipe` for `Pipe`). */
-export type LiveOfKind<K extends Kind> = TypesOf<K> extends { reader: { read(...args: never[]): infer L } } ? L : LiveBase;
+export type LiveOfKind<K extends Kind> =
+  TypesOf<K> extends { reader: { read(...args: never[]): infer L } } ? L : LiveBase;
 
 /** What the plan of one kind tells the kinds that name it (`KindPlan.outcome`); `undefined` for a kind that tells nothing. */
-export type OutcomeOfKind<K extends Kind> = TypesOf<K> extends { plan(...args: never[]): { outcome?: infer O } } ? O : unknown;
+export type OutcomeOfKind<K extends Kind> =
+  TypesOf<K> extends { plan(...args: never[]): { outcome?: infer O } } ? O : unknown;

@@ -13,7 +13,19 @@ import { publishedSchemas as publishedSchemasOf } from '../schema/manifest.js';
 import type { KindTypes, LiveOfKind } from './descriptor.js';
 import { accessOf, descriptorOf, DESCRIPTORS, type KIND_DESCRIPTORS } from './registry.js';
 
-export { accessOf, countOf, pluralOf, descriptorOf, DESCRIPTORS, KIND_DESCRIPTORS, KIND_ORDER, kindRank, ORDERED_DESCRIPTORS, type AnyKindDescriptor, type AnyKindPlan } from './registry.js';
+export {
+  accessOf,
+  countOf,
+  pluralOf,
+  descriptorOf,
+  DESCRIPTORS,
+  KIND_DESCRIPTORS,
+  KIND_ORDER,
+  kindRank,
+  ORDERED_DESCRIPTORS,
+  type AnyKindDescriptor,
+  type AnyKindPlan,
+} from './registry.js';
 export type * from './descriptor.js';
 
 type Registered = (typeof KIND_DESCRIPTORS)[number];
@@ -52,13 +64,20 @@ export type LiveState = { [R in Registered as R['collection']]: LiveOf<R>[] } & 
 /** The live objects of `kind` in a live state (none when the state has no such collection, as on a variant without the kind). */
 export function liveOf<K extends Kind>(live: LiveState | undefined, kind: K): readonly LiveOfKind<K>[] {
   // The one place a kind's live type comes back from the registry's erased lists: its own collection holds exactly its reader's objects.
-  const collection = (live as Record<string, readonly LiveOfKind<K>[] | undefined> | undefined)?.[descriptorOf(kind).collection];
+  const collection = (live as Record<string, readonly LiveOfKind<K>[] | undefined> | undefined)?.[
+    descriptorOf(kind).collection
+  ];
   return collection ?? [];
 }
 
 /** A live state from the collections read, by kind; kinds not given are empty. */
-export function liveStateOf(byKind: ReadonlyMap<Kind, readonly LiveBase[]>, unreadable?: UnreadableResource[]): LiveState {
-  const state: Record<string, unknown> = Object.fromEntries(DESCRIPTORS.map((descriptor) => [descriptor.collection, [...(byKind.get(descriptor.kind) ?? [])]]));
+export function liveStateOf(
+  byKind: ReadonlyMap<Kind, readonly LiveBase[]>,
+  unreadable?: UnreadableResource[],
+): LiveState {
+  const state: Record<string, unknown> = Object.fromEntries(
+    DESCRIPTORS.map((descriptor) => [descriptor.collection, [...(byKind.get(descriptor.kind) ?? [])]]),
+  );
   if (unreadable !== undefined) state['unreadable'] = unreadable;
   return state as LiveState;
 }
@@ -78,7 +97,10 @@ export function deferredKinds(variant: Variant, profile: ApiProfile): Kind[] {
 
 /** Of the deferred kinds, those the state holds a record of (an entry, an intent): read with the rest, so nothing of theirs is judged on an empty list. */
 export function deferredKindsInState(deferred: readonly Kind[], state: TargetState): Kind[] {
-  return deferred.filter((kind) => Object.keys(state.inventory[kind] ?? {}).length > 0 || state.intents.some((intent) => intent.kind === kind));
+  return deferred.filter(
+    (kind) =>
+      Object.keys(state.inventory[kind] ?? {}).length > 0 || state.intents.some((intent) => intent.kind === kind),
+  );
 }
 
 /** Of the kinds not read yet, those these resources are of: what a plan of them must read before it plans. */
@@ -88,9 +110,20 @@ export function unreadKindsOf(live: LiveState, resources: readonly { kind: Kind 
 
 /** `base` with the collections of `kinds` as `extra` read them, and the unreadable resources of both. */
 export function withKindsRead(base: LiveState, extra: LiveState, kinds: readonly Kind[]): LiveState {
-  const byKind = new Map<Kind, readonly LiveBase[]>(DESCRIPTORS.map((descriptor) => [descriptor.kind, kinds.includes(descriptor.kind) ? liveOf(extra, descriptor.kind) : liveOf(base, descriptor.kind)]));
-  const unreadable = [...(base.unreadable ?? []), ...(extra.unreadable ?? []).filter((item) => kinds.includes(item.kind))];
-  return withUnread(liveStateOf(byKind, unreadable.length > 0 || base.unreadable !== undefined ? unreadable : undefined), (base.unread ?? []).filter((kind) => !kinds.includes(kind)));
+  const byKind = new Map<Kind, readonly LiveBase[]>(
+    DESCRIPTORS.map((descriptor) => [
+      descriptor.kind,
+      kinds.includes(descriptor.kind) ? liveOf(extra, descriptor.kind) : liveOf(base, descriptor.kind),
+    ]),
+  );
+  const unreadable = [
+    ...(base.unreadable ?? []),
+    ...(extra.unreadable ?? []).filter((item) => kinds.includes(item.kind)),
+  ];
+  return withUnread(
+    liveStateOf(byKind, unreadable.length > 0 || base.unreadable !== undefined ? unreadable : undefined),
+    (base.unread ?? []).filter((kind) => !kinds.includes(kind)),
+  );
 }
 
 /** `live` saying which of the lists it offers were not read (`LiveState.unread`). */

@@ -18,7 +18,17 @@ import { webhookKind } from './webhook/descriptor.js';
 
 /** Every kind stacksync manages, one descriptor each. Ties in the order table keep this order. */
 // The CDC scaling last: an apply may wait for it, and nothing waits on it.
-export const KIND_DESCRIPTORS = [pipeKind, connectionKind, sourceKind, dashboardKind, savedSearchKind, webhookKind, alertKind, roleKind, pipeCdcScalingKind] as const;
+export const KIND_DESCRIPTORS = [
+  pipeKind,
+  connectionKind,
+  sourceKind,
+  dashboardKind,
+  savedSearchKind,
+  webhookKind,
+  alertKind,
+  roleKind,
+  pipeCdcScalingKind,
+] as const;
 
 /** Any registered descriptor, its own types erased: what the generic stages hold. */
 // Each descriptor's own types are erased here: stages see its resources through the base types.
@@ -86,8 +96,16 @@ export function kindRank(kind: Kind, isDelete: boolean): number {
 function writeOrder(descriptors: readonly AnyKindDescriptor[]): Kind[] {
   const order: Kind[] = [];
   while (order.length < descriptors.length) {
-    const next = descriptors.find((d) => !order.includes(d.kind) && d.references.every((named: Kind) => order.includes(named)));
-    if (!next) throw new Error(`the kinds' references form a cycle among ${descriptors.filter((d) => !order.includes(d.kind)).map((d) => d.kind).join(', ')}`);
+    const next = descriptors.find(
+      (d) => !order.includes(d.kind) && d.references.every((named: Kind) => order.includes(named)),
+    );
+    if (!next)
+      throw new Error(
+        `the kinds' references form a cycle among ${descriptors
+          .filter((d) => !order.includes(d.kind))
+          .map((d) => d.kind)
+          .join(', ')}`,
+      );
     order.push(next.kind);
   }
   return order;
@@ -96,8 +114,10 @@ function writeOrder(descriptors: readonly AnyKindDescriptor[]): Kind[] {
 /** Every kind name has exactly one descriptor, and every reference names a registered kind. */
 function assertComplete(): void {
   const missing = KINDS.filter((kind) => !byKind.has(kind));
-  if (missing.length > 0 || byKind.size !== DESCRIPTORS.length) throw new Error(`kinds without exactly one descriptor: ${missing.join(', ')}`);
+  if (missing.length > 0 || byKind.size !== DESCRIPTORS.length)
+    throw new Error(`kinds without exactly one descriptor: ${missing.join(', ')}`);
   for (const descriptor of DESCRIPTORS) {
-    for (const named of descriptor.references) if (!byKind.has(named)) throw new Error(`${descriptor.kind} names unknown kind ${named}`);
+    for (const named of descriptor.references)
+      if (!byKind.has(named)) throw new Error(`${descriptor.kind} names unknown kind ${named}`);
   }
 }

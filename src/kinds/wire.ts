@@ -27,7 +27,10 @@ export type ApiSchemaName = keyof typeof API_SCHEMAS;
 
 /** The API schemas by the names `validateApi` compiles them under. */
 export function apiSchemas(): NamedSchema[] {
-  return (Object.keys(API_SCHEMAS) as ApiSchemaName[]).map((name) => ({ name: `api:${name}`, schema: API_SCHEMAS[name] }));
+  return (Object.keys(API_SCHEMAS) as ApiSchemaName[]).map((name) => ({
+    name: `api:${name}`,
+    schema: API_SCHEMAS[name],
+  }));
 }
 
 /** Validates `data` against one of the API schemas. */

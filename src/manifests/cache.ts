@@ -122,7 +122,9 @@ export class ParseCache {
       remember: (real, stats, key) => {
         used.files.add(real);
         // A file modified too recently to be vouched for by its metadata keeps only its content key.
-        const trusted = this.#now() - stats.mtimeMs >= METADATA_TRUSTED_AFTER_MS && this.#now() - stats.ctimeMs >= METADATA_TRUSTED_AFTER_MS;
+        const trusted =
+          this.#now() - stats.mtimeMs >= METADATA_TRUSTED_AFTER_MS &&
+          this.#now() - stats.ctimeMs >= METADATA_TRUSTED_AFTER_MS;
         this.#files.set(real, { identity: trusted ? identityOf(stats) : UNVOUCHED, key });
       },
       get: (key) => {

@@ -62,7 +62,10 @@ export interface Entry {
  * for `metadata.targets: all`. Undefined for a document of one target (or none), which
  * `identify` handles.
  */
-export function expandedTargets(value: unknown, config: Config | undefined): { targets: string[]; declared: boolean } | undefined {
+export function expandedTargets(
+  value: unknown,
+  config: Config | undefined,
+): { targets: string[]; declared: boolean } | undefined {
   const metadata = asRecord(asRecord(value)?.['metadata']);
   if (metadata?.['targets'] === 'all' && metadata['target'] === undefined) {
     return { targets: config ? config.targets.map((target) => target.name) : [UNCONFIGURED_TARGET], declared: false };
@@ -73,7 +76,12 @@ export function expandedTargets(value: unknown, config: Config | undefined): { t
 }
 
 /** The identity of one expansion of a document to `target`. */
-export function identifyFor(value: unknown, config: Config | undefined, target: string, declared: boolean): DocumentIdentity {
+export function identifyFor(
+  value: unknown,
+  config: Config | undefined,
+  target: string,
+  declared: boolean,
+): DocumentIdentity {
   const identity = identify(value, config);
   delete identity.target;
   if (declared) identity.declaredTarget = target;
@@ -99,7 +107,9 @@ export function identify(value: unknown, config: Config | undefined): DocumentId
 
 /** The value as a mapping, or undefined for anything else (a list, a scalar, null). */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 export function subjectOf(identity: DocumentIdentity): string | undefined {
@@ -107,12 +117,22 @@ export function subjectOf(identity: DocumentIdentity): string | undefined {
 }
 
 /** A problem about the node a pointer names, attributed to the document's target. */
-export function problemAt(entry: Entry, code: LoadProblem['code'], pointer: Pointer, message: string, at: 'key' | 'value' = 'value'): FoundProblem {
+export function problemAt(
+  entry: Entry,
+  code: LoadProblem['code'],
+  pointer: Pointer,
+  message: string,
+  at: 'key' | 'value' = 'value',
+): FoundProblem {
   const path = formatPath(pointer);
-  const problem: FoundProblem = { code, message: path ? `${path}: ${message}` : message, location: { ...entry.doc.location }, node: { doc: entry.doc, pointer, at } };
+  const problem: FoundProblem = {
+    code,
+    message: path ? `${path}: ${message}` : message,
+    location: { ...entry.doc.location },
+    node: { doc: entry.doc, pointer, at },
+  };
   if (entry.identity.target !== undefined) problem.target = entry.identity.target;
   const subject = subjectOf(entry.identity);
   if (subject) problem.subject = subject;
   return problem;
 }
-

@@ -51,48 +51,110 @@ export function readForEach(value: unknown): { spec: ForEachSpec } | { problem: 
   const raw = asRecord(asRecord(value)?.['metadata'])?.['forEach'];
   const record = asRecord(raw);
   if (!record || Object.keys(record).length === 0) {
-    return { problem: { pointer: FOREACH, message: 'must be a mapping of variable name to a list of values, or { fromFile: PATH }' } };
+    return {
+      problem: {
+        pointer: FOREACH,
+        message: 'must be a mapping of variable name to a list of values, or { fromFile: PATH }',
+      },
+    };
   }
   if (Object.hasOwn(record, 'fromFile')) {
     const path = record['fromFile'];
-    if (Object.keys(record).length !== 1) return { problem: { pointer: FOREACH, message: 'fromFile stands alone: the file holds every item (a list of mappings)' } };
-    if (typeof path !== 'string' || path.trim() === '') return { problem: { pointer: [...FOREACH, 'fromFile'], message: 'must be the path of a YAML file (a list of mappings), relative to this manifest' } };
+    if (Object.keys(record).length !== 1)
+      return {
+        problem: { pointer: FOREACH, message: 'fromFile stands alone: the file holds every item (a list of mappings)' },
+      };
+    if (typeof path !== 'string' || path.trim() === '')
+      return {
+        problem: {
+          pointer: [...FOREACH, 'fromFile'],
+          message: 'must be the path of a YAML file (a list of mappings), relative to this manifest',
+        },
+      };
     return { spec: { fromFile: path } };
   }
   const matrix: [string, string[]][] = [];
   for (const [name, list] of Object.entries(record)) {
     const pointer = [...FOREACH, name];
-    if (!VAR_NAME.test(name)) return { problem: { pointer, message: `${name} is not a variable name (letters, digits and _, not starting with a digit)` } };
-    if (!Array.isArray(list) || list.length === 0) return { problem: { pointer, message: 'must be a non-empty list of values' } };
+    if (!VAR_NAME.test(name))
+      return {
+        problem: {
+          pointer,
+          message: `${name} is not a variable name (letters, digits and _, not starting with a digit)`,
+        },
+      };
+    if (!Array.isArray(list) || list.length === 0)
+      return { problem: { pointer, message: 'must be a non-empty list of values' } };
     const bad = list.findIndex((each) => !isScalar(each));
-    if (bad >= 0) return { problem: { pointer: [...pointer, bad], message: 'must be a string, number or boolean (no nesting of generators)' } };
+    if (bad >= 0)
+      return {
+        problem: {
+          pointer: [...pointer, bad],
+          message: 'must be a string, number or boolean (no nesting of generators)',
+        },
+      };
     matrix.push([name, list.map(String)]);
   }
   return { spec: { matrix } };
 }
 
 /** Every combination of the lists, in order (the first variable outermost); a problem beyond `max` items. */
-export function matrixItems(matrix: readonly [string, readonly string[]][], max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
+export function matrixItems(
+  matrix: readonly [string, readonly string[]][],
+  max: number,
+): { items: ForEachItem[] } | { problem: ForEachProblem } {
   const count = matrix.reduce((product, [, values]) => product * values.length, 1);
-  if (count > max) return { problem: { pointer: FOREACH, message: `stands for ${count} items, more than the ${max} one manifest may (split it into several manifests)` } };
+  if (count > max)
+    return {
+      problem: {
+        pointer: FOREACH,
+        message: `stands for ${count} items, more than the ${max} one manifest may (split it into several manifests)`,
+      },
+    };
   let rows: Record<string, string>[] = [{}];
   for (const [name, values] of matrix) rows = rows.flatMap((row) => values.map((value) => ({ ...row, [name]: value })));
   return { items: rows.map(itemOf) };
 }
 
 /** The items of a `fromFile` list (its parsed value), or the problem with it; `file` is how messages name it. */
-export function listItems(list: unknown, file: string, max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
+export function listItems(
+  list: unknown,
+  file: string,
+  max: number,
+): { items: ForEachItem[] } | { problem: ForEachProblem } {
   const pointer = [...FOREACH, 'fromFile'];
-  if (!Array.isArray(list) || list.length === 0) return { problem: { pointer, message: `${file} must hold a non-empty YAML list of mappings (one per item)` } };
-  if (list.length > max) return { problem: { pointer, message: `${file} lists ${list.length} items, more than the ${max} one manifest may (split it into several manifests)` } };
+  if (!Array.isArray(list) || list.length === 0)
+    return { problem: { pointer, message: `${file} must hold a non-empty YAML list of mappings (one per item)` } };
+  if (list.length > max)
+    return {
+      problem: {
+        pointer,
+        message: `${file} lists ${list.length} items, more than the ${max} one manifest may (split it into several manifests)`,
+      },
+    };
   const rows: Record<string, string>[] = [];
   for (const [index, each] of list.entries()) {
     const record = asRecord(each);
-    if (!record || Object.keys(record).length === 0) return { problem: { pointer, message: `${file}: item ${index + 1} must be a mapping of variable name to value` } };
+    if (!record || Object.keys(record).length === 0)
+      return {
+        problem: { pointer, message: `${file}: item ${index + 1} must be a mapping of variable name to value` },
+      };
     const row: Record<string, string> = {};
     for (const [name, value] of Object.entries(record)) {
-      if (!VAR_NAME.test(name)) return { problem: { pointer, message: `${file}: item ${index + 1}: ${name} is not a variable name (letters, digits and _)` } };
-      if (!isScalar(value)) return { problem: { pointer, message: `${file}: item ${index + 1}: ${name} must be a string, number or boolean (no nesting of generators)` } };
+      if (!VAR_NAME.test(name))
+        return {
+          problem: {
+            pointer,
+            message: `${file}: item ${index + 1}: ${name} is not a variable name (letters, digits and _)`,
+          },
+        };
+      if (!isScalar(value))
+        return {
+          problem: {
+            pointer,
+            message: `${file}: item ${index + 1}: ${name} must be a string, number or boolean (no nesting of generators)`,
+          },
+        };
       row[name] = String(value);
     }
     rows.push(row);
@@ -101,7 +163,12 @@ export function listItems(list: unknown, file: string, max: number): { items: Fo
 }
 
 function itemOf(vars: Record<string, string>): ForEachItem {
-  return { vars, label: Object.entries(vars).map(([name, value]) => `${name}=${value}`).join(', ') };
+  return {
+    vars,
+    label: Object.entries(vars)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(', '),
+  };
 }
 
 /**
@@ -124,11 +191,16 @@ export function instantiate(value: unknown, item: ForEachItem): unknown {
 }
 
 function substitute(text: string, vars: Readonly<Record<string, string>>): string {
-  return text.replace(REFERENCE, (whole, escape: string, name: string) => (escape || !Object.hasOwn(vars, name) ? whole : (vars[name] as string)));
+  return text.replace(REFERENCE, (whole, escape: string, name: string) =>
+    escape || !Object.hasOwn(vars, name) ? whole : (vars[name] as string),
+  );
 }
 
 /** Expands a template into its items' documents; two items that give one `metadata.name` are problems naming both. */
-export function instantiateAll(value: unknown, items: readonly ForEachItem[]): { instances: ForEachInstance[]; problems: { item: ForEachItem; problem: ForEachProblem }[] } {
+export function instantiateAll(
+  value: unknown,
+  items: readonly ForEachItem[],
+): { instances: ForEachInstance[]; problems: { item: ForEachItem; problem: ForEachProblem }[] } {
   const instances = items.map((item) => ({ item, value: instantiate(value, item) }));
   const problems: { item: ForEachItem; problem: ForEachProblem }[] = [];
   const byName = new Map<string, ForEachInstance>();
@@ -141,12 +213,16 @@ export function instantiateAll(value: unknown, items: readonly ForEachItem[]): {
       byName.set(name, instance);
       continue;
     }
-    const message = (other: ForEachItem): string => `gives the name ${name}, as item (${other.label}) does; metadata.name must use a forEach variable that tells the items apart`;
+    const message = (other: ForEachItem): string =>
+      `gives the name ${name}, as item (${other.label}) does; metadata.name must use a forEach variable that tells the items apart`;
     problems.push({ item: instance.item, problem: { pointer: ['metadata', 'name'], message: message(earlier.item) } });
     repeated.add(instance);
     if (!repeated.has(earlier)) {
       repeated.add(earlier);
-      problems.push({ item: earlier.item, problem: { pointer: ['metadata', 'name'], message: message(instance.item) } });
+      problems.push({
+        item: earlier.item,
+        problem: { pointer: ['metadata', 'name'], message: message(instance.item) },
+      });
     }
   }
   return { instances: instances.filter((instance) => !repeated.has(instance)), problems };

@@ -18,10 +18,29 @@ import { contentKey, type CacheSession, type ParseCache } from './cache.js';
 import type { ParseLimits, ParsedText, PointerRequest } from './parse.js';
 import { createWorkerParser, defaultThreads, inlineParser, yieldToEventLoop, type ManifestParser } from './parser.js';
 import { readSnapshot, type Snapshot, type SnapshotFile } from './read.js';
-import { expandedTargets, identify, identifyFor, problemAt, resolveEntries, type Entry, type FoundProblem, type SourceDocument } from './resolve.js';
+import {
+  expandedTargets,
+  identify,
+  identifyFor,
+  problemAt,
+  resolveEntries,
+  type Entry,
+  type FoundProblem,
+  type SourceDocument,
+} from './resolve.js';
 import { mentionsVariables, substituteVariables } from './vars.js';
 import { validateManifest, type ManifestCheck } from './validate.js';
-import { DEFAULT_MAX_FOREACH_ITEMS, hasForEach, instantiate, instantiateAll, listItems, matrixItems, readForEach, type ForEachItem, type ForEachProblem } from './foreach.js';
+import {
+  DEFAULT_MAX_FOREACH_ITEMS,
+  hasForEach,
+  instantiate,
+  instantiateAll,
+  listItems,
+  matrixItems,
+  readForEach,
+  type ForEachItem,
+  type ForEachProblem,
+} from './foreach.js';
 import { tuneHeapFor } from '../support/heap.js';
 import { fileTenants } from './tenants.js';
 
@@ -54,7 +73,12 @@ export const WORKER_THRESHOLD_BYTES = 32 * 1024 * 1024;
 
 /** The limits that apply to parsing one file. */
 export function parseLimitsOf(limits: ManifestLimits): ParseLimits {
-  return { maxDepth: limits.maxDepth, maxAliasCount: limits.maxAliasCount, maxNodes: limits.maxNodes, maxDocuments: limits.maxDocuments };
+  return {
+    maxDepth: limits.maxDepth,
+    maxAliasCount: limits.maxAliasCount,
+    maxNodes: limits.maxNodes,
+    maxDocuments: limits.maxDocuments,
+  };
 }
 
 export interface LoadManifestsOptions {
@@ -105,8 +129,14 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
   try {
     // 1. Snapshot: every file is read (or vouched for by the cache) before any is parsed.
     const shown = options.shownAs === undefined ? {} : { shownAs: options.shownAs };
-    const read = (): Promise<Snapshot> => readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats), ...shown } : shown);
-    const snapshot = await (options.cache ? options.cache.sharedRead(`${dir}\u0000${options.shownAs ?? ''}\u0000${limits.maxFiles}\u0000${limits.maxFileBytes}`, read) : read());
+    const read = (): Promise<Snapshot> =>
+      readSnapshot(dir, limits, session ? { known: (real, stats) => session.known(real, stats), ...shown } : shown);
+    const snapshot = await (options.cache
+      ? options.cache.sharedRead(
+          `${dir}\u0000${options.shownAs ?? ''}\u0000${limits.maxFiles}\u0000${limits.maxFileBytes}`,
+          read,
+        )
+      : read());
     problems.push(...snapshot.problems);
     // 2. Parse every file not parsed before; the heap sized for what this load builds.
     tuneHeapFor(sizeOf(snapshot.files), WORKER_THRESHOLD_BYTES);
@@ -116,30 +146,66 @@ export async function loadManifests(dir: string, options: LoadManifestsOptions):
     // 3. Documents, within the cap; a forEach template becomes one document per item, and a file
     //    a template takes its items from is data, not manifests.
     const dataFiles = forEachDataFiles(files);
-    const templates = collectDocuments(files.filter(({ file }) => !dataFiles.has(file.path)), limits.maxDocuments, problems, warnings);
+    const templates = collectDocuments(
+      files.filter(({ file }) => !dataFiles.has(file.path)),
+      limits.maxDocuments,
+      problems,
+      warnings,
+    );
     const documents = expandTemplates(templates, files, limits.maxForEachItems, options.config, problems);
     // 4. Per target: variables substituted, then the schema of each kind.
     const secretIo: Partial<SecretIo> = {};
     if (options.env) secretIo.env = options.env;
     if (options.readFile) secretIo.readFile = options.readFile;
-    const { entries, failed } = await checkSchemas(documents, { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac }, problems);
+    const { entries, failed } = await checkSchemas(
+      documents,
+      { ...(options.config ? { config: options.config } : {}), secretIo, hmac: options.hmac },
+      problems,
+    );
     // 5. Rules across documents (each kind's from its descriptor), the secret stage (manifests/secrets.ts:
     //    every secret reference a descriptor declares, resolved once), references; then the desired model.
-    const tenants = options.config?.tenants ? fileTenants(snapshot.files.map((file) => file.path), options.shownAs ?? dir, options.config.tenants) : undefined;
-    const resolved = resolveEntries(entries, failed, { ...(options.config ? { config: options.config } : {}), ...(tenants ? { tenants } : {}), secretIo, hmac: options.hmac });
+    const tenants = options.config?.tenants
+      ? fileTenants(
+          snapshot.files.map((file) => file.path),
+          options.shownAs ?? dir,
+          options.config.tenants,
+        )
+      : undefined;
+    const resolved = resolveEntries(entries, failed, {
+      ...(options.config ? { config: options.config } : {}),
+      ...(tenants ? { tenants } : {}),
+      secretIo,
+      hmac: options.hmac,
+    });
     problems.push(...resolved.problems);
     warnings.push(...resolved.warnings);
     // 6. The line of every problem about a node, from a second parse of only the files that have one.
     const filesByPath = new Map(snapshot.files.map((file) => [file.path, file]));
     const placed = await placeProblems([...problems, ...warnings], filesByPath, parsers[0] ?? inlineParser);
-    options.logger?.debug({ files: snapshot.files.length, documents: documents.length, ms: Math.round(performance.now() - started), cache: options.cache?.stats }, 'manifests loaded');
+    options.logger?.debug(
+      {
+        files: snapshot.files.length,
+        documents: documents.length,
+        ms: Math.round(performance.now() - started),
+        cache: options.cache?.stats,
+      },
+      'manifests loaded',
+    );
     const placedProblems = placed.slice(0, problems.length).map((problem) => withTenants(problem, tenants));
     return {
       resources: resolved.resources,
       problems: placedProblems.sort(byLocation),
       warnings: placed.slice(problems.length).sort(byLocation),
       ...heldBy(placedProblems),
-      ...(tenants ? { fileTenants: new Map([...tenants].flatMap(([file, list]) => (list.length === 1 ? [[file, (list[0] as Tenant).name] as const] : []))) } : {}),
+      ...(tenants
+        ? {
+            fileTenants: new Map(
+              [...tenants].flatMap(([file, list]) =>
+                list.length === 1 ? [[file, (list[0] as Tenant).name] as const] : [],
+              ),
+            ),
+          }
+        : {}),
     };
   } finally {
     session?.end();
@@ -160,12 +226,19 @@ function withTenants(problem: LoadProblem, tenants: ReadonlyMap<string, readonly
  * wanted: neither written nor pruned); a problem in a tenant's file, that tenant's writes to its
  * target (every target when it has none); any other, every write of its target.
  */
-function heldBy(problems: readonly LoadProblem[]): { blockedTargets: Set<string>; heldTenants: Map<string, Set<string>> } {
+function heldBy(problems: readonly LoadProblem[]): {
+  blockedTargets: Set<string>;
+  heldTenants: Map<string, Set<string>>;
+} {
   const blockedTargets = new Set<string>();
   const heldTenants = new Map<string, Set<string>>();
   for (const problem of problems) {
     const target = problem.target ?? ALL_TARGETS;
-    const itemOnly = problem.location.item !== undefined && problem.subject !== undefined && target !== ALL_TARGETS && problem.code !== 'E_TENANT_VIOLATION';
+    const itemOnly =
+      problem.location.item !== undefined &&
+      problem.subject !== undefined &&
+      target !== ALL_TARGETS &&
+      problem.code !== 'E_TENANT_VIOLATION';
     if (itemOnly) continue;
     if (problem.tenants && problem.tenants.length > 0) {
       const held = heldTenants.get(target) ?? new Set<string>();
@@ -180,7 +253,10 @@ function heldBy(problems: readonly LoadProblem[]): { blockedTargets: Set<string>
  * Who parses: the given parser (a daemon's workers, which keep its event loop free), or, for a
  * one-off command with enough to parse, this thread and a worker per other core.
  */
-function chooseParsers(files: readonly SnapshotFile[], given: ManifestParser | undefined): { parsers: ManifestParser[]; owned?: ManifestParser } {
+function chooseParsers(
+  files: readonly SnapshotFile[],
+  given: ManifestParser | undefined,
+): { parsers: ManifestParser[]; owned?: ManifestParser } {
   if (given) return { parsers: [given] };
   const bytes = sizeOf(files);
   const threads = defaultThreads() - 1;
@@ -194,7 +270,12 @@ function sizeOf(files: readonly SnapshotFile[]): number {
 }
 
 /** The parse of every file, in snapshot order: from the cache, or in batches shared out to the parsers. */
-async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits, parsers: readonly ManifestParser[], session: CacheSession | undefined): Promise<ParsedFile[]> {
+async function parseFiles(
+  files: readonly SnapshotFile[],
+  limits: ManifestLimits,
+  parsers: readonly ManifestParser[],
+  session: CacheSession | undefined,
+): Promise<ParsedFile[]> {
   const parseLimits = parseLimitsOf(limits);
   const results: Promise<ParsedText>[] = [];
   const misses: { bytes: Uint8Array; result: Deferred }[] = [];
@@ -224,13 +305,25 @@ async function parseFiles(files: readonly SnapshotFile[], limits: ManifestLimits
   return files.map((file, index) => ({ file, parsed: parsed[index] as ParsedText }));
 }
 
-async function parseBatch(batch: readonly { bytes: Uint8Array; result: Deferred }[], limits: ParseLimits, parser: ManifestParser): Promise<void> {
+async function parseBatch(
+  batch: readonly { bytes: Uint8Array; result: Deferred }[],
+  limits: ParseLimits,
+  parser: ManifestParser,
+): Promise<void> {
   let texts: ParsedText[];
   try {
-    texts = await parser.parse(batch.map((miss) => miss.bytes), limits).catch(() =>
-      // A worker that died (out of memory, killed) takes only its batch with it: parse it here.
-      inlineParser.parse(batch.map((miss) => miss.bytes), limits),
-    );
+    texts = await parser
+      .parse(
+        batch.map((miss) => miss.bytes),
+        limits,
+      )
+      .catch(() =>
+        // A worker that died (out of memory, killed) takes only its batch with it: parse it here.
+        inlineParser.parse(
+          batch.map((miss) => miss.bytes),
+          limits,
+        ),
+      );
   } catch (error) {
     for (const miss of batch) miss.result.reject(error);
     return;
@@ -283,7 +376,12 @@ function freeze(parsed: ParsedText): ParsedText {
 }
 
 /** The documents of every file in order, up to `max` in all; the file's own problems and warnings. */
-function collectDocuments(files: readonly ParsedFile[], max: number, problems: FoundProblem[], warnings: FoundProblem[]): SourceDocument[] {
+function collectDocuments(
+  files: readonly ParsedFile[],
+  max: number,
+  problems: FoundProblem[],
+  warnings: FoundProblem[],
+): SourceDocument[] {
   const documents: SourceDocument[] = [];
   for (const { file, parsed } of files) {
     for (const problem of parsed.problems) problems.push(textProblem(file.path, problem));
@@ -291,7 +389,11 @@ function collectDocuments(files: readonly ParsedFile[], max: number, problems: F
     for (const document of parsed.documents) {
       const location = { file: file.path, line: document.line, column: document.column };
       if (documents.length >= max) {
-        problems.push({ code: 'E_MANIFEST_PARSE', message: `more than ${max} manifest documents; this one and the rest were not read`, location });
+        problems.push({
+          code: 'E_MANIFEST_PARSE',
+          message: `more than ${max} manifest documents; this one and the rest were not read`,
+          location,
+        });
         return documents;
       }
       documents.push({ file: file.path, index: document.index, value: document.value, location });
@@ -327,8 +429,13 @@ function forEachDataFiles(files: readonly ParsedFile[]): Set<string> {
     }
   }
   if (named.size === 0) return named;
-  const isList = (parsed: ParsedText): boolean => parsed.documents.length === 1 && Array.isArray(parsed.documents[0]?.value);
-  return new Set(files.filter(({ file, parsed }) => named.has(normalizedPath(file.path)) && isList(parsed)).map(({ file }) => file.path));
+  const isList = (parsed: ParsedText): boolean =>
+    parsed.documents.length === 1 && Array.isArray(parsed.documents[0]?.value);
+  return new Set(
+    files
+      .filter(({ file, parsed }) => named.has(normalizedPath(file.path)) && isList(parsed))
+      .map(({ file }) => file.path),
+  );
 }
 
 /**
@@ -337,7 +444,13 @@ function forEachDataFiles(files: readonly ParsedFile[]): Set<string> {
  * whose forEach is unusable yields nothing and a problem at its line; an item that repeats another's
  * name is left out with a problem naming both.
  */
-function expandTemplates(documents: readonly SourceDocument[], files: readonly ParsedFile[], max: number, config: Config | undefined, problems: FoundProblem[]): SourceDocument[] {
+function expandTemplates(
+  documents: readonly SourceDocument[],
+  files: readonly ParsedFile[],
+  max: number,
+  config: Config | undefined,
+  problems: FoundProblem[],
+): SourceDocument[] {
   if (!documents.some((doc) => hasForEach(doc.value))) return [...documents];
   const byPath = new Map(files.map(({ file, parsed }) => [normalizedPath(file.path), parsed]));
   const result: SourceDocument[] = [];
@@ -359,7 +472,13 @@ function expandTemplates(documents: readonly SourceDocument[], files: readonly P
     }
     const expanded = instantiateAll(doc.value, items.items);
     for (const { item, problem } of expanded.problems) report(problem, item);
-    for (const { item, value } of expanded.instances) result.push({ ...doc, value: deepFreeze(value), location: { ...doc.location, item: item.label }, itemVars: Object.keys(item.vars) });
+    for (const { item, value } of expanded.instances)
+      result.push({
+        ...doc,
+        value: deepFreeze(value),
+        location: { ...doc.location, item: item.label },
+        itemVars: Object.keys(item.vars),
+      });
   }
   return result;
 }
@@ -369,16 +488,28 @@ function normalizedPath(path: string): string {
 }
 
 /** A template's items: its matrix, or the list in the file it names (which must be in the manifests directory). */
-function itemsOf(doc: SourceDocument, files: ReadonlyMap<string, ParsedText>, max: number): { items: ForEachItem[] } | { problem: ForEachProblem } {
+function itemsOf(
+  doc: SourceDocument,
+  files: ReadonlyMap<string, ParsedText>,
+  max: number,
+): { items: ForEachItem[] } | { problem: ForEachProblem } {
   const read = readForEach(doc.value);
   if ('problem' in read) return read;
   if ('matrix' in read.spec) return matrixItems(read.spec.matrix, max);
   const path = fromFilePath(doc.file, read.spec.fromFile);
   const parsed = files.get(path);
   const pointer = ['metadata', 'forEach', 'fromFile'];
-  if (!parsed) return { problem: { pointer, message: `${read.spec.fromFile} is not a .yaml or .yml file in the manifests directory (looked for ${path})` } };
-  if (parsed.problems.length > 0) return { problem: { pointer, message: `${path} could not be read (see its own error)` } };
-  if (parsed.documents.length !== 1) return { problem: { pointer, message: `${path} must hold one YAML document: a list of mappings, one per item` } };
+  if (!parsed)
+    return {
+      problem: {
+        pointer,
+        message: `${read.spec.fromFile} is not a .yaml or .yml file in the manifests directory (looked for ${path})`,
+      },
+    };
+  if (parsed.problems.length > 0)
+    return { problem: { pointer, message: `${path} could not be read (see its own error)` } };
+  if (parsed.documents.length !== 1)
+    return { problem: { pointer, message: `${path} must hold one YAML document: a list of mappings, one per item` } };
   return listItems(parsed.documents[0]?.value, path, max);
 }
 
@@ -404,7 +535,11 @@ interface CheckOptions {
   hmac: (value: string) => string;
 }
 
-async function checkSchemas(documents: readonly SourceDocument[], options: CheckOptions, problems: FoundProblem[]): Promise<{ entries: Entry[]; failed: Set<Entry> }> {
+async function checkSchemas(
+  documents: readonly SourceDocument[],
+  options: CheckOptions,
+  problems: FoundProblem[],
+): Promise<{ entries: Entry[]; failed: Set<Entry> }> {
   const entries: Entry[] = [];
   const failed = new Set<Entry>();
   // A document of several targets reports a problem once per target: each of them is blocked by it.
@@ -427,17 +562,26 @@ async function checkSchemas(documents: readonly SourceDocument[], options: Check
 function expand(doc: SourceDocument, options: CheckOptions, report: (problem: FoundProblem) => void): Entry[] {
   const { config } = options;
   const expanded = expandedTargets(doc.value, config);
-  const identities = expanded ? expanded.targets.map((target) => identifyFor(doc.value, config, target, expanded.declared)) : [identify(doc.value, config)];
+  const identities = expanded
+    ? expanded.targets.map((target) => identifyFor(doc.value, config, target, expanded.declared))
+    : [identify(doc.value, config)];
   return identities.map((identity) => {
     const entry: Entry = { doc, identity };
     const target = config?.targets.find((candidate) => candidate.name === identity.target);
     let value = doc.value;
     if (target && mentionsVariables(value)) {
-      const substituted = substituteVariables(value, { target: target.name, vars: target.vars ?? {}, secretIo: options.secretIo, hmac: options.hmac, ...(doc.itemVars ? { itemVars: doc.itemVars } : {}) });
+      const substituted = substituteVariables(value, {
+        target: target.name,
+        vars: target.vars ?? {},
+        secretIo: options.secretIo,
+        hmac: options.hmac,
+        ...(doc.itemVars ? { itemVars: doc.itemVars } : {}),
+      });
       value = deepFreeze(substituted.value);
       entry.doc = { ...doc, value };
       if (substituted.sensitive.length > 0) entry.sensitive = substituted.sensitive;
-      for (const problem of substituted.problems) report(problemAt(entry, problem.code, problem.pointer, problem.message));
+      for (const problem of substituted.problems)
+        report(problemAt(entry, problem.code, problem.pointer, problem.message));
       if (substituted.problems.length > 0) return entry;
     }
     const check = checkOnce(value);
@@ -453,9 +597,12 @@ function expand(doc: SourceDocument, options: CheckOptions, report: (problem: Fo
   });
 }
 
-
 /** Problems with the line and column of the node each is about, and without that node. */
-async function placeProblems(found: readonly FoundProblem[], files: ReadonlyMap<string, SnapshotFile>, parser: ManifestParser): Promise<LoadProblem[]> {
+async function placeProblems(
+  found: readonly FoundProblem[],
+  files: ReadonlyMap<string, SnapshotFile>,
+  parser: ManifestParser,
+): Promise<LoadProblem[]> {
   const byFile = new Map<string, number[]>();
   found.forEach((problem, index) => {
     if (!problem.node) return;
@@ -495,7 +642,11 @@ async function bytesOf(file: SnapshotFile | undefined): Promise<Uint8Array | und
   return bytes && contentKey(bytes) === file.key ? bytes : undefined;
 }
 
-async function locateSafely(parser: ManifestParser, bytes: Uint8Array, requests: PointerRequest[]): Promise<({ line: number; column: number } | undefined)[]> {
+async function locateSafely(
+  parser: ManifestParser,
+  bytes: Uint8Array,
+  requests: PointerRequest[],
+): Promise<({ line: number; column: number } | undefined)[]> {
   try {
     return await parser.locate(bytes, requests);
   } catch {

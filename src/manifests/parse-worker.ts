@@ -9,7 +9,10 @@ import type { WorkerReply, WorkerRequest } from './parser.js';
 parentPort?.on('message', (request: WorkerRequest) => {
   let reply: WorkerReply;
   try {
-    const result = request.op === 'parse' ? request.files.map((bytes) => parseManifestBytes(bytes, request.limits)) : locatePointers(request.bytes, request.requests);
+    const result =
+      request.op === 'parse'
+        ? request.files.map((bytes) => parseManifestBytes(bytes, request.limits))
+        : locatePointers(request.bytes, request.requests);
     reply = { id: request.id, result };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };

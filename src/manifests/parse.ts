@@ -17,7 +17,17 @@ import { Composer, LineCounter, Parser, type Document, type YAMLError } from 'ya
 import { nodeAt, positionAt, type Pointer, type Position } from '../yaml/positions.js';
 import { readPlainYaml } from '../yaml/fast-read.js';
 import { explainIndentation } from '../yaml/explain-indentation.js';
-import { decodeText, loneCrProblem, refusedWarningMessage, splitYamlWarnings, toPlainValue, versionProblem, YAML_READ_OPTIONS, yamlErrorMessage, type YamlLimits } from '../yaml/safety.js';
+import {
+  decodeText,
+  loneCrProblem,
+  refusedWarningMessage,
+  splitYamlWarnings,
+  toPlainValue,
+  versionProblem,
+  YAML_READ_OPTIONS,
+  yamlErrorMessage,
+  type YamlLimits,
+} from '../yaml/safety.js';
 
 export interface ParseLimits extends Pick<YamlLimits, 'maxDepth' | 'maxAliasCount' | 'maxNodes'> {
   /** Most documents composed from one file, empty ones included (an endless `---` stream stops here). */
@@ -69,7 +79,10 @@ export function parseWithPositions(text: string, limits: ParseLimits): ParsedTex
   // Composing lazily lets the document cap stop a huge stream without parsing the rest of it.
   for (const doc of composeDocuments(text, lineCounter)) {
     if (index >= limits.maxDocuments) {
-      result.problems.push({ message: `more than ${limits.maxDocuments} manifest documents; this one and the rest were not read`, ...at(doc.range[0]) });
+      result.problems.push({
+        message: `more than ${limits.maxDocuments} manifest documents; this one and the rest were not read`,
+        ...at(doc.range[0]),
+      });
       break;
     }
     addDocument(result, doc, index++, at, limits, text);
@@ -82,12 +95,21 @@ function composeDocuments(text: string, lineCounter: LineCounter): Generator<Doc
   return composer.compose(new Parser(lineCounter.addNewLine).parse(text));
 }
 
-function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at: (offset: number) => Position, limits: ParseLimits, text: string): void {
+function addDocument(
+  result: ParsedText,
+  doc: Document.Parsed,
+  index: number,
+  at: (offset: number) => Position,
+  limits: ParseLimits,
+  text: string,
+): void {
   const { refused, warnings } = splitYamlWarnings(doc.warnings);
   const version = versionProblem(doc, text);
-  for (const warning of warnings) result.warnings.push({ message: `YAML: ${yamlErrorMessage(warning)}`, ...at(warning.pos[0]) });
+  for (const warning of warnings)
+    result.warnings.push({ message: `YAML: ${yamlErrorMessage(warning)}`, ...at(warning.pos[0]) });
   if (version) result.problems.push({ message: version.message, ...at(version.offset) });
-  for (const warning of refused) result.problems.push({ message: refusedWarningMessage(warning), ...at(warning.pos[0]) });
+  for (const warning of refused)
+    result.problems.push({ message: refusedWarningMessage(warning), ...at(warning.pos[0]) });
   const [error] = doc.errors;
   if (error !== undefined) {
     // The first error only: what follows it is mostly the same mistake seen again (src/yaml/explain-indentation.ts).
@@ -98,7 +120,8 @@ function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at
   const start = at(doc.contents?.range?.[0] ?? doc.range[0]);
   const plain = toPlainValue(doc, limits);
   if (!plain.ok) {
-    if (plain.pointer) result.problems.push({ message: plain.message, ...at(nodeAt(doc, plain.pointer)?.range?.[0] ?? doc.range[0]) });
+    if (plain.pointer)
+      result.problems.push({ message: plain.message, ...at(nodeAt(doc, plain.pointer)?.range?.[0] ?? doc.range[0]) });
     else result.problems.push({ message: `the document ${plain.message}`, ...start });
     return;
   }
@@ -107,9 +130,15 @@ function addDocument(result: ParsedText, doc: Document.Parsed, index: number, at
   result.documents.push({ index, value: plain.value, ...start });
 }
 
-function describeYamlError(error: YAMLError, limits: ParseLimits, text: string, where: Position): { message: string } & Position {
+function describeYamlError(
+  error: YAMLError,
+  limits: ParseLimits,
+  text: string,
+  where: Position,
+): { message: string } & Position {
   // yaml catches its own stack overflow on absurd nesting (code RESOURCE_EXHAUSTION); say what it means.
-  if (error.code === 'RESOURCE_EXHAUSTION') return { message: `the document is nested too deeply (over ${limits.maxDepth} levels)`, ...where };
+  if (error.code === 'RESOURCE_EXHAUSTION')
+    return { message: `the document is nested too deeply (over ${limits.maxDepth} levels)`, ...where };
   const words = explainIndentation(text, where.line, error.code);
   if (words) return { message: `invalid YAML: ${words.message}`, line: words.line, column: words.column };
   return { message: `invalid YAML: ${yamlErrorMessage(error)}`, ...where };

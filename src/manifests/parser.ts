@@ -102,7 +102,9 @@ export function createWorkerParser(options: WorkerParserOptions = {}): ManifestP
     if (index >= 0) pool.splice(index, 1);
   };
   const start = (): PoolWorker => {
-    const worker = new Worker(WORKER_SCRIPT, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const worker = new Worker(WORKER_SCRIPT, {
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    });
     const member: PoolWorker = { worker, busy: new Map() };
     worker.on('message', (reply: WorkerReply) => {
       const task = member.busy.get(reply.id);

@@ -79,7 +79,11 @@ export function localReadFs(): ReadFs {
     async open(path, flags) {
       await pace();
       const fd = openSync(path, flags);
-      return { stat: async () => fstatSync(fd), readFile: async () => readFileSync(fd), close: async () => closeSync(fd) };
+      return {
+        stat: async () => fstatSync(fd),
+        readFile: async () => readFileSync(fd),
+        close: async () => closeSync(fd),
+      };
     },
   };
 }
@@ -129,14 +133,27 @@ export async function readSnapshot(dir: string, limits: ReadLimits, options: Rea
   let root: string;
   try {
     root = await fs.realpath(dir);
-    if (!(await fs.stat(root)).isDirectory()) return { files: [], problems: [parseProblem(dir, 'the manifests directory is not a directory')] };
+    if (!(await fs.stat(root)).isDirectory())
+      return { files: [], problems: [parseProblem(dir, 'the manifests directory is not a directory')] };
   } catch (error) {
     return { files: [], problems: [parseProblem(dir, `the manifests directory cannot be read (${errorCode(error)})`)] };
   }
   const shownRoot = options.shownAs ?? dir;
-  const walk: Walk = { fs, root, shownRoot, limits, visitedDirs: new Set([root]), seenFiles: new Set(), found: [], problems: [], capped: false };
+  const walk: Walk = {
+    fs,
+    root,
+    shownRoot,
+    limits,
+    visitedDirs: new Set([root]),
+    seenFiles: new Set(),
+    found: [],
+    problems: [],
+    capped: false,
+  };
   await walkDir(walk, root, shownRoot);
-  const read = await mapLimited(walk.found, options.concurrency ?? DEFAULT_READ_CONCURRENCY, (entry) => readOne(fs, entry.path, entry.real, limits, options.known));
+  const read = await mapLimited(walk.found, options.concurrency ?? DEFAULT_READ_CONCURRENCY, (entry) =>
+    readOne(fs, entry.path, entry.real, limits, options.known),
+  );
   const files: SnapshotFile[] = [];
   for (const outcome of read) {
     if ('real' in outcome) files.push(outcome);
@@ -148,13 +165,17 @@ export async function readSnapshot(dir: string, limits: ReadLimits, options: Rea
 async function walkDir(walk: Walk, realDir: string, shownDir: string): Promise<void> {
   let entries: Dirent[];
   try {
-    entries = (await walk.fs.readdir(realDir, { withFileTypes: true })).filter((entry) => !entry.name.startsWith('.')).sort(compareNames);
+    entries = (await walk.fs.readdir(realDir, { withFileTypes: true }))
+      .filter((entry) => !entry.name.startsWith('.'))
+      .sort(compareNames);
   } catch (error) {
     walk.problems.push(parseProblem(shownDir, `the directory cannot be read (${errorCode(error)})`));
     return;
   }
   // Resolving links is the slow part of a visit; do a directory's at once, then visit in order.
-  const links = await Promise.all(entries.map((entry) => (entry.isSymbolicLink() ? resolveLink(walk.fs, join(realDir, entry.name)) : undefined)));
+  const links = await Promise.all(
+    entries.map((entry) => (entry.isSymbolicLink() ? resolveLink(walk.fs, join(realDir, entry.name)) : undefined)),
+  );
   for (const [index, entry] of entries.entries()) {
     if (walk.capped) return;
     const shown = join(shownDir, entry.name);
@@ -193,7 +214,8 @@ async function visitLink(walk: Walk, link: Link, shown: string): Promise<void> {
 function brokenLink(error: unknown): string {
   const code = errorCode(error);
   if (code === 'ELOOP') return 'is a symlink that loops back on itself (ELOOP); nothing under it can be read';
-  if (code === 'ENOENT' || code === 'ENOTDIR') return `is a broken symlink (${code}); restore what it points to, or remove it`;
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return `is a broken symlink (${code}); restore what it points to, or remove it`;
   return `is a symlink that cannot be followed (${code})`;
 }
 
@@ -202,7 +224,9 @@ function addFile(walk: Walk, shown: string, real: string): void {
   if (walk.seenFiles.has(real)) return;
   if (walk.found.length >= walk.limits.maxFiles) {
     walk.capped = true;
-    walk.problems.push(parseProblem(walk.shownRoot, `more than ${walk.limits.maxFiles} manifest files; the rest were not read`));
+    walk.problems.push(
+      parseProblem(walk.shownRoot, `more than ${walk.limits.maxFiles} manifest files; the rest were not read`),
+    );
     return;
   }
   walk.seenFiles.add(real);
@@ -216,7 +240,13 @@ async function walkOnce(walk: Walk, realDir: string, shown: string): Promise<voi
   return walkDir(walk, realDir, shown);
 }
 
-async function readOne(fs: ReadFs, shown: string, real: string, limits: ReadLimits, known: ReadOptions['known']): Promise<SnapshotFile | LoadProblem> {
+async function readOne(
+  fs: ReadFs,
+  shown: string,
+  real: string,
+  limits: ReadLimits,
+  known: ReadOptions['known'],
+): Promise<SnapshotFile | LoadProblem> {
   if (known) {
     const stats = await fs.stat(real).catch(() => undefined);
     const key = stats?.isFile() ? known(real, stats) : undefined;
@@ -254,7 +284,10 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (
 }
 
 function tooLarge(shown: string, size: number, limits: ReadLimits): LoadProblem {
-  return parseProblem(shown, `is ${formatBytes(size)}, over the limit of ${formatBytes(limits.maxFileBytes)} per manifest file`);
+  return parseProblem(
+    shown,
+    `is ${formatBytes(size)}, over the limit of ${formatBytes(limits.maxFileBytes)} per manifest file`,
+  );
 }
 
 function isInside(root: string, path: string): boolean {

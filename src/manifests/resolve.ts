@@ -13,9 +13,23 @@ import { formatLocation } from '../errors.js';
 import { deepFreeze } from '../support/freeze.js';
 import type { Pointer } from '../yaml/positions.js';
 import type { Manifest } from '../model/manifest.js';
-import { IGNORE_ANNOTATION, PRUNE_ANNOTATION, REPLACE_ANNOTATION, RESYNC_ANNOTATION, SUSPEND_ANNOTATION } from '../schema/manifest.js';
+import {
+  IGNORE_ANNOTATION,
+  PRUNE_ANNOTATION,
+  REPLACE_ANNOTATION,
+  RESYNC_ANNOTATION,
+  SUSPEND_ANNOTATION,
+} from '../schema/manifest.js';
 import type { ResourcePolicy } from '../model/desired.js';
-import { accessOf, descriptorOf, pluralOf, type DesiredResource, type DocumentProblem, type KindAccess, type ManifestLookup } from '../kinds/index.js';
+import {
+  accessOf,
+  descriptorOf,
+  pluralOf,
+  type DesiredResource,
+  type DocumentProblem,
+  type KindAccess,
+  type ManifestLookup,
+} from '../kinds/index.js';
 import type { SecretIo } from '../config/secrets.js';
 import { problemAt, UNCONFIGURED_TARGET, type Entry, type FoundProblem } from './entries.js';
 import { resolveSecrets } from './secrets.js';
@@ -40,7 +54,11 @@ export interface Resolved {
 }
 
 /** Runs every cross-document rule and the secret stage, and builds the desired resources. */
-export function resolveEntries(entries: readonly Entry[], failedBySchema: ReadonlySet<Entry>, options: ResolveOptions): Resolved {
+export function resolveEntries(
+  entries: readonly Entry[],
+  failedBySchema: ReadonlySet<Entry>,
+  options: ResolveOptions,
+): Resolved {
   const problems: FoundProblem[] = [];
   const warnings: FoundProblem[] = [];
   const failed = new Set(failedBySchema);
@@ -69,7 +87,8 @@ export function resolveEntries(entries: readonly Entry[], failedBySchema: Readon
     if (!manifest) continue;
     const rules = descriptorOf(manifest.kind).manifests;
     reportAll(entry, rules.check?.(manifest) ?? []);
-    for (const each of rules.warnings?.(manifest) ?? []) warnings.push(problemAt(entry, each.code, each.pointer, each.message));
+    for (const each of rules.warnings?.(manifest) ?? [])
+      warnings.push(problemAt(entry, each.code, each.pointer, each.message));
   }
   // 3. Secrets resolve; one that cannot be is marked unknown, for the plan to show and apply to refuse.
   const secrets = resolveSecrets(entries, options);
@@ -94,7 +113,15 @@ function checkTarget(entry: Entry, config: Config, report: Report): void {
   const { declaredTarget, kind } = entry.identity;
   const names = config.targets.map((t) => t.name).join(', ');
   if (declaredTarget !== undefined && entry.identity.target === undefined) {
-    report(entry, problemAt(entry, 'E_REF_UNRESOLVED', ['metadata', 'target'], `names no target in the config; the targets are ${names}`));
+    report(
+      entry,
+      problemAt(
+        entry,
+        'E_REF_UNRESOLVED',
+        ['metadata', 'target'],
+        `names no target in the config; the targets are ${names}`,
+      ),
+    );
     return;
   }
   const target = config.targets.find((t) => t.name === entry.identity.target);
@@ -103,14 +130,23 @@ function checkTarget(entry: Entry, config: Config, report: Report): void {
   const access = accessOf(kind, target.variant, profile);
   if (access !== 'write') {
     const pointer = declaredTarget !== undefined ? ['metadata', 'target'] : ['kind'];
-    report(entry, problemAt(entry, 'E_MANIFEST_INVALID', pointer, targetProblem(kind, target.name, target.variant, profile, access)));
+    report(
+      entry,
+      problemAt(
+        entry,
+        'E_MANIFEST_INVALID',
+        pointer,
+        targetProblem(kind, target.name, target.variant, profile, access),
+      ),
+    );
     return;
   }
   // A name of a kind the target has no list of cannot be resolved there (a managed service's connections).
   const manifest = entry.manifest;
   for (const named of (manifest && descriptorOf(kind).manifests.namedByName?.(manifest)) ?? []) {
     if (accessOf(named.kind, target.variant, profile) !== 'none') continue;
-    const why = `target ${target.name} (${target.variant}, api profile ${profile}) has no ` +
+    const why =
+      `target ${target.name} (${target.variant}, api profile ${profile}) has no ` +
       `${pluralOf(named.kind)} to look "${named.name}" up in; name it by id with ${named.idMember} ` +
       `instead`;
     report(entry, problemAt(entry, 'E_MANIFEST_INVALID', named.pointer, why));
@@ -131,34 +167,46 @@ function targetProblem(kind: Kind, target: string, variant: Variant, profile: Ap
   const descriptor = descriptorOf(kind);
   const where = writableOn(kind);
   if (access === 'read') {
-    return `target ${target} (${variant}, api profile ${profile}) lists its ${pluralOf(kind)} but cannot ` +
+    return (
+      `target ${target} (${variant}, api profile ${profile}) lists its ${pluralOf(kind)} but cannot ` +
       `create or change them, so a ${kind} manifest cannot apply there; name an existing one by its ` +
-      `name from the manifests that use it instead`;
+      `name from the manifests that use it instead`
+    );
   }
-  if (descriptor.routes[variant] === undefined) return `a ${kind} needs ${where}, and ${target} is ${variant} (it has no ${pluralOf(kind)})`;
+  if (descriptor.routes[variant] === undefined)
+    return `a ${kind} needs ${where}, and ${target} is ${variant} (it has no ${pluralOf(kind)})`;
   return `a ${kind} needs ${where}, and ${target} speaks api profile ${profile} (whose ${variant} API has no ${pluralOf(kind)})`;
 }
 
 /** The targets that can hold a kind, in words: `a managed target`, `a target with api profile current`. */
 function writableOn(kind: Kind): string {
   const places = (Object.keys(descriptorOf(kind).routes) as Variant[]).flatMap((variant) =>
-    API_PROFILES.filter((profile) => accessOf(kind, variant, profile) === 'write').map((profile) => ({ variant, profile })),
+    API_PROFILES.filter((profile) => accessOf(kind, variant, profile) === 'write').map((profile) => ({
+      variant,
+      profile,
+    })),
   );
   const variants = [...new Set(places.map((place) => place.variant))];
   const profiles = [...new Set(places.map((place) => place.profile))];
   const variantText = variants.length === 1 ? `a ${variants[0]} target` : 'a target';
-  return profiles.length === API_PROFILES.length ? variantText : `${variantText} with api profile ${profiles.join(' or ')}`;
+  return profiles.length === API_PROFILES.length
+    ? variantText
+    : `${variantText} with api profile ${profiles.join(' or ')}`;
 }
 
 function checkDuplicates(entries: readonly Entry[], report: Report): void {
   const sameKey = reportRepeats(entries, report, (entry) => {
     const name = entry.identity.name;
-    return name === undefined ? undefined : { value: name, pointer: ['metadata', 'name'], what: (value) => `${entry.identity.kind ?? ''} ${value}` };
+    return name === undefined
+      ? undefined
+      : { value: name, pointer: ['metadata', 'name'], what: (value) => `${entry.identity.kind ?? ''} ${value}` };
   });
   // Live resources are found by their API name (or id): two manifests with one would fight over one resource.
   // A copy already reported for its metadata.name needs no second problem.
   const fresh = entries.filter((entry) => !sameKey.has(entry));
-  reportRepeats(fresh, report, (entry) => (entry.manifest ? descriptorOf(entry.manifest.kind).manifests.uniqueName?.(entry.manifest) : undefined));
+  reportRepeats(fresh, report, (entry) =>
+    entry.manifest ? descriptorOf(entry.manifest.kind).manifests.uniqueName?.(entry.manifest) : undefined,
+  );
 }
 
 interface UniqueKey {
@@ -168,7 +216,11 @@ interface UniqueKey {
 }
 
 /** Reports every entry whose value repeats one of the same kind and target (neither copy is applied); returns them. */
-function reportRepeats(entries: readonly Entry[], report: Report, keyOf: (entry: Entry) => UniqueKey | undefined): Set<Entry> {
+function reportRepeats(
+  entries: readonly Entry[],
+  report: Report,
+  keyOf: (entry: Entry) => UniqueKey | undefined,
+): Set<Entry> {
   const first = new Map<string, Entry>();
   const flagged = new Set<Entry>();
   for (const entry of entries) {
@@ -182,12 +234,28 @@ function reportRepeats(entries: readonly Entry[], report: Report, keyOf: (entry:
       continue;
     }
     const what = key.what(key.value);
-    report(entry, problemAt(entry, 'E_MANIFEST_DUPLICATE', key.pointer, `${what} is already defined for target ${target} at ${formatLocation(earlier.doc.location)}`));
+    report(
+      entry,
+      problemAt(
+        entry,
+        'E_MANIFEST_DUPLICATE',
+        key.pointer,
+        `${what} is already defined for target ${target} at ${formatLocation(earlier.doc.location)}`,
+      ),
+    );
     flagged.add(entry);
     // Which copy was meant cannot be told.
     if (flagged.has(earlier)) continue;
     flagged.add(earlier);
-    report(earlier, problemAt(earlier, 'E_MANIFEST_DUPLICATE', key.pointer, `${what} is defined again for target ${target} at ${formatLocation(entry.doc.location)}`));
+    report(
+      earlier,
+      problemAt(
+        earlier,
+        'E_MANIFEST_DUPLICATE',
+        key.pointer,
+        `${what} is defined again for target ${target} at ${formatLocation(entry.doc.location)}`,
+      ),
+    );
   }
   return flagged;
 }
@@ -210,7 +278,13 @@ function lookupsByTarget(entries: readonly Entry[], failed: ReadonlySet<Entry>):
         names: (kind) => [...(kinds.get(kind)?.keys() ?? [])],
         find: (kind, name) => {
           const entry = kinds.get(kind)?.get(name);
-          return entry && { ...(entry.manifest ? { manifest: entry.manifest } : {}), failed: failed.has(entry), location: entry.doc.location };
+          return (
+            entry && {
+              ...(entry.manifest ? { manifest: entry.manifest } : {}),
+              failed: failed.has(entry),
+              location: entry.doc.location,
+            }
+          );
         },
       },
     ]),
@@ -239,7 +313,9 @@ function toDesired(entry: Entry, secrets: ReadonlyMap<string, SecretValue> | und
     file,
     line,
     column,
-    ...[...(secrets ?? [])].map(([path, secret]) => `${path}=${secret.unknown === undefined ? secret.hmac : `?${secret.unknown}`}`),
+    ...[...(secrets ?? [])].map(
+      ([path, secret]) => `${path}=${secret.unknown === undefined ? secret.hmac : `?${secret.unknown}`}`,
+    ),
     ...(entry.sensitive ?? []).map((secret) => secret.hmac),
   ].join('\u0000');
   const known = Object.isFrozen(manifest) ? built.get(manifest) : undefined;
@@ -252,7 +328,13 @@ function toDesired(entry: Entry, secrets: ReadonlyMap<string, SecretValue> | und
 function buildDesired(entry: Entry, manifest: Manifest, secrets: ReadonlyMap<string, SecretValue>): DesiredResource {
   const policy = policyOf(manifest);
   const sensitive = entry.sensitive && entry.sensitive.length > 0 ? { sensitive: entry.sensitive } : {};
-  const base = { key: manifest.metadata.name, target: entry.identity.target ?? '', location: entry.doc.location, ...(policy ? { policy } : {}), ...sensitive };
+  const base = {
+    key: manifest.metadata.name,
+    target: entry.identity.target ?? '',
+    location: entry.doc.location,
+    ...(policy ? { policy } : {}),
+    ...sensitive,
+  };
   return descriptorOf(manifest.kind).manifests.build(manifest, base, secrets) as DesiredResource;
 }
 
@@ -262,7 +344,10 @@ function policyOf(manifest: Manifest): ResourcePolicy | undefined {
   const policy: ResourcePolicy = {};
   if (annotations[SUSPEND_ANNOTATION] === 'true') policy.suspend = true;
   if (annotations[PRUNE_ANNOTATION] === 'disabled') policy.noPrune = true;
-  const fromAnnotation = (annotations[IGNORE_ANNOTATION] ?? '').split(',').map((path) => path.trim()).filter(Boolean);
+  const fromAnnotation = (annotations[IGNORE_ANNOTATION] ?? '')
+    .split(',')
+    .map((path) => path.trim())
+    .filter(Boolean);
   // Not every kind takes spec.ignoreDifferences (a CDC scaling has two members, both always sent).
   const listed = manifest.spec['ignoreDifferences'];
   const written = Array.isArray(listed) ? listed.filter((path): path is string => typeof path === 'string') : [];

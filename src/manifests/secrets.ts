@@ -26,9 +26,11 @@ export interface ResolvedSecrets {
 }
 
 /** What a reference that cannot be resolved here means for the plan and the apply (docs/secrets.md). */
-export const UNKNOWN_SECRET_NOTE = 'unknown in this plan; the plan shows no change it cannot know, and apply refuses only a write that would send it';
+export const UNKNOWN_SECRET_NOTE =
+  'unknown in this plan; the plan shows no change it cannot know, and apply refuses only a write that would send it';
 
-const PLAIN_SECRET_WARNING = 'is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git';
+const PLAIN_SECRET_WARNING =
+  'is a plain string in the manifest; use {fromEnv: NAME} or {fromFile: PATH} to keep secrets out of Git';
 
 /** Resolves the secret references of every entry that passed its schema. */
 export function resolveSecrets(entries: readonly Entry[], options: SecretStageOptions): ResolvedSecrets {
@@ -41,12 +43,15 @@ export function resolveSecrets(entries: readonly Entry[], options: SecretStageOp
     const values = new Map<string, SecretValue>();
     const baseDir = secretBaseDir(entry.doc.file);
     for (const site of sites) {
-      if (typeof site.ref === 'string') result.warnings.push(problemAt(entry, 'E_MANIFEST_INVALID', site.pointer, PLAIN_SECRET_WARNING));
+      if (typeof site.ref === 'string')
+        result.warnings.push(problemAt(entry, 'E_MANIFEST_INVALID', site.pointer, PLAIN_SECRET_WARNING));
       const value = resolveOne(anchorSecret(site.ref as SecretRef, baseDir), options.secretIo);
       if (typeof value === 'string') values.set(site.path, { value, hmac: options.hmac(value) });
       else {
         values.set(site.path, { value: '', hmac: '', unknown: value.message });
-        result.warnings.push(problemAt(entry, 'E_SECRET_MISSING', site.pointer, `${value.message}: ${UNKNOWN_SECRET_NOTE}`));
+        result.warnings.push(
+          problemAt(entry, 'E_SECRET_MISSING', site.pointer, `${value.message}: ${UNKNOWN_SECRET_NOTE}`),
+        );
       }
     }
     registerPairs(values);

@@ -19,8 +19,10 @@ export function fileTenants(files: readonly string[], root: string, tenants: rea
 
 /** What a tenant may touch, in words: `targets prod and kinds Dashboard, Alert`. */
 export function tenantScope(tenant: Tenant): string {
-  return `target${tenant.targets.length === 1 ? '' : 's'} ${tenant.targets.join(', ')} and ` +
-    `kind${tenant.kinds.length === 1 ? '' : 's'} ${tenant.kinds.join(', ')}`;
+  return (
+    `target${tenant.targets.length === 1 ? '' : 's'} ${tenant.targets.join(', ')} and ` +
+    `kind${tenant.kinds.length === 1 ? '' : 's'} ${tenant.kinds.join(', ')}`
+  );
 }
 
 /**
@@ -28,16 +30,31 @@ export function tenantScope(tenant: Tenant): string {
  * paths of several, or naming a target or kind its tenant may not touch. Each is at the line of
  * what it is about and names the tenant and what it may touch.
  */
-export function tenantProblem(entry: Entry, tenants: readonly Tenant[], all: readonly Tenant[]): FoundProblem | undefined {
-  const problem = (pointer: (string | number)[], message: string, who: readonly Tenant[]): FoundProblem => ({ ...problemAt(entry, 'E_TENANT_VIOLATION', pointer, message), tenants: who.map((tenant) => tenant.name) });
+export function tenantProblem(
+  entry: Entry,
+  tenants: readonly Tenant[],
+  all: readonly Tenant[],
+): FoundProblem | undefined {
+  const problem = (pointer: (string | number)[], message: string, who: readonly Tenant[]): FoundProblem => ({
+    ...problemAt(entry, 'E_TENANT_VIOLATION', pointer, message),
+    tenants: who.map((tenant) => tenant.name),
+  });
   const [tenant, ...others] = tenants;
   if (!tenant) {
     const listed = all.map((each) => `${each.name} (${each.paths.join(', ')})`).join('; ');
-    return problem([], `is in no tenant's paths; with tenants configured every manifest belongs to one (tenants: ${listed})`, []);
+    return problem(
+      [],
+      `is in no tenant's paths; with tenants configured every manifest belongs to one (tenants: ${listed})`,
+      [],
+    );
   }
   if (others.length > 0) {
     const names = tenants.map((each) => each.name);
-    return problem([], `is in the paths of tenants ${names.slice(0, -1).join(', ')} and ${names.at(-1)}; a manifest belongs to one tenant (make their paths apart)`, tenants);
+    return problem(
+      [],
+      `is in the paths of tenants ${names.slice(0, -1).join(', ')} and ${names.at(-1)}; a manifest belongs to one tenant (make their paths apart)`,
+      tenants,
+    );
   }
   const { kind, target, declaredTarget } = entry.identity;
   if (kind !== undefined && !tenant.kinds.includes(kind)) {
@@ -46,7 +63,9 @@ export function tenantProblem(entry: Entry, tenants: readonly Tenant[], all: rea
   const named = target ?? declaredTarget;
   if (named !== undefined && !tenant.targets.includes(named)) {
     const pointer = declaredTarget === undefined ? [] : ['metadata', 'target'];
-    return problem(pointer, `names target ${named}; tenant ${tenant.name} may touch only ${tenantScope(tenant)}`, [tenant]);
+    return problem(pointer, `names target ${named}; tenant ${tenant.name} may touch only ${tenantScope(tenant)}`, [
+      tenant,
+    ]);
   }
   return undefined;
 }

@@ -18,7 +18,11 @@ export function validateManifest(value: unknown): ManifestCheck {
   const named = manifestSchemaFor(value);
   const validate = validatorOf(named);
   if (validate(value)) return { ok: true, manifest: value as Manifest };
-  const issues = describeAjvErrors(validate.errors ?? [], value, { schema: named.schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
+  const issues = describeAjvErrors(validate.errors ?? [], value, {
+    schema: named.schema,
+    patternMessages: MANIFEST_PATTERN_MESSAGES,
+    wholeMessages: WHOLE_MESSAGES,
+  });
   return { ok: false, issues };
 }
 
@@ -31,7 +35,10 @@ const ENVELOPE: NamedSchema = { name: 'manifest:envelope', schema: envelopeSchem
 
 /** Every schema a manifest is validated against: each kind's, the forms of those that have them, and the envelope. */
 export function manifestSchemas(): NamedSchema[] {
-  return [...KINDS.flatMap((kind) => [manifestSchemaOf(kind), ...Object.values(specFormsOf(kind)?.forms ?? {})]), ENVELOPE];
+  return [
+    ...KINDS.flatMap((kind) => [manifestSchemaOf(kind), ...Object.values(specFormsOf(kind)?.forms ?? {})]),
+    ENVELOPE,
+  ];
 }
 
 /**
@@ -63,10 +70,17 @@ function specFormsOf(kind: Kind): { member: string; forms: { with: NamedSchema; 
   const schema = descriptorOf(kind).schema;
   const spec = (schema['properties'] as Record<string, JsonSchema> | undefined)?.['spec'];
   const required = (spec?.['if'] as JsonSchema | undefined)?.['required'];
-  const member = Array.isArray(required) && required.length === 1 && typeof required[0] === 'string' ? required[0] : undefined;
+  const member =
+    Array.isArray(required) && required.length === 1 && typeof required[0] === 'string' ? required[0] : undefined;
   const forms =
     spec !== undefined && member !== undefined && spec['then'] !== undefined && spec['else'] !== undefined
-      ? { member, forms: { with: formSchema(kind, schema, spec, 'then', member), without: formSchema(kind, schema, spec, 'else', member) } }
+      ? {
+          member,
+          forms: {
+            with: formSchema(kind, schema, spec, 'then', member),
+            without: formSchema(kind, schema, spec, 'else', member),
+          },
+        }
       : undefined;
   formsByKind.set(kind, forms ?? null);
   return forms;
@@ -74,8 +88,17 @@ function specFormsOf(kind: Kind): { member: string; forms: { with: NamedSchema; 
 
 const formsByKind = new Map<Kind, ReturnType<typeof specFormsOf> | null>();
 
-function formSchema(kind: Kind, schema: JsonSchema, spec: JsonSchema, branch: 'then' | 'else', member: string): NamedSchema {
+function formSchema(
+  kind: Kind,
+  schema: JsonSchema,
+  spec: JsonSchema,
+  branch: 'then' | 'else',
+  member: string,
+): NamedSchema {
   const { if: _if, then: _then, else: _else, ...rest } = spec;
   const form = { ...rest, ...(spec[branch] as JsonSchema) };
-  return { name: `manifest:${kind}:${branch === 'then' ? 'with' : 'without'}-${member}`, schema: { ...schema, properties: { ...(schema['properties'] as Record<string, JsonSchema>), spec: form } } };
+  return {
+    name: `manifest:${kind}:${branch === 'then' ? 'with' : 'without'}-${member}`,
+    schema: { ...schema, properties: { ...(schema['properties'] as Record<string, JsonSchema>), spec: form } },
+  };
 }

@@ -59,30 +59,53 @@ export function substituteVariables(value: unknown, context: VarContext): Substi
   const walk = (node: unknown, pointer: Pointer): unknown => {
     if (typeof node === 'string') return node.includes('${') ? substituteString(node, pointer, lookup, problems) : node;
     if (Array.isArray(node)) return node.map((item, index) => walk(item, [...pointer, index]));
-    if (node !== null && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, walk(item, [...pointer, key])]));
+    if (node !== null && typeof node === 'object')
+      return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, walk(item, [...pointer, key])]));
     return node;
   };
   return { value: walk(value, []), problems, sensitive: [...sensitive.values()] };
 }
 
-function substituteString(text: string, pointer: Pointer, lookup: (name: string, pointer: Pointer) => string | undefined, problems: VarProblem[]): string {
+function substituteString(
+  text: string,
+  pointer: Pointer,
+  lookup: (name: string, pointer: Pointer) => string | undefined,
+  problems: VarProblem[],
+): string {
   return text.replace(REFERENCE, (whole, escape: string, name: string) => {
     if (escape) return whole.slice(1);
     if (!VAR_NAME.test(name)) {
-      problems.push({ code: 'E_MANIFEST_INVALID', pointer, message: `\${${name}} is not a variable reference (a name is letters, digits and _; write $\${…} for a literal \${…})` });
+      problems.push({
+        code: 'E_MANIFEST_INVALID',
+        pointer,
+        message: `\${${name}} is not a variable reference (a name is letters, digits and _; write $\${…} for a literal \${…})`,
+      });
       return whole;
     }
     return lookup(name, pointer) ?? whole;
   });
 }
 
-function resolveVariable(name: string, pointer: Pointer, context: VarContext, problems: VarProblem[], sensitive: Map<string, SecretValue>): string | undefined {
+function resolveVariable(
+  name: string,
+  pointer: Pointer,
+  context: VarContext,
+  problems: VarProblem[],
+  sensitive: Map<string, SecretValue>,
+): string | undefined {
   const ref = Object.hasOwn(context.vars, name) ? context.vars[name] : undefined;
   if (ref === undefined) {
     const known = Object.keys(context.vars);
     const hint = known.length > 0 ? `its vars are ${known.join(', ')}` : 'it has no vars';
-    const items = context.itemVars && context.itemVars.length > 0 ? `is set by no forEach item (they set ${context.itemVars.join(', ')}) and ` : '';
-    problems.push({ code: 'E_MANIFEST_INVALID', pointer, message: `\${${name}} ${items}is not set for target ${context.target} (${hint}); an unset variable is never replaced by an empty string` });
+    const items =
+      context.itemVars && context.itemVars.length > 0
+        ? `is set by no forEach item (they set ${context.itemVars.join(', ')}) and `
+        : '';
+    problems.push({
+      code: 'E_MANIFEST_INVALID',
+      pointer,
+      message: `\${${name}} ${items}is not set for target ${context.target} (${hint}); an unset variable is never replaced by an empty string`,
+    });
     return undefined;
   }
   if (typeof ref === 'string') return ref;
@@ -92,7 +115,11 @@ function resolveVariable(name: string, pointer: Pointer, context: VarContext, pr
     return value;
   } catch (error) {
     if (!(error instanceof StacksyncError) || error.code !== 'E_SECRET_MISSING') throw error;
-    problems.push({ code: 'E_SECRET_MISSING', pointer, message: `\${${name}} of target ${context.target}: ${error.message}` });
+    problems.push({
+      code: 'E_SECRET_MISSING',
+      pointer,
+      message: `\${${name}} of target ${context.target}: ${error.message}`,
+    });
     return undefined;
   }
 }

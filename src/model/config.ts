@@ -5,7 +5,16 @@
 import type { Static } from 'typebox';
 import type { Kind, Variant } from './kinds.js';
 import type { ApiProfile } from '../schema/enums.js';
-import type { configSchema, managedAuthSchema, NOTIFY_EVENTS, NOTIFY_PROVIDERS, rateLimitSchema, secretRefSchema, selfHostedAuthSchema, syncSchema } from '../schema/config.js';
+import type {
+  configSchema,
+  managedAuthSchema,
+  NOTIFY_EVENTS,
+  NOTIFY_PROVIDERS,
+  rateLimitSchema,
+  secretRefSchema,
+  selfHostedAuthSchema,
+  syncSchema,
+} from '../schema/config.js';
 
 /** The config file as written (schemas/config.json). */
 export type ConfigFile = Static<typeof configSchema>;
@@ -13,7 +22,10 @@ export type TargetFile = ConfigFile['targets'][number];
 type SyncFile = Static<typeof syncSchema>;
 
 /** The file once it passed its schema, which filled in the defaults of `sync` and `state`. */
-export type DefaultedConfigFile = Omit<ConfigFile, 'sync' | 'state'> & { sync: Required<SyncFile>; state: NonNullable<ConfigFile['state']> };
+export type DefaultedConfigFile = Omit<ConfigFile, 'sync' | 'state'> & {
+  sync: Required<SyncFile>;
+  state: NonNullable<ConfigFile['state']>;
+};
 
 /** A reference to a secret: an env var, a file, or (discouraged, `plan` warns) a plain string. */
 export type SecretRef = Static<typeof secretRefSchema>;

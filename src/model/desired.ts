@@ -54,7 +54,13 @@ export interface DesiredBase {
 
 /** One problem found while loading; many are collected per run. */
 export interface LoadProblem {
-  code: 'E_MANIFEST_PARSE' | 'E_MANIFEST_INVALID' | 'E_MANIFEST_DUPLICATE' | 'E_REF_UNRESOLVED' | 'E_SECRET_MISSING' | 'E_TENANT_VIOLATION';
+  code:
+    | 'E_MANIFEST_PARSE'
+    | 'E_MANIFEST_INVALID'
+    | 'E_MANIFEST_DUPLICATE'
+    | 'E_REF_UNRESOLVED'
+    | 'E_SECRET_MISSING'
+    | 'E_TENANT_VIOLATION';
   message: string;
   location: SourceLocation;
   /** Target the broken document belongs to, when it could be told; prune is blocked for it. */

@@ -20,8 +20,29 @@ import type { MarkChanges } from './state.js';
  * `replace`: a create-only member changed, so the resource is deleted and created again; applied
  * only with `--allow-replace` or `stacksync.io/replace: allow`.
  */
-export type Action = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'orphan' | 'suspended' | 'waiting' | 'unchanged' | 'error';
-export const ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delete', 'adopt', 'orphan', 'suspended', 'waiting', 'unchanged', 'error'];
+export type Action =
+  | 'create'
+  | 'update'
+  | 'replace'
+  | 'delete'
+  | 'adopt'
+  | 'orphan'
+  | 'suspended'
+  | 'waiting'
+  | 'unchanged'
+  | 'error';
+export const ACTIONS: readonly Action[] = [
+  'create',
+  'update',
+  'replace',
+  'delete',
+  'adopt',
+  'orphan',
+  'suspended',
+  'waiting',
+  'unchanged',
+  'error',
+];
 
 /** Actions that make API writes (or take a resource over) when applied; the rest leave live as it is. */
 export const WRITE_ACTIONS: readonly Action[] = ['create', 'update', 'replace', 'delete', 'adopt'];
@@ -280,13 +301,38 @@ export type ChangeResult = { result: 'ok' } | { result: 'failed' | 'skipped'; co
  * before the apply began (a rule of docs/apply.md); `waiting`: for an earlier write that may
  * still land. `replaced` is shown only when there is one.
  */
-export type Outcome = 'created' | 'updated' | 'replaced' | 'deleted' | 'adopted' | 'failed' | 'skipped' | 'not applied' | 'waiting';
-export const OUTCOMES: readonly Outcome[] = ['created', 'updated', 'replaced', 'deleted', 'adopted', 'failed', 'skipped', 'not applied', 'waiting'];
+export type Outcome =
+  | 'created'
+  | 'updated'
+  | 'replaced'
+  | 'deleted'
+  | 'adopted'
+  | 'failed'
+  | 'skipped'
+  | 'not applied'
+  | 'waiting';
+export const OUTCOMES: readonly Outcome[] = [
+  'created',
+  'updated',
+  'replaced',
+  'deleted',
+  'adopted',
+  'failed',
+  'skipped',
+  'not applied',
+  'waiting',
+];
 
 /** Codes of a write held back before the apply began: `not applied`, not `skipped`. */
 export const HELD_BACK_CODES: readonly ErrorCode[] = ['E_MANIFEST_BLOCKED', 'E_PRUNE_REFUSED'];
 
-const DONE: Partial<Record<Action, Outcome>> = { create: 'created', update: 'updated', replace: 'replaced', delete: 'deleted', adopt: 'adopted' };
+const DONE: Partial<Record<Action, Outcome>> = {
+  create: 'created',
+  update: 'updated',
+  replace: 'replaced',
+  delete: 'deleted',
+  adopt: 'adopted',
+};
 
 /** The outcome of `change` given its result; undefined for what an apply never writes (unchanged, orphan, suspended). */
 export function outcomeOf(change: Pick<Change, 'action'>, result: ChangeResult | undefined): Outcome | undefined {
@@ -302,7 +348,17 @@ export function outcomeOf(change: Pick<Change, 'action'>, result: ChangeResult |
 export type OutcomeCounts = Record<Outcome, number>;
 
 export function noOutcomes(): OutcomeCounts {
-  return { created: 0, updated: 0, replaced: 0, deleted: 0, adopted: 0, failed: 0, skipped: 0, 'not applied': 0, waiting: 0 };
+  return {
+    created: 0,
+    updated: 0,
+    replaced: 0,
+    deleted: 0,
+    adopted: 0,
+    failed: 0,
+    skipped: 0,
+    'not applied': 0,
+    waiting: 0,
+  };
 }
 
 /** Counts with one more `outcome` (a new object). */

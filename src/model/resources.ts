@@ -38,6 +38,10 @@ export interface UnreadableResource {
  * The live resources of one kind a plan or the inventory must account for: those that were read,
  * then those that could not be (still live, with an id; a prune deletes them by it).
  */
-export function withUnreadable<T, U extends { kind: Kind }>(kind: Kind, read: readonly T[], unreadable: readonly U[] = []): (T | U)[] {
+export function withUnreadable<T, U extends { kind: Kind }>(
+  kind: Kind,
+  read: readonly T[],
+  unreadable: readonly U[] = [],
+): (T | U)[] {
   return [...read, ...unreadable.filter((item) => item.kind === kind)];
 }

@@ -76,7 +76,10 @@ export const MAX_LISTED = 20;
 const PAST: Record<string, string> = { create: 'created', update: 'updated', delete: 'deleted', adopt: 'adopted' };
 
 /** The events of one sync and the memory after it. */
-export function eventsOf(account: SyncNotice, memory: NotifyMemory): { events: NotificationEvent[]; memory: NotifyMemory } {
+export function eventsOf(
+  account: SyncNotice,
+  memory: NotifyMemory,
+): { events: NotificationEvent[]; memory: NotifyMemory } {
   const events: NotificationEvent[] = [];
   const next: NotifyMemory = { ...memory };
   const base = { target: account.target, ...(account.revision ? { revision: account.revision } : {}) };
@@ -87,7 +90,14 @@ export function eventsOf(account: SyncNotice, memory: NotifyMemory): { events: N
     if (failure.fingerprint !== memory.failure) events.push({ ...base, event: 'failed', ...failure.event });
     next.failure = failure.fingerprint;
   } else if (memory.failure !== undefined) {
-    events.push({ ...base, event: 'recovered', summary: `${account.target} is in sync again`, resources: [], total: 0, counts: {} });
+    events.push({
+      ...base,
+      event: 'recovered',
+      summary: `${account.target} is in sync again`,
+      resources: [],
+      total: 0,
+      counts: {},
+    });
     delete next.failure;
   }
 
@@ -97,7 +107,13 @@ export function eventsOf(account: SyncNotice, memory: NotifyMemory): { events: N
 
   // 3. Drift: live edits made outside stacksync, told once per set of them.
   const drifted = (account.plan?.changes ?? []).filter((change) => change.drift === true);
-  const drift = drifted.length > 0 ? drifted.map((c) => `${c.kind}/${c.name}:${c.diff.map((d) => d.path).join(',')}`).sort().join('\n') : undefined;
+  const drift =
+    drifted.length > 0
+      ? drifted
+          .map((c) => `${c.kind}/${c.name}:${c.diff.map((d) => d.path).join(',')}`)
+          .sort()
+          .join('\n')
+      : undefined;
   if (drift !== undefined && drift !== memory.drift) {
     const results = account.results;
     const healed = results !== undefined && drifted.every((change) => results.get(changeRef(change))?.result === 'ok');
@@ -111,7 +127,15 @@ export function eventsOf(account: SyncNotice, memory: NotifyMemory): { events: N
   const refusal = refusals.length > 0 ? refusals.map((r) => r.message).join('\n') : undefined;
   if (refusal !== undefined && refusal !== memory.refusal) {
     const first = refusals[0] as PlanError;
-    events.push({ ...base, event: 'pruneRefused', summary: first.message, resources: [], total: 0, counts: {}, error: { code: first.code, message: first.message } });
+    events.push({
+      ...base,
+      event: 'pruneRefused',
+      summary: first.message,
+      resources: [],
+      total: 0,
+      counts: {},
+      error: { code: first.code, message: first.message },
+    });
   }
   if (refusal === undefined) delete next.refusal;
   else next.refusal = refusal;
@@ -122,12 +146,18 @@ export function eventsOf(account: SyncNotice, memory: NotifyMemory): { events: N
 function appliedChanges(account: SyncNotice): Change[] {
   const results = account.results;
   if (!results) return [];
-  return (account.plan?.changes ?? []).filter((change) => isWrite(change.action) && results.get(changeRef(change))?.result === 'ok');
+  return (account.plan?.changes ?? []).filter(
+    (change) => isWrite(change.action) && results.get(changeRef(change))?.result === 'ok',
+  );
 }
 
-function appliedEvent(target: string, changes: readonly Change[]): Omit<NotificationEvent, 'event' | 'target' | 'revision'> {
+function appliedEvent(
+  target: string,
+  changes: readonly Change[],
+): Omit<NotificationEvent, 'event' | 'target' | 'revision'> {
   const counts: Record<string, number> = {};
-  for (const change of changes) counts[PAST[change.action] ?? change.action] = (counts[PAST[change.action] ?? change.action] ?? 0) + 1;
+  for (const change of changes)
+    counts[PAST[change.action] ?? change.action] = (counts[PAST[change.action] ?? change.action] ?? 0) + 1;
   const parts = Object.entries(counts).map(([action, n]) => `${n} ${action}`);
   return {
     summary: `applied ${changes.length} ${plural(changes.length, 'change')} to ${target}: ${parts.join(', ')} (${names(changes)})`,
@@ -137,10 +167,25 @@ function appliedEvent(target: string, changes: readonly Change[]): Omit<Notifica
   };
 }
 
-function driftEvent(target: string, changes: readonly Change[], healed: boolean, proposal: SyncNotice['proposal']): Omit<NotificationEvent, 'event' | 'target' | 'revision'> {
+function driftEvent(
+  target: string,
+  changes: readonly Change[],
+  healed: boolean,
+  proposal: SyncNotice['proposal'],
+): Omit<NotificationEvent, 'event' | 'target' | 'revision'> {
   const what = `${changes.length} ${plural(changes.length, 'resource')} of ${target} ${changes.length === 1 ? 'was' : 'were'} edited outside stacksync`;
-  const how = healed ? ' (healed)' : proposal ? ` (proposed on branch ${proposal.branch}${proposal.pullRequest ? `, ${proposal.pullRequest}` : ''})` : '';
-  return { summary: `${what}${how}: ${names(changes)}`, resources: listed(changes), total: changes.length, counts: byKind(changes), ...(proposal ? { proposal: { ...proposal } } : {}) };
+  const how = healed
+    ? ' (healed)'
+    : proposal
+      ? ` (proposed on branch ${proposal.branch}${proposal.pullRequest ? `, ${proposal.pullRequest}` : ''})`
+      : '';
+  return {
+    summary: `${what}${how}: ${names(changes)}`,
+    resources: listed(changes),
+    total: changes.length,
+    counts: byKind(changes),
+    ...(proposal ? { proposal: { ...proposal } } : {}),
+  };
 }
 
 interface Failure {
@@ -151,12 +196,19 @@ interface Failure {
 /** What failed, the first error with its place, and a fingerprint that ignores what varies between resyncs (ids, times). */
 function failureOf(account: SyncNotice): Failure {
   const results = account.results;
-  const failedChanges = (account.plan?.changes ?? []).filter((change) => change.action === 'error' || (results !== undefined && isFailed(results.get(changeRef(change)))));
+  const failedChanges = (account.plan?.changes ?? []).filter(
+    (change) => change.action === 'error' || (results !== undefined && isFailed(results.get(changeRef(change)))),
+  );
   const planErrors = account.plan?.errors ?? [];
-  const errors: EventError[] = [...failedChanges.map((change) => changeError(change, results?.get(changeRef(change)))), ...planErrors.map(planError)];
+  const errors: EventError[] = [
+    ...failedChanges.map((change) => changeError(change, results?.get(changeRef(change)))),
+    ...planErrors.map(planError),
+  ];
   const first = errors[0] ?? { message: account.error ?? 'the sync failed' };
   const fingerprint = [
-    ...failedChanges.map((change) => `${change.kind}/${change.name}:${change.code ?? errorCodeOf(results?.get(changeRef(change)))}`),
+    ...failedChanges.map(
+      (change) => `${change.kind}/${change.name}:${change.code ?? errorCodeOf(results?.get(changeRef(change)))}`,
+    ),
     ...planErrors.map((error) => `${error.code}:${error.file ?? ''}:${error.line ?? ''}:${error.message}`),
     ...(errors.length === 0 ? [account.error ?? ''] : []),
   ]
@@ -166,7 +218,16 @@ function failureOf(account: SyncNotice): Failure {
   const where = first.file !== undefined ? ` at ${first.file}${first.line !== undefined ? `:${first.line}` : ''}` : '';
   const about = first.subject ? `${first.subject}: ` : '';
   const summary = `sync of ${account.target} failed${count > 1 ? ` (${count} errors)` : ''}: ${about}${first.message}${where}`;
-  return { fingerprint, event: { summary, resources: listed(failedChanges), total: failedChanges.length, counts: byKind(failedChanges), error: first } };
+  return {
+    fingerprint,
+    event: {
+      summary,
+      resources: listed(failedChanges),
+      total: failedChanges.length,
+      counts: byKind(failedChanges),
+      error: first,
+    },
+  };
 }
 
 function isFailed(result: ChangeResult | undefined): boolean {
@@ -179,7 +240,10 @@ function errorCodeOf(result: ChangeResult | undefined): string {
 
 function changeError(change: Change, result: ChangeResult | undefined): EventError {
   const failed = result && result.result !== 'ok' ? result : undefined;
-  const error: EventError = { subject: `${change.kind}/${change.name}`, message: failed?.error ?? change.error ?? 'failed' };
+  const error: EventError = {
+    subject: `${change.kind}/${change.name}`,
+    message: failed?.error ?? change.error ?? 'failed',
+  };
   const code = failed?.code ?? change.code;
   if (code !== undefined) error.code = code;
   if (change.file !== undefined) error.file = change.file;

@@ -29,7 +29,12 @@ export const SIGNATURE_HEADER = 'x-stacksync-signature';
 export const DEFAULT_MAX_QUEUE = 100;
 
 /** Attempts per delivery, and their backoff: a receiver down for a minute is not worth holding the queue for. */
-export const NOTIFY_RETRY: Readonly<RetryPolicy> = Object.freeze({ maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 10_000, maxElapsedMs: 60_000 });
+export const NOTIFY_RETRY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 3,
+  baseDelayMs: 1_000,
+  maxDelayMs: 10_000,
+  maxElapsedMs: 60_000,
+});
 
 export interface NotifierOptions {
   /** Where secret references are read from (the config's `env`). */
@@ -84,7 +89,11 @@ export function createNotifier(settings: readonly NotifierSettings[], options: N
   const providers: Provider[] = settings.map((entry) => resolveProvider(entry, options.secretIo));
   // A notifier's URL (as written and as a URL library writes it back, its password and query values), secret
   // and token are credentials even written in the clear (a Slack URL is its key).
-  runSecrets.register(providers.flatMap((p) => [...urlForms(p.url), p.secret, p.token].filter((value): value is string => value !== undefined)));
+  runSecrets.register(
+    providers.flatMap((p) =>
+      [...urlForms(p.url), p.secret, p.token].filter((value): value is string => value !== undefined),
+    ),
+  );
   const redact: Redact = (text) => runSecrets.redact(options.redact ? options.redact(text) : text);
   const queue = createQueue({ ...options, redact });
   const memory = new Map<string, NotifyMemory>();
@@ -112,11 +121,22 @@ export function createNotifier(settings: readonly NotifierSettings[], options: N
       const at = new Date(now()).toISOString();
       for (const event of told.events) {
         for (const provider of providers) {
-          if (provider.settings.provider === 'github' || !wants(provider, event.target) || !provider.settings.events.includes(event.event)) continue;
+          if (
+            provider.settings.provider === 'github' ||
+            !wants(provider, event.target) ||
+            !provider.settings.events.includes(event.event)
+          )
+            continue;
           queue.push(eventDelivery(provider, event, at, redact));
         }
       }
-      if (account.revision) github(account.target, account.revision, account.ok ? 'success' : 'failure', statusDescription(account, told.events));
+      if (account.revision)
+        github(
+          account.target,
+          account.revision,
+          account.ok ? 'success' : 'failure',
+          statusDescription(account, told.events),
+        );
     },
     flush: (timeoutMs) => queue.flush(timeoutMs),
   };
@@ -160,8 +180,16 @@ function eventDelivery(provider: Provider, event: NotificationEvent, at: string,
   const body = JSON.stringify(isSlack ? slackBody(event, redact) : webhookBody(event, at, redact));
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'stacksync' };
   if (!isSlack) headers['x-stacksync-event'] = event.event;
-  if (provider.secret !== undefined) headers[SIGNATURE_HEADER] = `sha256=${createHmac('sha256', provider.secret).update(body).digest('hex')}`;
-  return { provider: provider.settings.provider, event: event.event, url: provider.url ?? '', headers, body, timeoutMs: provider.settings.timeoutMs };
+  if (provider.secret !== undefined)
+    headers[SIGNATURE_HEADER] = `sha256=${createHmac('sha256', provider.secret).update(body).digest('hex')}`;
+  return {
+    provider: provider.settings.provider,
+    event: event.event,
+    url: provider.url ?? '',
+    headers,
+    body,
+    timeoutMs: provider.settings.timeoutMs,
+  };
 }
 
 function githubDelivery(provider: Provider, revision: string, body: Record<string, string>): Delivery {
@@ -206,13 +234,18 @@ function createQueue(options: NotifierOptions & { redact: Redact }): Queue {
   const waiting: Delivery[] = [];
   const max = options.maxQueue ?? DEFAULT_MAX_QUEUE;
   let running: Promise<void> | undefined;
-  const count = (delivery: Delivery, result: NotificationResult): void => options.counter?.inc({ provider: delivery.provider, event: delivery.event, result });
+  const count = (delivery: Delivery, result: NotificationResult): void =>
+    options.counter?.inc({ provider: delivery.provider, event: delivery.event, result });
 
   const run = async (): Promise<void> => {
     for (let next = waiting.shift(); next; next = waiting.shift()) {
       const outcome = await deliver(next, options);
       count(next, outcome.ok ? 'sent' : 'failed');
-      if (!outcome.ok) options.logger?.warn({ provider: next.provider, event: next.event, reason: options.redact(outcome.reason) }, 'notification not delivered');
+      if (!outcome.ok)
+        options.logger?.warn(
+          { provider: next.provider, event: next.event, reason: options.redact(outcome.reason) },
+          'notification not delivered',
+        );
     }
   };
   const start = (): void => {
@@ -236,7 +269,10 @@ function createQueue(options: NotifierOptions & { redact: Redact }): Queue {
     async flush(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (running && Date.now() < deadline) {
-        await Promise.race([running, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())]);
+        await Promise.race([
+          running,
+          new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()),
+        ]);
       }
     },
   };
@@ -261,15 +297,29 @@ async function attemptOnce(delivery: Delivery, send: typeof fetch): Promise<Outc
   try {
     // No redirect is followed: a 307 or 308 would send the signed payload, and a Slack URL's
     // token in it, wherever the receiver's host says (docs/operations.md#notifications).
-    const response = await send(delivery.url, { method: 'POST', headers: delivery.headers, body: delivery.body, redirect: 'manual', signal: AbortSignal.timeout(delivery.timeoutMs) });
+    const response = await send(delivery.url, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(delivery.timeoutMs),
+    });
     await response.arrayBuffer().catch(() => undefined);
     if (response.ok) return { ok: true };
-    if (response.status >= 300 && response.status < 400) return { ok: false, retry: false, reason: `the receiver answered ${response.status}, a redirect; stacksync follows none: configure the URL it redirects to` };
+    if (response.status >= 300 && response.status < 400)
+      return {
+        ok: false,
+        retry: false,
+        reason: `the receiver answered ${response.status}, a redirect; stacksync follows none: configure the URL it redirects to`,
+      };
     const retry = response.status === 429 || response.status >= 500;
     return { ok: false, retry, reason: `the receiver answered ${response.status}` };
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
-    const reason = name === 'TimeoutError' ? `no answer within ${delivery.timeoutMs} ms` : `cannot reach the receiver (${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)})`;
+    const reason =
+      name === 'TimeoutError'
+        ? `no answer within ${delivery.timeoutMs} ms`
+        : `cannot reach the receiver (${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)})`;
     return { ok: false, retry: true, reason };
   }
 }

@@ -35,7 +35,9 @@ const SLACK_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&l
 export function slackBody(event: NotificationEvent, redact: Redact): { text: string } {
   // Masked first, then escaped: escaping could split a secret the redactor looks for.
   const quote = (text: string): string => redact(text).replace(/[&<>]/g, (c) => SLACK_ESCAPES[c] ?? c);
-  const lines = [`${SLACK_MARKS[event.event]} *stacksync* \`${quote(event.target)}\` ${event.event}: ${quote(event.summary)}`];
+  const lines = [
+    `${SLACK_MARKS[event.event]} *stacksync* \`${quote(event.target)}\` ${event.event}: ${quote(event.summary)}`,
+  ];
   if (event.revision) lines.push(`revision \`${quote(event.revision.slice(0, 12))}\``);
   for (const resource of event.resources.slice(0, 10)) {
     const where = resource.file ? ` (${resource.file}${resource.line !== undefined ? `:${resource.line}` : ''})` : '';
@@ -48,7 +50,12 @@ export function slackBody(event: NotificationEvent, redact: Redact): { text: str
 export type GithubState = 'pending' | 'success' | 'failure';
 
 /** The body of a GitHub commit status for one target. */
-export function githubStatusBody(target: string, state: GithubState, description: string, redact: Redact): Record<string, string> {
+export function githubStatusBody(
+  target: string,
+  state: GithubState,
+  description: string,
+  redact: Redact,
+): Record<string, string> {
   const text = redact(description);
   const cut = text.length > GITHUB_DESCRIPTION_MAX ? `${text.slice(0, GITHUB_DESCRIPTION_MAX - 1)}…` : text;
   return { state, context: `stacksync/${target}`, description: cut };
@@ -57,6 +64,7 @@ export function githubStatusBody(target: string, state: GithubState, description
 function redactDeep(value: unknown, redact: Redact): unknown {
   if (typeof value === 'string') return redact(value);
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
   return value;
 }

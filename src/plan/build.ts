@@ -7,18 +7,42 @@ import { descriptorOf } from '../kinds/index.js';
  * problems that are not one change (manifest errors, unreachable targets). The summary's
  * `errors` counts both those and the changes whose action is `error`.
  */
-export function buildPlan(changes: readonly Change[], errors: readonly PlanError[], warnings: readonly PlanWarning[] = []): Plan {
-  return { version: 1, summary: summarize(changes, errors), changes: [...changes], errors: [...errors], warnings: [...warnings] };
+export function buildPlan(
+  changes: readonly Change[],
+  errors: readonly PlanError[],
+  warnings: readonly PlanWarning[] = [],
+): Plan {
+  return {
+    version: 1,
+    summary: summarize(changes, errors),
+    changes: [...changes],
+    errors: [...errors],
+    warnings: [...warnings],
+  };
 }
 
 export function summarize(changes: readonly Change[], errors: readonly PlanError[]): PlanSummary {
-  const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: errors.length };
+  const summary: PlanSummary = {
+    create: 0,
+    update: 0,
+    replace: 0,
+    delete: 0,
+    adopt: 0,
+    orphan: 0,
+    suspended: 0,
+    unchanged: 0,
+    errors: errors.length,
+  };
   const apart: Partial<Record<Change['kind'], number>> = {};
   for (const change of changes) {
     if (change.action === 'error') summary.errors++;
     // The summary's members are fixed by docs/reference/cli.md; waiting creates are counted by `waitingCount`.
     else if (change.action !== 'waiting') summary[change.action]++;
-    if ((change.action === 'delete' || change.action === 'replace') && descriptorOf(change.kind).prune?.countApart !== undefined) apart[change.kind] = (apart[change.kind] ?? 0) + 1;
+    if (
+      (change.action === 'delete' || change.action === 'replace') &&
+      descriptorOf(change.kind).prune?.countApart !== undefined
+    )
+      apart[change.kind] = (apart[change.kind] ?? 0) + 1;
   }
   if (Object.keys(apart).length > 0) summary.deleteByKind = apart;
   return summary;

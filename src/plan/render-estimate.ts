@@ -14,7 +14,10 @@ export function estimateLines(estimate: ApplyEstimate | undefined): string[] {
   const writing = estimate.targets.filter((target) => target.writes > 0);
   const [only] = writing;
   if (writing.length === 1 && only) return [`Apply: ${requests(only.requests)} (${counts(only)}), ${pace(only)}.`];
-  return [`Apply: ${requests(estimate.requests)}, ${approximately(estimate.seconds)}:`, ...writing.map((target) => `  ${target.target}: ${counts(target)}, ${pace(target)}`)];
+  return [
+    `Apply: ${requests(estimate.requests)}, ${approximately(estimate.seconds)}:`,
+    ...writing.map((target) => `  ${target.target}: ${counts(target)}, ${pace(target)}`),
+  ];
 }
 
 /** `≈ 52 min`, `≈ 40 s`, `≈ 1 h 5 min`, `< 1 s`. */

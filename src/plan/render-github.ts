@@ -15,8 +15,12 @@ interface Annotation {
 
 export function renderPlanGithub(plan: Plan): string {
   const annotations: Annotation[] = [
-    ...plan.errors.map((problem) => fromProblem('error', { ...problem, message: withCode(problem.code, problem.message) })),
-    ...plan.changes.filter((change) => change.action === 'error').map((change) => fromChange('error', change, withCode(change.code, change.error ?? 'cannot be planned'))),
+    ...plan.errors.map((problem) =>
+      fromProblem('error', { ...problem, message: withCode(problem.code, problem.message) }),
+    ),
+    ...plan.changes
+      .filter((change) => change.action === 'error')
+      .map((change) => fromChange('error', change, withCode(change.code, change.error ?? 'cannot be planned'))),
     ...plan.warnings.map((problem) => fromProblem('warning', problem)),
     ...plan.changes.flatMap((change) => change.warnings.map((warning) => fromChange('warning', change, warning))),
   ];
@@ -30,7 +34,12 @@ function fromProblem(level: Annotation['level'], problem: PlanWarning): Annotati
 }
 
 function fromChange(level: Annotation['level'], change: Change, message: string): Annotation {
-  return { level, file: change.file, line: change.line, message: `[${change.target}] ${change.kind}/${change.name}: ${message}` };
+  return {
+    level,
+    file: change.file,
+    line: change.line,
+    message: `[${change.target}] ${change.kind}/${change.name}: ${message}`,
+  };
 }
 
 /** `::level file=F,line=L,col=C::message` with GitHub's escaping of data and properties. */

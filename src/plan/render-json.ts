@@ -3,7 +3,16 @@
  * and secret hashes are never part of it; diffs carry `(sensitive)` for write-only values.
  */
 import type { ChangeResults } from './build.js';
-import { changeRef, noOutcomes, outcomeOf, withOutcome, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import {
+  changeRef,
+  noOutcomes,
+  outcomeOf,
+  withOutcome,
+  type Change,
+  type FieldDiff,
+  type Plan,
+  type PlanWarning,
+} from '../model/plan.js';
 import { estimateToJson } from './render-estimate.js';
 
 export interface JsonRenderOptions {
@@ -13,10 +22,32 @@ export interface JsonRenderOptions {
 
 /** The plan as the JSON document (a plain object), before serialisation. */
 export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
-  const { create, update, replace, delete: deletes, deleteByKind, adopt, orphan, suspended, unchanged, errors } = plan.summary;
+  const {
+    create,
+    update,
+    replace,
+    delete: deletes,
+    deleteByKind,
+    adopt,
+    orphan,
+    suspended,
+    unchanged,
+    errors,
+  } = plan.summary;
   const document: Record<string, unknown> = {
     version: plan.version,
-    summary: { create, update, replace, delete: deletes, ...(deleteByKind ? { deleteByKind } : {}), adopt, orphan, suspended, unchanged, errors },
+    summary: {
+      create,
+      update,
+      replace,
+      delete: deletes,
+      ...(deleteByKind ? { deleteByKind } : {}),
+      adopt,
+      orphan,
+      suspended,
+      unchanged,
+      errors,
+    },
     changes: plan.changes.map((change) => changeToJson(change, options)),
     errors: plan.errors.map(problemToJson),
   };
@@ -24,7 +55,8 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
   if (plan.estimate) document['estimate'] = estimateToJson(plan.estimate);
   if (options.results) {
     let counts = noOutcomes();
-    for (const change of plan.changes) counts = withOutcome(counts, outcomeOf(change, options.results.get(changeRef(change))));
+    for (const change of plan.changes)
+      counts = withOutcome(counts, outcomeOf(change, options.results.get(changeRef(change))));
     document['outcomes'] = counts;
   }
   return document;
@@ -36,7 +68,12 @@ export function renderPlanJson(plan: Plan, options: JsonRenderOptions = {}): str
 }
 
 function changeToJson(change: Change, options: JsonRenderOptions): Record<string, unknown> {
-  const json: Record<string, unknown> = { target: change.target, kind: change.kind, name: change.name, action: change.action };
+  const json: Record<string, unknown> = {
+    target: change.target,
+    kind: change.kind,
+    name: change.name,
+    action: change.action,
+  };
   if (change.tenant !== undefined) json['tenant'] = change.tenant;
   if (change.id !== undefined) json['id'] = change.id;
   if (change.file !== undefined) json['file'] = change.file;

@@ -7,7 +7,16 @@
  * comment length: past it, the field diffs go, then the rows that do not fit, counted, with a
  * pointer to the full JSON plan. Pure: links are built from what the caller passes in.
  */
-import { KNOWN_AFTER_APPLY, SENSITIVE, UNKNOWN_IN_PLAN, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import {
+  KNOWN_AFTER_APPLY,
+  SENSITIVE,
+  UNKNOWN_IN_PLAN,
+  type Action,
+  type Change,
+  type FieldDiff,
+  type Plan,
+  type PlanWarning,
+} from '../model/plan.js';
 import { DRIFT_NOTE, isListed, ORPHAN_NOTE, summaryLine } from './render-text.js';
 import { estimateLines } from './render-estimate.js';
 
@@ -63,7 +72,15 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   const listed = groups.reduce((sum, group) => sum + group.changes.length, 0);
   const open = listed <= OPEN_BLOCKS_UP_TO;
   for (const detail of ['full', 'compact'] as const) {
-    const blocks = groups.map((group) => block(group, group.changes.map((change) => changeMarkdown(change, detail, options)), detail, open, 0));
+    const blocks = groups.map((group) =>
+      block(
+        group,
+        group.changes.map((change) => changeMarkdown(change, detail, options)),
+        detail,
+        open,
+        0,
+      ),
+    );
     const body = [head, ...withTenantHeadings(groups, blocks)].join('\n\n');
     if (body.length + 1 <= limit) return `${body}\n`;
   }
@@ -76,9 +93,14 @@ function headLines(plan: Plan, options: MarkdownRenderOptions, budget: number): 
   const lines = [MARKDOWN_MARKER, '### stacksync plan', '', `**${escapeText(summaryLine(plan))}**`];
   // The apply's time: a sentence, then a list item per target when several write.
   const estimate = estimateLines(plan.estimate);
-  if (estimate.length > 0) lines.push('', ...estimate.map((line, index) => (index === 0 ? escapeText(line) : `- ${escapeText(line.trim())}`)));
-  const problems = [...plan.errors.map((problem) => problemItem(problem, options)), ...errorChanges(plan).map((change) => changeErrorItem(change, options))];
-  if (problems.length === 0 && !plan.changes.some((change) => change.action !== 'unchanged')) lines.push('', 'No changes. Live state matches the manifests.');
+  if (estimate.length > 0)
+    lines.push('', ...estimate.map((line, index) => (index === 0 ? escapeText(line) : `- ${escapeText(line.trim())}`)));
+  const problems = [
+    ...plan.errors.map((problem) => problemItem(problem, options)),
+    ...errorChanges(plan).map((change) => changeErrorItem(change, options)),
+  ];
+  if (problems.length === 0 && !plan.changes.some((change) => change.action !== 'unchanged'))
+    lines.push('', 'No changes. Live state matches the manifests.');
   lines.push(...section(`:x: ${count(problems.length, 'error')}`, problems, budget * 0.75));
   const warnings = [...plan.warnings.map((warning) => problemItem(warning, options)), ...changeWarnings(plan, options)];
   lines.push(...section(`:warning: ${count(warnings.length, 'warning')}`, warnings, budget * 0.25));
@@ -145,7 +167,12 @@ function groupChanges(changes: readonly Change[]): Group[] {
   for (const change of changes) {
     if (!isListed(change) || change.action === 'error') continue;
     const key = `${change.tenant ?? ''}\u0000${change.target}\u0000${change.kind}`;
-    const group = groups.get(key) ?? { ...(change.tenant !== undefined ? { tenant: change.tenant } : {}), target: change.target, kind: change.kind, changes: [] };
+    const group = groups.get(key) ?? {
+      ...(change.tenant !== undefined ? { tenant: change.tenant } : {}),
+      target: change.target,
+      kind: change.kind,
+      changes: [],
+    };
     group.changes.push(change);
     groups.set(key, group);
   }
@@ -160,7 +187,8 @@ function withTenantHeadings(groups: readonly Group[], blocks: readonly string[])
   const result: string[] = [];
   blocks.forEach((each, index) => {
     const tenant = groups[index]?.tenant;
-    if (index === 0 || groups[index - 1]?.tenant !== tenant) result.push(tenant === undefined ? '### No tenant' : `### Tenant ${escapeText(tenant)}`);
+    if (index === 0 || groups[index - 1]?.tenant !== tenant)
+      result.push(tenant === undefined ? '### No tenant' : `### Tenant ${escapeText(tenant)}`);
     result.push(each);
   });
   return result;
@@ -172,7 +200,9 @@ function block(group: Group, rows: readonly string[], detail: Detail, open: bool
   const summary = `<summary><b>${escapeHtml(group.target)}</b> · ${group.kind}: ${counts}</summary>`;
   const body = rows.join(detail === 'full' ? '\n\n' : '\n');
   const more = omitted > 0 ? [`_… ${count(omitted, 'more change')} of this block not shown._`, ''] : [];
-  return [`<details${open ? ' open' : ''}>${summary}`, '', ...(body ? [body, ''] : []), ...more, '</details>'].join('\n');
+  return [`<details${open ? ' open' : ''}>${summary}`, '', ...(body ? [body, ''] : []), ...more, '</details>'].join(
+    '\n',
+  );
 }
 
 const ACTION_WORDS: readonly [Action, string][] = [
@@ -195,7 +225,10 @@ function countActions(changes: readonly Change[]): string {
 
 function changeMarkdown(change: Change, detail: Detail, options: MarkdownRenderOptions): string {
   if (detail === 'compact') return compactRow(change, options);
-  const notes = [...(change.action === 'orphan' ? [`_${ORPHAN_NOTE}_`] : []), ...(change.drift ? [`_${DRIFT_NOTE}_`] : [])];
+  const notes = [
+    ...(change.action === 'orphan' ? [`_${ORPHAN_NOTE}_`] : []),
+    ...(change.drift ? [`_${DRIFT_NOTE}_`] : []),
+  ];
   const diff = change.diff.length > 0 ? [fenced('diff', change.diff.flatMap(diffLines))] : [];
   return [changeHead(change, options), ...notes, ...diff].join('\n');
 }
@@ -213,7 +246,8 @@ function compactRow(change: Change, options: MarkdownRenderOptions): string {
   const name = code(`${change.kind}/${change.name}`);
   const url = change.file === undefined ? undefined : fileUrl(change.file, change.line, options);
   const parts = [`- ${actionLabel(change)} ${url === undefined ? name : `[${name}](${url})`}`];
-  if (url === undefined && change.file !== undefined) parts.push(location(change.file, change.line, undefined, options));
+  if (url === undefined && change.file !== undefined)
+    parts.push(location(change.file, change.line, undefined, options));
   if (change.diff.length > 0) parts.push(count(change.diff.length, 'field'));
   return parts.join(' · ');
 }
@@ -244,11 +278,17 @@ function formatValue(value: unknown): string {
 function truncated(head: string, groups: readonly Group[], options: MarkdownRenderOptions, limit: number): string {
   const shells = groups.map((group) => block(group, [], 'compact', false, group.changes.length));
   const budget = limit - head.length - shells.reduce((sum, shell) => sum + shell.length + 2, 0) - FOOTER_RESERVE;
-  const rows = fairShare(groups.map((group) => group.changes.map((change) => changeMarkdown(change, 'compact', options))), budget);
-  const blocks = groups.map((group, index) => block(group, rows[index] ?? [], 'compact', false, group.changes.length - (rows[index]?.length ?? 0)));
+  const rows = fairShare(
+    groups.map((group) => group.changes.map((change) => changeMarkdown(change, 'compact', options))),
+    budget,
+  );
+  const blocks = groups.map((group, index) =>
+    block(group, rows[index] ?? [], 'compact', false, group.changes.length - (rows[index]?.length ?? 0)),
+  );
   const omitted = groups.reduce((sum, group, index) => sum + group.changes.length - (rows[index]?.length ?? 0), 0);
   const where = options.fullPlan ?? 'the output of `stacksync plan --output json`';
-  const footer = `**${count(omitted, 'change')} not shown**, and field diffs left out: a comment holds at most ` +
+  const footer =
+    `**${count(omitted, 'change')} not shown**, and field diffs left out: a comment holds at most ` +
     `${thousands(limit)} characters. The full plan is ${where}.`;
   return [head, ...withTenantHeadings(groups, blocks), footer].join('\n\n');
 }
@@ -273,8 +313,15 @@ function fairShare(blocks: readonly (readonly string[])[], budget: number): stri
 // ---------------------------------------------------------------- small pieces
 
 /** `file:line[:column]`, linked to the line when a link base is known. */
-function location(file: string, line: number | undefined, column: number | undefined, options: MarkdownRenderOptions): string {
-  const text = code(`${repoPathOf(file, options)}${line === undefined ? '' : `:${line}`}${line !== undefined && column !== undefined ? `:${column}` : ''}`);
+function location(
+  file: string,
+  line: number | undefined,
+  column: number | undefined,
+  options: MarkdownRenderOptions,
+): string {
+  const text = code(
+    `${repoPathOf(file, options)}${line === undefined ? '' : `:${line}`}${line !== undefined && column !== undefined ? `:${column}` : ''}`,
+  );
   const url = fileUrl(file, line, options);
   return url === undefined ? text : `[${text}](${url})`;
 }

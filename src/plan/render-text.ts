@@ -5,7 +5,21 @@
  * the text reaches a terminal, which must show its control characters, never obey them.
  */
 import { formatLocation } from '../errors.js';
-import { changeRef, formatOutcomes, KNOWN_AFTER_APPLY, noOutcomes, outcomeOf, withOutcome, SENSITIVE, UNKNOWN_IN_PLAN, type Action, type Change, type FieldDiff, type Plan, type PlanWarning } from '../model/plan.js';
+import {
+  changeRef,
+  formatOutcomes,
+  KNOWN_AFTER_APPLY,
+  noOutcomes,
+  outcomeOf,
+  withOutcome,
+  SENSITIVE,
+  UNKNOWN_IN_PLAN,
+  type Action,
+  type Change,
+  type FieldDiff,
+  type Plan,
+  type PlanWarning,
+} from '../model/plan.js';
 import { waitingCount, type ChangeResults } from './build.js';
 import { descriptorOf } from '../kinds/index.js';
 import type { Kind } from '../model/kinds.js';
@@ -56,11 +70,19 @@ export function* planTextChunks(plan: Plan, options: TextRenderOptions = {}): Ge
     yield '\n';
   }
   // With errors, "matches" would be a claim about what could not be read or loaded.
-  if (shown.length === 0) yield text([plan.errors.length > 0 ? 'No changes planned; the errors below kept part of it from being planned.' : 'No changes. Live state matches the manifests.', '']);
+  if (shown.length === 0)
+    yield text([
+      plan.errors.length > 0
+        ? 'No changes planned; the errors below kept part of it from being planned.'
+        : 'No changes. Live state matches the manifests.',
+      '',
+    ]);
   yield text(problemLines('Errors:', plan.errors, 'red', paint, true));
   yield text(problemLines('Warnings:', plan.warnings, 'yellow', paint, false));
   // After an apply the result line says what happened; before it, how long the apply takes.
-  yield text(options.results ? [resultLine(plan, options.results)] : [summaryLine(plan), ...estimateLines(plan.estimate)]);
+  yield text(
+    options.results ? [resultLine(plan, options.results)] : [summaryLine(plan), ...estimateLines(plan.estimate)],
+  );
 }
 
 /**
@@ -76,8 +98,10 @@ export function summaryLine(plan: Plan): string {
   const waitingNow = waitingCount(plan);
   const waiting = waitingNow > 0 ? ` ${waitingNow} waiting (for an earlier write that may still land),` : '';
   const replace = s.replace > 0 ? ` ${s.replace} to replace (deleted and created again),` : '';
-  return `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete, ${s.adopt} ` +
-    `to adopt,${deletesApart(s)}${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`;
+  return (
+    `Plan: ${s.create} to create, ${s.update} to update,${replace} ${s.delete} to delete, ${s.adopt} ` +
+    `to adopt,${deletesApart(s)}${orphans}${suspended}${waiting} ${s.unchanged} unchanged, ${errors}.`
+  );
 }
 
 /**
@@ -140,17 +164,29 @@ function groupByTarget(changes: readonly Change[]): Map<string, Change[]> {
 
 function changeLines(change: Change, paint: Paint, results: ChangeResults | undefined): string[] {
   const marker = MARKERS[change.action];
-  const details = [change.tenant === undefined ? '' : `tenant ${show(change.tenant)}`, change.id === undefined ? '' : `id ${show(change.id)}`, where(change.file, change.line)].filter(Boolean).join(', ');
+  const details = [
+    change.tenant === undefined ? '' : `tenant ${show(change.tenant)}`,
+    change.id === undefined ? '' : `id ${show(change.id)}`,
+    where(change.file, change.line),
+  ]
+    .filter(Boolean)
+    .join(', ');
   const reclaimed = change.reclaimed ? ' (reclaimed after an interrupted create)' : '';
   const action = paint(`${marker.sign} ${change.action}`, marker.style);
-  const lines = [`  ${action} ${change.kind}/${show(change.name)}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`];
-  if (change.error !== undefined) lines.push(`      ${paint(`error: ${withCode(change.code, show(change.error))}`, 'red')}`);
+  const lines = [
+    `  ${action} ${change.kind}/${show(change.name)}${reclaimed}${details ? paint(`  (${details})`, 'dim') : ''}`,
+  ];
+  if (change.error !== undefined)
+    lines.push(`      ${paint(`error: ${withCode(change.code, show(change.error))}`, 'red')}`);
   if (change.action === 'orphan') lines.push(`      ${paint(ORPHAN_NOTE, 'dim')}`);
   if (change.drift) lines.push(`      ${paint(DRIFT_NOTE, 'yellow')}`);
   for (const diff of change.diff) lines.push(`      ${diffLine(diff, paint)}`);
   for (const warning of change.warnings) lines.push(`      ${paint(`warning: ${show(warning)}`, 'yellow')}`);
   const result = results?.get(changeRef(change));
-  if (result) lines.push(`      result: ${result.result}${result.result === 'ok' ? '' : `: ${withCode(result.code, show(result.error))}`}`);
+  if (result)
+    lines.push(
+      `      result: ${result.result}${result.result === 'ok' ? '' : `: ${withCode(result.code, show(result.error))}`}`,
+    );
   return lines;
 }
 
@@ -167,13 +203,23 @@ export function formatValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function problemLines(title: string, problems: readonly PlanWarning[], style: Style, paint: Paint, coded: boolean): string[] {
+function problemLines(
+  title: string,
+  problems: readonly PlanWarning[],
+  style: Style,
+  paint: Paint,
+  coded: boolean,
+): string[] {
   if (problems.length === 0) return [];
   const lines = [paint(title, style)];
   for (const problem of problems) {
     const location = where(problem.file, problem.line, problem.column);
-    const prefix = [problem.target === undefined ? '' : `[${show(problem.target)}]`, location].filter(Boolean).join(' ');
-    lines.push(`  ${prefix ? `${prefix}: ` : ''}${show(coded ? withCode(problem.code, problem.message) : problem.message)}`);
+    const prefix = [problem.target === undefined ? '' : `[${show(problem.target)}]`, location]
+      .filter(Boolean)
+      .join(' ');
+    lines.push(
+      `  ${prefix ? `${prefix}: ` : ''}${show(coded ? withCode(problem.code, problem.message) : problem.message)}`,
+    );
   }
   lines.push('');
   return lines;

@@ -88,8 +88,22 @@ export function maskedFingerprint(fingerprint: PlanFingerprint, mask: Mask): Pla
 }
 
 /** The text of a saved plan file: the JSON plan with the fingerprint under `saved`, sealed under `hasher`. */
-export function renderSavedPlan(plan: Plan, fingerprint: PlanFingerprint, createdAt: string, hasher: PlanHasher, mask: Mask = (value) => value): string {
-  const document = { ...mask(planToJson(plan)), saved: { format: SAVED_PLAN_FORMAT, formatVersion: SAVED_PLAN_VERSION, createdAt, ...maskedFingerprint(fingerprint, mask) } };
+export function renderSavedPlan(
+  plan: Plan,
+  fingerprint: PlanFingerprint,
+  createdAt: string,
+  hasher: PlanHasher,
+  mask: Mask = (value) => value,
+): string {
+  const document = {
+    ...mask(planToJson(plan)),
+    saved: {
+      format: SAVED_PLAN_FORMAT,
+      formatVersion: SAVED_PLAN_VERSION,
+      createdAt,
+      ...maskedFingerprint(fingerprint, mask),
+    },
+  };
   const seal = hasher(`${SEAL_INPUT}${canonicalJson(document)}`);
   return `${JSON.stringify({ ...document, saved: { ...document.saved, seal } }, null, 2)}\n`;
 }
@@ -112,17 +126,28 @@ export function parseSavedPlan(text: string, file: string): SavedPlan {
   } catch (error) {
     throw invalid(file, `is not JSON (${(error as Error).message})`);
   }
-  if (!isObject(data) || !isObject(data['saved'])) throw invalid(file, 'is not a saved plan (no "saved" member); write one with plan --out');
+  if (!isObject(data) || !isObject(data['saved']))
+    throw invalid(file, 'is not a saved plan (no "saved" member); write one with plan --out');
   const { saved, ...plan } = data;
-  if (saved['format'] !== SAVED_PLAN_FORMAT) throw invalid(file, `is not a saved plan (format ${JSON.stringify(saved['format'])})`);
+  if (saved['format'] !== SAVED_PLAN_FORMAT)
+    throw invalid(file, `is not a saved plan (format ${JSON.stringify(saved['format'])})`);
   if (saved['formatVersion'] !== SAVED_PLAN_VERSION) {
-    throw invalid(file, `has format version ${JSON.stringify(saved['formatVersion'])}; this stacksync reads version ${SAVED_PLAN_VERSION}: run plan --out again`);
+    throw invalid(
+      file,
+      `has format version ${JSON.stringify(saved['formatVersion'])}; this stacksync reads version ${SAVED_PLAN_VERSION}: run plan --out again`,
+    );
   }
   const problem = shapeProblem(saved);
   if (problem) throw invalid(file, `is damaged: ${problem}`);
   const { format: _format, formatVersion: _version, createdAt, seal, ...fingerprint } = saved;
   const sealed = canonicalJson({ ...data, saved: { ...saved, seal: undefined } });
-  return { plan, createdAt: createdAt as string, fingerprint: fingerprint as unknown as PlanFingerprint, seal: seal as string, sealed };
+  return {
+    plan,
+    createdAt: createdAt as string,
+    fingerprint: fingerprint as unknown as PlanFingerprint,
+    seal: seal as string,
+    sealed,
+  };
 }
 
 function invalid(file: string, what: string): StacksyncError {
@@ -132,20 +157,45 @@ function invalid(file: string, what: string): StacksyncError {
 /** What is wrong with the shape of `saved`, or undefined. */
 function shapeProblem(saved: Record<string, unknown>): string | undefined {
   const request = saved['request'];
-  if (typeof saved['createdAt'] !== 'string' || typeof saved['stacksync'] !== 'string' || typeof saved['keyCheck'] !== 'string') return 'createdAt, stacksync or keyCheck is missing';
+  if (
+    typeof saved['createdAt'] !== 'string' ||
+    typeof saved['stacksync'] !== 'string' ||
+    typeof saved['keyCheck'] !== 'string'
+  )
+    return 'createdAt, stacksync or keyCheck is missing';
   if (typeof saved['seal'] !== 'string') return 'seal is missing';
-  if (saved['keySalt'] !== undefined && (typeof saved['keySalt'] !== 'string' || !/^[0-9a-f]{32}$/.test(saved['keySalt']))) return 'keySalt is not 16 bytes of hex';
-  if (!isObject(request) || !isStringArray(request['targets']) || typeof request['prune'] !== 'boolean' || typeof request['adopt'] !== 'boolean') return 'request is not {targets, prune, adopt}';
-  for (const member of ['targets', 'manifests', 'problems'] as const) if (!isStringRecord(saved[member])) return `${member} is not a map of digests`;
+  if (
+    saved['keySalt'] !== undefined &&
+    (typeof saved['keySalt'] !== 'string' || !/^[0-9a-f]{32}$/.test(saved['keySalt']))
+  )
+    return 'keySalt is not 16 bytes of hex';
+  if (
+    !isObject(request) ||
+    !isStringArray(request['targets']) ||
+    typeof request['prune'] !== 'boolean' ||
+    typeof request['adopt'] !== 'boolean'
+  )
+    return 'request is not {targets, prune, adopt}';
+  for (const member of ['targets', 'manifests', 'problems'] as const)
+    if (!isStringRecord(saved[member])) return `${member} is not a map of digests`;
   const changes = saved['changes'];
   if (!isObject(changes)) return 'changes is not a map';
-  for (const [ref, change] of Object.entries(changes)) if (!isChangeFingerprint(change)) return `changes["${ref}"] is not a planned change`;
+  for (const [ref, change] of Object.entries(changes))
+    if (!isChangeFingerprint(change)) return `changes["${ref}"] is not a planned change`;
   return undefined;
 }
 
 function isChangeFingerprint(value: unknown): value is ChangeFingerprint {
-  if (!isObject(value) || !ACTIONS.includes(value['action'] as Action) || typeof value['writes'] !== 'string' || !isStringArray(value['dependsOn'])) return false;
-  const optional = ['id', 'live', 'owned'].every((member) => value[member] === undefined || typeof value[member] === 'string');
+  if (
+    !isObject(value) ||
+    !ACTIONS.includes(value['action'] as Action) ||
+    typeof value['writes'] !== 'string' ||
+    !isStringArray(value['dependsOn'])
+  )
+    return false;
+  const optional = ['id', 'live', 'owned'].every(
+    (member) => value[member] === undefined || typeof value[member] === 'string',
+  );
   return optional && (value['secrets'] === undefined || isStringRecord(value['secrets']));
 }
 
@@ -168,34 +218,58 @@ export function staleReasons(saved: PlanFingerprint, now: PlanFingerprint): Stal
 }
 
 /** Reasons found before reading anything live: version, key, and where each target points. */
-export function setupReasons(saved: PlanFingerprint, now: Pick<PlanFingerprint, 'stacksync' | 'keyCheck' | 'targets'>): StaleReason[] {
+export function setupReasons(
+  saved: PlanFingerprint,
+  now: Pick<PlanFingerprint, 'stacksync' | 'keyCheck' | 'targets'>,
+): StaleReason[] {
   const reasons: StaleReason[] = [];
-  if (saved.stacksync !== now.stacksync) reasons.push({ subject: 'stacksync', what: `the plan was made by stacksync ${saved.stacksync}; this is ${now.stacksync}` });
-  if (saved.keyCheck !== now.keyCheck) reasons.push({ subject: 'state key', what: saved.keySalt === undefined ? OTHER_KEY : MADE_BEFORE_THE_KEY });
+  if (saved.stacksync !== now.stacksync)
+    reasons.push({
+      subject: 'stacksync',
+      what: `the plan was made by stacksync ${saved.stacksync}; this is ${now.stacksync}`,
+    });
+  if (saved.keyCheck !== now.keyCheck)
+    reasons.push({ subject: 'state key', what: saved.keySalt === undefined ? OTHER_KEY : MADE_BEFORE_THE_KEY });
   for (const [target, endpoint] of Object.entries(saved.targets)) {
     const current = now.targets[target];
     if (current === undefined) reasons.push({ subject: `target ${target}`, what: 'is not in the config any more' });
-    else if (current !== endpoint) reasons.push({ subject: `target ${target}`, what: 'points elsewhere now (variant, baseUrl, organizationId or serviceId changed)' });
+    else if (current !== endpoint)
+      reasons.push({
+        subject: `target ${target}`,
+        what: 'points elsewhere now (variant, baseUrl, organizationId or serviceId changed)',
+      });
   }
   return reasons;
 }
 
-const OTHER_KEY = 'the plan was made with another HMAC key than the state file’s (state.key), so its secrets cannot be checked';
-const MADE_BEFORE_THE_KEY = 'the plan was made before the state had a key, and the state has one now that is not this plan’s (another apply ran first)';
+const OTHER_KEY =
+  'the plan was made with another HMAC key than the state file’s (state.key), so its secrets cannot be checked';
+const MADE_BEFORE_THE_KEY =
+  'the plan was made before the state had a key, and the state has one now that is not this plan’s (another apply ran first)';
 
 /** Why a plan made before the state had a key cannot be checked when apply's credentials do not give its key. */
 export const OTHER_CREDENTIALS: StaleReason = {
   subject: 'state key',
-  what: 'the plan was made before the state had a key, so it is checked with a key derived from the ' +
+  what:
+    'the plan was made before the state had a key, so it is checked with a key derived from the ' +
     'planned targets’ credentials, and those given to apply are not the ones plan had (plan with the ' +
     'credentials apply uses)',
 };
 
 function manifestReasons(saved: PlanFingerprint, now: PlanFingerprint): StaleReason[] {
   const reasons: StaleReason[] = [];
-  for (const [ref, what] of mapDifferences(saved.manifests, now.manifests)) reasons.push({ subject: ref, what: `manifest ${what} since the plan` });
+  for (const [ref, what] of mapDifferences(saved.manifests, now.manifests))
+    reasons.push({ subject: ref, what: `manifest ${what} since the plan` });
   for (const [file, what] of mapDifferences(saved.problems, now.problems)) {
-    reasons.push({ subject: file, what: what === 'changed' ? 'its errors differ from the plan’s' : what === 'added' ? 'has errors it did not have' : 'no longer has the errors it had' });
+    reasons.push({
+      subject: file,
+      what:
+        what === 'changed'
+          ? 'its errors differ from the plan’s'
+          : what === 'added'
+            ? 'has errors it did not have'
+            : 'no longer has the errors it had',
+    });
   }
   return reasons;
 }
@@ -217,19 +291,29 @@ function changeReasons(saved: PlanFingerprint, now: PlanFingerprint): StaleReaso
 /** The first difference a person can act on, most telling first. */
 function changeDifference(planned: ChangeFingerprint, current: ChangeFingerprint): string | undefined {
   if (planned.action !== current.action) return `would now be ${current.action}, not ${planned.action} as planned`;
-  if (planned.live !== current.live) return planned.live === undefined ? 'exists live now; it did not when planned' : current.live === undefined ? 'is gone from the live state' : 'changed live since the plan (edited outside stacksync?)';
+  if (planned.live !== current.live)
+    return planned.live === undefined
+      ? 'exists live now; it did not when planned'
+      : current.live === undefined
+        ? 'is gone from the live state'
+        : 'changed live since the plan (edited outside stacksync?)';
   if (planned.id !== current.id) return `now matches live id ${current.id ?? '(none)'}, not ${planned.id ?? '(none)'}`;
   if (planned.owned !== current.owned) return 'its entry in the state file changed since the plan (another apply ran?)';
   for (const [path, hash] of mapDifferences(planned.secrets ?? {}, current.secrets ?? {})) {
     return `the secret at ${path} ${hash === 'changed' ? 'resolves to another value than the one planned' : hash === 'added' ? 'is new' : 'is gone'}`;
   }
-  if (planned.dependsOn.join() !== current.dependsOn.join()) return `now waits on ${current.dependsOn.join(', ') || 'nothing'}, not ${planned.dependsOn.join(', ') || 'nothing'}`;
-  if (planned.writes !== current.writes) return 'its requests differ from the planned ones (a resource it refers to changed)';
+  if (planned.dependsOn.join() !== current.dependsOn.join())
+    return `now waits on ${current.dependsOn.join(', ') || 'nothing'}, not ${planned.dependsOn.join(', ') || 'nothing'}`;
+  if (planned.writes !== current.writes)
+    return 'its requests differ from the planned ones (a resource it refers to changed)';
   return undefined;
 }
 
 /** Keys whose value differs between two maps: `added`, `removed` or `changed`, sorted by key. */
-function mapDifferences(before: Readonly<Record<string, string>>, after: Readonly<Record<string, string>>): [string, 'added' | 'removed' | 'changed'][] {
+function mapDifferences(
+  before: Readonly<Record<string, string>>,
+  after: Readonly<Record<string, string>>,
+): [string, 'added' | 'removed' | 'changed'][] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
   return keys.flatMap((key): [string, 'added' | 'removed' | 'changed'][] => {
     if (before[key] === after[key]) return [];

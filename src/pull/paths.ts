@@ -36,7 +36,11 @@ function closingBracket(path: string, open: number): number {
 }
 
 export function formatSegments(segments: readonly PathSegment[]): string {
-  return segments.map((segment, index) => ('item' in segment ? `[${segment.item}]` : index === 0 ? segment.member : `.${segment.member}`)).join('');
+  return segments
+    .map((segment, index) =>
+      'item' in segment ? `[${segment.item}]` : index === 0 ? segment.member : `.${segment.member}`,
+    )
+    .join('');
 }
 
 /** What names an item of a list: its `name` member (tiles, filters), else nothing (matched by index). */

@@ -5,7 +5,20 @@
  * name, in the manifest's own file and document (docs/pull.md). What it computes is texts; the
  * caller writes them.
  */
-import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  type Document,
+  type Node,
+  type Pair,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
 import type { Kind } from '../model/kinds.js';
 import { covers, isServerDefault } from '../kinds/shared/values.js';
 import { findItem, formatSegments, identityOf, parsePath, type PathSegment } from './paths.js';
@@ -113,10 +126,18 @@ function pullFile(file: string, text: string, edits: readonly ResourceEdit[], re
   if (!Array.isArray(documents)) return text;
   const editor = new SourceEditor(body, lines, indentUnitOf(documents, body));
   for (const edit of edits) {
-    const doc = documents.find((each) => each.contents?.range && lines.linePos(each.contents.range[0]).line === edit.line);
+    const doc = documents.find(
+      (each) => each.contents?.range && lines.linePos(each.contents.range[0]).line === edit.line,
+    );
     const spec = doc?.get('spec', true);
     if (!doc || doc.errors.length > 0 || !isMap(spec)) {
-      result.errors.push({ file, line: edit.line, kind: edit.kind, key: edit.key, message: `${edit.kind} ${edit.key}: its document (line ${edit.line}) is no longer where it was loaded from` });
+      result.errors.push({
+        file,
+        line: edit.line,
+        kind: edit.kind,
+        key: edit.key,
+        message: `${edit.kind} ${edit.key}: its document (line ${edit.line}) is no longer where it was loaded from`,
+      });
       continue;
     }
     new ResourcePull(editor, edit, doc, result).run(spec);
@@ -191,11 +212,16 @@ class ResourcePull {
         node = pair.value as Node;
         live = liveChild;
       } else {
-        if (!isSeq(node) || !Array.isArray(live)) return [{ type: 'set', node, live, inFlow, path: formatSegments(segments.slice(0, index)) }];
-        const manifestIndex = findItem(node.items.map((item) => toJson(item, this.doc)), segment.item);
+        if (!isSeq(node) || !Array.isArray(live))
+          return [{ type: 'set', node, live, inFlow, path: formatSegments(segments.slice(0, index)) }];
+        const manifestIndex = findItem(
+          node.items.map((item) => toJson(item, this.doc)),
+          segment.item,
+        );
         const liveIndex = findItem(live, segment.item);
         if (manifestIndex === -1 && liveIndex === -1) return [];
-        if (node.flow && (manifestIndex === -1 || liveIndex === -1)) return [{ type: 'set', node, live, inFlow, path: formatSegments(segments.slice(0, index)) }];
+        if (node.flow && (manifestIndex === -1 || liveIndex === -1))
+          return [{ type: 'set', node, live, inFlow, path: formatSegments(segments.slice(0, index)) }];
         if (manifestIndex === -1) return [{ type: 'add', seq: node, list: live, index: liveIndex, path }];
         if (liveIndex === -1) return [{ type: 'remove', seq: node, index: manifestIndex, path }];
         node = node.items[manifestIndex] as Node;
@@ -209,7 +235,9 @@ class ResourcePull {
 
   /** A path under one of the resource's `ignoreDifferences`. */
   private ignored(path: string): boolean {
-    return (this.edit.ignore ?? []).some((ignored) => path === ignored || path.startsWith(`${ignored}.`) || path.startsWith(`${ignored}[`));
+    return (this.edit.ignore ?? []).some(
+      (ignored) => path === ignored || path.startsWith(`${ignored}.`) || path.startsWith(`${ignored}[`),
+    );
   }
 
   private apply(op: Op): void {
@@ -226,11 +254,22 @@ class ResourcePull {
         editor.insertMember(op.map, op.key, withoutDefaults(op.live));
         return;
       case 'remove-member':
-        if (editor.holdsVariable(op.pair.value as Node)) this.conflict(op.pair.value as Node, op.path, undefined, 'variable');
+        if (editor.holdsVariable(op.pair.value as Node))
+          this.conflict(op.pair.value as Node, op.path, undefined, 'variable');
         else editor.removeMember(op.map, op.pair);
         return;
       case 'add':
-        editor.insertItem(op.seq, withoutDefaults(op.list[op.index]), 'before' in op ? op.before : insertBefore(op.seq.items.map((item) => toJson(item, this.doc)), op.list, op.index));
+        editor.insertItem(
+          op.seq,
+          withoutDefaults(op.list[op.index]),
+          'before' in op
+            ? op.before
+            : insertBefore(
+                op.seq.items.map((item) => toJson(item, this.doc)),
+                op.list,
+                op.index,
+              ),
+        );
         return;
       case 'remove': {
         const item = op.seq.items[op.index] as Node;
@@ -254,14 +293,22 @@ class ResourcePull {
     if (isMap(node) && !node.flow && isPlainObject(live) && Object.keys(live).length > 0) {
       for (const pair of node.items) {
         const key = keyText(pair) ?? '';
-        if (Object.hasOwn(live, key) || isSecretReference(pair.value as Node) || this.ignored(`${path}.${key}`) || covers(toJson(pair.value, this.doc), undefined)) continue;
-        if (this.editor.holdsVariable(pair.value as Node)) this.conflict(pair.value as Node, `${path}.${key}`, undefined, 'variable');
+        if (
+          Object.hasOwn(live, key) ||
+          isSecretReference(pair.value as Node) ||
+          this.ignored(`${path}.${key}`) ||
+          covers(toJson(pair.value, this.doc), undefined)
+        )
+          continue;
+        if (this.editor.holdsVariable(pair.value as Node))
+          this.conflict(pair.value as Node, `${path}.${key}`, undefined, 'variable');
         else this.editor.removeMember(node, pair);
       }
       for (const [key, value] of Object.entries(live)) {
         const pair = node.items.find((each) => keyText(each) === key);
         if (pair && isNode(pair.value)) this.assign(pair.value, value, false, `${path}.${key}`);
-        else if (!pair && !isServerDefault(value) && !this.ignored(`${path}.${key}`)) this.editor.insertMember(node, key, withoutDefaults(value));
+        else if (!pair && !isServerDefault(value) && !this.ignored(`${path}.${key}`))
+          this.editor.insertMember(node, key, withoutDefaults(value));
       }
       return;
     }
@@ -283,10 +330,18 @@ class ResourcePull {
  * nearest live predecessor (`undefined`: at the end). `skipped`: manifest items not counted as
  * predecessors (removed ones).
  */
-function insertBefore(items: readonly unknown[], list: readonly unknown[], index: number, skipped: ReadonlySet<number> = new Set()): number | undefined {
+function insertBefore(
+  items: readonly unknown[],
+  list: readonly unknown[],
+  index: number,
+  skipped: ReadonlySet<number> = new Set(),
+): number | undefined {
   for (let at = index - 1; at >= 0; at--) {
     const name = identityOf(list[at]);
-    const found = name === undefined ? -1 : items.findIndex((item, position) => !skipped.has(position) && identityOf(item) === name);
+    const found =
+      name === undefined
+        ? -1
+        : items.findIndex((item, position) => !skipped.has(position) && identityOf(item) === name);
     if (found !== -1) return found + 1 < items.length ? found + 1 : undefined;
   }
   return items.length > 0 ? 0 : undefined;
@@ -309,8 +364,12 @@ function pairRenames(ops: readonly Op[], doc: Document): Op[] {
     const removes = ops.filter((op): op is Extract<Op, { type: 'remove' }> => op.type === 'remove' && op.seq === seq);
     const removed = new Set(removes.map((op) => op.index));
     for (const remove of removes) {
-      const candidates = adds.filter((add) => !paired.has(add) && insertBefore(items, add.list, add.index, removed) === remove.index);
-      const add = candidates.sort((a, b) => likeness(items[remove.index], b.list[b.index]) - likeness(items[remove.index], a.list[a.index]))[0];
+      const candidates = adds.filter(
+        (add) => !paired.has(add) && insertBefore(items, add.list, add.index, removed) === remove.index,
+      );
+      const add = candidates.sort(
+        (a, b) => likeness(items[remove.index], b.list[b.index]) - likeness(items[remove.index], a.list[a.index]),
+      )[0];
       if (!add) continue;
       paired.add(add).add(remove);
       morphs.push({ type: 'morph', node: seq.items[remove.index] as Node, live: add.list[add.index], path: add.path });
@@ -320,7 +379,10 @@ function pairRenames(ops: readonly Op[], doc: Document): Op[] {
     }
     for (const add of adds) if (!paired.has(add)) placed.set(add, insertBefore(items, add.list, add.index, removed));
   }
-  return [...ops.filter((op) => !paired.has(op)).map((op) => (op.type === 'add' ? { ...op, before: placed.get(op) } : op)), ...morphs];
+  return [
+    ...ops.filter((op) => !paired.has(op)).map((op) => (op.type === 'add' ? { ...op, before: placed.get(op) } : op)),
+    ...morphs,
+  ];
 }
 
 /** How many members two items share with equal values. */
@@ -338,7 +400,9 @@ function dedupe(ops: readonly Op[]): Op[] {
     const id = `${op.type}:${String(node.range?.[0])}:${op.path}`;
     if (seen.has(id)) return false;
     seen.add(id);
-    return !wholes.some((whole) => whole !== op && contains(opNode(whole), node) && !(opNode(whole) === node && op.type === 'morph'));
+    return !wholes.some(
+      (whole) => whole !== op && contains(opNode(whole), node) && !(opNode(whole) === node && op.type === 'morph'),
+    );
   });
 }
 
@@ -379,10 +443,12 @@ function laidOver(manifest: unknown, live: unknown): unknown {
       if (Object.hasOwn(live, key)) result[key] = laidOver(value, live[key]);
       else if (covers(value, undefined)) result[key] = value;
     }
-    for (const [key, value] of Object.entries(live)) if (!Object.hasOwn(manifest, key) && !isServerDefault(value)) result[key] = withoutDefaults(value);
+    for (const [key, value] of Object.entries(live))
+      if (!Object.hasOwn(manifest, key) && !isServerDefault(value)) result[key] = withoutDefaults(value);
     return result;
   }
-  if (Array.isArray(manifest) && Array.isArray(live) && manifest.length === live.length) return live.map((item, index) => laidOver(manifest[index], item));
+  if (Array.isArray(manifest) && Array.isArray(live) && manifest.length === live.length)
+    return live.map((item, index) => laidOver(manifest[index], item));
   return withoutDefaults(live);
 }
 
@@ -390,7 +456,9 @@ function laidOver(manifest: unknown, live: unknown): unknown {
 function withoutDefaults(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutDefaults);
   if (!isPlainObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).flatMap(([key, member]) => (isServerDefault(member) ? [] : [[key, withoutDefaults(member)]])));
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, member]) => (isServerDefault(member) ? [] : [[key, withoutDefaults(member)]])),
+  );
 }
 
 /** `{ fromEnv: … }` or `{ fromFile: … }`: a secret's reference, which pull never writes. */
@@ -415,10 +483,13 @@ function toJson(node: unknown, doc: Document): unknown {
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameValue(a[key], b[key]));
+    return (
+      keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameValue(a[key], b[key]))
+    );
   }
   return false;
 }

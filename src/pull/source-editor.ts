@@ -4,7 +4,20 @@
  * indentation, the file's line endings), so every other byte of the file stays as it was
  * (docs/pull.md, "What stays byte for byte"). A document is never stringified again as a whole.
  */
-import { Document, isCollection, isMap, isScalar, isSeq, visit, type LineCounter, type Node, type Pair, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  Document,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  visit,
+  type LineCounter,
+  type Node,
+  type Pair,
+  type Scalar,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
 
 interface Splice {
   start: number;
@@ -78,7 +91,12 @@ export class SourceEditor {
   /** The node's value replaced by `value`, in the node's style; `inFlow`: inside a flow collection. */
   replace(node: Node, value: unknown, inFlow = false): void {
     const [start, valueEnd] = rangeOf(node);
-    if (isScalar(node) && (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') && typeof value === 'string' && value.includes('\n')) {
+    if (
+      isScalar(node) &&
+      (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') &&
+      typeof value === 'string' &&
+      value.includes('\n')
+    ) {
       this.splice(start, valueEnd, this.blockScalar(node.type, value, this.text.slice(start, valueEnd)));
       return;
     }
@@ -96,7 +114,11 @@ export class SourceEditor {
     if (isCollection(node) && !node.flow) {
       // A block collection that becomes a scalar or an empty one: after its indicator, on one line.
       const indicator = this.indicatorBefore(start);
-      this.splice(indicator + 1, valueEnd, ` ${renderFlow(value, true)}${this.text[valueEnd - 1] === '\n' ? this.eol : ''}`);
+      this.splice(
+        indicator + 1,
+        valueEnd,
+        ` ${renderFlow(value, true)}${this.text[valueEnd - 1] === '\n' ? this.eol : ''}`,
+      );
       return;
     }
     this.splice(start, valueEnd, renderFlow(value, isCollection(node) ? paddedFlow(this.text, start) : true));
@@ -117,7 +139,9 @@ export class SourceEditor {
 
   removeMember(map: YAMLMap, pair: Pair): void {
     if (map.flow) {
-      const rest = Object.fromEntries(map.items.filter((each) => each !== pair).map((each) => [keyText(each) ?? '', toJson(each.value)]));
+      const rest = Object.fromEntries(
+        map.items.filter((each) => each !== pair).map((each) => [keyText(each) ?? '', toJson(each.value)]),
+      );
       this.replace(map, rest);
       return;
     }
@@ -130,7 +154,9 @@ export class SourceEditor {
     const items = seq.items as Node[];
     const column = this.columnOf(rangeOf(seq)[0]);
     const flowItems = items.length > 0 && items.every((item) => isCollection(item) && item.flow);
-    const text = flowItems ? `${' '.repeat(column)}- ${renderFlow(value, paddedFlow(this.text, rangeOf(items[0] as Node)[0]))}${this.eol}` : this.block([value], column);
+    const text = flowItems
+      ? `${' '.repeat(column)}- ${renderFlow(value, paddedFlow(this.text, rangeOf(items[0] as Node)[0]))}${this.eol}`
+      : this.block([value], column);
     const next = before === undefined ? undefined : items[before];
     const at = next ? this.lineStart(rangeOf(next)[0]) : this.lineEndAfter(rangeOf(items[items.length - 1] as Node)[1]);
     this.splice(at, at, text);
@@ -206,7 +232,9 @@ function isEmptyCollection(value: object): boolean {
 }
 
 function toJson(node: unknown): unknown {
-  return node !== null && typeof node === 'object' && 'toJSON' in node ? (node as { toJSON(): unknown }).toJSON() : node;
+  return node !== null && typeof node === 'object' && 'toJSON' in node
+    ? (node as { toJSON(): unknown }).toJSON()
+    : node;
 }
 
 /** Whether the flow collection at `offset` pads its brackets (`[ a ]` rather than `[a]`). */

@@ -44,7 +44,10 @@ function lcsDiff(a: readonly string[], b: readonly string[]): Line[] {
   const table = new Uint32Array((a.length + 1) * width);
   for (let i = a.length - 1; i >= 0; i--) {
     for (let j = b.length - 1; j >= 0; j--) {
-      table[i * width + j] = a[i] === b[j] ? (table[(i + 1) * width + j + 1] ?? 0) + 1 : Math.max(table[(i + 1) * width + j] ?? 0, table[i * width + j + 1] ?? 0);
+      table[i * width + j] =
+        a[i] === b[j]
+          ? (table[(i + 1) * width + j + 1] ?? 0) + 1
+          : Math.max(table[(i + 1) * width + j] ?? 0, table[i * width + j + 1] ?? 0);
     }
   }
   const out: Line[] = [];
@@ -54,7 +57,8 @@ function lcsDiff(a: readonly string[], b: readonly string[]): Line[] {
     if (a[i] === b[j]) {
       out.push({ op: ' ', text: a[i++] as string });
       j++;
-    } else if ((table[(i + 1) * width + j] ?? 0) >= (table[i * width + j + 1] ?? 0)) out.push({ op: '-', text: a[i++] as string });
+    } else if ((table[(i + 1) * width + j] ?? 0) >= (table[i * width + j + 1] ?? 0))
+      out.push({ op: '-', text: a[i++] as string });
     else out.push({ op: '+', text: b[j++] as string });
   }
   while (i < a.length) out.push({ op: '-', text: a[i++] as string });
@@ -81,7 +85,9 @@ function hunksOf(lines: readonly Line[]): string[] {
     const newStart = lines.slice(0, start).filter((line) => line.op !== '-').length + 1;
     const oldCount = hunk.filter((line) => line.op !== '+').length;
     const newCount = hunk.filter((line) => line.op !== '-').length;
-    out.push(`@@ -${oldCount === 0 ? oldStart - 1 : oldStart},${oldCount} +${newCount === 0 ? newStart - 1 : newStart},${newCount} @@`);
+    out.push(
+      `@@ -${oldCount === 0 ? oldStart - 1 : oldStart},${oldCount} +${newCount === 0 ? newStart - 1 : newStart},${newCount} @@`,
+    );
     for (const line of hunk) out.push(`${line.op}${line.text}`);
     index = stop;
   }

@@ -29,7 +29,12 @@ export interface ClientPoolOptions {
 export function createClientPool(options: ClientPoolOptions = {}): ClientPool {
   const clients = new Map<string, Api>();
   const { now, sleep } = options.api ?? {};
-  const pacers = new SharedPacers({ ...(now ? { now } : {}), ...(sleep ? { sleep } : {}), ...(options.logger ? { logger: options.logger } : {}), ...(options.ledger ? { ledger: options.ledger } : {}) });
+  const pacers = new SharedPacers({
+    ...(now ? { now } : {}),
+    ...(sleep ? { sleep } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.ledger ? { ledger: options.ledger } : {}),
+  });
   return {
     apiFor(target) {
       let api = clients.get(target.name);

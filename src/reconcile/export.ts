@@ -14,7 +14,14 @@ import type { LoadProblem } from '../model/desired.js';
 import { KINDS, type Kind } from '../model/kinds.js';
 import { accessOf, descriptorOf, type KindAccess } from '../kinds/index.js';
 import { profileOf } from '../config/profile.js';
-import { exportLiveState, placeManifests, writeExportFiles, type ExportFile, type ExportOptions, type SkippedResource } from '../export/index.js';
+import {
+  exportLiveState,
+  placeManifests,
+  writeExportFiles,
+  type ExportFile,
+  type ExportOptions,
+  type SkippedResource,
+} from '../export/index.js';
 import type { Target } from '../model/config.js';
 import { ownedRecord } from '../state/inventory.js';
 import { secretVars } from '../config/secrets.js';
@@ -45,7 +52,10 @@ export interface ExportOutcome {
   adopted: boolean;
 }
 
-export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store' | 'apiFor' | 'env'>, request: ExportRequest): Promise<ExportOutcome> {
+export async function exportTarget(
+  ctx: Pick<ReconcileContext, 'config' | 'store' | 'apiFor' | 'env'>,
+  request: ExportRequest,
+): Promise<ExportOutcome> {
   const { config, store } = ctx;
   const target = targetNamed(config, request.target ?? config.defaultTarget);
   // 1. Read.
@@ -54,8 +64,14 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
   const access = (kind: Kind): KindAccess => accessOf(kind, target.variant, profileOf(target));
   for (const kind of request.kinds) {
     const descriptor = descriptorOf(kind);
-    if (access(kind) === 'none') request.warn(`target ${target.name} (${target.variant}, api profile ${profileOf(target)}) has no ${descriptor.collection}`);
-    else if (access(kind) === 'read') request.warn(`target ${target.name} only lists its ${descriptor.collection}: manifests name them, but none is exported`);
+    if (access(kind) === 'none')
+      request.warn(
+        `target ${target.name} (${target.variant}, api profile ${profileOf(target)}) has no ${descriptor.collection}`,
+      );
+    else if (access(kind) === 'read')
+      request.warn(
+        `target ${target.name} only lists its ${descriptor.collection}: manifests name them, but none is exported`,
+      );
   }
   // 2. Convert (pure), keeping the keys the inventory already knows.
   const result = exportLiveState(live, {
@@ -75,7 +91,8 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
   await writeExportFiles(files, { force: request.force });
   // 4. Check what was written as validate would; each refusal told, nothing taken back.
   const refused = await refusedByValidate(ctx, request.outDir, files);
-  for (const problem of refused) request.warn(`${formatLocation(problem.location)}: ${problem.code}: ${problem.message}`);
+  for (const problem of refused)
+    request.warn(`${formatLocation(problem.location)}: ${problem.code}: ${problem.message}`);
   if (refused.length > 0) request.warn(refusedAdvice(new Set(refused.map((problem) => problem.location.file)).size));
   if (request.adopt) await adopt(store, target.name, files);
   return { target: target.name, files, skipped: result.skipped, refused, adopted: request.adopt };
@@ -87,11 +104,19 @@ export async function exportTarget(ctx: Pick<ReconcileContext, 'config' | 'store
  * manifest already there counts too), kept to those files. A throwaway HMAC key, as validate's:
  * no hash is kept.
  */
-async function refusedByValidate(ctx: Pick<ReconcileContext, 'config' | 'env'>, outDir: string, files: readonly ExportFile[]): Promise<LoadProblem[]> {
+async function refusedByValidate(
+  ctx: Pick<ReconcileContext, 'config' | 'env'>,
+  outDir: string,
+  files: readonly ExportFile[],
+): Promise<LoadProblem[]> {
   if (files.length === 0) return [];
   const written = new Set(files.map((file) => resolve(file.path)));
   const key = randomBytes(32);
-  const loaded = await loadManifests(outDir, { config: ctx.config, env: ctx.env, hmac: (value) => createHmac('sha256', key).update(value).digest('hex') });
+  const loaded = await loadManifests(outDir, {
+    config: ctx.config,
+    env: ctx.env,
+    hmac: (value) => createHmac('sha256', key).update(value).digest('hex'),
+  });
   return loaded.problems.filter((problem) => written.has(resolve(problem.location.file)));
 }
 
@@ -108,7 +133,11 @@ function refusedAdvice(count: number): string {
  * How `pull` and `state forget` write one target's live objects in manifest terms: its own
  * keys as the inventory knows them (what other manifests name), `metadata.target` left out.
  */
-export function inventoryExportOptions(ctx: Pick<ReconcileContext, 'store' | 'env'>, target: Target, kinds: readonly Kind[]): ExportOptions {
+export function inventoryExportOptions(
+  ctx: Pick<ReconcileContext, 'store' | 'env'>,
+  target: Target,
+  kinds: readonly Kind[],
+): ExportOptions {
   return {
     target: target.name,
     setTarget: false,
@@ -122,11 +151,18 @@ export function inventoryExportOptions(ctx: Pick<ReconcileContext, 'store' | 'en
 /** Live id → key for what the inventory already holds, so a re-export keeps those keys. */
 function ownedKeys(store: StateStore, target: string): Record<Kind, Map<string, string>> {
   const inventory = store.get(target).inventory;
-  return Object.fromEntries(KINDS.map((kind) => [kind, new Map(Object.entries(inventory[kind]).map(([key, entry]) => [entry.id, key]))])) as Record<Kind, Map<string, string>>;
+  return Object.fromEntries(
+    KINDS.map((kind) => [kind, new Map(Object.entries(inventory[kind]).map(([key, entry]) => [entry.id, key]))]),
+  ) as Record<Kind, Map<string, string>>;
 }
 
 /** Records every exported resource as owned, in one durable write. */
 async function adopt(store: StateStore, target: string, files: readonly ExportFile[]): Promise<void> {
-  store.add(target, ...files.map(({ manifest }) => ownedRecord(manifest.kind, manifest.key, { id: manifest.id, name: manifest.liveName })));
+  store.add(
+    target,
+    ...files.map(({ manifest }) =>
+      ownedRecord(manifest.kind, manifest.key, { id: manifest.id, name: manifest.liveName }),
+    ),
+  );
   await store.save();
 }

@@ -17,7 +17,14 @@ import { carriesMark, withoutMark } from '../diff/mark.js';
 import { planTargetAsking } from '../diff/plan-target.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { exportLiveState } from '../export/index.js';
-import { descriptorOf, liveOf, withKindsRead, type DesiredResource, type KindManifests, type LiveState } from '../kinds/index.js';
+import {
+  descriptorOf,
+  liveOf,
+  withKindsRead,
+  type DesiredResource,
+  type KindManifests,
+  type LiveState,
+} from '../kinds/index.js';
 import type { DesiredBase, SecretValue } from '../model/desired.js';
 import type { Target } from '../model/config.js';
 import type { Manifest } from '../model/manifest.js';
@@ -65,7 +72,10 @@ export async function forgetResources(ctx: ReconcileContext, request: ForgetRequ
   const state = ctx.store.get(target.name);
   const owned = request.subjects.map((subject) => ({ ...subject, id: ownedId(state, subject, target.name) }));
   const tagged = owned.filter((subject) => descriptorOf(subject.kind).tags !== undefined);
-  const read = tagged.length > 0 ? { live: await readLive(ctx.apiFor(target), [...new Set(tagged.map((subject) => subject.kind))]) } : undefined;
+  const read =
+    tagged.length > 0
+      ? { live: await readLive(ctx.apiFor(target), [...new Set(tagged.map((subject) => subject.kind))]) }
+      : undefined;
   const outcomes: ForgetOutcome[] = [];
   for (const subject of owned) {
     const outcome = await forgetOne(ctx, target, subject, read, request.dryRun);
@@ -79,12 +89,18 @@ export async function forgetResources(ctx: ReconcileContext, request: ForgetRequ
 }
 
 function ownedId(state: TargetState, subject: ForgetSubject, target: string): string {
-  const entry = Object.hasOwn(state.inventory[subject.kind], subject.name) ? state.inventory[subject.kind][subject.name] : undefined;
+  const entry = Object.hasOwn(state.inventory[subject.kind], subject.name)
+    ? state.inventory[subject.kind][subject.name]
+    : undefined;
   if (entry) return entry.id;
-  throw new StacksyncError('E_USAGE', `${subject.kind}/${subject.name} is not in the inventory of target ${target}: stacksync does not own it, ` +
-    `so there is nothing to forget; nothing was changed`, {
-    subject: `${subject.kind}/${subject.name}`,
-  });
+  throw new StacksyncError(
+    'E_USAGE',
+    `${subject.kind}/${subject.name} is not in the inventory of target ${target}: stacksync does not own it, ` +
+      `so there is nothing to forget; nothing was changed`,
+    {
+      subject: `${subject.kind}/${subject.name}`,
+    },
+  );
 }
 
 async function readLive(api: Api, kinds: readonly Kind[]): Promise<LiveState> {
@@ -98,14 +114,26 @@ interface LiveRead {
   live: LiveState;
 }
 
-async function forgetOne(ctx: ReconcileContext, target: Target, subject: ForgetSubject & { id: string }, read: LiveRead | undefined, dryRun: boolean): Promise<ForgetOutcome> {
+async function forgetOne(
+  ctx: ReconcileContext,
+  target: Target,
+  subject: ForgetSubject & { id: string },
+  read: LiveRead | undefined,
+  dryRun: boolean,
+): Promise<ForgetOutcome> {
   const tags = descriptorOf(subject.kind).tags;
   if (tags === undefined || read === undefined) return { ...subject, forgotten: true, mark: 'untagged' };
   if (read.live.unreadable?.some((item) => item.kind === subject.kind && item.id === subject.id) === true) {
-    return { ...subject, forgotten: false, mark: 'kept', error: 'its live value could not be read, so whether it carries the mark is not known' };
+    return {
+      ...subject,
+      forgotten: false,
+      mark: 'kept',
+      error: 'its live value could not be read, so whether it carries the mark is not known',
+    };
   }
   const object = liveOf(read.live, subject.kind).find((item) => item.id === subject.id);
-  if (object === undefined || !carriesMark(tags.of(object as never), MANAGED_MARK)) return { ...subject, forgotten: true, mark: 'absent' };
+  if (object === undefined || !carriesMark(tags.of(object as never), MANAGED_MARK))
+    return { ...subject, forgotten: true, mark: 'absent' };
   try {
     const update = await unmarkingUpdate(ctx, target, subject, read);
     if (!dryRun) await ctx.apiFor(target).update(subject.kind, subject.id, update);
@@ -122,7 +150,12 @@ async function forgetOne(ctx: ReconcileContext, target: Target, subject: ForgetS
  * value, in manifest terms, without the mark. Throws when that update would change more than the
  * tags, or cannot be made.
  */
-async function unmarkingUpdate(ctx: ReconcileContext, target: Target, subject: ForgetSubject & { id: string }, read: LiveRead): Promise<WriteBody> {
+async function unmarkingUpdate(
+  ctx: ReconcileContext,
+  target: Target,
+  subject: ForgetSubject & { id: string },
+  read: LiveRead,
+): Promise<WriteBody> {
   const descriptor = descriptorOf(subject.kind);
   const member = descriptor.tags!.member;
   const named = referencedKinds(subject.kind);
@@ -130,14 +163,25 @@ async function unmarkingUpdate(ctx: ReconcileContext, target: Target, subject: F
   const manifest = exported.manifests.find((each) => each.kind === subject.kind && each.id === subject.id);
   if (!manifest) {
     const skipped = exported.skipped.find((each) => each.kind === subject.kind && each.id === subject.id);
-    throw new StacksyncError('E_CONFLICT', `its live value cannot be written as a manifest (${skipped?.reason ?? 'export skips it'}), so its tags cannot be changed alone`);
+    throw new StacksyncError(
+      'E_CONFLICT',
+      `its live value cannot be written as a manifest (${skipped?.reason ?? 'export skips it'}), so its tags cannot be changed alone`,
+    );
   }
   const spec = manifest.document.spec;
   const liveTags = Array.isArray(spec[member]) ? (spec[member] as string[]) : [];
-  const own = { ...manifest.document, metadata: { ...manifest.document.metadata, name: subject.name }, spec: { ...spec, [member]: withoutMark(liveTags, MANAGED_MARK) } };
+  const own = {
+    ...manifest.document,
+    metadata: { ...manifest.document.metadata, name: subject.name },
+    spec: { ...spec, [member]: withoutMark(liveTags, MANAGED_MARK) },
+  };
   // What it names is there too, as it is live, so its names resolve as in a plan of the manifests.
-  const others = exported.manifests.filter((each) => named.has(each.kind) && each !== manifest).map((each) => ({ key: each.key, document: each.document as unknown }));
-  const desired = [{ key: subject.name, document: own as unknown }, ...others].map(({ key, document }) => desiredOf(document as Manifest, key, target.name));
+  const others = exported.manifests
+    .filter((each) => named.has(each.kind) && each !== manifest)
+    .map((each) => ({ key: each.key, document: each.document as unknown }));
+  const desired = [{ key: subject.name, document: own as unknown }, ...others].map(({ key, document }) =>
+    desiredOf(document as Manifest, key, target.name),
+  );
   const plan = (): ReturnType<typeof planTargetAsking> =>
     planTargetAsking({
       target: { name: target.name, variant: target.variant, profile: profileOf(target) },
@@ -180,20 +224,38 @@ function desiredOf(manifest: Manifest, key: string, target: string): DesiredReso
   const manifests = descriptorOf(manifest.kind).manifests as KindManifests<DesiredBase, Manifest>;
   const unknown: SecretValue = { value: '', hmac: '', unknown: 'state forget reads no secrets' };
   const secrets = new Map((manifests.secrets?.(manifest) ?? []).map((site) => [site.path, unknown] as const));
-  return manifests.build(manifest, { key, target, location: { file: `(live ${manifest.kind} ${key})` } }, secrets) as DesiredResource;
+  return manifests.build(
+    manifest,
+    { key, target, location: { file: `(live ${manifest.kind} ${key})` } },
+    secrets,
+  ) as DesiredResource;
 }
 
 /** The update body of `change`, when it is one write of the tags member and nothing else. */
 function onlyTags(change: Change | undefined, member: string): WriteBody {
   if (change === undefined || change.action !== 'update') {
-    throw new StacksyncError('E_CONFLICT', `its tags cannot be changed alone (its plan is ${change?.action ?? 'empty'}${change?.error ? `: ${change.error}` : ''})`);
+    throw new StacksyncError(
+      'E_CONFLICT',
+      `its tags cannot be changed alone (its plan is ${change?.action ?? 'empty'}${change?.error ? `: ${change.error}` : ''})`,
+    );
   }
-  const others = change.diff.map((diff) => diff.path).filter((path) => path !== member && !path.startsWith(`${member}[`) && !path.startsWith(`${member}.`));
-  if (others.length > 0) throw new StacksyncError('E_CONFLICT', `taking the mark off would also change ${others.join(', ')}, so its tags cannot be changed alone`);
+  const others = change.diff
+    .map((diff) => diff.path)
+    .filter((path) => path !== member && !path.startsWith(`${member}[`) && !path.startsWith(`${member}.`));
+  if (others.length > 0)
+    throw new StacksyncError(
+      'E_CONFLICT',
+      `taking the mark off would also change ${others.join(', ')}, so its tags cannot be changed alone`,
+    );
   const [operation, ...more] = change.operations;
-  if (operation === undefined || more.length > 0 || !('id' in operation)) throw new StacksyncError('E_CONFLICT', 'its tags cannot be changed with one update');
+  if (operation === undefined || more.length > 0 || !('id' in operation))
+    throw new StacksyncError('E_CONFLICT', 'its tags cannot be changed with one update');
   // Places a create of this run would fill are no update of the tags alone.
-  if ('refs' in operation && operation.refs !== undefined && Object.keys(operation.refs).some((key) => key.startsWith('/'))) {
+  if (
+    'refs' in operation &&
+    operation.refs !== undefined &&
+    Object.keys(operation.refs).some((key) => key.startsWith('/'))
+  ) {
     throw new StacksyncError('E_CONFLICT', 'its update names a resource that does not exist yet');
   }
   if ('body' in operation) return operation.body;

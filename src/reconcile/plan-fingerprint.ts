@@ -26,14 +26,25 @@ export function keyCheckOf(hasher: SecretHasher): string {
 }
 
 /** The part of a fingerprint known before reading anything live. */
-export function setupFingerprint(config: Config, targets: readonly string[], hasher: SecretHasher, version: string): Pick<PlanFingerprint, 'stacksync' | 'keyCheck' | 'targets'> {
-  const endpoints = config.targets.filter((target) => targets.includes(target.name)).map((target) => [target.name, endpointDigest(target)]);
+export function setupFingerprint(
+  config: Config,
+  targets: readonly string[],
+  hasher: SecretHasher,
+  version: string,
+): Pick<PlanFingerprint, 'stacksync' | 'keyCheck' | 'targets'> {
+  const endpoints = config.targets
+    .filter((target) => targets.includes(target.name))
+    .map((target) => [target.name, endpointDigest(target)]);
   return { stacksync: version, keyCheck: keyCheckOf(hasher), targets: Object.fromEntries(endpoints) };
 }
 
 function endpointDigest(target: Target): string {
   const { variant, baseUrl } = target;
-  return digestOf(target.variant === 'managed' ? { variant, baseUrl, organizationId: target.organizationId, serviceId: target.serviceId } : { variant, baseUrl });
+  return digestOf(
+    target.variant === 'managed'
+      ? { variant, baseUrl, organizationId: target.organizationId, serviceId: target.serviceId }
+      : { variant, baseUrl },
+  );
 }
 
 export interface FingerprintContext {
@@ -49,10 +60,15 @@ export interface FingerprintContext {
 /** The fingerprint of a computed plan, before anything of it is applied. */
 export function fingerprintRun(run: RunPlan, ctx: FingerprintContext): PlanFingerprint {
   const targets = run.targets.map((targetRun) => targetRun.target.name);
-  const inScope = (target: string | undefined): boolean => target === undefined || target === '*' || targets.includes(target);
-  const manifests = run.load.resources.filter((resource) => targets.includes(resource.target)).map((resource) => [`${resource.target}/${resource.kind}/${resource.key}`, specDigest(resource)]);
+  const inScope = (target: string | undefined): boolean =>
+    target === undefined || target === '*' || targets.includes(target);
+  const manifests = run.load.resources
+    .filter((resource) => targets.includes(resource.target))
+    .map((resource) => [`${resource.target}/${resource.kind}/${resource.key}`, specDigest(resource)]);
   const changes = run.targets.flatMap((targetRun) =>
-    targetRun.changes.filter((change) => isWrite(change.action)).map((change) => [changeRef(change), changeFingerprint(change, targetRun.live, ctx)] as const),
+    targetRun.changes
+      .filter((change) => isWrite(change.action))
+      .map((change) => [changeRef(change), changeFingerprint(change, targetRun.live, ctx)] as const),
   );
   return {
     ...setupFingerprint(ctx.config, targets, ctx.hasher, ctx.version),
@@ -65,14 +81,19 @@ export function fingerprintRun(run: RunPlan, ctx: FingerprintContext): PlanFinge
 }
 
 function changeFingerprint(change: Change, live: LiveState | undefined, ctx: FingerprintContext): ChangeFingerprint {
-  const fingerprint: ChangeFingerprint = { action: change.action, writes: ctx.hasher(canonicalJson(change.operations)), dependsOn: [...change.dependsOn] };
+  const fingerprint: ChangeFingerprint = {
+    action: change.action,
+    writes: ctx.hasher(canonicalJson(change.operations)),
+    dependsOn: [...change.dependsOn],
+  };
   if (change.id !== undefined) fingerprint.id = change.id;
   const current = change.id === undefined ? undefined : liveResource(live, change.kind, change.id);
   // Under the key: a live resource may hold a secret the service returns (a webhook's URL).
   if (current !== undefined) fingerprint.live = ctx.hasher(canonicalJson(withoutStatus(change.kind, current)));
   const owned = ctx.store.get(change.target).inventory[change.kind][change.name]?.id;
   if (owned !== undefined) fingerprint.owned = owned;
-  if (change.secretHashes && Object.keys(change.secretHashes).length > 0) fingerprint.secrets = { ...change.secretHashes };
+  if (change.secretHashes && Object.keys(change.secretHashes).length > 0)
+    fingerprint.secrets = { ...change.secretHashes };
   return fingerprint;
 }
 

@@ -67,11 +67,20 @@ export function newPlanKeySalt(): string {
  * not matter), salted with `salt`.
  * @throws StacksyncError `E_SECRET_MISSING` when a target's credentials do not resolve.
  */
-export async function planKeyFrom(config: Config, targets: readonly string[], io: Partial<SecretIo>, salt: string): Promise<Buffer> {
+export async function planKeyFrom(
+  config: Config,
+  targets: readonly string[],
+  io: Partial<SecretIo>,
+  salt: string,
+): Promise<Buffer> {
   const names = [...new Set(targets)].sort();
-  const credentials = config.targets.filter((target) => names.includes(target.name)).map((target) => [target.name, resolveCredentials(target, io)]);
+  const credentials = config.targets
+    .filter((target) => names.includes(target.name))
+    .map((target) => [target.name, resolveCredentials(target, io)]);
   const material = canonicalJson({ purpose: PURPOSE, credentials });
   return new Promise((resolve, reject) => {
-    scrypt(material, Buffer.from(salt, 'hex'), HMAC_KEY_BYTES, SCRYPT, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(material, Buffer.from(salt, 'hex'), HMAC_KEY_BYTES, SCRYPT, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
   });
 }

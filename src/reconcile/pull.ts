@@ -10,7 +10,13 @@ import type { Kind } from '../model/kinds.js';
 import type { Change, PlanError } from '../model/plan.js';
 import type { DesiredResource } from '../kinds/index.js';
 import { exportLiveState } from '../export/index.js';
-import { pullEdits, type DeletedResource, type PullProblem, type PullResult, type ResourceEdit } from '../pull/index.js';
+import {
+  pullEdits,
+  type DeletedResource,
+  type PullProblem,
+  type PullResult,
+  type ResourceEdit,
+} from '../pull/index.js';
 import { errnoCode, nodeFs, writeFileAtomically } from '../support/fs.js';
 import { StacksyncError } from '../errors.js';
 import type { StateStore } from '../state/store.js';
@@ -30,7 +36,14 @@ export interface PullRequest {
 export type PullOutcome = PullResult;
 
 export async function pullTargets(ctx: ReconcileContext, request: PullRequest): Promise<PullOutcome> {
-  const run = await computePlan(ctx, planRequestFor(ctx.config, { ...(request.targets ? { targets: request.targets } : {}), prune: false, adopt: false }));
+  const run = await computePlan(
+    ctx,
+    planRequestFor(ctx.config, {
+      ...(request.targets ? { targets: request.targets } : {}),
+      prune: false,
+      adopt: false,
+    }),
+  );
   return pullPlanned(ctx, run, request);
 }
 
@@ -39,16 +52,23 @@ export async function pullTargets(ctx: ReconcileContext, request: PullRequest): 
  * propose` hands the plan of the sync that found the drift, with `changes` its drifted changes
  * (docs/daemon.md, "Drift proposed as a branch"), so the live state is read and diffed once.
  */
-export async function pullPlanned(ctx: ReconcileContext, run: RunPlan, request: PullRequest & { changes?: readonly Change[] }): Promise<PullOutcome> {
+export async function pullPlanned(
+  ctx: ReconcileContext,
+  run: RunPlan,
+  request: PullRequest & { changes?: readonly Change[] },
+): Promise<PullOutcome> {
   const errors: PullProblem[] = run.plan.errors.map(problemOf);
   const edits: ResourceEdit[] = [];
   const deleted: DeletedResource[] = [];
   const only = request.changes;
   const wanted = (change: Change): boolean =>
     (request.targets === undefined || request.targets.length === 0 || request.targets.includes(change.target)) &&
-    (only === undefined || only.some((each) => each.target === change.target && each.kind === change.kind && each.name === change.name)) &&
+    (only === undefined ||
+      only.some((each) => each.target === change.target && each.kind === change.kind && each.name === change.name)) &&
     (request.kinds === undefined || request.kinds.length === 0 || request.kinds.includes(change.kind)) &&
-    (request.subjects === undefined || request.subjects.length === 0 || request.subjects.some((subject) => subject.kind === change.kind && subject.name === change.name));
+    (request.subjects === undefined ||
+      request.subjects.length === 0 ||
+      request.subjects.some((subject) => subject.kind === change.kind && subject.name === change.name));
   for (const targetRun of run.targets) {
     const changes = targetRun.changes.filter((change) => wanted(change) && isManaged(ctx.store, change));
     const found = collect(ctx, targetRun, changes, run.load.resources);
@@ -58,7 +78,11 @@ export async function pullPlanned(ctx: ReconcileContext, run: RunPlan, request: 
   }
   for (const subject of request.subjects ?? []) {
     if (!run.load.resources.some((resource) => resource.kind === subject.kind && resource.key === subject.name)) {
-      errors.push({ kind: subject.kind, key: subject.name, message: `no manifest of ${subject.kind} ${subject.name} was loaded` });
+      errors.push({
+        kind: subject.kind,
+        key: subject.name,
+        message: `no manifest of ${subject.kind} ${subject.name} was loaded`,
+      });
     }
   }
   const texts = await readTexts(edits.map((edit) => edit.file));
@@ -74,7 +98,10 @@ export async function writePulledFiles(files: PullResult['files']): Promise<void
       const { mode } = await stat(real);
       await writeFileAtomically(nodeFs, real, file.after, mode & 0o7777);
     } catch (error) {
-      throw new StacksyncError('E_USAGE', `cannot write ${file.path} (${errnoCode(error) ?? String(error)})`, { subject: file.path, cause: error });
+      throw new StacksyncError('E_USAGE', `cannot write ${file.path} (${errnoCode(error) ?? String(error)})`, {
+        subject: file.path,
+        cause: error,
+      });
     }
   }
 }
@@ -84,28 +111,59 @@ function isManaged(store: StateStore, change: Change): boolean {
   return store.get(change.target).inventory[change.kind][change.name] !== undefined;
 }
 
-function collect(ctx: ReconcileContext, targetRun: TargetRun, changes: readonly Change[], resources: readonly DesiredResource[]): { edits: ResourceEdit[]; deleted: DeletedResource[]; errors: PullProblem[] } {
+function collect(
+  ctx: ReconcileContext,
+  targetRun: TargetRun,
+  changes: readonly Change[],
+  resources: readonly DesiredResource[],
+): { edits: ResourceEdit[]; deleted: DeletedResource[]; errors: PullProblem[] } {
   const result = { edits: [] as ResourceEdit[], deleted: [] as DeletedResource[], errors: [] as PullProblem[] };
   const { target, live } = targetRun;
   if (!live || changes.length === 0) return result;
   // The live values as export writes them, keys as the inventory knows them (what alerts name).
-  const exported = exportLiveState(live, inventoryExportOptions(ctx, target, [...new Set(changes.map((change) => change.kind))]));
+  const exported = exportLiveState(
+    live,
+    inventoryExportOptions(ctx, target, [...new Set(changes.map((change) => change.kind))]),
+  );
   for (const change of changes) {
-    const resource = resources.find((each) => each.target === target.name && each.kind === change.kind && each.key === change.name);
-    const at = { file: change.file ?? resource?.location.file, ...(change.line !== undefined ? { line: change.line } : {}), kind: change.kind, key: change.name };
+    const resource = resources.find(
+      (each) => each.target === target.name && each.kind === change.kind && each.key === change.name,
+    );
+    const at = {
+      file: change.file ?? resource?.location.file,
+      ...(change.line !== undefined ? { line: change.line } : {}),
+      kind: change.kind,
+      key: change.name,
+    };
     if (change.action === 'create' && resource) {
-      result.deleted.push({ kind: change.kind, key: change.name, file: fileOf(ctx, resource.location.file), ...(resource.location.line !== undefined ? { line: resource.location.line } : {}) });
+      result.deleted.push({
+        kind: change.kind,
+        key: change.name,
+        file: fileOf(ctx, resource.location.file),
+        ...(resource.location.line !== undefined ? { line: resource.location.line } : {}),
+      });
     } else if (change.action === 'error') {
       result.errors.push({ ...at, message: `${change.kind} ${change.name}: ${change.error ?? 'cannot be planned'}` });
     } else if (change.action === 'update' && resource && change.id !== undefined) {
       const manifest = exported.manifests.find((each) => each.kind === change.kind && each.id === change.id);
       if (!manifest) {
         const skipped = exported.skipped.find((each) => each.kind === change.kind && each.id === change.id);
-        result.errors.push({ ...at, message: `${change.kind} ${change.name}: its live value cannot be written as a manifest (${skipped?.reason ?? 'export skips it'})` });
+        result.errors.push({
+          ...at,
+          message: `${change.kind} ${change.name}: its live value cannot be written as a manifest (${skipped?.reason ?? 'export skips it'})`,
+        });
         continue;
       }
       // One document applied to several targets stands for each: none of them alone decides it.
-      const shared = resources.filter((each) => each.kind === resource.kind && each.location.file === resource.location.file && each.location.line === resource.location.line && each.location.item === resource.location.item).map((each) => each.target);
+      const shared = resources
+        .filter(
+          (each) =>
+            each.kind === resource.kind &&
+            each.location.file === resource.location.file &&
+            each.location.line === resource.location.line &&
+            each.location.item === resource.location.item,
+        )
+        .map((each) => each.target);
       result.edits.push({
         kind: change.kind,
         key: change.name,
@@ -146,5 +204,9 @@ async function readTexts(files: readonly string[]): Promise<Map<string, string>>
 }
 
 function problemOf(error: PlanError): PullProblem {
-  return { ...(error.file !== undefined ? { file: error.file } : {}), ...(error.line !== undefined ? { line: error.line } : {}), message: error.target !== undefined && error.file === undefined ? error.message : `${error.code}: ${error.message}` };
+  return {
+    ...(error.file !== undefined ? { file: error.file } : {}),
+    ...(error.line !== undefined ? { line: error.line } : {}),
+    message: error.target !== undefined && error.file === undefined ? error.message : `${error.code}: ${error.message}`,
+  };
 }

@@ -9,14 +9,53 @@ import { applyPlan, type ApplyResults } from '../apply/schedule.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { WaitOptions } from '../apply/await-ready.js';
 import type { Config, Target } from '../model/config.js';
-import { guardDeletes, holdBackBlocked, markDrift, pipeHealthWarnings, plannedProblemHoldsBack, plannedTenantsHeldBack, planTargetAsking, pruneHeldBack, refusedResults, tenantWritesHeldBack, withPruneHeldBack, withTenantPrunesHeldBack, writesHeldBack, type PlanTargetInput } from '../diff/index.js';
+import {
+  guardDeletes,
+  holdBackBlocked,
+  markDrift,
+  pipeHealthWarnings,
+  plannedProblemHoldsBack,
+  plannedTenantsHeldBack,
+  planTargetAsking,
+  pruneHeldBack,
+  refusedResults,
+  tenantWritesHeldBack,
+  withPruneHeldBack,
+  withTenantPrunesHeldBack,
+  writesHeldBack,
+  type PlanTargetInput,
+} from '../diff/index.js';
 import { StacksyncError, errorCodeOf } from '../errors.js';
 import { loadManifests, type LoadManifestsOptions } from '../manifests/load.js';
 import type { LoadProblem } from '../model/desired.js';
-import { deferredKinds, deferredKindsInState, unreadKindsOf, withKindsRead, type DesiredResource, type LiveState, type LoadedManifests } from '../kinds/index.js';
+import {
+  deferredKinds,
+  deferredKindsInState,
+  unreadKindsOf,
+  withKindsRead,
+  type DesiredResource,
+  type LiveState,
+  type LoadedManifests,
+} from '../kinds/index.js';
 import type { Kind } from '../model/kinds.js';
 import { buildPlan } from '../plan/build.js';
-import { addOutcomes, changeKey, changeRef, isWrite, noOutcomes, outcomeOf, withOutcome, type Change, type ChangeKey, type ChangeResult, type Operation, type OutcomeCounts, type Plan, type PlanError, type WriteBody } from '../model/plan.js';
+import {
+  addOutcomes,
+  changeKey,
+  changeRef,
+  isWrite,
+  noOutcomes,
+  outcomeOf,
+  withOutcome,
+  type Change,
+  type ChangeKey,
+  type ChangeResult,
+  type Operation,
+  type OutcomeCounts,
+  type Plan,
+  type PlanError,
+  type WriteBody,
+} from '../model/plan.js';
 import { inventoryEntry, managedCount, specRecord, staleRecords, type IntentExpiry } from '../state/inventory.js';
 import { specDigest } from './spec.js';
 import type { StateRecord, TargetState } from '../model/state.js';
@@ -113,18 +152,37 @@ export async function computePlan(ctx: ReconcileContext, request: PlanRequest): 
   const reads = new Map(targets.map((target) => [target.name, readLive(ctx, target)]));
 
   // 2. One consistent snapshot of the manifests.
-  const load = await loadManifests(ctx.manifestsDir, { config: ctx.config, env: ctx.env, hmac: ctx.hasher, ...ctx.manifests, ...(ctx.logger ? { logger: ctx.logger } : {}) });
+  const load = await loadManifests(ctx.manifestsDir, {
+    config: ctx.config,
+    env: ctx.env,
+    hmac: ctx.hasher,
+    ...ctx.manifests,
+    ...(ctx.logger ? { logger: ctx.logger } : {}),
+  });
 
   // 3. Per target: the pure diff.
-  const runs = await Promise.all(targets.map((target) => planOneTarget(ctx, target, load, request, reads.get(target.name) as Promise<LiveRead>)));
+  const runs = await Promise.all(
+    targets.map((target) => planOneTarget(ctx, target, load, request, reads.get(target.name) as Promise<LiveRead>)),
+  );
 
   // 4. Assemble the plan.
-  const errors = [...load.problems.filter((p) => inScope(p, targets)).map(problemToPlanError), ...runs.flatMap((run) => (run.failed ? [run.failed] : []))];
+  const errors = [
+    ...load.problems.filter((p) => inScope(p, targets)).map(problemToPlanError),
+    ...runs.flatMap((run) => (run.failed ? [run.failed] : [])),
+  ];
   const warnings = [
     ...load.warnings.map(problemToPlanError),
-    ...runs.flatMap((run) => (run.failed ? [] : pruneHeldBack(run.target.name, request.prune, run.blocked, run.heldTenants))),
-    ...runs.flatMap((run) => (run.failed ? [] : writesHeldBack(run.target.name, run.changes, run.blocked, request.allowPartial === true))),
-    ...runs.flatMap((run) => (run.failed || run.blocked ? [] : tenantWritesHeldBack(run.target.name, run.changes, run.heldTenants, request.allowPartial === true))),
+    ...runs.flatMap((run) =>
+      run.failed ? [] : pruneHeldBack(run.target.name, request.prune, run.blocked, run.heldTenants),
+    ),
+    ...runs.flatMap((run) =>
+      run.failed ? [] : writesHeldBack(run.target.name, run.changes, run.blocked, request.allowPartial === true),
+    ),
+    ...runs.flatMap((run) =>
+      run.failed || run.blocked
+        ? []
+        : tenantWritesHeldBack(run.target.name, run.changes, run.heldTenants, request.allowPartial === true),
+    ),
     ...runs.flatMap((run) => pipeHealthWarnings(run.changes)),
   ];
   const plan = buildPlan(
@@ -140,11 +198,18 @@ type LiveRead = { live: LiveState } | { error: unknown };
 /** Every list the target offers but the kinds it reads only when asked (`deferredKinds`), unless the state holds one of theirs. */
 function readLive(ctx: ReconcileContext, target: Target): Promise<LiveRead> {
   const inState = deferredKindsInState(deferredKinds(target.variant, profileOf(target)), ctx.store.get(target.name));
-  return (async () => ({ live: await ctx.apiFor(target).readLiveState(inState) }))().catch((error: unknown) => ({ error }));
+  return (async () => ({ live: await ctx.apiFor(target).readLiveState(inState) }))().catch((error: unknown) => ({
+    error,
+  }));
 }
 
 /** What was read, with the unread kinds in `kinds` read too: a plan of a target that never asks for them makes no call for them. */
-async function readAlso(ctx: ReconcileContext, target: Target, read: LiveRead, kinds: readonly Kind[]): Promise<LiveRead> {
+async function readAlso(
+  ctx: ReconcileContext,
+  target: Target,
+  read: LiveRead,
+  kinds: readonly Kind[],
+): Promise<LiveRead> {
   if ('error' in read || kinds.length === 0) return read;
   try {
     return { live: withKindsRead(read.live, await ctx.apiFor(target).readKinds(kinds), kinds) };
@@ -158,7 +223,12 @@ async function readAlso(ctx: ReconcileContext, target: Target, read: LiveRead, k
  * at across kinds (a name to resolve, evidence of hidden tiles) is read, and the target planned
  * again: at most once per deferred kind, since each read leaves fewer unread.
  */
-async function planReading(ctx: ReconcileContext, target: Target, read: LiveRead, input: Omit<PlanTargetInput, 'live'>): Promise<{ live: LiveState; changes: Change[] } | { error: unknown }> {
+async function planReading(
+  ctx: ReconcileContext,
+  target: Target,
+  read: LiveRead,
+  input: Omit<PlanTargetInput, 'live'>,
+): Promise<{ live: LiveState; changes: Change[] } | { error: unknown }> {
   let outcome = read;
   for (;;) {
     if ('error' in outcome) return outcome;
@@ -168,20 +238,38 @@ async function planReading(ctx: ReconcileContext, target: Target, read: LiveRead
   }
 }
 
-async function planOneTarget(ctx: ReconcileContext, target: Target, load: LoadedManifests, request: PlanRequest, read: Promise<LiveRead>): Promise<TargetRun> {
+async function planOneTarget(
+  ctx: ReconcileContext,
+  target: Target,
+  load: LoadedManifests,
+  request: PlanRequest,
+  read: Promise<LiveRead>,
+): Promise<TargetRun> {
   const blocked = load.blockedTargets.has(target.name) || load.blockedTargets.has('*');
   const heldTenants = new Set([...(load.heldTenants.get(target.name) ?? []), ...(load.heldTenants.get('*') ?? [])]);
   const desired = load.resources.filter((resource) => resource.target === target.name);
   // The deferred kinds of the target's own manifests are read before the plan.
   const first = await read;
-  const outcome = await planReading(ctx, target, await readAlso(ctx, target, first, 'error' in first ? [] : unreadKindsOf(first.live, desired)), {
-    target: { name: target.name, variant: target.variant, profile: profileOf(target) },
-    desired,
-    state: ctx.store.get(target.name),
-    options: { prune: request.prune, adopt: request.adopt, blocked, suspended: isSuspended(target, request), lateCreateWindowMs: ctx.config.sync.lateCreateWindowMs, ...(ctx.config.sync.markManaged ? { mark: MANAGED_MARK } : {}) },
-    nowMs: nowOf(ctx),
-    broken: brokenSubjects(load, target.name),
-  });
+  const outcome = await planReading(
+    ctx,
+    target,
+    await readAlso(ctx, target, first, 'error' in first ? [] : unreadKindsOf(first.live, desired)),
+    {
+      target: { name: target.name, variant: target.variant, profile: profileOf(target) },
+      desired,
+      state: ctx.store.get(target.name),
+      options: {
+        prune: request.prune,
+        adopt: request.adopt,
+        blocked,
+        suspended: isSuspended(target, request),
+        lateCreateWindowMs: ctx.config.sync.lateCreateWindowMs,
+        ...(ctx.config.sync.markManaged ? { mark: MANAGED_MARK } : {}),
+      },
+      nowMs: nowOf(ctx),
+      broken: brokenSubjects(load, target.name),
+    },
+  );
   if ('error' in outcome) {
     // The plan carries the error itself; this line is for a daemon's log, not a second copy on a CLI's stderr.
     ctx.logger?.info({ target: target.name, code: errorCodeOf(outcome.error) }, 'cannot read live state');
@@ -197,7 +285,13 @@ async function planOneTarget(ctx: ReconcileContext, target: Target, load: Loaded
   if (heldByPlan) changes = withPruneHeldBack(changes);
   for (const tenant of plannedTenantsHeldBack(changes)) heldTenants.add(tenant);
   changes = withTenantPrunesHeldBack(changes, heldTenants);
-  return { target, changes: markDrift(withSpecs(changes, desired), state), blocked: blocked || heldByPlan, heldTenants, live };
+  return {
+    target,
+    changes: markDrift(withSpecs(changes, desired), state),
+    blocked: blocked || heldByPlan,
+    heldTenants,
+    live,
+  };
 }
 
 /**
@@ -218,11 +312,15 @@ async function checkOne(api: Api, change: Change): Promise<void> {
   try {
     check = await api.validate(change.kind, operation.body);
   } catch (error) {
-    change.warnings.push(`the target could not check it before apply (${error instanceof Error ? error.message : String(error)})`);
+    change.warnings.push(
+      `the target could not check it before apply (${error instanceof Error ? error.message : String(error)})`,
+    );
     return;
   }
   if (!check || check.valid) return;
-  const reasons = check.errors.map((problem) => (problem.path ? `${problem.path}: ${problem.message}` : problem.message)).join('; ');
+  const reasons = check.errors
+    .map((problem) => (problem.path ? `${problem.path}: ${problem.message}` : problem.message))
+    .join('; ');
   change.action = 'error';
   change.code = 'E_API_VALIDATION';
   change.error = `the target refuses it (its validate check: ${reasons || 'no reason given'}); nothing is written`;
@@ -242,14 +340,16 @@ function isSuspended(target: Target, request: PlanRequest): boolean {
   return target.suspend === true || (request.suspendedTargets?.includes(target.name) ?? false);
 }
 
-
 /**
  * Each change names its tenant (docs/many-services.md#tenants): its manifest's, or for what no
  * manifest names any more, the one the inventory recorded it for.
  */
 function withTenants(changes: Change[], fileTenants: ReadonlyMap<string, string>, state: TargetState): void {
   for (const change of changes) {
-    const tenant = change.file !== undefined ? fileTenants.get(change.file) : inventoryEntry(state, change.kind, change.name)?.tenant;
+    const tenant =
+      change.file !== undefined
+        ? fileTenants.get(change.file)
+        : inventoryEntry(state, change.kind, change.name)?.tenant;
     if (tenant !== undefined) change.tenant = tenant;
   }
 }
@@ -276,7 +376,10 @@ export function recordInSync(ctx: ReconcileContext, target: string, changes: rea
   const state = ctx.store.get(target);
   const records: StateRecord[] = [];
   for (const change of changes) {
-    const record = change.action === 'unchanged' && change.spec !== undefined ? specRecord(state, change.kind, change.name, change.spec, change.pruneDisabled === true, change.tenant) : undefined;
+    const record =
+      change.action === 'unchanged' && change.spec !== undefined
+        ? specRecord(state, change.kind, change.name, change.spec, change.pruneDisabled === true, change.tenant)
+        : undefined;
     if (record) records.push(record);
   }
   if (records.length > 0) ctx.store.add(target, ...records);
@@ -318,25 +421,54 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
       // 1. Forget entries (and expired intents) that name nothing live, before the caps count what is
       //    managed; what is in sync counts as applied.
       const live = targetRun.live;
-      if (live) ctx.store.add(name, ...staleRecords(ctx.store.get(name), live, nowOf(ctx), intentExpiry(ctx.config, run.load, targetRun)));
+      if (live)
+        ctx.store.add(
+          name,
+          ...staleRecords(ctx.store.get(name), live, nowOf(ctx), intentExpiry(ctx.config, run.load, targetRun)),
+        );
       recordInSync(ctx, name, targetRun.changes);
       // 2. Prune's guard: refused deletes, and what waits on them, do not run.
       const { sync } = ctx.config;
-      const caps = { managedCount: managedCount(ctx.store.get(name)), maxDeletes: sync.maxDeletes, maxDeletePercent: sync.maxDeletePercent, force: request.force };
+      const caps = {
+        managedCount: managedCount(ctx.store.get(name)),
+        maxDeletes: sync.maxDeletes,
+        maxDeletePercent: sync.maxDeletePercent,
+        force: request.force,
+      };
       const guarded = guardDeletes({ target: name, changes: targetRun.changes, caps, emptySnapshot });
       if (guarded.refusal) errors.push(guarded.refusal);
       // 3. A target with manifest errors gets no writes, unless partial applies are allowed.
-      const held = holdBackBlocked({ target: name, changes: guarded.changes, blocked: targetRun.blocked, heldTenants: targetRun.heldTenants, allowPartial: run.request.allowPartial === true });
+      const held = holdBackBlocked({
+        target: name,
+        changes: guarded.changes,
+        blocked: targetRun.blocked,
+        heldTenants: targetRun.heldTenants,
+        allowPartial: run.request.allowPartial === true,
+      });
       // 4. Apply the rest; an orphan, a suspended resource or a waiting create is shown, never applied.
-      const applicable = held.changes.filter((change) => change.action !== 'orphan' && change.action !== 'suspended' && change.action !== 'waiting');
+      const applicable = held.changes.filter(
+        (change) => change.action !== 'orphan' && change.action !== 'suspended' && change.action !== 'waiting',
+      );
       // The target's closing line counts every change the apply did not run too (held back, refused, waiting): one summary that adds up.
-      const notRun = new Map([...held.held, ...(guarded.refusal ? refusedResults(guarded.refused, guarded.refusal) : [])]);
-      const outside = targetRun.changes.filter((change) => change.action === 'waiting' || notRun.has(changeRef(change)));
-      const extra = outside.reduce((counts, change) => withOutcome(counts, outcomeOf(change, notRun.get(changeRef(change)))), noOutcomes());
-      const applied = await applyTarget(ctx, targetRun.target, applicable, run.request.adopt, { ...request, ...withExtra(request, extra) });
+      const notRun = new Map([
+        ...held.held,
+        ...(guarded.refusal ? refusedResults(guarded.refused, guarded.refusal) : []),
+      ]);
+      const outside = targetRun.changes.filter(
+        (change) => change.action === 'waiting' || notRun.has(changeRef(change)),
+      );
+      const extra = outside.reduce(
+        (counts, change) => withOutcome(counts, outcomeOf(change, notRun.get(changeRef(change)))),
+        noOutcomes(),
+      );
+      const applied = await applyTarget(ctx, targetRun.target, applicable, run.request.adopt, {
+        ...request,
+        ...withExtra(request, extra),
+      });
       for (const [key, result] of applied) results.set(`${name}/${key}`, result);
       for (const [ref, result] of held.held) results.set(ref, result);
-      if (guarded.refusal) for (const [ref, result] of refusedResults(guarded.refused, guarded.refusal)) results.set(ref, result);
+      if (guarded.refusal)
+        for (const [ref, result] of refusedResults(guarded.refused, guarded.refusal)) results.set(ref, result);
     }),
   );
   return { results, errors };
@@ -346,7 +478,13 @@ export async function executePlan(ctx: ReconcileContext, run: RunPlan, request: 
 function withExtra(request: ApplyRequest, extra: OutcomeCounts): Pick<ApplyRequest, 'onEvent'> {
   const onEvent = request.onEvent;
   if (!onEvent) return {};
-  return { onEvent: (target, event) => onEvent(target, event.type === 'apply-finished' ? { ...event, summary: addOutcomes(event.summary, extra) } : event) };
+  return {
+    onEvent: (target, event) =>
+      onEvent(
+        target,
+        event.type === 'apply-finished' ? { ...event, summary: addOutcomes(event.summary, extra) } : event,
+      ),
+  };
 }
 
 /**
@@ -356,14 +494,26 @@ function withExtra(request: ApplyRequest, extra: OutcomeCounts): Pick<ApplyReque
  */
 function intentExpiry(config: Config, load: LoadedManifests, run: TargetRun): IntentExpiry | undefined {
   const target = run.target.name;
-  const unknown = (problem: LoadProblem): boolean => (problem.target === target ? problem.subject === undefined : problem.target === undefined || problem.target === '*');
+  const unknown = (problem: LoadProblem): boolean =>
+    problem.target === target ? problem.subject === undefined : problem.target === undefined || problem.target === '*';
   if (load.problems.some(unknown)) return undefined;
   const broken = brokenSubjects(load, target);
-  const wanted = new Set<string>([...load.resources.filter((resource) => resource.target === target).map((resource) => changeKey(resource.kind, resource.key)), ...broken]);
+  const wanted = new Set<string>([
+    ...load.resources
+      .filter((resource) => resource.target === target)
+      .map((resource) => changeKey(resource.kind, resource.key)),
+    ...broken,
+  ]);
   return { wanted, lateCreateWindowMs: config.sync.lateCreateWindowMs };
 }
 
-async function applyTarget(ctx: ReconcileContext, target: Target, changes: Change[], adopt: boolean, request: ApplyRequest): Promise<ApplyResults> {
+async function applyTarget(
+  ctx: ReconcileContext,
+  target: Target,
+  changes: Change[],
+  adopt: boolean,
+  request: ApplyRequest,
+): Promise<ApplyResults> {
   return applyPlan(changes, {
     api: ctx.apiFor(target),
     store: ctx.store,
@@ -397,17 +547,24 @@ export function targetNamed(config: Config, name: string): Target {
  * read: their resources are still wanted (an error on each, never an orphan to prune).
  */
 export function brokenSubjects(load: LoadedManifests, target: string): Set<ChangeKey> {
-  return new Set(load.problems.flatMap((problem) => (problem.target === target && problem.subject !== undefined ? [problem.subject as ChangeKey] : [])));
+  return new Set(
+    load.problems.flatMap((problem) =>
+      problem.target === target && problem.subject !== undefined ? [problem.subject as ChangeKey] : [],
+    ),
+  );
 }
 
 /** Problems of targets outside the run are not this run's business, but unattributed ones are. */
 function inScope(problem: LoadProblem, targets: readonly Target[]): boolean {
-  return problem.target === undefined || problem.target === '*' || targets.some((target) => target.name === problem.target);
+  return (
+    problem.target === undefined || problem.target === '*' || targets.some((target) => target.name === problem.target)
+  );
 }
 
 export function problemToPlanError(problem: LoadProblem): PlanError {
   // A forEach template's problem names its item: the file and line alone are every item's.
-  const message = problem.location.item === undefined ? problem.message : `(${problem.location.item}) ${problem.message}`;
+  const message =
+    problem.location.item === undefined ? problem.message : `(${problem.location.item}) ${problem.message}`;
   const error: PlanError = { file: problem.location.file, code: problem.code, message };
   if (problem.location.line !== undefined) error.line = problem.location.line;
   if (problem.location.column !== undefined) error.column = problem.location.column;

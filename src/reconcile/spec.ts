@@ -18,9 +18,14 @@ export function specOf(resource: DesiredResource): unknown {
 
 /** A copy whose strings hold the HMAC of each substituted secret instead of its value. */
 function withHmacs(value: unknown, secrets: readonly SecretValue[]): unknown {
-  if (typeof value === 'string') return secrets.reduce((text, secret) => (secret.value ? text.split(secret.value).join(`hmac:${secret.hmac}`) : text), value);
+  if (typeof value === 'string')
+    return secrets.reduce(
+      (text, secret) => (secret.value ? text.split(secret.value).join(`hmac:${secret.hmac}`) : text),
+      value,
+    );
   if (Array.isArray(value)) return value.map((item) => withHmacs(item, secrets));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withHmacs(item, secrets)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withHmacs(item, secrets)]));
   return value;
 }
 

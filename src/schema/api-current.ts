@@ -24,7 +24,18 @@ import { type TSchema, Type } from 'typebox';
 export const OBJECT_ID_PATTERN = '^[0-9a-fA-F]{24}$';
 
 /** A chart's aggregations, as both services' documents list them (docs/api-client.md#the-contract-suite: no `increase`). */
-export const CURRENT_AGG_FNS = ['avg', 'count', 'count_distinct', 'last_value', 'max', 'min', 'quantile', 'sum', 'any', 'none'] as const;
+export const CURRENT_AGG_FNS = [
+  'avg',
+  'count',
+  'count_distinct',
+  'last_value',
+  'max',
+  'min',
+  'quantile',
+  'sum',
+  'any',
+  'none',
+] as const;
 
 export const CURRENT_SOURCE_KINDS = ['log', 'trace', 'metric', 'session', 'promql'] as const;
 

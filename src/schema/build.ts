@@ -4,7 +4,18 @@
  * also carries its static type, so `Static<typeof schema>` is the TypeScript shape of what the
  * schema accepts: one declaration, so schema and type cannot drift apart.
  */
-import { Type, type TEnum, type TEnumValue, type TObject, type TObjectOptions, type TOptional, type TProperties, type TSchema, type TSchemaOptions, type TUnsafe } from 'typebox';
+import {
+  Type,
+  type TEnum,
+  type TEnumValue,
+  type TObject,
+  type TObjectOptions,
+  type TOptional,
+  type TProperties,
+  type TSchema,
+  type TSchemaOptions,
+  type TUnsafe,
+} from 'typebox';
 
 /** A JSON Schema as data: what ajv compiles, and what code that walks a schema reads. */
 export type JsonSchema = Record<string, unknown>;
@@ -31,11 +42,16 @@ export function object<P extends TProperties>(properties: P, options: TObjectOpt
 
 /** Every member of `properties`, made optional (`Type.Optional` on each). */
 export function optional<P extends TProperties>(properties: P): { [K in keyof P]: TOptional<P[K]> } {
-  return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, Type.Optional(schema)])) as { [K in keyof P]: TOptional<P[K]> };
+  return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, Type.Optional(schema)])) as {
+    [K in keyof P]: TOptional<P[K]>;
+  };
 }
 
 /** One of a list of values (`enum`); its type is the union of those values. */
-export function oneOf<const V extends TEnumValue[]>(values: readonly [...V], options: TSchemaOptions = {}): Readable<TEnum<V>> {
+export function oneOf<const V extends TEnumValue[]>(
+  values: readonly [...V],
+  options: TSchemaOptions = {},
+): Readable<TEnum<V>> {
   return readable(Type.Enum(values, options));
 }
 

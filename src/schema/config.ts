@@ -32,12 +32,15 @@ export const secretRefSchema = readable(
   Type.Unsafe<SecretRefValue>({
     description:
       'A secret: {fromEnv: NAME} reads an environment variable; {fromFile: PATH} reads a file ' +
-        '(relative to the file that names it; one trailing newline is dropped). A plain string works but ' +
-        'is warned about.',
+      '(relative to the file that names it; one trailing newline is dropped). A plain string works but ' +
+      'is warned about.',
     type: ['string', 'object'],
     minLength: 1,
     properties: {
-      fromEnv: Type.String({ pattern: ENV_NAME_PATTERN, description: 'Name of the environment variable holding the secret.' }),
+      fromEnv: Type.String({
+        pattern: ENV_NAME_PATTERN,
+        description: 'Name of the environment variable holding the secret.',
+      }),
       fromFile: Type.String({ minLength: 1, description: 'Path of the file holding the secret.' }),
     },
     additionalProperties: false,
@@ -53,7 +56,8 @@ export const rateLimitSchema = object(
     concurrency: Type.Integer({ minimum: 1, description: 'Requests in flight at once.' }),
   }),
   {
-    description: `Client-side pacing; members left out take the variant's default (managed ` +
+    description:
+      `Client-side pacing; members left out take the variant's default (managed ` +
       `${describeRate('managed')}, self-hosted ${describeRate('self-hosted')}).`,
   },
 );
@@ -74,18 +78,30 @@ export const targetApiSchema = object(
     profile: oneOf(API_PROFILES, {
       default: DEFAULT_API_PROFILE,
       description:
-        "seed: the API as the seed spec describes it (alert source `search`). current: the real services " +
-          "of today (alert source `saved_search`, tiles answered as `config`). Reading accepts both; this " +
-          "picks what is written.",
+        'seed: the API as the seed spec describes it (alert source `search`). current: the real services ' +
+        'of today (alert source `saved_search`, tiles answered as `config`). Reading accepts both; this ' +
+        'picks what is written.',
     }),
     paths: object(
       optional({
-        pipes: Type.String({ pattern: PATH_SEGMENT_PATTERN, description: 'Segment of the pipes routes (…/services/{id}/<pipes>, …/<pipes>CdcScaling); default pipes.' }),
-        stack: Type.String({ pattern: PATH_SEGMENT_PATTERN, description: 'Segment of the observability routes (…/services/{id}/<stack>/dashboards); default stack.' }),
+        pipes: Type.String({
+          pattern: PATH_SEGMENT_PATTERN,
+          description: 'Segment of the pipes routes (…/services/{id}/<pipes>, …/<pipes>CdcScaling); default pipes.',
+        }),
+        stack: Type.String({
+          pattern: PATH_SEGMENT_PATTERN,
+          description: 'Segment of the observability routes (…/services/{id}/<stack>/dashboards); default stack.',
+        }),
       }),
-      { description: "Path segments the target's server uses where the seed writes pipes and stack (managed targets)." },
+      {
+        description: "Path segments the target's server uses where the seed writes pipes and stack (managed targets).",
+      },
     ),
-    settingsPrefix: Type.String({ pattern: SETTINGS_PREFIX_PATTERN, description: "Prefix of the pipes' engine settings on the target's server, where the seed writes engine_ (e.g. clickhouse_)." }),
+    settingsPrefix: Type.String({
+      pattern: SETTINGS_PREFIX_PATTERN,
+      description:
+        "Prefix of the pipes' engine settings on the target's server, where the seed writes engine_ (e.g. clickhouse_).",
+    }),
   }),
   { description: 'What the API of this target is; set profile: current for the real services of today.' },
 );
@@ -95,15 +111,33 @@ export const selfHostedAuthSchema = object({ token: secretRefSchema });
 
 const targetSchema = object(
   {
-    name: Type.String({ pattern: TARGET_NAME_PATTERN, description: 'Unique name; manifests pick it with metadata.target.' }),
-    variant: oneOf(TARGET_VARIANTS, { description: 'managed: the cloud control API (HTTP Basic); self-hosted: the observability API (Bearer).' }),
-    baseUrl: Type.String({ format: 'uri', pattern: '^https?://', description: 'API base URL, e.g. https://api.example.com (no trailing path needed).' }),
+    name: Type.String({
+      pattern: TARGET_NAME_PATTERN,
+      description: 'Unique name; manifests pick it with metadata.target.',
+    }),
+    variant: oneOf(TARGET_VARIANTS, {
+      description: 'managed: the cloud control API (HTTP Basic); self-hosted: the observability API (Bearer).',
+    }),
+    baseUrl: Type.String({
+      format: 'uri',
+      pattern: '^https?://',
+      description: 'API base URL, e.g. https://api.example.com (no trailing path needed).',
+    }),
     ...optional({
-      organizationId: Type.String({ format: 'uuid', description: 'Organization that owns the service (managed only).' }),
-      serviceId: Type.String({ format: 'uuid', description: 'Database service whose pipes and stack are managed (managed only).' }),
+      organizationId: Type.String({
+        format: 'uuid',
+        description: 'Organization that owns the service (managed only).',
+      }),
+      serviceId: Type.String({
+        format: 'uuid',
+        description: 'Database service whose pipes and stack are managed (managed only).',
+      }),
     }),
     // Which members auth holds depends on the variant: the `then` schemas below check them.
-    auth: Type.Unsafe<Record<string, SecretRefValue>>({ type: 'object', description: 'managed: {keyId, keySecret}; self-hosted: {token}. Each is a secret reference.' }),
+    auth: Type.Unsafe<Record<string, SecretRefValue>>({
+      type: 'object',
+      description: 'managed: {keyId, keySecret}; self-hosted: {token}. Each is a secret reference.',
+    }),
     rateLimit: Type.Optional(rateLimitSchema),
     vars: Type.Optional(
       Type.Unsafe<Record<string, SecretRefValue>>({
@@ -112,11 +146,15 @@ const targetSchema = object(
         additionalProperties: secretRefSchema,
         description:
           'Variables for ${NAME} in manifest string values of this target. A plain string is a value; ' +
-            '{fromEnv: NAME} or {fromFile: PATH} is a secret, shown as (sensitive) in every output.',
+          '{fromEnv: NAME} or {fromFile: PATH} is a secret, shown as (sensitive) in every output.',
       }),
     ),
     suspend: Type.Optional(
-      Type.Boolean({ default: false, description: 'Read and report this target, never write to it (no heal, no prune); POST /-/suspend does the same at run time.' }),
+      Type.Boolean({
+        default: false,
+        description:
+          'Read and report this target, never write to it (no heal, no prune); POST /-/suspend does the same at run time.',
+      }),
     ),
     api: Type.Optional(targetApiSchema),
   },
@@ -176,7 +214,8 @@ export type StateSettingsValue =
  */
 export const stateSettingsSchema = readable(
   Type.Unsafe<StateSettingsValue>({
-    description: 'Where the state (inventory, secret hashes, create intents) is kept: a file path relative to the ' +
+    description:
+      'Where the state (inventory, secret hashes, create intents) is kept: a file path relative to the ' +
       'working directory, or { backend: file | postgres | kubernetes | s3, … }.',
     type: ['string', 'object'],
     minLength: 1,
@@ -188,29 +227,57 @@ export const stateSettingsSchema = readable(
         enum: [...STATE_BACKENDS],
         description:
           'file: the state file with its journal, lock and key beside it (the default); postgres: tables ' +
-            'stacksync creates in a PostgreSQL database, locked with an advisory lock and fenced by a ' +
-            'generation; kubernetes: Secrets in a namespace, locked with a Lease; s3: one object in a ' +
-            'bucket, kept by conditional writes, locked by a lock object beside it.',
+          'stacksync creates in a PostgreSQL database, locked with an advisory lock and fenced by a ' +
+          'generation; kubernetes: Secrets in a namespace, locked with a Lease; s3: one object in a ' +
+          'bucket, kept by conditional writes, locked by a lock object beside it.',
       },
       path: Type.String({ minLength: 1, description: 'file: the state file, relative to the working directory.' }),
       url: secretRefSchema,
       name: Type.String({
         minLength: 1,
         maxLength: 200,
-        description: "postgres: the state's name in the tables, so several installations can share a database " +
-          "(default: default); kubernetes: the name of its Secrets and Lease (a DNS label of at most 40 " +
-          "characters).",
+        description:
+          "postgres: the state's name in the tables, so several installations can share a database " +
+          '(default: default); kubernetes: the name of its Secrets and Lease (a DNS label of at most 40 ' +
+          'characters).',
       }),
-      namespace: Type.String({ minLength: 1, maxLength: 63, description: 'kubernetes: the namespace of the Secrets and the Lease.' }),
-      kubeconfig: Type.String({ minLength: 1, description: "kubernetes: a kubeconfig file, relative to the config file (default: KUBECONFIG, else the pod's service account, else ~/.kube/config)." }),
-      context: Type.String({ minLength: 1, description: 'kubernetes: a context of the kubeconfig other than its current one.' }),
-      bucket: Type.String({ minLength: 3, maxLength: 63, description: 's3: the bucket (private: the HMAC key object beside the state is a secret).' }),
-      key: Type.String({ minLength: 1, maxLength: 1000, description: "s3: the state object's key; the lock, HMAC key and probe objects are <key>.lock, <key>.key and " +
-        "<key>.probe. Credentials come from the AWS SDK's default chain (environment, profile, web " +
-        "identity, instance role), never from the config." }),
+      namespace: Type.String({
+        minLength: 1,
+        maxLength: 63,
+        description: 'kubernetes: the namespace of the Secrets and the Lease.',
+      }),
+      kubeconfig: Type.String({
+        minLength: 1,
+        description:
+          "kubernetes: a kubeconfig file, relative to the config file (default: KUBECONFIG, else the pod's service account, else ~/.kube/config).",
+      }),
+      context: Type.String({
+        minLength: 1,
+        description: 'kubernetes: a context of the kubeconfig other than its current one.',
+      }),
+      bucket: Type.String({
+        minLength: 3,
+        maxLength: 63,
+        description: 's3: the bucket (private: the HMAC key object beside the state is a secret).',
+      }),
+      key: Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          "s3: the state object's key; the lock, HMAC key and probe objects are <key>.lock, <key>.key and " +
+          "<key>.probe. Credentials come from the AWS SDK's default chain (environment, profile, web " +
+          'identity, instance role), never from the config.',
+      }),
       region: Type.String({ minLength: 1, description: "s3: the bucket's region, e.g. eu-west-1." }),
-      endpoint: Type.String({ format: 'uri', description: 's3: an S3-compatible endpoint instead of AWS S3 (it must refuse a second If-None-Match: * create with 412, which stacksync checks).' }),
-      forcePathStyle: Type.Boolean({ description: 's3: address objects as <endpoint>/<bucket>/<key>, as most S3-compatible stores want (default false).' }),
+      endpoint: Type.String({
+        format: 'uri',
+        description:
+          's3: an S3-compatible endpoint instead of AWS S3 (it must refuse a second If-None-Match: * create with 412, which stacksync checks).',
+      }),
+      forcePathStyle: Type.Boolean({
+        description:
+          's3: address objects as <endpoint>/<bucket>/<key>, as most S3-compatible stores want (default false).',
+      }),
     },
     additionalProperties: false,
   }),
@@ -220,62 +287,102 @@ export const stateSettingsSchema = readable(
 export const DRIFT_MODES = ['heal', 'report', 'propose'] as const;
 
 /** A git branch name as `git check-ref-format --branch` takes it, with `{target}` allowed. */
-export const BRANCH_PATTERN = '^(?!/|.*([/.]\\.|//|@\\{|\\\\|\\.lock(/|$)))[^\\x00-\\x20~^:?*\\[\\x7f]*[^\\x00-\\x20~^:?*\\[\\x7f/.]$';
+export const BRANCH_PATTERN =
+  '^(?!/|.*([/.]\\.|//|@\\{|\\\\|\\.lock(/|$)))[^\\x00-\\x20~^:?*\\[\\x7f]*[^\\x00-\\x20~^:?*\\[\\x7f/.]$';
 
 /** `sync.propose`: where and as whom the daemon commits drift (docs/daemon.md, "Drift proposed as a branch"). */
 const proposeSchema = object(
   {
     author: object(
       {
-        name: Type.String({ minLength: 1, maxLength: 200, description: 'Author and committer name of the proposal commits.' }),
-        email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s<>@]+@[^\\s<>@]+$', description: 'Author and committer email of the proposal commits.' }),
+        name: Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: 'Author and committer name of the proposal commits.',
+        }),
+        email: Type.String({
+          minLength: 3,
+          maxLength: 320,
+          pattern: '^[^\\s<>@]+@[^\\s<>@]+$',
+          description: 'Author and committer email of the proposal commits.',
+        }),
       },
       { description: 'Who the proposal commits are by.' },
     ),
-    base: Type.String({ pattern: BRANCH_PATTERN, maxLength: 250, description: 'The branch the daemon syncs from: the pull request\'s base. The proposal branch may never be it.' }),
+    base: Type.String({
+      pattern: BRANCH_PATTERN,
+      maxLength: 250,
+      description: "The branch the daemon syncs from: the pull request's base. The proposal branch may never be it.",
+    }),
     ...optional({
       branch: Type.String({
         pattern: BRANCH_PATTERN,
         maxLength: 250,
         default: DEFAULT_PROPOSE_BRANCH,
-        description: 'The branch each target\'s drift is committed to; {target} stands for the target\'s name (default stacksync/drift/{target}).',
+        description:
+          "The branch each target's drift is committed to; {target} stands for the target's name (default stacksync/drift/{target}).",
       }),
-      remote: Type.String({ minLength: 1, maxLength: 2000, description: "Where the branch is pushed: a git URL (https://, ssh://, file://, or a path). Default: the manifests checkout's origin." }),
+      remote: Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description:
+          "Where the branch is pushed: a git URL (https://, ssh://, file://, or a path). Default: the manifests checkout's origin.",
+      }),
       token: secretRefSchema,
     }),
   },
   {
     description:
-      'With drift: propose, the daemon commits a drifted resource\'s live value to a branch instead of ' +
-        'undoing it. token: an https push credential (a secret reference), sent as an HTTP header, never ' +
-        'in a URL or a command line; ssh and file remotes take none.',
+      "With drift: propose, the daemon commits a drifted resource's live value to a branch instead of " +
+      'undoing it. token: an https push credential (a secret reference), sent as an HTTP header, never ' +
+      'in a URL or a command line; ssh and file remotes take none.',
   },
 );
 
 export const syncSchema = object(
   optional({
-    interval: Type.String({ pattern: DURATION_PATTERN, default: SYNC_DEFAULTS.interval, description: 'Periodic resync (drift detection), e.g. 30s, 5m, 1h.' }),
-    drift: oneOf(DRIFT_MODES, { default: SYNC_DEFAULTS.drift, description: 'heal: apply to undo drift; report: only show it; propose: commit the live value to a branch of the manifests repository (sync.propose) and leave it.' }),
-    prune: Type.Boolean({ default: SYNC_DEFAULTS.prune, description: 'Delete what stacksync created and Git no longer has.' }),
-    maxDeletes: Type.Integer({ minimum: 0, default: SYNC_DEFAULTS.maxDeletes, description: 'Refuse a plan that deletes more than this, unless --force.' }),
+    interval: Type.String({
+      pattern: DURATION_PATTERN,
+      default: SYNC_DEFAULTS.interval,
+      description: 'Periodic resync (drift detection), e.g. 30s, 5m, 1h.',
+    }),
+    drift: oneOf(DRIFT_MODES, {
+      default: SYNC_DEFAULTS.drift,
+      description:
+        'heal: apply to undo drift; report: only show it; propose: commit the live value to a branch of the manifests repository (sync.propose) and leave it.',
+    }),
+    prune: Type.Boolean({
+      default: SYNC_DEFAULTS.prune,
+      description: 'Delete what stacksync created and Git no longer has.',
+    }),
+    maxDeletes: Type.Integer({
+      minimum: 0,
+      default: SYNC_DEFAULTS.maxDeletes,
+      description: 'Refuse a plan that deletes more than this, unless --force.',
+    }),
     maxDeletePercent: Type.Number({
       minimum: 0,
       maximum: 100,
       default: SYNC_DEFAULTS.maxDeletePercent,
-      description: "Refuse a plan that deletes more than this share (percent) of a target's managed resources, unless --force.",
+      description:
+        "Refuse a plan that deletes more than this share (percent) of a target's managed resources, unless --force.",
     }),
-    adopt: Type.Boolean({ default: SYNC_DEFAULTS.adopt, description: 'Take over same-named live resources not created by stacksync.' }),
+    adopt: Type.Boolean({
+      default: SYNC_DEFAULTS.adopt,
+      description: 'Take over same-named live resources not created by stacksync.',
+    }),
     settleWindow: Type.String({
       pattern: DURATION_PATTERN,
       default: SYNC_DEFAULTS.settleWindow,
       description:
         'How long a create whose answer never came (timeout, cut connection, 5xx) may still land: later ' +
-          'runs wait this long before creating it again, and take it back as ours if it lands. Keep it at ' +
-          'least twice the request time limit (30 s headers + 30 s body).',
+        'runs wait this long before creating it again, and take it back as ours if it lands. Keep it at ' +
+        'least twice the request time limit (30 s headers + 30 s body).',
     }),
     markManaged: Type.Boolean({
       default: SYNC_DEFAULTS.markManaged,
-      description: `Tag what stacksync creates or adopts ${MANAGED_MARK}, where the kind has tags, so people in the ` +
+      description:
+        `Tag what stacksync creates or adopts ${MANAGED_MARK}, where the kind has tags, so people in the ` +
         `UI know it is managed from Git; the tag is never a difference (plan, drift, export).`,
     }),
     propose: proposeSchema,
@@ -290,27 +397,58 @@ export const NOTIFY_PROVIDERS = ['webhook', 'slack', 'github'] as const;
 
 const notifierSchema = object(
   {
-    provider: oneOf(NOTIFY_PROVIDERS, { description: 'webhook: JSON POST; slack: incoming-webhook message; github: commit status on the applied revision.' }),
+    provider: oneOf(NOTIFY_PROVIDERS, {
+      description:
+        'webhook: JSON POST; slack: incoming-webhook message; github: commit status on the applied revision.',
+    }),
     ...optional({
       url: secretRefSchema,
       secret: secretRefSchema,
       token: secretRefSchema,
-      repository: Type.String({ pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$', description: 'github: owner/name of the repository the manifests come from.' }),
-      apiUrl: Type.String({ format: 'uri', pattern: '^https?://', description: 'github: API base URL (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3).' }),
-      events: Type.Array(oneOf(NOTIFY_EVENTS), { minItems: 1, uniqueItems: true, description: 'Events sent (default: all). github reports the sync of a revision and ignores this.' }),
-      targets: Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), { minItems: 1, uniqueItems: true, description: 'Targets whose events are sent (default: all).' }),
-      timeout: Type.String({ pattern: DURATION_PATTERN, default: '10s', description: 'Longest one delivery attempt may take.' }),
+      repository: Type.String({
+        pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$',
+        description: 'github: owner/name of the repository the manifests come from.',
+      }),
+      apiUrl: Type.String({
+        format: 'uri',
+        pattern: '^https?://',
+        description: 'github: API base URL (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3).',
+      }),
+      events: Type.Array(oneOf(NOTIFY_EVENTS), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'Events sent (default: all). github reports the sync of a revision and ignores this.',
+      }),
+      targets: Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'Targets whose events are sent (default: all).',
+      }),
+      timeout: Type.String({
+        pattern: DURATION_PATTERN,
+        default: '10s',
+        description: 'Longest one delivery attempt may take.',
+      }),
     }),
   },
   {
     description:
       'A notification provider. url (webhook, slack; a secret reference, since Slack URLs carry a ' +
-        'token), secret (webhook: HMAC-SHA256 key of the X-Stacksync-Signature header), token and ' +
-        'repository (github).',
+      'token), secret (webhook: HMAC-SHA256 key of the X-Stacksync-Signature header), token and ' +
+      'repository (github).',
     allOf: [
-      { if: { properties: { provider: { enum: ['webhook', 'slack'] } }, required: ['provider'] }, then: { required: ['url'], properties: { token: false, repository: false, apiUrl: false } } },
-      { if: { properties: { provider: { const: 'slack' } }, required: ['provider'] }, then: { properties: { secret: false } } },
-      { if: { properties: { provider: { const: 'github' } }, required: ['provider'] }, then: { required: ['token', 'repository'], properties: { url: false, secret: false } } },
+      {
+        if: { properties: { provider: { enum: ['webhook', 'slack'] } }, required: ['provider'] },
+        then: { required: ['url'], properties: { token: false, repository: false, apiUrl: false } },
+      },
+      {
+        if: { properties: { provider: { const: 'slack' } }, required: ['provider'] },
+        then: { properties: { secret: false } },
+      },
+      {
+        if: { properties: { provider: { const: 'github' } }, required: ['provider'] },
+        then: { required: ['token', 'repository'], properties: { url: false, secret: false } },
+      },
     ],
   },
 );
@@ -325,26 +463,28 @@ const controlSchema = object(
     minProperties: 1,
     description:
       'token: bearer token that POST /-/suspend and /-/resume require; without it those endpoints are ' +
-        'off. reloadToken: the token POST /-/reload then requires (Authorization: Bearer, or ?token= for ' +
-        'git-sync\'s --webhook-url); without it a reload needs Content-Type: application/json, ' +
-        'git-sync\'s Gitsync-Hash header or token.',
+      'off. reloadToken: the token POST /-/reload then requires (Authorization: Bearer, or ?token= for ' +
+      "git-sync's --webhook-url); without it a reload needs Content-Type: application/json, " +
+      "git-sync's Gitsync-Hash header or token.",
   },
 );
 
 /** `HOST:PORT`, `[IPv6]:PORT` or `:PORT`, a port 0-65535: what `run --listen` takes. */
-export const LISTEN_PATTERN = '^(\\[[0-9a-fA-F:.]+\\]|[^:\\[\\]]*):([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$';
+export const LISTEN_PATTERN =
+  '^(\\[[0-9a-fA-F:.]+\\]|[^:\\[\\]]*):([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$';
 
 /** Where the daemon serves, and how its status page links to manifests. */
 const daemonSchema = object(
   optional({
     listen: Type.String({
       pattern: LISTEN_PATTERN,
-      description: 'HOST:PORT of the daemon\'s HTTP endpoints and status page (default 0.0.0.0:9464; run --listen wins over it); stacksync status asks it.',
+      description:
+        "HOST:PORT of the daemon's HTTP endpoints and status page (default 0.0.0.0:9464; run --listen wins over it); stacksync status asks it.",
     }),
     repositoryUrl: Type.String({
       pattern: '^https?://',
       description:
-        'Prefix of links from the status page to manifest lines: the manifest\'s path in its repository and #L<line> are added, and {revision} is replaced by the synced commit, e.g. https://github.com/OWNER/REPO/blob/{revision}/',
+        "Prefix of links from the status page to manifest lines: the manifest's path in its repository and #L<line> are added, and {revision} is replaced by the synced commit, e.g. https://github.com/OWNER/REPO/blob/{revision}/",
     }),
   }),
   { description: 'The daemon (stacksync run): its listen address and the links of its status page.' },
@@ -359,14 +499,27 @@ export const TENANT_NAME_PATTERN = TARGET_NAME_PATTERN;
  */
 const tenantSchema = object(
   {
-    name: Type.String({ pattern: TENANT_NAME_PATTERN, description: 'The tenant (a team): plans group its changes under it, and the state records what it created as its own.' }),
+    name: Type.String({
+      pattern: TENANT_NAME_PATTERN,
+      description:
+        'The tenant (a team): plans group its changes under it, and the state records what it created as its own.',
+    }),
     paths: Type.Array(Type.String({ minLength: 1 }), {
       minItems: 1,
-      description: "Globs, relative to the manifests directory, of the tenant's manifest files: * (within a " +
-        "directory), ** (any depth), ?; a path ending in / is everything under it (teams/payments/).",
+      description:
+        "Globs, relative to the manifests directory, of the tenant's manifest files: * (within a " +
+        'directory), ** (any depth), ?; a path ending in / is everything under it (teams/payments/).',
     }),
-    targets: Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), { minItems: 1, uniqueItems: true, description: "The targets the tenant's manifests may name." }),
-    kinds: Type.Array(oneOf(RESOURCE_KINDS), { minItems: 1, uniqueItems: true, description: "The kinds the tenant's manifests may be." }),
+    targets: Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), {
+      minItems: 1,
+      uniqueItems: true,
+      description: "The targets the tenant's manifests may name.",
+    }),
+    kinds: Type.Array(oneOf(RESOURCE_KINDS), {
+      minItems: 1,
+      uniqueItems: true,
+      description: "The kinds the tenant's manifests may be.",
+    }),
   },
   { description: 'A tenant: which manifest files are its own (paths), and the targets and kinds they may touch.' },
 );
@@ -375,15 +528,21 @@ const tenantSchema = object(
 export const configSchema = object({
   targets: Type.Array(targetSchema, { minItems: 1, description: 'The API endpoints manifests are applied to.' }),
   ...optional({
-    defaultTarget: Type.String({ minLength: 1, description: 'Target of manifests without metadata.target; needed when there are several targets.' }),
+    defaultTarget: Type.String({
+      minLength: 1,
+      description: 'Target of manifests without metadata.target; needed when there are several targets.',
+    }),
     sync: syncSchema,
     state: stateSettingsSchema,
-    notify: Type.Array(notifierSchema, { description: 'Where the daemon sends notifications (applied, failed, drift, pruneRefused, recovered).' }),
+    notify: Type.Array(notifierSchema, {
+      description: 'Where the daemon sends notifications (applied, failed, drift, pruneRefused, recovered).',
+    }),
     control: controlSchema,
     daemon: daemonSchema,
     tenants: Type.Array(tenantSchema, {
       minItems: 1,
-      description: 'Tenants (teams) that bound what the manifests under their paths may touch; with tenants, every manifest must be under the paths of exactly one.',
+      description:
+        'Tenants (teams) that bound what the manifests under their paths may touch; with tenants, every manifest must be under the paths of exactly one.',
     }),
   }),
 });
@@ -397,5 +556,6 @@ export const CONFIG_PATTERN_MESSAGES: Record<string, string> = {
   [PATH_SEGMENT_PATTERN]: "must be one path segment: letters, digits, '_' and '-'",
   [SETTINGS_PREFIX_PATTERN]: "must be lowercase letters and digits ending with '_', like engine_",
   [LISTEN_PATTERN]: 'must be HOST:PORT, [IPv6]:PORT or :PORT with a port 0-65535',
-  [BRANCH_PATTERN]: 'must be a git branch name (no spaces, ~ ^ : ? * [ \\, .., //, @{, or a leading or trailing / or .)',
+  [BRANCH_PATTERN]:
+    'must be a git branch name (no spaces, ~ ^ : ? * [ \\, .., //, @{, or a leading or trailing / or .)',
 };

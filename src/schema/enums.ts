@@ -6,7 +6,17 @@
  */
 
 /** The kinds of manifest (the registry derives the order their writes run in from what each names). */
-export const RESOURCE_KINDS = ['Pipe', 'Connection', 'Source', 'Dashboard', 'SavedSearch', 'Webhook', 'Alert', 'Role', 'PipeCdcScaling'] as const;
+export const RESOURCE_KINDS = [
+  'Pipe',
+  'Connection',
+  'Source',
+  'Dashboard',
+  'SavedSearch',
+  'Webhook',
+  'Alert',
+  'Role',
+  'PipeCdcScaling',
+] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
 /**

@@ -13,12 +13,21 @@ export interface Lacked {
 }
 
 /** Each lacked member (or value) `value` holds, with where it is; `api` names the service (`the managed service's API`). */
-export function findLacked(value: unknown, lacked: readonly Lacked[], api: string): { pointer: (string | number)[]; message: string }[] {
+export function findLacked(
+  value: unknown,
+  lacked: readonly Lacked[],
+  api: string,
+): { pointer: (string | number)[]; message: string }[] {
   return lacked.flatMap(({ path, values }) =>
     found(value, path.split('.'), []).flatMap(([member, pointer]) => {
       if (values !== undefined && !values.includes(member)) return [];
       const what = values === undefined ? `${pointer.at(-1) ?? path}` : JSON.stringify(member);
-      return [{ pointer, message: `${api} does not offer ${what} (its newest API description lacks it); leave it out for a target with api profile current` }];
+      return [
+        {
+          pointer,
+          message: `${api} does not offer ${what} (its newest API description lacks it); leave it out for a target with api profile current`,
+        },
+      ];
     }),
   );
 }

@@ -18,8 +18,12 @@ export const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
 
 /** A name of another kind's resource: a manifest's `metadata.name`, or a live resource's API name. */
 export function nameOf(kind: string, resolvedTo: string): TSchema {
-  return Type.String({ minLength: 1, description: `Name of a ${kind}: the metadata.name of a ${kind} manifest of the target, or the API name of a live one; ` +
-    `resolved to its id (${resolvedTo}) at apply time.` });
+  return Type.String({
+    minLength: 1,
+    description:
+      `Name of a ${kind}: the metadata.name of a ${kind} manifest of the target, or the API name of a live one; ` +
+      `resolved to its id (${resolvedTo}) at apply time.`,
+  });
 }
 
 /** Exactly one of two members, or neither when `optionalPair`. */
@@ -53,7 +57,12 @@ export const SOURCE_REQUIRED_MEMBERS: Record<CurrentSourceKind, readonly string[
 };
 
 const LOG_LACKS = ['orderByExpression', 'tableFilterExpression'];
-const TRACE_LACKS = ['displayedTimestampValueExpression', 'orderByExpression', 'sampleRateExpression', 'spanLinksValueExpression'];
+const TRACE_LACKS = [
+  'displayedTimestampValueExpression',
+  'orderByExpression',
+  'sampleRateExpression',
+  'spanLinksValueExpression',
+];
 const METRIC_LACKS = ['seriesTable', 'serviceNameExpression'];
 
 /**
@@ -62,6 +71,16 @@ const METRIC_LACKS = ['seriesTable', 'serviceNameExpression'];
  * (docs/manifests/source.md#what-a-target-of-todays-api-does-not-take).
  */
 export const SOURCE_LACKED_ON_CURRENT: Record<'managed' | 'self-hosted', Record<string, readonly string[]>> = {
-  managed: { log: [...LOG_LACKS, 'serviceVersionExpression'], trace: [...TRACE_LACKS, 'serviceVersionExpression'], metric: METRIC_LACKS, session: ['resourceAttributesExpression'] },
-  'self-hosted': { log: LOG_LACKS, trace: TRACE_LACKS, metric: METRIC_LACKS, session: ['resourceAttributesExpression'] },
+  managed: {
+    log: [...LOG_LACKS, 'serviceVersionExpression'],
+    trace: [...TRACE_LACKS, 'serviceVersionExpression'],
+    metric: METRIC_LACKS,
+    session: ['resourceAttributesExpression'],
+  },
+  'self-hosted': {
+    log: LOG_LACKS,
+    trace: TRACE_LACKS,
+    metric: METRIC_LACKS,
+    session: ['resourceAttributesExpression'],
+  },
 };

@@ -7,7 +7,13 @@
  */
 import { Type, type TSchema } from 'typebox';
 import { constant, described, object, oneOf, optional, type JsonSchema } from './build.js';
-import { CONFIG_PATTERN_MESSAGES, SECRET_REF_MESSAGE, TARGET_NAME_PATTERN, configSchema, secretRefSchema } from './config.js';
+import {
+  CONFIG_PATTERN_MESSAGES,
+  SECRET_REF_MESSAGE,
+  TARGET_NAME_PATTERN,
+  configSchema,
+  secretRefSchema,
+} from './config.js';
 import { RESOURCE_KINDS, type ResourceKind as Kind } from './enums.js';
 import { FIELD_PATH_PATTERN, nameSchema, NAME_PATTERN } from './manifest-parts.js';
 
@@ -26,7 +32,6 @@ export const MANIFEST_PATTERN_MESSAGES: Record<string, string> = {
 /** Errors anywhere inside these schemas are reported as one message. */
 export const WHOLE_MESSAGES = new Map<JsonSchema, string>([[secretRefSchema, SECRET_REF_MESSAGE]]);
 
-
 /** The annotation that suspends one resource: read and reported, never written. */
 export const SUSPEND_ANNOTATION = 'stacksync.io/suspend';
 /** The annotation that keeps prune from ever deleting a resource. */
@@ -41,44 +46,82 @@ export const REPLACE_ANNOTATION = 'stacksync.io/replace';
 const annotationsSchema = Type.Object(
   {
     ...optional({
-      [SUSPEND_ANNOTATION]: oneOf(['true', 'false'] as const, { description: '"true": read and report this resource, never write, heal or prune it.' }),
-      [PRUNE_ANNOTATION]: oneOf(['disabled', 'enabled'] as const, { description: '"disabled": prune never deletes this resource, even once its manifest is gone.' }),
-      [IGNORE_ANNOTATION]: Type.String({ pattern: FIELD_PATH_LIST_PATTERN, description: 'Comma-separated field paths whose live values are kept (like spec.ignoreDifferences).' }),
-      [RESYNC_ANNOTATION]: Type.String({ minLength: 1, description: 'Pipes of a database source: each new value (any token) asks for one resync, sent once and recorded.' }),
-      [REPLACE_ANNOTATION]: oneOf(['allow'] as const, { description: '"allow": a change of a create-only member deletes the resource and creates it again (without it, only apply --allow-replace does).' }),
+      [SUSPEND_ANNOTATION]: oneOf(['true', 'false'] as const, {
+        description: '"true": read and report this resource, never write, heal or prune it.',
+      }),
+      [PRUNE_ANNOTATION]: oneOf(['disabled', 'enabled'] as const, {
+        description: '"disabled": prune never deletes this resource, even once its manifest is gone.',
+      }),
+      [IGNORE_ANNOTATION]: Type.String({
+        pattern: FIELD_PATH_LIST_PATTERN,
+        description: 'Comma-separated field paths whose live values are kept (like spec.ignoreDifferences).',
+      }),
+      [RESYNC_ANNOTATION]: Type.String({
+        minLength: 1,
+        description:
+          'Pipes of a database source: each new value (any token) asks for one resync, sent once and recorded.',
+      }),
+      [REPLACE_ANNOTATION]: oneOf(['allow'] as const, {
+        description:
+          '"allow": a change of a create-only member deletes the resource and creates it again (without it, only apply --allow-replace does).',
+      }),
     }),
   },
-  { additionalProperties: Type.String(), description: 'Annotations: stacksync.io/ ones steer stacksync; others are kept for people and tools.' },
+  {
+    additionalProperties: Type.String(),
+    description: 'Annotations: stacksync.io/ ones steer stacksync; others are kept for people and tools.',
+  },
 );
 
 /** `metadata.forEach`: the items a template stands for (see `docs/many-services.md`). */
 const forEachSchema = Type.Union(
   [
-    object({ fromFile: Type.String({ minLength: 1, description: 'A YAML file in the manifests directory, relative to this manifest, holding a list of mappings (variable → value), one per item.' }) }),
-    Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { minItems: 1 }), {
-      minProperties: 1,
-      description: 'Variable name → list of values: one resource per combination, in order.',
+    object({
+      fromFile: Type.String({
+        minLength: 1,
+        description:
+          'A YAML file in the manifests directory, relative to this manifest, holding a list of mappings (variable → value), one per item.',
+      }),
     }),
+    Type.Record(
+      Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+      Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { minItems: 1 }),
+      {
+        minProperties: 1,
+        description: 'Variable name → list of values: one resource per combination, in order.',
+      },
+    ),
   ],
-  { description: 'One resource per item: ${name} in this manifest takes the item\'s value; ' +
-    'metadata.name must use a variable that tells the items apart. At most 1,000 items.' },
+  {
+    description:
+      "One resource per item: ${name} in this manifest takes the item's value; " +
+      'metadata.name must use a variable that tells the items apart. At most 1,000 items.',
+  },
 );
 
 export const metadataSchema = object(
   {
     name: described(nameSchema, "The manifest's key: unique per kind per target; lowercase letters, digits and '-'."),
     ...optional({
-      target: Type.Union([Type.String({ pattern: TARGET_NAME_PATTERN }), Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), { minItems: 1, uniqueItems: true })], {
-        description: 'Target (from the config) to apply to, or a list of them, each with its own vars; defaultTarget when left out.',
+      target: Type.Union(
+        [
+          Type.String({ pattern: TARGET_NAME_PATTERN }),
+          Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), { minItems: 1, uniqueItems: true }),
+        ],
+        {
+          description:
+            'Target (from the config) to apply to, or a list of them, each with its own vars; defaultTarget when left out.',
+        },
+      ),
+      targets: constant('all', {
+        description: '"all": apply to every configured target, each with its own vars (instead of target).',
       }),
-      targets: constant('all', { description: '"all": apply to every configured target, each with its own vars (instead of target).' }),
       annotations: annotationsSchema,
       forEach: forEachSchema,
     }),
   },
   { not: { required: ['target', 'targets'] }, description: 'target and targets exclude each other.' },
 );
-
 
 // ---------------------------------------------------------------- documents
 
@@ -105,7 +148,13 @@ export const envelopeSchema = object({
 const JSON_SCHEMA_DIALECT = 'http://json-schema.org/draft-07/schema#';
 
 function published(name: string, title: string, description: string, schema: JsonSchema): JsonSchema {
-  return { $schema: JSON_SCHEMA_DIALECT, $id: `urn:stacksync:schema:v1:${name}`, title, description, ...(withTemplatedNames(schema) as JsonSchema) };
+  return {
+    $schema: JSON_SCHEMA_DIALECT,
+    $id: `urn:stacksync:schema:v1:${name}`,
+    title,
+    description,
+    ...(withTemplatedNames(schema) as JsonSchema),
+  };
 }
 
 /**
@@ -114,21 +163,32 @@ function published(name: string, title: string, description: string, schema: Jso
  * replaces. Only the published schemas take it, so that an editor does not flag a valid forEach
  * manifest: the loader checks every name once substituted, against `NAME_PATTERN` itself.
  */
-export const TEMPLATED_NAME_PATTERN = '^(?:[a-z0-9]([a-z0-9-]*[a-z0-9])?|(?=.*\\$\\{)(?:[a-z0-9-]|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\})+)$';
+export const TEMPLATED_NAME_PATTERN =
+  '^(?:[a-z0-9]([a-z0-9-]*[a-z0-9])?|(?=.*\\$\\{)(?:[a-z0-9-]|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\})+)$';
 
 /** `schema` with every name pattern (`NAME_PATTERN`) turned into `TEMPLATED_NAME_PATTERN`; the rest as it is. */
 function withTemplatedNames(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withTemplatedNames);
   if (schema === null || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'pattern' && value === NAME_PATTERN ? TEMPLATED_NAME_PATTERN : withTemplatedNames(value)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === 'pattern' && value === NAME_PATTERN ? TEMPLATED_NAME_PATTERN : withTemplatedNames(value),
+    ]),
+  );
 }
 
 /** What a kind is, as its document schema's `kind` member describes it (`documentSchema`). */
 function kindDescriptionOf(document: JsonSchema): string {
   const properties = document['properties'];
-  const kind = typeof properties === 'object' && properties !== null ? Object.getOwnPropertyDescriptor(properties, 'kind')?.value : undefined;
-  const description: unknown = typeof kind === 'object' && kind !== null ? Object.getOwnPropertyDescriptor(kind, 'description')?.value : undefined;
-  if (typeof description !== 'string') throw new Error('a manifest document schema without the description of its kind');
+  const kind =
+    typeof properties === 'object' && properties !== null
+      ? Object.getOwnPropertyDescriptor(properties, 'kind')?.value
+      : undefined;
+  const description: unknown =
+    typeof kind === 'object' && kind !== null ? Object.getOwnPropertyDescriptor(kind, 'description')?.value : undefined;
+  if (typeof description !== 'string')
+    throw new Error('a manifest document schema without the description of its kind');
   return description;
 }
 
@@ -139,13 +199,31 @@ function kindDescriptionOf(document: JsonSchema): string {
  */
 export function publishedSchemas(documentOf: (kind: Kind) => JsonSchema): Record<string, JsonSchema> {
   const kinds = Object.fromEntries(
-    RESOURCE_KINDS.map((kind) => [`${kind.toLowerCase()}.json`, published(kind.toLowerCase(), `stacksync ${kind} manifest`, kindDescriptionOf(documentOf(kind)), documentOf(kind))]),
+    RESOURCE_KINDS.map((kind) => [
+      `${kind.toLowerCase()}.json`,
+      published(
+        kind.toLowerCase(),
+        `stacksync ${kind} manifest`,
+        kindDescriptionOf(documentOf(kind)),
+        documentOf(kind),
+      ),
+    ]),
   );
   return {
     ...kinds,
-    'manifest.json': published('manifest', 'stacksync manifest', `Any stacksync manifest: a ${RESOURCE_KINDS.join(', ')}, chosen by kind.`, {
-      oneOf: RESOURCE_KINDS.map((kind) => documentOf(kind)),
-    }),
-    'config.json': published('config', 'stacksync config', 'The stacksync config file (config/stacksync.yaml).', configSchema),
+    'manifest.json': published(
+      'manifest',
+      'stacksync manifest',
+      `Any stacksync manifest: a ${RESOURCE_KINDS.join(', ')}, chosen by kind.`,
+      {
+        oneOf: RESOURCE_KINDS.map((kind) => documentOf(kind)),
+      },
+    ),
+    'config.json': published(
+      'config',
+      'stacksync config',
+      'The stacksync config file (config/stacksync.yaml).',
+      configSchema,
+    ),
   };
 }

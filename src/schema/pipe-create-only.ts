@@ -20,12 +20,47 @@ import type { PipeFamily } from './pipe-sources.js';
 /** The source family itself is create-only: a pipe cannot turn from kafka into kinesis. */
 export const PIPE_FAMILY_IS_CREATE_ONLY = true;
 
-const DATABASE_SNAPSHOT_SETTINGS = ['settings.initialLoadParallelism', 'settings.snapshotNumRowsPerPartition', 'settings.snapshotNumberOfParallelTables'] as const;
+const DATABASE_SNAPSHOT_SETTINGS = [
+  'settings.initialLoadParallelism',
+  'settings.snapshotNumRowsPerPartition',
+  'settings.snapshotNumberOfParallelTables',
+] as const;
 
 export const PIPE_CREATE_ONLY_SOURCE_MEMBERS: Record<PipeFamily, readonly string[] | '*'> = {
-  kafka: ['type', 'format', 'brokers', 'topics', 'consumerGroup', 'offset', 'schemaRegistry', 'reversePrivateEndpointIds', 'exactlyOnce', 'tombstoneMode', 'protobufSchema'],
-  objectStorage: ['type', 'format', 'url', 'delimiter', 'compression', 'isContinuous', 'queueUrl', 'path', 'azureContainerName'],
-  kinesis: ['format', 'streamName', 'region', 'iteratorType', 'timestamp', 'useEnhancedFanOut', 'schemaRegistry', 'protobufSchema'],
+  kafka: [
+    'type',
+    'format',
+    'brokers',
+    'topics',
+    'consumerGroup',
+    'offset',
+    'schemaRegistry',
+    'reversePrivateEndpointIds',
+    'exactlyOnce',
+    'tombstoneMode',
+    'protobufSchema',
+  ],
+  objectStorage: [
+    'type',
+    'format',
+    'url',
+    'delimiter',
+    'compression',
+    'isContinuous',
+    'queueUrl',
+    'path',
+    'azureContainerName',
+  ],
+  kinesis: [
+    'format',
+    'streamName',
+    'region',
+    'iteratorType',
+    'timestamp',
+    'useEnhancedFanOut',
+    'schemaRegistry',
+    'protobufSchema',
+  ],
   // docs/reference/api-behaviour.md: "pubsub all but its credentials".
   pubsub: '*',
   postgres: [
@@ -38,8 +73,20 @@ export const PIPE_CREATE_ONLY_SOURCE_MEMBERS: Record<PipeFamily, readonly string
     'settings.deleteOnMerge',
     ...DATABASE_SNAPSHOT_SETTINGS,
   ],
-  mysql: ['type', 'settings.replicationMode', 'settings.replicationMechanism', 'settings.allowNullableColumns', 'settings.deleteOnMerge', ...DATABASE_SNAPSHOT_SETTINGS],
-  mongodb: ['settings.replicationMode', 'settings.deleteOnMerge', 'settings.useJsonNativeFormat', ...DATABASE_SNAPSHOT_SETTINGS],
+  mysql: [
+    'type',
+    'settings.replicationMode',
+    'settings.replicationMechanism',
+    'settings.allowNullableColumns',
+    'settings.deleteOnMerge',
+    ...DATABASE_SNAPSHOT_SETTINGS,
+  ],
+  mongodb: [
+    'settings.replicationMode',
+    'settings.deleteOnMerge',
+    'settings.useJsonNativeFormat',
+    ...DATABASE_SNAPSHOT_SETTINGS,
+  ],
   // docs/reference/api-behaviour.md: "bigquery everything" (snapshot only: every change after create is refused).
   bigquery: '*',
 };
@@ -51,7 +98,13 @@ export const PIPE_CREATE_ONLY_SOURCE_MEMBERS: Record<PipeFamily, readonly string
  */
 export const PIPE_CREATE_ONLY_MEMBERS = ['description'] as const;
 
-export const PIPE_CREATE_ONLY_DESTINATION_MEMBERS = ['database', 'table', 'managedTable', 'tableDefinition', 'roles'] as const;
+export const PIPE_CREATE_ONLY_DESTINATION_MEMBERS = [
+  'database',
+  'table',
+  'managedTable',
+  'tableDefinition',
+  'roles',
+] as const;
 
 /**
  * Members of each family's block that are written and never read back (docs/reference/api-behaviour.md: "Credentials

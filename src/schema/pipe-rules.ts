@@ -26,7 +26,13 @@ function isObject(value: unknown): value is Block {
 
 /** An issue at a dotted path (`source.kafka.tableMappings[1].targetTable`), with its pointer for the line of a manifest. */
 function issue(path: string, message: string): SchemaIssue {
-  const pointer = parsePointer(`/${path.replace(/^\./, '').replace(/\[(\d+)\]/g, '.$1').split('.').join('/')}`);
+  const pointer = parsePointer(
+    `/${path
+      .replace(/^\./, '')
+      .replace(/\[(\d+)\]/g, '.$1')
+      .split('.')
+      .join('/')}`,
+  );
   return { path, pointer: path ? pointer : [], message };
 }
 
@@ -52,7 +58,9 @@ const need = (block: Block, member: string, at: string, why: string): SchemaIssu
 function credentialMembers(block: Block, members: string[], at: string, why: string): SchemaIssue[] {
   const credentials = block['credentials'];
   if (!isObject(credentials)) return [missing(`${at}.credentials`, `is required ${why}`)];
-  return members.filter((member) => credentials[member] === undefined).map((member) => missing(`${at}.credentials.${member}`, `is required ${why}`));
+  return members
+    .filter((member) => credentials[member] === undefined)
+    .map((member) => missing(`${at}.credentials.${member}`, `is required ${why}`));
 }
 
 /** OpenAPI, kafka `authentication`: the methods each flavour supports, and what each needs. */
@@ -63,19 +71,33 @@ const kafkaRules: FamilyRule = (block, at) => {
   if (authentication !== undefined) {
     const supported = KAFKA_AUTHENTICATIONS_BY_FLAVOUR[flavour];
     const why = `with ${authentication} authentication`;
-    if (!supported.includes(authentication as never)) issues.push(issue(`${at}.authentication`, `${flavour} does not support ${authentication} (supported: ${supported.join(', ')})`));
+    if (!supported.includes(authentication as never))
+      issues.push(
+        issue(
+          `${at}.authentication`,
+          `${flavour} does not support ${authentication} (supported: ${supported.join(', ')})`,
+        ),
+      );
     else if (authentication === 'IAM_ROLE') issues.push(...need(block, 'iamRole', at, why));
-    else if (authentication === 'IAM_USER') issues.push(...credentialMembers(block, ['accessKeyId', 'secretKey'], at, why));
-    else if (authentication === 'MUTUAL_TLS') issues.push(...credentialMembers(block, ['certificate', 'privateKey'], at, why));
+    else if (authentication === 'IAM_USER')
+      issues.push(...credentialMembers(block, ['accessKeyId', 'secretKey'], at, why));
+    else if (authentication === 'MUTUAL_TLS')
+      issues.push(...credentialMembers(block, ['certificate', 'privateKey'], at, why));
     else if (flavour === 'azureeventhub') issues.push(...credentialMembers(block, ['connectionString'], at, why));
-    else if (authentication !== 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY') issues.push(...credentialMembers(block, ['username', 'password'], at, why));
+    else if (authentication !== 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY')
+      issues.push(...credentialMembers(block, ['username', 'password'], at, why));
   }
   const offset = block['offset'] as Block | undefined;
-  if (offset?.['strategy'] === 'from_timestamp' && offset['timestamp'] === undefined) issues.push(missing(`${at}.offset.timestamp`, 'is required for the from_timestamp strategy'));
+  if (offset?.['strategy'] === 'from_timestamp' && offset['timestamp'] === undefined)
+    issues.push(missing(`${at}.offset.timestamp`, 'is required for the from_timestamp strategy'));
   // OpenAPI: tombstone "delete" "requires exactly-once delivery"; protobufSchema "Supported only with
   // Protobuf format and cannot be combined with schemaRegistry".
-  if (block['tombstoneMode'] === 'delete' && block['exactlyOnce'] !== true) issues.push(issue(`${at}.tombstoneMode`, 'delete requires exactlyOnce'));
-  if (block['protobufSchema'] !== undefined && (block['format'] !== 'Protobuf' || block['schemaRegistry'] !== undefined)) {
+  if (block['tombstoneMode'] === 'delete' && block['exactlyOnce'] !== true)
+    issues.push(issue(`${at}.tombstoneMode`, 'delete requires exactlyOnce'));
+  if (
+    block['protobufSchema'] !== undefined &&
+    (block['format'] !== 'Protobuf' || block['schemaRegistry'] !== undefined)
+  ) {
     issues.push(issue(`${at}.protobufSchema`, 'is only for the Protobuf format, without a schemaRegistry'));
   }
   return issues;
@@ -85,31 +107,47 @@ const kafkaRules: FamilyRule = (block, at) => {
 const objectStorageRules: FamilyRule = (block, at) => {
   const flavour = block['type'] as keyof typeof OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR;
   const issues: SchemaIssue[] = [];
-  if (flavour === 'azureblobstorage') issues.push(...need(block, 'path', at, 'for azureblobstorage'), ...need(block, 'azureContainerName', at, 'for azureblobstorage'));
+  if (flavour === 'azureblobstorage')
+    issues.push(
+      ...need(block, 'path', at, 'for azureblobstorage'),
+      ...need(block, 'azureContainerName', at, 'for azureblobstorage'),
+    );
   else issues.push(...need(block, 'url', at, `for ${flavour}`));
   const authentication = block['authentication'] as string | undefined;
   if (authentication !== undefined) {
     const supported = OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR[flavour];
     const why = `with ${authentication} authentication`;
-    if (!supported.includes(authentication as never)) issues.push(issue(`${at}.authentication`, `${flavour} does not support ${authentication} (supported: ${supported.join(', ')})`));
+    if (!supported.includes(authentication as never))
+      issues.push(
+        issue(
+          `${at}.authentication`,
+          `${flavour} does not support ${authentication} (supported: ${supported.join(', ')})`,
+        ),
+      );
     else if (authentication === 'IAM_ROLE') issues.push(...need(block, 'iamRole', at, why));
     else if (authentication === 'IAM_USER') issues.push(...need(block, 'accessKey', at, why));
     else if (authentication === 'CONNECTION_STRING') issues.push(...need(block, 'connectionString', at, why));
     else if (authentication === 'SERVICE_ACCOUNT') issues.push(...need(block, 'serviceAccountKey', at, why));
   }
   // OpenAPI: queueUrl "Only applicable when isContinuous is true"; skipInitialLoad "Only applicable when queueUrl is provided".
-  if (block['queueUrl'] !== undefined && block['isContinuous'] !== true) issues.push(issue(`${at}.queueUrl`, 'needs isContinuous: true'));
-  if (block['skipInitialLoad'] === true && block['queueUrl'] === undefined) issues.push(issue(`${at}.skipInitialLoad`, 'needs a queueUrl'));
-  if (block['skipInitialLoad'] === true && block['startAfter'] !== undefined) issues.push(issue(`${at}.startAfter`, 'cannot be given with skipInitialLoad'));
+  if (block['queueUrl'] !== undefined && block['isContinuous'] !== true)
+    issues.push(issue(`${at}.queueUrl`, 'needs isContinuous: true'));
+  if (block['skipInitialLoad'] === true && block['queueUrl'] === undefined)
+    issues.push(issue(`${at}.skipInitialLoad`, 'needs a queueUrl'));
+  if (block['skipInitialLoad'] === true && block['startAfter'] !== undefined)
+    issues.push(issue(`${at}.startAfter`, 'cannot be given with skipInitialLoad'));
   return issues;
 };
 
 /** OpenAPI, kinesis: "If AT_TIMESTAMP is used, the timestamp field must be provided"; IAM_ROLE "Required if IAM_ROLE is used". */
 const kinesisRules: FamilyRule = (block, at) => {
   const issues: SchemaIssue[] = [];
-  if (block['iteratorType'] === 'AT_TIMESTAMP') issues.push(...need(block, 'timestamp', at, 'with the AT_TIMESTAMP iterator'));
-  if (block['authentication'] === 'IAM_ROLE') issues.push(...need(block, 'iamRole', at, 'with IAM_ROLE authentication'));
-  if (block['authentication'] === 'IAM_USER') issues.push(...need(block, 'accessKey', at, 'with IAM_USER authentication'));
+  if (block['iteratorType'] === 'AT_TIMESTAMP')
+    issues.push(...need(block, 'timestamp', at, 'with the AT_TIMESTAMP iterator'));
+  if (block['authentication'] === 'IAM_ROLE')
+    issues.push(...need(block, 'iamRole', at, 'with IAM_ROLE authentication'));
+  if (block['authentication'] === 'IAM_USER')
+    issues.push(...need(block, 'accessKey', at, 'with IAM_USER authentication'));
   return issues;
 };
 
@@ -117,8 +155,10 @@ const kinesisRules: FamilyRule = (block, at) => {
 const pubsubRules: FamilyRule = (block, at) => {
   const issues: SchemaIssue[] = [];
   if (block['seekType'] === 'timestamp') issues.push(...need(block, 'seekTimestamp', at, 'when seekType is timestamp'));
-  else if (block['seekTimestamp'] !== undefined) issues.push(issue(`${at}.seekTimestamp`, 'must be omitted unless seekType is timestamp'));
-  if (block['authentication'] === 'SERVICE_ACCOUNT') issues.push(...need(block, 'serviceAccountKey', at, 'with SERVICE_ACCOUNT authentication'));
+  else if (block['seekTimestamp'] !== undefined)
+    issues.push(issue(`${at}.seekTimestamp`, 'must be omitted unless seekType is timestamp'));
+  if (block['authentication'] === 'SERVICE_ACCOUNT')
+    issues.push(...need(block, 'serviceAccountKey', at, 'with SERVICE_ACCOUNT authentication'));
   return issues;
 };
 
@@ -134,7 +174,8 @@ function mappingRules(family: PipeFamily, block: Block, at: string): SchemaIssue
     const source = `${String(mapping[keys[0]])}.${String(mapping[keys[1]])}`;
     const target = String(mapping['targetTable']);
     if (sources.has(source)) issues.push(issue(`${at}.tableMappings[${index}]`, `${source} is mapped twice`));
-    if (targets.has(target)) issues.push(issue(`${at}.tableMappings[${index}].targetTable`, `${target} is the target of two mappings`));
+    if (targets.has(target))
+      issues.push(issue(`${at}.tableMappings[${index}].targetTable`, `${target} is the target of two mappings`));
     sources.add(source);
     targets.add(target);
   });
@@ -174,7 +215,10 @@ const bigqueryRules: FamilyRule = (block, at) => {
   const issues = mappingRules('bigquery', block, at);
   if (block['authentication'] === 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY') {
     issues.push(...need(block, 'projectId', at, 'with SERVICE_ACCOUNT_WORKLOAD_IDENTITY authentication'));
-    if (block['credentials'] !== undefined) issues.push(issue(`${at}.credentials`, 'must not be given with SERVICE_ACCOUNT_WORKLOAD_IDENTITY authentication'));
+    if (block['credentials'] !== undefined)
+      issues.push(
+        issue(`${at}.credentials`, 'must not be given with SERVICE_ACCOUNT_WORKLOAD_IDENTITY authentication'),
+      );
   } else {
     issues.push(...need(block, 'credentials', at, 'with SERVICE_ACCOUNT authentication'));
   }
@@ -197,17 +241,26 @@ export function pipeDestinationRules(family: PipeFamily, destination: Block): Sc
   const issues = destination['database'] === undefined ? [issue('destination.database', 'is required')] : [];
   if (PIPE_FAMILY_CLASSES[family] === 'database') return issues;
   for (const member of ['table', 'managedTable', 'columns']) {
-    if (destination[member] === undefined) issues.push(issue(`destination.${member}`, `is required for ${family} pipes`));
+    if (destination[member] === undefined)
+      issues.push(issue(`destination.${member}`, `is required for ${family} pipes`));
   }
-  if (Array.isArray(destination['columns']) && destination['columns'].length === 0) issues.push(issue('destination.columns', `needs at least one column for ${family} pipes`));
+  if (Array.isArray(destination['columns']) && destination['columns'].length === 0)
+    issues.push(issue('destination.columns', `needs at least one column for ${family} pipes`));
   return issues;
 }
 
 /** Scaling is for kafka, kinesis and object-storage pipes only (docs/manifests/pipe.md); OpenAPI: `concurrency` "Only for S3 pipes". */
 export function pipeScalingRules(family: PipeFamily, scaling: Block | undefined, at: string): SchemaIssue[] {
   if (scaling === undefined) return [];
-  if (!SCALABLE_PIPE_FAMILIES.includes(family)) return [issue(at, `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; database pipes share the service's CDC scaling`)];
-  if (scaling['concurrency'] !== undefined && family !== 'objectStorage') return [issue(`${at}.concurrency`, 'is only for objectStorage pipes')];
+  if (!SCALABLE_PIPE_FAMILIES.includes(family))
+    return [
+      issue(
+        at,
+        `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; database pipes share the service's CDC scaling`,
+      ),
+    ];
+  if (scaling['concurrency'] !== undefined && family !== 'objectStorage')
+    return [issue(`${at}.concurrency`, 'is only for objectStorage pipes')];
   return [];
 }
 

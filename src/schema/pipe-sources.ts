@@ -12,7 +12,16 @@ import type { Lacked } from './lacked.js';
 import type { ApiProfile } from './enums.js';
 
 /** The key of a pipe's one source block. */
-export const PIPE_FAMILIES = ['kafka', 'objectStorage', 'kinesis', 'pubsub', 'postgres', 'mysql', 'mongodb', 'bigquery'] as const;
+export const PIPE_FAMILIES = [
+  'kafka',
+  'objectStorage',
+  'kinesis',
+  'pubsub',
+  'postgres',
+  'mysql',
+  'mongodb',
+  'bigquery',
+] as const;
 export type PipeFamily = (typeof PIPE_FAMILIES)[number];
 
 /**
@@ -24,7 +33,19 @@ export type PipeFamily = (typeof PIPE_FAMILIES)[number];
 export const PIPE_FLAVOURS = {
   kafka: ['kafka', 'confluent', 'msk', 'azureeventhub', 'redpanda', 'warpstream', 'gcmk', 'dokafka'],
   objectStorage: ['s3', 'gcs', 'azureblobstorage'],
-  postgres: ['postgres', 'supabase', 'neon', 'alloydb', 'planetscale', 'rdspostgres', 'aurorapostgres', 'cloudsqlpostgres', 'azurepostgres', 'crunchybridge', 'tigerdata'],
+  postgres: [
+    'postgres',
+    'supabase',
+    'neon',
+    'alloydb',
+    'planetscale',
+    'rdspostgres',
+    'aurorapostgres',
+    'cloudsqlpostgres',
+    'azurepostgres',
+    'crunchybridge',
+    'tigerdata',
+  ],
   mysql: ['mysql', 'rdsmysql', 'auroramysql', 'planetscalevitess', 'mariadb', 'rdsmariadb'],
 } as const;
 export type FlavouredFamily = keyof typeof PIPE_FLAVOURS;
@@ -83,12 +104,32 @@ export const PIPE_FORMATS = {
   kafka: ['JSONEachRow', 'Avro', 'AvroConfluent', 'Protobuf'],
   kinesis: ['JSONEachRow', 'Avro', 'AvroConfluent', 'Protobuf'],
   pubsub: ['JSONEachRow', 'Avro', 'Protobuf'],
-  objectStorage: ['JSONEachRow', 'JSONAsObject', 'CSV', 'CSVWithNames', 'TabSeparated', 'TabSeparatedWithNames', 'Parquet', 'Avro'],
+  objectStorage: [
+    'JSONEachRow',
+    'JSONAsObject',
+    'CSV',
+    'CSVWithNames',
+    'TabSeparated',
+    'TabSeparatedWithNames',
+    'Parquet',
+    'Avro',
+  ],
 } as const;
 
-export const KAFKA_AUTHENTICATIONS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'IAM_ROLE', 'IAM_USER', 'MUTUAL_TLS', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'] as const;
+export const KAFKA_AUTHENTICATIONS = [
+  'PLAIN',
+  'SCRAM-SHA-256',
+  'SCRAM-SHA-512',
+  'IAM_ROLE',
+  'IAM_USER',
+  'MUTUAL_TLS',
+  'SERVICE_ACCOUNT_WORKLOAD_IDENTITY',
+] as const;
 /** OpenAPI, kafka `authentication`: "Supported authentication methods: kafka: PLAIN, SCRAM-SHA-256, …". */
-export const KAFKA_AUTHENTICATIONS_BY_FLAVOUR: Record<(typeof PIPE_FLAVOURS)['kafka'][number], readonly (typeof KAFKA_AUTHENTICATIONS)[number][]> = {
+export const KAFKA_AUTHENTICATIONS_BY_FLAVOUR: Record<
+  (typeof PIPE_FLAVOURS)['kafka'][number],
+  readonly (typeof KAFKA_AUTHENTICATIONS)[number][]
+> = {
   kafka: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'MUTUAL_TLS'],
   msk: ['SCRAM-SHA-512', 'IAM_ROLE', 'IAM_USER', 'MUTUAL_TLS'],
   gcmk: ['PLAIN', 'MUTUAL_TLS', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'],
@@ -101,12 +142,21 @@ export const KAFKA_AUTHENTICATIONS_BY_FLAVOUR: Record<(typeof PIPE_FLAVOURS)['ka
 export const KAFKA_OFFSET_STRATEGIES = ['from_beginning', 'from_latest', 'from_timestamp'] as const;
 export const KAFKA_TOMBSTONE_MODES = ['delete', 'soft_delete'] as const;
 
-export const OBJECT_STORAGE_AUTHENTICATIONS = ['IAM_ROLE', 'IAM_USER', 'CONNECTION_STRING', 'SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'] as const;
+export const OBJECT_STORAGE_AUTHENTICATIONS = [
+  'IAM_ROLE',
+  'IAM_USER',
+  'CONNECTION_STRING',
+  'SERVICE_ACCOUNT',
+  'SERVICE_ACCOUNT_WORKLOAD_IDENTITY',
+] as const;
 /**
  * OpenAPI: "IAM_USER is for S3, GCS …; IAM_ROLE is for S3 only; SERVICE_ACCOUNT is for GCS only;
  * CONNECTION_STRING is for Azure Blob Storage". No authentication is a public bucket.
  */
-export const OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR: Record<(typeof PIPE_FLAVOURS)['objectStorage'][number], readonly (typeof OBJECT_STORAGE_AUTHENTICATIONS)[number][]> = {
+export const OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR: Record<
+  (typeof PIPE_FLAVOURS)['objectStorage'][number],
+  readonly (typeof OBJECT_STORAGE_AUTHENTICATIONS)[number][]
+> = {
   s3: ['IAM_ROLE', 'IAM_USER'],
   gcs: ['IAM_USER', 'SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'],
   azureblobstorage: ['CONNECTION_STRING'],
@@ -123,7 +173,13 @@ export const REPLICATION_MODES = ['cdc', 'snapshot', 'cdc_only'] as const;
 export const MYSQL_REPLICATION_MECHANISMS = ['GTID', 'FILE_POS'] as const;
 /** OpenAPI: "MariaDB supports GTID only". */
 export const MARIADB_FLAVOURS: readonly string[] = ['mariadb', 'rdsmariadb'];
-export const MONGODB_READ_PREFERENCES = ['primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest'] as const;
+export const MONGODB_READ_PREFERENCES = [
+  'primary',
+  'primaryPreferred',
+  'secondary',
+  'secondaryPreferred',
+  'nearest',
+] as const;
 export const TABLE_ENGINES = ['MergeTree', 'ReplacingMergeTree', 'Null'] as const;
 export const DESTINATION_TABLE_ENGINES = ['MergeTree', 'ReplacingMergeTree', 'SummingMergeTree', 'Null'] as const;
 export const BIGQUERY_AUTHENTICATIONS = ['SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'] as const;
@@ -132,8 +188,21 @@ export const BIGQUERY_AUTHENTICATIONS = ['SERVICE_ACCOUNT', 'SERVICE_ACCOUNT_WOR
 
 /** States the real API returns (OpenAPI `ClickPipe.state`); clients treat any other text as opaque. */
 export const CURRENT_PIPE_STATES = [
-  'Unknown', 'Provisioning', 'Running', 'Degraded', 'Stopping', 'Stopped', 'Failed', 'Completed', 'InternalError',
-  'Setup', 'Snapshot', 'Paused', 'Pausing', 'Modifying', 'Resync',
+  'Unknown',
+  'Provisioning',
+  'Running',
+  'Degraded',
+  'Stopping',
+  'Stopped',
+  'Failed',
+  'Completed',
+  'InternalError',
+  'Setup',
+  'Snapshot',
+  'Paused',
+  'Pausing',
+  'Modifying',
+  'Resync',
 ] as const;
 
 export const PIPE_STATE_COMMANDS = ['start', 'stop', 'resync'] as const;
@@ -184,7 +253,9 @@ export const CDC_SCALING_BOUNDS = {
 export function cdcMemoryProblem(cpuMillicores: number, memoryGb: number): string | undefined {
   const perCore = CDC_SCALING_BOUNDS.memoryGbPerCore;
   const expected = (cpuMillicores / 1000) * perCore;
-  return memoryGb === expected ? undefined : `must be ${perCore} GB per CPU core: ${expected} for ${cpuMillicores} millicores`;
+  return memoryGb === expected
+    ? undefined
+    : `must be ${perCore} GB per CPU core: ${expected} for ${cpuMillicores} millicores`;
 }
 
 /** The CDC scaling a service starts with once its first database pipe is provisioned (2 CPU + 8 GB, one compute unit). */

@@ -36,7 +36,13 @@ export type SchemaResult<T> = { ok: true; value: T } | { ok: false; issues: Sche
  */
 export function createAjv(options: CompileOptions & { source?: boolean } = {}): Ajv {
   const code = { optimize: false, source: options.source ?? false };
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, useDefaults: options.useDefaults ?? false, code });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    validateSchema: false,
+    useDefaults: options.useDefaults ?? false,
+    code,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -128,10 +134,18 @@ function toIssue(error: ErrorObject): SchemaIssue {
     }
     case 'additionalProperties': {
       const extra = String(params['additionalProperty']);
-      return { pointer: [...pointer, extra], path: formatPath([...pointer, extra]), message: 'is not a known member here' };
+      return {
+        pointer: [...pointer, extra],
+        path: formatPath([...pointer, extra]),
+        message: 'is not a known member here',
+      };
     }
     case 'enum':
-      return { pointer, path: formatPath(pointer), message: `must be one of ${(params['allowedValues'] as unknown[]).map(String).join(', ')}` };
+      return {
+        pointer,
+        path: formatPath(pointer),
+        message: `must be one of ${(params['allowedValues'] as unknown[]).map(String).join(', ')}`,
+      };
     case 'const':
       return { pointer, path: formatPath(pointer), message: `must be ${JSON.stringify(params['allowedValue'])}` };
     case 'oneOf':

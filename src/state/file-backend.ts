@@ -8,15 +8,29 @@ import { rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import type { StateBackend, StateVersion } from './backend.js';
 import { keyPathFor, loadOrCreateHmacKey } from './hmac.js';
-import { acquireStateLock, currentHolder, lockPathFor, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
-import { adoptFileLineage, openStateStore, readStateFileVersion, type StateStore, type StateStoreOptions } from './store.js';
+import {
+  acquireStateLock,
+  currentHolder,
+  lockPathFor,
+  type LockHolder,
+  type StateLock,
+  type StateLockOptions,
+} from './lock.js';
+import {
+  adoptFileLineage,
+  openStateStore,
+  readStateFileVersion,
+  type StateStore,
+  type StateStoreOptions,
+} from './store.js';
 
 export function openFileBackend(path: string): StateBackend {
   return {
     kind: 'file',
     fenced: false,
     location: path,
-    open: (options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> => openStateStore(path, options),
+    open: (options: Pick<StateStoreOptions, 'readOnly' | 'compactOnOpen'> = {}): Promise<StateStore> =>
+      openStateStore(path, options),
     lock: (options: StateLockOptions): Promise<StateLock> => acquireStateLock(path, options),
     holder: () => currentHolder(path),
     async unlock(token: string): Promise<LockHolder | undefined> {

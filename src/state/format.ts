@@ -8,7 +8,14 @@ import { KINDS, type Kind } from '../model/kinds.js';
 import { StacksyncError } from '../errors.js';
 import type { JsonSchema } from '../schema/api.js';
 import { describeIssues, toIssues, validatorOf, type NamedSchema } from '../schema/validate.js';
-import { emptyTargetState, SUSPENSION_NOTE_MAX, type StateFile, type StateRecord, type StateRecordType, type TargetState } from '../model/state.js';
+import {
+  emptyTargetState,
+  SUSPENSION_NOTE_MAX,
+  type StateFile,
+  type StateRecord,
+  type StateRecordType,
+  type TargetState,
+} from '../model/state.js';
 
 export const STATE_VERSION = 1;
 
@@ -30,7 +37,12 @@ export interface FileVersion {
 /** The state file's text: indented, so a person can read and diff it. */
 export function serializeStateFile(file: StateFile, version: FileVersion = {}): string {
   const { lineage, serial } = version;
-  const content = { version: file.version, ...(lineage === undefined ? {} : { lineage }), ...(serial === undefined ? {} : { serial }), targets: file.targets };
+  const content = {
+    version: file.version,
+    ...(lineage === undefined ? {} : { lineage }),
+    ...(serial === undefined ? {} : { serial }),
+    targets: file.targets,
+  };
   return `${JSON.stringify(content, null, 2)}\n`;
 }
 
@@ -52,7 +64,11 @@ export function parseVersionedStateFile(path: string, text: string): { file: Sta
     throw corruptFile(path, `has version ${JSON.stringify(version)}; this stacksync reads version ${STATE_VERSION}`);
   }
   const validate = validatorOf(stateFileSchema());
-  if (!validate(data)) throw corruptFile(path, `does not have the shape of a state file: ${describeIssues(toIssues(validate.errors ?? []))}`);
+  if (!validate(data))
+    throw corruptFile(
+      path,
+      `does not have the shape of a state file: ${describeIssues(toIssues(validate.errors ?? []))}`,
+    );
   const file = data as StateFile & FileVersion;
   const targets: Record<string, TargetState> = {};
   for (const [name, state] of Object.entries(file.targets)) targets[name] = normaliseTarget(state);
@@ -109,7 +125,11 @@ export function parseJournal(path: string, text: string, options: { gaps?: boole
     const entry = parseJournalLine(path, index + 1, line);
     const previous = entries[entries.length - 1];
     if (previous && (options.gaps === true ? entry.seq <= previous.seq : entry.seq !== previous.seq + 1)) {
-      throw corruptJournal(path, index + 1, `has record number ${entry.seq} after ${previous.seq}: lines are missing, or two processes wrote at once`);
+      throw corruptJournal(
+        path,
+        index + 1,
+        `has record number ${entry.seq} after ${previous.seq}: lines are missing, or two processes wrote at once`,
+      );
     }
     entries.push(entry);
   }
@@ -128,10 +148,19 @@ function parseJournalLine(path: string, line: number, text: string): JournalEntr
     throw corruptJournal(path, line, `has no known record type (${JSON.stringify(type)})`);
   }
   const validate = validatorOf(journalLineSchema(type as StateRecordType));
-  if (!validate(data)) throw corruptJournal(path, line, `is not a well-formed ${type} record: ${describeIssues(toIssues(validate.errors ?? []))}`);
+  if (!validate(data))
+    throw corruptJournal(
+      path,
+      line,
+      `is not a well-formed ${type} record: ${describeIssues(toIssues(validate.errors ?? []))}`,
+    );
   const { seq, target, ...record } = data as { seq: number; target: string } & StateRecord;
   const checked = record as StateRecord;
-  return { seq, target, record: checked.type === 'replaced' ? { type: 'replaced', state: normaliseTarget(checked.state) } : checked };
+  return {
+    seq,
+    target,
+    record: checked.type === 'replaced' ? { type: 'replaced', state: normaliseTarget(checked.state) } : checked,
+  };
 }
 
 function corruptJournal(path: string, line: number, what: string, cause?: unknown): StacksyncError {
@@ -142,7 +171,6 @@ function corruptJournal(path: string, line: number, what: string, cause?: unknow
     { subject: path, location: { file: path, line }, cause },
   );
 }
-
 
 const KIND_INVENTORY_SCHEMA: JsonSchema = {
   type: 'object',
@@ -166,8 +194,17 @@ const HASH_SCHEMA: JsonSchema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 const KIND_SCHEMA: JsonSchema = { enum: [...KINDS] };
 
 /** `reason` and `by` are free text from an HTTP request: bounded, one line (`suspensionNoteProblem`). */
-const NOTE_SCHEMA: JsonSchema = { type: 'string', minLength: 1, maxLength: SUSPENSION_NOTE_MAX, pattern: '^[^\\u0000-\\u001f\\u007f]*$' };
-const SUSPENSION_PROPERTIES: Record<string, JsonSchema> = { since: { type: 'string', minLength: 1 }, reason: NOTE_SCHEMA, by: NOTE_SCHEMA };
+const NOTE_SCHEMA: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: SUSPENSION_NOTE_MAX,
+  pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+};
+const SUSPENSION_PROPERTIES: Record<string, JsonSchema> = {
+  since: { type: 'string', minLength: 1 },
+  reason: NOTE_SCHEMA,
+  by: NOTE_SCHEMA,
+};
 
 const TARGET_STATE_SCHEMA: JsonSchema = {
   type: 'object',
@@ -186,7 +223,13 @@ const TARGET_STATE_SCHEMA: JsonSchema = {
         type: 'object',
         required: ['kind', 'key', 'name', 'at'],
         additionalProperties: false,
-        properties: { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' }, settleUntil: { type: 'string' } },
+        properties: {
+          kind: KIND_SCHEMA,
+          key: { type: 'string' },
+          name: { type: 'string' },
+          at: { type: 'string' },
+          settleUntil: { type: 'string' },
+        },
       },
     },
     suspension: { type: 'object', required: ['since'], additionalProperties: false, properties: SUSPENSION_PROPERTIES },
@@ -208,13 +251,56 @@ export const STATE_FILE_SCHEMA: JsonSchema = {
 
 /** One schema per record type: the members of `StateRecord` (model/state.ts) plus `seq` and `target`. */
 export const JOURNAL_LINE_SCHEMAS: Record<StateRecordType, JsonSchema> = {
-  intent: lineSchema('intent', { kind: KIND_SCHEMA, key: { type: 'string' }, name: { type: 'string' }, at: { type: 'string' }, settleUntil: { type: 'string' } }, ['kind', 'key', 'name', 'at']),
-  owned: lineSchema('owned', { kind: KIND_SCHEMA, key: { type: 'string' }, id: { type: 'string', minLength: 1 }, name: { type: 'string' }, spec: { type: 'string' }, created: { const: true } }, ['kind', 'key', 'id']),
-  marked: lineSchema('marked', { kind: KIND_SCHEMA, key: { type: 'string' }, marks: { type: 'object', additionalProperties: { type: ['string', 'null'] } } }, ['kind', 'key', 'marks']),
-  spec: lineSchema('spec', { kind: KIND_SCHEMA, key: { type: 'string' }, spec: { type: 'string' }, prune: { const: 'disabled' }, tenant: { type: 'string', minLength: 1 } }, ['kind', 'key', 'spec']),
+  intent: lineSchema(
+    'intent',
+    {
+      kind: KIND_SCHEMA,
+      key: { type: 'string' },
+      name: { type: 'string' },
+      at: { type: 'string' },
+      settleUntil: { type: 'string' },
+    },
+    ['kind', 'key', 'name', 'at'],
+  ),
+  owned: lineSchema(
+    'owned',
+    {
+      kind: KIND_SCHEMA,
+      key: { type: 'string' },
+      id: { type: 'string', minLength: 1 },
+      name: { type: 'string' },
+      spec: { type: 'string' },
+      created: { const: true },
+    },
+    ['kind', 'key', 'id'],
+  ),
+  marked: lineSchema(
+    'marked',
+    {
+      kind: KIND_SCHEMA,
+      key: { type: 'string' },
+      marks: { type: 'object', additionalProperties: { type: ['string', 'null'] } },
+    },
+    ['kind', 'key', 'marks'],
+  ),
+  spec: lineSchema(
+    'spec',
+    {
+      kind: KIND_SCHEMA,
+      key: { type: 'string' },
+      spec: { type: 'string' },
+      prune: { const: 'disabled' },
+      tenant: { type: 'string', minLength: 1 },
+    },
+    ['kind', 'key', 'spec'],
+  ),
   forgotten: lineSchema('forgotten', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),
   'intent-dropped': lineSchema('intent-dropped', { kind: KIND_SCHEMA, key: { type: 'string' } }, ['kind', 'key']),
-  secrets: lineSchema('secrets', { kind: KIND_SCHEMA, key: { type: 'string' }, hashes: { type: 'object', additionalProperties: HASH_SCHEMA } }, ['kind', 'key', 'hashes']),
+  secrets: lineSchema(
+    'secrets',
+    { kind: KIND_SCHEMA, key: { type: 'string' }, hashes: { type: 'object', additionalProperties: HASH_SCHEMA } },
+    ['kind', 'key', 'hashes'],
+  ),
   suspended: lineSchema('suspended', SUSPENSION_PROPERTIES, ['since']),
   resumed: lineSchema('resumed', {}, []),
   replaced: lineSchema('replaced', { state: TARGET_STATE_SCHEMA }, ['state']),
@@ -225,7 +311,12 @@ function lineSchema(type: StateRecordType, properties: Record<string, JsonSchema
     type: 'object',
     required: ['seq', 'target', 'type', ...required],
     additionalProperties: false,
-    properties: { seq: { type: 'integer', minimum: 1 }, target: { type: 'string', minLength: 1 }, type: { const: type }, ...properties },
+    properties: {
+      seq: { type: 'integer', minimum: 1 },
+      target: { type: 'string', minLength: 1 },
+      type: { const: type },
+      ...properties,
+    },
   };
 }
 

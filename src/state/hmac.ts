@@ -72,7 +72,10 @@ async function readKey(fs: StateFs, path: string, options: HmacKeyOptions): Prom
 async function checkMode(fs: StateFs, path: string): Promise<void> {
   const { mode } = await fs.stat(path);
   if ((mode & 0o077) === 0) return;
-  throw keyError(path, `is readable or writable by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); run chmod 600 on it`);
+  throw keyError(
+    path,
+    `is readable or writable by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); run chmod 600 on it`,
+  );
 }
 
 async function createKeyFile(fs: StateFs, path: string, key: Buffer): Promise<void> {
@@ -85,7 +88,11 @@ async function createKeyFile(fs: StateFs, path: string, key: Buffer): Promise<vo
   } catch (error) {
     // Another process created the key first: use theirs.
     if (errnoCode(error) !== 'EEXIST') {
-      throw new StacksyncError('E_STATE_WRITE', `state key file ${path} could not be created (${errnoCode(error) ?? String(error)})`, { subject: path, cause: error });
+      throw new StacksyncError(
+        'E_STATE_WRITE',
+        `state key file ${path} could not be created (${errnoCode(error) ?? String(error)})`,
+        { subject: path, cause: error },
+      );
     }
   } finally {
     await removeQuietly(fs, temp);

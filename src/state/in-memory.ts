@@ -31,7 +31,8 @@ export abstract class InMemoryStore {
   }
 
   add(target: string, ...records: StateRecord[]): void {
-    if (this.readOnly) throw new StacksyncError('E_INTERNAL', `state ${this.path} was opened read-only`, { subject: this.path });
+    if (this.readOnly)
+      throw new StacksyncError('E_INTERNAL', `state ${this.path} was opened read-only`, { subject: this.path });
     const state = targetOf(this.file, target);
     for (const record of records) {
       applyRecord(state, record);

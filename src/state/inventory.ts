@@ -52,10 +52,11 @@ export function ownedRecord(kind: Kind, key: string, entry: InventoryEntry): Sta
 export const INTENT_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 /** What `staleRecords` compares the inventory with: the live resources, by id and API name. */
-export type LiveIds = Partial<Record<Exclude<keyof LiveState, 'unread'>, readonly LiveBase[]>> & Pick<LiveState, 'unread'> & {
-  /** Live resources that could not be read are still live: their entries stay. */
-  unreadable?: readonly { kind: Kind; id: string; name?: string }[];
-};
+export type LiveIds = Partial<Record<Exclude<keyof LiveState, 'unread'>, readonly LiveBase[]>> &
+  Pick<LiveState, 'unread'> & {
+    /** Live resources that could not be read are still live: their entries stay. */
+    unreadable?: readonly { kind: Kind; id: string; name?: string }[];
+  };
 
 /** What tells an intent whose manifest is gone. */
 export interface IntentExpiry {
@@ -77,13 +78,18 @@ export interface IntentExpiry {
  * milliseconds since the epoch.
  */
 export function staleRecords(state: TargetState, live: LiveIds, nowMs: number, expiry?: IntentExpiry): StateRecord[] {
-  const liveOfKind = (kind: Kind): readonly LiveBase[] => withUnreadable(kind, liveOf(live as LiveState, kind), live.unreadable);
+  const liveOfKind = (kind: Kind): readonly LiveBase[] =>
+    withUnreadable(kind, liveOf(live as LiveState, kind), live.unreadable);
   const records: StateRecord[] = [];
   const forgotten = new Set<string>();
   for (const descriptor of DESCRIPTORS.filter((each) => each.prune?.forgetWhenGone === true)) {
     const { kind } = descriptor;
     // A collection that was not read (a target without pipes, a list no plan asked for) proves nothing gone: keep its entries.
-    if ((live as Partial<Record<string, unknown>>)[descriptor.collection] === undefined || live.unread?.includes(kind) === true) continue;
+    if (
+      (live as Partial<Record<string, unknown>>)[descriptor.collection] === undefined ||
+      live.unread?.includes(kind) === true
+    )
+      continue;
     const ids = new Set(liveOfKind(kind).map((item) => item.id));
     for (const [key, entry] of Object.entries(state.inventory[kind])) {
       if (ids.has(entry.id)) continue;
@@ -92,12 +98,17 @@ export function staleRecords(state: TargetState, live: LiveIds, nowMs: number, e
     }
   }
   const names = new Map<Kind, Set<string | undefined>>();
-  const namesOf = (kind: Kind): Set<string | undefined> => names.get(kind) ?? names.set(kind, new Set(liveOfKind(kind).map((item) => item.name))).get(kind)!;
+  const namesOf = (kind: Kind): Set<string | undefined> =>
+    names.get(kind) ?? names.set(kind, new Set(liveOfKind(kind).map((item) => item.name))).get(kind)!;
   for (const intent of state.intents) {
     const key = `${intent.kind}/${intent.key}`;
     if (forgotten.has(key)) continue;
-    const unwanted = expiry !== undefined && !expiry.wanted.has(key) && !(nowMs <= createLandsBy(intent, expiry.lateCreateWindowMs));
-    const unseen = live.unread?.includes(intent.kind) !== true && !namesOf(intent.kind).has(intent.name) && nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS;
+    const unwanted =
+      expiry !== undefined && !expiry.wanted.has(key) && !(nowMs <= createLandsBy(intent, expiry.lateCreateWindowMs));
+    const unseen =
+      live.unread?.includes(intent.kind) !== true &&
+      !namesOf(intent.kind).has(intent.name) &&
+      nowMs - Date.parse(intent.at) > INTENT_EXPIRY_MS;
     if (unwanted || unseen) records.push({ type: 'intent-dropped', kind: intent.kind, key: intent.key });
   }
   return records;
@@ -119,15 +130,26 @@ export function clearIntent(state: TargetState, kind: Kind, key: string): Target
 }
 
 /** A pending intent of `kind` matching the manifest key and/or the API name given. */
-export function findIntent(state: TargetState, kind: Kind, match: { key?: string; name?: string }): CreateIntent | undefined {
+export function findIntent(
+  state: TargetState,
+  kind: Kind,
+  match: { key?: string; name?: string },
+): CreateIntent | undefined {
   return state.intents.find(
     (intent) =>
-      intent.kind === kind && (match.key === undefined || intent.key === match.key) && (match.name === undefined || intent.name === match.name),
+      intent.kind === kind &&
+      (match.key === undefined || intent.key === match.key) &&
+      (match.name === undefined || intent.name === match.name),
   );
 }
 
 /** `state` keeping the HMACs of write-only values sent for `kind/key`, keyed by secret path. */
-export function withSecretHashes(state: TargetState, kind: Kind, key: string, hashes: Readonly<Record<string, string>>): TargetState {
+export function withSecretHashes(
+  state: TargetState,
+  kind: Kind,
+  key: string,
+  hashes: Readonly<Record<string, string>>,
+): TargetState {
   if (Object.keys(hashes).length === 0) return state;
   return withRecords(state, [{ type: 'secrets', kind, key, hashes: { ...hashes } }]);
 }
@@ -148,7 +170,14 @@ export function managedCount(state: TargetState, kind?: Kind): number {
  * as good as applied), and whether that manifest disables prune for it. No entry, or both
  * already noted: the state is returned as it is.
  */
-export function withSpec(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false, tenant?: string): TargetState {
+export function withSpec(
+  state: TargetState,
+  kind: Kind,
+  key: string,
+  spec: string,
+  pruneDisabled = false,
+  tenant?: string,
+): TargetState {
   const record = specRecord(state, kind, key, spec, pruneDisabled, tenant);
   return record ? withRecords(state, [record]) : state;
 }
@@ -158,8 +187,23 @@ export function withSpec(state: TargetState, kind: Kind, key: string, spec: stri
  * no journal line). It also carries the tenant of the manifest (none without tenants): an entry
  * written before tenants were configured becomes its tenant's on the next run that finds it in sync.
  */
-export function specRecord(state: TargetState, kind: Kind, key: string, spec: string, pruneDisabled = false, tenant?: string): StateRecord | undefined {
+export function specRecord(
+  state: TargetState,
+  kind: Kind,
+  key: string,
+  spec: string,
+  pruneDisabled = false,
+  tenant?: string,
+): StateRecord | undefined {
   const entry = inventoryEntry(state, kind, key);
-  if (!entry || (entry.spec === spec && (entry.prune === 'disabled') === pruneDisabled && entry.tenant === tenant)) return undefined;
-  return { type: 'spec', kind, key, spec, ...(pruneDisabled ? { prune: 'disabled' as const } : {}), ...(tenant !== undefined ? { tenant } : {}) };
+  if (!entry || (entry.spec === spec && (entry.prune === 'disabled') === pruneDisabled && entry.tenant === tenant))
+    return undefined;
+  return {
+    type: 'spec',
+    kind,
+    key,
+    spec,
+    ...(pruneDisabled ? { prune: 'disabled' as const } : {}),
+    ...(tenant !== undefined ? { tenant } : {}),
+  };
 }

@@ -34,7 +34,17 @@ import { RemoteStateStore, type StoreWriter } from './remote-store.js';
 import type { StateBackend, StateVersion } from './backend.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 import { parseJournal, parseStateFile, STATE_VERSION } from './format.js';
-import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
+import {
+  DEFAULT_LEASE_MS,
+  DEFAULT_LOCK_TIMEOUT_MS,
+  lockedBy,
+  newHolder,
+  pollLock,
+  refusedWrite,
+  type LockHolder,
+  type StateLock,
+  type StateLockOptions,
+} from './lock.js';
 import { targetOf, type PendingRecord } from './in-memory.js';
 import { applyRecord } from './record-effects.js';
 
@@ -140,17 +150,32 @@ class KubernetesBackend implements StateBackend {
 
   /** The head as stored, or `undefined` when there is no state yet. */
   async readHead(): Promise<Head | undefined> {
-    const secret = await this.#call('read the state', () => this.#core.readNamespacedSecret({ name: this.name, namespace: this.namespace }), { missing: true });
+    const secret = await this.#call(
+      'read the state',
+      () => this.#core.readNamespacedSecret({ name: this.name, namespace: this.namespace }),
+      { missing: true },
+    );
     if (!secret) return undefined;
     const data = secret.data ?? {};
-    const field = (key: string): Buffer | undefined => (data[key] === undefined ? undefined : Buffer.from(data[key], 'base64'));
+    const field = (key: string): Buffer | undefined =>
+      data[key] === undefined ? undefined : Buffer.from(data[key], 'base64');
     const lineage = field('lineage')?.toString('utf8');
     const serial = Number(field('serial')?.toString('utf8'));
     const records = field('records');
     const inline = field('snapshot');
     const partsOf = field('snapshot-parts')?.toString('utf8');
-    if (!lineage || !Number.isInteger(serial) || !records || (!inline && !partsOf) || !secret.metadata?.resourceVersion) {
-      throw new StacksyncError('E_STATE_CORRUPT', `state ${this.location}: the Secret ${this.name} is not a stacksync state (a member is missing); nothing was changed`, { subject: this.location });
+    if (
+      !lineage ||
+      !Number.isInteger(serial) ||
+      !records ||
+      (!inline && !partsOf) ||
+      !secret.metadata?.resourceVersion
+    ) {
+      throw new StacksyncError(
+        'E_STATE_CORRUPT',
+        `state ${this.location}: the Secret ${this.name} is not a stacksync state (a member is missing); nothing was changed`,
+        { subject: this.location },
+      );
     }
     const [id = '', parts = ''] = (partsOf ?? '').split('/');
     return {
@@ -170,10 +195,15 @@ class KubernetesBackend implements StateBackend {
     for (let attempt = 1; ; attempt += 1) {
       const head = await this.readHead();
       if (!head) return { file: { version: STATE_VERSION, targets: {} }, lastSeq: 0, head, journal: '' };
-      const compressed = 'inline' in head.snapshot ? head.snapshot.inline : await this.#readParts(head.snapshot.id, head.snapshot.parts);
+      const compressed =
+        'inline' in head.snapshot ? head.snapshot.inline : await this.#readParts(head.snapshot.id, head.snapshot.parts);
       if (compressed === undefined) {
         if (attempt < 5) continue;
-        throw new StacksyncError('E_STATE_CORRUPT', `state ${this.location}: a part of the snapshot its head names is missing`, { subject: this.location });
+        throw new StacksyncError(
+          'E_STATE_CORRUPT',
+          `state ${this.location}: a part of the snapshot its head names is missing`,
+          { subject: this.location },
+        );
       }
       const file = parseStateFile(this.location, await this.#gunzip(compressed, 'snapshot'));
       const parsed = parseJournal(this.location, head.records);
@@ -185,7 +215,11 @@ class KubernetesBackend implements StateBackend {
   async #readParts(id: string, parts: number): Promise<Buffer | undefined> {
     const chunks: Buffer[] = [];
     for (let index = 0; index < parts; index += 1) {
-      const part = await this.#call('read the state', () => this.#core.readNamespacedSecret({ name: this.#partName(id, index), namespace: this.namespace }), { missing: true });
+      const part = await this.#call(
+        'read the state',
+        () => this.#core.readNamespacedSecret({ name: this.#partName(id, index), namespace: this.namespace }),
+        { missing: true },
+      );
       const data = part?.data?.['chunk'];
       if (data === undefined) return undefined;
       chunks.push(Buffer.from(data, 'base64'));
@@ -212,14 +246,20 @@ class KubernetesBackend implements StateBackend {
     };
     let snapshot: Head['snapshot'];
     if (next.snapshot === undefined) {
-      if (!base) throw new StacksyncError('E_INTERNAL', `state ${this.location}: records written before any snapshot`, { subject: this.location });
+      if (!base)
+        throw new StacksyncError('E_INTERNAL', `state ${this.location}: records written before any snapshot`, {
+          subject: this.location,
+        });
       snapshot = base.snapshot;
     } else {
       const compressed = await gzipAsync(Buffer.from(next.snapshot, 'utf8'));
       // Parts are named by a random id, never by the serial: a holder that lost the lease without
       // knowing yet must not be able to overwrite the parts a newer head names.
       const id = randomBytes(4).toString('hex');
-      snapshot = compressed.length <= INLINE_SNAPSHOT_BYTES ? { inline: compressed } : { id, parts: await this.#writeParts(id, compressed) };
+      snapshot =
+        compressed.length <= INLINE_SNAPSHOT_BYTES
+          ? { inline: compressed }
+          : { id, parts: await this.#writeParts(id, compressed) };
     }
     if ('inline' in snapshot) data['snapshot'] = snapshot.inline.toString('base64');
     else data['snapshot-parts'] = b64(`${snapshot.id}/${snapshot.parts}`);
@@ -227,22 +267,43 @@ class KubernetesBackend implements StateBackend {
       apiVersion: 'v1',
       kind: 'Secret',
       type: 'Opaque',
-      metadata: { name: this.name, namespace: this.namespace, labels: this.#labels('state'), ...(base ? { resourceVersion: base.resourceVersion } : {}) },
+      metadata: {
+        name: this.name,
+        namespace: this.namespace,
+        labels: this.#labels('state'),
+        ...(base ? { resourceVersion: base.resourceVersion } : {}),
+      },
       data,
     };
-    const written = await this.#call(what, () =>
-      base ? this.#core.replaceNamespacedSecret({ name: this.name, namespace: this.namespace, body }) : this.#core.createNamespacedSecret({ namespace: this.namespace, body }),
+    const written = await this.#call(
+      what,
+      () =>
+        base
+          ? this.#core.replaceNamespacedSecret({ name: this.name, namespace: this.namespace, body })
+          : this.#core.createNamespacedSecret({ namespace: this.namespace, body }),
       { conflict: true },
     );
     if (!written) {
       // The parts just written are named by no head: only they go (another head may name others).
-      if ('id' in snapshot && snapshot !== base?.snapshot) await this.#deleteParts(snapshot.id, snapshot.parts).catch(() => undefined);
+      if ('id' in snapshot && snapshot !== base?.snapshot)
+        await this.#deleteParts(snapshot.id, snapshot.parts).catch(() => undefined);
       this.#lose('another holder wrote the state since it was read');
-      throw refusedWrite(this.location, what, 'the state was written by another holder since this one read it (409 Conflict)');
+      throw refusedWrite(
+        this.location,
+        what,
+        'the state was written by another holder since this one read it (409 Conflict)',
+      );
     }
-    const head: Head = { resourceVersion: written.metadata?.resourceVersion ?? '', lineage, serial, records: next.records, snapshot };
+    const head: Head = {
+      resourceVersion: written.metadata?.resourceVersion ?? '',
+      lineage,
+      serial,
+      records: next.records,
+      snapshot,
+    };
     // Parts no head names: the base's, after a compaction, and any a holder that died mid-write left.
-    if (next.snapshot !== undefined && ('id' in snapshot || (base && 'id' in base.snapshot))) await this.#deleteOldParts('id' in snapshot ? snapshot.id : undefined);
+    if (next.snapshot !== undefined && ('id' in snapshot || (base && 'id' in base.snapshot)))
+      await this.#deleteOldParts('id' in snapshot ? snapshot.id : undefined);
     return head;
   }
 
@@ -253,7 +314,11 @@ class KubernetesBackend implements StateBackend {
         apiVersion: 'v1',
         kind: 'Secret',
         type: 'Opaque',
-        metadata: { name: this.#partName(id, index), namespace: this.namespace, labels: { ...this.#labels('part'), [LABEL_SNAPSHOT]: id } },
+        metadata: {
+          name: this.#partName(id, index),
+          namespace: this.namespace,
+          labels: { ...this.#labels('part'), [LABEL_SNAPSHOT]: id },
+        },
         data: { chunk: compressed.subarray(index * PART_BYTES, (index + 1) * PART_BYTES).toString('base64') },
       };
       await this.#call('write the state', () => this.#core.createNamespacedSecret({ namespace: this.namespace, body }));
@@ -263,17 +328,30 @@ class KubernetesBackend implements StateBackend {
 
   async #deleteParts(id: string, parts: number): Promise<void> {
     for (let index = 0; index < parts; index += 1) {
-      await this.#call('clean up the state', () => this.#core.deleteNamespacedSecret({ name: this.#partName(id, index), namespace: this.namespace }), { missing: true });
+      await this.#call(
+        'clean up the state',
+        () => this.#core.deleteNamespacedSecret({ name: this.#partName(id, index), namespace: this.namespace }),
+        { missing: true },
+      );
     }
   }
 
   /** Parts of snapshots no head names any more (older compactions, or a holder that died while writing). */
   async #deleteOldParts(keep: string | undefined): Promise<void> {
-    const list = await this.#call('clean up the state', () => this.#core.listNamespacedSecret({ namespace: this.namespace, labelSelector: `${LABEL_STATE}=${this.name},${LABEL_ROLE}=part` }));
+    const list = await this.#call('clean up the state', () =>
+      this.#core.listNamespacedSecret({
+        namespace: this.namespace,
+        labelSelector: `${LABEL_STATE}=${this.name},${LABEL_ROLE}=part`,
+      }),
+    );
     for (const item of list?.items ?? []) {
       const name = item.metadata?.name;
       if (!name || item.metadata?.labels?.[LABEL_SNAPSHOT] === keep) continue;
-      await this.#call('clean up the state', () => this.#core.deleteNamespacedSecret({ name, namespace: this.namespace }), { missing: true });
+      await this.#call(
+        'clean up the state',
+        () => this.#core.deleteNamespacedSecret({ name, namespace: this.namespace }),
+        { missing: true },
+      );
     }
   }
 
@@ -284,7 +362,8 @@ class KubernetesBackend implements StateBackend {
   /** Refuses a write of a holder that does not hold the Lease now, by its own clock and by the Lease itself. */
   async #checkHolding(what: string): Promise<void> {
     const holding = this.#holding;
-    if (!holding || holding.lost.signal.aborted) throw refusedWrite(this.location, what, 'it does not hold the state lock');
+    if (!holding || holding.lost.signal.aborted)
+      throw refusedWrite(this.location, what, 'it does not hold the state lock');
     if (this.#now() - holding.renewedAt >= renewDeadline(holding.leaseMs)) {
       this.#lose('the lease was not renewed in time');
       throw refusedWrite(this.location, what, 'its lease was not renewed in time, so another holder may have taken it');
@@ -292,7 +371,11 @@ class KubernetesBackend implements StateBackend {
     const lease = await this.#readLease();
     if (lease?.spec?.holderIdentity !== holding.me.token) {
       this.#lose('another holder took the lease');
-      throw refusedWrite(this.location, what, 'another holder took the state lock since (its lease expired, or `stacksync state unlock` broke it)');
+      throw refusedWrite(
+        this.location,
+        what,
+        'another holder took the state lock since (its lease expired, or `stacksync state unlock` broke it)',
+      );
     }
   }
 
@@ -305,7 +388,11 @@ class KubernetesBackend implements StateBackend {
   }
 
   async #readLease(): Promise<k8s.V1Lease | undefined> {
-    return this.#call('read the lease', () => this.#coordination.readNamespacedLease({ name: this.leaseName, namespace: this.namespace }), { missing: true });
+    return this.#call(
+      'read the lease',
+      () => this.#coordination.readNamespacedLease({ name: this.leaseName, namespace: this.namespace }),
+      { missing: true },
+    );
   }
 
   async lock(options: StateLockOptions): Promise<StateLock> {
@@ -340,7 +427,9 @@ class KubernetesBackend implements StateBackend {
       leaseDurationSeconds: Math.max(1, Math.ceil(leaseMs / 1000)),
       acquireTime: time,
       renewTime: time,
-      leaseTransitions: lease ? (lease.spec?.leaseTransitions ?? 0) + (lease.spec?.holderIdentity === me.token ? 0 : 1) : 0,
+      leaseTransitions: lease
+        ? (lease.spec?.leaseTransitions ?? 0) + (lease.spec?.holderIdentity === me.token ? 0 : 1)
+        : 0,
     };
     const metadata: k8s.V1ObjectMeta = {
       name: this.leaseName,
@@ -350,8 +439,12 @@ class KubernetesBackend implements StateBackend {
       ...(lease ? { resourceVersion: lease.metadata?.resourceVersion ?? '' } : {}),
     };
     const body: k8s.V1Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec };
-    const written = await this.#call('take the lease', () =>
-      lease ? this.#coordination.replaceNamespacedLease({ name: this.leaseName, namespace: this.namespace, body }) : this.#coordination.createNamespacedLease({ namespace: this.namespace, body }),
+    const written = await this.#call(
+      'take the lease',
+      () =>
+        lease
+          ? this.#coordination.replaceNamespacedLease({ name: this.leaseName, namespace: this.namespace, body })
+          : this.#coordination.createNamespacedLease({ namespace: this.namespace, body }),
       { conflict: true },
     );
     return written !== undefined;
@@ -363,7 +456,13 @@ class KubernetesBackend implements StateBackend {
     this.#holding = holding;
     const schedule = (renewed: boolean): void => {
       const delayMs = Math.max(1, Math.floor(leaseMs / (renewed ? RENEW_SHARE : RETRY_SHARE)));
-      holding.timer = setTimeout(() => void this.#renew(holding, now).then((ok) => !holding.lost.signal.aborted && this.#holding === holding && schedule(ok)), delayMs);
+      holding.timer = setTimeout(
+        () =>
+          void this.#renew(holding, now).then(
+            (ok) => !holding.lost.signal.aborted && this.#holding === holding && schedule(ok),
+          ),
+        delayMs,
+      );
       holding.timer.unref();
     };
     schedule(true);
@@ -401,7 +500,11 @@ class KubernetesBackend implements StateBackend {
         return false;
       }
       const body: k8s.V1Lease = { ...lease, spec: { ...lease.spec, renewTime: new k8s.V1MicroTime(started) } };
-      const written = await this.#call('renew the lease', () => this.#coordination.replaceNamespacedLease({ name: this.leaseName, namespace: this.namespace, body }), { conflict: true });
+      const written = await this.#call(
+        'renew the lease',
+        () => this.#coordination.replaceNamespacedLease({ name: this.leaseName, namespace: this.namespace, body }),
+        { conflict: true },
+      );
       if (!written || this.#holding !== holding) return false;
       holding.renewedAt = started;
       return true;
@@ -418,8 +521,16 @@ class KubernetesBackend implements StateBackend {
     const holder = holderOf(lease);
     const annotations = { ...lease.metadata?.annotations };
     delete annotations[HOLDER_ANNOTATION];
-    const body: k8s.V1Lease = { ...lease, metadata: { ...lease.metadata, annotations }, spec: { ...lease.spec, holderIdentity: undefined } };
-    const written = await this.#call('release the lease', () => this.#coordination.replaceNamespacedLease({ name: this.leaseName, namespace: this.namespace, body }), { conflict: true });
+    const body: k8s.V1Lease = {
+      ...lease,
+      metadata: { ...lease.metadata, annotations },
+      spec: { ...lease.spec, holderIdentity: undefined },
+    };
+    const written = await this.#call(
+      'release the lease',
+      () => this.#coordination.replaceNamespacedLease({ name: this.leaseName, namespace: this.namespace, body }),
+      { conflict: true },
+    );
     return written ? (holder ?? undefined) : undefined;
   }
 
@@ -436,11 +547,25 @@ class KubernetesBackend implements StateBackend {
   async hmacKey(create?: Buffer): Promise<Buffer | undefined> {
     const name = `${this.name}-key`;
     if (create) {
-      const body: k8s.V1Secret = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, namespace: this.namespace, labels: this.#labels('key') }, data: { key: create.toString('base64') } };
+      const body: k8s.V1Secret = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'Opaque',
+        metadata: { name, namespace: this.namespace, labels: this.#labels('key') },
+        data: { key: create.toString('base64') },
+      };
       // 409 AlreadyExists: another process stored one first, and that one is the key.
-      await this.#call('store the HMAC key', () => this.#core.createNamespacedSecret({ namespace: this.namespace, body }), { conflict: true });
+      await this.#call(
+        'store the HMAC key',
+        () => this.#core.createNamespacedSecret({ namespace: this.namespace, body }),
+        { conflict: true },
+      );
     }
-    const secret = await this.#call('read the HMAC key', () => this.#core.readNamespacedSecret({ name, namespace: this.namespace }), { missing: true });
+    const secret = await this.#call(
+      'read the HMAC key',
+      () => this.#core.readNamespacedSecret({ name, namespace: this.namespace }),
+      { missing: true },
+    );
     const key = secret?.data?.['key'];
     return key === undefined ? undefined : Buffer.from(key, 'base64');
   }
@@ -459,7 +584,11 @@ class KubernetesBackend implements StateBackend {
     try {
       return (await gunzipAsync(data)).toString('utf8');
     } catch (error) {
-      throw new StacksyncError('E_STATE_CORRUPT', `state ${this.location}: its ${what} is not gzip data (${(error as Error).message})`, { subject: this.location, cause: error });
+      throw new StacksyncError(
+        'E_STATE_CORRUPT',
+        `state ${this.location}: its ${what} is not gzip data (${(error as Error).message})`,
+        { subject: this.location, cause: error },
+      );
     }
   }
 
@@ -468,7 +597,11 @@ class KubernetesBackend implements StateBackend {
    * resourceVersion, or AlreadyExists) into `undefined`; anything else is an error in words
    * that names the status and the API's own reason, never a token.
    */
-  async #call<T>(what: string, body: () => Promise<T>, allow: { missing?: boolean; conflict?: boolean } = {}): Promise<T | undefined> {
+  async #call<T>(
+    what: string,
+    body: () => Promise<T>,
+    allow: { missing?: boolean; conflict?: boolean } = {},
+  ): Promise<T | undefined> {
     try {
       return await body();
     } catch (error) {
@@ -484,12 +617,17 @@ class KubernetesBackend implements StateBackend {
     const reading = what.startsWith('read');
     const code = reading ? 'E_STATE_CORRUPT' : 'E_STATE_WRITE';
     let why: string;
-    if (status === undefined) why = `the API server could not be reached (${(error as { code?: string }).code ?? (error as Error).message})`;
+    if (status === undefined)
+      why = `the API server could not be reached (${(error as { code?: string }).code ?? (error as Error).message})`;
     else if (status === 401) why = 'the API server refused the credentials (401)';
-    else if (status === 403) why = `forbidden (403): the account needs get, list, create, update and delete on secrets and leases in namespace ${this.namespace} (docs/ownership.md)`;
+    else if (status === 403)
+      why = `forbidden (403): the account needs get, list, create, update and delete on secrets and leases in namespace ${this.namespace} (docs/ownership.md)`;
     else if (status === 404) why = `not found (404): does namespace ${this.namespace} exist?`;
     else why = `the API answered ${status}${statusMessage(error)}`;
-    return new StacksyncError(code, `state ${this.location}: could not ${what}: ${why}`, { subject: this.location, cause: error });
+    return new StacksyncError(code, `state ${this.location}: could not ${what}: ${why}`, {
+      subject: this.location,
+      cause: error,
+    });
   }
 
   #locked(holder: LockHolder | undefined, timeoutMs: number, why?: string): StacksyncError {
@@ -521,8 +659,21 @@ function b64(text: string): string {
 function holderOf(lease: k8s.V1Lease): LockHolder | undefined {
   try {
     const holder = JSON.parse(lease.metadata?.annotations?.[HOLDER_ANNOTATION] ?? '') as Partial<LockHolder>;
-    if (holder.token !== lease.spec?.holderIdentity || typeof holder.command !== 'string' || typeof holder.host !== 'string' || typeof holder.since !== 'string' || !Number.isInteger(holder.pid)) return undefined;
-    return { pid: holder.pid as number, host: holder.host, command: holder.command, since: holder.since, token: holder.token as string };
+    if (
+      holder.token !== lease.spec?.holderIdentity ||
+      typeof holder.command !== 'string' ||
+      typeof holder.host !== 'string' ||
+      typeof holder.since !== 'string' ||
+      !Number.isInteger(holder.pid)
+    )
+      return undefined;
+    return {
+      pid: holder.pid as number,
+      host: holder.host,
+      command: holder.command,
+      since: holder.since,
+      token: holder.token as string,
+    };
   } catch {
     return undefined;
   }
@@ -570,16 +721,28 @@ function loadKubeConfig(options: KubernetesBackendOptions): k8s.KubeConfig {
   } catch (error) {
     const errno = (error as { code?: unknown }).code;
     const why = typeof errno === 'string' ? errno : 'it is not a kubeconfig stacksync can read';
-    throw new StacksyncError('E_CONFIG_INVALID', `state: the kubeconfig${where ? ` ${where}` : ''} could not be loaded (${why})`, { subject: where ?? 'kubeconfig' });
+    throw new StacksyncError(
+      'E_CONFIG_INVALID',
+      `state: the kubeconfig${where ? ` ${where}` : ''} could not be loaded (${why})`,
+      { subject: where ?? 'kubeconfig' },
+    );
   }
   if (options.context !== undefined) {
     if (!config.getContextObject(options.context)) {
-      throw new StacksyncError('E_CONFIG_INVALID', `state.context: the kubeconfig${where ? ` ${where}` : ''} has no context ${options.context}`, { subject: where ?? 'kubeconfig' });
+      throw new StacksyncError(
+        'E_CONFIG_INVALID',
+        `state.context: the kubeconfig${where ? ` ${where}` : ''} has no context ${options.context}`,
+        { subject: where ?? 'kubeconfig' },
+      );
     }
     config.setCurrentContext(options.context);
   }
   if (!config.getCurrentCluster()) {
-    throw new StacksyncError('E_CONFIG_INVALID', `state: the kubeconfig${where ? ` ${where}` : ''} names no cluster for its current context`, { subject: where ?? 'kubeconfig' });
+    throw new StacksyncError(
+      'E_CONFIG_INVALID',
+      `state: the kubeconfig${where ? ` ${where}` : ''} names no cluster for its current context`,
+      { subject: where ?? 'kubeconfig' },
+    );
   }
   return config;
 }

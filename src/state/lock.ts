@@ -198,7 +198,11 @@ async function createInPlace(fs: StateFs, path: string, me: LockHolder): Promise
 
 function lockWriteError(path: string, error: unknown): StacksyncError {
   if (error instanceof StacksyncError) return error;
-  return new StacksyncError('E_STATE_WRITE', `state lock ${path} could not be created (${errnoCode(error) ?? String(error)})`, { subject: path, cause: error });
+  return new StacksyncError(
+    'E_STATE_WRITE',
+    `state lock ${path} could not be created (${errnoCode(error) ?? String(error)})`,
+    { subject: path, cause: error },
+  );
 }
 
 /** Who holds the lock of the state file at `statePath` now, if anyone can be read there (`state show`, `state unlock`). */
@@ -223,7 +227,14 @@ function parseHolder(text: string): LockHolder | undefined {
   try {
     const data = JSON.parse(text) as Partial<LockHolder>;
     const { pid, host, command, since, token } = data;
-    if (!Number.isInteger(pid) || typeof host !== 'string' || typeof command !== 'string' || typeof since !== 'string' || typeof token !== 'string') return undefined;
+    if (
+      !Number.isInteger(pid) ||
+      typeof host !== 'string' ||
+      typeof command !== 'string' ||
+      typeof since !== 'string' ||
+      typeof token !== 'string'
+    )
+      return undefined;
     return { pid: pid as number, host, command, since, token };
   } catch {
     return undefined;
@@ -294,16 +305,36 @@ export function refusedWrite(location: string, what: string, why: string): Stack
  * `E_STATE_LOCKED` of a backend's lock (PostgreSQL, S3): who holds it, with its lock id for
  * `state unlock`, or `unknown` when no holder can be read; how long it waited; what to do.
  */
-export function lockedBy(location: string, holder: LockHolder | string, timeoutMs: number, why: string | undefined, remedy: string): StacksyncError {
-  const who = typeof holder === 'string' ? holder : `\`stacksync ${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since}, lock id ${holder.token})`;
+export function lockedBy(
+  location: string,
+  holder: LockHolder | string,
+  timeoutMs: number,
+  why: string | undefined,
+  remedy: string,
+): StacksyncError {
+  const who =
+    typeof holder === 'string'
+      ? holder
+      : `\`stacksync ${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since}, lock id ${holder.token})`;
   const waited = why ?? `waited ${formatSeconds(timeoutMs)} (--lock-timeout)`;
-  return new StacksyncError('E_STATE_LOCKED', `state ${location} is locked by ${who}; ${waited}. Try again when it is done; ${remedy}`, {
-    subject: location,
-    ...(typeof holder === 'string' ? {} : { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } }),
-  });
+  return new StacksyncError(
+    'E_STATE_LOCKED',
+    `state ${location} is locked by ${who}; ${waited}. Try again when it is done; ${remedy}`,
+    {
+      subject: location,
+      ...(typeof holder === 'string'
+        ? {}
+        : { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } }),
+    },
+  );
 }
 
-function lockedError(statePath: string, holder: LockHolder | 'unreadable', timeoutMs: number, why?: string): StacksyncError {
+function lockedError(
+  statePath: string,
+  holder: LockHolder | 'unreadable',
+  timeoutMs: number,
+  why?: string,
+): StacksyncError {
   const path = lockPathFor(statePath);
   const who =
     holder === 'unreadable'
@@ -314,7 +345,12 @@ function lockedError(statePath: string, holder: LockHolder | 'unreadable', timeo
     'E_STATE_LOCKED',
     `state file ${statePath} is locked by ${who}; ${waited}. Try again when it is done; if that ` +
       `process is gone and ran on another host, which stacksync cannot check, remove ${path} by hand`,
-    { subject: statePath, ...(holder === 'unreadable' ? {} : { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } }) },
+    {
+      subject: statePath,
+      ...(holder === 'unreadable'
+        ? {}
+        : { details: { pid: holder.pid, host: holder.host, command: holder.command, since: holder.since } }),
+    },
   );
 }
 

@@ -17,7 +17,16 @@ import { StacksyncError } from '../errors.js';
 import type { StateFile } from '../model/state.js';
 import type { StateBackend, StateVersion } from './backend.js';
 import { parseJournal, parseStateFile, serializeStateFile, STATE_VERSION } from './format.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
+import {
+  DEFAULT_LOCK_TIMEOUT_MS,
+  lockedBy,
+  newHolder,
+  pollLock,
+  refusedWrite,
+  type LockHolder,
+  type StateLock,
+  type StateLockOptions,
+} from './lock.js';
 import { applyRecord } from './record-effects.js';
 import { targetOf } from './in-memory.js';
 import { RemoteStateStore, type StoreWriter } from './remote-store.js';
@@ -160,11 +169,19 @@ class PostgresBackend implements StateBackend {
     const client = await this.#connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const row = await client.query<{ lineage: string; serial: string; snapshot: string }>('SELECT lineage, serial, snapshot FROM stacksync_state WHERE name = $1', [this.name]);
-      const records = await client.query<{ record: string }>('SELECT record FROM stacksync_state_records WHERE name = $1 ORDER BY seq', [this.name]);
+      const row = await client.query<{ lineage: string; serial: string; snapshot: string }>(
+        'SELECT lineage, serial, snapshot FROM stacksync_state WHERE name = $1',
+        [this.name],
+      );
+      const records = await client.query<{ record: string }>(
+        'SELECT record FROM stacksync_state_records WHERE name = $1 ORDER BY seq',
+        [this.name],
+      );
       await client.query('COMMIT');
       const first = row.rows[0];
-      const file: StateFile = first ? parseStateFile(this.location, first.snapshot) : { version: STATE_VERSION, targets: {} };
+      const file: StateFile = first
+        ? parseStateFile(this.location, first.snapshot)
+        : { version: STATE_VERSION, targets: {} };
       // Appends commit out of order (APPENDS_IN_FLIGHT), so the numbering may have gaps: a record
       // not stored was never acknowledged, and the rest replay in order.
       const journal = parseJournal(this.location, records.rows.map((r) => r.record).join(''), { gaps: true });
@@ -189,12 +206,19 @@ class PostgresBackend implements StateBackend {
     const client = await this.#connect();
     try {
       await client.query('BEGIN');
-      const row = await client.query<{ generation: string }>('SELECT generation FROM stacksync_state WHERE name = $1 FOR UPDATE', [this.name]);
+      const row = await client.query<{ generation: string }>(
+        'SELECT generation FROM stacksync_state WHERE name = $1 FOR UPDATE',
+        [this.name],
+      );
       const generation = row.rows[0] ? Number(row.rows[0].generation) : undefined;
       if (generation !== fence) {
         await client.query('ROLLBACK');
         this.#fence = undefined;
-        throw refusedWrite(this.location, what, 'another holder took the state lock since (its session dropped, or `stacksync state unlock` broke it)');
+        throw refusedWrite(
+          this.location,
+          what,
+          'another holder took the state lock since (its session dropped, or `stacksync state unlock` broke it)',
+        );
       }
       await body(client);
       await client.query('UPDATE stacksync_state SET serial = serial + 1 WHERE name = $1', [this.name]);
@@ -224,14 +248,22 @@ class PostgresBackend implements StateBackend {
     let fenced: boolean | undefined;
     try {
       // Named, so each connection of the pool parses and plans it once.
-      const result = await this.#pool.query<{ fenced: boolean }>({ name: 'stacksync_append', text: APPEND_SQL, values: [this.name, fence, seqs, texts] });
+      const result = await this.#pool.query<{ fenced: boolean }>({
+        name: 'stacksync_append',
+        text: APPEND_SQL,
+        values: [this.name, fence, seqs, texts],
+      });
       fenced = result.rows[0]?.fenced;
     } catch (error) {
       throw this.#error(error, 'write');
     }
     if (fenced !== true) {
       if (this.#fence === fence) this.#fence = undefined;
-      throw refusedWrite(this.location, 'save records', 'another holder took the state lock since (its session dropped, or `stacksync state unlock` broke it)');
+      throw refusedWrite(
+        this.location,
+        'save records',
+        'another holder took the state lock since (its session dropped, or `stacksync state unlock` broke it)',
+      );
     }
   }
 
@@ -249,8 +281,13 @@ class PostgresBackend implements StateBackend {
       return await pollLock<StateLock>(
         options,
         async () => {
-          const taken = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`stacksync:${this.name}`]);
-          return taken.rows[0]?.locked ? { taken: await this.#held(session, options) } : { holder: await this.holder() };
+          const taken = await session.query<{ locked: boolean }>(
+            'SELECT pg_try_advisory_lock(hashtext($1)) AS locked',
+            [`stacksync:${this.name}`],
+          );
+          return taken.rows[0]?.locked
+            ? { taken: await this.#held(session, options) }
+            : { holder: await this.holder() };
         },
         (holder, why) => this.#locked(holder === 'unreadable' ? undefined : holder, timeoutMs, why),
       );
@@ -269,7 +306,10 @@ class PostgresBackend implements StateBackend {
       'INSERT INTO stacksync_state (name, lineage, snapshot) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
       [this.name, randomUUID(), serializeStateFile({ version: STATE_VERSION, targets: {} })],
     );
-    const bumped = await session.query<{ generation: string }>('UPDATE stacksync_state SET generation = generation + 1, holder = $2 WHERE name = $1 RETURNING generation', [this.name, JSON.stringify(record)]);
+    const bumped = await session.query<{ generation: string }>(
+      'UPDATE stacksync_state SET generation = generation + 1, holder = $2 WHERE name = $1 RETURNING generation',
+      [this.name, JSON.stringify(record)],
+    );
     const generation = Number(bumped.rows[0]?.generation);
     this.#fence = generation;
     // The advisory lock ends with its session: once the session errs or ends, the holding is lost.
@@ -286,7 +326,10 @@ class PostgresBackend implements StateBackend {
       released = true;
       if (this.#fence === generation) this.#fence = undefined;
       try {
-        await session.query('UPDATE stacksync_state SET holder = NULL WHERE name = $1 AND generation = $2', [this.name, generation]);
+        await session.query('UPDATE stacksync_state SET holder = NULL WHERE name = $1 AND generation = $2', [
+          this.name,
+          generation,
+        ]);
         await session.query('SELECT pg_advisory_unlock(hashtext($1))', [`stacksync:${this.name}`]);
       } finally {
         await session.end().catch(() => undefined);
@@ -307,7 +350,10 @@ class PostgresBackend implements StateBackend {
 
   async holder(): Promise<LockHolder | undefined> {
     await this.ready();
-    const row = await this.#query<{ holder: (LockHolder & { session?: number }) | null }>('SELECT holder FROM stacksync_state WHERE name = $1', [this.name]);
+    const row = await this.#query<{ holder: (LockHolder & { session?: number }) | null }>(
+      'SELECT holder FROM stacksync_state WHERE name = $1',
+      [this.name],
+    );
     const holder = row.rows[0]?.holder;
     if (!holder) return undefined;
     // The row may name a holder whose session is gone (kill -9): only a held advisory lock counts.
@@ -322,12 +368,18 @@ class PostgresBackend implements StateBackend {
 
   async unlock(token: string): Promise<LockHolder | undefined> {
     await this.ready();
-    const row = await this.#query<{ holder: (LockHolder & { session?: number }) | null }>('SELECT holder FROM stacksync_state WHERE name = $1', [this.name]);
+    const row = await this.#query<{ holder: (LockHolder & { session?: number }) | null }>(
+      'SELECT holder FROM stacksync_state WHERE name = $1',
+      [this.name],
+    );
     const holder = row.rows[0]?.holder;
     if (!holder || holder.token !== token) return undefined;
     // A new generation fences the old holder; ending its session frees the advisory lock.
-    await this.#query('UPDATE stacksync_state SET generation = generation + 1, holder = NULL WHERE name = $1', [this.name]);
-    if (holder.session !== undefined) await this.#query('SELECT pg_terminate_backend($1)', [holder.session]).catch(() => undefined);
+    await this.#query('UPDATE stacksync_state SET generation = generation + 1, holder = NULL WHERE name = $1', [
+      this.name,
+    ]);
+    if (holder.session !== undefined)
+      await this.#query('SELECT pg_terminate_backend($1)', [holder.session]).catch(() => undefined);
     const { session: _session, ...rest } = holder;
     return rest;
   }
@@ -341,7 +393,9 @@ class PostgresBackend implements StateBackend {
         [this.name, randomUUID(), serializeStateFile({ version: STATE_VERSION, targets: {} }), create.toString('hex')],
       );
     }
-    const row = await this.#query<{ hmac_key: string | null }>('SELECT hmac_key FROM stacksync_state WHERE name = $1', [this.name]);
+    const row = await this.#query<{ hmac_key: string | null }>('SELECT hmac_key FROM stacksync_state WHERE name = $1', [
+      this.name,
+    ]);
     const hex = row.rows[0]?.hmac_key;
     return hex ? Buffer.from(hex, 'hex') : undefined;
   }
@@ -385,12 +439,20 @@ class PostgresBackend implements StateBackend {
     if (error instanceof StacksyncError) return error;
     // pg's messages name the server and the SQL problem, never the password.
     const code = what === 'read' || what === 'query' || what === 'connect to' ? 'E_STATE_CORRUPT' : 'E_STATE_WRITE';
-    return new StacksyncError(code, `state ${this.location}: could not ${what} the database (${(error as Error).message})`, { subject: this.location, cause: error });
+    return new StacksyncError(
+      code,
+      `state ${this.location}: could not ${what} the database (${(error as Error).message})`,
+      { subject: this.location, cause: error },
+    );
   }
 
   #locked(holder: LockHolder | undefined, timeoutMs: number, why?: string): StacksyncError {
-    return lockedBy(this.location, holder ?? 'another session', timeoutMs, why, '`stacksync state unlock <lock id>` breaks a lock whose holder is gone');
+    return lockedBy(
+      this.location,
+      holder ?? 'another session',
+      timeoutMs,
+      why,
+      '`stacksync state unlock <lock id>` breaks a lock whose holder is gone',
+    );
   }
-
 }
-

@@ -4,33 +4,62 @@
  * transitions of `inventory.ts` apply them to a copy.
  */
 import { KINDS, type Kind } from '../model/kinds.js';
-import { emptyTargetState, secretHashKey, type InventoryEntry, type MarkChanges, type Marks, type StateRecord, type TargetState } from '../model/state.js';
+import {
+  emptyTargetState,
+  secretHashKey,
+  type InventoryEntry,
+  type MarkChanges,
+  type Marks,
+  type StateRecord,
+  type TargetState,
+} from '../model/state.js';
 
 /** Changes `state` in place. Only the store's own state and fresh copies may be passed here. */
 export function applyRecord(state: TargetState, record: StateRecord): void {
   switch (record.type) {
     case 'intent':
       dropIntent(state, record.kind, record.key);
-      state.intents.push({ kind: record.kind, key: record.key, name: record.name, at: record.at, ...(record.settleUntil === undefined ? {} : { settleUntil: record.settleUntil }) });
+      state.intents.push({
+        kind: record.kind,
+        key: record.key,
+        name: record.name,
+        at: record.at,
+        ...(record.settleUntil === undefined ? {} : { settleUntil: record.settleUntil }),
+      });
       return;
     case 'owned': {
-      const previous = Object.hasOwn(state.inventory[record.kind], record.key) ? state.inventory[record.kind][record.key] : undefined;
-      setOwn(state.inventory[record.kind], record.key, entryOf(record, previous?.id === record.id ? previous : undefined));
+      const previous = Object.hasOwn(state.inventory[record.kind], record.key)
+        ? state.inventory[record.kind][record.key]
+        : undefined;
+      setOwn(
+        state.inventory[record.kind],
+        record.key,
+        entryOf(record, previous?.id === record.id ? previous : undefined),
+      );
       dropIntent(state, record.kind, record.key);
       return;
     }
     case 'marked': {
-      const entry = Object.hasOwn(state.inventory[record.kind], record.key) ? state.inventory[record.kind][record.key] : undefined;
+      const entry = Object.hasOwn(state.inventory[record.kind], record.key)
+        ? state.inventory[record.kind][record.key]
+        : undefined;
       if (!entry) return;
       setOwn(state.inventory[record.kind], record.key, withMarks(entry, record.marks));
       return;
     }
     case 'spec': {
-      const entry = Object.hasOwn(state.inventory[record.kind], record.key) ? state.inventory[record.kind][record.key] : undefined;
+      const entry = Object.hasOwn(state.inventory[record.kind], record.key)
+        ? state.inventory[record.kind][record.key]
+        : undefined;
       // Entries are shared with copies (see copyTargetState), so the entry is replaced, not changed.
       if (!entry) return;
       const { prune: _was, tenant: _tenant, ...rest } = entry;
-      setOwn(state.inventory[record.kind], record.key, { ...rest, spec: record.spec, ...(record.prune ? { prune: record.prune } : {}), ...(record.tenant !== undefined ? { tenant: record.tenant } : {}) });
+      setOwn(state.inventory[record.kind], record.key, {
+        ...rest,
+        spec: record.spec,
+        ...(record.prune ? { prune: record.prune } : {}),
+        ...(record.tenant !== undefined ? { tenant: record.tenant } : {}),
+      });
       return;
     }
     case 'forgotten':
@@ -42,7 +71,8 @@ export function applyRecord(state: TargetState, record: StateRecord): void {
       dropIntent(state, record.kind, record.key);
       return;
     case 'secrets':
-      for (const [path, hash] of Object.entries(record.hashes)) setOwn(state.secretHashes, secretHashKey(record.kind, record.key, path), hash);
+      for (const [path, hash] of Object.entries(record.hashes))
+        setOwn(state.secretHashes, secretHashKey(record.kind, record.key, path), hash);
       return;
     case 'suspended': {
       const { type: _type, ...suspension } = record;
@@ -62,7 +92,12 @@ export function applyRecord(state: TargetState, record: StateRecord): void {
 export function copyTargetState(state: TargetState): TargetState {
   const inventory = emptyTargetState().inventory;
   for (const kind of KINDS) Object.assign(inventory[kind], state.inventory[kind]);
-  return { inventory, secretHashes: { ...state.secretHashes }, intents: [...state.intents], ...(state.suspension ? { suspension: { ...state.suspension } } : {}) };
+  return {
+    inventory,
+    secretHashes: { ...state.secretHashes },
+    intents: [...state.intents],
+    ...(state.suspension ? { suspension: { ...state.suspension } } : {}),
+  };
 }
 
 /** `state` with `records` applied, leaving `state` as it was. */
@@ -73,7 +108,10 @@ export function withRecords(state: TargetState, records: readonly StateRecord[])
 }
 
 /** The entry an `owned` record makes; what stacksync made and noted about the same id stays. */
-function entryOf(record: { id: string; name?: string; spec?: string; created?: true }, sameId: InventoryEntry | undefined): InventoryEntry {
+function entryOf(
+  record: { id: string; name?: string; spec?: string; created?: true },
+  sameId: InventoryEntry | undefined,
+): InventoryEntry {
   const entry: InventoryEntry = { id: record.id };
   if (record.name !== undefined) entry.name = record.name;
   if (record.spec !== undefined) entry.spec = record.spec;
@@ -119,6 +157,7 @@ function replaceInPlace(state: TargetState, next: TargetState): void {
  * and a plain assignment of that name would change the object's prototype instead.
  */
 export function setOwn<T>(map: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__') Object.defineProperty(map, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(map, key, { value, writable: true, enumerable: true, configurable: true });
   else map[key] = value;
 }

@@ -111,7 +111,10 @@ export class RemoteStateStore extends InMemoryStore implements StateStore {
 
   async reload(): Promise<void> {
     await this.#idle();
-    if (this.pending.length > 0) throw new StacksyncError('E_INTERNAL', `state ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
+    if (this.pending.length > 0)
+      throw new StacksyncError('E_INTERNAL', `state ${this.path}: reloaded with writes not yet saved`, {
+        subject: this.path,
+      });
     const read = await this.writer.read();
     this.file = read.file;
     this.seq = read.lastSeq;
@@ -147,7 +150,8 @@ export class RemoteStateStore extends InMemoryStore implements StateStore {
       // Records made while the batches before ran all go together, all or nothing.
       this.#launch(this.pending.splice(0));
     }
-    if (this.#flying.length === 0 && this.#idleWaiters.length > 0) for (const done of this.#idleWaiters.splice(0)) done();
+    if (this.#flying.length === 0 && this.#idleWaiters.length > 0)
+      for (const done of this.#idleWaiters.splice(0)) done();
   }
 
   #launch(batch: PendingRecord[]): void {

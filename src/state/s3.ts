@@ -34,7 +34,17 @@ import type { StateFile } from '../model/state.js';
 import { RemoteStateStore, type StoreWriter } from './remote-store.js';
 import type { StateBackend, StateVersion } from './backend.js';
 import { parseJournal, parseStateFile, STATE_VERSION } from './format.js';
-import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, lockedBy, newHolder, pollLock, refusedWrite, type LockHolder, type StateLock, type StateLockOptions } from './lock.js';
+import {
+  DEFAULT_LEASE_MS,
+  DEFAULT_LOCK_TIMEOUT_MS,
+  lockedBy,
+  newHolder,
+  pollLock,
+  refusedWrite,
+  type LockHolder,
+  type StateLock,
+  type StateLockOptions,
+} from './lock.js';
 import type { StateStore, StateStoreOptions } from './store.js';
 import { applyRecord } from './record-effects.js';
 import { targetOf } from './in-memory.js';
@@ -151,7 +161,11 @@ class S3Backend implements StateBackend {
       location: this.location,
       holdsLock: () => this.#holding !== undefined,
       read: () => this.read(),
-      append: (batch) => this.write('save records', (object) => ({ ...object, records: object.records + batch.map((line) => line.text).join('') })),
+      append: (batch) =>
+        this.write('save records', (object) => ({
+          ...object,
+          records: object.records + batch.map((line) => line.text).join(''),
+        })),
       replace: (snapshot) => {
         const file = JSON.parse(snapshot) as StateFile;
         return this.write('compact', (object) => ({ ...object, snapshot: file, records: '' }));
@@ -162,7 +176,8 @@ class S3Backend implements StateBackend {
   /** Snapshot and records as stored. */
   async read(): Promise<{ file: StateFile; lastSeq: number; version: StateVersion }> {
     const found = await this.#readState();
-    if (!found) return { file: { version: STATE_VERSION, targets: {} }, lastSeq: 0, version: { lineage: undefined, serial: 0 } };
+    if (!found)
+      return { file: { version: STATE_VERSION, targets: {} }, lastSeq: 0, version: { lineage: undefined, serial: 0 } };
     const { object } = found;
     const file = parseStateFile(this.location, JSON.stringify(object.snapshot));
     const journal = parseJournal(this.location, object.records);
@@ -198,7 +213,11 @@ class S3Backend implements StateBackend {
         return;
       }
       this.#lose(holding, 'another holder took the state lock');
-      throw refusedWrite(this.location, what, 'another holder took the state lock since (its lease ran out, or `stacksync state unlock` broke it)');
+      throw refusedWrite(
+        this.location,
+        what,
+        'another holder took the state lock since (its lease ran out, or `stacksync state unlock` broke it)',
+      );
     }
   }
 
@@ -223,8 +242,10 @@ class S3Backend implements StateBackend {
           const current = await this.#readLock();
           if (current === undefined) return { retry: true };
           // Our own create, answered 412 when the SDK sent it again after a lost answer.
-          if (current !== 'unreadable' && current.lock.token === me.token) return { taken: { etag: current.etag, expires: current.lock.expires } };
-          if (current === 'unreadable' || now() < current.lock.expires) return { holder: current === 'unreadable' ? 'unreadable' : holderOf(current.lock) };
+          if (current !== 'unreadable' && current.lock.token === me.token)
+            return { taken: { etag: current.etag, expires: current.lock.expires } };
+          if (current === 'unreadable' || now() < current.lock.expires)
+            return { holder: current === 'unreadable' ? 'unreadable' : holderOf(current.lock) };
           // Expired: take it over, unless another process did first (its ETag changed).
           try {
             const etag = await this.#put(lockKey, body(expires), { IfMatch: current.etag });
@@ -244,7 +265,13 @@ class S3Backend implements StateBackend {
   }
 
   /** The lock is ours: claim the state object's fence, then keep the lease renewed. */
-  async #hold(me: LockHolder, taken: { etag: string; expires: number }, leaseMs: number, now: () => number, body: (expires: number) => string): Promise<StateLock> {
+  async #hold(
+    me: LockHolder,
+    taken: { etag: string; expires: number },
+    leaseMs: number,
+    now: () => number,
+    body: (expires: number) => string,
+  ): Promise<StateLock> {
     const lockKey = `${this.#key}.lock`;
     let lockEtag = taken.etag;
     let state: Holding['state'];
@@ -267,10 +294,12 @@ class S3Backend implements StateBackend {
         holding.expires = expires;
       } catch (error) {
         // 412: another holder took it over; 404: `state unlock` deleted it.
-        if (isConditionFailure(error) || isNotFound(error)) this.#lose(holding, 'another holder took the state lock, or `stacksync state unlock` broke it');
+        if (isConditionFailure(error) || isNotFound(error))
+          this.#lose(holding, 'another holder took the state lock, or `stacksync state unlock` broke it');
         // Any other failure (the network): try again at the next tick, unless the lease would be
         // over by then: a holder stops before anyone else may take its lock over.
-        else if (now() + everyMs >= holding.expires) this.#lose(holding, 'its lease ran out: the lock could not be renewed in time');
+        else if (now() + everyMs >= holding.expires)
+          this.#lose(holding, 'its lease ran out: the lock could not be renewed in time');
       }
       if (!released && !holding.lost.signal.aborted) schedule();
     };
@@ -306,7 +335,14 @@ class S3Backend implements StateBackend {
       const stored = await this.#readState();
       const object: StateObject = stored
         ? { ...stored.object, fence: token }
-        : { format: OBJECT_FORMAT, lineage: randomUUID(), serial: 0, fence: token, snapshot: { version: STATE_VERSION, targets: {} }, records: '' };
+        : {
+            format: OBJECT_FORMAT,
+            lineage: randomUUID(),
+            serial: 0,
+            fence: token,
+            snapshot: { version: STATE_VERSION, targets: {} },
+            records: '',
+          };
       const text = `${JSON.stringify(object)}\n`;
       try {
         const etag = await this.#put(this.#key, text, stored ? { IfMatch: stored.etag } : { IfNoneMatch: '*' });
@@ -335,7 +371,9 @@ class S3Backend implements StateBackend {
     const current = await this.#readLock();
     if (current === undefined || current === 'unreadable' || current.lock.token !== token) return undefined;
     try {
-      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: `${this.#key}.lock`, IfMatch: current.etag }));
+      await this.#client.send(
+        new DeleteObjectCommand({ Bucket: this.#bucket, Key: `${this.#key}.lock`, IfMatch: current.etag }),
+      );
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       if (!isNotFound(error)) throw this.#error(error, 'unlock');
@@ -360,7 +398,12 @@ class S3Backend implements StateBackend {
       const found = await this.#get(keyKey);
       if (found === undefined) return undefined;
       const hex = found.text.trim();
-      if (!/^(?:[0-9a-f]{2})+$/.test(hex)) throw new StacksyncError('E_STATE_CORRUPT', `state ${this.location}: its HMAC key object ${keyKey} is not hex`, { subject: this.location });
+      if (!/^(?:[0-9a-f]{2})+$/.test(hex))
+        throw new StacksyncError(
+          'E_STATE_CORRUPT',
+          `state ${this.location}: its HMAC key object ${keyKey} is not hex`,
+          { subject: this.location },
+        );
       return Buffer.from(hex, 'hex');
     };
     const existing = await read();
@@ -425,8 +468,14 @@ class S3Backend implements StateBackend {
     } catch (error) {
       throw this.#corrupt(`is not valid JSON (${(error as Error).message})`, error);
     }
-    if (typeof object !== 'object' || object === null || object.format !== OBJECT_FORMAT) throw this.#corrupt(`is not a stacksync state object (${OBJECT_FORMAT})`);
-    if (typeof object.lineage !== 'string' || !Number.isInteger(object.serial) || typeof object.records !== 'string' || (object.fence !== null && typeof object.fence !== 'string')) {
+    if (typeof object !== 'object' || object === null || object.format !== OBJECT_FORMAT)
+      throw this.#corrupt(`is not a stacksync state object (${OBJECT_FORMAT})`);
+    if (
+      typeof object.lineage !== 'string' ||
+      !Number.isInteger(object.serial) ||
+      typeof object.records !== 'string' ||
+      (object.fence !== null && typeof object.fence !== 'string')
+    ) {
       throw this.#corrupt('lacks its lineage, serial, fence or records');
     }
     return { etag: found.etag, object, text: found.text };
@@ -438,7 +487,15 @@ class S3Backend implements StateBackend {
     try {
       const lock = JSON.parse(found.text) as Partial<LockObject>;
       const { pid, host, command, since, token, expires } = lock;
-      if (!Number.isInteger(pid) || typeof host !== 'string' || typeof command !== 'string' || typeof since !== 'string' || typeof token !== 'string' || typeof expires !== 'number') return 'unreadable';
+      if (
+        !Number.isInteger(pid) ||
+        typeof host !== 'string' ||
+        typeof command !== 'string' ||
+        typeof since !== 'string' ||
+        typeof token !== 'string' ||
+        typeof expires !== 'number'
+      )
+        return 'unreadable';
       return { etag: found.etag, lock: lock as LockObject };
     } catch {
       return 'unreadable';
@@ -458,12 +515,22 @@ class S3Backend implements StateBackend {
 
   /** Puts an object with the given condition; its new ETag. Condition failures are left to the caller. */
   async #put(key: string, text: string, condition: { IfMatch?: string; IfNoneMatch?: string }): Promise<string> {
-    const answer = await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: text, ContentType: 'application/json', ...condition }));
+    const answer = await this.#client.send(
+      new PutObjectCommand({
+        Bucket: this.#bucket,
+        Key: key,
+        Body: text,
+        ContentType: 'application/json',
+        ...condition,
+      }),
+    );
     return answer.ETag ?? '';
   }
 
   async #deleteQuietly(key: string, etag: string): Promise<void> {
-    await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key, IfMatch: etag })).catch(() => undefined);
+    await this.#client
+      .send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key, IfMatch: etag }))
+      .catch(() => undefined);
   }
 
   #error(error: unknown, what: string): StacksyncError {
@@ -471,11 +538,19 @@ class S3Backend implements StateBackend {
     // The SDK's messages name the error and the request, never the credentials.
     const code = what === 'read' ? 'E_STATE_CORRUPT' : 'E_STATE_WRITE';
     const name = (error as { name?: string }).name ?? 'Error';
-    return new StacksyncError(code, `state ${this.location}: could not ${what} the bucket (${name}: ${(error as Error).message})`, { subject: this.location, cause: error });
+    return new StacksyncError(
+      code,
+      `state ${this.location}: could not ${what} the bucket (${name}: ${(error as Error).message})`,
+      { subject: this.location, cause: error },
+    );
   }
 
   #corrupt(what: string, cause?: unknown): StacksyncError {
-    return new StacksyncError('E_STATE_CORRUPT', `state ${this.location}: the state object ${what}; fix or move it away by hand (stacksync never resets it)`, { subject: this.location, cause });
+    return new StacksyncError(
+      'E_STATE_CORRUPT',
+      `state ${this.location}: the state object ${what}; fix or move it away by hand (stacksync never resets it)`,
+      { subject: this.location, cause },
+    );
   }
 
   #locked(holder: LockHolder | undefined, timeoutMs: number, why?: string): StacksyncError {
@@ -487,7 +562,6 @@ class S3Backend implements StateBackend {
       'a lock whose holder is gone is taken over once its lease runs out, and `stacksync state unlock <lock id>` breaks it at once',
     );
   }
-
 }
 
 function holderOf(lock: LockObject): LockHolder {

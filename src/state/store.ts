@@ -13,7 +13,17 @@ import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { StacksyncError } from '../errors.js';
 import type { StateFile, StateRecord, TargetState } from '../model/state.js';
-import { errnoCode, makeDirectorySync, nodeFs, removeDurablySync, syncDirectory, writeFileAtomically, writeFileAtomicallySync, type StateFs, type StateFileHandle } from '../support/fs.js';
+import {
+  errnoCode,
+  makeDirectorySync,
+  nodeFs,
+  removeDurablySync,
+  syncDirectory,
+  writeFileAtomically,
+  writeFileAtomicallySync,
+  type StateFs,
+  type StateFileHandle,
+} from '../support/fs.js';
 import {
   corruptFile,
   journalPathFor,
@@ -113,7 +123,9 @@ export async function adoptFileLineage(path: string, lineage: string, fs: StateF
 
 /** Reads and validates a state file alone; `E_STATE_CORRUPT` naming the file when it cannot be used. */
 export async function readStateFile(fs: StateFs, path: string): Promise<StateFile> {
-  const text = await readIfPresent(fs, path, (error) => corruptFile(path, `cannot be read (${errnoCode(error) ?? String(error)})`, error));
+  const text = await readIfPresent(fs, path, (error) =>
+    corruptFile(path, `cannot be read (${errnoCode(error) ?? String(error)})`, error),
+  );
   return text === undefined ? { version: STATE_VERSION, targets: {} } : parseStateFile(path, text);
 }
 
@@ -134,16 +146,34 @@ interface DiskState {
  */
 async function readDisk(fs: StateFs, path: string): Promise<DiskState> {
   const journalPath = journalPathFor(path);
-  const journalText = await readIfPresent(fs, journalPath, (error) => corruptFile(journalPath, `cannot be read (${errnoCode(error) ?? String(error)})`, error));
-  const text = await readIfPresent(fs, path, (error) => corruptFile(path, `cannot be read (${errnoCode(error) ?? String(error)})`, error));
-  const { file, version } = text === undefined ? { file: { version: STATE_VERSION, targets: {} } as StateFile, version: {} } : parseVersionedStateFile(path, text);
+  const journalText = await readIfPresent(fs, journalPath, (error) =>
+    corruptFile(journalPath, `cannot be read (${errnoCode(error) ?? String(error)})`, error),
+  );
+  const text = await readIfPresent(fs, path, (error) =>
+    corruptFile(path, `cannot be read (${errnoCode(error) ?? String(error)})`, error),
+  );
+  const { file, version } =
+    text === undefined
+      ? { file: { version: STATE_VERSION, targets: {} } as StateFile, version: {} }
+      : parseVersionedStateFile(path, text);
   const journal = journalText === undefined ? { entries: [], tornTail: false } : parseJournal(journalPath, journalText);
   for (const entry of journal.entries) applyRecord(targetOf(file, entry.target), entry.record);
   const lastSeq = journal.entries[journal.entries.length - 1]?.seq ?? 0;
-  return { file, version, fileFound: text !== undefined, lastSeq, journalFound: journalText !== undefined, tornTail: journal.tornTail };
+  return {
+    file,
+    version,
+    fileFound: text !== undefined,
+    lastSeq,
+    journalFound: journalText !== undefined,
+    tornTail: journal.tornTail,
+  };
 }
 
-async function readIfPresent(fs: StateFs, path: string, unreadable: (error: unknown) => Error): Promise<string | undefined> {
+async function readIfPresent(
+  fs: StateFs,
+  path: string,
+  unreadable: (error: unknown) => Error,
+): Promise<string | undefined> {
   try {
     return await fs.readFile(path, 'utf8');
   } catch (error) {
@@ -216,7 +246,9 @@ class FileStateStore extends InMemoryStore implements StateStore {
   async reload(): Promise<void> {
     await this.#io;
     if (this.pending.length > 0 || this.#durableSeq < this.seq) {
-      throw new StacksyncError('E_INTERNAL', `state file ${this.path}: reloaded with writes not yet saved`, { subject: this.path });
+      throw new StacksyncError('E_INTERNAL', `state file ${this.path}: reloaded with writes not yet saved`, {
+        subject: this.path,
+      });
     }
     await this.#closeJournal();
     await this.load(true);
@@ -245,7 +277,12 @@ class FileStateStore extends InMemoryStore implements StateStore {
 
   /** Memory and the state file agree: every record went through the journal, and there is none. */
   #inStateFile(): boolean {
-    return !this.#journalOnDisk && !this.#journalSuspect && this.pending.length === 0 && (this.#stateFileOnDisk || this.seq === 0);
+    return (
+      !this.#journalOnDisk &&
+      !this.#journalSuspect &&
+      this.pending.length === 0 &&
+      (this.#stateFileOnDisk || this.seq === 0)
+    );
   }
 
   /** Runs `work` after the appends and compactions queued before it; its failure is returned, not left in the queue. */
@@ -274,7 +311,12 @@ class FileStateStore extends InMemoryStore implements StateStore {
     const upTo = this.pending[batch - 1]?.seq ?? this.seq;
     try {
       const journal = await this.#openJournal();
-      await journal.writeFile(this.pending.slice(0, batch).map((line) => line.text).join(''));
+      await journal.writeFile(
+        this.pending
+          .slice(0, batch)
+          .map((line) => line.text)
+          .join(''),
+      );
       await journal.datasync();
     } catch (error) {
       // Part of the batch may be on disk: never append after it, rewrite the whole state instead.
@@ -370,6 +412,10 @@ class FileStateStore extends InMemoryStore implements StateStore {
 
   #writeError(error: unknown): StacksyncError {
     if (error instanceof StacksyncError) return error;
-    return new StacksyncError('E_STATE_WRITE', `state file ${this.path} could not be written (${errnoCode(error) ?? String(error)})`, { subject: this.path, cause: error });
+    return new StacksyncError(
+      'E_STATE_WRITE',
+      `state file ${this.path} could not be written (${errnoCode(error) ?? String(error)})`,
+      { subject: this.path, cause: error },
+    );
   }
 }

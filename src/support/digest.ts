@@ -34,7 +34,8 @@ function jsonOf(value: unknown): string | undefined {
       if (typeof json === 'function') return jsonOf(json.call(value));
       if (Array.isArray(value)) {
         let text = '[';
-        for (let index = 0; index < value.length; index++) text += `${index > 0 ? ',' : ''}${jsonOf(value[index]) ?? 'null'}`;
+        for (let index = 0; index < value.length; index++)
+          text += `${index > 0 ? ',' : ''}${jsonOf(value[index]) ?? 'null'}`;
         return `${text}]`;
       }
       let text = '';

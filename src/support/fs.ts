@@ -46,7 +46,13 @@ export function errnoCode(error: unknown): string | undefined {
 }
 
 /** Writes `data` to `path` and flushes it to disk; the handle is closed whatever happens. */
-export async function writeDurably(fs: StateFs, path: string, data: string, flags: string, mode: number): Promise<void> {
+export async function writeDurably(
+  fs: StateFs,
+  path: string,
+  data: string,
+  flags: string,
+  mode: number,
+): Promise<void> {
   const handle = await fs.open(path, flags, mode);
   try {
     await handle.writeFile(data);

@@ -56,5 +56,9 @@ export function tuneHeapFor(manifestBytes: number, largeLoadBytes: number): void
   if (tuned) return;
   tuned = true;
   // The growing factor is read by V8 at each full collection as it sets the next limit.
-  setFlagsFromString(manifestBytes >= largeLoadBytes ? `--semi-space-growth-factor=${DEFAULT_SEMI_SPACE_GROWTH} --heap-growing-percent=50` : '--semi-space-growth-factor=1');
+  setFlagsFromString(
+    manifestBytes >= largeLoadBytes
+      ? `--semi-space-growth-factor=${DEFAULT_SEMI_SPACE_GROWTH} --heap-growing-percent=50`
+      : '--semi-space-growth-factor=1',
+  );
 }

@@ -23,5 +23,8 @@ export function listenError(error: unknown, address: string, flags: AddressFlags
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const problem = code === undefined ? undefined : LISTEN_PROBLEMS[code];
   if (!problem) return error;
-  return new StacksyncError('E_USAGE', `cannot listen on ${address}: ${problem(flags)}`, { subject: address, cause: error });
+  return new StacksyncError('E_USAGE', `cannot listen on ${address}: ${problem(flags)}`, {
+    subject: address,
+    cause: error,
+  });
 }

@@ -75,7 +75,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     // A stream the CLI masks already (maskWrites) gets each line scanned once, there.
     ...(writesMasked(destination) ? {} : { hooks: { streamWrite: (line: string) => runSecrets.redact(line) } }),
   };
-  return pino(settings, format === 'human' ? humanDestination(destination, options.color === true) : jsonDestination(destination));
+  return pino(
+    settings,
+    format === 'human' ? humanDestination(destination, options.color === true) : jsonDestination(destination),
+  );
 }
 
 /**
@@ -125,7 +128,10 @@ const SHOWN_APART = new Set(['level', 'time', 'msg', 'name', 'pid', 'hostname', 
 /** One record as one line: `18:02:03 WARN  prod: message key=value …`; an error as its type and message. */
 export function formatHumanRecord(record: Record<string, unknown>, color = false): string {
   const level = LEVEL_NAMES[Number(record['level'])] ?? { name: String(record['level']), color: 0 };
-  const time = typeof record['time'] === 'string' || typeof record['time'] === 'number' ? clockTime(new Date(record['time']).getTime()) : '';
+  const time =
+    typeof record['time'] === 'string' || typeof record['time'] === 'number'
+      ? clockTime(new Date(record['time']).getTime())
+      : '';
   const label = level.name.padEnd(5);
   const target = typeof record['target'] === 'string' ? `${record['target']}: ` : '';
   const fields = Object.entries(record)
@@ -144,7 +150,13 @@ function humanValue(value: unknown): string {
 
 /** pino's serialised `err`: `{ type, message, stack }`; the stack is for JSON logs. */
 function isErrorRecord(value: unknown): value is { type: string; message: string } {
-  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' && typeof (value as { message?: unknown }).message === 'string' && 'stack' in value;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { type?: unknown }).type === 'string' &&
+    typeof (value as { message?: unknown }).message === 'string' &&
+    'stack' in value
+  );
 }
 
 /** `HH:MM:SS` of `ms` in local time: how every human line is stamped (logs and the daemon's console alike). */

@@ -135,7 +135,8 @@ function power(exponent: number): number {
 /** The key of a needle's last {@link WINDOW} code units, as {@link SecretMatcher.collect} rolls it. */
 function windowKey(needle: string): number {
   let hash = 0;
-  for (let k = needle.length - WINDOW; k < needle.length; k++) hash = (Math.imul(hash, BASE) + needle.charCodeAt(k)) | 0;
+  for (let k = needle.length - WINDOW; k < needle.length; k++)
+    hash = (Math.imul(hash, BASE) + needle.charCodeAt(k)) | 0;
   return hash & KEY_MASK;
 }
 
@@ -175,7 +176,8 @@ export class SecretMatcher {
   /** Pushes onto `spans` where each needle occurs in `view`, in the original's positions. */
   collect(view: View, spans: [number, number][]): void {
     const { text, starts } = view;
-    const place = (at: number, length: number): void => void spans.push(starts ? [starts[at] as number, starts[at + length] as number] : [at, at + length]);
+    const place = (at: number, length: number): void =>
+      void spans.push(starts ? [starts[at] as number, starts[at + length] as number] : [at, at + length]);
     const length = text.length;
     if (this.byEnd.size > 0 && length >= WINDOW) {
       const { presence } = this;
@@ -184,7 +186,8 @@ export class SecretMatcher {
       for (let at = 0; at < WINDOW; at++) hash = (Math.imul(hash, BASE) + text.charCodeAt(at)) | 0;
       for (let end = WINDOW; ; end++) {
         const bucket = (hash & KEY_MASK) >>> shift;
-        if (((presence[bucket >>> 5] as number) & (1 << (bucket & 31))) !== 0) this.check(hash & KEY_MASK, text, end, place);
+        if (((presence[bucket >>> 5] as number) & (1 << (bucket & 31))) !== 0)
+          this.check(hash & KEY_MASK, text, end, place);
         if (end === length) break;
         hash = (Math.imul(hash, BASE) + text.charCodeAt(end)) | 0;
         hash = (hash - Math.imul(text.charCodeAt(end - WINDOW), OUT)) | 0;
@@ -196,7 +199,9 @@ export class SecretMatcher {
   }
 
   private check(key: number, text: string, end: number, place: (at: number, length: number) => void): void {
-    for (const needle of this.byEnd.get(key) ?? []) if (end >= needle.length && text.startsWith(needle, end - needle.length)) place(end - needle.length, needle.length);
+    for (const needle of this.byEnd.get(key) ?? [])
+      if (end >= needle.length && text.startsWith(needle, end - needle.length))
+        place(end - needle.length, needle.length);
   }
 
   private addNeedle(needle: string): void {
@@ -303,7 +308,8 @@ export class SecretRegistry {
   private walk(value: unknown): unknown {
     if (typeof value === 'string') return this.redact(value);
     if (Array.isArray(value)) return value.map((item) => this.walk(item));
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.walk(item)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.walk(item)]));
     return value;
   }
 }
@@ -343,7 +349,8 @@ export function writesMasked(stream: object): boolean {
 function compose(view: View, decoded: Decoded): View {
   const starts = new Int32Array(decoded.from.length);
   const outer = view.starts;
-  for (let i = 0; i < decoded.from.length; i++) starts[i] = outer ? (outer[decoded.from[i] as number] as number) : (decoded.from[i] as number);
+  for (let i = 0; i < decoded.from.length; i++)
+    starts[i] = outer ? (outer[decoded.from[i] as number] as number) : (decoded.from[i] as number);
   return { text: decoded.text, starts };
 }
 
@@ -414,14 +421,32 @@ class Builder {
 /** The length of the valid UTF-8 sequence at `i`, or 0. */
 function utf8Length(bytes: readonly number[], i: number): number {
   const lead = bytes[i] as number;
-  const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  const length =
+    lead < 0x80
+      ? 1
+      : lead >= 0xc2 && lead <= 0xdf
+        ? 2
+        : lead >= 0xe0 && lead <= 0xef
+          ? 3
+          : lead >= 0xf0 && lead <= 0xf4
+            ? 4
+            : 0;
   if (length === 0 || i + length > bytes.length) return 0;
   for (let k = 1; k < length; k++) if (((bytes[i + k] as number) & 0xc0) !== 0x80) return 0;
   return length;
 }
 
 const HEX = /^[0-9a-fA-F]+$/;
-const SIMPLE_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', a: '\x07', e: '\x1b' };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  a: '\x07',
+  e: '\x1b',
+};
 
 /**
  * Backslash escapes of JSON (`\"`, `\\`, `\/`, `\n`, `\u00f6`), C and bash's `$'…'` (`\xc3\xb6`,
@@ -539,7 +564,11 @@ function decodeHtml(text: string): Decoded | undefined {
  * began), the part of the text between two positions (each character keeping its place), or
  * undefined (left as it is).
  */
-function replacing(text: string, pattern: RegExp, replace: (match: RegExpExecArray) => string | [number, number] | undefined): Decoded | undefined {
+function replacing(
+  text: string,
+  pattern: RegExp,
+  replace: (match: RegExpExecArray) => string | [number, number] | undefined,
+): Decoded | undefined {
   const matches = [...text.matchAll(pattern)];
   if (matches.length === 0) return undefined;
   const out = new Builder();
@@ -562,4 +591,11 @@ function copy(out: Builder, text: string, from: number, to: number): void {
 }
 
 const decodeForm = percentDecoder(true);
-const DECODERS: readonly Decoder[] = [decodeBackslashes, percentDecoder(false), decodeForm, decodeShellQuotes, decodeAnsiCQuotes, decodeHtml];
+const DECODERS: readonly Decoder[] = [
+  decodeBackslashes,
+  percentDecoder(false),
+  decodeForm,
+  decodeShellQuotes,
+  decodeAnsiCQuotes,
+  decodeHtml,
+];

@@ -41,5 +41,7 @@ export function showLines(text: string): string {
  * means the same to a parser.
  */
 export function showJson(json: string): string {
-  return JSON_RAW_CONTROLS.test(json) ? json.replace(JSON_RAW_CONTROLS_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+  return JSON_RAW_CONTROLS.test(json)
+    ? json.replace(JSON_RAW_CONTROLS_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : json;
 }

@@ -7,7 +7,14 @@
  */
 
 /** The codes of `yaml` errors that a line indented wrongly causes. */
-const INDENTATION_CODES: ReadonlySet<string> = new Set(['MISSING_CHAR', 'BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY', 'BAD_INDENT', 'UNEXPECTED_TOKEN', 'BAD_SCALAR_START']);
+const INDENTATION_CODES: ReadonlySet<string> = new Set([
+  'MISSING_CHAR',
+  'BLOCK_AS_IMPLICIT_KEY',
+  'MULTILINE_IMPLICIT_KEY',
+  'BAD_INDENT',
+  'UNEXPECTED_TOKEN',
+  'BAD_SCALAR_START',
+]);
 
 /**
  * Errors `yaml` reports at the line above the one indented wrongly: a key with its value, which the
@@ -49,14 +56,18 @@ function explainLine(lines: readonly string[], line: number): string | undefined
   const against = `line ${line} is indented by ${spaces(indent)}, against line ${before + 1} (\`${clip(aboveText)}\`, indented by ${spaces(aboveIndent)})`;
   const item = aboveText.startsWith('- ');
   if (item && indent > aboveIndent && indent !== aboveIndent + 2) {
-    return `${against}: a member of that list item goes at ${spaces(aboveIndent + 2)}, under its first ` +
-      `member; a new item starts with "- " at ${spaces(aboveIndent)}`;
+    return (
+      `${against}: a member of that list item goes at ${spaces(aboveIndent + 2)}, under its first ` +
+      `member; a new item starts with "- " at ${spaces(aboveIndent)}`
+    );
   }
   if (indent > aboveIndent && hasInlineValue(aboveText)) {
     const siblings = item ? aboveIndent + 2 : aboveIndent;
-    return `${against}: that key already has its value on its own line, so nothing can be nested under it; ` +
+    return (
+      `${against}: that key already has its value on its own line, so nothing can be nested under it; ` +
       `indent line ${line} by ${spaces(siblings)} to put it beside that key, or move the value below ` +
-      `the key`;
+      `the key`
+    );
   }
   if (indent < aboveIndent) {
     const enclosing = enclosingIndents(lines, before);

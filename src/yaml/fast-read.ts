@@ -37,26 +37,70 @@ export interface FastDocument extends Position {
  * speed: the text is read the slow way. `hint` is a string every match contains.
  */
 export const DIFFERING_CONSTRUCTS: readonly { hint: string; pattern: RegExp; why: string }[] = [
-  { hint: '&', pattern: /&/, why: 'anchors (and so aliases): only yaml counts alias expansions against the alias limit' },
+  {
+    hint: '&',
+    pattern: /&/,
+    why: 'anchors (and so aliases): only yaml counts alias expansions against the alias limit',
+  },
   { hint: '!', pattern: /!!|!</, why: 'explicit core tags (!!int "1") and verbatim tags resolve differently' },
   { hint: '!', pattern: /(^|[\s[{,])![^\s=]/, why: 'a local tag is an error whose message and line come from yaml' },
-  { hint: '!', pattern: /(^|[:?,[{-])[ \t]*!/m, why: 'the non-specific tag (`key: ! value`), and a ! where a tag could start' },
+  {
+    hint: '!',
+    pattern: /(^|[:?,[{-])[ \t]*!/m,
+    why: 'the non-specific tag (`key: ! value`), and a ! where a tag could start',
+  },
   { hint: '%', pattern: /^%/m, why: 'directives (%YAML 1.1 changes how scalars resolve)' },
   { hint: '...', pattern: /^\.\.\.(\s|$)/m, why: 'document end markers change how yaml counts documents' },
-  { hint: '---', pattern: /^---(?:[ \t]*[^\s#]|#)/m, why: 'content on the document marker line (`---#` is content: a comment needs a space before it)' },
-  { hint: '-', pattern: /^[ \t]*-[ \t]+-(?=[ \t\r\n]|$)/m, why: 'a list opened on the line of an item of another (`- - a`): js-yaml puts the next item in the inner list' },
-  { hint: '#', pattern: /[\]}]#/, why: 'a # right after a flow collection, which yaml refuses as a comment without a space' },
+  {
+    hint: '---',
+    pattern: /^---(?:[ \t]*[^\s#]|#)/m,
+    why: 'content on the document marker line (`---#` is content: a comment needs a space before it)',
+  },
+  {
+    hint: '-',
+    pattern: /^[ \t]*-[ \t]+-(?=[ \t\r\n]|$)/m,
+    why: 'a list opened on the line of an item of another (`- - a`): js-yaml puts the next item in the inner list',
+  },
+  {
+    hint: '#',
+    pattern: /[\]}]#/,
+    why: 'a # right after a flow collection, which yaml refuses as a comment without a space',
+  },
   { hint: '?', pattern: /(^|[\s[{,])\?(\s|$)/m, why: 'explicit keys, which may be collections' },
-  { hint: ':', pattern: /[\]}][ \t]*:(\s|$)/, why: 'a flow collection as a key: js-yaml and yaml turn it into different strings' },
+  {
+    hint: ':',
+    pattern: /[\]}][ \t]*:(\s|$)/,
+    why: 'a flow collection as a key: js-yaml and yaml turn it into different strings',
+  },
   { hint: '\t', pattern: /\t/, why: 'tabs, where the two disagree on what is indentation' },
-  { hint: '', pattern: /[\u0085\u2028\u2029\ufeff]/, why: 'Unicode line breaks, which js-yaml reads as content, and a byte order mark past the start' },
-  { hint: '|', pattern: /[|>][-+]?[1-9]/, why: 'a block scalar with an indentation indicator: at the top level, js-yaml counts it from column -1 (as YAML says), yaml from 0' },
+  {
+    hint: '',
+    pattern: /[\u0085\u2028\u2029\ufeff]/,
+    why: 'Unicode line breaks, which js-yaml reads as content, and a byte order mark past the start',
+  },
+  {
+    hint: '|',
+    pattern: /[|>][-+]?[1-9]/,
+    why: 'a block scalar with an indentation indicator: at the top level, js-yaml counts it from column -1 (as YAML says), yaml from 0',
+  },
   { hint: '>', pattern: /[|>][-+]?[1-9]/, why: 'the same, for folded scalars' },
-  { hint: '+', pattern: /[|>]\+/, why: 'a block scalar that keeps its final line breaks: the two count trailing white space differently' },
+  {
+    hint: '+',
+    pattern: /[|>]\+/,
+    why: 'a block scalar that keeps its final line breaks: the two count trailing white space differently',
+  },
   // The pattern needs a `|` or `>`: hinted by each (as the indicator entries are), a text with neither skips it.
-  { hint: '|', pattern: /[|>][^\n]*\n(?:\r?\n)* +\r?(?:\n|$)/, why: 'a block scalar whose first lines hold only spaces, which yaml refuses past the content indentation' },
+  {
+    hint: '|',
+    pattern: /[|>][^\n]*\n(?:\r?\n)* +\r?(?:\n|$)/,
+    why: 'a block scalar whose first lines hold only spaces, which yaml refuses past the content indentation',
+  },
   { hint: '>', pattern: /[|>][^\n]*\n(?:\r?\n)* +\r?(?:\n|$)/, why: 'the same, for folded scalars' },
-  { hint: '\r', pattern: /\r(?!\n)/, why: 'a CR not followed by LF: js-yaml takes it for a line break, yaml (and editors) do not' },
+  {
+    hint: '\r',
+    pattern: /\r(?!\n)/,
+    why: 'a CR not followed by LF: js-yaml takes it for a line break, yaml (and editors) do not',
+  },
 ];
 
 /**
@@ -64,17 +108,34 @@ export const DIFFERING_CONSTRUCTS: readonly { hint: string; pattern: RegExp; why
  * `0b101` and YAML 1.1 forms). The patterns are `yaml`'s own.
  */
 const CORE_SCALARS = [
-  new Type('tag:yaml.org,2002:null', { kind: 'scalar', resolve: (data: string | null) => data === null || /^(?:~|[Nn]ull|NULL)?$/.test(data), construct: () => null }),
-  new Type('tag:yaml.org,2002:bool', { kind: 'scalar', resolve: (data: string) => startsWithOneOf(data, 'tTfF') && /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(data), construct: (data: string) => data[0] === 't' || data[0] === 'T' }),
+  new Type('tag:yaml.org,2002:null', {
+    kind: 'scalar',
+    resolve: (data: string | null) => data === null || /^(?:~|[Nn]ull|NULL)?$/.test(data),
+    construct: () => null,
+  }),
+  new Type('tag:yaml.org,2002:bool', {
+    kind: 'scalar',
+    resolve: (data: string) => startsWithOneOf(data, 'tTfF') && /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(data),
+    construct: (data: string) => data[0] === 't' || data[0] === 'T',
+  }),
   new Type('tag:yaml.org,2002:int', {
     kind: 'scalar',
-    resolve: (data: string) => startsWithOneOf(data, '0123456789+-') && /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/.test(data),
-    construct: (data: string) => (data.startsWith('0o') ? parseInt(data.slice(2), 8) : data.startsWith('0x') ? parseInt(data.slice(2), 16) : parseInt(data, 10)),
+    resolve: (data: string) =>
+      startsWithOneOf(data, '0123456789+-') && /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/.test(data),
+    construct: (data: string) =>
+      data.startsWith('0o')
+        ? parseInt(data.slice(2), 8)
+        : data.startsWith('0x')
+          ? parseInt(data.slice(2), 16)
+          : parseInt(data, 10),
   }),
   new Type('tag:yaml.org,2002:float', {
     kind: 'scalar',
     resolve: (data: string) =>
-      startsWithOneOf(data, '0123456789+-.') && /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(data),
+      startsWithOneOf(data, '0123456789+-.') &&
+      /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(
+        data,
+      ),
     construct: (data: string) => {
       if (/nan$/i.test(data)) return NaN;
       if (/inf$/i.test(data)) return data.startsWith('-') ? -Infinity : Infinity;
@@ -94,7 +155,10 @@ const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: CORE_SCALARS });
  * undefined when the text must be read with `yaml`: it has a construct the two read differently,
  * an error, a value over the limits, a non-finite number, or more than `maxDocuments` documents.
  */
-export function readPlainYaml(text: string, limits: Pick<YamlLimits, 'maxDepth' | 'maxNodes'> & { maxDocuments: number }): FastDocument[] | undefined {
+export function readPlainYaml(
+  text: string,
+  limits: Pick<YamlLimits, 'maxDepth' | 'maxNodes'> & { maxDocuments: number },
+): FastDocument[] | undefined {
   // `includes` first: a native scan, where most of these patterns would try every position.
   if (DIFFERING_CONSTRUCTS.some(({ hint, pattern }) => text.includes(hint) && pattern.test(text))) return undefined;
   if (spansLines(text) || irregularLines(text)) return undefined;
@@ -108,7 +172,8 @@ export function readPlainYaml(text: string, limits: Pick<YamlLimits, 'maxDepth' 
       ...({ maxDepth: limits.maxDepth + 2 } as object),
       listener(event: 'open' | 'close', state: State & { depth?: number }) {
         // The root node of each document opens at depth 1, past its marker and comments.
-        if (event === 'open' && state.depth === 1) starts.push({ line: state.line + 1, column: state.position - state.lineStart + 1 });
+        if (event === 'open' && state.depth === 1)
+          starts.push({ line: state.line + 1, column: state.position - state.lineStart + 1 });
       },
     });
   } catch {

@@ -91,7 +91,11 @@ export interface IssueOptions {
 }
 
 /** Located, readable issues from ajv errors, sorted by position, duplicates dropped. */
-export function locateIssues(errors: readonly ErrorObject[], source: YamlSource, options: IssueOptions): LocatedIssue[] {
+export function locateIssues(
+  errors: readonly ErrorObject[],
+  source: YamlSource,
+  options: IssueOptions,
+): LocatedIssue[] {
   return describeAjvErrors(errors, source.value, options)
     .map(({ pointer, at, ...issue }) => ({ ...issue, ...positionOfPointer(source, pointer, at) }))
     .sort(byPosition);
@@ -101,7 +105,11 @@ export function locateIssues(errors: readonly ErrorObject[], source: YamlSource,
  * Readable issues from ajv errors with the node each is about, duplicates dropped, in ajv's
  * order. No positions: a caller that no longer holds the YAML nodes places them later.
  */
-export function describeAjvErrors(errors: readonly ErrorObject[], data: unknown, options: IssueOptions): DescribedIssue[] {
+export function describeAjvErrors(
+  errors: readonly ErrorObject[],
+  data: unknown,
+  options: IssueOptions,
+): DescribedIssue[] {
   const issues: DescribedIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
@@ -148,12 +156,23 @@ function describeError(error: ErrorObject, data: unknown, options: IssueOptions)
     case 'additionalProperties': {
       const known = Object.keys((parent?.['properties'] as Record<string, unknown> | undefined) ?? {});
       const guess = didYouMean(String(base.pointer.at(-1) ?? ''), known);
-      const expected = known.length === 0 ? '' : guess ? ` (expected one of ${known.join(', ')})` : `; expected one of ${known.join(', ')}`;
-      return { pointer: base.pointer, at: 'key', path: base.path, message: `is not a known member here${guess}${expected}` };
+      const expected =
+        known.length === 0
+          ? ''
+          : guess
+            ? ` (expected one of ${known.join(', ')})`
+            : `; expected one of ${known.join(', ')}`;
+      return {
+        pointer: base.pointer,
+        at: 'key',
+        path: base.path,
+        message: `is not a known member here${guess}${expected}`,
+      };
     }
     case 'enum': {
       const value = valueAt(data, pointer);
-      const guess = typeof value === 'string' ? didYouMean(value, (params['allowedValues'] as unknown[]).map(String)) : '';
+      const guess =
+        typeof value === 'string' ? didYouMean(value, (params['allowedValues'] as unknown[]).map(String)) : '';
       return { pointer, at: 'value', path: base.path, message: `${base.message}${when}${guess}` };
     }
     case 'false schema':
@@ -161,12 +180,22 @@ function describeError(error: ErrorObject, data: unknown, options: IssueOptions)
     case 'oneOf':
       return { pointer, at: 'value', path: base.path, message: oneOfMessage(parent) };
     case 'type':
-      return { pointer, at: 'value', path: base.path, message: `must be ${expectedType(params['type'])} (got ${typeName(valueAt(data, pointer))})` };
+      return {
+        pointer,
+        at: 'value',
+        path: base.path,
+        message: `must be ${expectedType(params['type'])} (got ${typeName(valueAt(data, pointer))})`,
+      };
     case 'format':
       return { pointer, at: 'value', path: base.path, message: formatMessage(String(params['format'])) };
     case 'pattern': {
       const pattern = String(params['pattern']);
-      return { pointer, at: 'value', path: base.path, message: options.patternMessages?.[pattern] ?? `must match the pattern ${pattern}` };
+      return {
+        pointer,
+        at: 'value',
+        path: base.path,
+        message: options.patternMessages?.[pattern] ?? `must match the pattern ${pattern}`,
+      };
     }
     default:
       return { pointer, at: 'value', path: base.path, message: `${base.message}${when}` };
@@ -205,7 +234,9 @@ function condition(schema: JsonSchema, segments: readonly string[]): string {
 
 function oneOfMessage(parent: JsonSchema | undefined): string {
   const branches = (parent?.['oneOf'] ?? []) as JsonSchema[];
-  const names = branches.map((branch) => branch['required']).filter((r): r is string[] => Array.isArray(r) && r.length === 1);
+  const names = branches
+    .map((branch) => branch['required'])
+    .filter((r): r is string[] => Array.isArray(r) && r.length === 1);
   if (names.length > 0 && names.length === branches.length) return `must set exactly one of ${names.flat().join(', ')}`;
   return 'must match exactly one of its alternatives';
 }
@@ -255,20 +286,24 @@ export function didYouMean(written: string, candidates: readonly string[]): stri
   const scored = candidates.map((candidate) => ({ candidate, distance: editDistance(word, candidate.toLowerCase()) }));
   const best = Math.min(...scored.map((score) => score.distance));
   const closest = scored.filter((score) => score.distance === best);
-  if (closest.length !== 1 || best > Math.max(1, Math.floor(word.length / 3)) || closest[0]?.candidate === written) return '';
+  if (closest.length !== 1 || best > Math.max(1, Math.floor(word.length / 3)) || closest[0]?.candidate === written)
+    return '';
   return `; did you mean ${closest[0]?.candidate ?? ''}?`;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const row = rows[i] as number[];
       const above = rows[i - 1] as number[];
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       row[j] = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
     }
   }
   return (rows[a.length] as number[])[b.length] as number;

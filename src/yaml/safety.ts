@@ -92,7 +92,8 @@ export function loneCrProblem(text: string): { message: string; line: number; co
   if (!match) return undefined;
   const lineStart = text.lastIndexOf('\n', match.index) + 1;
   return {
-    message: 'invalid YAML: a line ends with CR alone, which YAML readers disagree on (yaml and editors take ' +
+    message:
+      'invalid YAML: a line ends with CR alone, which YAML readers disagree on (yaml and editors take ' +
       'no line break there, so the lines run together); save the file with LF or CRLF line ends',
     line: countNewlines(text, match.index) + 1,
     column: match.index - lineStart + 1,
@@ -120,7 +121,10 @@ export function yamlErrorMessage(error: YAMLError): string {
 const REFUSED_WARNING_CODES: ReadonlySet<string> = new Set(['TAG_RESOLVE_FAILED']);
 
 /** yaml's warnings of a document, split into those stacksync refuses as errors and the rest. */
-export function splitYamlWarnings(warnings: readonly YAMLWarning[]): { refused: YAMLWarning[]; warnings: YAMLWarning[] } {
+export function splitYamlWarnings(warnings: readonly YAMLWarning[]): {
+  refused: YAMLWarning[];
+  warnings: YAMLWarning[];
+} {
   return {
     refused: warnings.filter((warning) => REFUSED_WARNING_CODES.has(warning.code)),
     warnings: warnings.filter((warning) => !REFUSED_WARNING_CODES.has(warning.code)),
@@ -128,15 +132,20 @@ export function splitYamlWarnings(warnings: readonly YAMLWarning[]): { refused: 
 }
 
 /** Tags of the core schema: one of them is refused only where the value does not fit it (`!!float 1`, `!!int x`). */
-const CORE_TAGS: ReadonlySet<string> = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((name) => `tag:yaml.org,2002:${name}`));
+const CORE_TAGS: ReadonlySet<string> = new Set(
+  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((name) => `tag:yaml.org,2002:${name}`),
+);
 /** Types yaml knows but stacksync does not read: binary data, dates, sets, ordered maps. */
-const OTHER_YAML_TAGS: ReadonlySet<string> = new Set(['binary', 'timestamp', 'set', 'omap', 'pairs', 'merge', 'value', 'yaml'].map((name) => `tag:yaml.org,2002:${name}`));
+const OTHER_YAML_TAGS: ReadonlySet<string> = new Set(
+  ['binary', 'timestamp', 'set', 'omap', 'pairs', 'merge', 'value', 'yaml'].map((name) => `tag:yaml.org,2002:${name}`),
+);
 const PLAIN_DATA = 'stacksync reads plain YAML data only (strings, numbers, booleans, lists, mappings); remove the tag';
 
 /** The message of a refused warning: a tag stacksync does not read, and what to do about it. */
 export function refusedWarningMessage(warning: YAMLWarning): string {
   const tag = /^Unresolved tag: (.*)$/.exec(yamlErrorMessage(warning))?.[1] ?? '';
-  if (CORE_TAGS.has(tag)) return `the value does not fit its YAML tag ${tag}; remove the tag or write a value of that type`;
+  if (CORE_TAGS.has(tag))
+    return `the value does not fit its YAML tag ${tag}; remove the tag or write a value of that type`;
   if (OTHER_YAML_TAGS.has(tag)) return `YAML tag ${tag} is not read: ${PLAIN_DATA}`;
   return `unknown YAML tag ${tag}: ${PLAIN_DATA}`;
 }
@@ -145,7 +154,10 @@ export function refusedWarningMessage(warning: YAMLWarning): string {
 export type PlainValue = { ok: true; value: unknown } | { ok: false; message: string; pointer?: (string | number)[] };
 
 /** The plain JS value of a document, within the alias, depth and size limits. */
-export function toPlainValue(doc: Document, limits: Pick<YamlLimits, 'maxAliasCount' | 'maxDepth' | 'maxNodes'>): PlainValue {
+export function toPlainValue(
+  doc: Document,
+  limits: Pick<YamlLimits, 'maxAliasCount' | 'maxDepth' | 'maxNodes'>,
+): PlainValue {
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: limits.maxAliasCount });
@@ -155,7 +167,12 @@ export function toPlainValue(doc: Document, limits: Pick<YamlLimits, 'maxAliasCo
   const problem = shapeProblem(value, limits.maxDepth, limits.maxNodes);
   if (problem) return { ok: false, message: problem };
   const unplain = unplainValueAt(value);
-  if (unplain) return { ok: false, pointer: unplain.pointer, message: `${formatPath(unplain.pointer) || 'the document'}: ${unplain.message}` };
+  if (unplain)
+    return {
+      ok: false,
+      pointer: unplain.pointer,
+      message: `${formatPath(unplain.pointer) || 'the document'}: ${unplain.message}`,
+    };
   return { ok: true, value };
 }
 
@@ -163,10 +180,19 @@ export function toPlainValue(doc: Document, limits: Pick<YamlLimits, 'maxAliasCo
 function toJsProblem(error: unknown, limits: Pick<YamlLimits, 'maxAliasCount' | 'maxDepth'>): PlainValue {
   // yaml throws ReferenceError both for an alias bomb and for an alias whose anchor is missing.
   const unresolved = error instanceof ReferenceError ? /^Unresolved alias.*: (.*)$/.exec(error.message) : null;
-  if (unresolved) return { ok: false, message: `uses the alias *${unresolved[1] ?? ''}, which names no anchor (an anchor must be set before its alias)` };
-  if (error instanceof ReferenceError) return { ok: false, message: `expands too many aliases (over ${limits.maxAliasCount}); is this an alias bomb?` };
-  if (error instanceof RangeError) return { ok: false, message: `is nested too deeply (over ${limits.maxDepth} levels)` };
-  return { ok: false, message: `cannot be read as plain data (${error instanceof Error ? error.message : String(error)})` };
+  if (unresolved)
+    return {
+      ok: false,
+      message: `uses the alias *${unresolved[1] ?? ''}, which names no anchor (an anchor must be set before its alias)`,
+    };
+  if (error instanceof ReferenceError)
+    return { ok: false, message: `expands too many aliases (over ${limits.maxAliasCount}); is this an alias bomb?` };
+  if (error instanceof RangeError)
+    return { ok: false, message: `is nested too deeply (over ${limits.maxDepth} levels)` };
+  return {
+    ok: false,
+    message: `cannot be read as plain data (${error instanceof Error ? error.message : String(error)})`,
+  };
 }
 
 /**
@@ -181,10 +207,20 @@ export function unplainValueAt(value: unknown): { pointer: (string | number)[]; 
   const stack: [unknown, (string | number)[]][] = [[value, []]];
   while (stack.length > 0) {
     const [current, pointer] = stack.pop() as [unknown, (string | number)[]];
-    if (typeof current === 'number' && !Number.isFinite(current)) return { pointer, message: '.inf and .nan are not numbers (JSON, and so the API, has neither); write a finite number' };
+    if (typeof current === 'number' && !Number.isFinite(current))
+      return {
+        pointer,
+        message: '.inf and .nan are not numbers (JSON, and so the API, has neither); write a finite number',
+      };
     if (current === null || ['string', 'number', 'boolean'].includes(typeof current)) continue;
-    if (!isPlainContainer(current)) return { pointer, message: 'is not plain YAML data (strings, numbers, booleans, lists, mappings); remove its tag' };
-    const entries: [string | number, unknown][] = Array.isArray(current) ? current.map((child, index) => [index, child]) : Object.entries(current);
+    if (!isPlainContainer(current))
+      return {
+        pointer,
+        message: 'is not plain YAML data (strings, numbers, booleans, lists, mappings); remove its tag',
+      };
+    const entries: [string | number, unknown][] = Array.isArray(current)
+      ? current.map((child, index) => [index, child])
+      : Object.entries(current);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i] as [string | number, unknown];
       stack.push([child, [...pointer, key]]);

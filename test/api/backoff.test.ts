@@ -12,10 +12,18 @@ describe('serverWaitMs', () => {
     { name: 'X-RateLimit-Reset seconds', headers: { 'x-ratelimit-reset': '7' }, want: 7_000 },
     { name: 'X-RateLimit-Reset epoch seconds', headers: { 'x-ratelimit-reset': String(NOW / 1000 + 9) }, want: 9_000 },
     { name: 'RateLimit-Reset seconds', headers: { 'ratelimit-reset': '2' }, want: 2_000 },
-    { name: 'the longest of several', headers: { 'retry-after': '2', 'x-ratelimit-reset': '5', 'ratelimit-reset': '4' }, want: 5_000 },
+    {
+      name: 'the longest of several',
+      headers: { 'retry-after': '2', 'x-ratelimit-reset': '5', 'ratelimit-reset': '4' },
+      want: 5_000,
+    },
     { name: 'repeated header', headers: { 'retry-after': ['4', '9'] }, want: 4_000 },
     { name: 'none', headers: {}, want: undefined },
-    { name: 'garbage', headers: { 'retry-after': 'soon', 'x-ratelimit-reset': '-3', 'ratelimit-reset': '' }, want: undefined },
+    {
+      name: 'garbage',
+      headers: { 'retry-after': 'soon', 'x-ratelimit-reset': '-3', 'ratelimit-reset': '' },
+      want: undefined,
+    },
   ])('$name', ({ headers, want }) => {
     expect(serverWaitMs(headers, NOW)).toBe(want);
   });
@@ -26,7 +34,9 @@ describe('jitteredBackoff', () => {
 
   it('doubles the jitter window per attempt up to the cap', () => {
     const almostOne = () => 0.999_999;
-    expect([1, 2, 3, 4, 5, 6].map((attempt) => jitteredBackoff(policy, attempt, almostOne))).toEqual([99, 199, 399, 799, 999, 999]);
+    expect([1, 2, 3, 4, 5, 6].map((attempt) => jitteredBackoff(policy, attempt, almostOne))).toEqual([
+      99, 199, 399, 799, 999, 999,
+    ]);
   });
 
   it('draws uniformly from the whole window (full jitter)', () => {

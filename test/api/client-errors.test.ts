@@ -37,13 +37,27 @@ function setup(variant: 'managed' | 'self-hosted', options: ApiOptions = {}) {
   const log = hookLog();
   const time = fakeTime();
   const connection = variant === 'managed' ? managedConnection() : selfHostedConnection();
-  api = createApi(connection, { dispatcher: agent, hooks: log.hooks, now: time.now, sleep: time.sleep, random: () => 0.5, retry: FAST_RETRY, ...options });
+  api = createApi(connection, {
+    dispatcher: agent,
+    hooks: log.hooks,
+    now: time.now,
+    sleep: time.sleep,
+    random: () => 0.5,
+    retry: FAST_RETRY,
+    ...options,
+  });
   return { api, log, time, pool: agent.get(BASE) };
 }
 
 const ALERT_BODY: AlertWrite = {
-  name: 'slow', threshold: 500, thresholdType: 'above' as const, interval: '5m', source: 'tile' as const,
-  channel: { type: 'webhook', webhookId: 'hook-1' }, dashboardId: 'd1', tileId: 't1',
+  name: 'slow',
+  threshold: 500,
+  thresholdType: 'above' as const,
+  interval: '5m',
+  source: 'tile' as const,
+  channel: { type: 'webhook', webhookId: 'hook-1' },
+  dashboardId: 'd1',
+  tileId: 't1',
 };
 
 function socketReset(): Error {
@@ -68,22 +82,64 @@ describe('error classification', () => {
   ])('GET answered $status → $code after $attempts attempt(s)', async ({ status, code, attempts }) => {
     const { api, log } = setup('managed');
     const route = '/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards';
-    agent.get(BASE).intercept({ path: `${MANAGED_PREFIX}/stack/dashboards` })
+    agent
+      .get(BASE)
+      .intercept({ path: `${MANAGED_PREFIX}/stack/dashboards` })
       .reply(status, JSON.stringify({ status, error: 'SOME_CODE: it went wrong', requestId: 'req-1' }))
       .times(attempts);
     const error = await failure(api.list('Dashboard'));
     expect(error).toBeInstanceOf(StacksyncError);
-    expect(error).toMatchObject({ code, status, subject: `GET ${route}`, details: { method: 'GET', route, attempts, serverMessage: 'it went wrong', serverCode: 'SOME_CODE', requestId: 'req-1' } });
+    expect(error).toMatchObject({
+      code,
+      status,
+      subject: `GET ${route}`,
+      details: {
+        method: 'GET',
+        route,
+        attempts,
+        serverMessage: 'it went wrong',
+        serverCode: 'SOME_CODE',
+        requestId: 'req-1',
+      },
+    });
     expect((error as Error).message).toContain('it went wrong');
     expect(log.requests).toHaveLength(attempts);
     expect(log.retries).toHaveLength(attempts - 1);
   });
 
   it.each([
-    { name: 'managed 400', variant: 'managed', status: 400, body: JSON.stringify({ status: 400, error: 'BAD_REQUEST: threshold must be a number', requestId: 'r' }), message: 'threshold must be a number', serverCode: 'BAD_REQUEST' },
-    { name: 'self-hosted 400', variant: 'self-hosted', status: 400, body: JSON.stringify({ message: 'Body validation failed: threshold: must be number' }), message: 'Body validation failed: threshold: must be number', serverCode: undefined },
-    { name: 'self-hosted 401 plain text', variant: 'self-hosted', status: 401, body: 'Unauthorized', message: 'Unauthorized', serverCode: undefined },
-    { name: 'self-hosted 404 plain text', variant: 'self-hosted', status: 404, body: 'Not Found', message: 'Not Found', serverCode: undefined },
+    {
+      name: 'managed 400',
+      variant: 'managed',
+      status: 400,
+      body: JSON.stringify({ status: 400, error: 'BAD_REQUEST: threshold must be a number', requestId: 'r' }),
+      message: 'threshold must be a number',
+      serverCode: 'BAD_REQUEST',
+    },
+    {
+      name: 'self-hosted 400',
+      variant: 'self-hosted',
+      status: 400,
+      body: JSON.stringify({ message: 'Body validation failed: threshold: must be number' }),
+      message: 'Body validation failed: threshold: must be number',
+      serverCode: undefined,
+    },
+    {
+      name: 'self-hosted 401 plain text',
+      variant: 'self-hosted',
+      status: 401,
+      body: 'Unauthorized',
+      message: 'Unauthorized',
+      serverCode: undefined,
+    },
+    {
+      name: 'self-hosted 404 plain text',
+      variant: 'self-hosted',
+      status: 404,
+      body: 'Not Found',
+      message: 'Not Found',
+      serverCode: undefined,
+    },
   ] as const)('reads the server message of a $name', async ({ variant, status, body, message, serverCode }) => {
     const { api, pool } = setup(variant);
     const path = variant === 'managed' ? `${MANAGED_PREFIX}/stack/alerts/a1` : '/api/v2/alerts/a1';
@@ -96,7 +152,11 @@ describe('error classification', () => {
   });
 
   it.each([
-    { name: 'connection refused', error: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), reason: 'connection' },
+    {
+      name: 'connection refused',
+      error: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+      reason: 'connection',
+    },
     { name: 'socket reset', error: socketReset, reason: 'connection' },
     { name: 'headers timeout', error: () => new errors.HeadersTimeoutError(), reason: 'timeout' },
     { name: 'connect timeout', error: () => new errors.ConnectTimeoutError(), reason: 'timeout' },
@@ -112,14 +172,20 @@ describe('error classification', () => {
   it('gives up on network failures as E_API_UNAVAILABLE with the undici code', async () => {
     const { api, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/dashboards' }).replyWithError(socketReset()).times(3);
-    await expect(api.list('Dashboard')).rejects.toMatchObject({ code: 'E_API_UNAVAILABLE', details: { networkCode: 'UND_ERR_SOCKET', attempts: 3 } });
+    await expect(api.list('Dashboard')).rejects.toMatchObject({
+      code: 'E_API_UNAVAILABLE',
+      details: { networkCode: 'UND_ERR_SOCKET', attempts: 3 },
+    });
   });
 
   it('counts the attempts a final answer took', async () => {
     const { api, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(503, 'busy');
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(404, 'Not Found');
-    await expect(api.update('Alert', 'a1', ALERT_BODY)).rejects.toMatchObject({ code: 'E_API_NOT_FOUND', details: { attempts: 2 } });
+    await expect(api.update('Alert', 'a1', ALERT_BODY)).rejects.toMatchObject({
+      code: 'E_API_NOT_FOUND',
+      details: { attempts: 2 },
+    });
   });
 
   it('does not retry errors that are not transient', async () => {
@@ -133,7 +199,10 @@ describe('error classification', () => {
 describe('backoff and server-driven waits', () => {
   it('backs off exponentially with full jitter between 5xx retries', async () => {
     const { api, pool, time } = setup('managed', { retry: { ...FAST_RETRY, maxAttempts: 4 } });
-    pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts` }).reply(503, 'busy').times(3);
+    pool
+      .intercept({ path: `${MANAGED_PREFIX}/stack/alerts` })
+      .reply(503, 'busy')
+      .times(3);
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts` }).reply(200, managedOk([]));
     await api.list('Alert');
     expect(time.sleeps).toEqual([50, 100, 200]);
@@ -142,7 +211,11 @@ describe('backoff and server-driven waits', () => {
   it.each([
     { name: 'Retry-After', headers: { 'retry-after': '3' }, wait: 3_000 },
     { name: 'X-RateLimit-Reset', headers: { 'x-ratelimit-reset': '7' }, wait: 7_000 },
-    { name: 'RateLimit-Reset', headers: { 'ratelimit-reset': '2', 'ratelimit-limit': '100', 'ratelimit-remaining': '0' }, wait: 2_000 },
+    {
+      name: 'RateLimit-Reset',
+      headers: { 'ratelimit-reset': '2', 'ratelimit-limit': '100', 'ratelimit-remaining': '0' },
+      wait: 2_000,
+    },
     { name: 'no header (backoff)', headers: {}, wait: 50 },
   ])('on 429 waits exactly as long as $name says', async ({ headers, wait }) => {
     const { api, log, pool, time } = setup('self-hosted');
@@ -150,13 +223,29 @@ describe('backoff and server-driven waits', () => {
     pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([]));
     await api.list('Dashboard');
     expect(time.sleeps).toEqual([wait]);
-    expect(log.retries).toEqual([{ method: 'GET', route: '/api/v2/dashboards', reason: 'throttled', attempt: 1, maxAttempts: 3, delayMs: wait, why: 'HTTP 429: Too Many Requests' }]);
+    expect(log.retries).toEqual([
+      {
+        method: 'GET',
+        route: '/api/v2/dashboards',
+        reason: 'throttled',
+        attempt: 1,
+        maxAttempts: 3,
+        delayMs: wait,
+        why: 'HTTP 429: Too Many Requests',
+      },
+    ]);
   });
 
   it('gives up at once when the server asks for a wait past the time budget', async () => {
     const { api, log, pool, time } = setup('self-hosted');
-    pool.intercept({ path: '/api/v2/dashboards' }).reply(429, 'Too Many Requests', { headers: { 'retry-after': '3600' } });
-    await expect(api.list('Dashboard')).rejects.toMatchObject({ code: 'E_API_THROTTLED', status: 429, details: { attempts: 1 } });
+    pool
+      .intercept({ path: '/api/v2/dashboards' })
+      .reply(429, 'Too Many Requests', { headers: { 'retry-after': '3600' } });
+    await expect(api.list('Dashboard')).rejects.toMatchObject({
+      code: 'E_API_THROTTLED',
+      status: 429,
+      details: { attempts: 1 },
+    });
     expect(time.sleeps).toEqual([]);
     expect(log.requests).toHaveLength(1);
   });
@@ -165,7 +254,12 @@ describe('backoff and server-driven waits', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     agent = mockAgent();
     const log = hookLog();
-    api = createApi(selfHostedConnection(), { dispatcher: agent, hooks: log.hooks, random: () => 0.5, retry: FAST_RETRY });
+    api = createApi(selfHostedConnection(), {
+      dispatcher: agent,
+      hooks: log.hooks,
+      random: () => 0.5,
+      retry: FAST_RETRY,
+    });
     const pool = agent.get(BASE);
     pool.intercept({ path: '/api/v2/dashboards' }).reply(429, 'Too Many Requests', { headers: { 'retry-after': '5' } });
     pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([]));
@@ -188,10 +282,26 @@ describe('backoff and server-driven waits', () => {
 
 describe('creates that may have happened', () => {
   it.each([
-    { name: '500', reply: (pool: ReturnType<typeof setup>['pool'], path: string) => pool.intercept({ path, method: 'POST' }).reply(500, 'boom') },
-    { name: 'a reset', reply: (pool: ReturnType<typeof setup>['pool'], path: string) => pool.intercept({ path, method: 'POST' }).replyWithError(socketReset()) },
-    { name: 'a headers timeout', reply: (pool: ReturnType<typeof setup>['pool'], path: string) => pool.intercept({ path, method: 'POST' }).replyWithError(new errors.HeadersTimeoutError()) },
-    { name: 'a body timeout', reply: (pool: ReturnType<typeof setup>['pool'], path: string) => pool.intercept({ path, method: 'POST' }).replyWithError(new errors.BodyTimeoutError()) },
+    {
+      name: '500',
+      reply: (pool: ReturnType<typeof setup>['pool'], path: string) =>
+        pool.intercept({ path, method: 'POST' }).reply(500, 'boom'),
+    },
+    {
+      name: 'a reset',
+      reply: (pool: ReturnType<typeof setup>['pool'], path: string) =>
+        pool.intercept({ path, method: 'POST' }).replyWithError(socketReset()),
+    },
+    {
+      name: 'a headers timeout',
+      reply: (pool: ReturnType<typeof setup>['pool'], path: string) =>
+        pool.intercept({ path, method: 'POST' }).replyWithError(new errors.HeadersTimeoutError()),
+    },
+    {
+      name: 'a body timeout',
+      reply: (pool: ReturnType<typeof setup>['pool'], path: string) =>
+        pool.intercept({ path, method: 'POST' }).replyWithError(new errors.BodyTimeoutError()),
+    },
   ])('a POST failing with $name is E_API_AMBIGUOUS, not retried', async ({ reply }) => {
     const { api, log, pool } = setup('self-hosted');
     reply(pool, '/api/v2/alerts');
@@ -204,10 +314,22 @@ describe('creates that may have happened', () => {
   });
 
   it.each([
-    { name: 'a headers timeout (a proxy may hold it past our time limit)', error: () => new errors.HeadersTimeoutError(), later: true },
+    {
+      name: 'a headers timeout (a proxy may hold it past our time limit)',
+      error: () => new errors.HeadersTimeoutError(),
+      later: true,
+    },
     { name: 'a close without an answer (a proxy giving up on us)', error: () => socketReset(), later: true },
-    { name: 'a reset (the peer aborted the exchange)', error: () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), later: false },
-    { name: 'a body timeout (the answer had begun: the server handled it)', error: () => new errors.BodyTimeoutError(), later: false },
+    {
+      name: 'a reset (the peer aborted the exchange)',
+      error: () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      later: false,
+    },
+    {
+      name: 'a body timeout (the answer had begun: the server handled it)',
+      error: () => new errors.BodyTimeoutError(),
+      later: false,
+    },
   ])('after $name, says whether the create may still land later: $later', async ({ error, later }) => {
     const { api, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/alerts', method: 'POST' }).replyWithError(error());
@@ -219,18 +341,37 @@ describe('creates that may have happened', () => {
     { status: 504, later: true },
     { status: 500, later: false },
     { status: 503, later: false },
-  ])('after a $status, says whether the create may still land later: $later (a gateway gave up, or the service answered)', async ({ status, later }) => {
-    const { api, pool } = setup('managed');
-    pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts`, method: 'POST' }).reply(status, 'upstream');
-    const error = await failure(api.create('Alert', ALERT_BODY));
-    expect(error.code).toBe('E_API_AMBIGUOUS');
-    expect(error.details).toMatchObject({ mayLandLater: later });
-  });
+  ])(
+    'after a $status, says whether the create may still land later: $later (a gateway gave up, or the service answered)',
+    async ({ status, later }) => {
+      const { api, pool } = setup('managed');
+      pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts`, method: 'POST' }).reply(status, 'upstream');
+      const error = await failure(api.create('Alert', ALERT_BODY));
+      expect(error.code).toBe('E_API_AMBIGUOUS');
+      expect(error.details).toMatchObject({ mayLandLater: later });
+    },
+  );
 
   it.each([
-    { name: '429', reply: (pool: ReturnType<typeof setup>['pool']) => pool.intercept({ path: '/api/v2/dashboards', method: 'POST' }).reply(429, '', { headers: { 'retry-after': '1' } }) },
-    { name: 'connection refused', reply: (pool: ReturnType<typeof setup>['pool']) => pool.intercept({ path: '/api/v2/dashboards', method: 'POST' }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })) },
-    { name: 'connect timeout', reply: (pool: ReturnType<typeof setup>['pool']) => pool.intercept({ path: '/api/v2/dashboards', method: 'POST' }).replyWithError(new errors.ConnectTimeoutError()) },
+    {
+      name: '429',
+      reply: (pool: ReturnType<typeof setup>['pool']) =>
+        pool
+          .intercept({ path: '/api/v2/dashboards', method: 'POST' })
+          .reply(429, '', { headers: { 'retry-after': '1' } }),
+    },
+    {
+      name: 'connection refused',
+      reply: (pool: ReturnType<typeof setup>['pool']) =>
+        pool
+          .intercept({ path: '/api/v2/dashboards', method: 'POST' })
+          .replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })),
+    },
+    {
+      name: 'connect timeout',
+      reply: (pool: ReturnType<typeof setup>['pool']) =>
+        pool.intercept({ path: '/api/v2/dashboards', method: 'POST' }).replyWithError(new errors.ConnectTimeoutError()),
+    },
   ])('a POST refused before it was handled ($name) is retried', async ({ reply }) => {
     const { api, log, pool } = setup('self-hosted');
     reply(pool);
@@ -258,15 +399,26 @@ describe('creates that may have happened', () => {
   it('a DELETE of an unknown alert on the first attempt is E_API_NOT_FOUND', async () => {
     const { api, pool } = setup('self-hosted');
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'DELETE' }).reply(404, 'Not Found');
-    await expect(api.remove('Alert', 'a1')).rejects.toMatchObject({ code: 'E_API_NOT_FOUND', details: { resourceId: 'a1' } });
+    await expect(api.remove('Alert', 'a1')).rejects.toMatchObject({
+      code: 'E_API_NOT_FOUND',
+      details: { resourceId: 'a1' },
+    });
   });
 
   it('a PATCH adding table mappings that got 400 after a 5xx is ambiguous (the first may have applied)', async () => {
     const { api, pool } = setup('managed');
     const path = `${MANAGED_PREFIX}/pipes/p1`;
-    pool.intercept({ path, method: 'PATCH' }).reply(500, JSON.stringify({ status: 500, error: 'INTERNAL: oops', requestId: 'r' }));
-    pool.intercept({ path, method: 'PATCH' }).reply(400, JSON.stringify({ status: 400, error: 'BAD_REQUEST: mapping public.x exists', requestId: 'r' }));
-    const patch = { source: { postgres: { tableMappingsToAdd: [{ sourceSchemaName: 'public', sourceTable: 'x', targetTable: 'x' }] } } };
+    pool
+      .intercept({ path, method: 'PATCH' })
+      .reply(500, JSON.stringify({ status: 500, error: 'INTERNAL: oops', requestId: 'r' }));
+    pool
+      .intercept({ path, method: 'PATCH' })
+      .reply(400, JSON.stringify({ status: 400, error: 'BAD_REQUEST: mapping public.x exists', requestId: 'r' }));
+    const patch = {
+      source: {
+        postgres: { tableMappingsToAdd: [{ sourceSchemaName: 'public', sourceTable: 'x', targetTable: 'x' }] },
+      },
+    };
     await expect(api.update('Pipe', 'p1', patch)).rejects.toMatchObject({ code: 'E_API_AMBIGUOUS', status: 400 });
   });
 
@@ -274,7 +426,9 @@ describe('creates that may have happened', () => {
     const { api, pool } = setup('managed');
     const path = `${MANAGED_PREFIX}/pipes/p1`;
     pool.intercept({ path, method: 'PATCH' }).reply(500, '{}');
-    pool.intercept({ path, method: 'PATCH' }).reply(200, managedOk({ id: 'p1', name: 'n', source: { kinesis: { streamName: 's' } } }));
+    pool
+      .intercept({ path, method: 'PATCH' })
+      .reply(200, managedOk({ id: 'p1', name: 'n', source: { kinesis: { streamName: 's' } } }));
     expect((await api.update('Pipe', 'p1', { name: 'n' })).source.kind).toBe('kinesis');
   });
 });
@@ -285,7 +439,11 @@ describe('hooks and close', () => {
     await api?.close();
     api = createApi(selfHostedConnection(), {
       dispatcher: agent,
-      hooks: { onRequest: () => { throw new Error('metrics broke'); } },
+      hooks: {
+        onRequest: () => {
+          throw new Error('metrics broke');
+        },
+      },
     });
     pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([]));
     await expect(api.list('Dashboard')).resolves.toEqual([]);

@@ -63,9 +63,15 @@ describe('managed adapter', () => {
   it('reads the whole live state in three calls with Basic auth, and unwraps {status, requestId, result}; its sources, which it cannot write, only when asked', async () => {
     const { api, log } = managed();
     const pool = agent.get(BASE);
-    pool.intercept({ path: `${MANAGED_PREFIX}/pipes`, headers: { authorization: BASIC } }).reply(200, managedOk([kafkaPipe]), { headers: JSON_HEADERS });
-    pool.intercept({ path: `${MANAGED_PREFIX}/stack/dashboards`, headers: { authorization: BASIC } }).reply(200, managedOk([sampleDashboard()]), { headers: JSON_HEADERS });
-    pool.intercept({ path: `${MANAGED_PREFIX}/stack/alerts`, headers: { authorization: BASIC } }).reply(200, managedOk([sampleAlert()]), { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: `${MANAGED_PREFIX}/pipes`, headers: { authorization: BASIC } })
+      .reply(200, managedOk([kafkaPipe]), { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: `${MANAGED_PREFIX}/stack/dashboards`, headers: { authorization: BASIC } })
+      .reply(200, managedOk([sampleDashboard()]), { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: `${MANAGED_PREFIX}/stack/alerts`, headers: { authorization: BASIC } })
+      .reply(200, managedOk([sampleAlert()]), { headers: JSON_HEADERS });
 
     const live = await api.readLiveState();
 
@@ -84,7 +90,11 @@ describe('managed adapter', () => {
       },
     ]);
     expect(live.dashboards[0]?.tiles[0]?.id).toBe('65f5e4a3b9e77c001a000001-t1');
-    expect(live.alerts[0]).toMatchObject({ dashboardId: '65f5e4a3b9e77c001a000001', source: 'tile', state: 'inactive' });
+    expect(live.alerts[0]).toMatchObject({
+      dashboardId: '65f5e4a3b9e77c001a000001',
+      source: 'tile',
+      state: 'inactive',
+    });
     expect(log.requests.map((request) => `${request.method} ${request.route} ${request.status}`).sort()).toEqual([
       'GET /v1/organizations/{organizationId}/services/{serviceId}/pipes 200',
       'GET /v1/organizations/{organizationId}/services/{serviceId}/stack/alerts 200',
@@ -94,8 +104,15 @@ describe('managed adapter', () => {
     expect(live.sources).toEqual([]);
 
     // Asked for, they are read with the rest.
-    for (const [path, body] of [['pipes', [kafkaPipe]], ['stack/dashboards', [sampleDashboard()]], ['stack/alerts', [sampleAlert()]], ['stack/sources', [{ id: 's1', name: 'Logs', kind: 'log' }]]] as const) {
-      pool.intercept({ path: `${MANAGED_PREFIX}/${path}`, headers: { authorization: BASIC } }).reply(200, managedOk(body), { headers: JSON_HEADERS });
+    for (const [path, body] of [
+      ['pipes', [kafkaPipe]],
+      ['stack/dashboards', [sampleDashboard()]],
+      ['stack/alerts', [sampleAlert()]],
+      ['stack/sources', [{ id: 's1', name: 'Logs', kind: 'log' }]],
+    ] as const) {
+      pool
+        .intercept({ path: `${MANAGED_PREFIX}/${path}`, headers: { authorization: BASIC } })
+        .reply(200, managedOk(body), { headers: JSON_HEADERS });
     }
     const asked = await api.readLiveState(['Source']);
     expect(asked.unread).toBeUndefined();
@@ -105,16 +122,27 @@ describe('managed adapter', () => {
   it('sends a PATCH body as given and reads back the updated pipe', async () => {
     const { api, log } = managed();
     let sent: unknown;
-    agent.get(BASE)
-      .intercept({ path: `${MANAGED_PREFIX}/pipes/${kafkaPipe.id}`, method: 'PATCH', headers: { 'content-type': 'application/json' } })
+    agent
+      .get(BASE)
+      .intercept({
+        path: `${MANAGED_PREFIX}/pipes/${kafkaPipe.id}`,
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+      })
       .reply((request) => {
         sent = JSON.parse(String(request.body));
-        return { statusCode: 200, data: managedOk({ ...kafkaPipe, name: 'renamed' }), responseOptions: { headers: JSON_HEADERS } };
+        return {
+          statusCode: 200,
+          data: managedOk({ ...kafkaPipe, name: 'renamed' }),
+          responseOptions: { headers: JSON_HEADERS },
+        };
       });
     const pipe = await api.update('Pipe', kafkaPipe.id, { name: 'renamed', settings: { engine_max_threads: 4 } });
     expect(sent).toEqual({ name: 'renamed', settings: { engine_max_threads: 4 } });
     expect(pipe.name).toBe('renamed');
-    expect(log.requests).toEqual([{ method: 'PATCH', route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}', status: 200 }]);
+    expect(log.requests).toEqual([
+      { method: 'PATCH', route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}', status: 200 },
+    ]);
   });
 
   it('creates a dashboard without tile ids, updates it with them, deletes it', async () => {
@@ -125,8 +153,12 @@ describe('managed adapter', () => {
       if (request.body !== undefined && request.body !== null) bodies.push(JSON.parse(String(request.body)));
       return { statusCode: 200, data, responseOptions: { headers: JSON_HEADERS } };
     };
-    pool.intercept({ path: `${MANAGED_PREFIX}/stack/dashboards`, method: 'POST' }).reply(capture(managedOk(sampleDashboard('d-1'))));
-    pool.intercept({ path: `${MANAGED_PREFIX}/stack/dashboards/d-1`, method: 'PUT' }).reply(capture(managedOk(sampleDashboard('d-1', 'renamed'))));
+    pool
+      .intercept({ path: `${MANAGED_PREFIX}/stack/dashboards`, method: 'POST' })
+      .reply(capture(managedOk(sampleDashboard('d-1'))));
+    pool
+      .intercept({ path: `${MANAGED_PREFIX}/stack/dashboards/d-1`, method: 'PUT' })
+      .reply(capture(managedOk(sampleDashboard('d-1', 'renamed'))));
     pool.intercept({ path: `${MANAGED_PREFIX}/stack/dashboards/d-1`, method: 'DELETE' }).reply(capture(managedOk({})));
 
     const tile: Tile = { id: 'stale', name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] };
@@ -135,7 +167,11 @@ describe('managed adapter', () => {
     await api.remove('Dashboard', created.id);
 
     expect(bodies).toEqual([
-      { name: 'api-latency', tags: ['api'], tiles: [{ name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] }] },
+      {
+        name: 'api-latency',
+        tags: ['api'],
+        tiles: [{ name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg' }] }],
+      },
       { name: 'renamed', tiles: [{ ...tile, id: 'd-1-t1' }] },
     ]);
     expect(updated.name).toBe('renamed');
@@ -148,14 +184,20 @@ describe('managed adapter', () => {
 
   it('lists data sources (the seed lists them on managed targets, read only)', async () => {
     const { api } = managed();
-    agent.get(BASE).intercept({ path: `${MANAGED_PREFIX}/stack/sources` }).reply(200, managedOk([{ id: 's1', name: 'Logs', kind: 'log' }]));
+    agent
+      .get(BASE)
+      .intercept({ path: `${MANAGED_PREFIX}/stack/sources` })
+      .reply(200, managedOk([{ id: 's1', name: 'Logs', kind: 'log' }]));
     expect(await api.list('Source')).toEqual([{ id: 's1', name: 'Logs', members: { name: 'Logs', kind: 'log' } }]);
     await expect(api.create('Source', { name: 'x' })).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
   });
 
   it('encodes ids into the path', async () => {
     const { api } = managed();
-    agent.get(BASE).intercept({ path: `${MANAGED_PREFIX}/stack/alerts/a%2F..%2Fb`, method: 'DELETE' }).reply(200, managedOk({}));
+    agent
+      .get(BASE)
+      .intercept({ path: `${MANAGED_PREFIX}/stack/alerts/a%2F..%2Fb`, method: 'DELETE' })
+      .reply(200, managedOk({}));
     await api.remove('Alert', 'a/../b');
   });
 });
@@ -163,7 +205,10 @@ describe('managed adapter', () => {
 describe('self-hosted adapter', () => {
   it('uses Bearer auth, unwraps {data}, and has no pipes', async () => {
     const { api, log } = selfHosted();
-    agent.get(BASE).intercept({ path: '/api/v2/dashboards', headers: { authorization: `Bearer ${TOKEN}` } }).reply(200, dataOk([sampleDashboard()]));
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v2/dashboards', headers: { authorization: `Bearer ${TOKEN}` } })
+      .reply(200, dataOk([sampleDashboard()]));
     expect((await api.list('Dashboard'))[0]?.name).toBe('api-latency');
     expect(await api.list('Pipe')).toEqual([]);
     await expect(api.update('Pipe', 'p', {})).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
@@ -182,11 +227,19 @@ describe('self-hosted adapter', () => {
       return { statusCode: 200, data };
     };
     pool.intercept({ path: '/api/v2/alerts', method: 'POST' }).reply(reply(dataOk(sampleAlert('a1'))));
-    pool.intercept({ path: '/api/v2/alerts/a1', method: 'PUT' }).reply(reply(dataOk(sampleAlert('a1', { threshold: 900 }))));
+    pool
+      .intercept({ path: '/api/v2/alerts/a1', method: 'PUT' })
+      .reply(reply(dataOk(sampleAlert('a1', { threshold: 900 }))));
     pool.intercept({ path: '/api/v2/alerts/a1', method: 'DELETE' }).reply(200, '{}');
     const body: AlertWrite = {
-      name: 'slow', threshold: 500, thresholdType: 'above' as const, interval: '5m', source: 'tile' as const,
-      channel: { type: 'webhook', webhookId: 'hook-1' }, dashboardId: 'd1', tileId: 't1',
+      name: 'slow',
+      threshold: 500,
+      thresholdType: 'above' as const,
+      interval: '5m',
+      source: 'tile' as const,
+      channel: { type: 'webhook', webhookId: 'hook-1' },
+      dashboardId: 'd1',
+      tileId: 't1',
     };
     const created = await api.create('Alert', body);
     const updated = await api.update('Alert', 'a1', { ...body, threshold: 900 });
@@ -206,9 +259,15 @@ describe('self-hosted adapter', () => {
   ])('pages through 2,500 alerts with $name, one call per page', async ({ total }) => {
     const { api, log } = selfHosted();
     const pool = agent.get(BASE);
-    for (const [offset, count] of [[0, 1000], [1000, 1000], [2000, 500]] as const) {
+    for (const [offset, count] of [
+      [0, 1000],
+      [1000, 1000],
+      [2000, 500],
+    ] as const) {
       const { body, headers } = total(2500);
-      pool.intercept({ path: `/api/v2/alerts?limit=1000&offset=${offset}` }).reply(200, dataOk(alertsPage(offset, count), body), { headers });
+      pool
+        .intercept({ path: `/api/v2/alerts?limit=1000&offset=${offset}` })
+        .reply(200, dataOk(alertsPage(offset, count), body), { headers });
     }
     const alerts = await api.list('Alert');
     expect(alerts).toHaveLength(2500);
@@ -231,7 +290,9 @@ describe('self-hosted adapter', () => {
     const { api, log } = selfHosted();
     const pool = agent.get(BASE);
     pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([sampleDashboard()]));
-    pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=0' }).reply(200, dataOk([sampleAlert()], { meta: { total: 1, limit: 1000, offset: 0 } }));
+    pool
+      .intercept({ path: '/api/v2/alerts?limit=1000&offset=0' })
+      .reply(200, dataOk([sampleAlert()], { meta: { total: 1, limit: 1000, offset: 0 } }));
     const live = await api.readLiveState();
     expect(live.pipes).toEqual([]);
     expect(live.dashboards).toHaveLength(1);
@@ -243,7 +304,9 @@ describe('self-hosted adapter', () => {
     const { api, log } = selfHosted();
     const pool = agent.get(BASE);
     const badTile = { id: 'd-bad', name: 'broken', tiles: [{ id: 't', name: 'p', x: 0, y: 0, w: 'wide', h: 1 }] };
-    pool.intercept({ path: '/api/v2/dashboards' }).reply(200, dataOk([sampleDashboard(), badTile, { name: 'no id at all' }]));
+    pool
+      .intercept({ path: '/api/v2/dashboards' })
+      .reply(200, dataOk([sampleDashboard(), badTile, { name: 'no id at all' }]));
     const page = [...alertsPage(0, 999), sampleAlert('alert-bad', { threshold: null })];
     pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=0' }).reply(200, dataOk(page));
     pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=1000' }).reply(200, dataOk([sampleAlert('alert-1000')]));
@@ -260,8 +323,18 @@ describe('self-hosted adapter', () => {
 
 describe('bad shapes are E_API_PROTOCOL', () => {
   it.each([
-    { name: 'managed without result', variant: 'managed', body: JSON.stringify({ status: 200, requestId: 'x' }), path: 'result' },
-    { name: 'managed with an error status inside 200', variant: 'managed', body: JSON.stringify({ status: 500, result: [] }), path: 'status' },
+    {
+      name: 'managed without result',
+      variant: 'managed',
+      body: JSON.stringify({ status: 200, requestId: 'x' }),
+      path: 'result',
+    },
+    {
+      name: 'managed with an error status inside 200',
+      variant: 'managed',
+      body: JSON.stringify({ status: 500, result: [] }),
+      path: 'status',
+    },
     { name: 'self-hosted without data', variant: 'self-hosted', body: JSON.stringify({ items: [] }), path: 'data' },
     { name: 'a list that is not a list', variant: 'self-hosted', body: dataOk({ id: 'x' }), path: 'data' },
     { name: 'a body that is not JSON', variant: 'self-hosted', body: '<html>oops</html>', path: undefined },
@@ -283,23 +356,45 @@ describe('a singleton route (the service-wide CDC scaling)', () => {
   function current(paths?: { pipes: string }): { api: Api; log: ReturnType<typeof hookLog> } {
     agent = mockAgent();
     const log = hookLog();
-    api = createApi(managedConnection({ api: { profile: 'current', ...(paths ? { paths } : {}) } }), { dispatcher: agent, hooks: log.hooks });
+    api = createApi(managedConnection({ api: { profile: 'current', ...(paths ? { paths } : {}) } }), {
+      dispatcher: agent,
+      hooks: log.hooks,
+    });
     return { api, log };
   }
 
   it.each([
-    { name: 'a 404 (no database pipe provisioned yet) is no object, not a failed read', reply: { status: 404, body: JSON.stringify({ status: 404, error: 'CDC scaling not found' }) }, want: { pipeCdcScaling: [] } },
-    { name: 'the object is read as the one item, under the id stacksync gives it', reply: { status: 200, body: managedOk({ replicaCpuMillicores: 4000, replicaMemoryGb: 16 }) }, want: { pipeCdcScaling: [{ id: 'cdc-scaling', replicaCpuMillicores: 4000, replicaMemoryGb: 16 }] } },
+    {
+      name: 'a 404 (no database pipe provisioned yet) is no object, not a failed read',
+      reply: { status: 404, body: JSON.stringify({ status: 404, error: 'CDC scaling not found' }) },
+      want: { pipeCdcScaling: [] },
+    },
+    {
+      name: 'the object is read as the one item, under the id stacksync gives it',
+      reply: { status: 200, body: managedOk({ replicaCpuMillicores: 4000, replicaMemoryGb: 16 }) },
+      want: { pipeCdcScaling: [{ id: 'cdc-scaling', replicaCpuMillicores: 4000, replicaMemoryGb: 16 }] },
+    },
     {
       name: 'an object that does not read is set aside as unreadable, under that id',
       reply: { status: 200, body: managedOk({ replicaCpuMillicores: '4000', replicaMemoryGb: 16 }) },
-      want: { pipeCdcScaling: [], unreadable: [{ kind: 'PipeCdcScaling', id: 'cdc-scaling', problem: 'result.replicaCpuMillicores: is not a number' }] },
+      want: {
+        pipeCdcScaling: [],
+        unreadable: [
+          { kind: 'PipeCdcScaling', id: 'cdc-scaling', problem: 'result.replicaCpuMillicores: is not a number' },
+        ],
+      },
     },
   ])('$name', async ({ reply, want }) => {
     const { api, log } = current();
-    agent.get(BASE).intercept({ path: CDC, headers: { authorization: BASIC } }).reply(reply.status, reply.body, { headers: JSON_HEADERS });
+    agent
+      .get(BASE)
+      .intercept({ path: CDC, headers: { authorization: BASIC } })
+      .reply(reply.status, reply.body, { headers: JSON_HEADERS });
     const live = await api.readKinds(['PipeCdcScaling']);
-    expect({ pipeCdcScaling: live.pipeCdcScaling, ...(live.unreadable?.length ? { unreadable: live.unreadable } : {}) }).toEqual(want);
+    expect({
+      pipeCdcScaling: live.pipeCdcScaling,
+      ...(live.unreadable?.length ? { unreadable: live.unreadable } : {}),
+    }).toEqual(want);
     expect(live.pipes, 'only the kinds asked for are read').toEqual([]);
     expect(log.requests).toEqual([{ method: 'GET', route: CDC_ROUTE, status: reply.status }]);
   });
@@ -307,20 +402,29 @@ describe('a singleton route (the service-wide CDC scaling)', () => {
   it('is changed by a PATCH of its own route, no id in the path, where the target names the pipes segment', async () => {
     const { api, log } = current({ pipes: 'clickpipes' });
     let sent: unknown;
-    agent.get(BASE)
+    agent
+      .get(BASE)
       .intercept({ path: `${MANAGED_PREFIX}/clickpipesCdcScaling`, method: 'PATCH' })
       .reply((request) => {
         sent = JSON.parse(String(request.body));
-        return { statusCode: 200, data: managedOk({ replicaCpuMillicores: 8000, replicaMemoryGb: 32 }), responseOptions: { headers: JSON_HEADERS } };
+        return {
+          statusCode: 200,
+          data: managedOk({ replicaCpuMillicores: 8000, replicaMemoryGb: 32 }),
+          responseOptions: { headers: JSON_HEADERS },
+        };
       });
-    expect(await api.update('PipeCdcScaling', 'cdc-scaling', { replicaCpuMillicores: 8000, replicaMemoryGb: 32 })).toEqual({ id: 'cdc-scaling', replicaCpuMillicores: 8000, replicaMemoryGb: 32 });
+    expect(
+      await api.update('PipeCdcScaling', 'cdc-scaling', { replicaCpuMillicores: 8000, replicaMemoryGb: 32 }),
+    ).toEqual({ id: 'cdc-scaling', replicaCpuMillicores: 8000, replicaMemoryGb: 32 });
     expect(sent).toEqual({ replicaCpuMillicores: 8000, replicaMemoryGb: 32 });
     expect(log.requests).toEqual([{ method: 'PATCH', route: CDC_ROUTE, status: 200 }]);
   });
 
   it('is never created or deleted: nothing is sent', async () => {
     const { api, log } = current();
-    await expect(api.create('PipeCdcScaling', { replicaCpuMillicores: 2000, replicaMemoryGb: 8 })).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
+    await expect(
+      api.create('PipeCdcScaling', { replicaCpuMillicores: 2000, replicaMemoryGb: 8 }),
+    ).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
     await expect(api.remove('PipeCdcScaling', 'cdc-scaling')).rejects.toMatchObject({ code: 'E_API_NOT_FOUND' });
     expect(log.requests).toEqual([]);
   });
@@ -337,18 +441,28 @@ describe('a singleton route (the service-wide CDC scaling)', () => {
 describe('createApi', () => {
   it('keeps a path prefix of the base URL and drops user-info from it', async () => {
     agent = mockAgent();
-    api = createApi(selfHostedConnection({ baseUrl: 'http://someone:hunter2@api.test/observability/' }), { dispatcher: agent });
-    agent.get(BASE).intercept({ path: '/observability/api/v2/dashboards', headers: { authorization: `Bearer ${TOKEN}` } }).reply(200, dataOk([]));
+    api = createApi(selfHostedConnection({ baseUrl: 'http://someone:hunter2@api.test/observability/' }), {
+      dispatcher: agent,
+    });
+    agent
+      .get(BASE)
+      .intercept({ path: '/observability/api/v2/dashboards', headers: { authorization: `Bearer ${TOKEN}` } })
+      .reply(200, dataOk([]));
     expect(await api.list('Dashboard')).toEqual([]);
   });
 
   it.each([
     { name: 'a managed target without serviceId', connection: () => managedConnection({ serviceId: undefined }) },
-    { name: 'credentials of the other variant', connection: () => managedConnection({ credentials: { variant: 'self-hosted', token: TOKEN } }) },
+    {
+      name: 'credentials of the other variant',
+      connection: () => managedConnection({ credentials: { variant: 'self-hosted', token: TOKEN } }),
+    },
     { name: 'a base URL that is not http', connection: () => selfHostedConnection({ baseUrl: 'ftp://api.test' }) },
     { name: 'a base URL that is not a URL', connection: () => selfHostedConnection({ baseUrl: 'api.test' }) },
   ])('refuses $name with E_CONFIG_INVALID', ({ connection }) => {
     agent = mockAgent();
-    expect(() => createApi(connection(), { dispatcher: agent })).toThrow(expect.objectContaining({ code: 'E_CONFIG_INVALID' }) as Error);
+    expect(() => createApi(connection(), { dispatcher: agent })).toThrow(
+      expect.objectContaining({ code: 'E_CONFIG_INVALID' }) as Error,
+    );
   });
 });

@@ -113,11 +113,24 @@ export function sampleDashboard(id = '65f5e4a3b9e77c001a000001', name = 'api-lat
     id,
     name,
     tags: ['api'],
-    tiles: [{ id: `${id}-t1`, name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', dataSource: 'events', aggFn: 'quantile', where: 'svc:api' }] }],
+    tiles: [
+      {
+        id: `${id}-t1`,
+        name: 'p99',
+        x: 0,
+        y: 0,
+        w: 6,
+        h: 4,
+        series: [{ type: 'time', dataSource: 'events', aggFn: 'quantile', where: 'svc:api' }],
+      },
+    ],
   };
 }
 
-export function sampleAlert(id = '65f5e4a3b9e77c001a100001', overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function sampleAlert(
+  id = '65f5e4a3b9e77c001a100001',
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     id,
     name: 'slow',
@@ -145,6 +158,7 @@ export async function failure(call: Promise<unknown>): Promise<StacksyncError> {
     (error: unknown) => ({ error }),
   );
   if (!('error' in outcome)) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
-  if (!(outcome.error instanceof StacksyncError)) throw new Error(`expected a StacksyncError, got ${String(outcome.error)}`);
+  if (!(outcome.error instanceof StacksyncError))
+    throw new Error(`expected a StacksyncError, got ${String(outcome.error)}`);
   return outcome.error;
 }

@@ -16,7 +16,12 @@ afterEach(() => {
 });
 
 /** Runs `count` requests through a pacer of these budgets; resolves with when the last one ended. */
-async function measured(budgets: { requests: number; perSeconds: number; concurrency: number }[], count: number, latencyMs: number, spentAgoMs: number[] = []): Promise<number> {
+async function measured(
+  budgets: { requests: number; perSeconds: number; concurrency: number }[],
+  count: number,
+  latencyMs: number,
+  spentAgoMs: number[] = [],
+): Promise<number> {
   const [first, ...more] = budgets as [(typeof budgets)[number], ...typeof budgets];
   const pacer = new Pacer({ ...first, spent: spentAgoMs.map((ago) => T0 - ago) });
   for (const budget of more) pacer.restrict(budget);
@@ -37,12 +42,42 @@ async function measured(budgets: { requests: number; perSeconds: number; concurr
 }
 
 const CASES = [
-  { name: 'the managed default, 35 requests', budgets: [{ requests: 10, perSeconds: 10, concurrency: 2 }], count: 35, latencyMs: 120 },
-  { name: 'the self-hosted default, 250 requests', budgets: [{ requests: 100, perSeconds: 60, concurrency: 4 }], count: 250, latencyMs: 40 },
-  { name: 'a window exactly full', budgets: [{ requests: 10, perSeconds: 1, concurrency: 4 }], count: 10, latencyMs: 5 },
-  { name: 'one request past a full window', budgets: [{ requests: 10, perSeconds: 1, concurrency: 4 }], count: 11, latencyMs: 5 },
-  { name: 'concurrency the limit, not the budget', budgets: [{ requests: 1000, perSeconds: 1, concurrency: 3 }], count: 100, latencyMs: 30 },
-  { name: 'slow requests in a tight window', budgets: [{ requests: 5, perSeconds: 1, concurrency: 2 }], count: 23, latencyMs: 700 },
+  {
+    name: 'the managed default, 35 requests',
+    budgets: [{ requests: 10, perSeconds: 10, concurrency: 2 }],
+    count: 35,
+    latencyMs: 120,
+  },
+  {
+    name: 'the self-hosted default, 250 requests',
+    budgets: [{ requests: 100, perSeconds: 60, concurrency: 4 }],
+    count: 250,
+    latencyMs: 40,
+  },
+  {
+    name: 'a window exactly full',
+    budgets: [{ requests: 10, perSeconds: 1, concurrency: 4 }],
+    count: 10,
+    latencyMs: 5,
+  },
+  {
+    name: 'one request past a full window',
+    budgets: [{ requests: 10, perSeconds: 1, concurrency: 4 }],
+    count: 11,
+    latencyMs: 5,
+  },
+  {
+    name: 'concurrency the limit, not the budget',
+    budgets: [{ requests: 1000, perSeconds: 1, concurrency: 3 }],
+    count: 100,
+    latencyMs: 30,
+  },
+  {
+    name: 'slow requests in a tight window',
+    budgets: [{ requests: 5, perSeconds: 1, concurrency: 2 }],
+    count: 23,
+    latencyMs: 700,
+  },
   {
     name: 'two budgets honoured together (targets on one key that configure different ones)',
     budgets: [
@@ -56,7 +91,11 @@ const CASES = [
 
 describe('pacedMs', () => {
   it.each(CASES)('matches the pacer: $name', async ({ budgets, count, latencyMs }) => {
-    const model = { windows: paceWindows(budgets), concurrency: Math.min(...budgets.map((budget) => budget.concurrency)), latencyMs };
+    const model = {
+      windows: paceWindows(budgets),
+      concurrency: Math.min(...budgets.map((budget) => budget.concurrency)),
+      latencyMs,
+    };
     expect(pacedMs(count, model)).toBe(await measured(budgets, count, latencyMs));
   });
 

@@ -15,7 +15,11 @@ afterEach(() => {
 });
 
 /** Acquires and records when each grant happened, relative to T0. */
-function grantTimes(lane: PacerLane, count: number, priority: 'read' | 'write' = 'read'): { times: number[]; done: Promise<void> } {
+function grantTimes(
+  lane: PacerLane,
+  count: number,
+  priority: 'read' | 'write' = 'read',
+): { times: number[]; done: Promise<void> } {
   const times: number[] = [];
   const done = Promise.all(
     Array.from({ length: count }, async () => {
@@ -28,7 +32,13 @@ function grantTimes(lane: PacerLane, count: number, priority: 'read' | 'write' =
 }
 
 /** Queues `count` requests on a lane; each records `label` in `order` when granted and releases at once. */
-function queue(lane: PacerLane, label: string, count: number, order: string[], priority: Priority = 'read'): Promise<void> {
+function queue(
+  lane: PacerLane,
+  label: string,
+  count: number,
+  order: string[],
+  priority: Priority = 'read',
+): Promise<void> {
   return Promise.all(
     Array.from({ length: count }, () =>
       lane.acquire(priority).then((release) => {
@@ -58,11 +68,14 @@ describe('Pacer: one lane', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     await done;
     expect(times).toHaveLength(35);
-    for (let i = 0; i + 10 < times.length; i++) expect((times[i + 10] ?? 0) - (times[i] ?? 0)).toBeGreaterThanOrEqual(10_000);
+    for (let i = 0; i + 10 < times.length; i++)
+      expect((times[i + 10] ?? 0) - (times[i] ?? 0)).toBeGreaterThanOrEqual(10_000);
   });
 
   it('keeps each window a safety margin longer than the budget says, 2 % by default', async () => {
-    expect([safetyMarginMs(10_000), safetyMarginMs(1_000), safetyMarginMs(60_000), safetyMarginMs(600_000)]).toEqual([200, 20, 1_000, 1_000]);
+    expect([safetyMarginMs(10_000), safetyMarginMs(1_000), safetyMarginMs(60_000), safetyMarginMs(600_000)]).toEqual([
+      200, 20, 1_000, 1_000,
+    ]);
     const lane = new Pacer({ requests: 10, perSeconds: 10, concurrency: 10 }).lane();
     const { times, done } = grantTimes(lane, 11);
     await vi.advanceTimersByTimeAsync(10_199);
@@ -114,7 +127,11 @@ describe('Pacer: one lane', () => {
     const lane = new Pacer({ requests: 100, perSeconds: 1, concurrency: 1 }).lane();
     const order: string[] = [];
     const first = await lane.acquire('read');
-    const queued = [queue(lane, 'read-1', 1, order), queue(lane, 'read-2', 1, order), queue(lane, 'write-1', 1, order, 'write')];
+    const queued = [
+      queue(lane, 'read-1', 1, order),
+      queue(lane, 'read-2', 1, order),
+      queue(lane, 'write-1', 1, order, 'write'),
+    ];
     first();
     await Promise.all(queued);
     expect(order).toEqual(['write-1', 'read-1', 'read-2']);
@@ -124,7 +141,11 @@ describe('Pacer: one lane', () => {
     const lane = new Pacer({ requests: 100, perSeconds: 1, concurrency: 1 }).lane();
     const order: string[] = [];
     const first = await lane.acquire('write');
-    const queued = [queue(lane, 'read', 1, order), queue(lane, 'write', 2, order, 'write'), queue(lane, 'retry', 1, order, 'retry')];
+    const queued = [
+      queue(lane, 'read', 1, order),
+      queue(lane, 'write', 2, order, 'write'),
+      queue(lane, 'retry', 1, order, 'retry'),
+    ];
     first();
     await Promise.all(queued);
     expect(order).toEqual(['retry', 'write', 'write', 'read']);
@@ -154,7 +175,9 @@ describe('Pacer: one lane', () => {
 
   it('reports how long each granted request waited', async () => {
     const waits: number[] = [];
-    const lane = new Pacer({ requests: 1, perSeconds: 2, concurrency: 5, marginMs: 0 }).lane({ onWait: (ms) => waits.push(ms) });
+    const lane = new Pacer({ requests: 1, perSeconds: 2, concurrency: 5, marginMs: 0 }).lane({
+      onWait: (ms) => waits.push(ms),
+    });
     const { done } = grantTimes(lane, 3);
     await vi.advanceTimersByTimeAsync(10_000);
     await done;
@@ -194,7 +217,11 @@ describe('Pacer: lanes sharing one budget', () => {
   it('grants one request per lane per turn, whatever each lane has queued', async () => {
     const pacer = new Pacer({ requests: 3, perSeconds: 1, concurrency: 1, marginMs: 0 });
     const order: string[] = [];
-    const all = [queue(pacer.lane(), 'a', 6, order, 'write'), queue(pacer.lane(), 'b', 2, order), queue(pacer.lane(), 'c', 4, order)];
+    const all = [
+      queue(pacer.lane(), 'a', 6, order, 'write'),
+      queue(pacer.lane(), 'b', 2, order),
+      queue(pacer.lane(), 'c', 4, order),
+    ];
     await vi.advanceTimersByTimeAsync(10_000);
     await Promise.all(all);
     expect(order.join('')).toBe('abcabcacacaa');
@@ -258,12 +285,22 @@ describe('Pacer: lanes sharing one budget', () => {
 
 describe('SharedPacers', () => {
   const limit = { requests: 1, perSeconds: 1, concurrency: 1 };
-  const member = (overrides: Partial<BudgetClient> = {}): BudgetClient => ({ target: 't', origin: 'https://api.test', authorization: 'Basic c2VjcmV0', rateLimit: limit, ...overrides });
+  const member = (overrides: Partial<BudgetClient> = {}): BudgetClient => ({
+    target: 't',
+    origin: 'https://api.test',
+    authorization: 'Basic c2VjcmV0',
+    rateLimit: limit,
+    ...overrides,
+  });
 
   /** How many of the lanes get a grant at once (each lane asks for one request). */
   async function grantedAtOnce(lanes: PacerLane[]): Promise<number> {
     let granted = 0;
-    for (const lane of lanes) void lane.acquire('read').then(() => (granted += 1), () => undefined);
+    for (const lane of lanes)
+      void lane.acquire('read').then(
+        () => (granted += 1),
+        () => undefined,
+      );
     await vi.advanceTimersByTimeAsync(0);
     return granted;
   }
@@ -272,7 +309,10 @@ describe('SharedPacers', () => {
     const pacers = new SharedPacers();
     const shared = [pacers.join(member({ target: 'a' })), pacers.join(member({ target: 'b' }))];
     expect(await grantedAtOnce(shared)).toBe(1);
-    const separate = [pacers.join(member({ authorization: 'Bearer other' })), pacers.join(member({ origin: 'https://other.test' }))];
+    const separate = [
+      pacers.join(member({ authorization: 'Bearer other' })),
+      pacers.join(member({ origin: 'https://other.test' })),
+    ];
     expect(await grantedAtOnce(separate)).toBe(2);
     expect(pacers.size).toBe(3);
     for (const lane of [...shared, ...separate]) lane.close();
@@ -293,7 +333,10 @@ describe('SharedPacers', () => {
 
   it('honours both budgets and warns, naming the targets, when targets on one credential disagree', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'warn' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
+    const logger = pino(
+      { level: 'warn' },
+      new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }),
+    );
     const pacers = new SharedPacers({ logger });
     const a = pacers.join(member({ target: 'a', rateLimit: { requests: 5, perSeconds: 1, concurrency: 5 } }));
     const b = pacers.join(member({ target: 'b', rateLimit: { requests: 2, perSeconds: 1, concurrency: 5 } }));

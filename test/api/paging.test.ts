@@ -12,7 +12,10 @@ import { MANAGED_PREFIX, managedConnection, selfHostedConnection } from './helpe
 const LIMIT = 1000;
 
 /** What a server does with one list request: the objects it answers, and a total if it sends one. */
-type Answer = (query: URLSearchParams, all: readonly Record<string, unknown>[]) => { page: readonly Record<string, unknown>[]; total?: number };
+type Answer = (
+  query: URLSearchParams,
+  all: readonly Record<string, unknown>[],
+) => { page: readonly Record<string, unknown>[]; total?: number };
 
 const honours: Answer = (query, all) => {
   const offset = Number(query.get('offset') ?? 0);
@@ -27,7 +30,14 @@ const liesAboutTotal: Answer = (query, all) => ({ ...honours(query, all), total:
 
 function webhook(index: number): Record<string, unknown> {
   const id = index.toString(16).padStart(24, '0');
-  return { id, name: `hook-${index}`, service: 'generic', url: `https://hooks.example/${index}`, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
+  return {
+    id,
+    name: `hook-${index}`,
+    service: 'generic',
+    url: `https://hooks.example/${index}`,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
 }
 
 interface Served {
@@ -53,7 +63,10 @@ async function serve(count: number, answer: Answer, variant: 'managed' | 'self-h
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     calls.push(`${url.pathname}${url.search}`);
     const { page, total } = answer(url.searchParams, all);
-    const body = variant === 'managed' ? { status: 200, requestId: '00000000-0000-4000-8000-000000000000', result: page } : { data: page, ...(total === undefined ? {} : { meta: { total, limit: LIMIT, offset: 0 } }) };
+    const body =
+      variant === 'managed'
+        ? { status: 200, requestId: '00000000-0000-4000-8000-000000000000', result: page }
+        : { data: page, ...(total === undefined ? {} : { meta: { total, limit: LIMIT, offset: 0 } }) };
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(body));
   });
@@ -61,9 +74,16 @@ async function serve(count: number, answer: Answer, variant: 'managed' | 'self-h
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls };
 }
 
-async function readWebhooks(count: number, answer: Answer, variant: 'managed' | 'self-hosted' = 'managed'): Promise<{ ids: string[]; calls: string[] }> {
+async function readWebhooks(
+  count: number,
+  answer: Answer,
+  variant: 'managed' | 'self-hosted' = 'managed',
+): Promise<{ ids: string[]; calls: string[] }> {
   const served = await serve(count, answer, variant);
-  const connection = variant === 'managed' ? managedConnection({ baseUrl: served.url, api: { profile: 'current' } }) : selfHostedConnection({ baseUrl: served.url, api: { profile: 'current' } });
+  const connection =
+    variant === 'managed'
+      ? managedConnection({ baseUrl: served.url, api: { profile: 'current' } })
+      : selfHostedConnection({ baseUrl: served.url, api: { profile: 'current' } });
   api = createApi(connection);
   const ids = (await api.list('Webhook')).map((hook) => hook.id);
   return { ids, calls: served.calls };
@@ -89,14 +109,19 @@ describe('a paged list read never runs away', () => {
     expect(ids).toHaveLength(2500);
   });
 
-  it.each([0, 1, 999, 1000, 1001, 2500, 3000])('a server that honours them, with %i webhooks: each read once, in at most ⌈n ÷ limit⌉ + 1 calls', async (count) => {
-    const { ids, calls } = await readWebhooks(count, honours);
-    expect(ids).toHaveLength(count);
-    expect(new Set(ids).size).toBe(count);
-    expect(calls.length).toBeLessThanOrEqual(ceilPlusOne(count));
-    expect(calls.length).toBeGreaterThanOrEqual(Math.max(1, Math.ceil(count / LIMIT)));
-    expect(calls.map((call) => new URLSearchParams(call.split('?')[1]).get('offset'))).toEqual(calls.map((_, index) => String(index * LIMIT)));
-  });
+  it.each([0, 1, 999, 1000, 1001, 2500, 3000])(
+    'a server that honours them, with %i webhooks: each read once, in at most ⌈n ÷ limit⌉ + 1 calls',
+    async (count) => {
+      const { ids, calls } = await readWebhooks(count, honours);
+      expect(ids).toHaveLength(count);
+      expect(new Set(ids).size).toBe(count);
+      expect(calls.length).toBeLessThanOrEqual(ceilPlusOne(count));
+      expect(calls.length).toBeGreaterThanOrEqual(Math.max(1, Math.ceil(count / LIMIT)));
+      expect(calls.map((call) => new URLSearchParams(call.split('?')[1]).get('offset'))).toEqual(
+        calls.map((_, index) => String(index * LIMIT)),
+      );
+    },
+  );
 
   it('a total that is a lie cannot make the read go on: ⌈n ÷ limit⌉ + 1 calls at most', async () => {
     const { ids, calls } = await readWebhooks(2500, liesAboutTotal, 'self-hosted');
@@ -105,7 +130,11 @@ describe('a paged list read never runs away', () => {
   });
 
   it('an honest total spares the last, empty call', async () => {
-    const { ids, calls } = await readWebhooks(3000, (query, all) => ({ ...honours(query, all), total: all.length }), 'self-hosted');
+    const { ids, calls } = await readWebhooks(
+      3000,
+      (query, all) => ({ ...honours(query, all), total: all.length }),
+      'self-hosted',
+    );
     expect(ids).toHaveLength(3000);
     expect(calls).toHaveLength(3);
   });

@@ -10,7 +10,15 @@ export function change(partial: Partial<Change> & Pick<Change, 'kind' | 'name' |
 }
 
 export function tile(name: string, id?: string): Tile {
-  return { ...(id === undefined ? {} : { id }), name, x: 0, y: 0, w: 4, h: 2, series: [{ type: 'time', aggFn: 'count' }] };
+  return {
+    ...(id === undefined ? {} : { id }),
+    name,
+    x: 0,
+    y: 0,
+    w: 4,
+    h: 2,
+    series: [{ type: 'time', aggFn: 'count' }],
+  };
 }
 
 export function dashboardBody(name: string, tiles: string[]): DashboardWrite {
@@ -18,11 +26,25 @@ export function dashboardBody(name: string, tiles: string[]): DashboardWrite {
 }
 
 export function alertBody(name: string, ids: { dashboardId?: string; tileId?: string } = {}): AlertWrite {
-  return { name, threshold: 5, thresholdType: 'above', interval: '5m', source: 'tile', channel: { type: 'webhook', webhookId: 'hook' }, ...ids };
+  return {
+    name,
+    threshold: 5,
+    thresholdType: 'above',
+    interval: '5m',
+    source: 'tile',
+    channel: { type: 'webhook', webhookId: 'hook' },
+    ...ids,
+  };
 }
 
 export function createDashboard(key: string, tiles: string[] = ['p99'], apiName = key): Change {
-  return change({ kind: 'Dashboard', name: key, action: 'create', liveName: apiName, operations: [{ type: 'createDashboard', body: dashboardBody(apiName, tiles) }] });
+  return change({
+    kind: 'Dashboard',
+    name: key,
+    action: 'create',
+    liveName: apiName,
+    operations: [{ type: 'createDashboard', body: dashboardBody(apiName, tiles) }],
+  });
 }
 
 /** An alert on a tile of a dashboard that the same plan writes. */

@@ -25,7 +25,11 @@ function member(name: string, rateLimit = MANAGED): BudgetMember {
 
 /** Seconds the pacer takes for `count` requests at `rateLimit`, to a tenth. */
 function paced(count: number, rateLimit = MANAGED, latencyMs = 100): number {
-  return Math.round(pacedMs(count, { windows: paceWindows([rateLimit]), concurrency: rateLimit.concurrency, latencyMs }) / 100) / 10;
+  return (
+    Math.round(
+      pacedMs(count, { windows: paceWindows([rateLimit]), concurrency: rateLimit.concurrency, latencyMs }) / 100,
+    ) / 10
+  );
 }
 
 describe('writesOf', () => {
@@ -41,11 +45,25 @@ describe('writesOf', () => {
   });
   const rows: [string, Change, number][] = [
     ['a dashboard create: one POST', createDashboard('api'), 1],
-    ['a dashboard update: one PUT with all its tiles', change({ kind: 'Dashboard', name: 'web', action: 'update', id: 'd-1', operations: [{ type: 'updateDashboard', id: 'd-1', body: dashboardBody('web', ['a', 'b']) }] }), 1],
+    [
+      'a dashboard update: one PUT with all its tiles',
+      change({
+        kind: 'Dashboard',
+        name: 'web',
+        action: 'update',
+        id: 'd-1',
+        operations: [{ type: 'updateDashboard', id: 'd-1', body: dashboardBody('web', ['a', 'b']) }],
+      }),
+      1,
+    ],
     ['an alert on a dashboard the same apply creates: one POST', createAlertOn('p99-high', 'api', 'p99'), 1],
     ['a delete: one DELETE', deleteChange('Alert', 'gone', 'a-1'), 1],
     ['a pipe whose table mappings change: a PATCH to remove, one to add', pipeMappings, 2],
-    ['an adopt without --adopt: left alone', change({ kind: 'Dashboard', name: 'theirs', action: 'adopt', id: 'd-9' }), 0],
+    [
+      'an adopt without --adopt: left alone',
+      change({ kind: 'Dashboard', name: 'theirs', action: 'adopt', id: 'd-9' }),
+      0,
+    ],
     ['an orphan: left alone', change({ kind: 'Dashboard', name: 'old', action: 'orphan', id: 'd-5' }), 0],
     ['a suspended resource: never written', { ...createDashboard('held'), action: 'suspended' }, 0],
     ['an error: nothing sent', change({ kind: 'Alert', name: 'broken', action: 'error', error: 'no such tile' }), 0],
@@ -57,9 +75,26 @@ describe('writesOf', () => {
 
 describe('estimateApply', () => {
   it('counts the reads and writes of one target and times them at its budget', () => {
-    const estimate = estimateApply({ changes: creates('prod', 3_000), budgets: [[member('prod')]], reads: { prod: 3 }, latencyMs: 100 });
+    const estimate = estimateApply({
+      changes: creates('prod', 3_000),
+      budgets: [[member('prod')]],
+      reads: { prod: 3 },
+      latencyMs: 100,
+    });
     expect(estimate).toMatchObject({ requests: 3_003, writes: 3_000, reads: 3 });
-    expect(estimate.targets).toEqual([{ target: 'prod', reads: 3, writes: 3_000, requests: 3_003, seconds: paced(3_003), spent: 0, waitSeconds: 0, rateLimit: MANAGED, sharedWith: [] }]);
+    expect(estimate.targets).toEqual([
+      {
+        target: 'prod',
+        reads: 3,
+        writes: 3_000,
+        requests: 3_003,
+        seconds: paced(3_003),
+        spent: 0,
+        waitSeconds: 0,
+        rateLimit: MANAGED,
+        sharedWith: [],
+      },
+    ]);
     expect(estimate.seconds).toBe(paced(3_003));
     expect(estimate.seconds / 60).toBeGreaterThan(50);
     expect(estimate.seconds / 60).toBeLessThan(53);
@@ -75,14 +110,23 @@ describe('estimateApply', () => {
     expect(afterPlan.seconds).toBeLessThan(10);
     expect(afterPlan.waitSeconds).toBeCloseTo(afterPlan.seconds - paced(10), 5);
     // apply's own estimate: its reads are done, among the spent (now 6), and only the writes are ahead: the same end.
-    const ownReadsDone = estimateApply({ ...input, readsDone: true, spentAgoMs: { prod: [1_000, 1_000, 1_000, 100, 100, 100] } }).targets[0]!;
+    const ownReadsDone = estimateApply({
+      ...input,
+      readsDone: true,
+      spentAgoMs: { prod: [1_000, 1_000, 1_000, 100, 100, 100] },
+    }).targets[0]!;
     expect(ownReadsDone).toMatchObject({ spent: 6, requests: 10 });
     expect(Math.abs(ownReadsDone.seconds - afterPlan.seconds)).toBeLessThan(0.5);
   });
 
   it('adds up the requests of targets on one credential: they share the budget, taking turns', () => {
     const changes = [...creates('heavy', 40), ...creates('light', 8)];
-    const estimate = estimateApply({ changes, budgets: [[member('heavy'), member('light')]], reads: { heavy: 3, light: 3 }, latencyMs: 100 });
+    const estimate = estimateApply({
+      changes,
+      budgets: [[member('heavy'), member('light')]],
+      reads: { heavy: 3, light: 3 },
+      latencyMs: 100,
+    });
     expect(estimate.budgets).toHaveLength(1);
     expect(estimate.budgets[0]).toMatchObject({ targets: ['heavy', 'light'], requests: 54, seconds: paced(54) });
     const [heavy, light] = estimate.targets;
@@ -94,27 +138,48 @@ describe('estimateApply', () => {
 
   it('times budgets apart side by side: the apply takes as long as the slowest', () => {
     const changes = [...creates('managed', 25), ...creates('selfhosted', 150)];
-    const estimate = estimateApply({ changes, budgets: [[member('managed')], [member('selfhosted', SELF_HOSTED)]], reads: { managed: 3, selfhosted: 2 }, latencyMs: 100 });
+    const estimate = estimateApply({
+      changes,
+      budgets: [[member('managed')], [member('selfhosted', SELF_HOSTED)]],
+      reads: { managed: 3, selfhosted: 2 },
+      latencyMs: 100,
+    });
     expect(estimate.targets.map((target) => target.seconds)).toEqual([paced(28), paced(152, SELF_HOSTED)]);
     expect(estimate.seconds).toBe(Math.max(paced(28), paced(152, SELF_HOSTED)));
   });
 
   it('paces a budget whose targets configure different limits at the strictest, with the lowest concurrency', () => {
     const fast = { requests: 100, perSeconds: 1, concurrency: 8 };
-    const estimate = estimateApply({ changes: creates('a', 30), budgets: [[member('a', fast), member('b', MANAGED)]], reads: {}, latencyMs: 100 });
+    const estimate = estimateApply({
+      changes: creates('a', 30),
+      budgets: [[member('a', fast), member('b', MANAGED)]],
+      reads: {},
+      latencyMs: 100,
+    });
     expect(estimate.budgets[0]?.rateLimit).toEqual({ requests: 10, perSeconds: 10, concurrency: 2 });
     expect(estimate.seconds).toBe(paced(30));
   });
 
   it('counts no writes for a target whose writes are held back (manifest errors)', () => {
-    const estimate = estimateApply({ changes: creates('broken', 5), budgets: [[member('broken')]], reads: { broken: 3 }, heldBack: new Set(['broken']), latencyMs: 100 });
+    const estimate = estimateApply({
+      changes: creates('broken', 5),
+      budgets: [[member('broken')]],
+      reads: { broken: 3 },
+      heldBack: new Set(['broken']),
+      latencyMs: 100,
+    });
     expect(estimate).toMatchObject({ writes: 0, reads: 3, requests: 3 });
   });
 });
 
 describe('remainingSeconds', () => {
   it('is the time of the writes left, and none once all are done', () => {
-    const estimate = estimateApply({ changes: creates('prod', 100), budgets: [[member('prod')]], reads: { prod: 3 }, latencyMs: 100 });
+    const estimate = estimateApply({
+      changes: creates('prod', 100),
+      budgets: [[member('prod')]],
+      reads: { prod: 3 },
+      latencyMs: 100,
+    });
     expect(remainingSeconds(estimate, new Map())).toBe(paced(100));
     expect(remainingSeconds(estimate, new Map([['prod', 60]]))).toBe(paced(40));
     expect(remainingSeconds(estimate, new Map([['prod', 100]]))).toBe(0);

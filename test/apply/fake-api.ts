@@ -15,7 +15,17 @@ import type { ActionVerb, WriteBody } from '../../src/model/plan.js';
 import type { LiveBase } from '../../src/model/resources.js';
 import { StacksyncError, type ErrorCode } from '../../src/errors.js';
 
-export type Method = 'updatePipe' | 'actPipe' | 'listDashboards' | 'createDashboard' | 'updateDashboard' | 'deleteDashboard' | 'listAlerts' | 'createAlert' | 'updateAlert' | 'deleteAlert';
+export type Method =
+  | 'updatePipe'
+  | 'actPipe'
+  | 'listDashboards'
+  | 'createDashboard'
+  | 'updateDashboard'
+  | 'deleteDashboard'
+  | 'listAlerts'
+  | 'createAlert'
+  | 'updateAlert'
+  | 'deleteAlert';
 
 export interface Call {
   method: Method;
@@ -57,7 +67,12 @@ export class FakeApi implements Api {
 
   /** The next `times` calls of `method` (matching `match`) fail with `error`. */
   fail(method: Method, error: StacksyncError, options: { times?: number; match?: (call: Call) => boolean } = {}): void {
-    this.#injections.push({ method, match: options.match ?? (() => true), times: options.times ?? 1, effect: { error } });
+    this.#injections.push({
+      method,
+      match: options.match ?? (() => true),
+      times: options.times ?? 1,
+      effect: { error },
+    });
   }
 
   /**
@@ -65,11 +80,22 @@ export class FakeApi implements Api {
    * `mayLandLater: false` makes it a failure after which nothing can land later (a reset, a 500).
    */
   ambiguous(method: 'createDashboard' | 'createAlert', happened: boolean, times = 1, mayLandLater = true): void {
-    this.#injections.push({ method, match: () => true, times, effect: happened ? 'ambiguous-done' : 'ambiguous-lost', mayLandLater });
+    this.#injections.push({
+      method,
+      match: () => true,
+      times,
+      effect: happened ? 'ambiguous-done' : 'ambiguous-lost',
+      mayLandLater,
+    });
   }
 
   seedDashboard(name: string, tiles: string[]): LiveDashboard {
-    const dashboard: LiveDashboard = { id: this.#id('d'), name, tags: [], tiles: tiles.map((tile) => ({ ...tileOf(tile), id: this.#id('t') })) };
+    const dashboard: LiveDashboard = {
+      id: this.#id('d'),
+      name,
+      tags: [],
+      tiles: tiles.map((tile) => ({ ...tileOf(tile), id: this.#id('t') })),
+    };
     this.dashboards.set(dashboard.id, dashboard);
     return dashboard;
   }
@@ -89,7 +115,13 @@ export class FakeApi implements Api {
   }
 
   async readLiveState(): Promise<LiveState> {
-    return liveStateOf(new Map<Kind, readonly LiveBase[]>([['Pipe', [...this.pipes.values()]], ['Dashboard', [...this.dashboards.values()]], ['Alert', [...this.alerts.values()]]]));
+    return liveStateOf(
+      new Map<Kind, readonly LiveBase[]>([
+        ['Pipe', [...this.pipes.values()]],
+        ['Dashboard', [...this.dashboards.values()]],
+        ['Alert', [...this.alerts.values()]],
+      ]),
+    );
   }
 
   async readKinds(kinds: readonly Kind[]): Promise<LiveState> {
@@ -112,12 +144,19 @@ export class FakeApi implements Api {
   }
 
   listDashboards(): Promise<LiveDashboard[]> {
-    return this.#serve({ method: 'listDashboards' }, () => [...this.dashboards.values()].map((dashboard) => structuredClone(dashboard)));
+    return this.#serve({ method: 'listDashboards' }, () =>
+      [...this.dashboards.values()].map((dashboard) => structuredClone(dashboard)),
+    );
   }
 
   createDashboard(body: DashboardWrite): Promise<LiveDashboard> {
     return this.#serve({ method: 'createDashboard', name: body.name, body }, () => {
-      const dashboard: LiveDashboard = { id: this.#id('d'), name: body.name, tags: body.tags ?? [], tiles: body.tiles.map((tile) => ({ ...tile, id: this.#id('t') })) };
+      const dashboard: LiveDashboard = {
+        id: this.#id('d'),
+        name: body.name,
+        tags: body.tags ?? [],
+        tiles: body.tiles.map((tile) => ({ ...tile, id: this.#id('t') })),
+      };
       this.dashboards.set(dashboard.id, dashboard);
       return structuredClone(dashboard);
     });
@@ -130,10 +169,14 @@ export class FakeApi implements Api {
       const existing = new Set(dashboard.tiles.map((tile) => tile.id));
       dashboard.name = body.name;
       if (body.tags) dashboard.tags = body.tags;
-      dashboard.tiles = body.tiles.map((tile) => ({ ...tile, id: tile.id !== undefined && existing.has(tile.id) ? tile.id : this.#id('t') }));
+      dashboard.tiles = body.tiles.map((tile) => ({
+        ...tile,
+        id: tile.id !== undefined && existing.has(tile.id) ? tile.id : this.#id('t'),
+      }));
       const kept = new Set(dashboard.tiles.map((tile) => tile.id));
       for (const alert of [...this.alerts.values()]) {
-        if (alert.dashboardId === id && alert.tileId !== undefined && !kept.has(alert.tileId)) this.alerts.delete(alert.id);
+        if (alert.dashboardId === id && alert.tileId !== undefined && !kept.has(alert.tileId))
+          this.alerts.delete(alert.id);
       }
       return structuredClone(dashboard);
     });
@@ -147,7 +190,9 @@ export class FakeApi implements Api {
   }
 
   listAlerts(): Promise<LiveAlert[]> {
-    return this.#serve({ method: 'listAlerts' }, () => [...this.alerts.values()].map((alert) => structuredClone(alert)));
+    return this.#serve({ method: 'listAlerts' }, () =>
+      [...this.alerts.values()].map((alert) => structuredClone(alert)),
+    );
   }
 
   createAlert(body: AlertWrite): Promise<LiveAlert> {
@@ -177,12 +222,19 @@ export class FakeApi implements Api {
 
   // The port's calls, by kind, onto the named calls the log records (`createDashboard`, …).
   list<K extends Kind>(kind: K): Promise<LiveOfKind<K>[]> {
-    const lists: Partial<Record<Kind, () => Promise<unknown[]>>> = { Pipe: () => this.listPipes(), Dashboard: () => this.listDashboards(), Alert: () => this.listAlerts() };
+    const lists: Partial<Record<Kind, () => Promise<unknown[]>>> = {
+      Pipe: () => this.listPipes(),
+      Dashboard: () => this.listDashboards(),
+      Alert: () => this.listAlerts(),
+    };
     return (lists[kind] ?? (async () => []))() as Promise<LiveOfKind<K>[]>;
   }
 
   create<K extends Kind>(kind: K, body: WriteBody): Promise<LiveOfKind<K>> {
-    const creates: Partial<Record<Kind, () => Promise<unknown>>> = { Dashboard: () => this.createDashboard(body as DashboardWrite), Alert: () => this.createAlert(body as AlertWrite) };
+    const creates: Partial<Record<Kind, () => Promise<unknown>>> = {
+      Dashboard: () => this.createDashboard(body as DashboardWrite),
+      Alert: () => this.createAlert(body as AlertWrite),
+    };
     return (creates[kind] ?? (() => Promise.reject(apiError('E_API_NOT_FOUND', 404))))() as Promise<LiveOfKind<K>>;
   }
 
@@ -209,7 +261,10 @@ export class FakeApi implements Api {
   }
 
   remove(kind: Kind, id: string): Promise<void> {
-    const removes: Partial<Record<Kind, () => Promise<void>>> = { Dashboard: () => this.deleteDashboard(id), Alert: () => this.deleteAlert(id) };
+    const removes: Partial<Record<Kind, () => Promise<void>>> = {
+      Dashboard: () => this.deleteDashboard(id),
+      Alert: () => this.deleteAlert(id),
+    };
     return (removes[kind] ?? (() => Promise.reject(apiError('E_API_NOT_FOUND', 404))))();
   }
 
@@ -224,7 +279,8 @@ export class FakeApi implements Api {
     if (body.source !== 'tile') return;
     const dashboard = body.dashboardId === undefined ? undefined : this.dashboards.get(body.dashboardId);
     if (!dashboard) throw apiError('E_API_VALIDATION', 400, 'Dashboard not found');
-    if (!dashboard.tiles.some((tile) => tile.id === body.tileId)) throw apiError('E_API_VALIDATION', 400, 'Tile not found');
+    if (!dashboard.tiles.some((tile) => tile.id === body.tileId))
+      throw apiError('E_API_VALIDATION', 400, 'Tile not found');
   }
 
   async #serve<T>(call: Call, handle: () => T): Promise<T> {
@@ -236,12 +292,16 @@ export class FakeApi implements Api {
       // Yield to the event loop so calls the executor starts together overlap, as on a network.
       await new Promise((resolve) => setImmediate(resolve));
       await this.gate?.(call);
-      const injection = this.#injections.find((candidate) => candidate.method === call.method && candidate.times > 0 && candidate.match(call));
+      const injection = this.#injections.find(
+        (candidate) => candidate.method === call.method && candidate.times > 0 && candidate.match(call),
+      );
       if (!injection) return handle();
       injection.times -= 1;
       if (injection.effect === 'ambiguous-done') handle();
       if (typeof injection.effect === 'object') throw injection.effect.error;
-      throw new StacksyncError('E_API_AMBIGUOUS', `${call.method} timed out after sending`, { details: { mayLandLater: injection.mayLandLater !== false } });
+      throw new StacksyncError('E_API_AMBIGUOUS', `${call.method} timed out after sending`, {
+        details: { mayLandLater: injection.mayLandLater !== false },
+      });
     } finally {
       this.inFlight -= 1;
       this.timeline.push(`end:${call.method}`);
@@ -261,7 +321,9 @@ function tileOf(name: string): { name: string; x: number; y: number; w: number; 
 
 /** The service's postgres mapping rules: remove only what exists, never add a duplicate, never both at once. */
 function applyMappings(pipe: LivePipe, patch: PipePatch): void {
-  const postgres = patch.source?.['postgres'] as { tableMappingsToAdd?: TableMapping[]; tableMappingsToRemove?: TableMapping[] } | undefined;
+  const postgres = patch.source?.['postgres'] as
+    | { tableMappingsToAdd?: TableMapping[]; tableMappingsToRemove?: TableMapping[] }
+    | undefined;
   if (!postgres) return;
   const mappings = (pipe.source.block['tableMappings'] as TableMapping[] | undefined) ?? [];
   const key = (mapping: TableMapping): string => `${mapping.sourceSchemaName}.${mapping.sourceTable}`;
@@ -270,11 +332,13 @@ function applyMappings(pipe: LivePipe, patch: PipePatch): void {
     if (removing.has(key(mapping))) throw apiError('E_API_VALIDATION', 400, 'same table in add and remove');
   }
   for (const name of removing) {
-    if (!mappings.some((mapping) => key(mapping) === name)) throw apiError('E_API_VALIDATION', 400, `no mapping ${name} to remove`);
+    if (!mappings.some((mapping) => key(mapping) === name))
+      throw apiError('E_API_VALIDATION', 400, `no mapping ${name} to remove`);
   }
   const kept = mappings.filter((mapping) => !removing.has(key(mapping)));
   for (const mapping of postgres.tableMappingsToAdd ?? []) {
-    if (kept.some((existing) => key(existing) === key(mapping))) throw apiError('E_API_VALIDATION', 400, `mapping ${key(mapping)} exists`);
+    if (kept.some((existing) => key(existing) === key(mapping)))
+      throw apiError('E_API_VALIDATION', 400, `mapping ${key(mapping)} exists`);
     kept.push(mapping);
   }
   pipe.source.block['tableMappings'] = kept;

@@ -10,9 +10,26 @@ function keysInOrder(changes: Change[]): string[] {
 
 describe('execution graph', () => {
   it.each([
-    ['alert deletes, then dashboard writes, then dashboard deletes, then alert writes', [createAlertOn('a', 'd', 't'), deleteChange('Dashboard', 'old', 'x'), createDashboard('d'), deleteChange('Alert', 'gone', 'y')], ['Alert/gone', 'Dashboard/d', 'Dashboard/old', 'Alert/a']],
-    ['plan order among equal ranks', [createDashboard('b'), createDashboard('a'), createDashboard('c')], ['Dashboard/b', 'Dashboard/a', 'Dashboard/c']],
-    ['a required change first even within a rank', [change({ ...createDashboard('b'), dependsOn: ['Dashboard/a'] }), createDashboard('a')], ['Dashboard/a', 'Dashboard/b']],
+    [
+      'alert deletes, then dashboard writes, then dashboard deletes, then alert writes',
+      [
+        createAlertOn('a', 'd', 't'),
+        deleteChange('Dashboard', 'old', 'x'),
+        createDashboard('d'),
+        deleteChange('Alert', 'gone', 'y'),
+      ],
+      ['Alert/gone', 'Dashboard/d', 'Dashboard/old', 'Alert/a'],
+    ],
+    [
+      'plan order among equal ranks',
+      [createDashboard('b'), createDashboard('a'), createDashboard('c')],
+      ['Dashboard/b', 'Dashboard/a', 'Dashboard/c'],
+    ],
+    [
+      'a required change first even within a rank',
+      [change({ ...createDashboard('b'), dependsOn: ['Dashboard/a'] }), createDashboard('a')],
+      ['Dashboard/a', 'Dashboard/b'],
+    ],
   ])('orders %s', (_label, changes, want) => {
     expect(keysInOrder(changes)).toEqual(want);
   });
@@ -45,12 +62,23 @@ describe('execution graph', () => {
   });
 
   it('refuses a plan with two changes for one key', () => {
-    expect(() => buildExecutionGraph([createDashboard('a'), createDashboard('a')])).toThrow(expect.objectContaining({ code: 'E_INTERNAL' }));
+    expect(() => buildExecutionGraph([createDashboard('a'), createDashboard('a')])).toThrow(
+      expect.objectContaining({ code: 'E_INTERNAL' }),
+    );
   });
 
   it('runs a mapping removal before an addition and keeps other operations in place', () => {
-    const op = (step: 'remove-mappings' | 'add-mappings' | undefined, name: string): Operation => ({ type: 'updatePipe', id: 'p', patch: { name }, ...(step ? { step } : {}) });
-    const ordered = orderOperations([op('add-mappings', 'add'), op(undefined, 'plain'), op('remove-mappings', 'remove')]);
+    const op = (step: 'remove-mappings' | 'add-mappings' | undefined, name: string): Operation => ({
+      type: 'updatePipe',
+      id: 'p',
+      patch: { name },
+      ...(step ? { step } : {}),
+    });
+    const ordered = orderOperations([
+      op('add-mappings', 'add'),
+      op(undefined, 'plain'),
+      op('remove-mappings', 'remove'),
+    ]);
     expect(ordered.map((each) => ('patch' in each ? each.patch['name'] : ''))).toEqual(['remove', 'plain', 'add']);
   });
 });

@@ -39,7 +39,12 @@ function castLines(file: string, text: string): number[] {
 
 describe('casts in src/kinds/', () => {
   it('finds a cast of either spelling, and not `as const` nor an import alias', () => {
-    expect(castLines('a.ts', "const a = x as LiveDashboard;\nconst b = <LivePipe>y;\nconst c = ['a'] as const;\nimport { z as w } from './z.js';")).toEqual([1, 2]);
+    expect(
+      castLines(
+        'a.ts',
+        "const a = x as LiveDashboard;\nconst b = <LivePipe>y;\nconst c = ['a'] as const;\nimport { z as w } from './z.js';",
+      ),
+    ).toEqual([1, 2]);
   });
 
   it('are none but those listed, and the list holds no file that has fewer', () => {
@@ -56,7 +61,11 @@ describe('casts in src/kinds/', () => {
     const crossKind = /\b(?:liveOf\([A-Z_]+\)|planned\.get\([A-Z_]+\)\??\.outcome)[^;]*\bas\b/;
     const offending = sourceFiles()
       .filter((file) => file.startsWith('kinds/'))
-      .filter((file) => readFileSync(join(SRC, file), 'utf8').split('\n').some((line) => crossKind.test(line)));
+      .filter((file) =>
+        readFileSync(join(SRC, file), 'utf8')
+          .split('\n')
+          .some((line) => crossKind.test(line)),
+      );
     expect(offending).toEqual([]);
   });
 });

@@ -11,7 +11,11 @@ import { describe, expect, it } from 'vitest';
 const jscpdBin = join(dirname(createRequire(import.meta.url).resolve('jscpd')), '..', '..', 'bin', 'jscpd');
 
 function detect(path: string): { status: number | null; report: string } {
-  const run = spawnSync(process.execPath, [jscpdBin, path, '--format', 'typescript', '--min-tokens', '50', '--reporters', 'console', '--exitCode', '1'], { encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(
+    process.execPath,
+    [jscpdBin, path, '--format', 'typescript', '--min-tokens', '50', '--reporters', 'console', '--exitCode', '1'],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
   return { status: run.status, report: `${run.stdout}${run.stderr}` };
 }
 

@@ -33,7 +33,11 @@ function specifiersOf(text: string): string[] {
 }
 
 /** The dependencies of `manifest` that no specifier names and no script runs a binary of. */
-function unusedDependencies(manifest: Manifest, specifiers: readonly string[], binariesOf: (name: string) => string[]): string[] {
+function unusedDependencies(
+  manifest: Manifest,
+  specifiers: readonly string[],
+  binariesOf: (name: string) => string[],
+): string[] {
   const imported = new Set(specifiers.map(packageOf).filter((name): name is string => name !== undefined));
   if (specifiers.some((specifier) => specifier.startsWith('node:'))) imported.add('node');
   const words = new Set(Object.values(manifest.scripts ?? {}).flatMap((script) => script.split(/[\s;&|()]+/)));
@@ -52,7 +56,9 @@ function typesTarget(name: string): string {
 
 /** The binaries an installed package declares (`bin` in its package.json). */
 function installedBinaries(name: string): string[] {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
   if (manifest.bin === undefined) return [];
   return typeof manifest.bin === 'string' ? [name.split('/').pop() as string] : Object.keys(manifest.bin);
 }
@@ -71,8 +77,18 @@ describe('dependencies', () => {
       scripts: { lint: 'linter check .' },
     };
     const binaries = (name: string) => (name === 'linter' ? ['linter'] : []);
-    expect(unusedDependencies(manifest, ['yaml', '@scope/lib/sub', 'node:fs', './local.js'], binaries)).toEqual(['unused', '@types/unused']);
-    expect(unusedDependencies(manifest, [], binaries)).toEqual(['yaml', 'unused', '@scope/lib', '@types/node', '@types/unused', '@types/scope__lib']);
+    expect(unusedDependencies(manifest, ['yaml', '@scope/lib/sub', 'node:fs', './local.js'], binaries)).toEqual([
+      'unused',
+      '@types/unused',
+    ]);
+    expect(unusedDependencies(manifest, [], binaries)).toEqual([
+      'yaml',
+      'unused',
+      '@scope/lib',
+      '@types/node',
+      '@types/unused',
+      '@types/scope__lib',
+    ]);
   });
 
   it('every dependency in package.json is imported, or run by a script', () => {

@@ -10,13 +10,19 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
-const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } | string[] }> };
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { version?: string; engines?: { node?: string } | string[] }>;
+};
 
 type Version = [number, number, number];
 
 /** `20.19` → [20, 19, 0]; the parts given, for partial versions (`18`, `10.x`). */
 function parseVersion(text: string): { version: Version; parts: number } {
-  const numbers = text.replace(/^v/, '').split('.').filter((part) => /^\d+$/.test(part)).map(Number);
+  const numbers = text
+    .replace(/^v/, '')
+    .split('.')
+    .filter((part) => /^\d+$/.test(part))
+    .map(Number);
   return { version: [numbers[0] ?? 0, numbers[1] ?? 0, numbers[2] ?? 0], parts: numbers.length };
 }
 
@@ -89,7 +95,9 @@ describe('engines', () => {
       .filter(([path]) => path !== '')
       .flatMap(([path, entry]) => {
         const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
-        return range === undefined || satisfies(oldest, range) ? [] : [`${path}@${entry.version ?? '?'} wants node ${range}`];
+        return range === undefined || satisfies(oldest, range)
+          ? []
+          : [`${path}@${entry.version ?? '?'} wants node ${range}`];
       });
     expect(refusing).toEqual([]);
   });

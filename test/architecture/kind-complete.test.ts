@@ -47,7 +47,10 @@ function missingParts(registry: Registry, exists: (path: string) => boolean): st
       ...(registry.servedOnCurrent(kind) ? [emulatorFileOf(kind)] : []),
     ];
     const files = wanted.filter((path) => !exists(path)).map((path) => `${kind}: ${path}`);
-    const line = registry.registered(kind) && registry.text.includes(`from './${folder}/descriptor.js'`) ? [] : [`${kind}: its line in src/kinds/registry.ts`];
+    const line =
+      registry.registered(kind) && registry.text.includes(`from './${folder}/descriptor.js'`)
+        ? []
+        : [`${kind}: its line in src/kinds/registry.ts`];
     return [...files, ...line];
   });
 }
@@ -57,7 +60,8 @@ const registry: Registry = {
   text: readFileSync(`${ROOT}src/kinds/registry.ts`, 'utf8'),
   registered: (kind) => KIND_DESCRIPTORS.some((descriptor) => descriptor === descriptorOf(kind)),
   servedOnCurrent: (kind) => VARIANTS.some((variant) => accessOf(kind, variant, 'current') !== 'none'),
-  hasRoutes: (kind) => VARIANTS.some((variant) => API_PROFILES.some((profile) => accessOf(kind, variant, profile) !== 'none')),
+  hasRoutes: (kind) =>
+    VARIANTS.some((variant) => API_PROFILES.some((profile) => accessOf(kind, variant, profile) !== 'none')),
 };
 const onDisk = (path: string): boolean => existsSync(`${ROOT}${path}`);
 
@@ -77,8 +81,12 @@ describe('every kind is complete', () => {
   it('fails for a kind that misses any of the four', () => {
     const without = (gone: string) => (path: string) => path !== gone && onDisk(path);
     expect(missingParts(registry, without('docs/manifests/role.md'))).toEqual(['Role: docs/manifests/role.md']);
-    expect(missingParts(registry, without('src/kinds/webhook/descriptor.ts'))).toEqual(['Webhook: src/kinds/webhook/descriptor.ts']);
-    expect(missingParts(registry, without('src/kinds/dashboard/wire.ts'))).toEqual(['Dashboard: src/kinds/dashboard/wire.ts']);
+    expect(missingParts(registry, without('src/kinds/webhook/descriptor.ts'))).toEqual([
+      'Webhook: src/kinds/webhook/descriptor.ts',
+    ]);
+    expect(missingParts(registry, without('src/kinds/dashboard/wire.ts'))).toEqual([
+      'Dashboard: src/kinds/dashboard/wire.ts',
+    ]);
     const routeless = { ...registry, hasRoutes: (kind: Kind) => kind !== 'Dashboard' && registry.hasRoutes(kind) };
     expect(missingParts(routeless, without('src/kinds/dashboard/wire.ts'))).toEqual([]);
     const emulatorFile = emulatorFileOf('Alert');

@@ -20,14 +20,25 @@ function kindLiteral(kinds: readonly string[]): RegExp {
 
 function filesNamingKinds(files: readonly string[], read: (file: string) => string): string[] {
   const pattern = kindLiteral(RESOURCE_KINDS);
-  return files.filter((file) => read(file).split('\n').some((line) => !/^\s*(\*|\/\/)/.test(line) && pattern.test(line)));
+  return files.filter((file) =>
+    read(file)
+      .split('\n')
+      .some((line) => !/^\s*(\*|\/\/)/.test(line) && pattern.test(line)),
+  );
 }
 
 describe('kind literals', () => {
   it('the pattern finds what it is meant to, and not a kind in prose', () => {
     const pattern = kindLiteral(RESOURCE_KINDS);
-    for (const line of ["kind === 'Pipe'", 'const order = ["Dashboard"]', 'return { Pipe: {}, Dashboard: {} }', '`Alert`']) expect(pattern.test(line), line).toBe(true);
-    for (const line of ['a Pipe needs a managed target', 'type: `create${kind}`', 'descriptor.kind']) expect(pattern.test(line), line).toBe(false);
+    for (const line of [
+      "kind === 'Pipe'",
+      'const order = ["Dashboard"]',
+      'return { Pipe: {}, Dashboard: {} }',
+      '`Alert`',
+    ])
+      expect(pattern.test(line), line).toBe(true);
+    for (const line of ['a Pipe needs a managed target', 'type: `create${kind}`', 'descriptor.kind'])
+      expect(pattern.test(line), line).toBe(false);
   });
 
   it('no source file outside the descriptors, the schemas and the emulator names a kind', () => {
@@ -36,8 +47,13 @@ describe('kind literals', () => {
   });
 
   it('would fail on a new file that names one', () => {
-    const files = { 'diff/new-stage.ts': "if (change.kind === 'Alert') return;", 'diff/generic.ts': 'descriptorOf(change.kind).plan(input);' };
-    expect(filesNamingKinds(Object.keys(files), (file) => files[file as keyof typeof files])).toEqual(['diff/new-stage.ts']);
+    const files = {
+      'diff/new-stage.ts': "if (change.kind === 'Alert') return;",
+      'diff/generic.ts': 'descriptorOf(change.kind).plan(input);',
+    };
+    expect(filesNamingKinds(Object.keys(files), (file) => files[file as keyof typeof files])).toEqual([
+      'diff/new-stage.ts',
+    ]);
   });
 });
 
@@ -49,12 +65,16 @@ describe('the registry', () => {
 
   it('orders every kind after the kinds it names', () => {
     for (const descriptor of DESCRIPTORS) {
-      for (const named of descriptor.references) expect(KIND_ORDER.indexOf(named), `${descriptor.kind} after ${named}`).toBeLessThan(KIND_ORDER.indexOf(descriptor.kind));
+      for (const named of descriptor.references)
+        expect(KIND_ORDER.indexOf(named), `${descriptor.kind} after ${named}`).toBeLessThan(
+          KIND_ORDER.indexOf(descriptor.kind),
+        );
     }
   });
 
   it('gives every kind a collection of its own and routes on at least one variant', () => {
     expect(new Set(DESCRIPTORS.map((descriptor) => descriptor.collection)).size).toBe(DESCRIPTORS.length);
-    for (const descriptor of DESCRIPTORS) expect(Object.keys(descriptor.routes).length, descriptor.kind).toBeGreaterThan(0);
+    for (const descriptor of DESCRIPTORS)
+      expect(Object.keys(descriptor.routes).length, descriptor.kind).toBeGreaterThan(0);
   });
 });

@@ -24,15 +24,23 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The lines of a text longer than the limit, as `path:line: length`, URLs excepted. */
 function longLines(path: string, text: string): string[] {
-  return text.split('\n').flatMap((line, index) =>
-    line.length > LIMIT && !/\bhttps?:\/\//.test(line) ? [`${path}:${index + 1}: ${line.length} characters`] : [],
-  );
+  return text
+    .split('\n')
+    .flatMap((line, index) =>
+      line.length > LIMIT && !/\bhttps?:\/\//.test(line) ? [`${path}:${index + 1}: ${line.length} characters`] : [],
+    );
 }
 
 /** Formats the folder `name` of `dir` in place with the repository's formatter settings. */
 function format(dir: string, name: string): void {
-  writeFileSync(join(dir, 'biome.json'), readFileSync(join(ROOT, 'biome.json'), 'utf8').replace(/"\$schema":[^,]*,/, ''));
-  execFileSync(process.execPath, [BIOME, 'format', '--write', '--vcs-enabled=false', name], { cwd: dir, stdio: 'pipe' });
+  writeFileSync(
+    join(dir, 'biome.json'),
+    readFileSync(join(ROOT, 'biome.json'), 'utf8').replace(/"\$schema":[^,]*,/, ''),
+  );
+  execFileSync(process.execPath, [BIOME, 'format', '--write', '--vcs-enabled=false', name], {
+    cwd: dir,
+    stdio: 'pipe',
+  });
 }
 
 function filesUnder(dir: string): string[] {
@@ -46,14 +54,21 @@ describe('line length', () => {
     const dir = join(work, 'sample');
     cpSync(join(ROOT, 'test/architecture/fixtures/long-lines'), join(dir, 'src'), { recursive: true });
     format(dir, 'src');
-    const found = filesUnder(join(dir, 'src')).flatMap((file) => longLines(relative(dir, file), readFileSync(file, 'utf8')));
+    const found = filesUnder(join(dir, 'src')).flatMap((file) =>
+      longLines(relative(dir, file), readFileSync(file, 'utf8')),
+    );
     expect(found).toEqual([
       expect.stringMatching(/^src\/sample\.ts:2: \d+ characters$/),
       expect.stringMatching(/^src\/sample\.ts:\d+: \d+ characters$/),
     ]);
     const text = readFileSync(join(dir, 'src/sample.ts'), 'utf8');
     expect(text).toContain('https://example.com/');
-    expect(text.split('\n').filter((line) => line.includes('wrappedCall')).every((line) => line.length <= LIMIT)).toBe(true);
+    expect(
+      text
+        .split('\n')
+        .filter((line) => line.includes('wrappedCall'))
+        .every((line) => line.length <= LIMIT),
+    ).toBe(true);
   });
 
   it(`no line of src/ is over ${LIMIT} characters once formatted`, () => {

@@ -10,7 +10,23 @@ const files = importGraph();
 describe('the import graph of src/', () => {
   it('is read: every folder of the layout has files', () => {
     const folders = new Set(folderGraph(files).keys());
-    for (const folder of ['model', 'schema', 'yaml', 'config', 'manifests', 'api', 'diff', 'plan', 'apply', 'state', 'reconcile', 'daemon', 'emulator', 'cli', 'support']) {
+    for (const folder of [
+      'model',
+      'schema',
+      'yaml',
+      'config',
+      'manifests',
+      'api',
+      'diff',
+      'plan',
+      'apply',
+      'state',
+      'reconcile',
+      'daemon',
+      'emulator',
+      'cli',
+      'support',
+    ]) {
       expect(folders, folder).toContain(folder);
     }
   });

@@ -71,7 +71,12 @@ describe('the budget file', () => {
 describe('pacers with a budget file', () => {
   it('file what their budget spent when its last client closes, and the next pacers of that budget start from it', async () => {
     const ledger = fileBudgetLedger(join(dir, 'budgets.json'));
-    const member = { target: 'prod', origin: 'https://api.example.com', authorization: AUTHORIZATION, rateLimit: { requests: 10, perSeconds: 10, concurrency: 2 } };
+    const member = {
+      target: 'prod',
+      origin: 'https://api.example.com',
+      authorization: AUTHORIZATION,
+      rateLimit: { requests: 10, perSeconds: 10, concurrency: 2 },
+    };
     const first = new SharedPacers({ ledger });
     const lane = first.join(member);
     for (let request = 0; request < 3; request++) (await lane.acquire('read'))();

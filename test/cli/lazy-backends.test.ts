@@ -23,8 +23,12 @@ function importsOf(chunk: string): { statically: string[]; dynamically: string[]
   const staticImport = new RegExp(`(?:from\\s*${quoted}|import\\s*${quoted})`);
   const dynamicImport = new RegExp(`import\\(\\s*${quoted}\\s*\\)`);
   return {
-    statically: chunks.filter((other) => other.name !== chunk && staticImport.test(other.text)).map((other) => other.name),
-    dynamically: chunks.filter((other) => other.name !== chunk && dynamicImport.test(other.text)).map((other) => other.name),
+    statically: chunks
+      .filter((other) => other.name !== chunk && staticImport.test(other.text))
+      .map((other) => other.name),
+    dynamically: chunks
+      .filter((other) => other.name !== chunk && dynamicImport.test(other.text))
+      .map((other) => other.name),
   };
 }
 

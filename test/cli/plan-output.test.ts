@@ -15,13 +15,21 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const GITHUB = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'acme/dashboards', GITHUB_SHA: 'f00dfeed' };
+const GITHUB = {
+  GITHUB_SERVER_URL: 'https://github.com',
+  GITHUB_REPOSITORY: 'acme/dashboards',
+  GITHUB_SHA: 'f00dfeed',
+};
 
 describe('links of the markdown plan', () => {
   it('GitHub Actions names the commit the job checked out', () => {
     expect(githubBlobBase(GITHUB)).toBe('https://github.com/acme/dashboards/blob/f00dfeed/');
-    expect(githubBlobBase({ ...GITHUB, GITHUB_SERVER_URL: 'https://ghe.example.com/' })).toBe('https://ghe.example.com/acme/dashboards/blob/f00dfeed/');
-    expect(githubBlobBase({ GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'acme/dashboards' })).toBeUndefined();
+    expect(githubBlobBase({ ...GITHUB, GITHUB_SERVER_URL: 'https://ghe.example.com/' })).toBe(
+      'https://ghe.example.com/acme/dashboards/blob/f00dfeed/',
+    );
+    expect(
+      githubBlobBase({ GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'acme/dashboards' }),
+    ).toBeUndefined();
   });
 
   it('finds the repository root above the manifests directory (a worktree has a .git file)', async () => {
@@ -38,7 +46,12 @@ describe('links of the markdown plan', () => {
   });
 
   it('takes --link-base over the environment, adding the slash', () => {
-    const options = markdownOptions('manifests', { linkBase: 'https://git.example.com/x/-/blob/main', out: 'out/plan.json' }, GITHUB, join(dir, 'repo', 'deploy'));
+    const options = markdownOptions(
+      'manifests',
+      { linkBase: 'https://git.example.com/x/-/blob/main', out: 'out/plan.json' },
+      GITHUB,
+      join(dir, 'repo', 'deploy'),
+    );
     expect(options.linkBase).toBe('https://git.example.com/x/-/blob/main/');
     expect(options.fullPlan).toBe('in the saved plan `plan.json` (keep it as a build artifact)');
   });

@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ApplyEvent } from '../../src/apply/events.js';
 import { estimateApply } from '../../src/apply/estimate.js';
-import { createProgressLog, createProgressReporter, formatProgressLine, formatRemainingLine, REMAINING_NOTE_EVERY_MS, REMAINING_RECOMPUTE_MS } from '../../src/cli/progress.js';
+import {
+  createProgressLog,
+  createProgressReporter,
+  formatProgressLine,
+  formatRemainingLine,
+  REMAINING_NOTE_EVERY_MS,
+  REMAINING_RECOMPUTE_MS,
+} from '../../src/cli/progress.js';
 import { createLogger } from '../../src/support/logger.js';
 import { createDashboard } from '../apply/changes.js';
 
@@ -12,7 +19,12 @@ const BASE = { target: 'prod', kind: 'Dashboard', action: 'create' } as const;
 /** The estimate of `count` dashboard creates on prod at the managed default. */
 function estimate(count: number) {
   const changes = Array.from({ length: count }, (_, index) => createDashboard(`d-${index}`));
-  return estimateApply({ changes, budgets: [[{ name: 'prod', rateLimit: MANAGED }]], reads: { prod: 3 }, latencyMs: 100 });
+  return estimateApply({
+    changes,
+    budgets: [[{ name: 'prod', rateLimit: MANAGED }]],
+    reads: { prod: 3 },
+    latencyMs: 100,
+  });
 }
 
 /** The events of one finished create, at `at`. */
@@ -27,15 +39,24 @@ function created(index: number, at: number): ApplyEvent[] {
 function capture(tty: boolean) {
   let out = '';
   let now = 0;
-  const reporter = createProgressReporter({ stream: { write: (chunk: string) => (out += chunk), isTTY: tty }, clock: () => now });
+  const reporter = createProgressReporter({
+    stream: { write: (chunk: string) => (out += chunk), isTTY: tty },
+    clock: () => now,
+  });
   return { text: () => out, reporter, setNow: (ms: number) => (now = ms) };
 }
 
 describe('remaining time', () => {
   it('ends the progress line with the time left', () => {
-    expect(formatProgressLine({ targets: [{ target: 'prod', done: 12, total: 40 }], ratePerSecond: 1, rateLimited: false, waitedSeconds: 0, remainingSeconds: 2_900 })).toBe(
-      'prod: 12/40 · 1.0 ops/s · ≈ 48 min left',
-    );
+    expect(
+      formatProgressLine({
+        targets: [{ target: 'prod', done: 12, total: 40 }],
+        ratePerSecond: 1,
+        rateLimited: false,
+        waitedSeconds: 0,
+        remainingSeconds: 2_900,
+      }),
+    ).toBe('prod: 12/40 · 1.0 ops/s · ≈ 48 min left');
     expect(formatRemainingLine(1_200, 3_000, 1_900)).toBe('progress: 1,200 of 3,000 writes, ≈ 32 min left');
   });
 
@@ -59,7 +80,9 @@ describe('remaining time', () => {
       setNow(index * 1_000);
       for (const event of created(index, index * 1_000)) reporter.onEvent(event);
     }
-    const notes = text().split('\n').filter((line) => line.startsWith('progress: '));
+    const notes = text()
+      .split('\n')
+      .filter((line) => line.startsWith('progress: '));
     // 100 s of changes: a note after the first minute, not before.
     expect(notes).toEqual([expect.stringMatching(/^progress: 61 of 300 writes, ≈ \d+ min left$/)]);
     expect(REMAINING_NOTE_EVERY_MS).toBe(60_000);
@@ -76,9 +99,22 @@ describe('remaining time', () => {
       now = index * 1_000;
       for (const event of created(index, now)) reporter.onEvent(event);
     }
-    const records = chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    const notes = records.filter((record) => typeof record['msg'] === 'string' && record['msg'].startsWith('progress: '));
-    expect(notes).toEqual([expect.objectContaining({ writesDone: 61, writes: 300, remainingSeconds: expect.any(Number), msg: expect.stringMatching(/^progress: 61 of 300 writes, ≈ \d+ min left$/) })]);
+    const records = chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const notes = records.filter(
+      (record) => typeof record['msg'] === 'string' && record['msg'].startsWith('progress: '),
+    );
+    expect(notes).toEqual([
+      expect.objectContaining({
+        writesDone: 61,
+        writes: 300,
+        remainingSeconds: expect.any(Number),
+        msg: expect.stringMatching(/^progress: 61 of 300 writes, ≈ \d+ min left$/),
+      }),
+    ]);
     // Every other record is a change, one per create.
     expect(records.filter((record) => record['action'] === 'create')).toHaveLength(100);
   });

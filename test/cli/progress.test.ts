@@ -20,16 +20,61 @@ const BASE = { target: 'prod', kind: 'Dashboard', action: 'create', at: 0 } as c
 
 describe('progress formatting', () => {
   it('formats the closing summary', () => {
-    const summary = { created: 3, updated: 2, deleted: 1, adopted: 0, failed: 1, skipped: 1, replaced: 0, 'not applied': 0, waiting: 0 };
-    expect(formatSummary(summary, 4_240)).toBe('Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in 4.2s');
-    expect(formatSummary(summary, 50, 'prod')).toBe('Apply prod: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in 0.1s');
+    const summary = {
+      created: 3,
+      updated: 2,
+      deleted: 1,
+      adopted: 0,
+      failed: 1,
+      skipped: 1,
+      replaced: 0,
+      'not applied': 0,
+      waiting: 0,
+    };
+    expect(formatSummary(summary, 4_240)).toBe(
+      'Apply: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in 4.2s',
+    );
+    expect(formatSummary(summary, 50, 'prod')).toBe(
+      'Apply prod: 3 created, 2 updated, 1 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in 0.1s',
+    );
   });
 
   it.each<[string, Parameters<typeof formatChangeLine>[0], string]>([
-    ['a success', { ...BASE, key: 'Dashboard/api', type: 'change-succeeded', durationMs: 420 }, 'created Dashboard/api (0.4s)'],
-    ['a delete', { ...BASE, action: 'delete', key: 'Dashboard/old', type: 'change-succeeded', durationMs: 1_000 }, 'deleted Dashboard/old (1.0s)'],
-    ['a failure', { ...BASE, key: 'Dashboard/x', type: 'change-failed', durationMs: 5, code: 'E_API_VALIDATION', error: 'Tile not found' }, 'failed Dashboard/x: E_API_VALIDATION: Tile not found'],
-    ['a skip', { ...BASE, key: 'Alert/y', kind: 'Alert', type: 'change-skipped', reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/x, which failed' }, 'skipped Alert/y: E_DEPENDENCY_FAILED: depends on Dashboard/x, which failed'],
+    [
+      'a success',
+      { ...BASE, key: 'Dashboard/api', type: 'change-succeeded', durationMs: 420 },
+      'created Dashboard/api (0.4s)',
+    ],
+    [
+      'a delete',
+      { ...BASE, action: 'delete', key: 'Dashboard/old', type: 'change-succeeded', durationMs: 1_000 },
+      'deleted Dashboard/old (1.0s)',
+    ],
+    [
+      'a failure',
+      {
+        ...BASE,
+        key: 'Dashboard/x',
+        type: 'change-failed',
+        durationMs: 5,
+        code: 'E_API_VALIDATION',
+        error: 'Tile not found',
+      },
+      'failed Dashboard/x: E_API_VALIDATION: Tile not found',
+    ],
+    [
+      'a skip',
+      {
+        ...BASE,
+        key: 'Alert/y',
+        kind: 'Alert',
+        type: 'change-skipped',
+        reason: 'dependency',
+        code: 'E_DEPENDENCY_FAILED',
+        error: 'depends on Dashboard/x, which failed',
+      },
+      'skipped Alert/y: E_DEPENDENCY_FAILED: depends on Dashboard/x, which failed',
+    ],
   ])('formats %s as one line', (_label, event, want) => {
     expect(formatChangeLine(event)).toBe(want);
   });
@@ -37,9 +82,23 @@ describe('progress formatting', () => {
   const prod = (done: number, total: number) => ({ target: 'prod', done, total });
   it.each([
     [{ targets: [prod(12, 40)], ratePerSecond: 1.84, rateLimited: false, waitedSeconds: 0 }, 'prod: 12/40 · 1.8 ops/s'],
-    [{ targets: [prod(12, 40)], ratePerSecond: 1, rateLimited: true, waitedSeconds: 3 }, 'prod: 12/40 · 1.0 ops/s · waiting for the rate limit (3.0s so far)'],
-    [{ targets: [prod(40, 40)], ratePerSecond: 0, rateLimited: false, waitedSeconds: 3 }, 'prod: 40/40 · 0.0 ops/s · rate limit waits 3.0s'],
-    [{ targets: [prod(3, 40), { target: 'lab', done: 1, total: 2 }], ratePerSecond: 2, rateLimited: false, waitedSeconds: 0 }, 'prod: 3/40 · lab: 1/2 · 2.0 ops/s'],
+    [
+      { targets: [prod(12, 40)], ratePerSecond: 1, rateLimited: true, waitedSeconds: 3 },
+      'prod: 12/40 · 1.0 ops/s · waiting for the rate limit (3.0s so far)',
+    ],
+    [
+      { targets: [prod(40, 40)], ratePerSecond: 0, rateLimited: false, waitedSeconds: 3 },
+      'prod: 40/40 · 0.0 ops/s · rate limit waits 3.0s',
+    ],
+    [
+      {
+        targets: [prod(3, 40), { target: 'lab', done: 1, total: 2 }],
+        ratePerSecond: 2,
+        rateLimited: false,
+        waitedSeconds: 0,
+      },
+      'prod: 3/40 · lab: 1/2 · 2.0 ops/s',
+    ],
   ])('formats the progress line %#', (snapshot, want) => {
     expect(formatProgressLine(snapshot)).toBe(want);
   });
@@ -53,14 +112,29 @@ describe('progress formatting', () => {
   });
 
   it('summarises changes and results, leaving unchanged ones out', () => {
-    const changes = [createDashboard('a'), createDashboard('b'), deleteChange('Alert', 'c', 'x'), change({ kind: 'Alert', name: 'd', action: 'unchanged' })];
+    const changes = [
+      createDashboard('a'),
+      createDashboard('b'),
+      deleteChange('Alert', 'c', 'x'),
+      change({ kind: 'Alert', name: 'd', action: 'unchanged' }),
+    ];
     const results = new Map([
       ['Dashboard/a', { result: 'ok' }],
       ['Dashboard/b', { result: 'failed', code: 'E_API_VALIDATION', error: 'no' }],
       ['Alert/c', { result: 'ok' }],
       ['Alert/d', { result: 'ok' }],
     ] as const);
-    expect(summarizeApply(changes, results)).toEqual({ created: 1, updated: 0, deleted: 1, adopted: 0, failed: 1, skipped: 0, replaced: 0, 'not applied': 0, waiting: 0 });
+    expect(summarizeApply(changes, results)).toEqual({
+      created: 1,
+      updated: 0,
+      deleted: 1,
+      adopted: 0,
+      failed: 1,
+      skipped: 0,
+      replaced: 0,
+      'not applied': 0,
+      waiting: 0,
+    });
   });
 });
 
@@ -71,14 +145,46 @@ describe('progress reporter', () => {
     { ...BASE, key: 'Dashboard/a', type: 'operation-started', call: 'createDashboard' },
     { ...BASE, key: 'Dashboard/a', type: 'operation-succeeded', call: 'createDashboard', durationMs: 300, at: 300 },
     { ...BASE, key: 'Dashboard/a', type: 'change-succeeded', durationMs: 300, at: 300 },
-    { ...BASE, key: 'Alert/b', kind: 'Alert', type: 'change-skipped', reason: 'dependency', code: 'E_DEPENDENCY_FAILED', error: 'depends on Dashboard/z, which failed', at: 300 },
-    { type: 'apply-finished', target: 'prod', at: 400, durationMs: 400, summary: { created: 1, updated: 0, deleted: 0, adopted: 0, failed: 0, skipped: 1, replaced: 0, 'not applied': 0, waiting: 0 } },
+    {
+      ...BASE,
+      key: 'Alert/b',
+      kind: 'Alert',
+      type: 'change-skipped',
+      reason: 'dependency',
+      code: 'E_DEPENDENCY_FAILED',
+      error: 'depends on Dashboard/z, which failed',
+      at: 300,
+    },
+    {
+      type: 'apply-finished',
+      target: 'prod',
+      at: 400,
+      durationMs: 400,
+      summary: {
+        created: 1,
+        updated: 0,
+        deleted: 0,
+        adopted: 0,
+        failed: 0,
+        skipped: 1,
+        replaced: 0,
+        'not applied': 0,
+        waiting: 0,
+      },
+    },
   ];
 
-  function capture(tty: boolean): { text: () => string; reporter: ReturnType<typeof createProgressReporter>; setNow: (ms: number) => void } {
+  function capture(tty: boolean): {
+    text: () => string;
+    reporter: ReturnType<typeof createProgressReporter>;
+    setNow: (ms: number) => void;
+  } {
     let out = '';
     let now = 0;
-    const reporter = createProgressReporter({ stream: { write: (chunk: string) => (out += chunk), isTTY: tty }, clock: () => now });
+    const reporter = createProgressReporter({
+      stream: { write: (chunk: string) => (out += chunk), isTTY: tty },
+      clock: () => now,
+    });
     return { text: () => out, reporter, setNow: (ms) => (now = ms) };
   }
 
@@ -86,7 +192,12 @@ describe('progress reporter', () => {
     const { text, reporter } = capture(false);
     for (const event of run) reporter.onEvent(event);
     expect(text()).toBe(
-      ['created Dashboard/a (0.3s)', 'skipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed', 'Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped, 0 not applied, 0 waiting in 0.4s', ''].join('\n'),
+      [
+        'created Dashboard/a (0.3s)',
+        'skipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed',
+        'Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped, 0 not applied, 0 waiting in 0.4s',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -99,8 +210,14 @@ describe('progress reporter', () => {
     expect(text()).not.toContain('\n');
     for (const event of run.slice(5)) reporter.onEvent(event);
     // The progress line is cleared before a line is printed over it, then drawn again below.
-    expect(text()).toContain('\r\u001b[2Kskipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed\n\r\u001b[2Kprod: 2/2');
-    expect(text().endsWith('\r\u001b[2KApply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped, 0 not applied, 0 waiting in 0.4s\n')).toBe(true);
+    expect(text()).toContain(
+      '\r\u001b[2Kskipped Alert/b: E_DEPENDENCY_FAILED: depends on Dashboard/z, which failed\n\r\u001b[2Kprod: 2/2',
+    );
+    expect(
+      text().endsWith(
+        '\r\u001b[2KApply: 1 created, 0 updated, 0 deleted, 0 adopted, 0 failed, 1 skipped, 0 not applied, 0 waiting in 0.4s\n',
+      ),
+    ).toBe(true);
     expect(text().match(/\n/g)).toHaveLength(2);
   });
 
@@ -137,11 +254,31 @@ describe('progress reporter', () => {
     reporter.onEvent({ type: 'apply-started', target: 'lab', at: 0, total: 1 });
     reporter.onEvent({ ...BASE, key: 'Dashboard/b', type: 'change-succeeded', durationMs: 1 });
     reporter.onEvent({ ...lab, key: 'Dashboard/c', type: 'change-succeeded', durationMs: 1 });
-    reporter.onEvent({ type: 'apply-finished', target: 'lab', at: 0, durationMs: 1, summary: { created: 1, updated: 0, deleted: 0, adopted: 0, failed: 0, skipped: 0, replaced: 0, 'not applied': 0, waiting: 0 } });
+    reporter.onEvent({
+      type: 'apply-finished',
+      target: 'lab',
+      at: 0,
+      durationMs: 1,
+      summary: {
+        created: 1,
+        updated: 0,
+        deleted: 0,
+        adopted: 0,
+        failed: 0,
+        skipped: 0,
+        replaced: 0,
+        'not applied': 0,
+        waiting: 0,
+      },
+    });
     reporter.onEvent({ ...BASE, key: 'Dashboard/d', type: 'change-succeeded', durationMs: 1 });
-    const lines = text().split(/\r\u001b\[2K|\n/).filter((line) => /^\w+: \d+\/\d+/.test(line));
+    const lines = text()
+      .split(/\r\u001b\[2K|\n/)
+      .filter((line) => /^\w+: \d+\/\d+/.test(line));
     // Never a count past its total, nor one target's count under another's name.
-    for (const line of lines) for (const [, done, total] of line.matchAll(/(\d+)\/(\d+)/g)) expect(Number(done), line).toBeLessThanOrEqual(Number(total));
+    for (const line of lines)
+      for (const [, done, total] of line.matchAll(/(\d+)\/(\d+)/g))
+        expect(Number(done), line).toBeLessThanOrEqual(Number(total));
     expect(lines.at(-1)).toMatch(/^prod: 3\/3 · lab: 1\/1 · /);
   });
 
@@ -160,10 +297,15 @@ describe('progress reporter fed by applyPlan', () => {
     const dir = await mkdtemp(join(tmpdir(), 'stacksync-progress-'));
     try {
       const api = new FakeApi();
-      api.fail('createDashboard', apiError('E_API_VALIDATION', 400, 'Body validation failed: tiles'), { match: (call) => call.name === 'bad' });
+      api.fail('createDashboard', apiError('E_API_VALIDATION', 400, 'Body validation failed: tiles'), {
+        match: (call) => call.name === 'bad',
+      });
       let out = '';
       let now = 0;
-      const reporter = createProgressReporter({ stream: { write: (chunk: string) => (out += chunk) }, clock: () => now });
+      const reporter = createProgressReporter({
+        stream: { write: (chunk: string) => (out += chunk) },
+        clock: () => now,
+      });
       await applyPlan([createDashboard('good'), createDashboard('bad'), createAlertOn('watch', 'bad', 'p99')], {
         api,
         store: await openStateStore(join(dir, 'state.json')),
@@ -178,7 +320,9 @@ describe('progress reporter fed by applyPlan', () => {
         expect.stringMatching(/^created Dashboard\/good \(\d+\.\ds\)$/),
         'failed Dashboard/bad: E_API_VALIDATION: Body validation failed: tiles',
         'skipped Alert/watch: E_DEPENDENCY_FAILED: depends on Dashboard/bad, which failed',
-        expect.stringMatching(/^Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in \d+\.\ds$/),
+        expect.stringMatching(
+          /^Apply: 1 created, 0 updated, 0 deleted, 0 adopted, 1 failed, 1 skipped, 0 not applied, 0 waiting in \d+\.\ds$/,
+        ),
         '',
       ]);
     } finally {

@@ -41,10 +41,12 @@ async function serve(handler: Handler): Promise<{ listen: string; sent: () => nu
   return { listen: `127.0.0.1:${(server.address() as AddressInfo).port}`, sent: () => sent };
 }
 
-const json = (body: unknown): Handler => (_request, response) => {
-  response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
-};
+const json =
+  (body: unknown): Handler =>
+  (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(body));
+  };
 
 function expectOneClearLine(result: CliResult, pattern: RegExp): void {
   expect(result.code, result.stderr).toBe(1);
@@ -65,18 +67,61 @@ function expectOneRecord(result: CliResult, pattern: RegExp): void {
   expect(record.msg).not.toMatch(/\n\s+at /);
 }
 
-const target = (resources: unknown[]): Record<string, unknown> => ({ syncing: false, lastSyncAt: '2026-11-28T10:00:00Z', lastResult: 'success', resources });
+const target = (resources: unknown[]): Record<string, unknown> => ({
+  syncing: false,
+  lastSyncAt: '2026-11-28T10:00:00Z',
+  lastResult: 'success',
+  resources,
+});
 
 describe('stacksync status against a broken or hostile daemon', { timeout: 60_000 }, () => {
   it('says which member is wrong when the document has null members or members of another type', async () => {
     const cases: [unknown, RegExp][] = [
-      [{ version: 1, generatedAt: '2026-11-28T10:00:00Z', ready: true, targets: { prod: target([{ kind: 'Pipe', name: null, status: 'in_sync' }]) } }, /targets\["prod"\]\.resources\[0\]\.name is null, not a string/],
-      [{ version: 1, generatedAt: '2026-11-28T10:00:00Z', ready: true, targets: null }, /: targets is null, not an object/],
-      [{ version: 1, generatedAt: '2026-11-28T10:00:00Z', ready: true, targets: { prod: null } }, /targets\["prod"\] is null, not an object/],
-      [{ version: 1, generatedAt: '2026-11-28T10:00:00Z', ready: true, targets: { prod: { ...target([]), resources: null } } }, /targets\["prod"\]\.resources is null, not a list/],
-      [{ version: 1, generatedAt: '2026-11-28T10:00:00Z', ready: true, targets: { prod: { ...target([]), lastError: 42 } } }, /targets\["prod"\]\.lastError is a number, not a string/],
+      [
+        {
+          version: 1,
+          generatedAt: '2026-11-28T10:00:00Z',
+          ready: true,
+          targets: { prod: target([{ kind: 'Pipe', name: null, status: 'in_sync' }]) },
+        },
+        /targets\["prod"\]\.resources\[0\]\.name is null, not a string/,
+      ],
+      [
+        { version: 1, generatedAt: '2026-11-28T10:00:00Z', ready: true, targets: null },
+        /: targets is null, not an object/,
+      ],
+      [
+        { version: 1, generatedAt: '2026-11-28T10:00:00Z', ready: true, targets: { prod: null } },
+        /targets\["prod"\] is null, not an object/,
+      ],
+      [
+        {
+          version: 1,
+          generatedAt: '2026-11-28T10:00:00Z',
+          ready: true,
+          targets: { prod: { ...target([]), resources: null } },
+        },
+        /targets\["prod"\]\.resources is null, not a list/,
+      ],
+      [
+        {
+          version: 1,
+          generatedAt: '2026-11-28T10:00:00Z',
+          ready: true,
+          targets: { prod: { ...target([]), lastError: 42 } },
+        },
+        /targets\["prod"\]\.lastError is a number, not a string/,
+      ],
       [{ version: 1, generatedAt: null, ready: true, targets: {} }, /: generatedAt is null, not a string/],
-      [{ version: 1, generatedAt: '2026-11-28T10:00:00Z', ready: true, targets: { prod: target([{ kind: 'Dashboard', name: 'a', status: 'drifted', diff: [null] }]) } }, /resources\[0\]\.diff\[0\] is null, not an object/],
+      [
+        {
+          version: 1,
+          generatedAt: '2026-11-28T10:00:00Z',
+          ready: true,
+          targets: { prod: target([{ kind: 'Dashboard', name: 'a', status: 'drifted', diff: [null] }]) },
+        },
+        /resources\[0\]\.diff\[0\] is null, not an object/,
+      ],
       [[1, 2, 3], /the document is an array, not an object/],
     ];
     for (const [document, pattern] of cases) {
@@ -96,7 +141,17 @@ describe('stacksync status against a broken or hostile daemon', { timeout: 60_00
       ready: true,
       targets: {
         [`prod${hostile}`]: {
-          ...target([{ kind: 'Alert', name: `x${hostile}`, status: 'error', error: `refused: ${hostile}`, code: 'E_API_VALIDATION', file: `manifests/${hostile}.yaml`, line: 3 }]),
+          ...target([
+            {
+              kind: 'Alert',
+              name: `x${hostile}`,
+              status: 'error',
+              error: `refused: ${hostile}`,
+              code: 'E_API_VALIDATION',
+              file: `manifests/${hostile}.yaml`,
+              line: 3,
+            },
+          ]),
           lastResult: 'failure',
           lastError: `sync failed: ${hostile}`,
         },
@@ -108,7 +163,11 @@ describe('stacksync status against a broken or hostile daemon', { timeout: 60_00
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(result.stdout).toContain(`Target prod${shown}:`);
     expect(result.stdout).toContain(`error: sync failed: ${shown}`);
-    expect(result.stdout).toMatch(new RegExp(`Alert +x${shown.replace(/[\\[\]]/g, '\\$&')} +error +manifests/${shown.replace(/[\\[\]]/g, '\\$&')}\\.yaml:3 +refused: `));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `Alert +x${shown.replace(/[\\[\]]/g, '\\$&')} +error +manifests/${shown.replace(/[\\[\]]/g, '\\$&')}\\.yaml:3 +refused: `,
+      ),
+    );
     const asJson = await workspace.run(['status', '--listen', listen, '--output', 'json']);
     expect(asJson.stdout).not.toMatch(/[\u007f-\u009f]/);
     expect(JSON.parse(asJson.stdout)).toEqual(document);
@@ -119,7 +178,10 @@ describe('stacksync status against a broken or hostile daemon', { timeout: 60_00
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end('{"version": 1, "targets": {');
     });
-    expectOneClearLine(await workspace.run(['status', '--listen', listen]), /sent no usable stacksync status document: it is not JSON/);
+    expectOneClearLine(
+      await workspace.run(['status', '--listen', listen]),
+      /sent no usable stacksync status document: it is not JSON/,
+    );
   });
 
   it('stops reading an endless body at --max-size', async () => {
@@ -143,7 +205,10 @@ describe('stacksync status against a broken or hostile daemon', { timeout: 60_00
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) });
       response.write('{');
     });
-    expectOneClearLine(await workspace.run(['status', '--listen', listen, '--max-size', '512KiB']), /announced 10485760 bytes, more than 512 KiB \(--max-size\)/);
+    expectOneClearLine(
+      await workspace.run(['status', '--listen', listen, '--max-size', '512KiB']),
+      /announced 10485760 bytes, more than 512 KiB \(--max-size\)/,
+    );
   });
 
   it('gives up on a body trickled a byte at a time after --timeout, and on an answer that never comes', async () => {
@@ -151,9 +216,15 @@ describe('stacksync status against a broken or hostile daemon', { timeout: 60_00
       response.writeHead(200, { 'content-type': 'application/json' });
       const timer = setInterval(() => (response.destroyed ? clearInterval(timer) : response.write(' ')), 100);
     });
-    expectOneClearLine(await workspace.run(['status', '--listen', trickled.listen, '--timeout', '2s']), /did not answer in full within 2s \(--timeout\)/);
+    expectOneClearLine(
+      await workspace.run(['status', '--listen', trickled.listen, '--timeout', '2s']),
+      /did not answer in full within 2s \(--timeout\)/,
+    );
     const silent = await serve(() => undefined);
-    expectOneClearLine(await workspace.run(['status', '--listen', silent.listen, '--timeout', '1']), /did not answer in full within 1s \(--timeout\)/);
+    expectOneClearLine(
+      await workspace.run(['status', '--listen', silent.listen, '--timeout', '1']),
+      /did not answer in full within 1s \(--timeout\)/,
+    );
   });
 
   it('names both bounds and their defaults in --help, and refuses a bound that is none', async () => {

@@ -35,7 +35,9 @@ describe('stacksync status', { timeout: 90_000 }, () => {
   it('prints each target and its resources, and exits 0 when nothing is in error', async () => {
     const result = await workspace.run(['status', '--listen', listen]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^Target local:\n {2}last sync: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC, succeeded in [\d.]+ s\n {2}resources: 1 in sync\n {2}rate-budget wait: /m);
+    expect(result.stdout).toMatch(
+      /^Target local:\n {2}last sync: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC, succeeded in [\d.]+ s\n {2}resources: 1 in sync\n {2}rate-budget wait: /m,
+    );
     expect(result.stdout).toMatch(/^ {2}KIND +NAME +STATUS +MANIFEST +DETAILS$/m);
     expect(result.stdout).toMatch(/^ {2}Dashboard +api +in sync +manifests\/api\.yaml:1$/m);
   });
@@ -46,11 +48,16 @@ describe('stacksync status', { timeout: 90_000 }, () => {
     const document = JSON.parse(result.stdout) as StatusDocument;
     expect(document.version).toBe(1);
     expect(Object.keys(document.targets)).toEqual(['local', 'local-selfhosted']);
-    expect(document.targets['local']?.resources).toEqual([expect.objectContaining({ kind: 'Dashboard', name: 'api', status: 'in_sync', path: 'manifests/api.yaml' })]);
+    expect(document.targets['local']?.resources).toEqual([
+      expect.objectContaining({ kind: 'Dashboard', name: 'api', status: 'in_sync', path: 'manifests/api.yaml' }),
+    ]);
   });
 
-  it('asks at the config\'s daemon.listen when --listen is not given', async () => {
-    await workspace.write('config/stacksync.yaml', `${await readFile(workspace.configPath, 'utf8')}daemon:\n  listen: ${listen}\n`);
+  it("asks at the config's daemon.listen when --listen is not given", async () => {
+    await workspace.write(
+      'config/stacksync.yaml',
+      `${await readFile(workspace.configPath, 'utf8')}daemon:\n  listen: ${listen}\n`,
+    );
     const result = await workspace.run(['status', '--target', 'local']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Target local:');
@@ -58,7 +65,10 @@ describe('stacksync status', { timeout: 90_000 }, () => {
   });
 
   it('exits 1 once a resource is in error, naming it and why', async () => {
-    await workspace.write('manifests/broken.yaml', alertYaml({ key: 'broken', target: 'local', dashboard: 'api', tile: 'nope' }));
+    await workspace.write(
+      'manifests/broken.yaml',
+      alertYaml({ key: 'broken', target: 'local', dashboard: 'api', tile: 'nope' }),
+    );
     await waitUntil(async () => (await daemon.get('/status')).text.includes('"broken"'), 30_000);
     const result = await workspace.run(['status', '--listen', listen]);
     expect(result.code).toBe(1);
@@ -81,14 +91,22 @@ describe('stacksync status', { timeout: 90_000 }, () => {
 describe('daemon.listen of the config', { timeout: 90_000 }, () => {
   it('is where run listens without --listen, and where status asks', async () => {
     const emulator = await startTestEmulator();
-    const workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
+    const workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+    });
     const port = await freePort();
-    await workspace.write('config/stacksync.yaml', `${await readFile(workspace.configPath, 'utf8')}daemon:\n  listen: 127.0.0.1:${port}\n`);
+    await workspace.write(
+      'config/stacksync.yaml',
+      `${await readFile(workspace.configPath, 'utf8')}daemon:\n  listen: 127.0.0.1:${port}\n`,
+    );
     await workspace.write('manifests/api.yaml', dashboardYaml({ key: 'api', target: 'local' }));
     const child = workspace.spawn(['run']);
     const exited = new Promise((resolve) => child.on('exit', resolve));
     try {
-      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200, 45_000);
+      await waitUntil(
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
+        45_000,
+      );
       const result = await workspace.run(['status']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/^ {2}Dashboard +api +in sync +manifests\/api\.yaml:\d+$/m);
@@ -103,14 +121,37 @@ describe('daemon.listen of the config', { timeout: 90_000 }, () => {
 
 describe('the status text', () => {
   it('never overstates: a failed last sync is counted in the header, and uncommitted files are no revision (issue 34, item 9)', () => {
-    const target = (lastResult: 'success' | 'failure', uncommitted: boolean) => ({ syncing: false, suspended: false, resources: [], lastSyncAt: '2026-11-26T10:00:00.000Z', lastResult, revision: 'abc1234', ...(uncommitted ? { uncommitted: true as const } : {}) });
-    const document: StatusDocument = { version: 1, generatedAt: '2026-11-26T10:00:00.000Z', ready: true, targets: { prod: target('failure', true), lab: target('success', false) } };
+    const target = (lastResult: 'success' | 'failure', uncommitted: boolean) => ({
+      syncing: false,
+      suspended: false,
+      resources: [],
+      lastSyncAt: '2026-11-26T10:00:00.000Z',
+      lastResult,
+      revision: 'abc1234',
+      ...(uncommitted ? { uncommitted: true as const } : {}),
+    });
+    const document: StatusDocument = {
+      version: 1,
+      generatedAt: '2026-11-26T10:00:00.000Z',
+      ready: true,
+      targets: { prod: target('failure', true), lab: target('success', false) },
+    };
     const text = renderStatusText(document);
-    expect(text.split('\n')[0]).toBe('stacksync daemon: the last sync of 1 of 2 targets failed (as of 2026-11-26 10:00:00 UTC)');
+    expect(text.split('\n')[0]).toBe(
+      'stacksync daemon: the last sync of 1 of 2 targets failed (as of 2026-11-26 10:00:00 UTC)',
+    );
     // A target that failed keeps the daemon unready (it never planned): the header still counts it, and waits only for the unsynced.
-    expect(renderStatusText({ ...document, ready: false }).split('\n')[0]).toContain(': the last sync of 1 of 2 targets failed (');
-    const waiting = renderStatusText({ ...document, ready: false, targets: { ...document.targets, new: { syncing: true, suspended: false, resources: [] } } });
-    expect(waiting.split('\n')[0]).toContain(': waiting for the first sync of 1 of 3 targets; the last sync of 1 of 3 targets failed (');
+    expect(renderStatusText({ ...document, ready: false }).split('\n')[0]).toContain(
+      ': the last sync of 1 of 2 targets failed (',
+    );
+    const waiting = renderStatusText({
+      ...document,
+      ready: false,
+      targets: { ...document.targets, new: { syncing: true, suspended: false, resources: [] } },
+    });
+    expect(waiting.split('\n')[0]).toContain(
+      ': waiting for the first sync of 1 of 3 targets; the last sync of 1 of 3 targets failed (',
+    );
     expect(text).toContain('  revision: working tree (uncommitted changes) on abc1234\n');
     expect(text).toContain('  revision: abc1234\n');
     const synced = renderStatusText({ ...document, targets: { lab: target('success', false) } });
@@ -127,8 +168,28 @@ describe('the status text', () => {
           syncing: false,
           suspended: true,
           resources: [
-            { kind: 'Dashboard', name: 'web', status: 'drifted', cause: 'live', diff: [{ path: 'tiles[p99].w', before: 6, after: 12 }, { path: 'tags', after: ['a'] }], diffOmitted: 2, path: 'm/web.yaml', line: 1 },
-            { kind: 'Pipe', name: 'orders', status: 'error', error: 'boom', code: 'E_API_UNAVAILABLE', state: 'Failed', health: 'degraded' },
+            {
+              kind: 'Dashboard',
+              name: 'web',
+              status: 'drifted',
+              cause: 'live',
+              diff: [
+                { path: 'tiles[p99].w', before: 6, after: 12 },
+                { path: 'tags', after: ['a'] },
+              ],
+              diffOmitted: 2,
+              path: 'm/web.yaml',
+              line: 1,
+            },
+            {
+              kind: 'Pipe',
+              name: 'orders',
+              status: 'error',
+              error: 'boom',
+              code: 'E_API_UNAVAILABLE',
+              state: 'Failed',
+              health: 'degraded',
+            },
           ],
         },
       },
@@ -155,22 +216,56 @@ describe('the status text', () => {
   });
 
   it('says a drift was proposed, on which branch, commit and pull request, and why a proposal was not made', () => {
-    const drifted = { kind: 'Dashboard' as const, name: 'web', status: 'drifted' as const, cause: 'live' as const, proposed: 'stacksync/drift/prod', path: 'm/web.yaml', line: 1 };
+    const drifted = {
+      kind: 'Dashboard' as const,
+      name: 'web',
+      status: 'drifted' as const,
+      cause: 'live' as const,
+      proposed: 'stacksync/drift/prod',
+      path: 'm/web.yaml',
+      line: 1,
+    };
     const proposed: StatusDocument = {
       version: 1,
       generatedAt: '2026-11-26T10:00:00.000Z',
       ready: true,
-      targets: { prod: { syncing: false, resources: [drifted], proposal: { branch: 'stacksync/drift/prod', commit: '0123456789abcdef0123456789abcdef01234567', pullRequest: 'https://github.com/acme/m/pull/7' } } },
+      targets: {
+        prod: {
+          syncing: false,
+          resources: [drifted],
+          proposal: {
+            branch: 'stacksync/drift/prod',
+            commit: '0123456789abcdef0123456789abcdef01234567',
+            pullRequest: 'https://github.com/acme/m/pull/7',
+          },
+        },
+      },
     };
     const text = renderStatusText(proposed);
-    expect(text).toContain('  drift proposal: drift proposed on stacksync/drift/prod at 0123456789ab, https://github.com/acme/m/pull/7\n');
-    expect(text).toMatch(/Dashboard +web +drifted +m\/web\.yaml:1 +edited outside stacksync\n +drift proposed on stacksync\/drift\/prod\n/);
+    expect(text).toContain(
+      '  drift proposal: drift proposed on stacksync/drift/prod at 0123456789ab, https://github.com/acme/m/pull/7\n',
+    );
+    expect(text).toMatch(
+      /Dashboard +web +drifted +m\/web\.yaml:1 +edited outside stacksync\n +drift proposed on stacksync\/drift\/prod\n/,
+    );
     const unavailable: StatusDocument = {
       ...proposed,
-      targets: { prod: { syncing: false, resources: [{ ...drifted, proposed: undefined }], proposal: { branch: 'stacksync/drift/prod', code: 'E_PROPOSE_UNAVAILABLE', error: 'proposing is unavailable' } } },
+      targets: {
+        prod: {
+          syncing: false,
+          resources: [{ ...drifted, proposed: undefined }],
+          proposal: {
+            branch: 'stacksync/drift/prod',
+            code: 'E_PROPOSE_UNAVAILABLE',
+            error: 'proposing is unavailable',
+          },
+        },
+      },
     };
     const none = renderStatusText(JSON.parse(JSON.stringify(unavailable)) as StatusDocument);
-    expect(none).toContain('  drift proposal: nothing proposed on stacksync/drift/prod; proposing is unavailable (E_PROPOSE_UNAVAILABLE)\n');
+    expect(none).toContain(
+      '  drift proposal: nothing proposed on stacksync/drift/prod; proposing is unavailable (E_PROPOSE_UNAVAILABLE)\n',
+    );
     expect(none).not.toContain('drift proposed on');
   });
 });

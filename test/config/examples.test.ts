@@ -30,18 +30,24 @@ function references(auth: Record<string, unknown>): { fromEnv: string[]; fromFil
 describe('config/', () => {
   it('is at the top level and holds the emulator, production and CI configs, none at the default path', () => {
     expect(dirname(DEFAULT_CONFIG_PATH)).toBe('config');
-    const files = readdirSync(join(ROOT, 'config')).filter((name) => name.endsWith('.yaml')).sort();
+    const files = readdirSync(join(ROOT, 'config'))
+      .filter((name) => name.endsWith('.yaml'))
+      .sort();
     expect(files).toEqual(CONFIGS);
     expect(files).not.toContain('stacksync.yaml');
   });
 
-  it.each(CONFIGS)('%s loads without a problem or a warning, names its schema, and holds no secret value', async (name) => {
-    const file = join(ROOT, 'config', name);
-    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/config.json');
-    const { config, warnings } = await loadConfig(file);
-    expect(warnings).toEqual([]);
-    for (const target of config.targets) expect(references(target.auth as Record<string, unknown>).plain, target.name).toEqual([]);
-  });
+  it.each(CONFIGS)(
+    '%s loads without a problem or a warning, names its schema, and holds no secret value',
+    async (name) => {
+      const file = join(ROOT, 'config', name);
+      expect(readFileSync(file, 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/config.json');
+      const { config, warnings } = await loadConfig(file);
+      expect(warnings).toEqual([]);
+      for (const target of config.targets)
+        expect(references(target.auth as Record<string, unknown>).plain, target.name).toEqual([]);
+    },
+  );
 
   it('production.yaml: a managed and a self-hosted target, prune within its caps, state on a volume', async () => {
     const { config } = await loadConfig(join(ROOT, 'config', 'production.yaml'));
@@ -55,13 +61,20 @@ describe('config/', () => {
     const names = config.targets.flatMap((target) => references(target.auth as Record<string, unknown>).fromEnv).sort();
     expect(names.length).toBeGreaterThan(0);
     const workflow = await readWorkflow('examples/github-actions/stacksync.yml');
-    for (const [jobName, stepId] of [['plan', 'plan'], ['apply', 'apply']] as const) {
-      expect(Object.keys(step(job(workflow, jobName), stepId).env ?? {}).sort(), `${jobName} step`).toEqual(expect.arrayContaining(names));
+    for (const [jobName, stepId] of [
+      ['plan', 'plan'],
+      ['apply', 'apply'],
+    ] as const) {
+      expect(Object.keys(step(job(workflow, jobName), stepId).env ?? {}).sort(), `${jobName} step`).toEqual(
+        expect.arrayContaining(names),
+      );
     }
     // The state is in the bucket, in the region the workflow's AWS credentials are for; no step moves it.
     expect(config.state).toMatchObject({ backend: 's3', bucket: expect.any(String), key: expect.any(String) });
     for (const jobName of ['plan', 'apply']) {
-      const aws = job(workflow, jobName).steps.find((candidate) => String(candidate.uses).startsWith('aws-actions/configure-aws-credentials@'));
+      const aws = job(workflow, jobName).steps.find((candidate) =>
+        String(candidate.uses).startsWith('aws-actions/configure-aws-credentials@'),
+      );
       expect(aws?.with?.['aws-region'], `${jobName} job`).toBe((config.state as { region: string }).region);
     }
     expect(JSON.stringify(workflow.on)).toContain('config/stacksync.yaml');

@@ -30,7 +30,12 @@ async function problemsOf(text: string): Promise<{ line?: number; column?: numbe
     expect(error).toBeInstanceOf(StacksyncError);
     const e = error as StacksyncError;
     expect(e.code).toBe('E_CONFIG_INVALID');
-    const problems = (e.details?.['problems'] ?? []) as { file: string; line?: number; column?: number; message: string }[];
+    const problems = (e.details?.['problems'] ?? []) as {
+      file: string;
+      line?: number;
+      column?: number;
+      message: string;
+    }[];
     for (const p of problems) expect(p.file).toBe(path);
     return problems;
   }
@@ -68,7 +73,16 @@ describe('loadConfig: defaults and normalisation', () => {
         },
       ],
       defaultTarget: 'prod',
-      sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, lateCreateWindowMs: 120_000, markManaged: false },
+      sync: {
+        intervalMs: 300_000,
+        drift: 'heal',
+        prune: false,
+        maxDeletes: 10,
+        maxDeletePercent: 25,
+        adopt: false,
+        lateCreateWindowMs: 120_000,
+        markManaged: false,
+      },
       state: { backend: 'file', path: resolve('.stacksync/state.json') },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -91,51 +105,125 @@ state: /var/lib/stacksync/state.json
     );
     const { config } = await loadConfig(path);
     expect(config.defaultTarget).toBe('sh');
-    expect(config.sync).toEqual({ intervalMs: 5_400_000, drift: 'report', prune: true, maxDeletes: 3, maxDeletePercent: 50, adopt: true, lateCreateWindowMs: 300_000, markManaged: false });
+    expect(config.sync).toEqual({
+      intervalMs: 5_400_000,
+      drift: 'report',
+      prune: true,
+      maxDeletes: 3,
+      maxDeletePercent: 50,
+      adopt: true,
+      lateCreateWindowMs: 300_000,
+      markManaged: false,
+    });
     expect(config.state).toEqual({ backend: 'file', path: '/var/lib/stacksync/state.json' });
-    expect(config.targets[1]).toMatchObject({ variant: 'self-hosted', rateLimit: { requests: 100, perSeconds: 60, concurrency: 1 } });
+    expect(config.targets[1]).toMatchObject({
+      variant: 'self-hosted',
+      rateLimit: { requests: 100, perSeconds: 60, concurrency: 1 },
+    });
     expect(config.targets[1]).not.toHaveProperty('organizationId');
   });
 
   it('takes a state backend: postgres with its URL as a secret reference, file with a path', async () => {
-    const postgres = await write('pg.yaml', `${managed}state: { backend: postgres, url: { fromEnv: STATE_URL }, name: team-a }\n`);
-    expect((await loadConfig(postgres)).config.state).toEqual({ backend: 'postgres', url: { fromEnv: 'STATE_URL' }, name: 'team-a' });
-    const named = await write('pg-default.yaml', `${managed}state: { backend: postgres, url: { fromEnv: STATE_URL } }\n`);
+    const postgres = await write(
+      'pg.yaml',
+      `${managed}state: { backend: postgres, url: { fromEnv: STATE_URL }, name: team-a }\n`,
+    );
+    expect((await loadConfig(postgres)).config.state).toEqual({
+      backend: 'postgres',
+      url: { fromEnv: 'STATE_URL' },
+      name: 'team-a',
+    });
+    const named = await write(
+      'pg-default.yaml',
+      `${managed}state: { backend: postgres, url: { fromEnv: STATE_URL } }\n`,
+    );
     expect((await loadConfig(named)).config.state).toMatchObject({ name: 'default' });
     const file = await write('file.yaml', `${managed}state: { backend: file, path: st/state.json }\n`);
     expect((await loadConfig(file)).config.state).toEqual({ backend: 'file', path: resolve('st/state.json') });
   });
 
   it('takes an s3 state backend with its bucket, key and region, and refuses one without them or with credentials in its endpoint', async () => {
-    const s3 = await write('s3.yaml', `${managed}state: { backend: s3, bucket: team-state, key: stacksync/prod.json, region: eu-west-1 }\n`);
-    expect((await loadConfig(s3)).config.state).toEqual({ backend: 's3', bucket: 'team-state', key: 'stacksync/prod.json', region: 'eu-west-1', forcePathStyle: false });
-    const compatible = await write('s3-compat.yaml', `${managed}state: { backend: s3, bucket: st-x, key: s.json, region: auto, endpoint: 'https://minio.example:9000', forcePathStyle: true }\n`);
-    expect((await loadConfig(compatible)).config.state).toEqual({ backend: 's3', bucket: 'st-x', key: 's.json', region: 'auto', endpoint: 'https://minio.example:9000', forcePathStyle: true });
+    const s3 = await write(
+      's3.yaml',
+      `${managed}state: { backend: s3, bucket: team-state, key: stacksync/prod.json, region: eu-west-1 }\n`,
+    );
+    expect((await loadConfig(s3)).config.state).toEqual({
+      backend: 's3',
+      bucket: 'team-state',
+      key: 'stacksync/prod.json',
+      region: 'eu-west-1',
+      forcePathStyle: false,
+    });
+    const compatible = await write(
+      's3-compat.yaml',
+      `${managed}state: { backend: s3, bucket: st-x, key: s.json, region: auto, endpoint: 'https://minio.example:9000', forcePathStyle: true }\n`,
+    );
+    expect((await loadConfig(compatible)).config.state).toEqual({
+      backend: 's3',
+      bucket: 'st-x',
+      key: 's.json',
+      region: 'auto',
+      endpoint: 'https://minio.example:9000',
+      forcePathStyle: true,
+    });
     const missing = await write('s3-missing.yaml', `${managed}state: { backend: s3, bucket: team-state }\n`);
     const error = String(await loadConfig(missing).catch((caught: unknown) => (caught as Error).message));
     expect(error).toContain('state.key: is required with backend s3');
     expect(error).toContain('state.region: is required with backend s3');
-    const foreign = await write('s3-foreign.yaml', `${managed}state: { backend: s3, bucket: st-x, key: s.json, region: r, url: x }\n`);
-    expect(String(await loadConfig(foreign).catch((caught: unknown) => (caught as Error).message))).toContain('state.url: is not a setting of backend s3');
-    const secret = await write('s3-secret.yaml', `${managed}state: { backend: s3, bucket: st-x, key: s.json, region: r, endpoint: 'https://AKIA:hunter2-s3@minio.example' }\n`);
+    const foreign = await write(
+      's3-foreign.yaml',
+      `${managed}state: { backend: s3, bucket: st-x, key: s.json, region: r, url: x }\n`,
+    );
+    expect(String(await loadConfig(foreign).catch((caught: unknown) => (caught as Error).message))).toContain(
+      'state.url: is not a setting of backend s3',
+    );
+    const secret = await write(
+      's3-secret.yaml',
+      `${managed}state: { backend: s3, bucket: st-x, key: s.json, region: r, endpoint: 'https://AKIA:hunter2-s3@minio.example' }\n`,
+    );
     const refused = String(await loadConfig(secret).catch((caught: unknown) => (caught as Error).message));
     expect(refused).toContain('state.endpoint: must not carry a user or password');
     expect(refused).not.toContain('hunter2-s3');
   });
 
   it('takes a kubernetes state backend: namespace and name, a kubeconfig found beside the config file', async () => {
-    const path = await write('kube.yaml', `${managed}state: { backend: kubernetes, namespace: stacksync, name: team-a, kubeconfig: kube/config, context: prod }\n`);
-    expect((await loadConfig(path)).config.state).toEqual({ backend: 'kubernetes', namespace: 'stacksync', name: 'team-a', kubeconfig: join(dir, 'kube/config'), context: 'prod' });
-    const bare = await write('kube-bare.yaml', `${managed}state: { backend: kubernetes, namespace: stacksync, name: team-a }\n`);
-    expect((await loadConfig(bare)).config.state).toEqual({ backend: 'kubernetes', namespace: 'stacksync', name: 'team-a' });
+    const path = await write(
+      'kube.yaml',
+      `${managed}state: { backend: kubernetes, namespace: stacksync, name: team-a, kubeconfig: kube/config, context: prod }\n`,
+    );
+    expect((await loadConfig(path)).config.state).toEqual({
+      backend: 'kubernetes',
+      namespace: 'stacksync',
+      name: 'team-a',
+      kubeconfig: join(dir, 'kube/config'),
+      context: 'prod',
+    });
+    const bare = await write(
+      'kube-bare.yaml',
+      `${managed}state: { backend: kubernetes, namespace: stacksync, name: team-a }\n`,
+    );
+    expect((await loadConfig(bare)).config.state).toEqual({
+      backend: 'kubernetes',
+      namespace: 'stacksync',
+      name: 'team-a',
+    });
   });
 
   it('refuses a kubernetes state without its name, with a name no Secret can have, or with a member of another backend', async () => {
-    const missing = (await problemsOf(`${managed}state: { backend: kubernetes, namespace: stacksync }\n`)).map((problem) => problem.message);
+    const missing = (await problemsOf(`${managed}state: { backend: kubernetes, namespace: stacksync }\n`)).map(
+      (problem) => problem.message,
+    );
     expect(missing).toEqual([expect.stringContaining('state.name: is required with backend kubernetes')]);
-    const bad = (await problemsOf(`${managed}state: { backend: kubernetes, namespace: Stack_Sync, name: ${'a'.repeat(41)} }\n`)).map((problem) => problem.message);
-    expect(bad).toEqual([expect.stringMatching(/^state\.namespace: must be a DNS label of at most 63/), expect.stringMatching(/^state\.name: must be a DNS label of at most 40/)]);
-    const foreign = (await problemsOf(`${managed}state: { backend: kubernetes, namespace: stacksync, name: a, url: x }\n`)).map((problem) => problem.message);
+    const bad = (
+      await problemsOf(`${managed}state: { backend: kubernetes, namespace: Stack_Sync, name: ${'a'.repeat(41)} }\n`)
+    ).map((problem) => problem.message);
+    expect(bad).toEqual([
+      expect.stringMatching(/^state\.namespace: must be a DNS label of at most 63/),
+      expect.stringMatching(/^state\.name: must be a DNS label of at most 40/),
+    ]);
+    const foreign = (
+      await problemsOf(`${managed}state: { backend: kubernetes, namespace: stacksync, name: a, url: x }\n`)
+    ).map((problem) => problem.message);
     expect(foreign).toEqual([expect.stringContaining('state.url: is not a setting of backend kubernetes')]);
   });
 
@@ -151,7 +239,10 @@ state: /var/lib/stacksync/state.json
     const { config, warnings } = await loadConfig(path);
     expect(config.targets[0]?.auth).toMatchObject({ keySecret: 'sup3r-s3cret-value' });
     expect(warnings).toEqual([
-      { message: expect.stringContaining('targets[0].auth.keySecret: is a plain string'), location: { file: path, line: 9, column: 18 } },
+      {
+        message: expect.stringContaining('targets[0].auth.keySecret: is a plain string'),
+        location: { file: path, line: 9, column: 18 },
+      },
     ]);
     expect(JSON.stringify(warnings)).not.toContain('sup3r');
   });
@@ -252,7 +343,14 @@ const rejections: { name: string; text: string; want: { line: number; column?: n
   {
     name: 'misspelt sync member',
     text: `${selfHosted}sync:\n  prun: true\n`,
-    want: [{ line: 7, column: 3, message: 'sync.prun: is not a known member here; did you mean prune? (expected one of interval, drift, prune, maxDeletes, maxDeletePercent, adopt, settleWindow, markManaged, propose)' }],
+    want: [
+      {
+        line: 7,
+        column: 3,
+        message:
+          'sync.prun: is not a known member here; did you mean prune? (expected one of interval, drift, prune, maxDeletes, maxDeletePercent, adopt, settleWindow, markManaged, propose)',
+      },
+    ],
   },
   {
     name: 'percent over 100 and a negative count',
@@ -264,7 +362,9 @@ const rejections: { name: string; text: string; want: { line: number; column?: n
   },
   {
     name: 'secret reference with a bad env name, an empty one, and a number',
-    text: managed.replace('{ fromEnv: KEY_ID }', '{ fromEnv: KEY-ID }').replace('{ fromFile: secrets/key }', '{}') + '    rateLimit: { requests: "ten" }\n',
+    text:
+      managed.replace('{ fromEnv: KEY_ID }', '{ fromEnv: KEY-ID }').replace('{ fromFile: secrets/key }', '{}') +
+      '    rateLimit: { requests: "ten" }\n',
     want: [
       { line: 8, message: 'targets[0].auth.keyId.fromEnv: must be an environment variable name' },
       { line: 9, message: 'targets[0].auth.keySecret: must be {fromEnv: NAME}, {fromFile: PATH} or a plain string' },
@@ -374,10 +474,18 @@ describe('notify, control, vars and suspend', () => {
 `;
 
   it('loads them, anchoring secret references to the config file', async () => {
-    const path = await write('ops.yaml', `${selfHosted}notify:\n  - provider: github\n    repository: acme/obs\n    token: { fromEnv: GH }\n    events: [failed]\ncontrol: { token: { fromEnv: CTL } }\n`);
+    const path = await write(
+      'ops.yaml',
+      `${selfHosted}notify:\n  - provider: github\n    repository: acme/obs\n    token: { fromEnv: GH }\n    events: [failed]\ncontrol: { token: { fromEnv: CTL } }\n`,
+    );
     const { config } = await loadConfig(path);
-    expect(config.targets[0]).toMatchObject({ suspend: true, vars: { ENV: 'staging', KEY: { fromFile: join(dir, 'key.txt') } } });
-    expect(config.notify).toEqual([{ provider: 'github', repository: 'acme/obs', token: { fromEnv: 'GH' }, events: ['failed'], timeoutMs: 10_000 }]);
+    expect(config.targets[0]).toMatchObject({
+      suspend: true,
+      vars: { ENV: 'staging', KEY: { fromFile: join(dir, 'key.txt') } },
+    });
+    expect(config.notify).toEqual([
+      { provider: 'github', repository: 'acme/obs', token: { fromEnv: 'GH' }, events: ['failed'], timeoutMs: 10_000 },
+    ]);
     expect(config.controlToken).toEqual({ fromEnv: 'CTL' });
   });
 
@@ -386,12 +494,18 @@ describe('notify, control, vars and suspend', () => {
     const { config, warnings } = await loadConfig(path);
     expect([config.reloadToken, config.controlToken, warnings]).toEqual([{ fromEnv: 'RELOAD' }, undefined, []]);
     expect((await problemsOf(`${selfHosted}control: {}\n`)).map((p) => p.line)).toEqual([8]);
-    const plain = await loadConfig(await write('plain.yaml', `${selfHosted}control: { reloadToken: reload-token-123 }\n`));
-    expect(plain.warnings.map((w) => w.message)).toEqual(['control.reloadToken: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}']);
+    const plain = await loadConfig(
+      await write('plain.yaml', `${selfHosted}control: { reloadToken: reload-token-123 }\n`),
+    );
+    expect(plain.warnings.map((w) => w.message)).toEqual([
+      'control.reloadToken: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}',
+    ]);
   });
 
   it('refuses a github provider without a token and a slack one without a url', async () => {
-    const problems = await problemsOf(`${selfHosted}notify:\n  - provider: github\n    repository: acme/obs\n  - provider: slack\n`);
+    const problems = await problemsOf(
+      `${selfHosted}notify:\n  - provider: github\n    repository: acme/obs\n  - provider: slack\n`,
+    );
     expect(problems.map((p) => [p.line, p.message])).toEqual([
       [9, expect.stringContaining('token')],
       [11, expect.stringContaining('url')],
@@ -399,7 +513,11 @@ describe('notify, control, vars and suspend', () => {
   });
 
   it('refuses a target filter naming no target', async () => {
-    const problems = await problemsOf(`${selfHosted}notify:\n  - provider: webhook\n    url: http://x\n    targets: [nope]\n`);
-    expect(problems.map((p) => [p.line, p.message])).toEqual([[11, 'notify[0].targets[0]: names no target; the targets are sh']]);
+    const problems = await problemsOf(
+      `${selfHosted}notify:\n  - provider: webhook\n    url: http://x\n    targets: [nope]\n`,
+    );
+    expect(problems.map((p) => [p.line, p.message])).toEqual([
+      [11, 'notify[0].targets[0]: names no target; the targets are sh'],
+    ]);
   });
 });

@@ -24,7 +24,10 @@ async function load(text: string): ReturnType<typeof loadConfig> {
 }
 
 async function problemsOf(text: string): Promise<{ line?: number; message: string }[]> {
-  const error = (await load(text).then(() => undefined, (caught: unknown) => caught)) as StacksyncError | undefined;
+  const error = (await load(text).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )) as StacksyncError | undefined;
   expect(error?.code).toBe('E_CONFIG_INVALID');
   return (error?.details?.['problems'] ?? []) as { line?: number; message: string }[];
 }
@@ -51,7 +54,12 @@ describe('sync.drift: propose', () => {
   });
 
   it('refuses propose without its settings, or without an author', async () => {
-    expect(await problemsOf(`${targets('prod')}sync:\n  drift: propose\n`)).toEqual([expect.objectContaining({ line: 7, message: expect.stringMatching(/^sync\.propose: is required with sync\.drift: propose/) })]);
+    expect(await problemsOf(`${targets('prod')}sync:\n  drift: propose\n`)).toEqual([
+      expect.objectContaining({
+        line: 7,
+        message: expect.stringMatching(/^sync\.propose: is required with sync\.drift: propose/),
+      }),
+    ]);
     const missing = await problemsOf(`${targets('prod')}sync:\n  drift: propose\n  propose:\n    base: main\n`);
     expect(missing.map((problem) => problem.message)).toEqual(['sync.propose.author: is required']);
   });
@@ -64,7 +72,14 @@ describe('sync.drift: propose', () => {
     base: main
     branch: '{target}'
 `);
-    expect(same).toEqual([expect.objectContaining({ line: 16, message: expect.stringMatching(/^sync\.propose\.branch: would be main for target main, the branch the daemon syncs from/) })]);
+    expect(same).toEqual([
+      expect.objectContaining({
+        line: 16,
+        message: expect.stringMatching(
+          /^sync\.propose\.branch: would be main for target main, the branch the daemon syncs from/,
+        ),
+      }),
+    ]);
     const fixed = await problemsOf(`${targets('prod')}sync:
   drift: propose
   propose:
@@ -72,7 +87,9 @@ describe('sync.drift: propose', () => {
     base: drift
     branch: drift
 `);
-    expect(fixed.map((problem) => problem.message)).toEqual([expect.stringMatching(/^sync\.propose\.branch: would be drift for target prod/)]);
+    expect(fixed.map((problem) => problem.message)).toEqual([
+      expect.stringMatching(/^sync\.propose\.branch: would be drift for target prod/),
+    ]);
   });
 
   it('refuses one branch for several targets, a branch git would refuse, and propose settings without propose', async () => {
@@ -80,17 +97,23 @@ describe('sync.drift: propose', () => {
   drift: propose
   propose: { author: { name: s, email: s@x.io }, base: main, branch: stacksync/drift }
 `);
-    expect(shared.map((problem) => problem.message)).toEqual([expect.stringMatching(/^sync\.propose\.branch: must hold \{target\}/)]);
+    expect(shared.map((problem) => problem.message)).toEqual([
+      expect.stringMatching(/^sync\.propose\.branch: must hold \{target\}/),
+    ]);
     const bad = await problemsOf(`${targets('prod')}sync:
   drift: propose
   propose: { author: { name: s, email: s@x.io }, base: main, branch: 'drift..x' }
 `);
-    expect(bad.map((problem) => problem.message)).toEqual([expect.stringMatching(/^sync\.propose\.branch: must be a git branch name/)]);
+    expect(bad.map((problem) => problem.message)).toEqual([
+      expect.stringMatching(/^sync\.propose\.branch: must be a git branch name/),
+    ]);
     const unused = await problemsOf(`${targets('prod')}sync:
   drift: heal
   propose: { author: { name: s, email: s@x.io }, base: main }
 `);
-    expect(unused.map((problem) => problem.message)).toEqual(['sync.propose: is only read with sync.drift: propose (it is heal)']);
+    expect(unused.map((problem) => problem.message)).toEqual([
+      'sync.propose: is only read with sync.drift: propose (it is heal)',
+    ]);
   });
 
   it('warns about a plain-string push token', async () => {
@@ -98,7 +121,9 @@ describe('sync.drift: propose', () => {
   drift: propose
   propose: { author: { name: s, email: s@x.io }, base: main, token: ghp_plain }
 `);
-    expect(warnings.map((warning) => warning.message)).toEqual(['sync.propose.token: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}']);
+    expect(warnings.map((warning) => warning.message)).toEqual([
+      'sync.propose.token: is a plain string in the config file; use {fromEnv: NAME} or {fromFile: PATH}',
+    ]);
   });
 });
 

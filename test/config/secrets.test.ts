@@ -48,7 +48,11 @@ describe('resolveSecret', () => {
   it.each<[string, SecretRef, string]>([
     ['an unset env var', { fromEnv: 'NOPE' }, 'env var NOPE is not set'],
     ['an empty env var', { fromEnv: 'EMPTY' }, 'env var EMPTY is empty'],
-    ['a missing file', { fromFile: '/nonexistent/stacksync/token' }, 'file /nonexistent/stacksync/token cannot be read (ENOENT)'],
+    [
+      'a missing file',
+      { fromFile: '/nonexistent/stacksync/token' },
+      'file /nonexistent/stacksync/token cannot be read (ENOENT)',
+    ],
   ])('refuses %s with E_SECRET_MISSING naming it', (_name, ref, message) => {
     const error = failure(() => resolveSecret(ref, { env }));
     expect(error.code).toBe('E_SECRET_MISSING');

@@ -33,7 +33,11 @@ describe('tenant paths', () => {
   });
 
   it('tells every tenant whose paths take a file, in config order', () => {
-    const matcher = tenantMatcher([tenant('payments', 'teams/payments/'), tenant('all', 'teams/**'), tenant('search', 'teams/search/')]);
+    const matcher = tenantMatcher([
+      tenant('payments', 'teams/payments/'),
+      tenant('all', 'teams/**'),
+      tenant('search', 'teams/search/'),
+    ]);
     expect(matcher.tenantsOf('teams/payments/a.yaml').map((each) => each.name)).toEqual(['payments', 'all']);
     expect(matcher.tenantsOf('teams\\search\\a.yaml').map((each) => each.name)).toEqual(['all', 'search']);
     expect(matcher.tenantsOf('other/a.yaml')).toEqual([]);

@@ -40,10 +40,15 @@ const PROFILES: readonly Profile[] = ['seed', 'current'];
 
 /** The variants that can write `kind` under `profile`: where its manifests apply (elsewhere they are an error, or it has no such kind). */
 function writableVariants(kind: Kind, profile: Profile): Variant[] {
-  return (Object.keys(descriptorOf(kind).routes) as Variant[]).filter((variant) => accessOf(kind, variant, profile) === 'write');
+  return (Object.keys(descriptorOf(kind).routes) as Variant[]).filter(
+    (variant) => accessOf(kind, variant, profile) === 'write',
+  );
 }
 
-const TARGET_OF: Record<Variant, 'local' | 'local-selfhosted'> = { managed: 'local', 'self-hosted': 'local-selfhosted' };
+const TARGET_OF: Record<Variant, 'local' | 'local-selfhosted'> = {
+  managed: 'local',
+  'self-hosted': 'local-selfhosted',
+};
 
 function fixtureOf(kind: string): KindFixture | undefined {
   return fixturesOf(kind)[0];
@@ -87,7 +92,9 @@ function expectExit(result: CliResult, code: number, what: string): void {
 /** Every registered kind has a fixture, and every fixture names a registered kind. */
 export function checkFixtures(): void {
   it('every registered kind has a fixture, and every fixture names a registered kind', async () => {
-    const missing = DESCRIPTORS.filter((descriptor) => fixtureOf(descriptor.kind) === undefined).map((descriptor) => descriptor.kind);
+    const missing = DESCRIPTORS.filter((descriptor) => fixtureOf(descriptor.kind) === undefined).map(
+      (descriptor) => descriptor.kind,
+    );
     expect(missing).toEqual([]);
     const files = (await readdir(FIXTURES)).filter((file) => file.endsWith('.yaml'));
     expect(files.sort()).toEqual(DESCRIPTORS.map((descriptor) => `${descriptor.kind.toLowerCase()}.yaml`).sort());
@@ -96,7 +103,10 @@ export function checkFixtures(): void {
   it('every fixture, each form of it, covers exactly the profiles under which its kind can be written', () => {
     for (const descriptor of DESCRIPTORS) {
       const writable = PROFILES.filter((profile) => writableVariants(descriptor.kind, profile).length > 0).sort();
-      for (const fixture of fixturesOf(descriptor.kind)) expect(Object.keys(fixture.profiles).sort(), `${descriptor.kind} (${fixture.form ?? 'manifest'})`).toEqual(writable);
+      for (const fixture of fixturesOf(descriptor.kind))
+        expect(Object.keys(fixture.profiles).sort(), `${descriptor.kind} (${fixture.form ?? 'manifest'})`).toEqual(
+          writable,
+        );
     }
   });
 }
@@ -128,32 +138,53 @@ export function walkEveryKind(profile: Profile, front?: (emulatorUrl: string) =>
   });
   const workspaceOn = async (): Promise<Workspace> => {
     if (!url) throw new Error(`no ${profile} emulator`);
-    const workspace = await createWorkspace(url, { apiProfile: profile, rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
+    const workspace = await createWorkspace(url, {
+      apiProfile: profile,
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+    });
     workspaces.push(workspace);
     return workspace;
   };
   const cases = DESCRIPTORS.flatMap((descriptor) =>
     writableVariants(descriptor.kind, profile).flatMap((variant) =>
-      fixturesOf(descriptor.kind).map((fixture, index) => ({ kind: descriptor.kind, variant, index, form: fixture.form ?? 'manifest' })),
+      fixturesOf(descriptor.kind).map((fixture, index) => ({
+        kind: descriptor.kind,
+        variant,
+        index,
+        form: fixture.form ?? 'manifest',
+      })),
     ),
   );
-  describe.each(cases)(`$kind ($form) on $variant, ${profile} profile`, ({ kind, variant, index }) => walkKind(kind, index, variant, profile, workspaceOn));
+  describe.each(cases)(`$kind ($form) on $variant, ${profile} profile`, ({ kind, variant, index }) =>
+    walkKind(kind, index, variant, profile, workspaceOn),
+  );
 }
 
-function walkKind(kind: string, index: number, variant: Variant, profile: Profile, workspaceOn: () => Promise<Workspace>): void {
+function walkKind(
+  kind: string,
+  index: number,
+  variant: Variant,
+  profile: Profile,
+  workspaceOn: () => Promise<Workspace>,
+): void {
   const fixture = fixturesOf(kind)[index];
   if (!fixture) return;
   const target = TARGET_OF[variant];
   const own = fixture.profiles[profile];
   if (!own) throw new Error(`the ${kind} fixture (${fixture.form ?? 'manifest'}) has no ${profile} profile`);
-  const manifest = parse(filled(own.manifest, variant, profile)) as { metadata: { name: string }; spec: Record<string, unknown> };
+  const manifest = parse(filled(own.manifest, variant, profile)) as {
+    metadata: { name: string };
+    spec: Record<string, unknown>;
+  };
   const key = manifest.metadata.name;
   const requires = own.requires ? filled(own.requires, variant, profile) : undefined;
 
   it('goes through every stage', async () => {
     const workspace = await workspaceOn();
-    const write = (spec: unknown): Promise<void> => workspace.write('manifests/kind.yaml', [requires, stringify(spec)].filter(Boolean).join('---\n'));
-    const plan = (): Promise<CliResult> => workspace.run(['plan', '--target', target, '--output', 'json', '--detailed-exitcode']);
+    const write = (spec: unknown): Promise<void> =>
+      workspace.write('manifests/kind.yaml', [requires, stringify(spec)].filter(Boolean).join('---\n'));
+    const plan = (): Promise<CliResult> =>
+      workspace.run(['plan', '--target', target, '--output', 'json', '--detailed-exitcode']);
 
     // 1. Validate, offline.
     await write(manifest);
@@ -177,7 +208,16 @@ function walkKind(kind: string, index: number, variant: Variant, profile: Profil
     // 5. Export → plan clean: a fresh workspace adopts the export and finds nothing to change.
     const onboarding = await workspaceOn();
     expectExit(await onboarding.run(['export', '--target', target, '--out', 'exported', '--adopt']), 0, 'export');
-    const exported = await onboarding.run(['plan', '--target', target, '-m', 'exported', '--output', 'json', '--detailed-exitcode']);
+    const exported = await onboarding.run([
+      'plan',
+      '--target',
+      target,
+      '-m',
+      'exported',
+      '--output',
+      'json',
+      '--detailed-exitcode',
+    ]);
     expectExit(exported, 0, 'plan of the export');
     const adopted = (JSON.parse(exported.stdout) as PlanJson).changes.filter((change) => change.kind === kind);
     expect(adopted.length, 'the export holds the kind').toBeGreaterThan(0);
@@ -200,7 +240,15 @@ function walkKind(kind: string, index: number, variant: Variant, profile: Profil
     const pruned = await workspace.run(['plan', '--target', target, '--prune', '--output', 'json']);
     expect(actionOf(pruned, kind, key)).toBe(fixture.prunable ? 'delete' : undefined);
     expectExit(await workspace.run(['apply', '--target', target, '--prune', '--force']), 0, 'prune with proof');
-    const after = await workspace.run(['plan', '--target', target, '--prune', '--output', 'json', '--detailed-exitcode']);
+    const after = await workspace.run([
+      'plan',
+      '--target',
+      target,
+      '--prune',
+      '--output',
+      'json',
+      '--detailed-exitcode',
+    ]);
     expectExit(after, 0, 'plan after the prune');
   }, 120_000);
 }

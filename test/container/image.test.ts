@@ -12,11 +12,23 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyArgs, dockerignorePatterns, execForm, ignoredBy, parseDockerfile, type Instruction, type Stage } from './dockerfile.js';
+import {
+  copyArgs,
+  dockerignorePatterns,
+  execForm,
+  ignoredBy,
+  parseDockerfile,
+  type Instruction,
+  type Stage,
+} from './dockerfile.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 const { stages } = parseDockerfile(await readFile(join(ROOT, 'Dockerfile'), 'utf8'));
 const ignore = dockerignorePatterns(await readFile(join(ROOT, '.dockerignore'), 'utf8'));
 
@@ -62,7 +74,9 @@ describe('Dockerfile', () => {
     const copies = all(runtime, 'COPY').map((instruction) => copyArgs(instruction.args));
     expect(copies).toContainEqual({ from: 'deps', sources: ['/app/node_modules'], dest: './node_modules' });
     expect(copies).toContainEqual({ from: 'build', sources: ['/src/dist'], dest: './dist' });
-    expect(copies.some((copy) => copy.from === 'build' && copy.sources.some((source) => source.includes('node_modules')))).toBe(false);
+    expect(
+      copies.some((copy) => copy.from === 'build' && copy.sources.some((source) => source.includes('node_modules'))),
+    ).toBe(false);
   });
 
   it('runs as a non-root numeric user, with state on a volume it owns', () => {
@@ -107,7 +121,14 @@ describe('Dockerfile', () => {
   });
 
   it('keeps local state, dependencies and build output out of the context', () => {
-    for (const path of ['node_modules', 'dist/cli.js', '.git/config', '.stacksync/state.json', 'test/export/roundtrip.test.ts', 'config/state.key']) {
+    for (const path of [
+      'node_modules',
+      'dist/cli.js',
+      '.git/config',
+      '.stacksync/state.json',
+      'test/export/roundtrip.test.ts',
+      'config/state.key',
+    ]) {
       expect(ignoredBy(ignore, path), path).toBe(true);
     }
   });
@@ -118,7 +139,8 @@ describe('production install, as the deps and runtime stages do it', () => {
   let installed: { ok: true } | { ok: false; reason: string };
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (`npm test` does)');
+    if (!existsSync(join(ROOT, 'dist', 'cli.js')))
+      throw new Error('dist/cli.js is missing: run `npm run build` first (`npm test` does)');
     dir = await mkdtemp(join(tmpdir(), 'stacksync-image-'));
     for (const file of ['package.json', 'package-lock.json']) await cp(join(ROOT, file), join(dir, file));
     installed = await npmCi(dir);
@@ -134,11 +156,16 @@ describe('production install, as the deps and runtime stages do it', () => {
 
   it('installs the production dependencies and nothing else', (ctx) => {
     if (!installed.ok) return ctx.skip(installed.reason);
-    for (const name of Object.keys(pkg.dependencies)) expect(existsSync(join(dir, 'node_modules', name, 'package.json')), name).toBe(true);
+    for (const name of Object.keys(pkg.dependencies))
+      expect(existsSync(join(dir, 'node_modules', name, 'package.json')), name).toBe(true);
     // A dev dependency that a production dependency needs too (the lockfile does not mark it dev,
     // as @kubernetes/client-node needs @types/js-yaml) is installed in production as well.
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-    const devOnly = Object.keys(pkg.devDependencies).filter((name) => lock.packages[`node_modules/${name}`]?.dev === true);
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean }>;
+    };
+    const devOnly = Object.keys(pkg.devDependencies).filter(
+      (name) => lock.packages[`node_modules/${name}`]?.dev === true,
+    );
     expect(devOnly).toContain('vitest');
     for (const name of devOnly) expect(existsSync(join(dir, 'node_modules', name)), name).toBe(false);
   });
@@ -154,10 +181,21 @@ describe('production install, as the deps and runtime stages do it', () => {
 
   it('validates manifests with only production dependencies (ajv, yaml, schemas resolved)', async (ctx) => {
     if (!installed.ok) return ctx.skip(installed.reason);
-    const { stdout, stderr } = await exec(process.execPath, [join(dir, 'dist', 'cli.js'), 'validate', '-m', join(ROOT, 'manifests'), '-c', join(ROOT, 'config', 'emulator.yaml')], {
-      cwd: dir,
-      env: { HOME: dir, NO_COLOR: '1', STACKSYNC_KEY_ID: 'k', STACKSYNC_KEY_SECRET: 's', STACKSYNC_TOKEN: 't' },
-    });
+    const { stdout, stderr } = await exec(
+      process.execPath,
+      [
+        join(dir, 'dist', 'cli.js'),
+        'validate',
+        '-m',
+        join(ROOT, 'manifests'),
+        '-c',
+        join(ROOT, 'config', 'emulator.yaml'),
+      ],
+      {
+        cwd: dir,
+        env: { HOME: dir, NO_COLOR: '1', STACKSYNC_KEY_ID: 'k', STACKSYNC_KEY_SECRET: 's', STACKSYNC_TOKEN: 't' },
+      },
+    );
     // exec rejects on a non-zero exit, so getting here means exit 0.
     expect(`${stdout}${stderr}`).toMatch(/validate ok: 0 errors/);
   });
@@ -166,12 +204,18 @@ describe('production install, as the deps and runtime stages do it', () => {
 /** `npm ci --omit=dev` from the local cache when it can; a network failure is a skip, anything else fails. */
 async function npmCi(dir: string): Promise<{ ok: true } | { ok: false; reason: string }> {
   try {
-    await exec('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 100_000 });
+    await exec('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: dir,
+      timeout: 100_000,
+    });
     return { ok: true };
   } catch (error) {
     const output = `${String((error as { stderr?: unknown }).stderr ?? '')}${String((error as Error).message)}`;
     if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|network/i.test(output)) {
-      return { ok: false, reason: `npm could not reach the registry or its cache, so the production install was not tried: ${output.split('\n')[0] ?? ''}` };
+      return {
+        ok: false,
+        reason: `npm could not reach the registry or its cache, so the production install was not tried: ${output.split('\n')[0] ?? ''}`,
+      };
     }
     throw error;
   }

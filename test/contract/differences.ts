@@ -14,7 +14,9 @@
 import type { Difference } from './traffic.js';
 
 /** A managed path of the document, as a pattern (`/clickpipes` → `…/services/{serviceId}/clickpipes`). */
-const managed = (suffix: string): string => String.raw`/v1/organizations/\{organizationId\}/services/\{serviceId\}` + suffix.replace(/[{}]/g, (brace) => `\\${brace}`);
+const managed = (suffix: string): string =>
+  String.raw`/v1/organizations/\{organizationId\}/services/\{serviceId\}` +
+  suffix.replace(/[{}]/g, (brace) => `\\${brace}`);
 
 export const TRAFFIC_DIFFERENCES: readonly Difference[] = [
   {
@@ -24,7 +26,9 @@ export const TRAFFIC_DIFFERENCES: readonly Difference[] = [
     profiles: ['current'],
   },
   {
-    finding: new RegExp(`^request (POST|PUT) (/api/v2/dashboards|${managed('/clickstack/dashboards')})(/\\{(id|clickStackDashboardId)\\})? /tiles/\\*/series/\\*`),
+    finding: new RegExp(
+      `^request (POST|PUT) (/api/v2/dashboards|${managed('/clickstack/dashboards')})(/\\{(id|clickStackDashboardId)\\})? /tiles/\\*/series/\\*`,
+    ),
     reason:
       "the seed profile speaks the spec's earlier dashboard API, whose series name their data source (`dataSource`) where today's name a `sourceId`; a target with `api: { profile: current }` sends today's tiles, held to the documents on the current profile",
     profiles: ['seed'],

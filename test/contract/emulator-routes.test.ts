@@ -32,7 +32,9 @@ describe.skipIf(!contract)('the current profile’s routes, against the services
     if (!contract) return;
     const ids = DEFAULT_SEED_IDS;
     const managedAuth = `Basic ${Buffer.from(`${ids.keyId}:${ids.keySecret}`).toString('base64')}`;
-    const served = [...managedRoutes('current'), ...selfHostedRoutes('current')].map((route) => `${route.method} ${route.template}`);
+    const served = [...managedRoutes('current'), ...selfHostedRoutes('current')].map(
+      (route) => `${route.method} ${route.template}`,
+    );
     const fill = (template: string): string =>
       template
         .replace('{organizationId}', ids.organizationId)
@@ -48,11 +50,15 @@ describe.skipIf(!contract)('the current profile’s routes, against the services
         const [method = '', template = ''] = entry.split(' ');
         const ours = fill(template);
         if (service === 'clickhouse-cloud' && !template.includes('/services/{serviceId}/')) continue;
-        if (served.some((each) => each.startsWith(`${method} `) && matches(each.slice(method.length + 1), ours))) continue;
+        if (served.some((each) => each.startsWith(`${method} `) && matches(each.slice(method.length + 1), ours)))
+          continue;
         asked++;
         const response = await fetch(`${shared.emulator.url}${ours}`, {
           method,
-          headers: { authorization: service === 'hyperdx' ? 'Bearer emulator-token' : managedAuth, 'content-type': 'application/json' },
+          headers: {
+            authorization: service === 'hyperdx' ? 'Bearer emulator-token' : managedAuth,
+            'content-type': 'application/json',
+          },
           ...(method === 'GET' || method === 'DELETE' ? {} : { body: '{}' }),
         });
         await response.arrayBuffer();
@@ -68,5 +74,8 @@ describe.skipIf(!contract)('the current profile’s routes, against the services
 function matches(template: string, path: string): boolean {
   const pattern = template.split('/');
   const segments = path.split('/');
-  return pattern.length === segments.length && pattern.every((part, index) => (part.startsWith('{') ? segments[index] !== '' : part === segments[index]));
+  return (
+    pattern.length === segments.length &&
+    pattern.every((part, index) => (part.startsWith('{') ? segments[index] !== '' : part === segments[index]))
+  );
 }

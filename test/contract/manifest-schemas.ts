@@ -16,7 +16,10 @@ import { fileURLToPath } from 'node:url';
 export type Schema = Record<string, unknown>;
 export type Variant = 'managed' | 'self-hosted';
 
-export const OPENAPI_FILES: Record<Variant, string> = { managed: 'clickhouse-cloud.openapi.json', 'self-hosted': 'hyperdx.openapi.json' };
+export const OPENAPI_FILES: Record<Variant, string> = {
+  managed: 'clickhouse-cloud.openapi.json',
+  'self-hosted': 'hyperdx.openapi.json',
+};
 
 const REPOSITORY = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -29,15 +32,23 @@ export function loadDocuments(): { documents: Record<Variant, Schema> } | { miss
   const dir = openApiDir();
   const paths = Object.values(OPENAPI_FILES).map((file) => join(dir, file));
   const absent = paths.filter((path) => !existsSync(path));
-  if (absent.length > 0) return { missing: `the services' OpenAPI documents are not at ${dir} (missing ${absent.join(', ')}); set STACKSYNC_OPENAPI_DIR` };
-  const read = (variant: Variant): Schema => JSON.parse(readFileSync(join(dir, OPENAPI_FILES[variant]), 'utf8')) as Schema;
+  if (absent.length > 0)
+    return {
+      missing: `the services' OpenAPI documents are not at ${dir} (missing ${absent.join(', ')}); set STACKSYNC_OPENAPI_DIR`,
+    };
+  const read = (variant: Variant): Schema =>
+    JSON.parse(readFileSync(join(dir, OPENAPI_FILES[variant]), 'utf8')) as Schema;
   return { documents: { managed: read('managed'), 'self-hosted': read('self-hosted') } };
 }
 
 /** The JSON request schema of `METHOD path`, the path given by its end (`/clickpipes`, `/api/v2/sources/{id}`). */
 export function requestSchema(document: Schema, method: string, pathEnd: string): Schema {
   const paths = document['paths'] as Record<string, Record<string, Schema>>;
-  const path = Object.keys(paths).find((each) => each.endsWith(pathEnd) && (each.length === pathEnd.length || each.endsWith(`}${pathEnd}`) || pathEnd.startsWith('/api/')));
+  const path = Object.keys(paths).find(
+    (each) =>
+      each.endsWith(pathEnd) &&
+      (each.length === pathEnd.length || each.endsWith(`}${pathEnd}`) || pathEnd.startsWith('/api/')),
+  );
   const operation = path === undefined ? undefined : paths[path]?.[method.toLowerCase()];
   const body = (operation?.['requestBody'] as Schema | undefined)?.['content'] as Record<string, Schema> | undefined;
   const schema = body?.['application/json']?.['schema'] as Schema | undefined;
@@ -63,7 +74,9 @@ function deref(document: Schema, schema: Schema): Schema {
   return current;
 }
 
-const isNull = (schema: Schema): boolean => schema['type'] === 'null' || (Array.isArray(schema['enum']) && schema['enum'].length === 1 && schema['enum'][0] === null);
+const isNull = (schema: Schema): boolean =>
+  schema['type'] === 'null' ||
+  (Array.isArray(schema['enum']) && schema['enum'].length === 1 && schema['enum'][0] === null);
 
 /** A document's schema with `$ref` resolved, `allOf` merged, `null` alternatives dropped, and a single remaining alternative taken as the schema. */
 export function documentNode(document: Schema, schema: Schema): Schema {
@@ -77,14 +90,19 @@ export function documentNode(document: Schema, schema: Schema): Schema {
         ...merged,
         ...part,
         properties: { ...(merged['properties'] as Schema | undefined), ...(part['properties'] as Schema | undefined) },
-        required: [...((merged['required'] as string[] | undefined) ?? []), ...((part['required'] as string[] | undefined) ?? [])],
+        required: [
+          ...((merged['required'] as string[] | undefined) ?? []),
+          ...((part['required'] as string[] | undefined) ?? []),
+        ],
       }),
       rest,
     );
   }
   for (const keyword of ['oneOf', 'anyOf'] as const) {
     if (!Array.isArray(node[keyword])) continue;
-    const alternatives = (node[keyword] as Schema[]).map((each) => deref(document, each)).filter((each) => !isNull(each));
+    const alternatives = (node[keyword] as Schema[])
+      .map((each) => deref(document, each))
+      .filter((each) => !isNull(each));
     const { [keyword]: _alternatives, ...rest } = node;
     if (alternatives.length === 1) return documentNode(document, { ...rest, ...(alternatives[0] as Schema) });
     node = { ...rest, anyOf: alternatives };
@@ -93,7 +111,8 @@ export function documentNode(document: Schema, schema: Schema): Schema {
     const types = (node['type'] as string[]).filter((type) => type !== 'null');
     node = { ...node, type: types.length === 1 ? types[0] : types };
   }
-  if (Array.isArray(node['enum'])) node = { ...node, enum: (node['enum'] as unknown[]).filter((value) => value !== null) };
+  if (Array.isArray(node['enum']))
+    node = { ...node, enum: (node['enum'] as unknown[]).filter((value) => value !== null) };
   return node;
 }
 
@@ -116,34 +135,62 @@ function typesOf(schema: Schema): string[] {
   const type = schema['type'];
   if (typeof type === 'string') return [type];
   if (Array.isArray(type)) return type as string[];
-  const values = Array.isArray(schema['enum']) ? (schema['enum'] as unknown[]) : schema['const'] !== undefined ? [schema['const']] : [];
-  return [...new Set(values.map((value) => (typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value)))];
+  const values = Array.isArray(schema['enum'])
+    ? (schema['enum'] as unknown[])
+    : schema['const'] !== undefined
+      ? [schema['const']]
+      : [];
+  return [
+    ...new Set(
+      values.map((value) =>
+        typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value,
+      ),
+    ),
+  ];
 }
 
 function manifestNode(schema: Schema): Schema {
   if (!Array.isArray(schema['anyOf'])) return schema;
   const alternatives = (schema['anyOf'] as Schema[]).filter((each) => !isNull(each));
-  return alternatives.length === 1 ? { ...schema, ...(alternatives[0] as Schema), anyOf: undefined } : { ...schema, anyOf: alternatives };
+  return alternatives.length === 1
+    ? { ...schema, ...(alternatives[0] as Schema), anyOf: undefined }
+    : { ...schema, anyOf: alternatives };
 }
 
 /** Every way `manifest` (at `path`) lets through what `documented` does not. */
 export function looser(manifest: Schema, documented: Schema, path: string, context: Context): string[] {
   const doc = documentNode(context.document, documented);
-  if (context.isSecret(manifest)) return typesOf(doc).length === 0 || typesOf(doc).includes('string') ? [] : [`${path}: a secret (a string) where the document has ${typesOf(doc).join(' or ')}`];
+  if (context.isSecret(manifest))
+    return typesOf(doc).length === 0 || typesOf(doc).includes('string')
+      ? []
+      : [`${path}: a secret (a string) where the document has ${typesOf(doc).join(' or ')}`];
   const own = manifestNode(manifest);
-  if (Array.isArray(own['anyOf'])) return (own['anyOf'] as Schema[]).flatMap((alternative) => looser({ ...own, anyOf: undefined, ...alternative }, doc, path, context));
-  if (Array.isArray(doc['anyOf']) && (doc['anyOf'] as Schema[]).every((alternative) => typeof alternative['properties'] === 'object')) {
+  if (Array.isArray(own['anyOf']))
+    return (own['anyOf'] as Schema[]).flatMap((alternative) =>
+      looser({ ...own, anyOf: undefined, ...alternative }, doc, path, context),
+    );
+  if (
+    Array.isArray(doc['anyOf']) &&
+    (doc['anyOf'] as Schema[]).every((alternative) => typeof alternative['properties'] === 'object')
+  ) {
     const alternatives = doc['anyOf'] as Schema[];
     // Alternatives told apart by a member's values (a colour rule by its operator): the one that takes the manifest's values.
     const chosen = discriminated(own, alternatives, context.document);
     if (chosen) return looser(own, { ...doc, anyOf: undefined, ...chosen }, path, context);
     // Overlapping object alternatives (kafka credentials, by authentication): read as anyOf, a member fits if one alternative has it.
-    const properties = Object.assign({}, ...alternatives.map((alternative) => alternative['properties'] as Schema)) as Schema;
-    const required = alternatives.map((alternative) => (alternative['required'] as string[] | undefined) ?? []).reduce((both, each) => both.filter((member) => each.includes(member)));
+    const properties = Object.assign(
+      {},
+      ...alternatives.map((alternative) => alternative['properties'] as Schema),
+    ) as Schema;
+    const required = alternatives
+      .map((alternative) => (alternative['required'] as string[] | undefined) ?? [])
+      .reduce((both, each) => both.filter((member) => each.includes(member)));
     return looser(own, { ...doc, anyOf: undefined, type: 'object', properties, required }, path, context);
   }
   if (Array.isArray(doc['anyOf'])) {
-    const tries = (doc['anyOf'] as Schema[]).map((alternative) => looser(own, { ...doc, anyOf: undefined, ...alternative }, path, context));
+    const tries = (doc['anyOf'] as Schema[]).map((alternative) =>
+      looser(own, { ...doc, anyOf: undefined, ...alternative }, path, context),
+    );
     return tries.reduce((best, each) => (each.length < best.length ? each : best));
   }
   const found: string[] = [];
@@ -151,32 +198,48 @@ export function looser(manifest: Schema, documented: Schema, path: string, conte
   const ownTypes = typesOf(own);
   const numericStrings = docTypes.includes('number') && Array.isArray(doc['enum']);
   for (const type of ownTypes) {
-    const fits = docTypes.length === 0 || docTypes.includes(type) || (type === 'integer' && docTypes.includes('number'));
+    const fits =
+      docTypes.length === 0 || docTypes.includes(type) || (type === 'integer' && docTypes.includes('number'));
     if (!fits) found.push(`${path}: ${type} where the document has ${docTypes.join(' or ')}`);
   }
-  const docValues = Array.isArray(doc['enum']) ? (doc['enum'] as unknown[]) : doc['const'] !== undefined ? [doc['const']] : undefined;
-  const ownValues = Array.isArray(own['enum']) ? (own['enum'] as unknown[]) : own['const'] !== undefined ? [own['const']] : undefined;
-  if (docValues && !ownValues && !ownTypes.includes('boolean')) found.push(`${path}: any value where the document allows only ${docValues.map(String).join(', ')}`);
+  const docValues = Array.isArray(doc['enum'])
+    ? (doc['enum'] as unknown[])
+    : doc['const'] !== undefined
+      ? [doc['const']]
+      : undefined;
+  const ownValues = Array.isArray(own['enum'])
+    ? (own['enum'] as unknown[])
+    : own['const'] !== undefined
+      ? [own['const']]
+      : undefined;
+  if (docValues && !ownValues && !ownTypes.includes('boolean'))
+    found.push(`${path}: any value where the document allows only ${docValues.map(String).join(', ')}`);
   if (docValues && ownValues) {
     const allowed = new Set(docValues.map((value) => (numericStrings ? Number(value) : value)));
-    for (const value of ownValues) if (!allowed.has(value)) found.push(`${path}: ${JSON.stringify(value)} is not among the document's ${docValues.map(String).join(', ')}`);
+    for (const value of ownValues)
+      if (!allowed.has(value))
+        found.push(`${path}: ${JSON.stringify(value)} is not among the document's ${docValues.map(String).join(', ')}`);
   }
   for (const bound of LOWER_BOUNDS) {
     const limit = doc[bound];
     // A lower bound of 0 on a length or a count bounds nothing.
     if (typeof limit !== 'number' || (limit === 0 && bound !== 'minimum' && bound !== 'exclusiveMinimum')) continue;
     const mine = own[bound];
-    if (typeof mine !== 'number' || mine < limit) found.push(`${path}: ${bound} ${mine ?? 'none'} where the document has ${limit}`);
+    if (typeof mine !== 'number' || mine < limit)
+      found.push(`${path}: ${bound} ${mine ?? 'none'} where the document has ${limit}`);
   }
   for (const bound of UPPER_BOUNDS) {
     const limit = doc[bound];
     if (typeof limit !== 'number') continue;
     const mine = own[bound];
-    if (typeof mine !== 'number' || mine > limit) found.push(`${path}: ${bound} ${mine ?? 'none'} where the document has ${limit}`);
+    if (typeof mine !== 'number' || mine > limit)
+      found.push(`${path}: ${bound} ${mine ?? 'none'} where the document has ${limit}`);
   }
-  if (typeof doc['pattern'] === 'string' && own['pattern'] !== doc['pattern'] && !ownValues) found.push(`${path}: pattern ${String(own['pattern'] ?? 'none')} where the document has ${String(doc['pattern'])}`);
+  if (typeof doc['pattern'] === 'string' && own['pattern'] !== doc['pattern'] && !ownValues)
+    found.push(`${path}: pattern ${String(own['pattern'] ?? 'none')} where the document has ${String(doc['pattern'])}`);
   found.push(...objectLooser(own, doc, path, context));
-  if (own['items'] && doc['items']) found.push(...looser(own['items'] as Schema, doc['items'] as Schema, `${path}[]`, context));
+  if (own['items'] && doc['items'])
+    found.push(...looser(own['items'] as Schema, doc['items'] as Schema, `${path}[]`, context));
   return found;
 }
 
@@ -184,14 +247,20 @@ export function looser(manifest: Schema, documented: Schema, path: string, conte
 function discriminated(own: Schema, alternatives: readonly Schema[], document: Schema): Schema | undefined {
   const ownProperties = (own['properties'] ?? {}) as Record<string, Schema>;
   for (const [member, schema] of Object.entries(ownProperties)) {
-    const values = Array.isArray(schema['enum']) ? (schema['enum'] as unknown[]) : schema['const'] !== undefined ? [schema['const']] : undefined;
+    const values = Array.isArray(schema['enum'])
+      ? (schema['enum'] as unknown[])
+      : schema['const'] !== undefined
+        ? [schema['const']]
+        : undefined;
     if (!values) continue;
     const enums = alternatives.map((alternative) => {
       const target = ((alternative['properties'] ?? {}) as Record<string, Schema>)[member];
       return target ? (documentNode(document, target)['enum'] as unknown[] | undefined) : undefined;
     });
     if (enums.some((each) => each === undefined)) continue;
-    const fitting = alternatives.filter((_alternative, index) => values.every((value) => (enums[index] as unknown[]).includes(value)));
+    const fitting = alternatives.filter((_alternative, index) =>
+      values.every((value) => (enums[index] as unknown[]).includes(value)),
+    );
     if (fitting.length === 1) return fitting[0];
   }
   return undefined;
@@ -210,17 +279,27 @@ function objectLooser(own: Schema, doc: Schema, path: string, context: Context):
     const at = path ? `${path}.${member}` : member;
     const target = docProperties?.[name];
     if (target) found.push(...looser(schema, target, at, context));
-    else if (docProperties && doc['additionalProperties'] === undefined) found.push(`${at}: the document has no such member${name === member ? '' : ` (${name})`}`);
-    else if (docProperties && typeof doc['additionalProperties'] === 'object') found.push(...looser(schema, doc['additionalProperties'] as Schema, at, context));
+    else if (docProperties && doc['additionalProperties'] === undefined)
+      found.push(`${at}: the document has no such member${name === member ? '' : ` (${name})`}`);
+    else if (docProperties && typeof doc['additionalProperties'] === 'object')
+      found.push(...looser(schema, doc['additionalProperties'] as Schema, at, context));
   }
   if (typeof own['additionalProperties'] === 'object' && typeof doc['additionalProperties'] === 'object') {
-    found.push(...looser(own['additionalProperties'] as Schema, doc['additionalProperties'] as Schema, `${path}.*`, context));
+    found.push(
+      ...looser(own['additionalProperties'] as Schema, doc['additionalProperties'] as Schema, `${path}.*`, context),
+    );
   }
   if (!docProperties) return found;
-  const required = new Set([...((own['required'] as string[] | undefined) ?? []), ...(context.alsoRequired?.(path) ?? [])]);
+  const required = new Set([
+    ...((own['required'] as string[] | undefined) ?? []),
+    ...(context.alsoRequired?.(path) ?? []),
+  ]);
   for (const member of (doc['required'] as string[] | undefined) ?? []) {
     const mine = sent.get(member);
-    if (mine === undefined || !required.has(mine)) found.push(`${path ? `${path}.` : ''}${mine ?? member}: required by the document's create, optional in the manifest`);
+    if (mine === undefined || !required.has(mine))
+      found.push(
+        `${path ? `${path}.` : ''}${mine ?? member}: required by the document's create, optional in the manifest`,
+      );
   }
   return found;
 }

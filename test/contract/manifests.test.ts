@@ -38,7 +38,16 @@ import { loadContract } from './openapi.js';
 import { currentConfigSchemas } from '../../src/kinds/dashboard/current-config.js';
 import { CONFIG_MEMBERS_LACKED, FILTER_MEMBERS_LACKED } from '../../src/kinds/dashboard/model.js';
 import { ALERT_MEMBERS_LACKED } from '../../src/kinds/alert/model.js';
-import { component, documentNode, loadDocuments, looser, requestSchema, type Context, type Schema, type Variant } from './manifest-schemas.js';
+import {
+  component,
+  documentNode,
+  loadDocuments,
+  looser,
+  requestSchema,
+  type Context,
+  type Schema,
+  type Variant,
+} from './manifest-schemas.js';
 
 const loaded = loadDocuments();
 if ('missing' in loaded) {
@@ -60,10 +69,17 @@ type Renames = Record<string, Record<string, string | undefined>>;
 
 /** Renames with `members` at `path` never sent: `validate` refuses them for the variant (a kind's table of what its API lacks). */
 function refused(renames: Renames, path: string, members: readonly string[]): Renames {
-  return { ...renames, [path]: { ...renames[path], ...Object.fromEntries(members.map((member) => [member, undefined])) } };
+  return {
+    ...renames,
+    [path]: { ...renames[path], ...Object.fromEntries(members.map((member) => [member, undefined])) },
+  };
 }
 
-function context(variant: Variant, renames: Renames = {}, alsoRequired: Record<string, readonly string[]> = {}): Context {
+function context(
+  variant: Variant,
+  renames: Renames = {},
+  alsoRequired: Record<string, readonly string[]> = {},
+): Context {
   const document = (documents as Record<Variant, Schema>)[variant];
   return {
     document,
@@ -80,10 +96,12 @@ function context(variant: Variant, renames: Renames = {}, alsoRequired: Record<s
 
 /** Renames with the lacked members (not values) a kind refuses on the current profile never sent (`src/kinds/shared/lacked.ts`). */
 function withoutLacked(renames: Renames, lacked: readonly Lacked[]): Renames {
-  return lacked.filter((each) => each.values === undefined).reduce((all, { path }) => {
-    const at = path.lastIndexOf('.');
-    return refused(all, at < 0 ? '' : path.slice(0, at), [path.slice(at + 1)]);
-  }, renames);
+  return lacked
+    .filter((each) => each.values === undefined)
+    .reduce((all, { path }) => {
+      const at = path.lastIndexOf('.');
+      return refused(all, at < 0 ? '' : path.slice(0, at), [path.slice(at + 1)]);
+    }, renames);
 }
 
 /** The manifest schema without the lacked values a kind refuses on the current profile. */
@@ -91,7 +109,7 @@ function withoutLackedValues(schema: Schema, lacked: readonly Lacked[]): Schema 
   for (const { path, values } of lacked) {
     if (values === undefined) continue;
     const node = path.split('.').reduce<Schema>((at, segment) => {
-      const member = ((at['properties'] as Record<string, Schema>)[segment.replace('[]', '')]) as Schema;
+      const member = (at['properties'] as Record<string, Schema>)[segment.replace('[]', '')] as Schema;
       return segment.endsWith('[]') ? (member['items'] as Schema) : member;
     }, schema);
     node['enum'] = (node['enum'] as unknown[]).filter((value) => !values.includes(value));
@@ -110,10 +128,20 @@ interface Case {
 /** A Source kind's manifest as `validate` takes it: the members that kind may write, and those it must. */
 function sourceOfKind(kind: keyof typeof SOURCE_REQUIRED_MEMBERS): Schema {
   const schema = plain(sourceSpecSchema);
-  const rule = (schema['allOf'] as Schema[]).find((each) => ((each['if'] as Schema)['properties'] as Record<string, Schema>)['kind']?.['const'] === kind) as Schema;
+  const rule = (schema['allOf'] as Schema[]).find(
+    (each) => ((each['if'] as Schema)['properties'] as Record<string, Schema>)['kind']?.['const'] === kind,
+  ) as Schema;
   const then = rule['then'] as { required: string[]; properties: Record<string, false> };
-  const properties = Object.fromEntries(Object.entries(schema['properties'] as Record<string, Schema>).filter(([member]) => then.properties[member] === undefined));
-  return { ...schema, properties: { ...properties, kind: { const: kind } }, required: [...(schema['required'] as string[]), ...then.required] };
+  const properties = Object.fromEntries(
+    Object.entries(schema['properties'] as Record<string, Schema>).filter(
+      ([member]) => then.properties[member] === undefined,
+    ),
+  );
+  return {
+    ...schema,
+    properties: { ...properties, kind: { const: kind } },
+    required: [...(schema['required'] as string[]), ...then.required],
+  };
 }
 
 /**
@@ -127,22 +155,33 @@ function dashboardAsSent(): Schema {
   return plain(dashboardSpecSchema);
 }
 /** `series` and `config` of a tile are compared on their own, below. */
-const DASHBOARD_RENAMES: Renames = { '': { ownsAllTiles: undefined }, 'tiles[]': { series: undefined, config: undefined }, 'filters[]': { source: 'sourceId' } };
+const DASHBOARD_RENAMES: Renames = {
+  '': { ownsAllTiles: undefined },
+  'tiles[]': { series: undefined, config: undefined },
+  'filters[]': { source: 'sourceId' },
+};
 
 /** The document's tile config alternatives, each a single form (nested `oneOf`s flattened, `allOf`s merged). */
 function configForms(document: Schema, schema: Schema): Schema[] {
   const node = documentNode(document, schema);
-  return Array.isArray(node['anyOf']) ? (node['anyOf'] as Schema[]).flatMap((each) => configForms(document, each)) : [node];
+  return Array.isArray(node['anyOf'])
+    ? (node['anyOf'] as Schema[]).flatMap((each) => configForms(document, each))
+    : [node];
 }
 
 /** The document's form of a config (`builder:line`, `sql:line`): the alternative of that display type, with `configType` or without. */
 function configForm(variant: Variant, key: string): Schema {
   const [form, displayType] = key.split(':') as [string, string];
   const tileInput = component(documents![variant], variant === 'managed' ? 'ClickStackTileInput' : 'TileInput');
-  const config = (documentNode(documents![variant], tileInput)['properties'] as Record<string, Schema>)['config'] as Schema;
+  const config = (documentNode(documents![variant], tileInput)['properties'] as Record<string, Schema>)[
+    'config'
+  ] as Schema;
   const found = configForms(documents![variant], config).find((each) => {
     const properties = each['properties'] as Record<string, Schema>;
-    return ((properties['displayType']?.['enum'] as unknown[] | undefined) ?? []).includes(displayType) && Object.hasOwn(properties, 'configType') === (form === 'sql');
+    return (
+      ((properties['displayType']?.['enum'] as unknown[] | undefined) ?? []).includes(displayType) &&
+      Object.hasOwn(properties, 'configType') === (form === 'sql')
+    );
   });
   if (!found) throw new Error(`the ${variant} document has no tile config ${key}`);
   return found;
@@ -160,46 +199,104 @@ function alertAsSent(variant: Variant): Schema {
   // Channel types the variant's API lacks: validate refuses them for its targets.
   const channel = properties['channel'] as Schema;
   const type = (channel['properties'] as Record<string, Schema>)['type'] as Schema;
-  type['enum'] = (type['enum'] as string[]).filter((each) => !ALERT_MEMBERS_LACKED[variant].channelTypes.includes(each));
+  type['enum'] = (type['enum'] as string[]).filter(
+    (each) => !ALERT_MEMBERS_LACKED[variant].channelTypes.includes(each),
+  );
   // The schema takes emailRecipients only with type email (its if/then/else).
-  if (!(type['enum'] as string[]).includes('email')) delete (channel['properties'] as Record<string, Schema>)['emailRecipients'];
+  if (!(type['enum'] as string[]).includes('email'))
+    delete (channel['properties'] as Record<string, Schema>)['emailRecipients'];
   properties['channels'] = { ...(properties['channels'] as Schema), items: channel };
   const source = properties['source'] as Schema;
   const spell = alertKind.writes?.spell;
   if (!spell) throw new Error('the Alert kind spells no source');
-  source['enum'] = [...new Set((source['enum'] as string[]).map((word) => spell({ source: word === 'saved_search' ? 'search' : word }, 'current')['source']))];
+  source['enum'] = [
+    ...new Set(
+      (source['enum'] as string[]).map(
+        (word) => spell({ source: word === 'saved_search' ? 'search' : word }, 'current')['source'],
+      ),
+    ),
+  ];
   return schema;
 }
 const CHANNEL_RENAMES = { webhook: 'webhookId' };
-const ALERT_RENAMES: Renames = { '': { dashboard: 'dashboardId', tile: 'tileId', savedSearch: 'savedSearchId' }, channel: CHANNEL_RENAMES, 'channels[]': CHANNEL_RENAMES };
+const ALERT_RENAMES: Renames = {
+  '': { dashboard: 'dashboardId', tile: 'tileId', savedSearch: 'savedSearchId' },
+  channel: CHANNEL_RENAMES,
+  'channels[]': CHANNEL_RENAMES,
+};
 /** A webhook channel names its webhook by name or id (the schema's else branch): one of them is always sent. */
 function alertAlsoRequired(variant: Variant): Record<string, readonly string[]> {
   return variant === 'self-hosted' ? { channel: ['webhook', 'webhookId'], 'channels[]': ['webhook', 'webhookId'] } : {};
 }
 
-const SOURCE_COMPONENTS: Record<keyof typeof SOURCE_REQUIRED_MEMBERS, string> = { log: 'LogSource', trace: 'TraceSource', metric: 'MetricSource', session: 'SessionSource', promql: 'PromqlSource' };
+const SOURCE_COMPONENTS: Record<keyof typeof SOURCE_REQUIRED_MEMBERS, string> = {
+  log: 'LogSource',
+  trace: 'TraceSource',
+  metric: 'MetricSource',
+  session: 'SessionSource',
+  promql: 'PromqlSource',
+};
 
 function cases(): Case[] {
   const all: Case[] = [];
   const bornRenames = withoutLacked({ '': { state: undefined } }, PIPE_LACKED_ON_CURRENT);
-  all.push({ variant: 'managed', name: 'Pipe (born in Git): create', manifest: withoutLackedValues(plain(bornPipeSpecSchema), PIPE_LACKED_ON_CURRENT), documented: () => requestSchema(documents!.managed, 'POST', '/clickpipes'), context: () => context('managed', bornRenames) });
-  const existingRenames: Renames = { '': { pipeId: undefined }, 'source.postgres': { tableMappings: 'tableMappingsToAdd' } };
-  all.push({ variant: 'managed', name: 'Pipe (existing): update', manifest: plain(existingPipeSpecSchema), documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipes/{clickPipeId}'), context: () => context('managed', existingRenames) });
-  all.push({ variant: 'managed', name: 'Pipe scaling: PATCH scaling', manifest: plain(pipeScalingBodySchema), documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipes/{clickPipeId}/scaling'), context: () => context('managed') });
-  all.push({ variant: 'managed', name: 'PipeCdcScaling: update', manifest: plain(pipeCdcScalingSpecSchema), documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipesCdcScaling'), context: () => context('managed') });
+  all.push({
+    variant: 'managed',
+    name: 'Pipe (born in Git): create',
+    manifest: withoutLackedValues(plain(bornPipeSpecSchema), PIPE_LACKED_ON_CURRENT),
+    documented: () => requestSchema(documents!.managed, 'POST', '/clickpipes'),
+    context: () => context('managed', bornRenames),
+  });
+  const existingRenames: Renames = {
+    '': { pipeId: undefined },
+    'source.postgres': { tableMappings: 'tableMappingsToAdd' },
+  };
+  all.push({
+    variant: 'managed',
+    name: 'Pipe (existing): update',
+    manifest: plain(existingPipeSpecSchema),
+    documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipes/{clickPipeId}'),
+    context: () => context('managed', existingRenames),
+  });
+  all.push({
+    variant: 'managed',
+    name: 'Pipe scaling: PATCH scaling',
+    manifest: plain(pipeScalingBodySchema),
+    documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipes/{clickPipeId}/scaling'),
+    context: () => context('managed'),
+  });
+  all.push({
+    variant: 'managed',
+    name: 'PipeCdcScaling: update',
+    manifest: plain(pipeCdcScalingSpecSchema),
+    documented: () => requestSchema(documents!.managed, 'PATCH', '/clickpipesCdcScaling'),
+    context: () => context('managed'),
+  });
   for (const variant of ['managed', 'self-hosted'] as const) {
     const prefix = variant === 'managed' ? '/clickstack' : '/api/v2';
-    const named = (name: string): Schema => component(documents![variant], variant === 'managed' ? `ClickStack${name}` : name);
+    const named = (name: string): Schema =>
+      component(documents![variant], variant === 'managed' ? `ClickStack${name}` : name);
     for (const kind of Object.keys(SOURCE_COMPONENTS) as (keyof typeof SOURCE_COMPONENTS)[]) {
       all.push({
         variant,
         name: `Source ${kind}: create`,
         manifest: sourceOfKind(kind),
         documented: () => named(SOURCE_COMPONENTS[kind]),
-        context: () => context(variant, refused({ '': { connectionId: 'connection' } }, '', SOURCE_LACKED_ON_CURRENT[variant][kind] ?? []), { '': ['connection', 'connectionId'] }),
+        context: () =>
+          context(
+            variant,
+            refused({ '': { connectionId: 'connection' } }, '', SOURCE_LACKED_ON_CURRENT[variant][kind] ?? []),
+            { '': ['connection', 'connectionId'] },
+          ),
       });
     }
-    all.push({ variant, name: 'Webhook: create', manifest: plain(webhookSpecSchema), documented: () => requestSchema(documents![variant], 'POST', `${prefix}/webhooks`), context: () => context(variant) });
+    all.push({
+      variant,
+      name: 'Webhook: create',
+      manifest: plain(webhookSpecSchema),
+      documented: () => requestSchema(documents![variant], 'POST', `${prefix}/webhooks`),
+      context: () => context(variant),
+    });
     all.push({
       variant,
       name: 'SavedSearch: create',
@@ -210,23 +307,61 @@ function cases(): Case[] {
   }
   for (const variant of ['managed', 'self-hosted'] as const) {
     const prefix = variant === 'managed' ? '/clickstack' : '/api/v2';
-    for (const [verb, method, path] of [['create', 'POST', `${prefix}/dashboards`], ['update', 'PUT', variant === 'managed' ? '/clickstack/dashboards/{clickStackDashboardId}' : '/api/v2/dashboards/{id}']] as const) {
+    for (const [verb, method, path] of [
+      ['create', 'POST', `${prefix}/dashboards`],
+      [
+        'update',
+        'PUT',
+        variant === 'managed' ? '/clickstack/dashboards/{clickStackDashboardId}' : '/api/v2/dashboards/{id}',
+      ],
+    ] as const) {
       const renames = refused(DASHBOARD_RENAMES, 'filters[]', FILTER_MEMBERS_LACKED[variant]);
-      all.push({ variant, name: `Dashboard: ${verb}`, manifest: dashboardAsSent(), documented: () => requestSchema(documents![variant], method, path), context: () => context(variant, renames, DASHBOARD_ALSO_REQUIRED) });
+      all.push({
+        variant,
+        name: `Dashboard: ${verb}`,
+        manifest: dashboardAsSent(),
+        documented: () => requestSchema(documents![variant], method, path),
+        context: () => context(variant, renames, DASHBOARD_ALSO_REQUIRED),
+      });
     }
-    for (const [verb, method, path] of [['create', 'POST', `${prefix}/alerts`], ['update', 'PUT', variant === 'managed' ? '/clickstack/alerts/{clickStackAlertId}' : '/api/v2/alerts/{id}']] as const) {
+    for (const [verb, method, path] of [
+      ['create', 'POST', `${prefix}/alerts`],
+      ['update', 'PUT', variant === 'managed' ? '/clickstack/alerts/{clickStackAlertId}' : '/api/v2/alerts/{id}'],
+    ] as const) {
       const lacked = ALERT_MEMBERS_LACKED[variant];
-      const renames = refused(refused(refused(ALERT_RENAMES, '', lacked.alert), 'channel', lacked.channel), 'channels[]', lacked.channel);
-      all.push({ variant, name: `Alert: ${verb}`, manifest: alertAsSent(variant), documented: () => requestSchema(documents![variant], method, path), context: () => context(variant, renames, alertAlsoRequired(variant)) });
+      const renames = refused(
+        refused(refused(ALERT_RENAMES, '', lacked.alert), 'channel', lacked.channel),
+        'channels[]',
+        lacked.channel,
+      );
+      all.push({
+        variant,
+        name: `Alert: ${verb}`,
+        manifest: alertAsSent(variant),
+        documented: () => requestSchema(documents![variant], method, path),
+        context: () => context(variant, renames, alertAlsoRequired(variant)),
+      });
     }
   }
   for (const variant of ['managed', 'self-hosted'] as const) {
     for (const [key, schema] of Object.entries(currentConfigSchemas())) {
       const renames = refused({ '': { source: 'sourceId' } }, '', CONFIG_MEMBERS_LACKED[variant]);
-      all.push({ variant, name: `Dashboard tile config ${key}: create`, manifest: plain(schema), documented: () => configForm(variant, key), context: () => context(variant, renames) });
+      all.push({
+        variant,
+        name: `Dashboard tile config ${key}: create`,
+        manifest: plain(schema),
+        documented: () => configForm(variant, key),
+        context: () => context(variant, renames),
+      });
     }
   }
-  all.push({ variant: 'self-hosted', name: 'Connection: create', manifest: plain(connectionSpecSchema), documented: () => requestSchema(documents!['self-hosted'], 'POST', '/api/v2/connections'), context: () => context('self-hosted') });
+  all.push({
+    variant: 'self-hosted',
+    name: 'Connection: create',
+    manifest: plain(connectionSpecSchema),
+    documented: () => requestSchema(documents!['self-hosted'], 'POST', '/api/v2/connections'),
+    context: () => context('self-hosted'),
+  });
   return all;
 }
 
@@ -238,17 +373,25 @@ function cases(): Case[] {
 const ON_PURPOSE: Record<string, string> = {};
 
 function onPurpose(variants: readonly Variant[], name: string, differences: readonly string[], reason: string): void {
-  for (const variant of variants) for (const difference of differences) ON_PURPOSE[`${variant} ${name}: ${difference}`] = reason;
+  for (const variant of variants)
+    for (const difference of differences) ON_PURPOSE[`${variant} ${name}: ${difference}`] = reason;
 }
 
 const BOTH = ['managed', 'self-hosted'] as const;
 const BORN = 'Pipe (born in Git): create';
 
-onPurpose(['managed'], BORN, ["source.pubsub.serviceAccountKey: required by the document's create, optional in the manifest"], 'Needed with SERVICE_ACCOUNT authentication, the one a target of the current profile takes (workload identity is refused there, src/kinds/pipe/manifests.ts): src/schema/pipe-rules.ts requires it exactly then, at its line.');
+onPurpose(
+  ['managed'],
+  BORN,
+  ["source.pubsub.serviceAccountKey: required by the document's create, optional in the manifest"],
+  'Needed with SERVICE_ACCOUNT authentication, the one a target of the current profile takes (workload identity is refused there, src/kinds/pipe/manifests.ts): src/schema/pipe-rules.ts requires it exactly then, at its line.',
+);
 onPurpose(
   ['managed'],
   'Pipe (existing): update',
-  ['source.kafka.authentication: any value where the document allows only PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, IAM_ROLE, IAM_USER, MUTUAL_TLS'],
+  [
+    'source.kafka.authentication: any value where the document allows only PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, IAM_ROLE, IAM_USER, MUTUAL_TLS',
+  ],
   "A manifest of an existing pipe holds the seed's Update pipe members, whose authentication is any text; the service refuses a wrong one, which the pipe already has.",
 );
 onPurpose(
@@ -267,9 +410,14 @@ onPurpose(
   ['self-hosted'],
   'Source log: create',
   ['materializedViews[].minGranularity: pattern none where the document has ^\\d+(s|m|h|d)$'],
-  'The server also takes the SQL interval form (`15 minute`) and answers it short (`15m`), as the emulator\'s source conformance tests hold.',
+  "The server also takes the SQL interval form (`15 minute`) and answers it short (`15m`), as the emulator's source conformance tests hold.",
 );
-onPurpose(['self-hosted'], 'Source trace: create', ['materializedViews[].minGranularity: pattern none where the document has ^\\d+(s|m|h|d)$'], 'As for a log source: the SQL interval form is taken too.');
+onPurpose(
+  ['self-hosted'],
+  'Source trace: create',
+  ['materializedViews[].minGranularity: pattern none where the document has ^\\d+(s|m|h|d)$'],
+  'As for a log source: the SQL interval form is taken too.',
+);
 onPurpose(
   BOTH,
   'Webhook: create',
@@ -292,14 +440,31 @@ onPurpose(
 
 const DASHBOARDS = ['Dashboard: create', 'Dashboard: update'];
 for (const name of DASHBOARDS) {
-  onPurpose(BOTH, name, ["tiles: required by the document's create, optional in the manifest"], 'Filled by stacksync: a dashboard whose manifest gives no tiles is sent an empty list (docs/manifests/dashboard.md: default none).');
-  onPurpose(BOTH, name, ["filters[].type: required by the document's create, optional in the manifest"], 'Filled by stacksync: always QUERY_EXPRESSION, the one type (docs/manifests/dashboard.md#filters).');
+  onPurpose(
+    BOTH,
+    name,
+    ["tiles: required by the document's create, optional in the manifest"],
+    'Filled by stacksync: a dashboard whose manifest gives no tiles is sent an empty list (docs/manifests/dashboard.md: default none).',
+  );
+  onPurpose(
+    BOTH,
+    name,
+    ["filters[].type: required by the document's create, optional in the manifest"],
+    'Filled by stacksync: always QUERY_EXPRESSION, the one type (docs/manifests/dashboard.md#filters).',
+  );
 }
-onPurpose(BOTH, 'Dashboard: update', ["filters[].id: required by the document's create, optional in the manifest"], "Filled by stacksync: an update gives every filter the live id of its name, or one made for it (src/kinds/dashboard/diff.ts, docs/manifests/dashboard.md#filters).");
+onPurpose(
+  BOTH,
+  'Dashboard: update',
+  ["filters[].id: required by the document's create, optional in the manifest"],
+  'Filled by stacksync: an update gives every filter the live id of its name, or one made for it (src/kinds/dashboard/diff.ts, docs/manifests/dashboard.md#filters).',
+);
 if (documents) {
   for (const variant of BOTH) {
     for (const key of Object.keys(currentConfigSchemas())) {
-      const required = ((configForm(variant, key)['required'] as string[] | undefined) ?? []).map((member) => (member === 'sourceId' ? 'source' : member));
+      const required = ((configForm(variant, key)['required'] as string[] | undefined) ?? []).map((member) =>
+        member === 'sourceId' ? 'source' : member,
+      );
       onPurpose(
         [variant],
         `Dashboard tile config ${key}: create`,
@@ -310,11 +475,13 @@ if (documents) {
   }
 }
 
-describe.skipIf(documents === undefined)('manifests are no looser than the services\' documents', () => {
+describe.skipIf(documents === undefined)("manifests are no looser than the services' documents", () => {
   const found = new Map<string, string[]>();
   for (const each of documents ? cases() : []) {
     it(`${each.variant}: ${each.name}`, () => {
-      const differences = looser(each.manifest, each.documented(), '', each.context()).map((line) => `${each.variant} ${each.name}: ${line}`);
+      const differences = looser(each.manifest, each.documented(), '', each.context()).map(
+        (line) => `${each.variant} ${each.name}: ${line}`,
+      );
       found.set(`${each.variant} ${each.name}`, differences);
       expect(differences.filter((line) => !Object.hasOwn(ON_PURPOSE, line))).toEqual([]);
     });
@@ -329,24 +496,39 @@ describe.skipIf(documents === undefined)('manifests are no looser than the servi
 describe.skipIf(documents === undefined)('the comparison fails a manifest looser than the document', () => {
   const born = (): Schema => plain(bornPipeSpecSchema);
   const scaling = (schema: Schema): Schema => (schema['properties'] as Record<string, Schema>)['scaling'] as Schema;
-  const kafka = (schema: Schema): Schema => ((((schema['properties'] as Record<string, Schema>)['source'] as Schema)['properties'] as Record<string, Schema>)['kafka']) as Schema;
-  const compare = (schema: Schema): string[] => looser(schema, requestSchema(documents!.managed, 'POST', '/clickpipes'), '', context('managed', { '': { state: undefined } }));
+  const kafka = (schema: Schema): Schema =>
+    (((schema['properties'] as Record<string, Schema>)['source'] as Schema)['properties'] as Record<string, Schema>)[
+      'kafka'
+    ] as Schema;
+  const compare = (schema: Schema): string[] =>
+    looser(
+      schema,
+      requestSchema(documents!.managed, 'POST', '/clickpipes'),
+      '',
+      context('managed', { '': { state: undefined } }),
+    );
   const baseline = (): Set<string> => new Set(compare(born()));
 
   it.each([
     {
       name: 'a bound wider than the document (replicas up to 41)',
-      mutate: (schema: Schema) => Object.assign((scaling(schema)['properties'] as Record<string, Schema>)['replicas'] as Schema, { maximum: 41 }),
+      mutate: (schema: Schema) =>
+        Object.assign((scaling(schema)['properties'] as Record<string, Schema>)['replicas'] as Schema, { maximum: 41 }),
       expected: 'scaling.replicas: maximum 41 where the document has 40',
     },
     {
       name: 'an enum wider than the document (a kafka flavour it lacks)',
-      mutate: (schema: Schema) => ((kafka(schema)['properties'] as Record<string, Schema>)['type'] as Schema)['enum'] = ['kafka', 'nosuchkafka'],
+      mutate: (schema: Schema) =>
+        (((kafka(schema)['properties'] as Record<string, Schema>)['type'] as Schema)['enum'] = [
+          'kafka',
+          'nosuchkafka',
+        ]),
       expected: 'source.kafka.type: "nosuchkafka" is not among the document\'s',
     },
     {
       name: 'a member the document lacks',
-      mutate: (schema: Schema) => Object.assign(scaling(schema)['properties'] as Record<string, Schema>, { burst: { type: 'integer' } }),
+      mutate: (schema: Schema) =>
+        Object.assign(scaling(schema)['properties'] as Record<string, Schema>, { burst: { type: 'integer' } }),
       expected: 'scaling.burst: the document has no such member',
     },
   ])('$name', ({ mutate, expected }) => {
@@ -360,22 +542,43 @@ describe.skipIf(documents === undefined)('the comparison fails a manifest looser
   it('a member the document requires that the manifest leaves optional (a log source without defaultTableSelectExpression)', () => {
     const schema = sourceOfKind('log');
     schema['required'] = (schema['required'] as string[]).filter((member) => member !== 'defaultTableSelectExpression');
-    const differences = looser(schema, component(documents!.managed, 'ClickStackLogSource'), '', context('managed', { '': { connectionId: 'connection' } }, { '': ['connection', 'connectionId'] }));
-    expect(differences).toContain("defaultTableSelectExpression: required by the document's create, optional in the manifest");
+    const differences = looser(
+      schema,
+      component(documents!.managed, 'ClickStackLogSource'),
+      '',
+      context('managed', { '': { connectionId: 'connection' } }, { '': ['connection', 'connectionId'] }),
+    );
+    expect(differences).toContain(
+      "defaultTableSelectExpression: required by the document's create, optional in the manifest",
+    );
   });
 
-  it.each(BOTH)('%s: a link-out alternative that leaves a required member optional (an external onClick without urlTemplate, a target without its id)', (variant) => {
-    const table = plain(currentConfigSchemas()['builder:table']);
-    const alternatives = (((table['properties'] as Record<string, Schema>)['onClick'] as Schema)['anyOf']) as Schema[];
-    const external = alternatives.find((each) => ((each['properties'] as Record<string, Schema>)['type'] as Schema)['const'] === 'external') as Schema;
-    external['required'] = ['type'];
-    const search = alternatives.find((each) => ((each['properties'] as Record<string, Schema>)['type'] as Schema)['const'] === 'search') as Schema;
-    const byId = (((search['properties'] as Record<string, Schema>)['target'] as Schema)['anyOf'] as Schema[])[0] as Schema;
-    byId['required'] = ['mode'];
-    const differences = looser(table, configForm(variant, 'builder:table'), '', context(variant, refused({ '': { source: 'sourceId' } }, '', CONFIG_MEMBERS_LACKED[variant])));
-    expect(differences).toContain("onClick.urlTemplate: required by the document's create, optional in the manifest");
-    expect(differences).toContain("onClick.target.id: required by the document's create, optional in the manifest");
-  });
+  it.each(BOTH)(
+    '%s: a link-out alternative that leaves a required member optional (an external onClick without urlTemplate, a target without its id)',
+    (variant) => {
+      const table = plain(currentConfigSchemas()['builder:table']);
+      const alternatives = ((table['properties'] as Record<string, Schema>)['onClick'] as Schema)['anyOf'] as Schema[];
+      const external = alternatives.find(
+        (each) => ((each['properties'] as Record<string, Schema>)['type'] as Schema)['const'] === 'external',
+      ) as Schema;
+      external['required'] = ['type'];
+      const search = alternatives.find(
+        (each) => ((each['properties'] as Record<string, Schema>)['type'] as Schema)['const'] === 'search',
+      ) as Schema;
+      const byId = (
+        ((search['properties'] as Record<string, Schema>)['target'] as Schema)['anyOf'] as Schema[]
+      )[0] as Schema;
+      byId['required'] = ['mode'];
+      const differences = looser(
+        table,
+        configForm(variant, 'builder:table'),
+        '',
+        context(variant, refused({ '': { source: 'sourceId' } }, '', CONFIG_MEMBERS_LACKED[variant])),
+      );
+      expect(differences).toContain("onClick.urlTemplate: required by the document's create, optional in the manifest");
+      expect(differences).toContain("onClick.target.id: required by the document's create, optional in the manifest");
+    },
+  );
 });
 
 /**
@@ -394,7 +597,10 @@ describe.skipIf(documents === undefined)('series tiles as sent to a current targ
   const spec = createAjv().compile(plain(dashboardSpecSchema));
   const SOURCE_ID = '0123456789abcdef01234567';
   const refs = new NameRefs(() => ({ id: SOURCE_ID }));
-  const PATHS: Record<Variant, string> = { managed: '/v1/organizations/o/services/s/stack/dashboards', 'self-hosted': '/api/v2/dashboards' };
+  const PATHS: Record<Variant, string> = {
+    managed: '/v1/organizations/o/services/s/stack/dashboards',
+    'self-hosted': '/api/v2/dashboards',
+  };
 
   /** What becomes of a series: refused by validate (why), or the document's problems with the body sent. */
   function fate(series: Record<string, unknown>, variant: Variant): { refused: string } | { problems: string[] } {
@@ -408,36 +614,73 @@ describe.skipIf(documents === undefined)('series tiles as sent to a current targ
     const lookup = contract!.find('POST', PATHS[variant]);
     if (!lookup.found) throw new Error(`no create of dashboards in the ${variant} document`);
     const body = { name: 'd', tiles: spoken.tiles, ...spoken.members };
-    return { problems: contract!.validateRequest(lookup.operation, body).map((problem) => `${problem.at}: ${problem.message}`) };
+    return {
+      problems: contract!.validateRequest(lookup.operation, body).map((problem) => `${problem.at}: ${problem.message}`),
+    };
   }
 
   /** Every form of series a manifest may write, with a value outside the documents' enums for each free-text member. */
   function forms(): Record<string, unknown>[] {
     const all: Record<string, unknown>[] = [];
     for (const type of SERIES_TYPES) {
-      const base = { type, source: 'logs', field: 'Duration', where: '', groupBy: ['ServiceName'], fields: ['Body'], content: 'text' };
-      const aggFns: (string | undefined)[] = (SERIES_TYPES_NEEDING_AGG_FN as readonly string[]).includes(type) ? [...SERIES_AGG_FNS] : [undefined];
-      for (const aggFn of aggFns) all.push({ ...base, ...(aggFn ? { aggFn } : {}), ...(aggFn === 'quantile' ? { level: 0.95 } : {}) });
+      const base = {
+        type,
+        source: 'logs',
+        field: 'Duration',
+        where: '',
+        groupBy: ['ServiceName'],
+        fields: ['Body'],
+        content: 'text',
+      };
+      const aggFns: (string | undefined)[] = (SERIES_TYPES_NEEDING_AGG_FN as readonly string[]).includes(type)
+        ? [...SERIES_AGG_FNS]
+        : [undefined];
+      for (const aggFn of aggFns)
+        all.push({ ...base, ...(aggFn ? { aggFn } : {}), ...(aggFn === 'quantile' ? { level: 0.95 } : {}) });
       const aggFn = aggFns[0] === undefined ? {} : { aggFn: 'avg' };
-      for (const [member, value] of Object.entries({ whereLanguage: 'nosuch', metricDataType: 'nosuch', displayType: 'nosuch', sortOrder: 'nosuch', numberFormat: { output: 'nosuch' }, level: 0.5 })) {
+      for (const [member, value] of Object.entries({
+        whereLanguage: 'nosuch',
+        metricDataType: 'nosuch',
+        displayType: 'nosuch',
+        sortOrder: 'nosuch',
+        numberFormat: { output: 'nosuch' },
+        level: 0.5,
+      })) {
         all.push({ ...base, ...aggFn, [member]: value });
       }
     }
     return all;
   }
 
-  it.each(['managed', 'self-hosted'] as const)('%s: every series a current target is sent, the document takes', (variant) => {
-    const sent = forms().flatMap((series) => {
-      const outcome = fate(series, variant);
-      return 'problems' in outcome && outcome.problems.length > 0 ? [`${JSON.stringify(series)}: ${outcome.problems.join('; ')}`] : [];
-    });
-    expect(sent).toEqual([]);
-  });
+  it.each(['managed', 'self-hosted'] as const)(
+    '%s: every series a current target is sent, the document takes',
+    (variant) => {
+      const sent = forms().flatMap((series) => {
+        const outcome = fate(series, variant);
+        return 'problems' in outcome && outcome.problems.length > 0
+          ? [`${JSON.stringify(series)}: ${outcome.problems.join('; ')}`]
+          : [];
+      });
+      expect(sent).toEqual([]);
+    },
+  );
 
   it('a series the document refuses, converted unchecked, fails the check', () => {
     const lookup = contract!.find('POST', PATHS.managed);
     if (!lookup.found) throw new Error('no create of dashboards in the managed document');
-    const body = { name: 'd', tiles: [{ name: 't', x: 0, y: 0, w: 6, h: 4, config: { displayType: 'line', sourceId: SOURCE_ID, select: [{ aggFn: 'increase', valueExpression: 'x' }] } }] };
+    const body = {
+      name: 'd',
+      tiles: [
+        {
+          name: 't',
+          x: 0,
+          y: 0,
+          w: 6,
+          h: 4,
+          config: { displayType: 'line', sourceId: SOURCE_ID, select: [{ aggFn: 'increase', valueExpression: 'x' }] },
+        },
+      ],
+    };
     expect(contract!.validateRequest(lookup.operation, body)).not.toEqual([]);
     expect(fate({ type: 'time', source: 'logs', aggFn: 'increase', field: 'x' }, 'managed')).toHaveProperty('refused');
   });

@@ -18,7 +18,8 @@ export interface Mutation {
 
 type Schema = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function clone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
@@ -51,12 +52,16 @@ export function mutationsOf(contract: Contract, operation: Operation, body: unkn
   };
 
   const leaf = (schema: Schema, value: unknown, path: readonly (string | number)[]): void => {
-    if (Array.isArray(schema['enum'])) add(path, 'not in enum', typeof value === 'number' ? -987654 : 'not-in-the-enum');
+    if (Array.isArray(schema['enum']))
+      add(path, 'not in enum', typeof value === 'number' ? -987654 : 'not-in-the-enum');
     if (typeof schema['maximum'] === 'number') add(path, 'above maximum', schema['maximum'] + 1);
     if (typeof schema['minimum'] === 'number') add(path, 'below minimum', schema['minimum'] - 1);
-    if (typeof schema['maxLength'] === 'number' && typeof value === 'string') add(path, 'too long', 'x'.repeat(schema['maxLength'] + 1));
-    if (typeof schema['minLength'] === 'number' && schema['minLength'] > 0 && typeof value === 'string') add(path, 'too short', '');
-    if (typeof schema['minItems'] === 'number' && schema['minItems'] > 0 && Array.isArray(value)) add(path, 'too few items', []);
+    if (typeof schema['maxLength'] === 'number' && typeof value === 'string')
+      add(path, 'too long', 'x'.repeat(schema['maxLength'] + 1));
+    if (typeof schema['minLength'] === 'number' && schema['minLength'] > 0 && typeof value === 'string')
+      add(path, 'too short', '');
+    if (typeof schema['minItems'] === 'number' && schema['minItems'] > 0 && Array.isArray(value))
+      add(path, 'too few items', []);
   };
 
   const walk = (raw: unknown, value: unknown, path: readonly (string | number)[], depth: number): void => {
@@ -64,12 +69,15 @@ export function mutationsOf(contract: Contract, operation: Operation, body: unkn
     const schema = contract.deref(operation, raw);
     for (const part of (schema['allOf'] as unknown[] | undefined) ?? []) walk(part, value, path, depth + 1);
     // Of alternatives, only those the value matches: a mutation must break the one it is of.
-    for (const part of (schema['anyOf'] as unknown[] | undefined) ?? []) if (contract.matches(operation, part, value)) walk(part, value, path, depth + 1);
+    for (const part of (schema['anyOf'] as unknown[] | undefined) ?? [])
+      if (contract.matches(operation, part, value)) walk(part, value, path, depth + 1);
     leaf(schema, value, path);
     if (isRecord(value)) {
       const properties = isRecord(schema['properties']) ? schema['properties'] : {};
-      for (const name of (schema['required'] as string[] | undefined) ?? []) if (name in value) add([...path, name], 'left out', undefined);
-      for (const [name, member] of Object.entries(value)) if (properties[name] !== undefined) walk(properties[name], member, [...path, name], depth + 1);
+      for (const name of (schema['required'] as string[] | undefined) ?? [])
+        if (name in value) add([...path, name], 'left out', undefined);
+      for (const [name, member] of Object.entries(value))
+        if (properties[name] !== undefined) walk(properties[name], member, [...path, name], depth + 1);
     } else if (Array.isArray(value) && value.length > 0 && schema['items'] !== undefined) {
       walk(schema['items'], value[0], [...path, 0], depth + 1);
     }

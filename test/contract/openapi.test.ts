@@ -38,7 +38,10 @@ describe('our names as the documents spell them', () => {
     expect(documentPath(`${SERVICE}/pipes/x/state`)).toBe(`${SERVICE}/clickpipes/x/state`);
     expect(documentPath(`${SERVICE}/pipesCdcScaling`)).toBe(`${SERVICE}/clickpipesCdcScaling`);
     expect(documentPath(`${SERVICE}/stack/dashboards`)).toBe(`${SERVICE}/clickstack/dashboards`);
-    expect(documentSettings({ engine_max_threads: 4, streaming_max_insert_wait_ms: 1 })).toEqual({ clickhouse_max_threads: 4, streaming_max_insert_wait_ms: 1 });
+    expect(documentSettings({ engine_max_threads: 4, streaming_max_insert_wait_ms: 1 })).toEqual({
+      clickhouse_max_threads: 4,
+      streaming_max_insert_wait_ms: 1,
+    });
   });
 });
 
@@ -51,7 +54,9 @@ describe('without the documents', () => {
       expect(loadContract()).toBeUndefined();
       vi.stubEnv('CI', 'false');
       expect(contractOrSkip()).toBeUndefined();
-      expect(warn.mock.calls.flat().join(' ')).toContain(`${empty} (set STACKSYNC_OPENAPI_DIR): they are absent: skipped`);
+      expect(warn.mock.calls.flat().join(' ')).toContain(
+        `${empty} (set STACKSYNC_OPENAPI_DIR): they are absent: skipped`,
+      );
       vi.stubEnv('CI', 'true');
       expect(() => contractOrSkip()).toThrow(/CI=true makes that a failure/);
     } finally {
@@ -75,16 +80,28 @@ describe.skipIf(!contract)('the contract suite fails on', () => {
 
   it('a missing required member', () => {
     const { url: _, ...withoutUrl } = WEBHOOK;
-    expect(failures(exchange('POST', '/api/v2/webhooks', withoutUrl))).toEqual(["request POST /api/v2/webhooks  must have required property 'url'"]);
+    expect(failures(exchange('POST', '/api/v2/webhooks', withoutUrl))).toEqual([
+      "request POST /api/v2/webhooks  must have required property 'url'",
+    ]);
   });
 
   it('a bound passed (managed, a pipe’s replicas)', () => {
-    const found = failures(exchange('PATCH', `${SERVICE}/pipes/7a0e1f2c-0001-4b3a-9c4d-5e6f7a8b9c01/scaling`, { replicas: 1000 }));
-    expect(found.some((line) => line.startsWith('request PATCH /v1/organizations/{organizationId}/services/{serviceId}/clickpipes/{clickPipeId}/scaling /replicas must be <='))).toBe(true);
+    const found = failures(
+      exchange('PATCH', `${SERVICE}/pipes/7a0e1f2c-0001-4b3a-9c4d-5e6f7a8b9c01/scaling`, { replicas: 1000 }),
+    );
+    expect(
+      found.some((line) =>
+        line.startsWith(
+          'request PATCH /v1/organizations/{organizationId}/services/{serviceId}/clickpipes/{clickPipeId}/scaling /replicas must be <=',
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('a query parameter the operation does not declare', () => {
-    expect(failures(exchange('GET', '/api/v2/dashboards?limit=10', undefined, 200, { data: [] }))).toEqual(['query GET /api/v2/dashboards limit']);
+    expect(failures(exchange('GET', '/api/v2/dashboards?limit=10', undefined, 200, { data: [] }))).toEqual([
+      'query GET /api/v2/dashboards limit',
+    ]);
   });
 
   it('an operation no document has, and one the trimmed documents left out', () => {
@@ -97,8 +114,12 @@ describe.skipIf(!contract)('the contract suite fails on', () => {
   });
 
   it('an answer its response schema refuses, and a status it does not declare', () => {
-    expect(failures(exchange('GET', '/api/v2/webhooks', undefined, 200, { data: [{ id: 1 }] })).length).toBeGreaterThan(0);
-    expect(failures(exchange('GET', '/api/v2/webhooks', undefined, 418, { message: 'teapot' }))).toEqual(['answer-undeclared GET /api/v2/webhooks 418']);
+    expect(failures(exchange('GET', '/api/v2/webhooks', undefined, 200, { data: [{ id: 1 }] })).length).toBeGreaterThan(
+      0,
+    );
+    expect(failures(exchange('GET', '/api/v2/webhooks', undefined, 418, { message: 'teapot' }))).toEqual([
+      'answer-undeclared GET /api/v2/webhooks 418',
+    ]);
   });
 
   it('reads overlapping oneOf alternatives as anyOf (kafka credentials), and each mutation of an accepted body is refused', () => {
@@ -107,14 +128,35 @@ describe.skipIf(!contract)('the contract suite fails on', () => {
     if (!create.found) throw new Error('no pipe create');
     const kafka = {
       name: 'k',
-      source: { kafka: { type: 'kafka', format: 'JSONEachRow', brokers: 'b:9092', topics: 't', authentication: 'PLAIN', credentials: { username: 'u', password: 'p' } } },
-      destination: { database: 'default', table: 't', managedTable: true, tableDefinition: { engine: { type: 'MergeTree' } }, columns: [{ name: 'id', type: 'String' }] },
+      source: {
+        kafka: {
+          type: 'kafka',
+          format: 'JSONEachRow',
+          brokers: 'b:9092',
+          topics: 't',
+          authentication: 'PLAIN',
+          credentials: { username: 'u', password: 'p' },
+        },
+      },
+      destination: {
+        database: 'default',
+        table: 't',
+        managedTable: true,
+        tableDefinition: { engine: { type: 'MergeTree' } },
+        columns: [{ name: 'id', type: 'String' }],
+      },
       fieldMappings: [{ sourceField: 'id', destinationField: 'id' }],
     };
     expect(contract.validateRequest(create.operation, kafka)).toEqual([]);
     // Mutations of a body the document accepts are each refused by it.
     const mutations = mutationsOf(contract, create.operation, kafka);
-    expect(mutations.map((mutation) => `${mutation.at} ${mutation.what}`)).toContain('/source/kafka/format not in enum');
-    for (const mutation of mutations) expect(contract.validateRequest(create.operation, mutation.body).length, `${mutation.at} ${mutation.what}`).toBeGreaterThan(0);
+    expect(mutations.map((mutation) => `${mutation.at} ${mutation.what}`)).toContain(
+      '/source/kafka/format not in enum',
+    );
+    for (const mutation of mutations)
+      expect(
+        contract.validateRequest(create.operation, mutation.body).length,
+        `${mutation.at} ${mutation.what}`,
+      ).toBeGreaterThan(0);
   });
 });

@@ -25,7 +25,10 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export type ServiceName = 'clickhouse-cloud' | 'hyperdx';
 
-const FILES: Record<ServiceName, string> = { 'clickhouse-cloud': 'clickhouse-cloud.openapi.json', hyperdx: 'hyperdx.openapi.json' };
+const FILES: Record<ServiceName, string> = {
+  'clickhouse-cloud': 'clickhouse-cloud.openapi.json',
+  hyperdx: 'hyperdx.openapi.json',
+};
 const INDEX = 'operations-index.json';
 
 /** The repository's root. */
@@ -77,12 +80,18 @@ export function documentPath(path: string): string {
 
 /** Our neutral settings keys → the managed service's (`engine_*` → `clickhouse_*`), in a settings object. */
 export function documentSettings(settings: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(settings).map(([key, value]) => [key.startsWith('engine_') ? `clickhouse_${key.slice('engine_'.length)}` : key, value]));
+  return Object.fromEntries(
+    Object.entries(settings).map(([key, value]) => [
+      key.startsWith('engine_') ? `clickhouse_${key.slice('engine_'.length)}` : key,
+      value,
+    ]),
+  );
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The document's schemas read as their generator meant them (the artefacts above), OpenAPI 3.0's `nullable` as JSON Schema. */
 function normalise(node: Json, openapi30: boolean): Json {
@@ -94,11 +103,16 @@ function normalise(node: Json, openapi30: boolean): Json {
   const types = Array.isArray(out['type']) ? out['type'] : typeof out['type'] === 'string' ? [out['type']] : [];
   const enumValues = Array.isArray(out['enum']) ? out['enum'] : undefined;
   // An enum of numeric strings under `type: number` (a quantile's `level`): read as numbers.
-  if (enumValues && types.includes('number') && enumValues.every((value) => typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))) {
+  if (
+    enumValues &&
+    types.includes('number') &&
+    enumValues.every((value) => typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
+  ) {
     out['enum'] = enumValues.map(Number);
   }
   // A `type` that lists "null" beside an enum that omits it: null is allowed.
-  if (Array.isArray(out['enum']) && types.includes('null') && !out['enum'].includes(null)) out['enum'] = [...out['enum'], null];
+  if (Array.isArray(out['enum']) && types.includes('null') && !out['enum'].includes(null))
+    out['enum'] = [...out['enum'], null];
   if (openapi30 && out['nullable'] === true) {
     delete out['nullable'];
     if (types.length > 0) {
@@ -181,7 +195,8 @@ export function loadContract(): Contract | undefined {
       return { found: false, why: key ? 'left-out' : 'none', service, key: key ?? `${upper} ${mapped}` };
     },
     validateRequest(operation, body) {
-      if (operation.requestSchema === undefined) return body === undefined ? [] : [{ at: '', message: 'the operation takes no body' }];
+      if (operation.requestSchema === undefined)
+        return body === undefined ? [] : [{ at: '', message: 'the operation takes no body' }];
       return validate(operation, operation.requestSchema, body);
     },
     matches(operation, schema, value) {
@@ -214,7 +229,9 @@ function operationsOf(service: ServiceName, document: JsonObject): Operation[] {
     for (const method of METHODS) {
       const operation = item[method];
       if (!isObject(operation)) continue;
-      const parameters = [...shared, ...((operation['parameters'] ?? []) as Json[])].map((parameter) => resolve(document, parameter)).filter(isObject);
+      const parameters = [...shared, ...((operation['parameters'] ?? []) as Json[])]
+        .map((parameter) => resolve(document, parameter))
+        .filter(isObject);
       const requestBody = resolve(document, operation['requestBody'] ?? null);
       const responses: Record<string, unknown> = {};
       for (const [status, response] of Object.entries((operation['responses'] ?? {}) as JsonObject)) {
@@ -225,7 +242,11 @@ function operationsOf(service: ServiceName, document: JsonObject): Operation[] {
         service,
         method: method.toUpperCase(),
         template,
-        parameters: parameters.map((parameter) => ({ name: String(parameter['name']), in: parameter['in'] as Parameter['in'], required: parameter['required'] === true })),
+        parameters: parameters.map((parameter) => ({
+          name: String(parameter['name']),
+          in: parameter['in'] as Parameter['in'],
+          required: parameter['required'] === true,
+        })),
         prose: [operation['summary'], operation['description']].filter((text) => typeof text === 'string').join('\n'),
         requestSchema: jsonSchemaOf(service, requestBody),
         responses,
@@ -250,7 +271,11 @@ function rebase(node: Json, service: string): Json {
   if (Array.isArray(node)) return node.map((item) => rebase(item, service));
   if (!isObject(node)) return node;
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node)) out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${service}${value}` : rebase(value, service);
+  for (const [key, value] of Object.entries(node))
+    out[key] =
+      key === '$ref' && typeof value === 'string' && value.startsWith('#')
+        ? `${service}${value}`
+        : rebase(value, service);
   return out;
 }
 
@@ -259,7 +284,8 @@ function resolve(document: JsonObject, node: Json): Json {
   if (!isObject(node) || typeof node['$ref'] !== 'string') return node;
   const pointer = node['$ref'].replace(/^#\//, '').split('/');
   let current: Json = document;
-  for (const part of pointer) current = isObject(current) ? (current[part.replace(/~1/g, '/').replace(/~0/g, '~')] ?? null) : null;
+  for (const part of pointer)
+    current = isObject(current) ? (current[part.replace(/~1/g, '/').replace(/~0/g, '~')] ?? null) : null;
   return resolve(document, current);
 }
 
@@ -287,7 +313,12 @@ function problemsOf(errors: readonly ErrorObject[]): ValidationProblem[] {
 
 function messageOf(error: ErrorObject): string {
   const params = error.params as { allowedValues?: unknown; additionalProperty?: unknown };
-  const detail = error.keyword === 'enum' ? ` ${JSON.stringify(params.allowedValues)}` : error.keyword === 'additionalProperties' ? ` (${String(params.additionalProperty)})` : '';
+  const detail =
+    error.keyword === 'enum'
+      ? ` ${JSON.stringify(params.allowedValues)}`
+      : error.keyword === 'additionalProperties'
+        ? ` (${String(params.additionalProperty)})`
+        : '';
   return `${error.message ?? error.keyword}${detail}`;
 }
 

@@ -10,12 +10,26 @@
 import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { PIPE_FAMILIES, PIPE_FLAVOURS, PIPE_LACKED_ON_CURRENT, SCALABLE_PIPE_FAMILIES, SNAPSHOT_ONLY_PIPE_FAMILIES, type PipeFamily } from '../../src/schema/pipe-sources.js';
+import {
+  PIPE_FAMILIES,
+  PIPE_FLAVOURS,
+  PIPE_LACKED_ON_CURRENT,
+  SCALABLE_PIPE_FAMILIES,
+  SNAPSHOT_ONLY_PIPE_FAMILIES,
+  type PipeFamily,
+} from '../../src/schema/pipe-sources.js';
 import { walkEveryKind } from '../conformance/walk.js';
 import { describeRun } from '../helpers/e2e.js';
 import { bornPipesYaml, type BornPipe } from '../helpers/pipes.js';
 import { createWorkspace, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
-import { fixtureSeed, kafkaBlock, mysqlBlock, objectStorageBlock, postgresBlock, type Body } from '../emulator/pipe-fixtures.js';
+import {
+  fixtureSeed,
+  kafkaBlock,
+  mysqlBlock,
+  objectStorageBlock,
+  postgresBlock,
+  type Body,
+} from '../emulator/pipe-fixtures.js';
 import { TRAFFIC_DIFFERENCES } from './differences.js';
 import { contractOrSkip } from './openapi.js';
 import { mutationsOf } from './mutations.js';
@@ -32,7 +46,8 @@ function expectExit(result: CliResult, code: number, what: string): void {
   expect(result.code, `${what}\n${describeRun(result)}`).toBe(code);
 }
 
-const LACKED_MYSQL_FLAVOURS = PIPE_LACKED_ON_CURRENT.find((lacked) => lacked.path === 'source.mysql.type')?.values ?? [];
+const LACKED_MYSQL_FLAVOURS =
+  PIPE_LACKED_ON_CURRENT.find((lacked) => lacked.path === 'source.mysql.type')?.values ?? [];
 
 describe('pipes of every family and flavour, recorded', () => {
   let emulator: RunningEmulator | undefined;
@@ -41,7 +56,11 @@ describe('pipes of every family and flavour, recorded', () => {
   beforeAll(async () => {
     emulator = await startTestEmulator({ profile: 'current', seed: fixtureSeed(), pipeTransitionMs: 0 });
     front = await traffic.front(emulator.url);
-    workspace = await createWorkspace(front.url, { apiProfile: 'current', rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { maxDeletes: 100, maxDeletePercent: 100 } });
+    workspace = await createWorkspace(front.url, {
+      apiProfile: 'current',
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { maxDeletes: 100, maxDeletePercent: 100 },
+    });
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -51,17 +70,31 @@ describe('pipes of every family and flavour, recorded', () => {
 
   const FLAVOURED: { family: PipeFamily; flavour: string; block: () => Body }[] = [
     ...PIPE_FLAVOURS.kafka.map((flavour) => ({ family: 'kafka' as const, flavour, block: () => kafkaBlock(flavour) })),
-    ...PIPE_FLAVOURS.objectStorage.map((flavour) => ({ family: 'objectStorage' as const, flavour, block: () => objectStorageBlock(flavour) })),
-    ...PIPE_FLAVOURS.postgres.map((flavour) => ({ family: 'postgres' as const, flavour, block: () => postgresBlock(flavour) })),
+    ...PIPE_FLAVOURS.objectStorage.map((flavour) => ({
+      family: 'objectStorage' as const,
+      flavour,
+      block: () => objectStorageBlock(flavour),
+    })),
+    ...PIPE_FLAVOURS.postgres.map((flavour) => ({
+      family: 'postgres' as const,
+      flavour,
+      block: () => postgresBlock(flavour),
+    })),
     // A flavour the managed service's newest API description lacks is refused on this profile (test/e2e/refusals.test.ts).
-    ...PIPE_FLAVOURS.mysql.filter((flavour) => !LACKED_MYSQL_FLAVOURS.includes(flavour)).map((flavour) => ({ family: 'mysql' as const, flavour, block: () => mysqlBlock(flavour) })),
+    ...PIPE_FLAVOURS.mysql
+      .filter((flavour) => !LACKED_MYSQL_FLAVOURS.includes(flavour))
+      .map((flavour) => ({ family: 'mysql' as const, flavour, block: () => mysqlBlock(flavour) })),
   ];
   const UNFLAVOURED = PIPE_FAMILIES.filter((family) => !FLAVOURED.some((each) => each.family === family));
 
   /** Every pipe, in one of two revisions: the second scales, stops or starts, and re-sets each. */
   function pipes(revision: 1 | 2): BornPipe[] {
     const all = [
-      ...FLAVOURED.map(({ family, flavour, block }) => ({ key: `c-${family.toLowerCase()}-${flavour}`, family, block: block() })),
+      ...FLAVOURED.map(({ family, flavour, block }) => ({
+        key: `c-${family.toLowerCase()}-${flavour}`,
+        family,
+        block: block(),
+      })),
       ...UNFLAVOURED.map((family) => ({ key: `c-${family.toLowerCase()}`, family })),
     ];
     return all.map(({ key, family, ...rest }, index): BornPipe => {
@@ -113,7 +146,13 @@ describe.skipIf(!contract)('the recorded traffic, against the services’ docume
     if (!contract) return;
     expect(traffic.exchanges.length).toBeGreaterThan(100);
     const findings = findingsOf(contract, traffic.exchanges, 'current');
-    expect(unexplained(findings, TRAFFIC_DIFFERENCES.filter((row) => !isLenience(row)), 'current')).toEqual({ findings: [], rows: [] });
+    expect(
+      unexplained(
+        findings,
+        TRAFFIC_DIFFERENCES.filter((row) => !isLenience(row)),
+        'current',
+      ),
+    ).toEqual({ findings: [], rows: [] });
   });
 
   it('covers the operations stacksync calls: every kind listed, created, updated and deleted on both variants; pipe state, scaling and CDC scaling', () => {
@@ -123,13 +162,31 @@ describe.skipIf(!contract)('the recorded traffic, against the services’ docume
     const pipes = `${service}/clickpipes`;
     // A pipe's settings travel in its PATCH: stacksync sends no PUT …/settings.
     const expected = [
-      `GET ${pipes}`, `POST ${pipes}`, `PATCH ${pipes}/{clickPipeId}`, `DELETE ${pipes}/{clickPipeId}`, `PATCH ${pipes}/{clickPipeId}/state`, `PATCH ${pipes}/{clickPipeId}/scaling`,
-      `GET ${service}/clickpipesCdcScaling`, `PATCH ${service}/clickpipesCdcScaling`, `POST ${service}/clickstack/dashboards/validate`, 'POST /api/v2/dashboards/validate',
+      `GET ${pipes}`,
+      `POST ${pipes}`,
+      `PATCH ${pipes}/{clickPipeId}`,
+      `DELETE ${pipes}/{clickPipeId}`,
+      `PATCH ${pipes}/{clickPipeId}/state`,
+      `PATCH ${pipes}/{clickPipeId}/scaling`,
+      `GET ${service}/clickpipesCdcScaling`,
+      `PATCH ${service}/clickpipesCdcScaling`,
+      `POST ${service}/clickstack/dashboards/validate`,
+      'POST /api/v2/dashboards/validate',
       ...['dashboards', 'alerts', 'sources', 'webhooks', 'saved-searches'].flatMap((segment) => {
         const id = `{clickStack${segment === 'saved-searches' ? 'SavedSearch' : segment.charAt(0).toUpperCase() + segment.slice(1, -1)}Id}`;
-        return [`GET ${service}/clickstack/${segment}`, `POST ${service}/clickstack/${segment}`, `PUT ${service}/clickstack/${segment}/${id}`, `DELETE ${service}/clickstack/${segment}/${id}`];
+        return [
+          `GET ${service}/clickstack/${segment}`,
+          `POST ${service}/clickstack/${segment}`,
+          `PUT ${service}/clickstack/${segment}/${id}`,
+          `DELETE ${service}/clickstack/${segment}/${id}`,
+        ];
       }),
-      ...['dashboards', 'alerts', 'sources', 'webhooks', 'saved-searches', 'connections'].flatMap((segment) => [`GET /api/v2/${segment}`, `POST /api/v2/${segment}`, `PUT /api/v2/${segment}/{id}`, `DELETE /api/v2/${segment}/{id}`]),
+      ...['dashboards', 'alerts', 'sources', 'webhooks', 'saved-searches', 'connections'].flatMap((segment) => [
+        `GET /api/v2/${segment}`,
+        `POST /api/v2/${segment}`,
+        `PUT /api/v2/${segment}/{id}`,
+        `DELETE /api/v2/${segment}/{id}`,
+      ]),
     ];
     expect(expected.filter((operation) => !used.has(operation))).toEqual([]);
   });
@@ -153,8 +210,17 @@ describe.skipIf(!contract)('bodies the documents refuse, sent to the emulator', 
   it('are refused by its current profile: each create the traffic sent, less a required member, off its enum or past a bound', async () => {
     if (!contract || !emulator) return;
     const url = emulator.url;
-    const send = (method: string, path: string, authorization: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
-      fetch(`${url}${path}`, { method, headers: { authorization, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }).then(async (response) => ({
+    const send = (
+      method: string,
+      path: string,
+      authorization: string,
+      body?: unknown,
+    ): Promise<{ status: number; json: unknown }> =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: { authorization, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).then(async (response) => ({
         status: response.status,
         json: await response.json().catch(() => undefined),
       }));
@@ -168,7 +234,10 @@ describe.skipIf(!contract)('bodies the documents refuse, sent to the emulator', 
       const { operation } = lookup;
       const original = spelled(operation, JSON.parse(exchange.body) as unknown);
       if (contract.validateRequest(operation, original).length > 0) continue;
-      const mutations = mutationsOf(contract, operation, original).filter((mutation) => !tried.has(`${operation.template} ${mutation.at.replace(/\/\d+(?=\/|$)/g, '/*')} ${mutation.what}`));
+      const mutations = mutationsOf(contract, operation, original).filter(
+        (mutation) =>
+          !tried.has(`${operation.template} ${mutation.at.replace(/\/\d+(?=\/|$)/g, '/*')} ${mutation.what}`),
+      );
       if (mutations.length === 0) continue;
       // The body as it was must be taken here, or a refusal proves nothing (it may name what only the walk's emulator had).
       const first = await send('POST', exchange.path, exchange.authorization, unspelled(operation, original));
@@ -180,7 +249,9 @@ describe.skipIf(!contract)('bodies the documents refuse, sent to the emulator', 
         sent++;
         const answer = await send('POST', exchange.path, exchange.authorization, unspelled(operation, mutation.body));
         if (answer.status === 200) {
-          findings.add(`lenient ${operation.method} ${operation.template} ${mutation.at.replace(/\/\d+(?=\/|$)/g, '/*')} ${mutation.what}`);
+          findings.add(
+            `lenient ${operation.method} ${operation.template} ${mutation.at.replace(/\/\d+(?=\/|$)/g, '/*')} ${mutation.what}`,
+          );
           const id = createdId(answer.json);
           if (id) await send('DELETE', `${exchange.path}/${id}`, exchange.authorization);
         }
@@ -188,6 +259,9 @@ describe.skipIf(!contract)('bodies the documents refuse, sent to the emulator', 
     }
     console.info(`contract: ${sent} bodies the documents refuse sent to the emulator`);
     expect(sent, 'mutated bodies sent').toBeGreaterThan(50);
-    expect(unexplained([...findings].sort(), TRAFFIC_DIFFERENCES.filter(isLenience), 'current')).toEqual({ findings: [], rows: [] });
+    expect(unexplained([...findings].sort(), TRAFFIC_DIFFERENCES.filter(isLenience), 'current')).toEqual({
+      findings: [],
+      rows: [],
+    });
   }, 120_000);
 });

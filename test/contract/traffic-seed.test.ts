@@ -29,6 +29,12 @@ describe.skipIf(!contract)('the recorded traffic, against the services’ docume
     if (!contract) return;
     expect(traffic.exchanges.length).toBeGreaterThan(50);
     const findings = findingsOf(contract, traffic.exchanges, 'seed');
-    expect(unexplained(findings, TRAFFIC_DIFFERENCES.filter((row) => !row.finding.source.startsWith('^lenient')), 'seed')).toEqual({ findings: [], rows: [] });
+    expect(
+      unexplained(
+        findings,
+        TRAFFIC_DIFFERENCES.filter((row) => !row.finding.source.startsWith('^lenient')),
+        'seed',
+      ),
+    ).toEqual({ findings: [], rows: [] });
   });
 });

@@ -40,7 +40,15 @@ export function recorder(): Recorder {
       const proxy = await startProxy(upstream);
       proxy.rewrite({
         body(request, status, answer) {
-          if (!request.path.startsWith('/_emulator/')) exchanges.push({ method: request.method, path: request.path, body: request.body, authorization: request.headers['authorization'] ?? '', status, answer });
+          if (!request.path.startsWith('/_emulator/'))
+            exchanges.push({
+              method: request.method,
+              path: request.path,
+              body: request.body,
+              authorization: request.headers['authorization'] ?? '',
+              status,
+              answer,
+            });
           return undefined;
         },
       });
@@ -76,11 +84,13 @@ const parse = (text: string): unknown => {
  * say `engine_*` (a settings PUT, or the `settings` of a pipe's create or PATCH).
  */
 export function spelled(operation: Operation, body: unknown): unknown {
-  if (operation.service !== 'clickhouse-cloud' || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  if (operation.service !== 'clickhouse-cloud' || typeof body !== 'object' || body === null || Array.isArray(body))
+    return body;
   const record = body as Record<string, unknown>;
   if (operation.template.endsWith('/settings')) return documentSettings(record);
   const settings = record['settings'];
-  if (typeof settings === 'object' && settings !== null && !Array.isArray(settings)) return { ...record, settings: documentSettings(settings as Record<string, unknown>) };
+  if (typeof settings === 'object' && settings !== null && !Array.isArray(settings))
+    return { ...record, settings: documentSettings(settings as Record<string, unknown>) };
   return body;
 }
 
@@ -105,24 +115,32 @@ export function findingsOf(contract: Contract, exchanges: readonly Exchange[], p
     const [path = '', query = ''] = exchange.path.split('?');
     const lookup = contract.find(exchange.method, path);
     if (!lookup.found) {
-      findings.add(`missing ${lookup.why} ${lookup.service} ${exchange.method} ${shapeOf(lookup.key.split(' ')[1] ?? path)}`);
+      findings.add(
+        `missing ${lookup.why} ${lookup.service} ${exchange.method} ${shapeOf(lookup.key.split(' ')[1] ?? path)}`,
+      );
       continue;
     }
     const { operation } = lookup;
     const where = `${operation.method} ${operation.template}`;
-    const declared = (place: 'path' | 'query', name: string): boolean => operation.parameters.some((parameter) => parameter.in === place && parameter.name === name);
-    for (const name of Object.keys(lookup.params)) if (!declared('path', name)) findings.add(`path-param ${where} ${name}`);
-    for (const name of new Set(new URLSearchParams(query).keys())) if (!declared('query', name)) findings.add(`query ${where} ${name}`);
+    const declared = (place: 'path' | 'query', name: string): boolean =>
+      operation.parameters.some((parameter) => parameter.in === place && parameter.name === name);
+    for (const name of Object.keys(lookup.params))
+      if (!declared('path', name)) findings.add(`path-param ${where} ${name}`);
+    for (const name of new Set(new URLSearchParams(query).keys()))
+      if (!declared('query', name)) findings.add(`query ${where} ${name}`);
     if (exchange.body !== '') {
       const body = parse(exchange.body);
-      for (const problem of contract.validateRequest(operation, spelled(operation, body))) findings.add(`request ${where} ${pointerShape(problem.at)} ${problem.message}`);
+      for (const problem of contract.validateRequest(operation, spelled(operation, body)))
+        findings.add(`request ${where} ${pointerShape(problem.at)} ${problem.message}`);
     }
     if (profile !== 'current') continue;
     const answer = parse(exchange.answer);
     if (answer === undefined) continue;
     const problems = contract.validateResponse(operation, exchange.status, answer);
     if (problems === 'undeclared') findings.add(`answer-undeclared ${where} ${exchange.status}`);
-    else for (const problem of problems) findings.add(`answer ${where} ${exchange.status} ${pointerShape(problem.at)} ${problem.message}`);
+    else
+      for (const problem of problems)
+        findings.add(`answer ${where} ${exchange.status} ${pointerShape(problem.at)} ${problem.message}`);
   }
   return [...findings].sort();
 }
@@ -137,22 +155,35 @@ export interface Difference {
 }
 
 /** The findings no row of `table` explains, and the rows of `table` for `profile` that explain none of them. */
-export function unexplained(findings: readonly string[], table: readonly Difference[], profile: Profile): { findings: string[]; rows: string[] } {
+export function unexplained(
+  findings: readonly string[],
+  table: readonly Difference[],
+  profile: Profile,
+): { findings: string[]; rows: string[] } {
   const rows = table.filter((row) => (row.profiles ?? ['seed', 'current']).includes(profile));
   return {
     findings: findings.filter((finding) => !rows.some((row) => row.finding.test(finding))),
-    rows: rows.filter((row) => !findings.some((finding) => row.finding.test(finding))).map((row) => `${String(row.finding)} (${row.reason})`),
+    rows: rows
+      .filter((row) => !findings.some((finding) => row.finding.test(finding)))
+      .map((row) => `${String(row.finding)} (${row.reason})`),
   };
 }
 
 /** A body in the real service's spelling back in ours (`clickhouse_*` settings → `engine_*`), to send to the emulator. */
 export function unspelled(operation: Operation, body: unknown): unknown {
   const back = (settings: Record<string, unknown>): Record<string, unknown> =>
-    Object.fromEntries(Object.entries(settings).map(([key, value]) => [key.startsWith('clickhouse_') ? `engine_${key.slice('clickhouse_'.length)}` : key, value]));
-  if (operation.service !== 'clickhouse-cloud' || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+    Object.fromEntries(
+      Object.entries(settings).map(([key, value]) => [
+        key.startsWith('clickhouse_') ? `engine_${key.slice('clickhouse_'.length)}` : key,
+        value,
+      ]),
+    );
+  if (operation.service !== 'clickhouse-cloud' || typeof body !== 'object' || body === null || Array.isArray(body))
+    return body;
   const record = body as Record<string, unknown>;
   if (operation.template.endsWith('/settings')) return back(record);
   const settings = record['settings'];
-  if (typeof settings === 'object' && settings !== null && !Array.isArray(settings)) return { ...record, settings: back(settings as Record<string, unknown>) };
+  if (typeof settings === 'object' && settings !== null && !Array.isArray(settings))
+    return { ...record, settings: back(settings as Record<string, unknown>) };
   return body;
 }

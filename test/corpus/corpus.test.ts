@@ -10,7 +10,15 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashOf, createLimiter, parseJson } from '../helpers/cli-checks.js';
 import { emulatorDump, emulatorStats, resetEmulatorStats, type CliResult } from '../helpers/workspace.js';
-import { leakForms, loadCases, openCase, prepareBaseline, type Baseline, type CorpusCase, type Expectation } from './runner.js';
+import {
+  leakForms,
+  loadCases,
+  openCase,
+  prepareBaseline,
+  type Baseline,
+  type CorpusCase,
+  type Expectation,
+} from './runner.js';
 
 const cases = await loadCases();
 /** Two cores: three cases at once keeps the CPU busy without starving the emulators. */
@@ -69,7 +77,9 @@ function findApplyError(result: CliResult, expected: Expectation): boolean {
         (error.message ?? '').includes(expected.message),
     );
   }
-  const last = parseJson(result.stderr.trimEnd().split('\n').at(-1) ?? '') as (JsonPlanError & { level?: number; msg?: string; problems?: JsonPlanError[] }) | undefined;
+  const last = parseJson(result.stderr.trimEnd().split('\n').at(-1) ?? '') as
+    | (JsonPlanError & { level?: number; msg?: string; problems?: JsonPlanError[] })
+    | undefined;
   if (last?.level !== 50 || last.code !== expected.code) return false;
   // One problem is the record's own location; several are listed in `problems`.
   const places = last.problems ?? [{ ...last, message: last.msg ?? '' }];
@@ -91,20 +101,36 @@ describe.concurrent('bad input corpus', () => {
     it(`${spec.name}: ${spec.why}`, () => limit(() => runCase(spec)), 90_000);
   }
 
-  it('control: really removing a baseline file is pruned, so the no-write checks can fail', () =>
-    limit(async () => {
-      const world = await openCase(baseline, { name: 'control', dir: '/nonexistent', why: 'control', expect: NO_EXPECTATION, validate: { ...NO_EXPECTATION, exit: 1 }, apply: NO_EXPECTATION, env: {}, secrets: [], notOrphaned: [] });
-      try {
-        await world.workspace.remove('manifests/dashboards.yaml');
-        await world.workspace.remove('manifests/alerts.yaml');
-        const result = await world.workspace.run(['apply', '--prune'], { timeoutMs: RUN_TIMEOUT_MS });
-        expect(result.code, describeRun(result)).toBe(0);
-        const stats = await emulatorStats(world.url);
-        expect(stats.routes.filter((route) => route.method === 'DELETE').reduce((sum, route) => sum + route.count, 0)).toBe(4);
-      } finally {
-        await world.close();
-      }
-    }), 90_000);
+  it(
+    'control: really removing a baseline file is pruned, so the no-write checks can fail',
+    () =>
+      limit(async () => {
+        const world = await openCase(baseline, {
+          name: 'control',
+          dir: '/nonexistent',
+          why: 'control',
+          expect: NO_EXPECTATION,
+          validate: { ...NO_EXPECTATION, exit: 1 },
+          apply: NO_EXPECTATION,
+          env: {},
+          secrets: [],
+          notOrphaned: [],
+        });
+        try {
+          await world.workspace.remove('manifests/dashboards.yaml');
+          await world.workspace.remove('manifests/alerts.yaml');
+          const result = await world.workspace.run(['apply', '--prune'], { timeoutMs: RUN_TIMEOUT_MS });
+          expect(result.code, describeRun(result)).toBe(0);
+          const stats = await emulatorStats(world.url);
+          expect(
+            stats.routes.filter((route) => route.method === 'DELETE').reduce((sum, route) => sum + route.count, 0),
+          ).toBe(4);
+        } finally {
+          await world.close();
+        }
+      }),
+    90_000,
+  );
 });
 
 const NO_EXPECTATION: Expectation = { code: 'E_USAGE', message: '' };
@@ -127,18 +153,30 @@ async function runCase(spec: CorpusCase): Promise<void> {
     const validate = await world.workspace.run(['validate'], { timeoutMs: RUN_TIMEOUT_MS });
     expect(crashOf(validate), describeRun(validate)).toBeUndefined();
     expect(validate.code, describeRun(validate)).toBe(spec.validate.exit);
-    if (spec.validate.exit !== 0) expect(validate.stdout, `validate should report ${JSON.stringify(spec.validate)}`).toMatch(validateLine(spec.validate));
+    if (spec.validate.exit !== 0)
+      expect(validate.stdout, `validate should report ${JSON.stringify(spec.validate)}`).toMatch(
+        validateLine(spec.validate),
+      );
 
     const apply = await world.workspace.run(['apply', '--prune', '--output', 'json'], { timeoutMs: RUN_TIMEOUT_MS });
     expect(crashOf(apply), describeRun(apply)).toBeUndefined();
     expect(apply.code, describeRun(apply)).toBe(1);
     expect(apply.stdout + apply.stderr, 'a message repeats its own prefix').not.toMatch(/(target [\w.-]+: )\1/);
-    expect(findApplyError(apply, spec.apply), `apply should report ${JSON.stringify(spec.apply)}\n${describeRun(apply)}`).toBe(true);
-    for (const subject of spec.notOrphaned) expect(orphanedOf(apply, subject), `${subject}: its broken manifest made it an orphan`).toEqual([]);
+    expect(
+      findApplyError(apply, spec.apply),
+      `apply should report ${JSON.stringify(spec.apply)}\n${describeRun(apply)}`,
+    ).toBe(true);
+    for (const subject of spec.notOrphaned)
+      expect(orphanedOf(apply, subject), `${subject}: its broken manifest made it an orphan`).toEqual([]);
 
     for (const secret of spec.secrets) {
       for (const form of leakForms(secret)) {
-        for (const [name, text] of Object.entries({ 'validate stdout': validate.stdout, 'validate stderr': validate.stderr, 'apply stdout': apply.stdout, 'apply stderr': apply.stderr })) {
+        for (const [name, text] of Object.entries({
+          'validate stdout': validate.stdout,
+          'validate stderr': validate.stderr,
+          'apply stdout': apply.stdout,
+          'apply stderr': apply.stderr,
+        })) {
           expect(text.includes(form), `${name} holds a secret as ${JSON.stringify(form)}`).toBe(false);
         }
       }

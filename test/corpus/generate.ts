@@ -11,11 +11,23 @@ export const GENERATORS = {
   /** Billion laughs: nine levels of nine aliases each. */
   'alias-bomb': async (path: string) => writeFile(path, aliasBomb()),
   /** The baseline file, still valid YAML, padded with comments past the 4 MiB limit. */
-  huge: async (path: string) => writeFile(path, `${await readFile(path, 'utf8')}${'# padding padding padding padding padding padding padding\n'.repeat(80_000)}`),
+  huge: async (path: string) =>
+    writeFile(
+      path,
+      `${await readFile(path, 'utf8')}${'# padding padding padding padding padding padding padding\n'.repeat(80_000)}`,
+    ),
   /** A PNG header and NUL bytes under a manifest's name. */
-  binary: async (path: string) => writeFile(path, Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])),
+  binary: async (path: string) =>
+    writeFile(
+      path,
+      Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]),
+    ),
   /** The baseline file with one name in Latin-1 (0xE9), which is not UTF-8. */
-  'invalid-utf8': async (path: string) => writeFile(path, Buffer.from((await readFile(path, 'utf8')).replace('name: API\n', 'name: API caf\u00e9\n'), 'latin1')),
+  'invalid-utf8': async (path: string) =>
+    writeFile(
+      path,
+      Buffer.from((await readFile(path, 'utf8')).replace('name: API\n', 'name: API caf\u00e9\n'), 'latin1'),
+    ),
   /**
    * The baseline file saved with CR line ends (classic Mac): to yaml (and editors) one comment
    * line, an empty file whose dashboards would look deleted; to YAML 1.2 and js-yaml, the same
@@ -60,15 +72,27 @@ export function isGeneratorName(name: unknown): name is GeneratorName {
 }
 
 function aliasBomb(): string {
-  const lines = ['apiVersion: stacksync/v1', 'kind: Dashboard', 'metadata: { name: api }', 'a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
-  for (let level = 1; level <= 9; level++) lines.push(`a${level}: &a${level} [${Array(9).fill(`*a${level - 1}`).join(', ')}]`);
+  const lines = [
+    'apiVersion: stacksync/v1',
+    'kind: Dashboard',
+    'metadata: { name: api }',
+    'a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+  ];
+  for (let level = 1; level <= 9; level++)
+    lines.push(
+      `a${level}: &a${level} [${Array(9)
+        .fill(`*a${level - 1}`)
+        .join(', ')}]`,
+    );
   return `${lines.join('\n')}\nspec: { name: API, tags: *a9 }\n`;
 }
 
 function tenThousandDocuments(): string {
   const documents: string[] = [];
   for (let index = 0; index < 10_000; index++) {
-    documents.push(`apiVersion: stacksync/v1\nkind: Dashbord\nmetadata: { name: generated-${index} }\nspec: { name: Generated ${index} }\n`);
+    documents.push(
+      `apiVersion: stacksync/v1\nkind: Dashbord\nmetadata: { name: generated-${index} }\nspec: { name: Generated ${index} }\n`,
+    );
   }
   return documents.join('---\n');
 }

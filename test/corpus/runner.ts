@@ -82,7 +82,11 @@ export function leakForms(secret: string): string[] {
 
 export async function loadCases(): Promise<CorpusCase[]> {
   const names = (await readdir(CASES_DIR)).sort();
-  return Promise.all(names.map(async (name) => parseCase(name, parse(await readFile(join(CASES_DIR, name, 'expect.yaml'), 'utf8')) as unknown)));
+  return Promise.all(
+    names.map(async (name) =>
+      parseCase(name, parse(await readFile(join(CASES_DIR, name, 'expect.yaml'), 'utf8')) as unknown),
+    ),
+  );
 }
 
 function parseCase(name: string, raw: unknown): CorpusCase {
@@ -107,7 +111,8 @@ function parseCase(name: string, raw: unknown): CorpusCase {
 
 function parseExpectation(record: Record<string, unknown>, name: string): Expectation {
   const code = record['code'];
-  if (typeof code !== 'string' || !Object.hasOwn(ERROR_CODES, code)) throw new Error(`${name}/expect.yaml: unknown code ${String(code)}`);
+  if (typeof code !== 'string' || !Object.hasOwn(ERROR_CODES, code))
+    throw new Error(`${name}/expect.yaml: unknown code ${String(code)}`);
   if (typeof record['message'] !== 'string') throw new Error(`${name}/expect.yaml: message is required`);
   const expectation: Expectation = { code: code as ErrorCode, message: record['message'] };
   if (typeof record['file'] === 'string') expectation.file = record['file'];
@@ -118,19 +123,25 @@ function parseExpectation(record: Record<string, unknown>, name: string): Expect
 
 function parseSecrets(raw: unknown, name: string): string[] {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw) || !raw.every((item) => typeof item === 'string' && item.length >= 4)) throw new Error(`${name}/expect.yaml: secrets must be a list of strings (4 characters or more)`);
+  if (!Array.isArray(raw) || !raw.every((item) => typeof item === 'string' && item.length >= 4))
+    throw new Error(`${name}/expect.yaml: secrets must be a list of strings (4 characters or more)`);
   return raw as string[];
 }
 
 function parseSubjects(raw: unknown, name: string): string[] {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw) || !raw.every((item) => typeof item === 'string' && /^[A-Z][A-Za-z]+\/[a-z0-9-]+$/.test(item))) throw new Error(`${name}/expect.yaml: notOrphaned must be a list of Kind/name`);
+  if (
+    !Array.isArray(raw) ||
+    !raw.every((item) => typeof item === 'string' && /^[A-Z][A-Za-z]+\/[a-z0-9-]+$/.test(item))
+  )
+    throw new Error(`${name}/expect.yaml: notOrphaned must be a list of Kind/name`);
   return raw as string[];
 }
 
 function parseGenerate(raw: unknown, name: string): { kind: GeneratorName; file: string } {
   const record = asRecord(raw, `${name}/expect.yaml generate`);
-  if (!isGeneratorName(record['kind']) || typeof record['file'] !== 'string') throw new Error(`${name}/expect.yaml: generate needs a known kind and a file`);
+  if (!isGeneratorName(record['kind']) || typeof record['file'] !== 'string')
+    throw new Error(`${name}/expect.yaml: generate needs a known kind and a file`);
   return { kind: record['kind'], file: record['file'] };
 }
 
@@ -169,7 +180,8 @@ export async function prepareBaseline(): Promise<Baseline> {
     const apply = await workspace.run(['apply']);
     if (apply.code !== 0) throw new Error(`baseline apply failed (${apply.code}):\n${apply.stdout}\n${apply.stderr}`);
     const plan = await workspace.run(['plan', '--detailed-exitcode']);
-    if (plan.code !== 0) throw new Error(`baseline is not in sync after apply (${plan.code}):\n${plan.stdout}\n${plan.stderr}`);
+    if (plan.code !== 0)
+      throw new Error(`baseline is not in sync after apply (${plan.code}):\n${plan.stdout}\n${plan.stderr}`);
     const stateDir = join(dir, 'state');
     await overlay(join(workspace.dir, '.stacksync'), stateDir);
     return { dir, emulatorData, stateDir };
@@ -217,7 +229,8 @@ export async function openCase(baseline: Baseline, spec: CorpusCase): Promise<Ca
 
 async function layCase(workspace: Workspace, spec: CorpusCase, url: string): Promise<void> {
   if (existsSync(join(spec.dir, 'manifests'))) await overlay(join(spec.dir, 'manifests'), workspace.manifestsDir);
-  if (existsSync(join(spec.dir, 'config.yaml'))) await writeFile(workspace.configPath, fillConfig(await readFile(join(spec.dir, 'config.yaml'), 'utf8'), url));
+  if (existsSync(join(spec.dir, 'config.yaml')))
+    await writeFile(workspace.configPath, fillConfig(await readFile(join(spec.dir, 'config.yaml'), 'utf8'), url));
   if (spec.generate) {
     const path = join(workspace.dir, spec.generate.file);
     await mkdir(join(path, '..'), { recursive: true });

@@ -62,21 +62,85 @@ afterEach(async () => {
 type Change = { write: string; text: string } | { remove: string } | { mkdir: string };
 
 const CASES: { name: string; changes: Change[]; expected: string[] | undefined }[] = [
-  { name: 'an edit of one target\'s file syncs that target', changes: [{ write: 'a.yaml', text: dashboard('a1', 'alpha') + '# edited\n' }], expected: ['alpha'] },
-  { name: 'a file of two documents of one target', changes: [{ write: 'b.yaml', text: dashboard('b1', 'beta') }], expected: ['beta'] },
-  { name: 'a file of two targets syncs both', changes: [{ write: 'ab.yaml', text: docs(dashboard('x', 'alpha'), dashboard('y', 'beta')) + '# edited\n' }], expected: ['alpha', 'beta'] },
-  { name: 'a document without a target is the default target\'s', changes: [{ write: 'default.yaml', text: dashboard('d1') + '# edited\n' }], expected: ['alpha'] },
-  { name: 'a target list', changes: [{ write: 'list.yaml', text: dashboard('l1', '[beta, gamma]') + '# edited\n' }], expected: ['beta', 'gamma'] },
-  { name: 'a document moved to another target syncs the one it left too', changes: [{ write: 'a.yaml', text: dashboard('a1', 'gamma') }], expected: ['alpha', 'gamma'] },
+  {
+    name: "an edit of one target's file syncs that target",
+    changes: [{ write: 'a.yaml', text: dashboard('a1', 'alpha') + '# edited\n' }],
+    expected: ['alpha'],
+  },
+  {
+    name: 'a file of two documents of one target',
+    changes: [{ write: 'b.yaml', text: dashboard('b1', 'beta') }],
+    expected: ['beta'],
+  },
+  {
+    name: 'a file of two targets syncs both',
+    changes: [{ write: 'ab.yaml', text: docs(dashboard('x', 'alpha'), dashboard('y', 'beta')) + '# edited\n' }],
+    expected: ['alpha', 'beta'],
+  },
+  {
+    name: "a document without a target is the default target's",
+    changes: [{ write: 'default.yaml', text: dashboard('d1') + '# edited\n' }],
+    expected: ['alpha'],
+  },
+  {
+    name: 'a target list',
+    changes: [{ write: 'list.yaml', text: dashboard('l1', '[beta, gamma]') + '# edited\n' }],
+    expected: ['beta', 'gamma'],
+  },
+  {
+    name: 'a document moved to another target syncs the one it left too',
+    changes: [{ write: 'a.yaml', text: dashboard('a1', 'gamma') }],
+    expected: ['alpha', 'gamma'],
+  },
   { name: 'a deleted file syncs the targets it held', changes: [{ remove: 'b.yaml' }], expected: ['beta'] },
-  { name: 'a file emptied syncs the targets it held', changes: [{ write: 'b.yaml', text: '# nothing left\n' }], expected: ['beta'] },
-  { name: 'two files at once', changes: [{ write: 'a.yaml', text: dashboard('a1', 'alpha') + '#\n' }, { write: 'list.yaml', text: dashboard('l1', 'gamma') }], expected: ['alpha', 'beta', 'gamma'] },
-  { name: 'a file the last load did not read (new, or unreadable then) syncs every target', changes: [{ write: 'new.yaml', text: dashboard('n1', 'gamma') }], expected: undefined },
-  { name: 'a file that does not parse syncs every target (its problem blocks them all)', changes: [{ write: 'a.yaml', text: 'kind: [unclosed\n' }], expected: undefined },
-  { name: 'a target the config does not name', changes: [{ write: 'a.yaml', text: dashboard('a1', 'nowhere') }], expected: undefined },
-  { name: 'a target written with a variable', changes: [{ write: 'a.yaml', text: dashboard('a1', '"${TARGET}"') }], expected: undefined },
-  { name: 'a document of every target', changes: [{ write: 'a.yaml', text: dashboard('a1').replace('metadata: { name: a1 }', 'metadata: { name: a1, targets: all }') }], expected: ['alpha', 'beta', 'gamma'] },
-  { name: 'a document without metadata', changes: [{ write: 'a.yaml', text: 'apiVersion: stacksync/v1\nkind: Dashboard\n' }], expected: undefined },
+  {
+    name: 'a file emptied syncs the targets it held',
+    changes: [{ write: 'b.yaml', text: '# nothing left\n' }],
+    expected: ['beta'],
+  },
+  {
+    name: 'two files at once',
+    changes: [
+      { write: 'a.yaml', text: dashboard('a1', 'alpha') + '#\n' },
+      { write: 'list.yaml', text: dashboard('l1', 'gamma') },
+    ],
+    expected: ['alpha', 'beta', 'gamma'],
+  },
+  {
+    name: 'a file the last load did not read (new, or unreadable then) syncs every target',
+    changes: [{ write: 'new.yaml', text: dashboard('n1', 'gamma') }],
+    expected: undefined,
+  },
+  {
+    name: 'a file that does not parse syncs every target (its problem blocks them all)',
+    changes: [{ write: 'a.yaml', text: 'kind: [unclosed\n' }],
+    expected: undefined,
+  },
+  {
+    name: 'a target the config does not name',
+    changes: [{ write: 'a.yaml', text: dashboard('a1', 'nowhere') }],
+    expected: undefined,
+  },
+  {
+    name: 'a target written with a variable',
+    changes: [{ write: 'a.yaml', text: dashboard('a1', '"${TARGET}"') }],
+    expected: undefined,
+  },
+  {
+    name: 'a document of every target',
+    changes: [
+      {
+        write: 'a.yaml',
+        text: dashboard('a1').replace('metadata: { name: a1 }', 'metadata: { name: a1, targets: all }'),
+      },
+    ],
+    expected: ['alpha', 'beta', 'gamma'],
+  },
+  {
+    name: 'a document without metadata',
+    changes: [{ write: 'a.yaml', text: 'apiVersion: stacksync/v1\nkind: Dashboard\n' }],
+    expected: undefined,
+  },
   { name: 'a deleted file the last load never saw', changes: [{ remove: 'unknown.yaml' }], expected: undefined },
   { name: 'a directory', changes: [{ mkdir: 'sub' }], expected: undefined },
 ];

@@ -27,9 +27,11 @@ describe('suspend and resume over HTTP', () => {
   let daemon: Daemon;
   let metrics: Metrics;
 
-  const post = (path: string, token?: string): Promise<Response> => fetch(`${daemon.url}${path}`, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const post = (path: string, token?: string): Promise<Response> =>
+    fetch(`${daemon.url}${path}`, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {} });
   const status = async (): Promise<StatusJson> => (await (await fetch(`${daemon.url}/status`)).json()) as StatusJson;
-  const liveWidth = async (): Promise<number | undefined> => (await liveTarget(emulator.url, TARGET)).dashboards.find((d) => d.name === dashboardName('web'))?.tiles[0]?.w;
+  const liveWidth = async (): Promise<number | undefined> =>
+    (await liveTarget(emulator.url, TARGET)).dashboards.find((d) => d.name === dashboardName('web'))?.tiles[0]?.w;
   const syncedAfter = async (action: () => Promise<unknown>): Promise<void> => {
     const before = (await status()).targets[TARGET]?.lastSyncAt;
     await action();
@@ -41,7 +43,10 @@ describe('suspend and resume over HTTP', () => {
     workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
     const config = await readFile(workspace.configPath, 'utf8');
     await workspace.write('config/stacksync.yaml', `${config}control: { token: { fromEnv: CONTROL_TOKEN } }\n`);
-    await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: TARGET, tiles: [{ name: 'p99', w: 6 }] }));
+    await workspace.write(
+      'manifests/web.yaml',
+      dashboardYaml({ key: 'web', target: TARGET, tiles: [{ name: 'p99', w: 6 }] }),
+    );
     metrics = createMetrics({ defaultMetrics: false });
     ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, { metrics, env: { CONTROL_TOKEN: TOKEN } }));
   }, 60_000);
@@ -65,7 +70,11 @@ describe('suspend and resume over HTTP', () => {
     await syncedAfter(async () => expect((await post(`/-/suspend?target=${TARGET}`, TOKEN)).status).toBe(202));
     const live = (await liveTarget(emulator.url, TARGET)).dashboards.find((d) => d.name === dashboardName('web'));
     if (!live) throw new Error('Dashboard web is not live');
-    await updateDashboardOutOfBand(emulator.url, TARGET, live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w: 11 })) });
+    await updateDashboardOutOfBand(emulator.url, TARGET, live.id, {
+      name: live.name,
+      tags: live.tags,
+      tiles: live.tiles.map((tile) => ({ ...tile, w: 11 })),
+    });
     await syncedAfter(async () => daemon.scheduler.trigger('resync', [TARGET]));
     const target = (await status()).targets[TARGET];
     expect(target?.suspended).toBe(true);
@@ -83,9 +92,19 @@ describe('suspend and resume over HTTP', () => {
 describe('without control.token', () => {
   it('the endpoints are off', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
-    const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: metrics.registry, status: () => ({ version: 1, generatedAt: '', ready: true, targets: {} }), ready: () => true, onReload: () => undefined });
+    const server = await startHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      registry: metrics.registry,
+      status: () => ({ version: 1, generatedAt: '', ready: true, targets: {} }),
+      ready: () => true,
+      onReload: () => undefined,
+    });
     try {
-      const response = await fetch(`${server.url}/-/suspend?target=x`, { method: 'POST', headers: { authorization: 'Bearer anything' } });
+      const response = await fetch(`${server.url}/-/suspend?target=x`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer anything' },
+      });
       expect(response.status).toBe(404);
     } finally {
       await server.close();

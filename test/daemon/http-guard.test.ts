@@ -21,14 +21,29 @@ interface Answer {
 }
 
 /** One request as a browser (or anything) may send it, `Host` included; node's fetch would set its own. */
-function send(daemon: RunningDaemon, method: string, path: string, headers: Record<string, string> = {}, body = ''): Promise<Answer> {
+function send(
+  daemon: RunningDaemon,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body = '',
+): Promise<Answer> {
   const url = new URL(daemon.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method, path, headers: { host: url.host, ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { host: url.host, ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -71,12 +86,32 @@ describe('a daemon on loopback, without a reload token', () => {
   // What a page on another site can send without a preflight: a form (three encodings), from a
   // page (Origin), a sandboxed frame or a file (Origin: null), or a browser that names only the site.
   it.each<[string, Record<string, string>, string]>([
-    ['a text/plain form from https://evil.example', { 'content-type': 'text/plain', origin: 'https://evil.example' }, '{"x":1}'],
-    ['an urlencoded form from https://evil.example', { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, FORM],
-    ['a multipart form from Origin: null', { 'content-type': 'multipart/form-data; boundary=x', origin: 'null' }, MULTIPART],
+    [
+      'a text/plain form from https://evil.example',
+      { 'content-type': 'text/plain', origin: 'https://evil.example' },
+      '{"x":1}',
+    ],
+    [
+      'an urlencoded form from https://evil.example',
+      { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      FORM,
+    ],
+    [
+      'a multipart form from Origin: null',
+      { 'content-type': 'multipart/form-data; boundary=x', origin: 'null' },
+      MULTIPART,
+    ],
     ['a text/plain form from Origin: null', { 'content-type': 'text/plain;charset=UTF-8', origin: 'null' }, 'x'],
-    ['a form whose browser says Sec-Fetch-Site: cross-site only', { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' }, FORM],
-    ['JSON from another origin (a fetch that a preflight would have stopped)', { 'content-type': 'application/json', origin: 'http://127.0.0.1:1' }, '{}'],
+    [
+      'a form whose browser says Sec-Fetch-Site: cross-site only',
+      { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      FORM,
+    ],
+    [
+      'JSON from another origin (a fetch that a preflight would have stopped)',
+      { 'content-type': 'application/json', origin: 'http://127.0.0.1:1' },
+      '{}',
+    ],
     ['a form with no Origin at all (an old browser)', { 'content-type': 'application/x-www-form-urlencoded' }, FORM],
     ['an empty POST with no header (curl -XPOST)', {}, ''],
   ])('refuses %s to POST /-/reload with 403, and starts no sync', async (_name, headers, body) => {
@@ -88,51 +123,84 @@ describe('a daemon on loopback, without a reload token', () => {
     expect(answer.text).toMatch(/^forbidden: /);
     const after = await targets(running);
     expect(Object.values(after).map((target) => target.syncing)).toEqual(Object.values(before).map(() => false));
-    expect(Object.values(after).map((target) => target.lastSyncAt)).toEqual(Object.values(before).map((target) => target.lastSyncAt));
+    expect(Object.values(after).map((target) => target.lastSyncAt)).toEqual(
+      Object.values(before).map((target) => target.lastSyncAt),
+    );
     expect(await syncCount(running)).toBe(count);
   });
 
   it('refuses a cross-site POST to the other routes as well (403, not their 405)', async () => {
     const running = daemon as RunningDaemon;
     for (const path of ['/-/suspend?target=local', '/-/resume?target=local', '/status', '/']) {
-      expect((await send(running, 'POST', path, { 'content-type': 'text/plain', origin: 'https://evil.example' }, 'x')).status).toBe(403);
+      expect(
+        (await send(running, 'POST', path, { 'content-type': 'text/plain', origin: 'https://evil.example' }, 'x'))
+          .status,
+      ).toBe(403);
     }
   });
 
   it.each<[string, Record<string, string>]>([
     ['Content-Type: application/json', { 'content-type': 'application/json' }],
     ["git-sync's Gitsync-Hash", { 'gitsync-hash': 'a'.repeat(40) }],
-    ['JSON from its own origin', { 'content-type': 'application/json', origin: 'http://127.0.0.1:PORT', 'sec-fetch-site': 'same-origin' }],
+    [
+      'JSON from its own origin',
+      { 'content-type': 'application/json', origin: 'http://127.0.0.1:PORT', 'sec-fetch-site': 'same-origin' },
+    ],
   ])('runs a reload sent with %s: 202, and every target syncs', async (_name, headers) => {
     const running = daemon as RunningDaemon;
     const before = await targets(running);
-    const withPort = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace('PORT', port)]));
+    const withPort = Object.fromEntries(
+      Object.entries(headers).map(([name, value]) => [name, value.replace('PORT', port)]),
+    );
     const answer = await send(running, 'POST', '/-/reload', withPort, '{}');
     expect([answer.status, answer.text]).toEqual([202, 'reload triggered\n']);
-    await waitUntil(async () => Object.entries(await targets(running)).every(([name, target]) => !target.syncing && target.lastSyncAt !== before[name]?.lastSyncAt), 30_000);
+    await waitUntil(
+      async () =>
+        Object.entries(await targets(running)).every(
+          ([name, target]) => !target.syncing && target.lastSyncAt !== before[name]?.lastSyncAt,
+        ),
+      30_000,
+    );
   });
 
-  it.each(['/status', '/', '/metrics', '/healthz', '/readyz'])('answers GET %s 421 under a name that is not loopback (DNS rebinding)', async (path) => {
-    const running = daemon as RunningDaemon;
-    for (const host of [`evil.example:${port}`, 'rebind.attacker.test', `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`]) {
-      const answer = await send(running, 'GET', path, { host });
-      expect([host, answer.status]).toEqual([host, 421]);
-      expect(answer.text).not.toContain('targets');
-      expect(answer.text).not.toContain('stacksync_');
-    }
-  });
+  it.each(['/status', '/', '/metrics', '/healthz', '/readyz'])(
+    'answers GET %s 421 under a name that is not loopback (DNS rebinding)',
+    async (path) => {
+      const running = daemon as RunningDaemon;
+      for (const host of [
+        `evil.example:${port}`,
+        'rebind.attacker.test',
+        `localhost.evil.example:${port}`,
+        `127.0.0.1.nip.io:${port}`,
+      ]) {
+        const answer = await send(running, 'GET', path, { host });
+        expect([host, answer.status]).toEqual([host, 421]);
+        expect(answer.text).not.toContain('targets');
+        expect(answer.text).not.toContain('stacksync_');
+      }
+    },
+  );
 
   it('answers a reload under a foreign name 421, whatever its headers', async () => {
-    const answer = await send(daemon as RunningDaemon, 'POST', '/-/reload', { host: `evil.example:${port}`, 'content-type': 'application/json' }, '{}');
+    const answer = await send(
+      daemon as RunningDaemon,
+      'POST',
+      '/-/reload',
+      { host: `evil.example:${port}`, 'content-type': 'application/json' },
+      '{}',
+    );
     expect(answer.status).toBe(421);
   });
 
-  it.each([`localhost:${'PORT'}`, `127.0.0.1:${'PORT'}`, `[::1]:${'PORT'}`, 'localhost:8080', 'LOCALHOST'])('serves the page, /status and /metrics under Host %s', async (host) => {
-    const running = daemon as RunningDaemon;
-    for (const path of ['/', '/status', '/metrics']) {
-      expect((await send(running, 'GET', path, { host: host.replace('PORT', port) })).status).toBe(200);
-    }
-  });
+  it.each([`localhost:${'PORT'}`, `127.0.0.1:${'PORT'}`, `[::1]:${'PORT'}`, 'localhost:8080', 'LOCALHOST'])(
+    'serves the page, /status and /metrics under Host %s',
+    async (host) => {
+      const running = daemon as RunningDaemon;
+      for (const path of ['/', '/status', '/metrics']) {
+        expect((await send(running, 'GET', path, { host: host.replace('PORT', port) })).status).toBe(200);
+      }
+    },
+  );
 
   it('says X-Content-Type-Options: nosniff on every answer, refusals and errors included', async () => {
     const running = daemon as RunningDaemon;
@@ -160,7 +228,10 @@ describe('a daemon with control.reloadToken', () => {
   beforeAll(async () => {
     const workspace = await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
     const config = await readFile(workspace.configPath, 'utf8');
-    await workspace.write('config/stacksync.yaml', `${config}control: { reloadToken: { fromEnv: RELOAD_TOKEN }, token: { fromEnv: CONTROL_TOKEN } }\n`);
+    await workspace.write(
+      'config/stacksync.yaml',
+      `${config}control: { reloadToken: { fromEnv: RELOAD_TOKEN }, token: { fromEnv: CONTROL_TOKEN } }\n`,
+    );
     daemon = await startOn(workspace, { RELOAD_TOKEN, CONTROL_TOKEN });
   }, 60_000);
   afterAll(async () => {
@@ -170,7 +241,11 @@ describe('a daemon with control.reloadToken', () => {
   it.each<[string, string, Record<string, string>]>([
     ['JSON without the token', '/-/reload', { 'content-type': 'application/json' }],
     ["git-sync's header without the token", '/-/reload', { 'gitsync-hash': 'b'.repeat(40) }],
-    ['a wrong bearer token', '/-/reload', { 'content-type': 'application/json', authorization: 'Bearer reload-token-000000' }],
+    [
+      'a wrong bearer token',
+      '/-/reload',
+      { 'content-type': 'application/json', authorization: 'Bearer reload-token-000000' },
+    ],
     ['a wrong ?token=', '/-/reload?token=reload-token-000000', { 'gitsync-hash': 'b'.repeat(40) }],
   ])('refuses %s with 401', async (_name, path, headers) => {
     const answer = await send(daemon as RunningDaemon, 'POST', path, headers, '{}');
@@ -179,13 +254,23 @@ describe('a daemon with control.reloadToken', () => {
   });
 
   it('refuses the right token from another site with 403', async () => {
-    const answer = await send(daemon as RunningDaemon, 'POST', `/-/reload?token=${RELOAD_TOKEN}`, { 'content-type': 'text/plain', origin: 'https://evil.example' }, 'x');
+    const answer = await send(
+      daemon as RunningDaemon,
+      'POST',
+      `/-/reload?token=${RELOAD_TOKEN}`,
+      { 'content-type': 'text/plain', origin: 'https://evil.example' },
+      'x',
+    );
     expect(answer.status).toBe(403);
   });
 
   it.each<[string, string, Record<string, string>]>([
     ['Authorization: Bearer', '/-/reload', { authorization: `Bearer ${RELOAD_TOKEN}` }],
-    ["?token= as git-sync's --webhook-url sends it", `/-/reload?token=${RELOAD_TOKEN}`, { 'gitsync-hash': 'c'.repeat(40) }],
+    [
+      "?token= as git-sync's --webhook-url sends it",
+      `/-/reload?token=${RELOAD_TOKEN}`,
+      { 'gitsync-hash': 'c'.repeat(40) },
+    ],
     ['the control token, as a bearer token', '/-/reload', { authorization: `Bearer ${CONTROL_TOKEN}` }],
   ])('runs a reload with the token as %s', async (_name, path, headers) => {
     expect((await send(daemon as RunningDaemon, 'POST', path, headers)).status).toBe(202);

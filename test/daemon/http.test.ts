@@ -69,7 +69,11 @@ describe('startHttpServer', () => {
 
   it('serves the status document as JSON', async () => {
     const { url, tracker } = await start();
-    tracker.syncFinished('prod', { ok: true, revision: 'abc', resources: [{ kind: 'Pipe', name: 'orders', status: 'in_sync' }] });
+    tracker.syncFinished('prod', {
+      ok: true,
+      revision: 'abc',
+      resources: [{ kind: 'Pipe', name: 'orders', status: 'in_sync' }],
+    });
     const response = await fetch(`${url}/status`);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await response.json()).toEqual(tracker.document());
@@ -83,12 +87,18 @@ describe('startHttpServer', () => {
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-/);
     const html = await response.text();
-    expect(html).toContain('<tr data-key="prod/Pipe/orders" data-target="prod" data-kind="Pipe" data-status="in_sync" hidden>');
+    expect(html).toContain(
+      '<tr data-key="prod/Pipe/orders" data-target="prod" data-kind="Pipe" data-status="in_sync" hidden>',
+    );
   });
 
   it('triggers a reload on POST /-/reload and answers 202', async () => {
     const { url, onReload } = await start();
-    const response = await fetch(`${url}/-/reload`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"hash":"abc"}' });
+    const response = await fetch(`${url}/-/reload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"hash":"abc"}',
+    });
     expect(response.status).toBe(202);
     expect(onReload).toHaveBeenCalledTimes(1);
   });
@@ -138,7 +148,9 @@ describe('startHttpServer', () => {
     const { options } = setup({ port: server!.port });
     const failure = await startHttpServer(options).catch((error: unknown) => error);
     expect(isStacksyncError(failure, 'E_USAGE')).toBe(true);
-    expect(String(failure)).toContain(`127.0.0.1:${server!.port}: the port is already in use (stop what holds it, or pick another with --listen; port 0 picks a free one)`);
+    expect(String(failure)).toContain(
+      `127.0.0.1:${server!.port}: the port is already in use (stop what holds it, or pick another with --listen; port 0 picks a free one)`,
+    );
   });
 
   it('bound before it serves: 503 until the handlers come, then theirs; closing twice is fine', async () => {
@@ -180,17 +192,25 @@ describe('parseListen', () => {
     expect(parseListen(text)).toEqual(want);
   });
 
-  it.each(['9464', '0.0.0.0', '0.0.0.0:', '0.0.0.0:65536', '0.0.0.0:http', '::1:9464', '[::1]', '[nope]:80', '[::1]:80:1', 'a:b:1'])(
-    'refuses %j with E_USAGE',
-    (text) => {
-      let failure: unknown;
-      try {
-        parseListen(text);
-      } catch (error) {
-        failure = error;
-      }
-      expect(isStacksyncError(failure, 'E_USAGE')).toBe(true);
-      expect(String(failure)).toContain('--listen');
-    },
-  );
+  it.each([
+    '9464',
+    '0.0.0.0',
+    '0.0.0.0:',
+    '0.0.0.0:65536',
+    '0.0.0.0:http',
+    '::1:9464',
+    '[::1]',
+    '[nope]:80',
+    '[::1]:80:1',
+    'a:b:1',
+  ])('refuses %j with E_USAGE', (text) => {
+    let failure: unknown;
+    try {
+      parseListen(text);
+    } catch (error) {
+      failure = error;
+    }
+    expect(isStacksyncError(failure, 'E_USAGE')).toBe(true);
+    expect(String(failure)).toContain('--listen');
+  });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { apiHooksFor, createMetrics, initTargetMetrics, rateLimitWaitSeconds, setPipeStates } from '../../src/daemon/metrics.js';
+import {
+  apiHooksFor,
+  createMetrics,
+  initTargetMetrics,
+  rateLimitWaitSeconds,
+  setPipeStates,
+} from '../../src/daemon/metrics.js';
 
 /** The metric names docs/reference/metrics.md fixes (prefix stacksync_). */
 const DESIGN_METRICS = [
@@ -31,10 +37,14 @@ describe('metrics', () => {
     initTargetMetrics(metrics, 'prod', 'self-hosted');
     const text = await metrics.registry.metrics();
     expect(text).toContain('stacksync_resources{target="prod",kind="Alert",status="drifted"} 0');
-    expect(text).toContain('stacksync_apply_operations_total{target="prod",kind="Dashboard",action="create",result="failed"} 0');
+    expect(text).toContain(
+      'stacksync_apply_operations_total{target="prod",kind="Dashboard",action="create",result="failed"} 0',
+    );
     expect(text).toContain('stacksync_api_retries_total{target="prod",reason="throttled"} 0');
     expect(text).toContain('stacksync_reconcile_total{target="prod",result="failure"} 0');
-    expect(text).toContain('stacksync_api_requests_total{target="prod",method="PUT",route="/api/v2/alerts/{id}",code="200"} 0');
+    expect(text).toContain(
+      'stacksync_api_requests_total{target="prod",method="PUT",route="/api/v2/alerts/{id}",code="200"} 0',
+    );
   });
 
   it('counts requests by route template, retries by reason and rate-limit waits through the client hooks', async () => {
@@ -42,11 +52,23 @@ describe('metrics', () => {
     const hooks = apiHooksFor(metrics, 'prod');
     hooks.onRequest?.({ method: 'GET', route: '/api/v2/alerts', status: 429, durationSeconds: 0.02 });
     hooks.onRequest?.({ method: 'GET', route: '/api/v2/alerts', status: 200, durationSeconds: 0.01 });
-    hooks.onRetry?.({ method: 'GET', route: '/api/v2/alerts', reason: 'throttled', attempt: 1, maxAttempts: 6, why: 'HTTP 429', delayMs: 1000 });
+    hooks.onRetry?.({
+      method: 'GET',
+      route: '/api/v2/alerts',
+      reason: 'throttled',
+      attempt: 1,
+      maxAttempts: 6,
+      why: 'HTTP 429',
+      delayMs: 1000,
+    });
     hooks.onRateLimitWait?.({ waitedSeconds: 1.5 });
     const text = await metrics.registry.metrics();
-    expect(text).toContain('stacksync_api_requests_total{target="prod",method="GET",route="/api/v2/alerts",code="429"} 1');
-    expect(text).toContain('stacksync_api_request_duration_seconds_count{target="prod",method="GET",route="/api/v2/alerts"} 2');
+    expect(text).toContain(
+      'stacksync_api_requests_total{target="prod",method="GET",route="/api/v2/alerts",code="429"} 1',
+    );
+    expect(text).toContain(
+      'stacksync_api_request_duration_seconds_count{target="prod",method="GET",route="/api/v2/alerts"} 2',
+    );
     expect(text).toContain('stacksync_api_retries_total{target="prod",reason="throttled"} 1');
     expect(text).toContain('stacksync_rate_limit_wait_seconds_total{target="prod"} 1.5');
   });
@@ -62,11 +84,20 @@ describe('metrics', () => {
 
 describe('setPipeStates', () => {
   const series = async (metrics: ReturnType<typeof createMetrics>): Promise<string[]> =>
-    (await metrics.pipeState.get()).values.filter((v) => v.value === 1 || v.labels.state === 'Weird').map((v) => `${v.labels.name}:${v.labels.state}=${v.value}`);
+    (await metrics.pipeState.get()).values
+      .filter((v) => v.value === 1 || v.labels.state === 'Weird')
+      .map((v) => `${v.labels.name}:${v.labels.state}=${v.value}`);
 
   it('flips to the new state, drops an unknown state once it is gone, and a pipe no longer reported', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
-    setPipeStates(metrics, 'prod', new Map([['a', 'Weird'], ['b', 'Running']]));
+    setPipeStates(
+      metrics,
+      'prod',
+      new Map([
+        ['a', 'Weird'],
+        ['b', 'Running'],
+      ]),
+    );
     expect(await series(metrics)).toEqual(['a:Weird=1', 'b:Running=1']);
     setPipeStates(metrics, 'prod', new Map([['a', 'Failed']]));
     expect(await series(metrics)).toEqual(['a:Failed=1']);

@@ -42,7 +42,11 @@ describe('notifications from hostile names and receivers', () => {
       `${config}notify:\n  - provider: slack\n    url: { fromEnv: SLACK_URL }\n  - provider: webhook\n    url: { fromEnv: HOOK_URL }\n    secret: { fromEnv: HOOK_KEY }\n`,
     );
     await workspace.write(FILE, dashboardYaml({ key: 'web', target: TARGET }));
-    daemon = await startDaemon(workspace, ['--log-level', 'warn', '--log-format', 'json'], { SLACK_URL: slackUrl, HOOK_URL: `${redirecting.url}/hook`, HOOK_KEY: 'hook-hmac-key-1234' });
+    daemon = await startDaemon(workspace, ['--log-level', 'warn', '--log-format', 'json'], {
+      SLACK_URL: slackUrl,
+      HOOK_URL: `${redirecting.url}/hook`,
+      HOOK_KEY: 'hook-hmac-key-1234',
+    });
   }, 60_000);
   afterAll(async () => {
     await daemon?.stop();
@@ -58,7 +62,10 @@ describe('notifications from hostile names and receivers', () => {
   });
 
   it('an unknown key that reads as a Slack link is quoted as text: no link', async () => {
-    await workspace.write(FILE, dashboardYaml({ key: 'web', target: TARGET }).replace('spec:\n', `spec:\n  ${JSON.stringify(LINK_KEY)}: 1\n`));
+    await workspace.write(
+      FILE,
+      dashboardYaml({ key: 'web', target: TARGET }).replace('spec:\n', `spec:\n  ${JSON.stringify(LINK_KEY)}: 1\n`),
+    );
     await waitUntil(() => slackTexts().some((text) => text.includes(' failed: ')), 30_000);
     const failed = slackTexts().find((text) => text.includes(' failed: ')) ?? '';
     expect(failed).toContain('&lt;https://evil.example/sso|Re-authenticate stacksync&gt;');
@@ -68,7 +75,14 @@ describe('notifications from hostile names and receivers', () => {
 
   it('a 307 or 308 from the webhook is a failed delivery: the payload is not sent where it points, nor retried', async () => {
     const running = daemon as RunningDaemon;
-    await waitUntil(async () => metricSum((await running.get('/metrics')).text, 'stacksync_notifications_total', { provider: 'webhook', result: 'failed' }) >= 2, 30_000);
+    await waitUntil(
+      async () =>
+        metricSum((await running.get('/metrics')).text, 'stacksync_notifications_total', {
+          provider: 'webhook',
+          result: 'failed',
+        }) >= 2,
+      30_000,
+    );
     expect(redirecting.received.map((request) => request.path)).toEqual(['/hook', '/hook']);
     expect(elsewhere.received).toEqual([]);
     const { stderr } = running.output();
@@ -79,7 +93,13 @@ describe('notifications from hostile names and receivers', () => {
   it('the Slack URL, its own token, is in no output', async () => {
     const running = daemon as RunningDaemon;
     const { stdout, stderr } = running.output();
-    const outputs = [stdout, stderr, (await running.get('/status')).text, (await running.get('/metrics')).text, (await running.get('/')).text];
+    const outputs = [
+      stdout,
+      stderr,
+      (await running.get('/status')).text,
+      (await running.get('/metrics')).text,
+      (await running.get('/')).text,
+    ];
     for (const text of outputs) {
       expect(text).not.toContain(SLACK_TOKEN);
       expect(text).not.toContain(slackUrl);

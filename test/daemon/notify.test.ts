@@ -51,7 +51,11 @@ describe('notifications from the daemon', () => {
     );
     await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: TARGET, tiles: ['p99', 'p50'] }));
     metrics = createMetrics({ defaultMetrics: false });
-    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, { metrics, env: { HOOK_KEY: 'receiver-key' }, listen: false }));
+    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, {
+      metrics,
+      env: { HOOK_KEY: 'receiver-key' },
+      listen: false,
+    }));
   }, 60_000);
   afterAll(async () => {
     await stopDaemon?.();
@@ -67,7 +71,9 @@ describe('notifications from the daemon', () => {
         event: 'applied',
         target: TARGET,
         counts: { created: 1 },
-        resources: [{ kind: 'Dashboard', name: 'web', action: 'create', file: expect.stringMatching(/web\.yaml$/), line: 1 }],
+        resources: [
+          { kind: 'Dashboard', name: 'web', action: 'create', file: expect.stringMatching(/web\.yaml$/), line: 1 },
+        ],
         summary: `applied 1 change to ${TARGET}: 1 created (Dashboard/web)`,
       }),
     ]);
@@ -75,7 +81,10 @@ describe('notifications from the daemon', () => {
   });
 
   it('tells a failure once over three failing resyncs, then one recovery', async () => {
-    await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: TARGET, tiles: ['p99', 'p50'] }).replace('w: 12', 'w: 0'));
+    await workspace.write(
+      'manifests/web.yaml',
+      dashboardYaml({ key: 'web', target: TARGET, tiles: ['p99', 'p50'] }).replace('w: 12', 'w: 0'),
+    );
     for (let i = 0; i < 3; i++) await resync();
     expect(daemon.status.target(TARGET)?.lastResult).toBe('failure');
     await waitFor(() => events().some((e) => e.event === 'failed'), 10_000, 20);
@@ -85,9 +94,15 @@ describe('notifications from the daemon', () => {
     await waitFor(() => events().some((e) => e.event === 'recovered'), 10_000, 20);
     expect(events().map((e) => e.event)).toEqual(['applied', 'failed', 'recovered']);
     const failed = events()[1];
-    expect(failed?.error).toMatchObject({ code: 'E_MANIFEST_INVALID', file: expect.stringMatching(/web\.yaml$/), line: 12 });
+    expect(failed?.error).toMatchObject({
+      code: 'E_MANIFEST_INVALID',
+      file: expect.stringMatching(/web\.yaml$/),
+      line: 12,
+    });
     expect(failed?.summary).toMatch(/^sync of local-selfhosted failed: .*w.* at .*web\.yaml:12$/);
-    const sent = (await metrics.notifications.get()).values.filter((v) => v.labels.result === 'sent').reduce((sum, v) => sum + v.value, 0);
+    const sent = (await metrics.notifications.get()).values
+      .filter((v) => v.labels.result === 'sent')
+      .reduce((sum, v) => sum + v.value, 0);
     expect(sent).toBe(3);
   });
 });

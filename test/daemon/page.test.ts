@@ -15,7 +15,17 @@ import type { Kind } from '../../src/model/kinds.js';
 const AT = '2026-11-26T10:00:00.000Z';
 
 function target(resources: TargetStatus['resources'], extra: Partial<TargetStatus> = {}): TargetStatus {
-  return { syncing: false, lastSyncAt: AT, lastResult: 'success', lastSuccessAt: AT, lastSyncSeconds: 1.25, lastSyncWaitSeconds: 0.5, rateLimitWaitSeconds: 12, resources, ...extra };
+  return {
+    syncing: false,
+    lastSyncAt: AT,
+    lastResult: 'success',
+    lastSuccessAt: AT,
+    lastSyncSeconds: 1.25,
+    lastSyncWaitSeconds: 0.5,
+    rateLimitWaitSeconds: 12,
+    resources,
+    ...extra,
+  };
 }
 
 const HOSTILE = '<script>alert("x")</script>';
@@ -28,7 +38,17 @@ function sample(): StatusDocument {
     targets: {
       prod: target(
         [
-          { kind: 'Pipe', name: 'orders', status: 'in_sync', state: 'Failed', health: 'degraded', file: '/repo/manifests/pipes.yaml', line: 3, path: 'manifests/pipes.yaml', url: 'https://git.example/blob/abc/manifests/pipes.yaml#L3' },
+          {
+            kind: 'Pipe',
+            name: 'orders',
+            status: 'in_sync',
+            state: 'Failed',
+            health: 'degraded',
+            file: '/repo/manifests/pipes.yaml',
+            line: 3,
+            path: 'manifests/pipes.yaml',
+            url: 'https://git.example/blob/abc/manifests/pipes.yaml#L3',
+          },
           {
             kind: 'Dashboard',
             name: 'web',
@@ -43,13 +63,34 @@ function sample(): StatusDocument {
             path: 'manifests/web.yaml',
             line: 1,
           },
-          { kind: 'Alert', name: 'broken', status: 'error', error: `no tile named ${HOSTILE}`, code: 'E_REF_UNRESOLVED', path: 'manifests/broken.yaml', line: 10 },
-          { kind: 'Alert', name: 'late', status: 'drifted', cause: 'git', waitUntil: '2026-11-26T10:05:00.000Z', path: 'manifests/late.yaml', line: 1 },
+          {
+            kind: 'Alert',
+            name: 'broken',
+            status: 'error',
+            error: `no tile named ${HOSTILE}`,
+            code: 'E_REF_UNRESOLVED',
+            path: 'manifests/broken.yaml',
+            line: 10,
+          },
+          {
+            kind: 'Alert',
+            name: 'late',
+            status: 'drifted',
+            cause: 'git',
+            waitUntil: '2026-11-26T10:05:00.000Z',
+            path: 'manifests/late.yaml',
+            line: 1,
+          },
         ],
         { revision: '0123456789abcdef0123456789abcdef01234567' },
       ),
       // A kind the code does not have yet: the page shows what the document holds.
-      lab: target([{ kind: 'Webhook' as unknown as Kind, name: 'oncall', status: 'orphan' }], { lastResult: 'failure', lastError: `target lab: ${HOSTILE}`, lastErrorAt: AT, suspended: true }),
+      lab: target([{ kind: 'Webhook' as unknown as Kind, name: 'oncall', status: 'orphan' }], {
+        lastResult: 'failure',
+        lastError: `target lab: ${HOSTILE}`,
+        lastErrorAt: AT,
+        suspended: true,
+      }),
     },
   };
 }
@@ -69,12 +110,20 @@ describe('the status page', () => {
   it('shows every resource with its status, manifest and what is wrong', () => {
     const text = textOf(html);
     expect(text).toContain('prod Pipe orders in sync degraded manifests/pipes.yaml:3 live state Failed');
-    expect(text).toContain('prod Dashboard web drifted manifests/web.yaml:1 edited outside stacksync since 2026-11-26 10:00:00 UTC 5 fields differ');
+    expect(text).toContain(
+      'prod Dashboard web drifted manifests/web.yaml:1 edited outside stacksync since 2026-11-26 10:00:00 UTC 5 fields differ',
+    );
     expect(text).toContain('tiles[p99].w 6 12');
     expect(text).toContain('… and 3 more fields');
-    expect(text).toContain(`prod Alert broken error manifests/broken.yaml:10 no tile named ${HOSTILE} (E_REF_UNRESOLVED)`);
-    expect(html).toContain('<a href="https://git.example/blob/abc/manifests/pipes.yaml#L3" rel="noreferrer"><code>manifests/pipes.yaml:3</code></a>');
-    expect(text).toContain('prod Alert late drifted manifests/late.yaml:1 not created yet waits until 2026-11-26 10:05:00 UTC: an earlier write of it may still land');
+    expect(text).toContain(
+      `prod Alert broken error manifests/broken.yaml:10 no tile named ${HOSTILE} (E_REF_UNRESOLVED)`,
+    );
+    expect(html).toContain(
+      '<a href="https://git.example/blob/abc/manifests/pipes.yaml#L3" rel="noreferrer"><code>manifests/pipes.yaml:3</code></a>',
+    );
+    expect(text).toContain(
+      'prod Alert late drifted manifests/late.yaml:1 not created yet waits until 2026-11-26 10:05:00 UTC: an earlier write of it may still land',
+    );
   });
 
   it('shows per target the last sync, revision, counts, the rate-budget wait and the error', () => {
@@ -93,7 +142,12 @@ describe('the status page', () => {
   });
 
   it('lists the kinds, targets and statuses of the document in its filters, whatever the kinds are', () => {
-    const options = (name: string) => [...(new RegExp(`<select name="${name}">([\\s\\S]*?)</select>`).exec(html)?.[1] ?? '').matchAll(/<option value="([^"]*)"/g)].map((match) => match[1]);
+    const options = (name: string) =>
+      [
+        ...(new RegExp(`<select name="${name}">([\\s\\S]*?)</select>`).exec(html)?.[1] ?? '').matchAll(
+          /<option value="([^"]*)"/g,
+        ),
+      ].map((match) => match[1]);
     expect(options('target')).toEqual(['', 'prod', 'lab']);
     expect(options('kind')).toEqual(['', 'Pipe', 'Dashboard', 'Alert', 'Webhook']);
     expect(options('status')).toEqual(['', 'in_sync', 'drifted', 'error', 'orphan', 'suspended', 'degraded']);
@@ -102,7 +156,10 @@ describe('the status page', () => {
 
   it("applies the address's filter on the server, so it works without script", () => {
     const filtered = renderStatusPage(sample(), filterOf(new URLSearchParams('status=degraded')));
-    const hidden = [...filtered.matchAll(/<tr data-key="([^"]+)"[^>]*?( hidden)?>/g)].map((match) => [match[1], match[2] === ' hidden']);
+    const hidden = [...filtered.matchAll(/<tr data-key="([^"]+)"[^>]*?( hidden)?>/g)].map((match) => [
+      match[1],
+      match[2] === ' hidden',
+    ]);
     expect(hidden).toEqual([
       ['prod/Pipe/orders', false],
       ['prod/Dashboard/web', true],
@@ -117,20 +174,31 @@ describe('the status page', () => {
   });
 
   it('says so when nothing is reported yet, or nothing matches', () => {
-    const empty: StatusDocument = { version: 1, generatedAt: AT, ready: false, targets: { prod: { syncing: true, resources: [] } } };
+    const empty: StatusDocument = {
+      version: 1,
+      generatedAt: AT,
+      ready: false,
+      targets: { prod: { syncing: true, resources: [] } },
+    };
     const text = textOf(renderStatusPage(empty));
     expect(text).toContain('waiting for the first sync of every target');
     expect(text).toContain('the first sync is running');
     expect(text).toContain('No resources reported yet.');
-    expect(renderStatusPage(sample(), { kind: 'Nothing' })).toContain('<tr id="no-match"><td class="empty" colspan="6">No resource matches the filter.</td></tr>');
+    expect(renderStatusPage(sample(), { kind: 'Nothing' })).toContain(
+      '<tr id="no-match"><td class="empty" colspan="6">No resource matches the filter.</td></tr>',
+    );
   });
 
   it('says, under run --leader-elect, whether this daemon leads or stands by, and who leads', () => {
     const leader = { host: 'pod-a', pid: 7, command: 'run --leader-elect', since: AT };
-    expect(textOf(renderStatusPage({ ...sample(), role: 'leader', leader }))).toContain('leader; the last sync of 1 of 2 targets failed');
+    expect(textOf(renderStatusPage({ ...sample(), role: 'leader', leader }))).toContain(
+      'leader; the last sync of 1 of 2 targets failed',
+    );
     const standby = textOf(renderStatusPage({ ...sample(), role: 'standby', leader: { ...leader, host: HOSTILE } }));
     expect(standby).toContain(`standby, not reconciling; the leader is pid 7 on host ${HOSTILE}`);
-    expect(textOf(renderStatusPage({ ...sample(), role: 'standby' }))).toContain('standby, not reconciling; no leader is known');
+    expect(textOf(renderStatusPage({ ...sample(), role: 'standby' }))).toContain(
+      'standby, not reconciling; no leader is known',
+    );
     // Without the flag, no role is claimed.
     expect(textOf(renderStatusPage(sample()))).not.toMatch(/leader|standby/);
   });

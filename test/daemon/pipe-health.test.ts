@@ -48,10 +48,20 @@ describe('pipe health', () => {
   });
 
   it('/status shows a Failed pipe degraded, and a state it does not know as it is', async () => {
-    const status = (await (await fetch(`${daemon.url}/status`)).json()) as { targets: Record<string, { resources: { name: string; status: string; state?: string; health?: string }[] }> };
+    const status = (await (await fetch(`${daemon.url}/status`)).json()) as {
+      targets: Record<string, { resources: { name: string; status: string; state?: string; health?: string }[] }>;
+    };
     const resources = status.targets['local']?.resources ?? [];
-    expect(resources.find((r) => r.name === 'orders')).toMatchObject({ status: 'in_sync', state: 'Failed', health: 'degraded' });
-    expect(resources.find((r) => r.name === 'events')).toMatchObject({ status: 'in_sync', state: 'Provisioning', health: 'healthy' });
+    expect(resources.find((r) => r.name === 'orders')).toMatchObject({
+      status: 'in_sync',
+      state: 'Failed',
+      health: 'degraded',
+    });
+    expect(resources.find((r) => r.name === 'events')).toMatchObject({
+      status: 'in_sync',
+      state: 'Provisioning',
+      health: 'healthy',
+    });
   });
 
   it('stacksync_pipe_state is 1 for the current state of each pipe', async () => {

@@ -28,15 +28,26 @@ describe('sync.drift: propose without a pull core', () => {
       rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
       sync: { drift: 'propose', propose: { author: { name: 'stacksync', email: 'bot@example.com' }, base: 'main' } },
     });
-    await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: TARGET, tiles: [{ name: 'main', w: 12 }] }));
+    await workspace.write(
+      'manifests/web.yaml',
+      dashboardYaml({ key: 'web', target: TARGET, tiles: [{ name: 'main', w: 12 }] }),
+    );
     const applied = await workspace.run(['apply']);
     expect(applied.code, applied.stderr).toBe(0);
-    const web = (await liveTarget(emulator.url, TARGET)).dashboards.find((dashboard) => dashboard.name === dashboardName('web'));
+    const web = (await liveTarget(emulator.url, TARGET)).dashboards.find(
+      (dashboard) => dashboard.name === dashboardName('web'),
+    );
     if (!web) throw new Error('not created');
-    await updateDashboardOutOfBand(emulator.url, TARGET, web.id, { name: web.name, tags: web.tags, tiles: web.tiles.map((tile) => ({ ...tile, w: 6 })) });
+    await updateDashboardOutOfBand(emulator.url, TARGET, web.id, {
+      name: web.name,
+      tags: web.tags,
+      tiles: web.tiles.map((tile) => ({ ...tile, w: 6 })),
+    });
     // From Git: applied as heal would.
     await workspace.write('manifests/fresh.yaml', dashboardYaml({ key: 'fresh', target: TARGET }));
-    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, { metrics: createMetrics({ defaultMetrics: false }) }));
+    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, {
+      metrics: createMetrics({ defaultMetrics: false }),
+    }));
   }, 60_000);
   afterAll(async () => {
     await stopDaemon?.();
@@ -50,16 +61,28 @@ describe('sync.drift: propose without a pull core', () => {
     expect(target?.lastResult).toBe('success');
     expect(target?.resources).toEqual([
       expect.objectContaining({ kind: 'Dashboard', name: 'fresh', status: 'in_sync' }),
-      expect.objectContaining({ kind: 'Dashboard', name: 'web', status: 'drifted', cause: 'live', diff: [{ path: 'tiles[main].w', before: 6, after: 12 }] }),
+      expect.objectContaining({
+        kind: 'Dashboard',
+        name: 'web',
+        status: 'drifted',
+        cause: 'live',
+        diff: [{ path: 'tiles[main].w', before: 6, after: 12 }],
+      }),
     ]);
     expect(target?.resources[1]).not.toHaveProperty('proposed');
-    expect(target?.proposal).toEqual({ branch: `stacksync/drift/${TARGET}`, code: 'E_PROPOSE_UNAVAILABLE', error: expect.stringMatching(/^proposing is unavailable/) });
+    expect(target?.proposal).toEqual({
+      branch: `stacksync/drift/${TARGET}`,
+      code: 'E_PROPOSE_UNAVAILABLE',
+      error: expect.stringMatching(/^proposing is unavailable/),
+    });
     const live = await liveTarget(emulator.url, TARGET);
     expect(live.dashboards.find((dashboard) => dashboard.name === dashboardName('web'))?.tiles[0]?.w).toBe(6);
     expect(live.dashboards.map((dashboard) => dashboard.name)).toContain(dashboardName('fresh'));
     // What `stacksync status` prints: no proposal claimed.
     const text = renderStatusText(status);
-    expect(text).toMatch(/drift proposal: nothing proposed on stacksync\/drift\/local-selfhosted; proposing is unavailable.*\(E_PROPOSE_UNAVAILABLE\)/);
+    expect(text).toMatch(
+      /drift proposal: nothing proposed on stacksync\/drift\/local-selfhosted; proposing is unavailable.*\(E_PROPOSE_UNAVAILABLE\)/,
+    );
     expect(text).not.toMatch(/drift proposed on/);
   });
 });

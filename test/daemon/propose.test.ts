@@ -18,10 +18,15 @@ let checkout: string;
 let base: string;
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
+  return execFileSync(
+    'git',
+    ['-c', 'safe.directory=*', '-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args],
+    { cwd, encoding: 'utf8' },
+  ).trim();
 }
 
-const DASHBOARD = 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata:\n  name: web # the team page\nspec:\n  name: Web\n';
+const DASHBOARD =
+  'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata:\n  name: web # the team page\nspec:\n  name: Web\n';
 const OTHER = 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata:\n  name: api\nspec:\n  name: API\n';
 
 beforeAll(async () => {
@@ -71,9 +76,13 @@ describe('proposeDrift against a bare repository', () => {
     expect(git(remote, 'rev-parse', 'refs/heads/stacksync/drift/prod')).toBe(first.commit);
     expect(git(remote, 'rev-parse', 'refs/heads/main')).toBe(base);
     expect(git(remote, 'rev-parse', `${first.commit}^`)).toBe(base);
-    expect(show('stacksync/drift/prod', 'manifests/web.yaml')).toBe(DASHBOARD.replace('name: Web', 'name: Web (renamed live)').trimEnd());
+    expect(show('stacksync/drift/prod', 'manifests/web.yaml')).toBe(
+      DASHBOARD.replace('name: Web', 'name: Web (renamed live)').trimEnd(),
+    );
     expect(show('stacksync/drift/prod', 'manifests/api.yaml')).toBe(OTHER.trimEnd());
-    expect(git(remote, 'log', '-1', '--format=%an <%ae>|%cn <%ce>|%s', first.commit)).toBe('stacksync bot <bot@example.com>|stacksync bot <bot@example.com>|Drift of target prod: Dashboard/web');
+    expect(git(remote, 'log', '-1', '--format=%an <%ae>|%cn <%ce>|%s', first.commit)).toBe(
+      'stacksync bot <bot@example.com>|stacksync bot <bot@example.com>|Drift of target prod: Dashboard/web',
+    );
 
     // The same texts again: nothing pushed, the branch as it was.
     const same = await proposeDrift(request());
@@ -81,12 +90,16 @@ describe('proposeDrift against a bare repository', () => {
     expect(count('stacksync/drift/prod')).toBe(2);
 
     // The drift changed: one more commit on the same branch (not amended), with the new texts only.
-    const second = await proposeDrift(request({ files: [{ path: 'manifests/api.yaml', after: OTHER.replace('name: API', 'name: API v2') }] }));
+    const second = await proposeDrift(
+      request({ files: [{ path: 'manifests/api.yaml', after: OTHER.replace('name: API', 'name: API v2') }] }),
+    );
     expect(second.pushed).toBe(true);
     expect(git(remote, 'rev-parse', `${second.commit}^`)).toBe(first.commit);
     expect(count('stacksync/drift/prod')).toBe(3);
     expect(show('stacksync/drift/prod', 'manifests/web.yaml')).toBe(DASHBOARD.trimEnd());
-    expect(show('stacksync/drift/prod', 'manifests/api.yaml')).toBe(OTHER.replace('name: API', 'name: API v2').trimEnd());
+    expect(show('stacksync/drift/prod', 'manifests/api.yaml')).toBe(
+      OTHER.replace('name: API', 'name: API v2').trimEnd(),
+    );
     expect(git(remote, 'rev-parse', 'refs/heads/main')).toBe(base);
     // The checkout git-sync owns is only read.
     expect(git(checkout, 'status', '--porcelain')).toBe('');
@@ -95,8 +108,14 @@ describe('proposeDrift against a bare repository', () => {
 
   it('refuses the branch it syncs from, and a path outside the repository, pushing nothing', async () => {
     const before = git(remote, 'for-each-ref', '--format=%(refname) %(objectname)');
-    await expect(proposeDrift(request({ target: 'main', branch: 'main' }))).rejects.toMatchObject({ code: 'E_PROPOSE_FAILED' });
-    await expect(proposeDrift(request({ target: 'x', branch: 'stacksync/drift/x', files: [{ path: '../outside.yaml', after: 'x' }] }))).rejects.toMatchObject({ code: 'E_PROPOSE_FAILED' });
+    await expect(proposeDrift(request({ target: 'main', branch: 'main' }))).rejects.toMatchObject({
+      code: 'E_PROPOSE_FAILED',
+    });
+    await expect(
+      proposeDrift(
+        request({ target: 'x', branch: 'stacksync/drift/x', files: [{ path: '../outside.yaml', after: 'x' }] }),
+      ),
+    ).rejects.toMatchObject({ code: 'E_PROPOSE_FAILED' });
     expect(git(remote, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(before);
   });
 
@@ -104,10 +123,15 @@ describe('proposeDrift against a bare repository', () => {
     const wrapper = join(root, 'git-wrapper.sh');
     const argv = join(root, 'argv.log');
     const env = join(root, 'env.log');
-    await writeFile(wrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> "${argv}"\nenv | grep '^GIT_CONFIG_' >> "${env}"\nexec git "$@"\n`);
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> "${argv}"\nenv | grep '^GIT_CONFIG_' >> "${env}"\nexec git "$@"\n`,
+    );
     await chmod(wrapper, 0o700);
     const token = 'tok-secret-4711';
-    const outcome = await proposeDrift(request({ target: 'token', branch: 'stacksync/drift/token', token, git: wrapper }));
+    const outcome = await proposeDrift(
+      request({ target: 'token', branch: 'stacksync/drift/token', token, git: wrapper }),
+    );
     expect(outcome.pushed).toBe(true);
     const commands = await readFile(argv, 'utf8');
     expect(commands).toMatch(/push/);
@@ -115,7 +139,9 @@ describe('proposeDrift against a bare repository', () => {
     expect(commands).not.toContain(Buffer.from(`x-access-token:${token}`).toString('base64'));
     const environment = await readFile(env, 'utf8');
     expect(environment).toContain('GIT_CONFIG_KEY_0=http.extraHeader');
-    expect(environment).toContain(`GIT_CONFIG_VALUE_0=Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`);
+    expect(environment).toContain(
+      `GIT_CONFIG_VALUE_0=Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`,
+    );
   });
 
   it('starts the branch again from a newer synced revision', async () => {
@@ -163,14 +189,34 @@ describe('the pull request, on a fake GitHub API', () => {
       void (async () => {
         const body = await readBody(req);
         const url = new URL(req.url ?? '/', 'http://x');
-        recorded.push({ method: req.method ?? '', url: `${url.pathname}${url.search}`, authorization: req.headers.authorization, body });
-        const entry = (pull: (typeof pulls)[number]) => ({ number: pull.number, html_url: `https://github.example/acme/manifests/pull/${pull.number}`, title: pull.title, body: pull.body });
+        recorded.push({
+          method: req.method ?? '',
+          url: `${url.pathname}${url.search}`,
+          authorization: req.headers.authorization,
+          body,
+        });
+        const entry = (pull: (typeof pulls)[number]) => ({
+          number: pull.number,
+          html_url: `https://github.example/acme/manifests/pull/${pull.number}`,
+          title: pull.title,
+          body: pull.body,
+        });
         res.setHeader('content-type', 'application/json');
         if (req.method === 'GET' && url.pathname === '/repos/acme/manifests/pulls') {
           const head = url.searchParams.get('head');
-          res.end(JSON.stringify(pulls.filter((pull) => `acme:${pull.head}` === head && pull.state === url.searchParams.get('state')).map(entry)));
+          res.end(
+            JSON.stringify(
+              pulls
+                .filter((pull) => `acme:${pull.head}` === head && pull.state === url.searchParams.get('state'))
+                .map(entry),
+            ),
+          );
         } else if (req.method === 'POST' && url.pathname === '/repos/acme/manifests/pulls') {
-          const made = { number: pulls.length + 1, state: 'open', ...(body as { head: string; base: string; title: string; body: string }) };
+          const made = {
+            number: pulls.length + 1,
+            state: 'open',
+            ...(body as { head: string; base: string; title: string; body: string }),
+          };
           pulls.push(made);
           res.statusCode = 201;
           res.end(JSON.stringify(entry(made)));
@@ -197,15 +243,44 @@ describe('the pull request, on a fake GitHub API', () => {
     const target = 'pr';
     const branch = 'stacksync/drift/pr';
     const first = await proposeDrift(request({ target, branch, github }));
-    expect(first.pullRequest).toEqual({ number: 1, url: 'https://github.example/acme/manifests/pull/1', action: 'opened' });
-    expect(pulls).toEqual([{ number: 1, state: 'open', head: branch, base: 'main', title: 'Drift of target prod: Dashboard/web', body: 'Dashboard/web: name' }]);
+    expect(first.pullRequest).toEqual({
+      number: 1,
+      url: 'https://github.example/acme/manifests/pull/1',
+      action: 'opened',
+    });
+    expect(pulls).toEqual([
+      {
+        number: 1,
+        state: 'open',
+        head: branch,
+        base: 'main',
+        title: 'Drift of target prod: Dashboard/web',
+        body: 'Dashboard/web: name',
+      },
+    ]);
 
-    const second = await proposeDrift(request({ target, branch, github, body: 'Dashboard/web: name, tiles', files: [{ path: 'manifests/web.yaml', after: DASHBOARD.replace('Web', 'Web 2') }] }));
+    const second = await proposeDrift(
+      request({
+        target,
+        branch,
+        github,
+        body: 'Dashboard/web: name, tiles',
+        files: [{ path: 'manifests/web.yaml', after: DASHBOARD.replace('Web', 'Web 2') }],
+      }),
+    );
     expect(second).toMatchObject({ pushed: true, pullRequest: { number: 1, action: 'updated' } });
     expect(pulls).toHaveLength(1);
     expect(pulls[0]?.body).toBe('Dashboard/web: name, tiles');
 
-    const third = await proposeDrift(request({ target, branch, github, body: 'Dashboard/web: name, tiles', files: [{ path: 'manifests/web.yaml', after: DASHBOARD.replace('Web', 'Web 2') }] }));
+    const third = await proposeDrift(
+      request({
+        target,
+        branch,
+        github,
+        body: 'Dashboard/web: name, tiles',
+        files: [{ path: 'manifests/web.yaml', after: DASHBOARD.replace('Web', 'Web 2') }],
+      }),
+    );
     expect(third).toMatchObject({ pushed: false, pullRequest: { number: 1, action: 'unchanged' } });
 
     expect(recorded.map((call) => `${call.method} ${call.url}`)).toEqual([
@@ -219,7 +294,13 @@ describe('the pull request, on a fake GitHub API', () => {
   });
 
   it('reports a pull request GitHub refused beside the pushed branch, without failing the push', async () => {
-    const outcome = await proposeDrift(request({ target: 'refused', branch: 'stacksync/drift/refused', github: { apiUrl, repository: 'acme/other', token: 't', timeoutMs: 5_000 } }));
+    const outcome = await proposeDrift(
+      request({
+        target: 'refused',
+        branch: 'stacksync/drift/refused',
+        github: { apiUrl, repository: 'acme/other', token: 't', timeoutMs: 5_000 },
+      }),
+    );
     expect(outcome.pushed).toBe(true);
     expect(outcome.pullRequest).toBeUndefined();
     expect(outcome.pullRequestError).toMatch(/GitHub answered 404 to GET \/repos\/acme\/other\/pulls/);

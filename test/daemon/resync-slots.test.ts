@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ManagedTarget, SelfHostedTarget, Target } from '../../src/model/config.js';
-import { budgetGroups, delayToSlot, groupIntervalMs, READS_PER_RESYNC, RESYNC_BUDGET_SHARE, resyncSlots } from '../../src/daemon/resync-slots.js';
+import {
+  budgetGroups,
+  delayToSlot,
+  groupIntervalMs,
+  READS_PER_RESYNC,
+  RESYNC_BUDGET_SHARE,
+  resyncSlots,
+} from '../../src/daemon/resync-slots.js';
 
 const ORG = '0b4f6c1e-4d2a-4f6b-9a51-7c3d2e1f0a01';
 const MINUTE = 60_000;
@@ -8,11 +15,27 @@ const KEY = { keyId: { fromEnv: 'KEY_ID' }, keySecret: { fromEnv: 'KEY_SECRET' }
 const MANAGED_BUDGET = { requests: 10, perSeconds: 10, concurrency: 2 };
 
 function managed(name: string, extra: Partial<ManagedTarget> = {}): ManagedTarget {
-  return { name, variant: 'managed', baseUrl: 'https://api.example.com', organizationId: ORG, serviceId: ORG, auth: KEY, rateLimit: MANAGED_BUDGET, ...extra };
+  return {
+    name,
+    variant: 'managed',
+    baseUrl: 'https://api.example.com',
+    organizationId: ORG,
+    serviceId: ORG,
+    auth: KEY,
+    rateLimit: MANAGED_BUDGET,
+    ...extra,
+  };
 }
 
 function selfHosted(name: string, extra: Partial<SelfHostedTarget> = {}): SelfHostedTarget {
-  return { name, variant: 'self-hosted', baseUrl: 'http://obs.internal:8000', auth: { token: { fromFile: '/run/token' } }, rateLimit: { requests: 100, perSeconds: 60, concurrency: 4 }, ...extra };
+  return {
+    name,
+    variant: 'self-hosted',
+    baseUrl: 'http://obs.internal:8000',
+    auth: { token: { fromFile: '/run/token' } },
+    rateLimit: { requests: 100, perSeconds: 60, concurrency: 4 },
+    ...extra,
+  };
 }
 
 const names = (groups: Target[][]): string[][] => groups.map((group) => group.map((target) => target.name));
@@ -31,9 +54,16 @@ describe('budgetGroups', () => {
   });
 
   it('groups by what the credentials resolve to when it is known: two references to one key are one budget', () => {
-    const targets = [managed('a'), managed('same-key', { auth: { keyId: { fromFile: '/run/id' }, keySecret: { fromFile: '/run/secret' } } }), managed('unreadable', { auth: { keyId: { fromEnv: 'UNSET' }, keySecret: { fromEnv: 'UNSET' } } })];
+    const targets = [
+      managed('a'),
+      managed('same-key', { auth: { keyId: { fromFile: '/run/id' }, keySecret: { fromFile: '/run/secret' } } }),
+      managed('unreadable', { auth: { keyId: { fromEnv: 'UNSET' }, keySecret: { fromEnv: 'UNSET' } } }),
+    ];
     const resolved: Record<string, string> = { a: 'fingerprint-1', 'same-key': 'fingerprint-1' };
-    expect(names(budgetGroups(targets, (target) => resolved[target.name]))).toEqual([['a', 'same-key'], ['unreadable']]);
+    expect(names(budgetGroups(targets, (target) => resolved[target.name]))).toEqual([
+      ['a', 'same-key'],
+      ['unreadable'],
+    ]);
     expect(names(budgetGroups(targets))).toEqual([['a'], ['same-key'], ['unreadable']]);
     // A key both hold, but on another host, is another budget.
     const elsewhere = [managed('a'), managed('eu', { baseUrl: 'https://eu.api.example.com' })];
@@ -60,13 +90,16 @@ describe('resyncSlots', () => {
     // 300 reads at 1 per second: 5 minutes of budget, which may be at most half of the interval.
     expect(groupIntervalMs(group, 5 * MINUTE)).toBe(10 * MINUTE);
     expect(groupIntervalMs(group, 30 * MINUTE)).toBe(30 * MINUTE);
-    expect(READS_PER_RESYNC.managed * 100 * 1000 / RESYNC_BUDGET_SHARE).toBe(10 * MINUTE);
+    expect((READS_PER_RESYNC.managed * 100 * 1000) / RESYNC_BUDGET_SHARE).toBe(10 * MINUTE);
     const slots = resyncSlots(group, 5 * MINUTE);
     expect(slots.get('svc-1')).toEqual({ intervalMs: 10 * MINUTE, offsetMs: 6_000 });
   });
 
   it('takes the strictest budget of a group whose targets disagree', () => {
-    const group = [managed('a', { rateLimit: { requests: 100, perSeconds: 1, concurrency: 8 } }), managed('b', { rateLimit: { requests: 1, perSeconds: 10, concurrency: 1 } })];
+    const group = [
+      managed('a', { rateLimit: { requests: 100, perSeconds: 1, concurrency: 8 } }),
+      managed('b', { rateLimit: { requests: 1, perSeconds: 10, concurrency: 1 } }),
+    ];
     // 6 reads at 1 per 10 s: 60 s of budget, so at least 2 minutes.
     expect(groupIntervalMs(group, 30_000)).toBe(2 * MINUTE);
   });

@@ -224,9 +224,13 @@ describe('createScheduler', () => {
     for (const call of calls) call.finish();
     for (let elapsed = 5_000; elapsed < 3 * INTERVAL; elapsed += 1_000) {
       await vi.advanceTimersByTimeAsync(1_000);
-      for (const name of ['a', 'b', 'c', 'alone']) for (const call of open(name)) if (Date.now() - call.startedAt >= 1_000) call.finish();
+      for (const name of ['a', 'b', 'c', 'alone'])
+        for (const call of open(name)) if (Date.now() - call.startedAt >= 1_000) call.finish();
     }
-    const resyncs = (target: string) => of(target).filter((call) => call.trigger === 'resync').map((call) => call.startedAt - T0);
+    const resyncs = (target: string) =>
+      of(target)
+        .filter((call) => call.trigger === 'resync')
+        .map((call) => call.startedAt - T0);
     // Slots at least half an interval after the initial sync ended: b and c in the first cycle, a in the second.
     expect(resyncs('b')).toEqual([80_000, 140_000]);
     expect(resyncs('c')).toEqual([40_000, 100_000, 160_000]);

@@ -22,16 +22,30 @@ describe('/status of drift that is only reported', () => {
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { drift: 'report' } });
-    await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: TARGET, tiles: [{ name: 'main', w: 12 }] }));
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { drift: 'report' },
+    });
+    await workspace.write(
+      'manifests/web.yaml',
+      dashboardYaml({ key: 'web', target: TARGET, tiles: [{ name: 'main', w: 12 }] }),
+    );
     const applied = await workspace.run(['apply']);
     expect(applied.code, applied.stderr).toBe(0);
-    const web = (await liveTarget(emulator.url, TARGET)).dashboards.find((dashboard) => dashboard.name === dashboardName('web'));
+    const web = (await liveTarget(emulator.url, TARGET)).dashboards.find(
+      (dashboard) => dashboard.name === dashboardName('web'),
+    );
     if (!web) throw new Error('not created');
-    await updateDashboardOutOfBand(emulator.url, TARGET, web.id, { name: web.name, tags: web.tags, tiles: web.tiles.map((tile) => ({ ...tile, w: 6 })) });
+    await updateDashboardOutOfBand(emulator.url, TARGET, web.id, {
+      name: web.name,
+      tags: web.tags,
+      tiles: web.tiles.map((tile) => ({ ...tile, w: 6 })),
+    });
     // Not applied: a resource the daemon would create.
     await workspace.write('manifests/fresh.yaml', dashboardYaml({ key: 'fresh', target: TARGET }));
-    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, { metrics: createMetrics({ defaultMetrics: false }) }));
+    ({ daemon, stop: stopDaemon } = await startInProcessDaemon(workspace, {
+      metrics: createMetrics({ defaultMetrics: false }),
+    }));
   }, 60_000);
   afterAll(async () => {
     await stopDaemon?.();
@@ -44,7 +58,15 @@ describe('/status of drift that is only reported', () => {
     const target = status.targets[TARGET];
     expect(target?.resources).toEqual([
       expect.objectContaining({ kind: 'Dashboard', name: 'fresh', status: 'drifted', cause: 'git' }),
-      expect.objectContaining({ kind: 'Dashboard', name: 'web', status: 'drifted', cause: 'live', diff: [{ path: 'tiles[main].w', before: 6, after: 12 }], path: expect.stringMatching(/web\.yaml$/), line: 1 }),
+      expect.objectContaining({
+        kind: 'Dashboard',
+        name: 'web',
+        status: 'drifted',
+        cause: 'live',
+        diff: [{ path: 'tiles[main].w', before: 6, after: 12 }],
+        path: expect.stringMatching(/web\.yaml$/),
+        line: 1,
+      }),
     ]);
     // One not created yet carries no diff: it would be the whole manifest, copied on every read of the status.
     expect(target?.resources[0]).not.toHaveProperty('diff');

@@ -14,7 +14,14 @@ import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/w
 const TARGET = 'local-selfhosted';
 
 interface StatusJson {
-  targets: Record<string, { lastResult?: string; lastSyncAt?: string; resources: { kind: string; name: string; status: string; id?: string }[] }>;
+  targets: Record<
+    string,
+    {
+      lastResult?: string;
+      lastSyncAt?: string;
+      resources: { kind: string; name: string; status: string; id?: string }[];
+    }
+  >;
 }
 
 describe('/status after a sync that created and pruned', () => {
@@ -27,12 +34,19 @@ describe('/status after a sync that created and pruned', () => {
   const status = async (): Promise<StatusJson> => (await (await fetch(`${daemon.url}/status`)).json()) as StatusJson;
   const gauge = async (state: string): Promise<number> => {
     const metric = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'stacksync_resources');
-    return Number(metric?.values.find((v) => v.labels['target'] === TARGET && v.labels['kind'] === 'Dashboard' && v.labels['status'] === state)?.value ?? 0);
+    return Number(
+      metric?.values.find(
+        (v) => v.labels['target'] === TARGET && v.labels['kind'] === 'Dashboard' && v.labels['status'] === state,
+      )?.value ?? 0,
+    );
   };
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { prune: true, maxDeletePercent: 100 } });
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { prune: true, maxDeletePercent: 100 },
+    });
     await workspace.write('manifests/keep.yaml', dashboardYaml({ key: 'keep', target: TARGET }));
     await workspace.write('manifests/gone.yaml', dashboardYaml({ key: 'gone', target: TARGET }));
     metrics = createMetrics();
@@ -68,12 +82,17 @@ describe('/status after a sync that created and pruned', () => {
   });
 
   it('shows a suspended resource as suspended, in /status and in the gauge', async () => {
-    const manifest = dashboardYaml({ key: 'keep', target: TARGET }).replace('metadata:\n', 'metadata:\n  annotations: { stacksync.io/suspend: "true" }\n');
+    const manifest = dashboardYaml({ key: 'keep', target: TARGET }).replace(
+      'metadata:\n',
+      'metadata:\n  annotations: { stacksync.io/suspend: "true" }\n',
+    );
     await workspace.write('manifests/keep.yaml', manifest);
     const before = (await status()).targets[TARGET]?.lastSyncAt;
     daemon.reload();
     await waitFor(async () => (await status()).targets[TARGET]?.lastSyncAt !== before, 30_000, 50);
-    expect((await status()).targets[TARGET]?.resources.map((resource) => `${resource.name}:${resource.status}`)).toEqual(['keep:suspended']);
+    expect(
+      (await status()).targets[TARGET]?.resources.map((resource) => `${resource.name}:${resource.status}`),
+    ).toEqual(['keep:suspended']);
     expect(await gauge('suspended')).toBe(1);
     expect(await gauge('in_sync')).toBe(0);
   });

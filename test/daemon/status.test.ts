@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createMetrics, initTargetMetrics } from '../../src/daemon/metrics.js';
 import type { ResourceObservation, ResourceStatusEntry } from '../../src/daemon/status.js';
 import { KINDS, type Kind } from '../../src/model/kinds.js';
-import { countByStatus, createStatusTracker, driftAges, mergeResources, recordStatusMetrics, withRateLimitWaits } from '../../src/daemon/status.js';
+import {
+  countByStatus,
+  createStatusTracker,
+  driftAges,
+  mergeResources,
+  recordStatusMetrics,
+  withRateLimitWaits,
+} from '../../src/daemon/status.js';
 
 /** Every kind with `value`, as the status document lists them, then the given ones. */
 function everyKind<T>(value: T, given: Partial<Record<Kind, T>> = {}): Record<Kind, T> {
@@ -17,7 +24,11 @@ function clock(start = T0): { now: () => number; advance: (ms: number) => void }
   return { now: () => time, advance: (ms) => void (time += ms) };
 }
 
-const dash = (name: string, status: ResourceObservation['status'], extra: Partial<ResourceObservation> = {}): ResourceObservation => ({
+const dash = (
+  name: string,
+  status: ResourceObservation['status'],
+  extra: Partial<ResourceObservation> = {},
+): ResourceObservation => ({
   kind: 'Dashboard',
   name,
   status,
@@ -54,7 +65,11 @@ describe('createStatusTracker', () => {
     tracker.syncStarted('prod');
     tracker.syncFinished('prod', { ok: false, error: 'E_API_UNAVAILABLE: 503', revision: 'aaa' });
     time.advance(60_000);
-    tracker.syncFinished('prod', { ok: true, revision: 'bbb', resources: [dash('api', 'in_sync', { id: 'd1', file: 'm/a.yaml', line: 1 })] });
+    tracker.syncFinished('prod', {
+      ok: true,
+      revision: 'bbb',
+      resources: [dash('api', 'in_sync', { id: 'd1', file: 'm/a.yaml', line: 1 })],
+    });
     expect(tracker.target('prod')).toEqual({
       syncing: false,
       lastSyncAt: iso(T0 + 60_000),
@@ -109,7 +124,9 @@ describe('mergeResources', () => {
       { kind: 'Pipe', name: 'p', status: 'in_sync' },
       dash('a', 'drifted'),
     ];
-    const previous: ResourceStatusEntry[] = [{ kind: 'Dashboard', name: 'a', status: 'drifted', driftSince: 'earlier' }];
+    const previous: ResourceStatusEntry[] = [
+      { kind: 'Dashboard', name: 'a', status: 'drifted', driftSince: 'earlier' },
+    ];
     expect(mergeResources(previous, observed, 'now')).toEqual([
       { kind: 'Pipe', name: 'p', status: 'in_sync' },
       { kind: 'Dashboard', name: 'a', status: 'drifted', driftSince: 'earlier' },
@@ -121,7 +138,13 @@ describe('mergeResources', () => {
 
 describe('countByStatus', () => {
   it('counts every kind and status, zeros included', () => {
-    const counts = countByStatus([dash('a', 'in_sync'), dash('b', 'in_sync'), dash('c', 'error'), { kind: 'Alert', name: 'x', status: 'drifted' }, dash('d', 'orphan')]);
+    const counts = countByStatus([
+      dash('a', 'in_sync'),
+      dash('b', 'in_sync'),
+      dash('c', 'error'),
+      { kind: 'Alert', name: 'x', status: 'drifted' },
+      dash('d', 'orphan'),
+    ]);
     const none = { in_sync: 0, drifted: 0, error: 0, orphan: 0, suspended: 0 };
     expect(counts).toEqual(
       everyKind(none, {

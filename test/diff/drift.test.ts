@@ -15,21 +15,32 @@ const state = targetState({
   },
 });
 
-const driftOf = (changes: Change[]): Record<string, boolean> => Object.fromEntries(markDrift(changes, state).map((c) => [`${c.kind}/${c.name}`, c.drift === true]));
+const driftOf = (changes: Change[]): Record<string, boolean> =>
+  Object.fromEntries(markDrift(changes, state).map((c) => [`${c.kind}/${c.name}`, c.drift === true]));
 
 describe('markDrift', () => {
   it('an update of a manifest unchanged since it was applied is drift; an edited manifest is a change to apply', () => {
-    expect(driftOf([change({ kind: 'Dashboard', name: 'api', action: 'update', spec: 'spec-api' })])).toEqual({ 'Dashboard/api': true });
-    expect(driftOf([change({ kind: 'Dashboard', name: 'api', action: 'update', spec: 'spec-api-edited' })])).toEqual({ 'Dashboard/api': false });
+    expect(driftOf([change({ kind: 'Dashboard', name: 'api', action: 'update', spec: 'spec-api' })])).toEqual({
+      'Dashboard/api': true,
+    });
+    expect(driftOf([change({ kind: 'Dashboard', name: 'api', action: 'update', spec: 'spec-api-edited' })])).toEqual({
+      'Dashboard/api': false,
+    });
   });
 
   it('a create of a resource deleted behind stacksync is drift; a new manifest is not', () => {
-    expect(driftOf([change({ kind: 'Dashboard', name: 'gone', action: 'create', spec: 'spec-gone' })])).toEqual({ 'Dashboard/gone': true });
-    expect(driftOf([change({ kind: 'Dashboard', name: 'new', action: 'create', spec: 'spec-new' })])).toEqual({ 'Dashboard/new': false });
+    expect(driftOf([change({ kind: 'Dashboard', name: 'gone', action: 'create', spec: 'spec-gone' })])).toEqual({
+      'Dashboard/gone': true,
+    });
+    expect(driftOf([change({ kind: 'Dashboard', name: 'new', action: 'create', spec: 'spec-new' })])).toEqual({
+      'Dashboard/new': false,
+    });
   });
 
   it('without a recorded digest (a state from before) it is a change to apply, never a guess of drift', () => {
-    expect(driftOf([change({ kind: 'Dashboard', name: 'old', action: 'update', spec: 'spec-old' })])).toEqual({ 'Dashboard/old': false });
+    expect(driftOf([change({ kind: 'Dashboard', name: 'old', action: 'update', spec: 'spec-old' })])).toEqual({
+      'Dashboard/old': false,
+    });
   });
 
   it('adoptions, deletes, orphans and unchanged resources are never drift', () => {
@@ -47,7 +58,10 @@ describe('markDrift', () => {
       change({ kind: 'Alert', name: 'slow', action: 'update', spec: 'spec-slow', dependsOn: ['Dashboard/api'] }),
     ];
     expect(driftOf(changes)).toEqual({ 'Dashboard/api': false, 'Alert/slow': false });
-    const healing = [change({ kind: 'Dashboard', name: 'api', action: 'update', spec: 'spec-api' }), change({ kind: 'Alert', name: 'slow', action: 'update', spec: 'spec-slow', dependsOn: ['Dashboard/api'] })];
+    const healing = [
+      change({ kind: 'Dashboard', name: 'api', action: 'update', spec: 'spec-api' }),
+      change({ kind: 'Alert', name: 'slow', action: 'update', spec: 'spec-slow', dependsOn: ['Dashboard/api'] }),
+    ];
     expect(driftOf(healing)).toEqual({ 'Dashboard/api': true, 'Alert/slow': true });
   });
 });

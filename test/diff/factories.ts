@@ -40,12 +40,26 @@ export function desiredTile(tile: Loose): DesiredTile {
 
 export function desiredDashboard(fields: Loose & { key: string }): DesiredDashboard {
   const tiles = ((fields['tiles'] as Loose[] | undefined) ?? []).map(desiredTile);
-  return { kind: 'Dashboard', target: TARGET, location: location(fields.key), name: fields.key, ...fields, tiles } as DesiredDashboard;
+  return {
+    kind: 'Dashboard',
+    target: TARGET,
+    location: location(fields.key),
+    name: fields.key,
+    ...fields,
+    tiles,
+  } as DesiredDashboard;
 }
 
 export function desiredAlert(fields: Loose & { key: string }): DesiredAlert {
   const source = fields['source'] ?? (fields['savedSearchId'] === undefined ? 'tile' : 'search');
-  return { kind: 'Alert', target: TARGET, location: location(fields.key), ...ALERT_DEFAULTS, source, ...fields } as DesiredAlert;
+  return {
+    kind: 'Alert',
+    target: TARGET,
+    location: location(fields.key),
+    ...ALERT_DEFAULTS,
+    source,
+    ...fields,
+  } as DesiredAlert;
 }
 
 export function desiredPipe(fields: Loose & { key: string; pipeId?: string }): DesiredPipe {
@@ -62,7 +76,12 @@ export function desired(resource: Loose): DesiredResource {
     case 'Pipe':
       return desiredPipe(withKey);
     case 'PipeCdcScaling':
-      return { kind: 'PipeCdcScaling', target: TARGET, location: location(withKey.key), ...resource } as DesiredResource;
+      return {
+        kind: 'PipeCdcScaling',
+        target: TARGET,
+        location: location(withKey.key),
+        ...resource,
+      } as DesiredResource;
     default:
       throw new Error(`unknown kind ${String(resource['kind'])}`);
   }
@@ -91,7 +110,9 @@ export function liveState(fields: Loose = {}): LiveState {
     roles: (fields['roles'] as LiveFlat[] | undefined) ?? [],
     pipes: (fields['pipes'] as LivePipe[] | undefined) ?? [],
     pipeCdcScaling: (fields['pipeCdcScaling'] as LiveCdcScaling[] | undefined) ?? [],
-    dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(liveDashboard),
+    dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(
+      liveDashboard,
+    ),
     alerts: ((fields['alerts'] as (Loose & { id: string })[] | undefined) ?? []).map(liveAlert),
     ...(fields['unreadable'] ? { unreadable: fields['unreadable'] as LiveState['unreadable'] } : {}),
   };
@@ -128,22 +149,39 @@ export function planInput(fields: {
     desired: (fields.desired ?? []).map(desired),
     live: liveState(fields.live),
     state: targetState(fields.state),
-    options: { prune: false, adopt: false, blocked: false, lateCreateWindowMs: LATE_CREATE_WINDOW_MS, ...fields.options },
+    options: {
+      prune: false,
+      adopt: false,
+      blocked: false,
+      lateCreateWindowMs: LATE_CREATE_WINDOW_MS,
+      ...fields.options,
+    },
     nowMs: Date.parse(fields.now ?? PLAN_NOW),
     ...(fields.broken ? { broken: new Set(fields.broken) } : {}),
   };
 }
 
 /** The seeded postgres pipe of the emulator (DEFAULT_SEED_IDS), as the client reads it. */
-export function livePostgresPipe(mappings: Loose[] = [
-  { sourceSchemaName: 'public', sourceTable: 'invoices', targetTable: 'invoices' },
-  { sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers' },
-]): LivePipe {
+export function livePostgresPipe(
+  mappings: Loose[] = [
+    { sourceSchemaName: 'public', sourceTable: 'invoices', targetTable: 'invoices' },
+    { sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers' },
+  ],
+): LivePipe {
   return {
     id: '7a0e1f2c-0004-4b3a-9c4d-5e6f7a8b9c04',
     name: 'billing-postgres',
     state: 'Running',
-    source: { kind: 'postgres', block: { host: 'db.internal', port: 5432, database: 'billing', settings: { syncIntervalSeconds: 10, pullBatchSize: 1000 }, tableMappings: mappings } },
+    source: {
+      kind: 'postgres',
+      block: {
+        host: 'db.internal',
+        port: 5432,
+        database: 'billing',
+        settings: { syncIntervalSeconds: 10, pullBatchSize: 1000 },
+        tableMappings: mappings,
+      },
+    },
     destination: { database: 'default', columns: [{ name: 'id', type: 'UInt64' }] },
   } as LivePipe;
 }

@@ -94,9 +94,22 @@ function expectWanted(changes: Change[], want: Case['want']): void {
 
 function expectChange(change: Change, want: WantChange): void {
   const label = `${change.kind}/${change.name}`;
-  const exact = ['id', 'diff', 'operations', 'dependsOn', 'secretHashes', 'reclaimed', 'liveName', 'waitUntil'] as const;
+  const exact = [
+    'id',
+    'diff',
+    'operations',
+    'dependsOn',
+    'secretHashes',
+    'reclaimed',
+    'liveName',
+    'waitUntil',
+  ] as const;
   for (const key of exact) if (want[key] !== undefined) expect(change[key], `${label} ${key}`).toEqual(want[key]);
-  if (want.diffPaths) expect(change.diff.map((d) => d.path), `${label} diff paths`).toEqual(want.diffPaths);
+  if (want.diffPaths)
+    expect(
+      change.diff.map((d) => d.path),
+      `${label} diff paths`,
+    ).toEqual(want.diffPaths);
   if (want.error !== undefined) expect(change.error, `${label} error`).toContain(want.error);
   if (want.warnings) {
     expect(change.warnings, `${label} warnings`).toHaveLength(want.warnings.length);
@@ -104,14 +117,21 @@ function expectChange(change: Change, want: WantChange): void {
       expect(change.warnings[i], `${label} warning ${i}`).toContain(text);
     });
   }
-  if (change.action === 'unchanged' || change.action === 'error' || change.action === 'orphan' || change.action === 'waiting') expect(change.operations, `${label} operations`).toEqual([]);
+  if (
+    change.action === 'unchanged' ||
+    change.action === 'error' ||
+    change.action === 'orphan' ||
+    change.action === 'waiting'
+  )
+    expect(change.operations, `${label} operations`).toEqual([]);
   if (change.action === 'delete' || change.action === 'orphan') expect(change.file, `${label} file`).toBeUndefined();
   else expect(change.file, `${label} file`).toMatch(/^manifests\//);
 }
 
 function expectDependenciesSound(changes: Change[]): void {
   const byKey = new Map(changes.map((c) => [`${c.kind}/${c.name}`, c]));
-  for (const change of changes) for (const dep of change.dependsOn) expect(byKey.has(dep), `${change.name} → ${dep}`).toBe(true);
+  for (const change of changes)
+    for (const dep of change.dependsOn) expect(byKey.has(dep), `${change.name} → ${dep}`).toBe(true);
   const visiting = new Set<string>();
   const done = new Set<string>();
   const visit = (key: string): void => {
@@ -139,22 +159,35 @@ function expectValidBodies(changes: Change[]): void {
     if (!schema || !('body' in operation || 'patch' in operation)) continue;
     let body: unknown = 'patch' in operation ? operation.patch : operation.body;
     // Ids behind refs are filled in by the executor from the dashboard write's result.
-    if ('refs' in operation && operation.refs) body = { dashboardId: 'from-refs', tileId: 'from-refs', ...(body as object) };
+    if ('refs' in operation && operation.refs)
+      body = { dashboardId: 'from-refs', tileId: 'from-refs', ...(body as object) };
     const result = validateApi(schema, body);
     expect(result.ok ? [] : result.issues, `${operation.type} body`).toEqual([]);
   }
 }
 
 function secretValues(desired: readonly DesiredResource[]): string[] {
-  return desired.flatMap((r) => (r.kind === 'Pipe' ? (r.source?.secrets ?? []).flatMap((member) => [...Object.values(member.fields ?? {}), ...(member.value ? [member.value] : [])]).map((s) => s.value) : []));
+  return desired.flatMap((r) =>
+    r.kind === 'Pipe'
+      ? (r.source?.secrets ?? [])
+          .flatMap((member) => [...Object.values(member.fields ?? {}), ...(member.value ? [member.value] : [])])
+          .map((s) => s.value)
+      : [],
+  );
 }
 
 function expectNoSecrets(changes: Change[], secrets: string[]): void {
   if (secrets.length === 0) return;
   const plan = buildPlan(changes, []);
-  const outputs = [renderPlanText(plan), renderPlanText(plan, { color: true }), renderPlanJson(plan), renderPlanGithub(plan)];
+  const outputs = [
+    renderPlanText(plan),
+    renderPlanText(plan, { color: true }),
+    renderPlanJson(plan),
+    renderPlanGithub(plan),
+  ];
   const visible = JSON.stringify(changes.map(({ operations: _sent, ...rest }) => rest));
   for (const secret of secrets) {
-    for (const output of [...outputs, visible]) expect(output.includes(secret), `secret "${secret}" leaked`).toBe(false);
+    for (const output of [...outputs, visible])
+      expect(output.includes(secret), `secret "${secret}" leaked`).toBe(false);
   }
 }

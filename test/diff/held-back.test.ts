@@ -9,15 +9,47 @@ import { plannedProblemHoldsBack, plannedTenantsHeldBack } from '../../src/diff/
 import type { Change } from '../../src/model/plan.js';
 
 function errorChange(extra: Partial<Change>): Change {
-  return { target: 'prod', kind: 'Alert', name: 'errors', action: 'error', code: 'E_REF_UNRESOLVED', error: 'names no live webhook', diff: [], operations: [], dependsOn: [], warnings: [], ...extra };
+  return {
+    target: 'prod',
+    kind: 'Alert',
+    name: 'errors',
+    action: 'error',
+    code: 'E_REF_UNRESOLVED',
+    error: 'names no live webhook',
+    diff: [],
+    operations: [],
+    dependsOn: [],
+    warnings: [],
+    ...extra,
+  };
 }
 
 const CASES: { name: string; change: Change; target: boolean; tenants: string[] }[] = [
   { name: 'a plain manifest names what does not exist', change: errorChange({}), target: true, tenants: [] },
-  { name: 'one forEach item names what does not exist', change: errorChange({ item: 'service=checkout, severity=page' }), target: false, tenants: [] },
-  { name: "a tenant's plain manifest", change: errorChange({ tenant: 'payments' }), target: false, tenants: ['payments'] },
-  { name: "one forEach item of a tenant's template", change: errorChange({ tenant: 'payments', item: 'service=checkout' }), target: false, tenants: [] },
-  { name: 'a live resource problem (not a manifest one)', change: errorChange({ code: 'E_CONFLICT' }), target: false, tenants: [] },
+  {
+    name: 'one forEach item names what does not exist',
+    change: errorChange({ item: 'service=checkout, severity=page' }),
+    target: false,
+    tenants: [],
+  },
+  {
+    name: "a tenant's plain manifest",
+    change: errorChange({ tenant: 'payments' }),
+    target: false,
+    tenants: ['payments'],
+  },
+  {
+    name: "one forEach item of a tenant's template",
+    change: errorChange({ tenant: 'payments', item: 'service=checkout' }),
+    target: false,
+    tenants: [],
+  },
+  {
+    name: 'a live resource problem (not a manifest one)',
+    change: errorChange({ code: 'E_CONFLICT' }),
+    target: false,
+    tenants: [],
+  },
 ];
 
 describe('what a problem found while planning holds back', () => {

@@ -7,22 +7,39 @@ import type { DashboardWrite } from '../../src/kinds/dashboard/model.js';
 import type { AlertWrite } from '../../src/kinds/alert/model.js';
 import { livePostgresPipe, planInput } from './factories.js';
 
-const byRef = (changes: Change[]): Record<string, Change> => Object.fromEntries(changes.map((c) => [`${c.kind}/${c.name}`, c]));
+const byRef = (changes: Change[]): Record<string, Change> =>
+  Object.fromEntries(changes.map((c) => [`${c.kind}/${c.name}`, c]));
 
 describe('parseFieldPath', () => {
   it.each([
     ['threshold', [{ member: 'threshold' }]],
     ['tiles[p99].w', [{ member: 'tiles' }, { key: 'p99' }, { member: 'w' }]],
-    ['source.postgres.tableMappings[public.invoices]', [{ member: 'source' }, { member: 'postgres' }, { member: 'tableMappings' }, { key: 'public.invoices' }]],
-    ['tiles[p99].series[0].where', [{ member: 'tiles' }, { key: 'p99' }, { member: 'series' }, { key: '0' }, { member: 'where' }]],
+    [
+      'source.postgres.tableMappings[public.invoices]',
+      [{ member: 'source' }, { member: 'postgres' }, { member: 'tableMappings' }, { key: 'public.invoices' }],
+    ],
+    [
+      'tiles[p99].series[0].where',
+      [{ member: 'tiles' }, { key: 'p99' }, { member: 'series' }, { key: '0' }, { member: 'where' }],
+    ],
   ])('%s', (path, want) => expect(parseFieldPath(path)).toEqual(want));
 });
 
 describe('keepLiveAt', () => {
   it('takes the live value where live has one, and leaves the manifest alone where it has none', () => {
-    const desired = { tiles: [{ name: 'p99', w: 12 }, { name: 'new', w: 3 }] };
+    const desired = {
+      tiles: [
+        { name: 'p99', w: 12 },
+        { name: 'new', w: 3 },
+      ],
+    };
     const live = { tiles: [{ name: 'p99', w: 4 }] };
-    expect(keepLiveAt(desired, live, parseFieldPath('tiles[p99].w'))).toEqual({ tiles: [{ name: 'p99', w: 4 }, { name: 'new', w: 3 }] });
+    expect(keepLiveAt(desired, live, parseFieldPath('tiles[p99].w'))).toEqual({
+      tiles: [
+        { name: 'p99', w: 4 },
+        { name: 'new', w: 3 },
+      ],
+    });
     expect(keepLiveAt(desired, live, parseFieldPath('tiles[new].w'))).toEqual(desired);
     expect(desired.tiles[0]?.w, 'the input is not changed').toBe(12);
   });
@@ -30,7 +47,14 @@ describe('keepLiveAt', () => {
 
 describe('ignoreDifferences', () => {
   const dashboard = (ignore?: string[]) => ({
-    desired: [{ kind: 'Dashboard', key: 'api', ...(ignore ? { policy: { ignore } } : {}), tiles: [{ name: 'p99', w: 12, h: 3 }] }],
+    desired: [
+      {
+        kind: 'Dashboard',
+        key: 'api',
+        ...(ignore ? { policy: { ignore } } : {}),
+        tiles: [{ name: 'p99', w: 12, h: 3 }],
+      },
+    ],
     live: { dashboards: [{ id: 'd-1', name: 'api', tiles: [{ id: 't-1', name: 'p99', w: 4, h: 2 }] }] },
     state: { inventory: { Dashboard: { api: { id: 'd-1' } } } },
   });
@@ -44,13 +68,25 @@ describe('ignoreDifferences', () => {
   });
 
   it('when every difference is ignored the dashboard is unchanged', () => {
-    expect(byRef(planTarget(planInput(dashboard(['tiles[p99].w', 'tiles[p99].h']))))['Dashboard/api']?.action).toBe('unchanged');
+    expect(byRef(planTarget(planInput(dashboard(['tiles[p99].w', 'tiles[p99].h']))))['Dashboard/api']?.action).toBe(
+      'unchanged',
+    );
     expect(byRef(planTarget(planInput(dashboard())))['Dashboard/api']?.action).toBe('update');
   });
 
   it('an ignored alert threshold keeps the live one in the PUT body', () => {
     const input = {
-      desired: [{ kind: 'Alert', key: 'slow', name: 'slow', savedSearchId: 's-1', threshold: 100, message: 'new', policy: { ignore: ['threshold'] } }],
+      desired: [
+        {
+          kind: 'Alert',
+          key: 'slow',
+          name: 'slow',
+          savedSearchId: 's-1',
+          threshold: 100,
+          message: 'new',
+          policy: { ignore: ['threshold'] },
+        },
+      ],
       live: { alerts: [{ id: 'a-1', name: 'slow', savedSearchId: 's-1', threshold: 250, message: 'old' }] },
       state: { inventory: { Alert: { slow: { id: 'a-1' } } } },
     };
@@ -62,19 +98,34 @@ describe('ignoreDifferences', () => {
   it('an ignored pipe setting is not patched', () => {
     const pipe = livePostgresPipe();
     const input = {
-      desired: [{ kind: 'Pipe', key: 'billing', pipeId: pipe.id, source: { kind: 'postgres', block: { settings: { syncIntervalSeconds: 30, pullBatchSize: 5000 } } }, policy: { ignore: ['source.postgres.settings.syncIntervalSeconds'] } }],
+      desired: [
+        {
+          kind: 'Pipe',
+          key: 'billing',
+          pipeId: pipe.id,
+          source: { kind: 'postgres', block: { settings: { syncIntervalSeconds: 30, pullBatchSize: 5000 } } },
+          policy: { ignore: ['source.postgres.settings.syncIntervalSeconds'] },
+        },
+      ],
       live: { pipes: [pipe] },
     };
     const billing = byRef(planTarget(planInput(input)))['Pipe/billing'];
     expect(billing?.diff.map((d) => d.path)).toEqual(['source.postgres.settings.pullBatchSize']);
-    expect(billing?.operations).toEqual([{ type: 'updatePipe', id: pipe.id, patch: { source: { postgres: { settings: { pullBatchSize: 5000 } } } } }]);
+    expect(billing?.operations).toEqual([
+      { type: 'updatePipe', id: pipe.id, patch: { source: { postgres: { settings: { pullBatchSize: 5000 } } } } },
+    ]);
   });
 });
 
 describe('stacksync.io/prune: disabled', () => {
   it('an inventory entry recorded with prune disabled is never deleted by a prune; it stays an orphan', () => {
     const input = {
-      live: { dashboards: [{ id: 'd-1', name: 'kept', tiles: [] }, { id: 'd-2', name: 'gone', tiles: [] }] },
+      live: {
+        dashboards: [
+          { id: 'd-1', name: 'kept', tiles: [] },
+          { id: 'd-2', name: 'gone', tiles: [] },
+        ],
+      },
       state: { inventory: { Dashboard: { kept: { id: 'd-1', prune: 'disabled' }, gone: { id: 'd-2' } } } },
       options: { prune: true },
     };

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../src/', import.meta.url).pathname;
 const files = ['diff', 'plan'].flatMap((dir) =>
-  readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.ts')).map((f) => `${dir}/${f}`),
+  readdirSync(join(ROOT, dir))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `${dir}/${f}`),
 );
 
 const FORBIDDEN: [string, RegExp][] = [

@@ -4,7 +4,8 @@ import { planTarget } from '../../src/diff/index.js';
 import type { Change } from '../../src/model/plan.js';
 import { planInput } from './factories.js';
 
-const byRef = (changes: Change[]): Record<string, Change> => Object.fromEntries(changes.map((c) => [`${c.kind}/${c.name}`, c]));
+const byRef = (changes: Change[]): Record<string, Change> =>
+  Object.fromEntries(changes.map((c) => [`${c.kind}/${c.name}`, c]));
 
 const drifted = {
   desired: [{ kind: 'Dashboard', key: 'api', policy: { suspend: true }, tiles: [{ name: 'p99', w: 12 }] }],

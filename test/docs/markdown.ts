@@ -94,7 +94,8 @@ export function linksOf(file: string, markdown: string): Link[] {
     .split('\n')
     .forEach((text, index) => {
       const line = text.replace(/`[^`]*`/g, (span) => ' '.repeat(span.length));
-      for (const match of line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) links.push({ file, line: index + 1, target: match[1] ?? '' });
+      for (const match of line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g))
+        links.push({ file, line: index + 1, target: match[1] ?? '' });
     });
   return links;
 }

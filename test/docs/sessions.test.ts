@@ -13,11 +13,24 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/workspace.js';
-import { codeBlocks, documentationFiles, expectedExit, parseShellLine, readDoc, ROOT, shellLines, stacksyncArgs, type CodeBlock, type ShellCommand } from './markdown.js';
+import {
+  codeBlocks,
+  documentationFiles,
+  expectedExit,
+  parseShellLine,
+  readDoc,
+  ROOT,
+  shellLines,
+  stacksyncArgs,
+  type CodeBlock,
+  type ShellCommand,
+} from './markdown.js';
 
 const sessions = documentationFiles()
   .flatMap((file) => codeBlocks(file, readDoc(file)))
-  .filter((block) => block.lang === 'sh' && shellLines(block.text).some((line) => parseShellLine(line).some(startsEmulator)));
+  .filter(
+    (block) => block.lang === 'sh' && shellLines(block.text).some((line) => parseShellLine(line).some(startsEmulator)),
+  );
 
 function startsEmulator(command: ShellCommand): boolean {
   return command.background && stacksyncArgs(command)?.[0] === 'emulator';
@@ -31,7 +44,12 @@ interface Outcome {
 }
 
 class Session {
-  readonly env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', STACKSYNC_BUDGET_FILE: 'off' };
+  readonly env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '',
+    NO_COLOR: '1',
+    STACKSYNC_BUDGET_FILE: 'off',
+  };
   private emulator: ChildProcess | undefined;
   /** `host:port` as the block writes it, and as the emulator really listens. */
   private written = '';
@@ -48,7 +66,11 @@ class Session {
     const port = flagValue(args, '--port') ?? '4010';
     const host = flagValue(args, '--host') ?? '127.0.0.1';
     const free = [...withFlag(args, '--port', '0')];
-    const child = spawn(process.execPath, [CLI, ...free], { cwd: this.dir, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...free], {
+      cwd: this.dir,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.emulator = child;
     const url = await new Promise<string>((resolve, reject) => {
       let stdout = '';
@@ -78,10 +100,15 @@ class Session {
 
   run(file: string, args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
     return new Promise((resolve) => {
-      execFile(file, args.map((word) => this.point(word)), { cwd: this.dir, env: { ...this.env, ...env }, timeout: 90_000 }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, output: `${stdout}\n${stderr}` });
-      });
+      execFile(
+        file,
+        args.map((word) => this.point(word)),
+        { cwd: this.dir, env: { ...this.env, ...env }, timeout: 90_000 },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+          resolve({ code, output: `${stdout}\n${stderr}` });
+        },
+      );
     });
   }
 
@@ -122,10 +149,13 @@ async function step(session: Session, line: string, command: ShellCommand): Prom
   }
   let outcome: Outcome;
   if (args) outcome = await session.run(process.execPath, [CLI, ...args], command.env);
-  else if (program === 'curl') outcome = await session.run('curl', ['--silent', '--show-error', '--fail', ...rest], command.env);
+  else if (program === 'curl')
+    outcome = await session.run('curl', ['--silent', '--show-error', '--fail', ...rest], command.env);
   else return `${line}: not a command a session test knows (${program})`;
   const expected = expectedExit(line);
-  return outcome.code === expected ? undefined : `${line}: exit ${outcome.code}, the block says ${expected}\n${outcome.output}`;
+  return outcome.code === expected
+    ? undefined
+    : `${line}: exit ${outcome.code}, the block says ${expected}\n${outcome.output}`;
 }
 
 async function runSession(block: CodeBlock): Promise<string[]> {
@@ -153,16 +183,26 @@ describe('shell sessions of the README and docs/ against an emulator', () => {
     expect(sessions.map((block) => block.file)).toContain('README.md');
   });
 
-  const usesCurl = (block: CodeBlock): boolean => shellLines(block.text).some((line) => parseShellLine(line).some((command) => command.words[0] === 'curl'));
-  const named = (list: CodeBlock[]): (readonly [string, CodeBlock])[] => list.map((block) => [`${block.file}:${block.line}`, block] as const);
+  const usesCurl = (block: CodeBlock): boolean =>
+    shellLines(block.text).some((line) => parseShellLine(line).some((command) => command.words[0] === 'curl'));
+  const named = (list: CodeBlock[]): (readonly [string, CodeBlock])[] =>
+    list.map((block) => [`${block.file}:${block.line}`, block] as const);
 
-  it.each(named(sessions.filter((block) => !usesCurl(block))))('%s runs as written', async (_, block) => {
-    expect(await runSession(block)).toEqual([]);
-  }, 180_000);
+  it.each(named(sessions.filter((block) => !usesCurl(block))))(
+    '%s runs as written',
+    async (_, block) => {
+      expect(await runSession(block)).toEqual([]);
+    },
+    180_000,
+  );
 
-  it.skipIf(!hasCurl).each(named(sessions.filter(usesCurl)))('%s runs as written (with curl)', async (_, block) => {
-    expect(await runSession(block)).toEqual([]);
-  }, 180_000);
+  it.skipIf(!hasCurl).each(named(sessions.filter(usesCurl)))(
+    '%s runs as written (with curl)',
+    async (_, block) => {
+      expect(await runSession(block)).toEqual([]);
+    },
+    180_000,
+  );
 
   it('a session fails when a line does not exit as its comment says', async () => {
     const block: CodeBlock = {

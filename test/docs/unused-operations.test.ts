@@ -20,12 +20,16 @@ import { REPO } from '../helpers/workspace.js';
 const DIR = process.env['STACKSYNC_OPENAPI_DIR'] ?? resolve(REPO, '..', 'shared', 'openapi');
 const FILES = ['clickhouse-cloud.openapi.json', 'hyperdx.openapi.json'];
 const present = FILES.every((file) => existsSync(join(DIR, file)));
-if (!present) console.warn(`unused-operations: the OpenAPI documents are not in ${DIR} (set STACKSYNC_OPENAPI_DIR): skipped`);
+if (!present)
+  console.warn(`unused-operations: the OpenAPI documents are not in ${DIR} (set STACKSYNC_OPENAPI_DIR): skipped`);
 
 const SERVICE = '/v1/organizations/{organizationId}/services/{serviceId}';
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 /** The operations this list is about: the managed pipes and ClickStack, and HyperDX's six families. */
-const IN_SCOPE = [/^\/v1\/organizations\/\{\}\/services\/\{\}\/(clickpipes|clickstack\/)/, /^\/api\/v2\/(alerts|connections|dashboards|saved-searches|sources|webhooks)(\/|$)/];
+const IN_SCOPE = [
+  /^\/v1\/organizations\/\{\}\/services\/\{\}\/(clickpipes|clickstack\/)/,
+  /^\/api\/v2\/(alerts|connections|dashboards|saved-searches|sources|webhooks)(\/|$)/,
+];
 
 /** `METHOD path` with every path parameter written `{}`: the documents and our templates name them differently. */
 const key = (method: string, path: string): string => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
@@ -35,13 +39,22 @@ function served(path: string): string {
   const service = key('', SERVICE).trim();
   const normal = key('', path).trim();
   if (!normal.startsWith(`${service}/`)) return normal;
-  return `${service}/${normal.slice(service.length + 1).replace(/^pipes/, 'clickpipes').replace(/^stack\//, 'clickstack/')}`;
+  return `${service}/${normal
+    .slice(service.length + 1)
+    .replace(/^pipes/, 'clickpipes')
+    .replace(/^stack\//, 'clickstack/')}`;
 }
 
 function documentOperations(): string[] {
   return FILES.flatMap((file) => {
-    const document = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
-    return Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).filter((method) => METHODS.includes(method)).map((method) => key(method, path)));
+    const document = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    return Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((method) => METHODS.includes(method))
+        .map((method) => key(method, path)),
+    );
   });
 }
 
@@ -81,27 +94,32 @@ function listedOperations(): string[] {
   });
 }
 
-describe.skipIf(!present && process.env['CI'] !== 'true')('the operations the documents offer and stacksync does not', () => {
-  it('finds the documents (under CI=true their absence fails)', () => {
-    expect(present, `the OpenAPI documents in ${DIR}`).toBe(true);
-  });
+describe.skipIf(!present && process.env['CI'] !== 'true')(
+  'the operations the documents offer and stacksync does not',
+  () => {
+    it('finds the documents (under CI=true their absence fails)', () => {
+      expect(present, `the OpenAPI documents in ${DIR}`).toBe(true);
+    });
 
-  it('every operation the client sends is one the documents have', () => {
-    const offered = new Set(documentOperations());
-    expect([...clientOperations()].filter((operation) => !offered.has(operation))).toEqual([]);
-  });
+    it('every operation the client sends is one the documents have', () => {
+      const offered = new Set(documentOperations());
+      expect([...clientOperations()].filter((operation) => !offered.has(operation))).toEqual([]);
+    });
 
-  it('docs/api-client.md lists exactly the operations in scope that no kind uses, each once, with a reason', () => {
-    const used = clientOperations();
-    const unused = documentOperations().filter((operation) => IN_SCOPE.some((scope) => scope.test(operation.split(' ')[1] ?? '')) && !used.has(operation));
-    const listed = listedOperations();
-    expect(new Set(listed).size).toBe(listed.length);
-    expect([...listed].sort()).toEqual([...unused].sort());
-  });
+    it('docs/api-client.md lists exactly the operations in scope that no kind uses, each once, with a reason', () => {
+      const used = clientOperations();
+      const unused = documentOperations().filter(
+        (operation) => IN_SCOPE.some((scope) => scope.test(operation.split(' ')[1] ?? '')) && !used.has(operation),
+      );
+      const listed = listedOperations();
+      expect(new Set(listed).size).toBe(listed.length);
+      expect([...listed].sort()).toEqual([...unused].sort());
+    });
 
-  it('fails on a route the managed document lacks, as the managed connection list was', () => {
-    const offered = new Set(documentOperations());
-    expect(offered.has(`GET ${served(`${SERVICE}/stack/connections`)}`)).toBe(false);
-    expect(offered.has(`GET ${served(`${SERVICE}/stack/roles`)}`)).toBe(true);
-  });
-});
+    it('fails on a route the managed document lacks, as the managed connection list was', () => {
+      const offered = new Set(documentOperations());
+      expect(offered.has(`GET ${served(`${SERVICE}/stack/connections`)}`)).toBe(false);
+      expect(offered.has(`GET ${served(`${SERVICE}/stack/roles`)}`)).toBe(true);
+    });
+  },
+);

@@ -8,8 +8,22 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultSeed } from '../../src/emulator/index.js';
-import { describeRun, named, parseJsonOutput, stackOf, TARGETS, type PlanJson, type TargetName } from '../helpers/e2e.js';
-import { emulatorStats, resetEmulatorStats, sharedEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  describeRun,
+  named,
+  parseJsonOutput,
+  stackOf,
+  TARGETS,
+  type PlanJson,
+  type TargetName,
+} from '../helpers/e2e.js';
+import {
+  emulatorStats,
+  resetEmulatorStats,
+  sharedEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 } as const;
 const HOOK = { HOOK_URL: 'https://hooks.example.com/notify/deletes' };
@@ -31,7 +45,12 @@ function savedSearchYaml(target: TargetName, key: string, name: string): string 
 }
 
 /** An alert on a saved search, notifying a webhook, both by name. */
-function alertYaml(target: TargetName, key: string, name: string, on: { savedSearch: string; webhook: string }): string {
+function alertYaml(
+  target: TargetName,
+  key: string,
+  name: string,
+  on: { savedSearch: string; webhook: string },
+): string {
   return `${head(target, 'Alert', key)}  name: ${name}
   source: saved_search
   savedSearch: ${on.savedSearch}
@@ -44,7 +63,9 @@ function alertYaml(target: TargetName, key: string, name: string, on: { savedSea
 
 /** The changes that do something, as `action Kind/name`, in plan order. */
 function acting(plan: PlanJson): string[] {
-  return plan.changes.filter((change) => change.action !== 'unchanged').map((change) => `${change.action} ${change.kind}/${change.name}`);
+  return plan.changes
+    .filter((change) => change.action !== 'unchanged')
+    .map((change) => `${change.action} ${change.kind}/${change.name}`);
 }
 
 function changeOf(plan: PlanJson, kind: string, name: string): PlanJson['changes'][number] {
@@ -71,7 +92,10 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     const alertName = `Errors paging ${target}`;
     await workspace.write('manifests/webhook.yaml', webhookYaml(target, 'pager', hook));
     // The alert watches the seed's saved search (by its live name), so only the webhook is ours to delete.
-    await workspace.write('manifests/alert.yaml', alertYaml(target, 'paging', alertName, { savedSearch: 'errors', webhook: 'pager' }));
+    await workspace.write(
+      'manifests/alert.yaml',
+      alertYaml(target, 'paging', alertName, { savedSearch: 'errors', webhook: 'pager' }),
+    );
     const created = await run(['apply']);
     expect(created.code, describeRun(created)).toBe(0);
     let live = await stackOf(url, target);
@@ -87,8 +111,15 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     expect(plan.code, describeRun(plan)).toBe(1);
     const planned = parseJsonOutput(plan);
     expect(acting(planned)).toEqual(['error Alert/paging', 'orphan Webhook/pager']);
-    expect(changeOf(planned, 'Alert', 'paging')).toMatchObject({ code: 'E_REF_UNRESOLVED', file: 'manifests/alert.yaml', line: 1, id: alert.id });
-    expect(changeOf(planned, 'Alert', 'paging').error).toContain('the manifest of Webhook/pager is gone, and this plan deletes its Webhook (prune)');
+    expect(changeOf(planned, 'Alert', 'paging')).toMatchObject({
+      code: 'E_REF_UNRESOLVED',
+      file: 'manifests/alert.yaml',
+      line: 1,
+      id: alert.id,
+    });
+    expect(changeOf(planned, 'Alert', 'paging').error).toContain(
+      'the manifest of Webhook/pager is gone, and this plan deletes its Webhook (prune)',
+    );
     const [held] = changeOf(planned, 'Webhook', 'pager').warnings ?? [];
     expect(held).toContain('not deleted while Alert/paging (manifests/alert.yaml:1) still names it');
     expect(held).toContain('409');
@@ -133,7 +164,10 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     const alertName = `Checkout errors above 5 ${target}`;
     await workspace.write('manifests/search.yaml', savedSearchYaml(target, 'checkout-errors', search));
     // The alert notifies the seed's webhook (by its live name), so only the saved search is ours to delete.
-    await workspace.write('manifests/alert.yaml', alertYaml(target, 'checkout', alertName, { savedSearch: 'checkout-errors', webhook: 'on-call' }));
+    await workspace.write(
+      'manifests/alert.yaml',
+      alertYaml(target, 'checkout', alertName, { savedSearch: 'checkout-errors', webhook: 'on-call' }),
+    );
     const created = await run(['apply']);
     expect(created.code, describeRun(created)).toBe(0);
     let live = await stackOf(url, target);
@@ -148,10 +182,19 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     expect(plan.code, describeRun(plan)).toBe(1);
     const planned = parseJsonOutput(plan);
     expect(acting(planned)).toEqual(['error Alert/checkout', 'orphan SavedSearch/checkout-errors']);
-    expect(changeOf(planned, 'Alert', 'checkout')).toMatchObject({ code: 'E_REF_UNRESOLVED', file: 'manifests/alert.yaml', line: 1, id: alert.id });
-    expect(changeOf(planned, 'Alert', 'checkout').error).toContain('the manifest of SavedSearch/checkout-errors is gone');
+    expect(changeOf(planned, 'Alert', 'checkout')).toMatchObject({
+      code: 'E_REF_UNRESOLVED',
+      file: 'manifests/alert.yaml',
+      line: 1,
+      id: alert.id,
+    });
+    expect(changeOf(planned, 'Alert', 'checkout').error).toContain(
+      'the manifest of SavedSearch/checkout-errors is gone',
+    );
     expect(changeOf(planned, 'SavedSearch', 'checkout-errors').warnings).toEqual([
-      expect.stringContaining('not deleted while Alert/checkout (manifests/alert.yaml:1) still watches it: the manifest stays and cannot be applied, and the server would delete the alert with it'),
+      expect.stringContaining(
+        'not deleted while Alert/checkout (manifests/alert.yaml:1) still watches it: the manifest stays and cannot be applied, and the server would delete the alert with it',
+      ),
     ]);
     await resetEmulatorStats(url);
     const refused = await run(['apply', '--prune', '--force', '--output', 'json']);
@@ -166,7 +209,10 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     // 2. Someone else's alert on the same saved search (a workspace of its own, so not ours).
     const { workspace: other, run: runOther } = await open();
     const theirs = `Checkout errors, by hand ${target}`;
-    await other.write('manifests/alert.yaml', alertYaml(target, 'by-hand', theirs, { savedSearch: search, webhook: 'on-call' }));
+    await other.write(
+      'manifests/alert.yaml',
+      alertYaml(target, 'by-hand', theirs, { savedSearch: search, webhook: 'on-call' }),
+    );
     const made = await runOther(['apply']);
     expect(made.code, describeRun(made)).toBe(0);
     const handMade = named((await stackOf(url, target)).alerts, theirs);
@@ -180,9 +226,13 @@ describe.each(TARGETS)('deletes across kinds on %s (current profile)', (target) 
     expect(both.code, describeRun(both)).toBe(2);
     const bothPlanned = parseJsonOutput(both);
     expect(acting(bothPlanned)).toEqual(['delete Alert/checkout', 'delete SavedSearch/checkout-errors']);
-    expect(changeOf(bothPlanned, 'SavedSearch', 'checkout-errors').warnings).toEqual([`the server deletes the alerts on it with it: Alert "${theirs}" (${handMade.id})`]);
+    expect(changeOf(bothPlanned, 'SavedSearch', 'checkout-errors').warnings).toEqual([
+      `the server deletes the alerts on it with it: Alert "${theirs}" (${handMade.id})`,
+    ]);
     const bothText = await run(['plan', '--prune']);
-    expect(bothText.stdout).toMatch(/- delete Alert\/checkout[\s\S]*- delete SavedSearch\/checkout-errors[\s\S]*the server deletes the alerts on it with it/);
+    expect(bothText.stdout).toMatch(
+      /- delete Alert\/checkout[\s\S]*- delete SavedSearch\/checkout-errors[\s\S]*the server deletes the alerts on it with it/,
+    );
     const pruned = await run(['apply', '--prune', '--force']);
     expect(pruned.code, describeRun(pruned)).toBe(0);
     expect(deletedKinds(pruned)).toEqual(['Alert', 'SavedSearch']);

@@ -22,7 +22,13 @@ import {
   TARGETS,
   writesByRoute,
 } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 describe('adopting live resources stacksync did not create', () => {
   let emulator: RunningEmulator;
@@ -31,7 +37,10 @@ describe('adopting live resources stacksync did not create', () => {
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { maxDeletePercent: 100 } });
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { maxDeletePercent: 100 },
+    });
     for (const target of TARGETS) {
       // Made by hand in the UI: a dashboard with one tile and an alert on it.
       const dashboard = await createDashboardOutOfBand(emulator.url, target, dashboardName('shared'), ['main']);
@@ -59,9 +68,15 @@ describe('adopting live resources stacksync did not create', () => {
     expect(result.code, describeRun(result)).toBe(2);
     const plan = parseJsonOutput(result);
     for (const target of TARGETS) {
-      for (const [kind, name] of [['Dashboard', 'shared'], ['Alert', 'shared-alert']] as const) {
+      for (const [kind, name] of [
+        ['Dashboard', 'shared'],
+        ['Alert', 'shared-alert'],
+      ] as const) {
         const change = plan.changes.find((c) => c.target === target && c.kind === kind && c.name === name);
-        expect(change, `${target}/${kind}/${name}`).toMatchObject({ action: 'adopt', id: ids.get(`${target}/${kind}`) });
+        expect(change, `${target}/${kind}/${name}`).toMatchObject({
+          action: 'adopt',
+          id: ids.get(`${target}/${kind}`),
+        });
       }
     }
     expect(plan.summary).toMatchObject({ create: 2, adopt: 4, errors: 0 });
@@ -79,12 +94,20 @@ describe('adopting live resources stacksync did not create', () => {
       const dashboard = report.changes.find((c) => c.target === target && c.name === 'shared');
       expect(dashboard).toMatchObject({ action: 'adopt', result: 'skipped' });
       expect(dashboard?.error).toMatch(/conflict.*--adopt/);
-      expect(report.changes.find((c) => c.target === target && c.name === 'own')).toMatchObject({ action: 'create', result: 'ok' });
+      expect(report.changes.find((c) => c.target === target && c.name === 'own')).toMatchObject({
+        action: 'create',
+        result: 'ok',
+      });
     }
     // Only the two own dashboards were written; nothing touched the foreign ones.
-    expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({ [`POST ${ROUTES.managedDashboards}`]: 1, [`POST ${ROUTES.selfDashboards}`]: 1 });
+    expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({
+      [`POST ${ROUTES.managedDashboards}`]: 1,
+      [`POST ${ROUTES.selfDashboards}`]: 1,
+    });
     const after = await liveTarget(emulator.url, 'local');
-    expect(after.dashboards.find((d) => d.id === ids.get('local/Dashboard'))).toEqual(before.dashboards.find((d) => d.id === ids.get('local/Dashboard')));
+    expect(after.dashboards.find((d) => d.id === ids.get('local/Dashboard'))).toEqual(
+      before.dashboards.find((d) => d.id === ids.get('local/Dashboard')),
+    );
     const state = await readState(workspace.statePath);
     for (const target of TARGETS) {
       expect(Object.keys(state.targets[target]?.inventory.Dashboard ?? {})).toEqual(['own']);
@@ -92,7 +115,9 @@ describe('adopting live resources stacksync did not create', () => {
     }
     const text = await workspace.run(['apply']);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/conflict: a live Dashboard named "Dashboard shared" exists that stacksync does not manage; re-run with --adopt/);
+    expect(text.stdout).toMatch(
+      /conflict: a live Dashboard named "Dashboard shared" exists that stacksync does not manage; re-run with --adopt/,
+    );
   });
 
   it('apply --adopt takes them over: into the inventory, updated to the manifest, no duplicate', async () => {
@@ -100,7 +125,10 @@ describe('adopting live resources stacksync did not create', () => {
     const result = await workspace.run(['apply', '--adopt']);
     expect(result.code, describeRun(result)).toBe(0);
     // The dashboards differ from their manifests (one PUT each); the alerts match (no write).
-    expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({ [`PUT ${ROUTES.managedDashboard}`]: 1, [`PUT ${ROUTES.selfDashboard}`]: 1 });
+    expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({
+      [`PUT ${ROUTES.managedDashboard}`]: 1,
+      [`PUT ${ROUTES.selfDashboard}`]: 1,
+    });
     const state = await readState(workspace.statePath);
     for (const target of TARGETS) {
       expect(state.targets[target]?.inventory.Dashboard['shared']?.id).toBe(ids.get(`${target}/Dashboard`));
@@ -109,14 +137,17 @@ describe('adopting live resources stacksync did not create', () => {
       expect(live.dashboards.filter((d) => d.name === dashboardName('shared'))).toHaveLength(1);
       // The tile kept its id, so the adopted alert still watches it.
       const alert = live.alerts.find((a) => a.id === ids.get(`${target}/Alert`));
-      expect(live.dashboards.find((d) => d.id === alert?.dashboard)?.tiles.map((tile) => tile.id)).toContain(alert?.tileId);
+      expect(live.dashboards.find((d) => d.id === alert?.dashboard)?.tiles.map((tile) => tile.id)).toContain(
+        alert?.tileId,
+      );
     }
     const plan = await workspace.run(['plan', '--detailed-exitcode']);
     expect(plan.code, describeRun(plan)).toBe(0);
   });
 
   it('once adopted, removing the manifests with --prune deletes them', async () => {
-    for (const target of TARGETS) await workspace.write(`manifests/${target}.yaml`, dashboardYaml({ key: 'own', target }));
+    for (const target of TARGETS)
+      await workspace.write(`manifests/${target}.yaml`, dashboardYaml({ key: 'own', target }));
     await resetEmulatorStats(emulator.url);
     const result = await workspace.run(['apply', '--prune']);
     expect(result.code, describeRun(result)).toBe(0);
@@ -134,13 +165,18 @@ describe('adopting live resources stacksync did not create', () => {
   });
 
   it('sync.adopt: true in the config adopts without the flag', async () => {
-    const other = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { adopt: true } });
+    const other = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { adopt: true },
+    });
     try {
       const dashboard = await createDashboardOutOfBand(emulator.url, 'local-selfhosted', dashboardName('cfg-adopt'));
       await other.write('manifests/a.yaml', dashboardYaml({ key: 'cfg-adopt', target: 'local-selfhosted' }));
       const result = await other.run(['apply']);
       expect(result.code, describeRun(result)).toBe(0);
-      expect((await readState(other.statePath)).targets['local-selfhosted']?.inventory.Dashboard['cfg-adopt']?.id).toBe(dashboard.id);
+      expect((await readState(other.statePath)).targets['local-selfhosted']?.inventory.Dashboard['cfg-adopt']?.id).toBe(
+        dashboard.id,
+      );
     } finally {
       await other.dispose();
     }

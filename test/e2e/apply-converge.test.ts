@@ -28,7 +28,13 @@ import {
   type TargetName,
 } from '../helpers/e2e.js';
 import { startProxy, type ProxiedRequest, type RunningProxy } from '../helpers/proxy.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const EVENTS_S3 = (pollingMs: number): string => `apiVersion: stacksync/v1
 kind: Pipe
@@ -40,9 +46,17 @@ spec:
     object_storage_polling_interval_ms: ${pollingMs}
 `;
 
-function stack(target: TargetName, version: { wideP99?: boolean; slowThreshold?: number; tags?: string[] } = {}): string {
+function stack(
+  target: TargetName,
+  version: { wideP99?: boolean; slowThreshold?: number; tags?: string[] } = {},
+): string {
   return documents([
-    dashboardYaml({ key: 'api', target, tiles: [{ name: 'p99', w: version.wideP99 ? 18 : 12 }, 'errors'], ...(version.tags ? { tags: version.tags } : {}) }),
+    dashboardYaml({
+      key: 'api',
+      target,
+      tiles: [{ name: 'p99', w: version.wideP99 ? 18 : 12 }, 'errors'],
+      ...(version.tags ? { tags: version.tags } : {}),
+    }),
     alertYaml({ key: 'api-slow', target, dashboard: 'api', tile: 'p99', threshold: version.slowThreshold ?? 500 }),
     alertYaml({ key: 'api-failing', target, dashboard: 'api', tile: 'errors', threshold: 5 }),
     dashboardYaml({ key: 'db', target, tiles: ['qps'] }),
@@ -51,7 +65,10 @@ function stack(target: TargetName, version: { wideP99?: boolean; slowThreshold?:
 }
 
 const NEW_PAIR = (target: TargetName): string =>
-  documents([dashboardYaml({ key: 'fresh', target, tiles: ['left', 'right'] }), alertYaml({ key: 'fresh-right', target, dashboard: 'fresh', tile: 'right' })]);
+  documents([
+    dashboardYaml({ key: 'fresh', target, tiles: ['left', 'right'] }),
+    alertYaml({ key: 'fresh-right', target, dashboard: 'fresh', tile: 'right' }),
+  ]);
 
 describe('apply converges with the minimum of writes', () => {
   let emulator: RunningEmulator;
@@ -104,14 +121,19 @@ describe('apply converges with the minimum of writes', () => {
     const data = await dump(emulator.url);
     for (const target of ['local', 'local-selfhosted'] as const) {
       const want = { dashboards: ['api', 'db'], alerts: ['api-slow', 'api-failing', 'db-busy'] };
-      expectExactly(liveOf(data, target), { dashboards: want.dashboards.map(dashboardName), alerts: want.alerts.map(alertName) });
+      expectExactly(liveOf(data, target), {
+        dashboards: want.dashboards.map(dashboardName),
+        alerts: want.alerts.map(alertName),
+      });
       expectStateMatchesLive(await readState(workspace.statePath), data, target, want);
     }
   });
 
   it('sends a minimal PATCH: only the changed setting', () => {
     const patches = requests.filter((request) => request.method === 'PATCH');
-    expect(patches.map((request) => JSON.parse(request.body) as unknown)).toEqual([{ settings: { object_storage_polling_interval_ms: 15000 } }]);
+    expect(patches.map((request) => JSON.parse(request.body) as unknown)).toEqual([
+      { settings: { object_storage_polling_interval_ms: 15000 } },
+    ]);
     expect(patches[0]?.path).toContain(DEFAULT_SEED_IDS.pipes.objectStorage);
   });
 
@@ -134,24 +156,58 @@ describe('apply converges with the minimum of writes', () => {
     });
 
     // The postgres change went as a remove, then an add, in two PATCHes.
-    const billing = requests.filter((request) => request.method === 'PATCH' && request.path.endsWith(DEFAULT_SEED_IDS.pipes.postgres));
+    const billing = requests.filter(
+      (request) => request.method === 'PATCH' && request.path.endsWith(DEFAULT_SEED_IDS.pipes.postgres),
+    );
     expect(billing.map((request) => JSON.parse(request.body) as unknown)).toEqual([
-      { source: { postgres: { tableMappingsToRemove: [{ sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers' }] } } },
-      { source: { postgres: { tableMappingsToAdd: [expect.objectContaining({ sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers_v2' })] } } },
+      {
+        source: {
+          postgres: {
+            tableMappingsToRemove: [{ sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers' }],
+          },
+        },
+      },
+      {
+        source: {
+          postgres: {
+            tableMappingsToAdd: [
+              expect.objectContaining({
+                sourceSchemaName: 'public',
+                sourceTable: 'customers',
+                targetTable: 'customers_v2',
+              }),
+            ],
+          },
+        },
+      },
     ]);
     const after = await dump(emulator.url);
-    const mappings = (livePipe(after, DEFAULT_SEED_IDS.pipes.postgres).source['postgres']?.['tableMappings'] ?? []) as { sourceTable: string; targetTable: string }[];
-    expect(mappings.map((mapping) => `${mapping.sourceTable}→${mapping.targetTable}`).sort()).toEqual(['customers→customers_v2', 'invoices→invoices']);
-    expect(livePipe(after, DEFAULT_SEED_IDS.pipes.objectStorage).settings?.['object_storage_polling_interval_ms']).toBe(20000);
+    const mappings = (livePipe(after, DEFAULT_SEED_IDS.pipes.postgres).source['postgres']?.['tableMappings'] ?? []) as {
+      sourceTable: string;
+      targetTable: string;
+    }[];
+    expect(mappings.map((mapping) => `${mapping.sourceTable}→${mapping.targetTable}`).sort()).toEqual([
+      'customers→customers_v2',
+      'invoices→invoices',
+    ]);
+    expect(livePipe(after, DEFAULT_SEED_IDS.pipes.objectStorage).settings?.['object_storage_polling_interval_ms']).toBe(
+      20000,
+    );
 
     // The tile update kept the tile ids, so the alerts watching them are the same alerts.
     for (const target of ['local', 'local-selfhosted'] as const) {
       const was = liveOf(before, target);
       const now = liveOf(after, target);
-      expect(now.alerts.map((alert) => [alert.id, alert.tileId]).sort()).toEqual(was.alerts.map((alert) => [alert.id, alert.tileId]).sort());
-      expect(now.dashboards.map((d) => d.tiles.map((tile) => tile.id)).sort()).toEqual(was.dashboards.map((d) => d.tiles.map((tile) => tile.id)).sort());
+      expect(now.alerts.map((alert) => [alert.id, alert.tileId]).sort()).toEqual(
+        was.alerts.map((alert) => [alert.id, alert.tileId]).sort(),
+      );
+      expect(now.dashboards.map((d) => d.tiles.map((tile) => tile.id)).sort()).toEqual(
+        was.dashboards.map((d) => d.tiles.map((tile) => tile.id)).sort(),
+      );
     }
-    const wide = liveOf(after, 'local').dashboards.find((d) => d.name === dashboardName('api'))?.tiles.find((tile) => tile.name === 'p99');
+    const wide = liveOf(after, 'local')
+      .dashboards.find((d) => d.name === dashboardName('api'))
+      ?.tiles.find((tile) => tile.name === 'p99');
     expect(wide?.w).toBe(18);
     expect(liveOf(after, 'local').alerts.find((a) => a.name === alertName('api-slow'))?.threshold).toBe(750);
   });
@@ -207,16 +263,34 @@ describe('apply converges with the minimum of writes', () => {
     proxy.intercept((request) => {
       requests.push(request);
       const refused = request.method === 'POST' && request.body.includes(dashboardName('doomed'));
-      return refused ? { status: 400, body: JSON.stringify({ status: 400, error: 'BAD_REQUEST: no room for doomed', message: 'no room for doomed' }) } : undefined;
+      return refused
+        ? {
+            status: 400,
+            body: JSON.stringify({
+              status: 400,
+              error: 'BAD_REQUEST: no room for doomed',
+              message: 'no room for doomed',
+            }),
+          }
+        : undefined;
     });
     try {
       const result = await workspace.run(['apply', '--output', 'json']);
       expect(result.code, describeRun(result)).toBe(1);
       const report = parseJsonOutput(result);
       for (const target of ['local', 'local-selfhosted']) {
-        const of = (name: string): unknown => report.changes.find((change) => change.target === target && change.name === name);
-        expect(of('doomed')).toMatchObject({ action: 'create', result: 'failed', error: expect.stringMatching(/no room for doomed/) });
-        expect(of('doomed-alert')).toMatchObject({ action: 'create', result: 'skipped', error: expect.stringMatching(/depends on Dashboard\/doomed/) });
+        const of = (name: string): unknown =>
+          report.changes.find((change) => change.target === target && change.name === name);
+        expect(of('doomed')).toMatchObject({
+          action: 'create',
+          result: 'failed',
+          error: expect.stringMatching(/no room for doomed/),
+        });
+        expect(of('doomed-alert')).toMatchObject({
+          action: 'create',
+          result: 'skipped',
+          error: expect.stringMatching(/depends on Dashboard\/doomed/),
+        });
         expect(of('bystander')).toMatchObject({ action: 'create', result: 'ok' });
       }
       // The refused create left no intent behind.
@@ -248,45 +322,63 @@ describe('alerts follow their tiles when a dashboard drops or renames them', () 
     await emulator?.close();
   });
 
-  it.each([['local'], ['local-selfhosted']] as const)('on %s: a moved alert keeps its id, one on a renamed tile is re-created once', async (target) => {
-    const workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
-    try {
-      const write = (tiles: string[], moved: string, renamed: string): Promise<void> =>
-        workspace.write(
-          'manifests/board.yaml',
-          documents([
-            dashboardYaml({ key: 'board', target, tiles }),
-            alertYaml({ key: 'moved', target, dashboard: 'board', tile: moved }),
-            alertYaml({ key: 'renamed', target, dashboard: 'board', tile: renamed }),
-          ]),
-        );
-      await write(['t0', 't1', 'p99'], 't1', 'p99');
-      expect((await workspace.run(['apply'])).code).toBe(0);
-      const before = await liveTarget(emulator.url, target);
-      // t1 goes (its alert moves to t0 first); p99 becomes p99-latency (a new tile id), and its alert follows.
-      await write(['t0', 'p99-latency'], 't0', 'p99-latency');
-      const plan = await workspace.run(['plan']);
-      expect(plan.stdout).toMatch(/warning: the server deletes this alert .* re-created on tile "p99-latency"/);
-      await resetEmulatorStats(emulator.url);
-      const result = await workspace.run(['apply']);
-      expect(result.code, describeRun(result)).toBe(0);
-      const [dashboards, alerts] = target === 'local' ? [ROUTES.managedDashboard, ROUTES.managedAlert] : [ROUTES.selfDashboard, ROUTES.selfAlert];
-      const collection = target === 'local' ? ROUTES.managedAlerts : ROUTES.selfAlerts;
-      expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({ [`PUT ${dashboards}`]: 1, [`PUT ${alerts}`]: 1, [`POST ${collection}`]: 1 });
+  it.each([['local'], ['local-selfhosted']] as const)(
+    'on %s: a moved alert keeps its id, one on a renamed tile is re-created once',
+    async (target) => {
+      const workspace = await createWorkspace(emulator.url, {
+        rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      });
+      try {
+        const write = (tiles: string[], moved: string, renamed: string): Promise<void> =>
+          workspace.write(
+            'manifests/board.yaml',
+            documents([
+              dashboardYaml({ key: 'board', target, tiles }),
+              alertYaml({ key: 'moved', target, dashboard: 'board', tile: moved }),
+              alertYaml({ key: 'renamed', target, dashboard: 'board', tile: renamed }),
+            ]),
+          );
+        await write(['t0', 't1', 'p99'], 't1', 'p99');
+        expect((await workspace.run(['apply'])).code).toBe(0);
+        const before = await liveTarget(emulator.url, target);
+        // t1 goes (its alert moves to t0 first); p99 becomes p99-latency (a new tile id), and its alert follows.
+        await write(['t0', 'p99-latency'], 't0', 'p99-latency');
+        const plan = await workspace.run(['plan']);
+        expect(plan.stdout).toMatch(/warning: the server deletes this alert .* re-created on tile "p99-latency"/);
+        await resetEmulatorStats(emulator.url);
+        const result = await workspace.run(['apply']);
+        expect(result.code, describeRun(result)).toBe(0);
+        const [dashboards, alerts] =
+          target === 'local'
+            ? [ROUTES.managedDashboard, ROUTES.managedAlert]
+            : [ROUTES.selfDashboard, ROUTES.selfAlert];
+        const collection = target === 'local' ? ROUTES.managedAlerts : ROUTES.selfAlerts;
+        expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({
+          [`PUT ${dashboards}`]: 1,
+          [`PUT ${alerts}`]: 1,
+          [`POST ${collection}`]: 1,
+        });
 
-      const after = await liveTarget(emulator.url, target);
-      expectExactly(after, { dashboards: [dashboardName('board')], alerts: [alertName('moved'), alertName('renamed')] });
-      const tiles = new Map(after.dashboards[0]?.tiles.map((tile) => [tile.name, tile.id]));
-      const moved = after.alerts.find((a) => a.name === alertName('moved'));
-      expect(moved?.id).toBe(before.alerts.find((a) => a.name === alertName('moved'))?.id);
-      expect(moved?.tileId).toBe(tiles.get('t0'));
-      expect(after.alerts.find((a) => a.name === alertName('renamed'))?.tileId).toBe(tiles.get('p99-latency'));
-      const state = await readState(workspace.statePath);
-      expectStateMatchesLive(state, await dump(emulator.url), target, { dashboards: ['board'], alerts: ['moved', 'renamed'] });
-      const again = await workspace.run(['plan', '--detailed-exitcode']);
-      expect(again.code, describeRun(again)).toBe(0);
-    } finally {
-      await workspace.dispose();
-    }
-  });
+        const after = await liveTarget(emulator.url, target);
+        expectExactly(after, {
+          dashboards: [dashboardName('board')],
+          alerts: [alertName('moved'), alertName('renamed')],
+        });
+        const tiles = new Map(after.dashboards[0]?.tiles.map((tile) => [tile.name, tile.id]));
+        const moved = after.alerts.find((a) => a.name === alertName('moved'));
+        expect(moved?.id).toBe(before.alerts.find((a) => a.name === alertName('moved'))?.id);
+        expect(moved?.tileId).toBe(tiles.get('t0'));
+        expect(after.alerts.find((a) => a.name === alertName('renamed'))?.tileId).toBe(tiles.get('p99-latency'));
+        const state = await readState(workspace.statePath);
+        expectStateMatchesLive(state, await dump(emulator.url), target, {
+          dashboards: ['board'],
+          alerts: ['moved', 'renamed'],
+        });
+        const again = await workspace.run(['plan', '--detailed-exitcode']);
+        expect(again.code, describeRun(again)).toBe(0);
+      } finally {
+        await workspace.dispose();
+      }
+    },
+  );
 });

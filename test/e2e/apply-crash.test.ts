@@ -28,7 +28,13 @@ import {
   TARGETS,
   type TargetName,
 } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const ROUNDS = Number(process.env['STACKSYNC_CRASH_ROUNDS'] ?? 10);
 const SEED = Number(process.env['STACKSYNC_CRASH_SEED'] ?? Date.now() % 2 ** 31);
@@ -95,7 +101,8 @@ function count(desired: Map<TargetName, Desired>): number {
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
     else child.once('exit', (code, signal) => resolve({ code, signal }));
   });
 }
@@ -120,11 +127,15 @@ describe(`apply killed with SIGKILL at random points (${ROUNDS} rounds, seed ${S
 
   /** After any kill: the state file parses and validates, and nothing is live twice. */
   async function expectConsistent(round: number): Promise<void> {
-    if (existsSync(workspace.statePath)) await expect(readState(workspace.statePath), `round ${round}: state file`).resolves.toBeDefined();
+    if (existsSync(workspace.statePath))
+      await expect(readState(workspace.statePath), `round ${round}: state file`).resolves.toBeDefined();
     const data = await dump(emulator.url);
     for (const target of TARGETS) {
       const live = liveOf(data, target);
-      expect(duplicates(live.dashboards.map((d) => d.name)), `round ${round}: duplicate dashboards on ${target}`).toEqual([]);
+      expect(
+        duplicates(live.dashboards.map((d) => d.name)),
+        `round ${round}: duplicate dashboards on ${target}`,
+      ).toEqual([]);
       expect(duplicates(live.alerts.map((a) => a.name)), `round ${round}: duplicate alerts on ${target}`).toEqual([]);
     }
   }
@@ -142,7 +153,8 @@ describe(`apply killed with SIGKILL at random points (${ROUNDS} rounds, seed ${S
     } else {
       const writes = 1 + Math.floor(random() * 60);
       const deadline = Date.now() + 15_000;
-      while (child.exitCode === null && Date.now() < deadline && (await emulatorStats(emulator.url)).writes < writes) await delay(5);
+      while (child.exitCode === null && Date.now() < deadline && (await emulatorStats(emulator.url)).writes < writes)
+        await delay(5);
       how = `after ${writes} writes`;
     }
     const killed = child.kill('SIGKILL');
@@ -170,7 +182,10 @@ describe(`apply killed with SIGKILL at random points (${ROUNDS} rounds, seed ${S
     const state = await readState(workspace.statePath);
     for (const target of TARGETS) {
       const keys = desired.get(target) ?? { dashboards: [], alerts: [] };
-      expectExactly(liveOf(data, target), { dashboards: keys.dashboards.map(dashboardName), alerts: keys.alerts.map(alertName) });
+      expectExactly(liveOf(data, target), {
+        dashboards: keys.dashboards.map(dashboardName),
+        alerts: keys.alerts.map(alertName),
+      });
       expectStateMatchesLive(state, data, target, keys);
       for (const alert of liveOf(data, target).alerts) expect(alert.threshold).toBe(999);
     }

@@ -5,8 +5,25 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { describeRun, dump, expectExactly, expectStateMatchesLive, generateFleet, liveOf, parseJsonOutput, readState, writeFiles, type Fleet } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  describeRun,
+  dump,
+  expectExactly,
+  expectStateMatchesLive,
+  generateFleet,
+  liveOf,
+  parseJsonOutput,
+  readState,
+  writeFiles,
+  type Fleet,
+} from '../helpers/e2e.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  startTestEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const FAULTS = 'error=0.2,throttle=0.1,reset=0.05';
 const MAX_RUNS = 15;
@@ -26,8 +43,20 @@ describe(`apply under faults (${FAULTS})`, () => {
       sync: { maxDeletes: 1000, maxDeletePercent: 100 },
     });
     // 2 × (25 dashboards + 75 alerts) = 200 resources.
-    fleets.set('local', generateFleet({ target: 'local', prefix: 'fm', dashboards: 25, tilesPerDashboard: 3, alertsPerDashboard: 3 }));
-    fleets.set('local-selfhosted', generateFleet({ target: 'local-selfhosted', prefix: 'fs', dashboards: 25, tilesPerDashboard: 3, alertsPerDashboard: 3 }));
+    fleets.set(
+      'local',
+      generateFleet({ target: 'local', prefix: 'fm', dashboards: 25, tilesPerDashboard: 3, alertsPerDashboard: 3 }),
+    );
+    fleets.set(
+      'local-selfhosted',
+      generateFleet({
+        target: 'local-selfhosted',
+        prefix: 'fs',
+        dashboards: 25,
+        tilesPerDashboard: 3,
+        alertsPerDashboard: 3,
+      }),
+    );
     for (const fleet of fleets.values()) await writeFiles(workspace, fleet.files);
   });
   afterAll(async () => {
@@ -48,8 +77,13 @@ describe(`apply under faults (${FAULTS})`, () => {
       const data = await dump(emulator.url);
       for (const target of fleets.keys()) {
         const live = liveOf(data, target);
-        expect(new Set(live.dashboards.map((d) => d.name)).size, `run ${i + 1}: duplicate dashboards on ${target}`).toBe(live.dashboards.length);
-        expect(new Set(live.alerts.map((a) => a.name)).size, `run ${i + 1}: duplicate alerts on ${target}`).toBe(live.alerts.length);
+        expect(
+          new Set(live.dashboards.map((d) => d.name)).size,
+          `run ${i + 1}: duplicate dashboards on ${target}`,
+        ).toBe(live.dashboards.length);
+        expect(new Set(live.alerts.map((a) => a.name)).size, `run ${i + 1}: duplicate alerts on ${target}`).toBe(
+          live.alerts.length,
+        );
       }
     }
     const last = runs[runs.length - 1];
@@ -68,7 +102,10 @@ describe(`apply under faults (${FAULTS})`, () => {
       const plan = await workspace.run([...args, '--detailed-exitcode', '--output', 'json'], { timeoutMs: 60_000 });
       if (plan.code !== 1 || attempt === MAX_PLANS) return plan;
       const { errors, changes } = parseJsonOutput(plan);
-      const onlyOutlastedReads = errors.length > 0 && errors.every((error) => FAULTS_OUTLASTED_RETRIES.has(error.code ?? '')) && changes.every((change) => change.action !== 'error');
+      const onlyOutlastedReads =
+        errors.length > 0 &&
+        errors.every((error) => FAULTS_OUTLASTED_RETRIES.has(error.code ?? '')) &&
+        changes.every((change) => change.action !== 'error');
       if (!onlyOutlastedReads) return plan;
     }
   }
@@ -90,7 +127,9 @@ describe(`apply under faults (${FAULTS})`, () => {
     expect(stats.routes.some((route) => (route.statuses['500'] ?? 0) + (route.statuses['503'] ?? 0) > 0)).toBe(true);
     expect(stats.routes.some((route) => (route.statuses['reset'] ?? 0) > 0)).toBe(true);
     await expectExactState();
-    console.info(`creates converged after ${runs.length} run(s) taking ${durations.join(', ')} ms; ${stats.total} requests, ${stats.throttled} throttled`);
+    console.info(
+      `creates converged after ${runs.length} run(s) taking ${durations.join(', ')} ms; ${stats.total} requests, ${stats.throttled} throttled`,
+    );
   }, 300_000);
 
   it('then plans no changes, still under faults', async () => {
@@ -101,7 +140,14 @@ describe(`apply under faults (${FAULTS})`, () => {
   it('updates and prunes converge too: a fifth of each fleet removed, the rest changed', async () => {
     for (const target of [...fleets.keys()]) {
       const prefix = target === 'local' ? 'fm' : 'fs';
-      const changed = generateFleet({ target, prefix, dashboards: 25, tilesPerDashboard: 3, alertsPerDashboard: 3, threshold: 500 });
+      const changed = generateFleet({
+        target,
+        prefix,
+        dashboards: 25,
+        tilesPerDashboard: 3,
+        alertsPerDashboard: 3,
+        threshold: 500,
+      });
       await workspace.remove(`manifests/${prefix}`);
       const kept = new Map([...changed.files].slice(5));
       await writeFiles(workspace, kept);
@@ -118,7 +164,8 @@ describe(`apply under faults (${FAULTS})`, () => {
     const { runs, durations } = await applyUntilClean(['apply', '--prune']);
     await expectExactState();
     const data = await dump(emulator.url);
-    for (const target of fleets.keys()) for (const alert of liveOf(data, target).alerts) expect(alert.threshold).toBeGreaterThanOrEqual(500);
+    for (const target of fleets.keys())
+      for (const alert of liveOf(data, target).alerts) expect(alert.threshold).toBeGreaterThanOrEqual(500);
     console.info(`updates and deletes converged after ${runs.length} run(s) taking ${durations.join(', ')} ms`);
     const plan = await planUnderFaults(['plan', '--prune']);
     expect(plan.code, describeRun(plan)).toBe(0);

@@ -33,7 +33,13 @@ import {
   type Fleet,
   type TargetName,
 } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 function targetState(intents: TargetState['intents']): TargetState {
   return { inventory: emptyInventory(), secretHashes: {}, intents };
@@ -84,7 +90,10 @@ describe('a pending create intent (crash between create and state write)', () =>
     expect(result.code, describeRun(result)).toBe(0);
     const plan = parseJsonOutput(result);
     for (const target of TARGETS) {
-      for (const [kind, name] of [['Dashboard', 'rc'], ['Alert', 'rc-alert']] as const) {
+      for (const [kind, name] of [
+        ['Dashboard', 'rc'],
+        ['Alert', 'rc-alert'],
+      ] as const) {
         const change = plan.changes.find((c) => c.target === target && c.kind === kind && c.name === name);
         expect(change?.reclaimed, `${target}/${kind}/${name}`).toBe(true);
         expect(['update', 'unchanged']).toContain(change?.action);
@@ -108,7 +117,10 @@ describe('a pending create intent (crash between create and state write)', () =>
     const data = await dump(emulator.url);
     const state = await readState(workspace.statePath);
     for (const target of TARGETS) {
-      expectExactly(liveOf(data, target), { dashboards: [dashboardName('rc'), dashboardName('rc-never')], alerts: [alertName('rc-alert')] });
+      expectExactly(liveOf(data, target), {
+        dashboards: [dashboardName('rc'), dashboardName('rc-never')],
+        alerts: [alertName('rc-alert')],
+      });
       expectStateMatchesLive(state, data, target, { dashboards: ['rc', 'rc-never'], alerts: ['rc-alert'] });
       expect(state.targets[target]?.inventory.Dashboard['rc']?.id).toBe(liveIds.get(`${target}/Dashboard`));
       expect(state.targets[target]?.inventory.Alert['rc-alert']?.id).toBe(liveIds.get(`${target}/Alert`));
@@ -118,7 +130,9 @@ describe('a pending create intent (crash between create and state write)', () =>
   });
 });
 
-function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function exited(
+  child: ChildProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -127,7 +141,10 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 }
 
 function creates(writes: Record<string, number>): number {
-  return [ROUTES.managedDashboards, ROUTES.managedAlerts, ROUTES.selfDashboards, ROUTES.selfAlerts].reduce((sum, route) => sum + (writes[`POST ${route}`] ?? 0), 0);
+  return [ROUTES.managedDashboards, ROUTES.managedAlerts, ROUTES.selfDashboards, ROUTES.selfAlerts].reduce(
+    (sum, route) => sum + (writes[`POST ${route}`] ?? 0),
+    0,
+  );
 }
 
 describe('SIGTERM during a long apply', () => {
@@ -140,7 +157,13 @@ describe('SIGTERM during a long apply', () => {
     // 10 requests a second per target: 40 resources take a few seconds.
     workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 10, perSeconds: 1, concurrency: 2 } });
     for (const target of TARGETS) {
-      const fleet = generateFleet({ target, prefix: target === 'local' ? 'tm' : 'ts', dashboards: 5, tilesPerDashboard: 2, alertsPerDashboard: 3 });
+      const fleet = generateFleet({
+        target,
+        prefix: target === 'local' ? 'tm' : 'ts',
+        dashboards: 5,
+        tilesPerDashboard: 2,
+        alertsPerDashboard: 3,
+      });
       fleets.set(target, fleet);
       await writeFiles(workspace, fleet.files);
     }
@@ -171,7 +194,10 @@ describe('SIGTERM during a long apply', () => {
       const inventory = state.targets[target]?.inventory ?? { Dashboard: {}, Alert: {} };
       expect(Object.keys(inventory.Dashboard).length).toBe(live.dashboards.length);
       expect(Object.keys(inventory.Alert).length).toBe(live.alerts.length);
-      expectStateMatchesLive(state, data, target, { dashboards: Object.keys(inventory.Dashboard), alerts: Object.keys(inventory.Alert) });
+      expectStateMatchesLive(state, data, target, {
+        dashboards: Object.keys(inventory.Dashboard),
+        alerts: Object.keys(inventory.Alert),
+      });
     }
 
     await resetEmulatorStats(emulator.url);
@@ -196,7 +222,10 @@ describe('a second SIGTERM while requests are in flight', () => {
     // Every request takes 600 ms, so the first signal's graceful stop has work in flight.
     emulator = await startTestEmulator({ faults: 'latency=600ms' });
     workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 2 } });
-    await writeFiles(workspace, generateFleet({ target: 'local', prefix: 'x', dashboards: 3, tilesPerDashboard: 1, alertsPerDashboard: 1 }).files);
+    await writeFiles(
+      workspace,
+      generateFleet({ target: 'local', prefix: 'x', dashboards: 3, tilesPerDashboard: 1, alertsPerDashboard: 1 }).files,
+    );
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -221,9 +250,18 @@ describe('a second SIGTERM while requests are in flight', () => {
     await delay(800);
     const next = await workspace.run(['apply'], { timeoutMs: 60_000 });
     expect(next.code, describeRun(next)).toBe(0);
-    const fleet = generateFleet({ target: 'local', prefix: 'x', dashboards: 3, tilesPerDashboard: 1, alertsPerDashboard: 1 });
+    const fleet = generateFleet({
+      target: 'local',
+      prefix: 'x',
+      dashboards: 3,
+      tilesPerDashboard: 1,
+      alertsPerDashboard: 1,
+    });
     const data = await dump(emulator.url);
     expectExactly(liveOf(data, 'local'), { dashboards: fleet.dashboardNames, alerts: fleet.alertNames });
-    expectStateMatchesLive(await readState(workspace.statePath), data, 'local', { dashboards: fleet.dashboards, alerts: fleet.alerts });
+    expectStateMatchesLive(await readState(workspace.statePath), data, 'local', {
+      dashboards: fleet.dashboards,
+      alerts: fleet.alerts,
+    });
   }, 60_000);
 });

@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricSum, startDaemon, waitUntil } from '../helpers/daemon.js';
-import { alertYaml, dashboardYaml, describeRun, documents, liveTarget, parseJsonOutput, readState } from '../helpers/e2e.js';
+import {
+  alertYaml,
+  dashboardYaml,
+  describeRun,
+  documents,
+  liveTarget,
+  parseJsonOutput,
+  readState,
+} from '../helpers/e2e.js';
 import { sharedEmulator, type Workspace } from '../helpers/workspace.js';
 
 const TARGET = 'local';
@@ -29,8 +37,14 @@ describe('an applied alert whose manifest is broken', () => {
   let thresholdLine: number;
 
   beforeAll(async () => {
-    workspace = await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { maxDeletes: 1000, maxDeletePercent: 100 } });
-    const good = documents([dashboardYaml({ key: 'orders', target: TARGET, tiles: ['lag'] }), alertYaml({ key: 'orders-stalled', target: TARGET, dashboard: 'orders', tile: 'lag' })]);
+    workspace = await shared.workspace({
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { maxDeletes: 1000, maxDeletePercent: 100 },
+    });
+    const good = documents([
+      dashboardYaml({ key: 'orders', target: TARGET, tiles: ['lag'] }),
+      alertYaml({ key: 'orders-stalled', target: TARGET, dashboard: 'orders', tile: 'lag' }),
+    ]);
     await workspace.write(FILE, good);
     const applied = await workspace.run(['apply']);
     expect(applied.code, describeRun(applied)).toBe(0);
@@ -50,7 +64,9 @@ describe('an applied alert whose manifest is broken', () => {
     const plan = parseJsonOutput(result);
     expect(plan.changes.filter((change) => change.kind === 'Alert' && change.name === 'orders-stalled')).toEqual([]);
     expect(plan.summary).toMatchObject({ orphan: 0, delete: 0 });
-    expect(plan.errors).toEqual([expect.objectContaining({ file: FILE, line: thresholdLine, code: 'E_MANIFEST_INVALID', target: TARGET })]);
+    expect(plan.errors).toEqual([
+      expect.objectContaining({ file: FILE, line: thresholdLine, code: 'E_MANIFEST_INVALID', target: TARGET }),
+    ]);
 
     const text = await workspace.run(['plan', '--prune']);
     expect(text.stdout).not.toContain('orphan');
@@ -67,9 +83,21 @@ describe('an applied alert whose manifest is broken', () => {
     const daemon = await startDaemon(workspace, ['--log-level', 'warn']);
     try {
       await waitUntil(async () => (await daemon.get('/readyz')).status === 200, 30_000);
-      const status = JSON.parse((await daemon.get('/status')).text) as { targets: Record<string, { resources: StatusResource[] }> };
-      const entries = (status.targets[TARGET]?.resources ?? []).filter((resource) => resource.kind === 'Alert' && resource.name === 'orders-stalled');
-      expect(entries).toEqual([expect.objectContaining({ status: 'error', file: expect.stringMatching(/manifests\/orders\.yaml$/), line: thresholdLine, code: 'E_MANIFEST_INVALID', id: alertId })]);
+      const status = JSON.parse((await daemon.get('/status')).text) as {
+        targets: Record<string, { resources: StatusResource[] }>;
+      };
+      const entries = (status.targets[TARGET]?.resources ?? []).filter(
+        (resource) => resource.kind === 'Alert' && resource.name === 'orders-stalled',
+      );
+      expect(entries).toEqual([
+        expect.objectContaining({
+          status: 'error',
+          file: expect.stringMatching(/manifests\/orders\.yaml$/),
+          line: thresholdLine,
+          code: 'E_MANIFEST_INVALID',
+          id: alertId,
+        }),
+      ]);
 
       const metrics = (await daemon.get('/metrics')).text;
       expect(metricSum(metrics, 'stacksync_resources', { target: TARGET, kind: 'Alert', status: 'error' })).toBe(1);

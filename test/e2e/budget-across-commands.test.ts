@@ -15,7 +15,10 @@ import { createWorkspace, emulatorStats, startTestEmulator, type Workspace } fro
 const BUDGET = { requests: 6, perSeconds: 15, concurrency: 2 };
 
 /** Runs `stacksync ARGS`, noting when its first stdout arrived and when it exited (ms, this clock). */
-function timedRun(workspace: Workspace, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; firstOutputAt: number; exitedAt: number }> {
+function timedRun(
+  workspace: Workspace,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string; firstOutputAt: number; exitedAt: number }> {
   return new Promise((resolve, reject) => {
     const child = workspace.spawn(args);
     let stdout = '';
@@ -38,7 +41,10 @@ describe('a plan, then an apply at once, on a small budget', { timeout: 120_000 
     emulator = await startTestEmulator({ rateLimit: BUDGET.requests, rateWindowMs: BUDGET.perSeconds * 1000 });
     workspace = await createWorkspace(emulator.url, { rateLimit: BUDGET });
     workspace.env['STACKSYNC_BUDGET_FILE'] = join(workspace.dir, 'cache', 'budgets.json');
-    await workspace.write('manifests/boards.yaml', documents(['one', 'two', 'three'].map((key) => dashboardYaml({ key, target: 'local' }))));
+    await workspace.write(
+      'manifests/boards.yaml',
+      documents(['one', 'two', 'three'].map((key) => dashboardYaml({ key, target: 'local' }))),
+    );
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -53,7 +59,10 @@ describe('a plan, then an apply at once, on a small budget', { timeout: 120_000 
 
     // The estimate is printed with the plan, before the first write: it says the wait and why.
     const line = /^Apply: .*$/m.exec(applied.stdout)?.[0] ?? '';
-    const said = /, (?:≈ (\d+) s|< 1 s) at 6 requests \/ 15 s, 2 at a time; ≈ (\d+) s of it a wait: (\d+) requests of the last 15 s still count against the budget\.$/.exec(line);
+    const said =
+      /, (?:≈ (\d+) s|< 1 s) at 6 requests \/ 15 s, 2 at a time; ≈ (\d+) s of it a wait: (\d+) requests of the last 15 s still count against the budget\.$/.exec(
+        line,
+      );
     expect(said, line).not.toBeNull();
     const [, total, wait, spent] = said!.map(Number) as [number, number, number, number];
     // The plan's three reads and the apply's own are in the window: the three creates wait for the
@@ -88,6 +97,8 @@ describe('a plan that waits for its rate budget', { timeout: 120_000 }, () => {
     expect(planned.code, describeRun(planned)).toBe(0);
     const waits = planned.stderr.split('\n').filter((text) => text.includes('for the rate budget'));
     expect(waits, planned.stderr).toHaveLength(1);
-    expect(waits[0]).toMatch(/^stacksync: waiting [34]\.\ds for the rate budget of local-selfhosted \(1 request \/ 4 s\)$/);
+    expect(waits[0]).toMatch(
+      /^stacksync: waiting [34]\.\ds for the rate budget of local-selfhosted \(1 request \/ 4 s\)$/,
+    );
   });
 });

@@ -14,9 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricSum, startDaemon, waitUntil, type RunningDaemon } from '../helpers/daemon.js';
 import { sharedEmulator } from '../helpers/workspace.js';
 
-const BROWSERS = [process.env['STACKSYNC_CHROMIUM'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((path): path is string => Boolean(path));
+const BROWSERS = [process.env['STACKSYNC_CHROMIUM'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
+  (path): path is string => Boolean(path),
+);
 const BROWSER = BROWSERS.find((path) => existsSync(path));
-if (!BROWSER) console.warn(`cross-site browser test skipped: no Chromium at ${BROWSERS.join(' or ')} (apt-get install chromium, as .ci/run does)`);
+if (!BROWSER)
+  console.warn(
+    `cross-site browser test skipped: no Chromium at ${BROWSERS.join(' or ')} (apt-get install chromium, as .ci/run does)`,
+  );
 
 /** Generous: two cores shared with other test files, a browser and a daemon. */
 const WAIT_MS = 45_000;
@@ -44,19 +49,29 @@ describe.skipIf(!BROWSER)('the daemon against a hostile page in a browser', { ti
   let attackerUrl: string;
   let port: string;
 
-  const syncCount = async (): Promise<number> => metricSum((await (daemon as RunningDaemon).get('/metrics')).text, 'stacksync_reconcile_total');
+  const syncCount = async (): Promise<number> =>
+    metricSum((await (daemon as RunningDaemon).get('/metrics')).text, 'stacksync_reconcile_total');
 
   beforeAll(async () => {
-    daemon = await startDaemon(await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } }), ['--log-level', 'warn']);
+    daemon = await startDaemon(
+      await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } }),
+      ['--log-level', 'warn'],
+    );
     const running = daemon;
     await waitUntil(async () => (await running.get('/readyz')).status === 200, WAIT_MS);
     port = new URL(running.url).port;
     const page = attackerPages(running.url);
-    attacker = createServer((request, response) => void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(request.url ?? '/')));
+    attacker = createServer(
+      (request, response) =>
+        void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(request.url ?? '/')),
+    );
     await new Promise<void>((resolve) => attacker?.listen(0, '127.0.0.1', resolve));
     // Another site than 127.0.0.1: the browser sends Origin http://localhost:… and Sec-Fetch-Site: cross-site.
     attackerUrl = `http://localhost:${(attacker.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: BROWSER, args: ['--no-sandbox', `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`] });
+    browser = await chromium.launch({
+      executablePath: BROWSER,
+      args: ['--no-sandbox', `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`],
+    });
   }, 120_000);
 
   afterAll(async () => {

@@ -18,7 +18,10 @@ const DEFERRED: Partial<Record<Profile, { route: string; evidence?: string }>> =
 };
 
 function dashboardYaml(profile: Profile, width: number, extra = ''): string {
-  const chart = profile === 'seed' ? 'series: [{ type: time, dataSource: events, aggFn: count }]' : 'config: { displayType: line, source: logs, select: [{ aggFn: count }] }';
+  const chart =
+    profile === 'seed'
+      ? 'series: [{ type: time, dataSource: events, aggFn: count }]'
+      : 'config: { displayType: line, source: logs, select: [{ aggFn: count }] }';
   return `apiVersion: stacksync/v1
 kind: Dashboard
 metadata: { name: ops, target: local }
@@ -31,7 +34,9 @@ ${extra}  tiles:
 
 async function listsOf(url: string, route: string): Promise<number> {
   const stats = await emulatorStats(url);
-  return stats.routes.filter((each) => each.method === 'GET' && each.route.endsWith(route)).reduce((sum, each) => sum + each.count, 0);
+  return stats.routes
+    .filter((each) => each.method === 'GET' && each.route.endsWith(route))
+    .reduce((sum, each) => sum + each.count, 0);
 }
 
 describe.each(['seed'] as const)('against the %s profile', (profile) => {

@@ -39,7 +39,10 @@ describe('stacksync run with no config file (npm start)', () => {
     expect(stdout, output).toMatch(/local: initial sync applied \d+ changes from Git:/);
     expect(stdout, output).toMatch(/local-selfhosted: initial sync applied \d+ changes from Git:/);
     expect(stdout, output).not.toMatch(/; \d+ (failed|not applied)|result: (failed|skipped)|Errors:/);
-    expect(stdout.match(/^Result: .*$/gm) ?? [], output).toEqual([expect.stringMatching(/ 0 failed, 0 skipped, 0 not applied, 0 waiting, /), expect.stringMatching(/ 0 failed, 0 skipped, 0 not applied, 0 waiting, /)]);
+    expect(stdout.match(/^Result: .*$/gm) ?? [], output).toEqual([
+      expect.stringMatching(/ 0 failed, 0 skipped, 0 not applied, 0 waiting, /),
+      expect.stringMatching(/ 0 failed, 0 skipped, 0 not applied, 0 waiting, /),
+    ]);
     // A person reads this, pipe or not: human lines on both streams, files named as plan names them.
     expect(stdout, output).toContain('(manifests/dashboard-api-latency.yaml:');
     expect(`${stdout}${stderr}`, output).not.toContain(workspace.dir);

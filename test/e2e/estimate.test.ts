@@ -6,7 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertYaml, billingPipe, dashboardYaml, documents, parseJsonOutput, type TargetName } from '../helpers/e2e.js';
-import { emulatorStats, resetEmulatorStats, sharedEmulator, type EmulatorStats, type Workspace } from '../helpers/workspace.js';
+import {
+  emulatorStats,
+  resetEmulatorStats,
+  sharedEmulator,
+  type EmulatorStats,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 
@@ -15,7 +21,14 @@ interface EstimateJson {
   writes: number;
   reads: number;
   seconds: number;
-  targets: { target: string; requests: number; writes: number; reads: number; seconds: number; rateLimit: typeof FAST }[];
+  targets: {
+    target: string;
+    requests: number;
+    writes: number;
+    reads: number;
+    seconds: number;
+    rateLimit: typeof FAST;
+  }[];
 }
 
 function stack(target: TargetName, version: { wide?: boolean; second?: boolean }): string {
@@ -23,7 +36,12 @@ function stack(target: TargetName, version: { wide?: boolean; second?: boolean }
     dashboardYaml({ key: 'api', target, tiles: [{ name: 'p99', w: version.wide ? 18 : 12 }, 'errors'] }),
     alertYaml({ key: 'api-slow', target, dashboard: 'api', tile: 'p99' }),
     ...(version.second ? [] : [alertYaml({ key: 'api-failing', target, dashboard: 'api', tile: 'errors' })]),
-    ...(version.second ? [dashboardYaml({ key: 'db', target, tiles: ['qps'] }), alertYaml({ key: 'db-busy', target, dashboard: 'db', tile: 'qps' })] : []),
+    ...(version.second
+      ? [
+          dashboardYaml({ key: 'db', target, tiles: ['qps'] }),
+          alertYaml({ key: 'db-busy', target, dashboard: 'db', tile: 'qps' }),
+        ]
+      : []),
   ]);
 }
 
@@ -31,7 +49,11 @@ function stack(target: TargetName, version: { wide?: boolean; second?: boolean }
 function requestsPerTarget(stats: EmulatorStats): Record<string, number> {
   const counts: Record<string, number> = { local: 0, 'local-selfhosted': 0 };
   for (const route of stats.routes) {
-    const target = route.route.startsWith('/v1/') ? 'local' : route.route.startsWith('/api/v2/') ? 'local-selfhosted' : undefined;
+    const target = route.route.startsWith('/v1/')
+      ? 'local'
+      : route.route.startsWith('/api/v2/')
+        ? 'local-selfhosted'
+        : undefined;
     if (target) counts[target] = (counts[target] ?? 0) + route.count;
   }
   return counts;
@@ -73,7 +95,10 @@ describe('the estimate of an apply', { timeout: 120_000 }, () => {
   });
 
   it('counts updates, a pipe mapping change (remove, then add) and a pruned delete', async () => {
-    await workspace.write('manifests/local.yaml', documents([stack('local', { wide: true, second: true }), billingPipe('customers_v2')]));
+    await workspace.write(
+      'manifests/local.yaml',
+      documents([stack('local', { wide: true, second: true }), billingPipe('customers_v2')]),
+    );
     await workspace.write('manifests/selfhosted.yaml', stack('local-selfhosted', { wide: true }));
     const estimate = await planThenApply();
     // local: two pipe PATCHes, the dashboard update, the alert delete, the new dashboard and its alert.
@@ -84,9 +109,13 @@ describe('the estimate of an apply', { timeout: 120_000 }, () => {
   it('says it in the text, markdown and github plans', async () => {
     await workspace.write('manifests/selfhosted.yaml', stack('local-selfhosted', { second: true }));
     const text = await workspace.run(['plan']);
-    expect(text.stdout).toMatch(/^Apply: \d+ requests \(\d+ writes?, \d+ reads?\), (< 1 s|≈ \d+ s) at 1,000 requests \/ 1 s, 4 at a time\.$/m);
+    expect(text.stdout).toMatch(
+      /^Apply: \d+ requests \(\d+ writes?, \d+ reads?\), (< 1 s|≈ \d+ s) at 1,000 requests \/ 1 s, 4 at a time\.$/m,
+    );
     const markdown = await workspace.run(['plan', '--output', 'markdown']);
-    expect(markdown.stdout).toMatch(/^Apply: \d+ requests \(\d+ writes?, \d+ reads?\), .* at 1,000 requests \/ 1 s, 4 at a time\.$/m);
+    expect(markdown.stdout).toMatch(
+      /^Apply: \d+ requests \(\d+ writes?, \d+ reads?\), .* at 1,000 requests \/ 1 s, 4 at a time\.$/m,
+    );
     const github = await workspace.run(['plan', '--output', 'github']);
     expect(github.stdout).toContain('\nApply: ');
   });

@@ -46,7 +46,11 @@ function runToEnd(workspace: Workspace, args: readonly string[]): Promise<Ended>
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`stacksync ${args.join(' ')} was still running after ${HANG_MS} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `stacksync ${args.join(' ')} was still running after ${HANG_MS} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, HANG_MS);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -116,7 +120,10 @@ describe('a config that cannot be read', () => {
 
   it('a control token its variable does not hold: run exits 1 naming the variable', async () => {
     const workspace = await shared.workspace();
-    await writeFile(workspace.configPath, `${await readFile(workspace.configPath, 'utf8')}control: { token: { fromEnv: FF_CONTROL_TOKEN } }\n`);
+    await writeFile(
+      workspace.configPath,
+      `${await readFile(workspace.configPath, 'utf8')}control: { token: { fromEnv: FF_CONTROL_TOKEN } }\n`,
+    );
     const ended = await runToEnd(workspace, ['run', '--listen', `127.0.0.1:${await freePort()}`]);
     expectFailedFast(ended, 'FF_CONTROL_TOKEN');
   });
@@ -129,15 +136,26 @@ describe('a state file another process keeps locked', () => {
     await workspace.write('manifests/d.yaml', dashboardYaml({ key: 'ff-lock', target: 'local' }));
     // This test process stands in for a live holder on the same host.
     await workspace.write('.stacksync/.keep', '');
-    await writeFile(lockPathFor(workspace.statePath), JSON.stringify({ pid: process.pid, host: hostname(), command: 'run', since: '2026-11-20T10:00:00.000Z', token: 'held-elsewhere' }));
+    await writeFile(
+      lockPathFor(workspace.statePath),
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        command: 'run',
+        since: '2026-11-20T10:00:00.000Z',
+        token: 'held-elsewhere',
+      }),
+    );
   });
 
-  it.each([['apply'], ['run', '--once']])('%s: waits --lock-timeout and no longer, then exits 1 naming it', async (...command) => {
-    const ended = await runToEnd(workspace, [...command, '--lock-timeout', '1s']);
-    expectFailedFast(ended, 'E_STATE_LOCKED', 'waited 1 s (--lock-timeout)');
-    // Its first line says it waits; it exits within the second it was given, and one more.
-    expect(ended.stderr.split('\n')[0], describeEnd(ended)).toContain('waiting up to 1 s (--lock-timeout)');
-    expect(ended.afterFirstLine, describeEnd(ended)).toBeLessThan(1_000 + EXIT_AFTER_ERROR_MS);
-  });
+  it.each([['apply'], ['run', '--once']])(
+    '%s: waits --lock-timeout and no longer, then exits 1 naming it',
+    async (...command) => {
+      const ended = await runToEnd(workspace, [...command, '--lock-timeout', '1s']);
+      expectFailedFast(ended, 'E_STATE_LOCKED', 'waited 1 s (--lock-timeout)');
+      // Its first line says it waits; it exits within the second it was given, and one more.
+      expect(ended.stderr.split('\n')[0], describeEnd(ended)).toContain('waiting up to 1 s (--lock-timeout)');
+      expect(ended.afterFirstLine, describeEnd(ended)).toBeLessThan(1_000 + EXIT_AFTER_ERROR_MS);
+    },
+  );
 });
-

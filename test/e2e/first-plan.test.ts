@@ -11,8 +11,24 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { keyPathFor } from '../../src/state/hmac.js';
-import { alertYaml, dashboardName, dashboardYaml, describeRun, documents, liveTarget, readState, ROUTES, writesByRoute } from '../helpers/e2e.js';
-import { emulatorStats, resetEmulatorStats, sharedEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  alertYaml,
+  dashboardName,
+  dashboardYaml,
+  describeRun,
+  documents,
+  liveTarget,
+  readState,
+  ROUTES,
+  writesByRoute,
+} from '../helpers/e2e.js';
+import {
+  emulatorStats,
+  resetEmulatorStats,
+  sharedEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const PASSWORD = 'first-pr-Pa55"word\\ü-91c2';
 const PLAN = 'artifacts/plan.json';
@@ -52,7 +68,12 @@ describe('the first pull request of a new repository', () => {
     return result;
   };
   /** `apply --plan` of `text` as the plan file: refused, writing nothing, creating no state. */
-  const expectRefused = async (text: string, code: string, message: string, env: Record<string, string> = {}): Promise<void> => {
+  const expectRefused = async (
+    text: string,
+    code: string,
+    message: string,
+    env: Record<string, string> = {},
+  ): Promise<void> => {
     await workspace.write('artifacts/other.json', text);
     await resetEmulatorStats(shared.emulator.url);
     const result = await run(['apply', '--plan', 'artifacts/other.json'], env);
@@ -63,15 +84,27 @@ describe('the first pull request of a new repository', () => {
     expect(existsSync(keyPathFor(workspace.statePath)), 'a state key was created').toBe(false);
     expect(existsSync(workspace.statePath), 'a state file was created').toBe(false);
   };
-  const edited = (change: (saved: Record<string, unknown> & { changes: Record<string, unknown>; request: Record<string, unknown> }) => void): string => {
-    const data = JSON.parse(planText) as { saved: Record<string, unknown> & { changes: Record<string, unknown>; request: Record<string, unknown> } };
+  const edited = (
+    change: (
+      saved: Record<string, unknown> & { changes: Record<string, unknown>; request: Record<string, unknown> },
+    ) => void,
+  ): string => {
+    const data = JSON.parse(planText) as {
+      saved: Record<string, unknown> & { changes: Record<string, unknown>; request: Record<string, unknown> };
+    };
     change(data.saved);
     return JSON.stringify(data, null, 2);
   };
 
   beforeAll(async () => {
     workspace = await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
-    await workspace.write('manifests/api.yaml', documents([dashboardYaml({ key: 'fp-api', target: 'local', tiles: ['p99'] }), alertYaml({ key: 'fp-api-slow', target: 'local', dashboard: 'fp-api', tile: 'p99', threshold: 500 })]));
+    await workspace.write(
+      'manifests/api.yaml',
+      documents([
+        dashboardYaml({ key: 'fp-api', target: 'local', tiles: ['p99'] }),
+        alertYaml({ key: 'fp-api-slow', target: 'local', dashboard: 'fp-api', tile: 'p99', threshold: 500 }),
+      ]),
+    );
     await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'fp-web', target: 'local-selfhosted' }));
     await workspace.write('manifests/orders-pipe.yaml', PIPE);
   });
@@ -119,7 +152,9 @@ describe('the first pull request of a new repository', () => {
   });
 
   it('apply with other credentials than plan had refuses it, before any request', async () => {
-    await expectRefused(planText, 'E_PLAN_STALE', 'those given to apply are not the ones plan had', { STACKSYNC_TOKEN: 'another-token' });
+    await expectRefused(planText, 'E_PLAN_STALE', 'those given to apply are not the ones plan had', {
+      STACKSYNC_TOKEN: 'another-token',
+    });
   });
 
   it('apply --plan applies exactly the reviewed writes, and makes the plan’s key the state key', async () => {
@@ -130,7 +165,9 @@ describe('the first pull request of a new repository', () => {
     const result = await run(['apply', '--plan', PLAN]);
     expect(result.code, describeRun(result)).toBe(0);
     expect(writesByRoute(await emulatorStats(shared.emulator.url))).toEqual(PLANNED_WRITES);
-    expect((await liveTarget(shared.emulator.url, 'local')).dashboards.map((d) => d.name)).toContain(dashboardName('fp-api'));
+    expect((await liveTarget(shared.emulator.url, 'local')).dashboards.map((d) => d.name)).toContain(
+      dashboardName('fp-api'),
+    );
     expect(existsSync(keyPathFor(workspace.statePath))).toBe(true);
     expect(Object.keys((await readState(workspace.statePath)).targets['local']?.secretHashes ?? {}).sort()).toEqual([
       'Pipe/orders-kafka:source.kafka.credentials.password',
@@ -156,12 +193,18 @@ describe('the first pull request of a new repository', () => {
     await resetEmulatorStats(shared.emulator.url);
     const result = await run(['apply', '--plan', 'artifacts/second.json']);
     expect(result.code, describeRun(result)).toBe(1);
-    expect(result.stderr).toContain('state key: the plan was made before the state had a key, and the state has one now that is not this plan’s');
+    expect(result.stderr).toContain(
+      'state key: the plan was made before the state had a key, and the state has one now that is not this plan’s',
+    );
     expect(writesByRoute(await emulatorStats(shared.emulator.url))).toEqual({});
   });
 
   it('no output and no plan file held the credential, escaped or not', async () => {
-    const files = [planText, await readFile(join(workspace.dir, 'artifacts/second.json'), 'utf8'), await readFile(workspace.statePath, 'utf8')];
+    const files = [
+      planText,
+      await readFile(join(workspace.dir, 'artifacts/second.json'), 'utf8'),
+      await readFile(workspace.statePath, 'utf8'),
+    ];
     for (const text of [...outputs, ...files]) {
       expect(text).not.toContain(PASSWORD);
       expect(text).not.toContain(JSON.stringify(PASSWORD).slice(1, -1));

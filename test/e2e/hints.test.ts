@@ -43,8 +43,12 @@ describe('hints name the config and the target of the command that printed them'
   });
 
   it('a target held back for a broken manifest: plan and apply print the apply that lifts it, for this config and target, and it runs as printed', async () => {
-    await workspace.write('manifests/broken.yaml', alertYaml({ key: 'broken', target: STAGING, dashboard: 'missing', tile: 'main' }));
-    const hint = 'to apply the valid manifests anyway: stacksync apply -c some/other.yaml --target staging --allow-partial';
+    await workspace.write(
+      'manifests/broken.yaml',
+      alertYaml({ key: 'broken', target: STAGING, dashboard: 'missing', tile: 'main' }),
+    );
+    const hint =
+      'to apply the valid manifests anyway: stacksync apply -c some/other.yaml --target staging --allow-partial';
     const planned = await workspace.run(['plan', '-c', 'some/other.yaml', '--target', 'staging']);
     expect(planned.code, describeRun(planned)).toBe(1);
     expect(planned.stderr.split('\n')).toContain(`stacksync: ${hint}`);

@@ -18,12 +18,16 @@ const NAME = dashboardName('held');
 describe('a create the client gave up on, held by a proxy and forwarded later', () => {
   const stage = lateCreateStage('held');
   const { dashboardsNamed } = stage;
-  const dashboardPosts = async (): Promise<number> => writesByRoute(await emulatorStats(stage.emulator.url))[`POST ${ROUTES.selfDashboards}`] ?? 0;
+  const dashboardPosts = async (): Promise<number> =>
+    writesByRoute(await emulatorStats(stage.emulator.url))[`POST ${ROUTES.selfDashboards}`] ?? 0;
 
   it('the first apply sends the create once; its answer never comes, so the intent records until when it may land', async () => {
     const result = await stage.applyWithCreateHeld();
     expect(result.code, describeRun(result)).toBe(1);
-    expect(parseJsonOutput(result).changes.find((change) => change.name === 'held')).toMatchObject({ result: 'failed', code: 'E_API_AMBIGUOUS' });
+    expect(parseJsonOutput(result).changes.find((change) => change.name === 'held')).toMatchObject({
+      result: 'failed',
+      code: 'E_API_AMBIGUOUS',
+    });
     const [intent] = (await readState(stage.workspace.statePath)).targets[TARGET]?.intents ?? [];
     expect(intent).toMatchObject({ kind: 'Dashboard', key: 'held', name: NAME });
     // The default window: twice the longest a request may take.
@@ -38,10 +42,20 @@ describe('a create the client gave up on, held by a proxy and forwarded later', 
     const json = await stage.workspace.run(['plan', '--target', TARGET, '--output', 'json', '--detailed-exitcode']);
     expect(json.code, describeRun(json)).toBe(0);
     const plan = parseJsonOutput(json);
-    const held = plan.changes.find((change) => change.name === 'held') as (typeof plan.changes)[number] & { waitUntil?: string };
-    expect(held).toMatchObject({ kind: 'Dashboard', action: 'waiting', file: 'manifests/held.yaml', waitUntil: settleUntil });
+    const held = plan.changes.find((change) => change.name === 'held') as (typeof plan.changes)[number] & {
+      waitUntil?: string;
+    };
+    expect(held).toMatchObject({
+      kind: 'Dashboard',
+      action: 'waiting',
+      file: 'manifests/held.yaml',
+      waitUntil: settleUntil,
+    });
     expect(held.warnings?.[0]).toContain(`waiting for an earlier create that may still land, until ${hhmm}`);
-    expect(plan.changes.find((change) => change.name === 'held-lag')).toMatchObject({ kind: 'Alert', action: 'waiting' });
+    expect(plan.changes.find((change) => change.name === 'held-lag')).toMatchObject({
+      kind: 'Alert',
+      action: 'waiting',
+    });
     expect(plan.summary).toMatchObject({ create: 0, errors: 0 });
 
     const text = await stage.workspace.run(['plan', '--target', TARGET]);
@@ -54,7 +68,9 @@ describe('a create the client gave up on, held by a proxy and forwarded later', 
     await resetEmulatorStats(stage.emulator.url);
     const result = await stage.workspace.run(['apply', '--target', TARGET, '--output', 'json']);
     expect(result.code, describeRun(result)).toBe(0);
-    expect(parseJsonOutput(result).changes.find((change) => change.name === 'held')).toMatchObject({ action: 'waiting' });
+    expect(parseJsonOutput(result).changes.find((change) => change.name === 'held')).toMatchObject({
+      action: 'waiting',
+    });
     expect((await emulatorStats(stage.emulator.url)).writes).toBe(0);
     expect(stage.proxy.intercepted.filter((request) => request.method === 'POST')).toHaveLength(1);
   });
@@ -65,10 +81,19 @@ describe('a create the client gave up on, held by a proxy and forwarded later', 
     const daemon = await startDaemon(stage.workspace, ['--log-format', 'human', '--log-level', 'warn']);
     try {
       await waitUntil(async () => (await daemon.get('/readyz')).status === 200, 30_000);
-      const status = JSON.parse((await daemon.get('/status')).text) as { targets: Record<string, { lastResult?: string; resources: { kind: string; name: string; status: string; waitUntil?: string }[] }> };
+      const status = JSON.parse((await daemon.get('/status')).text) as {
+        targets: Record<
+          string,
+          { lastResult?: string; resources: { kind: string; name: string; status: string; waitUntil?: string }[] }
+        >;
+      };
       const target = status.targets[TARGET];
       expect(target?.lastResult).toBe('success');
-      expect(target?.resources.find((resource) => resource.name === 'held')).toMatchObject({ kind: 'Dashboard', status: 'drifted', waitUntil: settleUntil });
+      expect(target?.resources.find((resource) => resource.name === 'held')).toMatchObject({
+        kind: 'Dashboard',
+        status: 'drifted',
+        waitUntil: settleUntil,
+      });
       expect(daemon.output().stdout).toContain('waiting for an earlier write that may still land');
     } finally {
       await daemon.stop();
@@ -83,7 +108,12 @@ describe('a create the client gave up on, held by a proxy and forwarded later', 
     const result = await stage.workspace.run(['apply', '--target', TARGET, '--output', 'json']);
     expect(result.code, describeRun(result)).toBe(0);
     const changes = parseJsonOutput(result).changes;
-    expect(changes.find((change) => change.name === 'held')).toMatchObject({ action: 'unchanged', id: landed, reclaimed: true, result: 'ok' });
+    expect(changes.find((change) => change.name === 'held')).toMatchObject({
+      action: 'unchanged',
+      id: landed,
+      reclaimed: true,
+      result: 'ok',
+    });
     expect(changes.find((change) => change.name === 'held-lag')).toMatchObject({ action: 'create', result: 'ok' });
     expect(await dashboardPosts()).toBe(0);
     expect(await dashboardsNamed(NAME)).toEqual([landed]);

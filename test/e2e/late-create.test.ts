@@ -6,7 +6,15 @@
  * "all well".
  */
 import { describe, expect, it } from 'vitest';
-import { createDashboardOutOfBand, dashboardName, describeRun, parseJsonOutput, readState, ROUTES, writesByRoute } from '../helpers/e2e.js';
+import {
+  createDashboardOutOfBand,
+  dashboardName,
+  describeRun,
+  parseJsonOutput,
+  readState,
+  ROUTES,
+  writesByRoute,
+} from '../helpers/e2e.js';
 import { LATE_TARGET as TARGET, lateCreateStage } from '../helpers/late-create.js';
 import { emulatorStats, resetEmulatorStats } from '../helpers/workspace.js';
 
@@ -19,13 +27,24 @@ describe('a create that lands late', () => {
   it('is not sent again in the same run: the change fails as ambiguous and its intent stays pending', async () => {
     const result = await stage.applyWithCreateHeld();
     expect(result.code, describeRun(result)).toBe(1);
-    const changes = parseJsonOutput(result).changes as { name: string; result?: string; code?: string; error?: string }[];
-    expect(changes.find((change) => change.name === 'ops')).toMatchObject({ result: 'failed', code: 'E_API_AMBIGUOUS', error: expect.stringContaining('not sent again') });
+    const changes = parseJsonOutput(result).changes as {
+      name: string;
+      result?: string;
+      code?: string;
+      error?: string;
+    }[];
+    expect(changes.find((change) => change.name === 'ops')).toMatchObject({
+      result: 'failed',
+      code: 'E_API_AMBIGUOUS',
+      error: expect.stringContaining('not sent again'),
+    });
     expect(changes.find((change) => change.name === 'ops-lag')).toMatchObject({ result: 'skipped' });
     // The one create reached the proxy, and no second one the emulator.
     expect(stage.proxy.intercepted.filter((request) => request.method === 'POST')).toHaveLength(1);
     expect(writesByRoute(await emulatorStats(stage.emulator.url))[`POST ${ROUTES.selfDashboards}`] ?? 0).toBe(0);
-    expect((await readState(stage.workspace.statePath)).targets[TARGET]?.intents).toMatchObject([{ kind: 'Dashboard', key: 'ops', name: NAME }]);
+    expect((await readState(stage.workspace.statePath)).targets[TARGET]?.intents).toMatchObject([
+      { kind: 'Dashboard', key: 'ops', name: NAME },
+    ]);
 
     // Now the held request lands: exactly one dashboard of that name.
     expect(await stage.proxy.releaseHeld()).toEqual([200]);
@@ -37,7 +56,12 @@ describe('a create that lands late', () => {
     const [landed] = await dashboardsNamed(NAME);
     const result = await stage.workspace.run(['apply', '--target', TARGET, '--output', 'json']);
     expect(result.code, describeRun(result)).toBe(0);
-    expect(parseJsonOutput(result).changes.find((change) => change.name === 'ops')).toMatchObject({ action: 'unchanged', id: landed, reclaimed: true, result: 'ok' });
+    expect(parseJsonOutput(result).changes.find((change) => change.name === 'ops')).toMatchObject({
+      action: 'unchanged',
+      id: landed,
+      reclaimed: true,
+      result: 'ok',
+    });
     const writes = writesByRoute(await emulatorStats(stage.emulator.url));
     expect(writes[`POST ${ROUTES.selfDashboards}`] ?? 0).toBe(0);
     expect(writes[`POST ${ROUTES.selfAlerts}`]).toBe(1);
@@ -52,9 +76,13 @@ describe('a create that lands late', () => {
     const plan = await stage.workspace.run(['plan', '--target', TARGET, '--output', 'json']);
     expect(plan.code, describeRun(plan)).toBe(1);
     const json = parseJsonOutput(plan);
-    const conflict = json.changes.find((change) => change.id === twin.id) as { action: string; code?: string; error?: string; file?: string } | undefined;
+    const conflict = json.changes.find((change) => change.id === twin.id) as
+      | { action: string; code?: string; error?: string; file?: string }
+      | undefined;
     expect(conflict).toMatchObject({ action: 'error', code: 'E_CONFLICT', file: 'manifests/ops.yaml' });
-    expect(conflict?.error).toContain(`a second live Dashboard named "${NAME}" (id ${twin.id}) is not in the inventory`);
+    expect(conflict?.error).toContain(
+      `a second live Dashboard named "${NAME}" (id ${twin.id}) is not in the inventory`,
+    );
     expect(conflict?.error).toMatch(/--adopt leaves it alone .* --prune does not delete it/);
     expect(json.summary.errors).toBe(1);
 
@@ -67,7 +95,9 @@ describe('a create that lands late', () => {
     const apply = await stage.workspace.run(['apply', '--target', TARGET, '--prune', '--adopt', '--force']);
     expect(apply.code, describeRun(apply)).toBe(1);
     expect((await emulatorStats(stage.emulator.url)).writes).toBe(0);
-    const [ours] = Object.values((await readState(stage.workspace.statePath)).targets[TARGET]?.inventory.Dashboard ?? {});
+    const [ours] = Object.values(
+      (await readState(stage.workspace.statePath)).targets[TARGET]?.inventory.Dashboard ?? {},
+    );
     expect((await dashboardsNamed(NAME)).sort()).toEqual([ours?.id, twin.id].sort());
   });
 });

@@ -21,7 +21,10 @@ describeLeaderElection(
     kube = await startFakeKube({ namespaces: [NS] });
     dir = await mkdtemp(join(tmpdir(), 'stacksync-kube-'));
     const kubeconfig = await kube.writeKubeconfig(join(dir, 'kubeconfig'));
-    return { block: `{ backend: kubernetes, namespace: ${NS}, name: elected, kubeconfig: ${JSON.stringify(kubeconfig)} }`, leaseDuration: '3s' };
+    return {
+      block: `{ backend: kubernetes, namespace: ${NS}, name: elected, kubeconfig: ${JSON.stringify(kubeconfig)} }`,
+      leaseDuration: '3s',
+    };
   },
   async () => {
     await kube?.stop();

@@ -9,7 +9,10 @@ describeLeaderElection(
   async () => {
     postgres = await startPostgres();
     const url = await postgres.createDatabase('stacksync');
-    return { block: '{ backend: postgres, url: { fromEnv: STACKSYNC_STATE_URL }, name: elected }', env: { STACKSYNC_STATE_URL: url } };
+    return {
+      block: '{ backend: postgres, url: { fromEnv: STACKSYNC_STATE_URL }, name: elected }',
+      env: { STACKSYNC_STATE_URL: url },
+    };
   },
   async () => postgres?.stop(),
 );

@@ -12,7 +12,10 @@ import { sharedEmulator, emulatorStats, resetEmulatorStats, type Workspace } fro
 const shared = sharedEmulator();
 
 async function workspaceWithInterval(interval: string): Promise<Workspace> {
-  const workspace = await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { interval } });
+  const workspace = await shared.workspace({
+    rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+    sync: { interval },
+  });
   await workspace.write('manifests/idle.yaml', dashboardYaml({ key: `idle-${interval}`, target: 'local-selfhosted' }));
   return workspace;
 }
@@ -23,7 +26,9 @@ describe('a long resync interval', () => {
     await resetEmulatorStats(shared.emulator.url);
     const result = await workspace.run(['run', '--listen', '127.0.0.1:0', '--once'], { timeoutMs: 20_000 });
     expect(result.code, describeRun(result)).toBe(1);
-    expect(result.stderr).toMatch(/E_CONFIG_INVALID: .*config\/stacksync\.yaml:\d+:\d+: sync\.interval: must be at most 7d/);
+    expect(result.stderr).toMatch(
+      /E_CONFIG_INVALID: .*config\/stacksync\.yaml:\d+:\d+: sync\.interval: must be at most 7d/,
+    );
     expect((await emulatorStats(shared.emulator.url)).total).toBe(0);
   });
 

@@ -35,7 +35,9 @@ spec:
 /** Every request the emulator served whose route names connections. */
 async function connectionCalls(url: string): Promise<string[]> {
   const stats = await emulatorStats(url);
-  return stats.routes.filter((each) => each.route.includes('connections')).map((each) => `${each.method} ${each.route}`);
+  return stats.routes
+    .filter((each) => each.route.includes('connections'))
+    .map((each) => `${each.method} ${each.route}`);
 }
 
 describe('a managed Source on the current profile', () => {
@@ -64,7 +66,9 @@ describe('a managed Source on the current profile', () => {
     expect((await workspace.run(['validate'])).code).toBe(0);
     const first = await workspace.run(['plan', '--target', 'local', '--detailed-exitcode', '--output', 'json']);
     expect(first.code, describeRun(first)).toBe(2);
-    expect(parseJsonOutput(first).changes.map((change) => `${change.action} ${change.kind}`)).toEqual(['create Source']);
+    expect(parseJsonOutput(first).changes.map((change) => `${change.action} ${change.kind}`)).toEqual([
+      'create Source',
+    ]);
 
     const applied = await workspace.run(['apply', '--target', 'local']);
     expect(applied.code, describeRun(applied)).toBe(0);
@@ -72,13 +76,25 @@ describe('a managed Source on the current profile', () => {
     expect(clean.code, describeRun(clean)).toBe(0);
 
     // A change is sent, and then the plan is clean again.
-    await workspace.write('manifests/source.yaml', sourceYaml(`connectionId: "${CONNECTION}"`, 'Timestamp, ServiceName, Body'));
+    await workspace.write(
+      'manifests/source.yaml',
+      sourceYaml(`connectionId: "${CONNECTION}"`, 'Timestamp, ServiceName, Body'),
+    );
     expect((await workspace.run(['apply', '--target', 'local'])).code).toBe(0);
     expect((await workspace.run(['plan', '--target', 'local', '--detailed-exitcode'])).code).toBe(0);
 
     // Export writes the connection as the id the live source holds, and its plan is clean.
     const fresh = await shared.workspace({ rateLimit: FAST, apiProfile: 'current' });
-    const exported = await fresh.run(['export', '--out', 'manifests', '--adopt', '--target', 'local', '--kind', 'Source']);
+    const exported = await fresh.run([
+      'export',
+      '--out',
+      'manifests',
+      '--adopt',
+      '--target',
+      'local',
+      '--kind',
+      'Source',
+    ]);
     expect(exported.code, describeRun(exported)).toBe(0);
     const text = await readFile(join(fresh.manifestsDir, 'sources', 'edge-logs.yaml'), 'utf8');
     expect(text).toContain(`connectionId: ${CONNECTION}`);

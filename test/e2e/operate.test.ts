@@ -6,8 +6,22 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { dashboardName, dashboardYaml, describeRun, liveTarget, parseJsonOutput, updateDashboardOutOfBand, type TargetName } from '../helpers/e2e.js';
-import { sharedEmulator, emulatorStats, resetEmulatorStats, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  dashboardName,
+  dashboardYaml,
+  describeRun,
+  liveTarget,
+  parseJsonOutput,
+  updateDashboardOutOfBand,
+  type TargetName,
+} from '../helpers/e2e.js';
+import {
+  sharedEmulator,
+  emulatorStats,
+  resetEmulatorStats,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 
@@ -30,7 +44,10 @@ async function counting(workspace: Workspace, args: string[]): Promise<{ result:
   return { result, writes: (await emulatorStats(shared.emulator.url)).writes };
 }
 
-async function liveDashboard(target: TargetName, key: string): Promise<Awaited<ReturnType<typeof liveTarget>>['dashboards'][number]> {
+async function liveDashboard(
+  target: TargetName,
+  key: string,
+): Promise<Awaited<ReturnType<typeof liveTarget>>['dashboards'][number]> {
   const found = (await liveTarget(shared.emulator.url, target)).dashboards.find((d) => d.name === dashboardName(key));
   if (!found) throw new Error(`Dashboard ${key} is not live`);
   return found;
@@ -39,7 +56,11 @@ async function liveDashboard(target: TargetName, key: string): Promise<Awaited<R
 /** Changes the width of every tile of a live dashboard, as a person in the UI would. */
 async function widenOutOfBand(target: TargetName, key: string, w: number): Promise<void> {
   const live = await liveDashboard(target, key);
-  await updateDashboardOutOfBand(shared.emulator.url, target, live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w })) });
+  await updateDashboardOutOfBand(shared.emulator.url, target, live.id, {
+    name: live.name,
+    tags: live.tags,
+    tiles: live.tiles.map((tile) => ({ ...tile, w })),
+  });
 }
 
 describe('suspend', () => {
@@ -73,13 +94,18 @@ describe('suspend', () => {
   it('a target suspended in the config gets no writes at all, not even a create', async () => {
     const workspace = await newWorkspace();
     const config = await readFile(workspace.configPath, 'utf8');
-    await workspace.write('config/stacksync.yaml', config.replace('variant: self-hosted\n', 'variant: self-hosted\n    suspend: true\n'));
+    await workspace.write(
+      'config/stacksync.yaml',
+      config.replace('variant: self-hosted\n', 'variant: self-hosted\n    suspend: true\n'),
+    );
     await workspace.write('manifests/new.yaml', dashboardYaml({ key: 'susp-new', target: 'local-selfhosted' }));
     const applied = await counting(workspace, ['apply']);
     expect(applied.result.code, describeRun(applied.result)).toBe(0);
     expect(applied.writes).toBe(0);
     expect(applied.result.stdout).toContain('target local-selfhosted is suspended');
-    expect((await liveTarget(shared.emulator.url, 'local-selfhosted')).dashboards.map((d) => d.name)).not.toContain(dashboardName('susp-new'));
+    expect((await liveTarget(shared.emulator.url, 'local-selfhosted')).dashboards.map((d) => d.name)).not.toContain(
+      dashboardName('susp-new'),
+    );
   });
 });
 
@@ -103,11 +129,22 @@ describe('ignore rules and prune: disabled', () => {
 
   it('the annotation form ignores as well; a field not listed is still healed, keeping the ignored live value', async () => {
     const workspace = await newWorkspace();
-    const manifest = dashboardYaml({ key: 'ign-ann', target: 'local-selfhosted', tiles: [{ name: 'p99', w: 6, h: 4 }] });
-    await workspace.write('manifests/web.yaml', annotated(manifest, { 'stacksync.io/ignore-differences': 'tiles[p99].w' }));
+    const manifest = dashboardYaml({
+      key: 'ign-ann',
+      target: 'local-selfhosted',
+      tiles: [{ name: 'p99', w: 6, h: 4 }],
+    });
+    await workspace.write(
+      'manifests/web.yaml',
+      annotated(manifest, { 'stacksync.io/ignore-differences': 'tiles[p99].w' }),
+    );
     expect((await workspace.run(['apply'])).code).toBe(0);
     const live = await liveDashboard('local-selfhosted', 'ign-ann');
-    await updateDashboardOutOfBand(shared.emulator.url, 'local-selfhosted', live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w: 9, h: 2 })) });
+    await updateDashboardOutOfBand(shared.emulator.url, 'local-selfhosted', live.id, {
+      name: live.name,
+      tags: live.tags,
+      tiles: live.tiles.map((tile) => ({ ...tile, w: 9, h: 2 })),
+    });
     const applied = await counting(workspace, ['apply']);
     expect(applied.result.code, describeRun(applied.result)).toBe(0);
     expect(applied.writes).toBe(1);
@@ -116,7 +153,10 @@ describe('ignore rules and prune: disabled', () => {
 
   it('a resource applied with stacksync.io/prune: disabled survives apply --prune after its manifest is removed', async () => {
     const workspace = await newWorkspace();
-    await workspace.write('manifests/kept.yaml', annotated(dashboardYaml({ key: 'np-kept', target: 'local-selfhosted' }), { 'stacksync.io/prune': 'disabled' }));
+    await workspace.write(
+      'manifests/kept.yaml',
+      annotated(dashboardYaml({ key: 'np-kept', target: 'local-selfhosted' }), { 'stacksync.io/prune': 'disabled' }),
+    );
     await workspace.write('manifests/gone.yaml', dashboardYaml({ key: 'np-gone', target: 'local-selfhosted' }));
     expect((await workspace.run(['apply'])).code).toBe(0);
     await workspace.remove('manifests/kept.yaml');
@@ -133,8 +173,17 @@ describe('ignore rules and prune: disabled', () => {
 describe('variables', () => {
   async function withVars(workspace: Workspace): Promise<void> {
     const config = await readFile(workspace.configPath, 'utf8');
-    const withLocal = config.replace('variant: managed\n', 'variant: managed\n    vars: { ENV: prod, WIDTH: "7", HOOK: { fromEnv: HOOK_PROD } }\n');
-    await workspace.write('config/stacksync.yaml', withLocal.replace('variant: self-hosted\n', 'variant: self-hosted\n    vars: { ENV: staging, WIDTH: "3", HOOK: plain-hook }\n'));
+    const withLocal = config.replace(
+      'variant: managed\n',
+      'variant: managed\n    vars: { ENV: prod, WIDTH: "7", HOOK: { fromEnv: HOOK_PROD } }\n',
+    );
+    await workspace.write(
+      'config/stacksync.yaml',
+      withLocal.replace(
+        'variant: self-hosted\n',
+        'variant: self-hosted\n    vars: { ENV: staging, WIDTH: "3", HOOK: plain-hook }\n',
+      ),
+    );
   }
 
   const manifest = (extraTags = ''): string =>
@@ -168,7 +217,9 @@ describe('variables', () => {
     expect(applied.code, describeRun(applied)).toBe(0);
     expect(`${applied.stdout}${applied.stderr}`).not.toContain('hook-s3cr3t');
     const prod = (await liveTarget(shared.emulator.url, 'local')).dashboards.find((d) => d.name === 'Web prod');
-    const staging = (await liveTarget(shared.emulator.url, 'local-selfhosted')).dashboards.find((d) => d.name === 'Web staging');
+    const staging = (await liveTarget(shared.emulator.url, 'local-selfhosted')).dashboards.find(
+      (d) => d.name === 'Web staging',
+    );
     expect(prod?.tags).toEqual(['env:prod', 'hook:hook-s3cr3t']);
     expect(staging?.tags).toEqual(['env:staging', 'hook:plain-hook']);
     expect(await readFile(workspace.statePath, 'utf8')).not.toContain('hook-s3cr3t');

@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CURRENT_IDS, type RunningEmulator } from '../../src/emulator/index.js';
 import { OUTCOMES, type Outcome } from '../../src/model/plan.js';
 import { describeRun } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 
@@ -48,7 +55,9 @@ const TYPO = SEARCH.replace('kind: SavedSearch', 'kind: SavedSaerch').replace('s
 
 /** `N word` counts of one summary line, by outcome. */
 function countsIn(line: string): Record<Outcome, number> {
-  return Object.fromEntries(OUTCOMES.map((outcome) => [outcome, Number(new RegExp(`(\\d+) ${outcome}\\b`).exec(line)?.[1] ?? 0)])) as Record<Outcome, number>;
+  return Object.fromEntries(
+    OUTCOMES.map((outcome) => [outcome, Number(new RegExp(`(\\d+) ${outcome}\\b`).exec(line)?.[1] ?? 0)]),
+  ) as Record<Outcome, number>;
 }
 
 function lineStarting(text: string, prefix: string): string[] {
@@ -83,11 +92,16 @@ function expectOneSummary(text: CliResult, json: CliResult, want: Partial<Record
   // The per-target lines on stderr add up to the result line on stdout.
   const perTarget = lineStarting(text.stderr, 'Apply ').map(countsIn);
   expect(perTarget.length, describeRun(text)).toBeGreaterThan(0);
-  const summed = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, perTarget.reduce((sum, counts) => sum + counts[outcome], 0)]));
+  const summed = Object.fromEntries(
+    OUTCOMES.map((outcome) => [outcome, perTarget.reduce((sum, counts) => sum + counts[outcome], 0)]),
+  );
   expect(summed).toEqual(stdout);
   const document = JSON.parse(json.stdout) as { outcomes: Record<Outcome, number>; changes: { outcome?: Outcome }[] };
   expect(document.outcomes).toMatchObject(want);
-  for (const outcome of OUTCOMES) expect(document.changes.filter((change) => change.outcome === outcome).length, outcome).toBe(document.outcomes[outcome]);
+  for (const outcome of OUTCOMES)
+    expect(document.changes.filter((change) => change.outcome === outcome).length, outcome).toBe(
+      document.outcomes[outcome],
+    );
 }
 
 describe('a manifest problem found while planning', () => {
@@ -96,7 +110,9 @@ describe('a manifest problem found while planning', () => {
     const { text, json } = await applyBoth();
     expect(text.code, describeRun(text)).toBe(1);
     expect((await emulatorStats(emulator.url)).writes).toBe(0);
-    expect(text.stdout).toMatch(/not applied: 2 changes: E_MANIFEST_BLOCKED: the manifests of target local have errors/);
+    expect(text.stdout).toMatch(
+      /not applied: 2 changes: E_MANIFEST_BLOCKED: the manifests of target local have errors/,
+    );
     expectOneSummary(text, json, { created: 0, failed: 1, skipped: 0, 'not applied': 2 });
   });
 });

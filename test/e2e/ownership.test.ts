@@ -9,9 +9,24 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { emptyInventory, type StateFile } from '../../src/model/state.js';
-import { createDashboardOutOfBand, dashboardName, dashboardYaml, describeRun, liveTarget, parseJsonOutput, readState, TARGETS } from '../helpers/e2e.js';
+import {
+  createDashboardOutOfBand,
+  dashboardName,
+  dashboardYaml,
+  describeRun,
+  liveTarget,
+  parseJsonOutput,
+  readState,
+  TARGETS,
+} from '../helpers/e2e.js';
 import { startProxy, type RunningProxy } from '../helpers/proxy.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const TARGET = 'local-selfhosted';
 
@@ -24,7 +39,10 @@ describe('a create killed after its intent was recorded, before its request reac
   beforeAll(async () => {
     emulator = await startTestEmulator();
     proxy = await startProxy(emulator.url);
-    workspace = await createWorkspace(proxy.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { maxDeletes: 1000, maxDeletePercent: 100 } });
+    workspace = await createWorkspace(proxy.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { maxDeletes: 1000, maxDeletePercent: 100 },
+    });
     await workspace.write('manifests/killed.yaml', dashboardYaml({ key: 'killed', target: TARGET }));
   });
   afterAll(async () => {
@@ -43,12 +61,16 @@ describe('a create killed after its intent was recorded, before its request reac
     });
     try {
       child = workspace.spawn(['apply', '--target', TARGET]);
-      const exit = new Promise<NodeJS.Signals | null>((resolve) => child?.once('exit', (_code, signal) => resolve(signal)));
+      const exit = new Promise<NodeJS.Signals | null>((resolve) =>
+        child?.once('exit', (_code, signal) => resolve(signal)),
+      );
       expect(await exit).toBe('SIGKILL');
     } finally {
       proxy.intercept(undefined);
     }
-    expect((await readState(workspace.statePath)).targets[TARGET]?.intents).toMatchObject([{ kind: 'Dashboard', key: 'killed', name: NAME }]);
+    expect((await readState(workspace.statePath)).targets[TARGET]?.intents).toMatchObject([
+      { kind: 'Dashboard', key: 'killed', name: NAME },
+    ]);
     expect((await liveTarget(emulator.url, TARGET)).dashboards).toEqual([]);
   });
 
@@ -66,7 +88,9 @@ describe('a create killed after its intent was recorded, before its request reac
     expect(apply.code, describeRun(apply)).toBe(0);
     const deletes = (await emulatorStats(emulator.url)).routes.filter((route) => route.method === 'DELETE');
     expect(deletes).toEqual([]);
-    expect((await liveTarget(emulator.url, TARGET)).dashboards.map((dashboard) => dashboard.id)).toContain(colleagues.id);
+    expect((await liveTarget(emulator.url, TARGET)).dashboards.map((dashboard) => dashboard.id)).toContain(
+      colleagues.id,
+    );
   });
 });
 
@@ -78,11 +102,18 @@ describe('an intent written an hour before a colleague made a dashboard of its n
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { maxDeletes: 1000, maxDeletePercent: 100 } });
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { maxDeletes: 1000, maxDeletePercent: 100 },
+    });
     const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
     const state: StateFile = { version: 1, targets: {} };
     for (const target of TARGETS) {
-      state.targets[target] = { inventory: emptyInventory(), secretHashes: {}, intents: [{ kind: 'Dashboard', key: 'taken', name: NAME, at: anHourAgo }] };
+      state.targets[target] = {
+        inventory: emptyInventory(),
+        secretHashes: {},
+        intents: [{ kind: 'Dashboard', key: 'taken', name: NAME, at: anHourAgo }],
+      };
       colleagues.set(target, (await createDashboardOutOfBand(emulator.url, target, NAME)).id);
       await workspace.write(`manifests/${target}.yaml`, dashboardYaml({ key: 'taken', target }));
     }
@@ -108,12 +139,15 @@ describe('an intent written an hour before a colleague made a dashboard of its n
     await resetEmulatorStats(emulator.url);
     const result = await workspace.run(['apply', '--prune', '--force', '--output', 'json']);
     expect(result.code, describeRun(result)).toBe(1);
-    for (const change of parseJsonOutput(result).changes.filter((candidate) => candidate.name === 'taken')) expect(change).toMatchObject({ action: 'adopt', result: 'skipped', code: 'E_CONFLICT' });
+    for (const change of parseJsonOutput(result).changes.filter((candidate) => candidate.name === 'taken'))
+      expect(change).toMatchObject({ action: 'adopt', result: 'skipped', code: 'E_CONFLICT' });
     expect((await emulatorStats(emulator.url)).writes).toBe(0);
     const state = await readState(workspace.statePath);
     for (const target of TARGETS) {
       expect(state.targets[target]?.inventory.Dashboard).toEqual({});
-      expect((await liveTarget(emulator.url, target)).dashboards.map((dashboard) => dashboard.id)).toEqual([colleagues.get(target)]);
+      expect((await liveTarget(emulator.url, target)).dashboards.map((dashboard) => dashboard.id)).toEqual([
+        colleagues.get(target),
+      ]);
     }
   });
 
@@ -125,7 +159,10 @@ describe('an intent written an hour before a colleague made a dashboard of its n
     expect(result.code, describeRun(result)).toBe(0);
     // Only the create of `keep`: no delete.
     expect((await emulatorStats(emulator.url)).writes).toBe(1);
-    for (const target of TARGETS) expect((await liveTarget(emulator.url, target)).dashboards.map((dashboard) => dashboard.id)).toContain(colleagues.get(target));
+    for (const target of TARGETS)
+      expect((await liveTarget(emulator.url, target)).dashboards.map((dashboard) => dashboard.id)).toContain(
+        colleagues.get(target),
+      );
     for (const target of TARGETS) expect((await readState(workspace.statePath)).targets[target]?.intents).toEqual([]);
   });
 });

@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SEED_IDS, type RunningEmulator } from '../../src/emulator/index.js';
 import { describeRun } from '../helpers/e2e.js';
 import { bornPipesYaml } from '../helpers/pipes.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 import { fixtureSeed } from '../emulator/pipe-fixtures.js';
 
 const SERVED = { paths: { pipes: 'clickpipes', stack: 'clickstack' }, settingsPrefix: 'clickhouse_' } as const;
@@ -54,7 +60,13 @@ describe('a target naming its server’s path segments and settings prefix', () 
     const workspace = await createWorkspace(emulator.url);
     workspaces.push(workspace);
     await workspace.write('config/stacksync.yaml', configYaml(emulator.url, workspace.statePath, api));
-    const { yaml, env } = bornPipesYaml([{ key: 'spelled-pipe', family: 'kafka', spec: { settings: { engine_max_threads: 4, streaming_max_insert_wait_ms: 2000 } } }]);
+    const { yaml, env } = bornPipesYaml([
+      {
+        key: 'spelled-pipe',
+        family: 'kafka',
+        spec: { settings: { engine_max_threads: 4, streaming_max_insert_wait_ms: 2000 } },
+      },
+    ]);
     Object.assign(workspace.env, env);
     await workspace.write('manifests/pipe.yaml', yaml);
     await workspace.write('manifests/dashboard.yaml', DASHBOARD);
@@ -62,21 +74,30 @@ describe('a target naming its server’s path segments and settings prefix', () 
   }
 
   it('creates, plans clean, and uses only the segments and prefix the server serves', async () => {
-    const workspace = await workspaceWith('{ profile: current, paths: { pipes: clickpipes, stack: clickstack }, settingsPrefix: clickhouse_ }');
+    const workspace = await workspaceWith(
+      '{ profile: current, paths: { pipes: clickpipes, stack: clickstack }, settingsPrefix: clickhouse_ }',
+    );
     await resetEmulatorStats(emulator.url);
     const apply = await workspace.run(['apply']);
     expect(apply.code, describeRun(apply)).toBe(0);
     const served = (await emulatorStats(emulator.url)).routes;
     expect(served.some((route) => route.method === 'POST' && route.route.endsWith('/clickpipes'))).toBe(true);
-    expect(served.some((route) => route.method === 'POST' && route.route.endsWith('/clickstack/dashboards'))).toBe(true);
+    expect(served.some((route) => route.method === 'POST' && route.route.endsWith('/clickstack/dashboards'))).toBe(
+      true,
+    );
     expect(served.filter((route) => /\/(pipes|stack)(\/|$)/.test(route.route))).toEqual([]);
     for (const route of served) expect(Object.keys(route.statuses), `${route.method} ${route.route}`).toEqual(['200']);
 
     // The server answers the settings under its own prefix; the manifest's engine_ names match them.
     const ids = DEFAULT_SEED_IDS;
     const auth = `Basic ${Buffer.from(`${ids.keyId}:${ids.keySecret}`).toString('base64')}`;
-    const answer = await fetch(`${emulator.url}/v1/organizations/${ids.organizationId}/services/${ids.serviceId}/clickpipes`, { headers: { authorization: auth } });
-    const pipe = ((await answer.json()) as { result: { name: string; settings?: Record<string, unknown> }[] }).result.find((each) => each.name === 'spelled-pipe');
+    const answer = await fetch(
+      `${emulator.url}/v1/organizations/${ids.organizationId}/services/${ids.serviceId}/clickpipes`,
+      { headers: { authorization: auth } },
+    );
+    const pipe = (
+      (await answer.json()) as { result: { name: string; settings?: Record<string, unknown> }[] }
+    ).result.find((each) => each.name === 'spelled-pipe');
     expect(pipe?.settings).toEqual({ clickhouse_max_threads: 4, streaming_max_insert_wait_ms: 2000 });
     const plan = await workspace.run(['plan', '--detailed-exitcode']);
     expect(plan.code, describeRun(plan)).toBe(0);
@@ -86,6 +107,8 @@ describe('a target naming its server’s path segments and settings prefix', () 
     const workspace = await workspaceWith('{ profile: current }');
     const plan = await workspace.run(['plan']);
     expect(plan.code, describeRun(plan)).toBe(1);
-    expect(plan.stdout).toMatch(/GET \/v1\/organizations\/\{organizationId\}\/services\/\{serviceId\}\/pipes: HTTP 404/);
+    expect(plan.stdout).toMatch(
+      /GET \/v1\/organizations\/\{organizationId\}\/services\/\{serviceId\}\/pipes: HTTP 404/,
+    );
   }, 60_000);
 });

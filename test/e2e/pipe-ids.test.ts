@@ -43,6 +43,8 @@ spec:
     const apply = await workspace.run(['apply', '--target', 'local']);
     expect(apply.code, describeRun(apply)).toBe(0);
     expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({ [`PATCH ${ROUTES.managedPipe}`]: 1 });
-    expect(emulator.state().organizations[0]?.services[0]?.pipes.find((pipe) => pipe.id === id)?.name).toBe('orders-renamed');
+    expect(emulator.state().organizations[0]?.services[0]?.pipes.find((pipe) => pipe.id === id)?.name).toBe(
+      'orders-renamed',
+    );
   });
 });

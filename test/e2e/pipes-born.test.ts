@@ -6,21 +6,45 @@
  * so nothing here sleeps; apply polls as it would against the real service.
  */
 import { describe, expect, it } from 'vitest';
-import { PIPE_FAMILIES, PIPE_FLAVOURS, PIPE_LACKED_ON_CURRENT, type PipeFamily } from '../../src/schema/pipe-sources.js';
+import {
+  PIPE_FAMILIES,
+  PIPE_FLAVOURS,
+  PIPE_LACKED_ON_CURRENT,
+  type PipeFamily,
+} from '../../src/schema/pipe-sources.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { describeRun, parseJsonOutput, writesByRoute } from '../helpers/e2e.js';
 import { bornPipesYaml, livePipeNamed, livePipes, type BornPipe } from '../helpers/pipes.js';
-import { emulatorStats, resetEmulatorStats, sharedEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
-import { fixtureSeed, kafkaBlock, mysqlBlock, objectStorageBlock, pipeBody, postgresBlock, type Body } from '../emulator/pipe-fixtures.js';
+import {
+  emulatorStats,
+  resetEmulatorStats,
+  sharedEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
+import {
+  fixtureSeed,
+  kafkaBlock,
+  mysqlBlock,
+  objectStorageBlock,
+  pipeBody,
+  postgresBlock,
+  type Body,
+} from '../emulator/pipe-fixtures.js';
 
-const LACKED_MYSQL_FLAVOURS = PIPE_LACKED_ON_CURRENT.find((lacked) => lacked.path === 'source.mysql.type')?.values ?? [];
+const LACKED_MYSQL_FLAVOURS =
+  PIPE_LACKED_ON_CURRENT.find((lacked) => lacked.path === 'source.mysql.type')?.values ?? [];
 const shared = sharedEmulator({ profile: 'current', seed: fixtureSeed(), pipeTransitionMs: 0 });
 
 const PIPES = '/v1/organizations/{organizationId}/services/{serviceId}/pipes';
 const STATE = `${PIPES}/{pipeId}/state`;
 
 async function workspaceWith(pipes: readonly BornPipe[]): Promise<Workspace> {
-  const workspace = await shared.workspace({ apiProfile: 'current', rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { maxDeletes: 100, maxDeletePercent: 100 } });
+  const workspace = await shared.workspace({
+    apiProfile: 'current',
+    rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+    sync: { maxDeletes: 100, maxDeletePercent: 100 },
+  });
   await write(workspace, pipes);
   return workspace;
 }
@@ -47,11 +71,17 @@ async function applyThenQuiet(workspace: Workspace): Promise<void> {
 /** Creates a pipe through the API, as someone in the console would; its id. */
 async function createOutOfBand(body: Body): Promise<string> {
   const ids = DEFAULT_SEED_IDS;
-  const response = await fetch(`${shared.emulator.url}/v1/organizations/${ids.organizationId}/services/${ids.serviceId}/pipes`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${ids.keyId}:${ids.keySecret}`).toString('base64')}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const response = await fetch(
+    `${shared.emulator.url}/v1/organizations/${ids.organizationId}/services/${ids.serviceId}/pipes`,
+    {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${ids.keyId}:${ids.keySecret}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    },
+  );
   expect(response.status).toBe(200);
   return ((await response.json()) as { result: { id: string } }).result.id;
 }
@@ -79,14 +109,30 @@ describe('pipes born in Git, on the current profile', () => {
 
   const FLAVOURS: { family: PipeFamily; flavour: string; block: () => Record<string, unknown> }[] = [
     ...PIPE_FLAVOURS.kafka.map((flavour) => ({ family: 'kafka' as const, flavour, block: () => kafkaBlock(flavour) })),
-    ...PIPE_FLAVOURS.objectStorage.map((flavour) => ({ family: 'objectStorage' as const, flavour, block: () => objectStorageBlock(flavour) })),
-    ...PIPE_FLAVOURS.postgres.map((flavour) => ({ family: 'postgres' as const, flavour, block: () => postgresBlock(flavour) })),
+    ...PIPE_FLAVOURS.objectStorage.map((flavour) => ({
+      family: 'objectStorage' as const,
+      flavour,
+      block: () => objectStorageBlock(flavour),
+    })),
+    ...PIPE_FLAVOURS.postgres.map((flavour) => ({
+      family: 'postgres' as const,
+      flavour,
+      block: () => postgresBlock(flavour),
+    })),
     // A flavour the managed service's newest API description lacks is refused on the current profile (test/e2e/refusals.test.ts).
-    ...PIPE_FLAVOURS.mysql.filter((flavour) => !LACKED_MYSQL_FLAVOURS.includes(flavour)).map((flavour) => ({ family: 'mysql' as const, flavour, block: () => mysqlBlock(flavour) })),
+    ...PIPE_FLAVOURS.mysql
+      .filter((flavour) => !LACKED_MYSQL_FLAVOURS.includes(flavour))
+      .map((flavour) => ({ family: 'mysql' as const, flavour, block: () => mysqlBlock(flavour) })),
   ];
 
   it(`creates a pipe of every kafka, object-storage, postgres and mysql flavour (${FLAVOURS.length}); a second apply writes nothing`, async () => {
-    const pipes = FLAVOURS.map(({ family, flavour, block }): BornPipe => ({ key: `fl-${family.toLowerCase()}-${flavour}`, family, block: block() }));
+    const pipes = FLAVOURS.map(
+      ({ family, flavour, block }): BornPipe => ({
+        key: `fl-${family.toLowerCase()}-${flavour}`,
+        family,
+        block: block(),
+      }),
+    );
     const workspace = await workspaceWith(pipes);
     await applyThenQuiet(workspace);
     const live = await livePipes(shared.emulator.url);
@@ -135,10 +181,14 @@ describe('pipes born in Git, on the current profile', () => {
   }, 120_000);
 
   it('refuses a resync on a streaming pipe at validate, at the annotation', async () => {
-    const workspace = await workspaceWith([{ key: 'no-resync', family: 'kafka', annotations: { 'stacksync.io/resync': 'x' } }]);
+    const workspace = await workspaceWith([
+      { key: 'no-resync', family: 'kafka', annotations: { 'stacksync.io/resync': 'x' } },
+    ]);
     const result = await workspace.run(['validate']);
     expectExit(result, 1, 'validate');
-    expect(result.stderr + result.stdout).toMatch(/pipes\.yaml:\d+:\d+: .*resync is only for pipes of a database source/);
+    expect(result.stderr + result.stdout).toMatch(
+      /pipes\.yaml:\d+:\d+: .*resync is only for pipes of a database source/,
+    );
   });
 
   it('plans a create-only change as replace, refuses it without the opt-in, applies it with --allow-replace', async () => {
@@ -156,7 +206,10 @@ describe('pipes born in Git, on the current profile', () => {
 
     const refused = await workspace.run(['apply', '--target', 'local', '--output', 'json']);
     expectExit(refused, 1, 'apply without the opt-in');
-    expect(parseJsonOutput(refused).changes.find((each) => each.name === 'replaced')).toMatchObject({ result: 'failed', code: 'E_REPLACE_REFUSED' });
+    expect(parseJsonOutput(refused).changes.find((each) => each.name === 'replaced')).toMatchObject({
+      result: 'failed',
+      code: 'E_REPLACE_REFUSED',
+    });
     expect((await livePipeNamed(shared.emulator.url, 'replaced')).id).toBe(before.id);
 
     expectExit(await workspace.run(['apply', '--target', 'local', '--allow-replace']), 0, 'apply --allow-replace');
@@ -174,7 +227,10 @@ describe('pipes born in Git, on the current profile', () => {
     await workspace.write('manifests/existing.yaml', existing);
     expectExit(await workspace.run(['apply', '--target', 'local']), 0, 'apply');
     await workspace.remove('manifests');
-    await workspace.write('manifests/other.yaml', bornPipesYaml([{ key: 'kept', family: 'kafka', target: 'local' }]).yaml);
+    await workspace.write(
+      'manifests/other.yaml',
+      bornPipesYaml([{ key: 'kept', family: 'kafka', target: 'local' }]).yaml,
+    );
     Object.assign(workspace.env, bornPipesYaml([{ key: 'kept', family: 'kafka', target: 'local' }]).env);
 
     const plan = await workspace.run(['plan', '--target', 'local', '--prune', '--output', 'json']);
@@ -182,7 +238,9 @@ describe('pipes born in Git, on the current profile', () => {
     expect(actionOf(plan, 'existing')).toBeUndefined();
     expect(parseJsonOutput(plan).summary).toMatchObject({ delete: 1, deleteByKind: { Pipe: 1 } });
     const text = await workspace.run(['plan', '--target', 'local', '--prune']);
-    expect(text.stdout).toContain('1 to delete, 0 to adopt, 1 Pipe among the deletes and replaces (its ingestion stops)');
+    expect(text.stdout).toContain(
+      '1 to delete, 0 to adopt, 1 Pipe among the deletes and replaces (its ingestion stops)',
+    );
 
     expectExit(await workspace.run(['apply', '--target', 'local', '--prune', '--force']), 0, 'apply --prune');
     const names = (await livePipes(shared.emulator.url)).map((pipe) => pipe.name);
@@ -203,7 +261,9 @@ describe('pipes born in Git, on the current profile', () => {
     expectExit(again, 1, 'second apply');
     expect((await emulatorStats(shared.emulator.url)).writes).toBe(0);
     expect(again.stdout).toMatch(/Pipe\/broken-feed is degraded: its live state is Failed/);
-    expect(again.stdout).toMatch(/failed: local\/Pipe\/broken-feed: E_RESOURCE_FAILED: pipe \S+ is Failed and its manifest wants it Running/);
+    expect(again.stdout).toMatch(
+      /failed: local\/Pipe\/broken-feed: E_RESOURCE_FAILED: pipe \S+ is Failed and its manifest wants it Running/,
+    );
     expect(again.stdout).not.toMatch(/0 failed/);
   }, 120_000);
 
@@ -218,7 +278,10 @@ describe('pipes born in Git, on the current profile', () => {
       expect(plan.stdout).toMatch(/error: E_RESOURCE_FAILED: pipe \S+ is Failed and its manifest wants it Running/);
       expect(plan.stdout).toMatch(/~ state: "Failed" → "Running"/);
       const json = await workspace.run(['plan', '--target', 'local', '--output', 'json']);
-      expect(parseJsonOutput(json).changes.find((each) => each.name === 'broken-again')).toMatchObject({ action: 'update', code: 'E_RESOURCE_FAILED' });
+      expect(parseJsonOutput(json).changes.find((each) => each.name === 'broken-again')).toMatchObject({
+        action: 'update',
+        code: 'E_RESOURCE_FAILED',
+      });
       const applied = await workspace.run(['apply', '--target', 'local', '--output', 'json']);
       expectExit(applied, 1, `apply ${round}`);
       const change = parseJsonOutput(applied).changes.find((each) => each.name === 'broken-again');
@@ -235,11 +298,16 @@ describe('pipes born in Git, on the current profile', () => {
     const workspace = await workspaceWith([pipe]);
     await applyThenQuiet(workspace);
     const block = postgresBlock();
-    block['tableMappings'] = [...(block['tableMappings'] as object[]), { sourceSchemaName: 'public', sourceTable: 'orders', targetTable: 'orders' }];
+    block['tableMappings'] = [
+      ...(block['tableMappings'] as object[]),
+      { sourceSchemaName: 'public', sourceTable: 'orders', targetTable: 'orders' },
+    ];
     await write(workspace, [{ ...pipe, block }]);
     const plan = await workspace.run(['plan', '--target', 'local']);
     expect(plan.stdout).toContain('~ update Pipe/mapped');
-    expect(plan.stdout).toMatch(/stop the pipe \(now Running\), wait until it is paused, edit its table mappings, then start it again/);
+    expect(plan.stdout).toMatch(
+      /stop the pipe \(now Running\), wait until it is paused, edit its table mappings, then start it again/,
+    );
     await resetEmulatorStats(shared.emulator.url);
     expectExit(await workspace.run(['apply', '--target', 'local']), 0, 'apply of the mapping');
     const writes = writesByRoute(await emulatorStats(shared.emulator.url));
@@ -247,7 +315,9 @@ describe('pipes born in Git, on the current profile', () => {
     expect(writes).toEqual({ [`PATCH ${STATE}`]: 2, [`PATCH ${PIPES}/{pipeId}`]: 1 });
     const live = await livePipeNamed(shared.emulator.url, 'mapped');
     expect(live.state).toBe('Running');
-    expect((live.source['postgres']?.['tableMappings'] as { sourceTable: string }[]).map((m) => m.sourceTable)).toEqual(['users', 'orders']);
+    expect((live.source['postgres']?.['tableMappings'] as { sourceTable: string }[]).map((m) => m.sourceTable)).toEqual(
+      ['users', 'orders'],
+    );
     await applyThenQuiet(workspace);
   }, 120_000);
 
@@ -258,22 +328,45 @@ describe('pipes born in Git, on the current profile', () => {
     ]);
     await resetEmulatorStats(shared.emulator.url);
     expectExit(await workspace.run(['apply', '--target', 'local']), 0, 'apply');
-    expect(writesByRoute(await emulatorStats(shared.emulator.url))).toEqual({ [`POST ${PIPES}`]: 2, [`PATCH ${STATE}`]: 2 });
+    expect(writesByRoute(await emulatorStats(shared.emulator.url))).toEqual({
+      [`POST ${PIPES}`]: 2,
+      [`PATCH ${STATE}`]: 2,
+    });
     expect((await livePipeNamed(shared.emulator.url, 'born-stopped')).state).toBe('Stopped');
     expect((await livePipeNamed(shared.emulator.url, 'born-paused')).state).toBe('Paused');
     await applyThenQuiet(workspace);
   }, 120_000);
 
   it('exports every pipe as a manifest born in Git (credentials as placeholders) that plans clean', async () => {
-    const workspace = await workspaceWith(PIPE_FAMILIES.map((family): BornPipe => ({ key: `exp-${family.toLowerCase()}`, family, ...(family === 'kafka' ? { spec: { state: 'Stopped' } } : {}) })));
+    const workspace = await workspaceWith(
+      PIPE_FAMILIES.map(
+        (family): BornPipe => ({
+          key: `exp-${family.toLowerCase()}`,
+          family,
+          ...(family === 'kafka' ? { spec: { state: 'Stopped' } } : {}),
+        }),
+      ),
+    );
     expectExit(await workspace.run(['apply', '--target', 'local']), 0, 'apply');
     const onboarding = await shared.workspace({ apiProfile: 'current' });
     expectExit(await onboarding.run(['export', '--target', 'local', '--out', 'exported', '--adopt']), 0, 'export');
-    const plan = await onboarding.run(['plan', '--target', 'local', '-m', 'exported', '--output', 'json', '--detailed-exitcode']);
+    const plan = await onboarding.run([
+      'plan',
+      '--target',
+      'local',
+      '-m',
+      'exported',
+      '--output',
+      'json',
+      '--detailed-exitcode',
+    ]);
     expectExit(plan, 0, 'plan of the export');
     const exported = await onboarding.run(['plan', '--target', 'local', '-m', 'exported', '--output', 'json']);
-    for (const family of PIPE_FAMILIES) expect(actionOf(exported, `exp-${family.toLowerCase()}`), family).toBe('unchanged');
-    const kafka = await import('node:fs/promises').then((fs) => fs.readFile(`${onboarding.dir}/exported/pipes/exp-kafka.yaml`, 'utf8'));
+    for (const family of PIPE_FAMILIES)
+      expect(actionOf(exported, `exp-${family.toLowerCase()}`), family).toBe('unchanged');
+    const kafka = await import('node:fs/promises').then((fs) =>
+      fs.readFile(`${onboarding.dir}/exported/pipes/exp-kafka.yaml`, 'utf8'),
+    );
     expect(kafka).not.toContain('pipeId');
     expect(kafka).toContain('state: Stopped');
     expect(kafka).toMatch(/#\s+password: \{ fromEnv: PIPE_EXP_KAFKA_PASSWORD \}/);

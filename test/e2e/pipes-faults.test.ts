@@ -12,7 +12,13 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { PIPE_FAMILIES } from '../../src/schema/pipe-sources.js';
 import { describeRun, duplicates } from '../helpers/e2e.js';
 import { bornPipesYaml, livePipes, type BornPipe } from '../helpers/pipes.js';
-import { createWorkspace, emulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  startTestEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 import { fixtureSeed, postgresBlock } from '../emulator/pipe-fixtures.js';
 
 const FAULTS = 'error=0.15,throttle=0.1,reset=0.05';
@@ -37,14 +43,33 @@ function fleet(round: 'first' | 'second'): BornPipe[] {
     const scalable = family === 'kafka' || family === 'kinesis' || family === 'objectStorage';
     const block = family === 'postgres' && second ? withMapping(postgresBlock()) : undefined;
     return [
-      { key: `${key}-a`, family, ...(block ? { block } : {}), spec: { state: second && family !== 'bigquery' ? 'Stopped' : 'Running', ...(scalable ? { scaling: { replicas: second ? 3 : 1 } } : {}) } },
-      { key: `${key}-b`, family, ...(block ? { block } : {}), spec: { state: second || family === 'bigquery' ? 'Running' : 'Stopped' } },
+      {
+        key: `${key}-a`,
+        family,
+        ...(block ? { block } : {}),
+        spec: {
+          state: second && family !== 'bigquery' ? 'Stopped' : 'Running',
+          ...(scalable ? { scaling: { replicas: second ? 3 : 1 } } : {}),
+        },
+      },
+      {
+        key: `${key}-b`,
+        family,
+        ...(block ? { block } : {}),
+        spec: { state: second || family === 'bigquery' ? 'Running' : 'Stopped' },
+      },
     ];
   });
 }
 
 function withMapping(block: Record<string, unknown>): Record<string, unknown> {
-  return { ...block, tableMappings: [...(block['tableMappings'] as object[]), { sourceSchemaName: 'public', sourceTable: 'orders', targetTable: 'orders' }] };
+  return {
+    ...block,
+    tableMappings: [
+      ...(block['tableMappings'] as object[]),
+      { sourceSchemaName: 'public', sourceTable: 'orders', targetTable: 'orders' },
+    ],
+  };
 }
 
 describe(`pipes born in Git under faults (${FAULTS})`, () => {
@@ -52,8 +77,16 @@ describe(`pipes born in Git under faults (${FAULTS})`, () => {
   let workspace: Workspace;
 
   beforeAll(async () => {
-    emulator = await startTestEmulator({ profile: 'current', seed: fixtureSeed(), pipeTransitionMs: 0, faults: FAULTS });
-    workspace = await createWorkspace(emulator.url, { apiProfile: 'current', rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
+    emulator = await startTestEmulator({
+      profile: 'current',
+      seed: fixtureSeed(),
+      pipeTransitionMs: 0,
+      faults: FAULTS,
+    });
+    workspace = await createWorkspace(emulator.url, {
+      apiProfile: 'current',
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+    });
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -104,7 +137,8 @@ describe(`pipes born in Git under faults (${FAULTS})`, () => {
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
     else child.once('exit', (code, signal) => resolve({ code, signal }));
   });
 }
@@ -116,8 +150,16 @@ describe('an apply of pipes born in Git killed with SIGKILL while its creates ar
   const LATENCY = 'latency=150ms';
 
   beforeAll(async () => {
-    emulator = await startTestEmulator({ profile: 'current', seed: fixtureSeed(), pipeTransitionMs: 0, faults: LATENCY });
-    workspace = await createWorkspace(emulator.url, { apiProfile: 'current', rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
+    emulator = await startTestEmulator({
+      profile: 'current',
+      seed: fixtureSeed(),
+      pipeTransitionMs: 0,
+      faults: LATENCY,
+    });
+    workspace = await createWorkspace(emulator.url, {
+      apiProfile: 'current',
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+    });
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -129,14 +171,23 @@ describe('an apply of pipes born in Git killed with SIGKILL while its creates ar
     const all: BornPipe[] = [];
     for (let round = 0; round < 5; round++) {
       // Each round adds pipes to create; the kill falls at another point of their creates.
-      all.push(...PIPE_FAMILIES.slice(0, 4).map((family): BornPipe => ({ key: `kill-${round}-${family.toLowerCase()}`, family })));
+      all.push(
+        ...PIPE_FAMILIES.slice(0, 4).map(
+          (family): BornPipe => ({ key: `kill-${round}-${family.toLowerCase()}`, family }),
+        ),
+      );
       await writePipes(workspace, all);
       const child = workspace.spawn(['apply', '--target', 'local']);
       const exit = exited(child);
       const before = (await emulatorStats(emulator.url)).routes.find((route) => route.method === 'POST')?.count ?? 0;
       // Kill once this round's first create has reached the server, plus a little more each round.
       const deadline = Date.now() + 20_000;
-      while (child.exitCode === null && Date.now() < deadline && ((await emulatorStats(emulator.url)).routes.find((route) => route.method === 'POST')?.count ?? 0) <= before) await delay(5);
+      while (
+        child.exitCode === null &&
+        Date.now() < deadline &&
+        ((await emulatorStats(emulator.url)).routes.find((route) => route.method === 'POST')?.count ?? 0) <= before
+      )
+        await delay(5);
       await delay(round * 40);
       child.kill('SIGKILL');
       const { signal } = await exit;

@@ -4,8 +4,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { describeRun, generateFleet, liveTarget, mergeFleets, parseJsonOutput, readsByRoute, ROUTES, writeFiles, type Fleet } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  describeRun,
+  generateFleet,
+  liveTarget,
+  mergeFleets,
+  parseJsonOutput,
+  readsByRoute,
+  ROUTES,
+  writeFiles,
+  type Fleet,
+} from '../helpers/e2e.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 /** One list per collection the seed profile offers: pipes, sources, dashboards and alerts (managed); dashboards and alerts (self-hosted). */
 // The managed sources are not among them: the seed lets a target list them, not write them, and a plan reads them when it asks.
@@ -24,9 +40,21 @@ describe('plan over 1,000+ resources', () => {
   beforeAll(async () => {
     emulator = await startTestEmulator();
     workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 10_000, perSeconds: 1, concurrency: 8 } });
-    const managed = generateFleet({ target: 'local', prefix: 'm', dashboards: 150, tilesPerDashboard: 3, alertsPerDashboard: 2 });
+    const managed = generateFleet({
+      target: 'local',
+      prefix: 'm',
+      dashboards: 150,
+      tilesPerDashboard: 3,
+      alertsPerDashboard: 2,
+    });
     // Self-hosted alerts stay under the 1,000 of one page, so one list is all it takes.
-    const selfHosted = generateFleet({ target: 'local-selfhosted', prefix: 's', dashboards: 150, tilesPerDashboard: 2, alertsPerDashboard: 3 });
+    const selfHosted = generateFleet({
+      target: 'local-selfhosted',
+      prefix: 's',
+      dashboards: 150,
+      tilesPerDashboard: 2,
+      alertsPerDashboard: 3,
+    });
     fleet = mergeFleets([managed, selfHosted]);
     await writeFiles(workspace, fleet.files);
   });
@@ -43,7 +71,10 @@ describe('plan over 1,000+ resources', () => {
     await resetEmulatorStats(emulator.url);
     const result = await workspace.run(['plan', '--output', 'json', '--detailed-exitcode']);
     expect(result.code, describeRun(result)).toBe(2);
-    expect(parseJsonOutput(result).summary).toMatchObject({ create: fleet.dashboards.length + fleet.alerts.length, errors: 0 });
+    expect(parseJsonOutput(result).summary).toMatchObject({
+      create: fleet.dashboards.length + fleet.alerts.length,
+      errors: 0,
+    });
     const stats = await emulatorStats(emulator.url);
     expect(readsByRoute(stats)).toEqual(ONE_LIST_EACH);
     expect(stats.total).toBe(Object.keys(ONE_LIST_EACH).length);
@@ -58,7 +89,10 @@ describe('plan over 1,000+ resources', () => {
     await resetEmulatorStats(emulator.url);
     const result = await workspace.run(['plan', '--output', 'json', '--detailed-exitcode']);
     expect(result.code, describeRun(result)).toBe(0);
-    expect(parseJsonOutput(result).summary).toMatchObject({ unchanged: fleet.dashboards.length + fleet.alerts.length, errors: 0 });
+    expect(parseJsonOutput(result).summary).toMatchObject({
+      unchanged: fleet.dashboards.length + fleet.alerts.length,
+      errors: 0,
+    });
     const stats = await emulatorStats(emulator.url);
     expect(readsByRoute(stats)).toEqual(ONE_LIST_EACH);
     expect(stats.total).toBe(Object.keys(ONE_LIST_EACH).length);

@@ -17,7 +17,13 @@ import {
   writesByRoute,
   type PlanJson,
 } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 
@@ -38,7 +44,20 @@ function documentLine(text: string, key: string): number {
 }
 
 const SUMMARY_KEYS = ['create', 'update', 'replace', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'errors'];
-const CHANGE_KEYS = new Set(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'reclaimed', 'warnings', 'result', 'error']);
+const CHANGE_KEYS = new Set([
+  'target',
+  'kind',
+  'name',
+  'action',
+  'id',
+  'file',
+  'line',
+  'diff',
+  'reclaimed',
+  'warnings',
+  'result',
+  'error',
+]);
 const ACTIONS = new Set(['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged', 'error']);
 
 /** Checks the document against docs/reference/cli.md's shape, key by key, and returns it. */
@@ -64,7 +83,8 @@ function expectPlanShape(plan: PlanJson): PlanJson {
       expect(change.file, `${change.kind}/${change.name} has a file`).toMatch(/^manifests\/.+\.ya?ml$/);
       expect(Number.isInteger(change.line)).toBe(true);
     }
-    if (['update', 'delete', 'adopt', 'orphan', 'unchanged'].includes(change.action)) expect(change.id, `${change.kind}/${change.name} has an id`).toBeTruthy();
+    if (['update', 'delete', 'adopt', 'orphan', 'unchanged'].includes(change.action))
+      expect(change.id, `${change.kind}/${change.name} has an id`).toBeTruthy();
     if (change.action === 'create') expect(change.id).toBeUndefined();
   }
   for (const error of plan.errors) {
@@ -75,13 +95,20 @@ function expectPlanShape(plan: PlanJson): PlanJson {
   for (const action of ['create', 'update', 'delete', 'adopt', 'orphan', 'unchanged'] as const) {
     expect(plan.summary[action], action).toBe(plan.changes.filter((change) => change.action === action).length);
   }
-  expect(plan.summary.errors).toBe(plan.errors.length + plan.changes.filter((change) => change.action === 'error').length);
+  expect(plan.summary.errors).toBe(
+    plan.errors.length + plan.changes.filter((change) => change.action === 'error').length,
+  );
   return plan;
 }
 
 function change(plan: PlanJson, target: string, kind: string, name: string): PlanJson['changes'][number] {
-  const found = plan.changes.find((candidate) => candidate.target === target && candidate.kind === kind && candidate.name === name);
-  if (!found) throw new Error(`no change ${target}/${kind}/${name} in ${JSON.stringify(plan.changes.map((c) => `${c.target}/${c.kind}/${c.name}`))}`);
+  const found = plan.changes.find(
+    (candidate) => candidate.target === target && candidate.kind === kind && candidate.name === name,
+  );
+  if (!found)
+    throw new Error(
+      `no change ${target}/${kind}/${name} in ${JSON.stringify(plan.changes.map((c) => `${c.target}/${c.kind}/${c.name}`))}`,
+    );
   return found;
 }
 
@@ -122,7 +149,17 @@ describe('stacksync plan against the emulator', () => {
     const result = await workspace.run(['plan', '--detailed-exitcode', '--output', 'json']);
     expect(result.code, describeRun(result)).toBe(0);
     const plan = expectPlanShape(parseJsonOutput(result));
-    expect(plan.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: 0 });
+    expect(plan.summary).toEqual({
+      create: 0,
+      update: 0,
+      replace: 0,
+      delete: 0,
+      adopt: 0,
+      orphan: 0,
+      suspended: 0,
+      unchanged: 0,
+      errors: 0,
+    });
     expect(plan.changes).toEqual([]);
     expect(plan.errors).toEqual([]);
   });
@@ -137,16 +174,45 @@ describe('stacksync plan against the emulator', () => {
     expect(result.code, describeRun(result)).toBe(2);
     expect(result.stderr).toBe('');
     const plan = expectPlanShape(parseJsonOutput(result));
-    expect(plan.summary).toEqual({ create: 5, update: 1, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 0, errors: 0 });
+    expect(plan.summary).toEqual({
+      create: 5,
+      update: 1,
+      replace: 0,
+      delete: 0,
+      adopt: 0,
+      orphan: 0,
+      suspended: 0,
+      unchanged: 0,
+      errors: 0,
+    });
 
     const dashboard = change(plan, 'local', 'Dashboard', 'api');
-    expect(dashboard).toMatchObject({ action: 'create', file: 'manifests/managed.yaml', line: documentLine(MANAGED_FILE, 'api') });
+    expect(dashboard).toMatchObject({
+      action: 'create',
+      file: 'manifests/managed.yaml',
+      line: documentLine(MANAGED_FILE, 'api'),
+    });
     expect(dashboard.diff).toContainEqual({ path: 'name', after: 'Dashboard api' });
-    expect(change(plan, 'local', 'Alert', 'api-failing')).toMatchObject({ action: 'create', line: documentLine(MANAGED_FILE, 'api-failing') });
-    expect(change(plan, 'local-selfhosted', 'Dashboard', 'health')).toMatchObject({ action: 'create', file: 'manifests/selfhosted.yaml', line: 1 });
-    expect(change(plan, 'local-selfhosted', 'Alert', 'health-spike')).toMatchObject({ action: 'create', line: documentLine(SELFHOSTED_FILE, 'health-spike') });
+    expect(change(plan, 'local', 'Alert', 'api-failing')).toMatchObject({
+      action: 'create',
+      line: documentLine(MANAGED_FILE, 'api-failing'),
+    });
+    expect(change(plan, 'local-selfhosted', 'Dashboard', 'health')).toMatchObject({
+      action: 'create',
+      file: 'manifests/selfhosted.yaml',
+      line: 1,
+    });
+    expect(change(plan, 'local-selfhosted', 'Alert', 'health-spike')).toMatchObject({
+      action: 'create',
+      line: documentLine(SELFHOSTED_FILE, 'health-spike'),
+    });
     const pipe = change(plan, 'local', 'Pipe', 'events-s3');
-    expect(pipe).toMatchObject({ action: 'update', id: DEFAULT_SEED_IDS.pipes.objectStorage, file: 'manifests/pipe.yaml', line: 1 });
+    expect(pipe).toMatchObject({
+      action: 'update',
+      id: DEFAULT_SEED_IDS.pipes.objectStorage,
+      file: 'manifests/pipe.yaml',
+      line: 1,
+    });
     expect(pipe.diff).toEqual([{ path: 'settings.object_storage_polling_interval_ms', before: 30000, after: 15000 }]);
 
     // A dry run: reads only, and no state file or key appears.
@@ -167,7 +233,17 @@ describe('stacksync plan against the emulator', () => {
     const result = await workspace.run(['plan', '--output', 'json', '--detailed-exitcode']);
     expect(result.code, describeRun(result)).toBe(0);
     const plan = expectPlanShape(parseJsonOutput(result));
-    expect(plan.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 6, errors: 0 });
+    expect(plan.summary).toEqual({
+      create: 0,
+      update: 0,
+      replace: 0,
+      delete: 0,
+      adopt: 0,
+      orphan: 0,
+      suspended: 0,
+      unchanged: 6,
+      errors: 0,
+    });
     const text = await workspace.run(['plan', '--detailed-exitcode']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('No changes');
@@ -205,7 +281,17 @@ describe('stacksync plan against the emulator', () => {
     });
 
     it('gives each change its action, id, file and line in JSON', () => {
-      expect(json.summary).toEqual({ create: 0, update: 2, replace: 0, delete: 1, adopt: 2, orphan: 0, suspended: 0, unchanged: 3, errors: 0 });
+      expect(json.summary).toEqual({
+        create: 0,
+        update: 2,
+        replace: 0,
+        delete: 1,
+        adopt: 2,
+        orphan: 0,
+        suspended: 0,
+        unchanged: 3,
+        errors: 0,
+      });
       const dashboard = change(json, 'local', 'Dashboard', 'api');
       expect(dashboard.action).toBe('update');
       expect(dashboard.diff).toEqual([{ path: 'tiles[p99].w', before: 12, after: 18 }]);
@@ -214,8 +300,14 @@ describe('stacksync plan against the emulator', () => {
       const deleted = change(json, 'local-selfhosted', 'Alert', 'health-spike');
       expect(deleted.action).toBe('delete');
       expect(deleted.id).toMatch(/^[0-9a-f]{24}$/);
-      expect(change(json, 'local', 'Dashboard', 'handmade')).toMatchObject({ action: 'adopt', file: 'manifests/managed.yaml' });
-      expect(change(json, 'local-selfhosted', 'Dashboard', 'ops')).toMatchObject({ action: 'adopt', line: documentLine(SELFHOSTED_V2, 'ops') });
+      expect(change(json, 'local', 'Dashboard', 'handmade')).toMatchObject({
+        action: 'adopt',
+        file: 'manifests/managed.yaml',
+      });
+      expect(change(json, 'local-selfhosted', 'Dashboard', 'ops')).toMatchObject({
+        action: 'adopt',
+        line: documentLine(SELFHOSTED_V2, 'ops'),
+      });
     });
 
     it('groups the text plan by target with +, ~ (before → after), - and = markers', () => {
@@ -252,7 +344,9 @@ describe('stacksync plan against the emulator', () => {
 
   it('an API failure on one target (a wrong token) exits 1 and still plans the other target', async () => {
     const wrong = 'wrong-token-5b1d9e7c';
-    const result = await workspace.run(['plan', '--output', 'json', '--detailed-exitcode'], { env: { STACKSYNC_TOKEN: wrong } });
+    const result = await workspace.run(['plan', '--output', 'json', '--detailed-exitcode'], {
+      env: { STACKSYNC_TOKEN: wrong },
+    });
     expect(result.code, describeRun(result)).toBe(1);
     const plan = parseJsonOutput(result);
     expect(plan.errors).toHaveLength(1);
@@ -263,9 +357,7 @@ describe('stacksync plan against the emulator', () => {
   });
 
   describe('a broken manifest', () => {
-    const BROKEN = documents([
-      dashboardYaml({ key: 'broken', target: 'local', tiles: [{ name: 'wide', w: 99 }] }),
-    ]);
+    const BROKEN = documents([dashboardYaml({ key: 'broken', target: 'local', tiles: [{ name: 'wide', w: 99 }] })]);
     beforeAll(async () => {
       await workspace.write('manifests/broken.yaml', BROKEN);
     });
@@ -278,7 +370,11 @@ describe('stacksync plan against the emulator', () => {
       expect(result.code, describeRun(result)).toBe(1);
       const plan = expectPlanShape(parseJsonOutput(result));
       expect(plan.errors).toHaveLength(1);
-      expect(plan.errors[0]).toMatchObject({ file: 'manifests/broken.yaml', line: lineOf(BROKEN, '      w: 99'), column: 10 });
+      expect(plan.errors[0]).toMatchObject({
+        file: 'manifests/broken.yaml',
+        line: lineOf(BROKEN, '      w: 99'),
+        column: 10,
+      });
       expect(plan.errors[0]?.message).toMatch(/spec\.tiles\[0\]\.w: must be <= 24/);
       expect(plan.summary.errors).toBe(1);
       // The other manifests are still planned.
@@ -289,7 +385,12 @@ describe('stacksync plan against the emulator', () => {
       const result = await workspace.run(['plan', '--output', 'github', '--detailed-exitcode']);
       expect(result.code, describeRun(result)).toBe(1);
       const line = lineOf(BROKEN, '      w: 99');
-      expect(result.stdout).toMatch(new RegExp(`^::error file=manifests/broken\\.yaml,line=${line},col=10::.*spec\\.tiles\\[0\\]\\.w: must be <= 24`, 'm'));
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^::error file=manifests/broken\\.yaml,line=${line},col=10::.*spec\\.tiles\\[0\\]\\.w: must be <= 24`,
+          'm',
+        ),
+      );
       expect(result.stdout).toContain('Target local:');
       expect(result.stdout).toMatch(/~ update Dashboard\/api\b/);
       expect(result.stdout).toMatch(/Plan: .* 1 error\./);
@@ -327,7 +428,10 @@ describe('a manifest error in one file', () => {
       await workspace.remove(`manifests/${target}-gone.yaml`);
       await workspace.write(`manifests/${target}-keep.yaml`, dashboardYaml({ key: 'keep', target, tags: ['changed'] }));
     }
-    await workspace.write('manifests/local-broken.yaml', dashboardYaml({ key: 'broken', target: 'local', tiles: [{ name: 'x', w: 0 }] }));
+    await workspace.write(
+      'manifests/local-broken.yaml',
+      dashboardYaml({ key: 'broken', target: 'local', tiles: [{ name: 'x', w: 0 }] }),
+    );
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -343,9 +447,13 @@ describe('a manifest error in one file', () => {
     expect(change(plan, 'local', 'Dashboard', 'keep').action).toBe('update');
     expect(change(plan, 'local-selfhosted', 'Dashboard', 'keep').action).toBe('update');
     // The broken target deletes nothing; the healthy one still prunes.
-    expect(plan.changes.filter((c) => c.action === 'delete').map((c) => `${c.target}/${c.name}`)).toEqual(['local-selfhosted/gone']);
+    expect(plan.changes.filter((c) => c.action === 'delete').map((c) => `${c.target}/${c.name}`)).toEqual([
+      'local-selfhosted/gone',
+    ]);
     // What the held-back prune would delete is still shown, as an orphan.
-    expect(plan.changes.filter((c) => c.action === 'orphan').map((c) => `${c.target}/${c.name}`)).toEqual(['local/gone']);
+    expect(plan.changes.filter((c) => c.action === 'orphan').map((c) => `${c.target}/${c.name}`)).toEqual([
+      'local/gone',
+    ]);
     expect(plan.summary.orphan).toBe(1);
   });
 
@@ -362,6 +470,8 @@ describe('a manifest error in one file', () => {
     const result = await workspace.run(['apply', '--prune', '--allow-partial']);
     expect(result.code, describeRun(result)).toBe(1);
     const writes = writesByRoute(await emulatorStats(emulator.url));
-    expect(writes).toEqual({ 'PUT /v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards/{dashboardId}': 1 });
+    expect(writes).toEqual({
+      'PUT /v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards/{dashboardId}': 1,
+    });
   });
 });

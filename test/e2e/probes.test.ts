@@ -49,7 +49,9 @@ afterAll(async () => {
  */
 function bigFile(prefix: string, revision: string): string {
   const tiles = Array.from({ length: 12 }, (_, i) => ({ name: `tile-${i}` }));
-  const docs = Array.from({ length: 1100 }, (_, i) => dashboardYaml({ key: `${prefix}-${i}`, target: 'local-selfhosted', tags: [revision], tiles }));
+  const docs = Array.from({ length: 1100 }, (_, i) =>
+    dashboardYaml({ key: `${prefix}-${i}`, target: 'local-selfhosted', tags: [revision], tiles }),
+  );
   return `# dashboards for R&D\n${documents(docs)}`;
 }
 
@@ -113,7 +115,10 @@ describe('probes during a big load', () => {
     const end = logLines(running.output().stderr, 'manifests loaded')[loadsBefore];
     if (!start || !end) throw new Error('no load window in the log');
     const during = probes.filter((p) => p.sent >= start.time && p.answered <= end.time);
-    const timeline = [...probes.map((p) => `${p.sent - start.time}..${p.answered - start.time} probe`), ...daemonTimeline(running.output().stderr, start.time)].join('\n');
+    const timeline = [
+      ...probes.map((p) => `${p.sent - start.time}..${p.answered - start.time} probe`),
+      ...daemonTimeline(running.output().stderr, start.time),
+    ].join('\n');
     expect(during.length, `load ${end.time - start.time} ms\n${timeline}`).toBeGreaterThan(0);
     for (const p of probes) {
       expect(p.status).toBe(200);

@@ -7,7 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, type Profile, type RunningEmulator } from '../../src/emulator/index.js';
 import { documents } from '../helpers/e2e.js';
-import { createWorkspace, emulatorDump, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorDump,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 type TargetName = 'local' | 'local-selfhosted';
 const TARGETS: readonly TargetName[] = ['local', 'local-selfhosted'];
@@ -19,7 +26,10 @@ interface Stack {
 
 /** The default seed's service (managed) or team (self-hosted) in a dump of either profile. */
 async function liveStack(url: string, target: TargetName): Promise<Stack> {
-  const data = (await emulatorDump(url)) as { organizations: { services: ({ id: string } & Stack)[] }[]; teams: ({ id: string } & Stack)[] };
+  const data = (await emulatorDump(url)) as {
+    organizations: { services: ({ id: string } & Stack)[] }[];
+    teams: ({ id: string } & Stack)[];
+  };
   const stack =
     target === 'local'
       ? data.organizations.flatMap((org) => org.services).find((service) => service.id === DEFAULT_SEED_IDS.serviceId)
@@ -35,15 +45,50 @@ function chart(profile: Profile, tile: string): string {
     : `      config: { displayType: line, source: logs, select: [{ aggFn: count, where: "tile:${tile}" }] }`;
 }
 
-function dashboardYaml(profile: Profile, target: TargetName, key: string, tiles: { name: string; w?: number }[]): string {
-  const lines = tiles.map((tile, index) => [`    - name: ${tile.name}`, `      x: ${index * 12}`, '      y: 0', `      w: ${tile.w ?? 12}`, '      h: 4', chart(profile, tile.name)].join('\n'));
-  return ['apiVersion: stacksync/v1', 'kind: Dashboard', `metadata: { name: ${key}, target: ${target} }`, 'spec:', `  name: Dashboard ${key}`, '  tiles:', ...lines, ''].join('\n');
+function dashboardYaml(
+  profile: Profile,
+  target: TargetName,
+  key: string,
+  tiles: { name: string; w?: number }[],
+): string {
+  const lines = tiles.map((tile, index) =>
+    [
+      `    - name: ${tile.name}`,
+      `      x: ${index * 12}`,
+      '      y: 0',
+      `      w: ${tile.w ?? 12}`,
+      '      h: 4',
+      chart(profile, tile.name),
+    ].join('\n'),
+  );
+  return [
+    'apiVersion: stacksync/v1',
+    'kind: Dashboard',
+    `metadata: { name: ${key}, target: ${target} }`,
+    'spec:',
+    `  name: Dashboard ${key}`,
+    '  tiles:',
+    ...lines,
+    '',
+  ].join('\n');
 }
 
-function alertYaml(profile: Profile, target: TargetName, key: string, spec: { dashboard?: string; tile?: string; threshold: number }): string {
+function alertYaml(
+  profile: Profile,
+  target: TargetName,
+  key: string,
+  spec: { dashboard?: string; tile?: string; threshold: number },
+): string {
   const channel = profile === 'seed' ? '{ type: webhook, webhookId: oncall }' : '{ type: webhook, webhook: on-call }';
-  const savedSearch = profile === 'seed' ? 'saved-1' : target === 'local' ? DEFAULT_CURRENT_IDS.service.savedSearch : DEFAULT_CURRENT_IDS.team.savedSearch;
-  const watch = spec.dashboard ? [`  source: tile`, `  dashboard: ${spec.dashboard}`, `  tile: ${spec.tile ?? ''}`] : ['  source: saved_search', `  savedSearchId: ${savedSearch}`];
+  const savedSearch =
+    profile === 'seed'
+      ? 'saved-1'
+      : target === 'local'
+        ? DEFAULT_CURRENT_IDS.service.savedSearch
+        : DEFAULT_CURRENT_IDS.team.savedSearch;
+  const watch = spec.dashboard
+    ? [`  source: tile`, `  dashboard: ${spec.dashboard}`, `  tile: ${spec.tile ?? ''}`]
+    : ['  source: saved_search', `  savedSearchId: ${savedSearch}`];
   return [
     'apiVersion: stacksync/v1',
     'kind: Alert',
@@ -73,7 +118,9 @@ async function writesSince(url: string): Promise<number> {
 }
 
 function listCalls(stats: Awaited<ReturnType<typeof emulatorStats>>, suffix: string): number {
-  return stats.routes.filter((route) => route.method === 'GET' && route.route.endsWith(suffix)).reduce((sum, route) => sum + route.count, 0);
+  return stats.routes
+    .filter((route) => route.method === 'GET' && route.route.endsWith(suffix))
+    .reduce((sum, route) => sum + route.count, 0);
 }
 
 describe.each(['seed', 'current'] as const)('against the %s profile', (profile) => {
@@ -82,7 +129,10 @@ describe.each(['seed', 'current'] as const)('against the %s profile', (profile) 
 
   beforeAll(async () => {
     emulator = await startTestEmulator({ profile });
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, apiProfile: profile });
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      apiProfile: profile,
+    });
   });
 
   afterAll(async () => {
@@ -102,7 +152,9 @@ describe.each(['seed', 'current'] as const)('against the %s profile', (profile) 
     // paged list ends at its first short page: one call for these short lists, docs/api-client.md).
     // The seed's managed API lists sources but cannot write them: nothing here names one, so no
     // plan reads them.
-    expect([listCalls(stats, '/sources'), listCalls(stats, '/webhooks')]).toEqual(profile === 'current' ? [2, 2] : [0, 0]);
+    expect([listCalls(stats, '/sources'), listCalls(stats, '/webhooks')]).toEqual(
+      profile === 'current' ? [2, 2] : [0, 0],
+    );
 
     const first = await workspace.run(['apply']);
     expect(first.code).toBe(0);
@@ -110,7 +162,8 @@ describe.each(['seed', 'current'] as const)('against the %s profile', (profile) 
       const live = await liveStack(emulator.url, target);
       expect(live.dashboards.map((dashboard) => dashboard.name)).toEqual(['Dashboard api']);
       expect(live.alerts.map((alert) => alert.name).sort()).toEqual(['Alert api-slow', 'Alert errors-seen']);
-      if (profile === 'current') expect(live.alerts.find((alert) => alert.name === 'Alert errors-seen')?.source).toBe('saved_search');
+      if (profile === 'current')
+        expect(live.alerts.find((alert) => alert.name === 'Alert errors-seen')?.source).toBe('saved_search');
     }
 
     await resetEmulatorStats(emulator.url);
@@ -122,13 +175,16 @@ describe.each(['seed', 'current'] as const)('against the %s profile', (profile) 
 
   it('applies a change with one write per changed resource, and keeps the tile ids the alerts watch', async () => {
     const before = await liveStack(emulator.url, 'local');
-    for (const target of TARGETS) await workspace.write(`manifests/${target}.yaml`, stackYaml(profile, target, { wide: true, threshold: 900 }));
+    for (const target of TARGETS)
+      await workspace.write(`manifests/${target}.yaml`, stackYaml(profile, target, { wide: true, threshold: 900 }));
     await resetEmulatorStats(emulator.url);
     const apply = await workspace.run(['apply']);
     expect(apply.code).toBe(0);
     expect(await writesSince(emulator.url)).toBe(4);
     const after = await liveStack(emulator.url, 'local');
-    expect(after.dashboards[0]?.tiles.map((tile) => [tile.id, tile.w])).toEqual(before.dashboards[0]?.tiles.map((tile) => [tile.id, tile.name === 'p99' ? 18 : tile.w]));
+    expect(after.dashboards[0]?.tiles.map((tile) => [tile.id, tile.w])).toEqual(
+      before.dashboards[0]?.tiles.map((tile) => [tile.id, tile.name === 'p99' ? 18 : tile.w]),
+    );
     expect(after.alerts.find((alert) => alert.name === 'Alert api-slow')?.threshold).toBe(900);
   });
 
@@ -136,9 +192,28 @@ describe.each(['seed', 'current'] as const)('against the %s profile', (profile) 
     const target = 'local-selfhosted';
     await workspace.write('manifests/adopted.yaml', dashboardYaml(profile, target, 'ops', [{ name: 'load' }]));
     // Someone made it in the console first: created straight through the API, not by stacksync.
-    const tile = profile === 'seed'
-      ? { name: 'load', x: 0, y: 0, w: 12, h: 4, series: [{ type: 'time', dataSource: 'events', aggFn: 'count', where: 'tile:load' }] }
-      : { name: 'load', x: 0, y: 0, w: 6, h: 4, config: { displayType: 'line', sourceId: DEFAULT_CURRENT_IDS.team.sources.log, select: [{ aggFn: 'count', where: 'tile:load' }] } };
+    const tile =
+      profile === 'seed'
+        ? {
+            name: 'load',
+            x: 0,
+            y: 0,
+            w: 12,
+            h: 4,
+            series: [{ type: 'time', dataSource: 'events', aggFn: 'count', where: 'tile:load' }],
+          }
+        : {
+            name: 'load',
+            x: 0,
+            y: 0,
+            w: 6,
+            h: 4,
+            config: {
+              displayType: 'line',
+              sourceId: DEFAULT_CURRENT_IDS.team.sources.log,
+              select: [{ aggFn: 'count', where: 'tile:load' }],
+            },
+          };
     const created = await fetch(`${emulator.url}/api/v2/dashboards`, {
       method: 'POST',
       headers: { authorization: 'Bearer emulator-token', 'content-type': 'application/json' },
@@ -156,12 +231,19 @@ describe.each(['seed', 'current'] as const)('against the %s profile', (profile) 
 
   it('prunes what a manifest no longer names', async () => {
     for (const target of TARGETS) {
-      await workspace.write(`manifests/${target}.yaml`, documents([dashboardYaml(profile, target, 'api', [{ name: 'p99', w: 18 }, { name: 'errors' }]), alertYaml(profile, target, 'api-slow', { dashboard: 'api', tile: 'p99', threshold: 900 })]));
+      await workspace.write(
+        `manifests/${target}.yaml`,
+        documents([
+          dashboardYaml(profile, target, 'api', [{ name: 'p99', w: 18 }, { name: 'errors' }]),
+          alertYaml(profile, target, 'api-slow', { dashboard: 'api', tile: 'p99', threshold: 900 }),
+        ]),
+      );
     }
     // One of three managed resources per target is past the default 25 % delete cap.
     const apply = await workspace.run(['apply', '--prune', '--force']);
     expect(apply.code).toBe(0);
-    for (const target of TARGETS) expect((await liveStack(emulator.url, target)).alerts.map((alert) => alert.name)).toEqual(['Alert api-slow']);
+    for (const target of TARGETS)
+      expect((await liveStack(emulator.url, target)).alerts.map((alert) => alert.name)).toEqual(['Alert api-slow']);
   });
 
   it('a daemon sync heals a live edit made outside stacksync', async () => {
@@ -170,8 +252,20 @@ describe.each(['seed', 'current'] as const)('against the %s profile', (profile) 
     if (!alert) throw new Error('no api-slow alert');
     const path = `/v1/organizations/${DEFAULT_SEED_IDS.organizationId}/services/${DEFAULT_SEED_IDS.serviceId}/stack/alerts/${alert.id}`;
     const auth = `Basic ${Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64')}`;
-    const current = (await (await fetch(`${emulator.url}${path}`, { headers: { authorization: auth } })).json()) as { result: Record<string, unknown> };
-    const { id: _id, state: _state, team: _team, teamId: _teamId, createdAt: _c, updatedAt: _u, silenced: _s, dashboard, ...body } = current.result;
+    const current = (await (await fetch(`${emulator.url}${path}`, { headers: { authorization: auth } })).json()) as {
+      result: Record<string, unknown>;
+    };
+    const {
+      id: _id,
+      state: _state,
+      team: _team,
+      teamId: _teamId,
+      createdAt: _c,
+      updatedAt: _u,
+      silenced: _s,
+      dashboard,
+      ...body
+    } = current.result;
     const edited = await fetch(`${emulator.url}${path}`, {
       method: 'PUT',
       headers: { authorization: auth, 'content-type': 'application/json' },
@@ -180,6 +274,8 @@ describe.each(['seed', 'current'] as const)('against the %s profile', (profile) 
     expect(edited.status).toBe(200);
     const run = await workspace.run(['run', '--once', '--listen', '127.0.0.1:0']);
     expect(run.code).toBe(0);
-    expect((await liveStack(emulator.url, 'local')).alerts.find((item) => item.name === 'Alert api-slow')?.threshold).toBe(900);
+    expect(
+      (await liveStack(emulator.url, 'local')).alerts.find((item) => item.name === 'Alert api-slow')?.threshold,
+    ).toBe(900);
   });
 });

@@ -22,10 +22,22 @@ import {
   type TargetName,
 } from '../helpers/e2e.js';
 import { startProxy, type RunningProxy } from '../helpers/proxy.js';
-import { sharedEmulator, emulatorStats, resetEmulatorStats, type CliResult, type Workspace, type WorkspaceOptions } from '../helpers/workspace.js';
+import {
+  sharedEmulator,
+  emulatorStats,
+  resetEmulatorStats,
+  type CliResult,
+  type Workspace,
+  type WorkspaceOptions,
+} from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
-const DELETES = [`DELETE ${ROUTES.managedDashboard}`, `DELETE ${ROUTES.managedAlert}`, `DELETE ${ROUTES.selfDashboard}`, `DELETE ${ROUTES.selfAlert}`];
+const DELETES = [
+  `DELETE ${ROUTES.managedDashboard}`,
+  `DELETE ${ROUTES.managedAlert}`,
+  `DELETE ${ROUTES.selfDashboard}`,
+  `DELETE ${ROUTES.selfAlert}`,
+];
 
 const shared = sharedEmulator();
 
@@ -34,7 +46,12 @@ function newWorkspace(options: WorkspaceOptions = {}, url?: string): Promise<Wor
 }
 
 /** One file per dashboard `${prefix}-N` on `target`; returns the file paths by key. */
-async function writeDashboards(workspace: Workspace, target: TargetName, prefix: string, count: number): Promise<Map<string, string>> {
+async function writeDashboards(
+  workspace: Workspace,
+  target: TargetName,
+  prefix: string,
+  count: number,
+): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (let i = 0; i < count; i++) {
     const key = `${prefix}-${i}`;
@@ -52,7 +69,10 @@ async function applyOk(workspace: Workspace, args: string[] = []): Promise<CliRe
 }
 
 /** Runs apply, counting the writes it made. */
-async function applyCounting(workspace: Workspace, args: string[]): Promise<{ result: CliResult; writes: Record<string, number> }> {
+async function applyCounting(
+  workspace: Workspace,
+  args: string[],
+): Promise<{ result: CliResult; writes: Record<string, number> }> {
   await resetEmulatorStats(shared.emulator.url);
   const result = await workspace.run(['apply', ...args]);
   return { result, writes: writesByRoute(await emulatorStats(shared.emulator.url)) };
@@ -85,7 +105,10 @@ describe('a broken manifest never leads to a delete', () => {
 
   it('an unparseable file: nothing deleted on any target, even with --force, exit 1', async () => {
     // The file of brk-0 turns to garbage (as a bad merge would), and brk-1 is removed for real.
-    await workspace.write(files.get('brk-0') ?? '', 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: brk-0\n  target: [\n');
+    await workspace.write(
+      files.get('brk-0') ?? '',
+      'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: brk-0\n  target: [\n',
+    );
     await workspace.remove(files.get('brk-1') ?? '');
     await workspace.remove('manifests/local-selfhosted/brk-1.yaml');
     for (const args of [['--prune'], ['--prune', '--force']]) {
@@ -97,11 +120,19 @@ describe('a broken manifest never leads to a delete', () => {
     expect(await liveDashboardNames('local', 'brk')).toEqual(names('brk', [0, 1, 2, 3]));
     expect(await liveDashboardNames('local-selfhosted', 'brk')).toEqual(names('brk', [0, 1]));
     const state = await readState(workspace.statePath);
-    expect(Object.keys(state.targets['local']?.inventory.Dashboard ?? {}).sort()).toEqual(['brk-0', 'brk-1', 'brk-2', 'brk-3']);
+    expect(Object.keys(state.targets['local']?.inventory.Dashboard ?? {}).sort()).toEqual([
+      'brk-0',
+      'brk-1',
+      'brk-2',
+      'brk-3',
+    ]);
   });
 
   it('a file that parses but breaks the schema blocks the deletes of its target', async () => {
-    await workspace.write(files.get('brk-0') ?? '', dashboardYaml({ key: 'brk-0', target: 'local', tiles: [{ name: 'main', w: 0 }] }));
+    await workspace.write(
+      files.get('brk-0') ?? '',
+      dashboardYaml({ key: 'brk-0', target: 'local', tiles: [{ name: 'main', w: 0 }] }),
+    );
     const { result, writes } = await applyCounting(workspace, ['--prune', '--force']);
     expect(result.code, describeRun(result)).toBe(1);
     expect(writes[`DELETE ${ROUTES.managedDashboard}`]).toBeUndefined();
@@ -126,7 +157,10 @@ describe('the deletion caps', () => {
     await applyOk(workspace);
     for (const key of ['cap-0', 'cap-1', 'cap-2']) await workspace.remove(files.get(key) ?? '');
     // Another change in the same run still applies: only the deletes are refused.
-    await workspace.write(files.get('cap-5') ?? '', dashboardYaml({ key: 'cap-5', target: 'local', tags: ['changed'] }));
+    await workspace.write(
+      files.get('cap-5') ?? '',
+      dashboardYaml({ key: 'cap-5', target: 'local', tags: ['changed'] }),
+    );
 
     const refused = await applyCounting(workspace, ['--prune']);
     expect(refused.result.code, describeRun(refused.result)).toBe(1);
@@ -139,13 +173,19 @@ describe('the deletion caps', () => {
     expect(json.code).toBe(1);
     const report = parseJsonOutput(json);
     expect(report.errors.some((error) => /maxDeletes/.test(error.message))).toBe(true);
-    expect(report.changes.filter((change) => change.action === 'delete').map((change) => change.result)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect(report.changes.filter((change) => change.action === 'delete').map((change) => change.result)).toEqual([
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
 
     const forced = await applyCounting(workspace, ['--prune', '--force']);
     expect(forced.result.code, describeRun(forced.result)).toBe(0);
     expect(forced.writes).toEqual({ [`DELETE ${ROUTES.managedDashboard}`]: 3 });
     expect(await liveDashboardNames('local', 'cap')).toEqual(names('cap', [3, 4, 5]));
-    expect(Object.keys((await readState(workspace.statePath)).targets['local']?.inventory.Dashboard ?? {}).sort()).toEqual(['cap-3', 'cap-4', 'cap-5']);
+    expect(
+      Object.keys((await readState(workspace.statePath)).targets['local']?.inventory.Dashboard ?? {}).sort(),
+    ).toEqual(['cap-3', 'cap-4', 'cap-5']);
   });
 
   it('maxDeletePercent: more than the share of managed resources → exit 1, nothing deleted; --force deletes them', async () => {
@@ -162,7 +202,9 @@ describe('the deletion caps', () => {
     await workspace.remove(files.get('pct-2') ?? '');
     const refused = await applyCounting(workspace, ['--prune']);
     expect(refused.result.code, describeRun(refused.result)).toBe(1);
-    expect(refused.result.stdout).toMatch(/prune refused: 2 of 3 managed resources \(66\.7%\) exceed maxDeletePercent \(25%\)/);
+    expect(refused.result.stdout).toMatch(
+      /prune refused: 2 of 3 managed resources \(66\.7%\) exceed maxDeletePercent \(25%\)/,
+    );
     expect(refused.writes).toEqual({});
     expect(await liveDashboardNames('local-selfhosted', 'pct')).toEqual(names('pct', [1, 2, 3]));
 
@@ -175,7 +217,13 @@ describe('the deletion caps', () => {
   it('a dashboard update that would make the server delete a refused alert is held back with it', async () => {
     const workspace = await newWorkspace({ sync: { maxDeletes: 0 } });
     const file = 'manifests/cascade.yaml';
-    await workspace.write(file, documents([dashboardYaml({ key: 'cas', target: 'local', tiles: ['t0', 't1'] }), alertYaml({ key: 'cas-a', target: 'local', dashboard: 'cas', tile: 't1' })]));
+    await workspace.write(
+      file,
+      documents([
+        dashboardYaml({ key: 'cas', target: 'local', tiles: ['t0', 't1'] }),
+        alertYaml({ key: 'cas-a', target: 'local', dashboard: 'cas', tile: 't1' }),
+      ]),
+    );
     await applyOk(workspace);
     // The alert leaves Git and so does the tile it watches: removing the tile deletes the alert on the server.
     await workspace.write(file, dashboardYaml({ key: 'cas', target: 'local', tiles: ['t0'] }));
@@ -183,7 +231,11 @@ describe('the deletion caps', () => {
     expect(refused.result.code, describeRun(refused.result)).toBe(1);
     expect(refused.writes).toEqual({});
     const report = parseJsonOutput(refused.result);
-    expect(report.changes.find((change) => change.name === 'cas')).toMatchObject({ action: 'update', result: 'skipped', error: expect.stringMatching(/held back/) });
+    expect(report.changes.find((change) => change.name === 'cas')).toMatchObject({
+      action: 'update',
+      result: 'skipped',
+      error: expect.stringMatching(/held back/),
+    });
     expect((await liveTarget(shared.emulator.url, 'local')).alerts.map((a) => a.name)).toContain(alertName('cas-a'));
 
     const forced = await applyCounting(workspace, ['--prune', '--force']);
@@ -212,7 +264,10 @@ describe('an empty manifests directory', () => {
     await writeDashboards(workspace, 'local', 'empty', 2);
     await workspace.write(
       'manifests/local-selfhosted/pair.yaml',
-      documents([dashboardYaml({ key: 'empty-pair', target: 'local-selfhosted' }), alertYaml({ key: 'empty-pair-alert', target: 'local-selfhosted', dashboard: 'empty-pair', tile: 'main' })]),
+      documents([
+        dashboardYaml({ key: 'empty-pair', target: 'local-selfhosted' }),
+        alertYaml({ key: 'empty-pair-alert', target: 'local-selfhosted', dashboard: 'empty-pair', tile: 'main' }),
+      ]),
     );
     await applyOk(workspace);
     await workspace.remove('manifests/local');
@@ -226,7 +281,11 @@ describe('an empty manifests directory', () => {
 
     const forced = await applyCounting(workspace, ['--prune', '--force']);
     expect(forced.result.code, describeRun(forced.result)).toBe(0);
-    expect(forced.writes).toEqual({ [`DELETE ${ROUTES.managedDashboard}`]: 2, [`DELETE ${ROUTES.selfAlert}`]: 1, [`DELETE ${ROUTES.selfDashboard}`]: 1 });
+    expect(forced.writes).toEqual({
+      [`DELETE ${ROUTES.managedDashboard}`]: 2,
+      [`DELETE ${ROUTES.selfAlert}`]: 1,
+      [`DELETE ${ROUTES.selfDashboard}`]: 1,
+    });
     expect(await liveDashboardNames('local', 'empty')).toEqual([]);
     const state = await readState(workspace.statePath);
     for (const target of ['local', 'local-selfhosted']) {
@@ -275,7 +334,10 @@ describe('a failed delete', () => {
     const workspace = await newWorkspace({ sync: { maxDeletes: 100, maxDeletePercent: 100 } }, proxy.url);
     await workspace.write(
       'manifests/pair.yaml',
-      documents([dashboardYaml({ key: 'fail-d', target: 'local' }), alertYaml({ key: 'fail-a', target: 'local', dashboard: 'fail-d', tile: 'main' })]),
+      documents([
+        dashboardYaml({ key: 'fail-d', target: 'local' }),
+        alertYaml({ key: 'fail-a', target: 'local', dashboard: 'fail-d', tile: 'main' }),
+      ]),
     );
     await writeDashboards(workspace, 'local', 'fail-keep', 1);
     await applyOk(workspace);
@@ -283,7 +345,9 @@ describe('a failed delete', () => {
 
     // The service refuses the alert delete (409, not retried by the client).
     proxy.intercept((request) =>
-      request.method === 'DELETE' && request.path.includes('/stack/alerts/') ? { status: 409, body: JSON.stringify({ status: 409, error: 'CONFLICT: alert is locked', requestId: 'x' }) } : undefined,
+      request.method === 'DELETE' && request.path.includes('/stack/alerts/')
+        ? { status: 409, body: JSON.stringify({ status: 409, error: 'CONFLICT: alert is locked', requestId: 'x' }) }
+        : undefined,
     );
     const failed = await workspace.run(['apply', '--prune', '--output', 'json']);
     expect(failed.code, describeRun(failed)).toBe(1);
@@ -292,7 +356,10 @@ describe('a failed delete', () => {
     expect(alert).toMatchObject({ action: 'delete', result: 'failed' });
     expect(alert?.error).toMatch(/alert is locked/);
     // The dashboard delete would take the alert with it, so it waits for the alert's delete.
-    expect(report.changes.find((change) => change.name === 'fail-d')).toMatchObject({ action: 'delete', result: 'skipped' });
+    expect(report.changes.find((change) => change.name === 'fail-d')).toMatchObject({
+      action: 'delete',
+      result: 'skipped',
+    });
     const state = await readState(workspace.statePath);
     expect(Object.keys(state.targets['local']?.inventory.Alert ?? {})).toEqual(['fail-a']);
     expect(Object.keys(state.targets['local']?.inventory.Dashboard ?? {}).sort()).toEqual(['fail-d', 'fail-keep-0']);
@@ -306,6 +373,8 @@ describe('a failed delete', () => {
     const after = await readState(workspace.statePath);
     expect(after.targets['local']?.inventory.Alert).toEqual({});
     expect(Object.keys(after.targets['local']?.inventory.Dashboard ?? {})).toEqual(['fail-keep-0']);
-    expect((await liveTarget(shared.emulator.url, 'local')).alerts.map((a) => a.name)).not.toContain(alertName('fail-a'));
+    expect((await liveTarget(shared.emulator.url, 'local')).alerts.map((a) => a.name)).not.toContain(
+      alertName('fail-a'),
+    );
   });
 });

@@ -12,8 +12,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import type { DashboardResource } from '../../src/emulator/model.js';
-import { alertYaml, dashboardName, dashboardYaml, describeRun, documents, liveTarget, readState, ROUTES, updateDashboardOutOfBand, writesByRoute } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  alertYaml,
+  dashboardName,
+  dashboardYaml,
+  describeRun,
+  documents,
+  liveTarget,
+  readState,
+  ROUTES,
+  updateDashboardOutOfBand,
+  writesByRoute,
+} from '../helpers/e2e.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 const PASSWORD = 'pr-flow-Pa55word-3c9e1d!';
@@ -70,7 +88,9 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<Cl
 }
 
 async function liveApiDashboard(): Promise<DashboardResource> {
-  const found = (await liveTarget(emulator.url, 'local')).dashboards.find((dashboard) => dashboard.name === dashboardName('api'));
+  const found = (await liveTarget(emulator.url, 'local')).dashboards.find(
+    (dashboard) => dashboard.name === dashboardName('api'),
+  );
   if (!found) throw new Error('Dashboard api is not live');
   return found;
 }
@@ -121,18 +141,28 @@ describe('a pull request, planned as a PR comment', () => {
 
   it('lists the error first, linked to its line', () => {
     const line = lineOf(BROKEN, 'w: 99');
-    const error = markdown.stdout.indexOf(`[\`manifests/broken.yaml:${line}:10\`](${BLOB}manifests/broken.yaml#L${line})`);
+    const error = markdown.stdout.indexOf(
+      `[\`manifests/broken.yaml:${line}:10\`](${BLOB}manifests/broken.yaml#L${line})`,
+    );
     expect(error, markdown.stdout).toBeGreaterThan(0);
     expect(error).toBeLessThan(markdown.stdout.indexOf('<details'));
   });
 
   it('shows the edit, the new dashboard and alert, the pipe and the orphan, each linked to its manifest', () => {
     const text = markdown.stdout;
-    expect(text).toContain(`**\`~ update\`** \`Dashboard/api\` · [\`manifests/api.yaml:1\`](${BLOB}manifests/api.yaml#L1)`);
+    expect(text).toContain(
+      `**\`~ update\`** \`Dashboard/api\` · [\`manifests/api.yaml:1\`](${BLOB}manifests/api.yaml#L1)`,
+    );
     expect(text).toContain('- tiles[p99].w: 12\n+ tiles[p99].w: 18');
-    expect(text).toContain(`**\`+ create\`** \`Dashboard/checkout\` · [\`manifests/checkout.yaml:1\`](${BLOB}manifests/checkout.yaml#L1)`);
-    expect(text).toContain(`**\`+ create\`** \`Alert/checkout-slow\` · [\`manifests/checkout.yaml:${lineOf(CHECKOUT, '---') + 1}\`]`);
-    expect(text).toMatch(/\*\*`\? orphan`\*\* `Dashboard\/legacy` · id `[0-9a-f-]{36}`\n_no manifest names it; apply --prune deletes it_/);
+    expect(text).toContain(
+      `**\`+ create\`** \`Dashboard/checkout\` · [\`manifests/checkout.yaml:1\`](${BLOB}manifests/checkout.yaml#L1)`,
+    );
+    expect(text).toContain(
+      `**\`+ create\`** \`Alert/checkout-slow\` · [\`manifests/checkout.yaml:${lineOf(CHECKOUT, '---') + 1}\`]`,
+    );
+    expect(text).toMatch(
+      /\*\*`\? orphan`\*\* `Dashboard\/legacy` · id `[0-9a-f-]{36}`\n_no manifest names it; apply --prune deletes it_/,
+    );
     expect(text).toContain('<summary><b>local</b> · Dashboard: 1 to create, 1 to update, 1 orphaned</summary>');
   });
 
@@ -162,9 +192,26 @@ describe('a saved plan', () => {
   });
 
   it('is the JSON plan plus a fingerprint, holding no secret value', () => {
-    const file = JSON.parse(saved) as { summary: Record<string, number>; saved: { format: string; formatVersion: number; request: unknown } };
-    expect(file.summary).toEqual({ create: 2, update: 2, replace: 0, delete: 0, adopt: 0, orphan: 1, suspended: 0, unchanged: 1, errors: 1 });
-    expect(file.saved).toMatchObject({ format: 'stacksync-saved-plan', formatVersion: 2, request: { targets: ['local', 'local-selfhosted'], prune: false, adopt: false } });
+    const file = JSON.parse(saved) as {
+      summary: Record<string, number>;
+      saved: { format: string; formatVersion: number; request: unknown };
+    };
+    expect(file.summary).toEqual({
+      create: 2,
+      update: 2,
+      replace: 0,
+      delete: 0,
+      adopt: 0,
+      orphan: 1,
+      suspended: 0,
+      unchanged: 1,
+      errors: 1,
+    });
+    expect(file.saved).toMatchObject({
+      format: 'stacksync-saved-plan',
+      formatVersion: 2,
+      request: { targets: ['local', 'local-selfhosted'], prune: false, adopt: false },
+    });
     expect(saved).not.toContain(PASSWORD);
     expect(saved).toContain('(sensitive)');
   });
@@ -180,14 +227,20 @@ describe('a saved plan', () => {
     expect(result.stderr).toContain('local/Dashboard/api: changed live since the plan');
     expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({});
     // Put it back as it was: the plan holds again (what counts is content, not timestamps).
-    await updateDashboardOutOfBand(emulator.url, 'local', before.id, { name: before.name, tags: before.tags, tiles: before.tiles });
+    await updateDashboardOutOfBand(emulator.url, 'local', before.id, {
+      name: before.name,
+      tags: before.tags,
+      tiles: before.tiles,
+    });
   });
 
   it('is refused when a secret now resolves to another value', async () => {
     await resetEmulatorStats(emulator.url);
     const result = await run(['apply', '--plan', planFile], { PR_KAFKA_PASSWORD: ROTATED });
     expect(result.code, describeRun(result)).toBe(1);
-    expect(result.stderr).toContain('local/Pipe/orders-kafka: the secret at source.kafka.credentials.password resolves to another value than the one planned');
+    expect(result.stderr).toContain(
+      'local/Pipe/orders-kafka: the secret at source.kafka.credentials.password resolves to another value than the one planned',
+    );
     expect(writesByRoute(await emulatorStats(emulator.url))).toEqual({});
   });
 
@@ -209,10 +262,16 @@ describe('a saved plan', () => {
     const result = await run(['apply', '--plan', planFile, '--allow-partial']);
     // The broken file is still an error, as it was in the plan.
     expect(result.code, describeRun(result)).toBe(1);
-    expect(result.stdout).toContain('Plan: 2 to create, 2 to update, 0 to delete, 0 to adopt, 1 orphaned (apply --prune deletes them), 1 unchanged, 1 error.');
+    expect(result.stdout).toContain(
+      'Plan: 2 to create, 2 to update, 0 to delete, 0 to adopt, 1 orphaned (apply --prune deletes them), 1 unchanged, 1 error.',
+    );
     expect(writesByRoute(await emulatorStats(emulator.url))).toEqual(PLANNED_WRITES);
     const live = await liveTarget(emulator.url, 'local');
-    expect(live.dashboards.map((dashboard) => dashboard.name).sort()).toEqual([dashboardName('api'), dashboardName('checkout'), dashboardName('legacy')]);
+    expect(live.dashboards.map((dashboard) => dashboard.name).sort()).toEqual([
+      dashboardName('api'),
+      dashboardName('checkout'),
+      dashboardName('legacy'),
+    ]);
     expect((await liveApiDashboard()).tiles.find((tile) => tile.name === 'p99')?.w).toBe(18);
     const state = await readState(workspace.statePath);
     expect(Object.keys(state.targets['local']?.inventory.Alert ?? {}).sort()).toEqual(['api-slow', 'checkout-slow']);
@@ -221,7 +280,9 @@ describe('a saved plan', () => {
   it('is refused once applied: what it planned is done', async () => {
     const result = await run(['apply', '--plan', planFile]);
     expect(result.code, describeRun(result)).toBe(1);
-    expect(result.stderr).toMatch(/local\/Dashboard\/checkout: is no longer a change to make \(it was planned as create\)/);
+    expect(result.stderr).toMatch(
+      /local\/Dashboard\/checkout: is no longer a change to make \(it was planned as create\)/,
+    );
   });
 
   it('no output held the credential', () => {

@@ -20,8 +20,16 @@ describe('apply configured at twice the server budget', () => {
 
   beforeAll(async () => {
     emulator = await startTestEmulator({ rateLimit: SERVER_LIMIT });
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: SERVER_LIMIT * 2, perSeconds: 1, concurrency: 4 } });
-    fleet = generateFleet({ target: 'local', prefix: 'rl', dashboards: DASHBOARDS, tilesPerDashboard: 1, alertsPerDashboard: 0 });
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: SERVER_LIMIT * 2, perSeconds: 1, concurrency: 4 },
+    });
+    fleet = generateFleet({
+      target: 'local',
+      prefix: 'rl',
+      dashboards: DASHBOARDS,
+      tilesPerDashboard: 1,
+      alertsPerDashboard: 0,
+    });
     await writeFiles(workspace, fleet.files);
   });
   afterAll(async () => {

@@ -6,10 +6,23 @@
  * shape no reader knows among 1,000, and names of sources that do not exist.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, defaultSeed, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
+import {
+  DEFAULT_CURRENT_IDS,
+  DEFAULT_SEED_IDS,
+  defaultSeed,
+  type RunningEmulator,
+  type Seed,
+} from '../../src/emulator/index.js';
 import { documents, parseJsonOutput } from '../helpers/e2e.js';
 import { startProxy, type RunningProxy } from '../helpers/proxy.js';
-import { createWorkspace, emulatorDump, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorDump,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const TEAM = DEFAULT_CURRENT_IDS.team;
 const IDS = {
@@ -35,10 +48,35 @@ function accountSeed(): Seed {
       tags: ['shop'],
       tiles: [
         {
-          id: IDS.latencyTile, name: 'latency', x: 0, y: 0, w: 12, h: 4, containerId: 'main',
-          config: { displayType: 'line', sourceId: TEAM.sources.trace, select: [{ aggFn: 'avg', valueExpression: 'Duration', alias: 'mean' }], groupBy: 'ServiceName', fillNulls: false },
+          id: IDS.latencyTile,
+          name: 'latency',
+          x: 0,
+          y: 0,
+          w: 12,
+          h: 4,
+          containerId: 'main',
+          config: {
+            displayType: 'line',
+            sourceId: TEAM.sources.trace,
+            select: [{ aggFn: 'avg', valueExpression: 'Duration', alias: 'mean' }],
+            groupBy: 'ServiceName',
+            fillNulls: false,
+          },
         },
-        { id: IDS.errorsTile, name: 'errors', x: 12, y: 0, w: 12, h: 4, config: { displayType: 'number', sourceId: TEAM.sources.log, select: [{ aggFn: 'count', where: 'SeverityText:error' }], numberFormat: { output: 'number', mantissa: 0 } } },
+        {
+          id: IDS.errorsTile,
+          name: 'errors',
+          x: 12,
+          y: 0,
+          w: 12,
+          h: 4,
+          config: {
+            displayType: 'number',
+            sourceId: TEAM.sources.log,
+            select: [{ aggFn: 'count', where: 'SeverityText:error' }],
+            numberFormat: { output: 'number', mantissa: 0 },
+          },
+        },
       ],
       filters: [{ type: 'QUERY_EXPRESSION', name: 'service', expression: 'ServiceName', sourceId: TEAM.sources.log }],
       savedQuery: 'env:prod',
@@ -48,18 +86,55 @@ function accountSeed(): Seed {
   const webhook = (id: string) => ({ type: 'webhook', webhookId: id });
   team.alerts = [
     {
-      id: IDS.band, name: 'Latency band', source: 'tile', dashboardId: IDS.dashboard, tileId: IDS.latencyTile, threshold: 100, thresholdMax: 500, thresholdType: 'between',
-      interval: '5m', channel: webhook(TEAM.webhook), channels: [webhook(TEAM.webhook), webhook(IDS.opsWebhook)], note: 'runbook: https://wiki.example.com/latency', numConsecutiveWindows: 3,
+      id: IDS.band,
+      name: 'Latency band',
+      source: 'tile',
+      dashboardId: IDS.dashboard,
+      tileId: IDS.latencyTile,
+      threshold: 100,
+      thresholdMax: 500,
+      thresholdType: 'between',
+      interval: '5m',
+      channel: webhook(TEAM.webhook),
+      channels: [webhook(TEAM.webhook), webhook(IDS.opsWebhook)],
+      note: 'runbook: https://wiki.example.com/latency',
+      numConsecutiveWindows: 3,
     },
     {
-      id: IDS.budget, name: 'Error budget', source: 'saved_search', savedSearchId: TEAM.savedSearch, threshold: 10, thresholdType: 'above_exclusive', interval: '15m',
-      channel: { type: 'email', emails: ['sre@example.com'] }, state: 'ALERT', silenced: { by: 'sre@example.com', at: '2026-11-01T00:00:00.000Z', until: '2026-12-01T00:00:00.000Z' },
+      id: IDS.budget,
+      name: 'Error budget',
+      source: 'saved_search',
+      savedSearchId: TEAM.savedSearch,
+      threshold: 10,
+      thresholdType: 'above_exclusive',
+      interval: '15m',
+      channel: { type: 'email', emails: ['sre@example.com'] },
+      state: 'ALERT',
+      silenced: { by: 'sre@example.com', at: '2026-11-01T00:00:00.000Z', until: '2026-12-01T00:00:00.000Z' },
     },
-    { id: IDS.quiet, name: 'Quiet', source: 'saved_search', savedSearchId: TEAM.savedSearch, threshold: 0, thresholdType: 'below_or_equal', interval: '1h' },
     {
-      id: IDS.burst, name: 'Burst', source: 'saved_search', savedSearchId: TEAM.savedSearch, threshold: 5, thresholdMax: 50, thresholdType: 'not_between', interval: '5m',
+      id: IDS.quiet,
+      name: 'Quiet',
+      source: 'saved_search',
+      savedSearchId: TEAM.savedSearch,
+      threshold: 0,
+      thresholdType: 'below_or_equal',
+      interval: '1h',
+    },
+    {
+      id: IDS.burst,
+      name: 'Burst',
+      source: 'saved_search',
+      savedSearchId: TEAM.savedSearch,
+      threshold: 5,
+      thresholdMax: 50,
+      thresholdType: 'not_between',
+      interval: '5m',
       // Stored as a server of today stores any channel: mirrored in channels.
-      message: 'burst of errors', scheduleOffsetMinutes: 2, channel: webhook(IDS.opsWebhook), channels: [webhook(IDS.opsWebhook)],
+      message: 'burst of errors',
+      scheduleOffsetMinutes: 2,
+      channel: webhook(IDS.opsWebhook),
+      channels: [webhook(IDS.opsWebhook)],
     },
   ];
   return seed;
@@ -137,7 +212,9 @@ function withoutUpdatedAt(items: Json[]): Json[] {
 }
 
 function listCalls(stats: Awaited<ReturnType<typeof emulatorStats>>, suffix: string): number {
-  return stats.routes.filter((route) => route.method === 'GET' && route.route.endsWith(suffix)).reduce((sum, route) => sum + route.count, 0);
+  return stats.routes
+    .filter((route) => route.method === 'GET' && route.route.endsWith(suffix))
+    .reduce((sum, route) => sum + route.count, 0);
 }
 
 describe('a realistic account on the current profile, managed member by member', () => {
@@ -146,7 +223,10 @@ describe('a realistic account on the current profile, managed member by member',
 
   beforeAll(async () => {
     emulator = await startTestEmulator({ profile: 'current', seed: accountSeed() });
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, apiProfile: 'current' });
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      apiProfile: 'current',
+    });
     await workspace.write('manifests/account.yaml', MANIFESTS);
   });
 
@@ -158,11 +238,25 @@ describe('a realistic account on the current profile, managed member by member',
   it('plans with the right code, converges at once, and never changes a member the manifests do not set', async () => {
     const seeded = await teamStack(emulator.url);
     await resetEmulatorStats(emulator.url);
-    const plan = await workspace.run(['plan', '--detailed-exitcode', '--target', 'local-selfhosted', '--output', 'json']);
+    const plan = await workspace.run([
+      'plan',
+      '--detailed-exitcode',
+      '--target',
+      'local-selfhosted',
+      '--output',
+      'json',
+    ]);
     expect(plan.code, plan.stdout + plan.stderr).toBe(2);
-    const planned = parseJsonOutput(plan) as { changes: { name: string; action: string; diff: { path: string }[] }[]; errors: unknown[] };
+    const planned = parseJsonOutput(plan) as {
+      changes: { name: string; action: string; diff: { path: string }[] }[];
+      errors: unknown[];
+    };
     expect(planned.errors).toEqual([]);
-    expect(Object.fromEntries(planned.changes.map((change) => [change.name, [change.action, change.diff.map((diff) => diff.path)]]))).toEqual({
+    expect(
+      Object.fromEntries(
+        planned.changes.map((change) => [change.name, [change.action, change.diff.map((diff) => diff.path)]]),
+      ),
+    ).toEqual({
       checkout: ['adopt', ['tiles[latency].w', 'tiles[errors].x', 'tiles[errors].w']],
       'latency-band': ['adopt', ['threshold']],
       'error-budget': ['adopt', []],
@@ -184,7 +278,9 @@ describe('a realistic account on the current profile, managed member by member',
     Object.assign(board?.tiles[1] ?? {}, { x: 18, w: 6 });
     for (const alert of expected.alerts) if (alert['id'] === IDS.band) alert['threshold'] = 150;
     for (const alert of expected.alerts) if (alert['id'] === IDS.burst) alert['threshold'] = 8;
-    expect(JSON.stringify(withoutUpdatedAt(applied.dashboards))).toBe(JSON.stringify(withoutUpdatedAt(expected.dashboards)));
+    expect(JSON.stringify(withoutUpdatedAt(applied.dashboards))).toBe(
+      JSON.stringify(withoutUpdatedAt(expected.dashboards)),
+    );
     expect(JSON.stringify(withoutUpdatedAt(applied.alerts))).toBe(JSON.stringify(withoutUpdatedAt(expected.alerts)));
 
     for (const round of [2, 3]) {
@@ -209,13 +305,33 @@ spec:
     - { name: t, x: 0, y: 0, w: 6, h: 4, config: { displayType: line, source: no-such-source, select: [{ aggFn: count }] } }
 `,
     );
-    const plan = await workspace.run(['plan', '--detailed-exitcode', '--target', 'local-selfhosted', '--output', 'json']);
+    const plan = await workspace.run([
+      'plan',
+      '--detailed-exitcode',
+      '--target',
+      'local-selfhosted',
+      '--output',
+      'json',
+    ]);
     expect(plan.code).toBe(1);
-    const planned = parseJsonOutput(plan) as { changes: { name: string; action: string; code?: string; file?: string; line?: number; error?: string }[] };
+    const planned = parseJsonOutput(plan) as {
+      changes: { name: string; action: string; code?: string; file?: string; line?: number; error?: string }[];
+    };
     const named = planned.changes.find((change) => change.name === 'named');
-    expect(named).toMatchObject({ action: 'error', code: 'E_REF_UNRESOLVED', file: expect.stringMatching(/manifests\/named\.yaml$/), line: 1 });
+    expect(named).toMatchObject({
+      action: 'error',
+      code: 'E_REF_UNRESOLVED',
+      file: expect.stringMatching(/manifests\/named\.yaml$/),
+      line: 1,
+    });
     expect(named?.error).toContain('"no-such-source"');
-    expect(planned.changes.filter((change) => change.name !== 'named').map((change) => change.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(planned.changes.filter((change) => change.name !== 'named').map((change) => change.action)).toEqual([
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+    ]);
     await workspace.remove('manifests/named.yaml');
   });
 });
@@ -233,17 +349,37 @@ describe('one alert of a shape no reader knows among 1,000', () => {
     const service = seed.organizations?.[0]?.services?.[0];
     if (!service) throw new Error('the default seed has no service');
     service.alerts = Array.from({ length: 1000 }, (_, index) => ({
-      id: alertId(index), name: `alert ${index}`, source: 'saved_search', savedSearchId: SERVICE.savedSearch, threshold: index, thresholdType: 'above', interval: '5m',
+      id: alertId(index),
+      name: `alert ${index}`,
+      source: 'saved_search',
+      savedSearchId: SERVICE.savedSearch,
+      threshold: index,
+      thresholdType: 'above',
+      interval: '5m',
       channel: { type: 'webhook', webhookId: SERVICE.webhook },
     }));
     emulator = await startTestEmulator({ profile: 'current', seed });
     // The service answers the list with alert 500 in a shape nothing can read (a threshold that is no number).
     const auth = `Basic ${Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64')}`;
-    const listed = (await (await fetch(`${emulator.url}${alertsRoute}`, { headers: { authorization: auth } })).json()) as { result: Json[] };
-    const broken = { ...listed, result: listed.result.map((alert) => (alert['id'] === alertId(500) ? { ...alert, threshold: { gt: 'high' } } : alert)) };
+    const listed = (await (
+      await fetch(`${emulator.url}${alertsRoute}`, { headers: { authorization: auth } })
+    ).json()) as { result: Json[] };
+    const broken = {
+      ...listed,
+      result: listed.result.map((alert) =>
+        alert['id'] === alertId(500) ? { ...alert, threshold: { gt: 'high' } } : alert,
+      ),
+    };
     proxy = await startProxy(emulator.url);
-    proxy.intercept((request) => (request.method === 'GET' && request.path === alertsRoute ? { status: 200, body: JSON.stringify(broken), contentType: 'application/json' } : undefined));
-    workspace = await createWorkspace(proxy.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, apiProfile: 'current' });
+    proxy.intercept((request) =>
+      request.method === 'GET' && request.path === alertsRoute
+        ? { status: 200, body: JSON.stringify(broken), contentType: 'application/json' }
+        : undefined,
+    );
+    workspace = await createWorkspace(proxy.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      apiProfile: 'current',
+    });
   });
 
   afterAll(async () => {
@@ -264,21 +400,31 @@ spec:
   interval: 5m
 `;
 
-  async function planOf(indexes: number[]): Promise<{ code: number | null; changes: { name: string; action: string; id?: string; code?: string }[] }> {
+  async function planOf(
+    indexes: number[],
+  ): Promise<{ code: number | null; changes: { name: string; action: string; id?: string; code?: string }[] }> {
     await workspace.write('manifests/alerts.yaml', documents(indexes.map(manifest)));
     const plan = await workspace.run(['plan', '--detailed-exitcode', '--target', 'local', '--output', 'json']);
-    return { code: plan.code, changes: (parseJsonOutput(plan) as { changes: { name: string; action: string; id?: string; code?: string }[] }).changes };
+    return {
+      code: plan.code,
+      changes: (parseJsonOutput(plan) as { changes: { name: string; action: string; id?: string; code?: string }[] })
+        .changes,
+    };
   }
 
   it('is one error row, with its id, when a manifest manages it; the other 999 are planned', async () => {
     const { code, changes } = await planOf(Array.from({ length: 1000 }, (_, index) => index));
     expect(code).toBe(1);
-    expect(changes.filter((change) => change.action === 'error')).toEqual([expect.objectContaining({ name: 'alert-500', id: alertId(500), code: 'E_API_PROTOCOL' })]);
+    expect(changes.filter((change) => change.action === 'error')).toEqual([
+      expect.objectContaining({ name: 'alert-500', id: alertId(500), code: 'E_API_PROTOCOL' }),
+    ]);
     expect(changes.filter((change) => change.action === 'adopt')).toHaveLength(999);
   });
 
   it('is nothing when no manifest manages it', async () => {
-    const { code, changes } = await planOf(Array.from({ length: 1000 }, (_, index) => index).filter((index) => index !== 500));
+    const { code, changes } = await planOf(
+      Array.from({ length: 1000 }, (_, index) => index).filter((index) => index !== 500),
+    );
     expect(code).toBe(2);
     expect(changes.filter((change) => change.action !== 'adopt')).toEqual([]);
     expect(changes).toHaveLength(999);

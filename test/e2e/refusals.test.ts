@@ -38,7 +38,8 @@ spec:
       type: s3
       format: JSONEachRow
 ${DESTINATION}`,
-    error: /^\s*(\[local\] )?manifests\/s3\.yaml:8:7: E_MANIFEST_INVALID: spec\.source\.objectStorage\.url: is required for s3$/m,
+    error:
+      /^\s*(\[local\] )?manifests\/s3\.yaml:8:7: E_MANIFEST_INVALID: spec\.source\.objectStorage\.url: is required for s3$/m,
   },
   {
     name: 'a log Source without defaultTableSelectExpression',
@@ -53,7 +54,8 @@ spec:
   from: { databaseName: otel, tableName: new_logs }
   timestampValueExpression: Timestamp
 `,
-    error: /^\s*(\[local\] )?manifests\/source\.yaml:4:1: E_MANIFEST_INVALID: spec\.defaultTableSelectExpression: is required when kind is log$/m,
+    error:
+      /^\s*(\[local\] )?manifests\/source\.yaml:4:1: E_MANIFEST_INVALID: spec\.defaultTableSelectExpression: is required when kind is log$/m,
   },
   {
     name: 'a kafka pipe with scaling.concurrency',
@@ -71,7 +73,8 @@ spec:
       topics: clicks
 ${DESTINATION}  scaling: { replicas: 2, concurrency: 4 }
 `,
-    error: /^\s*(\[local\] )?manifests\/kafka\.yaml:18:40: E_MANIFEST_INVALID: spec\.scaling\.concurrency: is only for objectStorage pipes$/m,
+    error:
+      /^\s*(\[local\] )?manifests\/kafka\.yaml:18:40: E_MANIFEST_INVALID: spec\.scaling\.concurrency: is only for objectStorage pipes$/m,
   },
   {
     name: 'a dashboard tile aggregating by an aggregation the documents lack',
@@ -93,7 +96,8 @@ spec:
         select:
           - { aggFn: increase, valueExpression: Duration }
 `,
-    error: /^\s*(\[local\] )?manifests\/dashboard\.yaml:16:22: E_MANIFEST_INVALID: spec\.tiles\[0\]\.config\.select\[0\]\.aggFn: tile latency: config\.select\[0\]\.aggFn: must be one of avg, count, count_distinct, last_value, max, min, quantile, sum, any, none$/m,
+    error:
+      /^\s*(\[local\] )?manifests\/dashboard\.yaml:16:22: E_MANIFEST_INVALID: spec\.tiles\[0\]\.config\.select\[0\]\.aggFn: tile latency: config\.select\[0\]\.aggFn: must be one of avg, count, count_distinct, last_value, max, min, quantile, sum, any, none$/m,
   },
   {
     name: 'a dashboard filter with a variable, on the managed service',
@@ -109,7 +113,8 @@ spec:
       expression: ServiceName
       variableName: service
 `,
-    error: /^\s*(\[local\] )?manifests\/filters\.yaml:10:21: E_MANIFEST_INVALID: spec\.filters\[0\]\.variableName: the managed service's API does not offer variableName on a dashboard filter; leave it out for this target$/m,
+    error:
+      /^\s*(\[local\] )?manifests\/filters\.yaml:10:21: E_MANIFEST_INVALID: spec\.filters\[0\]\.variableName: the managed service's API does not offer variableName on a dashboard filter; leave it out for this target$/m,
   },
   {
     name: 'an alert with a list of channels, on the managed service',
@@ -127,7 +132,8 @@ spec:
   channels:
     - { type: webhook, webhookId: "${DEFAULT_CURRENT_IDS.service.connection}" }
 `,
-    error: /^\s*(\[local\] )?manifests\/alert\.yaml:12:5: E_MANIFEST_INVALID: spec\.channels: the managed service's API does not offer a list of channels on an alert; give its one channel as channel$/m,
+    error:
+      /^\s*(\[local\] )?manifests\/alert\.yaml:12:5: E_MANIFEST_INVALID: spec\.channels: the managed service's API does not offer a list of channels on an alert; give its one channel as channel$/m,
   },
   {
     name: 'a kafka pipe with tombstoneMode, which the managed document lacks',
@@ -145,7 +151,8 @@ spec:
       topics: clicks
       tombstoneMode: soft_delete
 ${DESTINATION}`,
-    error: /^\s*(\[local\] )?manifests\/tombstones\.yaml:12:22: E_MANIFEST_INVALID: spec\.source\.kafka\.tombstoneMode: the managed service's API does not offer tombstoneMode \(its newest API description lacks it\); leave it out for a target with api profile current$/m,
+    error:
+      /^\s*(\[local\] )?manifests\/tombstones\.yaml:12:22: E_MANIFEST_INVALID: spec\.source\.kafka\.tombstoneMode: the managed service's API does not offer tombstoneMode \(its newest API description lacks it\); leave it out for a target with api profile current$/m,
   },
   {
     name: 'a mysql pipe of the planetscalevitess flavour, which the managed document lacks',
@@ -165,7 +172,8 @@ spec:
         - { sourceSchemaName: shop, sourceTable: orders, targetTable: orders }
   destination: { database: default }
 `,
-    error: /^\s*(\[local\] )?manifests\/vitess\.yaml:8:13: E_MANIFEST_INVALID: spec\.source\.mysql\.type: the managed service's API does not offer "planetscalevitess" \(its newest API description lacks it\); leave it out for a target with api profile current$/m,
+    error:
+      /^\s*(\[local\] )?manifests\/vitess\.yaml:8:13: E_MANIFEST_INVALID: spec\.source\.mysql\.type: the managed service's API does not offer "planetscalevitess" \(its newest API description lacks it\); leave it out for a target with api profile current$/m,
   },
   {
     name: 'a log Source with orderByExpression, which the documents lack',
@@ -182,7 +190,8 @@ spec:
   defaultTableSelectExpression: Timestamp, Body
   orderByExpression: Timestamp
 `,
-    error: /^\s*(\[local\] )?manifests\/ordered\.yaml:11:22: E_MANIFEST_INVALID: spec\.orderByExpression: the managed service's API, for a log source, does not offer orderByExpression \(its newest API description lacks it\); leave it out for a target with api profile current$/m,
+    error:
+      /^\s*(\[local\] )?manifests\/ordered\.yaml:11:22: E_MANIFEST_INVALID: spec\.orderByExpression: the managed service's API, for a log source, does not offer orderByExpression \(its newest API description lacks it\); leave it out for a target with api profile current$/m,
   },
 ];
 
@@ -191,24 +200,33 @@ function expectExit(result: CliResult, code: number, what: string): void {
 }
 
 describe('what the documents say a create refuses is refused before anything is sent', () => {
-  it.each(REFUSED)('$name: validate and plan refuse it at its line, and nothing is written', async ({ file, text, error }) => {
-    const workspace = await shared.workspace({ apiProfile: 'current' });
-    await workspace.write(file, text);
-    await resetEmulatorStats(shared.emulator.url);
-    const validate = await workspace.run(['validate']);
-    expectExit(validate, 1, 'validate');
-    expect(validate.stdout + validate.stderr).toMatch(error);
-    expect((await emulatorStats(shared.emulator.url)).total, 'requests of validate').toBe(0);
-    const plan = await workspace.run(['plan', '--target', 'local']);
-    expect(plan.code, `plan\n${describeRun(plan)}`).not.toBe(0);
-    expect(plan.stdout + plan.stderr).toMatch(error);
-    expect((await emulatorStats(shared.emulator.url)).writes, 'writes of plan').toBe(0);
-  });
+  it.each(REFUSED)(
+    '$name: validate and plan refuse it at its line, and nothing is written',
+    async ({ file, text, error }) => {
+      const workspace = await shared.workspace({ apiProfile: 'current' });
+      await workspace.write(file, text);
+      await resetEmulatorStats(shared.emulator.url);
+      const validate = await workspace.run(['validate']);
+      expectExit(validate, 1, 'validate');
+      expect(validate.stdout + validate.stderr).toMatch(error);
+      expect((await emulatorStats(shared.emulator.url)).total, 'requests of validate').toBe(0);
+      const plan = await workspace.run(['plan', '--target', 'local']);
+      expect(plan.code, `plan\n${describeRun(plan)}`).not.toBe(0);
+      expect(plan.stdout + plan.stderr).toMatch(error);
+      expect((await emulatorStats(shared.emulator.url)).writes, 'writes of plan').toBe(0);
+    },
+  );
 
   it('the same manifests, completed as the documents ask, validate', async () => {
     const workspace = await shared.workspace({ apiProfile: 'current' });
     const [s3, source, kafka] = REFUSED.map((each) => each.text);
-    await workspace.write('manifests/s3.yaml', (s3 ?? '').replace('      format: JSONEachRow\n', '      format: JSONEachRow\n      url: https://bucket.s3.amazonaws.com/events/*.json\n'));
+    await workspace.write(
+      'manifests/s3.yaml',
+      (s3 ?? '').replace(
+        '      format: JSONEachRow\n',
+        '      format: JSONEachRow\n      url: https://bucket.s3.amazonaws.com/events/*.json\n',
+      ),
+    );
     await workspace.write('manifests/source.yaml', `${source ?? ''}  defaultTableSelectExpression: Timestamp, Body\n`);
     await workspace.write('manifests/kafka.yaml', (kafka ?? '').replace(', concurrency: 4', ''));
     expectExit(await workspace.run(['validate']), 0, 'validate');

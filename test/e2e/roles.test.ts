@@ -34,7 +34,12 @@ spec:
 `;
 }
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: { result?: unknown; error?: string } }> {
+async function call(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: { result?: unknown; error?: string } }> {
   const response = await fetch(`${url}${path}`, {
     method,
     headers: { authorization: AUTH, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -121,6 +126,8 @@ describe('ClickStack roles on a managed service', () => {
     await workspace.write('manifests/role.yaml', roleYaml('ops', 'Ops', 'local-selfhosted'));
     const validated = await workspace.run(['validate']);
     expect(validated.code, describeRun(validated)).toBe(1);
-    expect(validated.stdout).toMatch(/manifests\/role\.yaml:3:\d+: E_MANIFEST_INVALID: metadata\.target: a Role needs a managed target with api profile current/);
+    expect(validated.stdout).toMatch(
+      /manifests\/role\.yaml:3:\d+: E_MANIFEST_INVALID: metadata\.target: a Role needs a managed target with api profile current/,
+    );
   });
 });

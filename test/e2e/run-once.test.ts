@@ -6,7 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { dashboardName, dashboardYaml, describeRun, liveTarget, updateDashboardOutOfBand } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const DRY = ['run', '--once', '--dry-run', '--detailed-exitcode'];
 
@@ -16,7 +23,10 @@ let workspace: Workspace;
 beforeAll(async () => {
   emulator = await startTestEmulator();
   workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
-  await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: 'local-selfhosted', tiles: [{ name: 'p99', w: 6 }] }));
+  await workspace.write(
+    'manifests/web.yaml',
+    dashboardYaml({ key: 'web', target: 'local-selfhosted', tiles: [{ name: 'p99', w: 6 }] }),
+  );
 });
 afterAll(async () => {
   await workspace?.dispose();
@@ -49,17 +59,28 @@ describe('run --once --dry-run --detailed-exitcode', () => {
   });
 
   it('calls a live edit made outside stacksync drift, and exits 2 for it', async () => {
-    const live = (await liveTarget(emulator.url, 'local-selfhosted')).dashboards.find((d) => d.name === dashboardName('web'));
+    const live = (await liveTarget(emulator.url, 'local-selfhosted')).dashboards.find(
+      (d) => d.name === dashboardName('web'),
+    );
     if (!live) throw new Error('Dashboard web is not live');
-    await updateDashboardOutOfBand(emulator.url, 'local-selfhosted', live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w: 11 })) });
+    await updateDashboardOutOfBand(emulator.url, 'local-selfhosted', live.id, {
+      name: live.name,
+      tags: live.tags,
+      tiles: live.tiles.map((tile) => ({ ...tile, w: 11 })),
+    });
     const result = await dryRun();
     expect(result.code, describeRun(result)).toBe(2);
-    expect(result.stdout).toContain('local-selfhosted: initial sync found 1 drift (a live edit made outside stacksync) (dry run: not applied):');
+    expect(result.stdout).toContain(
+      'local-selfhosted: initial sync found 1 drift (a live edit made outside stacksync) (dry run: not applied):',
+    );
     expect(result.stdout).toContain('drift: edited outside stacksync; the manifest is as last applied');
   });
 
   it('a manifest edit on top of the live edit is a change to apply, not drift', async () => {
-    await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: 'local-selfhosted', tiles: [{ name: 'p99', w: 8 }] }));
+    await workspace.write(
+      'manifests/web.yaml',
+      dashboardYaml({ key: 'web', target: 'local-selfhosted', tiles: [{ name: 'p99', w: 8 }] }),
+    );
     const result = await dryRun();
     expect(result.code, describeRun(result)).toBe(2);
     expect(result.stdout).toContain('found 1 change to apply (dry run: not applied)');
@@ -69,7 +90,9 @@ describe('run --once --dry-run --detailed-exitcode', () => {
     await workspace.remove('manifests/web.yaml');
     const result = await dryRun();
     expect(result.code, describeRun(result)).toBe(0);
-    expect(result.stdout).toContain('local-selfhosted: initial sync found nothing to apply; 1 orphaned (apply --prune deletes it):');
+    expect(result.stdout).toContain(
+      'local-selfhosted: initial sync found nothing to apply; 1 orphaned (apply --prune deletes it):',
+    );
   });
 
   it('--detailed-exitcode needs --once', async () => {
@@ -77,6 +100,10 @@ describe('run --once --dry-run --detailed-exitcode', () => {
     expect(result.code, describeRun(result)).toBe(1);
     // The daemon's logs off a terminal are JSON records, its last word too.
     const last = JSON.parse(result.stderr.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
-    expect(last).toMatchObject({ level: 50, code: 'E_USAGE', msg: expect.stringContaining('--detailed-exitcode needs --once') });
+    expect(last).toMatchObject({
+      level: 50,
+      code: 'E_USAGE',
+      msg: expect.stringContaining('--detailed-exitcode needs --once'),
+    });
   });
 });

@@ -43,22 +43,36 @@ const SECRETS = {
   hookSecret: planted('hs', ['"', '\\', '/', 'ö']),
   slackPath: planted('sl', ['-', '_']),
 };
-const PAIRS = [`${SECRETS.kafkaUser.value}:${SECRETS.kafkaPassword.value}`, `${SECRETS.accessKeyId.value}:${SECRETS.secretKey.value}`, `${SECRETS.pgUser.value}:${NAME_SECRET}`, `${SECRETS.keyId.value}:${SECRETS.keySecret.value}`];
+const PAIRS = [
+  `${SECRETS.kafkaUser.value}:${SECRETS.kafkaPassword.value}`,
+  `${SECRETS.accessKeyId.value}:${SECRETS.secretKey.value}`,
+  `${SECRETS.pgUser.value}:${NAME_SECRET}`,
+  `${SECRETS.keyId.value}:${SECRETS.keySecret.value}`,
+];
 /** Every form a leak can take that no escaping hides: chunks, the name, and the base64 of values and pairs. */
 const LEAK_FORMS = [
   ...Object.values(SECRETS).flatMap((secret) => secret.chunks),
   NAME_SECRET,
-  ...[...Object.values(SECRETS).map((secret) => secret.value), NAME_SECRET, ...PAIRS].flatMap((text) => [Buffer.from(text).toString('base64').replace(/=+$/, ''), Buffer.from(text).toString('base64url')]),
+  ...[...Object.values(SECRETS).map((secret) => secret.value), NAME_SECRET, ...PAIRS].flatMap((text) => [
+    Buffer.from(text).toString('base64').replace(/=+$/, ''),
+    Buffer.from(text).toString('base64url'),
+  ]),
 ];
 
 function leaksIn(text: string): string[] {
   return LEAK_FORMS.filter((form) => text.includes(form));
 }
 
-const asciiJson = (text: string): string => JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const asciiJson = (text: string): string =>
+  JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** How the server quotes the last body it received, in turn. */
-const ESCAPINGS: ((body: string) => string)[] = [(body) => body, (body) => JSON.stringify(body), asciiJson, (body) => encodeURIComponent(body)];
+const ESCAPINGS: ((body: string) => string)[] = [
+  (body) => body,
+  (body) => JSON.stringify(body),
+  asciiJson,
+  (body) => encodeURIComponent(body),
+];
 
 /** `user:pass` pairs of a body, as a Basic header would carry them. */
 function basicPairs(body: string): string[] {
@@ -67,8 +81,10 @@ function basicPairs(body: string): string[] {
     if (Array.isArray(value)) value.forEach(walk);
     else if (value !== null && typeof value === 'object') {
       const record = value as Record<string, unknown>;
-      if (typeof record['username'] === 'string' && typeof record['password'] === 'string') pairs.push(`${record['username']}:${record['password']}`);
-      if (typeof record['accessKeyId'] === 'string' && typeof record['secretKey'] === 'string') pairs.push(`${record['accessKeyId']}:${record['secretKey']}`);
+      if (typeof record['username'] === 'string' && typeof record['password'] === 'string')
+        pairs.push(`${record['username']}:${record['password']}`);
+      if (typeof record['accessKeyId'] === 'string' && typeof record['secretKey'] === 'string')
+        pairs.push(`${record['accessKeyId']}:${record['secretKey']}`);
       Object.values(record).forEach(walk);
     }
   };
@@ -93,13 +109,19 @@ function lastBodyEcho(): (request: ProxiedRequest) => ProxyReply | undefined {
     last = request.body;
     const escape = ESCAPINGS[turn++ % ESCAPINGS.length] as (body: string) => string;
     const message = `conflicts with the last request ${escape(quoted)} (auth ${basicPairs(quoted).join(', ')})`;
-    return { status: 400, body: JSON.stringify({ status: 400, error: `BAD_REQUEST: ${message}`, message, requestId: 'echo' }) };
+    return {
+      status: 400,
+      body: JSON.stringify({ status: 400, error: `BAD_REQUEST: ${message}`, message, requestId: 'echo' }),
+    };
   };
 }
 
 /** The emulator's own credentials, whatever the client sent: the planted ones are not the emulator's. */
 function realCredentials(headers: Record<string, string>): Record<string, string> {
-  return { ...headers, authorization: `Basic ${Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64')}` };
+  return {
+    ...headers,
+    authorization: `Basic ${Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64')}`,
+  };
 }
 
 function configYaml(url: string, receiverUrl: string, statePath: string): string {
@@ -215,14 +237,22 @@ describe('a server quoting another request in its errors gets no secret of the r
   }
   /** Fails on a leak in the outputs recorded since the last check. */
   function expectNoLeak(): void {
-    const leaked = outputs.slice(checked).flatMap(({ where, text }) => leaksIn(text).map((form) => `${where}: ${form} in …${text.slice(Math.max(0, text.indexOf(form) - 80), text.indexOf(form) + 40)}…`));
+    const leaked = outputs
+      .slice(checked)
+      .flatMap(({ where, text }) =>
+        leaksIn(text).map(
+          (form) =>
+            `${where}: ${form} in …${text.slice(Math.max(0, text.indexOf(form) - 80), text.indexOf(form) + 40)}…`,
+        ),
+      );
     checked = outputs.length;
     expect(leaked.slice(0, 8)).toEqual([]);
   }
   /** What the server quoted held other requests' secrets: the test shows something. */
   function expectEchoedSecrets(): void {
     const quoted = proxy.intercepted.map((request) => request.body).join('\n');
-    for (const secret of [SECRETS.kafkaPassword, SECRETS.secretKey]) expect(quoted).toContain(JSON.stringify(secret.value).slice(1, -1));
+    for (const secret of [SECRETS.kafkaPassword, SECRETS.secretKey])
+      expect(quoted).toContain(JSON.stringify(secret.value).slice(1, -1));
     expect(quoted).toContain(NAME_SECRET);
   }
 
@@ -254,20 +284,31 @@ describe('a server quoting another request in its errors gets no secret of the r
     await emulator?.close();
   });
 
-  it.each([['json'], ['text']])('apply --output %s: every create refused quoting the one before, nothing shown', async (output) => {
-    proxy.intercept(lastBodyEcho());
-    try {
-      const result = await run(`apply --output ${output}`, ['apply', '--output', output, '--log-level', 'trace', '--wait', '0']);
-      expect(result.code, describeRun(result)).toBe(1);
-      // The server's message still reaches the user, masked.
-      expect(result.stdout + result.stderr).toContain('conflicts with the last request');
-      expect(result.stdout + result.stderr).toContain('(sensitive)');
-      expectEchoedSecrets();
-    } finally {
-      proxy.intercept(undefined);
-    }
-    expectNoLeak();
-  });
+  it.each([['json'], ['text']])(
+    'apply --output %s: every create refused quoting the one before, nothing shown',
+    async (output) => {
+      proxy.intercept(lastBodyEcho());
+      try {
+        const result = await run(`apply --output ${output}`, [
+          'apply',
+          '--output',
+          output,
+          '--log-level',
+          'trace',
+          '--wait',
+          '0',
+        ]);
+        expect(result.code, describeRun(result)).toBe(1);
+        // The server's message still reaches the user, masked.
+        expect(result.stdout + result.stderr).toContain('conflicts with the last request');
+        expect(result.stdout + result.stderr).toContain('(sensitive)');
+        expectEchoedSecrets();
+      } finally {
+        proxy.intercept(undefined);
+      }
+      expectNoLeak();
+    },
+  );
 
   it('plan and its saved file name the dashboard named as a secret only masked', async () => {
     const planned = await run('plan', ['plan', '--output', 'json', '--out', 'plan.json', '--detailed-exitcode']);
@@ -288,15 +329,25 @@ describe('a server quoting another request in its errors gets no secret of the r
     expectNoLeak();
   });
 
-  it('the daemon: JSON logs, /status, the page, /metrics, stacksync status and notifications', { timeout: 90_000 }, async () => {
+  it('the daemon: JSON logs, /status, the page, /metrics, stacksync status and notifications', {
+    timeout: 90_000,
+  }, async () => {
     proxy.intercept(lastBodyEcho());
     const daemon = await startDaemon(workspace, ['--log-level', 'trace', '--log-format', 'json']);
     try {
       await waitUntil(async () => {
-        const targets = Object.values((JSON.parse((await daemon.get('/status')).text) as { targets?: Record<string, { lastResult?: string }> }).targets ?? {});
+        const targets = Object.values(
+          (JSON.parse((await daemon.get('/status')).text) as { targets?: Record<string, { lastResult?: string }> })
+            .targets ?? {},
+        );
         return targets.length === 1 && targets.every((target) => target.lastResult !== undefined);
       }, 30_000);
-      await waitUntil(() => receiver.received.some((request) => request.path.startsWith('/slack')) && receiver.received.some((request) => request.path === '/hooks'), 10_000);
+      await waitUntil(
+        () =>
+          receiver.received.some((request) => request.path.startsWith('/slack')) &&
+          receiver.received.some((request) => request.path === '/hooks'),
+        10_000,
+      );
       const status = (await daemon.get('/status')).text;
       record('/status', status);
       expect(status).toContain('conflicts with the last request');
@@ -304,7 +355,13 @@ describe('a server quoting another request in its errors gets no secret of the r
       record('/metrics', (await daemon.get('/metrics')).text);
       const listen = new URL(daemon.url).host;
       for (const output of ['text', 'json']) {
-        const shown = await run(`stacksync status --output ${output}`, ['status', '--listen', listen, '--output', output]);
+        const shown = await run(`stacksync status --output ${output}`, [
+          'status',
+          '--listen',
+          listen,
+          '--output',
+          output,
+        ]);
         expect(shown.stdout.length, describeRun(shown)).toBeGreaterThan(0);
       }
       expectEchoedSecrets();
@@ -316,7 +373,8 @@ describe('a server quoting another request in its errors gets no secret of the r
     record('daemon stdout', daemon.output().stdout);
     record('daemon stderr', logs);
     expect(logs).toContain('"level":');
-    for (const request of receiver.received) record(`notification ${request.path}`, `${JSON.stringify(request.headers)}\n${request.body}`);
+    for (const request of receiver.received)
+      record(`notification ${request.path}`, `${JSON.stringify(request.headers)}\n${request.body}`);
     expect(receiver.received.map((request) => request.body).join('\n')).toContain('(sensitive)');
     expectNoLeak();
   });

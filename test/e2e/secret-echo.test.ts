@@ -48,7 +48,12 @@ const SECRETS = {
 const ALL_CHUNKS = Object.values(SECRETS).flatMap((secret) => secret.chunks);
 const RAW_VALUES = Object.values(SECRETS).map((secret) => secret.value);
 /** The forms that change the chunks too. */
-const BASE64_FORMS = [...RAW_VALUES, `${SECRETS.keyId.value}:${SECRETS.keySecret.value}`, `${SECRETS.kafkaUser.value}:${SECRETS.kafkaPassword.value}`, `${SECRETS.kafkaUser.value}:${SECRETS.kafkaPassword2.value}`].flatMap((text) => {
+const BASE64_FORMS = [
+  ...RAW_VALUES,
+  `${SECRETS.keyId.value}:${SECRETS.keySecret.value}`,
+  `${SECRETS.kafkaUser.value}:${SECRETS.kafkaPassword.value}`,
+  `${SECRETS.kafkaUser.value}:${SECRETS.kafkaPassword2.value}`,
+].flatMap((text) => {
   const base64 = Buffer.from(text).toString('base64');
   return [base64.replace(/=+$/, ''), Buffer.from(text).toString('base64url')];
 });
@@ -59,8 +64,13 @@ function leaksIn(text: string): string[] {
 }
 
 const json = (text: string): string => JSON.stringify(text);
-const asciiJson = (text: string): string => JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-const html = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+const asciiJson = (text: string): string =>
+  JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const html = (text: string): string =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 const shellSingle = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 const shellDouble = (text: string): string => `"${text.replace(/[\\"$`]/g, (c) => `\\${c}`)}"`;
 
@@ -73,7 +83,11 @@ const ECHOES: [string, (sent: string) => string, string][] = [
   ['URL-encoded', (sent) => encodeURIComponent(sent), 'application/json'],
   ['URL-encoded twice', (sent) => encodeURIComponent(encodeURIComponent(sent)), 'application/json'],
   ['form-encoded', (sent) => new URLSearchParams({ body: sent }).toString(), 'application/json'],
-  ['shell-quoted in a curl line', (sent) => `curl -d ${shellSingle(sent)} && echo ${shellDouble(sent)}`, 'application/json'],
+  [
+    'shell-quoted in a curl line',
+    (sent) => `curl -d ${shellSingle(sent)} && echo ${shellDouble(sent)}`,
+    'application/json',
+  ],
   ['JSON inside a URL inside JSON', (sent) => json(encodeURIComponent(json(sent))), 'application/json'],
   ['plain text', (sent) => sent, 'text/plain'],
   ['an HTML error page', (sent) => `<html><body><pre>${html(json(sent))}</pre></body></html>`, 'text/html'],
@@ -85,27 +99,47 @@ function credentialsOf(request: ProxiedRequest): string {
   return header.startsWith('Basic ') ? Buffer.from(header.slice(6), 'base64').toString('utf8') : header;
 }
 
-function echoReply(request: ProxiedRequest, [, escape, contentType]: (typeof ECHOES)[number], status = 400): ProxyReply {
+function echoReply(
+  request: ProxiedRequest,
+  [, escape, contentType]: (typeof ECHOES)[number],
+  status = 400,
+): ProxyReply {
   const echoed = `cannot apply ${escape(request.body)} for ${escape(credentialsOf(request))}`;
   if (contentType !== 'application/json') return { status, body: echoed, contentType };
-  return { status, body: JSON.stringify({ status, error: `BAD_REQUEST: ${echoed}`, message: echoed, requestId: 'echo' }) };
+  return {
+    status,
+    body: JSON.stringify({ status, error: `BAD_REQUEST: ${echoed}`, message: echoed, requestId: 'echo' }),
+  };
 }
 
 /** The emulator's own credentials, whatever the client sent: the planted ones are not the emulator's. */
 function realCredentials(headers: Record<string, string>): Record<string, string> {
   const header = headers['authorization'] ?? '';
-  const real = header.startsWith('Basic ') ? `Basic ${Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64')}` : `Bearer ${DEFAULT_SEED_IDS.token}`;
+  const real = header.startsWith('Basic ')
+    ? `Basic ${Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64')}`
+    : `Bearer ${DEFAULT_SEED_IDS.token}`;
   return { ...headers, authorization: real };
 }
 
 /** Live pipes that carry their credentials back, in clear and quoted in a status message. */
 function echoingPipes(request: ProxiedRequest, status: number, body: string): string | undefined {
   if (request.method !== 'GET' || status !== 200 || !/\/pipes(\?|$)/.test(request.path)) return undefined;
-  const envelope = JSON.parse(body) as { result: { source: Record<string, Record<string, unknown>>; [key: string]: unknown }[] };
+  const envelope = JSON.parse(body) as {
+    result: { source: Record<string, Record<string, unknown>>; [key: string]: unknown }[];
+  };
   for (const pipe of envelope.result) {
-    if (pipe.source['kafka']) pipe.source['kafka']['credentials'] = { username: SECRETS.kafkaUser.value, password: SECRETS.kafkaPassword.value };
-    if (pipe.source['objectStorage']) pipe.source['objectStorage']['accessKey'] = { accessKeyId: SECRETS.accessKeyId.value, secretKey: SECRETS.secretKey.value };
-    pipe['statusMessage'] = `authentication failed for ${json(json(SECRETS.kafkaPassword.value))} and ${encodeURIComponent(SECRETS.secretKey.value)}`;
+    if (pipe.source['kafka'])
+      pipe.source['kafka']['credentials'] = {
+        username: SECRETS.kafkaUser.value,
+        password: SECRETS.kafkaPassword.value,
+      };
+    if (pipe.source['objectStorage'])
+      pipe.source['objectStorage']['accessKey'] = {
+        accessKeyId: SECRETS.accessKeyId.value,
+        secretKey: SECRETS.secretKey.value,
+      };
+    pipe['statusMessage'] =
+      `authentication failed for ${json(json(SECRETS.kafkaPassword.value))} and ${encodeURIComponent(SECRETS.secretKey.value)}`;
   }
   return JSON.stringify(envelope);
 }
@@ -201,7 +235,14 @@ describe('a server echoing secrets in every escaped form leaks none into any out
   let checked = 0;
   /** Fails on a leak in the outputs since the last check (`all`: in every output). */
   function expectNoLeak(all = false): void {
-    const leaked = outputs.slice(all ? 0 : checked).flatMap(({ where, text }) => leaksIn(text).map((form) => `${where}: ${form} in …${text.slice(Math.max(0, text.indexOf(form) - 80), text.indexOf(form) + 40)}…`));
+    const leaked = outputs
+      .slice(all ? 0 : checked)
+      .flatMap(({ where, text }) =>
+        leaksIn(text).map(
+          (form) =>
+            `${where}: ${form} in …${text.slice(Math.max(0, text.indexOf(form) - 80), text.indexOf(form) + 40)}…`,
+        ),
+      );
     checked = outputs.length;
     expect(leaked.slice(0, 8)).toEqual([]);
   }
@@ -227,7 +268,10 @@ describe('a server echoing secrets in every escaped form leaks none into any out
     await workspace.write('secrets/access-key-id', `${SECRETS.accessKeyId.value}\n`);
     await workspace.write('secrets/secret-key', `${SECRETS.secretKey.value}\n`);
     await workspace.write('manifests/pipes.yaml', PIPES);
-    await workspace.write('manifests/stack.yaml', `${stackYaml('local', 'managed')}---\n${stackYaml('local-selfhosted', 'self')}`);
+    await workspace.write(
+      'manifests/stack.yaml',
+      `${stackYaml('local', 'managed')}---\n${stackYaml('local-selfhosted', 'self')}`,
+    );
   }, 60_000);
   afterAll(async () => {
     await workspace?.dispose();
@@ -242,33 +286,52 @@ describe('a server echoing secrets in every escaped form leaks none into any out
     expectNoLeak();
   });
 
-  it.each(ECHOES.map((echo, index) => [echo[0], index] as const))('a write refused with the body and credentials quoted, %s', async (_name, index) => {
-    const echo = ECHOES[index] as (typeof ECHOES)[number];
-    // A rotated password and an edited tile: updates of every kind, each answered by the echo.
-    const env = { E2E_KAFKA_PASSWORD: SECRETS.kafkaPassword2.value };
-    await workspace.write('manifests/stack.yaml', `${stackYaml('local', 'managed')}---\n${stackYaml('local-selfhosted', 'self')}`.replaceAll('w: 12', `w: ${8 + (index % 4)}`));
-    proxy.intercept((request) => (request.method === 'GET' ? undefined : echoReply(request, echo)));
-    try {
-      const output = index % 2 === 0 ? 'json' : 'text';
-      const result = await run(`apply --output ${output} (${echo[0]})`, ['apply', '--output', output, '--log-level', 'trace'], env);
-      expect(result.code, describeRun(result)).toBe(1);
-      // The server's message still reaches the user, masked.
-      expect(result.stdout + result.stderr).toContain('cannot apply');
-      expect(result.stdout + result.stderr).toContain('(sensitive)');
-      // What was echoed held the secrets: the rotated password and the tile's token.
-      const sent = proxy.intercepted.map((request) => request.body).join('\n');
-      expect(sent).toContain(JSON.stringify(SECRETS.kafkaPassword2.value).slice(1, -1));
-      expect(sent).toContain(JSON.stringify(SECRETS.tileToken.value).slice(1, -1));
-    } finally {
-      proxy.intercept(undefined);
-    }
-    expectNoLeak();
-  });
+  it.each(ECHOES.map((echo, index) => [echo[0], index] as const))(
+    'a write refused with the body and credentials quoted, %s',
+    async (_name, index) => {
+      const echo = ECHOES[index] as (typeof ECHOES)[number];
+      // A rotated password and an edited tile: updates of every kind, each answered by the echo.
+      const env = { E2E_KAFKA_PASSWORD: SECRETS.kafkaPassword2.value };
+      await workspace.write(
+        'manifests/stack.yaml',
+        `${stackYaml('local', 'managed')}---\n${stackYaml('local-selfhosted', 'self')}`.replaceAll(
+          'w: 12',
+          `w: ${8 + (index % 4)}`,
+        ),
+      );
+      proxy.intercept((request) => (request.method === 'GET' ? undefined : echoReply(request, echo)));
+      try {
+        const output = index % 2 === 0 ? 'json' : 'text';
+        const result = await run(
+          `apply --output ${output} (${echo[0]})`,
+          ['apply', '--output', output, '--log-level', 'trace'],
+          env,
+        );
+        expect(result.code, describeRun(result)).toBe(1);
+        // The server's message still reaches the user, masked.
+        expect(result.stdout + result.stderr).toContain('cannot apply');
+        expect(result.stdout + result.stderr).toContain('(sensitive)');
+        // What was echoed held the secrets: the rotated password and the tile's token.
+        const sent = proxy.intercepted.map((request) => request.body).join('\n');
+        expect(sent).toContain(JSON.stringify(SECRETS.kafkaPassword2.value).slice(1, -1));
+        expect(sent).toContain(JSON.stringify(SECRETS.tileToken.value).slice(1, -1));
+      } finally {
+        proxy.intercept(undefined);
+      }
+      expectNoLeak();
+    },
+  );
 
   it('a 429 that quotes the body, retried until given up', async () => {
-    proxy.intercept((request) => (request.method === 'GET' ? undefined : { ...echoReply(request, ECHOES[2] as (typeof ECHOES)[number], 429), headers: { 'retry-after': '0' } }));
+    proxy.intercept((request) =>
+      request.method === 'GET'
+        ? undefined
+        : { ...echoReply(request, ECHOES[2] as (typeof ECHOES)[number], 429), headers: { 'retry-after': '0' } },
+    );
     try {
-      const result = await run('apply after 429s', ['apply', '--output', 'json', '--log-level', 'trace'], { E2E_KAFKA_PASSWORD: SECRETS.kafkaPassword2.value });
+      const result = await run('apply after 429s', ['apply', '--output', 'json', '--log-level', 'trace'], {
+        E2E_KAFKA_PASSWORD: SECRETS.kafkaPassword2.value,
+      });
       expect(result.code, describeRun(result)).toBe(1);
     } finally {
       proxy.intercept(undefined);
@@ -276,30 +339,55 @@ describe('a server echoing secrets in every escaped form leaks none into any out
     expectNoLeak();
   });
 
-  it.each([['text'], ['json'], ['github'], ['markdown']])('plan --output %s and its saved file, with reads refused quoting the credentials, then answered', async (format) => {
-    const echo = ECHOES[['text', 'json', 'github', 'markdown'].indexOf(format) * 2 + 1] as (typeof ECHOES)[number];
-    const env = { E2E_KAFKA_PASSWORD: SECRETS.kafkaPassword2.value };
-    proxy.intercept((request) => (request.method === 'GET' && request.path.includes('dashboards') ? echoReply(request, echo, 401) : undefined));
-    try {
-      const refused = await run(`plan --output ${format}, reads refused`, ['plan', '--output', format, '--log-level', 'trace'], env);
-      expect(refused.code, describeRun(refused)).toBe(1);
-      expect(refused.stdout + refused.stderr).toMatch(/cannot apply.*\(sensitive\)/);
-    } finally {
-      proxy.intercept(undefined);
-    }
-    const planned = await run(`plan --output ${format}`, ['plan', '--output', format, '--log-level', 'trace', '--out', `plan-${format}.json`, '--detailed-exitcode'], env);
-    expect(planned.code, describeRun(planned)).toBe(2);
-    record(`plan-${format}.json`, await readFile(join(workspace.dir, `plan-${format}.json`), 'utf8'));
-    record('job summary', await readFile(join(workspace.dir, 'step-summary.md'), 'utf8').catch(() => ''));
-    expectNoLeak();
-  });
+  it.each([['text'], ['json'], ['github'], ['markdown']])(
+    'plan --output %s and its saved file, with reads refused quoting the credentials, then answered',
+    async (format) => {
+      const echo = ECHOES[['text', 'json', 'github', 'markdown'].indexOf(format) * 2 + 1] as (typeof ECHOES)[number];
+      const env = { E2E_KAFKA_PASSWORD: SECRETS.kafkaPassword2.value };
+      proxy.intercept((request) =>
+        request.method === 'GET' && request.path.includes('dashboards') ? echoReply(request, echo, 401) : undefined,
+      );
+      try {
+        const refused = await run(
+          `plan --output ${format}, reads refused`,
+          ['plan', '--output', format, '--log-level', 'trace'],
+          env,
+        );
+        expect(refused.code, describeRun(refused)).toBe(1);
+        expect(refused.stdout + refused.stderr).toMatch(/cannot apply.*\(sensitive\)/);
+      } finally {
+        proxy.intercept(undefined);
+      }
+      const planned = await run(
+        `plan --output ${format}`,
+        ['plan', '--output', format, '--log-level', 'trace', '--out', `plan-${format}.json`, '--detailed-exitcode'],
+        env,
+      );
+      expect(planned.code, describeRun(planned)).toBe(2);
+      record(`plan-${format}.json`, await readFile(join(workspace.dir, `plan-${format}.json`), 'utf8'));
+      record('job summary', await readFile(join(workspace.dir, 'step-summary.md'), 'utf8').catch(() => ''));
+      expectNoLeak();
+    },
+  );
 
   it('export of live pipes that carry their credentials back writes none of them', async () => {
     for (const target of ['local', 'local-selfhosted']) {
-      const result = await run(`export --target ${target}`, ['export', '--target', target, '--out', `exported-${target}`, '--log-level', 'trace']);
+      const result = await run(`export --target ${target}`, [
+        'export',
+        '--target',
+        target,
+        '--out',
+        `exported-${target}`,
+        '--log-level',
+        'trace',
+      ]);
       expect(result.code, describeRun(result)).toBe(0);
       for (const kind of await readdir(join(workspace.dir, `exported-${target}`)).catch(() => [])) {
-        for (const file of await readdir(join(workspace.dir, `exported-${target}`, kind))) record(`exported ${kind}/${file}`, await readFile(join(workspace.dir, `exported-${target}`, kind, file), 'utf8'));
+        for (const file of await readdir(join(workspace.dir, `exported-${target}`, kind)))
+          record(
+            `exported ${kind}/${file}`,
+            await readFile(join(workspace.dir, `exported-${target}`, kind, file), 'utf8'),
+          );
       }
     }
     expect(outputs.some(({ where }) => where.startsWith('exported pipes/'))).toBe(true);
@@ -307,18 +395,37 @@ describe('a server echoing secrets in every escaped form leaks none into any out
     // The tile's token is written back as the variable it came from, so a plan of the export sends it again unchanged.
     const exported = await readFile(join(workspace.dir, 'exported-local', 'dashboards', 'echo-managed.yaml'), 'utf8');
     expect(exported).toContain('token:${TILE_TOKEN} service:echo-managed');
-    const plan = await run('plan of the export', ['plan', '-m', 'exported-local', '--target', 'local', '--output', 'json']);
+    const plan = await run('plan of the export', [
+      'plan',
+      '-m',
+      'exported-local',
+      '--target',
+      'local',
+      '--output',
+      'json',
+    ]);
     expect(plan.code, describeRun(plan)).toBe(0);
-    expect(parseJsonOutput(plan).changes.find((change) => change.name === 'echo-managed')).toMatchObject({ action: 'unchanged' });
+    expect(parseJsonOutput(plan).changes.find((change) => change.name === 'echo-managed')).toMatchObject({
+      action: 'unchanged',
+    });
     expectNoLeak();
   });
 
-  it('the daemon: logs, /status, /metrics and notifications, while every write is refused with an echo', { timeout: 90_000 }, async () => {
-    proxy.intercept((request) => (request.method === 'GET' ? undefined : echoReply(request, ECHOES[3] as (typeof ECHOES)[number])));
-    const daemon = await startDaemon(workspace, ['--log-level', 'trace'], { E2E_KAFKA_PASSWORD: SECRETS.kafkaPassword2.value });
+  it('the daemon: logs, /status, /metrics and notifications, while every write is refused with an echo', {
+    timeout: 90_000,
+  }, async () => {
+    proxy.intercept((request) =>
+      request.method === 'GET' ? undefined : echoReply(request, ECHOES[3] as (typeof ECHOES)[number]),
+    );
+    const daemon = await startDaemon(workspace, ['--log-level', 'trace'], {
+      E2E_KAFKA_PASSWORD: SECRETS.kafkaPassword2.value,
+    });
     try {
       await waitUntil(async () => {
-        const targets = Object.values((JSON.parse((await daemon.get('/status')).text) as { targets?: Record<string, { lastResult?: string }> }).targets ?? {});
+        const targets = Object.values(
+          (JSON.parse((await daemon.get('/status')).text) as { targets?: Record<string, { lastResult?: string }> })
+            .targets ?? {},
+        );
         return targets.length === 2 && targets.every((target) => target.lastResult !== undefined);
       }, 30_000);
       await waitUntil(() => receiver.received.some((request) => request.path.startsWith('/slack')), 10_000);
@@ -330,14 +437,16 @@ describe('a server echoing secrets in every escaped form leaks none into any out
     }
     record('daemon stdout', daemon.output().stdout);
     record('daemon stderr', daemon.output().stderr);
-    for (const request of receiver.received) record(`notification ${request.path}`, `${JSON.stringify(request.headers)}\n${request.body}`);
+    for (const request of receiver.received)
+      record(`notification ${request.path}`, `${JSON.stringify(request.headers)}\n${request.body}`);
     expect(receiver.received.length).toBeGreaterThan(0);
     expect(receiver.received.map((request) => request.body).join('\n')).toContain('(sensitive)');
     expectNoLeak();
   });
 
   it('the files stacksync wrote hold none either, nor did any output before', async () => {
-    for (const name of await readdir(join(workspace.dir, '.stacksync'))) record(`.stacksync/${name}`, await readFile(join(workspace.dir, '.stacksync', name), 'utf8').catch(() => ''));
+    for (const name of await readdir(join(workspace.dir, '.stacksync')))
+      record(`.stacksync/${name}`, await readFile(join(workspace.dir, '.stacksync', name), 'utf8').catch(() => ''));
     expect(outputs.length).toBeGreaterThan(40);
     expectNoLeak(true);
   });

@@ -9,7 +9,14 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { UNKNOWN_IN_PLAN } from '../../src/model/plan.js';
 import { dashboardYaml, describeRun, parseJsonOutput, ROUTES, writesByRoute } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 const PASSWORD = 'unknown-e2e-Pa55word-6d1f';
@@ -52,7 +59,9 @@ describe('without the secret, before it was ever sent', () => {
   it('validate passes, saying the value is unknown here', async () => {
     const result = await run(['validate']);
     expect(result.code, describeRun(result)).toBe(0);
-    expect(result.stdout).toMatch(/pipe\.yaml:12:\d+: warning: spec.source.kafka.credentials.password: env var UNKNOWN_E2E_PASSWORD is not set: unknown in this plan/);
+    expect(result.stdout).toMatch(
+      /pipe\.yaml:12:\d+: warning: spec.source.kafka.credentials.password: env var UNKNOWN_E2E_PASSWORD is not set: unknown in this plan/,
+    );
     expect(result.stdout).not.toMatch(/E_SECRET_MISSING:/);
   });
 
@@ -67,7 +76,9 @@ describe('without the secret, before it was ever sent', () => {
     expect(plan.changes.find((change) => change.kind === 'Dashboard')?.action).toBe('create');
     const text = await run(['plan']);
     expect(text.stdout).toContain(`+ source.kafka.credentials: ${UNKNOWN_IN_PLAN}`);
-    expect(text.stdout).toContain('apply needs source.kafka.credentials.password: env var UNKNOWN_E2E_PASSWORD is not set');
+    expect(text.stdout).toContain(
+      'apply needs source.kafka.credentials.password: env var UNKNOWN_E2E_PASSWORD is not set',
+    );
   });
 
   it('apply refuses the pipe alone and writes the rest', async () => {
@@ -77,7 +88,9 @@ describe('without the secret, before it was ever sent', () => {
     const writes = writesByRoute(await emulatorStats(emulator.url));
     expect(writes[`POST ${ROUTES.managedDashboards}`]).toBe(1);
     expect(writes[`PATCH ${ROUTES.managedPipe}`]).toBeUndefined();
-    expect(result.stdout).toMatch(/failed: local\/Pipe\/orders-kafka: E_SECRET_MISSING: not applied: it sends source\.kafka\.credentials\.password: env var UNKNOWN_E2E_PASSWORD is not set/);
+    expect(result.stdout).toMatch(
+      /failed: local\/Pipe\/orders-kafka: E_SECRET_MISSING: not applied: it sends source\.kafka\.credentials\.password: env var UNKNOWN_E2E_PASSWORD is not set/,
+    );
   });
 });
 
@@ -85,7 +98,10 @@ describe('once the credentials were sent', () => {
   beforeAll(async () => {
     const applied = await run(['apply'], { UNKNOWN_E2E_PASSWORD: PASSWORD });
     expect(applied.code, describeRun(applied)).toBe(0);
-    await workspace.write('manifests/api.yaml', dashboardYaml({ key: 'api', target: 'local', tiles: ['p99', 'errors'] }));
+    await workspace.write(
+      'manifests/api.yaml',
+      dashboardYaml({ key: 'api', target: 'local', tiles: ['p99', 'errors'] }),
+    );
   });
 
   it('a plan without the secret shows no change of the pipe it cannot know', async () => {

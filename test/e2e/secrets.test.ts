@@ -10,9 +10,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { SENSITIVE } from '../../src/model/plan.js';
-import { alertYaml, dashboardYaml, describeRun, documents, parseJsonOutput, readState, ROUTES, writesByRoute } from '../helpers/e2e.js';
+import {
+  alertYaml,
+  dashboardYaml,
+  describeRun,
+  documents,
+  parseJsonOutput,
+  readState,
+  ROUTES,
+  writesByRoute,
+} from '../helpers/e2e.js';
 import { startProxy, type RunningProxy } from '../helpers/proxy.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 // Values with a quote, a backslash, a slash, a space and non-ASCII letters: every encoding of them differs from the raw string.
 const KAFKA_USER = 'kafka-user-e2e-4f1c9a';
@@ -32,7 +48,15 @@ function leakForms(secret: string): string[] {
   return [secret, json, asciiJson, encodeURIComponent(secret), Buffer.from(secret).toString('base64')];
 }
 
-const RAW_SECRETS = [KAFKA_USER, KAFKA_PASSWORD, KAFKA_PASSWORD_2, ACCESS_KEY_ID, SECRET_KEY, DEFAULT_SEED_IDS.keySecret, DEFAULT_SEED_IDS.token];
+const RAW_SECRETS = [
+  KAFKA_USER,
+  KAFKA_PASSWORD,
+  KAFKA_PASSWORD_2,
+  ACCESS_KEY_ID,
+  SECRET_KEY,
+  DEFAULT_SEED_IDS.keySecret,
+  DEFAULT_SEED_IDS.token,
+];
 
 /** Every string that must never show: pipe secrets, target credentials and their encodings. */
 const SECRETS = [
@@ -84,7 +108,8 @@ describe('secret values never leave stacksync', () => {
   }
 
   function expectNoSecret(text: string, where: string): void {
-    for (const secret of SECRETS) expect(text.includes(secret), `${where} holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
+    for (const secret of SECRETS)
+      expect(text.includes(secret), `${where} holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
   }
 
   beforeAll(async () => {
@@ -111,19 +136,24 @@ describe('secret values never leave stacksync', () => {
     await emulator?.close();
   });
 
-  it.each([['text'], ['json'], ['github']])('plan --output %s shows credentials only as (sensitive)', async (format) => {
-    const result = await run(['plan', '--output', format, '--log-level', 'trace', '--detailed-exitcode']);
-    expect(result.code, describeRun(result)).toBe(2);
-    expectNoSecret(result.stdout, `plan --output ${format} stdout`);
-    expectNoSecret(result.stderr, `plan --output ${format} stderr`);
-    expect(result.stdout).toContain(SENSITIVE);
-  });
+  it.each([['text'], ['json'], ['github']])(
+    'plan --output %s shows credentials only as (sensitive)',
+    async (format) => {
+      const result = await run(['plan', '--output', format, '--log-level', 'trace', '--detailed-exitcode']);
+      expect(result.code, describeRun(result)).toBe(2);
+      expectNoSecret(result.stdout, `plan --output ${format} stdout`);
+      expectNoSecret(result.stderr, `plan --output ${format} stderr`);
+      expect(result.stdout).toContain(SENSITIVE);
+    },
+  );
 
   it('plan --output json marks each write-only path as (sensitive), before and after', async () => {
     const plan = parseJsonOutput(await run(['plan', '--output', 'json']));
     const kafka = plan.changes.find((change) => change.name === 'orders-kafka');
     const s3 = plan.changes.find((change) => change.name === 'events-s3');
-    const secretDiffs = [...(kafka?.diff ?? []), ...(s3?.diff ?? [])].filter((diff) => /credentials|accessKey/.test(diff.path));
+    const secretDiffs = [...(kafka?.diff ?? []), ...(s3?.diff ?? [])].filter((diff) =>
+      /credentials|accessKey/.test(diff.path),
+    );
     expect(secretDiffs.length).toBeGreaterThanOrEqual(2);
     for (const diff of secretDiffs) {
       expect(diff.after).toBe(SENSITIVE);
@@ -153,7 +183,8 @@ describe('secret values never leave stacksync', () => {
     expect(Object.keys(hashes).filter((key) => key.startsWith('Pipe/events-s3:')).length).toBeGreaterThanOrEqual(1);
     for (const hash of Object.values(hashes)) expect(hash).toMatch(/^[0-9a-f]{64}$/);
     // Nor do the files stacksync writes beside it.
-    for (const name of ['state.json']) expectNoSecret(await readFile(join(workspace.dir, '.stacksync', name), 'utf8'), name);
+    for (const name of ['state.json'])
+      expectNoSecret(await readFile(join(workspace.dir, '.stacksync', name), 'utf8'), name);
   });
 
   it('after apply the same secrets are not sent again (compared by HMAC)', async () => {
@@ -170,18 +201,33 @@ describe('secret values never leave stacksync', () => {
 
     // A hostile server: the PATCH is refused with the body quoted in the message, on both envelopes' fields.
     proxy.intercept((request) =>
-      request.method === 'PATCH' ? { status: 400, body: JSON.stringify({ status: 400, error: `BAD_REQUEST: cannot apply ${request.body}`, message: request.body }) } : undefined,
+      request.method === 'PATCH'
+        ? {
+            status: 400,
+            body: JSON.stringify({
+              status: 400,
+              error: `BAD_REQUEST: cannot apply ${request.body}`,
+              message: request.body,
+            }),
+          }
+        : undefined,
     );
     try {
       for (const format of ['text', 'json']) {
         const result = await run(['apply', '--output', format, '--log-level', 'trace'], env);
         expect(result.code, describeRun(result)).toBe(1);
         // The message is passed on, with the secrets in it masked (as JSON text in JSON output and logs).
-        expect((result.stdout + result.stderr).replaceAll('\\"', '"')).toMatch(/cannot apply .*"password":"\(sensitive\)"/);
+        expect((result.stdout + result.stderr).replaceAll('\\"', '"')).toMatch(
+          /cannot apply .*"password":"\(sensitive\)"/,
+        );
         expectNoSecret(result.stdout, `failed apply --output ${format} stdout`);
         expectNoSecret(result.stderr, `failed apply --output ${format} stderr`);
       }
-      expect(proxy.intercepted.some((request) => JSON.parse(request.body).source?.kafka?.credentials?.password === KAFKA_PASSWORD_2)).toBe(true);
+      expect(
+        proxy.intercepted.some(
+          (request) => JSON.parse(request.body).source?.kafka?.credentials?.password === KAFKA_PASSWORD_2,
+        ),
+      ).toBe(true);
     } finally {
       proxy.intercept(undefined);
     }

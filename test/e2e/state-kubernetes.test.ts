@@ -22,7 +22,13 @@ const NS = 'stacksync';
 async function useKubernetes(workspace: Workspace, kube: FakeKube, name: string): Promise<string> {
   const path = await kube.writeKubeconfig(join(workspace.dir, 'config', 'kubeconfig'));
   const config = await readFile(workspace.configPath, 'utf8');
-  await writeFile(workspace.configPath, config.replace(/^state: .*$/m, `state: { backend: kubernetes, namespace: ${NS}, name: ${name}, kubeconfig: kubeconfig }`));
+  await writeFile(
+    workspace.configPath,
+    config.replace(
+      /^state: .*$/m,
+      `state: { backend: kubernetes, namespace: ${NS}, name: ${name}, kubeconfig: kubeconfig }`,
+    ),
+  );
   return path;
 }
 
@@ -54,13 +60,26 @@ describe('the state in Kubernetes', () => {
     expect(applied.code, describeRun(applied)).toBe(0);
     const plan = await ws.run(['plan', '--detailed-exitcode']);
     expect(plan.code, describeRun(plan)).toBe(0);
-    expect(kube.get('secrets', NS, 'shared')?.metadata.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'stacksync', 'stacksync.io/state': 'shared' });
+    expect(kube.get('secrets', NS, 'shared')?.metadata.labels).toMatchObject({
+      'app.kubernetes.io/managed-by': 'stacksync',
+      'stacksync.io/state': 'shared',
+    });
     expect(kube.get('secrets', NS, 'shared-key')).toBeDefined();
 
     const shown = await ws.run(['state', 'show', '--output', 'json']);
     expect(shown.code, describeRun(shown)).toBe(0);
-    const summary = JSON.parse(shown.stdout) as { backend: string; location: string; serial: number; lineage: string; lock: unknown };
-    expect(summary).toMatchObject({ backend: 'kubernetes', lock: null, targets: { local: { resources: { Dashboard: 1 } }, 'local-selfhosted': { resources: { Dashboard: 1 } } } });
+    const summary = JSON.parse(shown.stdout) as {
+      backend: string;
+      location: string;
+      serial: number;
+      lineage: string;
+      lock: unknown;
+    };
+    expect(summary).toMatchObject({
+      backend: 'kubernetes',
+      lock: null,
+      targets: { local: { resources: { Dashboard: 1 } }, 'local-selfhosted': { resources: { Dashboard: 1 } } },
+    });
     expect(summary.location).toContain(`namespace ${NS}, secret shared`);
     expect(summary.serial).toBeGreaterThan(0);
     expect(summary.lineage).toMatch(/^[0-9a-f-]{36}$/);
@@ -78,10 +97,18 @@ describe('the state in Kubernetes', () => {
     expect(applied.code, describeRun(applied)).toBe(0);
     const fileConfig = await readFile(ws.configPath, 'utf8');
     await kube.writeKubeconfig(join(ws.dir, 'config', 'kubeconfig'));
-    await ws.write('config/kubernetes.yaml', fileConfig.replace(/^state: .*$/m, `state: { backend: kubernetes, namespace: ${NS}, name: migrated, kubeconfig: kubeconfig }`));
+    await ws.write(
+      'config/kubernetes.yaml',
+      fileConfig.replace(
+        /^state: .*$/m,
+        `state: { backend: kubernetes, namespace: ${NS}, name: migrated, kubeconfig: kubeconfig }`,
+      ),
+    );
     const migrated = await ws.run(['state', 'migrate', '--to', 'config/kubernetes.yaml']);
     expect(migrated.code, describeRun(migrated)).toBe(0);
-    expect(migrated.stdout).toMatch(/copied 2 target\(s\) from .*state\.json to kubernetes .* secret migrated, and read them back the same/);
+    expect(migrated.stdout).toMatch(
+      /copied 2 target\(s\) from .*state\.json to kubernetes .* secret migrated, and read them back the same/,
+    );
     const plan = await ws.run(['plan', '--detailed-exitcode', '-c', 'config/kubernetes.yaml']);
     expect(plan.code, describeRun(plan)).toBe(0);
   });

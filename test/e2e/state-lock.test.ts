@@ -25,7 +25,14 @@ import {
   writeFiles,
   type Fleet,
 } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 /** `stacksync ARGS` started in the workspace: its stderr so far, and its result once it exits. */
 function startCli(workspace: Workspace, args: readonly string[]): { stderr: () => string; done: Promise<CliResult> } {
@@ -43,7 +50,10 @@ function startCli(workspace: Workspace, args: readonly string[]): { stderr: () =
 
 /** The fleet's files moved from manifests/ to `dir`/. */
 function movedTo(dir: string, fleet: Fleet): Fleet {
-  return { ...fleet, files: new Map([...fleet.files].map(([path, text]) => [path.replace(/^manifests\//, `${dir}/`), text])) };
+  return {
+    ...fleet,
+    files: new Map([...fleet.files].map(([path, text]) => [path.replace(/^manifests\//, `${dir}/`), text])),
+  };
 }
 
 describe('a daemon and an apply on one state file at once', () => {
@@ -62,9 +72,27 @@ describe('a daemon and an apply on one state file at once', () => {
 
   it('serialises their writes and loses no record of either', async () => {
     // The daemon reconciles manifests/; the apply another directory, on the same targets and state file.
-    const daemonFleet = generateFleet({ target: 'local-selfhosted', prefix: 'dm', dashboards: 16, tilesPerDashboard: 1, alertsPerDashboard: 0 });
-    const applyManaged = generateFleet({ target: 'local', prefix: 'ap', dashboards: 4, tilesPerDashboard: 1, alertsPerDashboard: 1 });
-    const applySelfHosted = generateFleet({ target: 'local-selfhosted', prefix: 'aq', dashboards: 4, tilesPerDashboard: 1, alertsPerDashboard: 0 });
+    const daemonFleet = generateFleet({
+      target: 'local-selfhosted',
+      prefix: 'dm',
+      dashboards: 16,
+      tilesPerDashboard: 1,
+      alertsPerDashboard: 0,
+    });
+    const applyManaged = generateFleet({
+      target: 'local',
+      prefix: 'ap',
+      dashboards: 4,
+      tilesPerDashboard: 1,
+      alertsPerDashboard: 1,
+    });
+    const applySelfHosted = generateFleet({
+      target: 'local-selfhosted',
+      prefix: 'aq',
+      dashboards: 4,
+      tilesPerDashboard: 1,
+      alertsPerDashboard: 0,
+    });
     await writeFiles(workspace, daemonFleet.files);
     await writeFiles(workspace, movedTo('other', mergeFleets([applyManaged, applySelfHosted])).files);
 
@@ -75,21 +103,41 @@ describe('a daemon and an apply on one state file at once', () => {
       await waitFor(async () => (await emulatorStats(emulator.url)).writes >= 1, 20_000);
       daemon.child.kill('SIGSTOP');
       const frozen = await emulatorStats(emulator.url);
-      expect(frozen.writes, 'the daemon\'s first sync ended before it could be frozen').toBeLessThan(16);
-      expect(JSON.parse(await readFile(lockPathFor(workspace.statePath), 'utf8'))).toMatchObject({ command: 'run', pid: daemon.child.pid });
+      expect(frozen.writes, "the daemon's first sync ended before it could be frozen").toBeLessThan(16);
+      expect(JSON.parse(await readFile(lockPathFor(workspace.statePath), 'utf8'))).toMatchObject({
+        command: 'run',
+        pid: daemon.child.pid,
+      });
 
       // 2. The apply waits for it; once the daemon goes on and lets go, it plans from the daemon's
       //    records and writes its own.
       const apply = startCli(workspace, ['apply', '-m', 'other', '--lock-timeout', '60s']);
       // One progress line while it waits, naming the holder.
-      await waitFor(() => apply.stderr().includes(`the state (${workspace.statePath}) is locked by stacksync run, pid ${daemon.child.pid}`), 30_000, 50);
+      await waitFor(
+        () =>
+          apply
+            .stderr()
+            .includes(`the state (${workspace.statePath}) is locked by stacksync run, pid ${daemon.child.pid}`),
+        30_000,
+        50,
+      );
       daemon.child.kill('SIGCONT');
       const applied = await apply.done;
       expect(applied.code, describeRun(applied)).toBe(0);
 
       // 3. The daemon's next sync writes again: from a fresh read, so the apply's records stay.
-      await workspace.write('manifests/dm/dm-d0.yaml', dashboardYaml({ key: 'dm-d0', target: 'local-selfhosted', tiles: [{ name: 't0', w: 6 }] }));
-      await waitFor(async () => liveOf(await dump(emulator.url), 'local-selfhosted').dashboards.some((d) => d.name === 'Dashboard dm-d0' && d.tiles[0]?.w === 6), 30_000, 100);
+      await workspace.write(
+        'manifests/dm/dm-d0.yaml',
+        dashboardYaml({ key: 'dm-d0', target: 'local-selfhosted', tiles: [{ name: 't0', w: 6 }] }),
+      );
+      await waitFor(
+        async () =>
+          liveOf(await dump(emulator.url), 'local-selfhosted').dashboards.some(
+            (d) => d.name === 'Dashboard dm-d0' && d.tiles[0]?.w === 6,
+          ),
+        30_000,
+        100,
+      );
       await waitFor(() => !existsSync(lockPathFor(workspace.statePath)), 30_000);
     } finally {
       daemon.child.kill('SIGCONT');
@@ -123,7 +171,11 @@ describe('apply and a state lock held by another process', () => {
   beforeAll(async () => {
     emulator = await startTestEmulator();
     workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 2 } });
-    await writeFiles(workspace, generateFleet({ target: 'local', prefix: 'lk', dashboards: 1, tilesPerDashboard: 1, alertsPerDashboard: 0 }).files);
+    await writeFiles(
+      workspace,
+      generateFleet({ target: 'local', prefix: 'lk', dashboards: 1, tilesPerDashboard: 1, alertsPerDashboard: 0 })
+        .files,
+    );
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -132,7 +184,13 @@ describe('apply and a state lock held by another process', () => {
 
   async function holdLock(pid: number): Promise<void> {
     await writeFiles(workspace, new Map([['.stacksync/.keep', '']]));
-    const holder = { pid, host: hostname(), command: 'run', since: '2026-11-20T10:00:00.000Z', token: 'held-elsewhere' };
+    const holder = {
+      pid,
+      host: hostname(),
+      command: 'run',
+      since: '2026-11-20T10:00:00.000Z',
+      token: 'held-elsewhere',
+    };
     await writeFile(lockPathFor(workspace.statePath), JSON.stringify(holder));
   }
 
@@ -142,7 +200,9 @@ describe('apply and a state lock held by another process', () => {
     const result = await workspace.run(['apply', '--lock-timeout', '1s']);
     expect(result.code, describeRun(result)).toBe(1);
     expect(result.stderr).toContain('E_STATE_LOCKED');
-    expect(result.stderr).toContain(`is locked by \`stacksync run\` (pid ${process.pid} on host ${hostname()}, since 2026-11-20T10:00:00.000Z); waited 1 s (--lock-timeout)`);
+    expect(result.stderr).toContain(
+      `is locked by \`stacksync run\` (pid ${process.pid} on host ${hostname()}, since 2026-11-20T10:00:00.000Z); waited 1 s (--lock-timeout)`,
+    );
     expect((await emulatorStats(emulator.url)).writes).toBe(0);
     expect(existsSync(workspace.statePath)).toBe(false);
   });
@@ -156,7 +216,9 @@ describe('apply and a state lock held by another process', () => {
     expect(result.code, describeRun(result)).toBe(0);
     expect(result.stderr).toContain('took over the state lock of a stacksync process that is gone');
     expect(result.stderr).toContain(`pid ${pid}`);
-    expect(Object.keys((await readState(workspace.statePath)).targets['local']?.inventory.Dashboard ?? {})).toEqual(['lk-d0']);
+    expect(Object.keys((await readState(workspace.statePath)).targets['local']?.inventory.Dashboard ?? {})).toEqual([
+      'lk-d0',
+    ]);
     expect(existsSync(lockPathFor(workspace.statePath))).toBe(false);
   });
 });

@@ -18,7 +18,13 @@ const FAST = { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } };
 /** Points a workspace's config at the PostgreSQL state `name`, its URL in STACKSYNC_STATE_URL. */
 async function usePostgres(workspace: Workspace, url: string, name: string): Promise<void> {
   const config = await readFile(workspace.configPath, 'utf8');
-  await writeFile(workspace.configPath, config.replace(/^state: .*$/m, `state: { backend: postgres, url: { fromEnv: STACKSYNC_STATE_URL }, name: ${name} }`));
+  await writeFile(
+    workspace.configPath,
+    config.replace(
+      /^state: .*$/m,
+      `state: { backend: postgres, url: { fromEnv: STACKSYNC_STATE_URL }, name: ${name} }`,
+    ),
+  );
   workspace.env['STACKSYNC_STATE_URL'] = url;
 }
 
@@ -55,8 +61,19 @@ describe('the state in PostgreSQL', () => {
 
     const shown = await ws.run(['state', 'show', '--output', 'json']);
     expect(shown.code, describeRun(shown)).toBe(0);
-    const summary = JSON.parse(shown.stdout) as { backend: string; location: string; serial: number; lineage: string; lock: unknown; targets: Record<string, { resources: Record<string, number> }> };
-    expect(summary).toMatchObject({ backend: 'postgres', lock: null, targets: { local: { resources: { Dashboard: 1 } }, 'local-selfhosted': { resources: { Dashboard: 1 } } } });
+    const summary = JSON.parse(shown.stdout) as {
+      backend: string;
+      location: string;
+      serial: number;
+      lineage: string;
+      lock: unknown;
+      targets: Record<string, { resources: Record<string, number> }>;
+    };
+    expect(summary).toMatchObject({
+      backend: 'postgres',
+      lock: null,
+      targets: { local: { resources: { Dashboard: 1 } }, 'local-selfhosted': { resources: { Dashboard: 1 } } },
+    });
     expect(summary.serial).toBeGreaterThan(0);
     expect(summary.lineage).toMatch(/^[0-9a-f-]{36}$/);
     const text = await ws.run(['state', 'show']);
@@ -68,22 +85,45 @@ describe('the state in PostgreSQL', () => {
     await ws.write('manifests/m.yaml', dashboardYaml({ key: 'pg-migrated', target: 'local' }));
     const applied = await ws.run(['apply']);
     expect(applied.code, describeRun(applied)).toBe(0);
-    const before = JSON.parse((await ws.run(['state', 'show', '--output', 'json'])).stdout) as { lineage: string; serial: number };
+    const before = JSON.parse((await ws.run(['state', 'show', '--output', 'json'])).stdout) as {
+      lineage: string;
+      serial: number;
+    };
     expect(before.lineage).toMatch(/^[0-9a-f-]{36}$/);
     expect(before.serial).toBeGreaterThan(0);
     const fileConfig = await readFile(ws.configPath, 'utf8');
-    await ws.write('config/postgres.yaml', fileConfig.replace(/^state: .*$/m, 'state: { backend: postgres, url: { fromEnv: STACKSYNC_STATE_URL }, name: migrated }'));
-    const migrated = await ws.run(['state', 'migrate', '--to', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } });
+    await ws.write(
+      'config/postgres.yaml',
+      fileConfig.replace(
+        /^state: .*$/m,
+        'state: { backend: postgres, url: { fromEnv: STACKSYNC_STATE_URL }, name: migrated }',
+      ),
+    );
+    const migrated = await ws.run(['state', 'migrate', '--to', 'config/postgres.yaml'], {
+      env: { STACKSYNC_STATE_URL: url },
+    });
     expect(migrated.code, describeRun(migrated)).toBe(0);
     // The URL came from a secret reference, so it is masked like any secret of the run (docs/security.md).
-    expect(migrated.stdout).toMatch(/copied 2 target\(s\) from .*state\.json to \(sensitive\) \(state "migrated"\), and read them back the same/);
-    const plan = await ws.run(['plan', '--detailed-exitcode', '-c', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } });
+    expect(migrated.stdout).toMatch(
+      /copied 2 target\(s\) from .*state\.json to \(sensitive\) \(state "migrated"\), and read them back the same/,
+    );
+    const plan = await ws.run(['plan', '--detailed-exitcode', '-c', 'config/postgres.yaml'], {
+      env: { STACKSYNC_STATE_URL: url },
+    });
     expect(plan.code, describeRun(plan)).toBe(0);
     // The copy is the same history: same lineage.
-    const after = JSON.parse((await ws.run(['state', 'show', '--output', 'json', '-c', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } })).stdout) as { lineage: string };
+    const after = JSON.parse(
+      (
+        await ws.run(['state', 'show', '--output', 'json', '-c', 'config/postgres.yaml'], {
+          env: { STACKSYNC_STATE_URL: url },
+        })
+      ).stdout,
+    ) as { lineage: string };
     expect(after.lineage).toBe(before.lineage);
     // Into a state that is not empty: refused, nothing changed.
-    const again = await ws.run(['state', 'migrate', '--to', 'config/postgres.yaml'], { env: { STACKSYNC_STATE_URL: url } });
+    const again = await ws.run(['state', 'migrate', '--to', 'config/postgres.yaml'], {
+      env: { STACKSYNC_STATE_URL: url },
+    });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/is not empty; migrate copies only into an empty state/);
   });

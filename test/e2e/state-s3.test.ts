@@ -27,8 +27,18 @@ describe('the state in S3', () => {
     const made = await createWorkspace(emulator.url, FAST);
     workspaces.push(made);
     const config = await readFile(made.configPath, 'utf8');
-    await writeFile(made.configPath, config.replace(/^state: .*$/m, `state: { backend: s3, bucket: team-state, key: ${key}, region: eu-west-1, endpoint: '${s3.endpoint}', forcePathStyle: true }`));
-    Object.assign(made.env, { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_EC2_METADATA_DISABLED: 'true' });
+    await writeFile(
+      made.configPath,
+      config.replace(
+        /^state: .*$/m,
+        `state: { backend: s3, bucket: team-state, key: ${key}, region: eu-west-1, endpoint: '${s3.endpoint}', forcePathStyle: true }`,
+      ),
+    );
+    Object.assign(made.env, {
+      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: SECRET_KEY,
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
     return made;
   };
 
@@ -57,7 +67,13 @@ describe('the state in S3', () => {
 
     const shown = await ws.run(['state', 'show', '--output', 'json']);
     expect(shown.code, describeRun(shown)).toBe(0);
-    const summary = JSON.parse(shown.stdout) as { backend: string; location: string; serial: number; lineage: string; lock: unknown };
+    const summary = JSON.parse(shown.stdout) as {
+      backend: string;
+      location: string;
+      serial: number;
+      lineage: string;
+      lock: unknown;
+    };
     expect(summary).toMatchObject({
       backend: 's3',
       location: `s3://team-state/stacksync/prod.json at ${s3.endpoint}`,
@@ -81,12 +97,21 @@ describe('the state in S3', () => {
     const fileConfig = await readFile(ws.configPath, 'utf8');
     await ws.write(
       'config/s3.yaml',
-      fileConfig.replace(/^state: .*$/m, `state: { backend: s3, bucket: team-state, key: stacksync/migrated.json, region: eu-west-1, endpoint: '${s3.endpoint}', forcePathStyle: true }`),
+      fileConfig.replace(
+        /^state: .*$/m,
+        `state: { backend: s3, bucket: team-state, key: stacksync/migrated.json, region: eu-west-1, endpoint: '${s3.endpoint}', forcePathStyle: true }`,
+      ),
     );
-    const env = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: SECRET_KEY, AWS_EC2_METADATA_DISABLED: 'true' };
+    const env = {
+      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: SECRET_KEY,
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
     const migrated = await ws.run(['state', 'migrate', '--to', 'config/s3.yaml'], { env });
     expect(migrated.code, describeRun(migrated)).toBe(0);
-    expect(migrated.stdout).toMatch(/copied 2 target\(s\) from .*state\.json to s3:\/\/team-state\/stacksync\/migrated\.json/);
+    expect(migrated.stdout).toMatch(
+      /copied 2 target\(s\) from .*state\.json to s3:\/\/team-state\/stacksync\/migrated\.json/,
+    );
     const plan = await ws.run(['plan', '--detailed-exitcode', '-c', 'config/s3.yaml'], { env });
     expect(plan.code, describeRun(plan)).toBe(0);
   });
@@ -94,7 +119,14 @@ describe('the state in S3', () => {
   it('makes apply wait for the lock while a plan reads without it; unlock breaks it by its id', async () => {
     const ws = await workspace('stacksync/locked.json');
     await ws.write('manifests/l.yaml', dashboardYaml({ key: 's3-locked', target: 'local' }));
-    const other = openS3Backend({ bucket: 'team-state', key: 'stacksync/locked.json', region: 'eu-west-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: CREDENTIALS });
+    const other = openS3Backend({
+      bucket: 'team-state',
+      key: 'stacksync/locked.json',
+      region: 'eu-west-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: CREDENTIALS,
+    });
     const held = await other.lock({ command: 'run', timeoutMs: 0, leaseMs: 600_000 });
     await expectHeldLockThenUnlock({ ws, emulatorUrl: emulator.url, other, held, dashboard: 's3-locked' });
     const plan = await ws.run(['plan', '--detailed-exitcode']);
@@ -114,6 +146,8 @@ describe('the state in S3', () => {
       s3.ignoreConditions = false;
     }
     expect(s3.text('team-state', 'stacksync/unsafe.json')).toBeUndefined();
-    expect((await liveTarget(emulator.url, 'local')).dashboards.map((d) => d.name)).not.toContain('Dashboard s3-unsafe');
+    expect((await liveTarget(emulator.url, 'local')).dashboards.map((d) => d.name)).not.toContain(
+      'Dashboard s3-unsafe',
+    );
   });
 });

@@ -16,7 +16,10 @@ const FAILED = 'the last sync of 1 of 3 targets failed';
 const UNCOMMITTED = 'working tree (uncommitted changes)';
 
 interface Status {
-  targets: Record<string, { lastResult?: 'success' | 'failure'; revision?: string; uncommitted?: true; lastError?: string }>;
+  targets: Record<
+    string,
+    { lastResult?: 'success' | 'failure'; revision?: string; uncommitted?: true; lastError?: string }
+  >;
 }
 
 describe('the status of a daemon over a dirty checkout and a failing target', { timeout: 120_000 }, () => {
@@ -30,20 +33,32 @@ describe('the status of a daemon over a dirty checkout and a failing target', { 
     // A third target whose token the server refuses (401: not retried), so each of its syncs fails at once.
     const config = await readFile(workspace.configPath, 'utf8');
     const refused = `  - name: refused\n    variant: self-hosted\n    baseUrl: ${shared.emulator.url}\n    auth:\n      token: { fromEnv: REFUSED_TOKEN }\n`;
-    await workspace.write('config/stacksync.yaml', config.replace('defaultTarget: local', `${refused}defaultTarget: local`));
+    await workspace.write(
+      'config/stacksync.yaml',
+      config.replace('defaultTarget: local', `${refused}defaultTarget: local`),
+    );
     await workspace.write('.gitignore', '.stacksync/\n');
     await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: 'local-selfhosted' }));
     const git = (...args: string[]): string =>
-      execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: workspace.dir, encoding: 'utf8' }).trim();
+      execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], {
+        cwd: workspace.dir,
+        encoding: 'utf8',
+      }).trim();
     git('init', '-q', '-b', 'main');
     git('add', '.');
     git('commit', '-q', '-m', 'manifests');
     commit = git('rev-parse', 'HEAD');
     // The edit the daemon syncs is not in that commit.
-    await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: 'local-selfhosted', tiles: ['p99', 'errors'] }));
+    await workspace.write(
+      'manifests/web.yaml',
+      dashboardYaml({ key: 'web', target: 'local-selfhosted', tiles: ['p99', 'errors'] }),
+    );
     daemon = await startDaemon(workspace, [], { REFUSED_TOKEN: 'not-the-token' });
     // Every target has finished a sync (the refused one keeps the daemon unready: /readyz stays 503).
-    const synced = async (): Promise<boolean> => Object.values((JSON.parse((await daemon.get('/status')).text) as Status).targets).every((target) => target.lastResult !== undefined);
+    const synced = async (): Promise<boolean> =>
+      Object.values((JSON.parse((await daemon.get('/status')).text) as Status).targets).every(
+        (target) => target.lastResult !== undefined,
+      );
     await waitUntil(synced, 60_000, 200).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${daemon.output().stderr}`);
     });
@@ -59,7 +74,10 @@ describe('the status of a daemon over a dirty checkout and a failing target', { 
     expect((await daemon.get('/readyz')).status).toBe(503);
     for (const target of ['local', 'local-selfhosted']) {
       expect(status.targets[target], target).toMatchObject({ lastResult: 'success', uncommitted: true });
-      expect(commit.startsWith(status.targets[target]?.revision ?? '-'), `${target}: ${status.targets[target]?.revision}`).toBe(true);
+      expect(
+        commit.startsWith(status.targets[target]?.revision ?? '-'),
+        `${target}: ${status.targets[target]?.revision}`,
+      ).toBe(true);
     }
   });
 

@@ -18,9 +18,14 @@ import { alertYaml, dashboardYaml, documents, liveTarget, updateDashboardOutOfBa
 import { startDaemon, waitUntil, type RunningDaemon } from '../helpers/daemon.js';
 import { createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 
-const BROWSERS = [process.env['STACKSYNC_CHROMIUM'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((path): path is string => Boolean(path));
+const BROWSERS = [process.env['STACKSYNC_CHROMIUM'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
+  (path): path is string => Boolean(path),
+);
 const BROWSER = BROWSERS.find((path) => existsSync(path));
-if (!BROWSER) console.warn(`status page browser test skipped: no Chromium at ${BROWSERS.join(' or ')} (apt-get install chromium, as .ci/run does)`);
+if (!BROWSER)
+  console.warn(
+    `status page browser test skipped: no Chromium at ${BROWSERS.join(' or ')} (apt-get install chromium, as .ci/run does)`,
+  );
 // In CI a skipped browser test is a test that does not exist: .ci/run installs Chromium, so its absence there fails.
 it.runIf(!BROWSER && process.env['CI'] === 'true')('has a browser in CI', () => {
   expect.fail(`no Chromium at ${BROWSERS.join(' or ')}: .ci/run installs Debian's chromium`);
@@ -50,20 +55,43 @@ describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, 
 
   beforeAll(async () => {
     const seed = defaultSeed();
-    for (const pipe of seed.organizations?.[0]?.services?.[0]?.pipes ?? []) if (pipe.id === DEFAULT_SEED_IDS.pipes.kafka) pipe.state = 'Failed';
+    for (const pipe of seed.organizations?.[0]?.services?.[0]?.pipes ?? [])
+      if (pipe.id === DEFAULT_SEED_IDS.pipes.kafka) pipe.state = 'Failed';
     emulator = await startTestEmulator({ seed });
     workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
-    await workspace.write('config/stacksync.yaml', `${await readFile(workspace.configPath, 'utf8')}daemon:\n  repositoryUrl: ${JSON.stringify(REPOSITORY)}\n`);
+    await workspace.write(
+      'config/stacksync.yaml',
+      `${await readFile(workspace.configPath, 'utf8')}daemon:\n  repositoryUrl: ${JSON.stringify(REPOSITORY)}\n`,
+    );
     // Applied once, so the daemon knows these as its own; then one is edited behind its back.
-    await workspace.write('manifests/local.yaml', documents([ordersPipe, dashboardYaml({ key: 'api', target: 'local', tiles: ['p99', 'errors'] }), alertYaml({ key: 'api-slow', target: 'local', dashboard: 'api', tile: 'p99' })]));
-    await workspace.write('manifests/web.yaml', dashboardYaml({ key: 'web', target: 'local-selfhosted', name: 'Web', tiles: ['p99', 'errors'] }));
+    await workspace.write(
+      'manifests/local.yaml',
+      documents([
+        ordersPipe,
+        dashboardYaml({ key: 'api', target: 'local', tiles: ['p99', 'errors'] }),
+        alertYaml({ key: 'api-slow', target: 'local', dashboard: 'api', tile: 'p99' }),
+      ]),
+    );
+    await workspace.write(
+      'manifests/web.yaml',
+      dashboardYaml({ key: 'web', target: 'local-selfhosted', name: 'Web', tiles: ['p99', 'errors'] }),
+    );
     const applied = await workspace.run(['apply']);
     expect(applied.code, applied.stderr).toBe(0);
-    const web = (await liveTarget(emulator.url, 'local-selfhosted')).dashboards.find((dashboard) => dashboard.name === 'Web');
+    const web = (await liveTarget(emulator.url, 'local-selfhosted')).dashboards.find(
+      (dashboard) => dashboard.name === 'Web',
+    );
     if (!web) throw new Error('the web dashboard was not created');
-    await updateDashboardOutOfBand(emulator.url, 'local-selfhosted', web.id, { name: HOSTILE_NAME, tags: web.tags, tiles: web.tiles.map((tile) => (tile.name === 'p99' ? { ...tile, w: 6 } : tile)) });
+    await updateDashboardOutOfBand(emulator.url, 'local-selfhosted', web.id, {
+      name: HOSTILE_NAME,
+      tags: web.tags,
+      tiles: web.tiles.map((tile) => (tile.name === 'p99' ? { ...tile, w: 6 } : tile)),
+    });
     // An alert on a tile the dashboard does not have: an error whose message names the tile.
-    await workspace.write('manifests/broken.yaml', alertYaml({ key: 'broken', target: 'local-selfhosted', dashboard: 'web', tile: JSON.stringify(HOSTILE_TILE) }));
+    await workspace.write(
+      'manifests/broken.yaml',
+      alertYaml({ key: 'broken', target: 'local-selfhosted', dashboard: 'web', tile: JSON.stringify(HOSTILE_TILE) }),
+    );
     daemon = await startDaemon(workspace, ['--dry-run']);
     await waitUntil(async () => (await daemon.get('/readyz')).status === 200, WAIT_MS);
     browser = await chromium.launch({ executablePath: BROWSER, args: ['--no-sandbox'] });
@@ -79,7 +107,10 @@ describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, 
   });
 
   /** A page on the daemon that records what the browser refused (CSP) and any script error. */
-  async function open(path = '/', viewport = { width: 1280, height: 900 }): Promise<{ page: Page; problems: string[] }> {
+  async function open(
+    path = '/',
+    viewport = { width: 1280, height: 900 },
+  ): Promise<{ page: Page; problems: string[] }> {
     const page = await browser.newPage({ viewport });
     const problems: string[] = [];
     page.on('console', (message) => {
@@ -107,7 +138,9 @@ describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, 
     // The manifest links to its line in the repository.
     const line = /manifests\/local\.yaml:(\d+)/.exec(await row(page, 'local/Dashboard/api').innerText())?.[1];
     expect(line).toBeDefined();
-    expect(await row(page, 'local/Dashboard/api').locator('a').getAttribute('href')).toBe(`https://git.example.test/acme/manifests/blob/HEAD/manifests/local.yaml#L${line}`);
+    expect(await row(page, 'local/Dashboard/api').locator('a').getAttribute('href')).toBe(
+      `https://git.example.test/acme/manifests/blob/HEAD/manifests/local.yaml#L${line}`,
+    );
     // Per target: the last sync and its facts.
     const target = await page.locator('[data-target-card="local-selfhosted"]').innerText();
     expect(target).toMatch(/last sync\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC, failed/);
@@ -133,7 +166,9 @@ describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, 
     const { page, problems } = await open();
     const web = row(page, 'local-selfhosted/Dashboard/web');
     await web.locator('summary').click({ timeout: WAIT_MS });
-    expect(await web.locator('table.diff').innerText()).toMatch(/name\s+"<script>window.__pwned = 1<\/script>"\s+"Web"/);
+    expect(await web.locator('table.diff').innerText()).toMatch(
+      /name\s+"<script>window.__pwned = 1<\/script>"\s+"Web"/,
+    );
     expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
     expect(await page.locator('#live script, #live img').count()).toBe(0);
     expect(problems).toEqual([]);
@@ -144,7 +179,10 @@ describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, 
     const { page } = await open();
     // The script ran under the page's Content-Security-Policy: it hides the no-script button.
     await page.locator('#filter-button').waitFor({ state: 'hidden', timeout: WAIT_MS });
-    const visible = () => page.locator('#resources tbody tr[data-key]:visible').evaluateAll((rows) => rows.map((each) => each.getAttribute('data-key')));
+    const visible = () =>
+      page
+        .locator('#resources tbody tr[data-key]:visible')
+        .evaluateAll((rows) => rows.map((each) => each.getAttribute('data-key')));
     await page.selectOption('select[name="status"]', 'error');
     expect(await visible()).toEqual(['local-selfhosted/Alert/broken']);
     expect(new URL(page.url()).search).toBe('?status=error');
@@ -172,11 +210,20 @@ describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, 
     await page.evaluate('window.scrollBy(0, -40)');
     const before = await web.evaluate((element) => element.getBoundingClientRect().top);
     // A manifest change above it: the api dashboard gets a field diff, so its row grows.
-    await workspace.write('manifests/local.yaml', documents([ordersPipe, dashboardYaml({ key: 'api', target: 'local', tiles: [{ name: 'p99', w: 18 }, 'errors'] }), alertYaml({ key: 'api-slow', target: 'local', dashboard: 'api', tile: 'p99' })]));
+    await workspace.write(
+      'manifests/local.yaml',
+      documents([
+        ordersPipe,
+        dashboardYaml({ key: 'api', target: 'local', tiles: [{ name: 'p99', w: 18 }, 'errors'] }),
+        alertYaml({ key: 'api-slow', target: 'local', dashboard: 'api', tile: 'p99' }),
+      ]),
+    );
     await row(page, 'local/Dashboard/api').locator('.badge.drifted').waitFor({ timeout: WAIT_MS });
     expect(await page.evaluate('window.__sameDocument')).toBe(true);
     expect(await web.locator('details').getAttribute('open')).not.toBeNull();
-    expect(Math.abs((await web.evaluate((element) => element.getBoundingClientRect().top)) - before)).toBeLessThanOrEqual(2);
+    expect(
+      Math.abs((await web.evaluate((element) => element.getBoundingClientRect().top)) - before),
+    ).toBeLessThanOrEqual(2);
     // With a filter on, a refresh keeps it.
     await page.selectOption('select[name="status"]', 'drifted');
     const summary = await page.locator('#summary').innerText();
@@ -189,7 +236,9 @@ describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, 
   it('fits a phone: no sideways scrolling, every row readable', async () => {
     const { page } = await open('/', { width: 390, height: 844 });
     await row(page, 'local-selfhosted/Dashboard/web').waitFor({ timeout: WAIT_MS });
-    expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+    expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(
+      true,
+    );
     expect(await page.locator('#resources > thead').isHidden()).toBe(true);
     expect(await row(page, 'local-selfhosted/Alert/broken').innerText()).toContain(`no tile named ${HOSTILE_TILE};`);
     await page.screenshot({ path: join(shots, 'status-page-phone.png'), fullPage: true });
@@ -202,7 +251,9 @@ describe.skipIf(!BROWSER)('the status page in a browser', { timeout: 120_000 }, 
     await row(page, 'local-selfhosted/Alert/broken').waitFor({ timeout: WAIT_MS });
     await daemon.stop();
     await page.locator('#stale').waitFor({ state: 'visible', timeout: WAIT_MS });
-    expect(await page.locator('#stale').innerText()).toMatch(/^The daemon did not answer at .*; this is what it said before\. Trying again\.$/);
+    expect(await page.locator('#stale').innerText()).toMatch(
+      /^The daemon did not answer at .*; this is what it said before\. Trying again\.$/,
+    );
     expect(await row(page, 'local-selfhosted/Alert/broken').isVisible()).toBe(true);
     await page.close();
   });

@@ -39,10 +39,16 @@ describe('a suspension made over HTTP, across restarts', () => {
     daemon = undefined;
     expect(stopped?.code).toBe(0);
   };
-  const post = (running: RunningDaemon, path: string): Promise<Response> => fetch(`${running.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
-  const targetStatus = async (running: RunningDaemon): Promise<TargetJson> => (JSON.parse((await running.get('/status')).text) as { targets: Record<string, TargetJson> }).targets[TARGET] as TargetJson;
+  const post = (running: RunningDaemon, path: string): Promise<Response> =>
+    fetch(`${running.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+  const targetStatus = async (running: RunningDaemon): Promise<TargetJson> =>
+    (JSON.parse((await running.get('/status')).text) as { targets: Record<string, TargetJson> }).targets[
+      TARGET
+    ] as TargetJson;
   const liveDashboard = async () => {
-    const live = (await liveTarget(shared.emulator.url, TARGET)).dashboards.find((d) => d.name === dashboardName('held'));
+    const live = (await liveTarget(shared.emulator.url, TARGET)).dashboards.find(
+      (d) => d.name === dashboardName('held'),
+    );
     if (!live) throw new Error('Dashboard held is not live');
     return live;
   };
@@ -58,7 +64,10 @@ describe('a suspension made over HTTP, across restarts', () => {
     workspace = await shared.workspace({ rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
     const config = await readFile(workspace.configPath, 'utf8');
     await workspace.write('config/stacksync.yaml', `${config}control: { token: { fromEnv: CONTROL_TOKEN } }\n`);
-    await workspace.write('manifests/held.yaml', dashboardYaml({ key: 'held', target: TARGET, tiles: [{ name: 'p99', w: 6 }] }));
+    await workspace.write(
+      'manifests/held.yaml',
+      dashboardYaml({ key: 'held', target: TARGET, tiles: [{ name: 'p99', w: 6 }] }),
+    );
   });
   afterAll(async () => {
     await daemon?.stop();
@@ -79,7 +88,11 @@ describe('a suspension made over HTTP, across restarts', () => {
     const before = (await readState(workspace.statePath)).targets[TARGET]?.suspension;
     await stop();
     const live = await liveDashboard();
-    await updateDashboardOutOfBand(shared.emulator.url, TARGET, live.id, { name: live.name, tags: live.tags, tiles: live.tiles.map((tile) => ({ ...tile, w: 11 })) });
+    await updateDashboardOutOfBand(shared.emulator.url, TARGET, live.id, {
+      name: live.name,
+      tags: live.tags,
+      tiles: live.tiles.map((tile) => ({ ...tile, w: 11 })),
+    });
     const running = await start();
     const status = await targetStatus(running);
     expect(status.suspended).toBe(true);
@@ -92,13 +105,18 @@ describe('a suspension made over HTTP, across restarts', () => {
     const running = daemon as RunningDaemon;
     const query = new URLSearchParams({ target: TARGET, reason: 'two\nlines' });
     const response = await post(running, `/-/suspend?${query}`);
-    expect([response.status, await response.text()]).toEqual([400, 'the reason query parameter holds a control character (a line break, a tab, …)\n']);
+    expect([response.status, await response.text()]).toEqual([
+      400,
+      'the reason query parameter holds a control character (a line break, a tab, …)\n',
+    ]);
     expect((await targetStatus(running)).suspension?.reason).toBe(REASON);
   });
 
   it('POST /-/resume lifts it: the edit is healed, and it stays lifted after another restart', async () => {
     const running = daemon as RunningDaemon;
-    await syncedAfter(running, async () => expect((await post(running, `/-/resume?target=${TARGET}`)).status).toBe(202));
+    await syncedAfter(running, async () =>
+      expect((await post(running, `/-/resume?target=${TARGET}`)).status).toBe(202),
+    );
     expect(await liveWidth()).toBe(6);
     expect((await readState(workspace.statePath)).targets[TARGET]?.suspension).toBeUndefined();
     await stop();

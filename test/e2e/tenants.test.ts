@@ -37,7 +37,9 @@ async function liveDashboards(prefix: string): Promise<string[]> {
 }
 
 async function inventoryTenant(workspace: Workspace, key: string): Promise<unknown> {
-  const state = JSON.parse(await readFile(workspace.statePath, 'utf8')) as { targets: Record<string, { inventory: Record<string, Record<string, { tenant?: string }>> }> };
+  const state = JSON.parse(await readFile(workspace.statePath, 'utf8')) as {
+    targets: Record<string, { inventory: Record<string, Record<string, { tenant?: string }>> }>;
+  };
   return state.targets['local']?.inventory['Dashboard']?.[key]?.tenant;
 }
 
@@ -47,7 +49,10 @@ describe('tenants', () => {
     workspace = await shared.workspace({ rateLimit: FAST, sync: { maxDeletes: 100, maxDeletePercent: 100 } });
     await withTenants(workspace);
     await workspace.write('manifests/teams/payments/board.yaml', dashboardYaml({ key: 'tp-pay', target: 'local' }));
-    await workspace.write('manifests/teams/search/boards/board.yaml', dashboardYaml({ key: 'tp-search', target: 'local' }));
+    await workspace.write(
+      'manifests/teams/search/boards/board.yaml',
+      dashboardYaml({ key: 'tp-search', target: 'local' }),
+    );
   });
   afterAll(() => workspace.dispose());
 
@@ -62,7 +67,9 @@ describe('tenants', () => {
     expect(search).toMatch(/Dashboard\/tp-search/);
 
     const text = await workspace.run(['plan']);
-    expect(text.stdout).toMatch(/\+ create Dashboard\/tp-pay {2}\(tenant payments, manifests\/teams\/payments\/board\.yaml:\d+\)/);
+    expect(text.stdout).toMatch(
+      /\+ create Dashboard\/tp-pay {2}\(tenant payments, manifests\/teams\/payments\/board\.yaml:\d+\)/,
+    );
     const json = await workspace.run(['plan', '--output', 'json']);
     const changes = (JSON.parse(json.stdout) as { changes: { name: string; tenant?: string }[] }).changes;
     expect(changes.map((change) => [change.name, change.tenant]).sort()).toEqual([
@@ -80,14 +87,23 @@ describe('tenants', () => {
   it("refuses a Pipe under teams/payments/ at its line, holding back only payments' writes", async () => {
     await workspace.write('manifests/teams/payments/pipe.yaml', billingPipe('customers'));
     await workspace.write('manifests/teams/payments/board2.yaml', dashboardYaml({ key: 'tp-pay2', target: 'local' }));
-    await workspace.write('manifests/teams/search/boards/board2.yaml', dashboardYaml({ key: 'tp-search2', target: 'local' }));
+    await workspace.write(
+      'manifests/teams/search/boards/board2.yaml',
+      dashboardYaml({ key: 'tp-search2', target: 'local' }),
+    );
     const apply = await workspace.run(['apply']);
     expect(apply.code, describeRun(apply)).toBe(1);
     const output = apply.stdout + apply.stderr;
-    expect(output).toMatch(/manifests\/teams\/payments\/pipe\.yaml:2(:\d+)?: E_TENANT_VIOLATION: kind: is a Pipe; tenant payments may touch only target local and kinds Dashboard, Alert/);
+    expect(output).toMatch(
+      /manifests\/teams\/payments\/pipe\.yaml:2(:\d+)?: E_TENANT_VIOLATION: kind: is a Pipe; tenant payments may touch only target local and kinds Dashboard, Alert/,
+    );
     expect(output).toMatch(/E_TENANT_VIOLATION/);
     // The other tenant's change applies; this tenant's valid change waits for the fix.
-    expect(await liveDashboards('tp')).toEqual([dashboardName('tp-pay'), dashboardName('tp-search'), dashboardName('tp-search2')]);
+    expect(await liveDashboards('tp')).toEqual([
+      dashboardName('tp-pay'),
+      dashboardName('tp-search'),
+      dashboardName('tp-search2'),
+    ]);
     expect(output).toMatch(/tenant payments/);
   });
 
@@ -109,13 +125,20 @@ describe('tenants', () => {
     await workspace.write('manifests/stray.yaml', dashboardYaml({ key: 'tp-stray', target: 'local' }));
     const stray = await workspace.run(['validate']);
     expect(stray.code).toBe(1);
-    expect(stray.stdout + stray.stderr).toMatch(/manifests\/stray\.yaml:1(:\d+)?: E_TENANT_VIOLATION: is in no tenant's paths; .*tenants: payments \(teams\/payments\/\); search \(teams\/search\/\*\*\/\*\.yaml\)/);
+    expect(stray.stdout + stray.stderr).toMatch(
+      /manifests\/stray\.yaml:1(:\d+)?: E_TENANT_VIOLATION: is in no tenant's paths; .*tenants: payments \(teams\/payments\/\); search \(teams\/search\/\*\*\/\*\.yaml\)/,
+    );
     await workspace.remove('manifests/stray.yaml');
 
-    await withTenants(workspace, '  - name: everyone\n    paths: [teams]\n    targets: [local]\n    kinds: [Dashboard]\n');
+    await withTenants(
+      workspace,
+      '  - name: everyone\n    paths: [teams]\n    targets: [local]\n    kinds: [Dashboard]\n',
+    );
     const both = await workspace.run(['validate']);
     expect(both.code).toBe(1);
-    expect(both.stdout + both.stderr).toMatch(/manifests\/teams\/payments\/board2\.yaml:1(:\d+)?: E_TENANT_VIOLATION: is in the paths of tenants payments and everyone/);
+    expect(both.stdout + both.stderr).toMatch(
+      /manifests\/teams\/payments\/board2\.yaml:1(:\d+)?: E_TENANT_VIOLATION: is in the paths of tenants payments and everyone/,
+    );
   });
 });
 
@@ -150,12 +173,27 @@ describe('tenants in the config', () => {
     const result = await workspace.run(['validate']);
     expect(result.code).toBe(1);
     const output = result.stdout + result.stderr;
-    expect(output).toMatch(new RegExp(`config/stacksync\\.yaml:${lineOf('/etc/teams', start)}:\\d+: E_CONFIG_INVALID: tenants\\[0\\]\\.paths\\[0\\]: must be relative to the manifests directory`));
-    expect(output).toMatch(new RegExp(`config/stacksync\\.yaml:${lineOf('nowhere', start)}:\\d+: E_CONFIG_INVALID: tenants\\[0\\]\\.targets\\[0\\]: names no target; the targets are local, local-selfhosted`));
-    expect(output).toMatch(new RegExp(`config/stacksync\\.yaml:${lineOf('name: payments', config.indexOf('name: payments', start) + 1)}:\\d+: E_CONFIG_INVALID: tenants\\[1\\]\\.name: tenant payments is already defined \\(tenants\\[0\\]\\)`));
+    expect(output).toMatch(
+      new RegExp(
+        `config/stacksync\\.yaml:${lineOf('/etc/teams', start)}:\\d+: E_CONFIG_INVALID: tenants\\[0\\]\\.paths\\[0\\]: must be relative to the manifests directory`,
+      ),
+    );
+    expect(output).toMatch(
+      new RegExp(
+        `config/stacksync\\.yaml:${lineOf('nowhere', start)}:\\d+: E_CONFIG_INVALID: tenants\\[0\\]\\.targets\\[0\\]: names no target; the targets are local, local-selfhosted`,
+      ),
+    );
+    expect(output).toMatch(
+      new RegExp(
+        `config/stacksync\\.yaml:${lineOf('name: payments', config.indexOf('name: payments', start) + 1)}:\\d+: E_CONFIG_INVALID: tenants\\[1\\]\\.name: tenant payments is already defined \\(tenants\\[0\\]\\)`,
+      ),
+    );
     expect(output).toMatch(/tenants\[1\]\.paths\[0\]: must stay inside the manifests directory/);
 
-    await workspace.write('config/stacksync.yaml', `${base.replace(/\n?$/, '\n')}tenants:\n  - name: payments\n    paths: [teams/payments/]\n    targets: [local]\n    kinds: [Dashbord]\n`);
+    await workspace.write(
+      'config/stacksync.yaml',
+      `${base.replace(/\n?$/, '\n')}tenants:\n  - name: payments\n    paths: [teams/payments/]\n    targets: [local]\n    kinds: [Dashbord]\n`,
+    );
     const kind = await workspace.run(['validate']);
     expect(kind.code).toBe(1);
     expect(kind.stdout + kind.stderr).toMatch(/tenants\[0\]\.kinds\[0\]/);

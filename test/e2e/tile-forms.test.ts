@@ -8,7 +8,13 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeRun } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
@@ -73,11 +79,18 @@ describe('tile forms a target refuses', () => {
     await workspace.write('manifests/a.yaml', OLD_SERIES);
     const validate = await workspace.run(['validate']);
     expect(validate.code, describeRun(validate)).toBe(1);
-    expect(validate.stdout + validate.stderr).toMatch(/manifests\/a\.yaml:14:\d+: E_MANIFEST_INVALID: spec\.tiles\[0\]\.series\[0\]: tile p99: a current server names a tile's data by source, not dataSource/);
-    await workspace.write('manifests/a.yaml', OLD_SERIES.replace('dataSource: events,', 'dataSource: events, source: logs,'));
+    expect(validate.stdout + validate.stderr).toMatch(
+      /manifests\/a\.yaml:14:\d+: E_MANIFEST_INVALID: spec\.tiles\[0\]\.series\[0\]: tile p99: a current server names a tile's data by source, not dataSource/,
+    );
+    await workspace.write(
+      'manifests/a.yaml',
+      OLD_SERIES.replace('dataSource: events,', 'dataSource: events, source: logs,'),
+    );
     const plan = await workspace.run(['plan']);
     expect(plan.code, describeRun(plan)).toBe(1);
-    expect(plan.stdout + plan.stderr).toMatch(/manifests\/a\.yaml:14:\d+: E_MANIFEST_INVALID: spec\.tiles\[0\]\.series\[0\]: tile p99: a quantile series needs its level on a current server/);
+    expect(plan.stdout + plan.stderr).toMatch(
+      /manifests\/a\.yaml:14:\d+: E_MANIFEST_INVALID: spec\.tiles\[0\]\.series\[0\]: tile p99: a quantile series needs its level on a current server/,
+    );
   }, 60_000);
 
   it('a config tile for a seed-profile target is an error at its config line', async () => {
@@ -85,21 +98,27 @@ describe('tile forms a target refuses', () => {
     await workspace.write('manifests/traces.yaml', CONFIG_TILE);
     const validate = await workspace.run(['validate']);
     expect(validate.code, describeRun(validate)).toBe(1);
-    expect(validate.stdout + validate.stderr).toMatch(/manifests\/traces\.yaml:12:\d+: E_MANIFEST_INVALID: spec\.tiles\[0\]\.config: tile p99: the target speaks api profile seed, which takes tiles as series, not config/);
+    expect(validate.stdout + validate.stderr).toMatch(
+      /manifests\/traces\.yaml:12:\d+: E_MANIFEST_INVALID: spec\.tiles\[0\]\.config: tile p99: the target speaks api profile seed, which takes tiles as series, not config/,
+    );
   }, 60_000);
 
-  it.each(['seed', 'current'] as const)('a new tile without series or config is refused by plan on %s, and apply writes nothing', async (profile) => {
-    const { emulator, workspace } = await open(profile);
-    await workspace.write('manifests/layout.yaml', chartless('    - { name: notes, x: 0, y: 0, w: 12, h: 4 }\n'));
-    const plan = await workspace.run(['plan']);
-    expect(plan.code, describeRun(plan)).toBe(1);
-    expect(plan.stdout, describeRun(plan)).toContain('tile notes: a new tile needs series or config');
-    await resetEmulatorStats(emulator.url);
-    const apply = await workspace.run(['apply']);
-    expect(apply.code, describeRun(apply)).not.toBe(0);
-    expect(apply.stdout, describeRun(apply)).not.toContain('HTTP 400');
-    expect((await emulatorStats(emulator.url)).writes).toBe(0);
-  }, 60_000);
+  it.each(['seed', 'current'] as const)(
+    'a new tile without series or config is refused by plan on %s, and apply writes nothing',
+    async (profile) => {
+      const { emulator, workspace } = await open(profile);
+      await workspace.write('manifests/layout.yaml', chartless('    - { name: notes, x: 0, y: 0, w: 12, h: 4 }\n'));
+      const plan = await workspace.run(['plan']);
+      expect(plan.code, describeRun(plan)).toBe(1);
+      expect(plan.stdout, describeRun(plan)).toContain('tile notes: a new tile needs series or config');
+      await resetEmulatorStats(emulator.url);
+      const apply = await workspace.run(['apply']);
+      expect(apply.code, describeRun(apply)).not.toBe(0);
+      expect(apply.stdout, describeRun(apply)).not.toContain('HTTP 400');
+      expect((await emulatorStats(emulator.url)).writes).toBe(0);
+    },
+    60_000,
+  );
 
   it('a tile the live dashboard has may give only its place: its live chart is kept', async () => {
     const { workspace } = await open('seed');

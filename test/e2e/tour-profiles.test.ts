@@ -43,37 +43,59 @@ afterEach(async () => {
 });
 
 describe.each(['seed', 'current'] as const)('the example manifests on the %s profile', (profile) => {
-  it('apply in full on the first sync, with no error; the next sync finds them in sync and writes nothing', async () => {
-    workspace = await cloneRepository();
-    const expected = await manifestsPerTarget(workspace.manifestsDir);
-    expect([...expected.keys()].sort()).toEqual(['local', 'local-selfhosted']);
-    const embedded = ['--embedded', '--profile', profile];
+  it(
+    'apply in full on the first sync, with no error; the next sync finds them in sync and writes nothing',
+    async () => {
+      workspace = await cloneRepository();
+      const expected = await manifestsPerTarget(workspace.manifestsDir);
+      expect([...expected.keys()].sort()).toEqual(['local', 'local-selfhosted']);
+      const embedded = ['--embedded', '--profile', profile];
 
-    const first = await workspace.run(['run', ...embedded, '--once', '--listen', '127.0.0.1:0'], { timeoutMs: RUN_MS });
-    const told = describeRun(first);
-    expect(first.code, told).toBe(0);
-    for (const [target, count] of expected) {
-      expect(first.stdout, told).toMatch(new RegExp(`^\\[[\\d:]+\\] ${target}: initial sync applied ${count} changes? from the working tree:$`, 'm'));
-    }
-    expect(first.stdout, told).not.toMatch(/; \d+ (failed|not applied)|result: (failed|skipped)|^\s+! error |errors? in the plan/m);
-    expect(first.stdout.match(/^Result: .*$/gm) ?? [], told).toEqual([...expected.keys()].map(() => expect.stringMatching(/ 0 failed, 0 skipped, 0 not applied, 0 waiting, \d+ unchanged\.$/)));
+      const first = await workspace.run(['run', ...embedded, '--once', '--listen', '127.0.0.1:0'], {
+        timeoutMs: RUN_MS,
+      });
+      const told = describeRun(first);
+      expect(first.code, told).toBe(0);
+      for (const [target, count] of expected) {
+        expect(first.stdout, told).toMatch(
+          new RegExp(`^\\[[\\d:]+\\] ${target}: initial sync applied ${count} changes? from the working tree:$`, 'm'),
+        );
+      }
+      expect(first.stdout, told).not.toMatch(
+        /; \d+ (failed|not applied)|result: (failed|skipped)|^\s+! error |errors? in the plan/m,
+      );
+      expect(first.stdout.match(/^Result: .*$/gm) ?? [], told).toEqual(
+        [...expected.keys()].map(() =>
+          expect.stringMatching(/ 0 failed, 0 skipped, 0 not applied, 0 waiting, \d+ unchanged\.$/),
+        ),
+      );
 
-    // Again, as a daemon on the data the first run left: every resource in sync, no write.
-    daemon = await startDaemon(workspace, embedded);
-    const running = daemon;
-    await waitUntil(() => running.output().stdout.includes('First sync done'), RUN_MS);
-    const { stdout } = running.output();
-    const again = `--- stdout\n${stdout}\n--- stderr\n${running.output().stderr}`;
-    for (const [target, count] of expected) expect(stdout, again).toMatch(new RegExp(`^\\[[\\d:]+\\] ${target}: in sync \\(${count} resources, initial\\)$`, 'm'));
-    const emulator = /running against the built-in emulator at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
-    if (emulator === undefined) throw new Error(`no emulator address in the banner\n${again}`);
-    expect((await emulatorStats(emulator)).writes, again).toBe(0);
-    const status = JSON.parse((await running.get('/status')).text) as { targets: Record<string, { resources: { kind: string; name: string; status: string }[] }> };
-    for (const [target, count] of expected) {
-      const resources = status.targets[target]?.resources ?? [];
-      expect(resources.filter((resource) => resource.status !== 'in_sync'), again).toEqual([]);
-      expect(resources, again).toHaveLength(count);
-    }
-    expect((await running.stop()).code, again).toBe(0);
-  }, 2 * RUN_MS + 30_000);
+      // Again, as a daemon on the data the first run left: every resource in sync, no write.
+      daemon = await startDaemon(workspace, embedded);
+      const running = daemon;
+      await waitUntil(() => running.output().stdout.includes('First sync done'), RUN_MS);
+      const { stdout } = running.output();
+      const again = `--- stdout\n${stdout}\n--- stderr\n${running.output().stderr}`;
+      for (const [target, count] of expected)
+        expect(stdout, again).toMatch(
+          new RegExp(`^\\[[\\d:]+\\] ${target}: in sync \\(${count} resources, initial\\)$`, 'm'),
+        );
+      const emulator = /running against the built-in emulator at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      if (emulator === undefined) throw new Error(`no emulator address in the banner\n${again}`);
+      expect((await emulatorStats(emulator)).writes, again).toBe(0);
+      const status = JSON.parse((await running.get('/status')).text) as {
+        targets: Record<string, { resources: { kind: string; name: string; status: string }[] }>;
+      };
+      for (const [target, count] of expected) {
+        const resources = status.targets[target]?.resources ?? [];
+        expect(
+          resources.filter((resource) => resource.status !== 'in_sync'),
+          again,
+        ).toEqual([]);
+        expect(resources, again).toHaveLength(count);
+      }
+      expect((await running.stop()).code, again).toBe(0);
+    },
+    2 * RUN_MS + 30_000,
+  );
 });

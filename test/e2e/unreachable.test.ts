@@ -22,13 +22,23 @@ describe('an API nobody listens on', () => {
   it('plan prints the final error, and one line per retry as it happens', async () => {
     const result = await workspace.run(['plan', '--target', 'local-selfhosted'], { timeoutMs: 60_000 });
     expect(result.code, describeRun(result)).toBe(1);
-    const gaveUp = /target local-selfhosted: GET \/api\/v2\/\w+: connection failed \(ECONNREFUSED: .*\) \(gave up after (\d+) attempts\)/.exec(result.stdout);
+    const gaveUp =
+      /target local-selfhosted: GET \/api\/v2\/\w+: connection failed \(ECONNREFUSED: .*\) \(gave up after (\d+) attempts\)/.exec(
+        result.stdout,
+      );
     expect(gaveUp, describeRun(result)).not.toBeNull();
     const lines = result.stderr.split('\n').filter(Boolean);
-    const retry = /^stacksync: warning: \[local-selfhosted\] GET \/api\/v2\/\w+: attempt (\d+) of (\d+) failed \(connection failed \(ECONNREFUSED: .*\)\); attempt \d+ in \d+\.\ds$/;
+    const retry =
+      /^stacksync: warning: \[local-selfhosted\] GET \/api\/v2\/\w+: attempt (\d+) of (\d+) failed \(connection failed \(ECONNREFUSED: .*\)\); attempt \d+ in \d+\.\ds$/;
     for (const line of lines) expect(line, describeRun(result)).toMatch(retry);
     // The first retry is told, and the last attempt, which ends it, is not one.
-    expect(lines.some((line) => retry.exec(line)?.[1] === '1'), describeRun(result)).toBe(true);
-    expect(lines.every((line) => Number(retry.exec(line)?.[1]) < Number(gaveUp?.[1])), describeRun(result)).toBe(true);
+    expect(
+      lines.some((line) => retry.exec(line)?.[1] === '1'),
+      describeRun(result),
+    ).toBe(true);
+    expect(
+      lines.every((line) => Number(retry.exec(line)?.[1]) < Number(gaveUp?.[1])),
+      describeRun(result),
+    ).toBe(true);
   }, 60_000);
 });

@@ -9,14 +9,30 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { dashboardName, describeRun, parseJsonOutput, writesByRoute } from '../helpers/e2e.js';
-import { emulatorStats, resetEmulatorStats, sharedEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
+import {
+  emulatorStats,
+  resetEmulatorStats,
+  sharedEmulator,
+  type CliResult,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 const shared = sharedEmulator();
 
 /** A dashboard manifest, one line per element of the array, so line ends can be chosen. */
 function dashboardLines(key: string, nameValue = `"${dashboardName(key)}"`): string[] {
-  return ['apiVersion: stacksync/v1', 'kind: Dashboard', 'metadata:', `  name: ${key}`, '  target: local', 'spec:', `  name: ${nameValue}`, '  tags: [yaml]', '  tiles: []'];
+  return [
+    'apiVersion: stacksync/v1',
+    'kind: Dashboard',
+    'metadata:',
+    `  name: ${key}`,
+    '  target: local',
+    'spec:',
+    `  name: ${nameValue}`,
+    '  tags: [yaml]',
+    '  tiles: []',
+  ];
 }
 
 function expectNoCrash(result: CliResult): void {
@@ -24,7 +40,13 @@ function expectNoCrash(result: CliResult): void {
 }
 
 /** validate, then `apply --output json`: both refuse `file` at `line` with `message`, and nothing is written. */
-async function expectRefused(workspace: Workspace, file: string, line: number, message: RegExp, applyArgs: string[] = []): Promise<void> {
+async function expectRefused(
+  workspace: Workspace,
+  file: string,
+  line: number,
+  message: RegExp,
+  applyArgs: string[] = [],
+): Promise<void> {
   const validate = await workspace.run(['validate']);
   expect(validate.code, describeRun(validate)).toBe(1);
   expectNoCrash(validate);
@@ -35,13 +57,18 @@ async function expectRefused(workspace: Workspace, file: string, line: number, m
   expect(apply.code, describeRun(apply)).toBe(1);
   expectNoCrash(apply);
   const errors = parseJsonOutput(apply).errors.filter((error) => error.file === file);
-  expect(errors, describeRun(apply)).toEqual([expect.objectContaining({ code: 'E_MANIFEST_PARSE', file, line, message: expect.stringMatching(message) })]);
+  expect(errors, describeRun(apply)).toEqual([
+    expect.objectContaining({ code: 'E_MANIFEST_PARSE', file, line, message: expect.stringMatching(message) }),
+  ]);
   expect(writesByRoute(await emulatorStats(shared.emulator.url))).toEqual({});
 }
 
 describe('a manifest means what yaml reads in it, through the CLI', () => {
   it('lone-CR line ends are an error at the first one (YAML readers disagree on them), so a file of them deletes nothing; CRLF reads as LF', async () => {
-    const workspace = await shared.workspace({ rateLimit: FAST, sync: { prune: true, maxDeletes: 100, maxDeletePercent: 100 } });
+    const workspace = await shared.workspace({
+      rateLimit: FAST,
+      sync: { prune: true, maxDeletes: 100, maxDeletePercent: 100 },
+    });
     const lines = ['# dashboards of the yaml team', ...dashboardLines('yaml-cr')];
     await workspace.write('manifests/cr.yaml', `${lines.join('\n')}\n`);
     const first = await workspace.run(['apply']);
@@ -73,14 +100,20 @@ describe('a manifest means what yaml reads in it, through the CLI', () => {
 
   it('a %YAML 1.1 directive is an error at its line: stacksync reads YAML 1.2 only', async () => {
     const workspace = await shared.workspace({ rateLimit: FAST });
-    await workspace.write('manifests/v11.yaml', `# YAML 1.1 reads yes as true\n%YAML 1.1\n---\n${dashboardLines('yaml-v11', 'yes').join('\n')}\n`);
+    await workspace.write(
+      'manifests/v11.yaml',
+      `# YAML 1.1 reads yes as true\n%YAML 1.1\n---\n${dashboardLines('yaml-v11', 'yes').join('\n')}\n`,
+    );
     await expectRefused(workspace, 'manifests/v11.yaml', 2, /%YAML 1\.1 directive: stacksync reads YAML 1\.2 only/);
   });
 
   it('a !!binary value in the config is an error at its line, never a crash', async () => {
     const workspace = await shared.workspace({ rateLimit: FAST });
     const config = await readFile(workspace.configPath, 'utf8');
-    await workspace.write('config/stacksync.yaml', config.replace('variant: managed', 'variant: !!binary bWFuYWdlZA=='));
+    await workspace.write(
+      'config/stacksync.yaml',
+      config.replace('variant: managed', 'variant: !!binary bWFuYWdlZA=='),
+    );
     const plan = await workspace.run(['plan']);
     expect(plan.code, describeRun(plan)).not.toBe(0);
     expectNoCrash(plan);

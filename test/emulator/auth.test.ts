@@ -13,7 +13,11 @@ const SVC_UNKNOWN = 'cccccccc-0000-4000-8000-000000000001';
 
 const seed: Seed = {
   organizations: [
-    { id: ORG_A, keys: [{ id: 'key-a', secret: 'secret-a' }], services: [{ id: SVC_A }, { id: SVC_IDLE, state: 'idle' }, { id: SVC_STOPPED, state: 'stopped' }] },
+    {
+      id: ORG_A,
+      keys: [{ id: 'key-a', secret: 'secret-a' }],
+      services: [{ id: SVC_A }, { id: SVC_IDLE, state: 'idle' }, { id: SVC_STOPPED, state: 'stopped' }],
+    },
     { id: ORG_B, keys: [{ id: 'key-b', secret: 'secret-b' }], services: [{ id: SVC_B }] },
   ],
   teams: [
@@ -24,7 +28,8 @@ const seed: Seed = {
 
 let emulator: RunningEmulator;
 const keyA = basic('key-a', 'secret-a');
-const path = (org: string, svc: string, rest = '/stack/dashboards') => `/v1/organizations/${org}/services/${svc}${rest}`;
+const path = (org: string, svc: string, rest = '/stack/dashboards') =>
+  `/v1/organizations/${org}/services/${svc}${rest}`;
 
 beforeAll(async () => {
   ({ emulator } = await start({ seed }));
@@ -32,20 +37,80 @@ beforeAll(async () => {
 afterAll(() => emulator.close());
 
 describe('managed auth (HTTP Basic, scoped to an organization)', () => {
-  const rows: { name: string; auth: string | null; org?: string; svc?: string; rest?: string; status: number; error: RegExp }[] = [
+  const rows: {
+    name: string;
+    auth: string | null;
+    org?: string;
+    svc?: string;
+    rest?: string;
+    status: number;
+    error: RegExp;
+  }[] = [
     { name: 'no Authorization header', auth: null, status: 401, error: /^UNAUTHORIZED: / },
-    { name: 'wrong secret', auth: basic('key-a', 'nope'), status: 401, error: /^UNAUTHORIZED: invalid key id or key secret$/ },
+    {
+      name: 'wrong secret',
+      auth: basic('key-a', 'nope'),
+      status: 401,
+      error: /^UNAUTHORIZED: invalid key id or key secret$/,
+    },
     { name: 'unknown key id', auth: basic('key-x', 'secret-a'), status: 401, error: /^UNAUTHORIZED: / },
     { name: 'Bearer instead of Basic', auth: bearer('tok-a'), status: 401, error: /^UNAUTHORIZED: / },
     { name: 'garbage scheme', auth: 'Digest abc', status: 401, error: /^UNAUTHORIZED: / },
-    { name: 'Basic without a colon', auth: `Basic ${Buffer.from('key-a').toString('base64')}`, status: 401, error: /^UNAUTHORIZED: / },
-    { name: 'key of another organization', auth: basic('key-b', 'secret-b'), status: 403, error: /^FORBIDDEN: the key does not belong to organization / },
-    { name: 'unknown organization', auth: keyA, org: ORG_UNKNOWN, status: 404, error: new RegExp(`^NOT_FOUND: organization ${ORG_UNKNOWN} not found$`) },
-    { name: 'unknown service', auth: keyA, svc: SVC_UNKNOWN, status: 404, error: new RegExp(`^NOT_FOUND: service ${SVC_UNKNOWN} not found$`) },
-    { name: 'organization id not a UUID', auth: keyA, org: 'not-a-uuid', status: 400, error: /^BAD_REQUEST: organizationId: must be a UUID$/ },
-    { name: 'pipe id not a UUID', auth: keyA, rest: '/pipes/123', status: 400, error: /^BAD_REQUEST: pipeId: must be a UUID$/ },
-    { name: 'idle service', auth: keyA, svc: SVC_IDLE, status: 424, error: /^FAILED_DEPENDENCY: service .* is idle, not running$/ },
-    { name: 'stopped service', auth: keyA, svc: SVC_STOPPED, rest: '/pipes', status: 424, error: /^FAILED_DEPENDENCY: service .* is stopped/ },
+    {
+      name: 'Basic without a colon',
+      auth: `Basic ${Buffer.from('key-a').toString('base64')}`,
+      status: 401,
+      error: /^UNAUTHORIZED: /,
+    },
+    {
+      name: 'key of another organization',
+      auth: basic('key-b', 'secret-b'),
+      status: 403,
+      error: /^FORBIDDEN: the key does not belong to organization /,
+    },
+    {
+      name: 'unknown organization',
+      auth: keyA,
+      org: ORG_UNKNOWN,
+      status: 404,
+      error: new RegExp(`^NOT_FOUND: organization ${ORG_UNKNOWN} not found$`),
+    },
+    {
+      name: 'unknown service',
+      auth: keyA,
+      svc: SVC_UNKNOWN,
+      status: 404,
+      error: new RegExp(`^NOT_FOUND: service ${SVC_UNKNOWN} not found$`),
+    },
+    {
+      name: 'organization id not a UUID',
+      auth: keyA,
+      org: 'not-a-uuid',
+      status: 400,
+      error: /^BAD_REQUEST: organizationId: must be a UUID$/,
+    },
+    {
+      name: 'pipe id not a UUID',
+      auth: keyA,
+      rest: '/pipes/123',
+      status: 400,
+      error: /^BAD_REQUEST: pipeId: must be a UUID$/,
+    },
+    {
+      name: 'idle service',
+      auth: keyA,
+      svc: SVC_IDLE,
+      status: 424,
+      error: /^FAILED_DEPENDENCY: service .* is idle, not running$/,
+    },
+    {
+      name: 'stopped service',
+      auth: keyA,
+      svc: SVC_STOPPED,
+      rest: '/pipes',
+      status: 424,
+      error: /^FAILED_DEPENDENCY: service .* is stopped/,
+    },
     { name: 'another org service under my org', auth: keyA, svc: SVC_B, status: 404, error: /^NOT_FOUND: service / },
   ];
 
@@ -58,19 +123,26 @@ describe('managed auth (HTTP Basic, scoped to an organization)', () => {
   });
 
   it('challenges with WWW-Authenticate on 401 and never echoes the secret', async () => {
-    const response = await call(emulator.url, 'GET', path(ORG_A, SVC_A), { auth: basic('key-a', 'wrong-secret-value') });
+    const response = await call(emulator.url, 'GET', path(ORG_A, SVC_A), {
+      auth: basic('key-a', 'wrong-secret-value'),
+    });
     expect(response.headers.get('www-authenticate')).toMatch(/^Basic /);
     expect(response.text).not.toContain('wrong-secret-value');
   });
 
   it('serves with the right key, and the other organization with its own key', async () => {
     expect((await call(emulator.url, 'GET', path(ORG_A, SVC_A), { auth: keyA })).status).toBe(200);
-    expect((await call(emulator.url, 'GET', path(ORG_B, SVC_B), { auth: basic('key-b', 'secret-b') })).status).toBe(200);
+    expect((await call(emulator.url, 'GET', path(ORG_B, SVC_B), { auth: basic('key-b', 'secret-b') })).status).toBe(
+      200,
+    );
   });
 
   it('a rejected write changes nothing (401 before any rule)', async () => {
     const before = await call(emulator.url, 'GET', '/_emulator/dump');
-    await call(emulator.url, 'POST', path(ORG_A, SVC_A), { auth: basic('key-b', 'secret-b'), body: { name: 'sneaky' } });
+    await call(emulator.url, 'POST', path(ORG_A, SVC_A), {
+      auth: basic('key-b', 'secret-b'),
+      body: { name: 'sneaky' },
+    });
     await call(emulator.url, 'POST', path(ORG_A, SVC_A), { auth: null, body: { name: 'sneaky' } });
     expect((await call(emulator.url, 'GET', '/_emulator/dump')).json).toEqual(before.json);
   });
@@ -93,12 +165,23 @@ describe('self-hosted auth (Bearer, one team per token)', () => {
   });
 
   it('a team sees only its own dashboards and alerts; another team gets 404', async () => {
-    const created = await call(emulator.url, 'POST', '/api/v2/dashboards', { auth: bearer('tok-a'), body: { name: 'a-only', tiles: [TILE] } });
+    const created = await call(emulator.url, 'POST', '/api/v2/dashboards', {
+      auth: bearer('tok-a'),
+      body: { name: 'a-only', tiles: [TILE] },
+    });
     expect(created.status).toBe(200);
     const dashboard = created.json.data;
     const alert = await call(emulator.url, 'POST', '/api/v2/alerts', {
       auth: bearer('tok-a2'),
-      body: { threshold: 1, interval: '1m', thresholdType: 'above', source: 'tile', dashboardId: dashboard.id, tileId: dashboard.tiles[0].id, channel: { type: 'webhook', webhookId: 'w' } },
+      body: {
+        threshold: 1,
+        interval: '1m',
+        thresholdType: 'above',
+        source: 'tile',
+        dashboardId: dashboard.id,
+        tileId: dashboard.tiles[0].id,
+        channel: { type: 'webhook', webhookId: 'w' },
+      },
     });
     expect(alert.status).toBe(200);
     const other = bearer('tok-b');
@@ -117,19 +200,30 @@ describe('self-hosted auth (Bearer, one team per token)', () => {
     // Another team's dashboard cannot be watched either.
     const foreign = await call(emulator.url, 'POST', '/api/v2/alerts', {
       auth: other,
-      body: { threshold: 1, interval: '1m', thresholdType: 'above', source: 'tile', dashboardId: dashboard.id, tileId: dashboard.tiles[0].id, channel: { type: 'webhook', webhookId: 'w' } },
+      body: {
+        threshold: 1,
+        interval: '1m',
+        thresholdType: 'above',
+        source: 'tile',
+        dashboardId: dashboard.id,
+        tileId: dashboard.tiles[0].id,
+        channel: { type: 'webhook', webhookId: 'w' },
+      },
     });
     expect(foreign.status).toBe(400);
     expect(foreign.json).toEqual({ message: 'Dashboard not found' });
     // Both tokens of team-a see the same team.
-    expect((await call(emulator.url, 'GET', `/api/v2/alerts/${alert.json.data.id}`, { auth: bearer('tok-a') })).status).toBe(200);
+    expect(
+      (await call(emulator.url, 'GET', `/api/v2/alerts/${alert.json.data.id}`, { auth: bearer('tok-a') })).status,
+    ).toBe(200);
     expect(alert.json.data.team).toBe('team-a');
   });
 });
 
 describe('unauthenticated emulator endpoints', () => {
   it('serve /_emulator/* without auth', async () => {
-    for (const route of ['/_emulator/stats', '/_emulator/dump']) expect((await call(emulator.url, 'GET', route)).status).toBe(200);
+    for (const route of ['/_emulator/stats', '/_emulator/dump'])
+      expect((await call(emulator.url, 'GET', route)).status).toBe(200);
     expect((await call(emulator.url, 'POST', '/_emulator/reset')).status).toBe(200);
   });
 

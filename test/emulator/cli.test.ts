@@ -10,7 +10,12 @@ const dir = mkdtempSync(join(tmpdir(), 'stacksync-emulator-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 
-const flags = (extra: Partial<EmulatorFlags> = {}): EmulatorFlags => ({ host: '127.0.0.1', port: 0, logLevel: 'silent', ...extra });
+const flags = (extra: Partial<EmulatorFlags> = {}): EmulatorFlags => ({
+  host: '127.0.0.1',
+  port: 0,
+  logLevel: 'silent',
+  ...extra,
+});
 
 /** Runs the command body with a stop switch; resolves once it listens. */
 async function run(extra: Partial<EmulatorFlags> = {}) {
@@ -19,7 +24,11 @@ async function run(extra: Partial<EmulatorFlags> = {}) {
   let output = '';
   let listening!: (emulator: RunningEmulator) => void;
   const ready = new Promise<RunningEmulator>((resolve) => (listening = resolve));
-  const done = runEmulator(flags(extra), { stdout: { write: (text: string) => (output += text) }, stopped, onListening: listening });
+  const done = runEmulator(flags(extra), {
+    stdout: { write: (text: string) => (output += text) },
+    stopped,
+    onListening: listening,
+  });
   const emulator = await Promise.race([ready, done.then(() => Promise.reject(new Error('stopped early')))]);
   return { emulator, output: () => output, stop: async () => (stop('SIGTERM'), await done) };
 }
@@ -50,7 +59,10 @@ describe('runEmulator', () => {
     const first = await run({ seed, data, rateLimit: 100, faults: 'latency=1ms' });
     expect(first.output()).toContain('self-hosted team ops  token ops-token');
     expect(first.output()).not.toContain('managed organization');
-    await call(first.emulator.url, 'POST', '/api/v2/dashboards', { auth: bearer('ops-token'), body: { name: 'persisted' } });
+    await call(first.emulator.url, 'POST', '/api/v2/dashboards', {
+      auth: bearer('ops-token'),
+      body: { name: 'persisted' },
+    });
     await first.stop();
 
     const second = await run({ data });
@@ -63,7 +75,9 @@ describe('runEmulator', () => {
   it('fails with E_EMULATOR_DATA for a bad seed file', async () => {
     const seed = join(dir, 'bad.yaml');
     writeFileSync(seed, 'organizations: nope\n');
-    await expect(runEmulator(flags({ seed }), { stdout: { write: () => true }, stopped: new Promise(() => {}) })).rejects.toMatchObject({
+    await expect(
+      runEmulator(flags({ seed }), { stdout: { write: () => true }, stopped: new Promise(() => {}) }),
+    ).rejects.toMatchObject({
       code: 'E_EMULATOR_DATA',
       message: expect.stringContaining('organizations: must be array'),
     });
@@ -81,7 +95,16 @@ describe('emulatorCommand', () => {
     command()
       .configureOutput({ writeOut: (text) => (help += text) })
       .outputHelp();
-    for (const flag of ['--host <host>', '--port <port>', '--seed <file>', '--data <file>', '--faults <spec>', '--rate-limit <n>', '--rate-window <d>', '--log-level <level>']) {
+    for (const flag of [
+      '--host <host>',
+      '--port <port>',
+      '--seed <file>',
+      '--data <file>',
+      '--faults <spec>',
+      '--rate-limit <n>',
+      '--rate-window <d>',
+      '--log-level <level>',
+    ]) {
       expect(help).toContain(flag);
     }
     expect(help).toContain('default: 4010');
@@ -97,15 +120,22 @@ describe('emulatorCommand', () => {
     [['--rate-window', 'soon'], 'rate window must be a duration like 10s or 500ms.'],
     [['--log-level', 'loud'], 'Allowed choices are trace, debug, info, warn, error, fatal, silent.'],
   ])('rejects %j', async (args, message) => {
-    await expect(command().parseAsync(args, { from: 'user' })).rejects.toMatchObject({ message: expect.stringContaining(message) });
+    await expect(command().parseAsync(args, { from: 'user' })).rejects.toMatchObject({
+      message: expect.stringContaining(message),
+    });
   });
 
   it('runs end to end through commander until SIGTERM', async () => {
     let written = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((written += String(chunk)), true));
+    vi.spyOn(process.stdout, 'write').mockImplementation(
+      (chunk: string | Uint8Array) => ((written += String(chunk)), true),
+    );
     let exitCode: number | undefined;
     const listenersBefore = process.listenerCount('SIGTERM');
-    const parsed = emulatorCommand((code) => (exitCode = code)).parseAsync(['--port', '0', '--log-level', 'silent', '--faults', 'latency=1ms'], { from: 'user' });
+    const parsed = emulatorCommand((code) => (exitCode = code)).parseAsync(
+      ['--port', '0', '--log-level', 'silent', '--faults', 'latency=1ms'],
+      { from: 'user' },
+    );
     await vi.waitFor(() => expect(written).toContain('listening on'), { timeout: 5000 });
     const url = /listening on (http:\/\/\S+)/.exec(written)?.[1] ?? '';
     expect((await call(url, 'GET', '/api/v2/alerts', { auth: bearer() })).status).toBe(200);

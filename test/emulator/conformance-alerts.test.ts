@@ -10,13 +10,17 @@ import { bodyIssues, conformance, errorOf, FROM, type Case, type CaseContext } f
 
 const A = 'hyperdxio/hyperdx packages/api/src/routers/external-api/__tests__/alerts.int.test.ts';
 const UNKNOWN = '0123456789abcdef01234567';
-const LACKS = (what: string): string => `the service's API does not offer ${what} (its newest API description lacks it); leave it out for a target with api profile current`;
+const LACKS = (what: string): string =>
+  `the service's API does not offer ${what} (its newest API description lacks it); leave it out for a target with api profile current`;
 
 /** Two webhooks and a saved search of the case's workspace, and a saved-search alert body on them. */
 async function setUp(t: CaseContext) {
-  const hook = async (name: string) => (await t.client.request('POST', 'webhooks', { name, service: 'generic', url: `https://example.com/${name}` })).data.id as string;
+  const hook = async (name: string) =>
+    (await t.client.request('POST', 'webhooks', { name, service: 'generic', url: `https://example.com/${name}` })).data
+      .id as string;
   const [first, second] = [await hook('first'), await hook('second')];
-  const search = (await t.client.request('POST', 'saved-searches', { name: 'errors', sourceId: t.ids.sources.log })).data.id as string;
+  const search = (await t.client.request('POST', 'saved-searches', { name: 'errors', sourceId: t.ids.sources.log }))
+    .data.id as string;
   const channel = (webhookId: string) => ({ type: 'webhook', webhookId });
   const base = { savedSearchId: search, interval: '5m', threshold: 1, thresholdType: 'above' };
   return { first, second, search, channel, base };
@@ -31,7 +35,16 @@ async function created(t: CaseContext, body: unknown): Promise<Record<string, an
 /** An alert read back as a PUT body: as it is for self-hosted; without what only answers carry for the managed gateway. */
 function asWrite(t: CaseContext, alert: Record<string, any>): Record<string, unknown> {
   if (t.variant === 'self-hosted') return alert;
-  const { id: _id, teamId: _team, state: _state, createdAt: _created, updatedAt: _updated, silenced: _silenced, executionErrors: _errors, ...write } = alert;
+  const {
+    id: _id,
+    teamId: _team,
+    state: _state,
+    createdAt: _created,
+    updatedAt: _updated,
+    silenced: _silenced,
+    executionErrors: _errors,
+    ...write
+  } = alert;
   return write;
 }
 
@@ -41,7 +54,10 @@ const cases: Case[] = [
     name: 'an alert without a source is a saved-search alert',
     run: async (t) => {
       const { base, channel, first, search } = await setUp(t);
-      expect(await created(t, { ...base, channel: channel(first) })).toMatchObject({ source: 'saved_search', savedSearchId: search });
+      expect(await created(t, { ...base, channel: channel(first) })).toMatchObject({
+        source: 'saved_search',
+        savedSearchId: search,
+      });
     },
   },
   {
@@ -65,7 +81,10 @@ const cases: Case[] = [
         expect([response.status, errorOf(t, response)]).toEqual([400, 'Webhook not found']);
       }
       const alert = await created(t, { ...base, channel: channel(first) });
-      expect((await t.client.request('PUT', `alerts/${alert['id']}`, { ...base, channel: channel(t.otherIds.webhook) })).status).toBe(400);
+      expect(
+        (await t.client.request('PUT', `alerts/${alert['id']}`, { ...base, channel: channel(t.otherIds.webhook) }))
+          .status,
+      ).toBe(400);
     },
   },
   {
@@ -97,7 +116,9 @@ const cases: Case[] = [
     run: async (t) => {
       const { base, channel, first, second } = await setUp(t);
       const alert = await created(t, { ...base, channels: [channel(first), channel(second)] });
-      expect((await t.client.request('PUT', `alerts/${alert['id']}`, { ...asWrite(t, alert), threshold: 42 })).status).toBe(200);
+      expect(
+        (await t.client.request('PUT', `alerts/${alert['id']}`, { ...asWrite(t, alert), threshold: 42 })).status,
+      ).toBe(200);
       const after = (await t.client.request('GET', `alerts/${alert['id']}`)).data;
       expect([after.channels.length, after.threshold]).toEqual([2, 42]);
     },
@@ -121,11 +142,19 @@ const cases: Case[] = [
     only: 'self-hosted',
     run: async (t) => {
       const { base, channel, first, second } = await setUp(t);
-      const many = Array.from({ length: 11 }, (_, index) => channel(`0123456789abcdef012345${String(index).padStart(2, '0')}`));
+      const many = Array.from({ length: 11 }, (_, index) =>
+        channel(`0123456789abcdef012345${String(index).padStart(2, '0')}`),
+      );
       for (const [body, detail] of [
-        [{ ...base, channel: channel(first), channels: [channel(second)] }, 'channels: When both "channel" and "channels" are provided, "channel" must match the first entry of "channels"'],
+        [
+          { ...base, channel: channel(first), channels: [channel(second)] },
+          'channels: When both "channel" and "channels" are provided, "channel" must match the first entry of "channels"',
+        ],
         [base, 'channels: Provide either "channel" or "channels"'],
-        [{ ...base, channels: [channel(first), channel(first)] }, 'channels: Duplicate notification channels are not allowed'],
+        [
+          { ...base, channels: [channel(first), channel(first)] },
+          'channels: Duplicate notification channels are not allowed',
+        ],
         [{ ...base, channels: many }, 'channels: must not have more than 10 items'],
         [{ ...base, channels: [] }, 'channels: must not have fewer than 1 items'],
       ] as const) {
@@ -142,8 +171,15 @@ const cases: Case[] = [
       const alert = await created(t, { ...base, channel: channel(first), numConsecutiveWindows: 3 });
       expect(alert['numConsecutiveWindows']).toBe(3);
       expect((await created(t, { ...base, channel: channel(first) }))['numConsecutiveWindows']).toBeNull();
-      expect((await t.client.request('POST', 'alerts', { ...base, channel: channel(first), numConsecutiveWindows: 0 })).status).toBe(400);
-      const cleared = await t.client.request('PUT', `alerts/${alert['id']}`, { ...base, channel: channel(first), numConsecutiveWindows: null });
+      expect(
+        (await t.client.request('POST', 'alerts', { ...base, channel: channel(first), numConsecutiveWindows: 0 }))
+          .status,
+      ).toBe(400);
+      const cleared = await t.client.request('PUT', `alerts/${alert['id']}`, {
+        ...base,
+        channel: channel(first),
+        numConsecutiveWindows: null,
+      });
       expect(cleared.data.numConsecutiveWindows).toBeNull();
     },
   },
@@ -154,8 +190,11 @@ const cases: Case[] = [
       const { base, channel, first } = await setUp(t);
       const alert = await created(t, { ...base, channel: channel(first), note: 'see the runbook' });
       expect(alert['note']).toBe('see the runbook');
-      for (const note of ['', 'x'.repeat(4097)]) expect((await t.client.request('POST', 'alerts', { ...base, channel: channel(first), note })).status).toBe(400);
-      expect((await t.client.request('PUT', `alerts/${alert['id']}`, { ...base, channel: channel(first) })).data.note).toBeNull();
+      for (const note of ['', 'x'.repeat(4097)])
+        expect((await t.client.request('POST', 'alerts', { ...base, channel: channel(first), note })).status).toBe(400);
+      expect(
+        (await t.client.request('PUT', `alerts/${alert['id']}`, { ...base, channel: channel(first) })).data.note,
+      ).toBeNull();
     },
   },
   {
@@ -163,13 +202,34 @@ const cases: Case[] = [
     name: 'should reject scheduleOffsetMinutes when scheduleStartAt is provided, an offset as long as the interval, and a start more than 1 year ahead',
     run: async (t) => {
       const { base, channel, first } = await setUp(t);
-      const withStart = { ...base, interval: '1h', channel: channel(first), scheduleStartAt: new Date(Date.now() + 60_000).toISOString() };
+      const withStart = {
+        ...base,
+        interval: '1h',
+        channel: channel(first),
+        scheduleStartAt: new Date(Date.now() + 60_000).toISOString(),
+      };
       const both = await t.client.request('POST', 'alerts', { ...withStart, scheduleOffsetMinutes: 5 });
-      expect([both.status, errorOf(t, both)]).toEqual([400, bodyIssues(t, 'scheduleOffsetMinutes: scheduleOffsetMinutes must be 0 when scheduleStartAt is provided')]);
-      const long = await t.client.request('POST', 'alerts', { ...base, channel: channel(first), scheduleOffsetMinutes: 5 });
-      expect([long.status, errorOf(t, long)]).toEqual([400, bodyIssues(t, 'scheduleOffsetMinutes: scheduleOffsetMinutes must be less than 5 minutes')]);
-      const far = await t.client.request('POST', 'alerts', { ...withStart, scheduleStartAt: new Date(Date.now() + 2 * 365 * 24 * 3600_000).toISOString() });
-      expect([far.status, errorOf(t, far)]).toEqual([400, bodyIssues(t, 'scheduleStartAt: scheduleStartAt must be within 1 year from now')]);
+      expect([both.status, errorOf(t, both)]).toEqual([
+        400,
+        bodyIssues(t, 'scheduleOffsetMinutes: scheduleOffsetMinutes must be 0 when scheduleStartAt is provided'),
+      ]);
+      const long = await t.client.request('POST', 'alerts', {
+        ...base,
+        channel: channel(first),
+        scheduleOffsetMinutes: 5,
+      });
+      expect([long.status, errorOf(t, long)]).toEqual([
+        400,
+        bodyIssues(t, 'scheduleOffsetMinutes: scheduleOffsetMinutes must be less than 5 minutes'),
+      ]);
+      const far = await t.client.request('POST', 'alerts', {
+        ...withStart,
+        scheduleStartAt: new Date(Date.now() + 2 * 365 * 24 * 3600_000).toISOString(),
+      });
+      expect([far.status, errorOf(t, far)]).toEqual([
+        400,
+        bodyIssues(t, 'scheduleStartAt: scheduleStartAt must be within 1 year from now'),
+      ]);
       const ok = await created(t, { ...base, interval: '1h', channel: channel(first), scheduleOffsetMinutes: 15 });
       expect(ok['scheduleOffsetMinutes']).toBe(15);
       expect((await created(t, withStart))['scheduleStartAt']).toBe(withStart.scheduleStartAt);
@@ -180,7 +240,19 @@ const cases: Case[] = [
     name: 'null is taken where the OpenAPI marks an alert member nullable, and means not set',
     run: async (t) => {
       const { base, channel, first } = await setUp(t);
-      const alert = await created(t, { ...base, channel: channel(first), dashboardId: null, tileId: null, thresholdMax: null, scheduleOffsetMinutes: null, scheduleStartAt: null, name: null, message: null, note: null, groupBy: null });
+      const alert = await created(t, {
+        ...base,
+        channel: channel(first),
+        dashboardId: null,
+        tileId: null,
+        thresholdMax: null,
+        scheduleOffsetMinutes: null,
+        scheduleStartAt: null,
+        name: null,
+        message: null,
+        note: null,
+        groupBy: null,
+      });
       expect(alert).not.toHaveProperty('dashboardId');
       expect(alert).not.toHaveProperty('thresholdMax');
     },
@@ -193,10 +265,20 @@ const cases: Case[] = [
       const { base, channel, first } = await setUp(t);
       const email = { type: 'email', emailRecipients: ['ops@example.com'] };
       const pager = { ...channel(first), webhookService: 'pagerduty_api', severity: 'critical' };
-      for (const each of [email, pager]) expect([(await created(t, { ...base, channel: each }))['channel']]).toEqual([each]);
-      const badSeverity = await t.client.request('POST', 'alerts', { ...base, channel: { ...pager, severity: 'apocalyptic' } });
-      expect([badSeverity.status, errorOf(t, badSeverity)]).toEqual([400, 'channel.severity: must be one of critical, error, warning, info']);
-      const noRecipients = await t.client.request('POST', 'alerts', { ...base, channel: { type: 'email', emailRecipients: [] } });
+      for (const each of [email, pager])
+        expect([(await created(t, { ...base, channel: each }))['channel']]).toEqual([each]);
+      const badSeverity = await t.client.request('POST', 'alerts', {
+        ...base,
+        channel: { ...pager, severity: 'apocalyptic' },
+      });
+      expect([badSeverity.status, errorOf(t, badSeverity)]).toEqual([
+        400,
+        'channel.severity: must be one of critical, error, warning, info',
+      ]);
+      const noRecipients = await t.client.request('POST', 'alerts', {
+        ...base,
+        channel: { type: 'email', emailRecipients: [] },
+      });
       expect(noRecipients.status).toBe(400);
     },
   },
@@ -206,8 +288,14 @@ const cases: Case[] = [
     only: 'self-hosted',
     run: async (t) => {
       const { base } = await setUp(t);
-      const response = await t.client.request('POST', 'alerts', { ...base, channel: { type: 'email', emailRecipients: ['ops@example.com'] } });
-      expect([response.status, errorOf(t, response)]).toEqual([400, `Body validation failed: channel.type: ${LACKS('"email"')}`]);
+      const response = await t.client.request('POST', 'alerts', {
+        ...base,
+        channel: { type: 'email', emailRecipients: ['ops@example.com'] },
+      });
+      expect([response.status, errorOf(t, response)]).toEqual([
+        400,
+        `Body validation failed: channel.type: ${LACKS('"email"')}`,
+      ]);
     },
   },
   {

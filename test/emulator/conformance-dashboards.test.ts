@@ -13,8 +13,19 @@ const D = FROM.dashboardsTest;
 const PLACEMENT = { x: 0, y: 0, w: 6, h: 4 };
 const UNKNOWN = '0123456789abcdef01234567';
 
-const tile = (t: CaseContext, extra: Record<string, unknown> = {}) => ({ name: 'latency', ...PLACEMENT, config: { displayType: 'line', sourceId: t.ids.sources.trace, select: [{ aggFn: 'count' }] }, ...extra });
-const filter = (t: CaseContext, extra: Record<string, unknown> = {}) => ({ type: 'QUERY_EXPRESSION', name: 'Environment', expression: 'environment', sourceId: t.ids.sources.trace, ...extra });
+const tile = (t: CaseContext, extra: Record<string, unknown> = {}) => ({
+  name: 'latency',
+  ...PLACEMENT,
+  config: { displayType: 'line', sourceId: t.ids.sources.trace, select: [{ aggFn: 'count' }] },
+  ...extra,
+});
+const filter = (t: CaseContext, extra: Record<string, unknown> = {}) => ({
+  type: 'QUERY_EXPRESSION',
+  name: 'Environment',
+  expression: 'environment',
+  sourceId: t.ids.sources.trace,
+  ...extra,
+});
 
 async function create(t: CaseContext, body: Record<string, unknown>): Promise<Record<string, any>> {
   const response = await t.client.request('POST', 'dashboards', body);
@@ -38,15 +49,46 @@ async function validate(t: CaseContext, body: unknown): Promise<Record<string, a
 
 /** A dashboard id for a case's seed, distinct per workspace (seeded ids are unique across the seed). */
 const dashboardIdOf = (ids: StackIds): string => ids.webhook.replace('b000', 'e000');
-const PROMQL_TILE = { id: 'promql-tile', ...PLACEMENT, config: { configType: 'promql', promqlExpression: 'up', connection: 'conn-1', displayType: 'line', name: 'My PromQL tile' } };
+const PROMQL_TILE = {
+  id: 'promql-tile',
+  ...PLACEMENT,
+  config: {
+    configType: 'promql',
+    promqlExpression: 'up',
+    connection: 'conn-1',
+    displayType: 'line',
+    name: 'My PromQL tile',
+  },
+};
 
 /** A dashboard holding a normal tile and a PromQL tile, with an alert on each. */
 function hiddenTileSeed(ids: StackIds) {
   const dashboardId = dashboardIdOf(ids);
-  const alert = { threshold: 1, interval: '5m', thresholdType: 'above', source: 'tile', dashboardId, channel: { type: 'webhook', webhookId: ids.webhook } };
+  const alert = {
+    threshold: 1,
+    interval: '5m',
+    thresholdType: 'above',
+    source: 'tile',
+    dashboardId,
+    channel: { type: 'webhook', webhookId: ids.webhook },
+  };
   return {
     webhooks: [{ id: ids.webhook, name: 'on-call', service: 'generic', url: 'https://hooks.example.com/on-call' }],
-    dashboards: [{ id: dashboardId, name: 'with promql', tiles: [{ id: 'normal-tile', name: 'normal', ...PLACEMENT, config: { displayType: 'line', sourceId: ids.sources.log, select: [{ aggFn: 'count' }] } }], hiddenTiles: [PROMQL_TILE] }],
+    dashboards: [
+      {
+        id: dashboardId,
+        name: 'with promql',
+        tiles: [
+          {
+            id: 'normal-tile',
+            name: 'normal',
+            ...PLACEMENT,
+            config: { displayType: 'line', sourceId: ids.sources.log, select: [{ aggFn: 'count' }] },
+          },
+        ],
+        hiddenTiles: [PROMQL_TILE],
+      },
+    ],
     alerts: [
       { ...alert, name: 'on normal', tileId: 'normal-tile' },
       { ...alert, name: 'on promql', tileId: 'promql-tile' },
@@ -60,7 +102,11 @@ const validateCases: Case[] = [
     name: 'POST /validate returns valid:true and the normalized body for a well-formed dashboard, and does not persist',
     run: async (t) => {
       const before = (await t.client.request('GET', 'dashboards')).data.length;
-      expect(await validate(t, { name: 'D', tiles: [tile(t)] })).toEqual({ valid: true, errors: [], normalized: expect.objectContaining({ name: 'D', tiles: [expect.objectContaining({ name: 'latency' })] }) });
+      expect(await validate(t, { name: 'D', tiles: [tile(t)] })).toEqual({
+        valid: true,
+        errors: [],
+        normalized: expect.objectContaining({ name: 'D', tiles: [expect.objectContaining({ name: 'latency' })] }),
+      });
       expect((await t.client.request('GET', 'dashboards')).data).toHaveLength(before);
     },
   },
@@ -78,15 +124,25 @@ const validateCases: Case[] = [
     from: FROM.dashboardsRouter,
     name: "POST /validate reports what the tiles name that does not exist at the root path, as a create's 400 would",
     run: async (t) => {
-      const body = { name: 'D', tiles: [tile(t, { config: { displayType: 'line', sourceId: UNKNOWN, select: [{ aggFn: 'count' }] } })] };
-      expect(await validate(t, body)).toEqual({ valid: false, errors: [{ path: '', message: `Could not find the following source IDs: ${UNKNOWN}` }], normalized: null });
+      const body = {
+        name: 'D',
+        tiles: [tile(t, { config: { displayType: 'line', sourceId: UNKNOWN, select: [{ aggFn: 'count' }] } })],
+      };
+      expect(await validate(t, body)).toEqual({
+        valid: false,
+        errors: [{ path: '', message: `Could not find the following source IDs: ${UNKNOWN}` }],
+        normalized: null,
+      });
       const created = await t.client.request('POST', 'dashboards', body);
-      expect([created.status, errorOf(t, created)]).toEqual([400, `Could not find the following source IDs: ${UNKNOWN}`]);
+      expect([created.status, errorOf(t, created)]).toEqual([
+        400,
+        `Could not find the following source IDs: ${UNKNOWN}`,
+      ]);
     },
   },
   {
     from: FROM.providerTileIds,
-    name: "POST /validate reports a filter id on a create body: \"filters.N: Unrecognized key(s) in object: 'id'\"",
+    name: 'POST /validate reports a filter id on a create body: "filters.N: Unrecognized key(s) in object: \'id\'"',
     run: async (t) => {
       expect(await validate(t, { name: 'D', tiles: [], filters: [filter(t, { id: UNKNOWN })] })).toEqual({
         valid: false,
@@ -115,7 +171,18 @@ const validateCases: Case[] = [
         ['PUT', `dashboards/${UNKNOWN}`],
         ['DELETE', `dashboards/${UNKNOWN}`],
       ] as const) {
-        expect([method, path, (await t.client.request(method, path, method === 'GET' || method === 'DELETE' ? undefined : { name: 'D', tiles: [] }, null)).status]).toEqual([method, path, 401]);
+        expect([
+          method,
+          path,
+          (
+            await t.client.request(
+              method,
+              path,
+              method === 'GET' || method === 'DELETE' ? undefined : { name: 'D', tiles: [] },
+              null,
+            )
+          ).status,
+        ]).toEqual([method, path, 401]);
       }
     },
   },
@@ -126,8 +193,15 @@ const filterCases: Case[] = [
     from: D,
     name: 'should return 400 when create filter includes id',
     run: async (t) => {
-      const response = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [tile(t)], filters: [filter(t, { id: UNKNOWN })] });
-      expect([response.status, errorOf(t, response)]).toEqual([400, bodyIssues(t, "filters.0: Unrecognized key(s) in object: 'id'")]);
+      const response = await t.client.request('POST', 'dashboards', {
+        name: 'D',
+        tiles: [tile(t)],
+        filters: [filter(t, { id: UNKNOWN })],
+      });
+      expect([response.status, errorOf(t, response)]).toEqual([
+        400,
+        bodyIssues(t, "filters.0: Unrecognized key(s) in object: 'id'"),
+      ]);
     },
   },
   {
@@ -135,10 +209,21 @@ const filterCases: Case[] = [
     name: 'an update names each filter by its id (a new filter carries one the client made up) and refuses members filters do not have',
     run: async (t) => {
       const created = await create(t, { name: 'D', tiles: [tile(t)] });
-      const missing = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'D', tiles: [tile(t)], filters: [filter(t)] });
+      const missing = await t.client.request('PUT', `dashboards/${created['id']}`, {
+        name: 'D',
+        tiles: [tile(t)],
+        filters: [filter(t)],
+      });
       expect([missing.status, errorOf(t, missing)]).toEqual([400, bodyIssues(t, 'filters.0.id: is required')]);
-      const stray = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'D', tiles: [tile(t)], filters: [filter(t, { id: UNKNOWN, colour: 'red' })] });
-      expect([stray.status, errorOf(t, stray)]).toEqual([400, bodyIssues(t, "filters.0: Unrecognized key(s) in object: 'colour'")]);
+      const stray = await t.client.request('PUT', `dashboards/${created['id']}`, {
+        name: 'D',
+        tiles: [tile(t)],
+        filters: [filter(t, { id: UNKNOWN, colour: 'red' })],
+      });
+      expect([stray.status, errorOf(t, stray)]).toEqual([
+        400,
+        bodyIssues(t, "filters.0: Unrecognized key(s) in object: 'colour'"),
+      ]);
     },
   },
   {
@@ -146,7 +231,11 @@ const filterCases: Case[] = [
     name: 'should preserve filter IDs that match existing filters and generate new IDs for unrecognized filters',
     run: async (t) => {
       const created = await create(t, { name: 'D', tiles: [tile(t)] });
-      const first = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'Initial', tiles: [tile(t)], filters: [filter(t, { id: UNKNOWN })] });
+      const first = await t.client.request('PUT', `dashboards/${created['id']}`, {
+        name: 'Initial',
+        tiles: [tile(t)],
+        filters: [filter(t, { id: UNKNOWN })],
+      });
       const existing = first.data.filters[0].id;
       expect(existing).not.toBe(UNKNOWN);
       const unknown = '0123456789abcdef01234568';
@@ -167,7 +256,11 @@ const filterCases: Case[] = [
       const created = await create(t, { name: 'D', tiles: [tile(t)], filters: [filter(t)] });
       const kept = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'D', tiles: [tile(t)] });
       expect(kept.data.filters).toEqual(created['filters']);
-      const cleared = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'D', tiles: [tile(t)], filters: [] });
+      const cleared = await t.client.request('PUT', `dashboards/${created['id']}`, {
+        name: 'D',
+        tiles: [tile(t)],
+        filters: [],
+      });
       expect(cleared.data.filters).toEqual([]);
     },
   },
@@ -177,9 +270,20 @@ const filterCases: Case[] = [
     run: async (t) => {
       const bad = filter(t, { sourceId: UNKNOWN });
       const created = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [tile(t)], filters: [bad] });
-      expect([created.status, errorOf(t, created)]).toEqual([400, `Could not find the following source IDs: ${UNKNOWN}`]);
+      expect([created.status, errorOf(t, created)]).toEqual([
+        400,
+        `Could not find the following source IDs: ${UNKNOWN}`,
+      ]);
       const dashboard = await create(t, { name: 'D', tiles: [tile(t)] });
-      expect((await t.client.request('PUT', `dashboards/${dashboard['id']}`, { name: 'D', tiles: [tile(t)], filters: [{ ...bad, id: UNKNOWN }] })).status).toBe(400);
+      expect(
+        (
+          await t.client.request('PUT', `dashboards/${dashboard['id']}`, {
+            name: 'D',
+            tiles: [tile(t)],
+            filters: [{ ...bad, id: UNKNOWN }],
+          })
+        ).status,
+      ).toBe(400);
     },
   },
   {
@@ -188,59 +292,108 @@ const filterCases: Case[] = [
     // The managed document's filter has no variables or broadcast: the managed case below.
     only: 'self-hosted',
     run: async (t) => {
-      const created = await create(t, { name: 'D', tiles: [tile(t)], filters: [filter(t, { isBroadcastEnabled: false, isVariableEnabled: true, variableName: 'env' })] });
-      expect(created['filters'][0]).toMatchObject({ isBroadcastEnabled: false, isVariableEnabled: true, variableName: 'env' });
+      const created = await create(t, {
+        name: 'D',
+        tiles: [tile(t)],
+        filters: [filter(t, { isBroadcastEnabled: false, isVariableEnabled: true, variableName: 'env' })],
+      });
+      expect(created['filters'][0]).toMatchObject({
+        isBroadcastEnabled: false,
+        isVariableEnabled: true,
+        variableName: 'env',
+      });
       const id = created['filters'][0].id;
-      const cleared = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'D', tiles: [tile(t)], filters: [filter(t, { id })] });
+      const cleared = await t.client.request('PUT', `dashboards/${created['id']}`, {
+        name: 'D',
+        tiles: [tile(t)],
+        filters: [filter(t, { id })],
+      });
       expect(cleared.data.filters[0]).toMatchObject({ id });
-      for (const member of ['isBroadcastEnabled', 'isVariableEnabled', 'variableName']) expect(cleared.data.filters[0]).not.toHaveProperty(member);
+      for (const member of ['isBroadcastEnabled', 'isVariableEnabled', 'variableName'])
+        expect(cleared.data.filters[0]).not.toHaveProperty(member);
     },
   },
   ...[
     {
       name: 'rejects two variable-enabled filters sharing a variable name',
-      filters: [{ isVariableEnabled: true, variableName: 'service' }, { isVariableEnabled: true, variableName: 'service' }],
+      filters: [
+        { isVariableEnabled: true, variableName: 'service' },
+        { isVariableEnabled: true, variableName: 'service' },
+      ],
       detail: 'filters.1.variableName: Variable names must be unique: "service"',
     },
     {
       name: 'rejects a clash against a name derived from the filter name',
-      filters: [{ name: 'Service Name', isVariableEnabled: true }, { isVariableEnabled: true, variableName: 'Service_Name' }],
+      filters: [
+        { name: 'Service Name', isVariableEnabled: true },
+        { isVariableEnabled: true, variableName: 'Service_Name' },
+      ],
       detail: 'filters.1.variableName: Variable names must be unique: "Service_Name"',
     },
-    { name: 'rejects a variable-enabled filter with no usable variable name', filters: [{ name: '!!!', isVariableEnabled: true }], detail: 'filters.0.variableName: Variable name is required for filter "!!!"' },
+    {
+      name: 'rejects a variable-enabled filter with no usable variable name',
+      filters: [{ name: '!!!', isVariableEnabled: true }],
+      detail: 'filters.0.variableName: Variable name is required for filter "!!!"',
+    },
     {
       name: 'rejects a filter with both modes off',
       filters: [{ isBroadcastEnabled: false, isVariableEnabled: false }],
-      detail: 'filters.0.isBroadcastEnabled: Filter "Environment" must broadcast its value, be available as a variable, or both',
+      detail:
+        'filters.0.isBroadcastEnabled: Filter "Environment" must broadcast its value, be available as a variable, or both',
     },
     {
       name: 'rejects a variableName on a filter that is not variable-enabled',
       filters: [{ variableName: 'env' }],
-      detail: 'filters.0.variableName: Filter "Environment" sets variableName but is not available as a variable; set isVariableEnabled to true or drop variableName',
+      detail:
+        'filters.0.variableName: Filter "Environment" sets variableName but is not available as a variable; set isVariableEnabled to true or drop variableName',
     },
     {
       name: 'rejects appliesToSourceIds on a filter that does not broadcast',
       filters: [{ isBroadcastEnabled: false, isVariableEnabled: true, variableName: 'env', appliesToSourceIds: ['x'] }],
-      detail: 'filters.0.appliesToSourceIds: Filter "Environment" sets appliesToSourceIds but does not broadcast its value; set isBroadcastEnabled to true or drop appliesToSourceIds',
+      detail:
+        'filters.0.appliesToSourceIds: Filter "Environment" sets appliesToSourceIds but does not broadcast its value; set isBroadcastEnabled to true or drop appliesToSourceIds',
     },
-    { name: 'rejects a variableName that is not a bare token', filters: [{ isVariableEnabled: true, variableName: 'has space' }], detail: 'filters.0.variableName: must match pattern' },
+    {
+      name: 'rejects a variableName that is not a bare token',
+      filters: [{ isVariableEnabled: true, variableName: 'has space' }],
+      detail: 'filters.0.variableName: must match pattern',
+    },
   ].map(
     ({ name, filters, detail }): Case => ({
       from: `${D} (filter variables)`,
       name,
       only: 'self-hosted',
       run: async (t) => {
-        const response = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [tile(t)], filters: filters.map((extra) => filter(t, extra)) });
+        const response = await t.client.request('POST', 'dashboards', {
+          name: 'D',
+          tiles: [tile(t)],
+          filters: filters.map((extra) => filter(t, extra)),
+        });
         expect(response.status).toBe(400);
         expect(errorOf(t, response)).toContain(detail);
       },
     }),
   ),
   ...[
-    { name: 'accepts duplicate names when the filters are not variable-enabled', filters: [{ isVariableEnabled: false }, {}] },
-    { name: 'accepts an unusable filter name when an explicit variable name is sent', filters: [{ name: '!!!', isVariableEnabled: true, variableName: 'ok' }] },
-    { name: 'accepts broadcast-only and variable-only filters', filters: [{ isBroadcastEnabled: true }, { isBroadcastEnabled: false, isVariableEnabled: true, variableName: 'env' }] },
-    { name: 'accepts an empty appliesToSourceIds on a non-broadcasting filter', filters: [{ isBroadcastEnabled: false, isVariableEnabled: true, variableName: 'env', appliesToSourceIds: [] }] },
+    {
+      name: 'accepts duplicate names when the filters are not variable-enabled',
+      filters: [{ isVariableEnabled: false }, {}],
+    },
+    {
+      name: 'accepts an unusable filter name when an explicit variable name is sent',
+      filters: [{ name: '!!!', isVariableEnabled: true, variableName: 'ok' }],
+    },
+    {
+      name: 'accepts broadcast-only and variable-only filters',
+      filters: [
+        { isBroadcastEnabled: true },
+        { isBroadcastEnabled: false, isVariableEnabled: true, variableName: 'env' },
+      ],
+    },
+    {
+      name: 'accepts an empty appliesToSourceIds on a non-broadcasting filter',
+      filters: [{ isBroadcastEnabled: false, isVariableEnabled: true, variableName: 'env', appliesToSourceIds: [] }],
+    },
   ].map(
     ({ name, filters }): Case => ({
       from: `${D} (filter variables)`,
@@ -256,15 +409,31 @@ const filterCases: Case[] = [
     name: 'a managed dashboard filter has no variables or broadcast: each is refused, on create, update and validate',
     only: 'managed',
     run: async (t) => {
-      const lacks = (member: string): string => `the service's API does not offer ${member} (its newest API description lacks it); leave it out for a target with api profile current`;
+      const lacks = (member: string): string =>
+        `the service's API does not offer ${member} (its newest API description lacks it); leave it out for a target with api profile current`;
       const dashboard = await create(t, { name: 'D', tiles: [tile(t)], filters: [filter(t)] });
       for (const member of [{ isBroadcastEnabled: true }, { isVariableEnabled: true }, { variableName: 'env' }]) {
         const [name] = Object.keys(member);
-        const created = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [tile(t)], filters: [filter(t, member)] });
-        expect([created.status, errorOf(t, created)]).toEqual([400, bodyIssues(t, `filters.0.${name}: ${lacks(name!)}`)]);
-        const updated = await t.client.request('PUT', `dashboards/${dashboard['id']}`, { name: 'D', tiles: [tile(t)], filters: [filter(t, { id: dashboard['filters'][0].id, ...member })] });
+        const created = await t.client.request('POST', 'dashboards', {
+          name: 'D',
+          tiles: [tile(t)],
+          filters: [filter(t, member)],
+        });
+        expect([created.status, errorOf(t, created)]).toEqual([
+          400,
+          bodyIssues(t, `filters.0.${name}: ${lacks(name!)}`),
+        ]);
+        const updated = await t.client.request('PUT', `dashboards/${dashboard['id']}`, {
+          name: 'D',
+          tiles: [tile(t)],
+          filters: [filter(t, { id: dashboard['filters'][0].id, ...member })],
+        });
         expect(updated.status).toBe(400);
-        const checked = await t.client.request('POST', 'dashboards/validate', { name: 'D', tiles: [tile(t)], filters: [filter(t, member)] });
+        const checked = await t.client.request('POST', 'dashboards/validate', {
+          name: 'D',
+          tiles: [tile(t)],
+          filters: [filter(t, member)],
+        });
         expect(checked.data.valid).toBe(false);
       }
     },
@@ -272,7 +441,17 @@ const filterCases: Case[] = [
 ];
 
 const CONTAINERS = [
-  { id: 'service-health', title: 'Service Health', collapsed: false, collapsible: true, bordered: true, tabs: [{ id: 'errors', title: 'Errors' }, { id: 'latency', title: 'Latency' }] },
+  {
+    id: 'service-health',
+    title: 'Service Health',
+    collapsed: false,
+    collapsible: true,
+    bordered: true,
+    tabs: [
+      { id: 'errors', title: 'Errors' },
+      { id: 'latency', title: 'Latency' },
+    ],
+  },
   { id: 'overview', title: 'Overview', collapsed: true },
 ];
 
@@ -302,11 +481,29 @@ const containerCases: Case[] = [
     from: D,
     name: 'rejects a tile that references an unknown containerId, or an unknown tabId',
     run: async (t) => {
-      const container = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [tile(t, { containerId: 'does-not-exist' })], containers: [{ id: 'real-container', title: 'Real', collapsed: false }] });
-      expect([container.status, errorOf(t, container)]).toEqual([400, 'tiles.0.containerId: Tile references unknown containerId "does-not-exist"']);
-      const tab = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [tile(t, { containerId: 'service-health', tabId: 'ghost' })], containers: CONTAINERS });
-      expect([tab.status, errorOf(t, tab)]).toEqual([400, 'tiles.0.tabId: Tile references unknown tabId "ghost" in container "service-health"']);
-      const loose = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [tile(t, { tabId: 'errors' })], containers: CONTAINERS });
+      const container = await t.client.request('POST', 'dashboards', {
+        name: 'D',
+        tiles: [tile(t, { containerId: 'does-not-exist' })],
+        containers: [{ id: 'real-container', title: 'Real', collapsed: false }],
+      });
+      expect([container.status, errorOf(t, container)]).toEqual([
+        400,
+        'tiles.0.containerId: Tile references unknown containerId "does-not-exist"',
+      ]);
+      const tab = await t.client.request('POST', 'dashboards', {
+        name: 'D',
+        tiles: [tile(t, { containerId: 'service-health', tabId: 'ghost' })],
+        containers: CONTAINERS,
+      });
+      expect([tab.status, errorOf(t, tab)]).toEqual([
+        400,
+        'tiles.0.tabId: Tile references unknown tabId "ghost" in container "service-health"',
+      ]);
+      const loose = await t.client.request('POST', 'dashboards', {
+        name: 'D',
+        tiles: [tile(t, { tabId: 'errors' })],
+        containers: CONTAINERS,
+      });
       expect([loose.status, errorOf(t, loose)]).toEqual([400, 'tiles.0.tabId: tabId requires containerId to be set']);
     },
   },
@@ -314,10 +511,32 @@ const containerCases: Case[] = [
     from: FROM.dashboardValidation,
     name: 'validateDashboardContainersStructure: container ids unique, tab ids unique within a container',
     run: async (t) => {
-      const twice = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [], containers: [CONTAINERS[1], CONTAINERS[1]] });
-      expect([twice.status, errorOf(t, twice)]).toEqual([400, bodyIssues(t, 'containers.1.id: Container IDs must be unique: "overview"')]);
-      const tabs = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [], containers: [{ ...CONTAINERS[1], tabs: [{ id: 'a', title: 'A' }, { id: 'a', title: 'B' }] }] });
-      expect([tabs.status, errorOf(t, tabs)]).toEqual([400, bodyIssues(t, 'containers.0.tabs.1.id: Duplicate tab id "a" in container "overview"')]);
+      const twice = await t.client.request('POST', 'dashboards', {
+        name: 'D',
+        tiles: [],
+        containers: [CONTAINERS[1], CONTAINERS[1]],
+      });
+      expect([twice.status, errorOf(t, twice)]).toEqual([
+        400,
+        bodyIssues(t, 'containers.1.id: Container IDs must be unique: "overview"'),
+      ]);
+      const tabs = await t.client.request('POST', 'dashboards', {
+        name: 'D',
+        tiles: [],
+        containers: [
+          {
+            ...CONTAINERS[1],
+            tabs: [
+              { id: 'a', title: 'A' },
+              { id: 'a', title: 'B' },
+            ],
+          },
+        ],
+      });
+      expect([tabs.status, errorOf(t, tabs)]).toEqual([
+        400,
+        bodyIssues(t, 'containers.0.tabs.1.id: Duplicate tab id "a" in container "overview"'),
+      ]);
     },
   },
   {
@@ -325,9 +544,15 @@ const containerCases: Case[] = [
     name: "a PUT that leaves containers out places its tiles in the dashboard's own containers, which it keeps",
     run: async (t) => {
       const created = await create(t, { name: 'D', tiles: [], containers: CONTAINERS });
-      const put = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'D', tiles: [tile(t, { containerId: 'overview' })] });
+      const put = await t.client.request('PUT', `dashboards/${created['id']}`, {
+        name: 'D',
+        tiles: [tile(t, { containerId: 'overview' })],
+      });
       expect([put.status, put.data.containers]).toEqual([200, CONTAINERS]);
-      const unknown = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'D', tiles: [tile(t, { containerId: 'elsewhere' })] });
+      const unknown = await t.client.request('PUT', `dashboards/${created['id']}`, {
+        name: 'D',
+        tiles: [tile(t, { containerId: 'elsewhere' })],
+      });
       expect(unknown.status).toBe(400);
     },
   },
@@ -338,12 +563,34 @@ const keptCases: Case[] = [
     from: `${FROM.dashboardsRouter} (PUT setPayload)`,
     name: 'savedQuery, savedQueryLanguage and savedFilterValues are kept when a PUT leaves them out, replaced when it sends them',
     run: async (t) => {
-      const created = await create(t, { name: 'D', tiles: [tile(t)], savedQuery: 'level:error', savedFilterValues: [{ condition: "ServiceName = 'api'" }] });
-      expect([created['savedQuery'], created['savedQueryLanguage'], created['savedFilterValues']]).toEqual(['level:error', 'lucene', [{ type: 'sql', condition: "ServiceName = 'api'" }]]);
+      const created = await create(t, {
+        name: 'D',
+        tiles: [tile(t)],
+        savedQuery: 'level:error',
+        savedFilterValues: [{ condition: "ServiceName = 'api'" }],
+      });
+      expect([created['savedQuery'], created['savedQueryLanguage'], created['savedFilterValues']]).toEqual([
+        'level:error',
+        'lucene',
+        [{ type: 'sql', condition: "ServiceName = 'api'" }],
+      ]);
       const kept = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'renamed', tiles: [tile(t)] });
-      expect([kept.data.savedQuery, kept.data.savedQueryLanguage, kept.data.savedFilterValues]).toEqual([created['savedQuery'], created['savedQueryLanguage'], created['savedFilterValues']]);
-      const cleared = await t.client.request('PUT', `dashboards/${created['id']}`, { name: 'renamed', tiles: [tile(t)], savedQuery: null, savedFilterValues: [] });
-      expect([cleared.data.savedQuery, cleared.data.savedQueryLanguage, cleared.data.savedFilterValues]).toEqual([null, null, []]);
+      expect([kept.data.savedQuery, kept.data.savedQueryLanguage, kept.data.savedFilterValues]).toEqual([
+        created['savedQuery'],
+        created['savedQueryLanguage'],
+        created['savedFilterValues'],
+      ]);
+      const cleared = await t.client.request('PUT', `dashboards/${created['id']}`, {
+        name: 'renamed',
+        tiles: [tile(t)],
+        savedQuery: null,
+        savedFilterValues: [],
+      });
+      expect([cleared.data.savedQuery, cleared.data.savedQueryLanguage, cleared.data.savedFilterValues]).toEqual([
+        null,
+        null,
+        [],
+      ]);
     },
   },
   {
@@ -363,7 +610,9 @@ const hiddenTileCases: Case[] = [
     seed: hiddenTileSeed,
     run: async (t) => {
       const id = dashboardIdOf(t.ids);
-      expect((await t.client.request('GET', `dashboards/${id}`)).data.tiles.map((entry: { id: string }) => entry.id)).toEqual(['normal-tile']);
+      expect(
+        (await t.client.request('GET', `dashboards/${id}`)).data.tiles.map((entry: { id: string }) => entry.id),
+      ).toEqual(['normal-tile']);
       expect((await t.client.request('GET', 'dashboards')).data[0].tiles).toHaveLength(1);
       const stored = (await t.stored()).dashboards.find((dashboard) => dashboard.id === id);
       expect(stored?.hiddenTiles).toEqual([PROMQL_TILE]);
@@ -380,7 +629,9 @@ const hiddenTileCases: Case[] = [
       const read = (await t.client.request('GET', `dashboards/${id}`)).data;
       expect((await t.client.request('PUT', `dashboards/${id}`, writable(read))).status).toBe(200);
       expect((await t.stored()).dashboards.find((dashboard) => dashboard.id === id)).not.toHaveProperty('hiddenTiles');
-      expect((await t.client.request('GET', 'alerts')).data.map((alert: { tileId: string }) => alert.tileId)).toEqual(['normal-tile']);
+      expect((await t.client.request('GET', 'alerts')).data.map((alert: { tileId: string }) => alert.tileId)).toEqual([
+        'normal-tile',
+      ]);
     },
   },
   {
@@ -390,7 +641,10 @@ const hiddenTileCases: Case[] = [
     run: async (t) => {
       const id = dashboardIdOf(t.ids);
       const read = (await t.client.request('GET', `dashboards/${id}`)).data;
-      const put = await t.client.request('PUT', `dashboards/${id}`, { ...writable(read), tiles: [...read.tiles, tile(t, { id: 'promql-tile', name: 'now a line' })] });
+      const put = await t.client.request('PUT', `dashboards/${id}`, {
+        ...writable(read),
+        tiles: [...read.tiles, tile(t, { id: 'promql-tile', name: 'now a line' })],
+      });
       expect(put.data.tiles.map((entry: { id: string }) => entry.id)).toEqual(['normal-tile', 'promql-tile']);
     },
   },

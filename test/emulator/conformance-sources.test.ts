@@ -43,7 +43,12 @@ async function createSource(t: CaseContext, body: unknown): Promise<Record<strin
   return response.data;
 }
 
-const MOCK_CONNECTION = { name: 'Test Connection', host: 'http://localhost:8123', username: 'default', password: 'test-password' };
+const MOCK_CONNECTION = {
+  name: 'Test Connection',
+  host: 'http://localhost:8123',
+  username: 'default',
+  password: 'test-password',
+};
 
 async function createConnection(t: CaseContext, body: unknown = MOCK_CONNECTION): Promise<Record<string, any>> {
   const response = await t.client.request('POST', 'connections', body);
@@ -66,10 +71,14 @@ const sourceCases: Case[] = [
   // ---------------------------------------------------------------- GET /sources/:id
   {
     from: S,
-    name: 'should return a source by id (and 404 for a non-existent or another team\'s source, 400 for an invalid id)',
+    name: "should return a source by id (and 404 for a non-existent or another team's source, 400 for an invalid id)",
     run: async (t) => {
       const created = await createSource(t, logSource(t));
-      expect((await t.client.request('GET', `sources/${created['id']}`)).data).toMatchObject({ id: created['id'], name: 'Created Log Source', kind: 'log' });
+      expect((await t.client.request('GET', `sources/${created['id']}`)).data).toMatchObject({
+        id: created['id'],
+        name: 'Created Log Source',
+        kind: 'log',
+      });
       for (const id of [UNKNOWN, t.otherIds.source]) {
         const response = await t.client.request('GET', `sources/${id}`);
         expect([response.status, errorOf(t, response)]).toEqual([404, 'Source not found']);
@@ -87,7 +96,11 @@ const sourceCases: Case[] = [
         ['PUT', `sources/${UNKNOWN}`],
         ['DELETE', `sources/${UNKNOWN}`],
       ] as const) {
-        expect([method, (await t.client.request(method, path, method === 'POST' || method === 'PUT' ? logSource(t) : undefined, null)).status]).toEqual([method, 401]);
+        expect([
+          method,
+          (await t.client.request(method, path, method === 'POST' || method === 'PUT' ? logSource(t) : undefined, null))
+            .status,
+        ]).toEqual([method, 401]);
       }
     },
   },
@@ -101,17 +114,40 @@ const sourceCases: Case[] = [
       expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), ...logSource(t) });
       // The answer's members come in the service's order: id, name, kind, connection, from, …
       expect(Object.keys(created).slice(0, 5)).toEqual(['id', 'name', 'kind', 'connection', 'from']);
-      expect((await t.client.request('GET', 'sources')).data.map((source: { id: string }) => source.id)).toContain(created['id']);
+      expect((await t.client.request('GET', 'sources')).data.map((source: { id: string }) => source.id)).toContain(
+        created['id'],
+      );
     },
   },
   {
     from: S,
     name: 'should accept external short-form granularities and answer them short',
     run: async (t) => {
-      const view = { databaseName: 'default', tableName: 'traces_mv', dimensionColumns: 'ServiceName', timestampColumn: 'Timestamp', aggregatedColumns: [{ mvColumn: 'count', aggFn: 'count' }] };
-      const created = await createSource(t, traceSource(t, { materializedViews: [{ ...view, minGranularity: '5m' }, { ...view, minGranularity: '15 minute' }] }));
-      expect(created['materializedViews'].map((entry: { minGranularity: string }) => entry.minGranularity)).toEqual(['5m', '15m']);
-      const bad = await t.client.request('POST', 'sources', traceSource(t, { materializedViews: [{ ...view, minGranularity: 'five minutes' }] }));
+      const view = {
+        databaseName: 'default',
+        tableName: 'traces_mv',
+        dimensionColumns: 'ServiceName',
+        timestampColumn: 'Timestamp',
+        aggregatedColumns: [{ mvColumn: 'count', aggFn: 'count' }],
+      };
+      const created = await createSource(
+        t,
+        traceSource(t, {
+          materializedViews: [
+            { ...view, minGranularity: '5m' },
+            { ...view, minGranularity: '15 minute' },
+          ],
+        }),
+      );
+      expect(created['materializedViews'].map((entry: { minGranularity: string }) => entry.minGranularity)).toEqual([
+        '5m',
+        '15m',
+      ]);
+      const bad = await t.client.request(
+        'POST',
+        'sources',
+        traceSource(t, { materializedViews: [{ ...view, minGranularity: 'five minutes' }] }),
+      );
       expect(bad.status).toBe(400);
     },
   },
@@ -119,7 +155,16 @@ const sourceCases: Case[] = [
     from: S,
     name: 'should map metadataMaterializedViews granularity to internal format (and answer it short)',
     run: async (t) => {
-      const created = await createSource(t, logSource(t, { metadataMaterializedViews: { keyRollupTable: 'otel_logs_key_rollup_15m', kvRollupTable: 'otel_logs_kv_rollup_15m', granularity: '15m' } }));
+      const created = await createSource(
+        t,
+        logSource(t, {
+          metadataMaterializedViews: {
+            keyRollupTable: 'otel_logs_key_rollup_15m',
+            kvRollupTable: 'otel_logs_kv_rollup_15m',
+            granularity: '15m',
+          },
+        }),
+      );
       expect(created['metadataMaterializedViews'].granularity).toBe('15m');
     },
   },
@@ -127,7 +172,13 @@ const sourceCases: Case[] = [
     from: S,
     name: 'should create a promql source',
     run: async (t) => {
-      const created = await createSource(t, { kind: 'promql', name: 'Prometheus Metrics', from: { databaseName: 'default', tableName: 'default' }, timestampValueExpression: 'timestamp', connection: t.ids.connection });
+      const created = await createSource(t, {
+        kind: 'promql',
+        name: 'Prometheus Metrics',
+        from: { databaseName: 'default', tableName: 'default' },
+        timestampValueExpression: 'timestamp',
+        connection: t.ids.connection,
+      });
       expect(created).toMatchObject({ kind: 'promql', name: 'Prometheus Metrics' });
     },
   },
@@ -135,12 +186,36 @@ const sourceCases: Case[] = [
     from: `${FROM.commonTypes} (MetricSourceSchema, SessionSourceSchema)`,
     name: 'creates metric and session sources with what their kinds require',
     run: async (t) => {
-      const metric = { kind: 'metric', name: 'metrics', from: { databaseName: 'default', tableName: '' }, timestampValueExpression: 'TimeUnix', metricTables: { gauge: 'otel_metrics_gauge' }, resourceAttributesExpression: 'ResourceAttributes', connection: t.ids.connection };
+      const metric = {
+        kind: 'metric',
+        name: 'metrics',
+        from: { databaseName: 'default', tableName: '' },
+        timestampValueExpression: 'TimeUnix',
+        metricTables: { gauge: 'otel_metrics_gauge' },
+        resourceAttributesExpression: 'ResourceAttributes',
+        connection: t.ids.connection,
+      };
       await createSource(t, metric);
       const noTable = await t.client.request('POST', 'sources', { ...metric, metricTables: { gauge: '' } });
-      expect([noTable.status, errorOf(t, noTable)]).toEqual([400, bodyIssues(t, 'metricTables: At least one metric table must be specified')]);
-      await createSource(t, { kind: 'session', name: 'sessions', from: { databaseName: 'default', tableName: 'hyperdx_sessions' }, timestampValueExpression: 'TimestampTime', traceSourceId: t.ids.sources.trace, connection: t.ids.connection });
-      const noTrace = await t.client.request('POST', 'sources', { kind: 'session', name: 's', from: { databaseName: 'd', tableName: 't' }, timestampValueExpression: 'T', connection: t.ids.connection });
+      expect([noTable.status, errorOf(t, noTable)]).toEqual([
+        400,
+        bodyIssues(t, 'metricTables: At least one metric table must be specified'),
+      ]);
+      await createSource(t, {
+        kind: 'session',
+        name: 'sessions',
+        from: { databaseName: 'default', tableName: 'hyperdx_sessions' },
+        timestampValueExpression: 'TimestampTime',
+        traceSourceId: t.ids.sources.trace,
+        connection: t.ids.connection,
+      });
+      const noTrace = await t.client.request('POST', 'sources', {
+        kind: 'session',
+        name: 's',
+        from: { databaseName: 'd', tableName: 't' },
+        timestampValueExpression: 'T',
+        connection: t.ids.connection,
+      });
       expect([noTrace.status, errorOf(t, noTrace)]).toEqual([400, bodyIssues(t, 'traceSourceId: is required')]);
     },
   },
@@ -167,9 +242,14 @@ const sourceCases: Case[] = [
     from: S,
     name: 'should return 400 for an invalid body (and name the kinds for an unknown one)',
     run: async (t) => {
-      expect((await t.client.request('POST', 'sources', { kind: 'log', name: 'Missing required fields' })).status).toBe(400);
+      expect((await t.client.request('POST', 'sources', { kind: 'log', name: 'Missing required fields' })).status).toBe(
+        400,
+      );
       const unknown = await t.client.request('POST', 'sources', logSource(t, { kind: 'table' }));
-      expect([unknown.status, errorOf(t, unknown)]).toEqual([400, bodyIssues(t, 'kind: must be one of log, trace, session, metric, promql')]);
+      expect([unknown.status, errorOf(t, unknown)]).toEqual([
+        400,
+        bodyIssues(t, 'kind: must be one of log, trace, session, metric, promql'),
+      ]);
     },
   },
 
@@ -179,7 +259,11 @@ const sourceCases: Case[] = [
     name: 'should update a source (a full replace: members left out are gone)',
     run: async (t) => {
       const created = await createSource(t, logSource(t, { bodyExpression: 'Body' }));
-      const response = await t.client.request('PUT', `sources/${created['id']}`, logSource(t, { name: 'Updated Log Source' }));
+      const response = await t.client.request(
+        'PUT',
+        `sources/${created['id']}`,
+        logSource(t, { name: 'Updated Log Source' }),
+      );
       expect(response.status).toBe(200);
       expect(response.data).toEqual({ id: created['id'], ...logSource(t, { name: 'Updated Log Source' }) });
       expect((await t.client.request('GET', `sources/${created['id']}`)).data).not.toHaveProperty('bodyExpression');
@@ -189,7 +273,8 @@ const sourceCases: Case[] = [
     from: S,
     name: "should return 404 for a non-existent source, or another team's (and leave it as it was)",
     run: async (t) => {
-      for (const id of [UNKNOWN, t.otherIds.source]) expect((await t.client.request('PUT', `sources/${id}`, logSource(t, { name: 'Hijacked' }))).status).toBe(404);
+      for (const id of [UNKNOWN, t.otherIds.source])
+        expect((await t.client.request('PUT', `sources/${id}`, logSource(t, { name: 'Hijacked' }))).status).toBe(404);
       expect((await t.other.request('GET', 'sources')).data[0].name).toBe('logs');
     },
   },
@@ -198,9 +283,18 @@ const sourceCases: Case[] = [
     name: 'should return 400 for an invalid body or connection before looking for the source',
     run: async (t) => {
       const created = await createSource(t, logSource(t));
-      expect((await t.client.request('PUT', `sources/${created['id']}`, { kind: 'log', name: 'Missing required fields' })).status).toBe(400);
-      expect((await t.client.request('PUT', `sources/${created['id']}`, logSource(t, { connection: 'my-connection-name' }))).status).toBe(400);
-      expect((await t.client.request('PUT', `sources/${created['id']}`, logSource(t, { connection: t.otherIds.connection }))).status).toBe(400);
+      expect(
+        (await t.client.request('PUT', `sources/${created['id']}`, { kind: 'log', name: 'Missing required fields' }))
+          .status,
+      ).toBe(400);
+      expect(
+        (await t.client.request('PUT', `sources/${created['id']}`, logSource(t, { connection: 'my-connection-name' })))
+          .status,
+      ).toBe(400);
+      expect(
+        (await t.client.request('PUT', `sources/${created['id']}`, logSource(t, { connection: t.otherIds.connection })))
+          .status,
+      ).toBe(400);
       expect((await t.client.request('PUT', `sources/${UNKNOWN}`, { kind: 'log' })).status).toBe(400);
       expect((await t.client.request('GET', `sources/${created['id']}`)).data.connection).toBe(t.ids.connection);
     },
@@ -210,7 +304,11 @@ const sourceCases: Case[] = [
     name: "should change a source's kind",
     run: async (t) => {
       const created = await createSource(t, logSource(t));
-      const response = await t.client.request('PUT', `sources/${created['id']}`, traceSource(t, { name: 'Now A Trace Source' }));
+      const response = await t.client.request(
+        'PUT',
+        `sources/${created['id']}`,
+        traceSource(t, { name: 'Now A Trace Source' }),
+      );
       expect(response.data).toMatchObject({ id: created['id'], kind: 'trace', name: 'Now A Trace Source' });
       expect(response.data).not.toHaveProperty('defaultTableSelectExpression', 'Timestamp, Body');
     },
@@ -221,7 +319,11 @@ const sourceCases: Case[] = [
     run: async (t) => {
       const read = (await t.client.request('GET', `sources/${t.ids.sources.trace}`)).data;
       const { id: _id, ...body } = read;
-      const put = await t.client.request('PUT', `sources/${t.ids.sources.trace}`, t.variant === 'managed' ? body : read);
+      const put = await t.client.request(
+        'PUT',
+        `sources/${t.ids.sources.trace}`,
+        t.variant === 'managed' ? body : read,
+      );
       expect(put.status).toBe(200);
       expect(JSON.stringify(put.data)).toBe(JSON.stringify(read));
     },
@@ -237,7 +339,8 @@ const sourceCases: Case[] = [
       expect(response.status).toBe(200);
       expect(response.raw.json).toEqual(t.variant === 'managed' ? { status: 200, requestId: expect.any(String) } : {});
       expect((await t.client.request('GET', `sources/${created['id']}`)).status).toBe(404);
-      for (const id of [UNKNOWN, t.otherIds.source]) expect((await t.client.request('DELETE', `sources/${id}`)).status).toBe(404);
+      for (const id of [UNKNOWN, t.otherIds.source])
+        expect((await t.client.request('DELETE', `sources/${id}`)).status).toBe(404);
       expect((await t.other.request('GET', 'sources')).data).toHaveLength(1);
     },
   },
@@ -247,7 +350,14 @@ const sourceCases: Case[] = [
     run: async (t) => {
       const source = await createSource(t, logSource(t));
       const search = await t.client.request('POST', 'saved-searches', { name: 'on it', sourceId: source['id'] });
-      const tile = { name: 't', x: 0, y: 0, w: 6, h: 4, config: { displayType: 'line', sourceId: source['id'], select: [{ aggFn: 'count' }] } };
+      const tile = {
+        name: 't',
+        x: 0,
+        y: 0,
+        w: 6,
+        h: 4,
+        config: { displayType: 'line', sourceId: source['id'], select: [{ aggFn: 'count' }] },
+      };
       const dashboard = await t.client.request('POST', 'dashboards', { name: 'on it', tiles: [tile] });
       expect([search.status, dashboard.status]).toEqual([200, 200]);
       expect((await t.client.request('DELETE', `sources/${source['id']}`)).status).toBe(200);
@@ -279,14 +389,21 @@ const connectionCases: Case[] = [
       await createConnection(t);
       const list = (await t.client.request('GET', 'connections')).data;
       expect(list.map((connection: { name: string }) => connection.name)).toEqual(['Default', MOCK_CONNECTION.name]);
-      expect(list[1]).toEqual({ id: expect.any(String), name: MOCK_CONNECTION.name, host: MOCK_CONNECTION.host, username: MOCK_CONNECTION.username, createdAt: expect.any(String), updatedAt: expect.any(String) });
+      expect(list[1]).toEqual({
+        id: expect.any(String),
+        name: MOCK_CONNECTION.name,
+        host: MOCK_CONNECTION.host,
+        username: MOCK_CONNECTION.username,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
       expect(JSON.stringify(list)).not.toContain('password');
       expect(list.map((connection: { id: string }) => connection.id)).not.toContain(t.otherIds.connection);
     },
   },
   {
     from: C,
-    name: 'should return a connection by id without the password; 404 (plain) for a non-existent or another team\'s, 400 for an invalid id',
+    name: "should return a connection by id without the password; 404 (plain) for a non-existent or another team's, 400 for an invalid id",
     only: 'self-hosted',
     run: async (t) => {
       const created = await createConnection(t);
@@ -307,7 +424,9 @@ const connectionCases: Case[] = [
     run: async (t) => {
       const created = await createConnection(t);
       expect(created).not.toHaveProperty('password');
-      expect((await t.stored()).secrets?.[created['id']]).toEqual({ password: t.fingerprint(MOCK_CONNECTION.password) });
+      expect((await t.stored()).secrets?.[created['id']]).toEqual({
+        password: t.fingerprint(MOCK_CONNECTION.password),
+      });
       const { password: _password, ...withoutPassword } = MOCK_CONNECTION;
       const bare = await createConnection(t, { ...withoutPassword, name: 'no password' });
       expect((await t.stored()).secrets?.[bare['id']]).toBeUndefined();
@@ -318,9 +437,22 @@ const connectionCases: Case[] = [
     name: 'should create a connection with optional fields, and a Prometheus-compatible one',
     only: 'self-hosted',
     run: async (t) => {
-      expect(await createConnection(t, { ...MOCK_CONNECTION, hyperdxSettingPrefix: 'hyperdx_' })).toMatchObject({ hyperdxSettingPrefix: 'hyperdx_' });
-      expect(await createConnection(t, { name: 'Thanos', host: 'http://thanos:10902', username: '', password: '', isPrometheusEndpoint: true })).toMatchObject({ isPrometheusEndpoint: true });
-      expect((await t.client.request('POST', 'connections', { ...MOCK_CONNECTION, hyperdxSettingPrefix: 'bad prefix!' })).status).toBe(400);
+      expect(await createConnection(t, { ...MOCK_CONNECTION, hyperdxSettingPrefix: 'hyperdx_' })).toMatchObject({
+        hyperdxSettingPrefix: 'hyperdx_',
+      });
+      expect(
+        await createConnection(t, {
+          name: 'Thanos',
+          host: 'http://thanos:10902',
+          username: '',
+          password: '',
+          isPrometheusEndpoint: true,
+        }),
+      ).toMatchObject({ isPrometheusEndpoint: true });
+      expect(
+        (await t.client.request('POST', 'connections', { ...MOCK_CONNECTION, hyperdxSettingPrefix: 'bad prefix!' }))
+          .status,
+      ).toBe(400);
     },
   },
   {
@@ -330,7 +462,9 @@ const connectionCases: Case[] = [
     run: async (t) => {
       const created = await createConnection(t);
       expect((await t.client.request('POST', 'connections', { name: 'Missing host and username' })).status).toBe(400);
-      expect((await t.client.request('PUT', `connections/${created['id']}`, { name: 'Missing host and username' })).status).toBe(400);
+      expect(
+        (await t.client.request('PUT', `connections/${created['id']}`, { name: 'Missing host and username' })).status,
+      ).toBe(400);
     },
   },
   {
@@ -339,11 +473,24 @@ const connectionCases: Case[] = [
     only: 'self-hosted',
     run: async (t) => {
       const created = await createConnection(t);
-      const updated = await t.client.request('PUT', `connections/${created['id']}`, { name: 'Renamed', host: 'http://other:8123', username: 'admin' });
-      expect(updated.data).toMatchObject({ id: created['id'], name: 'Renamed', host: 'http://other:8123', username: 'admin' });
-      expect((await t.stored()).secrets?.[created['id']]).toEqual({ password: t.fingerprint(MOCK_CONNECTION.password) });
+      const updated = await t.client.request('PUT', `connections/${created['id']}`, {
+        name: 'Renamed',
+        host: 'http://other:8123',
+        username: 'admin',
+      });
+      expect(updated.data).toMatchObject({
+        id: created['id'],
+        name: 'Renamed',
+        host: 'http://other:8123',
+        username: 'admin',
+      });
+      expect((await t.stored()).secrets?.[created['id']]).toEqual({
+        password: t.fingerprint(MOCK_CONNECTION.password),
+      });
       await t.client.request('PUT', `connections/${created['id']}`, { ...MOCK_CONNECTION, password: '' });
-      expect((await t.stored()).secrets?.[created['id']]).toEqual({ password: t.fingerprint(MOCK_CONNECTION.password) });
+      expect((await t.stored()).secrets?.[created['id']]).toEqual({
+        password: t.fingerprint(MOCK_CONNECTION.password),
+      });
       await t.client.request('PUT', `connections/${created['id']}`, { ...MOCK_CONNECTION, password: 'new-password' });
       expect((await t.stored()).secrets?.[created['id']]).toEqual({ password: t.fingerprint('new-password') });
     },
@@ -354,10 +501,18 @@ const connectionCases: Case[] = [
     only: 'self-hosted',
     run: async (t) => {
       const created = await createConnection(t, { ...MOCK_CONNECTION, hyperdxSettingPrefix: 'hyperdx_' });
-      expect((await t.client.request('PUT', `connections/${created['id']}`, MOCK_CONNECTION)).data.hyperdxSettingPrefix).toBe('hyperdx_');
+      expect(
+        (await t.client.request('PUT', `connections/${created['id']}`, MOCK_CONNECTION)).data.hyperdxSettingPrefix,
+      ).toBe('hyperdx_');
       for (const cleared of ['', null]) {
-        await t.client.request('PUT', `connections/${created['id']}`, { ...MOCK_CONNECTION, hyperdxSettingPrefix: 'hyperdx_' });
-        const response = await t.client.request('PUT', `connections/${created['id']}`, { ...MOCK_CONNECTION, hyperdxSettingPrefix: cleared });
+        await t.client.request('PUT', `connections/${created['id']}`, {
+          ...MOCK_CONNECTION,
+          hyperdxSettingPrefix: 'hyperdx_',
+        });
+        const response = await t.client.request('PUT', `connections/${created['id']}`, {
+          ...MOCK_CONNECTION,
+          hyperdxSettingPrefix: cleared,
+        });
         expect(response.data).not.toHaveProperty('hyperdxSettingPrefix');
       }
     },
@@ -368,7 +523,11 @@ const connectionCases: Case[] = [
     only: 'self-hosted',
     run: async (t) => {
       const created = await createConnection(t);
-      const response = await t.client.request('PUT', `connections/${created['id']}`, { ...MOCK_CONNECTION, host: 'http://thanos:10902', isPrometheusEndpoint: true });
+      const response = await t.client.request('PUT', `connections/${created['id']}`, {
+        ...MOCK_CONNECTION,
+        host: 'http://thanos:10902',
+        isPrometheusEndpoint: true,
+      });
       expect(response.data).toMatchObject({ host: 'http://thanos:10902', isPrometheusEndpoint: true });
     },
   },
@@ -413,8 +572,18 @@ const connectionCases: Case[] = [
     only: 'managed',
     run: async (t) => {
       // The managed OpenAPI document has no `clickstack/connections` path (docs/api-client.md).
-      for (const [method, path] of [['GET', 'connections'], ['GET', `connections/${t.ids.connection}`], ['POST', 'connections'], ['PUT', `connections/${t.ids.connection}`], ['DELETE', `connections/${t.ids.connection}`]] as const) {
-        expect((await t.client.request(method, path, method === 'POST' || method === 'PUT' ? MOCK_CONNECTION : undefined)).status, `${method} ${path}`).toBe(404);
+      for (const [method, path] of [
+        ['GET', 'connections'],
+        ['GET', `connections/${t.ids.connection}`],
+        ['POST', 'connections'],
+        ['PUT', `connections/${t.ids.connection}`],
+        ['DELETE', `connections/${t.ids.connection}`],
+      ] as const) {
+        expect(
+          (await t.client.request(method, path, method === 'POST' || method === 'PUT' ? MOCK_CONNECTION : undefined))
+            .status,
+          `${method} ${path}`,
+        ).toBe(404);
       }
       expect(await createSource(t, logSource(t))).toMatchObject({ connection: t.ids.connection });
     },

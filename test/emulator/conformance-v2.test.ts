@@ -16,13 +16,23 @@ const UNKNOWN = '0123456789abcdef01234567';
 function writes(t: CaseContext): { kind: string; body: Record<string, unknown> }[] {
   return [
     { kind: 'dashboards', body: { name: 'D', tiles: [] } },
-    { kind: 'sources', body: { kind: 'promql', name: 'P', from: { databaseName: 'd', tableName: 't' }, timestampValueExpression: 'ts', connection: t.ids.connection } },
+    {
+      kind: 'sources',
+      body: {
+        kind: 'promql',
+        name: 'P',
+        from: { databaseName: 'd', tableName: 't' },
+        timestampValueExpression: 'ts',
+        connection: t.ids.connection,
+      },
+    },
     { kind: 'webhooks', body: { name: 'W', service: 'generic', url: 'https://example.com/w' } },
     { kind: 'saved-searches', body: { name: 'S', sourceId: t.ids.sources.log } },
   ];
 }
 
-const rateHeaders = (response: { raw: { headers: Headers } }) => ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => response.raw.headers.get(name));
+const rateHeaders = (response: { raw: { headers: Headers } }) =>
+  ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => response.raw.headers.get(name));
 
 const cases: Case[] = [
   {
@@ -56,7 +66,12 @@ const cases: Case[] = [
           ['PUT', `${kind}/${made.data.id}`],
         ] as const) {
           const response = await t.client.request(method, path, { ...body, id: made.data.id, teamId: 'x' });
-          expect([method, path, response.status, errorOf(t, response)]).toEqual([method, path, 400, "request body property can't be validated: id; request body property can't be validated: teamId"]);
+          expect([method, path, response.status, errorOf(t, response)]).toEqual([
+            method,
+            path,
+            400,
+            "request body property can't be validated: id; request body property can't be validated: teamId",
+          ]);
         }
       }
     },
@@ -68,7 +83,12 @@ const cases: Case[] = [
     run: async (t) => {
       for (const { kind, body } of writes(t)) {
         const response = await t.client.request('POST', kind, { ...body, id: UNKNOWN, teamId: 'x', junk: { deep: 1 } });
-        expect([kind, response.status, response.data.id === UNKNOWN, 'junk' in response.data]).toEqual([kind, 200, false, false]);
+        expect([kind, response.status, response.data.id === UNKNOWN, 'junk' in response.data]).toEqual([
+          kind,
+          200,
+          false,
+          false,
+        ]);
       }
     },
   },
@@ -77,7 +97,16 @@ const cases: Case[] = [
     name: 'below the top the managed service drops what it does not know, as the server does (tile ids stay accepted)',
     only: 'managed',
     run: async (t) => {
-      const tile = { id: 'mine', name: 't', x: 0, y: 0, w: 6, h: 4, junk: 1, config: { displayType: 'markdown', markdown: 'hi', junk: 2 } };
+      const tile = {
+        id: 'mine',
+        name: 't',
+        x: 0,
+        y: 0,
+        w: 6,
+        h: 4,
+        junk: 1,
+        config: { displayType: 'markdown', markdown: 'hi', junk: 2 },
+      };
       const response = await t.client.request('POST', 'dashboards', { name: 'D', tiles: [tile] });
       expect(response.status).toBe(200);
       expect(JSON.stringify(response.data.tiles)).not.toContain('junk');
@@ -106,8 +135,16 @@ describe('RateLimit-* with --rate-limit (current profile)', () => {
     ({ emulator } = await start({ profile: 'current', rateLimit: 5, clock: () => 1_000_000 }));
     const found = await call(emulator.url, 'GET', '/api/v2/sources', { auth: bearer() });
     const missing = await call(emulator.url, 'GET', `/api/v2/sources/${UNKNOWN}`, { auth: bearer() });
-    expect([found.status, found.headers.get('ratelimit-limit'), found.headers.get('ratelimit-remaining')]).toEqual([200, '5', '4']);
-    expect([missing.status, missing.headers.get('ratelimit-limit'), missing.headers.get('ratelimit-remaining')]).toEqual([404, '5', '3']);
+    expect([found.status, found.headers.get('ratelimit-limit'), found.headers.get('ratelimit-remaining')]).toEqual([
+      200,
+      '5',
+      '4',
+    ]);
+    expect([
+      missing.status,
+      missing.headers.get('ratelimit-limit'),
+      missing.headers.get('ratelimit-remaining'),
+    ]).toEqual([404, '5', '3']);
   });
 
   it('under the seed profile nothing changes: no RateLimit-* without a limit', async () => {

@@ -13,7 +13,12 @@ const SLACK = {
   url: 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX',
   description: 'Test webhook for Slack',
 };
-const INCIDENT_IO = { name: 'Test IncidentIO Webhook', service: 'incidentio', url: 'https://api.incident.io/v2/alert_events/http/ZZZZZZZZ?token=X', description: 'Test webhook for incident.io' };
+const INCIDENT_IO = {
+  name: 'Test IncidentIO Webhook',
+  service: 'incidentio',
+  url: 'https://api.incident.io/v2/alert_events/http/ZZZZZZZZ?token=X',
+  description: 'Test webhook for incident.io',
+};
 const GENERIC = {
   name: 'Test Generic Webhook',
   service: 'generic',
@@ -41,11 +46,13 @@ async function listed(t: CaseContext, query = ''): Promise<any[]> {
   return response.data;
 }
 
-const refusedBody = (body: () => unknown): Case['run'] => async (t) => {
-  const response = await t.client.request('POST', 'webhooks', body());
-  expect(response.status).toBe(400);
-  expect(await listed(t)).toEqual([]);
-};
+const refusedBody =
+  (body: () => unknown): Case['run'] =>
+  async (t) => {
+    const response = await t.client.request('POST', 'webhooks', body());
+    expect(response.status).toBe(400);
+    expect(await listed(t)).toEqual([]);
+  };
 
 const cases: Case[] = [
   // ---------------------------------------------------------------- GET /webhooks
@@ -56,7 +63,8 @@ const cases: Case[] = [
       const response = await t.client.request('GET', 'webhooks');
       expect(response.status).toBe(200);
       expect(response.raw.headers.get('content-type')).toMatch(/application\/json/);
-      if (t.variant === 'self-hosted') expect(response.raw.json).toEqual({ data: [], meta: { total: 0, limit: 1000, offset: 0 } });
+      if (t.variant === 'self-hosted')
+        expect(response.raw.json).toEqual({ data: [], meta: { total: 0, limit: 1000, offset: 0 } });
       else expect(response.data).toEqual([]);
     },
   },
@@ -94,7 +102,10 @@ const cases: Case[] = [
     name: 'should reject an out-of-range or non-integer limit or offset',
     run: async (t) => {
       for (const query of ['limit=0', 'limit=5000', 'offset=-1', 'limit=abc', 'limit=1.5']) {
-        expect([query, (await t.client.request('GET', `webhooks?${query}`)).status]).toEqual([query, t.variant === 'self-hosted' ? 400 : 200]);
+        expect([query, (await t.client.request('GET', `webhooks?${query}`)).status]).toEqual([
+          query,
+          t.variant === 'self-hosted' ? 400 : 200,
+        ]);
       }
     },
   },
@@ -103,13 +114,28 @@ const cases: Case[] = [
     name: 'should list a Slack webhook with only Slack-allowed fields',
     run: async (t) => {
       const id = await create(t, SLACK);
-      expect(await listed(t)).toEqual([{ id, name: SLACK.name, url: SLACK.url, description: SLACK.description, updatedAt: expect.any(String), createdAt: expect.any(String), service: 'slack' }]);
+      expect(await listed(t)).toEqual([
+        {
+          id,
+          name: SLACK.name,
+          url: SLACK.url,
+          description: SLACK.description,
+          updatedAt: expect.any(String),
+          createdAt: expect.any(String),
+          service: 'slack',
+        },
+      ]);
     },
   },
   {
     from: T,
     name: 'should strip headers and body stored on a Slack webhook (and on an IncidentIO one)',
-    seed: () => ({ webhooks: [{ ...SLACK, headers: { 'X-Secret': 'secret' }, body: '{"text": "hello"}' }, { ...INCIDENT_IO, headers: { 'X-Secret': 'secret' }, body: '{}' }] }),
+    seed: () => ({
+      webhooks: [
+        { ...SLACK, headers: { 'X-Secret': 'secret' }, body: '{"text": "hello"}' },
+        { ...INCIDENT_IO, headers: { 'X-Secret': 'secret' }, body: '{}' },
+      ],
+    }),
     run: async (t) => {
       const webhooks = await listed(t);
       for (const webhook of webhooks) {
@@ -125,7 +151,13 @@ const cases: Case[] = [
     run: async (t) => {
       await create(t, GENERIC);
       const [webhook] = await listed(t);
-      expect(webhook).toMatchObject({ name: GENERIC.name, service: 'generic', url: GENERIC.url, description: GENERIC.description, body: GENERIC.body });
+      expect(webhook).toMatchObject({
+        name: GENERIC.name,
+        service: 'generic',
+        url: GENERIC.url,
+        description: GENERIC.description,
+        body: GENERIC.body,
+      });
       expect(webhook).not.toHaveProperty('headers');
     },
   },
@@ -134,7 +166,11 @@ const cases: Case[] = [
     name: 'should return multiple webhooks of different service types',
     run: async (t) => {
       for (const body of [SLACK, INCIDENT_IO, GENERIC]) await create(t, body);
-      expect((await listed(t)).map((webhook) => webhook.name).sort()).toEqual([GENERIC.name, INCIDENT_IO.name, SLACK.name]);
+      expect((await listed(t)).map((webhook) => webhook.name).sort()).toEqual([
+        GENERIC.name,
+        INCIDENT_IO.name,
+        SLACK.name,
+      ]);
     },
   },
   {
@@ -143,7 +179,9 @@ const cases: Case[] = [
     run: async (t) => {
       await create(t, SLACK);
       expect((await listed(t)).map((webhook) => webhook.name)).toEqual([SLACK.name]);
-      expect((await t.other.request('GET', 'webhooks')).data.map((webhook: { id: string }) => webhook.id)).toEqual([t.otherIds.webhook]);
+      expect((await t.other.request('GET', 'webhooks')).data.map((webhook: { id: string }) => webhook.id)).toEqual([
+        t.otherIds.webhook,
+      ]);
     },
   },
   {
@@ -177,9 +215,18 @@ const cases: Case[] = [
     from: T,
     name: 'should create a webhook and never return sensitive fields',
     run: async (t) => {
-      const response = await t.client.request('POST', 'webhooks', { ...GENERIC, queryParams: { token: 'secret-token' } });
+      const response = await t.client.request('POST', 'webhooks', {
+        ...GENERIC,
+        queryParams: { token: 'secret-token' },
+      });
       expect(response.status).toBe(200);
-      expect(response.data).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{24}$/), name: GENERIC.name, service: 'generic', url: GENERIC.url, body: GENERIC.body });
+      expect(response.data).toMatchObject({
+        id: expect.stringMatching(/^[0-9a-f]{24}$/),
+        name: GENERIC.name,
+        service: 'generic',
+        url: GENERIC.url,
+        body: GENERIC.body,
+      });
       expect(response.data).not.toHaveProperty('headers');
       expect(response.data).not.toHaveProperty('queryParams');
       expect(await secretsOf(t, response.data.id)).toEqual({
@@ -196,7 +243,10 @@ const cases: Case[] = [
     run: async (t) => {
       await create(t, SLACK);
       const response = await t.client.request('POST', 'webhooks', SLACK);
-      expect([response.status, errorOf(t, response)]).toEqual([400, 'A webhook with this service and name already exists']);
+      expect([response.status, errorOf(t, response)]).toEqual([
+        400,
+        'A webhook with this service and name already exists',
+      ]);
       // The same name on another service is another webhook.
       await create(t, { ...GENERIC, name: SLACK.name });
     },
@@ -206,9 +256,20 @@ const cases: Case[] = [
     from: T,
     name: 'should reject a private webhook URL without persisting it',
     run: async (t) => {
-      for (const url of ['http://10.0.0.1/webhook', 'http://127.0.0.1:8080/x', 'http://localhost/x', 'http://[::1]/x', 'http://[::ffff:192.168.1.1]/x', 'http://169.254.169.254/latest']) {
+      for (const url of [
+        'http://10.0.0.1/webhook',
+        'http://127.0.0.1:8080/x',
+        'http://localhost/x',
+        'http://[::1]/x',
+        'http://[::ffff:192.168.1.1]/x',
+        'http://169.254.169.254/latest',
+      ]) {
         const response = await t.client.request('POST', 'webhooks', { ...GENERIC, url });
-        expect([url, response.status, errorOf(t, response)]).toEqual([url, 400, 'Webhook URL resolves to a private or reserved address.']);
+        expect([url, response.status, errorOf(t, response)]).toEqual([
+          url,
+          400,
+          'Webhook URL resolves to a private or reserved address.',
+        ]);
       }
       expect(await listed(t)).toEqual([]);
     },
@@ -218,7 +279,10 @@ const cases: Case[] = [
     name: 'refuses a Slack webhook off slack.com, and a URL that is not http(s)',
     run: async (t) => {
       const offSlack = await t.client.request('POST', 'webhooks', { ...SLACK, url: 'https://example.com/hook' });
-      expect([offSlack.status, errorOf(t, offSlack)]).toEqual([400, "Slack Webhook URL https://example.com/hook does not have hostname that ends in 'slack.com'"]);
+      expect([offSlack.status, errorOf(t, offSlack)]).toEqual([
+        400,
+        "Slack Webhook URL https://example.com/hook does not have hostname that ends in 'slack.com'",
+      ]);
       const ftp = await t.client.request('POST', 'webhooks', { ...GENERIC, url: 'ftp://example.com/hook' });
       expect([ftp.status, errorOf(t, ftp)]).toEqual([400, 'Webhook URL must use HTTP or HTTPS']);
     },
@@ -228,24 +292,58 @@ const cases: Case[] = [
       from: T,
       name: `should reject ${member} on a slack webhook (unsupported by the service)`,
       run: async (t) => {
-        const response = await t.client.request('POST', 'webhooks', { ...SLACK, [member]: member === 'body' ? '{"text": "hi"}' : { 'X-Custom': 'value' } });
-        expect([response.status, errorOf(t, response)]).toEqual([400, bodyIssues(t, `${member}: ${member} is not supported for the slack webhook service`)]);
+        const response = await t.client.request('POST', 'webhooks', {
+          ...SLACK,
+          [member]: member === 'body' ? '{"text": "hi"}' : { 'X-Custom': 'value' },
+        });
+        expect([response.status, errorOf(t, response)]).toEqual([
+          400,
+          bodyIssues(t, `${member}: ${member} is not supported for the slack webhook service`),
+        ]);
       },
     }),
   ),
   ...[
-    { name: 'should reject header values with control characters', extra: { headers: { 'X-Bad': 'line1\nline2' } }, detail: 'headers.X-Bad: Header values cannot contain control characters' },
-    { name: 'should reject query param values with control characters', extra: { queryParams: { token: 'line1\r\nX-Injected: evil' } }, detail: 'queryParams.token: Query parameter values cannot contain control characters' },
-    { name: 'should reject query param names with control characters', extra: { queryParams: { 'bad\nkey': 'value' } }, detail: 'queryParams.bad\nkey: Query parameter names cannot contain control characters' },
+    {
+      name: 'should reject header values with control characters',
+      extra: { headers: { 'X-Bad': 'line1\nline2' } },
+      detail: 'headers.X-Bad: Header values cannot contain control characters',
+    },
+    {
+      name: 'should reject query param values with control characters',
+      extra: { queryParams: { token: 'line1\r\nX-Injected: evil' } },
+      detail: 'queryParams.token: Query parameter values cannot contain control characters',
+    },
+    {
+      name: 'should reject query param names with control characters',
+      extra: { queryParams: { 'bad\nkey': 'value' } },
+      detail: 'queryParams.bad\nkey: Query parameter names cannot contain control characters',
+    },
     {
       name: 'should reject a header name with characters outside the HTTP token charset',
       extra: { headers: { 'X-Bad@Name': 'value' } },
       detail: "headers.X-Bad@Name: Invalid header name. Only alphanumeric characters and !#$%&'*+-.^_`|~ are allowed",
     },
-    { name: 'should reject a header name containing a colon', extra: { headers: { 'X-Bad:Name': 'value' } }, detail: "headers.X-Bad:Name: Invalid header name. Only alphanumeric characters and !#$%&'*+-.^_`|~ are allowed" },
-    { name: 'should reject a header name that starts with a digit', extra: { headers: { '1-Header': 'value' } }, detail: 'headers.1-Header: Header name cannot start with a number' },
-    { name: 'should reject an empty header name', extra: { headers: { '': 'value' } }, detail: 'headers.: Header name cannot be empty' },
-    { name: 'refuses a header value that is not text (z.record of strings)', extra: { headers: { 'X-Count': 1 } }, detail: 'headers.X-Count: Expected string, received number' },
+    {
+      name: 'should reject a header name containing a colon',
+      extra: { headers: { 'X-Bad:Name': 'value' } },
+      detail: "headers.X-Bad:Name: Invalid header name. Only alphanumeric characters and !#$%&'*+-.^_`|~ are allowed",
+    },
+    {
+      name: 'should reject a header name that starts with a digit',
+      extra: { headers: { '1-Header': 'value' } },
+      detail: 'headers.1-Header: Header name cannot start with a number',
+    },
+    {
+      name: 'should reject an empty header name',
+      extra: { headers: { '': 'value' } },
+      detail: 'headers.: Header name cannot be empty',
+    },
+    {
+      name: 'refuses a header value that is not text (z.record of strings)',
+      extra: { headers: { 'X-Count': 1 } },
+      detail: 'headers.X-Count: Expected string, received number',
+    },
   ].map(
     ({ name, extra, detail }): Case => ({
       from: T,
@@ -258,13 +356,34 @@ const cases: Case[] = [
   ),
   ...[
     { name: 'should reject an over-long name', body: () => ({ ...GENERIC, name: 'x'.repeat(1025) }) },
-    { name: 'should reject an over-long url', body: () => ({ ...GENERIC, url: `https://example.com/${'a'.repeat(2049)}` }) },
+    {
+      name: 'should reject an over-long url',
+      body: () => ({ ...GENERIC, url: `https://example.com/${'a'.repeat(2049)}` }),
+    },
     { name: 'should reject an over-long description', body: () => ({ ...GENERIC, description: 'x'.repeat(2049) }) },
     { name: 'should reject an over-long body', body: () => ({ ...GENERIC, body: 'x'.repeat(16 * 1024 + 1) }) },
-    { name: 'should reject an over-long header value', body: () => ({ ...GENERIC, headers: { 'X-Big': 'x'.repeat(4097) } }) },
-    { name: 'should reject an over-long query param value', body: () => ({ ...GENERIC, queryParams: { token: 'x'.repeat(4097) } }) },
-    { name: 'should reject more than 100 headers', body: () => ({ ...GENERIC, headers: Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`X-H-${index}`, 'v'])) }) },
-    { name: 'should reject more than 100 query params', body: () => ({ ...GENERIC, queryParams: Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`p${index}`, 'v'])) }) },
+    {
+      name: 'should reject an over-long header value',
+      body: () => ({ ...GENERIC, headers: { 'X-Big': 'x'.repeat(4097) } }),
+    },
+    {
+      name: 'should reject an over-long query param value',
+      body: () => ({ ...GENERIC, queryParams: { token: 'x'.repeat(4097) } }),
+    },
+    {
+      name: 'should reject more than 100 headers',
+      body: () => ({
+        ...GENERIC,
+        headers: Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`X-H-${index}`, 'v'])),
+      }),
+    },
+    {
+      name: 'should reject more than 100 query params',
+      body: () => ({
+        ...GENERIC,
+        queryParams: Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`p${index}`, 'v'])),
+      }),
+    },
     { name: 'should reject a name that is only blanks (it is trimmed)', body: () => ({ ...GENERIC, name: '   ' }) },
   ].map(({ name, body }): Case => ({ from: `${T} (field size caps)`, name, run: refusedBody(body) })),
 
@@ -275,7 +394,10 @@ const cases: Case[] = [
     run: async (t) => {
       const id = await create(t, GENERIC);
       const response = await t.client.request('PUT', `webhooks/${id}`, { ...GENERIC, url: 'http://[fd00::1]/webhook' });
-      expect([response.status, errorOf(t, response)]).toEqual([400, 'Webhook URL resolves to a private or reserved address.']);
+      expect([response.status, errorOf(t, response)]).toEqual([
+        400,
+        'Webhook URL resolves to a private or reserved address.',
+      ]);
       expect((await listed(t))[0].url).toBe(GENERIC.url);
     },
   },
@@ -285,10 +407,15 @@ const cases: Case[] = [
     run: async (t) => {
       const id = await create(t, { ...GENERIC, queryParams: { token: 'secret-token' } });
       const before = await secretsOf(t, id);
-      const response = await t.client.request('PUT', `webhooks/${id}`, { name: 'Renamed Generic', service: 'generic', url: GENERIC.url });
+      const response = await t.client.request('PUT', `webhooks/${id}`, {
+        name: 'Renamed Generic',
+        service: 'generic',
+        url: GENERIC.url,
+      });
       expect(response.status).toBe(200);
       expect(response.data).toMatchObject({ id, name: 'Renamed Generic', url: GENERIC.url });
-      for (const member of ['headers', 'queryParams', 'body', 'description']) expect(response.data).not.toHaveProperty(member);
+      for (const member of ['headers', 'queryParams', 'body', 'description'])
+        expect(response.data).not.toHaveProperty(member);
       expect(await secretsOf(t, id)).toEqual(before);
     },
   },
@@ -296,8 +423,16 @@ const cases: Case[] = [
     from: T,
     name: 'should NOT forward stored write-only secrets when the url changes',
     run: async (t) => {
-      const id = await create(t, { ...GENERIC, headers: { Authorization: 'Bearer super-secret' }, queryParams: { token: 'secret-token' } });
-      const response = await t.client.request('PUT', `webhooks/${id}`, { name: GENERIC.name, service: 'generic', url: 'https://attacker.example.com/steal' });
+      const id = await create(t, {
+        ...GENERIC,
+        headers: { Authorization: 'Bearer super-secret' },
+        queryParams: { token: 'secret-token' },
+      });
+      const response = await t.client.request('PUT', `webhooks/${id}`, {
+        name: GENERIC.name,
+        service: 'generic',
+        url: 'https://attacker.example.com/steal',
+      });
       expect(response.data.url).toBe('https://attacker.example.com/steal');
       expect(await secretsOf(t, id)).toBeUndefined();
     },
@@ -307,7 +442,10 @@ const cases: Case[] = [
     name: 'should clear stored write-only secrets when the service changes',
     run: async (t) => {
       const id = await create(t, { ...GENERIC, headers: { Authorization: 'Bearer super-secret' } });
-      expect((await t.client.request('PUT', `webhooks/${id}`, { name: GENERIC.name, service: 'slack', url: SLACK.url })).status).toBe(200);
+      expect(
+        (await t.client.request('PUT', `webhooks/${id}`, { name: GENERIC.name, service: 'slack', url: SLACK.url }))
+          .status,
+      ).toBe(200);
       expect(await secretsOf(t, id)).toBeUndefined();
     },
   },
@@ -315,8 +453,17 @@ const cases: Case[] = [
     from: T,
     name: 'should keep re-supplied write-only fields when the url changes',
     run: async (t) => {
-      const id = await create(t, { ...GENERIC, headers: { Authorization: 'Bearer old-secret' }, queryParams: { token: 'old' } });
-      await t.client.request('PUT', `webhooks/${id}`, { name: GENERIC.name, service: 'generic', url: 'https://example.com/new-but-trusted', headers: { Authorization: 'Bearer new-secret' } });
+      const id = await create(t, {
+        ...GENERIC,
+        headers: { Authorization: 'Bearer old-secret' },
+        queryParams: { token: 'old' },
+      });
+      await t.client.request('PUT', `webhooks/${id}`, {
+        name: GENERIC.name,
+        service: 'generic',
+        url: 'https://example.com/new-but-trusted',
+        headers: { Authorization: 'Bearer new-secret' },
+      });
       expect(await secretsOf(t, id)).toEqual({ 'headers.Authorization': t.fingerprint('Bearer new-secret') });
     },
   },
@@ -325,7 +472,12 @@ const cases: Case[] = [
     name: 'should clear write-only fields when an explicit empty object is sent',
     run: async (t) => {
       const id = await create(t, { ...GENERIC, queryParams: { token: 'kept' } });
-      await t.client.request('PUT', `webhooks/${id}`, { name: GENERIC.name, service: 'generic', url: GENERIC.url, headers: {} });
+      await t.client.request('PUT', `webhooks/${id}`, {
+        name: GENERIC.name,
+        service: 'generic',
+        url: GENERIC.url,
+        headers: {},
+      });
       expect(await secretsOf(t, id)).toEqual({ 'queryParams.token': t.fingerprint('kept') });
     },
   },
@@ -336,9 +488,14 @@ const cases: Case[] = [
       await create(t, SLACK);
       const id = await create(t, { ...SLACK, name: 'Another Slack Webhook' });
       const response = await t.client.request('PUT', `webhooks/${id}`, SLACK);
-      expect([response.status, errorOf(t, response)]).toEqual([400, 'A webhook with this service and name already exists']);
+      expect([response.status, errorOf(t, response)]).toEqual([
+        400,
+        'A webhook with this service and name already exists',
+      ]);
       // Sending a webhook's own (service, name) back is no conflict.
-      expect((await t.client.request('PUT', `webhooks/${id}`, { ...SLACK, name: 'Another Slack Webhook' })).status).toBe(200);
+      expect(
+        (await t.client.request('PUT', `webhooks/${id}`, { ...SLACK, name: 'Another Slack Webhook' })).status,
+      ).toBe(200);
     },
   },
   {
@@ -381,10 +538,19 @@ const cases: Case[] = [
     run: async (t) => {
       const id = await create(t, SLACK);
       const search = await t.client.request('POST', 'saved-searches', { name: 'errors', sourceId: t.ids.sources.log });
-      const alert = await t.client.request('POST', 'alerts', { savedSearchId: search.data.id, threshold: 1, interval: '5m', thresholdType: 'above', channel: { type: 'webhook', webhookId: id } });
+      const alert = await t.client.request('POST', 'alerts', {
+        savedSearchId: search.data.id,
+        threshold: 1,
+        interval: '5m',
+        thresholdType: 'above',
+        channel: { type: 'webhook', webhookId: id },
+      });
       expect(alert.status).toBe(200);
       const response = await t.client.request('DELETE', `webhooks/${id}`);
-      expect([response.status, errorOf(t, response)]).toEqual([409, 'Cannot delete webhook: 1 alert(s) still reference it. Reassign or remove those alerts first.']);
+      expect([response.status, errorOf(t, response)]).toEqual([
+        409,
+        'Cannot delete webhook: 1 alert(s) still reference it. Reassign or remove those alerts first.',
+      ]);
       expect(await listed(t)).toHaveLength(1);
       expect((await t.client.request('DELETE', `alerts/${alert.data.id}`)).status).toBe(200);
       expect((await t.client.request('DELETE', `webhooks/${id}`)).status).toBe(200);
@@ -392,7 +558,7 @@ const cases: Case[] = [
   },
   {
     from: FROM.webhookController,
-    name: "deleteWebhook counts alerts by `channel.webhookId` only: a webhook an alert names past its first channel can be deleted",
+    name: 'deleteWebhook counts alerts by `channel.webhookId` only: a webhook an alert names past its first channel can be deleted',
     // Only the self-hosted alert has a list of channels (the managed document's has one channel).
     only: 'self-hosted',
     run: async (t) => {
@@ -400,7 +566,17 @@ const cases: Case[] = [
       const second = await create(t, { ...GENERIC, name: 'second' });
       const search = await t.client.request('POST', 'saved-searches', { name: 'errors', sourceId: t.ids.sources.log });
       const channels = [first, second].map((webhookId) => ({ type: 'webhook', webhookId }));
-      expect((await t.client.request('POST', 'alerts', { savedSearchId: search.data.id, threshold: 1, interval: '5m', thresholdType: 'above', channels })).status).toBe(200);
+      expect(
+        (
+          await t.client.request('POST', 'alerts', {
+            savedSearchId: search.data.id,
+            threshold: 1,
+            interval: '5m',
+            thresholdType: 'above',
+            channels,
+          })
+        ).status,
+      ).toBe(200);
       expect((await t.client.request('DELETE', `webhooks/${first}`)).status).toBe(409);
       expect((await t.client.request('DELETE', `webhooks/${second}`)).status).toBe(200);
     },

@@ -6,7 +6,13 @@
  * integration tests clear their database between tests.
  */
 import { afterEach, describe, it } from 'vitest';
-import { defaultSeed, type CurrentEmulatorData, type RunningEmulator, type Seed, type SeedStack } from '../../src/emulator/index.js';
+import {
+  defaultSeed,
+  type CurrentEmulatorData,
+  type RunningEmulator,
+  type Seed,
+  type SeedStack,
+} from '../../src/emulator/index.js';
 import { call, IDS, start } from './helpers.js';
 import { CURRENT, stackClient, type StackClient, type StackIds, type StackResult } from './current-helpers.js';
 
@@ -72,8 +78,18 @@ export interface Case {
 export const OTHER = {
   team: { id: 'team-2', token: 'other-token' },
   serviceId: '9c1e2b7e-3a4d-4c5b-8e6f-1a2b3c4d5e02',
-  'self-hosted': { webhook: '66f0000000000000000b0099', source: '66f0000000000000000a0099', connection: '66f0000000000000000c0099', savedSearch: '66f0000000000000000d0099' },
-  managed: { webhook: '66f0000000000000000b0098', source: '66f0000000000000000a0098', connection: '66f0000000000000000c0098', savedSearch: '66f0000000000000000d0098' },
+  'self-hosted': {
+    webhook: '66f0000000000000000b0099',
+    source: '66f0000000000000000a0099',
+    connection: '66f0000000000000000c0099',
+    savedSearch: '66f0000000000000000d0099',
+  },
+  managed: {
+    webhook: '66f0000000000000000b0098',
+    source: '66f0000000000000000a0098',
+    connection: '66f0000000000000000c0098',
+    savedSearch: '66f0000000000000000d0098',
+  },
 } as const;
 
 export type OtherIds = (typeof OTHER)[Variant];
@@ -82,7 +98,14 @@ export type OtherIds = (typeof OTHER)[Variant];
 function otherStack(ids: OtherIds): SeedStack {
   return {
     sources: [{ id: ids.source, name: 'logs', kind: 'log', connection: ids.connection }],
-    webhooks: [{ id: ids.webhook, name: 'Other Team Webhook', service: 'slack', url: 'https://hooks.slack.com/services/T0/B0/X' }],
+    webhooks: [
+      {
+        id: ids.webhook,
+        name: 'Other Team Webhook',
+        service: 'slack',
+        url: 'https://hooks.slack.com/services/T0/B0/X',
+      },
+    ],
     savedSearches: [{ id: ids.savedSearch, name: 'Other Team Search', sourceId: ids.source }],
   };
 }
@@ -108,12 +131,19 @@ const stackClientIds = (variant: Variant): StackIds => (variant === 'managed' ? 
 /** A client of the other workspace: the other team's token, or the organization's key on the other service. */
 function otherClient(emulator: RunningEmulator, variant: Variant): StackClient {
   const own = stackClient(emulator, variant);
-  if (variant === 'self-hosted') return { ...own, request: (method, resource, body) => own.request(method, resource, body, `Bearer ${OTHER.team.token}`) };
+  if (variant === 'self-hosted')
+    return {
+      ...own,
+      request: (method, resource, body) => own.request(method, resource, body, `Bearer ${OTHER.team.token}`),
+    };
   const prefix = `/v1/organizations/${IDS.organizationId}/services/${OTHER.serviceId}/stack/`;
   return {
     ...own,
     async request(method, resource, body) {
-      const raw = await call(emulator.url, method, `${prefix}${resource}`, { auth: `Basic ${Buffer.from(`${IDS.keyId}:${IDS.keySecret}`).toString('base64')}`, ...(body !== undefined && { body }) });
+      const raw = await call(emulator.url, method, `${prefix}${resource}`, {
+        auth: `Basic ${Buffer.from(`${IDS.keyId}:${IDS.keySecret}`).toString('base64')}`,
+        ...(body !== undefined && { body }),
+      });
       return { status: raw.status, data: raw.json?.result, error: raw.json?.error, raw };
     },
   };
@@ -148,7 +178,9 @@ function caseContext(emulator: RunningEmulator, variant: Variant): CaseContext {
     otherIds: OTHER[variant],
     stored: async () => {
       const dump = (await call(emulator.url, 'GET', '/_emulator/dump')).json as CurrentEmulatorData;
-      return variant === 'managed' ? (dump.organizations[0]!.services[0]! as unknown as CurrentEmulatorData['teams'][number]) : dump.teams[0]!;
+      return variant === 'managed'
+        ? (dump.organizations[0]!.services[0]! as unknown as CurrentEmulatorData['teams'][number])
+        : dump.teams[0]!;
     },
     fingerprint: (value) => `sha256:${emulator.credentialHash(JSON.stringify(value))}`,
   };
@@ -160,7 +192,9 @@ function caseTitle(row: Case): string {
 
 /** The message of an error answer as a variant writes it: managed `CODE: detail`, self-hosted the detail. */
 export function errorOf(t: CaseContext, response: StackResult): string {
-  return t.variant === 'managed' ? String(response.error ?? '').replace(/^[A-Z_]+: /, '') : String(response.error ?? '');
+  return t.variant === 'managed'
+    ? String(response.error ?? '').replace(/^[A-Z_]+: /, '')
+    : String(response.error ?? '');
 }
 
 /** The self-hosted server's 400 for its body schema prefixes the issues; managed writes them bare after its code. */

@@ -39,30 +39,70 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
 
   /** What a 400 says: self-hosted prefixes schema problems with `Body validation failed: `. */
   const rejection = (detail: string, schema: boolean): string =>
-    client.variant === 'self-hosted' ? (schema ? `Body validation failed: ${detail}` : detail) : `BAD_REQUEST: ${detail}`;
+    client.variant === 'self-hosted'
+      ? schema
+        ? `Body validation failed: ${detail}`
+        : detail
+      : `BAD_REQUEST: ${detail}`;
 
   const tile = (extra: Record<string, unknown>) => ({ name: 't', ...PLACEMENT, ...extra });
-  const config = (extra: Record<string, unknown>) => tile({ config: { displayType: 'line', sourceId: ids.sources.log, select: [{ aggFn: 'count' }], ...extra } });
-  const timeSeries = (extra: Record<string, unknown> = {}) => ({ type: 'time', sourceId: ids.sources.log, aggFn: 'count', where: '', groupBy: [], ...extra });
+  const config = (extra: Record<string, unknown>) =>
+    tile({ config: { displayType: 'line', sourceId: ids.sources.log, select: [{ aggFn: 'count' }], ...extra } });
+  const timeSeries = (extra: Record<string, unknown> = {}) => ({
+    type: 'time',
+    sourceId: ids.sources.log,
+    aggFn: 'count',
+    where: '',
+    groupBy: [],
+    ...extra,
+  });
 
   const invalid: { name: string; body: () => unknown; detail: string; schema?: boolean }[] = [
     { name: 'no tiles', body: () => ({ name: 'd' }), detail: 'tiles: is required', schema: true },
-    { name: 'an empty series list', body: () => ({ name: 'd', tiles: [tile({ series: [] })] }), detail: 'tiles.0.series: must not have fewer than 1 items', schema: true },
     {
-      name: 'a series in the seed format (no sourceId)',
-      body: () => ({ name: 'd', tiles: [tile({ series: [{ type: 'time', aggFn: 'avg', dataSource: 'events', field: 'duration' }] })] }),
-      detail: 'tiles.0.series.0.sourceId: is required; tiles.0.series.0.where: is required; tiles.0.series.0.groupBy: is required',
+      name: 'an empty series list',
+      body: () => ({ name: 'd', tiles: [tile({ series: [] })] }),
+      detail: 'tiles.0.series: must not have fewer than 1 items',
       schema: true,
     },
-    { name: 'a series on an unknown source', body: () => ({ name: 'd', tiles: [tile({ series: [timeSeries({ sourceId: UNKNOWN })] })] }), detail: `Could not find the following source IDs: ${UNKNOWN}` },
+    {
+      name: 'a series in the seed format (no sourceId)',
+      body: () => ({
+        name: 'd',
+        tiles: [tile({ series: [{ type: 'time', aggFn: 'avg', dataSource: 'events', field: 'duration' }] })],
+      }),
+      detail:
+        'tiles.0.series.0.sourceId: is required; tiles.0.series.0.where: is required; tiles.0.series.0.groupBy: is required',
+      schema: true,
+    },
+    {
+      name: 'a series on an unknown source',
+      body: () => ({ name: 'd', tiles: [tile({ series: [timeSeries({ sourceId: UNKNOWN })] })] }),
+      detail: `Could not find the following source IDs: ${UNKNOWN}`,
+    },
     {
       name: 'series of two types',
-      body: () => ({ name: 'd', tiles: [tile({ series: [timeSeries(), { type: 'number', sourceId: ids.sources.log, aggFn: 'count', where: '' }] })] }),
+      body: () => ({
+        name: 'd',
+        tiles: [
+          tile({ series: [timeSeries(), { type: 'number', sourceId: ids.sources.log, aggFn: 'count', where: '' }] }),
+        ],
+      }),
       detail: 'tiles.0.series: All series must have the same type',
       schema: true,
     },
-    { name: 'both series and config', body: () => ({ name: 'd', tiles: [{ ...config({}), series: [timeSeries()] }] }), detail: 'tiles.0: Tile cannot have both series and config', schema: true },
-    { name: 'neither series nor config', body: () => ({ name: 'd', tiles: [tile({})] }), detail: 'tiles.0: Tile must have either series or config', schema: true },
+    {
+      name: 'both series and config',
+      body: () => ({ name: 'd', tiles: [{ ...config({}), series: [timeSeries()] }] }),
+      detail: 'tiles.0: Tile cannot have both series and config',
+      schema: true,
+    },
+    {
+      name: 'neither series nor config',
+      body: () => ({ name: 'd', tiles: [tile({})] }),
+      detail: 'tiles.0: Tile must have either series or config',
+      schema: true,
+    },
     {
       name: 'asRatio beside a config',
       body: () => ({ name: 'd', tiles: [{ ...config({}), asRatio: true }] }),
@@ -72,10 +112,16 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
     {
       name: 'an unknown display type',
       body: () => ({ name: 'd', tiles: [config({ displayType: 'gauge' })] }),
-      detail: 'tiles.0.config.displayType: must be one of line, stacked_bar, table, number, pie, bar, heatmap, search, markdown, event_patterns',
+      detail:
+        'tiles.0.config.displayType: must be one of line, stacked_bar, table, number, pie, bar, heatmap, search, markdown, event_patterns',
       schema: true,
     },
-    { name: 'asRatio with one select item', body: () => ({ name: 'd', tiles: [config({ asRatio: true })] }), detail: 'tiles.0.config: asRatio can only be used with exactly two select items', schema: true },
+    {
+      name: 'asRatio with one select item',
+      body: () => ({ name: 'd', tiles: [config({ asRatio: true })] }),
+      detail: 'tiles.0.config: asRatio can only be used with exactly two select items',
+      schema: true,
+    },
     {
       name: 'a count with a value expression',
       body: () => ({ name: 'd', tiles: [config({ select: [{ aggFn: 'count', valueExpression: 'x' }] })] }),
@@ -96,32 +142,72 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
     },
     {
       name: 'a number tile with two select items',
-      body: () => ({ name: 'd', tiles: [config({ displayType: 'number', select: [{ aggFn: 'count' }, { aggFn: 'count' }] })] }),
-      detail: 'tiles.0.config.select: Number tiles support a single select item unless formulas are used (extra items are formula operands)',
+      body: () => ({
+        name: 'd',
+        tiles: [config({ displayType: 'number', select: [{ aggFn: 'count' }, { aggFn: 'count' }] })],
+      }),
+      detail:
+        'tiles.0.config.select: Number tiles support a single select item unless formulas are used (extra items are formula operands)',
       schema: true,
     },
-    { name: 'a config on an unknown source', body: () => ({ name: 'd', tiles: [config({ sourceId: UNKNOWN })] }), detail: `Could not find the following source IDs: ${UNKNOWN}` },
+    {
+      name: 'a config on an unknown source',
+      body: () => ({ name: 'd', tiles: [config({ sourceId: UNKNOWN })] }),
+      detail: `Could not find the following source IDs: ${UNKNOWN}`,
+    },
     {
       name: 'raw SQL on an unknown connection',
-      body: () => ({ name: 'd', tiles: [tile({ config: { configType: 'sql', displayType: 'line', connectionId: UNKNOWN, sqlTemplate: 'SELECT 1' } })] }),
+      body: () => ({
+        name: 'd',
+        tiles: [
+          tile({ config: { configType: 'sql', displayType: 'line', connectionId: UNKNOWN, sqlTemplate: 'SELECT 1' } }),
+        ],
+      }),
       detail: `Could not find the following connection IDs: ${UNKNOWN}`,
     },
     {
       name: 'raw SQL with an unknown display type',
-      body: () => ({ name: 'd', tiles: [tile({ config: { configType: 'sql', displayType: 'heatmap', connectionId: ids.connection, sqlTemplate: 'SELECT 1' } })] }),
+      body: () => ({
+        name: 'd',
+        tiles: [
+          tile({
+            config: {
+              configType: 'sql',
+              displayType: 'heatmap',
+              connectionId: ids.connection,
+              sqlTemplate: 'SELECT 1',
+            },
+          }),
+        ],
+      }),
       detail: 'tiles.0.config.displayType: must be one of line, stacked_bar, table, number, pie, bar',
       schema: true,
     },
-    { name: 'a tile past the grid', body: () => ({ name: 'd', tiles: [config({}), { ...config({}), x: 24 }] }), detail: 'tiles.1.x: must be <= 23', schema: true },
+    {
+      name: 'a tile past the grid',
+      body: () => ({ name: 'd', tiles: [config({}), { ...config({}), x: 24 }] }),
+      detail: 'tiles.1.x: must be <= 23',
+      schema: true,
+    },
     {
       name: 'a tile id twice',
-      body: () => ({ name: 'd', tiles: [{ ...config({}), id: 'a' }, { ...config({}), id: 'a' }] }),
+      body: () => ({
+        name: 'd',
+        tiles: [
+          { ...config({}), id: 'a' },
+          { ...config({}), id: 'a' },
+        ],
+      }),
       detail: 'tiles.1.id: Duplicate tile ID: a. Omit the ID to generate a unique one.',
       schema: true,
     },
     {
       name: 'a filter on an unknown source',
-      body: () => ({ name: 'd', tiles: [], filters: [{ type: 'QUERY_EXPRESSION', name: 'service', expression: 'ServiceName', sourceId: UNKNOWN }] }),
+      body: () => ({
+        name: 'd',
+        tiles: [],
+        filters: [{ type: 'QUERY_EXPRESSION', name: 'service', expression: 'ServiceName', sourceId: UNKNOWN }],
+      }),
       detail: `Could not find the following source IDs: ${UNKNOWN}`,
     },
     {
@@ -130,49 +216,65 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
       detail: 'savedQueryLanguage: savedQueryLanguage cannot be null when savedQuery is provided',
       schema: true,
     },
-    { name: 'a name past 1024 characters', body: () => ({ name: 'x'.repeat(1025), tiles: [] }), detail: 'name: must not have more than 1024 characters', schema: true },
+    {
+      name: 'a name past 1024 characters',
+      body: () => ({ name: 'x'.repeat(1025), tiles: [] }),
+      detail: 'name: must not have more than 1024 characters',
+      schema: true,
+    },
   ];
 
-  it.each(invalid)('rejects $name with a 400 naming it, and stores nothing', async ({ body, detail, schema = false }) => {
-    const before = JSON.stringify(await dump());
-    const response = await create(body());
-    expect(response.status).toBe(400);
-    expect(response.error).toBe(rejection(detail, schema));
-    expect(JSON.stringify(await dump())).toBe(before);
-  });
+  it.each(invalid)(
+    'rejects $name with a 400 naming it, and stores nothing',
+    async ({ body, detail, schema = false }) => {
+      const before = JSON.stringify(await dump());
+      const response = await create(body());
+      expect(response.status).toBe(400);
+      expect(response.error).toBe(rejection(detail, schema));
+      expect(JSON.stringify(await dump())).toBe(before);
+    },
+  );
 
   const answered: { name: string; tile: () => Record<string, unknown>; want: () => Record<string, unknown> }[] = [
     {
       name: 'time series → line, fields as value expressions, groupBy joined',
-      tile: () => tile({
-        series: [
-          {
-            type: 'time',
-            sourceId: ids.sources.log,
-            aggFn: 'avg',
-            field: 'Duration',
-            alias: 'mean',
-            where: 'level:error',
-            groupBy: ['ServiceName', 'Host'],
-            numberFormat: { output: 'duration' },
-            dataSource: 'events',
-          },
-        ],
-      }),
+      tile: () =>
+        tile({
+          series: [
+            {
+              type: 'time',
+              sourceId: ids.sources.log,
+              aggFn: 'avg',
+              field: 'Duration',
+              alias: 'mean',
+              where: 'level:error',
+              groupBy: ['ServiceName', 'Host'],
+              numberFormat: { output: 'duration' },
+              dataSource: 'events',
+            },
+          ],
+        }),
       want: () => ({
         displayType: 'line',
         sourceId: ids.sources.log,
         asRatio: false,
         fillNulls: true,
         groupBy: 'ServiceName,Host',
-        select: [{ alias: 'mean', valueExpression: 'Duration', aggFn: 'avg', where: 'level:error', whereLanguage: 'lucene' }],
+        select: [
+          { alias: 'mean', valueExpression: 'Duration', aggFn: 'avg', where: 'level:error', whereLanguage: 'lucene' },
+        ],
         numberFormat: { output: 'duration' },
       }),
     },
     {
       name: 'two time series as a ratio → stacked_bar with asRatio',
       tile: () => ({
-        ...tile({ series: [timeSeries({ displayType: 'stacked_bar' }), timeSeries({ aggFn: 'sum', field: 'Bytes', where: 'x', whereLanguage: 'sql' })] }),
+        ...tile({
+          series: [
+            timeSeries({ displayType: 'stacked_bar' }),
+            timeSeries({ aggFn: 'sum', field: 'Bytes', where: 'x', whereLanguage: 'sql' }),
+          ],
+        }),
         asRatio: true,
       }),
       want: () => ({
@@ -189,37 +291,115 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
     {
       name: 'a count series drops its field',
       tile: () => tile({ series: [timeSeries({ field: 'Ignored' })] }),
-      want: () => ({ displayType: 'line', sourceId: ids.sources.log, asRatio: false, fillNulls: true, select: [{ aggFn: 'count', where: '', whereLanguage: 'lucene' }] }),
+      want: () => ({
+        displayType: 'line',
+        sourceId: ids.sources.log,
+        asRatio: false,
+        fillNulls: true,
+        select: [{ aggFn: 'count', where: '', whereLanguage: 'lucene' }],
+      }),
     },
     {
       name: 'number series → number, metric members renamed, quantile level kept',
-      tile: () => tile({ series: [{ type: 'number', sourceId: ids.sources.metric, aggFn: 'quantile', level: 0.95, field: 'Value', where: '', metricDataType: 'gauge', metricName: 'cpu' }] }),
+      tile: () =>
+        tile({
+          series: [
+            {
+              type: 'number',
+              sourceId: ids.sources.metric,
+              aggFn: 'quantile',
+              level: 0.95,
+              field: 'Value',
+              where: '',
+              metricDataType: 'gauge',
+              metricName: 'cpu',
+            },
+          ],
+        }),
       want: () => ({
         displayType: 'number',
         sourceId: ids.sources.metric,
-        select: [{ metricType: 'gauge', metricName: 'cpu', valueExpression: 'Value', aggFn: 'quantile', where: '', whereLanguage: 'lucene', level: 0.95 }],
+        select: [
+          {
+            metricType: 'gauge',
+            metricName: 'cpu',
+            valueExpression: 'Value',
+            aggFn: 'quantile',
+            where: '',
+            whereLanguage: 'lucene',
+            level: 0.95,
+          },
+        ],
       }),
     },
     {
       name: 'a quantile level the config cannot hold is dropped',
-      tile: () => tile({ series: [{ type: 'number', sourceId: ids.sources.metric, aggFn: 'quantile', level: 0.42, field: 'Value', where: '' }] }),
-      want: () => ({ displayType: 'number', sourceId: ids.sources.metric, select: [{ valueExpression: 'Value', aggFn: 'quantile', where: '', whereLanguage: 'lucene' }] }),
+      tile: () =>
+        tile({
+          series: [
+            { type: 'number', sourceId: ids.sources.metric, aggFn: 'quantile', level: 0.42, field: 'Value', where: '' },
+          ],
+        }),
+      want: () => ({
+        displayType: 'number',
+        sourceId: ids.sources.metric,
+        select: [{ valueExpression: 'Value', aggFn: 'quantile', where: '', whereLanguage: 'lucene' }],
+      }),
     },
     {
       name: 'table series → table, its sort order not carried',
-      tile: () => tile({ series: [{ type: 'table', sourceId: ids.sources.log, aggFn: 'count', where: '', groupBy: ['ServiceName'], sortOrder: 'desc' }] }),
-      want: () => ({ displayType: 'table', sourceId: ids.sources.log, asRatio: false, groupBy: 'ServiceName', select: [{ valueExpression: '', aggFn: 'count', where: '', whereLanguage: 'lucene' }] }),
+      tile: () =>
+        tile({
+          series: [
+            {
+              type: 'table',
+              sourceId: ids.sources.log,
+              aggFn: 'count',
+              where: '',
+              groupBy: ['ServiceName'],
+              sortOrder: 'desc',
+            },
+          ],
+        }),
+      want: () => ({
+        displayType: 'table',
+        sourceId: ids.sources.log,
+        asRatio: false,
+        groupBy: 'ServiceName',
+        select: [{ valueExpression: '', aggFn: 'count', where: '', whereLanguage: 'lucene' }],
+      }),
     },
     {
       name: 'search series → search, fields joined',
-      tile: () => tile({ series: [{ type: 'search', sourceId: ids.sources.log, fields: ['Body', 'ServiceName'], where: 'level:error' }] }),
-      want: () => ({ displayType: 'search', sourceId: ids.sources.log, select: 'Body, ServiceName', where: 'level:error', whereLanguage: 'lucene' }),
+      tile: () =>
+        tile({
+          series: [
+            { type: 'search', sourceId: ids.sources.log, fields: ['Body', 'ServiceName'], where: 'level:error' },
+          ],
+        }),
+      want: () => ({
+        displayType: 'search',
+        sourceId: ids.sources.log,
+        select: 'Body, ServiceName',
+        where: 'level:error',
+        whereLanguage: 'lucene',
+      }),
     },
-    { name: 'markdown series → markdown', tile: () => tile({ series: [{ type: 'markdown', content: '# notes' }] }), want: () => ({ displayType: 'markdown', markdown: '# notes' }) },
+    {
+      name: 'markdown series → markdown',
+      tile: () => tile({ series: [{ type: 'markdown', content: '# notes' }] }),
+      want: () => ({ displayType: 'markdown', markdown: '# notes' }),
+    },
     {
       name: 'a minimal line config, defaults filled in',
       tile: () => config({}),
-      want: () => ({ displayType: 'line', sourceId: ids.sources.log, asRatio: false, fillNulls: true, select: [{ valueExpression: '', aggFn: 'count', where: '', whereLanguage: 'lucene' }] }),
+      want: () => ({
+        displayType: 'line',
+        sourceId: ids.sources.log,
+        asRatio: false,
+        fillNulls: true,
+        select: [{ valueExpression: '', aggFn: 'count', where: '', whereLanguage: 'lucene' }],
+      }),
     },
     {
       name: 'a full line config, in the real order, unknown members dropped',
@@ -247,7 +427,13 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
     },
     {
       name: 'a number config with formulas keeps its operands; empty color rules dropped',
-      tile: () => config({ displayType: 'number', select: [{ aggFn: 'count' }, { aggFn: 'count', where: 'x' }], formulas: [{ expression: 'A / B' }], colorRules: [] }),
+      tile: () =>
+        config({
+          displayType: 'number',
+          select: [{ aggFn: 'count' }, { aggFn: 'count', where: 'x' }],
+          formulas: [{ expression: 'A / B' }],
+          colorRules: [],
+        }),
       want: () => ({
         displayType: 'number',
         sourceId: ids.sources.log,
@@ -272,24 +458,76 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
     },
     {
       name: 'a heatmap config',
-      tile: () => config({ displayType: 'heatmap', sourceId: ids.sources.trace, select: [{ valueExpression: 'Duration', aggFn: 'count' }] }),
-      want: () => ({ displayType: 'heatmap', sourceId: ids.sources.trace, select: [{ valueExpression: 'Duration' }], where: '', whereLanguage: 'lucene' }),
+      tile: () =>
+        config({
+          displayType: 'heatmap',
+          sourceId: ids.sources.trace,
+          select: [{ valueExpression: 'Duration', aggFn: 'count' }],
+        }),
+      want: () => ({
+        displayType: 'heatmap',
+        sourceId: ids.sources.trace,
+        select: [{ valueExpression: 'Duration' }],
+        where: '',
+        whereLanguage: 'lucene',
+      }),
     },
     {
       name: 'an event patterns config with nothing but its source',
       tile: () => tile({ config: { displayType: 'event_patterns', sourceId: ids.sources.log } }),
-      want: () => ({ displayType: 'event_patterns', sourceId: ids.sources.log, select: '', where: '', whereLanguage: 'lucene' }),
+      want: () => ({
+        displayType: 'event_patterns',
+        sourceId: ids.sources.log,
+        select: '',
+        where: '',
+        whereLanguage: 'lucene',
+      }),
     },
-    { name: 'an empty markdown config', tile: () => tile({ config: { displayType: 'markdown' } }), want: () => ({ displayType: 'markdown', markdown: '' }) },
+    {
+      name: 'an empty markdown config',
+      tile: () => tile({ config: { displayType: 'markdown' } }),
+      want: () => ({ displayType: 'markdown', markdown: '' }),
+    },
     {
       name: 'a raw SQL line config',
-      tile: () => tile({ config: { displayType: 'line', sqlTemplate: 'SELECT 1', configType: 'sql', connectionId: ids.connection, sourceId: ids.sources.log } }),
-      want: () => ({ configType: 'sql', displayType: 'line', connectionId: ids.connection, sqlTemplate: 'SELECT 1', sourceId: ids.sources.log, fillNulls: true }),
+      tile: () =>
+        tile({
+          config: {
+            displayType: 'line',
+            sqlTemplate: 'SELECT 1',
+            configType: 'sql',
+            connectionId: ids.connection,
+            sourceId: ids.sources.log,
+          },
+        }),
+      want: () => ({
+        configType: 'sql',
+        displayType: 'line',
+        connectionId: ids.connection,
+        sqlTemplate: 'SELECT 1',
+        sourceId: ids.sources.log,
+        fillNulls: true,
+      }),
     },
     {
       name: 'a raw SQL table config keeps its link-out as sent',
-      tile: () => tile({ config: { configType: 'sql', displayType: 'table', connectionId: ids.connection, sqlTemplate: 'SELECT 1', onClick: { type: 'external', url: 'https://x' } } }),
-      want: () => ({ configType: 'sql', displayType: 'table', connectionId: ids.connection, sqlTemplate: 'SELECT 1', onClick: { type: 'external', url: 'https://x' } }),
+      tile: () =>
+        tile({
+          config: {
+            configType: 'sql',
+            displayType: 'table',
+            connectionId: ids.connection,
+            sqlTemplate: 'SELECT 1',
+            onClick: { type: 'external', url: 'https://x' },
+          },
+        }),
+      want: () => ({
+        configType: 'sql',
+        displayType: 'table',
+        connectionId: ids.connection,
+        sqlTemplate: 'SELECT 1',
+        onClick: { type: 'external', url: 'https://x' },
+      }),
     },
   ];
 
@@ -313,7 +551,15 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
       tags: ['a', 'b', 'a'],
       tiles,
       // Filter variables are HyperDX's: the managed document's filter lacks them.
-      filters: [{ type: 'QUERY_EXPRESSION', name: 'service', expression: 'ServiceName', sourceId: ids.sources.log, ...variable }],
+      filters: [
+        {
+          type: 'QUERY_EXPRESSION',
+          name: 'service',
+          expression: 'ServiceName',
+          sourceId: ids.sources.log,
+          ...variable,
+        },
+      ],
       savedQuery: 'level:error',
       savedFilterValues: [{ condition: "ServiceName = 'api'" }],
     });
@@ -323,7 +569,14 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
     expect(created.data.savedQueryLanguage).toBe('lucene');
     expect(created.data.savedFilterValues).toEqual([{ type: 'sql', condition: "ServiceName = 'api'" }]);
     expect(created.data.filters).toEqual([
-      { id: expect.stringMatching(/^[0-9a-f]{24}$/), type: 'QUERY_EXPRESSION', name: 'service', expression: 'ServiceName', ...variable, sourceId: ids.sources.log },
+      {
+        id: expect.stringMatching(/^[0-9a-f]{24}$/),
+        type: 'QUERY_EXPRESSION',
+        name: 'service',
+        expression: 'ServiceName',
+        ...variable,
+        sourceId: ids.sources.log,
+      },
     ]);
     const before = JSON.stringify(await stored(client, id));
     expect(before).toBe(JSON.stringify(created.data));
@@ -340,10 +593,18 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
 
   it('drops unknown members below the top and accepts null where the service does; at the top, self-hosted drops them and the managed gateway refuses them', async () => {
     const top = { team: 'someone-else', createdAt: 'yesterday' };
-    const body = { name: 'lenient', tiles: [{ ...config({ select: [{ aggFn: 'count', junk: 1 }], junk: 2 }), junk: 3 }], savedQuery: null, savedQueryLanguage: null };
+    const body = {
+      name: 'lenient',
+      tiles: [{ ...config({ select: [{ aggFn: 'count', junk: 1 }], junk: 2 }), junk: 3 }],
+      savedQuery: null,
+      savedQueryLanguage: null,
+    };
     if (client.variant === 'managed') {
       const refused = await create({ ...body, ...top });
-      expect([refused.status, refused.error]).toEqual([400, "BAD_REQUEST: request body property can't be validated: team; request body property can't be validated: createdAt"]);
+      expect([refused.status, refused.error]).toEqual([
+        400,
+        "BAD_REQUEST: request body property can't be validated: team; request body property can't be validated: createdAt",
+      ]);
     }
     const response = await create({ ...body, ...(client.variant === 'self-hosted' && top) });
     expect(response.status).toBe(200);
@@ -359,10 +620,24 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
   });
 
   it('PUT keeps the ids of its own tiles, replaces the rest, keeps tags left out, and deletes alerts of tiles gone or no longer alertable', async () => {
-    const created = (await create({ name: 'before', tags: ['keep'], tiles: [config({}), config({}), config({ displayType: 'number' })] })).data;
+    const created = (
+      await create({
+        name: 'before',
+        tags: ['keep'],
+        tiles: [config({}), config({}), config({ displayType: 'number' })],
+      })
+    ).data;
     const [kept, dropped, changed] = created.tiles as { id: string }[];
     const alert = (tileId: string) =>
-      client.request('POST', 'alerts', { threshold: 1, interval: '5m', thresholdType: 'above', source: 'tile', dashboardId: created.id, tileId, channel: { type: 'webhook', webhookId: ids.webhook } });
+      client.request('POST', 'alerts', {
+        threshold: 1,
+        interval: '5m',
+        thresholdType: 'above',
+        source: 'tile',
+        dashboardId: created.id,
+        tileId,
+        channel: { type: 'webhook', webhookId: ids.webhook },
+      });
     const alerts = await Promise.all([kept, dropped, changed].map((tileRef) => alert(tileRef!.id)));
     expect(alerts.map((a) => a.status)).toEqual([200, 200, 200]);
 
@@ -388,7 +663,9 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
     expect((await client.request('PUT', `dashboards/${UNKNOWN}`, { name: 'x' })).status).toBe(400);
     const missing = await client.request('PUT', `dashboards/${UNKNOWN}`, { name: 'x', tiles: [] });
     expect(missing.status).toBe(404);
-    expect(missing.error).toBe(errorText(client, 404, client.variant === 'managed' ? `dashboard ${UNKNOWN} not found` : 'Not Found'));
+    expect(missing.error).toBe(
+      errorText(client, 404, client.variant === 'managed' ? `dashboard ${UNKNOWN} not found` : 'Not Found'),
+    );
     expect((await client.request('GET', `dashboards/${UNKNOWN}`)).status).toBe(404);
   });
 
@@ -407,14 +684,20 @@ describe.each(['self-hosted', 'managed'] as const)('%s dashboards (current profi
     const unknown = await client.request('DELETE', `dashboards/${UNKNOWN}`);
     for (const response of [gone, unknown]) {
       expect(response.status).toBe(200);
-      if (client.variant === 'managed') expect(response.raw.json).toEqual({ status: 200, requestId: expect.any(String) });
+      if (client.variant === 'managed')
+        expect(response.raw.json).toEqual({ status: 200, requestId: expect.any(String) });
       else expect(response.raw.json).toEqual({});
     }
     expect((await client.request('GET', `alerts/${alert.data.id}`)).status).toBe(404);
   });
 
   it('answers 401 before looking at the body', async () => {
-    const response = await client.request('POST', 'dashboards', { tiles: 'not even a list' }, client.variant === 'managed' ? basic(IDS.keyId, 'wrong') : bearer('wrong'));
+    const response = await client.request(
+      'POST',
+      'dashboards',
+      { tiles: 'not even a list' },
+      client.variant === 'managed' ? basic(IDS.keyId, 'wrong') : bearer('wrong'),
+    );
     expect(response.status).toBe(401);
   });
 
@@ -437,11 +720,25 @@ describe('managed stack ids (current profile)', () => {
 describe('the count-series quirk of the real service', () => {
   it('answers a count series without its field, and that answer sent back gains an empty value expression', async () => {
     const client = stackClient(emulator, 'self-hosted');
-    const series = { type: 'time', sourceId: client.ids.sources.log, aggFn: 'count', field: 'Ignored', where: '', groupBy: [] };
-    const created = (await client.request('POST', 'dashboards', { name: 'quirk', tiles: [{ name: 't', ...PLACEMENT, series: [series] }, lineTile(client.ids.sources.log)] })).data;
+    const series = {
+      type: 'time',
+      sourceId: client.ids.sources.log,
+      aggFn: 'count',
+      field: 'Ignored',
+      where: '',
+      groupBy: [],
+    };
+    const created = (
+      await client.request('POST', 'dashboards', {
+        name: 'quirk',
+        tiles: [{ name: 't', ...PLACEMENT, series: [series] }, lineTile(client.ids.sources.log)],
+      })
+    ).data;
     expect(created.tiles[0].config.select).toEqual([{ aggFn: 'count', where: '', whereLanguage: 'lucene' }]);
     const put = (await client.request('PUT', `dashboards/${created.id}`, created)).data;
-    expect(put.tiles[0].config.select).toEqual([{ valueExpression: '', aggFn: 'count', where: '', whereLanguage: 'lucene' }]);
+    expect(put.tiles[0].config.select).toEqual([
+      { valueExpression: '', aggFn: 'count', where: '', whereLanguage: 'lucene' },
+    ]);
     expect(put.tiles[1]).toEqual(created.tiles[1]);
   });
 });

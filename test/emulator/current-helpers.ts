@@ -33,7 +33,10 @@ export function stackClient(emulator: RunningEmulator, variant: 'managed' | 'sel
     ids: managed ? CURRENT.service : CURRENT.team,
     async request(method, resource, body, auth) {
       const path = managed ? `${SERVICE_PATH}/stack/${resource}` : `/api/v2/${resource}`;
-      const raw = await call(emulator.url, method, path, { auth: auth === undefined ? (managed ? basic() : bearer()) : auth, ...(body !== undefined && { body }) });
+      const raw = await call(emulator.url, method, path, {
+        auth: auth === undefined ? (managed ? basic() : bearer()) : auth,
+        ...(body !== undefined && { body }),
+      });
       const json = raw.json as Record<string, any> | undefined;
       const data = managed ? json?.['result'] : json?.['data'];
       const error = managed ? json?.['error'] : (json?.['message'] ?? (raw.status >= 400 ? raw.text : undefined));
@@ -53,5 +56,9 @@ export const PLACEMENT = { x: 0, y: 0, w: 6, h: 4 } as const;
 
 /** A builder line tile on a source. */
 export function lineTile(sourceId: string, name = 'latency', extra: Record<string, unknown> = {}) {
-  return { name, ...PLACEMENT, config: { displayType: 'line', sourceId, select: [{ aggFn: 'avg', valueExpression: 'Duration' }], ...extra } };
+  return {
+    name,
+    ...PLACEMENT,
+    config: { displayType: 'line', sourceId, select: [{ aggFn: 'avg', valueExpression: 'Duration' }], ...extra },
+  };
 }

@@ -6,7 +6,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../src/schema/pipe-create-only.js';
+import {
+  PIPE_CREATE_ONLY_DESTINATION_MEMBERS,
+  PIPE_CREATE_ONLY_SOURCE_MEMBERS,
+  PIPE_WRITE_ONLY_SOURCE_MEMBERS,
+} from '../../src/schema/pipe-create-only.js';
 import { PIPE_FAMILIES, type PipeFamily } from '../../src/schema/pipe-sources.js';
 import {
   command,
@@ -48,28 +52,42 @@ describe('PATCH: create-only members (src/schema/pipe-create-only.ts) are refuse
     if (listed !== '*') return [...listed];
     return Object.keys(pubsubBlock()).filter((member) => !PIPE_WRITE_ONLY_SOURCE_MEMBERS[family].includes(member));
   };
-  const rows = PIPE_FAMILIES.filter((family) => family !== 'bigquery').flatMap((family) => members(family).map((member) => ({ family, member })));
+  const rows = PIPE_FAMILIES.filter((family) => family !== 'bigquery').flatMap((family) =>
+    members(family).map((member) => ({ family, member })),
+  );
 
   it.each(rows)('api-behaviour: $family $member', async ({ family, member }) => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody(family));
     const before = await managed('GET', `/pipes/${pipe.id}`);
-    const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: { name: 'renamed', source: { [family]: nested(member, 'changed') } } });
-    expect([response.status, response.json.error]).toEqual([400, `BAD_REQUEST: source.${family}.${member}: ${message}`]);
+    const response = await managed('PATCH', `/pipes/${pipe.id}`, {
+      body: { name: 'renamed', source: { [family]: nested(member, 'changed') } },
+    });
+    expect([response.status, response.json.error]).toEqual([
+      400,
+      `BAD_REQUEST: source.${family}.${member}: ${message}`,
+    ]);
     expect((await managed('GET', `/pipes/${pipe.id}`)).json.result).toEqual(before.json.result);
   });
 
-  it.each(PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => ({ member })))('api-behaviour: destination $member', async ({ member }) => {
-    const managed = await boot();
-    const pipe = await createPipe(managed, pipeBody('kafka'));
-    const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: { destination: { [member]: 'x', columns: [{ name: 'id', type: 'String' }] } } });
-    expect([response.status, response.json.error]).toEqual([400, `BAD_REQUEST: destination.${member}: ${message}`]);
-  });
+  it.each(PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => ({ member })))(
+    'api-behaviour: destination $member',
+    async ({ member }) => {
+      const managed = await boot();
+      const pipe = await createPipe(managed, pipeBody('kafka'));
+      const response = await managed('PATCH', `/pipes/${pipe.id}`, {
+        body: { destination: { [member]: 'x', columns: [{ name: 'id', type: 'String' }] } },
+      });
+      expect([response.status, response.json.error]).toEqual([400, `BAD_REQUEST: destination.${member}: ${message}`]);
+    },
+  );
 
   it('every create-only member in one body is named', async () => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody('kafka'));
-    const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: { source: { kafka: { brokers: 'x', topics: 'y', iamRole: 'fine' } } } });
+    const response = await managed('PATCH', `/pipes/${pipe.id}`, {
+      body: { source: { kafka: { brokers: 'x', topics: 'y', iamRole: 'fine' } } },
+    });
     expect(response.json.error).toBe(`BAD_REQUEST: source.kafka.brokers: ${message}; source.kafka.topics: ${message}`);
   });
 
@@ -77,26 +95,66 @@ describe('PATCH: create-only members (src/schema/pipe-create-only.ts) are refuse
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody('kafka'));
     const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: { source: { kinesis: { iamRole: 'r' } } } });
-    expect(response.json.error).toBe("BAD_REQUEST: source.kinesis: this pipe's source is kafka, not kinesis (the source family is create-only)");
+    expect(response.json.error).toBe(
+      "BAD_REQUEST: source.kinesis: this pipe's source is kafka, not kinesis (the source family is create-only)",
+    );
   });
 
   it('api-behaviour: bigquery is snapshot only: every change after create is refused, even before it completes', async () => {
     const managed = await boot({ pipeTransitionMs: 60_000 });
     const pipe = await createPipe(managed, pipeBody('bigquery'));
     const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: { name: 'renamed' } });
-    expect([response.status, response.json.error]).toEqual([400, `BAD_REQUEST: BigQuery pipes are snapshot only: pipe ${pipe.id} takes no change after it is created`]);
+    expect([response.status, response.json.error]).toEqual([
+      400,
+      `BAD_REQUEST: BigQuery pipes are snapshot only: pipe ${pipe.id} takes no change after it is created`,
+    ]);
   });
 });
 
 describe('PATCH: what may change, changes', () => {
   const rows: { family: PipeFamily; patch: Body; want: (pipe: Body) => unknown; expected: unknown }[] = [
-    { family: 'kafka', patch: { source: { kafka: { iamRole: 'arn:aws:iam::1:role/r', caCertificate: 'PEM' } } }, want: (p) => [p['source'].kafka.iamRole, p['source'].kafka.caCertificate], expected: ['arn:aws:iam::1:role/r', 'PEM'] },
-    { family: 'objectStorage', patch: { source: { objectStorage: { skipInitialLoad: false, startAfter: 'events/2026' } } }, want: (p) => p['source'].objectStorage.startAfter, expected: 'events/2026' },
-    { family: 'kinesis', patch: { source: { kinesis: { authentication: 'IAM_ROLE', iamRole: 'arn:r' } } }, want: (p) => p['source'].kinesis.authentication, expected: 'IAM_ROLE' },
-    { family: 'postgres', patch: { source: { postgres: { host: 'db2.internal', settings: { syncIntervalSeconds: 30 } } } }, want: (p) => [p['source'].postgres.host, p['source'].postgres.settings], expected: ['db2.internal', { replicationMode: 'cdc', pullBatchSize: 1000, syncIntervalSeconds: 30 }] },
-    { family: 'mysql', patch: { source: { mysql: { settings: { useCompression: true } } } }, want: (p) => p['source'].mysql.settings.useCompression, expected: true },
-    { family: 'mongodb', patch: { source: { mongodb: { readPreference: 'primary' } } }, want: (p) => p['source'].mongodb.readPreference, expected: 'primary' },
-    { family: 'kafka', patch: { settings: { streaming_max_insert_wait_ms: 1000 } }, want: (p) => p['settings'], expected: { streaming_max_insert_wait_ms: 1000 } },
+    {
+      family: 'kafka',
+      patch: { source: { kafka: { iamRole: 'arn:aws:iam::1:role/r', caCertificate: 'PEM' } } },
+      want: (p) => [p['source'].kafka.iamRole, p['source'].kafka.caCertificate],
+      expected: ['arn:aws:iam::1:role/r', 'PEM'],
+    },
+    {
+      family: 'objectStorage',
+      patch: { source: { objectStorage: { skipInitialLoad: false, startAfter: 'events/2026' } } },
+      want: (p) => p['source'].objectStorage.startAfter,
+      expected: 'events/2026',
+    },
+    {
+      family: 'kinesis',
+      patch: { source: { kinesis: { authentication: 'IAM_ROLE', iamRole: 'arn:r' } } },
+      want: (p) => p['source'].kinesis.authentication,
+      expected: 'IAM_ROLE',
+    },
+    {
+      family: 'postgres',
+      patch: { source: { postgres: { host: 'db2.internal', settings: { syncIntervalSeconds: 30 } } } },
+      want: (p) => [p['source'].postgres.host, p['source'].postgres.settings],
+      expected: ['db2.internal', { replicationMode: 'cdc', pullBatchSize: 1000, syncIntervalSeconds: 30 }],
+    },
+    {
+      family: 'mysql',
+      patch: { source: { mysql: { settings: { useCompression: true } } } },
+      want: (p) => p['source'].mysql.settings.useCompression,
+      expected: true,
+    },
+    {
+      family: 'mongodb',
+      patch: { source: { mongodb: { readPreference: 'primary' } } },
+      want: (p) => p['source'].mongodb.readPreference,
+      expected: 'primary',
+    },
+    {
+      family: 'kafka',
+      patch: { settings: { streaming_max_insert_wait_ms: 1000 } },
+      want: (p) => p['settings'],
+      expected: { streaming_max_insert_wait_ms: 1000 },
+    },
     { family: 'kafka', patch: { name: 'renamed' }, want: (p) => p['name'], expected: 'renamed' },
   ];
 
@@ -112,9 +170,12 @@ describe('PATCH: what may change, changes', () => {
   it('api-behaviour: credentials are accepted on PATCH, stored as a new fingerprint, never returned', async () => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody('postgres'));
-    const secrets = async () => (await dumpOf(emulator!)).organizations[0].services[0].pipeSecrets[pipe.id]['postgres.credentials'];
+    const secrets = async () =>
+      (await dumpOf(emulator!)).organizations[0].services[0].pipeSecrets[pipe.id]['postgres.credentials'];
     const first = await secrets();
-    const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: { source: { postgres: { credentials: { username: 'u', password: 'rotated-secret' } } } } });
+    const response = await managed('PATCH', `/pipes/${pipe.id}`, {
+      body: { source: { postgres: { credentials: { username: 'u', password: 'rotated-secret' } } } },
+    });
     expect(response.text).not.toContain('rotated-secret');
     expect(await secrets()).not.toBe(first);
   });
@@ -122,9 +183,12 @@ describe('PATCH: what may change, changes', () => {
   it('OpenAPI: sending the redacted mongodb uri back leaves it unchanged', async () => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody('mongodb'));
-    const fingerprint = async () => (await dumpOf(emulator!)).organizations[0].services[0].pipeSecrets[pipe.id]['mongodb.uri'];
+    const fingerprint = async () =>
+      (await dumpOf(emulator!)).organizations[0].services[0].pipeSecrets[pipe.id]['mongodb.uri'];
     const before = await fingerprint();
-    const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: { source: { mongodb: { uri: pipe.source.mongodb.uri } } } });
+    const response = await managed('PATCH', `/pipes/${pipe.id}`, {
+      body: { source: { mongodb: { uri: pipe.source.mongodb.uri } } },
+    });
     expect(response.json.result.source.mongodb.uri).toBe(pipe.source.mongodb.uri);
     expect(await fingerprint()).toBe(before);
   });
@@ -151,14 +215,20 @@ describe('table mappings of a database pipe: only while paused (provider issue 4
     const pipe = await createPipe(managed, pipeBody('postgres'));
     const before = (await managed('GET', `/pipes/${pipe.id}`)).json.result;
     const response = await managed('PATCH', `/pipes/${pipe.id}`, { body: add(orders) });
-    expect([response.status, response.json.error]).toEqual([400, `BAD_REQUEST: Postgres pipe must be paused to edit its table mappings (pipe ${pipe.id} is Running; stop it first)`]);
+    expect([response.status, response.json.error]).toEqual([
+      400,
+      `BAD_REQUEST: Postgres pipe must be paused to edit its table mappings (pipe ${pipe.id} is Running; stop it first)`,
+    ]);
     expect((await managed('GET', `/pipes/${pipe.id}`)).json.result).toEqual(before);
   });
 
   it('api-behaviour: after an added table and a start, the pipe passes through Snapshot, then runs', async () => {
     const { managed, id, clock } = await pausedPostgres();
     const edited = await managed('PATCH', `/pipes/${id}`, { body: add(orders) });
-    expect(edited.json.result).toMatchObject({ state: 'Paused', source: { postgres: { tableMappings: [users, orders] } } });
+    expect(edited.json.result).toMatchObject({
+      state: 'Paused',
+      source: { postgres: { tableMappings: [users, orders] } },
+    });
     expect((await command(managed, id, 'start')).json.result.state).toBe('Provisioning');
     clock.advance(1000);
     expect(await stateOf(managed, id)).toBe('Snapshot');
@@ -196,38 +266,69 @@ describe('table mappings of a database pipe: only while paused (provider issue 4
 
   it('api-behaviour: one call may not remove and add the same source table; removing one not there is refused', async () => {
     const { managed, id } = await pausedPostgres();
-    const both = await managed('PATCH', `/pipes/${id}`, { body: { source: { postgres: { tableMappingsToAdd: [{ ...users, targetTable: 'users_v2' }], tableMappingsToRemove: [users] } } } });
-    expect(both.json.error).toBe('BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: public.users is also in tableMappingsToAdd; remove and add in two requests');
+    const both = await managed('PATCH', `/pipes/${id}`, {
+      body: {
+        source: {
+          postgres: { tableMappingsToAdd: [{ ...users, targetTable: 'users_v2' }], tableMappingsToRemove: [users] },
+        },
+      },
+    });
+    expect(both.json.error).toBe(
+      'BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: public.users is also in tableMappingsToAdd; remove and add in two requests',
+    );
     const ghost = await managed('PATCH', `/pipes/${id}`, { body: remove(orders) });
-    expect(ghost.json.error).toBe('BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: no table mapping public.orders → orders to remove');
+    expect(ghost.json.error).toBe(
+      'BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: no table mapping public.orders → orders to remove',
+    );
   });
 
   it('mysql and mongodb follow the same rule; mongodb mappings are keyed by database and collection', async () => {
     const managed = await boot();
     const mysql = await createPipe(managed, pipeBody('mysql'));
     const mongodb = await createPipe(managed, pipeBody('mongodb'));
-    const mysqlEdit = await managed('PATCH', `/pipes/${mysql.id}`, { body: { source: { mysql: { tableMappingsToAdd: [{ sourceSchemaName: 'shop', sourceTable: 'items', targetTable: 'items' }] } } } });
-    expect(mysqlEdit.json.error).toBe(`BAD_REQUEST: MySQL pipe must be paused to edit its table mappings (pipe ${mysql.id} is Running; stop it first)`);
+    const mysqlEdit = await managed('PATCH', `/pipes/${mysql.id}`, {
+      body: {
+        source: {
+          mysql: { tableMappingsToAdd: [{ sourceSchemaName: 'shop', sourceTable: 'items', targetTable: 'items' }] },
+        },
+      },
+    });
+    expect(mysqlEdit.json.error).toBe(
+      `BAD_REQUEST: MySQL pipe must be paused to edit its table mappings (pipe ${mysql.id} is Running; stop it first)`,
+    );
     await command(managed, mongodb.id, 'stop');
     const collection = { sourceDatabaseName: 'app', sourceCollection: 'events', targetTable: 'events' };
-    const mongoEdit = await managed('PATCH', `/pipes/${mongodb.id}`, { body: { source: { mongodb: { tableMappingsToAdd: [collection] } } } });
-    expect(mongoEdit.json.result.source.mongodb.tableMappings).toEqual([{ sourceDatabaseName: 'app', sourceCollection: 'users', targetTable: 'users' }, collection]);
+    const mongoEdit = await managed('PATCH', `/pipes/${mongodb.id}`, {
+      body: { source: { mongodb: { tableMappingsToAdd: [collection] } } },
+    });
+    expect(mongoEdit.json.result.source.mongodb.tableMappings).toEqual([
+      { sourceDatabaseName: 'app', sourceCollection: 'users', targetTable: 'users' },
+      collection,
+    ]);
     await command(managed, mongodb.id, 'stop');
-    const twice = await managed('PATCH', `/pipes/${mongodb.id}`, { body: { source: { mongodb: { tableMappingsToAdd: [{ ...collection, targetTable: 'e2' }] } } } });
+    const twice = await managed('PATCH', `/pipes/${mongodb.id}`, {
+      body: { source: { mongodb: { tableMappingsToAdd: [{ ...collection, targetTable: 'e2' }] } } },
+    });
     expect(twice.json.error).toBe('BAD_REQUEST: source.mongodb.tableMappingsToAdd[0]: app.events is already mapped');
   });
 
   it('api-behaviour: a Completed pipe takes no change but a resync', async () => {
     const managed = await boot();
     const block = pipeBody('postgres')['source'].postgres;
-    const pipe = await createPipe(managed, pipeBody('postgres', 'pg', { ...block, settings: { replicationMode: 'snapshot' } }));
+    const pipe = await createPipe(
+      managed,
+      pipeBody('postgres', 'pg', { ...block, settings: { replicationMode: 'snapshot' } }),
+    );
     expect(await stateOf(managed, pipe.id)).toBe('Completed');
     for (const [method, suffix, body] of [
       ['PATCH', '', { name: 'x' }],
       ['PUT', '/settings', {}],
     ] as const) {
       const response = await managed(method, `/pipes/${pipe.id}${suffix}`, { body });
-      expect([response.status, response.json.error]).toEqual([400, `BAD_REQUEST: pipe ${pipe.id} is Completed: it takes no change but a resync`]);
+      expect([response.status, response.json.error]).toEqual([
+        400,
+        `BAD_REQUEST: pipe ${pipe.id} is Completed: it takes no change but a resync`,
+      ]);
     }
   });
 });
@@ -235,17 +336,31 @@ describe('table mappings of a database pipe: only while paused (provider issue 4
 describe('settings: GET and PUT …/pipes/{id}/settings', () => {
   it('PUT replaces the settings; null means the default; GET reads them', async () => {
     const managed = await boot();
-    const pipe = await createPipe(managed, { ...pipeBody('kafka'), settings: { streaming_max_insert_wait_ms: 5000, engine_max_threads: 8 } });
-    expect((await managed('GET', `/pipes/${pipe.id}/settings`)).json.result).toEqual({ streaming_max_insert_wait_ms: 5000, engine_max_threads: 8 });
-    const put = await managed('PUT', `/pipes/${pipe.id}/settings`, { body: { engine_max_threads: 16, streaming_max_insert_wait_ms: null, kafka_read_committed: true } });
+    const pipe = await createPipe(managed, {
+      ...pipeBody('kafka'),
+      settings: { streaming_max_insert_wait_ms: 5000, engine_max_threads: 8 },
+    });
+    expect((await managed('GET', `/pipes/${pipe.id}/settings`)).json.result).toEqual({
+      streaming_max_insert_wait_ms: 5000,
+      engine_max_threads: 8,
+    });
+    const put = await managed('PUT', `/pipes/${pipe.id}/settings`, {
+      body: { engine_max_threads: 16, streaming_max_insert_wait_ms: null, kafka_read_committed: true },
+    });
     expect(put.json.result).toEqual({ engine_max_threads: 16, kafka_read_committed: true });
-    expect((await managed('GET', `/pipes/${pipe.id}`)).json.result.settings).toEqual({ engine_max_threads: 16, kafka_read_committed: true });
+    expect((await managed('GET', `/pipes/${pipe.id}`)).json.result.settings).toEqual({
+      engine_max_threads: 16,
+      kafka_read_committed: true,
+    });
   });
 
   it.each([
     { body: { engine_max_threads: 65 }, error: 'engine_max_threads: must be <= 64' },
     { body: { streaming_max_insert_wait_ms: 499 }, error: 'streaming_max_insert_wait_ms: must be >= 500' },
-    { body: { object_storage_use_cluster_function: 'yes' }, error: 'object_storage_use_cluster_function: must be boolean' },
+    {
+      body: { object_storage_use_cluster_function: 'yes' },
+      error: 'object_storage_use_cluster_function: must be boolean',
+    },
   ])('api-behaviour bounds: $error', async ({ body, error }) => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody('kafka'));
@@ -275,26 +390,40 @@ describe('scaling: PATCH …/pipes/{id}/scaling', () => {
     expect((await managed('GET', `/pipes/${pipe.id}`)).json.result.scaling).toEqual(pipe.scaling);
   });
 
-  it.each(['kafka', 'kinesis', 'objectStorage'] as const)('api-behaviour: a %s pipe scales within the bounds; a merge', async (family) => {
-    const managed = await boot();
-    const pipe = await createPipe(managed, pipeBody(family));
-    const response = await managed('PATCH', `/pipes/${pipe.id}/scaling`, { body: { replicas: 10, replicaCpuMillicores: 2000 } });
-    expect(response.json.result.scaling).toEqual({ replicas: 10, replicaCpuMillicores: 2000, replicaMemoryGb: 1 });
-    const memory = await managed('PATCH', `/pipes/${pipe.id}/scaling`, { body: { replicaMemoryGb: 0.5 } });
-    expect(memory.json.result.scaling).toEqual({ replicas: 10, replicaCpuMillicores: 2000, replicaMemoryGb: 0.5 });
-  });
+  it.each(['kafka', 'kinesis', 'objectStorage'] as const)(
+    'api-behaviour: a %s pipe scales within the bounds; a merge',
+    async (family) => {
+      const managed = await boot();
+      const pipe = await createPipe(managed, pipeBody(family));
+      const response = await managed('PATCH', `/pipes/${pipe.id}/scaling`, {
+        body: { replicas: 10, replicaCpuMillicores: 2000 },
+      });
+      expect(response.json.result.scaling).toEqual({ replicas: 10, replicaCpuMillicores: 2000, replicaMemoryGb: 1 });
+      const memory = await managed('PATCH', `/pipes/${pipe.id}/scaling`, { body: { replicaMemoryGb: 0.5 } });
+      expect(memory.json.result.scaling).toEqual({ replicas: 10, replicaCpuMillicores: 2000, replicaMemoryGb: 0.5 });
+    },
+  );
 
-  it.each(['pubsub', 'postgres', 'mysql', 'mongodb', 'bigquery'] as const)('api-behaviour: a %s pipe does not scale on its own', async (family) => {
-    const managed = await boot();
-    const pipe = await createPipe(managed, pipeBody(family));
-    const response = await managed('PATCH', `/pipes/${pipe.id}/scaling`, { body: { replicas: 2 } });
-    expect([response.status, response.json.error]).toEqual([400, `BAD_REQUEST: scaling is only for kafka, kinesis, objectStorage pipes; ${family} pipes share the service's CDC scaling`]);
-  });
+  it.each(['pubsub', 'postgres', 'mysql', 'mongodb', 'bigquery'] as const)(
+    'api-behaviour: a %s pipe does not scale on its own',
+    async (family) => {
+      const managed = await boot();
+      const pipe = await createPipe(managed, pipeBody(family));
+      const response = await managed('PATCH', `/pipes/${pipe.id}/scaling`, { body: { replicas: 2 } });
+      expect([response.status, response.json.error]).toEqual([
+        400,
+        `BAD_REQUEST: scaling is only for kafka, kinesis, objectStorage pipes; ${family} pipes share the service's CDC scaling`,
+      ]);
+    },
+  );
 
   it('OpenAPI: concurrency is for object storage', async () => {
     const managed = await boot();
     const pipe = await createPipe(managed, pipeBody('objectStorage'));
-    expect((await managed('PATCH', `/pipes/${pipe.id}/scaling`, { body: { concurrency: 4 } })).json.result.scaling.concurrency).toBe(4);
+    expect(
+      (await managed('PATCH', `/pipes/${pipe.id}/scaling`, { body: { concurrency: 4 } })).json.result.scaling
+        .concurrency,
+    ).toBe(4);
   });
 });
 
@@ -303,18 +432,35 @@ describe('CDC scaling: GET and PATCH …/pipesCdcScaling, one per service', () =
     const clock = manualClock();
     const managed = await boot({ clock: clock.now, pipeTransitionMs: 1000 }, EMPTY_SERVICE);
     const missing = await managed('GET', '/pipesCdcScaling');
-    expect([missing.status, missing.json.error]).toEqual([404, `NOT_FOUND: CDC scaling of service ${EMPTY_SERVICE} not found: it exists once a database pipe has been provisioned`]);
+    expect([missing.status, missing.json.error]).toEqual([
+      404,
+      `NOT_FOUND: CDC scaling of service ${EMPTY_SERVICE} not found: it exists once a database pipe has been provisioned`,
+    ]);
     await createPipe(managed, pipeBody('kafka'));
     await createPipe(managed, pipeBody('postgres'));
     expect((await managed('GET', '/pipesCdcScaling')).status).toBe(404);
-    expect((await managed('PATCH', '/pipesCdcScaling', { body: { replicaCpuMillicores: 4000, replicaMemoryGb: 16 } })).status).toBe(404);
+    expect(
+      (await managed('PATCH', '/pipesCdcScaling', { body: { replicaCpuMillicores: 4000, replicaMemoryGb: 16 } }))
+        .status,
+    ).toBe(404);
     clock.advance(1000);
-    expect((await managed('GET', '/pipesCdcScaling')).json.result).toEqual({ replicaCpuMillicores: 2000, replicaMemoryGb: 8 });
-    const patched = await managed('PATCH', '/pipesCdcScaling', { body: { replicaCpuMillicores: 4000, replicaMemoryGb: 16 } });
+    expect((await managed('GET', '/pipesCdcScaling')).json.result).toEqual({
+      replicaCpuMillicores: 2000,
+      replicaMemoryGb: 8,
+    });
+    const patched = await managed('PATCH', '/pipesCdcScaling', {
+      body: { replicaCpuMillicores: 4000, replicaMemoryGb: 16 },
+    });
     expect(patched.json.result).toEqual({ replicaCpuMillicores: 4000, replicaMemoryGb: 16 });
-    expect((await managed('GET', '/pipesCdcScaling')).json.result).toEqual({ replicaCpuMillicores: 2000, replicaMemoryGb: 8 });
+    expect((await managed('GET', '/pipesCdcScaling')).json.result).toEqual({
+      replicaCpuMillicores: 2000,
+      replicaMemoryGb: 8,
+    });
     clock.advance(1000);
-    expect((await managed('GET', '/pipesCdcScaling')).json.result).toEqual({ replicaCpuMillicores: 4000, replicaMemoryGb: 16 });
+    expect((await managed('GET', '/pipesCdcScaling')).json.result).toEqual({
+      replicaCpuMillicores: 4000,
+      replicaMemoryGb: 16,
+    });
   });
 
   it('a database pipe that failed provisioning does not bring it', async () => {
@@ -325,10 +471,22 @@ describe('CDC scaling: GET and PATCH …/pipesCdcScaling, one per service', () =
   });
 
   const rows: { body: Body; error: string }[] = [
-    { body: { replicaCpuMillicores: 500, replicaMemoryGb: 4 }, error: 'replicaCpuMillicores: must be >= 1000; replicaCpuMillicores: must be multiple of 1000' },
-    { body: { replicaCpuMillicores: 25000, replicaMemoryGb: 100 }, error: 'replicaCpuMillicores: must be <= 24000; replicaMemoryGb: must be <= 96' },
-    { body: { replicaCpuMillicores: 1500, replicaMemoryGb: 6 }, error: 'replicaCpuMillicores: must be multiple of 1000; replicaMemoryGb: must be multiple of 4' },
-    { body: { replicaCpuMillicores: 4000, replicaMemoryGb: 8 }, error: 'replicaMemoryGb: must be 4 GB per CPU core: 16 for 4000 millicores' },
+    {
+      body: { replicaCpuMillicores: 500, replicaMemoryGb: 4 },
+      error: 'replicaCpuMillicores: must be >= 1000; replicaCpuMillicores: must be multiple of 1000',
+    },
+    {
+      body: { replicaCpuMillicores: 25000, replicaMemoryGb: 100 },
+      error: 'replicaCpuMillicores: must be <= 24000; replicaMemoryGb: must be <= 96',
+    },
+    {
+      body: { replicaCpuMillicores: 1500, replicaMemoryGb: 6 },
+      error: 'replicaCpuMillicores: must be multiple of 1000; replicaMemoryGb: must be multiple of 4',
+    },
+    {
+      body: { replicaCpuMillicores: 4000, replicaMemoryGb: 8 },
+      error: 'replicaMemoryGb: must be 4 GB per CPU core: 16 for 4000 millicores',
+    },
     { body: { replicaCpuMillicores: 2000 }, error: 'replicaMemoryGb: is required' },
   ];
 
@@ -337,6 +495,9 @@ describe('CDC scaling: GET and PATCH …/pipesCdcScaling, one per service', () =
     await createPipe(managed, pipeBody('postgres'));
     const response = await managed('PATCH', '/pipesCdcScaling', { body });
     expect([response.status, response.json.error]).toEqual([400, `BAD_REQUEST: ${error}`]);
-    expect((await managed('GET', '/pipesCdcScaling')).json.result).toEqual({ replicaCpuMillicores: 2000, replicaMemoryGb: 8 });
+    expect((await managed('GET', '/pipesCdcScaling')).json.result).toEqual({
+      replicaCpuMillicores: 2000,
+      replicaMemoryGb: 8,
+    });
   });
 });

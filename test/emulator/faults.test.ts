@@ -85,12 +85,20 @@ describe('fault injection over HTTP', () => {
     const draws = [0.1, /* reset */ 0.3, 0.2 /* 500 */, 0.3, 0.8 /* 503 */, 0.5 /* throttle */, 0.9 /* ok */];
     ({ emulator } = await start({ faults: 'reset=0.2,error=0.2,throttle=0.2', random: scripted(draws) }));
     const before = (await call(emulator.url, 'GET', '/_emulator/dump')).json;
-    const patch = () => call(emulator!.url, 'PATCH', `${SERVICE_PATH}/pipes/${IDS.pipes.kafka}`, { auth: basic(), body: { name: 'renamed' } });
+    const patch = () =>
+      call(emulator!.url, 'PATCH', `${SERVICE_PATH}/pipes/${IDS.pipes.kafka}`, {
+        auth: basic(),
+        body: { name: 'renamed' },
+      });
 
     await expect(patch()).rejects.toThrow();
     const internal = await patch();
     expect(internal.status).toBe(500);
-    expect(internal.json).toEqual({ status: 500, error: 'INTERNAL_SERVER_ERROR: injected fault', requestId: expect.any(String) });
+    expect(internal.json).toEqual({
+      status: 500,
+      error: 'INTERNAL_SERVER_ERROR: injected fault',
+      requestId: expect.any(String),
+    });
     const unavailable = await patch();
     expect(unavailable.status).toBe(503);
     expect(unavailable.json.error).toBe('SERVICE_UNAVAILABLE: injected fault');
@@ -108,7 +116,12 @@ describe('fault injection over HTTP', () => {
     const stats = (await call(emulator.url, 'GET', '/_emulator/stats')).json;
     expect(stats).toMatchObject({ total: 5, writes: 5, throttled: 1 });
     expect(stats.routes).toEqual([
-      { method: 'PATCH', route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}', count: 5, statuses: { reset: 1, '500': 1, '503': 1, '429': 1, '200': 1 } },
+      {
+        method: 'PATCH',
+        route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}',
+        count: 5,
+        statuses: { reset: 1, '500': 1, '503': 1, '429': 1, '200': 1 },
+      },
     ]);
   });
 
@@ -120,7 +133,14 @@ describe('fault injection over HTTP', () => {
     const second = await call(emulator.url, 'GET', '/api/v2/dashboards', { auth: bearer() });
     expect(second.status).toBe(429);
     expect(second.text).toBe('Too many requests, please try again later.');
-    expect(Object.fromEntries(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((h) => [h, second.headers.get(h)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((h) => [
+          h,
+          second.headers.get(h),
+        ]),
+      ),
+    ).toEqual({
       'retry-after': '1',
       'ratelimit-limit': '100',
       'ratelimit-remaining': '0',
@@ -130,7 +150,11 @@ describe('fault injection over HTTP', () => {
 
   it('delays by latency on every request and by the spike on its share, through the injected sleep', async () => {
     const slept: number[] = [];
-    ({ emulator } = await start({ faults: 'latency=20ms,spike=0.5:200ms', random: scripted([0.4, 0.6]), sleep: async (ms) => void slept.push(ms) }));
+    ({ emulator } = await start({
+      faults: 'latency=20ms,spike=0.5:200ms',
+      random: scripted([0.4, 0.6]),
+      sleep: async (ms) => void slept.push(ms),
+    }));
     expect((await call(emulator.url, 'GET', `${SERVICE_PATH}/pipes`, { auth: basic() })).status).toBe(200);
     expect((await call(emulator.url, 'GET', `${SERVICE_PATH}/pipes`, { auth: basic() })).status).toBe(200);
     expect(slept).toEqual([220, 20]);

@@ -21,10 +21,22 @@ const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Sends the headers and the first bytes of a body that is never finished; resolves with the answer, if one comes. */
-function partialRequest(url: string, path: string, headers: Record<string, string>, declared: number): Promise<{ response: IncomingMessage; body: string; abort: () => void }> {
+function partialRequest(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  declared: number,
+): Promise<{ response: IncomingMessage; body: string; abort: () => void }> {
   return new Promise((resolve, reject) => {
     const { hostname, port } = new URL(url);
-    const req = request({ hostname, port, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(declared), ...headers } });
+    const req = request({
+      hostname,
+      port,
+      path,
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': String(declared), ...headers },
+    });
     req.on('response', (response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -37,7 +49,10 @@ function partialRequest(url: string, path: string, headers: Record<string, strin
 
 /** The promise, or a failure once `ms` have passed (a bound on a condition, not a timing assertion). */
 function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms).unref()),
+  ]);
 }
 
 describe('credentials before the body', () => {
@@ -51,7 +66,11 @@ describe('credentials before the body', () => {
     { variant: 'managed', path: `${SERVICE_PATH}/stack/dashboards`, auth: basic(IDS.keyId, 'wrong') },
     { variant: 'self-hosted', path: '/api/v2/dashboards', auth: bearer('wrong-token') },
   ])('answers 401 on the $variant variant without waiting for the body', async ({ path, auth }) => {
-    const { response, abort } = await within(5_000, partialRequest(emulator.url, path, { authorization: auth }, 1024 * 1024), 'answer before the body');
+    const { response, abort } = await within(
+      5_000,
+      partialRequest(emulator.url, path, { authorization: auth }, 1024 * 1024),
+      'answer before the body',
+    );
     abort();
     expect(response.statusCode).toBe(401);
   });
@@ -62,7 +81,10 @@ describe('credentials before the body', () => {
     { name: 'a body over the size limit', raw: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20) },
   ];
   it.each(rows)('answers 401, not 400 or 413, for bad credentials with $name', async ({ raw }) => {
-    const managed = await call(emulator.url, 'POST', `${SERVICE_PATH}/stack/dashboards`, { auth: basic(IDS.keyId, 'wrong'), raw });
+    const managed = await call(emulator.url, 'POST', `${SERVICE_PATH}/stack/dashboards`, {
+      auth: basic(IDS.keyId, 'wrong'),
+      raw,
+    });
     expect([managed.status, managed.json?.error]).toEqual([401, 'UNAUTHORIZED: invalid key id or key secret']);
     const selfHosted = await call(emulator.url, 'POST', '/api/v2/dashboards', { auth: bearer('wrong-token'), raw });
     expect([selfHosted.status, selfHosted.text]).toEqual([401, 'Unauthorized']);
@@ -132,7 +154,8 @@ describe('credential hashes in the dump', () => {
     running.push(emulator);
     return emulator;
   };
-  const dumpOf = async (emulator: RunningEmulator): Promise<EmulatorData> => (await call(emulator.url, 'GET', '/_emulator/dump')).json;
+  const dumpOf = async (emulator: RunningEmulator): Promise<EmulatorData> =>
+    (await call(emulator.url, 'GET', '/_emulator/dump')).json;
 
   it('are salted: never the plain SHA-256 of a secret, and different in each fresh emulator', async () => {
     const [first, second] = [await dumpOf(await boot()), await dumpOf(await boot())];
@@ -160,10 +183,15 @@ describe('credential hashes in the dump', () => {
 
   it('upgrade a data file written before salting: its plain hashes are salted and the secrets still work', async () => {
     const dataFile = join(dir, 'legacy.json');
-    const seed: Seed = { organizations: [{ id: IDS.organizationId, keys: [{ id: 'k', secret: 'legacy-secret' }], services: [] }], teams: [{ id: 't', tokens: ['legacy-token'] }] };
+    const seed: Seed = {
+      organizations: [{ id: IDS.organizationId, keys: [{ id: 'k', secret: 'legacy-secret' }], services: [] }],
+      teams: [{ id: 't', tokens: ['legacy-token'] }],
+    };
     const state = {
       version: 1,
-      organizations: [{ id: IDS.organizationId, keys: [{ id: 'k', secretSha256: sha256('legacy-secret') }], services: [] }],
+      organizations: [
+        { id: IDS.organizationId, keys: [{ id: 'k', secretSha256: sha256('legacy-secret') }], services: [] },
+      ],
       teams: [{ id: 't', tokenSha256: [sha256('legacy-token')], dashboards: [], alerts: [] }],
     };
     writeFileSync(dataFile, JSON.stringify({ format: 'stacksync-emulator-data', state }));
@@ -181,19 +209,31 @@ describe('a client that hangs up', () => {
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString().split('\n').filter(Boolean))
+          lines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
     const emulator = await startEmulator({ logger: pino({ level: 'debug' }, sink) });
     try {
       const { hostname, port } = new URL(emulator.url);
-      const req = request({ hostname, port, path: '/api/v2/dashboards', method: 'POST', agent: false, headers: { authorization: bearer(), 'content-type': 'application/json', 'content-length': '100000' } });
+      const req = request({
+        hostname,
+        port,
+        path: '/api/v2/dashboards',
+        method: 'POST',
+        agent: false,
+        headers: { authorization: bearer(), 'content-type': 'application/json', 'content-length': '100000' },
+      });
       req.on('error', () => {});
       req.write('{"name": "half');
       await new Promise((resolve) => setTimeout(resolve, 50));
       req.destroy();
-      await within(5_000, waitFor(() => lines.some((line) => line['msg'] === 'client disconnected before the answer')), 'disconnect line');
+      await within(
+        5_000,
+        waitFor(() => lines.some((line) => line['msg'] === 'client disconnected before the answer')),
+        'disconnect line',
+      );
       expect(lines.filter((line) => Number(line['level']) >= 50)).toEqual([]);
       const stats = (await call(emulator.url, 'GET', '/_emulator/stats')).json;
       expect(JSON.stringify(stats.routes)).not.toContain('"500"');
@@ -219,11 +259,16 @@ describe('a busy port', () => {
       () => undefined,
       (thrown: unknown) => thrown,
     );
-    expect(error).toMatchObject({ code: 'E_USAGE', message: `cannot listen on 127.0.0.1:${holder.port}: the port is already in use (stop what holds it, or pick another with --port; 0 picks a free one)` });
+    expect(error).toMatchObject({
+      code: 'E_USAGE',
+      message: `cannot listen on 127.0.0.1:${holder.port}: the port is already in use (stop what holds it, or pick another with --port; 0 picks a free one)`,
+    });
   });
 
   it('makes `stacksync emulator` print one line and exit 1', async () => {
-    const child = spawn(process.execPath, [CLI, 'emulator', '--port', String(holder.port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'emulator', '--port', String(holder.port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await within(10_000, new Promise<number | null>((resolve) => child.once('exit', resolve)), 'exit');
@@ -231,6 +276,10 @@ describe('a busy port', () => {
     // Off a terminal the emulator logs JSON records: its one line is one.
     const lines = stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 50, code: 'E_USAGE', msg: `cannot listen on 127.0.0.1:${holder.port}: the port is already in use (stop what holds it, or pick another with --port; 0 picks a free one)` });
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      level: 50,
+      code: 'E_USAGE',
+      msg: `cannot listen on 127.0.0.1:${holder.port}: the port is already in use (stop what holds it, or pick another with --port; 0 picks a free one)`,
+    });
   });
 });

@@ -1,5 +1,10 @@
 /** Shared helpers of the emulator contract suite: start on loopback, call over real HTTP. */
-import { startEmulator, DEFAULT_SEED_IDS, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import {
+  startEmulator,
+  DEFAULT_SEED_IDS,
+  type EmulatorOptions,
+  type RunningEmulator,
+} from '../../src/emulator/index.js';
 
 export const IDS = DEFAULT_SEED_IDS;
 export const SERVICE_PATH = `/v1/organizations/${IDS.organizationId}/services/${IDS.serviceId}`;
@@ -51,7 +56,8 @@ export function clients(emulator: RunningEmulator) {
   return {
     managed: (method: string, suffix: string, options: CallOptions = {}) =>
       call(emulator.url, method, `${SERVICE_PATH}${suffix}`, { auth: basic(), ...options }),
-    selfHosted: (method: string, path: string, options: CallOptions = {}) => call(emulator.url, method, path, { auth: bearer(), ...options }),
+    selfHosted: (method: string, path: string, options: CallOptions = {}) =>
+      call(emulator.url, method, path, { auth: bearer(), ...options }),
     raw: (method: string, path: string, options: CallOptions = {}) => call(emulator.url, method, path, options),
   };
 }
@@ -61,7 +67,14 @@ export async function start(options: EmulatorOptions = {}) {
   return { emulator, ...clients(emulator) };
 }
 
-export const TILE = { name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'avg', dataSource: 'events', field: 'duration' }] };
+export const TILE = {
+  name: 'p99',
+  x: 0,
+  y: 0,
+  w: 6,
+  h: 4,
+  series: [{ type: 'time', aggFn: 'avg', dataSource: 'events', field: 'duration' }],
+};
 
 export function tileAlert(dashboardId: string, tileId: string, extra: Record<string, unknown> = {}) {
   return {

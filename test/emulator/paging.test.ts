@@ -6,13 +6,23 @@ const ALERTS = 1001;
 let emulator: RunningEmulator;
 let created: string[];
 
-async function createAlerts(dashboardsPath: string, alertsPath: string, auth: string, unwrap: (json: any) => any): Promise<string[]> {
-  const dashboard = unwrap((await call(emulator.url, 'POST', dashboardsPath, { auth, body: { name: 'paged', tiles: [TILE] } })).json);
+async function createAlerts(
+  dashboardsPath: string,
+  alertsPath: string,
+  auth: string,
+  unwrap: (json: any) => any,
+): Promise<string[]> {
+  const dashboard = unwrap(
+    (await call(emulator.url, 'POST', dashboardsPath, { auth, body: { name: 'paged', tiles: [TILE] } })).json,
+  );
   const ids: string[] = [];
   // In chunks, so creation order (and so list order) is known per chunk and the test stays quick.
   for (let start = 0; start < ALERTS; start += 100) {
     const chunk = Array.from({ length: Math.min(100, ALERTS - start) }, (_, i) =>
-      call(emulator.url, 'POST', alertsPath, { auth, body: tileAlert(dashboard.id, dashboard.tiles[0].id, { name: `alert-${start + i}` }) }),
+      call(emulator.url, 'POST', alertsPath, {
+        auth,
+        body: tileAlert(dashboard.id, dashboard.tiles[0].id, { name: `alert-${start + i}` }),
+      }),
     );
     for (const response of await Promise.all(chunk)) {
       expect(response.status).toBe(200);
@@ -68,7 +78,12 @@ describe('self-hosted alert paging', () => {
 
 describe('managed alert list', () => {
   it('is not paginated: every alert in one result', async () => {
-    const ids = await createAlerts(`${SERVICE_PATH}/stack/dashboards`, `${SERVICE_PATH}/stack/alerts`, basic(), (json) => json.result);
+    const ids = await createAlerts(
+      `${SERVICE_PATH}/stack/dashboards`,
+      `${SERVICE_PATH}/stack/alerts`,
+      basic(),
+      (json) => json.result,
+    );
     const response = await call(emulator.url, 'GET', `${SERVICE_PATH}/stack/alerts?limit=10`, { auth: basic() });
     expect(response.json.result).toHaveLength(ALERTS);
     expect(new Set(response.json.result.map((alert: { id: string }) => alert.id))).toEqual(new Set(ids));

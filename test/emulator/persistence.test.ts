@@ -33,10 +33,20 @@ describe('--data persistence', () => {
     expect(first.restored).toBe(false);
     expect(readDataFile(dataFile)).toEqual(first.state());
 
-    const dashboard = (await call(first.url, 'POST', '/api/v2/dashboards', { auth: bearer(), body: { name: 'kept', tiles: [TILE] } })).json.data;
+    const dashboard = (
+      await call(first.url, 'POST', '/api/v2/dashboards', { auth: bearer(), body: { name: 'kept', tiles: [TILE] } })
+    ).json.data;
     await call(first.url, 'POST', '/api/v2/alerts', {
       auth: bearer(),
-      body: { threshold: 1, interval: '1m', thresholdType: 'above', source: 'tile', dashboardId: dashboard.id, tileId: dashboard.tiles[0].id, channel: { type: 'webhook', webhookId: 'w' } },
+      body: {
+        threshold: 1,
+        interval: '1m',
+        thresholdType: 'above',
+        source: 'tile',
+        dashboardId: dashboard.id,
+        tileId: dashboard.tiles[0].id,
+        channel: { type: 'webhook', webhookId: 'w' },
+      },
     });
     await call(first.url, 'PATCH', `${SERVICE_PATH}/pipes/${IDS.pipes.kafka}`, {
       auth: basic(),
@@ -46,17 +56,21 @@ describe('--data persistence', () => {
     await first.close();
 
     const text = readFileSync(dataFile, 'utf8');
-    for (const secret of [IDS.keySecret, IDS.token, 'persisted-password', 'emulator-kafka-password']) expect(text).not.toContain(secret);
+    for (const secret of [IDS.keySecret, IDS.token, 'persisted-password', 'emulator-kafka-password'])
+      expect(text).not.toContain(secret);
     expect(readdirSync(dir)).toEqual(['state.json']);
 
     const second = await boot();
     expect(second.restored).toBe(true);
     expect(second.state()).toEqual(before);
-    const pipe = (await call(second.url, 'GET', `${SERVICE_PATH}/pipes/${IDS.pipes.kafka}`, { auth: basic() })).json.result;
+    const pipe = (await call(second.url, 'GET', `${SERVICE_PATH}/pipes/${IDS.pipes.kafka}`, { auth: basic() })).json
+      .result;
     expect(pipe.name).toBe('renamed');
     const alerts = (await call(second.url, 'GET', '/api/v2/alerts', { auth: bearer() })).json;
     expect(alerts.meta.total).toBe(1);
-    expect((await call(second.url, 'GET', `/api/v2/dashboards/${dashboard.id}`, { auth: bearer() })).json.data.name).toBe('kept');
+    expect(
+      (await call(second.url, 'GET', `/api/v2/dashboards/${dashboard.id}`, { auth: bearer() })).json.data.name,
+    ).toBe('kept');
   });
 
   it('the data file wins over a seed given later', async () => {
@@ -78,29 +92,45 @@ describe('--data persistence', () => {
   const corrupt: { name: string; content: string; message: RegExp }[] = [
     { name: 'not JSON', content: '{"format": "stacksync-emulator-data", ', message: /is corrupt: not JSON/ },
     { name: 'empty', content: '', message: /is corrupt: not JSON/ },
-    { name: 'wrong format tag', content: JSON.stringify({ format: 'other', state: {} }), message: /is corrupt: format: must be "stacksync-emulator-data"/ },
+    {
+      name: 'wrong format tag',
+      content: JSON.stringify({ format: 'other', state: {} }),
+      message: /is corrupt: format: must be "stacksync-emulator-data"/,
+    },
     {
       name: 'state of the wrong shape',
-      content: JSON.stringify({ format: 'stacksync-emulator-data', state: { version: 1, organizations: [{ id: 'x', keys: [{ id: 'k', secretSha256: 'plain' }], services: [] }], teams: [] } }),
+      content: JSON.stringify({
+        format: 'stacksync-emulator-data',
+        state: {
+          version: 1,
+          organizations: [{ id: 'x', keys: [{ id: 'k', secretSha256: 'plain' }], services: [] }],
+          teams: [],
+        },
+      }),
       message: /is corrupt: state\.organizations\[0\]\.keys\[0\]\.secretSha256: must match pattern/,
     },
   ];
-  it.each(corrupt)('a corrupt data file ($name) is a clear startup error and is left untouched', async ({ content, message }) => {
-    writeFileSync(dataFile, content);
-    let thrown: unknown;
-    try {
-      await boot();
-    } catch (error) {
-      thrown = error;
-    }
-    expect(isStacksyncError(thrown, 'E_EMULATOR_DATA')).toBe(true);
-    expect((thrown as Error).message).toMatch(message);
-    expect((thrown as Error).message).toContain(dataFile);
-    expect(readFileSync(dataFile, 'utf8')).toBe(content);
-  });
+  it.each(corrupt)(
+    'a corrupt data file ($name) is a clear startup error and is left untouched',
+    async ({ content, message }) => {
+      writeFileSync(dataFile, content);
+      let thrown: unknown;
+      try {
+        await boot();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isStacksyncError(thrown, 'E_EMULATOR_DATA')).toBe(true);
+      expect((thrown as Error).message).toMatch(message);
+      expect((thrown as Error).message).toContain(dataFile);
+      expect(readFileSync(dataFile, 'utf8')).toBe(content);
+    },
+  );
 
   it('a data file that cannot be written fails the start', async () => {
-    await expect(boot({ dataFile: join(dir, 'missing-dir', 'state.json') })).rejects.toMatchObject({ code: 'E_EMULATOR_DATA' });
+    await expect(boot({ dataFile: join(dir, 'missing-dir', 'state.json') })).rejects.toMatchObject({
+      code: 'E_EMULATOR_DATA',
+    });
   });
 
   it('the dump and the data file share one schema', async () => {
@@ -124,7 +154,11 @@ describe('DataWriter', () => {
 
   it('writes again for changes made while a write was in flight', async () => {
     let version = 0;
-    const writer = new DataWriter(dataFile, () => ({ ...state(), teams: [{ id: `v${++version}`, tokenSha256: [], dashboards: [], alerts: [] }] }), { delayMs: 1 });
+    const writer = new DataWriter(
+      dataFile,
+      () => ({ ...state(), teams: [{ id: `v${++version}`, tokenSha256: [], dashboards: [], alerts: [] }] }),
+      { delayMs: 1 },
+    );
     writer.schedule();
     await new Promise((resolve) => setTimeout(resolve, 5));
     writer.schedule();

@@ -2,7 +2,11 @@
  * Create bodies of the current profile's pipes, one valid body per source family and flavour, and
  * an emulator on a clock the test moves: no test of the lifecycle sleeps.
  */
-import { KAFKA_AUTHENTICATIONS_BY_FLAVOUR, type PIPE_FLAVOURS, type PipeFamily } from '../../src/schema/pipe-sources.js';
+import {
+  KAFKA_AUTHENTICATIONS_BY_FLAVOUR,
+  type PIPE_FLAVOURS,
+  type PipeFamily,
+} from '../../src/schema/pipe-sources.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { basic, call, IDS, start, type CallOptions, type CallResult } from './helpers.js';
 
@@ -14,7 +18,16 @@ export const EMPTY_SERVICE = '9c1e2b7e-3a4d-4c5b-8e6f-1a2b3c4d5e02';
 export type Body = Record<string, any>;
 
 /** Secrets the bodies carry; none may ever come back. */
-export const SECRETS = ['kafka-secret', 'aws-secret', 'azure-secret-key', 'gcp-key-file', 'pg-secret', 'mysql-secret', 'mongo-secret', 'bq-key-file'];
+export const SECRETS = [
+  'kafka-secret',
+  'aws-secret',
+  'azure-secret-key',
+  'gcp-key-file',
+  'pg-secret',
+  'mysql-secret',
+  'mongo-secret',
+  'bq-key-file',
+];
 
 const columns = [
   { name: 'id', type: 'String' },
@@ -37,18 +50,49 @@ type KafkaFlavour = (typeof PIPE_FLAVOURS)['kafka'][number];
 /** A kafka block of a flavour, with the first authentication that flavour supports and the credentials it needs. */
 export function kafkaBlock(flavour: KafkaFlavour = 'kafka'): Body {
   const authentication = KAFKA_AUTHENTICATIONS_BY_FLAVOUR[flavour][0];
-  const credentials = flavour === 'azureeventhub' ? { connectionString: 'Endpoint=sb://x/;SharedAccessKey=kafka-secret' } : { username: 'consumer', password: 'kafka-secret' };
-  return { type: flavour, format: 'JSONEachRow', brokers: 'b-1.kafka.internal:9092', topics: 'orders', consumerGroup: 'stacksync', authentication, credentials };
+  const credentials =
+    flavour === 'azureeventhub'
+      ? { connectionString: 'Endpoint=sb://x/;SharedAccessKey=kafka-secret' }
+      : { username: 'consumer', password: 'kafka-secret' };
+  return {
+    type: flavour,
+    format: 'JSONEachRow',
+    brokers: 'b-1.kafka.internal:9092',
+    topics: 'orders',
+    consumerGroup: 'stacksync',
+    authentication,
+    credentials,
+  };
 }
 
 export function objectStorageBlock(flavour: (typeof PIPE_FLAVOURS)['objectStorage'][number] = 's3'): Body {
   if (flavour === 'azureblobstorage') {
-    return { type: flavour, format: 'Parquet', path: 'events/*.parquet', azureContainerName: 'events', authentication: 'CONNECTION_STRING', connectionString: 'AccountName=a;AccountKey=azure-secret-key' };
+    return {
+      type: flavour,
+      format: 'Parquet',
+      path: 'events/*.parquet',
+      azureContainerName: 'events',
+      authentication: 'CONNECTION_STRING',
+      connectionString: 'AccountName=a;AccountKey=azure-secret-key',
+    };
   }
   if (flavour === 'gcs') {
-    return { type: flavour, format: 'CSV', url: 'https://storage.googleapis.com/events/*.csv', authentication: 'SERVICE_ACCOUNT', serviceAccountKey: 'gcp-key-file' };
+    return {
+      type: flavour,
+      format: 'CSV',
+      url: 'https://storage.googleapis.com/events/*.csv',
+      authentication: 'SERVICE_ACCOUNT',
+      serviceAccountKey: 'gcp-key-file',
+    };
   }
-  return { type: flavour, format: 'JSONEachRow', url: 'https://events.s3.amazonaws.com/events/*.json', isContinuous: true, authentication: 'IAM_USER', accessKey: { accessKeyId: 'AKIA1', secretKey: 'aws-secret' } };
+  return {
+    type: flavour,
+    format: 'JSONEachRow',
+    url: 'https://events.s3.amazonaws.com/events/*.json',
+    isContinuous: true,
+    authentication: 'IAM_USER',
+    accessKey: { accessKeyId: 'AKIA1', secretKey: 'aws-secret' },
+  };
 }
 
 export const kinesisBlock = (): Body => ({
@@ -121,7 +165,13 @@ const STREAMING: readonly PipeFamily[] = ['kafka', 'objectStorage', 'kinesis', '
 
 /** A valid create body of a family: streaming and object-storage pipes write to a table, database pipes to a database. */
 export function pipeBody(family: PipeFamily, name: string = `${family}-pipe`, block: Body = BLOCKS[family]()): Body {
-  if (STREAMING.includes(family)) return { name, source: { [family]: block }, destination: streamingDestination(name.replace(/-/g, '_')), fieldMappings };
+  if (STREAMING.includes(family))
+    return {
+      name,
+      source: { [family]: block },
+      destination: streamingDestination(name.replace(/-/g, '_')),
+      fieldMappings,
+    };
   return { name, source: { [family]: block }, destination: { database: 'replica' } };
 }
 
@@ -153,7 +203,10 @@ export type Managed = (method: string, suffix: string, options?: CallOptions) =>
 export async function startCurrent(options: EmulatorOptions = {}, service: string = SERVICE) {
   const { emulator } = await start({ profile: 'current', seed: fixtureSeed(), pipeTransitionMs: 0, ...options });
   const managed: Managed = (method, suffix, callOptions = {}) =>
-    call(emulator.url, method, `/v1/organizations/${ORG}/services/${service}${suffix}`, { auth: basic(), ...callOptions });
+    call(emulator.url, method, `/v1/organizations/${ORG}/services/${service}${suffix}`, {
+      auth: basic(),
+      ...callOptions,
+    });
   return { emulator, managed };
 }
 

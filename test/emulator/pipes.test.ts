@@ -22,7 +22,10 @@ describe('reading pipes', () => {
   it('lists the four seeded pipes as full objects in the success envelope', async () => {
     const response = await managed('GET', '/pipes');
     expect(response.status).toBe(200);
-    expect(response.json).toMatchObject({ status: 200, requestId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) });
+    expect(response.json).toMatchObject({
+      status: 200,
+      requestId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+    });
     const pipes = response.json.result as Record<string, any>[];
     expect(pipes.map((pipe) => [pipe['name'], Object.keys(pipe['source'])[0]])).toEqual([
       ['orders-kafka', 'kafka'],
@@ -33,14 +36,20 @@ describe('reading pipes', () => {
     for (const pipe of pipes) {
       const checked = validateApi('pipe', pipe);
       expect(checked.ok ? '' : JSON.stringify(checked.issues)).toBe('');
-      expect(pipe).toMatchObject({ serviceId: IDS.serviceId, state: 'Running', createdAt: expect.stringMatching(ISO_MS), destination: { columns: expect.any(Array) } });
+      expect(pipe).toMatchObject({
+        serviceId: IDS.serviceId,
+        state: 'Running',
+        createdAt: expect.stringMatching(ISO_MS),
+        destination: { columns: expect.any(Array) },
+      });
       expect(pipe['fieldMappings'].length).toBeGreaterThan(0);
       expect(pipe['settings']).toBeTypeOf('object');
     }
-    expect(pipes[3]!['source'].postgres.tableMappings.map((m: any) => `${m.sourceSchemaName}.${m.sourceTable}→${m.targetTable}`)).toEqual([
-      'public.invoices→invoices',
-      'public.customers→customers',
-    ]);
+    expect(
+      pipes[3]!['source'].postgres.tableMappings.map(
+        (m: any) => `${m.sourceSchemaName}.${m.sourceTable}→${m.targetTable}`,
+      ),
+    ).toEqual(['public.invoices→invoices', 'public.customers→customers']);
   });
 
   it('never returns credentials or access keys', async () => {
@@ -55,7 +64,11 @@ describe('reading pipes', () => {
     const unknown = '7a0e1f2c-9999-4b3a-9c4d-5e6f7a8b9c99';
     const response = await managed('GET', pipePath(unknown));
     expect(response.status).toBe(404);
-    expect(response.json).toEqual({ status: 404, error: `NOT_FOUND: pipe ${unknown} not found`, requestId: expect.any(String) });
+    expect(response.json).toEqual({
+      status: 404,
+      error: `NOT_FOUND: pipe ${unknown} not found`,
+      requestId: expect.any(String),
+    });
   });
 });
 
@@ -63,7 +76,11 @@ describe('PATCH is a merge', () => {
   it('changes only the members sent and keeps the rest', async () => {
     const before = await getPipe(IDS.pipes.kafka);
     const response = await managed('PATCH', pipePath(IDS.pipes.kafka), {
-      body: { name: 'orders-kafka-v2', settings: { engine_max_threads: 16 }, source: { kafka: { iamRole: 'arn:aws:iam::1:role/new' } } },
+      body: {
+        name: 'orders-kafka-v2',
+        settings: { engine_max_threads: 16 },
+        source: { kafka: { iamRole: 'arn:aws:iam::1:role/new' } },
+      },
     });
     expect(response.status).toBe(200);
     const after = response.json.result;
@@ -79,7 +96,10 @@ describe('PATCH is a merge', () => {
   });
 
   it('replaces columns and field mappings together', async () => {
-    const body = { destination: { columns: [{ name: 'id', type: 'String' }] }, fieldMappings: [{ sourceField: 'i', destinationField: 'id' }] };
+    const body = {
+      destination: { columns: [{ name: 'id', type: 'String' }] },
+      fieldMappings: [{ sourceField: 'i', destinationField: 'id' }],
+    };
     const after = (await managed('PATCH', pipePath(IDS.pipes.kinesis), { body })).json.result;
     expect(after.destination.columns).toEqual(body.destination.columns);
     expect(after.destination.table).toBe('clicks');
@@ -96,13 +116,19 @@ describe('PATCH is a merge', () => {
     expect(response.text).not.toContain('accessKey');
     const first = (await secretsOf(IDS.pipes.objectStorage))['objectStorage.accessKey'];
     expect(first).toMatch(/^sha256:/);
-    await managed('PATCH', pipePath(IDS.pipes.objectStorage), { body: { source: { objectStorage: { accessKey: { accessKeyId: 'AKIA1', secretKey: 'rotated' } } } } });
+    await managed('PATCH', pipePath(IDS.pipes.objectStorage), {
+      body: { source: { objectStorage: { accessKey: { accessKeyId: 'AKIA1', secretKey: 'rotated' } } } },
+    });
     expect((await secretsOf(IDS.pipes.objectStorage))['objectStorage.accessKey']).not.toBe(first);
     expect(JSON.stringify(await dump())).not.toContain('super-secret-key');
   });
 
   it('accepts validateSamples beside the kind block without storing it', async () => {
-    const after = (await managed('PATCH', pipePath(IDS.pipes.kinesis), { body: { source: { validateSamples: true, kinesis: { iamRole: 'r' } } } })).json.result;
+    const after = (
+      await managed('PATCH', pipePath(IDS.pipes.kinesis), {
+        body: { source: { validateSamples: true, kinesis: { iamRole: 'r' } } },
+      })
+    ).json.result;
     expect(after.source).toEqual({ kinesis: expect.objectContaining({ iamRole: 'r' }) });
   });
 
@@ -117,37 +143,106 @@ describe('PATCH is a merge', () => {
       },
     };
     const after = (await managed('PATCH', pipePath(IDS.pipes.postgres), { body })).json.result;
-    expect(after.source.postgres.settings).toMatchObject({ pullBatchSize: 5000, syncIntervalSeconds: 60, publicationName: 'stacksync_billing' });
+    expect(after.source.postgres.settings).toMatchObject({
+      pullBatchSize: 5000,
+      syncIntervalSeconds: 60,
+      publicationName: 'stacksync_billing',
+    });
     expect(after.source.postgres.tableMappings.map((m: any) => m.sourceTable)).toEqual(['invoices', 'payments']);
   });
 
   it('a changed mapping takes two PATCHes: remove, then add', async () => {
     const mapping = { sourceSchemaName: 'public', sourceTable: 'invoices', targetTable: 'invoices' };
-    expect((await managed('PATCH', pipePath(IDS.pipes.postgres), { body: { source: { postgres: { tableMappingsToRemove: [mapping] } } } })).status).toBe(200);
-    const added = await managed('PATCH', pipePath(IDS.pipes.postgres), { body: { source: { postgres: { tableMappingsToAdd: [{ ...mapping, targetTable: 'invoices_v2' }] } } } });
+    expect(
+      (
+        await managed('PATCH', pipePath(IDS.pipes.postgres), {
+          body: { source: { postgres: { tableMappingsToRemove: [mapping] } } },
+        })
+      ).status,
+    ).toBe(200);
+    const added = await managed('PATCH', pipePath(IDS.pipes.postgres), {
+      body: { source: { postgres: { tableMappingsToAdd: [{ ...mapping, targetTable: 'invoices_v2' }] } } },
+    });
     expect(added.status).toBe(200);
-    expect(added.json.result.source.postgres.tableMappings.map((m: any) => m.targetTable)).toEqual(['customers', 'invoices_v2']);
+    expect(added.json.result.source.postgres.tableMappings.map((m: any) => m.targetTable)).toEqual([
+      'customers',
+      'invoices_v2',
+    ]);
   });
 });
 
 describe('PATCH rules: 400 naming the member, nothing changes', () => {
-  const remove = (table: string, target = table) => ({ sourceSchemaName: 'public', sourceTable: table, targetTable: target });
+  const remove = (table: string, target = table) => ({
+    sourceSchemaName: 'public',
+    sourceTable: table,
+    targetTable: target,
+  });
   const rows: { name: string; pipe: keyof typeof IDS.pipes; body?: unknown; raw?: string; error: string }[] = [
-    { name: 'field mappings without columns', pipe: 'kafka', body: { fieldMappings: [{ sourceField: 'a', destinationField: 'b' }] }, error: 'BAD_REQUEST: Columns are required if field mappings are provided' },
-    { name: 'setting above its bound', pipe: 'kafka', body: { settings: { engine_max_threads: 65 } }, error: 'BAD_REQUEST: settings.engine_max_threads: must be <= 64' },
-    { name: 'setting below its bound', pipe: 'objectStorage', body: { settings: { object_storage_max_insert_bytes: 1 } }, error: 'BAD_REQUEST: settings.object_storage_max_insert_bytes: must be >= 10485760' },
-    { name: 'setting of the wrong type', pipe: 'kafka', body: { settings: { engine_parallel_view_processing: 'yes' } }, error: 'BAD_REQUEST: settings.engine_parallel_view_processing: must be boolean' },
-    { name: 'unknown setting', pipe: 'kafka', body: { settings: { engine_turbo: 1 } }, error: 'BAD_REQUEST: settings.engine_turbo: is not a known member here' },
-    { name: 'member that cannot be changed', pipe: 'kafka', body: { source: { kafka: { brokers: 'x:9092' } } }, error: 'BAD_REQUEST: source.kafka.brokers: is not a known member here' },
+    {
+      name: 'field mappings without columns',
+      pipe: 'kafka',
+      body: { fieldMappings: [{ sourceField: 'a', destinationField: 'b' }] },
+      error: 'BAD_REQUEST: Columns are required if field mappings are provided',
+    },
+    {
+      name: 'setting above its bound',
+      pipe: 'kafka',
+      body: { settings: { engine_max_threads: 65 } },
+      error: 'BAD_REQUEST: settings.engine_max_threads: must be <= 64',
+    },
+    {
+      name: 'setting below its bound',
+      pipe: 'objectStorage',
+      body: { settings: { object_storage_max_insert_bytes: 1 } },
+      error: 'BAD_REQUEST: settings.object_storage_max_insert_bytes: must be >= 10485760',
+    },
+    {
+      name: 'setting of the wrong type',
+      pipe: 'kafka',
+      body: { settings: { engine_parallel_view_processing: 'yes' } },
+      error: 'BAD_REQUEST: settings.engine_parallel_view_processing: must be boolean',
+    },
+    {
+      name: 'unknown setting',
+      pipe: 'kafka',
+      body: { settings: { engine_turbo: 1 } },
+      error: 'BAD_REQUEST: settings.engine_turbo: is not a known member here',
+    },
+    {
+      name: 'member that cannot be changed',
+      pipe: 'kafka',
+      body: { source: { kafka: { brokers: 'x:9092' } } },
+      error: 'BAD_REQUEST: source.kafka.brokers: is not a known member here',
+    },
     { name: 'name of the wrong type', pipe: 'kafka', body: { name: 42 }, error: 'BAD_REQUEST: name: must be string' },
-    { name: 'column without type', pipe: 'kafka', body: { destination: { columns: [{ name: 'a' }] } }, error: 'BAD_REQUEST: destination.columns[0].type: is required' },
-    { name: 'block of another source kind', pipe: 'kafka', body: { source: { kinesis: { iamRole: 'r' } } }, error: "BAD_REQUEST: source.kinesis: this pipe's source is kafka, not kinesis" },
-    { name: 'two kind blocks', pipe: 'kafka', body: { source: { kafka: { iamRole: 'r' }, kinesis: { iamRole: 'r' } } }, error: 'BAD_REQUEST: source: must hold one source kind, got kafka, kinesis' },
+    {
+      name: 'column without type',
+      pipe: 'kafka',
+      body: { destination: { columns: [{ name: 'a' }] } },
+      error: 'BAD_REQUEST: destination.columns[0].type: is required',
+    },
+    {
+      name: 'block of another source kind',
+      pipe: 'kafka',
+      body: { source: { kinesis: { iamRole: 'r' } } },
+      error: "BAD_REQUEST: source.kinesis: this pipe's source is kafka, not kinesis",
+    },
+    {
+      name: 'two kind blocks',
+      pipe: 'kafka',
+      body: { source: { kafka: { iamRole: 'r' }, kinesis: { iamRole: 'r' } } },
+      error: 'BAD_REQUEST: source: must hold one source kind, got kafka, kinesis',
+    },
     {
       name: 'same table added and removed',
       pipe: 'postgres',
-      body: { source: { postgres: { tableMappingsToAdd: [remove('invoices', 'inv2')], tableMappingsToRemove: [remove('invoices')] } } },
-      error: 'BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: public.invoices is also in tableMappingsToAdd; remove and add in two requests',
+      body: {
+        source: {
+          postgres: { tableMappingsToAdd: [remove('invoices', 'inv2')], tableMappingsToRemove: [remove('invoices')] },
+        },
+      },
+      error:
+        'BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: public.invoices is also in tableMappingsToAdd; remove and add in two requests',
     },
     {
       name: 'removing a mapping that does not exist',
@@ -159,7 +254,8 @@ describe('PATCH rules: 400 naming the member, nothing changes', () => {
       name: 'removing with the wrong target table',
       pipe: 'postgres',
       body: { source: { postgres: { tableMappingsToRemove: [remove('invoices', 'other')] } } },
-      error: 'BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: no table mapping public.invoices → other to remove',
+      error:
+        'BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: no table mapping public.invoices → other to remove',
     },
     {
       name: 'adding a table already mapped',
@@ -170,11 +266,27 @@ describe('PATCH rules: 400 naming the member, nothing changes', () => {
     {
       name: 'valid members beside a rejected mapping change',
       pipe: 'postgres',
-      body: { name: 'renamed', settings: { engine_max_threads: 2 }, source: { postgres: { host: 'new-host', settings: { pullBatchSize: 7 }, tableMappingsToRemove: [remove('ghosts')] } } },
+      body: {
+        name: 'renamed',
+        settings: { engine_max_threads: 2 },
+        source: {
+          postgres: { host: 'new-host', settings: { pullBatchSize: 7 }, tableMappingsToRemove: [remove('ghosts')] },
+        },
+      },
       error: 'BAD_REQUEST: source.postgres.tableMappingsToRemove[0]: no table mapping public.ghosts → ghosts to remove',
     },
-    { name: 'mapping without target table', pipe: 'postgres', body: { source: { postgres: { tableMappingsToAdd: [{ sourceSchemaName: 'public', sourceTable: 't' }] } } }, error: 'BAD_REQUEST: source.postgres.tableMappingsToAdd[0].targetTable: is required' },
-    { name: 'port out of range', pipe: 'postgres', body: { source: { postgres: { port: 70000 } } }, error: 'BAD_REQUEST: source.postgres.port: must be <= 65535' },
+    {
+      name: 'mapping without target table',
+      pipe: 'postgres',
+      body: { source: { postgres: { tableMappingsToAdd: [{ sourceSchemaName: 'public', sourceTable: 't' }] } } },
+      error: 'BAD_REQUEST: source.postgres.tableMappingsToAdd[0].targetTable: is required',
+    },
+    {
+      name: 'port out of range',
+      pipe: 'postgres',
+      body: { source: { postgres: { port: 70000 } } },
+      error: 'BAD_REQUEST: source.postgres.port: must be <= 65535',
+    },
     { name: 'body not JSON', pipe: 'kafka', raw: '{"name": ', error: 'BAD_REQUEST: request body is not valid JSON' },
     { name: 'empty body', pipe: 'kafka', raw: '', error: 'BAD_REQUEST: a JSON request body is required' },
     { name: 'body is an array', pipe: 'kafka', body: [], error: 'BAD_REQUEST: must be object' },
@@ -199,7 +311,9 @@ describe('PATCH rules: 400 naming the member, nothing changes', () => {
 describe('create and delete (served beside PATCH, docs/reference/api-behaviour.md)', () => {
   const newPipe = {
     name: 'new-kinesis',
-    source: { kinesis: { streamName: 's', region: 'us-east-1', accessKey: { accessKeyId: 'AKIA', secretKey: 'hidden-secret' } } },
+    source: {
+      kinesis: { streamName: 's', region: 'us-east-1', accessKey: { accessKeyId: 'AKIA', secretKey: 'hidden-secret' } },
+    },
     destination: { database: 'db', table: 't', columns: [{ name: 'a', type: 'String' }] },
     fieldMappings: [{ sourceField: 'a', destinationField: 'a' }],
   };
@@ -208,7 +322,12 @@ describe('create and delete (served beside PATCH, docs/reference/api-behaviour.m
     const created = await managed('POST', '/pipes', { body: newPipe });
     expect(created.status).toBe(200);
     const pipe = created.json.result;
-    expect(pipe).toMatchObject({ name: 'new-kinesis', serviceId: IDS.serviceId, state: 'Provisioning', source: { kinesis: { streamName: 's', region: 'us-east-1' } } });
+    expect(pipe).toMatchObject({
+      name: 'new-kinesis',
+      serviceId: IDS.serviceId,
+      state: 'Provisioning',
+      source: { kinesis: { streamName: 's', region: 'us-east-1' } },
+    });
     expect(pipe.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4/);
     expect(created.text).not.toContain('hidden-secret');
     expect(validateApi('pipe', pipe).ok).toBe(true);
@@ -219,7 +338,7 @@ describe('create and delete (served beside PATCH, docs/reference/api-behaviour.m
     expect(deleted.json).toMatchObject({ status: 200, result: {} });
     expect((await managed('GET', pipePath(pipe.id))).status).toBe(404);
     expect((await managed('DELETE', pipePath(pipe.id))).status).toBe(404);
-    expect((await secretsOf(pipe.id))).toBeUndefined();
+    expect(await secretsOf(pipe.id)).toBeUndefined();
   });
 
   it('validates the create body', async () => {

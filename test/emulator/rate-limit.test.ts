@@ -47,7 +47,16 @@ describe('RateLimiter with a sliding window', () => {
 
 describe('--rate-limit over HTTP', () => {
   const seed: Seed = {
-    organizations: [{ id: IDS.organizationId, keys: [{ id: IDS.keyId, secret: IDS.keySecret }, { id: 'key-2', secret: 'secret-2' }], services: [{ id: IDS.serviceId }] }],
+    organizations: [
+      {
+        id: IDS.organizationId,
+        keys: [
+          { id: IDS.keyId, secret: IDS.keySecret },
+          { id: 'key-2', secret: 'secret-2' },
+        ],
+        services: [{ id: IDS.serviceId }],
+      },
+    ],
     teams: [{ id: 'team-1', tokens: [IDS.token, 'token-2'] }],
   };
   let emulator: RunningEmulator | undefined;
@@ -66,11 +75,18 @@ describe('--rate-limit over HTTP', () => {
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBe('1');
     expect(throttled.headers.get('x-ratelimit-reset')).toBe('1');
-    expect(throttled.json).toEqual({ status: 429, error: 'TOO_MANY_REQUESTS: rate limit of 2 requests per second exceeded', requestId: expect.any(String) });
+    expect(throttled.json).toEqual({
+      status: 429,
+      error: 'TOO_MANY_REQUESTS: rate limit of 2 requests per second exceeded',
+      requestId: expect.any(String),
+    });
     expect((await list(basic('key-2', 'secret-2'))).status).toBe(200);
 
     const before = (await call(emulator.url, 'GET', '/_emulator/dump')).json;
-    const write = await call(emulator.url, 'POST', `${SERVICE_PATH}/stack/dashboards`, { auth: basic(), body: { name: 'throttled' } });
+    const write = await call(emulator.url, 'POST', `${SERVICE_PATH}/stack/dashboards`, {
+      auth: basic(),
+      body: { name: 'throttled' },
+    });
     expect(write.status).toBe(429);
     expect((await call(emulator.url, 'GET', '/_emulator/dump')).json).toEqual(before);
 
@@ -88,7 +104,9 @@ describe('--rate-limit over HTTP', () => {
     const throttled = await call(emulator.url, 'GET', '/api/v2/alerts', { auth: bearer() });
     expect(throttled.status).toBe(429);
     expect(throttled.text).toBe('Too many requests, please try again later.');
-    expect(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((h) => throttled.headers.get(h))).toEqual(['1', '1', '0', '1']);
+    expect(
+      ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((h) => throttled.headers.get(h)),
+    ).toEqual(['1', '1', '0', '1']);
     // Another token of the same team is another credential.
     expect((await call(emulator.url, 'GET', '/api/v2/alerts', { auth: bearer('token-2') })).status).toBe(200);
   });

@@ -23,7 +23,15 @@ const fileSeed = {
         {
           id: SVC,
           state: 'running',
-          pipes: [{ id: PIPE, name: 'orders', state: 'Paused', source: { kafka: { brokers: 'b:9092', topics: 'orders', credentials: { username: 'u', password: 'p' } } }, destination: { table: 'orders' } }],
+          pipes: [
+            {
+              id: PIPE,
+              name: 'orders',
+              state: 'Paused',
+              source: { kafka: { brokers: 'b:9092', topics: 'orders', credentials: { username: 'u', password: 'p' } } },
+              destination: { table: 'orders' },
+            },
+          ],
           sources: [{ id: '5d0c3b2a-0009-4e5f-8a9b-0c1d2e3f4a09', name: 'app logs', kind: 'log' }],
         },
       ],
@@ -52,9 +60,18 @@ describe('seed files', () => {
     try {
       const base = `/v1/organizations/${ORG}/services/${SVC}`;
       const pipes = (await call(emulator.url, 'GET', `${base}/pipes`, { auth: basic('key-1', 's3cret') })).json.result;
-      expect(pipes).toEqual([expect.objectContaining({ id: PIPE, name: 'orders', state: 'Paused', serviceId: SVC, destination: { table: 'orders' } })]);
+      expect(pipes).toEqual([
+        expect.objectContaining({
+          id: PIPE,
+          name: 'orders',
+          state: 'Paused',
+          serviceId: SVC,
+          destination: { table: 'orders' },
+        }),
+      ]);
       expect(JSON.stringify(pipes)).not.toContain('credentials');
-      const sources = (await call(emulator.url, 'GET', `${base}/stack/sources`, { auth: basic('key-1', 's3cret') })).json.result;
+      const sources = (await call(emulator.url, 'GET', `${base}/stack/sources`, { auth: basic('key-1', 's3cret') }))
+        .json.result;
       expect(sources).toEqual([{ id: '5d0c3b2a-0009-4e5f-8a9b-0c1d2e3f4a09', name: 'app logs', kind: 'log' }]);
     } finally {
       await emulator.close();
@@ -62,9 +79,15 @@ describe('seed files', () => {
   });
 
   it('gives a service without sources one of each kind', async () => {
-    const { emulator } = await start({ seed: { organizations: [{ id: ORG, keys: [{ id: 'k', secret: 's' }], services: [{ id: SVC }] }] } });
+    const { emulator } = await start({
+      seed: { organizations: [{ id: ORG, keys: [{ id: 'k', secret: 's' }], services: [{ id: SVC }] }] },
+    });
     try {
-      const sources = (await call(emulator.url, 'GET', `/v1/organizations/${ORG}/services/${SVC}/stack/sources`, { auth: basic('k', 's') })).json.result;
+      const sources = (
+        await call(emulator.url, 'GET', `/v1/organizations/${ORG}/services/${SVC}/stack/sources`, {
+          auth: basic('k', 's'),
+        })
+      ).json.result;
       expect(sources.map((s: any) => s.kind)).toEqual(['log', 'trace', 'metric', 'session']);
       for (const source of sources) expect(source.id).toMatch(/^[0-9a-f-]{36}$/);
     } finally {
@@ -73,26 +96,96 @@ describe('seed files', () => {
   });
 
   const bad: { name: string; seed: unknown; message: string }[] = [
-    { name: 'organization without keys', seed: { organizations: [{ id: ORG }] }, message: 'organizations[0].keys: is required' },
-    { name: 'organization id not a UUID', seed: { organizations: [{ id: 'org-1', keys: [{ id: 'k', secret: 's' }] }] }, message: 'organizations[0].id: must match format "uuid"' },
-    { name: 'unknown service state', seed: { organizations: [{ id: ORG, keys: [{ id: 'k', secret: 's' }], services: [{ id: SVC, state: 'sleeping' }] }] }, message: 'organizations[0].services[0].state: must be one of running, idle, stopped' },
+    {
+      name: 'organization without keys',
+      seed: { organizations: [{ id: ORG }] },
+      message: 'organizations[0].keys: is required',
+    },
+    {
+      name: 'organization id not a UUID',
+      seed: { organizations: [{ id: 'org-1', keys: [{ id: 'k', secret: 's' }] }] },
+      message: 'organizations[0].id: must match format "uuid"',
+    },
+    {
+      name: 'unknown service state',
+      seed: {
+        organizations: [{ id: ORG, keys: [{ id: 'k', secret: 's' }], services: [{ id: SVC, state: 'sleeping' }] }],
+      },
+      message: 'organizations[0].services[0].state: must be one of running, idle, stopped',
+    },
     {
       name: 'pipe setting out of bounds',
-      seed: { organizations: [{ id: ORG, keys: [{ id: 'k', secret: 's' }], services: [{ id: SVC, pipes: [{ name: 'p', source: { kinesis: {} }, settings: { engine_max_threads: 99 } }] }] }] },
+      seed: {
+        organizations: [
+          {
+            id: ORG,
+            keys: [{ id: 'k', secret: 's' }],
+            services: [
+              { id: SVC, pipes: [{ name: 'p', source: { kinesis: {} }, settings: { engine_max_threads: 99 } }] },
+            ],
+          },
+        ],
+      },
       message: 'organizations[0].services[0].pipes[0].settings.engine_max_threads: must be <= 64',
     },
     {
       name: 'pipe with fieldMappings but no columns',
-      seed: { organizations: [{ id: ORG, keys: [{ id: 'k', secret: 's' }], services: [{ id: SVC, pipes: [{ name: 'p', source: { kinesis: {} }, fieldMappings: [{ sourceField: 'a', destinationField: 'b' }] }] }] }] },
+      seed: {
+        organizations: [
+          {
+            id: ORG,
+            keys: [{ id: 'k', secret: 's' }],
+            services: [
+              {
+                id: SVC,
+                pipes: [
+                  { name: 'p', source: { kinesis: {} }, fieldMappings: [{ sourceField: 'a', destinationField: 'b' }] },
+                ],
+              },
+            ],
+          },
+        ],
+      },
       message: 'Columns are required if field mappings are provided',
     },
     { name: 'team without tokens', seed: { teams: [{ id: 't' }] }, message: 'teams[0].tokens: is required' },
     { name: 'unknown top-level member', seed: { orgs: [] }, message: 'orgs: is not a known member here' },
-    { name: 'duplicate key id', seed: { organizations: [{ id: ORG, keys: [{ id: 'k', secret: 'a' }, { id: 'k', secret: 'b' }] }] }, message: 'key id k is used twice' },
-    { name: 'duplicate token (not echoed)', seed: { teams: [{ id: 'a', tokens: ['same-token'] }, { id: 'b', tokens: ['same-token'] }] }, message: 'a team token is used twice' },
+    {
+      name: 'duplicate key id',
+      seed: {
+        organizations: [
+          {
+            id: ORG,
+            keys: [
+              { id: 'k', secret: 'a' },
+              { id: 'k', secret: 'b' },
+            ],
+          },
+        ],
+      },
+      message: 'key id k is used twice',
+    },
+    {
+      name: 'duplicate token (not echoed)',
+      seed: {
+        teams: [
+          { id: 'a', tokens: ['same-token'] },
+          { id: 'b', tokens: ['same-token'] },
+        ],
+      },
+      message: 'a team token is used twice',
+    },
     {
       name: 'pipe under the wrong service',
-      seed: { organizations: [{ id: ORG, keys: [{ id: 'k', secret: 's' }], services: [{ id: SVC, pipes: [{ name: 'p', serviceId: ORG, source: { kinesis: {} } }] }] }] },
+      seed: {
+        organizations: [
+          {
+            id: ORG,
+            keys: [{ id: 'k', secret: 's' }],
+            services: [{ id: SVC, pipes: [{ name: 'p', serviceId: ORG, source: { kinesis: {} } }] }],
+          },
+        ],
+      },
       message: `pipe p names serviceId ${ORG} but is seeded under service ${SVC}`,
     },
   ];
@@ -104,7 +197,9 @@ describe('seed files', () => {
   });
 
   it('rejects a bad seed passed to startEmulator', async () => {
-    await expect(start({ seed: { teams: [{ id: 't', tokens: [] }] } as Seed })).rejects.toMatchObject({ code: 'E_EMULATOR_DATA' });
+    await expect(start({ seed: { teams: [{ id: 't', tokens: [] }] } as Seed })).rejects.toMatchObject({
+      code: 'E_EMULATOR_DATA',
+    });
   });
 
   it('reports YAML syntax errors and missing files with the file name', () => {

@@ -16,9 +16,15 @@ describe('body limit', () => {
   const oversized = Buffer.alloc(10 * 1024 * 1024 + 1, 0x20);
 
   it('answers 413 past 10 MB on the managed variant', async () => {
-    const response = await call(emulator.url, 'POST', `${SERVICE_PATH}/stack/dashboards`, { auth: basic(), raw: oversized });
+    const response = await call(emulator.url, 'POST', `${SERVICE_PATH}/stack/dashboards`, {
+      auth: basic(),
+      raw: oversized,
+    });
     expect(response.status).toBe(413);
-    expect(response.json).toMatchObject({ status: 413, error: 'PAYLOAD_TOO_LARGE: request body exceeds 10485760 bytes' });
+    expect(response.json).toMatchObject({
+      status: 413,
+      error: 'PAYLOAD_TOO_LARGE: request body exceeds 10485760 bytes',
+    });
   });
 
   it('answers 413 past 10 MB on the self-hosted variant, and the connection stays usable', async () => {
@@ -105,14 +111,19 @@ describe('load', () => {
         case 2:
           return call(emulator.url, 'POST', '/api/v2/dashboards', { auth: bearer(), body: { name: `load-${i}` } });
         default:
-          return call(emulator.url, 'PATCH', `${SERVICE_PATH}/pipes/${IDS.pipes.kinesis}`, { auth: basic(), body: { settings: { streaming_max_insert_wait_ms: 500 + i } } });
+          return call(emulator.url, 'PATCH', `${SERVICE_PATH}/pipes/${IDS.pipes.kinesis}`, {
+            auth: basic(),
+            body: { settings: { streaming_max_insert_wait_ms: 500 + i } },
+          });
       }
     });
     const responses = await Promise.all(requests);
     expect(responses.filter((response) => response.status !== 200)).toEqual([]);
     const after = await stats();
     expect(after).toMatchObject({ total: 1000, writes: 500, throttled: 0 });
-    const created = (await call(emulator.url, 'GET', '/api/v2/dashboards', { auth: bearer() })).json.data as { name: string }[];
+    const created = (await call(emulator.url, 'GET', '/api/v2/dashboards', { auth: bearer() })).json.data as {
+      name: string;
+    }[];
     expect(created.filter((d) => d.name.startsWith('load-'))).toHaveLength(250);
   });
 });
@@ -134,8 +145,18 @@ describe('stats', () => {
       routes: [
         { method: 'GET', route: '(unmatched)', count: 1, statuses: { '404': 1 } },
         { method: 'GET', route: '/api/v2/alerts/{id}', count: 1, statuses: { '404': 1 } },
-        { method: 'GET', route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes', count: 1, statuses: { '200': 1 } },
-        { method: 'PATCH', route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}', count: 2, statuses: { '200': 1, '400': 1 } },
+        {
+          method: 'GET',
+          route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes',
+          count: 1,
+          statuses: { '200': 1 },
+        },
+        {
+          method: 'PATCH',
+          route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}',
+          count: 2,
+          statuses: { '200': 1, '400': 1 },
+        },
       ],
     });
     // The stats endpoints themselves are not counted.
@@ -148,7 +169,8 @@ describe('logs', () => {
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString().split('\n').filter(Boolean))
+          lines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
@@ -161,13 +183,20 @@ describe('logs', () => {
     await logged.close();
     const requests = lines.filter((line) => line['msg'] === 'request');
     expect(requests).toEqual([
-      expect.objectContaining({ level: 20, method: 'PATCH', route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}', status: 200 }),
+      expect.objectContaining({
+        level: 20,
+        method: 'PATCH',
+        route: '/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}',
+        status: 200,
+      }),
       expect.objectContaining({ level: 20, method: 'GET', route: '/api/v2/dashboards', status: 200 }),
     ]);
     const text = JSON.stringify(lines);
     for (const secret of ['log-secret', IDS.keySecret, IDS.token, basic().slice(6)]) expect(text).not.toContain(secret);
     expect(text.toLowerCase()).not.toContain('authorization');
-    expect(lines.map((line) => line['msg'])).toEqual(expect.arrayContaining(['emulator listening', 'emulator stopped']));
+    expect(lines.map((line) => line['msg'])).toEqual(
+      expect.arrayContaining(['emulator listening', 'emulator stopped']),
+    );
   });
 });
 

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { validateApi } from '../../src/kinds/wire.js';
-import { basic, bearer, call, SERVICE_PATH, start, TILE, tileAlert, type CallOptions, type CallResult } from './helpers.js';
+import {
+  basic,
+  bearer,
+  call,
+  SERVICE_PATH,
+  start,
+  TILE,
+  tileAlert,
+  type CallOptions,
+  type CallResult,
+} from './helpers.js';
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -82,12 +92,23 @@ describe.each([managed, selfHosted])('$name stack', (v) => {
 
   describe('dashboards', () => {
     it('POST assigns new ids to the dashboard and every tile, ignoring ids sent', async () => {
-      const dashboard = await createDashboard({ name: 'api', tags: ['prod'], tiles: [tile('a', { id: 'mine' }), tile('b', { asRatio: true })] });
+      const dashboard = await createDashboard({
+        name: 'api',
+        tags: ['prod'],
+        tiles: [tile('a', { id: 'mine' }), tile('b', { asRatio: true })],
+      });
       expect(dashboard.id).toMatch(v.id);
       expect(dashboard.tiles.map((t: any) => t.id)).toEqual([expect.stringMatching(v.id), expect.stringMatching(v.id)]);
       expect(new Set(dashboard.tiles.map((t: any) => t.id)).size).toBe(2);
       expect(dashboard.tiles[0].id).not.toBe('mine');
-      expect(dashboard).toMatchObject({ name: 'api', tags: ['prod'], tiles: [{ name: 'a', x: 0, w: 6 }, { name: 'b', asRatio: true }] });
+      expect(dashboard).toMatchObject({
+        name: 'api',
+        tags: ['prod'],
+        tiles: [
+          { name: 'a', x: 0, w: 6 },
+          { name: 'b', asRatio: true },
+        ],
+      });
       expect(dashboard.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       const checked = validateApi('dashboard', dashboard);
       expect(checked.ok ? '' : JSON.stringify(checked.issues)).toBe('');
@@ -106,14 +127,26 @@ describe.each([managed, selfHosted])('$name stack', (v) => {
     });
 
     it('PUT keeps the ids of tiles sent with their live id, gives others fresh ids, and deletes alerts of removed tiles', async () => {
-      const dashboard = await createDashboard({ name: 'put', tags: ['keep'], tiles: [tile('stay'), tile('go'), tile('renamed')] });
+      const dashboard = await createDashboard({
+        name: 'put',
+        tags: ['keep'],
+        tiles: [tile('stay'), tile('go'), tile('renamed')],
+      });
       const [stay, go, renamed] = dashboard.tiles;
       const watchStay = await createAlert(tileAlert(dashboard.id, stay.id));
       const watchGo = await createAlert(tileAlert(dashboard.id, go.id));
       const watchRenamed = await createAlert(tileAlert(dashboard.id, renamed.id));
 
       const response = await v.request('PUT', `${v.dashboards}/${dashboard.id}`, {
-        body: { name: 'put-2', tiles: [{ ...stay, w: 12 }, { ...renamed, id: undefined, name: 'renamed-2' }, tile('new', { id: 'client-made' }), { ...stay, name: 'dup' }] },
+        body: {
+          name: 'put-2',
+          tiles: [
+            { ...stay, w: 12 },
+            { ...renamed, id: undefined, name: 'renamed-2' },
+            tile('new', { id: 'client-made' }),
+            { ...stay, name: 'dup' },
+          ],
+        },
       });
       expect(response.status).toBe(200);
       const updated = v.unwrap(response);
@@ -132,7 +165,11 @@ describe.each([managed, selfHosted])('$name stack', (v) => {
       expect(remaining).not.toContain(watchGo.id);
       expect(remaining).not.toContain(watchRenamed.id);
 
-      const retagged = v.unwrap(await v.request('PUT', `${v.dashboards}/${dashboard.id}`, { body: { name: 'put-2', tiles: updated.tiles, tags: [] } }));
+      const retagged = v.unwrap(
+        await v.request('PUT', `${v.dashboards}/${dashboard.id}`, {
+          body: { name: 'put-2', tiles: updated.tiles, tags: [] },
+        }),
+      );
       expect(retagged.tags).toEqual([]);
       expect(retagged.tiles.map((t: any) => t.id)).toEqual(ids);
     });
@@ -140,7 +177,10 @@ describe.each([managed, selfHosted])('$name stack', (v) => {
     it('DELETE removes the dashboard and every alert watching it, and answers 200 {} for unknown ids', async () => {
       const dashboard = await createDashboard({ name: 'doomed', tiles: [tile('t1'), tile('t2')] });
       const other = await createDashboard({ name: 'survivor', tiles: [tile('t')] });
-      const doomedAlerts = [await createAlert(tileAlert(dashboard.id, dashboard.tiles[0].id)), await createAlert(tileAlert(dashboard.id, dashboard.tiles[1].id))];
+      const doomedAlerts = [
+        await createAlert(tileAlert(dashboard.id, dashboard.tiles[0].id)),
+        await createAlert(tileAlert(dashboard.id, dashboard.tiles[1].id)),
+      ];
       const kept = await createAlert(tileAlert(other.id, other.tiles[0].id));
       const response = await v.request('DELETE', `${v.dashboards}/${dashboard.id}`);
       expect(response.status).toBe(200);
@@ -161,18 +201,59 @@ describe.each([managed, selfHosted])('$name stack', (v) => {
 
     const invalid: { name: string; method: 'POST' | 'PUT'; body: unknown; message: string }[] = [
       { name: 'name missing', method: 'POST', body: { tiles: [] }, message: 'name: is required' },
-      { name: 'name too long', method: 'POST', body: { name: 'x'.repeat(1025) }, message: 'name: must NOT have more than 1024 characters' },
-      { name: 'tile x out of range', method: 'POST', body: { name: 'a', tiles: [tile('t', { x: 24 })] }, message: 'tiles[0].x: must be <= 23' },
-      { name: 'tile w out of range', method: 'POST', body: { name: 'a', tiles: [tile('t', { w: 0 })] }, message: 'tiles[0].w: must be >= 1' },
-      { name: 'tile y not an integer', method: 'POST', body: { name: 'a', tiles: [tile('t', { y: 1.5 })] }, message: 'tiles[0].y: must be integer' },
-      { name: 'series type unknown', method: 'POST', body: { name: 'a', tiles: [tile('t', { series: [{ type: 'pie' }] })] }, message: 'tiles[0].series[0].type: must be one of time, histogram, search, number, table, markdown' },
-      { name: 'time series without aggFn', method: 'POST', body: { name: 'a', tiles: [tile('t', { series: [{ type: 'time' }] })] }, message: 'tiles[0].series[0].aggFn: is required' },
-      { name: 'too many tags', method: 'POST', body: { name: 'a', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, message: 'tags: must NOT have more than 50 items' },
-      { name: 'tag too long', method: 'POST', body: { name: 'a', tags: ['x'.repeat(33)] }, message: 'tags[0]: must NOT have more than 32 characters' },
+      {
+        name: 'name too long',
+        method: 'POST',
+        body: { name: 'x'.repeat(1025) },
+        message: 'name: must NOT have more than 1024 characters',
+      },
+      {
+        name: 'tile x out of range',
+        method: 'POST',
+        body: { name: 'a', tiles: [tile('t', { x: 24 })] },
+        message: 'tiles[0].x: must be <= 23',
+      },
+      {
+        name: 'tile w out of range',
+        method: 'POST',
+        body: { name: 'a', tiles: [tile('t', { w: 0 })] },
+        message: 'tiles[0].w: must be >= 1',
+      },
+      {
+        name: 'tile y not an integer',
+        method: 'POST',
+        body: { name: 'a', tiles: [tile('t', { y: 1.5 })] },
+        message: 'tiles[0].y: must be integer',
+      },
+      {
+        name: 'series type unknown',
+        method: 'POST',
+        body: { name: 'a', tiles: [tile('t', { series: [{ type: 'pie' }] })] },
+        message: 'tiles[0].series[0].type: must be one of time, histogram, search, number, table, markdown',
+      },
+      {
+        name: 'time series without aggFn',
+        method: 'POST',
+        body: { name: 'a', tiles: [tile('t', { series: [{ type: 'time' }] })] },
+        message: 'tiles[0].series[0].aggFn: is required',
+      },
+      {
+        name: 'too many tags',
+        method: 'POST',
+        body: { name: 'a', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) },
+        message: 'tags: must NOT have more than 50 items',
+      },
+      {
+        name: 'tag too long',
+        method: 'POST',
+        body: { name: 'a', tags: ['x'.repeat(33)] },
+        message: 'tags[0]: must NOT have more than 32 characters',
+      },
       { name: 'PUT without tiles', method: 'PUT', body: { name: 'a' }, message: 'tiles: is required' },
     ];
     it.each(invalid)('400 naming the path: $name', async ({ method, body, message }) => {
-      const target = method === 'POST' ? v.dashboards : `${v.dashboards}/${(await createDashboard({ name: 'target' })).id}`;
+      const target =
+        method === 'POST' ? v.dashboards : `${v.dashboards}/${(await createDashboard({ name: 'target' })).id}`;
       const response = await v.request(method, target, { body });
       expect(response.status).toBe(400);
       expect(v.badRequest(response)).toBe(message);
@@ -216,7 +297,14 @@ describe.each([managed, selfHosted])('$name stack', (v) => {
     });
 
     it('creates a search alert with `savedSearch`', async () => {
-      const alert = await createAlert({ threshold: 3, interval: '1h', thresholdType: 'below', source: 'search', savedSearchId: 'search-1', channel: { type: 'webhook', webhookId: 'w' } });
+      const alert = await createAlert({
+        threshold: 3,
+        interval: '1h',
+        thresholdType: 'below',
+        source: 'search',
+        savedSearchId: 'search-1',
+        channel: { type: 'webhook', webhookId: 'w' },
+      });
       expect(alert).toMatchObject({ source: 'search', savedSearch: 'search-1' });
       expect(alert).not.toHaveProperty('dashboard');
       expect(alert).not.toHaveProperty('savedSearchId');
@@ -232,13 +320,33 @@ describe.each([managed, selfHosted])('$name stack', (v) => {
 
     const invalid: { name: string; change: Record<string, unknown>; message: string }[] = [
       { name: 'threshold not a number', change: { threshold: 'high' }, message: 'threshold: must be number' },
-      { name: 'unknown interval', change: { interval: '2m' }, message: 'interval: must be one of 1m, 5m, 15m, 30m, 1h, 6h, 12h, 1d' },
-      { name: 'unknown thresholdType', change: { thresholdType: 'equal' }, message: 'thresholdType: must be one of above, below' },
+      {
+        name: 'unknown interval',
+        change: { interval: '2m' },
+        message: 'interval: must be one of 1m, 5m, 15m, 30m, 1h, 6h, 12h, 1d',
+      },
+      {
+        name: 'unknown thresholdType',
+        change: { thresholdType: 'equal' },
+        message: 'thresholdType: must be one of above, below',
+      },
       { name: 'unknown source', change: { source: 'log' }, message: 'source: must be one of tile, search' },
-      { name: 'channel type unknown', change: { channel: { type: 'email' } }, message: 'channel.type: must be one of webhook' },
-      { name: 'webhook without id', change: { channel: { type: 'webhook' } }, message: 'channel.webhookId: is required' },
+      {
+        name: 'channel type unknown',
+        change: { channel: { type: 'email' } },
+        message: 'channel.type: must be one of webhook',
+      },
+      {
+        name: 'webhook without id',
+        change: { channel: { type: 'webhook' } },
+        message: 'channel.webhookId: is required',
+      },
       { name: 'tile alert without tileId', change: { tileId: undefined }, message: 'tileId: is required' },
-      { name: 'search alert without savedSearchId', change: { source: 'search' }, message: 'savedSearchId: is required' },
+      {
+        name: 'search alert without savedSearchId',
+        change: { source: 'search' },
+        message: 'savedSearchId: is required',
+      },
       { name: 'threshold missing', change: { threshold: undefined }, message: 'threshold: is required' },
       { name: 'unknown member', change: { severity: 'high' }, message: 'severity: is not a known member here' },
     ];
@@ -257,7 +365,15 @@ describe.each([managed, selfHosted])('$name stack', (v) => {
 
     it('PUT replaces the configuration: absent name, message and groupBy are cleared', async () => {
       const alert = await createAlert(tileAlert(dashboard.id, dashboard.tiles[0].id, { groupBy: 'host' }));
-      const body = { threshold: 9, interval: '15m', thresholdType: 'below', source: 'tile', dashboardId: dashboard.id, tileId: dashboard.tiles[1].id, channel: { type: 'webhook', webhookId: 'h2' } };
+      const body = {
+        threshold: 9,
+        interval: '15m',
+        thresholdType: 'below',
+        source: 'tile',
+        dashboardId: dashboard.id,
+        tileId: dashboard.tiles[1].id,
+        channel: { type: 'webhook', webhookId: 'h2' },
+      };
       const response = await v.request('PUT', `${v.alerts}/${alert.id}`, { body });
       expect(response.status).toBe(200);
       const updated = v.unwrap(response);
@@ -276,7 +392,11 @@ describe.each([managed, selfHosted])('$name stack', (v) => {
         createdAt: alert.createdAt,
         updatedAt: expect.any(String),
       });
-      const notFound = await v.request('PUT', `${v.alerts}/${v.name === 'managed' ? '00000000-0000-4000-8000-000000000000' : 'ffffffffffffffffffffffff'}`, { body });
+      const notFound = await v.request(
+        'PUT',
+        `${v.alerts}/${v.name === 'managed' ? '00000000-0000-4000-8000-000000000000' : 'ffffffffffffffffffffffff'}`,
+        { body },
+      );
       v.expectNotFound(notFound);
       const badTarget = await v.request('PUT', `${v.alerts}/${alert.id}`, { body: { ...body, tileId: 'gone' } });
       expect(v.badRequest(badTarget)).toBe('Tile not found');
@@ -312,7 +432,9 @@ describe('variant differences', () => {
   });
 
   it('the same dashboard id is not visible across variants', async () => {
-    const created = managed.unwrap(await managed.request('POST', managed.dashboards, { body: { name: 'managed-only' } }));
+    const created = managed.unwrap(
+      await managed.request('POST', managed.dashboards, { body: { name: 'managed-only' } }),
+    );
     const listed = selfHosted.unwrap(await selfHosted.request('GET', selfHosted.dashboards)) as { id: string }[];
     expect(listed.map((d) => d.id)).not.toContain(created.id);
   });

@@ -61,7 +61,11 @@ spec:
 `;
 
 const specOf = async (workspace: Workspace, file: string): Promise<Record<string, unknown>> =>
-  (parseDocument(await readFile(join(workspace.dir, 'exported', file), 'utf8')).toJS() as { spec: Record<string, unknown> }).spec;
+  (
+    parseDocument(await readFile(join(workspace.dir, 'exported', file), 'utf8')).toJS() as {
+      spec: Record<string, unknown>;
+    }
+  ).spec;
 
 interface Opened {
   emulator: RunningEmulator;
@@ -123,7 +127,11 @@ describe('export, as docs/export.md describes it, on the current profile', () =>
 
   it('names a search alert its saved search and webhook by name, with source saved_search', async () => {
     const spec = await specOf(opened.workspace, 'alerts/error-burst.yaml');
-    expect(spec).toMatchObject({ source: 'saved_search', savedSearch: 'errors', channel: { type: 'webhook', webhook: 'on-call' } });
+    expect(spec).toMatchObject({
+      source: 'saved_search',
+      savedSearch: 'errors',
+      channel: { type: 'webhook', webhook: 'on-call' },
+    });
     expect(spec).not.toHaveProperty('savedSearchId');
   });
 
@@ -132,7 +140,10 @@ describe('export, as docs/export.md describes it, on the current profile', () =>
     // emulator's current account holds nothing of that kind but the service's predefined roles.
     const skipped = opened.exported.stderr.split('\n').filter((line) => line.includes('skipped'));
     expect(skipped).toHaveLength(3);
-    for (const line of skipped) expect(line).toMatch(/^stacksync: skipped Role "[^"]+" \([0-9a-f]{24}\): a predefined role: the service makes it, and it cannot be changed$/);
+    for (const line of skipped)
+      expect(line).toMatch(
+        /^stacksync: skipped Role "[^"]+" \([0-9a-f]{24}\): a predefined role: the service makes it, and it cannot be changed$/,
+      );
   });
 
   it('shows, without --adopt, what is matched by name as adopt (born pipes, sources, webhooks, alerts) and pipes by pipeId as unchanged', async () => {
@@ -140,7 +151,8 @@ describe('export, as docs/export.md describes it, on the current profile', () =>
     expect(plan.code, describeRun(plan)).toBe(2);
     const { changes, summary } = parseJsonOutput(plan);
     expect(summary).toMatchObject({ create: 0, update: 0, delete: 0, errors: 0 });
-    const actions = (kind: string): string[] => [...new Set(changes.filter((change) => change.kind === kind).map((change) => change.action))].sort();
+    const actions = (kind: string): string[] =>
+      [...new Set(changes.filter((change) => change.kind === kind).map((change) => change.action))].sort();
     expect(actions('Source')).toEqual(['adopt']);
     expect(actions('Webhook')).toEqual(['adopt']);
     expect(actions('Alert')).toEqual(['adopt']);
@@ -152,7 +164,9 @@ describe('export, as docs/export.md describes it, on the current profile', () =>
 describe('export, as docs/export.md describes it, on the seed profile', () => {
   let opened: Opened;
   beforeAll(async () => {
-    opened = await open('seed', { 'alert.yaml': searchAlert('savedSearchId: 65f5e4a3b9e77c001a123456', '{ type: webhook, webhookId: any-id }') });
+    opened = await open('seed', {
+      'alert.yaml': searchAlert('savedSearchId: 65f5e4a3b9e77c001a123456', '{ type: webhook, webhookId: any-id }'),
+    });
   }, 120_000);
   afterAll(async () => {
     await opened?.workspace.dispose();
@@ -164,7 +178,11 @@ describe('export, as docs/export.md describes it, on the seed profile', () => {
     expect(alert?.diff.find((field) => field.path === 'source')).toMatchObject({ after: 'saved_search' });
     expect(opened.exported.code, describeRun(opened.exported)).toBe(0);
     const spec = await specOf(opened.workspace, 'alerts/error-burst.yaml');
-    expect(spec).toMatchObject({ source: 'saved_search', savedSearchId: '65f5e4a3b9e77c001a123456', channel: { type: 'webhook', webhookId: 'any-id' } });
+    expect(spec).toMatchObject({
+      source: 'saved_search',
+      savedSearchId: '65f5e4a3b9e77c001a123456',
+      channel: { type: 'webhook', webhookId: 'any-id' },
+    });
     expect(spec).not.toHaveProperty('savedSearch');
   });
 

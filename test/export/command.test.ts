@@ -26,7 +26,9 @@ async function runExport(args: string[]): Promise<Captured> {
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((captured.stdout += String(chunk)), true));
   vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((captured.stderr += String(chunk)), true));
   try {
-    await buildProgram((code) => (captured.code = code), [exportCommand]).parseAsync(['export', ...args], { from: 'user' });
+    await buildProgram((code) => (captured.code = code), [exportCommand]).parseAsync(['export', ...args], {
+      from: 'user',
+    });
   } finally {
     vi.restoreAllMocks();
   }
@@ -70,42 +72,75 @@ describe('stacksync export (command)', () => {
     const reference = /^# yaml-language-server: \$schema=(.+)$/m.exec(await readFile(file, 'utf8'))?.[1] ?? '';
     expect(reference).not.toMatch(/^[a-z]+:/);
     expect(isAbsolute(reference)).toBe(false);
-    expect(JSON.parse(await readFile(resolve(dirname(file), reference), 'utf8'))).toMatchObject({ title: expect.stringMatching(/dashboard/i) });
+    expect(JSON.parse(await readFile(resolve(dirname(file), reference), 'utf8'))).toMatchObject({
+      title: expect.stringMatching(/dashboard/i),
+    });
   });
 
   it('--kind limits what is written (case-insensitive, repeatable)', async () => {
     const out = join(workspace.dir, 'some');
-    const result = await runExport(['-c', workspace.configPath, '--target', 'local-selfhosted', '--out', out, '--kind', 'dashboard', '--kind', 'Alerts']);
+    const result = await runExport([
+      '-c',
+      workspace.configPath,
+      '--target',
+      'local-selfhosted',
+      '--out',
+      out,
+      '--kind',
+      'dashboard',
+      '--kind',
+      'Alerts',
+    ]);
     expect(result.code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['alerts', 'dashboards']);
   });
 
   it('warns that a self-hosted target has no pipes when asked for them', async () => {
-    const result = await runExport(['-c', workspace.configPath, '--target', 'local-selfhosted', '--out', join(workspace.dir, 'pipes'), '--kind', 'Pipe']);
+    const result = await runExport([
+      '-c',
+      workspace.configPath,
+      '--target',
+      'local-selfhosted',
+      '--out',
+      join(workspace.dir, 'pipes'),
+      '--kind',
+      'Pipe',
+    ]);
     expect(result.stderr).toContain('target local-selfhosted (self-hosted, api profile seed) has no pipes');
     expect(result.stdout).toContain('Exported nothing');
   });
 
   it.each([
-    [['--out', 'x', '--kind', 'Widget'], /must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling/],
+    [
+      ['--out', 'x', '--kind', 'Widget'],
+      /must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling/,
+    ],
     [['--kind', 'Pipe'], /required option '--out <dir>'/],
   ])('rejects bad flags %j', async (args, message) => {
     const result = runExport(['-c', workspace.configPath, ...args]);
-    await expect(result).rejects.toMatchObject({ code: expect.stringMatching(/^commander\./), message: expect.stringMatching(message) });
+    await expect(result).rejects.toMatchObject({
+      code: expect.stringMatching(/^commander\./),
+      message: expect.stringMatching(message),
+    });
     await result.catch(() => undefined);
   });
 
   it('names the configured targets when asked for another', async () => {
-    await expect(runExport(['-c', workspace.configPath, '--target', 'prod', '--out', join(workspace.dir, 'none')])).rejects.toMatchObject({
+    await expect(
+      runExport(['-c', workspace.configPath, '--target', 'prod', '--out', join(workspace.dir, 'none')]),
+    ).rejects.toMatchObject({
       code: 'E_USAGE',
       message: 'target prod is not configured (configured: local, local-selfhosted)',
     });
   });
 
-  it.runIf(commandFactories.includes(exportCommand))('the built CLI: export --adopt, then plan --detailed-exitcode exits 0', async () => {
-    const exported = await workspace.run(['export', '--out', 'manifests', '--adopt']);
-    expect(exported.code, describeRun(exported)).toBe(0);
-    const plan = await workspace.run(['plan', '--detailed-exitcode', '--target', 'local']);
-    expect(plan.code, describeRun(plan)).toBe(0);
-  });
+  it.runIf(commandFactories.includes(exportCommand))(
+    'the built CLI: export --adopt, then plan --detailed-exitcode exits 0',
+    async () => {
+      const exported = await workspace.run(['export', '--out', 'manifests', '--adopt']);
+      expect(exported.code, describeRun(exported)).toBe(0);
+      const plan = await workspace.run(['plan', '--detailed-exitcode', '--target', 'local']);
+      expect(plan.code, describeRun(plan)).toBe(0);
+    },
+  );
 });

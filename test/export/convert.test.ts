@@ -17,9 +17,20 @@ function kafkaPipe(overrides: Partial<LivePipe> = {}): LivePipe {
     state: 'Running',
     source: {
       kind: 'kafka',
-      block: { brokers: 'b-1:9092', topics: 'orders', iamRole: 'arn:aws:iam::1:role/x', reversePrivateEndpointIds: [], offset: { timestamp: '2026-01-01T00:00' } },
+      block: {
+        brokers: 'b-1:9092',
+        topics: 'orders',
+        iamRole: 'arn:aws:iam::1:role/x',
+        reversePrivateEndpointIds: [],
+        offset: { timestamp: '2026-01-01T00:00' },
+      },
     },
-    destination: { database: 'default', table: 'orders', managedTable: true, columns: [{ name: 'order_id', type: 'String' }] },
+    destination: {
+      database: 'default',
+      table: 'orders',
+      managedTable: true,
+      columns: [{ name: 'order_id', type: 'String' }],
+    },
     fieldMappings: [{ sourceField: 'id', destinationField: 'order_id' }],
     settings: { streaming_max_insert_wait_ms: 5000, engine_parallel_view_processing: false },
     ...overrides,
@@ -61,7 +72,18 @@ function tileAlert(id: string, name: string | undefined, dashboardId: string, ti
 }
 
 function live(partial: Partial<LiveState>): LiveState {
-  return { pipes: [], pipeCdcScaling: [], connections: [], sources: [], savedSearches: [], webhooks: [], roles: [], dashboards: [], alerts: [], ...partial };
+  return {
+    pipes: [],
+    pipeCdcScaling: [],
+    connections: [],
+    sources: [],
+    savedSearches: [],
+    webhooks: [],
+    roles: [],
+    dashboards: [],
+    alerts: [],
+    ...partial,
+  };
 }
 
 describe('metadata names', () => {
@@ -103,7 +125,15 @@ describe('metadata names', () => {
 
   it('suffixes stay within the length limit', () => {
     const long = 'y'.repeat(130);
-    const keys = [...assignKeys([{ id: '1', name: long }, { id: '2', name: long }], 'alert').values()];
+    const keys = [
+      ...assignKeys(
+        [
+          { id: '1', name: long },
+          { id: '2', name: long },
+        ],
+        'alert',
+      ).values(),
+    ];
     expect(keys).toEqual(['y'.repeat(128), `${'y'.repeat(126)}-2`]);
   });
 
@@ -136,7 +166,10 @@ describe('pickBySchema', () => {
 
 describe('exportLiveState', () => {
   it('writes a pipe with only the members Update pipe can change, and a credential placeholder', () => {
-    const { manifests, skipped } = exportLiveState(live({ pipes: [kafkaPipe()] }), { target: 'prod', setTarget: false });
+    const { manifests, skipped } = exportLiveState(live({ pipes: [kafkaPipe()] }), {
+      target: 'prod',
+      setTarget: false,
+    });
     expect(skipped).toEqual([]);
     const [pipe] = manifests;
     expect(pipe?.key).toBe('orders-kafka');
@@ -156,7 +189,10 @@ describe('exportLiveState', () => {
     expect(pipe?.credentials).toEqual({
       path: 'spec.source.kafka',
       member: 'credentials',
-      fields: { username: { fromEnv: 'PIPE_ORDERS_KAFKA_USERNAME' }, password: { fromEnv: 'PIPE_ORDERS_KAFKA_PASSWORD' } },
+      fields: {
+        username: { fromEnv: 'PIPE_ORDERS_KAFKA_USERNAME' },
+        password: { fromEnv: 'PIPE_ORDERS_KAFKA_PASSWORD' },
+      },
     });
   });
 
@@ -176,7 +212,15 @@ describe('exportLiveState', () => {
           port: 5432,
           database: 'billing',
           settings: { syncIntervalSeconds: 60, publicationName: 'pub' },
-          tableMappings: [{ sourceSchemaName: 'public', sourceTable: 'a', targetTable: 'a', excludedColumns: [], useCustomSortingKey: false }],
+          tableMappings: [
+            {
+              sourceSchemaName: 'public',
+              sourceTable: 'a',
+              targetTable: 'a',
+              excludedColumns: [],
+              useCustomSortingKey: false,
+            },
+          ],
         },
       },
     });
@@ -197,7 +241,12 @@ describe('exportLiveState', () => {
   it('refers to dashboards and tiles by name and sets metadata.target off the default target', () => {
     const result = exportLiveState(
       live({
-        dashboards: [dashboard('d1', 'API Latency', [['t1', 'p99'], ['t2', 'errors']])],
+        dashboards: [
+          dashboard('d1', 'API Latency', [
+            ['t1', 'p99'],
+            ['t2', 'errors'],
+          ]),
+        ],
         alerts: [tileAlert('a1', 'API slow', 'd1', 't2')],
       }),
       { target: 'staging', setTarget: true },
@@ -235,9 +284,19 @@ describe('exportLiveState', () => {
 
   it.each([
     ['a tile without a name', [['t1', '']] as [string, string][], /has no name/],
-    ['two tiles with one name', [['t1', 'x'], ['t2', 'x']] as [string, string][], /two tiles are named "x"/],
+    [
+      'two tiles with one name',
+      [
+        ['t1', 'x'],
+        ['t2', 'x'],
+      ] as [string, string][],
+      /two tiles are named "x"/,
+    ],
   ])('skips a dashboard with %s, and the alerts watching it', (_what, tiles, reason) => {
-    const state = live({ dashboards: [dashboard('d1', 'Broken', tiles)], alerts: [tileAlert('a1', 'On broken', 'd1', 't1')] });
+    const state = live({
+      dashboards: [dashboard('d1', 'Broken', tiles)],
+      alerts: [tileAlert('a1', 'On broken', 'd1', 't1')],
+    });
     const result = exportLiveState(state, { target: 'prod', setTarget: false });
     expect(result.manifests).toEqual([]);
     expect(result.skipped.map((item) => [item.kind, item.id])).toEqual([
@@ -251,17 +310,32 @@ describe('exportLiveState', () => {
     ['no name', tileAlert('a1', undefined, 'd1', 't1'), /has no name/],
     ['a missing dashboard', tileAlert('a1', 'x', 'gone', 't1'), /does not exist/],
     ['a missing tile', tileAlert('a1', 'x', 'd1', 'gone'), /tile gone, which is not on dashboard d1/],
-    ['an interval the manifest schema does not know', { ...tileAlert('a1', 'x', 'd1', 't1'), interval: '2m' }, /interval.*must be one of/],
-    ['a search alert without a saved search', { ...tileAlert('a1', 'x', 'd1', 't1'), source: 'search' as const }, /savedSearchId/],
+    [
+      'an interval the manifest schema does not know',
+      { ...tileAlert('a1', 'x', 'd1', 't1'), interval: '2m' },
+      /interval.*must be one of/,
+    ],
+    [
+      'a search alert without a saved search',
+      { ...tileAlert('a1', 'x', 'd1', 't1'), source: 'search' as const },
+      /savedSearchId/,
+    ],
   ])('skips an alert with %s and says why', (_what, alert, reason) => {
-    const result = exportLiveState(live({ dashboards: [dashboard('d1', 'D')], alerts: [alert] }), { target: 'prod', setTarget: false });
+    const result = exportLiveState(live({ dashboards: [dashboard('d1', 'D')], alerts: [alert] }), {
+      target: 'prod',
+      setTarget: false,
+    });
     expect(result.manifests.map((manifest) => manifest.kind)).toEqual(['Dashboard']);
     expect(result.skipped).toHaveLength(1);
     expect(result.skipped[0]?.reason).toMatch(reason);
   });
 
   it('skips a live saved search without a source with one sentence that says what is missing and what to do', () => {
-    const search = { id: '66f0000000000000000d0001', name: 'errors', members: { name: 'errors', where: 'level:error', whereLanguage: 'lucene' } };
+    const search = {
+      id: '66f0000000000000000d0001',
+      name: 'errors',
+      members: { name: 'errors', where: 'level:error', whereLanguage: 'lucene' },
+    };
     const result = exportLiveState(live({ savedSearches: [search] }), { target: 'prod', setTarget: false });
     expect(result.manifests).toEqual([]);
     expect(result.skipped).toEqual([
@@ -269,17 +343,27 @@ describe('exportLiveState', () => {
         kind: 'SavedSearch',
         id: '66f0000000000000000d0001',
         name: 'errors',
-        reason: 'it has no source or sourceId, which a SavedSearch manifest needs: give it one in the console, then export again',
+        reason:
+          'it has no source or sourceId, which a SavedSearch manifest needs: give it one in the console, then export again',
       },
     ]);
   });
 
   it('exports a search alert with its saved search id, spelled saved_search as the manifests document (the seed answers search)', () => {
-    const alert: LiveAlert = { ...tileAlert('a1', 'Payments', 'x', 'y'), source: 'search', savedSearchId: '65f5e4a3b9e77c001a123456', groupBy: 'provider' };
+    const alert: LiveAlert = {
+      ...tileAlert('a1', 'Payments', 'x', 'y'),
+      source: 'search',
+      savedSearchId: '65f5e4a3b9e77c001a123456',
+      groupBy: 'provider',
+    };
     delete alert.dashboardId;
     delete alert.tileId;
     const [manifest] = exportLiveState(live({ alerts: [alert] }), { target: 'prod', setTarget: false }).manifests;
-    expect(manifest?.document.spec).toMatchObject({ source: 'saved_search', savedSearchId: '65f5e4a3b9e77c001a123456', groupBy: 'provider' });
+    expect(manifest?.document.spec).toMatchObject({
+      source: 'saved_search',
+      savedSearchId: '65f5e4a3b9e77c001a123456',
+      groupBy: 'provider',
+    });
     expect(manifest?.document.spec).not.toHaveProperty('dashboard');
   });
 
@@ -288,7 +372,11 @@ describe('exportLiveState', () => {
       dashboards: [dashboard('d0', 'Same'), dashboard('d9', 'Same')],
       alerts: [tileAlert('a1', 'Twin', 'd9', 't1'), tileAlert('a2', 'Twin', 'd9', 't1')],
     });
-    const result = exportLiveState(state, { target: 'prod', setTarget: false, owned: { Alert: new Map([['a2', 'twin-alert']]) } });
+    const result = exportLiveState(state, {
+      target: 'prod',
+      setTarget: false,
+      owned: { Alert: new Map([['a2', 'twin-alert']]) },
+    });
     expect(result.manifests.map((manifest) => [manifest.kind, manifest.id, manifest.key])).toEqual([
       ['Dashboard', 'd9', 'same'],
       ['Alert', 'a2', 'twin-alert'],
@@ -307,7 +395,12 @@ describe('exportLiveState', () => {
       alerts: [tileAlert('a1', 'On zeta', 'd2', 't1')],
     });
     const result = exportLiveState(state, { target: 'prod', setTarget: false });
-    expect(result.manifests.map((manifest) => `${manifest.kind}/${manifest.key}`)).toEqual(['Pipe/orders-kafka', 'Dashboard/alpha', 'Dashboard/zeta', 'Alert/on-zeta']);
+    expect(result.manifests.map((manifest) => `${manifest.kind}/${manifest.key}`)).toEqual([
+      'Pipe/orders-kafka',
+      'Dashboard/alpha',
+      'Dashboard/zeta',
+      'Alert/on-zeta',
+    ]);
   });
 });
 
@@ -327,7 +420,10 @@ describe('renderManifest', () => {
     const board = dashboard('d1', 'Notes');
     const tile = board.tiles[0];
     if (!tile) throw new Error('no tile');
-    tile.series = [{ type: 'markdown', content: 'line one\n**line two**\n' }, { type: 'time', aggFn: 'count', where: `service:api ${'x'.repeat(200)}` }];
+    tile.series = [
+      { type: 'markdown', content: 'line one\n**line two**\n' },
+      { type: 'time', aggFn: 'count', where: `service:api ${'x'.repeat(200)}` },
+    ];
     const [manifest] = exportLiveState(live({ dashboards: [board] }), { target: 'prod', setTarget: false }).manifests;
     if (!manifest) throw new Error('no manifest');
     const text = renderManifest(manifest, { schemaRef: 'x', target: 'prod' });

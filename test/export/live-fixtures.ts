@@ -13,7 +13,12 @@ interface Created {
 
 const MANAGED_STACK = `/v1/organizations/${DEFAULT_SEED_IDS.organizationId}/services/${DEFAULT_SEED_IDS.serviceId}/stack`;
 
-async function post(url: string, target: TargetName, collection: 'dashboards' | 'alerts', body: unknown): Promise<Created> {
+async function post(
+  url: string,
+  target: TargetName,
+  collection: 'dashboards' | 'alerts',
+  body: unknown,
+): Promise<Created> {
   const base = target === 'local' ? `${url}${MANAGED_STACK}` : `${url}/api/v2`;
   const authorization =
     target === 'local'
@@ -41,12 +46,23 @@ function tileId(dashboard: Created, name: string): string {
 const webhook = (id: string) => ({ type: 'webhook', webhookId: id });
 
 /** Two dashboards (one with a markdown tile and a ratio tile), two tile alerts, one search alert. */
-export async function populate(url: string, target: TargetName, prefix = ''): Promise<{ dashboards: number; alerts: number }> {
+export async function populate(
+  url: string,
+  target: TargetName,
+  prefix = '',
+): Promise<{ dashboards: number; alerts: number }> {
   const api = await post(url, target, 'dashboards', {
     name: `${prefix}API Latency`,
     tags: ['api', 'slo'],
     tiles: [
-      { name: 'p99', x: 0, y: 0, w: 12, h: 4, series: [{ type: 'time', dataSource: 'events', aggFn: 'quantile', field: 'duration_ms', where: 'service:api' }] },
+      {
+        name: 'p99',
+        x: 0,
+        y: 0,
+        w: 12,
+        h: 4,
+        series: [{ type: 'time', dataSource: 'events', aggFn: 'quantile', field: 'duration_ms', where: 'service:api' }],
+      },
       {
         name: 'Error rate',
         x: 12,
@@ -59,14 +75,35 @@ export async function populate(url: string, target: TargetName, prefix = ''): Pr
           { type: 'time', dataSource: 'events', aggFn: 'count', where: 'service:api' },
         ],
       },
-      { name: 'notes', x: 0, y: 4, w: 24, h: 2, series: [{ type: 'markdown', content: 'Runbook:\n- check **p99**\n- then errors\n' }] },
+      {
+        name: 'notes',
+        x: 0,
+        y: 4,
+        w: 24,
+        h: 2,
+        series: [{ type: 'markdown', content: 'Runbook:\n- check **p99**\n- then errors\n' }],
+      },
     ],
   });
   const orders = await post(url, target, 'dashboards', {
     name: `${prefix}Orders (EU)`,
     tiles: [
-      { name: 'orders/min', x: 0, y: 0, w: 16, h: 4, series: [{ type: 'time', dataSource: 'events', aggFn: 'count', groupBy: ['country'] }] },
-      { name: 'revenue', x: 16, y: 0, w: 8, h: 4, series: [{ type: 'number', dataSource: 'metrics', aggFn: 'sum', field: 'order_amount' }] },
+      {
+        name: 'orders/min',
+        x: 0,
+        y: 0,
+        w: 16,
+        h: 4,
+        series: [{ type: 'time', dataSource: 'events', aggFn: 'count', groupBy: ['country'] }],
+      },
+      {
+        name: 'revenue',
+        x: 16,
+        y: 0,
+        w: 8,
+        h: 4,
+        series: [{ type: 'number', dataSource: 'metrics', aggFn: 'sum', field: 'order_amount' }],
+      },
     ],
   });
   await post(url, target, 'alerts', {
@@ -105,5 +142,8 @@ export async function populate(url: string, target: TargetName, prefix = ''): Pr
 
 /** A second dashboard with the same API name, as a console allows: keys get a suffix. */
 export async function populateDuplicate(url: string, target: TargetName, name: string): Promise<void> {
-  await post(url, target, 'dashboards', { name, tiles: [{ name: 'main', x: 0, y: 0, w: 6, h: 2, series: [{ type: 'number', aggFn: 'count' }] }] });
+  await post(url, target, 'dashboards', {
+    name,
+    tiles: [{ name: 'main', x: 0, y: 0, w: 6, h: 2, series: [{ type: 'number', aggFn: 'count' }] }],
+  });
 }

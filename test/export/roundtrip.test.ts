@@ -11,20 +11,33 @@ import { parse } from 'yaml';
 import { exportTarget, type ExportOutcome } from '../../src/cli/export.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { describeRun, liveTarget, parseJsonOutput, readState } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 import { populate, populateDuplicate, type TargetName } from './live-fixtures.js';
 
 const FAST = { requests: 1000, perSeconds: 1, concurrency: 4 };
 const SEEDED_PIPES = 4;
 
-async function exportInto(workspace: Workspace, target: TargetName, extra: { adopt?: boolean } = {}): Promise<ExportOutcome> {
+async function exportInto(
+  workspace: Workspace,
+  target: TargetName,
+  extra: { adopt?: boolean } = {},
+): Promise<ExportOutcome> {
   const sink = { stdout: () => undefined, stderr: () => undefined, env: workspace.env };
   return exportTarget({ config: workspace.configPath, target, out: workspace.manifestsDir, ...extra }, sink);
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
 }
 
 describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then plan (%s)', (target) => {
@@ -47,7 +60,13 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
   });
 
   it('writes one file per resource, named after the API names, and skips a same-named twin', async () => {
-    expect(outcome.skipped).toMatchObject([{ kind: 'Dashboard', name: 'API Latency', reason: expect.stringMatching(/2 live resources are named "API Latency"/) }]);
+    expect(outcome.skipped).toMatchObject([
+      {
+        kind: 'Dashboard',
+        name: 'API Latency',
+        reason: expect.stringMatching(/2 live resources are named "API Latency"/),
+      },
+    ]);
     const files = await filesUnder(workspace.manifestsDir);
     const expected = [
       'alerts/api-p99-above-500-ms.yaml',
@@ -55,7 +74,14 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
       'alerts/payment-failures.yaml',
       'dashboards/api-latency.yaml',
       'dashboards/orders-eu.yaml',
-      ...(target === 'local' ? ['pipes/billing-postgres.yaml', 'pipes/clicks-kinesis.yaml', 'pipes/events-s3.yaml', 'pipes/orders-kafka.yaml'] : []),
+      ...(target === 'local'
+        ? [
+            'pipes/billing-postgres.yaml',
+            'pipes/clicks-kinesis.yaml',
+            'pipes/events-s3.yaml',
+            'pipes/orders-kafka.yaml',
+          ]
+        : []),
     ].sort();
     expect(files).toEqual(expected);
     expect(outcome.files).toHaveLength(5 + pipes);
@@ -64,9 +90,21 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
   it('plan on the export has nothing to change, and shows the same-named twin it did not export as a conflict', async () => {
     await resetEmulatorStats(emulator.url);
     const json = parseJsonOutput(await workspace.run(['plan', '--output', 'json', '--target', target]));
-    expect(json.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 5 + pipes, errors: 1 });
+    expect(json.summary).toEqual({
+      create: 0,
+      update: 0,
+      replace: 0,
+      delete: 0,
+      adopt: 0,
+      orphan: 0,
+      suspended: 0,
+      unchanged: 5 + pipes,
+      errors: 1,
+    });
     // The twin of the adopted "API Latency" is never hidden behind an "all well" (issue 15).
-    expect(json.changes.filter((change) => change.action !== 'unchanged')).toMatchObject([{ kind: 'Dashboard', action: 'error', code: 'E_CONFLICT', name: expect.stringMatching(/^api-latency \(twin /) }]);
+    expect(json.changes.filter((change) => change.action !== 'unchanged')).toMatchObject([
+      { kind: 'Dashboard', action: 'error', code: 'E_CONFLICT', name: expect.stringMatching(/^api-latency \(twin /) },
+    ]);
     const result = await workspace.run(['plan', '--detailed-exitcode', '--target', target]);
     expect(result.code, describeRun(result)).toBe(1);
     expect(result.stdout).toContain('a second live Dashboard named "API Latency"');
@@ -74,26 +112,39 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
   });
 
   it('metadata.target is written only off the default target', async () => {
-    const doc = parse(await readFile(join(workspace.manifestsDir, 'dashboards', 'orders-eu.yaml'), 'utf8')) as { metadata: Record<string, unknown> };
-    expect(doc.metadata).toEqual(target === 'local' ? { name: 'orders-eu' } : { name: 'orders-eu', target: 'local-selfhosted' });
+    const doc = parse(await readFile(join(workspace.manifestsDir, 'dashboards', 'orders-eu.yaml'), 'utf8')) as {
+      metadata: Record<string, unknown>;
+    };
+    expect(doc.metadata).toEqual(
+      target === 'local' ? { name: 'orders-eu' } : { name: 'orders-eu', target: 'local-selfhosted' },
+    );
   });
 
   it('records every exported resource in the inventory', async () => {
     const state = await readState(workspace.statePath);
     const inventory = state.targets[target]?.inventory;
     expect(Object.keys(inventory?.Dashboard ?? {}).sort()).toEqual(['api-latency', 'orders-eu']);
-    expect(Object.keys(inventory?.Alert ?? {}).sort()).toEqual(['api-p99-above-500-ms', 'no-orders', 'payment-failures']);
+    expect(Object.keys(inventory?.Alert ?? {}).sort()).toEqual([
+      'api-p99-above-500-ms',
+      'no-orders',
+      'payment-failures',
+    ]);
     expect(Object.keys(inventory?.Pipe ?? {})).toHaveLength(pipes);
   });
 
   it('refuses to overwrite the files on a second export, and replaces them with --force', async () => {
-    await expect(exportInto(workspace, target)).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringMatching(/--force/) });
+    await expect(exportInto(workspace, target)).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringMatching(/--force/),
+    });
     const again = await exportTarget(
       { config: workspace.configPath, target, out: workspace.manifestsDir, force: true },
       { stdout: () => undefined, stderr: () => undefined, env: workspace.env },
     );
     // The inventory's keys win, so a re-export names everything the same.
-    expect(again.files.map((file) => file.relativePath).sort()).toEqual(outcome.files.map((file) => file.relativePath).sort());
+    expect(again.files.map((file) => file.relativePath).sort()).toEqual(
+      outcome.files.map((file) => file.relativePath).sort(),
+    );
   });
 
   it('owns what it adopted: a removed manifest is pruned (and the twin, which it does not own, is not)', async () => {
@@ -101,7 +152,11 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export --adopt, then p
     const result = await workspace.run(['apply', '--prune', '--force', '--target', target, '--output', 'json']);
     // 1: the twin conflict is still there; everything else applied.
     expect(result.code, describeRun(result)).toBe(1);
-    expect(parseJsonOutput(result).changes.filter((change) => change.result !== 'ok').map((change) => change.code)).toEqual(['E_CONFLICT']);
+    expect(
+      parseJsonOutput(result)
+        .changes.filter((change) => change.result !== 'ok')
+        .map((change) => change.code),
+    ).toEqual(['E_CONFLICT']);
     const live = await liveTarget(emulator.url, target);
     expect(live.alerts.map((alert) => alert.name).sort()).toEqual(['API p99 above 500 ms', 'Payment failures']);
     expect(live.dashboards.filter((dashboard) => dashboard.name === 'API Latency')).toHaveLength(2);
@@ -121,7 +176,9 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export without --adopt
     await populate(emulator.url, target);
     workspace = await createWorkspace(emulator.url, { rateLimit: FAST });
     const outcome = await exportInto(workspace, target);
-    bornPipes = outcome.files.filter((file) => file.manifest.kind === 'Pipe' && !file.text.includes('pipeId:')).map((file) => file.manifest.key);
+    bornPipes = outcome.files
+      .filter((file) => file.manifest.kind === 'Pipe' && !file.text.includes('pipeId:'))
+      .map((file) => file.manifest.key);
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -144,7 +201,11 @@ describe.each<TargetName>(['local', 'local-selfhosted'])('export without --adopt
     await resetEmulatorStats(emulator.url);
     await workspace.run(['apply', '--prune', '--force', '--target', target]);
     const live = await liveTarget(emulator.url, target);
-    expect(live.alerts.map((alert) => alert.name).sort()).toEqual(['API p99 above 500 ms', 'No orders', 'Payment failures']);
+    expect(live.alerts.map((alert) => alert.name).sort()).toEqual([
+      'API p99 above 500 ms',
+      'No orders',
+      'Payment failures',
+    ]);
     const deletes = (await emulatorStats(emulator.url)).routes.filter((route) => route.method === 'DELETE');
     expect(deletes).toEqual([]);
   });

@@ -23,7 +23,17 @@ describe('secret vars in exported values', () => {
   });
 
   it('walks lists and mappings, and leaves other values alone', () => {
-    const spec = { tiles: [{ series: [{ where: 'token:tok"en\\/ö-7f3e', limit: 5 }] }], tags: ['tok"en'], on: true, none: null };
-    expect(withVariables(spec, SECRETS)).toEqual({ tiles: [{ series: [{ where: 'token:${TILE_TOKEN}', limit: 5 }] }], tags: ['${SHORT}'], on: true, none: null });
+    const spec = {
+      tiles: [{ series: [{ where: 'token:tok"en\\/ö-7f3e', limit: 5 }] }],
+      tags: ['tok"en'],
+      on: true,
+      none: null,
+    };
+    expect(withVariables(spec, SECRETS)).toEqual({
+      tiles: [{ series: [{ where: 'token:${TILE_TOKEN}', limit: 5 }] }],
+      tags: ['${SHORT}'],
+      on: true,
+      none: null,
+    });
   });
 });

@@ -40,8 +40,20 @@ describe(`daemon under API faults (${FAULTS})`, () => {
   beforeAll(async () => {
     emulator = await startTestEmulator({ faults: FAULTS, random: seededRandom(8) });
     workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
-    fleets.set('local', generateFleet({ target: 'local', prefix: 'mf', dashboards: 10, tilesPerDashboard: 2, alertsPerDashboard: 2 }));
-    fleets.set('local-selfhosted', generateFleet({ target: 'local-selfhosted', prefix: 'sf', dashboards: 10, tilesPerDashboard: 2, alertsPerDashboard: 2 }));
+    fleets.set(
+      'local',
+      generateFleet({ target: 'local', prefix: 'mf', dashboards: 10, tilesPerDashboard: 2, alertsPerDashboard: 2 }),
+    );
+    fleets.set(
+      'local-selfhosted',
+      generateFleet({
+        target: 'local-selfhosted',
+        prefix: 'sf',
+        dashboards: 10,
+        tilesPerDashboard: 2,
+        alertsPerDashboard: 2,
+      }),
+    );
     for (const fleet of fleets.values()) await writeFiles(workspace, fleet.files);
     daemon = await startDaemon(workspace, ['--log-level', 'warn']);
   }, 60_000);
@@ -52,17 +64,26 @@ describe(`daemon under API faults (${FAULTS})`, () => {
   });
 
   it('converges: every resource in sync, no duplicate, nothing missing', async () => {
-    await waitUntil(async () => {
-      const status = JSON.parse((await daemon.get('/status')).text) as { targets?: Record<string, TargetStatus> };
-      return [...fleets.keys()].every((target) => {
-        const resources = status.targets?.[target]?.resources ?? [];
-        const fleet = fleets.get(target);
-        const want = (fleet?.dashboards.length ?? 0) + (fleet?.alerts.length ?? 0);
-        return status.targets?.[target]?.lastResult === 'success' && resources.length === want && resources.every((r) => r.status === 'in_sync');
-      });
-    }, 90_000, 250);
+    await waitUntil(
+      async () => {
+        const status = JSON.parse((await daemon.get('/status')).text) as { targets?: Record<string, TargetStatus> };
+        return [...fleets.keys()].every((target) => {
+          const resources = status.targets?.[target]?.resources ?? [];
+          const fleet = fleets.get(target);
+          const want = (fleet?.dashboards.length ?? 0) + (fleet?.alerts.length ?? 0);
+          return (
+            status.targets?.[target]?.lastResult === 'success' &&
+            resources.length === want &&
+            resources.every((r) => r.status === 'in_sync')
+          );
+        });
+      },
+      90_000,
+      250,
+    );
     const data = await dump(emulator.url);
-    for (const [target, fleet] of fleets) expectExactly(liveOf(data, target), { dashboards: fleet.dashboardNames, alerts: fleet.alertNames });
+    for (const [target, fleet] of fleets)
+      expectExactly(liveOf(data, target), { dashboards: fleet.dashboardNames, alerts: fleet.alertNames });
   }, 100_000);
 
   it('counts every failed response and cut connection under its route, and the retries by reason', async () => {
@@ -74,7 +95,10 @@ describe(`daemon under API faults (${FAULTS})`, () => {
     for (const route of stats.routes) {
       for (const [status, count] of Object.entries(route.statuses)) {
         const code = status === 'reset' ? 'error' : status;
-        expect(metricSum(metrics, 'stacksync_api_requests_total', { method: route.method, route: route.route, code }), `${route.method} ${route.route} ${status}`).toBe(count);
+        expect(
+          metricSum(metrics, 'stacksync_api_requests_total', { method: route.method, route: route.route, code }),
+          `${route.method} ${route.route} ${status}`,
+        ).toBe(count);
         if (!(status in seen)) continue;
         seen[status as keyof typeof seen] += count;
         if (route.method === 'GET') onReads[status as keyof typeof seen] += count;
@@ -92,7 +116,10 @@ describe(`daemon under API faults (${FAULTS})`, () => {
     if (onReads.reset > 0) expect(retries('connection')).toBeGreaterThan(0);
     expect(retries('server_error')).toBeLessThanOrEqual(seen[500] + seen[503]);
     expect(retries('connection')).toBeLessThanOrEqual(seen.reset);
-    const resources = [...fleets.values()].reduce((sum, fleet) => sum + fleet.dashboards.length + fleet.alerts.length, 0);
+    const resources = [...fleets.values()].reduce(
+      (sum, fleet) => sum + fleet.dashboards.length + fleet.alerts.length,
+      0,
+    );
     expect(metricSum(metrics, 'stacksync_resources', { status: 'in_sync' })).toBe(resources);
   });
 });

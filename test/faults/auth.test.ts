@@ -11,7 +11,14 @@ import { DEFAULT_SEED_IDS, defaultSeed, type RunningEmulator, type Seed } from '
 import { crashOf } from '../helpers/cli-checks.js';
 import { metricSum, startDaemon, waitUntil } from '../helpers/daemon.js';
 import { dashboardYaml, describeRun, documents, parseJsonOutput } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type EmulatorStats, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type EmulatorStats,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 /** A second organization with its own key and service, and a second self-hosted team. */
 const OTHER = {
@@ -25,7 +32,11 @@ const OTHER = {
 
 function twoOrganizations(): Seed {
   const seed = defaultSeed();
-  seed.organizations?.push({ id: OTHER.organizationId, keys: [{ id: OTHER.keyId, secret: OTHER.keySecret }], services: [{ id: OTHER.serviceId, state: 'running' }] });
+  seed.organizations?.push({
+    id: OTHER.organizationId,
+    keys: [{ id: OTHER.keyId, secret: OTHER.keySecret }],
+    services: [{ id: OTHER.serviceId, state: 'running' }],
+  });
   seed.teams?.push({ id: OTHER.team, tokens: [OTHER.token] });
   return seed;
 }
@@ -54,8 +65,22 @@ const EXPIRED_KEY = 'revoked-key-2024';
 const EXPIRED_TOKEN = 'expired-token-Hc55tR';
 
 const CASES: AuthCase[] = [
-  { name: 'wrong key secret', refused: 'managed', env: { STACKSYNC_KEY_SECRET: WRONG_SECRET }, code: 'E_API_AUTH', status: 401, secrets: [WRONG_SECRET, basic(DEFAULT_SEED_IDS.keyId, WRONG_SECRET)] },
-  { name: 'expired (unknown) key id', refused: 'managed', env: { STACKSYNC_KEY_ID: EXPIRED_KEY }, code: 'E_API_AUTH', status: 401, secrets: [DEFAULT_SEED_IDS.keySecret, basic(EXPIRED_KEY, DEFAULT_SEED_IDS.keySecret)] },
+  {
+    name: 'wrong key secret',
+    refused: 'managed',
+    env: { STACKSYNC_KEY_SECRET: WRONG_SECRET },
+    code: 'E_API_AUTH',
+    status: 401,
+    secrets: [WRONG_SECRET, basic(DEFAULT_SEED_IDS.keyId, WRONG_SECRET)],
+  },
+  {
+    name: 'expired (unknown) key id',
+    refused: 'managed',
+    env: { STACKSYNC_KEY_ID: EXPIRED_KEY },
+    code: 'E_API_AUTH',
+    status: 401,
+    secrets: [DEFAULT_SEED_IDS.keySecret, basic(EXPIRED_KEY, DEFAULT_SEED_IDS.keySecret)],
+  },
   {
     name: "another organization's key",
     refused: 'managed',
@@ -64,8 +89,21 @@ const CASES: AuthCase[] = [
     status: 403,
     secrets: [OTHER.keySecret, basic(OTHER.keyId, OTHER.keySecret)],
   },
-  { name: 'wrong (expired) token', refused: 'self-hosted', env: { STACKSYNC_TOKEN: EXPIRED_TOKEN }, code: 'E_API_AUTH', status: 401, secrets: [EXPIRED_TOKEN] },
-  { name: 'missing key secret', refused: 'managed', env: { STACKSYNC_KEY_SECRET: undefined }, code: 'E_SECRET_MISSING', secrets: [] },
+  {
+    name: 'wrong (expired) token',
+    refused: 'self-hosted',
+    env: { STACKSYNC_TOKEN: EXPIRED_TOKEN },
+    code: 'E_API_AUTH',
+    status: 401,
+    secrets: [EXPIRED_TOKEN],
+  },
+  {
+    name: 'missing key secret',
+    refused: 'managed',
+    env: { STACKSYNC_KEY_SECRET: undefined },
+    code: 'E_SECRET_MISSING',
+    secrets: [],
+  },
   { name: 'empty token', refused: 'self-hosted', env: { STACKSYNC_TOKEN: '' }, code: 'E_SECRET_MISSING', secrets: [] },
 ];
 
@@ -78,7 +116,10 @@ function isVariantRoute(route: string, variant: Variant): boolean {
 }
 
 /** Requests to the refused target, and the most any one route of it got. */
-function refusedTraffic(stats: EmulatorStats, variant: Variant): { total: number; writes: number; perRoute: number; statuses: Set<string> } {
+function refusedTraffic(
+  stats: EmulatorStats,
+  variant: Variant,
+): { total: number; writes: number; perRoute: number; statuses: Set<string> } {
   const routes = stats.routes.filter((route) => isVariantRoute(route.route, variant));
   return {
     total: routes.reduce((sum, route) => sum + route.count, 0),
@@ -120,39 +161,58 @@ describe('auth faults', () => {
     it.each([
       ['plan', ['plan', '--output', 'json']],
       ['apply --prune', ['apply', '--prune', '--output', 'json']],
-    ])('%s: exit 1, a clear error for that target only, one read per collection at most, nothing written there', async (_label, args) => {
-      applyEnv(spec.env);
-      await resetEmulatorStats(emulator.url);
-      const result = await workspace.run(args, { timeoutMs: 30_000 });
-      expect(crashOf(result), describeRun(result)).toBeUndefined();
-      expect(result.code, describeRun(result)).toBe(1);
+    ])(
+      '%s: exit 1, a clear error for that target only, one read per collection at most, nothing written there',
+      async (_label, args) => {
+        applyEnv(spec.env);
+        await resetEmulatorStats(emulator.url);
+        const result = await workspace.run(args, { timeoutMs: 30_000 });
+        expect(crashOf(result), describeRun(result)).toBeUndefined();
+        expect(result.code, describeRun(result)).toBe(1);
 
-      const plan = parseJsonOutput(result);
-      const errors = plan.errors ?? [];
-      expect(errors, describeRun(result)).toHaveLength(1);
-      expect(errors[0]).toMatchObject({ code: spec.code, target });
-      expect(errors[0]?.message).toContain(`target ${target}`);
-      if (spec.status) expect(errors[0]?.message).toMatch(spec.status === 401 ? /401|unauthori[sz]ed|credentials/i : /403|forbidden|another organi[sz]ation|permission/i);
-      for (const secret of [...spec.secrets, DEFAULT_SEED_IDS.keySecret, DEFAULT_SEED_IDS.token, OTHER.keySecret, OTHER.token]) {
-        expect(result.stdout.includes(secret) || result.stderr.includes(secret), `output holds a secret (${secret.slice(0, 4)}…)`).toBe(false);
-      }
+        const plan = parseJsonOutput(result);
+        const errors = plan.errors ?? [];
+        expect(errors, describeRun(result)).toHaveLength(1);
+        expect(errors[0]).toMatchObject({ code: spec.code, target });
+        expect(errors[0]?.message).toContain(`target ${target}`);
+        if (spec.status)
+          expect(errors[0]?.message).toMatch(
+            spec.status === 401
+              ? /401|unauthori[sz]ed|credentials/i
+              : /403|forbidden|another organi[sz]ation|permission/i,
+          );
+        for (const secret of [
+          ...spec.secrets,
+          DEFAULT_SEED_IDS.keySecret,
+          DEFAULT_SEED_IDS.token,
+          OTHER.keySecret,
+          OTHER.token,
+        ]) {
+          expect(
+            result.stdout.includes(secret) || result.stderr.includes(secret),
+            `output holds a secret (${secret.slice(0, 4)}…)`,
+          ).toBe(false);
+        }
 
-      const stats = await emulatorStats(emulator.url);
-      const refused = refusedTraffic(stats, spec.refused);
-      expect(refused.writes).toBe(0);
-      expect(refused.total).toBeLessThanOrEqual(COLLECTIONS[spec.refused]);
-      expect(refused.perRoute).toBeLessThanOrEqual(1);
-      if (spec.status) {
-        expect(refused.total).toBeGreaterThanOrEqual(1);
-        expect([...refused.statuses]).toEqual([String(spec.status)]);
-      } else {
-        // A credential that cannot be read is never sent: the refusal happens before any request.
-        expect(refused.total).toBe(0);
-      }
-      // The target with good credentials is planned (and applied) as usual.
-      expect(plan.changes.filter((change) => change.target === TARGET_OF[healthy]).map((change) => change.action)).toEqual(['create']);
-      if (args[0] === 'apply') expect(refusedTraffic(stats, healthy).writes).toBe(1);
-    });
+        const stats = await emulatorStats(emulator.url);
+        const refused = refusedTraffic(stats, spec.refused);
+        expect(refused.writes).toBe(0);
+        expect(refused.total).toBeLessThanOrEqual(COLLECTIONS[spec.refused]);
+        expect(refused.perRoute).toBeLessThanOrEqual(1);
+        if (spec.status) {
+          expect(refused.total).toBeGreaterThanOrEqual(1);
+          expect([...refused.statuses]).toEqual([String(spec.status)]);
+        } else {
+          // A credential that cannot be read is never sent: the refusal happens before any request.
+          expect(refused.total).toBe(0);
+        }
+        // The target with good credentials is planned (and applied) as usual.
+        expect(
+          plan.changes.filter((change) => change.target === TARGET_OF[healthy]).map((change) => change.action),
+        ).toEqual(['create']);
+        if (args[0] === 'apply') expect(refusedTraffic(stats, healthy).writes).toBe(1);
+      },
+    );
   });
 
   it('plan text names the refused target and does not claim the live state matches', async () => {
@@ -185,11 +245,14 @@ describe('auth faults', () => {
         const refused = refusedTraffic(stats, spec.refused);
         expect(refused.writes).toBe(0);
         expect(refused.total).toBeLessThanOrEqual(COLLECTIONS[spec.refused] * syncs);
-        expect(metricSum(metrics, 'stacksync_api_requests_total', { target, code: String(spec.status) })).toBe(refused.total);
+        expect(metricSum(metrics, 'stacksync_api_requests_total', { target, code: String(spec.status) })).toBe(
+          refused.total,
+        );
         expect(metricSum(metrics, 'stacksync_api_retries_total', { target })).toBe(0);
         expect(status.targets?.[target]?.lastError).toContain(`target ${target}`);
         const everything = `${JSON.stringify(status)}\n${metrics}\n${daemon.output().stdout}\n${daemon.output().stderr}`;
-        for (const secret of spec.secrets) expect(everything.includes(secret), `daemon output holds a secret (${secret.slice(0, 4)}…)`).toBe(false);
+        for (const secret of spec.secrets)
+          expect(everything.includes(secret), `daemon output holds a secret (${secret.slice(0, 4)}…)`).toBe(false);
       } finally {
         const exit = await daemon.stop();
         expect(exit.code).toBe(0);

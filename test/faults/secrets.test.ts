@@ -13,7 +13,13 @@ import { DEFAULT_SEED_IDS, defaultSeed, type RunningEmulator, type Seed } from '
 import { crashOf, listFiles } from '../helpers/cli-checks.js';
 import { startDaemon, waitUntil } from '../helpers/daemon.js';
 import { dashboardYaml, describeRun, documents } from '../helpers/e2e.js';
-import { createWorkspace, emulatorStats, resetEmulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import {
+  createWorkspace,
+  emulatorStats,
+  resetEmulatorStats,
+  startTestEmulator,
+  type Workspace,
+} from '../helpers/workspace.js';
 
 const VALUES = {
   kafkaUser: 'kafka-user-faults-8c1d',
@@ -88,13 +94,26 @@ describe('secret values appear in no output, log, metric, status or file', () =>
   let workspace: Workspace;
   beforeAll(async () => {
     emulator = await startTestEmulator({ seed: seedWithOwnCredentials() });
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, sync: { interval: '1s' } });
-    Object.assign(workspace.env, { STACKSYNC_KEY_ID: 'faults-key', STACKSYNC_KEY_SECRET: VALUES.keySecret, STACKSYNC_TOKEN: VALUES.token });
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      sync: { interval: '1s' },
+    });
+    Object.assign(workspace.env, {
+      STACKSYNC_KEY_ID: 'faults-key',
+      STACKSYNC_KEY_SECRET: VALUES.keySecret,
+      STACKSYNC_TOKEN: VALUES.token,
+    });
     Object.assign(workspace.env, { FAULTS_KAFKA_USER: VALUES.kafkaUser, FAULTS_KAFKA_PASSWORD: VALUES.kafkaPassword });
     await workspace.write('secrets/s3-key-id', `${VALUES.s3KeyId}\n`);
     await workspace.write('secrets/s3-secret', `${VALUES.s3Secret}\n`);
     await workspace.write('manifests/pipes.yaml', PIPES);
-    await workspace.write('manifests/dashboards.yaml', documents([dashboardYaml({ key: 'secrets-a', target: 'local' }), dashboardYaml({ key: 'secrets-b', target: 'local-selfhosted' })]));
+    await workspace.write(
+      'manifests/dashboards.yaml',
+      documents([
+        dashboardYaml({ key: 'secrets-a', target: 'local' }),
+        dashboardYaml({ key: 'secrets-b', target: 'local-selfhosted' }),
+      ]),
+    );
   });
   afterAll(async () => {
     await workspace?.dispose();
@@ -119,7 +138,9 @@ describe('secret values appear in no output, log, metric, status or file', () =>
 
   it('the plain-string access key is warned about by its path, never by its value', async () => {
     const result = await workspace.run(['validate']);
-    expect(result.stdout).toMatch(/pipes\.yaml:\d+:\d+: warning: spec\.source\.kinesis\.accessKey\.secretKey: is a plain string/);
+    expect(result.stdout).toMatch(
+      /pipes\.yaml:\d+:\d+: warning: spec\.source\.kinesis\.accessKey\.secretKey: is a plain string/,
+    );
     expect(leaks(result.stdout)).toEqual([]);
   });
 
@@ -159,7 +180,9 @@ describe('secret values appear in no output, log, metric, status or file', () =>
     const files = await listFiles(dir);
     expect(files).toContain('state.json');
     for (const file of files) expect(leaks(await readFile(join(dir, file), 'utf8')), file).toEqual([]);
-    const state = JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as { targets: Record<string, { secretHashes: Record<string, string> }> };
+    const state = JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as {
+      targets: Record<string, { secretHashes: Record<string, string> }>;
+    };
     expect(Object.keys(state.targets['local']?.secretHashes ?? {}).length).toBeGreaterThanOrEqual(3);
   });
 });

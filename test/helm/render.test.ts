@@ -21,17 +21,45 @@ describe('renderTemplate', () => {
     ['plain fields', '{{ .Values.name }}:{{ .Values.port }}', 'api:9464'],
     ['a missing key prints nothing', '[{{ .Values.missing }}]', '[]'],
     ['trim markers eat whitespace and newlines', 'a  \n  {{- .Values.name -}}  \n  b', 'aapib'],
-    ['if / else if / else', '{{ if .Values.empty }}1{{ else if .Values.zero }}2{{ else if .Values.list }}3{{ else }}4{{ end }}', '3'],
-    ['emptiness is Go\'s', '{{ if or .Values.empty .Values.zero .Values.none .Values.flag (dict) }}t{{ else }}f{{ end }}', null],
+    [
+      'if / else if / else',
+      '{{ if .Values.empty }}1{{ else if .Values.zero }}2{{ else if .Values.list }}3{{ else }}4{{ end }}',
+      '3',
+    ],
+    [
+      "emptiness is Go's",
+      '{{ if or .Values.empty .Values.zero .Values.none .Values.flag (dict) }}t{{ else }}f{{ end }}',
+      null,
+    ],
     ['range over a list, index and value', '{{ range $i, $v := .Values.list }}{{ $i }}={{ $v }};{{ end }}', '0=a;1=b;'],
-    ['range over a map is in key order', '{{ range $k, $v := .Values.map }}{{ $k }}={{ $v }};{{ end }}', 'alpha=2;zeta=1;'],
+    [
+      'range over a map is in key order',
+      '{{ range $k, $v := .Values.map }}{{ $k }}={{ $v }};{{ end }}',
+      'alpha=2;zeta=1;',
+    ],
     ['range over nothing takes else', '{{ range .Values.none }}x{{ else }}none{{ end }}', 'none'],
-    ['with rebinds dot, else when empty', '{{ with .Values.nested.deep }}{{ .value }}{{ end }}{{ with .Values.empty }}x{{ else }}-{{ end }}', 'x-'],
+    [
+      'with rebinds dot, else when empty',
+      '{{ with .Values.nested.deep }}{{ .value }}{{ end }}{{ with .Values.empty }}x{{ else }}-{{ end }}',
+      'x-',
+    ],
     ['$ is the root inside with', '{{ with .Values.nested }}{{ $.Values.name }}{{ end }}', 'api'],
     ['variables and parentheses', '{{ $n := printf "%s-%d" .Values.name .Values.port }}{{ $n | quote }}', '"api-9464"'],
-    ['default, trunc, trimSuffix', '{{ default "d" .Values.empty }}{{ "abcdef-" | trunc 6 | trimSuffix "-" }}', 'dabcdef'],
-    ['and/or return an operand', '{{ and .Values.name .Values.port }}|{{ or .Values.empty "fallback" }}', '9464|fallback'],
-    ['eq with several candidates, ne, not', '{{ eq .Values.name "x" "api" }} {{ ne .Values.port 1 }} {{ not .Values.flag }}', 'true true true'],
+    [
+      'default, trunc, trimSuffix',
+      '{{ default "d" .Values.empty }}{{ "abcdef-" | trunc 6 | trimSuffix "-" }}',
+      'dabcdef',
+    ],
+    [
+      'and/or return an operand',
+      '{{ and .Values.name .Values.port }}|{{ or .Values.empty "fallback" }}',
+      '9464|fallback',
+    ],
+    [
+      'eq with several candidates, ne, not',
+      '{{ eq .Values.name "x" "api" }} {{ ne .Values.port 1 }} {{ not .Values.flag }}',
+      'true true true',
+    ],
     ['quote skips nil', '[{{ quote .Values.none }}]', '[]'],
     ['toYaml sorts keys and nindent indents', 'm:{{ toYaml .Values.map | nindent 2 }}', 'm:\n  alpha: 2\n  zeta: 1'],
     ['toYaml does not indent lists under keys', '{{ toYaml .Values }}', null],
@@ -71,6 +99,10 @@ describe('renderTemplate errors', () => {
 
 describe('mergeValues', () => {
   it('merges maps, replaces lists and scalars, and null deletes', () => {
-    expect(mergeValues({ a: { b: 1, c: [1, 2] }, d: 1, e: 1 }, { a: { c: [3] }, d: null, f: 2 })).toEqual({ a: { b: 1, c: [3] }, e: 1, f: 2 });
+    expect(mergeValues({ a: { b: 1, c: [1, 2] }, d: 1, e: 1 }, { a: { c: [3] }, d: null, f: 2 })).toEqual({
+      a: { b: 1, c: [3] },
+      e: 1,
+      f: 2,
+    });
   });
 });

@@ -74,7 +74,12 @@ function lex(source: string, file: string): Piece[] {
   return pieces;
 }
 
-function lexAction(source: string, start: number, file: string, line: number): { tokens: Token[]; end: number; trimRight: boolean; comment: boolean } {
+function lexAction(
+  source: string,
+  start: number,
+  file: string,
+  line: number,
+): { tokens: Token[]; end: number; trimRight: boolean; comment: boolean } {
   const tokens: Token[] = [];
   let i = start;
   const fail = (message: string): never => {
@@ -140,7 +145,27 @@ type Node =
   | { n: 'range'; pipe: Pipeline; body: Node[]; otherwise: Node[]; line: number }
   | { n: 'with'; pipe: Pipeline; body: Node[]; otherwise: Node[]; line: number };
 
-const FUNCTIONS = new Set(['include', 'default', 'required', 'fail', 'quote', 'toYaml', 'nindent', 'indent', 'printf', 'trunc', 'trimSuffix', 'contains', 'eq', 'ne', 'and', 'or', 'not', 'empty', 'sha256sum']);
+const FUNCTIONS = new Set([
+  'include',
+  'default',
+  'required',
+  'fail',
+  'quote',
+  'toYaml',
+  'nindent',
+  'indent',
+  'printf',
+  'trunc',
+  'trimSuffix',
+  'contains',
+  'eq',
+  'ne',
+  'and',
+  'or',
+  'not',
+  'empty',
+  'sha256sum',
+]);
 
 class Parser {
   private i = 0;
@@ -223,7 +248,10 @@ class Parser {
     let at = 0;
     const pipe: Pipeline = { commands: [] };
     const declEnd = tokens.findIndex((token) => token.t === 'op' && (token.v === ':=' || token.v === '='));
-    if (declEnd > 0 && tokens.slice(0, declEnd).every((token) => token.t === 'var' || (token.t === 'op' && token.v === ','))) {
+    if (
+      declEnd > 0 &&
+      tokens.slice(0, declEnd).every((token) => token.t === 'var' || (token.t === 'op' && token.v === ','))
+    ) {
       const names = tokens.slice(0, declEnd).flatMap((token) => (token.t === 'var' ? [token.name] : []));
       pipe.decl = { names, op: (tokens[declEnd] as { v: ':=' | '=' }).v };
       at = declEnd + 1;
@@ -299,7 +327,8 @@ class Renderer {
       }
       case 'if': {
         const inner = child(scope, scope.dot);
-        for (const branch of node.branches) if (truthy(this.pipe(branch.cond, inner, node.line))) return this.run(branch.body, inner);
+        for (const branch of node.branches)
+          if (truthy(this.pipe(branch.cond, inner, node.line))) return this.run(branch.body, inner);
         return this.run(node.otherwise, inner);
       }
       case 'with': {
@@ -386,8 +415,10 @@ class Renderer {
   private walk(value: unknown, path: string[], line: number): unknown {
     let current = value;
     for (const key of path) {
-      if (current === undefined || current === null) this.fail(line, `nil pointer evaluating .${path.join('.')} (at ${key})`);
-      if (!isMap(current)) this.fail(line, `cannot take field ${key} of a ${Array.isArray(current) ? 'list' : typeof current}`);
+      if (current === undefined || current === null)
+        this.fail(line, `nil pointer evaluating .${path.join('.')} (at ${key})`);
+      if (!isMap(current))
+        this.fail(line, `cannot take field ${key} of a ${Array.isArray(current) ? 'list' : typeof current}`);
       current = (current as Record<string, unknown>)[key];
     }
     return current;
@@ -427,7 +458,8 @@ class Renderer {
         return truthy(args[1]) ? args[1] : args[0];
       case 'required':
         arity(2);
-        if (args[1] === undefined || args[1] === null || args[1] === '') throw new TemplateError(this.file, line, `execution error: ${String(args[0])}`);
+        if (args[1] === undefined || args[1] === null || args[1] === '')
+          throw new TemplateError(this.file, line, `execution error: ${String(args[0])}`);
         return args[1];
       case 'fail':
         throw new TemplateError(this.file, line, `execution error: ${String(args[0])}`);
@@ -509,7 +541,12 @@ function printf(format: string, args: unknown[], print: (value: unknown) => stri
 
 /** Like Helm's toYaml (sigs.k8s.io/yaml): sorted keys, lists not indented under their key, no final newline. */
 export function toYaml(value: unknown): string {
-  return stringify(value ?? null, { sortMapEntries: true, indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false }).replace(/\n$/, '');
+  return stringify(value ?? null, {
+    sortMapEntries: true,
+    indentSeq: false,
+    lineWidth: 0,
+    aliasDuplicateObjects: false,
+  }).replace(/\n$/, '');
 }
 
 // ---------------------------------------------------------------- charts
@@ -542,7 +579,9 @@ export class ValuesSchemaError extends Error {
     readonly chart: string,
     readonly problems: string[],
   ) {
-    super(`values don't meet the specifications of the schema(s) in the following chart(s):\n${chart}:\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
+    super(
+      `values don't meet the specifications of the schema(s) in the following chart(s):\n${chart}:\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
+    );
     this.name = 'ValuesSchemaError';
   }
 }
@@ -551,7 +590,8 @@ export class ValuesSchemaError extends Error {
 function schemaProblem(error: ErrorObject): string {
   const at = error.instancePath.split('/').slice(1).join('.') || '(root)';
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'additionalProperties') return `${at}: Additional property ${String(params['additionalProperty'])} is not allowed`;
+  if (error.keyword === 'additionalProperties')
+    return `${at}: Additional property ${String(params['additionalProperty'])} is not allowed`;
   return `${at}: ${error.message ?? error.keyword}`;
 }
 
@@ -579,14 +619,29 @@ export function validateValues(chartDir: string, chartName: string, values: unkn
 }
 
 /** Renders `chartDir` with its values.yaml overlaid by `overrides` (in order), as `helm template` would. */
-export function renderChart(chartDir: string, overrides: unknown[] = [], release: Release = { name: 'release', namespace: 'default' }): RenderedChart {
-  const chart = parseYaml(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as { name: string; version: string; appVersion?: string };
+export function renderChart(
+  chartDir: string,
+  overrides: unknown[] = [],
+  release: Release = { name: 'release', namespace: 'default' },
+): RenderedChart {
+  const chart = parseYaml(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as {
+    name: string;
+    version: string;
+    appVersion?: string;
+  };
   const defaults: unknown = parseYaml(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) ?? {};
   const values = overrides.reduce((merged, override) => mergeValues(merged, override), defaults);
   validateValues(chartDir, chart.name, values);
   const root = {
     Values: values,
-    Release: { Name: release.name, Namespace: release.namespace, Service: 'Helm', IsInstall: true, IsUpgrade: false, Revision: 1 },
+    Release: {
+      Name: release.name,
+      Namespace: release.namespace,
+      Service: 'Helm',
+      IsInstall: true,
+      IsUpgrade: false,
+      Revision: 1,
+    },
     Chart: { Name: chart.name, Version: chart.version, AppVersion: chart.appVersion ?? '' },
   };
   const defines = new Map<string, Node[]>();
@@ -595,7 +650,11 @@ export function renderChart(chartDir: string, overrides: unknown[] = [], release
     .sort()
     .map((name) => {
       const path = `templates/${name}`;
-      return { path, name, nodes: new Parser(lex(readFileSync(join(templatesDir, name), 'utf8'), path), path, defines).parseAll() };
+      return {
+        path,
+        name,
+        nodes: new Parser(lex(readFileSync(join(templatesDir, name), 'utf8'), path), path, defines).parseAll(),
+      };
     });
   const files = new Map<string, string>();
   let notes = '';

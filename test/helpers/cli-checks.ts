@@ -14,7 +14,10 @@ const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(node:[^)]*\))$/m;
 export function crashOf(result: CliResult): string | undefined {
   if (result.signal !== null) return `killed by ${result.signal}`;
   if (result.code === null) return 'no exit code';
-  for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+  for (const [name, text] of [
+    ['stdout', result.stdout],
+    ['stderr', result.stderr],
+  ] as const) {
     if (text.includes('E_INTERNAL')) return `${name} reports E_INTERNAL`;
     if (STACK_FRAME.test(text)) return `${name} holds a stack trace`;
   }

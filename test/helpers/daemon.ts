@@ -29,7 +29,11 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `stacksync run ARGS --listen 127.0.0.1:PORT` and waits until `/healthz` answers. */
-export async function startDaemon(workspace: Workspace, args: readonly string[] = [], env: Record<string, string> = {}): Promise<RunningDaemon> {
+export async function startDaemon(
+  workspace: Workspace,
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<RunningDaemon> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = workspace.spawn(['run', '--listen', `127.0.0.1:${port}`, ...args], { env });
@@ -37,7 +41,9 @@ export async function startDaemon(workspace: Workspace, args: readonly string[] 
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const get = async (path: string): Promise<{ status: number; text: string }> => {
     const response = await fetch(`${url}${path}`);
     return { status: response.status, text: await response.text() };
@@ -65,7 +71,11 @@ export async function startDaemon(workspace: Workspace, args: readonly string[] 
 }
 
 /** Polls `check` until it is true; throws after `timeoutMs`. */
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 50): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);

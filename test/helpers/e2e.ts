@@ -158,7 +158,15 @@ export function generateFleet(spec: FleetSpec): Fleet {
     fleet.dashboardNames.push(dashboardName(key));
     for (let a = 0; a < spec.alertsPerDashboard; a++) {
       const alertKey = `${key}-a${a}`;
-      parts.push(alertYaml({ key: alertKey, target: spec.target, dashboard: key, tile: tiles[a % tiles.length] ?? 't0', threshold: (spec.threshold ?? 10) + a }));
+      parts.push(
+        alertYaml({
+          key: alertKey,
+          target: spec.target,
+          dashboard: key,
+          tile: tiles[a % tiles.length] ?? 't0',
+          threshold: (spec.threshold ?? 10) + a,
+        }),
+      );
       fleet.alerts.push(alertKey);
       fleet.alertNames.push(alertName(alertKey));
     }
@@ -178,7 +186,10 @@ export function mergeFleets(fleets: readonly Fleet[]): Fleet {
   };
 }
 
-export async function writeFiles(workspace: { write(path: string, text: string): Promise<void> }, files: ReadonlyMap<string, string>): Promise<void> {
+export async function writeFiles(
+  workspace: { write(path: string, text: string): Promise<void> },
+  files: ReadonlyMap<string, string>,
+): Promise<void> {
   await Promise.all([...files].map(([path, text]) => workspace.write(path, text)));
 }
 
@@ -196,7 +207,9 @@ export async function dump(url: string): Promise<EmulatorData> {
 /** Dashboards and alerts of a target: the default seed's service (managed) or team (self-hosted). */
 export function liveOf(data: EmulatorData, target: TargetName): Live {
   if (target === 'local') {
-    const service = data.organizations.flatMap((org) => org.services).find((candidate) => candidate.id === DEFAULT_SEED_IDS.serviceId);
+    const service = data.organizations
+      .flatMap((org) => org.services)
+      .find((candidate) => candidate.id === DEFAULT_SEED_IDS.serviceId);
     if (!service) throw new Error('the default seed service is missing from the dump');
     return { dashboards: service.dashboards, alerts: service.alerts };
   }
@@ -239,7 +252,10 @@ export function named<T extends StackJson>(items: readonly T[], name: string): T
 }
 
 /** The pipe of the default seed with this id, as the dump holds it. */
-export function livePipe(data: EmulatorData, pipeId: string): EmulatorData['organizations'][number]['services'][number]['pipes'][number] {
+export function livePipe(
+  data: EmulatorData,
+  pipeId: string,
+): EmulatorData['organizations'][number]['services'][number]['pipes'][number] {
   const pipe = data.organizations
     .flatMap((org) => org.services)
     .flatMap((service) => service.pipes)
@@ -272,7 +288,9 @@ export function expectExactly(live: Live, want: { dashboards: readonly string[];
   const tiles = new Map(live.dashboards.map((d) => [d.id, new Set(d.tiles.map((tile) => tile.id))]));
   for (const alert of live.alerts) {
     if (alert.source !== 'tile') continue;
-    expect(tiles.get(alert.dashboard ?? '')?.has(alert.tileId ?? ''), `alert ${alert.name} watches a live tile`).toBe(true);
+    expect(tiles.get(alert.dashboard ?? '')?.has(alert.tileId ?? ''), `alert ${alert.name} watches a live tile`).toBe(
+      true,
+    );
   }
 }
 
@@ -283,7 +301,12 @@ export async function readState(path: string): Promise<StateFile> {
 }
 
 /** Every inventory id of the state names a live resource of its target, and no intent is left. */
-export function expectStateMatchesLive(state: StateFile, data: EmulatorData, target: TargetName, want: { dashboards: readonly string[]; alerts: readonly string[] }): void {
+export function expectStateMatchesLive(
+  state: StateFile,
+  data: EmulatorData,
+  target: TargetName,
+  want: { dashboards: readonly string[]; alerts: readonly string[] },
+): void {
   const targetState = state.targets[target];
   expect(targetState, `state of ${target}`).toBeDefined();
   if (!targetState) return;
@@ -292,8 +315,10 @@ export function expectStateMatchesLive(state: StateFile, data: EmulatorData, tar
   const alertIds = new Set(live.alerts.map((a) => a.id));
   expect(Object.keys(targetState.inventory.Dashboard).sort()).toEqual([...want.dashboards].sort());
   expect(Object.keys(targetState.inventory.Alert).sort()).toEqual([...want.alerts].sort());
-  for (const [key, entry] of Object.entries(targetState.inventory.Dashboard)) expect(dashboardIds.has(entry.id), `Dashboard/${key} is live`).toBe(true);
-  for (const [key, entry] of Object.entries(targetState.inventory.Alert)) expect(alertIds.has(entry.id), `Alert/${key} is live`).toBe(true);
+  for (const [key, entry] of Object.entries(targetState.inventory.Dashboard))
+    expect(dashboardIds.has(entry.id), `Dashboard/${key} is live`).toBe(true);
+  for (const [key, entry] of Object.entries(targetState.inventory.Alert))
+    expect(alertIds.has(entry.id), `Alert/${key} is live`).toBe(true);
   expect(targetState.intents).toEqual([]);
 }
 
@@ -347,7 +372,10 @@ function collectionUrl(url: string, target: TargetName, collection: 'dashboards'
 async function send(method: string, url: string, target: TargetName, body?: unknown): Promise<unknown> {
   const response = await fetch(url, {
     method,
-    headers: { authorization: authHeader(target), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: authHeader(target),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -357,31 +385,66 @@ async function send(method: string, url: string, target: TargetName, body?: unkn
 }
 
 /** Creates a dashboard directly through the API, as a person in the UI would (not through stacksync). */
-export async function createDashboardOutOfBand(url: string, target: TargetName, name: string, tiles: string[] = ['main']): Promise<DashboardResource> {
+export async function createDashboardOutOfBand(
+  url: string,
+  target: TargetName,
+  name: string,
+  tiles: string[] = ['main'],
+): Promise<DashboardResource> {
   const body = {
     name,
     tags: [],
-    tiles: tiles.map((tile, index) => ({ name: tile, x: 0, y: index * 4, w: 12, h: 4, series: [{ type: 'time', dataSource: 'events', aggFn: 'count' }] })),
+    tiles: tiles.map((tile, index) => ({
+      name: tile,
+      x: 0,
+      y: index * 4,
+      w: 12,
+      h: 4,
+      series: [{ type: 'time', dataSource: 'events', aggFn: 'count' }],
+    })),
   };
   return (await send('POST', collectionUrl(url, target, 'dashboards'), target, body)) as DashboardResource;
 }
 
-export async function createAlertOutOfBand(url: string, target: TargetName, name: string, dashboard: DashboardResource): Promise<AlertResource> {
+export async function createAlertOutOfBand(
+  url: string,
+  target: TargetName,
+  name: string,
+  dashboard: DashboardResource,
+): Promise<AlertResource> {
   const tile = dashboard.tiles[0];
   if (!tile) throw new Error('the dashboard has no tile');
-  const body = { name, source: 'tile', dashboardId: dashboard.id, tileId: tile.id, threshold: 1, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhookId: 'oncall' } };
+  const body = {
+    name,
+    source: 'tile',
+    dashboardId: dashboard.id,
+    tileId: tile.id,
+    threshold: 1,
+    thresholdType: 'above',
+    interval: '5m',
+    channel: { type: 'webhook', webhookId: 'oncall' },
+  };
   return (await send('POST', collectionUrl(url, target, 'alerts'), target, body)) as AlertResource;
 }
 
 /** Replaces a dashboard directly through the API (PUT), as a person editing it in the UI would. */
-export async function updateDashboardOutOfBand(url: string, target: TargetName, id: string, body: Pick<DashboardResource, 'name' | 'tags' | 'tiles'>): Promise<DashboardResource> {
+export async function updateDashboardOutOfBand(
+  url: string,
+  target: TargetName,
+  id: string,
+  body: Pick<DashboardResource, 'name' | 'tags' | 'tiles'>,
+): Promise<DashboardResource> {
   return (await send('PUT', `${collectionUrl(url, target, 'dashboards')}/${id}`, target, body)) as DashboardResource;
 }
 
 // ---------------------------------------------------------------- utilities
 
 /** Polls until `check` returns true; fails after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000, everyMs = 20): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
@@ -401,7 +464,18 @@ export function parseJsonOutput(result: CliResult): PlanJson {
 /** `plan --output json` / `apply --output json` as docs/reference/cli.md fixes it. */
 export interface PlanJson {
   version: number;
-  summary: { create: number; update: number; replace?: number; delete: number; deleteByKind?: Record<string, number>; adopt: number; orphan: number; suspended: number; unchanged: number; errors: number };
+  summary: {
+    create: number;
+    update: number;
+    replace?: number;
+    delete: number;
+    deleteByKind?: Record<string, number>;
+    adopt: number;
+    orphan: number;
+    suspended: number;
+    unchanged: number;
+    errors: number;
+  };
   changes: {
     target: string;
     kind: string;

@@ -25,7 +25,15 @@ import { randomUUID } from 'node:crypto';
 export interface KubeObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace: string; resourceVersion: string; uid: string; creationTimestamp: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace: string;
+    resourceVersion: string;
+    uid: string;
+    creationTimestamp: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [member: string]: unknown;
 }
 
@@ -61,7 +69,12 @@ interface Kind {
 
 const KINDS: Record<'secrets' | 'leases', Kind> = {
   secrets: { kind: 'Secret', apiVersion: 'v1', group: '', validate: validateSecret },
-  leases: { kind: 'Lease', apiVersion: 'coordination.k8s.io/v1', group: 'coordination.k8s.io', validate: validateLease },
+  leases: {
+    kind: 'Lease',
+    apiVersion: 'coordination.k8s.io/v1',
+    group: 'coordination.k8s.io',
+    validate: validateLease,
+  },
 };
 
 /** One rule of a Role, as `rbac.authorization.k8s.io/v1` writes it. */
@@ -86,7 +99,9 @@ function grants(rules: readonly RbacRule[], group: string, resource: string, ver
   return rules.some((rule) => has(rule.apiGroups, group) && has(rule.resources, resource) && has(rule.verbs, verb));
 }
 
-export async function startFakeKube(options: { namespaces?: string[]; token?: string; rules?: readonly RbacRule[] } = {}): Promise<FakeKube> {
+export async function startFakeKube(
+  options: { namespaces?: string[]; token?: string; rules?: readonly RbacRule[] } = {},
+): Promise<FakeKube> {
   const namespaces = new Set(options.namespaces ?? ['default']);
   const token = options.token ?? `fake-token-${randomUUID()}`;
   const store = new Map<string, KubeObject>();
@@ -106,7 +121,16 @@ export async function startFakeKube(options: { namespaces?: string[]; token?: st
       response.end(JSON.stringify(value));
     };
     const fail = (status: number, reason: string, message: string, details?: Record<string, unknown>) =>
-      send(status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code: status });
+      send(status, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message,
+        reason,
+        ...(details ? { details } : {}),
+        code: status,
+      });
     if (request.headers.authorization !== `Bearer ${token}`) return fail(401, 'Unauthorized', 'Unauthorized');
     const fault = faults.find((each) => each.match.test(`${method} ${url.pathname}`));
     if (fault) {
@@ -114,9 +138,13 @@ export async function startFakeKube(options: { namespaces?: string[]; token?: st
       if (fault.count <= 0) faults.splice(faults.indexOf(fault), 1);
       return fail(fault.status, 'InternalError', `injected failure ${fault.status}`);
     }
-    const route = /^\/(?:api\/v1|apis\/coordination\.k8s\.io\/v1)\/namespaces\/([^/]+)\/(secrets|leases)(?:\/([^/]+))?$/.exec(url.pathname);
+    const route =
+      /^\/(?:api\/v1|apis\/coordination\.k8s\.io\/v1)\/namespaces\/([^/]+)\/(secrets|leases)(?:\/([^/]+))?$/.exec(
+        url.pathname,
+      );
     const resource = route?.[2] as 'secrets' | 'leases' | undefined;
-    if (!route || !resource || (resource === 'secrets') !== url.pathname.startsWith('/api/v1/')) return fail(404, 'NotFound', 'the server could not find the requested resource');
+    if (!route || !resource || (resource === 'secrets') !== url.pathname.startsWith('/api/v1/'))
+      return fail(404, 'NotFound', 'the server could not find the requested resource');
     const kind = KINDS[resource];
     const namespace = decodeURIComponent(route[1] as string);
     const name = route[3] === undefined ? undefined : decodeURIComponent(route[3]);
@@ -125,28 +153,68 @@ export async function startFakeKube(options: { namespaces?: string[]; token?: st
     const verb = verbOf(method, name !== undefined, url.searchParams.get('watch') === 'true');
     verbs.add(`${verb} ${resource}`);
     if (options.rules && !grants(options.rules, kind.group, resource, verb)) {
-      return fail(403, 'Forbidden', `${resource}${name === undefined ? '' : ` "${name}"`} is forbidden: User "system:serviceaccount:${namespace}:fake" cannot ${verb} resource "${resource}" in API group "${kind.group}" in the namespace "${namespace}"`, { ...(name === undefined ? {} : { name }), group: kind.group, kind: resource });
+      return fail(
+        403,
+        'Forbidden',
+        `${resource}${name === undefined ? '' : ` "${name}"`} is forbidden: User "system:serviceaccount:${namespace}:fake" cannot ${verb} resource "${resource}" in API group "${kind.group}" in the namespace "${namespace}"`,
+        { ...(name === undefined ? {} : { name }), group: kind.group, kind: resource },
+      );
     }
-    if (!namespaces.has(namespace)) return fail(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
+    if (!namespaces.has(namespace))
+      return fail(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
 
     if (name === undefined) {
       if (method === 'GET') {
         const selector = parseSelector(url.searchParams.get('labelSelector') ?? '');
-        const items = [...store.entries()].filter(([id, object]) => id.startsWith(`${resource}/${namespace}/`) && selector(object.metadata.labels ?? {})).map(([, object]) => object);
-        return send(200, { kind: `${kind.kind}List`, apiVersion: kind.apiVersion, metadata: { resourceVersion: String(revision) }, items });
+        const items = [...store.entries()]
+          .filter(
+            ([id, object]) => id.startsWith(`${resource}/${namespace}/`) && selector(object.metadata.labels ?? {}),
+          )
+          .map(([, object]) => object);
+        return send(200, {
+          kind: `${kind.kind}List`,
+          apiVersion: kind.apiVersion,
+          metadata: { resourceVersion: String(revision) },
+          items,
+        });
       }
       if (method !== 'POST') return fail(405, 'MethodNotAllowed', `${method} is not allowed here`);
       const parsed = parseJson(body);
       if (!parsed) return fail(400, 'BadRequest', 'the body is not a JSON object');
       const meta = (parsed['metadata'] ?? {}) as Record<string, unknown>;
       const newName = String(meta['name'] ?? '');
-      if (!DNS_SUBDOMAIN.test(newName) || newName.length > 253) return fail(422, 'Invalid', `${kind.kind} "${newName}" is invalid: metadata.name: Invalid value`, details(newName));
-      if (meta['resourceVersion'] !== undefined && meta['resourceVersion'] !== '') return fail(422, 'Invalid', `${kind.kind} "${newName}" is invalid: metadata.resourceVersion: Invalid value: must be empty on create`, details(newName));
+      if (!DNS_SUBDOMAIN.test(newName) || newName.length > 253)
+        return fail(
+          422,
+          'Invalid',
+          `${kind.kind} "${newName}" is invalid: metadata.name: Invalid value`,
+          details(newName),
+        );
+      if (meta['resourceVersion'] !== undefined && meta['resourceVersion'] !== '')
+        return fail(
+          422,
+          'Invalid',
+          `${kind.kind} "${newName}" is invalid: metadata.resourceVersion: Invalid value: must be empty on create`,
+          details(newName),
+        );
       const invalid = kind.validate(parsed);
-      if (invalid) return fail(invalid.status, invalid.reason, `${kind.kind} "${newName}" is invalid: ${invalid.message}`, details(newName));
-      if (store.has(key(resource, namespace, newName))) return fail(409, 'AlreadyExists', `${resource} "${newName}" already exists`, details(newName));
+      if (invalid)
+        return fail(
+          invalid.status,
+          invalid.reason,
+          `${kind.kind} "${newName}" is invalid: ${invalid.message}`,
+          details(newName),
+        );
+      if (store.has(key(resource, namespace, newName)))
+        return fail(409, 'AlreadyExists', `${resource} "${newName}" already exists`, details(newName));
       revision += 1;
-      const object = stored(kind, parsed, { name: newName, namespace, resourceVersion: String(revision), uid: randomUUID(), creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+      const object = stored(kind, parsed, {
+        name: newName,
+        namespace,
+        resourceVersion: String(revision),
+        uid: randomUUID(),
+        creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      });
       store.set(key(resource, namespace, newName), object);
       return send(201, object);
     }
@@ -156,12 +224,26 @@ export async function startFakeKube(options: { namespaces?: string[]; token?: st
     if (method === 'DELETE') {
       if (!current) return notFound(name);
       const preconditions = (parseJson(body)?.['preconditions'] ?? {}) as Record<string, unknown>;
-      if (preconditions['resourceVersion'] !== undefined && preconditions['resourceVersion'] !== current.metadata.resourceVersion) {
-        return fail(409, 'Conflict', `Operation cannot be fulfilled on ${resource} "${name}": the ResourceVersion in the precondition does not match`, details(name));
+      if (
+        preconditions['resourceVersion'] !== undefined &&
+        preconditions['resourceVersion'] !== current.metadata.resourceVersion
+      ) {
+        return fail(
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on ${resource} "${name}": the ResourceVersion in the precondition does not match`,
+          details(name),
+        );
       }
       store.delete(key(resource, namespace, name));
       revision += 1;
-      return send(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { ...details(name), uid: current.metadata.uid } });
+      return send(200, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { ...details(name), uid: current.metadata.uid },
+      });
     }
     if (method !== 'PUT' && method !== 'PATCH') return fail(405, 'MethodNotAllowed', `${method} is not allowed here`);
     if (!current) return notFound(name);
@@ -169,13 +251,32 @@ export async function startFakeKube(options: { namespaces?: string[]; token?: st
     if (!parsed) return fail(400, 'BadRequest', 'the body is not a JSON object');
     const next = method === 'PUT' ? parsed : mergePatch(current, parsed);
     const meta = (next['metadata'] ?? {}) as Record<string, unknown>;
-    if (meta['name'] !== undefined && meta['name'] !== name) return fail(400, 'BadRequest', `the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
-    const asked = method === 'PUT' ? meta['resourceVersion'] : (parsed['metadata'] as Record<string, unknown> | undefined)?.['resourceVersion'];
+    if (meta['name'] !== undefined && meta['name'] !== name)
+      return fail(
+        400,
+        'BadRequest',
+        `the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`,
+      );
+    const asked =
+      method === 'PUT'
+        ? meta['resourceVersion']
+        : (parsed['metadata'] as Record<string, unknown> | undefined)?.['resourceVersion'];
     if (asked !== undefined && asked !== '' && asked !== current.metadata.resourceVersion) {
-      return fail(409, 'Conflict', `Operation cannot be fulfilled on ${resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`, details(name));
+      return fail(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        details(name),
+      );
     }
     const invalid = kind.validate(next);
-    if (invalid) return fail(invalid.status, invalid.reason, `${kind.kind} "${name}" is invalid: ${invalid.message}`, details(name));
+    if (invalid)
+      return fail(
+        invalid.status,
+        invalid.reason,
+        `${kind.kind} "${name}" is invalid: ${invalid.message}`,
+        details(name),
+      );
     revision += 1;
     const object = stored(kind, next, { ...current.metadata, resourceVersion: String(revision) });
     store.set(key(resource, namespace, name), object);
@@ -185,7 +286,16 @@ export async function startFakeKube(options: { namespaces?: string[]; token?: st
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'InternalError', message: String(error), code: 500 }));
+      response.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'InternalError',
+          message: String(error),
+          code: 500,
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -196,7 +306,8 @@ export async function startFakeKube(options: { namespaces?: string[]; token?: st
     requests,
     verbs,
     get: (resource, namespace, name) => store.get(key(resource, namespace, name)),
-    list: (resource, namespace) => [...store.entries()].filter(([id]) => id.startsWith(`${resource}/${namespace}/`)).map(([, object]) => object),
+    list: (resource, namespace) =>
+      [...store.entries()].filter(([id]) => id.startsWith(`${resource}/${namespace}/`)).map(([, object]) => object),
     failNext(match, status, count = 1) {
       faults.push({ match, status, count });
     },
@@ -246,19 +357,27 @@ function stored(kind: Kind, body: Record<string, unknown>, metadata: KubeObject[
   return {
     apiVersion: kind.apiVersion,
     kind: kind.kind,
-    metadata: { ...metadata, ...(labels && Object.keys(labels).length > 0 ? { labels } : {}), ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}) },
+    metadata: {
+      ...metadata,
+      ...(labels && Object.keys(labels).length > 0 ? { labels } : {}),
+      ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
+    },
     ...rest,
   };
 }
 
-function validateSecret(body: Record<string, unknown>): { status: number; reason: string; message: string } | undefined {
+function validateSecret(
+  body: Record<string, unknown>,
+): { status: number; reason: string; message: string } | undefined {
   const data = (body['data'] ?? {}) as Record<string, unknown>;
   let total = 0;
   for (const [name, value] of Object.entries(data)) {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) return { status: 400, reason: 'BadRequest', message: `data[${name}]: illegal base64 data` };
+    if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0)
+      return { status: 400, reason: 'BadRequest', message: `data[${name}]: illegal base64 data` };
     total += Buffer.from(value, 'base64').length;
   }
-  if (total > SECRET_LIMIT) return { status: 422, reason: 'Invalid', message: `data: Too long: must have at most ${SECRET_LIMIT} bytes` };
+  if (total > SECRET_LIMIT)
+    return { status: 422, reason: 'Invalid', message: `data: Too long: must have at most ${SECRET_LIMIT} bytes` };
   return undefined;
 }
 
@@ -267,16 +386,32 @@ function validateLease(body: Record<string, unknown>): { status: number; reason:
   for (const member of ['acquireTime', 'renewTime']) {
     const value = spec[member];
     if (value !== undefined && value !== null && (typeof value !== 'string' || !MICRO_TIME.test(value))) {
-      return { status: 400, reason: 'BadRequest', message: `spec.${member}: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse` };
+      return {
+        status: 400,
+        reason: 'BadRequest',
+        message: `spec.${member}: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse`,
+      };
     }
   }
   const duration = spec['leaseDurationSeconds'];
   if (duration !== undefined && duration !== null && (!Number.isInteger(duration) || (duration as number) <= 0)) {
-    return { status: 422, reason: 'Invalid', message: 'spec.leaseDurationSeconds: Invalid value: must be greater than 0' };
+    return {
+      status: 422,
+      reason: 'Invalid',
+      message: 'spec.leaseDurationSeconds: Invalid value: must be greater than 0',
+    };
   }
   const transitions = spec['leaseTransitions'];
-  if (transitions !== undefined && transitions !== null && (!Number.isInteger(transitions) || (transitions as number) < 0)) {
-    return { status: 422, reason: 'Invalid', message: 'spec.leaseTransitions: Invalid value: must be greater than or equal to 0' };
+  if (
+    transitions !== undefined &&
+    transitions !== null &&
+    (!Number.isInteger(transitions) || (transitions as number) < 0)
+  ) {
+    return {
+      status: 422,
+      reason: 'Invalid',
+      message: 'spec.leaseTransitions: Invalid value: must be greater than or equal to 0',
+    };
   }
   return undefined;
 }
@@ -301,7 +436,10 @@ function parseSelector(text: string): (labels: Record<string, string>) => boolea
 /** RFC 7386 merge patch. */
 function mergePatch(target: unknown, patch: unknown): Record<string, unknown> {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch as Record<string, unknown>;
-  const result: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const result: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
   for (const [member, value] of Object.entries(patch)) {
     if (value === null) delete result[member];
     else result[member] = mergePatch(result[member], value);
@@ -313,7 +451,9 @@ function parseJson(text: string): Record<string, unknown> | undefined {
   if (text === '') return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -73,13 +73,22 @@ export async function startFakeS3(options: { buckets?: string[] } = {}): Promise
       const body = await readBody(request);
       if (!bucket) return error(response, 404, 'NoSuchBucket', 'The specified bucket does not exist');
       if (key === '') return error(response, 501, 'NotImplemented', 'Only object operations are implemented');
-      if (busy) return error(response, 409, 'ConditionalRequestConflict', 'A conflicting conditional operation is currently in progress against this resource. Please try again.');
+      if (busy)
+        return error(
+          response,
+          409,
+          'ConditionalRequestConflict',
+          'A conflicting conditional operation is currently in progress against this resource. Please try again.',
+        );
       const existing = bucket.get(key);
       const checkConditions = !fake.ignoreConditions;
       switch (method) {
         case 'GET':
         case 'HEAD': {
-          if (!existing) return method === 'HEAD' ? empty(response, 404) : error(response, 404, 'NoSuchKey', 'The specified key does not exist.');
+          if (!existing)
+            return method === 'HEAD'
+              ? empty(response, 404)
+              : error(response, 404, 'NoSuchKey', 'The specified key does not exist.');
           response.writeHead(200, {
             ETag: existing.etag,
             'Last-Modified': existing.modified.toUTCString(),
@@ -91,9 +100,22 @@ export async function startFakeS3(options: { buckets?: string[] } = {}): Promise
         }
         case 'PUT': {
           if (checkConditions) {
-            if (ifNoneMatch !== undefined && ifNoneMatch.trim() === '*' && existing) return error(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
-            if (ifMatch !== undefined && !existing) return error(response, 404, 'NoSuchKey', 'The specified key does not exist.');
-            if (ifMatch !== undefined && existing && ifMatch.trim() !== existing.etag) return error(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+            if (ifNoneMatch !== undefined && ifNoneMatch.trim() === '*' && existing)
+              return error(
+                response,
+                412,
+                'PreconditionFailed',
+                'At least one of the pre-conditions you specified did not hold',
+              );
+            if (ifMatch !== undefined && !existing)
+              return error(response, 404, 'NoSuchKey', 'The specified key does not exist.');
+            if (ifMatch !== undefined && existing && ifMatch.trim() !== existing.etag)
+              return error(
+                response,
+                412,
+                'PreconditionFailed',
+                'At least one of the pre-conditions you specified did not hold',
+              );
           }
           const etag = `"${createHash('md5').update(body).digest('hex')}"`;
           bucket.set(key, { body, etag, modified: new Date() });
@@ -104,7 +126,13 @@ export async function startFakeS3(options: { buckets?: string[] } = {}): Promise
         case 'DELETE': {
           if (checkConditions && ifMatch !== undefined) {
             if (!existing) return error(response, 404, 'NoSuchKey', 'The specified key does not exist.');
-            if (ifMatch.trim() !== existing.etag) return error(response, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+            if (ifMatch.trim() !== existing.etag)
+              return error(
+                response,
+                412,
+                'PreconditionFailed',
+                'At least one of the pre-conditions you specified did not hold',
+              );
           }
           bucket.delete(key);
           return empty(response, 204);

@@ -15,15 +15,34 @@ export interface InProcessDaemon {
   stop(): Promise<void>;
 }
 
-export async function startInProcessDaemon(workspace: Workspace, options: { metrics: Metrics; env?: Record<string, string>; listen?: boolean }): Promise<InProcessDaemon> {
+export async function startInProcessDaemon(
+  workspace: Workspace,
+  options: { metrics: Metrics; env?: Record<string, string>; listen?: boolean },
+): Promise<InProcessDaemon> {
   const { metrics } = options;
   const logger = createLogger({ level: 'silent' });
   const session = await openSession(
     { config: workspace.configPath, manifests: workspace.manifestsDir },
-    { writeKey: true, state: { mode: 'guarded', command: 'run', lockTimeoutMs: 5_000 }, env: { ...workspace.env, ...options.env }, logger, clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) } },
+    {
+      writeKey: true,
+      state: { mode: 'guarded', command: 'run', lockTimeoutMs: 5_000 },
+      env: { ...workspace.env, ...options.env },
+      logger,
+      clientOptions: { hooksFor: (target) => apiHooksFor(metrics, target) },
+    },
   );
   const listen = options.listen === false ? {} : { listen: { host: '127.0.0.1', port: 0 } };
-  const daemon = await startDaemon({ context: session.context, metrics, logger, dryRun: false, ...listen, watch: false, drainMs: 300, closeClients: () => session.clients.close(), stateGuard: session.guard });
+  const daemon = await startDaemon({
+    context: session.context,
+    metrics,
+    logger,
+    dryRun: false,
+    ...listen,
+    watch: false,
+    drainMs: 300,
+    closeClients: () => session.clients.close(),
+    stateGuard: session.guard,
+  });
   await waitFor(() => daemon.ready(), 30_000, 50);
   return {
     daemon,

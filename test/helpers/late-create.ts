@@ -33,7 +33,10 @@ export function lateCreateStage(key: string): LateCreateStage {
     workspace = await createWorkspace(proxy.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 } });
     await workspace.write(
       `manifests/${key}.yaml`,
-      documents([dashboardYaml({ key, target: LATE_TARGET, tiles: ['lag'] }), alertYaml({ key: `${key}-lag`, target: LATE_TARGET, dashboard: key, tile: 'lag' })]),
+      documents([
+        dashboardYaml({ key, target: LATE_TARGET, tiles: ['lag'] }),
+        alertYaml({ key: `${key}-lag`, target: LATE_TARGET, dashboard: key, tile: 'lag' }),
+      ]),
     );
   });
   afterAll(async () => {
@@ -56,7 +59,9 @@ export function lateCreateStage(key: string): LateCreateStage {
       return started(workspace);
     },
     async dashboardsNamed(name) {
-      return (await liveTarget(started(emulator).url, LATE_TARGET)).dashboards.filter((d) => d.name === name).map((d) => d.id);
+      return (await liveTarget(started(emulator).url, LATE_TARGET)).dashboards
+        .filter((d) => d.name === name)
+        .map((d) => d.id);
     },
     async applyWithCreateHeld() {
       const held = started(proxy);

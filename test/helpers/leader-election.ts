@@ -40,10 +40,17 @@ async function statusOf(daemon: RunningDaemon): Promise<StatusDocument> {
 
 async function apiWrites(daemon: RunningDaemon): Promise<number> {
   const text = (await daemon.get('/metrics')).text;
-  return ['POST', 'PUT', 'PATCH', 'DELETE'].reduce((sum, method) => sum + metricSum(text, 'stacksync_api_requests_total', { method }), 0);
+  return ['POST', 'PUT', 'PATCH', 'DELETE'].reduce(
+    (sum, method) => sum + metricSum(text, 'stacksync_api_requests_total', { method }),
+    0,
+  );
 }
 
-export function describeLeaderElection(name: string, sharedState: () => Promise<SharedState>, teardown: () => Promise<void> = async () => undefined): void {
+export function describeLeaderElection(
+  name: string,
+  sharedState: () => Promise<SharedState>,
+  teardown: () => Promise<void> = async () => undefined,
+): void {
   describe(`run --leader-elect on ${name}`, () => {
     let emulator: RunningEmulator;
     let ws: Workspace;
@@ -78,9 +85,15 @@ export function describeLeaderElection(name: string, sharedState: () => Promise<
 
       // The leader applies; the standby is ready, names the leader, and sends nothing.
       await waitUntil(async () => (await first.get('/readyz')).status === 200, 30_000, 200);
-      expect((await liveTarget(emulator.url, 'local')).dashboards.map((d) => d.name)).toContain(dashboardName('le-first'));
+      expect((await liveTarget(emulator.url, 'local')).dashboards.map((d) => d.name)).toContain(
+        dashboardName('le-first'),
+      );
       const standby = await statusOf(second);
-      expect(standby).toMatchObject({ role: 'standby', ready: true, leader: { pid: first.child.pid, command: 'run --leader-elect' } });
+      expect(standby).toMatchObject({
+        role: 'standby',
+        ready: true,
+        leader: { pid: first.child.pid, command: 'run --leader-elect' },
+      });
       expect((await second.get('/readyz')).status).toBe(200);
       expect(await apiWrites(first)).toBeGreaterThan(0);
       expect(await apiWrites(second)).toBe(0);
@@ -102,7 +115,12 @@ export function describeLeaderElection(name: string, sharedState: () => Promise<
       first.child.kill('SIGKILL');
       await ws.write('manifests/second.yaml', dashboardYaml({ key: 'le-second', target: 'local' }));
       await waitUntil(async () => (await statusOf(second)).role === 'leader', 30_000, 200);
-      await waitUntil(async () => (await liveTarget(emulator.url, 'local')).dashboards.some((d) => d.name === dashboardName('le-second')), 30_000, 250);
+      await waitUntil(
+        async () =>
+          (await liveTarget(emulator.url, 'local')).dashboards.some((d) => d.name === dashboardName('le-second')),
+        30_000,
+        250,
+      );
       expect(second.output().stderr + second.output().stdout).toMatch(/leader: this daemon holds the state lease/);
       expect(await apiWrites(second)).toBeGreaterThan(0);
       await waitUntil(async () => (await second.get('/readyz')).status === 200, 30_000, 200);
@@ -121,7 +139,11 @@ export function describeLeaderElection(name: string, sharedState: () => Promise<
       expect(lock?.pid, describeRun(shownState)).toBe(second.child.pid);
       const unlocked = await ws.run(['state', 'unlock', lock?.token ?? '']);
       expect(unlocked.code, describeRun(unlocked)).toBe(0);
-      await waitUntil(() => /standby: lost the state lease/.test(second.output().stderr + second.output().stdout), 30_000, 200);
+      await waitUntil(
+        () => /standby: lost the state lease/.test(second.output().stderr + second.output().stdout),
+        30_000,
+        200,
+      );
       await waitUntil(async () => (await statusOf(second)).role === 'leader', 30_000, 200);
       const again = await ws.run(['plan', '--detailed-exitcode']);
       expect(again.code, describeRun(again)).toBe(0);

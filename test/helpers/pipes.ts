@@ -28,8 +28,13 @@ export function bornPipeYaml(pipe: BornPipe): { yaml: string; env: Record<string
   const body = pipeBody(pipe.family, pipe.name ?? pipe.key, pipe.block ?? undefined);
   const env: Record<string, string> = {};
   const block = body['source'][pipe.family] as Body;
-  for (const member of PIPE_WRITE_ONLY_SOURCE_MEMBERS[pipe.family]) refs(block, member.split('.'), `${pipe.key}_${member}`, env);
-  const metadata: Body = { name: pipe.key, ...(pipe.target ? { target: pipe.target } : {}), ...(pipe.annotations ? { annotations: pipe.annotations } : {}) };
+  for (const member of PIPE_WRITE_ONLY_SOURCE_MEMBERS[pipe.family])
+    refs(block, member.split('.'), `${pipe.key}_${member}`, env);
+  const metadata: Body = {
+    name: pipe.key,
+    ...(pipe.target ? { target: pipe.target } : {}),
+    ...(pipe.annotations ? { annotations: pipe.annotations } : {}),
+  };
   const document = { apiVersion: 'stacksync/v1', kind: 'Pipe', metadata, spec: { ...body, ...pipe.spec } };
   return { yaml: stringify(document), env };
 }
@@ -37,7 +42,10 @@ export function bornPipeYaml(pipe: BornPipe): { yaml: string; env: Record<string
 /** Many pipes in one multi-document text, with the environment of all their secrets. */
 export function bornPipesYaml(pipes: readonly BornPipe[]): { yaml: string; env: Record<string, string> } {
   const parts = pipes.map(bornPipeYaml);
-  return { yaml: parts.map((part) => part.yaml).join('---\n'), env: Object.assign({}, ...parts.map((part) => part.env)) };
+  return {
+    yaml: parts.map((part) => part.yaml).join('---\n'),
+    env: Object.assign({}, ...parts.map((part) => part.env)),
+  };
 }
 
 /** Replaces the write-only member at `path` with `fromEnv` references (one per field of an object), its values put in `env`. */
@@ -83,13 +91,19 @@ export async function livePipes(url: string): Promise<LivePipeView[]> {
   const auth = Buffer.from(`${ids.keyId}:${ids.keySecret}`).toString('base64');
   // Under injected faults a request may be refused before it is handled: try until one is.
   for (let attempt = 0; attempt < 20; attempt++) {
-    const status = await fetch(`${url}/v1/organizations/${ids.organizationId}/services/${ids.serviceId}/pipes`, { headers: { authorization: `Basic ${auth}` } })
+    const status = await fetch(`${url}/v1/organizations/${ids.organizationId}/services/${ids.serviceId}/pipes`, {
+      headers: { authorization: `Basic ${auth}` },
+    })
       .then(async (response) => (await response.arrayBuffer(), response.status))
       .catch(() => 0);
     if (status === 200) break;
   }
-  const dump = (await (await fetch(`${url}/_emulator/dump`)).json()) as { organizations: { id: string; services: { id: string; pipes: LivePipeView[] }[] }[] };
-  const service = dump.organizations.find((org) => org.id === ids.organizationId)?.services.find((each) => each.id === ids.serviceId);
+  const dump = (await (await fetch(`${url}/_emulator/dump`)).json()) as {
+    organizations: { id: string; services: { id: string; pipes: LivePipeView[] }[] }[];
+  };
+  const service = dump.organizations
+    .find((org) => org.id === ids.organizationId)
+    ?.services.find((each) => each.id === ids.serviceId);
   return service?.pipes ?? [];
 }
 

@@ -57,10 +57,19 @@ export async function startProxy(upstream: string): Promise<RunningProxy> {
   const intercepted: ProxiedRequest[] = [];
   const held: { request: ProxiedRequest; headers: Record<string, string> }[] = [];
   const forward = (proxied: ProxiedRequest, headers: Record<string, string>): Promise<Response> =>
-    fetch(`${upstream}${proxied.path}`, { method: proxied.method, headers: rewriter?.headers?.(headers) ?? headers, ...(proxied.body === '' ? {} : { body: proxied.body }) });
+    fetch(`${upstream}${proxied.path}`, {
+      method: proxied.method,
+      headers: rewriter?.headers?.(headers) ?? headers,
+      ...(proxied.body === '' ? {} : { body: proxied.body }),
+    });
   const server: Server = createServer((request, response) => {
     void (async () => {
-      const proxied: ProxiedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', body: await readBody(request), headers: forwardHeaders(request) };
+      const proxied: ProxiedRequest = {
+        method: request.method ?? 'GET',
+        path: request.url ?? '/',
+        body: await readBody(request),
+        headers: forwardHeaders(request),
+      };
       const reply = interceptor?.(proxied);
       if (reply === 'hold') {
         intercepted.push(proxied);
@@ -71,7 +80,9 @@ export async function startProxy(upstream: string): Promise<RunningProxy> {
       }
       if (reply) {
         intercepted.push(proxied);
-        response.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json', ...reply.headers }).end(reply.body);
+        response
+          .writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json', ...reply.headers })
+          .end(reply.body);
         return;
       }
       const forwarded = await forward(proxied, forwardHeaders(request));

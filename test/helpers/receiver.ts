@@ -39,7 +39,8 @@ export async function startReceiver(): Promise<Receiver> {
       }
       received.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, json });
       const next = statuses.shift() ?? { status: 200 };
-      const reply = (): void => void response.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end('{}');
+      const reply = (): void =>
+        void response.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end('{}');
       if (held) held.push(reply);
       else reply();
     });

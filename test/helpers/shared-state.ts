@@ -22,7 +22,14 @@ export interface HeldLockScenario {
   whileHeld?: (apply: CliResult) => Promise<void>;
 }
 
-export async function expectHeldLockThenUnlock({ ws, emulatorUrl, other, held, dashboard, whileHeld }: HeldLockScenario): Promise<void> {
+export async function expectHeldLockThenUnlock({
+  ws,
+  emulatorUrl,
+  other,
+  held,
+  dashboard,
+  whileHeld,
+}: HeldLockScenario): Promise<void> {
   try {
     const plan = await ws.run(['plan', '--detailed-exitcode']);
     expect(plan.code, describeRun(plan)).toBe(2);
@@ -30,7 +37,9 @@ export async function expectHeldLockThenUnlock({ ws, emulatorUrl, other, held, d
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain('E_STATE_LOCKED');
     expect(apply.stderr).toContain(`lock id ${held.holder.token}`);
-    expect((await liveTarget(emulatorUrl, 'local')).dashboards.map((d) => d.name)).not.toContain(`Dashboard ${dashboard}`);
+    expect((await liveTarget(emulatorUrl, 'local')).dashboards.map((d) => d.name)).not.toContain(
+      `Dashboard ${dashboard}`,
+    );
     await whileHeld?.(apply);
 
     const unlocked = await ws.run(['state', 'unlock', held.holder.token]);

@@ -41,11 +41,16 @@ export async function unprivilegedCli(): Promise<UnprivilegedCli | { reason: str
   const dir = await mkdtemp(join(tmpdir(), 'stacksync-cli-'));
   for (const path of COPIED) await cp(join(REPO, path), join(dir, path), { recursive: true });
   await openToAll(dir);
-  const cli: UnprivilegedCli = { run: (cwd, args, env) => runAsNobody(join(dir, 'dist/cli.js'), cwd, args, env), dispose: () => rm(dir, { recursive: true, force: true }) };
+  const cli: UnprivilegedCli = {
+    run: (cwd, args, env) => runAsNobody(join(dir, 'dist/cli.js'), cwd, args, env),
+    dispose: () => rm(dir, { recursive: true, force: true }),
+  };
   const probe = await cli.run(dir, ['--version'], {});
   if (probe.code === 0) return cli;
   await cli.dispose();
-  return { reason: `the CLI copied to ${dir} does not run as uid ${NOBODY}: ${probe.stderr.trim().split('\n')[0] ?? ''}` };
+  return {
+    reason: `the CLI copied to ${dir} does not run as uid ${NOBODY}: ${probe.stderr.trim().split('\n')[0] ?? ''}`,
+  };
 }
 
 /** Directories 0755 and files 0644 (0755 if executable), all the way down. */
@@ -56,9 +61,20 @@ async function openToAll(path: string): Promise<void> {
   for (const entry of await readdir(path)) await openToAll(join(path, entry));
 }
 
-function runAsNobody(cliPath: string, cwd: string, args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+function runAsNobody(
+  cliPath: string,
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const childEnv = { PATH: process.env['PATH'] ?? '', HOME: '/tmp', NO_COLOR: '1', STACKSYNC_BUDGET_FILE: 'off', ...env };
+    const childEnv = {
+      PATH: process.env['PATH'] ?? '',
+      HOME: '/tmp',
+      NO_COLOR: '1',
+      STACKSYNC_BUDGET_FILE: 'off',
+      ...env,
+    };
     let stdout = '';
     let stderr = '';
     const setpriv = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, cliPath, ...args];

@@ -9,7 +9,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { DEFAULT_SEED_IDS, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import {
+  DEFAULT_SEED_IDS,
+  startEmulator,
+  type EmulatorOptions,
+  type RunningEmulator,
+} from '../../src/emulator/index.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 /** The repository's root. */
@@ -112,9 +117,14 @@ export async function createWorkspace(emulatorUrl: string, options: WorkspaceOpt
  */
 export async function cloneRepository(options: { git?: boolean } = {}): Promise<Workspace> {
   const dir = await mkdtemp(join(tmpdir(), 'stacksync-clone-'));
-  for (const part of ['manifests', 'examples', 'config']) await cp(join(REPO, part), join(dir, part), { recursive: true });
+  for (const part of ['manifests', 'examples', 'config'])
+    await cp(join(REPO, part), join(dir, part), { recursive: true });
   if (options.git) {
-    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, encoding: 'utf8' });
+    const git = (...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
     git('init', '-q', '-b', 'main');
     git('add', '.');
     git('commit', '-q', '-m', 'a fresh clone');
@@ -148,7 +158,8 @@ function workspaceAt(dir: string, env: Record<string, string> = {}): Workspace {
 function configYaml(url: string, options: WorkspaceOptions, statePath: string): string {
   // Lines every target gets.
   const perTarget =
-    (options.rateLimit ? `    rateLimit: ${JSON.stringify(options.rateLimit)}\n` : '') + (options.apiProfile ? `    api: { profile: ${options.apiProfile} }\n` : '');
+    (options.rateLimit ? `    rateLimit: ${JSON.stringify(options.rateLimit)}\n` : '') +
+    (options.apiProfile ? `    api: { profile: ${options.apiProfile} }\n` : '');
   const sync = options.sync ? `sync: ${JSON.stringify(options.sync)}\n` : '';
   return `targets:
   - name: local
@@ -173,14 +184,25 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   // A clean environment: no inherited STACKSYNC_* settings, no colours, so output is greppable.
   // No budget file carried between commands (docs/apply.md#the-budget-across-commands) unless a test names one: the
   // emulator enforces no budget unless asked, and tests of other things would wait out the default 10 per 10 s.
-  return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1', STACKSYNC_BUDGET_FILE: 'off', ...env };
+  return {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '',
+    NO_COLOR: '1',
+    STACKSYNC_BUDGET_FILE: 'off',
+    ...env,
+  };
 }
 
 function spawnCli(cwd: string, args: readonly string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [CLI, ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function runCli(cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<CliResult> {
+function runCli(
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawnCli(cwd, args, env);
     let stdout = '';
@@ -189,7 +211,11 @@ function runCli(cwd: string, args: readonly string[], env: Record<string, string
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`stacksync ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `stacksync ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {

@@ -18,7 +18,10 @@ function compare(text: string): { fast: boolean; same: boolean } {
   const fast = readPlainYaml(text, LIMITS);
   if (!fast) return { fast: false, same: true };
   const careful = parseWithPositions(text, LIMITS);
-  return { fast: true, same: JSON.stringify({ documents: fast, problems: [], warnings: [] }) === JSON.stringify(careful) };
+  return {
+    fast: true,
+    same: JSON.stringify({ documents: fast, problems: [], warnings: [] }) === JSON.stringify(careful),
+  };
 }
 
 const MANIFEST = `apiVersion: stacksync/v1
@@ -50,7 +53,11 @@ const EDGE_CASES: [string, string, boolean][] = [
   ['a marker and a comment on its line', `--- # first\n${MANIFEST}`, true],
   ['a top-level list', '- a\n- b: 1\n', true],
   ['a top-level scalar', 'hello\n', true],
-  ['core numbers', 'a: 12\nb: -0\nc: +7\nd: 0o17\ne: 0x1F\nf: 1e3\ng: .5\nh: 1.\ni: 1.5e-3\nj: 012\nk: 12345678901234567890\n', true],
+  [
+    'core numbers',
+    'a: 12\nb: -0\nc: +7\nd: 0o17\ne: 0x1F\nf: 1e3\ng: .5\nh: 1.\ni: 1.5e-3\nj: 012\nk: 12345678901234567890\n',
+    true,
+  ],
   ['YAML 1.1 numbers stay strings', 'a: 1_000\nb: 0b101\nc: 1:30\nd: 0777\ne: 1,000\n', true],
   ['booleans and their look-alikes', 'a: true\nb: False\nc: TRUE\nd: yes\ne: no\nf: on\ng: off\nh: y\ni: tRue\n', true],
   ['nulls', 'a: null\nb: ~\nc:\nd: Null\ne: NULL\nf: nULL\n', true],
@@ -119,7 +126,9 @@ describe('the fast YAML reader', () => {
   });
 
   it('agrees with yaml on every YAML file in the repository, and reads most of them', () => {
-    const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n');
+    const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: ROOT, encoding: 'utf8' })
+      .trim()
+      .split('\n');
     expect(files.length).toBeGreaterThan(100);
     let taken = 0;
     const differing: string[] = [];
@@ -135,6 +144,8 @@ describe('the fast YAML reader', () => {
   it('leaves problems to yaml: a broken document gets its message and line', () => {
     const parsed = parseManifestText(`${MANIFEST}---\na: [1, 2\n`, LIMITS);
     expect(parsed.documents).toHaveLength(1);
-    expect(parsed.problems).toEqual([expect.objectContaining({ line: 17, message: expect.stringMatching(/^invalid YAML/) })]);
+    expect(parsed.problems).toEqual([
+      expect.objectContaining({ line: 17, message: expect.stringMatching(/^invalid YAML/) }),
+    ]);
   });
 });

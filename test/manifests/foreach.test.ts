@@ -12,15 +12,39 @@ const withForEach = (forEach: unknown): unknown => ({ kind: 'Alert', metadata: {
 
 describe('readForEach', () => {
   const cases: { name: string; forEach: unknown; spec?: unknown; problem?: RegExp; pointer?: (string | number)[] }[] = [
-    { name: 'a matrix', forEach: { service: ['a', 'b'], n: [1, true] }, spec: { matrix: [['service', ['a', 'b']], ['n', ['1', 'true']]] } },
+    {
+      name: 'a matrix',
+      forEach: { service: ['a', 'b'], n: [1, true] },
+      spec: {
+        matrix: [
+          ['service', ['a', 'b']],
+          ['n', ['1', 'true']],
+        ],
+      },
+    },
     { name: 'a file', forEach: { fromFile: 'items.yaml' }, spec: { fromFile: 'items.yaml' } },
     { name: 'a list', forEach: ['a'], problem: /must be a mapping/, pointer: ['metadata', 'forEach'] },
     { name: 'an empty mapping', forEach: {}, problem: /must be a mapping/ },
-    { name: 'a bad variable name', forEach: { 'my-var': ['a'] }, problem: /my-var is not a variable name/, pointer: ['metadata', 'forEach', 'my-var'] },
+    {
+      name: 'a bad variable name',
+      forEach: { 'my-var': ['a'] },
+      problem: /my-var is not a variable name/,
+      pointer: ['metadata', 'forEach', 'my-var'],
+    },
     { name: 'an empty list', forEach: { a: [] }, problem: /non-empty list/ },
-    { name: 'a nested generator', forEach: { a: ['x', { b: ['y'] }] }, problem: /no nesting of generators/, pointer: ['metadata', 'forEach', 'a', 1] },
+    {
+      name: 'a nested generator',
+      forEach: { a: ['x', { b: ['y'] }] },
+      problem: /no nesting of generators/,
+      pointer: ['metadata', 'forEach', 'a', 1],
+    },
     { name: 'fromFile beside lists', forEach: { fromFile: 'x.yaml', a: ['b'] }, problem: /fromFile stands alone/ },
-    { name: 'fromFile not a path', forEach: { fromFile: 3 }, problem: /must be the path/, pointer: ['metadata', 'forEach', 'fromFile'] },
+    {
+      name: 'fromFile not a path',
+      forEach: { fromFile: 3 },
+      problem: /must be the path/,
+      pointer: ['metadata', 'forEach', 'fromFile'],
+    },
   ];
   it.each(cases)('$name', ({ forEach, spec, problem, pointer }) => {
     const read = readForEach(withForEach(forEach));
@@ -35,9 +59,33 @@ describe('readForEach', () => {
 describe('matrixItems', () => {
   const cases: { name: string; matrix: [string, string[]][]; max: number; labels?: string[]; problem?: RegExp }[] = [
     { name: 'one variable', matrix: [['s', ['a', 'b']]], max: 10, labels: ['s=a', 's=b'] },
-    { name: 'every combination, first variable outermost', matrix: [['s', ['a', 'b']], ['v', ['1', '2']]], max: 10, labels: ['s=a, v=1', 's=a, v=2', 's=b, v=1', 's=b, v=2'] },
-    { name: 'exactly the cap', matrix: [['s', ['a', 'b']], ['v', ['1', '2']]], max: 4, labels: ['s=a, v=1', 's=a, v=2', 's=b, v=1', 's=b, v=2'] },
-    { name: 'beyond the cap', matrix: [['s', ['a', 'b']], ['v', ['1', '2', '3']]], max: 5, problem: /stands for 6 items, more than the 5/ },
+    {
+      name: 'every combination, first variable outermost',
+      matrix: [
+        ['s', ['a', 'b']],
+        ['v', ['1', '2']],
+      ],
+      max: 10,
+      labels: ['s=a, v=1', 's=a, v=2', 's=b, v=1', 's=b, v=2'],
+    },
+    {
+      name: 'exactly the cap',
+      matrix: [
+        ['s', ['a', 'b']],
+        ['v', ['1', '2']],
+      ],
+      max: 4,
+      labels: ['s=a, v=1', 's=a, v=2', 's=b, v=1', 's=b, v=2'],
+    },
+    {
+      name: 'beyond the cap',
+      matrix: [
+        ['s', ['a', 'b']],
+        ['v', ['1', '2', '3']],
+      ],
+      max: 5,
+      problem: /stands for 6 items, more than the 5/,
+    },
   ];
   it.each(cases)('$name', ({ matrix, max, labels, problem }) => {
     const result = matrixItems(matrix, max);
@@ -48,7 +96,15 @@ describe('matrixItems', () => {
 
 describe('listItems', () => {
   const cases: { name: string; list: unknown; max: number; labels?: string[]; problem?: RegExp }[] = [
-    { name: 'rows in order', list: [{ s: 'b', n: 2 }, { s: 'a', n: 1 }], max: 10, labels: ['s=b, n=2', 's=a, n=1'] },
+    {
+      name: 'rows in order',
+      list: [
+        { s: 'b', n: 2 },
+        { s: 'a', n: 1 },
+      ],
+      max: 10,
+      labels: ['s=b, n=2', 's=a, n=1'],
+    },
     { name: 'not a list', list: { s: 'a' }, max: 10, problem: /non-empty YAML list of mappings/ },
     { name: 'an empty list', list: [], max: 10, problem: /non-empty YAML list/ },
     { name: 'a row not a mapping', list: [{ s: 'a' }, 'b'], max: 10, problem: /item 2 must be a mapping/ },
@@ -69,40 +125,66 @@ describe('instantiate', () => {
     { name: 'one variable', text: '${service}', expected: 'payments' },
     { name: 'several in one string', text: '${service}-${severity}', expected: 'payments-page' },
     { name: 'a per-target variable left for its stage', text: '${service} on ${ENV}', expected: 'payments on ${ENV}' },
-    { name: 'an escaped reference left escaped for the per-target stage', text: '$${service}', expected: '$${service}' },
+    {
+      name: 'an escaped reference left escaped for the per-target stage',
+      text: '$${service}',
+      expected: '$${service}',
+    },
     { name: 'plain text', text: 'no references', expected: 'no references' },
   ];
   it.each(cases)('$name', ({ text, expected }) => {
-    const value = instantiate({ kind: 'Alert', metadata: { name: 'n', forEach: { service: ['payments'] } }, spec: { list: [{ text }] } }, item);
+    const value = instantiate(
+      { kind: 'Alert', metadata: { name: 'n', forEach: { service: ['payments'] } }, spec: { list: [{ text }] } },
+      item,
+    );
     expect(value).toEqual({ kind: 'Alert', metadata: { name: 'n' }, spec: { list: [{ text: expected }] } });
   });
 
   it('leaves the template untouched', () => {
-    const template = Object.freeze({ metadata: Object.freeze({ name: '${service}', forEach: Object.freeze({ service: Object.freeze(['a']) }) }) });
+    const template = Object.freeze({
+      metadata: Object.freeze({ name: '${service}', forEach: Object.freeze({ service: Object.freeze(['a']) }) }),
+    });
     instantiate(template, item);
     expect(template.metadata.name).toBe('${service}');
     expect(template.metadata.forEach).toBeDefined();
   });
 
   it('refuses two items that give one name, naming both, and keeps the rest', () => {
-    const items = matrixItems([['service', ['a', 'b', 'c']], ['severity', ['page']]], 10);
+    const items = matrixItems(
+      [
+        ['service', ['a', 'b', 'c']],
+        ['severity', ['page']],
+      ],
+      10,
+    );
     if (!('items' in items)) throw new Error('no items');
     const template = { metadata: { name: '${service}', forEach: {} } };
     const named = instantiateAll({ metadata: { name: 'same' } }, items.items);
     expect(named.instances).toEqual([]);
     expect(named.problems.map((p) => `${p.item.label}: ${p.problem.message}`)).toEqual([
-      expect.stringMatching(/^service=b, severity=page: gives the name same, as item \(service=a, severity=page\) does/),
-      expect.stringMatching(/^service=a, severity=page: gives the name same, as item \(service=b, severity=page\) does/),
-      expect.stringMatching(/^service=c, severity=page: gives the name same, as item \(service=a, severity=page\) does/),
+      expect.stringMatching(
+        /^service=b, severity=page: gives the name same, as item \(service=a, severity=page\) does/,
+      ),
+      expect.stringMatching(
+        /^service=a, severity=page: gives the name same, as item \(service=b, severity=page\) does/,
+      ),
+      expect.stringMatching(
+        /^service=c, severity=page: gives the name same, as item \(service=a, severity=page\) does/,
+      ),
     ]);
     const distinct = instantiateAll(template, items.items);
     expect(distinct.problems).toEqual([]);
-    expect(distinct.instances.map((instance) => (instance.value as { metadata: { name: string } }).metadata.name)).toEqual(['a', 'b', 'c']);
+    expect(
+      distinct.instances.map((instance) => (instance.value as { metadata: { name: string } }).metadata.name),
+    ).toEqual(['a', 'b', 'c']);
   });
 });
 
 describe('through the loader', () => {
-  const config: Config = { ...baseConfig, targets: baseConfig.targets.map((target) => ({ ...target, vars: { ENV: target.name } })) };
+  const config: Config = {
+    ...baseConfig,
+    targets: baseConfig.targets.map((target) => ({ ...target, vars: { ENV: target.name } })),
+  };
   const template = (forEach: string, message = '${service} on ${ENV}'): string => `apiVersion: stacksync/v1
 kind: Alert
 metadata:
@@ -123,7 +205,9 @@ spec:
     const dir = await writeTree({ 'alerts.yaml': template('{ service: [a, b], severity: [page, ticket] }') });
     const loaded = await loadManifests(dir, { config, hmac });
     expect(loaded.problems).toEqual([]);
-    expect(loaded.resources.map((resource) => `${resource.key} ${formatLocation(resource.location).replace(dir, 'D')}`)).toEqual([
+    expect(
+      loaded.resources.map((resource) => `${resource.key} ${formatLocation(resource.location).replace(dir, 'D')}`),
+    ).toEqual([
       'slow-a-page D/alerts.yaml:1:1 (service=a, severity=page)',
       'slow-a-ticket D/alerts.yaml:1:1 (service=a, severity=ticket)',
       'slow-b-page D/alerts.yaml:1:1 (service=b, severity=page)',
@@ -132,22 +216,34 @@ spec:
   });
 
   it('reports an unset variable at its line, once per item, naming each', async () => {
-    const dir = await writeTree({ 'alerts.yaml': template('{ service: [a, b], severity: [page] }', '${service} ${missing}') });
+    const dir = await writeTree({
+      'alerts.yaml': template('{ service: [a, b], severity: [page] }', '${service} ${missing}'),
+    });
     const loaded = await loadManifests(dir, { config, hmac });
     expect(loaded.resources).toEqual([]);
-    expect(loaded.problems.map((problem) => formatLocation(problem.location).replace(dir, 'D'))).toEqual(['D/alerts.yaml:8:12 (service=a, severity=page)', 'D/alerts.yaml:8:12 (service=b, severity=page)']);
-    expect(loaded.problems[0]?.message).toMatch(/\$\{missing\} is set by no forEach item \(they set service, severity\) and is not set for target/);
+    expect(loaded.problems.map((problem) => formatLocation(problem.location).replace(dir, 'D'))).toEqual([
+      'D/alerts.yaml:8:12 (service=a, severity=page)',
+      'D/alerts.yaml:8:12 (service=b, severity=page)',
+    ]);
+    expect(loaded.problems[0]?.message).toMatch(
+      /\$\{missing\} is set by no forEach item \(they set service, severity\) and is not set for target/,
+    );
   });
 
   it('keeps the sound items of a template one of whose items is invalid', async () => {
     const dir = await writeTree({ 'alerts.yaml': template('{ service: [a], severity: [page, "not a name"] }') });
     const loaded = await loadManifests(dir, { config, hmac });
     expect(loaded.resources.map((resource) => resource.key)).toEqual(['slow-a-page']);
-    expect(loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.message}`)).toEqual([expect.stringMatching(/^D\/alerts\.yaml:4:\d+ \(service=a, severity=not a name\) metadata\.name/)]);
+    expect(
+      loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.message}`),
+    ).toEqual([expect.stringMatching(/^D\/alerts\.yaml:4:\d+ \(service=a, severity=not a name\) metadata\.name/)]);
   });
 
   it('takes items from a list file beside it, which is not loaded as manifests', async () => {
-    const dir = await writeTree({ 'a/alerts.yaml': template('{ fromFile: items.yaml }'), 'a/items.yaml': '- { service: x, severity: page }\n- { service: y, severity: page }\n' });
+    const dir = await writeTree({
+      'a/alerts.yaml': template('{ fromFile: items.yaml }'),
+      'a/items.yaml': '- { service: x, severity: page }\n- { service: y, severity: page }\n',
+    });
     const loaded = await loadManifests(dir, { config, hmac });
     expect(loaded.problems).toEqual([]);
     expect(loaded.resources.map((resource) => resource.key)).toEqual(['slow-x-page', 'slow-y-page']);
@@ -158,16 +254,25 @@ spec:
     const dir = await writeTree({ 'alerts.yaml': template('{ fromFile: other.yaml }'), 'other.yaml': other });
     const loaded = await loadManifests(dir, { config, hmac });
     expect(loaded.resources.map((resource) => resource.key)).toEqual(['slow-kept-page']);
-    expect(loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.message}`)).toEqual([
-      expect.stringMatching(/^D\/alerts\.yaml:5:\d+ metadata\.forEach\.fromFile: .*other\.yaml must hold a non-empty YAML list of mappings/),
+    expect(
+      loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.message}`),
+    ).toEqual([
+      expect.stringMatching(
+        /^D\/alerts\.yaml:5:\d+ metadata\.forEach\.fromFile: .*other\.yaml must hold a non-empty YAML list of mappings/,
+      ),
     ]);
   });
 
   it('reports a list file that is not YAML, and refuses the template', async () => {
-    const dir = await writeTree({ 'alerts.yaml': template('{ fromFile: items.yaml }'), 'items.yaml': '- { service: x\n' });
+    const dir = await writeTree({
+      'alerts.yaml': template('{ fromFile: items.yaml }'),
+      'items.yaml': '- { service: x\n',
+    });
     const loaded = await loadManifests(dir, { config, hmac });
     expect(loaded.resources).toEqual([]);
-    const messages = loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.code}`);
+    const messages = loaded.problems.map(
+      (problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.code}`,
+    );
     expect(messages).toContainEqual(expect.stringMatching(/^D\/items\.yaml:\d+:\d+ E_MANIFEST_PARSE$/));
     expect(messages).toContainEqual(expect.stringMatching(/^D\/alerts\.yaml:5:\d+ E_MANIFEST_INVALID$/));
   });
@@ -176,8 +281,8 @@ spec:
     const dir = await writeTree({ 'alerts.yaml': template('{ service: [a, b], severity: [page, ticket] }') });
     const loaded = await loadManifests(dir, { config, hmac, limits: { maxForEachItems: 3 } });
     expect(loaded.resources).toEqual([]);
-    expect(loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.message}`)).toEqual([
-      expect.stringMatching(/^D\/alerts\.yaml:5:\d+ metadata\.forEach: stands for 4 items, more than the 3/),
-    ]);
+    expect(
+      loaded.problems.map((problem) => `${formatLocation(problem.location).replace(dir, 'D')} ${problem.message}`),
+    ).toEqual([expect.stringMatching(/^D\/alerts\.yaml:5:\d+ metadata\.forEach: stands for 4 items, more than the 3/)]);
   });
 });

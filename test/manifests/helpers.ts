@@ -34,10 +34,25 @@ export const config: Config = {
       auth: { keyId: 'k', keySecret: 's' },
       rateLimit: { requests: 10, perSeconds: 10, concurrency: 2 },
     },
-    { name: 'sh', variant: 'self-hosted', baseUrl: 'http://127.0.0.1:2', auth: { token: 't' }, rateLimit: { requests: 100, perSeconds: 60, concurrency: 4 } },
+    {
+      name: 'sh',
+      variant: 'self-hosted',
+      baseUrl: 'http://127.0.0.1:2',
+      auth: { token: 't' },
+      rateLimit: { requests: 100, perSeconds: 60, concurrency: 4 },
+    },
   ],
   defaultTarget: 'prod',
-  sync: { intervalMs: 300_000, drift: 'heal', prune: false, maxDeletes: 10, maxDeletePercent: 25, adopt: false, lateCreateWindowMs: 120_000, markManaged: false },
+  sync: {
+    intervalMs: 300_000,
+    drift: 'heal',
+    prune: false,
+    maxDeletes: 10,
+    maxDeletePercent: 25,
+    adopt: false,
+    lateCreateWindowMs: 120_000,
+    markManaged: false,
+  },
   state: { backend: 'file', path: '/tmp/stacksync-test-state.json' },
 };
 
@@ -69,7 +84,12 @@ spec:
         - { type: number, aggFn: count, where: "level:error" }
 ${extra}`;
 
-export const alert = (name: string, dashboardName: string, tile: string, target = ''): string => `apiVersion: stacksync/v1
+export const alert = (
+  name: string,
+  dashboardName: string,
+  tile: string,
+  target = '',
+): string => `apiVersion: stacksync/v1
 kind: Alert
 metadata:
   name: ${name}${target ? `\n  target: ${target}` : ''}

@@ -15,33 +15,57 @@ async function load(tree: Tree, limits: Partial<ManifestLimits> = {}, prepare?: 
   const dir = await writeTree(tree);
   await prepare?.(dir);
   const result = await loadManifests(dir, { config, hmac, limits });
-  const problems = result.problems.map((p) => `${p.location.file.slice(dir.length + 1)}${p.location.line ? `:${p.location.line}` : ''}: ${p.code}: ${p.message}`);
+  const problems = result.problems.map(
+    (p) =>
+      `${p.location.file.slice(dir.length + 1)}${p.location.line ? `:${p.location.line}` : ''}: ${p.code}: ${p.message}`,
+  );
   return { ...result, problems, dir };
 }
 
 function aliasBomb(): string {
-  const lines = ['apiVersion: stacksync/v1', 'kind: Dashboard', 'metadata: { name: bomb }', 'x0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
-  for (let i = 1; i <= 9; i++) lines.push(`x${i}: &x${i} [${Array(9).fill(`*x${i - 1}`).join(', ')}]`);
+  const lines = [
+    'apiVersion: stacksync/v1',
+    'kind: Dashboard',
+    'metadata: { name: bomb }',
+    'x0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+  ];
+  for (let i = 1; i <= 9; i++)
+    lines.push(
+      `x${i}: &x${i} [${Array(9)
+        .fill(`*x${i - 1}`)
+        .join(', ')}]`,
+    );
   return `${lines.join('\n')}\nspec: { name: bomb, tags: *x9 }\n`;
 }
 
 function manyDocuments(count: number): string {
   const docs: string[] = [];
-  for (let i = 0; i < count; i++) docs.push(`apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: d${i} }\nspec: { name: D${i} }\n`);
+  for (let i = 0; i < count; i++)
+    docs.push(`apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: d${i} }\nspec: { name: D${i} }\n`);
   return docs.join('---\n');
 }
 
 describe('hostile manifests', () => {
   it('refuses an alias bomb and still loads the good file beside it', async () => {
-    const { problems, resources, blockedTargets } = await load({ 'bomb.yaml': aliasBomb(), 'good.yaml': dashboard('api') });
-    expect(problems).toEqual([expect.stringMatching(/^bomb\.yaml:1: E_MANIFEST_PARSE: the document expands too many aliases .*alias bomb/)]);
+    const { problems, resources, blockedTargets } = await load({
+      'bomb.yaml': aliasBomb(),
+      'good.yaml': dashboard('api'),
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^bomb\.yaml:1: E_MANIFEST_PARSE: the document expands too many aliases .*alias bomb/),
+    ]);
     expect(resources.map((r) => r.key)).toEqual(['api']);
     expect([...blockedTargets]).toEqual(['*']);
   });
 
   it('refuses an alias that contains itself', async () => {
-    const { problems } = await load({ 'loop.yaml': 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: loop }\nspec: &s { name: x, tags: [*s] }\n' });
-    expect(problems).toEqual([expect.stringMatching(/^loop\.yaml:1: E_MANIFEST_PARSE: the document is nested too deeply .*refers to itself/)]);
+    const { problems } = await load({
+      'loop.yaml':
+        'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: loop }\nspec: &s { name: x, tags: [*s] }\n',
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^loop\.yaml:1: E_MANIFEST_PARSE: the document is nested too deeply .*refers to itself/),
+    ]);
   });
 
   it.each([
@@ -53,7 +77,11 @@ describe('hostile manifests', () => {
   });
 
   it.each([
-    ['a binary file', Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]), 'is a binary file (it holds NUL bytes), not YAML text'],
+    [
+      'a binary file',
+      Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]),
+      'is a binary file (it holds NUL bytes), not YAML text',
+    ],
     ['invalid UTF-8', Buffer.from('kind: Dashboard\nname: caf\xe9\n', 'latin1'), 'is not valid UTF-8 text'],
   ])('refuses %s', async (_name, bytes, message) => {
     const { problems, blockedTargets } = await load({ 'odd.yaml': bytes, 'good.yaml': dashboard('api') });
@@ -62,9 +90,21 @@ describe('hostile manifests', () => {
   });
 
   it.each([
-    ['flow nesting past the limit', `${'['.repeat(100)}${']'.repeat(100)}\n`, 'the document is nested too deeply (over 64 levels'],
-    ['flow nesting past what the parser can take', `${'['.repeat(100_000)}${']'.repeat(100_000)}\n`, 'the document is nested too deeply (over 64 levels)'],
-    ['block nesting past the limit', `${Array.from({ length: 100 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} 1\n`, 'the document is nested too deeply (over 64 levels'],
+    [
+      'flow nesting past the limit',
+      `${'['.repeat(100)}${']'.repeat(100)}\n`,
+      'the document is nested too deeply (over 64 levels',
+    ],
+    [
+      'flow nesting past what the parser can take',
+      `${'['.repeat(100_000)}${']'.repeat(100_000)}\n`,
+      'the document is nested too deeply (over 64 levels)',
+    ],
+    [
+      'block nesting past the limit',
+      `${Array.from({ length: 100 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} 1\n`,
+      'the document is nested too deeply (over 64 levels',
+    ],
   ])('refuses %s', async (_name, text, message) => {
     const { problems } = await load({ 'deep.yaml': text });
     expect(problems).toHaveLength(1);
@@ -73,7 +113,11 @@ describe('hostile manifests', () => {
 
   it('refuses symlinks that leave the directory, follows those that stay, survives a loop', async () => {
     const outside = await writeTree({ 'secret.yaml': dashboard('outside'), 'dir/x.yaml': dashboard('outside-dir') });
-    const dir = await writeTree({ 'a.yaml': dashboard('api'), 'real/b.yaml': dashboard('beta'), 'real/c.yaml.txt': 'ignored' });
+    const dir = await writeTree({
+      'a.yaml': dashboard('api'),
+      'real/b.yaml': dashboard('beta'),
+      'real/c.yaml.txt': 'ignored',
+    });
     await symlink(join(outside, 'secret.yaml'), join(dir, 'escape.yaml'));
     await symlink(join(outside, 'dir'), join(dir, 'escape-dir'));
     await symlink('../nowhere.yaml', join(dir, 'broken.yaml'));
@@ -88,7 +132,10 @@ describe('hostile manifests', () => {
       'escape.yaml: E_MANIFEST_PARSE: is a symlink that leads outside the manifests directory; it was not read',
     ]);
     // inside.yaml is real/b.yaml, z-inside is real/, real/loop is the root: each is read once.
-    expect(result.resources.map((r) => `${r.key}@${r.location.file.slice(dir.length + 1)}`)).toEqual(['api@a.yaml', 'beta@inside.yaml']);
+    expect(result.resources.map((r) => `${r.key}@${r.location.file.slice(dir.length + 1)}`)).toEqual([
+      'api@a.yaml',
+      'beta@inside.yaml',
+    ]);
   });
 
   it('follows a manifests directory that is itself a symlink (git-sync)', async () => {
@@ -106,8 +153,13 @@ describe('hostile manifests', () => {
   });
 
   it('stops at the document cap with a clear problem', async () => {
-    const { problems, resources, blockedTargets } = await load({ 'many.yaml': manyDocuments(10_000) }, { maxDocuments: 100 });
-    expect(problems).toEqual(['many.yaml:500: E_MANIFEST_PARSE: more than 100 manifest documents; this one and the rest were not read']);
+    const { problems, resources, blockedTargets } = await load(
+      { 'many.yaml': manyDocuments(10_000) },
+      { maxDocuments: 100 },
+    );
+    expect(problems).toEqual([
+      'many.yaml:500: E_MANIFEST_PARSE: more than 100 manifest documents; this one and the rest were not read',
+    ]);
     expect(resources).toHaveLength(100);
     expect([...blockedTargets]).toEqual(['*']);
   });

@@ -29,7 +29,8 @@ spec:
       tableMappings:
 ${mappings}`;
 
-const mapping = (table: string): string => `        - { sourceSchemaName: public, sourceTable: ${table}, targetTable: ${table} }\n`;
+const mapping = (table: string): string =>
+  `        - { sourceSchemaName: public, sourceTable: ${table}, targetTable: ${table} }\n`;
 
 interface Row {
   name: string;
@@ -44,33 +45,82 @@ const rows: Row[] = [
   {
     name: 'unknown kind',
     tree: { 'a.yaml': dashboard('api').replace('kind: Dashboard', 'kind: Dashbaord') },
-    want: [{ file: 'a.yaml', line: 2, column: 7, code: 'E_MANIFEST_INVALID', message: 'kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling' }],
+    want: [
+      {
+        file: 'a.yaml',
+        line: 2,
+        column: 7,
+        code: 'E_MANIFEST_INVALID',
+        message:
+          'kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling',
+      },
+    ],
     blocked: ['prod'],
     resources: [],
   },
   {
     name: 'unknown apiVersion',
     tree: { 'a.yaml': dashboard('api').replace('stacksync/v1', 'stacksync/v2') },
-    want: [{ file: 'a.yaml', line: 1, column: 13, code: 'E_MANIFEST_INVALID', message: 'apiVersion: must be "stacksync/v1"' }],
+    want: [
+      {
+        file: 'a.yaml',
+        line: 1,
+        column: 13,
+        code: 'E_MANIFEST_INVALID',
+        message: 'apiVersion: must be "stacksync/v1"',
+      },
+    ],
     blocked: ['prod'],
     resources: [],
   },
   {
     name: 'duplicate metadata.name of one kind in one target',
-    tree: { 'a.yaml': dashboard('api'), 'b/c.yaml': `# another copy\n${dashboard('api')}`, 'd.yaml': dashboard('api', '', 'sh') },
+    tree: {
+      'a.yaml': dashboard('api'),
+      'b/c.yaml': `# another copy\n${dashboard('api')}`,
+      'd.yaml': dashboard('api', '', 'sh'),
+    },
     want: [
-      { file: 'a.yaml', line: 4, column: 9, code: 'E_MANIFEST_DUPLICATE', message: 'metadata.name: Dashboard api is defined again for target prod at' },
-      { file: 'b/c.yaml', line: 5, column: 9, code: 'E_MANIFEST_DUPLICATE', message: 'metadata.name: Dashboard api is already defined for target prod at' },
+      {
+        file: 'a.yaml',
+        line: 4,
+        column: 9,
+        code: 'E_MANIFEST_DUPLICATE',
+        message: 'metadata.name: Dashboard api is defined again for target prod at',
+      },
+      {
+        file: 'b/c.yaml',
+        line: 5,
+        column: 9,
+        code: 'E_MANIFEST_DUPLICATE',
+        message: 'metadata.name: Dashboard api is already defined for target prod at',
+      },
     ],
     blocked: ['prod'],
     resources: ['Dashboard/api@sh'],
   },
   {
     name: 'two manifests with one API name (spec.name) of one kind in one target',
-    tree: { 'a.yaml': dashboard('api'), 'b.yaml': dashboard('web').replace('name: web board', 'name: api board'), 'c.yaml': dashboard('other', '', 'sh').replace('name: other board', 'name: api board') },
+    tree: {
+      'a.yaml': dashboard('api'),
+      'b.yaml': dashboard('web').replace('name: web board', 'name: api board'),
+      'c.yaml': dashboard('other', '', 'sh').replace('name: other board', 'name: api board'),
+    },
     want: [
-      { file: 'a.yaml', line: 6, column: 9, code: 'E_MANIFEST_DUPLICATE', message: 'spec.name: a Dashboard named "api board" is defined again for target prod at' },
-      { file: 'b.yaml', line: 6, column: 9, code: 'E_MANIFEST_DUPLICATE', message: 'spec.name: a Dashboard named "api board" is already defined for target prod at' },
+      {
+        file: 'a.yaml',
+        line: 6,
+        column: 9,
+        code: 'E_MANIFEST_DUPLICATE',
+        message: 'spec.name: a Dashboard named "api board" is defined again for target prod at',
+      },
+      {
+        file: 'b.yaml',
+        line: 6,
+        column: 9,
+        code: 'E_MANIFEST_DUPLICATE',
+        message: 'spec.name: a Dashboard named "api board" is already defined for target prod at',
+      },
     ],
     blocked: ['prod'],
     resources: ['Dashboard/other@sh'],
@@ -78,42 +128,90 @@ const rows: Row[] = [
   {
     name: 'a target that is not configured',
     tree: { 'a.yaml': dashboard('api', '', 'staging') },
-    want: [{ file: 'a.yaml', line: 5, column: 11, code: 'E_REF_UNRESOLVED', message: 'metadata.target: names no target in the config; the targets are prod, sh' }],
+    want: [
+      {
+        file: 'a.yaml',
+        line: 5,
+        column: 11,
+        code: 'E_REF_UNRESOLVED',
+        message: 'metadata.target: names no target in the config; the targets are prod, sh',
+      },
+    ],
     blocked: ['*'],
     resources: [],
   },
   {
     name: 'an alert on a target that is not configured gets only that problem',
     tree: { 'a.yaml': dashboard('api'), 'b.yaml': alert('slow', 'api', 'p99', 'staging') },
-    want: [{ file: 'b.yaml', line: 5, column: 11, code: 'E_REF_UNRESOLVED', message: 'metadata.target: names no target in the config' }],
+    want: [
+      {
+        file: 'b.yaml',
+        line: 5,
+        column: 11,
+        code: 'E_REF_UNRESOLVED',
+        message: 'metadata.target: names no target in the config',
+      },
+    ],
     blocked: ['*'],
     resources: ['Dashboard/api@prod'],
   },
   {
     name: 'a Pipe on a self-hosted target',
     tree: { 'p.yaml': kafkaPipe().replace('name: orders\n', 'name: orders\n  target: sh\n') },
-    want: [{ file: 'p.yaml', line: 5, column: 11, code: 'E_MANIFEST_INVALID', message: 'metadata.target: a Pipe needs a managed target, and sh is self-hosted' }],
+    want: [
+      {
+        file: 'p.yaml',
+        line: 5,
+        column: 11,
+        code: 'E_MANIFEST_INVALID',
+        message: 'metadata.target: a Pipe needs a managed target, and sh is self-hosted',
+      },
+    ],
     blocked: ['sh'],
     resources: [],
   },
   {
     name: 'an alert whose dashboard names nothing',
     tree: { 'a.yaml': `${dashboard('api')}---\n${alert('slow', 'apii', 'p99')}` },
-    want: [{ file: 'a.yaml', line: 35, column: 14, code: 'E_REF_UNRESOLVED', message: 'spec.dashboard: names no Dashboard manifest of target prod; its dashboards are api' }],
+    want: [
+      {
+        file: 'a.yaml',
+        line: 35,
+        column: 14,
+        code: 'E_REF_UNRESOLVED',
+        message: 'spec.dashboard: names no Dashboard manifest of target prod; its dashboards are api',
+      },
+    ],
     blocked: ['prod'],
     resources: ['Dashboard/api@prod'],
   },
   {
     name: "an alert on another target's dashboard",
     tree: { 'a.yaml': dashboard('api', '', 'sh'), 'b.yaml': alert('slow', 'api', 'p99') },
-    want: [{ file: 'b.yaml', line: 11, column: 14, code: 'E_REF_UNRESOLVED', message: 'spec.dashboard: names no Dashboard manifest of target prod' }],
+    want: [
+      {
+        file: 'b.yaml',
+        line: 11,
+        column: 14,
+        code: 'E_REF_UNRESOLVED',
+        message: 'spec.dashboard: names no Dashboard manifest of target prod',
+      },
+    ],
     blocked: ['prod'],
     resources: ['Dashboard/api@sh'],
   },
   {
     name: 'an alert whose tile names nothing',
     tree: { 'a.yaml': dashboard('api'), 'b.yaml': alert('slow', 'api', 'p95') },
-    want: [{ file: 'b.yaml', line: 12, column: 9, code: 'E_REF_UNRESOLVED', message: 'spec.tile: Dashboard api has no tile named p95; its tiles are p99, errors' }],
+    want: [
+      {
+        file: 'b.yaml',
+        line: 12,
+        column: 9,
+        code: 'E_REF_UNRESOLVED',
+        message: 'spec.tile: Dashboard api has no tile named p95; its tiles are p99, errors',
+      },
+    ],
     blocked: ['prod'],
     resources: ['Dashboard/api@prod'],
   },
@@ -122,7 +220,13 @@ const rows: Row[] = [
     tree: { 'a.yaml': dashboard('api').replace('w: 6', 'w: 0'), 'b.yaml': alert('slow', 'api', 'p99') },
     want: [
       { file: 'a.yaml', line: 12, column: 10, code: 'E_MANIFEST_INVALID', message: 'spec.tiles[0].w: must be >= 1' },
-      { file: 'b.yaml', line: 11, column: 14, code: 'E_REF_UNRESOLVED', message: 'spec.dashboard: Dashboard api has errors' },
+      {
+        file: 'b.yaml',
+        line: 11,
+        column: 14,
+        code: 'E_REF_UNRESOLVED',
+        message: 'spec.dashboard: Dashboard api has errors',
+      },
     ],
     blocked: ['prod'],
     resources: [],
@@ -130,27 +234,65 @@ const rows: Row[] = [
   {
     name: 'a duplicate tile name',
     tree: { 'a.yaml': dashboard('api').replace('- name: errors', '- name: p99') },
-    want: [{ file: 'a.yaml', line: 16, column: 13, code: 'E_MANIFEST_DUPLICATE', message: 'spec.tiles[1].name: tile name p99 is already used by tiles[0]' }],
+    want: [
+      {
+        file: 'a.yaml',
+        line: 16,
+        column: 13,
+        code: 'E_MANIFEST_DUPLICATE',
+        message: 'spec.tiles[1].name: tile name p99 is already used by tiles[0]',
+      },
+    ],
     blocked: ['prod'],
     resources: [],
   },
   {
     name: 'a source table mapped twice',
     tree: { 'p.yaml': postgresPipe(mapping('invoices') + mapping('customers') + mapping('invoices')) },
-    want: [{ file: 'p.yaml', line: 12, column: 11, code: 'E_MANIFEST_DUPLICATE', message: 'spec.source.postgres.tableMappings[2]: source table public.invoices is already mapped by tableMappings[0]' }],
+    want: [
+      {
+        file: 'p.yaml',
+        line: 12,
+        column: 11,
+        code: 'E_MANIFEST_DUPLICATE',
+        message:
+          'spec.source.postgres.tableMappings[2]: source table public.invoices is already mapped by tableMappings[0]',
+      },
+    ],
     blocked: ['prod'],
     resources: [],
   },
   {
     name: 'schema errors, all of them, each on its node',
     tree: {
-      'a.yaml': dashboard('API').replace('tags: [team-a]', 'tags: [team-a]\n  colour: red').replace('w: 6', 'w: 25').replace('aggFn: quantile, ', ''),
+      'a.yaml': dashboard('API')
+        .replace('tags: [team-a]', 'tags: [team-a]\n  colour: red')
+        .replace('w: 6', 'w: 25')
+        .replace('aggFn: quantile, ', ''),
     },
     want: [
-      { file: 'a.yaml', line: 4, column: 9, code: 'E_MANIFEST_INVALID', message: "metadata.name: must be lowercase letters, digits and '-'" },
-      { file: 'a.yaml', line: 8, column: 3, code: 'E_MANIFEST_INVALID', message: 'spec.colour: is not a known member here; expected one of name, tags, tiles' },
+      {
+        file: 'a.yaml',
+        line: 4,
+        column: 9,
+        code: 'E_MANIFEST_INVALID',
+        message: "metadata.name: must be lowercase letters, digits and '-'",
+      },
+      {
+        file: 'a.yaml',
+        line: 8,
+        column: 3,
+        code: 'E_MANIFEST_INVALID',
+        message: 'spec.colour: is not a known member here; expected one of name, tags, tiles',
+      },
       { file: 'a.yaml', line: 13, column: 10, code: 'E_MANIFEST_INVALID', message: 'spec.tiles[0].w: must be <= 24' },
-      { file: 'a.yaml', line: 16, column: 11, code: 'E_MANIFEST_INVALID', message: 'spec.tiles[0].series[0].aggFn: is required' },
+      {
+        file: 'a.yaml',
+        line: 16,
+        column: 11,
+        code: 'E_MANIFEST_INVALID',
+        message: 'spec.tiles[0].series[0].aggFn: is required',
+      },
     ],
     blocked: ['prod'],
     resources: [],
@@ -159,15 +301,54 @@ const rows: Row[] = [
     name: 'alert fields that do not fit its source',
     tree: {
       'a.yaml': dashboard('api'),
-      'b.yaml': alert('slow', 'api', 'p99').replace('source: tile', 'source: search').replace('threshold: 1.5', 'threshold: high').replace('webhookId: hook-1', 'id: x'),
+      'b.yaml': alert('slow', 'api', 'p99')
+        .replace('source: tile', 'source: search')
+        .replace('threshold: 1.5', 'threshold: high')
+        .replace('webhookId: hook-1', 'id: x'),
     },
     want: [
-      { file: 'b.yaml', line: 6, column: 3, code: 'E_MANIFEST_INVALID', message: 'spec: must set exactly one of savedSearchId, savedSearch' },
-      { file: 'b.yaml', line: 7, column: 14, code: 'E_MANIFEST_INVALID', message: 'spec.threshold: must be a number (got a string)' },
-      { file: 'b.yaml', line: 11, column: 3, code: 'E_MANIFEST_INVALID', message: 'spec.dashboard: is not allowed here when source is search' },
-      { file: 'b.yaml', line: 12, column: 3, code: 'E_MANIFEST_INVALID', message: 'spec.tile: is not allowed here when source is search' },
-      { file: 'b.yaml', line: 13, column: 12, code: 'E_MANIFEST_INVALID', message: 'spec.channel: must set exactly one of webhookId, webhook' },
-      { file: 'b.yaml', line: 13, column: 29, code: 'E_MANIFEST_INVALID', message: 'spec.channel.id: is not a known member here; expected one of type, webhookId, webhook,' },
+      {
+        file: 'b.yaml',
+        line: 6,
+        column: 3,
+        code: 'E_MANIFEST_INVALID',
+        message: 'spec: must set exactly one of savedSearchId, savedSearch',
+      },
+      {
+        file: 'b.yaml',
+        line: 7,
+        column: 14,
+        code: 'E_MANIFEST_INVALID',
+        message: 'spec.threshold: must be a number (got a string)',
+      },
+      {
+        file: 'b.yaml',
+        line: 11,
+        column: 3,
+        code: 'E_MANIFEST_INVALID',
+        message: 'spec.dashboard: is not allowed here when source is search',
+      },
+      {
+        file: 'b.yaml',
+        line: 12,
+        column: 3,
+        code: 'E_MANIFEST_INVALID',
+        message: 'spec.tile: is not allowed here when source is search',
+      },
+      {
+        file: 'b.yaml',
+        line: 13,
+        column: 12,
+        code: 'E_MANIFEST_INVALID',
+        message: 'spec.channel: must set exactly one of webhookId, webhook',
+      },
+      {
+        file: 'b.yaml',
+        line: 13,
+        column: 29,
+        code: 'E_MANIFEST_INVALID',
+        message: 'spec.channel.id: is not a known member here; expected one of type, webhookId, webhook,',
+      },
     ],
     blocked: ['prod'],
     resources: ['Dashboard/api@prod'],
@@ -177,7 +358,13 @@ const rows: Row[] = [
     tree: { 'p.yaml': kafkaPipe().replace(PIPE_ID, 'orders').replace('    kafka:\n', '    kinesis: {}\n    kafka:\n') },
     want: [
       { file: 'p.yaml', line: 6, column: 11, code: 'E_MANIFEST_INVALID', message: 'spec.pipeId: must be a UUID' },
-      { file: 'p.yaml', line: 9, column: 5, code: 'E_MANIFEST_INVALID', message: 'spec.source: must set exactly one of kafka, objectStorage, kinesis, postgres' },
+      {
+        file: 'p.yaml',
+        line: 9,
+        column: 5,
+        code: 'E_MANIFEST_INVALID',
+        message: 'spec.source: must set exactly one of kafka, objectStorage, kinesis, postgres',
+      },
     ],
     blocked: ['prod'],
     resources: [],
@@ -185,7 +372,16 @@ const rows: Row[] = [
   {
     name: 'a pipe changing a member Update pipe cannot change',
     tree: { 'p.yaml': kafkaPipe().replace('      iamRole:', '      brokers: b:9092\n      iamRole:') },
-    want: [{ file: 'p.yaml', line: 10, column: 7, code: 'E_MANIFEST_INVALID', message: 'spec.source.kafka.brokers: is not a known member here; expected one of iamRole, caCertificate, reversePrivateEndpointIds, authentication, tlsHost, disableTls, credentials' }],
+    want: [
+      {
+        file: 'p.yaml',
+        line: 10,
+        column: 7,
+        code: 'E_MANIFEST_INVALID',
+        message:
+          'spec.source.kafka.brokers: is not a known member here; expected one of iamRole, caCertificate, reversePrivateEndpointIds, authentication, tlsHost, disableTls, credentials',
+      },
+    ],
     blocked: ['prod'],
     resources: [],
   },
@@ -194,7 +390,12 @@ const rows: Row[] = [
     tree: { 'a.yaml': 'apiVersion: stacksync/v1\nkind: Dashboard\nspec: { name: [x\n', 'b.yaml': dashboard('api') },
     want: [
       // The first parser error of the document only: the rest is the same mistake seen again.
-      { file: 'a.yaml', line: 4, code: 'E_MANIFEST_PARSE', message: 'invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]' },
+      {
+        file: 'a.yaml',
+        line: 4,
+        code: 'E_MANIFEST_PARSE',
+        message: 'invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      },
     ],
     blocked: ['*'],
     resources: ['Dashboard/api@prod'],
@@ -202,14 +403,30 @@ const rows: Row[] = [
   {
     name: 'a document that is not a mapping',
     tree: { 'a.yaml': `${dashboard('api')}---\n- just\n- a list\n` },
-    want: [{ file: 'a.yaml', line: 25, column: 1, code: 'E_MANIFEST_INVALID', message: '(document): must be a mapping (got a list)' }],
+    want: [
+      {
+        file: 'a.yaml',
+        line: 25,
+        column: 1,
+        code: 'E_MANIFEST_INVALID',
+        message: '(document): must be a mapping (got a list)',
+      },
+    ],
     blocked: ['*'],
     resources: ['Dashboard/api@prod'],
   },
   {
     name: 'duplicate keys in a mapping',
     tree: { 'a.yaml': dashboard('api').replace('  tags: [team-a]\n', '  tags: [team-a]\n  tags: [team-b]\n') },
-    want: [{ file: 'a.yaml', line: 8, column: 3, code: 'E_MANIFEST_PARSE', message: 'invalid YAML: Map keys must be unique' }],
+    want: [
+      {
+        file: 'a.yaml',
+        line: 8,
+        column: 3,
+        code: 'E_MANIFEST_PARSE',
+        message: 'invalid YAML: Map keys must be unique',
+      },
+    ],
     blocked: ['*'],
     resources: [],
   },
@@ -218,7 +435,9 @@ const rows: Row[] = [
 describe('loadManifests: rejections name file, line and column', () => {
   it.each(rows)('$name', async ({ tree, want, blocked, resources }) => {
     const result = await load(tree);
-    expect(result.problems.map((p) => `${p.location.file}:${p.location.line}: ${p.code}`)).toEqual(want.map((w) => `${w.file}:${w.line}: ${w.code}`));
+    expect(result.problems.map((p) => `${p.location.file}:${p.location.line}: ${p.code}`)).toEqual(
+      want.map((w) => `${w.file}:${w.line}: ${w.code}`),
+    );
     want.forEach((w, i) => {
       const got = result.problems[i];
       expect(got?.message).toContain(w.message);
@@ -244,7 +463,9 @@ describe('loadManifests: the desired model', () => {
     });
     expect(problems).toEqual([]);
     expect(warnings).toEqual([]);
-    expect(resources.map((r) => [r.kind, r.key, r.target, r.location.file.split('/').slice(-1)[0], r.location.line])).toEqual([
+    expect(
+      resources.map((r) => [r.kind, r.key, r.target, r.location.file.split('/').slice(-1)[0], r.location.line]),
+    ).toEqual([
       ['Dashboard', 'api', 'prod', 'a.yaml', 2],
       ['Alert', 'slow', 'prod', 'a.yaml', 26],
       ['Dashboard', 'beta', 'sh', 'b.yaml', 1],
@@ -264,7 +485,15 @@ describe('loadManifests: the desired model', () => {
       tags: ['team-a'],
       tiles: [
         { name: 'p99', x: 0, y: 0, w: 6, h: 4, series: [{ type: 'time', aggFn: 'quantile', dataSource: 'events' }] },
-        { name: 'errors', x: 6, y: 0, w: 6, h: 4, asRatio: true, series: [{ type: 'number', aggFn: 'count', where: 'level:error' }] },
+        {
+          name: 'errors',
+          x: 6,
+          y: 0,
+          w: 6,
+          h: 4,
+          asRatio: true,
+          series: [{ type: 'number', aggFn: 'count', where: 'level:error' }],
+        },
       ],
     });
     expect(watch).toEqual({
@@ -285,7 +514,9 @@ describe('loadManifests: the desired model', () => {
 
   it('builds pipes with resolved secrets (env, and files relative to the manifest) and their HMACs', async () => {
     const { resources, problems } = await load({
-      'pipes/p.yaml': kafkaPipe('\n      credentials:\n        username: { fromEnv: KAFKA_USER }\n        password: { fromFile: ../secrets/kafka-password }'),
+      'pipes/p.yaml': kafkaPipe(
+        '\n      credentials:\n        username: { fromEnv: KAFKA_USER }\n        password: { fromFile: ../secrets/kafka-password }',
+      ),
       'secrets/kafka-password': 'file-password-value\n',
     });
     expect(problems).toEqual([]);
@@ -302,7 +533,10 @@ describe('loadManifests: the desired model', () => {
         secrets: [
           {
             member: 'credentials',
-            fields: { username: { value: 'kafka-user-value', hmac: 'hmac(16)' }, password: { value: 'file-password-value', hmac: 'hmac(19)' } },
+            fields: {
+              username: { value: 'kafka-user-value', hmac: 'hmac(16)' },
+              password: { value: 'file-password-value', hmac: 'hmac(19)' },
+            },
           },
         ],
       },
@@ -314,22 +548,35 @@ describe('loadManifests: the desired model', () => {
   });
 
   it.each([
-    ['env var', '\n      credentials:\n        username: { fromEnv: KAFKA_USER }\n        password: { fromEnv: KAFKA_PASSWORD_TYPO }', 13, 'spec.source.kafka.credentials.password: env var KAFKA_PASSWORD_TYPO is not set'],
-    ['file', '\n      credentials:\n        username: { fromFile: secrets/user }\n        password: { fromEnv: KAFKA_PASSWORD }', 12, 'spec.source.kafka.credentials.username: file '],
-  ])('a secret whose %s cannot be read is a warning at its line, and the pipe is built with it unknown, blocking nothing', async (_what, credentials, line, message) => {
-    const { problems, warnings, resources, blockedTargets } = await load({ 'p.yaml': kafkaPipe(credentials) });
-    expect(problems).toEqual([]);
-    expect([...blockedTargets]).toEqual([]);
-    const warning = warnings.find((each) => each.code === 'E_SECRET_MISSING');
-    expect(warning?.location).toMatchObject({ file: 'p.yaml', line });
-    expect(warning?.message).toContain(message);
-    expect(warning?.message).toContain('unknown in this plan');
-    const pipe = resources[0] as DesiredPipe;
-    const fields = pipe.source?.secrets?.[0]?.fields ?? {};
-    const unknown = Object.values(fields).filter((secret) => secret.unknown !== undefined);
-    expect(unknown).toHaveLength(1);
-    expect(unknown[0]).toMatchObject({ value: '', hmac: '' });
-  });
+    [
+      'env var',
+      '\n      credentials:\n        username: { fromEnv: KAFKA_USER }\n        password: { fromEnv: KAFKA_PASSWORD_TYPO }',
+      13,
+      'spec.source.kafka.credentials.password: env var KAFKA_PASSWORD_TYPO is not set',
+    ],
+    [
+      'file',
+      '\n      credentials:\n        username: { fromFile: secrets/user }\n        password: { fromEnv: KAFKA_PASSWORD }',
+      12,
+      'spec.source.kafka.credentials.username: file ',
+    ],
+  ])(
+    'a secret whose %s cannot be read is a warning at its line, and the pipe is built with it unknown, blocking nothing',
+    async (_what, credentials, line, message) => {
+      const { problems, warnings, resources, blockedTargets } = await load({ 'p.yaml': kafkaPipe(credentials) });
+      expect(problems).toEqual([]);
+      expect([...blockedTargets]).toEqual([]);
+      const warning = warnings.find((each) => each.code === 'E_SECRET_MISSING');
+      expect(warning?.location).toMatchObject({ file: 'p.yaml', line });
+      expect(warning?.message).toContain(message);
+      expect(warning?.message).toContain('unknown in this plan');
+      const pipe = resources[0] as DesiredPipe;
+      const fields = pipe.source?.secrets?.[0]?.fields ?? {};
+      const unknown = Object.values(fields).filter((secret) => secret.unknown !== undefined);
+      expect(unknown).toHaveLength(1);
+      expect(unknown[0]).toMatchObject({ value: '', hmac: '' });
+    },
+  );
 
   it('keeps the full postgres mapping list and validateSamples, and warns about plain-string secrets', async () => {
     const tree = {
@@ -343,7 +590,15 @@ describe('loadManifests: the desired model', () => {
     expect((resources[0] as DesiredPipe).source).toEqual({
       kind: 'postgres',
       block: { port: 5432 },
-      secrets: [{ member: 'credentials', fields: { username: { value: 'billing', hmac: 'hmac(7)' }, password: { value: 'kafka-password-value', hmac: 'hmac(20)' } } }],
+      secrets: [
+        {
+          member: 'credentials',
+          fields: {
+            username: { value: 'billing', hmac: 'hmac(7)' },
+            password: { value: 'kafka-password-value', hmac: 'hmac(20)' },
+          },
+        },
+      ],
       tableMappings: [
         { sourceSchemaName: 'public', sourceTable: 'invoices', targetTable: 'invoices' },
         { sourceSchemaName: 'public', sourceTable: 'customers', targetTable: 'customers' },
@@ -360,22 +615,38 @@ describe('loadManifests: the desired model', () => {
       'a.yaml': `${dashboard('api')}---\n${dashboard('api', '', 'sh')}---\n${alert('api', 'api', 'p99')}---\n${alert('api', 'api', 'p99', 'sh')}`,
     });
     expect(problems).toEqual([]);
-    expect(resources.map((r) => `${r.kind}/${r.key}@${r.target}`)).toEqual(['Dashboard/api@prod', 'Dashboard/api@sh', 'Alert/api@prod', 'Alert/api@sh']);
+    expect(resources.map((r) => `${r.kind}/${r.key}@${r.target}`)).toEqual([
+      'Dashboard/api@prod',
+      'Dashboard/api@sh',
+      'Alert/api@prod',
+      'Alert/api@sh',
+    ]);
   });
 
   it('without a config, checks everything but targets and says which target is assumed', async () => {
     const { resources, problems } = await load(
-      { 'a.yaml': `${dashboard('api', '', 'anywhere')}---\n${alert('slow', 'api', 'p99', 'anywhere')}---\n${alert('fast', 'api', 'p99')}` },
+      {
+        'a.yaml': `${dashboard('api', '', 'anywhere')}---\n${alert('slow', 'api', 'p99', 'anywhere')}---\n${alert('fast', 'api', 'p99')}`,
+      },
       { withConfig: false },
     );
-    expect(resources.map((r) => `${r.kind}/${r.key}@${r.target}`)).toEqual(['Dashboard/api@anywhere', 'Alert/slow@anywhere']);
-    expect(problems.map((p) => p.message)).toEqual(['spec.dashboard: names no Dashboard manifest of the default target']);
+    expect(resources.map((r) => `${r.kind}/${r.key}@${r.target}`)).toEqual([
+      'Dashboard/api@anywhere',
+      'Alert/slow@anywhere',
+    ]);
+    expect(problems.map((p) => p.message)).toEqual([
+      'spec.dashboard: names no Dashboard manifest of the default target',
+    ]);
   });
 
   it('reports a missing manifests directory as a problem blocking every target', async () => {
     const result = await loadManifests('/nonexistent/stacksync/manifests', { config, hmac });
     expect(result.problems).toEqual([
-      { code: 'E_MANIFEST_PARSE', message: 'the manifests directory cannot be read (ENOENT)', location: { file: '/nonexistent/stacksync/manifests' } },
+      {
+        code: 'E_MANIFEST_PARSE',
+        message: 'the manifests directory cannot be read (ENOENT)',
+        location: { file: '/nonexistent/stacksync/manifests' },
+      },
     ]);
     expect([...result.blockedTargets]).toEqual(['*']);
   });

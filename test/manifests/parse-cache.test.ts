@@ -58,7 +58,11 @@ describe('loadManifests with a parse cache', () => {
     const swapped = await loadManifests(second, { config, hmac, cache, parser });
     expect(parser.files).toBe(4);
     // Locations name the new directory even for parses made under the old one.
-    expect(swapped.resources.map((r) => r.location.file)).toEqual([join(second, 'a.yaml'), join(second, 'b.yaml'), join(second, 'team/c.yaml')]);
+    expect(swapped.resources.map((r) => r.location.file)).toEqual([
+      join(second, 'a.yaml'),
+      join(second, 'b.yaml'),
+      join(second, 'team/c.yaml'),
+    ]);
   });
 
   it('shares one read and one parse between loads running at once (one per target)', async () => {
@@ -80,7 +84,11 @@ describe('loadManifests with a parse cache', () => {
     const parser = countingParser();
     for (let round = 0; round < 2; round++) {
       const { problems } = await loadManifests(dir, { config, hmac, cache, parser });
-      expect(problems.map((p) => `${p.location.file.slice(dir.length + 1)}:${p.location.line}:${p.location.column}: ${p.message}`)).toEqual(['bad.yaml:12:10: spec.tiles[0].w: must be >= 1']);
+      expect(
+        problems.map(
+          (p) => `${p.location.file.slice(dir.length + 1)}:${p.location.line}:${p.location.column}: ${p.message}`,
+        ),
+      ).toEqual(['bad.yaml:12:10: spec.tiles[0].w: must be >= 1']);
     }
     expect(parser.files).toBe(4);
     for (let edit = 0; edit < 5; edit++) {
@@ -133,7 +141,9 @@ describe('loadManifests with a parse cache', () => {
     expect(() => {
       board.name = 'changed by a caller';
     }).toThrow(TypeError);
-    expect(() => board.tiles[0]?.series?.push({ type: 'time', dataSource: 'events', aggFn: 'count' })).toThrow(TypeError);
+    expect(() => board.tiles[0]?.series?.push({ type: 'time', dataSource: 'events', aggFn: 'count' })).toThrow(
+      TypeError,
+    );
     const second = await loadManifests(dir, { config, hmac, cache });
     expect(second.resources[0]).toBe(board);
     expect(second.resources[0]?.kind === 'Dashboard' && second.resources[0].name).toBe('a board');

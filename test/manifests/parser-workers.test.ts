@@ -6,8 +6,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inlineParser } from '../../src/manifests/parser.js';
 import { config, dashboard, hmac, removeTrees, writeTree } from './helpers.js';
 
-const built = (await import(new URL('../../dist/manifests/parser.js', import.meta.url).href)) as typeof import('../../src/manifests/parser.js');
-const builtLoad = (await import(new URL('../../dist/manifests/load.js', import.meta.url).href)) as typeof import('../../src/manifests/load.js');
+const built = (await import(
+  new URL('../../dist/manifests/parser.js', import.meta.url).href
+)) as typeof import('../../src/manifests/parser.js');
+const builtLoad = (await import(
+  new URL('../../dist/manifests/load.js', import.meta.url).href
+)) as typeof import('../../src/manifests/load.js');
 
 afterAll(removeTrees);
 
@@ -27,8 +31,13 @@ describe('the worker parser', () => {
     if (!workers) throw new Error('dist/manifests/parse-worker.js is missing: run npm run build');
     try {
       expect(await workers.parse(FILES, LIMITS)).toEqual(await inlineParser.parse(FILES, LIMITS));
-      const requests = [{ index: 1, pointer: ['spec', 'tiles', 1, 'w'], at: 'value' as const }, { index: 0, pointer: ['metadata', 'nope'], at: 'key' as const }];
-      expect(await workers.locate(FILES[0] as Uint8Array, requests)).toEqual(await inlineParser.locate(FILES[0] as Uint8Array, requests));
+      const requests = [
+        { index: 1, pointer: ['spec', 'tiles', 1, 'w'], at: 'value' as const },
+        { index: 0, pointer: ['metadata', 'nope'], at: 'key' as const },
+      ];
+      expect(await workers.locate(FILES[0] as Uint8Array, requests)).toEqual(
+        await inlineParser.locate(FILES[0] as Uint8Array, requests),
+      );
     } finally {
       await workers.close();
     }
@@ -41,7 +50,12 @@ describe('the worker parser', () => {
   });
 
   it('a load through workers finds the same resources and problems as one on this thread', async () => {
-    const tree = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`d${i}.yaml`, i === 7 ? dashboard(`d${i}`).replace('w: 6', 'w: 0') : dashboard(`d${i}`)]));
+    const tree = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `d${i}.yaml`,
+        i === 7 ? dashboard(`d${i}`).replace('w: 6', 'w: 0') : dashboard(`d${i}`),
+      ]),
+    );
     const dir = await writeTree(tree);
     const workers = built.createWorkerParser({ threads: 2 });
     try {

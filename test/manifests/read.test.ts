@@ -24,15 +24,24 @@ function denied(syscall: string, path: string): NodeJS.ErrnoException {
 function failing(call: keyof ReadFs, suffix: string): ReadFs {
   const real = fs as unknown as ReadFs;
   return {
-    readdir: (path, options) => (call === 'readdir' && path.endsWith(suffix) ? Promise.reject(denied('scandir', path)) : real.readdir(path, options)),
-    realpath: (path) => (call === 'realpath' && path.endsWith(suffix) ? Promise.reject(denied('realpath', path)) : real.realpath(path)),
+    readdir: (path, options) =>
+      call === 'readdir' && path.endsWith(suffix)
+        ? Promise.reject(denied('scandir', path))
+        : real.readdir(path, options),
+    realpath: (path) =>
+      call === 'realpath' && path.endsWith(suffix) ? Promise.reject(denied('realpath', path)) : real.realpath(path),
     stat: (path) => (call === 'stat' && path.endsWith(suffix) ? Promise.reject(denied('stat', path)) : real.stat(path)),
-    open: (path, flags) => (call === 'open' && path.endsWith(suffix) ? Promise.reject(denied('open', path)) : real.open(path, flags)),
+    open: (path, flags) =>
+      call === 'open' && path.endsWith(suffix) ? Promise.reject(denied('open', path)) : real.open(path, flags),
   };
 }
 
 async function snapshot(readFs: ReadFs) {
-  const dir = await writeTree({ 'a.yaml': dashboard('api'), 'team/b.yaml': dashboard('beta'), 'team/c.yaml': dashboard('gamma') });
+  const dir = await writeTree({
+    'a.yaml': dashboard('api'),
+    'team/b.yaml': dashboard('beta'),
+    'team/c.yaml': dashboard('gamma'),
+  });
   await symlink(join(dir, 'team'), join(dir, 'linked'));
   const result = await readSnapshot(dir, LIMITS, { fs: readFs });
   return {
@@ -43,14 +52,33 @@ async function snapshot(readFs: ReadFs) {
 
 describe('readSnapshot when part of the directory cannot be read', () => {
   it('reads everything when nothing fails, each real file once', async () => {
-    expect(await snapshot(fs as unknown as ReadFs)).toEqual({ files: ['a.yaml', 'linked/b.yaml', 'linked/c.yaml'], problems: [] });
+    expect(await snapshot(fs as unknown as ReadFs)).toEqual({
+      files: ['a.yaml', 'linked/b.yaml', 'linked/c.yaml'],
+      problems: [],
+    });
   });
 
   it.each([
-    ['a subdirectory that cannot be listed', failing('readdir', '/team'), 'linked: E_MANIFEST_PARSE: the directory cannot be read (EACCES)'],
-    ['a file that cannot be opened', failing('open', '/team/b.yaml'), 'linked/b.yaml: E_MANIFEST_PARSE: cannot be read (EACCES)'],
-    ['a link that cannot be resolved', failing('realpath', '/linked'), 'linked: E_MANIFEST_PARSE: is a symlink that cannot be followed (EACCES)'],
-    ['a link whose target cannot be looked at', failing('stat', '/team'), 'linked: E_MANIFEST_PARSE: is a symlink that cannot be followed (EACCES)'],
+    [
+      'a subdirectory that cannot be listed',
+      failing('readdir', '/team'),
+      'linked: E_MANIFEST_PARSE: the directory cannot be read (EACCES)',
+    ],
+    [
+      'a file that cannot be opened',
+      failing('open', '/team/b.yaml'),
+      'linked/b.yaml: E_MANIFEST_PARSE: cannot be read (EACCES)',
+    ],
+    [
+      'a link that cannot be resolved',
+      failing('realpath', '/linked'),
+      'linked: E_MANIFEST_PARSE: is a symlink that cannot be followed (EACCES)',
+    ],
+    [
+      'a link whose target cannot be looked at',
+      failing('stat', '/team'),
+      'linked: E_MANIFEST_PARSE: is a symlink that cannot be followed (EACCES)',
+    ],
   ])('reports %s as a problem', async (_name, readFs, problem) => {
     const { problems } = await snapshot(readFs);
     expect(problems).toEqual([problem]);
@@ -59,17 +87,31 @@ describe('readSnapshot when part of the directory cannot be read', () => {
 
 describe('loadManifests with links that lead nowhere', () => {
   it.each([
-    ['a broken directory link', (dir: string) => symlink(join(dir, 'gone'), join(dir, 'team')), 'team: E_MANIFEST_PARSE: is a broken symlink (ENOENT)'],
-    ['a link to itself', (dir: string) => symlink('team', join(dir, 'team')), 'team: E_MANIFEST_PARSE: is a symlink that loops back on itself (ELOOP)'],
-    ['two links to each other', async (dir: string) => {
-      await symlink('team-b', join(dir, 'team'));
-      await symlink('team', join(dir, 'team-b'));
-    }, 'team: E_MANIFEST_PARSE: is a symlink that loops back on itself (ELOOP)'],
+    [
+      'a broken directory link',
+      (dir: string) => symlink(join(dir, 'gone'), join(dir, 'team')),
+      'team: E_MANIFEST_PARSE: is a broken symlink (ENOENT)',
+    ],
+    [
+      'a link to itself',
+      (dir: string) => symlink('team', join(dir, 'team')),
+      'team: E_MANIFEST_PARSE: is a symlink that loops back on itself (ELOOP)',
+    ],
+    [
+      'two links to each other',
+      async (dir: string) => {
+        await symlink('team-b', join(dir, 'team'));
+        await symlink('team', join(dir, 'team-b'));
+      },
+      'team: E_MANIFEST_PARSE: is a symlink that loops back on itself (ELOOP)',
+    ],
   ])('blocks every target on %s', async (_name, make, problem) => {
     const dir = await writeTree({ 'a.yaml': dashboard('api') });
     await make(dir);
     const result = await loadManifests(dir, { config, hmac });
-    expect(result.problems.map((p) => `${p.location.file.slice(dir.length + 1)}: ${p.code}: ${p.message}`)[0]).toContain(problem);
+    expect(
+      result.problems.map((p) => `${p.location.file.slice(dir.length + 1)}: ${p.code}: ${p.message}`)[0],
+    ).toContain(problem);
     expect([...result.blockedTargets]).toEqual(['*']);
     expect(result.resources.map((r) => r.key)).toEqual(['api']);
   });

@@ -6,14 +6,18 @@ import { PIPE_ID, config, hmac, removeTrees, writeTree } from './helpers.js';
 afterAll(removeTrees);
 
 /** Targets that speak what the real services take today: the loader checks tile forms against it. */
-const current = { ...config, targets: config.targets.map((target) => ({ ...target, api: { profile: 'current' as const } })) };
+const current = {
+  ...config,
+  targets: config.targets.map((target) => ({ ...target, api: { profile: 'current' as const } })),
+};
 
 async function load(yaml: string) {
   const dir = await writeTree({ 'm.yaml': yaml });
   return loadManifests(dir, { config: current, hmac, env: {} });
 }
 
-const header = (kind: string, name: string): string => `apiVersion: stacksync/v1\nkind: ${kind}\nmetadata:\n  name: ${name}\nspec:\n`;
+const header = (kind: string, name: string): string =>
+  `apiVersion: stacksync/v1\nkind: ${kind}\nmetadata:\n  name: ${name}\nspec:\n`;
 
 describe('tiles', () => {
   it('take a config (any members, passed through), series naming a source, or only a position', async () => {
@@ -39,7 +43,10 @@ describe('tiles', () => {
     - { name: text, x: 0, y: 4, w: 6, h: 4, config: line }
 `);
     expect(result.resources).toEqual([]);
-    expect(result.problems.map((problem) => [problem.code, problem.location.line])).toEqual([['E_MANIFEST_INVALID', expect.any(Number)], ['E_MANIFEST_INVALID', expect.any(Number)]]);
+    expect(result.problems.map((problem) => [problem.code, problem.location.line])).toEqual([
+      ['E_MANIFEST_INVALID', expect.any(Number)],
+      ['E_MANIFEST_INVALID', expect.any(Number)],
+    ]);
     expect(result.problems.map((problem) => problem.location.line)).toEqual([8, 9]);
   });
 });
@@ -63,7 +70,11 @@ ${header('Alert', 'quiet')}  name: quiet
   interval: 1h
 `);
     expect(result.problems).toEqual([]);
-    expect(result.resources.map((resource) => resource.kind === 'Alert' && [resource.source, resource.thresholdType, resource.channel])).toEqual([
+    expect(
+      result.resources.map(
+        (resource) => resource.kind === 'Alert' && [resource.source, resource.thresholdType, resource.channel],
+      ),
+    ).toEqual([
       ['saved_search', 'between', { type: 'webhook', webhook: 'ops' }],
       ['search', 'equal', undefined],
     ]);
@@ -88,10 +99,16 @@ describe('pipes', () => {
 ${members}`;
 
   it('take Update pipe members the real service has beyond the seed, with a warning naming each', async () => {
-    const result = await load(pipe('      authentication: SCRAM-SHA-512\n      tlsHost: broker.internal\n      disableTls: false\n'));
+    const result = await load(
+      pipe('      authentication: SCRAM-SHA-512\n      tlsHost: broker.internal\n      disableTls: false\n'),
+    );
     expect(result.problems).toEqual([]);
     const [resource] = result.resources;
-    expect(resource?.kind === 'Pipe' && resource.source?.block).toEqual({ authentication: 'SCRAM-SHA-512', tlsHost: 'broker.internal', disableTls: false });
+    expect(resource?.kind === 'Pipe' && resource.source?.block).toEqual({
+      authentication: 'SCRAM-SHA-512',
+      tlsHost: 'broker.internal',
+      disableTls: false,
+    });
     expect(result.warnings.map((warning) => warning.message)).toEqual([
       expect.stringMatching(/spec\.source\.kafka\.authentication.*sent as written/),
       expect.stringMatching(/spec\.source\.kafka\.tlsHost.*sent as written/),
@@ -101,6 +118,11 @@ ${members}`;
 
   it('still refuse a misspelt member, with a did-you-mean', async () => {
     const result = await load(pipe('      tlsHots: broker.internal\n'));
-    expect(result.problems).toEqual([expect.objectContaining({ code: 'E_MANIFEST_INVALID', message: expect.stringContaining('did you mean tlsHost?') })]);
+    expect(result.problems).toEqual([
+      expect.objectContaining({
+        code: 'E_MANIFEST_INVALID',
+        message: expect.stringContaining('did you mean tlsHost?'),
+      }),
+    ]);
   });
 });

@@ -23,17 +23,24 @@ const manifestsDir = join(root, 'manifests');
 const generated = publishedSchemas();
 
 function exampleFiles(): string[] {
-  return readdirSync(manifestsDir).filter((name) => /\.ya?ml$/.test(name)).sort();
+  return readdirSync(manifestsDir)
+    .filter((name) => /\.ya?ml$/.test(name))
+    .sort();
 }
 
 /** The whole-account example: the kinds the seed's examples cannot hold (they need the current profile). */
 const accountDir = join(root, 'examples', 'account');
 
 function accountFiles(): string[] {
-  return readdirSync(accountDir).filter((name) => /\.ya?ml$/.test(name)).sort();
+  return readdirSync(accountDir)
+    .filter((name) => /\.ya?ml$/.test(name))
+    .sort();
 }
 
-function exampleDocuments(dir = manifestsDir, files = exampleFiles()): { file: string; value: Record<string, unknown> }[] {
+function exampleDocuments(
+  dir = manifestsDir,
+  files = exampleFiles(),
+): { file: string; value: Record<string, unknown> }[] {
   return files.flatMap((file) =>
     parseAllDocuments(readFileSync(join(dir, file), 'utf8'))
       .map((doc) => doc.toJS() as Record<string, unknown>)
@@ -64,7 +71,9 @@ describe('published schemas', () => {
     const byKind = (kind: string): string => `${kind.toLowerCase()}.json`;
     const compiled = Object.fromEntries(Object.entries(generated).map(([name, schema]) => [name, ajv.compile(schema)]));
     const account = exampleDocuments(accountDir, accountFiles());
-    expect(new Set(account.map(({ value }) => value['kind']))).toEqual(new Set(['Connection', 'Source', 'Webhook', 'SavedSearch', 'Dashboard', 'Alert']));
+    expect(new Set(account.map(({ value }) => value['kind']))).toEqual(
+      new Set(['Connection', 'Source', 'Webhook', 'SavedSearch', 'Dashboard', 'Alert']),
+    );
     const documents = [...exampleDocuments(), ...account];
     expect(documents.length).toBeGreaterThan(10);
     for (const { file, value } of documents) {
@@ -84,7 +93,15 @@ describe('published schemas', () => {
       apiVersion: 'stacksync/v1',
       kind: 'Alert',
       metadata: { name, forEach: { service: ['payments', 'search'], severity: ['page', 'ticket'] } },
-      spec: { name: 'Errors in ${service}', source: 'saved_search', savedSearch: 'errors', threshold: 10, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhook } },
+      spec: {
+        name: 'Errors in ${service}',
+        source: 'saved_search',
+        savedSearch: 'errors',
+        threshold: 10,
+        thresholdType: 'above',
+        interval: '5m',
+        channel: { type: 'webhook', webhook },
+      },
     });
     for (const name of ['errors-${service}-${severity}', '${service}', 'errors-${ENV}', 'plain-name']) {
       expect(alert(template(name)), `${name}: ${JSON.stringify(alert.errors)}`).toBe(true);
@@ -107,10 +124,19 @@ describe('example manifests and config', () => {
   it('load with no problem and no warning', async () => {
     const { config, warnings: configWarnings } = await loadConfig(join(root, 'config', 'emulator.yaml'));
     expect(configWarnings).toEqual([]);
-    expect(config.targets.map((t) => `${t.name}:${t.variant}:${t.baseUrl}`)).toEqual(['local:managed:http://127.0.0.1:4010', 'local-selfhosted:self-hosted:http://127.0.0.1:4010']);
-    expect(config.targets[0]).toMatchObject({ organizationId: DEFAULT_SEED_IDS.organizationId, serviceId: DEFAULT_SEED_IDS.serviceId });
+    expect(config.targets.map((t) => `${t.name}:${t.variant}:${t.baseUrl}`)).toEqual([
+      'local:managed:http://127.0.0.1:4010',
+      'local-selfhosted:self-hosted:http://127.0.0.1:4010',
+    ]);
+    expect(config.targets[0]).toMatchObject({
+      organizationId: DEFAULT_SEED_IDS.organizationId,
+      serviceId: DEFAULT_SEED_IDS.serviceId,
+    });
     expect(JSON.stringify(config.targets.map((t) => t.auth))).toBe(
-      JSON.stringify([{ keyId: { fromEnv: 'STACKSYNC_KEY_ID' }, keySecret: { fromEnv: 'STACKSYNC_KEY_SECRET' } }, { token: { fromEnv: 'STACKSYNC_TOKEN' } }]),
+      JSON.stringify([
+        { keyId: { fromEnv: 'STACKSYNC_KEY_ID' }, keySecret: { fromEnv: 'STACKSYNC_KEY_SECRET' } },
+        { token: { fromEnv: 'STACKSYNC_TOKEN' } },
+      ]),
     );
     const result = await loadManifests(manifestsDir, { config, env: {}, hmac: (v) => `h${v.length}` });
     expect(result.problems).toEqual([]);
@@ -118,7 +144,11 @@ describe('example manifests and config', () => {
     const pipes = result.resources.filter((r): r is DesiredPipe => r.kind === 'Pipe' && r.pipeId !== undefined);
     // One born in Git of each class: streaming, object storage, database (CDC).
     const born = result.resources.filter((r): r is DesiredPipe => r.kind === 'Pipe' && r.pipeId === undefined);
-    expect(born.map((p) => `${p.name ?? ''}:${p.source?.kind ?? '-'}:${p.born?.state ?? '-'}`).sort()).toEqual(['audit-logs-s3:objectStorage:Running', 'inventory-cdc:postgres:Running', 'payments-stream:kafka:Running']);
+    expect(born.map((p) => `${p.name ?? ''}:${p.source?.kind ?? '-'}:${p.born?.state ?? '-'}`).sort()).toEqual([
+      'audit-logs-s3:objectStorage:Running',
+      'inventory-cdc:postgres:Running',
+      'payments-stream:kafka:Running',
+    ]);
     expect(pipes.map((p) => `${p.pipeId}:${p.source?.kind ?? '-'}`).sort()).toEqual([
       `${DEFAULT_SEED_IDS.pipes.kafka}:kafka`,
       `${DEFAULT_SEED_IDS.pipes.objectStorage}:objectStorage`,
@@ -126,10 +156,15 @@ describe('example manifests and config', () => {
       `${DEFAULT_SEED_IDS.pipes.postgres}:postgres`,
     ]);
     const postgres = pipes.find((p) => p.source?.kind === 'postgres');
-    expect(postgres?.source?.tableMappings?.map((m) => `${m.sourceSchemaName}.${m.sourceTable}`)).toEqual(['public.invoices', 'public.customers', 'public.payments']);
+    expect(postgres?.source?.tableMappings?.map((m) => `${m.sourceSchemaName}.${m.sourceTable}`)).toEqual([
+      'public.invoices',
+      'public.customers',
+      'public.payments',
+    ]);
     const kafka = pipes.find((p) => p.source?.kind === 'kafka');
     expect(Object.keys(kafka?.source?.secrets?.[0]?.fields ?? {})).toEqual(['username', 'password']);
-    const count = (kind: string, target: string) => result.resources.filter((r) => r.kind === kind && r.target === target).length;
+    const count = (kind: string, target: string) =>
+      result.resources.filter((r) => r.kind === kind && r.target === target).length;
     expect(count('Dashboard', 'local')).toBeGreaterThanOrEqual(2);
     expect(count('Alert', 'local')).toBeGreaterThanOrEqual(2);
     expect(count('Dashboard', 'local-selfhosted')).toBe(1);
@@ -145,11 +180,17 @@ describe('example manifests and config', () => {
       const expected = kinds.length === 1 ? schemaOf[kinds[0] ?? ''] : 'manifest.json';
       expect(first, file).toBe(`# yaml-language-server: $schema=../schemas/${expected}`);
     }
-    expect(readFileSync(join(root, 'config', 'emulator.yaml'), 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/config.json');
+    expect(readFileSync(join(root, 'config', 'emulator.yaml'), 'utf8').split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=../schemas/config.json',
+    );
     for (const file of accountFiles()) {
-      const kinds = new Set(exampleDocuments(accountDir, [file]).map(({ value }) => String(value['kind']).toLowerCase()));
+      const kinds = new Set(
+        exampleDocuments(accountDir, [file]).map(({ value }) => String(value['kind']).toLowerCase()),
+      );
       expect(kinds.size, file).toBe(1);
-      expect(readFileSync(join(accountDir, file), 'utf8').split('\n')[0], file).toBe(`# yaml-language-server: $schema=../../schemas/${[...kinds][0]}.json`);
+      expect(readFileSync(join(accountDir, file), 'utf8').split('\n')[0], file).toBe(
+        `# yaml-language-server: $schema=../../schemas/${[...kinds][0]}.json`,
+      );
     }
   });
 });
@@ -166,32 +207,51 @@ describe('docs: configuration and manifest reference', () => {
   function members(schema: JsonSchema | undefined, ...path: string[]): string[] {
     const at = (node: JsonSchema | undefined, rest: readonly string[]): JsonSchema[] => {
       if (!node) return [];
-      const branches = (['anyOf', 'oneOf', 'allOf'] as const).flatMap((key) => (node[key] as JsonSchema[] | undefined) ?? []);
+      const branches = (['anyOf', 'oneOf', 'allOf'] as const).flatMap(
+        (key) => (node[key] as JsonSchema[] | undefined) ?? [],
+      );
       const forms = (['then', 'else'] as const).flatMap((key) => (node[key] ? [node[key] as JsonSchema] : []));
       const properties = node['properties'] as Record<string, JsonSchema> | undefined;
       const here = rest.length === 0 ? [node] : at(properties?.[rest[0] ?? ''], rest.slice(1));
       return [...here, ...[...branches, ...forms].flatMap((branch) => at(branch, rest))];
     };
-    return [...new Set(at(schema, path).flatMap((node) => Object.keys((node['properties'] as Record<string, unknown> | undefined) ?? {})))];
+    return [
+      ...new Set(
+        at(schema, path).flatMap((node) =>
+          Object.keys((node['properties'] as Record<string, unknown> | undefined) ?? {}),
+        ),
+      ),
+    ];
   }
 
-  it.each(DESCRIPTORS.map((descriptor) => [descriptor.kind, descriptor.schema] as const))('names every spec field of %s on its page', (kind, schema) => {
-    const text = docs(pageOf(kind));
-    const fields = members(schema, 'spec');
-    // The walk finds the members: every kind has at least two (a CDC scaling has exactly its pair).
-    expect(fields.length).toBeGreaterThanOrEqual(2);
-    for (const field of fields) expect(text, `${kind}.spec.${field} in docs/${pageOf(kind)}`).toContain(`\`${field}\``);
-  });
+  it.each(DESCRIPTORS.map((descriptor) => [descriptor.kind, descriptor.schema] as const))(
+    'names every spec field of %s on its page',
+    (kind, schema) => {
+      const text = docs(pageOf(kind));
+      const fields = members(schema, 'spec');
+      // The walk finds the members: every kind has at least two (a CDC scaling has exactly its pair).
+      expect(fields.length).toBeGreaterThanOrEqual(2);
+      for (const field of fields)
+        expect(text, `${kind}.spec.${field} in docs/${pageOf(kind)}`).toContain(`\`${field}\``);
+    },
+  );
 
   it('names every config field, every notify and control member, and every metadata field', () => {
     const config = docs('reference/config.md');
     const schema = generated['config.json'];
     const targetSchema = (schema?.['properties'] as Record<string, JsonSchema>)['targets']?.['items'] as JsonSchema;
     const notifySchema = (schema?.['properties'] as Record<string, JsonSchema>)['notify']?.['items'] as JsonSchema;
-    const fields = [...members(schema), ...members(schema, 'sync'), ...members(targetSchema), ...members(notifySchema), ...members(schema, 'control')];
+    const fields = [
+      ...members(schema),
+      ...members(schema, 'sync'),
+      ...members(targetSchema),
+      ...members(notifySchema),
+      ...members(schema, 'control'),
+    ];
     expect(fields.length).toBeGreaterThan(25);
     for (const field of fields) expect(config, field).toContain(`\`${field}\``);
     const manifests = docs('manifests/README.md');
-    for (const field of members(generated['pipe.json'], 'metadata')) expect(manifests, `metadata.${field}`).toContain(`\`${field}\``);
+    for (const field of members(generated['pipe.json'], 'metadata'))
+      expect(manifests, `metadata.${field}`).toContain(`\`${field}\``);
   });
 });

@@ -63,7 +63,11 @@ describe('stacksync validate', () => {
       'manifests/p.yaml': kafkaPipe(),
     });
     const run = await validate([], {}, dir);
-    expect(run).toEqual({ code: 0, stderr: '', stdout: 'validate ok: 0 errors, 0 warnings; 4 valid resources in manifests (1 pipe, 2 dashboards, 1 alert)\n' });
+    expect(run).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'validate ok: 0 errors, 0 warnings; 4 valid resources in manifests (1 pipe, 2 dashboards, 1 alert)\n',
+    });
   });
 
   it('prints every problem as file:line:column: CODE: message, then the summary, on stdout; exit 1', async () => {
@@ -88,23 +92,46 @@ describe('stacksync validate', () => {
   });
 
   it('checks the account kinds offline: where each can apply, its references, and secrets never echoed', async () => {
-    const current = configText().replace(/(baseUrl: http:\/\/127\.0\.0\.1:4010\n)/g, '$1    api: { profile: current }\n');
-    const kind = (kindName: string, name: string, target: string, spec: string): string => `apiVersion: stacksync/v1\nkind: ${kindName}\nmetadata: { name: ${name}, target: ${target} }\nspec:\n${spec}`;
+    const current = configText().replace(
+      /(baseUrl: http:\/\/127\.0\.0\.1:4010\n)/g,
+      '$1    api: { profile: current }\n',
+    );
+    const kind = (kindName: string, name: string, target: string, spec: string): string =>
+      `apiVersion: stacksync/v1\nkind: ${kindName}\nmetadata: { name: ${name}, target: ${target} }\nspec:\n${spec}`;
     const dir = await project({
       'c-seed.yaml': configText(),
       'c-current.yaml': current,
       'm/account.yaml': [
         kind('Connection', 'ch', 'prod', '  name: CH\n  host: http://ch:8123\n  username: reader\n'),
-        kind('Source', 'logs', 'sh', '  name: Logs\n  kind: log\n  connection: ch\n  from: { databaseName: otel, tableName: logs }\n  timestampValueExpression: Timestamp\n  defaultTableSelectExpression: Timestamp, Body\n'),
-        kind('Webhook', 'pager', 'sh', '  name: Pager\n  service: generic\n  url: https://hooks.example.com/T0KEN-IN-URL\n  headers: { Authorization: Bearer-H3ADER }\n'),
+        kind(
+          'Source',
+          'logs',
+          'sh',
+          '  name: Logs\n  kind: log\n  connection: ch\n  from: { databaseName: otel, tableName: logs }\n  timestampValueExpression: Timestamp\n  defaultTableSelectExpression: Timestamp, Body\n',
+        ),
+        kind(
+          'Webhook',
+          'pager',
+          'sh',
+          '  name: Pager\n  service: generic\n  url: https://hooks.example.com/T0KEN-IN-URL\n  headers: { Authorization: Bearer-H3ADER }\n',
+        ),
         kind('SavedSearch', 'errors', 'sh', '  name: Errors\n  source: logs\n'),
-        kind('Alert', 'errors', 'sh', '  name: Errors\n  source: saved_search\n  savedSearch: errors\n  savedSearchId: 66f0000000000000000d0002\n  threshold: 1\n  thresholdType: above\n  interval: 5m\n  channel: { type: webhook, webhook: pager }\n'),
+        kind(
+          'Alert',
+          'errors',
+          'sh',
+          '  name: Errors\n  source: saved_search\n  savedSearch: errors\n  savedSearchId: 66f0000000000000000d0002\n  threshold: 1\n  thresholdType: above\n  interval: 5m\n  channel: { type: webhook, webhook: pager }\n',
+        ),
       ].join('---\n'),
     });
     const seed = await validate(['-c', join(dir, 'c-seed.yaml'), '-m', join(dir, 'm')]);
     expect(seed.code).toBe(1);
-    expect(seed.stdout).toContain('a Connection needs a self-hosted target with api profile current, and prod is managed (it has no connections)');
-    expect(seed.stdout).toContain('a SavedSearch needs a target with api profile current, and sh speaks api profile seed (whose self-hosted API has no saved searches)');
+    expect(seed.stdout).toContain(
+      'a Connection needs a self-hosted target with api profile current, and prod is managed (it has no connections)',
+    );
+    expect(seed.stdout).toContain(
+      'a SavedSearch needs a target with api profile current, and sh speaks api profile seed (whose self-hosted API has no saved searches)',
+    );
     const currentRun = await validate(['-c', join(dir, 'c-current.yaml'), '-m', join(dir, 'm')]);
     expect(currentRun.code).toBe(1);
     const file = join(dir, 'm', 'account.yaml');
@@ -131,19 +158,48 @@ describe('stacksync validate', () => {
     expect(JSON.parse(run.stdout)).toEqual({
       version: 1,
       ok: false,
-      summary: { errors: 1, warnings: 0, resources: 1, kinds: { Pipe: 0, Connection: 0, Source: 0, Dashboard: 1, SavedSearch: 0, Webhook: 0, Alert: 0, Role: 0, PipeCdcScaling: 0 }, manifests: 'manifests' },
-      errors: [{ file: join('manifests', 'a.yaml'), line: 12, column: 10, code: 'E_MANIFEST_INVALID', message: 'spec.tiles[0].w: must be <= 24' }],
+      summary: {
+        errors: 1,
+        warnings: 0,
+        resources: 1,
+        kinds: {
+          Pipe: 0,
+          Connection: 0,
+          Source: 0,
+          Dashboard: 1,
+          SavedSearch: 0,
+          Webhook: 0,
+          Alert: 0,
+          Role: 0,
+          PipeCdcScaling: 0,
+        },
+        manifests: 'manifests',
+      },
+      errors: [
+        {
+          file: join('manifests', 'a.yaml'),
+          line: 12,
+          column: 10,
+          code: 'E_MANIFEST_INVALID',
+          message: 'spec.tiles[0].w: must be <= 24',
+        },
+      ],
       warnings: [],
     });
     const clean = await validate(['--output', 'json', '-c', 'missing.yaml'], {}, dir);
-    expect(JSON.parse(clean.stdout)).toMatchObject({ ok: false, errors: expect.arrayContaining([expect.objectContaining({ file: 'missing.yaml', code: 'E_CONFIG_INVALID' })]) });
+    expect(JSON.parse(clean.stdout)).toMatchObject({
+      ok: false,
+      errors: expect.arrayContaining([expect.objectContaining({ file: 'missing.yaml', code: 'E_CONFIG_INVALID' })]),
+    });
   });
 
   it('without a config at the default path, checks manifests without targets and says so', async () => {
     const dir = await project({ 'manifests/a.yaml': dashboard('api', '', 'wherever') });
     const run = await validate([], {}, dir);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('config/stacksync.yaml: warning: no config file here, so manifests were checked without target checks (pass -c FILE or set STACKSYNC_CONFIG)\n');
+    expect(run.stdout).toContain(
+      'config/stacksync.yaml: warning: no config file here, so manifests were checked without target checks (pass -c FILE or set STACKSYNC_CONFIG)\n',
+    );
     expect(run.stdout).toContain('validate ok: 0 errors, 1 warning; 1 valid resource in manifests');
   });
 
@@ -158,11 +214,17 @@ describe('stacksync validate', () => {
   });
 
   it('takes config and manifests from STACKSYNC_CONFIG and STACKSYNC_MANIFESTS; flags win', async () => {
-    const dir = await project({ 'etc/s.yaml': configText(), 'deploy/a.yaml': dashboard('api', '', 'elsewhere'), 'other/a.yaml': dashboard('api') });
+    const dir = await project({
+      'etc/s.yaml': configText(),
+      'deploy/a.yaml': dashboard('api', '', 'elsewhere'),
+      'other/a.yaml': dashboard('api'),
+    });
     const env = { STACKSYNC_CONFIG: join(dir, 'etc/s.yaml'), STACKSYNC_MANIFESTS: join(dir, 'deploy') };
     const fromEnv = await validate([], env);
     expect(fromEnv.code).toBe(1);
-    expect(fromEnv.stdout).toContain(`${join(dir, 'deploy', 'a.yaml')}:5:11: E_REF_UNRESOLVED: metadata.target: names no target in the config; the targets are prod, sh`);
+    expect(fromEnv.stdout).toContain(
+      `${join(dir, 'deploy', 'a.yaml')}:5:11: E_REF_UNRESOLVED: metadata.target: names no target in the config; the targets are prod, sh`,
+    );
     const withFlag = await validate(['-m', join(dir, 'other')], env);
     expect(withFlag.code).toBe(0);
   });
@@ -171,9 +233,15 @@ describe('stacksync validate', () => {
     const values = { KAFKA_USER: 'kafka-user-XYZZY1', KAFKA_PASSWORD: 'kafka-password-XYZZY2' };
     const dir = await project({
       'c.yaml': configText('config-plain-XYZZY3'),
-      'm/p.yaml': kafkaPipe('\n      credentials:\n        username: { fromEnv: KAFKA_USER }\n        password: plain-manifest-XYZZY4'),
-      'm/q.yaml': kafkaPipe('\n      credentials:\n        username: { fromEnv: KAFKA_PASSWORD }\n        password: { fromEnv: MISSING_ONE }').replace('name: orders', 'name: orders-2'),
-      'm/r.yaml': kafkaPipe('\n      credentials:\n        username: 42\n        password: { fromEnv: KAFKA_PASSWORD, extra: plain-manifest-XYZZY5 }').replace('name: orders', 'name: orders-3'),
+      'm/p.yaml': kafkaPipe(
+        '\n      credentials:\n        username: { fromEnv: KAFKA_USER }\n        password: plain-manifest-XYZZY4',
+      ),
+      'm/q.yaml': kafkaPipe(
+        '\n      credentials:\n        username: { fromEnv: KAFKA_PASSWORD }\n        password: { fromEnv: MISSING_ONE }',
+      ).replace('name: orders', 'name: orders-2'),
+      'm/r.yaml': kafkaPipe(
+        '\n      credentials:\n        username: 42\n        password: { fromEnv: KAFKA_PASSWORD, extra: plain-manifest-XYZZY5 }',
+      ).replace('name: orders', 'name: orders-3'),
     });
     const run = await validate(['-c', join(dir, 'c.yaml'), '-m', join(dir, 'm')], values);
     expect(run.code).toBe(1);
@@ -196,7 +264,9 @@ describe('stacksync validate', () => {
 
   it("says in --help that it does not resolve the config's auth secrets, and indeed does not", async () => {
     const help = await validate(['--help']);
-    expect(help.stdout).toContain('a secret reference in a\n    manifest ({fromEnv} / {fromFile}) that cannot be read here is a warning');
+    expect(help.stdout).toContain(
+      'a secret reference in a\n    manifest ({fromEnv} / {fromFile}) that cannot be read here is a warning',
+    );
     expect(help.stdout).toContain("Not checked: the config's auth secrets (keyId, keySecret, token)");
     const dir = await project({ 'config/stacksync.yaml': configText(), 'manifests/d.yaml': dashboard('api') });
     // KEY_ID, KEY_SECRET and TOKEN are all unset: what the help says is not checked is not.
@@ -207,7 +277,8 @@ describe('stacksync validate', () => {
   describe('through the built CLI (dist/cli.js, built by npm test)', () => {
     const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
     const repo = fileURLToPath(new URL('../..', import.meta.url));
-    const run = (args: string[], cwd: string) => spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+    const run = (args: string[], cwd: string) =>
+      spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
 
     it('accepts the example config and manifests, exit 0', () => {
       const child = run(['validate', '-c', 'config/emulator.yaml', '-m', 'manifests'], repo);
@@ -220,17 +291,26 @@ describe('stacksync validate', () => {
       const dir = await project({ 'manifests/a.yaml': dashboard('api').replace('kind: Dashboard', 'kind: Board') });
       const child = run(['validate'], dir);
       expect(child.stderr).toBe('');
-      expect(child.stdout).toContain(`${join('manifests', 'a.yaml')}:2:7: E_MANIFEST_INVALID: kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling\n`);
+      expect(child.stdout).toContain(
+        `${join('manifests', 'a.yaml')}:2:7: E_MANIFEST_INVALID: kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling\n`,
+      );
       expect(child.status).toBe(1);
     });
 
     it('says what a misspelt kind, member or flag most likely meant', async () => {
-      const text = dashboard('api').replace('kind: Dashboard', 'kind: Dashbord').replace(/^spec:\n {2}name:/m, 'spec:\n  nmae:');
+      const text = dashboard('api')
+        .replace('kind: Dashboard', 'kind: Dashbord')
+        .replace(/^spec:\n {2}name:/m, 'spec:\n  nmae:');
       const dir = await project({ 'manifests/a.yaml': text });
       const child = run(['validate'], dir);
-      expect(child.stdout).toContain('kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling; did you mean Dashboard?');
+      expect(child.stdout).toContain(
+        'kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling; did you mean Dashboard?',
+      );
       expect(child.status).toBe(1);
-      const member = run(['validate'], await project({ 'manifests/a.yaml': dashboard('api').replace(/^spec:\n {2}name:/m, 'spec:\n  nmae:') }));
+      const member = run(
+        ['validate'],
+        await project({ 'manifests/a.yaml': dashboard('api').replace(/^spec:\n {2}name:/m, 'spec:\n  nmae:') }),
+      );
       expect(member.stdout).toMatch(/spec\.nmae: is not a known member here; did you mean name\? \(expected one of /);
       const flag = run(['validate', '--manifest', 'x'], dir);
       expect(flag.stderr).toContain('(Did you mean --manifests?)');

@@ -19,7 +19,10 @@ const config: Config = {
 };
 const env = { HOOK_PROD: 's3cr3t-hook' };
 
-const alertDoc = (metadata: string, message = 'on ${ENV}: ${THRESHOLD_NOTE} via ${HOOK}'): string => `apiVersion: stacksync/v1
+const alertDoc = (
+  metadata: string,
+  message = 'on ${ENV}: ${THRESHOLD_NOTE} via ${HOOK}',
+): string => `apiVersion: stacksync/v1
 kind: Alert
 metadata:
   name: slow
@@ -51,7 +54,13 @@ describe('substituteVariables', () => {
   it('an unset variable is a problem at its node, never an empty string', () => {
     const out = substituteVariables({ spec: { name: 'a-${NOPE}' } }, context);
     expect(out.value).toEqual({ spec: { name: 'a-${NOPE}' } });
-    expect(out.problems).toEqual([{ code: 'E_MANIFEST_INVALID', pointer: ['spec', 'name'], message: expect.stringContaining('${NOPE} is not set for target prod (its vars are A, S)') }]);
+    expect(out.problems).toEqual([
+      {
+        code: 'E_MANIFEST_INVALID',
+        pointer: ['spec', 'name'],
+        message: expect.stringContaining('${NOPE} is not set for target prod (its vars are A, S)'),
+      },
+    ]);
   });
 });
 
@@ -62,11 +71,18 @@ describe('vars and several targets', () => {
     const alerts = result.resources as DesiredAlert[];
     expect(alerts.map((a) => [a.target, a.name, a.message, a.channel])).toEqual([
       ['prod', 'slow-prod', 'on prod: page via s3cr3t-hook', { type: 'webhook', webhookId: 'prod-oncall' }],
-      ['staging', 'slow-staging', 'on staging: ticket via hook-staging', { type: 'webhook', webhookId: 'staging-oncall' }],
+      [
+        'staging',
+        'slow-staging',
+        'on staging: ticket via hook-staging',
+        { type: 'webhook', webhookId: 'staging-oncall' },
+      ],
     ]);
     expect(alerts[0]?.sensitive?.map((s) => s.value)).toEqual(['s3cr3t-hook']);
     expect(alerts[1]?.sensitive).toBeUndefined();
-    expect(JSON.stringify(specOf(alerts[0] as DesiredAlert)), 'the spec digest never sees the secret').not.toContain('s3cr3t-hook');
+    expect(JSON.stringify(specOf(alerts[0] as DesiredAlert)), 'the spec digest never sees the secret').not.toContain(
+      's3cr3t-hook',
+    );
   });
 
   it('targets: all applies to every configured target', async () => {
@@ -96,7 +112,11 @@ describe('vars and several targets', () => {
   });
 
   it('a secret variable that cannot be read is E_SECRET_MISSING at the node, naming the variable', async () => {
-    const result = await loadManifests(await writeTree({ 'slow.yaml': alertDoc('  target: prod') }), { config, env: {}, hmac });
+    const result = await loadManifests(await writeTree({ 'slow.yaml': alertDoc('  target: prod') }), {
+      config,
+      env: {},
+      hmac,
+    });
     expect(result.problems.map((p) => [p.code, p.location.line])).toEqual([['E_SECRET_MISSING', 8]]);
     expect(result.problems[0]?.message).toContain('${HOOK} of target prod');
   });

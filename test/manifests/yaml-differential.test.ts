@@ -53,7 +53,9 @@ describe('the fast YAML reader against yaml, on generated texts', () => {
   });
 
   it('never crashes, on any text', () => {
-    const crashed = outcomes.flatMap(({ careful }, index) => ('thrown' in careful ? [{ index, text: texts[index]?.text, thrown: careful.thrown }] : []));
+    const crashed = outcomes.flatMap(({ careful }, index) =>
+      'thrown' in careful ? [{ index, text: texts[index]?.text, thrown: careful.thrown }] : [],
+    );
     expect(crashed.slice(0, 5)).toEqual([]);
   });
 

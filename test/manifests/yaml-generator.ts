@@ -24,24 +24,201 @@ export function seededRandom(seed: number): () => number {
 
 /** Plain scalars whose type depends on the schema (YAML 1.1 or 1.2 core) or the reader. */
 export const AMBIGUOUS_SCALARS = [
-  '0', '-0', '+0', '00', '007', '017', '0o17', '0O17', '0o8', '0x1F', '0X1f', '-0x1F', '0b101', '+12', '12345678901234567890', '9007199254740993',
-  '1_000', '1,000', '1:30', '190:20:30', '-1:30', '1e3', '1E3', '1e+3', '-1.5e-3', '1.', '.5', '+.5', '-.5', '1.0', '0.', '.', '..', '-', '+', '1e', 'e3',
-  '.inf', '-.inf', '+.inf', '.Inf', '.INF', '.iNf', 'inf', 'Infinity', '.nan', '.NaN', '.NAN', 'nan', 'NaN',
-  'yes', 'Yes', 'YES', 'no', 'No', 'NO', 'on', 'On', 'ON', 'off', 'Off', 'OFF', 'y', 'Y', 'n', 'N',
-  'true', 'True', 'TRUE', 'tRUE', 'false', 'False', 'FALSE', 'null', 'Null', 'NULL', 'nULL', '~', '',
-  '2001-12-14', '2001-12-14t21:59:43.10-05:00', '2001-12-14 21:59:43.10 -5', '2002-12-14T00:00:00Z', '12:30:00',
-  '<<', '=', '0x', '0o', '1__0', '_1', '1_', '0.1_0', '1e1_0', '+-1', '--1', '1-', '0777', '08', '09.5',
+  '0',
+  '-0',
+  '+0',
+  '00',
+  '007',
+  '017',
+  '0o17',
+  '0O17',
+  '0o8',
+  '0x1F',
+  '0X1f',
+  '-0x1F',
+  '0b101',
+  '+12',
+  '12345678901234567890',
+  '9007199254740993',
+  '1_000',
+  '1,000',
+  '1:30',
+  '190:20:30',
+  '-1:30',
+  '1e3',
+  '1E3',
+  '1e+3',
+  '-1.5e-3',
+  '1.',
+  '.5',
+  '+.5',
+  '-.5',
+  '1.0',
+  '0.',
+  '.',
+  '..',
+  '-',
+  '+',
+  '1e',
+  'e3',
+  '.inf',
+  '-.inf',
+  '+.inf',
+  '.Inf',
+  '.INF',
+  '.iNf',
+  'inf',
+  'Infinity',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  'nan',
+  'NaN',
+  'yes',
+  'Yes',
+  'YES',
+  'no',
+  'No',
+  'NO',
+  'on',
+  'On',
+  'ON',
+  'off',
+  'Off',
+  'OFF',
+  'y',
+  'Y',
+  'n',
+  'N',
+  'true',
+  'True',
+  'TRUE',
+  'tRUE',
+  'false',
+  'False',
+  'FALSE',
+  'null',
+  'Null',
+  'NULL',
+  'nULL',
+  '~',
+  '',
+  '2001-12-14',
+  '2001-12-14t21:59:43.10-05:00',
+  '2001-12-14 21:59:43.10 -5',
+  '2002-12-14T00:00:00Z',
+  '12:30:00',
+  '<<',
+  '=',
+  '0x',
+  '0o',
+  '1__0',
+  '_1',
+  '1_',
+  '0.1_0',
+  '1e1_0',
+  '+-1',
+  '--1',
+  '1-',
+  '0777',
+  '08',
+  '09.5',
 ];
 
-const WORDS = ['api', 'orders', 'svc-0', 'level:error', 'a b', 'x#y', 'http://h:80/p?q=1', 'name', 'where', 'kind', 'spec', 'tiles', 'p99', 'Bench 0'];
-const UNICODE = ['Grüße', 'ünïcode', 'ß é', '日本語', '👋', 'e\u0301', 'a\u00a0b', '\u200b', 'ø', 'ﬁ', 'Ω', '\ud83d\ude00x'];
-/** Characters rarely in manifests that readers treat specially. */
-const ODD = ['\u0085', '\u2028', '\u2029', '\ufeff', '\u0007', '\u001b', '\u007f', '\u0080', '\u00a0', '\t', '\\', '"', "'", '`', '@', '%', '&', '*', '!', '|', '>', '?', ':', ',', '[', ']', '{', '}', '#', '-'];
-const TAGS = [
-  '!!str', '!!int', '!!float', '!!bool', '!!null', '!!map', '!!seq', '!!binary', '!!timestamp', '!!set', '!!omap', '!!pairs', '!!merge', '!!value', '!!yaml',
-  '!local', '!', '!<tag:yaml.org,2002:str>', '!<tag:yaml.org,2002:binary>', '!<!x>', '!!js/function', '!e!x', '!=',
+const WORDS = [
+  'api',
+  'orders',
+  'svc-0',
+  'level:error',
+  'a b',
+  'x#y',
+  'http://h:80/p?q=1',
+  'name',
+  'where',
+  'kind',
+  'spec',
+  'tiles',
+  'p99',
+  'Bench 0',
 ];
-const BINARY = ['aGVsbG8=', 'R0lGODlhDAAMAIQAAP//9/X17unp5WZmZgAAAOfn515eXvPz7Y6OjuDg4J+fn5OTk6enp56enmleECcgggoBADs=', '""', ''];
+const UNICODE = [
+  'Grüße',
+  'ünïcode',
+  'ß é',
+  '日本語',
+  '👋',
+  'e\u0301',
+  'a\u00a0b',
+  '\u200b',
+  'ø',
+  'ﬁ',
+  'Ω',
+  '\ud83d\ude00x',
+];
+/** Characters rarely in manifests that readers treat specially. */
+const ODD = [
+  '\u0085',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\u0007',
+  '\u001b',
+  '\u007f',
+  '\u0080',
+  '\u00a0',
+  '\t',
+  '\\',
+  '"',
+  "'",
+  '`',
+  '@',
+  '%',
+  '&',
+  '*',
+  '!',
+  '|',
+  '>',
+  '?',
+  ':',
+  ',',
+  '[',
+  ']',
+  '{',
+  '}',
+  '#',
+  '-',
+];
+const TAGS = [
+  '!!str',
+  '!!int',
+  '!!float',
+  '!!bool',
+  '!!null',
+  '!!map',
+  '!!seq',
+  '!!binary',
+  '!!timestamp',
+  '!!set',
+  '!!omap',
+  '!!pairs',
+  '!!merge',
+  '!!value',
+  '!!yaml',
+  '!local',
+  '!',
+  '!<tag:yaml.org,2002:str>',
+  '!<tag:yaml.org,2002:binary>',
+  '!<!x>',
+  '!!js/function',
+  '!e!x',
+  '!=',
+];
+const BINARY = [
+  'aGVsbG8=',
+  'R0lGODlhDAAMAIQAAP//9/X17unp5WZmZgAAAOfn515eXvPz7Y6OjuDg4J+fn5OTk6enp56enmleECcgggoBADs=',
+  '""',
+  '',
+];
 
 export interface GeneratorOptions {
   /** Share of texts mutated after writing (default 0.3). */
@@ -64,7 +241,10 @@ export function generateYamlTexts(seed: number, count: number, options: Generato
   return texts;
 }
 
-type Tree = { kind: 'map'; entries: [Tree, Tree][] } | { kind: 'seq'; items: Tree[] } | { kind: 'scalar'; text: string };
+type Tree =
+  | { kind: 'map'; entries: [Tree, Tree][] }
+  | { kind: 'seq'; items: Tree[] }
+  | { kind: 'scalar'; text: string };
 
 class TextWriter {
   private readonly anchors: string[] = [];
@@ -81,7 +261,16 @@ class TextWriter {
   stream(): GeneratedText {
     const documents: string[] = [];
     const count = this.pick([1, 1, 1, 2, 3]);
-    if (this.chance(0.05)) documents.push(this.pick(['%YAML 1.2\n---\n', '%YAML 1.1\n---\n', '%TAG !e! tag:example.com,2000:\n---\n', '# head\n', '---\n']));
+    if (this.chance(0.05))
+      documents.push(
+        this.pick([
+          '%YAML 1.2\n---\n',
+          '%YAML 1.1\n---\n',
+          '%TAG !e! tag:example.com,2000:\n---\n',
+          '# head\n',
+          '---\n',
+        ]),
+      );
     for (let i = 0; i < count; i++) {
       if (i > 0 || this.chance(0.2)) documents.push(this.pick(['---\n', '--- # c\n', '---  \n', '...\n---\n', '--- ']));
       documents.push(this.document());
@@ -96,7 +285,8 @@ class TextWriter {
 
   private document(): string {
     const tree = this.tree(0);
-    if (tree.kind === 'scalar' && this.chance(0.8)) return `${this.mapping({ kind: 'map', entries: [[this.key(), tree]] }, 0)}`;
+    if (tree.kind === 'scalar' && this.chance(0.8))
+      return `${this.mapping({ kind: 'map', entries: [[this.key(), tree]] }, 0)}`;
     return this.block(tree, 0, true);
   }
 
@@ -114,7 +304,8 @@ class TextWriter {
 
   private key(): Tree {
     const roll = this.random();
-    if (roll < 0.55) return { kind: 'scalar', text: this.pick(WORDS) + (this.chance(0.3) ? String(this.int(100)) : '') };
+    if (roll < 0.55)
+      return { kind: 'scalar', text: this.pick(WORDS) + (this.chance(0.3) ? String(this.int(100)) : '') };
     if (roll < 0.75) return { kind: 'scalar', text: this.pick(AMBIGUOUS_SCALARS) };
     if (roll < 0.88) return { kind: 'scalar', text: this.pick(UNICODE) };
     if (roll < 0.9) return { kind: 'scalar', text: 'k'.repeat(this.pick([1000, 1020, 1030])) };
@@ -127,8 +318,22 @@ class TextWriter {
     if (roll < 0.4) return this.pick(AMBIGUOUS_SCALARS);
     if (roll < 0.65) return this.pick(WORDS);
     if (roll < 0.8) return this.pick(UNICODE) + (this.chance(0.5) ? ` ${this.pick(WORDS)}` : '');
-    if (roll < 0.9) return Array.from({ length: this.int(4) + 1 }, () => this.pick([...WORDS, ...ODD, ...UNICODE, ' ', '\n', '  '])).join('');
-    return this.pick(['multi\nline', 'ends with space ', ' starts with space', 'a\n\nb', 'trailing\n', 'x'.repeat(200), 'colon: inside', 'dash - inside', '- leading dash', '# hash']);
+    if (roll < 0.9)
+      return Array.from({ length: this.int(4) + 1 }, () =>
+        this.pick([...WORDS, ...ODD, ...UNICODE, ' ', '\n', '  ']),
+      ).join('');
+    return this.pick([
+      'multi\nline',
+      'ends with space ',
+      ' starts with space',
+      'a\n\nb',
+      'trailing\n',
+      'x'.repeat(200),
+      'colon: inside',
+      'dash - inside',
+      '- leading dash',
+      '# hash',
+    ]);
   }
 
   // ---------------------------------------------------------------- writing
@@ -136,8 +341,10 @@ class TextWriter {
   /** A node in block context at `indent`; `top` when it is a document's root. */
   private block(tree: Tree, indent: number, top = false): string {
     const props = this.properties(tree);
-    if (tree.kind === 'map' && tree.entries.length > 0 && this.chance(0.8)) return props ? `${props}\n${this.mapping(tree, indent)}` : this.mapping(tree, indent);
-    if (tree.kind === 'seq' && tree.items.length > 0 && this.chance(0.8)) return props ? `${props}\n${this.sequence(tree, indent)}` : this.sequence(tree, indent);
+    if (tree.kind === 'map' && tree.entries.length > 0 && this.chance(0.8))
+      return props ? `${props}\n${this.mapping(tree, indent)}` : this.mapping(tree, indent);
+    if (tree.kind === 'seq' && tree.items.length > 0 && this.chance(0.8))
+      return props ? `${props}\n${this.sequence(tree, indent)}` : this.sequence(tree, indent);
     const flow = tree.kind === 'scalar' ? this.scalar(tree.text, indent, 'block') : this.flow(tree);
     return `${props ? `${props} ` : ''}${flow}${top ? '\n' : ''}`;
   }
@@ -149,14 +356,24 @@ class TextWriter {
     for (const [key, value] of tree.entries) {
       if (this.chance(0.05)) out += this.pick([`${pad}# comment\n`, '\n', `${pad}\n`, '   \n', '#\n']);
       const keyText = key.kind === 'scalar' ? this.scalar(key.text, indent, 'key') : this.flow(key);
-      const inline = value.kind === 'scalar' || (value.kind === 'map' && value.entries.length === 0) || (value.kind === 'seq' && value.items.length === 0) || this.chance(0.3);
+      const inline =
+        value.kind === 'scalar' ||
+        (value.kind === 'map' && value.entries.length === 0) ||
+        (value.kind === 'seq' && value.items.length === 0) ||
+        this.chance(0.3);
       if (inline) {
         const written = this.block(value, indent + step);
-        out += `${pad}${keyText}:${written.startsWith('\n') ? '' : ' '}${written}${this.trailer()}\n`.replace(/\n\n$/, '\n');
+        out += `${pad}${keyText}:${written.startsWith('\n') ? '' : ' '}${written}${this.trailer()}\n`.replace(
+          /\n\n$/,
+          '\n',
+        );
       } else {
         const props = this.properties(value);
         const compact = value.kind === 'seq' && this.chance(0.4) ? 0 : step;
-        const body = value.kind === 'map' ? this.mapping(value, indent + step) : this.sequence(value as Extract<Tree, { kind: 'seq' }>, indent + compact);
+        const body =
+          value.kind === 'map'
+            ? this.mapping(value, indent + step)
+            : this.sequence(value as Extract<Tree, { kind: 'seq' }>, indent + compact);
         out += `${pad}${keyText}:${props ? ` ${props}` : ''}${this.trailer()}\n${body}`;
       }
     }
@@ -187,8 +404,11 @@ class TextWriter {
     const prefix = props ? `${props} ` : '';
     if (tree.kind === 'scalar') return prefix + this.scalar(tree.text, 0, 'flow');
     const sep = this.pick([', ', ',', ' , ', `,\n${' '.repeat(this.int(7))}`]);
-    if (tree.kind === 'seq') return `${prefix}[${tree.items.map((item) => this.flow(item)).join(sep)}${this.chance(0.1) ? ',' : ''}]`;
-    const pairs = tree.entries.map(([key, value]) => (this.chance(0.05) ? this.flow(key) : `${this.flow(key)}: ${this.flow(value)}`));
+    if (tree.kind === 'seq')
+      return `${prefix}[${tree.items.map((item) => this.flow(item)).join(sep)}${this.chance(0.1) ? ',' : ''}]`;
+    const pairs = tree.entries.map(([key, value]) =>
+      this.chance(0.05) ? this.flow(key) : `${this.flow(key)}: ${this.flow(value)}`,
+    );
     return `${prefix}{${this.pick(['', ' '])}${pairs.join(sep)}${this.pick(['', ' '])}}`;
   }
 
@@ -196,7 +416,8 @@ class TextWriter {
   private scalar(text: string, indent: number, where: 'block' | 'flow' | 'key'): string {
     const roll = this.random();
     // Continuation lines of a multi-line scalar, indented enough or not.
-    const continued = (written: string): string => written.replace(/\n/g, () => `\n${' '.repeat(this.pick([0, indent, indent + 1, indent + 2, indent + 4]))}`);
+    const continued = (written: string): string =>
+      written.replace(/\n/g, () => `\n${' '.repeat(this.pick([0, indent, indent + 1, indent + 2, indent + 4]))}`);
     if (roll < 0.45) return continued(text);
     if (roll < 0.65) return `"${continued(this.doubleQuoted(text))}"`;
     if (roll < 0.8) return `'${continued(text.replaceAll("'", "''"))}'`;
@@ -207,14 +428,28 @@ class TextWriter {
 
   private doubleQuoted(text: string): string {
     const escapes: Record<string, string[]> = {
-      '"': ['\\"'], '\\': ['\\\\'], '\n': ['\\n', '\\\n  ', '\n  '], '\t': ['\\t', '\t'], '/': ['\\/', '/'], ' ': [' ', '\\ ', '\\x20'],
-      '\u0085': ['\\N'], '\u00a0': ['\\_'], '\u2028': ['\\L'], '\u2029': ['\\P'], '\u0007': ['\\a'], '\u001b': ['\\e'],
+      '"': ['\\"'],
+      '\\': ['\\\\'],
+      '\n': ['\\n', '\\\n  ', '\n  '],
+      '\t': ['\\t', '\t'],
+      '/': ['\\/', '/'],
+      ' ': [' ', '\\ ', '\\x20'],
+      '\u0085': ['\\N'],
+      '\u00a0': ['\\_'],
+      '\u2028': ['\\L'],
+      '\u2029': ['\\P'],
+      '\u0007': ['\\a'],
+      '\u001b': ['\\e'],
     };
     let out = '';
     for (const char of text) {
       const options = escapes[char];
       if (options) out += this.pick(options);
-      else if (char.codePointAt(0)! > 0x7e && this.chance(0.3)) out += this.pick([`\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`, `\\U${char.codePointAt(0)!.toString(16).padStart(8, '0')}`]);
+      else if (char.codePointAt(0)! > 0x7e && this.chance(0.3))
+        out += this.pick([
+          `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+          `\\U${char.codePointAt(0)!.toString(16).padStart(8, '0')}`,
+        ]);
       else out += char;
     }
     return out;
@@ -223,7 +458,9 @@ class TextWriter {
   private blockScalar(text: string, indent: number): string {
     const header = this.pick(['|', '>', '|-', '>-', '|+', '>+', '|2', '>1-', '|+2', '|-1', '| # c', '>\t']);
     const pad = ' '.repeat(indent + this.pick([1, 2, 2, 4]));
-    const lines = text.split('\n').map((line) => (line === '' && this.chance(0.5) ? '' : `${this.chance(0.05) ? ' ' : ''}${pad}${line}`));
+    const lines = text
+      .split('\n')
+      .map((line) => (line === '' && this.chance(0.5) ? '' : `${this.chance(0.05) ? ' ' : ''}${pad}${line}`));
     if (this.chance(0.1)) lines.unshift(`${pad}  `);
     return `${header}\n${lines.join('\n')}`;
   }
@@ -262,7 +499,10 @@ class TextWriter {
     if (roll < 0.6) return text;
     if (roll < 0.8) return this.marked('crlf', text.replaceAll('\n', '\r\n'));
     if (roll < 0.9) return this.marked('cr', text.replaceAll('\n', '\r'));
-    return this.marked('mixed', text.replace(/\n/g, () => this.pick(['\n', '\r\n', '\r', '\n\r'])));
+    return this.marked(
+      'mixed',
+      text.replace(/\n/g, () => this.pick(['\n', '\r\n', '\r', '\n\r'])),
+    );
   }
 
   private mutate(text: string): string {
@@ -271,7 +511,11 @@ class TextWriter {
     for (let n = this.int(3) + 1; n > 0; n--) {
       const at = this.int(out.length + 1);
       const roll = this.random();
-      if (roll < 0.35) out = out.slice(0, at) + this.pick([...ODD, ' ', '\n', '\r', '- ', ': ', '---\n', '...\n', '&a ', '*a', '!!str ', '<<: ', '0o', '_']) + out.slice(at);
+      if (roll < 0.35)
+        out =
+          out.slice(0, at) +
+          this.pick([...ODD, ' ', '\n', '\r', '- ', ': ', '---\n', '...\n', '&a ', '*a', '!!str ', '<<: ', '0o', '_']) +
+          out.slice(at);
       else if (roll < 0.6) out = out.slice(0, at) + out.slice(at + 1 + this.int(3));
       else if (roll < 0.8) {
         const lines = out.split('\n');
@@ -279,7 +523,13 @@ class TextWriter {
         lines.splice(line, 0, lines[line] ?? '');
         out = lines.join('\n');
       } else {
-        out = out.replace(/\n( *)/g, (match, spaces: string) => (this.chance(0.1) ? `\n${spaces.slice(0, Math.max(0, spaces.length - 1))}` : this.chance(0.05) ? `\n ${spaces}` : match));
+        out = out.replace(/\n( *)/g, (match, spaces: string) =>
+          this.chance(0.1)
+            ? `\n${spaces.slice(0, Math.max(0, spaces.length - 1))}`
+            : this.chance(0.05)
+              ? `\n ${spaces}`
+              : match,
+        );
       }
     }
     return out;

@@ -45,22 +45,32 @@ describe('renderPlanMarkdown', () => {
     const errors = markdown.indexOf('#### :x: 2 errors');
     expect(errors).toBeGreaterThan(0);
     expect(errors).toBeLessThan(markdown.indexOf('<details'));
-    expect(markdown).toContain(`- [\`manifests/bad.yaml:3:7\`](${BASE}manifests/bad.yaml#L3): spec.tiles\\[0\\].w: must be &lt;= 24 (\`E_MANIFEST_INVALID\`)`);
-    expect(markdown).toContain(`- **prod** \`Pipe/ghost\` ([\`manifests/ghost.yaml:4\`](${BASE}manifests/ghost.yaml#L4)): pipe x does not exist`);
+    expect(markdown).toContain(
+      `- [\`manifests/bad.yaml:3:7\`](${BASE}manifests/bad.yaml#L3): spec.tiles\\[0\\].w: must be &lt;= 24 (\`E_MANIFEST_INVALID\`)`,
+    );
+    expect(markdown).toContain(
+      `- **prod** \`Pipe/ghost\` ([\`manifests/ghost.yaml:4\`](${BASE}manifests/ghost.yaml#L4)): pipe x does not exist`,
+    );
   });
 
   it('has one collapsible block per target and kind, with the counts of what it holds', () => {
     expect(markdown).toContain('<details open><summary><b>prod</b> · Pipe: 1 to update</summary>');
-    expect(markdown).toContain('<details open><summary><b>prod</b> · Dashboard: 1 to create, 1 to update, 1 to adopt, 1 orphaned</summary>');
+    expect(markdown).toContain(
+      '<details open><summary><b>prod</b> · Dashboard: 1 to create, 1 to update, 1 to adopt, 1 orphaned</summary>',
+    );
     expect(markdown).toContain('<details open><summary><b>prod</b> · Alert: 1 to create, 1 to delete</summary>');
     expect(markdown.match(/<details/g)).toHaveLength(3);
     expect(markdown.match(/<\/details>/g)).toHaveLength(3);
   });
 
   it('shows each change with a link to its manifest line and its field diff as -/+ lines', () => {
-    expect(markdown).toContain(`**\`~ update\`** \`Dashboard/web\` · [\`manifests/web.yaml:1\`](${BASE}manifests/web.yaml#L1) · id \`d-2\`\n\`\`\`diff\n- tiles[p99].w: 4\n+ tiles[p99].w: 6\n- tiles[old]: {"name":"old"}\n\`\`\``);
+    expect(markdown).toContain(
+      `**\`~ update\`** \`Dashboard/web\` · [\`manifests/web.yaml:1\`](${BASE}manifests/web.yaml#L1) · id \`d-2\`\n\`\`\`diff\n- tiles[p99].w: 4\n+ tiles[p99].w: 6\n- tiles[old]: {"name":"old"}\n\`\`\``,
+    );
     expect(markdown).toContain('**`- delete`** `Alert/gone` · id `a-9`');
-    expect(markdown).toContain('**`? orphan`** `Dashboard/old` · id `d-5`\n_no manifest names it; apply --prune deletes it_');
+    expect(markdown).toContain(
+      '**`? orphan`** `Dashboard/old` · id `d-5`\n_no manifest names it; apply --prune deletes it_',
+    );
     // Unchanged resources are counted, not listed.
     expect(markdown).not.toContain('Dashboard/same');
   });
@@ -79,7 +89,17 @@ describe('renderPlanMarkdown', () => {
 
   it('keeps names and messages from breaking out of their markup', () => {
     const plan = buildPlan(
-      [change({ kind: 'Dashboard', name: 'x', action: 'update', id: 'd', file: 'manifests/a b#(1).yaml', line: 2, diff: [{ path: 'name', before: 'a', after: 'ends ``` here' }] })],
+      [
+        change({
+          kind: 'Dashboard',
+          name: 'x',
+          action: 'update',
+          id: 'd',
+          file: 'manifests/a b#(1).yaml',
+          line: 2,
+          diff: [{ path: 'name', before: 'a', after: 'ends ``` here' }],
+        }),
+      ],
       [{ file: 'manifests/x.yaml', code: 'E_MANIFEST_PARSE', message: '<img src=x onerror=alert(1)> **bold** | pipe' }],
     );
     const text = renderPlanMarkdown(plan, { linkBase: BASE });
@@ -91,11 +111,41 @@ describe('renderPlanMarkdown', () => {
   it('groups the blocks under a heading per tenant, by name, with changes of no tenant last', () => {
     const plan = buildPlan(
       [
-        change({ kind: 'Dashboard', name: 'search-board', action: 'create', tenant: 'search', file: 'manifests/teams/search/a.yaml', line: 1 }),
+        change({
+          kind: 'Dashboard',
+          name: 'search-board',
+          action: 'create',
+          tenant: 'search',
+          file: 'manifests/teams/search/a.yaml',
+          line: 1,
+        }),
         change({ kind: 'Dashboard', name: 'old', action: 'orphan', id: 'd0' }),
-        change({ kind: 'Alert', name: 'pay-alert', action: 'create', tenant: 'payments', file: 'manifests/teams/payments/b.yaml', line: 1 }),
-        change({ kind: 'Dashboard', name: 'pay-board', action: 'update', id: 'd1', tenant: 'payments', file: 'manifests/teams/payments/a.yaml', line: 1 }),
-        change({ target: 'staging', kind: 'Dashboard', name: 'search-staging', action: 'create', tenant: 'search', file: 'manifests/teams/search/s.yaml', line: 1 }),
+        change({
+          kind: 'Alert',
+          name: 'pay-alert',
+          action: 'create',
+          tenant: 'payments',
+          file: 'manifests/teams/payments/b.yaml',
+          line: 1,
+        }),
+        change({
+          kind: 'Dashboard',
+          name: 'pay-board',
+          action: 'update',
+          id: 'd1',
+          tenant: 'payments',
+          file: 'manifests/teams/payments/a.yaml',
+          line: 1,
+        }),
+        change({
+          target: 'staging',
+          kind: 'Dashboard',
+          name: 'search-staging',
+          action: 'create',
+          tenant: 'search',
+          file: 'manifests/teams/search/s.yaml',
+          line: 1,
+        }),
       ],
       [],
     );
@@ -117,8 +167,12 @@ describe('renderPlanMarkdown', () => {
   });
 
   it('says there is nothing to do when the plan is empty', () => {
-    const text = renderPlanMarkdown(buildPlan([change({ kind: 'Dashboard', name: 'same', action: 'unchanged', id: 'd' })], []));
-    expect(text).toBe(`${MARKDOWN_MARKER}\n### stacksync plan\n\n**Plan: 0 to create, 0 to update, 0 to delete, 0 to adopt, 1 unchanged, 0 errors.**\n\nNo changes. Live state matches the manifests.\n`);
+    const text = renderPlanMarkdown(
+      buildPlan([change({ kind: 'Dashboard', name: 'same', action: 'unchanged', id: 'd' })], []),
+    );
+    expect(text).toBe(
+      `${MARKDOWN_MARKER}\n### stacksync plan\n\n**Plan: 0 to create, 0 to update, 0 to delete, 0 to adopt, 1 unchanged, 0 errors.**\n\nNo changes. Live state matches the manifests.\n`,
+    );
   });
 
   it('closes the blocks of a plan with many changes', () => {
@@ -139,9 +193,14 @@ describe('renderPlanMarkdown at scale', () => {
     const shown = text.match(/^- \*\*`~ update`\*\*/gm)?.length ?? 0;
     expect(shown).toBeGreaterThan(300);
     // In the compact rows the resource name links to its manifest line.
-    expect(text).toContain(`- **\`~ update\`** [\`Dashboard/dashboard-0000\`](${BASE}manifests/team-0/dashboard-0.yaml#L5) · 2 fields\n`);
+    expect(text).toContain(
+      `- **\`~ update\`** [\`Dashboard/dashboard-0000\`](${BASE}manifests/team-0/dashboard-0.yaml#L5) · 2 fields\n`,
+    );
     // Both blocks get their share of the room.
-    const perBlock = text.split('<details>').slice(1).map((part) => part.match(/^- /gm)?.length ?? 0);
+    const perBlock = text
+      .split('<details>')
+      .slice(1)
+      .map((part) => part.match(/^- /gm)?.length ?? 0);
     expect(Math.abs((perBlock[0] ?? 0) - (perBlock[1] ?? 0))).toBeLessThanOrEqual(1);
     const footer = /\*\*(\d+) changes not shown\*\*.*The full plan is in the saved plan `plan\.json`\./.exec(text);
     expect(footer, text.slice(-800)).not.toBeNull();
@@ -157,7 +216,9 @@ describe('renderPlanMarkdown at scale', () => {
     expect(compact.length).toBeLessThan(full.length);
     expect(compact).not.toContain('```diff');
     expect(compact.match(/^- \*\*`~ update`\*\*/gm)).toHaveLength(40);
-    expect(compact).toContain('- **`~ update`** `Dashboard/dashboard-0000` · `manifests/team-0/dashboard-0.yaml:5` · 2 fields\n');
+    expect(compact).toContain(
+      '- **`~ update`** `Dashboard/dashboard-0000` · `manifests/team-0/dashboard-0.yaml:5` · 2 fields\n',
+    );
     expect(compact).not.toContain('not shown');
   });
 
@@ -168,7 +229,13 @@ describe('renderPlanMarkdown at scale', () => {
   });
 
   it('keeps the errors first and cuts them too when there are very many', () => {
-    const errors = Array.from({ length: 3000 }, (_, i) => ({ file: `manifests/f${i}.yaml`, line: 1, column: 1, code: 'E_MANIFEST_INVALID' as const, message: 'spec.tiles[0].w: must be <= 24' }));
+    const errors = Array.from({ length: 3000 }, (_, i) => ({
+      file: `manifests/f${i}.yaml`,
+      line: 1,
+      column: 1,
+      code: 'E_MANIFEST_INVALID' as const,
+      message: 'spec.tiles[0].w: must be <= 24',
+    }));
     const text = renderPlanMarkdown(buildPlan(bigPlan(100).changes, errors));
     expect(text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(text).toContain('#### :x: 3000 errors');

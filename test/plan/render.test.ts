@@ -45,13 +45,36 @@ describe('buildPlan', () => {
   it('counts every action, and errors as problems plus error changes', () => {
     const plan = samplePlan();
     expect(plan.version).toBe(1);
-    expect(plan.summary).toEqual({ create: 2, update: 2, replace: 0, delete: 1, adopt: 1, orphan: 1, suspended: 0, unchanged: 1, errors: 2 });
+    expect(plan.summary).toEqual({
+      create: 2,
+      update: 2,
+      replace: 0,
+      delete: 1,
+      adopt: 1,
+      orphan: 1,
+      suspended: 0,
+      unchanged: 1,
+      errors: 2,
+    });
     expect(hasChanges(plan)).toBe(true);
   });
 
   it('a plan of unchanged resources has no changes', () => {
-    const plan = buildPlan(samplePlan().changes.filter((c) => c.action === 'unchanged'), []);
-    expect(plan.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, orphan: 0, suspended: 0, unchanged: 1, errors: 0 });
+    const plan = buildPlan(
+      samplePlan().changes.filter((c) => c.action === 'unchanged'),
+      [],
+    );
+    expect(plan.summary).toEqual({
+      create: 0,
+      update: 0,
+      replace: 0,
+      delete: 0,
+      adopt: 0,
+      orphan: 0,
+      suspended: 0,
+      unchanged: 1,
+      errors: 0,
+    });
     expect(plan.warnings).toEqual([]);
     expect(hasChanges(plan)).toBe(false);
   });
@@ -71,14 +94,20 @@ describe('renderPlanText', () => {
   });
 
   it('says so when nothing changes', () => {
-    const plan = buildPlan(samplePlan().changes.filter((c) => c.action === 'unchanged'), []);
+    const plan = buildPlan(
+      samplePlan().changes.filter((c) => c.action === 'unchanged'),
+      [],
+    );
     expect(renderPlanText(plan)).toBe(
       'No changes. Live state matches the manifests.\n\nPlan: 0 to create, 0 to update, 0 to delete, 0 to adopt, 1 unchanged, 0 errors.\n',
     );
   });
 
   it('groups changes of several targets under each target', () => {
-    const plan = buildPlan([...samplePlan().changes.slice(1, 2), { ...samplePlan().changes[1]!, target: 'staging' }], []);
+    const plan = buildPlan(
+      [...samplePlan().changes.slice(1, 2), { ...samplePlan().changes[1]!, target: 'staging' }],
+      [],
+    );
     const text = renderPlanText(plan);
     expect(text.indexOf('Target prod:')).toBeLessThan(text.indexOf('Target staging:'));
     expect(text.match(/create Dashboard\/api-latency/g)).toHaveLength(2);
@@ -86,7 +115,9 @@ describe('renderPlanText', () => {
 
   it('shows apply results under their change', () => {
     const plan = samplePlan();
-    const results = new Map<string, ChangeResult>([[changeRef(plan.changes[1]!), { result: 'failed', code: 'E_API_VALIDATION', error: 'bad tile' }]]);
+    const results = new Map<string, ChangeResult>([
+      [changeRef(plan.changes[1]!), { result: 'failed', code: 'E_API_VALIDATION', error: 'bad tile' }],
+    ]);
     expect(renderPlanText(plan, { results })).toContain(
       '  + create Dashboard/api-latency  (manifests/api.yaml:1)\n      + name: "API latency"\n      result: failed: E_API_VALIDATION: bad tile\n',
     );
@@ -97,15 +128,58 @@ describe('renderPlanJson', () => {
   it('prints the docs/reference/cli.md shape with stable key order', () => {
     const json = JSON.parse(renderPlanJson(samplePlan())) as Record<string, unknown>;
     expect(Object.keys(json)).toEqual(['version', 'summary', 'changes', 'errors', 'warnings']);
-    expect(Object.keys(json['summary'] as object)).toEqual(['create', 'update', 'replace', 'delete', 'adopt', 'orphan', 'suspended', 'unchanged', 'errors']);
+    expect(Object.keys(json['summary'] as object)).toEqual([
+      'create',
+      'update',
+      'replace',
+      'delete',
+      'adopt',
+      'orphan',
+      'suspended',
+      'unchanged',
+      'errors',
+    ]);
     const changes = json['changes'] as Record<string, unknown>[];
     expect(Object.keys(changes[0]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff']);
-    expect(Object.keys(changes[2]!)).toEqual(['target', 'kind', 'name', 'action', 'id', 'file', 'line', 'diff', 'warnings']);
-    expect(Object.keys(changes[6]!)).toEqual(['target', 'kind', 'name', 'action', 'file', 'line', 'diff', 'error', 'code']);
+    expect(Object.keys(changes[2]!)).toEqual([
+      'target',
+      'kind',
+      'name',
+      'action',
+      'id',
+      'file',
+      'line',
+      'diff',
+      'warnings',
+    ]);
+    expect(Object.keys(changes[6]!)).toEqual([
+      'target',
+      'kind',
+      'name',
+      'action',
+      'file',
+      'line',
+      'diff',
+      'error',
+      'code',
+    ]);
     expect(changes[7]).toEqual({ target: 'prod', kind: 'Alert', name: 'gone', action: 'delete', id: 'a-9', diff: [] });
-    expect(changes[8]).toEqual({ target: 'prod', kind: 'Dashboard', name: 'old', action: 'orphan', id: 'd-5', diff: [] });
+    expect(changes[8]).toEqual({
+      target: 'prod',
+      kind: 'Dashboard',
+      name: 'old',
+      action: 'orphan',
+      id: 'd-5',
+      diff: [],
+    });
     expect(json['errors']).toEqual([
-      { file: 'manifests/bad.yaml', line: 3, column: 7, message: 'spec.tiles[0].w: must be <= 24', code: 'E_MANIFEST_INVALID' },
+      {
+        file: 'manifests/bad.yaml',
+        line: 3,
+        column: 7,
+        message: 'spec.tiles[0].w: must be <= 24',
+        code: 'E_MANIFEST_INVALID',
+      },
     ]);
   });
 
@@ -158,15 +232,25 @@ describe('renderPlanJson', () => {
 
   it('never carries operations, secret hashes or dependencies', () => {
     const text = renderPlanJson(samplePlan());
-    for (const key of ['operations', 'secretHashes', 'dependsOn', 'patch', 'TOP-SECRET', 'abc123']) expect(text).not.toContain(key);
+    for (const key of ['operations', 'secretHashes', 'dependsOn', 'patch', 'TOP-SECRET', 'abc123'])
+      expect(text).not.toContain(key);
   });
 
   it('adds result and error to every change it has results for (apply --output json)', () => {
     const plan = samplePlan();
     const results = new Map<string, ChangeResult>(plan.changes.map((c) => [changeRef(c), { result: 'ok' }]));
-    results.set(changeRef(plan.changes[0]!), { result: 'failed', code: 'E_API_VALIDATION', error: 'E_API_VALIDATION: Columns are required' });
+    results.set(changeRef(plan.changes[0]!), {
+      result: 'failed',
+      code: 'E_API_VALIDATION',
+      error: 'E_API_VALIDATION: Columns are required',
+    });
     const changes = planToJson(plan, { results })['changes'] as Record<string, unknown>[];
-    expect(changes[0]).toMatchObject({ result: 'failed', outcome: 'failed', error: 'E_API_VALIDATION: Columns are required', code: 'E_API_VALIDATION' });
+    expect(changes[0]).toMatchObject({
+      result: 'failed',
+      outcome: 'failed',
+      error: 'E_API_VALIDATION: Columns are required',
+      code: 'E_API_VALIDATION',
+    });
     expect(Object.keys(changes[0]!).slice(-4)).toEqual(['result', 'outcome', 'error', 'code']);
     expect(changes[1]).toMatchObject({ result: 'ok' });
     expect(changes[1]).not.toHaveProperty('error');
@@ -204,12 +288,38 @@ describe('secrets never reach any rendering', () => {
     const input = planInput({
       desired: [
         {
-          kind: 'Pipe', key: 'orders', pipeId: 'p1',
-          source: { kind: 'kafka', block: {}, secrets: [{ member: 'credentials', fields: { username: { value: secrets[0], hmac: 'h1' }, password: { value: secrets[1], hmac: 'h2' } } }] },
+          kind: 'Pipe',
+          key: 'orders',
+          pipeId: 'p1',
+          source: {
+            kind: 'kafka',
+            block: {},
+            secrets: [
+              {
+                member: 'credentials',
+                fields: { username: { value: secrets[0], hmac: 'h1' }, password: { value: secrets[1], hmac: 'h2' } },
+              },
+            ],
+          },
         },
         {
-          kind: 'Pipe', key: 'events', pipeId: 'p2', name: 'events-v2',
-          source: { kind: 'objectStorage', block: {}, secrets: [{ member: 'accessKey', fields: { accessKeyId: { value: secrets[2], hmac: 'h3' }, secretKey: { value: secrets[3], hmac: 'h4' } } }] },
+          kind: 'Pipe',
+          key: 'events',
+          pipeId: 'p2',
+          name: 'events-v2',
+          source: {
+            kind: 'objectStorage',
+            block: {},
+            secrets: [
+              {
+                member: 'accessKey',
+                fields: {
+                  accessKeyId: { value: secrets[2], hmac: 'h3' },
+                  secretKey: { value: secrets[3], hmac: 'h4' },
+                },
+              },
+            ],
+          },
         },
       ],
       live: {

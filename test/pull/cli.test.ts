@@ -21,7 +21,7 @@ function chart(profile: Profile, where: string): string {
 
 function manifest(profile: Profile): string {
   return [
-    '# The API team\'s dashboards; edited in the console, pulled back here.',
+    "# The API team's dashboards; edited in the console, pulled back here.",
     'apiVersion: stacksync/v1',
     'kind: Dashboard',
     'metadata: { name: api }   # matched by name',
@@ -43,7 +43,7 @@ function manifest(profile: Profile): string {
     '      h: 4',
     chart(profile, 'level:error'),
     '---',
-    '# One per team, named with the target\'s variable.',
+    "# One per team, named with the target's variable.",
     'apiVersion: stacksync/v1',
     'kind: Dashboard',
     'metadata: { name: team }',
@@ -74,15 +74,29 @@ function manifest(profile: Profile): string {
 }
 
 const STACK = `/v1/organizations/${DEFAULT_SEED_IDS.organizationId}/services/${DEFAULT_SEED_IDS.serviceId}/stack`;
-const AUTH = { authorization: `Basic ${Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64')}` };
+const AUTH = {
+  authorization: `Basic ${Buffer.from(`${DEFAULT_SEED_IDS.keyId}:${DEFAULT_SEED_IDS.keySecret}`).toString('base64')}`,
+};
 
 /** A console edit of an alert: read, changed, put back with the members an update takes. */
 async function editAlertLive(url: string, name: string, changes: Record<string, unknown>): Promise<void> {
   const stack = await stackOf(url, 'local');
   const alert = stack.alerts.find((each) => each.name === name);
   if (!alert) throw new Error(`no live alert ${name}`);
-  const current = (await (await fetch(`${url}${STACK}/alerts/${alert.id}`, { headers: AUTH })).json()) as { result: Record<string, unknown> };
-  const { id: _id, state: _state, team: _team, teamId: _teamId, createdAt: _c, updatedAt: _u, silenced: _s, dashboard, ...body } = current.result;
+  const current = (await (await fetch(`${url}${STACK}/alerts/${alert.id}`, { headers: AUTH })).json()) as {
+    result: Record<string, unknown>;
+  };
+  const {
+    id: _id,
+    state: _state,
+    team: _team,
+    teamId: _teamId,
+    createdAt: _c,
+    updatedAt: _u,
+    silenced: _s,
+    dashboard,
+    ...body
+  } = current.result;
   const put = await fetch(`${url}${STACK}/alerts/${alert.id}`, {
     method: 'PUT',
     headers: { ...AUTH, 'content-type': 'application/json' },
@@ -134,10 +148,18 @@ async function liveDashboard(url: string, name: string): Promise<StackJson & { t
 }
 
 /** An edit made in the console: the dashboard as read, changed, put back whole. */
-async function editLive(url: string, name: string, change: (dashboard: { name: string; tiles: Tile[] }) => { name: string; tiles: Tile[] }): Promise<void> {
+async function editLive(
+  url: string,
+  name: string,
+  change: (dashboard: { name: string; tiles: Tile[] }) => { name: string; tiles: Tile[] },
+): Promise<void> {
   const live = await liveDashboard(url, name);
   const edited = change({ name: String(live.name), tiles: live.tiles.map((tile) => ({ ...tile })) });
-  await updateDashboardOutOfBand(url, 'local', live.id, { name: edited.name, tags: live.tags ?? [], tiles: edited.tiles } as never);
+  await updateDashboardOutOfBand(url, 'local', live.id, {
+    name: edited.name,
+    tags: live.tags ?? [],
+    tiles: edited.tiles,
+  } as never);
 }
 
 describe.each(['seed', 'current'] as const)('stacksync pull against the %s profile', (profile) => {
@@ -147,9 +169,15 @@ describe.each(['seed', 'current'] as const)('stacksync pull against the %s profi
 
   beforeAll(async () => {
     emulator = await startTestEmulator({ profile });
-    workspace = await createWorkspace(emulator.url, { rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 }, apiProfile: profile });
+    workspace = await createWorkspace(emulator.url, {
+      rateLimit: { requests: 1000, perSeconds: 1, concurrency: 4 },
+      apiProfile: profile,
+    });
     const config = await readFile(workspace.configPath, 'utf8');
-    await workspace.write('config/stacksync.yaml', config.replace('  - name: local\n', '  - name: local\n    vars: { TEAM: payments }\n'));
+    await workspace.write(
+      'config/stacksync.yaml',
+      config.replace('  - name: local\n', '  - name: local\n    vars: { TEAM: payments }\n'),
+    );
     file = join(workspace.manifestsDir, 'dashboards.yaml');
     await workspace.write('manifests/dashboards.yaml', manifest(profile));
     const apply = await workspace.run(['apply', '--target', 'local']);
@@ -199,7 +227,9 @@ describe.each(['seed', 'current'] as const)('stacksync pull against the %s profi
     expect(after.endsWith(before.slice(before.indexOf('---\n')))).toBe(true);
     // Exactly three edits: the resized member, the renamed tile's name, the new tile at the end of the list.
     const first = before.indexOf('      w: 12');
-    const expected = `${before.slice(0, first)}      w: 18${before.slice(first + '      w: 12'.length)}`.replace('    - name: errors\n', '    - name: failures\n').replace('\n---\n', `\n${ADDED[profile]}---\n`);
+    const expected = `${before.slice(0, first)}      w: 18${before.slice(first + '      w: 12'.length)}`
+      .replace('    - name: errors\n', '    - name: failures\n')
+      .replace('\n---\n', `\n${ADDED[profile]}---\n`);
     expect(after).toBe(expected);
 
     const plan = await workspace.run(['plan', '--detailed-exitcode', '--target', 'local']);
@@ -209,12 +239,17 @@ describe.each(['seed', 'current'] as const)('stacksync pull against the %s profi
   });
 
   it('reports a live change to a ${VAR} member as a conflict at its line and keeps the variable; the rest is pulled', async () => {
-    await editLive(emulator.url, 'Team payments', (dashboard) => ({ name: 'Team billing', tiles: dashboard.tiles.map((tile) => ({ ...tile, h: 6 })) }));
+    await editLive(emulator.url, 'Team payments', (dashboard) => ({
+      name: 'Team billing',
+      tiles: dashboard.tiles.map((tile) => ({ ...tile, h: 6 })),
+    }));
     const before = await readFile(file, 'utf8');
     const line = before.split('\n').indexOf('  name: "Team ${TEAM}"') + 1;
     const pull = await workspace.run(['pull', '--target', 'local', 'Dashboard/team']);
     expect(pull.code).toBe(1);
-    expect(pull.stderr).toContain(`dashboards.yaml:${line}: conflict: Dashboard team name is written with a variable, so it is not written; live: "Team billing"`);
+    expect(pull.stderr).toContain(
+      `dashboards.yaml:${line}: conflict: Dashboard team name is written with a variable, so it is not written; live: "Team billing"`,
+    );
     const after = await readFile(file, 'utf8');
     expect(after).toContain('  name: "Team ${TEAM}"\n');
     // Only the second document's tile height: the first document's lines are as they were.
@@ -232,31 +267,54 @@ describe.each(['seed', 'current'] as const)('stacksync pull against the %s profi
     expect(pull.code).toBe(2);
     expect(await readFile(file, 'utf8')).toBe(before.replace('  threshold: 500   # ms', '  threshold: 900   # ms'));
     const plan = await workspace.run(['plan', '--detailed-exitcode', '--target', 'local', '--output', 'json']);
-    expect(JSON.parse(plan.stdout).changes.filter((change: { kind: string; action: string }) => change.kind === 'Alert' && change.action !== 'unchanged')).toEqual([]);
+    expect(
+      JSON.parse(plan.stdout).changes.filter(
+        (change: { kind: string; action: string }) => change.kind === 'Alert' && change.action !== 'unchanged',
+      ),
+    ).toEqual([]);
   });
 
   it('reports a managed resource deleted live with its manifest, and deletes no file', async () => {
     const team = await liveDashboard(emulator.url, 'Team billing');
-    expect((await fetch(`${emulator.url}${STACK}/dashboards/${team.id}`, { method: 'DELETE', headers: AUTH })).status).toBeLessThan(300);
+    expect(
+      (await fetch(`${emulator.url}${STACK}/dashboards/${team.id}`, { method: 'DELETE', headers: AUTH })).status,
+    ).toBeLessThan(300);
     const before = await readFile(file, 'utf8');
     // The document's line: where its first member (apiVersion) is.
     const line = before.split('\n').indexOf('metadata: { name: team }') - 1;
     const pull = await workspace.run(['pull', '--target', 'local', 'Dashboard/team']);
     expect(pull.code).toBe(1);
-    expect(pull.stderr).toContain(`dashboards.yaml:${line}: Dashboard team was deleted live: remove its manifest to let it go, or apply to create it again`);
+    expect(pull.stderr).toContain(
+      `dashboards.yaml:${line}: Dashboard team was deleted live: remove its manifest to let it go, or apply to create it again`,
+    );
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
   it('does not pull a live resource stacksync does not manage', async () => {
-    const ops = ['apiVersion: stacksync/v1', 'kind: Dashboard', 'metadata: { name: ops }', 'spec:', '  name: Ops', '  tags: [git]', '  tiles: []', ''].join('\n');
+    const ops = [
+      'apiVersion: stacksync/v1',
+      'kind: Dashboard',
+      'metadata: { name: ops }',
+      'spec:',
+      '  name: Ops',
+      '  tags: [git]',
+      '  tiles: []',
+      '',
+    ].join('\n');
     await workspace.write('manifests/ops.yaml', ops);
     // Made in the console under the same name, never adopted: plan shows it as adopt, pull leaves it.
-    await fetch(`${emulator.url}${STACK}/dashboards`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ops', tags: ['console'], tiles: [] }) });
+    await fetch(`${emulator.url}${STACK}/dashboards`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Ops', tags: ['console'], tiles: [] }),
+    });
     const pull = await workspace.run(['pull', '--target', 'local', 'Dashboard/ops']);
     expect(pull.stderr).toBe('');
     expect(pull.code).toBe(0);
     expect(await readFile(join(workspace.manifestsDir, 'ops.yaml'), 'utf8')).toBe(ops);
     const plan = await workspace.run(['plan', '--target', 'local', '--output', 'json']);
-    expect(JSON.parse(plan.stdout).changes.find((change: { name: string }) => change.name === 'ops')?.action).toBe('adopt');
+    expect(JSON.parse(plan.stdout).changes.find((change: { name: string }) => change.name === 'ops')?.action).toBe(
+      'adopt',
+    );
   });
 });

@@ -33,7 +33,14 @@ spec:
 `;
 
 const TILES = [
-  { name: 'p99', x: 0, y: 0, w: 12, h: 4, series: [{ type: 'time', dataSource: 'events', aggFn: 'count', where: 'route:/api' }] },
+  {
+    name: 'p99',
+    x: 0,
+    y: 0,
+    w: 12,
+    h: 4,
+    series: [{ type: 'time', dataSource: 'events', aggFn: 'count', where: 'route:/api' }],
+  },
   { name: 'errors', x: 12, y: 0, w: 12, h: 4, series: [{ type: 'time', dataSource: 'events', aggFn: 'count' }] },
 ];
 const LIVE = { name: 'API latency', tags: ['api', 'slo'], tiles: TILES };
@@ -74,7 +81,10 @@ const CASES: Case[] = [
   {
     name: 'a value inside a flow mapping keeps its double quotes and the flow line',
     text: DASHBOARD,
-    live: { ...LIVE, tiles: [tile('p99', { series: [{ ...TILES[0]!.series[0], where: 'route:/v2' }] }), tile('errors')] },
+    live: {
+      ...LIVE,
+      tiles: [tile('p99', { series: [{ ...TILES[0]!.series[0], where: 'route:/v2' }] }), tile('errors')],
+    },
     paths: ['tiles[p99].series[0].where'],
     expected: DASHBOARD.replace('where: "route:/api"', 'where: "route:/v2"'),
   },
@@ -103,11 +113,36 @@ const CASES: Case[] = [
   {
     name: 'a tile added live lands at its place in the list, in block style',
     text: DASHBOARD,
-    live: { ...LIVE, tiles: [tile('p99'), { name: 'notes', x: 0, y: 4, w: 24, h: 2, asRatio: false, series: [{ type: 'markdown', content: 'Runbook: see wiki' }] }, tile('errors')] },
+    live: {
+      ...LIVE,
+      tiles: [
+        tile('p99'),
+        {
+          name: 'notes',
+          x: 0,
+          y: 4,
+          w: 24,
+          h: 2,
+          asRatio: false,
+          series: [{ type: 'markdown', content: 'Runbook: see wiki' }],
+        },
+        tile('errors'),
+      ],
+    },
     paths: ['tiles[notes]'],
     expected: DASHBOARD.replace(
       '    - name: errors',
-      ['    - name: notes', '      x: 0', '      y: 4', '      w: 24', '      h: 2', '      series:', '        - type: markdown', '          content: "Runbook: see wiki"', '    - name: errors'].join('\n'),
+      [
+        '    - name: notes',
+        '      x: 0',
+        '      y: 4',
+        '      w: 24',
+        '      h: 2',
+        '      series:',
+        '        - type: markdown',
+        '          content: "Runbook: see wiki"',
+        '    - name: errors',
+      ].join('\n'),
     ),
   },
   {
@@ -128,10 +163,19 @@ const CASES: Case[] = [
   {
     name: 'CRLF line endings stay CRLF, also in the lines written',
     text: DASHBOARD.replace(/\n/g, '\r\n'),
-    live: { ...LIVE, tiles: [tile('p99', { h: 6 }), tile('errors'), { name: 'notes', x: 0, y: 4, w: 24, h: 2, series: [{ type: 'markdown', content: 'x' }] }] },
+    live: {
+      ...LIVE,
+      tiles: [
+        tile('p99', { h: 6 }),
+        tile('errors'),
+        { name: 'notes', x: 0, y: 4, w: 24, h: 2, series: [{ type: 'markdown', content: 'x' }] },
+      ],
+    },
     paths: ['tiles[p99].h', 'tiles[notes]'],
     expected: DASHBOARD.replace('      h: 4\n      series:\n        - {', '      h: 6\n      series:\n        - {')
-      .concat('    - name: notes\n      x: 0\n      y: 4\n      w: 24\n      h: 2\n      series:\n        - type: markdown\n          content: x\n')
+      .concat(
+        '    - name: notes\n      x: 0\n      y: 4\n      w: 24\n      h: 2\n      series:\n        - type: markdown\n          content: x\n',
+      )
       .replace(/\n/g, '\r\n'),
   },
   {
@@ -145,23 +189,40 @@ const CASES: Case[] = [
   {
     name: 'anchors and aliases stay; the member edited beside them is the only change',
     text: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - &half { name: a, x: 0, y: 0, w: 12, h: 4 }\n    - name: b\n      x: 12\n      y: 0\n      w: 12\n      h: &height 4\n    - { name: c, x: 0, y: 4, w: 12, h: *height }\n',
-    live: { name: 'API', tiles: [{ name: 'a', x: 0, y: 0, w: 12, h: 4 }, { name: 'b', x: 12, y: 0, w: 6, h: 4 }, { name: 'c', x: 0, y: 4, w: 12, h: 4 }] },
+    live: {
+      name: 'API',
+      tiles: [
+        { name: 'a', x: 0, y: 0, w: 12, h: 4 },
+        { name: 'b', x: 12, y: 0, w: 6, h: 4 },
+        { name: 'c', x: 0, y: 4, w: 12, h: 4 },
+      ],
+    },
     paths: ['tiles[b].w'],
-    expected: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - &half { name: a, x: 0, y: 0, w: 12, h: 4 }\n    - name: b\n      x: 12\n      y: 0\n      w: 6\n      h: &height 4\n    - { name: c, x: 0, y: 4, w: 12, h: *height }\n',
+    expected:
+      'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - &half { name: a, x: 0, y: 0, w: 12, h: 4 }\n    - name: b\n      x: 12\n      y: 0\n      w: 6\n      h: &height 4\n    - { name: c, x: 0, y: 4, w: 12, h: *height }\n',
   },
   {
     name: 'a flow-style tile: the scalar changed inside the flow line',
     text: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - { name: a, x: 0, y: 0, w: 12, h: 4 }\n    - { name: b, x: 12, y: 0, w: 12, h: 4 }\n',
-    live: { name: 'API', tiles: [{ name: 'a', x: 0, y: 0, w: 12, h: 4 }, { name: 'b', x: 12, y: 0, w: 12, h: 8 }, { name: 'c', x: 0, y: 4, w: 24, h: 2 }] },
+    live: {
+      name: 'API',
+      tiles: [
+        { name: 'a', x: 0, y: 0, w: 12, h: 4 },
+        { name: 'b', x: 12, y: 0, w: 12, h: 8 },
+        { name: 'c', x: 0, y: 4, w: 24, h: 2 },
+      ],
+    },
     paths: ['tiles[b].h', 'tiles[c]'],
-    expected: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - { name: a, x: 0, y: 0, w: 12, h: 4 }\n    - { name: b, x: 12, y: 0, w: 12, h: 8 }\n    - { name: c, x: 0, y: 4, w: 24, h: 2 }\n',
+    expected:
+      'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - { name: a, x: 0, y: 0, w: 12, h: 4 }\n    - { name: b, x: 12, y: 0, w: 12, h: 8 }\n    - { name: c, x: 0, y: 4, w: 24, h: 2 }\n',
   },
   {
     name: 'a ${VAR} member is a conflict at its line; the rest of the resource is pulled',
     text: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: "API ${ENV}"\n  tiles:\n    - name: p99\n      x: 0\n      y: 0\n      w: 12\n      h: 4\n',
     live: { name: 'API renamed', tiles: [{ name: 'p99', x: 0, y: 0, w: 12, h: 6 }] },
     paths: ['name', 'tiles[p99].h'],
-    expected: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: "API ${ENV}"\n  tiles:\n    - name: p99\n      x: 0\n      y: 0\n      w: 12\n      h: 6\n',
+    expected:
+      'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: "API ${ENV}"\n  tiles:\n    - name: p99\n      x: 0\n      y: 0\n      w: 12\n      h: 6\n',
     conflicts: [{ line: 5, path: 'name', live: 'API renamed', reason: 'variable' }],
   },
   {
@@ -170,7 +231,8 @@ const CASES: Case[] = [
     item: 'service=a',
     live: { name: 'Service a', tiles: [{ name: 'p99', x: 0, y: 0, w: 24, h: 4 }] },
     paths: ['tiles[p99].w'],
-    expected: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata:\n  name: svc-${service}\n  forEach: { service: [a, b] }\nspec:\n  name: "Service ${service}"\n  tiles:\n    - { name: p99, x: 0, y: 0, w: 12, h: 4 }\n',
+    expected:
+      'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata:\n  name: svc-${service}\n  forEach: { service: [a, b] }\nspec:\n  name: "Service ${service}"\n  tiles:\n    - { name: p99, x: 0, y: 0, w: 12, h: 4 }\n',
     conflicts: [{ line: 9, path: 'tiles[p99].w', live: 24, reason: 'forEach' }],
   },
   {
@@ -187,21 +249,36 @@ const CASES: Case[] = [
     text: 'apiVersion: stacksync/v1\nkind: Webhook\nmetadata: { name: hook }\nspec:\n  name: hook\n  url: { fromEnv: HOOK_URL }\n  description: old\n',
     live: { name: 'hook', description: 'new', headers: {} },
     paths: ['url', 'description'],
-    expected: 'apiVersion: stacksync/v1\nkind: Webhook\nmetadata: { name: hook }\nspec:\n  name: hook\n  url: { fromEnv: HOOK_URL }\n  description: new\n',
+    expected:
+      'apiVersion: stacksync/v1\nkind: Webhook\nmetadata: { name: hook }\nspec:\n  name: hook\n  url: { fromEnv: HOOK_URL }\n  description: new\n',
   },
   {
     name: 'a block scalar stays a block scalar, indented as it was',
     text: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - name: notes\n      x: 0\n      y: 0\n      w: 24\n      h: 2\n      series:\n        - type: markdown\n          content: |\n            Runbook\n            step 1\n    # after\n',
-    live: { name: 'API', tiles: [{ name: 'notes', x: 0, y: 0, w: 24, h: 2, series: [{ type: 'markdown', content: 'Runbook\nstep 1\nstep 2\n' }] }] },
+    live: {
+      name: 'API',
+      tiles: [
+        {
+          name: 'notes',
+          x: 0,
+          y: 0,
+          w: 24,
+          h: 2,
+          series: [{ type: 'markdown', content: 'Runbook\nstep 1\nstep 2\n' }],
+        },
+      ],
+    },
     paths: ['tiles[notes].series[0].content'],
-    expected: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - name: notes\n      x: 0\n      y: 0\n      w: 24\n      h: 2\n      series:\n        - type: markdown\n          content: |\n            Runbook\n            step 1\n            step 2\n    # after\n',
+    expected:
+      'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles:\n    - name: notes\n      x: 0\n      y: 0\n      w: 24\n      h: 2\n      series:\n        - type: markdown\n          content: |\n            Runbook\n            step 1\n            step 2\n    # after\n',
   },
   {
     name: 'a member set live that the manifest left out is added at the end of its mapping',
     text: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles: []\n',
     live: { name: 'API', tiles: [], tags: ['new'] },
     paths: ['tags'],
-    expected: 'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles: []\n  tags:\n    - new\n',
+    expected:
+      'apiVersion: stacksync/v1\nkind: Dashboard\nmetadata: { name: api }\nspec:\n  name: API\n  tiles: []\n  tags:\n    - new\n',
   },
 ];
 
@@ -223,12 +300,24 @@ describe('pullEdits: a table of files × live edits', () => {
     const after = result.files[0]?.after ?? example.text;
     expect(after).toBe(example.expected);
     expect(result.files).toHaveLength(after === example.text ? 0 : 1);
-    expect(result.conflicts.map(({ line, path, live, reason }) => ({ line, path, live, reason }))).toEqual(example.conflicts ?? []);
+    expect(result.conflicts.map(({ line, path, live, reason }) => ({ line, path, live, reason }))).toEqual(
+      example.conflicts ?? [],
+    );
   });
 
   it('reports a document that is no longer where it was loaded, and a file that cannot be read', () => {
-    const edit: ResourceEdit = { kind: 'Dashboard' as ResourceEdit['kind'], key: 'api', file: 'a.yaml', line: 40, paths: ['name'], live: LIVE };
-    const result = pullEdits({ edits: [edit, { ...edit, file: 'gone.yaml' }], texts: new Map([['a.yaml', DASHBOARD]]) });
+    const edit: ResourceEdit = {
+      kind: 'Dashboard' as ResourceEdit['kind'],
+      key: 'api',
+      file: 'a.yaml',
+      line: 40,
+      paths: ['name'],
+      live: LIVE,
+    };
+    const result = pullEdits({
+      edits: [edit, { ...edit, file: 'gone.yaml' }],
+      texts: new Map([['a.yaml', DASHBOARD]]),
+    });
     expect(result.files).toEqual([]);
     expect(result.errors.map((error) => [error.file, error.line])).toEqual([
       ['a.yaml', 40],
@@ -237,8 +326,17 @@ describe('pullEdits: a table of files × live edits', () => {
   });
 
   it('passes deleted resources through, and writes nothing for them', () => {
-    const result = pullEdits({ edits: [], deleted: [{ kind: 'Dashboard' as ResourceEdit['kind'], key: 'api', file: 'a.yaml', line: 2 }], texts: new Map() });
-    expect(result).toEqual({ files: [], conflicts: [], errors: [], deleted: [{ kind: 'Dashboard', key: 'api', file: 'a.yaml', line: 2 }] });
+    const result = pullEdits({
+      edits: [],
+      deleted: [{ kind: 'Dashboard' as ResourceEdit['kind'], key: 'api', file: 'a.yaml', line: 2 }],
+      texts: new Map(),
+    });
+    expect(result).toEqual({
+      files: [],
+      conflicts: [],
+      errors: [],
+      deleted: [{ kind: 'Dashboard', key: 'api', file: 'a.yaml', line: 2 }],
+    });
   });
 });
 
@@ -246,12 +344,18 @@ describe('unifiedDiff', () => {
   it('prints hunks with three lines of context, as patch reads them', () => {
     const before = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', ''].join('\n');
     const after = before.replace('e\n', 'E\n');
-    expect(unifiedDiff('m.yaml', before, after)).toBe(['--- a/m.yaml', '+++ b/m.yaml', '@@ -2,7 +2,7 @@', ' b', ' c', ' d', '-e', '+E', ' f', ' g', ' h', ''].join('\n'));
+    expect(unifiedDiff('m.yaml', before, after)).toBe(
+      ['--- a/m.yaml', '+++ b/m.yaml', '@@ -2,7 +2,7 @@', ' b', ' c', ' d', '-e', '+E', ' f', ' g', ' h', ''].join(
+        '\n',
+      ),
+    );
   });
 
   it('is empty when nothing differs, and shows CRLF lines as text', () => {
     expect(unifiedDiff('m.yaml', 'a\n', 'a\n')).toBe('');
-    expect(unifiedDiff('m.yaml', 'a\r\nb\r\n', 'a\r\nc\r\n')).toBe(['--- a/m.yaml', '+++ b/m.yaml', '@@ -1,2 +1,2 @@', ' a', '-b', '+c', ''].join('\n'));
+    expect(unifiedDiff('m.yaml', 'a\r\nb\r\n', 'a\r\nc\r\n')).toBe(
+      ['--- a/m.yaml', '+++ b/m.yaml', '@@ -1,2 +1,2 @@', ' a', '-b', '+c', ''].join('\n'),
+    );
   });
 
   it('keeps two distant changes in two hunks', () => {

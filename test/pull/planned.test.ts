@@ -30,11 +30,24 @@ describe('pullPlanned: only the changes it is given', () => {
     expect(applied.code, applied.stderr).toBe(0);
     // Both resized live; a.yaml then also edited in Git, so a's change is one to apply, b's is drift.
     for (const dashboard of (await liveTarget(emulator.url, 'local')).dashboards) {
-      await updateDashboardOutOfBand(emulator.url, 'local', dashboard.id, { name: dashboard.name, tags: dashboard.tags, tiles: dashboard.tiles.map((tile) => ({ ...tile, w: 6 })) });
+      await updateDashboardOutOfBand(emulator.url, 'local', dashboard.id, {
+        name: dashboard.name,
+        tags: dashboard.tags,
+        tiles: dashboard.tiles.map((tile) => ({ ...tile, w: 6 })),
+      });
     }
-    await workspace.write('manifests/a.yaml', dashboardYaml({ key: 'a', target: 'local', tiles: [{ name: 'main', h: 8 }] }));
-    session = await openSession({ config: workspace.configPath, manifests: workspace.manifestsDir }, { writeKey: false, env: workspace.env, state: { mode: 'read' }, logger: createLogger({ level: 'silent' }) });
-    run = await computePlan(session.context, planRequestFor(session.context.config, { targets: ['local'], prune: false, adopt: false }));
+    await workspace.write(
+      'manifests/a.yaml',
+      dashboardYaml({ key: 'a', target: 'local', tiles: [{ name: 'main', h: 8 }] }),
+    );
+    session = await openSession(
+      { config: workspace.configPath, manifests: workspace.manifestsDir },
+      { writeKey: false, env: workspace.env, state: { mode: 'read' }, logger: createLogger({ level: 'silent' }) },
+    );
+    run = await computePlan(
+      session.context,
+      planRequestFor(session.context.config, { targets: ['local'], prune: false, adopt: false }),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -45,7 +58,9 @@ describe('pullPlanned: only the changes it is given', () => {
 
   it('given the drifted changes, writes only the drifted resource; given none, every differing one', async () => {
     const changes = run.targets[0]?.changes ?? [];
-    expect(changes.filter((change) => change.action === 'update').map((change) => [change.name, change.drift === true])).toEqual([
+    expect(
+      changes.filter((change) => change.action === 'update').map((change) => [change.name, change.drift === true]),
+    ).toEqual([
       ['a', false],
       ['b', true],
     ]);
@@ -58,6 +73,9 @@ describe('pullPlanned: only the changes it is given', () => {
 
     // Unrestricted (what `stacksync pull` does), a's file would be rewritten too: the restriction is what keeps Git's edit.
     const all = await pullPlanned(session.context, run, {});
-    expect(all.files.map((file) => file.path).sort()).toEqual([join(workspace.manifestsDir, 'a.yaml'), join(workspace.manifestsDir, 'b.yaml')]);
+    expect(all.files.map((file) => file.path).sort()).toEqual([
+      join(workspace.manifestsDir, 'a.yaml'),
+      join(workspace.manifestsDir, 'b.yaml'),
+    ]);
   });
 });

@@ -27,6 +27,8 @@ describe('writePulledFiles', () => {
 
   it('fails naming the file when it cannot be written', async () => {
     dir = await mkdtemp(join(tmpdir(), 'stacksync-pull-'));
-    await expect(writePulledFiles([{ path: join(dir, 'gone.yaml'), before: '', after: 'a: 1\n' }])).rejects.toThrow(/cannot write .*gone\.yaml \(ENOENT\)/);
+    await expect(writePulledFiles([{ path: join(dir, 'gone.yaml'), before: '', after: 'a: 1\n' }])).rejects.toThrow(
+      /cannot write .*gone\.yaml \(ENOENT\)/,
+    );
   });
 });

@@ -36,7 +36,10 @@ describe('the spec digest of a manifest', () => {
 });
 
 describe('fingerprintRun', () => {
-  const config = { targets: [{ name: 'prod', variant: 'managed', baseUrl: 'http://api', organizationId: 'o', serviceId: 's' }], sync: {} } as unknown as Config;
+  const config = {
+    targets: [{ name: 'prod', variant: 'managed', baseUrl: 'http://api', organizationId: 'o', serviceId: 's' }],
+    sync: {},
+  } as unknown as Config;
 
   async function fingerprintOf(live: Parameters<typeof liveState>[0], password = 'one') {
     const desired = [pipe(password)];
@@ -52,13 +55,19 @@ describe('fingerprintRun', () => {
     return fingerprintRun(run, { config, store, hasher, version: '9.9.9' });
   }
 
-  const livePipe = (state: string) => ({ pipes: [{ id: 'p-1', name: 'orders', state, source: { kind: 'kafka', block: {} }, destination: {} }] });
+  const livePipe = (state: string) => ({
+    pipes: [{ id: 'p-1', name: 'orders', state, source: { kind: 'kafka', block: {} }, destination: {} }],
+  });
 
   it('records each planned write with its live digest and the HMACs of its secrets, never a value', async () => {
     const print = await fingerprintOf(livePipe('Running'));
     expect(Object.keys(print.changes)).toEqual(['prod/Pipe/orders']);
     const change = print.changes['prod/Pipe/orders'];
-    expect(change).toMatchObject({ action: 'update', id: 'p-1', secrets: { 'source.kafka.credentials.password': hasher('one') } });
+    expect(change).toMatchObject({
+      action: 'update',
+      id: 'p-1',
+      secrets: { 'source.kafka.credentials.password': hasher('one') },
+    });
     expect(change?.live).toMatch(/^[0-9a-f]{64}$/);
     expect(change?.writes).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(print)).not.toContain('"one"');
@@ -70,7 +79,11 @@ describe('fingerprintRun', () => {
     const running = await fingerprintOf(livePipe('Running'));
     const paused = await fingerprintOf(livePipe('Paused'));
     expect(paused.changes['prod/Pipe/orders']?.live).toBe(running.changes['prod/Pipe/orders']?.live);
-    const renamed = await fingerprintOf({ pipes: [{ id: 'p-1', name: 'orders-renamed', state: 'Running', source: { kind: 'kafka', block: {} }, destination: {} }] });
+    const renamed = await fingerprintOf({
+      pipes: [
+        { id: 'p-1', name: 'orders-renamed', state: 'Running', source: { kind: 'kafka', block: {} }, destination: {} },
+      ],
+    });
     expect(renamed.changes['prod/Pipe/orders']?.live).not.toBe(running.changes['prod/Pipe/orders']?.live);
   });
 

@@ -18,7 +18,12 @@ const SCHEMA_DIR = fileURLToPath(new URL('../../src/schema/', import.meta.url));
 const SCHEMA_KEYWORDS = ['type', 'anyOf', 'oneOf', 'allOf', 'properties', '$ref', 'const', 'enum'];
 
 function looksLikeSchema(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && SCHEMA_KEYWORDS.some((keyword) => keyword in value);
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    SCHEMA_KEYWORDS.some((keyword) => keyword in value)
+  );
 }
 
 /** Every schema the modules of src/schema export, by `module.export`, and the others the commands compile. */
@@ -29,15 +34,18 @@ async function allSchemas(): Promise<[string, Record<string, unknown>][]> {
     for (const [name, value] of Object.entries(module)) {
       if (looksLikeSchema(value)) found.push([`${file}:${name}`, value]);
       else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-        for (const [member, inner] of Object.entries(value)) if (looksLikeSchema(inner)) found.push([`${file}:${name}.${member}`, inner]);
+        for (const [member, inner] of Object.entries(value))
+          if (looksLikeSchema(inner)) found.push([`${file}:${name}.${member}`, inner]);
       }
     }
   }
   for (const kind of KINDS) found.push([`kind:${kind}`, descriptorOf(kind).schema as Record<string, unknown>]);
   found.push(['state:file', STATE_FILE_SCHEMA as Record<string, unknown>]);
-  for (const [type, schema] of Object.entries(JOURNAL_LINE_SCHEMAS)) found.push([`state:journal:${type}`, schema as Record<string, unknown>]);
+  for (const [type, schema] of Object.entries(JOURNAL_LINE_SCHEMAS))
+    found.push([`state:journal:${type}`, schema as Record<string, unknown>]);
   found.push(['emulator:data-file', fileSchema as Record<string, unknown>]);
-  for (const profile of ['seed', 'current'] as const) found.push([`emulator:seed:${profile}`, seedSchemaFor(profile) as Record<string, unknown>]);
+  for (const profile of ['seed', 'current'] as const)
+    found.push([`emulator:seed:${profile}`, seedSchemaFor(profile) as Record<string, unknown>]);
   return found;
 }
 
@@ -48,7 +56,16 @@ const checker = addFormats(new Ajv({ allErrors: true, strict: false }));
 describe('every schema stacksync compiles', () => {
   it('is found: the kinds, the config, the API bodies, the state and the emulator files', () => {
     const names = schemas.map(([name]) => name);
-    expect(names).toEqual(expect.arrayContaining(['config.ts:configSchema', 'kind:Dashboard', 'kind:Alert', 'kind:Pipe', 'state:file', 'emulator:seed:current']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'config.ts:configSchema',
+        'kind:Dashboard',
+        'kind:Alert',
+        'kind:Pipe',
+        'state:file',
+        'emulator:seed:current',
+      ]),
+    );
     expect(names.length).toBeGreaterThan(40);
   });
 
@@ -58,7 +75,9 @@ describe('every schema stacksync compiles', () => {
   });
 
   it('refuses an invalid schema', () => {
-    expect(checker.validateSchema({ type: 'object', properties: { count: { type: 'integer', minimum: 'zero' } } })).toBe(false);
+    expect(
+      checker.validateSchema({ type: 'object', properties: { count: { type: 'integer', minimum: 'zero' } } }),
+    ).toBe(false);
     expect(checker.validateSchema({ type: 'object', required: 'name' })).toBe(false);
   });
 });

@@ -12,7 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createAjv, prebuiltFileName } from '../../src/schema/validate.js';
-import { manifestSchemaFor, manifestSchemaOf, manifestSchemas, validateManifest } from '../../src/manifests/validate.js';
+import {
+  manifestSchemaFor,
+  manifestSchemaOf,
+  manifestSchemas,
+  validateManifest,
+} from '../../src/manifests/validate.js';
 import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES } from '../../src/schema/manifest.js';
 import { describeAjvErrors } from '../../src/yaml/positions.js';
 import { KINDS } from '../../src/model/kinds.js';
@@ -37,9 +42,13 @@ function filesUnder(dir: string, pattern: RegExp): string[] {
 
 /** The YAML texts of the repository: its files, and the examples of its documentation. */
 function yamlTexts(): string[] {
-  const files = ['manifests', 'examples', 'test/fixtures', 'config'].flatMap((dir) => filesUnder(join(ROOT, dir), /\.ya?ml$/));
+  const files = ['manifests', 'examples', 'test/fixtures', 'config'].flatMap((dir) =>
+    filesUnder(join(ROOT, dir), /\.ya?ml$/),
+  );
   const pages = [join(ROOT, 'README.md'), ...filesUnder(join(ROOT, 'docs'), /\.md$/)];
-  const blocks = pages.flatMap((page) => [...readFileSync(page, 'utf8').matchAll(/```ya?ml\n([\s\S]*?)```/g)].map((match) => match[1] ?? ''));
+  const blocks = pages.flatMap((page) =>
+    [...readFileSync(page, 'utf8').matchAll(/```ya?ml\n([\s\S]*?)```/g)].map((match) => match[1] ?? ''),
+  );
   return [...files.map((file) => readFileSync(file, 'utf8')), ...blocks];
 }
 
@@ -55,7 +64,13 @@ function corpus(): unknown[] {
     if (document === null || typeof document !== 'object' || Array.isArray(document)) return [];
     const record = document as Record<string, unknown>;
     const { spec: _spec, ...withoutSpec } = record;
-    return [withoutSpec, { ...record, spec: 42 }, { ...record, metadata: { name: 7 } }, { ...record, unknownMember: true }, { ...record, spec: { ...(record['spec'] as object), unknownMember: 'x' } }];
+    return [
+      withoutSpec,
+      { ...record, spec: 42 },
+      { ...record, metadata: { name: 7 } },
+      { ...record, unknownMember: true },
+      { ...record, spec: { ...(record['spec'] as object), unknownMember: 'x' } },
+    ];
   });
   return [...documents, ...broken, null, 'text', [], {}];
 }
@@ -66,40 +81,51 @@ describe('validators built ahead of time', () => {
 
   it('cover every manifest kind, the config and the state store', () => {
     const names = new Set(entries.map((entry) => entry.name));
-    for (const entry of [...manifestSchemas(), CONFIG_SCHEMA, ...stateSchemas()]) expect(names, entry.name).toContain(entry.name);
+    for (const entry of [...manifestSchemas(), CONFIG_SCHEMA, ...stateSchemas()])
+      expect(names, entry.name).toContain(entry.name);
     expect(values.length).toBeGreaterThan(200);
   });
 
-  it.each(entries.map((entry) => [entry.name, entry] as const))('%s agrees with its schema compiled now', (_name, entry) => {
-    const path = join(BUILT, prebuiltFileName(entry.name));
-    expect(existsSync(path), `${path} is built`).toBe(true);
-    const built = requireBuilt(path) as Validator;
-    const compiled = createAjv({ useDefaults: entry.useDefaults ?? false }).compile(entry.schema) as Validator;
-    let valid = 0;
-    for (const value of values) {
-      // Each gets its own copy: with defaults on, validating fills them in.
-      const [forBuilt, forCompiled] = [structuredClone(value), structuredClone(value)];
-      const verdict = built(forBuilt);
-      expect(verdict).toBe(compiled(forCompiled));
-      expect(built.errors ?? null).toEqual(compiled.errors ?? null);
-      expect(forBuilt).toEqual(forCompiled);
-      if (verdict) valid++;
-    }
-    // The corpus holds documents this schema takes, unless nothing in the repository is of its shape.
-    if (entry.name.startsWith('manifest:') && entry.name !== 'manifest:envelope') expect(valid, `${entry.name}: documents it takes`).toBeGreaterThan(0);
-  });
+  it.each(entries.map((entry) => [entry.name, entry] as const))(
+    '%s agrees with its schema compiled now',
+    (_name, entry) => {
+      const path = join(BUILT, prebuiltFileName(entry.name));
+      expect(existsSync(path), `${path} is built`).toBe(true);
+      const built = requireBuilt(path) as Validator;
+      const compiled = createAjv({ useDefaults: entry.useDefaults ?? false }).compile(entry.schema) as Validator;
+      let valid = 0;
+      for (const value of values) {
+        // Each gets its own copy: with defaults on, validating fills them in.
+        const [forBuilt, forCompiled] = [structuredClone(value), structuredClone(value)];
+        const verdict = built(forBuilt);
+        expect(verdict).toBe(compiled(forCompiled));
+        expect(built.errors ?? null).toEqual(compiled.errors ?? null);
+        expect(forBuilt).toEqual(forCompiled);
+        if (verdict) valid++;
+      }
+      // The corpus holds documents this schema takes, unless nothing in the repository is of its shape.
+      if (entry.name.startsWith('manifest:') && entry.name !== 'manifest:envelope')
+        expect(valid, `${entry.name}: documents it takes`).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('a kind whose spec takes one of two forms', () => {
   const values = corpus();
   // Pipes of both forms broken in the ways people break them, besides the corpus's.
-  const pipes = values.filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && (value as Record<string, unknown>)['kind'] === 'Pipe');
+  const pipes = values.filter(
+    (value): value is Record<string, unknown> =>
+      typeof value === 'object' && value !== null && (value as Record<string, unknown>)['kind'] === 'Pipe',
+  );
   const broken = pipes.flatMap((pipe) => {
     const spec = (pipe['spec'] ?? {}) as Record<string, unknown>;
     return [
       { ...pipe, spec: { ...spec, pipeId: 7 } },
       { ...pipe, spec: { ...spec, pipeId: 'p-1', source: 'kafka' } },
-      { ...pipe, spec: Object.fromEntries(Object.entries(spec).filter(([member]) => member !== 'pipeId' && member !== 'source')) },
+      {
+        ...pipe,
+        spec: Object.fromEntries(Object.entries(spec).filter(([member]) => member !== 'pipeId' && member !== 'source')),
+      },
       { ...pipe, spec: [] },
       { ...pipe, spec: null },
     ];
@@ -119,12 +145,19 @@ describe('a kind whose spec takes one of two forms', () => {
       const validate = compiled.get(whole.name) ?? (createAjv().compile(whole.schema) as Validator);
       compiled.set(whole.name, validate);
       const verdict = validate(structuredClone(value));
-      const issues = verdict ? [] : describeAjvErrors((validate.errors ?? []) as never, value, { schema: whole.schema, patternMessages: MANIFEST_PATTERN_MESSAGES, wholeMessages: WHOLE_MESSAGES });
+      const issues = verdict
+        ? []
+        : describeAjvErrors((validate.errors ?? []) as never, value, {
+            schema: whole.schema,
+            patternMessages: MANIFEST_PATTERN_MESSAGES,
+            wholeMessages: WHOLE_MESSAGES,
+          });
       const checked = validateManifest(structuredClone(value));
       expect(checked.ok, JSON.stringify(value)).toBe(verdict);
       expect(checked.ok ? [] : checked.issues, JSON.stringify(value)).toEqual(issues);
     }
     // Both forms were reached, and the whole schema for a spec that is not an object.
-    for (const name of ['manifest:Pipe:with-pipeId', 'manifest:Pipe:without-pipeId', 'manifest:Pipe']) expect(used).toContain(name);
+    for (const name of ['manifest:Pipe:with-pipeId', 'manifest:Pipe:without-pipeId', 'manifest:Pipe'])
+      expect(used).toContain(name);
   });
 });

@@ -80,14 +80,27 @@ const BACKENDS: BackendRow[] = [
     name: 'postgres',
     async make() {
       const name = `state-${(made += 1)}`;
-      return { backend: track(openPostgresBackend({ url: postgres.url, name })), again: () => track(openPostgresBackend({ url: postgres.url, name })) };
+      return {
+        backend: track(openPostgresBackend({ url: postgres.url, name })),
+        again: () => track(openPostgresBackend({ url: postgres.url, name })),
+      };
     },
   },
   {
     name: 's3',
     async make() {
       const key = `states/state-${(made += 1)}.json`;
-      const open = () => track(openS3Backend({ bucket: 'contract', key, region: 'eu-west-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: FAKE_S3_CREDENTIALS }));
+      const open = () =>
+        track(
+          openS3Backend({
+            bucket: 'contract',
+            key,
+            region: 'eu-west-1',
+            endpoint: s3.endpoint,
+            forcePathStyle: true,
+            credentials: FAKE_S3_CREDENTIALS,
+          }),
+        );
       return { backend: open(), again: open };
     },
   },
@@ -105,7 +118,8 @@ const BACKENDS: BackendRow[] = [
           name: 'kubernetes (real cluster)',
           async make() {
             const name = `stacksync-test-${runId}-${(made += 1)}`;
-            const open = () => track(openKubernetesBackend({ namespace: realNamespace, name, kubeconfig: realKubeconfig }));
+            const open = () =>
+              track(openKubernetesBackend({ namespace: realNamespace, name, kubeconfig: realKubeconfig }));
             return { backend: open(), again: open };
           },
         },
@@ -114,10 +128,17 @@ const BACKENDS: BackendRow[] = [
 ];
 
 describe.skipIf(realKubeconfig !== undefined)('state backend: kubernetes (real cluster)', () => {
-  it.skip('runs only when STACKSYNC_TEST_KUBECONFIG names a kubeconfig (namespace: STACKSYNC_TEST_KUBE_NAMESPACE, default `default`)', () => undefined);
+  it.skip('runs only when STACKSYNC_TEST_KUBECONFIG names a kubeconfig (namespace: STACKSYNC_TEST_KUBE_NAMESPACE, default `default`)', () =>
+    undefined);
 });
 
-const owned = (id: string) => ({ type: 'owned' as const, kind: 'Dashboard' as const, key: `dash-${id}`, id, name: `Dash ${id}` });
+const owned = (id: string) => ({
+  type: 'owned' as const,
+  kind: 'Dashboard' as const,
+  key: `dash-${id}`,
+  id,
+  name: `Dash ${id}`,
+});
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -160,7 +181,13 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     const acknowledged: string[] = [];
     // As the executor does: an intent saved before the create, the result saved after it.
     const create = async (i: number): Promise<void> => {
-      store.add('prod', { type: 'intent', kind: 'Dashboard', key: `dash-g${i}`, name: `Dash g${i}`, at: new Date(0).toISOString() });
+      store.add('prod', {
+        type: 'intent',
+        kind: 'Dashboard',
+        key: `dash-g${i}`,
+        name: `Dash g${i}`,
+        at: new Date(0).toISOString(),
+      });
       await store.save();
       await new Promise((resolve) => setImmediate(resolve));
       store.add('prod', owned(`g${i}`), { type: 'spec', kind: 'Dashboard', key: `dash-g${i}`, spec: `digest-${i}` });
@@ -218,7 +245,9 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     const first = await backend.lock({ command: 'run', timeoutMs: 0 });
     const second = again();
     const waited: string[] = [];
-    const refused = await codeOf(second.lock({ command: 'apply', timeoutMs: 120, onWait: (holder) => waited.push(holder.command) }));
+    const refused = await codeOf(
+      second.lock({ command: 'apply', timeoutMs: 120, onWait: (holder) => waited.push(holder.command) }),
+    );
     expect(refused).toBe('E_STATE_LOCKED');
     expect(waited).toEqual(['run']);
     expect((await second.holder())?.token).toBe(first.holder.token);
@@ -251,7 +280,13 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
     const nextStore = await operator.open();
     nextStore.add('prod', owned('d-new'));
     await nextStore.save();
-    staleStore.add('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
+    staleStore.add('prod', {
+      type: 'intent',
+      kind: 'Dashboard',
+      key: 'dash-late',
+      name: 'Late',
+      at: new Date(0).toISOString(),
+    });
     expect(await codeOf(staleStore.save())).toBe('E_STATE_LOCKED');
     await next.release();
     const seen = await again().open({ readOnly: true });
@@ -285,7 +320,9 @@ describe.each(BACKENDS)('state backend: $name', (row) => {
 
 describe('the PostgreSQL backend', () => {
   it('never shows the password of its URL', async () => {
-    const backend = track(openPostgresBackend({ url: `postgres://stacksync:hunter2-secret@127.0.0.1:${postgres.port}/nowhere`, name: 'x' }));
+    const backend = track(
+      openPostgresBackend({ url: `postgres://stacksync:hunter2-secret@127.0.0.1:${postgres.port}/nowhere`, name: 'x' }),
+    );
     expect(backend.location).not.toContain('hunter2-secret');
     const error = await backend.open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StacksyncError);

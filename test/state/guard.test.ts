@@ -72,7 +72,11 @@ describe('state guard (the daemon holding the lock per sync)', () => {
       store.add('t', owned('daemon-2'));
       await store.save();
     });
-    expect(Object.keys((await readDurableState(path)).targets['t']!.inventory.Dashboard).sort()).toEqual(['apply-1', 'daemon-1', 'daemon-2']);
+    expect(Object.keys((await readDurableState(path)).targets['t']!.inventory.Dashboard).sort()).toEqual([
+      'apply-1',
+      'daemon-1',
+      'daemon-2',
+    ]);
   });
 
   it('makes another writer wait for the holding in flight', async () => {
@@ -86,7 +90,10 @@ describe('state guard (the daemon holding the lock per sync)', () => {
     });
     // The body runs once the lock is taken.
     await inside;
-    await expect(acquireStateLock(path, { command: 'apply', timeoutMs: 0 })).rejects.toMatchObject({ code: 'E_STATE_LOCKED', message: expect.stringContaining('`stacksync run`') });
+    await expect(acquireStateLock(path, { command: 'apply', timeoutMs: 0 })).rejects.toMatchObject({
+      code: 'E_STATE_LOCKED',
+      message: expect.stringContaining('`stacksync run`'),
+    });
     release();
     await sync;
     const lock: StateLock = await acquireStateLock(path, { command: 'apply', timeoutMs: 0 });

@@ -62,7 +62,10 @@ describe('HMAC key', () => {
   ])('refuses a key file that is %s', async (_label, content) => {
     const path = join(dir, 'state.key');
     await writeFile(path, content, { mode: 0o600 });
-    await expect(loadOrCreateHmacKey(path)).rejects.toMatchObject({ code: 'E_STATE_CORRUPT', message: expect.stringContaining('64 hex digits') });
+    await expect(loadOrCreateHmacKey(path)).rejects.toMatchObject({
+      code: 'E_STATE_CORRUPT',
+      message: expect.stringContaining('64 hex digits'),
+    });
   });
 
   it('hashes with HMAC-SHA256 under the key, hex', () => {
@@ -76,7 +79,12 @@ describe('HMAC key', () => {
     const statePath = join(dir, 'state.json');
     const hash = createSecretHasher(await loadOrCreateHmacKey(keyPathFor(statePath)));
     const store = await openStateStore(statePath);
-    store.set('prod', withSecretHashes(emptyTargetState(), 'Pipe', 'orders', { 'source.kafka.credentials.password': hash('hunter2-very-secret') }));
+    store.set(
+      'prod',
+      withSecretHashes(emptyTargetState(), 'Pipe', 'orders', {
+        'source.kafka.credentials.password': hash('hunter2-very-secret'),
+      }),
+    );
     await store.close();
     const text = await readFile(statePath, 'utf8');
     expect(text).not.toContain('hunter2-very-secret');

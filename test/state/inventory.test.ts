@@ -19,7 +19,9 @@ const AT = '2026-03-15T10:20:30.000Z';
 const HASH = 'b'.repeat(64);
 
 function frozen(state: TargetState): TargetState {
-  return JSON.parse(JSON.stringify(state), (_key, value: unknown) => (typeof value === 'object' && value !== null ? Object.freeze(value) : value)) as TargetState;
+  return JSON.parse(JSON.stringify(state), (_key, value: unknown) =>
+    typeof value === 'object' && value !== null ? Object.freeze(value) : value,
+  ) as TargetState;
 }
 
 describe('inventory transitions', () => {
@@ -28,18 +30,30 @@ describe('inventory transitions', () => {
     const applied = withSpec(frozen(created), 'Dashboard', 'api', 'digest-1');
     expect(applied.inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API', spec: 'digest-1' });
     expect(withSpec(applied, 'Dashboard', 'api', 'digest-1')).toBe(applied);
-    expect(withAdopted(applied, 'Dashboard', 'api', { ...applied.inventory.Dashboard['api']!, name: 'API v2' }).inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API v2', spec: 'digest-1' });
+    expect(
+      withAdopted(applied, 'Dashboard', 'api', { ...applied.inventory.Dashboard['api']!, name: 'API v2' }).inventory
+        .Dashboard['api'],
+    ).toEqual({ id: 'd1', name: 'API v2', spec: 'digest-1' });
     expect(withSpec(applied, 'Dashboard', 'other', 'digest-2')).toBe(applied);
   });
 
   it('records the tenant of the manifest with its spec, takes it on for an entry written without one, and keeps it over an update of the same id', () => {
-    const old = withSpec(withCreated(emptyTargetState(), 'Dashboard', 'api', { id: 'd1', name: 'API' }), 'Dashboard', 'api', 'digest-1');
+    const old = withSpec(
+      withCreated(emptyTargetState(), 'Dashboard', 'api', { id: 'd1', name: 'API' }),
+      'Dashboard',
+      'api',
+      'digest-1',
+    );
     expect(old.inventory.Dashboard['api']?.tenant).toBeUndefined();
     const owned = withSpec(frozen(old), 'Dashboard', 'api', 'digest-1', false, 'payments');
     expect(owned.inventory.Dashboard['api']).toEqual({ id: 'd1', name: 'API', spec: 'digest-1', tenant: 'payments' });
     expect(withSpec(owned, 'Dashboard', 'api', 'digest-1', false, 'payments')).toBe(owned);
-    expect(withAdopted(owned, 'Dashboard', 'api', { id: 'd1', name: 'API v2' }).inventory.Dashboard['api']?.tenant).toBe('payments');
-    expect(withAdopted(owned, 'Dashboard', 'api', { id: 'd2', name: 'API' }).inventory.Dashboard['api']?.tenant).toBeUndefined();
+    expect(
+      withAdopted(owned, 'Dashboard', 'api', { id: 'd1', name: 'API v2' }).inventory.Dashboard['api']?.tenant,
+    ).toBe('payments');
+    expect(
+      withAdopted(owned, 'Dashboard', 'api', { id: 'd2', name: 'API' }).inventory.Dashboard['api']?.tenant,
+    ).toBeUndefined();
     // Without tenants the entry is nobody's again.
     expect(withSpec(owned, 'Dashboard', 'api', 'digest-1').inventory.Dashboard['api']?.tenant).toBeUndefined();
   });
@@ -62,11 +76,18 @@ describe('inventory transitions', () => {
     expect(findIntent(state, 'Alert', { name: 'Slow v2' })?.key).toBe('slow');
     expect(findIntent(state, 'Alert', { name: 'Slow' })).toBeUndefined();
     expect(findIntent(state, 'Dashboard', { key: 'slow' })?.name).toBe('Slow');
-    expect(clearIntent(state, 'Alert', 'slow').intents).toEqual([{ kind: 'Dashboard', key: 'slow', name: 'Slow', at: AT }]);
+    expect(clearIntent(state, 'Alert', 'slow').intents).toEqual([
+      { kind: 'Dashboard', key: 'slow', name: 'Slow', at: AT },
+    ]);
   });
 
   it('adopting records the id and drops any intent', () => {
-    const state = withAdopted(addIntent(emptyTargetState(), { kind: 'Alert', key: 'a', name: 'A', at: AT }), 'Alert', 'a', { id: 'x' });
+    const state = withAdopted(
+      addIntent(emptyTargetState(), { kind: 'Alert', key: 'a', name: 'A', at: AT }),
+      'Alert',
+      'a',
+      { id: 'x' },
+    );
     expect(state.inventory.Alert).toEqual({ a: { id: 'x' } });
     expect(state.intents).toEqual([]);
   });
@@ -112,7 +133,17 @@ describe('refreshInventory', () => {
   const NEXT_DAY = Date.parse('2026-11-22T00:00:01.000Z');
 
   it('forgets dashboard and alert entries whose id is gone', () => {
-    const next = refreshInventory(state(), { dashboards: [{ id: 'd1', name: 'Live' }, { id: 'd9', name: 'Pending' }], alerts: [] }, SOON);
+    const next = refreshInventory(
+      state(),
+      {
+        dashboards: [
+          { id: 'd1', name: 'Live' },
+          { id: 'd9', name: 'Pending' },
+        ],
+        alerts: [],
+      },
+      SOON,
+    );
     expect(Object.keys(next.inventory.Dashboard)).toEqual(['live']);
     expect(next.inventory.Alert).toEqual({});
   });
@@ -122,7 +153,11 @@ describe('refreshInventory', () => {
     expect(Object.keys(next.inventory.Dashboard)).toEqual(['live', 'dead']);
     expect(next.inventory.Alert).toEqual({});
     // Nor is an intent of that kind unseen, however old.
-    expect(refreshInventory(state(), { dashboards: [], alerts: [], unread: ['Dashboard'] }, NEXT_DAY).intents.map((intent) => intent.key)).toEqual(['pending']);
+    expect(
+      refreshInventory(state(), { dashboards: [], alerts: [], unread: ['Dashboard'] }, NEXT_DAY).intents.map(
+        (intent) => intent.key,
+      ),
+    ).toEqual(['pending']);
   });
 
   it('keeps an intent that names nothing live yet: a create that timed out may still land', () => {
@@ -139,21 +174,41 @@ describe('refreshInventory', () => {
     const live = { dashboards: [{ id: 'd9', name: 'Pending' }], alerts: [] };
     const gone = { wanted: new Set(['Alert/never']), lateCreateWindowMs: 120_000 };
     const inWindow = Date.parse('2026-11-21T00:01:00.000Z');
-    expect(refreshInventory(state(), live, inWindow, gone).intents.map((intent) => intent.key)).toEqual(['pending', 'never']);
+    expect(refreshInventory(state(), live, inWindow, gone).intents.map((intent) => intent.key)).toEqual([
+      'pending',
+      'never',
+    ]);
     expect(refreshInventory(state(), live, SOON, gone).intents.map((intent) => intent.key)).toEqual(['never']);
     // A create answered late waits out its own deadline.
-    const late = { ...state(), intents: [{ kind: 'Dashboard' as const, key: 'pending', name: 'Pending', at: '2026-11-21T00:00:00.000Z', settleUntil: '2026-11-21T00:10:00.000Z' }] };
+    const late = {
+      ...state(),
+      intents: [
+        {
+          kind: 'Dashboard' as const,
+          key: 'pending',
+          name: 'Pending',
+          at: '2026-11-21T00:00:00.000Z',
+          settleUntil: '2026-11-21T00:10:00.000Z',
+        },
+      ],
+    };
     expect(refreshInventory(late, live, SOON, gone).intents).toHaveLength(1);
     expect(refreshInventory(late, live, NEXT_DAY, gone).intents).toEqual([]);
   });
 
   it('forgets a vanished pipe too: a pipe born in Git is created again, and a pipeId manifest still shows it missing', () => {
-    expect(refreshInventory(state(), { dashboards: [], alerts: [] }, SOON).inventory.Pipe).toEqual({ orders: { id: 'p-gone' } });
+    expect(refreshInventory(state(), { dashboards: [], alerts: [] }, SOON).inventory.Pipe).toEqual({
+      orders: { id: 'p-gone' },
+    });
     expect(refreshInventory(state(), { pipes: [], dashboards: [], alerts: [] }, SOON).inventory.Pipe).toEqual({});
   });
 
   it('withDeleted also clears an intent for the key', () => {
-    const next = withDeleted({ ...state(), intents: [{ kind: 'Dashboard', key: 'dead', name: 'Dead', at: '2026-11-21T00:00:00.000Z' }] }, 'Dashboard', 'dead');
+    const next = withDeleted(
+      { ...state(), intents: [{ kind: 'Dashboard', key: 'dead', name: 'Dead', at: '2026-11-21T00:00:00.000Z' }] },
+      'Dashboard',
+      'dead',
+    );
     expect(next.intents).toEqual([]);
   });
 });

@@ -36,8 +36,16 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-function backendNamed(name: string, options: { now?: () => number; kubeconfig?: string; context?: string } = {}): StateBackend {
-  const backend = openKubernetesBackend({ namespace: NS, name, kubeconfig: options.kubeconfig ?? kubeconfig, ...options });
+function backendNamed(
+  name: string,
+  options: { now?: () => number; kubeconfig?: string; context?: string } = {},
+): StateBackend {
+  const backend = openKubernetesBackend({
+    namespace: NS,
+    name,
+    kubeconfig: options.kubeconfig ?? kubeconfig,
+    ...options,
+  });
   opened.push(backend);
   return backend;
 }
@@ -65,7 +73,11 @@ async function errorOf(promise: Promise<unknown>): Promise<StacksyncError> {
 }
 
 /** A clock the test moves: `sleep` advances it and yields, so a waiter's polls cost no real time. */
-function fakeClock(start = Date.UTC(2026, 0, 1)): { now: () => number; sleep: (ms: number) => Promise<void>; advance: (ms: number) => void } {
+function fakeClock(start = Date.UTC(2026, 0, 1)): {
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  advance: (ms: number) => void;
+} {
   let time = start;
   return {
     now: () => time,
@@ -79,7 +91,13 @@ function fakeClock(start = Date.UTC(2026, 0, 1)): { now: () => number; sleep: (m
   };
 }
 
-const owned = (id: string, name = `Dash ${id}`) => ({ type: 'owned' as const, kind: 'Dashboard' as const, key: `dash-${id}`, id, name });
+const owned = (id: string, name = `Dash ${id}`) => ({
+  type: 'owned' as const,
+  kind: 'Dashboard' as const,
+  key: `dash-${id}`,
+  id,
+  name,
+});
 
 describe('the fake API server, through the real client', () => {
   it('answers as the API server does: 404 and 409 as Status objects, conflicts on a stale resourceVersion, MicroTime only', async () => {
@@ -88,25 +106,58 @@ describe('the fake API server, through the real client', () => {
     const core = config.makeApiClient(k8s.CoreV1Api);
     const coordination = config.makeApiClient(k8s.CoordinationV1Api);
     const status = async (promise: Promise<unknown>) => {
-      const error = (await promise.then(() => undefined, (caught: unknown) => caught)) as k8s.ApiException<string>;
+      const error = (await promise.then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )) as k8s.ApiException<string>;
       expect(error).toBeInstanceOf(k8s.ApiException);
       return { code: error.code, body: JSON.parse(error.body) as { kind: string; reason: string } };
     };
-    expect(await status(core.readNamespacedSecret({ name: 'nothing', namespace: NS }))).toMatchObject({ code: 404, body: { kind: 'Status', reason: 'NotFound' } });
-    const body: k8s.V1Secret = { metadata: { name: 'fake-check', labels: { a: '1' } }, data: { x: Buffer.from('one').toString('base64') } };
+    expect(await status(core.readNamespacedSecret({ name: 'nothing', namespace: NS }))).toMatchObject({
+      code: 404,
+      body: { kind: 'Status', reason: 'NotFound' },
+    });
+    const body: k8s.V1Secret = {
+      metadata: { name: 'fake-check', labels: { a: '1' } },
+      data: { x: Buffer.from('one').toString('base64') },
+    };
     const created = await core.createNamespacedSecret({ namespace: NS, body });
-    expect(await status(core.createNamespacedSecret({ namespace: NS, body }))).toMatchObject({ code: 409, body: { reason: 'AlreadyExists' } });
+    expect(await status(core.createNamespacedSecret({ namespace: NS, body }))).toMatchObject({
+      code: 409,
+      body: { reason: 'AlreadyExists' },
+    });
     const first = created.metadata?.resourceVersion ?? '';
-    const replaced = await core.replaceNamespacedSecret({ name: 'fake-check', namespace: NS, body: { ...body, metadata: { ...body.metadata, resourceVersion: first } } });
+    const replaced = await core.replaceNamespacedSecret({
+      name: 'fake-check',
+      namespace: NS,
+      body: { ...body, metadata: { ...body.metadata, resourceVersion: first } },
+    });
     expect(Number(replaced.metadata?.resourceVersion)).toBeGreaterThan(Number(first));
-    expect(await status(core.replaceNamespacedSecret({ name: 'fake-check', namespace: NS, body: { ...body, metadata: { ...body.metadata, resourceVersion: first } } }))).toMatchObject({ code: 409, body: { reason: 'Conflict' } });
-    expect((await core.listNamespacedSecret({ namespace: NS, labelSelector: 'a=1' })).items.map((item) => item.metadata?.name)).toEqual(['fake-check']);
+    expect(
+      await status(
+        core.replaceNamespacedSecret({
+          name: 'fake-check',
+          namespace: NS,
+          body: { ...body, metadata: { ...body.metadata, resourceVersion: first } },
+        }),
+      ),
+    ).toMatchObject({ code: 409, body: { reason: 'Conflict' } });
+    expect(
+      (await core.listNamespacedSecret({ namespace: NS, labelSelector: 'a=1' })).items.map(
+        (item) => item.metadata?.name,
+      ),
+    ).toEqual(['fake-check']);
     expect((await core.listNamespacedSecret({ namespace: NS, labelSelector: 'a=2' })).items).toEqual([]);
     await core.deleteNamespacedSecret({ name: 'fake-check', namespace: NS });
     expect(await status(core.readNamespacedSecret({ name: 'fake-check', namespace: NS }))).toMatchObject({ code: 404 });
     // A plain Date is sent with milliseconds, which a MicroTime field refuses; V1MicroTime has six digits.
-    const lease = (time: Date): k8s.V1Lease => ({ metadata: { name: 'fake-lease' }, spec: { holderIdentity: 'x', leaseDurationSeconds: 5, renewTime: time } });
-    expect(await status(coordination.createNamespacedLease({ namespace: NS, body: lease(new Date()) }))).toMatchObject({ code: 400 });
+    const lease = (time: Date): k8s.V1Lease => ({
+      metadata: { name: 'fake-lease' },
+      spec: { holderIdentity: 'x', leaseDurationSeconds: 5, renewTime: time },
+    });
+    expect(await status(coordination.createNamespacedLease({ namespace: NS, body: lease(new Date()) }))).toMatchObject({
+      code: 400,
+    });
     await coordination.createNamespacedLease({ namespace: NS, body: lease(new k8s.V1MicroTime()) });
     expect((kube.get('leases', NS, 'fake-lease')?.['spec'] as { renewTime: string }).renewTime).toMatch(/\.\d{6}Z$/);
     expect(await status(core.readNamespacedSecret({ name: 'x', namespace: 'elsewhere' }))).toMatchObject({ code: 404 });
@@ -120,12 +171,22 @@ describe('the Kubernetes state backend', () => {
     const lock = await backend.lock({ command: 'apply', timeoutMs: 0 });
     const store = await backend.open();
     // Random names do not compress: about 3 MB of state, more than 1 MiB once gzipped.
-    for (let index = 0; index < 12_000; index += 1) store.add('prod', owned(`r${index}`, randomBytes(120).toString('hex')));
+    for (let index = 0; index < 12_000; index += 1)
+      store.add('prod', owned(`r${index}`, randomBytes(120).toString('hex')));
     await store.save();
-    const parts = kube.list('secrets', NS).filter((secret) => secret.metadata.labels?.['stacksync.io/role'] === 'part' && secret.metadata.labels['stacksync.io/state'] === name);
+    const parts = kube
+      .list('secrets', NS)
+      .filter(
+        (secret) =>
+          secret.metadata.labels?.['stacksync.io/role'] === 'part' &&
+          secret.metadata.labels['stacksync.io/state'] === name,
+      );
     expect(parts.length).toBeGreaterThanOrEqual(2);
     for (const secret of [...parts, kube.get('secrets', NS, name)]) {
-      const bytes = Object.values((secret?.['data'] ?? {}) as Record<string, string>).reduce((sum, value) => sum + Buffer.from(value, 'base64').length, 0);
+      const bytes = Object.values((secret?.['data'] ?? {}) as Record<string, string>).reduce(
+        (sum, value) => sum + Buffer.from(value, 'base64').length,
+        0,
+      );
       expect(bytes).toBeLessThan(SECRET_DATA_LIMIT);
     }
     const seen = await backendNamed(name).open({ readOnly: true });
@@ -133,26 +194,47 @@ describe('the Kubernetes state backend', () => {
     expect(seen.get('prod').inventory.Dashboard['dash-r11999']?.id).toBe('r11999');
 
     // A compaction to a small state leaves no part behind.
-    for (let index = 0; index < 12_000; index += 1) store.add('prod', { type: 'forgotten', kind: 'Dashboard', key: `dash-r${index}` });
+    for (let index = 0; index < 12_000; index += 1)
+      store.add('prod', { type: 'forgotten', kind: 'Dashboard', key: `dash-r${index}` });
     await store.compact();
-    expect(kube.list('secrets', NS).filter((secret) => secret.metadata.labels?.['stacksync.io/state'] === name).map((secret) => secret.metadata.name)).toEqual([name]);
-    expect(Object.keys((await backendNamed(name).open({ readOnly: true })).get('prod').inventory.Dashboard)).toEqual([]);
+    expect(
+      kube
+        .list('secrets', NS)
+        .filter((secret) => secret.metadata.labels?.['stacksync.io/state'] === name)
+        .map((secret) => secret.metadata.name),
+    ).toEqual([name]);
+    expect(Object.keys((await backendNamed(name).open({ readOnly: true })).get('prod').inventory.Dashboard)).toEqual(
+      [],
+    );
     await lock.release();
   }, 60_000);
 
   it('keeps its lock in a Lease with the fields the API has, and the holder in an annotation', async () => {
     const name = fresh();
     const clock = fakeClock();
-    const lock = await backendNamed(name, { now: clock.now }).lock({ command: 'run', timeoutMs: 0, leaseMs: 15_000, now: clock.now });
+    const lock = await backendNamed(name, { now: clock.now }).lock({
+      command: 'run',
+      timeoutMs: 0,
+      leaseMs: 15_000,
+      now: clock.now,
+    });
     const lease = kube.get('leases', NS, `${name}-lock`);
     const spec = lease?.['spec'] as Record<string, unknown>;
-    expect(spec).toMatchObject({ holderIdentity: lock.holder.token, leaseDurationSeconds: 15, leaseTransitions: 0, acquireTime: '2026-01-01T00:00:00.000000Z', renewTime: '2026-01-01T00:00:00.000000Z' });
+    expect(spec).toMatchObject({
+      holderIdentity: lock.holder.token,
+      leaseDurationSeconds: 15,
+      leaseTransitions: 0,
+      acquireTime: '2026-01-01T00:00:00.000000Z',
+      renewTime: '2026-01-01T00:00:00.000000Z',
+    });
     expect(JSON.parse(lease?.metadata.annotations?.['stacksync.io/holder'] ?? '{}')).toEqual(lock.holder);
     await lock.release();
-    expect((kube.get('leases', NS, `${name}-lock`)?.['spec'] as Record<string, unknown>)['holderIdentity']).toBeUndefined();
+    expect(
+      (kube.get('leases', NS, `${name}-lock`)?.['spec'] as Record<string, unknown>)['holderIdentity'],
+    ).toBeUndefined();
   });
 
-  it('takes over a lease its holder stopped renewing, after its duration on the waiter\'s own clock; the old holder can never write again', async () => {
+  it("takes over a lease its holder stopped renewing, after its duration on the waiter's own clock; the old holder can never write again", async () => {
     const name = fresh();
     const holder = backendNamed(name);
     // Renewals every 20 s of real time: none happens during the test, as if the holder were gone.
@@ -164,7 +246,14 @@ describe('the Kubernetes state backend', () => {
     const clock = fakeClock();
     const waited: LockHolder[] = [];
     const taker = backendNamed(name, { now: clock.now });
-    const taken = await taker.lock({ command: 'apply', timeoutMs: 120_000, leaseMs: 60_000, now: clock.now, sleep: clock.sleep, onWait: (who) => waited.push(who) });
+    const taken = await taker.lock({
+      command: 'apply',
+      timeoutMs: 120_000,
+      leaseMs: 60_000,
+      now: clock.now,
+      sleep: clock.sleep,
+      onWait: (who) => waited.push(who),
+    });
     expect(waited.map((who) => who.token)).toEqual([old.holder.token]);
     // Not before the lease's 60 s had passed on the waiter's clock since it first saw it.
     expect(clock.now() - Date.UTC(2026, 0, 1)).toBeGreaterThanOrEqual(60_000);
@@ -172,7 +261,13 @@ describe('the Kubernetes state backend', () => {
     expect(spec).toMatchObject({ holderIdentity: taken.holder.token, leaseTransitions: 1 });
 
     // Refused by the Lease alone: nobody wrote the state since the old holder read it.
-    oldStore.add('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
+    oldStore.add('prod', {
+      type: 'intent',
+      kind: 'Dashboard',
+      key: 'dash-late',
+      name: 'Late',
+      at: new Date(0).toISOString(),
+    });
     expect(await codeOf(oldStore.save())).toBe('E_STATE_LOCKED');
     const newStore = await taker.open();
     newStore.add('prod', owned('after'));
@@ -193,7 +288,8 @@ describe('the Kubernetes state backend', () => {
     const old = await holder.lock({ command: 'run --leader-elect', timeoutMs: 0, leaseMs: 60_000 });
     const clock = fakeClock();
     const standby = backendNamed(name, { now: clock.now });
-    const tryOnce = () => standby.lock({ command: 'run --leader-elect', timeoutMs: 0, leaseMs: 60_000, now: clock.now });
+    const tryOnce = () =>
+      standby.lock({ command: 'run --leader-elect', timeoutMs: 0, leaseMs: 60_000, now: clock.now });
     const tries: (string | undefined)[] = [];
     for (let elapsed = 0; elapsed < 60_000; elapsed += 12_000) {
       tries.push(await codeOf(tryOnce()));
@@ -202,7 +298,9 @@ describe('the Kubernetes state backend', () => {
     expect(tries).toEqual(Array(5).fill('E_STATE_LOCKED'));
     // 60 s since this process first saw the Lease unchanged: expired.
     const taken = await tryOnce();
-    expect((kube.get('leases', NS, `${name}-lock`)?.['spec'] as Record<string, unknown>)['holderIdentity']).toBe(taken.holder.token);
+    expect((kube.get('leases', NS, `${name}-lock`)?.['spec'] as Record<string, unknown>)['holderIdentity']).toBe(
+      taken.holder.token,
+    );
     await taken.release();
     old.releaseSync();
   });
@@ -273,7 +371,11 @@ describe('the Kubernetes state backend', () => {
     const first = renewTime();
     await until(() => renewTime() !== first || lock.lost.aborted);
     expect(lock.lost.aborted).toBe(false);
-    expect(kube.requests.filter((request) => request === `PUT /apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${name}-lock`).length).toBeGreaterThanOrEqual(2);
+    expect(
+      kube.requests.filter(
+        (request) => request === `PUT /apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${name}-lock`,
+      ).length,
+    ).toBeGreaterThanOrEqual(2);
     await lock.release();
   }, 20_000);
 
@@ -338,8 +440,32 @@ describe('the Kubernetes state backend', () => {
 
   it('finds its kubeconfig through the KUBECONFIG it is given, merging the files it lists', async () => {
     const extra = join(scratch, 'extra-kubeconfig');
-    await writeFile(extra, ['apiVersion: v1', 'kind: Config', 'current-context: elsewhere', 'clusters:', '- name: elsewhere', '  cluster:', '    server: https://192.0.2.1', 'contexts:', '- name: elsewhere', '  context:', '    cluster: elsewhere', '    user: nobody', 'users:', '- name: nobody', '  user: {}', ''].join('\n'));
-    const backend = openKubernetesBackend({ namespace: NS, name: fresh(), env: { KUBECONFIG: [kubeconfig, extra].join(':') } });
+    await writeFile(
+      extra,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: elsewhere',
+        'clusters:',
+        '- name: elsewhere',
+        '  cluster:',
+        '    server: https://192.0.2.1',
+        'contexts:',
+        '- name: elsewhere',
+        '  context:',
+        '    cluster: elsewhere',
+        '    user: nobody',
+        'users:',
+        '- name: nobody',
+        '  user: {}',
+        '',
+      ].join('\n'),
+    );
+    const backend = openKubernetesBackend({
+      namespace: NS,
+      name: fresh(),
+      env: { KUBECONFIG: [kubeconfig, extra].join(':') },
+    });
     opened.push(backend);
     // The first file's context wins, as with kubectl: the fake answers.
     expect(await backend.version()).toEqual({ lineage: undefined, serial: 0 });
@@ -358,7 +484,9 @@ describe('the Kubernetes state backend', () => {
     expect(unreadable.code).toBe('E_CONFIG_INVALID');
     expect(unreadable.message).toContain(broken);
     expect(unreadable.message).not.toContain(kube.token);
-    const absent = await errorOf(Promise.resolve().then(() => backendNamed(fresh(), { kubeconfig: join(scratch, 'absent') })));
+    const absent = await errorOf(
+      Promise.resolve().then(() => backendNamed(fresh(), { kubeconfig: join(scratch, 'absent') })),
+    );
     expect(absent.message).toMatch(/ENOENT/);
   });
 });
@@ -369,7 +497,11 @@ async function renewAsIs(name: string): Promise<void> {
   config.loadFromFile(kubeconfig);
   const coordination = config.makeApiClient(k8s.CoordinationV1Api);
   const lease = await coordination.readNamespacedLease({ name: `${name}-lock`, namespace: NS });
-  await coordination.replaceNamespacedLease({ name: `${name}-lock`, namespace: NS, body: { ...lease, spec: { ...lease.spec, renewTime: new k8s.V1MicroTime() } } });
+  await coordination.replaceNamespacedLease({
+    name: `${name}-lock`,
+    namespace: NS,
+    body: { ...lease, spec: { ...lease.spec, renewTime: new k8s.V1MicroTime() } },
+  });
 }
 
 /** Polls until `done`, for what a background timer does; the test's own timeout bounds it. */

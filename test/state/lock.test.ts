@@ -48,13 +48,29 @@ async function holderOnDisk(): Promise<LockHolder> {
 async function leaveLock(holder: Partial<LockHolder>): Promise<void> {
   const first = await acquireStateLock(statePath, options());
   await first.release();
-  await writeFile(lockPath, JSON.stringify({ pid: 999, host: HOST, command: 'run', since: '2026-11-20T10:00:00.000Z', token: 'old', ...holder }));
+  await writeFile(
+    lockPath,
+    JSON.stringify({
+      pid: 999,
+      host: HOST,
+      command: 'run',
+      since: '2026-11-20T10:00:00.000Z',
+      token: 'old',
+      ...holder,
+    }),
+  );
 }
 
 describe('state lock', () => {
   it('is a 0600 file beside the state file naming its holder, removed on release', async () => {
     const lock = await acquireStateLock(statePath, options());
-    expect(await holderOnDisk()).toEqual({ pid: 101, host: HOST, command: 'apply', since: new Date(1_000_000).toISOString(), token: lock.holder.token });
+    expect(await holderOnDisk()).toEqual({
+      pid: 101,
+      host: HOST,
+      command: 'apply',
+      since: new Date(1_000_000).toISOString(),
+      token: lock.holder.token,
+    });
     expect((await stat(lockPath)).mode & 0o777).toBe(0o600);
     await lock.release();
     expect(await readdir(join(dir, 'state'))).toEqual([]);
@@ -63,10 +79,15 @@ describe('state lock', () => {
   it('makes a second process wait, then fail with E_STATE_LOCKED naming the holder', async () => {
     const first = await acquireStateLock(statePath, options({ command: 'run' }));
     const waited: LockHolder[] = [];
-    const second = acquireStateLock(statePath, options({ pid: 102, timeoutMs: 30_000, onWait: (holder) => waited.push(holder) }));
+    const second = acquireStateLock(
+      statePath,
+      options({ pid: 102, timeoutMs: 30_000, onWait: (holder) => waited.push(holder) }),
+    );
     await expect(second).rejects.toMatchObject({
       code: 'E_STATE_LOCKED',
-      message: expect.stringMatching(/is locked by `stacksync run` \(pid 101 on host host-a, since .*\); waited 30 s \(--lock-timeout\)/),
+      message: expect.stringMatching(
+        /is locked by `stacksync run` \(pid 101 on host host-a, since .*\); waited 30 s \(--lock-timeout\)/,
+      ),
     });
     expect(waited.map((holder) => holder.pid)).toEqual([101]);
     expect((await holderOnDisk()).token).toBe(first.holder.token);
@@ -75,7 +96,9 @@ describe('state lock', () => {
   it('gives up at once with a timeout of 0', async () => {
     await acquireStateLock(statePath, options());
     let slept = 0;
-    await expect(acquireStateLock(statePath, options({ pid: 102, timeoutMs: 0, sleep: async () => void (slept += 1) }))).rejects.toMatchObject({ code: 'E_STATE_LOCKED' });
+    await expect(
+      acquireStateLock(statePath, options({ pid: 102, timeoutMs: 0, sleep: async () => void (slept += 1) })),
+    ).rejects.toMatchObject({ code: 'E_STATE_LOCKED' });
     expect(slept).toBe(0);
   });
 
@@ -114,13 +137,18 @@ describe('state lock', () => {
 
   it('waits for a second lock of this same process instead of taking it for stale', async () => {
     await acquireStateLock(statePath, options());
-    await expect(acquireStateLock(statePath, options({ timeoutMs: 1_000 }))).rejects.toMatchObject({ code: 'E_STATE_LOCKED' });
+    await expect(acquireStateLock(statePath, options({ timeoutMs: 1_000 }))).rejects.toMatchObject({
+      code: 'E_STATE_LOCKED',
+    });
   });
 
   it('names a lock file it cannot read, and leaves it alone', async () => {
     await leaveLock({});
     await writeFile(lockPath, 'not json');
-    await expect(acquireStateLock(statePath, options())).rejects.toMatchObject({ code: 'E_STATE_LOCKED', message: expect.stringContaining(`cannot read (${lockPath})`) });
+    await expect(acquireStateLock(statePath, options())).rejects.toMatchObject({
+      code: 'E_STATE_LOCKED',
+      message: expect.stringContaining(`cannot read (${lockPath})`),
+    });
     expect(await readFile(lockPath, 'utf8')).toBe('not json');
   });
 
@@ -128,7 +156,9 @@ describe('state lock', () => {
     await acquireStateLock(statePath, options());
     const controller = new AbortController();
     const time = fakeTime(() => controller.abort());
-    await expect(acquireStateLock(statePath, options({ pid: 102, signal: controller.signal, ...time }))).rejects.toMatchObject({
+    await expect(
+      acquireStateLock(statePath, options({ pid: 102, signal: controller.signal, ...time })),
+    ).rejects.toMatchObject({
       code: 'E_STATE_LOCKED',
       message: expect.stringContaining('stopped waiting'),
     });
@@ -146,7 +176,13 @@ describe('state lock', () => {
       ...nodeFs,
       open: async (file, flags, mode) => {
         const handle = await nodeFs.open(file, flags, mode);
-        return { ...handle, writeFile: () => new Promise<void>(() => undefined), sync: () => handle.sync(), datasync: () => handle.datasync(), close: () => handle.close() };
+        return {
+          ...handle,
+          writeFile: () => new Promise<void>(() => undefined),
+          sync: () => handle.sync(),
+          datasync: () => handle.datasync(),
+          close: () => handle.close(),
+        };
       },
     };
     void acquireStateLock(statePath, options({ pid: 999, fs: frozenFs }));
@@ -156,10 +192,16 @@ describe('state lock', () => {
   });
 
   it('still works where the file system has no hard links', async () => {
-    const noLinks: StateFs = { ...nodeFs, link: async () => Promise.reject(Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' })) };
+    const noLinks: StateFs = {
+      ...nodeFs,
+      link: async () =>
+        Promise.reject(Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' })),
+    };
     const lock = await acquireStateLock(statePath, options({ fs: noLinks }));
     expect(await holderOnDisk()).toMatchObject({ pid: 101, token: lock.holder.token });
-    await expect(acquireStateLock(statePath, options({ pid: 102, fs: noLinks, timeoutMs: 0 }))).rejects.toMatchObject({ code: 'E_STATE_LOCKED' });
+    await expect(acquireStateLock(statePath, options({ pid: 102, fs: noLinks, timeoutMs: 0 }))).rejects.toMatchObject({
+      code: 'E_STATE_LOCKED',
+    });
     await lock.release();
     expect(await readdir(join(dir, 'state'))).toEqual([]);
   });

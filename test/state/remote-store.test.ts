@@ -30,7 +30,11 @@ function heldWriter(maxInFlight?: number): { writer: StoreWriter; calls: Call[] 
     ...(maxInFlight === undefined ? {} : { maxInFlight }),
     holdsLock: () => true,
     read: async () => ({ file: { version: STATE_VERSION, targets: {} }, lastSeq: 0 }),
-    append: (records: readonly PendingRecord[]) => pending('append', records.map((line) => line.seq)),
+    append: (records: readonly PendingRecord[]) =>
+      pending(
+        'append',
+        records.map((line) => line.seq),
+      ),
     replace: async (_snapshot: string, upTo: number) => {
       await pending('replace', [], upTo);
     },

@@ -18,7 +18,13 @@ import { openS3Backend, type S3BackendOptions } from '../../src/state/s3.js';
 import { startFakeS3, type FakeS3 } from '../helpers/fake-s3.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIAFAKEFAKEFAKE', secretAccessKey: 'hunter2-not-a-real-secret' };
-const owned = (id: string) => ({ type: 'owned' as const, kind: 'Dashboard' as const, key: `dash-${id}`, id, name: `Dash ${id}` });
+const owned = (id: string) => ({
+  type: 'owned' as const,
+  kind: 'Dashboard' as const,
+  key: `dash-${id}`,
+  id,
+  name: `Dash ${id}`,
+});
 
 let s3: FakeS3;
 let made = 0;
@@ -33,7 +39,15 @@ afterAll(async () => {
 });
 
 function backendAt(key: string, extra: Partial<S3BackendOptions> = {}): StateBackend {
-  const backend = openS3Backend({ bucket: 'state', key, region: 'eu-west-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: CREDENTIALS, ...extra });
+  const backend = openS3Backend({
+    bucket: 'state',
+    key,
+    region: 'eu-west-1',
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    credentials: CREDENTIALS,
+    ...extra,
+  });
   opened.push(backend);
   return backend;
 }
@@ -55,7 +69,9 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 function lostSignal(signal: AbortSignal): Promise<unknown> {
-  return signal.aborted ? Promise.resolve(signal.reason) : new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
+  return signal.aborted
+    ? Promise.resolve(signal.reason)
+    : new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
 }
 
 describe('the S3 state backend', () => {
@@ -72,7 +88,12 @@ describe('the S3 state backend', () => {
     await store.close();
     await lock.release();
     expect(s3.text('state', `${key}.lock`)).toBeUndefined();
-    const stored = JSON.parse(s3.text('state', key) ?? '{}') as { lineage: string; serial: number; snapshot: { targets: Record<string, unknown> }; records: string };
+    const stored = JSON.parse(s3.text('state', key) ?? '{}') as {
+      lineage: string;
+      serial: number;
+      snapshot: { targets: Record<string, unknown> };
+      records: string;
+    };
     expect(stored.lineage).toMatch(/^[0-9a-f-]{36}$/);
     expect(stored.serial).toBe(2);
     expect(stored.records).toBe('');
@@ -93,7 +114,12 @@ describe('the S3 state backend', () => {
     const later = (): number => Date.now() + 120_000;
     const second = backendAt(key);
     const stales: LockHolder[] = [];
-    const next = await second.lock({ command: 'apply', timeoutMs: 0, now: later, onStale: (holder) => stales.push(holder) });
+    const next = await second.lock({
+      command: 'apply',
+      timeoutMs: 0,
+      now: later,
+      onStale: (holder) => stales.push(holder),
+    });
     expect(stales.map((holder) => holder.token)).toEqual([stale.holder.token]);
     const nextStore = await second.open();
     expect(Object.keys(nextStore.get('prod').inventory.Dashboard)).toEqual(['dash-before']);
@@ -101,7 +127,13 @@ describe('the S3 state backend', () => {
     await nextStore.save();
 
     // Every write of the first holder is refused now: records, create intents, compaction.
-    staleStore.add('prod', { type: 'intent', kind: 'Dashboard', key: 'dash-late', name: 'Late', at: new Date(0).toISOString() });
+    staleStore.add('prod', {
+      type: 'intent',
+      kind: 'Dashboard',
+      key: 'dash-late',
+      name: 'Late',
+      at: new Date(0).toISOString(),
+    });
     expect((await failure(staleStore.save())).code).toBe('E_STATE_LOCKED');
     expect((await failure(staleStore.compact())).code).toBe('E_STATE_LOCKED');
     expect(stale.lost.aborted).toBe(true);
@@ -153,7 +185,9 @@ describe('the S3 state backend', () => {
     const key = freshKey();
     const held = await backendAt(key).lock({ command: 'run', timeoutMs: 0, leaseMs: 60_000 });
     const waited: string[] = [];
-    const refused = await failure(backendAt(key).lock({ command: 'apply', timeoutMs: 100, onWait: (holder) => waited.push(holder.token) }));
+    const refused = await failure(
+      backendAt(key).lock({ command: 'apply', timeoutMs: 100, onWait: (holder) => waited.push(holder.token) }),
+    );
     expect(refused.code).toBe('E_STATE_LOCKED');
     expect(refused.message).toContain(`lock id ${held.holder.token}`);
     expect(waited).toEqual([held.holder.token]);
@@ -166,17 +200,30 @@ describe('the S3 state backend', () => {
     const tries = await Promise.allSettled(backends.map((backend) => backend.lock({ command: 'apply', timeoutMs: 0 })));
     const won = tries.filter((result) => result.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    for (const result of tries) if (result.status === 'rejected') expect((result.reason as StacksyncError).code).toBe('E_STATE_LOCKED');
+    for (const result of tries)
+      if (result.status === 'rejected') expect((result.reason as StacksyncError).code).toBe('E_STATE_LOCKED');
     await (won[0] as PromiseFulfilledResult<{ release(): Promise<void> }>).value.release();
   });
 
   it('takes a 409 (a conditional write to the key already in flight) as someone else writing, and tries again', async () => {
     const key = freshKey();
-    const other = { pid: 1, host: 'elsewhere', command: 'run', since: new Date().toISOString(), token: 'other-holder', expires: Date.now() + 600_000 };
+    const other = {
+      pid: 1,
+      host: 'elsewhere',
+      command: 'run',
+      since: new Date().toISOString(),
+      token: 'other-holder',
+      expires: Date.now() + 600_000,
+    };
     const body = Buffer.from(JSON.stringify(other));
     // Another process's create of the lock, its body still on the way.
-    const inFlight = request(`${s3.endpoint}/state/${key}.lock`, { method: 'PUT', headers: { 'If-None-Match': '*', 'Content-Length': body.length } });
-    const answered = new Promise<number>((resolve) => inFlight.on('response', (response) => resolve(response.statusCode ?? 0)));
+    const inFlight = request(`${s3.endpoint}/state/${key}.lock`, {
+      method: 'PUT',
+      headers: { 'If-None-Match': '*', 'Content-Length': body.length },
+    });
+    const answered = new Promise<number>((resolve) =>
+      inFlight.on('response', (response) => resolve(response.statusCode ?? 0)),
+    );
     inFlight.write(body.subarray(0, 5));
     await until(() => s3.busy(`state/${key}.lock`));
     const locking = backendAt(key).lock({ command: 'apply', timeoutMs: 0 });
@@ -190,7 +237,9 @@ describe('the S3 state backend', () => {
 
   it('keeps the one HMAC key stored first when several processes create one at once', async () => {
     const key = freshKey();
-    const keys = await Promise.all(Array.from({ length: 6 }, (_, index) => backendAt(key).hmacKey(Buffer.alloc(32, index + 1))));
+    const keys = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => backendAt(key).hmacKey(Buffer.alloc(32, index + 1))),
+    );
     const stored = await backendAt(key).hmacKey();
     for (const got of keys) expect(got).toEqual(stored);
   });
@@ -219,7 +268,14 @@ describe('the S3 state backend', () => {
   });
 
   it('names the bucket, never the credentials, when the bucket is missing', async () => {
-    const backend = openS3Backend({ bucket: 'no-such-bucket', key: 'x.json', region: 'eu-west-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: CREDENTIALS });
+    const backend = openS3Backend({
+      bucket: 'no-such-bucket',
+      key: 'x.json',
+      region: 'eu-west-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: CREDENTIALS,
+    });
     opened.push(backend);
     const error = await failure(backend.lock({ command: 'apply', timeoutMs: 0 }));
     expect(error.code).toBe('E_STATE_WRITE');
@@ -244,7 +300,10 @@ describe('the S3 state backend', () => {
 });
 
 const realBucket = process.env['STACKSYNC_TEST_S3_BUCKET'];
-if (!realBucket) console.info('skipping the real-bucket S3 test: set STACKSYNC_TEST_S3_BUCKET (and AWS credentials, AWS_REGION) to run it');
+if (!realBucket)
+  console.info(
+    'skipping the real-bucket S3 test: set STACKSYNC_TEST_S3_BUCKET (and AWS credentials, AWS_REGION) to run it',
+  );
 
 describe.skipIf(!realBucket)('the S3 state backend on a real bucket (STACKSYNC_TEST_S3_BUCKET)', () => {
   const region = process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
@@ -252,7 +311,8 @@ describe.skipIf(!realBucket)('the S3 state backend on a real bucket (STACKSYNC_T
 
   afterAll(async () => {
     const client = new S3Client({ region });
-    for (const name of [key, `${key}.lock`, `${key}.key`, `${key}.probe`]) await client.send(new DeleteObjectCommand({ Bucket: realBucket, Key: name })).catch(() => undefined);
+    for (const name of [key, `${key}.lock`, `${key}.key`, `${key}.probe`])
+      await client.send(new DeleteObjectCommand({ Bucket: realBucket, Key: name })).catch(() => undefined);
     client.destroy();
   });
 

@@ -7,7 +7,13 @@ import { nodeFs, type StateFileHandle, type StateFs } from '../../src/support/fs
 import { addIntent, withCreated, withSecretHashes } from '../../src/state/inventory.js';
 import { emptyInventory, emptyTargetState, type StateFile } from '../../src/model/state.js';
 import { openFileBackend } from '../../src/state/file-backend.js';
-import { journalPathFor, openStateStore as openStore, readDurableState, type StateStore, type StateStoreOptions } from '../../src/state/store.js';
+import {
+  journalPathFor,
+  openStateStore as openStore,
+  readDurableState,
+  type StateStore,
+  type StateStoreOptions,
+} from '../../src/state/store.js';
 
 let dir: string;
 let path: string;
@@ -35,7 +41,11 @@ async function openStateStore(file: string, options?: StateStoreOptions): Promis
 const HASH = 'a'.repeat(64);
 
 function sampleFile(): StateFile {
-  let prod = withCreated(emptyTargetState(), 'Dashboard', 'api-latency', { id: 'd1', name: 'API latency', spec: 'c'.repeat(64) });
+  let prod = withCreated(emptyTargetState(), 'Dashboard', 'api-latency', {
+    id: 'd1',
+    name: 'API latency',
+    spec: 'c'.repeat(64),
+  });
   prod = addIntent(prod, { kind: 'Alert', key: 'slow', name: 'Slow API', at: '2026-03-15T10:20:30.000Z' });
   prod = withSecretHashes(prod, 'Pipe', 'orders', { 'source.kafka.credentials': HASH });
   return { version: 1, targets: { prod } };
@@ -109,13 +119,41 @@ describe('state store: the state file', () => {
     ['bad JSON', '{"version": 1, "targets": {', 'is not valid JSON'],
     ['a JSON array', '[]', 'has version undefined'],
     ['a wrong version', '{"version": 2, "targets": {}}', 'has version 2'],
-    ['a missing member', '{"version": 1, "targets": {"prod": {"inventory": {}, "intents": []}}}', 'secretHashes: is required'],
-    ['an inventory entry without id', '{"version": 1, "targets": {"prod": {"inventory": {"Alert": {"a": {"name": "x"}}}, "secretHashes": {}, "intents": []}}}', 'id: is required'],
-    ['an unknown kind', '{"version": 1, "targets": {"prod": {"inventory": {"Widget": {}}, "secretHashes": {}, "intents": []}}}', 'Widget'],
-    ['a secret that is not a hash', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {"Pipe/p:x": "hunter2"}, "intents": []}}}', 'secretHashes'],
-    ['an intent of an unknown kind', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [{"kind": "X", "key": "k", "name": "n", "at": "t"}]}}}', 'intents[0].kind'],
-    ['a suspension without its time', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [], "suspension": {"by": "alice"}}}}', 'since: is required'],
-    ['a suspension reason of two lines', '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [], "suspension": {"since": "t", "reason": "a\\nb"}}}}', 'suspension.reason'],
+    [
+      'a missing member',
+      '{"version": 1, "targets": {"prod": {"inventory": {}, "intents": []}}}',
+      'secretHashes: is required',
+    ],
+    [
+      'an inventory entry without id',
+      '{"version": 1, "targets": {"prod": {"inventory": {"Alert": {"a": {"name": "x"}}}, "secretHashes": {}, "intents": []}}}',
+      'id: is required',
+    ],
+    [
+      'an unknown kind',
+      '{"version": 1, "targets": {"prod": {"inventory": {"Widget": {}}, "secretHashes": {}, "intents": []}}}',
+      'Widget',
+    ],
+    [
+      'a secret that is not a hash',
+      '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {"Pipe/p:x": "hunter2"}, "intents": []}}}',
+      'secretHashes',
+    ],
+    [
+      'an intent of an unknown kind',
+      '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [{"kind": "X", "key": "k", "name": "n", "at": "t"}]}}}',
+      'intents[0].kind',
+    ],
+    [
+      'a suspension without its time',
+      '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [], "suspension": {"by": "alice"}}}}',
+      'since: is required',
+    ],
+    [
+      'a suspension reason of two lines',
+      '{"version": 1, "targets": {"prod": {"inventory": {}, "secretHashes": {}, "intents": [], "suspension": {"since": "t", "reason": "a\\nb"}}}}',
+      'suspension.reason',
+    ],
   ])('refuses %s with E_STATE_CORRUPT and leaves the file untouched', async (_label, text, fragment) => {
     await mkdir(join(dir, 'nested'));
     await writeFile(path, text);
@@ -125,7 +163,10 @@ describe('state store: the state file', () => {
   it('refuses an unreadable file with E_STATE_CORRUPT rather than starting empty', async () => {
     // Injected, because a test running as root can read a file whatever its mode.
     const denied = (file: string) => Promise.reject(Object.assign(new Error(`denied ${file}`), { code: 'EACCES' }));
-    const deniedFs: StateFs = { ...nodeFs, readFile: (file) => (file === path ? denied(file) : nodeFs.readFile(file, 'utf8')) };
+    const deniedFs: StateFs = {
+      ...nodeFs,
+      readFile: (file) => (file === path ? denied(file) : nodeFs.readFile(file, 'utf8')),
+    };
     await expect(openStateStore(path, { fs: deniedFs })).rejects.toMatchObject({
       code: 'E_STATE_CORRUPT',
       message: expect.stringContaining(`${path} cannot be read (EACCES)`),
@@ -134,7 +175,13 @@ describe('state store: the state file', () => {
 
   it('fills kinds missing from an older file so every kind can be indexed', async () => {
     await mkdir(join(dir, 'nested'));
-    await writeFile(path, JSON.stringify({ version: 1, targets: { prod: { inventory: { Alert: { a: { id: '1' } } }, secretHashes: {}, intents: [] } } }));
+    await writeFile(
+      path,
+      JSON.stringify({
+        version: 1,
+        targets: { prod: { inventory: { Alert: { a: { id: '1' } } }, secretHashes: {}, intents: [] } },
+      }),
+    );
     const store = await openStateStore(path);
     expect(store.get('prod').inventory).toEqual({ ...emptyInventory(), Alert: { a: { id: '1' } } });
   });
@@ -146,7 +193,9 @@ describe('state store: the journal', () => {
     store.add('prod', { type: 'intent', kind: 'Alert', key: 'a1', name: 'A1', at: 't' });
     await store.save();
     expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
-    expect((JSON.parse(await readFile(path, 'utf8')) as StateFile).targets['prod']?.intents).toEqual([{ kind: 'Alert', key: 'a1', name: 'A1', at: 't' }]);
+    expect((JSON.parse(await readFile(path, 'utf8')) as StateFile).targets['prod']?.intents).toEqual([
+      { kind: 'Alert', key: 'a1', name: 'A1', at: 't' },
+    ]);
     store.add('prod', owned(1));
     await store.save();
     expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['state.json', 'state.json.journal']);
@@ -172,12 +221,21 @@ describe('state store: the journal', () => {
   it('recovers what a killed run saved: replayed on open, then compacted into the state file', async () => {
     const crashed = await openExisting();
     crashed.set('prod', sampleFile().targets['prod']!);
-    crashed.add('prod', owned(1), { type: 'intent-dropped', kind: 'Alert', key: 'slow' }, { type: 'forgotten', kind: 'Pipe', key: 'orders' });
+    crashed.add(
+      'prod',
+      owned(1),
+      { type: 'intent-dropped', kind: 'Alert', key: 'slow' },
+      { type: 'forgotten', kind: 'Pipe', key: 'orders' },
+    );
     await crashed.save();
     // No close: the process "died" here. The next one finds the journal.
     const reopened = await openStateStore(path);
     expect(reopened.get('prod')).toEqual({
-      inventory: { ...emptyInventory(), Dashboard: { 'api-latency': { id: 'd1', name: 'API latency', spec: 'c'.repeat(64) } }, Alert: { a1: { id: 'id1' } } },
+      inventory: {
+        ...emptyInventory(),
+        Dashboard: { 'api-latency': { id: 'd1', name: 'API latency', spec: 'c'.repeat(64) } },
+        Alert: { a1: { id: 'id1' } },
+      },
       secretHashes: {},
       intents: [],
     });
@@ -205,7 +263,10 @@ describe('state store: the journal', () => {
     expect(reopened.get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' } });
     reopened.add('prod', owned(3));
     await reopened.save();
-    expect((await openStateStore(path, { readOnly: true })).get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' }, a3: { id: 'id3' } });
+    expect((await openStateStore(path, { readOnly: true })).get('prod').inventory.Alert).toEqual({
+      a1: { id: 'id1' },
+      a3: { id: 'id3' },
+    });
   });
 
   it('keeps appending after a torn line only once it is gone (a daemon opens without compacting)', async () => {
@@ -217,28 +278,57 @@ describe('state store: the journal', () => {
     daemon.add('prod', owned(2));
     await daemon.save();
     // Had it appended after the torn bytes, this line would be corrupt.
-    expect((await openStateStore(path, { readOnly: true })).get('prod').inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' } });
+    expect((await openStateStore(path, { readOnly: true })).get('prod').inventory.Alert).toEqual({
+      a1: { id: 'id1' },
+      a2: { id: 'id2' },
+    });
   });
 
   it.each([
-    ['a line that is not JSON', (good: string) => `${good}{"seq":2,oops}\n{"seq":3,"target":"prod","type":"forgotten","kind":"Alert","key":"a1"}\n`, 'line 2 is not valid JSON'],
-    ['an unknown record type', (good: string) => `${good}{"seq":2,"target":"prod","type":"renamed","kind":"Alert","key":"a1"}\n`, 'line 2 has no known record type ("renamed")'],
-    ['a record of the wrong shape', (good: string) => `${good}{"seq":2,"target":"prod","type":"owned","kind":"Alert","key":"a1"}\n`, 'line 2 is not a well-formed owned record'],
-    ['a gap in the numbering', (good: string) => `${good}{"seq":5,"target":"prod","type":"forgotten","kind":"Alert","key":"a1"}\n`, 'line 2 has record number 5 after 1'],
-  ])('refuses %s with E_STATE_CORRUPT naming the journal and line, and changes nothing', async (_label, corrupt, fragment) => {
-    const store = await openExisting();
-    store.add('prod', owned(1));
-    await store.save();
-    await writeFile(journal, corrupt(await readFile(journal, 'utf8')));
-    await expectCorrupt(() => openStateStore(path), journal, fragment);
-    await expectCorrupt(() => openStateStore(path, { readOnly: true }), journal, fragment);
-    expect(await readFile(path, 'utf8')).toBe('{"version": 1, "targets": {}}\n');
-  });
+    [
+      'a line that is not JSON',
+      (good: string) =>
+        `${good}{"seq":2,oops}\n{"seq":3,"target":"prod","type":"forgotten","kind":"Alert","key":"a1"}\n`,
+      'line 2 is not valid JSON',
+    ],
+    [
+      'an unknown record type',
+      (good: string) => `${good}{"seq":2,"target":"prod","type":"renamed","kind":"Alert","key":"a1"}\n`,
+      'line 2 has no known record type ("renamed")',
+    ],
+    [
+      'a record of the wrong shape',
+      (good: string) => `${good}{"seq":2,"target":"prod","type":"owned","kind":"Alert","key":"a1"}\n`,
+      'line 2 is not a well-formed owned record',
+    ],
+    [
+      'a gap in the numbering',
+      (good: string) => `${good}{"seq":5,"target":"prod","type":"forgotten","kind":"Alert","key":"a1"}\n`,
+      'line 2 has record number 5 after 1',
+    ],
+  ])(
+    'refuses %s with E_STATE_CORRUPT naming the journal and line, and changes nothing',
+    async (_label, corrupt, fragment) => {
+      const store = await openExisting();
+      store.add('prod', owned(1));
+      await store.save();
+      await writeFile(journal, corrupt(await readFile(journal, 'utf8')));
+      await expectCorrupt(() => openStateStore(path), journal, fragment);
+      await expectCorrupt(() => openStateStore(path, { readOnly: true }), journal, fragment);
+      expect(await readFile(path, 'utf8')).toBe('{"version": 1, "targets": {}}\n');
+    },
+  );
 
   it('replays records the state file already holds to the same state (a crash between compaction and removing the journal)', async () => {
     const store = await openExisting();
     store.set('prod', sampleFile().targets['prod']!);
-    store.add('prod', owned(1), { type: 'intent', kind: 'Alert', key: 'new', name: 'New', at: 't' }, { type: 'forgotten', kind: 'Alert', key: 'a1' }, owned(1));
+    store.add(
+      'prod',
+      owned(1),
+      { type: 'intent', kind: 'Alert', key: 'new', name: 'New', at: 't' },
+      { type: 'forgotten', kind: 'Alert', key: 'a1' },
+      owned(1),
+    );
     await store.save();
     const journalText = await readFile(journal, 'utf8');
     await store.close();
@@ -271,13 +361,21 @@ describe('state store: the journal', () => {
 
     await backend.adoptLineage?.('0f0e0d0c-0b0a-4908-8706-050403020100');
     expect(await backend.version()).toEqual({ lineage: '0f0e0d0c-0b0a-4908-8706-050403020100', serial: 3 });
-    expect((await readDurableState(path)).targets['prod']?.inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' } });
+    expect((await readDurableState(path)).targets['prod']?.inventory.Alert).toEqual({
+      a1: { id: 'id1' },
+      a2: { id: 'id2' },
+    });
   });
 
   it('journals spec digests: set on an owned entry, dropped by a later owned record without one, ignored for what is not owned', async () => {
     const store = await openExisting();
     const digest = 'd'.repeat(64);
-    store.add('prod', owned(1), { type: 'spec', kind: 'Alert', key: 'a1', spec: digest }, { type: 'spec', kind: 'Alert', key: 'nobody', spec: digest });
+    store.add(
+      'prod',
+      owned(1),
+      { type: 'spec', kind: 'Alert', key: 'a1', spec: digest },
+      { type: 'spec', kind: 'Alert', key: 'nobody', spec: digest },
+    );
     store.add('prod', owned(2), { type: 'spec', kind: 'Alert', key: 'a2', spec: digest }, owned(2));
     await store.save();
     const want = { a1: { id: 'id1', spec: digest }, a2: { id: 'id2' } };
@@ -314,12 +412,19 @@ describe('state store: the journal', () => {
     store.compactSync();
     expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
     const onDisk = JSON.parse(await readFile(path, 'utf8')) as StateFile;
-    expect(onDisk.targets['prod']).toMatchObject({ inventory: { Alert: { a1: { id: 'id1' } } }, intents: [{ kind: 'Alert', key: 'a2' }] });
+    expect(onDisk.targets['prod']).toMatchObject({
+      inventory: { Alert: { a1: { id: 'id1' } } },
+      intents: [{ kind: 'Alert', key: 'a2' }],
+    });
   });
 
   it('keeps keys named like Object.prototype members as plain data', async () => {
     const store = await openStateStore(path);
-    store.add('prod', { type: 'owned', kind: 'Alert', key: '__proto__', id: 'x' }, { type: 'owned', kind: 'Alert', key: 'constructor', id: 'y' });
+    store.add(
+      'prod',
+      { type: 'owned', kind: 'Alert', key: '__proto__', id: 'x' },
+      { type: 'owned', kind: 'Alert', key: 'constructor', id: 'y' },
+    );
     await store.save();
     const alerts = (await readDurableState(path)).targets['prod']!.inventory.Alert;
     expect(Object.keys(alerts)).toEqual(['__proto__', 'constructor']);
@@ -361,7 +466,13 @@ describe('state store: saves', () => {
     for (let index = 0; index < 20; index += 1) {
       store.add('prod', owned(index));
       // At the moment this save resolves, the durable state must already hold alert `a${index}`.
-      checks.push(store.save().then(async () => expect((await readDurableState(path)).targets['prod']?.inventory.Alert[`a${index}`]).toEqual({ id: `id${index}` })));
+      checks.push(
+        store.save().then(async () =>
+          expect((await readDurableState(path)).targets['prod']?.inventory.Alert[`a${index}`]).toEqual({
+            id: `id${index}`,
+          }),
+        ),
+      );
     }
     await Promise.all(checks);
     expect(syncs).toBeGreaterThan(0);
@@ -394,23 +505,36 @@ describe('state store: saves', () => {
     await store.save();
     failNext = true;
     store.add('prod', owned(2));
-    await expect(store.save()).rejects.toMatchObject({ code: 'E_STATE_WRITE', message: expect.stringContaining('EIO') });
+    await expect(store.save()).rejects.toMatchObject({
+      code: 'E_STATE_WRITE',
+      message: expect.stringContaining('EIO'),
+    });
     store.add('prod', owned(3));
     await store.save();
     expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
-    expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' }, a3: { id: 'id3' } });
+    expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({
+      a1: { id: 'id1' },
+      a2: { id: 'id2' },
+      a3: { id: 'id3' },
+    });
   });
 
   it('keeps the journal when the compaction fails, and a later compaction succeeds', async () => {
     let failRename = true;
     const flakyFs: StateFs = {
       ...nodeFs,
-      rename: (from, to) => (failRename ? Promise.reject(Object.assign(new Error('disk full'), { code: 'ENOSPC' })) : nodeFs.rename(from, to)),
+      rename: (from, to) =>
+        failRename
+          ? Promise.reject(Object.assign(new Error('disk full'), { code: 'ENOSPC' }))
+          : nodeFs.rename(from, to),
     };
     const store = await openExisting({ fs: flakyFs });
     store.add('prod', owned(1));
     await store.save();
-    await expect(store.compact()).rejects.toMatchObject({ code: 'E_STATE_WRITE', message: expect.stringContaining('ENOSPC') });
+    await expect(store.compact()).rejects.toMatchObject({
+      code: 'E_STATE_WRITE',
+      message: expect.stringContaining('ENOSPC'),
+    });
     expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['state.json', 'state.json.journal']);
     expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({ a1: { id: 'id1' } });
     failRename = false;
@@ -418,7 +542,10 @@ describe('state store: saves', () => {
     await store.save();
     await store.close();
     expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
-    expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({ a1: { id: 'id1' }, a2: { id: 'id2' } });
+    expect((await readDurableState(path)).targets['prod']!.inventory.Alert).toEqual({
+      a1: { id: 'id1' },
+      a2: { id: 'id2' },
+    });
   });
 
   it('does not send records to disk from a read of an unchanged store', async () => {

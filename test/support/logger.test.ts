@@ -2,11 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { REDACTED, childForSync, createLogger, newSyncId } from '../../src/support/logger.js';
 
 /** An in-memory sink that keeps every line pino writes. */
-function memorySink(): { stream: { write(chunk: string): void }; lines: () => Record<string, unknown>[]; text: () => string } {
+function memorySink(): {
+  stream: { write(chunk: string): void };
+  lines: () => Record<string, unknown>[];
+  text: () => string;
+} {
   const chunks: string[] = [];
   return {
     stream: { write: (chunk: string) => void chunks.push(chunk) },
-    lines: () => chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>),
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
     text: () => chunks.join(''),
   };
 }
@@ -64,7 +73,9 @@ describe('createLogger', () => {
     log.warn('plain');
     const lines = sink.text().split('\n');
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d INFO {2}prod: human hello auth=\{"password":"\[redacted\]"\} count=3 note="two words"$/);
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d INFO {2}prod: human hello auth=\{"password":"\[redacted\]"\} count=3 note="two words"$/,
+    );
     expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d ERROR lab: sync failed err="Error: kaboom" code=E_INTERNAL$/);
     expect(lines[2]).toMatch(/^\d\d:\d\d:\d\d WARN {2}plain$/);
     expect(sink.text()).not.toContain(SECRET);

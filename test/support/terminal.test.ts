@@ -35,16 +35,32 @@ describe('the places text reaches a terminal', () => {
   const ESCAPES_BUT_OURS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
   it('a human log line shows a hostile message and field, never obeys them', () => {
-    const line = formatHumanRecord({ level: 50, time: 0, msg: `failed ${hostile}`, target: `prod${hostile}`, name: 'stacksync', detail: hostile }, false);
+    const line = formatHumanRecord(
+      { level: 50, time: 0, msg: `failed ${hostile}`, target: `prod${hostile}`, name: 'stacksync', detail: hostile },
+      false,
+    );
     expect(line).not.toMatch(ESCAPES_BUT_OURS);
     expect(line).toContain('failed x\\x1b]0;owned\\x07\\r\\x08\\x9b2J');
   });
 
   it('the progress on a terminal keeps its own line clearing, and shows a failure from a server', () => {
     let written = '';
-    const reporter = createProgressReporter({ stream: { isTTY: true, columns: 200, write: (chunk: string) => (written += chunk) }, clock: () => 0 });
+    const reporter = createProgressReporter({
+      stream: { isTTY: true, columns: 200, write: (chunk: string) => (written += chunk) },
+      clock: () => 0,
+    });
     reporter.onEvent({ type: 'apply-started', target: 'prod', at: 0, total: 1 });
-    reporter.onEvent({ type: 'change-failed', target: 'prod', kind: 'Dashboard', action: 'create', key: 'Dashboard/x', at: 0, durationMs: 1, code: 'E_API_VALIDATION', error: hostile });
+    reporter.onEvent({
+      type: 'change-failed',
+      target: 'prod',
+      kind: 'Dashboard',
+      action: 'create',
+      key: 'Dashboard/x',
+      at: 0,
+      durationMs: 1,
+      code: 'E_API_VALIDATION',
+      error: hostile,
+    });
     // The only escape sequence left is the reporter's own: CR and "erase line" before each redraw.
     expect(written.replaceAll('\r\u001b[2K', '')).not.toMatch(ESCAPES_BUT_OURS);
     expect(written).toContain('failed Dashboard/x: E_API_VALIDATION: x\\x1b]0;owned\\x07\\r\\x08\\x9b2J');

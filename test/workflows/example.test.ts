@@ -72,7 +72,10 @@ describe('the state', () => {
   });
 
   it('gives the plan job a role that reads the bucket and the apply job one that writes it', () => {
-    const role = (of: typeof plan): unknown => of.steps.find((item) => String(item.uses).startsWith('aws-actions/configure-aws-credentials@'))?.with?.['role-to-assume'];
+    const role = (of: typeof plan): unknown =>
+      of.steps.find((item) => String(item.uses).startsWith('aws-actions/configure-aws-credentials@'))?.with?.[
+        'role-to-assume'
+      ];
     expect(role(plan)).toContain('STATE_READER_ROLE');
     expect(role(apply)).toContain('STATE_WRITER_ROLE');
     expect(plan.permissions?.['id-token']).toBe('write');
@@ -94,26 +97,37 @@ describe('the plan step', () => {
     [0, 0, 'false'],
     [2, 0, 'true'],
     [1, 1, undefined],
-  ])('turns stacksync exit %i into step exit %i, keeping the Markdown plan for the comment', async (cliExit, stepExit, changes) => {
-    expect(planScript).toContain('--output github --detailed-exitcode');
-    // A stand-in that does what `plan --output github --out FILE` does with the runner's files.
-    await gha.standIn(
-      'stacksync',
-      `#!/bin/sh\necho "plan output"\nprintf '%s\\n### stacksync plan\\n1 to create\\n' '${MARKER}' >> "$GITHUB_STEP_SUMMARY"\necho '{"version":1}' > stacksync-plan.json\nexit ${cliExit}\n`,
-    );
-    const run = await gha.run(planScript);
-    expect(run.code).toBe(stepExit);
-    expect(run.outputs['changes']).toBe(changes);
-    expect(await readFile(join(gha.work, 'stacksync-plan.md'), 'utf8')).toContain('1 to create');
-    expect(existsSync(join(gha.work, 'stacksync-plan.json'))).toBe(true);
-  });
+  ])(
+    'turns stacksync exit %i into step exit %i, keeping the Markdown plan for the comment',
+    async (cliExit, stepExit, changes) => {
+      expect(planScript).toContain('--output github --detailed-exitcode');
+      // A stand-in that does what `plan --output github --out FILE` does with the runner's files.
+      await gha.standIn(
+        'stacksync',
+        `#!/bin/sh\necho "plan output"\nprintf '%s\\n### stacksync plan\\n1 to create\\n' '${MARKER}' >> "$GITHUB_STEP_SUMMARY"\necho '{"version":1}' > stacksync-plan.json\nexit ${cliExit}\n`,
+      );
+      const run = await gha.run(planScript);
+      expect(run.code).toBe(stepExit);
+      expect(run.outputs['changes']).toBe(changes);
+      expect(await readFile(join(gha.work, 'stacksync-plan.md'), 'utf8')).toContain('1 to create');
+      expect(existsSync(join(gha.work, 'stacksync-plan.json'))).toBe(true);
+    },
+  );
 });
 
 describe('the plan comment', () => {
   const comment = script(plan, 'Comment the plan on the pull request');
-  const stepEnv = { GH_TOKEN: 'token', PR_NUMBER: '7', RUN_URL: 'https://github.example/o/r/actions/runs/1', GITHUB_REPOSITORY: 'o/r' };
+  const stepEnv = {
+    GH_TOKEN: 'token',
+    PR_NUMBER: '7',
+    RUN_URL: 'https://github.example/o/r/actions/runs/1',
+    GITHUB_REPOSITORY: 'o/r',
+  };
 
-  async function post(planText: string | undefined, existingIds = ''): Promise<{ method: string; path: string; body: string }[]> {
+  async function post(
+    planText: string | undefined,
+    existingIds = '',
+  ): Promise<{ method: string; path: string; body: string }[]> {
     await gha.nodeStandIn('gh', join(ROOT, 'test/workflows/stand-ins/gh.mjs'));
     const log = join(gha.temp, 'gh.log');
     await writeFile(log, '');

@@ -16,13 +16,24 @@ import { job, readWorkflow, ROOT, runner, step, type Runner } from './workflow.j
 const exec = promisify(execFile);
 const OWNER = 'stacksync';
 
-const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; engines: { node: string } };
+const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  engines: { node: string };
+};
 const chart = parse(await readFile(join(ROOT, 'helm/stacksync/Chart.yaml'), 'utf8')) as { appVersion: string };
-const chartValues = parse(await readFile(join(ROOT, 'helm/stacksync/values.yaml'), 'utf8')) as { image: { repository: string; tag: string } };
+const chartValues = parse(await readFile(join(ROOT, 'helm/stacksync/values.yaml'), 'utf8')) as {
+  image: { repository: string; tag: string };
+};
 const release = await readWorkflow('.github/workflows/release.yml');
 const example = await readWorkflow('examples/github-actions/stacksync.yml');
 // The README and every page of docs/: wherever an install command is written.
-const docPaths = ['README.md', ...(await readdir(join(ROOT, 'docs'), { recursive: true })).filter((path) => path.endsWith('.md')).map((path) => join('docs', path))];
+const docPaths = [
+  'README.md',
+  ...(await readdir(join(ROOT, 'docs'), { recursive: true }))
+    .filter((path) => path.endsWith('.md'))
+    .map((path) => join('docs', path)),
+];
 const docs = (await Promise.all(docPaths.map((path) => readFile(join(ROOT, path), 'utf8')))).join('\n');
 
 let gha: Runner;
@@ -65,7 +76,12 @@ describe('release workflow', () => {
     expect(image.needs).toBe('test');
     expect(image.permissions).toEqual({ contents: 'read', packages: 'write' });
     expect(image.steps.map((item) => item.uses?.replace(/@.*/, ''))).toEqual(
-      expect.arrayContaining(['docker/setup-qemu-action', 'docker/setup-buildx-action', 'docker/login-action', 'docker/build-push-action']),
+      expect.arrayContaining([
+        'docker/setup-qemu-action',
+        'docker/setup-buildx-action',
+        'docker/login-action',
+        'docker/build-push-action',
+      ]),
     );
     const build = step(image, 'build');
     expect(build.with).toMatchObject({ platforms: 'linux/amd64,linux/arm64', push: true, context: '.' });
@@ -106,13 +122,20 @@ describe('what installs stacksync names what the release publishes', () => {
     const install = step(job(example, 'apply'), 'Install stacksync').run ?? '';
     expect((await gha.run(install, { STACKSYNC_VERSION: pkg.version })).code).toBe(0);
     const args = (await readFile(join(gha.work, 'npm-args'), 'utf8')).trim();
-    expect(args).toBe(`install --global https://github.com/${OWNER}/stacksync/releases/download/v${pkg.version}/${pkg.name}-${pkg.version}.tgz`);
+    expect(args).toBe(
+      `install --global https://github.com/${OWNER}/stacksync/releases/download/v${pkg.version}/${pkg.name}-${pkg.version}.tgz`,
+    );
   });
 
   it('the README and docs/ pin the release’s image and tarball at this version, and never an unpublished npm name', async () => {
     const image = await releasedImage(OWNER);
-    const images = [...docs.matchAll(new RegExp(`${image.replaceAll('.', '\\.')}:([0-9][^\\s\`"']*)`, 'g'))].map((match) => match[1]);
-    const tarballs = [...docs.matchAll(/releases\/download\/v([^/\s]+)\/stacksync-([^\s`"']+)\.tgz/g)].map((match) => [match[1], match[2]]);
+    const images = [...docs.matchAll(new RegExp(`${image.replaceAll('.', '\\.')}:([0-9][^\\s\`"']*)`, 'g'))].map(
+      (match) => match[1],
+    );
+    const tarballs = [...docs.matchAll(/releases\/download\/v([^/\s]+)\/stacksync-([^\s`"']+)\.tgz/g)].map((match) => [
+      match[1],
+      match[2],
+    ]);
     expect(images.length).toBeGreaterThan(0);
     expect(tarballs.length).toBeGreaterThan(0);
     expect(new Set(images)).toEqual(new Set([pkg.version]));
@@ -125,7 +148,9 @@ describe('what installs stacksync names what the release publishes', () => {
   it('the Dockerfile downloads nothing for one architecture only', async () => {
     const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
     const instructions = dockerfile.split('\n').filter((line) => !line.trimStart().startsWith('#'));
-    expect(instructions.join('\n')).not.toMatch(/\b(?:amd64|x86_64|x64|arm64|aarch64)\b|\bcurl\b|\bwget\b|^ADD\s+https?:/im);
+    expect(instructions.join('\n')).not.toMatch(
+      /\b(?:amd64|x86_64|x64|arm64|aarch64)\b|\bcurl\b|\bwget\b|^ADD\s+https?:/im,
+    );
     expect(instructions.find((line) => line.includes('AS build'))).toMatch(/^FROM --platform=\$BUILDPLATFORM /);
   });
 });

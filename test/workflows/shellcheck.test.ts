@@ -42,7 +42,10 @@ afterAll(async () => {
 describe('scripts/check-workflow-scripts.mjs', () => {
   it('says shellcheck is not installed, and skips, where it is not', async () => {
     const result = await check([], { PATH: dir });
-    expect(result).toEqual({ code: 0, stdout: 'shellcheck not installed; skipping the check of workflow run: scripts (apt-get install shellcheck)\n' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'shellcheck not installed; skipping the check of workflow run: scripts (apt-get install shellcheck)\n',
+    });
   });
 
   it.skipIf(!hasShellcheck)('finds nothing in the workflows we ship', async () => {

@@ -102,12 +102,31 @@ export async function runner(): Promise<Runner> {
       const files = { output: join(base, `output-${runs}`), summary: join(base, `summary-${runs}`) };
       runs++;
       await Promise.all([writeFile(files.output, ''), writeFile(files.summary, '')]);
-      const fullEnv = { PATH: `${bin}:/usr/bin:/bin`, HOME: base, STACKSYNC_BUDGET_FILE: 'off', GITHUB_OUTPUT: files.output, GITHUB_STEP_SUMMARY: files.summary, RUNNER_TEMP: temp, ...env };
-      const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd: work, env: fullEnv }, (error, out, err) => {
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out, stderr: err });
-        });
-      });
+      const fullEnv = {
+        PATH: `${bin}:/usr/bin:/bin`,
+        HOME: base,
+        STACKSYNC_BUDGET_FILE: 'off',
+        GITHUB_OUTPUT: files.output,
+        GITHUB_STEP_SUMMARY: files.summary,
+        RUNNER_TEMP: temp,
+        ...env,
+      };
+      const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
+        (resolve) => {
+          execFile(
+            'bash',
+            ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script],
+            { cwd: work, env: fullEnv },
+            (error, out, err) => {
+              resolve({
+                code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+                stdout: out,
+                stderr: err,
+              });
+            },
+          );
+        },
+      );
       const outputs = Object.fromEntries(
         (await readFile(files.output, 'utf8'))
           .split('\n')

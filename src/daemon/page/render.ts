@@ -6,7 +6,19 @@
  */
 import type { FieldDiff } from '../../model/plan.js';
 import type { StatusDocument, TargetStatus } from '../status.js';
-import { FLAG_LABELS, formatTime, formatValue, kindsOf, readinessText, rowsOf, STATUS_FLAGS, targetFacts, countFlags, type ResourceRow, type StatusFlag } from '../view.js';
+import {
+  FLAG_LABELS,
+  formatTime,
+  formatValue,
+  kindsOf,
+  readinessText,
+  rowsOf,
+  STATUS_FLAGS,
+  targetFacts,
+  countFlags,
+  type ResourceRow,
+  type StatusFlag,
+} from '../view.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './assets.js';
 
 /** What the reader filters by; an empty or unknown value shows everything. */
@@ -54,8 +66,10 @@ ${resourceTable(rows, filter)}
 function summaryText(document: StatusDocument, rows: readonly ResourceRow[]): string {
   const targets = Object.keys(document.targets).length;
   const state = readinessText(document);
-  return `${targets} target${targets === 1 ? '' : 's'}, ${rows.length} ` +
-    `resource${rows.length === 1 ? '' : 's'}; ${state}; as of ${formatTime(document.generatedAt)}`;
+  return (
+    `${targets} target${targets === 1 ? '' : 's'}, ${rows.length} ` +
+    `resource${rows.length === 1 ? '' : 's'}; ${state}; as of ${formatTime(document.generatedAt)}`
+  );
 }
 
 // ---------------------------------------------------------------- filters
@@ -98,14 +112,18 @@ function targetCards(document: StatusDocument, filter: PageFilter): string {
 
 function targetCard(name: string, status: TargetStatus, filter: PageFilter): string {
   const badges = [
-    status.lastResult === undefined ? '' : badge(status.lastResult, status.lastResult === 'success' ? 'last sync succeeded' : 'last sync failed'),
+    status.lastResult === undefined
+      ? ''
+      : badge(status.lastResult, status.lastResult === 'success' ? 'last sync succeeded' : 'last sync failed'),
     status.syncing ? badge('syncing', 'syncing') : '',
     status.suspended ? badge('suspended', 'suspended') : '',
   ].join('');
   const facts = targetFacts(status).map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${longText(value)}</dd>`);
   const hidden = filter.target && filter.target !== name ? ' hidden' : '';
-  return `<article class="target" ` +
-    `data-target-card="${escapeHtml(name)}"${hidden}><h2>${escapeHtml(name)}</h2><p>${badges}</p><dl>${facts.join('')}</dl></article>`;
+  return (
+    `<article class="target" ` +
+    `data-target-card="${escapeHtml(name)}"${hidden}><h2>${escapeHtml(name)}</h2><p>${badges}</p><dl>${facts.join('')}</dl></article>`
+  );
 }
 
 /** Text past a few lines folds away behind its beginning, so one long error does not fill a phone's screen. */
@@ -145,7 +163,8 @@ function resourceRow(row: ResourceRow, visible: boolean): string {
     cell('Manifest', manifestLink(row), 'manifest'),
     cell('Details', details(row)),
   ];
-  const data = `data-key="${escapeHtml(row.key)}" data-target="${escapeHtml(row.target)}" ` +
+  const data =
+    `data-key="${escapeHtml(row.key)}" data-target="${escapeHtml(row.target)}" ` +
     `data-kind="${escapeHtml(row.kind)}" data-status="${row.flags.join(' ')}"`;
   return `<tr ${data}${visible ? '' : ' hidden'}>${cells.join('')}</tr>`;
 }
@@ -161,7 +180,10 @@ function manifestLink(row: ResourceRow): string {
 }
 
 function details(row: ResourceRow): string {
-  const notes = row.notes.map((note, index) => `<li${index === 0 && row.flags.includes('error') ? ' class="error-text"' : ''}>${escapeHtml(note)}</li>`);
+  const notes = row.notes.map(
+    (note, index) =>
+      `<li${index === 0 && row.flags.includes('error') ? ' class="error-text"' : ''}>${escapeHtml(note)}</li>`,
+  );
   const list = notes.length > 0 ? `<ul class="notes">${notes.join('')}</ul>` : '';
   return `${list}${diffBlock(row)}`;
 }
@@ -170,14 +192,20 @@ function diffBlock(row: ResourceRow): string {
   if (row.diff.length === 0) return '';
   const count = row.diff.length + row.diffOmitted;
   const lines = row.diff.map((diff) => diffRow(diff));
-  const more = row.diffOmitted > 0 ? `<tr><td colspan="3">… and ${row.diffOmitted} more field${row.diffOmitted === 1 ? '' : 's'}</td></tr>` : '';
-  return `<details class="diff" data-key="${escapeHtml(row.key)}"><summary>${count} ` +
+  const more =
+    row.diffOmitted > 0
+      ? `<tr><td colspan="3">… and ${row.diffOmitted} more field${row.diffOmitted === 1 ? '' : 's'}</td></tr>`
+      : '';
+  return (
+    `<details class="diff" data-key="${escapeHtml(row.key)}"><summary>${count} ` +
     `field${count === 1 ? '' : 's'} differ${count === 1 ? 's' : ''}</summary><table ` +
-    `class="diff"><thead><tr><th>field</th><th>live</th><th>manifest</th></tr></thead><tbody>${lines.join('')}${more}</tbody></table></details>`;
+    `class="diff"><thead><tr><th>field</th><th>live</th><th>manifest</th></tr></thead><tbody>${lines.join('')}${more}</tbody></table></details>`
+  );
 }
 
 function diffRow(diff: FieldDiff): string {
-  const value = (text: unknown): string => (text === undefined ? '<em>(none)</em>' : `<code>${escapeHtml(formatValue(text))}</code>`);
+  const value = (text: unknown): string =>
+    text === undefined ? '<em>(none)</em>' : `<code>${escapeHtml(formatValue(text))}</code>`;
   return `<tr><td><code>${escapeHtml(diff.path)}</code></td><td>${value(diff.before)}</td><td>${value(diff.after)}</td></tr>`;
 }
 

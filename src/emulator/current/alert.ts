@@ -8,7 +8,21 @@
  * one: the body (400), then what it names (400), then the alert (404).
  */
 import { Type } from 'typebox';
-import { CURRENT_ALERT_INITIAL_STATE, CURRENT_ALERT_INTERVAL_MINUTES, CURRENT_ALERT_INTERVALS, CURRENT_ALERT_SOURCES, CURRENT_ALERT_STATES, CURRENT_MAX_ALERT_CHANNELS, CURRENT_RANGE_THRESHOLD_TYPES, CURRENT_THRESHOLD_TYPES, CurrentAlert, CurrentAlertWrite, type CurrentAlertChannel, CURRENT_ALERT_NULLABLE_MEMBERS, CURRENT_MANAGED_CHANNELS } from '../../kinds/alert/wire.js';
+import {
+  CURRENT_ALERT_INITIAL_STATE,
+  CURRENT_ALERT_INTERVAL_MINUTES,
+  CURRENT_ALERT_INTERVALS,
+  CURRENT_ALERT_SOURCES,
+  CURRENT_ALERT_STATES,
+  CURRENT_MAX_ALERT_CHANNELS,
+  CURRENT_RANGE_THRESHOLD_TYPES,
+  CURRENT_THRESHOLD_TYPES,
+  CurrentAlert,
+  CurrentAlertWrite,
+  type CurrentAlertChannel,
+  CURRENT_ALERT_NULLABLE_MEMBERS,
+  CURRENT_MANAGED_CHANNELS,
+} from '../../kinds/alert/wire.js';
 import { OBJECT_ID_PATTERN } from '../../schema/api-current.js';
 import type { Variant } from '../../model/kinds.js';
 import type { SchemaIssue } from '../../schema/validate.js';
@@ -45,7 +59,10 @@ const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
 /** A channel as written: a webhook one on both variants, an email one (and more members) on managed. */
 type ChannelWrite = { type: string; webhookId?: string } & Record<string, unknown>;
-type AlertWrite = Omit<CurrentAlertWrite, 'channel' | 'channels'> & { channel?: ChannelWrite; channels?: ChannelWrite[] };
+type AlertWrite = Omit<CurrentAlertWrite, 'channel' | 'channels'> & {
+  channel?: ChannelWrite;
+  channels?: ChannelWrite[];
+};
 
 /** The managed body: channels checked one by one by their `type`, against the channels the managed OpenAPI lists. */
 const ManagedAlertWrite = Type.Object({
@@ -68,14 +85,18 @@ function alertNotFound(): ApiError {
  */
 const LACKED: Record<Variant, readonly Lacked[]> = {
   managed: ALERT_MEMBERS_LACKED.managed.alert.map((path) => ({ path })),
-  'self-hosted': ['channel.type', 'channels[].type'].map((path) => ({ path, values: ALERT_MEMBERS_LACKED['self-hosted'].channelTypes })),
+  'self-hosted': ['channel.type', 'channels[].type'].map((path) => ({
+    path,
+    values: ALERT_MEMBERS_LACKED['self-hosted'].channelTypes,
+  })),
 };
 
 /** The body, with nulls the OpenAPI allows dropped, read by the variant's rules; then the rules across members. */
 function readWrite(body: unknown, variant: Variant, nowMs: number): AlertWrite {
   throwIfAny(findLacked(body, LACKED[variant], "the service's API").map((each) => issueAt(each.pointer, each.message)));
   const nullsDropped = withoutNulls(body, CURRENT_ALERT_NULLABLE_MEMBERS);
-  const write = variant === 'managed' ? readManagedWrite(nullsDropped) : cleaned<AlertWrite>(CurrentAlertWrite, nullsDropped);
+  const write =
+    variant === 'managed' ? readManagedWrite(nullsDropped) : cleaned<AlertWrite>(CurrentAlertWrite, nullsDropped);
   throwIfAny([...crossMemberIssues(write), ...scheduleStartIssues(write, nowMs)]);
   return write;
 }
@@ -83,7 +104,10 @@ function readWrite(body: unknown, variant: Variant, nowMs: number): AlertWrite {
 function readManagedWrite(body: unknown): AlertWrite {
   const { value, issues } = clean<Record<string, unknown>>(ManagedAlertWrite, body);
   if (value['channel'] !== undefined) value['channel'] = readManagedChannel(value['channel'], ['channel'], issues);
-  if (Array.isArray(value['channels'])) value['channels'] = value['channels'].map((channel, index) => readManagedChannel(channel, ['channels', index], issues));
+  if (Array.isArray(value['channels']))
+    value['channels'] = value['channels'].map((channel, index) =>
+      readManagedChannel(channel, ['channels', index], issues),
+    );
   throwIfAny(issues);
   return value as AlertWrite;
 }
@@ -108,7 +132,8 @@ function scheduleStartIssues(write: AlertWrite, nowMs: number): SchemaIssue[] {
   if (write.scheduleStartAt == null) return [];
   const at = new Date(write.scheduleStartAt).getTime();
   if (at > nowMs + YEAR_MS) return [issueAt(['scheduleStartAt'], 'scheduleStartAt must be within 1 year from now')];
-  if (at < nowMs - 10 * YEAR_MS) return [issueAt(['scheduleStartAt'], 'scheduleStartAt must be within 10 years in the past')];
+  if (at < nowMs - 10 * YEAR_MS)
+    return [issueAt(['scheduleStartAt'], 'scheduleStartAt must be within 10 years in the past')];
   return [];
 }
 
@@ -120,12 +145,21 @@ function crossMemberIssues(write: AlertWrite): SchemaIssue[] {
   const channelProblem = channelSelectionProblem(write);
   if (channelProblem) issues.push(issueAt(['channels'], channelProblem));
   const offset = write.scheduleOffsetMinutes ?? 0;
-  if (write.scheduleStartAt != null && offset > 0) issues.push(issueAt(['scheduleOffsetMinutes'], 'scheduleOffsetMinutes must be 0 when scheduleStartAt is provided'));
+  if (write.scheduleStartAt != null && offset > 0)
+    issues.push(issueAt(['scheduleOffsetMinutes'], 'scheduleOffsetMinutes must be 0 when scheduleStartAt is provided'));
   const minutes = CURRENT_ALERT_INTERVAL_MINUTES[write.interval];
-  if (offset >= minutes) issues.push(issueAt(['scheduleOffsetMinutes'], `scheduleOffsetMinutes must be less than ${minutes} minute${minutes === 1 ? '' : 's'}`));
+  if (offset >= minutes)
+    issues.push(
+      issueAt(
+        ['scheduleOffsetMinutes'],
+        `scheduleOffsetMinutes must be less than ${minutes} minute${minutes === 1 ? '' : 's'}`,
+      ),
+    );
   if ((CURRENT_RANGE_THRESHOLD_TYPES as readonly string[]).includes(write.thresholdType)) {
-    if (write.thresholdMax === undefined) issues.push(issueAt(['thresholdMax'], 'thresholdMax is required for between/not_between threshold types'));
-    else if (write.thresholdMax < write.threshold) issues.push(issueAt(['thresholdMax'], 'thresholdMax must be greater than or equal to threshold'));
+    if (write.thresholdMax === undefined)
+      issues.push(issueAt(['thresholdMax'], 'thresholdMax is required for between/not_between threshold types'));
+    else if (write.thresholdMax < write.threshold)
+      issues.push(issueAt(['thresholdMax'], 'thresholdMax must be greater than or equal to threshold'));
   }
   return issues;
 }
@@ -141,7 +175,11 @@ function channelKey(channel: unknown): string {
 /** One of `channel` and `channels`, or both when `channel` is the first of `channels`; no channel twice. */
 function channelSelectionProblem(write: AlertWrite): string | undefined {
   if (!write.channel && !write.channels) return 'Provide either "channel" or "channels"';
-  if (write.channel && write.channels && channelKey(write.channel) !== (write.channels[0] && channelKey(write.channels[0]))) {
+  if (
+    write.channel &&
+    write.channels &&
+    channelKey(write.channel) !== (write.channels[0] && channelKey(write.channels[0]))
+  ) {
     return 'When both "channel" and "channels" are provided, "channel" must match the first entry of "channels"';
   }
   const keys = (write.channels ?? []).map(channelKey);
@@ -157,9 +195,12 @@ function checkReferences(ws: CurrentWorkspace, write: AlertWrite): void {
   if (write.source === 'tile') checkTile(ws, write.dashboardId ?? '', write.tileId ?? '');
   else {
     if (!OBJECT_ID.test(write.savedSearchId ?? '')) throw new ApiError('bad_request', 'Invalid saved search ID');
-    if (!ws.savedSearches.some((search) => search.id === write.savedSearchId)) throw new ApiError('bad_request', 'Saved search not found');
+    if (!ws.savedSearches.some((search) => search.id === write.savedSearchId))
+      throw new ApiError('bad_request', 'Saved search not found');
   }
-  const webhookIds = channelsOf(write).flatMap((channel) => (channel.type === 'webhook' ? [channel.webhookId ?? ''] : []));
+  const webhookIds = channelsOf(write).flatMap((channel) =>
+    channel.type === 'webhook' ? [channel.webhookId ?? ''] : [],
+  );
   if (webhookIds.some((id) => !OBJECT_ID.test(id))) throw new ApiError('bad_request', 'Invalid webhook ID');
   const known = new Set(ws.webhooks.map((webhook) => webhook.id));
   if (!webhookIds.every((id) => known.has(id))) throw new ApiError('bad_request', 'Webhook not found');
@@ -172,7 +213,10 @@ function checkTile(ws: CurrentWorkspace, dashboardId: string, tileId: string): v
   const tile = dashboard.tiles.find((candidate) => candidate.id === tileId);
   if (!tile) throw new ApiError('bad_request', 'Tile not found');
   if ('configType' in tile.config && !supportsAlerts(tile.config)) {
-    throw new ApiError('bad_request', 'Alerts on Raw SQL tiles are only supported for Line, Stacked Bar, or Number display types');
+    throw new ApiError(
+      'bad_request',
+      'Alerts on Raw SQL tiles are only supported for Line, Stacked Bar, or Number display types',
+    );
   }
 }
 
@@ -190,7 +234,10 @@ function recordOf(id: string, write: AlertWrite, server: ServerSet, previous?: C
   const channels = channelsOf(write);
   const startSent = write.scheduleStartAt !== undefined;
   // A start time replaces the offset; clearing the start time without an offset resets it too.
-  const offset = startSent && (write.scheduleStartAt !== null || write.scheduleOffsetMinutes === undefined) ? 0 : (write.scheduleOffsetMinutes ?? previous?.scheduleOffsetMinutes);
+  const offset =
+    startSent && (write.scheduleStartAt !== null || write.scheduleOffsetMinutes === undefined)
+      ? 0
+      : (write.scheduleOffsetMinutes ?? previous?.scheduleOffsetMinutes);
   const thresholdMax = write.thresholdMax ?? previous?.thresholdMax;
   const scheduleStartAt = startSent ? write.scheduleStartAt : previous?.scheduleStartAt;
   return {
@@ -202,7 +249,9 @@ function recordOf(id: string, write: AlertWrite, server: ServerSet, previous?: C
     ...(thresholdMax !== undefined && { thresholdMax }),
     interval: write.interval,
     ...(offset !== undefined && { scheduleOffsetMinutes: offset }),
-    ...(scheduleStartAt !== undefined && { scheduleStartAt: scheduleStartAt === null ? null : new Date(scheduleStartAt).toISOString() }),
+    ...(scheduleStartAt !== undefined && {
+      scheduleStartAt: scheduleStartAt === null ? null : new Date(scheduleStartAt).toISOString(),
+    }),
     numConsecutiveWindows: write.numConsecutiveWindows ?? null,
     thresholdType: write.thresholdType,
     source,
@@ -234,7 +283,8 @@ function resolvedChannels(alert: CurrentAlertRecord): Record<string, unknown>[] 
  */
 export function externalAlert(alert: CurrentAlertRecord, variant: Variant): CurrentAlert {
   const resolved = resolvedChannels(alert) as CurrentAlertChannel[];
-  const channels = (channel: CurrentAlertChannel): Partial<CurrentAlert> => (variant === 'managed' ? { channel } : { channel, channels: resolved });
+  const channels = (channel: CurrentAlertChannel): Partial<CurrentAlert> =>
+    variant === 'managed' ? { channel } : { channel, channels: resolved };
   const response: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(alert)) {
     if (key === 'channels') continue;
@@ -266,7 +316,12 @@ export function createAlert(ws: CurrentWorkspace, body: unknown, nowMs: number):
   const write = readWrite(body, ws.variant, nowMs);
   checkReferences(ws, write);
   const now = isoTimestamp(nowMs);
-  const alert = recordOf(newObjectId(nowMs), write, { state: CURRENT_ALERT_INITIAL_STATE, teamId: ws.owner, createdAt: now, updatedAt: now });
+  const alert = recordOf(newObjectId(nowMs), write, {
+    state: CURRENT_ALERT_INITIAL_STATE,
+    teamId: ws.owner,
+    createdAt: now,
+    updatedAt: now,
+  });
   ws.alerts.set(alert.id, alert);
   return externalAlert(alert, ws.variant);
 }
@@ -276,7 +331,12 @@ export function updateAlert(ws: CurrentWorkspace, id: string, body: unknown, now
   const write = readWrite(body, ws.variant, nowMs);
   checkReferences(ws, write);
   const current = requireAlert(ws, id);
-  const alert = recordOf(id, write, { state: current.state, teamId: current.teamId, createdAt: current.createdAt, updatedAt: isoTimestamp(nowMs) }, current);
+  const alert = recordOf(
+    id,
+    write,
+    { state: current.state, teamId: current.teamId, createdAt: current.createdAt, updatedAt: isoTimestamp(nowMs) },
+    current,
+  );
   ws.alerts.set(id, alert);
   return externalAlert(alert, ws.variant);
 }
@@ -288,7 +348,8 @@ export function deleteAlert(ws: CurrentWorkspace, id: string): void {
 // ---------------------------------------------------------------- seeds
 
 const objectId = Type.String({ pattern: OBJECT_ID_PATTERN });
-const nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) =>
+  Type.Optional(Type.Union([schema, Type.Null()]));
 const anyChannel = Type.Object({ type: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true });
 
 const { teamId: _teamId, ...alertResponseMembers } = CurrentAlert.properties;

@@ -7,7 +7,14 @@
  * not). On a managed service the platform makes the connections, and no route serves them (the
  * managed API has no connection path): its sources name them by id.
  */
-import { CurrentConnection, CurrentConnectionCreate, CurrentConnectionUpdate, type CurrentConnection as Connection, type CurrentConnectionCreate as ConnectionCreate, type CurrentConnectionUpdate as ConnectionUpdate } from '../../kinds/connection/wire.js';
+import {
+  CurrentConnection,
+  CurrentConnectionCreate,
+  CurrentConnectionUpdate,
+  type CurrentConnection as Connection,
+  type CurrentConnectionCreate as ConnectionCreate,
+  type CurrentConnectionUpdate as ConnectionUpdate,
+} from '../../kinds/connection/wire.js';
 import type { Variant } from '../../model/kinds.js';
 import type { CurrentSource } from '../../kinds/source/wire.js';
 import { notFound } from '../errors.js';
@@ -32,18 +39,32 @@ declare module '../model.js' {
 
 /** The connection a source must name: an object id (400 otherwise) of one of the workspace's connections (400 otherwise). */
 export function checkConnectionId(ws: CurrentWorkspace, connection: unknown): void {
-  if (typeof connection !== 'string' || !isObjectId(connection)) throw refused('connection must be a valid connection id');
-  if (!ws.connections.some((candidate) => candidate.id === connection)) throw refused('connection must be an existing connection id');
+  if (typeof connection !== 'string' || !isObjectId(connection))
+    throw refused('connection must be a valid connection id');
+  if (!ws.connections.some((candidate) => candidate.id === connection))
+    throw refused('connection must be an existing connection id');
 }
 
 /**
  * The connections of a workspace seeded (or saved) without any: one for each connection its sources
  * name, as the service would have them (the platform's on a managed service).
  */
-export function connectionsNamedBy(sources: readonly CurrentSource[], variant: Variant, owner: string, nowMs: number): Connection[] {
+export function connectionsNamedBy(
+  sources: readonly CurrentSource[],
+  variant: Variant,
+  owner: string,
+  nowMs: number,
+): Connection[] {
   const now = isoTimestamp(nowMs);
   const host = variant === 'managed' ? `https://${owner}.clickhouse.cloud:8443` : 'http://localhost:8123';
-  return [...new Set(sources.map((source) => source.connection))].map((id) => ({ id, name: 'Default', host, username: 'default', createdAt: now, updatedAt: now }));
+  return [...new Set(sources.map((source) => source.connection))].map((id) => ({
+    id,
+    name: 'Default',
+    host,
+    username: 'default',
+    createdAt: now,
+    updatedAt: now,
+  }));
 }
 
 // ---------------------------------------------------------------- operations
@@ -59,23 +80,48 @@ export function getConnection(ws: CurrentWorkspace, id: string): Connection {
   return connection;
 }
 
-export function createConnection(ws: CurrentWorkspace, body: unknown, nowMs: number, fingerprint: Fingerprint): Connection {
+export function createConnection(
+  ws: CurrentWorkspace,
+  body: unknown,
+  nowMs: number,
+  fingerprint: Fingerprint,
+): Connection {
   const write = cleaned<ConnectionCreate>(CurrentConnectionCreate, body);
   const now = isoTimestamp(nowMs);
   const { password, hyperdxSettingPrefix, ...members } = write;
-  const connection = inSchemaOrder(CurrentConnection, { id: newObjectId(nowMs), ...members, hyperdxSettingPrefix: hyperdxSettingPrefix ?? undefined, createdAt: now, updatedAt: now });
+  const connection = inSchemaOrder(CurrentConnection, {
+    id: newObjectId(nowMs),
+    ...members,
+    hyperdxSettingPrefix: hyperdxSettingPrefix ?? undefined,
+    createdAt: now,
+    updatedAt: now,
+  });
   ws.connections.push(connection);
   keepPassword(ws, connection.id, password, fingerprint);
   return connection;
 }
 
 /** Sets what the body names; keeps the password unless a non-empty one is sent. */
-export function updateConnection(ws: CurrentWorkspace, id: string, body: unknown, nowMs: number, fingerprint: Fingerprint): Connection {
+export function updateConnection(
+  ws: CurrentWorkspace,
+  id: string,
+  body: unknown,
+  nowMs: number,
+  fingerprint: Fingerprint,
+): Connection {
   const write = cleaned<ConnectionUpdate>(CurrentConnectionUpdate, body);
   const current = getConnection(ws, id);
   const { password, hyperdxSettingPrefix, ...members } = write;
-  const prefix = hyperdxSettingPrefix === null || hyperdxSettingPrefix === '' ? undefined : (hyperdxSettingPrefix ?? current.hyperdxSettingPrefix);
-  const next = inSchemaOrder(CurrentConnection, { ...current, ...members, hyperdxSettingPrefix: prefix, updatedAt: isoTimestamp(nowMs) });
+  const prefix =
+    hyperdxSettingPrefix === null || hyperdxSettingPrefix === ''
+      ? undefined
+      : (hyperdxSettingPrefix ?? current.hyperdxSettingPrefix);
+  const next = inSchemaOrder(CurrentConnection, {
+    ...current,
+    ...members,
+    hyperdxSettingPrefix: prefix,
+    updatedAt: isoTimestamp(nowMs),
+  });
   ws.connections[ws.connections.indexOf(current)] = next;
   keepPassword(ws, id, password, fingerprint);
   return next;
@@ -94,9 +140,18 @@ function keepPassword(ws: CurrentWorkspace, id: string, password: string | undef
 // ---------------------------------------------------------------- seeds
 
 /** A seeded connection as answered; its password goes to `secrets`. */
-function connectionOf(seed: SeedConnection, nowMs: number, secrets: Map<string, StackSecrets>, fingerprint: Fingerprint): Connection {
+function connectionOf(
+  seed: SeedConnection,
+  nowMs: number,
+  secrets: Map<string, StackSecrets>,
+  fingerprint: Fingerprint,
+): Connection {
   const { id: _id, password, createdAt: _created, updatedAt: _updated, ...members } = seed;
-  const connection = inSchemaOrder(CurrentConnection, { id: idOf(seed, nowMs), ...members, ...timesOf(seed, nowMs) }) as Connection;
+  const connection = inSchemaOrder(CurrentConnection, {
+    id: idOf(seed, nowMs),
+    ...members,
+    ...timesOf(seed, nowMs),
+  }) as Connection;
   if (typeof password === 'string' && password) secrets.set(connection.id, { password: fingerprint(password) });
   return connection;
 }
@@ -109,7 +164,9 @@ export const stackKind: StackKind = {
     data: { items: CurrentConnection, optional: true },
     after: ['sources'],
     seed: (ws, seeded, { nowMs, fingerprint }) => {
-      ws.connections = seeded.connections?.map((entry) => connectionOf(entry, nowMs, ws.secrets, fingerprint)) ?? connectionsNamedBy(ws.sources, ws.variant, ws.owner, nowMs);
+      ws.connections =
+        seeded.connections?.map((entry) => connectionOf(entry, nowMs, ws.secrets, fingerprint)) ??
+        connectionsNamedBy(ws.sources, ws.variant, ws.owner, nowMs);
     },
     restore: (ws, saved, { nowMs }) => {
       ws.connections = saved.connections ?? connectionsNamedBy(ws.sources, ws.variant, ws.owner, nowMs);

@@ -9,7 +9,20 @@
  * beside the answer, and a PUT (which replaces the tile list) deletes them. `validate` runs the
  * same checks and stores nothing.
  */
-import { CurrentDashboardFilter, CurrentDashboardWrite, CurrentDashboard, type CurrentDashboardContainer, type CurrentDashboardWrite as DashboardWrite, type CurrentSavedFilterValue, type CurrentTile, type CurrentTileConfig, type CurrentTileWrite, CurrentHiddenTile, type CurrentDashboardValidation, type CurrentHiddenTile as HiddenTile } from '../../kinds/dashboard/wire.js';
+import {
+  CurrentDashboardFilter,
+  CurrentDashboardWrite,
+  CurrentDashboard,
+  type CurrentDashboardContainer,
+  type CurrentDashboardWrite as DashboardWrite,
+  type CurrentSavedFilterValue,
+  type CurrentTile,
+  type CurrentTileConfig,
+  type CurrentTileWrite,
+  CurrentHiddenTile,
+  type CurrentDashboardValidation,
+  type CurrentHiddenTile as HiddenTile,
+} from '../../kinds/dashboard/wire.js';
 import { Type } from 'typebox';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { findLacked, type Lacked } from '../../schema/lacked.js';
@@ -27,7 +40,10 @@ import { BOTH, type StackKind } from './stack-kind.js';
 export type CurrentDashboardRecord = CurrentDashboard & { hiddenTiles?: HiddenTile[] };
 
 /** A dashboard as the data file holds it: the answer, and the tiles it leaves out. */
-const StoredDashboard = Type.Object({ ...CurrentDashboard.properties, hiddenTiles: Type.Optional(Type.Array(CurrentHiddenTile)) });
+const StoredDashboard = Type.Object({
+  ...CurrentDashboard.properties,
+  hiddenTiles: Type.Optional(Type.Array(CurrentHiddenTile)),
+});
 
 declare module '../model.js' {
   interface CurrentCollections {
@@ -53,17 +69,24 @@ interface CheckedWrite {
  * docs/manifests/dashboard.md#filters): the managed filter has no variables or broadcast. The table
  * `stacksync validate` refuses them by.
  */
-const lackedOn = (variant: Variant): Lacked[] => FILTER_MEMBERS_LACKED[variant].map((member) => ({ path: `filters[].${member}` }));
+const lackedOn = (variant: Variant): Lacked[] =>
+  FILTER_MEMBERS_LACKED[variant].map((member) => ({ path: `filters[].${member}` }));
 
 /** The body checked as the service's body schema checks it: the write and its tiles' configs, or every issue found. */
 function checkWrite(body: unknown, mode: Mode, variant: Variant): { checked: CheckedWrite; issues: SchemaIssue[] } {
-  const lacked = findLacked(body, lackedOn(variant), "the service's API").map((each) => issueAt(each.pointer, each.message));
+  const lacked = findLacked(body, lackedOn(variant), "the service's API").map((each) =>
+    issueAt(each.pointer, each.message),
+  );
   if (lacked.length) return { checked: { write: body as DashboardWrite, configs: [] }, issues: lacked };
   const { value: write, issues } = clean<DashboardWrite>(CurrentDashboardWrite, body);
   issues.push(...strictFilterIssues(body, mode));
   if (issues.length) return { checked: { write, configs: [] }, issues };
   const configs = write.tiles.map((tile, index) => readTileConfig(tile, ['tiles', index], issues));
-  issues.push(...duplicateTileIds(write.tiles), ...containerIssues(write.containers ?? []), ...filterIssues(write.filters ?? []));
+  issues.push(
+    ...duplicateTileIds(write.tiles),
+    ...containerIssues(write.containers ?? []),
+    ...filterIssues(write.filters ?? []),
+  );
   if (write.savedQuery != null && write.savedQueryLanguage === null) {
     issues.push(issueAt(['savedQueryLanguage'], 'savedQueryLanguage cannot be null when savedQuery is provided'));
   }
@@ -76,7 +99,8 @@ function readWrite(body: unknown, mode: Mode, variant: Variant): CheckedWrite {
   return checked;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Filters are strict objects (`externalDashboardFilterSchema`): no member they do not name, and `id` only on update, where it is required. */
 function strictFilterIssues(body: unknown, mode: Mode): SchemaIssue[] {
@@ -85,7 +109,9 @@ function strictFilterIssues(body: unknown, mode: Mode): SchemaIssue[] {
   return filters.flatMap((filter: unknown, index) => {
     if (!isObject(filter)) return [];
     const unknown = Object.keys(filter).filter((key) => !allowed.includes(key));
-    const issues = unknown.length ? [issueAt(['filters', index], `Unrecognized key(s) in object: ${unknown.map((key) => `'${key}'`).join(', ')}`)] : [];
+    const issues = unknown.length
+      ? [issueAt(['filters', index], `Unrecognized key(s) in object: ${unknown.map((key) => `'${key}'`).join(', ')}`)]
+      : [];
     if (mode === 'update' && filter['id'] === undefined) issues.push(issueAt(['filters', index, 'id'], 'is required'));
     return issues;
   });
@@ -95,11 +121,19 @@ function strictFilterIssues(body: unknown, mode: Mode): SchemaIssue[] {
 function containerIssues(containers: readonly CurrentDashboardContainer[]): SchemaIssue[] {
   const seen = new Set<string>();
   return containers.flatMap((container, index) => {
-    const issues = seen.has(container.id) ? [issueAt(['containers', index, 'id'], `Container IDs must be unique: "${container.id}"`)] : [];
+    const issues = seen.has(container.id)
+      ? [issueAt(['containers', index, 'id'], `Container IDs must be unique: "${container.id}"`)]
+      : [];
     seen.add(container.id);
     const tabs = new Set<string>();
     (container.tabs ?? []).forEach((tab, at) => {
-      if (tabs.has(tab.id)) issues.push(issueAt(['containers', index, 'tabs', at, 'id'], `Duplicate tab id "${tab.id}" in container "${container.id}"`));
+      if (tabs.has(tab.id))
+        issues.push(
+          issueAt(
+            ['containers', index, 'tabs', at, 'id'],
+            `Duplicate tab id "${tab.id}" in container "${container.id}"`,
+          ),
+        );
       tabs.add(tab.id);
     });
     return issues;
@@ -108,7 +142,10 @@ function containerIssues(containers: readonly CurrentDashboardContainer[]): Sche
 
 /** `deriveVariableName`: the display name made token-safe. */
 function derivedVariableName(name: string): string {
-  const sanitized = name.trim().replace(/\s+/g, '_').replace(/[^A-Za-z0-9_]+/g, '');
+  const sanitized = name
+    .trim()
+    .replace(/\s+/g, '_')
+    .replace(/[^A-Za-z0-9_]+/g, '');
   return /^[0-9_]/.test(sanitized) ? `v${sanitized}` : sanitized;
 }
 
@@ -121,17 +158,35 @@ function filterIssues(filters: readonly CurrentDashboardFilter[]): SchemaIssue[]
     const variable = filter.isVariableEnabled === true;
     if (variable) {
       const name = filter.variableName?.trim() || derivedVariableName(filter.name);
-      if (!name) issues.push(issueAt(['filters', index, 'variableName'], `Variable name is required for filter "${filter.name}"`));
-      else if (names.has(name)) issues.push(issueAt(['filters', index, 'variableName'], `Variable names must be unique: "${name}"`));
+      if (!name)
+        issues.push(
+          issueAt(['filters', index, 'variableName'], `Variable name is required for filter "${filter.name}"`),
+        );
+      else if (names.has(name))
+        issues.push(issueAt(['filters', index, 'variableName'], `Variable names must be unique: "${name}"`));
       names.add(name);
     }
-    if (!broadcast && !variable) issues.push(issueAt(['filters', index, 'isBroadcastEnabled'], `Filter "${filter.name}" must broadcast its value, be available as a variable, or both`));
+    if (!broadcast && !variable)
+      issues.push(
+        issueAt(
+          ['filters', index, 'isBroadcastEnabled'],
+          `Filter "${filter.name}" must broadcast its value, be available as a variable, or both`,
+        ),
+      );
     if (filter.variableName !== undefined && !variable) {
-      issues.push(issueAt(['filters', index, 'variableName'], `Filter "${filter.name}" sets variableName but is not available as a variable; set isVariableEnabled to true or drop variableName`));
+      issues.push(
+        issueAt(
+          ['filters', index, 'variableName'],
+          `Filter "${filter.name}" sets variableName but is not available as a variable; set isVariableEnabled to true or drop variableName`,
+        ),
+      );
     }
     if (filter.appliesToSourceIds?.length && !broadcast) {
       issues.push(
-        issueAt(['filters', index, 'appliesToSourceIds'], `Filter "${filter.name}" sets appliesToSourceIds but does not broadcast its value; set isBroadcastEnabled to true or drop appliesToSourceIds`),
+        issueAt(
+          ['filters', index, 'appliesToSourceIds'],
+          `Filter "${filter.name}" sets appliesToSourceIds but does not broadcast its value; set isBroadcastEnabled to true or drop appliesToSourceIds`,
+        ),
       );
     }
   });
@@ -144,21 +199,29 @@ function duplicateTileIds(tiles: readonly CurrentTileWrite[]): SchemaIssue[] {
     if (!tile.id) return [];
     const repeated = seen.has(tile.id);
     seen.add(tile.id);
-    return repeated ? [issueAt(['tiles', index, 'id'], `Duplicate tile ID: ${tile.id}. Omit the ID to generate a unique one.`)] : [];
+    return repeated
+      ? [issueAt(['tiles', index, 'id'], `Duplicate tile ID: ${tile.id}. Omit the ID to generate a unique one.`)]
+      : [];
   });
 }
 
 /** `validateDashboardTileContainerRefs`: each tile's container exists, and its tab is one of that container's. */
-function containerRefProblems(containers: readonly CurrentDashboardContainer[], tiles: readonly CurrentTileWrite[]): string[] {
+function containerRefProblems(
+  containers: readonly CurrentDashboardContainer[],
+  tiles: readonly CurrentTileWrite[],
+): string[] {
   const byId = new Map(containers.map((container) => [container.id, container]));
   return tiles.flatMap((tile, index) => {
     const problems: string[] = [];
     const container = tile.containerId === undefined ? undefined : byId.get(tile.containerId);
-    if (tile.containerId !== undefined && !container) problems.push(`tiles.${index}.containerId: Tile references unknown containerId "${tile.containerId}"`);
+    if (tile.containerId !== undefined && !container)
+      problems.push(`tiles.${index}.containerId: Tile references unknown containerId "${tile.containerId}"`);
     if (tile.tabId === undefined) return problems;
     if (tile.containerId === undefined) problems.push(`tiles.${index}.tabId: tabId requires containerId to be set`);
     else if (container && !container.tabs?.some((tab) => tab.id === tile.tabId)) {
-      problems.push(`tiles.${index}.tabId: Tile references unknown tabId "${tile.tabId}" in container "${tile.containerId}"`);
+      problems.push(
+        `tiles.${index}.tabId: Tile references unknown tabId "${tile.tabId}" in container "${tile.containerId}"`,
+      );
     }
     return problems;
   });
@@ -169,23 +232,46 @@ function containerRefProblems(containers: readonly CurrentDashboardContainer[], 
  * the tiles and filters name, then raw SQL tiles' connections and their match with the source.
  * The first kind of problem found is the answer.
  */
-function referenceProblem(ws: CurrentWorkspace, { write, configs }: CheckedWrite, containers: readonly CurrentDashboardContainer[]): string | undefined {
+function referenceProblem(
+  ws: CurrentWorkspace,
+  { write, configs }: CheckedWrite,
+  containers: readonly CurrentDashboardContainer[],
+): string | undefined {
   const refs = containerRefProblems(containers, write.tiles);
   if (refs.length) return refs.join('; ');
   const sources = new Map(ws.sources.map((source) => [source.id, source]));
   const connections = new Set(ws.connections.map((connection) => connection.id));
-  const named = new Set([...write.tiles.flatMap((tile, index) => tileSourceIds(tile, configs[index] as CurrentTileConfig)), ...(write.filters ?? []).map((filter) => filter.sourceId)]);
+  const named = new Set([
+    ...write.tiles.flatMap((tile, index) => tileSourceIds(tile, configs[index] as CurrentTileConfig)),
+    ...(write.filters ?? []).map((filter) => filter.sourceId),
+  ]);
   const sql = configs.flatMap((config) => ('configType' in config ? [config] : []));
   const problems: [string, string[]][] = [
     ['Could not find the following source IDs', [...named].filter((id) => !sources.has(id))],
-    ['Could not find the following connection IDs', [...new Set(sql.map((config) => config.connectionId))].filter((id) => !connections.has(id))],
-    ['The following source IDs do not match the specified connections', sql.flatMap((config) => (config.sourceId && sources.get(config.sourceId)?.connection !== config.connectionId && sources.has(config.sourceId) ? [config.sourceId] : []))],
+    [
+      'Could not find the following connection IDs',
+      [...new Set(sql.map((config) => config.connectionId))].filter((id) => !connections.has(id)),
+    ],
+    [
+      'The following source IDs do not match the specified connections',
+      sql.flatMap((config) =>
+        config.sourceId &&
+        sources.get(config.sourceId)?.connection !== config.connectionId &&
+        sources.has(config.sourceId)
+          ? [config.sourceId]
+          : [],
+      ),
+    ],
   ];
   const found = problems.find(([, ids]) => ids.length);
   return found && `${found[0]}: ${found[1].join(', ')}`;
 }
 
-function checkReferences(ws: CurrentWorkspace, checked: CheckedWrite, containers: readonly CurrentDashboardContainer[]): void {
+function checkReferences(
+  ws: CurrentWorkspace,
+  checked: CheckedWrite,
+  containers: readonly CurrentDashboardContainer[],
+): void {
   const problem = referenceProblem(ws, checked, containers);
   if (problem) throw refused(problem);
 }
@@ -205,7 +291,11 @@ function tileOf(tile: CurrentTileWrite, config: CurrentTileConfig, id: string): 
 }
 
 /** Filters as stored: an id first (kept when it is one of the dashboard's), `sourceId` last, unused mode members dropped. */
-function filtersOf(filters: readonly CurrentDashboardFilter[], existing: ReadonlySet<string>, nowMs: number): CurrentDashboardFilter[] {
+function filtersOf(
+  filters: readonly CurrentDashboardFilter[],
+  existing: ReadonlySet<string>,
+  nowMs: number,
+): CurrentDashboardFilter[] {
   return filters.map((filter) => {
     const { id, sourceId, variableName, appliesToSourceIds, ...rest } = filter;
     return {
@@ -242,7 +332,9 @@ function externalDashboard(dashboard: CurrentDashboardRecord): CurrentDashboard 
 
 /** Sorted by name descending, as the list answers (stable for equal names). */
 export function listDashboards(ws: CurrentWorkspace): CurrentDashboard[] {
-  return [...ws.dashboards.values()].sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0)).map(externalDashboard);
+  return [...ws.dashboards.values()]
+    .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0))
+    .map(externalDashboard);
 }
 
 function requireDashboard(ws: CurrentWorkspace, id: string): CurrentDashboardRecord {
@@ -256,7 +348,12 @@ export function getDashboard(ws: CurrentWorkspace, id: string): CurrentDashboard
 }
 
 /** Ids sent by the client are ignored: the dashboard and every tile get new ones (a seed keeps the ones it gives). */
-export function createDashboard(ws: CurrentWorkspace, body: unknown, nowMs: number, seededId?: string): CurrentDashboard {
+export function createDashboard(
+  ws: CurrentWorkspace,
+  body: unknown,
+  nowMs: number,
+  seededId?: string,
+): CurrentDashboard {
   const checked = readWrite(body, 'create', ws.variant);
   checkReferences(ws, checked, checked.write.containers ?? []);
   const { write, configs } = checked;
@@ -283,7 +380,8 @@ export function createDashboard(ws: CurrentWorkspace, body: unknown, nowMs: numb
  */
 export function validateDashboard(ws: CurrentWorkspace, body: unknown): CurrentDashboardValidation {
   const { checked, issues } = checkWrite(body, 'create', ws.variant);
-  if (issues.length) return { valid: false, errors: issues.map(({ path, message }) => ({ path, message })), normalized: null };
+  if (issues.length)
+    return { valid: false, errors: issues.map(({ path, message }) => ({ path, message })), normalized: null };
   const problem = referenceProblem(ws, checked, checked.write.containers ?? []);
   if (problem) return { valid: false, errors: [{ path: '', message: problem }], normalized: null };
   return { valid: true, errors: [], normalized: checked.write };
@@ -301,7 +399,13 @@ export function updateDashboard(ws: CurrentWorkspace, id: string, body: unknown,
   checkReferences(ws, checked, checked.write.containers ?? current.containers ?? []);
   const { write, configs } = checked;
   const existing = new Set([...current.tiles, ...(current.hiddenTiles ?? [])].map((tile) => tile.id));
-  const tiles = write.tiles.map((tile, index) => tileOf(tile, configs[index] as CurrentTileConfig, tile.id !== undefined && existing.has(tile.id) ? tile.id : newObjectId(nowMs)));
+  const tiles = write.tiles.map((tile, index) =>
+    tileOf(
+      tile,
+      configs[index] as CurrentTileConfig,
+      tile.id !== undefined && existing.has(tile.id) ? tile.id : newObjectId(nowMs),
+    ),
+  );
   const language = savedQueryLanguageOf(write);
   const { hiddenTiles: _dropped, ...kept } = current;
   const next: CurrentDashboard = {
@@ -309,7 +413,13 @@ export function updateDashboard(ws: CurrentWorkspace, id: string, body: unknown,
     name: write.name,
     tiles,
     tags: write.tags === undefined ? current.tags : unique(write.tags),
-    ...(write.filters !== undefined && { filters: filtersOf(write.filters, new Set(current.filters.flatMap((filter) => (filter.id ? [filter.id] : []))), nowMs) }),
+    ...(write.filters !== undefined && {
+      filters: filtersOf(
+        write.filters,
+        new Set(current.filters.flatMap((filter) => (filter.id ? [filter.id] : []))),
+        nowMs,
+      ),
+    }),
     ...(write.savedQuery !== undefined && { savedQuery: write.savedQuery }),
     ...(language !== undefined && { savedQueryLanguage: language }),
     ...(write.savedFilterValues !== undefined && { savedFilterValues: savedFilterValuesOf(write.savedFilterValues) }),
@@ -320,7 +430,10 @@ export function updateDashboard(ws: CurrentWorkspace, id: string, body: unknown,
   }
   ws.dashboards.set(id, next);
   const alertable = new Set(tiles.filter((tile) => supportsAlerts(tile.config)).map((tile) => tile.id));
-  deleteAlertsWhere(ws, (alert) => alert.source === 'tile' && alert.dashboardId === id && !alertable.has(alert.tileId ?? ''));
+  deleteAlertsWhere(
+    ws,
+    (alert) => alert.source === 'tile' && alert.dashboardId === id && !alertable.has(alert.tileId ?? ''),
+  );
   return next;
 }
 
@@ -330,7 +443,14 @@ export function deleteDashboard(ws: CurrentWorkspace, id: string): void {
   deleteAlertsWhere(ws, (alert) => alert.source === 'tile' && alert.dashboardId === id);
 }
 
-function deleteAlertsWhere(ws: CurrentWorkspace, doomed: (alert: { source?: string | undefined; dashboardId?: string | undefined; tileId?: string | undefined }) => boolean): void {
+function deleteAlertsWhere(
+  ws: CurrentWorkspace,
+  doomed: (alert: {
+    source?: string | undefined;
+    dashboardId?: string | undefined;
+    tileId?: string | undefined;
+  }) => boolean,
+): void {
   for (const [alertId, alert] of ws.alerts) if (doomed(alert)) ws.alerts.delete(alertId);
 }
 
@@ -340,9 +460,14 @@ function deleteAlertsWhere(ws: CurrentWorkspace, doomed: (alert: { source?: stri
 function seedDashboard(ws: CurrentWorkspace, entry: Record<string, unknown>, nowMs: number): void {
   const { id, hiddenTiles, ...body } = entry;
   if (id !== undefined && !(typeof id === 'string' && isObjectId(id))) {
-    throw new ApiError('bad_request', 'invalid id', { issues: [{ path: 'id', pointer: ['id'], message: 'must be a 24-hex object id' }] });
+    throw new ApiError('bad_request', 'invalid id', {
+      issues: [{ path: 'id', pointer: ['id'], message: 'must be a 24-hex object id' }],
+    });
   }
-  const hidden = hiddenTiles === undefined ? undefined : cleaned<HiddenTile[]>(Type.Array(CurrentHiddenTile), hiddenTiles, ['hiddenTiles']);
+  const hidden =
+    hiddenTiles === undefined
+      ? undefined
+      : cleaned<HiddenTile[]>(Type.Array(CurrentHiddenTile), hiddenTiles, ['hiddenTiles']);
   const dashboard = createDashboard(ws, body, nowMs, typeof id === 'string' ? id : newObjectId(nowMs));
   if (hidden?.length) ws.dashboards.set(dashboard.id, { ...dashboard, hiddenTiles: hidden });
 }
@@ -356,7 +481,8 @@ export const stackKind: StackKind = {
     after: ['sources', 'connections'],
     seed: (ws, seeded, { nowMs }) => {
       ws.dashboards = new Map();
-      for (const [index, entry] of (seeded.dashboards ?? []).entries()) atIndex('dashboards', index, () => seedDashboard(ws, entry, nowMs));
+      for (const [index, entry] of (seeded.dashboards ?? []).entries())
+        atIndex('dashboards', index, () => seedDashboard(ws, entry, nowMs));
     },
     restore: (ws, saved) => {
       ws.dashboards = new Map(saved.dashboards.map((dashboard) => [dashboard.id, dashboard]));
@@ -374,5 +500,9 @@ export const stackKind: StackKind = {
   create: ({ ws, body, nowMs }) => createDashboard(ws, body, nowMs),
   update: ({ ws, id, body, nowMs }) => updateDashboard(ws, id, body, nowMs),
   remove: ({ ws, id }) => deleteDashboard(ws, id),
-  check: { suffix: 'validate', gateway: () => CurrentDashboardWrite, handle: ({ ws, body }) => validateDashboard(ws, body) },
+  check: {
+    suffix: 'validate',
+    gateway: () => CurrentDashboardWrite,
+    handle: ({ ws, body }) => validateDashboard(ws, body),
+  },
 };

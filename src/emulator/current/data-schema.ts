@@ -13,20 +13,39 @@ import { readable, type JsonSchema } from '../../schema/build.js';
 import { array, savedStateSchema } from '../saved-state-schema.js';
 import { CURRENT_COLLECTIONS } from './stack-kinds.js';
 
-const fingerprints = { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } };
+const fingerprints = {
+  type: 'object',
+  additionalProperties: { type: 'object', additionalProperties: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } },
+};
 
 const step = Type.Object({ state: Type.String({ minLength: 1 }), at: Type.Integer() }, { additionalProperties: false });
 const cdcScaling = { replicaCpuMillicores: Type.Integer(), replicaMemoryGb: Type.Number() };
 
 /** The pipes' lifecycle and the CDC scaling (`PipeRuntimeData`); absent in files from before the lifecycle. */
-export const pipeRuntimeSchema = readable(Type.Object(
-  {
-    lifecycles: Type.Record(Type.String(), Type.Object({ steps: Type.Array(step), snapshotPending: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
-    cdcScaling: Type.Optional(Type.Object({ ...cdcScaling, pending: Type.Optional(Type.Object({ ...cdcScaling, at: Type.Integer() }, { additionalProperties: false })) }, { additionalProperties: false })),
-    failPipes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-  },
-  { additionalProperties: false },
-));
+export const pipeRuntimeSchema = readable(
+  Type.Object(
+    {
+      lifecycles: Type.Record(
+        Type.String(),
+        Type.Object(
+          { steps: Type.Array(step), snapshotPending: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+      ),
+      cdcScaling: Type.Optional(
+        Type.Object(
+          {
+            ...cdcScaling,
+            pending: Type.Optional(Type.Object({ ...cdcScaling, at: Type.Integer() }, { additionalProperties: false })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      failPipes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    },
+    { additionalProperties: false },
+  ),
+);
 
 export const currentDataSchema: JsonSchema = savedStateSchema({
   profile: 'current',
@@ -35,6 +54,13 @@ export const currentDataSchema: JsonSchema = savedStateSchema({
   serviceStates: SERVICE_STATES,
   serviceOptional: { pipeRuntime: pipeRuntimeSchema },
   // Each kind's member as its file declares it (`collection.data`).
-  stack: Object.fromEntries(CURRENT_COLLECTIONS.filter(({ data }) => !data.optional).map(({ member, data }) => [member, array(data.items)])),
-  optionalStack: { ...Object.fromEntries(CURRENT_COLLECTIONS.filter(({ data }) => data.optional).map(({ member, data }) => [member, array(data.items)])), secrets: fingerprints },
+  stack: Object.fromEntries(
+    CURRENT_COLLECTIONS.filter(({ data }) => !data.optional).map(({ member, data }) => [member, array(data.items)]),
+  ),
+  optionalStack: {
+    ...Object.fromEntries(
+      CURRENT_COLLECTIONS.filter(({ data }) => data.optional).map(({ member, data }) => [member, array(data.items)]),
+    ),
+    secrets: fingerprints,
+  },
 });

@@ -16,5 +16,6 @@ export function checkGatewayBody(gateway: GatewaySchema, body: unknown): void {
   if (!schema) return;
   const known = Object.keys((schema as { properties?: object }).properties ?? {});
   const unknown = Object.keys(body).filter((member) => !known.includes(member));
-  if (unknown.length) throw refused(unknown.map((member) => `request body property can't be validated: ${member}`).join('; '));
+  if (unknown.length)
+    throw refused(unknown.map((member) => `request body property can't be validated: ${member}`).join('; '));
 }

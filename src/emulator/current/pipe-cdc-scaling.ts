@@ -13,7 +13,10 @@ import { check, invalid, issue, requireBody, tolerated, type CurrentPipeRules } 
 /** `GET …/pipesCdcScaling`: 404 until the service's first database pipe has been provisioned. */
 export function currentCdcScaling(service: ServiceRecord): CdcScaling {
   const scaling = runtimeOf(service).cdcScaling;
-  if (!scaling) throw notFound(`CDC scaling of service ${service.id} not found: it exists once a database pipe has been provisioned`);
+  if (!scaling)
+    throw notFound(
+      `CDC scaling of service ${service.id} not found: it exists once a database pipe has been provisioned`,
+    );
   return { replicaCpuMillicores: scaling.replicaCpuMillicores, replicaMemoryGb: scaling.replicaMemoryGb };
 }
 
@@ -22,7 +25,12 @@ export function currentCdcScaling(service: ServiceRecord): CdcScaling {
  * in steps of 1000, memory in steps of 4 and "4× the CPU core count". It "takes minutes to apply":
  * a GET shows the new sizing one transition later; the answer shows what was asked.
  */
-export function patchCdcScaling(service: ServiceRecord, body: unknown, nowMs: number, rules: CurrentPipeRules): CdcScaling {
+export function patchCdcScaling(
+  service: ServiceRecord,
+  body: unknown,
+  nowMs: number,
+  rules: CurrentPipeRules,
+): CdcScaling {
   currentCdcScaling(service);
   const input = tolerated(cdcScalingBodySchema, requireBody(body));
   const issues = check('cdc-scaling', cdcScalingBodySchema, input);

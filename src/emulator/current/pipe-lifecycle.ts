@@ -45,7 +45,10 @@ function replicationMode(pipe: PipeResource): unknown {
 
 /** Snapshot-only pipes (BigQuery, or a database pipe in `snapshot` mode) end `Completed`, not `Running`. */
 export function isSnapshotOnly(pipe: PipeResource): boolean {
-  return SNAPSHOT_ONLY_PIPE_FAMILIES.includes(pipeFamily(pipe)) || (isDatabasePipe(pipe) && replicationMode(pipe) === 'snapshot');
+  return (
+    SNAPSHOT_ONLY_PIPE_FAMILIES.includes(pipeFamily(pipe)) ||
+    (isDatabasePipe(pipe) && replicationMode(pipe) === 'snapshot')
+  );
 }
 
 function settledState(pipe: PipeResource): string {
@@ -73,7 +76,14 @@ function provisioningFails(runtime: PipeRuntime, pipe: PipeResource, behaviour: 
 }
 
 /** Sets the state the answer shows now, and the states to come, one transition apart. */
-function schedule(service: ServiceRecord, pipe: PipeResource, now: number, behaviour: PipeBehaviour, immediate: string | undefined, later: string[]): void {
+function schedule(
+  service: ServiceRecord,
+  pipe: PipeResource,
+  now: number,
+  behaviour: PipeBehaviour,
+  immediate: string | undefined,
+  later: string[],
+): void {
   const lifecycle = lifecycleOf(service, pipe.id);
   if (immediate !== undefined) pipe.state = immediate;
   lifecycle.steps = later.map((state, index) => ({ state, at: now + behaviour.transitionMs * (index + 1) }));
@@ -92,7 +102,8 @@ function lifecycleOf(service: ServiceRecord, pipeId: string): PipeLifecycle {
 
 function forgetIfIdle(service: ServiceRecord, pipeId: string): void {
   const lifecycle = runtimeOf(service).lifecycles.get(pipeId);
-  if (lifecycle && lifecycle.steps.length === 0 && !lifecycle.snapshotPending) runtimeOf(service).lifecycles.delete(pipeId);
+  if (lifecycle && lifecycle.steps.length === 0 && !lifecycle.snapshotPending)
+    runtimeOf(service).lifecycles.delete(pipeId);
 }
 
 /**
@@ -101,7 +112,12 @@ function forgetIfIdle(service: ServiceRecord, pipeId: string): void {
  * (docs/reference/api-behaviour.md: "database pipes `Running`, `Snapshot` (initial load) or `Failed`; snapshot-only
  * pipes `Completed`").
  */
-export function scheduleCreate(service: ServiceRecord, pipe: PipeResource, now: number, behaviour: PipeBehaviour): void {
+export function scheduleCreate(
+  service: ServiceRecord,
+  pipe: PipeResource,
+  now: number,
+  behaviour: PipeBehaviour,
+): void {
   const runtime = runtimeOf(service);
   let later: string[];
   if (provisioningFails(runtime, pipe, behaviour)) later = ['Failed'];
@@ -121,7 +137,11 @@ export function scheduleStart(service: ServiceRecord, pipe: PipeResource, now: n
   let later: string[];
   if (provisioningFails(runtime, pipe, behaviour)) later = ['Failed'];
   else if (!isDatabasePipe(pipe)) later = ['Running'];
-  else later = lifecycle.snapshotPending || pipe.state === 'Failed' || isSnapshotOnly(pipe) ? ['Snapshot', settledState(pipe)] : [settledState(pipe)];
+  else
+    later =
+      lifecycle.snapshotPending || pipe.state === 'Failed' || isSnapshotOnly(pipe)
+        ? ['Snapshot', settledState(pipe)]
+        : [settledState(pipe)];
   schedule(service, pipe, now, behaviour, 'Provisioning', later);
 }
 
@@ -136,13 +156,19 @@ export function scheduleStop(service: ServiceRecord, pipe: PipeResource, now: nu
   const [transitional, rest] = isDatabasePipe(pipe) ? ['Pausing', 'Paused'] : ['Stopping', 'Stopped'];
   // A snapshot cut short is taken again when the pipe runs again.
   const lifecycle = lifecycleOf(service, pipe.id);
-  if (isDatabasePipe(pipe) && (pipe.state === 'Snapshot' || lifecycle.steps.some((step) => step.state === 'Snapshot'))) lifecycle.snapshotPending = true;
+  if (isDatabasePipe(pipe) && (pipe.state === 'Snapshot' || lifecycle.steps.some((step) => step.state === 'Snapshot')))
+    lifecycle.snapshotPending = true;
   if (pipe.state === 'Stopped' || pipe.state === 'Paused') schedule(service, pipe, now, behaviour, undefined, []);
   else schedule(service, pipe, now, behaviour, transitional, [rest]);
 }
 
 /** A resync copies every table again: `Snapshot`, then settled (docs: the pipe enters Snapshot "when a resync is triggered"). */
-export function scheduleResync(service: ServiceRecord, pipe: PipeResource, now: number, behaviour: PipeBehaviour): void {
+export function scheduleResync(
+  service: ServiceRecord,
+  pipe: PipeResource,
+  now: number,
+  behaviour: PipeBehaviour,
+): void {
   const runtime = runtimeOf(service);
   const later = provisioningFails(runtime, pipe, behaviour) ? ['Failed'] : [settledState(pipe)];
   schedule(service, pipe, now, behaviour, 'Snapshot', later);
@@ -157,10 +183,17 @@ export function scheduleResync(service: ServiceRecord, pipe: PipeResource, now: 
  * sent after that answers "already running"). The answer still shows it paused; added tables are
  * copied (`Snapshot`) before it runs.
  */
-export function scheduleResumeAfterEdit(service: ServiceRecord, pipe: PipeResource, now: number, behaviour: PipeBehaviour, tablesAdded: boolean): void {
+export function scheduleResumeAfterEdit(
+  service: ServiceRecord,
+  pipe: PipeResource,
+  now: number,
+  behaviour: PipeBehaviour,
+  tablesAdded: boolean,
+): void {
   const lifecycle = lifecycleOf(service, pipe.id);
   if (tablesAdded) lifecycle.snapshotPending = true;
-  const later = lifecycle.snapshotPending || isSnapshotOnly(pipe) ? ['Snapshot', settledState(pipe)] : [settledState(pipe)];
+  const later =
+    lifecycle.snapshotPending || isSnapshotOnly(pipe) ? ['Snapshot', settledState(pipe)] : [settledState(pipe)];
   schedule(service, pipe, now, behaviour, undefined, later);
 }
 
@@ -188,7 +221,10 @@ export function advancePipes(service: ServiceRecord, now: number): void {
   provisionCdcScaling(service);
   const pending = runtime.cdcScaling?.pending;
   if (runtime.cdcScaling && pending && pending.at <= now) {
-    runtime.cdcScaling = { replicaCpuMillicores: pending.replicaCpuMillicores, replicaMemoryGb: pending.replicaMemoryGb };
+    runtime.cdcScaling = {
+      replicaCpuMillicores: pending.replicaCpuMillicores,
+      replicaMemoryGb: pending.replicaMemoryGb,
+    };
   }
 }
 
@@ -201,7 +237,8 @@ function provisionCdcScaling(service: ServiceRecord): void {
   const runtime = runtimeOf(service);
   if (runtime.cdcScaling) return;
   const provisioned = [...service.pipes.values()].some(
-    (pipe) => CDC_SCALING_PIPE_FAMILIES.includes(pipeFamily(pipe)) && pipe.state !== 'Provisioning' && pipe.state !== 'Failed',
+    (pipe) =>
+      CDC_SCALING_PIPE_FAMILIES.includes(pipeFamily(pipe)) && pipe.state !== 'Provisioning' && pipe.state !== 'Failed',
   );
   if (provisioned) runtime.cdcScaling = { ...DEFAULT_CDC_SCALING };
 }
@@ -218,5 +255,9 @@ export function runtimeToData(runtime: PipeRuntime): PipeRuntimeData {
 /** A saved runtime; data files written before the lifecycle existed have none. */
 export function runtimeFromData(data: PipeRuntimeData | undefined): PipeRuntime {
   if (!data) return emptyRuntime();
-  return { lifecycles: new Map(Object.entries(data.lifecycles)), ...(data.cdcScaling && { cdcScaling: data.cdcScaling }), failPipes: data.failPipes ?? [] };
+  return {
+    lifecycles: new Map(Object.entries(data.lifecycles)),
+    ...(data.cdcScaling && { cdcScaling: data.cdcScaling }),
+    failPipes: data.failPipes ?? [],
+  };
 }

@@ -6,9 +6,22 @@
  * a time; no HTTP. Every rule names its source beside it.
  */
 import type { TSchema } from 'typebox';
-import { PIPE_CREATE_BLOCKS, PIPE_PATCH_BLOCKS, currentPipeCreateBodySchema, currentPipePatchBodySchema, currentPipeSettingsSchema, pipeScalingBodySchema, pipeStateBodySchema } from '../../kinds/pipe/wire.js';
+import {
+  PIPE_CREATE_BLOCKS,
+  PIPE_PATCH_BLOCKS,
+  currentPipeCreateBodySchema,
+  currentPipePatchBodySchema,
+  currentPipeSettingsSchema,
+  pipeScalingBodySchema,
+  pipeStateBodySchema,
+} from '../../kinds/pipe/wire.js';
 import type { JsonSchema } from '../../schema/build.js';
-import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
+import {
+  isCreateOnlyDestinationMember,
+  isCreateOnlySourceMember,
+  PIPE_CREATE_ONLY_MEMBERS,
+  PIPE_WRITE_ONLY_SOURCE_MEMBERS,
+} from '../../schema/pipe-create-only.js';
 import {
   DEFAULT_PIPE_FLAVOURS,
   DEFAULT_PIPE_SCALING,
@@ -68,7 +81,11 @@ export function check(name: string, schema: TSchema, value: unknown, at: (string
   const validate = compileSchema(`api:current-pipe:${name}`, schema as unknown as JsonSchema);
   if (validate(value)) return [];
   const prefix = formatPath(at);
-  return toIssues(validate.errors ?? []).map((issue) => ({ pointer: [...at, ...issue.pointer], path: joinPath(prefix, issue.path), message: issue.message }));
+  return toIssues(validate.errors ?? []).map((issue) => ({
+    pointer: [...at, ...issue.pointer],
+    path: joinPath(prefix, issue.path),
+    message: issue.message,
+  }));
 }
 
 export function issue(path: string, message: string): SchemaIssue {
@@ -105,7 +122,8 @@ const nonEmptyList = (value: unknown): boolean => Array.isArray(value) && value.
 
 /** docs/reference/api-behaviour.md: "`fieldMappings` without `destination.columns` in the same body → 400". */
 function requireColumnsForFieldMappings(body: Block): void {
-  if (body['fieldMappings'] !== undefined && !isObject(body['destination'])) throw new ApiError('bad_request', 'Columns are required if field mappings are provided');
+  if (body['fieldMappings'] !== undefined && !isObject(body['destination']))
+    throw new ApiError('bad_request', 'Columns are required if field mappings are provided');
   if (body['fieldMappings'] !== undefined && (body['destination'] as Block)['columns'] === undefined) {
     throw new ApiError('bad_request', 'Columns are required if field mappings are provided');
   }
@@ -121,7 +139,12 @@ function requireUniqueName(service: ServiceRecord, name: string, except?: string
 function familyOf(source: Block, issues: SchemaIssue[]): PipeFamily | undefined {
   const families = Object.keys(source).filter(isPipeFamily);
   if (families.length === 1) return families[0];
-  issues.push(issue('source', `must hold exactly one of ${PIPE_FAMILIES.join(', ')}${families.length ? `, got ${families.join(', ')}` : ''}`));
+  issues.push(
+    issue(
+      'source',
+      `must hold exactly one of ${PIPE_FAMILIES.join(', ')}${families.length ? `, got ${families.join(', ')}` : ''}`,
+    ),
+  );
   return undefined;
 }
 
@@ -159,7 +182,13 @@ export const REDACTED = '[REDACTED]';
  * OpenAPI, mongodb `uri`: "Embedded credentials are redacted from API responses"; sending the
  * redacted value back leaves it unchanged. The whole URI is kept as a fingerprint.
  */
-function redactUri(family: PipeFamily, block: Block, secrets: PipeSecrets, fingerprint: Fingerprint, previous?: unknown): void {
+function redactUri(
+  family: PipeFamily,
+  block: Block,
+  secrets: PipeSecrets,
+  fingerprint: Fingerprint,
+  previous?: unknown,
+): void {
   const uri = block['uri'];
   if (family !== 'mongodb' || typeof uri !== 'string') return;
   if (uri === previous) return;
@@ -183,7 +212,10 @@ function checkCreate(body: unknown): CheckedCreate {
   const issues = check('create', currentPipeCreateBodySchema, input);
   const source = isObject(input['source']) ? input['source'] : {};
   const family = familyOf(source, issues);
-  const block = family && isObject(source[family]) ? tolerated(PIPE_CREATE_BLOCKS[family], withoutNulls(source[family] as Block)) : undefined;
+  const block =
+    family && isObject(source[family])
+      ? tolerated(PIPE_CREATE_BLOCKS[family], withoutNulls(source[family] as Block))
+      : undefined;
   if (family && !block) issues.push(issue(`source.${family}`, 'must be object'));
   if (family && block) {
     const blockIssues = check(`create:${family}`, PIPE_CREATE_BLOCKS[family], block, ['source', family]);
@@ -192,19 +224,27 @@ function checkCreate(body: unknown): CheckedCreate {
     issues.push(...pipeScalingRules(family, input['scaling'] as Block | undefined, 'scaling'));
   }
   // What the service's newest API description lacks, it does not take (docs/manifests/pipe.md#what-a-target-of-todays-api-does-not-take).
-  for (const lacked of findLacked(input, PIPE_LACKED_ON_CURRENT, "the service's API")) issues.push(issue(formatPath(lacked.pointer), lacked.message));
+  for (const lacked of findLacked(input, PIPE_LACKED_ON_CURRENT, "the service's API"))
+    issues.push(issue(formatPath(lacked.pointer), lacked.message));
   if (issues.length || !family || !block) throw invalid(issues);
   requireColumnsForFieldMappings(input);
   return { input, family, block };
 }
 
-function newCurrentPipe(serviceId: string, { input, family, block }: CheckedCreate, nowMs: number, fingerprint: Fingerprint): { pipe: PipeResource; secrets: PipeSecrets } {
+function newCurrentPipe(
+  serviceId: string,
+  { input, family, block }: CheckedCreate,
+  nowMs: number,
+  fingerprint: Fingerprint,
+): { pipe: PipeResource; secrets: PipeSecrets } {
   const flavour = DEFAULT_PIPE_FLAVOURS[family as keyof typeof DEFAULT_PIPE_FLAVOURS];
   if (flavour && block['type'] === undefined) block['type'] = flavour;
   const secrets: PipeSecrets = {};
   const stored = takeWriteOnly(family, block, secrets, fingerprint);
   redactUri(family, stored, secrets, fingerprint);
-  const scaling = SCALABLE_PIPE_FAMILIES.includes(family) ? { ...DEFAULT_PIPE_SCALING, ...(input['scaling'] as Record<string, number> | undefined) } : undefined;
+  const scaling = SCALABLE_PIPE_FAMILIES.includes(family)
+    ? { ...DEFAULT_PIPE_SCALING, ...(input['scaling'] as Record<string, number> | undefined) }
+    : undefined;
   const settings = input['settings'] as PipeResource['settings'] | undefined;
   const now = isoTimestamp(nowMs);
   const pipe: PipeResource = {
@@ -216,7 +256,9 @@ function newCurrentPipe(serviceId: string, { input, family, block }: CheckedCrea
     ...(scaling && { scaling }),
     source: { [family]: stored },
     destination: input['destination'] as Block,
-    ...(input['fieldMappings'] !== undefined && { fieldMappings: input['fieldMappings'] as PipeResource['fieldMappings'] }),
+    ...(input['fieldMappings'] !== undefined && {
+      fieldMappings: input['fieldMappings'] as PipeResource['fieldMappings'],
+    }),
     ...(settings && { settings }),
     createdAt: now,
     updatedAt: now,
@@ -225,7 +267,12 @@ function newCurrentPipe(serviceId: string, { input, family, block }: CheckedCrea
 }
 
 /** `POST …/pipes`: one family block, checked by its family's schema and rules; answers `Provisioning`. */
-export function createCurrentPipe(service: ServiceRecord, body: unknown, nowMs: number, rules: CurrentPipeRules): PipeResource {
+export function createCurrentPipe(
+  service: ServiceRecord,
+  body: unknown,
+  nowMs: number,
+  rules: CurrentPipeRules,
+): PipeResource {
   const checked = checkCreate(body);
   requireUniqueName(service, String(checked.input['name']));
   const { pipe, secrets } = newCurrentPipe(service.id, checked, nowMs, rules.fingerprint);
@@ -243,9 +290,13 @@ export function createCurrentPipe(service: ServiceRecord, body: unknown, nowMs: 
  */
 function refuseChangeAfterSnapshot(pipe: PipeResource, family: PipeFamily): void {
   if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family)) {
-    throw new ApiError('bad_request', `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${pipe.id} takes no change after it is created`);
+    throw new ApiError(
+      'bad_request',
+      `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${pipe.id} takes no change after it is created`,
+    );
   }
-  if (pipe.state === 'Completed') throw new ApiError('bad_request', `pipe ${pipe.id} is Completed: it takes no change but a resync`);
+  if (pipe.state === 'Completed')
+    throw new ApiError('bad_request', `pipe ${pipe.id} is Completed: it takes no change but a resync`);
 }
 
 /** The create-only members a PATCH body names (`pipe-create-only.ts`), each as an issue; the topmost path of each. */
@@ -264,24 +315,46 @@ function createOnlyIssues(body: Block, family: PipeFamily): SchemaIssue[] {
   if (isObject(source) && isObject(source[family])) walk(source[family], '');
   const destination = body['destination'];
   if (isObject(destination)) {
-    for (const key of Object.keys(destination)) if (isCreateOnlyDestinationMember(key)) issues.push(issue(`destination.${key}`, message));
+    for (const key of Object.keys(destination))
+      if (isCreateOnlyDestinationMember(key)) issues.push(issue(`destination.${key}`, message));
   }
   return issues;
 }
 
 type Mapping = Block;
 
-function applyBlock(pipe: PipeResource, family: PipeFamily, patch: Block, cleared: string[], secrets: PipeSecrets, rules: CurrentPipeRules): void {
+function applyBlock(
+  pipe: PipeResource,
+  family: PipeFamily,
+  patch: Block,
+  cleared: string[],
+  secrets: PipeSecrets,
+  rules: CurrentPipeRules,
+): void {
   const block = pipe.source[family] ?? {};
   const previousUri = block['uri'];
-  const { tableMappingsToAdd, tableMappingsToRemove, settings, ...members } = takeWriteOnly(family, patch, secrets, rules.fingerprint);
+  const { tableMappingsToAdd, tableMappingsToRemove, settings, ...members } = takeWriteOnly(
+    family,
+    patch,
+    secrets,
+    rules.fingerprint,
+  );
   redactUri(family, members, secrets, rules.fingerprint, previousUri);
   for (const key of cleared) delete block[key];
   Object.assign(block, members);
-  if (settings !== undefined) block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
+  if (settings !== undefined)
+    block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
   if (tableMappingsToAdd !== undefined || tableMappingsToRemove !== undefined) {
-    const [current, add, remove] = [block['tableMappings'], tableMappingsToAdd, tableMappingsToRemove].map((list) => (list as Mapping[] | undefined) ?? []);
-    block['tableMappings'] = changeTableMappings(family, current ?? [], add ?? [], remove ?? [], TABLE_MAPPING_KEYS[family]);
+    const [current, add, remove] = [block['tableMappings'], tableMappingsToAdd, tableMappingsToRemove].map(
+      (list) => (list as Mapping[] | undefined) ?? [],
+    );
+    block['tableMappings'] = changeTableMappings(
+      family,
+      current ?? [],
+      add ?? [],
+      remove ?? [],
+      TABLE_MAPPING_KEYS[family],
+    );
   }
   pipe.source[family] = block;
 }
@@ -313,7 +386,9 @@ function checkPatch(raw: Block, family: PipeFamily): CheckedPatch {
   const issues = check('patch', currentPipePatchBodySchema, input);
   const source = isObject(input['source']) ? input['source'] : {};
   for (const other of Object.keys(source).filter((key) => isPipeFamily(key) && key !== family)) {
-    issues.push(issue(`source.${other}`, `this pipe's source is ${family}, not ${other} (the source family is create-only)`));
+    issues.push(
+      issue(`source.${other}`, `this pipe's source is ${family}, not ${other} (the source family is create-only)`),
+    );
   }
   const rawBlock = source[family];
   if (rawBlock !== undefined && !isObject(rawBlock)) issues.push(issue(`source.${family}`, 'must be object'));
@@ -321,7 +396,9 @@ function checkPatch(raw: Block, family: PipeFamily): CheckedPatch {
   let block: Block | undefined;
   let cleared: string[] = [];
   if (isObject(rawBlock) && patchSchema) {
-    cleared = Object.keys(rawBlock).filter((key) => rawBlock[key] === null && key !== 'tableMappingsToAdd' && key !== 'tableMappingsToRemove');
+    cleared = Object.keys(rawBlock).filter(
+      (key) => rawBlock[key] === null && key !== 'tableMappingsToAdd' && key !== 'tableMappingsToRemove',
+    );
     block = tolerated(patchSchema, withoutNulls(rawBlock));
     issues.push(...check(`patch:${family}`, patchSchema, block, ['source', family]));
   }
@@ -330,13 +407,22 @@ function checkPatch(raw: Block, family: PipeFamily): CheckedPatch {
   return { input, ...(settings && { settings }), ...(block && { block }), cleared };
 }
 
-function patched(current: PipeResource, family: PipeFamily, { input, settings, block, cleared }: CheckedPatch, secrets: PipeSecrets, nowMs: number, rules: CurrentPipeRules): PipeResource {
+function patched(
+  current: PipeResource,
+  family: PipeFamily,
+  { input, settings, block, cleared }: CheckedPatch,
+  secrets: PipeSecrets,
+  nowMs: number,
+  rules: CurrentPipeRules,
+): PipeResource {
   const next = structuredClone(current);
   if (typeof input['name'] === 'string') next.name = input['name'];
   if (block) applyBlock(next, family, block, cleared, secrets, rules);
   const destination = input['destination'] as Block | undefined;
-  if (destination?.['columns'] !== undefined) next.destination = { ...next.destination, columns: destination['columns'] };
-  if (input['fieldMappings'] !== undefined) next.fieldMappings = input['fieldMappings'] as PipeResource['fieldMappings'];
+  if (destination?.['columns'] !== undefined)
+    next.destination = { ...next.destination, columns: destination['columns'] };
+  if (input['fieldMappings'] !== undefined)
+    next.fieldMappings = input['fieldMappings'] as PipeResource['fieldMappings'];
   if (settings) next.settings = mergeSettings(next.settings, settings);
   next.updatedAt = isoTimestamp(nowMs);
   return next;
@@ -347,23 +433,34 @@ function patched(current: PipeResource, family: PipeFamily, { input, settings, b
  * request refused by any rule changes nothing. Create-only members are refused, naming each;
  * members the service does not know are dropped.
  */
-export function patchCurrentPipe(service: ServiceRecord, id: string, body: unknown, nowMs: number, rules: CurrentPipeRules): PipeResource {
+export function patchCurrentPipe(
+  service: ServiceRecord,
+  id: string,
+  body: unknown,
+  nowMs: number,
+  rules: CurrentPipeRules,
+): PipeResource {
   const current = requirePipe(service, id);
   const family = pipeFamily(current);
   refuseChangeAfterSnapshot(current, family);
   const checked = checkPatch(requireBody(body), family);
   const { block } = checked;
-  const editsMappings = block !== undefined && (nonEmptyList(block['tableMappingsToAdd']) || nonEmptyList(block['tableMappingsToRemove']));
+  const editsMappings =
+    block !== undefined && (nonEmptyList(block['tableMappingsToAdd']) || nonEmptyList(block['tableMappingsToRemove']));
   // Provider (issue 497): the API answers "Postgres ClickPipe must be paused to edit" to a mapping edit on a running pipe.
   if (editsMappings && !EDITABLE_MAPPING_STATES.includes(current.state)) {
-    throw new ApiError('bad_request', `${PIPE_FAMILY_TITLES[family]} pipe must be paused to edit its table mappings (pipe ${id} is ${current.state}; stop it first)`);
+    throw new ApiError(
+      'bad_request',
+      `${PIPE_FAMILY_TITLES[family]} pipe must be paused to edit its table mappings (pipe ${id} is ${current.state}; stop it first)`,
+    );
   }
   if (typeof checked.input['name'] === 'string') requireUniqueName(service, checked.input['name'], id);
   const secrets = { ...service.pipeSecrets.get(id) };
   const next = patched(current, family, checked, secrets, nowMs, rules);
   service.pipes.set(id, next);
   service.pipeSecrets.set(id, secrets);
-  if (editsMappings) scheduleResumeAfterEdit(service, next, nowMs, rules.behaviour, nonEmptyList(block?.['tableMappingsToAdd']));
+  if (editsMappings)
+    scheduleResumeAfterEdit(service, next, nowMs, rules.behaviour, nonEmptyList(block?.['tableMappingsToAdd']));
   return next;
 }
 
@@ -374,7 +471,13 @@ export function patchCurrentPipe(service: ServiceRecord, id: string, body: unkno
  * Starting is allowed for ClickPipes in the Stopped state or with a Failed state. Resyncing is only
  * for Postgres and MySQL pipes and can be done from any state" (the provider also resyncs MongoDB).
  */
-export function changeCurrentPipeState(service: ServiceRecord, id: string, body: unknown, nowMs: number, rules: CurrentPipeRules): PipeResource {
+export function changeCurrentPipeState(
+  service: ServiceRecord,
+  id: string,
+  body: unknown,
+  nowMs: number,
+  rules: CurrentPipeRules,
+): PipeResource {
   const pipe = requirePipe(service, id);
   const input = tolerated(pipeStateBodySchema, requireBody(body));
   const issues = check('state', pipeStateBodySchema, input);
@@ -382,7 +485,11 @@ export function changeCurrentPipeState(service: ServiceRecord, id: string, body:
   const command = input['command'] as PipeStateCommand;
   const family = pipeFamily(pipe);
   if (command === 'resync') {
-    if (!RESYNCABLE_PIPE_FAMILIES.includes(family)) throw new ApiError('bad_request', `resync is only for ${RESYNCABLE_PIPE_FAMILIES.join(', ')} pipes, not ${family}`);
+    if (!RESYNCABLE_PIPE_FAMILIES.includes(family))
+      throw new ApiError(
+        'bad_request',
+        `resync is only for ${RESYNCABLE_PIPE_FAMILIES.join(', ')} pipes, not ${family}`,
+      );
     scheduleResync(service, pipe, nowMs, rules.behaviour);
     return pipe;
   }
@@ -393,7 +500,11 @@ export function changeCurrentPipeState(service: ServiceRecord, id: string, body:
   }
   // Provider, issue 497: a start on a running pipe answers "ClickPipe is already running".
   if (pipe.state === 'Running') throw new ApiError('bad_request', `pipe ${id} is already running`);
-  if (!STARTABLE_PIPE_STATES.includes(pipe.state)) throw new ApiError('bad_request', `pipe ${id} is ${pipe.state}: start only from ${STARTABLE_PIPE_STATES.join(', ')}`);
+  if (!STARTABLE_PIPE_STATES.includes(pipe.state))
+    throw new ApiError(
+      'bad_request',
+      `pipe ${id} is ${pipe.state}: start only from ${STARTABLE_PIPE_STATES.join(', ')}`,
+    );
   scheduleStart(service, pipe, nowMs, rules.behaviour);
   return pipe;
 }
@@ -412,7 +523,11 @@ export function putCurrentPipeSettings(service: ServiceRecord, id: string, body:
   const settings = withoutNulls(tolerated(currentPipeSettingsSchema, requireBody(body)));
   const issues = check('settings', currentPipeSettingsSchema, settings);
   if (issues.length) throw invalid(issues, 'invalid settings');
-  const next: PipeResource = { ...pipe, settings: settings as PipeResource['settings'], updatedAt: isoTimestamp(nowMs) };
+  const next: PipeResource = {
+    ...pipe,
+    settings: settings as PipeResource['settings'],
+    updatedAt: isoTimestamp(nowMs),
+  };
   service.pipes.set(id, next);
   return { ...settings };
 }
@@ -422,13 +537,27 @@ export function scaleCurrentPipe(service: ServiceRecord, id: string, body: unkno
   const pipe = requirePipe(service, id);
   const family = pipeFamily(pipe);
   if (!SCALABLE_PIPE_FAMILIES.includes(family)) {
-    throw new ApiError('bad_request', `scaling is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC scaling`);
+    throw new ApiError(
+      'bad_request',
+      `scaling is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC scaling`,
+    );
   }
   const input = tolerated(pipeScalingBodySchema, requireBody(body));
-  if (Object.keys(input).length === 0) throw invalid([issue('', 'give at least one of replicas, replicaCpuMillicores, replicaMemoryGb')], 'invalid scaling');
-  const issues = [...check('scaling', pipeScalingBodySchema, input), ...pipeScalingRules(family, input, '').map((found) => ({ ...found, path: found.path.replace(/^\./, '') }))];
+  if (Object.keys(input).length === 0)
+    throw invalid(
+      [issue('', 'give at least one of replicas, replicaCpuMillicores, replicaMemoryGb')],
+      'invalid scaling',
+    );
+  const issues = [
+    ...check('scaling', pipeScalingBodySchema, input),
+    ...pipeScalingRules(family, input, '').map((found) => ({ ...found, path: found.path.replace(/^\./, '') })),
+  ];
   if (issues.length) throw invalid(issues, 'invalid scaling');
-  const next: PipeResource = { ...pipe, scaling: { ...pipe.scaling, ...(input as Record<string, number>) }, updatedAt: isoTimestamp(nowMs) };
+  const next: PipeResource = {
+    ...pipe,
+    scaling: { ...pipe.scaling, ...(input as Record<string, number>) },
+    updatedAt: isoTimestamp(nowMs),
+  };
   service.pipes.set(id, next);
   return next;
 }
@@ -443,7 +572,12 @@ export function deleteCurrentPipe(service: ServiceRecord, id: string): void {
 // ---------------------------------------------------------------- seeds
 
 /** A seeded pipe of the current profile: as the service would hold it, its family's write-only members moved to fingerprints. */
-export function seededCurrentPipe(serviceId: string, entry: Block, nowMs: number, fingerprint: Fingerprint): { pipe: PipeResource; secrets: PipeSecrets } {
+export function seededCurrentPipe(
+  serviceId: string,
+  entry: Block,
+  nowMs: number,
+  fingerprint: Fingerprint,
+): { pipe: PipeResource; secrets: PipeSecrets } {
   const source = entry['source'] as Record<string, Block>;
   const family = Object.keys(source)[0] as PipeFamily;
   const secrets: PipeSecrets = {};
@@ -464,4 +598,3 @@ export function seededCurrentPipe(serviceId: string, entry: Block, nowMs: number
   } as PipeResource;
   return { pipe, secrets };
 }
-

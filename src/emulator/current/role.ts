@@ -6,7 +6,14 @@
  * and never a predefined role's (400). PUT replaces the permissions; a name or description left
  * out is kept. A self-hosted server has no roles path.
  */
-import { CurrentRole, CurrentRoleCreate, CurrentRoleUpdate, type CurrentRole as Role, type CurrentRoleCreate as RoleCreate, type CurrentRoleUpdate as RoleUpdate } from '../../kinds/role/wire.js';
+import {
+  CurrentRole,
+  CurrentRoleCreate,
+  CurrentRoleUpdate,
+  type CurrentRole as Role,
+  type CurrentRoleCreate as RoleCreate,
+  type CurrentRoleUpdate as RoleUpdate,
+} from '../../kinds/role/wire.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
 import { cleaned, inSchemaOrder, jsonNotFound, refused } from './validate.js';
@@ -26,15 +33,30 @@ declare module '../model.js' {
 /** The service's own roles, as a new service has them. */
 const PREDEFINED: readonly { name: string; description: string; permissions: Role['permissions'] }[] = [
   { name: 'Admin', description: 'Full access to every resource', permissions: [{ action: 'manage', subject: 'all' }] },
-  { name: 'Member', description: 'Reads and changes dashboards, searches and alerts', permissions: [{ action: 'manage', subject: 'dashboard' }, { action: 'manage', subject: 'savedSearch' }, { action: 'manage', subject: 'alert' }, { action: 'read', subject: 'all' }] },
-  { name: 'Read Only', description: 'Read-only access to all resources', permissions: [{ action: 'read', subject: 'all' }] },
+  {
+    name: 'Member',
+    description: 'Reads and changes dashboards, searches and alerts',
+    permissions: [
+      { action: 'manage', subject: 'dashboard' },
+      { action: 'manage', subject: 'savedSearch' },
+      { action: 'manage', subject: 'alert' },
+      { action: 'read', subject: 'all' },
+    ],
+  },
+  {
+    name: 'Read Only',
+    description: 'Read-only access to all resources',
+    permissions: [{ action: 'read', subject: 'all' }],
+  },
 ];
 
 /** The predefined roles of a new managed service (none on a self-hosted server, which has no roles path). */
 export function predefinedRoles(managed: boolean, nowMs: number): Role[] {
   if (!managed) return [];
   const now = isoTimestamp(nowMs);
-  return PREDEFINED.map((role) => inSchemaOrder(CurrentRole, { id: newObjectId(nowMs), ...role, isPredefined: true, createdAt: now, updatedAt: now }));
+  return PREDEFINED.map((role) =>
+    inSchemaOrder(CurrentRole, { id: newObjectId(nowMs), ...role, isPredefined: true, createdAt: now, updatedAt: now }),
+  );
 }
 
 export function listRoles(ws: CurrentWorkspace): Role[] {
@@ -59,7 +81,15 @@ export function createRole(ws: CurrentWorkspace, body: unknown, nowMs: number): 
   const write = cleaned<RoleCreate>(CurrentRoleCreate, body);
   checkName(ws, write.name);
   const now = isoTimestamp(nowMs);
-  const role = inSchemaOrder(CurrentRole, { id: newObjectId(nowMs), name: write.name, description: write.description, permissions: write.permissions, isPredefined: false, createdAt: now, updatedAt: now });
+  const role = inSchemaOrder(CurrentRole, {
+    id: newObjectId(nowMs),
+    name: write.name,
+    description: write.description,
+    permissions: write.permissions,
+    isPredefined: false,
+    createdAt: now,
+    updatedAt: now,
+  });
   ws.roles.push(role);
   return role;
 }
@@ -70,7 +100,13 @@ export function updateRole(ws: CurrentWorkspace, id: string, body: unknown, nowM
   const current = getRole(ws, id);
   if (current.isPredefined) throw refused('Predefined roles cannot be modified');
   if (write.name !== undefined) checkName(ws, write.name, id);
-  const next = inSchemaOrder(CurrentRole, { ...current, ...(write.name !== undefined && { name: write.name }), ...(write.description !== undefined && { description: write.description }), permissions: write.permissions, updatedAt: isoTimestamp(nowMs) });
+  const next = inSchemaOrder(CurrentRole, {
+    ...current,
+    ...(write.name !== undefined && { name: write.name }),
+    ...(write.description !== undefined && { description: write.description }),
+    permissions: write.permissions,
+    updatedAt: isoTimestamp(nowMs),
+  });
   ws.roles[ws.roles.indexOf(current)] = next;
   return next;
 }

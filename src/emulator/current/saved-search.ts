@@ -7,7 +7,17 @@
  * unchanged from the stored search is kept whatever its shape. Deleting a saved search deletes the
  * alerts on it first.
  */
-import { CurrentSavedSearchAstFilter, CurrentSavedSearchConditionFilter, CURRENT_SAVED_SEARCH_LIMITS, CurrentSavedSearchEntry, CurrentSavedSearchWrite, type CurrentSavedSearchFilter as Filter, type CurrentSavedSearchEntry as Entry, type CurrentSavedSearchWrite as SavedSearchWrite, CurrentSavedSearch } from '../../kinds/saved-search/wire.js';
+import {
+  CurrentSavedSearchAstFilter,
+  CurrentSavedSearchConditionFilter,
+  CURRENT_SAVED_SEARCH_LIMITS,
+  CurrentSavedSearchEntry,
+  CurrentSavedSearchWrite,
+  type CurrentSavedSearchFilter as Filter,
+  type CurrentSavedSearchEntry as Entry,
+  type CurrentSavedSearchWrite as SavedSearchWrite,
+  CurrentSavedSearch,
+} from '../../kinds/saved-search/wire.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
 import type { CurrentWorkspace } from '../model.js';
@@ -40,16 +50,22 @@ function readWrite(body: unknown): CheckedWrite {
   const { value: write, issues } = clean<SavedSearchWrite>(CurrentSavedSearchWrite, body);
   if (issues.length === 0) {
     write.name = write.name.trim();
-    if (write.name.length < 1 || write.name.length > L.nameMaxLength) issues.push(issueAt(['name'], `must be 1 to ${L.nameMaxLength} characters`));
+    if (write.name.length < 1 || write.name.length > L.nameMaxLength)
+      issues.push(issueAt(['name'], `must be 1 to ${L.nameMaxLength} characters`));
   }
-  const filters = (Array.isArray(write.filters) ? write.filters : []).map((item, index) => readFilter(item, index, issues));
+  const filters = (Array.isArray(write.filters) ? write.filters : []).map((item, index) =>
+    readFilter(item, index, issues),
+  );
   throwIfAny(issues);
   return { write, filters };
 }
 
 function readFilter(item: unknown, index: number, issues: SchemaIssue[]): Filter {
   const ast = typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'sql_ast';
-  const checked = clean<Filter>(ast ? CurrentSavedSearchAstFilter : CurrentSavedSearchConditionFilter, item, ['filters', index]);
+  const checked = clean<Filter>(ast ? CurrentSavedSearchAstFilter : CurrentSavedSearchConditionFilter, item, [
+    'filters',
+    index,
+  ]);
   issues.push(...checked.issues);
   return ast ? checked.value : inSchemaOrder(CurrentSavedSearchConditionFilter, { type: 'sql', ...checked.value });
 }
@@ -67,7 +83,9 @@ function isRenderable(filter: Filter): boolean {
 }
 
 const filterKey = (filter: Filter): string =>
-  filter.type === 'sql_ast' ? JSON.stringify(['sql_ast', filter.operator, filter.left, filter.right]) : JSON.stringify([filter.type ?? 'sql', filter.condition]);
+  filter.type === 'sql_ast'
+    ? JSON.stringify(['sql_ast', filter.operator, filter.left, filter.right])
+    : JSON.stringify([filter.type ?? 'sql', filter.condition]);
 
 /** The first filter that neither renders nor is sent back unchanged from the stored search refuses the write. */
 function checkRenderable(filters: readonly Filter[], stored: readonly unknown[] = []): void {
@@ -112,7 +130,9 @@ export function externalSavedSearch(ws: CurrentWorkspace, search: CurrentSavedSe
 
 /** Sorted by id, so offset paging is stable. */
 export function listSavedSearches(ws: CurrentWorkspace): Entry[] {
-  return [...ws.savedSearches].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((search) => externalSavedSearch(ws, search));
+  return [...ws.savedSearches]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((search) => externalSavedSearch(ws, search));
 }
 
 function searchIndex(ws: CurrentWorkspace, id: string): number {
@@ -153,7 +173,8 @@ export function updateSavedSearch(ws: CurrentWorkspace, id: string, body: unknow
 /** The alerts on it go first, then the saved search. */
 export function deleteSavedSearch(ws: CurrentWorkspace, id: string): void {
   const index = searchIndex(ws, id);
-  for (const [alertId, alert] of ws.alerts) if (alert.source === 'saved_search' && alert.savedSearchId === id) ws.alerts.delete(alertId);
+  for (const [alertId, alert] of ws.alerts)
+    if (alert.source === 'saved_search' && alert.savedSearchId === id) ws.alerts.delete(alertId);
   ws.savedSearches.splice(index, 1);
 }
 

@@ -7,4 +7,5 @@ export function timesOf(seed: Record<string, unknown>, nowMs: number): { created
   return { createdAt, updatedAt: typeof seed['updatedAt'] === 'string' ? seed['updatedAt'] : createdAt };
 }
 
-export const idOf = (seed: Record<string, unknown>, nowMs: number): string => (typeof seed['id'] === 'string' ? seed['id'] : newObjectId(nowMs));
+export const idOf = (seed: Record<string, unknown>, nowMs: number): string =>
+  typeof seed['id'] === 'string' ? seed['id'] : newObjectId(nowMs);

@@ -8,7 +8,13 @@
  * dashboards, saved searches and other sources pointing at nothing.
  */
 import type { TSchema } from 'typebox';
-import { CurrentSource, CURRENT_SOURCE_NULLABLE, CURRENT_SOURCE_WRITES, type CurrentSourceKind, type CurrentSourceWrite } from '../../kinds/source/wire.js';
+import {
+  CurrentSource,
+  CURRENT_SOURCE_NULLABLE,
+  CURRENT_SOURCE_WRITES,
+  type CurrentSourceKind,
+  type CurrentSourceWrite,
+} from '../../kinds/source/wire.js';
 import { findLacked } from '../../schema/lacked.js';
 import { SOURCE_LACKED_ON_CURRENT } from '../../schema/manifest-stack.js';
 import type { SchemaIssue } from '../../schema/validate.js';
@@ -61,19 +67,29 @@ function readWrite(body: unknown, variant: CurrentWorkspace['variant']): Current
   // What the service's newest API description lacks of a source of this kind, it does not take
   // (docs/manifests/source.md#what-a-target-of-todays-api-does-not-take).
   const lacked = (SOURCE_LACKED_ON_CURRENT[variant][kind] ?? []).map((path) => ({ path }));
-  throwIfAny(findLacked(body, lacked, `the service's API, for a ${kind} source,`).map((each) => issueAt(each.pointer, each.message)));
-  const { value, issues } = clean<CurrentSourceWrite>(schema, nestedNullsDropped(withoutNulls(withSessionTimestamp(body as Json), CURRENT_SOURCE_NULLABLE[kind]) as Json));
+  throwIfAny(
+    findLacked(body, lacked, `the service's API, for a ${kind} source,`).map((each) =>
+      issueAt(each.pointer, each.message),
+    ),
+  );
+  const { value, issues } = clean<CurrentSourceWrite>(
+    schema,
+    nestedNullsDropped(withoutNulls(withSessionTimestamp(body as Json), CURRENT_SOURCE_NULLABLE[kind]) as Json),
+  );
   throwIfAny(issues);
   const write = value as CurrentSourceWrite & Json;
   issues.push(...granularityIssues(write), ...kindIssues(write));
   throwIfAny(issues);
-  if (write.kind === 'trace' && write.durationPrecision === undefined) write.durationPrecision = DEFAULT_DURATION_PRECISION;
+  if (write.kind === 'trace' && write.durationPrecision === undefined)
+    write.durationPrecision = DEFAULT_DURATION_PRECISION;
   return inSchemaOrder(schema, write);
 }
 
 /** A session source's null timestamp is its table's `TimestampTime`, the service's legacy default. */
 function withSessionTimestamp(body: Json): Json {
-  return body['kind'] === 'session' && body['timestampValueExpression'] === null ? { ...body, timestampValueExpression: LEGACY_SESSION_TIMESTAMP } : body;
+  return body['kind'] === 'session' && body['timestampValueExpression'] === null
+    ? { ...body, timestampValueExpression: LEGACY_SESSION_TIMESTAMP }
+    : body;
 }
 
 /**
@@ -81,12 +97,33 @@ function withSessionTimestamp(body: Json): Json {
  * expressions' `luceneExpression` and `alias`, aggregated columns' `sourceColumn`.
  */
 function nestedNullsDropped(body: Json): Json {
-  const from = isObject(body['from']) && body['from']['tableName'] === null && body['kind'] === 'metric' ? { ...body['from'], tableName: '' } : body['from'];
-  const items = (member: string, nullable: readonly string[]) => (Array.isArray(body[member]) ? { [member]: (body[member] as unknown[]).map((item) => withoutNulls(item, nullable)) } : {});
+  const from =
+    isObject(body['from']) && body['from']['tableName'] === null && body['kind'] === 'metric'
+      ? { ...body['from'], tableName: '' }
+      : body['from'];
+  const items = (member: string, nullable: readonly string[]) =>
+    Array.isArray(body[member])
+      ? { [member]: (body[member] as unknown[]).map((item) => withoutNulls(item, nullable)) }
+      : {};
   const views = Array.isArray(body['materializedViews'])
-    ? { materializedViews: (body['materializedViews'] as unknown[]).map((view) => (isObject(view) && Array.isArray(view['aggregatedColumns']) ? { ...view, aggregatedColumns: view['aggregatedColumns'].map((column) => withoutNulls(column, ['sourceColumn'])) } : view)) }
+    ? {
+        materializedViews: (body['materializedViews'] as unknown[]).map((view) =>
+          isObject(view) && Array.isArray(view['aggregatedColumns'])
+            ? {
+                ...view,
+                aggregatedColumns: view['aggregatedColumns'].map((column) => withoutNulls(column, ['sourceColumn'])),
+              }
+            : view,
+        ),
+      }
     : {};
-  return { ...body, from, ...items('highlightedTraceAttributeExpressions', HIGHLIGHT_NULLABLE), ...items('highlightedRowAttributeExpressions', HIGHLIGHT_NULLABLE), ...views };
+  return {
+    ...body,
+    from,
+    ...items('highlightedTraceAttributeExpressions', HIGHLIGHT_NULLABLE),
+    ...items('highlightedRowAttributeExpressions', HIGHLIGHT_NULLABLE),
+    ...views,
+  };
 }
 
 /** `5m` or `5 minute`, answered `5m`; anything else is refused like the SQL interval schema refuses it. */
@@ -105,22 +142,35 @@ function granularityIssues(write: Json): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
   const views = Array.isArray(write['materializedViews']) ? (write['materializedViews'] as Json[]) : [];
   views.forEach((view, index) => {
-    view['minGranularity'] = shortGranularity(String(view['minGranularity']), ['materializedViews', index, 'minGranularity'], issues);
+    view['minGranularity'] = shortGranularity(
+      String(view['minGranularity']),
+      ['materializedViews', index, 'minGranularity'],
+      issues,
+    );
     (view['aggregatedColumns'] as Json[]).forEach((column, at) => {
       if (column['aggFn'] !== 'count' && !column['sourceColumn']) {
-        issues.push(issueAt(['materializedViews', index, 'aggregatedColumns', at], 'Materialized View Source Column is required'));
+        issues.push(
+          issueAt(['materializedViews', index, 'aggregatedColumns', at], 'Materialized View Source Column is required'),
+        );
       }
     });
   });
   const metadata = write['metadataMaterializedViews'];
-  if (isObject(metadata)) metadata['granularity'] = shortGranularity(String(metadata['granularity']), ['metadataMaterializedViews', 'granularity'], issues);
+  if (isObject(metadata))
+    metadata['granularity'] = shortGranularity(
+      String(metadata['granularity']),
+      ['metadataMaterializedViews', 'granularity'],
+      issues,
+    );
   return issues;
 }
 
 function kindIssues(write: Json): SchemaIssue[] {
   if (write['kind'] !== 'metric') return [];
   const tables = Object.values((write['metricTables'] ?? {}) as Json);
-  return tables.some((table) => typeof table === 'string' && table.length > 0) ? [] : [issueAt(['metricTables'], 'At least one metric table must be specified')];
+  return tables.some((table) => typeof table === 'string' && table.length > 0)
+    ? []
+    : [issueAt(['metricTables'], 'At least one metric table must be specified')];
 }
 
 // ---------------------------------------------------------------- operations
@@ -187,7 +237,11 @@ function sourceOf(seed: SeedSource, connection: string, nowMs: number): CurrentS
  */
 function linkedDefaults(sources: CurrentSource[]): CurrentSource[] {
   const trace = sources.find((source) => source.kind === 'trace');
-  return sources.map((source) => (source.kind === 'session' && trace && !('traceSourceId' in source) ? { ...source, traceSourceId: trace.id } : source));
+  return sources.map((source) =>
+    source.kind === 'session' && trace && !('traceSourceId' in source)
+      ? { ...source, traceSourceId: trace.id }
+      : source,
+  );
 }
 
 /** The kind's routes on both variants; the managed gateway checks a body against its kind's schema. */

@@ -18,8 +18,13 @@ export const CURRENT_COLLECTIONS: readonly Collection[] = (() => {
   const waiting = CURRENT_STACK_KINDS.map((kind) => kind.collection);
   const ordered: Collection[] = [];
   while (waiting.length > 0) {
-    const next = waiting.findIndex((collection) => (collection.after ?? []).every((member) => ordered.some((done) => done.member === member)));
-    if (next < 0) throw new Error(`the emulator's collections wait on each other or on no kind: ${waiting.map((collection) => collection.member).join(', ')}`);
+    const next = waiting.findIndex((collection) =>
+      (collection.after ?? []).every((member) => ordered.some((done) => done.member === member)),
+    );
+    if (next < 0)
+      throw new Error(
+        `the emulator's collections wait on each other or on no kind: ${waiting.map((collection) => collection.member).join(', ')}`,
+      );
     ordered.push(...waiting.splice(next, 1));
   }
   return ordered;

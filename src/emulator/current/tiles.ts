@@ -9,7 +9,21 @@
  * service is kept on purpose: a count series' `field` is left out of the answer, and that answer
  * sent back gains `valueExpression: ""`.
  */
-import { CURRENT_BUILDER_CONFIGS, CURRENT_SERIES, CURRENT_SQL_CONFIGS, type CurrentBuilderTileConfig, type CurrentHeatmapSelectItem, type CurrentSelectItem, type CurrentSeries, type CurrentSqlTileConfig, type CurrentTileConfig, type CurrentTileWrite, CURRENT_BUILDER_DISPLAY_TYPES, CURRENT_SERIES_TYPES, CURRENT_SQL_DISPLAY_TYPES } from '../../kinds/dashboard/wire.js';
+import {
+  CURRENT_BUILDER_CONFIGS,
+  CURRENT_SERIES,
+  CURRENT_SQL_CONFIGS,
+  type CurrentBuilderTileConfig,
+  type CurrentHeatmapSelectItem,
+  type CurrentSelectItem,
+  type CurrentSeries,
+  type CurrentSqlTileConfig,
+  type CurrentTileConfig,
+  type CurrentTileWrite,
+  CURRENT_BUILDER_DISPLAY_TYPES,
+  CURRENT_SERIES_TYPES,
+  CURRENT_SQL_DISPLAY_TYPES,
+} from '../../kinds/dashboard/wire.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { clean, issueAt, type Pointer } from './validate.js';
 
@@ -30,13 +44,19 @@ function isObject(value: unknown): value is Json {
  * The tile's `config` in response form, or undefined when the tile is invalid (its problems are
  * added to `issues`, with paths below `at`).
  */
-export function readTileConfig(tile: CurrentTileWrite, at: Pointer, issues: SchemaIssue[]): CurrentTileConfig | undefined {
+export function readTileConfig(
+  tile: CurrentTileWrite,
+  at: Pointer,
+  issues: SchemaIssue[],
+): CurrentTileConfig | undefined {
   const hasSeries = tile.series !== undefined;
   const hasConfig = tile.config !== undefined && tile.config !== null;
   if (hasSeries && hasConfig) issues.push(issueAt(at, 'Tile cannot have both series and config'));
   else if (!hasSeries && !hasConfig) issues.push(issueAt(at, 'Tile must have either series or config'));
   if (tile.asRatio !== undefined && hasConfig) {
-    issues.push(issueAt(at, 'asRatio property is not supported when using config property. Specify config.asRatio instead.'));
+    issues.push(
+      issueAt(at, 'asRatio property is not supported when using config property. Specify config.asRatio instead.'),
+    );
   }
   if (hasSeries && !hasConfig) {
     const series = readSeries(tile.series ?? [], [...at, 'series'], issues);
@@ -78,7 +98,9 @@ function readConfig(value: unknown, at: Pointer, issues: SchemaIssue[]): Current
     issues.push(issueAt([...at, 'displayType'], `must be one of ${displayTypes.join(', ')}`));
     return undefined;
   }
-  const schema = sql ? CURRENT_SQL_CONFIGS[displayType as CurrentSqlTileConfig['displayType']] : CURRENT_BUILDER_CONFIGS[displayType as CurrentBuilderTileConfig['displayType']];
+  const schema = sql
+    ? CURRENT_SQL_CONFIGS[displayType as CurrentSqlTileConfig['displayType']]
+    : CURRENT_BUILDER_CONFIGS[displayType as CurrentBuilderTileConfig['displayType']];
   const checked = clean<CurrentTileConfig>(schema, value, at);
   if (checked.issues.length) {
     issues.push(...checked.issues);
@@ -97,23 +119,35 @@ function checkBuilderRules(config: CurrentBuilderTileConfig, at: Pointer, issues
       checkSelectItem(item, [...at, 'select', index], issues);
     });
   }
-  if ('asRatio' in config && config.asRatio && select?.length !== 2) issues.push(issueAt(at, 'asRatio can only be used with exactly two select items'));
+  if ('asRatio' in config && config.asRatio && select?.length !== 2)
+    issues.push(issueAt(at, 'asRatio can only be used with exactly two select items'));
   if (config.displayType === 'number' && !config.formulas?.length && config.select.length !== 1) {
-    issues.push(issueAt([...at, 'select'], 'Number tiles support a single select item unless formulas are used (extra items are formula operands)'));
+    issues.push(
+      issueAt(
+        [...at, 'select'],
+        'Number tiles support a single select item unless formulas are used (extra items are formula operands)',
+      ),
+    );
   }
 }
 
 function checkSelectItem(item: CurrentSelectItem, at: Pointer, issues: SchemaIssue[]): void {
-  if (item.level !== undefined && item.aggFn !== 'quantile') issues.push(issueAt(at, 'Level can only be used with quantile aggregation function'));
-  if (item.valueExpression && item.aggFn === 'count') issues.push(issueAt(at, 'Value expression cannot be used with count aggregation function'));
-  else if (!item.valueExpression && item.aggFn !== 'count') issues.push(issueAt(at, 'Value expression is required for non-count aggregation functions'));
+  if (item.level !== undefined && item.aggFn !== 'quantile')
+    issues.push(issueAt(at, 'Level can only be used with quantile aggregation function'));
+  if (item.valueExpression && item.aggFn === 'count')
+    issues.push(issueAt(at, 'Value expression cannot be used with count aggregation function'));
+  else if (!item.valueExpression && item.aggFn !== 'count')
+    issues.push(issueAt(at, 'Value expression is required for non-count aggregation functions'));
 }
 
 // ---------------------------------------------------------------- what a tile refers to
 
 /** The source ids a tile names (every series' and the config's), for the check against the team's sources. */
 export function tileSourceIds(tile: CurrentTileWrite, config: CurrentTileConfig): string[] {
-  if (tile.series !== undefined) return (tile.series as Json[]).flatMap((series) => (typeof series['sourceId'] === 'string' ? [series['sourceId']] : []));
+  if (tile.series !== undefined)
+    return (tile.series as Json[]).flatMap((series) =>
+      typeof series['sourceId'] === 'string' ? [series['sourceId']] : [],
+    );
   return 'sourceId' in config && config.sourceId ? [config.sourceId] : [];
 }
 
@@ -142,13 +176,19 @@ function normalizeSelectItem(item: CurrentSelectItem): CurrentSelectItem {
 }
 
 function normalizeHeatmapItem(item: CurrentHeatmapSelectItem): CurrentHeatmapSelectItem {
-  return compact({ valueExpression: item.valueExpression, countExpression: item.countExpression, heatmapScaleType: item.heatmapScaleType });
+  return compact({
+    valueExpression: item.valueExpression,
+    countExpression: item.countExpression,
+    heatmapScaleType: item.heatmapScaleType,
+  });
 }
 
 /** Formulas come back only when there are some, and `showOperandSeries` only beside them. */
 function formulaMembers(config: { formulas?: unknown[] | undefined; showOperandSeries?: boolean | undefined }): Json {
   if (!config.formulas?.length) return {};
-  return config.showOperandSeries === undefined ? { formulas: config.formulas } : { formulas: config.formulas, showOperandSeries: config.showOperandSeries };
+  return config.showOperandSeries === undefined
+    ? { formulas: config.formulas }
+    : { formulas: config.formulas, showOperandSeries: config.showOperandSeries };
 }
 
 /** A config in the form the service answers with. */
@@ -247,7 +287,13 @@ function normalizeBuilderConfig(config: CurrentBuilderTileConfig): CurrentBuilde
 }
 
 function normalizeSqlConfig(config: CurrentSqlTileConfig): CurrentSqlTileConfig {
-  const head = { configType: config.configType, displayType: config.displayType, connectionId: config.connectionId, sqlTemplate: config.sqlTemplate, sourceId: config.sourceId };
+  const head = {
+    configType: config.configType,
+    displayType: config.displayType,
+    connectionId: config.connectionId,
+    sqlTemplate: config.sqlTemplate,
+    sourceId: config.sourceId,
+  };
   switch (config.displayType) {
     case 'line':
       return compact({
@@ -268,9 +314,19 @@ function normalizeSqlConfig(config: CurrentSqlTileConfig): CurrentSqlTileConfig 
         numberFormat: config.numberFormat,
       });
     case 'table':
-      return compact({ ...head, displayType: config.displayType, numberFormat: config.numberFormat, onClick: config.onClick });
+      return compact({
+        ...head,
+        displayType: config.displayType,
+        numberFormat: config.numberFormat,
+        onClick: config.onClick,
+      });
     case 'number':
-      return compact({ ...head, displayType: config.displayType, numberFormat: config.numberFormat, color: config.color });
+      return compact({
+        ...head,
+        displayType: config.displayType,
+        numberFormat: config.numberFormat,
+        color: config.color,
+      });
     case 'pie':
     case 'bar':
       return compact({ ...head, displayType: config.displayType, numberFormat: config.numberFormat });
@@ -311,14 +367,35 @@ export function seriesToConfig(series: readonly CurrentSeries[], asRatio: boolea
       const groupBy = first.groupBy.join(',') || undefined;
       const numberFormat = query.find((entry) => entry.numberFormat)?.numberFormat;
       const ratio = asRatio && select.length === 2;
-      if (first.type === 'table') return compact({ numberFormat, displayType: 'table', sourceId: first.sourceId, asRatio: ratio, groupBy, select });
+      if (first.type === 'table')
+        return compact({
+          numberFormat,
+          displayType: 'table',
+          sourceId: first.sourceId,
+          asRatio: ratio,
+          groupBy,
+          select,
+        });
       const chart = { sourceId: first.sourceId, asRatio: ratio, fillNulls: true, groupBy, select, numberFormat };
-      return first.displayType === 'stacked_bar' ? compact({ displayType: 'stacked_bar', ...chart }) : compact({ displayType: 'line', ...chart });
+      return first.displayType === 'stacked_bar'
+        ? compact({ displayType: 'stacked_bar', ...chart })
+        : compact({ displayType: 'line', ...chart });
     }
     case 'number':
-      return compact({ displayType: 'number', sourceId: first.sourceId, select: [seriesSelectItem(first)], numberFormat: first.numberFormat });
+      return compact({
+        displayType: 'number',
+        sourceId: first.sourceId,
+        select: [seriesSelectItem(first)],
+        numberFormat: first.numberFormat,
+      });
     case 'search':
-      return { displayType: 'search', sourceId: first.sourceId, select: first.fields.join(', '), where: first.where ?? '', whereLanguage: first.whereLanguage ?? 'lucene' };
+      return {
+        displayType: 'search',
+        sourceId: first.sourceId,
+        select: first.fields.join(', '),
+        where: first.where ?? '',
+        whereLanguage: first.whereLanguage ?? 'lucene',
+      };
     case 'markdown':
       return { displayType: 'markdown', markdown: first.content };
   }

@@ -55,7 +55,8 @@ function validatorOf(schema: object): ValidateFunction {
   return validator;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The value without the members its schema does not name, in place: an object keeps what its
@@ -71,13 +72,18 @@ function strip(schema: Schema, value: unknown): unknown {
     }
     return value;
   }
-  if (Array.isArray(value)) return isRecord(schema['items']) ? value.map((item) => strip(schema['items'] as Schema, item)) : value;
+  if (Array.isArray(value))
+    return isRecord(schema['items']) ? value.map((item) => strip(schema['items'] as Schema, item)) : value;
   if (!isRecord(value) || !(isRecord(schema['properties']) || isRecord(schema['patternProperties']))) return value;
   const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
-  const patterns = Object.entries((schema['patternProperties'] ?? {}) as Record<string, Schema>).map(([pattern, member]) => [new RegExp(pattern), member] as const);
+  const patterns = Object.entries((schema['patternProperties'] ?? {}) as Record<string, Schema>).map(
+    ([pattern, member]) => [new RegExp(pattern), member] as const,
+  );
   const additional = schema['additionalProperties'];
   for (const key of Object.keys(value)) {
-    const member = Object.hasOwn(properties, key) ? properties[key] : patterns.find(([pattern]) => pattern.test(key))?.[1];
+    const member = Object.hasOwn(properties, key)
+      ? properties[key]
+      : patterns.find(([pattern]) => pattern.test(key))?.[1];
     if (member) value[key] = strip(member, value[key]);
     else if (additional === true) continue;
     else if (isRecord(additional) && validatorOf(additional)(value[key])) value[key] = strip(additional, value[key]);
@@ -148,7 +154,12 @@ function toIssues(errors: readonly ErrorObject[], at: Pointer): SchemaIssue[] {
 }
 
 function unionMessage(errors: readonly ErrorObject[], path: string): string {
-  const own = errors.filter((error) => error.instancePath === path && error.keyword !== 'anyOf' && !(error.keyword === 'type' && error.params['type'] === 'null'));
+  const own = errors.filter(
+    (error) =>
+      error.instancePath === path &&
+      error.keyword !== 'anyOf' &&
+      !(error.keyword === 'type' && error.params['type'] === 'null'),
+  );
   return own.length ? [...new Set(own.map(messageOf))].join(' or ') : 'must match one of its alternatives';
 }
 

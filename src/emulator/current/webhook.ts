@@ -9,7 +9,14 @@
  * alert's `channel` names the webhook.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { CURRENT_SLACK_UNSUPPORTED_MEMBERS, CURRENT_WEBHOOK_LIMITS, CurrentWebhookEntry, CurrentWebhookWrite, type CurrentWebhookEntry as WebhookEntry, type CurrentWebhookWrite as WebhookWrite } from '../../kinds/webhook/wire.js';
+import {
+  CURRENT_SLACK_UNSUPPORTED_MEMBERS,
+  CURRENT_WEBHOOK_LIMITS,
+  CurrentWebhookEntry,
+  CurrentWebhookWrite,
+  type CurrentWebhookEntry as WebhookEntry,
+  type CurrentWebhookWrite as WebhookWrite,
+} from '../../kinds/webhook/wire.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';
 import { isoTimestamp, newObjectId } from '../ids.js';
@@ -42,12 +49,14 @@ function readWrite(body: unknown): WebhookWrite {
   const write = cleaned<WebhookWrite>(CurrentWebhookWrite, body);
   write.name = write.name.trim();
   const issues: SchemaIssue[] = [];
-  if (write.name.length < 1 || write.name.length > L.nameMaxLength) issues.push(issueAt(['name'], `must be 1 to ${L.nameMaxLength} characters`));
+  if (write.name.length < 1 || write.name.length > L.nameMaxLength)
+    issues.push(issueAt(['name'], `must be 1 to ${L.nameMaxLength} characters`));
   if (!parsesAsUrl(write.url)) issues.push(issueAt(['url'], 'Invalid url'));
   issues.push(...headerIssues(write.headers ?? {}), ...queryParamIssues(write.queryParams ?? {}));
   if (write.service === 'slack') {
     for (const member of CURRENT_SLACK_UNSUPPORTED_MEMBERS) {
-      if (write[member] !== undefined) issues.push(issueAt([member], `${member} is not supported for the slack webhook service`));
+      if (write[member] !== undefined)
+        issues.push(issueAt([member], `${member} is not supported for the slack webhook service`));
     }
   }
   throwIfAny(issues);
@@ -65,7 +74,11 @@ function parsesAsUrl(text: string): boolean {
 
 /** Values of a name-value map must be text, as the service's `z.record(…, z.string())` wants them. */
 function valueTypeIssues(member: WriteOnly, map: Record<string, unknown>): SchemaIssue[] {
-  return Object.entries(map).flatMap(([name, value]) => (typeof value === 'string' ? [] : [issueAt([member, name], `Expected string, received ${value === null ? 'null' : typeof value}`)]));
+  return Object.entries(map).flatMap(([name, value]) =>
+    typeof value === 'string'
+      ? []
+      : [issueAt([member, name], `Expected string, received ${value === null ? 'null' : typeof value}`)],
+  );
 }
 
 function headerIssues(headers: Record<string, string>): SchemaIssue[] {
@@ -73,12 +86,16 @@ function headerIssues(headers: Record<string, string>): SchemaIssue[] {
   for (const [name, value] of Object.entries(headers)) {
     const at = ['headers', name];
     if (name.length === 0) issues.push(issueAt(at, 'Header name cannot be empty'));
-    else if (name.length > L.headerNameMaxLength) issues.push(issueAt(at, `Header name must be at most ${L.headerNameMaxLength} characters`));
-    else if (!HEADER_NAME.test(name)) issues.push(issueAt(at, "Invalid header name. Only alphanumeric characters and !#$%&'*+-.^_`|~ are allowed"));
+    else if (name.length > L.headerNameMaxLength)
+      issues.push(issueAt(at, `Header name must be at most ${L.headerNameMaxLength} characters`));
+    else if (!HEADER_NAME.test(name))
+      issues.push(issueAt(at, "Invalid header name. Only alphanumeric characters and !#$%&'*+-.^_`|~ are allowed"));
     else if (/^\d/.test(name)) issues.push(issueAt(at, 'Header name cannot start with a number'));
     if (typeof value !== 'string') continue;
-    if (value.length > L.headerValueMaxLength) issues.push(issueAt(at, `Header values must be at most ${L.headerValueMaxLength} characters`));
-    else if (CONTROL_CHARACTERS.test(value)) issues.push(issueAt(at, 'Header values cannot contain control characters'));
+    if (value.length > L.headerValueMaxLength)
+      issues.push(issueAt(at, `Header values must be at most ${L.headerValueMaxLength} characters`));
+    else if (CONTROL_CHARACTERS.test(value))
+      issues.push(issueAt(at, 'Header values cannot contain control characters'));
   }
   return issues;
 }
@@ -88,10 +105,13 @@ function queryParamIssues(params: Record<string, string>): SchemaIssue[] {
   for (const [key, value] of Object.entries(params)) {
     const at = ['queryParams', key];
     if (key.length === 0) issues.push(issueAt(at, 'Query parameter name cannot be empty'));
-    else if (key.length > L.queryParamKeyMaxLength || CONTROL_CHARACTERS.test(key)) issues.push(issueAt(at, 'Query parameter names cannot contain control characters'));
+    else if (key.length > L.queryParamKeyMaxLength || CONTROL_CHARACTERS.test(key))
+      issues.push(issueAt(at, 'Query parameter names cannot contain control characters'));
     if (typeof value !== 'string') continue;
-    if (value.length > L.queryParamValueMaxLength) issues.push(issueAt(at, `Query parameter values must be at most ${L.queryParamValueMaxLength} characters`));
-    else if (CONTROL_CHARACTERS.test(value)) issues.push(issueAt(at, 'Query parameter values cannot contain control characters'));
+    if (value.length > L.queryParamValueMaxLength)
+      issues.push(issueAt(at, `Query parameter values must be at most ${L.queryParamValueMaxLength} characters`));
+    else if (CONTROL_CHARACTERS.test(value))
+      issues.push(issueAt(at, 'Query parameter values cannot contain control characters'));
   }
   return issues;
 }
@@ -147,15 +167,24 @@ function isPrivateAddress(host: string): boolean {
 function checkDestination(write: WebhookWrite): void {
   const url = new URL(write.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refused('Webhook URL must use HTTP or HTTPS');
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
   if (write.service === 'slack' && !(host === 'slack.com' || host.endsWith('.slack.com'))) {
     throw refused(`Slack Webhook URL ${write.url} does not have hostname that ends in 'slack.com'`);
   }
-  if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host)) throw refused('Webhook URL resolves to a private or reserved address.');
+  if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host))
+    throw refused('Webhook URL resolves to a private or reserved address.');
 }
 
 function checkUnique(ws: CurrentWorkspace, write: WebhookWrite, except?: string): void {
-  if (ws.webhooks.some((webhook) => webhook.id !== except && webhook.service === write.service && webhook.name === write.name)) throw refused(DUPLICATE);
+  if (
+    ws.webhooks.some(
+      (webhook) => webhook.id !== except && webhook.service === write.service && webhook.name === write.name,
+    )
+  )
+    throw refused(DUPLICATE);
 }
 
 // ---------------------------------------------------------------- stored and answered
@@ -168,7 +197,16 @@ export function externalWebhook(webhook: WebhookEntry): WebhookEntry {
 }
 
 function entryOf(id: string, write: WebhookWrite, createdAt: string, updatedAt: string): WebhookEntry {
-  return inSchemaOrder(CurrentWebhookEntry, { id, name: write.name, url: write.url, description: write.description, updatedAt, createdAt, service: write.service, body: write.body });
+  return inSchemaOrder(CurrentWebhookEntry, {
+    id,
+    name: write.name,
+    url: write.url,
+    description: write.description,
+    updatedAt,
+    createdAt,
+    service: write.service,
+    body: write.body,
+  });
 }
 
 /** The fingerprints of a map's entries, keyed `member.name`. */
@@ -177,7 +215,12 @@ function fingerprints(member: WriteOnly, map: Record<string, string>, fingerprin
 }
 
 /** The stored secrets after a write: sent maps replace (`{}` clears), absent ones stay unless the destination moved. */
-function nextSecrets(previous: StackSecrets, write: WebhookWrite, destinationChanged: boolean, fingerprint: Fingerprint): StackSecrets {
+function nextSecrets(
+  previous: StackSecrets,
+  write: WebhookWrite,
+  destinationChanged: boolean,
+  fingerprint: Fingerprint,
+): StackSecrets {
   const next: StackSecrets = {};
   for (const member of WRITE_ONLY) {
     const sent = write[member];
@@ -206,7 +249,12 @@ function requireWebhook(ws: CurrentWorkspace, id: string): WebhookEntry {
   return webhook;
 }
 
-export function createWebhook(ws: CurrentWorkspace, body: unknown, nowMs: number, fingerprint: Fingerprint): WebhookEntry {
+export function createWebhook(
+  ws: CurrentWorkspace,
+  body: unknown,
+  nowMs: number,
+  fingerprint: Fingerprint,
+): WebhookEntry {
   const write = readWrite(body);
   checkDestination(write);
   checkUnique(ws, write);
@@ -218,7 +266,13 @@ export function createWebhook(ws: CurrentWorkspace, body: unknown, nowMs: number
 }
 
 /** The order of the real checks: the body (400), the webhook (404), its destination (400), the (service, name) pair (400). */
-export function updateWebhook(ws: CurrentWorkspace, id: string, body: unknown, nowMs: number, fingerprint: Fingerprint): WebhookEntry {
+export function updateWebhook(
+  ws: CurrentWorkspace,
+  id: string,
+  body: unknown,
+  nowMs: number,
+  fingerprint: Fingerprint,
+): WebhookEntry {
   const write = readWrite(body);
   const current = requireWebhook(ws, id);
   checkDestination(write);
@@ -234,7 +288,11 @@ export function updateWebhook(ws: CurrentWorkspace, id: string, body: unknown, n
 export function deleteWebhook(ws: CurrentWorkspace, id: string): void {
   const users = [...ws.alerts.values()].filter((alert) => alert.channel?.['webhookId'] === id).length;
   if (users > 0) {
-    throw new ApiError('conflict', `Cannot delete webhook: ${users} alert(s) still reference it. Reassign or remove those alerts first.`, { json: true });
+    throw new ApiError(
+      'conflict',
+      `Cannot delete webhook: ${users} alert(s) still reference it. Reassign or remove those alerts first.`,
+      { json: true },
+    );
   }
   ws.webhooks.splice(ws.webhooks.indexOf(requireWebhook(ws, id)), 1);
   ws.secrets.delete(id);
@@ -243,12 +301,29 @@ export function deleteWebhook(ws: CurrentWorkspace, id: string): void {
 // ---------------------------------------------------------------- seeds
 
 /** A seeded webhook as listed, in the answer's order; its headers and query parameters go to `secrets`. */
-function webhookOf(seed: Record<string, unknown>, nowMs: number, secrets: Map<string, StackSecrets>, fingerprint: Fingerprint): WebhookEntry {
+function webhookOf(
+  seed: Record<string, unknown>,
+  nowMs: number,
+  secrets: Map<string, StackSecrets>,
+  fingerprint: Fingerprint,
+): WebhookEntry {
   const { createdAt, updatedAt } = timesOf(seed, nowMs);
   const text = (key: string) => (typeof seed[key] === 'string' ? (seed[key] as string) : undefined);
-  const webhook = inSchemaOrder(CurrentWebhookEntry, { id: idOf(seed, nowMs), name: String(seed['name']), url: text('url'), description: text('description'), updatedAt, createdAt, service: String(seed['service']), body: text('body') });
+  const webhook = inSchemaOrder(CurrentWebhookEntry, {
+    id: idOf(seed, nowMs),
+    name: String(seed['name']),
+    url: text('url'),
+    description: text('description'),
+    updatedAt,
+    createdAt,
+    service: String(seed['service']),
+    body: text('body'),
+  });
   const written = (['headers', 'queryParams'] as const).flatMap((member) =>
-    Object.entries((seed[member] ?? {}) as Record<string, string>).map(([name, value]) => [`${member}.${name}`, fingerprint(value)]),
+    Object.entries((seed[member] ?? {}) as Record<string, string>).map(([name, value]) => [
+      `${member}.${name}`,
+      fingerprint(value),
+    ]),
   );
   if (written.length) secrets.set(webhook.id, Object.fromEntries(written));
   return webhook;

@@ -20,7 +20,13 @@ function bare(owner: string, variant: Variant, secrets: Map<string, StackSecrets
 }
 
 /** The workspace of a seeded service (managed) or team (self-hosted) under the current profile. */
-export function seededWorkspace(owner: string, variant: Variant, seeded: SeedStack, nowMs: number, fingerprint: Fingerprint): CurrentWorkspace {
+export function seededWorkspace(
+  owner: string,
+  variant: Variant,
+  seeded: SeedStack,
+  nowMs: number,
+  fingerprint: Fingerprint,
+): CurrentWorkspace {
   const seeding = { nowMs, fingerprint, connection: newObjectId(nowMs) };
   const ws = bare(owner, variant, new Map());
   for (const collection of CURRENT_COLLECTIONS) collection.seed(ws, seeded, seeding);
@@ -28,8 +34,17 @@ export function seededWorkspace(owner: string, variant: Variant, seeded: SeedSta
 }
 
 /** A workspace as saved; what files from before a kind lack, the kind fills in. */
-export function restoredWorkspace(owner: string, variant: Variant, saved: CurrentWorkspaceData, restoring: Restoring): CurrentWorkspace {
-  const ws = bare(owner, variant, new Map(Object.entries(saved.secrets ?? {}).map(([id, secrets]) => [id, restoring.upgrade(secrets)])));
+export function restoredWorkspace(
+  owner: string,
+  variant: Variant,
+  saved: CurrentWorkspaceData,
+  restoring: Restoring,
+): CurrentWorkspace {
+  const ws = bare(
+    owner,
+    variant,
+    new Map(Object.entries(saved.secrets ?? {}).map(([id, secrets]) => [id, restoring.upgrade(secrets)])),
+  );
   for (const collection of CURRENT_COLLECTIONS) collection.restore(ws, saved, restoring);
   return ws;
 }

@@ -18,7 +18,11 @@ export interface TileRemovals {
 }
 
 /** Live tiles and dashboards this plan's dashboard writes remove, with the change that removes them. */
-export function tileRemovalsOf(dashboards: readonly DashboardOutcome[], deletes: readonly Change[], live: readonly LiveDashboard[]): TileRemovals {
+export function tileRemovalsOf(
+  dashboards: readonly DashboardOutcome[],
+  deletes: readonly Change[],
+  live: readonly LiveDashboard[],
+): TileRemovals {
   const tilesRemovedBy = new Map<string, string>();
   const dashboardsDeletedBy = new Map<string, string>();
   for (const outcome of dashboards) for (const id of outcome.removedTiles.keys()) tilesRemovedBy.set(id, outcome.key);
@@ -47,7 +51,8 @@ export function orderCascades(input: CascadeInput): void {
   const alertDeleteKeys = input.alertDeletes.map((change) => changeKey(ALERT, change.name));
   for (const change of input.dashboardDeletes) addDependsOn(change, ...alertDeleteKeys);
   for (const outcome of input.alerts) {
-    const cascading = outcome.movesOffBefore === undefined ? undefined : input.dashboardChanges.get(outcome.movesOffBefore);
+    const cascading =
+      outcome.movesOffBefore === undefined ? undefined : input.dashboardChanges.get(outcome.movesOffBefore);
     if (cascading) addDependsOn(cascading, changeKey(ALERT, outcome.change.name));
   }
   const rescued = new Set(input.alerts.filter((o) => o.rescued && o.live).map((o) => o.live?.id));

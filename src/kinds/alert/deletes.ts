@@ -33,18 +33,26 @@ function fateOf(alert: LiveAlert, standing: StandingAlerts, names: (body: WriteB
   const outcome = standing.alerts.find((each) => each.live?.id === alert.id);
   if (outcome?.change.action === 'error') return { is: 'held', change: outcome.change };
   const operation = outcome?.change.operations.at(-1);
-  if (outcome && operation && 'body' in operation && !names(operation.body)) return { is: 'moves', change: outcome.change };
+  if (outcome && operation && 'body' in operation && !names(operation.body))
+    return { is: 'moves', change: outcome.change };
   return { is: 'stays' };
 }
 
 /** An alert's manifest, as the plan names it, with where it is. */
 function manifestLabel(change: Change): string {
   const line = change.line === undefined ? '' : `:${change.line}`;
-  return change.file === undefined ? changeKey(ALERT, change.name) : `${changeKey(ALERT, change.name)} (${change.file}${line})`;
+  return change.file === undefined
+    ? changeKey(ALERT, change.name)
+    : `${changeKey(ALERT, change.name)} (${change.file}${line})`;
 }
 
 /** Sorts the alerts naming one deleted resource by fate: the delete waits for those that move or are held. */
-function sortByFate(deletion: Change, alerts: readonly LiveAlert[], standing: StandingAlerts, names: (body: WriteBody) => boolean): { held: string[]; staying: LiveAlert[] } {
+function sortByFate(
+  deletion: Change,
+  alerts: readonly LiveAlert[],
+  standing: StandingAlerts,
+  names: (body: WriteBody) => boolean,
+): { held: string[]; staying: LiveAlert[] } {
   const held: string[] = [];
   const staying: LiveAlert[] = [];
   for (const alert of alerts) {
@@ -62,32 +70,51 @@ function sortByFate(deletion: Change, alerts: readonly LiveAlert[], standing: St
 export function orderWebhookDeletes(deletes: readonly Change[], standing: StandingAlerts): void {
   for (const deletion of deletes) {
     const id = deletion.id ?? '';
-    const naming = standing.live.filter((alert) => alert.channel?.webhookId === id || channelsOf(alert.extra?.['channels']).includes(id));
+    const naming = standing.live.filter(
+      (alert) => alert.channel?.webhookId === id || channelsOf(alert.extra?.['channels']).includes(id),
+    );
     const { held, staying } = sortByFate(deletion, naming, standing, (body) => namesWebhook(body, id));
     if (held.length > 0) {
-      deletion.warnings.push(`not deleted while ${held.join(', ')} still names it: the manifest stays and cannot be applied, ` +
-        `and the server refuses to delete a webhook an alert notifies (409); delete that manifest too, ` +
-        `or move the alert to another webhook`);
+      deletion.warnings.push(
+        `not deleted while ${held.join(', ')} still names it: the manifest stays and cannot be applied, ` +
+          `and the server refuses to delete a webhook an alert notifies (409); delete that manifest too, ` +
+          `or move the alert to another webhook`,
+      );
     }
     const refusing = staying.filter((alert) => alert.channel?.webhookId === id).map((alert) => labelOf(ALERT, alert));
     const dangling = staying.filter((alert) => alert.channel?.webhookId !== id).map((alert) => labelOf(ALERT, alert));
     if (refusing.length > 0) {
-      deletion.warnings.push(`the server refuses to delete it (409) while ${refusing.join(', ')} notifies it: move those alerts to another webhook, or delete them, first`);
+      deletion.warnings.push(
+        `the server refuses to delete it (409) while ${refusing.join(', ')} notifies it: move those alerts to another webhook, or delete them, first`,
+      );
     }
-    if (dangling.length > 0) deletion.warnings.push(`${dangling.join(', ')} also list it in their channels; the server deletes it anyway, and those channels are left pointing at nothing`);
+    if (dangling.length > 0)
+      deletion.warnings.push(
+        `${dangling.join(', ')} also list it in their channels; the server deletes it anyway, and those channels are left pointing at nothing`,
+      );
   }
 }
 
 export function orderSavedSearchDeletes(deletes: readonly Change[], standing: StandingAlerts): void {
   for (const deletion of deletes) {
-    const naming = standing.live.filter((alert) => alertSourceWord(alert.source) === SAVED_SEARCH_SOURCE && alert.savedSearchId !== undefined && alert.savedSearchId === deletion.id);
+    const naming = standing.live.filter(
+      (alert) =>
+        alertSourceWord(alert.source) === SAVED_SEARCH_SOURCE &&
+        alert.savedSearchId !== undefined &&
+        alert.savedSearchId === deletion.id,
+    );
     const { held, staying } = sortByFate(deletion, naming, standing, (body) => body['savedSearchId'] === deletion.id);
     if (held.length > 0) {
-      deletion.warnings.push(`not deleted while ${held.join(', ')} still watches it: the manifest stays and cannot be ` +
-        `applied, and the server would delete the alert with it; delete that manifest too, or move the ` +
-        `alert to another saved search`);
+      deletion.warnings.push(
+        `not deleted while ${held.join(', ')} still watches it: the manifest stays and cannot be ` +
+          `applied, and the server would delete the alert with it; delete that manifest too, or move the ` +
+          `alert to another saved search`,
+      );
     }
-    if (staying.length > 0) deletion.warnings.push(`the server deletes the alerts on it with it: ${staying.map((alert) => labelOf(ALERT, alert)).join(', ')}`);
+    if (staying.length > 0)
+      deletion.warnings.push(
+        `the server deletes the alerts on it with it: ${staying.map((alert) => labelOf(ALERT, alert)).join(', ')}`,
+      );
   }
 }
 

@@ -27,7 +27,13 @@ const SAVED_SEARCH_SOURCE_OF: Record<ApiProfile, string> = { seed: 'search', cur
 
 /** Live id → `Kind/name` of this plan's deletes of `kinds`. */
 function deletedById(deletes: ReadonlyMap<Kind, readonly Change[]>, kinds: readonly Kind[]): Map<string, ChangeKey> {
-  return new Map(kinds.flatMap((kind) => (deletes.get(kind) ?? []).flatMap((change) => (change.id === undefined ? [] : [[change.id, changeKey(kind, change.name)] as const]))));
+  return new Map(
+    kinds.flatMap((kind) =>
+      (deletes.get(kind) ?? []).flatMap((change) =>
+        change.id === undefined ? [] : [[change.id, changeKey(kind, change.name)] as const],
+      ),
+    ),
+  );
 }
 
 export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, typeof ALERT, 'alerts'>({
@@ -35,7 +41,10 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
   collection: 'alerts',
   schema: alertDocumentSchema,
   // Self-hosted alert lists are paged: a client that does not page misses alerts past the first 1,000.
-  routes: { managed: managedRoutes('stack/alerts', 'alertId', 'PUT'), 'self-hosted': selfHostedRoutes('alerts', 'PUT', { paged: true }) },
+  routes: {
+    managed: managedRoutes('stack/alerts', 'alertId', 'PUT'),
+    'self-hosted': selfHostedRoutes('alerts', 'PUT', { paged: true }),
+  },
   identity: 'name',
   references: [DASHBOARD, SAVED_SEARCH, WEBHOOK],
   createOnly: [],
@@ -58,7 +67,12 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
       const dashboard = made !== undefined && isLiveDashboard(made) ? made : undefined;
       if (!key || !dashboard) return filled;
       const tile = dashboard.tiles.find((candidate) => candidate.name === refs['tile']);
-      if (!tile) throw new StacksyncError('E_REF_UNRESOLVED', `${key} has no tile named "${refs['tile'] ?? ''}" after it was written`, { subject: key });
+      if (!tile)
+        throw new StacksyncError(
+          'E_REF_UNRESOLVED',
+          `${key} has no tile named "${refs['tile'] ?? ''}" after it was written`,
+          { subject: key },
+        );
       return { ...filled, dashboardId: dashboard.id, tileId: tile.id };
     },
   },
@@ -86,7 +100,14 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
     // Guard against the server's cascade deletes of alerts.
     const dashboardChanges = new Map([...dashboards.map((o) => o.change), ...dashboardDeletes].map((c) => [c.name, c]));
     const alertDeletes = input.deletes.get(ALERT) ?? [];
-    orderCascades({ live: input.live, alerts: outcomes, alertDeletes, dashboardDeletes, dashboardChanges, ...removals });
+    orderCascades({
+      live: input.live,
+      alerts: outcomes,
+      alertDeletes,
+      dashboardDeletes,
+      dashboardChanges,
+      ...removals,
+    });
     // A webhook's delete waits for the alerts that move off it (the server refuses it while one notifies it);
     // a saved search's for those on it (it deletes them).
     const standing = { live: input.live, alerts: outcomes, alertDeletes };

@@ -11,7 +11,14 @@
  * manifest's members laid over it, since PUT replaces the whole configuration.
  */
 import { withUnreadable, type UnreadableResource } from '../../model/resources.js';
-import { changeKey, KNOWN_AFTER_APPLY, operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
+import {
+  changeKey,
+  KNOWN_AFTER_APPLY,
+  operationType,
+  type Change,
+  type FieldDiff,
+  type Operation,
+} from '../../model/plan.js';
 import type { ErrorCode } from '../../errors.js';
 import type { Kind } from '../../model/kinds.js';
 import type { ApiProfile } from '../../schema/enums.js';
@@ -20,7 +27,15 @@ import { NameRefs, pointerTo } from '../shared/refs.js';
 import { SAVED_SEARCH } from '../saved-search/model.js';
 import { WEBHOOK } from '../webhook/model.js';
 import type { TargetState } from '../../model/state.js';
-import { addDependsOn, ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange } from '../shared/change.js';
+import {
+  addDependsOn,
+  ambiguousMessage,
+  changeFor,
+  errorChange,
+  isUnreadable,
+  matchedChange,
+  unreadableChange,
+} from '../shared/change.js';
 import { keepLive } from '../shared/ignore.js';
 import type { IntentTiming } from '../shared/intents.js';
 import { matchAll } from '../shared/match.js';
@@ -28,7 +43,18 @@ import type { Match } from '../shared/match.js';
 import { covers, diffValues, fieldDiff } from '../shared/values.js';
 import type { DashboardOutcome } from '../dashboard/diff.js';
 import { DASHBOARD, type LiveDashboard } from '../dashboard/model.js';
-import { ALERT, alertSourceWord, CURRENT_ALERT_MEMBERS, SAVED_SEARCH_SOURCE, type AlertRefs, type AlertWrite, type DesiredAlert, type LiveAlert, type LiveAlertChannel, type ManifestChannel } from './model.js';
+import {
+  ALERT,
+  alertSourceWord,
+  CURRENT_ALERT_MEMBERS,
+  SAVED_SEARCH_SOURCE,
+  type AlertRefs,
+  type AlertWrite,
+  type DesiredAlert,
+  type LiveAlert,
+  type LiveAlertChannel,
+  type ManifestChannel,
+} from './model.js';
 
 export interface AlertContext {
   target: string;
@@ -90,13 +116,24 @@ interface ResolvedRef {
 }
 
 export function planAlerts(ctx: AlertContext, desired: readonly DesiredAlert[]): AlertOutcome[] {
-  const matches = matchAll(ALERT, desired, withUnreadable(ALERT, ctx.liveAlerts, ctx.unreadable), ctx.state, ctx.timing);
+  const matches = matchAll(
+    ALERT,
+    desired,
+    withUnreadable(ALERT, ctx.liveAlerts, ctx.unreadable),
+    ctx.state,
+    ctx.timing,
+  );
   return desired.map((alert) => planAlert(ctx, alert, matches.get(alert.key) ?? { how: 'none' }));
 }
 
-function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveAlert | UnreadableResource>): AlertOutcome {
+function planAlert(
+  ctx: AlertContext,
+  manifest: DesiredAlert,
+  match: Match<LiveAlert | UnreadableResource>,
+): AlertOutcome {
   const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
-  if (matched && isUnreadable(matched)) return { change: unreadableChange(ctx.target, manifest, matched), rescued: false };
+  if (matched && isUnreadable(matched))
+    return { change: unreadableChange(ctx.target, manifest, matched), rescued: false };
   const live = matched;
   const desired = live ? keepLive(manifest, live, manifest.policy?.ignore) : manifest;
   const failed = (code: ErrorCode, message: string): AlertOutcome => ({
@@ -111,7 +148,11 @@ function planAlert(ctx: AlertContext, manifest: DesiredAlert, match: Match<LiveA
   const named = namedIds(desired, names);
   if (names.errors.length > 0) return failed('E_REF_UNRESOLVED', names.errors.join('; '));
   const gone = deletedIds(ctx, named);
-  if (gone.length > 0) return failed('E_REF_UNRESOLVED', `it names by id ${gone.join(', ')}, which this plan deletes (prune): restore the manifest of what it names, or name another`);
+  if (gone.length > 0)
+    return failed(
+      'E_REF_UNRESOLVED',
+      `it names by id ${gone.join(', ')}, which this plan deletes (prune): restore the manifest of what it names, or name another`,
+    );
   const ref = desired.source === 'tile' ? resolveRef(ctx, desired) : undefined;
   if (typeof ref === 'string') return failed('E_REF_UNRESOLVED', ref);
   const resolved = { ...named, names, ...(ref ? { ref } : {}) };
@@ -127,12 +168,24 @@ function planCreate(ctx: AlertContext, desired: DesiredAlert, diff: FieldDiff[],
   const change = changeFor(ctx.target, desired, 'create');
   if (desired.name !== undefined) change.liveName = desired.name;
   change.diff = diff;
-  change.operations = [withRefs({ type: operationType('create', ALERT), body: alertBody(desired, undefined, resolved) }, desired, resolved)];
+  change.operations = [
+    withRefs(
+      { type: operationType('create', ALERT), body: alertBody(desired, undefined, resolved) },
+      desired,
+      resolved,
+    ),
+  ];
   if (resolved.ref?.viaRefs) addDependsOn(change, changeKey(DASHBOARD, resolved.ref.dashboardKey));
   return { change, rescued: false };
 }
 
-function planWrite(ctx: AlertContext, desired: DesiredAlert, change: Change, live: LiveAlert, resolved: Resolved): AlertOutcome {
+function planWrite(
+  ctx: AlertContext,
+  desired: DesiredAlert,
+  change: Change,
+  live: LiveAlert,
+  resolved: Resolved,
+): AlertOutcome {
   const { ref } = resolved;
   const cascading = cascadingChangeOf(ctx, live);
   const body = alertBody(desired, live, resolved);
@@ -155,17 +208,22 @@ function planWrite(ctx: AlertContext, desired: DesiredAlert, change: Change, liv
 }
 
 /** Key of the Dashboard change whose write will make the server delete this live alert, if any. */
-export function cascadingChangeOf(removals: Pick<AlertContext, 'tilesRemovedBy' | 'dashboardsDeletedBy'>, live: LiveAlert): string | undefined {
+export function cascadingChangeOf(
+  removals: Pick<AlertContext, 'tilesRemovedBy' | 'dashboardsDeletedBy'>,
+  live: LiveAlert,
+): string | undefined {
   if (live.source !== 'tile') return undefined;
   return removals.tilesRemovedBy.get(live.tileId ?? '') ?? removals.dashboardsDeletedBy.get(live.dashboardId ?? '');
 }
 
 /** Resolves `dashboard`/`tile`; a string is why it cannot be. */
 function resolveRef(ctx: AlertContext, desired: DesiredAlert): ResolvedRef | string {
-  if (desired.dashboard === undefined || desired.tile === undefined) return 'a tile alert needs both dashboard and tile';
+  if (desired.dashboard === undefined || desired.tile === undefined)
+    return 'a tile alert needs both dashboard and tile';
   const outcome = ctx.dashboards.get(desired.dashboard);
   if (!outcome) return `Dashboard/${desired.dashboard} is not a manifest of target ${ctx.target}`;
-  if (outcome.change.action === 'error') return `Dashboard/${desired.dashboard} cannot be planned, so its tile ids are unknown`;
+  if (outcome.change.action === 'error')
+    return `Dashboard/${desired.dashboard} cannot be planned, so its tile ids are unknown`;
   if (!outcome.tileIds.has(desired.tile)) return `Dashboard/${desired.dashboard} has no tile named "${desired.tile}"`;
   const tileId = outcome.tileIds.get(desired.tile);
   if (!outcome.writes && tileId === undefined) {
@@ -178,8 +236,14 @@ function resolveRef(ctx: AlertContext, desired: DesiredAlert): ResolvedRef | str
 }
 
 /** The operation with the ids it takes from changes of this run: the dashboard's (and its tile's), and the names' places. */
-function withRefs(operation: Extract<Operation, { body: unknown }>, desired: DesiredAlert, { ref, names }: Resolved): Operation {
-  const tile: AlertRefs | undefined = ref?.viaRefs ? { dashboard: changeKey(DASHBOARD, ref.dashboardKey), tile: desired.tile ?? '' } : undefined;
+function withRefs(
+  operation: Extract<Operation, { body: unknown }>,
+  desired: DesiredAlert,
+  { ref, names }: Resolved,
+): Operation {
+  const tile: AlertRefs | undefined = ref?.viaRefs
+    ? { dashboard: changeKey(DASHBOARD, ref.dashboardKey), tile: desired.tile ?? '' }
+    : undefined;
   const refs = { ...names.refs, ...tile };
   return Object.keys(refs).length > 0 ? { ...operation, refs } : operation;
 }
@@ -217,7 +281,8 @@ function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, resolved:
   }
   if (ref?.dashboardId !== undefined) body.dashboardId = ref.dashboardId;
   if (ref?.tileId !== undefined) body.tileId = ref.tileId;
-  if (source === SAVED_SEARCH_SOURCE && resolved.savedSearchId !== undefined) body.savedSearchId = resolved.savedSearchId;
+  if (source === SAVED_SEARCH_SOURCE && resolved.savedSearchId !== undefined)
+    body.savedSearchId = resolved.savedSearchId;
   return body;
 }
 
@@ -226,7 +291,8 @@ function currentMembers(desired: DesiredAlert): Record<string, unknown> {
   const members: Record<string, unknown> = {};
   for (const member of CURRENT_ALERT_MEMBERS) if (desired[member] !== undefined) members[member] = desired[member];
   const start = desired.scheduleStartAt;
-  if (typeof start === 'string' && !Number.isNaN(Date.parse(start))) members['scheduleStartAt'] = new Date(start).toISOString();
+  if (typeof start === 'string' && !Number.isNaN(Date.parse(start)))
+    members['scheduleStartAt'] = new Date(start).toISOString();
   return members;
 }
 
@@ -236,19 +302,29 @@ function hasCurrentMembers(desired: DesiredAlert): boolean {
 
 /** Why a seed-profile target cannot take this manifest: members only newer servers have. */
 function currentOnlyMembers(desired: DesiredAlert): string | undefined {
-  if (!hasCurrentMembers(desired) && desired.channels === undefined && desired.channel?.type !== 'email') return undefined;
-  const members = [...CURRENT_ALERT_MEMBERS.filter((member) => desired[member] !== undefined), ...(desired.channels !== undefined ? ['channels'] : [])];
+  if (!hasCurrentMembers(desired) && desired.channels === undefined && desired.channel?.type !== 'email')
+    return undefined;
+  const members = [
+    ...CURRENT_ALERT_MEMBERS.filter((member) => desired[member] !== undefined),
+    ...(desired.channels !== undefined ? ['channels'] : []),
+  ];
   if (desired.channel?.type === 'email') members.push('an email channel');
-  return members.length > 0 ? `${members.join(', ')}: only newer servers take them, and the target speaks api profile seed; leave them out for it` : undefined;
+  return members.length > 0
+    ? `${members.join(', ')}: only newer servers take them, and the target speaks api profile seed; leave them out for it`
+    : undefined;
 }
 
 /** The names the manifest gives for saved searches and webhooks, as ids (placeholders for resources this run creates). */
 function namedIds(desired: DesiredAlert, names: NameRefs): Named {
   const named: Named = {};
   if (desired.channel !== undefined) named.channel = channelIds(desired.channel, names, ['channel']);
-  if (desired.channels !== undefined) named.channels = desired.channels.map((channel, index) => channelIds(channel, names, ['channels', index]));
+  if (desired.channels !== undefined)
+    named.channels = desired.channels.map((channel, index) => channelIds(channel, names, ['channels', index]));
   if (sourceOf(desired) === SAVED_SEARCH_SOURCE) {
-    const id = desired.savedSearch !== undefined ? names.id(SAVED_SEARCH, desired.savedSearch, pointerTo('savedSearchId')) : desired.savedSearchId;
+    const id =
+      desired.savedSearch !== undefined
+        ? names.id(SAVED_SEARCH, desired.savedSearch, pointerTo('savedSearchId'))
+        : desired.savedSearchId;
     if (id !== undefined) named.savedSearchId = id;
   }
   return named;
@@ -258,7 +334,11 @@ function namedIds(desired: DesiredAlert, names: NameRefs): Named {
 function deletedIds(ctx: AlertContext, named: Named): string[] {
   // Most plans delete nothing an alert can name: no list is made for every alert then.
   if (ctx.deleted.size === 0) return [];
-  const ids = [named.savedSearchId, named.channel?.webhookId, ...(named.channels ?? []).map((channel) => channel.webhookId)];
+  const ids = [
+    named.savedSearchId,
+    named.channel?.webhookId,
+    ...(named.channels ?? []).map((channel) => channel.webhookId),
+  ];
   const gone = ids.flatMap((id) => {
     const deletion = id === undefined ? undefined : ctx.deleted.get(id);
     return deletion === undefined ? [] : [`${deletion} (${id})`];
@@ -268,7 +348,9 @@ function deletedIds(ctx: AlertContext, named: Named): string[] {
 
 function channelIds(channel: ManifestChannel, names: NameRefs, at: (string | number)[]): LiveAlertChannel {
   const { webhook, ...rest } = channel;
-  return webhook === undefined ? rest : { ...rest, webhookId: names.id(WEBHOOK, webhook, pointerTo(...at, 'webhookId')) };
+  return webhook === undefined
+    ? rest
+    : { ...rest, webhookId: names.id(WEBHOOK, webhook, pointerTo(...at, 'webhookId')) };
 }
 
 /** `search` and `saved_search` are one source; the model, the plan and export say `saved_search`. */
@@ -291,7 +373,12 @@ function keepChannelsInStep(body: AlertWrite, channel: LiveAlertChannel, live: L
 
 // ---------------------------------------------------------------- diff
 
-function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | undefined, resolved: Resolved): FieldDiff[] {
+function diffAlert(
+  ctx: AlertContext,
+  desired: DesiredAlert,
+  live: LiveAlert | undefined,
+  resolved: Resolved,
+): FieldDiff[] {
   // Compared member by member, not from a table of rows: this runs for every alert of every plan.
   const diff: FieldDiff[] = [];
   diffValues('name', desired.name, live?.name, diff);
@@ -305,18 +392,31 @@ function diffAlert(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | u
   diffValues('channels', resolved.channels, live?.extra?.['channels'], diff);
   diffValues('groupBy', desired.groupBy, live?.groupBy, diff);
   diffValues('savedSearchId', resolved.savedSearchId, live?.savedSearchId, diff);
-  if (hasCurrentMembers(desired)) for (const [member, value] of Object.entries(currentMembers(desired))) diffValues(member, value, live?.extra?.[member], diff);
+  if (hasCurrentMembers(desired))
+    for (const [member, value] of Object.entries(currentMembers(desired)))
+      diffValues(member, value, live?.extra?.[member], diff);
   if (resolved.ref) diffRef(ctx, desired, live, resolved.ref, diff);
   return diff;
 }
 
 /** `dashboard` and `tile` shown by name; `…Id` only where names cannot tell the change. */
-function diffRef(ctx: AlertContext, desired: DesiredAlert, live: LiveAlert | undefined, ref: ResolvedRef, diff: FieldDiff[]): void {
+function diffRef(
+  ctx: AlertContext,
+  desired: DesiredAlert,
+  live: LiveAlert | undefined,
+  ref: ResolvedRef,
+  diff: FieldDiff[],
+): void {
   const liveDashboardId = live?.source === 'tile' ? live.dashboardId : undefined;
   const liveTileId = live?.source === 'tile' ? live.tileId : undefined;
   // Labels are looked up only for references that change: most alerts stay where they are.
   if (ref.dashboardId === undefined || ref.dashboardId !== liveDashboardId) {
-    refDiff(diff, 'dashboard', [dashboardLabel(ctx, liveDashboardId), desired.dashboard], [liveDashboardId, ref.dashboardId]);
+    refDiff(
+      diff,
+      'dashboard',
+      [dashboardLabel(ctx, liveDashboardId), desired.dashboard],
+      [liveDashboardId, ref.dashboardId],
+    );
   }
   if (ref.tileId === undefined || ref.tileId !== liveTileId) {
     refDiff(diff, 'tile', [tileLabel(ctx, liveTileId), desired.tile], [liveTileId, ref.tileId]);

@@ -23,12 +23,21 @@ export const alertExport: KindExport<LiveAlert> = {
     ...channelsOf(alert).flatMap((channel) => (typeof channel.webhookId === 'string' ? [channel.webhookId] : [])),
   ],
   write: (alert, _key, ctx) => {
-    if (alert.name === undefined || alert.name === '') return { skip: 'it has no name; alerts are matched by name, so name it in the console first' };
-    const refs = alert.source === 'tile' ? tileRefs(alert, ctx) : namedReference(ctx, { savedSearchId: alert.savedSearchId }, SAVED_SEARCH, 'savedSearchId', { name: 'savedSearch', id: 'savedSearchId' });
+    if (alert.name === undefined || alert.name === '')
+      return { skip: 'it has no name; alerts are matched by name, so name it in the console first' };
+    const refs =
+      alert.source === 'tile'
+        ? tileRefs(alert, ctx)
+        : namedReference(ctx, { savedSearchId: alert.savedSearchId }, SAVED_SEARCH, 'savedSearchId', {
+            name: 'savedSearch',
+            id: 'savedSearchId',
+          });
     if (typeof refs === 'string') return { skip: refs };
     // A channel of a type no manifest can write leaves them all out: the live ones are kept.
     const live = channelsOf(alert);
-    const channels = live.every(isWritable) ? live.map((channel) => namedReference(ctx, channel, WEBHOOK, 'webhookId', { name: 'webhook', id: 'webhookId' })) : [];
+    const channels = live.every(isWritable)
+      ? live.map((channel) => namedReference(ctx, channel, WEBHOOK, 'webhookId', { name: 'webhook', id: 'webhookId' }))
+      : [];
     const candidate = {
       name: alert.name,
       message: alert.message,
@@ -50,12 +59,18 @@ export const alertExport: KindExport<LiveAlert> = {
 /** Its channels: the list of newer servers, else the one channel. */
 function channelsOf(alert: LiveAlert): LiveAlertChannel[] {
   const channels = alert.extra?.['channels'];
-  if (Array.isArray(channels) && channels.length > 0) return channels.filter((channel): channel is LiveAlertChannel => isPlainObject(channel) && typeof channel['type'] === 'string');
+  if (Array.isArray(channels) && channels.length > 0)
+    return channels.filter(
+      (channel): channel is LiveAlertChannel => isPlainObject(channel) && typeof channel['type'] === 'string',
+    );
   return alert.channel ? [alert.channel] : [];
 }
 
 function isWritable(channel: LiveAlertChannel): boolean {
-  return (channel.type === 'webhook' && typeof channel.webhookId === 'string') || (channel.type === 'email' && Array.isArray(channel['emailRecipients']));
+  return (
+    (channel.type === 'webhook' && typeof channel.webhookId === 'string') ||
+    (channel.type === 'email' && Array.isArray(channel['emailRecipients']))
+  );
 }
 
 function tileRefs(alert: LiveAlert, ctx: ExportContext): { dashboard: string; tile: string } | string {
@@ -64,6 +79,7 @@ function tileRefs(alert: LiveAlert, ctx: ExportContext): { dashboard: string; ti
   if (typeof names === 'string') return `its dashboard ${alert.dashboardId ?? ''} is not exported: ${names}`;
   if (!isDashboardNames(names)) return `its dashboard ${alert.dashboardId ?? ''} is not exported`;
   const tile = names.tiles.get(alert.tileId ?? '');
-  if (tile === undefined) return `it watches tile ${alert.tileId ?? '(none)'}, which is not on dashboard ${alert.dashboardId ?? ''}`;
+  if (tile === undefined)
+    return `it watches tile ${alert.tileId ?? '(none)'}, which is not on dashboard ${alert.dashboardId ?? ''}`;
   return { dashboard: names.key, tile };
 }

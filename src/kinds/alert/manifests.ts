@@ -16,7 +16,11 @@ export type AlertManifest = Static<typeof alertDocumentSchema>;
 
 export const alertManifests: KindManifests<DesiredAlert, AlertManifest> = {
   // Live alerts are found by their API name: two manifests with one name would fight over one resource.
-  uniqueName: (manifest) => ({ value: manifest.spec.name, pointer: ['spec', 'name'], what: (name) => `a ${ALERT} named "${name}"` }),
+  uniqueName: (manifest) => ({
+    value: manifest.spec.name,
+    pointer: ['spec', 'name'],
+    what: (name) => `a ${ALERT} named "${name}"`,
+  }),
   checkReferences: (manifest, lookup) => (manifest.spec.source === 'tile' ? tileReference(manifest.spec, lookup) : []),
   checkForTarget: (manifest, { variant }) => lackedMembers(manifest.spec, variant),
   build: (manifest, base) => toDesiredAlert(manifest.spec, base),
@@ -28,12 +32,33 @@ function lackedMembers(spec: AlertSpec, variant: Variant): DocumentProblem[] {
   const offers = `the ${variant} service's API does not offer`;
   const problems: DocumentProblem[] = lacked.alert
     .filter((member) => spec[member] !== undefined)
-    .map((member) => ({ code: 'E_MANIFEST_INVALID', pointer: ['spec', member], message: `${offers} a list of channels on an alert; give its one channel as channel` }));
-  const channels: [AlertSpec['channel'], (string | number)[]][] = [[spec.channel, ['spec', 'channel']], ...(spec.channels ?? []).map((channel, index): [AlertSpec['channel'], (string | number)[]] => [channel, ['spec', 'channels', index]])];
+    .map((member) => ({
+      code: 'E_MANIFEST_INVALID',
+      pointer: ['spec', member],
+      message: `${offers} a list of channels on an alert; give its one channel as channel`,
+    }));
+  const channels: [AlertSpec['channel'], (string | number)[]][] = [
+    [spec.channel, ['spec', 'channel']],
+    ...(spec.channels ?? []).map((channel, index): [AlertSpec['channel'], (string | number)[]] => [
+      channel,
+      ['spec', 'channels', index],
+    ]),
+  ];
   for (const [channel, at] of channels) {
     if (channel === undefined) continue;
-    if (lacked.channelTypes.includes(channel.type)) problems.push({ code: 'E_MANIFEST_INVALID', pointer: [...at, 'type'], message: `${offers} ${channel.type} channels; notify a webhook` });
-    for (const member of lacked.channel) if (channel[member] !== undefined) problems.push({ code: 'E_MANIFEST_INVALID', pointer: [...at, member], message: `${offers} ${member} on a channel; leave it out for this target` });
+    if (lacked.channelTypes.includes(channel.type))
+      problems.push({
+        code: 'E_MANIFEST_INVALID',
+        pointer: [...at, 'type'],
+        message: `${offers} ${channel.type} channels; notify a webhook`,
+      });
+    for (const member of lacked.channel)
+      if (channel[member] !== undefined)
+        problems.push({
+          code: 'E_MANIFEST_INVALID',
+          pointer: [...at, member],
+          message: `${offers} ${member} on a channel; leave it out for this target`,
+        });
   }
   return problems;
 }
@@ -47,7 +72,12 @@ function tileReference(spec: AlertSpec, lookup: ManifestLookup): DocumentProblem
     return [unresolved(['spec', 'dashboard'], `names no Dashboard manifest of ${lookup.targetLabel}${hint}`)];
   }
   if (found.failed || found.manifest === undefined || !isDashboardManifest(found.manifest)) {
-    return [unresolved(['spec', 'dashboard'], `Dashboard ${dashboard} has errors (${formatLocation(found.location)}), so this alert cannot be applied`)];
+    return [
+      unresolved(
+        ['spec', 'dashboard'],
+        `Dashboard ${dashboard} has errors (${formatLocation(found.location)}), so this alert cannot be applied`,
+      ),
+    ];
   }
   const tiles = (found.manifest.spec.tiles ?? []).map((t) => t.name);
   if (tiles.includes(tile ?? '')) return [];
@@ -69,10 +99,20 @@ function toDesiredAlert(spec: AlertSpec, base: DesiredBaseOf): DesiredAlert {
     interval: spec.interval,
     source: spec.source,
   };
-  for (const member of ['message', 'groupBy', 'dashboard', 'tile', 'savedSearchId', 'savedSearch', 'note', 'scheduleStartAt'] as const) {
+  for (const member of [
+    'message',
+    'groupBy',
+    'dashboard',
+    'tile',
+    'savedSearchId',
+    'savedSearch',
+    'note',
+    'scheduleStartAt',
+  ] as const) {
     if (spec[member] !== undefined) Object.assign(alert, { [member]: spec[member] });
   }
-  for (const member of ['thresholdMax', 'numConsecutiveWindows', 'scheduleOffsetMinutes'] as const) if (spec[member] !== undefined) alert[member] = spec[member];
+  for (const member of ['thresholdMax', 'numConsecutiveWindows', 'scheduleOffsetMinutes'] as const)
+    if (spec[member] !== undefined) alert[member] = spec[member];
   if (spec.channel !== undefined) alert.channel = spec.channel;
   if (spec.channels !== undefined) alert.channels = spec.channels;
   return alert;

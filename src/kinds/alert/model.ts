@@ -98,14 +98,26 @@ export type AlertSpec = Static<typeof alertSpecSchema>;
 export type ManifestChannel = NonNullable<AlertSpec['channel']>;
 
 /** Members of newer servers a manifest may set beside the seed's (compared, and kept live when left out). */
-export const CURRENT_ALERT_MEMBERS = ['note', 'numConsecutiveWindows', 'scheduleOffsetMinutes', 'scheduleStartAt'] as const;
+export const CURRENT_ALERT_MEMBERS = [
+  'note',
+  'numConsecutiveWindows',
+  'scheduleOffsetMinutes',
+  'scheduleStartAt',
+] as const;
 
 /**
  * What a variant's API does not offer of an alert, by its document (docs/manifests/alert.md#channels):
  * the managed service's alert has one `channel` and no `channels` list; HyperDX's channel is a
  * webhook by id and nothing more (no email, no integration members).
  */
-export const ALERT_MEMBERS_LACKED: Record<Variant, { alert: readonly 'channels'[]; channel: readonly ('webhookService' | 'slackChannelId' | 'severity' | 'emailRecipients')[]; channelTypes: readonly string[] }> = {
+export const ALERT_MEMBERS_LACKED: Record<
+  Variant,
+  {
+    alert: readonly 'channels'[];
+    channel: readonly ('webhookService' | 'slackChannelId' | 'severity' | 'emailRecipients')[];
+    channelTypes: readonly string[];
+  }
+> = {
   managed: { alert: ['channels'], channel: [], channelTypes: [] },
   'self-hosted': { alert: [], channel: ['webhookService', 'slackChannelId', 'severity'], channelTypes: ['email'] },
 };

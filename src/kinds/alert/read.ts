@@ -3,12 +3,52 @@
  * `dashboard` or `dashboardId`, `savedSearch` or `savedSearchId`, `saved_search` for `search`,
  * any threshold type and state, no channel.
  */
-import { asString, createdAtOf, extraOf, idOf, isObject, join, object, optionalString, requiredNumber, requiredString, ShapeError, withoutNulls, type Obj } from '../shared/read.js';
+import {
+  asString,
+  createdAtOf,
+  extraOf,
+  idOf,
+  isObject,
+  join,
+  object,
+  optionalString,
+  requiredNumber,
+  requiredString,
+  ShapeError,
+  withoutNulls,
+  type Obj,
+} from '../shared/read.js';
 import { SAVED_SEARCH_SOURCE, type LiveAlert, type LiveAlertChannel } from './model.js';
 
 /** Alert members the service sets itself (or names differently in responses): never sent back. */
-const ALERT_SERVER_MEMBERS = ['id', '_id', '__v', 'state', 'team', 'teamId', 'createdAt', 'updatedAt', 'silenced', 'executionErrors', 'dashboard', 'savedSearch'];
-const ALERT_MODELLED = ['name', 'message', 'threshold', 'thresholdType', 'thresholdMax', 'interval', 'source', 'channel', 'groupBy', 'dashboardId', 'tileId', 'savedSearchId'];
+const ALERT_SERVER_MEMBERS = [
+  'id',
+  '_id',
+  '__v',
+  'state',
+  'team',
+  'teamId',
+  'createdAt',
+  'updatedAt',
+  'silenced',
+  'executionErrors',
+  'dashboard',
+  'savedSearch',
+];
+const ALERT_MODELLED = [
+  'name',
+  'message',
+  'threshold',
+  'thresholdType',
+  'thresholdMax',
+  'interval',
+  'source',
+  'channel',
+  'groupBy',
+  'dashboardId',
+  'tileId',
+  'savedSearchId',
+];
 
 /**
  * An alert in any shape the services send (docs/reference/api-behaviour.md, "The real services today"): any threshold
@@ -31,7 +71,8 @@ export function toLiveAlert(value: unknown, path: string): LiveAlert {
     if (member !== undefined) alert[key] = member;
   }
   const thresholdMax = raw['thresholdMax'];
-  if (thresholdMax !== undefined && thresholdMax !== null) alert.thresholdMax = requiredNumber(raw, 'thresholdMax', path);
+  if (thresholdMax !== undefined && thresholdMax !== null)
+    alert.thresholdMax = requiredNumber(raw, 'thresholdMax', path);
   const source = optionalString(raw, 'source', path);
   if (source !== undefined) alert.source = toAlertSource(source);
   const channel = toChannel(raw['channel'], join(path, 'channel'));

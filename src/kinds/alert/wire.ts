@@ -22,7 +22,16 @@ export const CURRENT_ALERT_INTERVAL_MINUTES: Record<(typeof CURRENT_ALERT_INTERV
   '12h': 720,
   '1d': 1440,
 };
-export const CURRENT_THRESHOLD_TYPES = ['above', 'below', 'above_exclusive', 'below_or_equal', 'equal', 'not_equal', 'between', 'not_between'] as const;
+export const CURRENT_THRESHOLD_TYPES = [
+  'above',
+  'below',
+  'above_exclusive',
+  'below_or_equal',
+  'equal',
+  'not_equal',
+  'between',
+  'not_between',
+] as const;
 /** Threshold types that compare against a range and so need `thresholdMax`. */
 export const CURRENT_RANGE_THRESHOLD_TYPES = ['between', 'not_between'] as const;
 export const CURRENT_ALERT_SOURCES = ['saved_search', 'tile'] as const;
@@ -62,11 +71,20 @@ export const alertConfigMembers = {
 
 /** Body of create alert and of PUT (which replaces the whole configuration). */
 export const alertWriteBodySchema = object(
-  { ...alertConfigMembers, ...optional({ dashboardId: nonEmptyString, tileId: nonEmptyString, savedSearchId: nonEmptyString }) },
+  {
+    ...alertConfigMembers,
+    ...optional({ dashboardId: nonEmptyString, tileId: nonEmptyString, savedSearchId: nonEmptyString }),
+  },
   {
     allOf: [
-      { if: { properties: { source: { const: 'tile' } }, required: ['source'] }, then: { required: ['dashboardId', 'tileId'] } },
-      { if: { properties: { source: { const: 'search' } }, required: ['source'] }, then: { required: ['savedSearchId'] } },
+      {
+        if: { properties: { source: { const: 'tile' } }, required: ['source'] },
+        then: { required: ['dashboardId', 'tileId'] },
+      },
+      {
+        if: { properties: { source: { const: 'search' } }, required: ['source'] },
+        then: { required: ['savedSearchId'] },
+      },
     ],
   },
 );
@@ -91,9 +109,15 @@ export const alertSchema = object({
 // ---------------------------------------------------------------- the current profile
 
 /** The one channel type a request may name; stored alerts may hold others (email, …) and are returned as they are. */
-export const CurrentWebhookChannel = Type.Object({ type: Type.Literal('webhook'), webhookId: Type.String({ minLength: 1 }) });
+export const CurrentWebhookChannel = Type.Object({
+  type: Type.Literal('webhook'),
+  webhookId: Type.String({ minLength: 1 }),
+});
 /** A channel as returned: `type` is open text, so a reader survives channel types it does not know. */
-export const CurrentAlertChannel = Type.Object({ type: Type.String(), webhookId: Type.Optional(Type.String()) }, { additionalProperties: true });
+export const CurrentAlertChannel = Type.Object(
+  { type: Type.String(), webhookId: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
 
 const nullableText = (maxLength: number) => Type.Optional(nullable(Type.String({ minLength: 1, maxLength })));
 
@@ -122,7 +146,11 @@ export const CurrentAlertWrite = Type.Object({
   tileId: Type.Optional(Type.String({ minLength: 1 })),
 });
 
-export const CurrentAlertSilenced = Type.Object({ by: Type.Optional(Type.String()), at: Type.String(), until: Type.String() });
+export const CurrentAlertSilenced = Type.Object({
+  by: Type.Optional(Type.String()),
+  at: Type.String(),
+  until: Type.String(),
+});
 
 /**
  * An alert as the service returns it: `dashboardId` and `teamId` (not `dashboard`, `team`),
@@ -151,7 +179,9 @@ export const CurrentAlert = Type.Object({
   savedSearchId: Type.Optional(Type.String()),
   groupBy: Type.Optional(Type.String()),
   silenced: Type.Optional(CurrentAlertSilenced),
-  executionErrors: Type.Optional(Type.Array(Type.Object({ timestamp: Type.String(), type: Type.String(), message: Type.String() }))),
+  executionErrors: Type.Optional(
+    Type.Array(Type.Object({ timestamp: Type.String(), type: Type.String(), message: Type.String() })),
+  ),
   createdAt: Type.Optional(Type.String()),
   updatedAt: Type.Optional(Type.String()),
 });
@@ -164,12 +194,21 @@ export type CurrentAlertSilenced = Static<typeof CurrentAlertSilenced>;
 /** Severities of the managed service's PagerDuty webhook channels. */
 export const CURRENT_CHANNEL_SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
 /** Alert members the OpenAPI marks nullable that the write schema does not take null for; null there means not set. */
-export const CURRENT_ALERT_NULLABLE_MEMBERS = ['dashboardId', 'tileId', 'savedSearchId', 'thresholdMax', 'scheduleOffsetMinutes'] as const;
+export const CURRENT_ALERT_NULLABLE_MEMBERS = [
+  'dashboardId',
+  'tileId',
+  'savedSearchId',
+  'thresholdMax',
+  'scheduleOffsetMinutes',
+] as const;
 
 // ---------------------------------------------------------------- managed alert channels
 
 /** The managed service's email channel. */
-export const CurrentEmailChannel = Type.Object({ type: Type.Literal('email'), emailRecipients: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) });
+export const CurrentEmailChannel = Type.Object({
+  type: Type.Literal('email'),
+  emailRecipients: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+});
 /** The managed service's webhook channel: a webhook, with what its integrations add (Slack API channel, PagerDuty severity). */
 export const CurrentManagedWebhookChannel = Type.Object({
   type: Type.Literal('webhook'),

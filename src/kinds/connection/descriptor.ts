@@ -29,7 +29,11 @@ export const connectionKind = flatKind<typeof CONNECTION, 'connections'>({
   secrets: { members: ['password'], sites: (spec) => secretSite(spec, 'password') },
   rules: { members: (desired) => desired.spec, secrets: passwordPart },
   export: flatExport('connection', connectionSpecSchema, (live) => live.members, {
-    credentials: (key) => ({ path: 'spec', member: 'password', value: { fromEnv: envName(key, 'password', 'CONNECTION') } }),
+    credentials: (key) => ({
+      path: 'spec',
+      member: 'password',
+      value: { fromEnv: envName(key, 'password', 'CONNECTION') },
+    }),
   }),
 });
 
@@ -41,7 +45,12 @@ declare module '../descriptor.js' {
 }
 
 /** The password is never returned: sent when its HMAC is not the one last sent (or none was). */
-function passwordPart(desired: DesiredFlat, live: LiveFlat | undefined, _members: unknown, state: TargetState): SecretPart {
+function passwordPart(
+  desired: DesiredFlat,
+  live: LiveFlat | undefined,
+  _members: unknown,
+  state: TargetState,
+): SecretPart {
   const password = desired.secrets['password'];
   const part: SecretPart = { diff: [], body: {}, hashes: {}, warnings: [] };
   if (!password) return part;
@@ -49,7 +58,11 @@ function passwordPart(desired: DesiredFlat, live: LiveFlat | undefined, _members
   if (password.unknown !== undefined) {
     // Unknown here: one sent before stays as it is; one never sent is needed by the write.
     if (live && sent !== undefined) return part;
-    return { ...part, diff: [unknownRow('password', live !== undefined)], unresolved: [`password: ${password.unknown}`] };
+    return {
+      ...part,
+      diff: [unknownRow('password', live !== undefined)],
+      unresolved: [`password: ${password.unknown}`],
+    };
   }
   if (live && sent === password.hmac) return part;
   part.diff.push(secretRow('password', live !== undefined, true));

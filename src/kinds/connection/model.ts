@@ -1,5 +1,3 @@
-
-
 import { CONNECTION } from './schema.js';
 
 export { CONNECTION };

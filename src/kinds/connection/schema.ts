@@ -15,14 +15,26 @@ import { required } from '../../schema/manifest-stack.js';
 /** The Connection kind's name. */
 export const CONNECTION = 'Connection' satisfies Kind;
 
-const { password: _password, name: _name, host: _host, username: _username, ...connectionOptions } = CurrentConnectionCreate.properties;
+const {
+  password: _password,
+  name: _name,
+  host: _host,
+  username: _username,
+  ...connectionOptions
+} = CurrentConnectionCreate.properties;
 
 export const connectionSpecSchema = object({
   name: described(required, 'Connection name in the API; what live connections are matched by.'),
-  host: described(required, 'The database endpoint (ClickHouse HTTP, or a Prometheus-compatible API with isPrometheusEndpoint).'),
+  host: described(
+    required,
+    'The database endpoint (ClickHouse HTTP, or a Prometheus-compatible API with isPrometheusEndpoint).',
+  ),
   username: described(Type.String(), 'User the connection queries as.'),
   ...optional({
-    password: described(secretRefSchema, 'Write-only: sent once per new value, compared by an HMAC kept in the state file. Left out, the live password is kept.'),
+    password: described(
+      secretRefSchema,
+      'Write-only: sent once per new value, compared by an HMAC kept in the state file. Left out, the live password is kept.',
+    ),
     ...connectionOptions,
     ignoreDifferences: ignoreDifferencesSchema,
   }),

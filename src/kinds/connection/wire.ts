@@ -17,9 +17,15 @@ const connectionMembers = {
 };
 
 /** Create body; `password` is write-only (absent means empty). */
-export const CurrentConnectionCreate = Type.Object({ ...connectionMembers, hyperdxSettingPrefix: Type.Optional(nullable(settingPrefix)) });
+export const CurrentConnectionCreate = Type.Object({
+  ...connectionMembers,
+  hyperdxSettingPrefix: Type.Optional(nullable(settingPrefix)),
+});
 /** Update body: `hyperdxSettingPrefix` null or `""` clears it, absent keeps it; an absent or empty `password` keeps the stored one. */
-export const CurrentConnectionUpdate = Type.Object({ ...connectionMembers, hyperdxSettingPrefix: Type.Optional(nullable(Type.Union([settingPrefix, Type.Literal('')]))) });
+export const CurrentConnectionUpdate = Type.Object({
+  ...connectionMembers,
+  hyperdxSettingPrefix: Type.Optional(nullable(Type.Union([settingPrefix, Type.Literal('')]))),
+});
 
 /** A connection as answered: never its password. */
 export const CurrentConnection = Type.Object({

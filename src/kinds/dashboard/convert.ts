@@ -31,7 +31,11 @@ export function seriesToConfig(series: readonly LiveSeries[], asRatio: boolean):
   const [first] = series;
   if (!first) return { problem: 'it has an empty series list; give it a series, or write it as config' };
   const types = [...new Set(series.map((item) => item.type))];
-  if (types.length > 1) return { problem: `its series are of different types (${types.join(', ')}); a current server takes one type per tile`, series: series.findIndex((item) => item.type !== first.type) };
+  if (types.length > 1)
+    return {
+      problem: `its series are of different types (${types.join(', ')}); a current server takes one type per tile`,
+      series: series.findIndex((item) => item.type !== first.type),
+    };
   const source = sourceOf(series);
   if (source !== undefined && 'problem' in source) return source;
   const chart = chartOf(first.type, series, asRatio);
@@ -44,13 +48,27 @@ function isUnmapped(chart: Record<string, unknown> | Unmapped): chart is Unmappe
 
 function sourceOf(series: readonly LiveSeries[]): Converted['source'] | Unmapped {
   if (series[0]?.type === 'markdown') return undefined;
-  const named = series.map((item) => (typeof item['source'] === 'string' ? { name: item['source'] } : typeof item['sourceId'] === 'string' ? { id: item['sourceId'] } : undefined));
+  const named = series.map((item) =>
+    typeof item['source'] === 'string'
+      ? { name: item['source'] }
+      : typeof item['sourceId'] === 'string'
+        ? { id: item['sourceId'] }
+        : undefined,
+  );
   const unnamed = named.indexOf(undefined);
   if (unnamed >= 0) {
-    return { problem: 'a current server names a tile\'s data by source, not dataSource: add `source: <name of a source>` to each series (or write the tile as config)', series: unnamed };
+    return {
+      problem:
+        "a current server names a tile's data by source, not dataSource: add `source: <name of a source>` to each series (or write the tile as config)",
+      series: unnamed,
+    };
   }
   const distinct = new Set(named.map((each) => JSON.stringify(each)));
-  if (distinct.size > 1) return { problem: 'its series name different sources; a current server reads a tile from one source: split it, or write it as config' };
+  if (distinct.size > 1)
+    return {
+      problem:
+        'its series name different sources; a current server reads a tile from one source: split it, or write it as config',
+    };
   return named[0];
 }
 
@@ -59,8 +77,19 @@ function chartOf(type: string, series: readonly LiveSeries[], asRatio: boolean):
   const first: LiveSeries = series[0] ?? { type };
   if (type === 'markdown') return { displayType: 'markdown', markdown: text(first['content']) };
   // The documents require a search chart's language; the server's default, lucene, where the series names none.
-  if (type === 'search') return { displayType: 'search', select: listOf(first['fields']).join(', '), where: text(first['where']), whereLanguage: 'lucene', ...language(first) };
-  if (!QUERY_TYPES.includes(type)) return { problem: `a current server has no ${type} series; write this tile as config (for a histogram, displayType: heatmap)`, series: 0 };
+  if (type === 'search')
+    return {
+      displayType: 'search',
+      select: listOf(first['fields']).join(', '),
+      where: text(first['where']),
+      whereLanguage: 'lucene',
+      ...language(first),
+    };
+  if (!QUERY_TYPES.includes(type))
+    return {
+      problem: `a current server has no ${type} series; write this tile as config (for a histogram, displayType: heatmap)`,
+      series: 0,
+    };
   const select: Record<string, unknown>[] = [];
   for (const [index, item] of series.entries()) {
     const converted = selectItem(item);
@@ -79,9 +108,11 @@ function chartOf(type: string, series: readonly LiveSeries[], asRatio: boolean):
 /** One series as one select item: `field` is its value expression (a count has none), `where` its condition. */
 function selectItem(series: LiveSeries): Record<string, unknown> | string {
   const aggFn = series['aggFn'];
-  if (typeof aggFn !== 'string' || !isOneOf(CURRENT_AGG_FNS, aggFn)) return `a ${series.type} series needs an aggFn a current server knows (${CURRENT_AGG_FNS.join(', ')})`;
+  if (typeof aggFn !== 'string' || !isOneOf(CURRENT_AGG_FNS, aggFn))
+    return `a ${series.type} series needs an aggFn a current server knows (${CURRENT_AGG_FNS.join(', ')})`;
   const field = series['field'];
-  if (aggFn !== 'count' && (typeof field !== 'string' || field === '')) return `a ${aggFn} series needs the field it aggregates`;
+  if (aggFn !== 'count' && (typeof field !== 'string' || field === ''))
+    return `a ${aggFn} series needs the field it aggregates`;
   const level = series['level'];
   if (aggFn === 'quantile' && !isOneOf(CURRENT_QUANTILE_LEVELS, level)) {
     return `a quantile series needs its level on a current server: one of ${CURRENT_QUANTILE_LEVELS.join(', ')}`;

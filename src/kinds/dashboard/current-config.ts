@@ -16,7 +16,11 @@ import { recordOr } from '../../support/json.js';
 import type { JsonSchema } from '../../schema/build.js';
 import type { Pointer } from '../../yaml/positions.js';
 
-const SOURCE_NAME = { type: 'string', minLength: 1, description: "Name of a data source of the target, sent as its id (sourceId)." };
+const SOURCE_NAME = {
+  type: 'string',
+  minLength: 1,
+  description: 'Name of a data source of the target, sent as its id (sourceId).',
+};
 
 /** A config form's schema as a manifest may write it: no member required, the source also by name, a table's link-out as the documents give it. */
 function asWritten(schema: TSchema): JsonSchema {
@@ -27,18 +31,30 @@ function asWritten(schema: TSchema): JsonSchema {
   return { ...rest, properties };
 }
 
-const FORMS: Record<'builder' | 'sql', Record<string, TSchema>> = { builder: CURRENT_BUILDER_CONFIGS, sql: CURRENT_SQL_CONFIGS };
+const FORMS: Record<'builder' | 'sql', Record<string, TSchema>> = {
+  builder: CURRENT_BUILDER_CONFIGS,
+  sql: CURRENT_SQL_CONFIGS,
+};
 
 /** Every form of config a current target takes, as a manifest may write it, by `builder:<displayType>` / `sql:<displayType>`. */
 export function currentConfigSchemas(): Record<string, JsonSchema> {
-  return Object.fromEntries(Object.entries(FORMS).flatMap(([form, schemas]) => Object.entries(schemas).map(([displayType, schema]) => [`${form}:${displayType}`, asWritten(schema)])));
+  return Object.fromEntries(
+    Object.entries(FORMS).flatMap(([form, schemas]) =>
+      Object.entries(schemas).map(([displayType, schema]) => [`${form}:${displayType}`, asWritten(schema)]),
+    ),
+  );
 }
 
 /** Why a current server refuses this tile config, at the member it is about (relative to the config), or nothing. */
-export function currentConfigProblem(config: Record<string, unknown>): { problem: string; pointer: Pointer } | undefined {
+export function currentConfigProblem(
+  config: Record<string, unknown>,
+): { problem: string; pointer: Pointer } | undefined {
   const { displayType, configType } = config;
   if (configType !== undefined && configType !== 'sql') {
-    return { problem: `configType ${JSON.stringify(configType)}: a current server's API takes only sql here (left out: a builder chart)`, pointer: ['configType'] };
+    return {
+      problem: `configType ${JSON.stringify(configType)}: a current server's API takes only sql here (left out: a builder chart)`,
+      pointer: ['configType'],
+    };
   }
   // Without a displayType the live tile's is kept, and with it the form its members belong to.
   if (displayType === undefined) return undefined;
@@ -46,7 +62,10 @@ export function currentConfigProblem(config: Record<string, unknown>): { problem
   const forms = FORMS[form];
   const chosen = typeof displayType === 'string' && Object.hasOwn(forms, displayType) ? forms[displayType] : undefined;
   if (chosen === undefined) {
-    return { problem: `displayType must be one of ${Object.keys(forms).join(', ')}${form === 'sql' ? ' for a raw SQL chart' : ''}`, pointer: ['displayType'] };
+    return {
+      problem: `displayType must be one of ${Object.keys(forms).join(', ')}${form === 'sql' ? ' for a raw SQL chart' : ''}`,
+      pointer: ['displayType'],
+    };
   }
   // Alternatives (a link-out's type, its target's mode) chosen by the config's own values, so an error names the member its choice lacks.
   const { schema, choices } = chosenAlternatives(asWritten(chosen), config);

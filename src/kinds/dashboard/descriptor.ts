@@ -23,12 +23,21 @@ import { warnSourceDeletes } from '../shared/source-deletes.js';
 import { SOURCE } from '../source/model.js';
 import { dashboardDocumentSchema } from './schema.js';
 
-export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, DashboardManifest, typeof DASHBOARD, 'dashboards', DashboardOutcome[]>({
+export const dashboardKind = defineKind<
+  DesiredDashboard,
+  LiveDashboard,
+  DashboardManifest,
+  typeof DASHBOARD,
+  'dashboards',
+  DashboardOutcome[]
+>({
   kind: DASHBOARD,
   collection: 'dashboards',
   schema: dashboardDocumentSchema,
   routes: {
-    managed: managedRoutes('stack/dashboards', 'dashboardId', 'PUT', { validate: { suffix: 'validate', profiles: ['current'] } }),
+    managed: managedRoutes('stack/dashboards', 'dashboardId', 'PUT', {
+      validate: { suffix: 'validate', profiles: ['current'] },
+    }),
     'self-hosted': selfHostedRoutes('dashboards', 'PUT', { validate: { suffix: 'validate', profiles: ['current'] } }),
   },
   identity: 'name',
@@ -41,11 +50,24 @@ export const dashboardKind = defineKind<DesiredDashboard, LiveDashboard, Dashboa
   refs: POINTER_REFS,
   plan: (input) => {
     const outcomes = planDashboards(
-      { target: input.target, profile: input.profile, live: input.live, unreadable: input.unreadable, state: input.state, timing: input.timing, adopt: input.adopt, refer: input.refer, hidden: once(() => evidence(input)) },
+      {
+        target: input.target,
+        profile: input.profile,
+        live: input.live,
+        unreadable: input.unreadable,
+        state: input.state,
+        timing: input.timing,
+        adopt: input.adopt,
+        refer: input.refer,
+        hidden: once(() => evidence(input)),
+      },
       input.desired,
     );
     const changes = outcomes.map((outcome) => outcome.change);
-    warnSourceDeletes(DASHBOARD, input.deletes.get(SOURCE) ?? [], input.live, sourceIdsOf, [...changes, ...(input.deletes.get(DASHBOARD) ?? [])]);
+    warnSourceDeletes(DASHBOARD, input.deletes.get(SOURCE) ?? [], input.live, sourceIdsOf, [
+      ...changes,
+      ...(input.deletes.get(DASHBOARD) ?? []),
+    ]);
     return { changes, outcome: outcomes };
   },
   prune: { allowed: () => true, forgetWhenGone: true },
@@ -65,7 +87,11 @@ function createBody(body: WriteBody): WriteBody {
   const listed = body['tiles'];
   const tiles = (Array.isArray(listed) ? listed.filter(isPlainObject) : []).map(({ id: _ignored, ...tile }) => tile);
   const filters = body['filters'];
-  return { ...body, tiles, ...(Array.isArray(filters) ? { filters: filters.map(({ id: _id, ...filter }: WriteBody) => filter) } : {}) };
+  return {
+    ...body,
+    tiles,
+    ...(Array.isArray(filters) ? { filters: filters.map(({ id: _id, ...filter }: WriteBody) => filter) } : {}),
+  };
 }
 
 function once<T>(compute: () => T): () => T {
@@ -76,9 +102,14 @@ function once<T>(compute: () => T): () => T {
 /** What the target's live state tells of tiles a GET leaves out: the alerts, and what serves PromQL. */
 function evidence(input: KindPlanInput<DesiredDashboard, LiveDashboard>): HiddenTileEvidence {
   const sources = input.liveOf(SOURCE).filter((source) => source.members['kind'] === 'promql');
-  const connections = input.liveOf(CONNECTION).filter((connection) => connection.members['isPrometheusEndpoint'] === true);
+  const connections = input
+    .liveOf(CONNECTION)
+    .filter((connection) => connection.members['isPrometheusEndpoint'] === true);
   return {
     alerts: input.liveOf(ALERT),
-    promql: [...sources.map((source) => `source "${source.name}"`), ...connections.map((connection) => `connection "${connection.name}"`)],
+    promql: [
+      ...sources.map((source) => `source "${source.name}"`),
+      ...connections.map((connection) => `connection "${connection.name}"`),
+    ],
   };
 }

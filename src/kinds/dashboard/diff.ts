@@ -18,7 +18,14 @@ import type { TargetState } from '../../model/state.js';
 import type { ApiProfile } from '../../schema/enums.js';
 import { digestOf } from '../../support/digest.js';
 import type { Reference } from '../descriptor.js';
-import { ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange } from '../shared/change.js';
+import {
+  ambiguousMessage,
+  changeFor,
+  errorChange,
+  isUnreadable,
+  matchedChange,
+  unreadableChange,
+} from '../shared/change.js';
 import { keepLive } from '../shared/ignore.js';
 import type { IntentTiming } from '../shared/intents.js';
 import { matchAll } from '../shared/match.js';
@@ -26,7 +33,14 @@ import type { Match } from '../shared/match.js';
 import { NameRefs } from '../shared/refs.js';
 import { diffValues, fieldDiff, isPlainObject, omit, overlayMembers, sameSet } from '../shared/values.js';
 import { hiddenTilesError, hiddenTilesOf, type HiddenTileEvidence } from './hidden.js';
-import { DASHBOARD as KIND, type DashboardWrite, type DesiredDashboard, type LiveDashboard, type LiveTile, type TileWrite } from './model.js';
+import {
+  DASHBOARD as KIND,
+  type DashboardWrite,
+  type DesiredDashboard,
+  type LiveDashboard,
+  type LiveTile,
+  type TileWrite,
+} from './model.js';
 import { inProfileForm, type ProfileForm } from './profile-form.js';
 
 export interface DashboardContext {
@@ -67,19 +81,41 @@ export function planDashboards(ctx: DashboardContext, desired: readonly DesiredD
 
 type Base = Omit<DashboardOutcome, 'change'>;
 
-function planDashboard(ctx: DashboardContext, manifest: DesiredDashboard, match: Match<LiveDashboard | UnreadableResource>): DashboardOutcome {
-  const outcome: Base = { key: manifest.key, writes: false, tileIds: new Map<string, string | undefined>(), removedTiles: new Map<string, string>() };
+function planDashboard(
+  ctx: DashboardContext,
+  manifest: DesiredDashboard,
+  match: Match<LiveDashboard | UnreadableResource>,
+): DashboardOutcome {
+  const outcome: Base = {
+    key: manifest.key,
+    writes: false,
+    tileIds: new Map<string, string | undefined>(),
+    removedTiles: new Map<string, string>(),
+  };
   const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
   if (matched && isUnreadable(matched)) return { ...outcome, change: unreadableChange(ctx.target, manifest, matched) };
-  if (match.how === 'ambiguous') return { ...outcome, change: errorChange(ctx.target, manifest, 'E_CONFLICT', ambiguousMessage(KIND, manifest.name, match.count)) };
+  if (match.how === 'ambiguous')
+    return {
+      ...outcome,
+      change: errorChange(ctx.target, manifest, 'E_CONFLICT', ambiguousMessage(KIND, manifest.name, match.count)),
+    };
   const live: LiveDashboard | undefined = matched;
   const desired = live ? keepLive(manifest, live, manifest.policy?.ignore) : manifest;
   const refs = new NameRefs(ctx.refer);
   const profileForm = inProfileForm(desired, ctx.profile, refs);
-  if ('problem' in profileForm) return { ...outcome, change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', profileForm.problem, live?.id) };
+  if ('problem' in profileForm)
+    return {
+      ...outcome,
+      change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', profileForm.problem, live?.id),
+    };
   const chartless = chartlessNewTile(desired, live);
-  if (chartless !== undefined) return { ...outcome, change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', chartless, live?.id) };
-  if (refs.errors.length > 0) return { ...outcome, change: errorChange(ctx.target, desired, 'E_REF_UNRESOLVED', refs.errors.join('; '), live?.id) };
+  if (chartless !== undefined)
+    return { ...outcome, change: errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', chartless, live?.id) };
+  if (refs.errors.length > 0)
+    return {
+      ...outcome,
+      change: errorChange(ctx.target, desired, 'E_REF_UNRESOLVED', refs.errors.join('; '), live?.id),
+    };
   if (!live) return planCreate(ctx, desired, profileForm, refs, outcome);
   return planExisting(ctx, { desired, profileForm, refs }, live, match);
 }
@@ -91,22 +127,38 @@ function planDashboard(ctx: DashboardContext, manifest: DesiredDashboard, match:
  */
 function chartlessNewTile(desired: DesiredDashboard, live: LiveDashboard | undefined): string | undefined {
   const liveNames = new Set((live?.tiles ?? []).map((tile) => tile.name));
-  const tile = desired.tiles.find((each) => each.series === undefined && each.config === undefined && !liveNames.has(each.name));
+  const tile = desired.tiles.find(
+    (each) => each.series === undefined && each.config === undefined && !liveNames.has(each.name),
+  );
   if (tile === undefined) return undefined;
-  return `tile ${tile.name}: a new tile needs series or config, since the services refuse a tile without ` +
+  return (
+    `tile ${tile.name}: a new tile needs series or config, since the services refuse a tile without ` +
     `a chart; only a tile the live dashboard already has may give just its place (its live chart is ` +
-    `kept)`;
+    `kept)`
+  );
 }
 
-function planCreate(ctx: DashboardContext, desired: DesiredDashboard, profileForm: ProfileForm, refs: NameRefs, outcome: Base): DashboardOutcome {
+function planCreate(
+  ctx: DashboardContext,
+  desired: DesiredDashboard,
+  profileForm: ProfileForm,
+  refs: NameRefs,
+  outcome: Base,
+): DashboardOutcome {
   const change = changeFor(ctx.target, desired, 'create');
-  const body: DashboardWrite = { name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles: profileForm.tiles, ...profileForm.members };
+  const body: DashboardWrite = {
+    name: desired.name,
+    ...(desired.tags ? { tags: desired.tags } : {}),
+    tiles: profileForm.tiles,
+    ...profileForm.members,
+  };
   change.liveName = desired.name;
   change.operations = [{ type: operationType('create', KIND), body, ...refs.operationRefs }];
   change.diff = [fieldDiff('name', undefined, desired.name)];
   if (desired.tags) change.diff.push(fieldDiff('tags', undefined, desired.tags));
   for (const tile of profileForm.tiles) change.diff.push(fieldDiff(`tiles[${tile.name}]`, undefined, tile));
-  for (const [member, value] of Object.entries(profileForm.members)) change.diff.push(fieldDiff(member, undefined, value));
+  for (const [member, value] of Object.entries(profileForm.members))
+    change.diff.push(fieldDiff(member, undefined, value));
   for (const tile of desired.tiles) outcome.tileIds.set(tile.name, undefined);
   return { ...outcome, change, writes: true };
 }
@@ -117,12 +169,21 @@ interface Planned {
   refs: NameRefs;
 }
 
-function planExisting(ctx: DashboardContext, { desired, profileForm, refs }: Planned, live: LiveDashboard, match: Match<unknown>): DashboardOutcome {
+function planExisting(
+  ctx: DashboardContext,
+  { desired, profileForm, refs }: Planned,
+  live: LiveDashboard,
+  match: Match<unknown>,
+): DashboardOutcome {
   const adopting = match.how === 'adopt';
   const diff = diffDashboard(desired, profileForm, live);
   const change = matchedChange(ctx.target, desired, live, diff, match, ctx.adopt);
   const liveTiles = new Map(live.tiles.map((tile) => [tile.name, tile.id]));
-  const kept = { key: desired.key, live, tileIds: new Map(desired.tiles.map((tile) => [tile.name, liveTiles.get(tile.name)])) };
+  const kept = {
+    key: desired.key,
+    live,
+    tileIds: new Map(desired.tiles.map((tile) => [tile.name, liveTiles.get(tile.name)])),
+  };
   const writes = diff.length > 0 && (!adopting || ctx.adopt);
   if (!writes) return { ...kept, change, writes: false, removedTiles: new Map() };
   const hidden = desired.ownsAllTiles === true ? undefined : hiddenTilesOf(live, ctx.hidden());
@@ -131,7 +192,14 @@ function planExisting(ctx: DashboardContext, { desired, profileForm, refs }: Pla
     refused.diff = diff;
     return { ...kept, change: refused, writes: false, removedTiles: new Map() };
   }
-  change.operations = [{ type: operationType('update', KIND), id: live.id, body: updateBody(desired, profileForm, live), ...refs.operationRefs }];
+  change.operations = [
+    {
+      type: operationType('update', KIND),
+      id: live.id,
+      body: updateBody(desired, profileForm, live),
+      ...refs.operationRefs,
+    },
+  ];
   const desiredNames = new Set(desired.tiles.map((tile) => tile.name));
   const removed = live.tiles.filter((tile) => !desiredNames.has(tile.name));
   return { ...kept, change, writes: true, removedTiles: new Map(removed.map((tile) => [tile.id, tile.name])) };
@@ -153,7 +221,8 @@ function diffDashboard(desired: DesiredDashboard, profileForm: ProfileForm, live
     diff.push(fieldDiff(`tiles[${tile.name}]`, omit(liveTileBody(tile), 'id'), undefined));
   }
   for (const [member, value] of Object.entries(profileForm.members)) {
-    if (member === 'filters') diffFilters(Array.isArray(value) ? value.filter(isPlainObject) : [], liveFilters(live), diff);
+    if (member === 'filters')
+      diffFilters(Array.isArray(value) ? value.filter(isPlainObject) : [], liveFilters(live), diff);
     else diffValues(member, value, live.extra?.[member], diff);
   }
   return diff;
@@ -169,7 +238,8 @@ function diffFilters(desired: readonly WriteBody[], live: readonly WriteBody[], 
     else diff.push(fieldDiff(path, undefined, filter));
   }
   const names = new Set(desired.map((filter) => filter['name']));
-  for (const filter of live.filter((item) => !names.has(item['name']))) diff.push(fieldDiff(`filters[${String(filter['name'])}]`, omit(filter, 'id'), undefined));
+  for (const filter of live.filter((item) => !names.has(item['name'])))
+    diff.push(fieldDiff(`filters[${String(filter['name'])}]`, omit(filter, 'id'), undefined));
 }
 
 function liveFilters(live: LiveDashboard): WriteBody[] {
@@ -200,7 +270,10 @@ function filtersWithIds(filters: readonly WriteBody[], live: LiveDashboard): Wri
   const liveByName = new Map(liveFilters(live).map((filter) => [filter['name'], filter]));
   return filters.map((filter) => {
     const current = liveByName.get(filter['name']);
-    const id = typeof current?.['id'] === 'string' ? current['id'] : digestOf(`${live.id}/${String(filter['name'])}`).slice(0, 24);
+    const id =
+      typeof current?.['id'] === 'string'
+        ? current['id']
+        : digestOf(`${live.id}/${String(filter['name'])}`).slice(0, 24);
     return { id, ...overlayMembers(filter, current ? omit(current, 'id') : {}) };
   });
 }
@@ -214,7 +287,8 @@ function overlayTile(desired: TileWrite, live: LiveTile): TileWrite {
   const base = liveTileBody(live);
   if (desired.series !== undefined) delete base.config;
   if (desired.config !== undefined) delete base.series;
-  if (isPlainObject(desired.config) && isPlainObject(base.config)) base.config = withoutOtherLinkOut(desired.config, base.config);
+  if (isPlainObject(desired.config) && isPlainObject(base.config))
+    base.config = withoutOtherLinkOut(desired.config, base.config);
   // The overlay holds every member of the live body, the manifest's laid over them.
   return { ...base, ...overlayMembers(desired, base) };
 }

@@ -32,8 +32,16 @@ export const dashboardExport: KindExport<LiveDashboard> = {
     const names = dashboardNames(dashboard, key);
     if (typeof names === 'string') return { skip: names };
     const current = Object.fromEntries(DASHBOARD_CURRENT_MEMBERS.map((member) => [member, dashboard.extra?.[member]]));
-    const filters = Array.isArray(current['filters']) ? current['filters'].filter(isPlainObject).map(({ id: _id, ...filter }) => sourceByName(ctx, filter, 'sourceId')) : undefined;
-    const candidate = { name: dashboard.name, tags: dashboard.tags, tiles: dashboard.tiles.map((tile) => exportedTile(tile, ctx)), ...current, filters };
+    const filters = Array.isArray(current['filters'])
+      ? current['filters'].filter(isPlainObject).map(({ id: _id, ...filter }) => sourceByName(ctx, filter, 'sourceId'))
+      : undefined;
+    const candidate = {
+      name: dashboard.name,
+      tags: dashboard.tags,
+      tiles: dashboard.tiles.map((tile) => exportedTile(tile, ctx)),
+      ...current,
+      filters,
+    };
     return { spec: recordOr(pickBySchema(candidate, dashboardSpecSchema)) ?? {} };
   },
 };
@@ -60,14 +68,22 @@ export function sourceIdsOf(dashboard: LiveDashboard): string[] {
     ...dashboard.tiles.flatMap((tile) => [tile.config, ...(tile.series ?? [])]),
     ...filtersOf(dashboard),
   ];
-  return [...new Set(holders.flatMap((holder) => (isPlainObject(holder) && typeof holder['sourceId'] === 'string' ? [holder['sourceId']] : [])))];
+  return [
+    ...new Set(
+      holders.flatMap((holder) =>
+        isPlainObject(holder) && typeof holder['sourceId'] === 'string' ? [holder['sourceId']] : [],
+      ),
+    ),
+  ];
 }
 
 function dashboardNames(dashboard: LiveDashboard, key: string): DashboardNames | string {
   const seen = new Set<string>();
   for (const tile of dashboard.tiles) {
-    if (tile.name === '') return `tile ${tile.id} has no name; tiles are managed by name, so name it in the console first`;
-    if (seen.has(tile.name)) return `two tiles are named "${tile.name}"; tiles are managed by name, so rename one in the console first`;
+    if (tile.name === '')
+      return `tile ${tile.id} has no name; tiles are managed by name, so name it in the console first`;
+    if (seen.has(tile.name))
+      return `two tiles are named "${tile.name}"; tiles are managed by name, so rename one in the console first`;
     seen.add(tile.name);
   }
   return { key, tiles: new Map(dashboard.tiles.map((tile) => [tile.id, tile.name])) };

@@ -20,16 +20,24 @@ export interface HiddenTileEvidence {
 /** Why `live` may hold tiles its GET did not return; undefined when nothing tells so. */
 export function hiddenTilesOf(live: LiveDashboard, evidence: HiddenTileEvidence): string | undefined {
   const shown = new Set(live.tiles.map((tile) => tile.id));
-  const watching = evidence.alerts.find((alert) => alert.dashboardId === live.id && alert.tileId !== undefined && !shown.has(alert.tileId));
-  if (watching) return `alert "${watching.name ?? watching.id}" watches tile ${watching.tileId ?? ''} of it, which the server's answer leaves out (a PromQL tile)`;
-  if (evidence.promql.length > 0) return `the target serves PromQL (${evidence.promql.join(', ')}), and the server's answers leave PromQL ` +
-    `tiles out, so this dashboard may hold tiles stacksync cannot see`;
+  const watching = evidence.alerts.find(
+    (alert) => alert.dashboardId === live.id && alert.tileId !== undefined && !shown.has(alert.tileId),
+  );
+  if (watching)
+    return `alert "${watching.name ?? watching.id}" watches tile ${watching.tileId ?? ''} of it, which the server's answer leaves out (a PromQL tile)`;
+  if (evidence.promql.length > 0)
+    return (
+      `the target serves PromQL (${evidence.promql.join(', ')}), and the server's answers leave PromQL ` +
+      `tiles out, so this dashboard may hold tiles stacksync cannot see`
+    );
   return undefined;
 }
 
 /** The message of a dashboard that is not updated because of them. */
 export function hiddenTilesError(why: string): string {
-  return `not updated: ${why}; an update replaces the whole tile list and would delete them. If this ` +
+  return (
+    `not updated: ${why}; an update replaces the whole tile list and would delete them. If this ` +
     `manifest's tiles are the whole dashboard, say so with \`ownsAllTiles: true\`; otherwise change ` +
-    `the dashboard in the console`;
+    `the dashboard in the console`
+  );
 }

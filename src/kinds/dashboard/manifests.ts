@@ -6,7 +6,16 @@ import { recordOr } from '../../support/json.js';
 import { profileRefusal } from './profile-form.js';
 import type { Variant } from '../../model/kinds.js';
 import type { Manifest } from '../../model/manifest.js';
-import { CONFIG_MEMBERS_LACKED, DASHBOARD, DASHBOARD_CURRENT_MEMBERS, FILTER_MEMBERS_LACKED, type DashboardSpec, type DesiredDashboard, type DesiredTile, type ManifestTile } from './model.js';
+import {
+  CONFIG_MEMBERS_LACKED,
+  DASHBOARD,
+  DASHBOARD_CURRENT_MEMBERS,
+  FILTER_MEMBERS_LACKED,
+  type DashboardSpec,
+  type DesiredDashboard,
+  type DesiredTile,
+  type ManifestTile,
+} from './model.js';
 import type { dashboardDocumentSchema } from './schema.js';
 
 export type DashboardManifest = Static<typeof dashboardDocumentSchema>;
@@ -18,29 +27,40 @@ export function isDashboardManifest(manifest: Manifest): manifest is DashboardMa
 
 export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManifest> = {
   // Live dashboards are found by their API name: two manifests with one name would fight over one resource.
-  uniqueName: (manifest) => ({ value: manifest.spec.name, pointer: ['spec', 'name'], what: (name) => `a ${DASHBOARD} named "${name}"` }),
+  uniqueName: (manifest) => ({
+    value: manifest.spec.name,
+    pointer: ['spec', 'name'],
+    what: (name) => `a ${DASHBOARD} named "${name}"`,
+  }),
   check: (manifest) => {
     const tiles = manifest.spec.tiles ?? [];
     const filters = manifest.spec.filters ?? [];
     return [
-      ...duplicatesIn(tiles, (tile) => tile.name).map(([index, earlier]): DocumentProblem => ({
-        code: 'E_MANIFEST_DUPLICATE',
-        pointer: ['spec', 'tiles', index, 'name'],
-        message: `tile name ${tiles[index]?.name} is already used by tiles[${earlier}]; tile names must be unique in a dashboard`,
-      })),
-      ...duplicatesIn(filters, (filter) => filter.name).map(([index, earlier]): DocumentProblem => ({
-        code: 'E_MANIFEST_DUPLICATE',
-        pointer: ['spec', 'filters', index, 'name'],
-        message: `filter name ${filters[index]?.name} is already used by filters[${earlier}]; filters are kept by ` +
-          `name, so names must be unique in a dashboard`,
-      })),
+      ...duplicatesIn(tiles, (tile) => tile.name).map(
+        ([index, earlier]): DocumentProblem => ({
+          code: 'E_MANIFEST_DUPLICATE',
+          pointer: ['spec', 'tiles', index, 'name'],
+          message: `tile name ${tiles[index]?.name} is already used by tiles[${earlier}]; tile names must be unique in a dashboard`,
+        }),
+      ),
+      ...duplicatesIn(filters, (filter) => filter.name).map(
+        ([index, earlier]): DocumentProblem => ({
+          code: 'E_MANIFEST_DUPLICATE',
+          pointer: ['spec', 'filters', index, 'name'],
+          message:
+            `filter name ${filters[index]?.name} is already used by filters[${earlier}]; filters are kept by ` +
+            `name, so names must be unique in a dashboard`,
+        }),
+      ),
     ];
   },
   // A tile form the target's servers refuse, at the series or member it is about (the plan would find it too, at the document).
   checkForTarget: (manifest, { variant, profile }) => {
     const refused = profileRefusal({ ...manifest.spec, tiles: manifest.spec.tiles ?? [] }, profile);
     return [
-      ...(refused === undefined ? [] : [{ code: 'E_MANIFEST_INVALID' as const, pointer: ['spec', ...refused.pointer], message: refused.problem }]),
+      ...(refused === undefined
+        ? []
+        : [{ code: 'E_MANIFEST_INVALID' as const, pointer: ['spec', ...refused.pointer], message: refused.problem }]),
       ...lackedFilterMembers(manifest.spec, variant),
       ...lackedConfigMembers(manifest.spec, variant),
     ];
@@ -52,11 +72,15 @@ export const dashboardManifests: KindManifests<DesiredDashboard, DashboardManife
 function lackedFilterMembers(spec: DashboardSpec, variant: Variant): DocumentProblem[] {
   const lacked = FILTER_MEMBERS_LACKED[variant];
   return (spec.filters ?? []).flatMap((filter, index) =>
-    lacked.filter((member) => filter[member] !== undefined).map((member): DocumentProblem => ({
-      code: 'E_MANIFEST_INVALID',
-      pointer: ['spec', 'filters', index, member],
-      message: `the ${variant} service's API does not offer ${member} on a dashboard filter; leave it out for this target`,
-    })),
+    lacked
+      .filter((member) => filter[member] !== undefined)
+      .map(
+        (member): DocumentProblem => ({
+          code: 'E_MANIFEST_INVALID',
+          pointer: ['spec', 'filters', index, member],
+          message: `the ${variant} service's API does not offer ${member} on a dashboard filter; leave it out for this target`,
+        }),
+      ),
   );
 }
 
@@ -64,11 +88,15 @@ function lackedFilterMembers(spec: DashboardSpec, variant: Variant): DocumentPro
 function lackedConfigMembers(spec: DashboardSpec, variant: Variant): DocumentProblem[] {
   const lacked = CONFIG_MEMBERS_LACKED[variant];
   return (spec.tiles ?? []).flatMap((tile, index) =>
-    lacked.filter((member) => recordOr(tile.config)?.[member] !== undefined).map((member): DocumentProblem => ({
-      code: 'E_MANIFEST_INVALID',
-      pointer: ['spec', 'tiles', index, 'config', member],
-      message: `tile ${tile.name}: the ${variant} service's API does not offer ${member} on a chart; leave it out for this target`,
-    })),
+    lacked
+      .filter((member) => recordOr(tile.config)?.[member] !== undefined)
+      .map(
+        (member): DocumentProblem => ({
+          code: 'E_MANIFEST_INVALID',
+          pointer: ['spec', 'tiles', index, 'config', member],
+          message: `tile ${tile.name}: the ${variant} service's API does not offer ${member} on a chart; leave it out for this target`,
+        }),
+      ),
   );
 }
 
@@ -76,7 +104,8 @@ function toDesiredDashboard(spec: DashboardSpec, base: DesiredBaseOf): DesiredDa
   const dashboard: DesiredDashboard = { kind: DASHBOARD, ...base, name: spec.name, tiles: [] };
   if (spec.tags !== undefined) dashboard.tags = spec.tags;
   if (spec.ownsAllTiles !== undefined) dashboard.ownsAllTiles = spec.ownsAllTiles;
-  for (const member of DASHBOARD_CURRENT_MEMBERS) if (spec[member] !== undefined) Object.assign(dashboard, { [member]: spec[member] });
+  for (const member of DASHBOARD_CURRENT_MEMBERS)
+    if (spec[member] !== undefined) Object.assign(dashboard, { [member]: spec[member] });
   dashboard.tiles = (spec.tiles ?? []).map(toDesiredTile);
   return dashboard;
 }

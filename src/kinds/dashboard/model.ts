@@ -48,7 +48,11 @@ export interface LiveTile {
 
 /** Whether a live object (one a change of this run wrote) is a dashboard: its tiles read back, each with its id and name. */
 export function isLiveDashboard(live: LiveBase): live is LiveDashboard {
-  return 'tiles' in live && Array.isArray(live.tiles) && live.tiles.every((tile) => isRecord(tile) && typeof tile['id'] === 'string' && typeof tile['name'] === 'string');
+  return (
+    'tiles' in live &&
+    Array.isArray(live.tiles) &&
+    live.tiles.every((tile) => isRecord(tile) && typeof tile['id'] === 'string' && typeof tile['name'] === 'string')
+  );
 }
 
 export interface LiveDashboard {
@@ -63,7 +67,9 @@ export interface LiveDashboard {
 }
 
 /** Body of a dashboard create or update; tile ids are sent on update to keep them. */
-export type DashboardWrite = Omit<Static<typeof dashboardUpdateBodySchema>, 'id' | 'tiles'> & { tiles: TileWrite[] } & Extra;
+export type DashboardWrite = Omit<Static<typeof dashboardUpdateBodySchema>, 'id' | 'tiles'> & {
+  tiles: TileWrite[];
+} & Extra;
 
 /**
  * A tile as a manifest states it: the API's tile without the service-assigned id. No location of
@@ -72,13 +78,22 @@ export type DashboardWrite = Omit<Static<typeof dashboardUpdateBodySchema>, 'id'
 export type DesiredTile = ManifestTile;
 
 /** The members of current servers a manifest may manage beside the tiles; each left out keeps its live value. */
-export const DASHBOARD_CURRENT_MEMBERS = ['filters', 'containers', 'savedQuery', 'savedQueryLanguage', 'savedFilterValues'] as const;
+export const DASHBOARD_CURRENT_MEMBERS = [
+  'filters',
+  'containers',
+  'savedQuery',
+  'savedQueryLanguage',
+  'savedFilterValues',
+] as const;
 
 /**
  * Filter members a variant's API does not offer: the managed document's dashboard filter has no
  * variables or broadcast (HyperDX's has them), so the managed service drops or refuses them.
  */
-export const FILTER_MEMBERS_LACKED: Record<Variant, readonly ('isBroadcastEnabled' | 'isVariableEnabled' | 'variableName')[]> = {
+export const FILTER_MEMBERS_LACKED: Record<
+  Variant,
+  readonly ('isBroadcastEnabled' | 'isVariableEnabled' | 'variableName')[]
+> = {
   managed: ['isBroadcastEnabled', 'isVariableEnabled', 'variableName'],
   'self-hosted': [],
 };
@@ -91,7 +106,17 @@ export const CONFIG_MEMBERS_LACKED: Record<Variant, readonly string[]> = {
 
 export interface DesiredDashboard
   extends DesiredBase,
-    Pick<DashboardSpec, 'name' | 'tags' | 'ownsAllTiles' | 'filters' | 'containers' | 'savedQuery' | 'savedQueryLanguage' | 'savedFilterValues'> {
+    Pick<
+      DashboardSpec,
+      | 'name'
+      | 'tags'
+      | 'ownsAllTiles'
+      | 'filters'
+      | 'containers'
+      | 'savedQuery'
+      | 'savedQueryLanguage'
+      | 'savedFilterValues'
+    > {
   kind: typeof DASHBOARD;
   tiles: DesiredTile[];
 }

@@ -20,10 +20,29 @@ type Schema = Record<string, unknown>;
 const template = (description: string): Schema => ({ type: 'string', minLength: 1, description });
 
 const TARGET: Schema = {
-  description: 'What the link-out opens: by id (mode: id), or by a name rendered from the clicked row (mode: template).',
+  description:
+    'What the link-out opens: by id (mode: id), or by a name rendered from the clicked row (mode: template).',
   anyOf: [
-    { type: 'object', required: ['mode', 'id'], properties: { mode: { const: 'id' }, id: { type: 'string', pattern: OBJECT_ID_PATTERN, description: 'Live id of the source (type search) or dashboard (type dashboard); it must exist.' } } },
-    { type: 'object', required: ['mode', 'template'], properties: { mode: { const: 'template' }, template: template('Name template rendered against the clicked row, e.g. {{ServiceName}}.') } },
+    {
+      type: 'object',
+      required: ['mode', 'id'],
+      properties: {
+        mode: { const: 'id' },
+        id: {
+          type: 'string',
+          pattern: OBJECT_ID_PATTERN,
+          description: 'Live id of the source (type search) or dashboard (type dashboard); it must exist.',
+        },
+      },
+    },
+    {
+      type: 'object',
+      required: ['mode', 'template'],
+      properties: {
+        mode: { const: 'template' },
+        template: template('Name template rendered against the clicked row, e.g. {{ServiceName}}.'),
+      },
+    },
   ],
 };
 
@@ -51,19 +70,32 @@ const inApp = (type: 'search' | 'dashboard'): Schema => ({
 
 /** `onClick` as a manifest may write it. */
 export const ON_CLICK_SCHEMA: JsonSchema = {
-  description: "A table's drill-down: type search or dashboard (with target), or external (with urlTemplate). Written whole; sent as written.",
+  description:
+    "A table's drill-down: type search or dashboard (with target), or external (with urlTemplate). Written whole; sent as written.",
   anyOf: [
     inApp('search'),
     inApp('dashboard'),
-    { type: 'object', required: ['type', 'urlTemplate'], properties: { type: { const: 'external' }, urlTemplate: template('Absolute http(s) URL template rendered against the clicked row.') } },
+    {
+      type: 'object',
+      required: ['type', 'urlTemplate'],
+      properties: {
+        type: { const: 'external' },
+        urlTemplate: template('Absolute http(s) URL template rendered against the clicked row.'),
+      },
+    },
   ],
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The member every alternative holds as a `const` (`type`, `mode`), if there is one. */
 function discriminatorOf(alternatives: readonly Schema[]): string | undefined {
-  const [first, ...rest] = alternatives.map((alternative) => Object.entries(recordOr(alternative['properties']) ?? {}).filter(([, member]) => isObject(member) && Object.hasOwn(member, 'const')).map(([name]) => name));
+  const [first, ...rest] = alternatives.map((alternative) =>
+    Object.entries(recordOr(alternative['properties']) ?? {})
+      .filter(([, member]) => isObject(member) && Object.hasOwn(member, 'const'))
+      .map(([name]) => name),
+  );
   return first?.find((name) => rest.every((names) => names.includes(name)));
 }
 
@@ -80,16 +112,26 @@ export function chosenAlternatives(schema: JsonSchema, value: unknown): { schema
       const by = discriminatorOf(alternatives);
       if (by !== undefined) {
         const { anyOf: _anyOf, ...rest } = node;
-        const constOf = (alternative: Schema): unknown => recordOr(recordOr(alternative['properties'])?.[by])?.['const'];
+        const constOf = (alternative: Schema): unknown =>
+          recordOr(recordOr(alternative['properties'])?.[by])?.['const'];
         const picked = isObject(at) ? alternatives.find((alternative) => constOf(alternative) === at[by]) : undefined;
         choices.push([...path, by, picked === undefined ? 'none' : String(constOf(picked))].join('-'));
-        if (picked === undefined) return { ...rest, type: 'object', required: [by], properties: { [by]: { enum: alternatives.map(constOf) } } };
+        if (picked === undefined)
+          return { ...rest, type: 'object', required: [by], properties: { [by]: { enum: alternatives.map(constOf) } } };
         return walk({ ...rest, ...picked }, at, path);
       }
     }
     const properties = recordOr(node['properties']);
     if (properties === undefined || !isObject(at)) return node;
-    return { ...node, properties: Object.fromEntries(Object.entries(properties).map(([name, member]) => [name, isObject(member) && Object.hasOwn(at, name) ? walk(member, at[name], [...path, name]) : member])) };
+    return {
+      ...node,
+      properties: Object.fromEntries(
+        Object.entries(properties).map(([name, member]) => [
+          name,
+          isObject(member) && Object.hasOwn(at, name) ? walk(member, at[name], [...path, name]) : member,
+        ]),
+      ),
+    };
   };
   return { schema: walk(schema, value, []), choices };
 }

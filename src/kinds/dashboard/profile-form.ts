@@ -14,7 +14,14 @@ import type { Pointer } from '../../yaml/positions.js';
 import { SOURCE } from '../source/model.js';
 import { seriesToConfig } from './convert.js';
 import { currentConfigProblem } from './current-config.js';
-import { DASHBOARD_CURRENT_MEMBERS, type DesiredDashboard, type DesiredTile, type LiveSeries, type ManifestFilter, type TileWrite } from './model.js';
+import {
+  DASHBOARD_CURRENT_MEMBERS,
+  type DesiredDashboard,
+  type DesiredTile,
+  type LiveSeries,
+  type ManifestFilter,
+  type TileWrite,
+} from './model.js';
 
 /** A dashboard as its target's body takes it, without ids: its tiles in the manifest's order, and the other members it sets. */
 export interface ProfileForm {
@@ -23,7 +30,11 @@ export interface ProfileForm {
   members: WriteBody;
 }
 
-export function inProfileForm(desired: DesiredDashboard, profile: ApiProfile, refs: NameRefs): ProfileForm | { problem: string } {
+export function inProfileForm(
+  desired: DesiredDashboard,
+  profile: ApiProfile,
+  refs: NameRefs,
+): ProfileForm | { problem: string } {
   const refused = profileRefusal(desired, profile);
   if (refused !== undefined) return { problem: refused.problem };
   return profile === 'seed' ? seedForm(desired) : currentForm(desired, refs);
@@ -39,22 +50,38 @@ export interface ProfileRefusal {
  * The first thing of a dashboard that a target of `profile` cannot take, with where it is (so the
  * loader reports it at that line once it knows the target's profile), or nothing.
  */
-export function profileRefusal(dashboard: Pick<DesiredDashboard, 'tiles' | (typeof DASHBOARD_CURRENT_MEMBERS)[number]>, profile: ApiProfile): ProfileRefusal | undefined {
+export function profileRefusal(
+  dashboard: Pick<DesiredDashboard, 'tiles' | (typeof DASHBOARD_CURRENT_MEMBERS)[number]>,
+  profile: ApiProfile,
+): ProfileRefusal | undefined {
   if (profile === 'seed') {
     const current = DASHBOARD_CURRENT_MEMBERS.filter((member) => dashboard[member] !== undefined);
-    if (current.length > 0) return { problem: `${current.join(', ')}: members of current servers, and the target speaks api profile seed; leave them out for it`, pointer: [current[0] ?? ''] };
+    if (current.length > 0)
+      return {
+        problem: `${current.join(', ')}: members of current servers, and the target speaks api profile seed; leave them out for it`,
+        pointer: [current[0] ?? ''],
+      };
   }
   for (const [index, tile] of dashboard.tiles.entries()) {
     const refused = profile === 'seed' ? seedRefusal(tile) : currentRefusal(tile);
-    if (refused !== undefined) return { problem: `tile ${tile.name}: ${refused.problem}`, pointer: ['tiles', index, ...refused.pointer] };
+    if (refused !== undefined)
+      return { problem: `tile ${tile.name}: ${refused.problem}`, pointer: ['tiles', index, ...refused.pointer] };
   }
   return undefined;
 }
 
 function seedRefusal(tile: DesiredTile): ProfileRefusal | undefined {
-  if (tile.config !== undefined) return { problem: "the target speaks api profile seed, which takes tiles as series, not config; write the tile's chart as series", pointer: ['config'] };
+  if (tile.config !== undefined)
+    return {
+      problem:
+        "the target speaks api profile seed, which takes tiles as series, not config; write the tile's chart as series",
+      pointer: ['config'],
+    };
   if (tile.containerId !== undefined || tile.tabId !== undefined) {
-    return { problem: 'containerId and tabId are members of current servers, and the target speaks api profile seed', pointer: [tile.containerId !== undefined ? 'containerId' : 'tabId'] };
+    return {
+      problem: 'containerId and tabId are members of current servers, and the target speaks api profile seed',
+      pointer: [tile.containerId !== undefined ? 'containerId' : 'tabId'],
+    };
   }
   return undefined;
 }
@@ -62,14 +89,26 @@ function seedRefusal(tile: DesiredTile): ProfileRefusal | undefined {
 function currentRefusal(tile: DesiredTile): ProfileRefusal | undefined {
   if (tile.series !== undefined) {
     const converted = seriesToConfig(tile.series, tile.asRatio === true);
-    if ('problem' in converted) return { problem: converted.problem, pointer: converted.series === undefined ? ['series'] : ['series', converted.series] };
+    if ('problem' in converted)
+      return {
+        problem: converted.problem,
+        pointer: converted.series === undefined ? ['series'] : ['series', converted.series],
+      };
     // What the series say, as sent, held to the same forms as a config (a language, a metric type or a format a current server lacks).
     const refused = currentConfigProblem(converted.config);
-    return refused === undefined ? undefined : { problem: `as the config it is sent as, ${refused.problem}`, pointer: ['series', seriesAt(refused.pointer)] };
+    return refused === undefined
+      ? undefined
+      : { problem: `as the config it is sent as, ${refused.problem}`, pointer: ['series', seriesAt(refused.pointer)] };
   }
-  if (tile.asRatio !== undefined && tile.config !== undefined) return { problem: 'a current server takes asRatio inside config (config.asRatio), not beside it', pointer: ['asRatio'] };
+  if (tile.asRatio !== undefined && tile.config !== undefined)
+    return {
+      problem: 'a current server takes asRatio inside config (config.asRatio), not beside it',
+      pointer: ['asRatio'],
+    };
   const refused = tile.config === undefined ? undefined : currentConfigProblem(tile.config);
-  return refused === undefined ? undefined : { problem: `config.${refused.problem}`, pointer: ['config', ...refused.pointer] };
+  return refused === undefined
+    ? undefined
+    : { problem: `config.${refused.problem}`, pointer: ['config', ...refused.pointer] };
 }
 
 /** The series a member of a converted config comes from: a select item's index, else the first. */
@@ -116,7 +155,8 @@ function currentForm(desired: DesiredDashboard, refs: NameRefs): ProfileForm | {
   }
   const members: WriteBody = {};
   for (const member of DASHBOARD_CURRENT_MEMBERS) if (desired[member] !== undefined) members[member] = desired[member];
-  if (desired.filters !== undefined) members['filters'] = desired.filters.map((filter, index) => currentFilter(filter, index, refs));
+  if (desired.filters !== undefined)
+    members['filters'] = desired.filters.map((filter, index) => currentFilter(filter, index, refs));
   return { tiles, members };
 }
 
@@ -126,14 +166,27 @@ function currentTile(tile: DesiredTile, index: number, refs: NameRefs): { tile: 
     const converted = seriesToConfig(series, asRatio === true);
     if ('problem' in converted) return { problem: `tile ${tile.name}: ${converted.problem}` };
     const source = converted.source;
-    const sourceId = source === undefined ? undefined : 'id' in source ? source.id : refs.id(SOURCE, source.name, pointerTo('tiles', index, 'config', 'sourceId'));
-    const chart = sourceId === undefined ? converted.config : { displayType: converted.config['displayType'], sourceId, ...converted.config };
+    const sourceId =
+      source === undefined
+        ? undefined
+        : 'id' in source
+          ? source.id
+          : refs.id(SOURCE, source.name, pointerTo('tiles', index, 'config', 'sourceId'));
+    const chart =
+      sourceId === undefined
+        ? converted.config
+        : { displayType: converted.config['displayType'], sourceId, ...converted.config };
     return { tile: { ...placement, config: chart } };
   }
   if (config === undefined) return { tile: { ...placement, ...(asRatio !== undefined ? { asRatio } : {}) } };
   const { source, ...chart } = config;
   if (typeof source !== 'string') return { tile: { ...placement, config } };
-  return { tile: { ...placement, config: { ...chart, sourceId: refs.id(SOURCE, source, pointerTo('tiles', index, 'config', 'sourceId')) } } };
+  return {
+    tile: {
+      ...placement,
+      config: { ...chart, sourceId: refs.id(SOURCE, source, pointerTo('tiles', index, 'config', 'sourceId')) },
+    },
+  };
 }
 
 /** A filter in the body's form: its type, its source by id; its id is the update's business. */

@@ -2,7 +2,21 @@
  * Reads a live dashboard: tiles in either format (the seed's `series`, a current server's
  * `config`), members the model does not name kept in `extra` so an update sends them back.
  */
-import { asString, createdAtOf, extraOf, idOf, join, listOf, object, optionalBoolean, optionalList, optionalString, requiredNumber, requiredString, withoutNulls } from '../shared/read.js';
+import {
+  asString,
+  createdAtOf,
+  extraOf,
+  idOf,
+  join,
+  listOf,
+  object,
+  optionalBoolean,
+  optionalList,
+  optionalString,
+  requiredNumber,
+  requiredString,
+  withoutNulls,
+} from '../shared/read.js';
 import type { LiveDashboard, LiveSeries, LiveTile } from './model.js';
 
 /** Dashboard members the service sets itself: never sent back. */
@@ -52,6 +66,7 @@ function toSeries(value: unknown, path: string): LiveSeries {
   const groupBy = raw['groupBy'];
   // Some service versions send a single group-by expression as a string.
   if (typeof groupBy === 'string') series['groupBy'] = [groupBy];
-  else if (groupBy !== undefined && groupBy !== null) series['groupBy'] = listOf(groupBy, join(path, 'groupBy'), asString);
+  else if (groupBy !== undefined && groupBy !== null)
+    series['groupBy'] = listOf(groupBy, join(path, 'groupBy'), asString);
   return series;
 }

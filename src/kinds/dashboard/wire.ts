@@ -17,12 +17,96 @@ export const CURRENT_QUANTILE_LEVELS = [0.5, 0.9, 0.95, 0.99] as const;
 /** A chart's or a dashboard's query languages, as both services' documents list them (no `promql`). */
 export const CURRENT_WHERE_LANGUAGES = ['sql', 'lucene'] as const;
 export const CURRENT_METRIC_TYPES = ['gauge', 'histogram', 'sum', 'summary', 'exponential histogram'] as const;
-export const CURRENT_NUMBER_FORMAT_OUTPUTS = ['currency', 'percent', 'byte', 'time', 'duration', 'number', 'data_rate', 'throughput'] as const;
+export const CURRENT_NUMBER_FORMAT_OUTPUTS = [
+  'currency',
+  'percent',
+  'byte',
+  'time',
+  'duration',
+  'number',
+  'data_rate',
+  'throughput',
+] as const;
 /** A number format's units, as both services' documents list them. */
-export const CURRENT_NUMERIC_UNITS = ['bytes_iec', 'bytes_si', 'bits_iec', 'bits_si', 'kibibytes', 'kilobytes', 'mebibytes', 'megabytes', 'gibibytes', 'gigabytes', 'tebibytes', 'terabytes', 'pebibytes', 'petabytes', 'packets_sec', 'bytes_sec_iec', 'bytes_sec_si', 'bits_sec_iec', 'bits_sec_si', 'kibibytes_sec', 'kibibits_sec', 'kilobytes_sec', 'kilobits_sec', 'mebibytes_sec', 'mebibits_sec', 'megabytes_sec', 'megabits_sec', 'gibibytes_sec', 'gibibits_sec', 'gigabytes_sec', 'gigabits_sec', 'tebibytes_sec', 'tebibits_sec', 'terabytes_sec', 'terabits_sec', 'pebibytes_sec', 'pebibits_sec', 'petabytes_sec', 'petabits_sec', 'cps', 'ops', 'rps', 'reads_sec', 'wps', 'iops', 'cpm', 'opm', 'rpm_reads', 'wpm'] as const;
+export const CURRENT_NUMERIC_UNITS = [
+  'bytes_iec',
+  'bytes_si',
+  'bits_iec',
+  'bits_si',
+  'kibibytes',
+  'kilobytes',
+  'mebibytes',
+  'megabytes',
+  'gibibytes',
+  'gigabytes',
+  'tebibytes',
+  'terabytes',
+  'pebibytes',
+  'petabytes',
+  'packets_sec',
+  'bytes_sec_iec',
+  'bytes_sec_si',
+  'bits_sec_iec',
+  'bits_sec_si',
+  'kibibytes_sec',
+  'kibibits_sec',
+  'kilobytes_sec',
+  'kilobits_sec',
+  'mebibytes_sec',
+  'mebibits_sec',
+  'megabytes_sec',
+  'megabits_sec',
+  'gibibytes_sec',
+  'gibibits_sec',
+  'gigabytes_sec',
+  'gigabits_sec',
+  'tebibytes_sec',
+  'tebibits_sec',
+  'terabytes_sec',
+  'terabits_sec',
+  'pebibytes_sec',
+  'pebibits_sec',
+  'petabytes_sec',
+  'petabits_sec',
+  'cps',
+  'ops',
+  'rps',
+  'reads_sec',
+  'wps',
+  'iops',
+  'cpm',
+  'opm',
+  'rpm_reads',
+  'wpm',
+] as const;
 /** The chart palette a number tile's colours are named from, as both services' documents list it. */
-export const CURRENT_PALETTE = ['chart-blue', 'chart-orange', 'chart-red', 'chart-cyan', 'chart-green', 'chart-pink', 'chart-purple', 'chart-light-blue', 'chart-brown', 'chart-gray', 'chart-success', 'chart-warning', 'chart-error'] as const;
-export const CURRENT_BUILDER_DISPLAY_TYPES = ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar', 'heatmap', 'search', 'markdown', 'event_patterns'] as const;
+export const CURRENT_PALETTE = [
+  'chart-blue',
+  'chart-orange',
+  'chart-red',
+  'chart-cyan',
+  'chart-green',
+  'chart-pink',
+  'chart-purple',
+  'chart-light-blue',
+  'chart-brown',
+  'chart-gray',
+  'chart-success',
+  'chart-warning',
+  'chart-error',
+] as const;
+export const CURRENT_BUILDER_DISPLAY_TYPES = [
+  'line',
+  'stacked_bar',
+  'table',
+  'number',
+  'pie',
+  'bar',
+  'heatmap',
+  'search',
+  'markdown',
+  'event_patterns',
+] as const;
 export const CURRENT_SQL_DISPLAY_TYPES = ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'] as const;
 export const CURRENT_SERIES_TYPES = ['time', 'table', 'number', 'search', 'markdown'] as const;
 /** Display types whose tiles can carry an alert (builder and raw SQL alike). */
@@ -55,7 +139,16 @@ const opaque = Type.Unknown();
 export const SERIES_TYPES = ['time', 'histogram', 'search', 'number', 'table', 'markdown'] as const;
 export const SERIES_DATA_SOURCES = ['events', 'metrics'] as const;
 export const SERIES_AGG_FNS = [
-  'avg', 'count', 'count_distinct', 'last_value', 'max', 'min', 'quantile', 'sum', 'any', 'none',
+  'avg',
+  'count',
+  'count_distinct',
+  'last_value',
+  'max',
+  'min',
+  'quantile',
+  'sum',
+  'any',
+  'none',
 ] as const;
 /** Series types that cannot render without an aggregation function. */
 export const SERIES_TYPES_NEEDING_AGG_FN = ['time', 'table', 'number'] as const;
@@ -108,7 +201,9 @@ export const tileWriteSchema = object({ id: Type.Optional(string), ...tileMember
 export const tileSchema = object({ id: nonEmptyString, ...tileMembers });
 
 export const dashboardNameSchema = Type.String({ minLength: 1, maxLength: DASHBOARD_LIMITS.nameMaxLength });
-export const dashboardTagsSchema = Type.Array(Type.String({ minLength: 1, maxLength: DASHBOARD_LIMITS.tagMaxLength }), { maxItems: DASHBOARD_LIMITS.maxTags });
+export const dashboardTagsSchema = Type.Array(Type.String({ minLength: 1, maxLength: DASHBOARD_LIMITS.tagMaxLength }), {
+  maxItems: DASHBOARD_LIMITS.maxTags,
+});
 
 /** A dashboard's tile list, at most as long as the service allows. */
 export function tileList<T extends TSchema>(tile: T, options: { description?: string } = {}) {
@@ -170,13 +265,32 @@ export const CurrentHeatmapSelectItem = Type.Object({
 
 const selectList = Type.Array(CurrentSelectItem, { minItems: 1, maxItems: L.maxSelectItems });
 const oneSelect = Type.Array(CurrentSelectItem, { minItems: 1, maxItems: 1 });
-const formula = Type.Object({ expression: Type.String({ maxLength: 1024 }), alias: Type.Optional(Type.String()), numberFormat: Type.Optional(CurrentNumberFormat) });
+const formula = Type.Object({
+  expression: Type.String({ maxLength: 1024 }),
+  alias: Type.Optional(Type.String()),
+  numberFormat: Type.Optional(CurrentNumberFormat),
+});
 const formulas = Type.Array(formula, { maxItems: 10 });
 const palette = Type.Enum(CURRENT_PALETTE);
 const colorRuleLabel = Type.Optional(Type.String({ maxLength: 40 }));
-const numericColorRule = Type.Object({ operator: Type.Enum(['gt', 'gte', 'lt', 'lte']), value: Type.Number(), color: palette, label: colorRuleLabel });
-const betweenColorRule = Type.Object({ operator: Type.Literal('between'), value: Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }), color: palette, label: colorRuleLabel });
-const equalityColorRule = Type.Object({ operator: Type.Enum(['eq', 'neq']), value: Type.Union([Type.Number(), Type.String({ maxLength: 200 })]), color: palette, label: colorRuleLabel });
+const numericColorRule = Type.Object({
+  operator: Type.Enum(['gt', 'gte', 'lt', 'lte']),
+  value: Type.Number(),
+  color: palette,
+  label: colorRuleLabel,
+});
+const betweenColorRule = Type.Object({
+  operator: Type.Literal('between'),
+  value: Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }),
+  color: palette,
+  label: colorRuleLabel,
+});
+const equalityColorRule = Type.Object({
+  operator: Type.Enum(['eq', 'neq']),
+  value: Type.Union([Type.Number(), Type.String({ maxLength: 200 })]),
+  color: palette,
+  label: colorRuleLabel,
+});
 const seriesLimit = Type.Integer({ minimum: 0 });
 
 const timeChart = {
@@ -200,7 +314,11 @@ export const CurrentLineConfig = Type.Object({
   fitYAxisToData: Type.Optional(Type.Boolean()),
   seriesLimit: Type.Optional(seriesLimit),
 });
-export const CurrentStackedBarConfig = Type.Object({ displayType: Type.Literal('stacked_bar'), ...timeChart, seriesLimit: Type.Optional(seriesLimit) });
+export const CurrentStackedBarConfig = Type.Object({
+  displayType: Type.Literal('stacked_bar'),
+  ...timeChart,
+  seriesLimit: Type.Optional(seriesLimit),
+});
 export const CurrentTableConfig = Type.Object({
   displayType: Type.Literal('table'),
   sourceId: objectId,
@@ -222,7 +340,9 @@ export const CurrentNumberConfig = Type.Object({
   numberFormat: Type.Optional(CurrentNumberFormat),
   formulas: Type.Optional(Type.Array(formula, { maxItems: 1 })),
   color: Type.Optional(palette),
-  colorRules: Type.Optional(Type.Array(Type.Union([numericColorRule, betweenColorRule, equalityColorRule]), { maxItems: 10 })),
+  colorRules: Type.Optional(
+    Type.Array(Type.Union([numericColorRule, betweenColorRule, equalityColorRule]), { maxItems: 10 }),
+  ),
   backgroundChart: Type.Optional(Type.Object({ type: Type.Enum(['line', 'area']), color: Type.Optional(palette) })),
 });
 const categorical = {
@@ -250,7 +370,10 @@ export const CurrentSearchConfig = Type.Object({
   where: Type.Optional(text),
   whereLanguage: Type.Optional(Type.Enum(CURRENT_WHERE_LANGUAGES)),
 });
-export const CurrentMarkdownConfig = Type.Object({ displayType: Type.Literal('markdown'), markdown: Type.Optional(Type.String({ maxLength: L.markdownMaxLength })) });
+export const CurrentMarkdownConfig = Type.Object({
+  displayType: Type.Literal('markdown'),
+  markdown: Type.Optional(Type.String({ maxLength: L.markdownMaxLength })),
+});
 export const CurrentEventPatternsConfig = Type.Object({
   displayType: Type.Literal('event_patterns'),
   sourceId: objectId,
@@ -296,8 +419,16 @@ export const CurrentSqlStackedBarConfig = Type.Object({
   fillNulls: Type.Optional(Type.Boolean()),
   alignDateRangeToGranularity: Type.Optional(Type.Boolean()),
 });
-export const CurrentSqlTableConfig = Type.Object({ ...sqlChart, displayType: Type.Literal('table'), onClick: Type.Optional(opaque) });
-export const CurrentSqlNumberConfig = Type.Object({ ...sqlChart, displayType: Type.Literal('number'), color: Type.Optional(palette) });
+export const CurrentSqlTableConfig = Type.Object({
+  ...sqlChart,
+  displayType: Type.Literal('table'),
+  onClick: Type.Optional(opaque),
+});
+export const CurrentSqlNumberConfig = Type.Object({
+  ...sqlChart,
+  displayType: Type.Literal('number'),
+  color: Type.Optional(palette),
+});
 export const CurrentSqlPieConfig = Type.Object({ ...sqlChart, displayType: Type.Literal('pie') });
 export const CurrentSqlBarConfig = Type.Object({ ...sqlChart, displayType: Type.Literal('bar') });
 
@@ -311,8 +442,12 @@ export const CURRENT_SQL_CONFIGS = {
   bar: CurrentSqlBarConfig,
 } as const satisfies Record<(typeof CURRENT_SQL_DISPLAY_TYPES)[number], TSchema>;
 
-export const CurrentBuilderTileConfig = Type.Union(Object.values(CURRENT_BUILDER_CONFIGS) as [typeof CurrentLineConfig, ...TSchema[]]);
-export const CurrentSqlTileConfig = Type.Union(Object.values(CURRENT_SQL_CONFIGS) as [typeof CurrentSqlLineConfig, ...TSchema[]]);
+export const CurrentBuilderTileConfig = Type.Union(
+  Object.values(CURRENT_BUILDER_CONFIGS) as [typeof CurrentLineConfig, ...TSchema[]],
+);
+export const CurrentSqlTileConfig = Type.Union(
+  Object.values(CURRENT_SQL_CONFIGS) as [typeof CurrentSqlLineConfig, ...TSchema[]],
+);
 
 // ---------------------------------------------------------------- tile series (the old format)
 
@@ -336,7 +471,12 @@ export const CurrentTimeSeries = Type.Object({
   groupBy: seriesGroupBy,
   displayType: Type.Optional(Type.Enum(['stacked_bar', 'line'])),
 });
-export const CurrentTableSeries = Type.Object({ type: Type.Literal('table'), ...seriesQuery, groupBy: seriesGroupBy, sortOrder: Type.Optional(Type.Enum(['desc', 'asc'])) });
+export const CurrentTableSeries = Type.Object({
+  type: Type.Literal('table'),
+  ...seriesQuery,
+  groupBy: seriesGroupBy,
+  sortOrder: Type.Optional(Type.Enum(['desc', 'asc'])),
+});
 export const CurrentNumberSeries = Type.Object({ type: Type.Literal('number'), ...seriesQuery });
 export const CurrentSearchSeries = Type.Object({
   type: Type.Literal('search'),
@@ -345,7 +485,10 @@ export const CurrentSearchSeries = Type.Object({
   where: Type.String(),
   whereLanguage: Type.Optional(Type.Enum(CURRENT_WHERE_LANGUAGES)),
 });
-export const CurrentMarkdownSeries = Type.Object({ type: Type.Literal('markdown'), content: Type.String({ maxLength: 100_000 }) });
+export const CurrentMarkdownSeries = Type.Object({
+  type: Type.Literal('markdown'),
+  content: Type.String({ maxLength: 100_000 }),
+});
 
 /** Series of the old tile format by `type`. */
 export const CURRENT_SERIES = {
@@ -417,10 +560,21 @@ export const CurrentDashboardContainer = Type.Object({
   collapsed: Type.Boolean(),
   collapsible: Type.Optional(Type.Boolean()),
   bordered: Type.Optional(Type.Boolean()),
-  tabs: Type.Optional(Type.Array(Type.Object({ id: Type.String({ minLength: 1, maxLength: L.containerIdMaxLength }), title: Type.String({ minLength: 1, maxLength: 256 }) }), { maxItems: L.maxTabs })),
+  tabs: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String({ minLength: 1, maxLength: L.containerIdMaxLength }),
+        title: Type.String({ minLength: 1, maxLength: 256 }),
+      }),
+      { maxItems: L.maxTabs },
+    ),
+  ),
 });
 
-export const CurrentSavedFilterValue = Type.Object({ type: Type.Optional(Type.Literal('sql')), condition: Type.String({ maxLength: L.textMaxLength }) });
+export const CurrentSavedFilterValue = Type.Object({
+  type: Type.Optional(Type.Literal('sql')),
+  condition: Type.String({ maxLength: L.textMaxLength }),
+});
 
 const dashboardMembers = {
   name: Type.String({ maxLength: L.nameMaxLength }),
@@ -458,8 +612,12 @@ export type CurrentSelectItem = Static<typeof CurrentSelectItem>;
 export type CurrentHeatmapSelectItem = Static<typeof CurrentHeatmapSelectItem>;
 export type CurrentBuilderDisplayType = (typeof CURRENT_BUILDER_DISPLAY_TYPES)[number];
 export type CurrentSqlDisplayType = (typeof CURRENT_SQL_DISPLAY_TYPES)[number];
-export type CurrentBuilderTileConfig = { [K in CurrentBuilderDisplayType]: Static<(typeof CURRENT_BUILDER_CONFIGS)[K]> }[CurrentBuilderDisplayType];
-export type CurrentSqlTileConfig = { [K in CurrentSqlDisplayType]: Static<(typeof CURRENT_SQL_CONFIGS)[K]> }[CurrentSqlDisplayType];
+export type CurrentBuilderTileConfig = {
+  [K in CurrentBuilderDisplayType]: Static<(typeof CURRENT_BUILDER_CONFIGS)[K]>;
+}[CurrentBuilderDisplayType];
+export type CurrentSqlTileConfig = {
+  [K in CurrentSqlDisplayType]: Static<(typeof CURRENT_SQL_CONFIGS)[K]>;
+}[CurrentSqlDisplayType];
 /** A tile's `config`: a builder chart or a raw SQL chart. */
 export type CurrentTileConfig = CurrentBuilderTileConfig | CurrentSqlTileConfig;
 export type CurrentSeriesType = (typeof CURRENT_SERIES_TYPES)[number];

@@ -13,11 +13,25 @@ import { managedSingletonRoutes } from '../shared/routes.js';
 import { PIPE } from '../pipe/model.js';
 import { planCdcScaling } from './diff.js';
 import { cdcScalingManifests, type CdcScalingManifest } from './manifests.js';
-import { CDC_SCALING_ID, PIPE_CDC_SCALING, SIZING_MEMBERS, sizingOfGoal, sizingText, type DesiredCdcScaling, type LiveCdcScaling } from './model.js';
+import {
+  CDC_SCALING_ID,
+  PIPE_CDC_SCALING,
+  SIZING_MEMBERS,
+  sizingOfGoal,
+  sizingText,
+  type DesiredCdcScaling,
+  type LiveCdcScaling,
+} from './model.js';
 import { toLiveCdcScaling } from './read.js';
 import { pipeCdcScalingDocumentSchema, pipeCdcScalingSpecSchema } from './schema.js';
 
-export const pipeCdcScalingKind = defineKind<DesiredCdcScaling, LiveCdcScaling, CdcScalingManifest, typeof PIPE_CDC_SCALING, 'pipeCdcScaling'>({
+export const pipeCdcScalingKind = defineKind<
+  DesiredCdcScaling,
+  LiveCdcScaling,
+  CdcScalingManifest,
+  typeof PIPE_CDC_SCALING,
+  'pipeCdcScaling'
+>({
   kind: PIPE_CDC_SCALING,
   collection: 'pipeCdcScaling',
   schema: pipeCdcScalingDocumentSchema,
@@ -41,7 +55,9 @@ export const pipeCdcScalingKind = defineKind<DesiredCdcScaling, LiveCdcScaling, 
   settle: {
     check: (goal, live) => {
       const asked = sizingOfGoal(goal);
-      return SIZING_MEMBERS.every((member) => asked[member] === live[member]) ? { settled: true } : { settled: false, state: `at ${sizingText(live)}` };
+      return SIZING_MEMBERS.every((member) => asked[member] === live[member])
+        ? { settled: true }
+        : { settled: false, state: `at ${sizingText(live)}` };
     },
     redundant: () => false,
   },

@@ -47,7 +47,9 @@ function planOne(input: Input, desired: DesiredCdcScaling): Change {
 }
 
 function planLive(input: Input, desired: DesiredCdcScaling, live: LiveCdcScaling): Change {
-  const diff = SIZING_MEMBERS.flatMap((member): FieldDiff[] => (desired.spec[member] === live[member] ? [] : [fieldDiff(member, live[member], desired.spec[member])]));
+  const diff = SIZING_MEMBERS.flatMap((member): FieldDiff[] =>
+    desired.spec[member] === live[member] ? [] : [fieldDiff(member, live[member], desired.spec[member])],
+  );
   const change = changeFor(input.target, desired, diff.length > 0 ? 'update' : 'unchanged');
   change.id = live.id;
   change.diff = diff;
@@ -56,8 +58,10 @@ function planLive(input: Input, desired: DesiredCdcScaling, live: LiveCdcScaling
   if (applying !== undefined) {
     change.action = 'waiting';
     change.waitUntil = applying.until.toISOString();
-    change.warnings.push(`the service is still applying this sizing, asked for at ${clockTime(applying.askedAt)} (it ` +
-      `takes minutes to show); not asked for again before ${clockTime(applying.until)}`);
+    change.warnings.push(
+      `the service is still applying this sizing, asked for at ${clockTime(applying.askedAt)} (it ` +
+        `takes minutes to show); not asked for again before ${clockTime(applying.until)}`,
+    );
     return change;
   }
   change.operations = [patchOperation(input, desired)];
@@ -66,9 +70,14 @@ function planLive(input: Input, desired: DesiredCdcScaling, live: LiveCdcScaling
 
 function planAbsent(input: Input, desired: DesiredCdcScaling): Change {
   const creates = input.planned.get(PIPE)?.outcome?.databaseCreates ?? [];
-  const provisioning = input.liveOf(PIPE).filter((pipe) => CDC_SCALING_PIPE_FAMILIES.includes(pipe.source.kind) && !FAILED_STATES.includes(pipe.state ?? ''));
+  const provisioning = input
+    .liveOf(PIPE)
+    .filter(
+      (pipe) => CDC_SCALING_PIPE_FAMILIES.includes(pipe.source.kind) && !FAILED_STATES.includes(pipe.state ?? ''),
+    );
   if (creates.length === 0 && provisioning.length === 0) {
-    const message = `target ${input.target} has no CDC scaling yet: the service makes it once a database pipe ` +
+    const message =
+      `target ${input.target} has no CDC scaling yet: the service makes it once a database pipe ` +
       `(${CDC_SCALING_PIPE_FAMILIES.join(', ')}) is provisioned, and only then can it be set; it is ` +
       `set by the first run after that (or by the run that creates that pipe from a manifest)`;
     return errorChange(input.target, desired, 'E_API_NOT_FOUND', message);
@@ -77,8 +86,13 @@ function planAbsent(input: Input, desired: DesiredCdcScaling): Change {
   change.id = CDC_SCALING_ID;
   change.diff = SIZING_MEMBERS.map((member) => fieldDiff(member, undefined, desired.spec[member]));
   addDependsOn(change, ...creates);
-  const which = creates.length > 0 ? `the database pipe this run creates (${creates.join(', ')})` : `pipe ${provisioning.map((pipe) => pipe.name).join(', ')}`;
-  change.warnings.push(`the service makes its CDC scaling once ${which} is provisioned: apply waits for it (--wait), then sets it`);
+  const which =
+    creates.length > 0
+      ? `the database pipe this run creates (${creates.join(', ')})`
+      : `pipe ${provisioning.map((pipe) => pipe.name).join(', ')}`;
+  change.warnings.push(
+    `the service makes its CDC scaling once ${which} is provisioned: apply waits for it (--wait), then sets it`,
+  );
   change.operations = [{ ...patchOperation(input, desired), awaitPresence: NOT_THERE_YET }];
   return change;
 }
@@ -101,7 +115,9 @@ function stillApplying(input: Input, desired: DesiredCdcScaling): { askedAt: num
   if (marks?.[ASKED_MARK] !== sizingGoal(desired.spec)) return undefined;
   const askedAt = Date.parse(marks[ASKED_AT_MARK] ?? '');
   const until = askedAt + CDC_SCALING_PROPAGATION_MS;
-  return Number.isFinite(askedAt) && input.timing.nowMs < until && input.timing.nowMs >= askedAt ? { askedAt, until: new Date(until) } : undefined;
+  return Number.isFinite(askedAt) && input.timing.nowMs < until && input.timing.nowMs >= askedAt
+    ? { askedAt, until: new Date(until) }
+    : undefined;
 }
 
 /** `HH:MM UTC` of a time. */

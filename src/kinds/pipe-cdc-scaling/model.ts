@@ -54,7 +54,11 @@ export function sizingGoal(sizing: Pick<CdcScalingSpec, (typeof SIZING_MEMBERS)[
 /** The sizing a goal names; members it does not name are left out. */
 export function sizingOfGoal(goal: string): Partial<Record<(typeof SIZING_MEMBERS)[number], number>> {
   const pairs = goal.split(',').map((pair) => pair.split('='));
-  return Object.fromEntries(pairs.filter(([member, value]) => isOneOf(SIZING_MEMBERS, member) && value !== undefined).map(([member, value]) => [member, Number(value)]));
+  return Object.fromEntries(
+    pairs
+      .filter(([member, value]) => isOneOf(SIZING_MEMBERS, member) && value !== undefined)
+      .map(([member, value]) => [member, Number(value)]),
+  );
 }
 
 /** A sizing as progress shows it: `4000m, 16 GB`. */

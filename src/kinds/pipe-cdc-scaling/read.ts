@@ -7,5 +7,9 @@ import { CDC_SCALING_ID, type LiveCdcScaling } from './model.js';
 
 export function toLiveCdcScaling(value: unknown, path: string): LiveCdcScaling {
   const raw = object(value, path);
-  return { id: CDC_SCALING_ID, replicaCpuMillicores: requiredNumber(raw, 'replicaCpuMillicores', path), replicaMemoryGb: requiredNumber(raw, 'replicaMemoryGb', path) };
+  return {
+    id: CDC_SCALING_ID,
+    replicaCpuMillicores: requiredNumber(raw, 'replicaCpuMillicores', path),
+    replicaMemoryGb: requiredNumber(raw, 'replicaMemoryGb', path),
+  };
 }

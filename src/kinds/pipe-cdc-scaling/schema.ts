@@ -14,8 +14,14 @@ const { replicaCpuMillicores: cdcCpu, replicaMemoryGb: cdcMemory } = cdcScalingB
 
 /** The service-wide sizing of its database pipes (`…/pipesCdcScaling`): both members, as the PATCH takes them. */
 export const pipeCdcScalingSpecSchema = object({
-  replicaCpuMillicores: described(cdcCpu, 'CPU of the CDC replicas, in millicores: 1000 to 24000, in steps of 1000 (1 to 24 cores).'),
-  replicaMemoryGb: described(cdcMemory, `Memory of the CDC replicas, in GB: ${CDC_SCALING_BOUNDS.memoryGbPerCore} GB per CPU core (16 for 4000 millicores), 4 to 96.`),
+  replicaCpuMillicores: described(
+    cdcCpu,
+    'CPU of the CDC replicas, in millicores: 1000 to 24000, in steps of 1000 (1 to 24 cores).',
+  ),
+  replicaMemoryGb: described(
+    cdcMemory,
+    `Memory of the CDC replicas, in GB: ${CDC_SCALING_BOUNDS.memoryGbPerCore} GB per CPU core (16 for 4000 millicores), 4 to 96.`,
+  ),
 });
 
 /** What the kind is, as its published schema says. */
@@ -25,4 +31,8 @@ export const PIPE_CDC_SCALING_DESCRIPTION =
   '(without a manifest it is simply not managed).';
 
 /** The whole manifest document: the envelope with this spec. */
-export const pipeCdcScalingDocumentSchema = documentSchema(PIPE_CDC_SCALING, pipeCdcScalingSpecSchema, PIPE_CDC_SCALING_DESCRIPTION);
+export const pipeCdcScalingDocumentSchema = documentSchema(
+  PIPE_CDC_SCALING,
+  pipeCdcScalingSpecSchema,
+  PIPE_CDC_SCALING_DESCRIPTION,
+);

@@ -10,14 +10,55 @@
 import { withUnreadable, type UnreadableResource } from '../../model/resources.js';
 import { operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
 import type { Marks } from '../../model/state.js';
-import { isCreateOnlyDestinationMember, isCreateOnlySourceMember, PIPE_CREATE_ONLY_MEMBERS } from '../../schema/pipe-create-only.js';
-import { PIPE_FAMILY_CLASSES, PIPE_FAMILY_TITLES, SCALABLE_PIPE_FAMILIES, SNAPSHOT_ONLY_PIPE_FAMILIES, TABLE_MAPPING_KEYS } from '../../schema/pipe-sources.js';
+import {
+  isCreateOnlyDestinationMember,
+  isCreateOnlySourceMember,
+  PIPE_CREATE_ONLY_MEMBERS,
+} from '../../schema/pipe-create-only.js';
+import {
+  PIPE_FAMILY_CLASSES,
+  PIPE_FAMILY_TITLES,
+  SCALABLE_PIPE_FAMILIES,
+  SNAPSHOT_ONLY_PIPE_FAMILIES,
+  TABLE_MAPPING_KEYS,
+} from '../../schema/pipe-sources.js';
 import { digestOf } from '../../support/digest.js';
-import { adoptWarning, ambiguousMessage, changeFor, errorChange, isUnreadable, unreadableChange, withUnresolved } from '../shared/change.js';
+import {
+  adoptWarning,
+  ambiguousMessage,
+  changeFor,
+  errorChange,
+  isUnreadable,
+  unreadableChange,
+  withUnresolved,
+} from '../shared/change.js';
 import { matchAll, type Match } from '../shared/match.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from '../shared/values.js';
-import { editFlow, notManaged, ownMarks, patchOperations, pausesForMappings, resyncOf, withLiveState, type LiveMoves, type PipeContext } from './writes.js';
-import { allSecretHashes, changedKeys, createSecretRow, unresolvedSecrets, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, emptyDraft, withSecretValues, type PipeDraft } from './drafts.js';
+import {
+  editFlow,
+  notManaged,
+  ownMarks,
+  patchOperations,
+  pausesForMappings,
+  resyncOf,
+  withLiveState,
+  type LiveMoves,
+  type PipeContext,
+} from './writes.js';
+import {
+  allSecretHashes,
+  changedKeys,
+  createSecretRow,
+  unresolvedSecrets,
+  draftColumns,
+  draftFieldMappings,
+  draftSecrets,
+  draftSettings,
+  draftTableMappings,
+  emptyDraft,
+  withSecretValues,
+  type PipeDraft,
+} from './drafts.js';
 import { ignorePipeFields } from './ignore.js';
 import { isSnapshotOnly, RUNNING_GOAL, stateMove, STOPPED_GOAL } from './lifecycle.js';
 import { pipeManifests } from './manifests.js';
@@ -27,7 +68,13 @@ const URI_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:@/]+:)([^@/]+)(@)/i;
 
 export function planBornPipes(ctx: PipeContext, desired: readonly DesiredBornPipe[]): Change[] {
   if (desired.length === 0) return [];
-  const matches = matchAll(PIPE, desired.map((pipe) => ({ key: pipe.key, name: pipe.name })), withUnreadable(PIPE, ctx.livePipes, ctx.unreadable), ctx.state, ctx.timing);
+  const matches = matchAll(
+    PIPE,
+    desired.map((pipe) => ({ key: pipe.key, name: pipe.name })),
+    withUnreadable(PIPE, ctx.livePipes, ctx.unreadable),
+    ctx.state,
+    ctx.timing,
+  );
   return desired.map((pipe) => planBorn(ctx, pipe, matches.get(pipe.key) ?? { how: 'none' }));
 }
 
@@ -81,13 +128,20 @@ function createOperations(desired: DesiredBornPipe): Operation[] {
 
 /** What a create records beside the pipe: the resync token it makes moot, and that this revision had its attempt. */
 function createMarks(desired: DesiredBornPipe): Marks {
-  return { restartedFor: revisionOf(desired), ...(desired.policy?.resync !== undefined ? { resync: desired.policy.resync } : {}) };
+  return {
+    restartedFor: revisionOf(desired),
+    ...(desired.policy?.resync !== undefined ? { resync: desired.policy.resync } : {}),
+  };
 }
 
 function createDiff(desired: DesiredBornPipe): FieldDiff[] {
   const { source, born } = desired;
-  const diff = [fieldDiff('name', undefined, desired.name), fieldDiff(`source.${source.kind}`, undefined, source.block)];
-  if (source.tableMappings !== undefined) diff.push(fieldDiff(`source.${source.kind}.tableMappings`, undefined, source.tableMappings));
+  const diff = [
+    fieldDiff('name', undefined, desired.name),
+    fieldDiff(`source.${source.kind}`, undefined, source.block),
+  ];
+  if (source.tableMappings !== undefined)
+    diff.push(fieldDiff(`source.${source.kind}.tableMappings`, undefined, source.tableMappings));
   for (const member of source.secrets ?? []) diff.push(createSecretRow(source.kind, member));
   diff.push(fieldDiff('destination', undefined, born.destination));
   if (desired.fieldMappings !== undefined) diff.push(fieldDiff('fieldMappings', undefined, desired.fieldMappings));
@@ -117,18 +171,33 @@ function planCreate(ctx: PipeContext, desired: DesiredBornPipe): Change {
 
 // ---------------------------------------------------------------- a live pipe
 
-function planLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, adopting: boolean, reclaimed: boolean): Change {
+function planLive(
+  ctx: PipeContext,
+  desired: DesiredBornPipe,
+  live: LivePipe,
+  adopting: boolean,
+  reclaimed: boolean,
+): Change {
   const pipe = ignorePipeFields(desired, live);
   const draft = draftLive(ctx, pipe, live);
   if (draft.forcing.length > 0) return withLiveState(planReplace(ctx, pipe, live, draft, adopting), live);
   const frozen = frozenReason(pipe, live);
   const marks = ownMarks(ctx, pipe, live);
-  const moves: LiveMoves = draft.error === undefined ? liveOperations(ctx, pipe, live, draft, marks) : { operations: [], diff: [], warnings: [] };
+  const moves: LiveMoves =
+    draft.error === undefined
+      ? liveOperations(ctx, pipe, live, draft, marks)
+      : { operations: [], diff: [], warnings: [] };
   const writes = [...moves.operations.filter((operation) => operation.type !== operationType('resync', PIPE))];
-  if (draft.error === undefined && frozen !== undefined && (draft.diff.length > 0 || writes.length > 0)) draft.error = `${frozen}; the manifest asks for ${describeDiff(draft.diff, moves.diff)}`;
-  if (draft.error !== undefined) return withLiveState(errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id), live);
+  if (draft.error === undefined && frozen !== undefined && (draft.diff.length > 0 || writes.length > 0))
+    draft.error = `${frozen}; the manifest asks for ${describeDiff(draft.diff, moves.diff)}`;
+  if (draft.error !== undefined)
+    return withLiveState(errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id), live);
   const diff = [...draft.diff, ...moves.diff];
-  const change = changeFor(ctx.target, desired, adopting ? 'adopt' : moves.operations.length > 0 || moves.failure !== undefined ? 'update' : 'unchanged');
+  const change = changeFor(
+    ctx.target,
+    desired,
+    adopting ? 'adopt' : moves.operations.length > 0 || moves.failure !== undefined ? 'update' : 'unchanged',
+  );
   change.id = live.id;
   change.liveName = pipe.name;
   change.diff = diff;
@@ -141,7 +210,8 @@ function planLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, ad
   }
   if (adopting) change.warnings.push(adoptWarning(PIPE, live.name, ctx.adopt));
   if (!adopting || ctx.adopt) change.operations = moves.operations;
-  if (Object.keys(draft.secretHashes).length > 0 && change.operations.length > 0) change.secretHashes = draft.secretHashes;
+  if (Object.keys(draft.secretHashes).length > 0 && change.operations.length > 0)
+    change.secretHashes = draft.secretHashes;
   if (change.operations.length > 0) withUnresolved(change, draft.unresolved);
   return withLiveState(change, live);
 }
@@ -149,9 +219,13 @@ function planLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, ad
 /** Why this pipe takes no change but a resync, if it does not: snapshot only, or a snapshot that completed. */
 function frozenReason(desired: DesiredBornPipe, live: LivePipe): string | undefined {
   const family = live.source.kind;
-  if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family)) return `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${live.id} takes no change after it ` +
-    `is created (stacksync.io/replace: allow deletes and creates it again)`;
-  if (live.state === 'Completed' && isSnapshotOnly(family, live.source.block)) return `pipe ${live.id} is Completed: it takes no change but a resync`;
+  if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family))
+    return (
+      `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${live.id} takes no change after it ` +
+      `is created (stacksync.io/replace: allow deletes and creates it again)`
+    );
+  if (live.state === 'Completed' && isSnapshotOnly(family, live.source.block))
+    return `pipe ${live.id} is Completed: it takes no change but a resync`;
   void desired;
   return undefined;
 }
@@ -176,8 +250,11 @@ function draftLive(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe): 
   }
   draftCreateOnlyMembers(desired, live, draft);
   draftBlock(desired, live, draft);
-  draftSecrets(desired.key, source.kind, source.secrets ?? [], ctx.secretHashes, draft, (member) => isCreateOnlySourceMember(source.kind, member));
-  if (TABLE_MAPPING_KEYS[source.kind] && source.tableMappings) draftTableMappings(source.kind, source.tableMappings, live.source.block, draft);
+  draftSecrets(desired.key, source.kind, source.secrets ?? [], ctx.secretHashes, draft, (member) =>
+    isCreateOnlySourceMember(source.kind, member),
+  );
+  if (TABLE_MAPPING_KEYS[source.kind] && source.tableMappings)
+    draftTableMappings(source.kind, source.tableMappings, live.source.block, draft);
   draftDestination(desired, live, draft);
   draftFieldMappings(desired.fieldMappings, columnsOf(desired), live, draft);
   draftSettings(desired.settings, live, draft);
@@ -240,10 +317,17 @@ function columnsOf(desired: DesiredBornPipe): DesiredPipe['columns'] {
  * that names the members forcing it and what it costs; applied only with `--allow-replace` or
  * `stacksync.io/replace: allow`. BigQuery pipes take a replace only on the annotation.
  */
-function planReplace(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, draft: PipeDraft, adopting: boolean): Change {
+function planReplace(
+  ctx: PipeContext,
+  desired: DesiredBornPipe,
+  live: LivePipe,
+  draft: PipeDraft,
+  adopting: boolean,
+): Change {
   const family = live.source.kind;
   if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family) && desired.policy?.replace !== true) {
-    const message = `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${live.id} takes no change after it ` +
+    const message =
+      `${PIPE_FAMILY_TITLES[family]} pipes are snapshot only: pipe ${live.id} takes no change after it ` +
       `is created (changed: ${draft.forcing.join(', ')}); stacksync.io/replace: allow deletes it and ` +
       `creates it again`;
     return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', message, live.id);
@@ -275,8 +359,14 @@ function replaceWarning(desired: DesiredBornPipe, live: LivePipe, forcing: reado
   const cost = database
     ? 'a database pipe then copies every table again from scratch, which can take hours or days'
     : 'ingestion stops until the new pipe runs, and it starts reading again where its offset or iterator says';
-  const managed = desired.born.destination['managedTable'] === true || live.destination['managedTable'] === true ? '; its managed table may be dropped with it, and its data lost' : '';
-  const how = desired.policy?.replace === true ? ' (allowed by stacksync.io/replace: allow)' : '; applied only with apply --allow-replace or stacksync.io/replace: allow';
+  const managed =
+    desired.born.destination['managedTable'] === true || live.destination['managedTable'] === true
+      ? '; its managed table may be dropped with it, and its data lost'
+      : '';
+  const how =
+    desired.policy?.replace === true
+      ? ' (allowed by stacksync.io/replace: allow)'
+      : '; applied only with apply --allow-replace or stacksync.io/replace: allow';
   return `replace: ${what}; ${cost}${managed}${how}`;
 }
 
@@ -287,7 +377,13 @@ function replaceWarning(desired: DesiredBornPipe, live: LivePipe, forcing: reado
  * table-mapping edit on a running database pipe wrapped in a stop and a start, the start sent
  * whatever becomes of the edit), the scaling, the state, the resync.
  */
-function liveOperations(ctx: PipeContext, desired: DesiredBornPipe, live: LivePipe, draft: PipeDraft, marks: Marks): LiveMoves {
+function liveOperations(
+  ctx: PipeContext,
+  desired: DesiredBornPipe,
+  live: LivePipe,
+  draft: PipeDraft,
+  marks: Marks,
+): LiveMoves {
   const moves: LiveMoves = { operations: [], diff: [], warnings: [] };
   const patches = patchOperations(desired, live.id, draft);
   const wanted = desired.born.state;
@@ -306,7 +402,9 @@ function liveOperations(ctx: PipeContext, desired: DesiredBornPipe, live: LivePi
     moves.diff.push(fieldDiff('resync', marks['resync'], desired.policy?.resync));
   }
   if (marks['resume'] !== undefined && wanted === 'Running' && !pauses) {
-    moves.warnings.push('stacksync stopped this pipe for a table-mapping edit that did not finish; it is started again');
+    moves.warnings.push(
+      'stacksync stopped this pipe for a table-mapping edit that did not finish; it is started again',
+    );
   }
   return moves;
 }
@@ -322,8 +420,21 @@ function scalingOf(desired: DesiredBornPipe, live: LivePipe): Record<string, num
 /** The start or stop that brings the pipe where the manifest wants it; a failed pipe is started again once per revision. */
 function stateOperations(desired: DesiredBornPipe, live: LivePipe, marks: Marks, moves: LiveMoves): void {
   const wanted = desired.born.state;
-  const start: Operation = { type: operationType('start', PIPE), id: live.id, body: { command: 'start' }, step: 'resume', await: RUNNING_GOAL, ...(marks['resume'] ? { marks: { resume: null } } : {}) };
-  const stop: Operation = { type: operationType('stop', PIPE), id: live.id, body: { command: 'stop' }, step: 'resume', await: STOPPED_GOAL };
+  const start: Operation = {
+    type: operationType('start', PIPE),
+    id: live.id,
+    body: { command: 'start' },
+    step: 'resume',
+    await: RUNNING_GOAL,
+    ...(marks['resume'] ? { marks: { resume: null } } : {}),
+  };
+  const stop: Operation = {
+    type: operationType('stop', PIPE),
+    id: live.id,
+    body: { command: 'stop' },
+    step: 'resume',
+    await: STOPPED_GOAL,
+  };
   const shown = fieldDiff('state', live.state, wanted);
   switch (stateMove(wanted, live.state)) {
     case 'none':
@@ -346,7 +457,8 @@ function stateOperations(desired: DesiredBornPipe, live: LivePipe, marks: Marks,
         // Not started again (one start per revision), and never "unchanged" either: the pipe is not
         // where its manifest wants it, so plan lists it and apply fails it, each time.
         moves.diff.push(shown);
-        moves.failure = `pipe ${live.id} is Failed and its manifest wants it Running; it was started once already for ` +
+        moves.failure =
+          `pipe ${live.id} is Failed and its manifest wants it Running; it was started once already for ` +
           `this revision of its manifest, so it is not started again until the manifest changes (or a ` +
           `resync is asked for): the service's console says why it failed`;
         return;

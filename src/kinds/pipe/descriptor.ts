@@ -4,7 +4,11 @@
  * replaced on request when a create-only member changes, and pruned once its manifest is gone
  * (only what stacksync created). Existing (`pipeId`): updated only, never deleted by prune.
  */
-import { PIPE_CREATE_ONLY_DESTINATION_MEMBERS, PIPE_CREATE_ONLY_MEMBERS, PIPE_CREATE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
+import {
+  PIPE_CREATE_ONLY_DESTINATION_MEMBERS,
+  PIPE_CREATE_ONLY_MEMBERS,
+  PIPE_CREATE_ONLY_SOURCE_MEMBERS,
+} from '../../schema/pipe-create-only.js';
 import { CDC_SCALING_PIPE_FAMILIES, PIPE_FAMILIES } from '../../schema/pipe-sources.js';
 import { changeKey, type Change } from '../../model/plan.js';
 import { defineKind, type KindRoutes } from '../descriptor.js';
@@ -33,13 +37,28 @@ export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof P
   writes: { notRepeatable: changesMappings, respell: respellSettings },
   plan: (input) => {
     const changes = planPipes(
-      { target: input.target, variant: input.variant, profile: input.profile, livePipes: input.live, unreadable: input.unreadable, secretHashes: input.state.secretHashes, state: input.state, timing: input.timing, adopt: input.adopt },
+      {
+        target: input.target,
+        variant: input.variant,
+        profile: input.profile,
+        livePipes: input.live,
+        unreadable: input.unreadable,
+        secretHashes: input.state.secretHashes,
+        state: input.state,
+        timing: input.timing,
+        adopt: input.adopt,
+      },
       input.desired,
     );
     return { changes, outcome: pipeOutcome(input.desired, changes) };
   },
   // Only what stacksync created: never an existing pipe named by id, nor one it adopted.
-  prune: { allowed: (entry) => entry.created === true, forgetWhenGone: true, createdOnly: true, countApart: 'its ingestion stops' },
+  prune: {
+    allowed: (entry) => entry.created === true,
+    forgetWhenGone: true,
+    createdOnly: true,
+    countApart: 'its ingestion stops',
+  },
   export: pipeExport,
   health: { degraded: isDegraded },
   settle: { check: checkPipe, redundant: isRedundant },
@@ -56,20 +75,30 @@ declare module '../descriptor.js' {
 function pipeRoutes(): KindRoutes {
   const routes = managedRoutes('pipes', 'pipeId', 'PATCH');
   const state = { route: `${routes.item}/state`, method: 'PATCH' as const };
-  return { ...routes, actions: { start: state, stop: state, resync: state, scale: { route: `${routes.item}/scaling`, method: 'PATCH' } } };
+  return {
+    ...routes,
+    actions: { start: state, stop: state, resync: state, scale: { route: `${routes.item}/scaling`, method: 'PATCH' } },
+  };
 }
 
 /** The `settings` of a pipe (or of a body) with keys starting `from` renamed to start `to`. */
 function respellSettings(value: unknown, from: string, to: string): unknown {
   if (!isPlainObject(value) || !isPlainObject(value['settings'])) return value;
-  const settings = Object.fromEntries(Object.entries(value['settings']).map(([key, member]) => [key.startsWith(from) ? `${to}${key.slice(from.length)}` : key, member]));
+  const settings = Object.fromEntries(
+    Object.entries(value['settings']).map(([key, member]) => [
+      key.startsWith(from) ? `${to}${key.slice(from.length)}` : key,
+      member,
+    ]),
+  );
   return { ...value, settings };
 }
 
 function changesMappings(patch: Record<string, unknown>): boolean {
   const source = patch['source'];
   if (!isPlainObject(source)) return false;
-  return Object.values(source).some((block) => isPlainObject(block) && ('tableMappingsToAdd' in block || 'tableMappingsToRemove' in block));
+  return Object.values(source).some(
+    (block) => isPlainObject(block) && ('tableMappingsToAdd' in block || 'tableMappingsToRemove' in block),
+  );
 }
 
 /**
@@ -82,12 +111,25 @@ function createOnlyMembers(): string[] {
     const members = PIPE_CREATE_ONLY_SOURCE_MEMBERS[family];
     return members === '*' ? [`source.${family}`] : members.map((member) => `source.${family}.${member}`);
   });
-  return [...PIPE_CREATE_ONLY_MEMBERS, ...source, ...PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => `destination.${member}`)];
+  return [
+    ...PIPE_CREATE_ONLY_MEMBERS,
+    ...source,
+    ...PIPE_CREATE_ONLY_DESTINATION_MEMBERS.map((member) => `destination.${member}`),
+  ];
 }
 
 /** What the kinds that name pipes learn from their plan: which changes create a database pipe (the service's CDC scaling comes with one). */
 function pipeOutcome(desired: readonly DesiredPipe[], changes: readonly Change[]): PipePlanOutcome {
-  const database = new Set(desired.filter((pipe) => pipe.born !== undefined && pipe.source !== undefined && CDC_SCALING_PIPE_FAMILIES.includes(pipe.source.kind)).map((pipe) => pipe.key));
-  const creates = changes.filter((change) => (change.action === 'create' || change.action === 'replace') && database.has(change.name));
+  const database = new Set(
+    desired
+      .filter(
+        (pipe) =>
+          pipe.born !== undefined && pipe.source !== undefined && CDC_SCALING_PIPE_FAMILIES.includes(pipe.source.kind),
+      )
+      .map((pipe) => pipe.key),
+  );
+  const creates = changes.filter(
+    (change) => (change.action === 'create' || change.action === 'replace') && database.has(change.name),
+  );
   return { databaseCreates: creates.map((change) => changeKey(change.kind, change.name)) };
 }

@@ -15,8 +15,27 @@ import { isOneOf } from '../../support/json.js';
 import { changeFor, errorChange, unreadableChange, withUnresolved } from '../shared/change.js';
 import { covers, diffValues, fieldDiff, isPlainObject } from '../shared/values.js';
 import { planBornPipes } from './born.js';
-import { editFlow, notManaged, ownMarks, patchOperations, pausesForMappings, resyncOf, withLiveState, type LiveMoves, type PipeContext } from './writes.js';
-import { changedKeys, draftColumns, draftFieldMappings, draftSecrets, draftSettings, draftTableMappings, emptyDraft, type PipeDraft } from './drafts.js';
+import {
+  editFlow,
+  notManaged,
+  ownMarks,
+  patchOperations,
+  pausesForMappings,
+  resyncOf,
+  withLiveState,
+  type LiveMoves,
+  type PipeContext,
+} from './writes.js';
+import {
+  changedKeys,
+  draftColumns,
+  draftFieldMappings,
+  draftSecrets,
+  draftSettings,
+  draftTableMappings,
+  emptyDraft,
+  type PipeDraft,
+} from './drafts.js';
 import { ignorePipeFields } from './ignore.js';
 import { RUNNING_GOAL, stateMove, STOPPED_GOAL } from './lifecycle.js';
 import { isBorn, PIPE, uuidKey, type DesiredPipe, type LivePipe, type PipeDesiredState } from './model.js';
@@ -37,11 +56,20 @@ function planExistingPipes(ctx: PipeContext, desired: readonly DesiredPipe[]): C
   const owners = new Map<string, string>();
   // By id, so thousands of pipes are not each looked for in the whole list.
   const liveById = new Map(ctx.livePipes.map((pipe) => [uuidKey(pipe.id), pipe]));
-  const unreadableById = new Map((ctx.unreadable ?? []).filter((item) => item.kind === PIPE).map((item) => [uuidKey(item.id), item]));
+  const unreadableById = new Map(
+    (ctx.unreadable ?? []).filter((item) => item.kind === PIPE).map((item) => [uuidKey(item.id), item]),
+  );
   return desired.map((pipe) => {
     const pipeId = pipe.pipeId ?? '';
     const owner = owners.get(uuidKey(pipeId));
-    if (owner !== undefined) return errorChange(ctx.target, pipe, 'E_MANIFEST_DUPLICATE', `pipe ${pipeId} is already managed by Pipe/${owner}`, pipeId);
+    if (owner !== undefined)
+      return errorChange(
+        ctx.target,
+        pipe,
+        'E_MANIFEST_DUPLICATE',
+        `pipe ${pipeId} is already managed by Pipe/${owner}`,
+        pipeId,
+      );
     owners.set(uuidKey(pipeId), pipe.key);
     const unreadable = unreadableById.get(uuidKey(pipeId));
     if (unreadable) return unreadableChange(ctx.target, pipe, unreadable);
@@ -63,8 +91,14 @@ function planExistingPipe(ctx: PipeContext, desired: DesiredPipe, live: LivePipe
   const draft = draftExisting(ctx, ignorePipeFields(desired, live), live);
   const resync = resyncOf(desired, live, ctx.state);
   if (resync?.error !== undefined) draft.error ??= resync.error;
-  if (draft.error !== undefined) return withLiveState(errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id), live);
-  const moves = existingMoves(live, patchOperations(desired, live.id, draft), pausesForMappings(ctx, draft), ownMarks(ctx, desired, live));
+  if (draft.error !== undefined)
+    return withLiveState(errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', draft.error, live.id), live);
+  const moves = existingMoves(
+    live,
+    patchOperations(desired, live.id, draft),
+    pausesForMappings(ctx, draft),
+    ownMarks(ctx, desired, live),
+  );
   const operations = [...moves.operations, ...(resync?.operation ? [resync.operation] : [])];
   const change = changeFor(ctx.target, desired, operations.length > 0 ? 'update' : 'unchanged');
   change.id = live.id;
@@ -107,8 +141,22 @@ function existingMoves(live: LivePipe, patches: Operation[], pauses: boolean, ma
 function resumeCutEdit(live: LivePipe, state: string, moves: LiveMoves): void {
   const move = stateMove('Running', state);
   if (move !== 'start' && move !== 'stop-then-start') return;
-  const start: Operation = { type: operationType('start', PIPE), id: live.id, body: { command: 'start' }, step: 'resume', await: RUNNING_GOAL, marks: { resume: null } };
-  if (move === 'stop-then-start') moves.operations.push({ type: operationType('stop', PIPE), id: live.id, body: { command: 'stop' }, step: 'resume', await: STOPPED_GOAL });
+  const start: Operation = {
+    type: operationType('start', PIPE),
+    id: live.id,
+    body: { command: 'start' },
+    step: 'resume',
+    await: RUNNING_GOAL,
+    marks: { resume: null },
+  };
+  if (move === 'stop-then-start')
+    moves.operations.push({
+      type: operationType('stop', PIPE),
+      id: live.id,
+      body: { command: 'stop' },
+      step: 'resume',
+      await: STOPPED_GOAL,
+    });
   moves.operations.push(start);
   moves.diff.push(fieldDiff('state', state, 'Running'));
   moves.warnings.push('stacksync stopped this pipe for a table-mapping edit that did not finish; it is started again');
@@ -152,14 +200,18 @@ function draftExistingSource(ctx: PipeContext, desired: DesiredPipe, live: LiveP
     draft.block[member] = isPlainObject(value) ? changedKeys(value, live.source.block[member]) : value;
   }
   if (source.secrets) draftSecrets(desired.key, source.kind, source.secrets, ctx.secretHashes, draft);
-  if (TABLE_MAPPING_KEYS[source.kind] && source.tableMappings) draftTableMappings(source.kind, source.tableMappings, live.source.block, draft);
+  if (TABLE_MAPPING_KEYS[source.kind] && source.tableMappings)
+    draftTableMappings(source.kind, source.tableMappings, live.source.block, draft);
 }
 
 /** Whether the seed's Update pipe accepts the member at `path` (`source.<kind>.a.b`), per its JSON Schema. */
 function isPatchable(kind: PipeFamily, path: string): boolean {
   // A family the seed's Update pipe has no source block for takes no member.
   if (!isOneOf(PIPE_SOURCE_KINDS, kind)) return false;
-  const members = path.replace(/\[[^\]]*\]/g, '').split('.').slice(2);
+  const members = path
+    .replace(/\[[^\]]*\]/g, '')
+    .split('.')
+    .slice(2);
   // Members the real service takes beyond the seed's list are sent as written.
   if (members[0] !== undefined && Object.hasOwn(pipePatchBeyondSeedMembers[kind], members[0])) return true;
   let schema: unknown = pipePatchSourceBlockSchemas[kind];

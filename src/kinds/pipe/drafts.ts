@@ -41,11 +41,21 @@ export function changedKeys<V>(desired: Record<string, V>, live: unknown): Recor
 // ---------------------------------------------------------------- secrets
 
 /** The secrets of one write-only member, with their paths and the HMACs last sent. */
-function secretFields(key: string, family: PipeFamily, member: SecretMember, known: Readonly<Record<string, string>>): { path: string; secret: SecretValue; field?: string; known?: string }[] {
+function secretFields(
+  key: string,
+  family: PipeFamily,
+  member: SecretMember,
+  known: Readonly<Record<string, string>>,
+): { path: string; secret: SecretValue; field?: string; known?: string }[] {
   const path = `source.${family}.${member.member}`;
   const hash = (secretPath: string): string | undefined => known[secretHashKey(PIPE, key, secretPath)];
   if (member.value) return [{ path, secret: member.value, ...maybe('known', hash(path)) }];
-  return Object.entries(member.fields ?? {}).map(([field, secret]) => ({ path: `${path}.${field}`, secret, field, ...maybe('known', hash(`${path}.${field}`)) }));
+  return Object.entries(member.fields ?? {}).map(([field, secret]) => ({
+    path: `${path}.${field}`,
+    secret,
+    field,
+    ...maybe('known', hash(`${path}.${field}`)),
+  }));
 }
 
 function maybe<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
@@ -60,7 +70,14 @@ function maybe<K extends string, V>(key: K, value: V | undefined): Partial<Recor
  * `isFixed(member)`: the member cannot change once created (a secret under a create-only member):
  * a known, different value forces a replace; an unknown one is left alone, as it cannot be sent.
  */
-export function draftSecrets(key: string, family: PipeFamily, members: readonly SecretMember[], known: Readonly<Record<string, string>>, draft: PipeDraft, isFixed: (member: string) => boolean = () => false): void {
+export function draftSecrets(
+  key: string,
+  family: PipeFamily,
+  members: readonly SecretMember[],
+  known: Readonly<Record<string, string>>,
+  draft: PipeDraft,
+  isFixed: (member: string) => boolean = () => false,
+): void {
   for (const member of members) {
     const fields = secretFields(key, family, member, known);
     const path = `source.${family}.${member.member}`;
@@ -76,7 +93,9 @@ export function draftSecrets(key: string, family: PipeFamily, members: readonly 
       }
       continue;
     }
-    const value = member.value ? member.value.value : Object.fromEntries(fields.map(({ field, secret }) => [field ?? '', secret.value]));
+    const value = member.value
+      ? member.value.value
+      : Object.fromEntries(fields.map(({ field, secret }) => [field ?? '', secret.value]));
     setAt(draft.block, member.member.split('.'), value);
     for (const { path: secretPath, secret } of fields) draft.secretHashes[secretPath] = secret.hmac;
     const seenBefore = fields.some(({ known: hash }) => hash !== undefined);
@@ -90,15 +109,26 @@ export function draftSecrets(key: string, family: PipeFamily, members: readonly 
  * know); one that must be sent (never sent, or another field of it changed) is shown as unknown and
  * the draft is refused at apply. A create-only member is never sent to a live pipe.
  */
-function draftUnknown(path: string, fields: readonly { secret: SecretValue; known?: string }[], draft: PipeDraft, fixed: boolean): void {
-  const sent = fields.every(({ secret, known: hash }) => hash !== undefined && (secret.unknown !== undefined || hash === secret.hmac));
+function draftUnknown(
+  path: string,
+  fields: readonly { secret: SecretValue; known?: string }[],
+  draft: PipeDraft,
+  fixed: boolean,
+): void {
+  const sent = fields.every(
+    ({ secret, known: hash }) => hash !== undefined && (secret.unknown !== undefined || hash === secret.hmac),
+  );
   if (sent || fixed) return;
-  draft.diff.push(fieldDiff(path, fields.some(({ known: hash }) => hash !== undefined) ? SENSITIVE : undefined, UNKNOWN_IN_PLAN));
+  draft.diff.push(
+    fieldDiff(path, fields.some(({ known: hash }) => hash !== undefined) ? SENSITIVE : undefined, UNKNOWN_IN_PLAN),
+  );
   draft.unresolved.push(...unknownReasons(path, fields));
 }
 
 function unknownReasons(path: string, fields: readonly { secret: SecretValue; path?: string }[]): string[] {
-  return fields.flatMap(({ secret, path: own }) => (secret.unknown === undefined ? [] : [`${own ?? path}: ${secret.unknown}`]));
+  return fields.flatMap(({ secret, path: own }) =>
+    secret.unknown === undefined ? [] : [`${own ?? path}: ${secret.unknown}`],
+  );
 }
 
 /** The write-only values a create would send that this run cannot resolve (`path: why`). */
@@ -115,15 +145,22 @@ export function createSecretRow(family: PipeFamily, member: SecretMember): Field
 /** Every secret HMAC a create sends, by secret path. */
 export function allSecretHashes(family: PipeFamily, members: readonly SecretMember[]): Record<string, string> {
   const hashes: Record<string, string> = {};
-  for (const member of members) for (const { path, secret } of secretFields('', family, member, {})) if (secret.unknown === undefined) hashes[path] = secret.hmac;
+  for (const member of members)
+    for (const { path, secret } of secretFields('', family, member, {}))
+      if (secret.unknown === undefined) hashes[path] = secret.hmac;
   return hashes;
 }
 
 /** The resolved values of the write-only members, placed in a copy of `block` (a create's). */
-export function withSecretValues(block: Record<string, unknown>, members: readonly SecretMember[]): Record<string, unknown> {
+export function withSecretValues(
+  block: Record<string, unknown>,
+  members: readonly SecretMember[],
+): Record<string, unknown> {
   const copy = structuredClone(block);
   for (const member of members) {
-    const value = member.value ? member.value.value : Object.fromEntries(Object.entries(member.fields ?? {}).map(([field, secret]) => [field, secret.value]));
+    const value = member.value
+      ? member.value.value
+      : Object.fromEntries(Object.entries(member.fields ?? {}).map(([field, secret]) => [field, secret.value]));
     setAt(copy, member.member.split('.'), value);
   }
   return copy;
@@ -153,7 +190,10 @@ function liveTableMappings(family: PipeFamily, block: Record<string, unknown>): 
   const list = block['tableMappings'];
   const [schema, table] = TABLE_MAPPING_KEYS[family] ?? ['sourceSchemaName', 'sourceTable'];
   if (!Array.isArray(list)) return [];
-  return list.filter((item): item is Record<string, unknown> => isPlainObject(item) && typeof item[schema] === 'string' && typeof item[table] === 'string');
+  return list.filter(
+    (item): item is Record<string, unknown> =>
+      isPlainObject(item) && typeof item[schema] === 'string' && typeof item[table] === 'string',
+  );
 }
 
 /** What `tableMappingsToRemove` takes of a live mapping: its identity and its target table. */
@@ -166,7 +206,12 @@ function removalOf(family: PipeFamily, mapping: Record<string, unknown>): Record
  * The full desired list against the live one: additions, removals, and each changed mapping as a
  * removal now and an add in a second call (the API refuses one table in both lists of one call).
  */
-export function draftTableMappings(family: PipeFamily, desired: readonly Record<string, unknown>[], liveBlock: Record<string, unknown>, draft: PipeDraft): void {
+export function draftTableMappings(
+  family: PipeFamily,
+  desired: readonly Record<string, unknown>[],
+  liveBlock: Record<string, unknown>,
+  draft: PipeDraft,
+): void {
   const live = liveTableMappings(family, liveBlock);
   const liveByKey = new Map(live.map((mapping) => [mappingKey(family, mapping), mapping]));
   const desiredKeys = new Set(desired.map((mapping) => mappingKey(family, mapping)));
@@ -195,7 +240,11 @@ export function draftTableMappings(family: PipeFamily, desired: readonly Record<
 
 /** Whether a draft edits table mappings (which the service takes only while the pipe is paused). */
 export function editsMappings(draft: PipeDraft): boolean {
-  return draft.block['tableMappingsToAdd'] !== undefined || draft.block['tableMappingsToRemove'] !== undefined || draft.readd.length > 0;
+  return (
+    draft.block['tableMappingsToAdd'] !== undefined ||
+    draft.block['tableMappingsToRemove'] !== undefined ||
+    draft.readd.length > 0
+  );
 }
 
 // ---------------------------------------------------------------- destination, mappings, settings
@@ -206,13 +255,19 @@ export function draftColumns(desired: readonly Column[] | undefined, live: LiveP
   draft.patch.destination = { columns: [...desired] };
 }
 
-export function draftFieldMappings(desired: readonly FieldMapping[] | undefined, columns: readonly Column[] | undefined, live: LivePipe, draft: PipeDraft): void {
+export function draftFieldMappings(
+  desired: readonly FieldMapping[] | undefined,
+  columns: readonly Column[] | undefined,
+  live: LivePipe,
+  draft: PipeDraft,
+): void {
   if (desired === undefined) return;
   if (covers(sortMappings(desired), sortMappings(live.fieldMappings ?? []))) return;
   // The API rejects fieldMappings without destination.columns in the same body.
   const sent = columns ?? live.destination.columns;
   if (sent === undefined || sent.length === 0) {
-    draft.error = 'fieldMappings can only be changed together with destination.columns, and neither the manifest nor the live pipe has columns';
+    draft.error =
+      'fieldMappings can only be changed together with destination.columns, and neither the manifest nor the live pipe has columns';
     return;
   }
   draft.diff.push(fieldDiff('fieldMappings', live.fieldMappings, desired));
@@ -225,7 +280,11 @@ function sortMappings(mappings: readonly FieldMapping[]): FieldMapping[] {
   return [...mappings].sort((a, b) => text(a).localeCompare(text(b)));
 }
 
-export function draftSettings(desired: Record<string, number | boolean> | undefined, live: LivePipe, draft: PipeDraft): void {
+export function draftSettings(
+  desired: Record<string, number | boolean> | undefined,
+  live: LivePipe,
+  draft: PipeDraft,
+): void {
   if (desired === undefined) return;
   const changed = changedKeys(desired, live.settings);
   if (Object.keys(changed).length === 0) return;

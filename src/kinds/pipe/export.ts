@@ -31,7 +31,8 @@ export const pipeExport: KindExport<LivePipe> = {
 function bornSpec(pipe: LivePipe): Record<string, unknown> | undefined {
   const { kind, block } = pipe.source;
   // A failed pipe is not running either: exported Stopped, it plans clean, and Running starts it again.
-  const stopped = pipe.state !== undefined && [...STOPPED_STATES, ...STOPPING_STATES, ...FAILED_STATES].includes(pipe.state);
+  const stopped =
+    pipe.state !== undefined && [...STOPPED_STATES, ...STOPPING_STATES, ...FAILED_STATES].includes(pipe.state);
   const candidate = {
     name: pipe.name,
     source: { [kind]: block },
@@ -51,7 +52,14 @@ export const BORN_PIPE_SPEC: NamedSchema = { name: 'export:pipe-born', schema: b
 
 function existingSpec(pipe: LivePipe): Record<string, unknown> {
   const { kind, block } = pipe.source;
-  const candidate = { pipeId: pipe.id, name: pipe.name, source: { [kind]: block }, destination: pipe.destination, fieldMappings: pipe.fieldMappings, settings: pipe.settings };
+  const candidate = {
+    pipeId: pipe.id,
+    name: pipe.name,
+    source: { [kind]: block },
+    destination: pipe.destination,
+    fieldMappings: pipe.fieldMappings,
+    settings: pipe.settings,
+  };
   const spec = recordOr(pickBySchema(candidate, existingPipeSpecSchema)) ?? {};
   // The kind block stays even when empty: it says where credentials would go.
   spec['source'] ??= { [kind]: {} };
@@ -59,7 +67,11 @@ function existingSpec(pipe: LivePipe): Record<string, unknown> {
 }
 
 /** The write-only member a pipe of this family and authentication takes, and its fields ('' for a member that is one secret). */
-function credentialMember(family: PipeFamily, block: Record<string, unknown>, born: boolean): { member: string; fields: string[] } | undefined {
+function credentialMember(
+  family: PipeFamily,
+  block: Record<string, unknown>,
+  born: boolean,
+): { member: string; fields: string[] } | undefined {
   const authentication = block['authentication'];
   const basic = { member: 'credentials', fields: ['username', 'password'] };
   const keys = { member: 'accessKey', fields: ['accessKeyId', 'secretKey'] };
@@ -75,9 +87,13 @@ function credentialMember(family: PipeFamily, block: Record<string, unknown>, bo
     case 'kinesis':
       return !born || authentication === 'IAM_USER' ? keys : undefined;
     case 'pubsub':
-      return authentication === 'SERVICE_ACCOUNT' ? { member: 'serviceAccountKey', fields: ['serviceAccountFile'] } : undefined;
+      return authentication === 'SERVICE_ACCOUNT'
+        ? { member: 'serviceAccountKey', fields: ['serviceAccountFile'] }
+        : undefined;
     case 'bigquery':
-      return authentication === 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY' ? undefined : { member: 'credentials', fields: ['serviceAccountFile'] };
+      return authentication === 'SERVICE_ACCOUNT_WORKLOAD_IDENTITY'
+        ? undefined
+        : { member: 'credentials', fields: ['serviceAccountFile'] };
     default:
       return authentication === 'IAM_ROLE' ? undefined : basic;
   }
@@ -88,6 +104,11 @@ function credentialPlaceholder(pipe: LivePipe, key: string, born: boolean): Cred
   const found = credentialMember(kind, isPlainObject(block) ? block : {}, born);
   if (!found) return undefined;
   const path = `spec.source.${kind}`;
-  if (found.fields.length === 1 && found.fields[0] === '') return { path, member: found.member, fields: {}, value: { fromEnv: envName(key, found.member) } };
-  return { path, member: found.member, fields: Object.fromEntries(found.fields.map((field) => [field, { fromEnv: envName(key, field) }])) };
+  if (found.fields.length === 1 && found.fields[0] === '')
+    return { path, member: found.member, fields: {}, value: { fromEnv: envName(key, found.member) } };
+  return {
+    path,
+    member: found.member,
+    fields: Object.fromEntries(found.fields.map((field) => [field, { fromEnv: envName(key, field) }])),
+  };
 }

@@ -18,7 +18,13 @@ export function ignorePipeFields<D extends DesiredPipe>(desired: D, live: LivePi
     ...(desired.fieldMappings ? { fieldMappings: desired.fieldMappings } : {}),
     ...(desired.settings ? { settings: desired.settings } : {}),
   };
-  const liveView = { name: live.name, source: { [live.source.kind]: live.source.block }, destination: live.destination, fieldMappings: live.fieldMappings, settings: live.settings };
+  const liveView = {
+    name: live.name,
+    source: { [live.source.kind]: live.source.block },
+    destination: live.destination,
+    fieldMappings: live.fieldMappings,
+    settings: live.settings,
+  };
   const kept = keepLive(view, liveView, paths);
   const next: D = { ...desired };
   if (kept.name !== undefined) next.name = kept.name;

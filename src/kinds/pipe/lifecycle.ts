@@ -21,7 +21,16 @@ export const STOPPED_STATES: readonly string[] = ['Stopped', 'Paused'];
 /** On the way to rest. */
 export const STOPPING_STATES: readonly string[] = ['Stopping', 'Pausing'];
 /** Running, or on its way there on its own: a start would be refused, and is not needed. */
-export const RUNNING_STATES: readonly string[] = ['Provisioning', 'Running', 'Degraded', 'Snapshot', 'Setup', 'Resync', 'Modifying', 'Completed'];
+export const RUNNING_STATES: readonly string[] = [
+  'Provisioning',
+  'Running',
+  'Degraded',
+  'Snapshot',
+  'Setup',
+  'Resync',
+  'Modifying',
+  'Completed',
+];
 /** Ended badly: provisioning (or a start, or a resync) failed. */
 export const FAILED_STATES: readonly string[] = ['Failed', 'InternalError'];
 
@@ -29,7 +38,9 @@ export const FAILED_STATES: readonly string[] = ['Failed', 'InternalError'];
 export function isSnapshotOnly(family: PipeFamily, block: Record<string, unknown>): boolean {
   if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family)) return true;
   const settings = block['settings'];
-  return PIPE_FAMILY_CLASSES[family] === 'database' && isPlainObject(settings) && settings['replicationMode'] === 'snapshot';
+  return (
+    PIPE_FAMILY_CLASSES[family] === 'database' && isPlainObject(settings) && settings['replicationMode'] === 'snapshot'
+  );
 }
 
 /** The states a pipe of this family and block has settled in once running. */
@@ -42,7 +53,8 @@ export function runningSettled(family: PipeFamily, block: Record<string, unknown
 export function checkPipe(goal: string, pipe: LivePipe): SettleCheck {
   const state = pipe.state;
   if (state === undefined) return { settled: false };
-  if (FAILED_STATES.includes(state)) return { failed: `pipe ${pipe.id} ended ${state} (its provisioning failed; the service's console says why)` };
+  if (FAILED_STATES.includes(state))
+    return { failed: `pipe ${pipe.id} ended ${state} (its provisioning failed; the service's console says why)` };
   const settled = goal === STOPPED_GOAL ? STOPPED_STATES : runningSettled(pipe.source.kind, pipe.source.block);
   return settled.includes(state) ? { settled: true } : { settled: false, state };
 }
@@ -68,7 +80,13 @@ export function stateMove(wanted: PipeDesiredState, state: string | undefined): 
     return 'none';
   }
   // Stopped: at rest or on the way; a failed or completed pipe ingests nothing either.
-  if (STOPPED_STATES.includes(state) || STOPPING_STATES.includes(state) || FAILED_STATES.includes(state) || state === 'Completed') return 'none';
+  if (
+    STOPPED_STATES.includes(state) ||
+    STOPPING_STATES.includes(state) ||
+    FAILED_STATES.includes(state) ||
+    state === 'Completed'
+  )
+    return 'none';
   return 'stop';
 }
 

@@ -10,17 +10,32 @@ import { RESYNC_ANNOTATION } from '../../schema/manifest.js';
 import { isWriteOnlySourceMember, PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { isMissingMember, pipeDestinationRules, pipeScalingRules, pipeSourceRules } from '../../schema/pipe-rules.js';
 import type { SchemaIssue } from '../../schema/validate.js';
-import { PIPE_FAMILIES, PIPE_LACKED_ON_CURRENT, RESYNCABLE_PIPE_FAMILIES, SCALABLE_PIPE_FAMILIES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
+import {
+  PIPE_FAMILIES,
+  PIPE_LACKED_ON_CURRENT,
+  RESYNCABLE_PIPE_FAMILIES,
+  SCALABLE_PIPE_FAMILIES,
+  TABLE_MAPPING_KEYS,
+  type PipeFamily,
+} from '../../schema/pipe-sources.js';
 import type { DesiredBaseOf, DocumentProblem, KindManifests, SecretSite } from '../descriptor.js';
 import { duplicatesIn } from '../shared/duplicates.js';
 import { lackedProblems } from '../shared/lacked.js';
 import { isPlainObject } from '../shared/values.js';
 import { isArrayOf, isRecord, recordOr } from '../../support/json.js';
-import { isExistingSpec, PIPE, type BornPipeSpec, uuidKey, type DesiredPipe, type DesiredPipeSource, type PipeSpec, type SecretMember } from './model.js';
+import {
+  isExistingSpec,
+  PIPE,
+  type BornPipeSpec,
+  uuidKey,
+  type DesiredPipe,
+  type DesiredPipeSource,
+  type PipeSpec,
+  type SecretMember,
+} from './model.js';
 import type { pipeDocumentSchema } from './schema.js';
 
 export type PipeManifest = Static<typeof pipeDocumentSchema>;
-
 
 const BEYOND_SEED_WARNING =
   "is not in the seed's Update pipe list; it is sent as written (the real service takes it, a service that follows the seed refuses it)";
@@ -29,12 +44,16 @@ export const pipeManifests: KindManifests<DesiredPipe, PipeManifest> = {
   // Two manifests of one pipe would send it conflicting writes; an id's case does not make it another pipe.
   uniqueName: (manifest) => {
     const { spec } = manifest;
-    if (isExistingSpec(spec)) return { value: uuidKey(spec.pipeId), pointer: ['spec', 'pipeId'], what: (id) => `pipe ${id}` };
+    if (isExistingSpec(spec))
+      return { value: uuidKey(spec.pipeId), pointer: ['spec', 'pipeId'], what: (id) => `pipe ${id}` };
     return { value: `name\u0000${spec.name}`, pointer: ['spec', 'name'], what: () => `a pipe named "${spec.name}"` };
   },
   check: (manifest) => [...duplicateMappings(manifest.spec), ...bornRules(manifest)],
   // What the managed service's newest API description lacks is not sent to a target of today's API.
-  checkForTarget: (manifest, { profile }) => (profile === 'current' && !isExistingSpec(manifest.spec) ? lackedProblems(manifest.spec, PIPE_LACKED_ON_CURRENT, "the managed service's API") : []),
+  checkForTarget: (manifest, { profile }) =>
+    profile === 'current' && !isExistingSpec(manifest.spec)
+      ? lackedProblems(manifest.spec, PIPE_LACKED_ON_CURRENT, "the managed service's API")
+      : [],
   warnings: (manifest) => {
     const { spec } = manifest;
     if (!isExistingSpec(spec)) return [];
@@ -42,13 +61,19 @@ export const pipeManifests: KindManifests<DesiredPipe, PipeManifest> = {
     const block = kind ? blockOf(spec.source, kind) : {};
     return Object.keys(block)
       .filter((member) => kind !== undefined && Object.hasOwn(pipePatchBeyondSeedMembers[kind], member))
-      .map((member) => ({ code: 'E_MANIFEST_INVALID', pointer: ['spec', 'source', kind ?? '', member], message: BEYOND_SEED_WARNING }));
+      .map((member) => ({
+        code: 'E_MANIFEST_INVALID',
+        pointer: ['spec', 'source', kind ?? '', member],
+        message: BEYOND_SEED_WARNING,
+      }));
   },
   secrets: (manifest) => {
     const family = familyOf(manifest.spec.source);
     if (!family) return [];
     const block = blockOf(manifest.spec.source, family);
-    return PIPE_WRITE_ONLY_SOURCE_MEMBERS[family].flatMap((member) => secretSites(family, member, valueAt(block, member)));
+    return PIPE_WRITE_ONLY_SOURCE_MEMBERS[family].flatMap((member) =>
+      secretSites(family, member, valueAt(block, member)),
+    );
   },
   build: (manifest, base, secrets) => toDesiredPipe(manifest, base, secrets),
   // Secrets as their HMACs only: the digest is recorded in the state file.
@@ -57,7 +82,9 @@ export const pipeManifests: KindManifests<DesiredPipe, PipeManifest> = {
     if (!secrets) return rest;
     const hashes = secrets.map(({ member, fields, value }) => ({
       member,
-      ...(fields ? { fields: Object.fromEntries(Object.entries(fields).map(([name, secret]) => [name, secret.hmac])) } : {}),
+      ...(fields
+        ? { fields: Object.fromEntries(Object.entries(fields).map(([name, secret]) => [name, secret.hmac])) }
+        : {}),
       ...(value ? { value: value.hmac } : {}),
     }));
     return { ...rest, source: { ...rest.source, secrets: hashes } };
@@ -76,7 +103,9 @@ function secretSites(family: PipeFamily, member: string, value: unknown): Secret
   if (value === undefined) return [];
   if (isSecretRef(value)) return [{ pointer, ref: value, path }];
   if (!isPlainObject(value)) return [];
-  return Object.entries(value).map(([field, ref]): SecretSite => ({ pointer: [...pointer, field], ref, path: `${path}.${field}` }));
+  return Object.entries(value).map(
+    ([field, ref]): SecretSite => ({ pointer: [...pointer, field], ref, path: `${path}.${field}` }),
+  );
 }
 
 function valueAt(block: Record<string, unknown>, dotted: string): unknown {
@@ -108,12 +137,17 @@ function bornRules(manifest: PipeManifest): DocumentProblem[] {
  * never reach apply as a 400 after the target's other writes went through.
  */
 function createRules(spec: BornPipeSpec, family: PipeFamily): DocumentProblem[] {
-  const at = (found: SchemaIssue): DocumentProblem => ({ code: 'E_MANIFEST_INVALID', pointer: ['spec', ...found.pointer], message: found.message });
+  const at = (found: SchemaIssue): DocumentProblem => ({
+    code: 'E_MANIFEST_INVALID',
+    pointer: ['spec', ...found.pointer],
+    message: found.message,
+  });
   const block = blockOf(spec.source, family);
   // Of the source's rules, the members a create needs. Not credentials: a live pipe keeps its own,
   // which its exported manifest cannot hold (never read back); nor members that disagree, which a
   // live pipe made before a rule may hold: the service refuses those at create.
-  const needed = (found: SchemaIssue): boolean => isMissingMember(found) && !isWriteOnlySourceMember(family, found.pointer.slice(2).join('.'));
+  const needed = (found: SchemaIssue): boolean =>
+    isMissingMember(found) && !isWriteOnlySourceMember(family, found.pointer.slice(2).join('.'));
   const sourceRules = pipeSourceRules(family, block, `source.${family}`).filter(needed);
   const problems = [...sourceRules, ...pipeDestinationRules(family, spec.destination)].map(at);
   if (spec.scaling === undefined) return problems;
@@ -123,7 +157,8 @@ function createRules(spec: BornPipeSpec, family: PipeFamily): DocumentProblem[] 
       {
         code: 'E_MANIFEST_INVALID',
         pointer: ['spec', 'scaling'],
-        message: `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC ` +
+        message:
+          `is only for ${SCALABLE_PIPE_FAMILIES.join(', ')} pipes; ${family} pipes share the service's CDC ` +
           `scaling, one per service, which no pipe's manifest sets`,
       },
     ];
@@ -162,14 +197,19 @@ function blockOf(source: PipeSpec['source'], family: PipeFamily): Record<string,
   return isPlainObject(block) ? block : {};
 }
 
-function toDesiredPipe(manifest: PipeManifest, base: DesiredBaseOf, secrets: ReadonlyMap<string, SecretValue>): DesiredPipe {
+function toDesiredPipe(
+  manifest: PipeManifest,
+  base: DesiredBaseOf,
+  secrets: ReadonlyMap<string, SecretValue>,
+): DesiredPipe {
   const { spec } = manifest;
   const pipe: DesiredPipe = { kind: PIPE, ...base };
   if (spec.name !== undefined) pipe.name = spec.name;
   const family = familyOf(spec.source);
   if (spec.source && family) pipe.source = toDesiredSource(spec.source, family, secrets);
   if (spec.fieldMappings !== undefined) pipe.fieldMappings = spec.fieldMappings;
-  if (spec.settings !== undefined) pipe.settings = membersOf(spec.settings, (value) => typeof value === 'number' || typeof value === 'boolean');
+  if (spec.settings !== undefined)
+    pipe.settings = membersOf(spec.settings, (value) => typeof value === 'number' || typeof value === 'boolean');
   if (isExistingSpec(spec)) {
     pipe.pipeId = spec.pipeId;
     if (spec.destination?.columns !== undefined) pipe.columns = spec.destination.columns;
@@ -188,7 +228,11 @@ function membersOf<T>(block: object, keep: (value: unknown) => value is T): Reco
   return members;
 }
 
-function toDesiredSource(source: Record<string, unknown>, family: PipeFamily, secrets: ReadonlyMap<string, SecretValue>): DesiredPipeSource {
+function toDesiredSource(
+  source: Record<string, unknown>,
+  family: PipeFamily,
+  secrets: ReadonlyMap<string, SecretValue>,
+): DesiredPipeSource {
   const { tableMappings, ...rest } = blockOf(source, family);
   const members = PIPE_WRITE_ONLY_SOURCE_MEMBERS[family];
   const desired: DesiredPipeSource = { kind: family, block: withoutMembers(rest, members) };
@@ -199,7 +243,12 @@ function toDesiredSource(source: Record<string, unknown>, family: PipeFamily, se
   return desired;
 }
 
-function secretMemberOf(family: PipeFamily, member: string, value: unknown, secrets: ReadonlyMap<string, SecretValue>): SecretMember[] {
+function secretMemberOf(
+  family: PipeFamily,
+  member: string,
+  value: unknown,
+  secrets: ReadonlyMap<string, SecretValue>,
+): SecretMember[] {
   if (value === undefined) return [];
   const path = `source.${family}.${member}`;
   if (isSecretRef(value)) {
@@ -207,7 +256,9 @@ function secretMemberOf(family: PipeFamily, member: string, value: unknown, secr
     return secret ? [{ member, value: secret }] : [];
   }
   const prefix = `${path}.`;
-  const fields = Object.fromEntries([...secrets].filter(([key]) => key.startsWith(prefix)).map(([key, secret]) => [key.slice(prefix.length), secret]));
+  const fields = Object.fromEntries(
+    [...secrets].filter(([key]) => key.startsWith(prefix)).map(([key, secret]) => [key.slice(prefix.length), secret]),
+  );
   return Object.keys(fields).length > 0 ? [{ member, fields }] : [];
 }
 

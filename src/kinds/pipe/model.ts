@@ -8,7 +8,14 @@ import type { Static } from 'typebox';
 import type { PipeFamily } from '../../schema/pipe-sources.js';
 import type { DesiredBase, SecretValue } from '../../model/desired.js';
 import type { bornPipeSpecSchema, existingPipeSpecSchema, PIPE_DESIRED_STATES } from './schema.js';
-import type { columnSchema, fieldMappingSchema, pipePatchBodySchema, pipeSettingsSchema, tableMappingRemovalSchema, tableMappingSchema } from './wire.js';
+import type {
+  columnSchema,
+  fieldMappingSchema,
+  pipePatchBodySchema,
+  pipeSettingsSchema,
+  tableMappingRemovalSchema,
+  tableMappingSchema,
+} from './wire.js';
 import type { ChangeKey } from '../../model/plan.js';
 
 /** The kind's name, as manifests, plans and the state file write it. */

@@ -6,7 +6,18 @@
  */
 import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js';
 import { PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
-import { idOf, isObject, join, listOf, object, optionalList, optionalString, requiredString, ShapeError, type Obj } from '../shared/read.js';
+import {
+  idOf,
+  isObject,
+  join,
+  listOf,
+  object,
+  optionalList,
+  optionalString,
+  requiredString,
+  ShapeError,
+  type Obj,
+} from '../shared/read.js';
 import type { Column, FieldMapping, LivePipe, LivePipeSettings, PipeSource } from './model.js';
 
 export function toLivePipe(value: unknown, path: string): LivePipe {
@@ -35,7 +46,9 @@ export function toLivePipe(value: unknown, path: string): LivePipe {
 /** Scaling: numbers by name; anything else the service adds is left out. */
 function toNumbers(value: unknown, path: string): Record<string, number> | undefined {
   if (value === undefined || value === null) return undefined;
-  return Object.fromEntries(Object.entries(object(value, path)).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
+  return Object.fromEntries(
+    Object.entries(object(value, path)).filter((entry): entry is [string, number] => typeof entry[1] === 'number'),
+  );
 }
 
 function toPipeSource(value: unknown, path: string): PipeSource {
@@ -45,7 +58,8 @@ function toPipeSource(value: unknown, path: string): PipeSource {
   if (kind === undefined) throw new ShapeError(path, `holds none of ${PIPE_FAMILIES.join(', ')}`);
   if (kinds.length > 1) throw new ShapeError(path, `holds more than one source kind (${kinds.join(', ')})`);
   const block = withoutWriteOnly(kind, object(raw[kind], join(path, kind)));
-  if (block['tableMappings'] !== undefined) listOf(block['tableMappings'], join(join(path, kind), 'tableMappings'), checkTableMapping);
+  if (block['tableMappings'] !== undefined)
+    listOf(block['tableMappings'], join(join(path, kind), 'tableMappings'), checkTableMapping);
   return { kind, block };
 }
 
@@ -99,7 +113,10 @@ function toColumn(value: unknown, path: string): Column {
 
 function toFieldMapping(value: unknown, path: string): FieldMapping {
   const raw = object(value, path);
-  return { sourceField: requiredString(raw, 'sourceField', path), destinationField: requiredString(raw, 'destinationField', path) };
+  return {
+    sourceField: requiredString(raw, 'sourceField', path),
+    destinationField: requiredString(raw, 'destinationField', path),
+  };
 }
 
 function toSettings(value: unknown, path: string): LivePipeSettings | undefined {
@@ -107,7 +124,8 @@ function toSettings(value: unknown, path: string): LivePipeSettings | undefined 
   const settings: LivePipeSettings = {};
   for (const [key, member] of Object.entries(object(value, path))) {
     if (member === null) continue;
-    if (typeof member !== 'number' && typeof member !== 'boolean') throw new ShapeError(join(path, key), 'is not a number or boolean');
+    if (typeof member !== 'number' && typeof member !== 'boolean')
+      throw new ShapeError(join(path, key), 'is not a number or boolean');
     settings[key] = member;
   }
   return settings;

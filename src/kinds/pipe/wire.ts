@@ -13,16 +13,57 @@
  * them otherwise (`clickhouse_…`) is served by renaming at the edge.
  */
 import { type TBoolean, type TInteger, type TOptional, type TSchema, Type } from 'typebox';
-import { boolean, integer, nonEmptyString, port, positiveInteger, string, stringArray, timestamp, uuid } from '../../schema/api.js';
+import {
+  boolean,
+  integer,
+  nonEmptyString,
+  port,
+  positiveInteger,
+  string,
+  stringArray,
+  timestamp,
+  uuid,
+} from '../../schema/api.js';
 import { object, oneOf, optional } from '../../schema/build.js';
-import { BIGQUERY_AUTHENTICATIONS, DATABASE_AUTHENTICATIONS, DESTINATION_TABLE_ENGINES, KAFKA_AUTHENTICATIONS, KAFKA_OFFSET_STRATEGIES, KAFKA_TOMBSTONE_MODES, KINESIS_AUTHENTICATIONS, KINESIS_ITERATOR_TYPES, MONGODB_READ_PREFERENCES, MYSQL_REPLICATION_MECHANISMS, OBJECT_STORAGE_AUTHENTICATIONS, PIPE_FLAVOURS, PIPE_FORMATS, PIPE_SCALING_BOUNDS, PIPE_STATE_COMMANDS, type PipeFamily, PUBSUB_AUTHENTICATIONS, PUBSUB_SEEK_TYPES, REPLICATION_MODES, TABLE_ENGINES } from '../../schema/pipe-sources.js';
+import {
+  BIGQUERY_AUTHENTICATIONS,
+  DATABASE_AUTHENTICATIONS,
+  DESTINATION_TABLE_ENGINES,
+  KAFKA_AUTHENTICATIONS,
+  KAFKA_OFFSET_STRATEGIES,
+  KAFKA_TOMBSTONE_MODES,
+  KINESIS_AUTHENTICATIONS,
+  KINESIS_ITERATOR_TYPES,
+  MONGODB_READ_PREFERENCES,
+  MYSQL_REPLICATION_MECHANISMS,
+  OBJECT_STORAGE_AUTHENTICATIONS,
+  PIPE_FLAVOURS,
+  PIPE_FORMATS,
+  PIPE_SCALING_BOUNDS,
+  PIPE_STATE_COMMANDS,
+  type PipeFamily,
+  PUBSUB_AUTHENTICATIONS,
+  PUBSUB_SEEK_TYPES,
+  REPLICATION_MODES,
+  TABLE_ENGINES,
+} from '../../schema/pipe-sources.js';
 
 // ---------------------------------------------------------------- enumerations and limits
 
 export const PIPE_STATES = ['Provisioning', 'Running', 'Stopped', 'Failed', 'Paused', 'Completed'] as const;
 export const PIPE_SOURCE_KINDS = ['kafka', 'objectStorage', 'kinesis', 'postgres'] as const;
 export type PipeSourceKind = (typeof PIPE_SOURCE_KINDS)[number];
-export const OBJECT_STORAGE_COMPRESSIONS = ['none', 'gzip', 'gz', 'brotli', 'br', 'xz', 'LZMA', 'zstd', 'auto'] as const;
+export const OBJECT_STORAGE_COMPRESSIONS = [
+  'none',
+  'gzip',
+  'gz',
+  'brotli',
+  'br',
+  'xz',
+  'LZMA',
+  'zstd',
+  'auto',
+] as const;
 export const SCHEMA_REGISTRY_AUTHENTICATIONS = ['PLAIN'] as const;
 /** Integer pipe settings and the bounds the real service enforces (inclusive). */
 export const PIPE_SETTING_BOUNDS = {
@@ -37,7 +78,10 @@ export const PIPE_SETTING_BOUNDS = {
   engine_max_download_threads: [0, 32],
   engine_parallel_distributed_insert_select: [0, 2],
 } as const;
-export const PIPE_BOOLEAN_SETTINGS = ['object_storage_use_cluster_function', 'engine_parallel_view_processing'] as const;
+export const PIPE_BOOLEAN_SETTINGS = [
+  'object_storage_use_cluster_function',
+  'engine_parallel_view_processing',
+] as const;
 
 // ---------------------------------------------------------------- the seed profile
 
@@ -47,7 +91,12 @@ type PipeSettingMembers = { [K in keyof typeof PIPE_SETTING_BOUNDS]: TOptional<T
 
 /** Pipe settings (seed 2.5) with the bounds of docs/reference/api-behaviour.md. */
 export const pipeSettingsSchema = object({
-  ...Object.fromEntries(Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [key, Type.Optional(Type.Integer({ minimum, maximum }))])),
+  ...Object.fromEntries(
+    Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [
+      key,
+      Type.Optional(Type.Integer({ minimum, maximum })),
+    ]),
+  ),
   ...Object.fromEntries(PIPE_BOOLEAN_SETTINGS.map((key) => [key, Type.Optional(boolean)])),
 } as PipeSettingMembers);
 
@@ -61,7 +110,11 @@ export const tableMappingSchema = object({
   ...optional({ excludedColumns: stringArray, useCustomSortingKey: boolean, sortingKeys: stringArray }),
 });
 /** What identifies a table mapping; the shape `tableMappingsToRemove` takes. */
-export const tableMappingRemovalSchema = object({ sourceSchemaName: nonEmptyString, sourceTable: nonEmptyString, targetTable: nonEmptyString });
+export const tableMappingRemovalSchema = object({
+  sourceSchemaName: nonEmptyString,
+  sourceTable: nonEmptyString,
+  targetTable: nonEmptyString,
+});
 
 export const postgresSettingsSchema = object(
   optional({
@@ -86,7 +139,11 @@ const pipeSourceBlockMembers = {
     iamRole: string,
     offset: object(optional({ timestamp: string })),
     schemaRegistry: object(
-      optional({ url: Type.String({ format: 'uri' }), authentication: oneOf(SCHEMA_REGISTRY_AUTHENTICATIONS), caCertificate: string }),
+      optional({
+        url: Type.String({ format: 'uri' }),
+        authentication: oneOf(SCHEMA_REGISTRY_AUTHENTICATIONS),
+        caCertificate: string,
+      }),
     ),
     caCertificate: string,
     reversePrivateEndpointIds: stringArray,
@@ -102,8 +159,20 @@ const pipeSourceBlockMembers = {
     path: string,
     azureContainerName: string,
   }),
-  kinesis: optional({ streamName: string, region: string, useEnhancedFanOut: boolean, timestamp: integer, iamRole: string }),
-  postgres: optional({ host: string, port, database: string, settings: postgresSettingsSchema, tableMappings: Type.Array(tableMappingSchema) }),
+  kinesis: optional({
+    streamName: string,
+    region: string,
+    useEnhancedFanOut: boolean,
+    timestamp: integer,
+    iamRole: string,
+  }),
+  postgres: optional({
+    host: string,
+    port,
+    database: string,
+    settings: postgresSettingsSchema,
+    tableMappings: Type.Array(tableMappingSchema),
+  }),
 };
 
 /** Source blocks as stored and returned (seed 2.3). */
@@ -123,7 +192,12 @@ export const pipePatchBlockMembers = {
   kafka: optional({ iamRole: string, caCertificate: string, reversePrivateEndpointIds: stringArray }),
   objectStorage: optional({ iamRole: string, connectionString: string, path: string, azureContainerName: string }),
   kinesis: optional({ iamRole: string }),
-  postgres: optional({ host: string, port, database: string, settings: object(optional({ syncIntervalSeconds: positiveInteger, pullBatchSize: positiveInteger })) }),
+  postgres: optional({
+    host: string,
+    port,
+    database: string,
+    settings: object(optional({ syncIntervalSeconds: positiveInteger, pullBatchSize: positiveInteger })),
+  }),
 };
 
 /**
@@ -149,7 +223,10 @@ export const pipePatchSourceBlockSchemas = {
     ...postgresPatchConnection,
     credentials: Type.Optional(usernamePasswordSchema),
     settings: postgresPatchSettings,
-    ...optional({ tableMappingsToAdd: Type.Array(tableMappingSchema), tableMappingsToRemove: Type.Array(tableMappingRemovalSchema) }),
+    ...optional({
+      tableMappingsToAdd: Type.Array(tableMappingSchema),
+      tableMappingsToRemove: Type.Array(tableMappingRemovalSchema),
+    }),
   }),
 };
 
@@ -175,7 +252,10 @@ export const pipeDestinationSchema = object(
 
 /** Exactly one source kind block, optionally beside `extra` members (`validateSamples`). */
 function sourceWithOneKind<B extends Record<string, TSchema>, E extends Record<string, TSchema>>(blocks: B, extra: E) {
-  return object({ ...optional(blocks), ...optional(extra) }, { minProperties: 1, oneOf: Object.keys(blocks).map((kind) => ({ required: [kind] })) });
+  return object(
+    { ...optional(blocks), ...optional(extra) },
+    { minProperties: 1, oneOf: Object.keys(blocks).map((kind) => ({ required: [kind] })) },
+  );
 }
 
 export const pipeScalingSchema = object(
@@ -243,7 +323,17 @@ const plain = object(optional({ username: string, password: string }));
 const accessKey = object(optional({ accessKeyId: string, secretKey: string }));
 const serviceAccount = object({ serviceAccountFile: nonEmpty });
 /** One of the shapes kafka credentials take, by authentication: user/password, IAM user keys, an Event Hubs connection string, or mTLS. */
-const kafkaCredentials = object(optional({ username: string, password: string, accessKeyId: string, secretKey: string, connectionString: string, certificate: string, privateKey: string }));
+const kafkaCredentials = object(
+  optional({
+    username: string,
+    password: string,
+    accessKeyId: string,
+    secretKey: string,
+    connectionString: string,
+    certificate: string,
+    privateKey: string,
+  }),
+);
 
 // ---------------------------------------------------------------- streaming and object storage
 
@@ -261,7 +351,13 @@ const kafkaSchemaRegistry = object({
   }),
 });
 
-const kafkaPatchMembers = { authentication: oneOf(KAFKA_AUTHENTICATIONS), iamRole: string, caCertificate: string, reversePrivateEndpointIds: Type.Array(string), credentials: kafkaCredentials };
+const kafkaPatchMembers = {
+  authentication: oneOf(KAFKA_AUTHENTICATIONS),
+  iamRole: string,
+  caCertificate: string,
+  reversePrivateEndpointIds: Type.Array(string),
+  credentials: kafkaCredentials,
+};
 const kafkaCreate = object({
   type: oneOf(PIPE_FLAVOURS.kafka),
   format: oneOf(PIPE_FORMATS.kafka),
@@ -316,7 +412,12 @@ const kinesisCreate = object({
     accessKey,
     timestamp: Type.Integer({ minimum: 0 }),
     useEnhancedFanOut: boolean,
-    schemaRegistry: object({ type: oneOf(['glue']), glueRegion: nonEmpty, glueRegistryName: nonEmpty, glueRoleArn: Type.Optional(string) }),
+    schemaRegistry: object({
+      type: oneOf(['glue']),
+      glueRegion: nonEmpty,
+      glueRegistryName: nonEmpty,
+      glueRoleArn: Type.Optional(string),
+    }),
     protobufSchema: Type.String({ minLength: 1, maxLength: 1_048_576 }),
   }),
 });
@@ -337,7 +438,9 @@ const pubsubCreate = object({
     serviceAccountKey: serviceAccount,
   }),
 });
-const pubsubPatch = object(optional({ authentication: oneOf(PUBSUB_AUTHENTICATIONS), ackDeadline, serviceAccountKey: serviceAccount }));
+const pubsubPatch = object(
+  optional({ authentication: oneOf(PUBSUB_AUTHENTICATIONS), ackDeadline, serviceAccountKey: serviceAccount }),
+);
 
 // ---------------------------------------------------------------- databases
 
@@ -349,19 +452,43 @@ const tableOptions = {
   partitionKey: string,
   partitionByExpr: string,
 };
-const schemaTableMapping = object({ sourceSchemaName: nonEmpty, sourceTable: nonEmpty, targetTable: nonEmpty, ...optional(tableOptions) });
-const schemaTableRemoval = object({ sourceSchemaName: nonEmpty, sourceTable: nonEmpty, targetTable: nonEmpty, ...optional({ tableEngine: oneOf(TABLE_ENGINES), partitionKey: string, partitionByExpr: string }) });
-const collectionMapping = object({ sourceDatabaseName: nonEmpty, sourceCollection: nonEmpty, targetTable: nonEmpty, tableEngine: Type.Optional(oneOf(TABLE_ENGINES)) });
+const schemaTableMapping = object({
+  sourceSchemaName: nonEmpty,
+  sourceTable: nonEmpty,
+  targetTable: nonEmpty,
+  ...optional(tableOptions),
+});
+const schemaTableRemoval = object({
+  sourceSchemaName: nonEmpty,
+  sourceTable: nonEmpty,
+  targetTable: nonEmpty,
+  ...optional({ tableEngine: oneOf(TABLE_ENGINES), partitionKey: string, partitionByExpr: string }),
+});
+const collectionMapping = object({
+  sourceDatabaseName: nonEmpty,
+  sourceCollection: nonEmpty,
+  targetTable: nonEmpty,
+  tableEngine: Type.Optional(oneOf(TABLE_ENGINES)),
+});
 const datasetMapping = object({
   sourceDatasetName: nonEmpty,
   sourceTable: nonEmpty,
   targetTable: nonEmpty,
-  ...optional({ excludedColumns: Type.Array(string), useCustomSortingKey: boolean, sortingKeys: Type.Array(string), tableEngine: oneOf(TABLE_ENGINES) }),
+  ...optional({
+    excludedColumns: Type.Array(string),
+    useCustomSortingKey: boolean,
+    sortingKeys: Type.Array(string),
+    tableEngine: oneOf(TABLE_ENGINES),
+  }),
 });
 const mappings = <T extends TSchema>(mapping: T) => Type.Array(mapping, { minItems: 1 });
 
 const syncSettings = { syncIntervalSeconds: positive, pullBatchSize: positive };
-const snapshotSettings = { initialLoadParallelism: positive, snapshotNumRowsPerPartition: Type.Integer({ minimum: 1000 }), snapshotNumberOfParallelTables: positive };
+const snapshotSettings = {
+  initialLoadParallelism: positive,
+  snapshotNumRowsPerPartition: Type.Integer({ minimum: 1000 }),
+  snapshotNumberOfParallelTables: positive,
+};
 const tls = { tlsHost: string, caCertificate: string, disableTls: boolean, skipCertVerification: boolean };
 
 const databaseAccess = { authentication: oneOf(DATABASE_AUTHENTICATIONS), iamRole: string, ...tls, credentials: plain };
@@ -402,7 +529,14 @@ const mysqlCreate = object({
   ...mysqlConnection,
   settings: object({
     replicationMode: oneOf(REPLICATION_MODES),
-    ...optional({ ...syncSettings, ...snapshotSettings, replicationMechanism: oneOf(MYSQL_REPLICATION_MECHANISMS), useCompression: boolean, allowNullableColumns: boolean, deleteOnMerge: boolean }),
+    ...optional({
+      ...syncSettings,
+      ...snapshotSettings,
+      replicationMechanism: oneOf(MYSQL_REPLICATION_MECHANISMS),
+      useCompression: boolean,
+      allowNullableColumns: boolean,
+      deleteOnMerge: boolean,
+    }),
   }),
   tableMappings: mappings(schemaTableMapping),
   ...optional({ ...mysqlAccess, type: oneOf(PIPE_FLAVOURS.mysql) }),
@@ -440,7 +574,10 @@ const mongodbPatch = object(
 
 const bigqueryCreate = object({
   snapshotStagingPath: nonEmpty,
-  settings: object({ replicationMode: oneOf(['snapshot']), ...optional({ allowNullableColumns: boolean, ...snapshotSettings }) }),
+  settings: object({
+    replicationMode: oneOf(['snapshot']),
+    ...optional({ allowNullableColumns: boolean, ...snapshotSettings }),
+  }),
   tableMappings: mappings(datasetMapping),
   ...optional({ authentication: oneOf(BIGQUERY_AUTHENTICATIONS), projectId: nonEmpty, credentials: serviceAccount }),
 });
@@ -472,7 +609,12 @@ export const PIPE_PATCH_BLOCKS: Partial<Record<PipeFamily, TSchema>> = {
 
 /** Pipe settings with the seed's prefix and the real service's bounds (a null, "the default", is taken out before the check). */
 export const currentPipeSettingsSchema = object({
-  ...Object.fromEntries(Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [key, Type.Optional(Type.Integer({ minimum, maximum }))])),
+  ...Object.fromEntries(
+    Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [
+      key,
+      Type.Optional(Type.Integer({ minimum, maximum })),
+    ]),
+  ),
   ...Object.fromEntries([...PIPE_BOOLEAN_SETTINGS, 'kafka_read_committed'].map((key) => [key, Type.Optional(boolean)])),
 });
 
@@ -486,7 +628,9 @@ export const currentPipeDestinationSchema = object(
     managedTable: boolean,
     tableDefinition: object(
       optional({
-        engine: object(optional({ type: oneOf(DESTINATION_TABLE_ENGINES), versionColumnId: string, columnIds: Type.Array(string) })),
+        engine: object(
+          optional({ type: oneOf(DESTINATION_TABLE_ENGINES), versionColumnId: string, columnIds: Type.Array(string) }),
+        ),
         sortingKey: Type.Array(string),
         partitionBy: string,
         primaryKey: string,
@@ -505,7 +649,10 @@ const scalingMembers = {
 };
 
 /** `PATCH …/pipes/{id}/scaling` and the `scaling` of a create body; `concurrency` is for object storage only (0 = automatic) and deprecated. */
-export const pipeScalingBodySchema = object(optional({ ...scalingMembers, concurrency: Type.Integer(PIPE_SCALING_BOUNDS.concurrency) }), { minProperties: 1 });
+export const pipeScalingBodySchema = object(
+  optional({ ...scalingMembers, concurrency: Type.Integer(PIPE_SCALING_BOUNDS.concurrency) }),
+  { minProperties: 1 },
+);
 
 /** `PATCH …/pipes/{id}/state`. */
 export const pipeStateBodySchema = object({ command: oneOf(PIPE_STATE_COMMANDS) });
@@ -515,7 +662,12 @@ export const currentPipeCreateBodySchema = object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
   source: Type.Object({}, { additionalProperties: true }),
   destination: currentPipeDestinationSchema,
-  ...optional({ description: string, fieldMappings: Type.Array(fieldMapping), settings: currentPipeSettingsSchema, scaling: pipeScalingBodySchema }),
+  ...optional({
+    description: string,
+    fieldMappings: Type.Array(fieldMapping),
+    settings: currentPipeSettingsSchema,
+    scaling: pipeScalingBodySchema,
+  }),
 });
 
 /** `PATCH …/pipes/{id}` without its source block, which is checked by the pipe's family's schema. */
@@ -538,7 +690,10 @@ export const currentStoredPipeSchema = object({
   serviceId: Type.String({ format: 'uuid' }),
   name: nonEmpty,
   state: nonEmpty,
-  source: Type.Object({}, { additionalProperties: Type.Object({}, { additionalProperties: true }), minProperties: 1, maxProperties: 1 }),
+  source: Type.Object(
+    {},
+    { additionalProperties: Type.Object({}, { additionalProperties: true }), minProperties: 1, maxProperties: 1 },
+  ),
   destination: Type.Object({}, { additionalProperties: true }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),

@@ -8,13 +8,24 @@ import type { Variant } from '../../model/kinds.js';
 import { operationType, type Change, type FieldDiff, type Operation } from '../../model/plan.js';
 import type { Marks, TargetState } from '../../model/state.js';
 import type { ApiProfile } from '../../schema/enums.js';
-import { EDITABLE_MAPPING_STATES, MAPPING_EDIT_NEEDS_PAUSE, RESYNCABLE_PIPE_FAMILIES } from '../../schema/pipe-sources.js';
+import {
+  EDITABLE_MAPPING_STATES,
+  MAPPING_EDIT_NEEDS_PAUSE,
+  RESYNCABLE_PIPE_FAMILIES,
+} from '../../schema/pipe-sources.js';
 import { errorChange } from '../shared/change.js';
 import type { IntentTiming } from '../shared/intents.js';
 import { fieldDiff } from '../shared/values.js';
 import { editsMappings, type PipeDraft } from './drafts.js';
 import { RUNNING_GOAL, STOPPED_GOAL } from './lifecycle.js';
-import { PIPE, type DesiredBornPipe, type DesiredPipe, type LivePipe, type PipeDesiredState, type PipePatch } from './model.js';
+import {
+  PIPE,
+  type DesiredBornPipe,
+  type DesiredPipe,
+  type LivePipe,
+  type PipeDesiredState,
+  type PipePatch,
+} from './model.js';
 
 export interface PipeContext {
   target: string;
@@ -31,7 +42,12 @@ export interface PipeContext {
 }
 
 export function notManaged(ctx: Pick<PipeContext, 'target' | 'variant'>, desired: DesiredPipe): Change {
-  return errorChange(ctx.target, desired, 'E_MANIFEST_INVALID', `target ${ctx.target} is ${ctx.variant}: pipes exist only on managed targets`);
+  return errorChange(
+    ctx.target,
+    desired,
+    'E_MANIFEST_INVALID',
+    `target ${ctx.target} is ${ctx.variant}: pipes exist only on managed targets`,
+  );
 }
 
 /** The live state travels with the change: `/status`, the pipe-state gauge and the plan's health warning read it. */
@@ -65,7 +81,8 @@ export interface LiveMoves {
 export function patchOperations(desired: DesiredPipe, id: string, draft: PipeDraft): Operation[] {
   const family = desired.source?.kind;
   const first: PipePatch = { ...draft.patch };
-  if (family && Object.keys(draft.block).length > 0) first.source = withValidateSamples(desired, { [family]: draft.block });
+  if (family && Object.keys(draft.block).length > 0)
+    first.source = withValidateSamples(desired, { [family]: draft.block });
   const type = operationType('update', PIPE);
   if (Object.keys(first).length === 0 && draft.readd.length === 0) return [];
   if (draft.readd.length === 0 || !family) return [{ type, id, patch: first }];
@@ -88,7 +105,15 @@ export function editFlow(wanted: PipeDesiredState, live: LivePipe, patches: Oper
   if (!atRest) {
     // Marked before the stop, and again with it: a pipe not yet in the inventory (its first write) has no entry before.
     const mark = { resume: wanted };
-    moves.operations.push({ type: operationType('stop', PIPE), id: live.id, body: { command: 'stop' }, step: 'pause', await: STOPPED_GOAL, marksBefore: mark, marks: mark });
+    moves.operations.push({
+      type: operationType('stop', PIPE),
+      id: live.id,
+      body: { command: 'stop' },
+      step: 'pause',
+      await: STOPPED_GOAL,
+      marksBefore: mark,
+      marks: mark,
+    });
   }
   moves.operations.push(...patches);
   const command = wanted === 'Running' ? 'start' : 'stop';
@@ -101,7 +126,9 @@ export function editFlow(wanted: PipeDesiredState, live: LivePipe, patches: Oper
     await: wanted === 'Running' ? RUNNING_GOAL : STOPPED_GOAL,
     marks: { resume: null },
   });
-  const how = atRest ? 'edited while the pipe is at rest' : `applied as one change: stop the pipe (now ${live.state ?? 'in an unknown state'}), wait until it is paused, edit its table mappings`;
+  const how = atRest
+    ? 'edited while the pipe is at rest'
+    : `applied as one change: stop the pipe (now ${live.state ?? 'in an unknown state'}), wait until it is paused, edit its table mappings`;
   moves.warnings.push(
     `table mappings: ${how}, then ${wanted === 'Running' ? 'start it again' : 'keep it stopped'} ` +
       `(the API edits mappings only while a pipe is paused, and restarts it after); added tables, and ` +
@@ -125,14 +152,30 @@ function withValidateSamples(desired: DesiredPipe, source: Record<string, unknow
  * was), or why this pipe cannot take one. The first token seen on a pipe stacksync creates is
  * recorded by the create, not sent.
  */
-export function resyncOf(desired: DesiredPipe | DesiredBornPipe, live: LivePipe, state: TargetState): { operation?: Operation; error?: string } | undefined {
+export function resyncOf(
+  desired: DesiredPipe | DesiredBornPipe,
+  live: LivePipe,
+  state: TargetState,
+): { operation?: Operation; error?: string } | undefined {
   const token = desired.policy?.resync;
   if (token === undefined) return undefined;
   const entry = state.inventory[PIPE][desired.key];
   if (entry?.id === live.id && entry.marks?.['resync'] === token) return undefined;
   if (!RESYNCABLE_PIPE_FAMILIES.includes(live.source.kind)) {
-    return { error: `stacksync.io/resync: a resync is only for pipes of a database source ` +
-      `(${RESYNCABLE_PIPE_FAMILIES.join(', ')}); pipe ${live.id} reads from ${live.source.kind}` };
+    return {
+      error:
+        `stacksync.io/resync: a resync is only for pipes of a database source ` +
+        `(${RESYNCABLE_PIPE_FAMILIES.join(', ')}); pipe ${live.id} reads from ${live.source.kind}`,
+    };
   }
-  return { operation: { type: operationType('resync', PIPE), id: live.id, body: { command: 'resync' }, step: 'resume', await: RUNNING_GOAL, marks: { resync: token } } };
+  return {
+    operation: {
+      type: operationType('resync', PIPE),
+      id: live.id,
+      body: { command: 'resync' },
+      step: 'resume',
+      await: RUNNING_GOAL,
+      marks: { resync: token },
+    },
+  };
 }

@@ -32,14 +32,18 @@ const base = flatKind<typeof ROLE, 'roles'>({
       const live = outcome.live;
       const desired = input.desired.find((each) => each.key === outcome.key);
       if (!live || !isPredefined(live) || !desired) return;
-      const message = `"${live.name}" is one of the service's predefined roles, which cannot be changed, and a custom ` +
+      const message =
+        `"${live.name}" is one of the service's predefined roles, which cannot be changed, and a custom ` +
         `role cannot take its name: rename this role`;
       plan.changes[index] = errorChange(input.target, desired, 'E_MANIFEST_INVALID', message, live.id);
     });
   },
   export: {
     ...exported,
-    write: (live, key, ctx) => (isPredefined(live) ? { skip: 'a predefined role: the service makes it, and it cannot be changed' } : exported.write(live, key, ctx)),
+    write: (live, key, ctx) =>
+      isPredefined(live)
+        ? { skip: 'a predefined role: the service makes it, and it cannot be changed' }
+        : exported.write(live, key, ctx),
   },
 });
 

@@ -1,4 +1,3 @@
-
 import type { LiveFlat } from '../shared/flat-live.js';
 
 import { ROLE } from './schema.js';

@@ -26,13 +26,25 @@ export const savedSearchKind = flatKind<typeof SAVED_SEARCH, 'savedSearches'>({
   },
   references: [SOURCE],
   // The saved search as the API takes it: its source by id.
-  rules: { members: (desired, refs) => withIdOf(desired.spec, refs, SOURCE, { name: 'source', id: 'sourceId', as: 'sourceId' }) },
+  rules: {
+    members: (desired, refs) =>
+      withIdOf(desired.spec, refs, SOURCE, { name: 'source', id: 'sourceId', as: 'sourceId' }),
+  },
   // The current service's saved searches have `tags` (the seed has no saved searches).
   tags: 'tags',
-  afterPlan: (plan, input) => warnSourceDeletes(SAVED_SEARCH, input.deletes.get(SOURCE) ?? [], input.live, sourceOf, [...plan.changes, ...(input.deletes.get(SAVED_SEARCH) ?? [])]),
-  export: flatExport('saved-search', savedSearchSpecSchema, (live, ctx) => namedReference(ctx, live.members, SOURCE, 'sourceId', { name: 'source', id: 'sourceId' }), {
-    namedIds: sourceOf,
-  }),
+  afterPlan: (plan, input) =>
+    warnSourceDeletes(SAVED_SEARCH, input.deletes.get(SOURCE) ?? [], input.live, sourceOf, [
+      ...plan.changes,
+      ...(input.deletes.get(SAVED_SEARCH) ?? []),
+    ]),
+  export: flatExport(
+    'saved-search',
+    savedSearchSpecSchema,
+    (live, ctx) => namedReference(ctx, live.members, SOURCE, 'sourceId', { name: 'source', id: 'sourceId' }),
+    {
+      namedIds: sourceOf,
+    },
+  ),
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).

@@ -1,5 +1,3 @@
-
-
 import { SAVED_SEARCH } from './schema.js';
 
 export { SAVED_SEARCH };

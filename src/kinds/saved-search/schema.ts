@@ -6,7 +6,12 @@
 import { Type } from 'typebox';
 import type { Kind } from '../../model/kinds.js';
 import { described, object, oneOf, optional } from '../../schema/build.js';
-import { CURRENT_SAVED_SEARCH_LANGUAGES, CURRENT_SAVED_SEARCH_LIMITS, CurrentSavedSearchAstFilter, CurrentSavedSearchConditionFilter } from './wire.js';
+import {
+  CURRENT_SAVED_SEARCH_LANGUAGES,
+  CURRENT_SAVED_SEARCH_LIMITS,
+  CurrentSavedSearchAstFilter,
+  CurrentSavedSearchConditionFilter,
+} from './wire.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
 import { nameOf, objectId, oneOfPair } from '../../schema/manifest-stack.js';
@@ -18,7 +23,10 @@ const S = CURRENT_SAVED_SEARCH_LIMITS;
 
 export const savedSearchSpecSchema = object(
   {
-    name: described(Type.String({ minLength: 1, maxLength: S.nameMaxLength }), 'Saved search name in the API; what live saved searches are matched by.'),
+    name: described(
+      Type.String({ minLength: 1, maxLength: S.nameMaxLength }),
+      'Saved search name in the API; what live saved searches are matched by.',
+    ),
     ...optional({
       source: nameOf('Source', 'sourceId'),
       sourceId: described(objectId, 'Id of the source searched (instead of source).'),
@@ -29,7 +37,8 @@ export const savedSearchSpecSchema = object(
       tags: Type.Array(Type.String({ maxLength: S.tagMaxLength }), { maxItems: S.maxTags }),
       filters: Type.Array(Type.Union([CurrentSavedSearchConditionFilter, CurrentSavedSearchAstFilter]), {
         maxItems: S.maxFilters,
-        description: 'Pinned filters, in order: {condition, type?: sql | lucene} or {type: sql_ast, operator, left, right}.',
+        description:
+          'Pinned filters, in order: {condition, type?: sql | lucene} or {type: sql_ast, operator, left, right}.',
       }),
       ignoreDifferences: ignoreDifferencesSchema,
     }),
@@ -38,8 +47,7 @@ export const savedSearchSpecSchema = object(
 );
 
 /** What the kind is, as its published schema says. */
-export const SAVED_SEARCH_DESCRIPTION =
-  'A saved search on a source, which alerts may watch.';
+export const SAVED_SEARCH_DESCRIPTION = 'A saved search on a source, which alerts may watch.';
 
 /** The whole manifest document: the envelope with this spec. */
 export const savedSearchDocumentSchema = documentSchema(SAVED_SEARCH, savedSearchSpecSchema, SAVED_SEARCH_DESCRIPTION);

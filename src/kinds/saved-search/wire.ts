@@ -6,7 +6,10 @@ import { type Static, Type } from 'typebox';
 import { objectId } from '../../schema/api-current.js';
 
 /** A saved search, as far as alerts need one: it exists in the team. */
-export const CurrentSavedSearch = Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: true });
+export const CurrentSavedSearch = Type.Object(
+  { id: Type.String(), name: Type.String() },
+  { additionalProperties: true },
+);
 
 export type CurrentSavedSearch = Static<typeof CurrentSavedSearch>;
 

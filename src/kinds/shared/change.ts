@@ -25,7 +25,13 @@ export function changeFor(target: string, resource: DesiredBase, action: Action)
 }
 
 /** A manifest that cannot be planned: no operations, the reason in `code` and `error`. */
-export function errorChange(target: string, resource: DesiredBase, code: ErrorCode, message: string, id?: string): Change {
+export function errorChange(
+  target: string,
+  resource: DesiredBase,
+  code: ErrorCode,
+  message: string,
+  id?: string,
+): Change {
   const change = changeFor(target, resource, 'error');
   change.code = code;
   change.error = message;

@@ -20,10 +20,16 @@ export interface Dependents<L extends LiveBase> {
 
 /** Per delete, the live resources still naming its resource after this plan: not deleted, and not rewritten by it. */
 export function leftNaming<L extends LiveBase>(input: Dependents<L>): Map<Change, L[]> {
-  const touched = new Set(input.changes.filter((change) => change.operations.length > 0 || change.action === 'delete').flatMap((change) => (change.id === undefined ? [] : [change.id])));
+  const touched = new Set(
+    input.changes
+      .filter((change) => change.operations.length > 0 || change.action === 'delete')
+      .flatMap((change) => (change.id === undefined ? [] : [change.id])),
+  );
   const left = new Map<Change, L[]>();
   for (const deletion of input.deletes) {
-    const naming = input.live.filter((item) => !touched.has(item.id) && deletion.id !== undefined && input.names(item).includes(deletion.id));
+    const naming = input.live.filter(
+      (item) => !touched.has(item.id) && deletion.id !== undefined && input.names(item).includes(deletion.id),
+    );
     if (naming.length > 0) left.set(deletion, naming);
   }
   return left;

@@ -39,7 +39,11 @@ export function isValidKey(key: string): boolean {
  * with `-2`, `-3`, … when taken. Subjects are visited by (name, id), so the order of the API's
  * list does not change which duplicate gets the suffix.
  */
-export function assignKeys(subjects: readonly NameSubject[], fallback: string, owned: ReadonlyMap<string, string> = new Map()): Map<string, string> {
+export function assignKeys(
+  subjects: readonly NameSubject[],
+  fallback: string,
+  owned: ReadonlyMap<string, string> = new Map(),
+): Map<string, string> {
   const keys = new Map<string, string>();
   const taken = new Set<string>();
   for (const subject of subjects) {
@@ -78,6 +82,10 @@ function compare(a: string, b: string): number {
 
 /** An environment variable name for a credential placeholder: `PIPE_<KEY>_<FIELD>` (the prefix names the kind). */
 export function envName(key: string, field: string, prefix = 'PIPE'): string {
-  const part = (text: string): string => text.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
+  const part = (text: string): string =>
+    text
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .replace(/[^A-Za-z0-9]+/g, '_')
+      .toUpperCase();
   return `${prefix}_${part(key)}_${part(field)}`;
 }

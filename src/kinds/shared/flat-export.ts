@@ -26,7 +26,13 @@ export function exportedName(ctx: ExportContext, kind: Kind, id: string): string
  * `members` with the id at `member` written as a name at `as.name` where export names the resource
  * it points at, and as an id at `as.id` otherwise.
  */
-export function namedReference(ctx: ExportContext, members: Record<string, unknown>, kind: Kind, member: string, as: { name: string; id: string }): Record<string, unknown> {
+export function namedReference(
+  ctx: ExportContext,
+  members: Record<string, unknown>,
+  kind: Kind,
+  member: string,
+  as: { name: string; id: string },
+): Record<string, unknown> {
   const id = members[member];
   if (typeof id !== 'string') return members;
   const name = exportedName(ctx, kind, id);
@@ -50,7 +56,12 @@ export interface FlatExportOptions {
 }
 
 /** The export of a kind of this shape: `toSpec` turns its live members into a spec candidate (names for ids). */
-export function flatExport(keyPrefix: string, schema: JsonSchema, toSpec: (live: LiveFlat, ctx: ExportContext) => Record<string, unknown>, options: FlatExportOptions = {}): KindExport<LiveFlat> {
+export function flatExport(
+  keyPrefix: string,
+  schema: JsonSchema,
+  toSpec: (live: LiveFlat, ctx: ExportContext) => Record<string, unknown>,
+  options: FlatExportOptions = {},
+): KindExport<LiveFlat> {
   return {
     keyPrefix,
     namedIds: (live) => options.namedIds?.(live) ?? [],

@@ -5,7 +5,17 @@
  */
 import type { Kind } from '../../model/kinds.js';
 import type { JsonSchema } from '../../schema/build.js';
-import { defineKind, type KindDescriptor, type KindExport, type KindTags, type KindPlan, type KindManifests, type KindPlanInput, type NamedByName, type SecretSite } from '../descriptor.js';
+import {
+  defineKind,
+  type KindDescriptor,
+  type KindExport,
+  type KindTags,
+  type KindPlan,
+  type KindManifests,
+  type KindPlanInput,
+  type NamedByName,
+  type SecretSite,
+} from '../descriptor.js';
 import { planNamed, type NamedKind, type NamedOutcome } from './named.js';
 import { readFlat, type LiveFlat } from './flat-live.js';
 import { flatManifests, type DesiredFlat, type FlatManifest } from './flat-manifests.js';
@@ -42,7 +52,11 @@ export function flatKind<K extends Kind, C extends string>(spec: FlatKind<K, C>)
     identity: 'name',
     references: spec.references,
     createOnly: [],
-    manifests: { ...flatManifests(spec.kind, spec.secrets?.members, spec.secrets?.sites), ...(spec.namedByName && { namedByName: spec.namedByName }), ...(spec.checkForTarget && { checkForTarget: spec.checkForTarget }) },
+    manifests: {
+      ...flatManifests(spec.kind, spec.secrets?.members, spec.secrets?.sites),
+      ...(spec.namedByName && { namedByName: spec.namedByName }),
+      ...(spec.checkForTarget && { checkForTarget: spec.checkForTarget }),
+    },
     reader: { read: readFlat, statusMembers: [] },
     refs: POINTER_REFS,
     plan: (input) => {

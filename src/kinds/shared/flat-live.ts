@@ -23,6 +23,8 @@ export interface LiveFlat {
 /** A live resource of a flat kind; `name` must be text (live objects are matched by it). */
 export function readFlat(value: unknown, path: string): LiveFlat {
   const raw = object(value, path);
-  const members = withoutNulls(Object.fromEntries(Object.entries(raw).filter(([key]) => !isOneOf(SERVER_MEMBERS, key))));
+  const members = withoutNulls(
+    Object.fromEntries(Object.entries(raw).filter(([key]) => !isOneOf(SERVER_MEMBERS, key))),
+  );
   return { id: idOf(raw, path), name: requiredString(raw, 'name', path), ...createdAtOf(raw), members };
 }

@@ -36,7 +36,11 @@ export function flatManifests<K extends Kind>(
 ): KindManifests<DesiredFlat<K>, FlatManifest> {
   return {
     // Live resources are found by their API name: two manifests with one name would fight over one resource.
-    uniqueName: (manifest) => ({ value: manifest.spec.name, pointer: ['spec', 'name'], what: (name) => `a ${kind} named "${name}"` }),
+    uniqueName: (manifest) => ({
+      value: manifest.spec.name,
+      pointer: ['spec', 'name'],
+      what: (name) => `a ${kind} named "${name}"`,
+    }),
     secrets: (manifest) => secretSites(manifest.spec),
     build: (manifest, base, secrets) => {
       const { ignoreDifferences: _ignored, ...written } = manifest.spec;
@@ -44,7 +48,10 @@ export function flatManifests<K extends Kind>(
       const set = secretMembers.filter((member) => written[member] !== undefined);
       return { kind, ...base, name: written.name, spec, secrets: Object.fromEntries(secrets), secretMembers: set };
     },
-    specView: (rest) => ({ ...rest, secrets: Object.fromEntries(Object.entries(rest.secrets).map(([path, secret]) => [path, secret.hmac])) }),
+    specView: (rest) => ({
+      ...rest,
+      secrets: Object.fromEntries(Object.entries(rest.secrets).map(([path, secret]) => [path, secret.hmac])),
+    }),
   };
 }
 
@@ -57,5 +64,9 @@ export function secretSite(spec: Record<string, unknown>, member: string): Secre
 export function secretMapSites(spec: Record<string, unknown>, member: string): SecretSite[] {
   const map = spec[member];
   if (map === null || typeof map !== 'object') return [];
-  return Object.entries(map).map(([name, ref]) => ({ pointer: ['spec', member, name], ref, path: `${member}.${name}` }));
+  return Object.entries(map).map(([name, ref]) => ({
+    pointer: ['spec', member, name],
+    ref,
+    path: `${member}.${name}`,
+  }));
 }

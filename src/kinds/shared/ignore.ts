@@ -53,4 +53,3 @@ export function keepLive<T>(desired: T, live: unknown, paths: readonly string[] 
   if (!paths || paths.length === 0) return desired;
   return paths.reduce((current, path) => keepLiveAt(current, live, parseFieldPath(path)) as T, desired);
 }
-

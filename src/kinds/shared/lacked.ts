@@ -6,5 +6,9 @@ export type { Lacked } from '../../schema/lacked.js';
 
 /** Each lacked member (or value) `spec` holds, as a problem at its line; `api` names the service (`the managed service's API`). */
 export function lackedProblems(spec: unknown, lacked: readonly Lacked[], api: string): DocumentProblem[] {
-  return findLacked(spec, lacked, api).map(({ pointer, message }) => ({ code: 'E_MANIFEST_INVALID', pointer: ['spec', ...pointer], message }));
+  return findLacked(spec, lacked, api).map(({ pointer, message }) => ({
+    code: 'E_MANIFEST_INVALID',
+    pointer: ['spec', ...pointer],
+    message,
+  }));
 }

@@ -52,7 +52,8 @@ export function matchAll<L extends Named>(
   }
   for (const subject of subjects) {
     if (matches.has(subject.key)) continue;
-    const free = (name: string | undefined): L[] => (byName.get(name ?? '') ?? []).filter((item) => !claimed.has(item.id));
+    const free = (name: string | undefined): L[] =>
+      (byName.get(name ?? '') ?? []).filter((item) => !claimed.has(item.id));
     const match = matchByName(subject, free, intents, timing);
     if (match.how === 'owned' || match.how === 'adopt') claimed.add(match.live.id);
     matches.set(subject.key, match);

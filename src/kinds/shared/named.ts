@@ -10,11 +10,27 @@
 import type { ErrorCode } from '../../errors.js';
 import type { DesiredBase } from '../../model/desired.js';
 import type { Kind } from '../../model/kinds.js';
-import { changeKey, operationType, SENSITIVE, UNKNOWN_IN_PLAN, type Change, type FieldDiff, type WriteBody } from '../../model/plan.js';
+import {
+  changeKey,
+  operationType,
+  SENSITIVE,
+  UNKNOWN_IN_PLAN,
+  type Change,
+  type FieldDiff,
+  type WriteBody,
+} from '../../model/plan.js';
 import { secretHashKey, type TargetState } from '../../model/state.js';
 import { withUnreadable, type UnreadableResource } from '../../model/resources.js';
 import type { KindPlan, KindPlanInput } from '../descriptor.js';
-import { ambiguousMessage, changeFor, errorChange, isUnreadable, matchedChange, unreadableChange, withUnresolved } from './change.js';
+import {
+  ambiguousMessage,
+  changeFor,
+  errorChange,
+  isUnreadable,
+  matchedChange,
+  unreadableChange,
+  withUnresolved,
+} from './change.js';
 import { keepLive } from './ignore.js';
 import { matchAll, type Match } from './match.js';
 import type { LiveFlat } from './flat-live.js';
@@ -55,36 +71,74 @@ export interface NamedOutcome {
 }
 
 /** Every manifest of the kind against its live resources: its changes, and by key what each became. */
-export function planNamed<D extends DesiredNamed>(input: KindPlanInput<D, LiveFlat>, rules: NamedKind<D>): KindPlan & { outcome: NamedOutcome[] } {
-  const matches = matchAll(rules.kind, input.desired, withUnreadable(rules.kind, input.live, input.unreadable), input.state, input.timing);
-  const outcome = input.desired.map((desired) => planOne(input, rules, desired, matches.get(desired.key) ?? { how: 'none' }));
+export function planNamed<D extends DesiredNamed>(
+  input: KindPlanInput<D, LiveFlat>,
+  rules: NamedKind<D>,
+): KindPlan & { outcome: NamedOutcome[] } {
+  const matches = matchAll(
+    rules.kind,
+    input.desired,
+    withUnreadable(rules.kind, input.live, input.unreadable),
+    input.state,
+    input.timing,
+  );
+  const outcome = input.desired.map((desired) =>
+    planOne(input, rules, desired, matches.get(desired.key) ?? { how: 'none' }),
+  );
   return { changes: outcome.map((each) => each.change), outcome };
 }
 
-function planOne<D extends DesiredNamed>(input: KindPlanInput<D, LiveFlat>, rules: NamedKind<D>, desired: D, match: Match<LiveFlat | UnreadableResource>): NamedOutcome {
+function planOne<D extends DesiredNamed>(
+  input: KindPlanInput<D, LiveFlat>,
+  rules: NamedKind<D>,
+  desired: D,
+  match: Match<LiveFlat | UnreadableResource>,
+): NamedOutcome {
   const matched = match.how === 'owned' || match.how === 'adopt' ? match.live : undefined;
-  const failed = (code: ErrorCode, message: string): NamedOutcome => ({ key: desired.key, change: errorChange(input.target, desired, code, message, matched?.id) });
-  if (matched && isUnreadable(matched)) return { key: desired.key, change: unreadableChange(input.target, desired, matched) };
+  const failed = (code: ErrorCode, message: string): NamedOutcome => ({
+    key: desired.key,
+    change: errorChange(input.target, desired, code, message, matched?.id),
+  });
+  if (matched && isUnreadable(matched))
+    return { key: desired.key, change: unreadableChange(input.target, desired, matched) };
   if (match.how === 'ambiguous') return failed('E_CONFLICT', ambiguousMessage(rules.kind, desired.name, match.count));
   const live: LiveFlat | undefined = matched;
   const refs = new NameRefs(input.refer);
   const drafted = rules.members(desired, refs, input);
   const members = live ? keepLive(drafted, live.members, desired.policy?.ignore) : drafted;
   if (refs.errors.length > 0) return failed('E_REF_UNRESOLVED', refs.errors.join('; '));
-  const secrets = rules.secrets?.(desired, live, members, input.state) ?? { diff: [], body: {}, hashes: {}, warnings: [] };
+  const secrets = rules.secrets?.(desired, live, members, input.state) ?? {
+    diff: [],
+    body: {},
+    hashes: {},
+    warnings: [],
+  };
   if (!live) {
     const problem = rules.createProblem?.(desired, members);
     if (problem !== undefined) return failed('E_MANIFEST_INVALID', problem);
     return { key: desired.key, change: createChange(input, rules.kind, desired, members, refs, secrets) };
   }
-  return { key: desired.key, live, change: existingChange(input, rules.kind, desired, { members, refs, secrets }, live, match) };
+  return {
+    key: desired.key,
+    live,
+    change: existingChange(input, rules.kind, desired, { members, refs, secrets }, live, match),
+  };
 }
 
-function createChange(input: KindPlanInput<DesiredNamed, LiveFlat>, kind: Kind, desired: DesiredNamed, members: WriteBody, refs: NameRefs, secrets: SecretPart): Change {
+function createChange(
+  input: KindPlanInput<DesiredNamed, LiveFlat>,
+  kind: Kind,
+  desired: DesiredNamed,
+  members: WriteBody,
+  refs: NameRefs,
+  secrets: SecretPart,
+): Change {
   const change = changeFor(input.target, desired, 'create');
   change.liveName = desired.name;
   change.diff = [...Object.entries(members).map(([path, value]) => fieldDiff(path, undefined, value)), ...secrets.diff];
-  change.operations = [{ type: operationType('create', kind), body: { ...members, ...secrets.body }, ...refs.operationRefs }];
+  change.operations = [
+    { type: operationType('create', kind), body: { ...members, ...secrets.body }, ...refs.operationRefs },
+  ];
   return withSecrets(change, secrets);
 }
 
@@ -94,7 +148,14 @@ interface Drafted {
   secrets: SecretPart;
 }
 
-function existingChange(input: KindPlanInput<DesiredNamed, LiveFlat>, kind: Kind, desired: DesiredNamed, drafted: Drafted, live: LiveFlat, match: Match<unknown>): Change {
+function existingChange(
+  input: KindPlanInput<DesiredNamed, LiveFlat>,
+  kind: Kind,
+  desired: DesiredNamed,
+  drafted: Drafted,
+  live: LiveFlat,
+  match: Match<unknown>,
+): Change {
   const { members, refs, secrets } = drafted;
   const diff: FieldDiff[] = [];
   for (const [path, value] of Object.entries(members)) diffValues(path, value, live.members[path], diff);

@@ -42,7 +42,12 @@ export interface ReadList<T> {
  * (an error on that resource only) instead of failing the list. An item without even an id
  * cannot be managed or named, so it is left out.
  */
-export function readEach<T>(kind: Kind, value: unknown, path: string, read: (item: unknown, path: string) => T): ReadList<T> {
+export function readEach<T>(
+  kind: Kind,
+  value: unknown,
+  path: string,
+  read: (item: unknown, path: string) => T,
+): ReadList<T> {
   if (!Array.isArray(value)) throw new ShapeError(path, 'is not a list');
   const list: ReadList<T> = { items: [], unreadable: [] };
   value.forEach((item, index) => {
@@ -69,7 +74,8 @@ function unreadableOf(kind: Kind, item: unknown, error: ShapeError): UnreadableR
 /** `{extra}` with the members of `raw` not in `known`, as read (nulls included); nothing when there are none. */
 export function extraOf(raw: Obj, known: readonly string[]): { extra?: Extra } {
   const extra: Extra = {};
-  for (const [key, member] of Object.entries(raw)) if (!known.includes(key) && member !== undefined) extra[key] = member;
+  for (const [key, member] of Object.entries(raw))
+    if (!known.includes(key) && member !== undefined) extra[key] = member;
   return Object.keys(extra).length > 0 ? { extra } : {};
 }
 
@@ -132,7 +138,12 @@ export function requiredNumber(raw: Obj, key: string, path: string): number {
   return value;
 }
 
-export function optionalList<T>(raw: Obj, key: string, path: string, read: (item: unknown, path: string) => T): T[] | undefined {
+export function optionalList<T>(
+  raw: Obj,
+  key: string,
+  path: string,
+  read: (item: unknown, path: string) => T,
+): T[] | undefined {
   const value = raw[key];
   return value === undefined || value === null ? undefined : listOf(value, join(path, key), read);
 }

@@ -24,7 +24,10 @@ export function pointerTo(...path: readonly (string | number)[]): string {
 }
 
 function segmentsOf(pointer: string): string[] {
-  return pointer.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** The changes whose ids a body's places take. */
@@ -33,12 +36,19 @@ export function pointerChanges(refs: OperationRefs): ChangeKey[] {
 }
 
 /** `body` with every place of `refs` set to the id its change wrote; throws `E_REF_UNRESOLVED` when that change wrote nothing. */
-export function fillPointers(body: WriteBody, refs: OperationRefs, written: (key: ChangeKey) => LiveBase | undefined): WriteBody {
+export function fillPointers(
+  body: WriteBody,
+  refs: OperationRefs,
+  written: (key: ChangeKey) => LiveBase | undefined,
+): WriteBody {
   let filled = body;
   for (const [pointer, change] of Object.entries(refs)) {
     if (!isPointer(pointer)) continue;
     const made = isChangeKey(change) ? written(change) : undefined;
-    if (!made) throw new StacksyncError('E_REF_UNRESOLVED', `${change} was not written in this run, so its id is unknown`, { subject: change });
+    if (!made)
+      throw new StacksyncError('E_REF_UNRESOLVED', `${change} was not written in this run, so its id is unknown`, {
+        subject: change,
+      });
     filled = setInBody(filled, segmentsOf(pointer), made.id);
   }
   return filled;
@@ -74,7 +84,12 @@ function setAt(value: unknown, segments: readonly string[], id: string): unknown
  * `spec` with the resource it names at `member.name` (by name) or `member.id` (by id) written as
  * that resource's id at `member.as` (a placeholder and a ref when this run creates it).
  */
-export function withIdOf(spec: Record<string, unknown>, refs: NameRefs, kind: Kind, member: { name: string; id: string; as: string }): Record<string, unknown> {
+export function withIdOf(
+  spec: Record<string, unknown>,
+  refs: NameRefs,
+  kind: Kind,
+  member: { name: string; id: string; as: string },
+): Record<string, unknown> {
   const { [member.name]: name, [member.id]: id, ...rest } = spec;
   const resolved = typeof name === 'string' ? refs.id(kind, name, pointerTo(member.as)) : id;
   return resolved === undefined ? rest : { ...rest, [member.as]: resolved };

@@ -17,7 +17,12 @@ export type RouteOptions = Pick<KindRoutes, 'paged' | 'access'> & {
 };
 
 /** A managed kind at `segment` under the service (`stack/dashboards`), its id placeholder named `idParam`. */
-export function managedRoutes(segment: string, idParam: string, update: KindRoutes['update'], options: RouteOptions = {}): KindRoutes {
+export function managedRoutes(
+  segment: string,
+  idParam: string,
+  update: KindRoutes['update'],
+  options: RouteOptions = {},
+): KindRoutes {
   const collection = `${MANAGED_SERVICE}/${segment}`;
   return withOptions({ collection, item: `${collection}/{${idParam}}`, update }, options);
 }
@@ -26,13 +31,22 @@ export function managedRoutes(segment: string, idParam: string, update: KindRout
  * A managed service's one object at `segment` (`pipesCdcScaling`): read by a GET and changed by
  * `update` on the same route, no id in it; `id` names it in the plan and the inventory.
  */
-export function managedSingletonRoutes(segment: string, id: string, update: KindRoutes['update'], options: RouteOptions = {}): KindRoutes {
+export function managedSingletonRoutes(
+  segment: string,
+  id: string,
+  update: KindRoutes['update'],
+  options: RouteOptions = {},
+): KindRoutes {
   const collection = `${MANAGED_SERVICE}/${segment}`;
   return withOptions({ collection, item: collection, update, singleton: { id } }, options);
 }
 
 /** A self-hosted kind at `segment` under the API (`dashboards`); its id placeholder is `id`. */
-export function selfHostedRoutes(segment: string, update: KindRoutes['update'], options: RouteOptions = {}): KindRoutes {
+export function selfHostedRoutes(
+  segment: string,
+  update: KindRoutes['update'],
+  options: RouteOptions = {},
+): KindRoutes {
   const collection = `${SELF_HOSTED_API}/${segment}`;
   return withOptions({ collection, item: `${collection}/{id}`, update }, options);
 }
@@ -40,6 +54,9 @@ export function selfHostedRoutes(segment: string, update: KindRoutes['update'], 
 function withOptions(routes: KindRoutes, { paged, access, validate }: RouteOptions): KindRoutes {
   if (paged) routes.paged = true;
   if (access) routes.access = access;
-  if (validate) routes.validate = Object.fromEntries(validate.profiles.map((profile) => [profile, `${routes.collection}/${validate.suffix}`]));
+  if (validate)
+    routes.validate = Object.fromEntries(
+      validate.profiles.map((profile) => [profile, `${routes.collection}/${validate.suffix}`]),
+    );
   return routes;
 }

@@ -72,7 +72,10 @@ export function overlay(desired: unknown, live: unknown): unknown {
 }
 
 /** {@link overlay} of two objects: an object. */
-export function overlayMembers(desired: Record<string, unknown>, live: Record<string, unknown>): Record<string, unknown> {
+export function overlayMembers(
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...live };
   // A member set to undefined is one the manifest leaves out: the live value stays.
   for (const [key, value] of Object.entries(desired)) if (value !== undefined) merged[key] = overlay(value, live[key]);

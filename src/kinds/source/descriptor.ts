@@ -31,28 +31,52 @@ export const sourceKind = flatKind<typeof SOURCE, 'sources'>({
   // A managed service has no connection list (docs/manifests/source.md): its sources name the platform's connection by id.
   namedByName: (manifest) => {
     const name = manifest.spec['connection'];
-    return typeof name === 'string' ? [{ kind: CONNECTION, name, pointer: ['spec', 'connection'], idMember: 'connectionId' }] : [];
+    return typeof name === 'string'
+      ? [{ kind: CONNECTION, name, pointer: ['spec', 'connection'], idMember: 'connectionId' }]
+      : [];
   },
   // What the service's newest API description lacks of a source of its kind is not sent to a target of today's API.
   checkForTarget: (manifest, { variant, profile }) => {
     const spec = manifest.spec;
     const lacked = profile === 'current' ? SOURCE_LACKED_ON_CURRENT[variant]?.[String(spec['kind'])] : undefined;
-    return lacked ? lackedProblems(spec, lacked.map((path) => ({ path })), `the ${variant} service's API, for a ${String(spec['kind'])} source,`) : [];
+    return lacked
+      ? lackedProblems(
+          spec,
+          lacked.map((path) => ({ path })),
+          `the ${variant} service's API, for a ${String(spec['kind'])} source,`,
+        )
+      : [];
   },
   // The source as the API takes it: its connection by id.
-  rules: { members: (desired, refs) => withIdOf(desired.spec, refs, CONNECTION, { name: 'connection', id: 'connectionId', as: 'connection' }) },
+  rules: {
+    members: (desired, refs) =>
+      withIdOf(desired.spec, refs, CONNECTION, { name: 'connection', id: 'connectionId', as: 'connection' }),
+  },
   // The server deletes a connection whatever names it: the sources left on it are said on the delete.
   afterPlan: (plan, input) => {
     const changes = [...plan.changes, ...(input.deletes.get(SOURCE) ?? [])];
-    for (const [deletion, sources] of leftNaming({ deletes: input.deletes.get(CONNECTION) ?? [], live: input.live, names: connectionOf, changes })) {
-      deletion.warnings.push(`the server deletes it even though ` +
-        `${sources.map((source) => labelOf(SOURCE, source)).join(', ')} still query through it; they are ` +
-        `left on a connection that no longer exists`);
+    for (const [deletion, sources] of leftNaming({
+      deletes: input.deletes.get(CONNECTION) ?? [],
+      live: input.live,
+      names: connectionOf,
+      changes,
+    })) {
+      deletion.warnings.push(
+        `the server deletes it even though ` +
+          `${sources.map((source) => labelOf(SOURCE, source)).join(', ')} still query through it; they are ` +
+          `left on a connection that no longer exists`,
+      );
     }
   },
-  export: flatExport('source', sourceSpecSchema, (live, ctx) => namedReference(ctx, live.members, CONNECTION, 'connection', { name: 'connection', id: 'connectionId' }), {
-    namedIds: connectionOf,
-  }),
+  export: flatExport(
+    'source',
+    sourceSpecSchema,
+    (live, ctx) =>
+      namedReference(ctx, live.members, CONNECTION, 'connection', { name: 'connection', id: 'connectionId' }),
+    {
+      namedIds: connectionOf,
+    },
+  ),
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).

@@ -1,5 +1,3 @@
-
-
 import { SOURCE } from './schema.js';
 
 export { SOURCE };

@@ -31,20 +31,23 @@ function sourceMembers(): Record<string, TSchema> {
   return members;
 }
 
-
-
 /**
  * Per kind: the members its create requires, and no member of another kind's body (the managed
  * gateway refuses a member it does not know; each is an error at its line, "when kind is log").
  */
 function sourceKindRules(members: Record<string, TSchema>): Record<string, unknown>[] {
-  const kinds = Object.keys(SOURCE_REQUIRED_MEMBERS).filter((kind): kind is CurrentSourceKind => Object.hasOwn(CURRENT_SOURCE_WRITES, kind));
+  const kinds = Object.keys(SOURCE_REQUIRED_MEMBERS).filter((kind): kind is CurrentSourceKind =>
+    Object.hasOwn(CURRENT_SOURCE_WRITES, kind),
+  );
   return kinds.map((kind) => {
     const own = new Set(Object.keys(CURRENT_SOURCE_WRITES[kind].properties));
     const foreign = Object.keys(members).filter((member) => !own.has(member));
     return {
       if: { properties: { kind: { const: kind } }, required: ['kind'] },
-      then: { required: [...SOURCE_REQUIRED_MEMBERS[kind]], properties: Object.fromEntries(foreign.map((member) => [member, false])) },
+      then: {
+        required: [...SOURCE_REQUIRED_MEMBERS[kind]],
+        properties: Object.fromEntries(foreign.map((member) => [member, false])),
+      },
     };
   });
 }
@@ -54,8 +57,11 @@ const SOURCE_MEMBERS = sourceMembers();
 export const sourceSpecSchema = object(
   {
     name: described(required, 'Source name in the API; what live sources are matched by.'),
-    kind: oneOf(CURRENT_SOURCE_KINDS, { description: 'log, trace, metric, session or promql: which members the source needs (log: from, ' +
-      'defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).' }),
+    kind: oneOf(CURRENT_SOURCE_KINDS, {
+      description:
+        'log, trace, metric, session or promql: which members the source needs (log: from, ' +
+        'defaultTableSelectExpression, timestampValueExpression; see docs/manifests/source.md).',
+    }),
     ...optional({
       connection: nameOf('Connection', 'connection'),
       connectionId: described(objectId, 'Id of the connection (instead of connection).'),
@@ -63,12 +69,16 @@ export const sourceSpecSchema = object(
     ...SOURCE_MEMBERS,
     ignoreDifferences: Type.Optional(ignoreDifferencesSchema),
   },
-  { description: 'A source: where a kind of data lives and how to read it; each kind names the members its create requires.', ...oneOfPair('connection', 'connectionId'), allOf: sourceKindRules(SOURCE_MEMBERS) },
+  {
+    description:
+      'A source: where a kind of data lives and how to read it; each kind names the members its create requires.',
+    ...oneOfPair('connection', 'connectionId'),
+    allOf: sourceKindRules(SOURCE_MEMBERS),
+  },
 );
 
 /** What the kind is, as its published schema says. */
-export const SOURCE_DESCRIPTION =
-  'A source of observability data (logs, traces, metrics, sessions) on a connection.';
+export const SOURCE_DESCRIPTION = 'A source of observability data (logs, traces, metrics, sessions) on a connection.';
 
 /** The whole manifest document: the envelope with this spec. */
 export const sourceDocumentSchema = documentSchema(SOURCE, sourceSpecSchema, SOURCE_DESCRIPTION);

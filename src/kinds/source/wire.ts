@@ -37,7 +37,9 @@ export const CURRENT_METRIC_TABLE_TYPES = ['gauge', 'histogram', 'sum', 'summary
 
 // ---------------------------------------------------------------- the current profile: the write bodies of each kind of source
 
-const HighlightedExpressions = Type.Array(Type.Object({ sqlExpression: required, luceneExpression: Type.Optional(text), alias: Type.Optional(text) }));
+const HighlightedExpressions = Type.Array(
+  Type.Object({ sqlExpression: required, luceneExpression: Type.Optional(text), alias: Type.Optional(text) }),
+);
 
 /** `minGranularity` and `granularity` are sent and answered short (`5m`); stored as SQL intervals (`5 minute`). */
 const MaterializedView = Type.Object({
@@ -47,9 +49,20 @@ const MaterializedView = Type.Object({
   minGranularity: text,
   minDate: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
   timestampColumn: required,
-  aggregatedColumns: Type.Array(Type.Object({ sourceColumn: Type.Optional(text), aggFn: Type.Enum([...CURRENT_AGG_FNS, 'increase', 'histogram']), mvColumn: required }), { minItems: 1 }),
+  aggregatedColumns: Type.Array(
+    Type.Object({
+      sourceColumn: Type.Optional(text),
+      aggFn: Type.Enum([...CURRENT_AGG_FNS, 'increase', 'histogram']),
+      mvColumn: required,
+    }),
+    { minItems: 1 },
+  ),
 });
-const MetadataMaterializedViews = Type.Object({ keyRollupTable: Type.Optional(nullable(text)), kvRollupTable: required, granularity: text });
+const MetadataMaterializedViews = Type.Object({
+  keyRollupTable: Type.Optional(nullable(text)),
+  kvRollupTable: required,
+  granularity: text,
+});
 
 /** What every kind has, in the order the service answers (the base of its source schemas). */
 const sourceBase = <K extends string>(kind: K) => ({
@@ -126,7 +139,11 @@ export const CurrentTraceSourceWrite = Type.Object({
   ...viewMembers,
 });
 
-export const CurrentSessionSourceWrite = Type.Object({ ...sourceBase('session'), traceSourceId: required, ...optionalTexts(['resourceAttributesExpression']) });
+export const CurrentSessionSourceWrite = Type.Object({
+  ...sourceBase('session'),
+  traceSourceId: required,
+  ...optionalTexts(['resourceAttributesExpression']),
+});
 
 export const CurrentMetricSourceWrite = Type.Object({
   ...sourceBase('metric'),
@@ -151,14 +168,24 @@ export const CURRENT_SOURCE_WRITES = {
 export type CurrentSourceKind = keyof typeof CURRENT_SOURCE_WRITES;
 
 const commonNullable = ['disabled', 'querySettings'] as const;
-const viewNullable = ['useTextIndexForImplicitColumn', 'highlightedTraceAttributeExpressions', 'highlightedRowAttributeExpressions', 'materializedViews', 'metadataMaterializedViews'] as const;
+const viewNullable = [
+  'useTextIndexForImplicitColumn',
+  'highlightedTraceAttributeExpressions',
+  'highlightedRowAttributeExpressions',
+  'materializedViews',
+  'metadataMaterializedViews',
+] as const;
 
 /**
  * Members of a source body the OpenAPI marks nullable (hyperdx `packages/api/openapi.json`,
  * `LogSource` … `PromqlSource`): null there means the member is not set.
  */
 export const CURRENT_SOURCE_NULLABLE: Record<CurrentSourceKind, readonly string[]> = {
-  log: [...commonNullable, ...LOG_OPTIONAL_TEXTS.filter((member) => member !== 'tableFilterExpression'), ...viewNullable],
+  log: [
+    ...commonNullable,
+    ...LOG_OPTIONAL_TEXTS.filter((member) => member !== 'tableFilterExpression'),
+    ...viewNullable,
+  ],
   trace: [
     ...commonNullable,
     'logSourceId',
@@ -180,4 +207,6 @@ export const CURRENT_SOURCE_NULLABLE: Record<CurrentSourceKind, readonly string[
   promql: commonNullable,
 };
 
-export type CurrentSourceWrite = { [K in CurrentSourceKind]: Static<(typeof CURRENT_SOURCE_WRITES)[K]> }[CurrentSourceKind];
+export type CurrentSourceWrite = {
+  [K in CurrentSourceKind]: Static<(typeof CURRENT_SOURCE_WRITES)[K]>;
+}[CurrentSourceKind];

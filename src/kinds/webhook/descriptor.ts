@@ -26,10 +26,20 @@ export const webhookKind = flatKind<typeof WEBHOOK, 'webhooks'>({
     'self-hosted': selfHostedRoutes('webhooks', 'PUT', { paged: true, access: { seed: 'none' } }),
   },
   references: [],
-  secrets: { members: WEBHOOK_SECRET_MEMBERS, sites: (spec) => [...secretSite(spec, 'url'), ...secretMapSites(spec, 'headers'), ...secretMapSites(spec, 'queryParams')] },
+  secrets: {
+    members: WEBHOOK_SECRET_MEMBERS,
+    sites: (spec) => [
+      ...secretSite(spec, 'url'),
+      ...secretMapSites(spec, 'headers'),
+      ...secretMapSites(spec, 'queryParams'),
+    ],
+  },
   rules: {
     members: (desired) => desired.spec,
-    createProblem: (desired) => (desired.secrets['url'] === undefined ? 'a new webhook needs its url (a secret reference: {fromEnv: NAME} or {fromFile: PATH})' : undefined),
+    createProblem: (desired) =>
+      desired.secrets['url'] === undefined
+        ? 'a new webhook needs its url (a secret reference: {fromEnv: NAME} or {fromFile: PATH})'
+        : undefined,
     secrets: webhookSecrets,
   },
   // The URL is a secret: export leaves it out (the live one is kept) and says how to manage it.

@@ -1,5 +1,3 @@
-
-
 import { WEBHOOK } from './schema.js';
 
 export { WEBHOOK };

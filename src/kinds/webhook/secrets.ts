@@ -13,7 +13,12 @@ import type { LiveFlat } from '../shared/flat-live.js';
 import type { DesiredFlat } from '../shared/flat-manifests.js';
 import { WEBHOOK, WEBHOOK_WRITE_ONLY } from './model.js';
 
-export function webhookSecrets(desired: DesiredFlat, live: LiveFlat | undefined, members: WriteBody, state: TargetState): SecretPart {
+export function webhookSecrets(
+  desired: DesiredFlat,
+  live: LiveFlat | undefined,
+  members: WriteBody,
+  state: TargetState,
+): SecretPart {
   const part: SecretPart = { diff: [], body: {}, hashes: {}, warnings: [] };
   const url = desired.secrets['url'];
   const unresolved: string[] = [];
@@ -28,14 +33,20 @@ export function webhookSecrets(desired: DesiredFlat, live: LiveFlat | undefined,
     part.diff.push(secretRow('url', live?.members['url'] !== undefined, true));
     part.body['url'] = url.value;
   }
-  const serviceChanges = live !== undefined && members['service'] !== undefined && members['service'] !== live.members['service'];
+  const serviceChanges =
+    live !== undefined && members['service'] !== undefined && members['service'] !== live.members['service'];
   const moves = live !== undefined && (urlChanges || serviceChanges);
   for (const member of WEBHOOK_WRITE_ONLY) {
     if (!desired.secretMembers.includes(member)) {
-      if (moves) part.warnings.push(`the service clears a webhook's ${member} when its url or service changes, and this manifest does not set them: they are lost`);
+      if (moves)
+        part.warnings.push(
+          `the service clears a webhook's ${member} when its url or service changes, and this manifest does not set them: they are lost`,
+        );
       continue;
     }
-    const entries = Object.entries(desired.secrets).filter(([path]) => path.startsWith(`${member}.`)).map(([path, secret]) => [path.slice(member.length + 1), secret] as const);
+    const entries = Object.entries(desired.secrets)
+      .filter(([path]) => path.startsWith(`${member}.`))
+      .map(([path, secret]) => [path.slice(member.length + 1), secret] as const);
     const digest = digestOf(Object.fromEntries(entries.map(([name, secret]) => [name, secret.hmac])));
     const unknown = entries.filter(([, secret]) => secret.unknown !== undefined);
     if (unknown.length > 0) {

@@ -61,5 +61,8 @@ export const CurrentWebhookEntry = Type.Object({
   body: Type.Optional(Type.String()),
 });
 
-export type CurrentWebhookWrite = Omit<Static<typeof CurrentWebhookWrite>, 'headers' | 'queryParams'> & { headers?: Record<string, string>; queryParams?: Record<string, string> };
+export type CurrentWebhookWrite = Omit<Static<typeof CurrentWebhookWrite>, 'headers' | 'queryParams'> & {
+  headers?: Record<string, string>;
+  queryParams?: Record<string, string>;
+};
 export type CurrentWebhookEntry = Static<typeof CurrentWebhookEntry>;

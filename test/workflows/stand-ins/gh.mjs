@@ -9,7 +9,9 @@ if (args[0] !== 'api') {
   process.exit(2);
 }
 const method = args.includes('--method') ? args[args.indexOf('--method') + 1] : 'GET';
-const path = args.slice(1).find((arg, index, all) => !arg.startsWith('-') && !['--method', '--jq', '-F'].includes(all[index - 1] ?? ''));
+const path = args
+  .slice(1)
+  .find((arg, index, all) => !arg.startsWith('-') && !['--method', '--jq', '-F'].includes(all[index - 1] ?? ''));
 if (method === 'GET') {
   if (process.env.FAKE_GH_COMMENT_IDS) console.log(process.env.FAKE_GH_COMMENT_IDS);
 } else {
