@@ -12,6 +12,12 @@ import type { PipeResource, PipeSecrets, ServiceRecord } from './model.js';
 const WRITE_ONLY_MEMBERS = ['credentials', 'accessKey'] as const;
 
 type Block = Record<string, unknown>;
+
+/** A PATCH's `settings` over the source block's: the members it names replace, the others stay. */
+export function overlaySourceSettings(block: Block, settings: unknown): void {
+  if (settings !== undefined)
+    block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
+}
 type TableMapping = { sourceSchemaName: string; sourceTable: string; targetTable: string } & Block;
 
 interface PipeInput {
@@ -203,8 +209,7 @@ function applySourcePatch(
   );
   const block = pipe.source[kind] ?? {};
   Object.assign(block, members);
-  if (settings !== undefined)
-    block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
+  overlaySourceSettings(block, settings);
   if (tableMappingsToAdd !== undefined || tableMappingsToRemove !== undefined) {
     block['tableMappings'] = changeTableMappings(
       kind,

@@ -63,21 +63,34 @@ function credentialMembers(block: Block, members: string[], at: string, why: str
     .map((member) => missing(`${at}.credentials.${member}`, `is required ${why}`));
 }
 
+/** An authentication the flavour does not support, as an issue at its member; none when it does. */
+function unsupportedAuthentication(
+  at: string,
+  flavour: string,
+  authentication: string,
+  supported: readonly string[],
+): SchemaIssue | undefined {
+  if (supported.includes(authentication)) return undefined;
+  return issue(
+    `${at}.authentication`,
+    `${flavour} does not support ${authentication} (supported: ${supported.join(', ')})`,
+  );
+}
+
 /** OpenAPI, kafka `authentication`: the methods each flavour supports, and what each needs. */
 const kafkaRules: FamilyRule = (block, at) => {
   const flavour = block['type'] as keyof typeof KAFKA_AUTHENTICATIONS_BY_FLAVOUR;
   const authentication = block['authentication'] as string | undefined;
   const issues: SchemaIssue[] = [];
   if (authentication !== undefined) {
-    const supported = KAFKA_AUTHENTICATIONS_BY_FLAVOUR[flavour];
     const why = `with ${authentication} authentication`;
-    if (!supported.includes(authentication as never))
-      issues.push(
-        issue(
-          `${at}.authentication`,
-          `${flavour} does not support ${authentication} (supported: ${supported.join(', ')})`,
-        ),
-      );
+    const unsupported = unsupportedAuthentication(
+      at,
+      flavour,
+      authentication,
+      KAFKA_AUTHENTICATIONS_BY_FLAVOUR[flavour],
+    );
+    if (unsupported) issues.push(unsupported);
     else if (authentication === 'IAM_ROLE') issues.push(...need(block, 'iamRole', at, why));
     else if (authentication === 'IAM_USER')
       issues.push(...credentialMembers(block, ['accessKeyId', 'secretKey'], at, why));
@@ -115,15 +128,14 @@ const objectStorageRules: FamilyRule = (block, at) => {
   else issues.push(...need(block, 'url', at, `for ${flavour}`));
   const authentication = block['authentication'] as string | undefined;
   if (authentication !== undefined) {
-    const supported = OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR[flavour];
     const why = `with ${authentication} authentication`;
-    if (!supported.includes(authentication as never))
-      issues.push(
-        issue(
-          `${at}.authentication`,
-          `${flavour} does not support ${authentication} (supported: ${supported.join(', ')})`,
-        ),
-      );
+    const unsupported = unsupportedAuthentication(
+      at,
+      flavour,
+      authentication,
+      OBJECT_STORAGE_AUTHENTICATIONS_BY_FLAVOUR[flavour],
+    );
+    if (unsupported) issues.push(unsupported);
     else if (authentication === 'IAM_ROLE') issues.push(...need(block, 'iamRole', at, why));
     else if (authentication === 'IAM_USER') issues.push(...need(block, 'accessKey', at, why));
     else if (authentication === 'CONNECTION_STRING') issues.push(...need(block, 'connectionString', at, why));

@@ -348,13 +348,18 @@ class PostgresBackend implements StateBackend {
     };
   }
 
-  async holder(): Promise<LockHolder | undefined> {
+  /** The holder the state's row names, with its session, after the tables are there. */
+  async #recordedHolder(): Promise<(LockHolder & { session?: number }) | null | undefined> {
     await this.ready();
     const row = await this.#query<{ holder: (LockHolder & { session?: number }) | null }>(
       'SELECT holder FROM stacksync_state WHERE name = $1',
       [this.name],
     );
-    const holder = row.rows[0]?.holder;
+    return row.rows[0]?.holder;
+  }
+
+  async holder(): Promise<LockHolder | undefined> {
+    const holder = await this.#recordedHolder();
     if (!holder) return undefined;
     // The row may name a holder whose session is gone (kill -9): only a held advisory lock counts.
     const held = await this.#query<{ held: boolean }>(
@@ -367,12 +372,7 @@ class PostgresBackend implements StateBackend {
   }
 
   async unlock(token: string): Promise<LockHolder | undefined> {
-    await this.ready();
-    const row = await this.#query<{ holder: (LockHolder & { session?: number }) | null }>(
-      'SELECT holder FROM stacksync_state WHERE name = $1',
-      [this.name],
-    );
-    const holder = row.rows[0]?.holder;
+    const holder = await this.#recordedHolder();
     if (!holder || holder.token !== token) return undefined;
     // A new generation fences the old holder; ending its session frees the advisory lock.
     await this.#query('UPDATE stacksync_state SET generation = generation + 1, holder = NULL WHERE name = $1', [

@@ -44,7 +44,13 @@ import { findLacked } from '../../schema/lacked.js';
 import { ApiError } from '../errors.js';
 import { isoTimestamp, newId } from '../ids.js';
 import type { PipeResource, PipeSecrets, ServiceRecord } from '../model.js';
-import { changeTableMappings, requirePipe, stripUnknownMembers, type Fingerprint } from '../pipes.js';
+import {
+  changeTableMappings,
+  overlaySourceSettings,
+  requirePipe,
+  stripUnknownMembers,
+  type Fingerprint,
+} from '../pipes.js';
 import {
   forgetPipe,
   pipeFamily,
@@ -342,8 +348,7 @@ function applyBlock(
   redactUri(family, members, secrets, rules.fingerprint, previousUri);
   for (const key of cleared) delete block[key];
   Object.assign(block, members);
-  if (settings !== undefined)
-    block['settings'] = { ...(block['settings'] as Block | undefined), ...(settings as Block) };
+  overlaySourceSettings(block, settings);
   if (tableMappingsToAdd !== undefined || tableMappingsToRemove !== undefined) {
     const [current, add, remove] = [block['tableMappings'], tableMappingsToAdd, tableMappingsToRemove].map(
       (list) => (list as Mapping[] | undefined) ?? [],

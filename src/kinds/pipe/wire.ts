@@ -89,14 +89,17 @@ type PipeSettingMembers = { [K in keyof typeof PIPE_SETTING_BOUNDS]: TOptional<T
   [K in (typeof PIPE_BOOLEAN_SETTINGS)[number]]: TOptional<TBoolean>;
 };
 
+/** The integer settings, each within its bounds: the same on both profiles. */
+const boundedSettings = Object.fromEntries(
+  Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [
+    key,
+    Type.Optional(Type.Integer({ minimum, maximum })),
+  ]),
+);
+
 /** Pipe settings (seed 2.5) with the bounds of docs/reference/api-behaviour.md. */
 export const pipeSettingsSchema = object({
-  ...Object.fromEntries(
-    Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [
-      key,
-      Type.Optional(Type.Integer({ minimum, maximum })),
-    ]),
-  ),
+  ...boundedSettings,
   ...Object.fromEntries(PIPE_BOOLEAN_SETTINGS.map((key) => [key, Type.Optional(boolean)])),
 } as PipeSettingMembers);
 
@@ -609,12 +612,7 @@ export const PIPE_PATCH_BLOCKS: Partial<Record<PipeFamily, TSchema>> = {
 
 /** Pipe settings with the seed's prefix and the real service's bounds (a null, "the default", is taken out before the check). */
 export const currentPipeSettingsSchema = object({
-  ...Object.fromEntries(
-    Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [
-      key,
-      Type.Optional(Type.Integer({ minimum, maximum })),
-    ]),
-  ),
+  ...boundedSettings,
   ...Object.fromEntries([...PIPE_BOOLEAN_SETTINGS, 'kafka_read_committed'].map((key) => [key, Type.Optional(boolean)])),
 });
 
