@@ -3,7 +3,7 @@
  * checking them against the meta-schema (`createAjv`, `validateSchema: false`), so this is where
  * a schema that ajv would read wrongly, or not at all, is caught.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -14,7 +14,18 @@ import { JOURNAL_LINE_SCHEMAS, STATE_FILE_SCHEMA } from '../../src/state/format.
 import { fileSchema } from '../../src/emulator/persistence.js';
 import { seedSchemaFor } from '../../src/emulator/seed.js';
 
-const SCHEMA_DIR = fileURLToPath(new URL('../../src/schema/', import.meta.url));
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+/** The modules that export schemas: src/schema/, and each kind's wire and manifest schemas in its folder. */
+const SCHEMA_MODULES = [
+  ...readdirSync(`${SRC}schema`)
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => `schema/${name}`),
+  'kinds/wire.ts',
+  ...readdirSync(`${SRC}kinds`, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => ['wire.ts', 'schema.ts'].map((file) => `kinds/${entry.name}/${file}`))
+    .filter((path) => existsSync(`${SRC}${path}`)),
+];
 const SCHEMA_KEYWORDS = ['type', 'anyOf', 'oneOf', 'allOf', 'properties', '$ref', 'const', 'enum'];
 
 function looksLikeSchema(value: unknown): value is Record<string, unknown> {
@@ -26,11 +37,11 @@ function looksLikeSchema(value: unknown): value is Record<string, unknown> {
   );
 }
 
-/** Every schema the modules of src/schema export, by `module.export`, and the others the commands compile. */
+/** Every schema the schema modules export, by `module.export`, and the others the commands compile. */
 async function allSchemas(): Promise<[string, Record<string, unknown>][]> {
   const found: [string, Record<string, unknown>][] = [];
-  for (const file of readdirSync(SCHEMA_DIR).filter((name) => name.endsWith('.ts'))) {
-    const module = (await import(`${SCHEMA_DIR}${file}`)) as Record<string, unknown>;
+  for (const file of SCHEMA_MODULES) {
+    const module = (await import(`${SRC}${file}`)) as Record<string, unknown>;
     for (const [name, value] of Object.entries(module)) {
       if (looksLikeSchema(value)) found.push([`${file}:${name}`, value]);
       else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
@@ -58,7 +69,9 @@ describe('every schema stacksync compiles', () => {
     const names = schemas.map(([name]) => name);
     expect(names).toEqual(
       expect.arrayContaining([
-        'config.ts:configSchema',
+        'schema/config.ts:configSchema',
+        'kinds/dashboard/wire.ts:CurrentDashboardWrite',
+        'kinds/pipe/wire.ts:pipeCreateBodySchema',
         'kind:Dashboard',
         'kind:Alert',
         'kind:Pipe',
@@ -66,7 +79,7 @@ describe('every schema stacksync compiles', () => {
         'emulator:seed:current',
       ]),
     );
-    expect(names.length).toBeGreaterThan(40);
+    expect(names.length).toBeGreaterThan(200);
   });
 
   it.each(schemas)('%s is a valid JSON Schema', (_name, schema) => {
