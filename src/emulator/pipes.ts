@@ -152,7 +152,7 @@ export function stripUnknownMembers(schema: Schema | undefined, value: unknown):
 }
 
 export function createPipe(service: ServiceRecord, body: unknown, nowMs: number, rules: PipeRules): PipeResource {
-  const checked = validateApi<PipeInput>('pipeCreateBody', body);
+  const checked = validateApi('pipeCreateBody', body);
   if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe', { issues: checked.issues });
   const { pipe, secrets } = buildPipe(service.id, checked.value, nowMs, 'Provisioning', rules.fingerprint);
   service.pipes.set(pipe.id, pipe);
@@ -172,7 +172,7 @@ export function patchPipe(
   rules: PipeRules,
 ): PipeResource {
   const current = requirePipe(service, id);
-  const checked = validateApi<PipePatch>('pipePatchBody', body);
+  const checked = validateApi('pipePatchBody', body);
   if (!checked.ok) throw new ApiError('bad_request', 'invalid pipe patch', { issues: checked.issues });
   const patch = checked.value;
   requireColumnsForFieldMappings(patch);

@@ -3,7 +3,7 @@
  * server-assigned ids, tile-id preservation on PUT, alert cascade, alert target checks.
  * Pure over one workspace (a managed service's stack or a self-hosted team); no HTTP.
  */
-import { validateApi } from '../kinds/wire.js';
+import { type ApiOf, validateApi } from '../kinds/wire.js';
 import { ApiError, notFound } from './errors.js';
 import { isoTimestamp, newId, type IdFormat } from './ids.js';
 import type { AlertResource, DashboardResource, SeedWorkspace as Workspace, TileResource } from './model.js';
@@ -38,8 +38,11 @@ interface AlertWrite {
   savedSearchId?: string;
 }
 
-function validated<T>(schema: 'dashboardCreateBody' | 'dashboardUpdateBody' | 'alertWriteBody', body: unknown): T {
-  const checked = validateApi<T>(schema, body);
+function validated<N extends 'dashboardCreateBody' | 'dashboardUpdateBody' | 'alertWriteBody'>(
+  schema: N,
+  body: unknown,
+): ApiOf<N> {
+  const checked = validateApi(schema, body);
   if (!checked.ok) throw new ApiError('bad_request', `invalid ${schema}`, { issues: checked.issues });
   return checked.value;
 }
@@ -72,7 +75,7 @@ export function getDashboard(ws: Workspace, id: string): DashboardResource {
 
 /** Ids sent by the client are ignored: the dashboard and every tile get new ones (a seed keeps the ones it gives). */
 export function createDashboard(ws: Workspace, body: unknown, nowMs: number, seededId?: string): DashboardResource {
-  const write = validated<DashboardWrite>('dashboardCreateBody', body);
+  const write: DashboardWrite = validated('dashboardCreateBody', body);
   const now = isoTimestamp(nowMs);
   const tileId = (tile: TileWrite): string => (seededId !== undefined && tile.id ? tile.id : newId(ws.idFormat, nowMs));
   const dashboard: DashboardResource = {
@@ -94,7 +97,7 @@ export function createDashboard(ws: Workspace, body: unknown, nowMs: number, see
  */
 export function updateDashboard(ws: Workspace, id: string, body: unknown, nowMs: number): DashboardResource {
   const current = getDashboard(ws, id);
-  const write = validated<DashboardWrite & { tiles: TileWrite[] }>('dashboardUpdateBody', body);
+  const write: DashboardWrite & { tiles: TileWrite[] } = validated('dashboardUpdateBody', body);
   const existing = new Set(current.tiles.map((tile) => tile.id));
   const kept = new Set<string>();
   const tiles = write.tiles.map((tile) => {
@@ -139,7 +142,7 @@ export function getAlert(ws: Workspace, id: string): AlertResource {
 }
 
 export function createAlert(ws: Workspace, body: unknown, nowMs: number, seededId?: string): AlertResource {
-  const write = validated<AlertWrite>('alertWriteBody', body);
+  const write: AlertWrite = validated('alertWriteBody', body);
   checkTarget(ws, write);
   const now = isoTimestamp(nowMs);
   const alert = alertResource(seededId ?? newId(ws.idFormat, nowMs), write, {
@@ -156,7 +159,7 @@ export function createAlert(ws: Workspace, body: unknown, nowMs: number, seededI
 /** PUT replaces the configuration: members left out (name, message, groupBy) are cleared. */
 export function updateAlert(ws: Workspace, id: string, body: unknown, nowMs: number): AlertResource {
   const current = getAlert(ws, id);
-  const write = validated<AlertWrite>('alertWriteBody', body);
+  const write: AlertWrite = validated('alertWriteBody', body);
   checkTarget(ws, write);
   const alert = alertResource(id, write, { ...current, updatedAt: isoTimestamp(nowMs) });
   ws.alerts.set(id, alert);

@@ -11,9 +11,11 @@ import {
   type TObject,
   type TObjectOptions,
   type TOptional,
+  type Static,
   type TProperties,
   type TSchema,
   type TSchemaOptions,
+  type TUnion,
   type TUnsafe,
 } from 'typebox';
 
@@ -69,4 +71,25 @@ export function constant<const V extends string>(value: V, options: TSchemaOptio
  */
 export function described<T extends TSchema>(schema: T, description: string): Readable<T> {
   return readable(Type.With(schema, { description }) as TSchema as T);
+}
+
+/**
+ * One of the schemas of a literal table (`anyOf`), in the table's order; its type is the union of
+ * the table's schemas. TypeBox's `Union` takes a tuple, which `Object.values` does not type.
+ */
+export function unionOf<T extends Record<string, TSchema>>(table: T): Readable<TUnion<[T[keyof T]]>> {
+  // Typed as one member that is the union of the table's schemas, so its static type is the union
+  // of theirs (TypeBox reads statics from a tuple only). Sound: every value is a `T[keyof T]`.
+  return readable(Type.Union(Object.values(table)) as TUnion<[T[keyof T]]>);
+}
+
+/**
+ * `validate`, compiled from `schema`, as a guard of `schema`'s static type. Sound because the
+ * validator accepts exactly what the schema accepts, and `Static<S>` is the type of that.
+ */
+export function guardOf<S extends TSchema>(
+  _schema: S,
+  validate: (data: unknown) => boolean,
+): (data: unknown) => data is Static<S> {
+  return validate as (data: unknown) => data is Static<S>;
 }

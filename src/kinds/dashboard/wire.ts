@@ -9,7 +9,7 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { CURRENT_AGG_FNS, nullable, objectId } from '../../schema/api-current.js';
 import { boolean, nonEmptyString, string, stringArray, timestamp } from '../../schema/api.js';
-import { object, oneOf, optional } from '../../schema/build.js';
+import { object, oneOf, optional, unionOf } from '../../schema/build.js';
 
 // ---------------------------------------------------------------- enumerations and limits
 
@@ -442,12 +442,8 @@ export const CURRENT_SQL_CONFIGS = {
   bar: CurrentSqlBarConfig,
 } as const satisfies Record<(typeof CURRENT_SQL_DISPLAY_TYPES)[number], TSchema>;
 
-export const CurrentBuilderTileConfig = Type.Union(
-  Object.values(CURRENT_BUILDER_CONFIGS) as [typeof CurrentLineConfig, ...TSchema[]],
-);
-export const CurrentSqlTileConfig = Type.Union(
-  Object.values(CURRENT_SQL_CONFIGS) as [typeof CurrentSqlLineConfig, ...TSchema[]],
-);
+export const CurrentBuilderTileConfig = unionOf(CURRENT_BUILDER_CONFIGS);
+export const CurrentSqlTileConfig = unionOf(CURRENT_SQL_CONFIGS);
 
 // ---------------------------------------------------------------- tile series (the old format)
 
@@ -499,7 +495,7 @@ export const CURRENT_SERIES = {
   markdown: CurrentMarkdownSeries,
 } as const satisfies Record<(typeof CURRENT_SERIES_TYPES)[number], TSchema>;
 
-export const CurrentSeries = Type.Union(Object.values(CURRENT_SERIES) as [typeof CurrentTimeSeries, ...TSchema[]]);
+export const CurrentSeries = unionOf(CURRENT_SERIES);
 
 // ---------------------------------------------------------------- tiles and dashboards
 

@@ -12,7 +12,7 @@
  * Settings are written here with the seed's prefix (`engine_max_threads`); a server that spells
  * them otherwise (`clickhouse_…`) is served by renaming at the edge.
  */
-import { type TBoolean, type TInteger, type TOptional, type TSchema, Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import {
   boolean,
   integer,
@@ -25,6 +25,7 @@ import {
   uuid,
 } from '../../schema/api.js';
 import { object, oneOf, optional } from '../../schema/build.js';
+import { mapValues, recordOf } from '../../support/records.js';
 import {
   BIGQUERY_AUTHENTICATIONS,
   DATABASE_AUTHENTICATIONS,
@@ -85,23 +86,16 @@ export const PIPE_BOOLEAN_SETTINGS = [
 
 // ---------------------------------------------------------------- the seed profile
 
-type PipeSettingMembers = { [K in keyof typeof PIPE_SETTING_BOUNDS]: TOptional<TInteger> } & {
-  [K in (typeof PIPE_BOOLEAN_SETTINGS)[number]]: TOptional<TBoolean>;
-};
-
 /** The integer settings, each within its bounds: the same on both profiles. */
-const boundedSettings = Object.fromEntries(
-  Object.entries(PIPE_SETTING_BOUNDS).map(([key, [minimum, maximum]]) => [
-    key,
-    Type.Optional(Type.Integer({ minimum, maximum })),
-  ]),
+const boundedSettings = mapValues(PIPE_SETTING_BOUNDS, ([minimum, maximum]) =>
+  Type.Optional(Type.Integer({ minimum, maximum })),
 );
 
 /** Pipe settings (seed 2.5) with the bounds of docs/reference/api-behaviour.md. */
 export const pipeSettingsSchema = object({
   ...boundedSettings,
-  ...Object.fromEntries(PIPE_BOOLEAN_SETTINGS.map((key) => [key, Type.Optional(boolean)])),
-} as PipeSettingMembers);
+  ...recordOf(PIPE_BOOLEAN_SETTINGS, () => Type.Optional(boolean)),
+});
 
 export const usernamePasswordSchema = object({ username: string, password: string });
 export const accessKeySchema = object({ accessKeyId: string, secretKey: string });
