@@ -33,14 +33,6 @@ interface PipeInput {
   updatedAt?: string;
 }
 
-interface PipePatch {
-  name?: string;
-  source?: Record<string, unknown>;
-  destination?: { columns: unknown[] };
-  fieldMappings?: PipeResource['fieldMappings'];
-  settings?: PipeResource['settings'];
-}
-
 /** How a write-only value is kept: a fingerprint that shows it was stored (and changed) without keeping it in clear. */
 export type Fingerprint = (value: unknown) => string;
 
