@@ -5,8 +5,7 @@
 import type { LiveAlert } from '../../src/kinds/alert/model.js';
 import type { LiveDashboard, Tile } from '../../src/kinds/dashboard/model.js';
 import type { LivePipe } from '../../src/kinds/pipe/model.js';
-import type { LiveCdcScaling } from '../../src/kinds/pipe-cdc-scaling/model.js';
-import type { LiveState } from '../../src/kinds/index.js';
+import { liveStateOf, type LiveState } from '../../src/kinds/index.js';
 import type { Variant } from '../../src/model/kinds.js';
 import type { PlanOptions, PlanTargetInput } from '../../src/diff/index.js';
 import type { DesiredAlert } from '../../src/kinds/alert/model.js';
@@ -15,7 +14,6 @@ import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
 import type { DesiredResource } from '../../src/kinds/index.js';
 import type { TargetState } from '../../src/model/state.js';
 import { emptyTargetState } from '../../src/model/state.js';
-import type { LiveFlat } from '../../src/kinds/shared/flat-live.js';
 import type { ApiProfile } from '../../src/schema/enums.js';
 
 type Loose = Record<string, unknown>;
@@ -101,15 +99,11 @@ export function liveAlert(fields: Loose & { id: string }): LiveAlert {
   return { ...ALERT_DEFAULTS, source, state: 'inactive', silenced: false, ...fields } as LiveAlert;
 }
 
+/** A live state: every kind's collection empty (from the registry), those given, dashboards and alerts filled in. */
 export function liveState(fields: Loose = {}): LiveState {
   return {
-    connections: (fields['connections'] as LiveFlat[] | undefined) ?? [],
-    sources: (fields['sources'] as LiveFlat[] | undefined) ?? [],
-    savedSearches: (fields['savedSearches'] as LiveFlat[] | undefined) ?? [],
-    webhooks: (fields['webhooks'] as LiveFlat[] | undefined) ?? [],
-    roles: (fields['roles'] as LiveFlat[] | undefined) ?? [],
-    pipes: (fields['pipes'] as LivePipe[] | undefined) ?? [],
-    pipeCdcScaling: (fields['pipeCdcScaling'] as LiveCdcScaling[] | undefined) ?? [],
+    ...liveStateOf(new Map()),
+    ...(fields as Partial<LiveState>),
     dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(
       liveDashboard,
     ),

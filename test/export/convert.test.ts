@@ -3,7 +3,7 @@ import { parse } from 'yaml';
 import type { LiveAlert } from '../../src/kinds/alert/model.js';
 import type { LiveDashboard } from '../../src/kinds/dashboard/model.js';
 import type { LivePipe } from '../../src/kinds/pipe/model.js';
-import type { LiveState } from '../../src/kinds/index.js';
+import { liveStateOf, type LiveState } from '../../src/kinds/index.js';
 import { assignKeys, envName, exportLiveState, pickBySchema, renderManifest, slugify } from '../../src/export/index.js';
 import { dashboardSpecSchema } from '../../src/kinds/dashboard/schema.js';
 import { pipeSpecSchema } from '../../src/kinds/pipe/schema.js';
@@ -71,19 +71,9 @@ function tileAlert(id: string, name: string | undefined, dashboardId: string, ti
   };
 }
 
+/** A live state with every kind's collection empty (from the registry), and those given. */
 function live(partial: Partial<LiveState>): LiveState {
-  return {
-    pipes: [],
-    pipeCdcScaling: [],
-    connections: [],
-    sources: [],
-    savedSearches: [],
-    webhooks: [],
-    roles: [],
-    dashboards: [],
-    alerts: [],
-    ...partial,
-  };
+  return { ...liveStateOf(new Map()), ...partial };
 }
 
 describe('metadata names', () => {
