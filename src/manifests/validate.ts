@@ -9,7 +9,7 @@ import type { JsonSchema } from '../schema/api.js';
 import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
 import { descriptorOf } from '../kinds/index.js';
-import { isPlainObject } from '../kinds/shared/values.js';
+import { isRecord } from '../kinds/shared/values.js';
 
 export type ManifestCheck = { ok: true; manifest: Manifest } | { ok: false; issues: DescribedIssue[] };
 
@@ -46,12 +46,12 @@ export function manifestSchemas(): NamedSchema[] {
  * for a kind whose spec takes one of two forms, the form its spec has.
  */
 export function manifestSchemaFor(value: unknown): NamedSchema {
-  const document = isPlainObject(value) ? value : {};
+  const document = isRecord(value) ? value : {};
   const kind = document['kind'];
   if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) return ENVELOPE;
   const spec = document['spec'];
   const forms = specFormsOf(kind as Kind);
-  if (!forms || !isPlainObject(spec)) return manifestSchemaOf(kind as Kind);
+  if (!forms || !isRecord(spec)) return manifestSchemaOf(kind as Kind);
   return Object.hasOwn(spec, forms.member) ? forms.forms.with : forms.forms.without;
 }
 

@@ -21,6 +21,7 @@ import {
 } from 'yaml';
 import type { Kind } from '../model/kinds.js';
 import { covers, isServerDefault } from '../kinds/shared/values.js';
+import { isRecord } from '../support/json.js';
 import { findItem, formatSegments, identityOf, parsePath, type PathSegment } from './paths.js';
 import { keyText, SourceEditor } from './source-editor.js';
 
@@ -200,7 +201,7 @@ class ResourcePull {
       if (isSecretReference(node)) return [];
       if ('member' in segment) {
         const pair = isMap(node) ? node.items.find((each) => keyText(each) === segment.member) : undefined;
-        const liveChild = isPlainObject(live) ? live[segment.member] : undefined;
+        const liveChild = isRecord(live) ? live[segment.member] : undefined;
         if (!pair && liveChild === undefined) return [];
         if (!isMap(node)) return [{ type: 'set', node, live, inFlow, path: formatSegments(segments.slice(0, index)) }];
         if (!pair || liveChild === undefined) {
@@ -290,7 +291,7 @@ class ResourcePull {
   private assign(node: Node, live: unknown, inFlow: boolean, path: string): void {
     const current = toJson(node, this.doc);
     if (isSecretReference(node) || this.ignored(path) || covers(current, live)) return;
-    if (isMap(node) && !node.flow && isPlainObject(live) && Object.keys(live).length > 0) {
+    if (isMap(node) && !node.flow && isRecord(live) && Object.keys(live).length > 0) {
       for (const pair of node.items) {
         const key = keyText(pair) ?? '';
         if (
@@ -387,7 +388,7 @@ function pairRenames(ops: readonly Op[], doc: Document): Op[] {
 
 /** How many members two items share with equal values. */
 function likeness(a: unknown, b: unknown): number {
-  if (!isPlainObject(a) || !isPlainObject(b)) return 0;
+  if (!isRecord(a) || !isRecord(b)) return 0;
   return Object.keys(a).filter((key) => Object.hasOwn(b, key) && sameValue(a[key], b[key])).length;
 }
 
@@ -437,7 +438,7 @@ function opLive(op: Op): unknown {
  */
 function laidOver(manifest: unknown, live: unknown): unknown {
   if (covers(manifest, live)) return manifest;
-  if (isPlainObject(manifest) && isPlainObject(live)) {
+  if (isRecord(manifest) && isRecord(live)) {
     const result: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(manifest)) {
       if (Object.hasOwn(live, key)) result[key] = laidOver(value, live[key]);
@@ -455,7 +456,7 @@ function laidOver(manifest: unknown, live: unknown): unknown {
 /** A live value without the members that hold only a server default: what a manifest leaves out. */
 function withoutDefaults(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutDefaults);
-  if (!isPlainObject(value)) return value;
+  if (!isRecord(value)) return value;
   return Object.fromEntries(
     Object.entries(value).flatMap(([key, member]) => (isServerDefault(member) ? [] : [[key, withoutDefaults(member)]])),
   );
@@ -472,10 +473,6 @@ function isNode(value: unknown): value is Node {
   return isScalar(value) || isCollection(value) || isAlias(value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A node's plain value; aliases resolved against its document. */
 function toJson(node: unknown, doc: Document): unknown {
   return isNode(node) ? node.toJS(doc) : node;
@@ -485,7 +482,7 @@ function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b))
     return a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = Object.keys(a);
     return (
       keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameValue(a[key], b[key]))

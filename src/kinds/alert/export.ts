@@ -6,7 +6,7 @@
 import type { ExportContext, KindExport } from '../descriptor.js';
 import { pickBySchema } from '../shared/pick.js';
 import { namedReference } from '../shared/flat-export.js';
-import { isPlainObject } from '../shared/values.js';
+import { isRecord } from '../shared/values.js';
 import { isDashboardNames } from '../dashboard/export.js';
 import { recordOr } from '../../support/json.js';
 import { DASHBOARD } from '../dashboard/model.js';
@@ -61,7 +61,7 @@ function channelsOf(alert: LiveAlert): LiveAlertChannel[] {
   const channels = alert.extra?.['channels'];
   if (Array.isArray(channels) && channels.length > 0)
     return channels.filter(
-      (channel): channel is LiveAlertChannel => isPlainObject(channel) && typeof channel['type'] === 'string',
+      (channel): channel is LiveAlertChannel => isRecord(channel) && typeof channel['type'] === 'string',
     );
   return alert.channel ? [alert.channel] : [];
 }

@@ -7,7 +7,7 @@
  */
 import { CURRENT_AGG_FNS } from '../../schema/api-current.js';
 import { CURRENT_QUANTILE_LEVELS } from './wire.js';
-import { isPlainObject } from '../shared/values.js';
+import { isRecord } from '../shared/values.js';
 import { isOneOf } from '../../support/json.js';
 import type { LiveSeries } from './model.js';
 
@@ -135,7 +135,7 @@ function language(series: LiveSeries): Record<string, unknown> {
 }
 
 function numberFormat(series: readonly LiveSeries[]): Record<string, unknown> {
-  const format = series.find((item) => isPlainObject(item['numberFormat']))?.['numberFormat'];
+  const format = series.find((item) => isRecord(item['numberFormat']))?.['numberFormat'];
   return format === undefined ? {} : { numberFormat: format };
 }
 

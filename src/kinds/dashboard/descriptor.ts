@@ -17,7 +17,7 @@ import { DASHBOARD, type DesiredDashboard, type LiveDashboard } from './model.js
 import { toLiveDashboard } from './read.js';
 import { ALERT } from '../alert/model.js';
 import { POINTER_REFS } from '../shared/refs.js';
-import { isPlainObject } from '../shared/values.js';
+import { isRecord } from '../shared/values.js';
 import { managedRoutes, selfHostedRoutes } from '../shared/routes.js';
 import { warnSourceDeletes } from '../shared/source-deletes.js';
 import { SOURCE } from '../source/model.js';
@@ -85,7 +85,7 @@ declare module '../descriptor.js' {
 
 function createBody(body: WriteBody): WriteBody {
   const listed = body['tiles'];
-  const tiles = (Array.isArray(listed) ? listed.filter(isPlainObject) : []).map(({ id: _ignored, ...tile }) => tile);
+  const tiles = (Array.isArray(listed) ? listed.filter(isRecord) : []).map(({ id: _ignored, ...tile }) => tile);
   const filters = body['filters'];
   return {
     ...body,

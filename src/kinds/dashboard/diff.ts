@@ -31,7 +31,7 @@ import type { IntentTiming } from '../shared/intents.js';
 import { matchAll } from '../shared/match.js';
 import type { Match } from '../shared/match.js';
 import { NameRefs } from '../shared/refs.js';
-import { diffValues, fieldDiff, isPlainObject, omit, overlayMembers, sameSet } from '../shared/values.js';
+import { diffValues, fieldDiff, isRecord, omit, overlayMembers, sameSet } from '../shared/values.js';
 import { hiddenTilesError, hiddenTilesOf, type HiddenTileEvidence } from './hidden.js';
 import {
   DASHBOARD as KIND,
@@ -221,8 +221,7 @@ function diffDashboard(desired: DesiredDashboard, profileForm: ProfileForm, live
     diff.push(fieldDiff(`tiles[${tile.name}]`, omit(liveTileBody(tile), 'id'), undefined));
   }
   for (const [member, value] of Object.entries(profileForm.members)) {
-    if (member === 'filters')
-      diffFilters(Array.isArray(value) ? value.filter(isPlainObject) : [], liveFilters(live), diff);
+    if (member === 'filters') diffFilters(Array.isArray(value) ? value.filter(isRecord) : [], liveFilters(live), diff);
     else diffValues(member, value, live.extra?.[member], diff);
   }
   return diff;
@@ -244,7 +243,7 @@ function diffFilters(desired: readonly WriteBody[], live: readonly WriteBody[], 
 
 function liveFilters(live: LiveDashboard): WriteBody[] {
   const filters = live.extra?.['filters'];
-  return Array.isArray(filters) ? filters.filter(isPlainObject) : [];
+  return Array.isArray(filters) ? filters.filter(isRecord) : [];
 }
 
 /**
@@ -261,7 +260,7 @@ function updateBody(desired: DesiredDashboard, profileForm: ProfileForm, live: L
   });
   const members: WriteBody = { ...profileForm.members };
   const filters = members['filters'];
-  if (Array.isArray(filters)) members['filters'] = filtersWithIds(filters.filter(isPlainObject), live);
+  if (Array.isArray(filters)) members['filters'] = filtersWithIds(filters.filter(isRecord), live);
   return { ...live.extra, name: desired.name, ...(desired.tags ? { tags: desired.tags } : {}), tiles, ...members };
 }
 
@@ -287,8 +286,7 @@ function overlayTile(desired: TileWrite, live: LiveTile): TileWrite {
   const base = liveTileBody(live);
   if (desired.series !== undefined) delete base.config;
   if (desired.config !== undefined) delete base.series;
-  if (isPlainObject(desired.config) && isPlainObject(base.config))
-    base.config = withoutOtherLinkOut(desired.config, base.config);
+  if (isRecord(desired.config) && isRecord(base.config)) base.config = withoutOtherLinkOut(desired.config, base.config);
   // The overlay holds every member of the live body, the manifest's laid over them.
   return { ...base, ...overlayMembers(desired, base) };
 }
@@ -303,11 +301,11 @@ function overlayTile(desired: TileWrite, live: LiveTile): TileWrite {
 function withoutOtherLinkOut(desired: Record<string, unknown>, live: Record<string, unknown>): Record<string, unknown> {
   const wanted = desired['onClick'];
   const current = live['onClick'];
-  if (!isPlainObject(wanted) || !isPlainObject(current)) return live;
+  if (!isRecord(wanted) || !isRecord(current)) return live;
   if (wanted['type'] !== current['type']) return omit(live, 'onClick');
   const wantedTarget = wanted['target'];
   const currentTarget = current['target'];
-  if (isPlainObject(wantedTarget) && isPlainObject(currentTarget) && wantedTarget['mode'] !== currentTarget['mode']) {
+  if (isRecord(wantedTarget) && isRecord(currentTarget) && wantedTarget['mode'] !== currentTarget['mode']) {
     return { ...live, onClick: omit(current, 'target') };
   }
   return live;

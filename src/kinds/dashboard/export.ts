@@ -7,7 +7,6 @@
 import type { ExportContext, KindExport } from '../descriptor.js';
 import { pickBySchema } from '../shared/pick.js';
 import { namedReference } from '../shared/flat-export.js';
-import { isPlainObject } from '../shared/values.js';
 import { isRecord, recordOr } from '../../support/json.js';
 import { SOURCE } from '../source/model.js';
 import { DASHBOARD_CURRENT_MEMBERS, type LiveDashboard, type LiveTile } from './model.js';
@@ -33,7 +32,7 @@ export const dashboardExport: KindExport<LiveDashboard> = {
     if (typeof names === 'string') return { skip: names };
     const current = Object.fromEntries(DASHBOARD_CURRENT_MEMBERS.map((member) => [member, dashboard.extra?.[member]]));
     const filters = Array.isArray(current['filters'])
-      ? current['filters'].filter(isPlainObject).map(({ id: _id, ...filter }) => sourceByName(ctx, filter, 'sourceId'))
+      ? current['filters'].filter(isRecord).map(({ id: _id, ...filter }) => sourceByName(ctx, filter, 'sourceId'))
       : undefined;
     const candidate = {
       name: dashboard.name,
@@ -71,7 +70,7 @@ export function sourceIdsOf(dashboard: LiveDashboard): string[] {
   return [
     ...new Set(
       holders.flatMap((holder) =>
-        isPlainObject(holder) && typeof holder['sourceId'] === 'string' ? [holder['sourceId']] : [],
+        isRecord(holder) && typeof holder['sourceId'] === 'string' ? [holder['sourceId']] : [],
       ),
     ),
   ];

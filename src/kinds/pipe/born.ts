@@ -33,7 +33,7 @@ import {
   withUnresolved,
 } from '../shared/change.js';
 import { matchAll, type Match } from '../shared/match.js';
-import { covers, diffValues, fieldDiff, isPlainObject } from '../shared/values.js';
+import { covers, diffValues, fieldDiff, isRecord } from '../shared/values.js';
 import {
   editFlow,
   notManaged,
@@ -284,7 +284,7 @@ function draftBlock(desired: DesiredBornPipe, live: LivePipe, draft: PipeDraft):
   if (draft.forcing.length > 0) return;
   for (const [member, value] of Object.entries(desired.source.block)) {
     if (covers(wanted[member], live.source.block[member])) continue;
-    draft.block[member] = isPlainObject(value) ? changedKeys(value, live.source.block[member]) : value;
+    draft.block[member] = isRecord(value) ? changedKeys(value, live.source.block[member]) : value;
   }
 }
 

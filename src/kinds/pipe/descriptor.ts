@@ -13,7 +13,7 @@ import { CDC_SCALING_PIPE_FAMILIES, PIPE_FAMILIES } from '../../schema/pipe-sour
 import { changeKey, type Change } from '../../model/plan.js';
 import { defineKind, type KindRoutes } from '../descriptor.js';
 import { managedRoutes } from '../shared/routes.js';
-import { isPlainObject } from '../shared/values.js';
+import { isRecord } from '../shared/values.js';
 import { planPipes } from './diff.js';
 import { pipeExport } from './export.js';
 import { checkPipe, isDegraded, isRedundant } from './lifecycle.js';
@@ -83,7 +83,7 @@ function pipeRoutes(): KindRoutes {
 
 /** The `settings` of a pipe (or of a body) with keys starting `from` renamed to start `to`. */
 function respellSettings(value: unknown, from: string, to: string): unknown {
-  if (!isPlainObject(value) || !isPlainObject(value['settings'])) return value;
+  if (!isRecord(value) || !isRecord(value['settings'])) return value;
   const settings = Object.fromEntries(
     Object.entries(value['settings']).map(([key, member]) => [
       key.startsWith(from) ? `${to}${key.slice(from.length)}` : key,
@@ -95,9 +95,9 @@ function respellSettings(value: unknown, from: string, to: string): unknown {
 
 function changesMappings(patch: Record<string, unknown>): boolean {
   const source = patch['source'];
-  if (!isPlainObject(source)) return false;
+  if (!isRecord(source)) return false;
   return Object.values(source).some(
-    (block) => isPlainObject(block) && ('tableMappingsToAdd' in block || 'tableMappingsToRemove' in block),
+    (block) => isRecord(block) && ('tableMappingsToAdd' in block || 'tableMappingsToRemove' in block),
   );
 }
 

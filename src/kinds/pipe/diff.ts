@@ -13,7 +13,7 @@ import { PIPE_SOURCE_KINDS, pipePatchBeyondSeedMembers, pipePatchSourceBlockSche
 import { EDITABLE_MAPPING_STATES, TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
 import { isOneOf } from '../../support/json.js';
 import { changeFor, errorChange, unreadableChange, withUnresolved } from '../shared/change.js';
-import { covers, diffValues, fieldDiff, isPlainObject } from '../shared/values.js';
+import { covers, diffValues, fieldDiff, isRecord } from '../shared/values.js';
 import { planBornPipes } from './born.js';
 import {
   editFlow,
@@ -197,7 +197,7 @@ function draftExistingSource(ctx: PipeContext, desired: DesiredPipe, live: LiveP
   draft.diff.push(...diffs);
   for (const [member, value] of Object.entries(source.block)) {
     if (covers(value, live.source.block[member])) continue;
-    draft.block[member] = isPlainObject(value) ? changedKeys(value, live.source.block[member]) : value;
+    draft.block[member] = isRecord(value) ? changedKeys(value, live.source.block[member]) : value;
   }
   if (source.secrets) draftSecrets(desired.key, source.kind, source.secrets, ctx.secretHashes, draft);
   if (TABLE_MAPPING_KEYS[source.kind] && source.tableMappings)
@@ -216,8 +216,8 @@ function isPatchable(kind: PipeFamily, path: string): boolean {
   if (members[0] !== undefined && Object.hasOwn(pipePatchBeyondSeedMembers[kind], members[0])) return true;
   let schema: unknown = pipePatchSourceBlockSchemas[kind];
   for (const member of members) {
-    const properties = isPlainObject(schema) ? schema['properties'] : undefined;
-    if (!isPlainObject(properties) || !(member in properties)) return false;
+    const properties = isRecord(schema) ? schema['properties'] : undefined;
+    if (!isRecord(properties) || !(member in properties)) return false;
     schema = properties[member];
   }
   return true;

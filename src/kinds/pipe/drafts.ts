@@ -8,7 +8,7 @@ import type { SecretValue } from '../../model/desired.js';
 import { SENSITIVE, UNKNOWN_IN_PLAN, type FieldDiff } from '../../model/plan.js';
 import { secretHashKey } from '../../model/state.js';
 import { TABLE_MAPPING_KEYS, type PipeFamily } from '../../schema/pipe-sources.js';
-import { covers, diffValues, fieldDiff, isPlainObject } from '../shared/values.js';
+import { covers, diffValues, fieldDiff, isRecord } from '../shared/values.js';
 import { PIPE, type Column, type FieldMapping, type LivePipe, type PipePatch, type SecretMember } from './model.js';
 
 /** What one pipe needs; `error` set when it cannot be planned. */
@@ -34,7 +34,7 @@ export function emptyDraft(): PipeDraft {
 
 /** Only the keys of a nested object that differ: PATCH merges, so the rest stays as it is. */
 export function changedKeys<V>(desired: Record<string, V>, live: unknown): Record<string, V> {
-  const liveObject = isPlainObject(live) ? live : {};
+  const liveObject = isRecord(live) ? live : {};
   return Object.fromEntries(Object.entries(desired).filter(([key, value]) => !covers(value, liveObject[key])));
 }
 
@@ -173,7 +173,7 @@ function setAt(target: Record<string, unknown>, path: readonly string[], value: 
     target[head] = value;
     return;
   }
-  const inner = isPlainObject(target[head]) ? { ...target[head] } : {};
+  const inner = isRecord(target[head]) ? { ...target[head] } : {};
   target[head] = inner;
   setAt(inner, rest, value);
 }
@@ -192,7 +192,7 @@ function liveTableMappings(family: PipeFamily, block: Record<string, unknown>): 
   if (!Array.isArray(list)) return [];
   return list.filter(
     (item): item is Record<string, unknown> =>
-      isPlainObject(item) && typeof item[schema] === 'string' && typeof item[table] === 'string',
+      isRecord(item) && typeof item[schema] === 'string' && typeof item[table] === 'string',
   );
 }
 

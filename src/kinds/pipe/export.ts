@@ -14,7 +14,7 @@ import type { CredentialPlaceholder, KindExport } from '../descriptor.js';
 import { envName } from '../shared/export-names.js';
 import { pickBySchema } from '../shared/pick.js';
 import { recordOr } from '../../support/json.js';
-import { isPlainObject } from '../shared/values.js';
+import { isRecord } from '../shared/values.js';
 import { FAILED_STATES, STOPPED_STATES, STOPPING_STATES } from './lifecycle.js';
 import type { LivePipe } from './model.js';
 
@@ -101,7 +101,7 @@ function credentialMember(
 
 function credentialPlaceholder(pipe: LivePipe, key: string, born: boolean): CredentialPlaceholder | undefined {
   const { kind, block } = pipe.source;
-  const found = credentialMember(kind, isPlainObject(block) ? block : {}, born);
+  const found = credentialMember(kind, isRecord(block) ? block : {}, born);
   if (!found) return undefined;
   const path = `spec.source.${kind}`;
   if (found.fields.length === 1 && found.fields[0] === '')

@@ -9,7 +9,7 @@
 import type { ActionVerb } from '../../model/plan.js';
 import { PIPE_FAMILY_CLASSES, SNAPSHOT_ONLY_PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import type { SettleCheck } from '../descriptor.js';
-import { isPlainObject } from '../shared/values.js';
+import { isRecord } from '../shared/values.js';
 import type { LivePipe, PipeDesiredState } from './model.js';
 
 /** What an operation on a pipe awaits (`Operation.await`). */
@@ -38,9 +38,7 @@ export const FAILED_STATES: readonly string[] = ['Failed', 'InternalError'];
 export function isSnapshotOnly(family: PipeFamily, block: Record<string, unknown>): boolean {
   if (SNAPSHOT_ONLY_PIPE_FAMILIES.includes(family)) return true;
   const settings = block['settings'];
-  return (
-    PIPE_FAMILY_CLASSES[family] === 'database' && isPlainObject(settings) && settings['replicationMode'] === 'snapshot'
-  );
+  return PIPE_FAMILY_CLASSES[family] === 'database' && isRecord(settings) && settings['replicationMode'] === 'snapshot';
 }
 
 /** The states a pipe of this family and block has settled in once running. */

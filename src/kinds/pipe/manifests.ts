@@ -21,7 +21,6 @@ import {
 import type { DesiredBaseOf, DocumentProblem, KindManifests, SecretSite } from '../descriptor.js';
 import { duplicatesIn } from '../shared/duplicates.js';
 import { lackedProblems } from '../shared/lacked.js';
-import { isPlainObject } from '../shared/values.js';
 import { isArrayOf, isRecord, recordOr } from '../../support/json.js';
 import {
   isExistingSpec,
@@ -94,7 +93,7 @@ export const pipeManifests: KindManifests<DesiredPipe, PipeManifest> = {
 /** A secret reference as written: a string, `{fromEnv}` or `{fromFile}`. */
 function isSecretRef(value: unknown): boolean {
   if (typeof value === 'string') return true;
-  return isPlainObject(value) && Object.keys(value).length === 1 && ('fromEnv' in value || 'fromFile' in value);
+  return isRecord(value) && Object.keys(value).length === 1 && ('fromEnv' in value || 'fromFile' in value);
 }
 
 function secretSites(family: PipeFamily, member: string, value: unknown): SecretSite[] {
@@ -102,7 +101,7 @@ function secretSites(family: PipeFamily, member: string, value: unknown): Secret
   const path = `source.${family}.${member}`;
   if (value === undefined) return [];
   if (isSecretRef(value)) return [{ pointer, ref: value, path }];
-  if (!isPlainObject(value)) return [];
+  if (!isRecord(value)) return [];
   return Object.entries(value).map(
     ([field, ref]): SecretSite => ({ pointer: [...pointer, field], ref, path: `${path}.${field}` }),
   );
@@ -110,7 +109,7 @@ function secretSites(family: PipeFamily, member: string, value: unknown): Secret
 
 function valueAt(block: Record<string, unknown>, dotted: string): unknown {
   let value: unknown = block;
-  for (const part of dotted.split('.')) value = isPlainObject(value) ? value[part] : undefined;
+  for (const part of dotted.split('.')) value = isRecord(value) ? value[part] : undefined;
   return value;
 }
 
@@ -194,7 +193,7 @@ function seedKind(source: PipeSpec['source']): PipeSourceKind | undefined {
 
 function blockOf(source: PipeSpec['source'], family: PipeFamily): Record<string, unknown> {
   const block = recordOr(source)?.[family];
-  return isPlainObject(block) ? block : {};
+  return isRecord(block) ? block : {};
 }
 
 function toDesiredPipe(
@@ -274,5 +273,5 @@ function dropAt(value: Record<string, unknown>, path: readonly string[]): Record
   if (head === undefined || !(head in value)) return value;
   const { [head]: inner, ...others } = value;
   if (rest.length === 0) return others;
-  return isPlainObject(inner) ? { ...others, [head]: dropAt(inner, rest) } : value;
+  return isRecord(inner) ? { ...others, [head]: dropAt(inner, rest) } : value;
 }

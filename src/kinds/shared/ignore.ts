@@ -8,7 +8,7 @@
  * Where live has no value (a resource or tile still to be created) the manifest's value stands:
  * a create must send something.
  */
-import { isPlainObject } from './values.js';
+import { isRecord } from './values.js';
 
 type Segment = { member: string } | { key: string };
 
@@ -29,7 +29,7 @@ export function keepLiveAt(desired: unknown, live: unknown, path: readonly Segme
   const [head, ...rest] = path;
   if (head === undefined) return live === undefined ? desired : live;
   if ('member' in head) {
-    if (!isPlainObject(desired) || !isPlainObject(live) || live[head.member] === undefined) return desired;
+    if (!isRecord(desired) || !isRecord(live) || live[head.member] === undefined) return desired;
     return { ...desired, [head.member]: keepLiveAt(desired[head.member], live[head.member], rest) };
   }
   if (!Array.isArray(desired) || !Array.isArray(live)) return desired;
@@ -43,7 +43,7 @@ export function keepLiveAt(desired: unknown, live: unknown, path: readonly Segme
 
 /** A list item by the key the plan shows it under: its `name`, else its index. */
 function indexOfKey(items: readonly unknown[], key: string): number {
-  const named = items.findIndex((item) => isPlainObject(item) && item['name'] === key);
+  const named = items.findIndex((item) => isRecord(item) && item['name'] === key);
   if (named >= 0 || !/^\d+$/.test(key)) return named;
   return Number(key) < items.length ? Number(key) : -1;
 }

@@ -1,6 +1,6 @@
 /** Picking, from a live object, the members a manifest schema declares: what export writes. */
 import type { JsonSchema } from '../../schema/api.js';
-import { isPlainObject } from './values.js';
+import { isRecord } from './values.js';
 
 /**
  * The members of `value` that `schema` declares, recursively (objects by `properties`, lists by
@@ -9,7 +9,7 @@ import { isPlainObject } from './values.js';
  */
 export function pickBySchema(value: unknown, schema: JsonSchema | undefined): unknown {
   if (Array.isArray(value)) return value.map((item) => pickBySchema(item, asSchema(schema?.['items'])));
-  if (!isPlainObject(value)) return value;
+  if (!isRecord(value)) return value;
   // An open object (a tile's config) is the service's own: kept whole.
   if (schema?.['additionalProperties'] === true) return value;
   const properties = asSchema(schema?.['properties']);
@@ -29,9 +29,9 @@ export function pickBySchema(value: unknown, schema: JsonSchema | undefined): un
 function isEmpty(value: unknown): boolean {
   if (value === undefined || value === null || value === '') return true;
   if (Array.isArray(value)) return value.length === 0;
-  return isPlainObject(value) && Object.keys(value).length === 0;
+  return isRecord(value) && Object.keys(value).length === 0;
 }
 
 function asSchema(value: unknown): JsonSchema | undefined {
-  return isPlainObject(value) ? value : undefined;
+  return isRecord(value) ? value : undefined;
 }

@@ -11,7 +11,7 @@ import { KINDS, type Kind } from '../../model/kinds.js';
 import { KNOWN_AFTER_APPLY, type ChangeKey, type OperationRefs, type WriteBody } from '../../model/plan.js';
 import type { LiveBase } from '../../model/resources.js';
 import type { KindRefs, Reference } from '../descriptor.js';
-import { isPlainObject } from './values.js';
+import { isRecord } from './values.js';
 
 /** Whether a refs key is a place in the body (a JSON pointer) rather than a kind's own member. */
 function isPointer(key: string): boolean {
@@ -76,7 +76,7 @@ function setAt(value: unknown, segments: readonly string[], id: string): unknown
   const [head, ...rest] = segments;
   if (head === undefined) return id;
   if (Array.isArray(value)) return value.map((item, index) => (String(index) === head ? setAt(item, rest, id) : item));
-  if (isPlainObject(value)) return { ...value, [head]: setAt(value[head], rest, id) };
+  if (isRecord(value)) return { ...value, [head]: setAt(value[head], rest, id) };
   return value;
 }
 

@@ -4,24 +4,24 @@
  * default (absent, `false`, `''`, `[]`, `{}`) equals the manifest saying the same default.
  */
 import type { FieldDiff } from '../../model/plan.js';
+import { isRecord } from '../../support/json.js';
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// The walks below narrow by the one JSON-object guard (support/json.ts); the kinds take it from here.
+export { isRecord };
 
 /** What the services store when a member is left out; absent and these compare equal. */
 export function isServerDefault(value: unknown): boolean {
   if (value === undefined || value === null || value === false || value === '') return true;
   if (Array.isArray(value)) return value.length === 0;
-  return isPlainObject(value) && Object.keys(value).length === 0;
+  return isRecord(value) && Object.keys(value).length === 0;
 }
 
 /** True when `live` agrees with every field `desired` sets (recursively). */
 export function covers(desired: unknown, live: unknown): boolean {
   if (desired === undefined) return true;
   if (isServerDefault(desired) && isServerDefault(live)) return true;
-  if (isPlainObject(desired)) {
-    const liveObject = isPlainObject(live) ? live : {};
+  if (isRecord(desired)) {
+    const liveObject = isRecord(live) ? live : {};
     return Object.keys(desired).every((key) => covers(desired[key], liveObject[key]));
   }
   if (Array.isArray(desired)) {
@@ -37,11 +37,11 @@ export function covers(desired: unknown, live: unknown): boolean {
  */
 export function diffValues(path: string, desired: unknown, live: unknown, out: FieldDiff[] = []): FieldDiff[] {
   if (covers(desired, live)) return out;
-  if (isPlainObject(desired) && (isPlainObject(live) || live === undefined)) {
+  if (isRecord(desired) && (isRecord(live) || live === undefined)) {
     for (const key of Object.keys(desired)) diffValues(`${path}.${key}`, desired[key], live?.[key], out);
     return out;
   }
-  if (Array.isArray(desired) && Array.isArray(live) && live.length === desired.length && desired.every(isPlainObject)) {
+  if (Array.isArray(desired) && Array.isArray(live) && live.length === desired.length && desired.every(isRecord)) {
     desired.forEach((item, i) => {
       diffValues(`${path}[${i}]`, item, live[i], out);
     });
@@ -64,9 +64,9 @@ export function fieldDiff(path: string, before: unknown, after: unknown): FieldD
  * replacing write (dashboard PUT) does not silently reset what the manifest does not manage.
  */
 export function overlay(desired: unknown, live: unknown): unknown {
-  if (isPlainObject(desired) && isPlainObject(live)) return overlayMembers(desired, live);
+  if (isRecord(desired) && isRecord(live)) return overlayMembers(desired, live);
   if (Array.isArray(desired) && Array.isArray(live) && desired.length === live.length) {
-    return desired.map((item, i) => (isPlainObject(item) ? overlay(item, live[i]) : item));
+    return desired.map((item, i) => (isRecord(item) ? overlay(item, live[i]) : item));
   }
   return desired;
 }
