@@ -6,7 +6,7 @@
  * object with `--output json`.
  */
 import { show, showJson } from '../support/terminal.js';
-import { randomBytes, createHmac } from 'node:crypto';
+import { throwawaySecretHasher } from '../state/hmac.js';
 import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { loadConfig, type ConfigProblem } from '../config/load.js';
@@ -102,9 +102,11 @@ async function runValidate(flags: ValidateFlags, io: ValidateIo): Promise<number
   const config = await loadConfigFor(flags, io.env, errors, warnings);
   // 2. Manifests, with a throwaway HMAC key: hashes are computed but never kept.
   const dir = chooseManifestsDir(flags.manifests, io.env).path;
-  const key = randomBytes(32);
-  const hmac = (value: string): string => createHmac('sha256', key).update(value).digest('hex');
-  const result = await loadManifests(dir, { ...(config ? { config } : {}), env: io.env, hmac });
+  const result = await loadManifests(dir, {
+    ...(config ? { config } : {}),
+    env: io.env,
+    hmac: throwawaySecretHasher(),
+  });
   errors.push(...result.problems);
   warnings.push(...result.warnings);
   // 3. Report.

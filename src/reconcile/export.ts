@@ -6,10 +6,10 @@
  * the live resource is lost), and each refusal is told with its file, line and member
  * (docs/export.md#what-validate-would-refuse).
  */
-import { randomBytes, createHmac } from 'node:crypto';
 import { resolve } from 'node:path';
 import { formatLocation } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
+import { throwawaySecretHasher } from '../state/hmac.js';
 import type { LoadProblem } from '../model/desired.js';
 import { KINDS, type Kind } from '../model/kinds.js';
 import { accessOf, descriptorOf, type KindAccess } from '../kinds/index.js';
@@ -111,12 +111,7 @@ async function refusedByValidate(
 ): Promise<LoadProblem[]> {
   if (files.length === 0) return [];
   const written = new Set(files.map((file) => resolve(file.path)));
-  const key = randomBytes(32);
-  const loaded = await loadManifests(outDir, {
-    config: ctx.config,
-    env: ctx.env,
-    hmac: (value) => createHmac('sha256', key).update(value).digest('hex'),
-  });
+  const loaded = await loadManifests(outDir, { config: ctx.config, env: ctx.env, hmac: throwawaySecretHasher() });
   return loaded.problems.filter((problem) => written.has(resolve(problem.location.file)));
 }
 

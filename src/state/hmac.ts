@@ -31,6 +31,11 @@ export function keyPathFor(statePath: string): string {
   return join(dirname(statePath), `${stem}.key`);
 }
 
+/** A hasher under a key made for it and never kept: what `validate` and export's check use, which compute hashes but store none. */
+export function throwawaySecretHasher(): SecretHasher {
+  return createSecretHasher(nodeRandomBytes(HMAC_KEY_BYTES));
+}
+
 export function createSecretHasher(key: Buffer): SecretHasher {
   if (key.length !== HMAC_KEY_BYTES) throw new StacksyncError('E_INTERNAL', `HMAC key must be ${HMAC_KEY_BYTES} bytes`);
   const copy = Buffer.from(key);
