@@ -6,6 +6,7 @@
  */
 import type { StatusDocument } from '../daemon/status.js';
 import { RESOURCE_STATUSES } from '../daemon/metrics.js';
+import { isRecord } from '../support/json.js';
 
 /** `--max-size`'s default: a daemon of 10,000 resources, each drifted in 20 fields, sends about 20 MiB. */
 export const DEFAULT_MAX_STATUS_BYTES = 64 * 1024 * 1024;
@@ -63,9 +64,6 @@ type Check = (value: unknown, path: string) => string | undefined;
 const member = (path: string, name: string): string => (path === '' ? name : `${path}.${name}`);
 const shown = (path: string): string => path || 'the document';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -92,7 +90,7 @@ function members(
   required: Readonly<Record<string, Check>>,
   optional: Readonly<Record<string, Check>> = {},
 ): string | undefined {
-  if (!isObject(value)) return `${shown(path)} is ${describe(value)}, not an object`;
+  if (!isRecord(value)) return `${shown(path)} is ${describe(value)}, not an object`;
   for (const [name, check] of Object.entries(required)) {
     const problem = name in value ? check(value[name], member(path, name)) : `${member(path, name)} is missing`;
     if (problem !== undefined) return problem;
@@ -172,7 +170,7 @@ const target: Check = (value, path) =>
   );
 
 const targets: Check = (value, path) => {
-  if (!isObject(value)) return `${path} is ${describe(value)}, not an object`;
+  if (!isRecord(value)) return `${path} is ${describe(value)}, not an object`;
   for (const [name, status] of Object.entries(value)) {
     const problem = target(status, `${path}[${JSON.stringify(name)}]`);
     if (problem !== undefined) return problem;
@@ -191,7 +189,7 @@ export function checkStatusDocument(text: string): { document: StatusDocument } 
   } catch {
     return { problem: 'it is not JSON' };
   }
-  if (isObject(data) && data['version'] !== 1)
+  if (isRecord(data) && data['version'] !== 1)
     return { problem: `its version is ${JSON.stringify(data['version']) ?? 'missing'}, not 1` };
   const problem = members(
     data,

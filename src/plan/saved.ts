@@ -15,6 +15,7 @@ import { StacksyncError } from '../errors.js';
 import { ACTIONS, type Action, type Plan } from '../model/plan.js';
 import { canonicalJson } from '../support/digest.js';
 import { planToJson } from './render-json.js';
+import { isRecord } from '../support/json.js';
 
 export const SAVED_PLAN_FORMAT = 'stacksync-saved-plan';
 /** Bumped when the fingerprint changes meaning; a file of another version is refused. 2: the seal, and `keySalt`. */
@@ -126,7 +127,7 @@ export function parseSavedPlan(text: string, file: string): SavedPlan {
   } catch (error) {
     throw invalid(file, `is not JSON (${(error as Error).message})`);
   }
-  if (!isObject(data) || !isObject(data['saved']))
+  if (!isRecord(data) || !isRecord(data['saved']))
     throw invalid(file, 'is not a saved plan (no "saved" member); write one with plan --out');
   const { saved, ...plan } = data;
   if (saved['format'] !== SAVED_PLAN_FORMAT)
@@ -170,7 +171,7 @@ function shapeProblem(saved: Record<string, unknown>): string | undefined {
   )
     return 'keySalt is not 16 bytes of hex';
   if (
-    !isObject(request) ||
+    !isRecord(request) ||
     !isStringArray(request['targets']) ||
     typeof request['prune'] !== 'boolean' ||
     typeof request['adopt'] !== 'boolean'
@@ -179,7 +180,7 @@ function shapeProblem(saved: Record<string, unknown>): string | undefined {
   for (const member of ['targets', 'manifests', 'problems'] as const)
     if (!isStringRecord(saved[member])) return `${member} is not a map of digests`;
   const changes = saved['changes'];
-  if (!isObject(changes)) return 'changes is not a map';
+  if (!isRecord(changes)) return 'changes is not a map';
   for (const [ref, change] of Object.entries(changes))
     if (!isChangeFingerprint(change)) return `changes["${ref}"] is not a planned change`;
   return undefined;
@@ -187,7 +188,7 @@ function shapeProblem(saved: Record<string, unknown>): string | undefined {
 
 function isChangeFingerprint(value: unknown): value is ChangeFingerprint {
   if (
-    !isObject(value) ||
+    !isRecord(value) ||
     !ACTIONS.includes(value['action'] as Action) ||
     typeof value['writes'] !== 'string' ||
     !isStringArray(value['dependsOn'])
@@ -333,14 +334,10 @@ export function describeStale(file: string, reasons: readonly StaleReason[]): st
   return `saved plan ${file} no longer matches; nothing was applied. Run plan again and review the new plan:\n${lines.join('\n')}`;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {
-  return isObject(value) && Object.values(value).every((item) => typeof item === 'string');
+  return isRecord(value) && Object.values(value).every((item) => typeof item === 'string');
 }

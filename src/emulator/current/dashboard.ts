@@ -35,6 +35,7 @@ import { atIndex } from '../stack.js';
 import { readTileConfig, supportsAlerts, tileSourceIds } from './tiles.js';
 import { clean, cleaned, issueAt, refused, throwIfAny } from './validate.js';
 import { BOTH, type StackKind } from './stack-kind.js';
+import { isRecord } from '../../support/json.js';
 
 /** A dashboard of the current profile as stored: what GET answers, and the tiles it does not (PromQL tiles). */
 export type CurrentDashboardRecord = CurrentDashboard & { hiddenTiles?: HiddenTile[] };
@@ -99,15 +100,12 @@ function readWrite(body: unknown, mode: Mode, variant: Variant): CheckedWrite {
   return checked;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Filters are strict objects (`externalDashboardFilterSchema`): no member they do not name, and `id` only on update, where it is required. */
 function strictFilterIssues(body: unknown, mode: Mode): SchemaIssue[] {
-  const filters = isObject(body) && Array.isArray(body['filters']) ? body['filters'] : [];
+  const filters = isRecord(body) && Array.isArray(body['filters']) ? body['filters'] : [];
   const allowed = mode === 'create' ? FILTER_MEMBERS.filter((member) => member !== 'id') : FILTER_MEMBERS;
   return filters.flatMap((filter: unknown, index) => {
-    if (!isObject(filter)) return [];
+    if (!isRecord(filter)) return [];
     const unknown = Object.keys(filter).filter((key) => !allowed.includes(key));
     const issues = unknown.length
       ? [issueAt(['filters', index], `Unrecognized key(s) in object: ${unknown.map((key) => `'${key}'`).join(', ')}`)]

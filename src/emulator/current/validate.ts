@@ -9,6 +9,7 @@ import type { TSchema } from 'typebox';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv, parsePointer, type SchemaIssue } from '../../schema/validate.js';
 import { ApiError } from '../errors.js';
+import { isRecord } from '../../support/json.js';
 
 export type Pointer = (string | number)[];
 
@@ -54,9 +55,6 @@ function validatorOf(schema: object): ValidateFunction {
   }
   return validator;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The value without the members its schema does not name, in place: an object keeps what its

@@ -13,7 +13,7 @@
 import { OBJECT_ID_PATTERN } from '../../schema/api-current.js';
 import { CURRENT_WHERE_LANGUAGES } from './wire.js';
 import type { JsonSchema } from '../../schema/build.js';
-import { isArrayOf, recordOr } from '../../support/json.js';
+import { isArrayOf, isRecord, recordOr } from '../../support/json.js';
 
 type Schema = Record<string, unknown>;
 
@@ -86,14 +86,11 @@ export const ON_CLICK_SCHEMA: JsonSchema = {
   ],
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The member every alternative holds as a `const` (`type`, `mode`), if there is one. */
 function discriminatorOf(alternatives: readonly Schema[]): string | undefined {
   const [first, ...rest] = alternatives.map((alternative) =>
     Object.entries(recordOr(alternative['properties']) ?? {})
-      .filter(([, member]) => isObject(member) && Object.hasOwn(member, 'const'))
+      .filter(([, member]) => isRecord(member) && Object.hasOwn(member, 'const'))
       .map(([name]) => name),
   );
   return first?.find((name) => rest.every((names) => names.includes(name)));
@@ -108,13 +105,13 @@ export function chosenAlternatives(schema: JsonSchema, value: unknown): { schema
   const choices: string[] = [];
   const walk = (node: Schema, at: unknown, path: string[]): Schema => {
     const alternatives = node['anyOf'];
-    if (isArrayOf(alternatives, isObject)) {
+    if (isArrayOf(alternatives, isRecord)) {
       const by = discriminatorOf(alternatives);
       if (by !== undefined) {
         const { anyOf: _anyOf, ...rest } = node;
         const constOf = (alternative: Schema): unknown =>
           recordOr(recordOr(alternative['properties'])?.[by])?.['const'];
-        const picked = isObject(at) ? alternatives.find((alternative) => constOf(alternative) === at[by]) : undefined;
+        const picked = isRecord(at) ? alternatives.find((alternative) => constOf(alternative) === at[by]) : undefined;
         choices.push([...path, by, picked === undefined ? 'none' : String(constOf(picked))].join('-'));
         if (picked === undefined)
           return { ...rest, type: 'object', required: [by], properties: { [by]: { enum: alternatives.map(constOf) } } };
@@ -122,13 +119,13 @@ export function chosenAlternatives(schema: JsonSchema, value: unknown): { schema
       }
     }
     const properties = recordOr(node['properties']);
-    if (properties === undefined || !isObject(at)) return node;
+    if (properties === undefined || !isRecord(at)) return node;
     return {
       ...node,
       properties: Object.fromEntries(
         Object.entries(properties).map(([name, member]) => [
           name,
-          isObject(member) && Object.hasOwn(at, name) ? walk(member, at[name], [...path, name]) : member,
+          isRecord(member) && Object.hasOwn(at, name) ? walk(member, at[name], [...path, name]) : member,
         ]),
       ),
     };
