@@ -24,6 +24,7 @@ import {
   type CliResult,
   type Workspace,
 } from '../helpers/workspace.js';
+import { seededRandom } from '../helpers/random.js';
 
 const FAULTS = 'error=0.2,throttle=0.1,reset=0.05';
 const MAX_RUNS = 15;
@@ -37,7 +38,7 @@ describe(`apply under faults (${FAULTS})`, () => {
   const fleets = new Map<'local' | 'local-selfhosted', Fleet>();
 
   beforeAll(async () => {
-    emulator = await startTestEmulator({ faults: FAULTS });
+    emulator = await startTestEmulator({ faults: FAULTS, random: seededRandom(20) });
     workspace = await createWorkspace(emulator.url, {
       rateLimit: { requests: 1000, perSeconds: 1, concurrency: 8 },
       sync: { maxDeletes: 1000, maxDeletePercent: 100 },

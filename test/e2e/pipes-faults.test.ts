@@ -12,6 +12,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { PIPE_FAMILIES } from '../../src/schema/pipe-sources.js';
 import { describeRun, duplicates } from '../helpers/e2e.js';
 import { bornPipesYaml, livePipes, type BornPipe } from '../helpers/pipes.js';
+import { faultDraws } from '../helpers/random.js';
 import {
   createWorkspace,
   emulatorStats,
@@ -75,6 +76,7 @@ function withMapping(block: Record<string, unknown>): Record<string, unknown> {
 describe(`pipes born in Git under faults (${FAULTS})`, () => {
   let emulator: RunningEmulator;
   let workspace: Workspace;
+  const draws = faultDraws(38);
 
   beforeAll(async () => {
     emulator = await startTestEmulator({
@@ -82,6 +84,7 @@ describe(`pipes born in Git under faults (${FAULTS})`, () => {
       seed: fixtureSeed(),
       pipeTransitionMs: 0,
       faults: FAULTS,
+      random: draws.random,
     });
     workspace = await createWorkspace(emulator.url, {
       apiProfile: 'current',
@@ -130,6 +133,9 @@ describe(`pipes born in Git under faults (${FAULTS})`, () => {
     expect([...after.values()].filter((pipe) => pipe.name.startsWith('flt-'))).toHaveLength(fleet('second').length);
     console.info(`pipes under faults: creates in ${created.length} run(s), changes in ${changed.length} run(s)`);
 
+    // Convergence is the question now, not surviving faults: a GET meeting a fault on every retry
+    // would fail the plan by chance (docs/api-client.md), so the faults stop first.
+    draws.quiet();
     const plan = await workspace.run(['plan', '--target', 'local', '--detailed-exitcode'], { timeoutMs: 60_000 });
     expect(plan.code, describeRun(plan)).toBe(0);
   }, 600_000);

@@ -11,20 +11,9 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { metricSum, startDaemon, waitUntil, type RunningDaemon } from '../helpers/daemon.js';
 import { dump, expectExactly, generateFleet, liveOf, writeFiles, type Fleet, type TargetName } from '../helpers/e2e.js';
 import { createWorkspace, emulatorStats, startTestEmulator, type Workspace } from '../helpers/workspace.js';
+import { seededRandom } from '../helpers/random.js';
 
 const FAULTS = 'error=0.2,throttle=0.1,reset=0.05,spike=0.05:200ms';
-
-/** A small seeded PRNG (mulberry32), so the faults drawn are the same run after run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface TargetStatus {
   lastResult?: string;

@@ -10,17 +10,7 @@
  * (where a lax reader may accept what a strict one refuses) are tried as well.
  */
 
-/** mulberry32: small, fast and good enough to spread choices; the same seed gives the same texts. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../helpers/random.js';
 
 /** Plain scalars whose type depends on the schema (YAML 1.1 or 1.2 core) or the reader. */
 export const AMBIGUOUS_SCALARS = [
