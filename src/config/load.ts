@@ -12,6 +12,7 @@ import { validatorOf, type NamedSchema } from '../schema/validate.js';
 import { parseDuration } from './duration.js';
 import { anchorSecret, secretBaseDir } from './secrets.js';
 import { tenantPathProblem } from './tenants.js';
+import { KINDS } from '../kinds/registry.js';
 import type {
   Config,
   ConfigFile,
@@ -29,7 +30,7 @@ import {
   CONFIG_PATTERN_MESSAGES,
   NOTIFY_EVENTS,
   SECRET_REF_MESSAGE,
-  configSchema,
+  configSchemaOf,
   DEFAULT_PROPOSE_BRANCH,
   DEFAULT_STATE_NAME,
   secretRefSchema,
@@ -151,7 +152,7 @@ export function configError(file: string, problems: ConfigProblem[]): StacksyncE
 // ---------------------------------------------------------------- pure part
 
 /** The config's schema; validating fills in its defaults. */
-export const CONFIG_SCHEMA: NamedSchema = { name: 'config', schema: configSchema, useDefaults: true };
+export const CONFIG_SCHEMA: NamedSchema = { name: 'config', schema: configSchemaOf(KINDS), useDefaults: true };
 
 function validateConfig(value: unknown): ValidateFunction {
   const validator = validatorOf(CONFIG_SCHEMA);
@@ -212,7 +213,7 @@ export function parseConfigText(text: string, source: { file: string; path: stri
   const validate = validateConfig(plain.value);
   if (validate.errors && validate.errors.length > 0) {
     const issues = locateIssues(validate.errors, yaml, {
-      schema: configSchema,
+      schema: CONFIG_SCHEMA.schema,
       patternMessages: CONFIG_PATTERN_MESSAGES,
       wholeMessages: new Map([[secretRefSchema, SECRET_REF_MESSAGE]]),
     });

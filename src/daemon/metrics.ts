@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Kind, Variant } from '../model/kinds.js';
-import { KINDS } from '../model/kinds.js';
+import { KINDS } from '../kinds/registry.js';
 import type { ApiHooks, RetryReason } from '../api/port.js';
 import type { ApplyEvent } from '../apply/events.js';
 import { WRITE_ACTIONS } from '../model/plan.js';

@@ -6,7 +6,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { Kind } from '../model/kinds.js';
 import type { Suspension } from '../model/state.js';
-import { KINDS } from '../model/kinds.js';
+import { KINDS } from '../kinds/registry.js';
 import type { FieldDiff } from '../model/plan.js';
 import type { Metrics, ResourceStatus } from './metrics.js';
 import { RESOURCE_STATUSES, setPipeStates, setResourceCounts } from './metrics.js';

@@ -4,7 +4,7 @@
  * resync, look again soon), and the failure a one-line retry account names.
  */
 import type { Kind } from '../model/kinds.js';
-import { KINDS } from '../model/kinds.js';
+import { KINDS } from '../kinds/registry.js';
 import type { LoadProblem } from '../model/desired.js';
 import type { TargetState } from '../model/state.js';
 import { errorCodeOf, isTerminal, type ErrorCode } from '../errors.js';

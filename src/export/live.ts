@@ -7,7 +7,8 @@
  * skipped with the reason rather than written broken. Write-only credentials are never returned
  * by the API, so they are left out too (not managed) and offered as `fromEnv` placeholders.
  */
-import { KINDS, type Kind } from '../model/kinds.js';
+import { type Kind } from '../model/kinds.js';
+import { KINDS } from '../kinds/registry.js';
 import type { LiveBase } from '../model/resources.js';
 import { API_VERSION } from '../schema/manifest.js';
 import { MANAGED_MARK } from '../schema/config.js';
@@ -55,7 +56,7 @@ export interface SkippedResource {
 }
 
 export interface ExportResult {
-  /** In kind order (`RESOURCE_KINDS`), then by key. */
+  /** In kind order (the registry's `KINDS`), then by key. */
   manifests: ExportedManifest[];
   skipped: SkippedResource[];
 }

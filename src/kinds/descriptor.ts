@@ -9,7 +9,7 @@
  * is read, how a manifest is diffed against it, how export writes it back).
  */
 import type { SourceLocation } from '../errors.js';
-import type { Kind, Variant } from '../model/kinds.js';
+import type { Kind, KindTypes, Variant } from '../model/kinds.js';
 import type { DesiredBase, SecretValue } from '../model/desired.js';
 import type { Manifest } from '../model/manifest.js';
 import type { ActionVerb, Change, ChangeKey, OperationRefs, WriteBody } from '../model/plan.js';
@@ -380,17 +380,8 @@ export function defineKind<
 
 // ---------------------------------------------------------------- the types of each kind
 
-/**
- * Each registered descriptor's type, by its kind: every kind's folder adds its own line beside its
- * descriptor (`declare module '../descriptor.js' { interface KindTypes { [PIPE]: typeof pipeKind } }`),
- * and `kinds/index.ts` checks at compile time that the lines are exactly the registry's. A differ
- * that reads another kind (its live objects, its plan's outcome) gets that kind's own types from
- * here, without a cast, and without this file importing the registry (which imports every
- * descriptor, so that import would be a cycle).
- */
-// Empty here on purpose: the kinds' folders fill it in by declaration merging.
-// biome-ignore lint/suspicious/noEmptyInterface: declaration merging needs an interface, not a type alias
-export interface KindTypes {}
+/** Each registered descriptor's type, by its kind (declared in `model/kinds.ts`, filled in by the kinds' folders). */
+export type { KindTypes };
 
 /** The descriptor type of `K`, as its folder registers it. */
 type TypesOf<K extends Kind> = K extends keyof KindTypes ? KindTypes[K] : KindDescriptor;

@@ -11,7 +11,7 @@ import type { JsonSchema } from '../schema/build.js';
 import type { ApiProfile } from '../schema/enums.js';
 import { publishedSchemas as publishedSchemasOf } from '../schema/manifest.js';
 import type { KindTypes, LiveOfKind } from './descriptor.js';
-import { accessOf, descriptorOf, DESCRIPTORS, type KIND_DESCRIPTORS } from './registry.js';
+import { accessOf, descriptorOf, DESCRIPTORS, KINDS, type KIND_DESCRIPTORS } from './registry.js';
 
 export {
   accessOf,
@@ -21,6 +21,7 @@ export {
   DESCRIPTORS,
   KIND_DESCRIPTORS,
   KIND_ORDER,
+  KINDS,
   kindRank,
   ORDERED_DESCRIPTORS,
   type AnyKindDescriptor,
@@ -137,5 +138,5 @@ export function withUnread(live: LiveState, unread: readonly Kind[]): LiveState 
  * and all of them in `manifest.json`, and the config's (`scripts/write-schemas.mjs` writes them).
  */
 export function publishedSchemas(): Record<string, JsonSchema> {
-  return publishedSchemasOf((kind) => descriptorOf(kind).schema);
+  return publishedSchemasOf(KINDS, (kind) => descriptorOf(kind).schema);
 }

@@ -2,12 +2,13 @@
  * Schema validation of one manifest document. Pure: takes a document's plain value, returns the
  * typed manifest or the issues, each naming the node it is about (the loader finds their lines).
  */
-import { KINDS, type Kind } from '../model/kinds.js';
+import { type Kind } from '../model/kinds.js';
+import { KINDS } from '../kinds/registry.js';
 import type { Manifest } from '../model/manifest.js';
 import { describeAjvErrors, type DescribedIssue } from '../yaml/positions.js';
 import type { JsonSchema } from '../schema/api.js';
 import { validatorOf, type NamedSchema } from '../schema/validate.js';
-import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchema } from '../schema/manifest.js';
+import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES, envelopeSchemaOf } from '../schema/manifest.js';
 import { descriptorOf } from '../kinds/index.js';
 import { isRecord } from '../kinds/shared/values.js';
 
@@ -31,7 +32,7 @@ export function manifestSchemaOf(kind: Kind): NamedSchema {
   return { name: `manifest:${kind}`, schema: descriptorOf(kind).schema };
 }
 
-const ENVELOPE: NamedSchema = { name: 'manifest:envelope', schema: envelopeSchema };
+const ENVELOPE: NamedSchema = { name: 'manifest:envelope', schema: envelopeSchemaOf(KINDS) };
 
 /** Every schema a manifest is validated against: each kind's, the forms of those that have them, and the envelope. */
 export function manifestSchemas(): NamedSchema[] {

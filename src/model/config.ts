@@ -6,7 +6,7 @@ import type { Static } from 'typebox';
 import type { Kind, Variant } from './kinds.js';
 import type { ApiProfile } from '../schema/enums.js';
 import type {
-  configSchema,
+  configSchemaOf,
   managedAuthSchema,
   NOTIFY_EVENTS,
   NOTIFY_PROVIDERS,
@@ -17,7 +17,7 @@ import type {
 } from '../schema/config.js';
 
 /** The config file as written (schemas/config.json). */
-export type ConfigFile = Static<typeof configSchema>;
+export type ConfigFile = Static<ReturnType<typeof configSchemaOf<Kind>>>;
 export type TargetFile = ConfigFile['targets'][number];
 type SyncFile = Static<typeof syncSchema>;
 

@@ -77,6 +77,14 @@ export function changeKey(kind: Kind, name: string): ChangeKey {
   return `${kind}/${name}`;
 }
 
+/**
+ * Whether `value` is written as a change key: a kind's name (PascalCase, as every kind is named)
+ * and a manifest name. A key of a kind no change has is simply never written, so the form is enough.
+ */
+export function isChangeKey(value: string): value is ChangeKey {
+  return /^[A-Z][A-Za-z]*\/[^/]/.test(value);
+}
+
 /** The key apply results are given under: `target/Kind/name`, unique within a plan. */
 export function changeRef(change: Pick<Change, 'target' | 'kind' | 'name'>): string {
   return `${change.target}/${change.kind}/${change.name}`;

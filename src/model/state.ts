@@ -2,7 +2,7 @@
  * The state file (`state`, default `.stacksync/state.json`): per target, what stacksync owns.
  * Never holds a secret value: only HMACs under a key kept beside it (`state.key`, mode 0600).
  */
-import { KINDS, type Kind } from './kinds.js';
+import type { Kind } from './kinds.js';
 
 /**
  * A create that was about to be sent. It proves only that a create of this kind and API name may
@@ -110,15 +110,6 @@ export interface TargetState {
 export interface StateFile {
   version: 1;
   targets: Record<string, TargetState>;
-}
-
-export function emptyTargetState(): TargetState {
-  return { inventory: emptyInventory(), secretHashes: {}, intents: [] };
-}
-
-/** An inventory with an empty section for every kind. */
-export function emptyInventory(): Record<Kind, Record<string, InventoryEntry>> {
-  return Object.fromEntries(KINDS.map((kind) => [kind, {}])) as Record<Kind, Record<string, InventoryEntry>>;
 }
 
 /** The key under which a write-only value's HMAC is kept. */

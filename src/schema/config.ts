@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import { object, oneOf, optional, readable } from './build.js';
-import { API_PROFILES, DEFAULT_API_PROFILE, DEFAULT_RATE_LIMITS, RESOURCE_KINDS, TARGET_VARIANTS } from './enums.js';
+import { API_PROFILES, DEFAULT_API_PROFILE, DEFAULT_RATE_LIMITS, TARGET_VARIANTS } from './enums.js';
 
 /** The JSON Schema pattern of a duration (`30s`, `5m`, `1h30m`, `500ms`, `1d`). */
 export const DURATION_PATTERN = '^([0-9]+(ms|s|m|h|d))+$';
@@ -495,57 +495,64 @@ export const TENANT_NAME_PATTERN = TARGET_NAME_PATTERN;
 
 /**
  * A tenant: the manifests under some paths of the manifests directory, and the targets and kinds
- * they may touch (docs/many-services.md#tenants).
+ * (of `kinds`) they may touch (docs/many-services.md#tenants).
  */
-const tenantSchema = object(
-  {
-    name: Type.String({
-      pattern: TENANT_NAME_PATTERN,
-      description:
-        'The tenant (a team): plans group its changes under it, and the state records what it created as its own.',
-    }),
-    paths: Type.Array(Type.String({ minLength: 1 }), {
-      minItems: 1,
-      description:
-        "Globs, relative to the manifests directory, of the tenant's manifest files: * (within a " +
-        'directory), ** (any depth), ?; a path ending in / is everything under it (teams/payments/).',
-    }),
-    targets: Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), {
-      minItems: 1,
-      uniqueItems: true,
-      description: "The targets the tenant's manifests may name.",
-    }),
-    kinds: Type.Array(oneOf(RESOURCE_KINDS), {
-      minItems: 1,
-      uniqueItems: true,
-      description: "The kinds the tenant's manifests may be.",
-    }),
-  },
-  { description: 'A tenant: which manifest files are its own (paths), and the targets and kinds they may touch.' },
-);
+function tenantSchemaOf<K extends string>(kinds: readonly K[]) {
+  return object(
+    {
+      name: Type.String({
+        pattern: TENANT_NAME_PATTERN,
+        description:
+          'The tenant (a team): plans group its changes under it, and the state records what it created as its own.',
+      }),
+      paths: Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description:
+          "Globs, relative to the manifests directory, of the tenant's manifest files: * (within a " +
+          'directory), ** (any depth), ?; a path ending in / is everything under it (teams/payments/).',
+      }),
+      targets: Type.Array(Type.String({ pattern: TARGET_NAME_PATTERN }), {
+        minItems: 1,
+        uniqueItems: true,
+        description: "The targets the tenant's manifests may name.",
+      }),
+      kinds: Type.Array(oneOf(kinds), {
+        minItems: 1,
+        uniqueItems: true,
+        description: "The kinds the tenant's manifests may be.",
+      }),
+    },
+    { description: 'A tenant: which manifest files are its own (paths), and the targets and kinds they may touch.' },
+  );
+}
 
-/** The config file schema, with defaults (ajv `useDefaults` fills them). */
-export const configSchema = object({
-  targets: Type.Array(targetSchema, { minItems: 1, description: 'The API endpoints manifests are applied to.' }),
-  ...optional({
-    defaultTarget: Type.String({
-      minLength: 1,
-      description: 'Target of manifests without metadata.target; needed when there are several targets.',
+/**
+ * The config file schema, with defaults (ajv `useDefaults` fills them), for the kinds the registry
+ * holds (`kinds/registry.ts`'s `KINDS`: the kinds are not known below `kinds/`).
+ */
+export function configSchemaOf<K extends string>(kinds: readonly K[]) {
+  return object({
+    targets: Type.Array(targetSchema, { minItems: 1, description: 'The API endpoints manifests are applied to.' }),
+    ...optional({
+      defaultTarget: Type.String({
+        minLength: 1,
+        description: 'Target of manifests without metadata.target; needed when there are several targets.',
+      }),
+      sync: syncSchema,
+      state: stateSettingsSchema,
+      notify: Type.Array(notifierSchema, {
+        description: 'Where the daemon sends notifications (applied, failed, drift, pruneRefused, recovered).',
+      }),
+      control: controlSchema,
+      daemon: daemonSchema,
+      tenants: Type.Array(tenantSchemaOf(kinds), {
+        minItems: 1,
+        description:
+          'Tenants (teams) that bound what the manifests under their paths may touch; with tenants, every manifest must be under the paths of exactly one.',
+      }),
     }),
-    sync: syncSchema,
-    state: stateSettingsSchema,
-    notify: Type.Array(notifierSchema, {
-      description: 'Where the daemon sends notifications (applied, failed, drift, pruneRefused, recovered).',
-    }),
-    control: controlSchema,
-    daemon: daemonSchema,
-    tenants: Type.Array(tenantSchema, {
-      minItems: 1,
-      description:
-        'Tenants (teams) that bound what the manifests under their paths may touch; with tenants, every manifest must be under the paths of exactly one.',
-    }),
-  }),
-});
+  });
+}
 
 /** Readable descriptions of the patterns above, for error messages. */
 export const CONFIG_PATTERN_MESSAGES: Record<string, string> = {

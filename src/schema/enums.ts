@@ -5,20 +5,6 @@
  * (`kinds/<kind>/wire.ts`, or `schema.ts` for what only its manifest takes).
  */
 
-/** The kinds of manifest (the registry derives the order their writes run in from what each names). */
-export const RESOURCE_KINDS = [
-  'Pipe',
-  'Connection',
-  'Source',
-  'Dashboard',
-  'SavedSearch',
-  'Webhook',
-  'Alert',
-  'Role',
-  'PipeCdcScaling',
-] as const;
-export type ResourceKind = (typeof RESOURCE_KINDS)[number];
-
 /**
  * Which spelling of the observability API a target takes on writes: the seed's (`search`,
  * `series` tiles) or the real services' of today (`saved_search`). Reading accepts both always.

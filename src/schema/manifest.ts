@@ -11,10 +11,9 @@ import {
   CONFIG_PATTERN_MESSAGES,
   SECRET_REF_MESSAGE,
   TARGET_NAME_PATTERN,
-  configSchema,
+  configSchemaOf,
   secretRefSchema,
 } from './config.js';
-import { RESOURCE_KINDS, type ResourceKind as Kind } from './enums.js';
 import { FIELD_PATH_PATTERN, nameSchema, NAME_PATTERN } from './manifest-parts.js';
 
 export const API_VERSION = 'stacksync/v1';
@@ -126,7 +125,7 @@ export const metadataSchema = object(
 // ---------------------------------------------------------------- documents
 
 /** A whole manifest document of one kind, with that kind's spec; `description` says what the kind is. */
-export function documentSchema<K extends Kind, S extends TSchema>(kind: K, spec: S, description: string) {
+export function documentSchema<K extends string, S extends TSchema>(kind: K, spec: S, description: string) {
   return object({
     apiVersion: constant(API_VERSION, { description: `Always ${API_VERSION}.` }),
     kind: constant(kind, { description }),
@@ -135,13 +134,15 @@ export function documentSchema<K extends Kind, S extends TSchema>(kind: K, spec:
   });
 }
 
-/** What every document must be before its kind is known. */
-export const envelopeSchema = object({
-  apiVersion: constant(API_VERSION),
-  kind: oneOf(RESOURCE_KINDS),
-  metadata: metadataSchema,
-  spec: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
-});
+/** What every document must be before its kind is known: its kind one of `kinds` (the registry's). */
+export function envelopeSchemaOf<K extends string>(kinds: readonly K[]) {
+  return object({
+    apiVersion: constant(API_VERSION),
+    kind: oneOf(kinds),
+    metadata: metadataSchema,
+    spec: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
+  });
+}
 
 // ---------------------------------------------------------------- publishing
 
@@ -193,13 +194,16 @@ function kindDescriptionOf(document: JsonSchema): string {
 }
 
 /**
- * The files of `schemas/`, by file name, from every kind's document schema (in `RESOURCE_KINDS`
- * order). `scripts/write-schemas.mjs` writes them; a test checks the committed files are equal,
+ * The files of `schemas/`, by file name, from the document schema of each of `kinds` (in that
+ * order). `scripts/write-schemas.mjs` writes them; a test checks the written files are equal,
  * so they never go stale.
  */
-export function publishedSchemas(documentOf: (kind: Kind) => JsonSchema): Record<string, JsonSchema> {
-  const kinds = Object.fromEntries(
-    RESOURCE_KINDS.map((kind) => [
+export function publishedSchemas<K extends string>(
+  kinds: readonly K[],
+  documentOf: (kind: K) => JsonSchema,
+): Record<string, JsonSchema> {
+  const documents = Object.fromEntries(
+    kinds.map((kind) => [
       `${kind.toLowerCase()}.json`,
       published(
         kind.toLowerCase(),
@@ -210,20 +214,20 @@ export function publishedSchemas(documentOf: (kind: Kind) => JsonSchema): Record
     ]),
   );
   return {
-    ...kinds,
+    ...documents,
     'manifest.json': published(
       'manifest',
       'stacksync manifest',
-      `Any stacksync manifest: a ${RESOURCE_KINDS.join(', ')}, chosen by kind.`,
+      `Any stacksync manifest: a ${kinds.join(', ')}, chosen by kind.`,
       {
-        oneOf: RESOURCE_KINDS.map((kind) => documentOf(kind)),
+        oneOf: kinds.map((kind) => documentOf(kind)),
       },
     ),
     'config.json': published(
       'config',
       'stacksync config',
       'The stacksync config file (config/stacksync.yaml).',
-      configSchema,
+      configSchemaOf(kinds),
     ),
   };
 }

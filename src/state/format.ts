@@ -4,18 +4,19 @@
  * checks every shape; anything that cannot be used is `E_STATE_CORRUPT` naming the file and line,
  * because a state silently reset would forget what stacksync owns.
  */
-import { KINDS, type Kind } from '../model/kinds.js';
+import { type Kind } from '../model/kinds.js';
+import { KINDS } from '../kinds/registry.js';
 import { StacksyncError } from '../errors.js';
 import type { JsonSchema } from '../schema/api.js';
 import { describeIssues, toIssues, validatorOf, type NamedSchema } from '../schema/validate.js';
 import {
-  emptyTargetState,
   SUSPENSION_NOTE_MAX,
   type StateFile,
   type StateRecord,
   type StateRecordType,
   type TargetState,
 } from '../model/state.js';
+import { emptyTargetState } from './empty.js';
 
 export const STATE_VERSION = 1;
 

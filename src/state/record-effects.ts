@@ -3,9 +3,9 @@
  * records in place to its own copy (O(1) per write, whatever the size of the inventory); the pure
  * transitions of `inventory.ts` apply them to a copy.
  */
-import { KINDS, type Kind } from '../model/kinds.js';
+import { type Kind } from '../model/kinds.js';
+import { KINDS } from '../kinds/registry.js';
 import {
-  emptyTargetState,
   secretHashKey,
   type InventoryEntry,
   type MarkChanges,
@@ -13,6 +13,7 @@ import {
   type StateRecord,
   type TargetState,
 } from '../model/state.js';
+import { emptyTargetState } from './empty.js';
 
 /** Changes `state` in place. Only the store's own state and fresh copies may be passed here. */
 export function applyRecord(state: TargetState, record: StateRecord): void {

@@ -5,11 +5,11 @@
  * (`docs/manifests/<kind>.md`), as docs/contributing.md walks through. This fails for a registered
  * kind that misses any of the four.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { accessOf, descriptorOf, KIND_DESCRIPTORS } from '../../src/kinds/index.js';
+import { accessOf, descriptorOf, KIND_DESCRIPTORS, KINDS } from '../../src/kinds/index.js';
 import type { Kind, Variant } from '../../src/model/kinds.js';
-import { API_PROFILES, RESOURCE_KINDS } from '../../src/schema/enums.js';
+import { API_PROFILES } from '../../src/schema/enums.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const VARIANTS: readonly Variant[] = ['managed', 'self-hosted'];
@@ -56,7 +56,7 @@ function missingParts(registry: Registry, exists: (path: string) => boolean): st
 }
 
 const registry: Registry = {
-  kinds: RESOURCE_KINDS,
+  kinds: KINDS,
   text: readFileSync(`${ROOT}src/kinds/registry.ts`, 'utf8'),
   registered: (kind) => KIND_DESCRIPTORS.some((descriptor) => descriptor === descriptorOf(kind)),
   servedOnCurrent: (kind) => VARIANTS.some((variant) => accessOf(kind, variant, 'current') !== 'none'),
@@ -70,12 +70,20 @@ describe('every kind is complete', () => {
     expect(missingParts(registry, onDisk)).toEqual([]);
   });
 
+  it("is registered: every folder of src/kinds/ with a descriptor is a registered kind's", () => {
+    const folders = readdirSync(`${ROOT}src/kinds`, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && onDisk(`src/kinds/${entry.name}/descriptor.ts`))
+      .map((entry) => entry.name);
+    expect(folders.length).toBeGreaterThan(0);
+    expect(folders.filter((folder) => !KINDS.some((kind) => folderOf(kind) === folder))).toEqual([]);
+  });
+
   it('has its wire schemas in its folder: every kind has routes', () => {
-    expect(RESOURCE_KINDS.filter((kind) => !registry.hasRoutes(kind))).toEqual([]);
+    expect(KINDS.filter((kind) => !registry.hasRoutes(kind))).toEqual([]);
   });
 
   it('is checked against the current profile: it serves every kind', () => {
-    expect(RESOURCE_KINDS.filter((kind) => !registry.servedOnCurrent(kind))).toEqual([]);
+    expect(KINDS.filter((kind) => !registry.servedOnCurrent(kind))).toEqual([]);
   });
 
   it('fails for a kind that misses any of the four', () => {

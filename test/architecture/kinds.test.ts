@@ -5,8 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RESOURCE_KINDS } from '../../src/schema/enums.js';
-import { DESCRIPTORS, KIND_ORDER, descriptorOf } from '../../src/kinds/index.js';
+import { DESCRIPTORS, KIND_ORDER, KINDS, descriptorOf } from '../../src/kinds/index.js';
 import { SRC, sourceFiles } from './imports.js';
 
 /** Where kinds may be named: their descriptors and registry, the schemas, and the emulator's own modules. */
@@ -19,7 +18,7 @@ function kindLiteral(kinds: readonly string[]): RegExp {
 }
 
 function filesNamingKinds(files: readonly string[], read: (file: string) => string): string[] {
-  const pattern = kindLiteral(RESOURCE_KINDS);
+  const pattern = kindLiteral(KINDS);
   return files.filter((file) =>
     read(file)
       .split('\n')
@@ -29,7 +28,7 @@ function filesNamingKinds(files: readonly string[], read: (file: string) => stri
 
 describe('kind literals', () => {
   it('the pattern finds what it is meant to, and not a kind in prose', () => {
-    const pattern = kindLiteral(RESOURCE_KINDS);
+    const pattern = kindLiteral(KINDS);
     for (const line of [
       "kind === 'Pipe'",
       'const order = ["Dashboard"]',
@@ -59,8 +58,8 @@ describe('kind literals', () => {
 
 describe('the registry', () => {
   it('has one descriptor per kind of the schema, and nothing else', () => {
-    expect(DESCRIPTORS.map((descriptor) => descriptor.kind).sort()).toEqual([...RESOURCE_KINDS].sort());
-    for (const kind of RESOURCE_KINDS) expect(descriptorOf(kind).kind).toBe(kind);
+    expect(DESCRIPTORS.map((descriptor) => descriptor.kind).sort()).toEqual([...KINDS].sort());
+    for (const kind of KINDS) expect(descriptorOf(kind).kind).toBe(kind);
   });
 
   it('orders every kind after the kinds it names', () => {

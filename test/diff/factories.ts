@@ -13,7 +13,7 @@ import type { DesiredDashboard, DesiredTile } from '../../src/kinds/dashboard/mo
 import type { DesiredPipe } from '../../src/kinds/pipe/model.js';
 import type { DesiredResource } from '../../src/kinds/index.js';
 import type { TargetState } from '../../src/model/state.js';
-import { emptyTargetState } from '../../src/model/state.js';
+import { emptyTargetState } from '../../src/state/empty.js';
 import type { ApiProfile } from '../../src/schema/enums.js';
 
 type Loose = Record<string, unknown>;

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accessOf } from '../../src/kinds/index.js';
-import { KINDS } from '../../src/model/kinds.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { DEFAULT_SEED_IDS, defaultSeed, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
 import { crashOf } from '../helpers/cli-checks.js';
 import { metricSum, startDaemon, waitUntil } from '../helpers/daemon.js';

@@ -8,11 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { KINDS } from '../../src/model/kinds.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { descriptorOf } from '../../src/kinds/index.js';
 import { JOURNAL_LINE_SCHEMAS, STATE_FILE_SCHEMA } from '../../src/state/format.js';
 import { fileSchema } from '../../src/emulator/persistence.js';
 import { seedSchemaFor } from '../../src/emulator/seed.js';
+import { CONFIG_SCHEMA } from '../../src/config/load.js';
+import { envelopeSchemaOf } from '../../src/schema/manifest.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** The modules that export schemas: src/schema/, and each kind's wire and manifest schemas in its folder. */
@@ -51,6 +53,8 @@ async function allSchemas(): Promise<[string, Record<string, unknown>][]> {
     }
   }
   for (const kind of KINDS) found.push([`kind:${kind}`, descriptorOf(kind).schema as Record<string, unknown>]);
+  found.push(['config', CONFIG_SCHEMA.schema as Record<string, unknown>]);
+  found.push(['manifest:envelope', envelopeSchemaOf(KINDS) as Record<string, unknown>]);
   found.push(['state:file', STATE_FILE_SCHEMA as Record<string, unknown>]);
   for (const [type, schema] of Object.entries(JOURNAL_LINE_SCHEMAS))
     found.push([`state:journal:${type}`, schema as Record<string, unknown>]);
@@ -69,7 +73,8 @@ describe('every schema stacksync compiles', () => {
     const names = schemas.map(([name]) => name);
     expect(names).toEqual(
       expect.arrayContaining([
-        'schema/config.ts:configSchema',
+        'config',
+        'manifest:envelope',
         'kinds/dashboard/wire.ts:CurrentDashboardWrite',
         'kinds/pipe/wire.ts:pipeCreateBodySchema',
         'kind:Dashboard',

@@ -20,7 +20,7 @@ import {
 } from '../../src/manifests/validate.js';
 import { MANIFEST_PATTERN_MESSAGES, WHOLE_MESSAGES } from '../../src/schema/manifest.js';
 import { describeAjvErrors } from '../../src/yaml/positions.js';
-import { KINDS } from '../../src/model/kinds.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { CONFIG_SCHEMA } from '../../src/config/load.js';
 import { stateSchemas } from '../../src/state/format.js';
 import { prebuiltSchemas } from '../../scripts/precompile-validators.mjs';

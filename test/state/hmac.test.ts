@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSecretHasher, keyPathFor, loadOrCreateHmacKey } from '../../src/state/hmac.js';
 import { withSecretHashes } from '../../src/state/inventory.js';
-import { emptyTargetState } from '../../src/model/state.js';
+import { emptyTargetState } from '../../src/state/empty.js';
 import { openStateStore } from '../../src/state/store.js';
 
 let dir: string;

@@ -58,11 +58,11 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
     },
   },
   refs: {
-    changes: (refs) => [...changeKeyAt(refs, 'dashboard'), ...pointerChanges(refs)],
+    changes: (refs) => [...changeKeyAt(refs, 'dashboard', DASHBOARD), ...pointerChanges(refs)],
     // The dashboard written earlier in this run gives the ids of the tile named; saved searches and webhooks their own.
     fill: (body, refs, written) => {
       const filled = fillPointers(body, refs, written);
-      const [key] = changeKeyAt(refs, 'dashboard');
+      const [key] = changeKeyAt(refs, 'dashboard', DASHBOARD);
       const made = key === undefined ? undefined : written(key);
       const dashboard = made !== undefined && isLiveDashboard(made) ? made : undefined;
       if (!key || !dashboard) return filled;
@@ -120,7 +120,7 @@ export const alertKind = defineKind<DesiredAlert, LiveAlert, AlertManifest, type
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
-declare module '../descriptor.js' {
+declare module '../../model/kinds.js' {
   interface KindTypes {
     [ALERT]: typeof alertKind;
   }

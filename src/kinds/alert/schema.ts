@@ -23,7 +23,7 @@ export const MANIFEST_THRESHOLD_TYPES = [
 export const MANIFEST_ALERT_SOURCES = ['tile', 'search', 'saved_search'] as const;
 
 /** The Alert kind's name. */
-export const ALERT = 'Alert' satisfies Kind;
+export const ALERT = 'Alert';
 
 /**
  * A channel: a webhook, by id or by name (a Webhook manifest's metadata.name or a live webhook's

@@ -38,7 +38,7 @@ export const connectionKind = flatKind<typeof CONNECTION, 'connections'>({
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
-declare module '../descriptor.js' {
+declare module '../../model/kinds.js' {
   interface KindTypes {
     [CONNECTION]: typeof connectionKind;
   }

@@ -13,7 +13,7 @@ import { documentSchema } from '../../schema/manifest.js';
 import { required } from '../../schema/manifest-stack.js';
 
 /** The Connection kind's name. */
-export const CONNECTION = 'Connection' satisfies Kind;
+export const CONNECTION = 'Connection';
 
 const {
   password: _password,

@@ -77,7 +77,7 @@ export const dashboardKind = defineKind<
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
-declare module '../descriptor.js' {
+declare module '../../model/kinds.js' {
   interface KindTypes {
     [DASHBOARD]: typeof dashboardKind;
   }

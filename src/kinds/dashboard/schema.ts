@@ -23,7 +23,7 @@ import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';
 
 /** The Dashboard kind's name. */
-export const DASHBOARD = 'Dashboard' satisfies Kind;
+export const DASHBOARD = 'Dashboard';
 
 const SOURCE_NAME_DESCRIPTION =
   "Name of a data source of the target, resolved to its id from the target's sources list (instead of sourceId).";

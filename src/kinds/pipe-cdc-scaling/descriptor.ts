@@ -64,7 +64,7 @@ export const pipeCdcScalingKind = defineKind<
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
-declare module '../descriptor.js' {
+declare module '../../model/kinds.js' {
   interface KindTypes {
     [PIPE_CDC_SCALING]: typeof pipeCdcScalingKind;
   }

@@ -8,7 +8,7 @@ import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';
 
 /** The PipeCdcScaling kind's name. */
-export const PIPE_CDC_SCALING = 'PipeCdcScaling' satisfies Kind;
+export const PIPE_CDC_SCALING = 'PipeCdcScaling';
 
 const { replicaCpuMillicores: cdcCpu, replicaMemoryGb: cdcMemory } = cdcScalingBodySchema.properties;
 

@@ -65,7 +65,7 @@ export const pipeKind = defineKind<DesiredPipe, LivePipe, PipeManifest, typeof P
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
-declare module '../descriptor.js' {
+declare module '../../model/kinds.js' {
   interface KindTypes {
     [PIPE]: typeof pipeKind;
   }

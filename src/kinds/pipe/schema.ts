@@ -26,7 +26,7 @@ import { documentSchema } from '../../schema/manifest.js';
 import type { Kind } from '../../model/kinds.js';
 
 /** The Pipe kind's name. */
-export const PIPE = 'Pipe' satisfies Kind;
+export const PIPE = 'Pipe';
 
 const SECRET_MEMBERS_DESCRIPTION =
   'Write-only; compared by an HMAC kept in the state file. Each member is a secret reference.';

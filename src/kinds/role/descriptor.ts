@@ -62,7 +62,7 @@ function readRole(item: unknown, path: string): LiveRole {
 export const roleKind: typeof base = { ...base, reader: { ...base.reader, read: readRole, onDemand: true } };
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
-declare module '../descriptor.js' {
+declare module '../../model/kinds.js' {
   interface KindTypes {
     [ROLE]: typeof roleKind;
   }

@@ -9,7 +9,7 @@ import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
 
 /** The Role kind's name. */
-export const ROLE = 'Role' satisfies Kind;
+export const ROLE = 'Role';
 
 const permissionSchema = object(
   {

@@ -48,7 +48,7 @@ export const savedSearchKind = flatKind<typeof SAVED_SEARCH, 'savedSearches'>({
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
-declare module '../descriptor.js' {
+declare module '../../model/kinds.js' {
   interface KindTypes {
     [SAVED_SEARCH]: typeof savedSearchKind;
   }

@@ -17,7 +17,7 @@ import { documentSchema } from '../../schema/manifest.js';
 import { nameOf, objectId, oneOfPair } from '../../schema/manifest-stack.js';
 
 /** The SavedSearch kind's name. */
-export const SAVED_SEARCH = 'SavedSearch' satisfies Kind;
+export const SAVED_SEARCH = 'SavedSearch';
 
 const S = CURRENT_SAVED_SEARCH_LIMITS;
 

@@ -7,8 +7,15 @@
  * ({@link pointerChanges}: the graph orders by them).
  */
 import { StacksyncError } from '../../errors.js';
-import { KINDS, type Kind } from '../../model/kinds.js';
-import { KNOWN_AFTER_APPLY, type ChangeKey, type OperationRefs, type WriteBody } from '../../model/plan.js';
+import { type Kind } from '../../model/kinds.js';
+import {
+  changeKey,
+  isChangeKey,
+  KNOWN_AFTER_APPLY,
+  type ChangeKey,
+  type OperationRefs,
+  type WriteBody,
+} from '../../model/plan.js';
 import type { LiveBase } from '../../model/resources.js';
 import type { KindRefs, Reference } from '../descriptor.js';
 import { isRecord } from './values.js';
@@ -54,15 +61,10 @@ export function fillPointers(
   return filled;
 }
 
-/** The change a kind's own refs entry `member` names (none when it names none). */
-export function changeKeyAt(refs: OperationRefs, member: string): ChangeKey[] {
+/** The change of `kind` a kind's own refs entry `member` names (none when it names none). */
+export function changeKeyAt(refs: OperationRefs, member: string, kind: Kind): ChangeKey[] {
   const key = refs[member];
-  return key !== undefined && isChangeKey(key) ? [key] : [];
-}
-
-/** Whether `value` names a change (`<kind>/<name>`): what a refs entry holds. */
-function isChangeKey(value: string): value is ChangeKey {
-  return KINDS.some((kind) => value.startsWith(`${kind}/`));
+  return key?.startsWith(`${kind}/`) ? [changeKey(kind, key.slice(kind.length + 1))] : [];
 }
 
 /** {@link setAt} of a body: a pointer has at least one segment, so the body stays an object. */

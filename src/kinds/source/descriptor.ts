@@ -80,7 +80,7 @@ export const sourceKind = flatKind<typeof SOURCE, 'sources'>({
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
-declare module '../descriptor.js' {
+declare module '../../model/kinds.js' {
   interface KindTypes {
     [SOURCE]: typeof sourceKind;
   }

@@ -13,7 +13,7 @@ import { documentSchema } from '../../schema/manifest.js';
 import { nameOf, objectId, oneOfPair, required, SOURCE_REQUIRED_MEMBERS } from '../../schema/manifest-stack.js';
 
 /** The Source kind's name. */
-export const SOURCE = 'Source' satisfies Kind;
+export const SOURCE = 'Source';
 
 /**
  * Every member of every kind's source body, each optional, the looser type where kinds differ;

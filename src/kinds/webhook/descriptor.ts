@@ -49,7 +49,7 @@ export const webhookKind = flatKind<typeof WEBHOOK, 'webhooks'>({
 });
 
 // What the kinds that read this one get of it (`KindTypes`, in `../descriptor.ts`).
-declare module '../descriptor.js' {
+declare module '../../model/kinds.js' {
   interface KindTypes {
     [WEBHOOK]: typeof webhookKind;
   }

@@ -12,7 +12,7 @@ import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
 
 /** The Webhook kind's name. */
-export const WEBHOOK = 'Webhook' satisfies Kind;
+export const WEBHOOK = 'Webhook';
 
 const W = CURRENT_WEBHOOK_LIMITS;
 const secretMap = (what: string) =>
