@@ -6,7 +6,7 @@
 import { showLines } from '../support/terminal.js';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Command } from 'commander';
-import { type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../kinds/registry.js';
 import { countOf } from '../kinds/index.js';
 import type { Env } from '../config/paths.js';

@@ -5,7 +5,7 @@ import type { Plan } from '../model/plan.js';
 import { buildPlan } from '../plan/build.js';
 import type { LogFormat } from '../support/logger.js';
 import { InvalidArgumentError } from 'commander';
-import { type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../kinds/registry.js';
 
 /** `--kind K`, repeatable and case-insensitive (`dashboards` too): the kinds named so far. */

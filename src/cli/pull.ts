@@ -4,7 +4,7 @@
  * `--dry-run`, prints their unified diff); never writes the API or the state.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../kinds/registry.js';
 import { processEnv } from '../config/paths.js';
 import { pullTargets, writePulledFiles, type PullOutcome } from '../reconcile/pull.js';

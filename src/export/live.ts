@@ -7,7 +7,7 @@
  * skipped with the reason rather than written broken. Write-only credentials are never returned
  * by the API, so they are left out too (not managed) and offered as `fromEnv` placeholders.
  */
-import { type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../kinds/registry.js';
 import type { LiveBase } from '../model/resources.js';
 import { API_VERSION } from '../schema/manifest.js';

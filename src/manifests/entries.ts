@@ -2,7 +2,7 @@
  * A manifest document as the checks see it: its identity (kind, name and target, told even when
  * its body is invalid), and the problems found about it, each naming the node it is about.
  */
-import { type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../kinds/registry.js';
 import type { Config } from '../model/config.js';
 import type { SecretValue } from '../model/desired.js';

@@ -2,7 +2,7 @@
  * Schema validation of one manifest document. Pure: takes a document's plain value, returns the
  * typed manifest or the issues, each naming the node it is about (the loader finds their lines).
  */
-import { type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../kinds/registry.js';
 import type { Manifest } from '../model/manifest.js';
 import { describeAjvErrors, type DescribedIssue } from '../yaml/positions.js';

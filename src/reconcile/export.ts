@@ -11,7 +11,7 @@ import { formatLocation } from '../errors.js';
 import { loadManifests } from '../manifests/load.js';
 import { throwawaySecretHasher } from '../state/hmac.js';
 import type { LoadProblem } from '../model/desired.js';
-import { type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../kinds/registry.js';
 import { accessOf, descriptorOf, type KindAccess } from '../kinds/index.js';
 import { profileOf } from '../config/profile.js';

@@ -4,7 +4,7 @@
  * checks every shape; anything that cannot be used is `E_STATE_CORRUPT` naming the file and line,
  * because a state silently reset would forget what stacksync owns.
  */
-import { type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../kinds/registry.js';
 import { StacksyncError } from '../errors.js';
 import type { JsonSchema } from '../schema/api.js';

@@ -4,7 +4,7 @@
  */
 import { StacksyncError } from '../errors.js';
 import { deepFreeze } from '../support/freeze.js';
-import { type StateFile, type StateRecord, type TargetState } from '../model/state.js';
+import type { StateFile, StateRecord, TargetState } from '../model/state.js';
 import { emptyTargetState } from './empty.js';
 import { serializeJournalEntry, STATE_VERSION } from './format.js';
 import { applyRecord, setOwn } from './record-effects.js';

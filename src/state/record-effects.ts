@@ -3,7 +3,7 @@
  * records in place to its own copy (O(1) per write, whatever the size of the inventory); the pure
  * transitions of `inventory.ts` apply them to a copy.
  */
-import { type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
 import { KINDS } from '../kinds/registry.js';
 import {
   secretHashKey,

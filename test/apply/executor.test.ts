@@ -8,7 +8,7 @@ import { CHANGES_PER_REQUEST_SLOT, applyPlan, type ApplyDeps } from '../../src/a
 import type { Change } from '../../src/model/plan.js';
 import { nodeFs, type StateFs } from '../../src/support/fs.js';
 import { withCreated } from '../../src/state/inventory.js';
-import { type StateFile } from '../../src/model/state.js';
+import type { StateFile } from '../../src/model/state.js';
 import { emptyInventory } from '../../src/state/empty.js';
 import { journalPathFor, openStateStore, readDurableState, type StateStore } from '../../src/state/store.js';
 import {

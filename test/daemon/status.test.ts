@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics, initTargetMetrics } from '../../src/daemon/metrics.js';
 import type { ResourceObservation, ResourceStatusEntry } from '../../src/daemon/status.js';
-import { type Kind } from '../../src/model/kinds.js';
+import type { Kind } from '../../src/model/kinds.js';
 import { KINDS } from '../../src/kinds/registry.js';
 import {
   countByStatus,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { planTwins } from '../../src/diff/live-twins.js';
 import type { Change } from '../../src/model/plan.js';
-import { type TargetState } from '../../src/model/state.js';
+import type { TargetState } from '../../src/model/state.js';
 import { emptyTargetState } from '../../src/state/empty.js';
 
 function change(

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { type StateFile, type TargetState } from '../../src/model/state.js';
+import type { StateFile, TargetState } from '../../src/model/state.js';
 import { emptyInventory } from '../../src/state/empty.js';
 import {
   alertName,

@@ -8,7 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { type StateFile } from '../../src/model/state.js';
+import type { StateFile } from '../../src/model/state.js';
 import { emptyInventory } from '../../src/state/empty.js';
 import {
   createDashboardOutOfBand,

@@ -13,7 +13,7 @@ import {
   refreshInventory,
   secretHash,
 } from '../../src/state/inventory.js';
-import { type TargetState } from '../../src/model/state.js';
+import type { TargetState } from '../../src/model/state.js';
 import { emptyTargetState } from '../../src/state/empty.js';
 
 const AT = '2026-03-15T10:20:30.000Z';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStacksyncError } from '../../src/errors.js';
 import { nodeFs, type StateFileHandle, type StateFs } from '../../src/support/fs.js';
 import { addIntent, withCreated, withSecretHashes } from '../../src/state/inventory.js';
-import { type StateFile } from '../../src/model/state.js';
+import type { StateFile } from '../../src/model/state.js';
 import { emptyInventory, emptyTargetState } from '../../src/state/empty.js';
 import { openFileBackend } from '../../src/state/file-backend.js';
 import {

@@ -7,7 +7,7 @@
  * ({@link pointerChanges}: the graph orders by them).
  */
 import { StacksyncError } from '../../errors.js';
-import { type Kind } from '../../model/kinds.js';
+import type { Kind } from '../../model/kinds.js';
 import {
   changeKey,
   isChangeKey,
