@@ -6,7 +6,6 @@ import { described, object, oneOf, optional } from '../../schema/build.js';
 import { alertConfigMembers, CURRENT_MAX_ALERT_CHANNELS, CURRENT_CHANNEL_SEVERITIES } from './wire.js';
 import { ignoreDifferencesSchema, nameSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
-import type { Kind } from '../../model/kinds.js';
 
 /** Threshold types a manifest may name: the seed's two and the six newer servers add (docs/reference/api-behaviour.md). */
 export const MANIFEST_THRESHOLD_TYPES = [

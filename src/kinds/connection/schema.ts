@@ -4,7 +4,6 @@
  * secret references, in the envelope.
  */
 import { Type } from 'typebox';
-import type { Kind } from '../../model/kinds.js';
 import { described, object, optional } from '../../schema/build.js';
 import { secretRefSchema } from '../../schema/config.js';
 import { CurrentConnectionCreate } from './wire.js';

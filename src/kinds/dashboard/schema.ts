@@ -20,7 +20,6 @@ import {
 } from './wire.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
-import type { Kind } from '../../model/kinds.js';
 
 /** The Dashboard kind's name. */
 export const DASHBOARD = 'Dashboard';

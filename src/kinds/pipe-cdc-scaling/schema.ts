@@ -5,7 +5,6 @@ import { described, object } from '../../schema/build.js';
 import { cdcScalingBodySchema } from './wire.js';
 import { CDC_SCALING_BOUNDS } from '../../schema/pipe-sources.js';
 import { documentSchema } from '../../schema/manifest.js';
-import type { Kind } from '../../model/kinds.js';
 
 /** The PipeCdcScaling kind's name. */
 export const PIPE_CDC_SCALING = 'PipeCdcScaling';

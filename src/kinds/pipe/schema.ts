@@ -23,7 +23,6 @@ import { PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import { recordOr } from '../../support/json.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';
-import type { Kind } from '../../model/kinds.js';
 
 /** The Pipe kind's name. */
 export const PIPE = 'Pipe';

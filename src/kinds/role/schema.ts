@@ -3,7 +3,6 @@
  * create body (`wire.ts` beside it), each permission as the API takes it.
  */
 import { Type } from 'typebox';
-import type { Kind } from '../../model/kinds.js';
 import { described, object, optional } from '../../schema/build.js';
 import { ignoreDifferencesSchema } from '../../schema/manifest-parts.js';
 import { documentSchema } from '../../schema/manifest.js';

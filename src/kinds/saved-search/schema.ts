@@ -4,7 +4,6 @@
  * secret references, in the envelope.
  */
 import { Type } from 'typebox';
-import type { Kind } from '../../model/kinds.js';
 import { described, object, oneOf, optional } from '../../schema/build.js';
 import {
   CURRENT_SAVED_SEARCH_LANGUAGES,

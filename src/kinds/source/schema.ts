@@ -4,7 +4,6 @@
  * secret references, in the envelope.
  */
 import { Type, type TSchema } from 'typebox';
-import type { Kind } from '../../model/kinds.js';
 import { described, object, oneOf, optional } from '../../schema/build.js';
 import { CURRENT_SOURCE_WRITES, type CurrentSourceKind } from './wire.js';
 import { CURRENT_SOURCE_KINDS } from '../../schema/api-current.js';

@@ -4,7 +4,6 @@
  * secret references, in the envelope.
  */
 import { Type } from 'typebox';
-import type { Kind } from '../../model/kinds.js';
 import { described, object, oneOf, optional, readable } from '../../schema/build.js';
 import { secretRefSchema } from '../../schema/config.js';
 import { CURRENT_WEBHOOK_LIMITS, CURRENT_WEBHOOK_WRITE_SERVICES } from './wire.js';
