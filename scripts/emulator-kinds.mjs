@@ -4,11 +4,12 @@
 // same list must hold for tsc, the bundle, the scripts that import dist/ and vitest running the
 // TypeScript, hence a file written before each of them rather than a lookup at run time.
 //
-//   node scripts/emulator-kinds.mjs            # run by `npm run build` and `npm run typecheck`
-//   node scripts/emulator-kinds.mjs --prepare  # run after `npm ci`; nothing, quietly, without src/
+//   node scripts/emulator-kinds.mjs   # run by `npm run build` and `npm run typecheck`
 //
-// vitest.config.ts calls writeKindsModule() when vitest loads it. The file is written only when its
-// text changes (watchers and incremental builds see no change otherwise), and git ignores it.
+// vitest.config.ts calls writeKindsModule() when vitest loads it, and package.json's `prepare` after
+// `npm ci` (nothing, quietly, where there is no src/: an install for production has only
+// package.json). The file is written only when its text changes (watchers and incremental builds
+// see no change otherwise), and git ignores it.
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,8 +69,4 @@ export function writeKindsModule(dir = CURRENT_DIR) {
   return true;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  // `prepare` also runs where only package.json and scripts/ are (an install for production).
-  if (process.argv.includes('--prepare') && !existsSync(CURRENT_DIR)) process.exit(0);
-  writeKindsModule();
-}
+if (process.argv[1] === fileURLToPath(import.meta.url)) writeKindsModule();

@@ -32,6 +32,7 @@ import { CURRENT_STACK_KINDS } from '../../src/emulator/current/stack-kinds.js';
 
 const KINDS = new URL('../../src/kinds/', import.meta.url);
 const SCRIPT = fileURLToPath(new URL('../../scripts/emulator-kinds.mjs', import.meta.url));
+const PACKAGE_JSON = fileURLToPath(new URL('../../package.json', import.meta.url));
 
 /** The kinds' folders: those holding a descriptor (`shared/` holds what they share). */
 const kindFolders = readdirSync(KINDS, { withFileTypes: true })
@@ -104,23 +105,36 @@ describe('the generator of the emulator kinds module', () => {
     expect(readdirSync(dir).sort()).toEqual([GENERATED_FILE, 'notebook.ts']);
   });
 
-  it('run as a script, writes beside it in src/emulator/current/, and with --prepare does nothing without src/', () => {
+  it('run as a script, writes beside it in src/emulator/current/ and fails without that folder', () => {
     mkdirSync(join(dir, 'scripts'));
     copyFileSync(SCRIPT, join(dir, 'scripts', 'emulator-kinds.mjs'));
-    const run = (...args: string[]) =>
-      spawnSync(process.execPath, [join(dir, 'scripts', 'emulator-kinds.mjs'), ...args], { encoding: 'utf8' });
-
-    const prepared = run('--prepare');
-    expect([prepared.status, prepared.stdout, prepared.stderr]).toEqual([0, '', '']);
-    expect(readdirSync(dir)).toEqual(['scripts']);
-    expect(run().status, 'without --prepare, a missing folder is an error').not.toBe(0);
+    const run = () => spawnSync(process.execPath, [join(dir, 'scripts', 'emulator-kinds.mjs')], { encoding: 'utf8' });
+    expect(run().status, 'a build without the folder').not.toBe(0);
 
     const current = join(dir, 'src', 'emulator', 'current');
     mkdirSync(current, { recursive: true });
     writeFileSync(join(current, 'role.ts'), STACK_KIND);
-    const built = run('--prepare');
-    expect([built.status, built.stderr]).toEqual([0, '']);
+    expect([run().status, run().stderr]).toEqual([0, '']);
     expect(readFileSync(join(current, GENERATED_FILE), 'utf8')).toBe(kindsModuleText(['role.ts']));
+  });
+
+  it("package.json's prepare does nothing, quietly, where there is no src/, and writes the module where there is", () => {
+    const manifest = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { scripts: Record<string, string> };
+    const prepare = () =>
+      spawnSync(manifest.scripts['prepare'] ?? 'false', { cwd: dir, shell: true, encoding: 'utf8' });
+
+    // As an install for production has it: package.json alone, no scripts/ and no src/.
+    copyFileSync(PACKAGE_JSON, join(dir, 'package.json'));
+    expect([prepare().status, prepare().stdout, prepare().stderr]).toEqual([0, '', '']);
+    expect(readdirSync(dir)).toEqual(['package.json']);
+
+    mkdirSync(join(dir, 'scripts'));
+    copyFileSync(SCRIPT, join(dir, 'scripts', 'emulator-kinds.mjs'));
+    const current = join(dir, 'src', 'emulator', 'current');
+    mkdirSync(current, { recursive: true });
+    writeFileSync(join(current, 'saved-search.ts'), STACK_KIND);
+    expect([prepare().status, prepare().stderr]).toEqual([0, '']);
+    expect(readFileSync(join(current, GENERATED_FILE), 'utf8')).toBe(kindsModuleText(['saved-search.ts']));
   });
 });
 
