@@ -24,7 +24,9 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/postbuild.mjs scripts/bundle.mjs scripts/
+# The scripts `npm run build` runs: the emulator's generated list of kinds first, then after tsc
+# the validators, the bundle and the CLI entry's mode.
+COPY scripts/emulator-kinds.mjs scripts/precompile-validators.mjs scripts/postbuild.mjs scripts/bundle.mjs scripts/
 COPY src src
 RUN npm run build
 

@@ -1,9 +1,10 @@
 /**
  * The current profile's stack kinds as one list both variants' routes are built from, each as its
- * own file declares it (`current/kinds.ts`), and their collections in the order a workspace is
- * filled: each after the ones it names in `after`, otherwise as listed.
+ * own file declares it (`current/<kind>.ts`, found by the module `scripts/emulator-kinds.mjs`
+ * writes from this folder: docs/emulator.md#adding-a-kind), and their collections in the order a
+ * workspace is filled: each after the ones it names in `after`, otherwise as listed.
  */
-import * as kinds from './kinds.js';
+import * as kinds from './kinds.generated.js';
 import type { Collection, StackKind } from './stack-kind.js';
 
 export type { StackCall, StackKind } from './stack-kind.js';
