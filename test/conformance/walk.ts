@@ -15,7 +15,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, type Profile, type RunningEmulator } from '../../src/emulator/index.js';
 import { accessOf, descriptorOf, DESCRIPTORS } from '../../src/kinds/index.js';
 import type { Kind, Variant } from '../../src/model/kinds.js';
-import { conformanceFileOf, ROOT } from '../helpers/kind-files.js';
+import { conformanceFileOf, ROOT } from '../helpers/kinds.js';
 import { createWorkspace, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
 
 interface ProfileFixture {

@@ -7,14 +7,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DESCRIPTORS } from '../../src/kinds/index.js';
+import { kindPageOf } from '../helpers/kinds.js';
 import { anchorsOf, documentationFiles, linksOf, readDoc, ROOT, slug } from './markdown.js';
 
 const files = documentationFiles();
 
-/** `SavedSearch` → `docs/manifests/saved-search.md`: each registered kind's page. */
-const KIND_PAGES = DESCRIPTORS.map(
-  (descriptor) => `docs/manifests/${descriptor.kind.replace(/(?<=[a-z])(?=[A-Z])/g, '-').toLowerCase()}.md`,
-);
+/** Each registered kind's page: `SavedSearch` → `docs/manifests/saved-search.md`. */
+const KIND_PAGES = DESCRIPTORS.map((descriptor) => kindPageOf(descriptor.kind));
 
 /** Where a relative link points: a repository path (or '' for the same file) and an anchor. */
 function resolveLink(from: string, target: string): { path: string; anchor: string | undefined } {

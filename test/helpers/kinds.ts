@@ -1,10 +1,14 @@
 /**
- * Where a kind's own files are, by its name: its folder `src/kinds/<folder>/` (with its
- * conformance fixture, `conformance.yaml`), its emulator file and its docs page
- * `docs/manifests/<folder>.md`, as docs/contributing.md names them. Tests find each kind's files
- * from the registry through these, so a new kind needs no line in a test.
+ * The kinds as tests find them from the registry, so a new kind needs no line in a test: every
+ * kind's name as messages list them, and where a kind's own files are, by its name: its folder
+ * `src/kinds/<folder>/` (with its conformance fixture, `conformance.yaml`) and its docs page
+ * `docs/manifests/<folder>.md`, as docs/contributing.md names them.
  */
 import { fileURLToPath } from 'node:url';
+import { DESCRIPTORS } from '../../src/kinds/index.js';
+
+/** Every registered kind, in registry order, as a message lists them: `Pipe, Connection, …`. */
+export const KIND_LIST = DESCRIPTORS.map((descriptor) => descriptor.kind).join(', ');
 
 /** The repository root, ending in `/`. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
