@@ -14,7 +14,8 @@
 # else is written, so the root filesystem can be read-only. test/container/image.test.ts checks
 # this file and runs its production install step outside a container engine.
 
-# ---- build: dev dependencies, TypeScript → dist/ (and the bundled CLI, dist/bundle/)
+# ---- build: dev dependencies, TypeScript → dist/ (and the bundled CLI, dist/bundle/), and the
+# published JSON Schemas → schemas/ (generated from the code, not committed)
 # dist/ is plain JavaScript, the same for every architecture, so a multi-platform build
 # (.github/workflows/release.yml: linux/amd64 and linux/arm64) compiles it once, natively, instead
 # of under emulation. The stages below run on the target platform; none downloads anything
@@ -24,9 +25,8 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-# The scripts `npm run build` runs: the emulator's generated list of kinds first, then after tsc
-# the validators, the bundle and the CLI entry's mode.
-COPY scripts/emulator-kinds.mjs scripts/precompile-validators.mjs scripts/postbuild.mjs scripts/bundle.mjs scripts/
+# Every script `npm run build` runs (test/container/image.test.ts checks the list against package.json).
+COPY scripts/emulator-kinds.mjs scripts/precompile-validators.mjs scripts/bundle.mjs scripts/postbuild.mjs scripts/write-schemas.mjs scripts/
 COPY src src
 RUN npm run build
 
@@ -49,8 +49,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
+COPY --from=build /src/schemas ./schemas
 COPY package.json ./
-COPY schemas ./schemas
 RUN ln -s /app/dist/cli.js /usr/local/bin/stacksync \
   && groupadd --system --gid 10001 stacksync \
   && useradd --system --uid 10001 --gid 10001 --home-dir /var/lib/stacksync --shell /usr/sbin/nologin stacksync \

@@ -1,6 +1,6 @@
 /**
  * Issue 38: a kind is its folder (`src/kinds/<kind>/`, with its wire schemas in `wire.ts` when it
- * has routes), one line in the registry, its emulator
+ * has routes, and its conformance fixture `conformance.yaml`), one line in the registry, its emulator
  * file (`src/emulator/current/<kind>.ts`, for a kind the current profile serves) and its docs page
  * (`docs/manifests/<kind>.md`), as docs/contributing.md walks through. This fails for a registered
  * kind that misses any of the four.
@@ -43,6 +43,7 @@ function missingParts(registry: Registry, exists: (path: string) => boolean): st
       `src/kinds/${folder}/schema.ts`,
       `src/kinds/${folder}/model.ts`,
       ...(registry.hasRoutes(kind) ? [`src/kinds/${folder}/wire.ts`] : []),
+      `src/kinds/${folder}/conformance.yaml`,
       `docs/manifests/${folder}.md`,
       ...(registry.servedOnCurrent(kind) ? [emulatorFileOf(kind)] : []),
     ];
@@ -94,6 +95,9 @@ describe('every kind is complete', () => {
     ]);
     expect(missingParts(registry, without('src/kinds/dashboard/wire.ts'))).toEqual([
       'Dashboard: src/kinds/dashboard/wire.ts',
+    ]);
+    expect(missingParts(registry, without('src/kinds/saved-search/conformance.yaml'))).toEqual([
+      'SavedSearch: src/kinds/saved-search/conformance.yaml',
     ]);
     const routeless = { ...registry, hasRoutes: (kind: Kind) => kind !== 'Dashboard' && registry.hasRoutes(kind) };
     expect(missingParts(routeless, without('src/kinds/dashboard/wire.ts'))).toEqual([]);

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, isRefusal, isTerminal, type ErrorCode } from '../../src/errors.js';
-import { KIND_ORDER, kindRank } from '../../src/kinds/index.js';
+import { DESCRIPTORS, KIND_ORDER, kindRank } from '../../src/kinds/index.js';
+import type { Kind } from '../../src/model/kinds.js';
 import { SRC, sourceFiles } from './imports.js';
 
 /** A string method or regex test applied to something named like a message or an error. */
@@ -78,22 +79,75 @@ describe('one table per rule', () => {
     expect(isRefusal('E_API_UNAVAILABLE')).toBe(false);
   });
 
-  it('kind order: writes in table order, deletes reversed', () => {
-    // Creates bottom-up: a connection before its sources, a source before what reads it, a saved search and a webhook before the alerts on them;
-    // roles name nothing and nothing names them; the service's CDC scaling after everything (it may wait for a database pipe
-    // this run creates, and nothing waits on it).
-    expect(KIND_ORDER).toEqual([
-      'Pipe',
-      'Connection',
-      'Source',
-      'Dashboard',
-      'SavedSearch',
-      'Webhook',
-      'Alert',
-      'Role',
-      'PipeCdcScaling',
+  it('kind order: every kind after the kinds it names, ties in registry order', () => {
+    expect(orderProblems(KIND_ORDER, DESCRIPTORS)).toEqual([]);
+  });
+
+  it('kind order: the pairs users rely on', () => {
+    const before = (first: Kind, then: Kind): boolean => KIND_ORDER.indexOf(first) < KIND_ORDER.indexOf(then);
+    // Creates bottom-up: a connection before its sources, a source before what reads it, a dashboard, a saved search
+    // and a webhook before the alerts on them.
+    for (const [first, then] of [
+      ['Connection', 'Source'],
+      ['Source', 'Dashboard'],
+      ['Source', 'SavedSearch'],
+      ['Dashboard', 'Alert'],
+      ['SavedSearch', 'Alert'],
+      ['Webhook', 'Alert'],
+    ] as const)
+      expect(before(first, then), `${first} before ${then}`).toBe(true);
+    // The service's CDC scaling after everything: it may wait for a database pipe this run creates, and nothing waits on it.
+    expect(KIND_ORDER.at(-1)).toBe('PipeCdcScaling');
+  });
+
+  it('kind rank: writes in table order, deletes reversed', () => {
+    const last = KIND_ORDER.length - 1;
+    expect(KIND_ORDER.map((kind) => kindRank(kind, false))).toEqual(KIND_ORDER.map((_, index) => index));
+    expect(KIND_ORDER.map((kind) => kindRank(kind, true))).toEqual(KIND_ORDER.map((_, index) => last - index));
+  });
+
+  it('kind order: the check finds an order that is not the table (it can fail)', () => {
+    const swapped = (first: Kind, then: Kind): Kind[] =>
+      KIND_ORDER.map((kind) => (kind === first ? then : kind === then ? first : kind));
+    expect(orderProblems(swapped('Dashboard', 'Alert'), DESCRIPTORS)).toContain(
+      'Alert is before Dashboard, which it names',
+    );
+    // Neither names the other, so the registry's order holds between them.
+    expect(orderProblems(swapped('Pipe', 'Connection'), DESCRIPTORS)).toEqual([
+      'Connection is before Pipe, registered before it, though Pipe names nothing placed at or after Connection',
     ]);
-    expect(KIND_ORDER.map((kind) => kindRank(kind, false))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(KIND_ORDER.map((kind) => kindRank(kind, true))).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    expect(orderProblems(KIND_ORDER.slice(1), DESCRIPTORS)).toContain('the order holds Pipe 0 times');
   });
 });
+
+/**
+ * What keeps `order` from being the registry's write order: every kind exactly once; every kind
+ * after the kinds it names; and among kinds that do not wait on each other, registry order (a
+ * kind placed before one registered earlier only when that one names a kind not placed yet).
+ * These hold of exactly one order, so a new kind needs no line here.
+ */
+function orderProblems(
+  order: readonly Kind[],
+  descriptors: readonly { kind: Kind; references: readonly Kind[] }[],
+): string[] {
+  const at = (kind: Kind): number => order.indexOf(kind);
+  const problems: string[] = [];
+  for (const { kind } of descriptors) {
+    const times = order.filter((placed) => placed === kind).length;
+    if (times !== 1) problems.push(`the order holds ${kind} ${times} times`);
+  }
+  if (problems.length > 0) return problems;
+  for (const { kind, references } of descriptors)
+    for (const named of references)
+      if (at(named) > at(kind)) problems.push(`${kind} is before ${named}, which it names`);
+  descriptors.forEach((earlier, registered) => {
+    for (const later of descriptors.slice(registered + 1)) {
+      const waits = earlier.references.some((named) => at(named) >= at(later.kind));
+      if (at(later.kind) < at(earlier.kind) && !waits)
+        problems.push(
+          `${later.kind} is before ${earlier.kind}, registered before it, though ${earlier.kind} names nothing placed at or after ${later.kind}`,
+        );
+    }
+  });
+  return problems;
+}

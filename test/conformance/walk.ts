@@ -1,7 +1,7 @@
 /**
  * Issue 23's conformance walk (run by the contract suite, `test/contract/traffic-seed.test.ts` and `traffic-current.test.ts`, one
- * profile each, so the two run side by side): every registered kind, from its one fixture
- * (`test/fixtures/kinds/<kind>.yaml`), through every stage — validate, plan, apply, plan clean,
+ * profile each, so the two run side by side): every registered kind, from its one fixture in its
+ * folder (`src/kinds/<kind>/conformance.yaml`; README.md beside this file), through every stage — validate, plan, apply, plan clean,
  * update, prune without and with proof, export → plan clean — on both emulator profiles and on
  * every variant that can write the kind under that profile (a seed-profile target has no webhooks,
  * a managed service's connections are the platform's), through the built CLI against the
@@ -15,9 +15,8 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { DEFAULT_CURRENT_IDS, DEFAULT_SEED_IDS, type Profile, type RunningEmulator } from '../../src/emulator/index.js';
 import { accessOf, descriptorOf, DESCRIPTORS } from '../../src/kinds/index.js';
 import type { Kind, Variant } from '../../src/model/kinds.js';
+import { conformanceFileOf, ROOT } from '../helpers/kinds.js';
 import { createWorkspace, startTestEmulator, type CliResult, type Workspace } from '../helpers/workspace.js';
-
-const FIXTURES = new URL('../fixtures/kinds/', import.meta.url).pathname;
 
 interface ProfileFixture {
   requires?: string;
@@ -56,7 +55,7 @@ function fixtureOf(kind: string): KindFixture | undefined {
 
 /** Every walk of a kind: its file may hold several documents, one per form of its manifests. */
 function fixturesOf(kind: string): KindFixture[] {
-  const path = join(FIXTURES, `${kind.toLowerCase()}.yaml`);
+  const path = join(ROOT, conformanceFileOf(kind));
   return existsSync(path) ? parseAllDocuments(readFileSync(path, 'utf8')).map((doc) => doc.toJS() as KindFixture) : [];
 }
 
@@ -96,8 +95,16 @@ export function checkFixtures(): void {
       (descriptor) => descriptor.kind,
     );
     expect(missing).toEqual([]);
-    const files = (await readdir(FIXTURES)).filter((file) => file.endsWith('.yaml'));
-    expect(files.sort()).toEqual(DESCRIPTORS.map((descriptor) => `${descriptor.kind.toLowerCase()}.yaml`).sort());
+    // Each fixture in a kind's folder is that kind's: it names the kind the folder is of.
+    for (const descriptor of DESCRIPTORS)
+      for (const fixture of fixturesOf(descriptor.kind))
+        expect(fixture.kind, conformanceFileOf(descriptor.kind)).toBe(descriptor.kind);
+    const kinds = join(ROOT, 'src', 'kinds');
+    const folders = (await readdir(kinds, { withFileTypes: true })).filter((entry) => entry.isDirectory());
+    const fixtures = folders
+      .filter((folder) => existsSync(join(kinds, folder.name, 'conformance.yaml')))
+      .map((folder) => `src/kinds/${folder.name}/conformance.yaml`);
+    expect(fixtures.sort()).toEqual(DESCRIPTORS.map((descriptor) => conformanceFileOf(descriptor.kind)).sort());
   });
 
   it('every fixture, each form of it, covers exactly the profiles under which its kind can be written', () => {

@@ -26,6 +26,7 @@ const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
+  scripts: Record<string, string>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
@@ -74,6 +75,8 @@ describe('Dockerfile', () => {
     const copies = all(runtime, 'COPY').map((instruction) => copyArgs(instruction.args));
     expect(copies).toContainEqual({ from: 'deps', sources: ['/app/node_modules'], dest: './node_modules' });
     expect(copies).toContainEqual({ from: 'build', sources: ['/src/dist'], dest: './dist' });
+    // The published schemas are build output (scripts/write-schemas.mjs), not in the repository.
+    expect(copies).toContainEqual({ from: 'build', sources: ['/src/schemas'], dest: './schemas' });
     expect(
       copies.some((copy) => copy.from === 'build' && copy.sources.some((source) => source.includes('node_modules'))),
     ).toBe(false);
@@ -104,6 +107,26 @@ describe('Dockerfile', () => {
     expect(command?.join(' ')).toContain('http://127.0.0.1:9464/healthz');
     expect(healthcheck).not.toMatch(/curl|wget/);
     expect(last(runtime, 'EXPOSE').args).toBe('9464');
+  });
+
+  it('copies into the build stage every script `npm run build` runs, and those they import', () => {
+    const build = stages[0] as Stage;
+    const copied = new Set(
+      all(build, 'COPY')
+        .map((instruction) => copyArgs(instruction.args))
+        .filter((copy) => copy.from === undefined)
+        .flatMap((copy) => copy.sources),
+    );
+    const needed = buildScripts(pkg.scripts['build'] ?? '');
+    expect(needed).toEqual(expect.arrayContaining(['scripts/postbuild.mjs', 'scripts/write-schemas.mjs']));
+    expect(needed.filter((script) => !copied.has(script) && !copied.has('scripts'))).toEqual([]);
+  });
+
+  it('finds the scripts a build command runs and what they import (the check can fail)', () => {
+    expect(buildScripts('tsc -p x.json && node scripts/postbuild.mjs')).toEqual([
+      'scripts/postbuild.mjs',
+      'scripts/write-schemas.mjs',
+    ]);
   });
 
   it('copies only files that exist and that .dockerignore lets into the context', () => {
@@ -200,6 +223,20 @@ describe('production install, as the deps and runtime stages do it', () => {
     expect(`${stdout}${stderr}`).toMatch(/validate ok: 0 errors/);
   });
 });
+
+/** The scripts a build command runs (`node scripts/x.mjs`), and the scripts they import in turn. */
+function buildScripts(command: string): string[] {
+  const found = new Set<string>();
+  const queue = [...command.matchAll(/\bnode (scripts\/[\w.-]+\.mjs)/g)].map((match) => match[1] ?? '');
+  while (queue.length > 0) {
+    const script = queue.shift() ?? '';
+    if (found.has(script)) continue;
+    found.add(script);
+    const text = readFileSync(join(ROOT, script), 'utf8');
+    for (const match of text.matchAll(/from '\.\/([\w.-]+\.mjs)'/g)) queue.push(`scripts/${match[1] ?? ''}`);
+  }
+  return [...found];
+}
 
 /** `npm ci --omit=dev` from the local cache when it can; a network failure is a skip, anything else fails. */
 async function npmCi(dir: string): Promise<{ ok: true } | { ok: false; reason: string }> {

@@ -14,6 +14,7 @@ import { parse } from 'yaml';
 import { DEFAULT_SEED_IDS } from '../../src/emulator/index.js';
 import { ERROR_CODES, type ErrorCode } from '../../src/errors.js';
 import { overlay } from '../helpers/cli-checks.js';
+import { KIND_LIST } from '../helpers/kinds.js';
 import { createWorkspace, startTestEmulator, type Workspace, type WorkspaceOptions } from '../helpers/workspace.js';
 import { GENERATORS, isGeneratorName, type GeneratorName } from './generate.js';
 
@@ -114,7 +115,9 @@ function parseExpectation(record: Record<string, unknown>, name: string): Expect
   if (typeof code !== 'string' || !Object.hasOwn(ERROR_CODES, code))
     throw new Error(`${name}/expect.yaml: unknown code ${String(code)}`);
   if (typeof record['message'] !== 'string') throw new Error(`${name}/expect.yaml: message is required`);
-  const expectation: Expectation = { code: code as ErrorCode, message: record['message'] };
+  // `${KINDS}`: every registered kind as a message lists them, so a new kind changes no case.
+  const message = record['message'].replaceAll('${KINDS}', KIND_LIST);
+  const expectation: Expectation = { code: code as ErrorCode, message };
   if (typeof record['file'] === 'string') expectation.file = record['file'];
   if (typeof record['line'] === 'number') expectation.line = record['line'];
   if (typeof record['column'] === 'number') expectation.column = record['column'];

@@ -1,13 +1,19 @@
 /**
  * Every relative link of the README and of docs/ resolves: to a file or directory of the
- * repository, and, when it names an anchor in a Markdown file, to a heading of that file.
+ * repository, and, when it names an anchor in a Markdown file, to a heading of that file; and every
+ * page is reached from the README, or is the page of a registered kind.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DESCRIPTORS } from '../../src/kinds/index.js';
+import { kindPageOf } from '../helpers/kinds.js';
 import { anchorsOf, documentationFiles, linksOf, readDoc, ROOT, slug } from './markdown.js';
 
 const files = documentationFiles();
+
+/** Each registered kind's page: `SavedSearch` → `docs/manifests/saved-search.md`. */
+const KIND_PAGES = DESCRIPTORS.map((descriptor) => kindPageOf(descriptor.kind));
 
 /** Where a relative link points: a repository path (or '' for the same file) and an anchor. */
 function resolveLink(from: string, target: string): { path: string; anchor: string | undefined } {
@@ -48,9 +54,19 @@ describe('links in the README and docs/', () => {
     expect(brokenLinks(file, readDoc(file))).toEqual([]);
   });
 
-  it('every page of docs/ is reachable by links from the README', () => {
-    const reached = new Set<string>(['README.md']);
-    const queue = ['README.md'];
+  it('every registered kind has its page in docs/manifests/, which lists the folder instead of the kinds', () => {
+    expect(KIND_PAGES.filter((page) => !files.includes(page))).toEqual([]);
+    // A newcomer finds a new kind's page in the folder by its name: no index lists the kinds.
+    const index = 'docs/manifests/README.md';
+    const targets = linksOf(index, readDoc(index)).map((link) => resolveLink(index, link.target).path);
+    expect(targets.map((path) => path.replace(/\/$/, ''))).toContain('docs/manifests');
+  });
+
+  it('every page of docs/ is reachable by links from the README or is the page of a registered kind', () => {
+    // Kind pages are found in their folder (docs/manifests/README.md says how they are named), so
+    // they start the walk too, and a new kind needs no line in an index.
+    const reached = new Set<string>(['README.md', ...KIND_PAGES]);
+    const queue = ['README.md', ...KIND_PAGES];
     while (queue.length > 0) {
       const file = queue.shift() ?? '';
       for (const link of linksOf(file, readDoc(file))) {

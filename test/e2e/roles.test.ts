@@ -1,6 +1,6 @@
 /**
  * Issue 32: ClickStack roles are a kind of their own (`Role`, managed services of the current
- * profile; docs/manifests/role.md). Beyond the conformance walk (`test/fixtures/kinds/role.yaml`):
+ * profile; docs/manifests/role.md). Beyond the conformance walk (`src/kinds/role/conformance.yaml`):
  * the service's predefined roles are never changed, adopted, exported or deleted; a plan of a
  * target without a Role manifest makes no call for the list; a Role manifest for a self-hosted
  * target is an error at its line. The emulator answers as the managed API does: predefined roles

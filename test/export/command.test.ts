@@ -12,6 +12,7 @@ import { exportCommand } from '../../src/cli/export.js';
 import { buildProgram } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { describeRun } from '../helpers/e2e.js';
+import { KIND_LIST } from '../helpers/kinds.js';
 import { DEFAULT_ENV, createWorkspace, startTestEmulator, type Workspace } from '../helpers/workspace.js';
 import { populate } from './live-fixtures.js';
 
@@ -111,10 +112,7 @@ describe('stacksync export (command)', () => {
   });
 
   it.each([
-    [
-      ['--out', 'x', '--kind', 'Widget'],
-      /must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling/,
-    ],
+    [['--out', 'x', '--kind', 'Widget'], new RegExp(`must be one of ${KIND_LIST}`)],
     [['--kind', 'Pipe'], /required option '--out <dir>'/],
   ])('rejects bad flags %j', async (args, message) => {
     const result = runExport(['-c', workspace.configPath, ...args]);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/load.js';
+import { KIND_LIST } from '../helpers/kinds.js';
 import type { LoadProblem } from '../../src/model/desired.js';
 import type { DesiredAlert } from '../../src/kinds/alert/model.js';
 import type { DesiredDashboard } from '../../src/kinds/dashboard/model.js';
@@ -51,8 +52,7 @@ const rows: Row[] = [
         line: 2,
         column: 7,
         code: 'E_MANIFEST_INVALID',
-        message:
-          'kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling',
+        message: `kind: must be one of ${KIND_LIST}`,
       },
     ],
     blocked: ['prod'],

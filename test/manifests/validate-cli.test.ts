@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { CommanderError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createValidateCommand } from '../../src/cli/validate.js';
+import { DESCRIPTORS } from '../../src/kinds/index.js';
+import { KIND_LIST } from '../helpers/kinds.js';
 import { alert, dashboard, kafkaPipe, removeTrees, writeTree, type Tree } from './helpers.js';
 
 afterAll(removeTrees);
@@ -162,17 +164,8 @@ describe('stacksync validate', () => {
         errors: 1,
         warnings: 0,
         resources: 1,
-        kinds: {
-          Pipe: 0,
-          Connection: 0,
-          Source: 0,
-          Dashboard: 1,
-          SavedSearch: 0,
-          Webhook: 0,
-          Alert: 0,
-          Role: 0,
-          PipeCdcScaling: 0,
-        },
+        // Every registered kind, with a count of what loaded.
+        kinds: { ...Object.fromEntries(DESCRIPTORS.map((descriptor) => [descriptor.kind, 0])), Dashboard: 1 },
         manifests: 'manifests',
       },
       errors: [
@@ -292,7 +285,7 @@ describe('stacksync validate', () => {
       const child = run(['validate'], dir);
       expect(child.stderr).toBe('');
       expect(child.stdout).toContain(
-        `${join('manifests', 'a.yaml')}:2:7: E_MANIFEST_INVALID: kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling\n`,
+        `${join('manifests', 'a.yaml')}:2:7: E_MANIFEST_INVALID: kind: must be one of ${KIND_LIST}\n`,
       );
       expect(child.status).toBe(1);
     });
@@ -303,9 +296,7 @@ describe('stacksync validate', () => {
         .replace(/^spec:\n {2}name:/m, 'spec:\n  nmae:');
       const dir = await project({ 'manifests/a.yaml': text });
       const child = run(['validate'], dir);
-      expect(child.stdout).toContain(
-        'kind: must be one of Pipe, Connection, Source, Dashboard, SavedSearch, Webhook, Alert, Role, PipeCdcScaling; did you mean Dashboard?',
-      );
+      expect(child.stdout).toContain(`kind: must be one of ${KIND_LIST}; did you mean Dashboard?`);
       expect(child.status).toBe(1);
       const member = run(
         ['validate'],

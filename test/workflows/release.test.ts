@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { publishedSchemas } from '../../src/kinds/index.js';
 import { job, readWorkflow, ROOT, runner, step, type Runner } from './workflow.js';
 
 const exec = promisify(execFile);
@@ -107,12 +108,14 @@ describe('what installs stacksync names what the release publishes', () => {
     expect(chartValues.image.repository).toBe(await releasedImage(OWNER));
   });
 
-  it('npm pack makes stacksync-<version>.tgz with the built CLI and the schemas', async () => {
+  it('npm pack makes stacksync-<version>.tgz with the built CLI and the schemas the build wrote', async () => {
     const { stdout } = await exec('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
     const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
     expect(packed?.filename).toBe(`${pkg.name}-${pkg.version}.tgz`);
     const files = packed?.files.map((file) => file.path) ?? [];
-    expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'schemas/config.json', 'package.json']));
+    // schemas/ is build output, as dist/ is: the release job builds before it packs.
+    const schemas = Object.keys(publishedSchemas()).map((name) => `schemas/${name}`);
+    expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'package.json', ...schemas]));
     expect(files.filter((file) => file.startsWith('test/') || file.startsWith('src/'))).toEqual([]);
   });
 
