@@ -15,9 +15,12 @@ import {
   descriptorOf,
   DESCRIPTORS,
   liveStateOf,
+  readerOf,
+  withList,
   withUnread,
   type AnyKindDescriptor,
   type KindRoutes,
+  type LiveLists,
   type LiveOfKind,
   type LiveState,
 } from '../kinds/index.js';
@@ -80,21 +83,17 @@ export abstract class BaseAdapter implements Api {
   }
 
   async readKinds(kinds: readonly Kind[]): Promise<LiveState> {
-    const read = kinds.map(descriptorOf).filter((descriptor) => this.routesOf(descriptor) !== undefined);
-    const lists = await Promise.all(read.map((descriptor) => this.readList(descriptor)));
-    const byKind = new Map<Kind, readonly LiveBase[]>(
-      read.map((descriptor, index) => [descriptor.kind, lists[index]?.items ?? []]),
-    );
+    const read = kinds.filter((kind) => this.routesOf(descriptorOf(kind)) !== undefined);
+    const lists = await Promise.all(read.map(async (kind) => ({ kind, list: await this.readList(kind) })));
     return liveStateOf(
-      byKind,
-      lists.flatMap((list) => list.unreadable),
+      lists.reduce<LiveLists>((each, { kind, list }) => withList(each, kind, list.items), {}),
+      lists.flatMap(({ list }) => list.unreadable),
     );
   }
 
   async list<K extends Kind>(kind: K): Promise<LiveOfKind<K>[]> {
-    const descriptor = descriptorOf(kind);
-    if (this.routesOf(descriptor) === undefined) return [];
-    return (await this.readList(descriptor)).items as LiveOfKind<K>[];
+    if (this.routesOf(descriptorOf(kind)) === undefined) return [];
+    return (await this.readList(kind)).items;
   }
 
   async validate(kind: Kind, body: WriteBody): Promise<ServerCheck | undefined> {
@@ -116,9 +115,7 @@ export abstract class BaseAdapter implements Api {
     if (routes.singleton)
       throw notOffered(`POST ${kind}`, `a ${kind} is one per service: it is never created, only changed`, this.variant);
     const sent = this.spelled(descriptor, descriptor.writes?.createBody?.(body) ?? body);
-    return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, this.reader(descriptor)) as Promise<
-      LiveOfKind<K>
-    >;
+    return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, this.readerOf(kind));
   }
 
   async update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>> {
@@ -133,7 +130,7 @@ export abstract class BaseAdapter implements Api {
       body: this.spelled(descriptor, body),
       ...(notRepeatable ? { notRepeatable } : {}),
     };
-    return this.call(exchange, this.reader(descriptor)) as Promise<LiveOfKind<K>>;
+    return this.call(exchange, this.readerOf(kind));
   }
 
   async remove(kind: Kind, id: string): Promise<void> {
@@ -161,7 +158,7 @@ export abstract class BaseAdapter implements Api {
     const reply = await this.transport.send(exchange);
     // The answer is only confirmation: one that does not read as the kind's object is no failure.
     try {
-      return this.reader(descriptor)(this.unwrap(reply.body), this.payloadMember) as LiveOfKind<K>;
+      return this.readerOf(kind)(this.unwrap(reply.body), this.payloadMember);
     } catch (error) {
       if (error instanceof ShapeError) return undefined;
       throw error;
@@ -201,12 +198,13 @@ export abstract class BaseAdapter implements Api {
       : spelled;
   }
 
-  /** A kind's reader, taking what the server spells with its own settings prefix back to the seed's. */
-  private reader(descriptor: AnyKindDescriptor): (item: unknown, path: string) => LiveBase {
+  /** A kind's reader, of its own live type, taking what the server spells with its own settings prefix back to the seed's. */
+  private readerOf<K extends Kind>(kind: K): (item: unknown, path: string) => LiveOfKind<K> {
+    const read = readerOf(kind).read;
     const prefix = this.server.settingsPrefix;
-    const respell = descriptor.writes?.respell;
-    if (prefix === undefined || prefix === DEFAULT_SETTINGS_PREFIX || !respell) return descriptor.reader.read;
-    return (item, path) => descriptor.reader.read(respell(item, prefix, DEFAULT_SETTINGS_PREFIX), path);
+    const respell = descriptorOf(kind).writes?.respell;
+    if (prefix === undefined || prefix === DEFAULT_SETTINGS_PREFIX || !respell) return read;
+    return (item, path) => read(respell(item, prefix, DEFAULT_SETTINGS_PREFIX), path);
   }
 
   /** The route template with the server's own path segments (`…/clickpipes`), where it names them otherwise. */
@@ -222,12 +220,12 @@ export abstract class BaseAdapter implements Api {
   }
 
   /** Every live object of a kind that reads, and the ones that do not, set aside. */
-  protected readList(descriptor: AnyKindDescriptor): Promise<ReadList<LiveBase>> {
-    const routes = this.routesOf(descriptor) as KindRoutes;
-    const reader = this.reader(descriptor);
-    const read = (data: unknown, path: string): ReadList<LiveBase> => readEach(descriptor.kind, data, path, reader);
-    if (routes.singleton) return this.readSingleton(descriptor.kind, routes.collection, routes.singleton.id, reader);
-    if (routes.paged) return this.readPages(descriptor.kind, routes.collection, reader);
+  protected readList<K extends Kind>(kind: K): Promise<ReadList<LiveOfKind<K>>> {
+    const routes = this.routesOf(descriptorOf(kind)) as KindRoutes;
+    const reader = this.readerOf(kind);
+    const read = (data: unknown, path: string): ReadList<LiveOfKind<K>> => readEach(kind, data, path, reader);
+    if (routes.singleton) return this.readSingleton(kind, routes.collection, routes.singleton.id, reader);
+    if (routes.paged) return this.readPages(kind, routes.collection, reader);
     return this.call({ method: 'GET', ...this.at(routes.collection) }, read);
   }
 
@@ -235,12 +233,12 @@ export abstract class BaseAdapter implements Api {
    * The one object of a singleton route, as a list of one; none while the service answers 404
    * (it has none yet). An answer that does not read is that object unreadable, not a failed read.
    */
-  private async readSingleton(
+  private async readSingleton<T>(
     kind: Kind,
     route: string,
     id: string,
-    read: (item: unknown, path: string) => LiveBase,
-  ): Promise<ReadList<LiveBase>> {
+    read: (item: unknown, path: string) => T,
+  ): Promise<ReadList<T>> {
     const exchange: Exchange = { method: 'GET', ...this.at(route) };
     let reply: Reply;
     try {

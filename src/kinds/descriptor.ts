@@ -386,9 +386,13 @@ export type { KindTypes };
 /** The descriptor type of `K`, as its folder registers it. */
 type TypesOf<K extends Kind> = K extends keyof KindTypes ? KindTypes[K] : KindDescriptor;
 
-/** The live shape of one kind (`LivePipe` for `Pipe`). */
-export type LiveOfKind<K extends Kind> =
-  TypesOf<K> extends { reader: { read(...args: never[]): infer L } } ? L : LiveBase;
+/** The live shape of one kind (`LivePipe` for `Pipe`); of several kinds, any of theirs. */
+// Distributed over a union of kinds, so a list of any of them is a list of any of their shapes (not the last one's).
+export type LiveOfKind<K extends Kind> = K extends Kind
+  ? TypesOf<K> extends { reader: { read(...args: never[]): infer L } }
+    ? L
+    : LiveBase
+  : never;
 
 /** What the plan of one kind tells the kinds that name it (`KindPlan.outcome`); `undefined` for a kind that tells nothing. */
 export type OutcomeOfKind<K extends Kind> =

@@ -5,13 +5,13 @@
  */
 import type { LoadResult } from '../model/desired.js';
 import type { Kind, Variant } from '../model/kinds.js';
-import type { LiveBase, UnreadableResource } from '../model/resources.js';
+import type { UnreadableResource } from '../model/resources.js';
 import type { TargetState } from '../model/state.js';
 import type { JsonSchema } from '../schema/build.js';
 import type { ApiProfile } from '../schema/enums.js';
 import { publishedSchemas as publishedSchemasOf } from '../schema/manifest.js';
 import type { KindTypes, LiveOfKind } from './descriptor.js';
-import { accessOf, descriptorOf, DESCRIPTORS, KINDS, type KIND_DESCRIPTORS } from './registry.js';
+import { accessOf, descriptorOf, DESCRIPTORS, KIND_DESCRIPTORS, KINDS } from './registry.js';
 
 export {
   accessOf,
@@ -50,8 +50,13 @@ export type DesiredResource = DesiredOf<Registered>;
 /** A load's result with the kinds' desired shapes. */
 export type LoadedManifests = LoadResult<DesiredResource>;
 
-/** Everything a plan needs from one target, read in one list call per collection (`pipes`, `dashboards`, …). */
-export type LiveState = { [R in Registered as R['collection']]: LiveOf<R>[] } & {
+/**
+ * Everything a plan needs from one target, read in one list call per collection (`pipes`,
+ * `dashboards`, …). `liveStateOf` fills every collection, empty where nothing was read; the
+ * members are optional because it fills them one descriptor at a time, and an absent one reads as
+ * empty (`liveOf`).
+ */
+export type LiveState = { [R in Registered as R['collection']]?: LiveOf<R>[] } & {
   /** Resources of the lists above that could not be read; absent means none. */
   unreadable?: UnreadableResource[];
   /**
@@ -62,25 +67,85 @@ export type LiveState = { [R in Registered as R['collection']]: LiveOf<R>[] } & 
   unread?: Kind[];
 };
 
+/** Lists of live objects by kind, each in its own kind's live type: what a live state is built from. */
+export type LiveLists = { [K in Kind]?: readonly LiveOfKind<K>[] };
+
+/**
+ * What the generic stages reach of one kind with its types kept: its reader (its own live type)
+ * and its collection in a live state. Held in a record keyed by the kind, so that a lookup by a
+ * kind `K` gives `KindLive<K>` (TypeScript's correlated record, microsoft/TypeScript#47109),
+ * where the registry's list gives only the erased descriptor.
+ */
+interface KindLive<K extends Kind> {
+  reader: { read(item: unknown, path: string): LiveOfKind<K> };
+  in(live: LiveState): readonly LiveOfKind<K>[] | undefined;
+}
+
+// Filled once from the registry's typed list, each entry from its own descriptor.
+const KIND_LIVES: { [K in Kind]?: KindLive<K> } = {};
+for (const descriptor of KIND_DESCRIPTORS)
+  keepByKind(KIND_LIVES, descriptor.kind, {
+    reader: descriptor.reader,
+    in: (live) => live[descriptor.collection],
+  });
+
+/** What `kind` keeps of its types (see {@link KindLive}). */
+function kindLive<K extends Kind>(kind: K): KindLive<K> {
+  const found = KIND_LIVES[kind];
+  if (found === undefined) throw new Error(`kind ${kind} has no descriptor`);
+  return found;
+}
+
+/** `record` with `value` under `kind`: a write TypeScript checks against that kind's types. */
+function keepByKind<K extends Kind>(record: { [P in K]?: KindLive<P> }, kind: K, value: KindLive<K>): void {
+  record[kind] = value;
+}
+
+/** The reader of `kind`, reading objects of its own live type. */
+export function readerOf<K extends Kind>(kind: K): KindLive<K>['reader'] {
+  return kindLive(kind).reader;
+}
+
 /** The live objects of `kind` in a live state (none when the state has no such collection, as on a variant without the kind). */
 export function liveOf<K extends Kind>(live: LiveState | undefined, kind: K): readonly LiveOfKind<K>[] {
-  // The one place a kind's live type comes back from the registry's erased lists: its own collection holds exactly its reader's objects.
-  const collection = (live as Record<string, readonly LiveOfKind<K>[] | undefined> | undefined)?.[
-    descriptorOf(kind).collection
-  ];
-  return collection ?? [];
+  return (live === undefined ? undefined : kindLive(kind).in(live)) ?? [];
+}
+
+/** `lists` with `items` as the list of `kind`. */
+export function withList<K extends Kind>(lists: LiveLists, kind: K, items: readonly LiveOfKind<K>[]): LiveLists {
+  const next: LiveLists = { ...lists };
+  keepListOf(next, kind, items);
+  return next;
+}
+
+/** `lists` with `items` under `kind`: a write TypeScript checks against that kind's live type. */
+function keepListOf<K extends Kind>(
+  lists: { [P in K]?: readonly LiveOfKind<P>[] },
+  kind: K,
+  items: readonly LiveOfKind<K>[],
+): void {
+  lists[kind] = items;
 }
 
 /** A live state from the collections read, by kind; kinds not given are empty. */
-export function liveStateOf(
-  byKind: ReadonlyMap<Kind, readonly LiveBase[]>,
-  unreadable?: UnreadableResource[],
-): LiveState {
-  const state: Record<string, unknown> = Object.fromEntries(
-    DESCRIPTORS.map((descriptor) => [descriptor.collection, [...(byKind.get(descriptor.kind) ?? [])]]),
-  );
-  if (unreadable !== undefined) state['unreadable'] = unreadable;
-  return state as LiveState;
+export function liveStateOf(lists: LiveLists, unreadable?: UnreadableResource[]): LiveState {
+  const state: LiveState = {};
+  for (const descriptor of KIND_DESCRIPTORS) keepList(state, descriptor.collection, listOf(lists, descriptor.kind));
+  return unreadable === undefined ? state : { ...state, unreadable };
+}
+
+/** The list of `kind` in `lists`. */
+function listOf<K extends Kind>(lists: LiveLists, kind: K): readonly LiveOfKind<K>[] | undefined {
+  return lists[kind];
+}
+
+/** `state` with a copy of `items` (none when absent) as its collection `collection`. */
+function keepList<C extends string, L>(
+  state: NoInfer<{ [P in C]?: L[] }>,
+  collection: C,
+  items: readonly L[] | undefined,
+): void {
+  state[collection] = [...(items ?? [])];
 }
 
 /**
@@ -111,18 +176,16 @@ export function unreadKindsOf(live: LiveState, resources: readonly { kind: Kind 
 
 /** `base` with the collections of `kinds` as `extra` read them, and the unreadable resources of both. */
 export function withKindsRead(base: LiveState, extra: LiveState, kinds: readonly Kind[]): LiveState {
-  const byKind = new Map<Kind, readonly LiveBase[]>(
-    DESCRIPTORS.map((descriptor) => [
-      descriptor.kind,
-      kinds.includes(descriptor.kind) ? liveOf(extra, descriptor.kind) : liveOf(base, descriptor.kind),
-    ]),
+  const lists = DESCRIPTORS.reduce<LiveLists>(
+    (each, { kind }) => withList(each, kind, liveOf(kinds.includes(kind) ? extra : base, kind)),
+    {},
   );
   const unreadable = [
     ...(base.unreadable ?? []),
     ...(extra.unreadable ?? []).filter((item) => kinds.includes(item.kind)),
   ];
   return withUnread(
-    liveStateOf(byKind, unreadable.length > 0 || base.unreadable !== undefined ? unreadable : undefined),
+    liveStateOf(lists, unreadable.length > 0 || base.unreadable !== undefined ? unreadable : undefined),
     (base.unread ?? []).filter((kind) => !kinds.includes(kind)),
   );
 }

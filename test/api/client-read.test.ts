@@ -89,8 +89,8 @@ describe('managed adapter', () => {
         createdAt: kafkaPipe.createdAt,
       },
     ]);
-    expect(live.dashboards[0]?.tiles[0]?.id).toBe('65f5e4a3b9e77c001a000001-t1');
-    expect(live.alerts[0]).toMatchObject({
+    expect(live.dashboards?.[0]?.tiles[0]?.id).toBe('65f5e4a3b9e77c001a000001-t1');
+    expect(live.alerts?.[0]).toMatchObject({
       dashboardId: '65f5e4a3b9e77c001a000001',
       source: 'tile',
       state: 'inactive',
@@ -311,7 +311,7 @@ describe('self-hosted adapter', () => {
     pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=0' }).reply(200, dataOk(page));
     pool.intercept({ path: '/api/v2/alerts?limit=1000&offset=1000' }).reply(200, dataOk([sampleAlert('alert-1000')]));
     const live = await api.readLiveState();
-    expect(live.dashboards.map((dashboard) => dashboard.name)).toEqual(['api-latency']);
+    expect(live.dashboards?.map((dashboard) => dashboard.name)).toEqual(['api-latency']);
     expect(live.alerts).toHaveLength(1000);
     expect(live.unreadable).toEqual([
       { kind: 'Dashboard', id: 'd-bad', name: 'broken', problem: 'data[1].tiles[0].w: is not a number' },

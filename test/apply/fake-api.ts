@@ -8,11 +8,17 @@
 import type { AlertWrite, LiveAlert } from '../../src/kinds/alert/model.js';
 import type { DashboardWrite, LiveDashboard } from '../../src/kinds/dashboard/model.js';
 import type { LivePipe, PipePatch, TableMapping } from '../../src/kinds/pipe/model.js';
-import { liveOf, liveStateOf, type LiveOfKind, type LiveState } from '../../src/kinds/index.js';
+import {
+  liveOf,
+  liveStateOf,
+  withList,
+  type LiveLists,
+  type LiveOfKind,
+  type LiveState,
+} from '../../src/kinds/index.js';
 import type { Api } from '../../src/api/port.js';
 import type { Kind } from '../../src/model/kinds.js';
 import type { ActionVerb, WriteBody } from '../../src/model/plan.js';
-import type { LiveBase } from '../../src/model/resources.js';
 import { StacksyncError, type ErrorCode } from '../../src/errors.js';
 
 export type Method =
@@ -115,18 +121,16 @@ export class FakeApi implements Api {
   }
 
   async readLiveState(): Promise<LiveState> {
-    return liveStateOf(
-      new Map<Kind, readonly LiveBase[]>([
-        ['Pipe', [...this.pipes.values()]],
-        ['Dashboard', [...this.dashboards.values()]],
-        ['Alert', [...this.alerts.values()]],
-      ]),
-    );
+    return liveStateOf({
+      Pipe: [...this.pipes.values()],
+      Dashboard: [...this.dashboards.values()],
+      Alert: [...this.alerts.values()],
+    });
   }
 
   async readKinds(kinds: readonly Kind[]): Promise<LiveState> {
     const all = await this.readLiveState();
-    return liveStateOf(new Map<Kind, readonly LiveBase[]>(kinds.map((kind) => [kind, liveOf(all, kind)])));
+    return liveStateOf(kinds.reduce<LiveLists>((each, kind) => withList(each, kind, liveOf(all, kind)), {}));
   }
 
   async listPipes(): Promise<LivePipe[]> {

@@ -102,7 +102,7 @@ export function liveAlert(fields: Loose & { id: string }): LiveAlert {
 /** A live state: every kind's collection empty (from the registry), those given, dashboards and alerts filled in. */
 export function liveState(fields: Loose = {}): LiveState {
   return {
-    ...liveStateOf(new Map()),
+    ...liveStateOf({}),
     ...(fields as Partial<LiveState>),
     dashboards: ((fields['dashboards'] as (Loose & { id: string; name: string })[] | undefined) ?? []).map(
       liveDashboard,

@@ -43,6 +43,15 @@ describe('keepLiveAt', () => {
     expect(keepLiveAt(desired, live, parseFieldPath('tiles[new].w'))).toEqual(desired);
     expect(desired.tiles[0]?.w, 'the input is not changed').toBe(12);
   });
+
+  it("takes a whole list item from live, and only from a live value of the manifest's own type", () => {
+    const desired = { tiles: [{ name: 'p99', w: 12 }] };
+    expect(keepLiveAt(desired, { tiles: [{ name: 'p99', w: 4 }] }, parseFieldPath('tiles[p99]'))).toEqual({
+      tiles: [{ name: 'p99', w: 4 }],
+    });
+    // @ts-expect-error: a live tile whose width is text is not of the manifest's type
+    keepLiveAt(desired, { tiles: [{ name: 'p99', w: 'wide' }] }, parseFieldPath('tiles[p99].w'));
+  });
 });
 
 describe('ignoreDifferences', () => {

@@ -73,7 +73,7 @@ function tileAlert(id: string, name: string | undefined, dashboardId: string, ti
 
 /** A live state with every kind's collection empty (from the registry), and those given. */
 function live(partial: Partial<LiveState>): LiveState {
-  return { ...liveStateOf(new Map()), ...partial };
+  return { ...liveStateOf({}), ...partial };
 }
 
 describe('metadata names', () => {

@@ -36,7 +36,7 @@ import {
   matchedChange,
   unreadableChange,
 } from '../shared/change.js';
-import { keepLive } from '../shared/ignore.js';
+import { keepLiveUnchecked } from '../shared/ignore.js';
 import type { IntentTiming } from '../shared/intents.js';
 import { matchAll } from '../shared/match.js';
 import type { Match } from '../shared/match.js';
@@ -135,7 +135,7 @@ function planAlert(
   if (matched && isUnreadable(matched))
     return { change: unreadableChange(ctx.target, manifest, matched), rescued: false };
   const live = matched;
-  const desired = live ? keepLive(manifest, live, manifest.policy?.ignore) : manifest;
+  const desired = live ? keepLiveUnchecked(manifest, live, manifest.policy?.ignore) : manifest;
   const failed = (code: ErrorCode, message: string): AlertOutcome => ({
     change: errorChange(ctx.target, desired, code, message, live?.id),
     rescued: false,

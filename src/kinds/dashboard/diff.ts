@@ -26,7 +26,7 @@ import {
   matchedChange,
   unreadableChange,
 } from '../shared/change.js';
-import { keepLive } from '../shared/ignore.js';
+import { keepLiveUnchecked } from '../shared/ignore.js';
 import type { IntentTiming } from '../shared/intents.js';
 import { matchAll } from '../shared/match.js';
 import type { Match } from '../shared/match.js';
@@ -100,7 +100,7 @@ function planDashboard(
       change: errorChange(ctx.target, manifest, 'E_CONFLICT', ambiguousMessage(KIND, manifest.name, match.count)),
     };
   const live: LiveDashboard | undefined = matched;
-  const desired = live ? keepLive(manifest, live, manifest.policy?.ignore) : manifest;
+  const desired = live ? keepLiveUnchecked(manifest, live, manifest.policy?.ignore) : manifest;
   const refs = new NameRefs(ctx.refer);
   const profileForm = inProfileForm(desired, ctx.profile, refs);
   if ('problem' in profileForm)

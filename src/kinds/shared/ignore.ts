@@ -24,21 +24,43 @@ export function parseFieldPath(path: string): Segment[] {
   return segments;
 }
 
-/** `desired` with the live value at `path` wherever live has one; untouched elsewhere. Never changes its input. */
-export function keepLiveAt(desired: unknown, live: unknown, path: readonly Segment[]): unknown {
+/**
+ * `desired` with the live value at `path` wherever live has one; untouched elsewhere. Never
+ * changes its input. `live` is of `desired`'s own type, so whatever is taken from it at a path is
+ * of the type `desired` has there, and the copy keeps that type.
+ */
+export function keepLiveAt<T>(desired: T, live: T, path: readonly Segment[]): T {
   const [head, ...rest] = path;
   if (head === undefined) return live === undefined ? desired : live;
   if ('member' in head) {
     if (!isRecord(desired) || !isRecord(live) || live[head.member] === undefined) return desired;
-    return { ...desired, [head.member]: keepLiveAt(desired[head.member], live[head.member], rest) };
+    const member = keepLiveAt(memberOf(desired, head.member), memberOf(live, head.member), rest);
+    return withMember(desired, head.member, member);
   }
-  if (!Array.isArray(desired) || !Array.isArray(live)) return desired;
+  if (!isList(desired) || !isList(live)) return desired;
   const index = indexOfKey(desired, head.key);
   const liveIndex = indexOfKey(live, head.key);
   if (index < 0 || liveIndex < 0) return desired;
-  const copy = [...desired];
-  copy[index] = keepLiveAt(desired[index], live[liveIndex], rest);
-  return copy;
+  return withItem(desired, index, keepLiveAt(memberOf(desired, index), memberOf(live, liveIndex), rest));
+}
+
+/** `value[member]`, typed as the member of that type (where the index would give `unknown`). */
+function memberOf<V, M extends keyof V>(value: V, member: M): V[M] {
+  return value[member];
+}
+
+/** A copy of `record` with `value`, of the type the member has, as its member `member`. */
+function withMember<R extends object, M extends keyof R>(record: R, member: M, value: R[M]): R {
+  return { ...record, [member]: value };
+}
+
+/** A copy of `list` with `item`, of the list's item type, at `index`. */
+function withItem<L extends readonly unknown[]>(list: L, index: number, item: L[number]): L {
+  return Object.assign([], list, { [index]: item });
+}
+
+function isList(value: unknown): value is readonly unknown[] {
+  return Array.isArray(value);
 }
 
 /** A list item by the key the plan shows it under: its `name`, else its index. */
@@ -49,7 +71,19 @@ function indexOfKey(items: readonly unknown[], key: string): number {
 }
 
 /** `desired` with the live value at each of `paths` (see {@link keepLiveAt}). */
-export function keepLive<T>(desired: T, live: unknown, paths: readonly string[] | undefined): T {
+export function keepLive<T>(desired: T, live: T, paths: readonly string[] | undefined): T {
   if (!paths || paths.length === 0) return desired;
-  return paths.reduce((current, path) => keepLiveAt(current, live, parseFieldPath(path)) as T, desired);
+  return paths.reduce((current, path) => keepLiveAt(current, live, parseFieldPath(path)), desired);
+}
+
+/**
+ * {@link keepLive} where live is the object as read, not of the manifest's type (an alert, a
+ * dashboard), and the result is taken for the manifest's type unchecked. It is not always one: a
+ * live value at an ignored path may be one the manifest's schema refuses (an alert channel's
+ * `type` other than `email` or `webhook`, a tile series' `type` as the server spells it), and the
+ * differ gets it as it is, which is what the rule asks (the live value is kept and written back).
+ */
+export function keepLiveUnchecked<D>(desired: D, live: object, paths: readonly string[] | undefined): D {
+  // The one cast left in kinds/: typing it soundly means a desired type that admits live values at any path.
+  return keepLive<unknown>(desired, live, paths) as D;
 }
