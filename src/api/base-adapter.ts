@@ -24,22 +24,14 @@ import {
   type LiveOfKind,
   type LiveState,
 } from '../kinds/index.js';
-import {
-  asString,
-  isObject,
-  listOf,
-  object,
-  readEach,
-  requiredString,
-  ShapeError,
-  type ReadList,
-} from '../kinds/shared/read.js';
+import { asString, listOf, object, readEach, requiredString, ShapeError, type ReadList } from '../kinds/shared/read.js';
 import type { Api, ServerCheck } from './port.js';
 import { fillRoute, idParam } from './routes.js';
 import { MANAGED_SERVICE } from '../kinds/shared/routes.js';
 import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
 import type { TargetApi } from '../model/config.js';
 import type { Exchange, Reply, Transport } from './transport.js';
+import { isRecord } from '../support/json.js';
 
 /** How a target's server spells what the seed writes neutrally. */
 export type ServerSpelling = Pick<TargetApi, 'paths' | 'settingsPrefix'>;
@@ -366,7 +358,7 @@ function toServerCheck(value: unknown): ServerCheck {
 
 function totalOf(body: unknown): number | undefined {
   // Managed pages answer the bare list: no meta, no total.
-  if (!isObject(body)) return undefined;
+  if (!isRecord(body)) return undefined;
   const meta = body['meta'];
   if (meta === undefined || meta === null) return undefined;
   const total = (meta as { total?: unknown }).total;

@@ -10,6 +10,7 @@ import { PIPE_BOOLEAN_SETTINGS, PIPE_SETTING_BOUNDS } from '../kinds/pipe/wire.j
 import { DEFAULT_SETTINGS_PREFIX } from '../schema/pipe-sources.js';
 import { ApiError, invalidMember } from './errors.js';
 import type { Profile } from './model.js';
+import { isRecord } from '../support/json.js';
 
 const ENGINE_SETTINGS = new Set(
   [...Object.keys(PIPE_SETTING_BOUNDS), ...PIPE_BOOLEAN_SETTINGS].filter((key) =>
@@ -29,9 +30,6 @@ export function checkSettingsPrefix(prefix: string): string {
 }
 
 type Settings = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Settings =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Renames the engine settings between the served prefix and the stored one; `null` for the identity. */
 export interface SettingsSpelling {
@@ -55,7 +53,7 @@ export function settingsSpelling(prefix: string, profile: Profile): SettingsSpel
   };
   return {
     in(settings) {
-      if (!isObject(settings)) return settings;
+      if (!isRecord(settings)) return settings;
       const out: Settings = {};
       for (const [key, value] of Object.entries(settings)) {
         const name = storedName(key);
@@ -65,7 +63,7 @@ export function settingsSpelling(prefix: string, profile: Profile): SettingsSpel
       return out;
     },
     out(settings) {
-      if (!isObject(settings)) return settings;
+      if (!isRecord(settings)) return settings;
       return Object.fromEntries(
         Object.entries(settings).map(([key, value]) => [served(key), value]),
       ) as typeof settings;

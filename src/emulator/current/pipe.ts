@@ -61,6 +61,7 @@ import {
   scheduleStop,
   type PipeBehaviour,
 } from './pipe-lifecycle.js';
+import { isRecord } from '../../support/json.js';
 
 type Block = Record<string, unknown>;
 
@@ -71,10 +72,6 @@ export interface CurrentPipeRules {
 }
 
 // ---------------------------------------------------------------- checking
-
-function isObject(value: unknown): value is Block {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function joinPath(prefix: string, path: string): string {
   if (!prefix) return path;
@@ -103,7 +100,7 @@ export function invalid(issues: SchemaIssue[], what = 'invalid pipe'): ApiError 
 }
 
 export function requireBody(body: unknown): Block {
-  if (!isObject(body)) throw invalid([issue('', 'must be object')], 'invalid body');
+  if (!isRecord(body)) throw invalid([issue('', 'must be object')], 'invalid body');
   return body;
 }
 
@@ -119,7 +116,7 @@ function withoutNulls(value: Block): Block {
   const out: Block = {};
   for (const [key, member] of Object.entries(value)) {
     if (member === null) continue;
-    out[key] = isObject(member) ? withoutNulls(member) : member;
+    out[key] = isRecord(member) ? withoutNulls(member) : member;
   }
   return out;
 }
@@ -128,7 +125,7 @@ const nonEmptyList = (value: unknown): boolean => Array.isArray(value) && value.
 
 /** docs/reference/api-behaviour.md: "`fieldMappings` without `destination.columns` in the same body → 400". */
 function requireColumnsForFieldMappings(body: Block): void {
-  if (body['fieldMappings'] !== undefined && !isObject(body['destination']))
+  if (body['fieldMappings'] !== undefined && !isRecord(body['destination']))
     throw new ApiError('bad_request', 'Columns are required if field mappings are provided');
   if (body['fieldMappings'] !== undefined && (body['destination'] as Block)['columns'] === undefined) {
     throw new ApiError('bad_request', 'Columns are required if field mappings are provided');
@@ -160,10 +157,10 @@ function memberAt(block: Block, path: string): { parent: Block; key: string } | 
   const parts = path.split('.');
   let parent: unknown = block;
   for (const part of parts.slice(0, -1)) {
-    parent = isObject(parent) ? parent[part] : undefined;
+    parent = isRecord(parent) ? parent[part] : undefined;
   }
   const key = parts[parts.length - 1] ?? '';
-  return isObject(parent) && parent[key] !== undefined ? { parent, key } : undefined;
+  return isRecord(parent) && parent[key] !== undefined ? { parent, key } : undefined;
 }
 
 /**
@@ -214,19 +211,19 @@ interface CheckedCreate {
 
 function checkCreate(body: unknown): CheckedCreate {
   const input = tolerated(currentPipeCreateBodySchema, requireBody(body));
-  if (isObject(input['settings'])) input['settings'] = withoutNulls(input['settings']);
+  if (isRecord(input['settings'])) input['settings'] = withoutNulls(input['settings']);
   const issues = check('create', currentPipeCreateBodySchema, input);
-  const source = isObject(input['source']) ? input['source'] : {};
+  const source = isRecord(input['source']) ? input['source'] : {};
   const family = familyOf(source, issues);
   const block =
-    family && isObject(source[family])
+    family && isRecord(source[family])
       ? tolerated(PIPE_CREATE_BLOCKS[family], withoutNulls(source[family] as Block))
       : undefined;
   if (family && !block) issues.push(issue(`source.${family}`, 'must be object'));
   if (family && block) {
     const blockIssues = check(`create:${family}`, PIPE_CREATE_BLOCKS[family], block, ['source', family]);
     issues.push(...(blockIssues.length ? blockIssues : pipeSourceRules(family, block, `source.${family}`)));
-    if (isObject(input['destination'])) issues.push(...pipeDestinationRules(family, input['destination']));
+    if (isRecord(input['destination'])) issues.push(...pipeDestinationRules(family, input['destination']));
     issues.push(...pipeScalingRules(family, input['scaling'] as Block | undefined, 'scaling'));
   }
   // What the service's newest API description lacks, it does not take (docs/manifests/pipe.md#what-a-target-of-todays-api-does-not-take).
@@ -313,14 +310,14 @@ function createOnlyIssues(body: Block, family: PipeFamily): SchemaIssue[] {
     for (const [key, member] of Object.entries(value)) {
       const inner = path ? `${path}.${key}` : key;
       if (isCreateOnlySourceMember(family, inner)) issues.push(issue(`source.${family}.${inner}`, message));
-      else if (isObject(member)) walk(member, inner);
+      else if (isRecord(member)) walk(member, inner);
     }
   };
   for (const member of PIPE_CREATE_ONLY_MEMBERS) if (member in body) issues.push(issue(member, message));
   const source = body['source'];
-  if (isObject(source) && isObject(source[family])) walk(source[family], '');
+  if (isRecord(source) && isRecord(source[family])) walk(source[family], '');
   const destination = body['destination'];
-  if (isObject(destination)) {
+  if (isRecord(destination)) {
     for (const key of Object.keys(destination))
       if (isCreateOnlyDestinationMember(key)) issues.push(issue(`destination.${key}`, message));
   }
@@ -386,21 +383,21 @@ function checkPatch(raw: Block, family: PipeFamily): CheckedPatch {
   const createOnly = createOnlyIssues(raw, family);
   if (createOnly.length) throw invalid(createOnly, 'invalid pipe patch');
   const input = tolerated(currentPipePatchBodySchema, raw);
-  const settings = isObject(input['settings']) ? input['settings'] : undefined;
+  const settings = isRecord(input['settings']) ? input['settings'] : undefined;
   if (settings) input['settings'] = withoutNulls(settings);
   const issues = check('patch', currentPipePatchBodySchema, input);
-  const source = isObject(input['source']) ? input['source'] : {};
+  const source = isRecord(input['source']) ? input['source'] : {};
   for (const other of Object.keys(source).filter((key) => isPipeFamily(key) && key !== family)) {
     issues.push(
       issue(`source.${other}`, `this pipe's source is ${family}, not ${other} (the source family is create-only)`),
     );
   }
   const rawBlock = source[family];
-  if (rawBlock !== undefined && !isObject(rawBlock)) issues.push(issue(`source.${family}`, 'must be object'));
+  if (rawBlock !== undefined && !isRecord(rawBlock)) issues.push(issue(`source.${family}`, 'must be object'));
   const patchSchema = PIPE_PATCH_BLOCKS[family];
   let block: Block | undefined;
   let cleared: string[] = [];
-  if (isObject(rawBlock) && patchSchema) {
+  if (isRecord(rawBlock) && patchSchema) {
     cleared = Object.keys(rawBlock).filter(
       (key) => rawBlock[key] === null && key !== 'tableMappingsToAdd' && key !== 'tableMappingsToRemove',
     );

@@ -24,6 +24,7 @@ import { defaultCurrentSources, type SeedSource } from '../seed.js';
 import { checkConnectionId } from './connection.js';
 import { clean, inSchemaOrder, issueAt, jsonNotFound, throwIfAny, withoutNulls, type Pointer } from './validate.js';
 import { BOTH, type StackKind } from './stack-kind.js';
+import { isRecord } from '../../support/json.js';
 
 declare module '../model.js' {
   interface CurrentCollections {
@@ -44,15 +45,11 @@ const HIGHLIGHT_NULLABLE = ['luceneExpression', 'alias'] as const;
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 // ---------------------------------------------------------------- reading a request
 
 /** The kind's schema, or a 400 naming the kinds (the discriminated union's check). */
 function schemaOf(body: unknown): TSchema {
-  const kind = isObject(body) ? body['kind'] : undefined;
+  const kind = isRecord(body) ? body['kind'] : undefined;
   if (!KINDS.includes(kind as CurrentSourceKind)) throwIfAny([issueAt(['kind'], `must be one of ${KINDS.join(', ')}`)]);
   return CURRENT_SOURCE_WRITES[kind as CurrentSourceKind];
 }
@@ -98,7 +95,7 @@ function withSessionTimestamp(body: Json): Json {
  */
 function nestedNullsDropped(body: Json): Json {
   const from =
-    isObject(body['from']) && body['from']['tableName'] === null && body['kind'] === 'metric'
+    isRecord(body['from']) && body['from']['tableName'] === null && body['kind'] === 'metric'
       ? { ...body['from'], tableName: '' }
       : body['from'];
   const items = (member: string, nullable: readonly string[]) =>
@@ -108,7 +105,7 @@ function nestedNullsDropped(body: Json): Json {
   const views = Array.isArray(body['materializedViews'])
     ? {
         materializedViews: (body['materializedViews'] as unknown[]).map((view) =>
-          isObject(view) && Array.isArray(view['aggregatedColumns'])
+          isRecord(view) && Array.isArray(view['aggregatedColumns'])
             ? {
                 ...view,
                 aggregatedColumns: view['aggregatedColumns'].map((column) => withoutNulls(column, ['sourceColumn'])),
@@ -156,7 +153,7 @@ function granularityIssues(write: Json): SchemaIssue[] {
     });
   });
   const metadata = write['metadataMaterializedViews'];
-  if (isObject(metadata))
+  if (isRecord(metadata))
     metadata['granularity'] = shortGranularity(
       String(metadata['granularity']),
       ['metadataMaterializedViews', 'granularity'],

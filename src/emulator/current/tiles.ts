@@ -26,16 +26,13 @@ import {
 } from '../../kinds/dashboard/wire.js';
 import type { SchemaIssue } from '../../schema/validate.js';
 import { clean, issueAt, type Pointer } from './validate.js';
+import { isRecord } from '../../support/json.js';
 
 type Json = Record<string, unknown>;
 
 /** The object without its undefined members, as JSON would write it. */
 function compact<T extends Json>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // ---------------------------------------------------------------- reading a request tile
@@ -72,7 +69,7 @@ export function readTileConfig(
 function readSeries(items: readonly unknown[], at: Pointer, issues: SchemaIssue[]): CurrentSeries[] | undefined {
   const before = issues.length;
   const series = items.map((item, index) => {
-    const type = isObject(item) ? item['type'] : undefined;
+    const type = isRecord(item) ? item['type'] : undefined;
     if (!(CURRENT_SERIES_TYPES as readonly unknown[]).includes(type)) {
       issues.push(issueAt([...at, index, 'type'], `must be one of ${CURRENT_SERIES_TYPES.join(', ')}`));
       return undefined;
@@ -87,7 +84,7 @@ function readSeries(items: readonly unknown[], at: Pointer, issues: SchemaIssue[
 }
 
 function readConfig(value: unknown, at: Pointer, issues: SchemaIssue[]): CurrentTileConfig | undefined {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     issues.push(issueAt(at, 'must be an object'));
     return undefined;
   }

@@ -8,7 +8,6 @@ import {
   createdAtOf,
   extraOf,
   idOf,
-  isObject,
   join,
   object,
   optionalString,
@@ -19,6 +18,7 @@ import {
   type Obj,
 } from '../shared/read.js';
 import { SAVED_SEARCH_SOURCE, type LiveAlert, type LiveAlertChannel } from './model.js';
+import { isRecord } from '../../support/json.js';
 
 /** Alert members the service sets itself (or names differently in responses): never sent back. */
 const ALERT_SERVER_MEMBERS = [
@@ -86,7 +86,7 @@ export function toLiveAlert(value: unknown, path: string): LiveAlert {
   const silenced = raw['silenced'];
   // Some versions record who silenced it and until when instead of a flag.
   if (typeof silenced === 'boolean') alert.silenced = silenced;
-  else if (isObject(silenced)) alert.silenced = true;
+  else if (isRecord(silenced)) alert.silenced = true;
   return alert;
 }
 
@@ -114,7 +114,7 @@ function reference(raw: Obj, keys: readonly string[], path: string): string | un
     const member = raw[key];
     if (member === undefined || member === null) continue;
     if (typeof member === 'string') return member;
-    if (isObject(member)) return idOf(member, join(path, key));
+    if (isRecord(member)) return idOf(member, join(path, key));
     throw new ShapeError(join(path, key), 'is not an id');
   }
   return undefined;

@@ -8,7 +8,6 @@ import { PIPE_WRITE_ONLY_SOURCE_MEMBERS } from '../../schema/pipe-create-only.js
 import { PIPE_FAMILIES, type PipeFamily } from '../../schema/pipe-sources.js';
 import {
   idOf,
-  isObject,
   join,
   listOf,
   object,
@@ -19,6 +18,7 @@ import {
   type Obj,
 } from '../shared/read.js';
 import type { Column, FieldMapping, LivePipe, LivePipeSettings, PipeSource } from './model.js';
+import { isRecord } from '../../support/json.js';
 
 export function toLivePipe(value: unknown, path: string): LivePipe {
   const raw = object(value, path);
@@ -53,7 +53,7 @@ function toNumbers(value: unknown, path: string): Record<string, number> | undef
 
 function toPipeSource(value: unknown, path: string): PipeSource {
   const raw = object(value, path);
-  const kinds = PIPE_FAMILIES.filter((kind) => isObject(raw[kind]));
+  const kinds = PIPE_FAMILIES.filter((kind) => isRecord(raw[kind]));
   const kind: PipeFamily | undefined = kinds[0];
   if (kind === undefined) throw new ShapeError(path, `holds none of ${PIPE_FAMILIES.join(', ')}`);
   if (kinds.length > 1) throw new ShapeError(path, `holds more than one source kind (${kinds.join(', ')})`);
@@ -73,7 +73,7 @@ function withoutWriteOnly(family: PipeFamily, raw: Obj): Obj {
     if (rest.length === 0) delete block[head];
     else {
       const inner = block[head];
-      if (isObject(inner)) block[head] = dropPath(inner, rest);
+      if (isRecord(inner)) block[head] = dropPath(inner, rest);
     }
   }
   return block;
@@ -86,7 +86,7 @@ function dropPath(value: Obj, path: readonly string[]): Obj {
   if (rest.length === 0) delete copy[head];
   else {
     const inner = copy[head];
-    if (isObject(inner)) copy[head] = dropPath(inner, rest);
+    if (isRecord(inner)) copy[head] = dropPath(inner, rest);
   }
   return copy;
 }

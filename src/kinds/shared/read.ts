@@ -9,6 +9,7 @@
  */
 import type { Kind } from '../../model/kinds.js';
 import type { Extra, UnreadableResource } from '../../model/resources.js';
+import { isRecord } from '../../support/json.js';
 
 /** A response member that is not the documented shape; `path` like `data[3].tiles[0].w`. */
 export class ShapeError extends Error {
@@ -64,7 +65,7 @@ export function readEach<T>(
 }
 
 function unreadableOf(kind: Kind, item: unknown, error: ShapeError): UnreadableResource | undefined {
-  if (!isObject(item)) return undefined;
+  if (!isRecord(item)) return undefined;
   const id = item['id'] ?? item['_id'];
   if (typeof id !== 'string' || id === '') return undefined;
   const name = item['name'];
@@ -95,12 +96,8 @@ export function withoutNulls(raw: Obj): Obj {
 
 // ---------------------------------------------------------------- leaves
 
-export function isObject(value: unknown): value is Obj {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 export function object(value: unknown, path: string): Obj {
-  if (!isObject(value)) throw new ShapeError(path, 'is not an object');
+  if (!isRecord(value)) throw new ShapeError(path, 'is not an object');
   return value;
 }
 
