@@ -164,7 +164,7 @@ function planAlert(
   return planWrite(ctx, desired, change, live, resolved);
 }
 
-/** The manifest with the live values at its ignored paths (docs/operations.md#ignore-rules). */
+/** The manifest with the live values at its ignored paths (docs/operations.md#ignore-rules-and-stacksyncioprune-disabled). */
 function keptLive(manifest: DesiredAlert, live: LiveAlert): KeptAlert {
   const paths = manifest.policy?.ignore;
   if (paths === undefined || paths.length === 0) return manifest;

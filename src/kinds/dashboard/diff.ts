@@ -121,7 +121,7 @@ function planDashboard(
   return planExisting(ctx, { desired, profileForm, refs }, live, match);
 }
 
-/** The manifest with the live values at its ignored paths (docs/operations.md#ignore-rules). */
+/** The manifest with the live values at its ignored paths (docs/operations.md#ignore-rules-and-stacksyncioprune-disabled). */
 function keptLive(manifest: DesiredDashboard, live: LiveDashboard): KeptDashboard {
   const paths = manifest.policy?.ignore;
   if (paths === undefined || paths.length === 0) return manifest;
