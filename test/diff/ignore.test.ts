@@ -185,6 +185,25 @@ describe('ignoreDifferences', () => {
     ]);
   });
 
+  it('a live tile kept whole is not refused by a seed target for the members of current servers it holds', () => {
+    // The live tile holds its container among the members stacksync does not model; the seed refuses only a manifest's.
+    const liveTile = { id: 't-1', name: 'p99', x: 0, y: 0, w: 4, h: 2, extra: { containerId: 'c-1' } };
+    const input = (ignore: string[]) => ({
+      desired: [{ kind: 'Dashboard', key: 'api', name: 'renamed', policy: { ignore }, tiles: [{ name: 'p99', w: 6 }] }],
+      live: { dashboards: [{ id: 'd-1', name: 'api', tiles: [liveTile] }] },
+      state: { inventory: { Dashboard: { api: { id: 'd-1' } } } },
+    });
+    const api = byRef(planTarget(planInput(input(['tiles[p99]']))))['Dashboard/api'];
+    expect(api?.action).toBe('update');
+    const [operation] = api?.operations ?? [];
+    expect((operation as unknown as { body: DashboardWrite }).body.tiles[0]).toMatchObject({ id: 't-1', w: 4 });
+    expect(byRef(planTarget(planInput(input([]))))['Dashboard/api']?.diff).toContainEqual({
+      path: 'tiles[p99].w',
+      before: 4,
+      after: 6,
+    });
+  });
+
   it('an ignored pipe setting is not patched', () => {
     const pipe = livePostgresPipe();
     const input = {
