@@ -1,7 +1,7 @@
 /** Ignore rules and `stacksync.io/prune: disabled` in the differ. */
 import { describe, expect, it } from 'vitest';
 import { planTarget } from '../../src/diff/index.js';
-import { keepLiveAt, parseFieldPath } from '../../src/kinds/shared/ignore.js';
+import { keepLive, keepLiveAt, parseFieldPath, type KeptMembers } from '../../src/kinds/shared/ignore.js';
 import type { Change } from '../../src/model/plan.js';
 import type { DashboardWrite } from '../../src/kinds/dashboard/model.js';
 import type { AlertWrite } from '../../src/kinds/alert/model.js';
@@ -54,6 +54,34 @@ describe('keepLiveAt', () => {
   });
 });
 
+describe('KeptMembers', () => {
+  interface Desired {
+    key: string;
+    w: number;
+    tiles: { name: string; type: 'time' | 'table' }[];
+  }
+  interface Live {
+    id: string;
+    w: number | string;
+    tiles: { id: string; name: string; type: string }[];
+  }
+  type Kept = KeptMembers<Desired, Live>;
+
+  it('holds the manifest laid over by live, and what the walk makes of the two: live values of their own type', () => {
+    const desired: Desired = { key: 'api', w: 12, tiles: [{ name: 'p99', type: 'time' }] };
+    const live: Live = { id: 'd-1', w: 'wide', tiles: [{ id: 't-1', name: 'p99', type: 'line' }] };
+    const kept = keepLive<Kept>(desired, { ...desired, ...live }, ['w', 'tiles[p99].type']);
+    expect(kept).toEqual({ key: 'api', w: 'wide', tiles: [{ name: 'p99', type: 'line' }] });
+    expect(keepLive<Kept>(desired, { ...desired, ...live }, ['tiles[p99].id']), 'a member only live has').toEqual({
+      ...desired,
+      tiles: [{ name: 'p99', type: 'time', id: 't-1' }],
+    });
+    // @ts-expect-error: a value of neither the manifest's type nor live's
+    const neither: Kept = { key: 'api', w: true, tiles: [] };
+    expect(neither.key).toBe('api');
+  });
+});
+
 describe('ignoreDifferences', () => {
   const dashboard = (ignore?: string[]) => ({
     desired: [
@@ -102,6 +130,78 @@ describe('ignoreDifferences', () => {
     const slow = byRef(planTarget(planInput(input)))['Alert/slow'];
     expect(slow?.diff).toEqual([{ path: 'message', before: 'old', after: 'new' }]);
     expect((slow?.operations[0] as unknown as { body: AlertWrite }).body.threshold).toBe(250);
+  });
+
+  it("a live channel the manifest's schema refuses, at an ignored path, is written back as it is", () => {
+    // A manifest's channel is `email` or `webhook`; the service may hold one of another type.
+    const liveChannel = { type: 'slack_webhook', webhookId: 'wh-9', slackChannelId: 'C-1' };
+    const input = {
+      desired: [
+        {
+          kind: 'Alert',
+          key: 'slow',
+          name: 'slow',
+          savedSearchId: 's-1',
+          message: 'new',
+          channel: { type: 'webhook', webhookId: 'wh-1' },
+          policy: { ignore: ['channel'] },
+        },
+      ],
+      live: { alerts: [{ id: 'a-1', name: 'slow', savedSearchId: 's-1', message: 'old', channel: liveChannel }] },
+      state: { inventory: { Alert: { slow: { id: 'a-1' } } } },
+    };
+    const slow = byRef(planTarget(planInput(input)))['Alert/slow'];
+    expect(slow?.diff).toEqual([{ path: 'message', before: 'old', after: 'new' }]);
+    expect((slow?.operations[0] as unknown as { body: AlertWrite }).body.channel).toEqual(liveChannel);
+  });
+
+  it("a live series type the manifest's schema refuses, at an ignored path, is written back as it is", () => {
+    // A manifest's series `type` is one of the seed's chart types; the server may spell another.
+    const input = {
+      desired: [
+        {
+          kind: 'Dashboard',
+          key: 'api',
+          policy: { ignore: ['tiles[p99].series[0].type'] },
+          tiles: [{ name: 'p99', h: 3, series: [{ type: 'time', aggFn: 'avg' }] }],
+        },
+      ],
+      live: {
+        dashboards: [
+          {
+            id: 'd-1',
+            name: 'api',
+            tiles: [{ id: 't-1', name: 'p99', h: 2, series: [{ type: 'line', aggFn: 'avg' }] }],
+          },
+        ],
+      },
+      state: { inventory: { Dashboard: { api: { id: 'd-1' } } } },
+    };
+    const api = byRef(planTarget(planInput(input)))['Dashboard/api'];
+    expect(api?.diff).toEqual([{ path: 'tiles[p99].h', before: 2, after: 3 }]);
+    const [operation] = api?.operations ?? [];
+    expect((operation as unknown as { body: DashboardWrite }).body.tiles[0]?.series).toEqual([
+      { type: 'line', aggFn: 'avg' },
+    ]);
+  });
+
+  it('a live tile kept whole is not refused by a seed target for the members of current servers it holds', () => {
+    // The live tile holds its container among the members stacksync does not model; the seed refuses only a manifest's.
+    const liveTile = { id: 't-1', name: 'p99', x: 0, y: 0, w: 4, h: 2, extra: { containerId: 'c-1' } };
+    const input = (ignore: string[]) => ({
+      desired: [{ kind: 'Dashboard', key: 'api', name: 'renamed', policy: { ignore }, tiles: [{ name: 'p99', w: 6 }] }],
+      live: { dashboards: [{ id: 'd-1', name: 'api', tiles: [liveTile] }] },
+      state: { inventory: { Dashboard: { api: { id: 'd-1' } } } },
+    });
+    const api = byRef(planTarget(planInput(input(['tiles[p99]']))))['Dashboard/api'];
+    expect(api?.action).toBe('update');
+    const [operation] = api?.operations ?? [];
+    expect((operation as unknown as { body: DashboardWrite }).body.tiles[0]).toMatchObject({ id: 't-1', w: 4 });
+    expect(byRef(planTarget(planInput(input([]))))['Dashboard/api']?.diff).toContainEqual({
+      path: 'tiles[p99].w',
+      before: 4,
+      after: 6,
+    });
   });
 
   it('an ignored pipe setting is not patched', () => {

@@ -36,7 +36,7 @@ import {
   matchedChange,
   unreadableChange,
 } from '../shared/change.js';
-import { keepLiveUnchecked } from '../shared/ignore.js';
+import { keepLive } from '../shared/ignore.js';
 import type { IntentTiming } from '../shared/intents.js';
 import { matchAll } from '../shared/match.js';
 import type { Match } from '../shared/match.js';
@@ -51,9 +51,9 @@ import {
   type AlertRefs,
   type AlertWrite,
   type DesiredAlert,
+  type KeptAlert,
   type LiveAlert,
   type LiveAlertChannel,
-  type ManifestChannel,
 } from './model.js';
 
 export interface AlertContext {
@@ -135,7 +135,7 @@ function planAlert(
   if (matched && isUnreadable(matched))
     return { change: unreadableChange(ctx.target, manifest, matched), rescued: false };
   const live = matched;
-  const desired = live ? keepLiveUnchecked(manifest, live, manifest.policy?.ignore) : manifest;
+  const desired = live ? keptLive(manifest, live) : manifest;
   const failed = (code: ErrorCode, message: string): AlertOutcome => ({
     change: errorChange(ctx.target, desired, code, message, live?.id),
     rescued: false,
@@ -164,7 +164,15 @@ function planAlert(
   return planWrite(ctx, desired, change, live, resolved);
 }
 
-function planCreate(ctx: AlertContext, desired: DesiredAlert, diff: FieldDiff[], resolved: Resolved): AlertOutcome {
+/** The manifest with the live values at its ignored paths (docs/operations.md#ignore-rules-and-stacksyncioprune-disabled). */
+function keptLive(manifest: DesiredAlert, live: LiveAlert): KeptAlert {
+  const paths = manifest.policy?.ignore;
+  if (paths === undefined || paths.length === 0) return manifest;
+  // Live laid over the manifest, so both are of one type; where live has no member the walk keeps the manifest's.
+  return keepLive<KeptAlert>(manifest, { ...manifest, ...live }, paths);
+}
+
+function planCreate(ctx: AlertContext, desired: KeptAlert, diff: FieldDiff[], resolved: Resolved): AlertOutcome {
   const change = changeFor(ctx.target, desired, 'create');
   if (desired.name !== undefined) change.liveName = desired.name;
   change.diff = diff;
@@ -181,7 +189,7 @@ function planCreate(ctx: AlertContext, desired: DesiredAlert, diff: FieldDiff[],
 
 function planWrite(
   ctx: AlertContext,
-  desired: DesiredAlert,
+  desired: KeptAlert,
   change: Change,
   live: LiveAlert,
   resolved: Resolved,
@@ -217,7 +225,7 @@ export function cascadingChangeOf(
 }
 
 /** Resolves `dashboard`/`tile`; a string is why it cannot be. */
-function resolveRef(ctx: AlertContext, desired: DesiredAlert): ResolvedRef | string {
+function resolveRef(ctx: AlertContext, desired: KeptAlert): ResolvedRef | string {
   if (desired.dashboard === undefined || desired.tile === undefined)
     return 'a tile alert needs both dashboard and tile';
   const outcome = ctx.dashboards.get(desired.dashboard);
@@ -238,7 +246,7 @@ function resolveRef(ctx: AlertContext, desired: DesiredAlert): ResolvedRef | str
 /** The operation with the ids it takes from changes of this run: the dashboard's (and its tile's), and the names' places. */
 function withRefs(
   operation: Extract<Operation, { body: unknown }>,
-  desired: DesiredAlert,
+  desired: KeptAlert,
   { ref, names }: Resolved,
 ): Operation {
   const tile: AlertRefs | undefined = ref?.viaRefs
@@ -252,7 +260,7 @@ function withRefs(
  * The full configuration (PUT replaces it). Optional members the manifest leaves out keep their
  * live value, since PUT would otherwise clear them. Ids still unknown are left for the executor.
  */
-function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, resolved: Resolved): AlertWrite {
+function alertBody(desired: KeptAlert, live: LiveAlert | undefined, resolved: Resolved): AlertWrite {
   const { ref, names } = resolved;
   const source = sourceOf(desired);
   const body: AlertWrite = {
@@ -287,7 +295,7 @@ function alertBody(desired: DesiredAlert, live: LiveAlert | undefined, resolved:
 }
 
 /** The members of newer servers the manifest sets (a start time as the service writes it back). */
-function currentMembers(desired: DesiredAlert): Record<string, unknown> {
+function currentMembers(desired: KeptAlert): Record<string, unknown> {
   const members: Record<string, unknown> = {};
   for (const member of CURRENT_ALERT_MEMBERS) if (desired[member] !== undefined) members[member] = desired[member];
   const start = desired.scheduleStartAt;
@@ -296,12 +304,12 @@ function currentMembers(desired: DesiredAlert): Record<string, unknown> {
   return members;
 }
 
-function hasCurrentMembers(desired: DesiredAlert): boolean {
+function hasCurrentMembers(desired: KeptAlert): boolean {
   return CURRENT_ALERT_MEMBERS.some((member) => desired[member] !== undefined);
 }
 
 /** Why a seed-profile target cannot take this manifest: members only newer servers have. */
-function currentOnlyMembers(desired: DesiredAlert): string | undefined {
+function currentOnlyMembers(desired: KeptAlert): string | undefined {
   if (!hasCurrentMembers(desired) && desired.channels === undefined && desired.channel?.type !== 'email')
     return undefined;
   const members = [
@@ -315,7 +323,7 @@ function currentOnlyMembers(desired: DesiredAlert): string | undefined {
 }
 
 /** The names the manifest gives for saved searches and webhooks, as ids (placeholders for resources this run creates). */
-function namedIds(desired: DesiredAlert, names: NameRefs): Named {
+function namedIds(desired: KeptAlert, names: NameRefs): Named {
   const named: Named = {};
   if (desired.channel !== undefined) named.channel = channelIds(desired.channel, names, ['channel']);
   if (desired.channels !== undefined)
@@ -346,15 +354,23 @@ function deletedIds(ctx: AlertContext, named: Named): string[] {
   return [...new Set(gone)];
 }
 
-function channelIds(channel: ManifestChannel, names: NameRefs, at: (string | number)[]): LiveAlertChannel {
+/**
+ * A channel with its webhook by id. A live channel kept at an ignored path names no webhook by
+ * name; should one carry a `webhook` member of another type, it is looked up by its text.
+ */
+function channelIds(
+  channel: NonNullable<KeptAlert['channel']>,
+  names: NameRefs,
+  at: (string | number)[],
+): LiveAlertChannel {
   const { webhook, ...rest } = channel;
   return webhook === undefined
     ? rest
-    : { ...rest, webhookId: names.id(WEBHOOK, webhook, pointerTo(...at, 'webhookId')) };
+    : { ...rest, webhookId: names.id(WEBHOOK, String(webhook), pointerTo(...at, 'webhookId')) };
 }
 
 /** `search` and `saved_search` are one source; the model, the plan and export say `saved_search`. */
-function sourceOf(desired: Pick<DesiredAlert, 'source'>): string {
+function sourceOf(desired: Pick<KeptAlert, 'source'>): string {
   return alertSourceWord(desired.source);
 }
 
@@ -375,7 +391,7 @@ function keepChannelsInStep(body: AlertWrite, channel: LiveAlertChannel, live: L
 
 function diffAlert(
   ctx: AlertContext,
-  desired: DesiredAlert,
+  desired: KeptAlert,
   live: LiveAlert | undefined,
   resolved: Resolved,
 ): FieldDiff[] {
@@ -402,7 +418,7 @@ function diffAlert(
 /** `dashboard` and `tile` shown by name; `…Id` only where names cannot tell the change. */
 function diffRef(
   ctx: AlertContext,
-  desired: DesiredAlert,
+  desired: KeptAlert,
   live: LiveAlert | undefined,
   ref: ResolvedRef,
   diff: FieldDiff[],

@@ -2,6 +2,7 @@
 import type { Static } from 'typebox';
 import type { DesiredBase } from '../../model/desired.js';
 import type { Extra } from '../../model/resources.js';
+import type { KeptMembers } from '../shared/ignore.js';
 import type { alertSpecSchema } from './schema.js';
 import type { ChangeKey } from '../../model/plan.js';
 import type { alertChannelSchema, alertWriteBodySchema } from './wire.js';
@@ -35,8 +36,13 @@ export type LiveAlertChannel = Record<string, unknown> & { type: string; webhook
  * `dashboardId`). Built on the seed's write body; `source` is written in the target's spelling
  * by the adapter, and members of the live alert the model does not name ride along.
  */
-export type AlertWrite = Omit<Static<typeof alertWriteBodySchema>, 'thresholdType' | 'channel' | 'source'> & {
+export type AlertWrite = Omit<
+  Static<typeof alertWriteBodySchema>,
+  'thresholdType' | 'interval' | 'channel' | 'source'
+> & {
   thresholdType: string;
+  /** As the manifest writes it, or as live has it where an ignore rule keeps it. */
+  interval: string;
   source: string;
   channel?: LiveAlertChannel;
   thresholdMax?: number;
@@ -76,6 +82,13 @@ export interface LiveAlert {
 export interface DesiredAlert extends DesiredBase, AlertSpec {
   kind: typeof ALERT;
 }
+
+/**
+ * An alert manifest once the live values at its ignored paths are kept: a member there may hold
+ * what the service has, of a type the manifest's schema refuses (a channel's `type` of any name,
+ * a `thresholdType` as the service spells it), and it is read and written back as it is.
+ */
+export type KeptAlert = KeptMembers<DesiredAlert, LiveAlert>;
 
 /**
  * Ids an alert operation needs from a dashboard changed in the same run. The executor takes them

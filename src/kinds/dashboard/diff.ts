@@ -26,7 +26,7 @@ import {
   matchedChange,
   unreadableChange,
 } from '../shared/change.js';
-import { keepLiveUnchecked } from '../shared/ignore.js';
+import { keepLive } from '../shared/ignore.js';
 import type { IntentTiming } from '../shared/intents.js';
 import { matchAll } from '../shared/match.js';
 import type { Match } from '../shared/match.js';
@@ -37,6 +37,7 @@ import {
   DASHBOARD as KIND,
   type DashboardWrite,
   type DesiredDashboard,
+  type KeptDashboard,
   type LiveDashboard,
   type LiveTile,
   type TileWrite,
@@ -100,7 +101,7 @@ function planDashboard(
       change: errorChange(ctx.target, manifest, 'E_CONFLICT', ambiguousMessage(KIND, manifest.name, match.count)),
     };
   const live: LiveDashboard | undefined = matched;
-  const desired = live ? keepLiveUnchecked(manifest, live, manifest.policy?.ignore) : manifest;
+  const desired = live ? keptLive(manifest, live) : manifest;
   const refs = new NameRefs(ctx.refer);
   const profileForm = inProfileForm(desired, ctx.profile, refs);
   if ('problem' in profileForm)
@@ -120,12 +121,20 @@ function planDashboard(
   return planExisting(ctx, { desired, profileForm, refs }, live, match);
 }
 
+/** The manifest with the live values at its ignored paths (docs/operations.md#ignore-rules-and-stacksyncioprune-disabled). */
+function keptLive(manifest: DesiredDashboard, live: LiveDashboard): KeptDashboard {
+  const paths = manifest.policy?.ignore;
+  if (paths === undefined || paths.length === 0) return manifest;
+  // Live laid over the manifest, so both are of one type; where live has no member the walk keeps the manifest's.
+  return keepLive<KeptDashboard>(manifest, { ...manifest, ...live }, paths);
+}
+
 /**
  * A tile this plan would create without a chart, which every server refuses (docs/manifests/dashboard.md,
  * "Two tile forms"): a tile that gives only its place keeps the chart of the live tile of its
  * name, so it needs one. Found before any write, not as the server's 400.
  */
-function chartlessNewTile(desired: DesiredDashboard, live: LiveDashboard | undefined): string | undefined {
+function chartlessNewTile(desired: KeptDashboard, live: LiveDashboard | undefined): string | undefined {
   const liveNames = new Set((live?.tiles ?? []).map((tile) => tile.name));
   const tile = desired.tiles.find(
     (each) => each.series === undefined && each.config === undefined && !liveNames.has(each.name),
@@ -140,7 +149,7 @@ function chartlessNewTile(desired: DesiredDashboard, live: LiveDashboard | undef
 
 function planCreate(
   ctx: DashboardContext,
-  desired: DesiredDashboard,
+  desired: KeptDashboard,
   profileForm: ProfileForm,
   refs: NameRefs,
   outcome: Base,
@@ -164,7 +173,7 @@ function planCreate(
 }
 
 interface Planned {
-  desired: DesiredDashboard;
+  desired: KeptDashboard;
   profileForm: ProfileForm;
   refs: NameRefs;
 }
@@ -205,7 +214,7 @@ function planExisting(
   return { ...kept, change, writes: true, removedTiles: new Map(removed.map((tile) => [tile.id, tile.name])) };
 }
 
-function diffDashboard(desired: DesiredDashboard, profileForm: ProfileForm, live: LiveDashboard): FieldDiff[] {
+function diffDashboard(desired: KeptDashboard, profileForm: ProfileForm, live: LiveDashboard): FieldDiff[] {
   const diff: FieldDiff[] = [];
   if (desired.name !== live.name) diff.push(fieldDiff('name', live.name, desired.name));
   if (desired.tags && !sameSet(desired.tags, live.tags)) diff.push(fieldDiff('tags', live.tags, desired.tags));
@@ -252,7 +261,7 @@ function liveFilters(live: LiveDashboard): WriteBody[] {
  * leaves out keep their live value (PUT replaces the tile list, and an unmanaged field must not
  * be reset). Filters the manifest sets keep the live id of their name.
  */
-function updateBody(desired: DesiredDashboard, profileForm: ProfileForm, live: LiveDashboard): DashboardWrite {
+function updateBody(desired: KeptDashboard, profileForm: ProfileForm, live: LiveDashboard): DashboardWrite {
   const liveByName = new Map(live.tiles.map((tile) => [tile.name, tile]));
   const tiles = profileForm.tiles.map((tile) => {
     const current = liveByName.get(tile.name);

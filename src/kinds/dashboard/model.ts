@@ -6,6 +6,7 @@ import type { Static } from 'typebox';
 import type { DesiredBase } from '../../model/desired.js';
 import type { Extra, LiveBase } from '../../model/resources.js';
 import { isRecord } from '../../support/json.js';
+import type { KeptMembers } from '../shared/ignore.js';
 import type { dashboardSpecSchema } from './schema.js';
 import type { dashboardUpdateBodySchema, seriesSchema, tileWriteSchema } from './wire.js';
 import type { Variant } from '../../model/kinds.js';
@@ -120,6 +121,16 @@ export interface DesiredDashboard
   kind: typeof DASHBOARD;
   tiles: DesiredTile[];
 }
+
+/**
+ * A dashboard manifest once the live values at its ignored paths are kept: a tile there may hold
+ * what the service has, of a type the manifest's schema refuses (a series' `type` as the server
+ * spells it, a `config` of any members), and it is read and written back as it is.
+ */
+export type KeptDashboard = KeptMembers<DesiredDashboard, LiveDashboard>;
+
+/** A tile of a {@link KeptDashboard}: the manifest's, the live one, or one made of both. */
+export type KeptTile = KeptDashboard['tiles'][number];
 
 /** A filter as a manifest writes it (its key is its name). */
 export type ManifestFilter = NonNullable<DashboardSpec['filters']>[number];

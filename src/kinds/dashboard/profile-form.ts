@@ -16,8 +16,8 @@ import { seriesToConfig } from './convert.js';
 import { currentConfigProblem } from './current-config.js';
 import {
   DASHBOARD_CURRENT_MEMBERS,
-  type DesiredDashboard,
-  type DesiredTile,
+  type KeptDashboard,
+  type KeptTile,
   type LiveSeries,
   type ManifestFilter,
   type TileWrite,
@@ -31,7 +31,7 @@ export interface ProfileForm {
 }
 
 export function inProfileForm(
-  desired: DesiredDashboard,
+  desired: KeptDashboard,
   profile: ApiProfile,
   refs: NameRefs,
 ): ProfileForm | { problem: string } {
@@ -51,7 +51,7 @@ export interface ProfileRefusal {
  * loader reports it at that line once it knows the target's profile), or nothing.
  */
 export function profileRefusal(
-  dashboard: Pick<DesiredDashboard, 'tiles' | (typeof DASHBOARD_CURRENT_MEMBERS)[number]>,
+  dashboard: Pick<KeptDashboard, 'tiles' | (typeof DASHBOARD_CURRENT_MEMBERS)[number]>,
   profile: ApiProfile,
 ): ProfileRefusal | undefined {
   if (profile === 'seed') {
@@ -70,23 +70,26 @@ export function profileRefusal(
   return undefined;
 }
 
-function seedRefusal(tile: DesiredTile): ProfileRefusal | undefined {
+function seedRefusal(tile: KeptTile): ProfileRefusal | undefined {
   if (tile.config !== undefined)
     return {
       problem:
         "the target speaks api profile seed, which takes tiles as series, not config; write the tile's chart as series",
       pointer: ['config'],
     };
-  if (tile.containerId !== undefined || tile.tabId !== undefined) {
+  // A live tile kept whole (an ignored `tiles[name]`) holds these among its other members (`extra`): it has none here.
+  const containerId = 'containerId' in tile ? tile.containerId : undefined;
+  const tabId = 'tabId' in tile ? tile.tabId : undefined;
+  if (containerId !== undefined || tabId !== undefined) {
     return {
       problem: 'containerId and tabId are members of current servers, and the target speaks api profile seed',
-      pointer: [tile.containerId !== undefined ? 'containerId' : 'tabId'],
+      pointer: [containerId !== undefined ? 'containerId' : 'tabId'],
     };
   }
   return undefined;
 }
 
-function currentRefusal(tile: DesiredTile): ProfileRefusal | undefined {
+function currentRefusal(tile: KeptTile): ProfileRefusal | undefined {
   if (tile.series !== undefined) {
     const converted = seriesToConfig(tile.series, tile.asRatio === true);
     if ('problem' in converted)
@@ -119,7 +122,7 @@ function seriesAt(pointer: Pointer): number {
 // ---------------------------------------------------------------- the seed's form
 
 /** A dashboard `profileRefusal` finds nothing in, in the seed's form. */
-function seedForm(desired: DesiredDashboard): ProfileForm {
+function seedForm(desired: KeptDashboard): ProfileForm {
   const tiles: TileWrite[] = [];
   for (const tile of desired.tiles) {
     const copy: TileWrite = { ...tile };
@@ -146,7 +149,7 @@ function seedSeries(series: LiveSeries): LiveSeries {
 // ---------------------------------------------------------------- a current server's form
 
 /** A dashboard `profileRefusal` finds nothing in, in a current server's form. */
-function currentForm(desired: DesiredDashboard, refs: NameRefs): ProfileForm | { problem: string } {
+function currentForm(desired: KeptDashboard, refs: NameRefs): ProfileForm | { problem: string } {
   const tiles: TileWrite[] = [];
   for (const [index, tile] of desired.tiles.entries()) {
     const profileForm = currentTile(tile, index, refs);
@@ -160,7 +163,7 @@ function currentForm(desired: DesiredDashboard, refs: NameRefs): ProfileForm | {
   return { tiles, members };
 }
 
-function currentTile(tile: DesiredTile, index: number, refs: NameRefs): { tile: TileWrite } | { problem: string } {
+function currentTile(tile: KeptTile, index: number, refs: NameRefs): { tile: TileWrite } | { problem: string } {
   const { series, config, asRatio, ...placement } = tile;
   if (series !== undefined) {
     const converted = seriesToConfig(series, asRatio === true);

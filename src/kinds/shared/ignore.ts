@@ -77,13 +77,27 @@ export function keepLive<T>(desired: T, live: T, paths: readonly string[] | unde
 }
 
 /**
- * {@link keepLive} where live is the object as read, not of the manifest's type (an alert, a
- * dashboard), and the result is taken for the manifest's type unchecked. It is not always one: a
- * live value at an ignored path may be one the manifest's schema refuses (an alert channel's
- * `type` other than `email` or `webhook`, a tile series' `type` as the server spells it), and the
- * differ gets it as it is, which is what the rule asks (the live value is kept and written back).
+ * What a value of type `D` can be once live values of type `L` were taken at any of its paths:
+ * `D` as it was, `L` (the whole value taken), or, for objects and lists, one made of both: at each
+ * of `D`'s members (items), again one of those three. A member only `L` has is left out of the
+ * type (a member more is still of the type), so nothing reads it.
  */
-export function keepLiveUnchecked<D>(desired: D, live: object, paths: readonly string[] | undefined): D {
-  // The one cast left in kinds/: typing it soundly means a desired type that admits live values at any path.
-  return keepLive<unknown>(desired, live, paths) as D;
-}
+export type KeptLive<D, L> = D | Exclude<L, undefined> | KeptBoth<D, Exclude<L, undefined>>;
+
+type KeptBoth<D, L> = D extends readonly (infer DItem)[]
+  ? L extends readonly (infer LItem)[]
+    ? KeptLive<DItem, LItem>[]
+    : never
+  : D extends object
+    ? L extends object
+      ? KeptMembers<D, L>
+      : never
+    : never;
+
+/**
+ * An object of type `D` whose members may hold live values of type `L` (see {@link KeptLive}):
+ * what an alert's or a dashboard's differ reads once the live values at its ignored paths are
+ * kept. Of it, `D` and `D` overlaid by `L` are instances, and taking an overlay's value at a path
+ * of another instance gives one again, so {@link keepLive} on this type needs no cast.
+ */
+export type KeptMembers<D, L> = { [K in keyof D]: K extends keyof L ? KeptLive<D[K], L[K]> : D[K] };
