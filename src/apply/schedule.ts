@@ -32,7 +32,7 @@ export interface ApplyDeps {
    * `sync.settleWindow`, milliseconds: how long after it was sent a create whose answer never came
    * may still land; recorded in its intent, later runs wait that long before creating it again.
    */
-  settleMs: number;
+  lateCreateWindowMs: number;
   /** Delete and create again where a create-only member changed (`--allow-replace`); default false. */
   allowReplace?: boolean;
   /** How resources that become ready asynchronously are waited for (`apply --wait`); default: only where a later operation needs it. */
@@ -107,7 +107,7 @@ class ApplyRun {
       target: deps.target,
       ...(deps.signal ? { signal: deps.signal } : {}),
       clock: this.#clock,
-      settleMs: deps.settleMs,
+      lateCreateWindowMs: deps.lateCreateWindowMs,
       wait: deps.wait ?? DEFAULT_WAIT,
       sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       emit: (event) => this.#emit(event),

@@ -39,7 +39,7 @@ export interface WriteDeps {
   signal?: AbortSignal;
   clock: () => number;
   /** The late-create window, ms, recorded in the intent of a create whose answer never came. */
-  settleMs: number;
+  lateCreateWindowMs: number;
   wait: WaitOptions;
   sleep: (ms: number) => Promise<void>;
   emit: (event: ApplyEvent) => void;
@@ -293,7 +293,7 @@ export class ChangeWriter {
    * fails the change and keeps the intent, and the create is never sent again in this run: a proxy
    * may still hold the first request and forward it later, and a second create would then leave
    * two. When nobody answered it at all (`mayStillLand`: a timeout, a close without an answer, a
-   * gateway's 502/504), the intent also records until when it may land (the settle window): later
+   * gateway's 502/504), the intent also records until when it may land (the late-create window): later
    * runs wait for it until then (the plan shows it `waiting`) and take it back if it lands.
    */
   async #create<T extends { id: string }>(
@@ -314,7 +314,9 @@ export class ChangeWriter {
         await this.#dropIntentIfNotCreated(kind, name, error);
         throw error;
       }
-      const settleUntil = mayStillLand(error) ? new Date(sentAt + this.#deps.settleMs).toISOString() : undefined;
+      const settleUntil = mayStillLand(error)
+        ? new Date(sentAt + this.#deps.lateCreateWindowMs).toISOString()
+        : undefined;
       if (settleUntil !== undefined) {
         this.#deps.store.add(this.#deps.target, { ...intent, settleUntil });
         // Best effort: without it a later run would not wait for the create before sending it again.

@@ -10,7 +10,7 @@
 import { changeKey, isWrite, type Change, type ChangeKey } from '../model/plan.js';
 import type { TargetState } from '../model/state.js';
 import { requiredChanges, withDependents } from './graph.js';
-import { openSettleWindow, type IntentTiming } from '../kinds/shared/intents.js';
+import { lateCreateDeadline, type IntentTiming } from '../kinds/shared/intents.js';
 
 /** What a waiting create says, with its deadline (`HH:MM UTC`). */
 export function waitingNote(until: string): string {
@@ -31,7 +31,7 @@ export function awaitLateCreates(changes: Change[], state: TargetState, timing: 
   for (const change of changes) {
     if (change.action !== 'create') continue;
     const intent = state.intents.find((candidate) => candidate.kind === change.kind && candidate.key === change.name);
-    const until = intent && openSettleWindow(intent, timing);
+    const until = intent && lateCreateDeadline(intent, timing);
     if (until === undefined) continue;
     roots.push(change);
     waiting.set(changeKey(change.kind, change.name), until);

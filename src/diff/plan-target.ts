@@ -84,7 +84,7 @@ export function planTargetAsking(input: PlanTargetInput): { changes: Change[]; a
   const named = (kind: Kind): ReturnType<typeof liveOf>[number][] =>
     withUnreadable(kind, liveOf(live, kind), unreadable);
 
-  const timing = { nowMs: input.nowMs, settleMs: options.lateCreateWindowMs };
+  const timing = { nowMs: input.nowMs, lateCreateWindowMs: options.lateCreateWindowMs };
 
   // 1. What the inventory holds and no manifest names: deletes when pruning, orphans otherwise.
   const prune = options.prune && !options.blocked && options.suspended !== true;

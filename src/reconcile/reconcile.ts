@@ -520,7 +520,7 @@ async function applyTarget(
     target: target.name,
     requestSlots: target.rateLimit.concurrency,
     adopt,
-    settleMs: ctx.config.sync.lateCreateWindowMs,
+    lateCreateWindowMs: ctx.config.sync.lateCreateWindowMs,
     allowReplace: request.allowReplace === true,
     ...(request.settle ? { wait: request.settle } : {}),
     ...(ctx.now ? { clock: ctx.now } : {}),

@@ -47,7 +47,7 @@ function apply(changes: Change[], overrides: Partial<ApplyDeps> = {}) {
     target: TARGET,
     requestSlots: 4,
     adopt: false,
-    settleMs: 120_000,
+    lateCreateWindowMs: 120_000,
     onEvent: (event) => events.push(event),
     ...overrides,
   });

@@ -310,7 +310,7 @@ describe('progress reporter fed by applyPlan', () => {
         api,
         store: await openStateStore(join(dir, 'state.json')),
         target: 'prod',
-        settleMs: 120_000,
+        lateCreateWindowMs: 120_000,
         requestSlots: 1,
         adopt: false,
         onEvent: reporter.onEvent,
