@@ -3,9 +3,10 @@
  * that a create of that kind and API name may have happened at its time. A live resource of that
  * name is that create only if it was made after the intent was written and before the create
  * could have landed (its late-create window, `sync.settleWindow`): one made an hour later by a
- * colleague is not. Where the service gives no creation time, only a resource seen while the window is still open can be the
- * create (the plan that wrote the intent had found none of that name). Anything else is shown for
- * a person to decide (`adopt`, a conflict); no intent ever makes a resource deletable.
+ * colleague is not. Where the service gives no creation time, only a resource seen while the
+ * window is still open can be the create (the plan that wrote the intent had found none of that
+ * name). Anything else is shown for a person to decide (`adopt`, a conflict); no intent ever makes
+ * a resource deletable.
  */
 import { createLandsBy, type CreateIntent } from '../../model/state.js';
 
