@@ -204,6 +204,38 @@ describe('ignoreDifferences', () => {
     });
   });
 
+  it('a tile kept whole is in sync with its live tile, and goes back with its live members, not under extra', () => {
+    // The live tile holds members stacksync does not model (its container); kept whole, nothing differs.
+    const seedTile = { id: 't-1', name: 'p99', x: 0, y: 0, w: 4, h: 2, extra: { containerId: 'c-1' } };
+    const config = { displayType: 'line', sourceId: '65f5e4a3b9e77c001a0000b1', select: [{ aggFn: 'count' }] };
+    const currentTile = { ...seedTile, series: undefined, config };
+    const input = (name: string, profile: 'seed' | 'current', liveTile: object) => ({
+      desired: [
+        { kind: 'Dashboard', key: 'api', name, policy: { ignore: ['tiles[p99]'] }, tiles: [{ name: 'p99', w: 6 }] },
+      ],
+      live: { dashboards: [{ id: 'd-1', name: 'api', tiles: [liveTile] }] },
+      state: { inventory: { Dashboard: { api: { id: 'd-1' } } } },
+      target: { profile },
+    });
+    for (const [profile, liveTile] of [
+      ['seed', seedTile],
+      ['current', currentTile],
+    ] as const) {
+      const inSync = byRef(planTarget(planInput(input('api', profile, liveTile))))['Dashboard/api'];
+      expect(inSync?.action, profile).toBe('unchanged');
+      expect(inSync?.diff, profile).toEqual([]);
+      const renamed = byRef(planTarget(planInput(input('renamed', profile, liveTile))))['Dashboard/api'];
+      expect(
+        renamed?.diff.map((d) => d.path),
+        profile,
+      ).toEqual(['name']);
+      const [operation] = renamed?.operations ?? [];
+      const sent = (operation as unknown as { body: DashboardWrite }).body.tiles[0];
+      expect(sent, profile).toMatchObject({ id: 't-1', name: 'p99', w: 4, h: 2, containerId: 'c-1' });
+      expect(sent, profile).not.toHaveProperty('extra');
+    }
+  });
+
   it('an ignored pipe setting is not patched', () => {
     const pipe = livePostgresPipe();
     const input = {

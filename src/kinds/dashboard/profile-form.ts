@@ -37,7 +37,21 @@ export function inProfileForm(
 ): ProfileForm | { problem: string } {
   const refused = profileRefusal(desired, profile);
   if (refused !== undefined) return { problem: refused.problem };
-  return profile === 'seed' ? seedForm(desired) : currentForm(desired, refs);
+  const written = { ...desired, tiles: desired.tiles.map(asWritten) };
+  return profile === 'seed' ? seedForm(written) : currentForm(written, refs);
+}
+
+/**
+ * A tile as the body writes it. A live tile kept whole by an ignore rule (`tiles[name]`,
+ * docs/operations.md#ignore-rules-and-stacksyncioprune-disabled) comes with the live id, which an
+ * update takes from the live tile anyway, and with the members it was read with under `extra`:
+ * they go back as members of the tile, as the live body has them, so the kept tile equals the live
+ * one and shows no difference. Any other tile is as it is.
+ */
+function asWritten(tile: KeptTile): KeptTile {
+  if (!('id' in tile)) return tile;
+  const { id: _id, extra, ...members } = tile;
+  return { ...extra, ...members };
 }
 
 /** What a target of a profile cannot take of a dashboard, at the member of its spec it is about. */
