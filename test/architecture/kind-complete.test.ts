@@ -10,14 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { accessOf, descriptorOf, KIND_DESCRIPTORS, KINDS } from '../../src/kinds/index.js';
 import type { Kind, Variant } from '../../src/model/kinds.js';
 import { API_PROFILES } from '../../src/schema/enums.js';
+import { conformanceFileOf, folderOf, kindPageOf, ROOT } from '../helpers/kinds.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const VARIANTS: readonly Variant[] = ['managed', 'self-hosted'];
-
-/** A kind's folder, file and page name: `PipeCdcScaling` → `pipe-cdc-scaling`. */
-function folderOf(kind: string): string {
-  return kind.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
-}
 
 /** The file of the emulator that serves a kind under the current profile: one per kind, named as its folder. */
 function emulatorFileOf(kind: Kind): string {
@@ -43,8 +38,8 @@ function missingParts(registry: Registry, exists: (path: string) => boolean): st
       `src/kinds/${folder}/schema.ts`,
       `src/kinds/${folder}/model.ts`,
       ...(registry.hasRoutes(kind) ? [`src/kinds/${folder}/wire.ts`] : []),
-      `src/kinds/${folder}/conformance.yaml`,
-      `docs/manifests/${folder}.md`,
+      conformanceFileOf(kind),
+      kindPageOf(kind),
       ...(registry.servedOnCurrent(kind) ? [emulatorFileOf(kind)] : []),
     ];
     const files = wanted.filter((path) => !exists(path)).map((path) => `${kind}: ${path}`);

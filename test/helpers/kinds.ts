@@ -5,10 +5,10 @@
  * `docs/manifests/<folder>.md`, as docs/contributing.md names them.
  */
 import { fileURLToPath } from 'node:url';
-import { DESCRIPTORS } from '../../src/kinds/index.js';
+import { KINDS } from '../../src/kinds/index.js';
 
 /** Every registered kind, in registry order, as a message lists them: `Pipe, Connection, …`. */
-export const KIND_LIST = DESCRIPTORS.map((descriptor) => descriptor.kind).join(', ');
+export const KIND_LIST = KINDS.join(', ');
 
 /** The repository root, ending in `/`. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
