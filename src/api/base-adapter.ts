@@ -107,7 +107,7 @@ export abstract class BaseAdapter implements Api {
     if (routes.singleton)
       throw notOffered(`POST ${kind}`, `a ${kind} is one per service: it is never created, only changed`, this.variant);
     const sent = this.spelled(descriptor, descriptor.writes?.createBody?.(body) ?? body);
-    return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, this.readerOf(kind));
+    return this.call({ method: 'POST', ...this.at(routes.collection), body: sent }, this.serverReaderOf(kind));
   }
 
   async update<K extends Kind>(kind: K, id: string, body: WriteBody): Promise<LiveOfKind<K>> {
@@ -122,7 +122,7 @@ export abstract class BaseAdapter implements Api {
       body: this.spelled(descriptor, body),
       ...(notRepeatable ? { notRepeatable } : {}),
     };
-    return this.call(exchange, this.readerOf(kind));
+    return this.call(exchange, this.serverReaderOf(kind));
   }
 
   async remove(kind: Kind, id: string): Promise<void> {
@@ -150,7 +150,7 @@ export abstract class BaseAdapter implements Api {
     const reply = await this.transport.send(exchange);
     // The answer is only confirmation: one that does not read as the kind's object is no failure.
     try {
-      return this.readerOf(kind)(this.unwrap(reply.body), this.payloadMember);
+      return this.serverReaderOf(kind)(this.unwrap(reply.body), this.payloadMember);
     } catch (error) {
       if (error instanceof ShapeError) return undefined;
       throw error;
@@ -191,7 +191,7 @@ export abstract class BaseAdapter implements Api {
   }
 
   /** A kind's reader, of its own live type, taking what the server spells with its own settings prefix back to the seed's. */
-  private readerOf<K extends Kind>(kind: K): (item: unknown, path: string) => LiveOfKind<K> {
+  private serverReaderOf<K extends Kind>(kind: K): (item: unknown, path: string) => LiveOfKind<K> {
     const read = readerOf(kind).read;
     const prefix = this.server.settingsPrefix;
     const respell = descriptorOf(kind).writes?.respell;
@@ -214,7 +214,7 @@ export abstract class BaseAdapter implements Api {
   /** Every live object of a kind that reads, and the ones that do not, set aside. */
   protected readList<K extends Kind>(kind: K): Promise<ReadList<LiveOfKind<K>>> {
     const routes = this.routesOf(descriptorOf(kind)) as KindRoutes;
-    const reader = this.readerOf(kind);
+    const reader = this.serverReaderOf(kind);
     const read = (data: unknown, path: string): ReadList<LiveOfKind<K>> => readEach(kind, data, path, reader);
     if (routes.singleton) return this.readSingleton(kind, routes.collection, routes.singleton.id, reader);
     if (routes.paged) return this.readPages(kind, routes.collection, reader);
